@@ -1,0 +1,30 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import type { DataSource } from 'typeorm';
+import type { GatewayConfig } from './config/gateway-config';
+import { GatewayConfigModule } from './config/config.module';
+import { DatabaseModule } from './database/database.module';
+import { DomainErrorFilter } from './common/errors/domain-error.filter';
+import { ApiKeysModule } from './modules/api-keys/api-keys.module';
+import { ToolRegistryModule } from './modules/tool-registry/tool-registry.module';
+import { AgentConfigModule } from './modules/agent-config/agent-config.module';
+import { HealthController } from './modules/health/health.controller';
+
+/** Imports the feature modules; owns nothing else. */
+@Module({})
+export class AppModule {
+  static forRoot(config: GatewayConfig, dataSource: DataSource): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        GatewayConfigModule.forRoot(config),
+        DatabaseModule.forDataSource(dataSource),
+        ApiKeysModule,
+        ToolRegistryModule,
+        AgentConfigModule,
+      ],
+      controllers: [HealthController],
+      providers: [{ provide: APP_FILTER, useClass: DomainErrorFilter }],
+    };
+  }
+}

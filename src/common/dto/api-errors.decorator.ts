@@ -1,0 +1,17 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiResponse } from '@nestjs/swagger';
+import { ErrorResponseDto } from './error-response.dto';
+
+const DESCRIPTIONS: Record<number, string> = {
+  400: 'VALIDATION_FAILED: the body, query or path is invalid; details.fields names each problem',
+  401: 'UNAUTHENTICATED: no key, or an unknown key',
+  403: 'FORBIDDEN: the key has the wrong role',
+  404: 'NOT_FOUND: no such resource in your tenant',
+  409: 'Conflict (see the error code)',
+};
+
+/** Documents the error responses of an endpoint in Swagger; 401/403 are added to every guarded route. */
+export function ApiErrors(...statuses: number[]) {
+  const all = [...new Set([401, 403, ...statuses])];
+  return applyDecorators(...all.map((status) => ApiResponse({ status, description: DESCRIPTIONS[status] ?? 'Error', type: ErrorResponseDto })));
+}

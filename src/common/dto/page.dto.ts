@@ -1,0 +1,44 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+
+/** `page` (1-based) and `pageSize` (1..500) of every list endpoint. */
+export class PageQueryDto {
+  @ApiPropertyOptional({ minimum: 1, default: 1 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  page?: number;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 500, default: 50 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(500)
+  pageSize?: number;
+}
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+  page: number;
+  pageSize: number;
+}
+
+export function pageOf<T>(items: T[], total: number, query: PageQueryDto): Page<T> {
+  return { items, total, page: query.page ?? 1, pageSize: query.pageSize ?? 50 };
+}
+
+export function pageWindow(query: PageQueryDto): { skip: number; take: number } {
+  const pageSize = query.pageSize ?? 50;
+  return { skip: ((query.page ?? 1) - 1) * pageSize, take: pageSize };
+}
+
+/** Swagger shape of `{items,total,page,pageSize}` lists. */
+export class PageMetaDto {
+  @ApiProperty() total: number;
+  @ApiProperty() page: number;
+  @ApiProperty() pageSize: number;
+}

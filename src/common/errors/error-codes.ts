@@ -1,0 +1,24 @@
+import { CommonErrorCode } from './common.errors';
+import { ToolRegistryErrorCode } from '@app/modules/tool-registry/tool-registry.errors';
+import { AgentConfigErrorCode } from '@app/modules/agent-config/agent-config.errors';
+
+/** Every code a {@link DomainError} may carry: the union of each module's `*.errors.ts`. */
+export type ErrorCode = CommonErrorCode | ToolRegistryErrorCode | AgentConfigErrorCode;
+
+/**
+ * HTTP status per code. A `Record` over the union: a code added to a module's enum without a status
+ * here fails to compile.
+ */
+export const ERROR_HTTP_STATUS: Record<ErrorCode, number> = {
+  [CommonErrorCode.VALIDATION_FAILED]: 400,
+  [CommonErrorCode.UNAUTHENTICATED]: 401,
+  [CommonErrorCode.FORBIDDEN]: 403,
+  [CommonErrorCode.NOT_FOUND]: 404,
+  [CommonErrorCode.ROUTE_NOT_FOUND]: 404,
+  [CommonErrorCode.PAYLOAD_TOO_LARGE]: 413,
+  [CommonErrorCode.CONCURRENT_MODIFICATION]: 409,
+  [CommonErrorCode.INTERNAL]: 500,
+  [ToolRegistryErrorCode.TOOL_NAME_TAKEN]: 409,
+  [ToolRegistryErrorCode.TOOL_NOT_EDITABLE]: 409,
+  [AgentConfigErrorCode.AGENT_NAME_TAKEN]: 409,
+};

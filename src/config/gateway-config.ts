@@ -1,0 +1,154 @@
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { GATEWAY_SETTINGS, SettingDefinition } from './gateway-config.definitions';
+
+/** The typed, validated configuration. Built once at boot by {@link loadGatewayConfig}. */
+export interface GatewayConfig {
+  nodeEnv: 'development' | 'production' | 'test';
+  port: number;
+  host: string;
+  databaseUrl: string;
+  sqliteSynchronous: 'NORMAL' | 'FULL';
+  adminApiKey: string | undefined;
+  toolDefaultTimeoutMs: number;
+  toolMaxAttempts: number;
+  toolRetryBaseDelayMs: number;
+  toolRetryMaxAfterMs: number;
+  outboundAllowHosts: string[];
+  journalLeaseMs: number;
+  instanceId: string;
+  resultStoreMaxBytes: number;
+  resultDefaultMaxInlineChars: number;
+  toolSpecsCacheCheckMs: number;
+  nacos: { serverAddr: string; namespace: string; username: string; password: string };
+  mcp: {
+    healthIntervalMs: number;
+    repairEnabled: boolean;
+    syncDebounceMs: number;
+    defaultPath: string;
+    defaultTransport: 'streamable-http' | 'sse';
+  };
+  webSearch: { url: string; apiKey: string };
+  toolSecrets: ReadonlyMap<string, string>;
+  demoToolsEnabled: boolean;
+  logLevel: 'error' | 'warn' | 'log' | 'debug' | 'verbose';
+  faultInjection: string;
+}
+
+export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
+
+/** Start-up stops with this error; its message names each bad variable and how to fix it. */
+export class GatewayConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}\nSee .env.example for every variable and its default.`);
+    this.name = 'GatewayConfigError';
+  }
+}
+
+type Raw = Record<string, string | number | boolean | string[] | undefined>;
+
+function parseOne(def: SettingDefinition, raw: string | undefined, problems: string[]): Raw[string] {
+  const value = raw === undefined ? def.defaultValue : raw.trim();
+  if (value === undefined) return undefined;
+  const shown = def.secret ? '(hidden)' : JSON.stringify(value);
+  const kind = def.kind;
+  switch (kind.type) {
+    case 'int': {
+      const n = Number(value);
+      if (!/^-?\d+$/.test(value) || n < kind.min || n > kind.max) {
+        problems.push(`${def.env}=${shown} must be a whole number from ${kind.min} to ${kind.max}`);
+        return undefined;
+      }
+      return n;
+    }
+    case 'bool':
+      if (!['true', 'false', '1', '0'].includes(value.toLowerCase())) {
+        problems.push(`${def.env}=${shown} must be true or false`);
+        return undefined;
+      }
+      return value === 'true' || value === '1';
+    case 'enum':
+      if (!kind.values.includes(value)) {
+        problems.push(`${def.env}=${shown} must be one of ${kind.values.join(', ')}`);
+        return undefined;
+      }
+      return value;
+    case 'list':
+      return value.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+    case 'string':
+      if (kind.pattern && value !== '' && !kind.pattern.test(value)) {
+        problems.push(`${def.env}=${shown} is not valid: ${kind.hint ?? `must match ${kind.pattern}`}`);
+        return undefined;
+      }
+      if (kind.pattern && value === '' && def.defaultValue !== '') {
+        problems.push(`${def.env} is empty: ${kind.hint ?? 'set a value or unset it'}`);
+        return undefined;
+      }
+      return value;
+  }
+}
+
+function parseSecrets(pairs: string[], problems: string[]): Map<string, string> {
+  const secrets = new Map<string, string>();
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    const name = eq > 0 ? pair.slice(0, eq) : '';
+    if (!/^[A-Za-z0-9_]+$/.test(name)) {
+      problems.push('TOOL_SECRETS must be NAME=value pairs separated by commas (NAME: letters, digits, _)');
+      continue;
+    }
+    secrets.set(name, pair.slice(eq + 1));
+  }
+  return secrets;
+}
+
+/** Reads and validates the environment; throws {@link GatewayConfigError} listing every problem at once. */
+export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  const problems: string[] = [];
+  const raw: Raw = {};
+  for (const def of GATEWAY_SETTINGS as readonly SettingDefinition[]) {
+    raw[def.env] = parseOne(def, env[def.env], problems);
+  }
+  const secrets = parseSecrets((raw.TOOL_SECRETS as string[]) ?? [], problems);
+  if (raw.NODE_ENV === 'production' && raw.GATEWAY_FAULT_INJECTION) {
+    problems.push('GATEWAY_FAULT_INJECTION is a test-only switch: unset it in production');
+  }
+  if (problems.length > 0) throw new GatewayConfigError(problems);
+
+  return {
+    nodeEnv: raw.NODE_ENV as GatewayConfig['nodeEnv'],
+    port: raw.PORT as number,
+    host: raw.HOST as string,
+    databaseUrl: raw.DATABASE_URL as string,
+    sqliteSynchronous: raw.SQLITE_SYNCHRONOUS as GatewayConfig['sqliteSynchronous'],
+    adminApiKey: raw.ADMIN_API_KEY as string | undefined,
+    toolDefaultTimeoutMs: raw.TOOL_DEFAULT_TIMEOUT_MS as number,
+    toolMaxAttempts: raw.TOOL_MAX_ATTEMPTS as number,
+    toolRetryBaseDelayMs: raw.TOOL_RETRY_BASE_DELAY_MS as number,
+    toolRetryMaxAfterMs: raw.TOOL_RETRY_MAX_AFTER_MS as number,
+    outboundAllowHosts: raw.OUTBOUND_ALLOW_HOSTS as string[],
+    journalLeaseMs: raw.JOURNAL_LEASE_MS as number,
+    instanceId: (raw.GATEWAY_INSTANCE_ID as string | undefined) ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
+    resultStoreMaxBytes: raw.RESULT_STORE_MAX_BYTES as number,
+    resultDefaultMaxInlineChars: raw.RESULT_DEFAULT_MAX_INLINE_CHARS as number,
+    toolSpecsCacheCheckMs: raw.TOOL_SPECS_CACHE_CHECK_MS as number,
+    nacos: {
+      serverAddr: raw.NACOS_SERVER_ADDR as string,
+      namespace: raw.NACOS_NAMESPACE as string,
+      username: raw.NACOS_USERNAME as string,
+      password: raw.NACOS_PASSWORD as string,
+    },
+    mcp: {
+      healthIntervalMs: raw.MCP_HEALTH_INTERVAL_MS as number,
+      repairEnabled: raw.MCP_REPAIR_ENABLED as boolean,
+      syncDebounceMs: raw.MCP_SYNC_DEBOUNCE_MS as number,
+      defaultPath: raw.MCP_DEFAULT_PATH as string,
+      defaultTransport: raw.MCP_DEFAULT_TRANSPORT as GatewayConfig['mcp']['defaultTransport'],
+    },
+    webSearch: { url: raw.WEB_SEARCH_URL as string, apiKey: raw.WEB_SEARCH_API_KEY as string },
+    toolSecrets: secrets,
+    demoToolsEnabled: raw.DEMO_TOOLS_ENABLED as boolean,
+    logLevel: raw.LOG_LEVEL as GatewayConfig['logLevel'],
+    faultInjection: raw.GATEWAY_FAULT_INJECTION as string,
+  };
+}

@@ -1,0 +1,67 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { DataSourceOptions } from 'typeorm';
+import { GATEWAY_ENTITIES } from './gateway-entities';
+import { GATEWAY_MIGRATIONS } from '@migrations/index';
+
+export type DatabaseDialect = 'sqlite' | 'mysql';
+
+export interface DatabaseSettings {
+  /** `sqlite:<file>` or `mysql://user:password@host:port/db`. */
+  url: string;
+  sqliteSynchronous?: 'NORMAL' | 'FULL';
+  logging?: boolean;
+}
+
+export function dialectOf(url: string): DatabaseDialect {
+  if (url.startsWith('sqlite:')) return 'sqlite';
+  if (url.startsWith('mysql://')) return 'mysql';
+  throw new Error(`DATABASE_URL must start with sqlite: or mysql:// (got ${url.split(':')[0]}:...)`);
+}
+
+/**
+ * The ONE place that builds TypeORM options: the app, the migration CLI, the tests and the benchmarks
+ * all call it. Migrations are the only schema source (`synchronize` is always off).
+ */
+export function buildDataSourceOptions(settings: DatabaseSettings): DataSourceOptions {
+  const common = {
+    entities: [...GATEWAY_ENTITIES],
+    migrations: [...GATEWAY_MIGRATIONS],
+    migrationsTableName: 'gateway_migrations',
+    synchronize: false,
+    logging: (settings.logging ? ['query', 'error'] : ['error']) as ('query' | 'error')[],
+  };
+  if (dialectOf(settings.url) === 'sqlite') {
+    const file = settings.url.slice('sqlite:'.length);
+    const inMemory = file === ':memory:';
+    if (!inMemory) mkdirSync(dirname(resolve(file)), { recursive: true });
+    const synchronous = settings.sqliteSynchronous ?? 'NORMAL';
+    return {
+      ...common,
+      type: 'better-sqlite3',
+      database: file,
+      // WAL + NORMAL: a killed process loses nothing committed; see README "Durability".
+      prepareDatabase: (db: { pragma(s: string): unknown }) => {
+        if (!inMemory) db.pragma('journal_mode = WAL');
+        db.pragma(`synchronous = ${synchronous}`);
+        db.pragma('busy_timeout = 5000');
+        db.pragma('foreign_keys = ON');
+      },
+    };
+  }
+  return {
+    ...common,
+    type: 'mysql',
+    url: settings.url,
+    charset: 'utf8mb4_unicode_ci',
+    timezone: 'Z',
+    supportBigNumbers: true,
+    bigNumberStrings: false,
+    extra: { connectionLimit: 16 },
+  };
+}
+
+/** Hides the password of a database URL for messages and logs. */
+export function redactDatabaseUrl(url: string): string {
+  return url.replace(/^(mysql:\/\/[^:/@]+):[^@]*@/, '$1:***@');
+}

@@ -1,0 +1,94 @@
+import { ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { SIDE_EFFECT_POLICIES, SideEffectPolicy, WEB_SEARCH_MODES, WebSearchMode } from './agent-config.types';
+import { TENANT_ID_PATTERN } from '@app/modules/tool-registry/tool-registry.types';
+import { PageMetaDto } from '@app/common/dto/page.dto';
+
+export class CreateAgentDto {
+  @ApiProperty({ maxLength: 128, example: 'support-bot' })
+  @IsString()
+  @Length(1, 128)
+  name: string;
+
+  @ApiProperty({ example: 'acme', description: 'A tenant admin key may only use its own tenant' })
+  @IsString()
+  @Matches(TENANT_ID_PATTERN, { message: 'tenantId must be 1-64 letters, digits, _ . or -' })
+  tenantId: string;
+
+  @ApiPropertyOptional({ maxLength: 4000 })
+  @IsOptional()
+  @IsString()
+  @Length(0, 4000)
+  description?: string;
+
+  @ApiPropertyOptional({ enum: WEB_SEARCH_MODES, default: 'DISABLED' })
+  @IsOptional()
+  @IsIn(WEB_SEARCH_MODES)
+  webSearchMode?: WebSearchMode;
+
+  @ApiPropertyOptional({ enum: SIDE_EFFECT_POLICIES, default: 'ALLOW' })
+  @IsOptional()
+  @IsIn(SIDE_EFFECT_POLICIES)
+  sideEffectPolicy?: SideEffectPolicy;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 20 })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  maxIterations?: number;
+
+  @ApiPropertyOptional({ type: [String], description: 'Skills bound to the agent' })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(500)
+  @IsString({ each: true })
+  skillIds?: string[];
+}
+
+export class UpdateAgentDto extends PartialType(OmitType(CreateAgentDto, ['tenantId'] as const)) {}
+
+export class AgentDto {
+  @ApiProperty() id: string;
+  @ApiProperty() tenantId: string;
+  @ApiProperty() name: string;
+  @ApiProperty({ nullable: true, type: String }) description: string | null;
+  @ApiProperty({ enum: WEB_SEARCH_MODES }) webSearchMode: WebSearchMode;
+  @ApiProperty({ enum: SIDE_EFFECT_POLICIES }) sideEffectPolicy: SideEffectPolicy;
+  @ApiProperty() maxIterations: number;
+  @ApiProperty({ type: [String] }) toolIds: string[];
+  @ApiProperty({ type: [String] }) skillIds: string[];
+  @ApiProperty() createdAt: string;
+  @ApiProperty() updatedAt: string;
+}
+
+export class AgentPageDto extends PageMetaDto {
+  @ApiProperty({ type: [AgentDto] }) items: AgentDto[];
+}
+
+export class ReplaceBindingsDto {
+  @ApiProperty({ type: [String], description: 'The complete set of tools the agent may call' })
+  @IsArray()
+  @ArrayMaxSize(5000)
+  @IsString({ each: true })
+  @Length(1, 36, { each: true })
+  toolIds: string[];
+}
+
+export class AddBindingDto {
+  @ApiProperty()
+  @IsString()
+  @Length(1, 36)
+  toolId: string;
+}
+
+export class TenantCapabilitiesDto {
+  @ApiProperty({ description: 'Platform web search for this tenant' })
+  @IsBoolean()
+  webSearch: boolean;
+}
+
+export class TenantCapabilitiesResponseDto extends TenantCapabilitiesDto {
+  @ApiProperty() tenantId: string;
+  @ApiProperty() updatedAt: string;
+}

@@ -1,0 +1,22 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AgentEntity } from './agent.entity';
+import { AgentToolBindingEntity } from './agent-tool-binding.entity';
+import { TenantCapabilityEntity } from './tenant-capability.entity';
+import { AgentConfigRepository } from './agent-config.repository';
+import { AgentConfigService } from './agent-config.service';
+import { AgentsController } from './agents.controller';
+import { TenantCapabilitiesController } from './tenant-capabilities.controller';
+import { ToolSpecsController } from './tool-specs.controller';
+import { VisibilitySnapshotService } from './visibility/visibility-snapshot.service';
+import { ToolVisibilityService } from './visibility/tool-visibility.service';
+import { ToolRegistryModule } from '@app/modules/tool-registry/tool-registry.module';
+
+/** Agents, bindings, capability policy, the visibility pipeline and the model-format emitters. */
+@Module({
+  imports: [TypeOrmModule.forFeature([AgentEntity, AgentToolBindingEntity, TenantCapabilityEntity]), ToolRegistryModule],
+  controllers: [AgentsController, TenantCapabilitiesController, ToolSpecsController],
+  providers: [AgentConfigRepository, AgentConfigService, VisibilitySnapshotService, ToolVisibilityService],
+  exports: [AgentConfigService, ToolVisibilityService, VisibilitySnapshotService],
+})
+export class AgentConfigModule {}

@@ -1,0 +1,78 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, In, Repository } from 'typeorm';
+import { AgentEntity } from './agent.entity';
+import { AgentToolBindingEntity } from './agent-tool-binding.entity';
+import { TenantCapabilityEntity } from './tenant-capability.entity';
+
+/** Queries of agents, their tool bindings and tenant capabilities. */
+@Injectable()
+export class AgentConfigRepository {
+  constructor(
+    @InjectRepository(AgentEntity) private readonly agents: Repository<AgentEntity>,
+    @InjectRepository(AgentToolBindingEntity) private readonly bindings: Repository<AgentToolBindingEntity>,
+    @InjectRepository(TenantCapabilityEntity) private readonly capabilities: Repository<TenantCapabilityEntity>,
+  ) {}
+
+  findAgent(id: string): Promise<AgentEntity | null> {
+    return this.agents.findOne({ where: { id } });
+  }
+
+  listAgents(tenantId: string | null, skip: number, take: number): Promise<[AgentEntity[], number]> {
+    return this.agents.findAndCount({ where: tenantId ? { tenantId } : {}, order: { name: 'ASC', id: 'ASC' }, skip, take });
+  }
+
+  async boundToolIds(agentId: string): Promise<string[]> {
+    const rows = await this.bindings.find({ where: { agentId }, order: { createdAt: 'ASC', toolId: 'ASC' } });
+    return rows.map((r) => r.toolId);
+  }
+
+  async boundToolIdsOf(agentIds: string[]): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>(agentIds.map((id) => [id, []]));
+    if (agentIds.length === 0) return out;
+    const rows = await this.bindings.find({ where: { agentId: In(agentIds) }, order: { createdAt: 'ASC', toolId: 'ASC' } });
+    for (const r of rows) out.get(r.agentId)!.push(r.toolId);
+    return out;
+  }
+
+  findCapability(tenantId: string): Promise<TenantCapabilityEntity | null> {
+    return this.capabilities.findOne({ where: { tenantId } });
+  }
+
+  insertAgent(m: EntityManager, row: AgentEntity): Promise<unknown> {
+    return m.getRepository(AgentEntity).insert(row);
+  }
+
+  updateAgent(m: EntityManager, id: string, changes: Partial<AgentEntity>): Promise<unknown> {
+    return m.getRepository(AgentEntity).update({ id }, changes);
+  }
+
+  async deleteAgent(m: EntityManager, id: string): Promise<void> {
+    await m.getRepository(AgentToolBindingEntity).delete({ agentId: id });
+    await m.getRepository(AgentEntity).delete({ id });
+  }
+
+  async replaceBindings(m: EntityManager, agentId: string, toolIds: string[]): Promise<void> {
+    const repo = m.getRepository(AgentToolBindingEntity);
+    await repo.delete({ agentId });
+    const now = Date.now();
+    if (toolIds.length) await repo.insert(toolIds.map((toolId, i) => ({ agentId, toolId, createdAt: now + i })));
+  }
+
+  async addBinding(m: EntityManager, agentId: string, toolId: string): Promise<void> {
+    const repo = m.getRepository(AgentToolBindingEntity);
+    if (await repo.exists({ where: { agentId, toolId } })) return;
+    await repo.insert({ agentId, toolId, createdAt: Date.now() });
+  }
+
+  async removeBinding(m: EntityManager, agentId: string, toolId: string): Promise<boolean> {
+    const result = await m.getRepository(AgentToolBindingEntity).delete({ agentId, toolId });
+    return (result.affected ?? 0) > 0;
+  }
+
+  async upsertCapability(m: EntityManager, row: TenantCapabilityEntity): Promise<void> {
+    const repo = m.getRepository(TenantCapabilityEntity);
+    const updated = await repo.update({ tenantId: row.tenantId }, { webSearch: row.webSearch, updatedAt: row.updatedAt });
+    if (!updated.affected) await repo.insert(row);
+  }
+}

@@ -1,0 +1,171 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { randomUUID } from 'node:crypto';
+import { AgentConfigRepository } from './agent-config.repository';
+import { AgentEntity } from './agent.entity';
+import { AgentConfigErrorCode } from './agent-config.errors';
+import {
+  AgentDto,
+  AgentPageDto,
+  CreateAgentDto,
+  TenantCapabilitiesDto,
+  TenantCapabilitiesResponseDto,
+  UpdateAgentDto,
+} from './agent-config.dto';
+import { ToolRegistryService } from '@app/modules/tool-registry/tool-registry.service';
+import { ConfigVersionService } from '@app/database/config-version.service';
+import { isUniqueViolation } from '@app/database/unique-violation';
+import { toIso } from '@app/database/epoch-ms.transformer';
+import { DomainError } from '@app/common/errors/domain-error';
+import { CommonErrorCode } from '@app/common/errors/common.errors';
+import { validationFailed } from '@app/common/errors/validation';
+import type { AuthContext } from '@app/common/auth/auth-context';
+import { PageQueryDto, pageOf, pageWindow } from '@app/common/dto/page.dto';
+
+/** Agents, their tool bindings and the tenant capability policy (admin side). */
+@Injectable()
+export class AgentConfigService {
+  constructor(
+    private readonly repo: AgentConfigRepository,
+    private readonly tools: ToolRegistryService,
+    private readonly configVersion: ConfigVersionService,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  async create(auth: AuthContext, dto: CreateAgentDto): Promise<AgentDto> {
+    if (auth.tenantId !== null && auth.tenantId !== dto.tenantId) {
+      throw new DomainError(CommonErrorCode.FORBIDDEN, `Your admin key is bound to tenant ${auth.tenantId}; create agents in that tenant.`);
+    }
+    const now = Date.now();
+    const row: AgentEntity = {
+      id: randomUUID(),
+      tenantId: dto.tenantId,
+      name: dto.name,
+      description: dto.description ?? null,
+      webSearchMode: dto.webSearchMode ?? 'DISABLED',
+      sideEffectPolicy: dto.sideEffectPolicy ?? 'ALLOW',
+      maxIterations: dto.maxIterations ?? 20,
+      skillIds: dto.skillIds ?? [],
+      createdAt: now,
+      updatedAt: now,
+    };
+    await this.write((m) => this.repo.insertAgent(m, row), dto.name);
+    return toAgentDto(row, []);
+  }
+
+  async get(auth: AuthContext, id: string): Promise<AgentDto> {
+    const row = await this.loadAgent(auth, id);
+    return toAgentDto(row, await this.repo.boundToolIds(id));
+  }
+
+  async list(auth: AuthContext, query: PageQueryDto): Promise<AgentPageDto> {
+    const { skip, take } = pageWindow(query);
+    const [rows, total] = await this.repo.listAgents(auth.tenantId, skip, take);
+    const bindings = await this.repo.boundToolIdsOf(rows.map((r) => r.id));
+    return pageOf(rows.map((r) => toAgentDto(r, bindings.get(r.id) ?? [])), total, query);
+  }
+
+  async update(auth: AuthContext, id: string, dto: UpdateAgentDto): Promise<AgentDto> {
+    const row = await this.loadAgent(auth, id);
+    const changes = { ...dto, updatedAt: Date.now() };
+    await this.write((m) => this.repo.updateAgent(m, id, changes), dto.name ?? row.name);
+    return toAgentDto({ ...row, ...changes } as AgentEntity, await this.repo.boundToolIds(id));
+  }
+
+  async remove(auth: AuthContext, id: string): Promise<AgentDto> {
+    const row = await this.loadAgent(auth, id);
+    const toolIds = await this.repo.boundToolIds(id);
+    await this.write((m) => this.repo.deleteAgent(m, id), row.name);
+    return toAgentDto(row, toolIds);
+  }
+
+  async replaceBindings(auth: AuthContext, id: string, toolIds: string[]): Promise<AgentDto> {
+    const agent = await this.loadAgent(auth, id);
+    const unique = [...new Set(toolIds)];
+    for (const toolId of unique) await this.assertBindable(agent, toolId);
+    await this.write((m) => this.repo.replaceBindings(m, id, unique), agent.name);
+    return this.get(auth, id);
+  }
+
+  async addBinding(auth: AuthContext, id: string, toolId: string): Promise<AgentDto> {
+    const agent = await this.loadAgent(auth, id);
+    await this.assertBindable(agent, toolId);
+    await this.write((m) => this.repo.addBinding(m, id, toolId), agent.name);
+    return this.get(auth, id);
+  }
+
+  async removeBinding(auth: AuthContext, id: string, toolId: string): Promise<AgentDto> {
+    const agent = await this.loadAgent(auth, id);
+    let removed = false;
+    await this.write(async (m) => (removed = await this.repo.removeBinding(m, id, toolId)), agent.name);
+    if (!removed) throw new DomainError(CommonErrorCode.NOT_FOUND, `Tool ${toolId} is not bound to agent ${id}.`);
+    return this.get(auth, id);
+  }
+
+  async setCapabilities(auth: AuthContext, tenantId: string, dto: TenantCapabilitiesDto): Promise<TenantCapabilitiesResponseDto> {
+    if (auth.tenantId !== null) {
+      throw new DomainError(CommonErrorCode.FORBIDDEN, 'Tenant capabilities are the platform policy: only the platform admin key (ADMIN_API_KEY) may change them.');
+    }
+    const row = { tenantId, webSearch: dto.webSearch, updatedAt: Date.now() };
+    await this.write((m) => this.repo.upsertCapability(m, row), tenantId);
+    return { ...row, updatedAt: toIso(row.updatedAt)! };
+  }
+
+  async getCapabilities(auth: AuthContext, tenantId: string): Promise<TenantCapabilitiesResponseDto> {
+    if (auth.tenantId !== null && auth.tenantId !== tenantId) {
+      throw new DomainError(CommonErrorCode.NOT_FOUND, `No tenant ${tenantId} in your scope.`);
+    }
+    const row = await this.repo.findCapability(tenantId);
+    return { tenantId, webSearch: row?.webSearch ?? false, updatedAt: toIso(row?.updatedAt ?? 0)! };
+  }
+
+  /** The agent, if the caller may see it (another tenant's agent is 404). */
+  async loadAgent(auth: Pick<AuthContext, 'tenantId'>, id: string): Promise<AgentEntity> {
+    const row = await this.repo.findAgent(id);
+    if (!row || (auth.tenantId !== null && row.tenantId !== auth.tenantId)) {
+      throw new DomainError(CommonErrorCode.NOT_FOUND, `No agent ${id} in your tenant; list agents with GET /api/v1/admin/agents.`);
+    }
+    return row;
+  }
+
+  private async assertBindable(agent: AgentEntity, toolId: string): Promise<void> {
+    const tool = await this.tools.findById(toolId);
+    if (!tool || (tool.tenantId !== null && tool.tenantId !== agent.tenantId)) {
+      throw new DomainError(CommonErrorCode.NOT_FOUND, `No tool ${toolId} in tenant ${agent.tenantId} or platform-wide; list tools with GET /api/v1/admin/tools.`, { toolId });
+    }
+    if (tool.status === 'RETIRED') {
+      throw validationFailed([{ field: 'toolIds', problems: [`tool ${tool.name} (${toolId}) is retired; revive it with PATCH status ACTIVE first`] }]);
+    }
+  }
+
+  private async write(work: (m: EntityManager) => Promise<unknown>, name: string): Promise<void> {
+    try {
+      await this.dataSource.transaction(async (m) => {
+        await work(m);
+        await this.configVersion.bump(m);
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) {
+        throw new DomainError(AgentConfigErrorCode.AGENT_NAME_TAKEN, `The tenant already has an agent named ${name}; pick another name.`, { name });
+      }
+      throw err;
+    }
+  }
+}
+
+export function toAgentDto(row: AgentEntity, toolIds: string[]): AgentDto {
+  return {
+    id: row.id,
+    tenantId: row.tenantId,
+    name: row.name,
+    description: row.description,
+    webSearchMode: row.webSearchMode,
+    sideEffectPolicy: row.sideEffectPolicy,
+    maxIterations: row.maxIterations,
+    toolIds,
+    skillIds: row.skillIds,
+    createdAt: toIso(row.createdAt)!,
+    updatedAt: toIso(row.updatedAt)!,
+  };
+}

@@ -1,0 +1,38 @@
+import { Column, Entity, Index, PrimaryColumn, Unique } from 'typeorm';
+import { epochMs } from '@app/database/epoch-ms.transformer';
+import type { SideEffectPolicy, WebSearchMode } from './agent-config.types';
+
+@Entity({ name: 'agent' })
+@Unique('uq_agent_tenant_name', ['tenantId', 'name'])
+@Index('idx_agent_tenant', ['tenantId'])
+export class AgentEntity {
+  @PrimaryColumn({ type: 'varchar', length: 36 })
+  id: string;
+
+  @Column({ name: 'tenant_id', type: 'varchar', length: 64 })
+  tenantId: string;
+
+  @Column({ type: 'varchar', length: 128 })
+  name: string;
+
+  @Column({ type: 'text', nullable: true })
+  description: string | null;
+
+  @Column({ name: 'web_search_mode', type: 'varchar', length: 16 })
+  webSearchMode: WebSearchMode;
+
+  @Column({ name: 'side_effect_policy', type: 'varchar', length: 24 })
+  sideEffectPolicy: SideEffectPolicy;
+
+  @Column({ name: 'max_iterations', type: 'int' })
+  maxIterations: number;
+
+  @Column({ name: 'skill_ids', type: 'simple-json' })
+  skillIds: string[];
+
+  @Column({ name: 'created_at', type: 'bigint', transformer: epochMs })
+  createdAt: number;
+
+  @Column({ name: 'updated_at', type: 'bigint', transformer: epochMs })
+  updatedAt: number;
+}

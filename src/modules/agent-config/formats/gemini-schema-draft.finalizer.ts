@@ -1,0 +1,87 @@
+import { JsonSchema } from '@app/modules/tool-registry/tool-registry.types';
+import { GEMINI_FORMATS, GEMINI_TYPE_KEYWORDS, GeminiType, SchemaDraft } from './gemini-schema.keywords';
+
+/** The type a type-less draft implies: its keywords first, then the values of its enum. */
+function inferType(draft: SchemaDraft): GeminiType | undefined {
+  if (draft.properties || draft.required) return 'object';
+  if (draft.items || draft.minItems !== undefined || draft.maxItems !== undefined) return 'array';
+  if (draft.enum) return enumType(draft.enum);
+  if (draft.minLength !== undefined || draft.maxLength !== undefined || draft.pattern !== undefined) return 'string';
+  const bounds = [draft.minimum, draft.maximum, draft.exclusiveMinimum, draft.exclusiveMaximum];
+  return bounds.some((bound) => bound !== undefined) ? 'number' : undefined;
+}
+
+function enumType(values: unknown[]): GeminiType | undefined {
+  if (values.every((value) => typeof value === 'string')) return 'string';
+  if (values.every((value) => typeof value === 'boolean')) return 'boolean';
+  if (values.every((value) => Number.isInteger(value))) return 'integer';
+  if (values.every((value) => typeof value === 'number')) return 'number';
+  return undefined;
+}
+
+function describe(description: string | undefined, note: string): string {
+  return description ? `${description}\n${note}` : note;
+}
+
+/**
+ * Numeric bounds Gemini understands: an integer's exclusive bound becomes the next integer in; a
+ * number's becomes the inclusive bound (the nearest it can express).
+ */
+function numericBounds(draft: SchemaDraft, type: 'number' | 'integer', out: JsonSchema): void {
+  const lows = [draft.minimum];
+  const highs = [draft.maximum];
+  if (draft.exclusiveMinimum !== undefined) {
+    lows.push(type === 'integer' ? Math.floor(draft.exclusiveMinimum) + 1 : draft.exclusiveMinimum);
+  }
+  if (draft.exclusiveMaximum !== undefined) {
+    highs.push(type === 'integer' ? Math.ceil(draft.exclusiveMaximum) - 1 : draft.exclusiveMaximum);
+  }
+  const low = lows.filter((n): n is number => n !== undefined);
+  const high = highs.filter((n): n is number => n !== undefined);
+  if (low.length > 0) out.minimum = Math.max(...low);
+  if (high.length > 0) out.maximum = Math.min(...high);
+}
+
+/**
+ * Second pass of the Gemini rewrite: settles each draft's type (inferred when absent: `object` from
+ * properties, `array` from items, a uniform enum's type, ...), keeps only the keywords that type
+ * allows and shapes them the way Gemini accepts them:
+ * - `enum` is a list of strings and only allowed on strings. A string schema keeps its enum with
+ *   every value stringified; any other type (or a mixed, type-less enum) keeps its declared type and
+ *   the values move to the description, so the model still sends a number or a boolean.
+ * - `format` survives only when Gemini documents it for that type.
+ * - `required` keeps only names present in `properties`; an array always has `items`.
+ */
+export function finalizeGeminiSchema(draft: SchemaDraft): JsonSchema {
+  const type = draft.type ?? (draft.anyOf ? undefined : inferType(draft));
+  const allowed = new Set<keyof SchemaDraft>(type ? GEMINI_TYPE_KEYWORDS[type] : []);
+  const out: JsonSchema = {};
+  if (type) out.type = type;
+  if (draft.title !== undefined) out.title = draft.title;
+  let description = draft.description;
+  if (draft.nullable) out.nullable = true;
+  if (draft.enum && draft.enum.length > 0) {
+    if (type === 'string') out.enum = [...new Set(draft.enum.map((value) => (typeof value === 'string' ? value : JSON.stringify(value))))];
+    else description = describe(description, `Allowed values: ${draft.enum.map((v) => JSON.stringify(v)).join(', ')}.`);
+  }
+  if (description !== undefined) out.description = description;
+  if (draft.format !== undefined && type && GEMINI_FORMATS[type]?.includes(draft.format)) out.format = draft.format;
+  if (type === 'number' || type === 'integer') numericBounds(draft, type, out);
+  for (const key of ['minLength', 'maxLength', 'pattern', 'minItems', 'maxItems'] as const) {
+    if (allowed.has(key) && draft[key] !== undefined) out[key] = draft[key];
+  }
+  if (type === 'array') out.items = draft.items ? finalizeGeminiSchema(draft.items) : {};
+  if (type === 'object') finalizeObject(draft, out);
+  if (draft.anyOf) out.anyOf = draft.anyOf.map(finalizeGeminiSchema);
+  return out;
+}
+
+function finalizeObject(draft: SchemaDraft, out: JsonSchema): void {
+  if (!draft.properties) return;
+  const properties = draft.properties;
+  out.properties = Object.fromEntries(
+    Object.entries(properties).map(([name, schema]) => [name, finalizeGeminiSchema(schema)]),
+  );
+  const required = [...new Set(draft.required ?? [])].filter((name) => Object.hasOwn(properties, name));
+  if (required.length > 0) out.required = required;
+}

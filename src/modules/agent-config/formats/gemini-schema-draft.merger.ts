@@ -1,0 +1,46 @@
+import { SchemaDraft } from './gemini-schema.keywords';
+
+const LOWER_BOUNDS = new Set(['minimum', 'exclusiveMinimum', 'minLength', 'minItems']);
+const UPPER_BOUNDS = new Set(['maximum', 'exclusiveMaximum', 'maxLength', 'maxItems']);
+
+function mergeProperties(
+  a: Record<string, SchemaDraft>,
+  b: Record<string, SchemaDraft>,
+): Record<string, SchemaDraft> {
+  const merged = new Map(Object.entries(a));
+  for (const [name, schema] of Object.entries(b)) {
+    const existing = merged.get(name);
+    merged.set(name, existing ? mergeSchemaDrafts(existing, schema) : schema);
+  }
+  return Object.fromEntries(merged);
+}
+
+function mergeEnums(a: unknown[], b: unknown[]): unknown[] {
+  const common = a.filter((value) => b.includes(value));
+  return common.length > 0 ? common : b;
+}
+
+/**
+ * Both drafts as one, the way `allOf` (and a `$ref` with sibling keywords) combines them: properties
+ * and `required` are united (a property both define is merged in turn), bounds take the stricter
+ * value, enums intersect, `integer` beats `number`. Annotations, `type`, `format`, `pattern` and
+ * `anyOf` come from `b` when both have them, so pass the more specific schema second. `nullable` is
+ * kept when either side allows null (a widening Gemini cannot express more exactly).
+ */
+export function mergeSchemaDrafts(a: SchemaDraft, b: SchemaDraft): SchemaDraft {
+  const out: Record<string, unknown> = { ...a };
+  for (const [key, value] of Object.entries(b) as [keyof SchemaDraft, unknown][]) {
+    const current = out[key];
+    if (current === undefined) out[key] = value;
+    else if (key === 'properties') out[key] = mergeProperties(a.properties ?? {}, b.properties ?? {});
+    else if (key === 'required') out[key] = [...new Set([...(a.required ?? []), ...(b.required ?? [])])];
+    else if (key === 'items') out[key] = mergeSchemaDrafts(a.items ?? {}, b.items ?? {});
+    else if (key === 'enum') out[key] = mergeEnums(a.enum ?? [], b.enum ?? []);
+    else if (key === 'nullable') out[key] = Boolean(a.nullable) || Boolean(b.nullable);
+    else if (LOWER_BOUNDS.has(key)) out[key] = Math.max(current as number, value as number);
+    else if (UPPER_BOUNDS.has(key)) out[key] = Math.min(current as number, value as number);
+    else if (key === 'type' && current === 'integer' && value === 'number') out[key] = 'integer';
+    else out[key] = value;
+  }
+  return out as SchemaDraft;
+}

@@ -1,0 +1,70 @@
+/**
+ * What a Gemini function-declaration schema may hold (the OpenAPI 3.0 subset of its `Schema` proto),
+ * and the intermediate shape the rewrite builds before it is pruned per type.
+ */
+export const GEMINI_TYPES = ['string', 'number', 'integer', 'boolean', 'array', 'object'] as const;
+export type GeminiType = (typeof GEMINI_TYPES)[number];
+
+export function isGeminiType(value: unknown): value is GeminiType {
+  return typeof value === 'string' && (GEMINI_TYPES as readonly string[]).includes(value);
+}
+
+/** The `format` values Gemini documents, per type; any other format is dropped. */
+export const GEMINI_FORMATS: Readonly<Partial<Record<GeminiType, readonly string[]>>> = {
+  string: ['enum', 'date-time'],
+  number: ['float', 'double'],
+  integer: ['int32', 'int64'],
+};
+
+/** Bounds on the work for one schema: refs are inlined, so a hostile schema could otherwise explode. */
+export const GEMINI_MAX_SCHEMA_DEPTH = 64;
+export const GEMINI_MAX_SCHEMA_NODES = 10_000;
+
+export const RECURSIVE_DESCRIPTION = '(recursive)';
+export const TRUNCATED_DESCRIPTION = '(truncated)';
+
+/**
+ * A schema after refs, `allOf`, unions, `const` and type arrays are resolved, before it is pruned to
+ * what its type allows. Only keywords listed here survive the first pass.
+ */
+export interface SchemaDraft {
+  type?: GeminiType;
+  title?: string;
+  description?: string;
+  nullable?: boolean;
+  format?: string;
+  properties?: Record<string, SchemaDraft>;
+  required?: string[];
+  items?: SchemaDraft;
+  anyOf?: SchemaDraft[];
+  enum?: unknown[];
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  minItems?: number;
+  maxItems?: number;
+  pattern?: string;
+}
+
+/** Stands in for a `$ref` back into a schema that is still being expanded. */
+export function recursivePlaceholder(): SchemaDraft {
+  return { type: 'object', description: RECURSIVE_DESCRIPTION };
+}
+
+/** Stands in for what lies beyond the depth or size bound. */
+export function truncatedPlaceholder(): SchemaDraft {
+  return { type: 'object', description: TRUNCATED_DESCRIPTION };
+}
+
+/** The keywords that mean something for each type; the rest are pruned once the type is known. */
+export const GEMINI_TYPE_KEYWORDS: Readonly<Record<GeminiType, readonly (keyof SchemaDraft)[]>> = {
+  string: ['enum', 'format', 'minLength', 'maxLength', 'pattern'],
+  number: ['enum', 'format', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'],
+  integer: ['enum', 'format', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'],
+  boolean: ['enum'],
+  array: ['items', 'minItems', 'maxItems'],
+  object: ['properties', 'required'],
+};

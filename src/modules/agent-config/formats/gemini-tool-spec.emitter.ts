@@ -1,0 +1,40 @@
+import { JsonSchema } from '@app/modules/tool-registry/tool-registry.types';
+import { toGeminiSchema } from './gemini-schema.converter';
+import { GeminiToolSpec, ToolSpecSource } from './model-format.types';
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Gemini needs an OBJECT at the root. A root union of objects (`anyOf: [{...}, {...}]`) would leave
+ * the root with no properties at all, so its members' properties are laid out side by side instead;
+ * a name is required only when every member requires it.
+ */
+function toObjectRoot(schema: JsonSchema): JsonSchema {
+  const { anyOf, nullable: _nullable, ...root } = schema;
+  const properties: Record<string, unknown> = {};
+  const required = new Set(Array.isArray(root.required) ? (root.required as string[]) : []);
+  const members = (Array.isArray(anyOf) ? anyOf : []).filter(isPlainObject);
+  for (const member of members) {
+    if (isPlainObject(member.properties)) Object.assign(properties, { ...member.properties, ...properties });
+  }
+  const alwaysRequired = members.map((m) => (Array.isArray(m.required) ? (m.required as string[]) : []));
+  for (const name of alwaysRequired[0] ?? []) if (alwaysRequired.every((names) => names.includes(name))) required.add(name);
+  if (isPlainObject(root.properties)) Object.assign(properties, root.properties);
+  const out: JsonSchema = { ...root, type: 'object' };
+  if (Object.keys(properties).length > 0) out.properties = properties;
+  if (required.size > 0) out.required = [...required];
+  return out;
+}
+
+/**
+ * A tool in Gemini's function-declaration format: `{name, description, parameters}` with the schema
+ * rewritten by {@link toGeminiSchema}. A tool without parameters gets no `parameters` key, because
+ * Gemini has rejected an OBJECT whose `properties` is empty.
+ */
+export function toGeminiToolSpec(tool: ToolSpecSource): GeminiToolSpec {
+  const parameters = toObjectRoot(toGeminiSchema(tool.parameters));
+  if (!isPlainObject(parameters.properties)) return { name: tool.name, description: tool.description };
+  return { name: tool.name, description: tool.description, parameters };
+}

@@ -1,0 +1,15 @@
+/** The model-format emitters' public surface: import from here, not from the files behind it. */
+export { MODEL_FORMATS, isModelFormat } from './model-format.types';
+export type {
+  AnthropicToolSpec,
+  GeminiToolSpec,
+  ModelFormat,
+  OpenAiToolSpec,
+  ToolSpec,
+  ToolSpecSource,
+} from './model-format.types';
+export { toOpenAiToolSpec } from './openai-tool-spec.emitter';
+export { toAnthropicToolSpec } from './anthropic-tool-spec.emitter';
+export { toGeminiToolSpec } from './gemini-tool-spec.emitter';
+export { toGeminiSchema } from './gemini-schema.converter';
+export { emitToolSpec } from './tool-spec.emitter';

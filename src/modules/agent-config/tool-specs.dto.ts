@@ -1,0 +1,63 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { TOOL_REQUIREMENTS, ToolRequirement } from '@app/modules/tool-registry/tool-registry.types';
+import { WEB_SEARCH_MODES, WebSearchMode } from './agent-config.types';
+import { MODEL_FORMATS, ModelFormat } from './formats/model-formats';
+import { EMITTED, VISIBILITY_LAYERS, VisibilityLayer } from './visibility/visibility.types';
+
+export class ToolSpecsRequestDto {
+  @ApiProperty({ example: 'u-42' })
+  @IsString()
+  @Length(1, 128)
+  userId: string;
+
+  @ApiProperty({ type: [String], description: 'Permission tags the user holds' })
+  @IsArray()
+  @ArrayMaxSize(1000)
+  @IsString({ each: true })
+  @Length(1, 128, { each: true })
+  permissions: string[];
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @Length(1, 64)
+  sessionId?: string;
+
+  @ApiPropertyOptional({ enum: TOOL_REQUIREMENTS, isArray: true, description: 'What the session can provide' })
+  @IsOptional()
+  @IsArray()
+  @IsIn(TOOL_REQUIREMENTS, { each: true })
+  capabilities?: ToolRequirement[];
+
+  @ApiPropertyOptional({ enum: WEB_SEARCH_MODES, description: 'Can only narrow the agent\'s mode' })
+  @IsOptional()
+  @IsIn(WEB_SEARCH_MODES)
+  webSearchMode?: WebSearchMode;
+
+  @ApiPropertyOptional({ enum: MODEL_FORMATS, default: 'openai' })
+  @IsOptional()
+  @IsIn(MODEL_FORMATS)
+  format?: ModelFormat;
+
+  @ApiPropertyOptional({ description: 'Also return a decision for every candidate tool' })
+  @IsOptional()
+  @IsBoolean()
+  explain?: boolean;
+}
+
+export class VisibilityDecisionDto {
+  @ApiProperty() toolId: string;
+  @ApiProperty({ nullable: true, type: String }) name: string | null;
+  @ApiProperty() visible: boolean;
+  @ApiProperty({ enum: [...VISIBILITY_LAYERS, EMITTED] }) layer: VisibilityLayer | typeof EMITTED;
+  @ApiProperty() reason: string;
+}
+
+export class ToolSpecsResponseDto {
+  @ApiProperty({ type: 'array', items: { type: 'object' }, description: 'Tool specs in the requested model format' })
+  tools: object[];
+
+  @ApiPropertyOptional({ type: [VisibilityDecisionDto] })
+  decisions?: VisibilityDecisionDto[];
+}

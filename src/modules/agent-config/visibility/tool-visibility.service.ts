@@ -1,0 +1,111 @@
+import { Injectable } from '@nestjs/common';
+import { McpServiceHealthRegistry } from '@app/modules/tool-registry/mcp-service-health.registry';
+import type { ToolDescriptor, ToolRequirement } from '@app/modules/tool-registry/tool-registry.types';
+import { DomainError } from '@app/common/errors/domain-error';
+import { CommonErrorCode } from '@app/common/errors/common.errors';
+import { narrowWebSearchMode, type WebSearchMode } from '../agent-config.types';
+import { emitToolSpec, type ModelFormat } from '../formats/model-formats';
+import { AgentView, TenantView, VisibilitySnapshotService } from './visibility-snapshot.service';
+import { firstFailingLayer, isPlatformWebSearch } from './visibility-layers';
+import { EMITTED, VisibilityCandidate, VisibilityContext, VisibilityDecision } from './visibility.types';
+
+/** The caller's side of a visibility question (from the runtime request or the session). */
+export interface VisibilityRequest {
+  tenantId: string;
+  agentId: string;
+  permissions: readonly string[];
+  capabilities?: readonly ToolRequirement[];
+  webSearchMode?: WebSearchMode;
+}
+
+export interface ToolSpecsResult {
+  tools: object[];
+  decisions?: VisibilityDecision[];
+}
+
+export interface CallDecision {
+  tool: ToolDescriptor | null;
+  decision: VisibilityDecision;
+}
+
+/**
+ * The one visibility decision: used to emit tool specs and again, against fresh state, before every call.
+ */
+@Injectable()
+export class ToolVisibilityService {
+  constructor(
+    private readonly snapshots: VisibilitySnapshotService,
+    private readonly health: McpServiceHealthRegistry,
+  ) {}
+
+  async toolSpecs(req: VisibilityRequest, format: ModelFormat = 'openai', explain = false): Promise<ToolSpecsResult> {
+    const { view, agent, ctx } = await this.prepare(req);
+    const decisions: VisibilityDecision[] = [];
+    const visible: ToolDescriptor[] = [];
+    for (const candidate of this.candidates(view, agent, explain)) {
+      const decision = decide(candidate, ctx);
+      if (decision.visible) visible.push(candidate.tool!);
+      if (explain) decisions.push(decision);
+    }
+    visible.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const tools = visible.map((t) => this.spec(view, format, t));
+    return explain ? { tools, decisions } : { tools };
+  }
+
+  /** Re-takes the decision for one tool by name at call time. */
+  async decideForCall(req: VisibilityRequest, toolName: string): Promise<CallDecision> {
+    const { view, ctx } = await this.prepare(req);
+    const tool = view.toolsByName.get(toolName) ?? null;
+    if (!tool) {
+      return { tool: null, decision: { toolId: '', name: toolName, visible: false, layer: 'EXISTS', reason: `No tool named ${toolName} in the registry of this tenant.` } };
+    }
+    return { tool, decision: decide({ toolId: tool.id, tool }, ctx) };
+  }
+
+  private async prepare(req: VisibilityRequest): Promise<{ view: TenantView; agent: AgentView; ctx: VisibilityContext }> {
+    const view = await this.snapshots.tenantView(req.tenantId);
+    const agent = await this.snapshots.agentView(view, req.agentId);
+    if (!agent) throw new DomainError(CommonErrorCode.NOT_FOUND, `No agent ${req.agentId} in your tenant.`);
+    const ctx: VisibilityContext = {
+      tenantId: req.tenantId,
+      userPermissions: new Set(req.permissions),
+      capabilities: new Set(req.capabilities ?? []),
+      boundToolIds: agent.boundToolIds,
+      webSearchMode: narrowWebSearchMode(agent.agent.webSearchMode, req.webSearchMode),
+      tenantWebSearch: view.webSearch,
+      sideEffectPolicy: agent.agent.sideEffectPolicy,
+      dependencyHealth: (tool) => (tool.serviceType.startsWith('MCP') ? this.health.statusOf(tool.mcpServiceId ?? tool.endpoint) : undefined),
+    };
+    return { view, agent, ctx };
+  }
+
+  /** Bound tools (in binding order), then with `explain` the unbound ones of the tenant's scope; web_search always. */
+  private *candidates(view: TenantView, agent: AgentView, explain: boolean): Iterable<VisibilityCandidate> {
+    const seen = new Set<string>();
+    for (const toolId of agent.boundInOrder) {
+      seen.add(toolId);
+      yield { toolId, tool: view.tools.get(toolId) ?? null };
+    }
+    for (const tool of view.tools.values()) {
+      if (seen.has(tool.id)) continue;
+      if (isPlatformWebSearch(tool) || (explain && tool.status !== 'RETIRED')) yield { toolId: tool.id, tool };
+    }
+  }
+
+  private spec(view: TenantView, format: ModelFormat, tool: ToolDescriptor): object {
+    const key = `${format}:${tool.id}@${tool.version}`;
+    let spec = view.specCache.get(key);
+    if (!spec) {
+      spec = emitToolSpec(format, tool);
+      view.specCache.set(key, spec);
+    }
+    return spec;
+  }
+}
+
+function decide(candidate: VisibilityCandidate, ctx: VisibilityContext): VisibilityDecision {
+  const verdict = firstFailingLayer(candidate, ctx);
+  const name = candidate.tool?.name ?? null;
+  if (verdict) return { toolId: candidate.toolId, name, visible: false, layer: verdict.layer, reason: verdict.reason };
+  return { toolId: candidate.toolId, name, visible: true, layer: EMITTED, reason: 'Passed every layer.' };
+}

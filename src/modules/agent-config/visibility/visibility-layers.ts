@@ -1,0 +1,75 @@
+import { WEB_SEARCH_TOOL_NAME, type ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
+import type { LayerVerdict, VisibilityCandidate, VisibilityContext, VisibilityLayer, VisibilityLayerCheck } from './visibility.types';
+
+const hide = (layer: VisibilityLayer, reason: string): LayerVerdict => ({ layer, reason });
+
+/** The platform web-search tool is governed by the capability policy, never by ordinary bindings. */
+export function isPlatformWebSearch(tool: ToolDescriptor): boolean {
+  return tool.source === 'BUILTIN' && tool.tenantId === null && tool.name === WEB_SEARCH_TOOL_NAME;
+}
+
+/** EXISTS: the tool is in the registry and not retired. */
+export const existsLayer: VisibilityLayerCheck = ({ toolId, tool }) => {
+  if (!tool) return hide('EXISTS', `Tool ${toolId} is bound to the agent but no longer in the registry.`);
+  if (tool.status === 'RETIRED') return hide('EXISTS', `Tool ${tool.name} was retired; revive it (PATCH status ACTIVE) or unbind it.`);
+  return null;
+};
+
+/** BOUND: the agent is bound to the tool (web_search is exempt: the POLICY layer decides it). */
+export const boundLayer: VisibilityLayerCheck = ({ toolId, tool }, ctx) => {
+  if (tool && isPlatformWebSearch(tool)) return null;
+  if (!ctx.boundToolIds.has(toolId)) return hide('BOUND', `Tool ${tool?.name ?? toolId} is not bound to this agent; bind it with POST /api/v1/admin/agents/{id}/tools.`);
+  return null;
+};
+
+/** ENABLED: the admin switch is on and the version is still valid (not disabled by a sync). */
+export const enabledLayer: VisibilityLayerCheck = ({ tool }) => {
+  if (!tool) return null;
+  if (!tool.enabled) return hide('ENABLED', `Tool ${tool.name} is disabled by an admin.`);
+  if (tool.status !== 'ACTIVE') return hide('ENABLED', `Tool ${tool.name} version ${tool.version} is no longer valid (status ${tool.status}, e.g. gone from its MCP server).`);
+  return null;
+};
+
+/** PERMITTED: the tool belongs to the tenant or is platform-wide, and the user holds every permission tag. */
+export const permittedLayer: VisibilityLayerCheck = ({ tool }, ctx) => {
+  if (!tool) return null;
+  if (tool.tenantId !== null && tool.tenantId !== ctx.tenantId) return hide('PERMITTED', `Tool ${tool.name} belongs to another tenant.`);
+  const missing = tool.permissionTags.filter((tag) => !ctx.userPermissions.has(tag));
+  if (missing.length) return hide('PERMITTED', `The user lacks permission tag(s) ${missing.join(', ')} required by ${tool.name}.`);
+  return null;
+};
+
+/** DEPENDENCIES: the session provides what the tool requires, and its MCP service is not known to be down. */
+export const dependenciesLayer: VisibilityLayerCheck = ({ tool }, ctx) => {
+  if (!tool) return null;
+  const missing = tool.requires.filter((r) => !ctx.capabilities.has(r));
+  if (missing.length) return hide('DEPENDENCIES', `Tool ${tool.name} requires ${missing.join(', ')}, which this session does not provide.`);
+  const health = ctx.dependencyHealth(tool);
+  if (health && !health.healthy) return hide('DEPENDENCIES', `The MCP service of ${tool.name} is unhealthy${health.reason ? `: ${health.reason}` : ''}.`);
+  return null;
+};
+
+/** POLICY: web-search mode and tenant capability for web_search; the agent's side-effect policy for the rest. */
+export const policyLayer: VisibilityLayerCheck = ({ tool }, ctx) => {
+  if (!tool) return null;
+  if (isPlatformWebSearch(tool)) {
+    if (ctx.webSearchMode === 'DISABLED') return hide('POLICY', 'Web search is DISABLED for this agent or request.');
+    if (!ctx.tenantWebSearch) return hide('POLICY', 'The tenant\'s platform capability webSearch is off.');
+    return null;
+  }
+  if (ctx.sideEffectPolicy === 'READ_ONLY' && tool.sideEffect !== 'READ_ONLY') {
+    return hide('POLICY', `The agent's sideEffectPolicy READ_ONLY hides ${tool.name} (sideEffect ${tool.sideEffect}).`);
+  }
+  return null;
+};
+
+/** The layers in order. */
+export const VISIBILITY_PIPELINE: ReadonlyArray<VisibilityLayerCheck> = [existsLayer, boundLayer, enabledLayer, permittedLayer, dependenciesLayer, policyLayer];
+
+export function firstFailingLayer(candidate: VisibilityCandidate, ctx: VisibilityContext): LayerVerdict | null {
+  for (const check of VISIBILITY_PIPELINE) {
+    const verdict = check(candidate, ctx);
+    if (verdict) return verdict;
+  }
+  return null;
+}

@@ -1,0 +1,91 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import { ApiKeyEntity } from './api-key.entity';
+import { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyDto } from './api-keys.dto';
+import { ApiKeyResolver, AuthContext } from '@app/common/auth/auth-context';
+import { DomainError } from '@app/common/errors/domain-error';
+import { CommonErrorCode } from '@app/common/errors/common.errors';
+import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
+import { toIso } from '@app/database/epoch-ms.transformer';
+import { Page, PageQueryDto, pageOf, pageWindow } from '@app/common/dto/page.dto';
+
+const PLATFORM_ADMIN: AuthContext = { keyId: 'platform-admin', role: 'admin', tenantId: null };
+/** A deleted key stops working on this instance at once and on other instances within this time. */
+const RESOLVE_CACHE_TTL_MS = 5_000;
+
+function sha256(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}
+
+@Injectable()
+export class ApiKeysService implements ApiKeyResolver {
+  private readonly adminKeyHash: Buffer | undefined;
+  private readonly cache = new LRUCache<string, AuthContext | false>({ max: 10_000, ttl: RESOLVE_CACHE_TTL_MS });
+
+  constructor(
+    @InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>,
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+  ) {
+    this.adminKeyHash = config.adminApiKey ? sha256(config.adminApiKey) : undefined;
+  }
+
+  async resolve(presentedKey: string): Promise<AuthContext | null> {
+    const hash = sha256(presentedKey);
+    if (this.adminKeyHash && timingSafeEqual(hash, this.adminKeyHash)) return PLATFORM_ADMIN;
+    const hex = hash.toString('hex');
+    const cached = this.cache.get(hex);
+    if (cached !== undefined) return cached || null;
+    const row = await this.keys.findOne({ where: { keyHash: hex } });
+    const auth: AuthContext | false = row ? { keyId: row.id, role: row.role, tenantId: row.tenantId } : false;
+    this.cache.set(hex, auth);
+    return auth || null;
+  }
+
+  async create(caller: AuthContext, dto: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
+    assertSameTenant(caller, dto.tenantId);
+    const key = `gwk_${randomBytes(32).toString('base64url')}`;
+    const row = this.keys.create({
+      id: randomUUID(),
+      name: dto.name,
+      role: dto.role,
+      tenantId: dto.tenantId,
+      keyHash: sha256(key).toString('hex'),
+      keyPrefix: key.slice(0, 12),
+      createdAt: Date.now(),
+    });
+    await this.keys.insert(row);
+    return { ...toDto(row), key };
+  }
+
+  async list(caller: AuthContext, query: PageQueryDto): Promise<Page<ApiKeyDto>> {
+    const where = caller.tenantId === null ? {} : { tenantId: caller.tenantId };
+    const [rows, total] = await this.keys.findAndCount({ where, order: { createdAt: 'ASC', id: 'ASC' }, ...pageWindow(query) });
+    return pageOf(rows.map(toDto), total, query);
+  }
+
+  async remove(caller: AuthContext, id: string): Promise<ApiKeyDto> {
+    const row = await this.keys.findOne({ where: { id } });
+    if (!row || (caller.tenantId !== null && row.tenantId !== caller.tenantId)) {
+      throw new DomainError(CommonErrorCode.NOT_FOUND, `No API key ${id} in your tenant; list keys with GET /api/v1/admin/api-keys.`);
+    }
+    await this.keys.delete({ id });
+    this.cache.delete(row.keyHash);
+    return toDto(row);
+  }
+}
+
+function assertSameTenant(caller: AuthContext, tenantId: string): void {
+  if (caller.tenantId !== null && caller.tenantId !== tenantId) {
+    throw new DomainError(
+      CommonErrorCode.FORBIDDEN,
+      `Your admin key is bound to tenant ${caller.tenantId}; it can create keys only for that tenant.`,
+    );
+  }
+}
+
+function toDto(row: ApiKeyEntity): ApiKeyDto {
+  return { id: row.id, name: row.name, role: row.role, tenantId: row.tenantId, keyPrefix: row.keyPrefix, createdAt: toIso(row.createdAt)! };
+}

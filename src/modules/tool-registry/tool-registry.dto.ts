@@ -1,0 +1,201 @@
+import { ApiProperty, ApiPropertyOptional, PartialType, OmitType } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  Min,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
+import {
+  HTTP_METHODS,
+  HttpMethod,
+  JsonSchema,
+  REJECT_POLICIES,
+  RejectPolicy,
+  SERVICE_TYPES,
+  ServiceType,
+  SIDE_EFFECT_LEVELS,
+  SideEffectLevel,
+  TENANT_ID_PATTERN,
+  TOOL_NAME_PATTERN,
+  TOOL_REQUIREMENTS,
+  TOOL_SOURCES,
+  TOOL_STATUSES,
+  ToolRequirement,
+  ToolSource,
+  ToolStatus,
+} from './tool-registry.types';
+import { PageMetaDto, PageQueryDto } from '@app/common/dto/page.dto';
+
+export class ToolHitlDto {
+  @ApiPropertyOptional({ description: 'Text shown to the reviewer', maxLength: 2000 })
+  @IsOptional()
+  @IsString()
+  @Length(1, 2000)
+  approvalText?: string;
+
+  @ApiPropertyOptional({ enum: REJECT_POLICIES, default: 'RETURN_ERROR' })
+  @IsOptional()
+  @IsIn(REJECT_POLICIES)
+  rejectPolicy?: RejectPolicy;
+}
+
+export class ToolResultPolicyDto {
+  @ApiPropertyOptional({ description: 'Longer results come back truncated, paged with READ_TOOL_RESULT', minimum: 100 })
+  @IsOptional()
+  @IsInt()
+  @Min(100)
+  @Max(10_000_000)
+  maxInlineChars?: number;
+
+  @ApiPropertyOptional({ type: [String], description: 'Argument/result field names masked in logs and reviews' })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @IsString({ each: true })
+  @Length(1, 128, { each: true })
+  redactFields?: string[];
+}
+
+export class CreateToolDto {
+  @ApiProperty({ pattern: TOOL_NAME_PATTERN.source, example: 'order_lookup' })
+  @IsString()
+  @Matches(TOOL_NAME_PATTERN, { message: 'name must be 1-64 letters, digits, _ or - (what every major model accepts)' })
+  name: string;
+
+  @ApiProperty({ maxLength: 8000, example: 'Looks up an order by its id.' })
+  @IsString()
+  @Length(1, 8000)
+  description: string;
+
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'JSON Schema of the arguments; type object', example: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] } })
+  @IsObject()
+  parameters: JsonSchema;
+
+  @ApiProperty({ enum: SERVICE_TYPES })
+  @IsIn(SERVICE_TYPES)
+  serviceType: ServiceType;
+
+  @ApiProperty({ description: 'HTTP: URL · MCP_REMOTE: server URL · MCP_NACOS: "service@group" · LOCAL/FEIGN: "Provider.method"', example: 'https://orders.example.com/orders/{orderId}' })
+  @IsString()
+  @Length(1, 2048)
+  endpoint: string;
+
+  @ApiPropertyOptional({ enum: HTTP_METHODS, description: 'HTTP tools; default POST' })
+  @IsOptional()
+  @IsIn(HTTP_METHODS)
+  httpMethod?: HttpMethod;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, description: 'HTTP tools: headers; secrets only as ${secret:NAME} (from TOOL_SECRETS), never literal', example: { Authorization: 'Bearer ${secret:ORDERS_TOKEN}' } })
+  @IsOptional()
+  @IsObject()
+  headers?: Record<string, string>;
+
+  @ApiPropertyOptional({ description: 'Outer budget of a call (ms), replacing TOOL_DEFAULT_TIMEOUT_MS', minimum: 1 })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(3_600_000)
+  timeoutMs?: number;
+
+  @ApiProperty({ type: [String], description: 'A user sees the tool only when holding every tag' })
+  @IsArray()
+  @ArrayMaxSize(100)
+  @IsString({ each: true })
+  @Length(1, 128, { each: true })
+  permissionTags: string[];
+
+  @ApiProperty({ enum: SIDE_EFFECT_LEVELS })
+  @IsIn(SIDE_EFFECT_LEVELS)
+  sideEffect: SideEffectLevel;
+
+  @ApiPropertyOptional({ description: 'MCP: the tool name on the server (default: name)', maxLength: 128 })
+  @IsOptional()
+  @IsString()
+  @Length(1, 128)
+  remoteName?: string;
+
+  @ApiPropertyOptional({ enum: TOOL_REQUIREMENTS, isArray: true })
+  @IsOptional()
+  @IsArray()
+  @IsIn(TOOL_REQUIREMENTS, { each: true })
+  requires?: ToolRequirement[];
+
+  @ApiPropertyOptional({ default: true })
+  @IsOptional()
+  @IsBoolean()
+  enabled?: boolean;
+
+  @ApiPropertyOptional({ nullable: true, description: 'null = platform-wide (platform admin only); a tenant admin creates in its own tenant' })
+  @IsOptional()
+  @ValidateIf((_o, v) => v !== null)
+  @IsString()
+  @Matches(TENANT_ID_PATTERN, { message: 'tenantId must be 1-64 letters, digits, _ . or -' })
+  tenantId?: string | null;
+
+  @ApiPropertyOptional({ type: ToolHitlDto })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ToolHitlDto)
+  hitl?: ToolHitlDto;
+
+  @ApiPropertyOptional({ type: ToolResultPolicyDto })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ToolResultPolicyDto)
+  result?: ToolResultPolicyDto;
+
+  @ApiPropertyOptional({ type: [String] })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @Length(1, 64, { each: true })
+  tags?: string[];
+}
+
+export class UpdateToolDto extends PartialType(OmitType(CreateToolDto, ['tenantId'] as const)) {
+  @ApiPropertyOptional({ enum: ['ACTIVE', 'RETIRED'], description: 'RETIRED retires (as DELETE); ACTIVE revives a retired tool' })
+  @IsOptional()
+  @IsIn(['ACTIVE', 'RETIRED'])
+  status?: 'ACTIVE' | 'RETIRED';
+}
+
+const toBool = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
+
+export class ListToolsQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ enum: TOOL_SOURCES }) @IsOptional() @IsIn(TOOL_SOURCES) source?: ToolSource;
+  @ApiPropertyOptional({ enum: SERVICE_TYPES }) @IsOptional() @IsIn(SERVICE_TYPES) serviceType?: ServiceType;
+  @ApiPropertyOptional({ enum: TOOL_STATUSES }) @IsOptional() @IsIn(TOOL_STATUSES) status?: ToolStatus;
+  @ApiPropertyOptional() @IsOptional() @Transform(toBool) @IsBoolean() enabled?: boolean;
+  @ApiPropertyOptional({ description: 'Substring of name or description' }) @IsOptional() @IsString() @Length(1, 200) q?: string;
+  @ApiPropertyOptional({ description: 'Platform admin only: one tenant\'s tools (and platform-wide ones)' })
+  @IsOptional()
+  @Matches(TENANT_ID_PATTERN)
+  tenantId?: string;
+}
+
+export class ToolDto extends CreateToolDto {
+  @ApiProperty() id: string;
+  @ApiProperty({ nullable: true, type: String }) declare tenantId: string | null;
+  @ApiProperty({ description: 'Bumped by every change' }) version: number;
+  @ApiProperty({ enum: TOOL_STATUSES }) status: ToolStatus;
+  @ApiProperty({ enum: TOOL_SOURCES }) source: ToolSource;
+  @ApiProperty({ nullable: true, type: String }) mcpServiceId: string | null;
+  @ApiProperty() createdAt: string;
+  @ApiProperty() updatedAt: string;
+}
+
+export class ToolPageDto extends PageMetaDto {
+  @ApiProperty({ type: [ToolDto] }) items: ToolDto[];
+}

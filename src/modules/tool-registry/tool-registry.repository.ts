@@ -1,0 +1,85 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Brackets, EntityManager, Repository } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { AiToolEntity, PLATFORM_SCOPE } from './ai-tool.entity';
+import type { ServiceType, ToolSource, ToolStatus } from './tool-registry.types';
+
+export interface ToolListFilter {
+  /** undefined: every tenant (platform admin); otherwise that tenant's and platform-wide tools. */
+  tenantId?: string;
+  source?: ToolSource;
+  serviceType?: ServiceType;
+  status?: ToolStatus;
+  enabled?: boolean;
+  q?: string;
+  skip: number;
+  take: number;
+}
+
+/** Queries of `ai_tool`. */
+@Injectable()
+export class ToolRegistryRepository {
+  constructor(@InjectRepository(AiToolEntity) private readonly tools: Repository<AiToolEntity>) {}
+
+  findById(id: string): Promise<AiToolEntity | null> {
+    return this.tools.findOne({ where: { id } });
+  }
+
+  findByIds(ids: string[]): Promise<AiToolEntity[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.tools.createQueryBuilder('t').where('t.id IN (:...ids)', { ids }).getMany();
+  }
+
+  /** Tools with this name that would clash with a tool in `tenantId`'s scope (null: platform-wide, clashes with any). */
+  findNameClashes(name: string, tenantId: string | null): Promise<AiToolEntity[]> {
+    const qb = this.tools.createQueryBuilder('t').where('t.name = :name', { name });
+    if (tenantId !== null) qb.andWhere('t.scope_key IN (:...scopes)', { scopes: [tenantId, PLATFORM_SCOPE] });
+    return qb.getMany();
+  }
+
+  /** The tool a tenant means by `name`: its own first, else the platform-wide one. */
+  async findByNameInScope(name: string, tenantId: string | null): Promise<AiToolEntity | null> {
+    const rows = await this.findNameClashes(name, tenantId);
+    return rows.find((r) => r.tenantId === tenantId) ?? rows.find((r) => r.tenantId === null) ?? null;
+  }
+
+  /** Every tool a tenant can see in the registry: its own and the platform-wide ones. */
+  findAllInScope(tenantId: string): Promise<AiToolEntity[]> {
+    return this.tools
+      .createQueryBuilder('t')
+      .where('t.scope_key IN (:...scopes)', { scopes: [tenantId, PLATFORM_SCOPE] })
+      .getMany();
+  }
+
+  findBySource(source: ToolSource): Promise<AiToolEntity[]> {
+    return this.tools.find({ where: { source } });
+  }
+
+  findByMcpService(mcpServiceId: string): Promise<AiToolEntity[]> {
+    return this.tools.find({ where: { mcpServiceId } });
+  }
+
+  async list(filter: ToolListFilter): Promise<[AiToolEntity[], number]> {
+    const qb = this.tools.createQueryBuilder('t');
+    if (filter.tenantId !== undefined) qb.andWhere('t.scope_key IN (:...scopes)', { scopes: [filter.tenantId, PLATFORM_SCOPE] });
+    if (filter.source) qb.andWhere('t.source = :source', { source: filter.source });
+    if (filter.serviceType) qb.andWhere('t.service_type = :serviceType', { serviceType: filter.serviceType });
+    if (filter.status) qb.andWhere('t.status = :status', { status: filter.status });
+    if (filter.enabled !== undefined) qb.andWhere('t.enabled = :enabled', { enabled: filter.enabled });
+    if (filter.q) {
+      // '!' as the LIKE escape: a backslash literal is read differently by MySQL and SQLite.
+      const like = `%${filter.q.replace(/[!%_]/g, (c) => `!${c}`)}%`;
+      qb.andWhere(new Brackets((w) => w.where("t.name LIKE :like ESCAPE '!'", { like }).orWhere("t.description LIKE :like ESCAPE '!'", { like })));
+    }
+    return qb.orderBy('t.name', 'ASC').addOrderBy('t.id', 'ASC').skip(filter.skip).take(filter.take).getManyAndCount();
+  }
+
+  insert(manager: EntityManager, row: AiToolEntity): Promise<unknown> {
+    return manager.getRepository(AiToolEntity).insert(row as QueryDeepPartialEntity<AiToolEntity>);
+  }
+
+  update(manager: EntityManager, id: string, changes: Partial<AiToolEntity>): Promise<unknown> {
+    return manager.getRepository(AiToolEntity).update({ id }, changes as QueryDeepPartialEntity<AiToolEntity>);
+  }
+}

@@ -1,0 +1,193 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { randomUUID } from 'node:crypto';
+import { AiToolEntity } from './ai-tool.entity';
+import { ToolRegistryRepository } from './tool-registry.repository';
+import { ToolSchemaCompiler } from './tool-schema.compiler';
+import { checkToolDefinition } from './tool-definition.rules';
+import { scopeKeyOf, toDescriptor, toToolDto } from './tool-descriptor.mapper';
+import { CreateToolDto, ListToolsQueryDto, ToolDto, UpdateToolDto } from './tool-registry.dto';
+import type { ToolDescriptor } from './tool-registry.types';
+import { ToolRegistryErrorCode } from './tool-registry.errors';
+import { ConfigVersionService } from '@app/database/config-version.service';
+import { isUniqueViolation } from '@app/database/unique-violation';
+import { DomainError } from '@app/common/errors/domain-error';
+import { CommonErrorCode } from '@app/common/errors/common.errors';
+import { FieldProblem, validationFailed } from '@app/common/errors/validation';
+import type { AuthContext } from '@app/common/auth/auth-context';
+import { Page, pageOf, pageWindow } from '@app/common/dto/page.dto';
+
+/** Fields an admin may change on tools that a scanner or a sync owns (the rest comes from the source). */
+const POLICY_FIELDS = new Set(['enabled', 'timeoutMs', 'permissionTags', 'sideEffect', 'requires', 'hitl', 'result', 'status']);
+
+/** The tool registry: admin CRUD, and reads for every other module. */
+@Injectable()
+export class ToolRegistryService {
+  constructor(
+    private readonly repo: ToolRegistryRepository,
+    private readonly schemas: ToolSchemaCompiler,
+    private readonly configVersion: ConfigVersionService,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  // ---- reads for other modules -------------------------------------------------------------
+
+  async findById(id: string): Promise<ToolDescriptor | null> {
+    const row = await this.repo.findById(id);
+    return row ? toDescriptor(row) : null;
+  }
+
+  async findByNameInScope(name: string, tenantId: string | null): Promise<ToolDescriptor | null> {
+    const row = await this.repo.findByNameInScope(name, tenantId);
+    return row ? toDescriptor(row) : null;
+  }
+
+  async findAllInScope(tenantId: string): Promise<ToolDescriptor[]> {
+    return (await this.repo.findAllInScope(tenantId)).map(toDescriptor);
+  }
+
+  // ---- admin ------------------------------------------------------------------------------
+
+  async create(auth: AuthContext, dto: CreateToolDto): Promise<ToolDto> {
+    const tenantId = this.resolveTargetTenant(auth, dto.tenantId);
+    this.assertValidDefinition(dto);
+    await this.assertNameFree(dto.name, tenantId);
+    const now = Date.now();
+    const row: AiToolEntity = {
+      id: randomUUID(),
+      tenantId,
+      scopeKey: scopeKeyOf(tenantId),
+      name: dto.name,
+      description: dto.description,
+      parameters: dto.parameters,
+      serviceType: dto.serviceType,
+      endpoint: dto.endpoint,
+      httpMethod: dto.serviceType === 'HTTP' ? (dto.httpMethod ?? 'POST') : null,
+      headers: dto.headers ?? null,
+      timeoutMs: dto.timeoutMs ?? null,
+      permissionTags: dto.permissionTags,
+      tags: dto.tags ?? [],
+      sideEffect: dto.sideEffect,
+      remoteName: dto.remoteName ?? null,
+      requires: dto.requires ?? [],
+      enabled: dto.enabled ?? true,
+      status: 'ACTIVE',
+      source: 'DB',
+      version: 1,
+      hitl: dto.hitl ? { ...dto.hitl } : null,
+      result: dto.result ? { ...dto.result } : null,
+      mcpServiceId: null,
+      definitionChecksum: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await this.writeInTransaction((m) => this.repo.insert(m, row), dto.name);
+    return toToolDto(toDescriptor(row));
+  }
+
+  async get(auth: AuthContext, id: string): Promise<ToolDto> {
+    return toToolDto(toDescriptor(await this.loadVisibleToAdmin(auth, id)));
+  }
+
+  async list(auth: AuthContext, query: ListToolsQueryDto): Promise<Page<ToolDto>> {
+    const tenantId = auth.tenantId ?? query.tenantId;
+    const [rows, total] = await this.repo.list({ ...query, tenantId, ...pageWindow(query) });
+    return pageOf(rows.map((r) => toToolDto(toDescriptor(r))), total, query);
+  }
+
+  async update(auth: AuthContext, id: string, dto: UpdateToolDto): Promise<ToolDto> {
+    const row = await this.loadEditable(auth, id);
+    if (row.source !== 'DB') {
+      const locked = Object.keys(dto).filter((k) => !POLICY_FIELDS.has(k));
+      if (locked.length) {
+        throw new DomainError(
+          ToolRegistryErrorCode.TOOL_NOT_EDITABLE,
+          `Tool ${row.name} comes from source ${row.source}; its ${locked.join(', ')} come from that source. Change them there; here you may change ${[...POLICY_FIELDS].join(', ')}.`,
+          { lockedFields: locked },
+        );
+      }
+    }
+    const merged = { ...toDescriptor(row), ...stripUndefined(dto) } as ToolDescriptor;
+    if (dto.parameters || dto.serviceType || dto.endpoint || dto.headers) this.assertValidDefinition(merged);
+    if (dto.name && dto.name !== row.name) await this.assertNameFree(dto.name, row.tenantId);
+    const changes: Partial<AiToolEntity> = { ...stripUndefined(dto), version: row.version + 1, updatedAt: Date.now() };
+    if (dto.serviceType && dto.serviceType !== 'HTTP') changes.httpMethod = null;
+    await this.writeInTransaction((m) => this.repo.update(m, id, changes), dto.name ?? row.name);
+    return toToolDto({ ...merged, version: row.version + 1, updatedAt: changes.updatedAt! });
+  }
+
+  async retire(auth: AuthContext, id: string): Promise<ToolDto> {
+    return this.update(auth, id, { status: 'RETIRED' });
+  }
+
+  // ---- rules ------------------------------------------------------------------------------
+
+  private resolveTargetTenant(auth: AuthContext, requested: string | null | undefined): string | null {
+    if (auth.tenantId === null) return requested ?? null;
+    if (requested === undefined || requested === auth.tenantId) return auth.tenantId;
+    throw new DomainError(
+      CommonErrorCode.FORBIDDEN,
+      requested === null
+        ? 'Platform-wide tools are managed with the platform admin key (ADMIN_API_KEY); omit tenantId to create the tool in your tenant.'
+        : `Your admin key is bound to tenant ${auth.tenantId}; omit tenantId or use your own.`,
+    );
+  }
+
+  private assertValidDefinition(def: Pick<ToolDescriptor, 'parameters' | 'serviceType' | 'endpoint'> & { headers?: Record<string, string> | null }): void {
+    const problems: FieldProblem[] = [];
+    const schemaProblems = this.schemas.checkDefinition(def.parameters);
+    if (schemaProblems.length) problems.push({ field: 'parameters', problems: schemaProblems.map((p) => `JSON Schema ${p}`) });
+    problems.push(...checkToolDefinition(def));
+    if (problems.length) throw validationFailed(problems);
+  }
+
+  private async assertNameFree(name: string, tenantId: string | null): Promise<void> {
+    const clashes = await this.repo.findNameClashes(name, tenantId);
+    if (clashes.length === 0) return;
+    const clash = clashes[0];
+    const where = clash.tenantId === null ? 'platform-wide' : `in tenant ${clash.tenantId}`;
+    const hint = clash.status === 'RETIRED' ? ' It is retired: PATCH it with status ACTIVE to revive it, or pick another name.' : ' Pick another name.';
+    throw new DomainError(ToolRegistryErrorCode.TOOL_NAME_TAKEN, `A tool named ${name} already exists ${where} (id ${clash.id}).${hint}`, {
+      name,
+      existingToolId: clash.id,
+    });
+  }
+
+  private async loadVisibleToAdmin(auth: AuthContext, id: string): Promise<AiToolEntity> {
+    const row = await this.repo.findById(id);
+    if (!row || (auth.tenantId !== null && row.tenantId !== null && row.tenantId !== auth.tenantId)) {
+      throw new DomainError(CommonErrorCode.NOT_FOUND, `No tool ${id} in your scope; list tools with GET /api/v1/admin/tools.`);
+    }
+    return row;
+  }
+
+  private async loadEditable(auth: AuthContext, id: string): Promise<AiToolEntity> {
+    const row = await this.loadVisibleToAdmin(auth, id);
+    if (auth.tenantId !== null && row.tenantId === null) {
+      throw new DomainError(CommonErrorCode.FORBIDDEN, `Tool ${row.name} is platform-wide; only the platform admin key may change it.`);
+    }
+    if (row.source === 'BUILTIN' && auth.tenantId !== null) {
+      throw new DomainError(ToolRegistryErrorCode.TOOL_NOT_EDITABLE, `Tool ${row.name} is built in.`);
+    }
+    return row;
+  }
+
+  private async writeInTransaction(write: (m: import('typeorm').EntityManager) => Promise<unknown>, name: string): Promise<void> {
+    try {
+      await this.dataSource.transaction(async (m) => {
+        await write(m);
+        await this.configVersion.bump(m);
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) {
+        throw new DomainError(ToolRegistryErrorCode.TOOL_NAME_TAKEN, `A tool named ${name} already exists in this scope. Pick another name.`, { name });
+      }
+      throw err;
+    }
+  }
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

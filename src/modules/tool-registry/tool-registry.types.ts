@@ -1,0 +1,69 @@
+/** Enums and the descriptor shape of a registered tool (the contract's field names and values). */
+export const SERVICE_TYPES = ['LOCAL', 'HTTP', 'FEIGN', 'MCP_REMOTE', 'MCP_NACOS'] as const;
+export type ServiceType = (typeof SERVICE_TYPES)[number];
+
+export const SIDE_EFFECT_LEVELS = ['READ_ONLY', 'IDEMPOTENT', 'SIDE_EFFECT', 'HIGH_RISK'] as const;
+export type SideEffectLevel = (typeof SIDE_EFFECT_LEVELS)[number];
+
+export const TOOL_STATUSES = ['ACTIVE', 'DISABLED', 'RETIRED'] as const;
+export type ToolStatus = (typeof TOOL_STATUSES)[number];
+
+export const TOOL_SOURCES = ['BUILTIN', 'DB', 'FEIGN', 'MCP'] as const;
+export type ToolSource = (typeof TOOL_SOURCES)[number];
+
+export const TOOL_REQUIREMENTS = ['SANDBOX', 'FILE_ROOM', 'MCP'] as const;
+export type ToolRequirement = (typeof TOOL_REQUIREMENTS)[number];
+
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+
+export const REJECT_POLICIES = ['RETURN_ERROR', 'ABORT_SESSION'] as const;
+export type RejectPolicy = (typeof REJECT_POLICIES)[number];
+
+export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
+export const TENANT_ID_PATTERN = /^[a-zA-Z0-9_.-]{1,64}$/;
+
+/** The name of the platform web-search tool, present in the registry from the first start. */
+export const WEB_SEARCH_TOOL_NAME = 'web_search';
+
+export type JsonSchema = Record<string, unknown>;
+
+export interface ToolHitlPolicy {
+  approvalText?: string;
+  rejectPolicy?: RejectPolicy;
+}
+
+export interface ToolResultPolicy {
+  maxInlineChars?: number;
+  redactFields?: string[];
+}
+
+/** A registered tool as every module reads it (never the entity). */
+export interface ToolDescriptor {
+  id: string;
+  tenantId: string | null;
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+  serviceType: ServiceType;
+  endpoint: string;
+  httpMethod: HttpMethod | null;
+  /** HTTP tools only: header templates; `${secret:NAME}` is filled from TOOL_SECRETS at call time. */
+  headers: Record<string, string> | null;
+  timeoutMs: number | null;
+  permissionTags: string[];
+  tags: string[];
+  sideEffect: SideEffectLevel;
+  remoteName: string | null;
+  requires: ToolRequirement[];
+  enabled: boolean;
+  status: ToolStatus;
+  source: ToolSource;
+  version: number;
+  hitl: ToolHitlPolicy | null;
+  result: ToolResultPolicy | null;
+  /** MCP tools: the mcp service they were synced from (health is tracked per service). */
+  mcpServiceId: string | null;
+  createdAt: number;
+  updatedAt: number;
+}

@@ -1,0 +1,92 @@
+import { Injectable } from '@nestjs/common';
+import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
+import Ajv2019 from 'ajv/dist/2019';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { LRUCache } from 'lru-cache';
+import type { JsonSchema, ToolDescriptor } from './tool-registry.types';
+
+/** Largest accepted `parameters` schema (serialized). */
+export const MAX_SCHEMA_CHARS = 60_000;
+
+type AjvLike = Pick<Ajv, 'compile' | 'validateSchema' | 'errorsText'> & { errors?: ErrorObject[] | null };
+
+function makeAjv<T extends Ajv>(Ctor: new (opts: object) => T): T {
+  // strict: false — tool schemas come from MCP servers and decorators with vendor keywords (x-*) that are harmless.
+  const ajv = new Ctor({ allErrors: true, strict: false, validateFormats: true });
+  addFormats(ajv);
+  return ajv;
+}
+
+/**
+ * Checks tool definitions and validates call arguments with ajv. Validators are compiled once per
+ * (tool id, version) and cached; the hot path never compiles.
+ */
+@Injectable()
+export class ToolSchemaCompiler {
+  private readonly draft07 = makeAjv(Ajv);
+  private readonly draft2019 = makeAjv(Ajv2019 as unknown as new (o: object) => Ajv);
+  private readonly draft2020 = makeAjv(Ajv2020 as unknown as new (o: object) => Ajv);
+  private readonly validators = new LRUCache<string, ValidateFunction>({ max: 20_000 });
+
+  /** Problems that make `schema` unusable as a tool's parameters (empty when it is fine). */
+  checkDefinition(schema: unknown): string[] {
+    if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return ['must be a JSON Schema object'];
+    const s = schema as JsonSchema;
+    const problems: string[] = [];
+    if (JSON.stringify(s).length > MAX_SCHEMA_CHARS) problems.push(`is larger than ${MAX_SCHEMA_CHARS} characters`);
+    if (s.type !== 'object') problems.push('must have "type": "object" at the root (models call tools with a JSON object)');
+    if (s.properties !== undefined && (typeof s.properties !== 'object' || s.properties === null || Array.isArray(s.properties))) {
+      problems.push('"properties" must be an object');
+    }
+    if (problems.length) return problems;
+    const ajv = this.ajvFor(s);
+    if (!ajv.validateSchema(s)) {
+      return (ajv.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`.trim());
+    }
+    try {
+      ajv.compile(s);
+    } catch (err) {
+      return [`cannot be compiled: ${(err as Error).message}`];
+    }
+    return [];
+  }
+
+  /** Violations of `args` against the tool's schema, each naming the field (empty when valid). */
+  validateArguments(tool: Pick<ToolDescriptor, 'id' | 'version' | 'parameters'>, args: unknown): string[] {
+    const validate = this.validatorFor(tool);
+    if (validate(args)) return [];
+    return (validate.errors ?? []).map(describeViolation);
+  }
+
+  private validatorFor(tool: Pick<ToolDescriptor, 'id' | 'version' | 'parameters'>): ValidateFunction {
+    const key = `${tool.id}@${tool.version}`;
+    let validate = this.validators.get(key);
+    if (!validate) {
+      validate = this.ajvFor(tool.parameters).compile(tool.parameters);
+      this.validators.set(key, validate);
+    }
+    return validate;
+  }
+
+  private ajvFor(schema: JsonSchema): AjvLike {
+    const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
+    if (dialect.includes('2020-12')) return this.draft2020;
+    if (dialect.includes('2019-09')) return this.draft2019;
+    return this.draft07;
+  }
+}
+
+function describeViolation(e: ErrorObject): string {
+  const field = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : '(arguments)';
+  switch (e.keyword) {
+    case 'required':
+      return `${e.instancePath ? field + '.' : ''}${(e.params as { missingProperty: string }).missingProperty}: is required`;
+    case 'additionalProperties':
+      return `${e.instancePath ? field + '.' : ''}${(e.params as { additionalProperty: string }).additionalProperty}: is not an allowed property`;
+    case 'enum':
+      return `${field}: must be one of ${JSON.stringify((e.params as { allowedValues: unknown[] }).allowedValues)}`;
+    default:
+      return `${field}: ${e.message ?? 'is invalid'}`;
+  }
+}
