@@ -1,4 +1,6 @@
 import { CreateFoundationTables1764460800000 } from './1764460800000-CreateFoundationTables';
+import { CreateToolCallLog1764460900000 } from './1764460900000-CreateToolCallLog';
+import { CreateActingTables1764461000000 } from './1764461000000-CreateActingTables';
 
 /** Every migration, in order. The only schema source: `synchronize` is never on. */
-export const GATEWAY_MIGRATIONS = [CreateFoundationTables1764460800000];
+export const GATEWAY_MIGRATIONS = [CreateFoundationTables1764460800000, CreateToolCallLog1764460900000, CreateActingTables1764461000000];

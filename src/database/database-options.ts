@@ -29,7 +29,8 @@ export function buildDataSourceOptions(settings: DatabaseSettings): DataSourceOp
     migrations: [...GATEWAY_MIGRATIONS],
     migrationsTableName: 'gateway_migrations',
     synchronize: false,
-    logging: (settings.logging ? ['query', 'error'] : ['error']) as ('query' | 'error')[],
+    // Off by default: a failed query's log line would carry its parameters (tool arguments, results).
+    logging: settings.logging ? (['query', 'error'] as ('query' | 'error')[]) : false,
   };
   if (dialectOf(settings.url) === 'sqlite') {
     const file = settings.url.slice('sqlite:'.length);

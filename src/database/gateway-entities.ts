@@ -3,7 +3,16 @@ import { AgentEntity } from '@app/modules/agent-config/agent.entity';
 import { AgentToolBindingEntity } from '@app/modules/agent-config/agent-tool-binding.entity';
 import { TenantCapabilityEntity } from '@app/modules/agent-config/tenant-capability.entity';
 import { ApiKeyEntity } from '@app/modules/api-keys/api-key.entity';
+import { ToolCallLogEntity } from '@app/modules/executors/tool-call-log/tool-call-log.entity';
+import { AgentSessionEntity } from '@app/modules/loop-acting/sessions/agent-session.entity';
+import { ToolCallJournalEntity } from '@app/modules/loop-acting/journal/tool-call-journal.entity';
+import { ToolResultChunkEntity } from '@app/modules/loop-acting/results/tool-result-chunk.entity';
+import { ResumeRecordEntity } from '@app/modules/loop-acting/acting/resume-record.entity';
+import { HitlRequestEntity } from '@app/modules/hitl/requests/hitl-request.entity';
 import { ConfigVersionEntity } from './config-version.entity';
 
 /** Every entity of the gateway (the options builder registers exactly these). */
-export const GATEWAY_ENTITIES = [AiToolEntity, AgentEntity, AgentToolBindingEntity, TenantCapabilityEntity, ApiKeyEntity, ConfigVersionEntity];
+export const GATEWAY_ENTITIES = [
+  AiToolEntity, AgentEntity, AgentToolBindingEntity, TenantCapabilityEntity, ApiKeyEntity, ConfigVersionEntity, ToolCallLogEntity,
+  AgentSessionEntity, ToolCallJournalEntity, ToolResultChunkEntity, ResumeRecordEntity, HitlRequestEntity,
+];

@@ -1,4 +1,4 @@
-import { DataSource } from 'typeorm';
+import { DataSource, DataSourceOptions } from 'typeorm';
 import { buildDataSourceOptions, DatabaseSettings, redactDatabaseUrl } from './database-options';
 
 /** Start-up stops with this error when the database cannot be reached or migrated. */
@@ -12,9 +12,10 @@ export class DatabaseStartupError extends Error {
 /** Connects and runs pending migrations; any failure becomes one clear {@link DatabaseStartupError}. */
 export async function openDatabase(settings: DatabaseSettings): Promise<DataSource> {
   const where = redactDatabaseUrl(settings.url);
-  const dataSource = new DataSource(buildDataSourceOptions(settings));
+  let dataSource = new DataSource(buildDataSourceOptions(settings));
   try {
     await dataSource.initialize();
+    dataSource = await asMariaDbWhenItIs(dataSource);
   } catch (err) {
     throw new DatabaseStartupError(
       `Cannot open the database at ${where}: ${(err as Error).message}. Check DATABASE_URL, that the server is running and that the user may connect.`,
@@ -29,4 +30,18 @@ export async function openDatabase(settings: DatabaseSettings): Promise<DataSour
     );
   }
   return dataSource;
+}
+
+/**
+ * A `mysql://` URL may point at MariaDB (our test server). TypeORM reads MariaDB's catalog correctly only
+ * with `type: 'mariadb'` (it reports nullable defaults differently), so reconnect with it; the SQL we send
+ * is the same on both.
+ */
+async function asMariaDbWhenItIs(dataSource: DataSource): Promise<DataSource> {
+  if (dataSource.options.type !== 'mysql') return dataSource;
+  const [row] = await dataSource.query('SELECT VERSION() AS version');
+  if (!/mariadb/i.test(String(row?.version))) return dataSource;
+  const options = { ...dataSource.options, type: 'mariadb' } as DataSourceOptions;
+  await dataSource.destroy();
+  return new DataSource(options).initialize();
 }

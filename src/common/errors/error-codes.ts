@@ -1,9 +1,11 @@
 import { CommonErrorCode } from './common.errors';
 import { ToolRegistryErrorCode } from '@app/modules/tool-registry/tool-registry.errors';
 import { AgentConfigErrorCode } from '@app/modules/agent-config/agent-config.errors';
+import { ToolInvocationErrorCode } from '@app/modules/tool-invocation/tool-invocation.errors';
+import { LoopActingErrorCode } from '@app/modules/loop-acting/loop-acting.errors';
 
 /** Every code a {@link DomainError} may carry: the union of each module's `*.errors.ts`. */
-export type ErrorCode = CommonErrorCode | ToolRegistryErrorCode | AgentConfigErrorCode;
+export type ErrorCode = CommonErrorCode | ToolRegistryErrorCode | AgentConfigErrorCode | ToolInvocationErrorCode | LoopActingErrorCode;
 
 /**
  * HTTP status per code. A `Record` over the union: a code added to a module's enum without a status
@@ -21,4 +23,15 @@ export const ERROR_HTTP_STATUS: Record<ErrorCode, number> = {
   [ToolRegistryErrorCode.TOOL_NAME_TAKEN]: 409,
   [ToolRegistryErrorCode.TOOL_NOT_EDITABLE]: 409,
   [AgentConfigErrorCode.AGENT_NAME_TAKEN]: 409,
+  [ToolInvocationErrorCode.HITL_REQUIRED]: 409,
+  [ToolInvocationErrorCode.WEB_SEARCH_REQUIRES_SESSION]: 409,
+  [LoopActingErrorCode.STALE_ITERATION]: 409,
+  [LoopActingErrorCode.TOOL_CALL_CONFLICT]: 409,
+  [LoopActingErrorCode.TOOL_CALL_IN_PROGRESS]: 409,
+  [LoopActingErrorCode.SESSION_INTERRUPTED]: 409,
+  [LoopActingErrorCode.SESSION_CLOSED]: 409,
+  [LoopActingErrorCode.NO_PENDING_REQUEST]: 409,
+  [LoopActingErrorCode.HITL_TOOL_CALL_MISMATCH]: 409,
+  [LoopActingErrorCode.HITL_ALREADY_DECIDED]: 409,
+  [LoopActingErrorCode.RESUME_IN_PROGRESS]: 409,
 };

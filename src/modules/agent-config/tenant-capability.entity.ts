@@ -7,7 +7,7 @@ export class TenantCapabilityEntity {
   @PrimaryColumn({ name: 'tenant_id', type: 'varchar', length: 64 })
   tenantId: string;
 
-  @Column({ name: 'web_search', type: 'boolean' })
+  @Column({ name: 'web_search', type: 'boolean', width: 1 })
   webSearch: boolean;
 
   @Column({ name: 'updated_at', type: 'bigint', transformer: epochMs })

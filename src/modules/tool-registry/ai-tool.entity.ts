@@ -70,7 +70,7 @@ export class AiToolEntity {
   @Column({ type: 'simple-json' })
   requires: ToolRequirement[];
 
-  @Column({ type: 'boolean' })
+  @Column({ type: 'boolean', width: 1 })
   enabled: boolean;
 
   @Column({ type: 'varchar', length: 16 })

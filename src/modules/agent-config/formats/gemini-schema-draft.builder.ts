@@ -112,8 +112,10 @@ export class GeminiSchemaDraftBuilder {
 
   /** `const` is an enum of one; `null` among the values means nullable instead. */
   private ownEnum(schema: RawSchema, draft: SchemaDraft): void {
-    const values = Object.hasOwn(schema, 'const') ? [schema.const] : Array.isArray(schema.enum) ? schema.enum : undefined;
-    if (!values) return;
+    let values: unknown[];
+    if (Object.hasOwn(schema, 'const')) values = [schema.const];
+    else if (Array.isArray(schema.enum)) values = schema.enum;
+    else return;
     if (values.includes(null)) draft.nullable = true;
     const kept = values.filter((value) => value !== null && value !== undefined);
     if (kept.length > 0) draft.enum = kept;

@@ -19,8 +19,12 @@ function enumType(values: unknown[]): GeminiType | undefined {
   return undefined;
 }
 
-function describe(description: string | undefined, note: string): string {
+function withNote(description: string | undefined, note: string): string {
   return description ? `${description}\n${note}` : note;
+}
+
+function asEnumString(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
 /**
@@ -53,22 +57,23 @@ function numericBounds(draft: SchemaDraft, type: 'number' | 'integer', out: Json
  * - `required` keeps only names present in `properties`; an array always has `items`.
  */
 export function finalizeGeminiSchema(draft: SchemaDraft): JsonSchema {
-  const type = draft.type ?? (draft.anyOf ? undefined : inferType(draft));
-  const allowed = new Set<keyof SchemaDraft>(type ? GEMINI_TYPE_KEYWORDS[type] : []);
+  const type = draft.type ?? inferType(draft);
+  const allowed: readonly (keyof SchemaDraft)[] = type ? GEMINI_TYPE_KEYWORDS[type] : [];
   const out: JsonSchema = {};
   if (type) out.type = type;
   if (draft.title !== undefined) out.title = draft.title;
   let description = draft.description;
   if (draft.nullable) out.nullable = true;
   if (draft.enum && draft.enum.length > 0) {
-    if (type === 'string') out.enum = [...new Set(draft.enum.map((value) => (typeof value === 'string' ? value : JSON.stringify(value))))];
-    else description = describe(description, `Allowed values: ${draft.enum.map((v) => JSON.stringify(v)).join(', ')}.`);
+    const listed = draft.enum.map((value) => JSON.stringify(value)).join(', ');
+    if (type === 'string') out.enum = [...new Set(draft.enum.map(asEnumString))];
+    else description = withNote(description, `Allowed values: ${listed}.`);
   }
   if (description !== undefined) out.description = description;
   if (draft.format !== undefined && type && GEMINI_FORMATS[type]?.includes(draft.format)) out.format = draft.format;
   if (type === 'number' || type === 'integer') numericBounds(draft, type, out);
   for (const key of ['minLength', 'maxLength', 'pattern', 'minItems', 'maxItems'] as const) {
-    if (allowed.has(key) && draft[key] !== undefined) out[key] = draft[key];
+    if (allowed.includes(key) && draft[key] !== undefined) out[key] = draft[key];
   }
   if (type === 'array') out.items = draft.items ? finalizeGeminiSchema(draft.items) : {};
   if (type === 'object') finalizeObject(draft, out);

@@ -46,7 +46,8 @@ export class GeminiSchemaRefResolver {
       if (!Array.isArray(node)) {
         const { $anchor, $id } = node as Record<string, unknown>;
         if (typeof $anchor === 'string' && !anchors.has($anchor)) anchors.set($anchor, node);
-        if (typeof $id === 'string' && $id.startsWith('#') && !anchors.has($id.slice(1))) anchors.set($id.slice(1), node);
+        const legacy = typeof $id === 'string' && $id.startsWith('#') ? $id.slice(1) : undefined;
+        if (legacy !== undefined && !anchors.has(legacy)) anchors.set(legacy, node);
       }
       for (const child of Object.values(node)) stack.push(child);
     }

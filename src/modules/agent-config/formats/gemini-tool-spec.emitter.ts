@@ -20,7 +20,9 @@ function toObjectRoot(schema: JsonSchema): JsonSchema {
     if (isPlainObject(member.properties)) Object.assign(properties, { ...member.properties, ...properties });
   }
   const alwaysRequired = members.map((m) => (Array.isArray(m.required) ? (m.required as string[]) : []));
-  for (const name of alwaysRequired[0] ?? []) if (alwaysRequired.every((names) => names.includes(name))) required.add(name);
+  for (const name of alwaysRequired[0] ?? []) {
+    if (alwaysRequired.every((names) => names.includes(name))) required.add(name);
+  }
   if (isPlainObject(root.properties)) Object.assign(properties, root.properties);
   const out: JsonSchema = { ...root, type: 'object' };
   if (Object.keys(properties).length > 0) out.properties = properties;
@@ -35,6 +37,8 @@ function toObjectRoot(schema: JsonSchema): JsonSchema {
  */
 export function toGeminiToolSpec(tool: ToolSpecSource): GeminiToolSpec {
   const parameters = toObjectRoot(toGeminiSchema(tool.parameters));
-  if (!isPlainObject(parameters.properties)) return { name: tool.name, description: tool.description };
-  return { name: tool.name, description: tool.description, parameters };
+  const properties = parameters.properties;
+  const { name, description } = tool;
+  if (!isPlainObject(properties) || Object.keys(properties).length === 0) return { name, description };
+  return { name, description, parameters };
 }

@@ -6,13 +6,15 @@ import { CommonErrorCode } from '@app/common/errors/common.errors';
 import { narrowWebSearchMode, type WebSearchMode } from '../agent-config.types';
 import { emitToolSpec, type ModelFormat } from '../formats/model-formats';
 import { AgentView, TenantView, VisibilitySnapshotService } from './visibility-snapshot.service';
+import type { AgentEntity } from '../agent.entity';
 import { firstFailingLayer, isPlatformWebSearch } from './visibility-layers';
 import { EMITTED, VisibilityCandidate, VisibilityContext, VisibilityDecision } from './visibility.types';
 
 /** The caller's side of a visibility question (from the runtime request or the session). */
 export interface VisibilityRequest {
   tenantId: string;
-  agentId: string;
+  /** Without an agent (executeDirect without agentId) the BOUND and POLICY layers have nothing to check. */
+  agentId?: string;
   permissions: readonly string[];
   capabilities?: readonly ToolRequirement[];
   webSearchMode?: WebSearchMode;
@@ -26,6 +28,10 @@ export interface ToolSpecsResult {
 export interface CallDecision {
   tool: ToolDescriptor | null;
   decision: VisibilityDecision;
+  /** The agent the call is made for (null without one). */
+  agent?: AgentEntity | null;
+  /** Web-search policy narrowed for this call (the web-search dispatcher re-checks it). */
+  webSearch?: { mode: WebSearchMode; tenantCapability: boolean };
 }
 
 /**
@@ -38,8 +44,9 @@ export class ToolVisibilityService {
     private readonly health: McpServiceHealthRegistry,
   ) {}
 
-  async toolSpecs(req: VisibilityRequest, format: ModelFormat = 'openai', explain = false): Promise<ToolSpecsResult> {
+  async toolSpecs(req: VisibilityRequest & { agentId: string }, format: ModelFormat = 'openai', explain = false): Promise<ToolSpecsResult> {
     const { view, agent, ctx } = await this.prepare(req);
+    if (!agent) throw new DomainError(CommonErrorCode.NOT_FOUND, `No agent ${req.agentId} in your tenant.`);
     const decisions: VisibilityDecision[] = [];
     const visible: ToolDescriptor[] = [];
     for (const candidate of this.candidates(view, agent, explain)) {
@@ -54,26 +61,27 @@ export class ToolVisibilityService {
 
   /** Re-takes the decision for one tool by name at call time. */
   async decideForCall(req: VisibilityRequest, toolName: string): Promise<CallDecision> {
-    const { view, ctx } = await this.prepare(req);
+    const { view, agent, ctx } = await this.prepare(req);
     const tool = view.toolsByName.get(toolName) ?? null;
     if (!tool) {
       return { tool: null, decision: { toolId: '', name: toolName, visible: false, layer: 'EXISTS', reason: `No tool named ${toolName} in the registry of this tenant.` } };
     }
-    return { tool, decision: decide({ toolId: tool.id, tool }, ctx) };
+    const callCtx = agent ? ctx : { ...ctx, boundToolIds: new Set([tool.id]) };
+    return { tool, decision: decide({ toolId: tool.id, tool }, callCtx), agent: agent?.agent ?? null, webSearch: { mode: ctx.webSearchMode, tenantCapability: ctx.tenantWebSearch } };
   }
 
-  private async prepare(req: VisibilityRequest): Promise<{ view: TenantView; agent: AgentView; ctx: VisibilityContext }> {
+  private async prepare(req: VisibilityRequest): Promise<{ view: TenantView; agent: AgentView | null; ctx: VisibilityContext }> {
     const view = await this.snapshots.tenantView(req.tenantId);
-    const agent = await this.snapshots.agentView(view, req.agentId);
-    if (!agent) throw new DomainError(CommonErrorCode.NOT_FOUND, `No agent ${req.agentId} in your tenant.`);
+    const agent = req.agentId === undefined ? null : await this.snapshots.agentView(view, req.agentId);
+    if (req.agentId !== undefined && !agent) throw new DomainError(CommonErrorCode.NOT_FOUND, `No agent ${req.agentId} in your tenant.`);
     const ctx: VisibilityContext = {
       tenantId: req.tenantId,
       userPermissions: new Set(req.permissions),
       capabilities: new Set(req.capabilities ?? []),
-      boundToolIds: agent.boundToolIds,
-      webSearchMode: narrowWebSearchMode(agent.agent.webSearchMode, req.webSearchMode),
+      boundToolIds: agent?.boundToolIds ?? new Set(),
+      webSearchMode: agent ? narrowWebSearchMode(agent.agent.webSearchMode, req.webSearchMode) : 'DISABLED',
       tenantWebSearch: view.webSearch,
-      sideEffectPolicy: agent.agent.sideEffectPolicy,
+      sideEffectPolicy: agent?.agent.sideEffectPolicy ?? 'ALLOW',
       dependencyHealth: (tool) => (tool.serviceType.startsWith('MCP') ? this.health.statusOf(tool.mcpServiceId ?? tool.endpoint) : undefined),
     };
     return { view, agent, ctx };

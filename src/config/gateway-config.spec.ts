@@ -1,0 +1,64 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { GatewayConfigError, loadGatewayConfig } from './gateway-config';
+import { GATEWAY_SETTINGS } from './gateway-config.definitions';
+import { renderEnvExample } from './env-example';
+
+describe('loadGatewayConfig', () => {
+  it('applies the documented defaults', () => {
+    const config = loadGatewayConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      databaseUrl: 'sqlite:data/gateway.sqlite',
+      toolDefaultTimeoutMs: 60000,
+      toolMaxAttempts: 3,
+      journalLeaseMs: 10000,
+      outboundAllowHosts: [],
+      mcp: { healthIntervalMs: 10000 },
+      webSearch: { url: '' },
+    });
+  });
+
+  it('names every bad variable and the fix, all at once', () => {
+    let error: GatewayConfigError | undefined;
+    try {
+      loadGatewayConfig({ PORT: 'eighty', TOOL_MAX_ATTEMPTS: '0', DATABASE_URL: 'postgres://x', NODE_ENV: 'prod' });
+    } catch (err) {
+      error = err as GatewayConfigError;
+    }
+    expect(error).toBeInstanceOf(GatewayConfigError);
+    expect(error!.problems).toHaveLength(4);
+    expect(error!.message).toMatch(/PORT="eighty" must be a whole number from 0 to 65535/);
+    expect(error!.message).toMatch(/TOOL_MAX_ATTEMPTS="0" must be a whole number from 1 to 10/);
+    expect(error!.message).toMatch(/DATABASE_URL=\(hidden\) is not valid: use sqlite:<file> or mysql:\/\//);
+    expect(error!.message).toMatch(/NODE_ENV="prod" must be one of development, production, test/);
+  });
+
+  it('never prints a secret value in its errors', () => {
+    expect(() => loadGatewayConfig({ ADMIN_API_KEY: 'short-secret' })).toThrow(/ADMIN_API_KEY=\(hidden\)/);
+    expect(() => loadGatewayConfig({ ADMIN_API_KEY: 'short-secret' })).not.toThrow(/short-secret/);
+  });
+
+  it('parses lists and tool secrets', () => {
+    const config = loadGatewayConfig({ OUTBOUND_ALLOW_HOSTS: ' 127.0.0.1, 10.0.0.0/8 ,', TOOL_SECRETS: 'A=x=y,B_2=z' });
+    expect(config.outboundAllowHosts).toEqual(['127.0.0.1', '10.0.0.0/8']);
+    expect([...config.toolSecrets]).toEqual([['A', 'x=y'], ['B_2', 'z']]);
+    expect(() => loadGatewayConfig({ TOOL_SECRETS: 'no-equals' })).toThrow(/TOOL_SECRETS must be NAME=value/);
+  });
+
+  it('refuses the test-only fault injection in production', () => {
+    expect(() => loadGatewayConfig({ NODE_ENV: 'production', GATEWAY_FAULT_INJECTION: 'after-started' })).toThrow(/test-only/);
+  });
+});
+
+describe('.env.example', () => {
+  it('documents every variable the gateway reads', () => {
+    const example = readFileSync(join(__dirname, '../../.env.example'), 'utf8');
+    const documented = new Set([...example.matchAll(/^#?\s*([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]));
+    expect([...documented].sort()).toEqual(GATEWAY_SETTINGS.map((s) => s.env).sort());
+  });
+
+  it('is exactly what `npm run env:example` renders', () => {
+    expect(readFileSync(join(__dirname, '../../.env.example'), 'utf8')).toBe(renderEnvExample());
+  });
+});

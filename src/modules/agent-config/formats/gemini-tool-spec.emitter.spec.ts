@@ -1,0 +1,74 @@
+import { toGeminiToolSpec } from './gemini-tool-spec.emitter';
+import { deepFreeze, geminiViolations } from './model-formats.test-helpers';
+
+describe('toGeminiToolSpec', () => {
+  it('emits {name, description, parameters} with the schema in the Gemini subset', () => {
+    const parameters = deepFreeze({
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        city: { type: 'string', description: 'City name' },
+        unit: { enum: ['c', 'f'], default: 'c' },
+        days: { type: ['integer', 'null'], minimum: 1, maximum: 7 },
+        at: { $ref: '#/definitions/When' },
+      },
+      required: ['city'],
+      definitions: { When: { type: 'string', format: 'date-time' } },
+    });
+    expect(toGeminiToolSpec({ name: 'weather', description: 'Forecast.', parameters })).toEqual({
+      name: 'weather',
+      description: 'Forecast.',
+      parameters: {
+        type: 'object',
+        properties: {
+          city: { type: 'string', description: 'City name' },
+          unit: { type: 'string', enum: ['c', 'f'] },
+          days: { type: 'integer', minimum: 1, maximum: 7, nullable: true },
+          at: { type: 'string', format: 'date-time' },
+        },
+        required: ['city'],
+      },
+    });
+  });
+
+  it('omits parameters for a tool that takes none', () => {
+    expect(toGeminiToolSpec({ name: 'now', description: 'Time.', parameters: {} })).toEqual({ name: 'now', description: 'Time.' });
+    const empty = toGeminiToolSpec({ name: 'now', description: 'Time.', parameters: { type: 'object', properties: {}, additionalProperties: false } });
+    expect(empty).not.toHaveProperty('parameters');
+  });
+
+  it('inlines a root $ref and keeps the root an object', () => {
+    const spec = toGeminiToolSpec({
+      name: 'create',
+      description: 'Create.',
+      parameters: deepFreeze({ $ref: '#/$defs/Input', $defs: { Input: { properties: { id: { type: 'string' } }, required: ['id'] } } }),
+    });
+    expect(spec.parameters).toEqual({ type: 'object', properties: { id: { type: 'string' } }, required: ['id'] });
+  });
+
+  it('lays a root union of objects out as one object, requiring only what every member requires', () => {
+    const spec = toGeminiToolSpec({
+      name: 'lookup',
+      description: 'By id or by email.',
+      parameters: {
+        properties: { verbose: { type: 'boolean' } },
+        oneOf: [
+          { properties: { id: { type: 'string' }, scope: { type: 'string' } }, required: ['id', 'scope'] },
+          { properties: { email: { type: 'string' }, scope: { type: 'integer' } }, required: ['email', 'scope'] },
+        ],
+      },
+    });
+    expect(spec.parameters).toEqual({
+      type: 'object',
+      properties: { verbose: { type: 'boolean' }, id: { type: 'string' }, scope: { type: 'string' }, email: { type: 'string' } },
+      required: ['scope'],
+    });
+    expect(geminiViolations(spec.parameters)).toEqual([]);
+  });
+
+  it('drops nullable from the root', () => {
+    const spec = toGeminiToolSpec({ name: 'x', description: 'x', parameters: { type: ['object', 'null'], properties: { a: { type: 'string' } } } });
+    expect(spec.parameters).toEqual({ type: 'object', properties: { a: { type: 'string' } } });
+  });
+});

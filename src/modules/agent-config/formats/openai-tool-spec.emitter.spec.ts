@@ -1,0 +1,35 @@
+import { toOpenAiToolSpec } from './openai-tool-spec.emitter';
+import { deepFreeze } from './model-formats.test-helpers';
+
+describe('toOpenAiToolSpec', () => {
+  it('wraps the tool as {type:"function", function:{name, description, parameters}} with the schema untouched', () => {
+    const parameters = {
+      type: 'object',
+      properties: { q: { type: 'string', const: 'x' }, n: { $ref: '#/$defs/N' } },
+      required: ['q'],
+      additionalProperties: false,
+      $defs: { N: { type: ['integer', 'null'] } },
+    };
+    expect(toOpenAiToolSpec(deepFreeze({ name: 'search', description: 'Search.', parameters }))).toEqual({
+      type: 'function',
+      function: { name: 'search', description: 'Search.', parameters },
+    });
+  });
+
+  it('gives a schema without properties an empty properties object and type object at the root', () => {
+    const spec = toOpenAiToolSpec(deepFreeze({ name: 'ping', description: 'Ping.', parameters: {} }));
+    expect(spec).toEqual({ type: 'function', function: { name: 'ping', description: 'Ping.', parameters: { type: 'object', properties: {} } } });
+  });
+
+  it('forces type object on a root that declares another or none', () => {
+    const spec = toOpenAiToolSpec({ name: 't', description: 'd', parameters: { properties: { a: { type: 'string' } } } });
+    expect(spec.function.parameters).toEqual({ type: 'object', properties: { a: { type: 'string' } } });
+  });
+
+  it('returns a copy: editing the result leaves the cached input alone', () => {
+    const parameters = deepFreeze({ type: 'object', properties: { a: { type: 'string' } } });
+    const spec = toOpenAiToolSpec({ name: 't', description: 'd', parameters });
+    (spec.function.parameters.properties as Record<string, Record<string, unknown>>).a.type = 'number';
+    expect(parameters.properties.a.type).toBe('string');
+  });
+});

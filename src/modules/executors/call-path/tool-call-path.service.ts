@@ -1,0 +1,76 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
+import { ToolCallPolicy } from '../call-policy/tool-call-policy';
+import { ToolCallError, ToolOutput } from '../tool-executor';
+import { ToolErrorClass } from '../tool-error-class';
+import { ToolCallLogService } from '../tool-call-log/tool-call-log.service';
+import { CallTargetRegistry } from './call-target.registry';
+import { FAILURE_PREFIX, ToolCallContext, ToolCallResult } from './tool-call.types';
+
+/**
+ * The call path of one validated, authorized call, in the seed's priority: dispatchers (session built-ins,
+ * then web search), else the executor of the tool's serviceType; always under the outer budget with bounded
+ * retries; every call ends as a result (never an exception) and a tool log row.
+ * It knows nothing of journals or approvals: those wrap it.
+ */
+@Injectable()
+export class ToolCallPathService {
+  private readonly logger = new Logger(ToolCallPathService.name);
+
+  constructor(
+    private readonly targets: CallTargetRegistry,
+    private readonly policy: ToolCallPolicy,
+    private readonly log: ToolCallLogService,
+  ) {}
+
+  async call(tool: ToolDescriptor, args: Record<string, unknown>, ctx: ToolCallContext, outerSignal?: AbortSignal): Promise<ToolCallResult> {
+    const attempt = this.attemptFn(tool, args, ctx);
+    const run = await this.policy.run(tool, attempt, outerSignal);
+    const result = toResult(run.output, run.error, run.attempts, run.durationMs, run.timedOut);
+    this.log.record({
+      tenantId: ctx.tenantId,
+      sessionId: ctx.sessionId,
+      agentId: ctx.agentId,
+      userId: ctx.userId,
+      toolCallId: ctx.toolCallId,
+      toolId: tool.id,
+      toolName: tool.name,
+      status: result.status,
+      entry: ctx.entry,
+      arguments: args,
+      redactFields: tool.result?.redactFields,
+      attempts: result.attempts,
+      durationMs: result.durationMs,
+      errorClass: result.errorClass,
+      content: result.content,
+    });
+    if (run.error && run.error.errorClass === ToolErrorClass.EXECUTOR_ERROR) {
+      this.logger.warn(`Tool ${tool.name} (${ctx.toolCallId}) failed unexpectedly: ${run.error.message}`);
+    }
+    return result;
+  }
+
+  private attemptFn(tool: ToolDescriptor, args: Record<string, unknown>, ctx: ToolCallContext) {
+    const dispatcher = this.targets.dispatcherFor(tool, ctx);
+    if (dispatcher) return (_attempt: number, signal: AbortSignal) => dispatcher.dispatch(tool, args, ctx, signal);
+    const executor = this.targets.executorFor(tool.serviceType);
+    if (!executor) {
+      return async (): Promise<ToolOutput> => {
+        throw new ToolCallError(`no executor for serviceType ${tool.serviceType} is available in this gateway`, ToolErrorClass.EXECUTOR_ERROR, {
+          transient: false,
+          reachedRemote: false,
+        });
+      };
+    }
+    return (attempt: number, signal: AbortSignal) =>
+      executor.execute({ tool, arguments: args, toolCallId: ctx.toolCallId, tenantId: ctx.tenantId, userId: ctx.userId, attempt, signal });
+  }
+}
+
+function toResult(output: ToolOutput | undefined, error: ToolCallError | undefined, attempts: number, durationMs: number, timedOut: boolean): ToolCallResult {
+  const base = { attempts, durationMs: Math.round(durationMs * 100) / 100, timedOut };
+  if (output && !output.isError) return { ...base, status: 'COMPLETED', content: output.content, isError: false, errorClass: null };
+  if (output) return { ...base, status: 'FAILED', content: `${FAILURE_PREFIX}${output.content}`, isError: true, errorClass: 'TOOL_REPORTED_ERROR' };
+  const reason = `${error?.message ?? 'unknown error'} (${attempts} attempt${attempts === 1 ? '' : 's'})`;
+  return { ...base, status: 'FAILED', content: `${FAILURE_PREFIX}${reason}`, isError: true, errorClass: error?.errorClass ?? ToolErrorClass.EXECUTOR_ERROR };
+}

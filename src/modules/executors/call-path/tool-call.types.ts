@@ -1,0 +1,42 @@
+import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
+import type { ToolOutput } from '../tool-executor';
+
+/** Who calls and where: what dispatchers and executors may need beyond the arguments. */
+export interface ToolCallContext {
+  tenantId: string | null;
+  userId: string | null;
+  agentId: string | null;
+  /** Set by `act`/`resume`; executeDirect has no session (so no built-in dispatchers, no web search). */
+  sessionId: string | null;
+  toolCallId: string;
+  entry: 'ACT' | 'RESUME' | 'DIRECT';
+  /** Web-search policy already narrowed for this call (web-search dispatcher re-checks it). */
+  webSearch?: { mode: 'DISABLED' | 'AUTO' | 'ALWAYS'; tenantCapability: boolean };
+}
+
+export type ToolCallStatus = 'COMPLETED' | 'FAILED';
+
+/** The result of one call, after retries: what the model reads and the structured block that is logged. */
+export interface ToolCallResult {
+  status: ToolCallStatus;
+  content: string;
+  isError: boolean;
+  attempts: number;
+  durationMs: number;
+  errorClass: string | null;
+  timedOut: boolean;
+}
+
+/**
+ * Runs a tool before the registry's executors get a chance: session built-ins (workspace, todo, files)
+ * and platform web search. Lower `priority` runs first.
+ */
+export interface ToolDispatcher {
+  readonly name: string;
+  readonly priority: number;
+  handles(tool: ToolDescriptor, ctx: ToolCallContext): boolean;
+  dispatch(tool: ToolDescriptor, args: Record<string, unknown>, ctx: ToolCallContext, signal: AbortSignal): Promise<ToolOutput>;
+}
+
+/** The prefix of every failed call's content (the seed's wording; models and runtimes look for it). */
+export const FAILURE_PREFIX = '执行失败: ';

@@ -1,0 +1,93 @@
+import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { randomUUID } from 'node:crypto';
+import { ToolCallLogEntity } from './tool-call-log.entity';
+import { redact, redactJsonText } from '@app/common/redaction';
+
+const PREVIEW_CHARS = 2000;
+const FLUSH_DELAY_MS = 20;
+const MAX_BATCH = 200;
+
+export interface ToolCallLogInput {
+  tenantId: string | null;
+  sessionId?: string | null;
+  agentId?: string | null;
+  userId?: string | null;
+  toolCallId?: string | null;
+  toolId?: string | null;
+  toolName: string;
+  status: string;
+  entry: 'ACT' | 'RESUME' | 'DIRECT';
+  arguments: unknown;
+  redactFields?: readonly string[];
+  attempts: number;
+  durationMs: number;
+  errorClass?: string | null;
+  content: string;
+}
+
+/**
+ * The audit trail of tool calls. Rows are written behind the response in small batches (one multi-row
+ * INSERT per batch) so the hot path pays no extra round trip; the journal, not this log, is what recovery
+ * relies on. Pending rows are flushed on shutdown and before every read.
+ */
+@Injectable()
+export class ToolCallLogService implements OnModuleDestroy {
+  private readonly logger = new Logger(ToolCallLogService.name);
+  private pending: ToolCallLogEntity[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(@InjectRepository(ToolCallLogEntity) private readonly rows: Repository<ToolCallLogEntity>) {}
+
+  record(input: ToolCallLogInput): void {
+    const fields = input.redactFields ?? [];
+    this.pending.push({
+      id: randomUUID(),
+      tenantId: input.tenantId,
+      sessionId: input.sessionId ?? null,
+      agentId: input.agentId ?? null,
+      userId: input.userId ?? null,
+      toolCallId: input.toolCallId ?? null,
+      toolId: input.toolId ?? null,
+      toolName: input.toolName,
+      status: input.status,
+      entry: input.entry,
+      argumentsRedacted: JSON.stringify(redact(input.arguments, fields)) ?? 'null',
+      attempts: input.attempts,
+      durationMs: Math.round(input.durationMs),
+      errorClass: input.errorClass ?? null,
+      resultChars: input.content.length,
+      resultPreview: redactJsonText(input.content.slice(0, PREVIEW_CHARS), fields),
+      createdAt: Date.now(),
+    });
+    if (this.pending.length >= MAX_BATCH) void this.flush();
+    else this.timer ??= setTimeout(() => void this.flush(), FLUSH_DELAY_MS);
+  }
+
+  /** Writes every pending row; resolves when they are committed. */
+  flush(): Promise<void> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    const batch = this.pending;
+    this.pending = [];
+    this.flushing = this.flushing.then(async () => {
+      for (let i = 0; i < batch.length; i += MAX_BATCH) {
+        const chunk = batch.slice(i, i + MAX_BATCH);
+        try {
+          await this.rows.insert(chunk);
+        } catch (err) {
+          this.logger.error(`Could not write ${chunk.length} tool log row(s): ${(err as Error).message}`);
+        }
+      }
+    });
+    return this.flushing;
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.flush();
+  }
+}

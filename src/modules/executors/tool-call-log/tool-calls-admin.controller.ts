@@ -1,0 +1,35 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { IsOptional, IsString, Length } from 'class-validator';
+import { Auth, Roles } from '@app/common/auth/auth.decorators';
+import type { AuthContext } from '@app/common/auth/auth-context';
+import { ApiErrors } from '@app/common/dto/api-errors.decorator';
+import { PageMetaDto, PageQueryDto, pageOf, pageWindow } from '@app/common/dto/page.dto';
+import { ToolCallLogQuery } from './tool-call-log.query';
+
+class ToolCallsQueryDto extends PageQueryDto {
+  @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 36) sessionId?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 64) toolName?: string;
+  @ApiPropertyOptional({ description: 'COMPLETED, FAILED, ...' }) @IsOptional() @IsString() @Length(1, 24) status?: string;
+}
+
+class ToolCallLogPageDto extends PageMetaDto {
+  @ApiProperty({ type: 'array', items: { type: 'object' }, description: 'Tool log rows; arguments and result previews are redacted' })
+  items: object[];
+}
+
+@ApiTags('admin: safety')
+@ApiBearerAuth()
+@Roles('admin')
+@Controller('api/v1/admin/tool-calls')
+export class ToolCallsAdminController {
+  constructor(private readonly log: ToolCallLogQuery) {}
+
+  @Get()
+  @ApiOkResponse({ type: ToolCallLogPageDto })
+  @ApiErrors(400)
+  async list(@Auth() auth: AuthContext, @Query() query: ToolCallsQueryDto): Promise<ToolCallLogPageDto> {
+    const [items, total] = await this.log.list({ tenantId: auth.tenantId, sessionId: query.sessionId, toolName: query.toolName, status: query.status, ...pageWindow(query) });
+    return pageOf(items, total, query);
+  }
+}

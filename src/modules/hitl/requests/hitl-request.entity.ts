@@ -1,0 +1,74 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { epochMs } from '@app/database/epoch-ms.transformer';
+
+export const HITL_REQUEST_STATUSES = ['PENDING', 'DECIDED'] as const;
+export type HitlRequestStatus = (typeof HITL_REQUEST_STATUSES)[number];
+
+/**
+ * One request for a human decision, and the decision once made (who, when, on which fingerprint).
+ * The decision is written before anything it allows runs.
+ */
+@Entity({ name: 'hitl_request' })
+@Index('idx_hitl_request_queue', ['tenantId', 'status'])
+@Index('idx_hitl_request_session', ['sessionId'])
+export class HitlRequestEntity {
+  @PrimaryColumn({ type: 'varchar', length: 36 })
+  id: string;
+
+  @Column({ name: 'tenant_id', type: 'varchar', length: 64 })
+  tenantId: string;
+
+  @Column({ name: 'session_id', type: 'varchar', length: 36 })
+  sessionId: string;
+
+  @Column({ name: 'agent_id', type: 'varchar', length: 36 })
+  agentId: string;
+
+  @Column({ name: 'request_type', type: 'varchar', length: 24 })
+  requestType: string;
+
+  @Column({ name: 'tool_name', type: 'varchar', length: 64, nullable: true })
+  toolName: string | null;
+
+  @Column({ name: 'tool_call_id', type: 'varchar', length: 128, nullable: true })
+  toolCallId: string | null;
+
+  /** Fingerprint of the exact call under review; an approval applies to this fingerprint only. */
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  fingerprint: string | null;
+
+  @Column({ name: 'prompt_message', type: 'text' })
+  promptMessage: string;
+
+  /** Arguments as shown to the reviewer (redacted). */
+  @Column({ name: 'tool_params', type: 'text' })
+  toolParams: string;
+
+  @Column({ name: 'trigger_reason', type: 'text' })
+  triggerReason: string;
+
+  @Column({ type: 'int' })
+  iteration: number;
+
+  @Column({ type: 'varchar', length: 16 })
+  status: HitlRequestStatus;
+
+  @Column({ type: 'varchar', length: 16, nullable: true })
+  decision: string | null;
+
+  @Column({ name: 'decision_message', type: 'text', nullable: true })
+  decisionMessage: string | null;
+
+  /** Key id of who decided. */
+  @Column({ name: 'decided_by', type: 'varchar', length: 64, nullable: true })
+  decidedBy: string | null;
+
+  @Column({ name: 'decided_at', type: 'bigint', transformer: epochMs, nullable: true })
+  decidedAt: number | null;
+
+  @Column({ name: 'client_message_id', type: 'varchar', length: 128, nullable: true })
+  clientMessageId: string | null;
+
+  @Column({ name: 'created_at', type: 'bigint', transformer: epochMs })
+  createdAt: number;
+}

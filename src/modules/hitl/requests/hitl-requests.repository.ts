@@ -1,0 +1,43 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, FindOptionsWhere, Repository } from 'typeorm';
+import { HitlRequestEntity } from './hitl-request.entity';
+
+export interface HitlDecisionRecord {
+  decision: string;
+  decisionMessage: string | null;
+  decidedBy: string;
+  clientMessageId: string;
+}
+
+/** Queries of HITL requests. */
+@Injectable()
+export class HitlRequestsRepository {
+  constructor(@InjectRepository(HitlRequestEntity) private readonly requests: Repository<HitlRequestEntity>) {}
+
+  async insert(m: EntityManager, row: HitlRequestEntity): Promise<void> {
+    await m.getRepository(HitlRequestEntity).insert(row);
+  }
+
+  find(id: string): Promise<HitlRequestEntity | null> {
+    return this.requests.findOne({ where: { id } });
+  }
+
+  /**
+   * Persists a decision on a PENDING request (compare-and-set). Returns false when the request was already
+   * decided, unless it was decided by this same clientMessageId (a resume being recovered).
+   */
+  async decide(id: string, record: HitlDecisionRecord): Promise<boolean> {
+    const result = await this.requests.update({ id, status: 'PENDING' }, { ...record, status: 'DECIDED', decidedAt: Date.now() });
+    if ((result.affected ?? 0) === 1) return true;
+    const row = await this.find(id);
+    return row?.status === 'DECIDED' && row.clientMessageId === record.clientMessageId;
+  }
+
+  list(tenantId: string | null, status: string | undefined, skip: number, take: number): Promise<[HitlRequestEntity[], number]> {
+    const where: FindOptionsWhere<HitlRequestEntity> = {};
+    if (tenantId !== null) where.tenantId = tenantId;
+    if (status) where.status = status as HitlRequestEntity['status'];
+    return this.requests.findAndCount({ where, order: { createdAt: 'ASC', id: 'ASC' }, skip, take });
+  }
+}

@@ -1,0 +1,73 @@
+import { Injectable } from '@nestjs/common';
+import { DomainError } from '@app/common/errors/domain-error';
+import type { AuthContext } from '@app/common/auth/auth-context';
+import { validationFailed } from '@app/common/errors/validation';
+import { AgentSessionRepository } from '../sessions/agent-session.repository';
+import { SessionsService } from '../sessions/sessions.service';
+import type { AgentSessionEntity } from '../sessions/agent-session.entity';
+import type { SubmittedCall } from '../sessions/session.types';
+import { LoopActingErrorCode } from '../loop-acting.errors';
+import type { ActDto } from '../sessions/sessions.dto';
+import type { ActResponse } from './act.types';
+import { BatchRunner, notRunResult } from './batch-runner';
+
+/** `POST /sessions/{id}/act`: the model's tool calls of one iteration, in order, through the journal. */
+@Injectable()
+export class ActService {
+  constructor(
+    private readonly sessions: SessionsService,
+    private readonly sessionRepo: AgentSessionRepository,
+    private readonly batches: BatchRunner,
+  ) {}
+
+  async act(auth: AuthContext, sessionId: string, dto: ActDto): Promise<ActResponse> {
+    const session = await this.sessions.load(auth, sessionId);
+    assertAccepting(session);
+    if (dto.iteration < session.iteration) {
+      throw new DomainError(LoopActingErrorCode.STALE_ITERATION, `Iteration ${dto.iteration} is older than the session's ${session.iteration}; reload the session and continue from its iteration.`, {
+        sessionIteration: session.iteration,
+      });
+    }
+    const calls: SubmittedCall[] = dto.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments }));
+    assertUniqueIds(calls);
+    if (dto.iteration > session.iteration) {
+      await this.sessionRepo.raiseIteration(session.id, dto.iteration);
+      session.iteration = dto.iteration;
+    }
+    const ctx = { session, iteration: dto.iteration, entry: 'ACT' as const };
+    if (dto.iteration > session.iterationBudget) {
+      const hitlRequest = await this.batches.interrupt(
+        ctx,
+        {
+          requestType: 'CHECKPOINT_PAUSE', call: null, toolName: null, fingerprint: null, args: null, redactFields: [], rules: [],
+          triggerReason: `iteration ${dto.iteration} passed the agent's budget of ${session.iterationBudget} iterations`,
+          promptMessage: `The agent reached its iteration budget (${session.iterationBudget}). Resume to let it continue; nothing is approved by continuing.`,
+        },
+        { iteration: dto.iteration, pending: null, notRun: calls },
+      );
+      return { status: 'INTERRUPTED', results: calls.map((c) => notRunResult(c, 'a checkpoint pause')), hitlRequest };
+    }
+    return this.batches.run(ctx, calls, null);
+  }
+}
+
+export function assertAccepting(session: AgentSessionEntity): void {
+  if (session.status === 'CLOSED') {
+    throw new DomainError(LoopActingErrorCode.SESSION_CLOSED, `Session ${session.id} is closed; start a new session.`);
+  }
+  if (session.status === 'INTERRUPTED') {
+    throw new DomainError(
+      LoopActingErrorCode.SESSION_INTERRUPTED,
+      `Session ${session.id} waits for a human decision (${session.hitlRequest?.requestType} on ${session.hitlRequest?.toolCallId ?? 'the session'}); POST /api/v1/sessions/${session.id}/resume first.`,
+      { hitlRequest: session.hitlRequest },
+    );
+  }
+}
+
+function assertUniqueIds(calls: readonly SubmittedCall[]): void {
+  const seen = new Set<string>();
+  for (const [i, c] of calls.entries()) {
+    if (seen.has(c.id)) throw validationFailed([{ field: `toolCalls.${i}.id`, problems: [`toolCallId ${c.id} appears twice in this batch; each call needs its own id`] }]);
+    seen.add(c.id);
+  }
+}

@@ -1,0 +1,35 @@
+import type { AgentSessionEntity } from '../sessions/agent-session.entity';
+import type { HitlRequestType, SubmittedCall } from '../sessions/session.types';
+import type { ActResult } from './act.types';
+import type { RiskMatch } from '@app/modules/hitl/risk/risk.types';
+
+/** The session-side facts every call of a batch runs with. */
+export interface BatchContext {
+  session: AgentSessionEntity;
+  iteration: number;
+  entry: 'ACT' | 'RESUME';
+}
+
+/** A human's decision that lets exactly one call (by toolCallId and fingerprint) through. */
+export interface ApprovalGrant {
+  toolCallId: string;
+  fingerprint: string;
+  /** APPROVE: skip the approval check. RETRY: also take over an UNKNOWN_OUTCOME entry and run it again. */
+  mode: 'APPROVE' | 'RETRY';
+}
+
+/** Why a batch stops for a human. */
+export interface InterruptSpec {
+  requestType: HitlRequestType;
+  call: SubmittedCall | null;
+  toolName: string | null;
+  fingerprint: string | null;
+  /** Arguments for the reviewer (redacted before display). */
+  args: unknown;
+  redactFields: readonly string[];
+  triggerReason: string;
+  promptMessage: string;
+  rules: RiskMatch[];
+}
+
+export type CallStep = { kind: 'result'; result: ActResult } | { kind: 'interrupt'; interrupt: InterruptSpec };

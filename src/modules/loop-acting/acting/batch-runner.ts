@@ -1,0 +1,106 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { randomUUID } from 'node:crypto';
+import { redact } from '@app/common/redaction';
+import { DomainError } from '@app/common/errors/domain-error';
+import { CommonErrorCode } from '@app/common/errors/common.errors';
+import { HitlRequestsRepository } from '@app/modules/hitl/requests/hitl-requests.repository';
+import { ToolCallJournalRepository } from '../journal/tool-call-journal.repository';
+import type { JournalEntry } from '../journal/journal.types';
+import { AgentSessionEntity } from '../sessions/agent-session.entity';
+import type { HitlRequestView, PendingBatch, SubmittedCall } from '../sessions/session.types';
+import type { ActResponse, ActResult } from './act.types';
+import type { ApprovalGrant, BatchContext, InterruptSpec } from './acting.types';
+import { CallRunner, conflict, inProgress } from './call-runner';
+import { fingerprintOf } from './call-interrupts';
+
+/**
+ * Runs the calls of one batch in order. When one needs a human, the calls before it keep their results,
+ * it is PENDING_APPROVAL, the rest are NOT_RUN, and the request and the remaining batch are persisted with
+ * the session (INTERRUPTED) in one transaction.
+ */
+@Injectable()
+export class BatchRunner {
+  constructor(
+    private readonly runner: CallRunner,
+    private readonly journal: ToolCallJournalRepository,
+    private readonly hitl: HitlRequestsRepository,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  /** Refuses the whole batch up front when a toolCallId conflicts or is still running (nothing runs). */
+  async preflight(ctx: BatchContext, calls: readonly SubmittedCall[]): Promise<Map<string, JournalEntry>> {
+    const existing = await this.journal.findMany(ctx.session.tenantId, ctx.session.id, calls.map((c) => c.id));
+    const now = Date.now();
+    for (const call of calls) {
+      const entry = existing.get(call.id);
+      if (!entry) continue;
+      if (entry.fingerprint !== fingerprintOf(call)) throw conflict(call, entry);
+      if (entry.state === 'STARTED' && entry.leaseExpiresAt > now) throw inProgress(call);
+    }
+    return existing;
+  }
+
+  async run(ctx: BatchContext, calls: readonly SubmittedCall[], grant: ApprovalGrant | null, leading: ActResult[] = []): Promise<ActResponse> {
+    const existing = await this.preflight(ctx, calls);
+    const results = [...leading];
+    for (let i = 0; i < calls.length; i++) {
+      const step = await this.runner.run(ctx, calls[i], existing.get(calls[i].id), grant);
+      if (step.kind === 'result') {
+        results.push(step.result);
+        continue;
+      }
+      const hitlRequest = await this.interrupt(ctx, step.interrupt, { iteration: ctx.iteration, pending: calls[i], notRun: calls.slice(i + 1) });
+      results.push(pendingResult(calls[i], step.interrupt), ...calls.slice(i + 1).map((c) => notRunResult(c, calls[i].id)));
+      return { status: 'INTERRUPTED', results, hitlRequest };
+    }
+    return { status: 'COMPLETED', results };
+  }
+
+  /** Persists a request and moves the session to INTERRUPTED (compare-and-set on its lock version). */
+  async interrupt(ctx: BatchContext, spec: InterruptSpec, batch: PendingBatch): Promise<HitlRequestView> {
+    const s = ctx.session;
+    const view: HitlRequestView = {
+      id: randomUUID(),
+      requestType: spec.requestType,
+      promptMessage: spec.promptMessage,
+      toolName: spec.toolName,
+      toolCallId: spec.call?.id ?? null,
+      toolParams: redact(spec.args, spec.redactFields),
+      triggerReason: spec.triggerReason,
+      iteration: ctx.iteration,
+    };
+    await this.dataSource.transaction(async (m) => {
+      await this.hitl.insert(m, {
+        id: view.id, tenantId: s.tenantId, sessionId: s.id, agentId: s.agentId, requestType: spec.requestType, toolName: spec.toolName,
+        toolCallId: view.toolCallId, fingerprint: spec.fingerprint, promptMessage: spec.promptMessage,
+        toolParams: JSON.stringify(view.toolParams) ?? 'null', triggerReason: spec.triggerReason, iteration: ctx.iteration,
+        status: 'PENDING', decision: null, decisionMessage: null, decidedBy: null, decidedAt: null, clientMessageId: null, createdAt: Date.now(),
+      });
+      const moved = await m.getRepository(AgentSessionEntity).update(
+        { id: s.id, lockVersion: s.lockVersion },
+        { status: 'INTERRUPTED', hitlPending: true, hitlRequest: view, pendingBatch: batch, lockVersion: s.lockVersion + 1, updatedAt: Date.now() } as never,
+      );
+      if ((moved.affected ?? 0) !== 1) {
+        throw new DomainError(CommonErrorCode.CONCURRENT_MODIFICATION, `Session ${s.id} was changed by another request while this batch ran; read it with GET /api/v1/sessions/${s.id} and submit again.`);
+      }
+    });
+    s.lockVersion += 1;
+    Object.assign(s, { status: 'INTERRUPTED', hitlPending: true, hitlRequest: view, pendingBatch: batch });
+    return view;
+  }
+}
+
+function pendingResult(call: SubmittedCall, spec: InterruptSpec): ActResult {
+  const content =
+    spec.requestType === 'UNKNOWN_OUTCOME'
+      ? `Outcome unknown: ${call.name} (${call.id}) was started by a gateway process that stopped. A human must decide; it was not run again.`
+      : `Awaiting human approval: ${call.name} (${call.id}) was not run (${spec.triggerReason}).`;
+  return { toolCallId: call.id, toolName: call.name, status: 'PENDING_APPROVAL', content, isError: false, reused: false, attempts: 0, durationMs: 0, totalChars: content.length, truncated: false };
+}
+
+export function notRunResult(call: SubmittedCall, blockedBy: string | null): ActResult {
+  const content = blockedBy ? `Not run: the batch stopped at ${blockedBy}, which waits for a human decision.` : 'Not run: the session was closed.';
+  return { toolCallId: call.id, toolName: call.name, status: 'NOT_RUN', content, isError: false, reused: false, attempts: 0, durationMs: 0, totalChars: content.length, truncated: false };
+}

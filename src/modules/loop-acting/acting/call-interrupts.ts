@@ -1,0 +1,47 @@
+import type { ReadyCall } from '@app/modules/tool-invocation/tool-call.preparer';
+import { parseToolArguments } from '@app/modules/tool-invocation/tool-arguments.parser';
+import { callFingerprint } from '../journal/journal-fingerprint';
+import type { JournalEntry } from '../journal/journal.types';
+import type { SubmittedCall } from '../sessions/session.types';
+import type { InterruptSpec } from './acting.types';
+
+/** The fingerprint of a submitted call (arguments parsed when they are JSON, else the raw text). */
+export function fingerprintOf(call: SubmittedCall): string {
+  const parsed = parseToolArguments(call.arguments);
+  return callFingerprint(call.name, parsed.ok ? parsed.value : call.arguments);
+}
+
+export function approvalInterrupt(call: SubmittedCall, prepared: ReadyCall, fingerprint: string): InterruptSpec {
+  const need = prepared.approval!;
+  return {
+    requestType: 'TOOL_APPROVAL',
+    call,
+    toolName: prepared.tool.name,
+    fingerprint,
+    args: prepared.args,
+    redactFields: prepared.tool.result?.redactFields ?? [],
+    triggerReason: need.reason,
+    promptMessage: prepared.tool.hitl?.approvalText ?? `Approve ${prepared.tool.name}? The gateway stopped this call because ${need.reason}.`,
+    rules: need.rules,
+  };
+}
+
+export function unknownOutcomeInterrupt(call: SubmittedCall, entry: JournalEntry): InterruptSpec {
+  let args: unknown = entry.argumentsJson;
+  try {
+    args = JSON.parse(entry.argumentsJson);
+  } catch {
+    /* shown as stored */
+  }
+  return {
+    requestType: 'UNKNOWN_OUTCOME',
+    call,
+    toolName: entry.toolName,
+    fingerprint: entry.fingerprint,
+    args,
+    redactFields: [],
+    triggerReason: `the gateway process that was running ${entry.toolName} (${entry.owner}) stopped before recording the outcome; the call may or may not have taken effect`,
+    promptMessage: `${entry.toolName} was started at ${new Date(entry.startedAt).toISOString()} but its outcome is unknown. Check the target system, then RETRY it, MARK_DONE (your message becomes the result) or REJECT it.`,
+    rules: [],
+  };
+}

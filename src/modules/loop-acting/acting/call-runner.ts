@@ -1,0 +1,179 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
+import { ToolCallPreparer, ReadyCall } from '@app/modules/tool-invocation/tool-call.preparer';
+import { ToolCallPathService } from '@app/modules/executors/call-path/tool-call-path.service';
+import { ToolCallLogService } from '@app/modules/executors/tool-call-log/tool-call-log.service';
+import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
+import { DomainError } from '@app/common/errors/domain-error';
+import { ToolCallJournalRepository, NewJournalEntry } from '../journal/tool-call-journal.repository';
+import { JournalLeaseRenewer } from '../journal/journal-lease.renewer';
+import { canonicalJson } from '../journal/journal-fingerprint';
+import type { JournalEntry, JournalKey } from '../journal/journal.types';
+import { ToolResultStore } from '../results/tool-result.store';
+import { inlineResult } from '../results/tool-result.view';
+import { LoopActingErrorCode } from '../loop-acting.errors';
+import type { SubmittedCall } from '../sessions/session.types';
+import type { ActResult } from './act.types';
+import type { ApprovalGrant, BatchContext, CallStep } from './acting.types';
+import { FaultInjector } from './fault-injector';
+import { fingerprintOf, unknownOutcomeInterrupt, approvalInterrupt } from './call-interrupts';
+
+/**
+ * One tool call of a batch through the journal: reuse a finished entry, recover a dead owner's entry,
+ * or check, claim (STARTED), run and record it. Never runs a side-effecting call whose outcome is unknown.
+ */
+@Injectable()
+export class CallRunner {
+  private readonly logger = new Logger(CallRunner.name);
+
+  constructor(
+    private readonly preparer: ToolCallPreparer,
+    private readonly callPath: ToolCallPathService,
+    private readonly journal: ToolCallJournalRepository,
+    private readonly leases: JournalLeaseRenewer,
+    private readonly results: ToolResultStore,
+    private readonly log: ToolCallLogService,
+    private readonly faults: FaultInjector,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+  ) {}
+
+  async run(ctx: BatchContext, call: SubmittedCall, existing: JournalEntry | undefined, grant: ApprovalGrant | null): Promise<CallStep> {
+    if (existing) return this.fromExisting(ctx, call, existing, grant);
+    const prepared = await this.preparer.prepare({
+      tenantId: ctx.session.tenantId,
+      agentId: ctx.session.agentId,
+      userId: ctx.session.userId,
+      permissions: ctx.session.permissions,
+      capabilities: ctx.session.capabilities,
+      toolName: call.name,
+      rawArguments: call.arguments,
+    });
+    const key = this.keyOf(ctx, call);
+    const fingerprint = fingerprintOf(call);
+    if (prepared.kind === 'refused') {
+      const entry = this.newEntry(ctx, call, fingerprint, prepared.tool, prepared.args);
+      const inserted = await this.journal.insertRefused(entry, Date.now(), prepared.content, prepared.reason);
+      if (!inserted) return this.afterLostRace(ctx, call, grant);
+      this.log.record({
+        tenantId: ctx.session.tenantId, sessionId: ctx.session.id, agentId: ctx.session.agentId, userId: ctx.session.userId,
+        toolCallId: call.id, toolId: prepared.tool?.id ?? null, toolName: call.name, status: 'FAILED', entry: ctx.entry,
+        arguments: prepared.args, redactFields: prepared.tool?.result?.redactFields, attempts: 0, durationMs: 0,
+        errorClass: prepared.reason, content: prepared.content,
+      });
+      return { kind: 'result', result: this.view(call.id, call.name, 'FAILED', prepared.content, true, false, 0, 0, entry.inlineLimit) };
+    }
+    const approved = grant !== null && grant.toolCallId === call.id && grant.fingerprint === fingerprint;
+    if (prepared.approval && !approved) return { kind: 'interrupt', interrupt: approvalInterrupt(call, prepared, fingerprint) };
+    this.faults.reach('before-started', call.name);
+    const entry = this.newEntry(ctx, call, fingerprint, prepared.tool, prepared.args);
+    if (!(await this.journal.claim(entry, Date.now()))) return this.afterLostRace(ctx, call, grant);
+    this.faults.reach('after-started', call.name);
+    return { kind: 'result', result: await this.execute(ctx, key, prepared, entry.inlineLimit) };
+  }
+
+  /** A toolCallId seen before: reuse, recover, or refuse. */
+  private async fromExisting(ctx: BatchContext, call: SubmittedCall, entry: JournalEntry, grant: ApprovalGrant | null): Promise<CallStep> {
+    if (entry.fingerprint !== fingerprintOf(call)) throw conflict(call, entry);
+    if (entry.state !== 'STARTED') return { kind: 'result', result: await this.reused(entry) };
+    if (entry.leaseExpiresAt > Date.now()) throw inProgress(call);
+    // The owner died: its lease expired without a finish.
+    const retryApproved = grant?.mode === 'RETRY' && grant.toolCallId === call.id && grant.fingerprint === entry.fingerprint;
+    if (entry.sideEffect !== 'READ_ONLY' && !retryApproved) return { kind: 'interrupt', interrupt: unknownOutcomeInterrupt(call, entry) };
+    const prepared = await this.preparer.prepare({
+      tenantId: ctx.session.tenantId, agentId: ctx.session.agentId, userId: ctx.session.userId, permissions: ctx.session.permissions,
+      capabilities: ctx.session.capabilities, toolName: entry.toolName, rawArguments: JSON.parse(entry.argumentsJson),
+    });
+    if (prepared.kind === 'ready' && prepared.approval && !retryApproved) {
+      return { kind: 'interrupt', interrupt: approvalInterrupt(call, prepared, entry.fingerprint) };
+    }
+    const key = this.keyOf(ctx, call);
+    if (!(await this.journal.takeOver(key, entry, this.leases.owner, this.leases.leaseUntil(), ctx.iteration))) {
+      return this.afterLostRace(ctx, call, grant);
+    }
+    if (prepared.kind === 'refused') {
+      // The tool is no longer callable: record the refusal as the outcome of the recovered entry.
+      await this.journal.finish(key, this.leases.owner, { state: 'FAILED', resultStatus: 'FAILED', attempts: 0, durationMs: 0, isError: true, errorClass: prepared.reason, content: prepared.content }, Date.now());
+      return { kind: 'result', result: this.view(call.id, entry.toolName, 'FAILED', prepared.content, true, false, 0, 0, entry.inlineLimit) };
+    }
+    return { kind: 'result', result: await this.execute(ctx, key, prepared, entry.inlineLimit) };
+  }
+
+  /** Another submission inserted the same toolCallId first: answer from its entry. */
+  private async afterLostRace(ctx: BatchContext, call: SubmittedCall, grant: ApprovalGrant | null): Promise<CallStep> {
+    const entry = await this.journal.find(this.keyOf(ctx, call));
+    if (!entry) throw inProgress(call);
+    if (entry.state === 'STARTED' && entry.leaseExpiresAt > Date.now()) throw inProgress(call);
+    return this.fromExisting(ctx, call, entry, grant);
+  }
+
+  private async execute(ctx: BatchContext, key: JournalKey, prepared: ReadyCall, inlineLimit: number): Promise<ActResult> {
+    const s = ctx.session;
+    const result = await this.leases.hold(async () => {
+      const timer = this.faults.armDuringCall(prepared.tool.name);
+      try {
+        return await this.callPath.call(prepared.tool, prepared.args, {
+          tenantId: s.tenantId, userId: s.userId, agentId: s.agentId, sessionId: s.id, toolCallId: key.toolCallId, entry: ctx.entry,
+          webSearch: prepared.webSearch,
+        });
+      } finally {
+        if (timer) clearTimeout(timer);
+      }
+    });
+    this.faults.reach('after-call', prepared.tool.name);
+    const finished = await this.journal.finish(key, this.leases.owner, { ...result, state: result.status, resultStatus: result.status }, Date.now());
+    if (!finished) this.logger.error(`Journal entry ${key.toolCallId} was no longer ours when ${prepared.tool.name} finished; its outcome stays with the new owner.`);
+    this.faults.reach('after-completed', prepared.tool.name);
+    this.results.remember(key.tenantId, key.sessionId, key.toolCallId, result.content);
+    return this.view(key.toolCallId, prepared.tool.name, result.status, result.content, result.isError, false, result.attempts, result.durationMs, inlineLimit);
+  }
+
+  private async reused(entry: JournalEntry): Promise<ActResult> {
+    const content = await this.results.contentOf(entry);
+    const status = (entry.resultStatus ?? entry.state) as ActResult['status'];
+    return this.view(entry.toolCallId, entry.toolName, status, content, entry.isError, true, entry.attempts, entry.durationMs ?? 0, entry.inlineLimit);
+  }
+
+  view(toolCallId: string, toolName: string, status: ActResult['status'], content: string, isError: boolean, reused: boolean, attempts: number, durationMs: number, inlineLimit: number): ActResult {
+    const inline = inlineResult(content, inlineLimit, toolCallId);
+    return { toolCallId, toolName, status, content: inline.content, isError, reused, attempts, durationMs, totalChars: inline.totalChars, truncated: inline.truncated };
+  }
+
+  inlineLimitOf(tool: ToolDescriptor | null): number {
+    return tool?.result?.maxInlineChars ?? this.config.resultDefaultMaxInlineChars;
+  }
+
+  private newEntry(ctx: BatchContext, call: SubmittedCall, fingerprint: string, tool: ToolDescriptor | null, args: unknown): NewJournalEntry {
+    return {
+      ...this.keyOf(ctx, call),
+      toolName: call.name.slice(0, 64),
+      toolId: tool?.id ?? null,
+      fingerprint,
+      argumentsJson: canonicalJson(args),
+      sideEffect: tool?.sideEffect ?? 'SIDE_EFFECT',
+      iteration: ctx.iteration,
+      owner: this.leases.owner,
+      leaseExpiresAt: this.leases.leaseUntil(),
+      inlineLimit: this.inlineLimitOf(tool),
+    };
+  }
+
+  private keyOf(ctx: BatchContext, call: SubmittedCall): JournalKey {
+    return { tenantId: ctx.session.tenantId, sessionId: ctx.session.id, toolCallId: call.id };
+  }
+}
+
+export function conflict(call: SubmittedCall, entry: JournalEntry): DomainError {
+  return new DomainError(
+    LoopActingErrorCode.TOOL_CALL_CONFLICT,
+    `toolCallId ${call.id} was already used for ${entry.toolName} with other arguments; a toolCallId names exactly one call. Use a new toolCallId for a new call.`,
+    { toolCallId: call.id, existingToolName: entry.toolName },
+  );
+}
+
+export function inProgress(call: SubmittedCall): DomainError {
+  return new DomainError(
+    LoopActingErrorCode.TOOL_CALL_IN_PROGRESS,
+    `toolCallId ${call.id} is running right now; submit it again after it finishes to get its result.`,
+    { toolCallId: call.id },
+  );
+}

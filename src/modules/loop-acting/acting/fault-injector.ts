@@ -1,0 +1,36 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
+
+/** Points in the acting step where the crash-matrix tests kill the process. */
+export const FAULT_POINTS = ['before-started', 'after-started', 'during-call', 'after-call', 'after-completed'] as const;
+export type FaultPoint = (typeof FAULT_POINTS)[number];
+
+/**
+ * TEST ONLY. With GATEWAY_FAULT_INJECTION="<point>[:<toolName>]" (refused in production by config validation)
+ * the process SIGKILLs itself when a call of that tool reaches the point, so tests can prove what survives.
+ * Without the variable every method is a no-op.
+ */
+@Injectable()
+export class FaultInjector {
+  private readonly logger = new Logger(FaultInjector.name);
+  private readonly point: FaultPoint | null;
+  private readonly toolName: string | null;
+
+  constructor(@Inject(GATEWAY_CONFIG) config: GatewayConfig) {
+    const [point, toolName] = config.faultInjection.split(':');
+    this.point = (FAULT_POINTS as readonly string[]).includes(point) ? (point as FaultPoint) : null;
+    this.toolName = toolName || null;
+  }
+
+  reach(point: FaultPoint, toolName: string): void {
+    if (this.point !== point || (this.toolName && this.toolName !== toolName)) return;
+    this.logger.warn(`Fault injection: killing the process at ${point} (${toolName})`);
+    process.kill(process.pid, 'SIGKILL');
+  }
+
+  /** For `during-call`: kills the process shortly after the call was handed to the executor. */
+  armDuringCall(toolName: string, delayMs = 150): NodeJS.Timeout | null {
+    if (this.point !== 'during-call' || (this.toolName && this.toolName !== toolName)) return null;
+    return setTimeout(() => this.reach('during-call', toolName), delayMs);
+  }
+}

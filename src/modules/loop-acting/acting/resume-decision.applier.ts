@@ -1,0 +1,60 @@
+import { Injectable } from '@nestjs/common';
+import { DomainError } from '@app/common/errors/domain-error';
+import { LoopActingErrorCode } from '../loop-acting.errors';
+import { HitlRequestsRepository } from '@app/modules/hitl/requests/hitl-requests.repository';
+import { ToolCallJournalRepository } from '../journal/tool-call-journal.repository';
+import { canonicalJson } from '../journal/journal-fingerprint';
+import { ToolResultStore } from '../results/tool-result.store';
+import type { AgentSessionEntity } from '../sessions/agent-session.entity';
+import type { HitlRequestView, SubmittedCall } from '../sessions/session.types';
+import type { ResumeDecision } from '../sessions/sessions.dto';
+import type { ActResult } from './act.types';
+import type { BatchContext } from './acting.types';
+import { CallRunner } from './call-runner';
+import { fingerprintOf } from './call-interrupts';
+
+/** Records the decisions that end a pending call without running it: REJECT and MARK_DONE. */
+@Injectable()
+export class ResumeDecisionApplier {
+  constructor(
+    private readonly journal: ToolCallJournalRepository,
+    private readonly hitl: HitlRequestsRepository,
+    private readonly results: ToolResultStore,
+    private readonly runner: CallRunner,
+  ) {}
+
+  /** The fingerprint the human reviewed; the pending call must still match it. */
+  async fingerprintOf(session: AgentSessionEntity, request: HitlRequestView, pending: SubmittedCall): Promise<string> {
+    const row = await this.hitl.find(request.id);
+    const reviewed = row?.fingerprint ?? fingerprintOf(pending);
+    if (reviewed !== fingerprintOf(pending)) {
+      throw new DomainError(LoopActingErrorCode.TOOL_CALL_CONFLICT, `The pending call ${pending.id} of session ${session.id} no longer matches what was reviewed.`);
+    }
+    return reviewed;
+  }
+
+  async record(ctx: BatchContext, request: HitlRequestView, pending: SubmittedCall, decision: ResumeDecision, message: string | undefined): Promise<ActResult> {
+    const s = ctx.session;
+    const key = { tenantId: s.tenantId, sessionId: s.id, toolCallId: pending.id };
+    const markDone = decision === 'MARK_DONE';
+    const content = markDone
+      ? message?.trim() || `Marked done by a reviewer: ${pending.name} (toolCallId ${pending.id}) is confirmed to have taken effect.`
+      : `Rejected by a reviewer: ${pending.name} (toolCallId ${pending.id}) was not run. Reviewer's message: ${message?.trim() || '(none)'}`;
+    const outcome = { state: markDone ? 'COMPLETED' : 'FAILED', resultStatus: markDone ? 'COMPLETED' : 'REJECTED', attempts: 0, durationMs: 0, isError: !markDone, errorClass: markDone ? null : 'REJECTED', content } as const;
+    const existing = await this.journal.find(key);
+    if (existing?.state === 'STARTED') {
+      await this.journal.finish(key, null, outcome, Date.now());
+    } else if (!existing) {
+      const inlineLimit = this.runner.inlineLimitOf(null);
+      await this.journal.insertRefused(
+        { ...key, toolName: pending.name, toolId: null, fingerprint: request.toolCallId ? fingerprintOf(pending) : '', argumentsJson: canonicalJson(pending.arguments), sideEffect: 'SIDE_EFFECT', iteration: ctx.iteration, owner: 'reviewer', leaseExpiresAt: 0, inlineLimit },
+        Date.now(),
+        content,
+        'REJECTED',
+        'REJECTED',
+      );
+    }
+    this.results.remember(s.tenantId, s.id, pending.id, content);
+    return this.runner.view(pending.id, pending.name, outcome.resultStatus, content, outcome.isError, false, 0, 0, existing?.inlineLimit ?? this.runner.inlineLimitOf(null));
+  }
+}

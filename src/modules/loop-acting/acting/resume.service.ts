@@ -1,0 +1,126 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
+import { DomainError } from '@app/common/errors/domain-error';
+import { CommonErrorCode } from '@app/common/errors/common.errors';
+import { validationFailed } from '@app/common/errors/validation';
+import type { AuthContext } from '@app/common/auth/auth-context';
+import { HitlRequestsRepository } from '@app/modules/hitl/requests/hitl-requests.repository';
+import { ToolRegistryService } from '@app/modules/tool-registry/tool-registry.service';
+import { SessionsService } from '../sessions/sessions.service';
+import { AgentSessionRepository } from '../sessions/agent-session.repository';
+import type { AgentSessionEntity } from '../sessions/agent-session.entity';
+import type { HitlRequestView, PendingBatch } from '../sessions/session.types';
+import { LoopActingErrorCode } from '../loop-acting.errors';
+import type { ResumeDecision, ResumeDto } from '../sessions/sessions.dto';
+import type { ActResponse } from './act.types';
+import type { BatchContext } from './acting.types';
+import { BatchRunner, notRunResult } from './batch-runner';
+import { ResumeRecordRepository } from './resume-record.repository';
+import { ResumeDecisionApplier } from './resume-decision.applier';
+
+const ALLOWED: Record<HitlRequestView['requestType'], readonly ResumeDecision[]> = {
+  TOOL_APPROVAL: ['APPROVE', 'REJECT'],
+  UNKNOWN_OUTCOME: ['RETRY', 'MARK_DONE', 'REJECT'],
+  CHECKPOINT_PAUSE: ['CONTINUE'],
+};
+
+/**
+ * `POST /sessions/{id}/resume`: one human decision on the pending request. The clientMessageId is claimed
+ * first and the decision persisted (who, when, on which fingerprint) before anything it allows runs; a
+ * repeated clientMessageId gets the stored response and runs nothing.
+ */
+@Injectable()
+export class ResumeService {
+  constructor(
+    private readonly sessions: SessionsService,
+    private readonly sessionRepo: AgentSessionRepository,
+    private readonly records: ResumeRecordRepository,
+    private readonly hitl: HitlRequestsRepository,
+    private readonly batches: BatchRunner,
+    private readonly decisions: ResumeDecisionApplier,
+    private readonly tools: ToolRegistryService,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+  ) {}
+
+  async resume(auth: AuthContext, sessionId: string, dto: ResumeDto): Promise<ActResponse> {
+    const session = await this.sessions.load(auth, sessionId);
+    const claim = await this.records.claim(session.id, dto.clientMessageId, this.config.journalLeaseMs);
+    if (claim.kind === 'done') return claim.response;
+    if (claim.kind === 'running') {
+      throw new DomainError(LoopActingErrorCode.RESUME_IN_PROGRESS, `A resume with clientMessageId ${dto.clientMessageId} is still running; send it again shortly to get its response.`);
+    }
+    let decided = false;
+    try {
+      const { request, batch, decision } = this.validate(session, dto);
+      decided = await this.hitl.decide(request.id, { decision, decisionMessage: dto.message ?? null, decidedBy: auth.keyId, clientMessageId: dto.clientMessageId });
+      if (!decided) {
+        throw new DomainError(LoopActingErrorCode.HITL_ALREADY_DECIDED, `The pending request ${request.id} was already decided by another resume; read the session with GET /api/v1/sessions/${session.id}.`);
+      }
+      const response = await this.apply(session, request, batch, decision, dto.message);
+      await this.records.complete(session.id, dto.clientMessageId, response);
+      return response;
+    } catch (err) {
+      // Nothing was decided: free the clientMessageId so a corrected request can use it.
+      if (!decided) await this.records.release(session.id, dto.clientMessageId);
+      throw err;
+    }
+  }
+
+  private validate(session: AgentSessionEntity, dto: ResumeDto): { request: HitlRequestView; batch: PendingBatch; decision: ResumeDecision } {
+    const request = session.hitlRequest;
+    const batch = session.pendingBatch;
+    if (session.status !== 'INTERRUPTED' || !request || !batch) {
+      throw new DomainError(LoopActingErrorCode.NO_PENDING_REQUEST, `Session ${session.id} is ${session.status} and waits for no decision; submit tool calls with /act.`);
+    }
+    if (dto.toolCallId !== undefined && dto.toolCallId !== request.toolCallId) {
+      throw new DomainError(LoopActingErrorCode.HITL_TOOL_CALL_MISMATCH, `The pending request is about toolCallId ${request.toolCallId ?? '(none: a checkpoint pause)'}, not ${dto.toolCallId}.`, {
+        pendingToolCallId: request.toolCallId,
+      });
+    }
+    const decision = dto.decision ?? (request.requestType === 'TOOL_APPROVAL' ? 'APPROVE' : request.requestType === 'CHECKPOINT_PAUSE' ? 'CONTINUE' : undefined);
+    if (!decision || !ALLOWED[request.requestType].includes(decision)) {
+      throw validationFailed([{ field: 'decision', problems: [`a ${request.requestType} request takes ${ALLOWED[request.requestType].join(', ')}${decision ? `, not ${decision}` : ' (required)'}`] }]);
+    }
+    return { request, batch, decision };
+  }
+
+  private async apply(session: AgentSessionEntity, request: HitlRequestView, batch: PendingBatch, decision: ResumeDecision, message: string | undefined): Promise<ActResponse> {
+    const ctx: BatchContext = { session, iteration: batch.iteration, entry: 'RESUME' };
+    if (request.requestType === 'CHECKPOINT_PAUSE') {
+      const agentBudget = Math.max(1, session.iterationBudget);
+      await this.moveSession(session, { iterationBudget: batch.iteration + agentBudget });
+      return this.finish(session, await this.batches.run(ctx, batch.notRun, null));
+    }
+    const pending = batch.pending!;
+    if (decision === 'APPROVE' || decision === 'RETRY') {
+      const grant = { toolCallId: pending.id, fingerprint: await this.decisions.fingerprintOf(session, request, pending), mode: decision };
+      return this.finish(session, await this.batches.run(ctx, [pending, ...batch.notRun], grant));
+    }
+    const decided = await this.decisions.record(ctx, request, pending, decision, message);
+    if (decided.status === 'REJECTED' && (await this.rejectPolicyOf(session, pending.name)) === 'ABORT_SESSION') {
+      const response: ActResponse = { status: 'COMPLETED', results: [decided, ...batch.notRun.map((c) => notRunResult(c, null))] };
+      return this.finish(session, response, true);
+    }
+    return this.finish(session, await this.batches.run(ctx, batch.notRun, null, [decided]));
+  }
+
+  /** The final session state: INTERRUPTED again (already written by the batch), CLOSED, or ACTIVE. */
+  private async finish(session: AgentSessionEntity, response: ActResponse, close = false): Promise<ActResponse> {
+    if (response.status === 'INTERRUPTED') return response;
+    await this.moveSession(session, { status: close ? 'CLOSED' : 'ACTIVE', hitlPending: false, hitlRequest: null, pendingBatch: null });
+    return response;
+  }
+
+  private async moveSession(session: AgentSessionEntity, changes: Partial<AgentSessionEntity>): Promise<void> {
+    if (!(await this.sessionRepo.compareAndSet(session.id, session.lockVersion, changes))) {
+      throw new DomainError(CommonErrorCode.CONCURRENT_MODIFICATION, `Session ${session.id} was changed by another request during this resume; read it and try again.`);
+    }
+    session.lockVersion += 1;
+    Object.assign(session, changes);
+  }
+
+  private async rejectPolicyOf(session: AgentSessionEntity, toolName: string): Promise<string> {
+    const tool = await this.tools.findByNameInScope(toolName, session.tenantId);
+    return tool?.hitl?.rejectPolicy ?? 'RETURN_ERROR';
+  }
+}

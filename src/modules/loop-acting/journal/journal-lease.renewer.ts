@@ -1,0 +1,57 @@
+import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
+import { ToolCallJournalRepository } from './tool-call-journal.repository';
+
+/**
+ * Keeps the leases of this instance's in-flight calls alive: while any call runs, one UPDATE every third of
+ * JOURNAL_LEASE_MS renews them all. A killed process stops renewing, so its STARTED entries expire and
+ * the next submission of the same toolCallId is recovered (READ_ONLY reruns, others go to a human).
+ */
+@Injectable()
+export class JournalLeaseRenewer implements OnModuleDestroy {
+  private readonly logger = new Logger(JournalLeaseRenewer.name);
+  private inFlight = 0;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly journal: ToolCallJournalRepository,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+  ) {}
+
+  get owner(): string {
+    return this.config.instanceId;
+  }
+
+  /** The lease expiry of a claim made now. */
+  leaseUntil(now = Date.now()): number {
+    return now + this.config.journalLeaseMs;
+  }
+
+  /** Wraps one in-flight call so its lease is renewed while it runs. */
+  async hold<T>(work: () => Promise<T>): Promise<T> {
+    if (this.inFlight++ === 0) {
+      this.timer = setInterval(() => void this.renew(), Math.max(100, Math.floor(this.config.journalLeaseMs / 3)));
+      this.timer.unref();
+    }
+    try {
+      return await work();
+    } finally {
+      if (--this.inFlight === 0 && this.timer) {
+        clearInterval(this.timer);
+        this.timer = null;
+      }
+    }
+  }
+
+  private async renew(): Promise<void> {
+    try {
+      await this.journal.renewLeases(this.owner, this.leaseUntil());
+    } catch (err) {
+      this.logger.error(`Could not renew journal leases: ${(err as Error).message}`);
+    }
+  }
+
+  onModuleDestroy(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+}

@@ -1,0 +1,46 @@
+import type { JournalState } from './tool-call-journal.entity';
+
+/** The key of a journal entry. */
+export interface JournalKey {
+  tenantId: string;
+  sessionId: string;
+  toolCallId: string;
+}
+
+/** A journal row as the acting step reads it. */
+export interface JournalEntry extends JournalKey {
+  toolName: string;
+  toolId: string | null;
+  fingerprint: string;
+  argumentsJson: string;
+  sideEffect: string;
+  state: JournalState;
+  resultStatus: string | null;
+  attempts: number;
+  iteration: number;
+  owner: string;
+  leaseExpiresAt: number;
+  startedAt: number;
+  finishedAt: number | null;
+  durationMs: number | null;
+  isError: boolean;
+  errorClass: string | null;
+  content: string | null;
+  totalChars: number;
+  resultChunks: number;
+  inlineLimit: number;
+}
+
+/** How a call ended, written with its result in one step. */
+export interface JournalOutcome {
+  state: 'COMPLETED' | 'FAILED';
+  resultStatus: 'COMPLETED' | 'FAILED' | 'REJECTED';
+  attempts: number;
+  durationMs: number;
+  isError: boolean;
+  errorClass: string | null;
+  content: string;
+}
+
+/** Characters per stored chunk: 16,000 utf8mb4 characters fit MySQL's 64 KB TEXT. */
+export const RESULT_CHUNK_CHARS = 16_000;

@@ -1,0 +1,46 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AgentConfigModule } from '@app/modules/agent-config/agent-config.module';
+import { ToolRegistryModule } from '@app/modules/tool-registry/tool-registry.module';
+import { HitlModule } from '@app/modules/hitl/hitl.module';
+import { ExecutorsModule } from '@app/modules/executors/executors.module';
+import { ToolInvocationModule } from '@app/modules/tool-invocation/tool-invocation.module';
+import { AgentSessionEntity } from './sessions/agent-session.entity';
+import { AgentSessionRepository } from './sessions/agent-session.repository';
+import { SessionsService } from './sessions/sessions.service';
+import { SessionsController } from './sessions/sessions.controller';
+import { ToolCallJournalRepository } from './journal/tool-call-journal.repository';
+import { JournalLeaseRenewer } from './journal/journal-lease.renewer';
+import { JournalAdminController } from './journal/journal-admin.controller';
+import { ToolResultStore } from './results/tool-result.store';
+import { ToolResultReader } from './results/tool-result.reader';
+import { CallRunner } from './acting/call-runner';
+import { BatchRunner } from './acting/batch-runner';
+import { ActService } from './acting/act.service';
+import { ResumeService } from './acting/resume.service';
+import { ResumeRecordRepository } from './acting/resume-record.repository';
+import { ResumeDecisionApplier } from './acting/resume-decision.applier';
+import { FaultInjector } from './acting/fault-injector';
+
+/** Sessions, the idempotency journal, the result store, act and resume. */
+@Module({
+  imports: [TypeOrmModule.forFeature([AgentSessionEntity]), AgentConfigModule, ToolRegistryModule, HitlModule, ExecutorsModule, ToolInvocationModule],
+  controllers: [SessionsController, JournalAdminController],
+  providers: [
+    AgentSessionRepository,
+    SessionsService,
+    ToolCallJournalRepository,
+    JournalLeaseRenewer,
+    ToolResultStore,
+    ToolResultReader,
+    CallRunner,
+    BatchRunner,
+    ActService,
+    ResumeService,
+    ResumeRecordRepository,
+    ResumeDecisionApplier,
+    FaultInjector,
+  ],
+  exports: [SessionsService, ToolResultStore, ToolResultReader],
+})
+export class LoopActingModule {}

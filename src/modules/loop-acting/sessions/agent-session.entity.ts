@@ -1,0 +1,64 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { epochMs } from '@app/database/epoch-ms.transformer';
+import type { ToolRequirement } from '@app/modules/tool-registry/tool-registry.types';
+import type { HitlRequestView, PendingBatch, SessionStatus, TodoItem, ActiveSkill } from './session.types';
+
+/** The checkpoint of one agent session: everything needed to continue after a restart or an interrupt. */
+@Entity({ name: 'agent_session' })
+@Index('idx_agent_session_tenant', ['tenantId', 'status'])
+export class AgentSessionEntity {
+  @PrimaryColumn({ type: 'varchar', length: 36 })
+  id: string;
+
+  @Column({ name: 'tenant_id', type: 'varchar', length: 64 })
+  tenantId: string;
+
+  @Column({ name: 'agent_id', type: 'varchar', length: 36 })
+  agentId: string;
+
+  @Column({ name: 'user_id', type: 'varchar', length: 128 })
+  userId: string;
+
+  @Column({ type: 'simple-json' })
+  permissions: string[];
+
+  @Column({ type: 'simple-json' })
+  capabilities: ToolRequirement[];
+
+  @Column({ type: 'varchar', length: 16 })
+  status: SessionStatus;
+
+  /** The highest loop iteration the runtime has submitted. */
+  @Column({ type: 'int' })
+  iteration: number;
+
+  /** Iterations allowed before the next checkpoint pause (the agent's maxIterations, extended on resume). */
+  @Column({ name: 'iteration_budget', type: 'int' })
+  iterationBudget: number;
+
+  @Column({ name: 'hitl_pending', type: 'boolean', width: 1 })
+  hitlPending: boolean;
+
+  @Column({ name: 'hitl_request', type: 'simple-json', nullable: true })
+  hitlRequest: HitlRequestView | null;
+
+  /** The interrupted batch: the call awaiting a decision and the calls left NOT_RUN. */
+  @Column({ name: 'pending_batch', type: 'simple-json', nullable: true })
+  pendingBatch: PendingBatch | null;
+
+  @Column({ name: 'todo_list', type: 'simple-json' })
+  todoList: TodoItem[];
+
+  @Column({ name: 'active_skill', type: 'simple-json', nullable: true })
+  activeSkill: ActiveSkill | null;
+
+  /** Optimistic lock: every state change is `... WHERE lock_version = <read>`. */
+  @Column({ name: 'lock_version', type: 'int' })
+  lockVersion: number;
+
+  @Column({ name: 'created_at', type: 'bigint', transformer: epochMs })
+  createdAt: number;
+
+  @Column({ name: 'updated_at', type: 'bigint', transformer: epochMs })
+  updatedAt: number;
+}

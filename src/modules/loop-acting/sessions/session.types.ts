@@ -1,0 +1,46 @@
+export const SESSION_STATUSES = ['ACTIVE', 'INTERRUPTED', 'CLOSED'] as const;
+export type SessionStatus = (typeof SESSION_STATUSES)[number];
+
+export const HITL_REQUEST_TYPES = ['TOOL_APPROVAL', 'UNKNOWN_OUTCOME', 'CHECKPOINT_PAUSE'] as const;
+export type HitlRequestType = (typeof HITL_REQUEST_TYPES)[number];
+
+/** The contract's `hitlRequest` (tool params shown redacted). */
+export interface HitlRequestView {
+  /** Id of the persisted request (admin queue). */
+  id: string;
+  requestType: HitlRequestType;
+  promptMessage: string;
+  toolName: string | null;
+  toolCallId: string | null;
+  toolParams: unknown;
+  triggerReason: string;
+  iteration: number;
+}
+
+/** One tool call as the runtime submitted it. */
+export interface SubmittedCall {
+  id: string;
+  name: string;
+  arguments: unknown;
+}
+
+/** What an interrupted batch still has to do once a human has decided. */
+export interface PendingBatch {
+  iteration: number;
+  /** The call the request is about (null for a checkpoint pause). */
+  pending: SubmittedCall | null;
+  /** The calls after it, left NOT_RUN, in order. */
+  notRun: SubmittedCall[];
+}
+
+export interface TodoItem {
+  id: string;
+  content: string;
+  status: 'pending' | 'in_progress' | 'completed';
+}
+
+export interface ActiveSkill {
+  name: string;
+  root: string | null;
+  entryPath: string | null;
+}

@@ -1,0 +1,60 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { Auth, Roles } from '@app/common/auth/auth.decorators';
+import type { AuthContext } from '@app/common/auth/auth-context';
+import { ApiErrors } from '@app/common/dto/api-errors.decorator';
+import { SessionsService } from './sessions.service';
+import { ActService } from '../acting/act.service';
+import { ResumeService } from '../acting/resume.service';
+import { ToolResultReader } from '../results/tool-result.reader';
+import { ActDto, ActResponseDto, CreateSessionDto, ResumeDto, SessionDto, ToolResultPageDto, ToolResultQueryDto } from './sessions.dto';
+
+@ApiTags('runtime: sessions')
+@ApiBearerAuth()
+@Roles('runtime')
+@Controller('api/v1/sessions')
+export class SessionsController {
+  constructor(
+    private readonly sessions: SessionsService,
+    private readonly acting: ActService,
+    private readonly resuming: ResumeService,
+    private readonly results: ToolResultReader,
+  ) {}
+
+  @Post()
+  @ApiCreatedResponse({ type: SessionDto })
+  @ApiErrors(400, 404)
+  create(@Auth() auth: AuthContext, @Body() dto: CreateSessionDto): Promise<SessionDto> {
+    return this.sessions.create(auth, dto);
+  }
+
+  @Get(':id')
+  @ApiOkResponse({ type: SessionDto })
+  @ApiErrors(404)
+  get(@Auth() auth: AuthContext, @Param('id') id: string): Promise<SessionDto> {
+    return this.sessions.get(auth, id);
+  }
+
+  @Post(':id/act')
+  @HttpCode(200)
+  @ApiOkResponse({ type: ActResponseDto, description: 'Tool failures are results (status FAILED, isError), not HTTP errors' })
+  @ApiErrors(400, 404, 409)
+  act(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: ActDto): Promise<ActResponseDto> {
+    return this.acting.act(auth, id, dto);
+  }
+
+  @Post(':id/resume')
+  @HttpCode(200)
+  @ApiOkResponse({ type: ActResponseDto })
+  @ApiErrors(400, 404, 409)
+  resume(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: ResumeDto): Promise<ActResponseDto> {
+    return this.resuming.resume(auth, id, dto);
+  }
+
+  @Get(':id/tool-results/:toolCallId')
+  @ApiOkResponse({ type: ToolResultPageDto, description: 'A page of a stored result (what READ_TOOL_RESULT gives the model)' })
+  @ApiErrors(400, 404)
+  toolResult(@Auth() auth: AuthContext, @Param('id') id: string, @Param('toolCallId') toolCallId: string, @Query() query: ToolResultQueryDto): Promise<ToolResultPageDto> {
+    return this.results.page(auth, id, toolCallId, query.offset ?? 0, query.limit ?? 4000);
+  }
+}

@@ -1,0 +1,153 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  Min,
+  Validate,
+  ValidateNested,
+} from 'class-validator';
+import { TOOL_REQUIREMENTS, ToolRequirement } from '@app/modules/tool-registry/tool-registry.types';
+import { IsToolArguments } from '@app/modules/tool-invocation/execute-direct.dto';
+import { SESSION_STATUSES, HITL_REQUEST_TYPES } from './session.types';
+
+export class CreateSessionDto {
+  @ApiProperty() @IsString() @Length(1, 36) agentId: string;
+  @ApiProperty({ example: 'u-42' }) @IsString() @Length(1, 128) userId: string;
+
+  @ApiProperty({ type: [String], description: 'Permission tags the user holds for this session' })
+  @IsArray()
+  @ArrayMaxSize(1000)
+  @IsString({ each: true })
+  @Length(1, 128, { each: true })
+  permissions: string[];
+
+  @ApiPropertyOptional({ enum: TOOL_REQUIREMENTS, isArray: true })
+  @IsOptional()
+  @IsArray()
+  @IsIn(TOOL_REQUIREMENTS, { each: true })
+  capabilities?: ToolRequirement[];
+}
+
+export class HitlRequestDto {
+  @ApiProperty() id: string;
+  @ApiProperty({ enum: HITL_REQUEST_TYPES }) requestType: string;
+  @ApiProperty() promptMessage: string;
+  @ApiProperty({ nullable: true, type: String }) toolName: string | null;
+  @ApiProperty({ nullable: true, type: String }) toolCallId: string | null;
+  @ApiProperty({ description: 'Arguments of the call, redacted for display' }) toolParams: unknown;
+  @ApiProperty() triggerReason: string;
+  @ApiProperty() iteration: number;
+}
+
+export class SessionDto {
+  @ApiProperty() id: string;
+  @ApiProperty() agentId: string;
+  @ApiProperty() userId: string;
+  @ApiProperty({ enum: SESSION_STATUSES }) status: string;
+  @ApiProperty() iteration: number;
+  @ApiProperty() hitlPending: boolean;
+  @ApiProperty({ type: HitlRequestDto, nullable: true }) hitlRequest: HitlRequestDto | null;
+  @ApiProperty({ type: 'array', items: { type: 'object' } }) todoList: unknown[];
+  @ApiProperty({ nullable: true, type: 'object', additionalProperties: true }) activeSkill: unknown;
+  @ApiProperty() createdAt: string;
+  @ApiProperty() updatedAt: string;
+}
+
+export class ToolCallDto {
+  @ApiProperty({ description: 'The model\'s tool call id: the idempotency key', maxLength: 120 })
+  @IsString()
+  @Length(1, 120)
+  @Matches(/^[\x21-\x7e]+$/, { message: 'id must be printable ASCII without spaces' })
+  id: string;
+
+  @ApiProperty() @IsString() @Length(1, 64) name: string;
+
+  @ApiProperty({ oneOf: [{ type: 'object' }, { type: 'string' }] })
+  @Validate(IsToolArguments)
+  arguments: Record<string, unknown> | string;
+}
+
+export class ActDto {
+  @ApiProperty({ description: 'The runtime\'s loop iteration; lower than the session\'s → 409 STALE_ITERATION' })
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000)
+  iteration: number;
+
+  @ApiProperty({ type: [ToolCallDto] })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(64)
+  @ValidateNested({ each: true })
+  @Type(() => ToolCallDto)
+  toolCalls: ToolCallDto[];
+}
+
+export const RESUME_DECISIONS = ['APPROVE', 'REJECT', 'RETRY', 'MARK_DONE', 'CONTINUE'] as const;
+export type ResumeDecision = (typeof RESUME_DECISIONS)[number];
+
+export class ResumeDto {
+  @ApiProperty({ description: 'Idempotency key of this resume: the same id again returns the same response', maxLength: 120 })
+  @IsString()
+  @Length(1, 120)
+  clientMessageId: string;
+
+  @ApiPropertyOptional({ description: 'The reviewer\'s message (a REJECT reason, or the result of MARK_DONE)', maxLength: 20000 })
+  @IsOptional()
+  @IsString()
+  @Length(0, 20000)
+  message?: string;
+
+  @ApiPropertyOptional({ description: 'Must be the pending toolCallId when given' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 128)
+  toolCallId?: string;
+
+  @ApiPropertyOptional({ enum: RESUME_DECISIONS, description: 'TOOL_APPROVAL: APPROVE (default) | REJECT · UNKNOWN_OUTCOME: RETRY | MARK_DONE | REJECT (required) · CHECKPOINT_PAUSE: omit or CONTINUE' })
+  @IsOptional()
+  @IsIn(RESUME_DECISIONS)
+  decision?: ResumeDecision;
+}
+
+export class ActResultDto {
+  @ApiProperty() toolCallId: string;
+  @ApiProperty() toolName: string;
+  @ApiProperty({ enum: ['COMPLETED', 'FAILED', 'REJECTED', 'PENDING_APPROVAL', 'NOT_RUN'] }) status: string;
+  @ApiProperty() content: string;
+  @ApiProperty() isError: boolean;
+  @ApiProperty() reused: boolean;
+  @ApiProperty() attempts: number;
+  @ApiProperty() durationMs: number;
+  @ApiProperty() totalChars: number;
+  @ApiProperty() truncated: boolean;
+}
+
+export class ActResponseDto {
+  @ApiProperty({ enum: ['COMPLETED', 'INTERRUPTED'] }) status: 'COMPLETED' | 'INTERRUPTED';
+  @ApiProperty({ type: [ActResultDto] }) results: ActResultDto[];
+  @ApiPropertyOptional({ type: HitlRequestDto }) hitlRequest?: HitlRequestDto;
+}
+
+export class ToolResultQueryDto {
+  @ApiPropertyOptional({ default: 0, minimum: 0 }) @IsOptional() @Type(() => Number) @IsInt() @Min(0) offset?: number;
+  @ApiPropertyOptional({ default: 4000, minimum: 1, maximum: 100000 }) @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100_000) limit?: number;
+}
+
+export class ToolResultPageDto {
+  @ApiProperty() toolCallId: string;
+  @ApiProperty() offset: number;
+  @ApiProperty() limit: number;
+  @ApiProperty() totalChars: number;
+  @ApiProperty() content: string;
+  @ApiProperty() hasMore: boolean;
+}

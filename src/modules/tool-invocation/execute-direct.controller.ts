@@ -1,0 +1,23 @@
+import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { Auth, Roles } from '@app/common/auth/auth.decorators';
+import type { AuthContext } from '@app/common/auth/auth-context';
+import { ApiErrors } from '@app/common/dto/api-errors.decorator';
+import { ExecuteDirectService } from './execute-direct.service';
+import { ExecuteDirectDto, ExecuteDirectResponseDto } from './execute-direct.dto';
+
+@ApiTags('runtime: tools')
+@ApiBearerAuth()
+@Roles('runtime')
+@Controller('api/v1/tools')
+export class ExecuteDirectController {
+  constructor(private readonly direct: ExecuteDirectService) {}
+
+  @Post(':name/execute')
+  @HttpCode(200)
+  @ApiOkResponse({ type: ExecuteDirectResponseDto, description: 'A tool failure is a 200 result with isError: true' })
+  @ApiErrors(400, 404, 409)
+  execute(@Auth() auth: AuthContext, @Param('name') name: string, @Body() dto: ExecuteDirectDto): Promise<ExecuteDirectResponseDto> {
+    return this.direct.execute(auth, name, dto);
+  }
+}

@@ -1,0 +1,19 @@
+/** The model's `arguments`: an object, or a JSON string of one (as models emit them). */
+export type ParsedArguments = { ok: true; value: Record<string, unknown> } | { ok: false; problem: string };
+
+export function parseToolArguments(raw: unknown): ParsedArguments {
+  let value = raw;
+  if (typeof raw === 'string') {
+    if (raw.trim() === '') return { ok: true, value: {} };
+    try {
+      value = JSON.parse(raw);
+    } catch (err) {
+      return { ok: false, problem: `arguments are not valid JSON (${(err as Error).message}); send a JSON object` };
+    }
+  }
+  if (value === undefined || value === null) return { ok: true, value: {} };
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    return { ok: false, problem: `arguments must be a JSON object, not ${Array.isArray(value) ? 'an array' : typeof value}` };
+  }
+  return { ok: true, value: value as Record<string, unknown> };
+}

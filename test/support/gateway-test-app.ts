@@ -1,0 +1,63 @@
+import type { INestApplication } from '@nestjs/common';
+import request from 'supertest';
+import { loadGatewayConfig, type GatewayConfig } from '@app/config/gateway-config';
+import { createGatewayApp } from '@app/bootstrap/create-gateway-app';
+
+export const TEST_ADMIN_KEY = 'test-admin-key-0123456789abcdef';
+
+export interface TestGateway {
+  app: INestApplication;
+  config: GatewayConfig;
+  /** supertest bound to the app's HTTP server. */
+  http: ReturnType<typeof request>;
+  /** `Authorization` header of the platform admin. */
+  admin: { Authorization: string };
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the whole gateway in-process on `databaseUrl` (migrations run first), as `npm start` does,
+ * with test-friendly defaults that each test may override through `env`.
+ */
+export async function startTestGateway(databaseUrl: string, env: Record<string, string> = {}): Promise<TestGateway> {
+  const config = loadGatewayConfig({
+    NODE_ENV: 'test',
+    ADMIN_API_KEY: TEST_ADMIN_KEY,
+    DATABASE_URL: databaseUrl,
+    DEMO_TOOLS_ENABLED: 'false',
+    MCP_REPAIR_ENABLED: 'false',
+    LOG_LEVEL: 'error',
+    ...env,
+  });
+  const app = await createGatewayApp(config, { logger: false });
+  return {
+    app,
+    config,
+    http: request(app.getHttpServer()),
+    admin: { Authorization: `Bearer ${TEST_ADMIN_KEY}` },
+    close: () => app.close(),
+  };
+}
+
+export const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
+
+/** Makes a key of `role` for `tenantId` through the API and returns its Authorization header. */
+export async function createKey(gw: TestGateway, tenantId: string, role: 'admin' | 'runtime' = 'runtime'): Promise<{ Authorization: string }> {
+  const res = await gw.http.post('/api/v1/admin/api-keys').set(gw.admin).send({ name: `${role}-${tenantId}`, role, tenantId }).expect(201);
+  return bearer(res.body.key);
+}
+
+/** A minimal valid tool body; override any field. */
+export function toolBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name: `tool_${Math.random().toString(36).slice(2, 10)}`,
+    description: 'A test tool.',
+    parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+    serviceType: 'HTTP',
+    endpoint: 'http://127.0.0.1:9/echo',
+    httpMethod: 'POST',
+    permissionTags: [],
+    sideEffect: 'READ_ONLY',
+    ...overrides,
+  };
+}
