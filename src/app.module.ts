@@ -8,6 +8,10 @@ import { DomainErrorFilter } from './common/errors/domain-error.filter';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module';
 import { ToolRegistryModule } from './modules/tool-registry/tool-registry.module';
 import { AgentConfigModule } from './modules/agent-config/agent-config.module';
+import { HitlModule } from './modules/hitl/hitl.module';
+import { ExecutorsModule } from './modules/executors/executors.module';
+import { ToolInvocationModule } from './modules/tool-invocation/tool-invocation.module';
+import { LoopActingModule } from './modules/loop-acting/loop-acting.module';
 import { HealthController } from './modules/health/health.controller';
 
 /** Imports the feature modules; owns nothing else. */
@@ -22,6 +26,10 @@ export class AppModule {
         ApiKeysModule,
         ToolRegistryModule,
         AgentConfigModule,
+        HitlModule,
+        ExecutorsModule,
+        ToolInvocationModule,
+        LoopActingModule,
       ],
       controllers: [HealthController],
       providers: [{ provide: APP_FILTER, useClass: DomainErrorFilter }],

@@ -1,0 +1,114 @@
+import type { HttpMethod, ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
+import { ToolCallError } from '../tool-executor';
+import { ToolErrorClass } from '../tool-error-class';
+
+/** The request an HTTP tool call sends, before it goes on the wire. */
+export interface HttpToolRequest {
+  url: URL;
+  method: HttpMethod;
+  headers: Record<string, string>;
+  /** JSON text of the arguments left after the URL placeholders (POST, PUT, PATCH only). */
+  body?: string;
+}
+
+/** Method of an HTTP tool registered without one. */
+export const HTTP_TOOL_DEFAULT_METHOD: HttpMethod = 'POST';
+
+const PLACEHOLDER = /\{([A-Za-z0-9_.-]+)\}/g;
+const SECRET_REF = /\$\{secret:([A-Za-z0-9_]+)\}/g;
+const QUERY_METHODS: ReadonlySet<HttpMethod> = new Set(['GET', 'DELETE']);
+
+/**
+ * Builds the request of one HTTP tool call:
+ * - `{param}` placeholders in the endpoint's path and query are filled from the arguments (URL-encoded) and
+ *   consumed; placeholders in the scheme or authority are refused (the model must not pick the host);
+ * - GET and DELETE send the other arguments as the query string (arrays repeat the key, objects are JSON,
+ *   null/undefined are left out); other methods send them as a JSON object body;
+ * - the tool's `headers` are sent with `${secret:NAME}` filled from TOOL_SECRETS;
+ * - `Idempotency-Key` is the toolCallId (set last: a tool header cannot replace it).
+ * @throws ToolCallError `INVALID_REQUEST` or `SECRET_MISSING` (not transient, never sent).
+ */
+export function buildHttpToolRequest(
+  tool: Pick<ToolDescriptor, 'name' | 'endpoint' | 'httpMethod' | 'headers'>,
+  args: Record<string, unknown>,
+  toolCallId: string,
+  secrets: ReadonlyMap<string, string>,
+): HttpToolRequest {
+  const method = tool.httpMethod ?? HTTP_TOOL_DEFAULT_METHOD;
+  const rest: Record<string, unknown> = { ...args };
+  const url = parseUrl(tool.name, fillPlaceholders(tool, rest));
+  let body: string | undefined;
+  if (QUERY_METHODS.has(method)) appendQuery(url, rest);
+  else body = JSON.stringify(rest);
+
+  const headers: Record<string, string> = {
+    accept: 'application/json, text/plain;q=0.9, */*;q=0.8',
+    'user-agent': 'agent-tool-gateway',
+  };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  for (const [name, template] of Object.entries(tool.headers ?? {})) {
+    headers[name.toLowerCase()] = fillSecrets(tool.name, name, template, secrets);
+  }
+  headers['idempotency-key'] = toolCallId;
+  return { url, method, headers, body };
+}
+
+function fillPlaceholders(tool: Pick<ToolDescriptor, 'name' | 'endpoint'>, rest: Record<string, unknown>): string {
+  const endpoint = tool.endpoint;
+  const authorityEnd = endOfAuthority(endpoint);
+  return endpoint.replace(PLACEHOLDER, (_match, name: string, offset: number) => {
+    if (offset < authorityEnd) {
+      throw invalid(`HTTP tool "${tool.name}": placeholder {${name}} is in the URL's scheme or host; placeholders are allowed only in the path and query.`);
+    }
+    const value = rest[name];
+    if (value === undefined || value === null) {
+      throw invalid(`HTTP tool "${tool.name}": the URL needs the argument "${name}", which the call did not provide.`);
+    }
+    delete rest[name];
+    return encodeURIComponent(typeof value === 'object' ? JSON.stringify(value) : String(value));
+  });
+}
+
+/** Index where the path (or query) starts: placeholders before it would let arguments choose the host. */
+function endOfAuthority(endpoint: string): number {
+  const schemeEnd = endpoint.indexOf('://');
+  if (schemeEnd < 0) return 0;
+  const rel = endpoint.slice(schemeEnd + 3).search(/[/?#]/);
+  return rel < 0 ? endpoint.length : schemeEnd + 3 + rel;
+}
+
+function parseUrl(toolName: string, filled: string): URL {
+  try {
+    return new URL(filled);
+  } catch {
+    throw invalid(`HTTP tool "${toolName}": the endpoint is not a valid absolute URL; fix the tool's endpoint.`);
+  }
+}
+
+function appendQuery(url: URL, rest: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(rest)) {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (item === undefined || item === null) continue;
+      url.searchParams.append(key, typeof item === 'object' ? JSON.stringify(item) : String(item));
+    }
+  }
+}
+
+function fillSecrets(toolName: string, header: string, template: string, secrets: ReadonlyMap<string, string>): string {
+  return template.replace(SECRET_REF, (_match, name: string) => {
+    const value = secrets.get(name);
+    if (value === undefined) {
+      throw new ToolCallError(
+        `HTTP tool "${toolName}": header "${header}" references secret ${name}, which TOOL_SECRETS does not define. ` +
+          `Add ${name}=<value> to TOOL_SECRETS and restart the gateway.`,
+        ToolErrorClass.SECRET_MISSING,
+        { transient: false, reachedRemote: false },
+      );
+    }
+    return value;
+  });
+}
+
+function invalid(message: string): ToolCallError {
+  return new ToolCallError(message, ToolErrorClass.INVALID_REQUEST, { transient: false, reachedRemote: false });
+}

@@ -1,0 +1,106 @@
+import type { Readable } from 'node:stream';
+import type { IncomingHttpHeaders } from 'node:http';
+import { ToolCallError, ToolOutput } from '../tool-executor';
+import { ToolErrorClass } from '../tool-error-class';
+import { parseRetryAfter } from './retry-after';
+
+/** Largest response body an HTTP tool may return; a larger one fails the attempt (not retried). */
+export const HTTP_TOOL_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+
+/** Bytes of an error response read for the message excerpt. */
+const ERROR_BODY_BYTES = 16 * 1024;
+const EXCERPT_CHARS = 300;
+
+/**
+ * Reads a body up to `limit` bytes. Over the limit the stream is destroyed (which closes the connection)
+ * and `null` is returned. A declared Content-Length over the limit fails before reading.
+ */
+export async function readBodyLimited(body: Readable, headers: IncomingHttpHeaders, limit: number): Promise<Buffer | null> {
+  const declared = Number(headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    body.destroy();
+    return null;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += (chunk as Buffer).length;
+    if (size > limit) {
+      body.destroy();
+      return null;
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+}
+
+/**
+ * The output of a 2xx response: `content` is the body text exactly as the service sent it (UTF-8; JSON is
+ * not re-formatted, so nothing is lost and no time is spent); `structured` is the parsed JSON when the
+ * response says it is JSON and parses. An empty body reads `(empty response, HTTP <status>)`.
+ */
+export function toHttpToolOutput(status: number, headers: IncomingHttpHeaders, body: Buffer): ToolOutput {
+  const text = body.toString('utf8');
+  if (text.length === 0) return { content: `(empty response, HTTP ${status})` };
+  const type = String(headers['content-type'] ?? '');
+  if (/\bjson\b/i.test(type)) {
+    try {
+      return { content: text, structured: JSON.parse(text) };
+    } catch {
+      // Not JSON after all: the text is still the best the model can get.
+    }
+  }
+  return { content: text };
+}
+
+/**
+ * The error of a non-2xx response. 4xx (except 408, 429) is the request's fault: not transient. 408, 429 and
+ * 5xx are transient with Retry-After (seconds or HTTP date) as `retryAfterMs`. 3xx: redirects are never
+ * followed (a redirect could lead anywhere), so they are not transient. The remote did see each of them.
+ */
+export async function httpStatusError(
+  target: string,
+  status: number,
+  headers: IncomingHttpHeaders,
+  body: Readable,
+): Promise<ToolCallError> {
+  const raw = await readPrefix(body, ERROR_BODY_BYTES).catch(() => null);
+  const excerpt = excerptOf(raw);
+  const suffix = excerpt ? `: ${excerpt}` : '';
+  if (status >= 300 && status < 400) {
+    const location = headers.location ? ` to ${String(headers.location)}` : '';
+    return new ToolCallError(`${target} answered HTTP ${status} (redirect${location}, not followed)`, ToolErrorClass.HTTP_REDIRECT, {
+      transient: false,
+      reachedRemote: true,
+      httpStatus: status,
+    });
+  }
+  const retryable = status === 408 || status === 429 || status >= 500;
+  return new ToolCallError(`${target} answered HTTP ${status}${suffix}`, retryable ? ToolErrorClass.HTTP_RETRYABLE : ToolErrorClass.HTTP_CLIENT_ERROR, {
+    transient: retryable,
+    reachedRemote: true,
+    httpStatus: status,
+    retryAfterMs: retryable ? parseRetryAfter(headers['retry-after']) : undefined,
+  });
+}
+
+/** The first `max` bytes of a body (about); the rest is dropped with the connection. */
+async function readPrefix(body: Readable, max: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk as Buffer);
+    size += (chunk as Buffer).length;
+    if (size >= max) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks, size);
+}
+
+function excerptOf(raw: Buffer | null): string {
+  if (!raw || raw.length === 0) return '';
+  const text = raw.toString('utf8').replace(/\s+/g, ' ').trim();
+  return text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
+}

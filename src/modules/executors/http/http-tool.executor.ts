@@ -1,0 +1,71 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { request } from 'undici';
+import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
+import { ToolCallError, ToolExecutor, ToolInvocation, ToolOutput } from '../tool-executor';
+import { ToolErrorClass } from '../tool-error-class';
+import { OutboundHttpAgent } from '../outbound/outbound-http.agent';
+import { abortedError, classifyNetworkError, isAbortError } from '../outbound/network-error.classifier';
+import { buildHttpToolRequest } from './http-request.builder';
+import { HTTP_TOOL_MAX_RESPONSE_BYTES, httpStatusError, readBodyLimited, toHttpToolOutput } from './http-response.reader';
+
+/**
+ * Executes `serviceType: HTTP` tools: one HTTP request per attempt on the shared keep-alive Agent, through
+ * the outbound guard, aborted by the invocation's signal (the socket is destroyed, so the server sees the
+ * connection close). See {@link buildHttpToolRequest} for how arguments become the request and
+ * {@link toHttpToolOutput} / {@link httpStatusError} for how the response becomes the result.
+ */
+@Injectable()
+export class HttpToolExecutor implements ToolExecutor {
+  readonly serviceType = 'HTTP' as const;
+
+  constructor(
+    private readonly outbound: OutboundHttpAgent,
+    @Inject(GATEWAY_CONFIG) private readonly config: Pick<GatewayConfig, 'toolSecrets'>,
+  ) {}
+
+  async execute(invocation: ToolInvocation): Promise<ToolOutput> {
+    const { tool, signal } = invocation;
+    const req = buildHttpToolRequest(tool, invocation.arguments, invocation.toolCallId, this.config.toolSecrets);
+    this.outbound.guard.checkUrl(req.url);
+    const target = `${req.method} ${req.url.origin}${req.url.pathname}`;
+    try {
+      const res = await request(req.url, {
+        method: req.method,
+        headers: req.headers,
+        body: req.body,
+        signal,
+        dispatcher: this.outbound.dispatcher,
+        // The call's outer budget (the signal) bounds the exchange, not undici's own timers.
+        headersTimeout: 0,
+        bodyTimeout: 0,
+      });
+      if (res.statusCode < 200 || res.statusCode >= 300) {
+        throw await httpStatusError(target, res.statusCode, res.headers, res.body);
+      }
+      const body = await readBodyLimited(res.body, res.headers, HTTP_TOOL_MAX_RESPONSE_BYTES);
+      if (body === null) {
+        throw new ToolCallError(
+          `${target} returned more than ${HTTP_TOOL_MAX_RESPONSE_BYTES} bytes; ask the service for a smaller page.`,
+          ToolErrorClass.RESPONSE_TOO_LARGE,
+          { transient: false, reachedRemote: true, httpStatus: res.statusCode },
+        );
+      }
+      return toHttpToolOutput(res.statusCode, res.headers, body);
+    } catch (err) {
+      throw toToolCallError(err, signal, target);
+    }
+  }
+}
+
+function toToolCallError(err: unknown, signal: AbortSignal, target: string): ToolCallError {
+  if (err instanceof ToolCallError) return err;
+  if (signal.aborted || isAbortError(err)) return abortedError(signal, target, err);
+  return (
+    classifyNetworkError(err, target) ??
+    new ToolCallError(`${target} failed: ${(err as Error)?.message ?? String(err)}`, ToolErrorClass.EXECUTOR_ERROR, {
+      transient: false,
+      reachedRemote: true,
+      cause: err,
+    })
+  );
+}

@@ -1,0 +1,260 @@
+import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { OutboundHttpAgent } from '../outbound/outbound-http.agent';
+import { ToolCallError } from '../tool-executor';
+import { ToolErrorClass } from '../tool-error-class';
+import { McpConnection } from './mcp-connection';
+import type { McpEndpoint, McpPoolStats, McpRequestOptions } from './mcp-endpoint';
+import { classifyMcpConnectError, classifyMcpRequestError, isSessionLost } from './mcp-error.classifier';
+
+/** A page of `tools/list`. */
+export interface McpToolsPage {
+  tools: Tool[];
+  nextCursor?: string;
+}
+
+interface PoolEntry {
+  url: string;
+  connection?: McpConnection;
+  connecting?: Promise<McpConnection>;
+  /** The transport that worked last time (`auto` is resolved once). */
+  resolvedTransport?: 'streamable-http' | 'sse';
+  connects: number;
+}
+
+const CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * A dropped session is closed this long after it stops being handed out: requests still being sent on it
+ * fail with their own, precise error (refused: never sent) rather than a generic "connection closed" that
+ * must count as possibly delivered; requests stranded on a dead stream fail when it closes.
+ */
+const DROPPED_SESSION_CLOSE_DELAY_MS = 250;
+const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+const MAX_LIST_PAGES = 100;
+
+/**
+ * The MCP client side of the gateway, and the only place that uses the SDK client. One initialized session
+ * per server URL is shared by every caller: concurrent first calls await the same connect; a lost session
+ * (transport closed, SSE stream broken, 404 / unknown session) is dropped and re-opened on the next call, and
+ * a request refused because its session was gone is sent once more on a fresh one. Every connection goes
+ * through the outbound guard (checked when the session opens, and per socket by the shared Agent).
+ * Failures are thrown as ToolCallError.
+ */
+@Injectable()
+export class McpClientPool implements OnModuleDestroy {
+  private readonly logger = new Logger(McpClientPool.name);
+  private readonly entries = new Map<string, PoolEntry>();
+  private readonly listChangedListeners = new Map<string, Set<() => void>>();
+  private readonly dropped = new Map<McpConnection, NodeJS.Timeout>();
+  private totalConnects = 0;
+
+  constructor(private readonly outbound: OutboundHttpAgent) {}
+
+  /** Calls a tool; aborting `signal` sends `notifications/cancelled` to the server. */
+  callTool(endpoint: McpEndpoint, name: string, args: Record<string, unknown>, options: McpRequestOptions = {}): Promise<CallToolResult> {
+    return this.withSession(endpoint, options.signal, (connection, signal) =>
+      connection.client.callTool({ name, arguments: args }, undefined, {
+        signal,
+        timeout: options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      }) as Promise<CallToolResult>,
+    );
+  }
+
+  /** One page of `tools/list`. */
+  listTools(endpoint: McpEndpoint, options: McpRequestOptions & { cursor?: string } = {}): Promise<McpToolsPage> {
+    return this.withSession(endpoint, options.signal, async (connection, signal) => {
+      const page = await connection.client.listTools(options.cursor ? { cursor: options.cursor } : undefined, {
+        signal,
+        timeout: options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      });
+      return { tools: page.tools, nextCursor: page.nextCursor };
+    });
+  }
+
+  /** Every tool of the server, following `nextCursor` (at most 100 pages; a repeated cursor ends the walk). */
+  async listAllTools(endpoint: McpEndpoint, options: McpRequestOptions = {}): Promise<Tool[]> {
+    const tools: Tool[] = [];
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_LIST_PAGES; page++) {
+      const result = await this.listTools(endpoint, { ...options, cursor });
+      tools.push(...result.tools);
+      if (!result.nextCursor || seen.has(result.nextCursor)) break;
+      seen.add(result.nextCursor);
+      cursor = result.nextCursor;
+    }
+    return tools;
+  }
+
+  /**
+   * Registers `listener` for `notifications/tools/list_changed` from the server at `url` (on the current and
+   * every later session). Returns the function that unregisters it.
+   */
+  onToolsListChanged(url: string, listener: () => void): () => void {
+    let set = this.listChangedListeners.get(url);
+    if (!set) this.listChangedListeners.set(url, (set = new Set()));
+    set.add(listener);
+    return () => set.delete(listener);
+  }
+
+  /** Closes the session of `url`, or every session. The next call opens a new one. */
+  async close(url?: string): Promise<void> {
+    const entries = url === undefined ? [...this.entries.values()] : [this.entries.get(url)].filter((e): e is PoolEntry => !!e);
+    await Promise.all([...entries.map((entry) => this.closeEntry(entry)), ...this.closeDropped(url)]);
+  }
+
+  /** Counters for tests, health and benchmarks. */
+  stats(): McpPoolStats {
+    return {
+      totalConnects: this.totalConnects,
+      servers: [...this.entries.values()].map((e) => ({
+        url: e.url,
+        transport: e.connection?.transportKind ?? e.resolvedTransport ?? null,
+        connects: e.connects,
+        connected: !!e.connection && !e.connection.lost,
+      })),
+    };
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.close();
+  }
+
+  /**
+   * Runs `fn` on the server's session with a per-request signal (the SDK never removes its abort listener,
+   * so a long-lived caller signal must not reach it). A request that failed because the session was gone is
+   * retried once on a fresh session; nothing else is retried here.
+   */
+  private async withSession<T>(
+    endpoint: McpEndpoint,
+    outer: AbortSignal | undefined,
+    fn: (connection: McpConnection, signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
+    if (outer?.aborted) throw classifyMcpRequestError(outer.reason, endpoint.url, outer);
+    for (let attempt = 0; ; attempt++) {
+      const connection = await this.acquire(endpoint, outer);
+      const request = new AbortController();
+      const relay = (): void => request.abort(outer?.reason);
+      outer?.addEventListener('abort', relay, { once: true });
+      try {
+        return await fn(connection, request.signal);
+      } catch (err) {
+        if (attempt === 0 && !outer?.aborted && isSessionLost(err)) {
+          this.drop(connection);
+          continue;
+        }
+        const error = classifyMcpRequestError(err, endpoint.url, outer);
+        // The server could not be reached at all: its session is most likely gone with it; start afresh next time.
+        if (!error.reachedRemote) this.drop(connection);
+        throw error;
+      } finally {
+        outer?.removeEventListener('abort', relay);
+      }
+    }
+  }
+
+  /** The open session of the endpoint's URL, opening it (once, for every concurrent caller) when needed. */
+  private acquire(endpoint: McpEndpoint, signal: AbortSignal | undefined): Promise<McpConnection> {
+    let entry = this.entries.get(endpoint.url);
+    if (!entry) this.entries.set(endpoint.url, (entry = { url: endpoint.url, connects: 0 }));
+    const ready = entry.connection;
+    if (ready && !ready.lost) return Promise.resolve(ready);
+    const current = entry;
+    current.connecting ??= this.connect(current, endpoint).finally(() => (current.connecting = undefined));
+    return raceAbort(current.connecting, signal).catch((err: unknown) => {
+      throw classifyMcpConnectError(err, endpoint.url, signal);
+    });
+  }
+
+  private async connect(entry: PoolEntry, endpoint: McpEndpoint): Promise<McpConnection> {
+    const url = URL.canParse(endpoint.url) ? new URL(endpoint.url) : null;
+    if (!url) {
+      throw new ToolCallError(`MCP server URL "${endpoint.url}" is not a valid absolute URL; fix the tool's endpoint.`, ToolErrorClass.INVALID_REQUEST, {
+        transient: false,
+        reachedRemote: false,
+      });
+    }
+    await this.outbound.guard.assertAllowed(url);
+    const connection = await McpConnection.open(url, entry.resolvedTransport ?? endpoint.transport ?? 'streamable-http', {
+      key: entry.url,
+      fetch: this.outbound.fetch,
+      headers: endpoint.headers,
+      connectTimeoutMs: CONNECT_TIMEOUT_MS,
+      onLost: (lost) => this.drop(lost),
+      onToolsListChanged: () => this.notifyToolsListChanged(entry.url),
+    });
+    entry.connects++;
+    this.totalConnects++;
+    entry.resolvedTransport = connection.transportKind;
+    if (this.entries.get(entry.url) !== entry) {
+      // The pool was closed while connecting.
+      void connection.close();
+      throw new Error(`MCP pool closed the session to ${entry.url} while it was opening`);
+    }
+    entry.connection = connection;
+    return connection;
+  }
+
+  /** Forgets a lost session at once (the next call opens a new one) and closes it a little later. */
+  private drop(connection: McpConnection): void {
+    const entry = this.entries.get(connection.url);
+    if (entry?.connection === connection) entry.connection = undefined;
+    if (this.dropped.has(connection)) return;
+    connection.retire();
+    this.logger.debug(`MCP session to ${connection.url} lost; it will be re-opened on the next call`);
+    const timer = setTimeout(() => {
+      this.dropped.delete(connection);
+      void connection.close(0);
+    }, DROPPED_SESSION_CLOSE_DELAY_MS);
+    timer.unref();
+    this.dropped.set(connection, timer);
+  }
+
+  private closeDropped(url?: string): Promise<void>[] {
+    const closing: Promise<void>[] = [];
+    for (const [connection, timer] of this.dropped) {
+      if (url !== undefined && connection.url !== url) continue;
+      clearTimeout(timer);
+      this.dropped.delete(connection);
+      closing.push(connection.close(0));
+    }
+    return closing;
+  }
+
+  private async closeEntry(entry: PoolEntry): Promise<void> {
+    this.entries.delete(entry.url);
+    const connection = entry.connection ?? (await entry.connecting?.catch(() => undefined));
+    entry.connection = undefined;
+    await connection?.close();
+  }
+
+  private notifyToolsListChanged(url: string): void {
+    for (const listener of this.listChangedListeners.get(url) ?? []) {
+      try {
+        listener();
+      } catch (err) {
+        this.logger.warn(`tools/list_changed listener for ${url} failed: ${(err as Error).message}`);
+      }
+    }
+  }
+}
+
+/** The promise, or a rejection with the signal's reason as soon as it aborts (the promise itself goes on). */
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}

@@ -1,0 +1,137 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { OutboundFetch } from '../outbound/outbound-http.agent';
+import type { McpTransportKind } from './mcp-endpoint';
+
+/** What a connection needs from the pool. */
+export interface McpConnectionOptions {
+  /** The URL as the pool keys it (the endpoint's `url` string). */
+  key: string;
+  fetch: OutboundFetch;
+  headers?: Record<string, string>;
+  /** Bound on `initialize` (ms). */
+  connectTimeoutMs: number;
+  /** Called once when the session can no longer be used (transport closed, SSE stream broken). */
+  onLost: (connection: McpConnection) => void;
+  /** Called on `notifications/tools/list_changed`. */
+  onToolsListChanged: () => void;
+}
+
+const CLIENT_INFO = { name: 'agent-tool-gateway', version: '0.1.0' };
+const PROBE_TIMEOUT_MS = 5000;
+/** The GET stream comes back sooner than the SDK default (1 s): its failure is how a vanished server shows. */
+const STREAM_RECONNECTION = { initialReconnectionDelay: 250, maxReconnectionDelay: 5000, reconnectionDelayGrowFactor: 2, maxRetries: 2 };
+
+/** One initialized MCP session (an SDK Client on one transport), shared by every caller of its server. */
+export class McpConnection {
+  private lostReported = false;
+  private probing = false;
+  /** Set once initialized: before that, failures belong to the connect and are thrown from it. */
+  private ready = false;
+
+  private constructor(
+    /** The pool's key for the server: the endpoint URL as registered. */
+    readonly url: string,
+    readonly client: Client,
+    readonly transportKind: 'streamable-http' | 'sse',
+    private readonly transport: Transport,
+    private readonly onLost: (connection: McpConnection) => void,
+  ) {}
+
+  /** Whether the session was lost; a lost connection is never handed out again. */
+  get lost(): boolean {
+    return this.lostReported;
+  }
+
+  /**
+   * Connects and initializes. `auto` tries streamable HTTP first and falls back to SSE when the server
+   * answers the POST with a 4xx (the fallback the MCP SDK documents for servers that predate streamable HTTP).
+   */
+  static async open(url: URL, kind: McpTransportKind, options: McpConnectionOptions): Promise<McpConnection> {
+    if (kind !== 'auto') return McpConnection.openWith(url, kind, options);
+    try {
+      return await McpConnection.openWith(url, 'streamable-http', options);
+    } catch (err) {
+      const status = err instanceof StreamableHTTPError ? err.code : undefined;
+      if (status === undefined || status < 400 || status >= 500) throw err;
+      return McpConnection.openWith(url, 'sse', options);
+    }
+  }
+
+  private static async openWith(url: URL, kind: 'streamable-http' | 'sse', options: McpConnectionOptions): Promise<McpConnection> {
+    const requestInit = options.headers ? { headers: options.headers } : undefined;
+    const transport: Transport =
+      kind === 'sse'
+        ? new SSEClientTransport(url, { fetch: options.fetch, requestInit })
+        : new StreamableHTTPClientTransport(url, { fetch: options.fetch, requestInit, reconnectionOptions: STREAM_RECONNECTION });
+    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    const connection = new McpConnection(options.key, client, kind, transport, options.onLost);
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolsListChanged());
+    client.onclose = () => connection.markLost();
+    client.onerror = (err) => {
+      // Legacy SSE: the stream is the session's only way back; nothing could ever answer on it again.
+      if (kind === 'sse') {
+        if (err instanceof SseError) connection.markLost();
+        return;
+      }
+      // Streamable HTTP: the SDK only reports broken or ended streams here (a request whose answer stream ended
+      // waits until its timeout), and they often mean the server went away. A ping tells: when it fails the
+      // session is dropped and its waiting requests fail at once; when it succeeds nothing changes.
+      connection.probe();
+    };
+    try {
+      await client.connect(transport, { timeout: options.connectTimeoutMs });
+      connection.ready = true;
+    } catch (err) {
+      connection.lostReported = true;
+      await client.close().catch(() => undefined);
+      throw err;
+    }
+    return connection;
+  }
+
+  /**
+   * Ends the session: for streamable HTTP a DELETE (best effort, waiting at most `graceMs`; none when 0, e.g.
+   * for a session already lost), then closes the transport, which rejects the requests still waiting on it.
+   */
+  async close(graceMs = 1000): Promise<void> {
+    this.lostReported = true;
+    if (graceMs > 0 && this.transport instanceof StreamableHTTPClientTransport && this.transport.sessionId) {
+      let timer: NodeJS.Timeout | undefined;
+      const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+      await Promise.race([this.transport.terminateSession().catch(() => undefined), grace]);
+      clearTimeout(timer);
+    }
+    await this.client.close().catch(() => undefined);
+  }
+
+  /** Stops handing this session out without closing it yet (see McpClientPool.drop). */
+  retire(): void {
+    this.lostReported = true;
+  }
+
+  private probe(): void {
+    if (!this.ready || this.probing || this.lostReported) return;
+    this.probing = true;
+    this.client
+      .ping({ timeout: PROBE_TIMEOUT_MS })
+      .then(
+        () => undefined,
+        (err: unknown) => {
+          // A server that answers the ping with a JSON-RPC error (e.g. no ping handler) is alive.
+          const answered = err instanceof McpError && err.code !== ErrorCode.RequestTimeout && err.code !== ErrorCode.ConnectionClosed;
+          if (!answered) this.markLost();
+        },
+      )
+      .finally(() => (this.probing = false));
+  }
+
+  private markLost(): void {
+    if (!this.ready || this.lostReported) return;
+    this.lostReported = true;
+    this.onLost(this);
+  }
+}

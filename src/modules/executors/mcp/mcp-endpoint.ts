@@ -1,0 +1,27 @@
+/** How the pool talks to an MCP server. `auto`: streamable HTTP first, legacy SSE when the server does not speak it. */
+export type McpTransportKind = 'streamable-http' | 'sse' | 'auto';
+
+/** An MCP server as the pool addresses it. One pooled session exists per `url`. */
+export interface McpEndpoint {
+  /** The server's MCP endpoint (`http://host:port/mcp`, or the SSE URL `.../sse`). */
+  url: string;
+  /** Default `streamable-http`. */
+  transport?: McpTransportKind;
+  /** Extra headers sent on every request of the session (e.g. an API key); the first caller's win. */
+  headers?: Record<string, string>;
+}
+
+/** Per-request options of the pool. */
+export interface McpRequestOptions {
+  /** Aborting it cancels the request: the server receives `notifications/cancelled`. */
+  signal?: AbortSignal;
+  /** The SDK's own timeout for this request (default 60 s). */
+  timeoutMs?: number;
+}
+
+/** What {@link McpClientPool.stats} reports, per server and in all. */
+export interface McpPoolStats {
+  /** Sessions opened since start (an `initialize` each). */
+  totalConnects: number;
+  servers: Array<{ url: string; transport: 'streamable-http' | 'sse' | null; connects: number; connected: boolean }>;
+}

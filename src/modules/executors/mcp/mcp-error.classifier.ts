@@ -1,0 +1,102 @@
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ToolCallError } from '../tool-executor';
+import { ToolErrorClass } from '../tool-error-class';
+import { abortedError, classifyNetworkError } from '../outbound/network-error.classifier';
+
+/** The HTTP status an SDK transport error carries (streamable HTTP and SSE POST failures). */
+function httpStatusOf(err: unknown): number | undefined {
+  if (err instanceof StreamableHTTPError && typeof err.code === 'number' && err.code > 0) return err.code;
+  const m = /^Error POSTing to endpoint \(HTTP (\d{3})\)/.exec((err as Error)?.message ?? '');
+  return m ? Number(m[1]) : undefined;
+}
+
+/**
+ * Whether a request failed because the session is gone and the server never processed it: 404 (the spec's
+ * "unknown session"), 400 that names the session (what several servers answer instead), or a client whose
+ * transport was already closed. Such a request is safe to send again on a fresh session.
+ */
+export function isSessionLost(err: unknown): boolean {
+  if ((err as Error)?.message === 'Not connected') return true;
+  const status = httpStatusOf(err);
+  if (status === 404) return true;
+  return status === 400 && /session/i.test((err as Error).message);
+}
+
+/** Maps a failure while opening the session: `tools/call` was never sent, so never reachedRemote. */
+export function classifyMcpConnectError(err: unknown, url: string, signal?: AbortSignal): ToolCallError {
+  if (err instanceof ToolCallError) return err.reachedRemote ? notSent(err) : err;
+  if (signal?.aborted) return notSent(abortedError(signal, url, err));
+  const network = classifyNetworkError(err, url);
+  if (network) return network.reachedRemote ? notSent(network) : network;
+  const status = httpStatusOf(err);
+  const transient = status === undefined || status === 408 || status === 429 || status >= 500;
+  return new ToolCallError(`MCP server ${url} could not be connected: ${messageOf(err)}`, ToolErrorClass.MCP_CONNECT_FAILED, {
+    transient,
+    reachedRemote: false,
+    httpStatus: status,
+    cause: err,
+  });
+}
+
+/** Maps a failure of a request on an open session. */
+export function classifyMcpRequestError(err: unknown, url: string, signal?: AbortSignal): ToolCallError {
+  if (err instanceof ToolCallError) return err;
+  if (signal?.aborted) return abortedError(signal, url, err);
+  if (isSessionLost(err)) {
+    return new ToolCallError(`MCP server ${url} lost the session before the request was processed`, ToolErrorClass.MCP_SESSION_LOST, {
+      transient: true,
+      reachedRemote: false,
+      cause: err,
+    });
+  }
+  if (err instanceof McpError) return fromMcpError(err, url);
+  const network = classifyNetworkError(err, url);
+  if (network) return network;
+  const status = httpStatusOf(err);
+  if (status !== undefined) {
+    const retryable = status === 408 || status === 429 || status >= 500;
+    return new ToolCallError(`MCP server ${url} answered HTTP ${status}: ${messageOf(err)}`, retryable ? ToolErrorClass.HTTP_RETRYABLE : ToolErrorClass.HTTP_CLIENT_ERROR, {
+      transient: retryable,
+      reachedRemote: true,
+      httpStatus: status,
+      cause: err,
+    });
+  }
+  return new ToolCallError(`MCP request to ${url} failed: ${messageOf(err)}`, ToolErrorClass.MCP_PROTOCOL_ERROR, {
+    transient: false,
+    reachedRemote: true,
+    cause: err,
+  });
+}
+
+function fromMcpError(err: McpError, url: string): ToolCallError {
+  switch (err.code) {
+    case ErrorCode.RequestTimeout:
+      return new ToolCallError(`MCP server ${url} did not answer in time: ${err.message}`, ToolErrorClass.MCP_TIMEOUT, {
+        transient: true,
+        reachedRemote: true,
+        cause: err,
+      });
+    case ErrorCode.ConnectionClosed:
+      return new ToolCallError(`MCP session to ${url} closed before the answer arrived`, ToolErrorClass.CONNECTION_LOST, {
+        transient: true,
+        reachedRemote: true,
+        cause: err,
+      });
+    default:
+      return new ToolCallError(`MCP server ${url} refused the request: ${err.message}`, ToolErrorClass.MCP_PROTOCOL_ERROR, {
+        transient: false,
+        reachedRemote: true,
+        cause: err,
+      });
+  }
+}
+
+function notSent(err: ToolCallError): ToolCallError {
+  return new ToolCallError(err.message, err.errorClass, { ...err.options, reachedRemote: false, cause: err.options.cause ?? err });
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

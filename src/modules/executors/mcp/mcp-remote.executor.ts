@@ -1,0 +1,42 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
+import { ToolCallError, ToolExecutor, ToolInvocation, ToolOutput } from '../tool-executor';
+import { ToolErrorClass } from '../tool-error-class';
+import { McpClientPool } from './mcp-client.pool';
+import { mapCallToolResult } from './mcp-content.mapper';
+
+/**
+ * Executes `serviceType: MCP_REMOTE` tools: `tools/call` of `remoteName ?? name` on the server at the
+ * tool's `endpoint`, over the pooled session. The transport is `auto`: streamable HTTP, or legacy SSE when
+ * the server does not speak it (found out on the first connect and remembered for the URL). A result with `isError: true` is a tool output marked `isError` (not retried);
+ * failures are ToolCallError as {@link McpClientPool} classifies them.
+ */
+@Injectable()
+export class McpRemoteToolExecutor implements ToolExecutor {
+  readonly serviceType = 'MCP_REMOTE' as const;
+
+  constructor(
+    private readonly pool: McpClientPool,
+    @Inject(GATEWAY_CONFIG) private readonly config: Pick<GatewayConfig, 'toolDefaultTimeoutMs'>,
+  ) {}
+
+  async execute(invocation: ToolInvocation): Promise<ToolOutput> {
+    const { tool } = invocation;
+    const endpoint = { url: tool.endpoint, transport: 'auto' as const };
+    try {
+      const result = await this.pool.callTool(endpoint, tool.remoteName ?? tool.name, invocation.arguments, {
+        signal: invocation.signal,
+        // The outer budget (the signal) governs; the SDK's own timer only backs it up.
+        timeoutMs: tool.timeoutMs && tool.timeoutMs > 0 ? tool.timeoutMs : this.config.toolDefaultTimeoutMs,
+      });
+      return mapCallToolResult(result);
+    } catch (err) {
+      if (err instanceof ToolCallError) throw err;
+      throw new ToolCallError(`MCP tool ${tool.name} failed: ${(err as Error)?.message ?? String(err)}`, ToolErrorClass.EXECUTOR_ERROR, {
+        transient: false,
+        reachedRemote: true,
+        cause: err,
+      });
+    }
+  }
+}

@@ -1,0 +1,140 @@
+import type { LookupAddress } from 'node:dns';
+import { ToolCallError } from '../tool-executor';
+import { OutboundGuard, OutboundDnsResolver } from './outbound-guard';
+
+function guardWith(allow: string[], zone: Record<string, string[] | Error> = {}): { guard: OutboundGuard; lookups: string[] } {
+  const lookups: string[] = [];
+  const resolver: OutboundDnsResolver = async (host) => {
+    lookups.push(host);
+    const answer = zone[host];
+    if (answer === undefined) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+    if (answer instanceof Error) throw answer;
+    return answer.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+  };
+  return { guard: new OutboundGuard({ outboundAllowHosts: allow }, resolver), lookups };
+}
+
+async function rejection(promise: Promise<unknown>): Promise<ToolCallError> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ToolCallError);
+  return err as ToolCallError;
+}
+
+function lookupVia(guard: OutboundGuard, host: string, all: boolean): Promise<{ err: Error | null; result: unknown }> {
+  return new Promise((resolve) => {
+    guard.lookup(host, { all }, ((err: Error | null, address: string | LookupAddress[], family?: number) =>
+      resolve({ err, result: all ? address : { address, family } })) as never);
+  });
+}
+
+describe('OutboundGuard', () => {
+  const zone = {
+    'public.example': ['93.184.216.34'],
+    'internal.example': ['10.0.0.7'],
+    'mixed.example': ['93.184.216.34', '192.168.1.1'],
+    'meta.example': ['169.254.169.254'],
+    'v6only.example': ['2606:4700::1'],
+    'flaky.example': Object.assign(new Error('getaddrinfo EAI_AGAIN flaky.example'), { code: 'EAI_AGAIN' }),
+  };
+
+  describe('assertAllowed', () => {
+    it('returns the resolved address of a public host', async () => {
+      const { guard } = guardWith([], zone);
+      await expect(guard.assertAllowed(new URL('https://public.example/x'))).resolves.toEqual({ address: '93.184.216.34', family: 4 });
+      await expect(guard.assertAllowed(new URL('http://v6only.example'))).resolves.toEqual({ address: '2606:4700::1', family: 6 });
+    });
+
+    it('refuses a host when any one of its addresses is private, naming the address and the fix', async () => {
+      const { guard } = guardWith([], zone);
+      const err = await rejection(guard.assertAllowed(new URL('http://mixed.example/')));
+      expect(err.errorClass).toBe('OUTBOUND_BLOCKED');
+      expect(err.transient).toBe(false);
+      expect(err.reachedRemote).toBe(false);
+      expect(err.message).toContain('192.168.1.1');
+      expect(err.message).toContain('OUTBOUND_ALLOW_HOSTS');
+    });
+
+    it('refuses the cloud metadata address behind a name', async () => {
+      const { guard } = guardWith([], zone);
+      expect((await rejection(guard.assertAllowed(new URL('http://meta.example/latest')))).message).toContain('169.254.169.254');
+    });
+
+    it.each(['http://127.0.0.1:8080/', 'http://[::1]/', 'http://[::ffff:127.0.0.1]/', 'http://2130706433/', 'http://0x7f.1/', 'http://0/',
+      'http://169.254.169.254/latest/meta-data', 'http://[fd00::1]/'])('refuses the IP-literal URL %s without a lookup', async (url) => {
+      const { guard, lookups } = guardWith([], zone);
+      expect((await rejection(guard.assertAllowed(new URL(url)))).errorClass).toBe('OUTBOUND_BLOCKED');
+      expect(lookups).toEqual([]);
+    });
+
+    it.each(['ftp://public.example/', 'file:///etc/passwd', 'gopher://public.example/', 'ws://public.example/'])(
+      'refuses the scheme of %s',
+      async (url) => {
+        const { guard } = guardWith([], zone);
+        expect((await rejection(guard.assertAllowed(new URL(url)))).message).toContain('only http: and https:');
+      },
+    );
+
+    it('allows a private host listed by name, and a private address listed as IP or CIDR', async () => {
+      await expect(guardWith(['internal.example'], zone).guard.assertAllowed(new URL('http://internal.example'))).resolves.toEqual({
+        address: '10.0.0.7',
+        family: 4,
+      });
+      await expect(guardWith(['10.0.0.0/8'], zone).guard.assertAllowed(new URL('http://internal.example'))).resolves.toBeDefined();
+      await expect(guardWith(['127.0.0.1'], zone).guard.assertAllowed(new URL('http://127.0.0.1:9/'))).resolves.toEqual({
+        address: '127.0.0.1',
+        family: 4,
+      });
+    });
+
+    it('does not let an allow-listed address cover another blocked address of the same host', async () => {
+      const { guard } = guardWith(['10.0.0.0/8'], zone);
+      expect((await rejection(guard.assertAllowed(new URL('http://mixed.example')))).message).toContain('192.168.1.1');
+    });
+
+    it('reports DNS failures as not reaching the remote; only EAI_AGAIN is transient', async () => {
+      const { guard } = guardWith([], zone);
+      const missing = await rejection(guard.assertAllowed(new URL('http://nowhere.example')));
+      expect(missing).toMatchObject({ errorClass: 'DNS_FAILED', transient: false, reachedRemote: false });
+      const flaky = await rejection(guard.assertAllowed(new URL('http://flaky.example')));
+      expect(flaky).toMatchObject({ errorClass: 'DNS_FAILED', transient: true, reachedRemote: false });
+    });
+  });
+
+  describe('checkUrl', () => {
+    it('vets IP literals and schemes synchronously and leaves names to the connect-time lookup', () => {
+      const { guard, lookups } = guardWith([], zone);
+      expect(() => guard.checkUrl(new URL('http://10.0.0.1/'))).toThrow(ToolCallError);
+      expect(() => guard.checkUrl(new URL('file:///x'))).toThrow('only http: and https:');
+      expect(() => guard.checkUrl(new URL('http://internal.example/'))).not.toThrow();
+      expect(() => guard.checkUrl(new URL('http://8.8.8.8/'))).not.toThrow();
+      expect(lookups).toEqual([]);
+    });
+  });
+
+  describe('lookup (the Agent connect hook that pins vetted addresses)', () => {
+    it('answers with every vetted address when asked for all, or the first one', async () => {
+      const { guard } = guardWith([], zone);
+      await expect(lookupVia(guard, 'public.example', true)).resolves.toEqual({ err: null, result: [{ address: '93.184.216.34', family: 4 }] });
+      await expect(lookupVia(guard, 'public.example', false)).resolves.toEqual({ err: null, result: { address: '93.184.216.34', family: 4 } });
+    });
+
+    it('fails the connect with the OUTBOUND_BLOCKED error when the answer holds a blocked address', async () => {
+      const { guard } = guardWith([], zone);
+      const { err } = await lookupVia(guard, 'mixed.example', true);
+      expect(err).toBeInstanceOf(ToolCallError);
+      expect((err as ToolCallError).errorClass).toBe('OUTBOUND_BLOCKED');
+    });
+
+    it('checks the answer it hands to the socket, so a rebinding DNS cannot slip a private address in', async () => {
+      let calls = 0;
+      const rebinding: OutboundDnsResolver = async () => [{ address: calls++ === 0 ? '93.184.216.34' : '127.0.0.1', family: 4 }];
+      const guard = new OutboundGuard({ outboundAllowHosts: [] }, rebinding);
+      await expect(guard.assertAllowed(new URL('http://rebind.example'))).resolves.toEqual({ address: '93.184.216.34', family: 4 });
+      const { err } = await lookupVia(guard, 'rebind.example', true);
+      expect((err as ToolCallError).errorClass).toBe('OUTBOUND_BLOCKED');
+    });
+  });
+});

@@ -1,0 +1,132 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { promises as dns, LookupAddress } from 'node:dns';
+import type { LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
+import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
+import { ToolCallError } from '../tool-executor';
+import { ToolErrorClass } from '../tool-error-class';
+import { blockedAddressReason, stripBrackets } from './outbound-address.classifier';
+import { OutboundAllowList } from './outbound-allow-list';
+
+/** Resolves a host name to every address it has (the injectable DNS boundary of the guard). */
+export type OutboundDnsResolver = (hostname: string) => Promise<LookupAddress[]>;
+
+/** Injection token of an {@link OutboundDnsResolver}; default: `dns.lookup(host, {all: true})`. */
+export const OUTBOUND_DNS_RESOLVER = Symbol('OUTBOUND_DNS_RESOLVER');
+
+/** A vetted address: the one a request to the checked URL connects to. */
+export interface VettedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+const ALLOWED_SCHEMES = new Set(['http:', 'https:']);
+
+const systemResolver: OutboundDnsResolver = (hostname) => dns.lookup(hostname, { all: true, verbatim: true });
+
+/**
+ * Keeps outbound calls (HTTP tools, MCP URLs, web search) away from loopback, private, link-local,
+ * CGNAT, unspecified and metadata addresses unless OUTBOUND_ALLOW_HOSTS lists the host or address.
+ *
+ * DNS rebinding is closed by checking at connect time: {@link lookup} is the `connect.lookup` of the
+ * shared undici Agent, so the address a socket dials is exactly the address that was vetted.
+ * IP-literal hosts never go through a lookup; {@link checkUrl} vets them before each request.
+ */
+@Injectable()
+export class OutboundGuard {
+  private readonly allowList: OutboundAllowList;
+  private readonly resolve: OutboundDnsResolver;
+
+  constructor(
+    @Inject(GATEWAY_CONFIG) config: Pick<GatewayConfig, 'outboundAllowHosts'>,
+    @Optional() @Inject(OUTBOUND_DNS_RESOLVER) resolver?: OutboundDnsResolver,
+  ) {
+    this.allowList = new OutboundAllowList(config.outboundAllowHosts);
+    this.resolve = resolver ?? systemResolver;
+  }
+
+  /**
+   * Resolves the URL's host and returns the first address, after refusing the call when the scheme is not
+   * http(s) or ANY resolved address is not public (and neither the host nor that address is allow-listed).
+   * @throws ToolCallError `OUTBOUND_BLOCKED` or `DNS_FAILED`, never transient except EAI_AGAIN; never reachedRemote.
+   */
+  async assertAllowed(url: URL): Promise<VettedAddress> {
+    this.checkScheme(url);
+    const host = stripBrackets(url.hostname);
+    const family = isIP(host);
+    const addresses = family ? [{ address: host, family }] : await this.resolveHost(host);
+    this.vet(host, addresses);
+    const first = addresses[0];
+    return { address: first.address, family: first.family === 6 ? 6 : 4 };
+  }
+
+  /**
+   * The synchronous part of the check, cheap enough for every request: the scheme, and the address when the
+   * host is an IP literal. Host names are vetted when a socket is opened (see {@link lookup}).
+   */
+  checkUrl(url: URL): void {
+    this.checkScheme(url);
+    const host = stripBrackets(url.hostname);
+    if (isIP(host)) this.vet(host, [{ address: host, family: isIP(host) }]);
+  }
+
+  /** A `net.connect` lookup that resolves, vets every address and hands only vetted ones to the socket. */
+  readonly lookup: LookupFunction = (hostname, options, callback) => {
+    const cb = callback as (err: Error | null, address: string | LookupAddress[], family?: number) => void;
+    this.resolveHost(hostname)
+      .then((all) => {
+        this.vet(hostname, all);
+        const wanted = options.family === 4 || options.family === 6 ? all.filter((a) => a.family === options.family) : all;
+        if (wanted.length === 0) throw dnsError(hostname, Object.assign(new Error('no address of the requested family'), { code: 'ENOTFOUND' }));
+        if (options.all) cb(null, wanted);
+        else cb(null, wanted[0].address, wanted[0].family);
+      })
+      .catch((err: Error) => cb(err, options.all ? [] : ''));
+  };
+
+  private checkScheme(url: URL): void {
+    if (!ALLOWED_SCHEMES.has(url.protocol)) {
+      throw blocked(`Outbound call to ${url.protocol}//${url.host} refused: only http: and https: URLs are allowed.`);
+    }
+  }
+
+  private async resolveHost(hostname: string): Promise<LookupAddress[]> {
+    try {
+      const all = await this.resolve(hostname);
+      if (all.length === 0) throw Object.assign(new Error('no addresses'), { code: 'ENOTFOUND' });
+      return all;
+    } catch (err) {
+      throw dnsError(hostname, err);
+    }
+  }
+
+  /** Refuses when any address is blocked, unless the host name or that address is allow-listed. */
+  private vet(hostname: string, addresses: readonly LookupAddress[]): void {
+    if (this.allowList.allowsHost(hostname)) return;
+    for (const { address } of addresses) {
+      const reason = blockedAddressReason(address);
+      if (reason && !this.allowList.allowsAddress(address)) {
+        const via = address === stripBrackets(hostname) ? '' : ` (${hostname} resolves to ${address})`;
+        throw blocked(
+          `Outbound call to ${hostname} refused: ${address} is a ${reason}${via}. ` +
+            'Add the host, address or CIDR to OUTBOUND_ALLOW_HOSTS if this target is intended.',
+        );
+      }
+    }
+  }
+}
+
+function blocked(message: string): ToolCallError {
+  return new ToolCallError(message, ToolErrorClass.OUTBOUND_BLOCKED, { transient: false, reachedRemote: false });
+}
+
+function dnsError(hostname: string, err: unknown): Error {
+  if (err instanceof ToolCallError) return err;
+  const code = (err as { code?: string }).code ?? 'UNKNOWN';
+  const transient = code === 'EAI_AGAIN';
+  return new ToolCallError(
+    `Host ${hostname} could not be resolved (${code})${transient ? '; DNS is temporarily unavailable' : ''}.`,
+    ToolErrorClass.DNS_FAILED,
+    { transient, reachedRemote: false, cause: err },
+  );
+}

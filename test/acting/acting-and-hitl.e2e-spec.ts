@@ -1,0 +1,262 @@
+import { DataSource } from 'typeorm';
+import { createTestDatabaseUrl, describeEachDialect, TestDatabase } from '@test/support/test-database';
+import { createKey, startTestGateway, TestGateway, toolBody } from '@test/support/gateway-test-app';
+import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
+
+describeEachDialect('act, the journal and human in the loop', (dialect) => {
+  let db: TestDatabase;
+  let gw: TestGateway;
+  let remote: RecordingHttpServer;
+  let runtime: { Authorization: string };
+  let agentId: string;
+  const requestsTo = (path: string) => remote.requests.filter((r) => r.url.startsWith(path));
+
+  const tool = async (name: string, overrides: Record<string, unknown>) =>
+    (await gw.http.post('/api/v1/admin/tools').set(gw.admin).send(toolBody({ name, tenantId: 'acme', endpoint: remote.url(`/${name}`), ...overrides })).expect(201)).body;
+
+  const newSession = async (agent = agentId) =>
+    (await gw.http.post('/api/v1/sessions').set(runtime).send({ agentId: agent, userId: 'u1', permissions: ['ops'] }).expect(201)).body.id as string;
+
+  const act = (sessionId: string, iteration: number, toolCalls: Array<{ id: string; name: string; arguments: unknown }>, expected = 200) =>
+    gw.http.post(`/api/v1/sessions/${sessionId}/act`).set(runtime).send({ iteration, toolCalls }).expect(expected);
+
+  const resume = (sessionId: string, body: Record<string, unknown>, expected = 200) =>
+    gw.http.post(`/api/v1/sessions/${sessionId}/resume`).set(runtime).send(body).expect(expected);
+
+  beforeAll(async () => {
+    remote = await new RecordingHttpServer().start();
+    remote.handler = (req, res) => {
+      res.setHeader('content-type', 'application/json');
+      if (req.url.startsWith('/big')) return void res.end(JSON.stringify({ text: 'x'.repeat(50_000) }));
+      res.end(JSON.stringify({ ok: true, path: req.url, body: req.body ? JSON.parse(req.body) : null }));
+    };
+    db = await createTestDatabaseUrl(dialect);
+    gw = await startTestGateway(db.url, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1' });
+    runtime = await createKey(gw, 'acme', 'runtime');
+    const shellSchema = { type: 'object', properties: { command: { type: 'string', 'x-risk': 'shell' } }, required: ['command'] };
+    const tools = [
+      await tool('read_doc', { httpMethod: 'GET', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } }),
+      await tool('shell_run', { sideEffect: 'SIDE_EFFECT', parameters: shellSchema }),
+      await tool('deploy', { sideEffect: 'HIGH_RISK', hitl: { approvalText: 'Deploy to production?', rejectPolicy: 'ABORT_SESSION' } }),
+      await tool('write_note', { sideEffect: 'SIDE_EFFECT', result: { redactFields: ['token'] }, parameters: { type: 'object', properties: { q: { type: 'string' }, token: { type: 'string' } } } }),
+      await tool('big', { result: { maxInlineChars: 1000 } }),
+    ];
+    agentId = (await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'ops-bot', tenantId: 'acme', maxIterations: 5 }).expect(201)).body.id;
+    await gw.http.put(`/api/v1/admin/agents/${agentId}/tools`).set(gw.admin).send({ toolIds: tools.map((t) => t.id) }).expect(200);
+  });
+
+  afterAll(async () => {
+    await gw?.close();
+    await remote?.stop();
+    await db?.drop();
+  });
+
+  it('creates sessions and refuses another tenant\'s agent or session', async () => {
+    const sessionId = await newSession();
+    const got = await gw.http.get(`/api/v1/sessions/${sessionId}`).set(runtime).expect(200);
+    expect(got.body).toMatchObject({ id: sessionId, agentId, status: 'ACTIVE', iteration: 0, hitlPending: false, hitlRequest: null, todoList: [], activeSkill: null });
+    const globex = await createKey(gw, 'globex', 'runtime');
+    await gw.http.get(`/api/v1/sessions/${sessionId}`).set(globex).expect(404);
+    await gw.http.post('/api/v1/sessions').set(globex).send({ agentId, userId: 'u', permissions: [] }).expect(404);
+    await gw.http.post(`/api/v1/sessions/${sessionId}/act`).set(globex).send({ iteration: 1, toolCalls: [{ id: 'x', name: 'read_doc', arguments: { q: 'a' } }] }).expect(404);
+  });
+
+  it('runs a call once and returns the stored result for the same toolCallId', async () => {
+    const sessionId = await newSession();
+    const first = await act(sessionId, 1, [{ id: 'c-read', name: 'read_doc', arguments: '{"q":"hello"}' }]);
+    expect(first.body.status).toBe('COMPLETED');
+    expect(first.body.results[0]).toMatchObject({ toolCallId: 'c-read', toolName: 'read_doc', status: 'COMPLETED', isError: false, reused: false, attempts: 1, truncated: false });
+    const again = await act(sessionId, 2, [{ id: 'c-read', name: 'read_doc', arguments: { q: 'hello' } }]);
+    expect(again.body.results[0]).toMatchObject({ reused: true, status: 'COMPLETED', content: first.body.results[0].content });
+    expect(requestsTo('/read_doc?q=hello')).toHaveLength(1);
+    const conflict = await act(sessionId, 2, [{ id: 'c-read', name: 'read_doc', arguments: { q: 'other' } }], 409);
+    expect(conflict.body.error.code).toBe('TOOL_CALL_CONFLICT');
+    const stale = await act(sessionId, 1, [{ id: 'c-new', name: 'read_doc', arguments: { q: 'x' } }], 409);
+    expect(stale.body.error.code).toBe('STALE_ITERATION');
+    expect((await gw.http.get(`/api/v1/sessions/${sessionId}`).set(runtime)).body.iteration).toBe(2);
+  });
+
+  it('fails schema violations at once, naming them, without calling the tool', async () => {
+    const sessionId = await newSession();
+    const before = remote.requests.length;
+    const res = await act(sessionId, 1, [{ id: 'c-bad', name: 'read_doc', arguments: { q: 5, extra: true } }]);
+    expect(res.body.results[0]).toMatchObject({ status: 'FAILED', isError: true, attempts: 0 });
+    expect(res.body.results[0].content).toMatch(/^执行失败: /);
+    expect(res.body.results[0].content).toContain('q: must be string');
+    const unknown = await act(sessionId, 1, [{ id: 'c-ghost', name: 'no_such_tool', arguments: {} }]);
+    expect(unknown.body.results[0]).toMatchObject({ status: 'FAILED', isError: true });
+    expect(remote.requests.length).toBe(before);
+    const replay = await act(sessionId, 1, [{ id: 'c-bad', name: 'read_doc', arguments: { q: 5, extra: true } }]);
+    expect(replay.body.results[0]).toMatchObject({ status: 'FAILED', reused: true, content: res.body.results[0].content });
+  });
+
+  it('stops a batch at a risky call, approves exactly that call on resume, then runs the rest', async () => {
+    const sessionId = await newSession();
+    const res = await act(sessionId, 1, [
+      { id: 'b1', name: 'read_doc', arguments: { q: 'before' } },
+      { id: 'b2', name: 'shell_run', arguments: { command: 'rm -rf ./build' } },
+      { id: 'b3', name: 'read_doc', arguments: { q: 'after' } },
+    ]);
+    expect(res.body.status).toBe('INTERRUPTED');
+    expect(res.body.results.map((r: { status: string }) => r.status)).toEqual(['COMPLETED', 'PENDING_APPROVAL', 'NOT_RUN']);
+    expect(res.body.hitlRequest).toMatchObject({ requestType: 'TOOL_APPROVAL', toolName: 'shell_run', toolCallId: 'b2', toolParams: { command: 'rm -rf ./build' }, iteration: 1 });
+    expect(res.body.hitlRequest.triggerReason).toContain('recursive-delete');
+    expect(requestsTo('/shell_run')).toHaveLength(0);
+
+    const session = (await gw.http.get(`/api/v1/sessions/${sessionId}`).set(runtime).expect(200)).body;
+    expect(session).toMatchObject({ status: 'INTERRUPTED', hitlPending: true, hitlRequest: { toolCallId: 'b2' } });
+    expect((await act(sessionId, 2, [{ id: 'b9', name: 'read_doc', arguments: { q: 'z' } }], 409)).body.error.code).toBe('SESSION_INTERRUPTED');
+
+    const queue = (await gw.http.get('/api/v1/admin/hitl?status=PENDING').set(gw.admin).expect(200)).body;
+    const item = queue.items.find((i: { sessionId: string }) => i.sessionId === sessionId);
+    expect(item).toMatchObject({ sessionId, agentId, toolCallId: 'b2', requestType: 'TOOL_APPROVAL', status: 'PENDING' });
+    expect(new Date(item.createdAt).toISOString()).toBe(item.createdAt);
+
+    const wrong = await resume(sessionId, { clientMessageId: 'm-wrong', toolCallId: 'b3' }, 409);
+    expect(wrong.body.error.code).toBe('HITL_TOOL_CALL_MISMATCH');
+    const approved = await resume(sessionId, { clientMessageId: 'm1', toolCallId: 'b2' });
+    expect(approved.body.status).toBe('COMPLETED');
+    expect(approved.body.results.map((r: { toolCallId: string; status: string }) => [r.toolCallId, r.status])).toEqual([['b2', 'COMPLETED'], ['b3', 'COMPLETED']]);
+    expect(requestsTo('/shell_run')).toHaveLength(1);
+    expect(JSON.parse(requestsTo('/shell_run')[0].body)).toEqual({ command: 'rm -rf ./build' });
+
+    const replay = await resume(sessionId, { clientMessageId: 'm1', toolCallId: 'b2' });
+    expect(replay.body).toEqual(approved.body);
+    expect(requestsTo('/shell_run')).toHaveLength(1);
+    expect(requestsTo('/read_doc?q=after')).toHaveLength(1);
+    expect((await gw.http.get(`/api/v1/sessions/${sessionId}`).set(runtime)).body).toMatchObject({ status: 'ACTIVE', hitlPending: false, hitlRequest: null });
+    const decided = (await gw.http.get('/api/v1/admin/hitl?status=DECIDED').set(gw.admin)).body.items.find((i: { sessionId: string }) => i.sessionId === sessionId);
+    expect(decided).toMatchObject({ decision: 'APPROVE', decidedBy: expect.any(String) });
+    await resume(sessionId, { clientMessageId: 'm2' }, 409);
+  });
+
+  it('rejects with the reviewer\'s message and applies ABORT_SESSION', async () => {
+    const sessionId = await newSession();
+    const res = await act(sessionId, 1, [{ id: 'd1', name: 'deploy', arguments: { q: 'v2' } }, { id: 'd2', name: 'read_doc', arguments: { q: 'post' } }]);
+    expect(res.body.hitlRequest).toMatchObject({ requestType: 'TOOL_APPROVAL', promptMessage: 'Deploy to production?', toolCallId: 'd1' });
+    const bad = await resume(sessionId, { clientMessageId: 'r0', decision: 'MARK_DONE' }, 400);
+    expect(bad.body.error.details.fields[0].field).toBe('decision');
+    const rejected = await resume(sessionId, { clientMessageId: 'r1', decision: 'REJECT', message: 'not on a Friday' });
+    expect(rejected.body.results[0]).toMatchObject({ toolCallId: 'd1', status: 'REJECTED', isError: true });
+    expect(rejected.body.results[0].content).toContain('deploy');
+    expect(rejected.body.results[0].content).toContain('d1');
+    expect(rejected.body.results[0].content).toContain('not on a Friday');
+    expect(rejected.body.results[1]).toMatchObject({ toolCallId: 'd2', status: 'NOT_RUN' });
+    expect(requestsTo('/deploy')).toHaveLength(0);
+    expect((await gw.http.get(`/api/v1/sessions/${sessionId}`).set(runtime)).body.status).toBe('CLOSED');
+    expect((await act(sessionId, 2, [{ id: 'd3', name: 'read_doc', arguments: { q: 'z' } }], 409)).body.error.code).toBe('SESSION_CLOSED');
+  });
+
+  it('continues the batch after a rejection under RETURN_ERROR', async () => {
+    const sessionId = await newSession();
+    await gw.http.patch(`/api/v1/admin/agents/${agentId}`).set(gw.admin).send({ sideEffectPolicy: 'APPROVE_SIDE_EFFECTS' }).expect(200);
+    try {
+      const res = await act(sessionId, 1, [{ id: 'w1', name: 'write_note', arguments: { q: 'n1' } }, { id: 'w2', name: 'read_doc', arguments: { q: 'w2' } }]);
+      expect(res.body.hitlRequest.triggerReason).toContain('APPROVE_SIDE_EFFECTS');
+      const rejected = await resume(sessionId, { clientMessageId: 'x1', decision: 'REJECT' });
+      expect(rejected.body.results.map((r: { status: string }) => r.status)).toEqual(['REJECTED', 'COMPLETED']);
+      expect((await gw.http.get(`/api/v1/sessions/${sessionId}`).set(runtime)).body.status).toBe('ACTIVE');
+      const reused = await act(sessionId, 2, [{ id: 'w1', name: 'write_note', arguments: { q: 'n1' } }]);
+      expect(reused.body.results[0]).toMatchObject({ status: 'REJECTED', reused: true });
+      expect(requestsTo('/write_note')).toHaveLength(0);
+    } finally {
+      await gw.http.patch(`/api/v1/admin/agents/${agentId}`).set(gw.admin).send({ sideEffectPolicy: 'ALLOW' }).expect(200);
+    }
+  });
+
+  describe('a side-effecting call left STARTED by a dead process', () => {
+    const plantStarted = async (sessionId: string, toolCallId: string, name: string, args: Record<string, unknown>, sideEffect = 'SIDE_EFFECT') => {
+      const { callFingerprint, canonicalJson } = await import('@app/modules/loop-acting/journal/journal-fingerprint');
+      const past = Date.now() - 60_000;
+      await gw.app.get(DataSource).query(
+        `INSERT INTO tool_call_journal (tenant_id, session_id, tool_call_id, tool_name, tool_id, fingerprint, arguments_json, side_effect, state, result_status, attempts, iteration, owner, lease_expires_at, started_at, finished_at, duration_ms, is_error, error_class, content, total_chars, result_chunks, inline_limit)
+         VALUES (?, ?, ?, ?, NULL, ?, ?, ?, 'STARTED', NULL, 0, 1, 'dead-instance', ?, ?, NULL, NULL, 0, NULL, NULL, 0, 0, 20000)`,
+        ['acme', sessionId, toolCallId, name, callFingerprint(name, args), canonicalJson(args), sideEffect, past, past],
+      );
+    };
+
+    it('becomes UNKNOWN_OUTCOME and MARK_DONE records the human\'s message as the result', async () => {
+      const sessionId = await newSession();
+      await plantStarted(sessionId, 'u1', 'write_note', { q: 'once' });
+      const res = await act(sessionId, 1, [{ id: 'u1', name: 'write_note', arguments: { q: 'once' } }]);
+      expect(res.body.status).toBe('INTERRUPTED');
+      expect(res.body.hitlRequest).toMatchObject({ requestType: 'UNKNOWN_OUTCOME', toolCallId: 'u1', toolName: 'write_note' });
+      expect((await resume(sessionId, { clientMessageId: 'k0' }, 400)).body.error.code).toBe('VALIDATION_FAILED');
+      const done = await resume(sessionId, { clientMessageId: 'k1', decision: 'MARK_DONE', message: 'checked: the note exists' });
+      expect(done.body.results[0]).toMatchObject({ toolCallId: 'u1', status: 'COMPLETED', content: 'checked: the note exists' });
+      expect(requestsTo('/write_note')).toHaveLength(0);
+      const journal = (await gw.http.get(`/api/v1/admin/sessions/${sessionId}/journal`).set(gw.admin).expect(200)).body.items;
+      expect(journal).toEqual([expect.objectContaining({ toolCallId: 'u1', state: 'COMPLETED', toolName: 'write_note' })]);
+    });
+
+    it('RETRY runs it exactly once more', async () => {
+      const sessionId = await newSession();
+      await plantStarted(sessionId, 'u2', 'write_note', { q: 'retry-me' });
+      await act(sessionId, 1, [{ id: 'u2', name: 'write_note', arguments: { q: 'retry-me' } }]);
+      const retried = await resume(sessionId, { clientMessageId: 'k2', decision: 'RETRY' });
+      expect(retried.body.results[0]).toMatchObject({ toolCallId: 'u2', status: 'COMPLETED' });
+      await resume(sessionId, { clientMessageId: 'k2', decision: 'RETRY' });
+      expect(requestsTo('/write_note').filter((r) => r.body.includes('retry-me'))).toHaveLength(1);
+    });
+
+    it('a READ_ONLY call simply runs again', async () => {
+      const sessionId = await newSession();
+      await plantStarted(sessionId, 'u3', 'read_doc', { q: 'ro' }, 'READ_ONLY');
+      const res = await act(sessionId, 1, [{ id: 'u3', name: 'read_doc', arguments: { q: 'ro' } }]);
+      expect(res.body.results[0]).toMatchObject({ status: 'COMPLETED', reused: false });
+      expect(requestsTo('/read_doc?q=ro')).toHaveLength(1);
+    });
+  });
+
+  it('truncates a large result and pages the rest, scoped to the tenant', async () => {
+    const sessionId = await newSession();
+    const res = await act(sessionId, 1, [{ id: 'g1', name: 'big', arguments: { q: 'x' } }]);
+    const result = res.body.results[0];
+    expect(result).toMatchObject({ truncated: true, totalChars: 50_011 });
+    expect(result.content).toContain('READ_TOOL_RESULT');
+    let text = '';
+    for (let offset = 0, hasMore = true; hasMore; ) {
+      const page = (await gw.http.get(`/api/v1/sessions/${sessionId}/tool-results/g1?offset=${offset}&limit=20000`).set(runtime).expect(200)).body;
+      expect(page).toMatchObject({ toolCallId: 'g1', offset, limit: 20000, totalChars: 50_011 });
+      text += page.content;
+      offset += page.content.length;
+      hasMore = page.hasMore;
+    }
+    expect(JSON.parse(text).text).toHaveLength(50_000);
+    const globex = await createKey(gw, 'globex', 'runtime');
+    await gw.http.get(`/api/v1/sessions/${sessionId}/tool-results/g1`).set(globex).expect(404);
+    await gw.http.get(`/api/v1/sessions/${sessionId}/tool-results/nope`).set(runtime).expect(404);
+    await gw.http.get(`/api/v1/sessions/${sessionId}/tool-results/g1?limit=0`).set(runtime).expect(400);
+  });
+
+  it('pauses at the iteration budget and continues on resume without approving anything', async () => {
+    const sessionId = await newSession();
+    const res = await act(sessionId, 6, [{ id: 'p1', name: 'read_doc', arguments: { q: 'p1' } }]);
+    expect(res.body).toMatchObject({ status: 'INTERRUPTED', hitlRequest: { requestType: 'CHECKPOINT_PAUSE', toolCallId: null } });
+    expect(res.body.results[0].status).toBe('NOT_RUN');
+    const resumed = await resume(sessionId, { clientMessageId: 'cp1' });
+    expect(resumed.body.results[0]).toMatchObject({ toolCallId: 'p1', status: 'COMPLETED' });
+    const risky = await act(sessionId, 7, [{ id: 'p2', name: 'shell_run', arguments: { command: 'git push --force origin main' } }]);
+    expect(risky.body.hitlRequest).toMatchObject({ requestType: 'TOOL_APPROVAL', toolCallId: 'p2' });
+  });
+
+  it('logs every call with redacted arguments', async () => {
+    const sessionId = await newSession();
+    await act(sessionId, 1, [{ id: 'l1', name: 'write_note', arguments: { q: 'log me', token: 'hunter2' } }]);
+    const rows = (await gw.http.get(`/api/v1/admin/tool-calls?sessionId=${sessionId}`).set(gw.admin).expect(200)).body.items;
+    expect(rows).toEqual([expect.objectContaining({ toolCallId: 'l1', toolName: 'write_note', status: 'COMPLETED', attempts: 1, entry: 'ACT' })]);
+    expect(rows[0].arguments).toEqual({ q: 'log me', token: '***' });
+    expect(JSON.stringify(rows)).not.toContain('hunter2');
+  });
+
+  it('validates act and resume bodies', async () => {
+    const sessionId = await newSession();
+    const res = await gw.http.post(`/api/v1/sessions/${sessionId}/act`).set(runtime).send({ iteration: -1, toolCalls: [{ id: '', name: 'x', arguments: 5 }] }).expect(400);
+    const fields = res.body.error.details.fields.map((f: { field: string }) => f.field).sort();
+    expect(fields).toEqual(['iteration', 'toolCalls.0.arguments', 'toolCalls.0.id']);
+    const dup = await gw.http.post(`/api/v1/sessions/${sessionId}/act`).set(runtime).send({ iteration: 1, toolCalls: [{ id: 'a', name: 'read_doc', arguments: {} }, { id: 'a', name: 'read_doc', arguments: {} }] }).expect(400);
+    expect(dup.body.error.message).toContain('appears twice');
+    await gw.http.post(`/api/v1/sessions/${sessionId}/resume`).set(runtime).send({ decision: 'APPROVE' }).expect(400);
+    expect((await resume(sessionId, { clientMessageId: 'nothing-pending' }, 409)).body.error.code).toBe('NO_PENDING_REQUEST');
+  });
+});

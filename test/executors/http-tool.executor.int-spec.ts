@@ -1,0 +1,290 @@
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import type { GatewayConfig } from '@app/config/gateway-config';
+import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
+import { OutboundGuard } from '@app/modules/executors/outbound/outbound-guard';
+import { OutboundHttpAgent } from '@app/modules/executors/outbound/outbound-http.agent';
+import { HttpToolExecutor } from '@app/modules/executors/http/http-tool.executor';
+import { ToolCallPolicy } from '@app/modules/executors/call-policy/tool-call-policy';
+import { waitFor } from '@test/support/wait-for';
+import { executorTestConfig, invocationOf, toolFixture } from './support/executor-fixtures';
+import { RecordingHttpServer } from './support/recording-http.server';
+
+/** The HTTP executor under the call policy, as the call path runs it, against a real loopback server. */
+class HttpHarness {
+  readonly agent: OutboundHttpAgent;
+  readonly executor: HttpToolExecutor;
+  readonly policy: ToolCallPolicy;
+
+  constructor(readonly config: GatewayConfig) {
+    this.agent = new OutboundHttpAgent(new OutboundGuard(config));
+    this.executor = new HttpToolExecutor(this.agent, config);
+    this.policy = new ToolCallPolicy(config);
+  }
+
+  run(tool: ToolDescriptor, args: Record<string, unknown> = {}, toolCallId?: string) {
+    return this.policy.run(tool, (attempt, signal) => this.executor.execute(invocationOf(tool, args, attempt, signal, toolCallId)));
+  }
+
+  close(): Promise<void> {
+    return this.agent.onModuleDestroy();
+  }
+}
+
+/** A port nothing listens on (bound, then released). */
+async function refusedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+describe('HttpToolExecutor under ToolCallPolicy (real loopback server)', () => {
+  const server = new RecordingHttpServer();
+  const gw = new HttpHarness(executorTestConfig({ TOOL_SECRETS: 'ORDERS_TOKEN=tok-123,OTHER=zzz' }));
+
+  beforeAll(() => server.start());
+  afterAll(async () => {
+    await gw.close();
+    await server.stop();
+  });
+  beforeEach(() => {
+    server.requests.length = 0;
+    server.handler = (_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end('{"ok":true}');
+    };
+  });
+
+  it('sends placeholders in the path, the rest as query, the toolCallId as Idempotency-Key and secret headers (GET)', async () => {
+    const tool = toolFixture({
+      endpoint: server.url('/orders/{orderId}?src=gw'),
+      httpMethod: 'GET',
+      headers: { Authorization: 'Bearer ${secret:ORDERS_TOKEN}' },
+    });
+    const outcome = await gw.run(tool, { orderId: 'A 1/2', verbose: true, ids: [1, 2] }, 'tc-get-1');
+    expect(outcome.output).toEqual({ content: '{"ok":true}', structured: { ok: true } });
+    expect(server.requests).toHaveLength(1);
+    const [req] = server.requests;
+    expect(req.method).toBe('GET');
+    expect(req.url).toBe('/orders/A%201%2F2?src=gw&verbose=true&ids=1&ids=2');
+    expect(req.headers['idempotency-key']).toBe('tc-get-1');
+    expect(req.headers.authorization).toBe('Bearer tok-123');
+    expect(req.body).toBe('');
+  });
+
+  it('sends the remaining arguments as a JSON body for POST', async () => {
+    server.handler = (_req, res) => {
+      res.setHeader('content-type', 'text/plain');
+      res.end('created order 7');
+    };
+    const tool = toolFixture({ endpoint: server.url('/orders/{id}/lines'), httpMethod: 'POST', sideEffect: 'SIDE_EFFECT' });
+    const outcome = await gw.run(tool, { id: 7, sku: 'X-1', qty: 2 }, 'tc-post-1');
+    expect(outcome.output).toEqual({ content: 'created order 7' });
+    const [req] = server.requests;
+    expect(req.url).toBe('/orders/7/lines');
+    expect(req.headers['content-type']).toBe('application/json');
+    expect(req.headers['idempotency-key']).toBe('tc-post-1');
+    expect(JSON.parse(req.body)).toEqual({ sku: 'X-1', qty: 2 });
+  });
+
+  it('fails with the missing secret named, without sending anything', async () => {
+    const tool = toolFixture({ endpoint: server.url('/x'), headers: { 'X-Api-Key': '${secret:NOT_CONFIGURED}' } });
+    const outcome = await gw.run(tool);
+    expect(outcome.attempts).toBe(1);
+    expect(outcome.error).toMatchObject({ errorClass: 'SECRET_MISSING', transient: false, reachedRemote: false });
+    expect(outcome.error?.message).toContain('NOT_CONFIGURED');
+    expect(outcome.error?.message).not.toMatch(/tok-123|zzz/);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('retries a READ_ONLY tool after 503: two requests reach the server, the second answer wins', async () => {
+    server.handler = (req, res) => {
+      res.statusCode = req.n === 1 ? 503 : 200;
+      res.end(req.n === 1 ? 'busy' : 'fine');
+    };
+    const outcome = await gw.run(toolFixture({ endpoint: server.url('/r'), sideEffect: 'READ_ONLY' }), {}, 'tc-ro');
+    expect(outcome).toMatchObject({ output: { content: 'fine' }, attempts: 2 });
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests.map((r) => r.headers['idempotency-key'])).toEqual(['tc-ro', 'tc-ro']);
+  });
+
+  it('does not retry a SIDE_EFFECT tool after 503: one request, a transient error that reached the remote', async () => {
+    server.handler = (_req, res) => {
+      res.statusCode = 503;
+      res.end('{"error":"overloaded"}');
+    };
+    const outcome = await gw.run(toolFixture({ endpoint: server.url('/w'), httpMethod: 'POST', sideEffect: 'SIDE_EFFECT' }));
+    expect(server.requests).toHaveLength(1);
+    expect(outcome.attempts).toBe(1);
+    expect(outcome.error).toMatchObject({ errorClass: 'HTTP_RETRYABLE', transient: true, reachedRemote: true, options: { httpStatus: 503 } });
+    expect(outcome.error?.message).toContain('overloaded');
+  });
+
+  it('does not retry a 4xx, and reports the status with an excerpt of the body', async () => {
+    server.handler = (_req, res) => {
+      res.statusCode = 422;
+      res.end(`{"error":"qty must be positive"}${' '.repeat(10)}${'x'.repeat(5000)}`);
+    };
+    const outcome = await gw.run(toolFixture({ endpoint: server.url('/v'), sideEffect: 'READ_ONLY' }));
+    expect(server.requests).toHaveLength(1);
+    expect(outcome.error).toMatchObject({ errorClass: 'HTTP_CLIENT_ERROR', transient: false, reachedRemote: true });
+    expect(outcome.error?.message).toContain('HTTP 422');
+    expect(outcome.error?.message).toContain('qty must be positive');
+    expect(outcome.error!.message.length).toBeLessThan(500);
+  });
+
+  it('retries a SIDE_EFFECT tool whose port refuses connections, up to TOOL_MAX_ATTEMPTS', async () => {
+    const port = await refusedPort();
+    const outcome = await gw.run(toolFixture({ endpoint: `http://127.0.0.1:${port}/w`, httpMethod: 'POST', sideEffect: 'SIDE_EFFECT' }));
+    expect(outcome.attempts).toBe(3);
+    expect(outcome.error).toMatchObject({ errorClass: 'CONNECTION_REFUSED', transient: true, reachedRemote: false });
+  });
+
+  it('aborts a slow request at the tool timeout: the server sees the connection close and the call times out', async () => {
+    let release: (() => void) | undefined;
+    server.handler = (_req, res) =>
+      new Promise<void>((resolve) => {
+        release = resolve;
+        res.on('close', resolve);
+      });
+    const started = performance.now();
+    const outcome = await gw.run(toolFixture({ endpoint: server.url('/slow'), timeoutMs: 300, sideEffect: 'SIDE_EFFECT', httpMethod: 'POST' }));
+    const elapsed = performance.now() - started;
+    expect(outcome).toMatchObject({ timedOut: true, attempts: 1 });
+    expect(outcome.error).toMatchObject({ errorClass: 'TIMEOUT', reachedRemote: true });
+    expect(elapsed).toBeGreaterThanOrEqual(290);
+    expect(elapsed).toBeLessThan(2000);
+    await waitFor(() => server.requests[0]?.abortedAt !== undefined, { description: 'the server to see the abort' });
+    const [req] = server.requests;
+    expect(req.abortedAt! - req.at).toBeGreaterThanOrEqual(250);
+    expect(server.requests).toHaveLength(1);
+    release?.();
+  });
+
+  it('honours Retry-After (seconds) before the next attempt', async () => {
+    server.handler = (req, res) => {
+      if (req.n === 1) {
+        res.statusCode = 429;
+        res.setHeader('retry-after', '1');
+        res.end('slow down');
+      } else res.end('done');
+    };
+    const outcome = await gw.run(toolFixture({ endpoint: server.url('/limited') }));
+    expect(outcome).toMatchObject({ output: { content: 'done' }, attempts: 2 });
+    expect(server.requests[1].at - server.requests[0].at).toBeGreaterThanOrEqual(990);
+  });
+
+  it('honours Retry-After given as an HTTP date', async () => {
+    server.handler = (req, res) => {
+      if (req.n === 1) {
+        res.statusCode = 503;
+        res.setHeader('retry-after', new Date(Date.now() + 2000).toUTCString());
+        res.end();
+      } else res.end('back');
+    };
+    const outcome = await gw.run(toolFixture({ endpoint: server.url('/date') }));
+    expect(outcome.output?.content).toBe('back');
+    // An HTTP date has whole seconds: the wait is between 1 and 2 s.
+    expect(server.requests[1].at - server.requests[0].at).toBeGreaterThanOrEqual(990);
+  });
+
+  it('ends the call when Retry-After is longer than TOOL_RETRY_MAX_AFTER_MS', async () => {
+    server.handler = (_req, res) => {
+      res.statusCode = 503;
+      res.setHeader('retry-after', '120');
+      res.end();
+    };
+    const outcome = await gw.run(toolFixture({ endpoint: server.url('/later') }));
+    expect(server.requests).toHaveLength(1);
+    expect(outcome.error).toMatchObject({ errorClass: 'RETRY_AFTER_TOO_LONG', transient: false });
+  });
+
+  it('refuses a response larger than 10 MB', async () => {
+    server.handler = (_req, res) => {
+      const chunk = Buffer.alloc(1024 * 1024, 97);
+      let sent = 0;
+      const pump = (): void => {
+        while (sent < 11 && !res.destroyed) {
+          sent++;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      pump();
+    };
+    const outcome = await gw.run(toolFixture({ endpoint: server.url('/huge') }));
+    expect(outcome.error).toMatchObject({ errorClass: 'RESPONSE_TOO_LARGE', transient: false, reachedRemote: true });
+  });
+
+  it('returns an empty 204 as a readable line', async () => {
+    server.handler = (_req, res) => {
+      res.statusCode = 204;
+      res.end();
+    };
+    expect((await gw.run(toolFixture({ endpoint: server.url('/none'), httpMethod: 'DELETE' }))).output).toEqual({
+      content: '(empty response, HTTP 204)',
+    });
+  });
+
+  it('reuses keep-alive connections across calls (one shared Agent)', async () => {
+    const before = server.connections;
+    for (let i = 0; i < 5; i++) await gw.run(toolFixture({ endpoint: server.url('/ka') }));
+    expect(server.requests).toHaveLength(5);
+    expect(server.connections - before).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('HttpToolExecutor outbound guard (real sockets)', () => {
+  const server = new RecordingHttpServer();
+  beforeAll(() => server.start());
+  afterAll(() => server.stop());
+  beforeEach(() => (server.requests.length = 0));
+
+  it('blocks 127.0.0.1 when OUTBOUND_ALLOW_HOSTS is empty, before anything is sent', async () => {
+    const gw = new HttpHarness(executorTestConfig({ OUTBOUND_ALLOW_HOSTS: '' }));
+    try {
+      const outcome = await gw.run(toolFixture({ endpoint: server.url('/x'), sideEffect: 'READ_ONLY' }));
+      expect(outcome.attempts).toBe(1);
+      expect(outcome.error).toMatchObject({ errorClass: 'OUTBOUND_BLOCKED', transient: false, reachedRemote: false });
+      expect(server.requests).toHaveLength(0);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('blocks a host name that resolves to loopback at connect time (localhost), before anything is sent', async () => {
+    const gw = new HttpHarness(executorTestConfig({ OUTBOUND_ALLOW_HOSTS: '' }));
+    try {
+      const outcome = await gw.run(toolFixture({ endpoint: `http://localhost:${server.port}/x` }));
+      expect(outcome.error).toMatchObject({ errorClass: 'OUTBOUND_BLOCKED', reachedRemote: false });
+      expect(outcome.error?.message).toMatch(/localhost resolves to (127\.0\.0\.1|::1)/);
+      expect(server.requests).toHaveLength(0);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('lets an allow-listed host name through and connects to the address it vetted', async () => {
+    const gw = new HttpHarness(executorTestConfig({ OUTBOUND_ALLOW_HOSTS: 'localhost' }));
+    try {
+      const outcome = await gw.run(toolFixture({ endpoint: `http://localhost:${server.port}/named` }));
+      // localhost may resolve to ::1 first; the server listens on 127.0.0.1 only, so happy-eyeballs falls back.
+      expect(outcome.output?.content).toBe('{"ok":true}');
+      expect(server.requests).toHaveLength(1);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('blocks a non-http scheme', async () => {
+    const gw = new HttpHarness(executorTestConfig());
+    try {
+      const outcome = await gw.run(toolFixture({ endpoint: 'file:///etc/passwd' }));
+      expect(outcome.error).toMatchObject({ errorClass: 'OUTBOUND_BLOCKED' });
+    } finally {
+      await gw.close();
+    }
+  });
+});

@@ -1,0 +1,236 @@
+import type { GatewayConfig } from '@app/config/gateway-config';
+import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
+import { OutboundGuard } from '@app/modules/executors/outbound/outbound-guard';
+import { OutboundHttpAgent } from '@app/modules/executors/outbound/outbound-http.agent';
+import { McpClientPool } from '@app/modules/executors/mcp/mcp-client.pool';
+import { McpRemoteToolExecutor } from '@app/modules/executors/mcp/mcp-remote.executor';
+import { ToolCallPolicy } from '@app/modules/executors/call-policy/tool-call-policy';
+import { ToolCallError } from '@app/modules/executors/tool-executor';
+import { waitFor } from '@test/support/wait-for';
+import { executorTestConfig, invocationOf, toolFixture } from './support/executor-fixtures';
+import { SdkMcpServer } from './support/sdk-mcp.server';
+
+/** The pool, the MCP executor and the policy wired as the ExecutorsModule wires them. */
+class McpHarness {
+  readonly agent: OutboundHttpAgent;
+  readonly pool: McpClientPool;
+  readonly executor: McpRemoteToolExecutor;
+  readonly policy: ToolCallPolicy;
+
+  constructor(config: GatewayConfig = executorTestConfig()) {
+    this.agent = new OutboundHttpAgent(new OutboundGuard(config));
+    this.pool = new McpClientPool(this.agent);
+    this.executor = new McpRemoteToolExecutor(this.pool, config);
+    this.policy = new ToolCallPolicy(config);
+  }
+
+  call(tool: ToolDescriptor, args: Record<string, unknown> = {}) {
+    return this.policy.run(tool, (attempt, signal) => this.executor.execute(invocationOf(tool, args, attempt, signal)));
+  }
+
+  /**
+   * Waits until the gateway has seen every socket to `url` close, as it would while a redeployed server is
+   * away (a request written in the instant between the server's close and the client noticing it is a
+   * keep-alive race that no client can tell from a crash mid-request).
+   */
+  async seesServerGone(url: string): Promise<void> {
+    const origin = new URL(url).origin;
+    await waitFor(() => ((this.agent.dispatcher.stats[origin] as { connected?: number } | undefined)?.connected ?? 0) === 0, {
+      description: `the sockets to ${origin} to close`,
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.pool.onModuleDestroy();
+    await this.agent.onModuleDestroy();
+  }
+}
+
+const mcpTool = (url: string, remoteName: string, overrides: Partial<ToolDescriptor> = {}): ToolDescriptor =>
+  toolFixture({ name: `sdk_${remoteName}`, serviceType: 'MCP_REMOTE', endpoint: url, remoteName, httpMethod: null, ...overrides });
+
+describe('McpClientPool + McpRemoteToolExecutor against an SDK McpServer (streamable HTTP)', () => {
+  const server = new SdkMcpServer();
+  let gw: McpHarness;
+
+  beforeAll(() => server.start());
+  afterAll(() => server.stop());
+  beforeEach(() => (gw = new McpHarness()));
+  afterEach(() => gw.close());
+
+  it('cancels a slow tool at the tool timeout: the handler sees its signal fire and the call times out', async () => {
+    // Open the session first, so the 300 ms budget is spent on the tool call, not on connecting.
+    await gw.call(mcpTool(server.url, 'echo'), { message: 'warm up' });
+    const cancelledBefore = server.cancelled.length;
+    const started = performance.now();
+    const outcome = await gw.call(mcpTool(server.url, 'slow', { timeoutMs: 300, sideEffect: 'SIDE_EFFECT' }), { ms: 10_000 });
+    expect(outcome).toMatchObject({ timedOut: true, attempts: 1 });
+    expect(outcome.error).toMatchObject({ errorClass: 'TIMEOUT', reachedRemote: true });
+    expect(performance.now() - started).toBeLessThan(2000);
+    await waitFor(() => server.cancelled.length === cancelledBefore + 1, { description: 'notifications/cancelled to reach the slow tool' });
+    expect(server.cancelled.at(-1)?.tool).toBe('slow');
+  });
+
+  it('returns an isError result as a tool error output and does not retry it', async () => {
+    const before = server.toolCalls;
+    const outcome = await gw.call(mcpTool(server.url, 'fail'));
+    expect(outcome).toMatchObject({ output: { content: 'inventory service is down', isError: true }, attempts: 1 });
+    expect(server.toolCalls - before).toBe(1);
+  });
+
+  it('summarizes image content', async () => {
+    const outcome = await gw.call(mcpTool(server.url, 'picture'));
+    expect(outcome.output?.content).toBe('a pixel\n[image: image/png, 2.9 KB]');
+  });
+
+  it('shares one connect among concurrent first calls', async () => {
+    const before = server.initializeCount;
+    const outcomes = await Promise.all(Array.from({ length: 10 }, (_v, i) => gw.call(mcpTool(server.url, 'echo'), { message: `m${i}` })));
+    expect(outcomes.map((o) => o.output?.content)).toEqual(Array.from({ length: 10 }, (_v, i) => `echo: m${i}`));
+    expect(server.initializeCount - before).toBe(1);
+    expect(gw.pool.stats().totalConnects).toBe(1);
+  });
+
+  it('re-sends a request refused with 404 (unknown session) once, on a fresh session', async () => {
+    const tool = mcpTool(server.url, 'echo', { sideEffect: 'HIGH_RISK' });
+    await gw.call(tool, { message: 'first' });
+    const before = { init: server.initializeCount, calls: server.toolCalls };
+    server.forgetSessions();
+    const outcome = await gw.call(tool, { message: 'second' });
+    expect(outcome).toMatchObject({ output: { content: 'echo: second' }, attempts: 1 });
+    expect(server.initializeCount - before.init).toBe(1);
+    expect(server.toolCalls - before.calls).toBe(1);
+  });
+
+  it('reconnects after the server restarts on the same port, within the same attempt', async () => {
+    const tool = mcpTool(server.url, 'echo', { sideEffect: 'SIDE_EFFECT' });
+    await expect(gw.call(tool, { message: 'before' })).resolves.toMatchObject({ output: { content: 'echo: before' } });
+    const before = server.initializeCount;
+    await server.stop();
+    await gw.seesServerGone(server.url);
+    await server.start();
+    const outcome = await gw.call(tool, { message: 'after' });
+    expect(outcome).toMatchObject({ output: { content: 'echo: after' }, attempts: 1 });
+    expect(server.initializeCount - before).toBe(1);
+    expect(gw.pool.stats().servers[0]).toMatchObject({ connects: 2, connected: true });
+  });
+
+  it('reports a stopped server as refused (not reached) and retries it even for side-effecting tools', async () => {
+    const tool = mcpTool(server.url, 'echo', { sideEffect: 'SIDE_EFFECT' });
+    await gw.call(tool, { message: 'warm' });
+    await server.stop();
+    await gw.seesServerGone(server.url);
+    try {
+      const outcome = await gw.call(tool, { message: 'lost' });
+      expect(outcome.attempts).toBe(3);
+      expect(outcome.error).toMatchObject({ errorClass: 'CONNECTION_REFUSED', transient: true, reachedRemote: false });
+    } finally {
+      await server.start();
+    }
+    await expect(gw.call(tool, { message: 'back' })).resolves.toMatchObject({ output: { content: 'echo: back' } });
+  });
+
+  it('fails a call in flight when the server dies, fast and as an unknown outcome, instead of hanging to the budget', async () => {
+    const tool = mcpTool(server.url, 'slow', { sideEffect: 'SIDE_EFFECT', timeoutMs: 20_000 });
+    const calls = server.toolCalls;
+    const pending = gw.call(tool, { ms: 15_000 });
+    await waitFor(() => server.toolCalls > calls, { description: 'the slow call to reach the server' });
+    const stoppedAt = performance.now();
+    await server.stop();
+    try {
+      const outcome = await pending;
+      expect(performance.now() - stoppedAt).toBeLessThan(5000);
+      expect(outcome).toMatchObject({ attempts: 1, timedOut: false });
+      expect(outcome.error).toMatchObject({ errorClass: 'CONNECTION_LOST', transient: true, reachedRemote: true });
+    } finally {
+      await server.start();
+    }
+  });
+
+  it('reports a server that was never up as refused before anything was sent', async () => {
+    const down = new SdkMcpServer();
+    await down.start();
+    const url = down.url;
+    await down.stop();
+    const outcome = await gw.call(mcpTool(url, 'echo', { sideEffect: 'HIGH_RISK' }), { message: 'x' });
+    expect(outcome.attempts).toBe(3);
+    expect(outcome.error).toMatchObject({ errorClass: 'CONNECTION_REFUSED', reachedRemote: false });
+  });
+
+  it('tells listeners about notifications/tools/list_changed', async () => {
+    let notified = 0;
+    const off = gw.pool.onToolsListChanged(server.url, () => notified++);
+    await gw.call(mcpTool(server.url, 'echo'), { message: 'open the session' });
+    let n = 0;
+    // The notification rides the session's GET stream, which opens just after initialize: add tools until one is heard.
+    await waitFor(() => {
+      if (notified === 0) server.addTool(`added_${n++}`);
+      return notified > 0;
+    }, { intervalMs: 50, description: 'a tools/list_changed notification' });
+    off();
+    const heard = notified;
+    server.addTool('after_unsubscribe');
+    await gw.call(mcpTool(server.url, 'echo'), { message: 'flush' });
+    expect(notified).toBe(heard);
+  });
+
+  it('checks the outbound guard before opening a session', async () => {
+    const blocked = new McpHarness(executorTestConfig({ OUTBOUND_ALLOW_HOSTS: '' }));
+    const before = server.initializeCount;
+    try {
+      const outcome = await blocked.call(mcpTool(server.url, 'echo'), { message: 'x' });
+      expect(outcome.attempts).toBe(1);
+      expect(outcome.error).toMatchObject({ errorClass: 'OUTBOUND_BLOCKED', transient: false, reachedRemote: false });
+      expect(server.initializeCount).toBe(before);
+    } finally {
+      await blocked.close();
+    }
+  });
+
+  it("reports the SDK's own request timeout as transient but possibly delivered, and cancels on the server", async () => {
+    await gw.pool.callTool({ url: server.url }, 'echo', { message: 'warm up' });
+    const cancelledBefore = server.cancelled.length;
+    const err = await gw.pool.callTool({ url: server.url }, 'slow', { ms: 10_000 }, { timeoutMs: 200 }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ errorClass: 'MCP_TIMEOUT', transient: true, reachedRemote: true });
+    await waitFor(() => server.cancelled.length === cancelledBefore + 1, { description: 'the cancellation to reach the server' });
+  });
+
+  it('refuses an endpoint that is not a URL without retrying', async () => {
+    const outcome = await gw.call(mcpTool('not a url', 'echo'), { message: 'x' });
+    expect(outcome).toMatchObject({ attempts: 1, error: { errorClass: 'INVALID_REQUEST', transient: false, reachedRemote: false } });
+  });
+
+  it('cancels through a caller signal passed straight to the pool', async () => {
+    const caller = new AbortController();
+    const pending = gw.pool.callTool({ url: server.url }, 'slow', { ms: 10_000 }, { signal: caller.signal });
+    await waitFor(() => server.toolCalls > 0 && gw.pool.stats().servers[0]?.connected);
+    const cancelledBefore = server.cancelled.length;
+    setTimeout(() => caller.abort(new Error('stop')), 100);
+    const err = await pending.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ToolCallError);
+    await waitFor(() => server.cancelled.length === cancelledBefore + 1, { description: 'the cancellation to reach the server' });
+  });
+});
+
+describe('McpClientPool.listTools / listAllTools', () => {
+  const server = new SdkMcpServer({ pageSize: 2, pagedToolCount: 5 });
+  const gw = new McpHarness();
+  beforeAll(() => server.start());
+  afterAll(async () => {
+    await gw.close();
+    await server.stop();
+  });
+
+  it('returns one page with its cursor', async () => {
+    const page = await gw.pool.listTools({ url: server.url });
+    expect(page.tools.map((t) => t.name)).toEqual(['paged_0', 'paged_1']);
+    expect(page.nextCursor).toBe('2');
+    const next = await gw.pool.listTools({ url: server.url }, { cursor: page.nextCursor });
+    expect(next.tools.map((t) => t.name)).toEqual(['paged_2', 'paged_3']);
+  });
+
+  it('follows every page', async () => {
+    const tools = await gw.pool.listAllTools({ url: server.url });
+    expect(tools.map((t) => t.name)).toEqual(['paged_0', 'paged_1', 'paged_2', 'paged_3', 'paged_4']);
+  });
+});

@@ -1,0 +1,53 @@
+import { loadGatewayConfig, GatewayConfig } from '@app/config/gateway-config';
+import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
+import type { ToolInvocation } from '@app/modules/executors/tool-executor';
+
+/** A validated config as the gateway would load it, loopback allow-listed unless the test says otherwise. */
+export function executorTestConfig(env: Record<string, string> = {}): GatewayConfig {
+  return loadGatewayConfig({
+    NODE_ENV: 'test',
+    OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+    TOOL_RETRY_BASE_DELAY_MS: '20',
+    TOOL_RETRY_MAX_AFTER_MS: '5000',
+    TOOL_DEFAULT_TIMEOUT_MS: '10000',
+    ...env,
+  });
+}
+
+/** A registered tool with the fields executors read; everything else neutral. */
+export function toolFixture(overrides: Partial<ToolDescriptor>): ToolDescriptor {
+  return {
+    id: 'tool-1',
+    tenantId: null,
+    name: 'test_tool',
+    description: 'a tool under test',
+    parameters: { type: 'object' },
+    serviceType: 'HTTP',
+    endpoint: 'http://127.0.0.1:1/',
+    httpMethod: 'GET',
+    headers: null,
+    timeoutMs: null,
+    permissionTags: [],
+    tags: [],
+    sideEffect: 'READ_ONLY',
+    remoteName: null,
+    requires: [],
+    enabled: true,
+    status: 'ACTIVE',
+    source: 'DB',
+    version: 1,
+    hitl: null,
+    result: null,
+    mcpServiceId: null,
+    createdAt: 0,
+    updatedAt: 0,
+    ...overrides,
+  };
+}
+
+let callSeq = 0;
+
+/** The invocation the call path would hand an executor for one attempt. */
+export function invocationOf(tool: ToolDescriptor, args: Record<string, unknown>, attempt: number, signal: AbortSignal, toolCallId?: string): ToolInvocation {
+  return { tool, arguments: args, toolCallId: toolCallId ?? `call-${++callSeq}`, tenantId: 't1', userId: 'u1', attempt, signal };
+}

@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+
+/** Options of {@link SdkMcpServer}. */
+export interface SdkMcpServerOptions {
+  /** Answer tools/list in pages of this size over `pagedToolCount` synthetic tools. */
+  pageSize?: number;
+  pagedToolCount?: number;
+}
+
+/**
+ * An MCP server of our own: the SDK's McpServer per session on node:http with StreamableHTTPServerTransport
+ * (stateful sessions; an unknown session gets 404 as the spec says). Tools: `echo`, `slow` (waits `ms`,
+ * records a cancellation when its `extra.signal` fires), `fail` (returns `isError`), `picture` (an image).
+ * Counts what a test must see server-side, and can restart on the same port like a redeployed service.
+ */
+export class SdkMcpServer {
+  initializeCount = 0;
+  toolCalls = 0;
+  readonly cancelled: Array<{ tool: string; reason: unknown }> = [];
+  private readonly sessions = new Map<string, { transport: StreamableHTTPServerTransport; mcp: McpServer }>();
+  private http?: Server;
+  private fixedPort = 0;
+
+  constructor(private readonly options: SdkMcpServerOptions = {}) {}
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}/mcp`;
+  }
+
+  get port(): number {
+    return this.fixedPort;
+  }
+
+  async start(): Promise<this> {
+    this.http = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve) => this.http!.listen(this.fixedPort, '127.0.0.1', resolve));
+    this.fixedPort = (this.http.address() as AddressInfo).port;
+    return this;
+  }
+
+  /** Stops like a crashed or redeployed process: every connection cut, every session forgotten. */
+  async stop(): Promise<void> {
+    const http = this.http;
+    this.http = undefined;
+    const sessions = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.all(sessions.map((s) => s.mcp.close().catch(() => undefined)));
+    if (!http) return;
+    http.closeAllConnections();
+    await new Promise<void>((resolve) => http.close(() => resolve()));
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.start();
+  }
+
+  /** Forgets every session while staying up (like a server that expired them): the next request gets 404. */
+  forgetSessions(): void {
+    this.sessions.clear();
+  }
+
+  /** Adds a tool on every live session (the SDK then sends notifications/tools/list_changed). */
+  addTool(name: string): void {
+    for (const { mcp } of this.sessions.values()) {
+      mcp.registerTool(name, { description: `added ${name}` }, async () => ({ content: [{ type: 'text', text: name }] }));
+    }
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = chunks.length > 0 ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
+    const sessionId = req.headers['mcp-session-id'] as string | undefined;
+    let session = sessionId ? this.sessions.get(sessionId) : undefined;
+    if (sessionId && !session) {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
+      return;
+    }
+    if (!session) {
+      if (req.method !== 'POST' || body?.method !== 'initialize') {
+        res.writeHead(400).end('initialize first');
+        return;
+      }
+      this.initializeCount++;
+      const mcp = this.createMcpServer();
+      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => {
+          this.sessions.set(id, { transport, mcp });
+        },
+      });
+      transport.onclose = () => {
+        if (transport.sessionId) this.sessions.delete(transport.sessionId);
+      };
+      await mcp.connect(transport);
+      session = { transport, mcp };
+    }
+    await session.transport.handleRequest(req, res, body);
+  }
+
+  private createMcpServer(): McpServer {
+    const mcp = new McpServer({ name: 'sdk-test-server', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
+    mcp.registerTool('echo', { description: 'echo', inputSchema: { message: z.string() } }, async ({ message }) => {
+      this.toolCalls++;
+      return { content: [{ type: 'text', text: `echo: ${message}` }] };
+    });
+    mcp.registerTool('slow', { description: 'waits', inputSchema: { ms: z.number() } }, async ({ ms }, extra) => {
+      this.toolCalls++;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        extra.signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          this.cancelled.push({ tool: 'slow', reason: extra.signal.reason });
+          resolve();
+        });
+      });
+      return { content: [{ type: 'text', text: `waited ${ms}` }] };
+    });
+    mcp.registerTool('fail', { description: 'fails' }, async () => {
+      this.toolCalls++;
+      return { content: [{ type: 'text', text: 'inventory service is down' }], isError: true };
+    });
+    mcp.registerTool('picture', { description: 'an image' }, async () => ({
+      content: [
+        { type: 'text', text: 'a pixel' },
+        { type: 'image', data: Buffer.alloc(3000).toString('base64'), mimeType: 'image/png' },
+      ],
+    }));
+    if (this.options.pageSize) this.paginateToolsList(mcp, this.options.pageSize, this.options.pagedToolCount ?? 0);
+    return mcp;
+  }
+
+  private paginateToolsList(mcp: McpServer, pageSize: number, count: number): void {
+    const all = Array.from({ length: count }, (_v, i) => ({ name: `paged_${i}`, inputSchema: { type: 'object' as const } }));
+    mcp.server.removeRequestHandler('tools/list');
+    mcp.server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+      const start = Number(request.params?.cursor ?? 0);
+      const end = start + pageSize;
+      return { tools: all.slice(start, end), nextCursor: end < all.length ? String(end) : undefined };
+    });
+  }
+}
