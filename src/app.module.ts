@@ -12,6 +12,7 @@ import { HitlModule } from './modules/hitl/hitl.module';
 import { ExecutorsModule } from './modules/executors/executors.module';
 import { ToolInvocationModule } from './modules/tool-invocation/tool-invocation.module';
 import { LoopActingModule } from './modules/loop-acting/loop-acting.module';
+import { WebSearchModule } from './modules/web-search/web-search.module';
 import { HealthController } from './modules/health/health.controller';
 
 /** Imports the feature modules; owns nothing else. */
@@ -30,6 +31,7 @@ export class AppModule {
         ExecutorsModule,
         ToolInvocationModule,
         LoopActingModule,
+        WebSearchModule,
       ],
       controllers: [HealthController],
       providers: [{ provide: APP_FILTER, useClass: DomainErrorFilter }],

@@ -30,7 +30,7 @@ describeEachDialect('POST /agents/{id}/tool-specs: the visibility pipeline', (di
 
   beforeAll(async () => {
     db = await createTestDatabaseUrl(dialect);
-    gw = await startTestGateway(db.url);
+    gw = await startTestGateway(db.url, { WEB_SEARCH_URL: 'http://127.0.0.1:9/search' });
     runtime = await createKey(gw, 'acme', 'runtime');
     await create('visible_tool', { permissionTags: ['orders:read'] });
     await create('unbound_tool', {});

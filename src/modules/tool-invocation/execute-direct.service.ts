@@ -34,6 +34,12 @@ export class ExecuteDirectService {
       toolName,
       rawArguments: dto.arguments,
     });
+    if (prepared.tool && isPlatformWebSearch(prepared.tool)) {
+      throw new DomainError(
+        ToolInvocationErrorCode.WEB_SEARCH_REQUIRES_SESSION,
+        'Platform web search runs only inside a session: create one with POST /api/v1/sessions and submit the call with POST /api/v1/sessions/{id}/act.',
+      );
+    }
     if (prepared.kind === 'refused') {
       if (prepared.reason === 'UNKNOWN_TOOL') {
         throw new DomainError(CommonErrorCode.NOT_FOUND, `No tool named ${toolName} in your tenant or platform-wide.`, { toolName });
@@ -44,12 +50,6 @@ export class ExecuteDirectService {
         attempts: 0, durationMs: 0, errorClass: prepared.reason, content: prepared.content,
       });
       return { status: 'FAILED', content: prepared.content, isError: true, attempts: 0, durationMs: 0, toolCallId, errorClass: prepared.reason };
-    }
-    if (isPlatformWebSearch(prepared.tool)) {
-      throw new DomainError(
-        ToolInvocationErrorCode.WEB_SEARCH_REQUIRES_SESSION,
-        'Platform web search runs only inside a session: create one with POST /api/v1/sessions and submit the call with POST /api/v1/sessions/{id}/act.',
-      );
     }
     if (prepared.approval) {
       throw new DomainError(

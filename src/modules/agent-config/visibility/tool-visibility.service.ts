@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { McpServiceHealthRegistry } from '@app/modules/tool-registry/mcp-service-health.registry';
 import type { ToolDescriptor, ToolRequirement } from '@app/modules/tool-registry/tool-registry.types';
 import { DomainError } from '@app/common/errors/domain-error';
@@ -42,6 +43,7 @@ export class ToolVisibilityService {
   constructor(
     private readonly snapshots: VisibilitySnapshotService,
     private readonly health: McpServiceHealthRegistry,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
   async toolSpecs(req: VisibilityRequest & { agentId: string }, format: ModelFormat = 'openai', explain = false): Promise<ToolSpecsResult> {
@@ -81,6 +83,7 @@ export class ToolVisibilityService {
       boundToolIds: agent?.boundToolIds ?? new Set(),
       webSearchMode: agent ? narrowWebSearchMode(agent.agent.webSearchMode, req.webSearchMode) : 'DISABLED',
       tenantWebSearch: view.webSearch,
+      webSearchAvailable: this.config.webSearch.url !== '',
       sideEffectPolicy: agent?.agent.sideEffectPolicy ?? 'ALLOW',
       dependencyHealth: (tool) => (tool.serviceType.startsWith('MCP') ? this.health.statusOf(tool.mcpServiceId ?? tool.endpoint) : undefined),
     };

@@ -50,6 +50,7 @@ function ctx(overrides: Partial<VisibilityContext> = {}): VisibilityContext {
     boundToolIds: new Set(['t1']),
     webSearchMode: 'AUTO',
     tenantWebSearch: true,
+    webSearchAvailable: true,
     sideEffectPolicy: 'ALLOW',
     dependencyHealth: () => undefined,
     ...overrides,
@@ -130,6 +131,9 @@ describe('policyLayer', () => {
     expect(policyLayer({ toolId: 'ws', tool: webSearch }, ctx({ webSearchMode: 'DISABLED' }))?.layer).toBe('POLICY');
     expect(policyLayer({ toolId: 'ws', tool: webSearch }, ctx({ tenantWebSearch: false }))?.layer).toBe('POLICY');
     expect(policyLayer({ toolId: 'ws', tool: webSearch }, ctx({ webSearchMode: 'ALWAYS' }))).toBeNull();
+  });
+  it('hides web_search when no provider is configured', () => {
+    expect(policyLayer({ toolId: 'ws', tool: webSearch }, ctx({ webSearchAvailable: false }))?.reason).toContain('WEB_SEARCH_URL');
   });
   it('hides every non-READ_ONLY tool under the READ_ONLY policy', () => {
     for (const sideEffect of ['IDEMPOTENT', 'SIDE_EFFECT', 'HIGH_RISK'] as const) {

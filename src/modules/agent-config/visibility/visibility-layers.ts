@@ -55,6 +55,7 @@ export const policyLayer: VisibilityLayerCheck = ({ tool }, ctx) => {
   if (isPlatformWebSearch(tool)) {
     if (ctx.webSearchMode === 'DISABLED') return hide('POLICY', 'Web search is DISABLED for this agent or request.');
     if (!ctx.tenantWebSearch) return hide('POLICY', 'The tenant\'s platform capability webSearch is off.');
+    if (!ctx.webSearchAvailable) return hide('POLICY', 'No search provider is configured on this gateway (WEB_SEARCH_URL).');
     return null;
   }
   if (ctx.sideEffectPolicy === 'READ_ONLY' && tool.sideEffect !== 'READ_ONLY') {

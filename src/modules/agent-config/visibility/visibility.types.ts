@@ -18,6 +18,8 @@ export interface VisibilityContext {
   webSearchMode: WebSearchMode;
   /** The tenant's platform capability `webSearch`. */
   tenantWebSearch: boolean;
+  /** A search provider is configured on this gateway (WEB_SEARCH_URL). */
+  webSearchAvailable: boolean;
   sideEffectPolicy: SideEffectPolicy;
   /** Health of a tool's MCP service, undefined when nothing is known (no evidence of trouble). */
   dependencyHealth(tool: ToolDescriptor): DependencyHealth | undefined;

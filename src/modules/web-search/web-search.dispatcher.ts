@@ -1,0 +1,73 @@
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
+import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
+import { isPlatformWebSearch } from '@app/modules/agent-config/visibility/visibility-layers';
+import { CallTargetRegistry } from '@app/modules/executors/call-path/call-target.registry';
+import type { ToolCallContext, ToolDispatcher } from '@app/modules/executors/call-path/tool-call.types';
+import { OutboundGuard } from '@app/modules/executors/outbound/outbound-guard';
+import { OutboundHttpAgent } from '@app/modules/executors/outbound/outbound-http.agent';
+import { ToolCallError, ToolOutput } from '@app/modules/executors/tool-executor';
+import { ToolErrorClass } from '@app/modules/executors/tool-error-class';
+import { formatSearchResults, parseSearchResponse } from './web-search.response';
+
+/**
+ * The platform web-search tool. It runs only inside a session, and re-checks at call time what the
+ * visibility pipeline decided: the web-search mode (narrowed for this call) and the tenant capability.
+ * The provider is WEB_SEARCH_URL (GET ?q=&count=, JSON {results:[{title,url,snippet}]}), reached through
+ * the outbound guard.
+ */
+@Injectable()
+export class WebSearchDispatcher implements ToolDispatcher, OnModuleInit {
+  readonly name = 'web-search';
+  readonly priority = 200;
+
+  constructor(
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    private readonly targets: CallTargetRegistry,
+    private readonly guard: OutboundGuard,
+    private readonly http: OutboundHttpAgent,
+  ) {}
+
+  onModuleInit(): void {
+    this.targets.registerDispatcher(this);
+  }
+
+  handles(tool: ToolDescriptor): boolean {
+    return isPlatformWebSearch(tool);
+  }
+
+  async dispatch(_tool: ToolDescriptor, args: Record<string, unknown>, ctx: ToolCallContext, signal: AbortSignal): Promise<ToolOutput> {
+    refuseUnless(ctx.sessionId !== null, 'platform web search runs only inside a session');
+    refuseUnless(ctx.webSearch !== undefined && ctx.webSearch.mode !== 'DISABLED', 'web search is DISABLED for this agent');
+    refuseUnless(ctx.webSearch?.tenantCapability === true, "the tenant's platform capability webSearch is off");
+    refuseUnless(this.config.webSearch.url !== '', 'web search is not configured on this gateway (WEB_SEARCH_URL)');
+    const url = new URL(this.config.webSearch.url);
+    url.searchParams.set('q', String(args.query));
+    url.searchParams.set('count', String(args.count ?? 5));
+    this.guard.checkUrl(url);
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (this.config.webSearch.apiKey) headers.authorization = `Bearer ${this.config.webSearch.apiKey}`;
+    let response: Response;
+    try {
+      response = await this.http.fetch(url, { method: 'GET', headers, signal });
+    } catch (err) {
+      if (err instanceof ToolCallError) throw err;
+      throw new ToolCallError(`the search provider could not be reached: ${(err as Error).message}`, ToolErrorClass.CONNECTION_LOST, { transient: true, reachedRemote: true });
+    }
+    const text = await response.text();
+    if (!response.ok) {
+      const transient = response.status === 429 || response.status >= 500;
+      throw new ToolCallError(`the search provider answered HTTP ${response.status}`, transient ? ToolErrorClass.HTTP_RETRYABLE : ToolErrorClass.HTTP_CLIENT_ERROR, {
+        transient,
+        reachedRemote: true,
+        httpStatus: response.status,
+      });
+    }
+    const results = parseSearchResponse(text);
+    return { content: formatSearchResults(String(args.query), results), structured: { results } };
+  }
+}
+
+function refuseUnless(condition: boolean, reason: string): void {
+  if (!condition) throw new ToolCallError(reason, 'WEB_SEARCH_REFUSED', { transient: false, reachedRemote: false });
+}
