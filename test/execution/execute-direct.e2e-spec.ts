@@ -97,7 +97,7 @@ describe('POST /tools/{name}/execute (executeDirect)', () => {
       expect(res.body.content).toMatch(/^执行失败: .*3 attempts/);
       expect(remote.requests.filter((r) => r.url === '/flaky')).toHaveLength(3);
     } finally {
-      remote.handler = (_req, res) => res.end('{"ok":true}');
+      remote.handler = (_req, res) => void res.end('{"ok":true}');
     }
   });
 

@@ -1,4 +1,5 @@
-import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Post, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
@@ -17,11 +18,13 @@ export class ToolSpecsController {
   @HttpCode(200)
   @ApiOkResponse({ type: ToolSpecsResponseDto, description: 'The tools the model may see, in its own format' })
   @ApiErrors(400, 404)
-  toolSpecs(@Auth() auth: AuthContext, @Param('agentId') agentId: string, @Body() dto: ToolSpecsRequestDto): Promise<ToolSpecsResponseDto> {
-    return this.visibility.toolSpecs(
+  async toolSpecs(@Auth() auth: AuthContext, @Param('agentId') agentId: string, @Body() dto: ToolSpecsRequestDto, @Res() res: Response): Promise<void> {
+    // Sent pre-serialized: the per-tool JSON is cached, so a large answer is joined, not re-stringified.
+    const json = await this.visibility.toolSpecsJson(
       { tenantId: auth.tenantId!, agentId, permissions: dto.permissions, capabilities: dto.capabilities, webSearchMode: dto.webSearchMode },
       dto.format,
       dto.explain,
     );
+    res.status(200).type('application/json').send(json);
   }
 }

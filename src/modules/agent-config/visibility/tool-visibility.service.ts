@@ -47,18 +47,33 @@ export class ToolVisibilityService {
   ) {}
 
   async toolSpecs(req: VisibilityRequest & { agentId: string }, format: ModelFormat = 'openai', explain = false): Promise<ToolSpecsResult> {
+    const { view, tools, decisions } = await this.visibleTools(req, explain);
+    const specs = tools.map((t) => this.spec(view, format, t).value);
+    return explain ? { tools: specs, decisions } : { tools: specs };
+  }
+
+  /**
+   * The same answer as {@link toolSpecs}, already serialized: each tool's spec is serialized once per tool
+   * version and the response is joined from those strings (a 1,000-tool answer is ~500 KB of JSON).
+   */
+  async toolSpecsJson(req: VisibilityRequest & { agentId: string }, format: ModelFormat = 'openai', explain = false): Promise<string> {
+    const { view, tools, decisions } = await this.visibleTools(req, explain);
+    const specs = tools.map((t) => this.spec(view, format, t).json).join(',');
+    return explain ? `{"tools":[${specs}],"decisions":${JSON.stringify(decisions)}}` : `{"tools":[${specs}]}`;
+  }
+
+  private async visibleTools(req: VisibilityRequest & { agentId: string }, explain: boolean): Promise<{ view: TenantView; tools: ToolDescriptor[]; decisions: VisibilityDecision[] }> {
     const { view, agent, ctx } = await this.prepare(req);
     if (!agent) throw new DomainError(CommonErrorCode.NOT_FOUND, `No agent ${req.agentId} in your tenant.`);
     const decisions: VisibilityDecision[] = [];
-    const visible: ToolDescriptor[] = [];
+    const tools: ToolDescriptor[] = [];
     for (const candidate of this.candidates(view, agent, explain)) {
       const decision = decide(candidate, ctx);
-      if (decision.visible) visible.push(candidate.tool!);
+      if (decision.visible) tools.push(candidate.tool!);
       if (explain) decisions.push(decision);
     }
-    visible.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    const tools = visible.map((t) => this.spec(view, format, t));
-    return explain ? { tools, decisions } : { tools };
+    tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return { view, tools, decisions };
   }
 
   /** Re-takes the decision for one tool by name at call time. */
@@ -103,11 +118,12 @@ export class ToolVisibilityService {
     }
   }
 
-  private spec(view: TenantView, format: ModelFormat, tool: ToolDescriptor): object {
+  private spec(view: TenantView, format: ModelFormat, tool: ToolDescriptor): { value: object; json: string } {
     const key = `${format}:${tool.id}@${tool.version}`;
     let spec = view.specCache.get(key);
     if (!spec) {
-      spec = emitToolSpec(format, tool);
+      const value = emitToolSpec(format, tool);
+      spec = { value, json: JSON.stringify(value) };
       view.specCache.set(key, spec);
     }
     return spec;

@@ -22,8 +22,8 @@ export interface TenantView {
   toolsByName: ReadonlyMap<string, ToolDescriptor>;
   webSearch: boolean;
   agents: Map<string, Promise<AgentView | null>>;
-  /** Emitted model specs keyed by `${format}:${toolId}@${version}` (valid as long as this view). */
-  specCache: Map<string, object>;
+  /** Emitted model specs (and their JSON) keyed by `${format}:${toolId}@${version}` (valid as long as this view). */
+  specCache: Map<string, { value: object; json: string }>;
 }
 
 /**
