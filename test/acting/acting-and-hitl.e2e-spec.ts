@@ -229,6 +229,25 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
     await gw.http.get(`/api/v1/sessions/${sessionId}/tool-results/g1?limit=0`).set(runtime).expect(400);
   });
 
+  it('lets the model page a truncated result with READ_TOOL_RESULT and keep a todo list', async () => {
+    const sessionId = await newSession();
+    await act(sessionId, 1, [{ id: 'big1', name: 'big', arguments: { q: 'x' } }]);
+    const page = await act(sessionId, 2, [{ id: 'rd1', name: 'READ_TOOL_RESULT', arguments: { toolCallId: 'big1', offset: 1000, limit: 500 } }]);
+    expect(page.body.results[0]).toMatchObject({ status: 'COMPLETED', isError: false });
+    expect(page.body.results[0].content.startsWith('x'.repeat(500) + '\n\n[characters 1000-1500 of 50011')).toBe(true);
+    const other = await newSession();
+    const foreign = await act(other, 1, [{ id: 'rd2', name: 'READ_TOOL_RESULT', arguments: { toolCallId: 'big1' } }]);
+    expect(foreign.body.results[0]).toMatchObject({ status: 'FAILED', isError: true });
+
+    const todoTool = (await gw.http.get('/api/v1/admin/tools?q=UPDATE_TODO_LIST').set(gw.admin)).body.items[0];
+    await gw.http.post(`/api/v1/admin/agents/${agentId}/tools`).set(gw.admin).send({ toolId: todoTool.id }).expect(200);
+    const items = [{ content: 'read docs', status: 'completed' }, { content: 'ship', status: 'in_progress' }];
+    const todo = await act(sessionId, 3, [{ id: 'todo1', name: 'UPDATE_TODO_LIST', arguments: { items } }]);
+    expect(todo.body.results[0]).toMatchObject({ status: 'COMPLETED', content: 'Todo list updated: 2 item(s), 1 completed.' });
+    const session = (await gw.http.get(`/api/v1/sessions/${sessionId}`).set(runtime).expect(200)).body;
+    expect(session.todoList).toEqual([{ id: '1', content: 'read docs', status: 'completed' }, { id: '2', content: 'ship', status: 'in_progress' }]);
+  });
+
   it('pauses at the iteration budget and continues on resume without approving anything', async () => {
     const sessionId = await newSession();
     const res = await act(sessionId, 6, [{ id: 'p1', name: 'read_doc', arguments: { q: 'p1' } }]);

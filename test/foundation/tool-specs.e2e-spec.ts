@@ -55,7 +55,7 @@ describeEachDialect('POST /agents/{id}/tool-specs: the visibility pipeline', (di
 
   it('emits only tools that pass every layer, and explains each hidden one with its first failing layer', async () => {
     const body = await specs();
-    expect(body.tools.map((t) => t.function.name).sort()).toEqual(['mcp_tool', 'visible_tool', 'writes_things']);
+    expect(body.tools.map((t) => t.function.name).sort()).toEqual(['READ_TOOL_RESULT', 'mcp_tool', 'visible_tool', 'writes_things']);
     const layers = Object.fromEntries(body.decisions.map((d) => [d.name, d.layer]));
     expect(layers).toMatchObject({
       visible_tool: 'EMITTED',
@@ -66,6 +66,8 @@ describeEachDialect('POST /agents/{id}/tool-specs: the visibility pipeline', (di
       needs_perm: 'PERMITTED',
       needs_sandbox: 'DEPENDENCIES',
       web_search: 'POLICY',
+      READ_TOOL_RESULT: 'EMITTED',
+      UPDATE_TODO_LIST: 'BOUND',
     });
     expect(decisionOf(body.decisions, 'needs_perm')!.reason).toContain('orders:write');
     for (const d of body.decisions) expect(d.visible).toBe(d.layer === 'EMITTED');
@@ -137,7 +139,7 @@ describeEachDialect('POST /agents/{id}/tool-specs: the visibility pipeline', (di
   it('returns no decisions without explain', async () => {
     const body = (await gw.http.post(`/api/v1/agents/${agentId}/tool-specs`).set(runtime).send({ userId: 'u1', permissions: [] }).expect(200)).body;
     expect(body.decisions).toBeUndefined();
-    expect(body.tools.map((t: any) => t.function.name).sort()).toEqual(['mcp_tool', 'writes_things']);
+    expect(body.tools.map((t: any) => t.function.name).sort()).toEqual(['READ_TOOL_RESULT', 'mcp_tool', 'writes_things']);
   });
 
   it('validates the request', async () => {

@@ -21,6 +21,7 @@ import { ResumeService } from './acting/resume.service';
 import { ResumeRecordRepository } from './acting/resume-record.repository';
 import { ResumeDecisionApplier } from './acting/resume-decision.applier';
 import { FaultInjector } from './acting/fault-injector';
+import { SessionBuiltinsDispatcher } from './builtins/session-builtins.dispatcher';
 
 /** Sessions, the idempotency journal, the result store, act and resume. */
 @Module({
@@ -40,6 +41,7 @@ import { FaultInjector } from './acting/fault-injector';
     ResumeRecordRepository,
     ResumeDecisionApplier,
     FaultInjector,
+    SessionBuiltinsDispatcher,
   ],
   exports: [SessionsService, ToolResultStore, ToolResultReader],
 })

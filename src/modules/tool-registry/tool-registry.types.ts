@@ -25,6 +25,10 @@ export const TENANT_ID_PATTERN = /^[a-zA-Z0-9_.-]{1,64}$/;
 
 /** The name of the platform web-search tool, present in the registry from the first start. */
 export const WEB_SEARCH_TOOL_NAME = 'web_search';
+/** Session built-in: pages through a truncated result (every agent has it: truncation notes point to it). */
+export const READ_TOOL_RESULT_TOOL_NAME = 'READ_TOOL_RESULT';
+/** Session built-in: replaces the session's todo list (bound like any tool). */
+export const UPDATE_TODO_LIST_TOOL_NAME = 'UPDATE_TODO_LIST';
 
 export type JsonSchema = Record<string, unknown>;
 

@@ -8,7 +8,7 @@ import { narrowWebSearchMode, type WebSearchMode } from '../agent-config.types';
 import { emitToolSpec, type ModelFormat } from '../formats/model-formats';
 import { AgentView, TenantView, VisibilitySnapshotService } from './visibility-snapshot.service';
 import type { AgentEntity } from '../agent.entity';
-import { firstFailingLayer, isPlatformWebSearch } from './visibility-layers';
+import { firstFailingLayer, isImplicitlyBound, isPlatformWebSearch } from './visibility-layers';
 import { EMITTED, VisibilityCandidate, VisibilityContext, VisibilityDecision } from './visibility.types';
 
 /** The caller's side of a visibility question (from the runtime request or the session). */
@@ -114,7 +114,7 @@ export class ToolVisibilityService {
     }
     for (const tool of view.tools.values()) {
       if (seen.has(tool.id)) continue;
-      if (isPlatformWebSearch(tool) || (explain && tool.status !== 'RETIRED')) yield { toolId: tool.id, tool };
+      if (isPlatformWebSearch(tool) || isImplicitlyBound(tool) || (explain && tool.status !== 'RETIRED')) yield { toolId: tool.id, tool };
     }
   }
 

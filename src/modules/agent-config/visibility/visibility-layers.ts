@@ -1,4 +1,4 @@
-import { WEB_SEARCH_TOOL_NAME, type ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
+import { READ_TOOL_RESULT_TOOL_NAME, WEB_SEARCH_TOOL_NAME, type ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
 import type { LayerVerdict, VisibilityCandidate, VisibilityContext, VisibilityLayer, VisibilityLayerCheck } from './visibility.types';
 
 const hide = (layer: VisibilityLayer, reason: string): LayerVerdict => ({ layer, reason });
@@ -8,6 +8,11 @@ export function isPlatformWebSearch(tool: ToolDescriptor): boolean {
   return tool.source === 'BUILTIN' && tool.tenantId === null && tool.name === WEB_SEARCH_TOOL_NAME;
 }
 
+/** Platform built-ins every agent has without a binding: READ_TOOL_RESULT (truncated results point to it). */
+export function isImplicitlyBound(tool: ToolDescriptor): boolean {
+  return tool.source === 'BUILTIN' && tool.tenantId === null && tool.name === READ_TOOL_RESULT_TOOL_NAME;
+}
+
 /** EXISTS: the tool is in the registry and not retired. */
 export const existsLayer: VisibilityLayerCheck = ({ toolId, tool }) => {
   if (!tool) return hide('EXISTS', `Tool ${toolId} is bound to the agent but no longer in the registry.`);
@@ -15,9 +20,9 @@ export const existsLayer: VisibilityLayerCheck = ({ toolId, tool }) => {
   return null;
 };
 
-/** BOUND: the agent is bound to the tool (web_search is exempt: the POLICY layer decides it). */
+/** BOUND: the agent is bound to the tool (web_search is decided by POLICY; READ_TOOL_RESULT is implicit). */
 export const boundLayer: VisibilityLayerCheck = ({ toolId, tool }, ctx) => {
-  if (tool && isPlatformWebSearch(tool)) return null;
+  if (tool && (isPlatformWebSearch(tool) || isImplicitlyBound(tool))) return null;
   if (!ctx.boundToolIds.has(toolId)) return hide('BOUND', `Tool ${tool?.name ?? toolId} is not bound to this agent; bind it with POST /api/v1/admin/agents/{id}/tools.`);
   return null;
 };

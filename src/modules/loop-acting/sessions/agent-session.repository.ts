@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { AgentSessionEntity } from './agent-session.entity';
+import type { TodoItem } from './session.types';
 
 /** Queries of sessions. Every state change is a compare-and-set on `lock_version`. */
 @Injectable()
@@ -24,6 +25,11 @@ export class AgentSessionRepository {
       { ...changes, lockVersion: seenVersion + 1, updatedAt: Date.now() } as QueryDeepPartialEntity<AgentSessionEntity>,
     );
     return (result.affected ?? 0) === 1;
+  }
+
+  /** Replaces the todo list (the session's own slot; no version bump, it never changes the session's state). */
+  async setTodoList(id: string, items: TodoItem[]): Promise<void> {
+    await this.sessions.update({ id }, { todoList: items, updatedAt: Date.now() } as QueryDeepPartialEntity<AgentSessionEntity>);
   }
 
   /** Records a higher iteration without a version bump (monotonic, so concurrent acts cannot conflict). */

@@ -1,0 +1,71 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { READ_TOOL_RESULT_TOOL_NAME, UPDATE_TODO_LIST_TOOL_NAME, type ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
+import { CallTargetRegistry } from '@app/modules/executors/call-path/call-target.registry';
+import type { ToolCallContext, ToolDispatcher } from '@app/modules/executors/call-path/tool-call.types';
+import { ToolCallError, ToolOutput } from '@app/modules/executors/tool-executor';
+import { DomainError } from '@app/common/errors/domain-error';
+import { ToolResultReader } from '../results/tool-result.reader';
+import { AgentSessionRepository } from '../sessions/agent-session.repository';
+import type { TodoItem } from '../sessions/session.types';
+
+const HANDLED = new Set([READ_TOOL_RESULT_TOOL_NAME, UPDATE_TODO_LIST_TOOL_NAME]);
+
+/**
+ * Session built-ins, first on the call path: READ_TOOL_RESULT pages a stored result of the same session;
+ * UPDATE_TODO_LIST replaces the session's todo list (shown by GET /sessions/{id}).
+ */
+@Injectable()
+export class SessionBuiltinsDispatcher implements ToolDispatcher, OnModuleInit {
+  readonly name = 'session-builtins';
+  readonly priority = 100;
+
+  constructor(
+    private readonly targets: CallTargetRegistry,
+    private readonly results: ToolResultReader,
+    private readonly sessions: AgentSessionRepository,
+  ) {}
+
+  onModuleInit(): void {
+    this.targets.registerDispatcher(this);
+  }
+
+  handles(tool: ToolDescriptor): boolean {
+    return tool.source === 'BUILTIN' && tool.tenantId === null && HANDLED.has(tool.name);
+  }
+
+  async dispatch(tool: ToolDescriptor, args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolOutput> {
+    if (!ctx.sessionId) throw refusal(`${tool.name} works only inside a session`);
+    return tool.name === READ_TOOL_RESULT_TOOL_NAME ? this.readToolResult(ctx, args) : this.updateTodoList(ctx.sessionId, args);
+  }
+
+  private async readToolResult(ctx: ToolCallContext, args: Record<string, unknown>): Promise<ToolOutput> {
+    const offset = Number(args.offset ?? 0);
+    const limit = Number(args.limit ?? 4000);
+    try {
+      const page = await this.results.page({ tenantId: ctx.tenantId }, ctx.sessionId!, String(args.toolCallId), offset, limit);
+      const end = page.offset + page.content.length;
+      const note = page.hasMore
+        ? `\n\n[characters ${page.offset}-${end} of ${page.totalChars}; read on with {"toolCallId":"${page.toolCallId}","offset":${end}}]`
+        : `\n\n[characters ${page.offset}-${end} of ${page.totalChars}; end of result]`;
+      return { content: page.content + note, structured: { ...page, content: undefined } };
+    } catch (err) {
+      if (err instanceof DomainError) throw refusal(`no stored result for toolCallId ${String(args.toolCallId)} in this session`);
+      throw err;
+    }
+  }
+
+  private async updateTodoList(sessionId: string, args: Record<string, unknown>): Promise<ToolOutput> {
+    const items = (args.items as Array<Partial<TodoItem>>).map((item, i) => ({
+      id: item.id ?? String(i + 1),
+      content: String(item.content),
+      status: item.status ?? 'pending',
+    })) as TodoItem[];
+    await this.sessions.setTodoList(sessionId, items);
+    const done = items.filter((i) => i.status === 'completed').length;
+    return { content: `Todo list updated: ${items.length} item(s), ${done} completed.`, structured: { items } };
+  }
+}
+
+function refusal(message: string): ToolCallError {
+  return new ToolCallError(message, 'BUILTIN_REFUSED', { transient: false, reachedRemote: false });
+}
