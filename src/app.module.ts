@@ -13,6 +13,8 @@ import { ExecutorsModule } from './modules/executors/executors.module';
 import { ToolInvocationModule } from './modules/tool-invocation/tool-invocation.module';
 import { LoopActingModule } from './modules/loop-acting/loop-acting.module';
 import { WebSearchModule } from './modules/web-search/web-search.module';
+import { FeignRegistrationModule } from './modules/feign-registration/feign-registration.module';
+import { DemoOrdersModule } from './modules/demo-orders/demo-orders.module';
 import { HealthController } from './modules/health/health.controller';
 
 /** Imports the feature modules; owns nothing else. */
@@ -32,6 +34,8 @@ export class AppModule {
         ToolInvocationModule,
         LoopActingModule,
         WebSearchModule,
+        FeignRegistrationModule,
+        ...(config.demoToolsEnabled ? [DemoOrdersModule] : []),
       ],
       controllers: [HealthController],
       providers: [{ provide: APP_FILTER, useClass: DomainErrorFilter }],

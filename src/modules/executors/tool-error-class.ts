@@ -39,6 +39,12 @@ export const ToolErrorClass = {
   MCP_SESSION_LOST: 'MCP_SESSION_LOST',
   /** A Retry-After longer than TOOL_RETRY_MAX_AFTER_MS ended the call. */
   RETRY_AFTER_TOO_LONG: 'RETRY_AFTER_TOO_LONG',
+  /** An in-process @Tool/@FeignTool method threw. */
+  LOCAL_TOOL_ERROR: 'LOCAL_TOOL_ERROR',
+  /** No in-process method is registered for the row (e.g. an ORPHANED Feign tool). */
+  LOCAL_TOOL_NOT_FOUND: 'LOCAL_TOOL_NOT_FOUND',
+  /** An in-process method returned something that cannot be serialized as JSON. */
+  LOCAL_TOOL_BAD_RESULT: 'LOCAL_TOOL_BAD_RESULT',
   /** Anything else an executor threw (a bug or an unexpected failure): never retried. */
   EXECUTOR_ERROR: 'EXECUTOR_ERROR',
 } as const;

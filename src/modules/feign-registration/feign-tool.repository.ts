@@ -1,0 +1,38 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Brackets, EntityManager, Repository } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { AiToolEntity, PLATFORM_SCOPE } from '@app/modules/tool-registry/ai-tool.entity';
+
+/** Queries of `ai_tool` the Feign scanner needs beyond the registry's own repository. */
+@Injectable()
+export class FeignToolRepository {
+  constructor(@InjectRepository(AiToolEntity) private readonly tools: Repository<AiToolEntity>) {}
+
+  /**
+   * In one query: the platform-wide rows holding one of `names` (whoever owns them), and every row a
+   * scanner wrote (FEIGN/BUILTIN with a definition checksum), to find the ones whose decorator is gone.
+   */
+  findReconcileCandidates(names: string[]): Promise<AiToolEntity[]> {
+    return this.tools
+      .createQueryBuilder('t')
+      .where('t.scope_key = :platform', { platform: PLATFORM_SCOPE })
+      .andWhere(
+        new Brackets((w) => {
+          w.where("t.source IN ('FEIGN', 'BUILTIN') AND t.definition_checksum IS NOT NULL");
+          if (names.length) w.orWhere('t.name IN (:...names)', { names });
+        }),
+      )
+      .getMany();
+  }
+
+  findPlatformTool(name: string): Promise<AiToolEntity | null> {
+    return this.tools.findOne({ where: { scopeKey: PLATFORM_SCOPE, name } });
+  }
+
+  /** Compare-and-set on `version`: false when someone (an admin, another instance) changed the row first. */
+  async updateIfVersion(manager: EntityManager, id: string, version: number, changes: Partial<AiToolEntity>): Promise<boolean> {
+    const result = await manager.getRepository(AiToolEntity).update({ id, version }, changes as QueryDeepPartialEntity<AiToolEntity>);
+    return result.affected === 1;
+  }
+}
