@@ -15,9 +15,10 @@ describeEachDialect('tool registry admin API', (dialect) => {
     await db?.drop();
   });
 
-  it('has the platform web_search tool from the first start', async () => {
+  it('has the platform built-ins (web_search, READ_TOOL_RESULT, UPDATE_TODO_LIST) from the first start', async () => {
     const res = await gw.http.get('/api/v1/admin/tools?source=BUILTIN').set(gw.admin).expect(200);
-    expect(res.body.items).toEqual([expect.objectContaining({ name: 'web_search', tenantId: null, source: 'BUILTIN', status: 'ACTIVE', sideEffect: 'READ_ONLY' })]);
+    expect(res.body.items.map((t: { name: string }) => t.name).sort()).toEqual(['READ_TOOL_RESULT', 'UPDATE_TODO_LIST', 'web_search']);
+    expect(res.body.items.find((t: { name: string }) => t.name === 'web_search')).toMatchObject({ tenantId: null, source: 'BUILTIN', status: 'ACTIVE', sideEffect: 'READ_ONLY' });
   });
 
   it('creates a tool with the full descriptor', async () => {

@@ -1,20 +1,27 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { transformFileSync } from '@swc/core';
 import { Agent, request } from 'undici';
 
 /** The platform admin key every gateway child process starts with (unless the options name another). */
 export const GATEWAY_PROCESS_ADMIN_KEY = 'process-admin-key-0123456789abcdef';
 
-/** The repository root: `-r @swc-node/register` and the `.swcrc` path aliases resolve from there. */
+/** The repository root: sources, `.swcrc` and node_modules are found from there. */
 const REPO_ROOT = resolve(__dirname, '..', '..');
 /** Output kept for failure messages (the tail, in characters). */
 const OUTPUT_TAIL_CHARS = 16_000;
 /** Environment passed through from the parent; every gateway setting is explicit instead. */
 const INHERITED_ENV = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ', 'SWC_NODE_CACHE_DIR'];
 const PORT_ATTEMPTS = 3;
+/** What the gateway is built from: the app and its migrations. */
+const SOURCE_DIRS = ['src', 'migrations'];
+/** Builds older than this are removed from the temp directory when a new one is made. */
+const STALE_BUILD_MS = 24 * 3600_000;
 
 /** Options of {@link startGatewayProcess}. */
 export interface GatewayProcessOptions {
@@ -24,8 +31,14 @@ export interface GatewayProcessOptions {
   instanceId?: string;
   /** More gateway settings (e.g. GATEWAY_FAULT_INJECTION, JOURNAL_LEASE_MS); they win over the defaults. */
   env?: Record<string, string>;
-  /** Arguments for node before the register hook, e.g. `--cpu-prof`. */
+  /** Arguments for node before the entry point, e.g. `--cpu-prof` or `-r <preload>`. */
   nodeArgs?: string[];
+  /**
+   * `prebuilt` (default): run `src/main.ts` compiled once per source state into the temp directory with the
+   * project's .swcrc (start-up about 2-3x faster: no TypeScript in the child, no inline source maps).
+   * `register`: `node -r @swc-node/register src/main.ts` (stack traces point at the .ts sources).
+   */
+  mode?: 'prebuilt' | 'register';
   /** How long to wait for GET /health; default 60 s (start-up takes several seconds on a busy 2-core box). */
   startTimeoutMs?: number;
 }
@@ -43,7 +56,7 @@ export interface GatewayResponse<T = any> {
 }
 
 /**
- * The gateway (`src/main.ts` through `@swc-node/register`, no build) running as a child process on
+ * The gateway (`src/main.ts`, see {@link GatewayProcessOptions.mode}) running as a child process on
  * 127.0.0.1, ready once GET /health answers. Tests kill it with SIGKILL to prove what survives a crash;
  * benchmarks measure it as a separate process, as production runs it.
  */
@@ -75,8 +88,9 @@ export class GatewayProcess {
    * process's output when it exits first or does not become ready in time.
    */
   static async start(options: GatewayProcessOptions): Promise<GatewayProcess> {
+    const entry = options.mode === 'register' ? ['-r', '@swc-node/register', 'src/main.ts'] : [join(await prebuiltGateway(), 'src', 'main.js')];
     for (let attempt = 1; ; attempt++) {
-      const gateway = GatewayProcess.spawn(options, await freePort());
+      const gateway = GatewayProcess.spawn(options, entry, await freePort());
       try {
         await gateway.waitUntilHealthy(options.startTimeoutMs ?? 60_000);
         return gateway;
@@ -89,10 +103,12 @@ export class GatewayProcess {
     }
   }
 
-  private static spawn(options: GatewayProcessOptions, port: number): GatewayProcess {
+  private static spawn(options: GatewayProcessOptions, entry: string[], port: number): GatewayProcess {
     const instanceId = options.instanceId ?? `gw-${randomBytes(4).toString('hex')}`;
     const env: Record<string, string> = {
       ...Object.fromEntries(INHERITED_ENV.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]!])),
+      // The prebuilt tree lives outside the repository: bare imports resolve from its node_modules.
+      NODE_PATH: join(REPO_ROOT, 'node_modules'),
       NODE_ENV: 'test',
       ADMIN_API_KEY: GATEWAY_PROCESS_ADMIN_KEY,
       DATABASE_URL: options.databaseUrl,
@@ -105,7 +121,7 @@ export class GatewayProcess {
       MCP_REPAIR_ENABLED: 'false',
       ...options.env,
     };
-    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '-r', '@swc-node/register', 'src/main.ts'], {
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...entry], {
       cwd: REPO_ROOT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -205,6 +221,60 @@ export class GatewayProcess {
 
 /** Shorthand for {@link GatewayProcess.start}. */
 export const startGatewayProcess = (options: GatewayProcessOptions): Promise<GatewayProcess> => GatewayProcess.start(options);
+
+let building: Promise<string> | undefined;
+
+/**
+ * The directory of the compiled gateway (`src/**` and `migrations/**` as CommonJS, the .swcrc path aliases
+ * rewritten to relative imports), made once per source state and shared by every process that needs it.
+ */
+function prebuiltGateway(): Promise<string> {
+  building ??= Promise.resolve().then(buildGateway);
+  return building;
+}
+
+function buildGateway(): string {
+  const swcrc = readFileSync(join(REPO_ROOT, '.swcrc'), 'utf8');
+  const files = SOURCE_DIRS.flatMap((dir) => listSources(join(REPO_ROOT, dir)));
+  const hash = createHash('sha256').update(swcrc).update(process.version);
+  for (const file of files) hash.update(relative(REPO_ROOT, file)).update('\0').update(readFileSync(file)).update('\0');
+  const out = join(tmpdir(), `gw-process-build-${hash.digest('hex').slice(0, 16)}`);
+  if (existsSync(out)) return out;
+  const { $schema: _schema, ...config } = JSON.parse(swcrc);
+  const options = { ...config, swcrc: false, sourceMaps: false, jsc: { ...config.jsc, baseUrl: REPO_ROOT } };
+  const staging = `${out}.${process.pid}-${randomBytes(4).toString('hex')}`;
+  for (const file of files) {
+    const target = join(staging, relative(REPO_ROOT, file)).replace(/\.ts$/, '.js');
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, transformFileSync(file, { ...options, filename: file }).code);
+  }
+  try {
+    renameSync(staging, out);
+  } catch {
+    rmSync(staging, { recursive: true, force: true }); // another process built the same sources first
+  }
+  removeStaleBuilds(out);
+  return out;
+}
+
+function listSources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? listSources(join(dir, e.name)) : [join(dir, e.name)]))
+    .filter((f) => f.endsWith('.ts') && !f.endsWith('.spec.ts') && !f.endsWith('.d.ts'))
+    .sort();
+}
+
+function removeStaleBuilds(keep: string): void {
+  for (const name of readdirSync(tmpdir())) {
+    const path = join(tmpdir(), name);
+    if (!name.startsWith('gw-process-build-') || path === keep) continue;
+    try {
+      if (Date.now() - statSync(path).mtimeMs > STALE_BUILD_MS) rmSync(path, { recursive: true, force: true });
+    } catch {
+      // removed by another process meanwhile
+    }
+  }
+}
 
 function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
