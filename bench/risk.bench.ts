@@ -1,0 +1,91 @@
+/**
+ * Risk detector benchmark: accuracy on the labelled corpus and latency per evaluation.
+ * Run: node -r @swc-node/register bench/risk.bench.ts
+ */
+import os from 'node:os';
+import { RISK_CORPUS } from '@test/risk/risk-corpus';
+
+const importStarted = process.hrtime.bigint();
+// Required after the timer starts, to report the module's load time (mvdan-sh is 1.5 MB of JS).
+const { evaluateRiskText } = require('../src/modules/hitl/risk/risk-text.evaluator') as typeof import('@app/modules/hitl/risk/risk-text.evaluator');
+const { evaluateRiskArguments } = require('../src/modules/hitl/risk/risk-arguments.evaluator') as typeof import('@app/modules/hitl/risk/risk-arguments.evaluator');
+const importMs = Number(process.hrtime.bigint() - importStarted) / 1e6;
+
+const WARMUP_ROUNDS = 100;
+const MEASURED_ROUNDS = 200;
+
+/** Tool-call arguments as the gateway sees them. */
+const ARGUMENT_SAMPLES: { args: unknown; schema?: Record<string, unknown> }[] = [
+  { args: { command: 'npm ci && npm run build && npm test -- --runInBand', cwd: '/srv/app', timeoutMs: 60000 } },
+  { args: { command: 'rm', args: ['-rf', '/srv/app/dist'], env: { CI: 'true' } } },
+  {
+    args: { steps: [{ sql: 'SELECT id FROM users WHERE email = $1' }, { sql: 'DELETE FROM sessions' }], database: 'app' },
+    schema: { type: 'object', properties: { steps: { type: 'array', items: { type: 'object', properties: { sql: { type: 'string', 'x-risk': 'sql' } } } } } },
+  },
+  { args: { title: "Fix the user's profile page", body: 'Updates the avatar upload and removes the old cache layer.', labels: ['bug', 'ui'] } },
+];
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
+}
+
+function timeEach(rounds: number, tasks: (() => unknown)[]): number[] {
+  const samples: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    for (const task of tasks) {
+      const start = process.hrtime.bigint();
+      task();
+      samples.push(Number(process.hrtime.bigint() - start) / 1e6);
+    }
+  }
+  return samples.sort((a, b) => a - b);
+}
+
+function report(label: string, samples: number[]): void {
+  const fmt = (ms: number) => ms.toFixed(4).padStart(8);
+  console.log(
+    `${label.padEnd(22)} n=${String(samples.length).padStart(6)}  p50=${fmt(percentile(samples, 0.5))} ms  p99=${fmt(percentile(samples, 0.99))} ms  max=${fmt(samples[samples.length - 1])} ms`,
+  );
+}
+
+function main(): void {
+  const texts = RISK_CORPUS.map((e) => e.text);
+  console.log('# risk detector benchmark');
+  console.log(`node ${process.version} on ${os.platform()}/${os.arch()}, ${os.cpus()[0]?.model ?? 'unknown cpu'} x${os.cpus().length}`);
+  console.log(`corpus: ${RISK_CORPUS.length} texts (${RISK_CORPUS.filter((e) => e.risky).length} risky), longest ${Math.max(...texts.map((t) => t.length))} chars`);
+  console.log(`rounds: ${WARMUP_ROUNDS} warm-up + ${MEASURED_ROUNDS} measured over the corpus and ${ARGUMENT_SAMPLES.length} argument samples\n`);
+
+  const coldStarted = process.hrtime.bigint();
+  evaluateRiskText("DELETE FROM users WHERE name LIKE 'tmp%'");
+  const coldMs = Number(process.hrtime.bigint() - coldStarted) / 1e6;
+  console.log(`cold start: module load ${importMs.toFixed(1)} ms; first evaluation needing an SQL grammar ${coldMs.toFixed(1)} ms\n`);
+
+  let tp = 0, fp = 0, tn = 0, fn = 0, wrongRule = 0;
+  for (const entry of RISK_CORPUS) {
+    const verdict = evaluateRiskText(entry.text);
+    if (entry.risky && verdict.risky) tp++;
+    else if (entry.risky) fn++;
+    else if (verdict.risky) fp++;
+    else tn++;
+    const got = new Set(verdict.rules.map((r) => r.rule));
+    if (entry.rules?.some((r) => !got.has(r))) wrongRule++;
+  }
+  console.log('confusion matrix (risky = positive)');
+  console.log(`  TP=${tp}  FN=${fn}`);
+  console.log(`  FP=${fp}  TN=${tn}`);
+  console.log(`  FP rate=${((100 * fp) / Math.max(1, fp + tn)).toFixed(2)}%  miss rate=${((100 * fn) / Math.max(1, tp + fn)).toFixed(2)}%  expected rule missing: ${wrongRule}\n`);
+
+  const textTasks = texts.map((t) => () => evaluateRiskText(t));
+  const argTasks = ARGUMENT_SAMPLES.map((s) => () => evaluateRiskArguments(s.args, s.schema));
+  timeEach(WARMUP_ROUNDS, [...textTasks, ...argTasks]);
+  const started = Date.now();
+  const textSamples = timeEach(MEASURED_ROUNDS, textTasks);
+  const argSamples = timeEach(MEASURED_ROUNDS, argTasks);
+  console.log('latency per evaluation (after warm-up)');
+  report('evaluateRiskText', textSamples);
+  report('evaluateRiskArguments', argSamples);
+  report('all', [...textSamples, ...argSamples].sort((a, b) => a - b));
+  console.log(`\nmeasured in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+main();

@@ -1,0 +1,153 @@
+import type { RiskHint, RiskVerdict } from './risk.types';
+import { RiskMatchSink } from './risk-match.sink';
+import { shellJoin } from './risk-shell-word';
+import { evaluateTextInto } from './risk-text.evaluator';
+
+type Schema = Record<string, unknown>;
+
+/** Deeper argument trees are reported as opaque instead of being walked. */
+const MAX_DEPTH = 64;
+/** Strings worth parsing per call; beyond this the rest counts as opaque (keeps one call well under a second). */
+const MAX_PARSED_STRINGS = 2_000;
+
+/** Sibling fields that together form an argv: `{command: "rm", args: ["-rf", "/"]}`. */
+const PROGRAM_FIELDS = ['command', 'cmd', 'program', 'executable', 'exe', 'bin', 'binary'];
+const ARGV_FIELDS = ['args', 'argv', 'arguments', 'params'];
+
+/**
+ * Decides whether tool arguments are destructive: every string at any depth is evaluated, and arrays
+ * of strings are also read as an argv (`["rm", "-rf", "/"]`). A JSON-schema property with
+ * `"x-risk": "shell" | "sql"` (or `"format": "shell" | "sql"`) fixes how its strings are read; the hint
+ * applies to everything below that property. Each match carries the argument path (`steps[1].sql`).
+ */
+export function evaluateRiskArguments(args: unknown, schema?: Record<string, unknown>): RiskVerdict {
+  const sink = new RiskMatchSink();
+  const root = unwrapSchema(schema);
+  new ArgumentsWalker(sink, root).walk(args, root, undefined, 'auto', 0);
+  return sink.verdict();
+}
+
+class ArgumentsWalker {
+  private readonly seen = new WeakSet<object>();
+  private parsed = 0;
+
+  constructor(
+    private readonly sink: RiskMatchSink,
+    private readonly root: Schema | undefined,
+  ) {}
+
+  walk(value: unknown, schema: Schema | undefined, path: string | undefined, inherited: RiskHint, depth: number): void {
+    const resolved = this.resolve(schema);
+    const hint = hintOf(resolved) ?? inherited;
+    if (typeof value === 'string') {
+      this.text(value, hint, path);
+      return;
+    }
+    if (typeof value !== 'object' || value === null) return;
+    if (depth >= MAX_DEPTH || this.seen.has(value)) {
+      this.sink.at(path);
+      if (depth >= MAX_DEPTH) this.sink.add('opaque', `arguments nested deeper than ${MAX_DEPTH} levels`);
+      return;
+    }
+    this.seen.add(value);
+    if (Array.isArray(value)) {
+      value.forEach((item, i) => this.walk(item, itemSchema(resolved, i), `${path ?? ''}[${i}]`, hint, depth + 1));
+      if (hint !== 'sql' && value.length > 1 && value.every((v) => typeof v === 'string')) this.text(shellJoin(value), 'shell', path);
+      return;
+    }
+    const record = value as Record<string, unknown>;
+    for (const [key, child] of Object.entries(record)) {
+      this.walk(child, propertySchema(resolved, key, (s) => this.resolve(s)), joinPath(path, key), hint, depth + 1);
+    }
+    this.programWithArgs(record, path, hint);
+  }
+
+  private programWithArgs(record: Record<string, unknown>, path: string | undefined, hint: RiskHint): void {
+    if (hint === 'sql') return;
+    const program = PROGRAM_FIELDS.find((f) => typeof record[f] === 'string');
+    const argv = ARGV_FIELDS.find((f) => Array.isArray(record[f]) && (record[f] as unknown[]).every((v) => typeof v === 'string'));
+    if (program && argv) this.text(shellJoin([record[program] as string, ...(record[argv] as string[])]), 'shell', joinPath(path, argv));
+  }
+
+  private text(text: string, hint: RiskHint, path: string | undefined): void {
+    this.sink.at(path);
+    if (this.parsed >= MAX_PARSED_STRINGS) {
+      this.sink.at(undefined);
+      this.sink.add('opaque', `arguments hold more than ${MAX_PARSED_STRINGS} command-like strings`);
+      return;
+    }
+    if (evaluateTextInto(text, hint, this.sink)) this.parsed++;
+  }
+
+  /** Follows a local `$ref` (`#/$defs/x`, `#/definitions/x`). */
+  private resolve(schema: Schema | undefined): Schema | undefined {
+    let current = schema;
+    for (let hops = 0; current && typeof current.$ref === 'string' && hops < 16; hops++) {
+      const ref = current.$ref as string;
+      if (!ref.startsWith('#/')) return current;
+      let target: unknown = this.root;
+      for (const part of ref.slice(2).split('/')) target = isSchema(target) ? target[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+      current = isSchema(target) ? target : undefined;
+    }
+    return current;
+  }
+}
+
+function unwrapSchema(schema: Schema | undefined): Schema | undefined {
+  if (!isSchema(schema)) return undefined;
+  if ('properties' in schema || 'type' in schema) return schema;
+  const inner = schema.inputSchema ?? schema.input_schema ?? schema.parameters;
+  return isSchema(inner) ? inner : schema;
+}
+
+function hintOf(schema: Schema | undefined): RiskHint | undefined {
+  const value = schema?.['x-risk'] ?? schema?.format;
+  return value === 'shell' || value === 'sql' ? value : undefined;
+}
+
+function propertySchema(schema: Schema | undefined, key: string, resolve: (s: Schema | undefined) => Schema | undefined): Schema | undefined {
+  if (!schema) return undefined;
+  const properties = schema.properties;
+  if (isSchema(properties) && isSchema(properties[key])) return properties[key] as Schema;
+  if (isSchema(schema.patternProperties)) {
+    for (const [pattern, sub] of Object.entries(schema.patternProperties)) {
+      if (isSchema(sub) && safeTest(pattern, key)) return sub;
+    }
+  }
+  if (isSchema(schema.additionalProperties)) return schema.additionalProperties;
+  for (const combinator of ['allOf', 'anyOf', 'oneOf']) {
+    const branches = schema[combinator];
+    if (!Array.isArray(branches)) continue;
+    for (const branch of branches) {
+      const found = propertySchema(resolve(isSchema(branch) ? branch : undefined), key, resolve);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+function itemSchema(schema: Schema | undefined, index: number): Schema | undefined {
+  if (!schema) return undefined;
+  const prefix = Array.isArray(schema.prefixItems) ? schema.prefixItems : Array.isArray(schema.items) ? schema.items : undefined;
+  if (prefix && isSchema(prefix[index])) return prefix[index] as Schema;
+  if (isSchema(schema.items)) return schema.items;
+  return isSchema(schema.additionalItems) ? schema.additionalItems : undefined;
+}
+
+function joinPath(path: string | undefined, key: string): string {
+  const segment = /^[A-Za-z_$][\w$-]*$/.test(key) ? key : JSON.stringify(key);
+  if (path === undefined) return segment.startsWith('"') ? `[${segment}]` : segment;
+  return segment.startsWith('"') ? `${path}[${segment}]` : `${path}.${segment}`;
+}
+
+function safeTest(pattern: string, key: string): boolean {
+  try {
+    return new RegExp(pattern, 'u').test(key);
+  } catch {
+    return false;
+  }
+}
+
+function isSchema(value: unknown): value is Schema {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,70 @@
+import type { RiskRule } from './risk.types';
+import type { RiskLanguage, RiskScan } from './risk-scan';
+import { shellJoin } from './risk-shell-word';
+
+/** Library calls that delete a tree, in the one-liner languages (python, node, perl, ruby, php). */
+const TREE_DELETE =
+  /\bshutil\s*\.\s*rmtree\b|\bos\s*\.\s*removedirs\b|\brmtree\b|\bremove_tree\b|\b(?:rm|rmdir)(?:Sync)?\s*\([^)]{0,300}recursive\s*:\s*(?:true|1|!0)|\brimraf\b|\b(?:removeSync|emptyDirSync|emptyDir)\s*\(|\bfse?\s*\.\s*remove\s*\(|\bFileUtils\s*\.\s*(?:rm_rf|rm_r|remove_dir|remove_entry(?:_secure)?|rmtree)\b|\brm_rf\b/;
+
+/** Decoding right before running: exec(b64decode(...)), eval(atob(...)), eval(pack(...)). */
+const RUNS_CODE = /\b(?:exec|eval|compile|system|Function|instance_eval|popen)\b/;
+const DECODES = /\b(?:b64decode|decodebytes|a85decode|base64|decode_base64|unpack1?|atob|fromCharCode|bytes\.fromhex|codecs\.decode|zlib\.decompress|Buffer\.from)\b/;
+
+/** Running code that is not a literal here: exec(requests.get(u).text), eval(x). */
+const RUN_DYNAMIC = /\b(?:exec|eval)\s*\(\s*(?!['"`)])/;
+
+/** Calls that hand a string to a shell or a database. */
+const RUNS_STRINGS =
+  /\|\s*"(?:\/bin\/)?(?:ba|z|da)?sh"|\b(?:system|popen|exec\w*|spawn\w*|subprocess|check_call|check_output|Popen|execute\w*|getoutput|getstatusoutput|shell_exec|passthru)\b|\b(?:call|run|query|raw)\s*[("'`]|`[^`]+`|\bqx\s*[{(/]|%x[{(]/;
+
+const STRING_LITERAL = /'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)"|`((?:[^`\\]|\\.)*)`/g;
+const STRING_LIST = /\[\s*((?:(?:'[^'\n]*'|"[^"\n]*")\s*,\s*)+(?:'[^'\n]*'|"[^"\n]*"))\s*,?\s*\]/g;
+const PROGRAM_AND_ARGS = /\(\s*(?:'([^'\n]+)'|"([^"\n]+)")\s*,\s*\[([^\]]*)\]/g;
+/** `"r" + "m -rf /"`: literals glued together (also `.` in perl/php). */
+const CONCATENATED = /(?:'[^'\n]*'|"[^"\n]*")(?:\s*[+.]\s*(?:'[^'\n]*'|"[^"\n]*"))+/g;
+/** `system("rm", "-rf", "/")`: a call with several string arguments. */
+const STRING_ARGS = /\(\s*((?:'[^'\n]*'|"[^"\n]*")(?:\s*,\s*(?:'[^'\n]*'|"[^"\n]*"))+)\s*[,)]/g;
+
+/** MongoDB shell one-liners (`mongosh --eval`). */
+const MONGO: [RiskRule, RegExp][] = [
+  ['drop', /\.\s*drop(?:Database)?\s*\(\s*\)|\bdropDatabase\s*\(/],
+  ['unscoped-delete', /\.\s*(?:deleteMany|remove)\s*\(\s*\{\s*\}\s*[,)]/],
+  ['unscoped-update', /\.\s*(?:updateMany|update)\s*\(\s*\{\s*\}\s*,/],
+];
+
+/**
+ * Reads inline interpreter code (`python -c`, `node -e`, `perl -e` ...): tree deletes by library call,
+ * decode-then-run, and the strings it passes to a shell or database, which are read as commands in turn.
+ */
+export function scanInterpreterCode(code: string, language: RiskLanguage, scan: RiskScan): void {
+  if (language === 'mongo') {
+    for (const [rule, pattern] of MONGO) if (pattern.test(code)) scan.report(rule, code);
+    return;
+  }
+  if (TREE_DELETE.test(code)) scan.report('recursive-delete', code);
+  if (RUNS_CODE.test(code) && DECODES.test(code)) scan.report('obfuscated', code);
+  else if (RUN_DYNAMIC.test(code)) scan.report('opaque', code);
+  if (!RUNS_STRINGS.test(code)) return;
+  for (const literal of stringsIn(code)) scan.nested(literal, 'auto');
+}
+
+function stringsIn(code: string): string[] {
+  const out: string[] = [];
+  for (const m of code.matchAll(PROGRAM_AND_ARGS)) out.push(shellJoin([m[1] ?? m[2], ...listItems(m[3])]));
+  for (const m of code.matchAll(STRING_LIST)) out.push(shellJoin(listItems(m[1])));
+  for (const m of code.matchAll(STRING_ARGS)) out.push(shellJoin(listItems(m[1])));
+  for (const m of code.matchAll(CONCATENATED)) out.push(listItems(m[0]).join(''));
+  for (const m of code.matchAll(STRING_LITERAL)) {
+    const value = unescape(m[1] ?? m[2] ?? m[3] ?? '');
+    if (value.trim().length > 1) out.push(value);
+  }
+  return out;
+}
+
+function listItems(list: string): string[] {
+  return [...list.matchAll(/'([^'\n]*)'|"([^"\n]*)"/g)].map((m) => m[1] ?? m[2]);
+}
+
+function unescape(text: string): string {
+  return text.replace(/\\(.)/g, (_m, c: string) => (c === 'n' ? '\n' : c === 't' ? '\t' : c));
+}

@@ -1,0 +1,94 @@
+import { evaluateRiskText } from './risk-text.evaluator';
+import type { RiskRule } from './risk.types';
+
+function rulesOf(text: string): RiskRule[] {
+  return evaluateRiskText(text, 'shell').rules.map((r) => r.rule);
+}
+
+describe('GIT_COMMANDS', () => {
+  it.each<[string, RiskRule]>([
+    ['git push --force', 'force-push'],
+    ['git push -f', 'force-push'],
+    ['git push origin main -f', 'force-push'],
+    ['git push -uf origin main', 'force-push'],
+    ['git push origin +main', 'force-push'],
+    ['git push origin +HEAD:main', 'force-push'],
+    ['git push --force-with-lease', 'force-push'],
+    ['git push --force-with-lease=main:abc123 origin main', 'force-push'],
+    ['git push --mirror', 'force-push'],
+    ['git -C /repo push -f', 'force-push'],
+    ['git -c push.default=current push --force', 'force-push'],
+    ['git --git-dir /r/.git push -f', 'force-push'],
+    ['git --no-pager push --force', 'force-push'],
+    ['git push -o ci.skip --force', 'force-push'],
+    ['git push origin --delete feature', 'remote-delete'],
+    ['git push -d origin feature', 'remote-delete'],
+    ['git push origin :feature', 'remote-delete'],
+    ['git push --prune origin', 'remote-delete'],
+    ['git reset --hard', 'hard-reset'],
+    ['git reset --hard HEAD~2', 'hard-reset'],
+    ['git -C x reset --hard origin/main', 'hard-reset'],
+    ['git clean -f', 'clean'],
+    ['git clean -fd', 'clean'],
+    ['git clean -fdx', 'clean'],
+    ['git clean -dfx', 'clean'],
+    ['git clean -ffdx', 'clean'],
+    ['git clean --force', 'clean'],
+    ['git clean -e keep -fd', 'clean'],
+    ['git checkout -- .', 'discard'],
+    ['git checkout .', 'discard'],
+    ['git checkout -- file.ts', 'discard'],
+    ['git checkout HEAD~1 -- src', 'discard'],
+    ['git checkout --force main', 'discard'],
+    ['git restore .', 'discard'],
+    ['git restore src/a.ts', 'discard'],
+    ['git restore -W -S .', 'discard'],
+    ['git restore --source=HEAD~3 .', 'discard'],
+    ['git switch -f main', 'discard'],
+    ['git switch --discard-changes main', 'discard'],
+    ['git stash clear', 'discard'],
+    ['git stash drop stash@{0}', 'discard'],
+    ['git branch -D feature', 'branch-delete'],
+    ['git branch -d -f feature', 'branch-delete'],
+    ['git branch --delete --force feature', 'branch-delete'],
+    ['git rm -r docs', 'recursive-delete'],
+  ])('flags %s as %s', (text, rule) => {
+    expect(rulesOf(text)).toContain(rule);
+  });
+
+  it.each([
+    'git push',
+    'git push origin main',
+    'git push -u origin feature',
+    'git push --tags origin',
+    'git push origin :',
+    'git push --no-force origin main',
+    'git push origin refs/heads/a:refs/heads/b',
+    'git reset',
+    'git reset --soft HEAD~1',
+    'git reset --mixed',
+    'git reset --keep HEAD~1',
+    'git clean -n',
+    'git clean -nfd',
+    'git clean --dry-run -fd',
+    'git clean -d',
+    'git checkout main',
+    'git checkout -b fix/x',
+    'git checkout -B fix/x origin/fix/x',
+    'git restore --staged .',
+    'git restore -S src/a.ts',
+    'git switch main',
+    'git switch -c feature',
+    'git stash',
+    'git stash list',
+    'git branch -d merged',
+    'git branch -m old new',
+    'git rm file.txt',
+    'git rm --cached -r build',
+    'git rm -r --cached .',
+    'git log --force-push-notes',
+    'git commit -m "git push --force later"',
+  ])('leaves %s alone', (text) => {
+    expect(evaluateRiskText(text, 'shell').risky).toBe(false);
+  });
+});

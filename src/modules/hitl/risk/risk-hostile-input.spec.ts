@@ -1,0 +1,39 @@
+import { evaluateRiskArguments } from './risk-arguments.evaluator';
+import { evaluateRiskText } from './risk-text.evaluator';
+
+/** Inputs that once took seconds (regex backtracking, quadratic scans); each must stay far below this. */
+const BUDGET_MS = 3_000;
+
+function timed<T>(fn: () => T): { value: T; ms: number } {
+  const started = Date.now();
+  const value = fn();
+  return { value, ms: Date.now() - started };
+}
+
+describe('evaluateRiskText on hostile input', () => {
+  it.each([
+    ['an unparseable line of 3000 git pushes', "it's " + 'git push x '.repeat(3_000)],
+    ['an unparseable line of 10000 base64 words', "it's " + 'base64 '.repeat(10_000) + '| sh'],
+    ['50 000 spaces before SQL-looking text', ' '.repeat(50_000) + 'x drop'],
+    ['a DELETE with 500 nested parentheses', 'DELETE FROM t WHERE ' + '('.repeat(500) + 'id = 1' + ')'.repeat(500)],
+    ['an ALTER TABLE of 20 000 words', 'ALTER TABLE t ' + 'x '.repeat(20_000) + 'DROP COLUMN y'],
+    ['2 000 nested substitutions', '$('.repeat(2_000) + 'ls' + ')'.repeat(2_000)],
+    ['a 300 kB script', 'rm -rf x; '.repeat(30_000)],
+  ])('finishes quickly on %s', (_label, text) => {
+    const { ms } = timed(() => evaluateRiskText(text));
+    expect(ms).toBeLessThan(BUDGET_MS);
+  });
+
+  it('still flags a destructive command inside a huge script, with a bounded list of matches', () => {
+    const { value } = timed(() => evaluateRiskText(Array.from({ length: 3_000 }, (_, i) => `rm -rf /d${i}/x`).join('; ')));
+    expect(value.risky).toBe(true);
+    expect(value.rules.length).toBeLessThanOrEqual(50);
+  });
+
+  it('bounds the work on arguments with thousands of command-like strings', () => {
+    const args = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, `git push origin b${i}`]));
+    const { value, ms } = timed(() => evaluateRiskArguments(args));
+    expect(ms).toBeLessThan(BUDGET_MS);
+    expect(value.rules.map((r) => r.rule)).toEqual(['opaque']);
+  });
+});

@@ -1,0 +1,25 @@
+/**
+ * Every word a rule can start from. Text without any of them (after quotes and backslashes are removed,
+ * so `r''m` and `\rm` still count) cannot match, and skips parsing. Keep in sync with the rules.
+ */
+const TRIGGER = new RegExp(
+  [
+    '\\b(?:rm|g?rm|rmdir|rmtree|rmsync|rimraf|removedirs|remove_tree|removesync|emptydir\\w*|rm_rf?|remove_dir|remove_entry\\w*|fileutils|unlink)\\b',
+    '\\b(?:drop\\w*|truncate|delete\\w*|update\\w*|alter|flushall|flushdb|remove|mysqladmin)\\b',
+    '\\bgit\\b',
+    '\\b(?:g?find|rsync|dd|shred|wipefs|mkfs|mke2fs|mkswap|newfs|aws|gsutil|gcloud|hdfs|hadoop)\\b',
+    '\\b(?:eval|exec|source|xargs|sudo|doas|su|\\w*sh|python[\\d.]*|pypy\\w*|node\\w*|bun|deno|perl\\w*|ruby\\w*|php\\w*)\\b',
+    '\\b(?:rd|del|erase|remove-item|ri|powershell|pwsh|cmd|format|awk|gawk|mawk|nawk|trap|at|batch|parallel|script)\\b|\\.(?:sh|py|js|pl|rb)\\b',
+    '\\b(?:psql|mysql|mariadb|sqlite3?|sqlcmd|duckdb|clickhouse\\w*|cockroach|mongo\\w*|redis-cli)\\b',
+    '\\b(?:base64|base32|basenc|xxd|openssl|uudecode|rev|gunzip|zcat|bzcat|xzcat|b64decode|atob|fromcharcode)\\b',
+    '\\$\\(|`|\\$\'|<\\(|>\\(|\\\\x[0-9a-f]|/dev/|(?:^|[\\s;&|(])\\.\\s',
+    '(?:^|\\s)-[a-z]*r[a-z]*\\b|--recursive|--force|--hard|--delete|--mirror',
+  ].join('|'),
+  'm',
+);
+
+/** False when the text certainly matches no rule; true means "parse it". */
+export function mayBeRisky(text: string): boolean {
+  const lower = text.toLowerCase();
+  return TRIGGER.test(lower) || TRIGGER.test(lower.replace(/['"\\]/g, ''));
+}

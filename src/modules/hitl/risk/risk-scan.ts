@@ -1,0 +1,38 @@
+import type { RiskRule } from './risk.types';
+import type { RiskMatchSink } from './risk-match.sink';
+
+/** The languages a piece of text can be read in; the interpreter ones come from `python -c`, `node -e` ... */
+export type RiskLanguage = 'auto' | 'shell' | 'sql' | 'python' | 'js' | 'perl' | 'ruby' | 'php' | 'awk' | 'mongo';
+
+/** One analyzer per language; each reports into `scan` and calls `scan.nested` for code found inside code. */
+export type RiskAnalyzers = Record<RiskLanguage, (text: string, scan: RiskScan) => void>;
+
+/** Nesting depth (bash -c inside ssh inside sudo ...) beyond which the text counts as opaque. */
+export const MAX_RISK_DEPTH = 8;
+
+/** The state of one evaluation: where matches go, how deep the nesting is, how to read nested code. */
+export class RiskScan {
+  constructor(
+    private readonly sink: RiskMatchSink,
+    private readonly analyzers: RiskAnalyzers,
+    readonly depth = 0,
+  ) {}
+
+  report(rule: RiskRule, snippet: string): void {
+    this.sink.add(rule, snippet);
+  }
+
+  /** Reads `text` in `language` one level deeper, e.g. the string given to `bash -c`. */
+  nested(text: string, language: RiskLanguage): void {
+    if (this.depth + 1 > MAX_RISK_DEPTH) {
+      this.report('opaque', text);
+      return;
+    }
+    this.analyzers[language](text, new RiskScan(this.sink, this.analyzers, this.depth + 1));
+  }
+
+  /** Reads `text` at the current depth (the entry point of an evaluation). */
+  read(text: string, language: RiskLanguage): void {
+    this.analyzers[language](text, this);
+  }
+}

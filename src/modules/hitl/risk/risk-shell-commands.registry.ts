@@ -1,0 +1,67 @@
+import { FILE_COMMANDS } from './risk-file-commands.rules';
+import { GIT_COMMANDS } from './risk-git.rules';
+import { INTERPRETER_COMMANDS } from './risk-interpreter-commands.rules';
+import type { ShellCommandEnv, ShellCommandHandler } from './risk-shell-command';
+import { reportHidden, runWrittenFile } from './risk-shell-command';
+import { SQL_CLIENT_COMMANDS } from './risk-sql-client-commands.rules';
+import type { ShellWord } from './risk-shell-word';
+import { WINDOWS_COMMANDS } from './risk-windows-commands.rules';
+import { WRAPPER_COMMANDS } from './risk-wrapper-commands.rules';
+
+const HANDLERS = new Map<string, ShellCommandHandler>(
+  Object.entries({ ...FILE_COMMANDS, ...WINDOWS_COMMANDS, ...GIT_COMMANDS, ...WRAPPER_COMMANDS, ...INTERPRETER_COMMANDS, ...SQL_CLIENT_COMMANDS }),
+);
+
+/** Version and variant suffixes mapped to the handler's name: python3.12 → python, mkfs.ext4 → mkfs, zsh → sh. */
+const ALIASES: [RegExp, string][] = [
+  [/^(?:ba|z|da|k|mk|a|fi|c|tc|pdk|y|lk)?sh$/, 'sh'],
+  [/^python[\d.]*$|^pypy[\d.]*$/, 'python'],
+  [/^(?:node|nodejs)[\d.]*$/, 'node'],
+  [/^perl[\d.]*$/, 'perl'],
+  [/^ruby[\d.]*$/, 'ruby'],
+  [/^php[\d.]*$/, 'php'],
+  [/^mkfs(?:\..+)?$|^mkswap$|^newfs(?:_.+)?$/, 'mkfs'],
+  [/^clickhouse$/, 'clickhouse-client'],
+  [/^grm$|^unlink-tree$/, 'rm'],
+  [/^gfind$/, 'find'],
+];
+
+/** The handler key for a command word: path and `.exe` stripped, lowercased, variants folded. */
+export function commandKey(word: string): string {
+  const base = word.slice(word.lastIndexOf('/') + 1).replace(/\.exe$/i, '').toLowerCase();
+  if (HANDLERS.has(base)) return base;
+  for (const [pattern, key] of ALIASES) if (pattern.test(base)) return key;
+  return base;
+}
+
+/** A "command" named like an SQL statement: the text is SQL written where shell was expected. */
+const SQL_VERBS = new Set(['drop', 'delete', 'truncate', 'update', 'alter']);
+
+/** True when a word names a command some rule checks (used to find commands inside unparsed text). */
+export function hasHandler(word: string): boolean {
+  const key = commandKey(word);
+  return HANDLERS.has(key) || SQL_VERBS.has(key);
+}
+
+/** `-rf`, `-r -f`, `--recursive --force`: what a computed command name must not get (`$RM -rf /`); `$GREP -r` is fine. */
+function looksLikeForcedRecursion(args: ShellWord[]): boolean {
+  const flags = args.filter((w) => /^-/.test(w.value)).map((w) => w.value).join(' ');
+  return /(?:^|\s)(?:-[a-zA-Z]*[rR]|--recursive)/.test(flags) && /(?:^|\s)(?:-[a-zA-Z]*f|--force)/.test(flags);
+}
+
+/** Checks one simple command (argv[0] is the command word) against every rule. */
+export function checkCommand(argv: ShellWord[], env: ShellCommandEnv): void {
+  const [name, ...args] = argv;
+  if (!name.literal) {
+    // The command itself is computed: `$(echo rm) -rf /`, `$RM -rf /`.
+    if (name.substitutes) reportHidden(env, name.raw);
+    else if (looksLikeForcedRecursion(args)) env.scan.report('opaque', env.snippet);
+    return;
+  }
+  // `./x.sh` after `echo ... > x.sh` (or after downloading it) runs known (or unknown) text.
+  if (name.value.includes('/') && runWrittenFile(name, 'shell', env)) return;
+  const key = commandKey(name.value);
+  const handler = HANDLERS.get(key);
+  if (handler) handler(args, env, key);
+  else if (SQL_VERBS.has(key)) env.scan.nested(env.snippet, 'sql');
+}

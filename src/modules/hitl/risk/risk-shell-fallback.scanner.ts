@@ -1,0 +1,60 @@
+import type { RiskScan } from './risk-scan';
+import { DECODER_PATTERN, ShellCommandEnv } from './risk-shell-command';
+import { checkCommand, hasHandler } from './risk-shell-commands.registry';
+import type { ShellWord } from './risk-shell-word';
+import { scanUnparsedSql } from './risk-sql.analyzer';
+
+/** Command separators: what can end one command and start another, even in text that is not valid shell. */
+const SEPARATOR = /(\|\||&&|\$\(|[|;&\n()`{}])/;
+const SHELL_READING_STDIN = /^(?:sudo\s+)?(?:\S*\/)?(?:ba|z|da|k|mk|a)?sh(?:\s+-s\b.*)?$/;
+/** Limits that keep the scan linear on hostile input: command starts per segment, words per command. */
+const MAX_STARTS_PER_SEGMENT = 32;
+const MAX_WORDS_PER_COMMAND = 64;
+
+/**
+ * Fail-closed reading of text that does not parse as shell (an unclosed quote, prose around a command).
+ * The text is cut at command separators and split into words (quotes dropped); every word that names a
+ * command the rules know starts a candidate command, checked by the same rules as parsed shell.
+ * So "Don't run rm -rf / on prod" is flagged, while prose that names no command stays safe.
+ */
+export function scanUnparsedShell(text: string, scan: RiskScan): void {
+  const pieces = text.split(SEPARATOR);
+  let pipeline: string[] = [];
+  for (let i = 0; i < pieces.length; i += 2) {
+    const segment = pieces[i].trim();
+    const before = pieces[i - 1];
+    if (before !== '|') pipeline = [];
+    if (before === '|' && SHELL_READING_STDIN.test(segment)) {
+      scan.report(pipeline.some((stage) => DECODER_PATTERN.test(stage)) ? 'obfuscated' : 'opaque', [...pipeline, segment].join(' | '));
+    }
+    pipeline.push(segment);
+    if (segment) scanSegment(segment, scan);
+  }
+  scanUnparsedSql(text, scan);
+}
+
+function scanSegment(segment: string, scan: RiskScan): void {
+  const words = segment.split(/\s+/).map(toWord);
+  const env: ShellCommandEnv = {
+    scan,
+    snippet: segment,
+    stdin: () => ({ kind: 'none' }),
+    run: (argv) => {
+      if (argv.length) checkCommand(argv, env);
+    },
+    fileText: () => undefined,
+  };
+  let starts = 0;
+  for (let i = 0; i < words.length && starts < MAX_STARTS_PER_SEGMENT; i++) {
+    if (!words[i].literal || !hasHandler(words[i].value)) continue;
+    starts++;
+    checkCommand(words.slice(i, i + MAX_WORDS_PER_COMMAND), env);
+  }
+}
+
+/** A word of unparsed text: quotes dropped; `$X` and `$(...)` make it unknown, as in parsed shell. */
+function toWord(raw: string): ShellWord {
+  const value = raw.replace(/['"\\]/g, '');
+  const dynamic = value.replace(/\$\{?\w+\}?|\$\(.*?\)|`.*?`/g, '');
+  return { value, raw, literal: dynamic.length === value.length && !value.includes('$'), literalLength: dynamic.length, substitutes: /\$\(|`/.test(raw) };
+}

@@ -1,0 +1,174 @@
+import { DECODER_PATTERN, ShellStdin } from './risk-shell-command';
+import { GoNode, ShellSource, nodeField, nodeKind, nodeList } from './risk-shell.parser';
+import { ShellOp, WRITE_OPS } from './risk-shell.syntax';
+import { ShellWord, literalWord, plainParamName, resolveWord } from './risk-shell-word';
+
+/** Where a statement's stdin comes from: the producer of a pipe, or an unknown process (`>(...)`). */
+export type StdinOrigin = { pipeFrom: GoNode; pipeline: GoNode } | { unknown: string };
+
+/** Downloads leave files whose content is unknown: `curl -o f`, `wget -O f`. */
+const DOWNLOAD_TARGET: Record<string, RegExp> = { curl: /^(?:-o|--output)$/, wget: /^(?:-O|--output-document)$/ };
+
+/**
+ * What one script knows as it runs, statement after statement: variables holding literals
+ * (`CMD="rm -rf"`), files it wrote (`echo ... > x.sh`) and what each command reads on stdin.
+ */
+export class ShellScriptState {
+  private readonly vars = new Map<string, string>();
+  private readonly aliases = new Map<string, string>();
+  /** File text, or null when the script wrote or downloaded something unknown there. */
+  private readonly files = new Map<string, string | null>();
+
+  constructor(readonly source: ShellSource) {}
+
+  word(word: GoNode, heredoc = false): ShellWord {
+    return resolveWord(word, this.source, this.vars, heredoc);
+  }
+
+  /**
+   * A word as the shell would pass it: known variables substituted (an unquoted `$X` splits into words)
+   * and unquoted brace lists expanded (`{rm,-rf,/}` is three words).
+   */
+  expand(word: GoNode): ShellWord[] {
+    const parts = nodeList(word.Parts);
+    const name = parts.length === 1 ? plainParamName(parts[0]) : undefined;
+    const value = name === undefined ? undefined : this.vars.get(name);
+    if (value !== undefined) return splitWords(value);
+    const resolved = this.word(word);
+    const braces = parts.length === 1 && nodeKind(parts[0]) === 'Lit' ? BRACE_LIST.exec(resolved.value) : null;
+    if (!braces) return [resolved];
+    return braces[2].split(',').map((item) => literalWord(braces[1] + item + braces[3]));
+  }
+
+  /** Expands an alias defined earlier in the script (`alias x='rm -rf /'; x`). */
+  unalias(argv: ShellWord[]): ShellWord[] {
+    const alias = argv[0]?.literal ? this.aliases.get(argv[0].value) : undefined;
+    return alias === undefined ? argv : [...splitWords(alias), ...argv.slice(1)];
+  }
+
+  /** `alias name='value' ...` */
+  defineAliases(args: ShellWord[]): void {
+    for (const arg of args) {
+      const eq = arg.value.indexOf('=');
+      if (eq > 0 && arg.literal) this.aliases.set(arg.value.slice(0, eq), arg.value.slice(eq + 1));
+    }
+  }
+
+  /** `X=literal` (also `export` / `local X=...`): later `$X` resolves to it; anything else forgets X. */
+  remember(assigns: GoNode[]): void {
+    for (const assign of assigns) {
+      const name = nodeField(assign, 'Name');
+      if (!name) continue;
+      const value = nodeField(assign, 'Value');
+      const word = value ? this.word(value) : undefined;
+      if (word?.literal) this.vars.set(String(name.Value), word.value);
+      else this.vars.delete(String(name.Value));
+    }
+  }
+
+  /** Remembers what a statement wrote to files, for a later `sh file`, `./file` or `< file`. */
+  recordWrites(st: GoNode, argv: ShellWord[]): void {
+    for (const redirect of nodeList(st.Redirs)) {
+      const word = nodeField(redirect, 'Word');
+      if (!word || !WRITE_OPS.has(redirect.Op)) continue;
+      const target = this.word(word);
+      if (!target.literal) continue;
+      const path = normalizePath(target.value);
+      const text = this.producedText(st) ?? null;
+      const before = this.files.get(path);
+      const appends = redirect.Op === ShellOp.APP_OUT || redirect.Op === ShellOp.APP_ALL;
+      this.files.set(path, appends && before !== undefined ? (before === null || text === null ? null : before + text) : text);
+    }
+    const download = DOWNLOAD_TARGET[argv[0]?.value ?? ''];
+    const at = download ? argv.findIndex((w) => download.test(w.value)) : -1;
+    if (at > 0 && argv[at + 1]?.literal) this.files.set(normalizePath(argv[at + 1].value), null);
+  }
+
+  fileText(path: string): string | null | undefined {
+    return this.files.get(normalizePath(path));
+  }
+
+  /** The input of a statement: its own `<`, `<<<` or heredoc first, else the pipe feeding it. */
+  stdinOf(st: GoNode, origin: StdinOrigin | undefined): ShellStdin {
+    const fromRedirect = this.redirectInput(st);
+    if (fromRedirect) return fromRedirect;
+    if (!origin) return { kind: 'none' };
+    if ('unknown' in origin) return { kind: 'opaque', decoded: false, snippet: origin.unknown };
+    const pipeline = this.source.of(origin.pipeline);
+    const text = this.producedText(lastStage(origin.pipeFrom));
+    if (text !== undefined) return { kind: 'text', text, literal: true, substitutes: false, snippet: pipeline };
+    return { kind: 'opaque', decoded: DECODER_PATTERN.test(this.source.of(origin.pipeFrom)), snippet: pipeline };
+  }
+
+  private redirectInput(st: GoNode): ShellStdin | undefined {
+    let input: ShellStdin | undefined;
+    const snippet = () => this.source.of(st);
+    for (const redirect of nodeList(st.Redirs)) {
+      const word = nodeField(redirect, 'Word');
+      if (redirect.Op === ShellOp.RDR_IN && word) {
+        const target = this.word(word).value;
+        const written = this.fileText(target);
+        if (target === '/dev/null') input = { kind: 'none' };
+        else if (typeof written === 'string') input = { kind: 'text', text: written, literal: true, substitutes: false, snippet: snippet() };
+        else input = { kind: 'opaque', decoded: false, snippet: snippet() };
+      } else if (redirect.Op === ShellOp.HERE_STRING && word) {
+        input = textInput(this.word(word), snippet());
+      } else if (redirect.Op === ShellOp.HEREDOC || redirect.Op === ShellOp.DASH_HEREDOC) {
+        const body = nodeField(redirect, 'Hdoc');
+        input = body ? textInput(this.word(body, true), snippet()) : { kind: 'none' };
+      }
+    }
+    return input;
+  }
+
+  /** The text a statement writes when it is fully known: `echo '...'`, `printf '...'`, `cat <<EOF`. */
+  private producedText(producer: GoNode): string | undefined {
+    const call = nodeField(producer, 'Cmd');
+    if (nodeKind(call) !== 'CallExpr' || !call) return undefined;
+    const argv = nodeList(call.Args).map((w) => this.word(w));
+    if (!argv.length || argv.some((w) => !w.literal)) return undefined;
+    const [name, ...args] = argv.map((w) => w.value);
+    if (name === 'echo') {
+      const first = args.findIndex((a) => !/^-[neE]+$/.test(a));
+      const options = first < 0 ? args : args.slice(0, first);
+      const line = (first < 0 ? [] : args.slice(first)).join(' ') + (options.some((f) => f.includes('n')) ? '' : '\n');
+      return options.some((f) => f.includes('e')) ? unescapeC(line) : line;
+    }
+    if (name === 'printf' && args.length) return unescapeC(args.join(' ').replace(/%[sb]/g, ''));
+    if (name === 'cat' && !args.length) {
+      const input = this.redirectInput(producer);
+      return input?.kind === 'text' && input.literal ? input.text : undefined;
+    }
+    return undefined;
+  }
+}
+
+/** `pre{a,b,c}post`: one level of brace list, no nesting. */
+const BRACE_LIST = /^([^{}]*)\{([^{}]*,[^{}]*)\}([^{}]*)$/;
+
+function splitWords(text: string): ShellWord[] {
+  return text.split(/[ \t\n]+/).filter(Boolean).map(literalWord);
+}
+
+function textInput(word: ShellWord, snippet: string): ShellStdin {
+  return { kind: 'text', text: word.value, literal: word.literal, substitutes: word.substitutes, snippet };
+}
+
+/** The last command of a pipeline: what actually writes into the next pipe. */
+function lastStage(st: GoNode): GoNode {
+  let current = st;
+  for (;;) {
+    const cmd = nodeField(current, 'Cmd');
+    const y = cmd && nodeKind(cmd) === 'BinaryCmd' && (cmd.Op === ShellOp.PIPE || cmd.Op === ShellOp.PIPE_ALL) ? nodeField(cmd, 'Y') : undefined;
+    if (!y) return current;
+    current = y;
+  }
+}
+
+function normalizePath(path: string): string {
+  return path.replace(/^(?:\.\/)+/, '');
+}
+
+function unescapeC(text: string): string {
+  return text.replace(/\\(n|t|\\)/g, (_m, c: string) => (c === 'n' ? '\n' : c === 't' ? '\t' : '\\'));
+}

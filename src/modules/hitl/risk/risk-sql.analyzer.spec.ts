@@ -1,0 +1,154 @@
+import { evaluateRiskText } from './risk-text.evaluator';
+import type { RiskRule } from './risk.types';
+
+function sqlRules(text: string): RiskRule[] {
+  return evaluateRiskText(text, 'sql').rules.map((r) => r.rule);
+}
+
+describe('analyzeSql', () => {
+  describe('DROP', () => {
+    it.each([
+      'DROP TABLE users',
+      'drop table users',
+      'DROP TABLE IF EXISTS a, b',
+      'DROP/**/TABLE users',
+      'DROP /* it is fine */ TABLE users',
+      'DROP -- note\nTABLE users',
+      'DROP DATABASE prod',
+      'DROP SCHEMA s CASCADE',
+      'DROP MATERIALIZED VIEW mv',
+      'ALTER TABLE users DROP COLUMN email',
+      'ALTER TABLE users DROP email',
+      'ALTER TABLE users ADD COLUMN x INT, DROP COLUMN y',
+      'ALTER TABLE t DROP PARTITION p1',
+      'SELECT 1; DROP TABLE users',
+      '/*!40101 DROP TABLE users */',
+    ])('flags %s', (text) => {
+      expect(sqlRules(text)).toContain('drop');
+    });
+
+    it.each([
+      "SELECT 'DROP TABLE x'",
+      'SELECT "DROP TABLE x"',
+      'SELECT 1 -- DROP TABLE x',
+      'SELECT 1 /* DROP TABLE x */',
+      "INSERT INTO log (q) VALUES ('drop table users')",
+      'SELECT $$DROP TABLE x$$',
+      'ALTER TABLE t DROP CONSTRAINT c_pk',
+      'ALTER TABLE t DROP INDEX idx_a',
+      'SELECT drop_count FROM stats',
+    ])('leaves %s alone', (text) => {
+      expect(evaluateRiskText(text, 'sql').risky).toBe(false);
+    });
+  });
+
+  describe('TRUNCATE', () => {
+    it.each(['TRUNCATE users', 'truncate table users', 'TRUNCATE TABLE a, b RESTART IDENTITY CASCADE', 'TRUNCATE ONLY logs'])('flags %s', (text) => {
+      expect(sqlRules(text)).toContain('truncate');
+    });
+
+    it('leaves the TRUNCATE() number function alone', () => {
+      expect(evaluateRiskText('SELECT TRUNCATE(1.234, 1)', 'sql').risky).toBe(false);
+    });
+  });
+
+  describe('DELETE and UPDATE scope', () => {
+    it.each<[string, RiskRule]>([
+      ['DELETE FROM users', 'unscoped-delete'],
+      ['delete from users;', 'unscoped-delete'],
+      ['DELETE FROM users -- WHERE id = 1', 'unscoped-delete'],
+      ['DELETE FROM users /* WHERE id = 1 */', 'unscoped-delete'],
+      ['DELETE FROM users WHERE 1=1', 'unscoped-delete'],
+      ['DELETE FROM users WHERE 1', 'unscoped-delete'],
+      ['DELETE FROM users WHERE true', 'unscoped-delete'],
+      ['DELETE FROM users WHERE TRUE AND 1 = 1', 'unscoped-delete'],
+      ["DELETE FROM users WHERE 'a'='a'", 'unscoped-delete'],
+      ['DELETE FROM users WHERE "a"="a"', 'unscoped-delete'],
+      ['DELETE FROM users WHERE id = 1 OR 1=1', 'unscoped-delete'],
+      ['DELETE FROM users WHERE (id = 1) OR (2 > 1)', 'unscoped-delete'],
+      ['DELETE FROM users WHERE id = id', 'unscoped-delete'],
+      ["DELETE FROM users WHERE name LIKE '%'", 'unscoped-delete'],
+      ['DELETE FROM users WHERE NOT false', 'unscoped-delete'],
+      ['DELETE FROM users WHERE COALESCE(1, 1) = 1', 'unscoped-delete'],
+      ['DELETE FROM users LIMIT 10', 'unscoped-delete'],
+      ['DELETE users', 'unscoped-delete'],
+      ['WITH d AS (DELETE FROM users RETURNING id) SELECT 1', 'unscoped-delete'],
+      ['EXPLAIN ANALYZE DELETE FROM users', 'unscoped-delete'],
+      ['UPDATE users SET admin = 1', 'unscoped-update'],
+      ['UPDATE users SET admin = 1 -- WHERE id = 3', 'unscoped-update'],
+      ["UPDATE users SET a = 'x' WHERE 'b' = 'b'", 'unscoped-update'],
+      ['UPDATE users SET a = 1 WHERE id = 3 OR TRUE', 'unscoped-update'],
+      ['UPDATE t1, t2 SET t1.a = 1', 'unscoped-update'],
+    ])('flags %s', (text, rule) => {
+      expect(sqlRules(text)).toContain(rule);
+    });
+
+    it.each([
+      'DELETE FROM users WHERE id = 5',
+      'DELETE FROM users WHERE id = ?',
+      'DELETE FROM users WHERE id = $1',
+      "DELETE FROM users WHERE email = 'a@b.c' AND tenant_id = 7",
+      'DELETE FROM users WHERE deleted_at IS NOT NULL',
+      'DELETE FROM users WHERE id IN (1, 2, 3)',
+      'DELETE FROM users WHERE id IN (SELECT user_id FROM bans)',
+      'DELETE FROM users WHERE created_at < NOW()',
+      "DELETE FROM s WHERE expires_at < NOW() - INTERVAL '7 days'",
+      "DELETE FROM users WHERE name LIKE 'tmp_%'",
+      'DELETE FROM users WHERE (id = 1 OR id = 2)',
+      'DELETE FROM users WHERE id BETWEEN 1 AND 10',
+      'DELETE t1 FROM t1 JOIN t2 ON t1.id = t2.id',
+      'DELETE FROM users WHERE id = 5 RETURNING *',
+      "UPDATE users SET name = 'x' WHERE id = 1",
+      'UPDATE t SET a = 1 FROM u WHERE t.id = u.id',
+      "UPDATE users SET data = data || '{}'::jsonb WHERE id = 1",
+      "SELECT * FROM users WHERE 1=1",
+      'INSERT INTO t (a) VALUES (1) ON DUPLICATE KEY UPDATE a = 2',
+      'SELECT * FROM t FOR UPDATE',
+      'CREATE TABLE c (id INT REFERENCES p(id) ON DELETE CASCADE)',
+      'GRANT DELETE, UPDATE ON t TO app',
+    ])('leaves %s alone', (text) => {
+      expect(evaluateRiskText(text, 'sql')).toEqual({ risky: false, rules: [] });
+    });
+  });
+
+  describe('database clients', () => {
+    it.each<[string, RiskRule]>([
+      ['psql -c "DROP TABLE x"', 'drop'],
+      ['psql --command="truncate t" db', 'truncate'],
+      ['psql -h db -U app -d app -c "DELETE FROM t"', 'unscoped-delete'],
+      ['mysql -uroot -psecret -e "DROP DATABASE app"', 'drop'],
+      ['mysql -e"DROP TABLE t"', 'drop'],
+      ['mysql --execute "UPDATE t SET a=1" app', 'unscoped-update'],
+      ['mariadb -e "drop table t"', 'drop'],
+      ['sqlite3 app.db "DROP TABLE t"', 'drop'],
+      ['sqlite3 -cmd "DELETE FROM t" app.db', 'unscoped-delete'],
+      ['duckdb db.duck -c "DROP TABLE t"', 'drop'],
+      ['sqlcmd -S srv -Q "TRUNCATE TABLE t"', 'truncate'],
+      ['clickhouse-client --query "DROP TABLE t"', 'drop'],
+      ['echo "DROP TABLE t" | psql', 'drop'],
+      ['psql <<SQL\nDELETE FROM t;\nSQL\n', 'unscoped-delete'],
+      ['mysql app <<< "DROP TABLE t"', 'drop'],
+      ['psql -f drop.sql', 'opaque'],
+      ['mysql app < dump.sql', 'opaque'],
+      ["psql -c '\\i /tmp/x.sql'", 'opaque'],
+      ['dropdb app', 'drop'],
+      ['mysqladmin -uroot drop app', 'drop'],
+      ['redis-cli flushall', 'drop'],
+      ['mongosh --eval "db.dropDatabase()"', 'drop'],
+      ['mongosh --eval "db.users.deleteMany({})"', 'unscoped-delete'],
+    ])('flags %s as %s', (text, rule) => {
+      expect(evaluateRiskText(text, 'shell').rules.map((r) => r.rule)).toContain(rule);
+    });
+
+    it.each(['psql -c "SELECT 1"', 'psql app', 'mysql -uroot -psecret app', 'sqlite3 app.db ".schema"', 'redis-cli get k', 'mongosh --eval "db.users.find({})"'])(
+      'leaves %s alone',
+      (text) => {
+        expect(evaluateRiskText(text, 'shell').risky).toBe(false);
+      },
+    );
+  });
+
+  it('reports the statement, not the whole script', () => {
+    expect(evaluateRiskText('SELECT 1; DELETE FROM users; SELECT 2', 'sql').rules).toEqual([{ rule: 'unscoped-delete', match: 'DELETE FROM users' }]);
+  });
+});

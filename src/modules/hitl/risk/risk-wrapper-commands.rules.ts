@@ -1,0 +1,170 @@
+import type { ShellCommandEnv, ShellCommandHandler } from './risk-shell-command';
+import { reportHidden, runCodeWord } from './risk-shell-command';
+import { OptionSpec, hasOption, optionValue, parseOptions } from './risk-shell-options';
+import { ShellWord, joinWords, literalWord } from './risk-shell-word';
+
+/** A wrapper that runs the rest of its words as a command (`sudo -u x CMD ...`). */
+function wraps(spec: OptionSpec, positionalBefore = 0): ShellCommandHandler {
+  return (args, env) => {
+    const inner = parseOptions(args, { ...spec, stopAtOperand: true }).rest.slice(positionalBefore);
+    if (inner.length) env.run(inner);
+  };
+}
+
+/** A command whose option carries a whole shell command string anywhere on its line (`su - bob -c "..."`). */
+function runsStringOption(spec: OptionSpec, letter: string, longName: string): ShellCommandHandler {
+  return (args, env) => {
+    const code = optionValue(parseOptions(args, spec), letter, longName);
+    if (code) runCodeWord(code, 'shell', env);
+  };
+}
+
+/** A wrapper that joins its remaining words into one shell string (ssh, watch). */
+function runsJoinedWords(spec: OptionSpec, positionalBefore: number): ShellCommandHandler {
+  return (args, env) => {
+    const words = parseOptions(args, { ...spec, stopAtOperand: true }).rest.slice(positionalBefore);
+    if (!words.length) return;
+    runCodeWord(joinWords(words), 'shell', env);
+  };
+}
+
+const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
+
+function env(args: ShellWord[], envx: ShellCommandEnv): void {
+  const opts = parseOptions(args, { withValue: 'uCS', longWithValue: ['unset', 'chdir', 'split-string'], stopAtOperand: true });
+  const split = optionValue(opts, 'S', 'split-string');
+  if (split) {
+    runCodeWord(joinWords([split, ...opts.rest]), 'shell', envx);
+    return;
+  }
+  const first = opts.rest.findIndex((w) => !ASSIGNMENT.test(w.value));
+  if (first >= 0) envx.run(opts.rest.slice(first));
+}
+
+/** `flock [opts] LOCKFILE CMD ...` or `flock [opts] LOCKFILE -c "CMD"`. */
+function flock(args: ShellWord[], env: ShellCommandEnv): void {
+  const opts = parseOptions(args, { withValue: 'wEc', longWithValue: ['timeout', 'conflict-exit-code', 'command'], stopAtOperand: true });
+  const [, next, code] = opts.rest;
+  if (next && (next.value === '-c' || next.value === '--command')) {
+    if (code) runCodeWord(code, 'shell', env);
+  } else if (opts.rest.length > 1) {
+    env.run(opts.rest.slice(1));
+  }
+}
+
+/** `parallel CMD ::: args` runs CMD once per argument. */
+function parallel(args: ShellWord[], env: ShellCommandEnv): void {
+  const opts = parseOptions(args, { withValue: 'jSI', longWithValue: ['jobs', 'sshlogin', 'joblog', 'results'], stopAtOperand: true });
+  const end = opts.rest.findIndex((w) => w.value.startsWith(':::'));
+  const inner = end < 0 ? opts.rest : opts.rest.slice(0, end);
+  if (inner.length) env.run(inner, false);
+}
+
+function command(args: ShellWord[], env: ShellCommandEnv): void {
+  const opts = parseOptions(args, { stopAtOperand: true });
+  if (!hasOption(opts, 'vV') && opts.rest.length) env.run(opts.rest);
+}
+
+const DOCKER_EXEC: OptionSpec = { withValue: 'euw', longWithValue: ['env', 'env-file', 'user', 'workdir', 'detach-keys'], stopAtOperand: true };
+const DOCKER_RUN: OptionSpec = {
+  withValue: 'cehlmpuvw',
+  longWithValue: [
+    'name', 'network', 'net', 'volume', 'env', 'env-file', 'publish', 'workdir', 'user', 'entrypoint', 'label', 'mount', 'memory',
+    'cpus', 'cpu-shares', 'hostname', 'add-host', 'platform', 'pull', 'restart', 'device', 'cap-add', 'cap-drop', 'security-opt',
+    'tmpfs', 'ulimit', 'log-driver', 'log-opt', 'dns', 'ipc', 'pid', 'runtime', 'shm-size', 'gpus', 'volumes-from', 'link',
+    'expose', 'label-file', 'cidfile', 'stop-signal', 'stop-timeout', 'userns', 'uts', 'group-add', 'health-cmd', 'attach',
+  ],
+  stopAtOperand: true,
+};
+
+/** `docker exec [opts] CONTAINER CMD ...` and `docker run [opts] IMAGE CMD ...`. */
+function docker(args: ShellWord[], env: ShellCommandEnv): void {
+  const verb = args.findIndex((w) => !w.value.startsWith('-'));
+  const sub = args[verb]?.value === 'container' ? verb + 1 : verb;
+  const spec = args[sub]?.value === 'exec' ? DOCKER_EXEC : args[sub]?.value === 'run' ? DOCKER_RUN : undefined;
+  if (!spec) return;
+  const opts = parseOptions(args.slice(sub + 1), spec);
+  if (opts.rest.length > 1) env.run(opts.rest.slice(1));
+}
+
+/** `sudo -s` / `sudo -i` without a command start a shell that reads stdin. */
+function sudo(args: ShellWord[], env: ShellCommandEnv): void {
+  const opts = parseOptions(args, { ...SUDO, stopAtOperand: true });
+  if (opts.rest.length) env.run(opts.rest);
+  else if (hasOption(opts, 'si', 'shell', 'login')) env.run([literalWord('sh')]);
+}
+
+function kubectl(args: ShellWord[], env: ShellCommandEnv): void {
+  const dashDash = args.findIndex((w) => w.value === '--');
+  if (args.some((w) => w.value === 'exec') && dashDash >= 0) env.run(args.slice(dashDash + 1));
+}
+
+function xargs(args: ShellWord[], env: ShellCommandEnv): void {
+  const opts = parseOptions(args, {
+    withValue: 'adEILnPs',
+    longWithValue: ['arg-file', 'delimiter', 'max-args', 'max-procs', 'max-chars', 'max-lines', 'replace', 'process-slot-var'],
+    stopAtOperand: true,
+  });
+  const inner = opts.rest.length ? opts.rest : [literalWord('echo')];
+  const input = env.stdin();
+  if (input.kind === 'text') {
+    // xargs appends what it reads (or puts it where -I's marker is): with known input, so can we.
+    const marker = optionValue(opts, 'I', 'replace')?.value;
+    if (!marker) {
+      env.run([...inner, ...input.text.split(/\s+/).filter(Boolean).map(literalWord)], false);
+      return;
+    }
+    for (const item of input.text.split('\n').filter(Boolean).slice(0, MAX_XARGS_ITEMS)) {
+      env.run(inner.map((w) => ({ ...w, value: w.value.split(marker).join(item) })), false);
+    }
+    return;
+  }
+  if (input.kind === 'opaque' && CODE_FROM_ARGS.test(inner.map((w) => w.value).join(' '))) reportHidden(env, input.snippet, input.snippet);
+  env.run(inner, false);
+}
+
+/** Input lines of xargs -I checked one by one (each runs the command once). */
+const MAX_XARGS_ITEMS = 20;
+
+/** A shell or interpreter whose code comes from the arguments xargs adds: `xargs sh -c '{}'`, `xargs -I{} bash -c "{}"`. */
+const CODE_FROM_ARGS = /^(?:sudo\s+)?(?:\S*\/)?(?:(?:ba|z|da|k)?sh|python[\d.]*|perl|ruby|node)\s+(?:-\w+\s+)*-\w*[ce]\s+\S*(?:\{\}|\$@|\$1|\$\*)/;
+
+const SUDO: OptionSpec = {
+  withValue: 'ughpCDrtTUR',
+  longWithValue: ['user', 'group', 'host', 'prompt', 'close-from', 'chdir', 'role', 'type', 'command-timeout', 'other-user', 'chroot'],
+};
+
+/** Commands that run another command: privilege, scheduling, environment, remote and container wrappers, xargs. */
+export const WRAPPER_COMMANDS: Record<string, ShellCommandHandler> = {
+  sudo,
+  doas: wraps({ withValue: 'uC' }),
+  env,
+  nice: wraps({ withValue: 'n', longWithValue: ['adjustment'], signedNumbers: true }),
+  ionice: wraps({ withValue: 'cnpPu', longWithValue: ['class', 'classdata', 'pid', 'pgid', 'uid'] }),
+  timeout: wraps({ withValue: 'sk', longWithValue: ['signal', 'kill-after'] }, 1),
+  command,
+  builtin: wraps({}),
+  exec: wraps({ withValue: 'a' }),
+  nohup: wraps({}),
+  time: wraps({ withValue: 'fo', longWithValue: ['format', 'output'] }),
+  stdbuf: wraps({ withValue: 'ioe', longWithValue: ['input', 'output', 'error'] }),
+  setsid: wraps({}),
+  unbuffer: wraps({}),
+  chronic: wraps({}),
+  caffeinate: wraps({ withValue: 'tw' }),
+  taskset: wraps({}, 1),
+  chroot: wraps({ longWithValue: ['userspec', 'groups'] }, 1),
+  busybox: wraps({}),
+  flock,
+  su: runsStringOption({ withValue: 'cgGsw', longWithValue: ['command', 'group', 'supp-group', 'shell', 'whitelist-environment'] }, 'c', 'command'),
+  runuser: runsStringOption({ withValue: 'cgGsuw', longWithValue: ['command', 'group', 'supp-group', 'shell', 'user'] }, 'c', 'command'),
+  script: runsStringOption({ withValue: 'cEIOT', longWithValue: ['command', 'echo', 'log-in', 'log-out', 'log-timing'] }, 'c', 'command'),
+  parallel,
+  watch: runsJoinedWords({ withValue: 'dnq', longWithValue: ['interval', 'differences', 'equexit'] }, 0),
+  ssh: runsJoinedWords({ withValue: 'BbcDEeFIiJLlmOopQRSWw' }, 1),
+  docker,
+  podman: docker,
+  kubectl,
+  oc: kubectl,
+  xargs,
+};

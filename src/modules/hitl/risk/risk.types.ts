@@ -1,0 +1,54 @@
+/**
+ * Every rule the risk detector can report.
+ *
+ * - `recursive-delete`: deletes a directory tree (rm -r, find -delete, rsync --delete, shutil.rmtree, git rm -r, aws s3 rm --recursive ...).
+ * - `drop`: DROP TABLE / DATABASE / SCHEMA / ..., ALTER TABLE ... DROP COLUMN, dropdb, redis FLUSHALL.
+ * - `truncate`: TRUNCATE of a table.
+ * - `unscoped-delete` / `unscoped-update`: DELETE / UPDATE without a real WHERE (none, commented out, or a tautology).
+ * - `force-push`: git push that rewrites remote history (--force, -f, +refspec, --force-with-lease, --mirror).
+ * - `remote-delete`: git push that deletes remote refs (--delete, -d, :branch, --prune).
+ * - `hard-reset`: git reset --hard.
+ * - `clean`: git clean that really deletes untracked files (-f without -n).
+ * - `discard`: throws away uncommitted work (git checkout -- ., git restore ., git stash clear ...).
+ * - `branch-delete`: git branch -D (force delete of a local branch).
+ * - `disk-wipe`: mkfs, wipefs, dd / shred onto a block device.
+ * - `obfuscated`: code that is decoded before it runs (base64 piped to a shell, exec(b64decode(...))).
+ * - `opaque`: code that runs but cannot be inspected (eval "$X", curl | sh, psql -f file, nesting too deep).
+ */
+export const RISK_RULES = [
+  'recursive-delete',
+  'drop',
+  'truncate',
+  'unscoped-delete',
+  'unscoped-update',
+  'force-push',
+  'remote-delete',
+  'hard-reset',
+  'clean',
+  'discard',
+  'branch-delete',
+  'disk-wipe',
+  'obfuscated',
+  'opaque',
+] as const;
+
+/** One rule of {@link RISK_RULES}. */
+export type RiskRule = (typeof RISK_RULES)[number];
+
+/** One hit of one rule. */
+export interface RiskMatch {
+  rule: RiskRule;
+  /** The offending snippet, trimmed to about 200 characters. */
+  match: string;
+  /** Where in tool arguments the snippet was found, e.g. `command` or `steps[1].sql`; absent for plain text. */
+  path?: string;
+}
+
+/** The outcome of one evaluation: `risky` is true exactly when `rules` is not empty. */
+export interface RiskVerdict {
+  risky: boolean;
+  rules: RiskMatch[];
+}
+
+/** How to read a text: as a shell command line, as SQL, or guess (`auto`, the default). */
+export type RiskHint = 'shell' | 'sql' | 'auto';

@@ -1,0 +1,44 @@
+import { evaluateRiskText } from '@app/modules/hitl/risk/risk-text.evaluator';
+import { mayBeRisky } from '@app/modules/hitl/risk/risk-precheck';
+import { RISK_CORPUS } from './risk-corpus';
+
+const verdicts = RISK_CORPUS.map((entry) => ({ entry, verdict: evaluateRiskText(entry.text) }));
+const dangerous = verdicts.filter((v) => v.entry.risky);
+const harmless = verdicts.filter((v) => !v.entry.risky);
+
+describe('risk detector on the labelled corpus', () => {
+  it('has enough dangerous and tricky safe texts to mean something', () => {
+    expect(RISK_CORPUS.length).toBeGreaterThanOrEqual(120);
+    expect(dangerous.length).toBeGreaterThanOrEqual(60);
+    expect(harmless.length).toBeGreaterThanOrEqual(60);
+  });
+
+  it('misses no dangerous text', () => {
+    const misses = dangerous.filter((v) => !v.verdict.risky).map((v) => v.entry.text);
+    expect(misses).toEqual([]);
+  });
+
+  it('reports the expected rule for every labelled text', () => {
+    const wrong = dangerous
+      .filter((v) => v.entry.rules?.some((rule) => !v.verdict.rules.some((m) => m.rule === rule)))
+      .map((v) => ({ text: v.entry.text, expected: v.entry.rules, got: v.verdict.rules.map((m) => m.rule) }));
+    expect(wrong).toEqual([]);
+  });
+
+  it('keeps the false positive rate at or below 5%', () => {
+    const falsePositives = harmless.filter((v) => v.verdict.risky);
+    const rate = falsePositives.length / harmless.length;
+    if (rate > 0.05) throw new Error(`FP rate ${(rate * 100).toFixed(1)}%: ${JSON.stringify(falsePositives.map((v) => v.verdict))}`);
+    expect(rate).toBeLessThanOrEqual(0.05);
+  });
+
+  it('never lets the cheap pre-check skip a dangerous text', () => {
+    expect(dangerous.filter((v) => !mayBeRisky(v.entry.text)).map((v) => v.entry.text)).toEqual([]);
+  });
+
+  it('gives a match snippet for every hit', () => {
+    for (const { verdict } of dangerous) {
+      for (const match of verdict.rules) expect(match.match.length).toBeGreaterThan(0);
+    }
+  });
+});
