@@ -166,7 +166,8 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
 
   describe('a side-effecting call left STARTED by a dead process', () => {
     const plantStarted = async (sessionId: string, toolCallId: string, name: string, args: Record<string, unknown>, sideEffect = 'SIDE_EFFECT') => {
-      const { callFingerprint, canonicalJson } = await import('@app/modules/loop-acting/journal/journal-fingerprint');
+      const { callFingerprint } = await import('@app/modules/loop-acting/journal/journal-fingerprint');
+      const { canonicalJson } = await import('@app/common/canonical-json');
       const past = Date.now() - 60_000;
       await gw.app.get(DataSource).query(
         `INSERT INTO tool_call_journal (tenant_id, session_id, tool_call_id, tool_name, tool_id, fingerprint, arguments_json, side_effect, state, result_status, attempts, iteration, owner, lease_expires_at, started_at, finished_at, duration_ms, is_error, error_class, content, total_chars, result_chunks, inline_limit)

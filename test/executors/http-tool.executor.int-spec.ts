@@ -7,7 +7,8 @@ import { OutboundHttpAgent } from '@app/modules/executors/outbound/outbound-http
 import { HttpToolExecutor } from '@app/modules/executors/http/http-tool.executor';
 import { ToolCallPolicy } from '@app/modules/executors/call-policy/tool-call-policy';
 import { waitFor } from '@test/support/wait-for';
-import { executorTestConfig, invocationOf, toolFixture } from './support/executor-fixtures';
+import { executorTestConfig, invocationOf } from './support/executor-fixtures';
+import { toolFixture } from '@test/support/tool-fixture';
 import { RecordingHttpServer } from './support/recording-http.server';
 
 /** The HTTP executor under the call policy, as the call path runs it, against a real loopback server. */

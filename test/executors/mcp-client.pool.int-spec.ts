@@ -7,7 +7,8 @@ import { McpRemoteToolExecutor } from '@app/modules/executors/mcp/mcp-remote.exe
 import { ToolCallPolicy } from '@app/modules/executors/call-policy/tool-call-policy';
 import { ToolCallError } from '@app/modules/executors/tool-executor';
 import { waitFor } from '@test/support/wait-for';
-import { executorTestConfig, invocationOf, toolFixture } from './support/executor-fixtures';
+import { executorTestConfig, invocationOf } from './support/executor-fixtures';
+import { toolFixture } from '@test/support/tool-fixture';
 import { SdkMcpServer } from './support/sdk-mcp.server';
 
 /** The pool, the MCP executor and the policy wired as the ExecutorsModule wires them. */

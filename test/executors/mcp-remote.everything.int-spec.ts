@@ -5,7 +5,8 @@ import { McpClientPool } from '@app/modules/executors/mcp/mcp-client.pool';
 import { McpRemoteToolExecutor } from '@app/modules/executors/mcp/mcp-remote.executor';
 import { ToolCallPolicy } from '@app/modules/executors/call-policy/tool-call-policy';
 import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
-import { executorTestConfig, invocationOf, toolFixture } from './support/executor-fixtures';
+import { executorTestConfig, invocationOf } from './support/executor-fixtures';
+import { toolFixture } from '@test/support/tool-fixture';
 import { EverythingServerProcess } from './support/everything-server.process';
 import { CountingMcpProxy } from './support/counting-mcp.proxy';
 

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { AiToolEntity, PLATFORM_SCOPE } from '@app/modules/tool-registry/ai-tool.entity';
 import type { LocalToolRegistration } from './feign-tool.types';
-import { canonicalJson, definitionChecksum, definitionOfRow } from './feign-tool.checksum';
+import { canonicalJson } from '@app/common/canonical-json';
+import { definitionChecksum, definitionOfRow } from './feign-tool.checksum';
 
 /** One decision of the start-up reconcile, for one tool or one orphaned row. */
 export type ReconcileStep =

@@ -1,4 +1,5 @@
-import { canonicalJson, definitionChecksum, definitionOfRow } from './feign-tool.checksum';
+import { canonicalJson } from '@app/common/canonical-json';
+import { definitionChecksum, definitionOfRow } from './feign-tool.checksum';
 import type { LocalToolDefinition } from './feign-tool.types';
 import type { AiToolEntity } from '@app/modules/tool-registry/ai-tool.entity';
 

@@ -1,27 +1,8 @@
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '@app/common/canonical-json';
 import type { AiToolEntity } from '@app/modules/tool-registry/ai-tool.entity';
 import type { LocalToolDefinition } from './feign-tool.types';
 import type { LocalToolSource } from './feign-tool.options';
-
-/**
- * JSON with object keys sorted at every depth and undefined members dropped, so equal definitions
- * give equal text whatever order their keys were written or read back from the database in.
- * Array order is kept: it is meaningful (enum order, required lists as written).
- */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value));
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map((v) => (v === undefined ? null : sortKeys(v)));
-  if (value === null || typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort()) {
-    const v = (value as Record<string, unknown>)[key];
-    if (v !== undefined) out[key] = sortKeys(v);
-  }
-  return out;
-}
 
 /** sha256 (hex) of the canonical JSON of a definition: what `ai_tool.definition_checksum` stores. */
 export function definitionChecksum(definition: LocalToolDefinition): string {

@@ -1,6 +1,7 @@
 import type { AiToolEntity } from '@app/modules/tool-registry/ai-tool.entity';
 import type { LocalToolDefinition } from './feign-tool.types';
-import { canonicalJson, definitionOfRow } from './feign-tool.checksum';
+import { canonicalJson } from '@app/common/canonical-json';
+import { definitionOfRow } from './feign-tool.checksum';
 
 export const FEIGN_TOOL_DRIFTS = ['IN_SYNC', 'DB_OVERRIDDEN', 'ORPHANED'] as const;
 /** How a scanned tool's row compares with its decorator. */

@@ -1,5 +1,6 @@
 import { loadGatewayConfig, GatewayConfig } from '@app/config/gateway-config';
 import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
+
 import type { ToolInvocation } from '@app/modules/executors/tool-executor';
 
 /** A validated config as the gateway would load it, loopback allow-listed unless the test says otherwise. */
@@ -12,37 +13,6 @@ export function executorTestConfig(env: Record<string, string> = {}): GatewayCon
     TOOL_DEFAULT_TIMEOUT_MS: '10000',
     ...env,
   });
-}
-
-/** A registered tool with the fields executors read; everything else neutral. */
-export function toolFixture(overrides: Partial<ToolDescriptor>): ToolDescriptor {
-  return {
-    id: 'tool-1',
-    tenantId: null,
-    name: 'test_tool',
-    description: 'a tool under test',
-    parameters: { type: 'object' },
-    serviceType: 'HTTP',
-    endpoint: 'http://127.0.0.1:1/',
-    httpMethod: 'GET',
-    headers: null,
-    timeoutMs: null,
-    permissionTags: [],
-    tags: [],
-    sideEffect: 'READ_ONLY',
-    remoteName: null,
-    requires: [],
-    enabled: true,
-    status: 'ACTIVE',
-    source: 'DB',
-    version: 1,
-    hitl: null,
-    result: null,
-    mcpServiceId: null,
-    createdAt: 0,
-    updatedAt: 0,
-    ...overrides,
-  };
 }
 
 let callSeq = 0;

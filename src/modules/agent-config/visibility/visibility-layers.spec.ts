@@ -1,4 +1,5 @@
 import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
+import { toolFixture } from '@test/support/tool-fixture';
 import {
   boundLayer,
   dependenciesLayer,
@@ -10,35 +11,8 @@ import {
 } from './visibility-layers';
 import type { VisibilityContext } from './visibility.types';
 
-function tool(overrides: Partial<ToolDescriptor> = {}): ToolDescriptor {
-  return {
-    id: 't1',
-    tenantId: 'acme',
-    name: 'lookup',
-    description: 'd',
-    parameters: { type: 'object', properties: {} },
-    serviceType: 'HTTP',
-    endpoint: 'https://x/y',
-    httpMethod: 'POST',
-    headers: null,
-    timeoutMs: null,
-    permissionTags: [],
-    tags: [],
-    sideEffect: 'READ_ONLY',
-    remoteName: null,
-    requires: [],
-    enabled: true,
-    status: 'ACTIVE',
-    source: 'DB',
-    version: 1,
-    hitl: null,
-    result: null,
-    mcpServiceId: null,
-    createdAt: 0,
-    updatedAt: 0,
-    ...overrides,
-  };
-}
+const tool = (overrides: Partial<ToolDescriptor> = {}): ToolDescriptor =>
+  toolFixture({ id: 't1', tenantId: 'acme', name: 'lookup', endpoint: 'https://x/y', ...overrides });
 
 const webSearch = tool({ id: 'ws', name: 'web_search', tenantId: null, source: 'BUILTIN', serviceType: 'LOCAL' });
 

@@ -7,7 +7,7 @@ import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.ty
 import { DomainError } from '@app/common/errors/domain-error';
 import { ToolCallJournalRepository, NewJournalEntry } from '../journal/tool-call-journal.repository';
 import { JournalLeaseRenewer } from '../journal/journal-lease.renewer';
-import { canonicalJson } from '../journal/journal-fingerprint';
+import { canonicalJson } from '@app/common/canonical-json';
 import type { JournalEntry, JournalKey } from '../journal/journal.types';
 import { ToolResultStore } from '../results/tool-result.store';
 import { inlineResult } from '../results/tool-result.view';

@@ -3,7 +3,7 @@ import { DomainError } from '@app/common/errors/domain-error';
 import { LoopActingErrorCode } from '../loop-acting.errors';
 import { HitlRequestsRepository } from '@app/modules/hitl/requests/hitl-requests.repository';
 import { ToolCallJournalRepository } from '../journal/tool-call-journal.repository';
-import { canonicalJson } from '../journal/journal-fingerprint';
+import { canonicalJson } from '@app/common/canonical-json';
 import { ToolResultStore } from '../results/tool-result.store';
 import type { AgentSessionEntity } from '../sessions/agent-session.entity';
 import type { HitlRequestView, SubmittedCall } from '../sessions/session.types';

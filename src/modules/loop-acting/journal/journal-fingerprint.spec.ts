@@ -1,4 +1,5 @@
-import { callFingerprint, canonicalJson } from './journal-fingerprint';
+import { canonicalJson } from '@app/common/canonical-json';
+import { callFingerprint } from './journal-fingerprint';
 
 describe('callFingerprint', () => {
   it('ignores key order at any depth', () => {
