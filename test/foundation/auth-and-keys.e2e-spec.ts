@@ -1,81 +1,72 @@
-import { describeEachDialect, createTestDatabaseUrl } from '@test/support/test-database';
-import { bearer, createKey, startTestGateway, TestGateway } from '@test/support/gateway-test-app';
+import { describeEachDialect } from '@test/support/test-database';
+import { bearer, createKey, gatewayForSuite } from '@test/support/gateway-test-app';
 import { DataSource } from 'typeorm';
 
 describeEachDialect('keys, roles and tenants', (dialect) => {
-  let gw: TestGateway;
-  let db: { url: string; drop(): Promise<void> };
+  const suite = gatewayForSuite(dialect);
 
-  beforeAll(async () => {
-    db = await createTestDatabaseUrl(dialect);
-    gw = await startTestGateway(db.url);
-  });
-  afterAll(async () => {
-    await gw?.close();
-    await db?.drop();
-  });
 
   it('serves /health without a key', async () => {
-    const res = await gw.http.get('/health').expect(200);
+    const res = await suite.gw.http.get('/health').expect(200);
     expect(res.body).toEqual({ status: 'ok', db: 'up' });
   });
 
   it('answers 401 UNAUTHENTICATED without a key and with an unknown key', async () => {
-    const none = await gw.http.get('/api/v1/admin/tools').expect(401);
+    const none = await suite.gw.http.get('/api/v1/admin/tools').expect(401);
     expect(none.body.error.code).toBe('UNAUTHENTICATED');
     expect(none.body.error.message).toMatch(/Authorization: Bearer/);
-    const unknown = await gw.http.get('/api/v1/admin/tools').set(bearer('gwk_not-a-key')).expect(401);
+    const unknown = await suite.gw.http.get('/api/v1/admin/tools').set(bearer('gwk_not-a-key')).expect(401);
     expect(unknown.body.error.code).toBe('UNAUTHENTICATED');
   });
 
   it('answers 403 FORBIDDEN for a key of the wrong role, both ways', async () => {
-    const runtime = await createKey(gw, 'acme', 'runtime');
-    const denied = await gw.http.get('/api/v1/admin/tools').set(runtime).expect(403);
+    const runtime = await createKey(suite.gw, 'acme', 'runtime');
+    const denied = await suite.gw.http.get('/api/v1/admin/tools').set(runtime).expect(403);
     expect(denied.body.error.code).toBe('FORBIDDEN');
-    const agent = await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'a1', tenantId: 'acme' }).expect(201);
-    const adminOnRuntime = await gw.http
+    const agent = await suite.gw.http.post('/api/v1/admin/agents').set(suite.gw.admin).send({ name: 'a1', tenantId: 'acme' }).expect(201);
+    const adminOnRuntime = await suite.gw.http
       .post(`/api/v1/agents/${agent.body.id}/tool-specs`)
-      .set(gw.admin)
+      .set(suite.gw.admin)
       .send({ userId: 'u', permissions: [] })
       .expect(403);
     expect(adminOnRuntime.body.error.code).toBe('FORBIDDEN');
   });
 
   it('creates keys shown once and stored only as a hash', async () => {
-    const res = await gw.http.post('/api/v1/admin/api-keys').set(gw.admin).send({ name: 'k', role: 'runtime', tenantId: 'acme' }).expect(201);
+    const res = await suite.gw.http.post('/api/v1/admin/api-keys').set(suite.gw.admin).send({ name: 'k', role: 'runtime', tenantId: 'acme' }).expect(201);
     expect(res.body).toMatchObject({ role: 'runtime', tenantId: 'acme', name: 'k' });
     expect(res.body.key).toMatch(/^gwk_/);
-    const ds = gw.app.get(DataSource);
+    const ds = suite.gw.app.get(DataSource);
     const rows: Array<Record<string, unknown>> = await ds.query('SELECT * FROM api_key WHERE id = ?', [res.body.id]);
     expect(rows).toHaveLength(1);
     expect(JSON.stringify(rows[0])).not.toContain(res.body.key);
-    const list = await gw.http.get('/api/v1/admin/api-keys').set(gw.admin).expect(200);
+    const list = await suite.gw.http.get('/api/v1/admin/api-keys').set(suite.gw.admin).expect(200);
     expect(list.body.items.find((k: { id: string }) => k.id === res.body.id)).not.toHaveProperty('key');
   });
 
   it('stops accepting a deleted key', async () => {
-    const created = await gw.http.post('/api/v1/admin/api-keys').set(gw.admin).send({ name: 'gone', role: 'admin', tenantId: 'acme' }).expect(201);
-    await gw.http.get('/api/v1/admin/tools').set(bearer(created.body.key)).expect(200);
-    await gw.http.delete(`/api/v1/admin/api-keys/${created.body.id}`).set(gw.admin).expect(200);
-    await gw.http.get('/api/v1/admin/tools').set(bearer(created.body.key)).expect(401);
-    await gw.http.delete(`/api/v1/admin/api-keys/${created.body.id}`).set(gw.admin).expect(404);
+    const created = await suite.gw.http.post('/api/v1/admin/api-keys').set(suite.gw.admin).send({ name: 'gone', role: 'admin', tenantId: 'acme' }).expect(201);
+    await suite.gw.http.get('/api/v1/admin/tools').set(bearer(created.body.key)).expect(200);
+    await suite.gw.http.delete(`/api/v1/admin/api-keys/${created.body.id}`).set(suite.gw.admin).expect(200);
+    await suite.gw.http.get('/api/v1/admin/tools').set(bearer(created.body.key)).expect(401);
+    await suite.gw.http.delete(`/api/v1/admin/api-keys/${created.body.id}`).set(suite.gw.admin).expect(404);
   });
 
   it('keeps a tenant admin inside its tenant', async () => {
-    const acmeAdmin = await createKey(gw, 'acme', 'admin');
-    const other = await gw.http.post('/api/v1/admin/api-keys').set(acmeAdmin).send({ name: 'x', role: 'runtime', tenantId: 'globex' }).expect(403);
+    const acmeAdmin = await createKey(suite.gw, 'acme', 'admin');
+    const other = await suite.gw.http.post('/api/v1/admin/api-keys').set(acmeAdmin).send({ name: 'x', role: 'runtime', tenantId: 'globex' }).expect(403);
     expect(other.body.error.code).toBe('FORBIDDEN');
-    const globexAgent = await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'g', tenantId: 'globex' }).expect(201);
-    const hidden = await gw.http.get(`/api/v1/admin/agents/${globexAgent.body.id}`).set(acmeAdmin).expect(404);
+    const globexAgent = await suite.gw.http.post('/api/v1/admin/agents').set(suite.gw.admin).send({ name: 'g', tenantId: 'globex' }).expect(201);
+    const hidden = await suite.gw.http.get(`/api/v1/admin/agents/${globexAgent.body.id}`).set(acmeAdmin).expect(404);
     expect(hidden.body.error.code).toBe('NOT_FOUND');
-    const list = await gw.http.get('/api/v1/admin/agents').set(acmeAdmin).expect(200);
+    const list = await suite.gw.http.get('/api/v1/admin/agents').set(acmeAdmin).expect(200);
     expect(list.body.items.map((a: { tenantId: string }) => a.tenantId)).not.toContain('globex');
   });
 
   it('takes a runtime call\'s tenant from the key: another tenant\'s agent is 404', async () => {
-    const globexAgent = await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'g2', tenantId: 'globex' }).expect(201);
-    const acmeRuntime = await createKey(gw, 'acme', 'runtime');
-    const res = await gw.http
+    const globexAgent = await suite.gw.http.post('/api/v1/admin/agents').set(suite.gw.admin).send({ name: 'g2', tenantId: 'globex' }).expect(201);
+    const acmeRuntime = await createKey(suite.gw, 'acme', 'runtime');
+    const res = await suite.gw.http
       .post(`/api/v1/agents/${globexAgent.body.id}/tool-specs`)
       .set(acmeRuntime)
       .send({ userId: 'u', permissions: [] })
@@ -84,11 +75,11 @@ describeEachDialect('keys, roles and tenants', (dialect) => {
   });
 
   it('validates key bodies and writes nothing on failure', async () => {
-    const before = (await gw.http.get('/api/v1/admin/api-keys').set(gw.admin)).body.total;
-    const res = await gw.http.post('/api/v1/admin/api-keys').set(gw.admin).send({ name: '', role: 'root', tenantId: 'a b', extra: true }).expect(400);
+    const before = (await suite.gw.http.get('/api/v1/admin/api-keys').set(suite.gw.admin)).body.total;
+    const res = await suite.gw.http.post('/api/v1/admin/api-keys').set(suite.gw.admin).send({ name: '', role: 'root', tenantId: 'a b', extra: true }).expect(400);
     expect(res.body.error.code).toBe('VALIDATION_FAILED');
     const fields = res.body.error.details.fields.map((f: { field: string }) => f.field).sort();
     expect(fields).toEqual(['extra', 'name', 'role', 'tenantId']);
-    expect((await gw.http.get('/api/v1/admin/api-keys').set(gw.admin)).body.total).toBe(before);
+    expect((await suite.gw.http.get('/api/v1/admin/api-keys').set(suite.gw.admin)).body.total).toBe(before);
   });
 });

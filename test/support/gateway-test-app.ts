@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { loadGatewayConfig, type GatewayConfig } from '@app/config/gateway-config';
 import { createGatewayApp } from '@app/bootstrap/create-gateway-app';
+import { createTestDatabaseUrl, type TestDatabase, type TestDialect } from './test-database';
 
 export const TEST_ADMIN_KEY = 'test-admin-key-0123456789abcdef';
 
@@ -60,4 +61,21 @@ export function toolBody(overrides: Record<string, unknown> = {}): Record<string
     sideEffect: 'READ_ONLY',
     ...overrides,
   };
+}
+
+/**
+ * One gateway on a fresh database of `dialect` for a whole `describe` block: started in beforeAll,
+ * closed and dropped in afterAll. Read `suite.gw` inside tests.
+ */
+export function gatewayForSuite(dialect: TestDialect, env: Record<string, string> = {}): { gw: TestGateway; db: TestDatabase } {
+  const suite = {} as { gw: TestGateway; db: TestDatabase };
+  beforeAll(async () => {
+    suite.db = await createTestDatabaseUrl(dialect);
+    suite.gw = await startTestGateway(suite.db.url, env);
+  });
+  afterAll(async () => {
+    await suite.gw?.close();
+    await suite.db?.drop();
+  });
+  return suite;
 }

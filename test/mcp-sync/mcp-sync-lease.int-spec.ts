@@ -1,0 +1,84 @@
+import { DataSource } from 'typeorm';
+import type { TestGateway } from '@test/support/gateway-test-app';
+import { createTestDatabaseUrl, describeEachDialect, type TestDatabase } from '@test/support/test-database';
+import { waitFor } from '@test/support/wait-for';
+import { McpSyncLeaseRepository } from '@app/modules/nacos-mcp-sync/mcp-sync-lease.repository';
+import { startMcpSyncGateway } from './support/mcp-sync-gateway';
+import { CatalogMcpServer, catalogTool } from './support/catalog-mcp.server';
+import { McpSyncApi, type SyncReport } from './support/mcp-sync-fixtures';
+
+describeEachDialect('one MCP sync at a time per service, across two gateway instances on one database', (dialect) => {
+  const server = new CatalogMcpServer([catalogTool('one'), catalogTool('two')]);
+  let db: TestDatabase;
+  let one: TestGateway;
+  let two: TestGateway;
+  let serviceId: string;
+
+  const syncOn = (gw: TestGateway) => gw.http.post(`/api/v1/admin/mcp-services/${serviceId}/sync`).set(gw.admin).expect(200).then((r) => r.body as SyncReport);
+  const leaseRows = async () => (await one.app.get(DataSource).query('SELECT service_key, owner FROM mcp_sync_lease')) as unknown[];
+
+  beforeAll(async () => {
+    await server.start();
+    db = await createTestDatabaseUrl(dialect);
+    one = await startMcpSyncGateway(db.url, { GATEWAY_INSTANCE_ID: 'gw-one' });
+    two = await startMcpSyncGateway(db.url, { GATEWAY_INSTANCE_ID: 'gw-two' });
+    serviceId = (await new McpSyncApi(one).createService({ name: 'shared', kind: 'STATIC', url: server.url })).id;
+  });
+
+  afterAll(async () => {
+    server.release();
+    await one?.close();
+    await two?.close();
+    await server.stop();
+    await db?.drop();
+  });
+
+  afterEach(() => server.release());
+
+  it('lets one instance sync while the other, triggered at the same moment, reports skipped', async () => {
+    const listsBefore = server.listCalls;
+    server.holdLists();
+    const syncs = [syncOn(one), syncOn(two)];
+    // The winner is listing (held); the loser answers without waiting for it.
+    await waitFor(() => server.listCalls === listsBefore + 1, { description: 'the winner to list' });
+    const loser = await Promise.race(syncs.map((p, i) => p.then((report) => ({ i, report }))));
+    expect(loser.report).toMatchObject({ skipped: true, added: 0, updated: 0, disabled: 0, unchanged: 0 });
+    expect(loser.report.skippedReason).toMatch(loser.i === 0 ? /gw-two/ : /gw-one/);
+    server.release();
+    const winner = await syncs[1 - loser.i];
+    expect(winner).toMatchObject({ skipped: false, unchanged: 2 });
+    expect(server.listCalls).toBe(listsBefore + 1);
+    expect(await leaseRows()).toEqual([]);
+  });
+
+  it('runs concurrent syncs of one instance one after another, merging those that wait into one', async () => {
+    const listsBefore = server.listCalls;
+    server.holdLists();
+    const syncs = [syncOn(one), syncOn(one), syncOn(one)];
+    await waitFor(() => server.listCalls === listsBefore + 1, { description: 'the first sync to list' });
+    server.release();
+    const reports = await Promise.all(syncs);
+    expect(reports.map((r) => r.skipped)).toEqual([false, false, false]);
+    // The first ran; the two that came while it ran shared the one that followed it.
+    expect(server.listCalls).toBe(listsBefore + 2);
+    expect(reports[1].finishedAt).toBe(reports[2].finishedAt);
+  });
+
+  it('claims a lease by INSERT, refuses it while held, lets it be taken over once expired, and fences the old owner out', async () => {
+    const leaseOne = one.app.get(McpSyncLeaseRepository);
+    const leaseTwo = two.app.get(McpSyncLeaseRepository);
+    const key = `test/${dialect}@lease`;
+    const t0 = Date.now();
+    await expect(leaseOne.claim(key, 'owner-1', t0, 1000)).resolves.toEqual({ acquired: true });
+    await expect(leaseTwo.claim(key, 'owner-2', t0 + 10, 1000)).resolves.toEqual({ acquired: false, owner: 'owner-1', expiresAt: t0 + 1000 });
+    // Later than the expiry: the compare-and-set UPDATE takes it over.
+    await expect(leaseTwo.claim(key, 'owner-2', t0 + 1001, 1000)).resolves.toEqual({ acquired: true });
+    await expect(leaseOne.renew(key, 'owner-1', t0 + 5000)).resolves.toBe(false);
+    await leaseOne.release(key, 'owner-1');
+    await expect(leaseTwo.renew(key, 'owner-2', t0 + 5000)).resolves.toBe(true);
+    await leaseTwo.release(key, 'owner-2');
+    await expect(leaseOne.claim(key, 'owner-1', t0 + 1002, 1000)).resolves.toEqual({ acquired: true });
+    await leaseOne.release(key, 'owner-1');
+    expect(await leaseRows()).toEqual([]);
+  });
+});

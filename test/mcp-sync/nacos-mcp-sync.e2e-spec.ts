@@ -1,0 +1,231 @@
+import { NacosTestServer } from '@test/support/nacos/nacos-test-server';
+import { createKey, toolBody, type TestGateway } from '@test/support/gateway-test-app';
+import { createTestDatabaseUrl, type TestDatabase } from '@test/support/test-database';
+import { freePort } from '@test/executors/support/everything-server.process';
+import { startMcpSyncGateway } from './support/mcp-sync-gateway';
+import { CatalogMcpServer, catalogTool } from './support/catalog-mcp.server';
+import { McpSyncApi, type ServiceView } from './support/mcp-sync-fixtures';
+
+const NS = 'mcp-e2e';
+const GROUP = 'MCP_GROUP';
+const SERVICE = 'weather-mcp';
+const DEBOUNCE_MS = 200;
+const isWeather = (name: string): boolean => name.startsWith('weather_');
+
+const forecast = catalogTool('forecast', { annotations: { readOnlyHint: true } });
+const alerts = catalogTool('alerts');
+const alertsV2 = catalogTool('alerts', { description: 'Severe weather alerts.', annotations: { destructiveHint: true } });
+const radar = catalogTool('radar', { annotations: { idempotentHint: true } });
+
+describe('NacosMcpSync: Nacos services (real nacos client, Nacos v1 test server) backed by real MCP servers', () => {
+  const nacos = new NacosTestServer({ pushDelayMs: 50 });
+  const a = new CatalogMcpServer([forecast, alerts], { label: 'weather-a' });
+  const b = new CatalogMcpServer([forecast, alerts], { label: 'weather-b' });
+  const broken = new CatalogMcpServer([forecast, alerts], { label: 'broken' });
+  let db: TestDatabase;
+  let gw: TestGateway;
+  let api: McpSyncApi;
+  let runtime: { Authorization: string };
+  let agentId: string;
+  let service: ServiceView;
+
+  const instance = (server: { port: number }, extra: { weight?: number; metadata?: Record<string, string> } = {}) => ({ ip: '127.0.0.1', port: server.port, ...extra });
+  /** Calls `name` n times and returns which servers answered. */
+  const labelsOf = async (name: string, n: number): Promise<Set<string>> => {
+    const labels = new Set<string>();
+    for (let i = 0; i < n; i++) {
+      const result = await api.execute(runtime, agentId, name, { q: String(i) });
+      expect(result).toMatchObject({ status: 'COMPLETED' });
+      labels.add(result.content.split(':')[0]);
+    }
+    return labels;
+  };
+
+  beforeAll(async () => {
+    const { addr } = await nacos.start();
+    await Promise.all([a.start(), b.start(), broken.start()]);
+    broken.failCalls = 'http-500';
+    nacos.registerInstance(NS, GROUP, SERVICE, instance(a, { metadata: { 'mcp.path': '/mcp' } }));
+    db = await createTestDatabaseUrl('sqlite');
+    gw = await startMcpSyncGateway(db.url, { NACOS_SERVER_ADDR: addr, MCP_SYNC_DEBOUNCE_MS: String(DEBOUNCE_MS) });
+    api = new McpSyncApi(gw);
+    runtime = await createKey(gw, 'acme', 'runtime');
+    agentId = await api.createAgent('acme', 'weather-bot');
+  });
+
+  afterAll(async () => {
+    await gw?.close();
+    await Promise.all([a.stop(), b.stop(), broken.stop()]);
+    await nacos.stop();
+    await db?.drop();
+  });
+
+  it('registers a NACOS service and syncs its tools at once, as MCP_NACOS rows of its tenant, visible to no agent', async () => {
+    service = await api.createService({ name: 'weather', kind: 'NACOS', serviceName: SERVICE, groupName: GROUP, namespaceId: NS, tenantId: 'acme' });
+    expect(service).toMatchObject({ kind: 'NACOS', toolPrefix: 'weather_', health: 'UP', tenantId: 'acme', lastSync: { added: 2, trigger: 'create', listedFrom: a.url } });
+    expect(Date.parse(service.lastSyncAt!)).toBeGreaterThan(Date.now() - 10_000);
+
+    const tools = await api.toolsOf(service.id);
+    expect(Object.keys(tools).sort()).toEqual(['weather_alerts', 'weather_forecast']);
+    expect(tools.weather_forecast).toMatchObject({
+      serviceType: 'MCP_NACOS',
+      endpoint: `${SERVICE}@${GROUP}`,
+      remoteName: 'forecast',
+      source: 'MCP',
+      sideEffect: 'READ_ONLY',
+      status: 'ACTIVE',
+      tenantId: 'acme',
+      version: 1,
+    });
+    expect(tools.weather_alerts.sideEffect).toBe('SIDE_EFFECT');
+
+    // Discovery is not authorization: every agent, of this tenant or another, sees none of them until bound.
+    const specs = await api.specs(runtime, agentId);
+    expect(specs.names.filter(isWeather)).toEqual([]);
+    expect(specs.layers).toMatchObject({ weather_forecast: 'BOUND', weather_alerts: 'BOUND' });
+    const globexRuntime = await createKey(gw, 'globex', 'runtime');
+    const globexAgent = await api.createAgent('globex', 'other-bot');
+    const globexSpecs = await api.specs(globexRuntime, globexAgent);
+    expect(globexSpecs.names.filter(isWeather)).toEqual([]);
+    expect(Object.keys(globexSpecs.layers).filter(isWeather)).toEqual([]);
+    const refused = await api.execute(runtime, agentId, 'weather_forecast', { q: 'x' });
+    expect(refused).toMatchObject({ status: 'FAILED', isError: true, attempts: 0, errorClass: 'NOT_VISIBLE' });
+    expect(refused.content).toMatch(/BOUND/);
+    expect(a.calls).toEqual([]);
+  });
+
+  it('calls a bound tool on the instance Nacos resolves, over the pooled session', async () => {
+    const tools = await api.toolsOf(service.id);
+    await api.bind(agentId, [tools.weather_forecast.id, tools.weather_alerts.id]);
+    expect((await api.specs(runtime, agentId)).names.filter(isWeather)).toEqual(['weather_alerts', 'weather_forecast']);
+    const result = await api.execute(runtime, agentId, 'weather_forecast', { q: 'Berlin' });
+    expect(result).toMatchObject({ status: 'COMPLETED', content: 'weather-a:forecast:{"q":"Berlin"}', attempts: 1 });
+  });
+
+  it('turns instance changes within the debounce window into ONE sync, and spreads calls over the new instance', async () => {
+    const listsBefore = a.listCalls + b.listCalls;
+    const since = Date.now();
+    nacos.registerInstance(NS, GROUP, SERVICE, instance(b, { weight: 1 }));
+    // A second change, pushed separately (push delay 50 ms) but inside the debounce window.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    nacos.updateInstance(NS, GROUP, SERVICE, { ip: '127.0.0.1', port: b.port }, { weight: 2 });
+    const report = await api.syncedAfter(service.id, since, (r) => r.trigger === 'instances-changed');
+    expect(report).toMatchObject({ added: 0, updated: 0, disabled: 0, unchanged: 2 });
+    // Absence of a second sync can only be seen by waiting: twice the debounce window.
+    await new Promise((resolve) => setTimeout(resolve, 2 * DEBOUNCE_MS));
+    expect(a.listCalls + b.listCalls - listsBefore).toBe(1);
+    expect(await labelsOf('weather_forecast', 30)).toEqual(new Set(['weather-a', 'weather-b']));
+  });
+
+  it('stops calling an instance that turns unhealthy or is removed', async () => {
+    let since = Date.now();
+    nacos.setHealthy(NS, GROUP, SERVICE, { ip: '127.0.0.1', port: a.port }, false);
+    await api.syncedAfter(service.id, since, (r) => r.trigger === 'instances-changed');
+    expect(await labelsOf('weather_forecast', 10)).toEqual(new Set(['weather-b']));
+
+    since = Date.now();
+    nacos.setHealthy(NS, GROUP, SERVICE, { ip: '127.0.0.1', port: a.port }, true);
+    nacos.removeInstance(NS, GROUP, SERVICE, { ip: '127.0.0.1', port: b.port });
+    await api.syncedAfter(service.id, since, (r) => r.trigger === 'instances-changed' && r.listedFrom === a.url);
+    expect(await labelsOf('weather_forecast', 10)).toEqual(new Set(['weather-a']));
+  });
+
+  it('fails over to another instance only when the call provably never reached the first, or the tool is READ_ONLY', async () => {
+    // A registered instance whose port nothing listens on: connection refused, the request was never sent.
+    const dead = { ip: '127.0.0.1', port: await freePort() };
+    let since = Date.now();
+    nacos.registerInstance(NS, GROUP, SERVICE, { ...dead, weight: 10_000 });
+    await api.syncedAfter(service.id, since, (r) => r.trigger === 'instances-changed');
+    await expect(api.execute(runtime, agentId, 'weather_alerts', { q: 'side effect' })).resolves.toMatchObject({ status: 'COMPLETED', content: expect.stringMatching(/^weather-a:alerts:/) });
+    nacos.removeInstance(NS, GROUP, SERVICE, dead);
+
+    // An instance that received the call and answered HTTP 500: the request reached it.
+    since = Date.now();
+    nacos.registerInstance(NS, GROUP, SERVICE, instance(broken, { weight: 10_000 }));
+    await api.syncedAfter(service.id, since, (r) => r.trigger === 'instances-changed');
+    const aCallsBefore = a.calls.length;
+    const brokenBefore = broken.calls.length;
+
+    const readOnly = await api.execute(runtime, agentId, 'weather_forecast', { q: 'read' });
+    expect(readOnly).toMatchObject({ status: 'COMPLETED', content: 'weather-a:forecast:{"q":"read"}', attempts: 1 });
+
+    const sideEffect = await api.execute(runtime, agentId, 'weather_alerts', { q: 'write' });
+    expect(sideEffect).toMatchObject({ status: 'FAILED', isError: true, attempts: 1 });
+    expect(sideEffect.content).toMatch(/^执行失败: .*HTTP 500/);
+    expect(broken.calls.slice(brokenBefore).map((c) => c.tool)).toEqual(['forecast', 'alerts']);
+    expect(a.calls.slice(aCallsBefore).map((c) => c.tool)).toEqual(['forecast']);
+
+    since = Date.now();
+    nacos.removeInstance(NS, GROUP, SERVICE, { ip: '127.0.0.1', port: broken.port });
+    await api.syncedAfter(service.id, since, (r) => r.trigger === 'instances-changed' && r.listedFrom === a.url);
+  });
+
+  it('follows tools added, changed and removed upstream (notifications/tools/list_changed), keeping bindings', async () => {
+    let since = Date.now();
+    await a.setTools([forecast, alertsV2, radar]);
+    let report = await api.syncedAfter(service.id, since, (r) => r.trigger === 'tools-list-changed');
+    expect(report).toMatchObject({ added: 1, updated: 1, disabled: 0, unchanged: 1, tools: { added: ['weather_radar'], updated: ['weather_alerts'] } });
+    let tools = await api.toolsOf(service.id);
+    expect(tools.weather_alerts).toMatchObject({ version: 2, description: 'Severe weather alerts.', sideEffect: 'HIGH_RISK' });
+    expect(tools.weather_radar).toMatchObject({ status: 'ACTIVE', sideEffect: 'IDEMPOTENT', version: 1 });
+
+    since = Date.now();
+    await a.setTools([alertsV2, radar]);
+    report = await api.syncedAfter(service.id, since, (r) => r.trigger === 'tools-list-changed');
+    expect(report).toMatchObject({ disabled: 1, tools: { disabled: ['weather_forecast'] } });
+    tools = await api.toolsOf(service.id);
+    expect(tools.weather_forecast).toMatchObject({ status: 'DISABLED', version: 2 });
+    const agent = (await gw.http.get(`/api/v1/admin/agents/${agentId}`).set(gw.admin).expect(200)).body;
+    expect(agent.toolIds).toContain(tools.weather_forecast.id);
+    expect((await api.specs(runtime, agentId)).layers.weather_forecast).toBe('ENABLED');
+
+    since = Date.now();
+    await a.setTools([forecast, alertsV2, radar]);
+    report = await api.syncedAfter(service.id, since, (r) => r.trigger === 'tools-list-changed');
+    expect(report).toMatchObject({ updated: 1, tools: { updated: ['weather_forecast'] } });
+    expect((await api.toolsOf(service.id)).weather_forecast).toMatchObject({ status: 'ACTIVE', version: 3 });
+    expect((await api.specs(runtime, agentId)).names).toContain('weather_forecast');
+  });
+
+  it('reports a name held by another source\'s tool, or another service\'s, as a collision and never overwrites it', async () => {
+    const dbTool = (await gw.http.post('/api/v1/admin/tools').set(gw.admin).send(toolBody({ name: 'weather_lightning', tenantId: 'acme' })).expect(201)).body;
+    const since = Date.now();
+    await a.setTools([forecast, alertsV2, radar, catalogTool('lightning')]);
+    const report = await api.syncedAfter(service.id, since, (r) => r.trigger === 'tools-list-changed');
+    expect(report).toMatchObject({ added: 0, updated: 0, unchanged: 3 });
+    expect(report.collisions).toEqual([
+      expect.objectContaining({ remoteName: 'lightning', name: 'weather_lightning', existingToolId: dbTool.id, existingSource: 'DB' }),
+    ]);
+    expect((await gw.http.get(`/api/v1/admin/tools/${dbTool.id}`).set(gw.admin).expect(200)).body).toMatchObject({ source: 'DB', serviceType: 'HTTP', version: 1 });
+
+    // A second service whose prefix makes the same names as the first one's tools.
+    const copy = await api.createService({ name: 'weather-copy', kind: 'STATIC', url: b.url, tenantId: 'acme', toolPrefix: 'weather_' });
+    expect(copy.lastSync).toMatchObject({ added: 0, collisions: [expect.objectContaining({ existingMcpServiceId: service.id, existingSource: 'MCP' }), expect.anything()] });
+    expect(await api.toolsOf(copy.id)).toEqual({});
+  });
+
+  it('pages through tools/list (nextCursor) and names tools whose MCP names are not valid model names', async () => {
+    const paged = await new CatalogMcpServer(
+      [
+        ...Array.from({ length: 8 }, (_v, i) => catalogTool(`tool_${i}`)),
+        catalogTool('files.read'),
+        catalogTool(`very_${'long_'.repeat(20)}name`),
+        catalogTool('broken_schema', { inputSchema: { type: 'object', properties: { a: { type: 'strng' } } } }),
+      ],
+      { pageSize: 3 },
+    ).start();
+    try {
+      const listed = await api.createService({ name: 'paged', kind: 'STATIC', url: paged.url });
+      expect(paged.listCalls).toBe(4);
+      expect(listed.lastSync).toMatchObject({ added: 10, rejected: [{ remoteName: 'broken_schema', problems: expect.arrayContaining([expect.stringMatching(/^inputSchema \/properties\/a\/type /)]) }] });
+      const names = Object.keys(await api.toolsOf(listed.id));
+      expect(names).toHaveLength(10);
+      for (const name of names) expect(name).toMatch(/^paged_[a-zA-Z0-9_-]{1,58}$/);
+      expect(names).toContain('paged_tool_7');
+      expect(names.find((n) => n.startsWith('paged_files_read_'))).toMatch(/^paged_files_read_[0-9a-f]{8}$/);
+      expect(names.find((n) => n.startsWith('paged_very_'))).toHaveLength(64);
+    } finally {
+      await paged.stop();
+    }
+  });
+});

@@ -1,0 +1,166 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+
+/** A tool as the catalog serves it (any JSON Schema, any annotations). */
+export type CatalogTool = Tool;
+
+/** Options of {@link CatalogMcpServer}. */
+export interface CatalogMcpServerOptions {
+  /** Shown in every tool result, so a test can tell which server (instance) answered. */
+  label?: string;
+  /** Answer tools/list in pages of this size (nextCursor), as servers with long lists do. */
+  pageSize?: number;
+}
+
+/** How the server answers tools/call while {@link CatalogMcpServer.failCalls} is set: HTTP 500 after reading it. */
+export type CallFailure = 'http-500';
+
+/** A simple tool with one string argument; override anything. */
+export function catalogTool(name: string, overrides: Partial<CatalogTool> = {}): CatalogTool {
+  return {
+    name,
+    description: `The ${name} tool.`,
+    inputSchema: { type: 'object', properties: { q: { type: 'string' } } },
+    ...overrides,
+  };
+}
+
+/**
+ * An MCP server built on the SDK's `Server` over stateful streamable HTTP (one session per client, any
+ * path), serving a tool catalog a test can change at run time: {@link setTools} swaps the list and sends
+ * `notifications/tools/list_changed` on every open session, as a redeployed server would. tools/list pages
+ * by `pageSize`; tools/call answers `<label>:<tool>:<arguments JSON>`. It counts lists, calls and sessions,
+ * can fail tools/call with HTTP 500 ({@link failCalls}), can hold tools/list answers back ({@link holdLists}) and restarts on the same port.
+ */
+export class CatalogMcpServer {
+  listCalls = 0;
+  initializeCount = 0;
+  readonly calls: Array<{ tool: string; args: unknown }> = [];
+  /** Every tools/call received while set is answered with an HTTP 500 (the request reached the server). */
+  failCalls: CallFailure | null = null;
+  private tools: CatalogTool[];
+  private readonly sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: Server }>();
+  private http?: HttpServer;
+  private fixedPort = 0;
+  private held: Promise<void> | null = null;
+  private releaseHeld: (() => void) | null = null;
+
+  constructor(tools: CatalogTool[] = [], private readonly options: CatalogMcpServerOptions = {}) {
+    this.tools = [...tools];
+  }
+
+  get port(): number {
+    return this.fixedPort;
+  }
+
+  /** `http://127.0.0.1:<port>/mcp`; any other path serves the same catalog. */
+  get url(): string {
+    return `http://127.0.0.1:${this.fixedPort}/mcp`;
+  }
+
+  get label(): string {
+    return this.options.label ?? `catalog-${this.fixedPort}`;
+  }
+
+  get toolNames(): string[] {
+    return this.tools.map((t) => t.name);
+  }
+
+  async start(): Promise<this> {
+    this.http = createServer((req, res) => void this.handle(req, res).catch(() => res.writeHead(500).end()));
+    await new Promise<void>((resolve) => this.http!.listen(this.fixedPort, '127.0.0.1', resolve));
+    this.fixedPort = (this.http.address() as AddressInfo).port;
+    return this;
+  }
+
+  /** Like a crashed process: every connection cut, every session forgotten. */
+  async stop(): Promise<void> {
+    this.release();
+    const http = this.http;
+    this.http = undefined;
+    const sessions = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.all(sessions.map((s) => s.server.close().catch(() => undefined)));
+    if (!http) return;
+    http.closeAllConnections();
+    await new Promise<void>((resolve) => http.close(() => resolve()));
+  }
+
+  /** Replaces the catalog and tells every open session (`notifications/tools/list_changed`), unless `notify` is false. */
+  async setTools(tools: CatalogTool[], options: { notify?: boolean } = {}): Promise<void> {
+    this.tools = [...tools];
+    if (options.notify === false) return;
+    await Promise.all([...this.sessions.values()].map((s) => s.server.sendToolListChanged().catch(() => undefined)));
+  }
+
+  /** Holds every tools/list answer until {@link release}. */
+  holdLists(): void {
+    this.held ??= new Promise<void>((resolve) => (this.releaseHeld = resolve));
+  }
+
+  release(): void {
+    this.releaseHeld?.();
+    this.held = null;
+    this.releaseHeld = null;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = chunks.length > 0 ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
+    if (this.failCalls && body?.method === 'tools/call') {
+      this.calls.push({ tool: body.params?.name, args: body.params?.arguments });
+      res.writeHead(500, { 'content-type': 'text/plain' }).end('internal error');
+      return;
+    }
+    const sessionId = req.headers['mcp-session-id'] as string | undefined;
+    let session = sessionId ? this.sessions.get(sessionId) : undefined;
+    if (sessionId && !session) {
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
+      return;
+    }
+    if (!session) {
+      if (req.method !== 'POST' || body?.method !== 'initialize') {
+        res.writeHead(400).end('initialize first');
+        return;
+      }
+      this.initializeCount++;
+      const server = this.createServer();
+      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => void this.sessions.set(id, { transport, server }),
+      });
+      transport.onclose = () => {
+        if (transport.sessionId) this.sessions.delete(transport.sessionId);
+      };
+      await server.connect(transport);
+      session = { transport, server };
+    }
+    await session.transport.handleRequest(req, res, body);
+  }
+
+  private createServer(): Server {
+    const server = new Server({ name: 'catalog-test-server', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
+    server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+      this.listCalls++;
+      if (this.held) await this.held;
+      const pageSize = this.options.pageSize;
+      if (!pageSize) return { tools: this.tools };
+      const start = Number(request.params?.cursor ?? 0);
+      const end = start + pageSize;
+      return { tools: this.tools.slice(start, end), nextCursor: end < this.tools.length ? String(end) : undefined };
+    });
+    server.setRequestHandler(CallToolRequestSchema, async (request) => {
+      this.calls.push({ tool: request.params.name, args: request.params.arguments });
+      if (!this.tools.some((t) => t.name === request.params.name)) {
+        return { content: [{ type: 'text', text: `unknown tool ${request.params.name}` }], isError: true };
+      }
+      return { content: [{ type: 'text', text: `${this.label}:${request.params.name}:${JSON.stringify(request.params.arguments ?? {})}` }] };
+    });
+    return server;
+  }
+}
