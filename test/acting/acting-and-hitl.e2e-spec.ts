@@ -80,7 +80,7 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
     const sessionId = await newSession();
     const before = remote.requests.length;
     const res = await act(sessionId, 1, [{ id: 'c-bad', name: 'read_doc', arguments: { q: 5, extra: true } }]);
-    expect(res.body.results[0]).toMatchObject({ status: 'FAILED', isError: true, attempts: 0 });
+    expect(res.body.results[0]).toMatchObject({ status: 'FAILED', isError: true, attempts: 0, errorClass: 'BAD_ARGUMENTS' });
     expect(res.body.results[0].content).toMatch(/^执行失败: /);
     expect(res.body.results[0].content).toContain('q: must be string');
     const unknown = await act(sessionId, 1, [{ id: 'c-ghost', name: 'no_such_tool', arguments: {} }]);
@@ -142,6 +142,11 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
     expect(rejected.body.results[0].content).toContain('d1');
     expect(rejected.body.results[0].content).toContain('not on a Friday');
     expect(rejected.body.results[1]).toMatchObject({ toolCallId: 'd2', status: 'NOT_RUN' });
+    const log = (await gw.http.get(`/api/v1/admin/tool-calls?sessionId=${sessionId}`).set(gw.admin).expect(200)).body.items;
+    expect(log.map((r: { toolCallId: string; status: string; entry: string }) => [r.toolCallId, r.status, r.entry])).toEqual([
+      ['d1', 'PENDING_APPROVAL', 'ACT'],
+      ['d1', 'REJECTED', 'RESUME'],
+    ]);
     expect(requestsTo('/deploy')).toHaveLength(0);
     expect((await gw.http.get(`/api/v1/sessions/${sessionId}`).set(runtime)).body.status).toBe('CLOSED');
     expect((await act(sessionId, 2, [{ id: 'd3', name: 'read_doc', arguments: { q: 'z' } }], 409)).body.error.code).toBe('SESSION_CLOSED');

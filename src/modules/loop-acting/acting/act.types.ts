@@ -15,6 +15,8 @@ export interface ActResult {
   durationMs: number;
   totalChars: number;
   truncated: boolean;
+  /** The structured block's error class (null on success): TIMEOUT, HTTP_RETRYABLE, BAD_ARGUMENTS, REJECTED, ... */
+  errorClass: string | null;
 }
 
 /** The response of `act` and `resume`. */

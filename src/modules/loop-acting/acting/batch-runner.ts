@@ -6,6 +6,7 @@ import { redact } from '@app/common/redaction';
 import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
 import { HitlRequestsRepository } from '@app/modules/hitl/requests/hitl-requests.repository';
+import { ToolCallLogService } from '@app/modules/executors/tool-call-log/tool-call-log.service';
 import { ToolCallJournalRepository } from '../journal/tool-call-journal.repository';
 import type { JournalEntry } from '../journal/journal.types';
 import { AgentSessionEntity } from '../sessions/agent-session.entity';
@@ -26,6 +27,7 @@ export class BatchRunner {
     private readonly runner: CallRunner,
     private readonly journal: ToolCallJournalRepository,
     private readonly hitl: HitlRequestsRepository,
+    private readonly log: ToolCallLogService,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
@@ -88,6 +90,11 @@ export class BatchRunner {
     });
     s.lockVersion += 1;
     Object.assign(s, { status: 'INTERRUPTED', hitlPending: true, hitlRequest: view, pendingBatch: batch });
+    this.log.record({
+      tenantId: s.tenantId, sessionId: s.id, agentId: s.agentId, userId: s.userId, toolCallId: view.toolCallId, toolName: spec.toolName ?? '(checkpoint)',
+      status: spec.requestType === 'UNKNOWN_OUTCOME' ? 'UNKNOWN_OUTCOME' : 'PENDING_APPROVAL', entry: ctx.entry, arguments: spec.args,
+      redactFields: spec.redactFields, attempts: 0, durationMs: 0, errorClass: spec.requestType, content: spec.triggerReason,
+    });
     return view;
   }
 }
@@ -97,10 +104,10 @@ function pendingResult(call: SubmittedCall, spec: InterruptSpec): ActResult {
     spec.requestType === 'UNKNOWN_OUTCOME'
       ? `Outcome unknown: ${call.name} (${call.id}) was started by a gateway process that stopped. A human must decide; it was not run again.`
       : `Awaiting human approval: ${call.name} (${call.id}) was not run (${spec.triggerReason}).`;
-  return { toolCallId: call.id, toolName: call.name, status: 'PENDING_APPROVAL', content, isError: false, reused: false, attempts: 0, durationMs: 0, totalChars: content.length, truncated: false };
+  return { toolCallId: call.id, toolName: call.name, status: 'PENDING_APPROVAL', content, isError: false, reused: false, attempts: 0, durationMs: 0, totalChars: content.length, truncated: false, errorClass: null };
 }
 
 export function notRunResult(call: SubmittedCall, blockedBy: string | null): ActResult {
   const content = blockedBy ? `Not run: the batch stopped at ${blockedBy}, which waits for a human decision.` : 'Not run: the session was closed.';
-  return { toolCallId: call.id, toolName: call.name, status: 'NOT_RUN', content, isError: false, reused: false, attempts: 0, durationMs: 0, totalChars: content.length, truncated: false };
+  return { toolCallId: call.id, toolName: call.name, status: 'NOT_RUN', content, isError: false, reused: false, attempts: 0, durationMs: 0, totalChars: content.length, truncated: false, errorClass: null };
 }

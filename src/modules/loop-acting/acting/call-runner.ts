@@ -18,6 +18,20 @@ import type { ApprovalGrant, BatchContext, CallStep } from './acting.types';
 import { FaultInjector } from './fault-injector';
 import { fingerprintOf, unknownOutcomeInterrupt, approvalInterrupt } from './call-interrupts';
 
+/** What a result entry is made of. */
+export interface ResultFacts {
+  toolCallId: string;
+  toolName: string;
+  status: ActResult['status'];
+  content: string;
+  isError: boolean;
+  reused: boolean;
+  attempts: number;
+  durationMs: number;
+  inlineLimit: number;
+  errorClass: string | null;
+}
+
 /**
  * One tool call of a batch through the journal: reuse a finished entry, recover a dead owner's entry,
  * or check, claim (STARTED), run and record it. Never runs a side-effecting call whose outcome is unknown.
@@ -60,7 +74,7 @@ export class CallRunner {
         arguments: prepared.args, redactFields: prepared.tool?.result?.redactFields, attempts: 0, durationMs: 0,
         errorClass: prepared.reason, content: prepared.content,
       });
-      return { kind: 'result', result: this.view(call.id, call.name, 'FAILED', prepared.content, true, false, 0, 0, entry.inlineLimit) };
+      return { kind: 'result', result: this.view({ toolCallId: call.id, toolName: call.name, status: 'FAILED', content: prepared.content, isError: true, reused: false, attempts: 0, durationMs: 0, inlineLimit: entry.inlineLimit, errorClass: prepared.reason }) };
     }
     const approved = grant !== null && grant.toolCallId === call.id && grant.fingerprint === fingerprint;
     if (prepared.approval && !approved) return { kind: 'interrupt', interrupt: approvalInterrupt(call, prepared, fingerprint) };
@@ -93,7 +107,7 @@ export class CallRunner {
     if (prepared.kind === 'refused') {
       // The tool is no longer callable: record the refusal as the outcome of the recovered entry.
       await this.journal.finish(key, this.leases.owner, { state: 'FAILED', resultStatus: 'FAILED', attempts: 0, durationMs: 0, isError: true, errorClass: prepared.reason, content: prepared.content }, Date.now());
-      return { kind: 'result', result: this.view(call.id, entry.toolName, 'FAILED', prepared.content, true, false, 0, 0, entry.inlineLimit) };
+      return { kind: 'result', result: this.view({ toolCallId: call.id, toolName: entry.toolName, status: 'FAILED', content: prepared.content, isError: true, reused: false, attempts: 0, durationMs: 0, inlineLimit: entry.inlineLimit, errorClass: prepared.reason }) };
     }
     return { kind: 'result', result: await this.execute(ctx, key, prepared, entry.inlineLimit) };
   }
@@ -124,18 +138,22 @@ export class CallRunner {
     if (!finished) this.logger.error(`Journal entry ${key.toolCallId} was no longer ours when ${prepared.tool.name} finished; its outcome stays with the new owner.`);
     this.faults.reach('after-completed', prepared.tool.name);
     this.results.remember(key.tenantId, key.sessionId, key.toolCallId, result.content);
-    return this.view(key.toolCallId, prepared.tool.name, result.status, result.content, result.isError, false, result.attempts, result.durationMs, inlineLimit);
+    return this.view({ ...result, toolCallId: key.toolCallId, toolName: prepared.tool.name, reused: false, inlineLimit });
   }
 
   private async reused(entry: JournalEntry): Promise<ActResult> {
     const content = await this.results.contentOf(entry);
     const status = (entry.resultStatus ?? entry.state) as ActResult['status'];
-    return this.view(entry.toolCallId, entry.toolName, status, content, entry.isError, true, entry.attempts, entry.durationMs ?? 0, entry.inlineLimit);
+    return this.view({ toolCallId: entry.toolCallId, toolName: entry.toolName, status, content, isError: entry.isError, reused: true, attempts: entry.attempts, durationMs: entry.durationMs ?? 0, inlineLimit: entry.inlineLimit, errorClass: entry.errorClass });
   }
 
-  view(toolCallId: string, toolName: string, status: ActResult['status'], content: string, isError: boolean, reused: boolean, attempts: number, durationMs: number, inlineLimit: number): ActResult {
-    const inline = inlineResult(content, inlineLimit, toolCallId);
-    return { toolCallId, toolName, status, content: inline.content, isError, reused, attempts, durationMs, totalChars: inline.totalChars, truncated: inline.truncated };
+  /** The result entry the runtime reads: content cut at the inline limit in force when the call was made. */
+  view(r: ResultFacts): ActResult {
+    const inline = inlineResult(r.content, r.inlineLimit, r.toolCallId);
+    return {
+      toolCallId: r.toolCallId, toolName: r.toolName, status: r.status, content: inline.content, isError: r.isError, reused: r.reused,
+      attempts: r.attempts, durationMs: r.durationMs, totalChars: inline.totalChars, truncated: inline.truncated, errorClass: r.errorClass,
+    };
   }
 
   inlineLimitOf(tool: ToolDescriptor | null): number {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DomainError } from '@app/common/errors/domain-error';
 import { LoopActingErrorCode } from '../loop-acting.errors';
 import { HitlRequestsRepository } from '@app/modules/hitl/requests/hitl-requests.repository';
+import { ToolCallLogService } from '@app/modules/executors/tool-call-log/tool-call-log.service';
 import { ToolCallJournalRepository } from '../journal/tool-call-journal.repository';
 import { canonicalJson } from '@app/common/canonical-json';
 import { ToolResultStore } from '../results/tool-result.store';
@@ -21,6 +22,7 @@ export class ResumeDecisionApplier {
     private readonly hitl: HitlRequestsRepository,
     private readonly results: ToolResultStore,
     private readonly runner: CallRunner,
+    private readonly log: ToolCallLogService,
   ) {}
 
   /** The fingerprint the human reviewed; the pending call must still match it. */
@@ -55,6 +57,14 @@ export class ResumeDecisionApplier {
       );
     }
     this.results.remember(s.tenantId, s.id, pending.id, content);
-    return this.runner.view(pending.id, pending.name, outcome.resultStatus, content, outcome.isError, false, 0, 0, existing?.inlineLimit ?? this.runner.inlineLimitOf(null));
+    this.log.record({
+      tenantId: s.tenantId, sessionId: s.id, agentId: s.agentId, userId: s.userId, toolCallId: pending.id, toolName: pending.name,
+      status: outcome.resultStatus, entry: 'RESUME', arguments: pending.arguments, attempts: 0, durationMs: 0,
+      errorClass: markDone ? 'MARKED_DONE' : 'REJECTED', content,
+    });
+    return this.runner.view({
+      toolCallId: pending.id, toolName: pending.name, status: outcome.resultStatus, content, isError: outcome.isError, reused: false,
+      attempts: 0, durationMs: 0, inlineLimit: existing?.inlineLimit ?? this.runner.inlineLimitOf(null), errorClass: outcome.errorClass,
+    });
   }
 }

@@ -130,6 +130,7 @@ export class ActResultDto {
   @ApiProperty() durationMs: number;
   @ApiProperty() totalChars: number;
   @ApiProperty() truncated: boolean;
+  @ApiProperty({ nullable: true, type: String, description: 'Error class of the structured block (null on success)' }) errorClass: string | null;
 }
 
 export class ActResponseDto {
