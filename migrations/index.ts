@@ -1,6 +1,7 @@
 import { CreateFoundationTables1764460800000 } from './1764460800000-CreateFoundationTables';
 import { CreateToolCallLog1764460900000 } from './1764460900000-CreateToolCallLog';
 import { CreateActingTables1764461000000 } from './1764461000000-CreateActingTables';
+import { CreateMcpServiceTables1764461100000 } from './1764461100000-CreateMcpServiceTables';
 
 /** Every migration, in order. The only schema source: `synchronize` is never on. */
-export const GATEWAY_MIGRATIONS = [CreateFoundationTables1764460800000, CreateToolCallLog1764460900000, CreateActingTables1764461000000];
+export const GATEWAY_MIGRATIONS = [CreateFoundationTables1764460800000, CreateToolCallLog1764460900000, CreateActingTables1764461000000, CreateMcpServiceTables1764461100000];

@@ -15,6 +15,8 @@ import { LoopActingModule } from './modules/loop-acting/loop-acting.module';
 import { WebSearchModule } from './modules/web-search/web-search.module';
 import { FeignRegistrationModule } from './modules/feign-registration/feign-registration.module';
 import { DemoOrdersModule } from './modules/demo-orders/demo-orders.module';
+import { ScheduleModule } from '@nestjs/schedule';
+import { NacosMcpSyncModule } from './modules/nacos-mcp-sync/nacos-mcp-sync.module';
 import { HealthController } from './modules/health/health.controller';
 
 /** Imports the feature modules; owns nothing else. */
@@ -26,6 +28,7 @@ export class AppModule {
       imports: [
         GatewayConfigModule.forRoot(config),
         DatabaseModule.forDataSource(dataSource),
+        ScheduleModule.forRoot(),
         ApiKeysModule,
         ToolRegistryModule,
         AgentConfigModule,
@@ -35,6 +38,7 @@ export class AppModule {
         LoopActingModule,
         WebSearchModule,
         FeignRegistrationModule,
+        NacosMcpSyncModule,
         ...(config.demoToolsEnabled ? [DemoOrdersModule] : []),
       ],
       controllers: [HealthController],

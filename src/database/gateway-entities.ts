@@ -9,10 +9,13 @@ import { ToolCallJournalEntity } from '@app/modules/loop-acting/journal/tool-cal
 import { ToolResultChunkEntity } from '@app/modules/loop-acting/results/tool-result-chunk.entity';
 import { ResumeRecordEntity } from '@app/modules/loop-acting/acting/resume-record.entity';
 import { HitlRequestEntity } from '@app/modules/hitl/requests/hitl-request.entity';
+import { McpServiceEntity } from '@app/modules/nacos-mcp-sync/mcp-service.entity';
+import { McpSyncLeaseEntity } from '@app/modules/nacos-mcp-sync/mcp-sync-lease.entity';
 import { ConfigVersionEntity } from './config-version.entity';
 
 /** Every entity of the gateway (the options builder registers exactly these). */
 export const GATEWAY_ENTITIES = [
   AiToolEntity, AgentEntity, AgentToolBindingEntity, TenantCapabilityEntity, ApiKeyEntity, ConfigVersionEntity, ToolCallLogEntity,
   AgentSessionEntity, ToolCallJournalEntity, ToolResultChunkEntity, ResumeRecordEntity, HitlRequestEntity,
+  McpServiceEntity, McpSyncLeaseEntity,
 ];

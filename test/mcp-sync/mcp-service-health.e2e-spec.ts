@@ -2,6 +2,8 @@ import { NacosTestServer } from '@test/support/nacos/nacos-test-server';
 import { createKey, type TestGateway } from '@test/support/gateway-test-app';
 import { createTestDatabaseUrl, type TestDatabase } from '@test/support/test-database';
 import { waitFor } from '@test/support/wait-for';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import { MCP_REPAIR_JOB } from '@app/modules/nacos-mcp-sync/mcp-service-repair.job';
 import { startMcpSyncGateway } from './support/mcp-sync-gateway';
 import { CatalogMcpServer, catalogTool } from './support/catalog-mcp.server';
 import { McpSyncApi } from './support/mcp-sync-fixtures';
@@ -50,6 +52,10 @@ describe('NacosMcpSync scheduled health check and repair (MCP_HEALTH_INTERVAL_MS
     await Promise.all([maps.stop(), search.stop()]);
     await nacos.stop();
     await db?.drop();
+  });
+
+  it('runs the repair as a job of the SchedulerRegistry, only when MCP_REPAIR_ENABLED', () => {
+    expect(gw.app.get(SchedulerRegistry).getIntervals()).toContain(MCP_REPAIR_JOB);
   });
 
   it('hides the tools of a Nacos service with no healthy instance within two intervals, refuses their calls, and shows them again when it recovers', async () => {
@@ -114,6 +120,7 @@ describe('NacosMcpSync scheduled health check and repair (MCP_HEALTH_INTERVAL_MS
     // A long debounce leaves time to look before the start-up sync runs.
     gw = await startMcpSyncGateway(db.url, { NACOS_SERVER_ADDR: nacosAddr, MCP_REPAIR_ENABLED: 'false', MCP_SYNC_DEBOUNCE_MS: '1500' });
     api = new McpSyncApi(gw);
+    expect(gw.app.get(SchedulerRegistry).getIntervals()).not.toContain(MCP_REPAIR_JOB);
     const hiddenAtStart = await visibility('maps_route');
     const report = await api.syncedAfter(ids.maps, since, (r) => r.trigger === 'startup');
     expect(report).toMatchObject({ skipped: false, unchanged: 1 });

@@ -8,6 +8,7 @@ const DESCRIPTIONS: Record<number, string> = {
   403: 'FORBIDDEN: the key has the wrong role',
   404: 'NOT_FOUND: no such resource in your tenant',
   409: 'Conflict (see the error code)',
+  502: 'An upstream service (MCP server, Nacos) did not answer',
 };
 
 /** Documents the error responses of an endpoint in Swagger; 401/403 are added to every guarded route. */

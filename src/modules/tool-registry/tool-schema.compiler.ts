@@ -9,7 +9,7 @@ import type { JsonSchema, ToolDescriptor } from './tool-registry.types';
 /** Largest accepted `parameters` schema (serialized). */
 export const MAX_SCHEMA_CHARS = 60_000;
 
-type AjvLike = Pick<Ajv, 'compile' | 'validateSchema' | 'errorsText'> & { errors?: ErrorObject[] | null };
+type AjvLike = Pick<Ajv, 'compile' | 'validateSchema' | 'errorsText' | 'removeSchema'> & { errors?: ErrorObject[] | null };
 
 function makeAjv<T extends Ajv>(Ctor: new (opts: object) => T): T {
   // strict: false — tool schemas come from MCP servers and decorators with vendor keywords (x-*) that are harmless.
@@ -48,6 +48,9 @@ export class ToolSchemaCompiler {
       ajv.compile(s);
     } catch (err) {
       return [`cannot be compiled: ${(err as Error).message}`];
+    } finally {
+      // ajv keeps every compiled schema in its own cache; a check must not grow it.
+      ajv.removeSchema(s);
     }
     return [];
   }
@@ -63,7 +66,10 @@ export class ToolSchemaCompiler {
     const key = `${tool.id}@${tool.version}`;
     let validate = this.validators.get(key);
     if (!validate) {
-      validate = this.ajvFor(tool.parameters).compile(tool.parameters);
+      const ajv = this.ajvFor(tool.parameters);
+      validate = ajv.compile(tool.parameters);
+      // The LRU above is the one cache: drop ajv's copy so evicted versions are really freed.
+      ajv.removeSchema(tool.parameters);
       this.validators.set(key, validate);
     }
     return validate;

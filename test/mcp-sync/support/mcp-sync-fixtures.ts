@@ -27,6 +27,7 @@ export interface SyncReport {
   collisions: Array<Record<string, unknown>>;
   rejected: Array<{ remoteName: string; problems: string[] }>;
   skipped: boolean;
+  skippedReason?: string;
   trigger: string;
   tools: { added: string[]; updated: string[]; disabled: string[] };
   listedFrom?: string;

@@ -1,0 +1,134 @@
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
+import { McpClientPool } from '@app/modules/executors/mcp/mcp-client.pool';
+import { mapCallToolResult } from '@app/modules/executors/mcp/mcp-content.mapper';
+import { ToolCallError, type ToolExecutor, type ToolInvocation, type ToolOutput } from '@app/modules/executors/tool-executor';
+import { ToolErrorClass } from '@app/modules/executors/tool-error-class';
+import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
+import { mcpEndpointOf, type McpEndpointDefaults } from './nacos/nacos-instance-endpoint';
+import { NACOS_NAMING, type NacosInstance, type NacosNamingPort, type NacosServiceRef } from './nacos/nacos-naming.adapter';
+import { NacosInstanceCache } from './nacos-instance.cache';
+import { weightedOrder } from './nacos-instance.order';
+import { McpServiceDirectory } from './mcp-service.directory';
+import { endpointDefaultsOf, nacosKeyOf, nacosRefOf } from './mcp-service.refs';
+import { DEFAULT_NACOS_GROUP } from './mcp-service.types';
+
+/**
+ * Executes `serviceType: MCP_NACOS` tools: resolves the healthy instances of the tool's Nacos service at call
+ * time (the pushed instance cache, or Nacos itself when the cache knows none), picks one by weight and calls
+ * `remoteName ?? name` over the pooled session of that instance's URL. On failure it tries the next instance
+ * (by weight) only when the request provably never reached the first (`reachedRemote === false`), or when
+ * the tool is READ_ONLY and the failure transient: a side-effecting call that may have been received is
+ * never sent to a second instance.
+ */
+@Injectable()
+export class McpNacosToolExecutor implements ToolExecutor, OnModuleDestroy {
+  readonly serviceType = 'MCP_NACOS' as const;
+  private readonly followed = new Map<string, () => void>();
+
+  constructor(
+    private readonly pool: McpClientPool,
+    private readonly directory: McpServiceDirectory,
+    private readonly instances: NacosInstanceCache,
+    @Inject(NACOS_NAMING) private readonly naming: NacosNamingPort,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+  ) {}
+
+  async execute(invocation: ToolInvocation): Promise<ToolOutput> {
+    const { tool } = invocation;
+    const { ref, defaults } = await this.targetOf(tool);
+    const tried = new Set<string>();
+    let last: ToolCallError | undefined;
+    // First the cached instances; when every one failed before reaching it, Nacos is asked once for a newer set.
+    for (const fresh of [false, true]) {
+      const candidates = (fresh ? await this.readNacos(ref) : await this.healthyInstances(ref)).filter((i) => !tried.has(i.instanceId));
+      for (const instance of weightedOrder(candidates)) {
+        tried.add(instance.instanceId);
+        try {
+          return await this.callOn(instance, defaults, invocation);
+        } catch (err) {
+          const error = asToolCallError(err, tool);
+          if (invocation.signal.aborted || !mayFailOver(tool, error)) throw error;
+          last = error;
+        }
+      }
+    }
+    throw (
+      last ??
+      new ToolCallError(`no healthy instance of Nacos service ${ref.groupName}@@${ref.serviceName} (namespace ${ref.namespaceId}) to call ${tool.name} on`, ToolErrorClass.MCP_CONNECT_FAILED, {
+        transient: true,
+        reachedRemote: false,
+      })
+    );
+  }
+
+  onModuleDestroy(): void {
+    for (const stop of this.followed.values()) stop();
+    this.followed.clear();
+  }
+
+  private async callOn(instance: NacosInstance, defaults: McpEndpointDefaults, invocation: ToolInvocation): Promise<ToolOutput> {
+    const { tool } = invocation;
+    let endpoint;
+    try {
+      endpoint = mcpEndpointOf(instance, defaults);
+    } catch (err) {
+      throw new ToolCallError((err as Error).message, ToolErrorClass.INVALID_REQUEST, { transient: false, reachedRemote: false });
+    }
+    const result = await this.pool.callTool(endpoint, tool.remoteName ?? tool.name, invocation.arguments, {
+      signal: invocation.signal,
+      timeoutMs: tool.timeoutMs && tool.timeoutMs > 0 ? tool.timeoutMs : this.config.toolDefaultTimeoutMs,
+    });
+    return mapCallToolResult(result);
+  }
+
+  /** The Nacos service of the tool: its MCP service's, or (a tool an admin registered by hand) parsed from "service@group". */
+  private async targetOf(tool: ToolDescriptor): Promise<{ ref: NacosServiceRef; defaults: McpEndpointDefaults }> {
+    const service = tool.mcpServiceId ? await this.directory.get(tool.mcpServiceId) : null;
+    if (service?.kind === 'NACOS') return { ref: nacosRefOf(service, this.config), defaults: endpointDefaultsOf(service, this.config) };
+    const at = tool.endpoint.lastIndexOf('@');
+    const serviceName = at < 0 ? tool.endpoint : tool.endpoint.slice(0, at);
+    const groupName = at < 0 ? DEFAULT_NACOS_GROUP : tool.endpoint.slice(at + 1);
+    return {
+      ref: { serviceName, groupName, namespaceId: this.config.nacos.namespace || 'public' },
+      defaults: { path: this.config.mcp.defaultPath, transport: this.config.mcp.defaultTransport },
+    };
+  }
+
+  /** Cached instances (kept fresh by pushes); Nacos is asked when the cache has none. */
+  private async healthyInstances(ref: NacosServiceRef): Promise<NacosInstance[]> {
+    const cached = this.instances.get(nacosKeyOf(ref));
+    return cached?.length ? cached : this.readNacos(ref);
+  }
+
+  /** The healthy instances as Nacos has them now; the service is followed (pushes refresh the cache) from then on. */
+  private async readNacos(ref: NacosServiceRef): Promise<NacosInstance[]> {
+    const key = nacosKeyOf(ref);
+    let fresh: NacosInstance[];
+    try {
+      fresh = await this.naming.getHealthyInstances(ref);
+    } catch (err) {
+      throw new ToolCallError(`Nacos lookup of ${ref.groupName}@@${ref.serviceName} failed: ${(err as Error).message}`, ToolErrorClass.MCP_CONNECT_FAILED, {
+        transient: true,
+        reachedRemote: false,
+        cause: err,
+      });
+    }
+    this.instances.set(key, fresh);
+    if (!this.followed.has(key)) this.followed.set(key, this.naming.subscribe(ref, (list) => this.instances.set(key, list)));
+    return fresh;
+  }
+}
+
+function mayFailOver(tool: ToolDescriptor, error: ToolCallError): boolean {
+  return !error.reachedRemote || (tool.sideEffect === 'READ_ONLY' && error.transient);
+}
+
+function asToolCallError(err: unknown, tool: ToolDescriptor): ToolCallError {
+  if (err instanceof ToolCallError) return err;
+  return new ToolCallError(`MCP tool ${tool.name} failed: ${(err as Error)?.message ?? String(err)}`, ToolErrorClass.EXECUTOR_ERROR, {
+    transient: false,
+    reachedRemote: true,
+    cause: err,
+  });
+}

@@ -1,0 +1,85 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
+import { McpClientPool } from '@app/modules/executors/mcp/mcp-client.pool';
+import type { McpEndpoint } from '@app/modules/executors/mcp/mcp-endpoint';
+import { mcpEndpointOf } from './nacos/nacos-instance-endpoint';
+import { NACOS_NAMING, type NacosNamingPort } from './nacos/nacos-naming.adapter';
+import { NacosInstanceCache } from './nacos-instance.cache';
+import { weightedOrder } from './nacos-instance.order';
+import { endpointDefaultsOf, nacosKeyOf, nacosRefOf } from './mcp-service.refs';
+import type { ListedMcpTool } from './mcp-tool.checksum';
+import type { McpServiceRecord } from './mcp-service.types';
+
+/** Bound on each tools/list page request of a sync or health check. */
+const LIST_TIMEOUT_MS = 15_000;
+
+/** What one instance of a service answered to tools/list (every page). */
+export interface McpToolListing {
+  tools: ListedMcpTool[];
+  endpoint: McpEndpoint;
+}
+
+/** No instance of the service answered tools/list; `reason` says why, for the admin and the health row. */
+export class McpServiceUnreachableError extends Error {
+  override readonly name = 'McpServiceUnreachableError';
+}
+
+/**
+ * Where a service's MCP server is and what it lists. NACOS: the healthy instances read from Nacos now (also
+ * refreshing the instance cache), tried in weighted order until one answers; STATIC: the URL. Every request
+ * goes through the pooled session of the endpoint's URL.
+ */
+@Injectable()
+export class McpServiceLister {
+  constructor(
+    private readonly pool: McpClientPool,
+    private readonly instances: NacosInstanceCache,
+    @Inject(NACOS_NAMING) private readonly naming: NacosNamingPort,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+  ) {}
+
+  /**
+   * Every tool of the first instance that answers; throws {@link McpServiceUnreachableError} when none does.
+   * `timeoutMs` bounds each page request (default 15 s).
+   */
+  async list(service: McpServiceRecord, signal?: AbortSignal, timeoutMs = LIST_TIMEOUT_MS): Promise<McpToolListing> {
+    const { endpoints, problems } = await this.endpointsOf(service);
+    for (const endpoint of endpoints) {
+      try {
+        const tools = (await this.pool.listAllTools(endpoint, { signal, timeoutMs })) as unknown as ListedMcpTool[];
+        return { tools, endpoint };
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        problems.push(`${endpoint.url}: ${(err as Error).message}`);
+      }
+    }
+    throw new McpServiceUnreachableError(problems.length ? `no instance answered tools/list (${problems.join('; ')})` : 'no instance answered tools/list');
+  }
+
+  /** The endpoints to try, in order, with the reasons instances were left out. */
+  async endpointsOf(service: McpServiceRecord): Promise<{ endpoints: McpEndpoint[]; problems: string[] }> {
+    if (service.kind === 'STATIC') return { endpoints: [{ url: service.url!, transport: service.transport ?? 'auto' }], problems: [] };
+    const ref = nacosRefOf(service, this.config);
+    let healthy;
+    try {
+      healthy = await this.naming.getHealthyInstances(ref);
+    } catch (err) {
+      throw new McpServiceUnreachableError(`Nacos lookup of ${ref.groupName}@@${ref.serviceName} (namespace ${ref.namespaceId}) failed: ${(err as Error).message}`);
+    }
+    this.instances.set(nacosKeyOf(ref), healthy);
+    if (healthy.length === 0) {
+      throw new McpServiceUnreachableError(`no healthy instance of ${ref.groupName}@@${ref.serviceName} in Nacos namespace ${ref.namespaceId}`);
+    }
+    const endpoints: McpEndpoint[] = [];
+    const problems: string[] = [];
+    const defaults = endpointDefaultsOf(service, this.config);
+    for (const instance of weightedOrder(healthy)) {
+      try {
+        endpoints.push(mcpEndpointOf(instance, defaults));
+      } catch (err) {
+        problems.push((err as Error).message);
+      }
+    }
+    return { endpoints, problems };
+  }
+}

@@ -1,0 +1,36 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { McpServiceEntity } from './mcp-service.entity';
+
+/** Queries of `mcp_service`. */
+@Injectable()
+export class McpServiceRepository {
+  constructor(@InjectRepository(McpServiceEntity) private readonly services: Repository<McpServiceEntity>) {}
+
+  findById(id: string): Promise<McpServiceEntity | null> {
+    return this.services.findOne({ where: { id } });
+  }
+
+  findAll(): Promise<McpServiceEntity[]> {
+    return this.services.find({ order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  findByScopeAndName(scopeKey: string, name: string): Promise<McpServiceEntity | null> {
+    return this.services.findOne({ where: { scopeKey, name } });
+  }
+
+  /** A page of services; `tenantId` undefined: every service (platform admin), else only that tenant's. */
+  list(tenantId: string | undefined, skip: number, take: number): Promise<[McpServiceEntity[], number]> {
+    return this.services.findAndCount({ where: tenantId === undefined ? {} : { tenantId }, order: { name: 'ASC', id: 'ASC' }, skip, take });
+  }
+
+  async insert(row: McpServiceEntity): Promise<void> {
+    await this.services.insert(row as QueryDeepPartialEntity<McpServiceEntity>);
+  }
+
+  async update(id: string, changes: Partial<McpServiceEntity>): Promise<void> {
+    await this.services.update({ id }, changes as QueryDeepPartialEntity<McpServiceEntity>);
+  }
+}

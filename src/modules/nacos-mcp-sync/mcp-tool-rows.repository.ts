@@ -1,0 +1,28 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { AiToolEntity, PLATFORM_SCOPE } from '@app/modules/tool-registry/ai-tool.entity';
+
+/** Queries of `ai_tool` the MCP sync needs beyond the registry's own repository. */
+@Injectable()
+export class McpToolRowsRepository {
+  constructor(@InjectRepository(AiToolEntity) private readonly tools: Repository<AiToolEntity>) {}
+
+  /**
+   * In one query, the rows holding one of `names` where a tool of `tenantId`'s scope would clash: the tenant's
+   * own and platform-wide ones, or, for a platform-wide service (null), every tenant's (as the registry's create rule).
+   */
+  findNameHolders(names: string[], tenantId: string | null): Promise<AiToolEntity[]> {
+    if (names.length === 0) return Promise.resolve([]);
+    const qb = this.tools.createQueryBuilder('t').where('t.name IN (:...names)', { names });
+    if (tenantId !== null) qb.andWhere('t.scope_key IN (:...scopes)', { scopes: [tenantId, PLATFORM_SCOPE] });
+    return qb.getMany();
+  }
+
+  /** Compare-and-set on `version`: false when someone (an admin, another writer) changed the row since it was read. */
+  async updateIfVersion(manager: EntityManager, id: string, version: number, changes: Partial<AiToolEntity>): Promise<boolean> {
+    const result = await manager.getRepository(AiToolEntity).update({ id, version }, changes as QueryDeepPartialEntity<AiToolEntity>);
+    return result.affected === 1;
+  }
+}

@@ -1,0 +1,175 @@
+import { AiToolEntity } from '@app/modules/tool-registry/ai-tool.entity';
+import { scopeKeyOf } from '@app/modules/tool-registry/tool-descriptor.mapper';
+import type { ServiceType, SideEffectLevel } from '@app/modules/tool-registry/tool-registry.types';
+import { SIDE_EFFECT_LEVELS } from '@app/modules/tool-registry/tool-registry.types';
+import { mcpToolChecksum, type ListedMcpTool } from './mcp-tool.checksum';
+import { mcpToolName } from './mcp-tool-name';
+import { sideEffectOf } from './mcp-tool-side-effect';
+import type { McpServiceRecord, McpToolCollision, McpToolRejection } from './mcp-service.types';
+
+/** One write of a sync. `update` carries the row as read: the writer applies it only if `version` still matches. */
+export type McpToolSyncStep =
+  | { kind: 'insert'; row: AiToolEntity }
+  | { kind: 'update'; row: AiToolEntity; changes: Partial<AiToolEntity>; outcome: 'updated' | 'disabled' };
+
+/** What a sync will do, decided from one read of the rows: the writes and the report (by registry name). */
+export interface McpToolSyncPlan {
+  steps: McpToolSyncStep[];
+  added: string[];
+  updated: string[];
+  disabled: string[];
+  unchanged: string[];
+  collisions: McpToolCollision[];
+  rejected: McpToolRejection[];
+}
+
+/** Everything the plan is decided from. */
+export interface McpToolSyncInput {
+  service: McpServiceRecord;
+  /** serviceType and endpoint of the service's tools (MCP_NACOS "service@group" or MCP_REMOTE URL). */
+  target: { serviceType: Extract<ServiceType, 'MCP_NACOS' | 'MCP_REMOTE'>; endpoint: string };
+  listed: readonly ListedMcpTool[];
+  /** Every `ai_tool` row of this service (any status). */
+  rows: readonly AiToolEntity[];
+  /** Rows (of any source or service) holding one of {@link namesWanted}'s names in the service's scope. */
+  nameHolders: readonly AiToolEntity[];
+  /** Problems of an input schema as tool parameters (ToolSchemaCompiler.checkDefinition). */
+  checkSchema: (schema: unknown) => string[];
+  now: number;
+  newId: () => string;
+}
+
+/** Tag that records the side-effect level the sync derived from the annotations, to tell an admin's override. */
+const HINT_TAG_PREFIX = 'mcp-hint:';
+const MAX_DESCRIPTION = 8000;
+const MAX_REMOTE_NAME = 128;
+
+/** The registry names the listed tools that have no row yet would take (to look up their holders first). */
+export function namesWanted(service: McpServiceRecord, listed: readonly ListedMcpTool[], rows: readonly AiToolEntity[]): string[] {
+  const known = new Set(rows.map((r) => r.remoteName));
+  return [...new Set(listed.filter((t) => typeof t.name === 'string' && !known.has(t.name)).map((t) => mcpToolName(service.toolPrefix, t.name)))];
+}
+
+/**
+ * Decides a sync (pure): a listed tool without a row is inserted unless another tool holds its name (a
+ * collision: reported, never overwritten); a row whose definition checksum moved is updated and its
+ * version bumped; a DISABLED row whose tool is back becomes ACTIVE; an ACTIVE row whose tool is gone (or now
+ * has an unusable schema) becomes DISABLED, bindings kept. RETIRED rows are the admin's: never touched.
+ * Only source fields are rewritten (description, parameters, tags, and the side-effect level unless an admin
+ * changed it); policy fields (enabled, timeout, permission tags, requires, hitl, result) stay as set.
+ */
+export function planMcpToolSync(input: McpToolSyncInput): McpToolSyncPlan {
+  const plan: McpToolSyncPlan = { steps: [], added: [], updated: [], disabled: [], unchanged: [], collisions: [], rejected: [] };
+  const byRemote = new Map(input.rows.filter((r) => r.remoteName !== null).map((r) => [r.remoteName!, r]));
+  const present = new Set<string>();
+  const seen = new Set<string>();
+  for (const tool of input.listed) {
+    const row = typeof tool.name === 'string' ? byRemote.get(tool.name) : undefined;
+    const problems = problemsOf(tool, seen, row, input.checkSchema);
+    if (typeof tool.name === 'string') seen.add(tool.name);
+    if (problems.length) {
+      plan.rejected.push({ remoteName: String(tool.name ?? ''), problems });
+      continue;
+    }
+    if (row) {
+      present.add(row.id);
+      planExisting(row, tool, input, plan);
+    } else {
+      planNew(tool, input, plan);
+    }
+  }
+  for (const row of input.rows) {
+    if (present.has(row.id) || row.status !== 'ACTIVE') continue;
+    plan.steps.push({ kind: 'update', row, outcome: 'disabled', changes: { status: 'DISABLED', version: row.version + 1, updatedAt: input.now } });
+    plan.disabled.push(row.name);
+  }
+  return plan;
+}
+
+function problemsOf(tool: ListedMcpTool, seen: ReadonlySet<string>, row: AiToolEntity | undefined, checkSchema: (schema: unknown) => string[]): string[] {
+  if (typeof tool.name !== 'string' || tool.name.length === 0) return ['has no name'];
+  if (seen.has(tool.name)) return ['is listed more than once; the first one was used'];
+  if (tool.name.length > MAX_REMOTE_NAME) return [`has a name longer than ${MAX_REMOTE_NAME} characters`];
+  // A definition already stored under this checksum was checked when it was stored (compiling schemas is the costly part of a sync).
+  if (row && row.definitionChecksum === mcpToolChecksum(tool)) return [];
+  return checkSchema(tool.inputSchema).map((p) => `inputSchema ${p}`);
+}
+
+function planExisting(row: AiToolEntity, tool: ListedMcpTool, input: McpToolSyncInput, plan: McpToolSyncPlan): void {
+  if (row.status === 'RETIRED') {
+    plan.unchanged.push(row.name);
+    return;
+  }
+  const changes: Partial<AiToolEntity> = {};
+  const checksum = mcpToolChecksum(tool);
+  if (row.definitionChecksum !== checksum) {
+    const hinted = sideEffectOf(tool.annotations);
+    Object.assign(changes, definitionFields(tool, input.service, hinted), { definitionChecksum: checksum });
+    // The admin may have changed the level (PATCH sideEffect): keep theirs; follow the hint only when the row still has the last one.
+    if (row.sideEffect !== hintedLevelOf(row.tags)) delete changes.sideEffect;
+  }
+  if (row.status === 'DISABLED') changes.status = 'ACTIVE';
+  if (Object.keys(changes).length === 0) {
+    plan.unchanged.push(row.name);
+    return;
+  }
+  plan.steps.push({ kind: 'update', row, outcome: 'updated', changes: { ...changes, version: row.version + 1, updatedAt: input.now } });
+  plan.updated.push(row.name);
+}
+
+function planNew(tool: ListedMcpTool, input: McpToolSyncInput, plan: McpToolSyncPlan): void {
+  const { service } = input;
+  const name = mcpToolName(service.toolPrefix, tool.name);
+  const holder = input.nameHolders.find((h) => h.name === name);
+  if (holder) {
+    plan.collisions.push({
+      remoteName: tool.name,
+      name,
+      existingToolId: holder.id,
+      existingSource: holder.source,
+      existingMcpServiceId: holder.mcpServiceId,
+      existingTenantId: holder.tenantId,
+    });
+    return;
+  }
+  const hinted = sideEffectOf(tool.annotations);
+  const row: AiToolEntity = {
+    id: input.newId(),
+    tenantId: service.tenantId,
+    scopeKey: scopeKeyOf(service.tenantId),
+    name,
+    ...definitionFields(tool, service, hinted),
+    serviceType: input.target.serviceType,
+    endpoint: input.target.endpoint,
+    httpMethod: null,
+    headers: null,
+    timeoutMs: null,
+    permissionTags: [],
+    remoteName: tool.name,
+    requires: [],
+    enabled: true,
+    status: 'ACTIVE',
+    source: 'MCP',
+    version: 1,
+    hitl: null,
+    result: null,
+    mcpServiceId: service.id,
+    definitionChecksum: mcpToolChecksum(tool),
+    createdAt: input.now,
+    updatedAt: input.now,
+  };
+  plan.steps.push({ kind: 'insert', row });
+  plan.added.push(name);
+}
+
+/** The fields a tool's MCP definition decides. */
+function definitionFields(tool: ListedMcpTool, service: McpServiceRecord, hinted: SideEffectLevel): Pick<AiToolEntity, 'description' | 'parameters' | 'tags' | 'sideEffect'> {
+  const text = [tool.description, tool.title].find((t) => typeof t === 'string' && t.trim().length > 0) ?? `MCP tool ${tool.name} of service ${service.name}.`;
+  return { description: text.slice(0, MAX_DESCRIPTION), parameters: tool.inputSchema, tags: ['mcp', `${HINT_TAG_PREFIX}${hinted}`], sideEffect: hinted };
+}
+
+/** The level the sync last derived for a row (from its tag), undefined when it has none. */
+function hintedLevelOf(tags: readonly string[]): SideEffectLevel | undefined {
+  const level = tags.find((t) => t.startsWith(HINT_TAG_PREFIX))?.slice(HINT_TAG_PREFIX.length);
+  return (SIDE_EFFECT_LEVELS as readonly string[]).includes(level ?? '') ? (level as SideEffectLevel) : undefined;
+}
