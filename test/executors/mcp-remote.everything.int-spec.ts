@@ -1,6 +1,7 @@
 import { Test, TestingModule } from '@nestjs/testing';
 import { GatewayConfigModule } from '@app/config/config.module';
-import { ExecutorsModule } from '@app/modules/executors/executors.module';
+import { OutboundGuard } from '@app/modules/executors/outbound/outbound-guard';
+import { OutboundHttpAgent } from '@app/modules/executors/outbound/outbound-http.agent';
 import { McpClientPool } from '@app/modules/executors/mcp/mcp-client.pool';
 import { McpRemoteToolExecutor } from '@app/modules/executors/mcp/mcp-remote.executor';
 import { ToolCallPolicy } from '@app/modules/executors/call-policy/tool-call-policy';
@@ -26,7 +27,10 @@ describe.each([
     await everything.start();
     proxy = await new CountingMcpProxy(everything.port).start();
     serverUrl = `http://127.0.0.1:${proxy.port}${mode === 'sse' ? '/sse' : '/mcp'}`;
-    moduleRef = await Test.createTestingModule({ imports: [GatewayConfigModule.forRoot(executorTestConfig()), ExecutorsModule] }).compile();
+    moduleRef = await Test.createTestingModule({
+      imports: [GatewayConfigModule.forRoot(executorTestConfig())],
+      providers: [OutboundGuard, OutboundHttpAgent, McpClientPool, McpRemoteToolExecutor, ToolCallPolicy],
+    }).compile();
     await moduleRef.init();
     pool = moduleRef.get(McpClientPool);
     executor = moduleRef.get(McpRemoteToolExecutor);

@@ -13,6 +13,7 @@ import type { ActResult } from './act.types';
 import type { BatchContext } from './acting.types';
 import { CallRunner } from './call-runner';
 import { fingerprintOf } from './call-interrupts';
+import { parseToolArguments } from '@app/modules/tool-invocation/tool-arguments.parser';
 
 /** Records the decisions that end a pending call without running it: REJECT and MARK_DONE. */
 @Injectable()
@@ -35,7 +36,7 @@ export class ResumeDecisionApplier {
     return reviewed;
   }
 
-  async record(ctx: BatchContext, request: HitlRequestView, pending: SubmittedCall, decision: ResumeDecision, message: string | undefined): Promise<ActResult> {
+  async record(ctx: BatchContext, pending: SubmittedCall, decision: ResumeDecision, message: string | undefined): Promise<ActResult> {
     const s = ctx.session;
     const key = { tenantId: s.tenantId, sessionId: s.id, toolCallId: pending.id };
     const markDone = decision === 'MARK_DONE';
@@ -49,7 +50,7 @@ export class ResumeDecisionApplier {
     } else if (!existing) {
       const inlineLimit = this.runner.inlineLimitOf(null);
       await this.journal.insertRefused(
-        { ...key, toolName: pending.name, toolId: null, fingerprint: request.toolCallId ? fingerprintOf(pending) : '', argumentsJson: canonicalJson(pending.arguments), sideEffect: 'SIDE_EFFECT', iteration: ctx.iteration, owner: 'reviewer', leaseExpiresAt: 0, inlineLimit },
+        { ...key, toolName: pending.name, toolId: null, fingerprint: fingerprintOf(pending), argumentsJson: canonicalJson(argumentsOf(pending)), sideEffect: 'SIDE_EFFECT', iteration: ctx.iteration, owner: 'reviewer', leaseExpiresAt: 0, inlineLimit },
         Date.now(),
         content,
         'REJECTED',
@@ -67,4 +68,9 @@ export class ResumeDecisionApplier {
       attempts: 0, durationMs: 0, inlineLimit: existing?.inlineLimit ?? this.runner.inlineLimitOf(null), errorClass: outcome.errorClass,
     });
   }
+}
+
+function argumentsOf(call: SubmittedCall): unknown {
+  const parsed = parseToolArguments(call.arguments);
+  return parsed.ok ? parsed.value : call.arguments;
 }

@@ -96,7 +96,7 @@ export class ResumeService {
       const grant = { toolCallId: pending.id, fingerprint: await this.decisions.fingerprintOf(session, request, pending), mode: decision };
       return this.finish(session, await this.batches.run(ctx, [pending, ...batch.notRun], grant));
     }
-    const decided = await this.decisions.record(ctx, request, pending, decision, message);
+    const decided = await this.decisions.record(ctx, pending, decision, message);
     if (decided.status === 'REJECTED' && (await this.rejectPolicyOf(session, pending.name)) === 'ABORT_SESSION') {
       const response: ActResponse = { status: 'COMPLETED', results: [decided, ...batch.notRun.map((c) => notRunResult(c, null))] };
       return this.finish(session, response, true);
