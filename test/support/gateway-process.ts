@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
-import { transformFileSync } from '@swc/core';
+import { transformFileSync, version as swcVersion } from '@swc/core';
 import { Agent, request } from 'undici';
 
 /** The platform admin key every gateway child process starts with (unless the options name another). */
@@ -20,8 +20,11 @@ const INHERITED_ENV = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ', 'SWC_NODE_CACHE_D
 const PORT_ATTEMPTS = 3;
 /** What the gateway is built from: the app and its migrations. */
 const SOURCE_DIRS = ['src', 'migrations'];
-/** Builds older than this are removed from the temp directory when a new one is made. */
-const STALE_BUILD_MS = 24 * 3600_000;
+/**
+ * Builds older than this are removed from the temp directory when a new one is made (1.6 MB each; every
+ * source edit makes a new one). A running gateway has loaded its modules at start, so removal is safe.
+ */
+const STALE_BUILD_MS = 3600_000;
 
 /** Options of {@link startGatewayProcess}. */
 export interface GatewayProcessOptions {
@@ -236,7 +239,7 @@ function prebuiltGateway(): Promise<string> {
 function buildGateway(): string {
   const swcrc = readFileSync(join(REPO_ROOT, '.swcrc'), 'utf8');
   const files = SOURCE_DIRS.flatMap((dir) => listSources(join(REPO_ROOT, dir)));
-  const hash = createHash('sha256').update(swcrc).update(process.version);
+  const hash = createHash('sha256').update(swcrc).update(swcVersion).update(process.version);
   for (const file of files) hash.update(relative(REPO_ROOT, file)).update('\0').update(readFileSync(file)).update('\0');
   const out = join(tmpdir(), `gw-process-build-${hash.digest('hex').slice(0, 16)}`);
   if (existsSync(out)) return out;

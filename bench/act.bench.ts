@@ -1,0 +1,133 @@
+/**
+ * Issue 4 "Speed": one MCP tool call through `POST /api/v1/sessions/{id}/act` (journal on: STARTED insert
+ * and outcome update per call; a new toolCallId per call; one session per caller) against the same call
+ * made directly with the SDK client, side by side, on SQLite and on MariaDB, at 1 and 8 callers.
+ * Run: node -r @swc-node/register bench/act.bench.ts
+ * Env: BENCH_N (calls per path and concurrency, default 1500), BENCH_WARMUP (300), BENCH_ROUNDS (4),
+ *      BENCH_DIALECTS (sqlite,mysql), BENCH_DIRECT_FETCH (undici | global), BENCH_PROFILE_DIR (CPU-profile each gateway),
+ *      TEST_MYSQL_URL (a MySQL/MariaDB server; else a throwaway MariaDB with durable defaults is started when installed).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { findMariaDbBinaries } from '@test/support/mariadb-binaries';
+import { MariaDbServer, startMariaDbServer } from '@test/support/mariadb-server';
+import { createTestDatabaseUrl, TestDatabase } from '@test/support/test-database';
+import { openSession } from '@test/crash/support/gateway-runtime.seed';
+import { startEchoMcpProcess } from './support/echo-mcp.process';
+import { connectDirectMcp, DirectFetchKind, DirectMcpClient } from './support/direct-mcp.client';
+import { BENCH_TOOL, startBenchGateway } from './support/bench-gateway';
+import { JsonClient } from './support/json-client';
+import { BenchCall, compareSideBySide, warmUp } from './support/load-runner';
+import { ComparisonRow, p50Ratio, printComparison, printGoals, printSetup, throughputRatio } from './support/comparison-report';
+
+const N = Number(process.env.BENCH_N ?? 1500);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 300);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
+const DIRECT_FETCH = (process.env.BENCH_DIRECT_FETCH ?? 'undici') as DirectFetchKind;
+const DIALECTS = (process.env.BENCH_DIALECTS ?? 'sqlite,mysql').split(',').map((d) => d.trim());
+const CALLERS = [1, 8];
+const MESSAGE = 'hello from the bench';
+
+/** The database of one dialect, and how to get rid of it. */
+interface BenchDatabase {
+  url: string;
+  description: string;
+  drop(): Promise<void>;
+}
+
+async function sqliteDatabase(): Promise<BenchDatabase> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-act-'));
+  const synchronous = process.env.SQLITE_SYNCHRONOUS ?? 'NORMAL';
+  return { url: `sqlite:${join(dir, 'gateway.sqlite')}`, description: `SQLite file, WAL, synchronous=${synchronous}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A database on TEST_MYSQL_URL, or on a throwaway MariaDB with its durable defaults (fsync at commit). */
+async function mysqlDatabase(): Promise<BenchDatabase | null> {
+  let server: MariaDbServer | undefined;
+  if (!process.env.TEST_MYSQL_URL) {
+    if (!findMariaDbBinaries()) return null;
+    server = await startMariaDbServer();
+    process.env.TEST_MYSQL_URL = server.url;
+  }
+  const db: TestDatabase = await createTestDatabaseUrl('mysql');
+  return {
+    url: db.url,
+    description: server ? 'throwaway MariaDB, durable defaults (innodb_flush_log_at_trx_commit=1)' : 'MySQL/MariaDB at TEST_MYSQL_URL',
+    drop: async () => {
+      await db.drop();
+      await server?.stop();
+    },
+  };
+}
+
+async function benchDialect(dialect: string, db: BenchDatabase, mcpUrl: string, direct: DirectMcpClient): Promise<ComparisonRow[]> {
+  const gateway = await startBenchGateway({
+    databaseUrl: db.url,
+    mcpUrl,
+    instanceId: `bench-act-${dialect}`,
+    profileDir: process.env.BENCH_PROFILE_DIR,
+    env: process.env.SQLITE_SYNCHRONOUS ? { SQLITE_SYNCHRONOUS: process.env.SQLITE_SYNCHRONOUS } : {},
+  });
+  const http = new JsonClient(gateway.gw.url, gateway.seeded.runtime);
+  try {
+    const sessions = await Promise.all(Array.from({ length: Math.max(...CALLERS) }, () => openSession(gateway.gw, gateway.seeded)));
+    let seq = 0;
+    const paths: Record<string, BenchCall> = {
+      direct: () => direct.call('echo', { message: MESSAGE }),
+      [`act (${dialect})`]: async (caller) => {
+        const id = `bench-${caller}-${++seq}`;
+        const res = await http.post(`/api/v1/sessions/${sessions[caller]}/act`, { iteration: 1, toolCalls: [{ id, name: BENCH_TOOL, arguments: { message: MESSAGE } }] });
+        const result = res.results?.[0];
+        if (res.status !== 'COMPLETED' || result?.status !== 'COMPLETED' || result.reused) throw new Error(`act answered ${JSON.stringify(res)}`);
+      },
+    };
+    await warmUp(paths, WARMUP);
+    const rows: ComparisonRow[] = [];
+    for (const callers of CALLERS) rows.push({ callers, samples: await compareSideBySide(paths, callers, N, ROUNDS) });
+    return rows;
+  } finally {
+    await http.close();
+    await gateway.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  const mcp = await startEchoMcpProcess();
+  const direct = await connectDirectMcp(mcp.url, DIRECT_FETCH);
+  const databases: Array<[string, BenchDatabase]> = [];
+  try {
+    if (DIALECTS.includes('sqlite')) databases.push(['sqlite', await sqliteDatabase()]);
+    if (DIALECTS.includes('mysql')) {
+      const db = await mysqlDatabase();
+      if (db) databases.push(['mysql', db]);
+      else console.warn('mysql skipped: set TEST_MYSQL_URL or install mariadb-server mariadb-client');
+    }
+    printSetup('bench/act: MCP tools/call direct vs POST /api/v1/sessions/{id}/act (journal on)', {
+      'calls per path and concurrency': `${N} in ${ROUNDS} alternating rounds, after ${WARMUP} warm-up calls per path`,
+      'MCP server': 'SDK McpServer `echo` on node:http, StreamableHTTPServerTransport, JSON responses, stateful session, own process',
+      direct: `SDK Client, StreamableHTTPClientTransport, one session shared by all callers, fetch: ${DIRECT_FETCH === 'undici' ? 'undici request on a keep-alive Agent' : 'Node global fetch'}`,
+      act: 'one call per act, new toolCallId each, one session per caller (iteration 1 throughout); gateway child process (NODE_ENV=production)',
+      databases: databases.map(([d, db]) => `${d}: ${db.description}`).join('; '),
+    });
+    const goals = [];
+    for (const [dialect, db] of databases) {
+      const rows = await benchDialect(dialect, db, mcp.url, direct);
+      printComparison(`${dialect}: latency and throughput (ratios: act / direct)`, rows);
+      const p50 = p50Ratio(rows, 1, `act (${dialect})`);
+      const rate = throughputRatio(rows, 8, `act (${dialect})`);
+      goals.push({ label: `${dialect}: p50 <= 1.5x direct at 1 caller`, value: p50, met: p50 <= 1.5 });
+      goals.push({ label: `${dialect}: throughput >= 0.7x direct at 8 callers`, value: rate, met: rate >= 0.7 });
+    }
+    printGoals(goals);
+  } finally {
+    await direct.close();
+    await mcp.stop();
+    for (const [, db] of databases) await db.drop();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});

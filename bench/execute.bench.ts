@@ -1,0 +1,63 @@
+/**
+ * Issue 3 "Speed": the same MCP tool called directly with the SDK client and through the gateway's
+ * `POST /api/v1/tools/{name}/execute`, side by side in one run, at 1 and 8 concurrent callers.
+ * Run: node -r @swc-node/register bench/execute.bench.ts
+ * Env: BENCH_N (calls per path and concurrency, default 2000), BENCH_WARMUP (300), BENCH_ROUNDS (4),
+ *      BENCH_DIRECT_FETCH (undici | global: the direct client's fetch), BENCH_PROFILE_DIR (CPU-profile the gateway).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startEchoMcpProcess } from './support/echo-mcp.process';
+import { connectDirectMcp, DirectFetchKind } from './support/direct-mcp.client';
+import { BENCH_TOOL, startBenchGateway } from './support/bench-gateway';
+import { JsonClient } from './support/json-client';
+import { BenchCall, compareSideBySide, warmUp } from './support/load-runner';
+import { ComparisonRow, p50Ratio, printComparison, printGoals, printSetup } from './support/comparison-report';
+
+const N = Number(process.env.BENCH_N ?? 2000);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 300);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
+const DIRECT_FETCH = (process.env.BENCH_DIRECT_FETCH ?? 'undici') as DirectFetchKind;
+const CALLERS = [1, 8];
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-execute-'));
+  const mcp = await startEchoMcpProcess();
+  const gateway = await startBenchGateway({ databaseUrl: `sqlite:${join(dir, 'gateway.sqlite')}`, mcpUrl: mcp.url, instanceId: 'bench-execute', profileDir: process.env.BENCH_PROFILE_DIR });
+  const direct = await connectDirectMcp(mcp.url, DIRECT_FETCH);
+  const http = new JsonClient(gateway.gw.url, gateway.seeded.runtime);
+  try {
+    const body = { agentId: gateway.seeded.agentId, userId: 'bench-user', permissions: [], arguments: { message: 'hello from the bench' } };
+    const paths: Record<string, BenchCall> = {
+      direct: () => direct.call('echo', { message: 'hello from the bench' }),
+      'gateway execute': async () => {
+        const res = await http.post(`/api/v1/tools/${BENCH_TOOL}/execute`, body);
+        if (res.status !== 'COMPLETED') throw new Error(`execute answered ${JSON.stringify(res)}`);
+      },
+    };
+    printSetup('bench/execute: MCP tools/call direct vs POST /api/v1/tools/{name}/execute', {
+      'calls per path and concurrency': `${N} in ${ROUNDS} alternating rounds, after ${WARMUP} warm-up calls per path`,
+      'MCP server': 'SDK McpServer `echo` on node:http, StreamableHTTPServerTransport, JSON responses, stateful session, own process',
+      direct: `SDK Client, StreamableHTTPClientTransport, one session shared by all callers, fetch: ${DIRECT_FETCH === 'undici' ? 'undici request on a keep-alive Agent' : 'Node global fetch'}`,
+      gateway: 'child process (NODE_ENV=production), SQLite file; client: undici keep-alive HTTP/1.1 JSON; gateway to MCP: its pooled session',
+    });
+    await warmUp(paths, WARMUP);
+    const rows: ComparisonRow[] = [];
+    for (const callers of CALLERS) rows.push({ callers, samples: await compareSideBySide(paths, callers, N, ROUNDS) });
+    printComparison('latency and throughput (ratios: gateway / direct)', rows);
+    const ratio = p50Ratio(rows, 1, 'gateway execute');
+    printGoals([{ label: 'p50 through the gateway <= 1.5x direct (1 caller)', value: ratio, met: ratio <= 1.5 }]);
+  } finally {
+    await http.close();
+    await direct.close();
+    await gateway.stop();
+    await mcp.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});

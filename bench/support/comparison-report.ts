@@ -1,0 +1,70 @@
+import os from 'node:os';
+import { summarize } from './latency';
+import { callsPerSecond, LoadSample } from './load-runner';
+
+/** Results of one concurrency level: a sample per path, the baseline path first. */
+export interface ComparisonRow {
+  callers: number;
+  samples: Record<string, LoadSample>;
+}
+
+/** A goal stated in an issue, checked against the results. */
+export interface BenchGoal {
+  label: string;
+  /** The measured value (a ratio to the baseline). */
+  value: number;
+  /** Whether the value meets the goal. */
+  met: boolean;
+}
+
+/** The machine and run settings every benchmark prints before its figures. */
+export function printSetup(title: string, settings: Record<string, string | number>): void {
+  const load = os.loadavg().map((v) => v.toFixed(2)).join(' ');
+  console.log(`# ${title}`);
+  console.log(`node ${process.version} on ${os.platform()}/${os.arch()}, ${os.cpus()[0]?.model ?? 'unknown cpu'} x${os.cpus().length}, load average ${load}`);
+  for (const [key, value] of Object.entries(settings)) console.log(`${key}: ${value}`);
+  console.log('');
+}
+
+const col = (v: string | number, width: number) => String(v).padStart(width);
+const ratio = (v: number) => `${v.toFixed(2)}x`;
+
+/**
+ * Prints p50/p99 and calls/s per path and concurrency, with each path's ratios to the first one
+ * (latency: lower is better; throughput: higher is better).
+ */
+export function printComparison(title: string, rows: ComparisonRow[]): void {
+  console.log(`## ${title}`);
+  console.log(`${'callers'.padEnd(8)}${'path'.padEnd(16)}${col('calls', 7)}${col('p50 ms', 9)}${col('p99 ms', 9)}${col('calls/s', 9)}${col('p50 x', 8)}${col('p99 x', 8)}${col('calls/s x', 11)}`);
+  for (const row of rows) {
+    const [baseName, ...others] = Object.keys(row.samples);
+    const base = summarize(row.samples[baseName].latencies);
+    const baseRate = callsPerSecond(row.samples[baseName]);
+    for (const name of [baseName, ...others]) {
+      const s = summarize(row.samples[name].latencies);
+      const rate = callsPerSecond(row.samples[name]);
+      const ratios = name === baseName ? [col('-', 8), col('-', 8), col('-', 11)] : [col(ratio(s.p50 / base.p50), 8), col(ratio(s.p99 / base.p99), 8), col(ratio(rate / baseRate), 11)];
+      console.log(`${String(row.callers).padEnd(8)}${name.padEnd(16)}${col(s.n, 7)}${col(s.p50.toFixed(3), 9)}${col(s.p99.toFixed(3), 9)}${col(rate.toFixed(0), 9)}${ratios.join('')}`);
+    }
+  }
+  console.log('');
+}
+
+/** `p50 ratio of path to the baseline at the given concurrency`. */
+export function p50Ratio(rows: ComparisonRow[], callers: number, path: string): number {
+  const row = rows.find((r) => r.callers === callers)!;
+  const base = Object.values(row.samples)[0];
+  return summarize(row.samples[path].latencies).p50 / summarize(base.latencies).p50;
+}
+
+/** `throughput of path / throughput of the baseline at the given concurrency`. */
+export function throughputRatio(rows: ComparisonRow[], callers: number, path: string): number {
+  const row = rows.find((r) => r.callers === callers)!;
+  return callsPerSecond(row.samples[path]) / callsPerSecond(Object.values(row.samples)[0]);
+}
+
+/** Prints each goal as met or missed. */
+export function printGoals(goals: BenchGoal[]): void {
+  for (const g of goals) console.log(`goal ${g.label}: ${ratio(g.value)} ${g.met ? 'MET' : 'MISSED'}`);
+  console.log('');
+}

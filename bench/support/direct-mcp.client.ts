@@ -1,0 +1,62 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { setMaxListeners } from 'node:events';
+import { Agent, request } from 'undici';
+
+/** One pooled MCP session to a server, as a caller without the gateway would hold it. */
+export interface DirectMcpClient {
+  /** `tools/call` of `name`; rejects when the result is an error. */
+  call(name: string, args: Record<string, unknown>): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** `global`: Node's fetch; `undici`: undici's `request` on a keep-alive Agent (3-4x less overhead on loopback). */
+export type DirectFetchKind = 'undici' | 'global';
+
+/**
+ * Connects the SDK Client over streamable HTTP and keeps the one session for every call (callers share
+ * it, as the gateway's pool does). With `undici` the transport's fetch is a thin adapter over undici's
+ * `request`, the same kind of client the gateway uses outbound, so the direct figure is the real floor.
+ */
+export async function connectDirectMcp(url: string, fetchKind: DirectFetchKind = 'undici'): Promise<DirectMcpClient> {
+  const agent = new Agent({ keepAliveTimeout: 30_000 });
+  const transport = new StreamableHTTPClientTransport(new URL(url), fetchKind === 'undici' ? { fetch: undiciFetch(agent) } : {});
+  const client = new Client({ name: 'bench-direct', version: '1.0.0' }, { capabilities: {} });
+  await client.connect(transport);
+  return {
+    async call(name, args) {
+      const result = await client.callTool({ name, arguments: args });
+      if (result.isError) throw new Error(`direct ${name} failed: ${JSON.stringify(result.content)}`);
+    },
+    async close() {
+      await transport.terminateSession().catch(() => undefined);
+      await client.close();
+      await agent.destroy();
+    },
+  };
+}
+
+/**
+ * A `fetch` for the SDK transport over undici's `request`, for JSON exchanges: the body is read whole (the
+ * benchmark server answers JSON and refuses the standalone GET stream).
+ */
+function undiciFetch(dispatcher: Agent): (url: string | URL, init?: RequestInit) => Promise<Response> {
+  return async (url, init = {}) => {
+    // The transport passes one long-lived signal to every request: many concurrent listeners are expected.
+    if (init.signal) setMaxListeners(0, init.signal);
+    const res = await request(url, {
+      dispatcher,
+      method: (init.method ?? 'GET') as 'GET',
+      headers: Object.fromEntries(new Headers(init.headers).entries()),
+      body: init.body as string | undefined,
+      signal: init.signal ?? undefined,
+    });
+    const body = await res.body.arrayBuffer();
+    const headers = new Headers();
+    for (const [key, value] of Object.entries(res.headers)) {
+      for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) headers.append(key, v);
+    }
+    const empty = res.statusCode === 204 || res.statusCode === 304 || body.byteLength === 0;
+    return new Response(empty ? null : body, { status: res.statusCode, headers });
+  };
+}
