@@ -1,5 +1,6 @@
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { buildDataSourceOptions, DatabaseSettings, redactDatabaseUrl } from './database-options';
+import { installSqliteGate } from './sqlite-gate';
 
 /** Start-up stops with this error when the database cannot be reached or migrated. */
 export class DatabaseStartupError extends Error {
@@ -21,6 +22,7 @@ export async function openDatabase(settings: DatabaseSettings): Promise<DataSour
       `Cannot open the database at ${where}: ${(err as Error).message}. Check DATABASE_URL, that the server is running and that the user may connect.`,
     );
   }
+  installSqliteGate(dataSource);
   try {
     await dataSource.runMigrations({ transaction: 'each' });
   } catch (err) {
