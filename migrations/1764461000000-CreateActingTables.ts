@@ -59,7 +59,6 @@ export class CreateActingTables1764461000000 implements MigrationInterface {
           col.int('result_chunks'),
           col.int('inline_limit'),
         ],
-        indices: [new TableIndex({ name: 'idx_tool_call_journal_owner', columnNames: ['owner', 'state'] })],
       }),
     );
     await q.createTable(

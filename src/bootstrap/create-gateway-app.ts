@@ -16,8 +16,11 @@ const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose']
 export async function createGatewayApp(config: GatewayConfig, options: { logger?: false } = {}): Promise<INestApplication> {
   const dataSource = await openDatabase({ url: config.databaseUrl, sqliteSynchronous: config.sqliteSynchronous });
   const logger = options.logger === false ? false : LEVELS.slice(0, LEVELS.indexOf(config.logLevel) + 1);
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, dataSource), { logger, bufferLogs: false });
+  // JSON only (no urlencoded parser), no ETag hashing of every response, no X-Powered-By.
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, dataSource), { logger, bufferLogs: false, bodyParser: false });
   app.useBodyParser('json', { limit: '10mb' });
+  app.set('etag', false);
+  app.disable('x-powered-by');
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();
   setUpSwagger(app);

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { HotSql } from './hot-sql';
 
 /**
  * The configuration version stamp shared by every gateway instance on one database. Every write that can
@@ -8,10 +9,13 @@ import { DataSource, EntityManager } from 'typeorm';
  */
 @Injectable()
 export class ConfigVersionService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sql: HotSql,
+  ) {}
 
   async read(): Promise<number> {
-    const rows: Array<{ version: string | number }> = await this.dataSource.query('SELECT version FROM config_version WHERE id = 1');
+    const rows = await this.sql.all<{ version: string | number }>('SELECT version FROM config_version WHERE id = 1', []);
     return Number(rows[0]?.version ?? 0);
   }
 

@@ -2,6 +2,7 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ConfigVersionService } from './config-version.service';
+import { HotSql } from './hot-sql';
 
 /**
  * Hands the already opened and migrated {@link DataSource} (see `openDatabase`) to TypeORM's Nest module,
@@ -19,8 +20,8 @@ export class DatabaseModule {
           dataSourceFactory: async () => dataSource,
         }),
       ],
-      providers: [ConfigVersionService],
-      exports: [ConfigVersionService],
+      providers: [ConfigVersionService, HotSql],
+      exports: [ConfigVersionService, HotSql],
     };
   }
 }

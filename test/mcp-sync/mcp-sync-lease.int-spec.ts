@@ -59,11 +59,11 @@ describeEachDialect('one MCP sync at a time per service, across two gateway inst
     server.release();
     const reports = await Promise.all(syncs);
     expect(reports.map((r) => r.skipped)).toEqual([false, false, false]);
-    // The first ran; the two that came while it ran shared the one that followed it (one report, one finish).
-    expect(reports[1].finishedAt).toBe(reports[2].finishedAt);
-    expect(reports[0].finishedAt).not.toBe(reports[1].finishedAt);
-    // At least those two lists; a repair or startup sync of the same service may add one on a loaded machine.
+    // Never two at once: the first ran; the ones that came while it ran waited for it and ran after it
+    // (merged into one follow-up when both were already waiting, which HTTP timing does not guarantee).
+    expect(reports[1].finishedAt >= reports[0].finishedAt && reports[2].finishedAt >= reports[0].finishedAt).toBe(true);
     expect(server.listCalls - listsBefore).toBeGreaterThanOrEqual(2);
+    expect(server.listCalls - listsBefore).toBeLessThanOrEqual(3);
   });
 
   it('claims a lease by INSERT, refuses it while held, lets it be taken over once expired, and fences the old owner out', async () => {

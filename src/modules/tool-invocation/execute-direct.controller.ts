@@ -1,5 +1,7 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { AjvBodyPipe } from '@app/common/http/ajv-body.pipe';
+import { EXECUTE_DIRECT_BODY_SCHEMA, ExecuteDirectBody } from './execute-direct-body.schema';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
@@ -17,7 +19,8 @@ export class ExecuteDirectController {
   @HttpCode(200)
   @ApiOkResponse({ type: ExecuteDirectResponseDto, description: 'A tool failure is a 200 result with isError: true' })
   @ApiErrors(400, 404, 409)
-  execute(@Auth() auth: AuthContext, @Param('name') name: string, @Body() dto: ExecuteDirectDto): Promise<ExecuteDirectResponseDto> {
+  @ApiBody({ type: ExecuteDirectDto })
+  execute(@Auth() auth: AuthContext, @Param('name') name: string, @Body(new AjvBodyPipe<ExecuteDirectBody>(EXECUTE_DIRECT_BODY_SCHEMA)) dto: ExecuteDirectBody): Promise<ExecuteDirectResponseDto> {
     return this.direct.execute(auth, name, dto);
   }
 }

@@ -8,7 +8,8 @@ import { CommonErrorCode } from '@app/common/errors/common.errors';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ToolCallPreparer } from './tool-call.preparer';
 import { ToolInvocationErrorCode } from './tool-invocation.errors';
-import { ExecuteDirectDto, ExecuteDirectResponseDto } from './execute-direct.dto';
+import { ExecuteDirectResponseDto } from './execute-direct.dto';
+import type { ExecuteDirectBody } from './execute-direct-body.schema';
 
 /**
  * executeDirect: the light entry without a session. Same checks as `act` (visibility at call time, schema),
@@ -22,7 +23,7 @@ export class ExecuteDirectService {
     private readonly log: ToolCallLogService,
   ) {}
 
-  async execute(auth: AuthContext, toolName: string, dto: ExecuteDirectDto): Promise<ExecuteDirectResponseDto> {
+  async execute(auth: AuthContext, toolName: string, dto: ExecuteDirectBody): Promise<ExecuteDirectResponseDto> {
     const tenantId = auth.tenantId!;
     const toolCallId = dto.toolCallId ?? `direct-${randomUUID()}`;
     const prepared = await this.preparer.prepare({

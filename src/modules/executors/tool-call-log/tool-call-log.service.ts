@@ -1,6 +1,5 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { HotSql } from '@app/database/hot-sql';
 import { randomUUID } from 'node:crypto';
 import { ToolCallLogEntity } from './tool-call-log.entity';
 import { redact, redactJsonText } from '@app/common/redaction';
@@ -8,6 +7,19 @@ import { redact, redactJsonText } from '@app/common/redaction';
 const PREVIEW_CHARS = 2000;
 const FLUSH_DELAY_MS = 20;
 const MAX_BATCH = 200;
+
+const LOG_COLUMNS = [
+  'id', 'tenant_id', 'session_id', 'agent_id', 'user_id', 'tool_call_id', 'tool_id', 'tool_name', 'status', 'entry',
+  'arguments_redacted', 'attempts', 'duration_ms', 'error_class', 'result_chars', 'result_preview', 'created_at',
+];
+const ROW_MARKS = `(${LOG_COLUMNS.map(() => '?').join(', ')})`;
+
+function rowValues(r: ToolCallLogEntity): unknown[] {
+  return [
+    r.id, r.tenantId, r.sessionId, r.agentId, r.userId, r.toolCallId, r.toolId, r.toolName, r.status, r.entry,
+    r.argumentsRedacted, r.attempts, r.durationMs, r.errorClass, r.resultChars, r.resultPreview, r.createdAt,
+  ];
+}
 
 export interface ToolCallLogInput {
   tenantId: string | null;
@@ -39,7 +51,7 @@ export class ToolCallLogService implements OnModuleDestroy {
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
 
-  constructor(@InjectRepository(ToolCallLogEntity) private readonly rows: Repository<ToolCallLogEntity>) {}
+  constructor(private readonly sql: HotSql) {}
 
   record(input: ToolCallLogInput): void {
     const fields = input.redactFields ?? [];
@@ -78,7 +90,7 @@ export class ToolCallLogService implements OnModuleDestroy {
       for (let i = 0; i < batch.length; i += MAX_BATCH) {
         const chunk = batch.slice(i, i + MAX_BATCH);
         try {
-          await this.rows.insert(chunk);
+          await this.sql.run(`INSERT INTO tool_call_log (${LOG_COLUMNS.join(', ')}) VALUES ${chunk.map(() => ROW_MARKS).join(', ')}`, chunk.flatMap(rowValues));
         } catch (err) {
           this.logger.error(`Could not write ${chunk.length} tool log row(s): ${(err as Error).message}`);
         }

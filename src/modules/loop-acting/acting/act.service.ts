@@ -7,7 +7,7 @@ import { SessionsService } from '../sessions/sessions.service';
 import type { AgentSessionEntity } from '../sessions/agent-session.entity';
 import type { SubmittedCall } from '../sessions/session.types';
 import { LoopActingErrorCode } from '../loop-acting.errors';
-import type { ActDto } from '../sessions/sessions.dto';
+import type { ActBody } from '../sessions/act-body.schema';
 import type { ActResponse } from './act.types';
 import { BatchRunner, notRunResult } from './batch-runner';
 
@@ -20,7 +20,7 @@ export class ActService {
     private readonly batches: BatchRunner,
   ) {}
 
-  async act(auth: AuthContext, sessionId: string, dto: ActDto): Promise<ActResponse> {
+  async act(auth: AuthContext, sessionId: string, dto: ActBody): Promise<ActResponse> {
     const session = await this.sessions.load(auth, sessionId);
     assertAccepting(session);
     if (dto.iteration < session.iteration) {

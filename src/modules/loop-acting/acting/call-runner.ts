@@ -122,7 +122,7 @@ export class CallRunner {
 
   private async execute(ctx: BatchContext, key: JournalKey, prepared: ReadyCall, inlineLimit: number): Promise<ActResult> {
     const s = ctx.session;
-    const result = await this.leases.hold(async () => {
+    const result = await this.leases.hold(key, async () => {
       const timer = this.faults.armDuringCall(prepared.tool.name);
       try {
         return await this.callPath.call(prepared.tool, prepared.args, {

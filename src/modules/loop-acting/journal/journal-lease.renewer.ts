@@ -1,16 +1,18 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { ToolCallJournalRepository } from './tool-call-journal.repository';
+import type { JournalKey } from './journal.types';
 
 /**
- * Keeps the leases of this instance's in-flight calls alive: while any call runs, one UPDATE every third of
- * JOURNAL_LEASE_MS renews them all. A killed process stops renewing, so its STARTED entries expire and
- * the next submission of the same toolCallId is recovered (READ_ONLY reruns, others go to a human).
+ * Keeps the leases of this instance's in-flight calls alive: while any call runs, every third of
+ * JOURNAL_LEASE_MS each in-flight entry's lease is extended. A killed process stops renewing, so its
+ * STARTED entries expire and the next submission of the same toolCallId is recovered (READ_ONLY reruns,
+ * others go to a human).
  */
 @Injectable()
 export class JournalLeaseRenewer implements OnModuleDestroy {
   private readonly logger = new Logger(JournalLeaseRenewer.name);
-  private inFlight = 0;
+  private readonly inFlight = new Map<string, JournalKey>();
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -28,15 +30,18 @@ export class JournalLeaseRenewer implements OnModuleDestroy {
   }
 
   /** Wraps one in-flight call so its lease is renewed while it runs. */
-  async hold<T>(work: () => Promise<T>): Promise<T> {
-    if (this.inFlight++ === 0) {
+  async hold<T>(key: JournalKey, work: () => Promise<T>): Promise<T> {
+    const id = `${key.tenantId}\u0000${key.sessionId}\u0000${key.toolCallId}`;
+    this.inFlight.set(id, key);
+    if (!this.timer) {
       this.timer = setInterval(() => void this.renew(), Math.max(100, Math.floor(this.config.journalLeaseMs / 3)));
       this.timer.unref();
     }
     try {
       return await work();
     } finally {
-      if (--this.inFlight === 0 && this.timer) {
+      this.inFlight.delete(id);
+      if (this.inFlight.size === 0 && this.timer) {
         clearInterval(this.timer);
         this.timer = null;
       }
@@ -45,7 +50,7 @@ export class JournalLeaseRenewer implements OnModuleDestroy {
 
   private async renew(): Promise<void> {
     try {
-      await this.journal.renewLeases(this.owner, this.leaseUntil());
+      await this.journal.renewLeases(this.owner, [...this.inFlight.values()], this.leaseUntil());
     } catch (err) {
       this.logger.error(`Could not renew journal leases: ${(err as Error).message}`);
     }

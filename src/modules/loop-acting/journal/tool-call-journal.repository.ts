@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { isUniqueViolation } from '@app/database/unique-violation';
 import { runStatement } from '@app/database/run-statement';
+import { HotSql } from '@app/database/hot-sql';
 import { JournalEntry, JournalKey, JournalOutcome, RESULT_CHUNK_CHARS } from './journal.types';
 
 type Row = Record<string, unknown>;
@@ -29,14 +30,17 @@ export interface NewJournalEntry extends JournalKey {
  */
 @Injectable()
 export class ToolCallJournalRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sql: HotSql,
+  ) {}
 
   /** The entries of `toolCallIds` in one session, by toolCallId. */
   async findMany(tenantId: string, sessionId: string, toolCallIds: readonly string[]): Promise<Map<string, JournalEntry>> {
     const out = new Map<string, JournalEntry>();
     if (toolCallIds.length === 0) return out;
     const marks = toolCallIds.map(() => '?').join(', ');
-    const rows: Row[] = await this.dataSource.query(
+    const rows: Row[] = await this.sql.all(
       `SELECT ${COLUMNS} FROM tool_call_journal WHERE tenant_id = ? AND session_id = ? AND tool_call_id IN (${marks})`,
       [tenantId, sessionId, ...toolCallIds],
     );
@@ -49,7 +53,7 @@ export class ToolCallJournalRepository {
   }
 
   async listForSession(tenantId: string, sessionId: string): Promise<JournalEntry[]> {
-    const rows: Row[] = await this.dataSource.query(
+    const rows: Row[] = await this.sql.all(
       `SELECT ${COLUMNS} FROM tool_call_journal WHERE tenant_id = ? AND session_id = ? ORDER BY started_at, tool_call_id`,
       [tenantId, sessionId],
     );
@@ -71,8 +75,7 @@ export class ToolCallJournalRepository {
    * is still as it was read (compare-and-set on owner and lease).
    */
   async takeOver(key: JournalKey, seen: Pick<JournalEntry, 'owner' | 'leaseExpiresAt'>, owner: string, leaseExpiresAt: number, iteration: number): Promise<boolean> {
-    const changed = await runStatement(
-      this.dataSource,
+    const changed = await this.sql.run(
       `UPDATE tool_call_journal SET owner = ?, lease_expires_at = ?, iteration = ?, started_at = ?
         WHERE tenant_id = ? AND session_id = ? AND tool_call_id = ? AND state = 'STARTED' AND owner = ? AND lease_expires_at = ?`,
       [owner, leaseExpiresAt, iteration, Date.now(), key.tenantId, key.sessionId, key.toolCallId, seen.owner, seen.leaseExpiresAt],
@@ -95,7 +98,7 @@ export class ToolCallJournalRepository {
       first, outcome.content.length, chunkCount, key.tenantId, key.sessionId, key.toolCallId,
     ];
     if (owner !== null) params.push(owner);
-    if (chunkCount === 0) return (await runStatement(this.dataSource, sql, params)) === 1;
+    if (chunkCount === 0) return (await this.sql.run(sql, params)) === 1;
     return this.dataSource.transaction(async (m) => {
       if ((await runStatement(m, sql, params)) !== 1) return false;
       await this.writeChunks(m, key, outcome.content);
@@ -103,15 +106,19 @@ export class ToolCallJournalRepository {
     });
   }
 
-  /** Renews the lease of every STARTED entry this instance owns (one statement for all in-flight calls). */
-  async renewLeases(owner: string, leaseExpiresAt: number): Promise<void> {
-    await this.dataSource.query(`UPDATE tool_call_journal SET lease_expires_at = ? WHERE owner = ? AND state = 'STARTED'`, [leaseExpiresAt, owner]);
+  /** Renews the lease of in-flight entries this instance owns (by primary key: no secondary index to maintain on every write). */
+  async renewLeases(owner: string, keys: Iterable<JournalKey>, leaseExpiresAt: number): Promise<void> {
+    for (const k of keys) {
+      await this.sql.run(`UPDATE tool_call_journal SET lease_expires_at = ? WHERE tenant_id = ? AND session_id = ? AND tool_call_id = ? AND owner = ? AND state = 'STARTED'`, [
+        leaseExpiresAt, k.tenantId, k.sessionId, k.toolCallId, owner,
+      ]);
+    }
   }
 
   /** The whole stored result of a finished entry (first chunk + continuation chunks). */
   async readContent(entry: JournalEntry): Promise<string> {
     if (entry.resultChunks === 0) return entry.content ?? '';
-    const rows: Row[] = await this.dataSource.query(
+    const rows: Row[] = await this.sql.all(
       'SELECT content FROM tool_result_chunk WHERE session_id = ? AND tool_call_id = ? ORDER BY seq',
       [entry.sessionId, entry.toolCallId],
     );
@@ -129,7 +136,7 @@ export class ToolCallJournalRepository {
     const sql = `INSERT INTO tool_call_journal (${COLUMNS}) VALUES (${params.map(() => '?').join(', ')})`;
     try {
       if (chunkCount === 0) {
-        await this.dataSource.query(sql, params);
+        await this.sql.run(sql, params);
       } else {
         await this.dataSource.transaction(async (m) => {
           await m.query(sql, params);

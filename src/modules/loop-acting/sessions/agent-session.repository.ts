@@ -2,16 +2,22 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { HotSql } from '@app/database/hot-sql';
 import { AgentSessionEntity } from './agent-session.entity';
 import type { TodoItem } from './session.types';
 
 /** Queries of sessions. Every state change is a compare-and-set on `lock_version`. */
 @Injectable()
 export class AgentSessionRepository {
-  constructor(@InjectRepository(AgentSessionEntity) private readonly sessions: Repository<AgentSessionEntity>) {}
+  constructor(
+    @InjectRepository(AgentSessionEntity) private readonly sessions: Repository<AgentSessionEntity>,
+    private readonly sql: HotSql,
+  ) {}
 
-  find(id: string): Promise<AgentSessionEntity | null> {
-    return this.sessions.findOne({ where: { id } });
+  /** Read on every act (the hot path): a prepared statement and a hand mapper instead of findOne. */
+  async find(id: string): Promise<AgentSessionEntity | null> {
+    const [row] = await this.sql.all(`SELECT ${COLUMNS} FROM agent_session WHERE id = ?`, [id]);
+    return row ? toEntity(row) : null;
   }
 
   async insert(row: AgentSessionEntity): Promise<void> {
@@ -34,11 +40,33 @@ export class AgentSessionRepository {
 
   /** Records a higher iteration without a version bump (monotonic, so concurrent acts cannot conflict). */
   async raiseIteration(id: string, iteration: number): Promise<void> {
-    await this.sessions
-      .createQueryBuilder()
-      .update()
-      .set({ iteration })
-      .where('id = :id AND iteration < :iteration', { id, iteration })
-      .execute();
+    await this.sql.run('UPDATE agent_session SET iteration = ? WHERE id = ? AND iteration < ?', [iteration, id, iteration]);
   }
+}
+
+const COLUMNS =
+  'id, tenant_id, agent_id, user_id, permissions, capabilities, status, iteration, iteration_budget, hitl_pending, hitl_request, pending_batch, todo_list, active_skill, lock_version, created_at, updated_at';
+
+const json = <T>(v: unknown, fallback: T): T => (v === null || v === undefined || v === '' ? fallback : (JSON.parse(String(v)) as T));
+
+function toEntity(r: Record<string, unknown>): AgentSessionEntity {
+  return {
+    id: String(r.id),
+    tenantId: String(r.tenant_id),
+    agentId: String(r.agent_id),
+    userId: String(r.user_id),
+    permissions: json(r.permissions, []),
+    capabilities: json(r.capabilities, []),
+    status: r.status as AgentSessionEntity['status'],
+    iteration: Number(r.iteration),
+    iterationBudget: Number(r.iteration_budget),
+    hitlPending: Number(r.hitl_pending) === 1 || r.hitl_pending === true,
+    hitlRequest: json(r.hitl_request, null),
+    pendingBatch: json(r.pending_batch, null),
+    todoList: json(r.todo_list, []),
+    activeSkill: json(r.active_skill, null),
+    lockVersion: Number(r.lock_version),
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+  };
 }

@@ -1,5 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { AjvBodyPipe } from '@app/common/http/ajv-body.pipe';
+import { ACT_BODY_SCHEMA, ActBody } from './act-body.schema';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
@@ -39,7 +41,8 @@ export class SessionsController {
   @HttpCode(200)
   @ApiOkResponse({ type: ActResponseDto, description: 'Tool failures are results (status FAILED, isError), not HTTP errors' })
   @ApiErrors(400, 404, 409)
-  act(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: ActDto): Promise<ActResponseDto> {
+  @ApiBody({ type: ActDto })
+  act(@Auth() auth: AuthContext, @Param('id') id: string, @Body(new AjvBodyPipe<ActBody>(ACT_BODY_SCHEMA)) dto: ActBody): Promise<ActResponseDto> {
     return this.acting.act(auth, id, dto);
   }
 

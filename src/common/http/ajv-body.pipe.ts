@@ -1,0 +1,38 @@
+import { PipeTransform } from '@nestjs/common';
+import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
+import { FieldProblem, validationFailed } from '../errors/validation';
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+
+/**
+ * Validates a request body against a JSON Schema compiled once (for the per-call endpoints `act` and
+ * `execute`, where class-validator + class-transformer cost about 0.2 ms a request). Problems are reported
+ * exactly like the global ValidationPipe's: 400 VALIDATION_FAILED with `details.fields`.
+ * Use with a body parameter typed as an interface, so the global pipe leaves it alone.
+ */
+export class AjvBodyPipe<T> implements PipeTransform<unknown, T> {
+  private readonly validate: ValidateFunction;
+
+  constructor(schema: Record<string, unknown>) {
+    this.validate = ajv.compile(schema);
+  }
+
+  transform(value: unknown): T {
+    if (this.validate(value)) return value as T;
+    throw validationFailed(toFieldProblems(this.validate.errors ?? []));
+  }
+}
+
+function toFieldProblems(errors: ErrorObject[]): FieldProblem[] {
+  const byField = new Map<string, string[]>();
+  const add = (field: string, problem: string) => byField.set(field, [...(byField.get(field) ?? []), problem]);
+  for (const e of errors) {
+    const base = e.instancePath.slice(1).replace(/\//g, '.');
+    const join = (child: string) => (base ? `${base}.${child}` : child);
+    if (e.keyword === 'required') add(join((e.params as { missingProperty: string }).missingProperty), 'is required');
+    else if (e.keyword === 'additionalProperties') add(join((e.params as { additionalProperty: string }).additionalProperty), 'property should not exist');
+    else if (e.keyword === 'type' && e.schemaPath.includes('anyOf')) continue; // the anyOf error below says it once
+    else add(base || '(body)', e.message ?? 'is invalid');
+  }
+  return [...byField].map(([field, problems]) => ({ field, problems }));
+}

@@ -1,0 +1,26 @@
+import { TOOL_REQUIREMENTS, type ToolRequirement } from '@app/modules/tool-registry/tool-registry.types';
+
+/** JSON Schema of the executeDirect body, validated with ajv on the hot path (ExecuteDirectDto documents it). */
+export const EXECUTE_DIRECT_BODY_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['userId', 'permissions', 'arguments'],
+  properties: {
+    agentId: { type: 'string', minLength: 1, maxLength: 36 },
+    userId: { type: 'string', minLength: 1, maxLength: 128 },
+    permissions: { type: 'array', maxItems: 1000, items: { type: 'string', minLength: 1, maxLength: 128 } },
+    arguments: { anyOf: [{ type: 'object' }, { type: 'string' }] },
+    capabilities: { type: 'array', items: { enum: [...TOOL_REQUIREMENTS] } },
+    toolCallId: { type: 'string', minLength: 1, maxLength: 128 },
+  },
+} as const;
+
+/** The executeDirect body as validated. */
+export interface ExecuteDirectBody {
+  agentId?: string;
+  userId: string;
+  permissions: string[];
+  arguments: Record<string, unknown> | string;
+  capabilities?: ToolRequirement[];
+  toolCallId?: string;
+}
