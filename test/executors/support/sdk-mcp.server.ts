@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { McpSessionRouter, readJsonBody } from '@test/support/mcp-session-router';
 import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
@@ -20,10 +19,15 @@ export interface SdkMcpServerOptions {
  * Counts what a test must see server-side, and can restart on the same port like a redeployed service.
  */
 export class SdkMcpServer {
-  initializeCount = 0;
   toolCalls = 0;
   readonly cancelled: Array<{ tool: string; reason: unknown }> = [];
-  private readonly sessions = new Map<string, { transport: StreamableHTTPServerTransport; mcp: McpServer }>();
+  private readonly router = new McpSessionRouter(() => this.createMcpServer());
+  private get sessions() {
+    return this.router.sessions;
+  }
+  get initializeCount(): number {
+    return this.router.initializeCount;
+  }
   private http?: Server;
   private fixedPort = 0;
 
@@ -50,7 +54,7 @@ export class SdkMcpServer {
     this.http = undefined;
     const sessions = [...this.sessions.values()];
     this.sessions.clear();
-    await Promise.all(sessions.map((s) => s.mcp.close().catch(() => undefined)));
+    await Promise.all(sessions.map((s) => s.server.close().catch(() => undefined)));
     if (!http) return;
     http.closeAllConnections();
     await new Promise<void>((resolve) => http.close(() => resolve()));
@@ -68,42 +72,13 @@ export class SdkMcpServer {
 
   /** Adds a tool on every live session (the SDK then sends notifications/tools/list_changed). */
   addTool(name: string): void {
-    for (const { mcp } of this.sessions.values()) {
+    for (const { server: mcp } of this.sessions.values()) {
       mcp.registerTool(name, { description: `added ${name}` }, async () => ({ content: [{ type: 'text', text: name }] }));
     }
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = chunks.length > 0 ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
-    const sessionId = req.headers['mcp-session-id'] as string | undefined;
-    let session = sessionId ? this.sessions.get(sessionId) : undefined;
-    if (sessionId && !session) {
-      res.writeHead(404, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
-      return;
-    }
-    if (!session) {
-      if (req.method !== 'POST' || body?.method !== 'initialize') {
-        res.writeHead(400).end('initialize first');
-        return;
-      }
-      this.initializeCount++;
-      const mcp = this.createMcpServer();
-      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => {
-          this.sessions.set(id, { transport, mcp });
-        },
-      });
-      transport.onclose = () => {
-        if (transport.sessionId) this.sessions.delete(transport.sessionId);
-      };
-      await mcp.connect(transport);
-      session = { transport, mcp };
-    }
-    await session.transport.handleRequest(req, res, body);
+    await this.router.route(req, res, await readJsonBody(req));
   }
 
   private createMcpServer(): McpServer {

@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { McpSessionRouter, readJsonBody } from '@test/support/mcp-session-router';
 import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 
 /** A tool as the catalog serves it (any JSON Schema, any annotations). */
@@ -38,12 +37,17 @@ export function catalogTool(name: string, overrides: Partial<CatalogTool> = {}):
  */
 export class CatalogMcpServer {
   listCalls = 0;
-  initializeCount = 0;
   readonly calls: Array<{ tool: string; args: unknown }> = [];
   /** Every tools/call received while set is answered with an HTTP 500 (the request reached the server). */
   failCalls: CallFailure | null = null;
   private tools: CatalogTool[];
-  private readonly sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: Server }>();
+  private readonly router = new McpSessionRouter(() => this.createServer());
+  private get sessions() {
+    return this.router.sessions;
+  }
+  get initializeCount(): number {
+    return this.router.initializeCount;
+  }
   private http?: HttpServer;
   private fixedPort = 0;
   private held: Promise<void> | null = null;
@@ -109,38 +113,13 @@ export class CatalogMcpServer {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = chunks.length > 0 ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
+    const body = await readJsonBody(req);
     if (this.failCalls && body?.method === 'tools/call') {
-      this.calls.push({ tool: body.params?.name, args: body.params?.arguments });
+      this.calls.push({ tool: String(body.params?.name), args: body.params?.arguments });
       res.writeHead(500, { 'content-type': 'text/plain' }).end('internal error');
       return;
     }
-    const sessionId = req.headers['mcp-session-id'] as string | undefined;
-    let session = sessionId ? this.sessions.get(sessionId) : undefined;
-    if (sessionId && !session) {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
-      return;
-    }
-    if (!session) {
-      if (req.method !== 'POST' || body?.method !== 'initialize') {
-        res.writeHead(400).end('initialize first');
-        return;
-      }
-      this.initializeCount++;
-      const server = this.createServer();
-      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => void this.sessions.set(id, { transport, server }),
-      });
-      transport.onclose = () => {
-        if (transport.sessionId) this.sessions.delete(transport.sessionId);
-      };
-      await server.connect(transport);
-      session = { transport, server };
-    }
-    await session.transport.handleRequest(req, res, body);
+    await this.router.route(req, res, body);
   }
 
   private createServer(): Server {
