@@ -65,14 +65,15 @@ export class ToolVisibilityService {
   private async visibleTools(req: VisibilityRequest & { agentId: string }, explain: boolean): Promise<{ view: TenantView; tools: ToolDescriptor[]; decisions: VisibilityDecision[] }> {
     const { view, agent, ctx } = await this.prepare(req);
     if (!agent) throw new DomainError(CommonErrorCode.NOT_FOUND, `No agent ${req.agentId} in your tenant.`);
+    if (!explain) return { view, tools: visibleByName(view, agent, ctx), decisions: [] };
     const decisions: VisibilityDecision[] = [];
     const tools: ToolDescriptor[] = [];
-    for (const candidate of this.candidates(view, agent, explain)) {
+    for (const candidate of this.candidates(view, agent)) {
       const decision = decide(candidate, ctx);
       if (decision.visible) tools.push(candidate.tool!);
-      if (explain) decisions.push(decision);
+      decisions.push(decision);
     }
-    tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    tools.sort(byName);
     return { view, tools, decisions };
   }
 
@@ -105,29 +106,44 @@ export class ToolVisibilityService {
     return { view, agent, ctx };
   }
 
-  /** Bound tools (in binding order), then with `explain` the unbound ones of the tenant's scope; web_search always. */
-  private *candidates(view: TenantView, agent: AgentView, explain: boolean): Iterable<VisibilityCandidate> {
-    const seen = new Set<string>();
-    for (const toolId of agent.boundInOrder) {
-      seen.add(toolId);
-      yield { toolId, tool: view.tools.get(toolId) ?? null };
-    }
+  /** For explain: the bound tools (in binding order), then every other candidate of the tenant's scope. */
+  private *candidates(view: TenantView, agent: AgentView): Iterable<VisibilityCandidate> {
+    for (const toolId of agent.boundInOrder) yield { toolId, tool: view.tools.get(toolId) ?? null };
     for (const tool of view.tools.values()) {
-      if (seen.has(tool.id)) continue;
-      if (isPlatformWebSearch(tool) || isImplicitlyBound(tool) || (explain && tool.status !== 'RETIRED')) yield { toolId: tool.id, tool };
+      if (agent.boundToolIds.has(tool.id)) continue;
+      if (isPlatformWebSearch(tool) || isImplicitlyBound(tool) || tool.status !== 'RETIRED') yield { toolId: tool.id, tool };
     }
   }
 
   private spec(view: TenantView, format: ModelFormat, tool: ToolDescriptor): { value: object; json: string } {
-    const key = `${format}:${tool.id}@${tool.version}`;
-    let spec = view.specCache.get(key);
+    let byTool = view.specCache.get(format);
+    if (!byTool) view.specCache.set(format, (byTool = new Map()));
+    let spec = byTool.get(tool);
     if (!spec) {
       const value = emitToolSpec(format, tool);
       spec = { value, json: JSON.stringify(value) };
-      view.specCache.set(key, spec);
+      byTool.set(tool, spec);
     }
     return spec;
   }
+}
+
+const byName = (a: ToolDescriptor, b: ToolDescriptor) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/** The visible tools, by name, without building a decision per candidate (the path of every model turn). */
+function visibleByName(view: TenantView, agent: AgentView, ctx: VisibilityContext): ToolDescriptor[] {
+  const tools: ToolDescriptor[] = [];
+  for (const toolId of agent.boundByName) {
+    const tool = view.tools.get(toolId) ?? null;
+    if (tool && firstFailingLayer({ toolId, tool }, ctx) === null) tools.push(tool);
+  }
+  let added = false;
+  for (const tool of view.implicitCandidates) {
+    if (agent.boundToolIds.has(tool.id) || firstFailingLayer({ toolId: tool.id, tool }, ctx) !== null) continue;
+    tools.push(tool);
+    added = true;
+  }
+  return added ? tools.sort(byName) : tools;
 }
 
 function decide(candidate: VisibilityCandidate, ctx: VisibilityContext): VisibilityDecision {

@@ -39,16 +39,21 @@ export const enabledLayer: VisibilityLayerCheck = ({ tool }) => {
 export const permittedLayer: VisibilityLayerCheck = ({ tool }, ctx) => {
   if (!tool) return null;
   if (tool.tenantId !== null && tool.tenantId !== ctx.tenantId) return hide('PERMITTED', `Tool ${tool.name} belongs to another tenant.`);
-  const missing = tool.permissionTags.filter((tag) => !ctx.userPermissions.has(tag));
-  if (missing.length) return hide('PERMITTED', `The user lacks permission tag(s) ${missing.join(', ')} required by ${tool.name}.`);
+  for (const tag of tool.permissionTags) {
+    if (ctx.userPermissions.has(tag)) continue;
+    const missing = tool.permissionTags.filter((t) => !ctx.userPermissions.has(t));
+    return hide('PERMITTED', `The user lacks permission tag(s) ${missing.join(', ')} required by ${tool.name}.`);
+  }
   return null;
 };
 
 /** DEPENDENCIES: the session provides what the tool requires, and its MCP service is not known to be down. */
 export const dependenciesLayer: VisibilityLayerCheck = ({ tool }, ctx) => {
   if (!tool) return null;
-  const missing = tool.requires.filter((r) => !ctx.capabilities.has(r));
-  if (missing.length) return hide('DEPENDENCIES', `Tool ${tool.name} requires ${missing.join(', ')}, which this session does not provide.`);
+  if (tool.requires.length > 0 && tool.requires.some((r) => !ctx.capabilities.has(r))) {
+    const missing = tool.requires.filter((r) => !ctx.capabilities.has(r));
+    return hide('DEPENDENCIES', `Tool ${tool.name} requires ${missing.join(', ')}, which this session does not provide.`);
+  }
   const health = ctx.dependencyHealth(tool);
   if (health && !health.healthy) return hide('DEPENDENCIES', `The MCP service of ${tool.name} is unhealthy${health.reason ? `: ${health.reason}` : ''}.`);
   return null;

@@ -4,6 +4,7 @@ import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.ty
 import { ConfigVersionService } from '@app/database/config-version.service';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { AgentConfigRepository } from '../agent-config.repository';
+import { isImplicitlyBound, isPlatformWebSearch } from './visibility-layers';
 import type { AgentEntity } from '../agent.entity';
 
 /** One agent as the pipeline reads it. */
@@ -12,6 +13,8 @@ export interface AgentView {
   boundToolIds: ReadonlySet<string>;
   /** Bound ids in binding order (explain lists them first). */
   boundInOrder: readonly string[];
+  /** Bound ids ordered by tool name (the order specs are emitted in), gone tools last. */
+  boundByName: readonly string[];
 }
 
 /** What one tenant's requests read: its tools and platform-wide ones, its capability, its agents (lazily). */
@@ -22,8 +25,10 @@ export interface TenantView {
   toolsByName: ReadonlyMap<string, ToolDescriptor>;
   webSearch: boolean;
   agents: Map<string, Promise<AgentView | null>>;
-  /** Emitted model specs (and their JSON) keyed by `${format}:${toolId}@${version}` (valid as long as this view). */
-  specCache: Map<string, { value: object; json: string }>;
+  /** Platform tools that are candidates for every agent without a binding (web_search, READ_TOOL_RESULT). */
+  implicitCandidates: readonly ToolDescriptor[];
+  /** Emitted model specs (and their JSON) per format and tool (valid as long as this view). */
+  specCache: Map<string, Map<ToolDescriptor, { value: object; json: string }>>;
 }
 
 /**
@@ -60,7 +65,7 @@ export class VisibilitySnapshotService {
   async agentView(view: TenantView, agentId: string): Promise<AgentView | null> {
     let agent = view.agents.get(agentId);
     if (!agent) {
-      agent = this.loadAgent(view.tenantId, agentId);
+      agent = this.loadAgent(view, agentId);
       view.agents.set(agentId, agent);
       agent.catch(() => view.agents.delete(agentId));
     }
@@ -97,13 +102,16 @@ export class VisibilitySnapshotService {
     const byName = new Map<string, ToolDescriptor>();
     for (const t of tools) if (t.tenantId === null && !byName.has(t.name)) byName.set(t.name, t);
     for (const t of tools) if (t.tenantId !== null) byName.set(t.name, t);
-    return { tenantId, tools: byId, toolsByName: byName, webSearch: capability?.webSearch ?? false, agents: new Map(), specCache: new Map() };
+    const implicitCandidates = tools.filter((t) => isPlatformWebSearch(t) || isImplicitlyBound(t));
+    return { tenantId, tools: byId, toolsByName: byName, webSearch: capability?.webSearch ?? false, agents: new Map(), implicitCandidates, specCache: new Map() };
   }
 
-  private async loadAgent(tenantId: string, agentId: string): Promise<AgentView | null> {
+  private async loadAgent(view: TenantView, agentId: string): Promise<AgentView | null> {
     const agent = await this.agents.findAgent(agentId);
-    if (!agent || agent.tenantId !== tenantId) return null;
+    if (!agent || agent.tenantId !== view.tenantId) return null;
     const bound = await this.agents.boundToolIds(agentId);
-    return { agent, boundToolIds: new Set(bound), boundInOrder: bound };
+    const nameOf = (id: string) => view.tools.get(id)?.name ?? '\uffff';
+    const boundByName = [...bound].sort((a, b) => (nameOf(a) < nameOf(b) ? -1 : nameOf(a) > nameOf(b) ? 1 : 0));
+    return { agent, boundToolIds: new Set(bound), boundInOrder: bound, boundByName };
   }
 }
