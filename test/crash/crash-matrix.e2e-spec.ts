@@ -68,7 +68,7 @@ describeEachDialect('crash matrix: SIGKILL at each point of a call, then the sam
     startGatewayProcess({
       databaseUrl: db.url,
       instanceId: `crash-${key}`,
-      env: { GATEWAY_FAULT_INJECTION: `${cases[key].point}:${cases[key].tool}`, JOURNAL_LEASE_MS: String(LEASE_MS) },
+      env: { GATEWAY_FAULT_INJECTION: `${cases[key].point}:${cases[key].tool}${cases[key].point === 'during-call' ? ':600' : ''}`, JOURNAL_LEASE_MS: String(LEASE_MS) },
     });
 
   beforeAll(async () => {

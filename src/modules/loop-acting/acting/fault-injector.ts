@@ -6,7 +6,7 @@ export const FAULT_POINTS = ['before-started', 'after-started', 'during-call', '
 export type FaultPoint = (typeof FAULT_POINTS)[number];
 
 /**
- * TEST ONLY. With GATEWAY_FAULT_INJECTION="<point>[:<toolName>]" (refused in production by config validation)
+ * TEST ONLY. With GATEWAY_FAULT_INJECTION="<point>[:<toolName>[:<ms>]]" (refused in production by config validation)
  * the process SIGKILLs itself when a call of that tool reaches the point, so tests can prove what survives.
  * Without the variable every method is a no-op.
  */
@@ -15,11 +15,14 @@ export class FaultInjector {
   private readonly logger = new Logger(FaultInjector.name);
   private readonly point: FaultPoint | null;
   private readonly toolName: string | null;
+  /** For during-call: how long after the hand-off to the executor the process dies. */
+  private readonly delayMs: number;
 
   constructor(@Inject(GATEWAY_CONFIG) config: GatewayConfig) {
-    const [point, toolName] = config.faultInjection.split(':');
+    const [point, toolName, delay] = config.faultInjection.split(':');
     this.point = (FAULT_POINTS as readonly string[]).includes(point) ? (point as FaultPoint) : null;
     this.toolName = toolName || null;
+    this.delayMs = Number(delay) > 0 ? Number(delay) : 150;
   }
 
   reach(point: FaultPoint, toolName: string): void {
@@ -29,8 +32,8 @@ export class FaultInjector {
   }
 
   /** For `during-call`: kills the process shortly after the call was handed to the executor. */
-  armDuringCall(toolName: string, delayMs = 150): NodeJS.Timeout | null {
+  armDuringCall(toolName: string): NodeJS.Timeout | null {
     if (this.point !== 'during-call' || (this.toolName && this.toolName !== toolName)) return null;
-    return setTimeout(() => this.reach('during-call', toolName), delayMs);
+    return setTimeout(() => this.reach('during-call', toolName), this.delayMs);
   }
 }
