@@ -1,5 +1,6 @@
 import { describeEachDialect } from '@test/support/test-database';
 import { createKey, gatewayForSuite, toolBody } from '@test/support/gateway-test-app';
+import { ToolRegistryService } from '@app/modules/tool-registry/tool-registry.service';
 
 describeEachDialect('tool registry admin API', (dialect) => {
   const suite = gatewayForSuite(dialect);
@@ -112,6 +113,18 @@ describeEachDialect('tool registry admin API', (dialect) => {
     await suite.gw.http.patch(`/api/v1/admin/tools/${created.body.id}`).set(suite.gw.admin).send({ tenantId: 'acme' }).expect(400);
     const after = await suite.gw.http.get(`/api/v1/admin/tools/${created.body.id}`).set(suite.gw.admin).expect(200);
     expect(after.body.version).toBe(1);
+  });
+
+  it('reads the same descriptor through the raw snapshot query as through the entity', async () => {
+    const created = await suite.gw.http
+      .post('/api/v1/admin/tools')
+      .set(suite.gw.admin)
+      .send(toolBody({ tenantId: 'rawcheck', timeoutMs: 900, requires: ['FILE_ROOM'], hitl: { approvalText: 'ok?' }, result: { maxInlineChars: 500 }, headers: { Accept: 'x' } }))
+      .expect(201);
+    const registry = suite.gw.app.get(ToolRegistryService);
+    const viaEntity = await registry.findById(created.body.id);
+    const viaRaw = (await registry.findAllInScope('rawcheck')).find((t) => t.id === created.body.id);
+    expect(viaRaw).toEqual(viaEntity);
   });
 
   it('answers 404 for unknown ids', async () => {

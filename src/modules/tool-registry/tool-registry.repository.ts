@@ -3,7 +3,9 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Brackets, EntityManager, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { AiToolEntity, PLATFORM_SCOPE } from './ai-tool.entity';
-import type { ServiceType, ToolSource, ToolStatus } from './tool-registry.types';
+import type { ServiceType, ToolDescriptor, ToolSource, ToolStatus } from './tool-registry.types';
+import { HotSql } from '@app/database/hot-sql';
+import { AI_TOOL_COLUMNS, toolFromRow } from './ai-tool.row';
 
 export interface ToolListFilter {
   /** undefined: every tenant (platform admin); otherwise that tenant's and platform-wide tools. */
@@ -20,7 +22,10 @@ export interface ToolListFilter {
 /** Queries of `ai_tool`. */
 @Injectable()
 export class ToolRegistryRepository {
-  constructor(@InjectRepository(AiToolEntity) private readonly tools: Repository<AiToolEntity>) {}
+  constructor(
+    @InjectRepository(AiToolEntity) private readonly tools: Repository<AiToolEntity>,
+    private readonly sql: HotSql,
+  ) {}
 
   findById(id: string): Promise<AiToolEntity | null> {
     return this.tools.findOne({ where: { id } });
@@ -44,12 +49,10 @@ export class ToolRegistryRepository {
     return rows.find((r) => r.tenantId === tenantId) ?? rows.find((r) => r.tenantId === null) ?? null;
   }
 
-  /** Every tool a tenant can see in the registry: its own and the platform-wide ones. */
-  findAllInScope(tenantId: string): Promise<AiToolEntity[]> {
-    return this.tools
-      .createQueryBuilder('t')
-      .where('t.scope_key IN (:...scopes)', { scopes: [tenantId, PLATFORM_SCOPE] })
-      .getMany();
+  /** Every tool a tenant can see in the registry: its own and the platform-wide ones (raw: may be 10,000s of rows). */
+  async findAllInScope(tenantId: string): Promise<ToolDescriptor[]> {
+    const rows = await this.sql.all(`SELECT ${AI_TOOL_COLUMNS} FROM ai_tool WHERE scope_key IN (?, ?)`, [tenantId, PLATFORM_SCOPE]);
+    return rows.map(toolFromRow);
   }
 
   findBySource(source: ToolSource): Promise<AiToolEntity[]> {

@@ -44,7 +44,7 @@ export class ToolRegistryService {
   }
 
   async findAllInScope(tenantId: string): Promise<ToolDescriptor[]> {
-    return (await this.repo.findAllInScope(tenantId)).map(toDescriptor);
+    return this.repo.findAllInScope(tenantId);
   }
 
   // ---- admin ------------------------------------------------------------------------------
