@@ -31,9 +31,12 @@ export class BatchRunner {
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
-  /** Refuses the whole batch up front when a toolCallId conflicts or is still running (nothing runs). */
-  async preflight(ctx: BatchContext, calls: readonly SubmittedCall[]): Promise<Map<string, JournalEntry>> {
-    const existing = await this.journal.findMany(ctx.session.tenantId, ctx.session.id, calls.map((c) => c.id));
+  /**
+   * Refuses the whole batch up front when a toolCallId conflicts or is still running (nothing runs).
+   * `prefetched` is the journal read the caller already made in parallel with the session read.
+   */
+  async preflight(ctx: BatchContext, calls: readonly SubmittedCall[], prefetched?: Map<string, JournalEntry>): Promise<Map<string, JournalEntry>> {
+    const existing = prefetched ?? (await this.journal.findMany(ctx.session.tenantId, ctx.session.id, calls.map((c) => c.id)));
     const now = Date.now();
     for (const call of calls) {
       const entry = existing.get(call.id);
@@ -44,8 +47,8 @@ export class BatchRunner {
     return existing;
   }
 
-  async run(ctx: BatchContext, calls: readonly SubmittedCall[], grant: ApprovalGrant | null, leading: ActResult[] = []): Promise<ActResponse> {
-    const existing = await this.preflight(ctx, calls);
+  async run(ctx: BatchContext, calls: readonly SubmittedCall[], grant: ApprovalGrant | null, leading: ActResult[] = [], prefetched?: Map<string, JournalEntry>): Promise<ActResponse> {
+    const existing = await this.preflight(ctx, calls, prefetched);
     const results = [...leading];
     for (let i = 0; i < calls.length; i++) {
       const step = await this.runner.run(ctx, calls[i], existing.get(calls[i].id), grant);
