@@ -263,6 +263,10 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
     expect(resumed.body.results[0]).toMatchObject({ toolCallId: 'p1', status: 'COMPLETED' });
     const risky = await act(sessionId, 7, [{ id: 'p2', name: 'shell_run', arguments: { command: 'git push --force origin main' } }]);
     expect(risky.body.hitlRequest).toMatchObject({ requestType: 'TOOL_APPROVAL', toolCallId: 'p2' });
+    await resume(sessionId, { clientMessageId: 'cp2', decision: 'REJECT' });
+    // The budget was extended by the agent's maxIterations (5) from iteration 6: 11 passes, 12 pauses again.
+    expect((await act(sessionId, 11, [{ id: 'p3', name: 'read_doc', arguments: { q: 'p3' } }])).body.status).toBe('COMPLETED');
+    expect((await act(sessionId, 12, [{ id: 'p4', name: 'read_doc', arguments: { q: 'p4' } }])).body.hitlRequest).toMatchObject({ requestType: 'CHECKPOINT_PAUSE' });
   });
 
   it('logs every call with redacted arguments', async () => {

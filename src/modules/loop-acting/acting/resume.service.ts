@@ -6,6 +6,7 @@ import { validationFailed } from '@app/common/errors/validation';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { HitlRequestsRepository } from '@app/modules/hitl/requests/hitl-requests.repository';
 import { ToolRegistryService } from '@app/modules/tool-registry/tool-registry.service';
+import { AgentConfigService } from '@app/modules/agent-config/agent-config.service';
 import { SessionsService } from '../sessions/sessions.service';
 import { AgentSessionRepository } from '../sessions/agent-session.repository';
 import type { AgentSessionEntity } from '../sessions/agent-session.entity';
@@ -39,6 +40,7 @@ export class ResumeService {
     private readonly batches: BatchRunner,
     private readonly decisions: ResumeDecisionApplier,
     private readonly tools: ToolRegistryService,
+    private readonly agents: AgentConfigService,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
@@ -87,8 +89,9 @@ export class ResumeService {
   private async apply(session: AgentSessionEntity, request: HitlRequestView, batch: PendingBatch, decision: ResumeDecision, message: string | undefined): Promise<ActResponse> {
     const ctx: BatchContext = { session, iteration: batch.iteration, entry: 'RESUME' };
     if (request.requestType === 'CHECKPOINT_PAUSE') {
-      const agentBudget = Math.max(1, session.iterationBudget);
-      await this.moveSession(session, { iterationBudget: batch.iteration + agentBudget });
+      // Another maxIterations from here (the agent's current setting, so the budget never compounds).
+      const agent = await this.agents.loadAgent({ tenantId: session.tenantId }, session.agentId);
+      await this.moveSession(session, { iterationBudget: batch.iteration + agent.maxIterations });
       return this.finish(session, await this.batches.run(ctx, batch.notRun, null));
     }
     const pending = batch.pending!;
