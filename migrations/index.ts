@@ -2,6 +2,7 @@ import { CreateFoundationTables1764460800000 } from './1764460800000-CreateFound
 import { CreateToolCallLog1764460900000 } from './1764460900000-CreateToolCallLog';
 import { CreateActingTables1764461000000 } from './1764461000000-CreateActingTables';
 import { CreateMcpServiceTables1764461100000 } from './1764461100000-CreateMcpServiceTables';
+import { CreateTenantConfigVersion1764461200000 } from './1764461200000-CreateTenantConfigVersion';
 
 /** Every migration, in order. The only schema source: `synchronize` is never on. */
-export const GATEWAY_MIGRATIONS = [CreateFoundationTables1764460800000, CreateToolCallLog1764460900000, CreateActingTables1764461000000, CreateMcpServiceTables1764461100000];
+export const GATEWAY_MIGRATIONS = [CreateFoundationTables1764460800000, CreateToolCallLog1764460900000, CreateActingTables1764461000000, CreateMcpServiceTables1764461100000, CreateTenantConfigVersion1764461200000];

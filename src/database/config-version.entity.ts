@@ -12,3 +12,13 @@ export class ConfigVersionEntity {
   @Column({ type: 'bigint', transformer: { to: (v: number) => v, from: (v: string | number) => Number(v) } })
   version: number;
 }
+
+/** The per-tenant configuration version (see ConfigVersionService). */
+@Entity({ name: 'tenant_config_version' })
+export class TenantConfigVersionEntity {
+  @PrimaryColumn({ name: 'tenant_id', type: 'varchar', length: 64 })
+  tenantId: string;
+
+  @Column({ type: 'bigint', transformer: { to: (v: number) => v, from: (v: string | number) => Number(v) } })
+  version: number;
+}

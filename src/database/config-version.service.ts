@@ -2,10 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { HotSql } from './hot-sql';
+import { runStatement } from './run-statement';
+import { isUniqueViolation } from './unique-violation';
 
 /**
- * The configuration version stamp shared by every gateway instance on one database. Every write that can
- * change what a model may see calls {@link bump}; caches compare {@link read} with the version they loaded.
+ * The configuration version stamps shared by every gateway instance on one database: one global stamp (platform-
+ * wide changes) and one per tenant (that tenant's tools, agents, bindings, capability). Every write that can
+ * change what a model may see calls {@link bump} in its transaction; a tenant's caches compare {@link read}
+ * with the version they loaded, so a write in one tenant does not reload every other tenant's snapshot.
  */
 @Injectable()
 export class ConfigVersionService {
@@ -14,13 +18,32 @@ export class ConfigVersionService {
     private readonly sql: HotSql,
   ) {}
 
-  async read(): Promise<number> {
-    const rows = await this.sql.all<{ version: string | number }>('SELECT version FROM config_version WHERE id = 1', []);
-    return Number(rows[0]?.version ?? 0);
+  /** The version a tenant's caches depend on: `<global>:<tenant>` (one query). */
+  async read(tenantId: string): Promise<string> {
+    const [row] = await this.sql.all<{ g: unknown; t: unknown }>(
+      'SELECT (SELECT version FROM config_version WHERE id = 1) AS g, (SELECT version FROM tenant_config_version WHERE tenant_id = ?) AS t',
+      [tenantId],
+    );
+    return `${Number(row?.g ?? 0)}:${Number(row?.t ?? 0)}`;
   }
 
-  /** Call inside the same transaction as the write when there is one, so the stamp and the change commit together. */
-  async bump(manager: EntityManager = this.dataSource.manager): Promise<void> {
-    await manager.query('UPDATE config_version SET version = version + 1 WHERE id = 1');
+  /**
+   * Bumps the stamp of `tenantId`, or the global one for platform-wide changes (null). Call inside the same
+   * transaction as the write when there is one, so the stamp and the change commit together.
+   */
+  async bump(manager: EntityManager = this.dataSource.manager, tenantId: string | null = null): Promise<void> {
+    if (tenantId === null) {
+      await manager.query('UPDATE config_version SET version = version + 1 WHERE id = 1');
+      return;
+    }
+    const increment = 'UPDATE tenant_config_version SET version = version + 1 WHERE tenant_id = ?';
+    if ((await runStatement(manager, increment, [tenantId])) > 0) return;
+    try {
+      await manager.query('INSERT INTO tenant_config_version (tenant_id, version) VALUES (?, 1)', [tenantId]);
+    } catch (err) {
+      // Another writer created the row first: count this change on it.
+      if (!isUniqueViolation(err)) throw err;
+      await manager.query(increment, [tenantId]);
+    }
   }
 }

@@ -11,11 +11,11 @@ import { ResumeRecordEntity } from '@app/modules/loop-acting/acting/resume-recor
 import { HitlRequestEntity } from '@app/modules/hitl/requests/hitl-request.entity';
 import { McpServiceEntity } from '@app/modules/nacos-mcp-sync/mcp-service.entity';
 import { McpSyncLeaseEntity } from '@app/modules/nacos-mcp-sync/mcp-sync-lease.entity';
-import { ConfigVersionEntity } from './config-version.entity';
+import { ConfigVersionEntity, TenantConfigVersionEntity } from './config-version.entity';
 
 /** Every entity of the gateway (the options builder registers exactly these). */
 export const GATEWAY_ENTITIES = [
   AiToolEntity, AgentEntity, AgentToolBindingEntity, TenantCapabilityEntity, ApiKeyEntity, ConfigVersionEntity, ToolCallLogEntity,
   AgentSessionEntity, ToolCallJournalEntity, ToolResultChunkEntity, ResumeRecordEntity, HitlRequestEntity,
-  McpServiceEntity, McpSyncLeaseEntity,
+  McpServiceEntity, McpSyncLeaseEntity, TenantConfigVersionEntity,
 ];

@@ -148,9 +148,9 @@ describeEachDialect('Feign registration: explorer, reconciler, drift report', (d
       const second = await start(url, [ordersServiceV1()]);
       expect(reportOf(second)).toMatchObject({ inserted: [], updated: [], orphaned: [] });
       expect(reportOf(second).unchanged).toHaveLength(4);
-      const versionBefore = await second.get(ConfigVersionService).read();
+      const versionBefore = await second.get(ConfigVersionService).read('any-tenant');
       await second.get(FeignToolReconciler).reconcile();
-      expect(await second.get(ConfigVersionService).read()).toBe(versionBefore);
+      expect(await second.get(ConfigVersionService).read('any-tenant')).toBe(versionBefore);
       expect((await row(second, 'get_order')).version).toBe(1);
       expect((await driftList(second)).items.every((i) => i.drift === 'IN_SYNC')).toBe(true);
     });
@@ -250,9 +250,10 @@ describeEachDialect('Feign registration: explorer, reconciler, drift report', (d
     it('bumps the config version with each write', async () => {
       const m = await start(await databases.fresh(), [CalculatorTools], false);
       await m.get(FeignToolExplorer).onModuleInit();
-      const before = await m.get(ConfigVersionService).read();
+      // Feign tools are platform-wide: the global stamp moves, so every tenant's view reloads.
+      const [globalBefore, tenantBefore] = (await m.get(ConfigVersionService).read('any-tenant')).split(':').map(Number);
       await m.get(FeignToolReconciler).reconcile();
-      expect(await m.get(ConfigVersionService).read()).toBe(before + 1);
+      expect(await m.get(ConfigVersionService).read('any-tenant')).toBe(`${globalBefore + 1}:${tenantBefore}`);
     });
   });
 

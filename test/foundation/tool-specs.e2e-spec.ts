@@ -1,6 +1,7 @@
 import { describeEachDialect, createTestDatabaseUrl } from '@test/support/test-database';
 import { createKey, startTestGateway, TestGateway, toolBody } from '@test/support/gateway-test-app';
 import { McpServiceHealthRegistry } from '@app/modules/tool-registry/mcp-service-health.registry';
+import { VisibilitySnapshotService } from '@app/modules/agent-config/visibility/visibility-snapshot.service';
 
 interface Decision {
   toolId: string;
@@ -150,6 +151,17 @@ describeEachDialect('POST /agents/{id}/tool-specs: the visibility pipeline', (di
       .expect(400);
     expect(res.body.error.details.fields.map((f: { field: string }) => f.field).sort()).toEqual(['capabilities', 'format', 'permissions', 'tenantId', 'userId', 'webSearchMode']);
     await gw.http.post('/api/v1/agents/no-such-agent/tool-specs').set(runtime).send({ userId: 'u', permissions: [] }).expect(404);
+  });
+
+  it('reloads only the tenant a write touched; a platform-wide write reloads every tenant', async () => {
+    const snapshots = gw.app.get(VisibilitySnapshotService);
+    const acmeBefore = await snapshots.tenantView('acme');
+    const globexBefore = await snapshots.tenantView('globex');
+    await gw.http.patch(`/api/v1/admin/tools/${tools.disabled_tool.id}`).set(gw.admin).send({ description: 'touched' }).expect(200);
+    expect(await snapshots.tenantView('acme')).not.toBe(acmeBefore);
+    expect(await snapshots.tenantView('globex')).toBe(globexBefore);
+    await gw.http.patch(`/api/v1/admin/tools/${tools.platform.id}`).set(gw.admin).send({ description: 'touched too' }).expect(200);
+    expect(await snapshots.tenantView('globex')).not.toBe(globexBefore);
   });
 
   it('sees another instance\'s admin write on the next request (version stamp in the database)', async () => {

@@ -50,7 +50,7 @@ export class AgentConfigService {
       createdAt: now,
       updatedAt: now,
     };
-    await this.write((m) => this.repo.insertAgent(m, row), dto.name);
+    await this.write(row.tenantId, (m) => this.repo.insertAgent(m, row), dto.name);
     return toAgentDto(row, []);
   }
 
@@ -69,14 +69,14 @@ export class AgentConfigService {
   async update(auth: AuthContext, id: string, dto: UpdateAgentDto): Promise<AgentDto> {
     const row = await this.loadAgent(auth, id);
     const changes = { ...dto, updatedAt: Date.now() };
-    await this.write((m) => this.repo.updateAgent(m, id, changes), dto.name ?? row.name);
+    await this.write(row.tenantId, (m) => this.repo.updateAgent(m, id, changes), dto.name ?? row.name);
     return toAgentDto({ ...row, ...changes } as AgentEntity, await this.repo.boundToolIds(id));
   }
 
   async remove(auth: AuthContext, id: string): Promise<AgentDto> {
     const row = await this.loadAgent(auth, id);
     const toolIds = await this.repo.boundToolIds(id);
-    await this.write((m) => this.repo.deleteAgent(m, id), row.name);
+    await this.write(row.tenantId, (m) => this.repo.deleteAgent(m, id), row.name);
     return toAgentDto(row, toolIds);
   }
 
@@ -84,21 +84,21 @@ export class AgentConfigService {
     const agent = await this.loadAgent(auth, id);
     const unique = [...new Set(toolIds)];
     for (const toolId of unique) await this.assertBindable(agent, toolId);
-    await this.write((m) => this.repo.replaceBindings(m, id, unique), agent.name);
+    await this.write(agent.tenantId, (m) => this.repo.replaceBindings(m, id, unique), agent.name);
     return this.get(auth, id);
   }
 
   async addBinding(auth: AuthContext, id: string, toolId: string): Promise<AgentDto> {
     const agent = await this.loadAgent(auth, id);
     await this.assertBindable(agent, toolId);
-    await this.write((m) => this.repo.addBinding(m, id, toolId), agent.name);
+    await this.write(agent.tenantId, (m) => this.repo.addBinding(m, id, toolId), agent.name);
     return this.get(auth, id);
   }
 
   async removeBinding(auth: AuthContext, id: string, toolId: string): Promise<AgentDto> {
     const agent = await this.loadAgent(auth, id);
     let removed = false;
-    await this.write(async (m) => (removed = await this.repo.removeBinding(m, id, toolId)), agent.name);
+    await this.write(agent.tenantId, async (m) => (removed = await this.repo.removeBinding(m, id, toolId)), agent.name);
     if (!removed) throw new DomainError(CommonErrorCode.NOT_FOUND, `Tool ${toolId} is not bound to agent ${id}.`);
     return this.get(auth, id);
   }
@@ -108,7 +108,7 @@ export class AgentConfigService {
       throw new DomainError(CommonErrorCode.FORBIDDEN, 'Tenant capabilities are the platform policy: only the platform admin key (ADMIN_API_KEY) may change them.');
     }
     const row = { tenantId, webSearch: dto.webSearch, updatedAt: Date.now() };
-    await this.write((m) => this.repo.upsertCapability(m, row), tenantId);
+    await this.write(tenantId, (m) => this.repo.upsertCapability(m, row), tenantId);
     return { ...row, updatedAt: toIso(row.updatedAt)! };
   }
 
@@ -139,11 +139,12 @@ export class AgentConfigService {
     }
   }
 
-  private async write(work: (m: EntityManager) => Promise<unknown>, name: string): Promise<void> {
+  /** Runs an admin write and bumps the tenant's config version in the same transaction. */
+  private async write(tenantId: string, work: (m: EntityManager) => Promise<unknown>, name: string): Promise<void> {
     try {
       await this.dataSource.transaction(async (m) => {
         await work(m);
-        await this.configVersion.bump(m);
+        await this.configVersion.bump(m, tenantId);
       });
     } catch (err) {
       if (isUniqueViolation(err)) {

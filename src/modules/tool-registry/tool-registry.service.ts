@@ -82,7 +82,7 @@ export class ToolRegistryService {
       createdAt: now,
       updatedAt: now,
     };
-    await this.writeInTransaction((m) => this.repo.insert(m, row), dto.name);
+    await this.writeInTransaction(row.tenantId, (m) => this.repo.insert(m, row), dto.name);
     return toToolDto(toDescriptor(row));
   }
 
@@ -113,7 +113,7 @@ export class ToolRegistryService {
     if (dto.name && dto.name !== row.name) await this.assertNameFree(dto.name, row.tenantId);
     const changes: Partial<AiToolEntity> = { ...stripUndefined(dto), version: row.version + 1, updatedAt: Date.now() };
     if (dto.serviceType && dto.serviceType !== 'HTTP') changes.httpMethod = null;
-    await this.writeInTransaction((m) => this.repo.update(m, id, changes), dto.name ?? row.name);
+    await this.writeInTransaction(row.tenantId, (m) => this.repo.update(m, id, changes), dto.name ?? row.name);
     return toToolDto({ ...merged, version: row.version + 1, updatedAt: changes.updatedAt! });
   }
 
@@ -173,11 +173,12 @@ export class ToolRegistryService {
     return row;
   }
 
-  private async writeInTransaction(write: (m: import('typeorm').EntityManager) => Promise<unknown>, name: string): Promise<void> {
+  /** Runs a registry write and bumps the config version of the tool's scope (its tenant, or all for platform-wide). */
+  private async writeInTransaction(tenantId: string | null, write: (m: import('typeorm').EntityManager) => Promise<unknown>, name: string): Promise<void> {
     try {
       await this.dataSource.transaction(async (m) => {
         await write(m);
-        await this.configVersion.bump(m);
+        await this.configVersion.bump(m, tenantId);
       });
     } catch (err) {
       if (isUniqueViolation(err)) {

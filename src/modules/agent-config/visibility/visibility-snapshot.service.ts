@@ -32,16 +32,21 @@ export interface TenantView {
 }
 
 /**
- * Caches what the visibility pipeline reads. Every admin write (on any instance) bumps the database's
- * config version; this cache compares it on each request (or every TOOL_SPECS_CACHE_CHECK_MS) and drops
- * everything when it moved. Loads are single-flight per tenant and per agent.
+ * Caches what the visibility pipeline reads, per tenant. Every admin write (on any instance) bumps a config
+ * version in the database (its tenant's, or the global one for platform-wide changes); a tenant's view is
+ * reloaded when either moved. Loads are single-flight per tenant and per agent.
  */
+interface TenantEntry {
+  /** The `<global>:<tenant>` config version the view was loaded at. */
+  version: string;
+  checkedAt: number;
+  view: Promise<TenantView>;
+}
+
 @Injectable()
 export class VisibilitySnapshotService {
-  private loadedVersion = -1;
-  private checkedAt = 0;
-  private versionCheck: Promise<void> | null = null;
-  private readonly tenants = new Map<string, Promise<TenantView>>();
+  private readonly tenants = new Map<string, TenantEntry>();
+  private readonly versionReads = new Map<string, Promise<string>>();
 
   constructor(
     private readonly tools: ToolRegistryService,
@@ -50,15 +55,24 @@ export class VisibilitySnapshotService {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
+  /**
+   * The tenant's view, reloaded when its config version (global or tenant stamp) moved. The version is read on
+   * every request (or every TOOL_SPECS_CACHE_CHECK_MS); concurrent requests share one read and one load.
+   */
   async tenantView(tenantId: string): Promise<TenantView> {
-    await this.ensureFresh();
-    let view = this.tenants.get(tenantId);
-    if (!view) {
-      view = this.loadTenant(tenantId);
-      this.tenants.set(tenantId, view);
-      view.catch(() => this.tenants.delete(tenantId));
+    const interval = this.config.toolSpecsCacheCheckMs;
+    const cached = this.tenants.get(tenantId);
+    if (cached && interval > 0 && Date.now() - cached.checkedAt < interval) return cached.view;
+    const version = await this.readVersion(tenantId);
+    const current = this.tenants.get(tenantId);
+    if (current && current.version === version) {
+      current.checkedAt = Date.now();
+      return current.view;
     }
-    return view;
+    const entry: TenantEntry = { version, checkedAt: Date.now(), view: this.loadTenant(tenantId) };
+    this.tenants.set(tenantId, entry);
+    entry.view.catch(() => this.tenants.get(tenantId) === entry && this.tenants.delete(tenantId));
+    return entry.view;
   }
 
   /** The agent as seen by `tenantId`, or null when it does not exist in that tenant. */
@@ -72,28 +86,18 @@ export class VisibilitySnapshotService {
     return agent;
   }
 
-  /** Drops every cached view now (tests and in-process writers that cannot wait for the version check). */
+  /** Drops every cached view now (tests and benchmarks that measure a cold load). */
   invalidate(): void {
     this.tenants.clear();
-    this.loadedVersion = -1;
-    this.checkedAt = 0;
   }
 
-  private async ensureFresh(): Promise<void> {
-    const interval = this.config.toolSpecsCacheCheckMs;
-    if (interval > 0 && Date.now() - this.checkedAt < interval && this.loadedVersion >= 0) return;
-    // Concurrent requests share one version read.
-    this.versionCheck ??= this.readVersion().finally(() => (this.versionCheck = null));
-    await this.versionCheck;
-  }
-
-  private async readVersion(): Promise<void> {
-    const version = await this.configVersion.read();
-    this.checkedAt = Date.now();
-    if (version !== this.loadedVersion) {
-      this.tenants.clear();
-      this.loadedVersion = version;
+  private readVersion(tenantId: string): Promise<string> {
+    let read = this.versionReads.get(tenantId);
+    if (!read) {
+      read = this.configVersion.read(tenantId).finally(() => this.versionReads.delete(tenantId));
+      this.versionReads.set(tenantId, read);
     }
+    return read;
   }
 
   private async loadTenant(tenantId: string): Promise<TenantView> {
