@@ -46,6 +46,12 @@ describe('loadGatewayConfig', () => {
     expect(() => loadGatewayConfig({ TOOL_SECRETS: 'no-equals' })).toThrow(/TOOL_SECRETS must be NAME=value/);
   });
 
+  it('loads the demo tools by default, except in production unless asked for', () => {
+    expect(loadGatewayConfig({}).demoToolsEnabled).toBe(true);
+    expect(loadGatewayConfig({ NODE_ENV: 'production' }).demoToolsEnabled).toBe(false);
+    expect(loadGatewayConfig({ NODE_ENV: 'production', DEMO_TOOLS_ENABLED: 'true' }).demoToolsEnabled).toBe(true);
+  });
+
   it('refuses the test-only fault injection in production', () => {
     expect(() => loadGatewayConfig({ NODE_ENV: 'production', GATEWAY_FAULT_INJECTION: 'after-started' })).toThrow(/test-only/);
   });

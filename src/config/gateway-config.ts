@@ -147,7 +147,8 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     },
     webSearch: { url: raw.WEB_SEARCH_URL as string, apiKey: raw.WEB_SEARCH_API_KEY as string },
     toolSecrets: secrets,
-    demoToolsEnabled: raw.DEMO_TOOLS_ENABLED as boolean,
+    // The demo tools are for a first look; production gets them only when asked for explicitly.
+    demoToolsEnabled: raw.NODE_ENV === 'production' && env.DEMO_TOOLS_ENABLED === undefined ? false : (raw.DEMO_TOOLS_ENABLED as boolean),
     logLevel: raw.LOG_LEVEL as GatewayConfig['logLevel'],
     faultInjection: raw.GATEWAY_FAULT_INJECTION as string,
   };
