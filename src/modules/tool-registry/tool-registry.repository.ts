@@ -31,11 +31,6 @@ export class ToolRegistryRepository {
     return this.tools.findOne({ where: { id } });
   }
 
-  findByIds(ids: string[]): Promise<AiToolEntity[]> {
-    if (ids.length === 0) return Promise.resolve([]);
-    return this.tools.createQueryBuilder('t').where('t.id IN (:...ids)', { ids }).getMany();
-  }
-
   /** Tools with this name that would clash with a tool in `tenantId`'s scope (null: platform-wide, clashes with any). */
   findNameClashes(name: string, tenantId: string | null): Promise<AiToolEntity[]> {
     const qb = this.tools.createQueryBuilder('t').where('t.name = :name', { name });
@@ -53,10 +48,6 @@ export class ToolRegistryRepository {
   async findAllInScope(tenantId: string): Promise<ToolDescriptor[]> {
     const rows = await this.sql.all(`SELECT ${AI_TOOL_COLUMNS} FROM ai_tool WHERE scope_key IN (?, ?)`, [tenantId, PLATFORM_SCOPE]);
     return rows.map(toolFromRow);
-  }
-
-  findBySource(source: ToolSource): Promise<AiToolEntity[]> {
-    return this.tools.find({ where: { source } });
   }
 
   findByMcpService(mcpServiceId: string): Promise<AiToolEntity[]> {
