@@ -130,6 +130,23 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
     await resume(sessionId, { clientMessageId: 'm2' }, 409);
   });
 
+  it('finishes a resume whose process died after persisting the decision, when the same clientMessageId comes again', async () => {
+    const sessionId = await newSession();
+    const res = await act(sessionId, 1, [{ id: 'cr1', name: 'shell_run', arguments: { command: 'rm -rf ./dist' } }]);
+    const requestId = res.body.hitlRequest.id;
+    const ds = gw.app.get(DataSource);
+    // What a crash right after "decision persisted" leaves behind: the request decided, the claim IN_PROGRESS.
+    await ds.query("UPDATE hitl_request SET status = 'DECIDED', decision = 'APPROVE', client_message_id = 'crashed', decided_by = 'k' WHERE id = ?", [requestId]);
+    await ds.query("INSERT INTO resume_record (session_id, client_message_id, state, response_chunks, created_at) VALUES (?, 'crashed', 'IN_PROGRESS', 0, ?)", [sessionId, Date.now() - 60_000]);
+    await ds.query("INSERT INTO resume_record (session_id, client_message_id, state, response_chunks, created_at) VALUES (?, 'young', 'IN_PROGRESS', 0, ?)", [sessionId, Date.now()]);
+    expect((await resume(sessionId, { clientMessageId: 'young' }, 409)).body.error.code).toBe('RESUME_IN_PROGRESS');
+    expect((await resume(sessionId, { clientMessageId: 'other' }, 409)).body.error.code).toBe('HITL_ALREADY_DECIDED');
+    const finished = await resume(sessionId, { clientMessageId: 'crashed' });
+    expect(finished.body.results[0]).toMatchObject({ toolCallId: 'cr1', status: 'COMPLETED' });
+    expect(requestsTo('/shell_run').filter((r) => r.body.includes('./dist'))).toHaveLength(1);
+    expect((await resume(sessionId, { clientMessageId: 'crashed' })).body).toEqual(finished.body);
+  });
+
   it('rejects with the reviewer\'s message and applies ABORT_SESSION', async () => {
     const sessionId = await newSession();
     const res = await act(sessionId, 1, [{ id: 'd1', name: 'deploy', arguments: { q: 'v2' } }, { id: 'd2', name: 'read_doc', arguments: { q: 'post' } }]);
