@@ -17,8 +17,3 @@ export interface ApiKeyResolver {
   resolve(presentedKey: string): Promise<AuthContext | null>;
 }
 export const API_KEY_RESOLVER = Symbol('API_KEY_RESOLVER');
-
-/** True when the caller may act on data of `tenantId` (null = platform-wide data). */
-export function canSeeTenant(auth: AuthContext, tenantId: string | null): boolean {
-  return auth.tenantId === null || tenantId === null || auth.tenantId === tenantId;
-}

@@ -1,10 +1,10 @@
 import type { ToolDescriptor } from './tool-registry.types';
+import { parseJsonColumn } from '@app/database/json-column';
 
 /** Columns of `ai_tool` read by {@link toolFromRow}, for raw SELECTs of many tools (snapshot loads). */
 export const AI_TOOL_COLUMNS =
   'id, tenant_id, name, description, parameters, service_type, endpoint, http_method, headers, timeout_ms, permission_tags, tags, side_effect, remote_name, requires, enabled, status, source, version, hitl, result_policy, mcp_service_id, created_at, updated_at';
 
-const json = <T>(v: unknown, fallback: T): T => (v === null || v === undefined || v === '' ? fallback : (JSON.parse(String(v)) as T));
 const numOrNull = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
 /**
@@ -17,23 +17,23 @@ export function toolFromRow(r: Record<string, unknown>): ToolDescriptor {
     tenantId: (r.tenant_id as string | null) ?? null,
     name: String(r.name),
     description: String(r.description),
-    parameters: json(r.parameters, {}),
+    parameters: parseJsonColumn(r.parameters, {}),
     serviceType: r.service_type as ToolDescriptor['serviceType'],
     endpoint: String(r.endpoint),
     httpMethod: (r.http_method as ToolDescriptor['httpMethod']) ?? null,
-    headers: json(r.headers, null),
+    headers: parseJsonColumn(r.headers, null),
     timeoutMs: numOrNull(r.timeout_ms),
-    permissionTags: json(r.permission_tags, []),
-    tags: json(r.tags, []),
+    permissionTags: parseJsonColumn(r.permission_tags, []),
+    tags: parseJsonColumn(r.tags, []),
     sideEffect: r.side_effect as ToolDescriptor['sideEffect'],
     remoteName: (r.remote_name as string | null) ?? null,
-    requires: json(r.requires, []),
+    requires: parseJsonColumn(r.requires, []),
     enabled: Number(r.enabled) === 1 || r.enabled === true,
     status: r.status as ToolDescriptor['status'],
     source: r.source as ToolDescriptor['source'],
     version: Number(r.version),
-    hitl: json(r.hitl, null),
-    result: json(r.result_policy, null),
+    hitl: parseJsonColumn(r.hitl, null),
+    result: parseJsonColumn(r.result_policy, null),
     mcpServiceId: (r.mcp_service_id as string | null) ?? null,
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),

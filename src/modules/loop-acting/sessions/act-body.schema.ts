@@ -1,6 +1,6 @@
 /**
  * JSON Schema of the `act` body, validated with ajv on the hot path (the ActDto class documents the same
- * shape in Swagger; a spec checks the two agree on valid and invalid bodies).
+ * shape in Swagger; the act e2e suite checks the field-by-field errors).
  */
 
 export const ACT_BODY_SCHEMA = {

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { parseJsonColumn } from '@app/database/json-column';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
@@ -47,7 +48,6 @@ export class AgentSessionRepository {
 const COLUMNS =
   'id, tenant_id, agent_id, user_id, permissions, capabilities, status, iteration, iteration_budget, hitl_pending, hitl_request, pending_batch, todo_list, active_skill, lock_version, created_at, updated_at';
 
-const json = <T>(v: unknown, fallback: T): T => (v === null || v === undefined || v === '' ? fallback : (JSON.parse(String(v)) as T));
 
 function toEntity(r: Record<string, unknown>): AgentSessionEntity {
   return {
@@ -55,16 +55,16 @@ function toEntity(r: Record<string, unknown>): AgentSessionEntity {
     tenantId: String(r.tenant_id),
     agentId: String(r.agent_id),
     userId: String(r.user_id),
-    permissions: json(r.permissions, []),
-    capabilities: json(r.capabilities, []),
+    permissions: parseJsonColumn(r.permissions, []),
+    capabilities: parseJsonColumn(r.capabilities, []),
     status: r.status as AgentSessionEntity['status'],
     iteration: Number(r.iteration),
     iterationBudget: Number(r.iteration_budget),
     hitlPending: Number(r.hitl_pending) === 1 || r.hitl_pending === true,
-    hitlRequest: json(r.hitl_request, null),
-    pendingBatch: json(r.pending_batch, null),
-    todoList: json(r.todo_list, []),
-    activeSkill: json(r.active_skill, null),
+    hitlRequest: parseJsonColumn(r.hitl_request, null),
+    pendingBatch: parseJsonColumn(r.pending_batch, null),
+    todoList: parseJsonColumn(r.todo_list, []),
+    activeSkill: parseJsonColumn(r.active_skill, null),
     lockVersion: Number(r.lock_version),
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),

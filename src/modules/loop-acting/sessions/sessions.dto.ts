@@ -1,22 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  ArrayMinSize,
-  IsArray,
-  IsIn,
-  IsInt,
-  IsOptional,
-  IsString,
-  Length,
-  Matches,
-  Max,
-  Min,
-  Validate,
-  ValidateNested,
-} from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 import { TOOL_REQUIREMENTS, ToolRequirement } from '@app/modules/tool-registry/tool-registry.types';
-import { IsToolArguments } from '@app/modules/tool-invocation/execute-direct.dto';
 import { SESSION_STATUSES, HITL_REQUEST_TYPES } from './session.types';
 
 export class CreateSessionDto {
@@ -62,33 +47,23 @@ export class SessionDto {
   @ApiProperty() updatedAt: string;
 }
 
+/** Swagger shape of one submitted tool call; `act` bodies are validated by ACT_BODY_SCHEMA (ajv). */
 export class ToolCallDto {
-  @ApiProperty({ description: 'The model\'s tool call id: the idempotency key', maxLength: 120 })
-  @IsString()
-  @Length(1, 120)
-  @Matches(/^[\x21-\x7e]+$/, { message: 'id must be printable ASCII without spaces' })
+  @ApiProperty({ description: 'The model\'s tool call id: the idempotency key', maxLength: 120, pattern: '^[\\x21-\\x7e]+$' })
   id: string;
 
-  @ApiProperty() @IsString() @Length(1, 64) name: string;
+  @ApiProperty({ maxLength: 64 }) name: string;
 
   @ApiProperty({ oneOf: [{ type: 'object' }, { type: 'string' }] })
-  @Validate(IsToolArguments)
   arguments: Record<string, unknown> | string;
 }
 
+/** Swagger shape of the `act` body (see ACT_BODY_SCHEMA). */
 export class ActDto {
-  @ApiProperty({ description: 'The runtime\'s loop iteration; lower than the session\'s → 409 STALE_ITERATION' })
-  @IsInt()
-  @Min(0)
-  @Max(1_000_000)
+  @ApiProperty({ description: 'The runtime\'s loop iteration; lower than the session\'s → 409 STALE_ITERATION', minimum: 0, maximum: 1_000_000 })
   iteration: number;
 
-  @ApiProperty({ type: [ToolCallDto] })
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(64)
-  @ValidateNested({ each: true })
-  @Type(() => ToolCallDto)
+  @ApiProperty({ type: [ToolCallDto], minItems: 1, maxItems: 64 })
   toolCalls: ToolCallDto[];
 }
 
