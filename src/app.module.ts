@@ -18,6 +18,7 @@ import { DemoOrdersModule } from './modules/demo-orders/demo-orders.module';
 import { ScheduleModule } from '@nestjs/schedule';
 import { NacosMcpSyncModule } from './modules/nacos-mcp-sync/nacos-mcp-sync.module';
 import { HealthController } from './modules/health/health.controller';
+import { DirectRoutesModule } from './common/http/direct-routes/direct-routes.module';
 
 /** Imports the feature modules; owns nothing else. */
 @Module({})
@@ -29,6 +30,7 @@ export class AppModule {
         GatewayConfigModule.forRoot(config),
         DatabaseModule.forDataSource(dataSource),
         ScheduleModule.forRoot(),
+        DirectRoutesModule,
         ApiKeysModule,
         ToolRegistryModule,
         AgentConfigModule,

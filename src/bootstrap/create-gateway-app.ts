@@ -5,12 +5,18 @@ import { AppModule } from '@app/app.module';
 import type { GatewayConfig } from '@app/config/gateway-config';
 import { openDatabase } from '@app/database/open-database';
 import { createValidationPipe } from '@app/common/errors/validation';
+import { API_KEY_RESOLVER, ApiKeyResolver } from '@app/common/auth/auth-context';
+import { JSON_BODY_LIMIT_BYTES } from '@app/common/http/json-body';
+import { DirectRouteExplorer } from '@app/common/http/direct-routes/direct-route.explorer';
+import { DirectRouter } from '@app/common/http/direct-routes/direct-router';
+import { installDirectRoutes } from '@app/common/http/direct-routes/install-direct-routes';
 import { setUpSwagger } from './swagger';
 
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
 
 /**
- * Builds the whole gateway (database opened and migrated first, then Nest with pipes, filter and Swagger).
+ * Builds the whole gateway (database opened and migrated first, then Nest with pipes, filter and Swagger, then
+ * the direct routes in front of Express for the per-call endpoints).
  * `main.ts`, the e2e tests and the benchmarks all start the app through here.
  */
 export async function createGatewayApp(config: GatewayConfig, options: { logger?: false } = {}): Promise<INestApplication> {
@@ -18,12 +24,16 @@ export async function createGatewayApp(config: GatewayConfig, options: { logger?
   const logger = options.logger === false ? false : LEVELS.slice(0, LEVELS.indexOf(config.logLevel) + 1);
   // JSON only (no urlencoded parser), no ETag hashing of every response, no X-Powered-By.
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, dataSource), { logger, bufferLogs: false, bodyParser: false });
-  app.useBodyParser('json', { limit: '10mb' });
+  app.useBodyParser('json', { limit: JSON_BODY_LIMIT_BYTES });
   app.set('etag', false);
   app.disable('x-powered-by');
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();
   setUpSwagger(app);
   await app.init();
+  if (config.httpDirectRoutes) {
+    const router = new DirectRouter(app.get(DirectRouteExplorer).routes(), app.get<symbol, ApiKeyResolver>(API_KEY_RESOLVER, { strict: false }), JSON_BODY_LIMIT_BYTES);
+    installDirectRoutes(app.getHttpServer(), router);
+  }
   return app;
 }

@@ -49,6 +49,7 @@ export const GATEWAY_SETTINGS = [
   { env: 'WEB_SEARCH_API_KEY', kind: { type: 'string' }, defaultValue: '', secret: true, description: 'Bearer key sent to the search provider.' },
   { env: 'TOOL_SECRETS', kind: { type: 'list' }, defaultValue: '', secret: true, description: 'Comma-separated NAME=value pairs that HTTP tool headers reference as ${secret:NAME}; values never reach the database or the logs.' },
   { env: 'DEMO_TOOLS_ENABLED', kind: { type: 'bool' }, defaultValue: 'true', description: 'Load the demo @FeignTool order service so a new user sees the mechanism work. Unset in production means false.' },
+  { env: 'HTTP_DIRECT_ROUTES', kind: { type: 'bool' }, defaultValue: 'true', description: 'Serve the per-call endpoints (act, execute) straight from node:http ahead of Express: same answers, about 0.3 ms less per call. false sends them through Express like every other route.' },
   { env: 'LOG_LEVEL', kind: { type: 'enum', values: ['error', 'warn', 'log', 'debug', 'verbose'] }, defaultValue: 'log', description: 'Lowest log level printed.' },
   { env: 'GATEWAY_FAULT_INJECTION', kind: { type: 'string' }, defaultValue: '', description: 'TEST ONLY: crash points for the crash-matrix tests. Refused when NODE_ENV=production.' },
 ] as const satisfies readonly SettingDefinition[];

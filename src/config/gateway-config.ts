@@ -31,6 +31,8 @@ export interface GatewayConfig {
   webSearch: { url: string; apiKey: string };
   toolSecrets: ReadonlyMap<string, string>;
   demoToolsEnabled: boolean;
+  /** Serve `@DirectRoute()` endpoints ahead of Express. */
+  httpDirectRoutes: boolean;
   logLevel: 'error' | 'warn' | 'log' | 'debug' | 'verbose';
   faultInjection: string;
 }
@@ -149,6 +151,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     toolSecrets: secrets,
     // The demo tools are for a first look; production gets them only when asked for explicitly.
     demoToolsEnabled: raw.NODE_ENV === 'production' && env.DEMO_TOOLS_ENABLED === undefined ? false : (raw.DEMO_TOOLS_ENABLED as boolean),
+    httpDirectRoutes: raw.HTTP_DIRECT_ROUTES as boolean,
     logLevel: raw.LOG_LEVEL as GatewayConfig['logLevel'],
     faultInjection: raw.GATEWAY_FAULT_INJECTION as string,
   };

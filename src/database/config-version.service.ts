@@ -10,16 +10,35 @@ import { isUniqueViolation } from './unique-violation';
  * wide changes) and one per tenant (that tenant's tools, agents, bindings, capability). Every write that can
  * change what a model may see calls {@link bump} in its transaction; a tenant's caches compare {@link read}
  * with the version they loaded, so a write in one tenant does not reload every other tenant's snapshot.
+ *
+ * On SQLite the read is skipped when provably nothing could have changed: no other connection committed
+ * (`PRAGMA data_version` unchanged) and this process called no {@link bump} since the last read of that tenant.
+ * All statements of this process share one connection behind the SQLite gate, so a read cannot interleave with
+ * an open transaction: a bump counted before its commit makes the next read go to the database.
  */
 @Injectable()
 export class ConfigVersionService {
+  private localBumps = 0;
+  private readonly lastRead = new Map<string, { probe: string; version: string }>();
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly sql: HotSql,
   ) {}
 
-  /** The version a tenant's caches depend on: `<global>:<tenant>` (one query). */
+  /** The version a tenant's caches depend on: `<global>:<tenant>` (one query, or none on SQLite when nothing changed). */
   async read(tenantId: string): Promise<string> {
+    const dataVersion = this.sql.sqliteDataVersion();
+    if (dataVersion === undefined) return this.readFromDatabase(tenantId);
+    const probe = `${dataVersion}:${this.localBumps}`;
+    const last = this.lastRead.get(tenantId);
+    if (last?.probe === probe) return last.version;
+    const version = await this.readFromDatabase(tenantId);
+    this.lastRead.set(tenantId, { probe, version });
+    return version;
+  }
+
+  private async readFromDatabase(tenantId: string): Promise<string> {
     const [row] = await this.sql.all<{ g: unknown; t: unknown }>(
       'SELECT (SELECT version FROM config_version WHERE id = 1) AS g, (SELECT version FROM tenant_config_version WHERE tenant_id = ?) AS t',
       [tenantId],
@@ -32,6 +51,7 @@ export class ConfigVersionService {
    * transaction as the write when there is one, so the stamp and the change commit together.
    */
   async bump(manager: EntityManager = this.dataSource.manager, tenantId: string | null = null): Promise<void> {
+    this.localBumps++;
     if (tenantId === null) {
       await manager.query('UPDATE config_version SET version = version + 1 WHERE id = 1');
       return;

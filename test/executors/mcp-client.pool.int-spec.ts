@@ -213,6 +213,68 @@ describe('McpClientPool + McpRemoteToolExecutor against an SDK McpServer (stream
   });
 });
 
+describe('McpClientPool: what a server sends on the answer stream besides the answer', () => {
+  const server = new SdkMcpServer();
+  let gw: McpHarness;
+
+  beforeAll(() => server.start());
+  afterAll(() => server.stop());
+  beforeEach(() => (gw = new McpHarness()));
+  afterEach(() => gw.close());
+
+  it("answers the server's ping, skips its log notification and returns the answer", async () => {
+    const outcome = await gw.call(mcpTool(server.url, 'chatty'));
+    expect(outcome).toMatchObject({ output: { content: 'done after chatting' }, attempts: 1 });
+    expect(server.clientAnswers).toEqual([{}]);
+  });
+});
+
+describe('McpClientPool + McpRemoteToolExecutor against a server that answers with JSON bodies', () => {
+  const server = new SdkMcpServer({ jsonResponse: true });
+  let gw: McpHarness;
+
+  beforeAll(() => server.start());
+  afterAll(() => server.stop());
+  beforeEach(() => (gw = new McpHarness()));
+  afterEach(() => gw.close());
+
+  it('calls a tool, and keeps one session for many calls', async () => {
+    const before = server.initializeCount;
+    const outcomes = await Promise.all(Array.from({ length: 5 }, (_v, i) => gw.call(mcpTool(server.url, 'echo'), { message: `j${i}` })));
+    expect(outcomes.map((o) => o.output?.content)).toEqual(Array.from({ length: 5 }, (_v, i) => `echo: j${i}`));
+    expect(server.initializeCount - before).toBe(1);
+  });
+
+  it('returns an isError result as a tool error output', async () => {
+    const outcome = await gw.call(mcpTool(server.url, 'fail'));
+    expect(outcome).toMatchObject({ output: { content: 'inventory service is down', isError: true }, attempts: 1 });
+  });
+
+  it('cancels a slow tool at the tool timeout and the server sees the cancellation', async () => {
+    await gw.call(mcpTool(server.url, 'echo'), { message: 'warm up' });
+    const cancelledBefore = server.cancelled.length;
+    const outcome = await gw.call(mcpTool(server.url, 'slow', { timeoutMs: 300, sideEffect: 'SIDE_EFFECT' }), { ms: 10_000 });
+    expect(outcome).toMatchObject({ timedOut: true, attempts: 1, error: { errorClass: 'TIMEOUT', reachedRemote: true } });
+    await waitFor(() => server.cancelled.length === cancelledBefore + 1, { description: 'notifications/cancelled to reach the slow tool' });
+  });
+
+  it('re-sends a request refused with 404 (unknown session) once, on a fresh session', async () => {
+    const tool = mcpTool(server.url, 'echo', { sideEffect: 'HIGH_RISK' });
+    await gw.call(tool, { message: 'first' });
+    const before = { init: server.initializeCount, calls: server.toolCalls };
+    server.forgetSessions();
+    await expect(gw.call(tool, { message: 'second' })).resolves.toMatchObject({ output: { content: 'echo: second' }, attempts: 1 });
+    expect(server.initializeCount - before.init).toBe(1);
+    expect(server.toolCalls - before.calls).toBe(1);
+  });
+
+  it('reports an unknown remote tool as the tool error the server returns', async () => {
+    const outcome = await gw.call(mcpTool(server.url, 'no_such_tool'));
+    expect(outcome.output).toMatchObject({ isError: true });
+    expect(outcome.output?.content).toContain('no_such_tool');
+  });
+});
+
 describe('McpClientPool.listTools / listAllTools', () => {
   const server = new SdkMcpServer({ pageSize: 2, pagedToolCount: 5 });
   const gw = new McpHarness();

@@ -83,6 +83,8 @@ export class GatewayProcess {
     };
     child.stdout?.on('data', capture);
     child.stderr?.on('data', capture);
+    // For debugging a test or benchmark: show what the gateway writes to stderr as it happens.
+    if (process.env.GATEWAY_PROCESS_STDERR === 'inherit') child.stderr?.on('data', (c: Buffer) => process.stderr.write(c));
     this.exited = new Promise((done) => child.once('exit', (code, signal) => done({ code, signal })));
   }
 

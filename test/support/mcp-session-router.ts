@@ -15,7 +15,11 @@ export class McpSessionRouter<S extends SdkServer> {
   readonly sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: S }>();
   initializeCount = 0;
 
-  constructor(private readonly createServer: () => S) {}
+  /** `jsonResponse`: answer POSTs with one JSON body instead of an SSE stream (the transport's enableJsonResponse). */
+  constructor(
+    private readonly createServer: () => S,
+    private readonly options: { jsonResponse?: boolean } = {},
+  ) {}
 
   async route(req: IncomingMessage, res: ServerResponse, body: { method?: string } | undefined): Promise<void> {
     const sessionId = req.headers['mcp-session-id'] as string | undefined;
@@ -33,6 +37,7 @@ export class McpSessionRouter<S extends SdkServer> {
       const server = this.createServer();
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
+        enableJsonResponse: this.options.jsonResponse ?? false,
         onsessioninitialized: (id) => void this.sessions.set(id, { transport, server }),
       });
       transport.onclose = () => {

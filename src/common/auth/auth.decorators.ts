@@ -10,7 +10,10 @@ export const Roles = (...roles: ApiRole[]) => SetMetadata(ROLES_KEY, roles);
 /** A route that needs no key (health). */
 export const Public = () => SetMetadata(PUBLIC_KEY, true);
 
-/** The caller's {@link AuthContext}, set by the guard. */
-export const Auth = createParamDecorator((_data: unknown, ctx: ExecutionContext): AuthContext => {
+/** Reads the caller's {@link AuthContext} off the request (the direct routes recognize {@link Auth} by it). */
+export function authOfRequest(_data: unknown, ctx: ExecutionContext): AuthContext {
   return ctx.switchToHttp().getRequest<{ auth: AuthContext }>().auth;
-});
+}
+
+/** The caller's {@link AuthContext}, set by the guard. */
+export const Auth = createParamDecorator(authOfRequest);

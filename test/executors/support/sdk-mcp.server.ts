@@ -2,7 +2,7 @@ import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { McpSessionRouter, readJsonBody } from '@test/support/mcp-session-router';
-import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { EmptyResultSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
 /** Options of {@link SdkMcpServer}. */
@@ -10,18 +10,24 @@ export interface SdkMcpServerOptions {
   /** Answer tools/list in pages of this size over `pagedToolCount` synthetic tools. */
   pageSize?: number;
   pagedToolCount?: number;
+  /** Answer each POST with one JSON body instead of an SSE stream. */
+  jsonResponse?: boolean;
 }
 
 /**
  * An MCP server of our own: the SDK's McpServer per session on node:http with StreamableHTTPServerTransport
- * (stateful sessions; an unknown session gets 404 as the spec says). Tools: `echo`, `slow` (waits `ms`,
- * records a cancellation when its `extra.signal` fires), `fail` (returns `isError`), `picture` (an image).
+ * (stateful sessions; an unknown session gets 404 as the spec says), answering on SSE streams or, with
+ * `jsonResponse`, JSON bodies. Tools: `echo`, `slow` (waits `ms`, records a cancellation when its `extra.signal`
+ * fires), `fail` (returns `isError`), `picture` (an image), `chatty` (sends a log notification and pings the
+ * client on its answer stream before answering).
  * Counts what a test must see server-side, and can restart on the same port like a redeployed service.
  */
 export class SdkMcpServer {
   toolCalls = 0;
   readonly cancelled: Array<{ tool: string; reason: unknown }> = [];
-  private readonly router = new McpSessionRouter(() => this.createMcpServer());
+  private readonly router: McpSessionRouter<McpServer>;
+  /** What the client answered to the server's own requests (the `chatty` tool's ping). */
+  readonly clientAnswers: unknown[] = [];
   private get sessions() {
     return this.router.sessions;
   }
@@ -31,7 +37,9 @@ export class SdkMcpServer {
   private http?: Server;
   private fixedPort = 0;
 
-  constructor(private readonly options: SdkMcpServerOptions = {}) {}
+  constructor(private readonly options: SdkMcpServerOptions = {}) {
+    this.router = new McpSessionRouter(() => this.createMcpServer(), { jsonResponse: options.jsonResponse });
+  }
 
   get url(): string {
     return `http://127.0.0.1:${this.port}/mcp`;
@@ -82,7 +90,7 @@ export class SdkMcpServer {
   }
 
   private createMcpServer(): McpServer {
-    const mcp = new McpServer({ name: 'sdk-test-server', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
+    const mcp = new McpServer({ name: 'sdk-test-server', version: '1.0.0' }, { capabilities: { tools: { listChanged: true }, logging: {} } });
     mcp.registerTool('echo', { description: 'echo', inputSchema: { message: z.string() } }, async ({ message }) => {
       this.toolCalls++;
       return { content: [{ type: 'text', text: `echo: ${message}` }] };
@@ -102,6 +110,12 @@ export class SdkMcpServer {
     mcp.registerTool('fail', { description: 'fails' }, async () => {
       this.toolCalls++;
       return { content: [{ type: 'text', text: 'inventory service is down' }], isError: true };
+    });
+    mcp.registerTool('chatty', { description: 'logs, pings the client, then answers' }, async (extra) => {
+      this.toolCalls++;
+      await extra.sendNotification({ method: 'notifications/message', params: { level: 'info', data: 'working on it' } });
+      this.clientAnswers.push(await extra.sendRequest({ method: 'ping' }, EmptyResultSchema));
+      return { content: [{ type: 'text', text: 'done after chatting' }] };
     });
     mcp.registerTool('picture', { description: 'an image' }, async () => ({
       content: [

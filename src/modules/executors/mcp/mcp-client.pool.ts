@@ -52,21 +52,13 @@ export class McpClientPool implements OnModuleDestroy {
 
   /** Calls a tool; aborting `signal` sends `notifications/cancelled` to the server. */
   callTool(endpoint: McpEndpoint, name: string, args: Record<string, unknown>, options: McpRequestOptions = {}): Promise<CallToolResult> {
-    return this.withSession(endpoint, options.signal, (connection, signal) =>
-      connection.client.callTool({ name, arguments: args }, undefined, {
-        signal,
-        timeout: options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-      }) as Promise<CallToolResult>,
-    );
+    return this.withSession(endpoint, options.signal, (connection) => connection.callTool(name, args, options.signal, options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS));
   }
 
   /** One page of `tools/list`. */
   listTools(endpoint: McpEndpoint, options: McpRequestOptions & { cursor?: string } = {}): Promise<McpToolsPage> {
-    return this.withSession(endpoint, options.signal, async (connection, signal) => {
-      const page = await connection.client.listTools(options.cursor ? { cursor: options.cursor } : undefined, {
-        signal,
-        timeout: options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-      });
+    return this.withSession(endpoint, options.signal, async (connection) => {
+      const page = await connection.listTools(options.cursor, options.signal, options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
       return { tools: page.tools, nextCursor: page.nextCursor };
     });
   }
@@ -121,23 +113,15 @@ export class McpClientPool implements OnModuleDestroy {
   }
 
   /**
-   * Runs `fn` on the server's session with a per-request signal (the SDK never removes its abort listener,
-   * so a long-lived caller signal must not reach it). A request that failed because the session was gone is
-   * retried once on a fresh session; nothing else is retried here.
+   * Runs `fn` on the server's session. A request that failed because the session was gone is retried once on
+   * a fresh session; nothing else is retried here.
    */
-  private async withSession<T>(
-    endpoint: McpEndpoint,
-    outer: AbortSignal | undefined,
-    fn: (connection: McpConnection, signal: AbortSignal) => Promise<T>,
-  ): Promise<T> {
+  private async withSession<T>(endpoint: McpEndpoint, outer: AbortSignal | undefined, fn: (connection: McpConnection) => Promise<T>): Promise<T> {
     if (outer?.aborted) throw classifyMcpRequestError(outer.reason, endpoint.url, outer);
     for (let attempt = 0; ; attempt++) {
       const connection = await this.acquire(endpoint, outer);
-      const request = new AbortController();
-      const relay = (): void => request.abort(outer?.reason);
-      outer?.addEventListener('abort', relay, { once: true });
       try {
-        return await fn(connection, request.signal);
+        return await fn(connection);
       } catch (err) {
         if (attempt === 0 && !outer?.aborted && isSessionLost(err)) {
           this.drop(connection);
@@ -147,8 +131,6 @@ export class McpClientPool implements OnModuleDestroy {
         // The server could not be reached at all: its session is most likely gone with it; start afresh next time.
         if (!error.reachedRemote) this.drop(connection);
         throw error;
-      } finally {
-        outer?.removeEventListener('abort', relay);
       }
     }
   }
@@ -178,6 +160,7 @@ export class McpClientPool implements OnModuleDestroy {
     const connection = await McpConnection.open(url, entry.resolvedTransport ?? endpoint.transport ?? 'streamable-http', {
       key: entry.url,
       fetch: this.outbound.fetch,
+      dispatcher: this.outbound.dispatcher,
       headers: endpoint.headers,
       connectTimeoutMs: CONNECT_TIMEOUT_MS,
       onLost: (lost) => this.drop(lost),

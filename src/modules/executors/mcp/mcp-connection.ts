@@ -2,15 +2,19 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResult, CallToolResultSchema, ErrorCode, McpError, Tool, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Dispatcher } from 'undici';
 import type { OutboundFetch } from '../outbound/outbound-http.agent';
 import type { McpTransportKind } from './mcp-endpoint';
+import { McpStreamableExchange } from './mcp-streamable.exchange';
 
 /** What a connection needs from the pool. */
 export interface McpConnectionOptions {
   /** The URL as the pool keys it (the endpoint's `url` string). */
   key: string;
   fetch: OutboundFetch;
+  /** The same outbound Agent the fetch uses, for the lean `tools/call` exchange. */
+  dispatcher: Dispatcher;
   headers?: Record<string, string>;
   /** Bound on `initialize` (ms). */
   connectTimeoutMs: number;
@@ -31,6 +35,8 @@ export class McpConnection {
   private probing = false;
   /** Set once initialized: before that, failures belong to the connect and are thrown from it. */
   private ready = false;
+  /** Streamable HTTP only: `tools/call` straight over undici (see McpStreamableExchange). */
+  private exchange?: McpStreamableExchange;
 
   private constructor(
     /** The pool's key for the server: the endpoint URL as registered. */
@@ -84,6 +90,10 @@ export class McpConnection {
     };
     try {
       await client.connect(transport, { timeout: options.connectTimeoutMs });
+      if (transport instanceof StreamableHTTPClientTransport) {
+        const session = { url, sessionId: transport.sessionId, protocolVersion: transport.protocolVersion, headers: options.headers };
+        connection.exchange = new McpStreamableExchange(session, options.dispatcher, options.onToolsListChanged);
+      }
       connection.ready = true;
     } catch (err) {
       connection.lostReported = true;
@@ -91,6 +101,23 @@ export class McpConnection {
       throw err;
     }
     return connection;
+  }
+
+  /**
+   * `tools/call`. On streamable HTTP it goes straight over undici (McpStreamableExchange); on legacy SSE through
+   * the SDK Client. The result is checked against the spec's CallToolResult shape either way.
+   */
+  async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal | undefined, timeoutMs: number): Promise<CallToolResult> {
+    if (this.exchange) {
+      const result = await this.exchange.request('tools/call', { name, arguments: args }, { signal, timeoutMs });
+      return CallToolResultSchema.parse(result);
+    }
+    return withRequestSignal(signal, (requestSignal) => this.client.callTool({ name, arguments: args }, undefined, { signal: requestSignal, timeout: timeoutMs }) as Promise<CallToolResult>);
+  }
+
+  /** One page of `tools/list`, through the SDK Client. */
+  listTools(cursor: string | undefined, signal: AbortSignal | undefined, timeoutMs: number): Promise<{ tools: Tool[]; nextCursor?: string }> {
+    return withRequestSignal(signal, (requestSignal) => this.client.listTools(cursor ? { cursor } : undefined, { signal: requestSignal, timeout: timeoutMs }));
   }
 
   /**
@@ -105,6 +132,7 @@ export class McpConnection {
       await Promise.race([this.transport.terminateSession().catch(() => undefined), grace]);
       clearTimeout(timer);
     }
+    this.exchange?.close();
     await this.client.close().catch(() => undefined);
   }
 
@@ -133,5 +161,20 @@ export class McpConnection {
     if (!this.ready || this.lostReported) return;
     this.lostReported = true;
     this.onLost(this);
+  }
+}
+
+/**
+ * Runs an SDK request with a signal of its own that follows `outer`: the SDK never removes its abort listener,
+ * so a long-lived caller signal must not reach it.
+ */
+async function withRequestSignal<T>(outer: AbortSignal | undefined, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const request = new AbortController();
+  const relay = (): void => request.abort(outer?.reason);
+  outer?.addEventListener('abort', relay, { once: true });
+  try {
+    return await fn(request.signal);
+  } finally {
+    outer?.removeEventListener('abort', relay);
   }
 }

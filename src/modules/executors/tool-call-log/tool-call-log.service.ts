@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { HotSql } from '@app/database/hot-sql';
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '@app/common/time-ordered-id';
 import { ToolCallLogEntity } from './tool-call-log.entity';
 import { redact, redactJsonText } from '@app/common/redaction';
 
@@ -42,38 +42,21 @@ export interface ToolCallLogInput {
 /**
  * The audit trail of tool calls. Rows are written behind the response in small batches (one multi-row
  * INSERT per batch) so the hot path pays no extra round trip; the journal, not this log, is what recovery
- * relies on. Pending rows are flushed on shutdown and before every read.
+ * relies on. Pending rows are flushed on shutdown and before every read. A call only queues its facts: the
+ * row (redaction, preview, id) is built when the batch is written, after the response went out. Row ids are
+ * time-ordered, so the log's indexes grow at their end.
  */
 @Injectable()
 export class ToolCallLogService implements OnModuleDestroy {
   private readonly logger = new Logger(ToolCallLogService.name);
-  private pending: ToolCallLogEntity[] = [];
+  private pending: Array<{ input: ToolCallLogInput; at: number }> = [];
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
 
   constructor(private readonly sql: HotSql) {}
 
   record(input: ToolCallLogInput): void {
-    const fields = input.redactFields ?? [];
-    this.pending.push({
-      id: randomUUID(),
-      tenantId: input.tenantId,
-      sessionId: input.sessionId ?? null,
-      agentId: input.agentId ?? null,
-      userId: input.userId ?? null,
-      toolCallId: input.toolCallId ?? null,
-      toolId: input.toolId ?? null,
-      toolName: input.toolName,
-      status: input.status,
-      entry: input.entry,
-      argumentsRedacted: JSON.stringify(redact(input.arguments, fields)) ?? 'null',
-      attempts: input.attempts,
-      durationMs: Math.round(input.durationMs),
-      errorClass: input.errorClass ?? null,
-      resultChars: input.content.length,
-      resultPreview: redactJsonText(input.content.slice(0, PREVIEW_CHARS), fields),
-      createdAt: Date.now(),
-    });
+    this.pending.push({ input, at: Date.now() });
     if (this.pending.length >= MAX_BATCH) void this.flush();
     else this.timer ??= setTimeout(() => void this.flush(), FLUSH_DELAY_MS);
   }
@@ -88,11 +71,12 @@ export class ToolCallLogService implements OnModuleDestroy {
     this.pending = [];
     this.flushing = this.flushing.then(async () => {
       for (let i = 0; i < batch.length; i += MAX_BATCH) {
-        const chunk = batch.slice(i, i + MAX_BATCH);
+        const slice = batch.slice(i, i + MAX_BATCH);
         try {
+          const chunk = slice.map(({ input, at }) => logRow(input, at));
           await this.sql.run(`INSERT INTO tool_call_log (${LOG_COLUMNS.join(', ')}) VALUES ${chunk.map(() => ROW_MARKS).join(', ')}`, chunk.flatMap(rowValues));
         } catch (err) {
-          this.logger.error(`Could not write ${chunk.length} tool log row(s): ${(err as Error).message}`);
+          this.logger.error(`Could not write ${slice.length} tool log row(s): ${(err as Error).message}`);
         }
       }
     });
@@ -102,4 +86,27 @@ export class ToolCallLogService implements OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     await this.flush();
   }
+}
+
+function logRow(input: ToolCallLogInput, at: number): ToolCallLogEntity {
+  const fields = input.redactFields ?? [];
+  return {
+    id: timeOrderedId(at),
+    tenantId: input.tenantId,
+    sessionId: input.sessionId ?? null,
+    agentId: input.agentId ?? null,
+    userId: input.userId ?? null,
+    toolCallId: input.toolCallId ?? null,
+    toolId: input.toolId ?? null,
+    toolName: input.toolName,
+    status: input.status,
+    entry: input.entry,
+    argumentsRedacted: JSON.stringify(redact(input.arguments, fields)) ?? 'null',
+    attempts: input.attempts,
+    durationMs: Math.round(input.durationMs),
+    errorClass: input.errorClass ?? null,
+    resultChars: input.content.length,
+    resultPreview: redactJsonText(input.content.slice(0, PREVIEW_CHARS), fields),
+    createdAt: at,
+  };
 }

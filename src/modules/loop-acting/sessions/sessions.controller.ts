@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { AjvBodyPipe } from '@app/common/http/ajv-body.pipe';
+import { DirectRoute } from '@app/common/http/direct-routes/direct-route.decorator';
 import { ACT_BODY_SCHEMA, ActBody } from './act-body.schema';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
@@ -38,6 +39,7 @@ export class SessionsController {
   }
 
   @Post(':id/act')
+  @DirectRoute()
   @HttpCode(200)
   @ApiOkResponse({ type: ActResponseDto, description: 'Tool failures are results (status FAILED, isError), not HTTP errors' })
   @ApiErrors(400, 404, 409)
