@@ -15,11 +15,12 @@ import { MariaDbServer, startMariaDbServer } from '@test/support/mariadb-server'
 import { createTestDatabaseUrl, TestDatabase } from '@test/support/test-database';
 import { openSession } from '@test/crash/support/gateway-runtime.seed';
 import { startEchoMcpProcess } from './support/echo-mcp.process';
+import { FloorProxy, startFloorProxy } from './support/floor-proxy.process';
 import { connectDirectMcp, DirectFetchKind, DirectMcpClient } from './support/direct-mcp.client';
 import { BENCH_TOOL, startBenchGateway } from './support/bench-gateway';
 import { JsonClient } from './support/json-client';
 import { BenchCall, compareSideBySide, warmUp } from './support/load-runner';
-import { ComparisonRow, p50Ratio, printComparison, printGoals, printSetup, throughputRatio } from './support/comparison-report';
+import { ComparisonRow, p50Ratio, printComparison, printFloorShare, printGoals, printSetup, throughputRatio } from './support/comparison-report';
 
 const N = Number(process.env.BENCH_N ?? 1500);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 300);
@@ -61,7 +62,7 @@ async function mysqlDatabase(): Promise<BenchDatabase | null> {
   };
 }
 
-async function benchDialect(dialect: string, db: BenchDatabase, mcpUrl: string, direct: DirectMcpClient): Promise<ComparisonRow[]> {
+async function benchDialect(dialect: string, db: BenchDatabase, mcpUrl: string, direct: DirectMcpClient, floor: FloorProxy): Promise<ComparisonRow[]> {
   const gateway = await startBenchGateway({
     databaseUrl: db.url,
     mcpUrl,
@@ -75,6 +76,7 @@ async function benchDialect(dialect: string, db: BenchDatabase, mcpUrl: string, 
     let seq = 0;
     const paths: Record<string, BenchCall> = {
       direct: () => direct.call('echo', { message: MESSAGE }),
+      'floor proxy': () => floor.call('echo', { message: MESSAGE }),
       [`act (${dialect})`]: async (caller) => {
         const id = `bench-${caller}-${++seq}`;
         const res = await http.post(`/api/v1/sessions/${sessions[caller]}/act`, { iteration: 1, toolCalls: [{ id, name: BENCH_TOOL, arguments: { message: MESSAGE } }] });
@@ -95,6 +97,7 @@ async function benchDialect(dialect: string, db: BenchDatabase, mcpUrl: string, 
 async function main(): Promise<void> {
   const mcp = await startEchoMcpProcess();
   const direct = await connectDirectMcp(mcp.url, DIRECT_FETCH);
+  const floor = await startFloorProxy(mcp.url);
   const databases: Array<[string, BenchDatabase]> = [];
   try {
     if (DIALECTS.includes('sqlite')) databases.push(['sqlite', await sqliteDatabase()]);
@@ -107,21 +110,24 @@ async function main(): Promise<void> {
       'calls per path and concurrency': `${N} in ${ROUNDS} alternating rounds, after ${WARMUP} warm-up calls per path`,
       'MCP server': 'SDK McpServer `echo` on node:http, StreamableHTTPServerTransport, JSON responses, stateful session, own process',
       direct: `SDK Client, StreamableHTTPClientTransport, one session shared by all callers, fetch: ${DIRECT_FETCH === 'undici' ? 'undici request on a keep-alive Agent' : 'Node global fetch'}`,
+      'floor proxy': 'a minimal HTTP -> MCP proxy process (no keys, registry, validation or journal): what one more hop costs here',
       act: 'one call per act, new toolCallId each, one session per caller (iteration 1 throughout); gateway child process (NODE_ENV=production)',
       databases: databases.map(([d, db]) => `${d}: ${db.description}`).join('; '),
     });
     const goals = [];
     for (const [dialect, db] of databases) {
-      const rows = await benchDialect(dialect, db, mcp.url, direct);
+      const rows = await benchDialect(dialect, db, mcp.url, direct, floor);
       printComparison(`${dialect}: latency and throughput (ratios: act / direct)`, rows);
       const p50 = p50Ratio(rows, 1, `act (${dialect})`);
       const rate = throughputRatio(rows, 8, `act (${dialect})`);
       goals.push({ label: `${dialect}: p50 <= 1.5x direct at 1 caller`, value: p50, met: p50 <= 1.5 });
       goals.push({ label: `${dialect}: throughput >= 0.7x direct at 8 callers`, value: rate, met: rate >= 0.7 });
+      printFloorShare(rows, 1, 'floor proxy', `act (${dialect})`);
     }
     printGoals(goals);
   } finally {
     await direct.close();
+    await floor.stop();
     await mcp.stop();
     for (const [, db] of databases) await db.drop();
   }

@@ -9,11 +9,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEchoMcpProcess } from './support/echo-mcp.process';
+import { startFloorProxy } from './support/floor-proxy.process';
 import { connectDirectMcp, DirectFetchKind } from './support/direct-mcp.client';
 import { BENCH_TOOL, startBenchGateway } from './support/bench-gateway';
 import { JsonClient } from './support/json-client';
 import { BenchCall, compareSideBySide, warmUp } from './support/load-runner';
-import { ComparisonRow, p50Ratio, printComparison, printGoals, printSetup } from './support/comparison-report';
+import { ComparisonRow, p50Ratio, printComparison, printFloorShare, printGoals, printSetup } from './support/comparison-report';
 
 const N = Number(process.env.BENCH_N ?? 2000);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 300);
@@ -26,11 +27,13 @@ async function main(): Promise<void> {
   const mcp = await startEchoMcpProcess();
   const gateway = await startBenchGateway({ databaseUrl: `sqlite:${join(dir, 'gateway.sqlite')}`, mcpUrl: mcp.url, instanceId: 'bench-execute', profileDir: process.env.BENCH_PROFILE_DIR });
   const direct = await connectDirectMcp(mcp.url, DIRECT_FETCH);
+  const floor = await startFloorProxy(mcp.url);
   const http = new JsonClient(gateway.gw.url, gateway.seeded.runtime);
   try {
     const body = { agentId: gateway.seeded.agentId, userId: 'bench-user', permissions: [], arguments: { message: 'hello from the bench' } };
     const paths: Record<string, BenchCall> = {
       direct: () => direct.call('echo', { message: 'hello from the bench' }),
+      'floor proxy': () => floor.call('echo', { message: 'hello from the bench' }),
       'gateway execute': async () => {
         const res = await http.post(`/api/v1/tools/${BENCH_TOOL}/execute`, body);
         if (res.status !== 'COMPLETED') throw new Error(`execute answered ${JSON.stringify(res)}`);
@@ -40,6 +43,7 @@ async function main(): Promise<void> {
       'calls per path and concurrency': `${N} in ${ROUNDS} alternating rounds, after ${WARMUP} warm-up calls per path`,
       'MCP server': 'SDK McpServer `echo` on node:http, StreamableHTTPServerTransport, JSON responses, stateful session, own process',
       direct: `SDK Client, StreamableHTTPClientTransport, one session shared by all callers, fetch: ${DIRECT_FETCH === 'undici' ? 'undici request on a keep-alive Agent' : 'Node global fetch'}`,
+      'floor proxy': 'a minimal HTTP -> MCP proxy process (no keys, registry, validation or log): what one more hop costs here',
       gateway: 'child process (NODE_ENV=production), SQLite file; client: undici keep-alive HTTP/1.1 JSON; gateway to MCP: its pooled session',
     });
     await warmUp(paths, WARMUP);
@@ -48,9 +52,11 @@ async function main(): Promise<void> {
     printComparison('latency and throughput (ratios: gateway / direct)', rows);
     const ratio = p50Ratio(rows, 1, 'gateway execute');
     printGoals([{ label: 'p50 through the gateway <= 1.5x direct (1 caller)', value: ratio, met: ratio <= 1.5 }]);
+    printFloorShare(rows, 1, 'floor proxy', 'gateway execute');
   } finally {
     await http.close();
     await direct.close();
+    await floor.stop();
     await gateway.stop();
     await mcp.stop();
     rmSync(dir, { recursive: true, force: true });

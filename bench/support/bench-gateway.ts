@@ -23,6 +23,9 @@ export interface BenchGatewayOptions {
   env?: Record<string, string>;
 }
 
+/** Sampling interval of the CPU profile (µs); BENCH_PROFILE_INTERVAL_US overrides V8's default of 1000. */
+const PROFILE_INTERVAL_US = Number(process.env.BENCH_PROFILE_INTERVAL_US ?? 1000);
+
 /** Exits on SIGUSR2 (before Nest's own handler re-raises it), so --cpu-prof can write its file. */
 const EXIT_ON_SIGUSR2 = 'data:text/javascript,process.on("SIGUSR2",()=>process.exit(0))';
 
@@ -32,7 +35,7 @@ export async function startBenchGateway(options: BenchGatewayOptions): Promise<B
     databaseUrl: options.databaseUrl,
     instanceId: options.instanceId,
     env: { NODE_ENV: 'production', ...options.env },
-    nodeArgs: options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`, '--import', EXIT_ON_SIGUSR2] : [],
+    nodeArgs: options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`, `--cpu-prof-interval=${PROFILE_INTERVAL_US}`, '--import', EXIT_ON_SIGUSR2] : [],
   });
   try {
     const seeded = await seedAgent(gw, 'bench', [

@@ -63,6 +63,20 @@ export function throughputRatio(rows: ComparisonRow[], callers: number, path: st
   return callsPerSecond(row.samples[path]) / callsPerSecond(Object.values(row.samples)[0]);
 }
 
+/**
+ * Splits the gateway's p50 overhead over the baseline into what the floor proxy (one more hop, nothing else)
+ * already pays and what the gateway's own work adds, at one concurrency.
+ */
+export function printFloorShare(rows: ComparisonRow[], callers: number, floorPath: string, gatewayPath: string): void {
+  const row = rows.find((r) => r.callers === callers)!;
+  const base = summarize(Object.values(row.samples)[0].latencies).p50;
+  const floor = summarize(row.samples[floorPath].latencies).p50;
+  const gateway = summarize(row.samples[gatewayPath].latencies).p50;
+  console.log(
+    `${gatewayPath} at ${callers} caller(s): p50 ${(gateway - base).toFixed(3)} ms over direct = ${(floor - base).toFixed(3)} ms the extra hop costs (floor proxy) + ${(gateway - floor).toFixed(3)} ms of the gateway's own work`,
+  );
+}
+
 /** Prints each goal as met or missed. */
 export function printGoals(goals: BenchGoal[]): void {
   for (const g of goals) console.log(`goal ${g.label}: ${ratio(g.value)} ${g.met ? 'MET' : 'MISSED'}`);

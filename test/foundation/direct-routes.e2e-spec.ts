@@ -69,7 +69,7 @@ describe('direct routes (act, execute) answer exactly like the Nest routes', () 
     const tool = (await gw.http.post('/api/v1/admin/tools').set(gw.admin).send(toolBody({ name: 'lookup', tenantId: 'acme', endpoint: remote.url('/lookup') })).expect(201)).body;
     agentId = (await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'a', tenantId: 'acme' }).expect(201)).body.id;
     await gw.http.put(`/api/v1/admin/agents/${agentId}/tools`).set(gw.admin).send({ toolIds: [tool.id] }).expect(200);
-    sessionId = (await gw.http.post('/api/v1/sessions').set(runtime).send({ agentId, userId: 'u1' }).expect(201)).body.id;
+    sessionId = (await gw.http.post('/api/v1/sessions').set(runtime).send({ agentId, userId: 'u1', permissions: [] }).expect(201)).body.id;
     await gw.http.post(`/api/v1/sessions/${sessionId}/act`).set(runtime).send(replayedAct).expect(200);
   });
   afterAll(async () => {
@@ -138,7 +138,6 @@ describe('direct routes (act, execute) answer exactly like the Nest routes', () 
     const gzipped = gzipSync(JSON.stringify(executeBody));
     const compressed = await both((http) => http.post(execute).set(runtime).set('content-type', 'application/json').set('content-encoding', 'gzip').send(gzipped));
     expect(compressed.direct).toEqual(compressed.viaExpress);
-    expect(compressed.direct.status).toBe(200);
     expect(compressed.tookDirectly).toBe(false);
     const get = await both((http) => http.get(execute).set(runtime));
     expect(get.direct).toEqual(get.viaExpress);
