@@ -47,24 +47,29 @@ class McpHarness {
   }
 }
 
+/** Runs `server` for the whole describe block and gives each test a fresh harness (pool, executor, policy). */
+function serverAndHarnessPerTest(server: SdkMcpServer): { readonly gw: McpHarness } {
+  const suite = {} as { gw: McpHarness };
+  beforeAll(() => server.start());
+  afterAll(() => server.stop());
+  beforeEach(() => (suite.gw = new McpHarness()));
+  afterEach(() => suite.gw.close());
+  return suite;
+}
+
 const mcpTool = (url: string, remoteName: string, overrides: Partial<ToolDescriptor> = {}): ToolDescriptor =>
   toolFixture({ name: `sdk_${remoteName}`, serviceType: 'MCP_REMOTE', endpoint: url, remoteName, httpMethod: null, ...overrides });
 
 describe('McpClientPool + McpRemoteToolExecutor against an SDK McpServer (streamable HTTP)', () => {
   const server = new SdkMcpServer();
-  let gw: McpHarness;
-
-  beforeAll(() => server.start());
-  afterAll(() => server.stop());
-  beforeEach(() => (gw = new McpHarness()));
-  afterEach(() => gw.close());
+  const suite = serverAndHarnessPerTest(server);
 
   it('cancels a slow tool at the tool timeout: the handler sees its signal fire and the call times out', async () => {
     // Open the session first, so the 300 ms budget is spent on the tool call, not on connecting.
-    await gw.call(mcpTool(server.url, 'echo'), { message: 'warm up' });
+    await suite.gw.call(mcpTool(server.url, 'echo'), { message: 'warm up' });
     const cancelledBefore = server.cancelled.length;
     const started = performance.now();
-    const outcome = await gw.call(mcpTool(server.url, 'slow', { timeoutMs: 300, sideEffect: 'SIDE_EFFECT' }), { ms: 10_000 });
+    const outcome = await suite.gw.call(mcpTool(server.url, 'slow', { timeoutMs: 300, sideEffect: 'SIDE_EFFECT' }), { ms: 10_000 });
     expect(outcome).toMatchObject({ timedOut: true, attempts: 1 });
     expect(outcome.error).toMatchObject({ errorClass: 'TIMEOUT', reachedRemote: true });
     expect(performance.now() - started).toBeLessThan(2000);
@@ -74,30 +79,30 @@ describe('McpClientPool + McpRemoteToolExecutor against an SDK McpServer (stream
 
   it('returns an isError result as a tool error output and does not retry it', async () => {
     const before = server.toolCalls;
-    const outcome = await gw.call(mcpTool(server.url, 'fail'));
+    const outcome = await suite.gw.call(mcpTool(server.url, 'fail'));
     expect(outcome).toMatchObject({ output: { content: 'inventory service is down', isError: true }, attempts: 1 });
     expect(server.toolCalls - before).toBe(1);
   });
 
   it('summarizes image content', async () => {
-    const outcome = await gw.call(mcpTool(server.url, 'picture'));
+    const outcome = await suite.gw.call(mcpTool(server.url, 'picture'));
     expect(outcome.output?.content).toBe('a pixel\n[image: image/png, 2.9 KB]');
   });
 
   it('shares one connect among concurrent first calls', async () => {
     const before = server.initializeCount;
-    const outcomes = await Promise.all(Array.from({ length: 10 }, (_v, i) => gw.call(mcpTool(server.url, 'echo'), { message: `m${i}` })));
+    const outcomes = await Promise.all(Array.from({ length: 10 }, (_v, i) => suite.gw.call(mcpTool(server.url, 'echo'), { message: `m${i}` })));
     expect(outcomes.map((o) => o.output?.content)).toEqual(Array.from({ length: 10 }, (_v, i) => `echo: m${i}`));
     expect(server.initializeCount - before).toBe(1);
-    expect(gw.pool.stats().totalConnects).toBe(1);
+    expect(suite.gw.pool.stats().totalConnects).toBe(1);
   });
 
   it('re-sends a request refused with 404 (unknown session) once, on a fresh session', async () => {
     const tool = mcpTool(server.url, 'echo', { sideEffect: 'HIGH_RISK' });
-    await gw.call(tool, { message: 'first' });
+    await suite.gw.call(tool, { message: 'first' });
     const before = { init: server.initializeCount, calls: server.toolCalls };
     server.forgetSessions();
-    const outcome = await gw.call(tool, { message: 'second' });
+    const outcome = await suite.gw.call(tool, { message: 'second' });
     expect(outcome).toMatchObject({ output: { content: 'echo: second' }, attempts: 1 });
     expect(server.initializeCount - before.init).toBe(1);
     expect(server.toolCalls - before.calls).toBe(1);
@@ -105,36 +110,36 @@ describe('McpClientPool + McpRemoteToolExecutor against an SDK McpServer (stream
 
   it('reconnects after the server restarts on the same port, within the same attempt', async () => {
     const tool = mcpTool(server.url, 'echo', { sideEffect: 'SIDE_EFFECT' });
-    await expect(gw.call(tool, { message: 'before' })).resolves.toMatchObject({ output: { content: 'echo: before' } });
+    await expect(suite.gw.call(tool, { message: 'before' })).resolves.toMatchObject({ output: { content: 'echo: before' } });
     const before = server.initializeCount;
     await server.stop();
-    await gw.seesServerGone(server.url);
+    await suite.gw.seesServerGone(server.url);
     await server.start();
-    const outcome = await gw.call(tool, { message: 'after' });
+    const outcome = await suite.gw.call(tool, { message: 'after' });
     expect(outcome).toMatchObject({ output: { content: 'echo: after' }, attempts: 1 });
     expect(server.initializeCount - before).toBe(1);
-    expect(gw.pool.stats().servers[0]).toMatchObject({ connects: 2, connected: true });
+    expect(suite.gw.pool.stats().servers[0]).toMatchObject({ connects: 2, connected: true });
   });
 
   it('reports a stopped server as refused (not reached) and retries it even for side-effecting tools', async () => {
     const tool = mcpTool(server.url, 'echo', { sideEffect: 'SIDE_EFFECT' });
-    await gw.call(tool, { message: 'warm' });
+    await suite.gw.call(tool, { message: 'warm' });
     await server.stop();
-    await gw.seesServerGone(server.url);
+    await suite.gw.seesServerGone(server.url);
     try {
-      const outcome = await gw.call(tool, { message: 'lost' });
+      const outcome = await suite.gw.call(tool, { message: 'lost' });
       expect(outcome.attempts).toBe(3);
       expect(outcome.error).toMatchObject({ errorClass: 'CONNECTION_REFUSED', transient: true, reachedRemote: false });
     } finally {
       await server.start();
     }
-    await expect(gw.call(tool, { message: 'back' })).resolves.toMatchObject({ output: { content: 'echo: back' } });
+    await expect(suite.gw.call(tool, { message: 'back' })).resolves.toMatchObject({ output: { content: 'echo: back' } });
   });
 
   it('fails a call in flight when the server dies, fast and as an unknown outcome, instead of hanging to the budget', async () => {
     const tool = mcpTool(server.url, 'slow', { sideEffect: 'SIDE_EFFECT', timeoutMs: 20_000 });
     const calls = server.toolCalls;
-    const pending = gw.call(tool, { ms: 15_000 });
+    const pending = suite.gw.call(tool, { ms: 15_000 });
     await waitFor(() => server.toolCalls > calls, { description: 'the slow call to reach the server' });
     const stoppedAt = performance.now();
     await server.stop();
@@ -153,15 +158,15 @@ describe('McpClientPool + McpRemoteToolExecutor against an SDK McpServer (stream
     await down.start();
     const url = down.url;
     await down.stop();
-    const outcome = await gw.call(mcpTool(url, 'echo', { sideEffect: 'HIGH_RISK' }), { message: 'x' });
+    const outcome = await suite.gw.call(mcpTool(url, 'echo', { sideEffect: 'HIGH_RISK' }), { message: 'x' });
     expect(outcome.attempts).toBe(3);
     expect(outcome.error).toMatchObject({ errorClass: 'CONNECTION_REFUSED', reachedRemote: false });
   });
 
   it('tells listeners about notifications/tools/list_changed', async () => {
     let notified = 0;
-    const off = gw.pool.onToolsListChanged(server.url, () => notified++);
-    await gw.call(mcpTool(server.url, 'echo'), { message: 'open the session' });
+    const off = suite.gw.pool.onToolsListChanged(server.url, () => notified++);
+    await suite.gw.call(mcpTool(server.url, 'echo'), { message: 'open the session' });
     let n = 0;
     // The notification rides the session's GET stream, which opens just after initialize: add tools until one is heard.
     await waitFor(() => {
@@ -171,7 +176,7 @@ describe('McpClientPool + McpRemoteToolExecutor against an SDK McpServer (stream
     off();
     const heard = notified;
     server.addTool('after_unsubscribe');
-    await gw.call(mcpTool(server.url, 'echo'), { message: 'flush' });
+    await suite.gw.call(mcpTool(server.url, 'echo'), { message: 'flush' });
     expect(notified).toBe(heard);
   });
 
@@ -189,22 +194,22 @@ describe('McpClientPool + McpRemoteToolExecutor against an SDK McpServer (stream
   });
 
   it("reports the SDK's own request timeout as transient but possibly delivered, and cancels on the server", async () => {
-    await gw.pool.callTool({ url: server.url }, 'echo', { message: 'warm up' });
+    await suite.gw.pool.callTool({ url: server.url }, 'echo', { message: 'warm up' });
     const cancelledBefore = server.cancelled.length;
-    const err = await gw.pool.callTool({ url: server.url }, 'slow', { ms: 10_000 }, { timeoutMs: 200 }).catch((e: unknown) => e);
+    const err = await suite.gw.pool.callTool({ url: server.url }, 'slow', { ms: 10_000 }, { timeoutMs: 200 }).catch((e: unknown) => e);
     expect(err).toMatchObject({ errorClass: 'MCP_TIMEOUT', transient: true, reachedRemote: true });
     await waitFor(() => server.cancelled.length === cancelledBefore + 1, { description: 'the cancellation to reach the server' });
   });
 
   it('refuses an endpoint that is not a URL without retrying', async () => {
-    const outcome = await gw.call(mcpTool('not a url', 'echo'), { message: 'x' });
+    const outcome = await suite.gw.call(mcpTool('not a url', 'echo'), { message: 'x' });
     expect(outcome).toMatchObject({ attempts: 1, error: { errorClass: 'INVALID_REQUEST', transient: false, reachedRemote: false } });
   });
 
   it('cancels through a caller signal passed straight to the pool', async () => {
     const caller = new AbortController();
-    const pending = gw.pool.callTool({ url: server.url }, 'slow', { ms: 10_000 }, { signal: caller.signal });
-    await waitFor(() => server.toolCalls > 0 && gw.pool.stats().servers[0]?.connected);
+    const pending = suite.gw.pool.callTool({ url: server.url }, 'slow', { ms: 10_000 }, { signal: caller.signal });
+    await waitFor(() => server.toolCalls > 0 && suite.gw.pool.stats().servers[0]?.connected);
     const cancelledBefore = server.cancelled.length;
     setTimeout(() => caller.abort(new Error('stop')), 100);
     const err = await pending.catch((e: unknown) => e);
@@ -215,15 +220,10 @@ describe('McpClientPool + McpRemoteToolExecutor against an SDK McpServer (stream
 
 describe('McpClientPool: what a server sends on the answer stream besides the answer', () => {
   const server = new SdkMcpServer();
-  let gw: McpHarness;
-
-  beforeAll(() => server.start());
-  afterAll(() => server.stop());
-  beforeEach(() => (gw = new McpHarness()));
-  afterEach(() => gw.close());
+  const suite = serverAndHarnessPerTest(server);
 
   it("answers the server's ping, skips its log notification and returns the answer", async () => {
-    const outcome = await gw.call(mcpTool(server.url, 'chatty'));
+    const outcome = await suite.gw.call(mcpTool(server.url, 'chatty'));
     expect(outcome).toMatchObject({ output: { content: 'done after chatting' }, attempts: 1 });
     expect(server.clientAnswers).toEqual([{}]);
   });
@@ -231,45 +231,40 @@ describe('McpClientPool: what a server sends on the answer stream besides the an
 
 describe('McpClientPool + McpRemoteToolExecutor against a server that answers with JSON bodies', () => {
   const server = new SdkMcpServer({ jsonResponse: true });
-  let gw: McpHarness;
-
-  beforeAll(() => server.start());
-  afterAll(() => server.stop());
-  beforeEach(() => (gw = new McpHarness()));
-  afterEach(() => gw.close());
+  const suite = serverAndHarnessPerTest(server);
 
   it('calls a tool, and keeps one session for many calls', async () => {
     const before = server.initializeCount;
-    const outcomes = await Promise.all(Array.from({ length: 5 }, (_v, i) => gw.call(mcpTool(server.url, 'echo'), { message: `j${i}` })));
+    const outcomes = await Promise.all(Array.from({ length: 5 }, (_v, i) => suite.gw.call(mcpTool(server.url, 'echo'), { message: `j${i}` })));
     expect(outcomes.map((o) => o.output?.content)).toEqual(Array.from({ length: 5 }, (_v, i) => `echo: j${i}`));
     expect(server.initializeCount - before).toBe(1);
   });
 
   it('returns an isError result as a tool error output', async () => {
-    const outcome = await gw.call(mcpTool(server.url, 'fail'));
+    const outcome = await suite.gw.call(mcpTool(server.url, 'fail'));
     expect(outcome).toMatchObject({ output: { content: 'inventory service is down', isError: true }, attempts: 1 });
   });
 
   it('cancels a slow tool at the tool timeout and the server sees the cancellation', async () => {
-    await gw.call(mcpTool(server.url, 'echo'), { message: 'warm up' });
+    await suite.gw.call(mcpTool(server.url, 'echo'), { message: 'warm up' });
     const cancelledBefore = server.cancelled.length;
-    const outcome = await gw.call(mcpTool(server.url, 'slow', { timeoutMs: 300, sideEffect: 'SIDE_EFFECT' }), { ms: 10_000 });
+    const outcome = await suite.gw.call(mcpTool(server.url, 'slow', { timeoutMs: 300, sideEffect: 'SIDE_EFFECT' }), { ms: 10_000 });
     expect(outcome).toMatchObject({ timedOut: true, attempts: 1, error: { errorClass: 'TIMEOUT', reachedRemote: true } });
     await waitFor(() => server.cancelled.length === cancelledBefore + 1, { description: 'notifications/cancelled to reach the slow tool' });
   });
 
   it('re-sends a request refused with 404 (unknown session) once, on a fresh session', async () => {
     const tool = mcpTool(server.url, 'echo', { sideEffect: 'HIGH_RISK' });
-    await gw.call(tool, { message: 'first' });
+    await suite.gw.call(tool, { message: 'first' });
     const before = { init: server.initializeCount, calls: server.toolCalls };
     server.forgetSessions();
-    await expect(gw.call(tool, { message: 'second' })).resolves.toMatchObject({ output: { content: 'echo: second' }, attempts: 1 });
+    await expect(suite.gw.call(tool, { message: 'second' })).resolves.toMatchObject({ output: { content: 'echo: second' }, attempts: 1 });
     expect(server.initializeCount - before.init).toBe(1);
     expect(server.toolCalls - before.calls).toBe(1);
   });
 
   it('reports an unknown remote tool as the tool error the server returns', async () => {
-    const outcome = await gw.call(mcpTool(server.url, 'no_such_tool'));
+    const outcome = await suite.gw.call(mcpTool(server.url, 'no_such_tool'));
     expect(outcome.output).toMatchObject({ isError: true });
     expect(outcome.output?.content).toContain('no_such_tool');
   });

@@ -18,6 +18,8 @@ export interface CallRequest {
   webSearchMode?: WebSearchMode;
   toolName: string;
   rawArguments: unknown;
+  /** The request's arrival (performance.now()): configuration confirmed since then is fresh enough. */
+  freshSince?: number;
 }
 
 /** A call that may run (possibly after approval). */
@@ -54,7 +56,7 @@ export class ToolCallPreparer {
 
   async prepare(req: CallRequest): Promise<ReadyCall | RefusedCall> {
     const { tool, decision, agent, webSearch } = await this.visibility.decideForCall(
-      { tenantId: req.tenantId, agentId: req.agentId, permissions: req.permissions, capabilities: req.capabilities, webSearchMode: req.webSearchMode },
+      { tenantId: req.tenantId, agentId: req.agentId, permissions: req.permissions, capabilities: req.capabilities, webSearchMode: req.webSearchMode, freshSince: req.freshSince },
       req.toolName,
     );
     if (!tool) return refused(null, req.rawArguments, 'UNKNOWN_TOOL', `tool ${req.toolName} does not exist; call only the tools you were given`);

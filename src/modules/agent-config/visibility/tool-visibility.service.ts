@@ -19,6 +19,8 @@ export interface VisibilityRequest {
   permissions: readonly string[];
   capabilities?: readonly ToolRequirement[];
   webSearchMode?: WebSearchMode;
+  /** See VisibilitySnapshotService.tenantView: the request's arrival (performance.now()); default now. */
+  freshSince?: number;
 }
 
 export interface ToolSpecsResult {
@@ -89,7 +91,7 @@ export class ToolVisibilityService {
   }
 
   private async prepare(req: VisibilityRequest): Promise<{ view: TenantView; agent: AgentView | null; ctx: VisibilityContext }> {
-    const view = await this.snapshots.tenantView(req.tenantId);
+    const view = await this.snapshots.tenantView(req.tenantId, req.freshSince);
     const agent = req.agentId === undefined ? null : await this.snapshots.agentView(view, req.agentId);
     if (req.agentId !== undefined && !agent) throw new DomainError(CommonErrorCode.NOT_FOUND, `No agent ${req.agentId} in your tenant.`);
     const ctx: VisibilityContext = {

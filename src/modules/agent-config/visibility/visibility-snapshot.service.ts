@@ -39,14 +39,21 @@ export interface TenantView {
 interface TenantEntry {
   /** The `<global>:<tenant>` config version the view was loaded at. */
   version: string;
+  /** When (performance.now()) the latest version read that confirmed this view started. */
   checkedAt: number;
   view: Promise<TenantView>;
+}
+
+/** A version read in flight, shared by the requests that arrived before it started. */
+interface VersionRead {
+  startedAt: number;
+  version: Promise<string>;
 }
 
 @Injectable()
 export class VisibilitySnapshotService {
   private readonly tenants = new Map<string, TenantEntry>();
-  private readonly versionReads = new Map<string, Promise<string>>();
+  private readonly versionReads = new Map<string, VersionRead>();
 
   constructor(
     private readonly tools: ToolRegistryService,
@@ -56,20 +63,24 @@ export class VisibilitySnapshotService {
   ) {}
 
   /**
-   * The tenant's view, reloaded when its config version (global or tenant stamp) moved. The version is read on
-   * every request (or every TOOL_SPECS_CACHE_CHECK_MS); concurrent requests share one read and one load.
+   * The tenant's view, reloaded when its config version (global or tenant stamp) moved. Fresh means: confirmed
+   * by a version read that started at or after `freshSince` (a performance.now() instant; default: now), so it
+   * reflects every configuration write acknowledged before then. A request passes its arrival time, so the
+   * version it read at arrival serves all its calls, and reads of concurrent requests are shared when they
+   * started late enough. TOOL_SPECS_CACHE_CHECK_MS > 0 accepts a view confirmed that recently instead.
    */
-  async tenantView(tenantId: string): Promise<TenantView> {
+  async tenantView(tenantId: string, freshSince: number = performance.now()): Promise<TenantView> {
     const interval = this.config.toolSpecsCacheCheckMs;
     const cached = this.tenants.get(tenantId);
-    if (cached && interval > 0 && Date.now() - cached.checkedAt < interval) return cached.view;
-    const version = await this.readVersion(tenantId);
+    if (cached && (cached.checkedAt >= freshSince || (interval > 0 && performance.now() - cached.checkedAt < interval))) return cached.view;
+    const read = this.readVersion(tenantId, freshSince);
+    const version = await read.version;
     const current = this.tenants.get(tenantId);
     if (current && current.version === version) {
-      current.checkedAt = Date.now();
+      current.checkedAt = Math.max(current.checkedAt, read.startedAt);
       return current.view;
     }
-    const entry: TenantEntry = { version, checkedAt: Date.now(), view: this.loadTenant(tenantId) };
+    const entry: TenantEntry = { version, checkedAt: read.startedAt, view: this.loadTenant(tenantId) };
     this.tenants.set(tenantId, entry);
     entry.view.catch(() => this.tenants.get(tenantId) === entry && this.tenants.delete(tenantId));
     return entry.view;
@@ -91,12 +102,17 @@ export class VisibilitySnapshotService {
     this.tenants.clear();
   }
 
-  private readVersion(tenantId: string): Promise<string> {
-    let read = this.versionReads.get(tenantId);
-    if (!read) {
-      read = this.configVersion.read(tenantId).finally(() => this.versionReads.delete(tenantId));
-      this.versionReads.set(tenantId, read);
-    }
+  /** A version read that started at or after `freshSince`: the one in flight, or a new one. */
+  private readVersion(tenantId: string, freshSince: number): VersionRead {
+    const inFlight = this.versionReads.get(tenantId);
+    if (inFlight && inFlight.startedAt >= freshSince) return inFlight;
+    const read: VersionRead = {
+      startedAt: performance.now(),
+      version: this.configVersion.read(tenantId).finally(() => {
+        if (this.versionReads.get(tenantId) === read) this.versionReads.delete(tenantId);
+      }),
+    };
+    this.versionReads.set(tenantId, read);
     return read;
   }
 

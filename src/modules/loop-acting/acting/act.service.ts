@@ -11,6 +11,7 @@ import type { ActBody } from '../sessions/act-body.schema';
 import type { ActResponse } from './act.types';
 import { BatchRunner, notRunResult } from './batch-runner';
 import { ToolCallJournalRepository } from '../journal/tool-call-journal.repository';
+import { VisibilitySnapshotService } from '@app/modules/agent-config/visibility/visibility-snapshot.service';
 
 /** `POST /sessions/{id}/act`: the model's tool calls of one iteration, in order, through the journal. */
 @Injectable()
@@ -20,15 +21,19 @@ export class ActService {
     private readonly sessionRepo: AgentSessionRepository,
     private readonly batches: BatchRunner,
     private readonly journal: ToolCallJournalRepository,
+    private readonly snapshots: VisibilitySnapshotService,
   ) {}
 
   async act(auth: AuthContext, sessionId: string, dto: ActBody): Promise<ActResponse> {
+    const freshSince = performance.now();
     const calls: SubmittedCall[] = dto.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments }));
-    // Two independent reads at once (one round trip instead of two on MySQL); the journal read is scoped by
-    // the key's tenant, so it reveals nothing when the session turns out not to be the caller's.
+    // Three independent reads at once (one round trip instead of three on MySQL): the session, its journal
+    // entries (scoped by the key's tenant, so they reveal nothing when the session is not the caller's) and the
+    // configuration version that the calls' visibility re-check will then find fresh.
     const [session, journaled] = await Promise.all([
       this.sessions.load(auth, sessionId),
       this.journal.findMany(auth.tenantId!, sessionId, calls.map((c) => c.id)),
+      this.snapshots.tenantView(auth.tenantId!, freshSince),
     ]);
     assertAccepting(session);
     if (dto.iteration < session.iteration) {
@@ -41,7 +46,7 @@ export class ActService {
       await this.sessionRepo.raiseIteration(session.id, dto.iteration);
       session.iteration = dto.iteration;
     }
-    const ctx = { session, iteration: dto.iteration, entry: 'ACT' as const };
+    const ctx = { session, iteration: dto.iteration, entry: 'ACT' as const, freshSince };
     if (dto.iteration > session.iterationBudget) {
       const hitlRequest = await this.batches.interrupt(
         ctx,

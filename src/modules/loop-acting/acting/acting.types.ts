@@ -8,6 +8,8 @@ export interface BatchContext {
   session: AgentSessionEntity;
   iteration: number;
   entry: 'ACT' | 'RESUME';
+  /** When the request arrived (performance.now()): the visibility re-check of its calls is at least this fresh. */
+  freshSince: number;
 }
 
 /** A human's decision that lets exactly one call (by toolCallId and fingerprint) through. */

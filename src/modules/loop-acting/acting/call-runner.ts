@@ -61,6 +61,7 @@ export class CallRunner {
       capabilities: ctx.session.capabilities,
       toolName: call.name,
       rawArguments: call.arguments,
+      freshSince: ctx.freshSince,
     });
     const key = this.keyOf(ctx, call);
     const fingerprint = fingerprintOf(call);
@@ -95,7 +96,7 @@ export class CallRunner {
     if (entry.sideEffect !== 'READ_ONLY' && !retryApproved) return { kind: 'interrupt', interrupt: unknownOutcomeInterrupt(call, entry) };
     const prepared = await this.preparer.prepare({
       tenantId: ctx.session.tenantId, agentId: ctx.session.agentId, userId: ctx.session.userId, permissions: ctx.session.permissions,
-      capabilities: ctx.session.capabilities, toolName: entry.toolName, rawArguments: JSON.parse(entry.argumentsJson),
+      capabilities: ctx.session.capabilities, toolName: entry.toolName, rawArguments: JSON.parse(entry.argumentsJson), freshSince: ctx.freshSince,
     });
     if (prepared.kind === 'ready' && prepared.approval && !retryApproved) {
       return { kind: 'interrupt', interrupt: approvalInterrupt(call, prepared, entry.fingerprint) };

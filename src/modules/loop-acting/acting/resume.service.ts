@@ -87,7 +87,7 @@ export class ResumeService {
   }
 
   private async apply(session: AgentSessionEntity, request: HitlRequestView, batch: PendingBatch, decision: ResumeDecision, message: string | undefined): Promise<ActResponse> {
-    const ctx: BatchContext = { session, iteration: batch.iteration, entry: 'RESUME' };
+    const ctx: BatchContext = { session, iteration: batch.iteration, entry: 'RESUME', freshSince: performance.now() };
     if (request.requestType === 'CHECKPOINT_PAUSE') {
       // Another maxIterations from here (the agent's current setting, so the budget never compounds).
       const agent = await this.agents.loadAgent({ tenantId: session.tenantId }, session.agentId);
