@@ -1,6 +1,6 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Dispatcher } from 'undici';
-import { dispatchPost, PostTarget, ResponseSink } from '../outbound/dispatch-post';
+import { dispatchPost, PostHandle, PostTarget, ResponseSink } from '../outbound/dispatch-post';
 import { JsonRpcMessage, McpAnswerReader } from './mcp-answer.reader';
 
 /** The session an exchange speaks on: what the SDK transport learned at `initialize`. */
@@ -40,8 +40,8 @@ const ID_PREFIX = 'gw-';
  */
 export class McpStreamableExchange {
   private nextId = 0;
-  /** Requests in flight, aborted by close(). */
-  private readonly pending = new Set<AbortController>();
+  /** How to abort each request in flight (close() does). */
+  private readonly pending = new Set<(reason: Error) => void>();
   private readonly target: PostTarget;
 
   constructor(
@@ -60,35 +60,37 @@ export class McpStreamableExchange {
     const id = `${ID_PREFIX}${++this.nextId}`;
     const outer = options.signal;
     if (outer?.aborted) throw outer.reason;
-    const controller = new AbortController();
-    const relay = (): void => controller.abort(outer!.reason);
+    let abortedWith: Error | undefined;
+    let handle: PostHandle | undefined;
+    const abort = (reason: Error): void => {
+      if (abortedWith) return;
+      abortedWith = reason;
+      handle?.abort(reason);
+    };
+    const relay = (): void => abort(outer!.reason as Error);
     outer?.addEventListener('abort', relay, { once: true });
-    const timer = setTimeout(() => controller.abort(new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: options.timeoutMs })), options.timeoutMs);
-    this.pending.add(controller);
+    const timer = setTimeout(() => abort(new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: options.timeoutMs })), options.timeoutMs);
+    this.pending.add(abort);
     try {
-      return await this.exchange(id, method, params, controller.signal);
+      return await new Promise<unknown>((resolve, reject) => {
+        const reader = new McpAnswerReader(id, resolve, reject, (message) => this.onServerMessage(message));
+        handle = dispatchPost(this.dispatcher, this.target, JSON.stringify({ jsonrpc: '2.0', id, method, params }), reader);
+      });
     } catch (err) {
-      if (!controller.signal.aborted) throw err;
-      this.notify('notifications/cancelled', { requestId: id, reason: String((controller.signal.reason as Error)?.message ?? controller.signal.reason) });
-      throw controller.signal.reason;
+      if (!abortedWith) throw err;
+      this.notify('notifications/cancelled', { requestId: id, reason: abortedWith.message ?? String(abortedWith) });
+      throw abortedWith;
     } finally {
       clearTimeout(timer);
       outer?.removeEventListener('abort', relay);
-      this.pending.delete(controller);
+      this.pending.delete(abort);
     }
   }
 
   /** Fails every request in flight as the SDK does when its transport closes (McpError ConnectionClosed). */
   close(): void {
-    for (const controller of this.pending) controller.abort(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
+    for (const abort of this.pending) abort(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
     this.pending.clear();
-  }
-
-  private exchange(id: string, method: string, params: unknown, signal: AbortSignal): Promise<unknown> {
-    return new Promise<unknown>((resolve, reject) => {
-      const reader = new McpAnswerReader(id, resolve, reject, (message) => this.onServerMessage(message));
-      dispatchPost(this.dispatcher, this.target, JSON.stringify({ jsonrpc: '2.0', id, method, params }), signal, reader);
-    });
   }
 
   private onServerMessage(message: JsonRpcMessage): void {
@@ -111,7 +113,7 @@ export class McpStreamableExchange {
   }
 
   private send(message: unknown): void {
-    dispatchPost(this.dispatcher, this.target, JSON.stringify(message), undefined, IGNORE_ANSWER);
+    dispatchPost(this.dispatcher, this.target, JSON.stringify(message), IGNORE_ANSWER);
   }
 }
 
