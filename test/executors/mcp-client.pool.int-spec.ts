@@ -10,6 +10,7 @@ import { waitFor } from '@test/support/wait-for';
 import { executorTestConfig, invocationOf } from './support/executor-fixtures';
 import { toolFixture } from '@test/support/tool-fixture';
 import { SdkMcpServer } from './support/sdk-mcp.server';
+import { MCP_MAX_ANSWER_BYTES } from '@app/modules/executors/mcp/mcp-answer.reader';
 
 /** The pool, the MCP executor and the policy wired as the ExecutorsModule wires them. */
 class McpHarness {
@@ -221,6 +222,13 @@ describe('McpClientPool + McpRemoteToolExecutor against an SDK McpServer (stream
 describe('McpClientPool: what a server sends on the answer stream besides the answer', () => {
   const server = new SdkMcpServer();
   const suite = serverAndHarnessPerTest(server);
+
+  it('gives up on an answer larger than the limit, without retrying, and the session still works', async () => {
+    const outcome = await suite.gw.call(mcpTool(server.url, 'huge'), { bytes: MCP_MAX_ANSWER_BYTES + 1024 });
+    expect(outcome).toMatchObject({ attempts: 1, error: { errorClass: 'MCP_PROTOCOL_ERROR', transient: false } });
+    expect(outcome.error?.message).toContain(`more than ${MCP_MAX_ANSWER_BYTES} bytes`);
+    await expect(suite.gw.call(mcpTool(server.url, 'echo'), { message: 'after' })).resolves.toMatchObject({ output: { content: 'echo: after' } });
+  });
 
   it("answers the server's ping, skips its log notification and returns the answer", async () => {
     const outcome = await suite.gw.call(mcpTool(server.url, 'chatty'));

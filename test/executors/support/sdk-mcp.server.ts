@@ -18,7 +18,7 @@ export interface SdkMcpServerOptions {
  * An MCP server of our own: the SDK's McpServer per session on node:http with StreamableHTTPServerTransport
  * (stateful sessions; an unknown session gets 404 as the spec says), answering on SSE streams or, with
  * `jsonResponse`, JSON bodies. Tools: `echo`, `slow` (waits `ms`, records a cancellation when its `extra.signal`
- * fires), `fail` (returns `isError`), `picture` (an image), `chatty` (sends a log notification and pings the
+ * fires), `fail` (returns `isError`), `picture` (an image), `huge` (a text of `bytes` characters), `chatty` (sends a log notification and pings the
  * client on its answer stream before answering).
  * Counts what a test must see server-side, and can restart on the same port like a redeployed service.
  */
@@ -117,6 +117,9 @@ export class SdkMcpServer {
       this.clientAnswers.push(await extra.sendRequest({ method: 'ping' }, EmptyResultSchema));
       return { content: [{ type: 'text', text: 'done after chatting' }] };
     });
+    mcp.registerTool('huge', { description: 'answers `bytes` characters', inputSchema: { bytes: z.number() } }, async ({ bytes }) => ({
+      content: [{ type: 'text', text: 'x'.repeat(bytes) }],
+    }));
     mcp.registerTool('picture', { description: 'an image' }, async () => ({
       content: [
         { type: 'text', text: 'a pixel' },

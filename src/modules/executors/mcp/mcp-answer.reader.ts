@@ -16,14 +16,17 @@ export interface JsonRpcMessage {
 }
 
 const JSON_TYPE = 'application/json';
+/** Bytes read before the answer (or of a JSON / error body) beyond which the exchange fails: as for HTTP tools. */
+export const MCP_MAX_ANSWER_BYTES = 10 * 1024 * 1024;
 const SSE_TYPE = 'text/event-stream';
 
 /**
  * Reads the HTTP answer to one JSON-RPC request on a streamable-HTTP session, as it arrives: a JSON body
  * carrying the response, or an SSE stream carrying it among other messages (handed to `onOther`, in order).
  * Settles once: with the response's `result`, with McpError for a JSON-RPC error, StreamableHTTPError for an
- * HTTP error status, McpError(ConnectionClosed) for a stream that ended without the response. After the
- * response, the rest of the stream is read and dropped so the connection stays reusable.
+ * HTTP error status, McpError(ConnectionClosed) for a stream that ended without the response, an Error past
+ * {@link MCP_MAX_ANSWER_BYTES}. After the response, the rest of the stream is read and dropped so the
+ * connection stays reusable.
  */
 export class McpAnswerReader implements ResponseSink {
   private mode: 'json' | 'sse' | 'http-error' | 'unexpected' = 'unexpected';
@@ -32,6 +35,9 @@ export class McpAnswerReader implements ResponseSink {
   private readonly chunks: Buffer[] = [];
   private sse?: { decoder: StringDecoder; events: SseEventReader };
   private settled = false;
+  private received = 0;
+  /** Gave up before the body ended (too large, an event that is not JSON): the caller should stop the exchange. */
+  abandoned = false;
 
   constructor(
     private readonly id: string,
@@ -53,11 +59,16 @@ export class McpAnswerReader implements ResponseSink {
   }
 
   onData(chunk: Buffer): void {
+    if (this.settled) return;
+    this.received += chunk.length;
+    if (this.received > MCP_MAX_ANSWER_BYTES) {
+      this.abandoned = true;
+      return this.fail(new Error(`MCP server sent more than ${MCP_MAX_ANSWER_BYTES} bytes without finishing its answer; ask the tool for a smaller result.`));
+    }
     if (this.mode !== 'sse') {
       this.chunks.push(chunk);
       return;
     }
-    if (this.settled) return;
     for (const event of this.sse!.events.push(this.sse!.decoder.write(chunk))) {
       // Other event types are not JSON-RPC; an empty data field primes resumption (spec 2025-11-25).
       if ((event.event !== undefined && event.event !== 'message') || event.data === '') continue;
@@ -65,6 +76,7 @@ export class McpAnswerReader implements ResponseSink {
       try {
         parsed = JSON.parse(event.data) as JsonRpcMessage | JsonRpcMessage[];
       } catch {
+        this.abandoned = true;
         return this.fail(new Error(`MCP server sent an SSE event that is not JSON: ${event.data.slice(0, 200)}`));
       }
       for (const message of Array.isArray(parsed) ? parsed : [parsed]) {

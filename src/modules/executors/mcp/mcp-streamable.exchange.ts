@@ -62,6 +62,7 @@ export class McpStreamableExchange {
     if (outer?.aborted) throw outer.reason;
     let abortedWith: Error | undefined;
     let handle: PostHandle | undefined;
+    let reader: McpAnswerReader | undefined;
     const abort = (reason: Error): void => {
       if (abortedWith) return;
       abortedWith = reason;
@@ -73,11 +74,14 @@ export class McpStreamableExchange {
     this.pending.add(abort);
     try {
       return await new Promise<unknown>((resolve, reject) => {
-        const reader = new McpAnswerReader(id, resolve, reject, (message) => this.onServerMessage(message));
+        reader = new McpAnswerReader(id, resolve, reject, (message) => this.onServerMessage(message));
         handle = dispatchPost(this.dispatcher, this.target, JSON.stringify({ jsonrpc: '2.0', id, method, params }), reader);
       });
     } catch (err) {
-      if (!abortedWith) throw err;
+      if (!abortedWith) {
+        if (reader?.abandoned) handle?.abort(err as Error); // too large or not JSON: stop reading the rest
+        throw err;
+      }
       this.notify('notifications/cancelled', { requestId: id, reason: abortedWith.message ?? String(abortedWith) });
       throw abortedWith;
     } finally {
