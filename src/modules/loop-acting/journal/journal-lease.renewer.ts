@@ -41,14 +41,16 @@ export class JournalLeaseRenewer implements OnModuleDestroy {
       return await work();
     } finally {
       this.inFlight.delete(id);
-      if (this.inFlight.size === 0 && this.timer) {
-        clearInterval(this.timer);
-        this.timer = null;
-      }
     }
   }
 
+  /** Renews every in-flight lease; with none in flight the timer stops (not per call: calls come back to back). */
   private async renew(): Promise<void> {
+    if (this.inFlight.size === 0) {
+      if (this.timer) clearInterval(this.timer);
+      this.timer = null;
+      return;
+    }
     try {
       await this.journal.renewLeases(this.owner, [...this.inFlight.values()], this.leaseUntil());
     } catch (err) {
