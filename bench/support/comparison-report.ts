@@ -35,7 +35,7 @@ const ratio = (v: number) => `${v.toFixed(2)}x`;
  */
 export function printComparison(title: string, rows: ComparisonRow[]): void {
   console.log(`## ${title}`);
-  console.log(`${'callers'.padEnd(8)}${'path'.padEnd(16)}${col('calls', 7)}${col('p50 ms', 9)}${col('p99 ms', 9)}${col('calls/s', 9)}${col('p50 x', 8)}${col('p99 x', 8)}${col('calls/s x', 11)}`);
+  console.log(`${'callers'.padEnd(8)}${'path'.padEnd(20)}${col('calls', 7)}${col('p50 ms', 9)}${col('p99 ms', 9)}${col('calls/s', 9)}${col('p50 x', 8)}${col('p99 x', 8)}${col('calls/s x', 11)}`);
   for (const row of rows) {
     const [baseName, ...others] = Object.keys(row.samples);
     const base = summarize(row.samples[baseName].latencies);
@@ -44,7 +44,7 @@ export function printComparison(title: string, rows: ComparisonRow[]): void {
       const s = summarize(row.samples[name].latencies);
       const rate = callsPerSecond(row.samples[name]);
       const ratios = name === baseName ? [col('-', 8), col('-', 8), col('-', 11)] : [col(ratio(s.p50 / base.p50), 8), col(ratio(s.p99 / base.p99), 8), col(ratio(rate / baseRate), 11)];
-      console.log(`${String(row.callers).padEnd(8)}${name.padEnd(16)}${col(s.n, 7)}${col(s.p50.toFixed(3), 9)}${col(s.p99.toFixed(3), 9)}${col(rate.toFixed(0), 9)}${ratios.join('')}`);
+      console.log(`${String(row.callers).padEnd(8)}${name.padEnd(20)}${col(s.n, 7)}${col(s.p50.toFixed(3), 9)}${col(s.p99.toFixed(3), 9)}${col(rate.toFixed(0), 9)}${ratios.join('')}`);
     }
   }
   console.log('');
@@ -63,17 +63,27 @@ export function throughputRatio(rows: ComparisonRow[], callers: number, path: st
   return callsPerSecond(row.samples[path]) / callsPerSecond(Object.values(row.samples)[0]);
 }
 
+/** p50 and throughput ratios of `path` to another baseline than the first one, at every concurrency. */
+export function printRatiosTo(rows: ComparisonRow[], basePath: string, path: string): void {
+  for (const row of rows) {
+    const base = row.samples[basePath];
+    const p50 = summarize(row.samples[path].latencies).p50 / summarize(base.latencies).p50;
+    const rate = callsPerSecond(row.samples[path]) / callsPerSecond(base);
+    console.log(`${path} vs ${basePath} at ${row.callers} caller(s): p50 ${ratio(p50)}, calls/s ${ratio(rate)}`);
+  }
+}
+
 /**
- * Splits the gateway's p50 overhead over the baseline into what the floor proxy (one more hop, nothing else)
+ * Splits the gateway's p50 overhead over `basePath` into what the floor proxy (one more hop, nothing else)
  * already pays and what the gateway's own work adds, at one concurrency.
  */
-export function printFloorShare(rows: ComparisonRow[], callers: number, floorPath: string, gatewayPath: string): void {
+export function printFloorShare(rows: ComparisonRow[], callers: number, basePath: string, floorPath: string, gatewayPath: string): void {
   const row = rows.find((r) => r.callers === callers)!;
-  const base = summarize(Object.values(row.samples)[0].latencies).p50;
+  const base = summarize(row.samples[basePath].latencies).p50;
   const floor = summarize(row.samples[floorPath].latencies).p50;
   const gateway = summarize(row.samples[gatewayPath].latencies).p50;
   console.log(
-    `${gatewayPath} at ${callers} caller(s): p50 ${(gateway - base).toFixed(3)} ms over direct = ${(floor - base).toFixed(3)} ms the extra hop costs (floor proxy) + ${(gateway - floor).toFixed(3)} ms of the gateway's own work`,
+    `${gatewayPath} at ${callers} caller(s): p50 ${(gateway - base).toFixed(3)} ms over ${basePath} = ${(floor - base).toFixed(3)} ms the extra hop costs (floor proxy) + ${(gateway - floor).toFixed(3)} ms of the gateway's own work`,
   );
 }
 

@@ -10,7 +10,7 @@ export interface DirectMcpClient {
   close(): Promise<void>;
 }
 
-/** `global`: Node's fetch; `undici`: undici's `request` on a keep-alive Agent (3-4x less overhead on loopback). */
+/** `global`: Node's fetch, the transport's default; `undici`: undici's `request` on a keep-alive Agent (3-4x less overhead on loopback). */
 export type DirectFetchKind = 'undici' | 'global';
 
 /**
@@ -20,7 +20,7 @@ export type DirectFetchKind = 'undici' | 'global';
  */
 export async function connectDirectMcp(url: string, fetchKind: DirectFetchKind = 'undici'): Promise<DirectMcpClient> {
   const agent = new Agent({ keepAliveTimeout: 30_000 });
-  const transport = new StreamableHTTPClientTransport(new URL(url), fetchKind === 'undici' ? { fetch: undiciFetch(agent) } : {});
+  const transport = new StreamableHTTPClientTransport(new URL(url), { fetch: fetchKind === 'undici' ? undiciFetch(agent) : quietGlobalFetch });
   const client = new Client({ name: 'bench-direct', version: '1.0.0' }, { capabilities: {} });
   await client.connect(transport);
   return {
@@ -35,6 +35,16 @@ export async function connectDirectMcp(url: string, fetchKind: DirectFetchKind =
     },
   };
 }
+
+/**
+ * Node's own fetch, as the transport uses it by default; only the listener limit of the transport's long-lived
+ * signal is lifted (Node warns past 1,500 concurrent abort listeners, which a long run reaches; they are
+ * released as requests finish).
+ */
+const quietGlobalFetch = (url: string | URL, init?: RequestInit): Promise<Response> => {
+  if (init?.signal) setMaxListeners(0, init.signal);
+  return fetch(url, init);
+};
 
 /**
  * A `fetch` for the SDK transport over undici's `request`, for JSON exchanges: the body is read whole (the
