@@ -55,8 +55,9 @@ export function compileDirectRoute(instance: object, methodName: string): Direct
   const fail = (problem: string): never => {
     throw new DirectRouteDefinitionError(`@DirectRoute() on ${where}: ${problem}`);
   };
-  for (const key of [GUARDS_METADATA, INTERCEPTORS_METADATA, EXCEPTION_FILTERS_METADATA]) {
-    if ((Reflect.getMetadata(key, handler) ?? Reflect.getMetadata(key, controller))?.length) fail(`${key} are not supported (only the global guard and filter apply)`);
+  const ownPipeline: Array<[string, string]> = [[GUARDS_METADATA, 'guards'], [INTERCEPTORS_METADATA, 'interceptors'], [EXCEPTION_FILTERS_METADATA, 'exception filters']];
+  for (const [key, what] of ownPipeline) {
+    if ((Reflect.getMetadata(key, handler) ?? Reflect.getMetadata(key, controller))?.length) fail(`controller or method ${what} are not supported (only the global guard and filter apply)`);
   }
   const verb = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
   if (verb === undefined || verb === RequestMethod.ALL) fail('needs one HTTP verb decorator (@Post, @Get, ...)');
