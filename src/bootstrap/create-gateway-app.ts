@@ -1,4 +1,4 @@
-import { INestApplication, LogLevel } from '@nestjs/common';
+import { INestApplication, Logger, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from '@app/app.module';
@@ -34,6 +34,7 @@ export async function createGatewayApp(config: GatewayConfig, options: { logger?
   if (config.httpDirectRoutes) {
     const router = new DirectRouter(app.get(DirectRouteExplorer).routes(), app.get<symbol, ApiKeyResolver>(API_KEY_RESOLVER, { strict: false }), JSON_BODY_LIMIT_BYTES);
     installDirectRoutes(app.getHttpServer(), router);
+    if (logger !== false) new Logger('DirectRoutes').log(`Served ahead of Express: ${router.describe().join(', ')}`);
   }
   return app;
 }

@@ -87,7 +87,13 @@ export class DirectRouter {
     } catch (err) {
       [status, payload] = errorResponse(err, this.logger);
     }
-    const json = payload === undefined ? '' : JSON.stringify(payload);
+    let json: string;
+    try {
+      json = payload === undefined ? '' : JSON.stringify(payload);
+    } catch (err) {
+      const [failed, body] = errorResponse(err, this.logger);
+      [status, json] = [failed, JSON.stringify(body)];
+    }
     res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) });
     res.end(json);
   }
