@@ -10,7 +10,7 @@ import { waitFor } from '@test/support/wait-for';
 import { executorTestConfig, invocationOf } from './support/executor-fixtures';
 import { toolFixture } from '@test/support/tool-fixture';
 import { SdkMcpServer } from './support/sdk-mcp.server';
-import { MCP_MAX_ANSWER_BYTES } from '@app/modules/executors/mcp/mcp-answer.reader';
+import { TOOL_MAX_RESPONSE_BYTES } from '@app/modules/executors/tool-executor';
 
 /** The pool, the MCP executor and the policy wired as the ExecutorsModule wires them. */
 class McpHarness {
@@ -224,9 +224,9 @@ describe('McpClientPool: what a server sends on the answer stream besides the an
   const suite = serverAndHarnessPerTest(server);
 
   it('gives up on an answer larger than the limit, without retrying, and the session still works', async () => {
-    const outcome = await suite.gw.call(mcpTool(server.url, 'huge'), { bytes: MCP_MAX_ANSWER_BYTES + 1024 });
+    const outcome = await suite.gw.call(mcpTool(server.url, 'huge'), { bytes: TOOL_MAX_RESPONSE_BYTES + 1024 });
     expect(outcome).toMatchObject({ attempts: 1, error: { errorClass: 'MCP_PROTOCOL_ERROR', transient: false } });
-    expect(outcome.error?.message).toContain(`more than ${MCP_MAX_ANSWER_BYTES} bytes`);
+    expect(outcome.error?.message).toContain(`more than ${TOOL_MAX_RESPONSE_BYTES} bytes`);
     await expect(suite.gw.call(mcpTool(server.url, 'echo'), { message: 'after' })).resolves.toMatchObject({ output: { content: 'echo: after' } });
   });
 

@@ -1,6 +1,9 @@
 import type { ServiceType, ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
 
 /** One attempt of one tool call, as an executor sees it. */
+/** Largest answer a remote tool (HTTP or MCP) may send; a larger one fails the attempt (not retried). */
+export const TOOL_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+
 export interface ToolInvocation {
   tool: ToolDescriptor;
   /** Arguments already parsed and validated against the tool's schema. */

@@ -4,9 +4,6 @@ import { ToolCallError, ToolOutput } from '../tool-executor';
 import { ToolErrorClass } from '../tool-error-class';
 import { parseRetryAfter } from './retry-after';
 
-/** Largest response body an HTTP tool may return; a larger one fails the attempt (not retried). */
-export const HTTP_TOOL_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
-
 /** Bytes of an error response read for the message excerpt. */
 const ERROR_BODY_BYTES = 16 * 1024;
 const EXCERPT_CHARS = 300;

@@ -1,12 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { request } from 'undici';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
-import { ToolCallError, ToolExecutor, ToolInvocation, ToolOutput } from '../tool-executor';
+import { TOOL_MAX_RESPONSE_BYTES, ToolCallError, ToolExecutor, ToolInvocation, ToolOutput } from '../tool-executor';
 import { ToolErrorClass } from '../tool-error-class';
 import { OutboundHttpAgent } from '../outbound/outbound-http.agent';
 import { abortedError, classifyNetworkError, isAbortError } from '../outbound/network-error.classifier';
 import { buildHttpToolRequest } from './http-request.builder';
-import { HTTP_TOOL_MAX_RESPONSE_BYTES, httpStatusError, readBodyLimited, toHttpToolOutput } from './http-response.reader';
+import { httpStatusError, readBodyLimited, toHttpToolOutput } from './http-response.reader';
 
 /**
  * Executes `serviceType: HTTP` tools: one HTTP request per attempt on the shared keep-alive Agent, through
@@ -42,10 +42,10 @@ export class HttpToolExecutor implements ToolExecutor {
       if (res.statusCode < 200 || res.statusCode >= 300) {
         throw await httpStatusError(target, res.statusCode, res.headers, res.body);
       }
-      const body = await readBodyLimited(res.body, res.headers, HTTP_TOOL_MAX_RESPONSE_BYTES);
+      const body = await readBodyLimited(res.body, res.headers, TOOL_MAX_RESPONSE_BYTES);
       if (body === null) {
         throw new ToolCallError(
-          `${target} returned more than ${HTTP_TOOL_MAX_RESPONSE_BYTES} bytes; ask the service for a smaller page.`,
+          `${target} returned more than ${TOOL_MAX_RESPONSE_BYTES} bytes; ask the service for a smaller page.`,
           ToolErrorClass.RESPONSE_TOO_LARGE,
           { transient: false, reachedRemote: true, httpStatus: res.statusCode },
         );

@@ -3,6 +3,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { ResponseSink } from '../outbound/dispatch-post';
+import { TOOL_MAX_RESPONSE_BYTES } from '../tool-executor';
 import { SseEventReader } from './sse-event.reader';
 
 /** A JSON-RPC message as it comes off the wire. */
@@ -16,8 +17,6 @@ export interface JsonRpcMessage {
 }
 
 const JSON_TYPE = 'application/json';
-/** Bytes read before the answer (or of a JSON / error body) beyond which the exchange fails: as for HTTP tools. */
-export const MCP_MAX_ANSWER_BYTES = 10 * 1024 * 1024;
 const SSE_TYPE = 'text/event-stream';
 
 /**
@@ -25,7 +24,7 @@ const SSE_TYPE = 'text/event-stream';
  * carrying the response, or an SSE stream carrying it among other messages (handed to `onOther`, in order).
  * Settles once: with the response's `result`, with McpError for a JSON-RPC error, StreamableHTTPError for an
  * HTTP error status, McpError(ConnectionClosed) for a stream that ended without the response, an Error past
- * {@link MCP_MAX_ANSWER_BYTES}. After the response, the rest of the stream is read and dropped so the
+ * {@link TOOL_MAX_RESPONSE_BYTES}. After the response, the rest of the stream is read and dropped so the
  * connection stays reusable.
  */
 export class McpAnswerReader implements ResponseSink {
@@ -61,9 +60,9 @@ export class McpAnswerReader implements ResponseSink {
   onData(chunk: Buffer): void {
     if (this.settled) return;
     this.received += chunk.length;
-    if (this.received > MCP_MAX_ANSWER_BYTES) {
+    if (this.received > TOOL_MAX_RESPONSE_BYTES) {
       this.abandoned = true;
-      return this.fail(new Error(`MCP server sent more than ${MCP_MAX_ANSWER_BYTES} bytes without finishing its answer; ask the tool for a smaller result.`));
+      return this.fail(new Error(`MCP server sent more than ${TOOL_MAX_RESPONSE_BYTES} bytes without finishing its answer; ask the tool for a smaller result.`));
     }
     if (this.mode !== 'sse') {
       this.chunks.push(chunk);

@@ -15,7 +15,7 @@ export interface McpEndpoint {
 export interface McpRequestOptions {
   /** Aborting it cancels the request: the server receives `notifications/cancelled`. */
   signal?: AbortSignal;
-  /** The SDK's own timeout for this request (default 60 s). */
+  /** Bound on this request alone (default 60 s); the caller's signal, if any, governs the whole call. */
   timeoutMs?: number;
 }
 
