@@ -71,9 +71,10 @@ describeEachDialect('journal concurrency: many submissions of one toolCallId at 
         expect(res.body.error.code).toBe('TOOL_CALL_IN_PROGRESS');
         continue;
       }
-      expect(res.status).toBe(200);
-      expect(res.body.status).toBe('COMPLETED');
-      expect(res.body.results).toEqual([expect.objectContaining({ toolCallId: call.id, status: 'COMPLETED', isError: false, content: stored })]);
+      expect(res).toMatchObject({
+        status: 200,
+        body: { status: 'COMPLETED', results: [expect.objectContaining({ toolCallId: call.id, status: 'COMPLETED', isError: false, content: stored })] },
+      });
     }
     // The one submission that ran the call says so; every other result came from the journal.
     expect(responses.filter((r) => r.status === 200 && r.body.results[0].reused === false)).toHaveLength(1);

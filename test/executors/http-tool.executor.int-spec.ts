@@ -1,5 +1,3 @@
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import type { GatewayConfig } from '@app/config/gateway-config';
 import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
 import { OutboundGuard } from '@app/modules/executors/outbound/outbound-guard';
@@ -7,6 +5,7 @@ import { OutboundHttpAgent } from '@app/modules/executors/outbound/outbound-http
 import { HttpToolExecutor } from '@app/modules/executors/http/http-tool.executor';
 import { ToolCallPolicy } from '@app/modules/executors/call-policy/tool-call-policy';
 import { waitFor } from '@test/support/wait-for';
+import { findFreePort } from '@test/support/free-port';
 import { executorTestConfig, invocationOf } from './support/executor-fixtures';
 import { toolFixture } from '@test/support/tool-fixture';
 import { RecordingHttpServer } from './support/recording-http.server';
@@ -30,15 +29,6 @@ class HttpHarness {
   close(): Promise<void> {
     return this.agent.onModuleDestroy();
   }
-}
-
-/** A port nothing listens on (bound, then released). */
-async function refusedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
 }
 
 describe('HttpToolExecutor under ToolCallPolicy (real loopback server)', () => {
@@ -137,7 +127,7 @@ describe('HttpToolExecutor under ToolCallPolicy (real loopback server)', () => {
   });
 
   it('retries a SIDE_EFFECT tool whose port refuses connections, up to TOOL_MAX_ATTEMPTS', async () => {
-    const port = await refusedPort();
+    const port = await findFreePort();
     const outcome = await gw.run(toolFixture({ endpoint: `http://127.0.0.1:${port}/w`, httpMethod: 'POST', sideEffect: 'SIDE_EFFECT' }));
     expect(outcome.attempts).toBe(3);
     expect(outcome.error).toMatchObject({ errorClass: 'CONNECTION_REFUSED', transient: true, reachedRemote: false });

@@ -1,6 +1,6 @@
 import { createKey, type TestGateway } from '@test/support/gateway-test-app';
 import { createTestDatabaseUrl, describeEachDialect, type TestDatabase } from '@test/support/test-database';
-import { freePort } from '@test/executors/support/everything-server.process';
+import { findFreePort } from '@test/support/free-port';
 import { startMcpSyncGateway } from './support/mcp-sync-gateway';
 import { CatalogMcpServer, catalogTool } from './support/catalog-mcp.server';
 import { McpSyncApi } from './support/mcp-sync-fixtures';
@@ -97,7 +97,7 @@ describeEachDialect('POST|GET /api/v1/admin/mcp-services (admin API, tenancy, er
     expect(await api.service(unreachable.id)).toMatchObject({ health: 'DOWN', lastSync: { error: expect.any(String) } });
     expect((await api.toolsOf(unreachable.id)).flaky_ping.status).toBe('ACTIVE');
 
-    const never = await api.createService({ name: 'never', kind: 'STATIC', url: `http://127.0.0.1:${await freePort()}/mcp` });
+    const never = await api.createService({ name: 'never', kind: 'STATIC', url: `http://127.0.0.1:${await findFreePort()}/mcp` });
     expect(never).toMatchObject({ health: 'DOWN', lastSyncAt: null, lastSync: { added: 0, error: expect.stringMatching(/ECONNREFUSED|refused/i) } });
 
     const ok = await api.sync((await gw.http.get(`${base}?pageSize=500`).set(gw.admin)).body.items.find((s: { name: string; tenantId: string | null }) => s.name === 'pinger' && s.tenantId === 'acme').id);

@@ -1,7 +1,7 @@
 import { NacosTestServer } from '@test/support/nacos/nacos-test-server';
 import { createKey, toolBody, type TestGateway } from '@test/support/gateway-test-app';
 import { createTestDatabaseUrl, type TestDatabase } from '@test/support/test-database';
-import { freePort } from '@test/executors/support/everything-server.process';
+import { findFreePort } from '@test/support/free-port';
 import { startMcpSyncGateway } from './support/mcp-sync-gateway';
 import { CatalogMcpServer, catalogTool } from './support/catalog-mcp.server';
 import { McpSyncApi, type ServiceView } from './support/mcp-sync-fixtures';
@@ -132,7 +132,7 @@ describe('NacosMcpSync: Nacos services (real nacos client, Nacos v1 test server)
 
   it('fails over to another instance only when the call provably never reached the first, or the tool is READ_ONLY', async () => {
     // A registered instance whose port nothing listens on: connection refused, the request was never sent.
-    const dead = { ip: '127.0.0.1', port: await freePort() };
+    const dead = { ip: '127.0.0.1', port: await findFreePort() };
     let since = Date.now();
     nacos.registerInstance(NS, GROUP, SERVICE, { ...dead, weight: 10_000 });
     await api.syncedAfter(service.id, since, (r) => r.trigger === 'instances-changed');

@@ -1,12 +1,11 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { transformFileSync, version as swcVersion } from '@swc/core';
 import { Agent, request } from 'undici';
+import { findFreePort, listensOn } from './free-port';
 
 /** The platform admin key every gateway child process starts with (unless the options name another). */
 export const GATEWAY_PROCESS_ADMIN_KEY = 'process-admin-key-0123456789abcdef';
@@ -95,7 +94,7 @@ export class GatewayProcess {
   static async start(options: GatewayProcessOptions): Promise<GatewayProcess> {
     const entry = options.mode === 'register' ? ['-r', '@swc-node/register', 'src/main.ts'] : [join(await prebuiltGateway(), 'src', 'main.js')];
     for (let attempt = 1; ; attempt++) {
-      const gateway = GatewayProcess.spawn(options, entry, await freePort());
+      const gateway = GatewayProcess.spawn(options, entry, await findFreePort());
       try {
         await gateway.waitUntilHealthy(options.startTimeoutMs ?? 60_000);
         return gateway;
@@ -213,8 +212,10 @@ export class GatewayProcess {
       }
       try {
         const res = await this.call('GET', '/health');
-        if (res.status === 200) return;
-        last = `GET /health answered ${res.status}`;
+        // Another process may hold the port (it took it between the probe and this child's bind; this child then
+        // exits with EADDRINUSE): a health answer counts only once this child is seen listening on the port.
+        if (res.status === 200 && listensOn(this.child.pid, this.port)) return;
+        last = res.status === 200 ? `GET /health answered 200, but not from this process (pid ${this.child.pid}) yet` : `GET /health answered ${res.status}`;
       } catch (err) {
         last = (err as Error).message;
       }
@@ -279,15 +280,4 @@ function removeStaleBuilds(keep: string): void {
       // removed by another process meanwhile
     }
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolvePort(port));
-    });
-  });
 }

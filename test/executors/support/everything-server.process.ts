@@ -1,18 +1,9 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { connect, createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { waitFor } from '@test/support/wait-for';
+import { findFreePort, listensOn } from '@test/support/free-port';
 
 const ENTRY = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
-
-/** A free loopback port (bound, then released). */
-export async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 function portOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -40,11 +31,13 @@ export class EverythingServerProcess {
 
   /** Starts the server (again on the same port after {@link stop}, like a redeployed service). */
   async start(): Promise<this> {
-    if (this.port === 0) this.port = await freePort();
+    if (this.port === 0) this.port = await findFreePort();
     this.child = spawn(process.execPath, [ENTRY, this.mode], { env: { ...process.env, PORT: String(this.port) }, stdio: 'ignore' });
     const exited = new Promise<never>((_r, reject) => this.child!.once('exit', (code) => reject(new Error(`server-everything exited with ${code}`))));
     exited.catch(() => undefined);
-    await Promise.race([waitFor(() => portOpen(this.port), { timeoutMs: 15000, description: `server-everything on ${this.port}` }), exited]);
+    // The port counts as ours only once this child listens on it (another process may have taken it since the probe).
+    const ready = async () => (await portOpen(this.port)) && listensOn(this.child?.pid, this.port);
+    await Promise.race([waitFor(ready, { timeoutMs: 15000, description: `server-everything on ${this.port}` }), exited]);
     return this;
   }
 
