@@ -4,6 +4,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 
 interface SdkServer {
   connect(transport: StreamableHTTPServerTransport): Promise<void>;
+  close(): Promise<void>;
 }
 
 /**
@@ -20,6 +21,13 @@ export class McpSessionRouter<S extends SdkServer> {
     private readonly createServer: () => S,
     private readonly options: { jsonResponse?: boolean } = {},
   ) {}
+
+  /** Closes every session's server and forgets the sessions (a stopped server keeps none). */
+  async closeAll(): Promise<void> {
+    const open = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.all(open.map((s) => s.server.close().catch(() => undefined)));
+  }
 
   async route(req: IncomingMessage, res: ServerResponse, body: { method?: string } | undefined): Promise<void> {
     const sessionId = req.headers['mcp-session-id'] as string | undefined;

@@ -1,4 +1,5 @@
 import { createServer, request, Server } from 'node:http';
+import { closeHttpServer, listenOnLoopback } from '@test/support/loopback-http';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -44,14 +45,13 @@ export class CountingMcpProxy {
         upstream.end(body);
       });
     });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    await listenOnLoopback(this.server);
     return this;
   }
 
   async stop(): Promise<void> {
     if (!this.server) return;
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server!.close(() => resolve()));
+    await closeHttpServer(this.server);
   }
 
   private record(text: string): void {

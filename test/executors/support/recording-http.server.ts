@@ -1,4 +1,5 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { closeHttpServer, listenOnLoopback } from '@test/support/loopback-http';
 import type { AddressInfo } from 'node:net';
 
 /** A request as the test server saw it. */
@@ -32,7 +33,7 @@ export class RecordingHttpServer {
   async start(): Promise<this> {
     this.server = createServer((req, res) => void this.onRequest(req, res));
     this.server.on('connection', () => this.connections++);
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    await listenOnLoopback(this.server);
     return this;
   }
 
@@ -46,8 +47,7 @@ export class RecordingHttpServer {
 
   async stop(): Promise<void> {
     if (!this.server) return;
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server!.close(() => resolve()));
+    await closeHttpServer(this.server);
     this.server = undefined;
   }
 

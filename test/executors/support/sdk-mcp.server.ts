@@ -1,5 +1,5 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeHttpServer, listenOnLoopback } from '@test/support/loopback-http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { McpSessionRouter, readJsonBody } from '@test/support/mcp-session-router';
 import { EmptyResultSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -51,8 +51,7 @@ export class SdkMcpServer {
 
   async start(): Promise<this> {
     this.http = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve) => this.http!.listen(this.fixedPort, '127.0.0.1', resolve));
-    this.fixedPort = (this.http.address() as AddressInfo).port;
+    this.fixedPort = await listenOnLoopback(this.http, this.fixedPort);
     return this;
   }
 
@@ -60,12 +59,8 @@ export class SdkMcpServer {
   async stop(): Promise<void> {
     const http = this.http;
     this.http = undefined;
-    const sessions = [...this.sessions.values()];
-    this.sessions.clear();
-    await Promise.all(sessions.map((s) => s.server.close().catch(() => undefined)));
-    if (!http) return;
-    http.closeAllConnections();
-    await new Promise<void>((resolve) => http.close(() => resolve()));
+    await this.router.closeAll();
+    if (http) await closeHttpServer(http);
   }
 
   async restart(): Promise<void> {

@@ -1,5 +1,5 @@
 import { createServer, IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeHttpServer, listenOnLoopback } from '@test/support/loopback-http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { McpSessionRouter, readJsonBody } from '@test/support/mcp-session-router';
 import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -76,8 +76,7 @@ export class CatalogMcpServer {
 
   async start(): Promise<this> {
     this.http = createServer((req, res) => void this.handle(req, res).catch(() => res.writeHead(500).end()));
-    await new Promise<void>((resolve) => this.http!.listen(this.fixedPort, '127.0.0.1', resolve));
-    this.fixedPort = (this.http.address() as AddressInfo).port;
+    this.fixedPort = await listenOnLoopback(this.http, this.fixedPort);
     return this;
   }
 
@@ -86,12 +85,8 @@ export class CatalogMcpServer {
     this.release();
     const http = this.http;
     this.http = undefined;
-    const sessions = [...this.sessions.values()];
-    this.sessions.clear();
-    await Promise.all(sessions.map((s) => s.server.close().catch(() => undefined)));
-    if (!http) return;
-    http.closeAllConnections();
-    await new Promise<void>((resolve) => http.close(() => resolve()));
+    await this.router.closeAll();
+    if (http) await closeHttpServer(http);
   }
 
   /** Replaces the catalog and tells every open session (`notifications/tools/list_changed`), unless `notify` is false. */

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeHttpServer, listenOnLoopback } from '@test/support/loopback-http';
 import { NacosTestAuth, type NacosTestCredentials } from './nacos-test-auth';
 import {
   DEFAULT_CLUSTER,
@@ -113,11 +113,11 @@ export class NacosTestServer {
   async start(): Promise<{ addr: string }> {
     await this.pusher.start();
     const server = http.createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = await listenOnLoopback(server);
     this.server = server;
     const sweepMs = Math.max(50, Math.min(5_000, Math.floor(this.options.heartbeatTimeoutMs / 3)));
     this.expiryTimer = setInterval(() => this.state.expireSilentInstances(), sweepMs);
-    return { addr: `127.0.0.1:${(server.address() as AddressInfo).port}` };
+    return { addr: `127.0.0.1:${port}` };
   }
 
   /** Closes the HTTP server (and its kept-alive connections), the UDP socket and every timer. */
@@ -127,11 +127,7 @@ export class NacosTestServer {
     this.pendingPushes.clear();
     const server = this.server;
     this.server = undefined;
-    if (server) {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
-      await closed;
-    }
+    if (server) await closeHttpServer(server);
     await this.pusher.stop();
   }
 
