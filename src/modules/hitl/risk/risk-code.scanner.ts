@@ -25,6 +25,9 @@ const CONCATENATED = /(?:'[^'\n]*'|"[^"\n]*")(?:\s*[+.]\s*(?:'[^'\n]*'|"[^"\n]*"
 /** `system("rm", "-rf", "/")`: a call with several string arguments. */
 const STRING_ARGS = /\(\s*((?:'[^'\n]*'|"[^"\n]*")(?:\s*,\s*(?:'[^'\n]*'|"[^"\n]*"))+)\s*[,)]/g;
 
+/** A process that forks in an endless loop: `fork while fork`, `while True: os.fork()`, `loop { fork }`. */
+const FORK_LOOP = /\bfork\s+while\s+fork\b|(?:\bwhile\s*\(?\s*(?:true|True|1)\s*\)?\s*[:{]?|\bloop\s*(?:do\b|\{)|\bfor\s*\(\s*;\s*;\s*\))[^\n]{0,20}\n?[^\n]{0,120}\bfork\b/;
+
 /** MongoDB shell one-liners (`mongosh --eval`). */
 const MONGO: [RiskRule, RegExp][] = [
   ['drop', /\.\s*drop(?:Database)?\s*\(\s*\)|\bdropDatabase\s*\(/],
@@ -42,6 +45,7 @@ export function scanInterpreterCode(code: string, language: RiskLanguage, scan: 
     return;
   }
   if (TREE_DELETE.test(code)) scan.report('recursive-delete', code);
+  if (FORK_LOOP.test(code)) scan.report('fork-bomb', code);
   if (RUNS_CODE.test(code) && DECODES.test(code)) scan.report('obfuscated', code);
   else if (RUN_DYNAMIC.test(code)) scan.report('opaque', code);
   if (!RUNS_STRINGS.test(code)) return;

@@ -13,8 +13,13 @@ export interface ShellCommandEnv {
   /** The source of the whole statement, used as the match snippet. */
   readonly snippet: string;
   stdin(): ShellStdin;
-  /** Analyzes another argv (`sudo rm ...`, `find -exec rm ...`); `withStdin` false when the wrapper consumes stdin itself (xargs). */
-  run(argv: ShellWord[], withStdin?: boolean): void;
+  /** True when the command runs once per item of a generated list (`find -exec`, `xargs` on unknown input). */
+  readonly many?: boolean;
+  /**
+   * Analyzes another argv (`sudo rm ...`, `find -exec rm ...`); `withStdin` false when the wrapper consumes
+   * stdin itself (xargs); `many` true when it runs over a generated list (kept for everything it runs in turn).
+   */
+  run(argv: ShellWord[], withStdin?: boolean, many?: boolean): void;
   /**
    * A file this script wrote before: its text (`echo ... > f`, `cat <<EOF > f`), null when its content is
    * unknown (`curl -o f`, `cmd > f`), undefined when the script did not write it.

@@ -1,15 +1,17 @@
 import { FILE_COMMANDS } from './risk-file-commands.rules';
 import { GIT_COMMANDS } from './risk-git.rules';
 import { INTERPRETER_COMMANDS } from './risk-interpreter-commands.rules';
+import { PERMISSION_COMMANDS } from './risk-permission-commands.rules';
 import type { ShellCommandEnv, ShellCommandHandler } from './risk-shell-command';
 import { reportHidden, runWrittenFile } from './risk-shell-command';
 import { SQL_CLIENT_COMMANDS } from './risk-sql-client-commands.rules';
-import type { ShellWord } from './risk-shell-word';
+import { ShellWord, literalWord } from './risk-shell-word';
+import { SYSTEM_FILE_COMMANDS } from './risk-system-file-commands.rules';
 import { WINDOWS_COMMANDS } from './risk-windows-commands.rules';
 import { WRAPPER_COMMANDS } from './risk-wrapper-commands.rules';
 
 const HANDLERS = new Map<string, ShellCommandHandler>(
-  Object.entries({ ...FILE_COMMANDS, ...WINDOWS_COMMANDS, ...GIT_COMMANDS, ...WRAPPER_COMMANDS, ...INTERPRETER_COMMANDS, ...SQL_CLIENT_COMMANDS }),
+  Object.entries({ ...FILE_COMMANDS, ...PERMISSION_COMMANDS, ...SYSTEM_FILE_COMMANDS, ...WINDOWS_COMMANDS, ...GIT_COMMANDS, ...WRAPPER_COMMANDS, ...INTERPRETER_COMMANDS, ...SQL_CLIENT_COMMANDS }),
 );
 
 /** Version and variant suffixes mapped to the handler's name: python3.12 → python, mkfs.ext4 → mkfs, zsh → sh. */
@@ -43,19 +45,13 @@ export function hasHandler(word: string): boolean {
   return HANDLERS.has(key) || SQL_VERBS.has(key);
 }
 
-/** `-rf`, `-r -f`, `--recursive --force`: what a computed command name must not get (`$RM -rf /`); `$GREP -r` is fine. */
-function looksLikeForcedRecursion(args: ShellWord[]): boolean {
-  const flags = args.filter((w) => /^-/.test(w.value)).map((w) => w.value).join(' ');
-  return /(?:^|\s)(?:-[a-zA-Z]*[rR]|--recursive)/.test(flags) && /(?:^|\s)(?:-[a-zA-Z]*f|--force)/.test(flags);
-}
-
 /** Checks one simple command (argv[0] is the command word) against every rule. */
 export function checkCommand(argv: ShellWord[], env: ShellCommandEnv): void {
-  const [name, ...args] = argv;
+  const [word, ...args] = argv;
+  const name = word.literal || word.commandName === undefined ? word : literalWord(word.commandName);
   if (!name.literal) {
-    // The command itself is computed: `$(echo rm) -rf /`, `$RM -rf /`.
-    if (name.substitutes) reportHidden(env, name.raw);
-    else if (looksLikeForcedRecursion(args)) env.scan.report('opaque', env.snippet);
+    // The command itself is built at run time (`$(echo rm) -rf /`, `$X`, `"$@"`, `${a[@]}`): whatever it is, it cannot be read.
+    reportHidden(env, name.raw);
     return;
   }
   // `./x.sh` after `echo ... > x.sh` (or after downloading it) runs known (or unknown) text.

@@ -35,15 +35,17 @@ export function scanUnparsedShell(text: string, scan: RiskScan): void {
 
 function scanSegment(segment: string, scan: RiskScan): void {
   const words = segment.split(/\s+/).map(toWord);
-  const env: ShellCommandEnv = {
+  const make = (many: boolean): ShellCommandEnv => ({
     scan,
     snippet: segment,
     stdin: () => ({ kind: 'none' }),
-    run: (argv) => {
-      if (argv.length) checkCommand(argv, env);
+    many,
+    run: (argv, _withStdin, runsMany = false) => {
+      if (argv.length) checkCommand(argv, make(many || runsMany));
     },
     fileText: () => undefined,
-  };
+  });
+  const env = make(false);
   let starts = 0;
   for (let i = 0; i < words.length && starts < MAX_STARTS_PER_SEGMENT; i++) {
     if (!words[i].literal || !hasHandler(words[i].value)) continue;

@@ -15,6 +15,12 @@ const DOWNLOAD_TARGET: Record<string, RegExp> = { curl: /^(?:-o|--output)$/, wge
  */
 export class ShellScriptState {
   private readonly vars = new Map<string, string>();
+  /** Variables this script gave a value nobody here knows (`X=$(cmd)`, `read X`, a loop variable, a branch). */
+  private readonly unknown = new Set<string>();
+  /** True once the script ran code that can set anything (`source f`, `eval ...`). */
+  private unknownAll = false;
+  /** The names assigned in each open conditional scope (a branch, loop, function or subshell). */
+  private readonly scopes: Set<string>[] = [];
   private readonly aliases = new Map<string, string>();
   /** File text, or null when the script wrote or downloaded something unknown there. */
   private readonly files = new Map<string, string | null>();
@@ -26,15 +32,21 @@ export class ShellScriptState {
   }
 
   /**
-   * A word as the shell would pass it: known variables substituted (an unquoted `$X` splits into words)
-   * and unquoted brace lists expanded (`{rm,-rf,/}` is three words).
+   * A word as the shell would pass it: known variables substituted (an unquoted `$X` splits into words on
+   * IFS) and unquoted brace lists expanded (`{rm,-rf,/}` is three words). A word that is not literal but
+   * provably names one program (`"$HOME/bin/x"`) carries that name in `commandName`.
    */
   expand(word: GoNode): ShellWord[] {
     const parts = nodeList(word.Parts);
     const name = parts.length === 1 ? plainParamName(parts[0]) : undefined;
     const value = name === undefined ? undefined : this.vars.get(name);
-    if (value !== undefined) return splitWords(value);
+    if (value !== undefined) {
+      if (this.isUnknown('IFS')) return [{ ...this.word(word), value: this.source.of(word), literal: false }];
+      return splitWords(value, this.vars.get('IFS'));
+    }
     const resolved = this.word(word);
+    if (!resolved.literal) return [this.withCommandName(resolved)];
+    if (parts.length > 1 && parts.some((p) => this.splitsWhenExpanded(p))) return [{ ...resolved, literal: false }];
     const braces = parts.length === 1 && nodeKind(parts[0]) === 'Lit' ? BRACE_LIST.exec(resolved.value) : null;
     if (!braces) return [resolved];
     return braces[2].split(',').map((item) => literalWord(braces[1] + item + braces[3]));
@@ -54,16 +66,74 @@ export class ShellScriptState {
     }
   }
 
-  /** `X=literal` (also `export` / `local X=...`): later `$X` resolves to it; anything else forgets X. */
+  /** `X=literal`, `X+=literal` (also `export` / `local X=...`): later `$X` resolves to it; anything else makes X unknown. */
   remember(assigns: GoNode[]): void {
     for (const assign of assigns) {
       const name = nodeField(assign, 'Name');
       if (!name) continue;
+      const key = String(name.Value);
       const value = nodeField(assign, 'Value');
-      const word = value ? this.word(value) : undefined;
-      if (word?.literal) this.vars.set(String(name.Value), word.value);
-      else this.vars.delete(String(name.Value));
+      const word = value && !nodeField(assign, 'Index') ? this.word(value) : undefined;
+      const before = assign.Append ? this.vars.get(key) : '';
+      this.assign(key, word?.literal && before !== undefined ? before + word.value : undefined);
     }
+  }
+
+  /** Variables set by a command (`read x`, `mapfile a`, `printf -v x`, `for x in`): their values are unknown. */
+  forget(names: string[]): void {
+    for (const name of names) if (/^[A-Za-z_]\w*$/.test(name)) this.assign(name, undefined);
+  }
+
+  /** After `source file` or `eval ...` any variable may hold anything. */
+  forgetAll(): void {
+    for (const name of this.vars.keys()) this.unknown.add(name);
+    this.vars.clear();
+    this.unknownAll = true;
+  }
+
+  /** Runs `visit` as a branch that may or may not run (or runs in a subshell): what it assigns is unknown after it. */
+  scoped(visit: () => void): void {
+    this.scopes.push(new Set());
+    try {
+      visit();
+    } finally {
+      const names = this.scopes.pop() ?? new Set<string>();
+      for (const name of names) this.assign(name, undefined);
+    }
+  }
+
+  private assign(name: string, value: string | undefined): void {
+    if (value === undefined) {
+      this.vars.delete(name);
+      this.unknown.add(name);
+    } else {
+      this.vars.set(name, value);
+      this.unknown.delete(name);
+    }
+    this.scopes[this.scopes.length - 1]?.add(name);
+  }
+
+  private isUnknown(name: string): boolean {
+    return this.unknownAll || this.unknown.has(name);
+  }
+
+  /** An unquoted `$X` with a known value that IFS would split, inside a longer word (`x$A`). */
+  private splitsWhenExpanded(part: GoNode): boolean {
+    const value = this.vars.get(plainParamName(part) ?? '');
+    return value !== undefined && splitWords(value, this.vars.get('IFS')).length !== 1;
+  }
+
+  /**
+   * `"$HOME/bin/tool"`, `${DIR:-/usr/bin}/rm`: a directory from the environment and a literal file name.
+   * Not when the directory comes from this script's unknowns (`X=$(curl ...)`) or from a substitution.
+   */
+  private withCommandName(word: ShellWord): ShellWord {
+    const slash = word.value.lastIndexOf('/');
+    const file = word.value.slice(slash + 1);
+    if (word.substitutes || slash < 0 || !file || /[$`]/.test(file)) return word;
+    const names = [...word.raw.matchAll(/\$\{?[#!]?([A-Za-z_]\w*|[^A-Za-z_])/g)].map((m) => m[1]);
+    if (names.some((n) => !/^[A-Za-z_]/.test(n) || this.isUnknown(n))) return word;
+    return { ...word, commandName: word.value };
   }
 
   /** Remembers what a statement wrote to files, for a later `sh file`, `./file` or `< file`. */
@@ -146,8 +216,11 @@ export class ShellScriptState {
 /** `pre{a,b,c}post`: one level of brace list, no nesting. */
 const BRACE_LIST = /^([^{}]*)\{([^{}]*,[^{}]*)\}([^{}]*)$/;
 
-function splitWords(text: string): ShellWord[] {
-  return text.split(/[ \t\n]+/).filter(Boolean).map(literalWord);
+/** Field splitting of an unquoted expansion: on IFS (blank, tab, newline unless the script set it). */
+function splitWords(text: string, ifs = ' \t\n'): ShellWord[] {
+  if (!ifs) return [literalWord(text)];
+  const separators = new RegExp(`[${ifs.replace(/[\\\]^-]/g, '\\$&')}]+`);
+  return text.split(separators).filter(Boolean).map(literalWord);
 }
 
 function textInput(word: ShellWord, snippet: string): ShellStdin {

@@ -12,6 +12,11 @@ export interface ShellWord {
   readonly substitutes: boolean;
   /** The word as written in the source. */
   readonly raw: string;
+  /**
+   * For a word that is not literal but provably names one program (`"$HOME/bin/tool"`: the directory comes
+   * from the environment, the file name is literal): that name, with its directory as written.
+   */
+  readonly commandName?: string;
 }
 
 /** A word built from a plain string (argv given by tool arguments, words split from a string). */

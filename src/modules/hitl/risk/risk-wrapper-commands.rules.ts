@@ -57,7 +57,7 @@ function parallel(args: ShellWord[], env: ShellCommandEnv): void {
   const opts = parseOptions(args, { withValue: 'jSI', longWithValue: ['jobs', 'sshlogin', 'joblog', 'results'], stopAtOperand: true });
   const end = opts.rest.findIndex((w) => w.value.startsWith(':::'));
   const inner = end < 0 ? opts.rest : opts.rest.slice(0, end);
-  if (inner.length) env.run(inner, false);
+  if (inner.length) env.run(inner, false, true);
 }
 
 function command(args: ShellWord[], env: ShellCommandEnv): void {
@@ -120,7 +120,8 @@ function xargs(args: ShellWord[], env: ShellCommandEnv): void {
     return;
   }
   if (input.kind === 'opaque' && CODE_FROM_ARGS.test(inner.map((w) => w.value).join(' '))) reportHidden(env, input.snippet, input.snippet);
-  env.run(inner, false);
+  // Unknown input: the command runs over a list nobody here can see.
+  env.run(inner, false, true);
 }
 
 /** Input lines of xargs -I checked one by one (each runs the command once). */

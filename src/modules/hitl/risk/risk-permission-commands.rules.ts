@@ -1,0 +1,34 @@
+import type { ShellCommandEnv, ShellCommandHandler } from './risk-shell-command';
+import { OptionSpec, hasOption, parseOptions } from './risk-shell-options';
+import type { ShellWord } from './risk-shell-word';
+import { isBroadPath, isSystemPath } from './risk-system-paths';
+
+/** A symbolic chmod mode that looks like an option: `-w`, `-x`, `-rwx`. */
+const DASH_MODE = /^-[rwxXst]+$/;
+
+/**
+ * chmod / chown / chgrp (first operand: the mode or owner) and setfacl (`-m ACL`): recursive on the root,
+ * a top-level or home directory or a system tree, or on any system file. Run over a generated list
+ * (`find / -exec chmod 777 {} +`) counts as recursive. The owner's own ~/.ssh is not a system path here.
+ */
+function permissionCommand(spec: OptionSpec, ownerOperand: boolean): ShellCommandHandler {
+  return (args: ShellWord[], env: ShellCommandEnv) => {
+    const modeWords = args.filter((w) => DASH_MODE.test(w.value));
+    const opts = parseOptions(args.filter((w) => !modeWords.includes(w)), spec);
+    const operands = [...opts.operands, ...opts.afterDashDash];
+    const named = ownerOperand && !modeWords.length && !opts.long.has('reference');
+    const targets = named ? operands.slice(1) : operands;
+    const recursive = hasOption(opts, 'R', 'recursive') || env.many === true;
+    if (targets.some((t) => (recursive ? isBroadPath(t.value, false) : isSystemPath(t.value, false)))) {
+      env.scan.report('permission-change', env.snippet);
+    }
+  };
+}
+
+/** Commands that change who may read, write or run files. */
+export const PERMISSION_COMMANDS: Record<string, ShellCommandHandler> = {
+  chmod: permissionCommand({ longWithValue: ['reference'] }, true),
+  chown: permissionCommand({ longWithValue: ['reference', 'from'] }, true),
+  chgrp: permissionCommand({ longWithValue: ['reference'] }, true),
+  setfacl: permissionCommand({ withValue: 'mMxX', longWithValue: ['modify', 'modify-file', 'remove', 'remove-file', 'set', 'set-file'] }, false),
+};

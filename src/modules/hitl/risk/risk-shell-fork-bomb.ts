@@ -1,0 +1,62 @@
+import { GoNode, goString, nodeField, nodeKind, nodeList } from './risk-shell.parser';
+import { SHELL_CHILD_FIELDS, ShellOp } from './risk-shell.syntax';
+
+/**
+ * Processes that spawn themselves without end: a function that runs itself in the background or in a
+ * pipeline (`:(){ :|:& };:`), or a loop that never ends and starts a background process each turn
+ * without waiting (`while true; do cmd & done`). Plain recursion and loops that wait or sleep are left alone.
+ */
+export function isForkBomb(cmd: GoNode): boolean {
+  const kind = nodeKind(cmd);
+  if (kind === 'FuncDecl') {
+    const name = nodeField(cmd, 'Name');
+    return name !== undefined && spawnsCall(nodeField(cmd, 'Body'), goString(name.Value), false);
+  }
+  if (kind === 'WhileClause') return endlessCondition(cmd) && spawnsUnwaited(nodeList(cmd.Do));
+  if (kind === 'ForClause') {
+    const loop = nodeField(cmd, 'Loop');
+    return nodeKind(loop) === 'CStyleLoop' && loop !== undefined && nodeKind(loop.Cond) === undefined && spawnsUnwaited(nodeList(cmd.Do));
+  }
+  return false;
+}
+
+/** `while true`, `while :`, `until false`. */
+function endlessCondition(loop: GoNode): boolean {
+  const cond = nodeList(loop.Cond);
+  if (cond.length !== 1) return false;
+  const name = callName(cond[0]);
+  return loop.Until ? name === 'false' : name === 'true' || name === ':';
+}
+
+/** The literal command word of a statement that is a simple command. */
+function callName(st: GoNode): string | undefined {
+  const call = nodeField(st, 'Cmd');
+  if (nodeKind(call) !== 'CallExpr' || !call) return undefined;
+  const parts = nodeList(nodeList(call.Args)[0]?.Parts);
+  return parts.length === 1 && nodeKind(parts[0]) === 'Lit' ? goString(parts[0].Value) : undefined;
+}
+
+/** True when `name` is called in the background or inside a pipeline anywhere below `node`. */
+function spawnsCall(node: GoNode | undefined, name: string, spawning: boolean): boolean {
+  const kind = nodeKind(node);
+  if (!kind || !node) return false;
+  if (kind === 'Stmt') {
+    const spawns = spawning || Boolean(node.Background) || Boolean(node.Coprocess);
+    if (spawns && callName(node) === name) return true;
+    const cmd = nodeField(node, 'Cmd');
+    const piped = nodeKind(cmd) === 'BinaryCmd' && cmd !== undefined && (cmd.Op === ShellOp.PIPE || cmd.Op === ShellOp.PIPE_ALL);
+    return spawnsCall(cmd, name, spawns || piped);
+  }
+  const fields = kind === 'CmdSubst' || kind === 'ProcSubst' ? ['Stmts'] : SHELL_CHILD_FIELDS[kind] ?? [];
+  for (const field of fields) {
+    const child = node[field];
+    const children = child && typeof child === 'object' && '$array' in child ? nodeList(child) : [nodeField(node, field)];
+    if (children.some((c) => spawnsCall(c, name, spawning))) return true;
+  }
+  return false;
+}
+
+/** A loop body that puts something in the background and never waits or sleeps. */
+function spawnsUnwaited(body: GoNode[]): boolean {
+  return body.some((st) => Boolean(st.Background)) && !body.some((st) => ['wait', 'sleep'].includes(callName(st) ?? ''));
+}
