@@ -23,7 +23,26 @@ const ARGUMENT_SAMPLES: { args: unknown; schema?: Record<string, unknown> }[] = 
     schema: { type: 'object', properties: { steps: { type: 'array', items: { type: 'object', properties: { sql: { type: 'string', 'x-risk': 'sql' } } } } } },
   },
   { args: { title: "Fix the user's profile page", body: 'Updates the avatar upload and removes the old cache layer.', labels: ['bug', 'ui'] } },
+  { args: { cmd: 'rm', args: '-rf /', cwd: '/srv' } },
 ];
+
+interface Counts {
+  tp: number;
+  fn: number;
+  fp: number;
+  tn: number;
+  wrongRule: number;
+}
+
+function newCounts(): Counts {
+  return { tp: 0, fn: 0, fp: 0, tn: 0, wrongRule: 0 };
+}
+
+function rates(c: Counts): string {
+  const recall = c.tp + c.fn ? `${((100 * c.tp) / (c.tp + c.fn)).toFixed(2)}%` : 'n/a';
+  const fpRate = c.fp + c.tn ? `${((100 * c.fp) / (c.fp + c.tn)).toFixed(2)}%` : 'n/a';
+  return `recall=${recall.padStart(7)}  false positives=${c.fp} (${fpRate})  expected rule missing: ${c.wrongRule}`;
+}
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
@@ -60,20 +79,28 @@ function main(): void {
   const coldMs = Number(process.hrtime.bigint() - coldStarted) / 1e6;
   console.log(`cold start: module load ${importMs.toFixed(1)} ms; first evaluation needing an SQL grammar ${coldMs.toFixed(1)} ms\n`);
 
-  let tp = 0, fp = 0, tn = 0, fn = 0, wrongRule = 0;
+  const byKind = new Map<string, Counts>();
+  const all = newCounts();
   for (const entry of RISK_CORPUS) {
     const verdict = evaluateRiskText(entry.text);
-    if (entry.risky && verdict.risky) tp++;
-    else if (entry.risky) fn++;
-    else if (verdict.risky) fp++;
-    else tn++;
     const got = new Set(verdict.rules.map((r) => r.rule));
-    if (entry.rules?.some((r) => !got.has(r))) wrongRule++;
+    const kind = byKind.get(entry.kind ?? 'other') ?? newCounts();
+    byKind.set(entry.kind ?? 'other', kind);
+    for (const counts of [all, kind]) {
+      if (entry.risky && verdict.risky) counts.tp++;
+      else if (entry.risky) counts.fn++;
+      else if (verdict.risky) counts.fp++;
+      else counts.tn++;
+      if (entry.rules?.some((r) => !got.has(r))) counts.wrongRule++;
+    }
   }
   console.log('confusion matrix (risky = positive)');
-  console.log(`  TP=${tp}  FN=${fn}`);
-  console.log(`  FP=${fp}  TN=${tn}`);
-  console.log(`  FP rate=${((100 * fp) / Math.max(1, fp + tn)).toFixed(2)}%  miss rate=${((100 * fn) / Math.max(1, tp + fn)).toFixed(2)}%  expected rule missing: ${wrongRule}\n`);
+  console.log(`  TP=${all.tp}  FN=${all.fn}`);
+  console.log(`  FP=${all.fp}  TN=${all.tn}`);
+  console.log(`  ${rates(all)}\n`);
+  console.log('by class (the original corpus, then the classes added for issue 9)');
+  for (const [kind, counts] of byKind) console.log(`  ${kind.padEnd(24)} risky ${String(counts.tp + counts.fn).padStart(3)}  safe ${String(counts.fp + counts.tn).padStart(3)}  ${rates(counts)}`);
+  console.log('');
 
   const textTasks = texts.map((t) => () => evaluateRiskText(t));
   const argTasks = ARGUMENT_SAMPLES.map((s) => () => evaluateRiskArguments(s.args, s.schema));

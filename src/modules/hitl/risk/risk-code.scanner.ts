@@ -25,8 +25,8 @@ const CONCATENATED = /(?:'[^'\n]*'|"[^"\n]*")(?:\s*[+.]\s*(?:'[^'\n]*'|"[^"\n]*"
 /** `system("rm", "-rf", "/")`: a call with several string arguments. */
 const STRING_ARGS = /\(\s*((?:'[^'\n]*'|"[^"\n]*")(?:\s*,\s*(?:'[^'\n]*'|"[^"\n]*"))+)\s*[,)]/g;
 
-/** A process that forks in an endless loop: `fork while fork`, `while True: os.fork()`, `loop { fork }`. */
-const FORK_LOOP = /\bfork\s+while\s+fork\b|(?:\bwhile\s*\(?\s*(?:true|True|1)\s*\)?\s*[:{]?|\bloop\s*(?:do\b|\{)|\bfor\s*\(\s*;\s*;\s*\))[^\n]{0,20}\n?[^\n]{0,120}\bfork\b/;
+/** A process that forks (or spawns) in an endless loop: `fork while fork`, `while True: os.fork()`, `loop { fork }`. */
+const FORK_LOOP = /\bfork\s+while\s+fork\b|(?:\bwhile\s*\(?\s*(?:true|True|1)\s*\)?\s*[:{]?|\bloop\s*(?:do\b|\{)|\bfor\s*\(\s*;\s*;\s*\))[^\n]{0,20}\n?[^\n]{0,120}\b(?:fork|spawn\w*|Popen)\b/;
 
 /** MongoDB shell one-liners (`mongosh --eval`). */
 const MONGO: [RiskRule, RegExp][] = [

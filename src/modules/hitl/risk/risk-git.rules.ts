@@ -85,6 +85,8 @@ function git(args: ShellWord[], env: ShellCommandEnv): void {
   const [sub, ...rest] = global.rest;
   const rule = sub && SUBCOMMANDS[sub.value];
   if (!rule) return;
+  // `git push "$@"`: arguments set elsewhere can carry --force.
+  if (rest.some((w) => w.spreads)) env.scan.report('opaque', env.snippet);
   rule.check(parseOptions(rest, { withValue: rule.withValue, longWithValue: rule.longWithValue }), env);
 }
 

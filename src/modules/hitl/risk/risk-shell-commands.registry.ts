@@ -36,6 +36,9 @@ export function commandKey(word: string): string {
   return base;
 }
 
+/** Commands whose rules read options and paths, so arguments that expand to unknown words make them unreadable (git checks its own subcommands). */
+const OPTION_SENSITIVE = new Set([...Object.keys(FILE_COMMANDS), ...Object.keys(PERMISSION_COMMANDS)]);
+
 /** A "command" named like an SQL statement: the text is SQL written where shell was expected. */
 const SQL_VERBS = new Set(['drop', 'delete', 'truncate', 'update', 'alter']);
 
@@ -58,6 +61,8 @@ export function checkCommand(argv: ShellWord[], env: ShellCommandEnv): void {
   if (name.value.includes('/') && runWrittenFile(name, 'shell', env)) return;
   const key = commandKey(name.value);
   const handler = HANDLERS.get(key);
+  // `rm "$@"`, `chmod $(cat mode) /`: arguments set elsewhere can carry any option or path.
+  if (OPTION_SENSITIVE.has(key) && args.some((w) => w.spreads)) env.scan.report('opaque', env.snippet);
   if (handler) handler(args, env, key);
   else if (SQL_VERBS.has(key)) env.scan.nested(env.snippet, 'sql');
 }

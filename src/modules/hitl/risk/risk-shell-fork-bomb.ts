@@ -20,12 +20,27 @@ export function isForkBomb(cmd: GoNode): boolean {
   return false;
 }
 
-/** `while true`, `while :`, `until false`. */
+/** `while true`, `while :`, `while [ 1 ]`, `while test x`, `until false`. */
 function endlessCondition(loop: GoNode): boolean {
   const cond = nodeList(loop.Cond);
   if (cond.length !== 1) return false;
-  const name = callName(cond[0]);
-  return loop.Until ? name === 'false' : name === 'true' || name === ':';
+  const words = callWords(cond[0]);
+  if (loop.Until) return words?.join(' ') === 'false';
+  const test = words?.[0] === '[' ? words.slice(1, -1) : words?.[0] === 'test' ? words.slice(1) : undefined;
+  return words?.length === 1 ? words[0] === 'true' || words[0] === ':' : test?.length === 1 && test[0] !== '';
+}
+
+/** The literal words of a statement that is a simple command of literal words. */
+function callWords(st: GoNode): string[] | undefined {
+  const call = nodeField(st, 'Cmd');
+  if (nodeKind(call) !== 'CallExpr' || !call) return undefined;
+  const words: string[] = [];
+  for (const word of nodeList(call.Args)) {
+    const parts = nodeList(word.Parts);
+    if (parts.length !== 1 || nodeKind(parts[0]) !== 'Lit') return undefined;
+    words.push(goString(parts[0].Value));
+  }
+  return words;
 }
 
 /** The literal command word of a statement that is a simple command. */

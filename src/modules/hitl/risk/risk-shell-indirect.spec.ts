@@ -31,6 +31,17 @@ describe('command words built at run time (through evaluateRiskText with the she
     expect(rulesOf(text)).toContain('opaque');
   });
 
+  it.each([
+    'set -- -rf /; rm "$@"',
+    'opts=(-rf /srv); rm "${opts[@]}"',
+    'F=$(printf -- -rf); rm $F /',
+    'read -r f <<< "-rf"; rm $f /',
+    'git push $(cat opts) origin main',
+    'sudo rm $*',
+  ])('reads a destructive command with arguments it cannot count as opaque: %s', (text) => {
+    expect(rulesOf(text)).toContain('opaque');
+  });
+
   it.each<[string, RiskRule]>([
     ['IFS=,; CMD=rm,-rf,/; $CMD', 'recursive-delete'],
     ['IFS=:; C=git:push:-f; $C', 'force-push'],
@@ -52,6 +63,15 @@ describe('command words built at run time (through evaluateRiskText with the she
     'read -r name <<< "x"; echo "$name"',
     'set -- a b; echo "$@"',
     'for f in *.txt; do cat "$f"; done',
+    'for f in *.log; do rm $f; done',
+    'F=$(mktemp); rm -f "$F"',
+    'echo "$@"',
+    'printf "%s\\n" "${names[@]}"',
+    'while :; do sleep 5; done',
+    'git add $(git ls-files -m)',
+    'docker rm $(docker ps -aq -f status=exited)',
+    'cp $(ls *.txt) backup/',
+    'F=$(git rev-parse HEAD); git show $F',
   ])('stays safe when the command is known: %s', (text) => {
     expect(rulesOf(text)).toEqual([]);
   });

@@ -17,6 +17,8 @@ export class ShellScriptState {
   private readonly vars = new Map<string, string>();
   /** Variables this script gave a value nobody here knows (`X=$(cmd)`, `read X`, a loop variable, a branch). */
   private readonly unknown = new Set<string>();
+  /** Variables filled at run time by a substitution or a reader (`X=$(...)`, `read X`): unquoted, they can split into anything. */
+  private readonly computed = new Set<string>();
   /** True once the script ran code that can set anything (`source f`, `eval ...`). */
   private unknownAll = false;
   /** The names assigned in each open conditional scope (a branch, loop, function or subshell). */
@@ -45,7 +47,7 @@ export class ShellScriptState {
       return splitWords(value, this.vars.get('IFS'));
     }
     const resolved = this.word(word);
-    if (!resolved.literal) return [this.withCommandName(resolved)];
+    if (!resolved.literal) return [this.withCommandName(this.withSpread(resolved, parts, name))];
     if (parts.length > 1 && parts.some((p) => this.splitsWhenExpanded(p))) return [{ ...resolved, literal: false }];
     const braces = parts.length === 1 && nodeKind(parts[0]) === 'Lit' ? BRACE_LIST.exec(resolved.value) : null;
     if (!braces) return [resolved];
@@ -76,12 +78,20 @@ export class ShellScriptState {
       const word = value && !nodeField(assign, 'Index') ? this.word(value) : undefined;
       const before = assign.Append ? this.vars.get(key) : '';
       this.assign(key, word?.literal && before !== undefined ? before + word.value : undefined);
+      if (word?.substitutes) this.computed.add(key);
     }
   }
 
-  /** Variables set by a command (`read x`, `mapfile a`, `printf -v x`, `for x in`): their values are unknown. */
-  forget(names: string[]): void {
-    for (const name of names) if (/^[A-Za-z_]\w*$/.test(name)) this.assign(name, undefined);
+  /**
+   * Variables set by a command (`read x`, `mapfile a`, `printf -v x`) or a loop (`for x in`): their values
+   * are unknown; `computed` when they hold what a command produced at run time.
+   */
+  forget(names: string[], computed = false): void {
+    for (const name of names) {
+      if (!/^[A-Za-z_]\w*$/.test(name)) continue;
+      this.assign(name, undefined);
+      if (computed) this.computed.add(name);
+    }
   }
 
   /** After `source file` or `eval ...` any variable may hold anything. */
@@ -109,6 +119,7 @@ export class ShellScriptState {
     } else {
       this.vars.set(name, value);
       this.unknown.delete(name);
+      this.computed.delete(name);
     }
     this.scopes[this.scopes.length - 1]?.add(name);
   }
@@ -121,6 +132,15 @@ export class ShellScriptState {
   private splitsWhenExpanded(part: GoNode): boolean {
     const value = this.vars.get(plainParamName(part) ?? '');
     return value !== undefined && splitWords(value, this.vars.get('IFS')).length !== 1;
+  }
+
+  /** Marks `"$@"`, `${a[@]}`, `$*`, an unquoted `$(...)` and an unquoted `$X` filled at run time (see {@link ShellWord.spreads}). */
+  private withSpread(word: ShellWord, parts: GoNode[], plainName: string | undefined): ShellWord {
+    const spreads =
+      SPREADING.test(word.raw) ||
+      parts.some((p) => nodeKind(p) === 'CmdSubst') ||
+      (plainName !== undefined && (this.computed.has(plainName) || this.unknownAll));
+    return spreads ? { ...word, spreads } : word;
   }
 
   /**
@@ -212,6 +232,9 @@ export class ShellScriptState {
     return undefined;
   }
 }
+
+/** A word that is only `$@`, `$*`, `${@}`, `${a[@]}` or `${a[*]}` (quoted or not): it expands into any number of words. */
+const SPREADING = /^"?\$(?:[@*]|\{[@*]\}|\{[A-Za-z_]\w*\[[@*]\]\})"?$/;
 
 /** `pre{a,b,c}post`: one level of brace list, no nesting. */
 const BRACE_LIST = /^([^{}]*)\{([^{}]*,[^{}]*)\}([^{}]*)$/;

@@ -17,6 +17,11 @@ export interface ShellWord {
    * from the environment, the file name is literal): that name, with its directory as written.
    */
   readonly commandName?: string;
+  /**
+   * True when the word expands to words nobody here can count or read: `"$@"`, `"${a[@]}"`, or an unquoted
+   * `$X` that this script filled at run time (`X=$(...)`, `read X`). Such words can carry any option.
+   */
+  readonly spreads?: boolean;
 }
 
 /** A word built from a plain string (argv given by tool arguments, words split from a string). */

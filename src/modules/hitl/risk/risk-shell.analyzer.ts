@@ -10,7 +10,7 @@ import type { ShellWord } from './risk-shell-word';
 import { isSystemPath } from './risk-system-paths';
 
 /** Builtins that set the variables named in their arguments to what they read. */
-const VARIABLE_READERS = new Set(['read', 'mapfile', 'readarray', 'getopts', 'unset']);
+const VARIABLE_READERS = new Set(['read', 'mapfile', 'readarray', 'getopts']);
 
 /** Reads shell text: parse with mvdan-sh, walk every statement, check every simple command. */
 export function analyzeShell(text: string, scan: RiskScan): void {
@@ -118,8 +118,9 @@ class ShellWalker {
   private recordAssignments(argv: ShellWord[]): void {
     const name = argv[0]?.literal ? argv[0].value : '';
     const args = argv.slice(1).map((w) => w.value);
-    if (VARIABLE_READERS.has(name)) this.script.forget(args);
-    else if (name === 'printf' && args[0] === '-v') this.script.forget(args.slice(1, 2));
+    if (VARIABLE_READERS.has(name)) this.script.forget(args, true);
+    else if (name === 'unset') this.script.forget(args);
+    else if (name === 'printf' && args[0] === '-v') this.script.forget(args.slice(1, 2), true);
     else if (name === 'source' || name === '.' || name === 'eval') this.script.forgetAll();
   }
 

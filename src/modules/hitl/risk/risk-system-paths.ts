@@ -4,8 +4,11 @@
  * (`//`, `.`, `..`, `$HOME` → `~`), so `/tmp/../etc/passwd` is `/etc/passwd`.
  */
 
-/** Trees the host runs on (configuration, boot, binaries, libraries, kernel interfaces, root's home). */
-const SYSTEM_TREES = ['/etc', '/boot', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/usr', '/proc', '/sys', '/root', '/var/spool/cron'];
+/** Trees the host runs on (configuration, boot, binaries, libraries, kernel interfaces, root's home, package databases, logs). */
+const SYSTEM_TREES = [
+  '/etc', '/boot', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/usr', '/proc', '/sys', '/root',
+  '/var/spool/cron', '/var/lib/dpkg', '/var/lib/apt', '/var/lib/rpm', '/var/log',
+];
 /** Device files that expose memory or ports (block devices are the `disk-wipe` rule's). */
 const SYSTEM_DEVICES = ['/dev/mem', '/dev/kmem', '/dev/port'];
 /** Parts of those trees that are meant for local installs. */
