@@ -12,14 +12,14 @@ function rm(args: ShellWord[], env: ShellCommandEnv): void {
   // GNU rm reads options after operands too (`rm dir -rf`), so every word before `--` counts.
   const opts = parseOptions(args);
   if (hasOption(opts, 'rR', 'recursive') || env.many) env.scan.report('recursive-delete', env.snippet);
-  else if ([...opts.operands, ...opts.afterDashDash].some((w) => isSystemPath(w.value))) env.scan.report('system-file-overwrite', env.snippet);
+  else if ([...opts.operands, ...opts.afterDashDash].some((w) => isSystemPath(w.value, env.cwd))) env.scan.report('system-file-overwrite', env.snippet);
 }
 
 /** unlink / shred of one file; over a generated list they delete (or destroy) a whole tree. */
 function fileDestroyer(args: ShellWord[], env: ShellCommandEnv): void {
   if (args.some((w) => BLOCK_DEVICE.test(w.value))) env.scan.report('disk-wipe', env.snippet);
   else if (env.many) env.scan.report('recursive-delete', env.snippet);
-  else if (args.some((w) => isSystemPath(w.value))) env.scan.report('system-file-overwrite', env.snippet);
+  else if (args.some((w) => isSystemPath(w.value, env.cwd))) env.scan.report('system-file-overwrite', env.snippet);
 }
 
 /** How many find starting points a `-exec` command is checked with (each as its `{}`). */
@@ -52,7 +52,7 @@ function rsync(args: ShellWord[], env: ShellCommandEnv): void {
   if ([...opts.long].some((name) => /^del(?:ete(?:-\w+)?)?$/.test(name))) env.scan.report('recursive-delete', env.snippet);
   const operands = [...opts.operands, ...opts.afterDashDash];
   const dest = operands.length > 1 ? operands[operands.length - 1].value : '';
-  if (!/^[^/]*:/.test(dest) && isSystemPath(dest)) env.scan.report('system-file-overwrite', env.snippet);
+  if (!/^[^/]*:/.test(dest) && isSystemPath(dest, env.cwd)) env.scan.report('system-file-overwrite', env.snippet);
 }
 
 function diskWipe(args: ShellWord[], env: ShellCommandEnv): void {
@@ -62,7 +62,7 @@ function diskWipe(args: ShellWord[], env: ShellCommandEnv): void {
 function dd(args: ShellWord[], env: ShellCommandEnv): void {
   const target = args.find((w) => w.value.startsWith('of='))?.value.slice(3);
   if (target && BLOCK_DEVICE.test(target)) env.scan.report('disk-wipe', env.snippet);
-  else if (target && isSystemPath(target)) env.scan.report('system-file-overwrite', env.snippet);
+  else if (target && isSystemPath(target, env.cwd)) env.scan.report('system-file-overwrite', env.snippet);
 }
 
 /** Cloud calls that delete a database or table outright. */

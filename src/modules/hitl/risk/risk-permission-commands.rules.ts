@@ -20,7 +20,7 @@ function permissionCommand(spec: OptionSpec, ownerOperand: boolean, dashMode = C
     const named = ownerOperand && !modeWords.length && !opts.long.has('reference');
     const targets = named ? operands.slice(1) : operands;
     const recursive = hasOption(opts, 'R', 'recursive') || env.many === true;
-    if (targets.some((t) => (recursive ? isBroadPath(t.value, false) : isSystemPath(t.value, false)))) {
+    if (targets.some((t) => (recursive ? isBroadPath(t.value, env.cwd, false) : isSystemPath(t.value, env.cwd, false)))) {
       env.scan.report('permission-change', env.snippet);
     }
   };

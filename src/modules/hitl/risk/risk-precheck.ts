@@ -15,7 +15,7 @@ const TRIGGER = new RegExp(
     '\\$\\(|`|\\$\'|<\\(|>\\(|\\\\x[0-9a-f]|/dev/|(?:^|[\\s;&|(])\\.\\s',
     '(?:^|\\s)-[a-z]*r[a-z]*\\b|--recursive|--force|--hard|--delete|--mirror',
     // Permission changes, writes and moves of system files, fork bombs, command words built at run time.
-    '\\b(?:chmod|chown|chgrp|chattr|setfacl|tee|mv|cp|install|ln|sed|unlink|fork)\\b|>\\|?\\s*[~/$"\']',
+    '\\b(?:chmod|chown|chgrp|chattr|setfacl|tee|mv|cp|install|ln|sed|unlink|fork|wget|curl|tar|unzip|icacls|takeown)\\b|>\\|?\\s*[~/$"\']|/(?:etc|boot|s?bin|lib\\w*|usr|proc|sys|root|var/log)(?:/|\\b)',
     '\\(\\s*\\)\\s*\\{|\\bfunction\\s|\\b(?:while|until)\\b|\\bfor\\s*\\(\\(|(?:^|[\\s;&|({"\'])\\$',
   ].join('|'),
   'm',

@@ -15,6 +15,8 @@ export interface ShellCommandEnv {
   stdin(): ShellStdin;
   /** True when the command runs once per item of a generated list (`find -exec`, `xargs` on unknown input). */
   readonly many?: boolean;
+  /** The script's working directory when known (`cd /etc; ...`): relative paths are resolved against it. */
+  readonly cwd?: string;
   /**
    * Analyzes another argv (`sudo rm ...`, `find -exec rm ...`); `withStdin` false when the wrapper consumes
    * stdin itself (xargs); `many` true when it runs over a generated list (kept for everything it runs in turn).
@@ -45,7 +47,7 @@ export function runCodeWord(word: ShellWord, language: RiskLanguage, env: ShellC
     reportHidden(env, word.raw);
     if (word.literalLength === 0) return;
   }
-  env.scan.nested(word.value, language);
+  env.scan.nested(word.value, language, env.many);
 }
 
 /** Reads what an interpreter gets on stdin (`curl ... | sh`, `psql <<EOF`) in `language`. */

@@ -45,7 +45,7 @@ function scanSegment(segment: string, scan: RiskScan): void {
     },
     fileText: () => undefined,
   });
-  const env = make(false);
+  const env = make(scan.many);
   let starts = 0;
   for (let i = 0; i < words.length && starts < MAX_STARTS_PER_SEGMENT; i++) {
     if (!words[i].literal || !hasHandler(words[i].value)) continue;

@@ -71,7 +71,17 @@ function spawnsCall(node: GoNode | undefined, name: string, spawning: boolean): 
   return false;
 }
 
-/** A loop body that puts something in the background and never waits or sleeps. */
+/** A loop body that puts something in the background (at any depth: `(cmd &)`) and never waits or sleeps. */
 function spawnsUnwaited(body: GoNode[]): boolean {
-  return body.some((st) => Boolean(st.Background)) && !body.some((st) => ['wait', 'sleep'].includes(callName(st) ?? ''));
+  return body.some((st) => backgrounds(st)) && !body.some((st) => ['wait', 'sleep'].includes(callName(st) ?? ''));
+}
+
+function backgrounds(node: GoNode | undefined): boolean {
+  const kind = nodeKind(node);
+  if (!kind || !node || kind === 'FuncDecl') return false;
+  if (kind === 'Stmt') return Boolean(node.Background) || backgrounds(nodeField(node, 'Cmd'));
+  return (SHELL_CHILD_FIELDS[kind] ?? []).some((field) => {
+    const child = node[field];
+    return child && typeof child === 'object' && '$array' in child ? nodeList(child).some(backgrounds) : backgrounds(nodeField(node, field));
+  });
 }

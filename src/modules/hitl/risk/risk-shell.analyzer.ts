@@ -109,6 +109,8 @@ class ShellWalker {
     }
     const argv = this.script.unalias(words.flatMap((w) => this.script.expand(w)));
     if (argv[0]?.value === 'alias') this.script.defineAliases(argv.slice(1));
+    // `hash -p /bin/rm name` makes `name` run rm.
+    if (argv[0]?.value === 'hash' && argv[1]?.value === '-p' && argv[3]) this.script.defineAliases([{ ...argv[3], value: `${argv[3].value}=${argv[2].value}` }]);
     if (argv.length) checkCommand(argv, this.env(st, stdin));
     this.script.recordWrites(st, argv);
     this.recordAssignments(argv);
@@ -120,12 +122,14 @@ class ShellWalker {
     const args = argv.slice(1).map((w) => w.value);
     if (VARIABLE_READERS.has(name)) this.script.forget(args, true);
     else if (name === 'unset') this.script.forget(args);
+    else if (name === 'cd' || name === 'pushd') this.script.changeDirectory(argv.slice(1).filter((w) => !/^-[LPe@]+$/.test(w.value)));
     else if (name === 'printf' && args[0] === '-v') this.script.forget(args.slice(1, 2), true);
     else if (name === 'source' || name === '.' || name === 'eval') this.script.forgetAll();
   }
 
   private env(st: GoNode, origin: StdinOrigin | undefined): ShellCommandEnv {
     const snippet = this.source.of(st);
+    const cwd = this.script.cwd();
     const make = (stdin: () => ShellStdin, many: boolean): ShellCommandEnv => ({
       scan: this.scan,
       snippet,
@@ -135,8 +139,9 @@ class ShellWalker {
         if (argv.length) checkCommand(argv, make(withStdin ? stdin : () => ({ kind: 'none' }), many || runsMany));
       },
       fileText: (path: string) => this.script.fileText(path),
+      cwd,
     });
-    return make(() => this.script.stdinOf(st, origin), false);
+    return make(() => this.script.stdinOf(st, origin), this.scan.many);
   }
 
   /** `> /dev/sda` overwrites a disk; `> /etc/passwd`, `>> /etc/sudoers` change the system. */
@@ -147,7 +152,7 @@ class ShellWalker {
     const appends = redirect.Op === ShellOp.APP_OUT || redirect.Op === ShellOp.APP_ALL;
     if (BLOCK_DEVICE.test(target)) {
       if (!appends) this.scan.report('disk-wipe', this.source.of(st));
-    } else if (isSystemPath(target)) {
+    } else if (isSystemPath(target, this.script.cwd())) {
       this.scan.report('system-file-overwrite', this.source.of(st));
     }
   }

@@ -18,9 +18,13 @@ const SSH_DIR = /^(?:~|\/home\/[^/]+|\/Users\/[^/]+)\/\.ssh(?:\/|$)/;
 /** A whole home directory. */
 const HOME_ROOT = /^(?:~|\/home\/[^/]+|\/Users\/[^/]+|\/root)(?:\/\*?)?$/;
 
-/** An absolute (or home-relative) path with `.`, `..` and repeated slashes resolved; undefined when relative or unknown. */
-export function normalizePath(value: string): string | undefined {
-  const path = value.replace(/^\$\{?HOME\}?(?=\/|$)/, '~').replace(/^~[^/]*/, '~');
+/**
+ * An absolute (or home-relative) path with `.`, `..` and repeated slashes resolved; a relative path is
+ * resolved against `cwd` when the script's directory is known (`cd /etc; rm passwd`), else undefined.
+ */
+export function normalizePath(value: string, cwd?: string): string | undefined {
+  let path = value.replace(/^\$\{?HOME\}?(?=\/|$)/, '~').replace(/^~[^/]*/, '~');
+  if (cwd !== undefined && path && !path.startsWith('/') && !path.startsWith('~') && !path.startsWith('$')) path = `${cwd}/${path}`;
   const home = path.startsWith('~');
   if (!home && !path.startsWith('/')) return undefined;
   const parts: string[] = [];
@@ -37,8 +41,8 @@ function within(path: string, trees: readonly string[]): boolean {
 }
 
 /** A file or tree of the system: `/`, `/etc/...`, `/usr/bin/...`, `~/.ssh/...` (`sshKeys` false leaves ~/.ssh out). */
-export function isSystemPath(value: string, sshKeys = true): boolean {
-  const path = normalizePath(value);
+export function isSystemPath(value: string, cwd?: string, sshKeys = true): boolean {
+  const path = normalizePath(value, cwd);
   if (path === undefined) return false;
   if (path === '/' || path === '/*') return true;
   if (within(path, LOCAL_TREES)) return false;
@@ -46,9 +50,9 @@ export function isSystemPath(value: string, sshKeys = true): boolean {
 }
 
 /** The root, a top-level directory, a whole home, or a system tree: too broad to move or re-permission as a whole. */
-export function isBroadPath(value: string, sshKeys = true): boolean {
-  const path = normalizePath(value);
+export function isBroadPath(value: string, cwd?: string, sshKeys = true): boolean {
+  const path = normalizePath(value, cwd);
   if (path === undefined) return false;
   if (/^\/[^/]*$/.test(path) || HOME_ROOT.test(path)) return true;
-  return isSystemPath(path, sshKeys);
+  return isSystemPath(path, undefined, sshKeys);
 }

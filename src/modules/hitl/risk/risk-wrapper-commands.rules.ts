@@ -119,7 +119,8 @@ function xargs(args: ShellWord[], env: ShellCommandEnv): void {
     }
     return;
   }
-  if (input.kind === 'opaque' && CODE_FROM_ARGS.test(inner.map((w) => w.value).join(' '))) reportHidden(env, input.snippet, input.snippet);
+  // Code read from input nobody here can see (a pipe, a file given by -a, the terminal).
+  if (CODE_FROM_ARGS.test(inner.map((w) => w.value).join(' '))) reportHidden(env, input.kind === 'opaque' ? input.snippet : env.snippet);
   // Unknown input: the command runs over a list nobody here can see.
   env.run(inner, false, true);
 }
