@@ -74,6 +74,7 @@ const PERMISSIONS: RiskCorpusEntry[] = [
   risky('echo "chmod -R 777 /" | sh', ['permission-change']),
   risky("ssh prod 'sudo chmod -R 777 /'", ['permission-change']),
   risky('cd / && chmod -R 777 .', ['permission-change'], 'the working directory is tracked'),
+  risky("Don't run chmod -R 777 / on prod", ['permission-change'], 'unparseable prose naming the command: fail closed'),
   risky('cd /; chown -R eve *', ['permission-change']),
   risky('icacls "C:\\" /grant Everyone:F /T', ['permission-change']),
   risky('takeown /f "C:\\Windows" /r', ['permission-change']),
@@ -156,6 +157,8 @@ const SYSTEM_FILES: RiskCorpusEntry[] = [
   risky('unzip -o x.zip -d /etc', ['system-file-overwrite']),
   risky('cat > /etc/hosts <<EOF\n1.2.3.4 x\nEOF\n', ['system-file-overwrite']),
   risky('exec 3>/etc/passwd', ['system-file-overwrite']),
+  risky("Don't truncate /var/log/auth.log", ['system-file-overwrite'], 'unparseable text naming the command and a system path: fail closed'),
+  risky('echo ssh-ed25519 AAAA >> /root/.ssh/authorized_keys', ['system-file-overwrite']),
   safe('cat /etc/passwd'),
   safe('cp /etc/hosts /tmp/hosts.bak', 'reading a system file'),
   safe('grep root /etc/passwd > users.txt'),
@@ -192,6 +195,11 @@ const SYSTEM_FILES: RiskCorpusEntry[] = [
   safe('wget -O page.html https://example.com'),
   safe('ls /usr/bin'),
   safe('cat /var/log/syslog | tail'),
+  safe('cd /root/project && npm run build > build.log', '/root is a home like any other'),
+  safe("I'll mv the old configs to /etc/backup later.", 'prose that does not parse: a path command needs an option or a path after it'),
+  safe("Can't cp the file to /etc/nginx, permission denied."),
+  safe("We'll install the agent into /usr/bin next week."),
+  safe("It's fine to tar the /etc folder."),
 ];
 
 /** Destructive commands run over generated file lists: find -exec, -execdir, -ok, xargs. */

@@ -156,6 +156,9 @@ describe('destructive effects on the system (through evaluateRiskText with the s
       'tar -czf backup.tgz -C /etc .',
       'wget -O page.html https://example.com',
       'ls /usr/bin',
+      'cd /root/project && npm run build > build.log',
+      "I'll mv the old configs to /etc/backup later.",
+      "We'll install the agent into /usr/bin next week.",
     ])('leaves reads and non-system paths alone: %s', (text) => {
       expect(rulesOf(text)).toEqual([]);
     });

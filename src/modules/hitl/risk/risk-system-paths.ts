@@ -4,9 +4,9 @@
  * (`//`, `.`, `..`, `$HOME` → `~`), so `/tmp/../etc/passwd` is `/etc/passwd`.
  */
 
-/** Trees the host runs on (configuration, boot, binaries, libraries, kernel interfaces, root's home, package databases, logs). */
+/** Trees the host runs on (configuration, boot, binaries, libraries, kernel interfaces, package databases, logs); /root is a home like any other. */
 const SYSTEM_TREES = [
-  '/etc', '/boot', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/usr', '/proc', '/sys', '/root',
+  '/etc', '/boot', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/usr', '/proc', '/sys',
   '/var/spool/cron', '/var/lib/dpkg', '/var/lib/apt', '/var/lib/rpm', '/var/log',
 ];
 /** Device files that expose memory or ports (block devices are the `disk-wipe` rule's). */
@@ -14,7 +14,7 @@ const SYSTEM_DEVICES = ['/dev/mem', '/dev/kmem', '/dev/port'];
 /** Parts of those trees that are meant for local installs. */
 const LOCAL_TREES = ['/usr/local', '/usr/src', '/proc/self/fd'];
 /** Login keys: replacing them locks the owner out or lets someone in. */
-const SSH_DIR = /^(?:~|\/home\/[^/]+|\/Users\/[^/]+)\/\.ssh(?:\/|$)/;
+const SSH_DIR = /^(?:~|\/home\/[^/]+|\/Users\/[^/]+|\/root)\/\.ssh(?:\/|$)/;
 /** A whole home directory. */
 const HOME_ROOT = /^(?:~|\/home\/[^/]+|\/Users\/[^/]+|\/root)(?:\/\*?)?$/;
 
