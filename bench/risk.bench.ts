@@ -48,16 +48,26 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 }
 
-function timeEach(rounds: number, tasks: (() => unknown)[]): number[] {
-  const samples: number[] = [];
+/** Times every task `rounds` times, interleaved; returns the samples of each task (ms). */
+function timeEach(rounds: number, tasks: (() => unknown)[]): number[][] {
+  const samples: number[][] = tasks.map(() => []);
   for (let r = 0; r < rounds; r++) {
-    for (const task of tasks) {
+    tasks.forEach((task, i) => {
       const start = process.hrtime.bigint();
       task();
-      samples.push(Number(process.hrtime.bigint() - start) / 1e6);
-    }
+      samples[i].push(Number(process.hrtime.bigint() - start) / 1e6);
+    });
   }
-  return samples.sort((a, b) => a - b);
+  return samples;
+}
+
+function sorted(values: number[]): number[] {
+  return [...values].sort((a, b) => a - b);
+}
+
+/** Each task's median over the rounds: its own cost, with scheduler preemption (other processes on the cores) filtered out. */
+function medians(samples: number[][]): number[] {
+  return sorted(samples.map((s) => percentile(sorted(s), 0.5)));
 }
 
 function report(label: string, samples: number[]): void {
@@ -71,6 +81,7 @@ function main(): void {
   const texts = RISK_CORPUS.map((e) => e.text);
   console.log('# risk detector benchmark');
   console.log(`node ${process.version} on ${os.platform()}/${os.arch()}, ${os.cpus()[0]?.model ?? 'unknown cpu'} x${os.cpus().length}`);
+  console.log(`load average at start: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (above the core count, per-call percentiles measure the scheduler too)`);
   console.log(`corpus: ${RISK_CORPUS.length} texts (${RISK_CORPUS.filter((e) => e.risky).length} risky), longest ${Math.max(...texts.map((t) => t.length))} chars`);
   console.log(`rounds: ${WARMUP_ROUNDS} warm-up + ${MEASURED_ROUNDS} measured over the corpus and ${ARGUMENT_SAMPLES.length} argument samples\n`);
 
@@ -106,12 +117,19 @@ function main(): void {
   const argTasks = ARGUMENT_SAMPLES.map((s) => () => evaluateRiskArguments(s.args, s.schema));
   timeEach(WARMUP_ROUNDS, [...textTasks, ...argTasks]);
   const started = Date.now();
-  const textSamples = timeEach(MEASURED_ROUNDS, textTasks);
-  const argSamples = timeEach(MEASURED_ROUNDS, argTasks);
-  console.log('latency per evaluation (after warm-up)');
+  const textRuns = timeEach(MEASURED_ROUNDS, textTasks);
+  const argRuns = timeEach(MEASURED_ROUNDS, argTasks);
+  const textSamples = sorted(textRuns.flat());
+  const argSamples = sorted(argRuns.flat());
+  console.log('latency per evaluation (after warm-up), every call');
   report('evaluateRiskText', textSamples);
   report('evaluateRiskArguments', argSamples);
-  report('all', [...textSamples, ...argSamples].sort((a, b) => a - b));
+  report('all', sorted([...textSamples, ...argSamples]));
+  console.log(`\nlatency per input (the median of its ${MEASURED_ROUNDS} calls), over the ${textTasks.length} texts and ${argTasks.length} argument samples`);
+  report('evaluateRiskText', medians(textRuns));
+  report('evaluateRiskArguments', medians(argRuns));
+  report('all', medians([...textRuns, ...argRuns]));
+  console.log(`load average at end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   console.log(`\nmeasured in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
