@@ -28,6 +28,18 @@ const STRING_ARGS = /\(\s*((?:'[^'\n]*'|"[^"\n]*")(?:\s*,\s*(?:'[^'\n]*'|"[^"\n]
 /** A process that forks (or spawns) in an endless loop: `fork while fork`, `while True: os.fork()`, `loop { fork }`. */
 const FORK_LOOP = /\bfork\s+while\s+fork\b|(?:\bwhile\s*\(?\s*(?:true|True|1)\s*\)?\s*[:{]?|\bloop\s*(?:do\b|\{)|\bfor\s*\(\s*;\s*;\s*\))[^\n]{0,20}\n?[^\n]{0,120}\b(?:fork|spawn\w*|Popen)\b/;
 
+/** A quoted system path (see risk-system-paths.ts; /usr/local is for local installs). */
+const SYSTEM_PATH_LITERAL = '[\'"`](?:/etc|/boot|/s?bin|/lib\\w*|/usr(?!/local/)|/proc|/sys|/var/log)(?:/[^\'"`]*)?[\'"`]';
+/** Library calls that write, truncate, move or delete a system file: `open('/etc/passwd', 'w')`, `fs.writeFileSync('/etc/hosts', x)`. */
+const SYSTEM_FILE_WRITE = new RegExp(
+  [
+    `\\bopen\\s*\\(\\s*${SYSTEM_PATH_LITERAL}\\s*,\\s*['"][^'"]*[wax+]`,
+    `\\b(?:writeFile|appendFile|truncate|unlink|rm|rename|createWriteStream)(?:Sync)?\\s*\\(\\s*${SYSTEM_PATH_LITERAL}`,
+    `\\b(?:os\\s*\\.\\s*(?:remove|unlink|rename|replace)|shutil\\s*\\.\\s*move|file_put_contents|File\\s*\\.\\s*(?:write|delete|unlink))\\s*\\(\\s*${SYSTEM_PATH_LITERAL}`,
+    `\\bPath\\s*\\(\\s*${SYSTEM_PATH_LITERAL}\\s*\\)\\s*\\.\\s*(?:write_\\w+|unlink|rename|replace)\\b`,
+  ].join('|'),
+);
+
 /** MongoDB shell one-liners (`mongosh --eval`). */
 const MONGO: [RiskRule, RegExp][] = [
   ['drop', /\.\s*drop(?:Database)?\s*\(\s*\)|\bdropDatabase\s*\(/],
@@ -46,6 +58,7 @@ export function scanInterpreterCode(code: string, language: RiskLanguage, scan: 
   }
   if (TREE_DELETE.test(code)) scan.report('recursive-delete', code);
   if (FORK_LOOP.test(code)) scan.report('fork-bomb', code);
+  if (SYSTEM_FILE_WRITE.test(code)) scan.report('system-file-overwrite', code);
   if (RUNS_CODE.test(code) && DECODES.test(code)) scan.report('obfuscated', code);
   else if (RUN_DYNAMIC.test(code)) scan.report('opaque', code);
   if (!RUNS_STRINGS.test(code)) return;

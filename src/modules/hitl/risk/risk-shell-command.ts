@@ -1,11 +1,14 @@
 import type { RiskLanguage, RiskScan } from './risk-scan';
 import type { ShellWord } from './risk-shell-word';
 
-/** What a command reads on standard input, as far as the script shows it. */
+/**
+ * What a command reads on standard input, as far as the script shows it. Opaque input may name the `roots`
+ * it lists (`find / -type f | ...`: paths under `/`).
+ */
 export type ShellStdin =
   | { kind: 'none' }
   | { kind: 'text'; text: string; literal: boolean; substitutes: boolean; snippet: string }
-  | { kind: 'opaque'; decoded: boolean; snippet: string };
+  | { kind: 'opaque'; decoded: boolean; snippet: string; roots?: ShellWord[] };
 
 /** What a command handler may use: where to report, the statement's source, its stdin, and how to run a nested command. */
 export interface ShellCommandEnv {

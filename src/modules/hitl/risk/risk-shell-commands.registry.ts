@@ -48,12 +48,21 @@ export function hasHandler(word: string): boolean {
   return HANDLERS.has(key) || SQL_VERBS.has(key);
 }
 
+/**
+ * A command word that is a file-name pattern: a path pattern (`/bin/r?`, `./build/*.sh`), or a bare one given
+ * options (`r? -rf /`). A URL (`https://x/?q=1`) or a question ("Ready?") is not a program anyone runs.
+ */
+function runsPattern(name: ShellWord, args: ShellWord[]): boolean {
+  if (!name.glob || name.value.includes('://')) return false;
+  return name.value.includes('/') || args.some((w) => w.value.startsWith('-'));
+}
+
 /** Checks one simple command (argv[0] is the command word) against every rule. */
 export function checkCommand(argv: ShellWord[], env: ShellCommandEnv): void {
   const [word, ...args] = argv;
   const name = word.literal || word.commandName === undefined ? word : literalWord(word.commandName);
-  if (!name.literal) {
-    // The command itself is built at run time (`$(echo rm) -rf /`, `$X`, `"$@"`, `${a[@]}`): whatever it is, it cannot be read.
+  if (!name.literal || runsPattern(name, args)) {
+    // The command itself is built at run time (`$(echo rm) -rf /`, `$X`, `"$@"`, `${a[@]}`, `/???/r?`): whatever it is, it cannot be read.
     reportHidden(env, name.raw);
     return;
   }

@@ -28,6 +28,11 @@ describe('command words built at run time (through evaluateRiskText with the she
     'sudo "$TOOL" -rf /',
     'find . -exec $X {} \\;',
     'xargs -a cmds.txt -I{} sh -c {}',
+    '/???/r? -rf /',
+    '/bin/r* -rf /',
+    './build/*.sh',
+    'x=rm; declare -n r=x; $r -rf /',
+    'declare -n r; r=x; $r -rf /',
   ])('reads a command word it cannot resolve as opaque: %s', (text) => {
     expect(rulesOf(text)).toContain('opaque');
   });
@@ -74,6 +79,10 @@ describe('command words built at run time (through evaluateRiskText with the she
     'docker rm $(docker ps -aq -f status=exited)',
     'cp $(ls *.txt) backup/',
     'F=$(git rev-parse HEAD); git show $F',
+    '[ -f x ] && echo y',
+    'ls *.txt',
+    'https://example.com/search?q=rm+-rf&page=2',
+    'Ready? Go now',
   ])('stays safe when the command is known: %s', (text) => {
     expect(rulesOf(text)).toEqual([]);
   });

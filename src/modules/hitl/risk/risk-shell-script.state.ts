@@ -1,5 +1,5 @@
 import { DECODER_PATTERN, ShellStdin } from './risk-shell-command';
-import { GoNode, ShellSource, nodeField, nodeKind, nodeList } from './risk-shell.parser';
+import { GoNode, ShellSource, goString, nodeField, nodeKind, nodeList } from './risk-shell.parser';
 import { ShellOp, WRITE_OPS } from './risk-shell.syntax';
 import { ShellWord, literalWord, plainParamName, resolveWord } from './risk-shell-word';
 import { normalizePath as absolutePath } from './risk-system-paths';
@@ -20,6 +20,8 @@ export class ShellScriptState {
   private readonly unknown = new Set<string>();
   /** Variables filled at run time by a substitution or a reader (`X=$(...)`, `read X`): unquoted, they can split into anything. */
   private readonly computed = new Set<string>();
+  /** Name references (`declare -n r=x`): what they hold is another variable's value. */
+  private readonly namerefs = new Set<string>();
   /** True once the script ran code that can set anything (`source f`, `eval ...`). */
   private unknownAll = false;
   /** The names assigned in each open conditional scope (a branch, loop, function or subshell). */
@@ -51,7 +53,7 @@ export class ShellScriptState {
     if (!resolved.literal) return [this.withCommandName(this.withSpread(resolved, parts, name))];
     if (parts.length > 1 && parts.some((p) => this.splitsWhenExpanded(p))) return [{ ...resolved, literal: false }];
     const braces = parts.length === 1 && nodeKind(parts[0]) === 'Lit' ? BRACE_LIST.exec(resolved.value) : null;
-    if (!braces) return [resolved];
+    if (!braces) return [parts.some((p) => nodeKind(p) === 'Lit' && GLOB.test(goString(p.Value))) ? { ...resolved, glob: true } : resolved];
     return braces[2].split(',').map((item) => literalWord(braces[1] + item + braces[3]));
   }
 
@@ -69,14 +71,20 @@ export class ShellScriptState {
     }
   }
 
-  /** `X=literal`, `X+=literal` (also `export` / `local X=...`): later `$X` resolves to it; anything else makes X unknown. */
+  /**
+   * `X=literal`, `X+=literal` (also `export` / `local X=...`): later `$X` resolves to it; anything else makes X
+   * unknown. `declare -n` (a flag among the arguments) makes the names references, unknown from then on.
+   */
   remember(assigns: GoNode[]): void {
+    const flags = assigns.filter((a) => a.Naked && !nodeField(a, 'Name')).map((a) => (nodeField(a, 'Value') ? this.word(nodeField(a, 'Value') as GoNode).value : ''));
+    const references = flags.some((f) => /^-[a-zA-Z]*n/.test(f));
     for (const assign of assigns) {
       const name = nodeField(assign, 'Name');
       if (!name) continue;
       const key = String(name.Value);
+      if (references) this.namerefs.add(key);
       const value = nodeField(assign, 'Value');
-      const word = value && !nodeField(assign, 'Index') ? this.word(value) : undefined;
+      const word = value && !nodeField(assign, 'Index') && !this.namerefs.has(key) ? this.word(value) : undefined;
       const before = assign.Append ? this.vars.get(key) : '';
       this.assign(key, word?.literal && before !== undefined ? before + word.value : undefined);
       if (word?.substitutes) this.computed.add(key);
@@ -200,7 +208,18 @@ export class ShellScriptState {
     const pipeline = this.source.of(origin.pipeline);
     const text = this.producedText(lastStage(origin.pipeFrom));
     if (text !== undefined) return { kind: 'text', text, literal: true, substitutes: false, snippet: pipeline };
-    return { kind: 'opaque', decoded: DECODER_PATTERN.test(this.source.of(origin.pipeFrom)), snippet: pipeline };
+    return { kind: 'opaque', decoded: DECODER_PATTERN.test(this.source.of(origin.pipeFrom)), snippet: pipeline, roots: this.findRoots(lastStage(origin.pipeFrom)) };
+  }
+
+  /** The starting points of a `find` that feeds a pipe (at most four), else undefined. */
+  private findRoots(producer: GoNode): ShellWord[] | undefined {
+    const call = nodeField(producer, 'Cmd');
+    if (nodeKind(call) !== 'CallExpr' || !call) return undefined;
+    const [name, ...args] = nodeList(call.Args).map((w) => this.word(w));
+    if (!name?.literal || !/^g?find$/.test(name.value.slice(name.value.lastIndexOf('/') + 1))) return undefined;
+    const firstTest = args.findIndex((w) => /^[-(!]/.test(w.value));
+    const roots = (firstTest < 0 ? args : args.slice(0, firstTest)).slice(0, 4);
+    return roots.length ? roots : [literalWord('.')];
   }
 
   private redirectInput(st: GoNode): ShellStdin | undefined {
@@ -251,6 +270,9 @@ const CWD = ' cwd';
 
 /** A word that is only `$@`, `$*`, `${@}`, `${a[@]}` or `${a[*]}` (quoted or not): it expands into any number of words. */
 const SPREADING = /^"?\$(?:[@*]|\{[@*]\}|\{[A-Za-z_]\w*\[[@*]\]\})"?$/;
+
+/** An unquoted pattern character (a lone `[` is the test command, not a pattern). */
+const GLOB = /(?:^|[^\\])(?:[*?]|\[[^\]]+\])/;
 
 /** `pre{a,b,c}post`: one level of brace list, no nesting. */
 const BRACE_LIST = /^([^{}]*)\{([^{}]*,[^{}]*)\}([^{}]*)$/;

@@ -60,6 +60,8 @@ describe('destructive effects on the system (through evaluateRiskText with the s
       'find / -exec chmod 777 {} +',
       'find /etc -type f -exec chown eve {} \\;',
       'cd / && chmod -R 777 .',
+      'find / -type f | xargs chmod 777',
+      'find / -print0 | xargs -0 -I{} chown eve {}',
       'cd /; chown -R eve *',
       'icacls C:\\\\ /grant Everyone:F /T',
       'takeown /f C:\\\\Windows /r',
@@ -82,6 +84,7 @@ describe('destructive effects on the system (through evaluateRiskText with the s
       '(cd /); chmod -R 777 .',
       'cd /srv/app && chmod -R 755 .',
       'icacls build /grant Users:F /T',
+      'find . | xargs chmod 644',
     ])('leaves project and user paths alone: %s', (text) => {
       expect(rulesOf(text)).toEqual([]);
     });
@@ -127,6 +130,11 @@ describe('destructive effects on the system (through evaluateRiskText with the s
       'tar xzf x.tgz -C /etc',
       'unzip -o x.zip -d /etc',
       'cat > /etc/hosts <<EOF\n1.2.3.4 x\nEOF\n',
+      'python3 -c "open(\'/etc/passwd\', \'w\').write(\'\')"',
+      'node -e "require(\'fs\').writeFileSync(\'/etc/hosts\', \'\')"',
+      'python3 -c "import os; os.remove(\'/usr/bin/sudo\')"',
+      'python3 -c "from pathlib import Path; Path(\'/etc/shadow\').write_text(\'\')"',
+      "perl -pi -e 's/x/y/' /etc/passwd",
     ])('flags %s', (text) => {
       expect(rulesOf(text)).toContain('system-file-overwrite');
     });
@@ -156,6 +164,10 @@ describe('destructive effects on the system (through evaluateRiskText with the s
       'tar -czf backup.tgz -C /etc .',
       'wget -O page.html https://example.com',
       'ls /usr/bin',
+      'python3 -c "open(\'/etc/passwd\').read()"',
+      'node -e "fs.writeFileSync(\'/usr/local/lib/x\', \'\')"',
+      "perl -pi -e 's/x/y/' config.txt",
+      "perl -ne 'print' /etc/passwd",
       'cd /root/project && npm run build > build.log',
       "I'll mv the old configs to /etc/backup later.",
       "We'll install the agent into /usr/bin next week.",

@@ -22,6 +22,8 @@ export interface ShellWord {
    * `$X` that this script filled at run time (`X=$(...)`, `read X`). Such words can carry any option.
    */
   readonly spreads?: boolean;
+  /** True when the word holds an unquoted pattern (`*`, `?`, `[...]`): the shell replaces it with matching file names. */
+  readonly glob?: boolean;
 }
 
 /** A word built from a plain string (argv given by tool arguments, words split from a string). */

@@ -121,8 +121,11 @@ function xargs(args: ShellWord[], env: ShellCommandEnv): void {
   }
   // Code read from input nobody here can see (a pipe, a file given by -a, the terminal).
   if (CODE_FROM_ARGS.test(inner.map((w) => w.value).join(' '))) reportHidden(env, input.kind === 'opaque' ? input.snippet : env.snippet);
-  // Unknown input: the command runs over a list nobody here can see.
-  env.run(inner, false, true);
+  // Unknown input: the command runs over a list nobody here can see; `find / ... | xargs cmd` runs cmd over `/`.
+  const marker = optionValue(opts, 'I', 'replace')?.value;
+  const roots = input.kind === 'opaque' ? (input.roots ?? []) : [];
+  if (!roots.length) env.run(inner, false, true);
+  for (const root of roots) env.run(marker ? inner.map((w) => (w.value === marker ? root : w)) : [...inner, root], false, true);
 }
 
 /** Input lines of xargs -I checked one by one (each runs the command once). */
