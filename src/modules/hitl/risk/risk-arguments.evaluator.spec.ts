@@ -39,6 +39,8 @@ describe('evaluateRiskArguments', () => {
     [{ command: 'rm', options: ['-r', '-f'], target: '/srv' }, 'recursive-delete'],
     [{ bin: 'sh', args: '-c "rm -rf /"' }, 'recursive-delete'],
     [{ exe: 'truncate', argv: ['-s', '0'], file: '/etc/hosts' }, 'system-file-overwrite'],
+    [{ program: 'git', subcommand: 'push', flags: ['--force'] }, 'force-push'],
+    [{ CMD: 'rm', Cmd_Args: '-rf /srv' }, 'recursive-delete'],
   ])('reads a command split over several fields as one command line: %j', (args, rule) => {
     expect(evaluateRiskArguments(args).rules.map((r) => r.rule)).toContain(rule);
   });

@@ -16,7 +16,7 @@ const MAX_PARSED_STRINGS = 2_000;
  * Argument strings are shell text as written; array items and operand fields are quoted as single words.
  */
 const PROGRAM_FIELDS = ['command', 'cmd', 'program', 'executable', 'exe', 'bin', 'binary'];
-const ARGV_FIELDS = ['args', 'argv', 'arguments', 'params', 'flags', 'options', 'opts'];
+const ARGV_FIELDS = ['subcommand', 'sub_command', 'subcmd', 'args', 'argv', 'arguments', 'params', 'flags', 'options', 'opts', 'command_args', 'cmd_args'];
 const OPERAND_FIELDS = ['path', 'paths', 'target', 'targets', 'file', 'files', 'dir', 'directory', 'dest', 'destination'];
 
 /**

@@ -2,6 +2,7 @@ import { DECODER_PATTERN, ShellStdin } from './risk-shell-command';
 import { GoNode, ShellSource, goString, nodeField, nodeKind, nodeList } from './risk-shell.parser';
 import { ShellOp, WRITE_OPS } from './risk-shell.syntax';
 import { ShellWord, literalWord, plainParamName, resolveWord } from './risk-shell-word';
+import { ShellVariables } from './risk-shell-variables';
 import { normalizePath as absolutePath } from './risk-system-paths';
 
 /** Where a statement's stdin comes from: the producer of a pipe, or an unknown process (`>(...)`). */
@@ -11,21 +12,11 @@ export type StdinOrigin = { pipeFrom: GoNode; pipeline: GoNode } | { unknown: st
 const DOWNLOAD_TARGET: Record<string, RegExp> = { curl: /^(?:-o|--output)$/, wget: /^(?:-O|--output-document)$/ };
 
 /**
- * What one script knows as it runs, statement after statement: variables holding literals
- * (`CMD="rm -rf"`), files it wrote (`echo ... > x.sh`) and what each command reads on stdin.
+ * What one script knows as it runs, statement after statement: its variables (see {@link ShellVariables}),
+ * aliases, working directory, files it wrote (`echo ... > x.sh`) and what each command reads on stdin.
  */
 export class ShellScriptState {
-  private readonly vars = new Map<string, string>();
-  /** Variables this script gave a value nobody here knows (`X=$(cmd)`, `read X`, a loop variable, a branch). */
-  private readonly unknown = new Set<string>();
-  /** Variables filled at run time by a substitution or a reader (`X=$(...)`, `read X`): unquoted, they can split into anything. */
-  private readonly computed = new Set<string>();
-  /** Name references (`declare -n r=x`): what they hold is another variable's value. */
-  private readonly namerefs = new Set<string>();
-  /** True once the script ran code that can set anything (`source f`, `eval ...`). */
-  private unknownAll = false;
-  /** The names assigned in each open conditional scope (a branch, loop, function or subshell). */
-  private readonly scopes: Set<string>[] = [];
+  readonly variables = new ShellVariables();
   private readonly aliases = new Map<string, string>();
   /** File text, or null when the script wrote or downloaded something unknown there. */
   private readonly files = new Map<string, string | null>();
@@ -33,7 +24,7 @@ export class ShellScriptState {
   constructor(readonly source: ShellSource) {}
 
   word(word: GoNode, heredoc = false): ShellWord {
-    return resolveWord(word, this.source, this.vars, heredoc);
+    return resolveWord(word, this.source, this.variables.values, heredoc);
   }
 
   /**
@@ -44,10 +35,10 @@ export class ShellScriptState {
   expand(word: GoNode): ShellWord[] {
     const parts = nodeList(word.Parts);
     const name = parts.length === 1 ? plainParamName(parts[0]) : undefined;
-    const value = name === undefined ? undefined : this.vars.get(name);
+    const value = name === undefined ? undefined : this.variables.get(name);
     if (value !== undefined) {
-      if (this.isUnknown('IFS')) return [{ ...this.word(word), value: this.source.of(word), literal: false }];
-      return splitWords(value, this.vars.get('IFS'));
+      if (this.variables.isUnknown('IFS')) return [{ ...this.word(word), value: this.source.of(word), literal: false }];
+      return splitWords(value, this.variables.get('IFS'));
     }
     const resolved = this.word(word);
     if (!resolved.literal) return [this.withCommandName(this.withSpread(resolved, parts, name))];
@@ -76,91 +67,41 @@ export class ShellScriptState {
    * unknown. `declare -n` (a flag among the arguments) makes the names references, unknown from then on.
    */
   remember(assigns: GoNode[]): void {
-    const flags = assigns.filter((a) => a.Naked && !nodeField(a, 'Name')).map((a) => (nodeField(a, 'Value') ? this.word(nodeField(a, 'Value') as GoNode).value : ''));
+    const flags = assigns.filter((a) => a.Naked && !nodeField(a, 'Name')).map((a) => this.word(nodeField(a, 'Value') ?? a).value);
     const references = flags.some((f) => /^-[a-zA-Z]*n/.test(f));
     for (const assign of assigns) {
       const name = nodeField(assign, 'Name');
       if (!name) continue;
       const key = String(name.Value);
-      if (references) this.namerefs.add(key);
+      if (references) this.variables.markReference(key);
       const value = nodeField(assign, 'Value');
-      const word = value && !nodeField(assign, 'Index') && !this.namerefs.has(key) ? this.word(value) : undefined;
-      const before = assign.Append ? this.vars.get(key) : '';
-      this.assign(key, word?.literal && before !== undefined ? before + word.value : undefined);
-      if (word?.substitutes) this.computed.add(key);
+      const word = value && !nodeField(assign, 'Index') && !this.variables.isReference(key) ? this.word(value) : undefined;
+      const before = assign.Append ? this.variables.get(key) : '';
+      this.variables.assign(key, word?.literal && before !== undefined ? before + word.value : undefined, word?.substitutes);
     }
-  }
-
-  /**
-   * Variables set by a command (`read x`, `mapfile a`, `printf -v x`) or a loop (`for x in`): their values
-   * are unknown; `computed` when they hold what a command produced at run time.
-   */
-  forget(names: string[], computed = false): void {
-    for (const name of names) {
-      if (!/^[A-Za-z_]\w*$/.test(name)) continue;
-      this.assign(name, undefined);
-      if (computed) this.computed.add(name);
-    }
-  }
-
-  /** After `source file` or `eval ...` any variable may hold anything. */
-  forgetAll(): void {
-    for (const name of this.vars.keys()) this.unknown.add(name);
-    this.vars.clear();
-    this.unknownAll = true;
   }
 
   /** The working directory when the script set it to a known place (`cd /etc`), else undefined. */
   cwd(): string | undefined {
-    return this.vars.get(CWD);
+    return this.variables.get(CWD);
   }
 
   /** `cd DIR`: known when DIR is literal and absolute, or relative to a known directory; `cd` alone goes home. */
   changeDirectory(args: ShellWord[]): void {
     const target = args.length ? args[0] : literalWord('~');
     const dir = target.literal && args.length <= 1 ? absolutePath(target.value, this.cwd()) : undefined;
-    this.assign(CWD, dir);
-  }
-
-  /** Runs `visit` as a branch that may or may not run (or runs in a subshell): what it assigns is unknown after it. */
-  scoped(visit: () => void): void {
-    this.scopes.push(new Set());
-    try {
-      visit();
-    } finally {
-      const names = this.scopes.pop() ?? new Set<string>();
-      for (const name of names) this.assign(name, undefined);
-    }
-  }
-
-  private assign(name: string, value: string | undefined): void {
-    if (value === undefined) {
-      this.vars.delete(name);
-      this.unknown.add(name);
-    } else {
-      this.vars.set(name, value);
-      this.unknown.delete(name);
-      this.computed.delete(name);
-    }
-    this.scopes[this.scopes.length - 1]?.add(name);
-  }
-
-  private isUnknown(name: string): boolean {
-    return this.unknownAll || this.unknown.has(name);
+    this.variables.assign(CWD, dir);
   }
 
   /** An unquoted `$X` with a known value that IFS would split, inside a longer word (`x$A`). */
   private splitsWhenExpanded(part: GoNode): boolean {
-    const value = this.vars.get(plainParamName(part) ?? '');
-    return value !== undefined && splitWords(value, this.vars.get('IFS')).length !== 1;
+    const value = this.variables.get(plainParamName(part) ?? '');
+    return value !== undefined && splitWords(value, this.variables.get('IFS')).length !== 1;
   }
 
   /** Marks `"$@"`, `${a[@]}`, `$*`, an unquoted `$(...)` and an unquoted `$X` filled at run time (see {@link ShellWord.spreads}). */
   private withSpread(word: ShellWord, parts: GoNode[], plainName: string | undefined): ShellWord {
-    const spreads =
-      SPREADING.test(word.raw) ||
-      parts.some((p) => nodeKind(p) === 'CmdSubst') ||
-      (plainName !== undefined && (this.computed.has(plainName) || this.unknownAll));
+    const spreads = SPREADING.test(word.raw) || parts.some((p) => nodeKind(p) === 'CmdSubst') || (plainName !== undefined && this.variables.isComputed(plainName));
     return spreads ? { ...word, spreads } : word;
   }
 
@@ -173,7 +114,7 @@ export class ShellScriptState {
     const file = word.value.slice(slash + 1);
     if (word.substitutes || slash < 0 || !file || /[$`]/.test(file)) return word;
     const names = [...word.raw.matchAll(/\$\{?[#!]?([A-Za-z_]\w*|[^A-Za-z_])/g)].map((m) => m[1]);
-    if (names.some((n) => !/^[A-Za-z_]/.test(n) || this.isUnknown(n))) return word;
+    if (names.some((n) => !/^[A-Za-z_]/.test(n) || this.variables.isUnknown(n))) return word;
     return { ...word, commandName: word.value };
   }
 

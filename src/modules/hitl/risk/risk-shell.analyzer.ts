@@ -79,21 +79,21 @@ class ShellWalker {
       const y = nodeField(cmd, 'Y');
       const piped = cmd.Op === ShellOp.PIPE || cmd.Op === ShellOp.PIPE_ALL;
       // Each side of a pipe runs in a subshell; the right side of && / || may not run at all.
-      if (x) (piped ? this.script.scoped(() => this.stmt(x, stdin)) : this.stmt(x, stdin));
-      if (y) this.script.scoped(() => this.stmt(y, piped && x ? { pipeFrom: x, pipeline: cmd } : stdin));
+      if (x) (piped ? this.script.variables.scoped(() => this.stmt(x, stdin)) : this.stmt(x, stdin));
+      if (y) this.script.variables.scoped(() => this.stmt(y, piped && x ? { pipeFrom: x, pipeline: cmd } : stdin));
       return;
     }
     if (kind === 'Block') return this.stmts(cmd.Stmts, stdin);
-    if (kind === 'Subshell') return this.script.scoped(() => this.stmts(cmd.Stmts, stdin));
+    if (kind === 'Subshell') return this.script.variables.scoped(() => this.stmts(cmd.Stmts, stdin));
     if (kind === 'DeclClause') {
       this.script.remember(nodeList(cmd.Args));
       return this.visit(cmd);
     }
     if (isForkBomb(cmd)) this.scan.report('fork-bomb', this.source.of(st));
     const loop = kind === 'ForClause' ? nodeField(cmd, 'Loop') : undefined;
-    this.script.scoped(() => {
+    this.script.variables.scoped(() => {
       const variable = loop && nodeKind(loop) === 'WordIter' ? nodeField(loop, 'Name') : undefined;
-      if (variable) this.script.forget([String(variable.Value)]);
+      if (variable) this.script.variables.forget([String(variable.Value)]);
       this.visit(cmd);
     });
   }
@@ -120,11 +120,11 @@ class ShellWalker {
   private recordAssignments(argv: ShellWord[]): void {
     const name = argv[0]?.literal ? argv[0].value : '';
     const args = argv.slice(1).map((w) => w.value);
-    if (VARIABLE_READERS.has(name)) this.script.forget(args, true);
-    else if (name === 'unset') this.script.forget(args);
+    if (VARIABLE_READERS.has(name)) this.script.variables.forget(args, true);
+    else if (name === 'unset') this.script.variables.forget(args);
     else if (name === 'cd' || name === 'pushd') this.script.changeDirectory(argv.slice(1).filter((w) => !/^-[LPe@]+$/.test(w.value)));
-    else if (name === 'printf' && args[0] === '-v') this.script.forget(args.slice(1, 2), true);
-    else if (name === 'source' || name === '.' || name === 'eval') this.script.forgetAll();
+    else if (name === 'printf' && args[0] === '-v') this.script.variables.forget(args.slice(1, 2), true);
+    else if (name === 'source' || name === '.' || name === 'eval') this.script.variables.forgetAll();
   }
 
   private env(st: GoNode, origin: StdinOrigin | undefined): ShellCommandEnv {
