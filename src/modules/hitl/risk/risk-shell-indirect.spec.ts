@@ -16,6 +16,7 @@ describe('command words built at run time (through evaluateRiskText with the she
     'IFS=,; read -r c a <<< "rm,-rf"; $c $a /',
     "mapfile -t cmd <<< 'rm'; ${cmd[0]} -rf /",
     "x=$(printf 'r%s' m); $x -rf /",
+    '$(npm bin)/tsc --noEmit',
     'x=`echo rm`; $x -rf /',
     'printf -v c %s rm; $c -rf /',
     'rm${IFS}-rf${IFS}/',
@@ -55,6 +56,7 @@ describe('command words built at run time (through evaluateRiskText with the she
     ['"$HOME/bin/rm" -rf /', 'recursive-delete'],
     ['P=/usr/bin; $P/rm -rf /srv', 'recursive-delete'],
     ['hash -p /bin/rm foo; foo -rf /', 'recursive-delete'],
+    ['"$(echo /bin)/rm" -rf /', 'recursive-delete'],
   ])('resolves what it can prove: %s', (text, rule) => {
     expect(rulesOf(text)).toContain(rule);
   });
@@ -79,6 +81,7 @@ describe('command words built at run time (through evaluateRiskText with the she
     'docker rm $(docker ps -aq -f status=exited)',
     'cp $(ls *.txt) backup/',
     'F=$(git rev-parse HEAD); git show $F',
+    '"$(npm bin)/jest" --ci',
     '[ -f x ] && echo y',
     'ls *.txt',
     'https://example.com/search?q=rm+-rf&page=2',

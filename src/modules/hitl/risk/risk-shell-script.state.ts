@@ -106,14 +106,15 @@ export class ShellScriptState {
   }
 
   /**
-   * `"$HOME/bin/tool"`, `${DIR:-/usr/bin}/rm`: a directory from the environment and a literal file name.
-   * Not when the directory comes from this script's unknowns (`X=$(curl ...)`) or from a substitution.
+   * `"$HOME/bin/tool"`, `${DIR:-/usr/bin}/rm`, `"$(npm bin)/jest"`: a directory from the environment (or from
+   * a substitution inside double quotes, which cannot split) and a literal file name. Not when the directory
+   * comes from this script's unknowns (`X=$(curl ...)`) or from an unquoted substitution (`$(cmd)/x`).
    */
   private withCommandName(word: ShellWord): ShellWord {
     const slash = word.value.lastIndexOf('/');
     const file = word.value.slice(slash + 1);
-    if (word.substitutes || slash < 0 || !file || /[$`]/.test(file)) return word;
-    const names = [...word.raw.matchAll(/\$\{?[#!]?([A-Za-z_]\w*|[^A-Za-z_])/g)].map((m) => m[1]);
+    if ((word.substitutes && !/^"[^"]*"$/.test(word.raw)) || slash < 0 || !file || /[$`)]/.test(file)) return word;
+    const names = [...word.raw.matchAll(/\$\{?[#!]?([A-Za-z_]\w*|[^A-Za-z_(])/g)].map((m) => m[1]);
     if (names.some((n) => !/^[A-Za-z_]/.test(n) || this.variables.isUnknown(n))) return word;
     return { ...word, commandName: word.value };
   }
