@@ -10,8 +10,12 @@ const TREE_DELETE =
 const RUNS_CODE = /\b(?:exec|eval|compile|system|Function|instance_eval|popen)\b/;
 const DECODES = /\b(?:b64decode|decodebytes|a85decode|base64|decode_base64|unpack1?|atob|fromCharCode|bytes\.fromhex|codecs\.decode|zlib\.decompress|Buffer\.from)\b/;
 
-/** Running code that is not a literal here: exec(requests.get(u).text), eval(x). */
-const RUN_DYNAMIC = /\b(?:exec|eval)\s*\(\s*(?!['"`)])/;
+/**
+ * Running code that is not a literal here: exec(requests.get(u).text), eval(x), and a shell command built at
+ * run time: os.system(cmd), subprocess.run(" ".join(parts)), execSync(cmd), system($cmd).
+ */
+const RUN_DYNAMIC =
+  /\b(?:exec|eval)\s*\(\s*(?!['"`)])|\b(?:os\s*\.\s*(?:system|popen|exec\w*|spawn\w*)|subprocess\s*\.\s*\w+|child_process\s*\.\s*exec|execSync|spawnSync|execFileSync|shell_exec|passthru|proc_open|system|popen)\s*\((?!\s*(?:'[^'\n]*'|"[^"\n]*"|`[^`]*`)\s*[,)]|\s*[[)])/;
 
 /** Calls that hand a string to a shell or a database. */
 const RUNS_STRINGS =

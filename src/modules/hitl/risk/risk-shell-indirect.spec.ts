@@ -34,6 +34,9 @@ describe('command words built at run time (through evaluateRiskText with the she
     './build/*.sh',
     'x=rm; declare -n r=x; $r -rf /',
     'declare -n r; r=x; $r -rf /',
+    'python -c \'import os;os.system("".join(["r","m"," -rf /"]))\'',
+    'python3 -c "import os; c=input(); os.system(c)"',
+    "perl -e 'system($ENV{C})'",
   ])('reads a command word it cannot resolve as opaque: %s', (text) => {
     expect(rulesOf(text)).toContain('opaque');
   });
@@ -86,6 +89,9 @@ describe('command words built at run time (through evaluateRiskText with the she
     'ls *.txt',
     'https://example.com/search?q=rm+-rf&page=2',
     'Ready? Go now',
+    'python3 -c "import subprocess; subprocess.run([\'ls\', \'-la\'])"',
+    'python3 -c "import os; os.system( \'ls\' )"',
+    'node -e "console.log(/a/.exec(\'abc\'))"',
   ])('stays safe when the command is known: %s', (text) => {
     expect(rulesOf(text)).toEqual([]);
   });
