@@ -30,7 +30,7 @@ const CONCATENATED = /(?:'[^'\n]*'|"[^"\n]*")(?:\s*[+.]\s*(?:'[^'\n]*'|"[^"\n]*"
 const STRING_ARGS = /\(\s*((?:'[^'\n]*'|"[^"\n]*")(?:\s*,\s*(?:'[^'\n]*'|"[^"\n]*"))+)\s*[,)]/g;
 
 /** A process that forks (or spawns) in an endless loop: `fork while fork`, `while True: os.fork()`, `loop { fork }`. */
-const FORK_LOOP = /\bfork\s+while\s+fork\b|(?:\bwhile\s*\(?\s*(?:true|True|1)\s*\)?\s*[:{]?|\bloop\s*(?:do\b|\{)|\bfor\s*\(\s*;\s*;\s*\))[^\n]{0,20}\n?[^\n]{0,120}\b(?:fork|spawn\w*|Popen)\b/;
+const FORK_LOOP = /\bfork\s+while\s+fork\b|(?:\bwhile\s*\(?\s*(?:true|True|1)\s*\)?\s*[:{]?|\bloop\s*(?:do\b|\{)|\bfor\s*\(\s*;\s*;\s*\))[\s\S]{0,140}?\b(?:fork|spawn\w*|Popen)\b/;
 
 /** A quoted system path (see risk-system-paths.ts; /usr/local is for local installs). */
 const SYSTEM_PATH_LITERAL = '[\'"`](?:/etc|/boot|/s?bin|/lib\\w*|/usr(?!/local/)|/proc|/sys|/var/log)(?:/[^\'"`]*)?[\'"`]';
