@@ -72,6 +72,12 @@ describe('buildHttpToolRequest', () => {
     expect(err.message).not.toContain('s3cr3t-value');
   });
 
+  it('fills a placeholder used twice from the one argument', () => {
+    const req = buildHttpToolRequest(tool('http://api.test/t/{id}/copy/{id}', 'POST'), { id: 7, note: 'x' }, ctx(), secrets);
+    expect(req.url.pathname).toBe('/t/7/copy/7');
+    expect(JSON.parse(req.body!)).toEqual({ note: 'x' });
+  });
+
   it('refuses a call missing a placeholder argument', () => {
     const err = thrown(() => buildHttpToolRequest(tool('http://api.test/orders/{id}', 'GET'), {}, ctx(), secrets));
     expect(err).toMatchObject({ errorClass: 'INVALID_REQUEST', transient: false, reachedRemote: false });

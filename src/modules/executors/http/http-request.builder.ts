@@ -40,7 +40,7 @@ export function buildHttpToolRequest(
 ): HttpToolRequest {
   const method = tool.httpMethod ?? HTTP_TOOL_DEFAULT_METHOD;
   const rest: Record<string, unknown> = { ...args };
-  const url = parseUrl(tool.name, fillPlaceholders(tool, rest));
+  const url = parseUrl(tool.name, fillPlaceholders(tool, args, rest));
   assertTemplateShape(tool, url);
   let body: string | undefined;
   if (QUERY_METHODS.has(method)) appendQuery(url, rest);
@@ -58,7 +58,7 @@ export function buildHttpToolRequest(
   return { url, method, headers, body };
 }
 
-function fillPlaceholders(tool: Pick<ToolDescriptor, 'name' | 'endpoint'>, rest: Record<string, unknown>): string {
+function fillPlaceholders(tool: Pick<ToolDescriptor, 'name' | 'endpoint'>, args: Record<string, unknown>, rest: Record<string, unknown>): string {
   const endpoint = tool.endpoint;
   const authorityEnd = endOfAuthority(endpoint);
   const pathEnd = endOfPath(endpoint, authorityEnd);
@@ -66,7 +66,7 @@ function fillPlaceholders(tool: Pick<ToolDescriptor, 'name' | 'endpoint'>, rest:
     if (offset < authorityEnd) {
       throw invalid(`HTTP tool "${tool.name}": placeholder {${name}} is in the URL's scheme or host; placeholders are allowed only in the path and query.`);
     }
-    const value = rest[name];
+    const value = Object.hasOwn(args, name) ? args[name] : undefined;
     if (value === undefined || value === null) {
       throw invalid(`HTTP tool "${tool.name}": the URL needs the argument "${name}", which the call did not provide.`);
     }
