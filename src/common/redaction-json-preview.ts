@@ -17,7 +17,7 @@ export function redactedPreview(text: string, fields: readonly string[], maxChar
 
 /** The first `window` characters of `text` (about: masked values change lengths), redacted as JSON when it looks like JSON, then as free text. */
 export function redactTextOf(text: string, fields: readonly string[], window = text.length): string {
-  const first = text.trimStart()[0];
+  const first = text[firstNonSpace(text)];
   const head = first === '{' || first === '[' ? maskSensitiveJsonValues(text, sensitiveKeyTest(fields), window) : text.slice(0, window);
   return redactText(head);
 }
@@ -128,6 +128,12 @@ function decodeKey(token: string): string {
   } catch {
     return token.slice(1);
   }
+}
+
+function firstNonSpace(text: string): number {
+  let i = 0;
+  while (i < text.length && isSpace(text[i])) i++;
+  return i;
 }
 
 function isSpace(c: string): boolean {

@@ -44,3 +44,30 @@ export function redactArguments(raw: unknown, fields: readonly string[] = []): u
   }
   return redactTextOf(raw, fields);
 }
+
+/** A snippet of the arguments quoted in a message (a risk rule's match) and where in them it was found (`steps[1].sql`). */
+export interface QuotedSnippet {
+  match: string;
+  path?: string;
+}
+
+/**
+ * A message that quotes argument snippets (a risk reason, an approval prompt) fit to store or show: snippets
+ * found under a sensitive key or one of `fields` are masked, then secrets in free text.
+ */
+export function redactQuotingText(text: string, snippets: readonly QuotedSnippet[], fields: readonly string[] = []): string {
+  let out = text;
+  for (const s of hiddenSnippets(snippets, fields)) out = out.split(s).join(REDACTED);
+  return redactText(out);
+}
+
+/** The snippets with those found under a sensitive key or one of `fields` masked. */
+export function redactSnippets<S extends QuotedSnippet>(snippets: readonly S[], fields: readonly string[] = []): S[] {
+  const hidden = new Set(hiddenSnippets(snippets, fields));
+  return snippets.map((s) => ({ ...s, match: hidden.has(s.match) ? REDACTED : redactText(s.match) }));
+}
+
+function hiddenSnippets(snippets: readonly QuotedSnippet[], fields: readonly string[]): string[] {
+  const sensitive = sensitiveKeyTest(fields);
+  return snippets.filter((s) => s.match && (s.path ?? '').split(/[.[\]]+/).some((key) => key !== '' && !/^\d+$/.test(key) && sensitive(key))).map((s) => s.match);
+}
