@@ -1,9 +1,10 @@
+import { nameKeyOf } from '@app/common/name-key';
 import { AiToolEntity } from '@app/modules/tool-registry/ai-tool.entity';
 import { scopeKeyOf } from '@app/modules/tool-registry/tool-descriptor.mapper';
 import type { ServiceType, SideEffectLevel } from '@app/modules/tool-registry/tool-registry.types';
 import { SIDE_EFFECT_LEVELS } from '@app/modules/tool-registry/tool-registry.types';
 import { mcpToolChecksum, type ListedMcpTool } from './mcp-tool.checksum';
-import { mcpToolName } from './mcp-tool-name';
+import { allocateMcpToolNames } from './mcp-tool-name';
 import { sideEffectOf } from './mcp-tool-side-effect';
 import type { McpServiceRecord, McpToolCollision, McpToolRejection } from './mcp-service.types';
 
@@ -46,12 +47,22 @@ const MAX_REMOTE_NAME = 128;
 
 /** The registry names the listed tools that have no row yet would take (to look up their holders first). */
 export function namesWanted(service: McpServiceRecord, listed: readonly ListedMcpTool[], rows: readonly AiToolEntity[]): string[] {
-  const known = new Set(rows.map((r) => r.remoteName));
-  return [...new Set(listed.filter((t) => typeof t.name === 'string' && !known.has(t.name)).map((t) => mcpToolName(service.toolPrefix, t.name)))];
+  return [...newToolNames(service, listed, rows).values()];
 }
 
 /**
- * Decides a sync (pure): a listed tool without a row is inserted unless another tool holds its name (a
+ * By remote name, the names of the listed tools without a row: distinct case-insensitively from each other
+ * and from every row of the service (whatever its status), the same whatever the listing's order.
+ */
+function newToolNames(service: McpServiceRecord, listed: readonly ListedMcpTool[], rows: readonly AiToolEntity[]): Map<string, string> {
+  const known = new Set(rows.map((r) => r.remoteName));
+  const remoteNames = listed.map((t) => t.name).filter((n) => typeof n === 'string' && n.length > 0 && n.length <= MAX_REMOTE_NAME && !known.has(n));
+  return allocateMcpToolNames(service.toolPrefix, remoteNames, rows.map((r) => r.nameKey));
+}
+
+/**
+ * Decides a sync (pure): a listed tool without a row is inserted under a name of its own (see
+ * {@link allocateMcpToolNames}) unless a tool of another source or service holds that name in any case (a
  * collision: reported, never overwritten); a row whose definition checksum moved is updated and its
  * version bumped; a DISABLED row whose tool is back becomes ACTIVE; an ACTIVE row whose tool is gone (or now
  * has an unusable schema) becomes DISABLED, bindings kept. RETIRED rows are the admin's: never touched.
@@ -63,6 +74,7 @@ export function planMcpToolSync(input: McpToolSyncInput): McpToolSyncPlan {
   const byRemote = new Map(input.rows.filter((r) => r.remoteName !== null).map((r) => [r.remoteName!, r]));
   const present = new Set<string>();
   const seen = new Set<string>();
+  const names = newToolNames(input.service, input.listed, input.rows);
   for (const tool of input.listed) {
     const row = typeof tool.name === 'string' ? byRemote.get(tool.name) : undefined;
     const problems = problemsOf(tool, seen, row, input.checkSchema);
@@ -75,7 +87,7 @@ export function planMcpToolSync(input: McpToolSyncInput): McpToolSyncPlan {
       present.add(row.id);
       planExisting(row, tool, input, plan);
     } else {
-      planNew(tool, input, plan);
+      planNew(tool, names.get(tool.name)!, input, plan);
     }
   }
   for (const row of input.rows) {
@@ -117,10 +129,10 @@ function planExisting(row: AiToolEntity, tool: ListedMcpTool, input: McpToolSync
   plan.updated.push(row.name);
 }
 
-function planNew(tool: ListedMcpTool, input: McpToolSyncInput, plan: McpToolSyncPlan): void {
+function planNew(tool: ListedMcpTool, name: string, input: McpToolSyncInput, plan: McpToolSyncPlan): void {
   const { service } = input;
-  const name = mcpToolName(service.toolPrefix, tool.name);
-  const holder = input.nameHolders.find((h) => h.name === name);
+  const nameKey = nameKeyOf(name);
+  const holder = input.nameHolders.find((h) => h.nameKey === nameKey);
   if (holder) {
     plan.collisions.push({
       remoteName: tool.name,
@@ -138,6 +150,7 @@ function planNew(tool: ListedMcpTool, input: McpToolSyncInput, plan: McpToolSync
     tenantId: service.tenantId,
     scopeKey: scopeKeyOf(service.tenantId),
     name,
+    nameKey,
     ...definitionFields(tool, service, hinted),
     serviceType: input.target.serviceType,
     endpoint: input.target.endpoint,

@@ -70,7 +70,7 @@ export class ToolResultPolicyDto {
 export class CreateToolDto {
   @ApiProperty({ pattern: TOOL_NAME_PATTERN.source, example: 'order_lookup' })
   @IsString()
-  @Matches(TOOL_NAME_PATTERN, { message: 'name must be 1-64 letters, digits, _ or - (what every major model accepts)' })
+  @Matches(TOOL_NAME_PATTERN, { message: 'name must be 1-64 letters, digits, _ or -, starting with a letter or _ (what every major model accepts)' })
   name: string;
 
   @ApiProperty({ maxLength: 8000, example: 'Looks up an order by its id.' })
