@@ -35,9 +35,14 @@ export class AddNameKeys1764461400000 implements MigrationInterface {
       const rows: Array<{ id: string; scope: string; name: string }> = await q.query(
         `SELECT id, ${t.scope} AS scope, name FROM ${t.table} ORDER BY created_at, id`,
       );
-      for (const r of renamesOf(rows, t)) {
-        await q.query(`UPDATE ${t.table} SET name = ?, name_key = ? WHERE id = ?`, [r.name, r.name.toLowerCase(), r.id]);
+      // LOWER() of each database and the gateway's toLowerCase() may differ beyond ASCII (agent names): the gateway's counts.
+      for (const r of rows.filter((row) => /[^\x00-\x7f]/.test(row.name))) {
+        await q.query(`UPDATE ${t.table} SET name_key = ? WHERE id = ?`, [r.name.toLowerCase(), r.id]);
       }
+      const renames = renamesOf(rows, t);
+      // Two passes: a new name may be the old name of a row renamed later ('1a' -> '_1a' while '_1a' -> '_1a_<hash>').
+      for (const r of renames) await q.query(`UPDATE ${t.table} SET name = ? WHERE id = ?`, [`~${r.id}`, r.id]);
+      for (const r of renames) await q.query(`UPDATE ${t.table} SET name = ?, name_key = ? WHERE id = ?`, [r.name, r.name.toLowerCase(), r.id]);
       await q.changeColumn(t.table, 'name_key', new TableColumn(col.varchar('name_key', t.length)));
       await q.createIndex(t.table, new TableIndex({ name: t.index, columnNames: [t.scope, 'name_key'], isUnique: true }));
     }
