@@ -55,9 +55,23 @@ describeEachDialect('MCP sync: remote names that clash, differ in case or start 
     expect(service.lastSync).toMatchObject({ added: TRICKY.length - 1, collisions: [expect.objectContaining({ remoteName: 'plain', name: 'cased_plain', existingSource: 'DB' })] });
   });
 
+  it('never fails a whole sync for a tool too large to store: that tool is reported (on every database alike), the rest register', async () => {
+    // 25,000 CJK characters: under the 60,000-character schema limit, but 75 KB of UTF-8 (a MySQL TEXT holds 64 KB).
+    const huge = catalogTool('huge', { inputSchema: { type: 'object', properties: { q: { type: 'string', description: '漢'.repeat(25_000) } } } });
+    const mixed = await new CatalogMcpServer([catalogTool('small_one'), huge, catalogTool('small_two')]).start();
+    try {
+      const created = (await gw.http.post('/api/v1/admin/mcp-services').set(gw.admin).send({ name: 'mixed', kind: 'STATIC', url: mixed.url, tenantId: 'acme', toolPrefix: 'mixed_' }).expect(201)).body;
+      const tools = await api.toolsOf(created.id);
+      expect(Object.keys(tools).sort()).toEqual(['mixed_small_one', 'mixed_small_two']);
+      expect(created.lastSync).toMatchObject({ added: 2, rejected: [{ remoteName: 'huge', problems: [expect.stringMatching(/larger than 65535 bytes/)] }] });
+    } finally {
+      await mixed.stop();
+    }
+  });
+
   it('calls a renamed tool by its registry name and sends the remote name', async () => {
     const runtime = await createKey(gw, 'acme', 'runtime');
-    const service = (await gw.http.get('/api/v1/admin/mcp-services?tenantId=acme').set(gw.admin).expect(200)).body.items[0];
+    const service = (await gw.http.get('/api/v1/admin/mcp-services?tenantId=acme').set(gw.admin).expect(200)).body.items.find((s: { name: string }) => s.name === 'tricky');
     const tools = Object.values(await api.toolsOf(service.id));
     const lower = tools.find((t) => t.remoteName === 'search')!;
     const agentId = await api.createAgent('acme', 'names-agent');

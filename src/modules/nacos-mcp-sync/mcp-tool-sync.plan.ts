@@ -44,6 +44,8 @@ export interface McpToolSyncInput {
 const HINT_TAG_PREFIX = 'mcp-hint:';
 const MAX_DESCRIPTION = 8000;
 const MAX_REMOTE_NAME = 128;
+/** What a MySQL TEXT column (`ai_tool.parameters`) holds: a larger schema is refused on every database alike. */
+const MAX_SCHEMA_BYTES = 65_535;
 
 /** The registry names the listed tools that have no row yet would take (to look up their holders first). */
 export function namesWanted(service: McpServiceRecord, listed: readonly ListedMcpTool[], rows: readonly AiToolEntity[]): string[] {
@@ -104,7 +106,9 @@ function problemsOf(tool: ListedMcpTool, seen: ReadonlySet<string>, row: AiToolE
   if (tool.name.length > MAX_REMOTE_NAME) return [`has a name longer than ${MAX_REMOTE_NAME} characters`];
   // A definition already stored under this checksum was checked when it was stored (compiling schemas is the costly part of a sync).
   if (row && row.definitionChecksum === mcpToolChecksum(tool)) return [];
-  return checkSchema(tool.inputSchema).map((p) => `inputSchema ${p}`);
+  const problems = checkSchema(tool.inputSchema).map((p) => `inputSchema ${p}`);
+  if (!problems.length && Buffer.byteLength(JSON.stringify(tool.inputSchema)) > MAX_SCHEMA_BYTES) problems.push(`inputSchema is larger than ${MAX_SCHEMA_BYTES} bytes as JSON in UTF-8`);
+  return problems;
 }
 
 function planExisting(row: AiToolEntity, tool: ListedMcpTool, input: McpToolSyncInput, plan: McpToolSyncPlan): void {
@@ -173,6 +177,24 @@ function planNew(tool: ListedMcpTool, name: string, input: McpToolSyncInput, pla
   };
   plan.steps.push({ kind: 'insert', row });
   plan.added.push(name);
+}
+
+/** The plan as written when the database refused some steps: those tools are reported as rejected instead. */
+export function withoutRefusedSteps(plan: McpToolSyncPlan, refused: ReadonlyArray<{ step: McpToolSyncStep; reason: string }>): McpToolSyncPlan {
+  if (refused.length === 0) return plan;
+  const names = new Set(refused.map((r) => r.step.row.name));
+  const keep = (list: string[]) => list.filter((n) => !names.has(n));
+  return {
+    ...plan,
+    steps: plan.steps.filter((s) => !refused.some((r) => r.step === s)),
+    added: keep(plan.added),
+    updated: keep(plan.updated),
+    disabled: keep(plan.disabled),
+    rejected: [
+      ...plan.rejected,
+      ...refused.map((r) => ({ remoteName: r.step.row.remoteName ?? r.step.row.name, problems: [`could not be stored (${r.reason}); it is left as it was`] })),
+    ],
+  };
 }
 
 /** The fields a tool's MCP definition decides. */
