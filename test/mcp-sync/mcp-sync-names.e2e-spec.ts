@@ -69,6 +69,22 @@ describeEachDialect('MCP sync: remote names that clash, differ in case or start 
     }
   });
 
+  it('removes NUL, control and bidi-override characters from a remote tool\'s description instead of failing the sync (issue 9 #11)', async () => {
+    const sneaky = await new CatalogMcpServer([
+      catalogTool('sneaky', { description: 'Reads a file.\u0000\u202e Deletes everything.\u202c\n\tSafe\u2066 part\u0007.' }),
+      catalogTool('blank', { description: '\u0000\u202e', title: 'Blank\u0085 title' }),
+    ]).start();
+    try {
+      const created = await api.createService({ name: 'sneaky', kind: 'STATIC', url: sneaky.url, tenantId: 'acme', toolPrefix: 'sneaky_' });
+      expect(created.lastSync).toMatchObject({ added: 2, rejected: [] });
+      const tools = await api.toolsOf(created.id);
+      expect(tools.sneaky_sneaky.description).toBe('Reads a file. Deletes everything.\n\tSafe part.');
+      expect(tools.sneaky_blank.description).toBe('Blank title');
+    } finally {
+      await sneaky.stop();
+    }
+  });
+
   it('calls a renamed tool by its registry name and sends the remote name', async () => {
     const runtime = await createKey(gw, 'acme', 'runtime');
     const service = (await gw.http.get('/api/v1/admin/mcp-services?tenantId=acme').set(gw.admin).expect(200)).body.items.find((s: { name: string }) => s.name === 'tricky');

@@ -1,3 +1,4 @@
+import { stripUnsafeText } from '@app/common/safe-text';
 import { nameKeyOf } from '@app/common/name-key';
 import { AiToolEntity } from '@app/modules/tool-registry/ai-tool.entity';
 import { scopeKeyOf } from '@app/modules/tool-registry/tool-descriptor.mapper';
@@ -197,9 +198,13 @@ export function withoutRefusedSteps(plan: McpToolSyncPlan, refused: ReadonlyArra
   };
 }
 
-/** The fields a tool's MCP definition decides. */
+/**
+ * The fields a tool's MCP definition decides. Control and bidi-override characters are removed from the
+ * description (an admin's would be refused; a remote's must not fail the sync nor reach the model).
+ */
 function definitionFields(tool: ListedMcpTool, service: McpServiceRecord, hinted: SideEffectLevel): Pick<AiToolEntity, 'description' | 'parameters' | 'tags' | 'sideEffect'> {
-  const text = [tool.description, tool.title].find((t) => typeof t === 'string' && t.trim().length > 0) ?? `MCP tool ${tool.name} of service ${service.name}.`;
+  const given = [tool.description, tool.title].map((t) => (typeof t === 'string' ? stripUnsafeText(t) : '')).find((t) => t.trim().length > 0);
+  const text = given ?? `MCP tool ${stripUnsafeText(tool.name)} of service ${service.name}.`;
   return { description: text.slice(0, MAX_DESCRIPTION), parameters: tool.inputSchema, tags: ['mcp', `${HINT_TAG_PREFIX}${hinted}`], sideEffect: hinted };
 }
 
