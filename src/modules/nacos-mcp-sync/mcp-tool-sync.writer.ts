@@ -30,8 +30,9 @@ class Abort extends Error {
  * writes nothing), then every insert and compare-and-set update, then the config-version bump, so every
  * gateway instance's caches see the whole change at once. A unique violation (a tool of another source took
  * a name meanwhile) or a lost compare-and-set (an admin changed a row) rolls everything back: `raced`.
- * Each step runs under a savepoint: a row the database refuses otherwise (a value too long for a MySQL
- * column) is left out and returned in `failed`, so one tool never fails the whole sync.
+ * When the database refuses a row otherwise (a value too long for a MySQL column), the plan is written again
+ * with each step under a savepoint: that row is left out and returned in `failed`, so one tool never fails
+ * the whole sync (and a normal sync pays for no savepoints).
  */
 @Injectable()
 export class McpToolSyncWriter {
@@ -43,13 +44,23 @@ export class McpToolSyncWriter {
   ) {}
 
   async apply(plan: McpToolSyncPlan, lease: HeldMcpSyncLease): Promise<{ outcome: McpToolSyncWrite; failed: McpToolSyncFailedStep[] }> {
+    if (plan.steps.length === 0) return { outcome: 'written', failed: [] };
+    try {
+      return await this.write(plan, lease, false);
+    } catch (err) {
+      // Rare: written again, step by step under savepoints, to leave out only the rows the database refuses.
+      if (isQueryFailure(err) && !isUniqueViolation(err)) return this.write(plan, lease, true);
+      throw err;
+    }
+  }
+
+  private async write(plan: McpToolSyncPlan, lease: HeldMcpSyncLease, stepwise: boolean): Promise<{ outcome: McpToolSyncWrite; failed: McpToolSyncFailedStep[] }> {
     const failed: McpToolSyncFailedStep[] = [];
-    if (plan.steps.length === 0) return { outcome: 'written', failed };
     try {
       await this.dataSource.transaction(async (m) => {
         if (!(await lease.fence(m))) throw new Abort('lease-lost');
         for (const step of plan.steps) {
-          const error = await this.applyStep(m, step);
+          const error = stepwise ? await this.applyStep(m, step) : await this.applyOne(m, step);
           if (error) failed.push({ step, error, reason: String((error as { code?: unknown }).code ?? 'database error') });
         }
         await this.configVersion.bump(m);
@@ -62,16 +73,21 @@ export class McpToolSyncWriter {
     }
   }
 
+  private async applyOne(m: EntityManager, step: McpToolSyncStep): Promise<undefined> {
+    if (step.kind === 'insert') {
+      await this.registry.insert(m, step.row);
+    } else if (!(await this.rows.updateIfVersion(m, step.row.id, step.row.version, step.changes))) {
+      throw new Abort('raced');
+    }
+    return undefined;
+  }
+
   /** One step under a savepoint: undefined when written; the error when the database refused the row (the step is undone). */
   private async applyStep(m: EntityManager, step: McpToolSyncStep): Promise<unknown> {
     const savepoint = m.queryRunner!;
     await savepoint.startTransaction();
     try {
-      if (step.kind === 'insert') {
-        await this.registry.insert(m, step.row);
-      } else if (!(await this.rows.updateIfVersion(m, step.row.id, step.row.version, step.changes))) {
-        throw new Abort('raced');
-      }
+      await this.applyOne(m, step);
       await savepoint.commitTransaction();
       return undefined;
     } catch (err) {
