@@ -35,6 +35,15 @@ describeEachDialect('names: unique per scope case-insensitively, valid for every
     await suite.gw.http.post(tools).set(suite.gw.admin).send(toolBody({ name: '_private_lookup' })).expect(201);
   });
 
+  it('answers 409 MCP_SERVICE_NAME_TAKEN for an MCP service name that differs only in case within a scope', async () => {
+    const { gw } = suite;
+    const body = { kind: 'STATIC', url: 'http://127.0.0.1:9/mcp', tenantId: 'acme' };
+    await gw.http.post('/api/v1/admin/mcp-services').set(gw.admin).send({ ...body, name: 'Weather' }).expect(201);
+    const dup = await gw.http.post('/api/v1/admin/mcp-services').set(gw.admin).send({ ...body, name: 'weather' }).expect(409);
+    expect(dup.body.error.code).toBe('MCP_SERVICE_NAME_TAKEN');
+    await gw.http.post('/api/v1/admin/mcp-services').set(gw.admin).send({ ...body, name: 'weather', tenantId: 'globex' }).expect(201);
+  });
+
   it('answers 409 AGENT_NAME_TAKEN for an agent name that differs only in case within a tenant, on create and on PATCH', async () => {
     const { gw } = suite;
     await gw.http.post(agents).set(gw.admin).send({ name: 'Support-Bot', tenantId: 'acme' }).expect(201);
