@@ -97,7 +97,7 @@ export class McpServiceSyncService implements OnModuleDestroy {
       const planned = await this.plan(service, listing);
       const { outcome, failed } = await this.writer.apply(planned, lease);
       for (const f of failed) {
-        this.logger.warn(`Sync of MCP service ${service.name}: tool ${f.step.row.remoteName} was left out, the database refused it: ${(f.error as Error).message?.slice(0, 200)}`);
+        this.logger.warn(`Sync of MCP service ${service.name}: tool ${JSON.stringify(f.step.row.remoteName)} was left out, the database refused it: ${(f.error as Error).message?.slice(0, 200)}`);
       }
       const plan = withoutRefusedSteps(planned, failed);
       if (outcome === 'lease-lost') return skippedReport(trigger, `the sync lease of ${lease.key} expired and was taken over; nothing was written`, started);
