@@ -1,3 +1,4 @@
+import { IsSafeLine } from '@app/common/safe-text';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Length, Matches, ValidateIf } from 'class-validator';
 import { PageMetaDto, PageQueryDto } from '@app/common/dto/page.dto';
@@ -37,6 +38,7 @@ export class CreateMcpServiceDto {
   @IsString()
   @Length(1, 200)
   @Matches(NACOS_NAME, { message: 'serviceName must not contain @ or spaces' })
+  @IsSafeLine()
   serviceName?: string;
 
   @ApiPropertyOptional({ description: 'NACOS: the Nacos group', default: 'DEFAULT_GROUP' })
@@ -44,6 +46,7 @@ export class CreateMcpServiceDto {
   @IsString()
   @Length(1, 128)
   @Matches(NACOS_NAME, { message: 'groupName must not contain @ or spaces' })
+  @IsSafeLine()
   groupName?: string;
 
   @ApiPropertyOptional({ description: 'NACOS: the Nacos namespace (default NACOS_NAMESPACE)' })
@@ -51,6 +54,7 @@ export class CreateMcpServiceDto {
   @IsString()
   @Length(1, 128)
   @Matches(/^\S+$/, { message: 'namespaceId must not contain spaces' })
+  @IsSafeLine()
   namespaceId?: string;
 
   @ApiPropertyOptional({
