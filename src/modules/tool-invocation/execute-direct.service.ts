@@ -46,7 +46,7 @@ export class ExecuteDirectService {
         throw new DomainError(CommonErrorCode.NOT_FOUND, `No tool named ${toolName} in your tenant or platform-wide.`, { toolName });
       }
       this.log.record({
-        tenantId, agentId: dto.agentId ?? null, userId: dto.userId, toolCallId, toolId: prepared.tool?.id ?? null, toolName,
+        tenantId, agentId: dto.agentId, userId: dto.userId, toolCallId, toolId: prepared.tool?.id ?? null, toolName,
         status: 'FAILED', entry: 'DIRECT', arguments: prepared.args, redactFields: prepared.tool?.result?.redactFields,
         attempts: 0, durationMs: 0, errorClass: prepared.reason, content: prepared.content,
       });
@@ -60,7 +60,7 @@ export class ExecuteDirectService {
       );
     }
     const result = await this.callPath.call(prepared.tool, prepared.args, {
-      tenantId, userId: dto.userId, agentId: dto.agentId ?? null, sessionId: null, toolCallId, entry: 'DIRECT',
+      tenantId, userId: dto.userId, agentId: dto.agentId, sessionId: null, toolCallId, entry: 'DIRECT',
     });
     return { status: result.status, content: result.content, isError: result.isError, attempts: result.attempts, durationMs: result.durationMs, toolCallId, errorClass: result.errorClass };
   }

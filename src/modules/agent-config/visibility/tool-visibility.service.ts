@@ -14,7 +14,7 @@ import { EMITTED, VisibilityCandidate, VisibilityContext, VisibilityDecision } f
 /** The caller's side of a visibility question (from the runtime request or the session). */
 export interface VisibilityRequest {
   tenantId: string;
-  /** Without an agent (executeDirect without agentId) the BOUND and POLICY layers have nothing to check. */
+  /** The agent asked about; required for tool specs and for calls (decideForCall hides every tool without one). */
   agentId?: string;
   permissions: readonly string[];
   capabilities?: readonly ToolRequirement[];
@@ -79,15 +79,19 @@ export class ToolVisibilityService {
     return { view, tools, decisions };
   }
 
-  /** Re-takes the decision for one tool by name at call time. */
-  async decideForCall(req: VisibilityRequest, toolName: string): Promise<CallDecision> {
-    const { view, agent, ctx } = await this.prepare(req);
+  /**
+   * Re-takes the decision for one tool by name at call time. Every call is made for an agent: without one
+   * (whatever entry asks) nothing is bound, so the tool is hidden at BOUND; it is never treated as bound.
+   */
+  async decideForCall(req: VisibilityRequest & { agentId: string }, toolName: string): Promise<CallDecision> {
+    const agentless = typeof req.agentId !== 'string' || req.agentId === '';
+    const { view, agent, ctx } = await this.prepare(agentless ? { ...req, agentId: undefined } : req);
     const tool = view.toolsByName.get(toolName) ?? null;
     if (!tool) {
       return { tool: null, decision: { toolId: '', name: toolName, visible: false, layer: 'EXISTS', reason: `No tool named ${toolName} in the registry of this tenant.` } };
     }
-    const callCtx = agent ? ctx : { ...ctx, boundToolIds: new Set([tool.id]) };
-    return { tool, decision: decide({ toolId: tool.id, tool }, callCtx), agent: agent?.agent ?? null, webSearch: { mode: ctx.webSearchMode, tenantCapability: ctx.tenantWebSearch } };
+    const decision = agentless ? noAgentDecision(tool) : decide({ toolId: tool.id, tool }, ctx);
+    return { tool, decision, agent: agent?.agent ?? null, webSearch: { mode: ctx.webSearchMode, tenantCapability: ctx.tenantWebSearch } };
   }
 
   private async prepare(req: VisibilityRequest): Promise<{ view: TenantView; agent: AgentView | null; ctx: VisibilityContext }> {
@@ -146,6 +150,11 @@ function visibleByName(view: TenantView, agent: AgentView, ctx: VisibilityContex
     added = true;
   }
   return added ? tools.sort(byName) : tools;
+}
+
+/** A call made for no agent: nothing is bound to it (the registry alone never makes a tool callable). */
+function noAgentDecision(tool: ToolDescriptor): VisibilityDecision {
+  return { toolId: tool.id, name: tool.name, visible: false, layer: 'BOUND', reason: `No agent was named for this call, so ${tool.name} is bound to none; name the agent the call is made for (agentId).` };
 }
 
 function decide(candidate: VisibilityCandidate, ctx: VisibilityContext): VisibilityDecision {
