@@ -23,7 +23,8 @@ export class ExecuteDirectService {
     private readonly log: ToolCallLogService,
   ) {}
 
-  async execute(auth: AuthContext, toolName: string, dto: ExecuteDirectBody): Promise<ExecuteDirectResponseDto> {
+  /** `signal`: the client's (aborted when it disconnects); the call in flight is cancelled with it. */
+  async execute(auth: AuthContext, toolName: string, dto: ExecuteDirectBody, signal?: AbortSignal): Promise<ExecuteDirectResponseDto> {
     const tenantId = auth.tenantId!;
     const toolCallId = dto.toolCallId ?? `direct-${randomUUID()}`;
     const prepared = await this.preparer.prepare({
@@ -61,7 +62,7 @@ export class ExecuteDirectService {
     }
     const result = await this.callPath.call(prepared.tool, prepared.args, {
       tenantId, userId: dto.userId, agentId: dto.agentId, sessionId: null, toolCallId, entry: 'DIRECT',
-    });
+    }, signal);
     return { status: result.status, content: result.content, isError: result.isError, attempts: result.attempts, durationMs: result.durationMs, toolCallId, errorClass: result.errorClass };
   }
 }
