@@ -1,5 +1,6 @@
 import type { FieldProblem } from '@app/common/errors/validation';
 import type { ServiceType } from './tool-registry.types';
+import { isToolContextHeader } from './tool-context.headers';
 
 const ENDPOINT_RULES: Record<ServiceType, { test: (endpoint: string) => boolean; expected: string }> = {
   HTTP: { test: isHttpUrl, expected: 'an absolute http(s) URL, e.g. https://orders.example.com/orders/{orderId}' },
@@ -39,6 +40,9 @@ export function checkToolDefinition(def: { serviceType: ServiceType; endpoint: s
         problems.push({ field: `headers.${name}`, problems: ['must be a header name (letters, digits, -) with a string value'] });
       } else if (SENSITIVE_HEADER.test(name) && !SECRET_REF.test(value)) {
         problems.push({ field: `headers.${name}`, problems: ['looks like a credential: reference it as ${secret:NAME} (set NAME=value in TOOL_SECRETS) instead of storing it'] });
+      }
+      if (isToolContextHeader(name)) {
+        problems.push({ field: `headers.${name}`, problems: ['is set by the gateway on every call (the caller\'s tenant, user, session, tool call and idempotency key); remove it from the tool\'s headers'] });
       }
     }
   }

@@ -38,6 +38,8 @@ export function catalogTool(name: string, overrides: Partial<CatalogTool> = {}):
 export class CatalogMcpServer {
   listCalls = 0;
   readonly calls: Array<{ tool: string; args: unknown }> = [];
+  /** The `params._meta` of every tools/call the SDK server handled, in order. */
+  readonly callMetas: unknown[] = [];
   /** Every tools/call received while set is answered with an HTTP 500 (the request reached the server). */
   failCalls: CallFailure | null = null;
   private tools: CatalogTool[];
@@ -130,6 +132,7 @@ export class CatalogMcpServer {
     });
     server.setRequestHandler(CallToolRequestSchema, async (request) => {
       this.calls.push({ tool: request.params.name, args: request.params.arguments });
+      this.callMetas.push(request.params._meta);
       if (!this.tools.some((t) => t.name === request.params.name)) {
         return { content: [{ type: 'text', text: `unknown tool ${request.params.name}` }], isError: true };
       }

@@ -5,6 +5,7 @@ import { TOOL_MAX_RESPONSE_BYTES, ToolCallError, ToolExecutor, ToolInvocation, T
 import { ToolErrorClass } from '../tool-error-class';
 import { OutboundHttpAgent } from '../outbound/outbound-http.agent';
 import { abortedError, classifyNetworkError, isAbortError } from '../outbound/network-error.classifier';
+import { remoteCallContextOf } from '../remote-context/remote-call.context';
 import { buildHttpToolRequest } from './http-request.builder';
 import { httpStatusError, readBodyLimited, toHttpToolOutput } from './http-response.reader';
 
@@ -25,7 +26,7 @@ export class HttpToolExecutor implements ToolExecutor {
 
   async execute(invocation: ToolInvocation): Promise<ToolOutput> {
     const { tool, signal } = invocation;
-    const req = buildHttpToolRequest(tool, invocation.arguments, invocation.toolCallId, this.config.toolSecrets);
+    const req = buildHttpToolRequest(tool, invocation.arguments, remoteCallContextOf(invocation), this.config.toolSecrets);
     this.outbound.guard.checkUrl(req.url);
     const target = `${req.method} ${req.url.origin}${req.url.pathname}`;
     try {
