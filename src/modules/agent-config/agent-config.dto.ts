@@ -24,7 +24,12 @@ export class CreateAgentDto {
   @IsSafeText()
   description?: string;
 
-  @ApiPropertyOptional({ enum: WEB_SEARCH_MODES, default: 'DISABLED' })
+  @ApiPropertyOptional({
+    enum: WEB_SEARCH_MODES,
+    default: 'DISABLED',
+    description:
+      'Platform web_search, when the tenant capability webSearch is on and a provider is configured: DISABLED never offers it; AUTO offers it and the model decides; ALWAYS offers it and tool-specs adds a toolChoice that makes the model search. A runtime request may only narrow it.',
+  })
   @IsOptional()
   @IsIn(WEB_SEARCH_MODES)
   webSearchMode?: WebSearchMode;

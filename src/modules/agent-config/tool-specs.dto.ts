@@ -60,6 +60,16 @@ export class ToolSpecsResponseDto {
   @ApiProperty({ type: 'array', items: { type: 'object' }, description: 'Tool specs in the requested model format' })
   tools: object[];
 
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description:
+      'Present when the agent\'s webSearchMode (narrowed by the request) is ALWAYS and web_search is offered: what makes the model call web_search, in the ' +
+      'format\'s own words (openai: tool_choice {type:"function",function:{name}}; anthropic: tool_choice {type:"tool",name}; gemini: toolConfig ' +
+      '{functionCallingConfig:{mode:"ANY",allowedFunctionNames}}). Send it with the model round that answers a new user message; under AUTO the model decides.',
+  })
+  toolChoice?: object;
+
   @ApiPropertyOptional({ type: [VisibilityDecisionDto] })
   decisions?: VisibilityDecisionDto[];
 }

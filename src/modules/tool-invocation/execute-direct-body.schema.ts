@@ -5,7 +5,7 @@ import { TOOL_REQUIREMENTS, type ToolRequirement } from '@app/modules/tool-regis
 export const EXECUTE_DIRECT_BODY_SCHEMA = {
   type: 'object',
   additionalProperties: false,
-  required: ['userId', 'permissions', 'arguments'],
+  required: ['agentId', 'userId', 'permissions', 'arguments'],
   properties: {
     agentId: { type: 'string', minLength: 1, maxLength: 36 },
     userId: { type: 'string', minLength: 1, maxLength: 128, pattern: SAFE_LINE_PATTERN },
@@ -18,7 +18,8 @@ export const EXECUTE_DIRECT_BODY_SCHEMA = {
 
 /** The executeDirect body as validated. */
 export interface ExecuteDirectBody {
-  agentId?: string;
+  /** Required (contract v2): the call is checked against this agent's bindings and policies. */
+  agentId: string;
   userId: string;
   permissions: string[];
   arguments: Record<string, unknown> | string;

@@ -82,7 +82,7 @@ export class DirectRouter {
       const body = await readJsonBody(req, this.bodyLimitBytes);
       if (params instanceof Error) throw params;
       const auth: AuthContext | undefined = route.roles === null ? undefined : await authorize(this.resolver, req.headers.authorization, route.roles);
-      payload = await route.invoke(auth, params, body);
+      payload = await route.invoke(auth, params, body, { req, res });
       status = route.status;
     } catch (err) {
       [status, payload] = errorResponse(err, this.logger);
