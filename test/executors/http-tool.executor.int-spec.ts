@@ -6,7 +6,7 @@ import { HttpToolExecutor } from '@app/modules/executors/http/http-tool.executor
 import { ToolCallPolicy } from '@app/modules/executors/call-policy/tool-call-policy';
 import { waitFor } from '@test/support/wait-for';
 import { findFreePort } from '@test/support/free-port';
-import { executorTestConfig, invocationOf } from './support/executor-fixtures';
+import { executorTestConfig, headersResolverOf, invocationOf } from './support/executor-fixtures';
 import { toolFixture } from '@test/support/tool-fixture';
 import { RecordingHttpServer } from './support/recording-http.server';
 
@@ -18,7 +18,7 @@ class HttpHarness {
 
   constructor(readonly config: GatewayConfig) {
     this.agent = new OutboundHttpAgent(new OutboundGuard(config));
-    this.executor = new HttpToolExecutor(this.agent, config);
+    this.executor = new HttpToolExecutor(this.agent, headersResolverOf(config));
     this.policy = new ToolCallPolicy(config);
   }
 
