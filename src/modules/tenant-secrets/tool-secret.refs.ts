@@ -12,11 +12,3 @@ export function headersHaveSecretRefs(headers: Record<string, string> | null | u
   for (const value of Object.values(headers)) if (typeof value === 'string' && hasSecretRef(value)) return true;
   return false;
 }
-
-/**
- * The headers with every secret reference's name hidden (`${secret:***}`): how platform-managed headers are
- * shown to a tenant's admin, who must not learn which platform secrets exist.
- */
-export function maskSecretRefs(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, typeof v === 'string' ? v.replace(SECRET_REF_PATTERN, '${secret:***}') : v]));
-}
