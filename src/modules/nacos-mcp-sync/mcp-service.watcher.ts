@@ -53,6 +53,16 @@ export class McpServiceWatcher implements OnModuleDestroy {
     watch.stopNacos = this.naming.subscribe(ref, (list) => this.onInstances(watch, list, true));
   }
 
+  /** Stops watching a service (deleted, or re-watched after a change of its URL). */
+  unwatch(serviceId: string): void {
+    const watch = this.watches.get(serviceId);
+    if (!watch) return;
+    this.watches.delete(serviceId);
+    clearTimeout(watch.debounce);
+    watch.stopNacos?.();
+    for (const stop of watch.listChanged.values()) stop();
+  }
+
   isWatched(serviceId: string): boolean {
     return this.watches.has(serviceId);
   }
