@@ -80,12 +80,13 @@ describe('HttpToolExecutor under ToolCallPolicy (real loopback server)', () => {
     expect(JSON.parse(req.body)).toEqual({ sku: 'X-1', qty: 2 });
   });
 
-  it('fails with the missing secret named, without sending anything', async () => {
+  it('fails on a missing platform secret without naming it (tenants read results) and without sending anything', async () => {
     const tool = toolFixture({ endpoint: server.url('/x'), headers: { 'X-Api-Key': '${secret:NOT_CONFIGURED}' } });
     const outcome = await gw.run(tool);
     expect(outcome.attempts).toBe(1);
     expect(outcome.error).toMatchObject({ errorClass: 'SECRET_MISSING', transient: false, reachedRemote: false });
-    expect(outcome.error?.message).toContain('NOT_CONFIGURED');
+    expect(outcome.error?.message).toContain('TOOL_SECRETS');
+    expect(outcome.error?.message).not.toContain('NOT_CONFIGURED');
     expect(outcome.error?.message).not.toMatch(/tok-123|zzz/);
     expect(server.requests).toHaveLength(0);
   });
