@@ -40,7 +40,9 @@ describe('POST /tools/{name}/execute (executeDirect)', () => {
     expect(JSON.parse(res.body.content)).toEqual({ ok: true });
     const seen = remote.requests.filter((r) => r.url === '/lookup');
     expect(seen).toHaveLength(1);
-    expect(seen[0].headers['idempotency-key']).toBe('idem-1');
+    expect(seen[0].headers).toMatchObject({ 'x-tool-call-id': 'idem-1', 'x-tenant-id': 'acme', 'x-user-id': 'u1' });
+    expect(seen[0].headers['idempotency-key']).toMatch(/^gw1-/);
+    expect(seen[0].headers['x-session-id']).toBeUndefined();
     expect(JSON.parse(seen[0].body)).toEqual({ q: 'order-1' });
   });
 

@@ -48,19 +48,19 @@ describe('HttpToolExecutor under ToolCallPolicy (real loopback server)', () => {
     };
   });
 
-  it('sends placeholders in the path, the rest as query, the toolCallId as Idempotency-Key and secret headers (GET)', async () => {
+  it('sends placeholders in the path, the rest as query, the toolCallId as X-Tool-Call-Id and secret headers (GET)', async () => {
     const tool = toolFixture({
       endpoint: server.url('/orders/{orderId}?src=gw'),
       httpMethod: 'GET',
       headers: { Authorization: 'Bearer ${secret:ORDERS_TOKEN}' },
     });
-    const outcome = await gw.run(tool, { orderId: 'A 1/2', verbose: true, ids: [1, 2] }, 'tc-get-1');
+    const outcome = await gw.run(tool, { orderId: 'A 1+2', verbose: true, ids: [1, 2] }, 'tc-get-1');
     expect(outcome.output).toEqual({ content: '{"ok":true}', structured: { ok: true } });
     expect(server.requests).toHaveLength(1);
     const [req] = server.requests;
     expect(req.method).toBe('GET');
-    expect(req.url).toBe('/orders/A%201%2F2?src=gw&verbose=true&ids=1&ids=2');
-    expect(req.headers['idempotency-key']).toBe('tc-get-1');
+    expect(req.url).toBe('/orders/A%201%2B2?src=gw&verbose=true&ids=1&ids=2');
+    expect(req.headers['x-tool-call-id']).toBe('tc-get-1');
     expect(req.headers.authorization).toBe('Bearer tok-123');
     expect(req.body).toBe('');
   });
@@ -76,7 +76,7 @@ describe('HttpToolExecutor under ToolCallPolicy (real loopback server)', () => {
     const [req] = server.requests;
     expect(req.url).toBe('/orders/7/lines');
     expect(req.headers['content-type']).toBe('application/json');
-    expect(req.headers['idempotency-key']).toBe('tc-post-1');
+    expect(req.headers['x-tool-call-id']).toBe('tc-post-1');
     expect(JSON.parse(req.body)).toEqual({ sku: 'X-1', qty: 2 });
   });
 
@@ -99,7 +99,8 @@ describe('HttpToolExecutor under ToolCallPolicy (real loopback server)', () => {
     const outcome = await gw.run(toolFixture({ endpoint: server.url('/r'), sideEffect: 'READ_ONLY' }), {}, 'tc-ro');
     expect(outcome).toMatchObject({ output: { content: 'fine' }, attempts: 2 });
     expect(server.requests).toHaveLength(2);
-    expect(server.requests.map((r) => r.headers['idempotency-key'])).toEqual(['tc-ro', 'tc-ro']);
+    expect(server.requests.map((r) => r.headers['x-tool-call-id'])).toEqual(['tc-ro', 'tc-ro']);
+    expect(server.requests[1].headers['idempotency-key']).toBe(server.requests[0].headers['idempotency-key']);
   });
 
   it('does not retry a SIDE_EFFECT tool after 503: one request, a transient error that reached the remote', async () => {

@@ -5,6 +5,7 @@ import { mapCallToolResult } from '@app/modules/executors/mcp/mcp-content.mapper
 import { ToolHeadersResolver } from '@app/modules/executors/secrets/tool-headers.resolver';
 import { ToolCallError, type ToolExecutor, type ToolInvocation, type ToolOutput } from '@app/modules/executors/tool-executor';
 import { ToolErrorClass } from '@app/modules/executors/tool-error-class';
+import { remoteCallContextOf, remoteCallMeta } from '@app/modules/executors/remote-context/remote-call.context';
 import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
 import { mcpEndpointOf, type McpEndpointDefaults } from './nacos/nacos-instance-endpoint';
 import { NACOS_NAMING, type NacosInstance, type NacosNamingPort, type NacosServiceRef } from './nacos/nacos-naming.adapter';
@@ -82,6 +83,7 @@ export class McpNacosToolExecutor implements ToolExecutor, OnModuleDestroy {
     const result = await this.pool.callTool(endpoint, tool.remoteName ?? tool.name, invocation.arguments, {
       signal: invocation.signal,
       timeoutMs: tool.timeoutMs && tool.timeoutMs > 0 ? tool.timeoutMs : this.config.toolDefaultTimeoutMs,
+      meta: remoteCallMeta(remoteCallContextOf(invocation)),
     });
     return mapCallToolResult(result);
   }

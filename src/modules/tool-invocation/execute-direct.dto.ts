@@ -18,7 +18,7 @@ export class ExecuteDirectDto {
   @ApiPropertyOptional({ enum: TOOL_REQUIREMENTS, isArray: true })
   capabilities?: ToolRequirement[];
 
-  @ApiPropertyOptional({ description: 'Idempotency key sent to HTTP tools (default: generated)', maxLength: 128 })
+  @ApiPropertyOptional({ description: 'The call\'s id (default: generated): remotes receive it as X-Tool-Call-Id, and an Idempotency-Key derived from it and the tenant', maxLength: 128 })
   toolCallId?: string;
 }
 

@@ -1,6 +1,7 @@
 import type { FieldProblem } from '@app/common/errors/validation';
 import type { ServiceType } from './tool-registry.types';
 import { headerCredentialProblems, urlCredentialProblem } from './tool-credential.rules';
+import { isToolContextHeader } from './tool-context.headers';
 
 const ENDPOINT_RULES: Record<ServiceType, { test: (endpoint: string) => boolean; expected: string }> = {
   HTTP: { test: isHttpUrl, expected: 'an absolute http(s) URL, e.g. https://orders.example.com/orders/{orderId}' },
@@ -51,6 +52,9 @@ export function checkHeaderTemplates(headers: Record<string, string>, fieldPrefi
     // eslint-disable-next-line no-control-regex
     if (typeof value !== 'string' || !/^[A-Za-z0-9-]{1,128}$/.test(name) || /[\u0000-\u001f\u007f]/.test(value) || value.length > 8192) {
       problems.push({ field: `${fieldPrefix}.${name}`, problems: ['must be a header name (letters, digits, -) with a string value of at most 8192 characters and no line breaks or control characters'] });
+    }
+    if (isToolContextHeader(name)) {
+      problems.push({ field: `${fieldPrefix}.${name}`, problems: ['is set by the gateway on every call (the caller\'s tenant, user, session, tool call and idempotency key); remove it from the headers'] });
     }
   }
   problems.push(...headerCredentialProblems(headers, fieldPrefix));

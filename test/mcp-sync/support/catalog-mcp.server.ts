@@ -40,6 +40,8 @@ export class CatalogMcpServer {
   readonly calls: Array<{ tool: string; args: unknown }> = [];
   /** The JSON-RPC method (or the HTTP method when there is no body) and the headers of every request received. */
   readonly requests: Array<{ method: string; authorization: string | undefined; headers: IncomingMessage['headers'] }> = [];
+  /** The `params._meta` of every tools/call the SDK server handled, in order. */
+  readonly callMetas: unknown[] = [];
   /** Every tools/call received while set is answered with an HTTP 500 (the request reached the server). */
   failCalls: CallFailure | null = null;
   private tools: CatalogTool[];
@@ -133,6 +135,7 @@ export class CatalogMcpServer {
     });
     server.setRequestHandler(CallToolRequestSchema, async (request) => {
       this.calls.push({ tool: request.params.name, args: request.params.arguments });
+      this.callMetas.push(request.params._meta);
       if (!this.tools.some((t) => t.name === request.params.name)) {
         return { content: [{ type: 'text', text: `unknown tool ${request.params.name}` }], isError: true };
       }

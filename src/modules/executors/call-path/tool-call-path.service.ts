@@ -63,7 +63,7 @@ export class ToolCallPathService {
       };
     }
     return (attempt: number, signal: AbortSignal) =>
-      executor.execute({ tool, arguments: args, toolCallId: ctx.toolCallId, tenantId: ctx.tenantId, userId: ctx.userId, attempt, signal });
+      executor.execute({ tool, arguments: args, toolCallId: ctx.toolCallId, tenantId: ctx.tenantId, userId: ctx.userId, sessionId: ctx.sessionId, attempt, signal });
   }
 }
 

@@ -5,6 +5,7 @@ import { ToolErrorClass } from '../tool-error-class';
 import { OutboundHttpAgent } from '../outbound/outbound-http.agent';
 import { abortedError, classifyNetworkError, isAbortError } from '../outbound/network-error.classifier';
 import { ToolHeadersResolver } from '../secrets/tool-headers.resolver';
+import { remoteCallContextOf } from '../remote-context/remote-call.context';
 import { buildHttpToolRequest } from './http-request.builder';
 import { httpStatusError, readBodyLimited, toHttpToolOutput } from './http-response.reader';
 
@@ -26,7 +27,7 @@ export class HttpToolExecutor implements ToolExecutor {
   async execute(invocation: ToolInvocation): Promise<ToolOutput> {
     const { tool, signal } = invocation;
     const secrets = await this.headerSecrets.scopeFor(tool);
-    const req = buildHttpToolRequest(tool, invocation.arguments, invocation.toolCallId, secrets);
+    const req = buildHttpToolRequest(tool, invocation.arguments, remoteCallContextOf(invocation), secrets);
     this.outbound.guard.checkUrl(req.url);
     const target = `${req.method} ${req.url.origin}${req.url.pathname}`;
     try {

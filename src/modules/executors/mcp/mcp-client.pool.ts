@@ -57,7 +57,7 @@ export class McpClientPool implements OnModuleDestroy {
 
   /** Calls a tool; aborting `signal` sends `notifications/cancelled` to the server. */
   callTool(endpoint: McpEndpoint, name: string, args: Record<string, unknown>, options: McpRequestOptions = {}): Promise<CallToolResult> {
-    return this.withSession(endpoint, options.signal, (connection) => connection.callTool(name, args, options.signal, options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS));
+    return this.withSession(endpoint, options.signal, (connection) => connection.callTool(name, args, options.signal, options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, options.meta));
   }
 
   /** One page of `tools/list`. */

@@ -20,6 +20,8 @@ export interface McpRequestOptions {
   signal?: AbortSignal;
   /** Bound on this request alone (default 60 s); the caller's signal, if any, governs the whole call. */
   timeoutMs?: number;
+  /** `tools/call` only: the request's `params._meta` (the call's context, see remote-call.context). */
+  meta?: Record<string, unknown>;
 }
 
 /** What {@link McpClientPool.stats} reports, per server and in all. */

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { ToolCallError, ToolExecutor, ToolInvocation, ToolOutput } from '../tool-executor';
 import { ToolErrorClass } from '../tool-error-class';
+import { remoteCallContextOf, remoteCallMeta } from '../remote-context/remote-call.context';
 import { McpClientPool } from './mcp-client.pool';
 import { mapCallToolResult } from './mcp-content.mapper';
 import { ToolHeadersResolver } from '../secrets/tool-headers.resolver';
@@ -33,6 +34,7 @@ export class McpRemoteToolExecutor implements ToolExecutor {
         signal: invocation.signal,
         // The outer budget (the signal) governs; the SDK's own timer only backs it up.
         timeoutMs: tool.timeoutMs && tool.timeoutMs > 0 ? tool.timeoutMs : this.config.toolDefaultTimeoutMs,
+        meta: remoteCallMeta(remoteCallContextOf(invocation)),
       });
       return mapCallToolResult(result);
     } catch (err) {
