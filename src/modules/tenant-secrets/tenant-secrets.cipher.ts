@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 
@@ -11,8 +11,17 @@ const IV_BYTES = 12;
  * or name fails to decrypt instead of being served there.
  */
 @Injectable()
-export class TenantSecretsCipher {
-  constructor(@Inject(GATEWAY_CONFIG) private readonly config: Pick<GatewayConfig, 'secretsKey'>) {}
+export class TenantSecretsCipher implements OnModuleInit {
+  constructor(@Inject(GATEWAY_CONFIG) private readonly config: Pick<GatewayConfig, 'secretsKey' | 'nodeEnv'>) {}
+
+  /** In production an unset SECRETS_KEY is said once at start: the gateway runs, without tenant secrets. */
+  onModuleInit(): void {
+    if (this.config.nodeEnv === 'production' && !this.configured) {
+      new Logger(TenantSecretsCipher.name).warn(
+        'SECRETS_KEY is not set: tenant secrets are off (PUT /api/v1/admin/tenants/{tenantId}/secrets/{name} answers 409 SECRETS_NOT_CONFIGURED, and tenant tools that reference ${secret:NAME} fail without sending anything). Set it to 64 hex characters (`openssl rand -hex 32`) to enable them.',
+      );
+    }
+  }
 
   /** Whether SECRETS_KEY is set. */
   get configured(): boolean {
