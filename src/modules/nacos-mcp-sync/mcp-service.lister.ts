@@ -52,7 +52,7 @@ export class McpServiceLister {
         return { tools, endpoint };
       } catch (err) {
         if (signal?.aborted) throw err;
-        problems.push(`${endpoint.url}: ${(err as Error).message}`);
+        problems.push(withoutUserInfo(`${endpoint.url}: ${(err as Error).message}`));
       }
     }
     throw new McpServiceUnreachableError(problems.length ? `no instance answered tools/list (${problems.join('; ')})` : 'no instance answered tools/list');
@@ -95,4 +95,9 @@ export class McpServiceLister {
     }
     return { endpoints, problems };
   }
+}
+
+/** A URL's user info never reaches a log line or a stored health reason (rows registered before it was refused). */
+function withoutUserInfo(text: string): string {
+  return text.replace(/(\bhttps?:\/\/)[^\s/@]*@/gi, '$1***@');
 }
