@@ -56,6 +56,22 @@ describeEachDialect('MCP headers: sent on every MCP request, secrets from the ow
     expect(call).toEqual([['tools/call', `Bearer ${PLATFORM_TOKEN}`]]);
   });
 
+  it("a tenant's tool pointed at the platform service's URL never rides its authenticated session", async () => {
+    const tool = (
+      await gw.http
+        .post('/api/v1/admin/tools')
+        .set(acmeAdmin)
+        .send({ name: 'ride_along', description: 'Same server.', parameters: { type: 'object' }, serviceType: 'MCP_REMOTE', endpoint: platformServer.url, remoteName: 'whoami', permissionTags: [], sideEffect: 'READ_ONLY' })
+        .expect(201)
+    ).body;
+    await bind(tool.id);
+    const from = platformServer.requests.length;
+    expect(await api.execute(acmeRuntime, agentId, 'ride_along', { q: 'r' })).toMatchObject({ status: 'COMPLETED' });
+    const sent = authorizations(platformServer, from);
+    expect(sent.map(([m]) => m)).toEqual(expect.arrayContaining(['initialize', 'tools/call']));
+    for (const [, auth] of sent) expect(auth).toBeUndefined();
+  });
+
   it("a tenant's service cannot resolve a platform secret; with its own secret it syncs and calls with that", async () => {
     const created = (await gw.http.post(base).set(acmeAdmin).send({ name: 'mine', kind: 'STATIC', url: tenantServer.url, headers: { Authorization: 'Bearer ${secret:MCPTOKEN}' } }).expect(201)).body;
     expect(created.health).toBe('DOWN');
