@@ -5,6 +5,7 @@ import { ToolCallLogService } from '@app/modules/executors/tool-call-log/tool-ca
 import { isPlatformWebSearch } from '@app/modules/agent-config/visibility/visibility-layers';
 import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
+import { redactQuotingText, redactSnippets } from '@app/common/redaction';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ToolCallPreparer } from './tool-call.preparer';
 import { ToolInvocationErrorCode } from './tool-invocation.errors';
@@ -53,10 +54,12 @@ export class ExecuteDirectService {
       return { status: 'FAILED', content: prepared.content, isError: true, attempts: 0, durationMs: 0, toolCallId, errorClass: prepared.reason };
     }
     if (prepared.approval) {
+      const { reason, rules, trigger } = prepared.approval;
+      const fields = prepared.tool.result?.redactFields;
       throw new DomainError(
         ToolInvocationErrorCode.HITL_REQUIRED,
-        `This call needs human approval (${prepared.approval.reason}); executeDirect cannot ask for one. Submit it through a session (POST /api/v1/sessions/{id}/act) instead. Nothing was run.`,
-        { trigger: prepared.approval.trigger, rules: prepared.approval.rules },
+        `This call needs human approval (${redactQuotingText(reason, rules, fields)}); executeDirect cannot ask for one. Submit it through a session (POST /api/v1/sessions/{id}/act) instead. Nothing was run.`,
+        { trigger, rules: redactSnippets(rules, fields) },
       );
     }
     const result = await this.callPath.call(prepared.tool, prepared.args, {

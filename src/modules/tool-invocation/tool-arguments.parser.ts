@@ -8,7 +8,8 @@ export function parseToolArguments(raw: unknown): ParsedArguments {
     try {
       value = JSON.parse(raw);
     } catch (err) {
-      return { ok: false, problem: `arguments are not valid JSON (${(err as Error).message}); send a JSON object` };
+      // V8 quotes an excerpt of the text; the problem is stored and logged, so it names the flaw, never the text.
+      return { ok: false, problem: `arguments are not valid JSON (${(err as Error).message.replace(/"[\s\S]*"/, '...')}); send a JSON object` };
     }
   }
   if (value === undefined || value === null) return { ok: true, value: {} };

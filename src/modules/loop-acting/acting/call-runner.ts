@@ -93,11 +93,14 @@ export class CallRunner {
     if (entry.leaseExpiresAt > Date.now()) throw inProgress(call);
     // The owner died: its lease expired without a finish.
     const retryApproved = grant?.mode === 'RETRY' && grant.toolCallId === call.id && grant.fingerprint === entry.fingerprint;
-    if (entry.sideEffect !== 'READ_ONLY' && !retryApproved) return { kind: 'interrupt', interrupt: unknownOutcomeInterrupt(call, entry) };
     const prepared = await this.preparer.prepare({
       tenantId: ctx.session.tenantId, agentId: ctx.session.agentId, userId: ctx.session.userId, permissions: ctx.session.permissions,
       capabilities: ctx.session.capabilities, toolName: entry.toolName, rawArguments: JSON.parse(entry.argumentsJson), freshSince: ctx.freshSince,
     });
+    if (entry.sideEffect !== 'READ_ONLY' && !retryApproved) {
+      // Prepared first only for the tool's redactFields: the reviewer sees the arguments redacted.
+      return { kind: 'interrupt', interrupt: unknownOutcomeInterrupt(call, entry, prepared.tool?.result?.redactFields) };
+    }
     if (prepared.kind === 'ready' && prepared.approval && !retryApproved) {
       return { kind: 'interrupt', interrupt: approvalInterrupt(call, prepared, entry.fingerprint) };
     }
