@@ -1,3 +1,4 @@
+import { IsSafeLine } from '@app/common/safe-text';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsOptional, IsString, Length } from 'class-validator';
 import { TOOL_REQUIREMENTS, ToolRequirement } from '@app/modules/tool-registry/tool-registry.types';
@@ -9,6 +10,7 @@ export class ToolSpecsRequestDto {
   @ApiProperty({ example: 'u-42' })
   @IsString()
   @Length(1, 128)
+  @IsSafeLine()
   userId: string;
 
   @ApiProperty({ type: [String], description: 'Permission tags the user holds' })

@@ -1,3 +1,4 @@
+import { IsSafeLine } from '@app/common/safe-text';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsObject, IsOptional, IsString, Length, Matches, ValidateIf } from 'class-validator';
 import { PageMetaDto, PageQueryDto } from '@app/common/dto/page.dto';
@@ -39,6 +40,7 @@ export class CreateMcpServiceDto {
   @IsString()
   @Length(1, 200)
   @Matches(NACOS_NAME, { message: 'serviceName must not contain @ or spaces' })
+  @IsSafeLine()
   serviceName?: string;
 
   @ApiPropertyOptional({ description: 'NACOS: the Nacos group', default: 'DEFAULT_GROUP' })
@@ -46,6 +48,7 @@ export class CreateMcpServiceDto {
   @IsString()
   @Length(1, 128)
   @Matches(NACOS_NAME, { message: 'groupName must not contain @ or spaces' })
+  @IsSafeLine()
   groupName?: string;
 
   @ApiPropertyOptional({ description: 'NACOS: the Nacos namespace (default NACOS_NAMESPACE)' })
@@ -53,6 +56,7 @@ export class CreateMcpServiceDto {
   @IsString()
   @Length(1, 128)
   @Matches(/^\S+$/, { message: 'namespaceId must not contain spaces' })
+  @IsSafeLine()
   namespaceId?: string;
 
   @ApiPropertyOptional({

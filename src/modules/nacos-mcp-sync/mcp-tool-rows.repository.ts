@@ -1,3 +1,4 @@
+import { nameKeyOf } from '@app/common/name-key';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
@@ -10,12 +11,12 @@ export class McpToolRowsRepository {
   constructor(@InjectRepository(AiToolEntity) private readonly tools: Repository<AiToolEntity>) {}
 
   /**
-   * In one query, the rows holding one of `names` where a tool of `tenantId`'s scope would clash: the tenant's
+   * In one query, the rows holding one of `names` (in any case) where a tool of `tenantId`'s scope would clash: the tenant's
    * own and platform-wide ones, or, for a platform-wide service (null), every tenant's (as the registry's create rule).
    */
   findNameHolders(names: string[], tenantId: string | null): Promise<AiToolEntity[]> {
     if (names.length === 0) return Promise.resolve([]);
-    const qb = this.tools.createQueryBuilder('t').where('t.name IN (:...names)', { names });
+    const qb = this.tools.createQueryBuilder('t').where('t.name_key IN (:...keys)', { keys: [...new Set(names.map(nameKeyOf))] });
     if (tenantId !== null) qb.andWhere('t.scope_key IN (:...scopes)', { scopes: [tenantId, PLATFORM_SCOPE] });
     return qb.getMany();
   }

@@ -1,3 +1,4 @@
+import { SAFE_LINE_PATTERN } from '@app/common/safe-text';
 import { TOOL_REQUIREMENTS, type ToolRequirement } from '@app/modules/tool-registry/tool-registry.types';
 
 /** JSON Schema of the executeDirect body, validated with ajv on the hot path (ExecuteDirectDto documents it). */
@@ -7,7 +8,7 @@ export const EXECUTE_DIRECT_BODY_SCHEMA = {
   required: ['userId', 'permissions', 'arguments'],
   properties: {
     agentId: { type: 'string', minLength: 1, maxLength: 36 },
-    userId: { type: 'string', minLength: 1, maxLength: 128 },
+    userId: { type: 'string', minLength: 1, maxLength: 128, pattern: SAFE_LINE_PATTERN },
     permissions: { type: 'array', maxItems: 1000, items: { type: 'string', minLength: 1, maxLength: 128 } },
     arguments: { anyOf: [{ type: 'object' }, { type: 'string' }] },
     capabilities: { type: 'array', items: { enum: [...TOOL_REQUIREMENTS] } },

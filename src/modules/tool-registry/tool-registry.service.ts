@@ -1,3 +1,4 @@
+import { nameKeyOf } from '@app/common/name-key';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -60,6 +61,7 @@ export class ToolRegistryService {
       tenantId,
       scopeKey: scopeKeyOf(tenantId),
       name: dto.name,
+      nameKey: nameKeyOf(dto.name),
       description: dto.description,
       parameters: dto.parameters,
       serviceType: dto.serviceType,
@@ -111,8 +113,9 @@ export class ToolRegistryService {
     }
     const merged = { ...toDescriptor(row), ...stripUndefined(dto) } as ToolDescriptor;
     if (dto.parameters || dto.serviceType || dto.endpoint || dto.headers) this.assertValidDefinition(merged);
-    if (dto.name && dto.name !== row.name) await this.assertNameFree(dto.name, row.tenantId);
+    if (dto.name && dto.name !== row.name) await this.assertNameFree(dto.name, row.tenantId, row.id);
     const changes: Partial<AiToolEntity> = { ...stripUndefined(dto), version: row.version + 1, updatedAt: Date.now() };
+    if (dto.name) changes.nameKey = nameKeyOf(dto.name);
     if (dto.serviceType && dto.serviceType !== 'HTTP') changes.httpMethod = null;
     await this.writeInTransaction(row.tenantId, (m) => this.repo.update(m, id, changes), dto.name ?? row.name);
     return toToolDto({ ...merged, version: row.version + 1, updatedAt: changes.updatedAt! });
@@ -143,8 +146,9 @@ export class ToolRegistryService {
     if (problems.length) throw validationFailed(problems);
   }
 
-  private async assertNameFree(name: string, tenantId: string | null): Promise<void> {
-    const clashes = await this.repo.findNameClashes(name, tenantId);
+  /** Case-insensitively: `Search` and `search` are one name. `self` (a PATCH renaming a tool) may change only the case of its own name. */
+  private async assertNameFree(name: string, tenantId: string | null, self?: string): Promise<void> {
+    const clashes = (await this.repo.findNameClashes(name, tenantId)).filter((c) => c.id !== self);
     if (clashes.length === 0) return;
     const clash = clashes[0];
     const where = clash.tenantId === null ? 'platform-wide' : `in tenant ${clash.tenantId}`;
