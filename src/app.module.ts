@@ -18,6 +18,7 @@ import { DemoOrdersModule } from './modules/demo-orders/demo-orders.module';
 import { ScheduleModule } from '@nestjs/schedule';
 import { NacosMcpSyncModule } from './modules/nacos-mcp-sync/nacos-mcp-sync.module';
 import { HealthController } from './modules/health/health.controller';
+import { TenantSecretsModule } from './modules/tenant-secrets/tenant-secrets.module';
 import { DirectRoutesModule } from './common/http/direct-routes/direct-routes.module';
 
 /** Imports the feature modules; owns nothing else. */
@@ -41,6 +42,7 @@ export class AppModule {
         WebSearchModule,
         FeignRegistrationModule,
         NacosMcpSyncModule,
+        TenantSecretsModule,
         ...(config.demoToolsEnabled ? [DemoOrdersModule] : []),
       ],
       controllers: [HealthController],

@@ -30,6 +30,8 @@ export interface GatewayConfig {
   };
   webSearch: { url: string; apiKey: string };
   toolSecrets: ReadonlyMap<string, string>;
+  /** SECRETS_KEY as bytes (AES-256-GCM key of tenant secrets); null when unset. */
+  secretsKey: Buffer | null;
   demoToolsEnabled: boolean;
   /** Serve `@DirectRoute()` endpoints ahead of Express. */
   httpDirectRoutes: boolean;
@@ -149,6 +151,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     },
     webSearch: { url: raw.WEB_SEARCH_URL as string, apiKey: raw.WEB_SEARCH_API_KEY as string },
     toolSecrets: secrets,
+    secretsKey: raw.SECRETS_KEY ? Buffer.from(raw.SECRETS_KEY as string, 'hex') : null,
     // The demo tools are for a first look; production gets them only when asked for explicitly.
     demoToolsEnabled: raw.NODE_ENV === 'production' && env.DEMO_TOOLS_ENABLED === undefined ? false : (raw.DEMO_TOOLS_ENABLED as boolean),
     httpDirectRoutes: raw.HTTP_DIRECT_ROUTES as boolean,

@@ -1,7 +1,7 @@
 import { nameKeyOf } from '@app/common/name-key';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { McpServiceEntity } from './mcp-service.entity';
 
@@ -32,7 +32,11 @@ export class McpServiceRepository {
     await this.services.insert(row as QueryDeepPartialEntity<McpServiceEntity>);
   }
 
-  async update(id: string, changes: Partial<McpServiceEntity>): Promise<void> {
-    await this.services.update({ id }, changes as QueryDeepPartialEntity<McpServiceEntity>);
+  async update(id: string, changes: Partial<McpServiceEntity>, manager?: EntityManager): Promise<void> {
+    await (manager?.getRepository(McpServiceEntity) ?? this.services).update({ id }, changes as QueryDeepPartialEntity<McpServiceEntity>);
+  }
+
+  async delete(manager: EntityManager, id: string): Promise<void> {
+    await manager.getRepository(McpServiceEntity).delete({ id });
   }
 }

@@ -21,6 +21,27 @@ export class McpToolRowsRepository {
     return qb.getMany();
   }
 
+  /** The service's tools follow a change of its headers (and, STATIC, its URL): one statement, versions bumped. */
+  async followService(manager: EntityManager, mcpServiceId: string, changes: Pick<Partial<AiToolEntity>, 'headers' | 'endpoint'>, now: number): Promise<void> {
+    await manager
+      .createQueryBuilder()
+      .update(AiToolEntity)
+      .set({ ...changes, version: () => 'version + 1', updatedAt: now } as QueryDeepPartialEntity<AiToolEntity>)
+      .where('mcp_service_id = :mcpServiceId', { mcpServiceId })
+      .execute();
+  }
+
+  /** DISABLED (bindings kept) for every ACTIVE tool of a deleted service; how many. */
+  async disableForService(manager: EntityManager, mcpServiceId: string, now: number): Promise<number> {
+    const result = await manager
+      .createQueryBuilder()
+      .update(AiToolEntity)
+      .set({ status: 'DISABLED', version: () => 'version + 1', updatedAt: now } as QueryDeepPartialEntity<AiToolEntity>)
+      .where('mcp_service_id = :mcpServiceId AND status = :active', { mcpServiceId, active: 'ACTIVE' })
+      .execute();
+    return result.affected ?? 0;
+  }
+
   /** Compare-and-set on `version`: false when someone (an admin, another writer) changed the row since it was read. */
   async updateIfVersion(manager: EntityManager, id: string, version: number, changes: Partial<AiToolEntity>): Promise<boolean> {
     const result = await manager.getRepository(AiToolEntity).update({ id, version }, changes as QueryDeepPartialEntity<AiToolEntity>);

@@ -14,6 +14,7 @@ const service: McpServiceRecord = {
   transport: null,
   path: null,
   tenantId: 'acme',
+  headers: null,
   toolPrefix: 'weather_',
   health: 'UNKNOWN',
   healthReason: null,

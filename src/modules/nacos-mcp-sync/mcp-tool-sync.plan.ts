@@ -126,6 +126,9 @@ function planExisting(row: AiToolEntity, tool: ListedMcpTool, input: McpToolSync
     if (row.sideEffect !== hintedLevelOf(row.tags)) delete changes.sideEffect;
   }
   if (row.status === 'DISABLED') changes.status = 'ACTIVE';
+  // The service's headers and URL may have changed (PATCH): its tools send what it sends.
+  if (JSON.stringify(row.headers ?? null) !== JSON.stringify(input.service.headers ?? null)) changes.headers = input.service.headers ?? null;
+  if (row.endpoint !== input.target.endpoint) changes.endpoint = input.target.endpoint;
   if (Object.keys(changes).length === 0) {
     plan.unchanged.push(row.name);
     return;
@@ -160,7 +163,7 @@ function planNew(tool: ListedMcpTool, name: string, input: McpToolSyncInput, pla
     serviceType: input.target.serviceType,
     endpoint: input.target.endpoint,
     httpMethod: null,
-    headers: null,
+    headers: service.headers ?? null,
     timeoutMs: null,
     permissionTags: [],
     remoteName: tool.name,

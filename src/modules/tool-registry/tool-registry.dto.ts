@@ -99,7 +99,7 @@ export class CreateToolDto {
   @IsIn(HTTP_METHODS)
   httpMethod?: HttpMethod;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, description: 'HTTP tools: headers; secrets only as ${secret:NAME} (from TOOL_SECRETS), never literal', example: { Authorization: 'Bearer ${secret:ORDERS_TOKEN}' } })
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, description: 'HTTP and MCP_REMOTE tools: headers sent on every request; credentials only as ${secret:NAME}, never literal (a platform-wide tool reads TOOL_SECRETS, a tenant\'s tool only that tenant\'s secrets). A tenant admin sees a platform tool\'s references as ${secret:***}', example: { Authorization: 'Bearer ${secret:ORDERS_TOKEN}' } })
   @IsOptional()
   @IsObject()
   headers?: Record<string, string>;

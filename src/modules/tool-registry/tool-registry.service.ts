@@ -8,6 +8,7 @@ import { ToolRegistryRepository } from './tool-registry.repository';
 import { ToolSchemaCompiler } from './tool-schema.compiler';
 import { checkToolDefinition } from './tool-definition.rules';
 import { scopeKeyOf, toDescriptor, toToolDto } from './tool-descriptor.mapper';
+import { toolDtoForViewer } from './tool-headers.view';
 import { CreateToolDto, ListToolsQueryDto, ToolDto, UpdateToolDto } from './tool-registry.dto';
 import type { ToolDescriptor } from './tool-registry.types';
 import { ToolRegistryErrorCode } from './tool-registry.errors';
@@ -89,13 +90,13 @@ export class ToolRegistryService {
   }
 
   async get(auth: AuthContext, id: string): Promise<ToolDto> {
-    return toToolDto(toDescriptor(await this.loadVisibleToAdmin(auth, id)));
+    return toolDtoForViewer(toToolDto(toDescriptor(await this.loadVisibleToAdmin(auth, id))), auth.tenantId);
   }
 
   async list(auth: AuthContext, query: ListToolsQueryDto): Promise<Page<ToolDto>> {
     const tenantId = auth.tenantId ?? query.tenantId;
     const [rows, total] = await this.repo.list({ ...query, tenantId, ...pageWindow(query) });
-    return pageOf(rows.map((r) => toToolDto(toDescriptor(r))), total, query);
+    return pageOf(rows.map((r) => toolDtoForViewer(toToolDto(toDescriptor(r)), auth.tenantId)), total, query);
   }
 
   async update(auth: AuthContext, id: string, dto: UpdateToolDto): Promise<ToolDto> {

@@ -53,7 +53,10 @@ export interface ToolDescriptor {
   serviceType: ServiceType;
   endpoint: string;
   httpMethod: HttpMethod | null;
-  /** HTTP tools only: header templates; `${secret:NAME}` is filled from TOOL_SECRETS at call time. */
+  /**
+   * HTTP and MCP tools: header templates; `${secret:NAME}` is filled at call time from the tool's own scope
+   * (platform-wide: TOOL_SECRETS; a tenant's: that tenant's secrets). MCP tools of a service carry its headers.
+   */
   headers: Record<string, string> | null;
   timeoutMs: number | null;
   permissionTags: string[];
