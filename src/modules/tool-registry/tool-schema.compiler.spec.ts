@@ -10,20 +10,47 @@ describe('ToolSchemaCompiler', () => {
   describe('validateArguments', () => {
     it('matches a catastrophic-backtracking pattern in linear time', () => {
       const hostile = tool(objectWith({ q: { type: 'string', pattern: '^(a+)+$' } }));
+      expect(compiler.validateArguments(hostile, { q: 'aaaa' })).toEqual([]); // compiled here, outside the timing
       const started = performance.now();
       const problems = compiler.validateArguments(hostile, { q: 'a'.repeat(31) + '!' });
       const longer = compiler.validateArguments(hostile, { q: 'a'.repeat(100_000) + '!' });
       expect(performance.now() - started).toBeLessThan(200);
       expect(problems).toEqual(['q: must match pattern "^(a+)+$"']);
       expect(longer).toHaveLength(1);
-      expect(compiler.validateArguments(hostile, { q: 'aaaa' })).toEqual([]);
     });
 
     it('matches patternProperties keys in linear time', () => {
       const hostile = tool({ type: 'object', patternProperties: { '^(a+)+$': { type: 'integer' } } });
+      compiler.validateArguments(hostile, {});
       const started = performance.now();
       expect(compiler.validateArguments(hostile, { ['a'.repeat(40) + '!']: 'x', aaa: 'not a number' })).toEqual(['aaa: must be integer']);
       expect(performance.now() - started).toBeLessThan(200);
+    });
+
+    it.each([
+      ['url', 'http://', ':', ''],
+      ['regex', '', '.', ''],
+      ['date-time', '', ' ', '@@'],
+      ['iso-date-time', '2020-01-01T', ' ', '@@'],
+      ['uri', '', ' ', ''],
+      ['uri-reference', '', 'a', '!'],
+      ['json-pointer', '', '.', '!'],
+      ['email', '', '1.', '\u0000'],
+    ])('checks format %s on a long hostile string in linear time', (format, prefix, repeated, suffix) => {
+      const schema = tool(objectWith({ q: { type: 'string', format } }));
+      compiler.validateArguments(schema, {});
+      const started = performance.now();
+      compiler.validateArguments(schema, { q: prefix + repeated.repeat(40_000) + suffix });
+      expect(performance.now() - started).toBeLessThan(500);
+    });
+
+    it('still checks format url', () => {
+      const schema = tool(objectWith({ q: { type: 'string', format: 'url' } }));
+      expect(compiler.validateArguments(schema, { q: 'https://example.com/a?b=c' })).toEqual([]);
+      expect(compiler.validateArguments(schema, { q: 'ftp://files.example.com/x' })).toEqual([]);
+      expect(compiler.validateArguments(schema, { q: 'example.com' })).toEqual(['q: must match format "url"']);
+      expect(compiler.validateArguments(schema, { q: 'javascript:alert(1)' })).toEqual(['q: must match format "url"']);
+      expect(compiler.validateArguments(schema, { q: 'http://exa mple.com' })).toEqual(['q: must match format "url"']);
     });
 
     it('refuses the call, without throwing, when a stored schema no longer compiles', () => {

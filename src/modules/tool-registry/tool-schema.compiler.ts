@@ -2,10 +2,10 @@ import { Injectable } from '@nestjs/common';
 import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
 import Ajv2019 from 'ajv/dist/2019';
 import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
 import { LRUCache } from 'lru-cache';
 import type { JsonSchema, ToolDescriptor } from './tool-registry.types';
 import { linearRegExp } from './tool-schema.regexp';
+import { addLinearFormats } from './tool-schema.formats';
 import { jsonValueNestsDeeperThan, MAX_JSON_DEPTH, tooDeepProblem } from '@app/common/json-depth';
 
 /** Largest accepted `parameters` schema (serialized). */
@@ -28,7 +28,7 @@ function makeAjv<T extends Ajv>(Ctor: new (opts: object) => T): T {
   // strict: false — tool schemas come from MCP servers and decorators with vendor keywords (x-*) that are harmless.
   // code.regExp: `pattern` and `patternProperties` run on RE2 (linear time), never on V8's backtracking engine.
   const ajv = new Ctor({ allErrors: true, strict: false, validateFormats: true, code: { regExp: linearRegExp } });
-  addFormats(ajv);
+  addLinearFormats(ajv);
   return ajv;
 }
 
