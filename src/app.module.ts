@@ -19,6 +19,7 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { NacosMcpSyncModule } from './modules/nacos-mcp-sync/nacos-mcp-sync.module';
 import { HealthController } from './modules/health/health.controller';
 import { DirectRoutesModule } from './common/http/direct-routes/direct-routes.module';
+import { RetentionModule } from './modules/retention/retention.module';
 
 /** Imports the feature modules; owns nothing else. */
 @Module({})
@@ -41,6 +42,7 @@ export class AppModule {
         WebSearchModule,
         FeignRegistrationModule,
         NacosMcpSyncModule,
+        RetentionModule,
         ...(config.demoToolsEnabled ? [DemoOrdersModule] : []),
       ],
       controllers: [HealthController],
