@@ -42,4 +42,15 @@ describeEachDialect('MCP sync of hostile schemas', (dialect) => {
     expect(rejected.draft04).toContain('is not a supported dialect');
     expect(Object.keys(await api.toolsOf(created.id)).sort()).toEqual(['hostile_plain', 'hostile_redos']);
   });
+
+  it('a listed tool whose schema turns 2,000 levels deep is disabled with the reason; the sync still answers', async () => {
+    let deep: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < 2000; i++) deep = { type: 'object', properties: { a: deep } };
+    await server.setTools([catalogTool('plain', { inputSchema: { type: 'object', properties: { a: deep } } }), catalogTool('redos')], { notify: false });
+    const [service] = (await gw.http.get('/api/v1/admin/mcp-services').set(gw.admin).expect(200)).body.items;
+    const report = await api.sync(service.id);
+    expect(report.error).toBeUndefined();
+    expect(report.rejected).toEqual([{ remoteName: 'plain', problems: [expect.stringContaining('nested deeper than 64 levels')] }]);
+    expect((await api.toolsOf(service.id)).hostile_plain.status).toBe('DISABLED');
+  });
 });
