@@ -20,6 +20,7 @@ import { NacosMcpSyncModule } from './modules/nacos-mcp-sync/nacos-mcp-sync.modu
 import { HealthController } from './modules/health/health.controller';
 import { TenantSecretsModule } from './modules/tenant-secrets/tenant-secrets.module';
 import { DirectRoutesModule } from './common/http/direct-routes/direct-routes.module';
+import { RetentionModule } from './modules/retention/retention.module';
 
 /** Imports the feature modules; owns nothing else. */
 @Module({})
@@ -43,6 +44,7 @@ export class AppModule {
         FeignRegistrationModule,
         NacosMcpSyncModule,
         TenantSecretsModule,
+        RetentionModule,
         ...(config.demoToolsEnabled ? [DemoOrdersModule] : []),
       ],
       controllers: [HealthController],

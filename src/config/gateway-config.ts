@@ -20,6 +20,8 @@ export interface GatewayConfig {
   resultStoreMaxBytes: number;
   resultDefaultMaxInlineChars: number;
   toolSpecsCacheCheckMs: number;
+  /** Retention of closed sessions and their rows (RETENTION_*). */
+  retention: { days: number; enabled: boolean; intervalMs: number };
   nacos: { serverAddr: string; namespace: string; username: string; password: string };
   mcp: {
     healthIntervalMs: number;
@@ -136,6 +138,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     resultStoreMaxBytes: raw.RESULT_STORE_MAX_BYTES as number,
     resultDefaultMaxInlineChars: raw.RESULT_DEFAULT_MAX_INLINE_CHARS as number,
     toolSpecsCacheCheckMs: raw.TOOL_SPECS_CACHE_CHECK_MS as number,
+    retention: { days: raw.RETENTION_DAYS as number, enabled: raw.RETENTION_ENABLED as boolean, intervalMs: raw.RETENTION_INTERVAL_MS as number },
     nacos: {
       serverAddr: raw.NACOS_SERVER_ADDR as string,
       namespace: raw.NACOS_NAMESPACE as string,

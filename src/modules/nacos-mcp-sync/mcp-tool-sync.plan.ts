@@ -4,6 +4,7 @@ import { AiToolEntity } from '@app/modules/tool-registry/ai-tool.entity';
 import { scopeKeyOf } from '@app/modules/tool-registry/tool-descriptor.mapper';
 import type { ServiceType, SideEffectLevel } from '@app/modules/tool-registry/tool-registry.types';
 import { SIDE_EFFECT_LEVELS } from '@app/modules/tool-registry/tool-registry.types';
+import { jsonValueNestsDeeperThan, MAX_JSON_DEPTH, tooDeepProblem } from '@app/common/json-depth';
 import { mcpToolChecksum, type ListedMcpTool } from './mcp-tool.checksum';
 import { allocateMcpToolNames } from './mcp-tool-name';
 import { sideEffectOf } from './mcp-tool-side-effect';
@@ -105,6 +106,8 @@ function problemsOf(tool: ListedMcpTool, seen: ReadonlySet<string>, row: AiToolE
   if (typeof tool.name !== 'string' || tool.name.length === 0) return ['has no name'];
   if (seen.has(tool.name)) return ['is listed more than once; the first one was used'];
   if (tool.name.length > MAX_REMOTE_NAME) return [`has a name longer than ${MAX_REMOTE_NAME} characters`];
+  // Before the checksum: canonical JSON recurses, and a schema thousands of levels deep would overflow the stack.
+  if (jsonValueNestsDeeperThan(tool.inputSchema, MAX_JSON_DEPTH)) return [`inputSchema ${tooDeepProblem(MAX_JSON_DEPTH)}`];
   // A definition already stored under this checksum was checked when it was stored (compiling schemas is the costly part of a sync).
   if (row && row.definitionChecksum === mcpToolChecksum(tool)) return [];
   const problems = checkSchema(tool.inputSchema).map((p) => `inputSchema ${p}`);
