@@ -6,7 +6,7 @@ import { HttpToolExecutor } from '@app/modules/executors/http/http-tool.executor
 import { ToolCallPolicy } from '@app/modules/executors/call-policy/tool-call-policy';
 import { waitFor } from '@test/support/wait-for';
 import { findFreePort } from '@test/support/free-port';
-import { executorTestConfig, invocationOf } from './support/executor-fixtures';
+import { executorTestConfig, headersResolverOf, invocationOf } from './support/executor-fixtures';
 import { toolFixture } from '@test/support/tool-fixture';
 import { RecordingHttpServer } from './support/recording-http.server';
 
@@ -18,7 +18,7 @@ class HttpHarness {
 
   constructor(readonly config: GatewayConfig) {
     this.agent = new OutboundHttpAgent(new OutboundGuard(config));
-    this.executor = new HttpToolExecutor(this.agent, config);
+    this.executor = new HttpToolExecutor(this.agent, headersResolverOf(config));
     this.policy = new ToolCallPolicy(config);
   }
 
@@ -48,19 +48,19 @@ describe('HttpToolExecutor under ToolCallPolicy (real loopback server)', () => {
     };
   });
 
-  it('sends placeholders in the path, the rest as query, the toolCallId as Idempotency-Key and secret headers (GET)', async () => {
+  it('sends placeholders in the path, the rest as query, the toolCallId as X-Tool-Call-Id and secret headers (GET)', async () => {
     const tool = toolFixture({
       endpoint: server.url('/orders/{orderId}?src=gw'),
       httpMethod: 'GET',
       headers: { Authorization: 'Bearer ${secret:ORDERS_TOKEN}' },
     });
-    const outcome = await gw.run(tool, { orderId: 'A 1/2', verbose: true, ids: [1, 2] }, 'tc-get-1');
+    const outcome = await gw.run(tool, { orderId: 'A 1+2', verbose: true, ids: [1, 2] }, 'tc-get-1');
     expect(outcome.output).toEqual({ content: '{"ok":true}', structured: { ok: true } });
     expect(server.requests).toHaveLength(1);
     const [req] = server.requests;
     expect(req.method).toBe('GET');
-    expect(req.url).toBe('/orders/A%201%2F2?src=gw&verbose=true&ids=1&ids=2');
-    expect(req.headers['idempotency-key']).toBe('tc-get-1');
+    expect(req.url).toBe('/orders/A%201%2B2?src=gw&verbose=true&ids=1&ids=2');
+    expect(req.headers['x-tool-call-id']).toBe('tc-get-1');
     expect(req.headers.authorization).toBe('Bearer tok-123');
     expect(req.body).toBe('');
   });
@@ -76,16 +76,17 @@ describe('HttpToolExecutor under ToolCallPolicy (real loopback server)', () => {
     const [req] = server.requests;
     expect(req.url).toBe('/orders/7/lines');
     expect(req.headers['content-type']).toBe('application/json');
-    expect(req.headers['idempotency-key']).toBe('tc-post-1');
+    expect(req.headers['x-tool-call-id']).toBe('tc-post-1');
     expect(JSON.parse(req.body)).toEqual({ sku: 'X-1', qty: 2 });
   });
 
-  it('fails with the missing secret named, without sending anything', async () => {
+  it('fails on a missing platform secret without naming it (tenants read results) and without sending anything', async () => {
     const tool = toolFixture({ endpoint: server.url('/x'), headers: { 'X-Api-Key': '${secret:NOT_CONFIGURED}' } });
     const outcome = await gw.run(tool);
     expect(outcome.attempts).toBe(1);
     expect(outcome.error).toMatchObject({ errorClass: 'SECRET_MISSING', transient: false, reachedRemote: false });
-    expect(outcome.error?.message).toContain('NOT_CONFIGURED');
+    expect(outcome.error?.message).toContain('TOOL_SECRETS');
+    expect(outcome.error?.message).not.toContain('NOT_CONFIGURED');
     expect(outcome.error?.message).not.toMatch(/tok-123|zzz/);
     expect(server.requests).toHaveLength(0);
   });
@@ -98,7 +99,8 @@ describe('HttpToolExecutor under ToolCallPolicy (real loopback server)', () => {
     const outcome = await gw.run(toolFixture({ endpoint: server.url('/r'), sideEffect: 'READ_ONLY' }), {}, 'tc-ro');
     expect(outcome).toMatchObject({ output: { content: 'fine' }, attempts: 2 });
     expect(server.requests).toHaveLength(2);
-    expect(server.requests.map((r) => r.headers['idempotency-key'])).toEqual(['tc-ro', 'tc-ro']);
+    expect(server.requests.map((r) => r.headers['x-tool-call-id'])).toEqual(['tc-ro', 'tc-ro']);
+    expect(server.requests[1].headers['idempotency-key']).toBe(server.requests[0].headers['idempotency-key']);
   });
 
   it('does not retry a SIDE_EFFECT tool after 503: one request, a transient error that reached the remote', async () => {

@@ -100,6 +100,7 @@ describe('NacosMcpSync: Nacos services (real nacos client, Nacos v1 test server)
     expect((await api.specs(runtime, agentId)).names.filter(isWeather)).toEqual(['weather_alerts', 'weather_forecast']);
     const result = await api.execute(runtime, agentId, 'weather_forecast', { q: 'Berlin' });
     expect(result).toMatchObject({ status: 'COMPLETED', content: 'weather-a:forecast:{"q":"Berlin"}', attempts: 1 });
+    expect(a.callMetas.at(-1)).toEqual({ tenantId: 'acme', userId: 'u1', sessionId: null, toolCallId: expect.stringMatching(/^direct-/), idempotencyKey: expect.stringMatching(/^gw1-/) });
   });
 
   it('turns instance changes within the debounce window into ONE sync, and spreads calls over the new instance', async () => {

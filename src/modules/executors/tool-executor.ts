@@ -8,10 +8,12 @@ export interface ToolInvocation {
   tool: ToolDescriptor;
   /** Arguments already parsed and validated against the tool's schema. */
   arguments: Record<string, unknown>;
-  /** The model's tool call id; HTTP tools send it as `Idempotency-Key`. */
+  /** The model's tool call id; remotes receive it with the rest of the call's context (see remote-call.context). */
   toolCallId: string;
   tenantId: string | null;
   userId: string | null;
+  /** The call's session (act, resume); absent or null for executeDirect. */
+  sessionId?: string | null;
   /** 1-based attempt number inside the call's outer budget. */
   attempt: number;
   /** Aborted when the outer budget runs out: executors must pass it to the underlying request. */

@@ -24,6 +24,8 @@ export interface SdkMcpServerOptions {
  */
 export class SdkMcpServer {
   toolCalls = 0;
+  /** The `_meta` of every `echo` call, as the tool handler received it. */
+  readonly echoMetas: unknown[] = [];
   readonly cancelled: Array<{ tool: string; reason: unknown }> = [];
   private readonly router: McpSessionRouter<McpServer>;
   /** What the client answered to the server's own requests (the `chatty` tool's ping). */
@@ -86,8 +88,9 @@ export class SdkMcpServer {
 
   private createMcpServer(): McpServer {
     const mcp = new McpServer({ name: 'sdk-test-server', version: '1.0.0' }, { capabilities: { tools: { listChanged: true }, logging: {} } });
-    mcp.registerTool('echo', { description: 'echo', inputSchema: { message: z.string() } }, async ({ message }) => {
+    mcp.registerTool('echo', { description: 'echo', inputSchema: { message: z.string() } }, async ({ message }, extra) => {
       this.toolCalls++;
+      this.echoMetas.push(extra._meta);
       return { content: [{ type: 'text', text: `echo: ${message}` }] };
     });
     mcp.registerTool('slow', { description: 'waits', inputSchema: { ms: z.number() } }, async ({ ms }, extra) => {

@@ -38,6 +38,10 @@ export function catalogTool(name: string, overrides: Partial<CatalogTool> = {}):
 export class CatalogMcpServer {
   listCalls = 0;
   readonly calls: Array<{ tool: string; args: unknown }> = [];
+  /** The JSON-RPC method (or the HTTP method when there is no body) and the headers of every request received. */
+  readonly requests: Array<{ method: string; authorization: string | undefined; headers: IncomingMessage['headers'] }> = [];
+  /** The `params._meta` of every tools/call the SDK server handled, in order. */
+  readonly callMetas: unknown[] = [];
   /** Every tools/call received while set is answered with an HTTP 500 (the request reached the server). */
   failCalls: CallFailure | null = null;
   private tools: CatalogTool[];
@@ -109,6 +113,7 @@ export class CatalogMcpServer {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readJsonBody(req);
+    this.requests.push({ method: body?.method ?? req.method ?? '?', authorization: req.headers.authorization, headers: req.headers });
     if (this.failCalls && body?.method === 'tools/call') {
       this.calls.push({ tool: String(body.params?.name), args: body.params?.arguments });
       res.writeHead(500, { 'content-type': 'text/plain' }).end('internal error');
@@ -130,6 +135,7 @@ export class CatalogMcpServer {
     });
     server.setRequestHandler(CallToolRequestSchema, async (request) => {
       this.calls.push({ tool: request.params.name, args: request.params.arguments });
+      this.callMetas.push(request.params._meta);
       if (!this.tools.some((t) => t.name === request.params.name)) {
         return { content: [{ type: 'text', text: `unknown tool ${request.params.name}` }], isError: true };
       }

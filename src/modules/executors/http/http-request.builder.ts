@@ -1,6 +1,10 @@
 import type { HttpMethod, ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
 import { ToolCallError } from '../tool-executor';
 import { ToolErrorClass } from '../tool-error-class';
+import type { SecretScope } from '@app/modules/tenant-secrets/tool-secret.scope';
+import { fillHeaderSecrets } from '../secrets/tool-header.secrets';
+import { applyRemoteContextHeaders, RemoteCallContext } from '../remote-context/remote-call.context';
+import { pathPlaceholderProblem, urlShapeProblem } from './http-path-placeholder.rules';
 
 /** The request an HTTP tool call sends, before it goes on the wire. */
 export interface HttpToolRequest {
@@ -15,28 +19,31 @@ export interface HttpToolRequest {
 export const HTTP_TOOL_DEFAULT_METHOD: HttpMethod = 'POST';
 
 const PLACEHOLDER = /\{([A-Za-z0-9_.-]+)\}/g;
-const SECRET_REF = /\$\{secret:([A-Za-z0-9_]+)\}/g;
 const QUERY_METHODS: ReadonlySet<HttpMethod> = new Set(['GET', 'DELETE']);
 
 /**
  * Builds the request of one HTTP tool call:
  * - `{param}` placeholders in the endpoint's path and query are filled from the arguments (URL-encoded) and
- *   consumed; placeholders in the scheme or authority are refused (the model must not pick the host);
+ *   consumed; placeholders in the scheme or authority are refused (the model must not pick the host); a path
+ *   value must stay one segment ({@link pathPlaceholderProblem}) and the filled URL must keep the template's
+ *   origin and segment count ({@link urlShapeProblem});
  * - GET and DELETE send the other arguments as the query string (arrays repeat the key, objects are JSON,
  *   null/undefined are left out); other methods send them as a JSON object body;
- * - the tool's `headers` are sent with `${secret:NAME}` filled from TOOL_SECRETS;
- * - `Idempotency-Key` is the toolCallId (set last: a tool header cannot replace it).
+ * - the tool's `headers` are sent with `${secret:NAME}` filled from the tool's own scope (platform-wide: TOOL_SECRETS;
+ *   a tenant's tool: that tenant's secrets);
+ * - the context headers (`X-Tenant-Id`, ..., `Idempotency-Key`) are set last: a tool header cannot replace them.
  * @throws ToolCallError `INVALID_REQUEST` or `SECRET_MISSING` (not transient, never sent).
  */
 export function buildHttpToolRequest(
   tool: Pick<ToolDescriptor, 'name' | 'endpoint' | 'httpMethod' | 'headers'>,
   args: Record<string, unknown>,
-  toolCallId: string,
-  secrets: ReadonlyMap<string, string>,
+  context: RemoteCallContext,
+  secrets: SecretScope,
 ): HttpToolRequest {
   const method = tool.httpMethod ?? HTTP_TOOL_DEFAULT_METHOD;
   const rest: Record<string, unknown> = { ...args };
-  const url = parseUrl(tool.name, fillPlaceholders(tool, rest));
+  const url = parseUrl(tool.name, fillPlaceholders(tool, args, rest));
+  assertTemplateShape(tool, url);
   let body: string | undefined;
   if (QUERY_METHODS.has(method)) appendQuery(url, rest);
   else body = JSON.stringify(rest);
@@ -47,26 +54,49 @@ export function buildHttpToolRequest(
   };
   if (body !== undefined) headers['content-type'] = 'application/json';
   for (const [name, template] of Object.entries(tool.headers ?? {})) {
-    headers[name.toLowerCase()] = fillSecrets(tool.name, name, template, secrets);
+    headers[name.toLowerCase()] = fillHeaderSecrets(`HTTP tool "${tool.name}"`, name, template, secrets);
   }
-  headers['idempotency-key'] = toolCallId;
+  applyRemoteContextHeaders(headers, context);
   return { url, method, headers, body };
 }
 
-function fillPlaceholders(tool: Pick<ToolDescriptor, 'name' | 'endpoint'>, rest: Record<string, unknown>): string {
+function fillPlaceholders(tool: Pick<ToolDescriptor, 'name' | 'endpoint'>, args: Record<string, unknown>, rest: Record<string, unknown>): string {
   const endpoint = tool.endpoint;
   const authorityEnd = endOfAuthority(endpoint);
+  const pathEnd = endOfPath(endpoint, authorityEnd);
   return endpoint.replace(PLACEHOLDER, (_match, name: string, offset: number) => {
     if (offset < authorityEnd) {
       throw invalid(`HTTP tool "${tool.name}": placeholder {${name}} is in the URL's scheme or host; placeholders are allowed only in the path and query.`);
     }
-    const value = rest[name];
+    const value = Object.hasOwn(args, name) ? args[name] : undefined;
     if (value === undefined || value === null) {
       throw invalid(`HTTP tool "${tool.name}": the URL needs the argument "${name}", which the call did not provide.`);
     }
+    const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+    const problem = offset < pathEnd ? pathPlaceholderProblem(text) : null;
+    if (problem) {
+      throw invalid(
+        `HTTP tool "${tool.name}": the argument "${name}" fills the path placeholder {${name}} but ${problem}. ` +
+          'A path value must be exactly one segment (not empty, not "." or "..", no "/" or "\\", in any encoding); nothing was sent.',
+      );
+    }
     delete rest[name];
-    return encodeURIComponent(typeof value === 'object' ? JSON.stringify(value) : String(value));
+    return encodeURIComponent(text);
   });
+}
+
+/** Index where the query or fragment starts (placeholders before it fill path segments). */
+function endOfPath(endpoint: string, authorityEnd: number): number {
+  const rel = endpoint.slice(authorityEnd).search(/[?#]/);
+  return rel < 0 ? endpoint.length : authorityEnd + rel;
+}
+
+/** The filled URL keeps the template's origin and number of path segments, whatever the values were. */
+function assertTemplateShape(tool: Pick<ToolDescriptor, 'name' | 'endpoint'>, url: URL): void {
+  const shape = tool.endpoint.replace(PLACEHOLDER, 'x');
+  const template = URL.canParse(shape) ? new URL(shape) : null;
+  const problem = template ? urlShapeProblem(template, url) : 'cannot be compared with the endpoint';
+  if (problem) throw invalid(`HTTP tool "${tool.name}": the URL filled from the arguments ${problem}; nothing was sent.`);
 }
 
 /** Index where the path (or query) starts: placeholders before it would let arguments choose the host. */
@@ -92,21 +122,6 @@ function appendQuery(url: URL, rest: Record<string, unknown>): void {
       url.searchParams.append(key, typeof item === 'object' ? JSON.stringify(item) : String(item));
     }
   }
-}
-
-function fillSecrets(toolName: string, header: string, template: string, secrets: ReadonlyMap<string, string>): string {
-  return template.replace(SECRET_REF, (_match, name: string) => {
-    const value = secrets.get(name);
-    if (value === undefined) {
-      throw new ToolCallError(
-        `HTTP tool "${toolName}": header "${header}" references secret ${name}, which TOOL_SECRETS does not define. ` +
-          `Add ${name}=<value> to TOOL_SECRETS and restart the gateway.`,
-        ToolErrorClass.SECRET_MISSING,
-        { transient: false, reachedRemote: false },
-      );
-    }
-    return value;
-  });
 }
 
 function invalid(message: string): ToolCallError {

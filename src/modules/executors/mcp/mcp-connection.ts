@@ -104,15 +104,16 @@ export class McpConnection {
   }
 
   /**
-   * `tools/call`. On streamable HTTP it goes straight over undici (McpStreamableExchange); on legacy SSE through
+   * `tools/call` (with `meta` as `params._meta`). On streamable HTTP it goes straight over undici (McpStreamableExchange); on legacy SSE through
    * the SDK Client. The result is checked against the spec's CallToolResult shape either way.
    */
-  async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal | undefined, timeoutMs: number): Promise<CallToolResult> {
+  async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal | undefined, timeoutMs: number, meta?: Record<string, unknown>): Promise<CallToolResult> {
+    const params = meta ? { name, arguments: args, _meta: meta } : { name, arguments: args };
     if (this.exchange) {
-      const result = await this.exchange.request('tools/call', { name, arguments: args }, { signal, timeoutMs });
+      const result = await this.exchange.request('tools/call', params, { signal, timeoutMs });
       return CallToolResultSchema.parse(result);
     }
-    return withRequestSignal(signal, (requestSignal) => this.client.callTool({ name, arguments: args }, undefined, { signal: requestSignal, timeout: timeoutMs }) as Promise<CallToolResult>);
+    return withRequestSignal(signal, (requestSignal) => this.client.callTool(params, undefined, { signal: requestSignal, timeout: timeoutMs }) as Promise<CallToolResult>);
   }
 
   /** One page of `tools/list`, through the SDK Client. */

@@ -7,7 +7,10 @@ export interface McpEndpoint {
   url: string;
   /** Default `streamable-http`. */
   transport?: McpTransportKind;
-  /** Extra headers sent on every request of the session (e.g. an API key); the first caller's win. */
+  /**
+   * Headers sent on every request of the session (e.g. an API key), secrets already filled. Endpoints with other
+   * headers get sessions of their own; pass the same object each time (the pool digests it once per object).
+   */
   headers?: Record<string, string>;
 }
 
@@ -17,6 +20,8 @@ export interface McpRequestOptions {
   signal?: AbortSignal;
   /** Bound on this request alone (default 60 s); the caller's signal, if any, governs the whole call. */
   timeoutMs?: number;
+  /** `tools/call` only: the request's `params._meta` (the call's context, see remote-call.context). */
+  meta?: Record<string, unknown>;
 }
 
 /** What {@link McpClientPool.stats} reports, per server and in all. */
