@@ -1,5 +1,5 @@
 import type { ShellCommandEnv, ShellCommandHandler } from './risk-shell-command';
-import { OptionSpec, hasOption, optionValue, parseOptions } from './risk-shell-options';
+import { OptionSpec, ParsedOptions, hasOption, optionValue, parseOptions } from './risk-shell-options';
 import type { ShellWord } from './risk-shell-word';
 import { isBroadPath, isSystemPath } from './risk-system-paths';
 
@@ -7,7 +7,7 @@ function overwrites(env: ShellCommandEnv): void {
   env.scan.report('system-file-overwrite', env.snippet);
 }
 
-function operandsOf(args: ShellWord[], spec: OptionSpec): { operands: ShellWord[]; opts: ReturnType<typeof parseOptions> } {
+function operandsOf(args: ShellWord[], spec: OptionSpec): { operands: ShellWord[]; opts: ParsedOptions } {
   const opts = parseOptions(args, spec);
   return { operands: [...opts.operands, ...opts.afterDashDash], opts };
 }
