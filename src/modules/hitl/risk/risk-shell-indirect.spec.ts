@@ -84,6 +84,8 @@ describe('command words built at run time (through evaluateRiskText with the she
     'docker rm $(docker ps -aq -f status=exited)',
     'cp $(ls *.txt) backup/',
     'F=$(git rev-parse HEAD); git show $F',
+    'sudo chown -R $(whoami) ~/.npm',
+    'chown -R $(id -u):$(id -g) ./data',
     '"$(npm bin)/jest" --ci',
     '[ -f x ] && echo y',
     'ls *.txt',

@@ -101,7 +101,10 @@ export class ShellScriptState {
 
   /** Marks `"$@"`, `${a[@]}`, `$*`, an unquoted `$(...)` and an unquoted `$X` filled at run time (see {@link ShellWord.spreads}). */
   private withSpread(word: ShellWord, parts: GoNode[], plainName: string | undefined): ShellWord {
-    const spreads = SPREADING.test(word.raw) || parts.some((p) => nodeKind(p) === 'CmdSubst') || (plainName !== undefined && this.variables.isComputed(plainName));
+    const spreads =
+      SPREADING.test(word.raw) ||
+      parts.some((p) => nodeKind(p) === 'CmdSubst' && !ONE_WORD_SUBSTITUTION.test(this.source.of(p))) ||
+      (plainName !== undefined && this.variables.isComputed(plainName));
     return spreads ? { ...word, spreads } : word;
   }
 
@@ -215,6 +218,9 @@ const SPREADING = /^"?\$(?:[@*]|\{[@*]\}|\{[A-Za-z_]\w*\[[@*]\]\})"?$/;
 
 /** An unquoted pattern character (a lone `[` is the test command, not a pattern). */
 const GLOB = /(?:^|[^\\])(?:[*?]|\[[^\]]+\])/;
+
+/** Substitutions that print one plain word (a user, an id, a host name, a count): they cannot carry options. */
+const ONE_WORD_SUBSTITUTION = /^(?:\$\(|`)\s*(?:whoami|id(?:\s+-[ugnr]+)*|nproc|hostname(?:\s+-s)?|uname(?:\s+-[a-z])?|logname)\s*(?:\)|`)$/;
 
 /** `pre{a,b,c}post`: one level of brace list, no nesting. */
 const BRACE_LIST = /^([^{}]*)\{([^{}]*,[^{}]*)\}([^{}]*)$/;

@@ -60,6 +60,8 @@ describe('destructive effects on the system (through evaluateRiskText with the s
       'find / -exec chmod 777 {} +',
       'find /etc -type f -exec chown eve {} \\;',
       'cd / && chmod -R 777 .',
+      'chown -R nobody /var/lib',
+      'sudo chown -R $(whoami) /usr/local',
       'find / -type f | xargs chmod 777',
       'find / -print0 | xargs -0 -I{} chown eve {}',
       'cd /; chown -R eve *',

@@ -15,6 +15,8 @@ const SYSTEM_DEVICES = ['/dev/mem', '/dev/kmem', '/dev/port'];
 const LOCAL_TREES = ['/usr/local', '/usr/src', '/proc/self/fd'];
 /** Login keys: replacing them locks the owner out or lets someone in. */
 const SSH_DIR = /^(?:~|\/home\/[^/]+|\/Users\/[^/]+|\/root)\/\.ssh(?:\/|$)/;
+/** Second-level trees every service keeps its state in: re-permissioning or moving them as a whole breaks the host. */
+const SHARED_TREES = ['/var/lib', '/var/spool', '/var/cache', '/var/mail', '/usr/local'];
 /** A whole home directory. */
 const HOME_ROOT = /^(?:~|\/home\/[^/]+|\/Users\/[^/]+|\/root)(?:\/\*?)?$/;
 
@@ -53,6 +55,6 @@ export function isSystemPath(value: string, cwd?: string, sshKeys = true): boole
 export function isBroadPath(value: string, cwd?: string, sshKeys = true): boolean {
   const path = normalizePath(value, cwd);
   if (path === undefined) return false;
-  if (/^\/[^/]*$/.test(path) || HOME_ROOT.test(path)) return true;
+  if (/^\/[^/]*$/.test(path) || HOME_ROOT.test(path) || SHARED_TREES.includes(path.replace(/\/\*$/, ''))) return true;
   return isSystemPath(path, undefined, sshKeys);
 }
