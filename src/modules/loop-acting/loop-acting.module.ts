@@ -22,11 +22,13 @@ import { ResumeRecordRepository } from './acting/resume-record.repository';
 import { ResumeDecisionApplier } from './acting/resume-decision.applier';
 import { FaultInjector } from './acting/fault-injector';
 import { SessionBuiltinsDispatcher } from './builtins/session-builtins.dispatcher';
+import { HitlDecisionService } from './acting/hitl-decision.service';
+import { HitlDecisionController } from './acting/hitl-decision.controller';
 
 /** Sessions, the idempotency journal, the result store, act and resume. */
 @Module({
   imports: [TypeOrmModule.forFeature([AgentSessionEntity]), AgentConfigModule, ToolRegistryModule, HitlModule, ExecutorsModule, ToolInvocationModule],
-  controllers: [SessionsController, JournalAdminController],
+  controllers: [SessionsController, JournalAdminController, HitlDecisionController],
   providers: [
     AgentSessionRepository,
     SessionsService,
@@ -42,6 +44,7 @@ import { SessionBuiltinsDispatcher } from './builtins/session-builtins.dispatche
     ResumeDecisionApplier,
     FaultInjector,
     SessionBuiltinsDispatcher,
+    HitlDecisionService,
   ],
   exports: [SessionsService, ToolResultStore, ToolResultReader],
 })
