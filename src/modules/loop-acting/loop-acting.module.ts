@@ -24,6 +24,8 @@ import { FaultInjector } from './acting/fault-injector';
 import { SessionBuiltinsDispatcher } from './builtins/session-builtins.dispatcher';
 import { HitlDecisionService } from './acting/hitl-decision.service';
 import { HitlDecisionController } from './acting/hitl-decision.controller';
+import { JournalOrphanSweepService } from './journal/journal-orphan-sweep.service';
+import { JournalOrphanSweepJob } from './journal/journal-orphan-sweep.job';
 
 /** Sessions, the idempotency journal, the result store, act and resume. */
 @Module({
@@ -45,6 +47,8 @@ import { HitlDecisionController } from './acting/hitl-decision.controller';
     FaultInjector,
     SessionBuiltinsDispatcher,
     HitlDecisionService,
+    JournalOrphanSweepService,
+    JournalOrphanSweepJob,
   ],
   exports: [SessionsService, ToolResultStore, ToolResultReader],
 })
