@@ -87,6 +87,18 @@ describeEachDialect('the dead-owner sweep lists side-effecting calls left STARTE
     expect(res.body.results[0]).toMatchObject({ status: 'COMPLETED', reused: false });
   });
 
+  it('leaves an entry it cannot rebuild for the resubmit, and still raises the others', async () => {
+    const broken = await newSession();
+    const fine = await newSession();
+    await plantStarted(broken, 'bad', 'write_note', { q: 'bad' }, 'SIDE_EFFECT', 120_000);
+    await gw.app.get(DataSource).query("UPDATE tool_call_journal SET fingerprint = 'not-the-arguments' WHERE session_id = ?", [broken]);
+    await plantStarted(fine, 'good', 'write_note', { q: 'good' });
+    await sweep();
+    expect(await requestsOf(broken)).toEqual([]);
+    expect((await session(broken)).status).toBe('ACTIVE');
+    expect(await requestsOf(fine)).toEqual([expect.objectContaining({ requestType: 'UNKNOWN_OUTCOME', toolCallId: 'good' })]);
+  });
+
   it('raises one request when several sweeps run at once (two instances on MySQL)', async () => {
     const sessionId = await newSession();
     await plantStarted(sessionId, 'dup', 'write_note', { q: 'dup' });

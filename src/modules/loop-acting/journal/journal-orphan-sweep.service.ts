@@ -22,6 +22,8 @@ const SWEEP_BATCH = 100;
 export class JournalOrphanSweepService {
   private readonly logger = new Logger(JournalOrphanSweepService.name);
   private running = false;
+  /** Entries already reported as not raisable (warned once, not every round). */
+  private readonly skipped = new Set<string>();
 
   constructor(
     private readonly journal: ToolCallJournalRepository,
@@ -36,7 +38,9 @@ export class JournalOrphanSweepService {
     try {
       let raised = 0;
       for (const entry of await this.journal.findOrphaned(now, SWEEP_BATCH)) {
-        if (await this.raise(entry)) raised++;
+        // One entry that cannot be raised must not stop the others.
+        const ok = await this.raise(entry).catch((err: unknown) => this.skip(entry, `raising it failed: ${(err as Error).message}`));
+        if (ok) raised++;
       }
       return raised;
     } finally {
@@ -48,11 +52,8 @@ export class JournalOrphanSweepService {
     const session = await this.sessions.find(entry.sessionId);
     if (!session || session.tenantId !== entry.tenantId || session.status !== 'ACTIVE') return false;
     const call: SubmittedCall = { id: entry.toolCallId, name: entry.toolName, arguments: JSON.parse(entry.argumentsJson) };
-    if (fingerprintOf(call) !== entry.fingerprint) {
-      // A decision re-checks the call against this fingerprint; leave such an entry for the runtime's resubmit.
-      this.logger.warn(`Journal entry ${entry.toolCallId} of session ${entry.sessionId} cannot be rebuilt from its stored arguments; it waits for the runtime to resubmit it.`);
-      return false;
-    }
+    // A decision re-checks the call against this fingerprint; leave such an entry for the runtime's resubmit.
+    if (fingerprintOf(call) !== entry.fingerprint) return this.skip(entry, 'it cannot be rebuilt from its stored arguments');
     const ctx = { session, iteration: entry.iteration, entry: 'ACT' as const, freshSince: performance.now() };
     try {
       await this.batches.interrupt(ctx, unknownOutcomeInterrupt(call, entry), { iteration: entry.iteration, pending: call, notRun: [] });
@@ -62,5 +63,14 @@ export class JournalOrphanSweepService {
       if (err instanceof DomainError && err.code === CommonErrorCode.CONCURRENT_MODIFICATION) return false;
       throw err;
     }
+  }
+
+  private skip(entry: JournalEntry, why: string): false {
+    const key = `${entry.sessionId}/${entry.toolCallId}`;
+    if (!this.skipped.has(key)) {
+      this.skipped.add(key);
+      this.logger.warn(`Journal entry ${entry.toolCallId} of session ${entry.sessionId} stays STARTED for the runtime to resubmit: ${why}.`);
+    }
+    return false;
   }
 }
