@@ -133,7 +133,7 @@ export class ToolCallJournalRepository {
     return changed === 1;
   }
 
-  /** Renews the lease of in-flight entries this instance owns (by primary key: no secondary index to maintain on every write). */
+  /** Renews the lease of in-flight entries this instance owns (by primary key). */
   async renewLeases(owner: string, keys: Iterable<JournalKey>, leaseExpiresAt: number): Promise<void> {
     for (const k of keys) {
       await this.sql.run(`UPDATE tool_call_journal SET lease_expires_at = ? WHERE tenant_id = ? AND session_id = ? AND tool_call_id = ? AND owner = ? AND state = 'STARTED'`, [
