@@ -201,6 +201,14 @@ describeEachDialect('HITL decided by an admin (POST /admin/hitl/{id}/decision, h
     expect((await queueItem(requestId)).decidedBy).toMatch(/^runtime \(key [0-9a-f-]{36}\)$/);
   });
 
+  it('is in the API docs: the decision endpoint, hitlReviewer, and resume\'s 403 HITL_ADMIN_REVIEW_REQUIRED', async () => {
+    const doc = (await gw.http.get('/docs-json').expect(200)).body;
+    const decision = doc.paths['/api/v1/admin/hitl/{id}/decision'].post;
+    expect(Object.keys(decision.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '404', '409']));
+    expect(doc.paths['/api/v1/sessions/{id}/resume'].post.responses['403'].description).toContain('HITL_ADMIN_REVIEW_REQUIRED');
+    expect(JSON.stringify(doc.components.schemas.CreateAgentDto.properties.hitlReviewer)).toContain('ADMIN');
+  });
+
   it('lists the queue by status: PENDING, DECIDED, or all', async () => {
     const { requestId } = await interruptedBatch(runtimeAgent, 'list');
     const ids = async (query: string) => (await gw.http.get(`/api/v1/admin/hitl${query}`).set(acmeAdmin).expect(200)).body.items.map((i: { id: string }) => i.id);
