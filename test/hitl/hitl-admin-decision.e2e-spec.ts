@@ -181,11 +181,11 @@ describeEachDialect('HITL decided by an admin (POST /admin/hitl/{id}/decision, h
   });
 
   it('finishes an admin decision whose process died after persisting it, when the same decision is sent again (the same records as resume)', async () => {
-    const { requestId } = await interruptedBatch(runtimeAgent, 'crash');
+    const { sessionId, requestId } = await interruptedBatch(runtimeAgent, 'crash');
     const ds = gw.app.get(DataSource);
     // What a crash right after "decision persisted" leaves: the request decided, the claim IN_PROGRESS.
     await ds.query("UPDATE hitl_request SET status = 'DECIDED', decision = 'APPROVE', client_message_id = ?, decided_by = 'erin (key k)' WHERE id = ?", [`admin-decision:${requestId}`, requestId]);
-    await ds.query("INSERT INTO resume_record (session_id, client_message_id, state, response_chunks, created_at) VALUES (?, ?, 'IN_PROGRESS', 0, ?)", [requestId, `admin-decision:${requestId}`, Date.now() - 60_000]);
+    await ds.query("INSERT INTO resume_record (session_id, client_message_id, state, response_chunks, created_at) VALUES (?, ?, 'IN_PROGRESS', 0, ?)", [sessionId, `admin-decision:${requestId}`, Date.now() - 60_000]);
     expect((await decide(requestId, acmeAdmin, { decision: 'REJECT', reviewer: 'erin' }, 409)).body.error.code).toBe('HITL_ALREADY_DECIDED');
     const finished = await decide(requestId, acmeAdmin, { decision: 'APPROVE', reviewer: 'erin' });
     expect(finished.body.results.map((r: { status: string }) => r.status)).toEqual(['COMPLETED', 'COMPLETED']);
@@ -195,6 +195,9 @@ describeEachDialect('HITL decided by an admin (POST /admin/hitl/{id}/decision, h
 
   it('a request decided by the runtime\'s resume cannot be decided again by an admin', async () => {
     const { sessionId, requestId } = await interruptedBatch(runtimeAgent, 'twice');
+    // The admin decision's idempotency key is reserved: a runtime cannot take it.
+    const reserved = await gw.http.post(`/api/v1/sessions/${sessionId}/resume`).set(runtime).send({ clientMessageId: `admin-decision:${requestId}` }).expect(400);
+    expect(reserved.body.error.message).toContain('clientMessageId may not start with admin-decision:');
     await gw.http.post(`/api/v1/sessions/${sessionId}/resume`).set(runtime).send({ clientMessageId: 'rt-1', decision: 'REJECT' }).expect(200);
     const late = await decide(requestId, acmeAdmin, { decision: 'REJECT', reviewer: 'frank' }, 409);
     expect(late.body.error.code).toBe('HITL_ALREADY_DECIDED');

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, Length, Matches } from 'class-validator';
+import { IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { IsSafeLine } from '@app/common/safe-text';
 import { RESUME_DECISIONS, ResumeDecision } from '../sessions/sessions.dto';
 
 /** `POST /api/v1/admin/hitl/{id}/decision`: an admin's decision on one pending request. */
@@ -17,7 +18,6 @@ export class HitlDecisionDto {
   @ApiProperty({ description: 'Who decides (a person\'s name or login); recorded with the key id as the request\'s decidedBy', maxLength: 120, example: 'alice@acme' })
   @IsString()
   @Length(1, 120)
-  // No control or bidi-override characters: the name is shown to other reviewers.
-  @Matches(/^[^\p{Cc}\u202A-\u202E\u2066-\u2069]+$/u, { message: 'reviewer must be printable text (no control or bidi-override characters)' })
+  @IsSafeLine()
   reviewer: string;
 }

@@ -10,10 +10,12 @@ import type { HitlDecisionDto } from './hitl-decision.dto';
 import { ResumeService } from './resume.service';
 
 /**
- * The idempotency key of an admin decision: the request itself (one decision per request). It is claimed in
- * `resume_record` under the request id, which no session has, so no runtime clientMessageId can take it.
+ * The idempotency key of an admin decision: the request itself (one decision per request), claimed in the
+ * session's `resume_record`s (so retention removes it with the session) under a clientMessageId prefix that
+ * runtime resumes may not use.
  */
-const claimKeyOf = (requestId: string) => ({ scope: requestId, key: `admin-decision:${requestId}` });
+export const ADMIN_DECISION_PREFIX = 'admin-decision:';
+const claimKeyOf = (sessionId: string, requestId: string) => ({ scope: sessionId, key: `${ADMIN_DECISION_PREFIX}${requestId}` });
 
 /**
  * `POST /admin/hitl/{id}/decision`: an admin decides a pending request through the resume service (the one
@@ -31,7 +33,7 @@ export class HitlDecisionService {
   async decide(auth: AuthContext, requestId: string, dto: HitlDecisionDto): Promise<ActResponse> {
     const request = await this.requests.findInScope(requestId, auth.tenantId);
     if (!request) throw new DomainError(CommonErrorCode.NOT_FOUND, `No HITL request ${requestId} in your tenant; list them with GET /api/v1/admin/hitl.`);
-    const claimKey = claimKeyOf(request.id);
+    const claimKey = claimKeyOf(request.sessionId, request.id);
     if (request.status === 'DECIDED' && !(request.clientMessageId === claimKey.key && request.decision === dto.decision)) {
       throw new DomainError(LoopActingErrorCode.HITL_ALREADY_DECIDED, `Request ${request.id} was already decided: ${request.decision} by ${request.decidedBy}.`, {
         decision: request.decision,
