@@ -16,6 +16,8 @@ export interface GatewayConfig {
   toolRetryMaxAfterMs: number;
   outboundAllowHosts: string[];
   journalLeaseMs: number;
+  /** Dead-owner sweep period; 0 = off. */
+  journalSweepIntervalMs: number;
   instanceId: string;
   resultStoreMaxBytes: number;
   resultDefaultMaxInlineChars: number;
@@ -134,6 +136,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     toolRetryMaxAfterMs: raw.TOOL_RETRY_MAX_AFTER_MS as number,
     outboundAllowHosts: raw.OUTBOUND_ALLOW_HOSTS as string[],
     journalLeaseMs: raw.JOURNAL_LEASE_MS as number,
+    journalSweepIntervalMs: raw.JOURNAL_SWEEP_INTERVAL_MS as number,
     instanceId: (raw.GATEWAY_INSTANCE_ID as string | undefined) ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
     resultStoreMaxBytes: raw.RESULT_STORE_MAX_BYTES as number,
     resultDefaultMaxInlineChars: raw.RESULT_DEFAULT_MAX_INLINE_CHARS as number,

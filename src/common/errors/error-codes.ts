@@ -36,6 +36,7 @@ export const ERROR_HTTP_STATUS: Record<ErrorCode, number> = {
   [LoopActingErrorCode.HITL_TOOL_CALL_MISMATCH]: 409,
   [LoopActingErrorCode.HITL_ALREADY_DECIDED]: 409,
   [LoopActingErrorCode.RESUME_IN_PROGRESS]: 409,
+  [LoopActingErrorCode.HITL_ADMIN_REVIEW_REQUIRED]: 403,
   [NacosMcpSyncErrorCode.MCP_SERVICE_NAME_TAKEN]: 409,
   [NacosMcpSyncErrorCode.NACOS_NOT_CONFIGURED]: 409,
   [NacosMcpSyncErrorCode.MCP_SERVICE_UNREACHABLE]: 502,

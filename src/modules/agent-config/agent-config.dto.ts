@@ -1,7 +1,7 @@
 import { IsSafeLine, IsSafeText } from '@app/common/safe-text';
 import { ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
-import { SIDE_EFFECT_POLICIES, SideEffectPolicy, WEB_SEARCH_MODES, WebSearchMode } from './agent-config.types';
+import { HITL_REVIEWERS, HitlReviewer, SIDE_EFFECT_POLICIES, SideEffectPolicy, WEB_SEARCH_MODES, WebSearchMode } from './agent-config.types';
 import { TENANT_ID_PATTERN } from '@app/modules/tool-registry/tool-registry.types';
 import { PageMetaDto } from '@app/common/dto/page.dto';
 
@@ -39,6 +39,15 @@ export class CreateAgentDto {
   @IsIn(SIDE_EFFECT_POLICIES)
   sideEffectPolicy?: SideEffectPolicy;
 
+  @ApiPropertyOptional({
+    enum: HITL_REVIEWERS,
+    default: 'RUNTIME',
+    description: 'Who decides this agent\'s HITL requests. ADMIN: only an admin (POST /api/v1/admin/hitl/{id}/decision); the runtime may still continue a CHECKPOINT_PAUSE',
+  })
+  @IsOptional()
+  @IsIn(HITL_REVIEWERS)
+  hitlReviewer?: HitlReviewer;
+
   @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 20 })
   @IsOptional()
   @IsInt()
@@ -63,6 +72,7 @@ export class AgentDto {
   @ApiProperty({ nullable: true, type: String }) description: string | null;
   @ApiProperty({ enum: WEB_SEARCH_MODES }) webSearchMode: WebSearchMode;
   @ApiProperty({ enum: SIDE_EFFECT_POLICIES }) sideEffectPolicy: SideEffectPolicy;
+  @ApiProperty({ enum: HITL_REVIEWERS }) hitlReviewer: HitlReviewer;
   @ApiProperty() maxIterations: number;
   @ApiProperty({ type: [String] }) toolIds: string[];
   @ApiProperty({ type: [String] }) skillIds: string[];

@@ -1,6 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn, Unique } from 'typeorm';
 import { epochMs } from '@app/database/epoch-ms.transformer';
-import type { SideEffectPolicy, WebSearchMode } from './agent-config.types';
+import type { HitlReviewer, SideEffectPolicy, WebSearchMode } from './agent-config.types';
 
 @Entity({ name: 'agent' })
 @Unique('uq_agent_tenant_name', ['tenantId', 'name'])
@@ -28,6 +28,10 @@ export class AgentEntity {
 
   @Column({ name: 'side_effect_policy', type: 'varchar', length: 24 })
   sideEffectPolicy: SideEffectPolicy;
+
+  /** ADMIN: a runtime key may only continue a CHECKPOINT_PAUSE; every other decision is an admin's. */
+  @Column({ name: 'hitl_reviewer', type: 'varchar', length: 16, default: 'RUNTIME' })
+  hitlReviewer: HitlReviewer;
 
   @Column({ name: 'max_iterations', type: 'int' })
   maxIterations: number;

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
 import { HitlRequestsRepository } from '@app/modules/hitl/requests/hitl-requests.repository';
+import { previewParams, previewText } from '@app/modules/hitl/requests/hitl-request.preview';
 import { ToolCallLogService } from '@app/modules/executors/tool-call-log/tool-call-log.service';
 import { ToolCallJournalRepository } from '../journal/tool-call-journal.repository';
 import type { JournalEntry } from '../journal/journal.types';
@@ -67,18 +68,21 @@ export class BatchRunner {
     return { status: 'COMPLETED', results };
   }
 
-  /** Persists a request and moves the session to INTERRUPTED (compare-and-set on its lock version). */
+  /**
+   * Persists a request and moves the session to INTERRUPTED (compare-and-set on its lock version). The request
+   * shows size-capped previews (redacted first, then cut); the pending batch keeps the full arguments.
+   */
   async interrupt(ctx: BatchContext, spec: InterruptSpec, batch: PendingBatch): Promise<HitlRequestView> {
     const s = ctx.session;
     const shown = shownInterrupt(spec);
     const view: HitlRequestView = {
       id: randomUUID(),
       requestType: spec.requestType,
-      promptMessage: shown.promptMessage,
+      promptMessage: previewText(shown.promptMessage),
       toolName: spec.toolName,
       toolCallId: spec.call?.id ?? null,
-      toolParams: shown.toolParams,
-      triggerReason: shown.triggerReason,
+      toolParams: previewParams(shown.toolParams),
+      triggerReason: previewText(shown.triggerReason),
       iteration: ctx.iteration,
     };
     await this.dataSource.transaction(async (m) => {

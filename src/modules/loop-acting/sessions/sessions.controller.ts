@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ErrorResponseDto } from '@app/common/dto/error-response.dto';
 import { AjvBodyPipe } from '@app/common/http/ajv-body.pipe';
 import { DirectRoute } from '@app/common/http/direct-routes/direct-route.decorator';
 import { ClientSignal } from '@app/common/http/client-signal.decorator';
@@ -57,6 +58,7 @@ export class SessionsController {
   @Post(':id/resume')
   @HttpCode(200)
   @ApiOkResponse({ type: ActResponseDto })
+  @ApiResponse({ status: 403, type: ErrorResponseDto, description: 'FORBIDDEN: not a runtime key · HITL_ADMIN_REVIEW_REQUIRED: the agent\'s hitlReviewer is ADMIN (only a CHECKPOINT_PAUSE may be continued by the runtime)' })
   @ApiErrors(400, 404, 409)
   resume(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: ResumeDto): Promise<ActResponseDto> {
     return this.resuming.resume(auth, id, dto);

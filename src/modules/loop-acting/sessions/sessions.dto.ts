@@ -1,7 +1,7 @@
 import { IsSafeLine } from '@app/common/safe-text';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
 import { TOOL_REQUIREMENTS, ToolRequirement } from '@app/modules/tool-registry/tool-registry.types';
 import { SESSION_STATUSES, HITL_REQUEST_TYPES } from './session.types';
 
@@ -72,9 +72,11 @@ export const RESUME_DECISIONS = ['APPROVE', 'REJECT', 'RETRY', 'MARK_DONE', 'CON
 export type ResumeDecision = (typeof RESUME_DECISIONS)[number];
 
 export class ResumeDto {
-  @ApiProperty({ description: 'Idempotency key of this resume: the same id again returns the same response', maxLength: 120 })
+  @ApiProperty({ description: 'Idempotency key of this resume: the same id again returns the same response (the prefix admin-decision: is reserved)', maxLength: 120 })
   @IsString()
   @Length(1, 120)
+  // Admin decisions are recorded under `admin-decision:<requestId>` in the same session (hitl-decision.service.ts).
+  @Matches(/^(?!admin-decision:)/, { message: 'clientMessageId may not start with admin-decision: (reserved for admin decisions)' })
   clientMessageId: string;
 
   @ApiPropertyOptional({ description: 'The reviewer\'s message (a REJECT reason, or the result of MARK_DONE)', maxLength: 20000 })
