@@ -19,6 +19,7 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { NacosMcpSyncModule } from './modules/nacos-mcp-sync/nacos-mcp-sync.module';
 import { HealthController } from './modules/health/health.controller';
 import { DirectRoutesModule } from './common/http/direct-routes/direct-routes.module';
+import { MetricsModule } from './modules/metrics/metrics.module';
 
 /** Imports the feature modules; owns nothing else. */
 @Module({})
@@ -31,6 +32,7 @@ export class AppModule {
         DatabaseModule.forDataSource(dataSource),
         ScheduleModule.forRoot(),
         DirectRoutesModule,
+        MetricsModule,
         ApiKeysModule,
         ToolRegistryModule,
         AgentConfigModule,

@@ -5,6 +5,7 @@ import { ToolCallError, ToolOutput } from '../tool-executor';
 import { ToolErrorClass } from '../tool-error-class';
 import { ToolCallLogService } from '../tool-call-log/tool-call-log.service';
 import { redactText } from '@app/common/redaction';
+import { GatewayMetrics } from '@app/modules/metrics/gateway-metrics.service';
 import { CallTargetRegistry } from './call-target.registry';
 import { FAILURE_PREFIX, ToolCallContext, ToolCallResult } from './tool-call.types';
 
@@ -22,12 +23,14 @@ export class ToolCallPathService {
     private readonly targets: CallTargetRegistry,
     private readonly policy: ToolCallPolicy,
     private readonly log: ToolCallLogService,
+    private readonly metrics: GatewayMetrics,
   ) {}
 
   async call(tool: ToolDescriptor, args: Record<string, unknown>, ctx: ToolCallContext, outerSignal?: AbortSignal): Promise<ToolCallResult> {
     const attempt = this.attemptFn(tool, args, ctx);
     const run = await this.policy.run(tool, attempt, outerSignal);
     const result = toResult(run.output, run.error, run.attempts, run.durationMs, run.timedOut);
+    this.metrics.recordToolCall(tool.name, tool.serviceType, result);
     this.log.record({
       tenantId: ctx.tenantId,
       sessionId: ctx.sessionId,
