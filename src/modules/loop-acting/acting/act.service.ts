@@ -13,6 +13,7 @@ import { BatchRunner, notRunResult } from './batch-runner';
 import { ToolCallJournalRepository } from '../journal/tool-call-journal.repository';
 import { VisibilitySnapshotService } from '@app/modules/agent-config/visibility/visibility-snapshot.service';
 import { GatewayMetrics } from '@app/modules/metrics/gateway-metrics.service';
+import { bindLogFields } from '@app/common/logging/log-context';
 
 /** `POST /sessions/{id}/act`: the model's tool calls of one iteration, in order, through the journal. */
 @Injectable()
@@ -28,6 +29,7 @@ export class ActService {
 
   async act(auth: AuthContext, sessionId: string, dto: ActBody): Promise<ActResponse> {
     const startedAt = performance.now();
+    bindLogFields({ sessionId });
     try {
       const response = await this.actTimed(auth, sessionId, dto, startedAt);
       this.metrics.recordAct(startedAt, response.status);

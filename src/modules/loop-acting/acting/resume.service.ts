@@ -18,6 +18,7 @@ import type { BatchContext } from './acting.types';
 import { BatchRunner, notRunResult } from './batch-runner';
 import { ResumeRecordRepository } from './resume-record.repository';
 import { ResumeDecisionApplier } from './resume-decision.applier';
+import { bindLogFields } from '@app/common/logging/log-context';
 
 const ALLOWED: Record<HitlRequestView['requestType'], readonly ResumeDecision[]> = {
   TOOL_APPROVAL: ['APPROVE', 'REJECT'],
@@ -45,6 +46,7 @@ export class ResumeService {
   ) {}
 
   async resume(auth: AuthContext, sessionId: string, dto: ResumeDto): Promise<ActResponse> {
+    bindLogFields({ sessionId });
     const session = await this.sessions.load(auth, sessionId);
     const claim = await this.records.claim(session.id, dto.clientMessageId, this.config.journalLeaseMs);
     if (claim.kind === 'done') return claim.response;
