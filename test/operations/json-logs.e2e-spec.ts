@@ -74,7 +74,7 @@ describe('JSON logs of a gateway process (LOG_FORMAT=json)', () => {
     });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-request-id')).toBe('req-act-1');
-    expect((await res.json()).results[0]).toMatchObject({ status: 'FAILED', errorClass: 'HTTP_CLIENT_ERROR' });
+    expect(((await res.json()) as { results: unknown[] }).results[0]).toMatchObject({ status: 'FAILED', errorClass: 'HTTP_CLIENT_ERROR' });
 
     expect(await completionLine(gateway, 'req-act-1')).toMatchObject({
       level: 'info',
