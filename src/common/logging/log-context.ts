@@ -14,7 +14,8 @@ export interface LogFields {
  */
 export function bindLogFields(fields: LogFields): void {
   const store = storage.getStore();
-  if (!store) return;
+  // No request logger: outside a request, or an app built without the request logging (a testing module).
+  if (!store?.logger) return;
   store.logger = store.logger.child(fields);
   store.responseLogger?.setBindings(fields);
 }
@@ -22,6 +23,6 @@ export function bindLogFields(fields: LogFields): void {
 /** Runs `fn` with `fields` on its log lines only (e.g. one tool call of a batch); the request's other lines keep theirs. */
 export function withLogFields<T>(fields: LogFields, fn: () => T): T {
   const store = storage.getStore();
-  if (!store) return fn();
+  if (!store?.logger) return fn();
   return storage.run(new Store(store.logger.child(fields), store.responseLogger), fn);
 }
