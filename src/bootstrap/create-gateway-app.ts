@@ -6,7 +6,7 @@ import type { GatewayConfig } from '@app/config/gateway-config';
 import { openDatabase } from '@app/database/open-database';
 import { createValidationPipe } from '@app/common/errors/validation';
 import { API_KEY_RESOLVER, ApiKeyResolver } from '@app/common/auth/auth-context';
-import { JSON_BODY_LIMIT_BYTES } from '@app/common/http/json-body';
+import { assertJsonBodyDepth, JSON_BODY_LIMIT_BYTES } from '@app/common/http/json-body';
 import { DirectRouteExplorer } from '@app/common/http/direct-routes/direct-route.explorer';
 import { DirectRouter } from '@app/common/http/direct-routes/direct-router';
 import { installDirectRoutes } from '@app/common/http/direct-routes/install-direct-routes';
@@ -31,7 +31,9 @@ export async function createGatewayApp(config: GatewayConfig, options: { logger?
   // JSON only (no urlencoded parser), no ETag hashing of every response, no X-Powered-By.
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, dataSource, logging), { logger, bufferLogs: jsonLogs, bodyParser: false });
   if (jsonLogs) app.useLogger(app.get(PinoNestLogger));
-  app.useBodyParser('json', { limit: JSON_BODY_LIMIT_BYTES });
+  // verify runs on the raw bytes before JSON.parse: a body nested too deep is a 400, never a stack overflow later.
+  const jsonParserOptions = { limit: JSON_BODY_LIMIT_BYTES, verify: (_req: unknown, _res: unknown, raw: Buffer) => assertJsonBodyDepth(raw) };
+  app.useBodyParser('json', jsonParserOptions);
   app.set('etag', false);
   app.disable('x-powered-by');
   app.useGlobalPipes(createValidationPipe());

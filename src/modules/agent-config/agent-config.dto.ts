@@ -1,3 +1,4 @@
+import { IsSafeLine, IsSafeText } from '@app/common/safe-text';
 import { ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
 import { SIDE_EFFECT_POLICIES, SideEffectPolicy, WEB_SEARCH_MODES, WebSearchMode } from './agent-config.types';
@@ -8,6 +9,7 @@ export class CreateAgentDto {
   @ApiProperty({ maxLength: 128, example: 'support-bot' })
   @IsString()
   @Length(1, 128)
+  @IsSafeLine()
   name: string;
 
   @ApiProperty({ example: 'acme', description: 'A tenant admin key may only use its own tenant' })
@@ -19,9 +21,15 @@ export class CreateAgentDto {
   @IsOptional()
   @IsString()
   @Length(0, 4000)
+  @IsSafeText()
   description?: string;
 
-  @ApiPropertyOptional({ enum: WEB_SEARCH_MODES, default: 'DISABLED' })
+  @ApiPropertyOptional({
+    enum: WEB_SEARCH_MODES,
+    default: 'DISABLED',
+    description:
+      'Platform web_search, when the tenant capability webSearch is on and a provider is configured: DISABLED never offers it; AUTO offers it and the model decides; ALWAYS offers it and tool-specs adds a toolChoice that makes the model search. A runtime request may only narrow it.',
+  })
   @IsOptional()
   @IsIn(WEB_SEARCH_MODES)
   webSearchMode?: WebSearchMode;

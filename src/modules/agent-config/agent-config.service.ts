@@ -1,3 +1,4 @@
+import { nameKeyOf } from '@app/common/name-key';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
@@ -42,6 +43,7 @@ export class AgentConfigService {
       id: randomUUID(),
       tenantId: dto.tenantId,
       name: dto.name,
+      nameKey: nameKeyOf(dto.name),
       description: dto.description ?? null,
       webSearchMode: dto.webSearchMode ?? 'DISABLED',
       sideEffectPolicy: dto.sideEffectPolicy ?? 'ALLOW',
@@ -68,7 +70,7 @@ export class AgentConfigService {
 
   async update(auth: AuthContext, id: string, dto: UpdateAgentDto): Promise<AgentDto> {
     const row = await this.loadAgent(auth, id);
-    const changes = { ...dto, updatedAt: Date.now() };
+    const changes = { ...dto, ...(dto.name !== undefined && { nameKey: nameKeyOf(dto.name) }), updatedAt: Date.now() };
     await this.write(row.tenantId, (m) => this.repo.updateAgent(m, id, changes), dto.name ?? row.name);
     return toAgentDto({ ...row, ...changes } as AgentEntity, await this.repo.boundToolIds(id));
   }

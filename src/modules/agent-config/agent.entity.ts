@@ -4,6 +4,7 @@ import type { SideEffectPolicy, WebSearchMode } from './agent-config.types';
 
 @Entity({ name: 'agent' })
 @Unique('uq_agent_tenant_name', ['tenantId', 'name'])
+@Index('uq_agent_tenant_name_key', ['tenantId', 'nameKey'], { unique: true })
 @Index('idx_agent_tenant', ['tenantId'])
 export class AgentEntity {
   @PrimaryColumn({ type: 'varchar', length: 36 })
@@ -14,6 +15,10 @@ export class AgentEntity {
 
   @Column({ type: 'varchar', length: 128 })
   name: string;
+
+  /** The name lower-cased (nameKeyOf): agent names are unique per tenant case-insensitively on every database. */
+  @Column({ name: 'name_key', type: 'varchar', length: 128 })
+  nameKey: string;
 
   @Column({ type: 'text', nullable: true })
   description: string | null;

@@ -24,7 +24,8 @@ export class ExecuteDirectService {
     private readonly log: ToolCallLogService,
   ) {}
 
-  async execute(auth: AuthContext, toolName: string, dto: ExecuteDirectBody): Promise<ExecuteDirectResponseDto> {
+  /** `signal`: the client's (aborted when it disconnects); the call in flight is cancelled with it. */
+  async execute(auth: AuthContext, toolName: string, dto: ExecuteDirectBody, signal?: AbortSignal): Promise<ExecuteDirectResponseDto> {
     const tenantId = auth.tenantId!;
     const toolCallId = dto.toolCallId ?? `direct-${randomUUID()}`;
     const prepared = await this.preparer.prepare({
@@ -47,7 +48,7 @@ export class ExecuteDirectService {
         throw new DomainError(CommonErrorCode.NOT_FOUND, `No tool named ${toolName} in your tenant or platform-wide.`, { toolName });
       }
       this.log.record({
-        tenantId, agentId: dto.agentId ?? null, userId: dto.userId, toolCallId, toolId: prepared.tool?.id ?? null, toolName,
+        tenantId, agentId: dto.agentId, userId: dto.userId, toolCallId, toolId: prepared.tool?.id ?? null, toolName,
         status: 'FAILED', entry: 'DIRECT', arguments: prepared.args, redactFields: prepared.tool?.result?.redactFields,
         attempts: 0, durationMs: 0, errorClass: prepared.reason, content: prepared.content,
       });
@@ -63,8 +64,8 @@ export class ExecuteDirectService {
       );
     }
     const result = await this.callPath.call(prepared.tool, prepared.args, {
-      tenantId, userId: dto.userId, agentId: dto.agentId ?? null, sessionId: null, toolCallId, entry: 'DIRECT',
-    });
+      tenantId, userId: dto.userId, agentId: dto.agentId, sessionId: null, toolCallId, entry: 'DIRECT',
+    }, signal);
     return { status: result.status, content: result.content, isError: result.isError, attempts: result.attempts, durationMs: result.durationMs, toolCallId, errorClass: result.errorClass };
   }
 }

@@ -13,3 +13,5 @@ export { toAnthropicToolSpec } from './anthropic-tool-spec.emitter';
 export { toGeminiToolSpec } from './gemini-tool-spec.emitter';
 export { toGeminiSchema } from './gemini-schema.converter';
 export { emitToolSpec } from './tool-spec.emitter';
+export { forcedToolChoice } from './tool-choice.emitter';
+export type { ForcedToolChoice } from './tool-choice.emitter';

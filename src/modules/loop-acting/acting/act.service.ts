@@ -27,11 +27,12 @@ export class ActService {
     private readonly metrics: GatewayMetrics,
   ) {}
 
-  async act(auth: AuthContext, sessionId: string, dto: ActBody): Promise<ActResponse> {
+  /** `signal`: the client's; when it disconnects the batch stops (see BatchContext.signal for what is cancelled). */
+  async act(auth: AuthContext, sessionId: string, dto: ActBody, signal?: AbortSignal): Promise<ActResponse> {
     const startedAt = performance.now();
     bindLogFields({ sessionId });
     try {
-      const response = await this.actTimed(auth, sessionId, dto, startedAt);
+      const response = await this.actTimed(auth, sessionId, dto, startedAt, signal);
       this.metrics.recordAct(startedAt, response.status);
       return response;
     } catch (err) {
@@ -40,7 +41,7 @@ export class ActService {
     }
   }
 
-  private async actTimed(auth: AuthContext, sessionId: string, dto: ActBody, freshSince: number): Promise<ActResponse> {
+  private async actTimed(auth: AuthContext, sessionId: string, dto: ActBody, freshSince: number, signal: AbortSignal | undefined): Promise<ActResponse> {
     const calls: SubmittedCall[] = dto.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments }));
     // Three independent reads at once (one round trip instead of three on MySQL): the session, its journal
     // entries (scoped by the key's tenant, so they reveal nothing when the session is not the caller's) and the
@@ -61,7 +62,7 @@ export class ActService {
       await this.sessionRepo.raiseIteration(session.id, dto.iteration);
       session.iteration = dto.iteration;
     }
-    const ctx = { session, iteration: dto.iteration, entry: 'ACT' as const, freshSince };
+    const ctx = { session, iteration: dto.iteration, entry: 'ACT' as const, freshSince, signal };
     if (dto.iteration > session.iterationBudget) {
       const hitlRequest = await this.batches.interrupt(
         ctx,

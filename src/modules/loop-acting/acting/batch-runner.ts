@@ -50,6 +50,11 @@ export class BatchRunner {
     const existing = await this.preflight(ctx, calls, prefetched);
     const results = [...leading];
     for (let i = 0; i < calls.length; i++) {
+      if (ctx.signal?.aborted) {
+        // The client went away: start nothing more (these calls have no journal entry and run when resubmitted).
+        results.push(...calls.slice(i).map((c) => notRunResult(c, null, 'the client closed the request')));
+        return { status: 'COMPLETED', results };
+      }
       const step = await this.runner.run(ctx, calls[i], existing.get(calls[i].id), grant);
       if (step.kind === 'result') {
         results.push(step.result);
@@ -110,7 +115,7 @@ function pendingResult(call: SubmittedCall, spec: Pick<InterruptSpec, 'requestTy
   return { toolCallId: call.id, toolName: call.name, status: 'PENDING_APPROVAL', content, isError: false, reused: false, attempts: 0, durationMs: 0, totalChars: content.length, truncated: false, errorClass: null };
 }
 
-export function notRunResult(call: SubmittedCall, blockedBy: string | null): ActResult {
-  const content = blockedBy ? `Not run: the batch stopped at ${blockedBy}, which waits for a human decision.` : 'Not run: the session was closed.';
+export function notRunResult(call: SubmittedCall, blockedBy: string | null, why = 'the session was closed'): ActResult {
+  const content = blockedBy ? `Not run: the batch stopped at ${blockedBy}, which waits for a human decision.` : `Not run: ${why}.`;
   return { toolCallId: call.id, toolName: call.name, status: 'NOT_RUN', content, isError: false, reused: false, attempts: 0, durationMs: 0, totalChars: content.length, truncated: false, errorClass: null };
 }

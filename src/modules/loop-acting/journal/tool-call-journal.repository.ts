@@ -106,6 +106,18 @@ export class ToolCallJournalRepository {
     });
   }
 
+  /**
+   * Drops a STARTED claim this owner holds, leaving no outcome: for a READ_ONLY or IDEMPOTENT call cancelled
+   * because its client went away (running it again is harmless, so a resubmission should run it, not reuse a
+   * cancellation).
+   */
+  async release(key: JournalKey, owner: string): Promise<boolean> {
+    const changed = await this.sql.run(`DELETE FROM tool_call_journal WHERE tenant_id = ? AND session_id = ? AND tool_call_id = ? AND state = 'STARTED' AND owner = ?`, [
+      key.tenantId, key.sessionId, key.toolCallId, owner,
+    ]);
+    return changed === 1;
+  }
+
   /** Renews the lease of in-flight entries this instance owns (by primary key: no secondary index to maintain on every write). */
   async renewLeases(owner: string, keys: Iterable<JournalKey>, leaseExpiresAt: number): Promise<void> {
     for (const k of keys) {

@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/com
 import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { AjvBodyPipe } from '@app/common/http/ajv-body.pipe';
 import { DirectRoute } from '@app/common/http/direct-routes/direct-route.decorator';
+import { ClientSignal } from '@app/common/http/client-signal.decorator';
 import { ACT_BODY_SCHEMA, ActBody } from './act-body.schema';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
@@ -44,8 +45,13 @@ export class SessionsController {
   @ApiOkResponse({ type: ActResponseDto, description: 'Tool failures are results (status FAILED, isError), not HTTP errors' })
   @ApiErrors(400, 404, 409)
   @ApiBody({ type: ActDto })
-  act(@Auth() auth: AuthContext, @Param('id') id: string, @Body(new AjvBodyPipe<ActBody>(ACT_BODY_SCHEMA)) dto: ActBody): Promise<ActResponseDto> {
-    return this.acting.act(auth, id, dto);
+  act(
+    @Auth() auth: AuthContext,
+    @Param('id') id: string,
+    @Body(new AjvBodyPipe<ActBody>(ACT_BODY_SCHEMA)) dto: ActBody,
+    @ClientSignal() signal: AbortSignal,
+  ): Promise<ActResponseDto> {
+    return this.acting.act(auth, id, dto, signal);
   }
 
   @Post(':id/resume')

@@ -1,3 +1,4 @@
+import { IsSafeLine } from '@app/common/safe-text';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
@@ -6,7 +7,7 @@ import { SESSION_STATUSES, HITL_REQUEST_TYPES } from './session.types';
 
 export class CreateSessionDto {
   @ApiProperty() @IsString() @Length(1, 36) agentId: string;
-  @ApiProperty({ example: 'u-42' }) @IsString() @Length(1, 128) userId: string;
+  @ApiProperty({ example: 'u-42' }) @IsString() @Length(1, 128) @IsSafeLine() userId: string;
 
   @ApiProperty({ type: [String], description: 'Permission tags the user holds for this session' })
   @IsArray()
