@@ -56,6 +56,8 @@ export const GATEWAY_SETTINGS = [
   { env: 'DEMO_TOOLS_ENABLED', kind: { type: 'bool' }, defaultValue: 'true', description: 'Load the demo @FeignTool order service so a new user sees the mechanism work. Unset in production means false.' },
   { env: 'HTTP_DIRECT_ROUTES', kind: { type: 'bool' }, defaultValue: 'true', description: 'Serve the per-call endpoints (act, execute) straight from node:http ahead of Express: same answers, about 0.3 ms less per call. false sends them through Express like every other route.' },
   { env: 'LOG_LEVEL', kind: { type: 'enum', values: ['error', 'warn', 'log', 'debug', 'verbose'] }, defaultValue: 'log', description: 'Lowest log level printed.' },
+  { env: 'LOG_FORMAT', kind: { type: 'enum', values: ['auto', 'json', 'pretty'] }, defaultValue: 'auto', description: 'json: one JSON line per log (request id, tenant, session, tool call id). pretty: Nest\'s coloured console lines, no per-request lines. auto: pretty when NODE_ENV=development and stdout is a terminal, else json.' },
+  { env: 'METRICS_TOKEN', kind: { type: 'string', pattern: /^$|^\S{16,}$/, hint: 'use at least 16 characters without spaces, e.g. `openssl rand -hex 24`' }, defaultValue: '', secret: true, description: 'When set, GET /metrics needs "Authorization: Bearer <METRICS_TOKEN>" (401 otherwise); empty: /metrics needs no key.' },
   { env: 'GATEWAY_FAULT_INJECTION', kind: { type: 'string' }, defaultValue: '', description: 'TEST ONLY: crash points for the crash-matrix tests. Refused when NODE_ENV=production.' },
 ] as const satisfies readonly SettingDefinition[];
 
