@@ -19,7 +19,7 @@ export interface ToolSpecSource {
 /** OpenAI chat-completions tool: `{type:"function", function:{name, description, parameters}}`. */
 export interface OpenAiToolSpec {
   type: 'function';
-  function: { name: string; description: string; parameters: JsonSchema };
+  function: { name: string; description: string; parameters: JsonSchema; strict?: boolean };
 }
 
 /** Anthropic messages tool: `{name, description, input_schema}`. */

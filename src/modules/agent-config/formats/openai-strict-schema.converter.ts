@@ -1,0 +1,118 @@
+import { JsonSchema } from '@app/modules/tool-registry/tool-registry.types';
+import { GeminiSchemaRefResolver } from './gemini-schema-ref.resolver';
+import { OPENAI_STRICT_FORMATS } from './openai-strict-spec.validator';
+import { RawSchema, declaredTypes, isRawSchema } from './tool-spec-schema.walk';
+
+/** The strict rewrite of a schema, or why it cannot be written that way. */
+export type StrictSchemaResult = { ok: true; schema: JsonSchema } | { ok: false; problems: string[] };
+
+/** Keywords strict mode supports that are copied as they are (`anyOf`, objects and arrays are rebuilt). */
+const KEPT = ['description', 'enum', 'const', 'pattern', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minItems', 'maxItems'] as const;
+/** Keywords that mean nothing to the model or to strict mode: dropped without a note. */
+const SILENT = new Set(['$schema', '$id', '$comment', '$anchor', '$defs', 'definitions', 'title', 'deprecated', 'readOnly', 'writeOnly', 'nullable', 'type', 'properties', 'required', 'additionalProperties', 'items', 'anyOf', 'oneOf', 'format', '$ref', 'contentMediaType', 'contentEncoding']);
+
+/**
+ * A portable schema (see portable-json-schema.converter.ts) rewritten for OpenAI strict mode
+ * (openai-strict-spec.validator.ts): local refs inlined; every object closed with
+ * `additionalProperties: false` and every property listed in `required`, an optional one made a union
+ * with `null` (the null is mapped back before the tool's own schema validates the arguments); `oneOf`
+ * becomes `anyOf`; keywords strict mode does not support (`minLength`, `default`, `uniqueItems`, formats
+ * outside its list, ...) move into the description. What strict mode cannot express is reported instead:
+ * recursion, maps and free-form objects, nodes of any type, `allOf` below the root.
+ */
+export function toOpenAiStrictSchema(portable: JsonSchema): StrictSchemaResult {
+  const problems: string[] = [];
+  const converter = new StrictConverter(portable, problems);
+  const schema = converter.node(portable, '$', true);
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, schema };
+}
+
+class StrictConverter {
+  private readonly refs: GeminiSchemaRefResolver;
+  private readonly expanding = new Set<object>();
+
+  constructor(root: unknown, private readonly problems: string[]) {
+    this.refs = new GeminiSchemaRefResolver(root);
+  }
+
+  node(source: unknown, path: string, required: boolean): RawSchema {
+    if (!isRawSchema(source)) return this.fail(path, 'is not a schema object');
+    let schema = source;
+    if (typeof schema.$ref === 'string') {
+      const target = this.refs.resolve(schema.$ref);
+      if (!isRawSchema(target)) return this.fail(path, `$ref ${schema.$ref} does not resolve`);
+      if (this.expanding.has(target)) return this.fail(path, 'is recursive (strict mode would need the definitions kept as they are)');
+      const { $ref: _ref, ...siblings } = schema;
+      this.expanding.add(target);
+      try {
+        return this.node({ ...target, ...siblings }, path, required);
+      } finally {
+        this.expanding.delete(target);
+      }
+    }
+    if (Array.isArray(schema.allOf)) return this.fail(path, 'uses allOf, which strict mode does not support');
+    if (schema.oneOf !== undefined && schema.anyOf === undefined) schema = { ...schema, anyOf: schema.oneOf };
+    const out: RawSchema = {};
+    const notes: string[] = [];
+    for (const key of KEPT) if (schema[key] !== undefined) out[key] = schema[key];
+    for (const [key, value] of Object.entries(schema)) {
+      if (!SILENT.has(key) && !(KEPT as readonly string[]).includes(key) && !key.startsWith('x-')) notes.push(`${key}: ${JSON.stringify(value)}`);
+    }
+    const types = declaredTypes(schema);
+    if (schema.nullable === true && !types.includes('null') && types.length > 0) types.push('null');
+    if (typeof schema.format === 'string') {
+      if (OPENAI_STRICT_FORMATS.has(schema.format)) out.format = schema.format;
+      else notes.push(`format: ${schema.format}`);
+    }
+    const isObject = types.includes('object') || (types.length === 0 && isRawSchema(schema.properties));
+    if (isObject) this.object(schema, out, path);
+    if (types.includes('array')) out.items = this.node(schema.items, `${path}.items`, true);
+    if (Array.isArray(schema.anyOf)) out.anyOf = schema.anyOf.map((m, i) => this.node(m, `${path}.anyOf[${i}]`, true));
+    if (types.length > 0) out.type = types.length === 1 ? types[0] : types;
+    else if (isObject) out.type = 'object';
+    else if (out.anyOf === undefined && out.enum === undefined && out.const === undefined) return this.fail(path, 'accepts a value of any type');
+    if (notes.length > 0) out.description = [out.description, `(${notes.join('; ')})`].filter((d) => typeof d === 'string').join(' ');
+    return required ? out : withNull(out);
+  }
+
+  private object(schema: RawSchema, out: RawSchema, path: string): void {
+    const properties = isRawSchema(schema.properties) ? schema.properties : {};
+    const extra = schema.additionalProperties;
+    if (extra !== undefined && extra !== false) return void this.fail(path, 'is a map (additionalProperties), which strict mode cannot express');
+    if (Object.keys(properties).length === 0 && extra === undefined && path !== '$') {
+      return void this.fail(path, 'is a free-form object (no properties), which strict mode cannot express');
+    }
+    const required = new Set(Array.isArray(schema.required) ? schema.required : []);
+    out.properties = Object.fromEntries(
+      Object.entries(properties).map(([name, child]) => [name, this.node(child, `${path}.properties.${name}`, required.has(name))]),
+    );
+    out.required = Object.keys(properties);
+    out.additionalProperties = false;
+  }
+
+  private fail(path: string, problem: string): RawSchema {
+    this.problems.push(`${path} ${problem}`);
+    return {};
+  }
+}
+
+/** `schema` that also accepts null: how strict mode writes an optional property. */
+function withNull(schema: RawSchema): RawSchema {
+  if (allowsNull(schema)) return schema;
+  const out = { ...schema };
+  if (Array.isArray(out.anyOf)) {
+    out.anyOf = [...out.anyOf, { type: 'null' }];
+    return out;
+  }
+  if (out.const !== undefined) return { anyOf: [{ const: out.const }, { type: 'null' }], ...(out.description ? { description: out.description } : {}) };
+  if (out.type !== undefined) out.type = [...(Array.isArray(out.type) ? out.type : [out.type]), 'null'];
+  if (Array.isArray(out.enum)) out.enum = [...out.enum, null];
+  return out;
+}
+
+function allowsNull(schema: RawSchema): boolean {
+  if (Array.isArray(schema.enum)) return schema.enum.includes(null);
+  if (Array.isArray(schema.anyOf)) return schema.anyOf.some((m) => isRawSchema(m) && allowsNull(m));
+  if (schema.const !== undefined) return schema.const === null;
+  return declaredTypes(schema).includes('null');
+}

@@ -1,0 +1,58 @@
+import { toOpenAiStrictToolSpec } from './openai-strict-tool-spec.emitter';
+import { openAiStrictSpecViolations } from './openai-strict-spec.validator';
+import { deepFreeze } from './model-formats.test-helpers';
+
+describe('toOpenAiStrictToolSpec', () => {
+  it('lists every property in required, makes optional ones nullable and closes every object', () => {
+    const { spec, warnings } = toOpenAiStrictToolSpec(deepFreeze({
+      name: 'book',
+      description: 'Book.',
+      parameters: {
+        type: 'object',
+        properties: {
+          when: { type: 'string', format: 'date-time' },
+          room: { type: 'object', properties: { id: { type: 'integer' }, wing: { enum: ['a', 'b'] } }, required: ['id'] },
+          note: { type: 'string', minLength: 1, default: 'x' },
+          kind: { oneOf: [{ type: 'string' }, { type: 'integer' }] },
+        },
+        required: ['when'],
+      },
+    }));
+    expect(warnings).toEqual([]);
+    expect(spec.function.strict).toBe(true);
+    expect(spec.function.parameters).toEqual({
+      type: 'object',
+      properties: {
+        when: { type: 'string', format: 'date-time' },
+        room: {
+          type: ['object', 'null'],
+          properties: { id: { type: 'integer' }, wing: { enum: ['a', 'b', null] } },
+          required: ['id', 'wing'],
+          additionalProperties: false,
+        },
+        note: { type: ['string', 'null'], description: '(minLength: 1; default: "x")' },
+        kind: { anyOf: [{ type: 'string' }, { type: 'integer' }, { type: 'null' }] },
+      },
+      required: ['when', 'room', 'note', 'kind'],
+      additionalProperties: false,
+    });
+    expect(openAiStrictSpecViolations(spec)).toEqual([]);
+  });
+
+  it('inlines definitions that are not recursive', () => {
+    const { spec } = toOpenAiStrictToolSpec({ name: 't', description: 'd', parameters: { type: 'object', $defs: { C: { type: 'string' } }, properties: { c: { $ref: '#/$defs/C' } }, required: ['c'] } });
+    expect(spec.function.parameters).toEqual({ type: 'object', properties: { c: { type: 'string' } }, required: ['c'], additionalProperties: false });
+  });
+
+  it.each([
+    ['a map', { m: { type: 'object', additionalProperties: { type: 'string' } } }, 'is a map'],
+    ['a free-form object', { m: { type: 'object' } }, 'is a free-form object'],
+    ['a value of any type', { m: {} }, 'accepts a value of any type'],
+    ['recursion', { m: { $ref: '#' } }, 'is recursive'],
+  ])('emits %s with strict: false and says why', (_label, properties, reason) => {
+    const { spec, warnings } = toOpenAiStrictToolSpec({ name: 't', description: 'd', parameters: { type: 'object', properties } });
+    expect(spec.function.strict).toBe(false);
+    expect(spec.function.parameters).toMatchObject({ type: 'object', properties });
+    expect(warnings).toEqual([expect.stringContaining(reason)]);
+  });
+});
