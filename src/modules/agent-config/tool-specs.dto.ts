@@ -44,6 +44,14 @@ export class ToolSpecsRequestDto {
   @IsOptional()
   @IsBoolean()
   explain?: boolean;
+
+  @ApiPropertyOptional({
+    description: 'OpenAI strict mode (format openai only): each function carries strict: true and a schema strict mode accepts; '
+      + 'a tool whose schema cannot be written that way is emitted with strict: false and, with explain, warnings in its decision',
+  })
+  @IsOptional()
+  @IsBoolean()
+  strict?: boolean;
 }
 
 export class VisibilityDecisionDto {
@@ -52,6 +60,8 @@ export class VisibilityDecisionDto {
   @ApiProperty() visible: boolean;
   @ApiProperty({ enum: [...VISIBILITY_LAYERS, EMITTED] }) layer: VisibilityLayer | typeof EMITTED;
   @ApiProperty() reason: string;
+  @ApiPropertyOptional({ type: [String], description: 'Why a visible tool was emitted with strict: false in a strict request' })
+  warnings?: string[];
 }
 
 export class ToolSpecsResponseDto {

@@ -28,7 +28,8 @@ export interface TenantView {
   /** Platform tools that are candidates for every agent without a binding (web_search, READ_TOOL_RESULT). */
   implicitCandidates: readonly ToolDescriptor[];
   /** Emitted model specs (and their JSON) per format and tool (valid as long as this view). */
-  specCache: Map<string, Map<ToolDescriptor, { value: object; json: string }>>;
+  /** Per emitted variant (format, or openai-strict): `warnings` when a strict request got `strict: false`. */
+  specCache: Map<string, Map<ToolDescriptor, { value: object; json: string; warnings?: string[] }>>;
 }
 
 /**
