@@ -64,6 +64,14 @@ describe.each([
     expect(decisions.search.warnings).toBeUndefined();
   });
 
+  it('emits the Responses API\'s flat tools, strict by default, with warnings for the tools that cannot be', async () => {
+    const res = await toolSpecs({ format: 'openai-responses', explain: true }).expect(200);
+    const byName = Object.fromEntries(res.body.tools.map((t: { name: string }) => [t.name, t]));
+    expect(byName.search).toMatchObject({ type: 'function', name: 'search', strict: true, parameters: { additionalProperties: false } });
+    expect(byName.tag).toMatchObject({ type: 'function', name: 'tag', strict: false });
+    expect(res.body.decisions.find((d: { name: string }) => d.name === 'tag').warnings).toEqual([expect.stringContaining('is a map')]);
+  });
+
   it('emits no strict flag without strict: true', async () => {
     const res = await toolSpecs({}).expect(200);
     expect(res.body.tools.every((t: { function: object }) => !('strict' in t.function))).toBe(true);

@@ -4,6 +4,7 @@ import {
   anthropicSpecViolations,
   emitToolSpec,
   geminiSpecViolations,
+  openAiResponsesSpecViolations,
   openAiSpecViolations,
   openAiStrictSpecViolations,
   toOpenAiStrictToolSpec,
@@ -17,6 +18,7 @@ const VALIDATORS = {
   openai: (tool: ToolSpecSource) => openAiSpecViolations(emitToolSpec('openai', tool)),
   anthropic: (tool: ToolSpecSource) => anthropicSpecViolations(emitToolSpec('anthropic', tool)),
   gemini: (tool: ToolSpecSource) => geminiSpecViolations(emitToolSpec('gemini', tool)),
+  'openai-responses': (tool: ToolSpecSource) => openAiResponsesSpecViolations(emitToolSpec('openai-responses', tool)),
 } as const;
 
 /** `name: problems` for each tool of `corpus` the format's validator refuses (empty when all pass). */

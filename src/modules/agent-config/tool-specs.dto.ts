@@ -35,7 +35,7 @@ export class ToolSpecsRequestDto {
   @IsIn(WEB_SEARCH_MODES)
   webSearchMode?: WebSearchMode;
 
-  @ApiPropertyOptional({ enum: MODEL_FORMATS, default: 'openai' })
+  @ApiPropertyOptional({ enum: MODEL_FORMATS, default: 'openai', description: 'openai-responses: the Responses API\'s flat function tools, strict by default' })
   @IsOptional()
   @IsIn(MODEL_FORMATS)
   format?: ModelFormat;

@@ -4,6 +4,7 @@ export type {
   AnthropicToolSpec,
   GeminiToolSpec,
   ModelFormat,
+  OpenAiResponsesToolSpec,
   OpenAiToolSpec,
   ToolSpec,
   ToolSpecSource,
@@ -14,7 +15,9 @@ export { toGeminiToolSpec } from './gemini-tool-spec.emitter';
 export { toGeminiSchema } from './gemini-schema.converter';
 export { emitToolSpec } from './tool-spec.emitter';
 export { toOpenAiStrictToolSpec } from './openai-strict-tool-spec.emitter';
+export { toOpenAiResponsesToolSpec } from './openai-responses-tool-spec.emitter';
 export { openAiSpecViolations } from './openai-spec.validator';
+export { openAiResponsesSpecViolations } from './openai-responses-spec.validator';
 export { openAiStrictSpecViolations } from './openai-strict-spec.validator';
 export { anthropicSpecViolations } from './anthropic-spec.validator';
 export { geminiSpecViolations } from './gemini-spec.validator';

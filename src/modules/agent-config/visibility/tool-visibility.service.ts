@@ -5,7 +5,7 @@ import type { ToolDescriptor, ToolRequirement } from '@app/modules/tool-registry
 import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
 import { narrowWebSearchMode, type WebSearchMode } from '../agent-config.types';
-import { emitToolSpec, toOpenAiStrictToolSpec, type ModelFormat } from '../formats/model-formats';
+import { emitToolSpec, toOpenAiResponsesToolSpec, toOpenAiStrictToolSpec, type ModelFormat } from '../formats/model-formats';
 import { AgentView, TenantView, VisibilitySnapshotService } from './visibility-snapshot.service';
 import type { AgentEntity } from '../agent.entity';
 import { firstFailingLayer, isImplicitlyBound, isPlatformWebSearch } from './visibility-layers';
@@ -139,8 +139,8 @@ function cachedSpec(view: TenantView, variant: SpecVariant, tool: ToolDescriptor
   if (!byTool) view.specCache.set(variant, (byTool = new Map()));
   let spec = byTool.get(tool);
   if (!spec) {
-    if (variant === 'openai-strict') {
-      const { spec: value, warnings } = toOpenAiStrictToolSpec(tool);
+    if (variant === 'openai-strict' || variant === 'openai-responses') {
+      const { spec: value, warnings } = variant === 'openai-strict' ? toOpenAiStrictToolSpec(tool) : toOpenAiResponsesToolSpec(tool);
       spec = { value, json: JSON.stringify(value), warnings };
     } else {
       const value = emitToolSpec(variant, tool);
@@ -151,9 +151,9 @@ function cachedSpec(view: TenantView, variant: SpecVariant, tool: ToolDescriptor
   return spec;
 }
 
-/** A visible tool emitted with `strict: false` in a strict request says why in its decision. */
+/** A visible tool emitted with `strict: false` in a strict request (or for the Responses API) says why in its decision. */
 function withWarnings(decisions: VisibilityDecision[], view: TenantView, variant: SpecVariant): VisibilityDecision[] {
-  if (variant !== 'openai-strict') return decisions;
+  if (variant !== 'openai-strict' && variant !== 'openai-responses') return decisions;
   return decisions.map((decision) => {
     const tool = decision.visible ? view.tools.get(decision.toolId) : undefined;
     const warnings = tool ? cachedSpec(view, variant, tool).warnings : undefined;
