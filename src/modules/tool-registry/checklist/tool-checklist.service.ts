@@ -35,6 +35,14 @@ export class ToolChecklistService {
     return { ok: items.every((item) => item.status !== 'FAIL'), items };
   }
 
+  /**
+   * The lossy rewrites the model formats need for this tool (MODEL_* items that are not PASS), for the
+   * sync and start-up reports; empty when every format takes the schema as it is.
+   */
+  lossyRewrites(tool: Pick<ChecklistTool, 'name' | 'description' | 'parameters'>): string[] {
+    return modelFormatChecks(tool).filter((item) => item.status !== 'PASS').map((item) => `${item.check}: ${item.message}`);
+  }
+
   private schemaValid(tool: ChecklistTool): ToolChecklistItem {
     const problems = [
       ...this.schemas.checkDefinition(tool.parameters).map((p) => `parameters ${p}`),

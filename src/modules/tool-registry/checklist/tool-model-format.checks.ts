@@ -15,7 +15,7 @@ import type { ChecklistTool, ToolChecklistItem } from './tool-checklist.types';
  * same code tool-specs uses), so "MODEL_GEMINI: PASS" means the emitted spec passes. WARN names a lossy
  * rewrite the model will see; FAIL means the provider would refuse the emitted spec (a gateway bug to report).
  */
-export function modelFormatChecks(tool: ChecklistTool): ToolChecklistItem[] {
+export function modelFormatChecks(tool: Pick<ChecklistTool, 'name' | 'description' | 'parameters'>): ToolChecklistItem[] {
   const source = { name: tool.name, description: tool.description, parameters: tool.parameters };
   const portableNotes = safely(() => toPortableSchema(source.parameters).notes, []);
   const openAiNotes = [...portableNotes];
