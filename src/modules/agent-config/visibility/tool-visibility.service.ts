@@ -6,7 +6,7 @@ import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
 import { narrowWebSearchMode, type WebSearchMode } from '../agent-config.types';
 import { emitToolSpec, toOpenAiResponsesToolSpec, toOpenAiStrictToolSpec, type ModelFormat } from '../formats/model-formats';
-import { AgentView, TenantView, VisibilitySnapshotService } from './visibility-snapshot.service';
+import { AgentView, EmittedSpec, TenantView, VisibilitySnapshotService } from './visibility-snapshot.service';
 import type { AgentEntity } from '../agent.entity';
 import { firstFailingLayer, isImplicitlyBound, isPlatformWebSearch } from './visibility-layers';
 import { EMITTED, VisibilityCandidate, VisibilityContext, VisibilityDecision } from './visibility.types';
@@ -120,21 +120,20 @@ export class ToolVisibilityService {
     }
   }
 
-  private spec(view: TenantView, variant: SpecVariant, tool: ToolDescriptor): CachedSpec {
+  private spec(view: TenantView, variant: SpecVariant, tool: ToolDescriptor): EmittedSpec {
     return cachedSpec(view, variant, tool);
   }
 }
 
 /** What a request asks to be emitted: a model format, or OpenAI's strict mode. */
 type SpecVariant = ModelFormat | 'openai-strict';
-type CachedSpec = TenantView['specCache'] extends Map<string, Map<ToolDescriptor, infer S>> ? S : never;
 
 function specVariant(format: ModelFormat, strict: boolean): SpecVariant {
   return strict && format === 'openai' ? 'openai-strict' : format;
 }
 
 /** The spec of one tool version, emitted once per tenant view and variant. */
-function cachedSpec(view: TenantView, variant: SpecVariant, tool: ToolDescriptor): CachedSpec {
+function cachedSpec(view: TenantView, variant: SpecVariant, tool: ToolDescriptor): EmittedSpec {
   let byTool = view.specCache.get(variant);
   if (!byTool) view.specCache.set(variant, (byTool = new Map()));
   let spec = byTool.get(tool);
