@@ -22,6 +22,11 @@ describe('compileArgumentsReviver', () => {
     expect(revive({ q: 'x', limit: null, note: null, anything: null, filter: { field: 'a', op: null } })).toEqual({ q: 'x', note: null, anything: null, filter: { field: 'a' } });
   });
 
+  it('removes the nulls of the alternatives a root oneOf lays out as one object', () => {
+    const either = compileArgumentsReviver({ type: 'object', oneOf: [{ properties: { url: { type: 'string' } }, required: ['url'] }, { properties: { path: { type: 'string' } }, required: ['path'] }] })!;
+    expect(either({ url: null, path: '/tmp/a' })).toEqual({ path: '/tmp/a' });
+  });
+
   it('keeps a null on a required property, for the schema to refuse', () => {
     expect(revive({ q: null })).toEqual({ q: null });
   });

@@ -52,16 +52,13 @@ function planFor(schema: unknown, refs: GeminiSchemaRefResolver, plans: Map<obje
   if (plans.has(node)) return plans.get(node) ?? null;
   const plan: RevivePlan = { dropNull: new Set(), properties: new Map(), parseText: false };
   plans.set(node, plan); // a recursive ref reuses the plan under construction
-  const members = [node, ...(Array.isArray(node.allOf) ? node.allOf : [])].map((m) => resolved(m, refs)).filter(isRaw);
-  for (const member of members) {
-    const required = new Set(Array.isArray(member.required) ? member.required : []);
-    for (const [name, child] of Object.entries(isRaw(member.properties) ? member.properties : {})) {
-      if (!required.has(name) && !acceptsNull(child, refs, 0)) plan.dropNull.add(name);
-      const childPlan = planFor(child, refs, plans, depth + 1);
-      if (childPlan) plan.properties.set(name, childPlan);
-    }
-    if (member.items !== undefined && !Array.isArray(member.items)) plan.items = planFor(member.items, refs, plans, depth + 1) ?? undefined;
-  }
+  const all = [node, ...(Array.isArray(node.allOf) ? node.allOf : [])].map((m) => resolved(m, refs)).filter(isRaw);
+  for (const member of all) planProperties(plan, member, new Set(stringList(member.required)), refs, plans, depth);
+  // A union's members: where a root oneOf's properties live once laid out as one object; a name counts
+  // as required only when every alternative requires it.
+  const union = [...(Array.isArray(node.anyOf) ? node.anyOf : []), ...(Array.isArray(node.oneOf) ? node.oneOf : [])].map((m) => resolved(m, refs)).filter(isRaw);
+  const everywhere = new Set(union.length > 0 ? stringList(union[0].required).filter((n) => union.every((m) => stringList(m.required).includes(n))) : []);
+  for (const member of union) planProperties(plan, member, everywhere, refs, plans, depth);
   const types = typesOf(node);
   plan.parseText = depth > 0 && (types.includes('object') || types.includes('array')) && !acceptsString(node, refs, 0);
   const values = Array.isArray(node.enum) ? node.enum : [];
@@ -70,6 +67,19 @@ function planFor(schema: unknown, refs: GeminiSchemaRefResolver, plans: Map<obje
   const useful = plan.dropNull.size > 0 || plan.properties.size > 0 || plan.items !== undefined || plan.parseText || plan.enumByText !== undefined;
   if (!useful) plans.set(node, null);
   return useful ? plan : null;
+}
+
+function planProperties(plan: RevivePlan, member: Raw, required: Set<string>, refs: GeminiSchemaRefResolver, plans: Map<object, RevivePlan | null>, depth: number): void {
+  for (const [name, child] of Object.entries(isRaw(member.properties) ? member.properties : {})) {
+    if (!required.has(name) && !acceptsNull(child, refs, 0)) plan.dropNull.add(name);
+    const childPlan = planFor(child, refs, plans, depth + 1);
+    if (childPlan && !plan.properties.has(name)) plan.properties.set(name, childPlan);
+  }
+  if (member.items !== undefined && !Array.isArray(member.items) && !plan.items) plan.items = planFor(member.items, refs, plans, depth + 1) ?? undefined;
+}
+
+function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
 
 function typesOf(node: Raw): string[] {
