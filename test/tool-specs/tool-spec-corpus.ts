@@ -319,6 +319,31 @@ export const EDGE_CASE_TOOLS: ToolSpecSource[] = [
     description: 'Dashes in the name.',
     parameters: obj({ 'weird key': { type: 'string' }, 'with.dot': { type: 'integer' }, __proto__x: { type: 'string' } }),
   },
+  {
+    name: 'root_any_of_required_only',
+    description: 'At least one of a or b: members that carry only required.',
+    parameters: { type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } }, anyOf: [{ required: ['a'] }, { required: ['b'] }] },
+  },
+  {
+    name: 'odd_values',
+    description: 'Enums and consts of objects, refs with siblings, property names that look like keywords.',
+    parameters: {
+      $defs: { Base: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } },
+      ...obj({
+        shape: { enum: [{ kind: 'circle' }, { kind: 'square' }] },
+        fixed: { const: { v: 1 } },
+        ext: { $ref: '#/$defs/Base', description: 'extended', properties: { extra: { type: 'boolean' } } },
+        $ref: { type: 'string' },
+        type: { type: 'string', enum: ['a', 'b'] },
+        properties: { type: 'object', properties: { inner: { type: 'integer' } } },
+      }, ['type']),
+    },
+  },
+  {
+    name: 'openapi_style',
+    description: 'OpenAPI 3.0 nullable and example keywords, as Java and FastAPI exporters write them.',
+    parameters: obj({ when: { type: 'string', format: 'date-time', nullable: true, example: '2026-01-01T00:00:00Z' }, n: { type: 'integer', format: 'int32', nullable: true } }, ['when']),
+  },
 ];
 
 function nest(levels: number): Record<string, unknown> {

@@ -45,7 +45,7 @@ class StrictConverter {
       const { $ref: _ref, ...siblings } = schema;
       this.expanding.add(target);
       try {
-        return this.node({ ...target, ...siblings }, path, required);
+        return this.node(withSiblings(target, siblings), path, required);
       } finally {
         this.expanding.delete(target);
       }
@@ -94,6 +94,15 @@ class StrictConverter {
     this.problems.push(`${path} ${problem}`);
     return {};
   }
+}
+
+/** A ref target with the keywords beside the `$ref`: siblings win, but properties and required are united. */
+function withSiblings(target: RawSchema, siblings: RawSchema): RawSchema {
+  const out = { ...target, ...siblings };
+  if (isRawSchema(target.properties) && isRawSchema(siblings.properties)) out.properties = { ...target.properties, ...siblings.properties };
+  if (Array.isArray(target.required) && Array.isArray(siblings.required)) out.required = [...new Set([...target.required, ...siblings.required])];
+  else if (Array.isArray(target.required) && siblings.required === undefined) out.required = target.required;
+  return out;
 }
 
 /** `schema` that also accepts null: how strict mode writes an optional property. */

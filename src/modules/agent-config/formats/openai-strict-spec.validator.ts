@@ -12,6 +12,7 @@ import { JSON_SCHEMA_TYPES, RawSchema, declaredTypes, isRawSchema } from './tool
  *   `$defs`/`$ref` definitions; anything else (allOf, not, if/then/else, patternProperties, minLength...)
  *   is not supported;
  * - "all fields must be required" and "additionalProperties: false must always be set in objects";
+ * - `enum` and `const` hold primitive values (the documented examples; object values are not supported);
  * - limits: 5000 object properties in all, 10 levels of nesting, 1000 enum values in all, 120,000
  *   characters of property names, definition names, enum and const values, and 15,000 characters of
  *   values for one enum of more than 250 values.
@@ -94,7 +95,11 @@ function strictObject(schema: RawSchema, path: string, depth: number, refs: Gemi
   }
 }
 
+const isPrimitive = (value: unknown) => value === null || ['string', 'number', 'boolean'].includes(typeof value);
+
 function tallyValues(schema: RawSchema, path: string, tally: Tally, problems: string[]): void {
+  if (Array.isArray(schema.enum) && !schema.enum.every(isPrimitive)) problems.push(`${path}: enum values must be strings, numbers, booleans or null`);
+  if (schema.const !== undefined && !isPrimitive(schema.const)) problems.push(`${path}: const must be a string, number, boolean or null`);
   if (Array.isArray(schema.enum)) {
     tally.enumValues += schema.enum.length;
     const chars = schema.enum.reduce<number>((sum, value) => sum + String(value).length, 0);

@@ -44,7 +44,22 @@ describe('toOpenAiStrictToolSpec', () => {
     expect(spec.function.parameters).toEqual({ type: 'object', properties: { c: { type: 'string' } }, required: ['c'], additionalProperties: false });
   });
 
+  it('unites the properties beside a $ref with the target\'s', () => {
+    const { spec } = toOpenAiStrictToolSpec({
+      name: 't',
+      description: 'd',
+      parameters: { type: 'object', $defs: { B: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } }, properties: { e: { $ref: '#/$defs/B', properties: { x: { type: 'boolean' } } } }, required: ['e'] },
+    });
+    expect((spec.function.parameters.properties as Record<string, unknown>).e).toEqual({
+      type: 'object',
+      properties: { id: { type: 'string' }, x: { type: ['boolean', 'null'] } },
+      required: ['id', 'x'],
+      additionalProperties: false,
+    });
+  });
+
   it.each([
+    ['an enum of objects', { m: { enum: [{ a: 1 }] } }, 'enum values must be'],
     ['a map', { m: { type: 'object', additionalProperties: { type: 'string' } } }, 'is a map'],
     ['a free-form object', { m: { type: 'object' } }, 'is a free-form object'],
     ['a value of any type', { m: {} }, 'accepts a value of any type'],
