@@ -18,21 +18,39 @@ const SILENT = new Set(['$schema', '$id', '$comment', '$anchor', '$defs', 'defin
  * with `null` (the null is mapped back before the tool's own schema validates the arguments); `oneOf`
  * becomes `anyOf`; keywords strict mode does not support (`minLength`, `default`, `uniqueItems`, formats
  * outside its list, ...) move into the description. What strict mode cannot express is reported instead:
- * recursion, maps and free-form objects, nodes of any type, `allOf` below the root.
+ * maps and free-form objects, nodes of any type, `allOf` below the root, recursion through anything but the
+ * root (`#`) or a definition (kept under `$defs`, which strict mode supports).
  */
 export function toOpenAiStrictSchema(portable: JsonSchema): StrictSchemaResult {
   const problems: string[] = [];
   const converter = new StrictConverter(portable, problems);
-  const schema = converter.node(portable, '$', true);
+  const schema = converter.root(portable);
+  const defs = converter.definitions();
+  if (Object.keys(defs).length > 0) schema.$defs = defs;
   return problems.length > 0 ? { ok: false, problems } : { ok: true, schema };
 }
+
+/** A definition a recursive ref can point to in the output: `#/$defs/X` or `#/definitions/X`. */
+const DEFINITION_REF = /^#\/(?:\$defs|definitions)\/([^/]+)$/;
 
 class StrictConverter {
   private readonly refs: GeminiSchemaRefResolver;
   private readonly expanding = new Set<object>();
+  /** Definitions a recursive ref points to: converted once, after the root, into the output's `$defs`. */
+  private readonly pending = new Map<string, RawSchema>();
 
   constructor(root: unknown, private readonly problems: string[]) {
     this.refs = new GeminiSchemaRefResolver(root);
+  }
+
+  /** The root: a ref back to it (`#`) stays a ref. */
+  root(root: RawSchema): RawSchema {
+    this.expanding.add(root);
+    try {
+      return this.node(root, '$', true);
+    } finally {
+      this.expanding.delete(root);
+    }
   }
 
   node(source: unknown, path: string, required: boolean): RawSchema {
@@ -41,7 +59,7 @@ class StrictConverter {
     if (typeof schema.$ref === 'string') {
       const target = this.refs.resolve(schema.$ref);
       if (!isRawSchema(target)) return this.fail(path, `$ref ${schema.$ref} does not resolve`);
-      if (this.expanding.has(target)) return this.fail(path, 'is recursive (strict mode would need the definitions kept as they are)');
+      if (this.expanding.has(target)) return this.recursiveRef(schema.$ref, target, path, required);
       const { $ref: _ref, ...siblings } = schema;
       this.expanding.add(target);
       try {
@@ -73,6 +91,35 @@ class StrictConverter {
     else if (out.anyOf === undefined && out.enum === undefined && out.const === undefined) return this.fail(path, 'accepts a value of any type');
     if (notes.length > 0) out.description = [out.description, `(${notes.join('; ')})`].filter((d) => typeof d === 'string').join(' ');
     return required ? out : withNull(out);
+  }
+
+  /** A ref back into a schema being expanded stays a ref: to the root, or to a definition emitted under `$defs`. */
+  private recursiveRef(ref: string, target: RawSchema, path: string, required: boolean): RawSchema {
+    const name = DEFINITION_REF.exec(ref)?.[1];
+    if (ref !== '#' && name === undefined) return this.fail(path, `is recursive through ${ref}, which strict mode cannot point to`);
+    if (name !== undefined) this.pending.set(name, target);
+    const out = { $ref: name === undefined ? '#' : `#/$defs/${name}` };
+    return required ? out : { anyOf: [out, { type: 'null' }] };
+  }
+
+  /** The definitions recursive refs point to, converted with the same rules (each may add others). */
+  definitions(): Record<string, RawSchema> {
+    const done: Record<string, RawSchema> = {};
+    for (let next = this.nextPending(done); next; next = this.nextPending(done)) {
+      const [name, target] = next;
+      this.expanding.add(target);
+      try {
+        done[name] = this.node(target, `$.$defs.${name}`, true);
+      } finally {
+        this.expanding.delete(target);
+      }
+    }
+    return done;
+  }
+
+  private nextPending(done: Record<string, RawSchema>): [string, RawSchema] | undefined {
+    for (const entry of this.pending) if (!Object.hasOwn(done, entry[0])) return entry;
+    return undefined;
   }
 
   private object(schema: RawSchema, out: RawSchema, path: string): void {

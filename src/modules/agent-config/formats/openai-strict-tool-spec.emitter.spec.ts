@@ -39,6 +39,29 @@ describe('toOpenAiStrictToolSpec', () => {
     expect(openAiStrictSpecViolations(spec)).toEqual([]);
   });
 
+  it('keeps a recursive definition under $defs and a ref back to the root as #, as strict mode supports', () => {
+    const { spec, warnings } = toOpenAiStrictToolSpec({
+      name: 'tree',
+      description: 'd',
+      parameters: {
+        type: 'object',
+        $defs: { Node: { type: 'object', properties: { v: { type: 'string' }, kids: { type: 'array', items: { $ref: '#/$defs/Node' } } }, required: ['v', 'kids'] } },
+        properties: { root: { $ref: '#/$defs/Node' }, parent: { $ref: '#' } },
+        required: ['root'],
+      },
+    });
+    expect(warnings).toEqual([]);
+    const node = { type: 'object', properties: { v: { type: 'string' }, kids: { type: 'array', items: { $ref: '#/$defs/Node' } } }, required: ['v', 'kids'], additionalProperties: false };
+    expect(spec.function.parameters).toEqual({
+      type: 'object',
+      properties: { root: node, parent: { anyOf: [{ $ref: '#' }, { type: 'null' }] } },
+      required: ['root', 'parent'],
+      additionalProperties: false,
+      $defs: { Node: node },
+    });
+    expect(openAiStrictSpecViolations(spec)).toEqual([]);
+  });
+
   it('inlines definitions that are not recursive', () => {
     const { spec } = toOpenAiStrictToolSpec({ name: 't', description: 'd', parameters: { type: 'object', $defs: { C: { type: 'string' } }, properties: { c: { $ref: '#/$defs/C' } }, required: ['c'] } });
     expect(spec.function.parameters).toEqual({ type: 'object', properties: { c: { type: 'string' } }, required: ['c'], additionalProperties: false });
@@ -63,7 +86,7 @@ describe('toOpenAiStrictToolSpec', () => {
     ['a map', { m: { type: 'object', additionalProperties: { type: 'string' } } }, 'is a map'],
     ['a free-form object', { m: { type: 'object' } }, 'is a free-form object'],
     ['a value of any type', { m: {} }, 'accepts a value of any type'],
-    ['recursion', { m: { $ref: '#' } }, 'is recursive'],
+    ['recursion through a JSON pointer', { m: { type: 'array', items: { type: 'object', properties: { n: { $ref: '#/properties/m' } } } } }, 'is recursive through #/properties/m'],
   ])('emits %s with strict: false and says why', (_label, properties, reason) => {
     const { spec, warnings } = toOpenAiStrictToolSpec({ name: 't', description: 'd', parameters: { type: 'object', properties } });
     expect(spec.function.strict).toBe(false);
