@@ -18,7 +18,7 @@ const SILENT = new Set(['$schema', '$id', '$comment', '$anchor', '$defs', 'defin
  * with `null` (the null is mapped back before the tool's own schema validates the arguments); `oneOf`
  * becomes `anyOf`; keywords strict mode does not support (`minLength`, `default`, `uniqueItems`, formats
  * outside its list, ...) move into the description. What strict mode cannot express is reported instead:
- * maps and free-form objects, nodes of any type, `allOf` below the root, recursion through anything but the
+ * maps and free-form objects, nodes of any type, `allOf` of anything but objects (objects are merged), recursion through anything but the
  * root (`#`) or a definition (kept under `$defs`, which strict mode supports).
  */
 export function toOpenAiStrictSchema(portable: JsonSchema): StrictSchemaResult {
@@ -68,7 +68,11 @@ class StrictConverter {
         this.expanding.delete(target);
       }
     }
-    if (Array.isArray(schema.allOf)) return this.fail(path, 'uses allOf, which strict mode does not support');
+    if (Array.isArray(schema.allOf)) {
+      const merged = this.mergedObjects(schema, schema.allOf);
+      if (!merged) return this.fail(path, 'uses allOf of schemas that are not all objects, which strict mode cannot express');
+      return this.node(merged, path, required);
+    }
     if (schema.oneOf !== undefined && schema.anyOf === undefined) schema = { ...schema, anyOf: schema.oneOf };
     const out: RawSchema = {};
     const notes: string[] = [];
@@ -91,6 +95,27 @@ class StrictConverter {
     else if (out.anyOf === undefined && out.enum === undefined && out.const === undefined) return this.fail(path, 'accepts a value of any type');
     if (notes.length > 0) out.description = [out.description, `(${notes.join('; ')})`].filter((d) => typeof d === 'string').join(' ');
     return required ? out : withNull(out);
+  }
+
+  /** `allOf` of objects as one object (properties and required united), or undefined when a member is no object. */
+  private mergedObjects(schema: RawSchema, members: unknown[]): RawSchema | undefined {
+    const { allOf: _allOf, ...own } = schema;
+    let out: RawSchema = own;
+    for (const member of members) {
+      let part = member;
+      if (isRawSchema(part) && typeof part.$ref === 'string') {
+        const target = this.refs.resolve(part.$ref);
+        if (!isRawSchema(target) || this.expanding.has(target)) return undefined;
+        const { $ref: _ref, ...siblings } = part;
+        part = withSiblings(target, siblings);
+      }
+      if (!isRawSchema(part) || part.allOf !== undefined || part.anyOf !== undefined || part.oneOf !== undefined) return undefined;
+      const types = declaredTypes(part);
+      if (!(types.length === 0 ? isRawSchema(part.properties) || Array.isArray(part.required) : types.length === 1 && types[0] === 'object')) return undefined;
+      const { description: _d, ...rest } = part;
+      out = withSiblings({ properties: {}, ...out }, { ...rest, properties: isRawSchema(part.properties) ? part.properties : {} });
+    }
+    return { ...out, type: 'object' };
   }
 
   /** A ref back into a schema being expanded stays a ref: to the root, or to a definition emitted under `$defs`. */

@@ -81,7 +81,23 @@ describe('toOpenAiStrictToolSpec', () => {
     });
   });
 
+  it('merges an allOf of objects into one closed object', () => {
+    const { spec, warnings } = toOpenAiStrictToolSpec({
+      name: 't',
+      description: 'd',
+      parameters: { type: 'object', properties: { f: { allOf: [{ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }, { properties: { b: { type: 'integer' } } }] } }, required: ['f'] },
+    });
+    expect(warnings).toEqual([]);
+    expect((spec.function.parameters.properties as Record<string, unknown>).f).toEqual({
+      type: 'object',
+      properties: { a: { type: 'string' }, b: { type: ['integer', 'null'] } },
+      required: ['a', 'b'],
+      additionalProperties: false,
+    });
+  });
+
   it.each([
+    ['an allOf of a string and a number', { m: { allOf: [{ type: 'string' }, { minLength: 1 }] } }, 'uses allOf of schemas that are not all objects'],
     ['an enum of objects', { m: { enum: [{ a: 1 }] } }, 'enum values must be'],
     ['a map', { m: { type: 'object', additionalProperties: { type: 'string' } } }, 'is a map'],
     ['a free-form object', { m: { type: 'object' } }, 'is a free-form object'],
