@@ -35,5 +35,11 @@ describe('MCP sync: the tools that needed lossy schema rewriting', () => {
     expect(byName.either).toMatch(/MODEL_OPENAI: .*root oneOf/);
     expect(byName.labels).toMatch(/MODEL_OPENAI_STRICT: .*map/);
     expect(byName.labels).toMatch(/MODEL_GEMINI: .*JSON text/);
+
+    // The synced tools answer their checklist like any other source, with the same findings.
+    const tools = await api.toolsOf(service.id);
+    const checklist = (await gw.http.get(`/api/v1/admin/tools/${tools.catalog_either.id}/checklist`).set(gw.admin).expect(200)).body;
+    expect(checklist.items.find((i: { check: string }) => i.check === 'MODEL_OPENAI')).toMatchObject({ status: 'WARN', message: expect.stringContaining('root oneOf') });
+    expect(checklist.items.find((i: { check: string }) => i.check === 'TENANT_SCOPE').message).toContain('params._meta');
   });
 });
