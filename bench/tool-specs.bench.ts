@@ -47,16 +47,16 @@ async function seed(ds: DataSource): Promise<{ agentId: string; boundIds: string
       additionalProperties: false,
     };
     const tags = [`tag_${i % TAGS}`, `tag_${(i * 7) % TAGS}`];
-    rows.push([id, TENANT, TENANT, `tool_${i}`, `Tool number ${i}: does a realistic amount of describing.`, JSON.stringify(parameters), 'HTTP', `https://svc.example.com/t/${i}`, 'POST', JSON.stringify(tags), '[]', i % 3 === 0 ? 'SIDE_EFFECT' : 'READ_ONLY', '[]', 1, 'ACTIVE', 'DB', 1, now, now]);
+    rows.push([id, TENANT, TENANT, `tool_${i}`, `tool_${i}`, `Tool number ${i}: does a realistic amount of describing.`, JSON.stringify(parameters), 'HTTP', `https://svc.example.com/t/${i}`, 'POST', JSON.stringify(tags), '[]', i % 3 === 0 ? 'SIDE_EFFECT' : 'READ_ONLY', '[]', 1, 'ACTIVE', 'DB', 1, now, now]);
   }
-  const cols = 'id, tenant_id, scope_key, name, description, parameters, service_type, endpoint, http_method, permission_tags, tags, side_effect, requires, enabled, status, source, version, created_at, updated_at';
+  const cols = 'id, tenant_id, scope_key, name, name_key, description, parameters, service_type, endpoint, http_method, permission_tags, tags, side_effect, requires, enabled, status, source, version, created_at, updated_at';
   for (let i = 0; i < rows.length; i += 500) {
     const chunk = rows.slice(i, i + 500);
     await ds.query(`INSERT INTO ai_tool (${cols}) VALUES ${chunk.map((r) => `(${r.map(() => '?').join(', ')})`).join(', ')}`, chunk.flat());
   }
   const agentId = randomUUID();
-  await ds.query('INSERT INTO agent (id, tenant_id, name, description, web_search_mode, side_effect_policy, max_iterations, skill_ids, created_at, updated_at) VALUES (?, ?, ?, NULL, ?, ?, 20, ?, ?, ?)', [
-    agentId, TENANT, 'bench-agent', 'AUTO', 'ALLOW', '[]', now, now,
+  await ds.query('INSERT INTO agent (id, tenant_id, name, name_key, description, web_search_mode, side_effect_policy, max_iterations, skill_ids, created_at, updated_at) VALUES (?, ?, ?, ?, NULL, ?, ?, 20, ?, ?, ?)', [
+    agentId, TENANT, 'bench-agent', 'bench-agent', 'AUTO', 'ALLOW', '[]', now, now,
   ]);
   for (let i = 0; i < boundIds.length; i += 500) {
     const chunk = boundIds.slice(i, i + 500);

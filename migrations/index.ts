@@ -3,6 +3,9 @@ import { CreateToolCallLog1764460900000 } from './1764460900000-CreateToolCallLo
 import { CreateActingTables1764461000000 } from './1764461000000-CreateActingTables';
 import { CreateMcpServiceTables1764461100000 } from './1764461100000-CreateMcpServiceTables';
 import { CreateTenantConfigVersion1764461200000 } from './1764461200000-CreateTenantConfigVersion';
+import { CreateTenantSecrets1764461300000 } from './1764461300000-CreateTenantSecrets';
+import { AddNameKeys1764461400000 } from './1764461400000-AddNameKeys';
+import { AddHitlReviewers1764461500000 } from './1764461500000-AddHitlReviewers';
 
 /** Every migration, in order. The only schema source: `synchronize` is never on. */
-export const GATEWAY_MIGRATIONS = [CreateFoundationTables1764460800000, CreateToolCallLog1764460900000, CreateActingTables1764461000000, CreateMcpServiceTables1764461100000, CreateTenantConfigVersion1764461200000];
+export const GATEWAY_MIGRATIONS = [CreateFoundationTables1764460800000, CreateToolCallLog1764460900000, CreateActingTables1764461000000, CreateMcpServiceTables1764461100000, CreateTenantConfigVersion1764461200000, CreateTenantSecrets1764461300000, AddNameKeys1764461400000, AddHitlReviewers1764461500000];

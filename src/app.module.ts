@@ -18,7 +18,9 @@ import { DemoOrdersModule } from './modules/demo-orders/demo-orders.module';
 import { ScheduleModule } from '@nestjs/schedule';
 import { NacosMcpSyncModule } from './modules/nacos-mcp-sync/nacos-mcp-sync.module';
 import { HealthController } from './modules/health/health.controller';
+import { TenantSecretsModule } from './modules/tenant-secrets/tenant-secrets.module';
 import { DirectRoutesModule } from './common/http/direct-routes/direct-routes.module';
+import { RetentionModule } from './modules/retention/retention.module';
 
 /** Imports the feature modules; owns nothing else. */
 @Module({})
@@ -41,6 +43,8 @@ export class AppModule {
         WebSearchModule,
         FeignRegistrationModule,
         NacosMcpSyncModule,
+        TenantSecretsModule,
+        RetentionModule,
         ...(config.demoToolsEnabled ? [DemoOrdersModule] : []),
       ],
       controllers: [HealthController],

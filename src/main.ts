@@ -1,10 +1,12 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
 import { GatewayConfig, GatewayConfigError, loadGatewayConfig } from './config/gateway-config';
 import { DatabaseStartupError } from './database/open-database';
 import { redactDatabaseUrl } from './database/database-options';
 import { createGatewayApp } from './bootstrap/create-gateway-app';
+import { describeListenAddress } from './bootstrap/listen-address';
 
 const logger = new Logger('Gateway');
 
@@ -23,8 +25,8 @@ async function main(): Promise<void> {
   const config = ensureAdminKey(loadGatewayConfig());
   const app = await createGatewayApp(config);
   await app.listen(config.port, config.host);
-  const url = await app.getUrl();
-  logger.log(`Listening on ${url} (database ${redactDatabaseUrl(config.databaseUrl)}); API docs at ${url.replace('[::1]', 'localhost')}/docs`);
+  const bound = describeListenAddress((app.getHttpServer() as Server).address());
+  logger.log(`Listening on ${bound.url} (${bound.scope}, HOST=${config.host}; database ${redactDatabaseUrl(config.databaseUrl)}); API docs at ${bound.localUrl}/docs`);
 }
 
 main().catch((err: unknown) => {

@@ -6,7 +6,7 @@ import type { GatewayConfig } from '@app/config/gateway-config';
 import { openDatabase } from '@app/database/open-database';
 import { createValidationPipe } from '@app/common/errors/validation';
 import { API_KEY_RESOLVER, ApiKeyResolver } from '@app/common/auth/auth-context';
-import { JSON_BODY_LIMIT_BYTES } from '@app/common/http/json-body';
+import { assertJsonBodyDepth, JSON_BODY_LIMIT_BYTES } from '@app/common/http/json-body';
 import { DirectRouteExplorer } from '@app/common/http/direct-routes/direct-route.explorer';
 import { DirectRouter } from '@app/common/http/direct-routes/direct-router';
 import { installDirectRoutes } from '@app/common/http/direct-routes/install-direct-routes';
@@ -24,7 +24,9 @@ export async function createGatewayApp(config: GatewayConfig, options: { logger?
   const logger = options.logger === false ? false : LEVELS.slice(0, LEVELS.indexOf(config.logLevel) + 1);
   // JSON only (no urlencoded parser), no ETag hashing of every response, no X-Powered-By.
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, dataSource), { logger, bufferLogs: false, bodyParser: false });
-  app.useBodyParser('json', { limit: JSON_BODY_LIMIT_BYTES });
+  // verify runs on the raw bytes before JSON.parse: a body nested too deep is a 400, never a stack overflow later.
+  const jsonParserOptions = { limit: JSON_BODY_LIMIT_BYTES, verify: (_req: unknown, _res: unknown, raw: Buffer) => assertJsonBodyDepth(raw) };
+  app.useBodyParser('json', jsonParserOptions);
   app.set('etag', false);
   app.disable('x-powered-by');
   app.useGlobalPipes(createValidationPipe());

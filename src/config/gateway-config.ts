@@ -16,10 +16,14 @@ export interface GatewayConfig {
   toolRetryMaxAfterMs: number;
   outboundAllowHosts: string[];
   journalLeaseMs: number;
+  /** Dead-owner sweep period; 0 = off. */
+  journalSweepIntervalMs: number;
   instanceId: string;
   resultStoreMaxBytes: number;
   resultDefaultMaxInlineChars: number;
   toolSpecsCacheCheckMs: number;
+  /** Retention of closed sessions and their rows (RETENTION_*). */
+  retention: { days: number; enabled: boolean; intervalMs: number };
   nacos: { serverAddr: string; namespace: string; username: string; password: string };
   mcp: {
     healthIntervalMs: number;
@@ -30,6 +34,8 @@ export interface GatewayConfig {
   };
   webSearch: { url: string; apiKey: string };
   toolSecrets: ReadonlyMap<string, string>;
+  /** SECRETS_KEY as bytes (AES-256-GCM key of tenant secrets); null when unset. */
+  secretsKey: Buffer | null;
   demoToolsEnabled: boolean;
   /** Serve `@DirectRoute()` endpoints ahead of Express. */
   httpDirectRoutes: boolean;
@@ -130,10 +136,12 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     toolRetryMaxAfterMs: raw.TOOL_RETRY_MAX_AFTER_MS as number,
     outboundAllowHosts: raw.OUTBOUND_ALLOW_HOSTS as string[],
     journalLeaseMs: raw.JOURNAL_LEASE_MS as number,
+    journalSweepIntervalMs: raw.JOURNAL_SWEEP_INTERVAL_MS as number,
     instanceId: (raw.GATEWAY_INSTANCE_ID as string | undefined) ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
     resultStoreMaxBytes: raw.RESULT_STORE_MAX_BYTES as number,
     resultDefaultMaxInlineChars: raw.RESULT_DEFAULT_MAX_INLINE_CHARS as number,
     toolSpecsCacheCheckMs: raw.TOOL_SPECS_CACHE_CHECK_MS as number,
+    retention: { days: raw.RETENTION_DAYS as number, enabled: raw.RETENTION_ENABLED as boolean, intervalMs: raw.RETENTION_INTERVAL_MS as number },
     nacos: {
       serverAddr: raw.NACOS_SERVER_ADDR as string,
       namespace: raw.NACOS_NAMESPACE as string,
@@ -149,6 +157,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     },
     webSearch: { url: raw.WEB_SEARCH_URL as string, apiKey: raw.WEB_SEARCH_API_KEY as string },
     toolSecrets: secrets,
+    secretsKey: raw.SECRETS_KEY ? Buffer.from(raw.SECRETS_KEY as string, 'hex') : null,
     // The demo tools are for a first look; production gets them only when asked for explicitly.
     demoToolsEnabled: raw.NODE_ENV === 'production' && env.DEMO_TOOLS_ENABLED === undefined ? false : (raw.DEMO_TOOLS_ENABLED as boolean),
     httpDirectRoutes: raw.HTTP_DIRECT_ROUTES as boolean,

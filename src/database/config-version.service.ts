@@ -20,6 +20,8 @@ import { isUniqueViolation } from './unique-violation';
 export class ConfigVersionService {
   private localBumps = 0;
   private readonly lastRead = new Map<string, { probe: string; version: string }>();
+  /** The version each tenant's last {@link read} returned (both dialects). */
+  private readonly seen = new Map<string, string>();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -28,6 +30,21 @@ export class ConfigVersionService {
 
   /** The version a tenant's caches depend on: `<global>:<tenant>` (one query, or none on SQLite when nothing changed). */
   async read(tenantId: string): Promise<string> {
+    const version = await this.readVersion(tenantId);
+    this.seen.set(tenantId, version);
+    return version;
+  }
+
+  /**
+   * The version the last {@link read} of `tenantId` in this process returned, without a query; undefined before
+   * the first. Callers on a request path that already read the tenant's version (act, execute) use it to follow
+   * writes of every instance at no extra cost.
+   */
+  lastSeen(tenantId: string): string | undefined {
+    return this.seen.get(tenantId);
+  }
+
+  private async readVersion(tenantId: string): Promise<string> {
     const dataVersion = this.sql.sqliteDataVersion();
     if (dataVersion === undefined) return this.readFromDatabase(tenantId);
     const probe = `${dataVersion}:${this.localBumps}`;

@@ -11,6 +11,7 @@ import { ResumeRecordEntity } from '@app/modules/loop-acting/acting/resume-recor
 import { HitlRequestEntity } from '@app/modules/hitl/requests/hitl-request.entity';
 import { McpServiceEntity } from '@app/modules/nacos-mcp-sync/mcp-service.entity';
 import { McpSyncLeaseEntity } from '@app/modules/nacos-mcp-sync/mcp-sync-lease.entity';
+import { TenantSecretEntity } from '@app/modules/tenant-secrets/tenant-secret.entity';
 import { ConfigVersionEntity, TenantConfigVersionEntity } from './config-version.entity';
 
 /** Every entity of the gateway (the options builder registers exactly these). */
@@ -18,4 +19,5 @@ export const GATEWAY_ENTITIES = [
   AiToolEntity, AgentEntity, AgentToolBindingEntity, TenantCapabilityEntity, ApiKeyEntity, ConfigVersionEntity, ToolCallLogEntity,
   AgentSessionEntity, ToolCallJournalEntity, ToolResultChunkEntity, ResumeRecordEntity, HitlRequestEntity,
   McpServiceEntity, McpSyncLeaseEntity, TenantConfigVersionEntity,
+  TenantSecretEntity,
 ];

@@ -10,7 +10,7 @@ describe('POST /tools/{name}/execute (executeDirect)', () => {
   let agentId: string;
   const tools: Record<string, { id: string }> = {};
   const execute = (name: string, body: Record<string, unknown>, expected = 200) =>
-    gw.http.post(`/api/v1/tools/${name}/execute`).set(runtime).send({ userId: 'u1', permissions: ['ops'], ...body }).expect(expected);
+    gw.http.post(`/api/v1/tools/${name}/execute`).set(runtime).send({ agentId, userId: 'u1', permissions: ['ops'], ...body }).expect(expected);
 
   beforeAll(async () => {
     remote = await new RecordingHttpServer().start();
@@ -26,7 +26,7 @@ describe('POST /tools/{name}/execute (executeDirect)', () => {
     await create('unbound');
     await create('flaky', { endpoint: remote.url('/flaky') });
     agentId = (await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'a', tenantId: 'acme' }).expect(201)).body.id;
-    await gw.http.put(`/api/v1/admin/agents/${agentId}/tools`).set(gw.admin).send({ toolIds: [tools.lookup.id, tools.run_shell.id, tools.flaky.id] }).expect(200);
+    await gw.http.put(`/api/v1/admin/agents/${agentId}/tools`).set(gw.admin).send({ toolIds: [tools.lookup.id, tools.run_shell.id, tools.nuke.id, tools.flaky.id] }).expect(200);
   });
   afterAll(async () => {
     await gw?.close();
@@ -55,7 +55,7 @@ describe('POST /tools/{name}/execute (executeDirect)', () => {
   });
 
   it('refuses a tool the user may not see, or an agent is not bound to, as a failed result', async () => {
-    const noPerm = await gw.http.post('/api/v1/tools/lookup/execute').set(runtime).send({ userId: 'u1', permissions: [], arguments: { q: 'x' } }).expect(200);
+    const noPerm = await gw.http.post('/api/v1/tools/lookup/execute').set(runtime).send({ agentId, userId: 'u1', permissions: [], arguments: { q: 'x' } }).expect(200);
     expect(noPerm.body).toMatchObject({ status: 'FAILED', errorClass: 'NOT_VISIBLE' });
     expect(noPerm.body.content).toContain('PERMITTED');
     const unbound = await execute('unbound', { agentId, arguments: { q: 'x' } });
@@ -85,7 +85,7 @@ describe('POST /tools/{name}/execute (executeDirect)', () => {
   it('answers 404 for a tool name the tenant does not have', async () => {
     await execute('nope', { arguments: {} }, 404);
     const globex = await createKey(gw, 'globex', 'runtime');
-    await gw.http.post('/api/v1/tools/lookup/execute').set(globex).send({ userId: 'u', permissions: ['ops'], arguments: { q: 'x' } }).expect(404);
+    await gw.http.post('/api/v1/tools/lookup/execute').set(globex).send({ agentId, userId: 'u', permissions: ['ops'], arguments: { q: 'x' } }).expect(404);
   });
 
   it('retries a transient failure of a READ_ONLY tool and reports 执行失败 after the last attempt', async () => {

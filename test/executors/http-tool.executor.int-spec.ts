@@ -6,7 +6,7 @@ import { HttpToolExecutor } from '@app/modules/executors/http/http-tool.executor
 import { ToolCallPolicy } from '@app/modules/executors/call-policy/tool-call-policy';
 import { waitFor } from '@test/support/wait-for';
 import { findFreePort } from '@test/support/free-port';
-import { executorTestConfig, invocationOf } from './support/executor-fixtures';
+import { executorTestConfig, headersResolverOf, invocationOf } from './support/executor-fixtures';
 import { toolFixture } from '@test/support/tool-fixture';
 import { RecordingHttpServer } from './support/recording-http.server';
 
@@ -18,7 +18,7 @@ class HttpHarness {
 
   constructor(readonly config: GatewayConfig) {
     this.agent = new OutboundHttpAgent(new OutboundGuard(config));
-    this.executor = new HttpToolExecutor(this.agent, config);
+    this.executor = new HttpToolExecutor(this.agent, headersResolverOf(config));
     this.policy = new ToolCallPolicy(config);
   }
 
@@ -80,12 +80,13 @@ describe('HttpToolExecutor under ToolCallPolicy (real loopback server)', () => {
     expect(JSON.parse(req.body)).toEqual({ sku: 'X-1', qty: 2 });
   });
 
-  it('fails with the missing secret named, without sending anything', async () => {
+  it('fails on a missing platform secret without naming it (tenants read results) and without sending anything', async () => {
     const tool = toolFixture({ endpoint: server.url('/x'), headers: { 'X-Api-Key': '${secret:NOT_CONFIGURED}' } });
     const outcome = await gw.run(tool);
     expect(outcome.attempts).toBe(1);
     expect(outcome.error).toMatchObject({ errorClass: 'SECRET_MISSING', transient: false, reachedRemote: false });
-    expect(outcome.error?.message).toContain('NOT_CONFIGURED');
+    expect(outcome.error?.message).toContain('TOOL_SECRETS');
+    expect(outcome.error?.message).not.toContain('NOT_CONFIGURED');
     expect(outcome.error?.message).not.toMatch(/tok-123|zzz/);
     expect(server.requests).toHaveLength(0);
   });

@@ -4,7 +4,7 @@ import { OutboundHttpAgent } from '@app/modules/executors/outbound/outbound-http
 import { HttpToolExecutor } from '@app/modules/executors/http/http-tool.executor';
 import { ToolCallPolicy } from '@app/modules/executors/call-policy/tool-call-policy';
 import { toolFixture } from '@test/support/tool-fixture';
-import { executorTestConfig, invocationOf } from './support/executor-fixtures';
+import { executorTestConfig, headersResolverOf, invocationOf } from './support/executor-fixtures';
 import { RecordingHttpServer } from './support/recording-http.server';
 
 type CallContext = { tenantId: string | null; userId: string | null; sessionId: string | null; toolCallId: string };
@@ -17,7 +17,7 @@ describe('HttpToolExecutor: path placeholders and the call context (real loopbac
   const server = new RecordingHttpServer();
   const config = executorTestConfig();
   const agent = new OutboundHttpAgent(new OutboundGuard(config));
-  const executor = new HttpToolExecutor(agent, config);
+  const executor = new HttpToolExecutor(agent, headersResolverOf(config));
   const policy = new ToolCallPolicy(config);
   const run = (tool: ToolDescriptor, args: Record<string, unknown>, ctx: CallContext) =>
     policy.run(tool, (attempt, signal) => executor.execute({ ...invocationOf(tool, args, attempt, signal), ...ctx }));

@@ -7,7 +7,7 @@ import { McpRemoteToolExecutor } from '@app/modules/executors/mcp/mcp-remote.exe
 import { ToolCallPolicy } from '@app/modules/executors/call-policy/tool-call-policy';
 import { ToolCallError } from '@app/modules/executors/tool-executor';
 import { waitFor } from '@test/support/wait-for';
-import { executorTestConfig, invocationOf } from './support/executor-fixtures';
+import { executorTestConfig, headersResolverOf, invocationOf } from './support/executor-fixtures';
 import { toolFixture } from '@test/support/tool-fixture';
 import { SdkMcpServer } from './support/sdk-mcp.server';
 import { TOOL_MAX_RESPONSE_BYTES } from '@app/modules/executors/tool-executor';
@@ -22,7 +22,7 @@ class McpHarness {
   constructor(config: GatewayConfig = executorTestConfig()) {
     this.agent = new OutboundHttpAgent(new OutboundGuard(config));
     this.pool = new McpClientPool(this.agent);
-    this.executor = new McpRemoteToolExecutor(this.pool, config);
+    this.executor = new McpRemoteToolExecutor(this.pool, headersResolverOf(config), config);
     this.policy = new ToolCallPolicy(config);
   }
 

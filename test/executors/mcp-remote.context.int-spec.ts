@@ -5,7 +5,7 @@ import { McpRemoteToolExecutor } from '@app/modules/executors/mcp/mcp-remote.exe
 import { ToolCallPolicy } from '@app/modules/executors/call-policy/tool-call-policy';
 import { idempotencyKeyOf } from '@app/modules/executors/remote-context/remote-call.context';
 import { toolFixture } from '@test/support/tool-fixture';
-import { executorTestConfig, invocationOf } from './support/executor-fixtures';
+import { executorTestConfig, headersResolverOf, invocationOf } from './support/executor-fixtures';
 import { SdkMcpServer } from './support/sdk-mcp.server';
 import { SdkSseMcpServer } from './support/sdk-sse-mcp.server';
 
@@ -21,7 +21,7 @@ describe.each([
   const config = executorTestConfig();
   const agent = new OutboundHttpAgent(new OutboundGuard(config));
   const pool = new McpClientPool(agent);
-  const executor = new McpRemoteToolExecutor(pool, config);
+  const executor = new McpRemoteToolExecutor(pool, headersResolverOf(config), config);
   const policy = new ToolCallPolicy(config);
   const echo = () => toolFixture({ name: 'remote_echo', serviceType: 'MCP_REMOTE', endpoint: server.url, remoteName: 'echo', httpMethod: null });
   const call = (ctx: CallContext) =>

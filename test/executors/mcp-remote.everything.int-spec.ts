@@ -6,7 +6,8 @@ import { McpClientPool } from '@app/modules/executors/mcp/mcp-client.pool';
 import { McpRemoteToolExecutor } from '@app/modules/executors/mcp/mcp-remote.executor';
 import { ToolCallPolicy } from '@app/modules/executors/call-policy/tool-call-policy';
 import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
-import { executorTestConfig, invocationOf } from './support/executor-fixtures';
+import { ToolHeadersResolver } from '@app/modules/executors/secrets/tool-headers.resolver';
+import { headersResolverOf, executorTestConfig, invocationOf } from './support/executor-fixtures';
 import { toolFixture } from '@test/support/tool-fixture';
 import { EverythingServerProcess } from './support/everything-server.process';
 import { CountingMcpProxy } from './support/counting-mcp.proxy';
@@ -29,7 +30,7 @@ describe.each([
     serverUrl = `http://127.0.0.1:${proxy.port}${mode === 'sse' ? '/sse' : '/mcp'}`;
     moduleRef = await Test.createTestingModule({
       imports: [GatewayConfigModule.forRoot(executorTestConfig())],
-      providers: [OutboundGuard, OutboundHttpAgent, McpClientPool, McpRemoteToolExecutor, ToolCallPolicy],
+      providers: [OutboundGuard, OutboundHttpAgent, McpClientPool, McpRemoteToolExecutor, ToolCallPolicy, { provide: ToolHeadersResolver, useValue: headersResolverOf(executorTestConfig()) }],
     }).compile();
     await moduleRef.init();
     pool = moduleRef.get(McpClientPool);

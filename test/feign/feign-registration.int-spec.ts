@@ -19,6 +19,7 @@ import {
   AlphaService,
   BadSchemaService,
   BetaService,
+  ShoutingService,
   CalculatorTools,
   ordersServiceV1,
   ordersServiceV2,
@@ -107,6 +108,11 @@ describeEachDialect('Feign registration: explorer, reconciler, drift report', (d
       const failed = start(await databases.fresh(), [AlphaService, BetaService]);
       await expect(failed).rejects.toThrow(FeignToolDefinitionError);
       await expect(failed).rejects.toThrow(/"lookup" is declared twice: AlphaService\.lookup \(in FeignFixturesModule\) and BetaService\.find \(in FeignFixturesModule\)/);
+    });
+
+    it('fails start-up on names that differ only in case: they are one name (issue 9 #7)', async () => {
+      const failed = start(await databases.fresh(), [AlphaService, ShoutingService]);
+      await expect(failed).rejects.toThrow(/"lookup" \(names differ only in case: they are one name\) is declared twice: AlphaService\.lookup .* and ShoutingService\.find/);
     });
 
     it('fails start-up on an invalid parameter schema, naming the method', async () => {

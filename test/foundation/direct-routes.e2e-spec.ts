@@ -82,22 +82,22 @@ describe('direct routes (act, execute) answer exactly like the Nest routes', () 
 
   const execute = '/api/v1/tools/lookup/execute';
   const replayedAct = { iteration: 1, toolCalls: [{ id: 'replayed', name: 'lookup', arguments: { q: 'r' } }] };
-  const executeBody = { userId: 'u1', permissions: [], arguments: { q: 'order-1' } };
+  const executeBody = () => ({ agentId, userId: 'u1', permissions: [], arguments: { q: 'order-1' } });
 
   const cases: Array<[string, (http: ReturnType<typeof request>) => request.Test]> = [
-    ['a call that runs', (http) => http.post(execute).set(runtime).send(executeBody)],
-    ['arguments against the schema', (http) => http.post(execute).set(runtime).send({ ...executeBody, arguments: { q: 7 } })],
-    ['no key', (http) => http.post(execute).send(executeBody)],
-    ['an unknown key', (http) => http.post(execute).set(bearer('no-such-key-0123456789')).send(executeBody)],
-    ['a key of the wrong role', (http) => http.post(execute).set(tenantAdmin).send(executeBody)],
+    ['a call that runs', (http) => http.post(execute).set(runtime).send(executeBody())],
+    ['arguments against the schema', (http) => http.post(execute).set(runtime).send({ ...executeBody(), arguments: { q: 7 } })],
+    ['no key', (http) => http.post(execute).send(executeBody())],
+    ['an unknown key', (http) => http.post(execute).set(bearer('no-such-key-0123456789')).send(executeBody())],
+    ['a key of the wrong role', (http) => http.post(execute).set(tenantAdmin).send(executeBody())],
     ['a body missing userId', (http) => http.post(execute).set(runtime).send({ arguments: {} })],
-    ['a body with an unknown field', (http) => http.post(execute).set(runtime).send({ ...executeBody, extra: 1 })],
+    ['a body with an unknown field', (http) => http.post(execute).set(runtime).send({ ...executeBody(), extra: 1 })],
     ['an array body', (http) => http.post(execute).set(runtime).send([])],
     ['an empty JSON body', (http) => http.post(execute).set(runtime).set('content-type', 'application/json').send('')],
-    ['an unknown tool', (http) => http.post('/api/v1/tools/nope/execute').set(runtime).send(executeBody)],
-    ['a percent-encoded tool name', (http) => http.post('/api/v1/tools/look%75p/execute').set(runtime).send(executeBody)],
-    ['a trailing slash', (http) => http.post(`${execute}/`).set(runtime).send(executeBody)],
-    ['a query string', (http) => http.post(`${execute}?x=1`).set(runtime).send(executeBody)],
+    ['an unknown tool', (http) => http.post('/api/v1/tools/nope/execute').set(runtime).send(executeBody())],
+    ['a percent-encoded tool name', (http) => http.post('/api/v1/tools/look%75p/execute').set(runtime).send(executeBody())],
+    ['a trailing slash', (http) => http.post(`${execute}/`).set(runtime).send(executeBody())],
+    ['a query string', (http) => http.post(`${execute}?x=1`).set(runtime).send(executeBody())],
     ['an act on an unknown session', (http) => http.post('/api/v1/sessions/00000000-0000-4000-8000-000000000000/act').set(runtime).send({ iteration: 1, toolCalls: [] })],
     ['an act with a bad body', (http) => http.post(`/api/v1/sessions/${sessionId}/act`).set(runtime).send({ iteration: 'one' })],
     ['an act replay of a finished call', (http) => http.post(`/api/v1/sessions/${sessionId}/act`).set(runtime).send(replayedAct)],
@@ -125,7 +125,7 @@ describe('direct routes (act, execute) answer exactly like the Nest routes', () 
   });
 
   it('a body over the limit: both answer 413', async () => {
-    const huge = JSON.stringify({ ...executeBody, arguments: { q: 'x'.repeat(10 * 1024 * 1024) } });
+    const huge = JSON.stringify({ ...executeBody(), arguments: { q: 'x'.repeat(10 * 1024 * 1024) } });
     const answers = await both((http) => http.post(execute).set(runtime).set('content-type', 'application/json').send(huge));
     expect(answers.direct).toEqual(answers.viaExpress);
     expect(answers.direct).toMatchObject({ status: 413, body: { error: { code: 'PAYLOAD_TOO_LARGE' } } });
@@ -135,7 +135,7 @@ describe('direct routes (act, execute) answer exactly like the Nest routes', () 
     const text = await both((http) => http.post(execute).set(runtime).set('content-type', 'text/plain').send('hello'));
     expect(text.direct).toEqual(text.viaExpress);
     expect(text.tookDirectly).toBe(false);
-    const gzipped = gzipSync(JSON.stringify(executeBody));
+    const gzipped = gzipSync(JSON.stringify(executeBody()));
     const compressed = await both((http) => http.post(execute).set(runtime).set('content-type', 'application/json').set('content-encoding', 'gzip').send(gzipped));
     expect(compressed.direct).toEqual(compressed.viaExpress);
     expect(compressed.tookDirectly).toBe(false);

@@ -32,7 +32,7 @@ describe('NacosMcpSync against @modelcontextprotocol/server-everything (a server
     expect(Object.keys(tools).length).toBe(service.lastSync!.added);
     for (const tool of Object.values(tools)) {
       expect(tool).toMatchObject({ serviceType: 'MCP_REMOTE', endpoint: everything.url, source: 'MCP', status: 'ACTIVE' });
-      expect(tool.name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+      expect(tool.name).toMatch(/^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/);
     }
 
     const runtime = await createKey(gw, 'acme', 'runtime');

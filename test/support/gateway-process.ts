@@ -123,6 +123,7 @@ export class GatewayProcess {
       LOG_LEVEL: 'warn',
       DEMO_TOOLS_ENABLED: 'false',
       MCP_REPAIR_ENABLED: 'false',
+      JOURNAL_SWEEP_INTERVAL_MS: '0',
       ...options.env,
     };
     const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...entry], {

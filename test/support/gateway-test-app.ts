@@ -27,6 +27,7 @@ export async function startTestGateway(databaseUrl: string, env: Record<string, 
     DATABASE_URL: databaseUrl,
     DEMO_TOOLS_ENABLED: 'false',
     MCP_REPAIR_ENABLED: 'false',
+    JOURNAL_SWEEP_INTERVAL_MS: '0',
     LOG_LEVEL: 'error',
     ...env,
   });

@@ -2,13 +2,17 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 
-/** `page` (1-based) and `pageSize` (1..500) of every list endpoint. */
+/** Highest `page` accepted: its offset (page x 500) stays an exact integer every database takes. */
+export const MAX_PAGE = 1_000_000;
+
+/** `page` (1..1,000,000, 1-based) and `pageSize` (1..500) of every list endpoint. */
 export class PageQueryDto {
-  @ApiPropertyOptional({ minimum: 1, default: 1 })
+  @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE, default: 1 })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
   @Min(1)
+  @Max(MAX_PAGE)
   page?: number;
 
   @ApiPropertyOptional({ minimum: 1, maximum: 500, default: 50 })

@@ -4,9 +4,10 @@ import { AgentConfigErrorCode } from '@app/modules/agent-config/agent-config.err
 import { ToolInvocationErrorCode } from '@app/modules/tool-invocation/tool-invocation.errors';
 import { LoopActingErrorCode } from '@app/modules/loop-acting/loop-acting.errors';
 import { NacosMcpSyncErrorCode } from '@app/modules/nacos-mcp-sync/nacos-mcp-sync.errors';
+import { TenantSecretsErrorCode } from '@app/modules/tenant-secrets/tenant-secrets.errors';
 
 /** Every code a {@link DomainError} may carry: the union of each module's `*.errors.ts`. */
-export type ErrorCode = CommonErrorCode | ToolRegistryErrorCode | AgentConfigErrorCode | ToolInvocationErrorCode | LoopActingErrorCode | NacosMcpSyncErrorCode;
+export type ErrorCode = CommonErrorCode | ToolRegistryErrorCode | AgentConfigErrorCode | ToolInvocationErrorCode | LoopActingErrorCode | NacosMcpSyncErrorCode | TenantSecretsErrorCode;
 
 /**
  * HTTP status per code. A `Record` over the union: a code added to a module's enum without a status
@@ -35,7 +36,9 @@ export const ERROR_HTTP_STATUS: Record<ErrorCode, number> = {
   [LoopActingErrorCode.HITL_TOOL_CALL_MISMATCH]: 409,
   [LoopActingErrorCode.HITL_ALREADY_DECIDED]: 409,
   [LoopActingErrorCode.RESUME_IN_PROGRESS]: 409,
+  [LoopActingErrorCode.HITL_ADMIN_REVIEW_REQUIRED]: 403,
   [NacosMcpSyncErrorCode.MCP_SERVICE_NAME_TAKEN]: 409,
   [NacosMcpSyncErrorCode.NACOS_NOT_CONFIGURED]: 409,
   [NacosMcpSyncErrorCode.MCP_SERVICE_UNREACHABLE]: 502,
+  [TenantSecretsErrorCode.SECRETS_NOT_CONFIGURED]: 409,
 };

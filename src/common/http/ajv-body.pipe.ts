@@ -1,3 +1,4 @@
+import { SAFE_LINE_PATTERN, UNSAFE_LINE_PROBLEM } from '../safe-text';
 import { PipeTransform } from '@nestjs/common';
 import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
 import { FieldProblem, validationFailed } from '../errors/validation';
@@ -32,6 +33,7 @@ function toFieldProblems(errors: ErrorObject[]): FieldProblem[] {
     if (e.keyword === 'required') add(join((e.params as { missingProperty: string }).missingProperty), 'is required');
     else if (e.keyword === 'additionalProperties') add(join((e.params as { additionalProperty: string }).additionalProperty), 'property should not exist');
     else if (e.keyword === 'type' && e.schemaPath.includes('anyOf')) continue; // the anyOf error below says it once
+    else if (e.keyword === 'pattern' && (e.params as { pattern: string }).pattern === SAFE_LINE_PATTERN) add(base, UNSAFE_LINE_PROBLEM);
     else add(base || '(body)', e.message ?? 'is invalid');
   }
   return [...byField].map(([field, problems]) => ({ field, problems }));

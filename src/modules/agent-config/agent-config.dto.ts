@@ -1,6 +1,7 @@
+import { IsSafeLine, IsSafeText } from '@app/common/safe-text';
 import { ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
-import { SIDE_EFFECT_POLICIES, SideEffectPolicy, WEB_SEARCH_MODES, WebSearchMode } from './agent-config.types';
+import { HITL_REVIEWERS, HitlReviewer, SIDE_EFFECT_POLICIES, SideEffectPolicy, WEB_SEARCH_MODES, WebSearchMode } from './agent-config.types';
 import { TENANT_ID_PATTERN } from '@app/modules/tool-registry/tool-registry.types';
 import { PageMetaDto } from '@app/common/dto/page.dto';
 
@@ -8,6 +9,7 @@ export class CreateAgentDto {
   @ApiProperty({ maxLength: 128, example: 'support-bot' })
   @IsString()
   @Length(1, 128)
+  @IsSafeLine()
   name: string;
 
   @ApiProperty({ example: 'acme', description: 'A tenant admin key may only use its own tenant' })
@@ -19,9 +21,15 @@ export class CreateAgentDto {
   @IsOptional()
   @IsString()
   @Length(0, 4000)
+  @IsSafeText()
   description?: string;
 
-  @ApiPropertyOptional({ enum: WEB_SEARCH_MODES, default: 'DISABLED' })
+  @ApiPropertyOptional({
+    enum: WEB_SEARCH_MODES,
+    default: 'DISABLED',
+    description:
+      'Platform web_search, when the tenant capability webSearch is on and a provider is configured: DISABLED never offers it; AUTO offers it and the model decides; ALWAYS offers it and tool-specs adds a toolChoice that makes the model search. A runtime request may only narrow it.',
+  })
   @IsOptional()
   @IsIn(WEB_SEARCH_MODES)
   webSearchMode?: WebSearchMode;
@@ -30,6 +38,15 @@ export class CreateAgentDto {
   @IsOptional()
   @IsIn(SIDE_EFFECT_POLICIES)
   sideEffectPolicy?: SideEffectPolicy;
+
+  @ApiPropertyOptional({
+    enum: HITL_REVIEWERS,
+    default: 'RUNTIME',
+    description: 'Who decides this agent\'s HITL requests. ADMIN: only an admin (POST /api/v1/admin/hitl/{id}/decision); the runtime may still continue a CHECKPOINT_PAUSE',
+  })
+  @IsOptional()
+  @IsIn(HITL_REVIEWERS)
+  hitlReviewer?: HitlReviewer;
 
   @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 20 })
   @IsOptional()
@@ -55,6 +72,7 @@ export class AgentDto {
   @ApiProperty({ nullable: true, type: String }) description: string | null;
   @ApiProperty({ enum: WEB_SEARCH_MODES }) webSearchMode: WebSearchMode;
   @ApiProperty({ enum: SIDE_EFFECT_POLICIES }) sideEffectPolicy: SideEffectPolicy;
+  @ApiProperty({ enum: HITL_REVIEWERS }) hitlReviewer: HitlReviewer;
   @ApiProperty() maxIterations: number;
   @ApiProperty({ type: [String] }) toolIds: string[];
   @ApiProperty({ type: [String] }) skillIds: string[];

@@ -1,3 +1,4 @@
+import { nameKeyOf } from '@app/common/name-key';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
@@ -42,9 +43,11 @@ export class AgentConfigService {
       id: randomUUID(),
       tenantId: dto.tenantId,
       name: dto.name,
+      nameKey: nameKeyOf(dto.name),
       description: dto.description ?? null,
       webSearchMode: dto.webSearchMode ?? 'DISABLED',
       sideEffectPolicy: dto.sideEffectPolicy ?? 'ALLOW',
+      hitlReviewer: dto.hitlReviewer ?? 'RUNTIME',
       maxIterations: dto.maxIterations ?? 20,
       skillIds: dto.skillIds ?? [],
       createdAt: now,
@@ -68,7 +71,7 @@ export class AgentConfigService {
 
   async update(auth: AuthContext, id: string, dto: UpdateAgentDto): Promise<AgentDto> {
     const row = await this.loadAgent(auth, id);
-    const changes = { ...dto, updatedAt: Date.now() };
+    const changes = { ...dto, ...(dto.name !== undefined && { nameKey: nameKeyOf(dto.name) }), updatedAt: Date.now() };
     await this.write(row.tenantId, (m) => this.repo.updateAgent(m, id, changes), dto.name ?? row.name);
     return toAgentDto({ ...row, ...changes } as AgentEntity, await this.repo.boundToolIds(id));
   }
@@ -163,6 +166,7 @@ export function toAgentDto(row: AgentEntity, toolIds: string[]): AgentDto {
     description: row.description,
     webSearchMode: row.webSearchMode,
     sideEffectPolicy: row.sideEffectPolicy,
+    hitlReviewer: row.hitlReviewer,
     maxIterations: row.maxIterations,
     toolIds,
     skillIds: row.skillIds,

@@ -1,9 +1,10 @@
 import { Column, Entity, Index, PrimaryColumn, Unique } from 'typeorm';
 import { epochMs } from '@app/database/epoch-ms.transformer';
-import type { SideEffectPolicy, WebSearchMode } from './agent-config.types';
+import type { HitlReviewer, SideEffectPolicy, WebSearchMode } from './agent-config.types';
 
 @Entity({ name: 'agent' })
 @Unique('uq_agent_tenant_name', ['tenantId', 'name'])
+@Index('uq_agent_tenant_name_key', ['tenantId', 'nameKey'], { unique: true })
 @Index('idx_agent_tenant', ['tenantId'])
 export class AgentEntity {
   @PrimaryColumn({ type: 'varchar', length: 36 })
@@ -15,6 +16,10 @@ export class AgentEntity {
   @Column({ type: 'varchar', length: 128 })
   name: string;
 
+  /** The name lower-cased (nameKeyOf): agent names are unique per tenant case-insensitively on every database. */
+  @Column({ name: 'name_key', type: 'varchar', length: 128 })
+  nameKey: string;
+
   @Column({ type: 'text', nullable: true })
   description: string | null;
 
@@ -23,6 +28,10 @@ export class AgentEntity {
 
   @Column({ name: 'side_effect_policy', type: 'varchar', length: 24 })
   sideEffectPolicy: SideEffectPolicy;
+
+  /** ADMIN: a runtime key may only continue a CHECKPOINT_PAUSE; every other decision is an admin's. */
+  @Column({ name: 'hitl_reviewer', type: 'varchar', length: 16, default: 'RUNTIME' })
+  hitlReviewer: HitlReviewer;
 
   @Column({ name: 'max_iterations', type: 'int' })
   maxIterations: number;

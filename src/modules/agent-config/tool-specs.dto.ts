@@ -1,3 +1,4 @@
+import { IsSafeLine } from '@app/common/safe-text';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsOptional, IsString, Length } from 'class-validator';
 import { TOOL_REQUIREMENTS, ToolRequirement } from '@app/modules/tool-registry/tool-registry.types';
@@ -9,6 +10,7 @@ export class ToolSpecsRequestDto {
   @ApiProperty({ example: 'u-42' })
   @IsString()
   @Length(1, 128)
+  @IsSafeLine()
   userId: string;
 
   @ApiProperty({ type: [String], description: 'Permission tags the user holds' })
@@ -67,6 +69,16 @@ export class VisibilityDecisionDto {
 export class ToolSpecsResponseDto {
   @ApiProperty({ type: 'array', items: { type: 'object' }, description: 'Tool specs in the requested model format' })
   tools: object[];
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description:
+      'Present when the agent\'s webSearchMode (narrowed by the request) is ALWAYS and web_search is offered: what makes the model call web_search, in the ' +
+      'format\'s own words (openai: tool_choice {type:"function",function:{name}}; anthropic: tool_choice {type:"tool",name}; gemini: toolConfig ' +
+      '{functionCallingConfig:{mode:"ANY",allowedFunctionNames}}). Send it with the model round that answers a new user message; under AUTO the model decides.',
+  })
+  toolChoice?: object;
 
   @ApiPropertyOptional({ type: [VisibilityDecisionDto] })
   decisions?: VisibilityDecisionDto[];

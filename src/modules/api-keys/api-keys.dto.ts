@@ -1,3 +1,4 @@
+import { IsSafeLine } from '@app/common/safe-text';
 import { ApiProperty } from '@nestjs/swagger';
 import { IsIn, IsString, Length, Matches } from 'class-validator';
 import { API_ROLES, ApiRole } from '@app/common/auth/auth-context';
@@ -8,6 +9,7 @@ export class CreateApiKeyDto {
   @ApiProperty({ example: 'acme runtime (prod)', maxLength: 128 })
   @IsString()
   @Length(1, 128)
+  @IsSafeLine()
   name: string;
 
   @ApiProperty({ enum: API_ROLES })

@@ -11,6 +11,8 @@ import { ToolCallPathService } from './call-path/tool-call-path.service';
 import { ToolCallLogEntity } from './tool-call-log/tool-call-log.entity';
 import { ToolCallLogService } from './tool-call-log/tool-call-log.service';
 import { ToolCallLogQuery } from './tool-call-log/tool-call-log.query';
+import { ToolHeadersResolver } from './secrets/tool-headers.resolver';
+import { TenantSecretsModule } from '@app/modules/tenant-secrets/tenant-secrets.module';
 import { ToolCallsAdminController } from './tool-call-log/tool-calls-admin.controller';
 
 /**
@@ -19,7 +21,7 @@ import { ToolCallsAdminController } from './tool-call-log/tool-calls-admin.contr
  * policy and the tool log. Knows nothing of journals or approvals.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([ToolCallLogEntity])],
+  imports: [TypeOrmModule.forFeature([ToolCallLogEntity]), TenantSecretsModule],
   controllers: [ToolCallsAdminController],
   providers: [
     OutboundGuard,
@@ -32,8 +34,9 @@ import { ToolCallsAdminController } from './tool-call-log/tool-calls-admin.contr
     ToolCallPathService,
     ToolCallLogService,
     ToolCallLogQuery,
+    ToolHeadersResolver,
   ],
-  exports: [OutboundGuard, OutboundHttpAgent, McpClientPool, ToolCallPolicy, CallTargetRegistry, ToolCallPathService, ToolCallLogService],
+  exports: [ToolHeadersResolver, OutboundGuard, OutboundHttpAgent, McpClientPool, ToolCallPolicy, CallTargetRegistry, ToolCallPathService, ToolCallLogService],
 })
 export class ExecutorsModule implements OnModuleInit {
   constructor(

@@ -1,3 +1,4 @@
+import { nameKeyOf } from '@app/common/name-key';
 import { randomUUID } from 'node:crypto';
 import { AiToolEntity, PLATFORM_SCOPE } from '@app/modules/tool-registry/ai-tool.entity';
 import type { LocalToolRegistration } from './feign-tool.types';
@@ -78,6 +79,7 @@ function newRow(tool: LocalToolRegistration, now: number): AiToolEntity {
   const d = tool.definition;
   return {
     ...d,
+    nameKey: nameKeyOf(d.name),
     id: randomUUID(),
     tenantId: null,
     scopeKey: PLATFORM_SCOPE,

@@ -18,7 +18,7 @@ export function resolveLocalToolDefinition(meta: LocalToolMetadata, at: LocalToo
   const o = meta.options;
   const problems: string[] = [];
   const name = o.name ?? toolNameFromMethod(at.method);
-  if (!TOOL_NAME_PATTERN.test(name)) problems.push(`name "${name}" must be 1-64 letters, digits, _ or - (set options.name)`);
+  if (!TOOL_NAME_PATTERN.test(name)) problems.push(`name "${name}" must be 1-64 letters, digits, _ or -, starting with a letter or _ (set options.name)`);
   if (typeof o.description !== 'string' || o.description.trim().length === 0 || o.description.length > 8000) {
     problems.push('description is required (1-8000 characters): the model reads it to choose the tool');
   }

@@ -1,3 +1,4 @@
+import { nameKeyOf } from '@app/common/name-key';
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
@@ -76,15 +77,16 @@ function duplicates(found: LocalToolRegistration[]): string[] {
   const byName = new Map<string, LocalToolRegistration>();
   const byEndpoint = new Map<string, LocalToolRegistration>();
   for (const r of found) {
-    const sameName = byName.get(r.definition.name);
+    const sameName = byName.get(nameKeyOf(r.definition.name));
     if (sameName) {
-      problems.push(`tool name "${r.definition.name}" is declared twice: ${where(sameName)} and ${where(r)}; give one of them another name (options.name)`);
+      const named = sameName.definition.name === r.definition.name ? `"${r.definition.name}"` : `"${sameName.definition.name}" (names differ only in case: they are one name)`;
+      problems.push(`tool name ${named} is declared twice: ${where(sameName)} and ${where(r)}; give one of them another name (options.name)`);
     }
     const sameEndpoint = byEndpoint.get(r.definition.endpoint);
     if (sameEndpoint && !sameName) {
       problems.push(`${where(sameEndpoint)} and ${where(r)} share the endpoint "${r.definition.endpoint}"; rename one provider class (the endpoint names the class)`);
     }
-    byName.set(r.definition.name, r);
+    byName.set(nameKeyOf(r.definition.name), r);
     byEndpoint.set(r.definition.endpoint, r);
   }
   return problems;

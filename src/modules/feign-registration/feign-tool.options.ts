@@ -13,7 +13,7 @@ import type {
  */
 export interface LocalToolOptions {
   /**
-   * The tool's name as the model sees it; must match `^[a-zA-Z0-9_-]{1,64}$`.
+   * The tool's name as the model sees it; must match `^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$` (a letter or _ first).
    * Default: the method name in snake_case (`listOrdersByCustomer` → `list_orders_by_customer`).
    */
   name?: string;

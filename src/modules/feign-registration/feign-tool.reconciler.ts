@@ -1,3 +1,4 @@
+import { nameKeyOf } from '@app/common/name-key';
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
@@ -75,10 +76,10 @@ export class FeignToolReconciler implements OnApplicationBootstrap {
   async plan(): Promise<ReconcileStep[]> {
     const scanned = this.handlers.all();
     const rows = await this.feignTools.findReconcileCandidates(scanned.map((t) => t.definition.name));
-    const byName = new Map(rows.map((r) => [r.name, r]));
+    const byName = new Map(rows.map((r) => [r.nameKey, r]));
     const now = Date.now();
     const orphans = rows.filter((r) => isScannerOwned(r) && !this.handlers.findByName(r.name));
-    return [...scanned.map((t) => planTool(t, byName.get(t.definition.name), now)), ...orphans.map((r) => planOrphan(r, now))];
+    return [...scanned.map((t) => planTool(t, byName.get(nameKeyOf(t.definition.name)), now)), ...orphans.map((r) => planOrphan(r, now))];
   }
 
   async apply(steps: ReconcileStep[]): Promise<FeignReconcileReport> {

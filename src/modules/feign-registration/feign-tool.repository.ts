@@ -1,3 +1,4 @@
+import { nameKeyOf } from '@app/common/name-key';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Brackets, EntityManager, Repository } from 'typeorm';
@@ -10,7 +11,7 @@ export class FeignToolRepository {
   constructor(@InjectRepository(AiToolEntity) private readonly tools: Repository<AiToolEntity>) {}
 
   /**
-   * In one query: the platform-wide rows holding one of `names` (whoever owns them), and every row a
+   * In one query: the platform-wide rows holding one of `names` in any case (whoever owns them), and every row a
    * scanner wrote (FEIGN/BUILTIN with a definition checksum), to find the ones whose decorator is gone.
    */
   findReconcileCandidates(names: string[]): Promise<AiToolEntity[]> {
@@ -20,14 +21,14 @@ export class FeignToolRepository {
       .andWhere(
         new Brackets((w) => {
           w.where("t.source IN ('FEIGN', 'BUILTIN') AND t.definition_checksum IS NOT NULL");
-          if (names.length) w.orWhere('t.name IN (:...names)', { names });
+          if (names.length) w.orWhere('t.name_key IN (:...keys)', { keys: names.map(nameKeyOf) });
         }),
       )
       .getMany();
   }
 
   findPlatformTool(name: string): Promise<AiToolEntity | null> {
-    return this.tools.findOne({ where: { scopeKey: PLATFORM_SCOPE, name } });
+    return this.tools.findOne({ where: { scopeKey: PLATFORM_SCOPE, nameKey: nameKeyOf(name) } });
   }
 
   /** Compare-and-set on `version`: false when someone (an admin, another instance) changed the row first. */

@@ -18,4 +18,6 @@ export enum LoopActingErrorCode {
   HITL_ALREADY_DECIDED = 'HITL_ALREADY_DECIDED',
   /** A `/resume` with this clientMessageId is still running. */
   RESUME_IN_PROGRESS = 'RESUME_IN_PROGRESS',
+  /** The agent's `hitlReviewer` is ADMIN: a runtime key may only continue a CHECKPOINT_PAUSE. */
+  HITL_ADMIN_REVIEW_REQUIRED = 'HITL_ADMIN_REVIEW_REQUIRED',
 }

@@ -22,11 +22,15 @@ import { ResumeRecordRepository } from './acting/resume-record.repository';
 import { ResumeDecisionApplier } from './acting/resume-decision.applier';
 import { FaultInjector } from './acting/fault-injector';
 import { SessionBuiltinsDispatcher } from './builtins/session-builtins.dispatcher';
+import { HitlDecisionService } from './acting/hitl-decision.service';
+import { HitlDecisionController } from './acting/hitl-decision.controller';
+import { JournalOrphanSweepService } from './journal/journal-orphan-sweep.service';
+import { JournalOrphanSweepJob } from './journal/journal-orphan-sweep.job';
 
 /** Sessions, the idempotency journal, the result store, act and resume. */
 @Module({
   imports: [TypeOrmModule.forFeature([AgentSessionEntity]), AgentConfigModule, ToolRegistryModule, HitlModule, ExecutorsModule, ToolInvocationModule],
-  controllers: [SessionsController, JournalAdminController],
+  controllers: [SessionsController, JournalAdminController, HitlDecisionController],
   providers: [
     AgentSessionRepository,
     SessionsService,
@@ -42,6 +46,9 @@ import { SessionBuiltinsDispatcher } from './builtins/session-builtins.dispatche
     ResumeDecisionApplier,
     FaultInjector,
     SessionBuiltinsDispatcher,
+    HitlDecisionService,
+    JournalOrphanSweepService,
+    JournalOrphanSweepJob,
   ],
   exports: [SessionsService, ToolResultStore, ToolResultReader],
 })

@@ -2,6 +2,7 @@ import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { McpClientPool } from '@app/modules/executors/mcp/mcp-client.pool';
 import { mapCallToolResult } from '@app/modules/executors/mcp/mcp-content.mapper';
+import { ToolHeadersResolver } from '@app/modules/executors/secrets/tool-headers.resolver';
 import { ToolCallError, type ToolExecutor, type ToolInvocation, type ToolOutput } from '@app/modules/executors/tool-executor';
 import { ToolErrorClass } from '@app/modules/executors/tool-error-class';
 import { remoteCallContextOf, remoteCallMeta } from '@app/modules/executors/remote-context/remote-call.context';
@@ -29,6 +30,7 @@ export class McpNacosToolExecutor implements ToolExecutor, OnModuleDestroy {
 
   constructor(
     private readonly pool: McpClientPool,
+    private readonly headerSecrets: ToolHeadersResolver,
     private readonly directory: McpServiceDirectory,
     private readonly instances: NacosInstanceCache,
     @Inject(NACOS_NAMING) private readonly naming: NacosNamingPort,
@@ -38,6 +40,8 @@ export class McpNacosToolExecutor implements ToolExecutor, OnModuleDestroy {
   async execute(invocation: ToolInvocation): Promise<ToolOutput> {
     const { tool } = invocation;
     const { ref, defaults } = await this.targetOf(tool);
+    // The tool's headers (its service's, secrets from its own scope) go on every request of the session.
+    const headers = await this.headerSecrets.headersOf(`MCP tool "${tool.name}"`, tool);
     const tried = new Set<string>();
     let last: ToolCallError | undefined;
     // First the cached instances; when every one failed before reaching it, Nacos is asked once for a newer set.
@@ -46,7 +50,7 @@ export class McpNacosToolExecutor implements ToolExecutor, OnModuleDestroy {
       for (const instance of weightedOrder(candidates)) {
         tried.add(instance.instanceId);
         try {
-          return await this.callOn(instance, defaults, invocation);
+          return await this.callOn(instance, defaults, headers, invocation);
         } catch (err) {
           const error = asToolCallError(err, tool);
           if (invocation.signal.aborted || !mayFailOver(tool, error)) throw error;
@@ -68,11 +72,11 @@ export class McpNacosToolExecutor implements ToolExecutor, OnModuleDestroy {
     this.followed.clear();
   }
 
-  private async callOn(instance: NacosInstance, defaults: McpEndpointDefaults, invocation: ToolInvocation): Promise<ToolOutput> {
+  private async callOn(instance: NacosInstance, defaults: McpEndpointDefaults, headers: Record<string, string> | undefined, invocation: ToolInvocation): Promise<ToolOutput> {
     const { tool } = invocation;
     let endpoint;
     try {
-      endpoint = mcpEndpointOf(instance, defaults);
+      endpoint = { ...mcpEndpointOf(instance, defaults), headers };
     } catch (err) {
       throw new ToolCallError((err as Error).message, ToolErrorClass.INVALID_REQUEST, { transient: false, reachedRemote: false });
     }

@@ -9,7 +9,7 @@ import { McpServiceLister, McpServiceUnreachableError, type McpToolListing } fro
 import { McpServiceHealthRecorder } from './mcp-service-health.recorder';
 import { McpToolRowsRepository } from './mcp-tool-rows.repository';
 import { McpToolSyncWriter } from './mcp-tool-sync.writer';
-import { namesWanted, planMcpToolSync, type McpToolSyncPlan } from './mcp-tool-sync.plan';
+import { namesWanted, planMcpToolSync, withoutRefusedSteps, type McpToolSyncPlan } from './mcp-tool-sync.plan';
 import { mcpToolListHash } from './mcp-tool.checksum';
 import { McpSyncLeases, type HeldMcpSyncLease } from './mcp-sync.lease';
 import { KeyedSerialQueue, KeyedSingleFlight } from './mcp-sync.single-flight';
@@ -96,8 +96,12 @@ export class McpServiceSyncService implements OnModuleDestroy {
       return report;
     }
     for (let round = 0; ; round++) {
-      const plan = await this.plan(service, listing);
-      const outcome = await this.writer.apply(plan, lease);
+      const planned = await this.plan(service, listing);
+      const { outcome, failed } = await this.writer.apply(planned, lease);
+      for (const f of failed) {
+        this.logger.warn(`Sync of MCP service ${service.name}: tool ${JSON.stringify(f.step.row.remoteName)} was left out, the database refused it: ${(f.error as Error).message?.slice(0, 200)}`);
+      }
+      const plan = withoutRefusedSteps(planned, failed);
       if (outcome === 'lease-lost') return skippedReport(trigger, `the sync lease of ${lease.key} expired and was taken over; nothing was written`, started);
       if (outcome === 'written') {
         const report = { ...reportOf(plan, listing, trigger, started), lossyRewrites: this.lossyRewrites(listing) };

@@ -13,6 +13,11 @@ export class McpServiceDirectory {
 
   constructor(private readonly services: McpServiceRepository) {}
 
+  /** Forgets a service changed or deleted on this instance. */
+  forget(id: string): void {
+    this.byId.delete(id);
+  }
+
   get(id: string): Promise<McpServiceRecord | null> {
     let found = this.byId.get(id);
     if (!found) {

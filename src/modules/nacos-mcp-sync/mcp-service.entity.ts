@@ -44,6 +44,10 @@ export class McpServiceEntity {
   @Column({ name: 'scope_key', type: 'varchar', length: 64 })
   scopeKey: string;
 
+  /** Header templates sent on every MCP request (`${secret:NAME}` from the service's own scope); copied to its tools. */
+  @Column({ type: 'simple-json', nullable: true })
+  headers: Record<string, string> | null;
+
   @Column({ name: 'tool_prefix', type: 'varchar', length: 32 })
   toolPrefix: string;
 

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { McpClientPool } from '@app/modules/executors/mcp/mcp-client.pool';
+import { ToolHeadersResolver } from '@app/modules/executors/secrets/tool-headers.resolver';
 import type { McpEndpoint } from '@app/modules/executors/mcp/mcp-endpoint';
 import { mcpEndpointOf } from './nacos/nacos-instance-endpoint';
 import { NACOS_NAMING, type NacosNamingPort } from './nacos/nacos-naming.adapter';
@@ -33,6 +34,7 @@ export class McpServiceUnreachableError extends Error {
 export class McpServiceLister {
   constructor(
     private readonly pool: McpClientPool,
+    private readonly headerSecrets: ToolHeadersResolver,
     private readonly instances: NacosInstanceCache,
     @Inject(NACOS_NAMING) private readonly naming: NacosNamingPort,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
@@ -50,14 +52,25 @@ export class McpServiceLister {
         return { tools, endpoint };
       } catch (err) {
         if (signal?.aborted) throw err;
-        problems.push(`${endpoint.url}: ${(err as Error).message}`);
+        problems.push(withoutUserInfo(`${endpoint.url}: ${(err as Error).message}`));
       }
     }
     throw new McpServiceUnreachableError(problems.length ? `no instance answered tools/list (${problems.join('; ')})` : 'no instance answered tools/list');
   }
 
-  /** The endpoints to try, in order, with the reasons instances were left out. */
+  /** The endpoints to try, in order, with the reasons instances were left out; each carries the service's headers. */
   async endpointsOf(service: McpServiceRecord): Promise<{ endpoints: McpEndpoint[]; problems: string[] }> {
+    let headers: Record<string, string> | undefined;
+    try {
+      headers = await this.headerSecrets.headersOf(`MCP service "${service.name}"`, service, true);
+    } catch (err) {
+      throw new McpServiceUnreachableError((err as Error).message);
+    }
+    const found = await this.instanceEndpointsOf(service);
+    return { endpoints: found.endpoints.map((e) => (headers ? { ...e, headers } : e)), problems: found.problems };
+  }
+
+  private async instanceEndpointsOf(service: McpServiceRecord): Promise<{ endpoints: McpEndpoint[]; problems: string[] }> {
     if (service.kind === 'STATIC') return { endpoints: [{ url: service.url!, transport: service.transport ?? 'auto' }], problems: [] };
     const ref = nacosRefOf(service, this.config);
     let healthy;
@@ -82,4 +95,9 @@ export class McpServiceLister {
     }
     return { endpoints, problems };
   }
+}
+
+/** A URL's user info never reaches a log line or a stored health reason (rows registered before it was refused). */
+function withoutUserInfo(text: string): string {
+  return text.replace(/(\bhttps?:\/\/)[^\s/@]*@/gi, '$1***@');
 }

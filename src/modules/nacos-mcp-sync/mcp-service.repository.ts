@@ -1,6 +1,7 @@
+import { nameKeyOf } from '@app/common/name-key';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { McpServiceEntity } from './mcp-service.entity';
 
@@ -17,8 +18,9 @@ export class McpServiceRepository {
     return this.services.find({ order: { createdAt: 'ASC', id: 'ASC' } });
   }
 
+  /** The service of the scope with this name in any case (names are ASCII; MySQL compares them so anyway, SQLite only through LOWER). */
   findByScopeAndName(scopeKey: string, name: string): Promise<McpServiceEntity | null> {
-    return this.services.findOne({ where: { scopeKey, name } });
+    return this.services.createQueryBuilder('s').where('s.scope_key = :scopeKey AND LOWER(s.name) = :key', { scopeKey, key: nameKeyOf(name) }).getOne();
   }
 
   /** A page of services; `tenantId` undefined: every service (platform admin), else only that tenant's. */
@@ -30,7 +32,11 @@ export class McpServiceRepository {
     await this.services.insert(row as QueryDeepPartialEntity<McpServiceEntity>);
   }
 
-  async update(id: string, changes: Partial<McpServiceEntity>): Promise<void> {
-    await this.services.update({ id }, changes as QueryDeepPartialEntity<McpServiceEntity>);
+  async update(id: string, changes: Partial<McpServiceEntity>, manager?: EntityManager): Promise<void> {
+    await (manager?.getRepository(McpServiceEntity) ?? this.services).update({ id }, changes as QueryDeepPartialEntity<McpServiceEntity>);
+  }
+
+  async delete(manager: EntityManager, id: string): Promise<void> {
+    await manager.getRepository(McpServiceEntity).delete({ id });
   }
 }

@@ -33,6 +33,8 @@ export interface McpServiceRecord {
   path: string | null;
   /** null: the service's tools are platform-wide. */
   tenantId: string | null;
+  /** Header templates sent on every MCP request; `${secret:NAME}` resolves from the service's own scope. */
+  headers: Record<string, string> | null;
   toolPrefix: string;
   health: McpServiceHealth;
   healthReason: string | null;

@@ -40,6 +40,9 @@ export class McpServiceWatcher implements OnModuleDestroy {
 
   /** Starts watching a service (no-op when already watched). A NACOS instance set already known (from the sync that just ran) starts no sync. */
   watch(service: McpServiceRecord): void {
+    const current = this.watches.get(service.id);
+    // A URL changed by PATCH (possibly on another instance) is followed from the next round on.
+    if (current && current.service.url !== service.url) this.unwatch(service.id);
     if (this.stopped || this.watches.has(service.id)) return;
     const watch: Watch = { service, listChanged: new Map() };
     this.watches.set(service.id, watch);
@@ -51,6 +54,21 @@ export class McpServiceWatcher implements OnModuleDestroy {
     const known = this.instances.get(nacosKeyOf(ref));
     if (known) this.onInstances(watch, known, false);
     watch.stopNacos = this.naming.subscribe(ref, (list) => this.onInstances(watch, list, true));
+  }
+
+  /** Stops watching a service (deleted, or re-watched after a change of its URL). */
+  unwatch(serviceId: string): void {
+    const watch = this.watches.get(serviceId);
+    if (!watch) return;
+    this.watches.delete(serviceId);
+    clearTimeout(watch.debounce);
+    watch.stopNacos?.();
+    for (const stop of watch.listChanged.values()) stop();
+  }
+
+  /** Stops watching every service not in `ids` (deleted, possibly on another instance). */
+  retainOnly(ids: ReadonlySet<string>): void {
+    for (const id of [...this.watches.keys()]) if (!ids.has(id)) this.unwatch(id);
   }
 
   isWatched(serviceId: string): boolean {

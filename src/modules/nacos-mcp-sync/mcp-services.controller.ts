@@ -1,11 +1,13 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
 import { ErrorResponseDto } from '@app/common/dto/error-response.dto';
 import { McpServicesService } from './mcp-services.service';
-import { CreateMcpServiceDto, ListMcpServicesQueryDto, McpServiceDto, McpServicePageDto, McpSyncReportDto } from './mcp-services.dto';
+import { CreateMcpServiceDto, ListMcpServicesQueryDto, McpServiceDto, McpServicePageDto, McpSyncReportDto, UpdateMcpServiceDto } from './mcp-services.dto';
+import { PageQueryDto } from '@app/common/dto/page.dto';
+import { ToolPageDto } from '@app/modules/tool-registry/tool-registry.dto';
 
 @ApiTags('admin: MCP services')
 @ApiBearerAuth()
@@ -33,6 +35,28 @@ export class McpServicesController {
   @ApiErrors(404)
   get(@Auth() auth: AuthContext, @Param('id') id: string): Promise<McpServiceDto> {
     return this.services.get(auth, id);
+  }
+
+  @Patch(':id')
+  @ApiOkResponse({ type: McpServiceDto, description: 'Changed; its tools follow at once, then it is synced again (lastSync)' })
+  @ApiErrors(400, 404)
+  update(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: UpdateMcpServiceDto): Promise<McpServiceDto> {
+    return this.services.update(auth, id, dto);
+  }
+
+  @Delete(':id')
+  @HttpCode(200)
+  @ApiOkResponse({ type: McpServiceDto, description: 'Deleted; its tools are DISABLED (bindings kept)' })
+  @ApiErrors(404)
+  remove(@Auth() auth: AuthContext, @Param('id') id: string): Promise<McpServiceDto> {
+    return this.services.remove(auth, id);
+  }
+
+  @Get(':id/tools')
+  @ApiOkResponse({ type: ToolPageDto, description: 'Its tools in the registry, any status' })
+  @ApiErrors(400, 404)
+  tools(@Auth() auth: AuthContext, @Param('id') id: string, @Query() query: PageQueryDto): Promise<ToolPageDto> {
+    return this.services.tools(auth, id, query);
   }
 
   @Post(':id/sync')

@@ -1,5 +1,6 @@
+import { IsSafeLine } from '@app/common/safe-text';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, Length, Matches, ValidateIf } from 'class-validator';
+import { IsIn, IsObject, IsOptional, IsString, Length, Matches, ValidateIf } from 'class-validator';
 import { PageMetaDto, PageQueryDto } from '@app/common/dto/page.dto';
 import { TENANT_ID_PATTERN } from '@app/modules/tool-registry/tool-registry.types';
 import {
@@ -15,6 +16,8 @@ import {
 } from './mcp-service.types';
 
 const NACOS_NAME = /^[^@\s]+$/;
+const HEADERS_DESCRIPTION =
+  "Headers sent on every MCP request to the service (and by its tools); credentials only as ${secret:NAME}, never literal: a platform-wide service reads TOOL_SECRETS, a tenant's only that tenant's secrets.";
 
 export class CreateMcpServiceDto {
   @ApiProperty({ pattern: MCP_SERVICE_NAME_PATTERN.source, example: 'weather', description: 'Unique in its scope; the default prefix of its tools\' names' })
@@ -37,6 +40,7 @@ export class CreateMcpServiceDto {
   @IsString()
   @Length(1, 200)
   @Matches(NACOS_NAME, { message: 'serviceName must not contain @ or spaces' })
+  @IsSafeLine()
   serviceName?: string;
 
   @ApiPropertyOptional({ description: 'NACOS: the Nacos group', default: 'DEFAULT_GROUP' })
@@ -44,6 +48,7 @@ export class CreateMcpServiceDto {
   @IsString()
   @Length(1, 128)
   @Matches(NACOS_NAME, { message: 'groupName must not contain @ or spaces' })
+  @IsSafeLine()
   groupName?: string;
 
   @ApiPropertyOptional({ description: 'NACOS: the Nacos namespace (default NACOS_NAMESPACE)' })
@@ -51,6 +56,7 @@ export class CreateMcpServiceDto {
   @IsString()
   @Length(1, 128)
   @Matches(/^\S+$/, { message: 'namespaceId must not contain spaces' })
+  @IsSafeLine()
   namespaceId?: string;
 
   @ApiPropertyOptional({
@@ -80,6 +86,31 @@ export class CreateMcpServiceDto {
   @IsString()
   @Matches(TOOL_PREFIX_PATTERN, { message: 'toolPrefix must be 0-32 letters, digits, _ or -' })
   toolPrefix?: string;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, description: HEADERS_DESCRIPTION, example: { Authorization: 'Bearer ${secret:WEATHER_TOKEN}' } })
+  @IsOptional()
+  @IsObject()
+  headers?: Record<string, string>;
+}
+
+/** PATCH: what may change after registration (its tools follow at once; a sync runs). */
+export class UpdateMcpServiceDto {
+  @ApiPropertyOptional({ description: 'STATIC only: the MCP endpoint, http(s)', example: 'https://mcp.example.com/mcp' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 2048)
+  url?: string;
+
+  @ApiPropertyOptional({ enum: MCP_SERVICE_TRANSPORTS, description: 'STATIC only: the transport used to list its tools' })
+  @IsOptional()
+  @IsIn(MCP_SERVICE_TRANSPORTS)
+  transport?: McpServiceTransport;
+
+  @ApiPropertyOptional({ type: 'object', nullable: true, additionalProperties: { type: 'string' }, description: `${HEADERS_DESCRIPTION} null removes them.` })
+  @IsOptional()
+  @ValidateIf((_o, v) => v !== null)
+  @IsObject()
+  headers?: Record<string, string> | null;
 }
 
 export class ListMcpServicesQueryDto extends PageQueryDto {
@@ -145,6 +176,7 @@ export class McpServiceDto {
   @ApiProperty({ nullable: true, type: String }) path: string | null;
   @ApiProperty({ nullable: true, type: String }) tenantId: string | null;
   @ApiProperty() toolPrefix: string;
+  @ApiProperty({ type: 'object', nullable: true, additionalProperties: { type: 'string' }, description: 'Header templates (secret references, never values)' }) headers: Record<string, string> | null;
   @ApiProperty({ enum: MCP_SERVICE_HEALTHS, description: 'UP: an instance answered tools/list at the last check or sync' }) health: McpServiceHealth;
   @ApiProperty({ nullable: true, type: String }) healthReason: string | null;
   @ApiProperty({ nullable: true, type: String, description: 'ISO-8601 time of the last successful sync' }) lastSyncAt: string | null;

@@ -1,4 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { randomUUID } from 'node:crypto';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
@@ -6,6 +8,15 @@ import { DomainError } from '@app/common/errors/domain-error';
 import { FieldProblem, validationFailed } from '@app/common/errors/validation';
 import { Page, pageOf, pageWindow } from '@app/common/dto/page.dto';
 import { isUniqueViolation } from '@app/database/unique-violation';
+import { ConfigVersionService } from '@app/database/config-version.service';
+import { McpClientPool } from '@app/modules/executors/mcp/mcp-client.pool';
+import { ToolRegistryRepository } from '@app/modules/tool-registry/tool-registry.repository';
+import { toDescriptor, toToolDto } from '@app/modules/tool-registry/tool-descriptor.mapper';
+import type { ToolDto } from '@app/modules/tool-registry/tool-registry.dto';
+import { checkHeaderTemplates } from '@app/modules/tool-registry/tool-definition.rules';
+import { urlCredentialProblem } from '@app/modules/tool-registry/tool-credential.rules';
+import { McpToolRowsRepository } from './mcp-tool-rows.repository';
+import { McpServiceDirectory } from './mcp-service.directory';
 import { NACOS_NAMING, type NacosNamingPort } from './nacos/nacos-naming.adapter';
 import { isNacosEnabled, NacosDisabledError } from './nacos-naming.provider';
 import { McpServiceEntity } from './mcp-service.entity';
@@ -16,11 +27,14 @@ import { toMcpServiceDto, toMcpServiceRecord } from './mcp-service.mapper';
 import { defaultToolPrefix } from './mcp-tool-name';
 import { NacosMcpSyncErrorCode } from './nacos-mcp-sync.errors';
 import { DEFAULT_NACOS_GROUP, type McpSyncReport } from './mcp-service.types';
-import type { CreateMcpServiceDto, ListMcpServicesQueryDto, McpServiceDto } from './mcp-services.dto';
+import type { CreateMcpServiceDto, ListMcpServicesQueryDto, McpServiceDto, UpdateMcpServiceDto } from './mcp-services.dto';
+import type { PageQueryDto } from '@app/common/dto/page.dto';
 
 /**
- * The admin side of MCP services: register (then sync at once and watch), list, read, sync on demand. A
- * tenant admin sees and acts on its own tenant's services only; the platform admin on all.
+ * The admin side of MCP services: register (then sync at once and watch), list, read, change, delete, list its
+ * tools, sync on demand. A tenant admin sees and acts on its own tenant's services only; the platform admin on
+ * all. Header templates are checked like a tool's (no literal credential) and copied to the service's tools, so
+ * calls read them from the registry snapshot that every write's config-version bump keeps fresh.
  */
 @Injectable()
 export class McpServicesService {
@@ -29,6 +43,12 @@ export class McpServicesService {
     private readonly sync: McpServiceSyncService,
     private readonly watcher: McpServiceWatcher,
     @Inject(NACOS_NAMING) private readonly naming: NacosNamingPort,
+    private readonly toolRows: McpToolRowsRepository,
+    private readonly registry: ToolRegistryRepository,
+    private readonly directory: McpServiceDirectory,
+    private readonly pool: McpClientPool,
+    private readonly configVersion: ConfigVersionService,
+    @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
   async create(auth: AuthContext, dto: CreateMcpServiceDto): Promise<McpServiceDto> {
@@ -50,6 +70,7 @@ export class McpServicesService {
       path: dto.kind === 'NACOS' ? (dto.path ?? null) : null,
       tenantId,
       scopeKey,
+      headers: dto.headers && Object.keys(dto.headers).length ? dto.headers : null,
       toolPrefix: dto.toolPrefix ?? defaultToolPrefix(dto.name),
       health: 'UNKNOWN',
       healthReason: null,
@@ -80,6 +101,60 @@ export class McpServicesService {
 
   async get(auth: AuthContext, id: string): Promise<McpServiceDto> {
     return toMcpServiceDto(toMcpServiceRecord(await this.loadVisible(auth, id)));
+  }
+
+  /**
+   * Changes the headers or (STATIC) the URL or transport: the service and its tools in one transaction with the
+   * config-version bump, then its sessions are closed and it is synced again (the answer carries that sync).
+   */
+  async update(auth: AuthContext, id: string, dto: UpdateMcpServiceDto): Promise<McpServiceDto> {
+    const row = await this.loadVisible(auth, id);
+    assertValidChange(row, dto);
+    const now = Date.now();
+    const changes: Partial<McpServiceEntity> = { updatedAt: now };
+    if (dto.url !== undefined) changes.url = new URL(dto.url).toString();
+    if (dto.transport !== undefined) changes.transport = dto.transport;
+    if (dto.headers !== undefined) changes.headers = dto.headers && Object.keys(dto.headers).length ? dto.headers : null;
+    const toolChanges = { ...(changes.headers !== undefined ? { headers: changes.headers } : {}), ...(changes.url ? { endpoint: changes.url } : {}) };
+    await this.write(row.tenantId, async (m) => {
+      await this.services.update(id, changes, m);
+      if (Object.keys(toolChanges).length) await this.toolRows.followService(m, id, toolChanges, now);
+    });
+    this.directory.forget(id);
+    this.watcher.unwatch(id);
+    if (row.url) await this.pool.close(row.url);
+    await this.sync.sync(id, 'admin');
+    const updated = toMcpServiceRecord((await this.services.findById(id))!);
+    this.watcher.watch(updated);
+    return toMcpServiceDto(updated);
+  }
+
+  /** Deletes the service; its tools become DISABLED (bindings kept) in the same transaction. */
+  async remove(auth: AuthContext, id: string): Promise<McpServiceDto> {
+    const row = await this.loadVisible(auth, id);
+    await this.write(row.tenantId, async (m) => {
+      await this.toolRows.disableForService(m, id, Date.now());
+      await this.services.delete(m, id);
+    });
+    this.directory.forget(id);
+    this.watcher.unwatch(id);
+    if (row.url) await this.pool.close(row.url);
+    return toMcpServiceDto(toMcpServiceRecord(row));
+  }
+
+  /** The service's tools in the registry (any status), by name. */
+  async tools(auth: AuthContext, id: string, query: PageQueryDto): Promise<Page<ToolDto>> {
+    const row = await this.loadVisible(auth, id);
+    const all = (await this.registry.findByMcpService(row.id)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const { skip, take } = pageWindow(query);
+    return pageOf(all.slice(skip, skip + take).map((t) => toToolDto(toDescriptor(t))), all.length, query);
+  }
+
+  private async write(tenantId: string | null, fn: (m: EntityManager) => Promise<void>): Promise<void> {
+    await this.dataSource.transaction(async (m) => {
+      await fn(m);
+      await this.configVersion.bump(m, tenantId);
+    });
   }
 
   /** Syncs now; a sync in which no instance answered is a 502 with the reason (nothing changed in the registry). */
@@ -132,13 +207,31 @@ function assertValidDefinition(dto: CreateMcpServiceDto): void {
   };
   if (dto.kind === 'STATIC') {
     if (dto.url === undefined) problems.push({ field: 'url', problems: ['is required for kind STATIC'] });
-    else if (!isHttpUrl(dto.url)) problems.push({ field: 'url', problems: ['must be an absolute http(s) URL, e.g. https://mcp.example.com/mcp'] });
+    else problems.push(...urlProblems(dto.url));
     (['serviceName', 'groupName', 'namespaceId', 'path'] as const).forEach(notFor);
   } else {
     if (dto.serviceName === undefined) problems.push({ field: 'serviceName', problems: ['is required for kind NACOS (the service name as registered in Nacos)'] });
     notFor('url');
   }
+  if (dto.headers) problems.push(...checkHeaderTemplates(dto.headers));
   if (problems.length) throw validationFailed(problems);
+}
+
+/** Rules of a PATCH: URL and transport belong to STATIC services; headers as on create. */
+function assertValidChange(row: McpServiceEntity, dto: UpdateMcpServiceDto): void {
+  const problems: FieldProblem[] = [];
+  for (const field of ['url', 'transport'] as const) {
+    if (dto[field] !== undefined && row.kind !== 'STATIC') problems.push({ field, problems: [`can be changed only on STATIC services; ${row.name} is ${row.kind}`] });
+  }
+  if (dto.url !== undefined && row.kind === 'STATIC') problems.push(...urlProblems(dto.url));
+  if (dto.headers) problems.push(...checkHeaderTemplates(dto.headers));
+  if (problems.length) throw validationFailed(problems);
+}
+
+function urlProblems(url: string): FieldProblem[] {
+  if (!isHttpUrl(url)) return [{ field: 'url', problems: ['must be an absolute http(s) URL, e.g. https://mcp.example.com/mcp'] }];
+  const credential = urlCredentialProblem(url, 'url');
+  return credential ? [credential] : [];
 }
 
 function isHttpUrl(value: string): boolean {

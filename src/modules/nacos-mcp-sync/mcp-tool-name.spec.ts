@@ -1,6 +1,6 @@
-import { defaultToolPrefix, mcpToolName } from './mcp-tool-name';
+import { allocateMcpToolNames, defaultToolPrefix, mcpToolName } from './mcp-tool-name';
 
-const VALID = /^[a-zA-Z0-9_-]{1,64}$/;
+const VALID = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/;
 
 describe('mcpToolName', () => {
   it('is prefix + remote name when that is already a valid name', () => {
@@ -28,6 +28,39 @@ describe('mcpToolName', () => {
 
   it('always yields a valid name, even from names of unicode and spaces', () => {
     for (const remote of ['天气 查询', 'a b', '🙂', 'x'.repeat(64)]) expect(mcpToolName('p_', remote)).toMatch(VALID);
+  });
+
+  it('gives a name that would start with a digit or - a leading _ (and the hash), as Gemini requires', () => {
+    expect(mcpToolName('', '1password')).toMatch(/^_1password_[0-9a-f]{8}$/);
+    expect(mcpToolName('', '-dash')).toMatch(/^_-dash_[0-9a-f]{8}$/);
+    expect(mcpToolName('9_', 'x')).toMatch(/^_9_x_[0-9a-f]{8}$/);
+    expect(mcpToolName('', '_ok')).toBe('_ok');
+  });
+});
+
+describe('allocateMcpToolNames', () => {
+  it('keeps names distinct case-insensitively: the first in code-unit order keeps the plain name, the others get the hash', () => {
+    const names = allocateMcpToolNames('', ['search', 'Search', 'SEARCH'], []);
+    expect(names.get('SEARCH')).toBe('SEARCH');
+    expect(names.get('Search')).toMatch(/^Search_[0-9a-f]{8}$/);
+    expect(names.get('search')).toMatch(/^search_[0-9a-f]{8}$/);
+    expect(new Set([...names.values()].map((n) => n.toLowerCase())).size).toBe(3);
+  });
+
+  it('does not depend on the order of the listing', () => {
+    const listed = ['get.user', 'get_user', 'b', 'B', '1x', 'x'.repeat(80), `${'x'.repeat(80)}y`];
+    const forward = allocateMcpToolNames('p_', listed, []);
+    const backward = allocateMcpToolNames('p_', [...listed].reverse(), []);
+    expect(Object.fromEntries(backward)).toEqual(Object.fromEntries(forward));
+    for (const name of forward.values()) expect(name).toMatch(VALID);
+  });
+
+  it('avoids the names the service\'s rows hold (lower-cased keys), and a hashed name that is taken too', () => {
+    const hashed = mcpToolName('', 'get.user');
+    const names = allocateMcpToolNames('', ['get.user', 'Plain'], [hashed.toLowerCase(), 'plain']);
+    expect(names.get('get.user')).toMatch(/^get_user_[0-9a-f]{8}$/);
+    expect(names.get('get.user')).not.toBe(hashed);
+    expect(names.get('Plain')).toMatch(/^Plain_[0-9a-f]{8}$/);
   });
 });
 

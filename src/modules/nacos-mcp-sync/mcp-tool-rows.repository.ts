@@ -1,3 +1,4 @@
+import { nameKeyOf } from '@app/common/name-key';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
@@ -10,14 +11,35 @@ export class McpToolRowsRepository {
   constructor(@InjectRepository(AiToolEntity) private readonly tools: Repository<AiToolEntity>) {}
 
   /**
-   * In one query, the rows holding one of `names` where a tool of `tenantId`'s scope would clash: the tenant's
+   * In one query, the rows holding one of `names` (in any case) where a tool of `tenantId`'s scope would clash: the tenant's
    * own and platform-wide ones, or, for a platform-wide service (null), every tenant's (as the registry's create rule).
    */
   findNameHolders(names: string[], tenantId: string | null): Promise<AiToolEntity[]> {
     if (names.length === 0) return Promise.resolve([]);
-    const qb = this.tools.createQueryBuilder('t').where('t.name IN (:...names)', { names });
+    const qb = this.tools.createQueryBuilder('t').where('t.name_key IN (:...keys)', { keys: [...new Set(names.map(nameKeyOf))] });
     if (tenantId !== null) qb.andWhere('t.scope_key IN (:...scopes)', { scopes: [tenantId, PLATFORM_SCOPE] });
     return qb.getMany();
+  }
+
+  /** The service's tools follow a change of its headers (and, STATIC, its URL): one statement, versions bumped. */
+  async followService(manager: EntityManager, mcpServiceId: string, changes: Pick<Partial<AiToolEntity>, 'headers' | 'endpoint'>, now: number): Promise<void> {
+    await manager
+      .createQueryBuilder()
+      .update(AiToolEntity)
+      .set({ ...changes, version: () => 'version + 1', updatedAt: now } as QueryDeepPartialEntity<AiToolEntity>)
+      .where('mcp_service_id = :mcpServiceId', { mcpServiceId })
+      .execute();
+  }
+
+  /** DISABLED (bindings kept) for every ACTIVE tool of a deleted service; how many. */
+  async disableForService(manager: EntityManager, mcpServiceId: string, now: number): Promise<number> {
+    const result = await manager
+      .createQueryBuilder()
+      .update(AiToolEntity)
+      .set({ status: 'DISABLED', version: () => 'version + 1', updatedAt: now } as QueryDeepPartialEntity<AiToolEntity>)
+      .where('mcp_service_id = :mcpServiceId AND status = :active', { mcpServiceId, active: 'ACTIVE' })
+      .execute();
+    return result.affected ?? 0;
   }
 
   /** Compare-and-set on `version`: false when someone (an admin, another writer) changed the row since it was read. */

@@ -14,6 +14,7 @@ const service: McpServiceRecord = {
   transport: null,
   path: null,
   tenantId: 'acme',
+  headers: null,
   toolPrefix: 'weather_',
   health: 'UNKNOWN',
   healthReason: null,
@@ -107,6 +108,20 @@ describe('planMcpToolSync', () => {
     expect(plan.collisions).toEqual([
       { remoteName: 'forecast', name: 'weather_forecast', existingToolId: 'db-tool', existingSource: 'DB', existingMcpServiceId: null, existingTenantId: 'acme' },
     ]);
+  });
+
+  it('reports a holder of the name in another case as a collision too (MySQL compares names that way)', () => {
+    const holder = { ...synced([tool('Forecast')])[0], id: 'db-tool', source: 'DB' as const, mcpServiceId: null };
+    const plan = planMcpToolSync(input([tool('forecast')], [], [holder]));
+    expect(plan.steps).toEqual([]);
+    expect(plan.collisions).toEqual([expect.objectContaining({ remoteName: 'forecast', name: 'weather_forecast', existingToolId: 'db-tool' })]);
+  });
+
+  it('gives a new tool whose name differs only in case from a row of the service (even a disabled one) the hashed name', () => {
+    const rows = synced([tool('Forecast')]).map((r) => ({ ...r, status: 'DISABLED' as const }));
+    const plan = planMcpToolSync(input([tool('forecast')], rows));
+    expect(plan.added).toEqual([expect.stringMatching(/^weather_forecast_[0-9a-f]{8}$/)]);
+    expect(namesWanted(service, [tool('forecast')], rows)).toEqual(plan.added);
   });
 
   it('rejects tools with an unusable schema, a duplicate or no name, and disables a row whose schema broke', () => {

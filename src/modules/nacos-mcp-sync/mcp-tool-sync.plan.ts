@@ -1,9 +1,12 @@
+import { stripUnsafeText } from '@app/common/safe-text';
+import { nameKeyOf } from '@app/common/name-key';
 import { AiToolEntity } from '@app/modules/tool-registry/ai-tool.entity';
 import { scopeKeyOf } from '@app/modules/tool-registry/tool-descriptor.mapper';
 import type { ServiceType, SideEffectLevel } from '@app/modules/tool-registry/tool-registry.types';
 import { SIDE_EFFECT_LEVELS } from '@app/modules/tool-registry/tool-registry.types';
+import { jsonValueNestsDeeperThan, MAX_JSON_DEPTH, tooDeepProblem } from '@app/common/json-depth';
 import { mcpToolChecksum, type ListedMcpTool } from './mcp-tool.checksum';
-import { mcpToolName } from './mcp-tool-name';
+import { allocateMcpToolNames } from './mcp-tool-name';
 import { sideEffectOf } from './mcp-tool-side-effect';
 import type { McpServiceRecord, McpToolCollision, McpToolRejection } from './mcp-service.types';
 
@@ -43,15 +46,27 @@ export interface McpToolSyncInput {
 const HINT_TAG_PREFIX = 'mcp-hint:';
 const MAX_DESCRIPTION = 8000;
 const MAX_REMOTE_NAME = 128;
+/** What a MySQL TEXT column (`ai_tool.parameters`) holds: a larger schema is refused on every database alike. */
+const MAX_SCHEMA_BYTES = 65_535;
 
 /** The registry names the listed tools that have no row yet would take (to look up their holders first). */
 export function namesWanted(service: McpServiceRecord, listed: readonly ListedMcpTool[], rows: readonly AiToolEntity[]): string[] {
-  const known = new Set(rows.map((r) => r.remoteName));
-  return [...new Set(listed.filter((t) => typeof t.name === 'string' && !known.has(t.name)).map((t) => mcpToolName(service.toolPrefix, t.name)))];
+  return [...newToolNames(service, listed, rows).values()];
 }
 
 /**
- * Decides a sync (pure): a listed tool without a row is inserted unless another tool holds its name (a
+ * By remote name, the names of the listed tools without a row: distinct case-insensitively from each other
+ * and from every row of the service (whatever its status), the same whatever the listing's order.
+ */
+function newToolNames(service: McpServiceRecord, listed: readonly ListedMcpTool[], rows: readonly AiToolEntity[]): Map<string, string> {
+  const known = new Set(rows.map((r) => r.remoteName));
+  const remoteNames = listed.map((t) => t.name).filter((n) => typeof n === 'string' && n.length > 0 && n.length <= MAX_REMOTE_NAME && !known.has(n));
+  return allocateMcpToolNames(service.toolPrefix, remoteNames, rows.map((r) => r.nameKey));
+}
+
+/**
+ * Decides a sync (pure): a listed tool without a row is inserted under a name of its own (see
+ * {@link allocateMcpToolNames}) unless a tool of another source or service holds that name in any case (a
  * collision: reported, never overwritten); a row whose definition checksum moved is updated and its
  * version bumped; a DISABLED row whose tool is back becomes ACTIVE; an ACTIVE row whose tool is gone (or now
  * has an unusable schema) becomes DISABLED, bindings kept. RETIRED rows are the admin's: never touched.
@@ -63,6 +78,7 @@ export function planMcpToolSync(input: McpToolSyncInput): McpToolSyncPlan {
   const byRemote = new Map(input.rows.filter((r) => r.remoteName !== null).map((r) => [r.remoteName!, r]));
   const present = new Set<string>();
   const seen = new Set<string>();
+  const names = newToolNames(input.service, input.listed, input.rows);
   for (const tool of input.listed) {
     const row = typeof tool.name === 'string' ? byRemote.get(tool.name) : undefined;
     const problems = problemsOf(tool, seen, row, input.checkSchema);
@@ -75,7 +91,7 @@ export function planMcpToolSync(input: McpToolSyncInput): McpToolSyncPlan {
       present.add(row.id);
       planExisting(row, tool, input, plan);
     } else {
-      planNew(tool, input, plan);
+      planNew(tool, names.get(tool.name)!, input, plan);
     }
   }
   for (const row of input.rows) {
@@ -90,9 +106,13 @@ function problemsOf(tool: ListedMcpTool, seen: ReadonlySet<string>, row: AiToolE
   if (typeof tool.name !== 'string' || tool.name.length === 0) return ['has no name'];
   if (seen.has(tool.name)) return ['is listed more than once; the first one was used'];
   if (tool.name.length > MAX_REMOTE_NAME) return [`has a name longer than ${MAX_REMOTE_NAME} characters`];
+  // Before the checksum: canonical JSON recurses, and a schema thousands of levels deep would overflow the stack.
+  if (jsonValueNestsDeeperThan(tool.inputSchema, MAX_JSON_DEPTH)) return [`inputSchema ${tooDeepProblem(MAX_JSON_DEPTH)}`];
   // A definition already stored under this checksum was checked when it was stored (compiling schemas is the costly part of a sync).
   if (row && row.definitionChecksum === mcpToolChecksum(tool)) return [];
-  return checkSchema(tool.inputSchema).map((p) => `inputSchema ${p}`);
+  const problems = checkSchema(tool.inputSchema).map((p) => `inputSchema ${p}`);
+  if (!problems.length && Buffer.byteLength(JSON.stringify(tool.inputSchema)) > MAX_SCHEMA_BYTES) problems.push(`inputSchema is larger than ${MAX_SCHEMA_BYTES} bytes as JSON in UTF-8`);
+  return problems;
 }
 
 function planExisting(row: AiToolEntity, tool: ListedMcpTool, input: McpToolSyncInput, plan: McpToolSyncPlan): void {
@@ -109,6 +129,9 @@ function planExisting(row: AiToolEntity, tool: ListedMcpTool, input: McpToolSync
     if (row.sideEffect !== hintedLevelOf(row.tags)) delete changes.sideEffect;
   }
   if (row.status === 'DISABLED') changes.status = 'ACTIVE';
+  // The service's headers and URL may have changed (PATCH): its tools send what it sends.
+  if (JSON.stringify(row.headers ?? null) !== JSON.stringify(input.service.headers ?? null)) changes.headers = input.service.headers ?? null;
+  if (row.endpoint !== input.target.endpoint) changes.endpoint = input.target.endpoint;
   if (Object.keys(changes).length === 0) {
     plan.unchanged.push(row.name);
     return;
@@ -117,10 +140,10 @@ function planExisting(row: AiToolEntity, tool: ListedMcpTool, input: McpToolSync
   plan.updated.push(row.name);
 }
 
-function planNew(tool: ListedMcpTool, input: McpToolSyncInput, plan: McpToolSyncPlan): void {
+function planNew(tool: ListedMcpTool, name: string, input: McpToolSyncInput, plan: McpToolSyncPlan): void {
   const { service } = input;
-  const name = mcpToolName(service.toolPrefix, tool.name);
-  const holder = input.nameHolders.find((h) => h.name === name);
+  const nameKey = nameKeyOf(name);
+  const holder = input.nameHolders.find((h) => h.nameKey === nameKey);
   if (holder) {
     plan.collisions.push({
       remoteName: tool.name,
@@ -138,11 +161,12 @@ function planNew(tool: ListedMcpTool, input: McpToolSyncInput, plan: McpToolSync
     tenantId: service.tenantId,
     scopeKey: scopeKeyOf(service.tenantId),
     name,
+    nameKey,
     ...definitionFields(tool, service, hinted),
     serviceType: input.target.serviceType,
     endpoint: input.target.endpoint,
     httpMethod: null,
-    headers: null,
+    headers: service.headers ?? null,
     timeoutMs: null,
     permissionTags: [],
     remoteName: tool.name,
@@ -162,9 +186,31 @@ function planNew(tool: ListedMcpTool, input: McpToolSyncInput, plan: McpToolSync
   plan.added.push(name);
 }
 
-/** The fields a tool's MCP definition decides. */
+/** The plan as written when the database refused some steps: those tools are reported as rejected instead. */
+export function withoutRefusedSteps(plan: McpToolSyncPlan, refused: ReadonlyArray<{ step: McpToolSyncStep; reason: string }>): McpToolSyncPlan {
+  if (refused.length === 0) return plan;
+  const names = new Set(refused.map((r) => r.step.row.name));
+  const keep = (list: string[]) => list.filter((n) => !names.has(n));
+  return {
+    ...plan,
+    steps: plan.steps.filter((s) => !refused.some((r) => r.step === s)),
+    added: keep(plan.added),
+    updated: keep(plan.updated),
+    disabled: keep(plan.disabled),
+    rejected: [
+      ...plan.rejected,
+      ...refused.map((r) => ({ remoteName: r.step.row.remoteName ?? r.step.row.name, problems: [`could not be stored (${r.reason}); it is left as it was`] })),
+    ],
+  };
+}
+
+/**
+ * The fields a tool's MCP definition decides. Control and bidi-override characters are removed from the
+ * description (an admin's would be refused; a remote's must not fail the sync nor reach the model).
+ */
 function definitionFields(tool: ListedMcpTool, service: McpServiceRecord, hinted: SideEffectLevel): Pick<AiToolEntity, 'description' | 'parameters' | 'tags' | 'sideEffect'> {
-  const text = [tool.description, tool.title].find((t) => typeof t === 'string' && t.trim().length > 0) ?? `MCP tool ${tool.name} of service ${service.name}.`;
+  const given = [tool.description, tool.title].map((t) => (typeof t === 'string' ? stripUnsafeText(t) : '')).find((t) => t.trim().length > 0);
+  const text = given ?? `MCP tool ${stripUnsafeText(tool.name)} of service ${service.name}.`;
   return { description: text.slice(0, MAX_DESCRIPTION), parameters: tool.inputSchema, tags: ['mcp', `${HINT_TAG_PREFIX}${hinted}`], sideEffect: hinted };
 }
 

@@ -2,6 +2,7 @@ import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { AjvBodyPipe } from '@app/common/http/ajv-body.pipe';
 import { DirectRoute } from '@app/common/http/direct-routes/direct-route.decorator';
+import { ClientSignal } from '@app/common/http/client-signal.decorator';
 import { EXECUTE_DIRECT_BODY_SCHEMA, ExecuteDirectBody } from './execute-direct-body.schema';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
@@ -22,7 +23,12 @@ export class ExecuteDirectController {
   @ApiOkResponse({ type: ExecuteDirectResponseDto, description: 'A tool failure is a 200 result with isError: true' })
   @ApiErrors(400, 404, 409)
   @ApiBody({ type: ExecuteDirectDto })
-  execute(@Auth() auth: AuthContext, @Param('name') name: string, @Body(new AjvBodyPipe<ExecuteDirectBody>(EXECUTE_DIRECT_BODY_SCHEMA)) dto: ExecuteDirectBody): Promise<ExecuteDirectResponseDto> {
-    return this.direct.execute(auth, name, dto);
+  execute(
+    @Auth() auth: AuthContext,
+    @Param('name') name: string,
+    @Body(new AjvBodyPipe<ExecuteDirectBody>(EXECUTE_DIRECT_BODY_SCHEMA)) dto: ExecuteDirectBody,
+    @ClientSignal() signal: AbortSignal,
+  ): Promise<ExecuteDirectResponseDto> {
+    return this.direct.execute(auth, name, dto, signal);
   }
 }

@@ -3,8 +3,11 @@ import { TOOL_REQUIREMENTS, ToolRequirement } from '@app/modules/tool-registry/t
 
 /** Swagger shape of the executeDirect body; requests are validated by EXECUTE_DIRECT_BODY_SCHEMA (ajv). */
 export class ExecuteDirectDto {
-  @ApiPropertyOptional({ description: 'Check the call against this agent\'s bindings and policies', maxLength: 36 })
-  agentId?: string;
+  @ApiProperty({
+    description: 'The agent the call is made for: the call is checked against its bindings and policies (being in the registry never makes a tool callable, only a binding does)',
+    maxLength: 36,
+  })
+  agentId: string;
 
   @ApiProperty({ example: 'u-42', maxLength: 128 })
   userId: string;

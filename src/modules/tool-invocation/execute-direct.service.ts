@@ -5,6 +5,7 @@ import { ToolCallLogService } from '@app/modules/executors/tool-call-log/tool-ca
 import { isPlatformWebSearch } from '@app/modules/agent-config/visibility/visibility-layers';
 import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
+import { redactQuotingText, redactSnippets } from '@app/common/redaction';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ToolCallPreparer } from './tool-call.preparer';
 import { ToolInvocationErrorCode } from './tool-invocation.errors';
@@ -23,7 +24,8 @@ export class ExecuteDirectService {
     private readonly log: ToolCallLogService,
   ) {}
 
-  async execute(auth: AuthContext, toolName: string, dto: ExecuteDirectBody): Promise<ExecuteDirectResponseDto> {
+  /** `signal`: the client's (aborted when it disconnects); the call in flight is cancelled with it. */
+  async execute(auth: AuthContext, toolName: string, dto: ExecuteDirectBody, signal?: AbortSignal): Promise<ExecuteDirectResponseDto> {
     const tenantId = auth.tenantId!;
     const toolCallId = dto.toolCallId ?? `direct-${randomUUID()}`;
     const prepared = await this.preparer.prepare({
@@ -46,22 +48,24 @@ export class ExecuteDirectService {
         throw new DomainError(CommonErrorCode.NOT_FOUND, `No tool named ${toolName} in your tenant or platform-wide.`, { toolName });
       }
       this.log.record({
-        tenantId, agentId: dto.agentId ?? null, userId: dto.userId, toolCallId, toolId: prepared.tool?.id ?? null, toolName,
+        tenantId, agentId: dto.agentId, userId: dto.userId, toolCallId, toolId: prepared.tool?.id ?? null, toolName,
         status: 'FAILED', entry: 'DIRECT', arguments: prepared.args, redactFields: prepared.tool?.result?.redactFields,
         attempts: 0, durationMs: 0, errorClass: prepared.reason, content: prepared.content,
       });
       return { status: 'FAILED', content: prepared.content, isError: true, attempts: 0, durationMs: 0, toolCallId, errorClass: prepared.reason };
     }
     if (prepared.approval) {
+      const { reason, rules, trigger } = prepared.approval;
+      const fields = prepared.tool.result?.redactFields;
       throw new DomainError(
         ToolInvocationErrorCode.HITL_REQUIRED,
-        `This call needs human approval (${prepared.approval.reason}); executeDirect cannot ask for one. Submit it through a session (POST /api/v1/sessions/{id}/act) instead. Nothing was run.`,
-        { trigger: prepared.approval.trigger, rules: prepared.approval.rules },
+        `This call needs human approval (${redactQuotingText(reason, rules, fields)}); executeDirect cannot ask for one. Submit it through a session (POST /api/v1/sessions/{id}/act) instead. Nothing was run.`,
+        { trigger, rules: redactSnippets(rules, fields) },
       );
     }
     const result = await this.callPath.call(prepared.tool, prepared.args, {
-      tenantId, userId: dto.userId, agentId: dto.agentId ?? null, sessionId: null, toolCallId, entry: 'DIRECT',
-    });
+      tenantId, userId: dto.userId, agentId: dto.agentId, sessionId: null, toolCallId, entry: 'DIRECT',
+    }, signal);
     return { status: result.status, content: result.content, isError: result.isError, attempts: result.attempts, durationMs: result.durationMs, toolCallId, errorClass: result.errorClass };
   }
 }

@@ -14,4 +14,11 @@ describe('parseToolArguments', () => {
     expect(parseToolArguments('[1]')).toMatchObject({ ok: false, problem: expect.stringContaining('an array') });
     expect(parseToolArguments(5)).toMatchObject({ ok: false, problem: expect.stringContaining('number') });
   });
+  it('never quotes the text it could not parse', () => {
+    for (const text of ['{"accountNo": "ACCT-1", oops}', 'pin 4921 please', '{"a": "ACCT-1"']) {
+      const parsed = parseToolArguments(text);
+      expect(parsed).toMatchObject({ ok: false, problem: expect.stringContaining('not valid JSON') });
+      expect(JSON.stringify(parsed)).not.toMatch(/ACCT-1|4921/);
+    }
+  });
 });

@@ -11,7 +11,8 @@ import { parseToolArguments } from './tool-arguments.parser';
 
 export interface CallRequest {
   tenantId: string;
-  agentId?: string;
+  /** The agent the call is made for: its bindings and policies decide (never optional: see decideForCall). */
+  agentId: string;
   userId: string;
   permissions: readonly string[];
   capabilities?: readonly ToolRequirement[];

@@ -17,6 +17,7 @@ export const PLATFORM_SCOPE = '*';
 
 @Entity({ name: 'ai_tool' })
 @Unique('uq_ai_tool_scope_name', ['scopeKey', 'name'])
+@Index('uq_ai_tool_scope_name_key', ['scopeKey', 'nameKey'], { unique: true })
 @Index('idx_ai_tool_tenant', ['tenantId'])
 @Index('idx_ai_tool_source', ['source'])
 @Index('idx_ai_tool_mcp_service', ['mcpServiceId'])
@@ -33,6 +34,10 @@ export class AiToolEntity {
 
   @Column({ type: 'varchar', length: 64 })
   name: string;
+
+  /** The name lower-cased (nameKeyOf): names are unique per scope case-insensitively on every database. */
+  @Column({ name: 'name_key', type: 'varchar', length: 64 })
+  nameKey: string;
 
   @Column({ type: 'text' })
   description: string;

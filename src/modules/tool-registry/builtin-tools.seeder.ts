@@ -1,3 +1,4 @@
+import { nameKeyOf } from '@app/common/name-key';
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
@@ -86,12 +87,13 @@ export class BuiltinToolsSeeder implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     for (const def of BUILTIN_TOOL_DEFINITIONS) {
-      const existing = await this.tools.findOne({ where: { scopeKey: PLATFORM_SCOPE, name: def.name } });
+      const existing = await this.tools.findOne({ where: { scopeKey: PLATFORM_SCOPE, nameKey: nameKeyOf(def.name) } });
       if (existing) continue;
       const now = Date.now();
       try {
         const row: AiToolEntity = {
           ...def,
+          nameKey: nameKeyOf(def.name),
           id: randomUUID(),
           tenantId: null,
           scopeKey: PLATFORM_SCOPE,

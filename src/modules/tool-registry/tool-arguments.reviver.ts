@@ -1,4 +1,5 @@
 import { GeminiSchemaRefResolver } from '@app/modules/agent-config/formats/gemini-schema-ref.resolver';
+import { jsonTextNestsDeeperThan, MAX_JSON_DEPTH } from '@app/common/json-depth';
 import type { JsonSchema } from './tool-registry.types';
 
 type Raw = Record<string, unknown>;
@@ -32,7 +33,7 @@ export function compileArgumentsReviver(schema: JsonSchema): ArgumentsReviver | 
   const refs = new GeminiSchemaRefResolver(schema);
   const plans = new Map<object, RevivePlan | null>();
   const plan = planFor(schema, refs, plans, 0);
-  return plan ? (args) => revive(plan, args) as Record<string, unknown> : null;
+  return plan ? (args) => revive(plan, args, 0) as Record<string, unknown> : null;
 }
 
 function resolved(schema: unknown, refs: GeminiSchemaRefResolver): Raw | undefined {
@@ -108,7 +109,8 @@ function acceptsString(node: Raw, refs: GeminiSchemaRefResolver, depth: number):
   return types.length === 0 ? union.length === 0 : types.includes('string');
 }
 
-function revive(plan: RevivePlan, value: unknown): unknown {
+function revive(plan: RevivePlan, value: unknown, depth: number): unknown {
+  if (depth > MAX_JSON_DEPTH) return value; // bodies are refused deeper than this; a recursive plan must not outrun them
   if (typeof value === 'string') {
     if (plan.enumByText?.has(value)) return plan.enumByText.get(value);
     if (plan.parseText) return parsedText(value) ?? value;
@@ -118,7 +120,7 @@ function revive(plan: RevivePlan, value: unknown): unknown {
     if (!plan.items) return value;
     let out: unknown[] | undefined;
     value.forEach((item, i) => {
-      const next = revive(plan.items!, item);
+      const next = revive(plan.items!, item, depth + 1);
       if (next !== item) (out ??= [...value])[i] = next;
     });
     return out ?? value;
@@ -132,7 +134,7 @@ function revive(plan: RevivePlan, value: unknown): unknown {
       continue;
     }
     const childPlan = plan.properties.get(name);
-    const next = childPlan ? revive(childPlan, child) : child;
+    const next = childPlan ? revive(childPlan, child, depth + 1) : child;
     if (next !== child) Object.defineProperty((out ??= { ...value }), name, { value: next, enumerable: true, writable: true, configurable: true });
   }
   return out ?? value;
@@ -141,6 +143,7 @@ function revive(plan: RevivePlan, value: unknown): unknown {
 function parsedText(text: string): object | undefined {
   const trimmed = text.trim();
   if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return undefined;
+  if (jsonTextNestsDeeperThan(trimmed, MAX_JSON_DEPTH)) return undefined; // left as text, for the schema to refuse
   try {
     const parsed: unknown = JSON.parse(trimmed);
     return typeof parsed === 'object' && parsed !== null ? parsed : undefined;

@@ -1,5 +1,6 @@
 import type { FieldProblem } from '@app/common/errors/validation';
 import type { ServiceType } from './tool-registry.types';
+import { headerCredentialProblems, urlCredentialProblem } from './tool-credential.rules';
 import { isToolContextHeader } from './tool-context.headers';
 
 const ENDPOINT_RULES: Record<ServiceType, { test: (endpoint: string) => boolean; expected: string }> = {
@@ -23,28 +24,39 @@ function isProviderMethod(endpoint: string): boolean {
   return /^[A-Za-z_$][\w$]*\.[A-Za-z_$][\w$]*$/.test(endpoint);
 }
 
-const SECRET_REF = /\$\{secret:[A-Za-z0-9_]+\}/;
-const SENSITIVE_HEADER = /authorization|cookie|token|secret|api[-_]?key|password/i;
-
 /** Cross-field rules of a tool definition that a DTO cannot express. */
 export function checkToolDefinition(def: { serviceType: ServiceType; endpoint: string; headers?: Record<string, string> | null }): FieldProblem[] {
   const problems: FieldProblem[] = [];
   const rule = ENDPOINT_RULES[def.serviceType];
   if (!rule.test(def.endpoint)) problems.push({ field: 'endpoint', problems: [`for serviceType ${def.serviceType} must be ${rule.expected}`] });
+  else if (def.serviceType === 'HTTP' || def.serviceType === 'MCP_REMOTE') {
+    const credential = urlCredentialProblem(def.endpoint, 'endpoint');
+    if (credential) problems.push(credential);
+  }
   if (def.headers) {
     if (def.serviceType !== 'HTTP' && def.serviceType !== 'MCP_REMOTE') {
       problems.push({ field: 'headers', problems: ['are only used by HTTP and MCP_REMOTE tools'] });
     }
-    for (const [name, value] of Object.entries(def.headers)) {
-      if (typeof value !== 'string' || !/^[A-Za-z0-9-]{1,128}$/.test(name)) {
-        problems.push({ field: `headers.${name}`, problems: ['must be a header name (letters, digits, -) with a string value'] });
-      } else if (SENSITIVE_HEADER.test(name) && !SECRET_REF.test(value)) {
-        problems.push({ field: `headers.${name}`, problems: ['looks like a credential: reference it as ${secret:NAME} (set NAME=value in TOOL_SECRETS) instead of storing it'] });
-      }
-      if (isToolContextHeader(name)) {
-        problems.push({ field: `headers.${name}`, problems: ['is set by the gateway on every call (the caller\'s tenant, user, session, tool call and idempotency key); remove it from the tool\'s headers'] });
-      }
+    problems.push(...checkHeaderTemplates(def.headers));
+  }
+  return problems;
+}
+
+/**
+ * Rules of header templates (tools and MCP services): names of letters, digits and -, string values without
+ * line breaks or control characters, and no literal credential (only `${secret:NAME}` references).
+ */
+export function checkHeaderTemplates(headers: Record<string, string>, fieldPrefix = 'headers'): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    // eslint-disable-next-line no-control-regex
+    if (typeof value !== 'string' || !/^[A-Za-z0-9-]{1,128}$/.test(name) || /[\u0000-\u001f\u007f]/.test(value) || value.length > 8192) {
+      problems.push({ field: `${fieldPrefix}.${name}`, problems: ['must be a header name (letters, digits, -) with a string value of at most 8192 characters and no line breaks or control characters'] });
+    }
+    if (isToolContextHeader(name)) {
+      problems.push({ field: `${fieldPrefix}.${name}`, problems: ['is set by the gateway on every call (the caller\'s tenant, user, session, tool call and idempotency key); remove it from the headers'] });
     }
   }
+  problems.push(...headerCredentialProblems(headers, fieldPrefix));
   return problems;
 }

@@ -1,3 +1,4 @@
+import { IsSafeLine, IsSafeText } from '@app/common/safe-text';
 import { ApiProperty, ApiPropertyOptional, PartialType, OmitType } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { ToolChecklistDto } from './checklist/tool-checklist.dto';
@@ -43,6 +44,7 @@ export class ToolHitlDto {
   @IsOptional()
   @IsString()
   @Length(1, 2000)
+  @IsSafeText()
   approvalText?: string;
 
   @ApiPropertyOptional({ enum: REJECT_POLICIES, default: 'RETURN_ERROR' })
@@ -71,12 +73,13 @@ export class ToolResultPolicyDto {
 export class CreateToolDto {
   @ApiProperty({ pattern: TOOL_NAME_PATTERN.source, example: 'order_lookup' })
   @IsString()
-  @Matches(TOOL_NAME_PATTERN, { message: 'name must be 1-64 letters, digits, _ or - (what every major model accepts)' })
+  @Matches(TOOL_NAME_PATTERN, { message: 'name must be 1-64 letters, digits, _ or -, starting with a letter or _ (what every major model accepts)' })
   name: string;
 
   @ApiProperty({ maxLength: 8000, example: 'Looks up an order by its id.' })
   @IsString()
   @Length(1, 8000)
+  @IsSafeText()
   description: string;
 
   @ApiProperty({ type: 'object', additionalProperties: true, description: 'JSON Schema of the arguments; type object', example: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] } })
@@ -97,7 +100,7 @@ export class CreateToolDto {
   @IsIn(HTTP_METHODS)
   httpMethod?: HttpMethod;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, description: 'HTTP tools: headers; secrets only as ${secret:NAME} (from TOOL_SECRETS), never literal', example: { Authorization: 'Bearer ${secret:ORDERS_TOKEN}' } })
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, description: 'HTTP and MCP_REMOTE tools: headers sent on every request; credentials only as ${secret:NAME}, never literal (a platform-wide tool reads TOOL_SECRETS, a tenant\'s tool only that tenant\'s secrets). A tenant admin sees a platform tool\'s references as ${secret:***}', example: { Authorization: 'Bearer ${secret:ORDERS_TOKEN}' } })
   @IsOptional()
   @IsObject()
   headers?: Record<string, string>;
@@ -114,6 +117,7 @@ export class CreateToolDto {
   @ArrayMaxSize(100)
   @IsString({ each: true })
   @Length(1, 128, { each: true })
+  @IsSafeLine({ each: true })
   permissionTags: string[];
 
   @ApiProperty({ enum: SIDE_EFFECT_LEVELS })
@@ -124,6 +128,7 @@ export class CreateToolDto {
   @IsOptional()
   @IsString()
   @Length(1, 128)
+  @IsSafeLine()
   remoteName?: string;
 
   @ApiPropertyOptional({ enum: TOOL_REQUIREMENTS, isArray: true })
@@ -162,6 +167,7 @@ export class CreateToolDto {
   @ArrayMaxSize(50)
   @IsString({ each: true })
   @Length(1, 64, { each: true })
+  @IsSafeLine({ each: true })
   tags?: string[];
 }
 

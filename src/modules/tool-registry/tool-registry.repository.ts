@@ -1,3 +1,4 @@
+import { nameKeyOf } from '@app/common/name-key';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Brackets, EntityManager, Repository } from 'typeorm';
@@ -31,16 +32,16 @@ export class ToolRegistryRepository {
     return this.tools.findOne({ where: { id } });
   }
 
-  /** Tools with this name that would clash with a tool in `tenantId`'s scope (null: platform-wide, clashes with any). */
+  /** Tools with this name in any case that would clash with a tool in `tenantId`'s scope (null: platform-wide, clashes with any). */
   findNameClashes(name: string, tenantId: string | null): Promise<AiToolEntity[]> {
-    const qb = this.tools.createQueryBuilder('t').where('t.name = :name', { name });
+    const qb = this.tools.createQueryBuilder('t').where('t.name_key = :key', { key: nameKeyOf(name) });
     if (tenantId !== null) qb.andWhere('t.scope_key IN (:...scopes)', { scopes: [tenantId, PLATFORM_SCOPE] });
     return qb.getMany();
   }
 
-  /** The tool a tenant means by `name`: its own first, else the platform-wide one. */
+  /** The tool a tenant means by `name` (exactly): its own first, else the platform-wide one. */
   async findByNameInScope(name: string, tenantId: string | null): Promise<AiToolEntity | null> {
-    const rows = await this.findNameClashes(name, tenantId);
+    const rows = (await this.findNameClashes(name, tenantId)).filter((r) => r.name === name);
     return rows.find((r) => r.tenantId === tenantId) ?? rows.find((r) => r.tenantId === null) ?? null;
   }
 

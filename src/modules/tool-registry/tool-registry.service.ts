@@ -1,3 +1,4 @@
+import { nameKeyOf } from '@app/common/name-key';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -7,6 +8,7 @@ import { ToolRegistryRepository } from './tool-registry.repository';
 import { ToolSchemaCompiler } from './tool-schema.compiler';
 import { checkToolDefinition } from './tool-definition.rules';
 import { scopeKeyOf, toDescriptor, toToolDto } from './tool-descriptor.mapper';
+import { toolDtoForViewer } from './tool-headers.view';
 import { CreateToolDto, ListToolsQueryDto, ToolDto, ToolWithChecklistDto, UpdateToolDto } from './tool-registry.dto';
 import { ToolChecklistService } from './checklist/tool-checklist.service';
 import type { ToolChecklist } from './checklist/tool-checklist.types';
@@ -62,6 +64,7 @@ export class ToolRegistryService {
       tenantId,
       scopeKey: scopeKeyOf(tenantId),
       name: dto.name,
+      nameKey: nameKeyOf(dto.name),
       description: dto.description,
       parameters: dto.parameters,
       serviceType: dto.serviceType,
@@ -109,13 +112,13 @@ export class ToolRegistryService {
   }
 
   async get(auth: AuthContext, id: string): Promise<ToolDto> {
-    return toToolDto(toDescriptor(await this.loadVisibleToAdmin(auth, id)));
+    return toolDtoForViewer(toToolDto(toDescriptor(await this.loadVisibleToAdmin(auth, id))), auth.tenantId);
   }
 
   async list(auth: AuthContext, query: ListToolsQueryDto): Promise<Page<ToolDto>> {
     const tenantId = auth.tenantId ?? query.tenantId;
     const [rows, total] = await this.repo.list({ ...query, tenantId, ...pageWindow(query) });
-    return pageOf(rows.map((r) => toToolDto(toDescriptor(r))), total, query);
+    return pageOf(rows.map((r) => toolDtoForViewer(toToolDto(toDescriptor(r)), auth.tenantId)), total, query);
   }
 
   async update(auth: AuthContext, id: string, dto: UpdateToolDto): Promise<ToolWithChecklistDto> {
@@ -132,8 +135,9 @@ export class ToolRegistryService {
     }
     const merged = { ...toDescriptor(row), ...stripUndefined(dto) } as ToolDescriptor;
     if (dto.parameters || dto.serviceType || dto.endpoint || dto.headers) this.assertValidDefinition(merged);
-    if (dto.name && dto.name !== row.name) await this.assertNameFree(dto.name, row.tenantId);
+    if (dto.name && dto.name !== row.name) await this.assertNameFree(dto.name, row.tenantId, row.id);
     const changes: Partial<AiToolEntity> = { ...stripUndefined(dto), version: row.version + 1, updatedAt: Date.now() };
+    if (dto.name) changes.nameKey = nameKeyOf(dto.name);
     if (dto.serviceType && dto.serviceType !== 'HTTP') changes.httpMethod = null;
     await this.writeInTransaction(row.tenantId, (m) => this.repo.update(m, id, changes), dto.name ?? row.name);
     const updated: ToolDescriptor = { ...merged, version: row.version + 1, updatedAt: changes.updatedAt! };
@@ -166,8 +170,9 @@ export class ToolRegistryService {
     if (problems.length) throw validationFailed(problems);
   }
 
-  private async assertNameFree(name: string, tenantId: string | null): Promise<void> {
-    const clashes = await this.repo.findNameClashes(name, tenantId);
+  /** Case-insensitively: `Search` and `search` are one name. `self` (a PATCH renaming a tool) may change only the case of its own name. */
+  private async assertNameFree(name: string, tenantId: string | null, self?: string): Promise<void> {
+    const clashes = (await this.repo.findNameClashes(name, tenantId)).filter((c) => c.id !== self);
     if (clashes.length === 0) return;
     const clash = clashes[0];
     const where = clash.tenantId === null ? 'platform-wide' : `in tenant ${clash.tenantId}`;

@@ -20,7 +20,8 @@ export type HttpMethod = (typeof HTTP_METHODS)[number];
 export const REJECT_POLICIES = ['RETURN_ERROR', 'ABORT_SESSION'] as const;
 export type RejectPolicy = (typeof REJECT_POLICIES)[number];
 
-export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
+/** v2: a letter or `_` first (as Gemini requires), then letters, digits, `_` or `-`; 64 at most. For every source. */
+export const TOOL_NAME_PATTERN = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/;
 export const TENANT_ID_PATTERN = /^[a-zA-Z0-9_.-]{1,64}$/;
 
 /** The name of the platform web-search tool, present in the registry from the first start. */
@@ -52,7 +53,10 @@ export interface ToolDescriptor {
   serviceType: ServiceType;
   endpoint: string;
   httpMethod: HttpMethod | null;
-  /** HTTP tools only: header templates; `${secret:NAME}` is filled from TOOL_SECRETS at call time. */
+  /**
+   * HTTP and MCP tools: header templates; `${secret:NAME}` is filled at call time from the tool's own scope
+   * (platform-wide: TOOL_SECRETS; a tenant's: that tenant's secrets). MCP tools of a service carry its headers.
+   */
   headers: Record<string, string> | null;
   timeoutMs: number | null;
   permissionTags: string[];

@@ -2,20 +2,34 @@ import { Injectable } from '@nestjs/common';
 import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
 import Ajv2019 from 'ajv/dist/2019';
 import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
 import { LRUCache } from 'lru-cache';
 import type { JsonSchema, ToolDescriptor } from './tool-registry.types';
+import { linearRegExp } from './tool-schema.regexp';
+import { addLinearFormats } from './tool-schema.formats';
+import { jsonValueNestsDeeperThan, MAX_JSON_DEPTH, tooDeepProblem } from '@app/common/json-depth';
 import { ArgumentsReviver, compileArgumentsReviver } from './tool-arguments.reviver';
 
 /** Largest accepted `parameters` schema (serialized). */
 export const MAX_SCHEMA_CHARS = 60_000;
 
+/** The JSON Schema dialects a `$schema` may name (no `$schema` means draft-07). */
+const DIALECTS = {
+  'draft-07': ['http://json-schema.org/draft-07/schema'],
+  '2019-09': ['https://json-schema.org/draft/2019-09/schema'],
+  '2020-12': ['https://json-schema.org/draft/2020-12/schema'],
+} as const;
+type Dialect = keyof typeof DIALECTS;
+const SUPPORTED_DIALECTS_TEXT = Object.values(DIALECTS)
+  .map((urls) => urls[0])
+  .join(', ');
+
 type AjvLike = Pick<Ajv, 'compile' | 'validateSchema' | 'errorsText' | 'removeSchema'> & { errors?: ErrorObject[] | null };
 
 function makeAjv<T extends Ajv>(Ctor: new (opts: object) => T): T {
   // strict: false — tool schemas come from MCP servers and decorators with vendor keywords (x-*) that are harmless.
-  const ajv = new Ctor({ allErrors: true, strict: false, validateFormats: true });
-  addFormats(ajv);
+  // code.regExp: `pattern` and `patternProperties` run on RE2 (linear time), never on V8's backtracking engine.
+  const ajv = new Ctor({ allErrors: true, strict: false, validateFormats: true, code: { regExp: linearRegExp } });
+  addLinearFormats(ajv);
   return ajv;
 }
 
@@ -36,11 +50,17 @@ export class ToolSchemaCompiler {
   checkDefinition(schema: unknown): string[] {
     if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return ['must be a JSON Schema object'];
     const s = schema as JsonSchema;
+    // Before anything recursive (JSON.stringify included) walks it.
+    if (jsonValueNestsDeeperThan(s, MAX_JSON_DEPTH)) return [tooDeepProblem(MAX_JSON_DEPTH)];
     const problems: string[] = [];
     if (JSON.stringify(s).length > MAX_SCHEMA_CHARS) problems.push(`is larger than ${MAX_SCHEMA_CHARS} characters`);
     if (s.type !== 'object') problems.push('must have "type": "object" at the root (models call tools with a JSON object)');
     if (s.properties !== undefined && (typeof s.properties !== 'object' || s.properties === null || Array.isArray(s.properties))) {
       problems.push('"properties" must be an object');
+    }
+    const dialect = dialectOf(s.$schema);
+    if (dialect === undefined) {
+      problems.push(`"$schema" ${JSON.stringify(s.$schema)} is not a supported dialect: use one of ${SUPPORTED_DIALECTS_TEXT} (draft-07 when omitted)`);
     }
     if (problems.length) return problems;
     const ajv = this.ajvFor(s);
@@ -85,20 +105,41 @@ export class ToolSchemaCompiler {
     let validate = this.validators.get(key);
     if (!validate) {
       const ajv = this.ajvFor(tool.parameters);
-      validate = ajv.compile(tool.parameters);
-      // The LRU above is the one cache: drop ajv's copy so evicted versions are really freed.
-      ajv.removeSchema(tool.parameters);
+      try {
+        validate = ajv.compile(tool.parameters);
+      } catch (err) {
+        // A row stored before today's checks (e.g. a lookahead pattern): the call is refused, the process stays up.
+        validate = unusableSchema(`the tool's parameters schema cannot be used (${(err as Error).message}); an admin must fix the tool's parameters`);
+      } finally {
+        // The LRU above is the one cache: drop ajv's copy so evicted versions are really freed.
+        ajv.removeSchema(tool.parameters);
+      }
       this.validators.set(key, validate);
     }
     return validate;
   }
 
   private ajvFor(schema: JsonSchema): AjvLike {
-    const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
-    if (dialect.includes('2020-12')) return this.draft2020;
-    if (dialect.includes('2019-09')) return this.draft2019;
+    const dialect = dialectOf(schema.$schema);
+    if (dialect === '2020-12') return this.draft2020;
+    if (dialect === '2019-09') return this.draft2019;
     return this.draft07;
   }
+}
+
+/** The dialect a `$schema` value names (absent: draft-07), or undefined for one ajv here cannot check. */
+function dialectOf(uri: unknown): Dialect | undefined {
+  if (uri === undefined) return 'draft-07';
+  if (typeof uri !== 'string') return undefined;
+  const bare = uri.endsWith('#') ? uri.slice(0, -1) : uri;
+  return (Object.keys(DIALECTS) as Dialect[]).find((d) => (DIALECTS[d] as readonly string[]).includes(bare));
+}
+
+/** A validator that refuses every call with one problem (for a stored schema that no longer compiles). */
+function unusableSchema(problem: string): ValidateFunction {
+  const validate = (() => false) as unknown as ValidateFunction;
+  validate.errors = [{ keyword: 'schema', instancePath: '', schemaPath: '#', params: {}, message: problem }];
+  return validate;
 }
 
 function describeViolation(e: ErrorObject): string {

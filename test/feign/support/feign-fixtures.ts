@@ -118,6 +118,15 @@ export class BetaService {
   }
 }
 
+/** Declares "LOOKUP": the same name as AlphaService's "lookup" in another case. */
+@Injectable()
+export class ShoutingService {
+  @FeignTool({ name: 'LOOKUP', description: 'Shouting lookup.', sideEffect: 'READ_ONLY', parameters: { type: 'object' } })
+  find(): string {
+    return 'shouting';
+  }
+}
+
 @Injectable()
 export class BadSchemaService {
   @FeignTool({ description: 'Takes a bare string.', sideEffect: 'READ_ONLY', parameters: { type: 'string' } })

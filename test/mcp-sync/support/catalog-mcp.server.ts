@@ -38,6 +38,8 @@ export function catalogTool(name: string, overrides: Partial<CatalogTool> = {}):
 export class CatalogMcpServer {
   listCalls = 0;
   readonly calls: Array<{ tool: string; args: unknown }> = [];
+  /** The JSON-RPC method (or the HTTP method when there is no body) and the headers of every request received. */
+  readonly requests: Array<{ method: string; authorization: string | undefined; headers: IncomingMessage['headers'] }> = [];
   /** The `params._meta` of every tools/call the SDK server handled, in order. */
   readonly callMetas: unknown[] = [];
   /** Every tools/call received while set is answered with an HTTP 500 (the request reached the server). */
@@ -111,6 +113,7 @@ export class CatalogMcpServer {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readJsonBody(req);
+    this.requests.push({ method: body?.method ?? req.method ?? '?', authorization: req.headers.authorization, headers: req.headers });
     if (this.failCalls && body?.method === 'tools/call') {
       this.calls.push({ tool: String(body.params?.name), args: body.params?.arguments });
       res.writeHead(500, { 'content-type': 'text/plain' }).end('internal error');

@@ -1,6 +1,9 @@
 import 'reflect-metadata';
 import { Body, Controller, Get, HttpCode, Param, PipeTransform, Post, Query, UseGuards } from '@nestjs/common';
+import { EventEmitter } from 'node:events';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Auth, Public, Roles } from '../../auth/auth.decorators';
+import { ClientClosedRequestError, ClientSignal } from '../client-signal.decorator';
 import type { AuthContext } from '../../auth/auth-context';
 import { compileDirectRoute, DirectRouteDefinitionError } from './direct-route.compiler';
 
@@ -22,6 +25,12 @@ class ThingsController {
   @HttpCode(200)
   greet(@Auth() auth: AuthContext, @Param('id') id: string, @Body(new UpperCaseName()) body: Greeting) {
     return Promise.resolve({ tenant: auth.tenantId, id, name: body.name });
+  }
+
+  @Post(':id/watch')
+  @HttpCode(200)
+  watch(@Param('id') id: string, @ClientSignal() signal: AbortSignal) {
+    return Promise.resolve({ id, signal });
   }
 
   @Post('created')
@@ -69,7 +78,22 @@ describe('compileDirectRoute', () => {
 
   it('refuses, naming the method, what it cannot reproduce: other parameter kinds and method guards', () => {
     expect(() => compileDirectRoute(controller, 'search')).toThrow(DirectRouteDefinitionError);
-    expect(() => compileDirectRoute(controller, 'search')).toThrow(/ThingsController\.search.*@Auth\(\), @Param\(name\) or @Body\(\)/);
+    expect(() => compileDirectRoute(controller, 'search')).toThrow(/ThingsController\.search.*@Auth\(\), @Param\(name\), @Body\(\) or @ClientSignal\(\)/);
     expect(() => compileDirectRoute(controller, 'guarded')).toThrow(/ThingsController\.guarded.*guards/);
+  });
+
+  it("gives a @ClientSignal() parameter a signal that aborts when the client goes away before the answer is sent", async () => {
+    const route = compileDirectRoute(controller, 'watch');
+    const res = Object.assign(new EventEmitter(), { writableFinished: false, destroyed: false }) as unknown as ServerResponse;
+    const { signal } = (await route.invoke(undefined, { id: '1' }, {}, { req: {} as IncomingMessage, res })) as { signal: AbortSignal };
+    expect(signal.aborted).toBe(false);
+    res.emit('close');
+    expect(signal.aborted).toBe(true);
+    expect(signal.reason).toBeInstanceOf(ClientClosedRequestError);
+
+    const finished = Object.assign(new EventEmitter(), { writableFinished: true, destroyed: false }) as unknown as ServerResponse;
+    const done = (await route.invoke(undefined, { id: '1' }, {}, { req: {} as IncomingMessage, res: finished })) as { signal: AbortSignal };
+    finished.emit('close');
+    expect(done.signal.aborted).toBe(false);
   });
 });

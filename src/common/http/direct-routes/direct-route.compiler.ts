@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PipeTransform, RequestMethod } from '@nestjs/common';
 import {
   EXCEPTION_FILTERS_METADATA,
@@ -11,6 +12,7 @@ import {
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import type { ApiRole, AuthContext } from '../../auth/auth-context';
 import { authOfRequest, PUBLIC_KEY, ROLES_KEY } from '../../auth/auth.decorators';
+import { clientAbortSignal, clientSignalOfRequest } from '../client-signal.decorator';
 
 /** A controller method as the direct router serves it. */
 export interface DirectRouteDefinition {
@@ -23,8 +25,17 @@ export interface DirectRouteDefinition {
   status: number;
   /** `Controller.method`, for messages. */
   where: string;
-  /** Runs the method with its parameters resolved and piped as Nest would. */
-  invoke(auth: AuthContext | undefined, params: Readonly<Record<string, string>>, body: unknown): Promise<unknown>;
+  /**
+   * Runs the method with its parameters resolved and piped as Nest would. `exchange` is the request and its
+   * response, for a `@ClientSignal()` parameter (without it, that parameter is undefined).
+   */
+  invoke(auth: AuthContext | undefined, params: Readonly<Record<string, string>>, body: unknown, exchange?: HttpExchange): Promise<unknown>;
+}
+
+/** The node:http request being served and its response. */
+export interface HttpExchange {
+  req: IncomingMessage;
+  res: ServerResponse;
 }
 
 /** Thrown at start-up: the method uses something the direct route cannot reproduce. */
@@ -37,7 +48,7 @@ interface RouteArg {
   factory?: unknown;
 }
 
-type ArgResolver = (auth: AuthContext | undefined, params: Readonly<Record<string, string>>, body: unknown) => unknown;
+type ArgResolver = (auth: AuthContext | undefined, params: Readonly<Record<string, string>>, body: unknown, exchange?: HttpExchange) => unknown;
 
 /** Types for which the global ValidationPipe is the identity (it validates class instances only). */
 const PLAIN_TYPES = new Set<unknown>([String, Object, undefined]);
@@ -46,7 +57,8 @@ const PLAIN_TYPES = new Set<unknown>([String, Object, undefined]);
  * Reads a `@DirectRoute()` method's Nest metadata (path, verb, roles, status, parameters and their pipes) into
  * a {@link DirectRouteDefinition}. Fails on what would make the direct route differ from the Nest route:
  * method-level guards, interceptors or filters; parameter kinds other than `@Auth()`, `@Param(name)`,
- * `@Body()`; a pipe given as a class; a parameter typed as a class (the global ValidationPipe would act on it).
+ * `@Body()`, `@ClientSignal()`; a pipe given as a class; a parameter typed as a class (the global ValidationPipe
+ * would act on it; `@ClientSignal()`'s AbortSignal aside, which no pipe sees).
  */
 export function compileDirectRoute(instance: object, methodName: string): DirectRouteDefinition {
   const controller = instance.constructor as new (...args: unknown[]) => unknown;
@@ -72,6 +84,11 @@ export function compileDirectRoute(instance: object, methodName: string): Direct
   const resolvers: ArgResolver[] = [];
   for (const [key, arg] of Object.entries(args)) {
     const type = Number(key.split(':')[0]);
+    if (arg.factory === clientSignalOfRequest) {
+      if (arg.pipes?.length) fail(`parameter ${arg.index}: @ClientSignal() takes no pipes`);
+      resolvers[arg.index] = (_auth, _params, _body, exchange) => (exchange ? clientAbortSignal(exchange.req, exchange.res) : undefined);
+      continue;
+    }
     const pipes = (arg.pipes ?? []).map((p) => (typeof (p as PipeTransform).transform === 'function' ? (p as PipeTransform) : fail(`parameter ${arg.index}: pipes must be instances`)));
     if (!PLAIN_TYPES.has(paramTypes[arg.index])) fail(`parameter ${arg.index} is typed as a class; type it as an interface or string (validate it with a pipe instance)`);
     let read: ArgResolver;
@@ -81,7 +98,7 @@ export function compileDirectRoute(instance: object, methodName: string): Direct
       if (!path.includes(`:${name}`)) fail(`@Param('${name}') is not in the path ${path}`);
       read = (_auth, params) => params[name];
     } else if (type === RouteParamtypes.BODY && arg.data === undefined) read = (_auth, _params, body) => body;
-    else return fail(`parameter ${arg.index} is not @Auth(), @Param(name) or @Body()`);
+    else return fail(`parameter ${arg.index} is not @Auth(), @Param(name), @Body() or @ClientSignal()`);
     const metadata = { type: type === RouteParamtypes.BODY ? 'body' : type === RouteParamtypes.PARAM ? 'param' : 'custom', data: arg.data, metatype: paramTypes[arg.index] } as const;
     resolvers[arg.index] = pipes.length === 0 ? read : (auth, params, body) => pipes.reduce((value, pipe) => pipe.transform(value, metadata as never), read(auth, params, body));
   }
@@ -92,8 +109,8 @@ export function compileDirectRoute(instance: object, methodName: string): Direct
     roles,
     status,
     where,
-    invoke: (auth, params, body) => {
-      const values = resolvers.map((resolve) => resolve(auth, params, body));
+    invoke: (auth, params, body, exchange) => {
+      const values = resolvers.map((resolve) => resolve(auth, params, body, exchange));
       // Pipes may be async, as in Nest; the common case (all synchronous) costs no extra await.
       if (values.some(isThenable)) return Promise.all(values).then((resolved) => handler.apply(instance, resolved));
       return handler.apply(instance, values);

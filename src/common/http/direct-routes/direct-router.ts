@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import type { ApiKeyResolver, AuthContext } from '../../auth/auth-context';
 import { authorize } from '../../auth/authorize';
 import { errorResponse } from '../../errors/domain-error.filter';
+import { assertJsonBodyDepth } from '../json-body';
 import type { DirectRouteDefinition } from './direct-route.compiler';
 
 interface CompiledPath {
@@ -82,7 +83,7 @@ export class DirectRouter {
       const body = await readJsonBody(req, this.bodyLimitBytes);
       if (params instanceof Error) throw params;
       const auth: AuthContext | undefined = route.roles === null ? undefined : await authorize(this.resolver, req.headers.authorization, route.roles);
-      payload = await route.invoke(auth, params, body);
+      payload = await route.invoke(auth, params, body, { req, res });
       status = route.status;
     } catch (err) {
       [status, payload] = errorResponse(err, this.logger);
@@ -156,7 +157,14 @@ function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
     });
     req.on('end', () => {
       if (failed) return;
-      const text = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8');
+      const raw = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+      try {
+        assertJsonBodyDepth(raw);
+      } catch (err) {
+        reject(err);
+        return;
+      }
+      const text = raw.toString('utf8');
       try {
         resolve(parseStrictJson(text));
       } catch (err) {

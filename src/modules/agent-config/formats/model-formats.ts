@@ -22,3 +22,5 @@ export { openAiStrictSpecViolations } from './openai-strict-spec.validator';
 export { anthropicSpecViolations } from './anthropic-spec.validator';
 export { geminiSpecViolations } from './gemini-spec.validator';
 export type { OpenAiStrictEmission } from './openai-strict-tool-spec.emitter';
+export { forcedToolChoice } from './tool-choice.emitter';
+export type { ForcedToolChoice } from './tool-choice.emitter';

@@ -5,7 +5,7 @@ import type { ToolDescriptor, ToolRequirement } from '@app/modules/tool-registry
 import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
 import { narrowWebSearchMode, type WebSearchMode } from '../agent-config.types';
-import { emitToolSpec, toOpenAiResponsesToolSpec, toOpenAiStrictToolSpec, type ModelFormat } from '../formats/model-formats';
+import { emitToolSpec, forcedToolChoice, toOpenAiResponsesToolSpec, toOpenAiStrictToolSpec, type ForcedToolChoice, type ModelFormat } from '../formats/model-formats';
 import { AgentView, EmittedSpec, TenantView, VisibilitySnapshotService } from './visibility-snapshot.service';
 import type { AgentEntity } from '../agent.entity';
 import { firstFailingLayer, isImplicitlyBound, isPlatformWebSearch } from './visibility-layers';
@@ -14,7 +14,7 @@ import { EMITTED, VisibilityCandidate, VisibilityContext, VisibilityDecision } f
 /** The caller's side of a visibility question (from the runtime request or the session). */
 export interface VisibilityRequest {
   tenantId: string;
-  /** Without an agent (executeDirect without agentId) the BOUND and POLICY layers have nothing to check. */
+  /** The agent asked about; required for tool specs and for calls (decideForCall hides every tool without one). */
   agentId?: string;
   permissions: readonly string[];
   capabilities?: readonly ToolRequirement[];
@@ -25,6 +25,8 @@ export interface VisibilityRequest {
 
 export interface ToolSpecsResult {
   tools: object[];
+  /** Under webSearchMode ALWAYS (after narrowing) with web_search offered: what makes the model call it. */
+  toolChoice?: ForcedToolChoice;
   decisions?: VisibilityDecision[];
 }
 
@@ -49,10 +51,11 @@ export class ToolVisibilityService {
   ) {}
 
   async toolSpecs(req: VisibilityRequest & { agentId: string }, format: ModelFormat = 'openai', explain = false, strict = false): Promise<ToolSpecsResult> {
-    const { view, tools, decisions } = await this.visibleTools(req, explain);
+    const { view, tools, decisions, forced } = await this.visibleTools(req, explain);
     const variant = specVariant(format, strict);
     const specs = tools.map((t) => this.spec(view, variant, t).value);
-    return explain ? { tools: specs, decisions: withWarnings(decisions, view, variant) } : { tools: specs };
+    const toolChoice = forced ? { toolChoice: forcedToolChoice(format, forced.name) } : {};
+    return explain ? { tools: specs, ...toolChoice, decisions: withWarnings(decisions, view, variant) } : { tools: specs, ...toolChoice };
   }
 
   /**
@@ -60,17 +63,21 @@ export class ToolVisibilityService {
    * version and the response is joined from those strings (a 1,000-tool answer is ~500 KB of JSON).
    */
   async toolSpecsJson(req: VisibilityRequest & { agentId: string }, format: ModelFormat = 'openai', explain = false, strict = false): Promise<string> {
-    const { view, tools, decisions } = await this.visibleTools(req, explain);
+    const { view, tools, decisions, forced } = await this.visibleTools(req, explain);
     const variant = specVariant(format, strict);
     const specs = tools.map((t) => this.spec(view, variant, t).json).join(',');
-    if (!explain) return `{"tools":[${specs}]}`;
-    return `{"tools":[${specs}],"decisions":${JSON.stringify(withWarnings(decisions, view, variant))}}`;
+    const toolChoice = forced ? `,"toolChoice":${JSON.stringify(forcedToolChoice(format, forced.name))}` : '';
+    if (!explain) return `{"tools":[${specs}]${toolChoice}}`;
+    return `{"tools":[${specs}]${toolChoice},"decisions":${JSON.stringify(withWarnings(decisions, view, variant))}}`;
   }
 
-  private async visibleTools(req: VisibilityRequest & { agentId: string }, explain: boolean): Promise<{ view: TenantView; tools: ToolDescriptor[]; decisions: VisibilityDecision[] }> {
+  private async visibleTools(req: VisibilityRequest & { agentId: string }, explain: boolean): Promise<VisibleTools> {
     const { view, agent, ctx } = await this.prepare(req);
     if (!agent) throw new DomainError(CommonErrorCode.NOT_FOUND, `No agent ${req.agentId} in your tenant.`);
-    if (!explain) return { view, tools: visibleByName(view, agent, ctx), decisions: [] };
+    if (!explain) {
+      const tools = visibleByName(view, agent, ctx);
+      return { view, tools, decisions: [], forced: forcedWebSearch(ctx, tools) };
+    }
     const decisions: VisibilityDecision[] = [];
     const tools: ToolDescriptor[] = [];
     for (const candidate of this.candidates(view, agent)) {
@@ -79,18 +86,25 @@ export class ToolVisibilityService {
       decisions.push(decision);
     }
     tools.sort(byName);
-    return { view, tools, decisions };
+    const forced = forcedWebSearch(ctx, tools);
+    const forcedDecision = forced && decisions.find((d) => d.toolId === forced.id);
+    if (forcedDecision) forcedDecision.reason = `${forcedDecision.reason} ${ALWAYS_REASON}`;
+    return { view, tools, decisions, forced };
   }
 
-  /** Re-takes the decision for one tool by name at call time. */
-  async decideForCall(req: VisibilityRequest, toolName: string): Promise<CallDecision> {
-    const { view, agent, ctx } = await this.prepare(req);
+  /**
+   * Re-takes the decision for one tool by name at call time. Every call is made for an agent: without one
+   * (whatever entry asks) nothing is bound, so the tool is hidden at BOUND; it is never treated as bound.
+   */
+  async decideForCall(req: VisibilityRequest & { agentId: string }, toolName: string): Promise<CallDecision> {
+    const agentless = typeof req.agentId !== 'string' || req.agentId === '';
+    const { view, agent, ctx } = await this.prepare(agentless ? { ...req, agentId: undefined } : req);
     const tool = view.toolsByName.get(toolName) ?? null;
     if (!tool) {
       return { tool: null, decision: { toolId: '', name: toolName, visible: false, layer: 'EXISTS', reason: `No tool named ${toolName} in the registry of this tenant.` } };
     }
-    const callCtx = agent ? ctx : { ...ctx, boundToolIds: new Set([tool.id]) };
-    return { tool, decision: decide({ toolId: tool.id, tool }, callCtx), agent: agent?.agent ?? null, webSearch: { mode: ctx.webSearchMode, tenantCapability: ctx.tenantWebSearch } };
+    const decision = agentless ? noAgentDecision(tool) : decide({ toolId: tool.id, tool }, ctx);
+    return { tool, decision, agent: agent?.agent ?? null, webSearch: { mode: ctx.webSearchMode, tenantCapability: ctx.tenantWebSearch } };
   }
 
   private async prepare(req: VisibilityRequest): Promise<{ view: TenantView; agent: AgentView | null; ctx: VisibilityContext }> {
@@ -160,6 +174,25 @@ function withWarnings(decisions: VisibilityDecision[], view: TenantView, variant
   });
 }
 
+interface VisibleTools {
+  view: TenantView;
+  tools: ToolDescriptor[];
+  decisions: VisibilityDecision[];
+  /** The tool the model must call (web_search under ALWAYS), if any. */
+  forced: ToolDescriptor | undefined;
+}
+
+const ALWAYS_REASON = 'webSearchMode ALWAYS: the answer\'s toolChoice makes the model call it (AUTO leaves that to the model).';
+
+/**
+ * AUTO and ALWAYS both offer web_search (when the tenant capability and a provider allow it); ALWAYS also
+ * makes the model search: the answer carries a toolChoice naming it. The mode here is already narrowed by the
+ * request, so a runtime that sends AUTO gets the offer without the forcing.
+ */
+function forcedWebSearch(ctx: VisibilityContext, visible: readonly ToolDescriptor[]): ToolDescriptor | undefined {
+  return ctx.webSearchMode === 'ALWAYS' ? visible.find(isPlatformWebSearch) : undefined;
+}
+
 const byName = (a: ToolDescriptor, b: ToolDescriptor) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 /** The visible tools, by name, without building a decision per candidate (the path of every model turn). */
@@ -176,6 +209,11 @@ function visibleByName(view: TenantView, agent: AgentView, ctx: VisibilityContex
     added = true;
   }
   return added ? tools.sort(byName) : tools;
+}
+
+/** A call made for no agent: nothing is bound to it (the registry alone never makes a tool callable). */
+function noAgentDecision(tool: ToolDescriptor): VisibilityDecision {
+  return { toolId: tool.id, name: tool.name, visible: false, layer: 'BOUND', reason: `No agent was named for this call, so ${tool.name} is bound to none; name the agent the call is made for (agentId).` };
 }
 
 function decide(candidate: VisibilityCandidate, ctx: VisibilityContext): VisibilityDecision {

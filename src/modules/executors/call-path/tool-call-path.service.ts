@@ -4,6 +4,7 @@ import { ToolCallPolicy } from '../call-policy/tool-call-policy';
 import { ToolCallError, ToolOutput } from '../tool-executor';
 import { ToolErrorClass } from '../tool-error-class';
 import { ToolCallLogService } from '../tool-call-log/tool-call-log.service';
+import { redactText } from '@app/common/redaction';
 import { CallTargetRegistry } from './call-target.registry';
 import { FAILURE_PREFIX, ToolCallContext, ToolCallResult } from './tool-call.types';
 
@@ -45,7 +46,7 @@ export class ToolCallPathService {
       content: result.content,
     });
     if (run.error && run.error.errorClass === ToolErrorClass.EXECUTOR_ERROR) {
-      this.logger.warn(`Tool ${tool.name} (${ctx.toolCallId}) failed unexpectedly: ${run.error.message}`);
+      this.logger.warn(`Tool ${tool.name} (${ctx.toolCallId}) failed unexpectedly: ${redactText(run.error.message)}`);
     }
     return result;
   }

@@ -1,7 +1,8 @@
 import { ToolCallError } from '../tool-executor';
 import { buildHttpToolRequest } from './http-request.builder';
+import { platformSecretScope, tenantSecretScope } from '@app/modules/tenant-secrets/tool-secret.scope';
 
-const secrets = new Map([['ORDERS_TOKEN', 's3cr3t-value']]);
+const secrets = platformSecretScope(new Map([['ORDERS_TOKEN', 's3cr3t-value']]));
 
 const ctx = (toolCallId = 'c') => ({ tenantId: 'acme', userId: 'u1', sessionId: 's1', toolCallId });
 
@@ -62,14 +63,22 @@ describe('buildHttpToolRequest', () => {
     expect(req.headers['x-team']).toBe('a');
   });
 
-  it('names a missing secret without revealing any secret value, and is not transient', () => {
+  it('refuses a missing platform secret without naming it (tenants read the result) or revealing any value, and is not transient', () => {
     const err = thrown(() =>
       buildHttpToolRequest(tool('http://api.test/x', 'GET', { 'X-Key': '${secret:MISSING_ONE}', Authorization: '${secret:ORDERS_TOKEN}' }), {}, ctx(), secrets),
     );
     expect(err).toMatchObject({ errorClass: 'SECRET_MISSING', transient: false, reachedRemote: false });
-    expect(err.message).toContain('MISSING_ONE');
     expect(err.message).toContain('TOOL_SECRETS');
+    expect(err.message).not.toContain('MISSING_ONE');
     expect(err.message).not.toContain('s3cr3t-value');
+  });
+
+  it("names a tenant's own missing secret and where to set it", () => {
+    const own = tenantSecretScope('acme', { values: new Map([['ORDERS_TOKEN', 'tenant-value']]), unreadable: new Set(), keyConfigured: true });
+    const err = thrown(() => buildHttpToolRequest(tool('http://api.test/x', 'GET', { 'X-Key': '${secret:MISSING_ONE}' }), {}, ctx(), own));
+    expect(err.errorClass).toBe('SECRET_MISSING');
+    expect(err.message).toContain('PUT /api/v1/admin/tenants/acme/secrets/MISSING_ONE');
+    expect(buildHttpToolRequest(tool('http://api.test/x', 'GET', { Authorization: 'Bearer ${secret:ORDERS_TOKEN}' }), {}, ctx(), own).headers.authorization).toBe('Bearer tenant-value');
   });
 
   it('fills a placeholder used twice from the one argument', () => {

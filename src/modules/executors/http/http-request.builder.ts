@@ -1,6 +1,8 @@
 import type { HttpMethod, ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
 import { ToolCallError } from '../tool-executor';
 import { ToolErrorClass } from '../tool-error-class';
+import type { SecretScope } from '@app/modules/tenant-secrets/tool-secret.scope';
+import { fillHeaderSecrets } from '../secrets/tool-header.secrets';
 import { applyRemoteContextHeaders, RemoteCallContext } from '../remote-context/remote-call.context';
 import { pathPlaceholderProblem, urlShapeProblem } from './http-path-placeholder.rules';
 
@@ -17,7 +19,6 @@ export interface HttpToolRequest {
 export const HTTP_TOOL_DEFAULT_METHOD: HttpMethod = 'POST';
 
 const PLACEHOLDER = /\{([A-Za-z0-9_.-]+)\}/g;
-const SECRET_REF = /\$\{secret:([A-Za-z0-9_]+)\}/g;
 const QUERY_METHODS: ReadonlySet<HttpMethod> = new Set(['GET', 'DELETE']);
 
 /**
@@ -28,7 +29,8 @@ const QUERY_METHODS: ReadonlySet<HttpMethod> = new Set(['GET', 'DELETE']);
  *   origin and segment count ({@link urlShapeProblem});
  * - GET and DELETE send the other arguments as the query string (arrays repeat the key, objects are JSON,
  *   null/undefined are left out); other methods send them as a JSON object body;
- * - the tool's `headers` are sent with `${secret:NAME}` filled from TOOL_SECRETS;
+ * - the tool's `headers` are sent with `${secret:NAME}` filled from the tool's own scope (platform-wide: TOOL_SECRETS;
+ *   a tenant's tool: that tenant's secrets);
  * - the context headers (`X-Tenant-Id`, ..., `Idempotency-Key`) are set last: a tool header cannot replace them.
  * @throws ToolCallError `INVALID_REQUEST` or `SECRET_MISSING` (not transient, never sent).
  */
@@ -36,7 +38,7 @@ export function buildHttpToolRequest(
   tool: Pick<ToolDescriptor, 'name' | 'endpoint' | 'httpMethod' | 'headers'>,
   args: Record<string, unknown>,
   context: RemoteCallContext,
-  secrets: ReadonlyMap<string, string>,
+  secrets: SecretScope,
 ): HttpToolRequest {
   const method = tool.httpMethod ?? HTTP_TOOL_DEFAULT_METHOD;
   const rest: Record<string, unknown> = { ...args };
@@ -52,7 +54,7 @@ export function buildHttpToolRequest(
   };
   if (body !== undefined) headers['content-type'] = 'application/json';
   for (const [name, template] of Object.entries(tool.headers ?? {})) {
-    headers[name.toLowerCase()] = fillSecrets(tool.name, name, template, secrets);
+    headers[name.toLowerCase()] = fillHeaderSecrets(`HTTP tool "${tool.name}"`, name, template, secrets);
   }
   applyRemoteContextHeaders(headers, context);
   return { url, method, headers, body };
@@ -120,21 +122,6 @@ function appendQuery(url: URL, rest: Record<string, unknown>): void {
       url.searchParams.append(key, typeof item === 'object' ? JSON.stringify(item) : String(item));
     }
   }
-}
-
-function fillSecrets(toolName: string, header: string, template: string, secrets: ReadonlyMap<string, string>): string {
-  return template.replace(SECRET_REF, (_match, name: string) => {
-    const value = secrets.get(name);
-    if (value === undefined) {
-      throw new ToolCallError(
-        `HTTP tool "${toolName}": header "${header}" references secret ${name}, which TOOL_SECRETS does not define. ` +
-          `Add ${name}=<value> to TOOL_SECRETS and restart the gateway.`,
-        ToolErrorClass.SECRET_MISSING,
-        { transient: false, reachedRemote: false },
-      );
-    }
-    return value;
-  });
 }
 
 function invalid(message: string): ToolCallError {

@@ -1,10 +1,10 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { request } from 'undici';
-import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { TOOL_MAX_RESPONSE_BYTES, ToolCallError, ToolExecutor, ToolInvocation, ToolOutput } from '../tool-executor';
 import { ToolErrorClass } from '../tool-error-class';
 import { OutboundHttpAgent } from '../outbound/outbound-http.agent';
 import { abortedError, classifyNetworkError, isAbortError } from '../outbound/network-error.classifier';
+import { ToolHeadersResolver } from '../secrets/tool-headers.resolver';
 import { remoteCallContextOf } from '../remote-context/remote-call.context';
 import { buildHttpToolRequest } from './http-request.builder';
 import { httpStatusError, readBodyLimited, toHttpToolOutput } from './http-response.reader';
@@ -21,12 +21,13 @@ export class HttpToolExecutor implements ToolExecutor {
 
   constructor(
     private readonly outbound: OutboundHttpAgent,
-    @Inject(GATEWAY_CONFIG) private readonly config: Pick<GatewayConfig, 'toolSecrets'>,
+    private readonly headerSecrets: ToolHeadersResolver,
   ) {}
 
   async execute(invocation: ToolInvocation): Promise<ToolOutput> {
     const { tool, signal } = invocation;
-    const req = buildHttpToolRequest(tool, invocation.arguments, remoteCallContextOf(invocation), this.config.toolSecrets);
+    const secrets = await this.headerSecrets.scopeFor(tool);
+    const req = buildHttpToolRequest(tool, invocation.arguments, remoteCallContextOf(invocation), secrets);
     this.outbound.guard.checkUrl(req.url);
     const target = `${req.method} ${req.url.origin}${req.url.pathname}`;
     try {

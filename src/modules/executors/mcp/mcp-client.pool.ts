@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { createHash } from 'node:crypto';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { OutboundHttpAgent } from '../outbound/outbound-http.agent';
 import { ToolCallError } from '../tool-executor';
@@ -14,6 +15,8 @@ export interface McpToolsPage {
 }
 
 interface PoolEntry {
+  /** The URL, plus a digest of the headers when the endpoint has any (see sessionKeyOf). */
+  key: string;
   url: string;
   connection?: McpConnection;
   connecting?: Promise<McpConnection>;
@@ -34,7 +37,8 @@ const MAX_LIST_PAGES = 100;
 
 /**
  * The MCP client side of the gateway, and the only place that uses the SDK client. One initialized session
- * per server URL is shared by every caller: concurrent first calls await the same connect; a lost session
+ * per server URL and set of headers is shared by every caller (two tools that send different credentials to
+ * one server never share a session): concurrent first calls await the same connect; a lost session
  * (transport closed, SSE stream broken, 404 / unknown session) is dropped and re-opened on the next call, and
  * a request refused because its session was gone is sent once more on a fresh one. Every connection goes
  * through the outbound guard (checked when the session opens, and per socket by the shared Agent).
@@ -46,6 +50,7 @@ export class McpClientPool implements OnModuleDestroy {
   private readonly entries = new Map<string, PoolEntry>();
   private readonly listChangedListeners = new Map<string, Set<() => void>>();
   private readonly dropped = new Map<McpConnection, NodeJS.Timeout>();
+  private readonly headerDigests = new WeakMap<Record<string, string>, string>();
   private totalConnects = 0;
 
   constructor(private readonly outbound: OutboundHttpAgent) {}
@@ -91,7 +96,7 @@ export class McpClientPool implements OnModuleDestroy {
 
   /** Closes the session of `url`, or every session. The next call opens a new one. */
   async close(url?: string): Promise<void> {
-    const entries = url === undefined ? [...this.entries.values()] : [this.entries.get(url)].filter((e): e is PoolEntry => !!e);
+    const entries = [...this.entries.values()].filter((e) => url === undefined || e.url === url);
     await Promise.all([...entries.map((entry) => this.closeEntry(entry)), ...this.closeDropped(url)]);
   }
 
@@ -137,8 +142,9 @@ export class McpClientPool implements OnModuleDestroy {
 
   /** The open session of the endpoint's URL, opening it (once, for every concurrent caller) when needed. */
   private acquire(endpoint: McpEndpoint, signal: AbortSignal | undefined): Promise<McpConnection> {
-    let entry = this.entries.get(endpoint.url);
-    if (!entry) this.entries.set(endpoint.url, (entry = { url: endpoint.url, connects: 0 }));
+    const key = this.sessionKeyOf(endpoint);
+    let entry = this.entries.get(key);
+    if (!entry) this.entries.set(key, (entry = { key, url: endpoint.url, connects: 0 }));
     const ready = entry.connection;
     if (ready && !ready.lost) return Promise.resolve(ready);
     const current = entry;
@@ -158,7 +164,7 @@ export class McpClientPool implements OnModuleDestroy {
     }
     await this.outbound.guard.assertAllowed(url);
     const connection = await McpConnection.open(url, entry.resolvedTransport ?? endpoint.transport ?? 'streamable-http', {
-      key: entry.url,
+      key: entry.key,
       fetch: this.outbound.fetch,
       dispatcher: this.outbound.dispatcher,
       headers: endpoint.headers,
@@ -169,7 +175,7 @@ export class McpClientPool implements OnModuleDestroy {
     entry.connects++;
     this.totalConnects++;
     entry.resolvedTransport = connection.transportKind;
-    if (this.entries.get(entry.url) !== entry) {
+    if (this.entries.get(entry.key) !== entry) {
       // The pool was closed while connecting.
       void connection.close();
       throw new Error(`MCP pool closed the session to ${entry.url} while it was opening`);
@@ -184,7 +190,7 @@ export class McpClientPool implements OnModuleDestroy {
     if (entry?.connection === connection) entry.connection = undefined;
     if (this.dropped.has(connection)) return;
     connection.retire();
-    this.logger.debug(`MCP session to ${connection.url} lost; it will be re-opened on the next call`);
+    this.logger.debug(`MCP session to ${urlOfKey(connection.url)} lost; it will be re-opened on the next call`);
     const timer = setTimeout(() => {
       this.dropped.delete(connection);
       void connection.close(0);
@@ -196,7 +202,7 @@ export class McpClientPool implements OnModuleDestroy {
   private closeDropped(url?: string): Promise<void>[] {
     const closing: Promise<void>[] = [];
     for (const [connection, timer] of this.dropped) {
-      if (url !== undefined && connection.url !== url) continue;
+      if (url !== undefined && urlOfKey(connection.url) !== url) continue;
       clearTimeout(timer);
       this.dropped.delete(connection);
       closing.push(connection.close(0));
@@ -205,10 +211,26 @@ export class McpClientPool implements OnModuleDestroy {
   }
 
   private async closeEntry(entry: PoolEntry): Promise<void> {
-    this.entries.delete(entry.url);
+    if (this.entries.get(entry.key) === entry) this.entries.delete(entry.key);
     const connection = entry.connection ?? (await entry.connecting?.catch(() => undefined));
     entry.connection = undefined;
     await connection?.close();
+  }
+
+  /**
+   * The session key of an endpoint: its URL, and a digest of its headers when it has any (the digest, never the
+   * values, appears in the key; computed once per headers object).
+   */
+  private sessionKeyOf(endpoint: McpEndpoint): string {
+    const headers = endpoint.headers;
+    if (!headers) return endpoint.url;
+    let digest = this.headerDigests.get(headers);
+    if (digest === undefined) {
+      const canonical = JSON.stringify(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+      digest = createHash('sha256').update(canonical).digest('base64url').slice(0, 22);
+      this.headerDigests.set(headers, digest);
+    }
+    return `${endpoint.url} headers:${digest}`;
   }
 
   private notifyToolsListChanged(url: string): void {
@@ -220,6 +242,12 @@ export class McpClientPool implements OnModuleDestroy {
       }
     }
   }
+}
+
+/** The URL part of a session key. */
+function urlOfKey(key: string): string {
+  const space = key.indexOf(' ');
+  return space < 0 ? key : key.slice(0, space);
 }
 
 /** The promise, or a rejection with the signal's reason as soon as it aborts (the promise itself goes on). */

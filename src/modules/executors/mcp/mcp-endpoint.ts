@@ -7,7 +7,10 @@ export interface McpEndpoint {
   url: string;
   /** Default `streamable-http`. */
   transport?: McpTransportKind;
-  /** Extra headers sent on every request of the session (e.g. an API key); the first caller's win. */
+  /**
+   * Headers sent on every request of the session (e.g. an API key), secrets already filled. Endpoints with other
+   * headers get sessions of their own; pass the same object each time (the pool digests it once per object).
+   */
   headers?: Record<string, string>;
 }
 

@@ -5,11 +5,13 @@ import { ToolErrorClass } from '../tool-error-class';
 import { remoteCallContextOf, remoteCallMeta } from '../remote-context/remote-call.context';
 import { McpClientPool } from './mcp-client.pool';
 import { mapCallToolResult } from './mcp-content.mapper';
+import { ToolHeadersResolver } from '../secrets/tool-headers.resolver';
 
 /**
  * Executes `serviceType: MCP_REMOTE` tools: `tools/call` of `remoteName ?? name` on the server at the
  * tool's `endpoint`, over the pooled session. The transport is `auto`: streamable HTTP, or legacy SSE when
- * the server does not speak it (found out on the first connect and remembered for the URL). A result with `isError: true` is a tool output marked `isError` (not retried);
+ * the server does not speak it (found out on the first connect and remembered for the URL). The tool's
+ * `headers` (with `${secret:NAME}` filled from its own scope) are sent on every request of its session. A result with `isError: true` is a tool output marked `isError` (not retried);
  * failures are ToolCallError as {@link McpClientPool} classifies them.
  */
 @Injectable()
@@ -18,13 +20,16 @@ export class McpRemoteToolExecutor implements ToolExecutor {
 
   constructor(
     private readonly pool: McpClientPool,
+    private readonly headerSecrets: ToolHeadersResolver,
     @Inject(GATEWAY_CONFIG) private readonly config: Pick<GatewayConfig, 'toolDefaultTimeoutMs'>,
   ) {}
 
   async execute(invocation: ToolInvocation): Promise<ToolOutput> {
     const { tool } = invocation;
-    const endpoint = { url: tool.endpoint, transport: 'auto' as const };
     try {
+      // The tool's headers (secrets from its own scope) go on every request of its session.
+      const headers = await this.headerSecrets.headersOf(`MCP tool "${tool.name}"`, tool);
+      const endpoint = { url: tool.endpoint, transport: 'auto' as const, headers };
       const result = await this.pool.callTool(endpoint, tool.remoteName ?? tool.name, invocation.arguments, {
         signal: invocation.signal,
         // The outer budget (the signal) governs; the SDK's own timer only backs it up.

@@ -2,7 +2,7 @@ import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { HotSql } from '@app/database/hot-sql';
 import { timeOrderedId } from '@app/common/time-ordered-id';
 import { ToolCallLogEntity } from './tool-call-log.entity';
-import { redact, redactJsonText } from '@app/common/redaction';
+import { redactArguments, redactedPreview } from '@app/common/redaction';
 
 const PREVIEW_CHARS = 2000;
 const FLUSH_DELAY_MS = 20;
@@ -31,6 +31,7 @@ export interface ToolCallLogInput {
   toolName: string;
   status: string;
   entry: 'ACT' | 'RESUME' | 'DIRECT';
+  /** As submitted (an object, or the model's text); stored redacted with the built-in keys and `redactFields`. */
   arguments: unknown;
   redactFields?: readonly string[];
   attempts: number;
@@ -101,12 +102,12 @@ function logRow(input: ToolCallLogInput, at: number): ToolCallLogEntity {
     toolName: input.toolName,
     status: input.status,
     entry: input.entry,
-    argumentsRedacted: JSON.stringify(redact(input.arguments, fields)) ?? 'null',
+    argumentsRedacted: JSON.stringify(redactArguments(input.arguments, fields)) ?? 'null',
     attempts: input.attempts,
     durationMs: Math.round(input.durationMs),
     errorClass: input.errorClass ?? null,
     resultChars: input.content.length,
-    resultPreview: redactJsonText(input.content.slice(0, PREVIEW_CHARS), fields),
+    resultPreview: redactedPreview(input.content, fields, PREVIEW_CHARS),
     createdAt: at,
   };
 }

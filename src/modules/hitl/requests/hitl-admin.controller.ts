@@ -1,6 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
-import { IsIn, IsOptional } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
@@ -8,9 +9,21 @@ import { PageMetaDto, PageQueryDto, pageOf, pageWindow } from '@app/common/dto/p
 import { toIso } from '@app/database/epoch-ms.transformer';
 import { HitlRequestsRepository } from './hitl-requests.repository';
 import { HITL_REQUEST_STATUSES, HitlRequestEntity } from './hitl-request.entity';
+import { previewParams, previewText } from './hitl-request.preview';
+
+/** Queue pages are smaller than other lists: each entry carries a preview of up to 4,000 characters of arguments. */
+const HITL_QUEUE_MAX_PAGE_SIZE = 100;
 
 class HitlQueueQueryDto extends PageQueryDto {
-  @ApiPropertyOptional({ enum: HITL_REQUEST_STATUSES }) @IsOptional() @IsIn(HITL_REQUEST_STATUSES) status?: 'PENDING' | 'DECIDED';
+  @ApiPropertyOptional({ enum: HITL_REQUEST_STATUSES, description: 'PENDING or DECIDED; omit for all' }) @IsOptional() @IsIn(HITL_REQUEST_STATUSES) status?: 'PENDING' | 'DECIDED';
+
+  @ApiPropertyOptional({ minimum: 1, maximum: HITL_QUEUE_MAX_PAGE_SIZE, default: 50 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(HITL_QUEUE_MAX_PAGE_SIZE)
+  declare pageSize?: number;
 }
 
 class HitlQueueItemDto {
@@ -22,7 +35,7 @@ class HitlQueueItemDto {
   @ApiProperty() promptMessage: string;
   @ApiProperty({ nullable: true, type: String }) toolName: string | null;
   @ApiProperty({ nullable: true, type: String }) toolCallId: string | null;
-  @ApiProperty({ description: 'Redacted arguments' }) toolParams: unknown;
+  @ApiProperty({ description: 'Redacted arguments; over 4,000 characters of JSON or 32 levels: {$truncated, preview}' }) toolParams: unknown;
   @ApiProperty() triggerReason: string;
   @ApiProperty() iteration: number;
   @ApiProperty() status: string;
@@ -53,6 +66,7 @@ export class HitlAdminController {
   }
 }
 
+/** Rows stored before the previews were capped are capped here too. */
 function toItem(r: HitlRequestEntity): HitlQueueItemDto {
   let params: unknown = r.toolParams;
   try {
@@ -61,8 +75,8 @@ function toItem(r: HitlRequestEntity): HitlQueueItemDto {
     /* stored text */
   }
   return {
-    id: r.id, sessionId: r.sessionId, agentId: r.agentId, tenantId: r.tenantId, requestType: r.requestType, promptMessage: r.promptMessage,
-    toolName: r.toolName, toolCallId: r.toolCallId, toolParams: params, triggerReason: r.triggerReason, iteration: r.iteration, status: r.status,
+    id: r.id, sessionId: r.sessionId, agentId: r.agentId, tenantId: r.tenantId, requestType: r.requestType, promptMessage: previewText(r.promptMessage),
+    toolName: r.toolName, toolCallId: r.toolCallId, toolParams: previewParams(params), triggerReason: previewText(r.triggerReason), iteration: r.iteration, status: r.status,
     decision: r.decision, decidedBy: r.decidedBy, decidedAt: toIso(r.decidedAt), createdAt: toIso(r.createdAt)!,
   };
 }

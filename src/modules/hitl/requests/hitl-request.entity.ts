@@ -59,8 +59,8 @@ export class HitlRequestEntity {
   @Column({ name: 'decision_message', type: 'text', nullable: true })
   decisionMessage: string | null;
 
-  /** Key id of who decided. */
-  @Column({ name: 'decided_by', type: 'varchar', length: 64, nullable: true })
+  /** Who decided: `<reviewer> (key <keyId>)` for an admin decision, `runtime (key <keyId>)` for a resume. */
+  @Column({ name: 'decided_by', type: 'varchar', length: 255, nullable: true })
   decidedBy: string | null;
 
   @Column({ name: 'decided_at', type: 'bigint', transformer: epochMs, nullable: true })

@@ -23,15 +23,21 @@ export class HitlRequestsRepository {
     return this.requests.findOne({ where: { id } });
   }
 
+  /** The request if it belongs to `tenantId` (any tenant for null: the platform key). */
+  async findInScope(id: string, tenantId: string | null): Promise<HitlRequestEntity | null> {
+    const row = await this.find(id);
+    return row && (tenantId === null || row.tenantId === tenantId) ? row : null;
+  }
+
   /**
    * Persists a decision on a PENDING request (compare-and-set). Returns false when the request was already
-   * decided, unless it was decided by this same clientMessageId (a resume being recovered).
+   * decided, unless it was decided by this same clientMessageId with this same decision (a resume being recovered).
    */
   async decide(id: string, record: HitlDecisionRecord): Promise<boolean> {
     const result = await this.requests.update({ id, status: 'PENDING' }, { ...record, status: 'DECIDED', decidedAt: Date.now() });
     if ((result.affected ?? 0) === 1) return true;
     const row = await this.find(id);
-    return row?.status === 'DECIDED' && row.clientMessageId === record.clientMessageId;
+    return row?.status === 'DECIDED' && row.clientMessageId === record.clientMessageId && row.decision === record.decision;
   }
 
   list(tenantId: string | null, status: string | undefined, skip: number, take: number): Promise<[HitlRequestEntity[], number]> {

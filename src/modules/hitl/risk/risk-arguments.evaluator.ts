@@ -1,3 +1,4 @@
+import RE2 from 're2';
 import type { RiskHint, RiskVerdict } from './risk.types';
 import { RiskMatchSink } from './risk-match.sink';
 import { shellJoin } from './risk-shell-word';
@@ -140,12 +141,21 @@ function joinPath(path: string | undefined, key: string): string {
   return segment.startsWith('"') ? `${path}[${segment}]` : `${path}.${segment}`;
 }
 
+/** patternProperties regexes come from admins and MCP servers: run them on RE2 (linear time), compiled once. */
+const keyPatterns = new Map<string, RE2 | null>();
+
 function safeTest(pattern: string, key: string): boolean {
-  try {
-    return new RegExp(pattern, 'u').test(key);
-  } catch {
-    return false;
+  let re = keyPatterns.get(pattern);
+  if (re === undefined) {
+    try {
+      re = new RE2(pattern, 'u');
+    } catch {
+      re = null;
+    }
+    if (keyPatterns.size >= 1_000) keyPatterns.clear();
+    keyPatterns.set(pattern, re);
   }
+  return re !== null && re.test(key);
 }
 
 function isSchema(value: unknown): value is Schema {

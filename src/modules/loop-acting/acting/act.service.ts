@@ -24,7 +24,8 @@ export class ActService {
     private readonly snapshots: VisibilitySnapshotService,
   ) {}
 
-  async act(auth: AuthContext, sessionId: string, dto: ActBody): Promise<ActResponse> {
+  /** `signal`: the client's; when it disconnects the batch stops (see BatchContext.signal for what is cancelled). */
+  async act(auth: AuthContext, sessionId: string, dto: ActBody, signal?: AbortSignal): Promise<ActResponse> {
     const freshSince = performance.now();
     const calls: SubmittedCall[] = dto.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments }));
     // Three independent reads at once (one round trip instead of three on MySQL): the session, its journal
@@ -46,7 +47,7 @@ export class ActService {
       await this.sessionRepo.raiseIteration(session.id, dto.iteration);
       session.iteration = dto.iteration;
     }
-    const ctx = { session, iteration: dto.iteration, entry: 'ACT' as const, freshSince };
+    const ctx = { session, iteration: dto.iteration, entry: 'ACT' as const, freshSince, signal };
     if (dto.iteration > session.iterationBudget) {
       const hitlRequest = await this.batches.interrupt(
         ctx,

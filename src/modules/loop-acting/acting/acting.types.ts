@@ -10,6 +10,12 @@ export interface BatchContext {
   entry: 'ACT' | 'RESUME';
   /** When the request arrived (performance.now()): the visibility re-check of its calls is at least this fresh. */
   freshSince: number;
+  /**
+   * The client's signal (aborted when it disconnects). Then no further call of the batch is started; a READ_ONLY
+   * or IDEMPOTENT call in flight is cancelled and its claim released (it may run again); a SIDE_EFFECT or HIGH_RISK
+   * call in flight is not cut off: it finishes under its own budget and its outcome is journaled.
+   */
+  signal?: AbortSignal;
 }
 
 /** A human's decision that lets exactly one call (by toolCallId and fingerprint) through. */

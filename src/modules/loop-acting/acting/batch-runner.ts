@@ -2,10 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { randomUUID } from 'node:crypto';
-import { redact } from '@app/common/redaction';
 import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
 import { HitlRequestsRepository } from '@app/modules/hitl/requests/hitl-requests.repository';
+import { previewParams, previewText } from '@app/modules/hitl/requests/hitl-request.preview';
 import { ToolCallLogService } from '@app/modules/executors/tool-call-log/tool-call-log.service';
 import { ToolCallJournalRepository } from '../journal/tool-call-journal.repository';
 import type { JournalEntry } from '../journal/journal.types';
@@ -14,7 +14,7 @@ import type { HitlRequestView, PendingBatch, SubmittedCall } from '../sessions/s
 import type { ActResponse, ActResult } from './act.types';
 import type { ApprovalGrant, BatchContext, InterruptSpec } from './acting.types';
 import { CallRunner, conflict, inProgress } from './call-runner';
-import { fingerprintOf } from './call-interrupts';
+import { fingerprintOf, shownInterrupt } from './call-interrupts';
 
 /**
  * Runs the calls of one batch in order. When one needs a human, the calls before it keep their results,
@@ -51,36 +51,45 @@ export class BatchRunner {
     const existing = await this.preflight(ctx, calls, prefetched);
     const results = [...leading];
     for (let i = 0; i < calls.length; i++) {
+      if (ctx.signal?.aborted) {
+        // The client went away: start nothing more (these calls have no journal entry and run when resubmitted).
+        results.push(...calls.slice(i).map((c) => notRunResult(c, null, 'the client closed the request')));
+        return { status: 'COMPLETED', results };
+      }
       const step = await this.runner.run(ctx, calls[i], existing.get(calls[i].id), grant);
       if (step.kind === 'result') {
         results.push(step.result);
         continue;
       }
       const hitlRequest = await this.interrupt(ctx, step.interrupt, { iteration: ctx.iteration, pending: calls[i], notRun: calls.slice(i + 1) });
-      results.push(pendingResult(calls[i], step.interrupt), ...calls.slice(i + 1).map((c) => notRunResult(c, calls[i].id)));
+      results.push(pendingResult(calls[i], hitlRequest), ...calls.slice(i + 1).map((c) => notRunResult(c, calls[i].id)));
       return { status: 'INTERRUPTED', results, hitlRequest };
     }
     return { status: 'COMPLETED', results };
   }
 
-  /** Persists a request and moves the session to INTERRUPTED (compare-and-set on its lock version). */
+  /**
+   * Persists a request and moves the session to INTERRUPTED (compare-and-set on its lock version). The request
+   * shows size-capped previews (redacted first, then cut); the pending batch keeps the full arguments.
+   */
   async interrupt(ctx: BatchContext, spec: InterruptSpec, batch: PendingBatch): Promise<HitlRequestView> {
     const s = ctx.session;
+    const shown = shownInterrupt(spec);
     const view: HitlRequestView = {
       id: randomUUID(),
       requestType: spec.requestType,
-      promptMessage: spec.promptMessage,
+      promptMessage: previewText(shown.promptMessage),
       toolName: spec.toolName,
       toolCallId: spec.call?.id ?? null,
-      toolParams: redact(spec.args, spec.redactFields),
-      triggerReason: spec.triggerReason,
+      toolParams: previewParams(shown.toolParams),
+      triggerReason: previewText(shown.triggerReason),
       iteration: ctx.iteration,
     };
     await this.dataSource.transaction(async (m) => {
       await this.hitl.insert(m, {
         id: view.id, tenantId: s.tenantId, sessionId: s.id, agentId: s.agentId, requestType: spec.requestType, toolName: spec.toolName,
-        toolCallId: view.toolCallId, fingerprint: spec.fingerprint, promptMessage: spec.promptMessage,
-        toolParams: JSON.stringify(view.toolParams) ?? 'null', triggerReason: spec.triggerReason, iteration: ctx.iteration,
+        toolCallId: view.toolCallId, fingerprint: spec.fingerprint, promptMessage: view.promptMessage,
+        toolParams: JSON.stringify(view.toolParams) ?? 'null', triggerReason: view.triggerReason, iteration: ctx.iteration,
         status: 'PENDING', decision: null, decisionMessage: null, decidedBy: null, decidedAt: null, clientMessageId: null, createdAt: Date.now(),
       });
       const moved = await m.getRepository(AgentSessionEntity).update(
@@ -96,13 +105,13 @@ export class BatchRunner {
     this.log.record({
       tenantId: s.tenantId, sessionId: s.id, agentId: s.agentId, userId: s.userId, toolCallId: view.toolCallId, toolName: spec.toolName ?? '(checkpoint)',
       status: spec.requestType === 'UNKNOWN_OUTCOME' ? 'UNKNOWN_OUTCOME' : 'PENDING_APPROVAL', entry: ctx.entry, arguments: spec.args,
-      redactFields: spec.redactFields, attempts: 0, durationMs: 0, errorClass: spec.requestType, content: spec.triggerReason,
+      redactFields: spec.redactFields, attempts: 0, durationMs: 0, errorClass: spec.requestType, content: view.triggerReason,
     });
     return view;
   }
 }
 
-function pendingResult(call: SubmittedCall, spec: InterruptSpec): ActResult {
+function pendingResult(call: SubmittedCall, spec: Pick<InterruptSpec, 'requestType' | 'triggerReason'>): ActResult {
   const content =
     spec.requestType === 'UNKNOWN_OUTCOME'
       ? `Outcome unknown: ${call.name} (${call.id}) was started by a gateway process that stopped. A human must decide; it was not run again.`
@@ -110,7 +119,7 @@ function pendingResult(call: SubmittedCall, spec: InterruptSpec): ActResult {
   return { toolCallId: call.id, toolName: call.name, status: 'PENDING_APPROVAL', content, isError: false, reused: false, attempts: 0, durationMs: 0, totalChars: content.length, truncated: false, errorClass: null };
 }
 
-export function notRunResult(call: SubmittedCall, blockedBy: string | null): ActResult {
-  const content = blockedBy ? `Not run: the batch stopped at ${blockedBy}, which waits for a human decision.` : 'Not run: the session was closed.';
+export function notRunResult(call: SubmittedCall, blockedBy: string | null, why = 'the session was closed'): ActResult {
+  const content = blockedBy ? `Not run: the batch stopped at ${blockedBy}, which waits for a human decision.` : `Not run: ${why}.`;
   return { toolCallId: call.id, toolName: call.name, status: 'NOT_RUN', content, isError: false, reused: false, attempts: 0, durationMs: 0, totalChars: content.length, truncated: false, errorClass: null };
 }

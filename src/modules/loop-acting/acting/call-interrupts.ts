@@ -1,3 +1,4 @@
+import { redact, redactQuotingText } from '@app/common/redaction';
 import type { ReadyCall } from '@app/modules/tool-invocation/tool-call.preparer';
 import { parseToolArguments } from '@app/modules/tool-invocation/tool-arguments.parser';
 import { callFingerprint } from '../journal/journal-fingerprint';
@@ -26,7 +27,8 @@ export function approvalInterrupt(call: SubmittedCall, prepared: ReadyCall, fing
   };
 }
 
-export function unknownOutcomeInterrupt(call: SubmittedCall, entry: JournalEntry): InterruptSpec {
+/** `redactFields`: the tool's `result.redactFields` (the journal entry does not keep them). */
+export function unknownOutcomeInterrupt(call: SubmittedCall, entry: JournalEntry, redactFields: readonly string[] = []): InterruptSpec {
   let args: unknown = entry.argumentsJson;
   try {
     args = JSON.parse(entry.argumentsJson);
@@ -39,9 +41,18 @@ export function unknownOutcomeInterrupt(call: SubmittedCall, entry: JournalEntry
     toolName: entry.toolName,
     fingerprint: entry.fingerprint,
     args,
-    redactFields: [],
+    redactFields,
     triggerReason: `the gateway process that was running ${entry.toolName} (${entry.owner}) stopped before recording the outcome; the call may or may not have taken effect`,
     promptMessage: `${entry.toolName} was started at ${new Date(entry.startedAt).toISOString()} but its outcome is unknown. Check the target system, then RETRY it, MARK_DONE (your message becomes the result) or REJECT it.`,
     rules: [],
+  };
+}
+
+/** What the session, the review queue and the log may show of an interrupt: arguments and quoted snippets redacted. */
+export function shownInterrupt(spec: InterruptSpec): { toolParams: unknown; triggerReason: string; promptMessage: string } {
+  return {
+    toolParams: redact(spec.args, spec.redactFields),
+    triggerReason: redactQuotingText(spec.triggerReason, spec.rules, spec.redactFields),
+    promptMessage: redactQuotingText(spec.promptMessage, spec.rules, spec.redactFields),
   };
 }

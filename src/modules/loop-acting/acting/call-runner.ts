@@ -3,7 +3,8 @@ import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { ToolCallPreparer, ReadyCall } from '@app/modules/tool-invocation/tool-call.preparer';
 import { ToolCallPathService } from '@app/modules/executors/call-path/tool-call-path.service';
 import { ToolCallLogService } from '@app/modules/executors/tool-call-log/tool-call-log.service';
-import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
+import type { SideEffectLevel, ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
+import { ToolErrorClass } from '@app/modules/executors/tool-error-class';
 import { DomainError } from '@app/common/errors/domain-error';
 import { ToolCallJournalRepository, NewJournalEntry } from '../journal/tool-call-journal.repository';
 import { JournalLeaseRenewer } from '../journal/journal-lease.renewer';
@@ -93,11 +94,14 @@ export class CallRunner {
     if (entry.leaseExpiresAt > Date.now()) throw inProgress(call);
     // The owner died: its lease expired without a finish.
     const retryApproved = grant?.mode === 'RETRY' && grant.toolCallId === call.id && grant.fingerprint === entry.fingerprint;
-    if (entry.sideEffect !== 'READ_ONLY' && !retryApproved) return { kind: 'interrupt', interrupt: unknownOutcomeInterrupt(call, entry) };
     const prepared = await this.preparer.prepare({
       tenantId: ctx.session.tenantId, agentId: ctx.session.agentId, userId: ctx.session.userId, permissions: ctx.session.permissions,
       capabilities: ctx.session.capabilities, toolName: entry.toolName, rawArguments: JSON.parse(entry.argumentsJson), freshSince: ctx.freshSince,
     });
+    if (entry.sideEffect !== 'READ_ONLY' && !retryApproved) {
+      // Prepared first only for the tool's redactFields: the reviewer sees the arguments redacted.
+      return { kind: 'interrupt', interrupt: unknownOutcomeInterrupt(call, entry, prepared.tool?.result?.redactFields) };
+    }
     if (prepared.kind === 'ready' && prepared.approval && !retryApproved) {
       return { kind: 'interrupt', interrupt: approvalInterrupt(call, prepared, entry.fingerprint) };
     }
@@ -123,17 +127,24 @@ export class CallRunner {
 
   private async execute(ctx: BatchContext, key: JournalKey, prepared: ReadyCall, inlineLimit: number): Promise<ActResult> {
     const s = ctx.session;
+    // A side-effecting call is never cut off by its client going away: its outcome would become unknown.
+    const clientSignal = CANCELLABLE_WHEN_CLIENT_GOES.has(prepared.tool.sideEffect) ? ctx.signal : undefined;
     const result = await this.leases.hold(key, async () => {
       const timer = this.faults.armDuringCall(prepared.tool.name);
       try {
         return await this.callPath.call(prepared.tool, prepared.args, {
           tenantId: s.tenantId, userId: s.userId, agentId: s.agentId, sessionId: s.id, toolCallId: key.toolCallId, entry: ctx.entry,
           webSearch: prepared.webSearch,
-        });
+        }, clientSignal);
       } finally {
         if (timer) clearTimeout(timer);
       }
     });
+    if (clientSignal?.aborted && result.errorClass === ToolErrorClass.CANCELLED) {
+      // Nothing to keep: the client is gone and running it again is harmless. The tool log has the CANCELLED row.
+      await this.journal.release(key, this.leases.owner);
+      return this.view({ ...result, toolCallId: key.toolCallId, toolName: prepared.tool.name, reused: false, inlineLimit });
+    }
     this.faults.reach('after-call', prepared.tool.name);
     const finished = await this.journal.finish(key, this.leases.owner, { ...result, state: result.status, resultStatus: result.status }, Date.now());
     if (!finished) this.logger.error(`Journal entry ${key.toolCallId} was no longer ours when ${prepared.tool.name} finished; its outcome stays with the new owner.`);
@@ -180,6 +191,9 @@ export class CallRunner {
     return { tenantId: ctx.session.tenantId, sessionId: ctx.session.id, toolCallId: call.id };
   }
 }
+
+/** Levels whose in-flight call a disconnecting client cancels (see BatchContext.signal). */
+const CANCELLABLE_WHEN_CLIENT_GOES: ReadonlySet<SideEffectLevel> = new Set(['READ_ONLY', 'IDEMPOTENT']);
 
 export function conflict(call: SubmittedCall, entry: JournalEntry): DomainError {
   return new DomainError(

@@ -14,6 +14,7 @@ import type { BatchContext } from './acting.types';
 import { CallRunner } from './call-runner';
 import { fingerprintOf } from './call-interrupts';
 import { parseToolArguments } from '@app/modules/tool-invocation/tool-arguments.parser';
+import { ToolRegistryService } from '@app/modules/tool-registry/tool-registry.service';
 
 /** Records the decisions that end a pending call without running it: REJECT and MARK_DONE. */
 @Injectable()
@@ -24,6 +25,7 @@ export class ResumeDecisionApplier {
     private readonly results: ToolResultStore,
     private readonly runner: CallRunner,
     private readonly log: ToolCallLogService,
+    private readonly tools: ToolRegistryService,
   ) {}
 
   /** The fingerprint the human reviewed; the pending call must still match it. */
@@ -58,9 +60,11 @@ export class ResumeDecisionApplier {
       );
     }
     this.results.remember(s.tenantId, s.id, pending.id, content);
+    // The log row hides what the tool's redactFields name, like every other row of this call.
+    const tool = await this.tools.findByNameInScope(pending.name, s.tenantId);
     this.log.record({
       tenantId: s.tenantId, sessionId: s.id, agentId: s.agentId, userId: s.userId, toolCallId: pending.id, toolName: pending.name,
-      status: outcome.resultStatus, entry: 'RESUME', arguments: pending.arguments, attempts: 0, durationMs: 0,
+      status: outcome.resultStatus, entry: 'RESUME', arguments: pending.arguments, redactFields: tool?.result?.redactFields, attempts: 0, durationMs: 0,
       errorClass: markDone ? 'MARKED_DONE' : 'REJECTED', content,
     });
     return this.runner.view({

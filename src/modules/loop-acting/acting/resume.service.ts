@@ -25,10 +25,32 @@ const ALLOWED: Record<HitlRequestView['requestType'], readonly ResumeDecision[]>
   CHECKPOINT_PAUSE: ['CONTINUE'],
 };
 
+/** The resume record a decision is claimed under: (session_id, client_message_id) of `resume_record`. */
+export interface DecisionClaimKey {
+  scope: string;
+  key: string;
+}
+
+/** One decision on the pending request, as a runtime's resume or an admin's decision states it. */
+export interface DecisionInput {
+  decision?: ResumeDecision;
+  message?: string;
+  toolCallId?: string;
+  /** An admin decides one request by id: it must still be the session's pending one. */
+  requestId?: string;
+}
+
+/** Who decides: recorded as the request's decidedBy; a runtime is bound by the agent's hitlReviewer. */
+export interface Decider {
+  role: 'runtime' | 'admin';
+  decidedBy: string;
+}
+
 /**
- * `POST /sessions/{id}/resume`: one human decision on the pending request. The clientMessageId is claimed
- * first and the decision persisted (who, when, on which fingerprint) before anything it allows runs; a
- * repeated clientMessageId gets the stored response and runs nothing.
+ * One human decision on the pending request, the one way to decide (`POST /sessions/{id}/resume` and
+ * `POST /admin/hitl/{id}/decision`). The claim key is claimed first and the decision persisted (who, when,
+ * on which fingerprint) before anything it allows runs; a repeated claim key gets the stored response and
+ * runs nothing.
  */
 @Injectable()
 export class ResumeService {
@@ -46,31 +68,52 @@ export class ResumeService {
 
   async resume(auth: AuthContext, sessionId: string, dto: ResumeDto): Promise<ActResponse> {
     const session = await this.sessions.load(auth, sessionId);
-    const claim = await this.records.claim(session.id, dto.clientMessageId, this.config.journalLeaseMs);
+    return this.decide(session, { scope: session.id, key: dto.clientMessageId }, dto, { role: 'runtime', decidedBy: `runtime (key ${auth.keyId})` });
+  }
+
+  async decide(session: AgentSessionEntity, claimKey: DecisionClaimKey, input: DecisionInput, decider: Decider): Promise<ActResponse> {
+    const claim = await this.records.claim(claimKey.scope, claimKey.key, this.config.journalLeaseMs);
     if (claim.kind === 'done') return claim.response;
     if (claim.kind === 'running') {
-      throw new DomainError(LoopActingErrorCode.RESUME_IN_PROGRESS, `A resume with clientMessageId ${dto.clientMessageId} is still running; send it again shortly to get its response.`);
+      throw new DomainError(LoopActingErrorCode.RESUME_IN_PROGRESS, `A decision under ${claimKey.key} is still running; send it again shortly to get its response.`);
     }
     let decided = false;
     try {
-      const { request, batch, decision } = this.validate(session, dto);
-      decided = await this.hitl.decide(request.id, { decision, decisionMessage: dto.message ?? null, decidedBy: auth.keyId, clientMessageId: dto.clientMessageId });
+      const { request, batch, decision } = this.validate(session, input);
+      if (decider.role === 'runtime' && request.requestType !== 'CHECKPOINT_PAUSE') await this.assertRuntimeMayDecide(session);
+      decided = await this.hitl.decide(request.id, { decision, decisionMessage: input.message ?? null, decidedBy: decider.decidedBy, clientMessageId: claimKey.key });
       if (!decided) {
-        throw new DomainError(LoopActingErrorCode.HITL_ALREADY_DECIDED, `The pending request ${request.id} was already decided by another resume; read the session with GET /api/v1/sessions/${session.id}.`);
+        throw new DomainError(LoopActingErrorCode.HITL_ALREADY_DECIDED, `The pending request ${request.id} was already decided by another resume or decision; read the session with GET /api/v1/sessions/${session.id}.`);
       }
-      const response = await this.apply(session, request, batch, decision, dto.message);
-      await this.records.complete(session.id, dto.clientMessageId, response);
+      const response = await this.apply(session, request, batch, decision, input.message);
+      await this.records.complete(claimKey.scope, claimKey.key, response);
       return response;
     } catch (err) {
-      // Nothing was decided: free the clientMessageId so a corrected request can use it.
-      if (!decided) await this.records.release(session.id, dto.clientMessageId);
+      // Nothing was decided: free the claim so a corrected request can use it.
+      if (!decided) await this.records.release(claimKey.scope, claimKey.key);
       throw err;
     }
   }
 
-  private validate(session: AgentSessionEntity, dto: ResumeDto): { request: HitlRequestView; batch: PendingBatch; decision: ResumeDecision } {
+  /** Under the agent's hitlReviewer ADMIN a runtime may not approve (or reject) its own calls. */
+  private async assertRuntimeMayDecide(session: AgentSessionEntity): Promise<void> {
+    // An agent deleted meanwhile counts as ADMIN: fail closed.
+    const reviewer = await this.agents.loadAgent({ tenantId: session.tenantId }, session.agentId).then((a) => a.hitlReviewer, () => 'ADMIN' as const);
+    if (reviewer === 'ADMIN') {
+      throw new DomainError(
+        LoopActingErrorCode.HITL_ADMIN_REVIEW_REQUIRED,
+        `Agent ${session.agentId} has hitlReviewer ADMIN: an admin decides its requests with POST /api/v1/admin/hitl/${session.hitlRequest!.id}/decision; a runtime key may only continue a CHECKPOINT_PAUSE.`,
+        { requestId: session.hitlRequest!.id },
+      );
+    }
+  }
+
+  private validate(session: AgentSessionEntity, dto: DecisionInput): { request: HitlRequestView; batch: PendingBatch; decision: ResumeDecision } {
     const request = session.hitlRequest;
     const batch = session.pendingBatch;
+    if (dto.requestId !== undefined && request?.id !== dto.requestId) {
+      throw new DomainError(LoopActingErrorCode.HITL_ALREADY_DECIDED, `Request ${dto.requestId} is no longer pending on session ${session.id}; list pending requests with GET /api/v1/admin/hitl?status=PENDING.`);
+    }
     if (session.status !== 'INTERRUPTED' || !request || !batch) {
       throw new DomainError(LoopActingErrorCode.NO_PENDING_REQUEST, `Session ${session.id} is ${session.status} and waits for no decision; submit tool calls with /act.`);
     }

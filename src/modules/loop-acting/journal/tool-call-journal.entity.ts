@@ -1,4 +1,4 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { epochMs } from '@app/database/epoch-ms.transformer';
 
 export const JOURNAL_STATES = ['STARTED', 'COMPLETED', 'FAILED'] as const;
@@ -10,6 +10,8 @@ export type JournalState = (typeof JOURNAL_STATES)[number];
  * by one UPDATE. Results longer than one chunk continue in `tool_result_chunk`.
  */
 @Entity({ name: 'tool_call_journal' })
+// For the dead-owner sweep. On SQLite the migration makes it partial (WHERE state = 'STARTED'): only calls in flight.
+@Index('idx_tool_call_journal_lease', ['state', 'leaseExpiresAt'])
 export class ToolCallJournalEntity {
   @PrimaryColumn({ name: 'tenant_id', type: 'varchar', length: 64 })
   tenantId: string;

@@ -60,6 +60,21 @@ export class ToolCallJournalRepository {
     return rows.map(toEntry);
   }
 
+  /**
+   * Side-effecting entries left STARTED by an owner whose lease expired, in sessions that are ACTIVE (a session
+   * already waiting for a human is left alone), oldest first. Uses idx_tool_call_journal_lease.
+   */
+  async findOrphaned(now: number, limit: number): Promise<JournalEntry[]> {
+    const rows: Row[] = await this.sql.all(
+      `SELECT ${COLUMNS.split(', ').map((c) => `j.${c}`).join(', ')} FROM tool_call_journal j
+         JOIN agent_session s ON s.id = j.session_id AND s.tenant_id = j.tenant_id
+        WHERE j.state = 'STARTED' AND j.lease_expires_at < ? AND j.side_effect <> 'READ_ONLY' AND s.status = 'ACTIVE'
+        ORDER BY j.lease_expires_at LIMIT ${Math.max(1, Math.floor(limit))}`,
+      [now],
+    );
+    return rows.map(toEntry);
+  }
+
   /** Inserts STARTED; false when another submission holds the key (the primary key decides). */
   async claim(e: NewJournalEntry, now: number): Promise<boolean> {
     return this.insert(e, 'STARTED', now, null);
@@ -106,7 +121,19 @@ export class ToolCallJournalRepository {
     });
   }
 
-  /** Renews the lease of in-flight entries this instance owns (by primary key: no secondary index to maintain on every write). */
+  /**
+   * Drops a STARTED claim this owner holds, leaving no outcome: for a READ_ONLY or IDEMPOTENT call cancelled
+   * because its client went away (running it again is harmless, so a resubmission should run it, not reuse a
+   * cancellation).
+   */
+  async release(key: JournalKey, owner: string): Promise<boolean> {
+    const changed = await this.sql.run(`DELETE FROM tool_call_journal WHERE tenant_id = ? AND session_id = ? AND tool_call_id = ? AND state = 'STARTED' AND owner = ?`, [
+      key.tenantId, key.sessionId, key.toolCallId, owner,
+    ]);
+    return changed === 1;
+  }
+
+  /** Renews the lease of in-flight entries this instance owns (by primary key). */
   async renewLeases(owner: string, keys: Iterable<JournalKey>, leaseExpiresAt: number): Promise<void> {
     for (const k of keys) {
       await this.sql.run(`UPDATE tool_call_journal SET lease_expires_at = ? WHERE tenant_id = ? AND session_id = ? AND tool_call_id = ? AND owner = ? AND state = 'STARTED'`, [

@@ -1,7 +1,9 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ErrorResponseDto } from '@app/common/dto/error-response.dto';
 import { AjvBodyPipe } from '@app/common/http/ajv-body.pipe';
 import { DirectRoute } from '@app/common/http/direct-routes/direct-route.decorator';
+import { ClientSignal } from '@app/common/http/client-signal.decorator';
 import { ACT_BODY_SCHEMA, ActBody } from './act-body.schema';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
@@ -44,13 +46,19 @@ export class SessionsController {
   @ApiOkResponse({ type: ActResponseDto, description: 'Tool failures are results (status FAILED, isError), not HTTP errors' })
   @ApiErrors(400, 404, 409)
   @ApiBody({ type: ActDto })
-  act(@Auth() auth: AuthContext, @Param('id') id: string, @Body(new AjvBodyPipe<ActBody>(ACT_BODY_SCHEMA)) dto: ActBody): Promise<ActResponseDto> {
-    return this.acting.act(auth, id, dto);
+  act(
+    @Auth() auth: AuthContext,
+    @Param('id') id: string,
+    @Body(new AjvBodyPipe<ActBody>(ACT_BODY_SCHEMA)) dto: ActBody,
+    @ClientSignal() signal: AbortSignal,
+  ): Promise<ActResponseDto> {
+    return this.acting.act(auth, id, dto, signal);
   }
 
   @Post(':id/resume')
   @HttpCode(200)
   @ApiOkResponse({ type: ActResponseDto })
+  @ApiResponse({ status: 403, type: ErrorResponseDto, description: 'FORBIDDEN: not a runtime key · HITL_ADMIN_REVIEW_REQUIRED: the agent\'s hitlReviewer is ADMIN (only a CHECKPOINT_PAUSE may be continued by the runtime)' })
   @ApiErrors(400, 404, 409)
   resume(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: ResumeDto): Promise<ActResponseDto> {
     return this.resuming.resume(auth, id, dto);

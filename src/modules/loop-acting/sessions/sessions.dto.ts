@@ -1,12 +1,13 @@
+import { IsSafeLine } from '@app/common/safe-text';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
 import { TOOL_REQUIREMENTS, ToolRequirement } from '@app/modules/tool-registry/tool-registry.types';
 import { SESSION_STATUSES, HITL_REQUEST_TYPES } from './session.types';
 
 export class CreateSessionDto {
   @ApiProperty() @IsString() @Length(1, 36) agentId: string;
-  @ApiProperty({ example: 'u-42' }) @IsString() @Length(1, 128) userId: string;
+  @ApiProperty({ example: 'u-42' }) @IsString() @Length(1, 128) @IsSafeLine() userId: string;
 
   @ApiProperty({ type: [String], description: 'Permission tags the user holds for this session' })
   @IsArray()
@@ -71,9 +72,11 @@ export const RESUME_DECISIONS = ['APPROVE', 'REJECT', 'RETRY', 'MARK_DONE', 'CON
 export type ResumeDecision = (typeof RESUME_DECISIONS)[number];
 
 export class ResumeDto {
-  @ApiProperty({ description: 'Idempotency key of this resume: the same id again returns the same response', maxLength: 120 })
+  @ApiProperty({ description: 'Idempotency key of this resume: the same id again returns the same response (the prefix admin-decision: is reserved)', maxLength: 120 })
   @IsString()
   @Length(1, 120)
+  // Admin decisions are recorded under `admin-decision:<requestId>` in the same session (hitl-decision.service.ts).
+  @Matches(/^(?!admin-decision:)/, { message: 'clientMessageId may not start with admin-decision: (reserved for admin decisions)' })
   clientMessageId: string;
 
   @ApiPropertyOptional({ description: 'The reviewer\'s message (a REJECT reason, or the result of MARK_DONE)', maxLength: 20000 })

@@ -1,0 +1,33 @@
+import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** The reason of a {@link clientAbortSignal} abort (the call path's cancellation names it). */
+export class ClientClosedRequestError extends Error {
+  constructor() {
+    super('the client closed the request before the answer was sent');
+    this.name = 'ClientClosedRequestError';
+  }
+}
+
+/**
+ * An AbortSignal that aborts when the client goes away (its connection closes) before the answer is complete.
+ * A finished answer closes without aborting. One AbortController and one listener per request.
+ */
+export function clientAbortSignal(_req: IncomingMessage, res: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  if (res.destroyed || res.socket?.destroyed) controller.abort(new ClientClosedRequestError());
+  else res.once('close', () => res.writableFinished || controller.abort(new ClientClosedRequestError()));
+  return controller.signal;
+}
+
+/** Reads the client signal off the request (the direct routes recognize {@link ClientSignal} by it). */
+export function clientSignalOfRequest(_data: unknown, ctx: ExecutionContext): AbortSignal {
+  const http = ctx.switchToHttp();
+  return clientAbortSignal(http.getRequest<IncomingMessage>(), http.getResponse<ServerResponse>());
+}
+
+/**
+ * The request's client signal: aborted when the client disconnects before the answer is sent. Pass it to the
+ * call path as its outer signal so that a caller who gave up does not keep a tool running.
+ */
+export const ClientSignal = createParamDecorator(clientSignalOfRequest);

@@ -1,0 +1,57 @@
+import { REDACTED } from './redaction-keys';
+
+/*
+ * Secrets inside free text. Every pattern starts with a literal or a bounded run and its open-ended runs stop
+ * at a delimiter, so each runs in linear time on any input (these see model and remote output).
+ */
+
+/** `-----BEGIN ... PRIVATE KEY-----` up to its END line, or to the end of a text that was cut. */
+const PRIVATE_KEY_BLOCK = /-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----|$)/g;
+
+/** The userinfo of a URL: `postgres://user:pass@host`, `https://token@host`. */
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]{0,30}:\/\/)([^\s/?#@"'<>]+)@/gi;
+
+/**
+ * `key=value`, `key: value`, `"key": "value"` (also JSON-escaped) for sensitive words, in query strings,
+ * connection strings (`Server=...;Password=...`), headers and config text. Short words need a boundary.
+ */
+const KEY_VALUE = new RegExp(
+  String.raw`((?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?|cookie|authorization|(?<![a-z0-9])(?:pass|pwd|auth|jwt|otp)(?![a-z]))` +
+    String.raw`[\w.-]{0,40}?(?:\\?["'])?[ \t]{0,8}[:=][ \t]{0,8}(?:(?:bearer|basic|digest|token)[ \t]+)?)` +
+    String.raw`(\\?"(?:[^"\\\r\n]|\\[^"\r\n])*(?:\\?")?|'[^'\r\n]*'?|[^\s"'&;,<>(){}\[\]]+)`,
+  'gi',
+);
+
+const BEARER = /\b(bearer[ \t]+)[A-Za-z0-9._~+/=-]{6,}/gi;
+
+/** JSON Web Tokens: three base64url parts, the first a JSON object (`eyJ`). */
+const JWT = /\beyJ[\w-]{6,}\.[\w-]{6,}\.[\w-]*/g;
+
+/** Tokens whose shape names them: GitHub, GitLab, Slack, AWS access key ids, OpenAI/Stripe-style keys. */
+const KNOWN_TOKEN = /\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}|glpat-[\w-]{20,}|xox[abposr]-[\w-]{10,}|AKIA[0-9A-Z]{16}|sk-[\w-]{20,}|sk_(?:live|test)_\w{16,})/g;
+
+function maskValue(value: string): string {
+  if (value.startsWith('\\"')) return `\\"${REDACTED}\\"`;
+  if (value.startsWith('"')) return `"${REDACTED}"`;
+  if (value.startsWith("'")) return `'${REDACTED}'`;
+  return REDACTED;
+}
+
+function maskUserinfo(_m: string, scheme: string, userinfo: string): string {
+  const colon = userinfo.indexOf(':');
+  return `${scheme}${colon > 0 ? `${userinfo.slice(0, colon)}:${REDACTED}` : REDACTED}@`;
+}
+
+/**
+ * Free text with secrets masked: passwords and tokens written as `key=value` or `key: value`, connection
+ * strings and URLs with credentials, bearer tokens, JWTs, private key blocks and well-known token shapes.
+ */
+export function redactText(text: string): string {
+  let out = text;
+  if (out.includes('PRIVATE KEY')) out = out.replace(PRIVATE_KEY_BLOCK, REDACTED);
+  if (out.includes('://')) out = out.replace(URL_USERINFO, maskUserinfo);
+  out = out.replace(KEY_VALUE, (_m, prefix: string, value: string) => prefix + maskValue(value));
+  out = out.replace(BEARER, `$1${REDACTED}`);
+  if (out.includes('eyJ')) out = out.replace(JWT, REDACTED);
+  return out.replace(KNOWN_TOKEN, REDACTED);
+}

@@ -1,0 +1,76 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DomainError } from '@app/common/errors/domain-error';
+import { CommonErrorCode } from '@app/common/errors/common.errors';
+import { AgentSessionRepository } from '../sessions/agent-session.repository';
+import type { SubmittedCall } from '../sessions/session.types';
+import { BatchRunner } from '../acting/batch-runner';
+import { fingerprintOf, unknownOutcomeInterrupt } from '../acting/call-interrupts';
+import { ToolCallJournalRepository } from './tool-call-journal.repository';
+import type { JournalEntry } from './journal.types';
+
+/** Most entries one sweep looks at; the rest wait for the next round. */
+const SWEEP_BATCH = 100;
+
+/**
+ * Finds side-effecting calls left STARTED by a dead owner (lease expired) and raises them as UNKNOWN_OUTCOME
+ * requests exactly as `act` does when the runtime resubmits: the same request row and session move
+ * (INTERRUPTED, the call pending), so a later resubmit gets SESSION_INTERRUPTED and a resume or an admin
+ * decision works it. Safe on several instances: the session's compare-and-set (in the transaction that inserts
+ * the request) lets one sweep or act win; the others change nothing. READ_ONLY calls are left to run again.
+ */
+@Injectable()
+export class JournalOrphanSweepService {
+  private readonly logger = new Logger(JournalOrphanSweepService.name);
+  private running = false;
+  /** Entries already reported as not raisable (warned once, not every round). */
+  private readonly skipped = new Set<string>();
+
+  constructor(
+    private readonly journal: ToolCallJournalRepository,
+    private readonly sessions: AgentSessionRepository,
+    private readonly batches: BatchRunner,
+  ) {}
+
+  /** One round; returns how many requests it raised. A round still running makes the next one a no-op. */
+  async sweep(now = Date.now()): Promise<number> {
+    if (this.running) return 0;
+    this.running = true;
+    try {
+      let raised = 0;
+      for (const entry of await this.journal.findOrphaned(now, SWEEP_BATCH)) {
+        // One entry that cannot be raised must not stop the others.
+        const ok = await this.raise(entry).catch((err: unknown) => this.skip(entry, `raising it failed: ${(err as Error).message}`));
+        if (ok) raised++;
+      }
+      return raised;
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async raise(entry: JournalEntry): Promise<boolean> {
+    const session = await this.sessions.find(entry.sessionId);
+    if (!session || session.tenantId !== entry.tenantId || session.status !== 'ACTIVE') return false;
+    const call: SubmittedCall = { id: entry.toolCallId, name: entry.toolName, arguments: JSON.parse(entry.argumentsJson) };
+    // A decision re-checks the call against this fingerprint; leave such an entry for the runtime's resubmit.
+    if (fingerprintOf(call) !== entry.fingerprint) return this.skip(entry, 'it cannot be rebuilt from its stored arguments');
+    const ctx = { session, iteration: entry.iteration, entry: 'ACT' as const, freshSince: performance.now() };
+    try {
+      await this.batches.interrupt(ctx, unknownOutcomeInterrupt(call, entry), { iteration: entry.iteration, pending: call, notRun: [] });
+      return true;
+    } catch (err) {
+      // Another instance's sweep, or the runtime's act, moved the session first: it raised the request.
+      if (err instanceof DomainError && err.code === CommonErrorCode.CONCURRENT_MODIFICATION) return false;
+      throw err;
+    }
+  }
+
+  private skip(entry: JournalEntry, why: string): false {
+    const key = `${entry.sessionId}/${entry.toolCallId}`;
+    if (!this.skipped.has(key)) {
+      this.skipped.add(key);
+      this.logger.warn(`Journal entry ${entry.toolCallId} of session ${entry.sessionId} stays STARTED for the runtime to resubmit: ${why}.`);
+    }
+    return false;
+  }
+}

@@ -1,0 +1,91 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { runStatement } from '@app/database/run-statement';
+
+/** A closed session due for deletion, as read for a retention batch. */
+export interface ClosedSessionRef {
+  id: string;
+  tenantId: string;
+  updatedAt: number;
+}
+
+/** Where the keyset walk over closed sessions stands (sessions that could not be deleted are stepped over). */
+export interface ClosedSessionCursor {
+  updatedAt: number;
+  id: string;
+}
+
+/**
+ * The deletes of the retention job, across the tables of closed sessions (agent_session, tool_call_journal,
+ * tool_result_chunk, resume_record, hitl_request, tool_call_log). One place knows what retention covers, so a
+ * table added later (events, workspaces) is added here. Every delete is bounded (`limit` rows, one short
+ * autocommit statement through an index or primary key), so MySQL never holds a long lock: on MySQL
+ * `DELETE ... LIMIT n`, on SQLite the same through `rowid IN (SELECT ... LIMIT n)`.
+ */
+@Injectable()
+export class RetentionRepository {
+  private readonly mysql: boolean;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.mysql = dataSource.options.type !== 'better-sqlite3';
+  }
+
+  /** CLOSED sessions last changed before `cutoff`, oldest first, after `cursor`. */
+  async closedSessionsBefore(cutoff: number, limit: number, cursor: ClosedSessionCursor | null): Promise<ClosedSessionRef[]> {
+    const after = cursor ? ' AND (updated_at > ? OR (updated_at = ? AND id > ?))' : '';
+    const params: unknown[] = [cutoff, ...(cursor ? [cursor.updatedAt, cursor.updatedAt, cursor.id] : []), limit];
+    const rows: Array<{ id: string; tenant_id: string; updated_at: string | number }> = await this.dataSource.query(
+      `SELECT id, tenant_id, updated_at FROM agent_session WHERE status = 'CLOSED' AND updated_at < ?${after} ORDER BY updated_at, id LIMIT ?`,
+      params,
+    );
+    return rows.map((r) => ({ id: r.id, tenantId: r.tenant_id, updatedAt: Number(r.updated_at) }));
+  }
+
+  /** Journal entries of a session, except STARTED ones (a call that may still be running, or awaits a human). */
+  deleteFinishedJournal(session: ClosedSessionRef, limit: number): Promise<number> {
+    return this.boundedDelete('tool_call_journal', "tenant_id = ? AND session_id = ? AND state <> 'STARTED'", [session.tenantId, session.id], limit);
+  }
+
+  /** Stored result chunks of a session (tool results and resume responses). */
+  deleteResultChunks(session: ClosedSessionRef, limit: number): Promise<number> {
+    return this.boundedDelete('tool_result_chunk', 'session_id = ?', [session.id], limit);
+  }
+
+  deleteResumeRecords(session: ClosedSessionRef, limit: number): Promise<number> {
+    return this.boundedDelete('resume_record', 'session_id = ?', [session.id], limit);
+  }
+
+  /** HITL requests of a session, except PENDING ones (a human may still decide them). */
+  deleteDecidedHitlRequests(session: ClosedSessionRef, limit: number): Promise<number> {
+    return this.boundedDelete('hitl_request', "session_id = ? AND status <> 'PENDING'", [session.id], limit);
+  }
+
+  deleteSessionToolLog(session: ClosedSessionRef, limit: number): Promise<number> {
+    return this.boundedDelete('tool_call_log', 'tenant_id = ? AND session_id = ?', [session.tenantId, session.id], limit);
+  }
+
+  /** The session row itself: only while still CLOSED and once nothing that retention keeps refers to it. */
+  async deleteSessionIfEmpty(session: ClosedSessionRef): Promise<boolean> {
+    const deleted = await runStatement(
+      this.dataSource,
+      "DELETE FROM agent_session WHERE id = ? AND tenant_id = ? AND status = 'CLOSED'" +
+        ' AND NOT EXISTS (SELECT 1 FROM tool_call_journal WHERE tenant_id = ? AND session_id = ?)' +
+        ' AND NOT EXISTS (SELECT 1 FROM hitl_request WHERE session_id = ?)',
+      [session.id, session.tenantId, session.tenantId, session.id, session.id],
+    );
+    return deleted > 0;
+  }
+
+  /** Tool-log rows of no session (executeDirect) written before `cutoff`. */
+  deleteSessionlessToolLog(cutoff: number, limit: number): Promise<number> {
+    return this.boundedDelete('tool_call_log', 'session_id IS NULL AND created_at < ?', [cutoff], limit);
+  }
+
+  private boundedDelete(table: string, where: string, params: unknown[], limit: number): Promise<number> {
+    const sql = this.mysql
+      ? `DELETE FROM ${table} WHERE ${where} LIMIT ?`
+      : `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE ${where} LIMIT ?)`;
+    return runStatement(this.dataSource, sql, [...params, limit]);
+  }
+}

@@ -1,0 +1,88 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
+import { ClosedSessionCursor, ClosedSessionRef, RetentionRepository } from './retention.repository';
+
+/** Rows per delete statement: each one is a short transaction, whatever the table holds. */
+export const RETENTION_BATCH_ROWS = 500;
+/** Closed sessions read per batch. */
+const SESSIONS_PER_BATCH = 100;
+/** Batches per run, so one run ends; the next run goes on where this one stopped. */
+const MAX_BATCHES_PER_RUN = 100;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** What one retention run deleted. */
+export interface RetentionReport {
+  cutoff: number;
+  sessions: number;
+  journalEntries: number;
+  resultChunks: number;
+  resumeRecords: number;
+  hitlRequests: number;
+  toolLogRows: number;
+  /** Closed sessions kept because a STARTED journal entry or a PENDING HITL request still refers to them. */
+  sessionsKept: number;
+}
+
+/**
+ * Retention (RETENTION_DAYS): a session CLOSED longer than that is deleted with its journal, result chunks,
+ * resume records, HITL requests and tool-log rows; tool-log rows of no session (executeDirect) go once older
+ * than that. Never an ACTIVE or INTERRUPTED session, a STARTED journal entry or a PENDING HITL request (the
+ * session row then stays too). Children go before the session row, so a run cut short is finished by the next.
+ */
+@Injectable()
+export class RetentionService {
+  private readonly logger = new Logger(RetentionService.name);
+  private running: Promise<RetentionReport> | null = null;
+
+  constructor(
+    private readonly repo: RetentionRepository,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+  ) {}
+
+  /** One run (a run already going in this process is joined, not doubled). */
+  purge(now: number = Date.now()): Promise<RetentionReport> {
+    this.running ??= this.purgeOnce(now).finally(() => (this.running = null));
+    return this.running;
+  }
+
+  private async purgeOnce(now: number): Promise<RetentionReport> {
+    const cutoff = now - this.config.retention.days * DAY_MS;
+    const report: RetentionReport = { cutoff, sessions: 0, journalEntries: 0, resultChunks: 0, resumeRecords: 0, hitlRequests: 0, toolLogRows: 0, sessionsKept: 0 };
+    let cursor: ClosedSessionCursor | null = null;
+    for (let batch = 0; batch < MAX_BATCHES_PER_RUN; batch++) {
+      const sessions = await this.repo.closedSessionsBefore(cutoff, SESSIONS_PER_BATCH, cursor);
+      for (const session of sessions) await this.purgeSession(session, report);
+      if (sessions.length < SESSIONS_PER_BATCH) break;
+      cursor = sessions[sessions.length - 1];
+    }
+    report.toolLogRows += await drain((limit) => this.repo.deleteSessionlessToolLog(cutoff, limit));
+    if (report.sessions + report.toolLogRows > 0 || report.sessionsKept > 0) {
+      this.logger.log(
+        `Retention (${this.config.retention.days} days): deleted ${report.sessions} closed sessions, ${report.journalEntries} journal entries, ` +
+          `${report.resultChunks} result chunks, ${report.resumeRecords} resume records, ${report.hitlRequests} HITL requests, ${report.toolLogRows} tool-log rows; ` +
+          `kept ${report.sessionsKept} closed sessions with a STARTED call or a PENDING HITL request`,
+      );
+    }
+    return report;
+  }
+
+  private async purgeSession(session: ClosedSessionRef, report: RetentionReport): Promise<void> {
+    report.resultChunks += await drain((limit) => this.repo.deleteResultChunks(session, limit));
+    report.resumeRecords += await drain((limit) => this.repo.deleteResumeRecords(session, limit));
+    report.toolLogRows += await drain((limit) => this.repo.deleteSessionToolLog(session, limit));
+    report.hitlRequests += await drain((limit) => this.repo.deleteDecidedHitlRequests(session, limit));
+    report.journalEntries += await drain((limit) => this.repo.deleteFinishedJournal(session, limit));
+    if (await this.repo.deleteSessionIfEmpty(session)) report.sessions++;
+    else report.sessionsKept++;
+  }
+}
+
+/** Repeats a bounded delete until it deletes less than a full batch; returns the rows deleted in all. */
+async function drain(deleteBatch: (limit: number) => Promise<number>): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const deleted = await deleteBatch(RETENTION_BATCH_ROWS);
+    total += deleted;
+    if (deleted < RETENTION_BATCH_ROWS) return total;
+  }
+}

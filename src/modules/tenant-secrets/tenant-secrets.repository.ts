@@ -1,0 +1,36 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { TenantSecretEntity } from './tenant-secret.entity';
+
+/** Queries of `tenant_secret`; every one is scoped to one tenant. */
+@Injectable()
+export class TenantSecretsRepository {
+  constructor(@InjectRepository(TenantSecretEntity) private readonly secrets: Repository<TenantSecretEntity>) {}
+
+  findAllOfTenant(tenantId: string): Promise<TenantSecretEntity[]> {
+    return this.secrets.find({ where: { tenantId } });
+  }
+
+  findOne(tenantId: string, name: string, manager?: EntityManager): Promise<TenantSecretEntity | null> {
+    return (manager?.getRepository(TenantSecretEntity) ?? this.secrets).findOne({ where: { tenantId, name } });
+  }
+
+  /** A page of the tenant's secrets by name. */
+  page(tenantId: string, skip: number, take: number): Promise<[TenantSecretEntity[], number]> {
+    return this.secrets.findAndCount({ where: { tenantId }, order: { name: 'ASC' }, skip, take });
+  }
+
+  async insert(manager: EntityManager, row: TenantSecretEntity): Promise<void> {
+    await manager.getRepository(TenantSecretEntity).insert(row as QueryDeepPartialEntity<TenantSecretEntity>);
+  }
+
+  async updateValue(manager: EntityManager, tenantId: string, name: string, valueEncrypted: string, updatedAt: number): Promise<void> {
+    await manager.getRepository(TenantSecretEntity).update({ tenantId, name }, { valueEncrypted, updatedAt } as QueryDeepPartialEntity<TenantSecretEntity>);
+  }
+
+  async delete(manager: EntityManager, tenantId: string, name: string): Promise<void> {
+    await manager.getRepository(TenantSecretEntity).delete({ tenantId, name });
+  }
+}

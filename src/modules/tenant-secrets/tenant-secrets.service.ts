@@ -1,0 +1,112 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import type { AuthContext } from '@app/common/auth/auth-context';
+import { CommonErrorCode } from '@app/common/errors/common.errors';
+import { DomainError } from '@app/common/errors/domain-error';
+import { validationFailed } from '@app/common/errors/validation';
+import { Page, pageOf, PageQueryDto, pageWindow } from '@app/common/dto/page.dto';
+import { ConfigVersionService } from '@app/database/config-version.service';
+import { toIso } from '@app/database/epoch-ms.transformer';
+import { isUniqueViolation } from '@app/database/unique-violation';
+import { TenantSecretEntity } from './tenant-secret.entity';
+import { TenantSecretsRepository } from './tenant-secrets.repository';
+import { TenantSecretsCipher } from './tenant-secrets.cipher';
+import { ToolSecretsResolver } from './tool-secrets.resolver';
+import { TenantSecretsErrorCode } from './tenant-secrets.errors';
+import { TENANT_SECRET_NAME_PATTERN, type PutTenantSecretDto, type TenantSecretDto } from './tenant-secrets.dto';
+
+/**
+ * Tenant secrets: set (encrypted with SECRETS_KEY), list (names and dates), delete. A tenant admin key acts on
+ * its own tenant only (another tenant is 404), the platform key on any. Every write bumps the tenant's config
+ * version in its transaction, which is how every instance's resolver learns of it.
+ */
+@Injectable()
+export class TenantSecretsService {
+  constructor(
+    private readonly repo: TenantSecretsRepository,
+    private readonly cipher: TenantSecretsCipher,
+    private readonly resolver: ToolSecretsResolver,
+    private readonly configVersion: ConfigVersionService,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  async put(auth: AuthContext, tenantId: string, name: string, dto: PutTenantSecretDto): Promise<TenantSecretDto> {
+    assertTenant(auth, tenantId);
+    assertName(name);
+    if (!this.cipher.configured) {
+      throw new DomainError(
+        TenantSecretsErrorCode.SECRETS_NOT_CONFIGURED,
+        'Tenant secrets cannot be stored: the gateway has no SECRETS_KEY to encrypt them with. The platform operator must set SECRETS_KEY (32 bytes as 64 hex characters, e.g. `openssl rand -hex 32`) and restart the gateway.',
+      );
+    }
+    const valueEncrypted = this.cipher.encrypt(tenantId, name, dto.value);
+    const now = Date.now();
+    const saved = await this.write(tenantId, async (m) => {
+      const existing = await this.repo.findOne(tenantId, name, m);
+      if (existing) {
+        await this.repo.updateValue(m, tenantId, name, valueEncrypted, now);
+        return { ...existing, valueEncrypted, updatedAt: now };
+      }
+      const row: TenantSecretEntity = { tenantId, name, valueEncrypted, createdAt: now, updatedAt: now };
+      await this.repo.insert(m, row);
+      return row;
+    }).catch(async (err: unknown) => {
+      // Another writer created it first: this PUT replaces its value.
+      if (!isUniqueViolation(err)) throw err;
+      return this.write(tenantId, async (m) => {
+        await this.repo.updateValue(m, tenantId, name, valueEncrypted, now);
+        return (await this.repo.findOne(tenantId, name, m))!;
+      });
+    });
+    return toDto(saved);
+  }
+
+  async list(auth: AuthContext, tenantId: string, query: PageQueryDto): Promise<Page<TenantSecretDto>> {
+    assertTenant(auth, tenantId);
+    const { skip, take } = pageWindow(query);
+    const [rows, total] = await this.repo.page(tenantId, skip, take);
+    return pageOf(rows.map(toDto), total, query);
+  }
+
+  async delete(auth: AuthContext, tenantId: string, name: string): Promise<TenantSecretDto> {
+    assertTenant(auth, tenantId);
+    assertName(name);
+    const row = await this.repo.findOne(tenantId, name);
+    if (!row) throw notFound(tenantId, name);
+    await this.write(tenantId, (m) => this.repo.delete(m, tenantId, name));
+    return toDto(row);
+  }
+
+  private async write<T>(tenantId: string, fn: (m: EntityManager) => Promise<T>): Promise<T> {
+    try {
+      return await this.dataSource.transaction(async (m) => {
+        const result = await fn(m);
+        await this.configVersion.bump(m, tenantId);
+        return result;
+      });
+    } finally {
+      this.resolver.invalidate(tenantId);
+    }
+  }
+}
+
+function assertTenant(auth: AuthContext, tenantId: string): void {
+  if (auth.tenantId !== null && auth.tenantId !== tenantId) {
+    throw new DomainError(CommonErrorCode.NOT_FOUND, `No tenant ${tenantId} in your scope; your admin key manages the secrets of tenant ${auth.tenantId}.`);
+  }
+}
+
+function assertName(name: string): void {
+  if (!TENANT_SECRET_NAME_PATTERN.test(name)) {
+    throw validationFailed([{ field: 'name', problems: ['must be 1-64 upper-case letters, digits or _, not starting with a digit (e.g. GITHUB_TOKEN), as ${secret:NAME} references it'] }]);
+  }
+}
+
+function notFound(tenantId: string, name: string): DomainError {
+  return new DomainError(CommonErrorCode.NOT_FOUND, `Tenant ${tenantId} has no secret ${name}; list them with GET /api/v1/admin/tenants/${tenantId}/secrets.`);
+}
+
+function toDto(row: TenantSecretEntity): TenantSecretDto {
+  return { name: row.name, tenantId: row.tenantId, createdAt: toIso(row.createdAt)!, updatedAt: toIso(row.updatedAt)! };
+}

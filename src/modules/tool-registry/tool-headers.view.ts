@@ -1,0 +1,13 @@
+import type { ToolDto } from './tool-registry.dto';
+
+const SECRET_REF = /\$\{secret:[A-Za-z0-9_]+\}/g;
+
+/**
+ * A tool as an admin of `viewerTenantId` may see it: a platform-wide tool's header templates show
+ * `${secret:***}` to a tenant's admin, who must not learn which platform secrets exist (the platform key sees all).
+ */
+export function toolDtoForViewer(dto: ToolDto, viewerTenantId: string | null): ToolDto {
+  if (viewerTenantId === null || dto.tenantId !== null || !dto.headers) return dto;
+  const headers = Object.fromEntries(Object.entries(dto.headers).map(([k, v]) => [k, v.replace(SECRET_REF, '${secret:***}')]));
+  return { ...dto, headers };
+}
