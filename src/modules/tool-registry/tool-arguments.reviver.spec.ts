@@ -55,4 +55,13 @@ describe('compileArgumentsReviver', () => {
     const tree = compileArgumentsReviver({ $defs: { N: { type: 'object', properties: { v: { type: 'integer' }, kids: { type: 'array', items: { $ref: '#/$defs/N' } } }, required: ['kids'] } }, $ref: '#/$defs/N' })!;
     expect(tree({ kids: [{ v: null, kids: [] }] })).toEqual({ kids: [{ kids: [] }] });
   });
+
+  it('compiles a ref graph that doubles at every level in bounded time', () => {
+    const defs: Record<string, unknown> = { D0: { type: 'integer' } };
+    for (let i = 1; i <= 30; i++) defs[`D${i}`] = { type: 'object', properties: { a: { $ref: `#/$defs/D${i - 1}`, description: 'x' }, b: { $ref: `#/$defs/D${i - 1}`, description: 'y' } } };
+    const started = performance.now();
+    const revive = compileArgumentsReviver({ type: 'object', $defs: defs, properties: { x: { $ref: '#/$defs/D30' } } })!;
+    expect(revive({ x: { a: null } })).toEqual({ x: {} });
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
 });

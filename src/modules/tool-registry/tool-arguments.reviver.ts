@@ -21,6 +21,8 @@ export type ArgumentsReviver = (args: Record<string, unknown>) => Record<string,
 
 const isRaw = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
 const MAX_PLAN_DEPTH = 32;
+/** Bound on the plans built for one schema: refs with sibling keywords are planned per use and could double at every level. */
+const MAX_PLAN_NODES = 5_000;
 
 /**
  * The reviver for one tool's schema, or `null` when there is nothing to undo (then the hot path skips
@@ -31,7 +33,7 @@ const MAX_PLAN_DEPTH = 32;
  */
 export function compileArgumentsReviver(schema: JsonSchema): ArgumentsReviver | null {
   const refs = new GeminiSchemaRefResolver(schema);
-  const plans = new Map<object, RevivePlan | null>();
+  const plans: PlanCache = Object.assign(new Map<object, RevivePlan | null>(), { built: 0 });
   const plan = planFor(schema, refs, plans, 0);
   return plan ? (args) => revive(plan, args, 0) as Record<string, unknown> : null;
 }
@@ -47,10 +49,13 @@ function resolved(schema: unknown, refs: GeminiSchemaRefResolver): Raw | undefin
   return isRaw(node) ? node : undefined;
 }
 
-function planFor(schema: unknown, refs: GeminiSchemaRefResolver, plans: Map<object, RevivePlan | null>, depth: number): RevivePlan | null {
+type PlanCache = Map<object, RevivePlan | null> & { built: number };
+
+function planFor(schema: unknown, refs: GeminiSchemaRefResolver, plans: PlanCache, depth: number): RevivePlan | null {
   const node = resolved(schema, refs);
-  if (!node || depth > MAX_PLAN_DEPTH) return null;
+  if (!node || depth > MAX_PLAN_DEPTH || plans.built > MAX_PLAN_NODES) return null;
   if (plans.has(node)) return plans.get(node) ?? null;
+  plans.built += 1;
   const plan: RevivePlan = { dropNull: new Set(), properties: new Map(), parseText: false };
   plans.set(node, plan); // a recursive ref reuses the plan under construction
   const all = [node, ...(Array.isArray(node.allOf) ? node.allOf : [])].map((m) => resolved(m, refs)).filter(isRaw);
@@ -70,7 +75,7 @@ function planFor(schema: unknown, refs: GeminiSchemaRefResolver, plans: Map<obje
   return useful ? plan : null;
 }
 
-function planProperties(plan: RevivePlan, member: Raw, required: Set<string>, refs: GeminiSchemaRefResolver, plans: Map<object, RevivePlan | null>, depth: number): void {
+function planProperties(plan: RevivePlan, member: Raw, required: Set<string>, refs: GeminiSchemaRefResolver, plans: PlanCache, depth: number): void {
   for (const [name, child] of Object.entries(isRaw(member.properties) ? member.properties : {})) {
     if (!required.has(name) && !acceptsNull(child, refs, 0)) plan.dropNull.add(name);
     const childPlan = planFor(child, refs, plans, depth + 1);

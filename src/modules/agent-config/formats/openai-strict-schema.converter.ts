@@ -30,6 +30,9 @@ export function toOpenAiStrictSchema(portable: JsonSchema): StrictSchemaResult {
   return problems.length > 0 ? { ok: false, problems } : { ok: true, schema };
 }
 
+/** Bound on the nodes built while inlining refs: a hostile ref graph can double at every level. */
+export const STRICT_MAX_SCHEMA_NODES = 10_000;
+
 /** A definition a recursive ref can point to in the output: `#/$defs/X` or `#/definitions/X`. */
 const DEFINITION_REF = /^#\/(?:\$defs|definitions)\/([^/]+)$/;
 
@@ -38,6 +41,7 @@ class StrictConverter {
   private readonly expanding = new Set<object>();
   /** Definitions a recursive ref points to: converted once, after the root, into the output's `$defs`. */
   private readonly pending = new Map<string, RawSchema>();
+  private nodes = 0;
 
   constructor(root: unknown, private readonly problems: string[]) {
     this.refs = new GeminiSchemaRefResolver(root);
@@ -54,6 +58,9 @@ class StrictConverter {
   }
 
   node(source: unknown, path: string, required: boolean): RawSchema {
+    if (++this.nodes > STRICT_MAX_SCHEMA_NODES) {
+      return this.nodes === STRICT_MAX_SCHEMA_NODES + 1 ? this.fail(path, `is larger than ${STRICT_MAX_SCHEMA_NODES} nodes once its refs are inlined`) : {};
+    }
     if (!isRawSchema(source)) return this.fail(path, 'is not a schema object');
     let schema = source;
     if (typeof schema.$ref === 'string') {

@@ -109,4 +109,14 @@ describe('toOpenAiStrictToolSpec', () => {
     expect(spec.function.parameters).toMatchObject({ type: 'object', properties });
     expect(warnings).toEqual([expect.stringContaining(reason)]);
   });
+
+  it('gives up with a warning, quickly, on a ref graph that doubles at every level once inlined', () => {
+    const defs: Record<string, unknown> = { D0: { type: 'string' } };
+    for (let i = 1; i <= 30; i++) defs[`D${i}`] = { type: 'object', properties: { a: { $ref: `#/$defs/D${i - 1}` }, b: { $ref: `#/$defs/D${i - 1}` } }, required: ['a', 'b'] };
+    const started = performance.now();
+    const { spec, warnings } = toOpenAiStrictToolSpec({ name: 't', description: 'd', parameters: { type: 'object', $defs: defs, properties: { x: { $ref: '#/$defs/D30' } }, required: ['x'] } });
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(spec.function.strict).toBe(false);
+    expect(warnings).toEqual([expect.stringContaining('larger than 10000 nodes')]);
+  });
 });
