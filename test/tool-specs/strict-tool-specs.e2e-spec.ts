@@ -83,6 +83,15 @@ describe.each([
     expect(res.body.error.details.fields).toEqual([expect.objectContaining({ field: 'strict' })]);
   });
 
+  it('previews the same answer with an admin key, and 404 for an agent of another tenant', async () => {
+    const runtimeAnswer = (await toolSpecs({ strict: true, explain: true }).expect(200)).body;
+    const preview = await gw.http.post(`/api/v1/admin/agents/${agentId}/tool-specs`).set(gw.admin).send({ userId: 'u1', permissions: [], strict: true, explain: true }).expect(200);
+    expect(preview.body).toEqual(runtimeAnswer);
+    const globexAdmin = await createKey(gw, 'globex', 'admin');
+    await gw.http.post(`/api/v1/admin/agents/${agentId}/tool-specs`).set(globexAdmin).send({ userId: 'u1', permissions: [] }).expect(404);
+    await gw.http.post(`/api/v1/admin/agents/${agentId}/tool-specs`).set(runtime).send({ userId: 'u1', permissions: [] }).expect(403);
+  });
+
   it('removes the nulls a strict model sends for optional properties before validating: the remote never sees them', async () => {
     const session = (await gw.http.post('/api/v1/sessions').set(runtime).send({ agentId, userId: 'u1', permissions: [] }).expect(201)).body.id;
     const res = await gw.http

@@ -5,7 +5,6 @@ import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
 import { ToolVisibilityService } from './visibility/tool-visibility.service';
-import { validationFailed } from '@app/common/errors/validation';
 import { ToolSpecsRequestDto, ToolSpecsResponseDto } from './tool-specs.dto';
 
 @ApiTags('runtime: tools')
@@ -20,9 +19,6 @@ export class ToolSpecsController {
   @ApiOkResponse({ type: ToolSpecsResponseDto, description: 'The tools the model may see, in its own format' })
   @ApiErrors(400, 404)
   async toolSpecs(@Auth() auth: AuthContext, @Param('agentId') agentId: string, @Body() dto: ToolSpecsRequestDto, @Res() res: Response): Promise<void> {
-    if (dto.strict && (dto.format ?? 'openai') !== 'openai') {
-      throw validationFailed([{ field: 'strict', problems: [`strict is OpenAI's mode: send it with format openai (or leave it out for format ${dto.format})`] }]);
-    }
     // Sent pre-serialized: the per-tool JSON is cached, so a large answer is joined, not re-stringified.
     const json = await this.visibility.toolSpecsJson(
       { tenantId: auth.tenantId!, agentId, permissions: dto.permissions, capabilities: dto.capabilities, webSearchMode: dto.webSearchMode },

@@ -1,10 +1,34 @@
 import { IsSafeLine } from '@app/common/safe-text';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsOptional, IsString, Length } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsOptional,
+  IsString,
+  Length,
+  Validate,
+  ValidationArguments,
+  ValidatorConstraint,
+  ValidatorConstraintInterface,
+} from 'class-validator';
 import { TOOL_REQUIREMENTS, ToolRequirement } from '@app/modules/tool-registry/tool-registry.types';
 import { WEB_SEARCH_MODES, WebSearchMode } from './agent-config.types';
 import { MODEL_FORMATS, ModelFormat } from './formats/model-formats';
 import { EMITTED, VISIBILITY_LAYERS, VisibilityLayer } from './visibility/visibility.types';
+
+/** `strict` is OpenAI's mode: only with format openai (the default). */
+@ValidatorConstraint({ name: 'strictNeedsOpenAi' })
+class StrictNeedsOpenAi implements ValidatorConstraintInterface {
+  validate(strict: unknown, args: ValidationArguments): boolean {
+    return strict !== true || ((args.object as { format?: string }).format ?? 'openai') === 'openai';
+  }
+
+  defaultMessage(args: ValidationArguments): string {
+    return `strict is OpenAI's mode: send it with format openai, or leave it out for format ${(args.object as { format?: string }).format}`;
+  }
+}
 
 export class ToolSpecsRequestDto {
   @ApiProperty({ example: 'u-42' })
@@ -53,6 +77,7 @@ export class ToolSpecsRequestDto {
   })
   @IsOptional()
   @IsBoolean()
+  @Validate(StrictNeedsOpenAi)
   strict?: boolean;
 }
 
