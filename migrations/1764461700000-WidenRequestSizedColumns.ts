@@ -1,0 +1,30 @@
+import { MigrationInterface, QueryRunner } from 'typeorm';
+
+/** The columns that keep a call's full arguments; `@LargeText()` marks them in the entities. */
+const COLUMNS = [
+  { table: 'tool_call_journal', column: 'arguments_json', nullable: false },
+  { table: 'agent_session', column: 'pending_batch', nullable: true },
+];
+
+/**
+ * Arguments up to the documented limit (8 MiB of JSON) work on MySQL as on SQLite: the columns that keep them
+ * become LONGTEXT there (TEXT holds 64 KB). SQLite's TEXT has no such limit: nothing changes on it.
+ */
+export class WidenRequestSizedColumns1764461700000 implements MigrationInterface {
+  name = 'WidenRequestSizedColumns1764461700000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await alter(q, 'longtext');
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await alter(q, 'text');
+  }
+}
+
+async function alter(q: QueryRunner, type: 'longtext' | 'text'): Promise<void> {
+  if (q.connection.options.type === 'better-sqlite3') return;
+  for (const c of COLUMNS) {
+    await q.query(`ALTER TABLE \`${c.table}\` MODIFY \`${c.column}\` ${type} ${c.nullable ? 'NULL' : 'NOT NULL'}`);
+  }
+}
