@@ -1,14 +1,19 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** The columns that keep a call's full arguments; `@LargeText()` marks them in the entities. */
+/**
+ * The columns that keep request-sized data: a call's full arguments, the interrupted batch, a session's
+ * permissions (1,000 of 128 characters) and todo list (100 items of 500). `@LargeText()` marks them in the entities.
+ */
 const COLUMNS = [
   { table: 'tool_call_journal', column: 'arguments_json', nullable: false },
   { table: 'agent_session', column: 'pending_batch', nullable: true },
+  { table: 'agent_session', column: 'permissions', nullable: false },
+  { table: 'agent_session', column: 'todo_list', nullable: false },
 ];
 
 /**
  * Arguments up to the documented limit (8 MiB of JSON) work on MySQL as on SQLite: the columns that keep them
- * become LONGTEXT there (TEXT holds 64 KB). SQLite's TEXT has no such limit: nothing changes on it.
+ * become LONGTEXT there (TEXT holds 64 KB, and answered 500). SQLite's TEXT has no such limit: nothing changes on it.
  */
 export class WidenRequestSizedColumns1764461700000 implements MigrationInterface {
   name = 'WidenRequestSizedColumns1764461700000';

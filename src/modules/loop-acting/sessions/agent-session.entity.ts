@@ -21,7 +21,9 @@ export class AgentSessionEntity {
   @Column({ name: 'user_id', type: 'varchar', length: 128 })
   userId: string;
 
-  @Column({ type: 'simple-json' })
+  /** Up to 1,000 permissions of 128 characters: LONGTEXT on MySQL. */
+  @LargeText()
+  @Column({ type: 'text', transformer: jsonText })
   permissions: string[];
 
   @Column({ type: 'simple-json' })
@@ -49,7 +51,9 @@ export class AgentSessionEntity {
   @Column({ name: 'pending_batch', type: 'text', nullable: true, transformer: jsonText })
   pendingBatch: PendingBatch | null;
 
-  @Column({ name: 'todo_list', type: 'simple-json' })
+  /** Up to 100 items of 500 characters (UPDATE_TODO_LIST's schema): LONGTEXT on MySQL. */
+  @LargeText()
+  @Column({ name: 'todo_list', type: 'text', transformer: jsonText })
   todoList: TodoItem[];
 
   @Column({ name: 'active_skill', type: 'simple-json', nullable: true })
