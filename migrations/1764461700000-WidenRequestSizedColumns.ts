@@ -2,13 +2,15 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * The columns that keep request-sized data: a call's full arguments, the interrupted batch, a session's
- * permissions (1,000 of 128 characters) and todo list (100 items of 500). `@LargeText()` marks them in the entities.
+ * permissions (1,000 of 128 characters) and todo list (100 items of 500), and an MCP service's last sync report
+ * (every listed tool by name). `@LargeText()` marks them in the entities.
  */
 const COLUMNS = [
   { table: 'tool_call_journal', column: 'arguments_json', nullable: false },
   { table: 'agent_session', column: 'pending_batch', nullable: true },
   { table: 'agent_session', column: 'permissions', nullable: false },
   { table: 'agent_session', column: 'todo_list', nullable: false },
+  { table: 'mcp_service', column: 'last_sync_result', nullable: true },
 ];
 
 /**
