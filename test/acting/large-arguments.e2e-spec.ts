@@ -2,6 +2,7 @@ import { createTestDatabaseUrl, describeEachDialect, TestDatabase } from '@test/
 import { createKey, startTestGateway, TestGateway, toolBody } from '@test/support/gateway-test-app';
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
 import { TOOL_ARGUMENTS_MAX_BYTES } from '@app/modules/tool-invocation/tool-arguments.size';
+import { waitFor } from '@test/support/wait-for';
 
 const MB = 1024 * 1024;
 
@@ -59,6 +60,15 @@ describeEachDialect('arguments of megabytes through act and resume', (dialect) =
     const again = await gw.http.post(`/api/v1/sessions/${sessionId}/act`).set(runtime).send({ iteration: 2, toolCalls: [{ id: 'w1', name: 'write_file', arguments: args }] }).expect(200);
     expect(again.body.results[0]).toMatchObject({ status: 'COMPLETED', reused: true, content: res.body.results[0].content });
     expect(remote.requests).toHaveLength(2);
+
+    // The tool log keeps a bounded start of the arguments (the journal has them whole).
+    const logged = await waitFor(async () => {
+      const rows = (await gw.http.get(`/api/v1/admin/tool-calls?sessionId=${sessionId}`).set(gw.admin).expect(200)).body.items;
+      return rows.length === 2 ? rows : undefined;
+    });
+    for (const row of logged) {
+      expect(row.arguments).toEqual({ $truncated: expect.stringMatching(/^arguments of \d+ characters of JSON shortened for the log/), preview: expect.stringMatching(/^\{"path":"notes\/(one|two)\.txt","content":"(one|two):abcdefghij/) });
+    }
   });
 
   it('interrupts a risky call with 1 MB arguments, and runs it with every byte once approved', async () => {
