@@ -3,7 +3,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * The columns that keep request-sized data: a call's full arguments, the interrupted batch, a session's
  * permissions (1,000 of 128 characters) and todo list (100 items of 500), and an MCP service's last sync report
- * (every listed tool by name). `@LargeText()` marks them in the entities.
+ * (every listed tool by name), a reviewer's message (20,000 characters as class-validator counts them: 80 KB
+ * of emoji). `@LargeText()` marks them in the entities.
  */
 const COLUMNS = [
   { table: 'tool_call_journal', column: 'arguments_json', nullable: false },
@@ -11,6 +12,7 @@ const COLUMNS = [
   { table: 'agent_session', column: 'permissions', nullable: false },
   { table: 'agent_session', column: 'todo_list', nullable: false },
   { table: 'mcp_service', column: 'last_sync_result', nullable: true },
+  { table: 'hitl_request', column: 'decision_message', nullable: true },
 ];
 
 /**

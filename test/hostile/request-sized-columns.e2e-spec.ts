@@ -38,6 +38,19 @@ describeEachDialect('request-sized values and TEXT columns', (dialect) => {
     expect(read.body.todoList).toEqual(items);
   });
 
+  it('records a reviewer message of 20,000 emoji (80 KB of UTF-8; class-validator counts an emoji as one character)', async () => {
+    const risky = (await gw.http.post('/api/v1/admin/tools').set(gw.admin).send(toolBody({ tenantId: 'acme', sideEffect: 'HIGH_RISK', hitl: { approvalText: 'Sure?' } })).expect(201)).body;
+    const agentId = (await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'careful', tenantId: 'acme' }).expect(201)).body.id;
+    await gw.http.put(`/api/v1/admin/agents/${agentId}/tools`).set(gw.admin).send({ toolIds: [risky.id] }).expect(200);
+    const sessionId = (await gw.http.post('/api/v1/sessions').set(runtime).send({ agentId, userId: 'u', permissions: [] }).expect(201)).body.id;
+    await gw.http.post(`/api/v1/sessions/${sessionId}/act`).set(runtime).send({ iteration: 1, toolCalls: [{ id: 'c1', name: risky.name, arguments: { q: 'x' } }] }).expect(200);
+    const message = '🚫'.repeat(20_000);
+    const res = await gw.http.post(`/api/v1/sessions/${sessionId}/resume`).set(runtime).send({ clientMessageId: 'no', decision: 'REJECT', message }).expect(200);
+    expect(res.body.results[0]).toMatchObject({ status: 'REJECTED' });
+    const decided = (await gw.http.get('/api/v1/admin/hitl?status=DECIDED').set(gw.admin).expect(200)).body.items;
+    expect(decided).toEqual([expect.objectContaining({ sessionId, decision: 'REJECT' })]);
+  });
+
   it('refuses a parameters schema over 60,000 bytes of UTF-8 (though under 60,000 characters) with a 400', async () => {
     const parameters = { type: 'object', properties: { q: { type: 'string', description: '说明'.repeat(12_500) } } };
     const res = await gw.http.post('/api/v1/admin/tools').set(gw.admin).send(toolBody({ tenantId: 'acme', parameters })).expect(400);
