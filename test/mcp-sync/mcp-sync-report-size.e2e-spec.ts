@@ -2,6 +2,7 @@ import type { TestGateway } from '@test/support/gateway-test-app';
 import { createTestDatabaseUrl, describeEachDialect, type TestDatabase } from '@test/support/test-database';
 import { startMcpSyncGateway } from './support/mcp-sync-gateway';
 import { CatalogMcpServer, catalogTool } from './support/catalog-mcp.server';
+import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
 
 describeEachDialect('MCP sync: the report of a large listing is stored whole (LONGTEXT on MySQL)', (dialect) => {
   // 400 tools named with 300 characters (too long to register) and 200 good ones: the report names them all.
@@ -21,6 +22,24 @@ describeEachDialect('MCP sync: the report of a large listing is stored whole (LO
     await gw?.close();
     await server.stop();
     await db?.drop();
+  });
+
+  it('records a service whose server answers with a 100 KB error page as DOWN, with a bounded reason', async () => {
+    const broken = await new RecordingHttpServer().start();
+    broken.handler = (_req, res) => {
+      res.statusCode = 500;
+      res.setHeader('content-type', 'text/plain');
+      res.end('stack trace line\n'.repeat(6_000));
+    };
+    try {
+      const created = (await gw.http.post('/api/v1/admin/mcp-services').set(gw.admin).send({ name: 'broken', kind: 'STATIC', url: broken.url('/mcp'), tenantId: 'acme', toolPrefix: 'broken_' }).expect(201)).body;
+      const read = (await gw.http.get(`/api/v1/admin/mcp-services/${created.id}`).set(gw.admin).expect(200)).body;
+      expect(read.health).toBe('DOWN');
+      expect(read.healthReason).toMatch(/stack trace line/);
+      expect(read.healthReason.length).toBeLessThanOrEqual(2_100);
+    } finally {
+      await broken.stop();
+    }
   });
 
   it('registers the good tools and keeps a report listing every tool, rejected names cut at 128 characters', async () => {
