@@ -83,6 +83,15 @@ describeEachDialect('arguments of megabytes through act and resume', (dialect) =
     expect(remote.requests.map((r) => JSON.parse(r.body))).toEqual([args, fileArguments(MB, 'after')]);
   });
 
+  it('takes arguments just under the limit through an interrupt and an approval', async () => {
+    const sessionId = await newSession();
+    const args = fileArguments(TOOL_ARGUMENTS_MAX_BYTES - 4096, 'edge');
+    const res = await gw.http.post(`/api/v1/sessions/${sessionId}/act`).set(runtime).send({ iteration: 1, toolCalls: [{ id: 'edge', name: 'overwrite_file', arguments: args }] }).expect(200);
+    expect(res.body.status).toBe('INTERRUPTED');
+    const approved = await gw.http.post(`/api/v1/sessions/${sessionId}/resume`).set(runtime).send({ clientMessageId: 'edge-ok' }).expect(200);
+    expect(approved.body.results[0]).toMatchObject({ status: 'COMPLETED', content: `stored ${JSON.stringify(args).length} bytes` });
+  });
+
   it('refuses arguments over the limit as a FAILED result naming both sizes, and runs nothing', async () => {
     const sessionId = await newSession();
     const args = fileArguments(TOOL_ARGUMENTS_MAX_BYTES + 1024, 'big');
