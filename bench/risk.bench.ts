@@ -23,22 +23,51 @@ const ARGUMENT_SAMPLES: { args: unknown; schema?: Record<string, unknown> }[] = 
     schema: { type: 'object', properties: { steps: { type: 'array', items: { type: 'object', properties: { sql: { type: 'string', 'x-risk': 'sql' } } } } } },
   },
   { args: { title: "Fix the user's profile page", body: 'Updates the avatar upload and removes the old cache layer.', labels: ['bug', 'ui'] } },
+  { args: { cmd: 'rm', args: '-rf /', cwd: '/srv' } },
 ];
+
+interface Counts {
+  tp: number;
+  fn: number;
+  fp: number;
+  tn: number;
+  wrongRule: number;
+}
+
+function newCounts(): Counts {
+  return { tp: 0, fn: 0, fp: 0, tn: 0, wrongRule: 0 };
+}
+
+function rates(c: Counts): string {
+  const recall = c.tp + c.fn ? `${((100 * c.tp) / (c.tp + c.fn)).toFixed(2)}%` : 'n/a';
+  const fpRate = c.fp + c.tn ? `${((100 * c.fp) / (c.fp + c.tn)).toFixed(2)}%` : 'n/a';
+  return `recall=${recall.padStart(7)}  false positives=${c.fp} (${fpRate})  expected rule missing: ${c.wrongRule}`;
+}
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 }
 
-function timeEach(rounds: number, tasks: (() => unknown)[]): number[] {
-  const samples: number[] = [];
+/** Times every task `rounds` times, interleaved; returns the samples of each task (ms). */
+function timeEach(rounds: number, tasks: (() => unknown)[]): number[][] {
+  const samples: number[][] = tasks.map(() => []);
   for (let r = 0; r < rounds; r++) {
-    for (const task of tasks) {
+    tasks.forEach((task, i) => {
       const start = process.hrtime.bigint();
       task();
-      samples.push(Number(process.hrtime.bigint() - start) / 1e6);
-    }
+      samples[i].push(Number(process.hrtime.bigint() - start) / 1e6);
+    });
   }
-  return samples.sort((a, b) => a - b);
+  return samples;
+}
+
+function sorted(values: number[]): number[] {
+  return [...values].sort((a, b) => a - b);
+}
+
+/** Each task's median over the rounds: its own cost, with scheduler preemption (other processes on the cores) filtered out. */
+function medians(samples: number[][]): number[] {
+  return sorted(samples.map((s) => percentile(sorted(s), 0.5)));
 }
 
 function report(label: string, samples: number[]): void {
@@ -52,6 +81,7 @@ function main(): void {
   const texts = RISK_CORPUS.map((e) => e.text);
   console.log('# risk detector benchmark');
   console.log(`node ${process.version} on ${os.platform()}/${os.arch()}, ${os.cpus()[0]?.model ?? 'unknown cpu'} x${os.cpus().length}`);
+  console.log(`load average at start: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (above the core count, per-call percentiles measure the scheduler too)`);
   console.log(`corpus: ${RISK_CORPUS.length} texts (${RISK_CORPUS.filter((e) => e.risky).length} risky), longest ${Math.max(...texts.map((t) => t.length))} chars`);
   console.log(`rounds: ${WARMUP_ROUNDS} warm-up + ${MEASURED_ROUNDS} measured over the corpus and ${ARGUMENT_SAMPLES.length} argument samples\n`);
 
@@ -60,31 +90,46 @@ function main(): void {
   const coldMs = Number(process.hrtime.bigint() - coldStarted) / 1e6;
   console.log(`cold start: module load ${importMs.toFixed(1)} ms; first evaluation needing an SQL grammar ${coldMs.toFixed(1)} ms\n`);
 
-  let tp = 0, fp = 0, tn = 0, fn = 0, wrongRule = 0;
+  const byKind = new Map<string, Counts>();
+  const all = newCounts();
   for (const entry of RISK_CORPUS) {
     const verdict = evaluateRiskText(entry.text);
-    if (entry.risky && verdict.risky) tp++;
-    else if (entry.risky) fn++;
-    else if (verdict.risky) fp++;
-    else tn++;
     const got = new Set(verdict.rules.map((r) => r.rule));
-    if (entry.rules?.some((r) => !got.has(r))) wrongRule++;
+    const kind = byKind.get(entry.kind ?? 'other') ?? newCounts();
+    byKind.set(entry.kind ?? 'other', kind);
+    for (const counts of [all, kind]) {
+      if (entry.risky && verdict.risky) counts.tp++;
+      else if (entry.risky) counts.fn++;
+      else if (verdict.risky) counts.fp++;
+      else counts.tn++;
+      if (entry.rules?.some((r) => !got.has(r))) counts.wrongRule++;
+    }
   }
   console.log('confusion matrix (risky = positive)');
-  console.log(`  TP=${tp}  FN=${fn}`);
-  console.log(`  FP=${fp}  TN=${tn}`);
-  console.log(`  FP rate=${((100 * fp) / Math.max(1, fp + tn)).toFixed(2)}%  miss rate=${((100 * fn) / Math.max(1, tp + fn)).toFixed(2)}%  expected rule missing: ${wrongRule}\n`);
+  console.log(`  TP=${all.tp}  FN=${all.fn}`);
+  console.log(`  FP=${all.fp}  TN=${all.tn}`);
+  console.log(`  ${rates(all)}\n`);
+  console.log('by class (the original corpus, then the classes added for issue 9)');
+  for (const [kind, counts] of byKind) console.log(`  ${kind.padEnd(24)} risky ${String(counts.tp + counts.fn).padStart(3)}  safe ${String(counts.fp + counts.tn).padStart(3)}  ${rates(counts)}`);
+  console.log('');
 
   const textTasks = texts.map((t) => () => evaluateRiskText(t));
   const argTasks = ARGUMENT_SAMPLES.map((s) => () => evaluateRiskArguments(s.args, s.schema));
   timeEach(WARMUP_ROUNDS, [...textTasks, ...argTasks]);
   const started = Date.now();
-  const textSamples = timeEach(MEASURED_ROUNDS, textTasks);
-  const argSamples = timeEach(MEASURED_ROUNDS, argTasks);
-  console.log('latency per evaluation (after warm-up)');
+  const textRuns = timeEach(MEASURED_ROUNDS, textTasks);
+  const argRuns = timeEach(MEASURED_ROUNDS, argTasks);
+  const textSamples = sorted(textRuns.flat());
+  const argSamples = sorted(argRuns.flat());
+  console.log('latency per evaluation (after warm-up), every call');
   report('evaluateRiskText', textSamples);
   report('evaluateRiskArguments', argSamples);
-  report('all', [...textSamples, ...argSamples].sort((a, b) => a - b));
+  report('all', sorted([...textSamples, ...argSamples]));
+  console.log(`\nlatency per input (the median of its ${MEASURED_ROUNDS} calls), over the ${textTasks.length} texts and ${argTasks.length} argument samples`);
+  report('evaluateRiskText', medians(textRuns));
+  report('evaluateRiskArguments', medians(argRuns));
+  report('all', medians([...textRuns, ...argRuns]));
+  console.log(`load average at end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   console.log(`\nmeasured in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 

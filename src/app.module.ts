@@ -21,18 +21,23 @@ import { HealthController } from './modules/health/health.controller';
 import { TenantSecretsModule } from './modules/tenant-secrets/tenant-secrets.module';
 import { DirectRoutesModule } from './common/http/direct-routes/direct-routes.module';
 import { RetentionModule } from './modules/retention/retention.module';
+import { MetricsModule } from './modules/metrics/metrics.module';
+import { GatewayLoggingModule } from './common/logging/gateway-logging.module';
+import { createGatewayLogging, type GatewayLogging } from './common/logging/gateway-logging';
 
 /** Imports the feature modules; owns nothing else. */
 @Module({})
 export class AppModule {
-  static forRoot(config: GatewayConfig, dataSource: DataSource): DynamicModule {
+  static forRoot(config: GatewayConfig, dataSource: DataSource, logging: GatewayLogging = createGatewayLogging(config)): DynamicModule {
     return {
       module: AppModule,
       imports: [
         GatewayConfigModule.forRoot(config),
+        GatewayLoggingModule.forRoot(logging),
         DatabaseModule.forDataSource(dataSource),
         ScheduleModule.forRoot(),
         DirectRoutesModule,
+        MetricsModule,
         ApiKeysModule,
         ToolRegistryModule,
         AgentConfigModule,

@@ -40,6 +40,10 @@ export interface GatewayConfig {
   /** Serve `@DirectRoute()` endpoints ahead of Express. */
   httpDirectRoutes: boolean;
   logLevel: 'error' | 'warn' | 'log' | 'debug' | 'verbose';
+  /** `auto` is resolved at start-up (see the logging bootstrap). */
+  logFormat: 'auto' | 'json' | 'pretty';
+  /** Bearer token GET /metrics requires; empty: none. */
+  metricsToken: string;
   faultInjection: string;
 }
 
@@ -162,6 +166,8 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     demoToolsEnabled: raw.NODE_ENV === 'production' && env.DEMO_TOOLS_ENABLED === undefined ? false : (raw.DEMO_TOOLS_ENABLED as boolean),
     httpDirectRoutes: raw.HTTP_DIRECT_ROUTES as boolean,
     logLevel: raw.LOG_LEVEL as GatewayConfig['logLevel'],
+    logFormat: raw.LOG_FORMAT as GatewayConfig['logFormat'],
+    metricsToken: raw.METRICS_TOKEN as string,
     faultInjection: raw.GATEWAY_FAULT_INJECTION as string,
   };
 }

@@ -119,4 +119,13 @@ describeEachDialect('GET /api/v1/admin/feign/tools and the demo order tools', (d
 
     expect(JSON.parse((await call('get_order', { orderId: 'o-1003' }, 'tenant-b')).content).status).toBe('PLACED');
   });
+
+  it('answers the new-tool checklist for the scanned FEIGN tools, every model format accepting their specs', async () => {
+    for (const name of ['cancel_order', 'get_order', 'list_orders_by_customer']) {
+      const res = await request(app.getHttpServer()).get(`/api/v1/admin/tools/${(await demoTool(name)).id}/checklist`).set(admin).expect(200);
+      const items = res.body.items as Array<{ check: string; status: string }>;
+      expect(items).toHaveLength(14);
+      expect(items.filter((i) => i.check.startsWith('MODEL_') && i.status === 'FAIL')).toEqual([]);
+    }
+  });
 });

@@ -26,6 +26,16 @@ describe('POST /api/v1/admin/risk/evaluate', () => {
     expect(res.body.rules).toEqual([expect.objectContaining({ rule: 'unscoped-delete', path: 'statement' })]);
   });
 
+  it('reads a command split over two arguments as one command line, and knows the classes added for issue 9', async () => {
+    const split = await evaluate({ arguments: { cmd: 'rm', args: '-rf /' } });
+    expect(split.body).toEqual({ risky: true, rules: [{ rule: 'recursive-delete', match: 'rm -rf /', path: 'args' }] });
+    expect((await evaluate({ text: ':(){ :|:& };:' })).body.rules).toEqual([expect.objectContaining({ rule: 'fork-bomb' })]);
+    expect((await evaluate({ text: 'sudo chmod -R 777 /' })).body.rules).toEqual([expect.objectContaining({ rule: 'permission-change' })]);
+    expect((await evaluate({ text: 'echo x | sudo tee /etc/hosts' })).body.rules).toEqual([expect.objectContaining({ rule: 'system-file-overwrite' })]);
+    expect((await evaluate({ text: 'git push --dry-run --force' })).body).toEqual({ risky: false, rules: [] });
+    expect((await evaluate({ text: 'EXPLAIN DELETE FROM users', hint: 'sql' })).body).toEqual({ risky: false, rules: [] });
+  });
+
   it('validates the body: exactly one of text and arguments', async () => {
     expect((await evaluate({}, 400)).body.error.code).toBe('VALIDATION_FAILED');
     await evaluate({ text: 'ls', arguments: { a: 'b' } }, 400);

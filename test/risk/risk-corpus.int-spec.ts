@@ -1,5 +1,6 @@
 import { evaluateRiskText } from '@app/modules/hitl/risk/risk-text.evaluator';
 import { mayBeRisky } from '@app/modules/hitl/risk/risk-precheck';
+import { RISK_RULES } from '@app/modules/hitl/risk/risk.types';
 import { RISK_CORPUS } from './risk-corpus';
 
 const verdicts = RISK_CORPUS.map((entry) => ({ entry, verdict: evaluateRiskText(entry.text) }));
@@ -34,6 +35,16 @@ describe('risk detector on the labelled corpus', () => {
 
   it('never lets the cheap pre-check skip a dangerous text', () => {
     expect(dangerous.filter((v) => !mayBeRisky(v.entry.text)).map((v) => v.entry.text)).toEqual([]);
+  });
+
+  it('labels every rule the detector has, and each class added for issue 9 with dangerous texts and safe look-alikes', () => {
+    const labelled = new Set(RISK_CORPUS.flatMap((e) => e.rules ?? []));
+    expect(RISK_RULES.filter((rule) => !labelled.has(rule))).toEqual([]);
+    const kinds = new Set(RISK_CORPUS.map((e) => e.kind).filter((k) => k !== 'original'));
+    for (const kind of kinds) {
+      const entries = RISK_CORPUS.filter((e) => e.kind === kind);
+      expect({ kind, risky: entries.some((e) => e.risky), safe: entries.some((e) => !e.risky) }).toEqual({ kind, risky: true, safe: true });
+    }
   });
 
   it('gives a match snippet for every hit', () => {

@@ -1,15 +1,7 @@
-import type { RiskRule } from '@app/modules/hitl/risk/risk.types';
+import { RISK_CORPUS_BY_CLASS } from './risk-corpus-by-class';
+import { RiskCorpusEntry, risky, safe } from './risk-corpus-entry';
 
-/** One labelled text for the risk detector: `rules` (when given) must all be reported. */
-export interface RiskCorpusEntry {
-  text: string;
-  risky: boolean;
-  rules?: RiskRule[];
-  note?: string;
-}
-
-const risky = (text: string, rules: RiskRule[], note?: string): RiskCorpusEntry => ({ text, risky: true, rules, note });
-const safe = (text: string, note?: string): RiskCorpusEntry => ({ text, risky: false, note });
+export type { RiskCorpusEntry } from './risk-corpus-entry';
 
 /** Recursive deletes in every spelling, wrapper and nesting the detector claims to see through. */
 const RECURSIVE_DELETE: RiskCorpusEntry[] = [
@@ -538,4 +530,7 @@ const EVERYDAY: RiskCorpusEntry[] = [
 ];
 
 /** The labelled corpus: dangerous texts of every rule family and tricky safe ones. */
-export const RISK_CORPUS: readonly RiskCorpusEntry[] = [...RECURSIVE_DELETE, ...SQL, ...GIT, ...OPAQUE, ...INDIRECT, ...WINDOWS, ...OTHER, ...SAFE, ...LONG, ...MORE_RISKY, ...EVERYDAY];
+export const RISK_CORPUS: readonly RiskCorpusEntry[] = [
+  ...[...RECURSIVE_DELETE, ...SQL, ...GIT, ...OPAQUE, ...INDIRECT, ...WINDOWS, ...OTHER, ...SAFE, ...LONG, ...MORE_RISKY, ...EVERYDAY].map((e) => ({ ...e, kind: 'original' })),
+  ...RISK_CORPUS_BY_CLASS,
+];

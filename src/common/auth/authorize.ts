@@ -1,6 +1,7 @@
 import { DomainError } from '../errors/domain-error';
 import { CommonErrorCode } from '../errors/common.errors';
 import type { ApiKeyResolver, ApiRole, AuthContext } from './auth-context';
+import { bindLogFields } from '../logging/log-context';
 
 /**
  * The one authorization rule of every non-public endpoint, shared by the Nest guard and the direct routes:
@@ -18,6 +19,8 @@ export async function authorize(resolver: ApiKeyResolver, authorization: string 
   if (!roles || !roles.includes(auth.role)) {
     throw new DomainError(CommonErrorCode.FORBIDDEN, `This endpoint needs a key with role ${roles?.join(' or ') ?? '(none)'}; yours has role ${auth.role}.`);
   }
+  // From here on the request's log lines (its completion line too) say which tenant it served.
+  if (auth.tenantId) bindLogFields({ tenantId: auth.tenantId });
   return auth;
 }
 

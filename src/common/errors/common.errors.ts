@@ -16,4 +16,14 @@ export enum CommonErrorCode {
   CONCURRENT_MODIFICATION = 'CONCURRENT_MODIFICATION',
   /** An unexpected failure; it is logged with a correlation id. */
   INTERNAL = 'INTERNAL',
+  /** The path exists, but not with this HTTP method. */
+  METHOD_NOT_ALLOWED = 'METHOD_NOT_ALLOWED',
+  /** The body's Content-Type, charset or Content-Encoding is not one the server reads (send UTF-8 JSON). */
+  UNSUPPORTED_MEDIA_TYPE = 'UNSUPPORTED_MEDIA_TYPE',
+  /** Too many requests in a short time; wait (see `Retry-After` when present) and retry. */
+  TOO_MANY_REQUESTS = 'TOO_MANY_REQUESTS',
+  /** The request conflicts with the state of the server (an HTTP 409 raised outside the domain errors). */
+  CONFLICT = 'CONFLICT',
+  /** Any other HTTP 4xx refusal; the response keeps that status (a domain error with this code answers 400). */
+  REQUEST_REJECTED = 'REQUEST_REJECTED',
 }

@@ -8,6 +8,7 @@ import { AgentConfigService } from './agent-config.service';
 import { AgentsController } from './agents.controller';
 import { TenantCapabilitiesController } from './tenant-capabilities.controller';
 import { ToolSpecsController } from './tool-specs.controller';
+import { AdminToolSpecsController } from './admin-tool-specs.controller';
 import { VisibilitySnapshotService } from './visibility/visibility-snapshot.service';
 import { ToolVisibilityService } from './visibility/tool-visibility.service';
 import { ToolRegistryModule } from '@app/modules/tool-registry/tool-registry.module';
@@ -15,7 +16,7 @@ import { ToolRegistryModule } from '@app/modules/tool-registry/tool-registry.mod
 /** Agents, bindings, capability policy, the visibility pipeline and the model-format emitters. */
 @Module({
   imports: [TypeOrmModule.forFeature([AgentEntity, AgentToolBindingEntity, TenantCapabilityEntity]), ToolRegistryModule],
-  controllers: [AgentsController, TenantCapabilitiesController, ToolSpecsController],
+  controllers: [AgentsController, TenantCapabilitiesController, ToolSpecsController, AdminToolSpecsController],
   providers: [AgentConfigRepository, AgentConfigService, VisibilitySnapshotService, ToolVisibilityService],
   exports: [AgentConfigService, ToolVisibilityService, VisibilitySnapshotService],
 })

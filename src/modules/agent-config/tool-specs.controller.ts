@@ -24,6 +24,7 @@ export class ToolSpecsController {
       { tenantId: auth.tenantId!, agentId, permissions: dto.permissions, capabilities: dto.capabilities, webSearchMode: dto.webSearchMode },
       dto.format,
       dto.explain,
+      dto.strict,
     );
     res.status(200).type('application/json').send(json);
   }

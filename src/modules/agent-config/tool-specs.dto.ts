@@ -1,10 +1,34 @@
 import { IsSafeLine } from '@app/common/safe-text';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsOptional, IsString, Length } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsOptional,
+  IsString,
+  Length,
+  Validate,
+  ValidationArguments,
+  ValidatorConstraint,
+  ValidatorConstraintInterface,
+} from 'class-validator';
 import { TOOL_REQUIREMENTS, ToolRequirement } from '@app/modules/tool-registry/tool-registry.types';
 import { WEB_SEARCH_MODES, WebSearchMode } from './agent-config.types';
 import { MODEL_FORMATS, ModelFormat } from './formats/model-formats';
 import { EMITTED, VISIBILITY_LAYERS, VisibilityLayer } from './visibility/visibility.types';
+
+/** `strict` is OpenAI's mode: only with format openai (the default). */
+@ValidatorConstraint({ name: 'strictNeedsOpenAi' })
+class StrictNeedsOpenAi implements ValidatorConstraintInterface {
+  validate(strict: unknown, args: ValidationArguments): boolean {
+    return strict !== true || ((args.object as { format?: string }).format ?? 'openai') === 'openai';
+  }
+
+  defaultMessage(args: ValidationArguments): string {
+    return `strict is OpenAI's mode: send it with format openai, or leave it out for format ${(args.object as { format?: string }).format}`;
+  }
+}
 
 export class ToolSpecsRequestDto {
   @ApiProperty({ example: 'u-42' })
@@ -37,7 +61,7 @@ export class ToolSpecsRequestDto {
   @IsIn(WEB_SEARCH_MODES)
   webSearchMode?: WebSearchMode;
 
-  @ApiPropertyOptional({ enum: MODEL_FORMATS, default: 'openai' })
+  @ApiPropertyOptional({ enum: MODEL_FORMATS, default: 'openai', description: 'openai-responses: the Responses API\'s flat function tools, strict by default' })
   @IsOptional()
   @IsIn(MODEL_FORMATS)
   format?: ModelFormat;
@@ -46,6 +70,15 @@ export class ToolSpecsRequestDto {
   @IsOptional()
   @IsBoolean()
   explain?: boolean;
+
+  @ApiPropertyOptional({
+    description: 'OpenAI strict mode (format openai only): each function carries strict: true and a schema strict mode accepts; '
+      + 'a tool whose schema cannot be written that way is emitted with strict: false and, with explain, warnings in its decision',
+  })
+  @IsOptional()
+  @IsBoolean()
+  @Validate(StrictNeedsOpenAi)
+  strict?: boolean;
 }
 
 export class VisibilityDecisionDto {
@@ -54,6 +87,8 @@ export class VisibilityDecisionDto {
   @ApiProperty() visible: boolean;
   @ApiProperty({ enum: [...VISIBILITY_LAYERS, EMITTED] }) layer: VisibilityLayer | typeof EMITTED;
   @ApiProperty() reason: string;
+  @ApiPropertyOptional({ type: [String], description: 'Why a visible tool was emitted with strict: false in a strict request' })
+  warnings?: string[];
 }
 
 export class ToolSpecsResponseDto {

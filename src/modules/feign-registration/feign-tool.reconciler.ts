@@ -10,6 +10,7 @@ import { LocalToolHandlerRegistry } from './local-tool-handler.registry';
 import { FeignToolRepository } from './feign-tool.repository';
 import { isScannerOwned, planOrphan, planTool, ReconcileStep } from './feign-tool-reconcile.plan';
 import { overriddenFields } from './feign-tool.drift';
+import { ToolChecklistService } from '@app/modules/tool-registry/checklist/tool-checklist.service';
 
 /** What one reconcile did, by tool name. */
 export interface FeignReconcileReport {
@@ -42,10 +43,23 @@ export class FeignToolReconciler implements OnApplicationBootstrap {
     private readonly registry: ToolRegistryRepository,
     private readonly configVersion: ConfigVersionService,
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly checklists: ToolChecklistService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     await this.reconcile();
+    this.reportChecklists();
+  }
+
+  /** The scanned tools' checklists at start-up: a FAIL, and a schema a model format rewrites with a loss, are logged. */
+  private reportChecklists(): void {
+    for (const { definition } of this.handlers.all()) {
+      const checklist = this.checklists.run({ ...definition, httpMethod: null, headers: null, tenantId: null });
+      const failed = checklist.items.filter((i) => i.status === 'FAIL').map((i) => `${i.check}: ${i.message}`);
+      if (failed.length > 0) this.logger.warn(`Tool ${definition.name}: checklist FAIL ${failed.join(' | ')}`);
+      const lossy = checklist.items.filter((i) => i.check.startsWith('MODEL_') && i.status === 'WARN').map((i) => i.check);
+      if (lossy.length > 0) this.logger.log(`Tool ${definition.name}: its schema is rewritten with a loss for ${lossy.join(', ')} (GET /api/v1/admin/tools/{id}/checklist says how).`);
+    }
   }
 
   async reconcile(): Promise<FeignReconcileReport> {

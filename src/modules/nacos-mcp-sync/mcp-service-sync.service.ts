@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { ToolRegistryRepository } from '@app/modules/tool-registry/tool-registry.repository';
 import { ToolSchemaCompiler } from '@app/modules/tool-registry/tool-schema.compiler';
+import { ToolChecklistService } from '@app/modules/tool-registry/checklist/tool-checklist.service';
 import { McpServiceRepository } from './mcp-service.repository';
 import { McpServiceLister, McpServiceUnreachableError, type McpToolListing } from './mcp-service.lister';
 import { McpServiceHealthRecorder } from './mcp-service-health.recorder';
@@ -14,7 +15,7 @@ import { McpSyncLeases, type HeldMcpSyncLease } from './mcp-sync.lease';
 import { KeyedSerialQueue, KeyedSingleFlight } from './mcp-sync.single-flight';
 import { nacosToolEndpointOf, syncKeyOf } from './mcp-service.refs';
 import { toMcpServiceRecord } from './mcp-service.mapper';
-import type { McpServiceRecord, McpSyncReport, McpSyncTrigger } from './mcp-service.types';
+import type { McpServiceRecord, McpSyncReport, McpSyncTrigger, McpToolLossyRewrite } from './mcp-service.types';
 
 /** Re-reads and re-plans after a lost race at most this often before giving up. */
 const MAX_REPLANS = 3;
@@ -43,6 +44,7 @@ export class McpServiceSyncService implements OnModuleDestroy {
     private readonly schemas: ToolSchemaCompiler,
     private readonly health: McpServiceHealthRecorder,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    private readonly checklists: ToolChecklistService,
   ) {}
 
   /** Syncs the service now (or joins the sync queued behind a running one). Failures to list come back as a report with `error`. */
@@ -102,17 +104,26 @@ export class McpServiceSyncService implements OnModuleDestroy {
       const plan = withoutRefusedSteps(planned, failed);
       if (outcome === 'lease-lost') return skippedReport(trigger, `the sync lease of ${lease.key} expired and was taken over; nothing was written`, started);
       if (outcome === 'written') {
-        const report = reportOf(plan, listing, trigger, started);
+        const report = { ...reportOf(plan, listing, trigger, started), lossyRewrites: this.lossyRewrites(listing) };
         await this.health.recordSyncSuccess(service, report);
         if (plan.steps.length || plan.collisions.length || plan.rejected.length) {
           this.logger.log(
             `MCP service ${service.name} (${trigger}): ${report.added} added, ${report.updated} updated, ${report.disabled} disabled, ${report.unchanged} unchanged, ${report.collisions.length} collision(s), ${report.rejected.length} rejected`,
           );
         }
+        if (report.lossyRewrites.length > 0) {
+          this.logger.log(`MCP service ${service.name}: ${report.lossyRewrites.length} tool(s) needed lossy schema rewriting for some model format: ${report.lossyRewrites.map((r) => r.remoteName).join(', ')} (see their checklist)`);
+        }
         return report;
       }
       if (round >= MAX_REPLANS) throw new Error(`The tools of MCP service ${service.name} kept changing while being synced; try again.`);
     }
+  }
+
+  private lossyRewrites(listing: McpToolListing): McpToolLossyRewrite[] {
+    return listing.tools
+      .map((t) => ({ remoteName: t.name, rewrites: this.checklists.lossyRewrites({ name: t.name, description: t.description ?? '', parameters: t.inputSchema }) }))
+      .filter((r) => r.rewrites.length > 0);
   }
 
   private async plan(service: McpServiceRecord, listing: McpToolListing): Promise<McpToolSyncPlan> {

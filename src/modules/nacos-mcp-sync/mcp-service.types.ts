@@ -57,6 +57,12 @@ export interface McpToolCollision {
   existingTenantId: string | null;
 }
 
+/** A listed tool whose schema a model format rewrote with a loss. */
+export interface McpToolLossyRewrite {
+  remoteName: string;
+  rewrites: string[];
+}
+
 /** A listed tool that was skipped because its definition is unusable. */
 export interface McpToolRejection {
   remoteName: string;
@@ -84,6 +90,8 @@ export interface McpSyncReport {
   tools: { added: string[]; updated: string[]; disabled: string[] };
   /** The MCP endpoint that answered tools/list. */
   listedFrom?: string;
+  /** Listed tools whose schema some model format had to rewrite with a loss (see the tool's checklist). */
+  lossyRewrites?: McpToolLossyRewrite[];
   /** sha256 of the canonical tools/list answer. */
   listHash?: string;
   /** When the sync finished (ISO-8601 UTC). */

@@ -143,6 +143,11 @@ export class McpSyncToolNamesDto {
   @ApiProperty({ type: [String] }) disabled: string[];
 }
 
+export class McpToolLossyRewriteDto {
+  @ApiProperty({ description: 'The tool\'s name on the MCP server' }) remoteName: string;
+  @ApiProperty({ type: [String], description: 'Per model format, what was rewritten (the checklist\'s MODEL_* warnings)' }) rewrites: string[];
+}
+
 export class McpSyncReportDto {
   @ApiProperty({ description: 'Tools new in the registry' }) added: number;
   @ApiProperty({ description: 'Tools whose definition changed (version bumped) or that came back (ACTIVE again)' }) updated: number;
@@ -155,6 +160,7 @@ export class McpSyncReportDto {
   @ApiPropertyOptional() skippedReason?: string;
   @ApiProperty({ type: McpSyncToolNamesDto }) tools: McpSyncToolNamesDto;
   @ApiPropertyOptional({ description: 'The MCP endpoint that answered tools/list' }) listedFrom?: string;
+  @ApiPropertyOptional({ type: [McpToolLossyRewriteDto], description: 'Listed tools whose schema a model format had to rewrite with a loss' }) lossyRewrites?: McpToolLossyRewriteDto[];
   @ApiPropertyOptional({ description: 'sha256 of the tools/list answer' }) listHash?: string;
   @ApiProperty({ description: 'ISO-8601' }) finishedAt: string;
   @ApiProperty() durationMs: number;

@@ -70,15 +70,16 @@ export class ToolCallPreparer {
     const tooLarge = argumentsSizeProblem(req.rawArguments, parsed.value);
     // The refusal keeps a note instead of the arguments: nothing will run them, and storing megabytes helps no one.
     if (tooLarge) return refused(tool, { $omitted: tooLarge }, 'BAD_ARGUMENTS', `${tooLarge}; no call was made`);
-    const violations = this.schemas.validateArguments(tool, parsed.value);
+    const args = this.schemas.reviveArguments(tool, parsed.value);
+    const violations = this.schemas.validateArguments(tool, args);
     if (violations.length) {
       return refused(tool, parsed.value, 'BAD_ARGUMENTS', `arguments do not match the schema of ${tool.name}: ${violations.join('; ')}. Fix them and call again; no call was made`);
     }
-    const risky = this.risk.evaluateArguments(parsed.value, tool.parameters).rules;
+    const risky = this.risk.evaluateArguments(args, tool.parameters).rules;
     return {
       kind: 'ready',
       tool,
-      args: parsed.value,
+      args,
       agent: agent ?? null,
       approval: approvalNeed(tool, agent?.sideEffectPolicy ?? null, risky),
       webSearch: webSearch ?? { mode: 'DISABLED', tenantCapability: false },

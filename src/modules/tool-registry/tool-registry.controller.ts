@@ -4,7 +4,8 @@ import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
 import { ToolRegistryService } from './tool-registry.service';
-import { CreateToolDto, ListToolsQueryDto, ToolDto, ToolPageDto, UpdateToolDto } from './tool-registry.dto';
+import { CreateToolDto, ListToolsQueryDto, ToolDto, ToolPageDto, ToolWithChecklistDto, UpdateToolDto } from './tool-registry.dto';
+import { ToolChecklistDto } from './checklist/tool-checklist.dto';
 
 @ApiTags('admin: tools')
 @ApiBearerAuth()
@@ -14,10 +15,25 @@ export class ToolRegistryController {
   constructor(private readonly registry: ToolRegistryService) {}
 
   @Post()
-  @ApiCreatedResponse({ type: ToolDto })
+  @ApiCreatedResponse({ type: ToolWithChecklistDto })
   @ApiErrors(400, 409)
-  create(@Auth() auth: AuthContext, @Body() dto: CreateToolDto): Promise<ToolDto> {
+  create(@Auth() auth: AuthContext, @Body() dto: CreateToolDto): Promise<ToolWithChecklistDto> {
     return this.registry.create(auth, dto);
+  }
+
+  @Post('checklist')
+  @HttpCode(200)
+  @ApiOkResponse({ type: ToolChecklistDto, description: 'The new-tool checklist of a definition; nothing is stored' })
+  @ApiErrors(400)
+  checkDefinition(@Auth() auth: AuthContext, @Body() dto: CreateToolDto): ToolChecklistDto {
+    return this.registry.checklistOfDefinition(auth, dto);
+  }
+
+  @Get(':id/checklist')
+  @ApiOkResponse({ type: ToolChecklistDto, description: 'The new-tool checklist of a stored tool (any source)' })
+  @ApiErrors(404)
+  checklist(@Auth() auth: AuthContext, @Param('id') id: string): Promise<ToolChecklistDto> {
+    return this.registry.checklist(auth, id);
   }
 
   @Get()
@@ -35,9 +51,9 @@ export class ToolRegistryController {
   }
 
   @Patch(':id')
-  @ApiOkResponse({ type: ToolDto, description: 'The changed tool; version is bumped' })
+  @ApiOkResponse({ type: ToolWithChecklistDto, description: 'The changed tool; version is bumped' })
   @ApiErrors(400, 404, 409)
-  update(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: UpdateToolDto): Promise<ToolDto> {
+  update(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: UpdateToolDto): Promise<ToolWithChecklistDto> {
     return this.registry.update(auth, id, dto);
   }
 

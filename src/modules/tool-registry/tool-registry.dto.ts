@@ -1,6 +1,7 @@
 import { IsSafeLine, IsSafeText } from '@app/common/safe-text';
 import { ApiProperty, ApiPropertyOptional, PartialType, OmitType } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
+import { ToolChecklistDto } from './checklist/tool-checklist.dto';
 import {
   ArrayMaxSize,
   IsArray,
@@ -202,6 +203,11 @@ export class ToolDto extends CreateToolDto {
   @ApiProperty({ nullable: true, type: String }) mcpServiceId: string | null;
   @ApiProperty() createdAt: string;
   @ApiProperty() updatedAt: string;
+}
+
+/** What create and PATCH answer: the tool and its new-tool checklist. */
+export class ToolWithChecklistDto extends ToolDto {
+  @ApiProperty({ type: ToolChecklistDto }) checklist: ToolChecklistDto;
 }
 
 export class ToolPageDto extends PageMetaDto {

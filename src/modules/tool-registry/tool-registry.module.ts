@@ -7,12 +7,13 @@ import { ToolRegistryController } from './tool-registry.controller';
 import { ToolSchemaCompiler } from './tool-schema.compiler';
 import { BuiltinToolsSeeder } from './builtin-tools.seeder';
 import { McpServiceHealthRegistry } from './mcp-service-health.registry';
+import { ToolChecklistService } from './checklist/tool-checklist.service';
 
 /** `ai_tool`: descriptors, schemas, admin CRUD. Knows nothing of the modules above it. */
 @Module({
   imports: [TypeOrmModule.forFeature([AiToolEntity])],
   controllers: [ToolRegistryController],
-  providers: [ToolRegistryRepository, ToolRegistryService, ToolSchemaCompiler, BuiltinToolsSeeder, McpServiceHealthRegistry],
-  exports: [ToolRegistryService, ToolRegistryRepository, ToolSchemaCompiler, McpServiceHealthRegistry],
+  providers: [ToolRegistryRepository, ToolRegistryService, ToolSchemaCompiler, BuiltinToolsSeeder, McpServiceHealthRegistry, ToolChecklistService],
+  exports: [ToolRegistryService, ToolRegistryRepository, ToolSchemaCompiler, McpServiceHealthRegistry, ToolChecklistService],
 })
 export class ToolRegistryModule {}

@@ -9,7 +9,9 @@ import { ToolSchemaCompiler } from './tool-schema.compiler';
 import { checkToolDefinition } from './tool-definition.rules';
 import { scopeKeyOf, toDescriptor, toToolDto } from './tool-descriptor.mapper';
 import { toolDtoForViewer } from './tool-headers.view';
-import { CreateToolDto, ListToolsQueryDto, ToolDto, UpdateToolDto } from './tool-registry.dto';
+import { CreateToolDto, ListToolsQueryDto, ToolDto, ToolWithChecklistDto, UpdateToolDto } from './tool-registry.dto';
+import { ToolChecklistService } from './checklist/tool-checklist.service';
+import type { ToolChecklist } from './checklist/tool-checklist.types';
 import type { ToolDescriptor } from './tool-registry.types';
 import { ToolRegistryErrorCode } from './tool-registry.errors';
 import { ConfigVersionService } from '@app/database/config-version.service';
@@ -30,6 +32,7 @@ export class ToolRegistryService {
     private readonly repo: ToolRegistryRepository,
     private readonly schemas: ToolSchemaCompiler,
     private readonly configVersion: ConfigVersionService,
+    private readonly checklists: ToolChecklistService,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
@@ -51,7 +54,7 @@ export class ToolRegistryService {
 
   // ---- admin ------------------------------------------------------------------------------
 
-  async create(auth: AuthContext, dto: CreateToolDto): Promise<ToolDto> {
+  async create(auth: AuthContext, dto: CreateToolDto): Promise<ToolWithChecklistDto> {
     const tenantId = this.resolveTargetTenant(auth, dto.tenantId);
     this.assertValidDefinition(dto);
     await this.assertNameFree(dto.name, tenantId);
@@ -86,7 +89,26 @@ export class ToolRegistryService {
       updatedAt: now,
     };
     await this.writeInTransaction(row.tenantId, (m) => this.repo.insert(m, row), dto.name);
-    return toToolDto(toDescriptor(row));
+    const created = toDescriptor(row);
+    return { ...toToolDto(created), checklist: this.checklists.run(created) };
+  }
+
+  /** The checklist of a stored tool of any source the admin can see. */
+  async checklist(auth: AuthContext, id: string): Promise<ToolChecklist> {
+    return this.checklists.run(toDescriptor(await this.loadVisibleToAdmin(auth, id)));
+  }
+
+  /** The checklist of a definition as for create; nothing is checked against the registry, nothing stored. */
+  checklistOfDefinition(auth: AuthContext, dto: CreateToolDto): ToolChecklist {
+    return this.checklists.run({
+      ...dto,
+      tenantId: dto.tenantId !== undefined ? dto.tenantId : auth.tenantId,
+      httpMethod: dto.serviceType === 'HTTP' ? (dto.httpMethod ?? 'POST') : null,
+      headers: dto.headers ?? null,
+      timeoutMs: dto.timeoutMs ?? null,
+      hitl: dto.hitl ?? null,
+      result: dto.result ?? null,
+    });
   }
 
   async get(auth: AuthContext, id: string): Promise<ToolDto> {
@@ -99,7 +121,7 @@ export class ToolRegistryService {
     return pageOf(rows.map((r) => toolDtoForViewer(toToolDto(toDescriptor(r)), auth.tenantId)), total, query);
   }
 
-  async update(auth: AuthContext, id: string, dto: UpdateToolDto): Promise<ToolDto> {
+  async update(auth: AuthContext, id: string, dto: UpdateToolDto): Promise<ToolWithChecklistDto> {
     const row = await this.loadEditable(auth, id);
     if (row.source !== 'DB') {
       const locked = Object.keys(dto).filter((k) => !POLICY_FIELDS.has(k));
@@ -118,11 +140,13 @@ export class ToolRegistryService {
     if (dto.name) changes.nameKey = nameKeyOf(dto.name);
     if (dto.serviceType && dto.serviceType !== 'HTTP') changes.httpMethod = null;
     await this.writeInTransaction(row.tenantId, (m) => this.repo.update(m, id, changes), dto.name ?? row.name);
-    return toToolDto({ ...merged, version: row.version + 1, updatedAt: changes.updatedAt! });
+    const updated: ToolDescriptor = { ...merged, version: row.version + 1, updatedAt: changes.updatedAt! };
+    return { ...toToolDto(updated), checklist: this.checklists.run(updated) };
   }
 
   async retire(auth: AuthContext, id: string): Promise<ToolDto> {
-    return this.update(auth, id, { status: 'RETIRED' });
+    const { checklist: _checklist, ...tool } = await this.update(auth, id, { status: 'RETIRED' });
+    return tool;
   }
 
   // ---- rules ------------------------------------------------------------------------------

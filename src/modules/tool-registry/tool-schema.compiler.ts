@@ -7,6 +7,7 @@ import type { JsonSchema, ToolDescriptor } from './tool-registry.types';
 import { linearRegExp } from './tool-schema.regexp';
 import { addLinearFormats } from './tool-schema.formats';
 import { jsonValueNestsDeeperThan, MAX_JSON_DEPTH, tooDeepProblem } from '@app/common/json-depth';
+import { ArgumentsReviver, compileArgumentsReviver } from './tool-arguments.reviver';
 
 /** Largest accepted `parameters` schema: bytes of its JSON in UTF-8 (it is stored in one TEXT column: 64 KB on MySQL). */
 export const MAX_SCHEMA_BYTES = 60_000;
@@ -42,6 +43,8 @@ export class ToolSchemaCompiler {
   private readonly draft2019 = makeAjv(Ajv2019 as unknown as new (o: object) => Ajv);
   private readonly draft2020 = makeAjv(Ajv2020 as unknown as new (o: object) => Ajv);
   private readonly validators = new LRUCache<string, ValidateFunction>({ max: 20_000 });
+  /** Per tool version; `false` when the schema needs no reviving (LRUCache cannot hold null). */
+  private readonly revivers = new LRUCache<string, ArgumentsReviver | false>({ max: 20_000 });
 
   /** Problems that make `schema` unusable as a tool's parameters (empty when it is fine). */
   checkDefinition(schema: unknown): string[] {
@@ -80,6 +83,21 @@ export class ToolSchemaCompiler {
     const validate = this.validatorFor(tool);
     if (validate(args)) return [];
     return (validate.errors ?? []).map(describeViolation);
+  }
+
+  /**
+   * The arguments with what the emitted specs asked of the model mapped back to what the tool's schema
+   * takes (see {@link compileArgumentsReviver}); the same object when nothing applies. Run before
+   * {@link validateArguments}.
+   */
+  reviveArguments(tool: Pick<ToolDescriptor, 'id' | 'version' | 'parameters'>, args: Record<string, unknown>): Record<string, unknown> {
+    const key = `${tool.id}@${tool.version}`;
+    let reviver = this.revivers.get(key);
+    if (reviver === undefined) {
+      reviver = compileArgumentsReviver(tool.parameters) ?? false;
+      this.revivers.set(key, reviver);
+    }
+    return reviver ? reviver(args) : args;
   }
 
   private validatorFor(tool: Pick<ToolDescriptor, 'id' | 'version' | 'parameters'>): ValidateFunction {

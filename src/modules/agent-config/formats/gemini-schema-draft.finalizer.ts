@@ -56,8 +56,10 @@ function numericBounds(draft: SchemaDraft, type: 'number' | 'integer', out: Json
  * - `format` survives only when Gemini documents it for that type.
  * - `required` keeps only names present in `properties`; an array always has `items`.
  */
-export function finalizeGeminiSchema(draft: SchemaDraft): JsonSchema {
+export function finalizeGeminiSchema(draft: SchemaDraft, depth = 0): JsonSchema {
   const type = draft.type ?? inferType(draft);
+  const standIn = depth > 0 ? textStandIn(draft, type) : undefined;
+  if (standIn) return standIn;
   const allowed: readonly (keyof SchemaDraft)[] = type ? GEMINI_TYPE_KEYWORDS[type] : [];
   const out: JsonSchema = {};
   if (type) out.type = type;
@@ -75,17 +77,44 @@ export function finalizeGeminiSchema(draft: SchemaDraft): JsonSchema {
   for (const key of ['minLength', 'maxLength', 'pattern', 'minItems', 'maxItems'] as const) {
     if (allowed.includes(key) && draft[key] !== undefined) out[key] = draft[key];
   }
-  if (type === 'array') out.items = draft.items ? finalizeGeminiSchema(draft.items) : {};
-  if (type === 'object') finalizeObject(draft, out);
-  if (draft.anyOf) out.anyOf = draft.anyOf.map(finalizeGeminiSchema);
+  if (type === 'array') out.items = finalizeGeminiSchema(draft.items ?? {}, depth + 1);
+  if (type === 'object') finalizeObject(draft, out, depth);
+  if (draft.anyOf) out.anyOf = draft.anyOf.map((member) => finalizeGeminiSchema(member, depth + 1));
   return out;
 }
 
-function finalizeObject(draft: SchemaDraft, out: JsonSchema): void {
+export const GEMINI_ANY_VALUE_NOTE = 'Any JSON value, sent as JSON text.';
+export const GEMINI_OBJECT_AS_TEXT_NOTE = 'A JSON object, sent as JSON text (for example {"key": "value"}).';
+export const GEMINI_ENUM_AS_TEXT_NOTE = 'Send the value as text.';
+
+/**
+ * Below the root, what Gemini has no schema for is sent as a string the gateway parses back (see the
+ * argument reviver): a node of any type ("type must be specified"), an object with no properties (a map,
+ * a free-form object, the recursion placeholder: "properties should be non-empty for OBJECT type") and
+ * a mixed-type enum (Gemini enums are strings).
+ */
+function textStandIn(draft: SchemaDraft, type: GeminiType | undefined): JsonSchema | undefined {
+  let note: string;
+  const out: JsonSchema = { type: 'string' };
+  if (!type && draft.anyOf) return undefined;
+  if (!type && draft.enum && draft.enum.length > 0) {
+    out.enum = [...new Set(draft.enum.map(asEnumString))];
+    out.format = 'enum';
+    note = GEMINI_ENUM_AS_TEXT_NOTE;
+  } else if (!type) note = GEMINI_ANY_VALUE_NOTE;
+  else if (type === 'object' && (!draft.properties || Object.keys(draft.properties).length === 0)) note = GEMINI_OBJECT_AS_TEXT_NOTE;
+  else return undefined;
+  if (draft.title !== undefined) out.title = draft.title;
+  out.description = withNote(draft.description, note);
+  if (draft.nullable) out.nullable = true;
+  return out;
+}
+
+function finalizeObject(draft: SchemaDraft, out: JsonSchema, depth: number): void {
   if (!draft.properties) return;
   const properties = draft.properties;
   out.properties = Object.fromEntries(
-    Object.entries(properties).map(([name, schema]) => [name, finalizeGeminiSchema(schema)]),
+    Object.entries(properties).map(([name, schema]) => [name, finalizeGeminiSchema(schema, depth + 1)]),
   );
   const required = [...new Set(draft.required ?? [])].filter((name) => Object.hasOwn(properties, name));
   if (required.length > 0) out.required = required;

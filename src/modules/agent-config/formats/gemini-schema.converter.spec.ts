@@ -2,7 +2,11 @@ import { toGeminiSchema } from './gemini-schema.converter';
 import { GEMINI_MAX_SCHEMA_NODES } from './gemini-schema.keywords';
 import { countSchemaNodes, deepFreeze, geminiViolations } from './model-formats.test-helpers';
 
-const RECURSIVE = { type: 'object', description: '(recursive)' };
+const AS_JSON_TEXT = 'A JSON object, sent as JSON text (for example {"key": "value"}).';
+const ANY_AS_TEXT = 'Any JSON value, sent as JSON text.';
+/** Gemini refuses an object with no properties: the recursion placeholder is sent as JSON text. */
+const RECURSIVE = { type: 'string', description: `(recursive)\n${AS_JSON_TEXT}` };
+const ANY = { type: 'string', description: ANY_AS_TEXT };
 const ADDRESS = {
   type: 'object',
   properties: { street: { type: 'string' }, zip: { type: 'string', nullable: true, pattern: '^\\d{5}$' } },
@@ -144,9 +148,9 @@ describe('toGeminiSchema', () => {
       expect(properties.choice).toEqual({ anyOf: [{ type: 'string' }, { type: 'integer', minimum: 0 }] });
     });
 
-    it('reduces maps to plain objects and drops keywords Gemini rejects', () => {
+    it('sends maps as JSON text and drops keywords Gemini rejects', () => {
       const properties = output.properties as Record<string, unknown>;
-      expect(properties.labels).toEqual({ type: 'object' });
+      expect(properties.labels).toEqual({ type: 'string', description: AS_JSON_TEXT });
       expect(properties.extras).toEqual({ type: 'object', properties: { on: { type: 'boolean' } } });
       expect(properties.conditional).toEqual({ type: 'string' });
     });
@@ -193,7 +197,11 @@ describe('toGeminiSchema', () => {
     it('keeps the properties of a schema that also has a union', () => {
       expect(
         toGeminiSchema({ properties: { a: { type: 'string' } }, oneOf: [{ type: 'object' }, { type: 'object', nullable: true }] }),
-      ).toEqual({ type: 'object', properties: { a: { type: 'string' } }, anyOf: [{ type: 'object' }, { type: 'object', nullable: true }] });
+      ).toEqual({
+        type: 'object',
+        properties: { a: { type: 'string' } },
+        anyOf: [{ type: 'string', description: AS_JSON_TEXT }, { type: 'string', description: AS_JSON_TEXT, nullable: true }],
+      });
     });
 
     it('keeps an OpenAPI nullable: true', () => {
@@ -226,9 +234,9 @@ describe('toGeminiSchema', () => {
       expect(toGeminiSchema({ const: 2 })).toEqual({ type: 'integer', description: 'Allowed values: 2.' });
     });
 
-    it('adds empty items to an array that has none', () => {
-      expect(toGeminiSchema({ type: 'array', items: true })).toEqual({ type: 'array', items: {} });
-      expect(toGeminiSchema({ type: 'array', maxItems: 3 })).toEqual({ type: 'array', maxItems: 3, items: {} });
+    it('gives an array that has no items (or items of any type) items sent as JSON text', () => {
+      expect(toGeminiSchema({ type: 'array', items: true })).toEqual({ type: 'array', items: ANY });
+      expect(toGeminiSchema({ type: 'array', maxItems: 3 })).toEqual({ type: 'array', maxItems: 3, items: ANY });
     });
 
     it('turns a tuple into items of its alternatives', () => {
@@ -247,6 +255,12 @@ describe('toGeminiSchema', () => {
 
     it('describes a mixed, type-less enum instead of guessing a type', () => {
       expect(toGeminiSchema({ description: 'Mode.', enum: ['a', 1] })).toEqual({ description: 'Mode.\nAllowed values: "a", 1.' });
+    });
+
+    it('sends a mixed enum below the root as a string enum of the values as text', () => {
+      const output = toGeminiSchema({ type: 'object', properties: { level: { enum: [1, 'high', true] } } });
+      expect(output.properties).toEqual({ level: { type: 'string', format: 'enum', enum: ['1', 'high', 'true'], description: 'Send the value as text.' } });
+      expect(geminiViolations(output)).toEqual([]);
     });
 
     it('keeps only the formats Gemini documents for the type', () => {
@@ -319,7 +333,7 @@ describe('toGeminiSchema', () => {
     it('keeps only the siblings of a ref it cannot resolve', () => {
       expect(toGeminiSchema({ properties: { a: { $ref: 'https://x.test/s.json', description: 'remote' }, b: { $ref: '#/nope' } } })).toEqual({
         type: 'object',
-        properties: { a: { description: 'remote' }, b: {} },
+        properties: { a: { type: 'string', description: `remote\n${ANY_AS_TEXT}` }, b: ANY },
       });
     });
 
@@ -361,7 +375,7 @@ describe('toGeminiSchema', () => {
     it('drops a property whose schema is false and its required entry', () => {
       expect(toGeminiSchema({ type: 'object', properties: { a: false, b: true }, required: ['a', 'b'] })).toEqual({
         type: 'object',
-        properties: { b: {} },
+        properties: { b: ANY },
         required: ['b'],
       });
     });

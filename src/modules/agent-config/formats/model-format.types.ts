@@ -1,7 +1,10 @@
 import { JsonSchema } from '@app/modules/tool-registry/tool-registry.types';
 
-/** The model APIs whose tool format the gateway can emit (`format` of the tool-specs request). */
-export const MODEL_FORMATS = ['openai', 'anthropic', 'gemini'] as const;
+/**
+ * The model APIs whose tool format the gateway can emit (`format` of the tool-specs request).
+ * `openai-responses` is the OpenAI Responses API's flat function tool, strict by default as that API is.
+ */
+export const MODEL_FORMATS = ['openai', 'anthropic', 'gemini', 'openai-responses'] as const;
 export type ModelFormat = (typeof MODEL_FORMATS)[number];
 
 /** True when `value` names a supported model format. */
@@ -19,7 +22,16 @@ export interface ToolSpecSource {
 /** OpenAI chat-completions tool: `{type:"function", function:{name, description, parameters}}`. */
 export interface OpenAiToolSpec {
   type: 'function';
-  function: { name: string; description: string; parameters: JsonSchema };
+  function: { name: string; description: string; parameters: JsonSchema; strict?: boolean };
+}
+
+/** OpenAI Responses API tool: flat `{type:"function", name, description, parameters, strict}`. */
+export interface OpenAiResponsesToolSpec {
+  type: 'function';
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+  strict: boolean;
 }
 
 /** Anthropic messages tool: `{name, description, input_schema}`. */
@@ -39,4 +51,4 @@ export interface GeminiToolSpec {
   parameters?: JsonSchema;
 }
 
-export type ToolSpec = OpenAiToolSpec | AnthropicToolSpec | GeminiToolSpec;
+export type ToolSpec = OpenAiToolSpec | OpenAiResponsesToolSpec | AnthropicToolSpec | GeminiToolSpec;

@@ -4,6 +4,7 @@ export type {
   AnthropicToolSpec,
   GeminiToolSpec,
   ModelFormat,
+  OpenAiResponsesToolSpec,
   OpenAiToolSpec,
   ToolSpec,
   ToolSpecSource,
@@ -13,5 +14,13 @@ export { toAnthropicToolSpec } from './anthropic-tool-spec.emitter';
 export { toGeminiToolSpec } from './gemini-tool-spec.emitter';
 export { toGeminiSchema } from './gemini-schema.converter';
 export { emitToolSpec } from './tool-spec.emitter';
+export { toOpenAiStrictToolSpec } from './openai-strict-tool-spec.emitter';
+export { toOpenAiResponsesToolSpec } from './openai-responses-tool-spec.emitter';
+export { openAiSpecViolations } from './openai-spec.validator';
+export { openAiResponsesSpecViolations } from './openai-responses-spec.validator';
+export { openAiStrictSpecViolations } from './openai-strict-spec.validator';
+export { anthropicSpecViolations } from './anthropic-spec.validator';
+export { geminiSpecViolations } from './gemini-spec.validator';
+export type { OpenAiStrictEmission } from './openai-strict-tool-spec.emitter';
 export { forcedToolChoice } from './tool-choice.emitter';
 export type { ForcedToolChoice } from './tool-choice.emitter';

@@ -32,4 +32,10 @@ describe('toOpenAiToolSpec', () => {
     (spec.function.parameters.properties as Record<string, Record<string, unknown>>).a.type = 'number';
     expect(parameters.properties.a.type).toBe('string');
   });
+
+  it('cuts a description over OpenAI\'s 1,024-character cap, marking the cut', () => {
+    const spec = toOpenAiToolSpec({ name: 't', description: 'x'.repeat(8000), parameters: { type: 'object' } });
+    expect(spec.function.description).toHaveLength(1024);
+    expect(spec.function.description.endsWith('x…')).toBe(true);
+  });
 });

@@ -17,7 +17,13 @@ export interface GeminiToolConfig {
   functionCallingConfig: { mode: 'ANY'; allowedFunctionNames: string[] };
 }
 
-export type ForcedToolChoice = OpenAiToolChoice | AnthropicToolChoice | GeminiToolConfig;
+/** OpenAI Responses API `tool_choice` naming one function (flat, like its tools). */
+export interface OpenAiResponsesToolChoice {
+  type: 'function';
+  name: string;
+}
+
+export type ForcedToolChoice = OpenAiToolChoice | OpenAiResponsesToolChoice | AnthropicToolChoice | GeminiToolConfig;
 
 /**
  * What a request to the model must carry so that the model calls `toolName` (and nothing else) in its answer,
@@ -29,6 +35,8 @@ export function forcedToolChoice(format: ModelFormat, toolName: string): ForcedT
       return { type: 'tool', name: toolName };
     case 'gemini':
       return { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: [toolName] } };
+    case 'openai-responses':
+      return { type: 'function', name: toolName };
     default:
       return { type: 'function', function: { name: toolName } };
   }

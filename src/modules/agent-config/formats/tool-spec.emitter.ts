@@ -2,11 +2,13 @@ import { toAnthropicToolSpec } from './anthropic-tool-spec.emitter';
 import { toGeminiToolSpec } from './gemini-tool-spec.emitter';
 import { ModelFormat, MODEL_FORMATS, ToolSpec, ToolSpecSource } from './model-format.types';
 import { toOpenAiToolSpec } from './openai-tool-spec.emitter';
+import { toOpenAiResponsesToolSpec } from './openai-responses-tool-spec.emitter';
 
 const EMITTERS: Readonly<Record<ModelFormat, (tool: ToolSpecSource) => ToolSpec>> = {
   openai: toOpenAiToolSpec,
   anthropic: toAnthropicToolSpec,
   gemini: toGeminiToolSpec,
+  'openai-responses': (tool) => toOpenAiResponsesToolSpec(tool).spec,
 };
 
 /**

@@ -5,8 +5,8 @@ import type { ToolDescriptor, ToolRequirement } from '@app/modules/tool-registry
 import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
 import { narrowWebSearchMode, type WebSearchMode } from '../agent-config.types';
-import { emitToolSpec, forcedToolChoice, type ForcedToolChoice, type ModelFormat } from '../formats/model-formats';
-import { AgentView, TenantView, VisibilitySnapshotService } from './visibility-snapshot.service';
+import { emitToolSpec, forcedToolChoice, toOpenAiResponsesToolSpec, toOpenAiStrictToolSpec, type ForcedToolChoice, type ModelFormat } from '../formats/model-formats';
+import { AgentView, EmittedSpec, TenantView, VisibilitySnapshotService } from './visibility-snapshot.service';
 import type { AgentEntity } from '../agent.entity';
 import { firstFailingLayer, isImplicitlyBound, isPlatformWebSearch } from './visibility-layers';
 import { EMITTED, VisibilityCandidate, VisibilityContext, VisibilityDecision } from './visibility.types';
@@ -50,22 +50,25 @@ export class ToolVisibilityService {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
-  async toolSpecs(req: VisibilityRequest & { agentId: string }, format: ModelFormat = 'openai', explain = false): Promise<ToolSpecsResult> {
+  async toolSpecs(req: VisibilityRequest & { agentId: string }, format: ModelFormat = 'openai', explain = false, strict = false): Promise<ToolSpecsResult> {
     const { view, tools, decisions, forced } = await this.visibleTools(req, explain);
-    const specs = tools.map((t) => this.spec(view, format, t).value);
+    const variant = specVariant(format, strict);
+    const specs = tools.map((t) => this.spec(view, variant, t).value);
     const toolChoice = forced ? { toolChoice: forcedToolChoice(format, forced.name) } : {};
-    return explain ? { tools: specs, ...toolChoice, decisions } : { tools: specs, ...toolChoice };
+    return explain ? { tools: specs, ...toolChoice, decisions: withWarnings(decisions, view, variant) } : { tools: specs, ...toolChoice };
   }
 
   /**
    * The same answer as {@link toolSpecs}, already serialized: each tool's spec is serialized once per tool
    * version and the response is joined from those strings (a 1,000-tool answer is ~500 KB of JSON).
    */
-  async toolSpecsJson(req: VisibilityRequest & { agentId: string }, format: ModelFormat = 'openai', explain = false): Promise<string> {
+  async toolSpecsJson(req: VisibilityRequest & { agentId: string }, format: ModelFormat = 'openai', explain = false, strict = false): Promise<string> {
     const { view, tools, decisions, forced } = await this.visibleTools(req, explain);
-    const specs = tools.map((t) => this.spec(view, format, t).json).join(',');
+    const variant = specVariant(format, strict);
+    const specs = tools.map((t) => this.spec(view, variant, t).json).join(',');
     const toolChoice = forced ? `,"toolChoice":${JSON.stringify(forcedToolChoice(format, forced.name))}` : '';
-    return explain ? `{"tools":[${specs}]${toolChoice},"decisions":${JSON.stringify(decisions)}}` : `{"tools":[${specs}]${toolChoice}}`;
+    if (!explain) return `{"tools":[${specs}]${toolChoice}}`;
+    return `{"tools":[${specs}]${toolChoice},"decisions":${JSON.stringify(withWarnings(decisions, view, variant))}}`;
   }
 
   private async visibleTools(req: VisibilityRequest & { agentId: string }, explain: boolean): Promise<VisibleTools> {
@@ -131,17 +134,44 @@ export class ToolVisibilityService {
     }
   }
 
-  private spec(view: TenantView, format: ModelFormat, tool: ToolDescriptor): { value: object; json: string } {
-    let byTool = view.specCache.get(format);
-    if (!byTool) view.specCache.set(format, (byTool = new Map()));
-    let spec = byTool.get(tool);
-    if (!spec) {
-      const value = emitToolSpec(format, tool);
-      spec = { value, json: JSON.stringify(value) };
-      byTool.set(tool, spec);
-    }
-    return spec;
+  private spec(view: TenantView, variant: SpecVariant, tool: ToolDescriptor): EmittedSpec {
+    return cachedSpec(view, variant, tool);
   }
+}
+
+/** What a request asks to be emitted: a model format, or OpenAI's strict mode. */
+type SpecVariant = ModelFormat | 'openai-strict';
+
+function specVariant(format: ModelFormat, strict: boolean): SpecVariant {
+  return strict && format === 'openai' ? 'openai-strict' : format;
+}
+
+/** The spec of one tool version, emitted once per tenant view and variant. */
+function cachedSpec(view: TenantView, variant: SpecVariant, tool: ToolDescriptor): EmittedSpec {
+  let byTool = view.specCache.get(variant);
+  if (!byTool) view.specCache.set(variant, (byTool = new Map()));
+  let spec = byTool.get(tool);
+  if (!spec) {
+    if (variant === 'openai-strict' || variant === 'openai-responses') {
+      const { spec: value, warnings } = variant === 'openai-strict' ? toOpenAiStrictToolSpec(tool) : toOpenAiResponsesToolSpec(tool);
+      spec = { value, json: JSON.stringify(value), warnings };
+    } else {
+      const value = emitToolSpec(variant, tool);
+      spec = { value, json: JSON.stringify(value) };
+    }
+    byTool.set(tool, spec);
+  }
+  return spec;
+}
+
+/** A visible tool emitted with `strict: false` in a strict request (or for the Responses API) says why in its decision. */
+function withWarnings(decisions: VisibilityDecision[], view: TenantView, variant: SpecVariant): VisibilityDecision[] {
+  if (variant !== 'openai-strict' && variant !== 'openai-responses') return decisions;
+  return decisions.map((decision) => {
+    const tool = decision.visible ? view.tools.get(decision.toolId) : undefined;
+    const warnings = tool ? cachedSpec(view, variant, tool).warnings : undefined;
+    return warnings && warnings.length > 0 ? { ...decision, warnings } : decision;
+  });
 }
 
 interface VisibleTools {

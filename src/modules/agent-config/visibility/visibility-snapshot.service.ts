@@ -18,6 +18,13 @@ export interface AgentView {
 }
 
 /** What one tenant's requests read: its tools and platform-wide ones, its capability, its agents (lazily). */
+/** One tool's spec as emitted, serialized once; `warnings` when a strict variant had to emit `strict: false`. */
+export interface EmittedSpec {
+  value: object;
+  json: string;
+  warnings?: string[];
+}
+
 export interface TenantView {
   tenantId: string;
   tools: ReadonlyMap<string, ToolDescriptor>;
@@ -28,7 +35,8 @@ export interface TenantView {
   /** Platform tools that are candidates for every agent without a binding (web_search, READ_TOOL_RESULT). */
   implicitCandidates: readonly ToolDescriptor[];
   /** Emitted model specs (and their JSON) per format and tool (valid as long as this view). */
-  specCache: Map<string, Map<ToolDescriptor, { value: object; json: string }>>;
+  /** Per emitted variant (a format, or openai-strict). */
+  specCache: Map<string, Map<ToolDescriptor, EmittedSpec>>;
 }
 
 /**

@@ -43,6 +43,8 @@ export interface VisibilityDecision {
   visible: boolean;
   layer: VisibilityLayer | typeof EMITTED;
   reason: string;
+  /** A visible tool emitted with `strict: false` in a strict request: why. */
+  warnings?: string[];
 }
 
 /** One layer: null when the tool passes it. */

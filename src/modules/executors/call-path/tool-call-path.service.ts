@@ -5,6 +5,8 @@ import { ToolCallError, ToolOutput } from '../tool-executor';
 import { ToolErrorClass } from '../tool-error-class';
 import { ToolCallLogService } from '../tool-call-log/tool-call-log.service';
 import { redactText } from '@app/common/redaction';
+import { GatewayMetrics } from '@app/modules/metrics/gateway-metrics.service';
+import { withLogFields } from '@app/common/logging/log-context';
 import { CallTargetRegistry } from './call-target.registry';
 import { FAILURE_PREFIX, ToolCallContext, ToolCallResult } from './tool-call.types';
 
@@ -22,12 +24,19 @@ export class ToolCallPathService {
     private readonly targets: CallTargetRegistry,
     private readonly policy: ToolCallPolicy,
     private readonly log: ToolCallLogService,
+    private readonly metrics: GatewayMetrics,
   ) {}
 
-  async call(tool: ToolDescriptor, args: Record<string, unknown>, ctx: ToolCallContext, outerSignal?: AbortSignal): Promise<ToolCallResult> {
+  /** One call, its log lines tagged with the tool call id and the tool. */
+  call(tool: ToolDescriptor, args: Record<string, unknown>, ctx: ToolCallContext, outerSignal?: AbortSignal): Promise<ToolCallResult> {
+    return withLogFields({ toolCallId: ctx.toolCallId, tool: tool.name }, () => this.callLogged(tool, args, ctx, outerSignal));
+  }
+
+  private async callLogged(tool: ToolDescriptor, args: Record<string, unknown>, ctx: ToolCallContext, outerSignal?: AbortSignal): Promise<ToolCallResult> {
     const attempt = this.attemptFn(tool, args, ctx);
     const run = await this.policy.run(tool, attempt, outerSignal);
     const result = toResult(run.output, run.error, run.attempts, run.durationMs, run.timedOut);
+    this.metrics.recordToolCall(tool.name, tool.serviceType, result);
     this.log.record({
       tenantId: ctx.tenantId,
       sessionId: ctx.sessionId,
@@ -47,6 +56,9 @@ export class ToolCallPathService {
     });
     if (run.error && run.error.errorClass === ToolErrorClass.EXECUTOR_ERROR) {
       this.logger.warn(`Tool ${tool.name} (${ctx.toolCallId}) failed unexpectedly: ${redactText(run.error.message)}`);
+    } else if (result.status === 'FAILED') {
+      // The class only: the content may quote what the remote answered.
+      this.logger.debug(`Tool ${tool.name} failed: ${result.errorClass} after ${result.attempts} attempt(s) in ${result.durationMs} ms`);
     }
     return result;
   }

@@ -32,6 +32,26 @@ describe('evaluateRiskArguments', () => {
     ]);
   });
 
+  it.each<[Record<string, unknown>, string]>([
+    [{ cmd: 'rm', args: '-rf /' }, 'recursive-delete'],
+    [{ command: 'git', arguments: 'push --force origin main' }, 'force-push'],
+    [{ Program: 'chmod', Flags: '-R 777', Path: '/' }, 'permission-change'],
+    [{ command: 'rm', options: ['-r', '-f'], target: '/srv' }, 'recursive-delete'],
+    [{ bin: 'sh', args: '-c "rm -rf /"' }, 'recursive-delete'],
+    [{ exe: 'truncate', argv: ['-s', '0'], file: '/etc/hosts' }, 'system-file-overwrite'],
+    [{ program: 'git', subcommand: 'push', flags: ['--force'] }, 'force-push'],
+    [{ CMD: 'rm', Cmd_Args: '-rf /srv' }, 'recursive-delete'],
+  ])('reads a command split over several fields as one command line: %j', (args, rule) => {
+    expect(evaluateRiskArguments(args).rules.map((r) => r.rule)).toContain(rule);
+  });
+
+  it.each<Record<string, unknown>>([{ cmd: 'ls', args: '-rf /' }, { command: 'echo', args: 'hello world' }, { command: 'git', args: 'commit -m "rm -rf"' }, { cmd: 'rm', args: 'notes.txt' }])(
+    'stays safe when the joined command is harmless: %j',
+    (args) => {
+      expect(evaluateRiskArguments(args).risky).toBe(false);
+    },
+  );
+
   it('keeps array elements apart when joining them (a list of prose is not a command)', () => {
     expect(evaluateRiskArguments({ tags: ['delete old logs', 'update readme'] }).risky).toBe(false);
   });

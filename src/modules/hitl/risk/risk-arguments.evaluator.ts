@@ -11,9 +11,14 @@ const MAX_DEPTH = 64;
 /** Strings worth parsing per call; beyond this the rest counts as opaque (keeps one call well under a second). */
 const MAX_PARSED_STRINGS = 2_000;
 
-/** Sibling fields that together form an argv: `{command: "rm", args: ["-rf", "/"]}`. */
+/**
+ * Sibling fields that together form one command line (names compared case-insensitively):
+ * `{command: "rm", args: ["-rf", "/"]}`, `{cmd: "rm", args: "-rf /"}`, `{program: "chmod", flags: "-R 777", path: "/"}`.
+ * Argument strings are shell text as written; array items and operand fields are quoted as single words.
+ */
 const PROGRAM_FIELDS = ['command', 'cmd', 'program', 'executable', 'exe', 'bin', 'binary'];
-const ARGV_FIELDS = ['args', 'argv', 'arguments', 'params'];
+const ARGV_FIELDS = ['subcommand', 'sub_command', 'subcmd', 'args', 'argv', 'arguments', 'params', 'flags', 'options', 'opts', 'command_args', 'cmd_args'];
+const OPERAND_FIELDS = ['path', 'paths', 'target', 'targets', 'file', 'files', 'dir', 'directory', 'dest', 'destination'];
 
 /**
  * Decides whether tool arguments are destructive: every string at any depth is evaluated, and arrays
@@ -65,9 +70,22 @@ class ArgumentsWalker {
 
   private programWithArgs(record: Record<string, unknown>, path: string | undefined, hint: RiskHint): void {
     if (hint === 'sql') return;
-    const program = PROGRAM_FIELDS.find((f) => typeof record[f] === 'string');
-    const argv = ARGV_FIELDS.find((f) => Array.isArray(record[f]) && (record[f] as unknown[]).every((v) => typeof v === 'string'));
-    if (program && argv) this.text(shellJoin([record[program] as string, ...(record[argv] as string[])]), 'shell', joinPath(path, argv));
+    const keys = new Map(Object.keys(record).map((key) => [key.toLowerCase(), key]));
+    const program = PROGRAM_FIELDS.map((f) => keys.get(f)).find((key) => key !== undefined && typeof record[key] === 'string');
+    if (program === undefined) return;
+    const line = [record[program] as string];
+    let first: string | undefined;
+    for (const [fields, asText] of [[ARGV_FIELDS, true], [OPERAND_FIELDS, false]] as const) {
+      for (const field of fields) {
+        const key = keys.get(field);
+        const value = key === undefined ? undefined : record[key];
+        if (typeof value === 'string') line.push(asText ? value : shellJoin([value]));
+        else if (Array.isArray(value) && value.every((v) => typeof v === 'string')) line.push(shellJoin(value as string[]));
+        else continue;
+        first ??= key;
+      }
+    }
+    if (first !== undefined) this.text(line.join(' '), 'shell', joinPath(path, first));
   }
 
   private text(text: string, hint: RiskHint, path: string | undefined): void {

@@ -10,8 +10,12 @@ const TREE_DELETE =
 const RUNS_CODE = /\b(?:exec|eval|compile|system|Function|instance_eval|popen)\b/;
 const DECODES = /\b(?:b64decode|decodebytes|a85decode|base64|decode_base64|unpack1?|atob|fromCharCode|bytes\.fromhex|codecs\.decode|zlib\.decompress|Buffer\.from)\b/;
 
-/** Running code that is not a literal here: exec(requests.get(u).text), eval(x). */
-const RUN_DYNAMIC = /\b(?:exec|eval)\s*\(\s*(?!['"`)])/;
+/**
+ * Running code that is not a literal here: exec(requests.get(u).text), eval(x), and a shell command built at
+ * run time: os.system(cmd), subprocess.run(" ".join(parts)), execSync(cmd), system($cmd).
+ */
+const RUN_DYNAMIC =
+  /\b(?:exec|eval)\s*\(\s*(?!['"`)])|\b(?:os\s*\.\s*(?:system|popen|exec\w*|spawn\w*)|subprocess\s*\.\s*\w+|child_process\s*\.\s*exec|execSync|spawnSync|execFileSync|shell_exec|passthru|proc_open|system|popen)\s*\((?!\s*(?:'[^'\n]*'|"[^"\n]*"|`[^`]*`)\s*[,)]|\s*[[)])/;
 
 /** Calls that hand a string to a shell or a database. */
 const RUNS_STRINGS =
@@ -24,6 +28,21 @@ const PROGRAM_AND_ARGS = /\(\s*(?:'([^'\n]+)'|"([^"\n]+)")\s*,\s*\[([^\]]*)\]/g;
 const CONCATENATED = /(?:'[^'\n]*'|"[^"\n]*")(?:\s*[+.]\s*(?:'[^'\n]*'|"[^"\n]*"))+/g;
 /** `system("rm", "-rf", "/")`: a call with several string arguments. */
 const STRING_ARGS = /\(\s*((?:'[^'\n]*'|"[^"\n]*")(?:\s*,\s*(?:'[^'\n]*'|"[^"\n]*"))+)\s*[,)]/g;
+
+/** A process that forks (or spawns) in an endless loop: `fork while fork`, `while True: os.fork()`, `loop { fork }`. */
+const FORK_LOOP = /\bfork\s+while\s+fork\b|(?:\bwhile\s*\(?\s*(?:true|True|1)\s*\)?\s*[:{]?|\bloop\s*(?:do\b|\{)|\bfor\s*\(\s*;\s*;\s*\))[\s\S]{0,140}?\b(?:fork|spawn\w*|Popen)\b/;
+
+/** A quoted system path (see risk-system-paths.ts; /usr/local is for local installs). */
+const SYSTEM_PATH_LITERAL = '[\'"`](?:/etc|/boot|/s?bin|/lib\\w*|/usr(?!/local/)|/proc|/sys|/var/log)(?:/[^\'"`]*)?[\'"`]';
+/** Library calls that write, truncate, move or delete a system file: `open('/etc/passwd', 'w')`, `fs.writeFileSync('/etc/hosts', x)`. */
+const SYSTEM_FILE_WRITE = new RegExp(
+  [
+    `\\bopen\\s*\\(\\s*${SYSTEM_PATH_LITERAL}\\s*,\\s*['"][^'"]*[wax+]`,
+    `\\b(?:writeFile|appendFile|truncate|unlink|rm|rename|createWriteStream)(?:Sync)?\\s*\\(\\s*${SYSTEM_PATH_LITERAL}`,
+    `\\b(?:os\\s*\\.\\s*(?:remove|unlink|rename|replace)|shutil\\s*\\.\\s*move|file_put_contents|File\\s*\\.\\s*(?:write|delete|unlink))\\s*\\(\\s*${SYSTEM_PATH_LITERAL}`,
+    `\\bPath\\s*\\(\\s*${SYSTEM_PATH_LITERAL}\\s*\\)\\s*\\.\\s*(?:write_\\w+|unlink|rename|replace)\\b`,
+  ].join('|'),
+);
 
 /** MongoDB shell one-liners (`mongosh --eval`). */
 const MONGO: [RiskRule, RegExp][] = [
@@ -42,6 +61,8 @@ export function scanInterpreterCode(code: string, language: RiskLanguage, scan: 
     return;
   }
   if (TREE_DELETE.test(code)) scan.report('recursive-delete', code);
+  if (FORK_LOOP.test(code)) scan.report('fork-bomb', code);
+  if (SYSTEM_FILE_WRITE.test(code)) scan.report('system-file-overwrite', code);
   if (RUNS_CODE.test(code) && DECODES.test(code)) scan.report('obfuscated', code);
   else if (RUN_DYNAMIC.test(code)) scan.report('opaque', code);
   if (!RUNS_STRINGS.test(code)) return;

@@ -1,29 +1,58 @@
 import type { ShellCommandEnv, ShellCommandHandler } from './risk-shell-command';
 import { hasOption, parseOptions } from './risk-shell-options';
 import { BLOCK_DEVICE } from './risk-shell.syntax';
-import type { ShellWord } from './risk-shell-word';
+import { ShellWord, literalWord } from './risk-shell-word';
+import { isSystemPath } from './risk-system-paths';
 
-
+/**
+ * rm: a tree delete when recursive, or when it runs over a generated list (`find -exec rm {} +`,
+ * `... | xargs rm`); deleting a system file (`rm /etc/passwd`) overwrites the system.
+ */
 function rm(args: ShellWord[], env: ShellCommandEnv): void {
   // GNU rm reads options after operands too (`rm dir -rf`), so every word before `--` counts.
-  if (hasOption(parseOptions(args), 'rR', 'recursive')) env.scan.report('recursive-delete', env.snippet);
+  const opts = parseOptions(args);
+  if (hasOption(opts, 'rR', 'recursive') || env.many) env.scan.report('recursive-delete', env.snippet);
+  else if ([...opts.operands, ...opts.afterDashDash].some((w) => isSystemPath(w.value, env.cwd))) env.scan.report('system-file-overwrite', env.snippet);
 }
 
+/** unlink / shred of one file; over a generated list they delete (or destroy) a whole tree. */
+function fileDestroyer(args: ShellWord[], env: ShellCommandEnv): void {
+  if (args.some((w) => BLOCK_DEVICE.test(w.value))) env.scan.report('disk-wipe', env.snippet);
+  else if (env.many) env.scan.report('recursive-delete', env.snippet);
+  else if (args.some((w) => isSystemPath(w.value, env.cwd))) env.scan.report('system-file-overwrite', env.snippet);
+}
+
+/** How many find starting points a `-exec` command is checked with (each as its `{}`). */
+const MAX_FIND_STARTS = 4;
+
+/**
+ * find: `-delete`, and the command of each `-exec` / `-execdir` / `-ok`, run over everything found:
+ * `{}` is checked as each starting point (`find / -exec chmod 777 {} +` is `chmod 777` over `/`).
+ */
 function find(args: ShellWord[], env: ShellCommandEnv): void {
+  const firstTest = args.findIndex((w) => /^[-(!]/.test(w.value));
+  const starts = (firstTest < 0 ? args : args.slice(0, firstTest)).slice(0, MAX_FIND_STARTS);
+  if (!starts.length) starts.push(literalWord('.'));
   for (let i = 0; i < args.length; i++) {
     const word = args[i].value;
     if (word === '-delete') env.scan.report('recursive-delete', env.snippet);
     if (word === '-exec' || word === '-execdir' || word === '-ok' || word === '-okdir') {
       const end = args.findIndex((w, j) => j > i && (w.value === ';' || w.value === '+'));
       const inner = args.slice(i + 1, end < 0 ? args.length : end);
-      if (inner.length) env.run(inner, false);
+      for (const start of inner.length ? starts : []) env.run(inner.map((w) => (w.value === '{}' ? start : w)), false, true);
       i = end < 0 ? args.length : end;
     }
   }
 }
 
+/** rsync --delete removes what the source lacks; a local system path as destination is overwritten. A dry run does nothing. */
 function rsync(args: ShellWord[], env: ShellCommandEnv): void {
-  if (args.some((w) => /^--del(?:ete(?:-\w+)?)?(?:=|$)/.test(w.value))) env.scan.report('recursive-delete', env.snippet);
+  const opts = parseOptions(args, { withValue: 'eBT', longWithValue: ['rsh', 'exclude', 'include', 'filter', 'temp-dir', 'backup-dir', 'chmod', 'chown', 'rsync-path'] });
+  if (hasOption(opts, 'n', 'dry-run')) return;
+  if ([...opts.long].some((name) => /^del(?:ete(?:-\w+)?)?$/.test(name))) env.scan.report('recursive-delete', env.snippet);
+  const operands = [...opts.operands, ...opts.afterDashDash];
+  const dest = operands.length > 1 ? operands[operands.length - 1].value : '';
+  if (!/^[^/]*:/.test(dest) && isSystemPath(dest, env.cwd)) env.scan.report('system-file-overwrite', env.snippet);
 }
 
 function diskWipe(args: ShellWord[], env: ShellCommandEnv): void {
@@ -31,7 +60,9 @@ function diskWipe(args: ShellWord[], env: ShellCommandEnv): void {
 }
 
 function dd(args: ShellWord[], env: ShellCommandEnv): void {
-  if (args.some((w) => w.value.startsWith('of=') && BLOCK_DEVICE.test(w.value.slice(3)))) env.scan.report('disk-wipe', env.snippet);
+  const target = args.find((w) => w.value.startsWith('of='))?.value.slice(3);
+  if (target && BLOCK_DEVICE.test(target)) env.scan.report('disk-wipe', env.snippet);
+  else if (target && isSystemPath(target, env.cwd)) env.scan.report('system-file-overwrite', env.snippet);
 }
 
 /** Cloud calls that delete a database or table outright. */
@@ -44,6 +75,7 @@ function aws(args: ShellWord[], env: ShellCommandEnv): void {
   const s3 = words.indexOf('s3');
   if (s3 < 0) return;
   const verb = words[s3 + 1];
+  if (words.includes('--dryrun')) return;
   if ((verb === 'rm' && words.includes('--recursive')) || (verb === 'rb' && words.includes('--force'))) {
     env.scan.report('recursive-delete', env.snippet);
   }
@@ -70,7 +102,8 @@ export const FILE_COMMANDS: Record<string, ShellCommandHandler> = {
   find,
   rsync,
   dd,
-  shred: diskWipe,
+  shred: fileDestroyer,
+  unlink: fileDestroyer,
   wipefs: diskWipe,
   mkfs: diskWipe,
   mke2fs: diskWipe,

@@ -91,4 +91,29 @@ describe('GIT_COMMANDS', () => {
   ])('leaves %s alone', (text) => {
     expect(evaluateRiskText(text, 'shell').risky).toBe(false);
   });
+
+  it.each([
+    'git push --dry-run --force',
+    'git push -n -f origin main',
+    'git push -nf origin main',
+    'git push --force --dry-run origin +main',
+    'git push --dry-run --delete origin feature',
+    'git push -n origin :old',
+    'git push --mirror --dry-run backup',
+    'git rm -r -n src/',
+    'git rm -r --dry-run docs',
+    'rsync -av --delete --dry-run src/ dst/',
+    'rsync -avn --delete src/ dst/',
+    'aws s3 rm s3://b/p --recursive --dryrun',
+  ])('treats a dry run as harmless: %s', (text) => {
+    expect(evaluateRiskText(text, 'shell')).toEqual({ risky: false, rules: [] });
+  });
+
+  it.each<[string, RiskRule]>([
+    ['git push --dry-run origin main && git push --force origin main', 'force-push'],
+    ['git push -f origin main --no-dry-run', 'force-push'],
+    ['git -C repo push --force origin -- -n', 'force-push'],
+  ])('still flags the real run next to a dry run: %s', (text, rule) => {
+    expect(rulesOf(text)).toContain(rule);
+  });
 });

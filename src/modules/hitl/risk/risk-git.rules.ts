@@ -10,6 +10,7 @@ type GitCheck = (opts: ParsedOptions, env: ShellCommandEnv) => void;
 const WHOLE_TREE = new Set(['.', './', '*', ':/', ':/*', ':(top)', '..', '../']);
 
 function push(opts: ParsedOptions, env: ShellCommandEnv): void {
+  if (dryRun(opts)) return;
   const refspecs = opts.operands.slice(1).concat(opts.afterDashDash);
   const force =
     opts.short.has('f') ||
@@ -58,7 +59,12 @@ function updateRef(opts: ParsedOptions, env: ShellCommandEnv): void {
 }
 
 function gitRm(opts: ParsedOptions, env: ShellCommandEnv): void {
-  if (opts.short.has('r') && !opts.long.has('cached')) env.scan.report('recursive-delete', env.snippet);
+  if (opts.short.has('r') && !opts.long.has('cached') && !dryRun(opts)) env.scan.report('recursive-delete', env.snippet);
+}
+
+/** `-n` / `--dry-run` (the last of `--dry-run` / `--no-dry-run` wins): git reports what it would do and does nothing. */
+function dryRun(opts: ParsedOptions): boolean {
+  return hasOption(opts, 'n', 'dry-run') && !opts.long.has('no-dry-run');
 }
 
 const SUBCOMMANDS: Record<string, { check: GitCheck; withValue?: string; longWithValue?: string[] }> = {
@@ -79,6 +85,8 @@ function git(args: ShellWord[], env: ShellCommandEnv): void {
   const [sub, ...rest] = global.rest;
   const rule = sub && SUBCOMMANDS[sub.value];
   if (!rule) return;
+  // `git push "$@"`: arguments set elsewhere can carry --force.
+  if (rest.some((w) => w.spreads)) env.scan.report('opaque', env.snippet);
   rule.check(parseOptions(rest, { withValue: rule.withValue, longWithValue: rule.longWithValue }), env);
 }
 

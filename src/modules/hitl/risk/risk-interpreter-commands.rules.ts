@@ -3,6 +3,7 @@ import type { ShellCommandEnv, ShellCommandHandler } from './risk-shell-command'
 import { reportHidden, runCodeWord, runStdin, runWrittenFile } from './risk-shell-command';
 import { OptionSpec, optionValue, parseOptions } from './risk-shell-options';
 import { ShellWord, joinWords } from './risk-shell-word';
+import { isSystemPath } from './risk-system-paths';
 
 /**
  * What to do with the script operand of an interpreter that got no inline code:
@@ -18,10 +19,14 @@ function runScriptOperand(script: ShellWord | undefined, language: RiskLanguage,
   }
 }
 
-/** An interpreter with getopt options where some letters / long names carry inline code. */
-function interpreter(language: RiskLanguage, spec: OptionSpec, codeKeys: string[], stopKeys: string[] = []): ShellCommandHandler {
+/**
+ * An interpreter with getopt options where some letters / long names carry inline code; `inPlace`: `-i`
+ * edits the file operands in place (perl -pi, ruby -i), so a system file among them is overwritten.
+ */
+function interpreter(language: RiskLanguage, spec: OptionSpec, codeKeys: string[], stopKeys: string[] = [], inPlace = false): ShellCommandHandler {
   return (args, env) => {
     const opts = parseOptions(args, { ...spec, stopAtOperand: true });
+    if (inPlace && opts.short.has('i') && opts.rest.some((w) => isSystemPath(w.value, env.cwd))) env.scan.report('system-file-overwrite', env.snippet);
     const codes = codeKeys.flatMap((key) => opts.values.get(key) ?? []);
     if (codes.length) {
       for (const code of codes) runCodeWord(code, language, env);
@@ -105,8 +110,8 @@ function deno(args: ShellWord[], env: ShellCommandEnv): void {
 
 const python = interpreter('python', { withValue: 'cmWX' }, ['c'], ['m']);
 const node = interpreter('js', { withValue: 'eprC', longWithValue: ['eval', 'print', 'require', 'import', 'loader', 'experimental-loader', 'env-file', 'conditions'] }, ['e', 'p', 'eval', 'print']);
-const perl = interpreter('perl', { withValue: 'eEI', attachedValue: 'iMmxCdD', attachedDigits: '0l' }, ['e', 'E']);
-const ruby = interpreter('ruby', { withValue: 'erICE', attachedValue: 'iFx', attachedDigits: '0TW' }, ['e']);
+const perl = interpreter('perl', { withValue: 'eEI', attachedValue: 'iMmxCdD', attachedDigits: '0l' }, ['e', 'E'], [], true);
+const ruby = interpreter('ruby', { withValue: 'erICE', attachedValue: 'iFx', attachedDigits: '0TW' }, ['e'], [], true);
 const php = interpreter('php', { withValue: 'rfdcz', longWithValue: ['run', 'file', 'define', 'php-ini'] }, ['r', 'run'], ['f', 'file']);
 
 /** Shells and script interpreters whose inline code (or stdin) is read recursively. */

@@ -16,19 +16,21 @@ export class RiskScan {
     private readonly sink: RiskMatchSink,
     private readonly analyzers: RiskAnalyzers,
     readonly depth = 0,
+    /** True for code run once per item of a generated list (`find . -exec sh -c 'rm "$1"' _ {} \;`). */
+    readonly many = false,
   ) {}
 
   report(rule: RiskRule, snippet: string): void {
     this.sink.add(rule, snippet);
   }
 
-  /** Reads `text` in `language` one level deeper, e.g. the string given to `bash -c`. */
-  nested(text: string, language: RiskLanguage): void {
+  /** Reads `text` in `language` one level deeper, e.g. the string given to `bash -c` (`many`: run over a generated list). */
+  nested(text: string, language: RiskLanguage, many = false): void {
     if (this.depth + 1 > MAX_RISK_DEPTH) {
       this.report('opaque', text);
       return;
     }
-    this.analyzers[language](text, new RiskScan(this.sink, this.analyzers, this.depth + 1));
+    this.analyzers[language](text, new RiskScan(this.sink, this.analyzers, this.depth + 1, many || this.many));
   }
 
   /** Reads `text` at the current depth (the entry point of an evaluation). */

@@ -1,11 +1,14 @@
 import type { RiskLanguage, RiskScan } from './risk-scan';
 import type { ShellWord } from './risk-shell-word';
 
-/** What a command reads on standard input, as far as the script shows it. */
+/**
+ * What a command reads on standard input, as far as the script shows it. Opaque input may name the `roots`
+ * it lists (`find / -type f | ...`: paths under `/`).
+ */
 export type ShellStdin =
   | { kind: 'none' }
   | { kind: 'text'; text: string; literal: boolean; substitutes: boolean; snippet: string }
-  | { kind: 'opaque'; decoded: boolean; snippet: string };
+  | { kind: 'opaque'; decoded: boolean; snippet: string; roots?: ShellWord[] };
 
 /** What a command handler may use: where to report, the statement's source, its stdin, and how to run a nested command. */
 export interface ShellCommandEnv {
@@ -13,8 +16,15 @@ export interface ShellCommandEnv {
   /** The source of the whole statement, used as the match snippet. */
   readonly snippet: string;
   stdin(): ShellStdin;
-  /** Analyzes another argv (`sudo rm ...`, `find -exec rm ...`); `withStdin` false when the wrapper consumes stdin itself (xargs). */
-  run(argv: ShellWord[], withStdin?: boolean): void;
+  /** True when the command runs once per item of a generated list (`find -exec`, `xargs` on unknown input). */
+  readonly many?: boolean;
+  /** The script's working directory when known (`cd /etc; ...`): relative paths are resolved against it. */
+  readonly cwd?: string;
+  /**
+   * Analyzes another argv (`sudo rm ...`, `find -exec rm ...`); `withStdin` false when the wrapper consumes
+   * stdin itself (xargs); `many` true when it runs over a generated list (kept for everything it runs in turn).
+   */
+  run(argv: ShellWord[], withStdin?: boolean, many?: boolean): void;
   /**
    * A file this script wrote before: its text (`echo ... > f`, `cat <<EOF > f`), null when its content is
    * unknown (`curl -o f`, `cmd > f`), undefined when the script did not write it.
@@ -40,7 +50,7 @@ export function runCodeWord(word: ShellWord, language: RiskLanguage, env: ShellC
     reportHidden(env, word.raw);
     if (word.literalLength === 0) return;
   }
-  env.scan.nested(word.value, language);
+  env.scan.nested(word.value, language, env.many);
 }
 
 /** Reads what an interpreter gets on stdin (`curl ... | sh`, `psql <<EOF`) in `language`. */

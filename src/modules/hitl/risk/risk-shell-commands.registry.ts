@@ -1,15 +1,17 @@
 import { FILE_COMMANDS } from './risk-file-commands.rules';
 import { GIT_COMMANDS } from './risk-git.rules';
 import { INTERPRETER_COMMANDS } from './risk-interpreter-commands.rules';
+import { PERMISSION_COMMANDS } from './risk-permission-commands.rules';
 import type { ShellCommandEnv, ShellCommandHandler } from './risk-shell-command';
 import { reportHidden, runWrittenFile } from './risk-shell-command';
 import { SQL_CLIENT_COMMANDS } from './risk-sql-client-commands.rules';
-import type { ShellWord } from './risk-shell-word';
+import { ShellWord, literalWord } from './risk-shell-word';
+import { SYSTEM_FILE_COMMANDS } from './risk-system-file-commands.rules';
 import { WINDOWS_COMMANDS } from './risk-windows-commands.rules';
 import { WRAPPER_COMMANDS } from './risk-wrapper-commands.rules';
 
 const HANDLERS = new Map<string, ShellCommandHandler>(
-  Object.entries({ ...FILE_COMMANDS, ...WINDOWS_COMMANDS, ...GIT_COMMANDS, ...WRAPPER_COMMANDS, ...INTERPRETER_COMMANDS, ...SQL_CLIENT_COMMANDS }),
+  Object.entries({ ...FILE_COMMANDS, ...PERMISSION_COMMANDS, ...SYSTEM_FILE_COMMANDS, ...WINDOWS_COMMANDS, ...GIT_COMMANDS, ...WRAPPER_COMMANDS, ...INTERPRETER_COMMANDS, ...SQL_CLIENT_COMMANDS }),
 );
 
 /** Version and variant suffixes mapped to the handler's name: python3.12 → python, mkfs.ext4 → mkfs, zsh → sh. */
@@ -34,6 +36,9 @@ export function commandKey(word: string): string {
   return base;
 }
 
+/** Commands whose rules read options and paths, so arguments that expand to unknown words make them unreadable (git checks its own subcommands). */
+const OPTION_SENSITIVE = new Set([...Object.keys(FILE_COMMANDS), ...Object.keys(PERMISSION_COMMANDS)]);
+
 /** A "command" named like an SQL statement: the text is SQL written where shell was expected. */
 const SQL_VERBS = new Set(['drop', 'delete', 'truncate', 'update', 'alter']);
 
@@ -43,25 +48,30 @@ export function hasHandler(word: string): boolean {
   return HANDLERS.has(key) || SQL_VERBS.has(key);
 }
 
-/** `-rf`, `-r -f`, `--recursive --force`: what a computed command name must not get (`$RM -rf /`); `$GREP -r` is fine. */
-function looksLikeForcedRecursion(args: ShellWord[]): boolean {
-  const flags = args.filter((w) => /^-/.test(w.value)).map((w) => w.value).join(' ');
-  return /(?:^|\s)(?:-[a-zA-Z]*[rR]|--recursive)/.test(flags) && /(?:^|\s)(?:-[a-zA-Z]*f|--force)/.test(flags);
+/**
+ * A command word that is a file-name pattern: a path pattern (`/bin/r?`, `./build/*.sh`), or a bare one given
+ * options (`r? -rf /`). A URL (`https://x/?q=1`) or a question ("Ready?") is not a program anyone runs.
+ */
+function runsPattern(name: ShellWord, args: ShellWord[]): boolean {
+  if (!name.glob || name.value.includes('://')) return false;
+  return name.value.includes('/') || args.some((w) => w.value.startsWith('-'));
 }
 
 /** Checks one simple command (argv[0] is the command word) against every rule. */
 export function checkCommand(argv: ShellWord[], env: ShellCommandEnv): void {
-  const [name, ...args] = argv;
-  if (!name.literal) {
-    // The command itself is computed: `$(echo rm) -rf /`, `$RM -rf /`.
-    if (name.substitutes) reportHidden(env, name.raw);
-    else if (looksLikeForcedRecursion(args)) env.scan.report('opaque', env.snippet);
+  const [word, ...args] = argv;
+  const name = word.literal || word.commandName === undefined ? word : literalWord(word.commandName);
+  if (!name.literal || runsPattern(name, args)) {
+    // The command itself is built at run time (`$(echo rm) -rf /`, `$X`, `"$@"`, `${a[@]}`, `/???/r?`): whatever it is, it cannot be read.
+    reportHidden(env, name.raw);
     return;
   }
   // `./x.sh` after `echo ... > x.sh` (or after downloading it) runs known (or unknown) text.
   if (name.value.includes('/') && runWrittenFile(name, 'shell', env)) return;
   const key = commandKey(name.value);
   const handler = HANDLERS.get(key);
+  // `rm "$@"`, `chmod $(cat mode) /`: arguments set elsewhere can carry any option or path.
+  if (OPTION_SENSITIVE.has(key) && args.some((w) => w.spreads)) env.scan.report('opaque', env.snippet);
   if (handler) handler(args, env, key);
   else if (SQL_VERBS.has(key)) env.scan.nested(env.snippet, 'sql');
 }

@@ -1,6 +1,8 @@
 import type { RiskScan } from './risk-scan';
 import { DECODER_PATTERN, ShellCommandEnv } from './risk-shell-command';
-import { checkCommand, hasHandler } from './risk-shell-commands.registry';
+import { PERMISSION_COMMANDS } from './risk-permission-commands.rules';
+import { checkCommand, commandKey, hasHandler } from './risk-shell-commands.registry';
+import { SYSTEM_FILE_COMMANDS } from './risk-system-file-commands.rules';
 import type { ShellWord } from './risk-shell-word';
 import { scanUnparsedSql } from './risk-sql.analyzer';
 
@@ -10,6 +12,8 @@ const SHELL_READING_STDIN = /^(?:sudo\s+)?(?:\S*\/)?(?:ba|z|da|k|mk|a)?sh(?:\s+-
 /** Limits that keep the scan linear on hostile input: command starts per segment, words per command. */
 const MAX_STARTS_PER_SEGMENT = 32;
 const MAX_WORDS_PER_COMMAND = 64;
+/** Commands judged by the paths they touch; several are English words (install, truncate). */
+const PATH_COMMANDS = new Set([...Object.keys(SYSTEM_FILE_COMMANDS), ...Object.keys(PERMISSION_COMMANDS)]);
 
 /**
  * Fail-closed reading of text that does not parse as shell (an unclosed quote, prose around a command).
@@ -35,18 +39,22 @@ export function scanUnparsedShell(text: string, scan: RiskScan): void {
 
 function scanSegment(segment: string, scan: RiskScan): void {
   const words = segment.split(/\s+/).map(toWord);
-  const env: ShellCommandEnv = {
+  const make = (many: boolean): ShellCommandEnv => ({
     scan,
     snippet: segment,
     stdin: () => ({ kind: 'none' }),
-    run: (argv) => {
-      if (argv.length) checkCommand(argv, env);
+    many,
+    run: (argv, _withStdin, runsMany = false) => {
+      if (argv.length) checkCommand(argv, make(many || runsMany));
     },
     fileText: () => undefined,
-  };
+  });
+  const env = make(scan.many);
   let starts = 0;
   for (let i = 0; i < words.length && starts < MAX_STARTS_PER_SEGMENT; i++) {
     if (!words[i].literal || !hasHandler(words[i].value)) continue;
+    // "I'll mv the old configs to /etc": a path command in prose counts only when an option or a path follows it.
+    if (PATH_COMMANDS.has(commandKey(words[i].value)) && !/^[-/~$.]/.test(words[i + 1]?.value ?? '')) continue;
     starts++;
     checkCommand(words.slice(i, i + MAX_WORDS_PER_COMMAND), env);
   }

@@ -1,7 +1,9 @@
 import { DECODER_PATTERN, ShellStdin } from './risk-shell-command';
-import { GoNode, ShellSource, nodeField, nodeKind, nodeList } from './risk-shell.parser';
+import { GoNode, ShellSource, goString, nodeField, nodeKind, nodeList } from './risk-shell.parser';
 import { ShellOp, WRITE_OPS } from './risk-shell.syntax';
 import { ShellWord, literalWord, plainParamName, resolveWord } from './risk-shell-word';
+import { ShellVariables } from './risk-shell-variables';
+import { normalizePath as absolutePath } from './risk-system-paths';
 
 /** Where a statement's stdin comes from: the producer of a pipe, or an unknown process (`>(...)`). */
 export type StdinOrigin = { pipeFrom: GoNode; pipeline: GoNode } | { unknown: string };
@@ -10,11 +12,11 @@ export type StdinOrigin = { pipeFrom: GoNode; pipeline: GoNode } | { unknown: st
 const DOWNLOAD_TARGET: Record<string, RegExp> = { curl: /^(?:-o|--output)$/, wget: /^(?:-O|--output-document)$/ };
 
 /**
- * What one script knows as it runs, statement after statement: variables holding literals
- * (`CMD="rm -rf"`), files it wrote (`echo ... > x.sh`) and what each command reads on stdin.
+ * What one script knows as it runs, statement after statement: its variables (see {@link ShellVariables}),
+ * aliases, working directory, files it wrote (`echo ... > x.sh`) and what each command reads on stdin.
  */
 export class ShellScriptState {
-  private readonly vars = new Map<string, string>();
+  readonly variables = new ShellVariables();
   private readonly aliases = new Map<string, string>();
   /** File text, or null when the script wrote or downloaded something unknown there. */
   private readonly files = new Map<string, string | null>();
@@ -22,21 +24,27 @@ export class ShellScriptState {
   constructor(readonly source: ShellSource) {}
 
   word(word: GoNode, heredoc = false): ShellWord {
-    return resolveWord(word, this.source, this.vars, heredoc);
+    return resolveWord(word, this.source, this.variables.values, heredoc);
   }
 
   /**
-   * A word as the shell would pass it: known variables substituted (an unquoted `$X` splits into words)
-   * and unquoted brace lists expanded (`{rm,-rf,/}` is three words).
+   * A word as the shell would pass it: known variables substituted (an unquoted `$X` splits into words on
+   * IFS) and unquoted brace lists expanded (`{rm,-rf,/}` is three words). A word that is not literal but
+   * provably names one program (`"$HOME/bin/x"`) carries that name in `commandName`.
    */
   expand(word: GoNode): ShellWord[] {
     const parts = nodeList(word.Parts);
     const name = parts.length === 1 ? plainParamName(parts[0]) : undefined;
-    const value = name === undefined ? undefined : this.vars.get(name);
-    if (value !== undefined) return splitWords(value);
+    const value = name === undefined ? undefined : this.variables.get(name);
+    if (value !== undefined) {
+      if (this.variables.isUnknown('IFS')) return [{ ...this.word(word), value: this.source.of(word), literal: false }];
+      return splitWords(value, this.variables.get('IFS'));
+    }
     const resolved = this.word(word);
+    if (!resolved.literal) return [this.withCommandName(this.withSpread(resolved, parts, name))];
+    if (parts.length > 1 && parts.some((p) => this.splitsWhenExpanded(p))) return [{ ...resolved, literal: false }];
     const braces = parts.length === 1 && nodeKind(parts[0]) === 'Lit' ? BRACE_LIST.exec(resolved.value) : null;
-    if (!braces) return [resolved];
+    if (!braces) return [parts.some((p) => nodeKind(p) === 'Lit' && GLOB.test(goString(p.Value))) ? { ...resolved, glob: true } : resolved];
     return braces[2].split(',').map((item) => literalWord(braces[1] + item + braces[3]));
   }
 
@@ -54,16 +62,64 @@ export class ShellScriptState {
     }
   }
 
-  /** `X=literal` (also `export` / `local X=...`): later `$X` resolves to it; anything else forgets X. */
+  /**
+   * `X=literal`, `X+=literal` (also `export` / `local X=...`): later `$X` resolves to it; anything else makes X
+   * unknown. `declare -n` (a flag among the arguments) makes the names references, unknown from then on.
+   */
   remember(assigns: GoNode[]): void {
+    const flags = assigns.filter((a) => a.Naked && !nodeField(a, 'Name')).map((a) => this.word(nodeField(a, 'Value') ?? a).value);
+    const references = flags.some((f) => /^-[a-zA-Z]*n/.test(f));
     for (const assign of assigns) {
       const name = nodeField(assign, 'Name');
       if (!name) continue;
+      const key = String(name.Value);
+      if (references) this.variables.markReference(key);
       const value = nodeField(assign, 'Value');
-      const word = value ? this.word(value) : undefined;
-      if (word?.literal) this.vars.set(String(name.Value), word.value);
-      else this.vars.delete(String(name.Value));
+      const word = value && !nodeField(assign, 'Index') && !this.variables.isReference(key) ? this.word(value) : undefined;
+      const before = assign.Append ? this.variables.get(key) : '';
+      this.variables.assign(key, word?.literal && before !== undefined ? before + word.value : undefined, word?.substitutes);
     }
+  }
+
+  /** The working directory when the script set it to a known place (`cd /etc`), else undefined. */
+  cwd(): string | undefined {
+    return this.variables.get(CWD);
+  }
+
+  /** `cd DIR`: known when DIR is literal and absolute, or relative to a known directory; `cd` alone goes home. */
+  changeDirectory(args: ShellWord[]): void {
+    const target = args.length ? args[0] : literalWord('~');
+    const dir = target.literal && args.length <= 1 ? absolutePath(target.value, this.cwd()) : undefined;
+    this.variables.assign(CWD, dir);
+  }
+
+  /** An unquoted `$X` with a known value that IFS would split, inside a longer word (`x$A`). */
+  private splitsWhenExpanded(part: GoNode): boolean {
+    const value = this.variables.get(plainParamName(part) ?? '');
+    return value !== undefined && splitWords(value, this.variables.get('IFS')).length !== 1;
+  }
+
+  /** Marks `"$@"`, `${a[@]}`, `$*`, an unquoted `$(...)` and an unquoted `$X` filled at run time (see {@link ShellWord.spreads}). */
+  private withSpread(word: ShellWord, parts: GoNode[], plainName: string | undefined): ShellWord {
+    const spreads =
+      SPREADING.test(word.raw) ||
+      parts.some((p) => nodeKind(p) === 'CmdSubst' && !ONE_WORD_SUBSTITUTION.test(this.source.of(p))) ||
+      (plainName !== undefined && this.variables.isComputed(plainName));
+    return spreads ? { ...word, spreads } : word;
+  }
+
+  /**
+   * `"$HOME/bin/tool"`, `${DIR:-/usr/bin}/rm`, `"$(npm bin)/jest"`: a directory from the environment (or from
+   * a substitution inside double quotes, which cannot split) and a literal file name. Not when the directory
+   * comes from this script's unknowns (`X=$(curl ...)`) or from an unquoted substitution (`$(cmd)/x`).
+   */
+  private withCommandName(word: ShellWord): ShellWord {
+    const slash = word.value.lastIndexOf('/');
+    const file = word.value.slice(slash + 1);
+    if ((word.substitutes && !/^"[^"]*"$/.test(word.raw)) || slash < 0 || !file || /[$`)]/.test(file)) return word;
+    const names = [...word.raw.matchAll(/\$\{?[#!]?([A-Za-z_]\w*|[^A-Za-z_(])/g)].map((m) => m[1]);
+    if (names.some((n) => !/^[A-Za-z_]/.test(n) || this.variables.isUnknown(n))) return word;
+    return { ...word, commandName: word.value };
   }
 
   /** Remembers what a statement wrote to files, for a later `sh file`, `./file` or `< file`. */
@@ -97,7 +153,18 @@ export class ShellScriptState {
     const pipeline = this.source.of(origin.pipeline);
     const text = this.producedText(lastStage(origin.pipeFrom));
     if (text !== undefined) return { kind: 'text', text, literal: true, substitutes: false, snippet: pipeline };
-    return { kind: 'opaque', decoded: DECODER_PATTERN.test(this.source.of(origin.pipeFrom)), snippet: pipeline };
+    return { kind: 'opaque', decoded: DECODER_PATTERN.test(this.source.of(origin.pipeFrom)), snippet: pipeline, roots: this.findRoots(lastStage(origin.pipeFrom)) };
+  }
+
+  /** The starting points of a `find` that feeds a pipe (at most four), else undefined. */
+  private findRoots(producer: GoNode): ShellWord[] | undefined {
+    const call = nodeField(producer, 'Cmd');
+    if (nodeKind(call) !== 'CallExpr' || !call) return undefined;
+    const [name, ...args] = nodeList(call.Args).map((w) => this.word(w));
+    if (!name?.literal || !/^g?find$/.test(name.value.slice(name.value.lastIndexOf('/') + 1))) return undefined;
+    const firstTest = args.findIndex((w) => /^[-(!]/.test(w.value));
+    const roots = (firstTest < 0 ? args : args.slice(0, firstTest)).slice(0, 4);
+    return roots.length ? roots : [literalWord('.')];
   }
 
   private redirectInput(st: GoNode): ShellStdin | undefined {
@@ -143,11 +210,26 @@ export class ShellScriptState {
   }
 }
 
+/** The working directory, kept with the variables (a name no variable can have) so branches and subshells scope it too. */
+const CWD = ' cwd';
+
+/** A word that is only `$@`, `$*`, `${@}`, `${a[@]}` or `${a[*]}` (quoted or not): it expands into any number of words. */
+const SPREADING = /^"?\$(?:[@*]|\{[@*]\}|\{[A-Za-z_]\w*\[[@*]\]\})"?$/;
+
+/** An unquoted pattern character (a lone `[` is the test command, not a pattern). */
+const GLOB = /(?:^|[^\\])(?:[*?]|\[[^\]]+\])/;
+
+/** Substitutions that print one plain word (a user, an id, a host name, a count): they cannot carry options. */
+const ONE_WORD_SUBSTITUTION = /^(?:\$\(|`)\s*(?:whoami|id(?:\s+-[ugnr]+)*|nproc|hostname(?:\s+-s)?|uname(?:\s+-[a-z])?|logname)\s*(?:\)|`)$/;
+
 /** `pre{a,b,c}post`: one level of brace list, no nesting. */
 const BRACE_LIST = /^([^{}]*)\{([^{}]*,[^{}]*)\}([^{}]*)$/;
 
-function splitWords(text: string): ShellWord[] {
-  return text.split(/[ \t\n]+/).filter(Boolean).map(literalWord);
+/** Field splitting of an unquoted expansion: on IFS (blank, tab, newline unless the script set it). */
+function splitWords(text: string, ifs = ' \t\n'): ShellWord[] {
+  if (!ifs) return [literalWord(text)];
+  const separators = new RegExp(`[${ifs.replace(/[\\\]^-]/g, '\\$&')}]+`);
+  return text.split(separators).filter(Boolean).map(literalWord);
 }
 
 function textInput(word: ShellWord, snippet: string): ShellStdin {

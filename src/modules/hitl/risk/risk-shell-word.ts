@@ -12,6 +12,18 @@ export interface ShellWord {
   readonly substitutes: boolean;
   /** The word as written in the source. */
   readonly raw: string;
+  /**
+   * For a word that is not literal but provably names one program (`"$HOME/bin/tool"`: the directory comes
+   * from the environment, the file name is literal): that name, with its directory as written.
+   */
+  readonly commandName?: string;
+  /**
+   * True when the word expands to words nobody here can count or read: `"$@"`, `"${a[@]}"`, or an unquoted
+   * `$X` that this script filled at run time (`X=$(...)`, `read X`). Such words can carry any option.
+   */
+  readonly spreads?: boolean;
+  /** True when the word holds an unquoted pattern (`*`, `?`, `[...]`): the shell replaces it with matching file names. */
+  readonly glob?: boolean;
 }
 
 /** A word built from a plain string (argv given by tool arguments, words split from a string). */

@@ -192,8 +192,8 @@ describe('analyzeShell (through evaluateRiskText with the shell hint)', () => {
       },
     );
 
-    it('forgets a variable reassigned to an unknown value', () => {
-      expect(rulesOf('C="rm -rf"; C=$(pick); $C /srv')).toEqual([]);
+    it('forgets a variable reassigned to an unknown value (the command is then opaque, not a known one)', () => {
+      expect(rulesOf('C="rm -rf"; C=$(pick); $C /srv')).toEqual(['opaque']);
     });
   });
 

@@ -1,11 +1,16 @@
 import type { RiskScan } from './risk-scan';
-import type { ShellCommandEnv } from './risk-shell-command';
+import type { ShellCommandEnv, ShellStdin } from './risk-shell-command';
 import { checkCommand } from './risk-shell-commands.registry';
 import { scanUnparsedShell } from './risk-shell-fallback.scanner';
 import { GoNode, ShellSource, nodeField, nodeKind, nodeList, parseShell } from './risk-shell.parser';
 import { ShellScriptState, StdinOrigin } from './risk-shell-script.state';
-import { BLOCK_DEVICE, SHELL_CHILD_FIELDS, ShellOp } from './risk-shell.syntax';
+import { BLOCK_DEVICE, SHELL_CHILD_FIELDS, ShellOp, WRITE_OPS } from './risk-shell.syntax';
+import { isForkBomb } from './risk-shell-fork-bomb';
 import type { ShellWord } from './risk-shell-word';
+import { isSystemPath } from './risk-system-paths';
+
+/** Builtins that set the variables named in their arguments to what they read. */
+const VARIABLE_READERS = new Set(['read', 'mapfile', 'readarray', 'getopts']);
 
 /** Reads shell text: parse with mvdan-sh, walk every statement, check every simple command. */
 export function analyzeShell(text: string, scan: RiskScan): void {
@@ -63,7 +68,7 @@ class ShellWalker {
   private stmt(st: GoNode, stdin: StdinOrigin | undefined): void {
     for (const redirect of nodeList(st.Redirs)) {
       this.visit(redirect);
-      this.checkDeviceWrite(redirect, st);
+      this.checkWrite(redirect, st);
     }
     const cmd = nodeField(st, 'Cmd');
     const kind = nodeKind(cmd);
@@ -73,13 +78,24 @@ class ShellWalker {
       const x = nodeField(cmd, 'X');
       const y = nodeField(cmd, 'Y');
       const piped = cmd.Op === ShellOp.PIPE || cmd.Op === ShellOp.PIPE_ALL;
-      if (x) this.stmt(x, stdin);
-      if (y) this.stmt(y, piped && x ? { pipeFrom: x, pipeline: cmd } : stdin);
+      // Each side of a pipe runs in a subshell; the right side of && / || may not run at all.
+      if (x) (piped ? this.script.variables.scoped(() => this.stmt(x, stdin)) : this.stmt(x, stdin));
+      if (y) this.script.variables.scoped(() => this.stmt(y, piped && x ? { pipeFrom: x, pipeline: cmd } : stdin));
       return;
     }
-    if (kind === 'Subshell' || kind === 'Block') return this.stmts(cmd.Stmts, stdin);
-    if (kind === 'DeclClause') this.script.remember(nodeList(cmd.Args));
-    this.visit(cmd);
+    if (kind === 'Block') return this.stmts(cmd.Stmts, stdin);
+    if (kind === 'Subshell') return this.script.variables.scoped(() => this.stmts(cmd.Stmts, stdin));
+    if (kind === 'DeclClause') {
+      this.script.remember(nodeList(cmd.Args));
+      return this.visit(cmd);
+    }
+    if (isForkBomb(cmd)) this.scan.report('fork-bomb', this.source.of(st));
+    const loop = kind === 'ForClause' ? nodeField(cmd, 'Loop') : undefined;
+    this.script.variables.scoped(() => {
+      const variable = loop && nodeKind(loop) === 'WordIter' ? nodeField(loop, 'Name') : undefined;
+      if (variable) this.script.variables.forget([String(variable.Value)]);
+      this.visit(cmd);
+    });
   }
 
   private call(call: GoNode, st: GoNode, stdin: StdinOrigin | undefined): void {
@@ -93,27 +109,51 @@ class ShellWalker {
     }
     const argv = this.script.unalias(words.flatMap((w) => this.script.expand(w)));
     if (argv[0]?.value === 'alias') this.script.defineAliases(argv.slice(1));
+    // `hash -p /bin/rm name` makes `name` run rm.
+    if (argv[0]?.value === 'hash' && argv[1]?.value === '-p' && argv[3]) this.script.defineAliases([{ ...argv[3], value: `${argv[3].value}=${argv[2].value}` }]);
     if (argv.length) checkCommand(argv, this.env(st, stdin));
     this.script.recordWrites(st, argv);
+    this.recordAssignments(argv);
+  }
+
+  /** Commands that set variables to values read at run time, or that can set anything. */
+  private recordAssignments(argv: ShellWord[]): void {
+    const name = argv[0]?.literal ? argv[0].value : '';
+    const args = argv.slice(1).map((w) => w.value);
+    if (VARIABLE_READERS.has(name)) this.script.variables.forget(args, true);
+    else if (name === 'unset') this.script.variables.forget(args);
+    else if (name === 'cd' || name === 'pushd') this.script.changeDirectory(argv.slice(1).filter((w) => !/^-[LPe@]+$/.test(w.value)));
+    else if (name === 'printf' && args[0] === '-v') this.script.variables.forget(args.slice(1, 2), true);
+    else if (name === 'source' || name === '.' || name === 'eval') this.script.variables.forgetAll();
   }
 
   private env(st: GoNode, origin: StdinOrigin | undefined): ShellCommandEnv {
-    const env: ShellCommandEnv = {
+    const snippet = this.source.of(st);
+    const cwd = this.script.cwd();
+    const make = (stdin: () => ShellStdin, many: boolean): ShellCommandEnv => ({
       scan: this.scan,
-      snippet: this.source.of(st),
-      stdin: () => this.script.stdinOf(st, origin),
-      run: (argv: ShellWord[], withStdin = true) => {
-        if (argv.length) checkCommand(argv, withStdin ? env : { ...env, stdin: () => ({ kind: 'none' }) });
+      snippet,
+      stdin,
+      many,
+      run: (argv: ShellWord[], withStdin = true, runsMany = false) => {
+        if (argv.length) checkCommand(argv, make(withStdin ? stdin : () => ({ kind: 'none' }), many || runsMany));
       },
       fileText: (path: string) => this.script.fileText(path),
-    };
-    return env;
+      cwd,
+    });
+    return make(() => this.script.stdinOf(st, origin), this.scan.many);
   }
 
-  /** `> /dev/sda` overwrites a disk. */
-  private checkDeviceWrite(redirect: GoNode, st: GoNode): void {
-    if (redirect.Op !== ShellOp.RDR_OUT && redirect.Op !== ShellOp.RDR_ALL && redirect.Op !== ShellOp.CLB_OUT) return;
+  /** `> /dev/sda` overwrites a disk; `> /etc/passwd`, `>> /etc/sudoers` change the system. */
+  private checkWrite(redirect: GoNode, st: GoNode): void {
     const word = nodeField(redirect, 'Word');
-    if (word && BLOCK_DEVICE.test(this.script.word(word).value)) this.scan.report('disk-wipe', this.source.of(st));
+    if (!word || !WRITE_OPS.has(redirect.Op)) return;
+    const target = this.script.word(word).value;
+    const appends = redirect.Op === ShellOp.APP_OUT || redirect.Op === ShellOp.APP_ALL;
+    if (BLOCK_DEVICE.test(target)) {
+      if (!appends) this.scan.report('disk-wipe', this.source.of(st));
+    } else if (isSystemPath(target, this.script.cwd())) {
+      this.scan.report('system-file-overwrite', this.source.of(st));
+    }
   }
 }

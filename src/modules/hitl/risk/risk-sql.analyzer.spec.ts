@@ -79,6 +79,18 @@ describe('analyzeSql', () => {
       ["UPDATE users SET a = 'x' WHERE 'b' = 'b'", 'unscoped-update'],
       ['UPDATE users SET a = 1 WHERE id = 3 OR TRUE', 'unscoped-update'],
       ['UPDATE t1, t2 SET t1.a = 1', 'unscoped-update'],
+      ['DELETE t FROM users t', 'unscoped-delete'],
+      ['DELETE t FROM users AS t', 'unscoped-delete'],
+      ['delete u from `users` u;', 'unscoped-delete'],
+      ['DELETE t1, t2 FROM t1, t2', 'unscoped-delete'],
+      ['DELETE FROM users u', 'unscoped-delete'],
+      ['DELETE FROM users AS u', 'unscoped-delete'],
+      ['DELETE t FROM users t WHERE 1 = 1', 'unscoped-delete'],
+      ['EXPLAIN (ANALYZE) DELETE FROM users', 'unscoped-delete'],
+      ['EXPLAIN (ANALYZE true, BUFFERS) UPDATE users SET a = 1', 'unscoped-update'],
+      ['explain analyse delete from users', 'unscoped-delete'],
+      ['EXPLAIN (FORMAT JSON, ANALYZE) DELETE FROM users', 'unscoped-delete'],
+      ['EXPLAIN DELETE FROM a; DELETE FROM b', 'unscoped-delete'],
     ])('flags %s', (text, rule) => {
       expect(sqlRules(text)).toContain(rule);
     });
@@ -106,6 +118,18 @@ describe('analyzeSql', () => {
       'SELECT * FROM t FOR UPDATE',
       'CREATE TABLE c (id INT REFERENCES p(id) ON DELETE CASCADE)',
       'GRANT DELETE, UPDATE ON t TO app',
+      'DELETE t FROM users t WHERE t.id = 5',
+      'DELETE FROM users u WHERE u.id = 5',
+      'EXPLAIN DELETE FROM users',
+      'explain update users set admin = 1',
+      'EXPLAIN VERBOSE DELETE FROM users',
+      'EXPLAIN (ANALYZE false) DELETE FROM users',
+      'EXPLAIN (ANALYZE off, COSTS) UPDATE users SET a = 1',
+      'EXPLAIN (FORMAT JSON) DELETE FROM users',
+      'EXPLAIN FORMAT=JSON DELETE FROM users',
+      'EXPLAIN QUERY PLAN DELETE FROM users',
+      'DESCRIBE DELETE FROM users',
+      "EXPLAIN DELETE FROM users WHERE note = 'analyze'",
     ])('leaves %s alone', (text) => {
       expect(evaluateRiskText(text, 'sql')).toEqual({ risky: false, rules: [] });
     });

@@ -21,12 +21,23 @@ const TRUNCATE = new RegExp(
   `\\btruncate\\s+table\\b|^\\s*truncate\\s+(?:only\\s+)?${IDENT}(?:\\s*,\\s*${IDENT})*(?:\\s+(?:restart|continue)\\s+identity|\\s+cascade|\\s+restrict)*\\s*$`,
   'i',
 );
-const DELETE = new RegExp(`\\bdelete\\s+(?:(?:low_priority|quick|ignore)\\s+)*(?:top\\s*\\(?\\s*\\d+\\s*\\)?\\s+)?(?:${IDENT}(?:\\s*,\\s*${IDENT})*\\s+)?from\\s+(?:only\\s+)?${IDENT}`, 'i');
+const DELETE = new RegExp(`\\bdelete\\s+(?:(?:low_priority|quick|ignore)\\s+)*(?:top\\s*\\(?\\s*\\d+\\s*\\)?\\s+)?(?:${IDENT}(?:\\s*,\\s*${IDENT})*\\s+)?from\\s+(?:only\\s+)?(${IDENT})`, 'i');
 /** T-SQL allows `DELETE users WHERE ...` without FROM. */
 const DELETE_NO_FROM = new RegExp(`^\\s*delete\\s+(?:top\\s*\\(?\\s*\\d+\\s*\\)?\\s+)?${IDENT}\\s*(?=$|where\\b)`, 'i');
 const UPDATE = new RegExp(`\\bupdate\\s+(?:(?:low_priority|ignore|only)\\s+)*${IDENT}(?:\\s+(?:as\\s+)?\\w+)?(?:\\s*,\\s*${IDENT}(?:\\s+(?:as\\s+)?\\w+)?)*\\s+set\\s+${IDENT}\\s*=`, 'i');
 /** What may follow `DELETE FROM t` in SQL (as opposed to prose like "delete from the list, then ..."). */
-const SQL_TAIL = /^(?:$|(?:as\s+)?(?:\w+\s+)?(?:where|using|returning|limit|order|join|inner|left|right|cross|natural|output)\b)/i;
+const SQL_TAIL = new RegExp(
+  `^(?:$|(?:as\\s+)?(?:\\w+\\s+)?(?:where|using|returning|limit|order|join|inner|left|right|cross|natural|output)\\b|(?:(?:as\\s+)?\\w+\\s*)?(?:,\\s*${IDENT}(?:\\s+(?:as\\s+)?\\w+)?\\s*)*$)`,
+  'i',
+);
+/** Words that start prose, not a table name: "delete from the list". */
+const PROSE_TABLE = /^(?:the|a|an|my|your|our|their|his|her|its|this|that|these|those|all|each|every|any|some)$/i;
+/**
+ * EXPLAIN / DESCRIBE that only plans: without ANALYZE (or with `ANALYZE false`), the statement is not run.
+ * The options are what comes before the explained statement's first keyword.
+ */
+const EXPLAIN = /^\s*(?:explain|describe|desc)\b([\s\S]*?)\b(?:delete|update|insert|replace|merge|with|select|table|values)\b/i;
+const ANALYZE_ON = /\banaly[sz]e\b(?!\s*(?:=\s*)?(?:false|off|0)\b)/i;
 const WHERE_CLAUSE = /\bwhere\b([\s\S]*?)(?:\b(?:returning|limit|order\s+by|group\s+by|output)\b|$)/i;
 const SQL_KEYWORDS = new Set(['true', 'false', 'null', 'not', 'is', 'and', 'like', 'in', 'between', 'unknown']);
 
@@ -47,8 +58,9 @@ export function sqlShape(masked: string): SqlShape {
   const ddl: RiskRule[] = [];
   if (ALTER_TABLE.test(masked) ? ALTER_DROP.test(masked) : DROP.test(masked)) ddl.push('drop');
   if (TRUNCATE.test(masked)) ddl.push('truncate');
+  if (isPlanOnly(masked)) return { ddl };
   const del = DELETE.exec(masked);
-  if (del) {
+  if (del && !PROSE_TABLE.test(del[1])) {
     const rest = masked.slice(del.index + del[0].length);
     if (SQL_TAIL.test(rest.trim())) return { ddl, dml: { rule: 'unscoped-delete', rest } };
   }
@@ -57,6 +69,12 @@ export function sqlShape(masked: string): SqlShape {
   const upd = UPDATE.exec(masked);
   if (upd) return { ddl, dml: { rule: 'unscoped-update', rest: masked.slice(upd.index + upd[0].length) } };
   return { ddl };
+}
+
+/** `EXPLAIN DELETE ...` shows a plan and deletes nothing; `EXPLAIN ANALYZE DELETE ...` runs it. */
+export function isPlanOnly(masked: string): boolean {
+  const explain = EXPLAIN.exec(masked);
+  return explain !== null && !ANALYZE_ON.test(explain[1]);
 }
 
 /**

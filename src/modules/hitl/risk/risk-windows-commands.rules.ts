@@ -12,7 +12,18 @@ function format(args: ShellWord[], env: ShellCommandEnv): void {
   if (args.some((w) => /^[a-z]:\\?$/i.test(w.value))) env.scan.report('disk-wipe', env.snippet);
 }
 
-/** cmd.exe and PowerShell deletes: `rmdir /s`, `del /s`, `Remove-Item -Recurse`, `format C:`. */
+/** A drive root (`C:\\`) or the Windows directory. */
+const WINDOWS_SYSTEM = /^[a-z]:(?:\\|\/)?(?:\*|windows(?:[\\/].*)?)?$/i;
+
+/** `icacls C:\\ /grant Everyone:F /T`, `takeown /f C:\\Windows /r`: permissions of the system drive, recursive or on its root. */
+function windowsPermission(args: ShellWord[], env: ShellCommandEnv): void {
+  const recursive = args.some((w) => /^\/[tr]$/i.test(w.value));
+  const targets = args.filter((w) => !w.value.startsWith('/') && !/^\w+:[A-Z(),]+$/.test(w.value));
+  const onRoot = targets.some((w) => /^[a-z]:[\\/]?$/i.test(w.value));
+  if (onRoot || (recursive && targets.some((w) => WINDOWS_SYSTEM.test(w.value)))) env.scan.report('permission-change', env.snippet);
+}
+
+/** cmd.exe and PowerShell deletes (`rmdir /s`, `del /s`, `Remove-Item -Recurse`, `format C:`) and system-drive permissions. */
 export const WINDOWS_COMMANDS: Record<string, ShellCommandHandler> = {
   rmdir: treeDelete,
   rd: treeDelete,
@@ -21,4 +32,6 @@ export const WINDOWS_COMMANDS: Record<string, ShellCommandHandler> = {
   'remove-item': treeDelete,
   ri: treeDelete,
   format,
+  icacls: windowsPermission,
+  takeown: windowsPermission,
 };

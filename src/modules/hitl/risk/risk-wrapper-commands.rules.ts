@@ -57,7 +57,7 @@ function parallel(args: ShellWord[], env: ShellCommandEnv): void {
   const opts = parseOptions(args, { withValue: 'jSI', longWithValue: ['jobs', 'sshlogin', 'joblog', 'results'], stopAtOperand: true });
   const end = opts.rest.findIndex((w) => w.value.startsWith(':::'));
   const inner = end < 0 ? opts.rest : opts.rest.slice(0, end);
-  if (inner.length) env.run(inner, false);
+  if (inner.length) env.run(inner, false, true);
 }
 
 function command(args: ShellWord[], env: ShellCommandEnv): void {
@@ -119,8 +119,13 @@ function xargs(args: ShellWord[], env: ShellCommandEnv): void {
     }
     return;
   }
-  if (input.kind === 'opaque' && CODE_FROM_ARGS.test(inner.map((w) => w.value).join(' '))) reportHidden(env, input.snippet, input.snippet);
-  env.run(inner, false);
+  // Code read from input nobody here can see (a pipe, a file given by -a, the terminal).
+  if (CODE_FROM_ARGS.test(inner.map((w) => w.value).join(' '))) reportHidden(env, input.kind === 'opaque' ? input.snippet : env.snippet);
+  // Unknown input: the command runs over a list nobody here can see; `find / ... | xargs cmd` runs cmd over `/`.
+  const marker = optionValue(opts, 'I', 'replace')?.value;
+  const roots = input.kind === 'opaque' ? (input.roots ?? []) : [];
+  if (!roots.length) env.run(inner, false, true);
+  for (const root of roots) env.run(marker ? inner.map((w) => (w.value === marker ? root : w)) : [...inner, root], false, true);
 }
 
 /** Input lines of xargs -I checked one by one (each runs the command once). */

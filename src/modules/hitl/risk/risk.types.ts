@@ -13,7 +13,13 @@
  * - `branch-delete`: git branch -D (force delete of a local branch).
  * - `disk-wipe`: mkfs, wipefs, dd / shred onto a block device.
  * - `obfuscated`: code that is decoded before it runs (base64 piped to a shell, exec(b64decode(...))).
- * - `opaque`: code that runs but cannot be inspected (eval "$X", curl | sh, psql -f file, nesting too deep).
+ * - `opaque`: code that runs but cannot be inspected (eval "$X", curl | sh, psql -f file, nesting too deep,
+ *   a command word built at run time: `$X`, `"$@"`, `${a[@]}`).
+ * - `fork-bomb`: processes that spawn themselves without end (`:(){ :|:& };:`, `while true; do cmd & done`, `fork while fork`).
+ * - `permission-change`: chmod / chown / chgrp / setfacl of the root, a top-level or home directory (recursive),
+ *   or of system files (/etc, /boot, /bin ...).
+ * - `system-file-overwrite`: writes, truncates, shreds, moves or deletes system files (`> /etc/passwd`,
+ *   `tee /etc/hosts`, `truncate -s 0 /etc/x`, `shred /boot/x`, `mv / x`, `cp x /bin/ls`, `sed -i ... /etc/x`).
  */
 export const RISK_RULES = [
   'recursive-delete',
@@ -30,6 +36,9 @@ export const RISK_RULES = [
   'disk-wipe',
   'obfuscated',
   'opaque',
+  'fork-bomb',
+  'permission-change',
+  'system-file-overwrite',
 ] as const;
 
 /** One rule of {@link RISK_RULES}. */

@@ -12,6 +12,8 @@ import type { ActResponse } from './act.types';
 import { BatchRunner, notRunResult } from './batch-runner';
 import { ToolCallJournalRepository } from '../journal/tool-call-journal.repository';
 import { VisibilitySnapshotService } from '@app/modules/agent-config/visibility/visibility-snapshot.service';
+import { GatewayMetrics } from '@app/modules/metrics/gateway-metrics.service';
+import { bindLogFields } from '@app/common/logging/log-context';
 
 /** `POST /sessions/{id}/act`: the model's tool calls of one iteration, in order, through the journal. */
 @Injectable()
@@ -22,11 +24,24 @@ export class ActService {
     private readonly batches: BatchRunner,
     private readonly journal: ToolCallJournalRepository,
     private readonly snapshots: VisibilitySnapshotService,
+    private readonly metrics: GatewayMetrics,
   ) {}
 
   /** `signal`: the client's; when it disconnects the batch stops (see BatchContext.signal for what is cancelled). */
   async act(auth: AuthContext, sessionId: string, dto: ActBody, signal?: AbortSignal): Promise<ActResponse> {
-    const freshSince = performance.now();
+    const startedAt = performance.now();
+    bindLogFields({ sessionId });
+    try {
+      const response = await this.actTimed(auth, sessionId, dto, startedAt, signal);
+      this.metrics.recordAct(startedAt, response.status);
+      return response;
+    } catch (err) {
+      this.metrics.recordAct(startedAt, 'ERROR');
+      throw err;
+    }
+  }
+
+  private async actTimed(auth: AuthContext, sessionId: string, dto: ActBody, freshSince: number, signal: AbortSignal | undefined): Promise<ActResponse> {
     const calls: SubmittedCall[] = dto.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments }));
     // Three independent reads at once (one round trip instead of three on MySQL): the session, its journal
     // entries (scoped by the key's tenant, so they reveal nothing when the session is not the caller's) and the

@@ -18,6 +18,7 @@ import type { BatchContext } from './acting.types';
 import { BatchRunner, notRunResult } from './batch-runner';
 import { ResumeRecordRepository } from './resume-record.repository';
 import { ResumeDecisionApplier } from './resume-decision.applier';
+import { bindLogFields } from '@app/common/logging/log-context';
 
 const ALLOWED: Record<HitlRequestView['requestType'], readonly ResumeDecision[]> = {
   TOOL_APPROVAL: ['APPROVE', 'REJECT'],
@@ -67,6 +68,7 @@ export class ResumeService {
   ) {}
 
   async resume(auth: AuthContext, sessionId: string, dto: ResumeDto): Promise<ActResponse> {
+    bindLogFields({ sessionId });
     const session = await this.sessions.load(auth, sessionId);
     return this.decide(session, { scope: session.id, key: dto.clientMessageId }, dto, { role: 'runtime', decidedBy: `runtime (key ${auth.keyId})` });
   }

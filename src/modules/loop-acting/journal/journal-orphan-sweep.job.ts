@@ -1,6 +1,7 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
+import { IntervalJob } from '@app/common/scheduling/interval.job';
 import { JournalOrphanSweepService } from './journal-orphan-sweep.service';
 
 /** Name of the interval in Nest's SchedulerRegistry. */
@@ -8,25 +9,16 @@ export const JOURNAL_ORPHAN_SWEEP_JOB = 'journal-orphan-sweep';
 
 /** The dead-owner sweep every JOURNAL_SWEEP_INTERVAL_MS; off when it is 0. */
 @Injectable()
-export class JournalOrphanSweepJob implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger(JournalOrphanSweepJob.name);
-
+export class JournalOrphanSweepJob extends IntervalJob {
   constructor(
     private readonly sweeper: JournalOrphanSweepService,
-    private readonly scheduler: SchedulerRegistry,
-    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    if (this.config.journalSweepIntervalMs === 0) return;
-    this.scheduler.addInterval(JOURNAL_ORPHAN_SWEEP_JOB, setInterval(() => void this.run(), this.config.journalSweepIntervalMs));
+    scheduler: SchedulerRegistry,
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+  ) {
+    super(scheduler, JOURNAL_ORPHAN_SWEEP_JOB, config.journalSweepIntervalMs === 0 ? null : config.journalSweepIntervalMs);
   }
 
-  async run(): Promise<void> {
-    await this.sweeper.sweep().catch((err: unknown) => this.logger.error(`Journal dead-owner sweep failed: ${(err as Error).message}`));
-  }
-
-  onModuleDestroy(): void {
-    if (this.scheduler.doesExist('interval', JOURNAL_ORPHAN_SWEEP_JOB)) this.scheduler.deleteInterval(JOURNAL_ORPHAN_SWEEP_JOB);
+  protected round(): Promise<unknown> {
+    return this.sweeper.sweep();
   }
 }

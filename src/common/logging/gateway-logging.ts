@@ -1,0 +1,81 @@
+import pino, { type DestinationStream, type Logger as PinoLogger } from 'pino';
+import { pinoHttp, type HttpLogger } from 'pino-http';
+import type { GatewayConfig } from '@app/config/gateway-config';
+import { redactText } from '@app/common/redaction';
+import { requestIdOf } from './request-id';
+
+/** LOG_LEVEL (Nest's names) as pino levels. */
+const PINO_LEVELS: Record<GatewayConfig['logLevel'], pino.Level> = { error: 'error', warn: 'warn', log: 'info', debug: 'debug', verbose: 'trace' };
+
+/**
+ * Paths pino censors in any object it logs. The request serializer below keeps no headers at all; these catch
+ * headers that code logs some other way (an error carrying its request, a logged header map).
+ */
+const REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-api-key"]',
+  'res.headers["set-cookie"]',
+  'headers.authorization',
+  'headers.cookie',
+  'headers["x-api-key"]',
+  '*.headers.authorization',
+  '*.headers.cookie',
+];
+
+/** How the gateway logs: the root pino logger, the per-request logger (pino-http) and the chosen format. */
+export interface GatewayLogging {
+  format: 'json' | 'pretty';
+  logger: PinoLogger;
+  httpLogger: HttpLogger;
+}
+
+/** LOG_FORMAT=auto: Nest's coloured lines for a developer at a terminal, JSON lines everywhere else. */
+export function resolveLogFormat(config: Pick<GatewayConfig, 'logFormat' | 'nodeEnv'>, isTty: boolean): 'json' | 'pretty' {
+  if (config.logFormat !== 'auto') return config.logFormat;
+  return config.nodeEnv === 'development' && isTty ? 'pretty' : 'json';
+}
+
+/**
+ * The gateway's loggers. JSON lines carry `requestId` (and `tenantId`, `sessionId`, `toolCallId`, `tool` once
+ * known, see `log-context.ts`); every message and error text goes through the product's free-text redaction,
+ * so a secret that reaches a log call is masked. In `pretty` format there are no per-request lines (the
+ * request id is still made and echoed). `silent` (tests) logs nothing.
+ */
+export function createGatewayLogging(config: GatewayConfig, options: { silent?: boolean; destination?: DestinationStream } = {}): GatewayLogging {
+  const format = resolveLogFormat(config, process.stdout.isTTY === true);
+  const logger = pino(
+    {
+      level: options.silent ? 'silent' : PINO_LEVELS[config.logLevel],
+      redact: { paths: REDACT_PATHS, censor: '***' },
+      formatters: { level: (label) => ({ level: label }) },
+      serializers: { err: serializeError },
+      hooks: {
+        logMethod(args, method) {
+          for (let i = 0; i < args.length; i++) if (typeof args[i] === 'string') args[i] = redactText(args[i] as string);
+          method.apply(this, args);
+        },
+      },
+    },
+    options.destination ?? pino.destination({ dest: 1, sync: true }),
+  );
+  const httpLogger = pinoHttp({
+    logger,
+    genReqId: requestIdOf,
+    customAttributeKeys: { reqId: 'requestId' },
+    quietReqLogger: true,
+    autoLogging: format === 'json',
+    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
+    serializers: {
+      req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url.includes('?') ? redactText(req.url) : req.url }),
+      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+    },
+  });
+  return { format, logger, httpLogger };
+}
+
+function serializeError(err: unknown): unknown {
+  const plain = pino.stdSerializers.err(err as Error) as { message?: string; stack?: string } | undefined;
+  if (!plain || typeof plain !== 'object') return plain;
+  return { ...plain, message: plain.message && redactText(plain.message), stack: plain.stack && redactText(plain.stack) };
+}

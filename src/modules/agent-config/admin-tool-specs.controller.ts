@@ -1,0 +1,36 @@
+import { Body, Controller, HttpCode, Param, Post, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { Auth, Roles } from '@app/common/auth/auth.decorators';
+import type { AuthContext } from '@app/common/auth/auth-context';
+import { ApiErrors } from '@app/common/dto/api-errors.decorator';
+import { AgentConfigService } from './agent-config.service';
+import { ToolVisibilityService } from './visibility/tool-visibility.service';
+import { ToolSpecsRequestDto, ToolSpecsResponseDto } from './tool-specs.dto';
+
+/** The runtime's tool-specs answer, previewed with an admin key (the agent's tenant is the tenant of the preview). */
+@ApiTags('admin: agents')
+@ApiBearerAuth()
+@Roles('admin')
+@Controller('api/v1/admin/agents')
+export class AdminToolSpecsController {
+  constructor(
+    private readonly agents: AgentConfigService,
+    private readonly visibility: ToolVisibilityService,
+  ) {}
+
+  @Post(':agentId/tool-specs')
+  @HttpCode(200)
+  @ApiOkResponse({ type: ToolSpecsResponseDto, description: 'What the runtime would get for this body (preview)' })
+  @ApiErrors(400, 404)
+  async preview(@Auth() auth: AuthContext, @Param('agentId') agentId: string, @Body() dto: ToolSpecsRequestDto, @Res() res: Response): Promise<void> {
+    const agent = await this.agents.get(auth, agentId);
+    const json = await this.visibility.toolSpecsJson(
+      { tenantId: agent.tenantId, agentId, permissions: dto.permissions, capabilities: dto.capabilities, webSearchMode: dto.webSearchMode },
+      dto.format,
+      dto.explain,
+      dto.strict,
+    );
+    res.status(200).type('application/json').send(json);
+  }
+}

@@ -1,0 +1,20 @@
+import { schemaShapeViolations } from './json-schema-shape.validator';
+import { isRawSchema } from './tool-spec-schema.walk';
+
+/**
+ * Anthropic Messages API, `tools[]` (tool use docs and API reference): `name` matches
+ * `^[a-zA-Z0-9_-]{1,64}$`; `input_schema` is a JSON Schema (draft 2020-12) object with `type: "object"`;
+ * the API answers "input_schema does not support oneOf, allOf, or anyOf at the top level" for a root union.
+ */
+export const ANTHROPIC_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
+export const ANTHROPIC_FORBIDDEN_AT_ROOT = ['oneOf', 'allOf', 'anyOf'] as const;
+
+/** Why Anthropic would refuse `spec`, as `path: problem`; empty when it accepts it. */
+export function anthropicSpecViolations(spec: unknown): string[] {
+  if (!isRawSchema(spec)) return ['spec must be {name, description, input_schema}'];
+  const problems: string[] = [];
+  if (typeof spec.name !== 'string' || !ANTHROPIC_NAME_PATTERN.test(spec.name)) problems.push('name: must match ^[a-zA-Z0-9_-]{1,64}$');
+  if (spec.description !== undefined && typeof spec.description !== 'string') problems.push('description: must be a string');
+  problems.push(...schemaShapeViolations(spec.input_schema, { arrayNeedsItems: false, forbiddenAtRoot: ANTHROPIC_FORBIDDEN_AT_ROOT }));
+  return problems;
+}

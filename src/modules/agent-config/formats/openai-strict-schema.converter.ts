@@ -1,0 +1,206 @@
+import { JsonSchema } from '@app/modules/tool-registry/tool-registry.types';
+import { GeminiSchemaRefResolver } from './gemini-schema-ref.resolver';
+import { OPENAI_STRICT_FORMATS } from './openai-strict-spec.validator';
+import { RawSchema, declaredTypes, isRawSchema } from './tool-spec-schema.walk';
+
+/** The strict rewrite of a schema, or why it cannot be written that way. */
+export type StrictSchemaResult = { ok: true; schema: JsonSchema } | { ok: false; problems: string[] };
+
+/** Keywords strict mode supports that are copied as they are (`anyOf`, objects and arrays are rebuilt). */
+const KEPT = ['description', 'enum', 'const', 'pattern', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minItems', 'maxItems'] as const;
+/** Keywords that mean nothing to the model or to strict mode: dropped without a note. */
+const SILENT = new Set(['$schema', '$id', '$comment', '$anchor', '$defs', 'definitions', 'title', 'deprecated', 'readOnly', 'writeOnly', 'nullable', 'type', 'properties', 'required', 'additionalProperties', 'items', 'anyOf', 'oneOf', 'format', '$ref', 'contentMediaType', 'contentEncoding']);
+
+/**
+ * A portable schema (see portable-json-schema.converter.ts) rewritten for OpenAI strict mode
+ * (openai-strict-spec.validator.ts): local refs inlined; every object closed with
+ * `additionalProperties: false` and every property listed in `required`, an optional one made a union
+ * with `null` (the null is mapped back before the tool's own schema validates the arguments); `oneOf`
+ * becomes `anyOf`; keywords strict mode does not support (`minLength`, `default`, `uniqueItems`, formats
+ * outside its list, ...) move into the description. What strict mode cannot express is reported instead:
+ * maps and free-form objects, nodes of any type, `allOf` of anything but objects (objects are merged), recursion through anything but the
+ * root (`#`) or a definition (kept under `$defs`, which strict mode supports).
+ */
+export function toOpenAiStrictSchema(portable: JsonSchema): StrictSchemaResult {
+  const problems: string[] = [];
+  const converter = new StrictConverter(portable, problems);
+  const schema = converter.root(portable);
+  const defs = converter.definitions();
+  if (Object.keys(defs).length > 0) schema.$defs = defs;
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, schema };
+}
+
+/** Bound on the nodes built while inlining refs: a hostile ref graph can double at every level. */
+export const STRICT_MAX_SCHEMA_NODES = 10_000;
+
+/** A definition a recursive ref can point to in the output: `#/$defs/X` or `#/definitions/X`. */
+const DEFINITION_REF = /^#\/(?:\$defs|definitions)\/([^/]+)$/;
+
+class StrictConverter {
+  private readonly refs: GeminiSchemaRefResolver;
+  private readonly expanding = new Set<object>();
+  /** Definitions a recursive ref points to: converted once, after the root, into the output's `$defs`. */
+  private readonly pending = new Map<string, RawSchema>();
+  private nodes = 0;
+
+  constructor(root: unknown, private readonly problems: string[]) {
+    this.refs = new GeminiSchemaRefResolver(root);
+  }
+
+  /** The root: a ref back to it (`#`) stays a ref. */
+  root(root: RawSchema): RawSchema {
+    this.expanding.add(root);
+    try {
+      return this.node(root, '$', true);
+    } finally {
+      this.expanding.delete(root);
+    }
+  }
+
+  node(source: unknown, path: string, required: boolean): RawSchema {
+    if (++this.nodes > STRICT_MAX_SCHEMA_NODES) {
+      return this.nodes === STRICT_MAX_SCHEMA_NODES + 1 ? this.fail(path, `is larger than ${STRICT_MAX_SCHEMA_NODES} nodes once its refs are inlined`) : {};
+    }
+    if (!isRawSchema(source)) return this.fail(path, 'is not a schema object');
+    let schema = source;
+    if (typeof schema.$ref === 'string') {
+      const target = this.refs.resolve(schema.$ref);
+      if (!isRawSchema(target)) return this.fail(path, `$ref ${schema.$ref} does not resolve`);
+      if (this.expanding.has(target)) return this.recursiveRef(schema.$ref, target, path, required);
+      const { $ref: _ref, ...siblings } = schema;
+      this.expanding.add(target);
+      try {
+        return this.node(withSiblings(target, siblings), path, required);
+      } finally {
+        this.expanding.delete(target);
+      }
+    }
+    if (Array.isArray(schema.allOf)) {
+      const merged = this.mergedObjects(schema, schema.allOf);
+      if (!merged) return this.fail(path, 'uses allOf of schemas that are not all objects, which strict mode cannot express');
+      return this.node(merged, path, required);
+    }
+    if (schema.oneOf !== undefined && schema.anyOf === undefined) schema = { ...schema, anyOf: schema.oneOf };
+    const out: RawSchema = {};
+    const notes: string[] = [];
+    for (const key of KEPT) if (schema[key] !== undefined) out[key] = schema[key];
+    for (const [key, value] of Object.entries(schema)) {
+      if (!SILENT.has(key) && !(KEPT as readonly string[]).includes(key) && !key.startsWith('x-')) notes.push(`${key}: ${JSON.stringify(value)}`);
+    }
+    const types = declaredTypes(schema);
+    if (schema.nullable === true && !types.includes('null') && types.length > 0) types.push('null');
+    if (typeof schema.format === 'string') {
+      if (OPENAI_STRICT_FORMATS.has(schema.format)) out.format = schema.format;
+      else notes.push(`format: ${schema.format}`);
+    }
+    const isObject = types.includes('object') || (types.length === 0 && isRawSchema(schema.properties));
+    if (isObject) this.object(schema, out, path);
+    if (types.includes('array')) out.items = this.node(schema.items, `${path}.items`, true);
+    if (Array.isArray(schema.anyOf)) out.anyOf = schema.anyOf.map((m, i) => this.node(m, `${path}.anyOf[${i}]`, true));
+    if (types.length > 0) out.type = types.length === 1 ? types[0] : types;
+    else if (isObject) out.type = 'object';
+    else if (out.anyOf === undefined && out.enum === undefined && out.const === undefined) return this.fail(path, 'accepts a value of any type');
+    if (notes.length > 0) out.description = [out.description, `(${notes.join('; ')})`].filter((d) => typeof d === 'string').join(' ');
+    return required ? out : withNull(out);
+  }
+
+  /** `allOf` of objects as one object (properties and required united), or undefined when a member is no object. */
+  private mergedObjects(schema: RawSchema, members: unknown[]): RawSchema | undefined {
+    const { allOf: _allOf, ...own } = schema;
+    let out: RawSchema = own;
+    for (const member of members) {
+      let part = member;
+      if (isRawSchema(part) && typeof part.$ref === 'string') {
+        const target = this.refs.resolve(part.$ref);
+        if (!isRawSchema(target) || this.expanding.has(target)) return undefined;
+        const { $ref: _ref, ...siblings } = part;
+        part = withSiblings(target, siblings);
+      }
+      if (!isRawSchema(part) || part.allOf !== undefined || part.anyOf !== undefined || part.oneOf !== undefined) return undefined;
+      const types = declaredTypes(part);
+      if (!(types.length === 0 ? isRawSchema(part.properties) || Array.isArray(part.required) : types.length === 1 && types[0] === 'object')) return undefined;
+      const { description: _d, ...rest } = part;
+      out = withSiblings({ properties: {}, ...out }, { ...rest, properties: isRawSchema(part.properties) ? part.properties : {} });
+    }
+    return { ...out, type: 'object' };
+  }
+
+  /** A ref back into a schema being expanded stays a ref: to the root, or to a definition emitted under `$defs`. */
+  private recursiveRef(ref: string, target: RawSchema, path: string, required: boolean): RawSchema {
+    const name = DEFINITION_REF.exec(ref)?.[1];
+    if (ref !== '#' && name === undefined) return this.fail(path, `is recursive through ${ref}, which strict mode cannot point to`);
+    if (name !== undefined) this.pending.set(name, target);
+    const out = { $ref: name === undefined ? '#' : `#/$defs/${name}` };
+    return required ? out : { anyOf: [out, { type: 'null' }] };
+  }
+
+  /** The definitions recursive refs point to, converted with the same rules (each may add others). */
+  definitions(): Record<string, RawSchema> {
+    const done: Record<string, RawSchema> = {};
+    for (let next = this.nextPending(done); next; next = this.nextPending(done)) {
+      const [name, target] = next;
+      this.expanding.add(target);
+      try {
+        done[name] = this.node(target, `$.$defs.${name}`, true);
+      } finally {
+        this.expanding.delete(target);
+      }
+    }
+    return done;
+  }
+
+  private nextPending(done: Record<string, RawSchema>): [string, RawSchema] | undefined {
+    for (const entry of this.pending) if (!Object.hasOwn(done, entry[0])) return entry;
+    return undefined;
+  }
+
+  private object(schema: RawSchema, out: RawSchema, path: string): void {
+    const properties = isRawSchema(schema.properties) ? schema.properties : {};
+    const extra = schema.additionalProperties;
+    if (extra !== undefined && extra !== false) return void this.fail(path, 'is a map (additionalProperties), which strict mode cannot express');
+    if (Object.keys(properties).length === 0 && extra === undefined && path !== '$') {
+      return void this.fail(path, 'is a free-form object (no properties), which strict mode cannot express');
+    }
+    const required = new Set(Array.isArray(schema.required) ? schema.required : []);
+    out.properties = Object.fromEntries(
+      Object.entries(properties).map(([name, child]) => [name, this.node(child, `${path}.properties.${name}`, required.has(name))]),
+    );
+    out.required = Object.keys(properties);
+    out.additionalProperties = false;
+  }
+
+  private fail(path: string, problem: string): RawSchema {
+    this.problems.push(`${path} ${problem}`);
+    return {};
+  }
+}
+
+/** A ref target with the keywords beside the `$ref`: siblings win, but properties and required are united. */
+function withSiblings(target: RawSchema, siblings: RawSchema): RawSchema {
+  const out = { ...target, ...siblings };
+  if (isRawSchema(target.properties) && isRawSchema(siblings.properties)) out.properties = { ...target.properties, ...siblings.properties };
+  if (Array.isArray(target.required) && Array.isArray(siblings.required)) out.required = [...new Set([...target.required, ...siblings.required])];
+  else if (Array.isArray(target.required) && siblings.required === undefined) out.required = target.required;
+  return out;
+}
+
+/** `schema` that also accepts null: how strict mode writes an optional property. */
+function withNull(schema: RawSchema): RawSchema {
+  if (allowsNull(schema)) return schema;
+  const out = { ...schema };
+  if (Array.isArray(out.anyOf)) {
+    out.anyOf = [...out.anyOf, { type: 'null' }];
+    return out;
+  }
+  if (out.const !== undefined) return { anyOf: [{ const: out.const }, { type: 'null' }], ...(out.description ? { description: out.description } : {}) };
+  if (out.type !== undefined) out.type = [...(Array.isArray(out.type) ? out.type : [out.type]), 'null'];
+  if (Array.isArray(out.enum)) out.enum = [...out.enum, null];
+  return out;
+}
+
+function allowsNull(schema: RawSchema): boolean {
+  if (Array.isArray(schema.enum)) return schema.enum.includes(null);
+  if (Array.isArray(schema.anyOf)) return schema.anyOf.some((m) => isRawSchema(m) && allowsNull(m));
+  if (schema.const !== undefined) return schema.const === null;
+  return declaredTypes(schema).includes('null');
+}

@@ -1,0 +1,112 @@
+import { GeminiSchemaRefResolver } from './gemini-schema-ref.resolver';
+import { openAiSpecViolations } from './openai-spec.validator';
+import { JSON_SCHEMA_TYPES, RawSchema, declaredTypes, isRawSchema } from './tool-spec-schema.walk';
+
+/**
+ * OpenAI Structured Outputs, "Supported schemas" (platform.openai.com/docs/guides/structured-outputs),
+ * which `strict: true` function calling enforces:
+ * - types: string, number, boolean, integer, object, array, enum, anyOf (and null in a type list);
+ *   the root is an object and not an `anyOf`;
+ * - supported properties: strings `pattern`, `format` (the formats below); numbers `multipleOf`,
+ *   `maximum`, `exclusiveMaximum`, `minimum`, `exclusiveMinimum`; arrays `minItems`, `maxItems`;
+ *   `$defs`/`$ref` definitions; anything else (allOf, not, if/then/else, patternProperties, minLength...)
+ *   is not supported;
+ * - "all fields must be required" and "additionalProperties: false must always be set in objects";
+ * - `enum` and `const` hold primitive values (the documented examples; object values are not supported);
+ * - limits: 5000 object properties in all, 10 levels of nesting, 1000 enum values in all, 120,000
+ *   characters of property names, definition names, enum and const values, and 15,000 characters of
+ *   values for one enum of more than 250 values.
+ */
+export const OPENAI_STRICT_FORMATS = new Set(['date-time', 'time', 'date', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid']);
+const STRICT_KEYWORDS = new Set([
+  'type', 'description', 'properties', 'required', 'additionalProperties', 'items', 'anyOf', 'enum', 'const',
+  '$ref', '$defs', 'definitions', 'pattern', 'format', 'minimum', 'maximum', 'exclusiveMinimum',
+  'exclusiveMaximum', 'multipleOf', 'minItems', 'maxItems',
+]);
+export const OPENAI_STRICT_LIMITS = { properties: 5000, depth: 10, enumValues: 1000, chars: 120_000, bigEnum: 250, bigEnumChars: 15_000 } as const;
+
+interface Tally {
+  properties: number;
+  enumValues: number;
+  chars: number;
+}
+
+/** Why OpenAI would refuse `spec` as a strict function, as `path: problem`; empty when it accepts it. */
+export function openAiStrictSpecViolations(spec: unknown): string[] {
+  const problems = openAiSpecViolations(spec);
+  if (problems.length > 0) return problems;
+  const fn = (spec as { function: RawSchema }).function;
+  if (fn.strict !== true) problems.push('strict: must be true');
+  const parameters = fn.parameters as RawSchema;
+  const tally: Tally = { properties: 0, enumValues: 0, chars: 0 };
+  const refs = new GeminiSchemaRefResolver(parameters);
+  for (const key of ['$defs', 'definitions'] as const) {
+    const defs = parameters[key];
+    if (isRawSchema(defs)) {
+      for (const [name, def] of Object.entries(defs)) {
+        tally.chars += name.length;
+        strictNode(def, `$.${key}.${name}`, 1, refs, tally, problems);
+      }
+    }
+  }
+  strictNode(parameters, '$', 0, refs, tally, problems);
+  if (tally.properties > OPENAI_STRICT_LIMITS.properties) problems.push(`$: more than ${OPENAI_STRICT_LIMITS.properties} object properties`);
+  if (tally.enumValues > OPENAI_STRICT_LIMITS.enumValues) problems.push(`$: more than ${OPENAI_STRICT_LIMITS.enumValues} enum values`);
+  if (tally.chars > OPENAI_STRICT_LIMITS.chars) problems.push(`$: more than ${OPENAI_STRICT_LIMITS.chars} characters of names and values`);
+  return problems;
+}
+
+function strictNode(schema: unknown, path: string, depth: number, refs: GeminiSchemaRefResolver, tally: Tally, problems: string[]): void {
+  if (!isRawSchema(schema)) {
+    problems.push(`${path}: a subschema must be a JSON object`);
+    return;
+  }
+  for (const key of Object.keys(schema)) if (!STRICT_KEYWORDS.has(key)) problems.push(`${path}: keyword ${key} is not supported in strict mode`);
+  if (path === '$' && schema.anyOf !== undefined) problems.push('$: the root must not be an anyOf');
+  const types = declaredTypes(schema);
+  for (const type of types) if (!JSON_SCHEMA_TYPES.has(type)) problems.push(`${path}: unknown type ${JSON.stringify(type)}`);
+  const typed = types.length > 0 || schema.anyOf !== undefined || schema.enum !== undefined || schema.const !== undefined || schema.$ref !== undefined;
+  if (!typed) problems.push(`${path}: no type (strict mode has no "any" schema)`);
+  if (typeof schema.$ref === 'string' && refs.resolve(schema.$ref) === undefined) problems.push(`${path}: $ref does not resolve`);
+  if (typeof schema.format === 'string' && !OPENAI_STRICT_FORMATS.has(schema.format)) problems.push(`${path}: format ${schema.format} is not supported`);
+  tallyValues(schema, path, tally, problems);
+  if (types.includes('object') || schema.properties !== undefined) strictObject(schema, path, depth, refs, tally, problems);
+  if (types.includes('array')) {
+    if (!isRawSchema(schema.items)) problems.push(`${path}: array schema missing items`);
+    else strictNode(schema.items, `${path}.items`, depth, refs, tally, problems);
+  }
+  if (schema.anyOf !== undefined) {
+    if (!Array.isArray(schema.anyOf) || schema.anyOf.length === 0) problems.push(`${path}: anyOf must be a non-empty list`);
+    else schema.anyOf.forEach((member, i) => strictNode(member, `${path}.anyOf[${i}]`, depth, refs, tally, problems));
+  }
+}
+
+function strictObject(schema: RawSchema, path: string, depth: number, refs: GeminiSchemaRefResolver, tally: Tally, problems: string[]): void {
+  if (depth + 1 > OPENAI_STRICT_LIMITS.depth) problems.push(`${path}: nested deeper than ${OPENAI_STRICT_LIMITS.depth} levels`);
+  if (schema.additionalProperties !== false) problems.push(`${path}: additionalProperties must be false`);
+  const properties = isRawSchema(schema.properties) ? schema.properties : {};
+  const required = Array.isArray(schema.required) ? schema.required : [];
+  for (const name of Object.keys(properties)) if (!required.includes(name)) problems.push(`${path}: property ${name} must be listed in required`);
+  for (const name of required) if (typeof name !== 'string' || !Object.hasOwn(properties, name)) problems.push(`${path}: required ${String(name)} is not a property`);
+  for (const [name, child] of Object.entries(properties)) {
+    tally.properties += 1;
+    tally.chars += name.length;
+    strictNode(child, `${path}.properties.${name}`, depth + 1, refs, tally, problems);
+  }
+}
+
+const isPrimitive = (value: unknown) => value === null || ['string', 'number', 'boolean'].includes(typeof value);
+
+function tallyValues(schema: RawSchema, path: string, tally: Tally, problems: string[]): void {
+  if (Array.isArray(schema.enum) && !schema.enum.every(isPrimitive)) problems.push(`${path}: enum values must be strings, numbers, booleans or null`);
+  if (schema.const !== undefined && !isPrimitive(schema.const)) problems.push(`${path}: const must be a string, number, boolean or null`);
+  if (Array.isArray(schema.enum)) {
+    tally.enumValues += schema.enum.length;
+    const chars = schema.enum.reduce<number>((sum, value) => sum + String(value).length, 0);
+    tally.chars += chars;
+    if (schema.enum.length > OPENAI_STRICT_LIMITS.bigEnum && chars > OPENAI_STRICT_LIMITS.bigEnumChars) {
+      problems.push(`${path}: an enum of more than ${OPENAI_STRICT_LIMITS.bigEnum} values holds more than ${OPENAI_STRICT_LIMITS.bigEnumChars} characters`);
+    }
+  }
+  if (schema.const !== undefined) tally.chars += String(schema.const).length;
+}

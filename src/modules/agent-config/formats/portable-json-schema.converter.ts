@@ -1,0 +1,164 @@
+import { JsonSchema } from '@app/modules/tool-registry/tool-registry.types';
+import { GeminiSchemaRefResolver } from './gemini-schema-ref.resolver';
+import { RawSchema, childSchemas, declaredTypes, isRawSchema } from './tool-spec-schema.walk';
+
+/** A tool's parameters as OpenAI and Anthropic both accept them, and what had to change to get there. */
+export interface PortableSchema {
+  schema: JsonSchema;
+  /** The lossy rewrites, one sentence each (empty when the schema went through unchanged in meaning). */
+  notes: string[];
+}
+
+/** Root keywords that OpenAI or Anthropic refuse at the top level and that the rewrite folds away. */
+const ROOT_ONLY_DROPPED = ['not', 'enum', 'const', 'if', 'then', 'else', 'dependentSchemas', 'dependentRequired', 'dependencies'] as const;
+
+/**
+ * The parameter schema rewritten into what OpenAI Chat Completions (non-strict) and Anthropic accept
+ * (see openai-spec.validator.ts and anthropic-spec.validator.ts):
+ * - the root is one object: a root `$ref` and root `allOf` members are merged into it; a root
+ *   `anyOf`/`oneOf` becomes the union of its members' properties, requiring only what every member
+ *   requires, and the alternatives are written into the description; root `not`, `enum`, `if`... are dropped
+ *   (the gateway still validates arguments against the tool's own schema);
+ * - a draft-07 tuple (`items: [...]`) or `prefixItems` becomes `items` of its alternatives, its length
+ *   kept with `minItems`/`maxItems`;
+ * - an array without `items` gets `items: {}`; a boolean subschema becomes `{}` (true) or `{not: {}}` (false);
+ * - `$schema` is dropped (both providers read the schema as 2020-12).
+ * The input is not mutated.
+ */
+export function toPortableSchema(source: JsonSchema): PortableSchema {
+  const root: RawSchema = isRawSchema(source) ? structuredClone(source) : {};
+  const notes: string[] = [];
+  flattenRoot(root, notes);
+  delete root.$schema;
+  rewriteTree(root, notes);
+  root.type = 'object';
+  if (!isRawSchema(root.properties)) root.properties = {};
+  return { schema: root, notes };
+}
+
+function flattenRoot(root: RawSchema, notes: string[]): void {
+  const refs = new GeminiSchemaRefResolver(structuredClone(root));
+  if (typeof root.$ref === 'string') {
+    const target = refs.resolve(root.$ref);
+    delete root.$ref;
+    if (isRawSchema(target)) mergeObjectInto(root, structuredClone(target), refs);
+  }
+  if (Array.isArray(root.allOf)) {
+    const members = root.allOf;
+    delete root.allOf;
+    for (const member of members) if (isRawSchema(member)) mergeObjectInto(root, member, refs);
+  }
+  for (const key of ['anyOf', 'oneOf'] as const) {
+    if (!Array.isArray(root[key])) continue;
+    const members = (root[key] as unknown[]).map((m) => resolveMember(m, refs)).filter(isRawSchema);
+    delete root[key];
+    layOutAlternatives(root, members, key, notes);
+  }
+  const dropped = ROOT_ONLY_DROPPED.filter((key) => root[key] !== undefined);
+  for (const key of dropped) delete root[key];
+  if (dropped.length > 0) notes.push(`root ${dropped.join(', ')} dropped (the gateway still checks them on each call)`);
+}
+
+function resolveMember(member: unknown, refs: GeminiSchemaRefResolver): unknown {
+  if (!isRawSchema(member) || typeof member.$ref !== 'string') return member;
+  const target = refs.resolve(member.$ref);
+  const { $ref: _ref, ...rest } = member;
+  return isRawSchema(target) ? { ...structuredClone(target), ...rest } : rest;
+}
+
+/** `allOf` semantics for the root: properties and `required` are united (a property both define: both apply). */
+function mergeObjectInto(root: RawSchema, member: RawSchema, refs: GeminiSchemaRefResolver): void {
+  const resolved = resolveMember(member, refs) as RawSchema;
+  if (Array.isArray(resolved.allOf)) for (const inner of resolved.allOf) if (isRawSchema(inner)) mergeObjectInto(root, inner, refs);
+  const properties: RawSchema = isRawSchema(root.properties) ? root.properties : {};
+  for (const [name, schema] of Object.entries(isRawSchema(resolved.properties) ? resolved.properties : {})) {
+    properties[name] = Object.hasOwn(properties, name) ? { allOf: [properties[name], schema] } : schema;
+  }
+  root.properties = properties;
+  const required = new Set([...stringList(root.required), ...stringList(resolved.required)]);
+  if (required.size > 0) root.required = [...required];
+  if (root.description === undefined && typeof resolved.description === 'string') root.description = resolved.description;
+  for (const key of ['$defs', 'definitions'] as const) {
+    if (isRawSchema(resolved[key])) root[key] = { ...(resolved[key] as RawSchema), ...(isRawSchema(root[key]) ? root[key] : {}) };
+  }
+}
+
+function layOutAlternatives(root: RawSchema, members: RawSchema[], key: string, notes: string[]): void {
+  if (members.length === 0) return;
+  const properties: RawSchema = isRawSchema(root.properties) ? root.properties : {};
+  for (const member of members) {
+    for (const [name, schema] of Object.entries(isRawSchema(member.properties) ? member.properties : {})) {
+      if (!Object.hasOwn(properties, name)) properties[name] = schema;
+    }
+  }
+  root.properties = properties;
+  const lists = members.map((m) => stringList(m.required));
+  const everywhere = lists[0].filter((name) => lists.every((list) => list.includes(name)));
+  const required = new Set([...stringList(root.required), ...everywhere]);
+  if (required.size > 0) root.required = [...required];
+  const choices = members.map((m, i) => {
+    const names = stringList(m.required).length > 0 ? stringList(m.required) : Object.keys(isRawSchema(m.properties) ? m.properties : {});
+    return names.length > 0 ? `(${names.join(', ')})` : `(option ${i + 1})`;
+  });
+  const rule = `Give ${key === 'oneOf' ? 'exactly one' : 'at least one'} of these argument sets: ${choices.join(' or ')}.`;
+  root.description = typeof root.description === 'string' ? `${root.description}\n${rule}` : rule;
+  notes.push(`root ${key} of ${members.length} alternatives laid out as one object`);
+}
+
+function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+/** Rewrites every subschema below the root in place (the tree is our own copy). */
+function rewriteTree(root: RawSchema, notes: string[]): void {
+  const seen = new Set<object>();
+  const stack: RawSchema[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (seen.has(node)) continue;
+    seen.add(node);
+    rewriteTuple(node, notes);
+    if (declaredTypes(node).includes('array') && node.items === undefined) {
+      node.items = {};
+      notes.push('an array without items accepts items of any type');
+    }
+    replaceBooleanSchemas(node);
+    for (const [, child] of childSchemas(node)) if (isRawSchema(child)) stack.push(child);
+  }
+}
+
+function rewriteTuple(node: RawSchema, notes: string[]): void {
+  const draft07 = Array.isArray(node.items);
+  if (!draft07 && !Array.isArray(node.prefixItems)) return;
+  const positions = (draft07 ? node.items : node.prefixItems) as unknown[];
+  const rest = draft07 ? node.additionalItems : node.items;
+  const members = positions.filter((m) => m !== false).map((m) => (m === true ? {} : m));
+  if (rest !== undefined && rest !== false) members.push(rest === true ? {} : rest);
+  delete node.prefixItems;
+  delete node.additionalItems;
+  node.items = members.length === 1 ? members[0] : members.length === 0 ? {} : { anyOf: members };
+  if (rest === false) node.maxItems = Math.min(typeof node.maxItems === 'number' ? node.maxItems : positions.length, positions.length);
+  const note = `Positions: ${positions.map((p, i) => `${i + 1}: ${describeBriefly(p)}`).join(', ')}.`;
+  node.description = typeof node.description === 'string' ? `${node.description}\n${note}` : note;
+  notes.push('a tuple is sent as an array of its alternatives');
+}
+
+function describeBriefly(schema: unknown): string {
+  if (!isRawSchema(schema)) return 'any';
+  const types = declaredTypes(schema);
+  return types.length > 0 ? types.join('|') : typeof schema.$ref === 'string' ? schema.$ref : 'any';
+}
+
+const BOOLEAN_KEPT = new Set(['additionalProperties', 'unevaluatedProperties', 'additionalItems', 'unevaluatedItems']);
+
+function replaceBooleanSchemas(node: RawSchema): void {
+  const asSchema = (value: unknown) => (value === true ? {} : value === false ? { not: {} } : value);
+  for (const [key, value] of Object.entries(node)) {
+    if (typeof value === 'boolean' && !BOOLEAN_KEPT.has(key) && ['items', 'not', 'if', 'then', 'else', 'contains', 'propertyNames'].includes(key)) node[key] = asSchema(value);
+  }
+  for (const key of ['anyOf', 'oneOf', 'allOf'] as const) if (Array.isArray(node[key])) node[key] = (node[key] as unknown[]).map(asSchema);
+  for (const key of ['properties', 'patternProperties', '$defs', 'definitions'] as const) {
+    const map = node[key];
+    if (isRawSchema(map)) for (const [name, value] of Object.entries(map)) map[name] = asSchema(value);
+  }
+}

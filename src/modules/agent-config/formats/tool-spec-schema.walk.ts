@@ -1,0 +1,44 @@
+/** Helpers the per-provider converters and validators share to walk a JSON Schema. */
+
+export type RawSchema = Record<string, unknown>;
+
+export function isRawSchema(value: unknown): value is RawSchema {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Keywords whose value is one subschema. */
+export const SINGLE_SUBSCHEMA_KEYWORDS = [
+  'items', 'additionalItems', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains',
+  'propertyNames', 'unevaluatedItems', 'unevaluatedProperties',
+] as const;
+/** Keywords whose value is a list of subschemas. */
+export const LIST_SUBSCHEMA_KEYWORDS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const;
+/** Keywords whose value maps names to subschemas. */
+export const MAP_SUBSCHEMA_KEYWORDS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'] as const;
+
+/** Every direct subschema of `schema` with its path segment (`.properties.x`, `.anyOf[0]`, ...). */
+export function childSchemas(schema: RawSchema): [string, unknown][] {
+  const out: [string, unknown][] = [];
+  for (const key of SINGLE_SUBSCHEMA_KEYWORDS) {
+    const value = schema[key];
+    if (Array.isArray(value)) value.forEach((member, i) => out.push([`.${key}[${i}]`, member]));
+    else if (value !== undefined) out.push([`.${key}`, value]);
+  }
+  for (const key of LIST_SUBSCHEMA_KEYWORDS) {
+    const value = schema[key];
+    if (Array.isArray(value)) value.forEach((member, i) => out.push([`.${key}[${i}]`, member]));
+  }
+  for (const key of MAP_SUBSCHEMA_KEYWORDS) {
+    const value = schema[key];
+    if (isRawSchema(value)) for (const [name, member] of Object.entries(value)) out.push([`.${key}.${name}`, member]);
+  }
+  return out;
+}
+
+/** The types a schema declares (`type` as a string or a list), empty when it declares none. */
+export function declaredTypes(schema: RawSchema): string[] {
+  if (typeof schema.type === 'string') return [schema.type];
+  return Array.isArray(schema.type) ? schema.type.filter((t): t is string => typeof t === 'string') : [];
+}
+
+export const JSON_SCHEMA_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'array', 'object', 'null']);

@@ -1,0 +1,77 @@
+import type { ShellCommandEnv, ShellCommandHandler } from './risk-shell-command';
+import { OptionSpec, ParsedOptions, hasOption, optionValue, parseOptions } from './risk-shell-options';
+import type { ShellWord } from './risk-shell-word';
+import { isBroadPath, isSystemPath } from './risk-system-paths';
+
+function overwrites(env: ShellCommandEnv): void {
+  env.scan.report('system-file-overwrite', env.snippet);
+}
+
+function operandsOf(args: ShellWord[], spec: OptionSpec): { operands: ShellWord[]; opts: ParsedOptions } {
+  const opts = parseOptions(args, spec);
+  return { operands: [...opts.operands, ...opts.afterDashDash], opts };
+}
+
+/** Every operand is written (tee) or cut (truncate): one system file among them is enough. */
+function writesOperands(spec: OptionSpec): ShellCommandHandler {
+  return (args, env) => {
+    if (operandsOf(args, spec).operands.some((w) => isSystemPath(w.value, env.cwd))) overwrites(env);
+  };
+}
+
+/**
+ * cp / mv / install / ln -f: the destination (last operand, or `-t DIR`) is replaced; mv also takes its
+ * sources away, so moving the root, a top-level or home directory or a system file counts too.
+ */
+function copyLike(spec: OptionSpec, movesSources: boolean, needsForce = false): ShellCommandHandler {
+  return (args, env) => {
+    const { operands, opts } = operandsOf(args, spec);
+    if (needsForce && !hasOption(opts, 'f', 'force')) return;
+    const targetDir = optionValue(opts, 't', 'target-directory');
+    const dest = targetDir ?? (operands.length > 1 ? operands[operands.length - 1] : undefined);
+    const sources = targetDir ? operands : operands.slice(0, -1);
+    if ((dest && isSystemPath(dest.value, env.cwd)) || (movesSources && sources.some((w) => isBroadPath(w.value, env.cwd)))) overwrites(env);
+  };
+}
+
+/** `sed -i` edits its files in place (the first operand is the script unless -e / -f gave it). */
+function sed(args: ShellWord[], env: ShellCommandEnv): void {
+  const { operands, opts } = operandsOf(args, { withValue: 'efl', attachedValue: 'i', longWithValue: ['expression', 'file', 'line-length'] });
+  if (!hasOption(opts, 'i', 'in-place')) return;
+  const files = opts.values.has('e') || opts.values.has('f') || opts.long.has('expression') || opts.long.has('file') ? operands : operands.slice(1);
+  if (files.some((w) => isSystemPath(w.value, env.cwd))) overwrites(env);
+}
+
+/** `wget -O FILE`, `curl -o FILE`: a download written over a file. */
+function download(args: ShellWord[], env: ShellCommandEnv, name: string): void {
+  const opts = parseOptions(args, name === 'wget' ? { withValue: 'OoaPeU', longWithValue: ['output-document', 'output-file'] } : { withValue: 'oHdXuAeTw', longWithValue: ['output', 'header', 'data', 'request', 'user', 'user-agent', 'referer', 'upload-file'] });
+  const file = name === 'wget' ? optionValue(opts, 'O', 'output-document') : optionValue(opts, 'o', 'output');
+  if (file && isSystemPath(file.value, env.cwd)) overwrites(env);
+}
+
+/** `tar -x ... -C DIR`, `unzip ... -d DIR`: an archive unpacked over a system tree (or `/`). */
+function unpack(args: ShellWord[], env: ShellCommandEnv, name: string): void {
+  const tar = name === 'tar';
+  // tar's first word may be a bundle of letters without a dash (`tar xzf a.tgz`).
+  const words = tar && args[0] && /^[A-Za-z]+$/.test(args[0].value) ? [{ ...args[0], value: `-${args[0].value}` }, ...args.slice(1)] : args;
+  const opts = parseOptions(words, tar ? { withValue: 'CfbTXKgLMNV', longWithValue: ['directory', 'file', 'exclude'] } : { withValue: 'dxP' });
+  if (tar && !hasOption(opts, 'x', 'extract', 'get')) return;
+  const dir = tar ? optionValue(opts, 'C', 'directory') : optionValue(opts, 'd');
+  if (dir && isSystemPath(dir.value, env.cwd)) overwrites(env);
+}
+
+/** Commands that replace, cut or move files: checked against system paths. */
+export const SYSTEM_FILE_COMMANDS: Record<string, ShellCommandHandler> = {
+  tee: writesOperands({ longWithValue: ['output-error'] }),
+  truncate: writesOperands({ withValue: 'sr', longWithValue: ['size', 'reference'] }),
+  cp: copyLike({ withValue: 'St', longWithValue: ['target-directory', 'suffix'] }, false),
+  install: copyLike({ withValue: 'gmoStT', longWithValue: ['group', 'mode', 'owner', 'suffix', 'target-directory'] }, false),
+  ln: copyLike({ withValue: 'St', longWithValue: ['target-directory', 'suffix'] }, false, true),
+  mv: copyLike({ withValue: 'St', longWithValue: ['target-directory', 'suffix'] }, true),
+  sed,
+  wget: download,
+  curl: download,
+  tar: unpack,
+  unzip: unpack,
+};
+

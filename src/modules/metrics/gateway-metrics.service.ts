@@ -1,0 +1,76 @@
+import { Injectable } from '@nestjs/common';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import type { ServiceType } from '@app/modules/tool-registry/tool-registry.types';
+import type { ToolCallResult } from '@app/modules/executors/call-path/tool-call.types';
+
+/**
+ * Distinct tool names that get their own label value; later names share `_other`. Tool names come from the
+ * registry (bounded), but tenants may register many: this keeps a scrape and the process's memory bounded.
+ */
+export const MAX_TOOL_LABELS = 500;
+export const OTHER_TOOL_LABEL = '_other';
+/** Seconds; calls span sub-millisecond local tools to minute-long remote ones. */
+const CALL_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+const ACT_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/** How an `act` request ended: the response status, or ERROR when it answered with an error. */
+export type ActOutcome = 'COMPLETED' | 'INTERRUPTED' | 'ERROR';
+
+/**
+ * The gateway's Prometheus registry (one per app, so several apps in one process never collide) and the
+ * series the hot paths update: counters and histograms with bounded label sets, updated where a call and
+ * an `act` finish (in the services, so every HTTP path counts). Gauges read at scrape time are added by
+ * {@link MetricsStateCollector}.
+ */
+@Injectable()
+export class GatewayMetrics {
+  readonly registry = new Registry();
+  private readonly toolCalls = new Counter({
+    name: 'gateway_tool_calls_total',
+    help: `Tool calls that finished (after retries), by tool (names beyond the first ${MAX_TOOL_LABELS} count as "${OTHER_TOOL_LABEL}"), status and error class ("none" on success).`,
+    labelNames: ['tool', 'status', 'error_class'] as const,
+    registers: [this.registry],
+  });
+  private readonly callDuration = new Histogram({
+    name: 'gateway_tool_call_duration_seconds',
+    help: 'Duration of tool calls (retries included), by service type and status.',
+    labelNames: ['service_type', 'status'] as const,
+    buckets: CALL_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly actDuration = new Histogram({
+    name: 'gateway_act_duration_seconds',
+    help: 'Duration of POST /api/v1/sessions/{id}/act inside the gateway (journal and calls), by outcome.',
+    labelNames: ['outcome'] as const,
+    buckets: ACT_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly toolLabels = new Set<string>();
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** One finished call (every entry: act, resume, execute). */
+  recordToolCall(toolName: string, serviceType: ServiceType, result: ToolCallResult): void {
+    this.toolCalls.labels(this.toolLabel(toolName), result.status, result.errorClass ?? 'none').inc();
+    this.callDuration.labels(serviceType, result.status).observe(result.durationMs / 1000);
+  }
+
+  /** One `act` request, from its start (a `performance.now()` value). */
+  recordAct(startedAt: number, outcome: ActOutcome): void {
+    this.actDuration.labels(outcome).observe((performance.now() - startedAt) / 1000);
+  }
+
+  /** The text exposition of every series. */
+  scrape(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  private toolLabel(name: string): string {
+    if (this.toolLabels.has(name)) return name;
+    if (this.toolLabels.size >= MAX_TOOL_LABELS) return OTHER_TOOL_LABEL;
+    this.toolLabels.add(name);
+    return name;
+  }
+}

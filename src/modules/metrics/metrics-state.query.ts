@@ -1,0 +1,49 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { ToolCallJournalEntity } from '@app/modules/loop-acting/journal/tool-call-journal.entity';
+import { HitlRequestEntity } from '@app/modules/hitl/requests/hitl-request.entity';
+import { McpServiceEntity } from '@app/modules/nacos-mcp-sync/mcp-service.entity';
+
+export interface StateCount {
+  state: string;
+  count: number;
+}
+
+export interface McpServiceHealthRow {
+  name: string;
+  scope: string;
+  health: string;
+}
+
+/**
+ * The read-only aggregates a scrape needs, one statement each. They read the tables directly (not through the
+ * owning modules' repositories) so that the metrics module depends on no feature module.
+ */
+@Injectable()
+export class MetricsStateQuery {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Journal entries per state, across tenants. */
+  async journalStates(): Promise<StateCount[]> {
+    const rows = await this.dataSource
+      .getRepository(ToolCallJournalEntity)
+      .createQueryBuilder('j')
+      .select('j.state', 'state')
+      .addSelect('COUNT(*)', 'count')
+      .groupBy('j.state')
+      .getRawMany<{ state: string; count: string | number }>();
+    return rows.map((r) => ({ state: r.state, count: Number(r.count) }));
+  }
+
+  /** HITL requests waiting for a human, across tenants. */
+  pendingHitlRequests(): Promise<number> {
+    return this.dataSource.getRepository(HitlRequestEntity).count({ where: { status: 'PENDING' } });
+  }
+
+  /** Every registered MCP service and the health its last check recorded. */
+  async mcpServiceHealth(): Promise<McpServiceHealthRow[]> {
+    const rows = await this.dataSource.getRepository(McpServiceEntity).find({ select: { name: true, scopeKey: true, health: true } });
+    return rows.map((r) => ({ name: r.name, scope: r.scopeKey, health: r.health }));
+  }
+}

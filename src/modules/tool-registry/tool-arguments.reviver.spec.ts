@@ -1,0 +1,67 @@
+import { compileArgumentsReviver } from './tool-arguments.reviver';
+
+describe('compileArgumentsReviver', () => {
+  const schema = {
+    type: 'object',
+    properties: {
+      q: { type: 'string' },
+      limit: { type: 'integer' },
+      note: { type: ['string', 'null'] },
+      anything: {},
+      headers: { type: 'object', additionalProperties: { type: 'string' } },
+      tags: { type: 'array', items: { type: 'string' } },
+      level: { enum: [1, 'high', true] },
+      filter: { $ref: '#/$defs/Filter' },
+    },
+    required: ['q'],
+    $defs: { Filter: { type: 'object', properties: { field: { type: 'string' }, op: { type: 'string' } }, required: ['field'] } },
+  };
+  const revive = compileArgumentsReviver(schema)!;
+
+  it('removes the null a strict-mode model sends for an optional property the schema does not allow null for', () => {
+    expect(revive({ q: 'x', limit: null, note: null, anything: null, filter: { field: 'a', op: null } })).toEqual({ q: 'x', note: null, anything: null, filter: { field: 'a' } });
+  });
+
+  it('removes the nulls of the alternatives a root oneOf lays out as one object', () => {
+    const either = compileArgumentsReviver({ type: 'object', oneOf: [{ properties: { url: { type: 'string' } }, required: ['url'] }, { properties: { path: { type: 'string' } }, required: ['path'] }] })!;
+    expect(either({ url: null, path: '/tmp/a' })).toEqual({ path: '/tmp/a' });
+  });
+
+  it('keeps a null on a required property, for the schema to refuse', () => {
+    expect(revive({ q: null })).toEqual({ q: null });
+  });
+
+  it('parses back JSON text where the schema takes an object or an array and no string (Gemini stand-ins)', () => {
+    expect(revive({ q: 'x', headers: '{"a":"b"}', tags: '["t"]' })).toEqual({ q: 'x', headers: { a: 'b' }, tags: ['t'] });
+    expect(revive({ q: '{"not":"parsed"}', headers: 'not json' })).toEqual({ q: '{"not":"parsed"}', headers: 'not json' });
+  });
+
+  it('maps the text of a non-string enum value back to the value', () => {
+    expect(revive({ q: 'x', level: '1' })).toEqual({ q: 'x', level: 1 });
+    expect(revive({ q: 'x', level: 'true' })).toEqual({ q: 'x', level: true });
+    expect(revive({ q: 'x', level: 'high' })).toEqual({ q: 'x', level: 'high' });
+  });
+
+  it('returns the same object when nothing applies, and does not mutate its input', () => {
+    const args = Object.freeze({ q: 'x', limit: 3 });
+    expect(revive(args)).toBe(args);
+    const withNull = Object.freeze({ q: 'x', limit: null });
+    expect(revive(withNull)).toEqual({ q: 'x' });
+    expect(withNull).toEqual({ q: 'x', limit: null });
+  });
+
+  it('is null for a schema with nothing to undo, and survives recursion', () => {
+    expect(compileArgumentsReviver({ type: 'object', properties: { q: { type: 'string' } }, required: ['q'] })).toBeNull();
+    const tree = compileArgumentsReviver({ $defs: { N: { type: 'object', properties: { v: { type: 'integer' }, kids: { type: 'array', items: { $ref: '#/$defs/N' } } }, required: ['kids'] } }, $ref: '#/$defs/N' })!;
+    expect(tree({ kids: [{ v: null, kids: [] }] })).toEqual({ kids: [{ kids: [] }] });
+  });
+
+  it('compiles a ref graph that doubles at every level in bounded time', () => {
+    const defs: Record<string, unknown> = { D0: { type: 'integer' } };
+    for (let i = 1; i <= 30; i++) defs[`D${i}`] = { type: 'object', properties: { a: { $ref: `#/$defs/D${i - 1}`, description: 'x' }, b: { $ref: `#/$defs/D${i - 1}`, description: 'y' } } };
+    const started = performance.now();
+    const revive = compileArgumentsReviver({ type: 'object', $defs: defs, properties: { x: { $ref: '#/$defs/D30' } } })!;
+    expect(revive({ x: { a: null } })).toEqual({ x: {} });
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+});

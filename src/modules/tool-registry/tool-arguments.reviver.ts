@@ -1,0 +1,158 @@
+import { GeminiSchemaRefResolver } from '@app/modules/agent-config/formats/gemini-schema-ref.resolver';
+import { jsonTextNestsDeeperThan, MAX_JSON_DEPTH } from '@app/common/json-depth';
+import type { JsonSchema } from './tool-registry.types';
+
+type Raw = Record<string, unknown>;
+
+/** What to undo at one schema position; built once per tool version. */
+interface RevivePlan {
+  /** Optional properties whose schema does not allow null: a strict-mode model sends null for "absent". */
+  dropNull: Set<string>;
+  properties: Map<string, RevivePlan>;
+  items?: RevivePlan;
+  /** The position takes objects or arrays but no strings: Gemini sent it as JSON text. */
+  parseText: boolean;
+  /** A mixed enum's values by their text: Gemini sent the value as a string. */
+  enumByText?: Map<string, unknown>;
+}
+
+/** Undoes, on a model's arguments, what the emitted spec asked of the model and the tool's schema does not take. */
+export type ArgumentsReviver = (args: Record<string, unknown>) => Record<string, unknown>;
+
+const isRaw = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
+const MAX_PLAN_DEPTH = 32;
+/** Bound on the plans built for one schema: refs with sibling keywords are planned per use and could double at every level. */
+const MAX_PLAN_NODES = 5_000;
+
+/**
+ * The reviver for one tool's schema, or `null` when there is nothing to undo (then the hot path skips
+ * it). It maps back what the emitters ask of models: `null` for an optional property the schema does not
+ * allow null for (OpenAI strict mode) is removed; JSON text where the schema takes an object or an array
+ * but no string, and the text of a non-string enum value (Gemini), are parsed back. Anything else is left
+ * for the tool's own schema to judge. The input is not mutated; unchanged parts are shared.
+ */
+export function compileArgumentsReviver(schema: JsonSchema): ArgumentsReviver | null {
+  const refs = new GeminiSchemaRefResolver(schema);
+  const plans: PlanCache = Object.assign(new Map<object, RevivePlan | null>(), { built: 0 });
+  const plan = planFor(schema, refs, plans, 0);
+  return plan ? (args) => revive(plan, args, 0) as Record<string, unknown> : null;
+}
+
+function resolved(schema: unknown, refs: GeminiSchemaRefResolver): Raw | undefined {
+  let node = schema;
+  for (let hops = 0; isRaw(node) && typeof node.$ref === 'string' && hops < 8; hops++) {
+    const target = refs.resolve(node.$ref);
+    if (!isRaw(target)) return node;
+    const { $ref: _ref, ...siblings } = node;
+    node = Object.keys(siblings).length > 0 ? { ...target, ...siblings } : target;
+  }
+  return isRaw(node) ? node : undefined;
+}
+
+type PlanCache = Map<object, RevivePlan | null> & { built: number };
+
+function planFor(schema: unknown, refs: GeminiSchemaRefResolver, plans: PlanCache, depth: number): RevivePlan | null {
+  const node = resolved(schema, refs);
+  if (!node || depth > MAX_PLAN_DEPTH || plans.built > MAX_PLAN_NODES) return null;
+  if (plans.has(node)) return plans.get(node) ?? null;
+  plans.built += 1;
+  const plan: RevivePlan = { dropNull: new Set(), properties: new Map(), parseText: false };
+  plans.set(node, plan); // a recursive ref reuses the plan under construction
+  const all = [node, ...(Array.isArray(node.allOf) ? node.allOf : [])].map((m) => resolved(m, refs)).filter(isRaw);
+  for (const member of all) planProperties(plan, member, new Set(stringList(member.required)), refs, plans, depth);
+  // A union's members: where a root oneOf's properties live once laid out as one object; a name counts
+  // as required only when every alternative requires it.
+  const union = [...(Array.isArray(node.anyOf) ? node.anyOf : []), ...(Array.isArray(node.oneOf) ? node.oneOf : [])].map((m) => resolved(m, refs)).filter(isRaw);
+  const everywhere = new Set(union.length > 0 ? stringList(union[0].required).filter((n) => union.every((m) => stringList(m.required).includes(n))) : []);
+  for (const member of union) planProperties(plan, member, everywhere, refs, plans, depth);
+  const types = typesOf(node);
+  plan.parseText = depth > 0 && (types.includes('object') || types.includes('array')) && !acceptsString(node, refs, 0);
+  const values = Array.isArray(node.enum) ? node.enum : [];
+  const byText = values.filter((v) => typeof v !== 'string' && !values.includes(JSON.stringify(v))).map((v) => [JSON.stringify(v), v] as const);
+  if (byText.length > 0) plan.enumByText = new Map(byText);
+  const useful = plan.dropNull.size > 0 || plan.properties.size > 0 || plan.items !== undefined || plan.parseText || plan.enumByText !== undefined;
+  if (!useful) plans.set(node, null);
+  return useful ? plan : null;
+}
+
+function planProperties(plan: RevivePlan, member: Raw, required: Set<string>, refs: GeminiSchemaRefResolver, plans: PlanCache, depth: number): void {
+  for (const [name, child] of Object.entries(isRaw(member.properties) ? member.properties : {})) {
+    if (!required.has(name) && !acceptsNull(child, refs, 0)) plan.dropNull.add(name);
+    const childPlan = planFor(child, refs, plans, depth + 1);
+    if (childPlan && !plan.properties.has(name)) plan.properties.set(name, childPlan);
+  }
+  if (member.items !== undefined && !Array.isArray(member.items) && !plan.items) plan.items = planFor(member.items, refs, plans, depth + 1) ?? undefined;
+}
+
+function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+function typesOf(node: Raw): string[] {
+  if (typeof node.type === 'string') return [node.type];
+  return Array.isArray(node.type) ? node.type.filter((t): t is string => typeof t === 'string') : [];
+}
+
+/** Whether null is a valid value at this position (a position of any type counts as allowing it). */
+function acceptsNull(schema: unknown, refs: GeminiSchemaRefResolver, depth: number): boolean {
+  const node = resolved(schema, refs);
+  if (!node || depth > MAX_PLAN_DEPTH) return true;
+  if (node.nullable === true || node.const === null) return true;
+  if (Array.isArray(node.enum)) return node.enum.includes(null);
+  const union = [...(Array.isArray(node.anyOf) ? node.anyOf : []), ...(Array.isArray(node.oneOf) ? node.oneOf : [])];
+  if (union.length > 0) return union.some((m) => acceptsNull(m, refs, depth + 1));
+  const types = typesOf(node);
+  return types.length === 0 ? node.const === undefined : types.includes('null');
+}
+
+function acceptsString(node: Raw, refs: GeminiSchemaRefResolver, depth: number): boolean {
+  if (depth > MAX_PLAN_DEPTH) return true;
+  if (Array.isArray(node.enum)) return node.enum.some((v) => typeof v === 'string');
+  const union = [...(Array.isArray(node.anyOf) ? node.anyOf : []), ...(Array.isArray(node.oneOf) ? node.oneOf : [])];
+  if (union.some((m) => { const r = resolved(m, refs); return !r || acceptsString(r, refs, depth + 1); })) return true;
+  const types = typesOf(node);
+  return types.length === 0 ? union.length === 0 : types.includes('string');
+}
+
+function revive(plan: RevivePlan, value: unknown, depth: number): unknown {
+  if (depth > MAX_JSON_DEPTH) return value; // bodies are refused deeper than this; a recursive plan must not outrun them
+  if (typeof value === 'string') {
+    if (plan.enumByText?.has(value)) return plan.enumByText.get(value);
+    if (plan.parseText) return parsedText(value) ?? value;
+    return value;
+  }
+  if (Array.isArray(value)) {
+    if (!plan.items) return value;
+    let out: unknown[] | undefined;
+    value.forEach((item, i) => {
+      const next = revive(plan.items!, item, depth + 1);
+      if (next !== item) (out ??= [...value])[i] = next;
+    });
+    return out ?? value;
+  }
+  if (!isRaw(value)) return value;
+  let out: Raw | undefined;
+  for (const [name, child] of Object.entries(value)) {
+    if (child === null && plan.dropNull.has(name)) {
+      out ??= { ...value };
+      delete out[name];
+      continue;
+    }
+    const childPlan = plan.properties.get(name);
+    const next = childPlan ? revive(childPlan, child, depth + 1) : child;
+    if (next !== child) Object.defineProperty((out ??= { ...value }), name, { value: next, enumerable: true, writable: true, configurable: true });
+  }
+  return out ?? value;
+}
+
+function parsedText(text: string): object | undefined {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return undefined;
+  if (jsonTextNestsDeeperThan(trimmed, MAX_JSON_DEPTH)) return undefined; // left as text, for the schema to refuse
+  try {
+    const parsed: unknown = JSON.parse(trimmed);
+    return typeof parsed === 'object' && parsed !== null ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}

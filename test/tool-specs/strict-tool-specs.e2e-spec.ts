@@ -1,0 +1,114 @@
+import { createTestDatabaseUrl, TestDatabase } from '@test/support/test-database';
+import { createKey, startTestGateway, TestGateway, toolBody } from '@test/support/gateway-test-app';
+import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
+import { openAiStrictSpecViolations, openAiSpecViolations } from '@app/modules/agent-config/formats/model-formats';
+
+/**
+ * OpenAI strict mode through the whole gateway (issue 11): `strict: true` on tool-specs, and the
+ * arguments a strict (or Gemini) model sends mapped back before the tool's own schema judges them, so
+ * the remote never sees a null it did not ask for. Served by the direct routes and by Express alike.
+ */
+describe.each([
+  ['direct routes', 'true'],
+  ['Express', 'false'],
+])('strict tool specs and the arguments that come back (%s)', (_label, directRoutes) => {
+  let db: TestDatabase;
+  let gw: TestGateway;
+  let remote: RecordingHttpServer;
+  let runtime: { Authorization: string };
+  let agentId: string;
+  const ids: Record<string, string> = {};
+
+  const toolSpecs = (body: Record<string, unknown>) => gw.http.post(`/api/v1/agents/${agentId}/tool-specs`).set(runtime).send({ userId: 'u1', permissions: [], ...body });
+
+  beforeAll(async () => {
+    remote = await new RecordingHttpServer().start();
+    db = await createTestDatabaseUrl('sqlite');
+    gw = await startTestGateway(db.url, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', HTTP_DIRECT_ROUTES: directRoutes });
+    const create = async (name: string, parameters: Record<string, unknown>) => {
+      ids[name] = (await gw.http.post('/api/v1/admin/tools').set(gw.admin).send(toolBody({ name, tenantId: 'acme', endpoint: remote.url(`/${name}`), parameters })).expect(201)).body.id;
+    };
+    await create('search', {
+      type: 'object',
+      properties: { q: { type: 'string' }, limit: { type: 'integer', minimum: 1 }, filter: { type: 'object', properties: { lang: { type: 'string' } } } },
+      required: ['q'],
+    });
+    await create('tag', { type: 'object', properties: { labels: { type: 'object', additionalProperties: { type: 'string' } } }, required: ['labels'] });
+    runtime = await createKey(gw, 'acme', 'runtime');
+    agentId = (await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'bot', tenantId: 'acme' }).expect(201)).body.id;
+    await gw.http.put(`/api/v1/admin/agents/${agentId}/tools`).set(gw.admin).send({ toolIds: [ids.search, ids.tag] }).expect(200);
+  });
+  afterAll(async () => {
+    await gw?.close();
+    await remote?.stop();
+    await db?.drop();
+  });
+  beforeEach(() => (remote.requests.length = 0));
+
+  it('emits strict: true with every property required, optional ones nullable, and strict: false with warnings for a map', async () => {
+    const res = await toolSpecs({ strict: true, explain: true }).expect(200);
+    const byName = Object.fromEntries(res.body.tools.map((t: { function: { name: string } }) => [t.function.name, t]));
+    expect(byName.search.function).toMatchObject({
+      strict: true,
+      parameters: {
+        required: ['q', 'limit', 'filter'],
+        additionalProperties: false,
+        properties: { limit: { type: ['integer', 'null'] }, filter: { type: ['object', 'null'], required: ['lang'], additionalProperties: false } },
+      },
+    });
+    expect(openAiStrictSpecViolations(byName.search)).toEqual([]);
+    expect(byName.tag.function.strict).toBe(false);
+    expect(openAiSpecViolations(byName.tag)).toEqual([]);
+    const decisions = Object.fromEntries(res.body.decisions.map((d: { name: string }) => [d.name, d]));
+    expect(decisions.tag.warnings).toEqual([expect.stringContaining('is a map')]);
+    expect(decisions.search.warnings).toBeUndefined();
+  });
+
+  it('emits the Responses API\'s flat tools, strict by default, with warnings for the tools that cannot be', async () => {
+    const res = await toolSpecs({ format: 'openai-responses', explain: true }).expect(200);
+    const byName = Object.fromEntries(res.body.tools.map((t: { name: string }) => [t.name, t]));
+    expect(byName.search).toMatchObject({ type: 'function', name: 'search', strict: true, parameters: { additionalProperties: false } });
+    expect(byName.tag).toMatchObject({ type: 'function', name: 'tag', strict: false });
+    expect(res.body.decisions.find((d: { name: string }) => d.name === 'tag').warnings).toEqual([expect.stringContaining('is a map')]);
+  });
+
+  it('emits no strict flag without strict: true', async () => {
+    const res = await toolSpecs({}).expect(200);
+    expect(res.body.tools.every((t: { function: object }) => !('strict' in t.function))).toBe(true);
+  });
+
+  it('answers 400 VALIDATION_FAILED naming strict for a format other than openai', async () => {
+    const res = await toolSpecs({ strict: true, format: 'gemini' }).expect(400);
+    expect(res.body.error.code).toBe('VALIDATION_FAILED');
+    expect(res.body.error.details.fields).toEqual([expect.objectContaining({ field: 'strict' })]);
+  });
+
+  it('previews the same answer with an admin key, and 404 for an agent of another tenant', async () => {
+    const runtimeAnswer = (await toolSpecs({ strict: true, explain: true }).expect(200)).body;
+    const preview = await gw.http.post(`/api/v1/admin/agents/${agentId}/tool-specs`).set(gw.admin).send({ userId: 'u1', permissions: [], strict: true, explain: true }).expect(200);
+    expect(preview.body).toEqual(runtimeAnswer);
+    const globexAdmin = await createKey(gw, 'globex', 'admin');
+    await gw.http.post(`/api/v1/admin/agents/${agentId}/tool-specs`).set(globexAdmin).send({ userId: 'u1', permissions: [] }).expect(404);
+    await gw.http.post(`/api/v1/admin/agents/${agentId}/tool-specs`).set(runtime).send({ userId: 'u1', permissions: [] }).expect(403);
+  });
+
+  it('removes the nulls a strict model sends for optional properties before validating: the remote never sees them', async () => {
+    const session = (await gw.http.post('/api/v1/sessions').set(runtime).send({ agentId, userId: 'u1', permissions: [] }).expect(201)).body.id;
+    const res = await gw.http
+      .post(`/api/v1/sessions/${session}/act`)
+      .set(runtime)
+      .send({ iteration: 1, toolCalls: [{ id: 'c1', name: 'search', arguments: JSON.stringify({ q: 'x', limit: null, filter: { lang: null } }) }] })
+      .expect(200);
+    expect(res.body.results[0]).toMatchObject({ status: 'COMPLETED' });
+    expect(JSON.parse(remote.requests[0].body)).toEqual({ q: 'x', filter: {} });
+  });
+
+  it('parses a map Gemini sent as JSON text back into an object', async () => {
+    const res = await gw.http
+      .post('/api/v1/tools/tag/execute')
+      .set(runtime)
+      .send({ agentId, userId: 'u1', permissions: [], arguments: { labels: '{"env":"prod"}' } });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(remote.requests[0].body)).toEqual({ labels: { env: 'prod' } });
+  });
+});

@@ -1,0 +1,80 @@
+import { describeEachDialect } from '@test/support/test-database';
+import { createKey, gatewayForSuite, toolBody } from '@test/support/gateway-test-app';
+
+type Item = { check: string; status: string; message: string };
+const byCheck = (items: Item[]) => Object.fromEntries(items.map((i) => [i.check, i]));
+const CHECKS = [
+  'SCHEMA_VALID', 'MODEL_OPENAI', 'MODEL_OPENAI_STRICT', 'MODEL_ANTHROPIC', 'MODEL_GEMINI', 'REQUIRED_EXPLICIT', 'ENUMS_EXPLICIT',
+  'SIDE_EFFECT_DECLARED', 'HITL_TEXT', 'TIMEOUT', 'IDEMPOTENCY', 'TENANT_SCOPE', 'REDACTION', 'RESULT_SIZE',
+];
+
+/** The new-tool checklist (contract v2, issue 11): the same converters and validators as tool-specs. */
+describeEachDialect('the new-tool checklist', (dialect) => {
+  const suite = gatewayForSuite(dialect);
+
+  it('answers create with the checklist: every check, and ok when nothing FAILs', async () => {
+    const body = toolBody({ name: 'lookup', tenantId: 'acme', timeoutMs: 2000, parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } });
+    const res = await suite.gw.http.post('/api/v1/admin/tools').set(suite.gw.admin).send(body).expect(201);
+    expect(res.body.checklist.items.map((i: Item) => i.check)).toEqual(CHECKS);
+    expect(res.body.checklist.ok).toBe(true);
+    expect(byCheck(res.body.checklist.items)).toMatchObject({
+      SCHEMA_VALID: { status: 'PASS' },
+      MODEL_OPENAI: { status: 'PASS' },
+      MODEL_OPENAI_STRICT: { status: 'PASS' },
+      MODEL_ANTHROPIC: { status: 'PASS' },
+      MODEL_GEMINI: { status: 'PASS' },
+      TENANT_SCOPE: { status: 'PASS', message: expect.stringContaining('acme') },
+    });
+  });
+
+  it('checks a definition without storing it, naming the lossy rewrites per model and the missing approval text', async () => {
+    const before = (await suite.gw.http.get('/api/v1/admin/tools').set(suite.gw.admin)).body.total;
+    const body = toolBody({
+      name: 'wire_money',
+      sideEffect: 'HIGH_RISK',
+      parameters: {
+        type: 'object',
+        oneOf: [{ properties: { iban: { type: 'string' } }, required: ['iban'] }, { properties: { account: { type: 'string' } }, required: ['account'] }],
+        properties: { meta: { type: 'object', additionalProperties: { type: 'string' } }, apiToken: { type: 'string' }, mode: { type: 'string', description: 'one of fast|slow' } },
+      },
+    });
+    const res = await suite.gw.http.post('/api/v1/admin/tools/checklist').set(suite.gw.admin).send(body).expect(200);
+    const items = byCheck(res.body.items);
+    expect(res.body.ok).toBe(false);
+    expect(items.HITL_TEXT).toMatchObject({ status: 'FAIL', message: expect.stringContaining('approvalText') });
+    expect(items.MODEL_OPENAI).toMatchObject({ status: 'WARN', message: expect.stringContaining('root oneOf') });
+    expect(items.MODEL_ANTHROPIC.status).toBe('WARN');
+    expect(items.MODEL_GEMINI).toMatchObject({ status: 'WARN', message: expect.stringContaining('JSON text') });
+    expect(items.MODEL_OPENAI_STRICT).toMatchObject({ status: 'WARN', message: expect.stringContaining('map') });
+    expect(items.REQUIRED_EXPLICIT.status).toBe('WARN');
+    expect(items.ENUMS_EXPLICIT).toMatchObject({ status: 'WARN', message: expect.stringContaining('mode') });
+    expect(items.REDACTION).toMatchObject({ status: 'WARN', message: expect.stringContaining('apiToken') });
+    expect(items.TENANT_SCOPE.status).toBe('WARN');
+    expect((await suite.gw.http.get('/api/v1/admin/tools').set(suite.gw.admin)).body.total).toBe(before);
+  });
+
+  it('reports an invalid schema as a SCHEMA_VALID failure', async () => {
+    const res = await suite.gw.http.post('/api/v1/admin/tools/checklist').set(suite.gw.admin).send(toolBody({ parameters: { type: 'object', properties: { a: { type: 'nonsense' } } } })).expect(200);
+    expect(res.body.ok).toBe(false);
+    expect(byCheck(res.body.items).SCHEMA_VALID).toMatchObject({ status: 'FAIL', message: expect.stringContaining('parameters') });
+  });
+
+  it('answers for a stored tool of every source, and PATCH answers with the new checklist', async () => {
+    const tools = (await suite.gw.http.get('/api/v1/admin/tools?source=BUILTIN').set(suite.gw.admin).expect(200)).body.items;
+    for (const tool of tools) {
+      const res = await suite.gw.http.get(`/api/v1/admin/tools/${tool.id}/checklist`).set(suite.gw.admin).expect(200);
+      expect(res.body.items.map((i: Item) => i.check)).toEqual(CHECKS);
+      expect(byCheck(res.body.items).MODEL_GEMINI.status).not.toBe('FAIL');
+    }
+    const created = (await suite.gw.http.post('/api/v1/admin/tools').set(suite.gw.admin).send(toolBody({ tenantId: 'acme', sideEffect: 'SIDE_EFFECT' })).expect(201)).body;
+    expect(byCheck(created.checklist.items).HITL_TEXT.status).toBe('WARN');
+    const patched = await suite.gw.http.patch(`/api/v1/admin/tools/${created.id}`).set(suite.gw.admin).send({ hitl: { approvalText: 'Send it?' } }).expect(200);
+    expect(byCheck(patched.body.checklist.items).HITL_TEXT.status).toBe('PASS');
+  });
+
+  it('answers 404 for another tenant\'s tool', async () => {
+    const created = (await suite.gw.http.post('/api/v1/admin/tools').set(suite.gw.admin).send(toolBody({ tenantId: 'acme' })).expect(201)).body;
+    const globex = await createKey(suite.gw, 'globex', 'admin');
+    await suite.gw.http.get(`/api/v1/admin/tools/${created.id}/checklist`).set(globex).expect(404);
+  });
+});
