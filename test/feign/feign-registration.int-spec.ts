@@ -33,6 +33,10 @@ interface SpawnedInstance {
   report: Promise<FeignReconcileReport>;
 }
 
+/** Instance processes still running: killed after each test, whatever its outcome. */
+const spawned = new Set<ChildProcessWithoutNullStreams>();
+afterEach(() => spawned.forEach((child) => child.kill('SIGKILL')));
+
 /** Starts test/feign/support/reconcile-instance.main.ts in its own process (a second gateway instance). */
 function spawnInstance(url: string): SpawnedInstance {
   const child = spawn(process.execPath, ['-r', '@swc-node/register', 'test/feign/support/reconcile-instance.main.ts', url], { cwd: process.cwd() });
@@ -43,8 +47,14 @@ function spawnInstance(url: string): SpawnedInstance {
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`instance exited with ${code}: ${err}`))));
   });
-  const ready = waitFor(() => out.includes('READY\n'), { timeoutMs: 20_000, description: 'the instance to scan its tools' }).then(() => undefined);
+  // The child compiles the sources with @swc-node/register at start: tens of seconds on a loaded 2-core machine.
+  const ready = waitFor(() => out.includes('READY\n'), { timeoutMs: 120_000, description: 'the instance to scan its tools' }).then(() => undefined);
   const report = lines.then((text) => JSON.parse(/^REPORT (.*)$/m.exec(text)![1]) as FeignReconcileReport);
+  // A test that failed early stops waiting; the child's later exit must not surface in another suite.
+  ready.catch(() => undefined);
+  report.catch(() => undefined);
+  spawned.add(child);
+  child.on('exit', () => spawned.delete(child));
   return { child, ready, report };
 }
 
@@ -321,6 +331,6 @@ describeEachDialect('Feign registration: explorer, reconciler, drift report', (d
         ['reserve_stock', 1],
         ['ship_order', 1],
       ]);
-    });
+    }, 180_000);
   });
 });
