@@ -45,6 +45,14 @@ export class ConfigVersionService {
     return this.seen.get(tenantId);
   }
 
+  /**
+   * How many {@link bump}s this process has made (each counted once its UPDATE ran). A cache that skips version
+   * reads for a while (TOOL_SPECS_CACHE_CHECK_MS) compares it to see this instance's own writes at once.
+   */
+  localBumpCount(): number {
+    return this.localBumps;
+  }
+
   private async readVersion(tenantId: string): Promise<string> {
     const dataVersion = this.sql.sqliteDataVersion();
     if (dataVersion === undefined) return this.readFromDatabase(tenantId);
