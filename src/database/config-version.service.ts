@@ -14,7 +14,8 @@ import { isUniqueViolation } from './unique-violation';
  * On SQLite the read is skipped when provably nothing could have changed: no other connection committed
  * (`PRAGMA data_version` unchanged) and this process called no {@link bump} since the last read of that tenant.
  * All statements of this process share one connection behind the SQLite gate, so a read cannot interleave with
- * an open transaction: a bump counted before its commit makes the next read go to the database.
+ * an open transaction: a bump is counted once its UPDATE ran (before its commit), so the next read goes to the
+ * database and, if the transaction is still open, waits for it.
  */
 @Injectable()
 export class ConfigVersionService {
@@ -44,6 +45,14 @@ export class ConfigVersionService {
     return this.seen.get(tenantId);
   }
 
+  /**
+   * How many {@link bump}s this process has made (each counted once its UPDATE ran). A cache that skips version
+   * reads for a while (TOOL_SPECS_CACHE_CHECK_MS) compares it to see this instance's own writes at once.
+   */
+  localBumpCount(): number {
+    return this.localBumps;
+  }
+
   private async readVersion(tenantId: string): Promise<string> {
     const dataVersion = this.sql.sqliteDataVersion();
     if (dataVersion === undefined) return this.readFromDatabase(tenantId);
@@ -68,7 +77,17 @@ export class ConfigVersionService {
    * transaction as the write when there is one, so the stamp and the change commit together.
    */
   async bump(manager: EntityManager = this.dataSource.manager, tenantId: string | null = null): Promise<void> {
-    this.localBumps++;
+    try {
+      await this.increment(manager, tenantId);
+    } finally {
+      // Counted once the UPDATE ran, never before: a read that starts while the UPDATE still waits for the gate
+      // (a bump outside a transaction) would otherwise cache the old version under the new count. Inside a
+      // transaction, a read counted after this waits for the commit (the gate), so it sees the new stamp.
+      this.localBumps++;
+    }
+  }
+
+  private async increment(manager: EntityManager, tenantId: string | null): Promise<void> {
     if (tenantId === null) {
       await manager.query('UPDATE config_version SET version = version + 1 WHERE id = 1');
       return;

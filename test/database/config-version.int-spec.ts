@@ -54,6 +54,17 @@ describeEachDialect('ConfigVersionService: every instance sees every config chan
     expect(await a.versions.read('acme')).toBe(before);
   });
 
+  it('a read that runs while a bump outside a transaction waits for the database still sees that bump afterwards', async () => {
+    const before = await a.versions.read('acme');
+    // No transaction: the bump's UPDATE waits for its turn (on SQLite, for the gate) while this read runs at once.
+    const bumping = a.versions.bump(undefined, 'acme');
+    const during = await a.versions.read('acme');
+    await bumping;
+    // On SQLite the read ran before the UPDATE (one connection); on MySQL either may come first.
+    if (dialect === 'sqlite') expect(during).toBe(before);
+    expect(await a.versions.read('acme')).not.toBe(before);
+  });
+
   if (dialect === 'sqlite') {
     it('on SQLite, skips the query while nothing could have changed, and reads again after any commit elsewhere', async () => {
       await a.versions.read('acme');

@@ -49,12 +49,15 @@ interface TenantEntry {
   version: string;
   /** When (performance.now()) the latest version read that confirmed this view started. */
   checkedAt: number;
+  /** This process's bump count when that read started (the interval shortcut never hides this instance's writes). */
+  checkedBumps: number;
   view: Promise<TenantView>;
 }
 
 /** A version read in flight, shared by the requests that arrived before it started. */
 interface VersionRead {
   startedAt: number;
+  bumps: number;
   version: Promise<string>;
 }
 
@@ -75,20 +78,26 @@ export class VisibilitySnapshotService {
    * by a version read that started at or after `freshSince` (a performance.now() instant; default: now), so it
    * reflects every configuration write acknowledged before then. A request passes its arrival time, so the
    * version it read at arrival serves all its calls, and reads of concurrent requests are shared when they
-   * started late enough. TOOL_SPECS_CACHE_CHECK_MS > 0 accepts a view confirmed that recently instead.
+   * started late enough. TOOL_SPECS_CACHE_CHECK_MS > 0 accepts a view confirmed that recently instead, unless
+   * this instance wrote configuration since (its own writes show at once; other instances' within the interval).
    */
   async tenantView(tenantId: string, freshSince: number = performance.now()): Promise<TenantView> {
     const interval = this.config.toolSpecsCacheCheckMs;
     const cached = this.tenants.get(tenantId);
-    if (cached && (cached.checkedAt >= freshSince || (interval > 0 && performance.now() - cached.checkedAt < interval))) return cached.view;
+    if (cached && (cached.checkedAt >= freshSince || (interval > 0 && performance.now() - cached.checkedAt < interval && cached.checkedBumps === this.configVersion.localBumpCount()))) {
+      return cached.view;
+    }
     const read = this.readVersion(tenantId, freshSince);
     const version = await read.version;
     const current = this.tenants.get(tenantId);
     if (current && current.version === version) {
-      current.checkedAt = Math.max(current.checkedAt, read.startedAt);
+      if (read.startedAt >= current.checkedAt) {
+        current.checkedAt = read.startedAt;
+        current.checkedBumps = read.bumps;
+      }
       return current.view;
     }
-    const entry: TenantEntry = { version, checkedAt: read.startedAt, view: this.loadTenant(tenantId) };
+    const entry: TenantEntry = { version, checkedAt: read.startedAt, checkedBumps: read.bumps, view: this.loadTenant(tenantId) };
     this.tenants.set(tenantId, entry);
     entry.view.catch(() => this.tenants.get(tenantId) === entry && this.tenants.delete(tenantId));
     return entry.view;
@@ -116,6 +125,7 @@ export class VisibilitySnapshotService {
     if (inFlight && inFlight.startedAt >= freshSince) return inFlight;
     const read: VersionRead = {
       startedAt: performance.now(),
+      bumps: this.configVersion.localBumpCount(),
       version: this.configVersion.read(tenantId).finally(() => {
         if (this.versionReads.get(tenantId) === read) this.versionReads.delete(tenantId);
       }),
