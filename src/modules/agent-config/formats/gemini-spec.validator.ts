@@ -44,7 +44,7 @@ export function geminiSchemaViolations(schema: unknown, path = '$'): string[] {
   if (s.type === 'object' && (!isRawSchema(s.properties) || Object.keys(s.properties).length === 0)) {
     problems.push(`${path}: object without properties`);
   }
-  if (s.nullable !== undefined && typeof s.nullable !== 'boolean') problems.push(`${path}: nullable ${String(s.nullable)}`);
+  if (s.nullable !== undefined && typeof s.nullable !== 'boolean') problems.push(`${path}: nullable ${JSON.stringify(s.nullable)}`);
   const properties = isRawSchema(s.properties) ? s.properties : {};
   for (const name of Array.isArray(s.required) ? s.required : []) {
     if (typeof name !== 'string' || !Object.hasOwn(properties, name)) problems.push(`${path}: required ${String(name)} is not a property`);

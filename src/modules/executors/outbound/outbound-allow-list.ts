@@ -32,7 +32,7 @@ export class OutboundAllowList {
   allowsAddress(address: string): boolean {
     const addr = parseAddress(address);
     if (!addr) return false;
-    return this.cidrs.some(([range, bits]) => range.kind() === addr.kind() && addr.match(range as never, bits));
+    return this.cidrs.some(([range, bits]) => range.kind() === addr.kind() && addr.match(range, bits));
   }
 
   private add(entry: string): void {

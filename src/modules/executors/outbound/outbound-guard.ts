@@ -72,7 +72,7 @@ export class OutboundGuard {
 
   /** A `net.connect` lookup that resolves, vets every address and hands only vetted ones to the socket. */
   readonly lookup: LookupFunction = (hostname, options, callback) => {
-    const cb = callback as (err: Error | null, address: string | LookupAddress[], family?: number) => void;
+    const cb = callback;
     this.resolveHost(hostname)
       .then((all) => {
         this.vet(hostname, all);
