@@ -32,7 +32,10 @@ export default tseslint.config(
       // Nest hooks) need no `await`, and dropping `async` would turn a rejection into a synchronous throw.
       '@typescript-eslint/require-await': 'off',
       // Abort helpers pass on `signal.reason` and a caught error as they are: an Error is asked of new reasons only.
-      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
+      '@typescript-eslint/prefer-promise-reject-errors': [
+        'error',
+        { allowThrowingAny: true, allowThrowingUnknown: true },
+      ],
     },
   },
   {
