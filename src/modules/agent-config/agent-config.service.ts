@@ -158,7 +158,7 @@ export class AgentConfigService {
   }
 }
 
-export function toAgentDto(row: AgentEntity, toolIds: string[]): AgentDto {
+function toAgentDto(row: AgentEntity, toolIds: string[]): AgentDto {
   return {
     id: row.id,
     tenantId: row.tenantId,

@@ -9,7 +9,7 @@ import { isRawSchema } from './tool-spec-schema.walk';
  * "properties: should be non-empty for OBJECT type", "items: missing field" for an ARRAY, and a node
  * with no `type` (only an `anyOf` node may omit it).
  */
-export const GEMINI_NAME_PATTERN = /^[a-zA-Z_][a-zA-Z0-9_.-]{0,63}$/;
+const GEMINI_NAME_PATTERN = /^[a-zA-Z_][a-zA-Z0-9_.-]{0,63}$/;
 const GEMINI_SCHEMA_FIELDS = new Set([
   'type', 'format', 'title', 'description', 'nullable', 'enum', 'properties', 'required', 'items', 'anyOf',
   'minimum', 'maximum', 'minItems', 'maxItems', 'minLength', 'maxLength', 'pattern', 'minProperties',

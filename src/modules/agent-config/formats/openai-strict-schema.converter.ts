@@ -31,7 +31,7 @@ export function toOpenAiStrictSchema(portable: JsonSchema): StrictSchemaResult {
 }
 
 /** Bound on the nodes built while inlining refs: a hostile ref graph can double at every level. */
-export const STRICT_MAX_SCHEMA_NODES = 10_000;
+const STRICT_MAX_SCHEMA_NODES = 10_000;
 
 /** A definition a recursive ref can point to in the output: `#/$defs/X` or `#/definitions/X`. */
 const DEFINITION_REF = /^#\/(?:\$defs|definitions)\/([^/]+)$/;

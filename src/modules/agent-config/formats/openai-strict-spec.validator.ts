@@ -23,7 +23,7 @@ const STRICT_KEYWORDS = new Set([
   '$ref', '$defs', 'definitions', 'pattern', 'format', 'minimum', 'maximum', 'exclusiveMinimum',
   'exclusiveMaximum', 'multipleOf', 'minItems', 'maxItems',
 ]);
-export const OPENAI_STRICT_LIMITS = { properties: 5000, depth: 10, enumValues: 1000, chars: 120_000, bigEnum: 250, bigEnumChars: 15_000 } as const;
+const OPENAI_STRICT_LIMITS = { properties: 5000, depth: 10, enumValues: 1000, chars: 120_000, bigEnum: 250, bigEnumChars: 15_000 } as const;
 
 interface Tally {
   properties: number;

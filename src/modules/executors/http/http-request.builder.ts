@@ -16,7 +16,7 @@ export interface HttpToolRequest {
 }
 
 /** Method of an HTTP tool registered without one. */
-export const HTTP_TOOL_DEFAULT_METHOD: HttpMethod = 'POST';
+const HTTP_TOOL_DEFAULT_METHOD: HttpMethod = 'POST';
 
 const PLACEHOLDER = /\{([A-Za-z0-9_.-]+)\}/g;
 const QUERY_METHODS: ReadonlySet<HttpMethod> = new Set(['GET', 'DELETE']);

@@ -64,7 +64,7 @@ export class OutboundAllowList {
 }
 
 /** Strict IP literal test: `10` or `0x7f.1` are host names here, not the shorthand IPv4 forms ipaddr.js accepts. */
-export function isIpLiteral(value: string): boolean {
+function isIpLiteral(value: string): boolean {
   const bare = stripBrackets(value);
   return ipaddr.IPv4.isValidFourPartDecimal(bare) || ipaddr.IPv6.isValid(bare);
 }
