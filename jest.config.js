@@ -1,22 +1,35 @@
 /**
- * One Jest run covers unit specs (next to the code) and the integration / e2e suites under test/.
- * The global setup starts a throwaway MariaDB when the machine has one (CI installs it), so the
- * database suites run on SQLite and on MariaDB. Two workers: these machines have two cores.
+ * Three Jest projects; `npm test` runs them all, `--selectProjects` picks some:
+ * - unit: specs next to the code (src/**\/*.spec.ts), no database server and no global setup: runs in seconds
+ *   (`npm run test:unit`);
+ * - integration (test/**\/*.int-spec.ts) and e2e (test/**\/*.e2e-spec.ts): real SQLite, MariaDB, HTTP servers and
+ *   processes. Their global setup starts a throwaway MariaDB when the machine has one (CI installs it), so the
+ *   database suites run on SQLite and on MariaDB; Jest runs that setup once even when both projects run.
+ * Two workers: these machines have two cores.
  */
-/** @type {import('jest').Config} */
-module.exports = {
-  rootDir: '.',
+const shared = {
+  rootDir: __dirname,
   testEnvironment: 'node',
   moduleFileExtensions: ['ts', 'js', 'json'],
-  testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts', '<rootDir>/test/**/*.int-spec.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest'] },
   moduleNameMapper: {
     '^@app/(.*)$': '<rootDir>/src/$1',
     '^@migrations/(.*)$': '<rootDir>/migrations/$1',
     '^@test/(.*)$': '<rootDir>/test/$1',
   },
+};
+const withDatabaseServer = {
   globalSetup: '<rootDir>/test/support/jest-global-setup.ts',
   globalTeardown: '<rootDir>/test/support/jest-global-teardown.ts',
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
+  projects: [
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
+    { ...shared, ...withDatabaseServer, displayName: 'integration', testMatch: ['<rootDir>/test/**/*.int-spec.ts'] },
+    { ...shared, ...withDatabaseServer, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'] },
+  ],
   testTimeout: 30000,
   maxWorkers: 2,
 };

@@ -32,10 +32,11 @@ export class AddNameKeys1764461400000 implements MigrationInterface {
     for (const t of TABLES) {
       await q.addColumn(t.table, new TableColumn(col.varchar('name_key', t.length, true)));
       await q.query(`UPDATE ${t.table} SET name_key = LOWER(name)`);
-      const rows: Array<{ id: string; scope: string; name: string }> = await q.query(
+      const rows = (await q.query(
         `SELECT id, ${t.scope} AS scope, name FROM ${t.table} ORDER BY created_at, id`,
-      );
+      )) as Array<{ id: string; scope: string; name: string }>;
       // LOWER() of each database and the gateway's toLowerCase() may differ beyond ASCII (agent names): the gateway's counts.
+      // eslint-disable-next-line no-control-regex -- any character beyond ASCII
       for (const r of rows.filter((row) => /[^\x00-\x7f]/.test(row.name))) {
         await q.query(`UPDATE ${t.table} SET name_key = ? WHERE id = ?`, [r.name.toLowerCase(), r.id]);
       }

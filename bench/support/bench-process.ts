@@ -34,7 +34,7 @@ export function startBenchProcess(script: string, readyPrefix: string, env: Reco
   return new Promise((ready, fail) => {
     let output = '';
     const timer = setTimeout(() => void stop().then(() => fail(new Error(`${script} did not start in ${timeoutMs} ms:\n${output}`))), timeoutMs);
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString('utf8');
       const line = output.split('\n').find((l) => l.startsWith(readyPrefix));
       if (!line) return;

@@ -15,7 +15,7 @@ export function summarize(samples: readonly number[]): LatencySummary {
 }
 
 /** Times `fn` `rounds` times after `warmup` untimed runs, one at a time. */
-export async function timeSequential(rounds: number, warmup: number, fn: () => Promise<unknown> | unknown): Promise<number[]> {
+export async function timeSequential(rounds: number, warmup: number, fn: () => unknown): Promise<number[]> {
   for (let i = 0; i < warmup; i++) await fn();
   const samples: number[] = [];
   for (let i = 0; i < rounds; i++) {

@@ -2,7 +2,7 @@ import type { ValueTransformer } from 'typeorm';
 
 /** Reads a `simple-json` (TEXT) column from a raw row: empty and NULL give `fallback`. */
 export function parseJsonColumn<T>(value: unknown, fallback: T): T {
-  return value === null || value === undefined || value === '' ? fallback : (JSON.parse(String(value)) as T);
+  return value === null || value === undefined || value === '' ? fallback : (JSON.parse(value as string) as T);
 }
 
 /** A JSON value in a `text` column (as `simple-json` stores it), for columns whose type must stay `text`. */

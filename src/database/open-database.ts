@@ -43,7 +43,7 @@ export async function openDatabase(settings: DatabaseSettings): Promise<DataSour
  */
 async function asMariaDbWhenItIs(dataSource: DataSource): Promise<DataSource> {
   if (dataSource.options.type !== 'mysql') return dataSource;
-  const [row] = await dataSource.query('SELECT VERSION() AS version');
+  const [row] = await dataSource.query<Array<{ version?: unknown } | undefined>>('SELECT VERSION() AS version');
   if (!/mariadb/i.test(String(row?.version))) return dataSource;
   const options = { ...dataSource.options, type: 'mariadb' } as DataSourceOptions;
   await dataSource.destroy();

@@ -53,8 +53,8 @@ export function installSqliteGate(dataSource: DataSource): void {
   const gate = new SqliteGate();
   GATES.set(dataSource, gate);
   const runner: QueryRunner = dataSource.driver.createQueryRunner('master');
-  const unguardedQuery = runner.query as (...args: unknown[]) => Promise<unknown>;
-  (runner as { query: unknown }).query = (...args: unknown[]) => gate.run(() => unguardedQuery.apply(runner, args));
+  const unguardedQuery = runner.query.bind(runner) as (...args: unknown[]) => Promise<unknown>;
+  (runner as { query: unknown }).query = (...args: unknown[]) => gate.run(() => unguardedQuery(...args));
   (dataSource.manager as { transaction: unknown }).transaction = <T>(...args: unknown[]): Promise<T> => {
     const work = args.find((a) => typeof a === 'function') as Work<T>;
     return gate.run(async () => {

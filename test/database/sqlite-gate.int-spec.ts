@@ -12,7 +12,7 @@ function gateOpen(): { wait: Promise<void>; open(): void } {
 describe('SQLite gate: one shared connection, requests that never leak into each other\'s transactions', () => {
   let db: TestDatabase;
   let ds: DataSource;
-  const names = async () => ((await ds.query('SELECT name FROM agent ORDER BY name')) as Array<{ name: string }>).map((r) => r.name);
+  const names = async () => (await ds.query<Array<{ name: string }>>('SELECT name FROM agent ORDER BY name')).map((r) => r.name);
   const insertAgent = (runner: { query(sql: string, params: unknown[]): Promise<unknown> }, name: string) =>
     runner.query(
       "INSERT INTO agent (id, tenant_id, name, name_key, description, web_search_mode, side_effect_policy, max_iterations, skill_ids, created_at, updated_at) VALUES (?, 't', ?, ?, NULL, 'DISABLED', 'ALLOW', 1, '[]', 0, 0)",

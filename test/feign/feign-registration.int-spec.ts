@@ -265,7 +265,7 @@ describeEachDialect('Feign registration: explorer, reconciler, drift report', (d
 
     it('bumps the config version with each write', async () => {
       const m = await start(await databases.fresh(), [CalculatorTools], false);
-      await m.get(FeignToolExplorer).onModuleInit();
+      m.get(FeignToolExplorer).onModuleInit();
       // Feign tools are platform-wide: the global stamp moves, so every tenant's view reloads.
       const [globalBefore, tenantBefore] = (await m.get(ConfigVersionService).read('any-tenant')).split(':').map(Number);
       await m.get(FeignToolReconciler).reconcile();

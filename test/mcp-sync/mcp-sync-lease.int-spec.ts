@@ -15,7 +15,7 @@ describeEachDialect('one MCP sync at a time per service, across two gateway inst
   let serviceId: string;
 
   const syncOn = (gw: TestGateway) => gw.http.post(`/api/v1/admin/mcp-services/${serviceId}/sync`).set(gw.admin).expect(200).then((r) => r.body as SyncReport);
-  const leaseRows = async () => (await one.app.get(DataSource).query('SELECT service_key, owner FROM mcp_sync_lease')) as unknown[];
+  const leaseRows = async () => one.app.get(DataSource).query<unknown[]>('SELECT service_key, owner FROM mcp_sync_lease');
 
   beforeAll(async () => {
     await server.start();

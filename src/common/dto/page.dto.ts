@@ -3,7 +3,7 @@ import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 
 /** Highest `page` accepted: its offset (page x 500) stays an exact integer every database takes. */
-export const MAX_PAGE = 1_000_000;
+const MAX_PAGE = 1_000_000;
 
 /** `page` (1..1,000,000, 1-based) and `pageSize` (1..500) of every list endpoint. */
 export class PageQueryDto {

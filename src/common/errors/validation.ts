@@ -8,7 +8,7 @@ export interface FieldProblem {
 }
 
 /** Flattens nested class-validator errors into `field.path: problems`. */
-export function flattenValidationErrors(errors: ValidationError[], prefix = ''): FieldProblem[] {
+function flattenValidationErrors(errors: ValidationError[], prefix = ''): FieldProblem[] {
   const out: FieldProblem[] = [];
   for (const err of errors) {
     const field = prefix ? `${prefix}.${err.property}` : err.property;

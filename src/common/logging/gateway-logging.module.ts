@@ -3,7 +3,7 @@ import { LoggerModule } from 'nestjs-pino';
 import type { GatewayLogging } from './gateway-logging';
 
 /** The {@link GatewayLogging} of this app (bootstrap installs its request logger on the HTTP server). */
-export const GATEWAY_LOGGING = Symbol('GATEWAY_LOGGING');
+const GATEWAY_LOGGING = Symbol('GATEWAY_LOGGING');
 
 /**
  * nestjs-pino on the gateway's own pino logger: Nest's `Logger` writes through it, with the request's context.

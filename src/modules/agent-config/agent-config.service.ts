@@ -73,7 +73,7 @@ export class AgentConfigService {
     const row = await this.loadAgent(auth, id);
     const changes = { ...dto, ...(dto.name !== undefined && { nameKey: nameKeyOf(dto.name) }), updatedAt: Date.now() };
     await this.write(row.tenantId, (m) => this.repo.updateAgent(m, id, changes), dto.name ?? row.name);
-    return toAgentDto({ ...row, ...changes } as AgentEntity, await this.repo.boundToolIds(id));
+    return toAgentDto({ ...row, ...changes }, await this.repo.boundToolIds(id));
   }
 
   async remove(auth: AuthContext, id: string): Promise<AgentDto> {
@@ -158,7 +158,7 @@ export class AgentConfigService {
   }
 }
 
-export function toAgentDto(row: AgentEntity, toolIds: string[]): AgentDto {
+function toAgentDto(row: AgentEntity, toolIds: string[]): AgentDto {
   return {
     id: row.id,
     tenantId: row.tenantId,

@@ -9,24 +9,9 @@ export const HITL_REVIEWERS = ['RUNTIME', 'ADMIN'] as const;
 export type HitlReviewer = (typeof HITL_REVIEWERS)[number];
 
 /** Order of web-search modes: a request may only narrow the agent's mode (pick the lower). */
-export const WEB_SEARCH_MODE_RANK: Record<WebSearchMode, number> = { DISABLED: 0, AUTO: 1, ALWAYS: 2 };
+const WEB_SEARCH_MODE_RANK: Record<WebSearchMode, number> = { DISABLED: 0, AUTO: 1, ALWAYS: 2 };
 
 export function narrowWebSearchMode(agentMode: WebSearchMode, requested?: WebSearchMode): WebSearchMode {
   if (!requested) return agentMode;
   return WEB_SEARCH_MODE_RANK[requested] < WEB_SEARCH_MODE_RANK[agentMode] ? requested : agentMode;
-}
-
-/** An agent as every module reads it. */
-export interface AgentDescriptor {
-  id: string;
-  tenantId: string;
-  name: string;
-  description: string | null;
-  webSearchMode: WebSearchMode;
-  sideEffectPolicy: SideEffectPolicy;
-  maxIterations: number;
-  toolIds: string[];
-  skillIds: string[];
-  createdAt: number;
-  updatedAt: number;
 }

@@ -12,7 +12,7 @@ import {
   valueKeywordsFromValidators,
 } from './feign-dto-schema.keywords';
 
-type DtoClass = abstract new (...args: never[]) => unknown;
+type DtoClass = (abstract new (...args: never[]) => unknown) & { prototype: object };
 type ValueType = { type: string; format?: string } | { dto: DtoClass };
 
 /**
@@ -29,7 +29,7 @@ function objectSchema(dto: DtoClass, stack: DtoClass[]): JsonSchema {
   if (stack.includes(dto)) {
     throw new Error(`${[...stack, dto].map((c) => c.name).join(' → ')}: recursive DTOs cannot become a tool schema; give the parameters as a JSON Schema.`);
   }
-  const validations = getMetadataStorage().getTargetValidationMetadatas(dto as unknown as new () => unknown, '', true, false);
+  const validations = getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false);
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   for (const name of propertyNames(dto, validations)) {

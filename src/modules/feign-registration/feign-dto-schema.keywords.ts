@@ -59,7 +59,7 @@ export function enumValues(entity: unknown): unknown[] {
 export function valueKeywordsFromValidators(validators: ValidationMetadata[]): JsonSchema {
   const out: JsonSchema = {};
   for (const v of validators) {
-    const [a, b] = v.constraints ?? [];
+    const [a, b] = (v.constraints ?? []) as unknown[];
     switch (v.name) {
       case 'min': out.minimum = a; break;
       case 'max': out.maximum = a; break;

@@ -17,7 +17,7 @@ export type ReconcileStep =
  * Declared fields an admin owns once changed: a changed decorator replaces them only on a row nobody edited.
  * (`enabled`, the third admin-owned field, is never declared: the decorator never writes it after the insert.)
  */
-export const ADMIN_OWNED_DECLARED_FIELDS = ['timeoutMs', 'permissionTags'] as const;
+const ADMIN_OWNED_DECLARED_FIELDS = ['timeoutMs', 'permissionTags'] as const;
 
 /** Fields an admin may PATCH on scanner rows that the decorator still owns: replaced when it changes. */
 const PATCHABLE_SOURCE_FIELDS = ['sideEffect', 'requires', 'hitl', 'result'] as const;

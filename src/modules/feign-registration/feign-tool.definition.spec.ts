@@ -8,7 +8,7 @@ import type { LocalToolOptions } from './feign-tool.options';
 const at = { provider: 'OrdersService', method: 'getOrder', module: 'OrdersModule' };
 const valid: LocalToolOptions = { description: 'Looks up an order.', sideEffect: 'READ_ONLY', parameters: { type: 'object' } };
 const resolve = (options: Partial<LocalToolOptions>, source: 'FEIGN' | 'BUILTIN' = 'FEIGN') =>
-  resolveLocalToolDefinition({ source, options: { ...valid, ...options } as LocalToolOptions }, at, new ToolSchemaCompiler());
+  resolveLocalToolDefinition({ source, options: { ...valid, ...options } }, at, new ToolSchemaCompiler());
 
 describe('resolveLocalToolDefinition', () => {
   it('fills defaults: snake_case name, endpoint Provider.method, empty lists, nulls', () => {
@@ -55,7 +55,7 @@ describe('resolveLocalToolDefinition', () => {
   it('copies the declared objects, so later mutation of the options cannot change the registered definition', () => {
     const parameters = { type: 'object', properties: { a: { type: 'string' } } };
     const def = resolve({ parameters }).definition!;
-    (parameters.properties.a as { type: string }).type = 'number';
+    parameters.properties.a.type = 'number';
     expect(def.parameters).toEqual({ type: 'object', properties: { a: { type: 'string' } } });
   });
 });

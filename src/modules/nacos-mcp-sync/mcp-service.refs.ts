@@ -4,7 +4,7 @@ import type { NacosServiceRef } from './nacos/nacos-naming.adapter';
 import { DEFAULT_NACOS_GROUP, type McpServiceRecord } from './mcp-service.types';
 
 /** The Nacos namespace a service lives in: its own, else NACOS_NAMESPACE, else `public`. */
-export function namespaceOf(service: Pick<McpServiceRecord, 'namespaceId'>, config: Pick<GatewayConfig, 'nacos'>): string {
+function namespaceOf(service: Pick<McpServiceRecord, 'namespaceId'>, config: Pick<GatewayConfig, 'nacos'>): string {
   return service.namespaceId || config.nacos.namespace || 'public';
 }
 

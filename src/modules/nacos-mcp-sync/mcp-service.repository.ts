@@ -2,7 +2,6 @@ import { nameKeyOf } from '@app/common/name-key';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { McpServiceEntity } from './mcp-service.entity';
 
 /** Queries of `mcp_service`. */
@@ -29,11 +28,11 @@ export class McpServiceRepository {
   }
 
   async insert(row: McpServiceEntity): Promise<void> {
-    await this.services.insert(row as QueryDeepPartialEntity<McpServiceEntity>);
+    await this.services.insert(row);
   }
 
   async update(id: string, changes: Partial<McpServiceEntity>, manager?: EntityManager): Promise<void> {
-    await (manager?.getRepository(McpServiceEntity) ?? this.services).update({ id }, changes as QueryDeepPartialEntity<McpServiceEntity>);
+    await (manager?.getRepository(McpServiceEntity) ?? this.services).update({ id }, changes);
   }
 
   async delete(manager: EntityManager, id: string): Promise<void> {

@@ -5,7 +5,7 @@ import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { McpSyncLeaseRepository } from './mcp-sync-lease.repository';
 
 /** How long a sync lease lives without renewal; renewed every third of it while the sync runs. */
-export const MCP_SYNC_LEASE_TTL_MS = 30_000;
+const MCP_SYNC_LEASE_TTL_MS = 30_000;
 
 /** A held lease: fence writes with it, release it when done. */
 export interface HeldMcpSyncLease {

@@ -3,7 +3,7 @@ import { nameKeyOf } from '@app/common/name-key';
 import { TOOL_NAME_PATTERN } from '@app/modules/tool-registry/tool-registry.types';
 
 /** Longest tool name every major model accepts. */
-export const MAX_TOOL_NAME_LENGTH = 64;
+const MAX_TOOL_NAME_LENGTH = 64;
 const INVALID_CHARS = /[^a-zA-Z0-9_-]/g;
 const HASH_CHARS = 8;
 const MAX_DEFAULT_PREFIX = 31;
@@ -28,7 +28,7 @@ export function mcpToolName(prefix: string, remoteName: string): string {
  * digit or `-`), cut to leave room, then `_` and 8 hex characters of sha256(remoteName) (of
  * `remoteName#attempt` for a later attempt, when that name is taken too).
  */
-export function suffixedMcpToolName(prefix: string, remoteName: string, attempt: number): string {
+function suffixedMcpToolName(prefix: string, remoteName: string, attempt: number): string {
   const sanitized = `${prefix}${remoteName}`.replace(INVALID_CHARS, '_');
   const candidate = /^[a-zA-Z_]/.test(sanitized) ? sanitized : `_${sanitized}`;
   const hash = createHash('sha256')

@@ -26,7 +26,7 @@ export class McpToolRowsRepository {
     await manager
       .createQueryBuilder()
       .update(AiToolEntity)
-      .set({ ...changes, version: () => 'version + 1', updatedAt: now } as QueryDeepPartialEntity<AiToolEntity>)
+      .set({ ...changes, version: () => 'version + 1', updatedAt: now })
       .where('mcp_service_id = :mcpServiceId', { mcpServiceId })
       .execute();
   }
@@ -36,7 +36,7 @@ export class McpToolRowsRepository {
     const result = await manager
       .createQueryBuilder()
       .update(AiToolEntity)
-      .set({ status: 'DISABLED', version: () => 'version + 1', updatedAt: now } as QueryDeepPartialEntity<AiToolEntity>)
+      .set({ status: 'DISABLED', version: () => 'version + 1', updatedAt: now })
       .where('mcp_service_id = :mcpServiceId AND status = :active', { mcpServiceId, active: 'ACTIVE' })
       .execute();
     return result.affected ?? 0;

@@ -21,7 +21,7 @@ describe('planMcpToolSync with a schema nested thousands of levels deep', () => 
     const [row] = planMcpToolSync(input([{ name: 'lookup', inputSchema: { type: 'object' } }])).steps.map((s) => s.row);
     let deep: unknown = { type: 'string' };
     for (let i = 0; i < 20_000; i++) deep = { type: 'array', items: deep };
-    const plan = planMcpToolSync(input([{ name: 'lookup', inputSchema: { type: 'object', properties: { a: deep } } }], [{ ...row, status: 'ACTIVE' } as AiToolEntity]));
+    const plan = planMcpToolSync(input([{ name: 'lookup', inputSchema: { type: 'object', properties: { a: deep } } }], [{ ...row, status: 'ACTIVE' }]));
     expect(plan.rejected).toEqual([{ remoteName: 'lookup', problems: [expect.stringContaining('nested deeper than 64 levels')] }]);
     expect(plan.disabled).toEqual(['deep_lookup']);
   });

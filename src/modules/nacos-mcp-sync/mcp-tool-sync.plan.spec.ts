@@ -133,6 +133,11 @@ describe('planMcpToolSync', () => {
     expect(plan.disabled).toEqual(['weather_forecast']);
   });
 
+  it('shows a name that is no string as its JSON in the rejection, not as "[object Object]"', () => {
+    const plan = planMcpToolSync(input([tool('alerts', { name: { en: 'alerts' } as unknown as string }), tool('x', { name: 7 as unknown as string })]));
+    expect(plan.rejected.map((r) => r.remoteName)).toEqual(['{"en":"alerts"}', '7']);
+  });
+
   it('never touches a RETIRED row', () => {
     const rows = synced([tool('forecast')]).map((r) => ({ ...r, status: 'RETIRED' as const }));
     expect(planMcpToolSync(input([tool('forecast', { description: 'new' })], rows)).steps).toEqual([]);

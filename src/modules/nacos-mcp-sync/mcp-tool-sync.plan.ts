@@ -102,9 +102,12 @@ export function planMcpToolSync(input: McpToolSyncInput): McpToolSyncPlan {
   return plan;
 }
 
-/** A rejected tool's name as the report shows it: a name too long to register is cut (the report stays bounded). */
+/**
+ * A rejected tool's name as the report shows it: a name too long to register is cut (the report stays bounded), a
+ * name that is no string shows as JSON (not "[object Object]").
+ */
 function shownRemoteName(name: unknown): string {
-  const text = String(name ?? '');
+  const text = name === undefined || name === null ? '' : typeof name === 'string' ? name : JSON.stringify(name);
   return text.length <= MAX_REMOTE_NAME ? text : `${text.slice(0, MAX_REMOTE_NAME)}… (${text.length} characters)`;
 }
 

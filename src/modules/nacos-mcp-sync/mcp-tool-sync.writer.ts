@@ -61,7 +61,7 @@ export class McpToolSyncWriter {
         if (!(await lease.fence(m))) throw new Abort('lease-lost');
         for (const step of plan.steps) {
           const error = stepwise ? await this.applyStep(m, step) : await this.applyOne(m, step);
-          if (error) failed.push({ step, error, reason: String((error as { code?: unknown }).code ?? 'database error') });
+          if (error) failed.push({ step, error, reason: String((error as { code?: string }).code ?? 'database error') });
         }
         await this.configVersion.bump(m);
       });

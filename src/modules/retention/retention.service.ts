@@ -3,7 +3,7 @@ import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { ClosedSessionCursor, ClosedSessionRef, RetentionRepository } from './retention.repository';
 
 /** Rows per delete statement: each one is a short transaction, whatever the table holds. */
-export const RETENTION_BATCH_ROWS = 500;
+const RETENTION_BATCH_ROWS = 500;
 /** Closed sessions read per batch. */
 const SESSIONS_PER_BATCH = 100;
 /** Batches per run, so one run ends; the next run goes on where this one stopped. */

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { TenantSecretEntity } from './tenant-secret.entity';
 
 /** Queries of `tenant_secret`; every one is scoped to one tenant. */
@@ -23,11 +22,11 @@ export class TenantSecretsRepository {
   }
 
   async insert(manager: EntityManager, row: TenantSecretEntity): Promise<void> {
-    await manager.getRepository(TenantSecretEntity).insert(row as QueryDeepPartialEntity<TenantSecretEntity>);
+    await manager.getRepository(TenantSecretEntity).insert(row);
   }
 
   async updateValue(manager: EntityManager, tenantId: string, name: string, valueEncrypted: string, updatedAt: number): Promise<void> {
-    await manager.getRepository(TenantSecretEntity).update({ tenantId, name }, { valueEncrypted, updatedAt } as QueryDeepPartialEntity<TenantSecretEntity>);
+    await manager.getRepository(TenantSecretEntity).update({ tenantId, name }, { valueEncrypted, updatedAt });
   }
 
   async delete(manager: EntityManager, tenantId: string, name: string): Promise<void> {

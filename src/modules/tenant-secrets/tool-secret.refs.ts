@@ -2,7 +2,7 @@
 export const SECRET_REF_PATTERN = /\$\{secret:([A-Za-z0-9_]+)\}/g;
 
 /** Whether a header value references a secret. */
-export function hasSecretRef(value: string): boolean {
+function hasSecretRef(value: string): boolean {
   return value.includes('${secret:');
 }
 

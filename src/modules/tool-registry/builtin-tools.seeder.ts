@@ -12,7 +12,7 @@ import { ConfigVersionService } from '@app/database/config-version.service';
 type BuiltinDefinition = Pick<AiToolEntity, 'name' | 'description' | 'parameters' | 'endpoint' | 'sideEffect'>;
 
 /** Platform tools that exist in the registry from the first start (platform-wide, source BUILTIN). */
-export const BUILTIN_TOOL_DEFINITIONS: BuiltinDefinition[] = [
+const BUILTIN_TOOL_DEFINITIONS: BuiltinDefinition[] = [
   {
     name: WEB_SEARCH_TOOL_NAME,
     description: 'Search the web. Returns the top results with title, URL and a snippet.',

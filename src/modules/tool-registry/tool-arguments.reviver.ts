@@ -58,11 +58,11 @@ function planFor(schema: unknown, refs: GeminiSchemaRefResolver, plans: PlanCach
   plans.built += 1;
   const plan: RevivePlan = { dropNull: new Set(), properties: new Map(), parseText: false };
   plans.set(node, plan); // a recursive ref reuses the plan under construction
-  const all = [node, ...(Array.isArray(node.allOf) ? node.allOf : [])].map((m) => resolved(m, refs)).filter(isRaw);
+  const all = [node, ...(Array.isArray(node.allOf) ? (node.allOf as unknown[]) : [])].map((m) => resolved(m, refs)).filter(isRaw);
   for (const member of all) planProperties(plan, member, new Set(stringList(member.required)), refs, plans, depth);
   // A union's members: where a root oneOf's properties live once laid out as one object; a name counts
   // as required only when every alternative requires it.
-  const union = [...(Array.isArray(node.anyOf) ? node.anyOf : []), ...(Array.isArray(node.oneOf) ? node.oneOf : [])].map((m) => resolved(m, refs)).filter(isRaw);
+  const union = [...(Array.isArray(node.anyOf) ? (node.anyOf as unknown[]) : []), ...(Array.isArray(node.oneOf) ? (node.oneOf as unknown[]) : [])].map((m) => resolved(m, refs)).filter(isRaw);
   const everywhere = new Set(union.length > 0 ? stringList(union[0].required).filter((n) => union.every((m) => stringList(m.required).includes(n))) : []);
   for (const member of union) planProperties(plan, member, everywhere, refs, plans, depth);
   const types = typesOf(node);
@@ -99,7 +99,7 @@ function acceptsNull(schema: unknown, refs: GeminiSchemaRefResolver, depth: numb
   if (!node || depth > MAX_PLAN_DEPTH) return true;
   if (node.nullable === true || node.const === null) return true;
   if (Array.isArray(node.enum)) return node.enum.includes(null);
-  const union = [...(Array.isArray(node.anyOf) ? node.anyOf : []), ...(Array.isArray(node.oneOf) ? node.oneOf : [])];
+  const union = [...(Array.isArray(node.anyOf) ? (node.anyOf as unknown[]) : []), ...(Array.isArray(node.oneOf) ? (node.oneOf as unknown[]) : [])];
   if (union.length > 0) return union.some((m) => acceptsNull(m, refs, depth + 1));
   const types = typesOf(node);
   return types.length === 0 ? node.const === undefined : types.includes('null');
@@ -108,7 +108,7 @@ function acceptsNull(schema: unknown, refs: GeminiSchemaRefResolver, depth: numb
 function acceptsString(node: Raw, refs: GeminiSchemaRefResolver, depth: number): boolean {
   if (depth > MAX_PLAN_DEPTH) return true;
   if (Array.isArray(node.enum)) return node.enum.some((v) => typeof v === 'string');
-  const union = [...(Array.isArray(node.anyOf) ? node.anyOf : []), ...(Array.isArray(node.oneOf) ? node.oneOf : [])];
+  const union = [...(Array.isArray(node.anyOf) ? (node.anyOf as unknown[]) : []), ...(Array.isArray(node.oneOf) ? (node.oneOf as unknown[]) : [])];
   if (union.some((m) => { const r = resolved(m, refs); return !r || acceptsString(r, refs, depth + 1); })) return true;
   const types = typesOf(node);
   return types.length === 0 ? union.length === 0 : types.includes('string');
@@ -126,7 +126,7 @@ function revive(plan: RevivePlan, value: unknown, depth: number): unknown {
     let out: unknown[] | undefined;
     value.forEach((item, i) => {
       const next = revive(plan.items!, item, depth + 1);
-      if (next !== item) (out ??= [...value])[i] = next;
+      if (next !== item) (out ??= [...(value as unknown[])])[i] = next;
     });
     return out ?? value;
   }

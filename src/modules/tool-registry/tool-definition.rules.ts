@@ -3,6 +3,9 @@ import type { ServiceType } from './tool-registry.types';
 import { headerCredentialProblems, urlCredentialProblem } from './tool-credential.rules';
 import { isToolContextHeader } from './tool-context.headers';
 
+// eslint-disable-next-line no-control-regex -- what a header value must not hold: C0 controls (line breaks too) and DEL
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
+
 const ENDPOINT_RULES: Record<ServiceType, { test: (endpoint: string) => boolean; expected: string }> = {
   HTTP: { test: isHttpUrl, expected: 'an absolute http(s) URL, e.g. https://orders.example.com/orders/{orderId}' },
   MCP_REMOTE: { test: isHttpUrl, expected: 'the MCP server URL, e.g. https://mcp.example.com/mcp' },
@@ -49,8 +52,7 @@ export function checkToolDefinition(def: { serviceType: ServiceType; endpoint: s
 export function checkHeaderTemplates(headers: Record<string, string>, fieldPrefix = 'headers'): FieldProblem[] {
   const problems: FieldProblem[] = [];
   for (const [name, value] of Object.entries(headers)) {
-    // eslint-disable-next-line no-control-regex
-    if (typeof value !== 'string' || !/^[A-Za-z0-9-]{1,128}$/.test(name) || /[\u0000-\u001f\u007f]/.test(value) || value.length > 8192) {
+    if (typeof value !== 'string' || !/^[A-Za-z0-9-]{1,128}$/.test(name) || CONTROL_CHARACTERS.test(value) || value.length > 8192) {
       problems.push({ field: `${fieldPrefix}.${name}`, problems: ['must be a header name (letters, digits, -) with a string value of at most 8192 characters and no line breaks or control characters'] });
     }
     if (isToolContextHeader(name)) {

@@ -133,7 +133,7 @@ export class ToolRegistryService {
         );
       }
     }
-    const merged = { ...toDescriptor(row), ...stripUndefined(dto) } as ToolDescriptor;
+    const merged = { ...toDescriptor(row), ...stripUndefined(dto) };
     if (dto.parameters || dto.serviceType || dto.endpoint || dto.headers) this.assertValidDefinition(merged);
     if (dto.name && dto.name !== row.name) await this.assertNameFree(dto.name, row.tenantId, row.id);
     const changes: Partial<AiToolEntity> = { ...stripUndefined(dto), version: row.version + 1, updatedAt: Date.now() };

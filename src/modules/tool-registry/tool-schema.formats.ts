@@ -2,7 +2,7 @@ import type Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 
 /** Longest string `format: regex` accepts: compiling a 1 MB regex (`....`) took V8 2.2 s, 10,000 characters take milliseconds. */
-export const MAX_REGEX_FORMAT_CHARS = 10_000;
+const MAX_REGEX_FORMAT_CHARS = 10_000;
 
 /**
  * ajv-formats' formats, with two replaced so no argument can hold the event loop:

@@ -43,6 +43,7 @@ export class WebSearchDispatcher implements ToolDispatcher, OnModuleInit {
     refuseUnless(this.config.webSearch.url !== '', 'web search is not configured on this gateway (WEB_SEARCH_URL)');
     const url = new URL(this.config.webSearch.url);
     url.searchParams.set('q', String(args.query));
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the tool's input schema types count
     url.searchParams.set('count', String(args.count ?? 5));
     this.guard.checkUrl(url);
     const headers: Record<string, string> = { accept: 'application/json' };

@@ -20,7 +20,12 @@ export function parseSearchResponse(text: string): SearchResult[] {
   }
   return results
     .filter((r): r is Record<string, unknown> => typeof r === 'object' && r !== null)
-    .map((r) => ({ title: String(r.title ?? ''), url: String(r.url ?? ''), snippet: String(r.snippet ?? '') }));
+    .map((r) => ({ title: textOf(r.title), url: textOf(r.url), snippet: textOf(r.snippet) }));
+}
+
+/** A provider's field as text: an object or array is no text (the model would read "[object Object]"). */
+function textOf(value: unknown): string {
+  return typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
 }
 
 /** What the model reads: a numbered list, or a plain statement that nothing was found. */

@@ -32,7 +32,7 @@ export function expectStatus<T>(res: GatewayResponse<T>, status: number, what: s
 export async function seedAgent(gw: GatewayProcess, tenantId: string, tools: Array<Record<string, unknown>>): Promise<SeededAgent> {
   const toolIds: Record<string, string> = {};
   for (const tool of tools) {
-    const created = expectStatus(await gw.call('POST', '/api/v1/admin/tools', { permissionTags: [], tenantId, ...tool }, gw.admin), 201, `create tool ${tool.name}`);
+    const created = expectStatus(await gw.call('POST', '/api/v1/admin/tools', { permissionTags: [], tenantId, ...tool }, gw.admin), 201, `create tool ${String(tool.name)}`);
     toolIds[created.name] = created.id;
   }
   const agent = expectStatus(await gw.call('POST', '/api/v1/admin/agents', { name: `agent-${tenantId}`, tenantId }, gw.admin), 201, 'create agent');

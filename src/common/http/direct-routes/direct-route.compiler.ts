@@ -69,7 +69,7 @@ export function compileDirectRoute(instance: object, methodName: string): Direct
   };
   const ownPipeline: Array<[string, string]> = [[GUARDS_METADATA, 'guards'], [INTERCEPTORS_METADATA, 'interceptors'], [EXCEPTION_FILTERS_METADATA, 'exception filters']];
   for (const [key, what] of ownPipeline) {
-    if ((Reflect.getMetadata(key, handler) ?? Reflect.getMetadata(key, controller))?.length) fail(`controller or method ${what} are not supported (only the global guard and filter apply)`);
+    if (((Reflect.getMetadata(key, handler) ?? Reflect.getMetadata(key, controller)) as unknown[] | undefined)?.length) fail(`controller or method ${what} are not supported (only the global guard and filter apply)`);
   }
   const verb = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
   if (verb === undefined || verb === RequestMethod.ALL) fail('needs one HTTP verb decorator (@Post, @Get, ...)');
@@ -83,7 +83,7 @@ export function compileDirectRoute(instance: object, methodName: string): Direct
   const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, methodName) ?? {}) as Record<string, RouteArg>;
   const resolvers: ArgResolver[] = [];
   for (const [key, arg] of Object.entries(args)) {
-    const type = Number(key.split(':')[0]);
+    const type = Number(key.split(':')[0]) as RouteParamtypes;
     if (arg.factory === clientSignalOfRequest) {
       if (arg.pipes?.length) fail(`parameter ${arg.index}: @ClientSignal() takes no pipes`);
       resolvers[arg.index] = (_auth, _params, _body, exchange) => (exchange ? clientAbortSignal(exchange.req, exchange.res) : undefined);

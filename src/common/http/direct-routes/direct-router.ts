@@ -176,6 +176,7 @@ function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
 
 function parseStrictJson(text: string): unknown {
   if (text.length === 0) return {};
+  // eslint-disable-next-line no-control-regex -- JSON's whitespace: space, tab, line feed, carriage return
   const first = /^[\x20\x09\x0a\x0d]*(.)/.exec(text)?.[1];
   if (first !== '{' && first !== '[') throw new SyntaxError(`Unexpected token '${first ?? ''}', "${text.slice(0, 20)}" is not valid JSON`);
   return JSON.parse(text);

@@ -6,8 +6,8 @@ import { isRawSchema } from './tool-spec-schema.walk';
  * `^[a-zA-Z0-9_-]{1,64}$`; `input_schema` is a JSON Schema (draft 2020-12) object with `type: "object"`;
  * the API answers "input_schema does not support oneOf, allOf, or anyOf at the top level" for a root union.
  */
-export const ANTHROPIC_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
-export const ANTHROPIC_FORBIDDEN_AT_ROOT = ['oneOf', 'allOf', 'anyOf'] as const;
+const ANTHROPIC_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
+const ANTHROPIC_FORBIDDEN_AT_ROOT = ['oneOf', 'allOf', 'anyOf'] as const;
 
 /** Why Anthropic would refuse `spec`, as `path: problem`; empty when it accepts it. */
 export function anthropicSpecViolations(spec: unknown): string[] {

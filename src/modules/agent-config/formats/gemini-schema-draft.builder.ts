@@ -135,9 +135,9 @@ export class GeminiSchemaDraftBuilder {
   /** A tuple (`prefixItems`, array `items`, `additionalItems`) becomes one `items` of its alternatives. */
   private ownItems(schema: RawSchema, draft: SchemaDraft, depth: number): void {
     const members: unknown[] = [];
-    if (Array.isArray(schema.prefixItems)) members.push(...schema.prefixItems);
+    if (Array.isArray(schema.prefixItems)) members.push(...(schema.prefixItems as unknown[]));
     if (Array.isArray(schema.items)) {
-      members.push(...schema.items);
+      members.push(...(schema.items as unknown[]));
       if (schema.additionalItems !== undefined) members.push(schema.additionalItems);
     } else if (schema.items !== undefined) members.push(schema.items);
     const resolved = members.map((member) => this.node(member, depth)).filter((m): m is SchemaDraft => !!m);
@@ -161,6 +161,6 @@ export class GeminiSchemaDraftBuilder {
   private typedPart(draft: SchemaDraft, type: GeminiType): SchemaDraft {
     const part: Record<string, unknown> = { type };
     for (const key of GEMINI_TYPE_KEYWORDS[type]) if (draft[key] !== undefined) part[key] = draft[key];
-    return part as SchemaDraft;
+    return part;
   }
 }

@@ -42,5 +42,5 @@ export function mergeSchemaDrafts(a: SchemaDraft, b: SchemaDraft): SchemaDraft {
     else if (key === 'type' && current === 'integer' && value === 'number') out[key] = 'integer';
     else out[key] = value;
   }
-  return out as SchemaDraft;
+  return out;
 }

@@ -20,8 +20,8 @@ export const GEMINI_FORMATS: Readonly<Partial<Record<GeminiType, readonly string
 export const GEMINI_MAX_SCHEMA_DEPTH = 64;
 export const GEMINI_MAX_SCHEMA_NODES = 10_000;
 
-export const RECURSIVE_DESCRIPTION = '(recursive)';
-export const TRUNCATED_DESCRIPTION = '(truncated)';
+const RECURSIVE_DESCRIPTION = '(recursive)';
+const TRUNCATED_DESCRIPTION = '(truncated)';
 
 /**
  * A schema after refs, `allOf`, unions, `const` and type arrays are resolved, before it is pruned to

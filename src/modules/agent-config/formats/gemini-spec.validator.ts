@@ -9,7 +9,7 @@ import { isRawSchema } from './tool-spec-schema.walk';
  * "properties: should be non-empty for OBJECT type", "items: missing field" for an ARRAY, and a node
  * with no `type` (only an `anyOf` node may omit it).
  */
-export const GEMINI_NAME_PATTERN = /^[a-zA-Z_][a-zA-Z0-9_.-]{0,63}$/;
+const GEMINI_NAME_PATTERN = /^[a-zA-Z_][a-zA-Z0-9_.-]{0,63}$/;
 const GEMINI_SCHEMA_FIELDS = new Set([
   'type', 'format', 'title', 'description', 'nullable', 'enum', 'properties', 'required', 'items', 'anyOf',
   'minimum', 'maximum', 'minItems', 'maxItems', 'minLength', 'maxLength', 'pattern', 'minProperties',
@@ -44,7 +44,7 @@ export function geminiSchemaViolations(schema: unknown, path = '$'): string[] {
   if (s.type === 'object' && (!isRawSchema(s.properties) || Object.keys(s.properties).length === 0)) {
     problems.push(`${path}: object without properties`);
   }
-  if (s.nullable !== undefined && typeof s.nullable !== 'boolean') problems.push(`${path}: nullable ${String(s.nullable)}`);
+  if (s.nullable !== undefined && typeof s.nullable !== 'boolean') problems.push(`${path}: nullable ${JSON.stringify(s.nullable)}`);
   const properties = isRawSchema(s.properties) ? s.properties : {};
   for (const name of Array.isArray(s.required) ? s.required : []) {
     if (typeof name !== 'string' || !Object.hasOwn(properties, name)) problems.push(`${path}: required ${String(name)} is not a property`);

@@ -6,7 +6,7 @@ import { isRawSchema } from './tool-spec-schema.walk';
  * a-z, A-Z, 0-9, or contain underscores and dashes, with a maximum length of 64"; `description` at most
  * 1024 characters (the API answers `string_above_max_length` for `tools[i].function.description`).
  */
-export const OPENAI_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
+const OPENAI_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 export const OPENAI_MAX_DESCRIPTION_CHARS = 1024;
 
 /**
@@ -14,7 +14,7 @@ export const OPENAI_MAX_DESCRIPTION_CHARS = 1024;
  * a JSON Schema of 'type: \"object\"', and must not have 'oneOf', 'anyOf', 'allOf', 'enum', or 'not' at
  * the top level"; "In context=('properties', 'x'), array schema missing items"; subschemas are objects.
  */
-export const OPENAI_FORBIDDEN_AT_ROOT = ['oneOf', 'anyOf', 'allOf', 'enum', 'not'] as const;
+const OPENAI_FORBIDDEN_AT_ROOT = ['oneOf', 'anyOf', 'allOf', 'enum', 'not'] as const;
 
 /** Why OpenAI Chat Completions would refuse `spec` (non-strict), as `path: problem`; empty when it accepts it. */
 export function openAiSpecViolations(spec: unknown): string[] {

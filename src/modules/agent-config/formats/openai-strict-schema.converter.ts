@@ -31,7 +31,7 @@ export function toOpenAiStrictSchema(portable: JsonSchema): StrictSchemaResult {
 }
 
 /** Bound on the nodes built while inlining refs: a hostile ref graph can double at every level. */
-export const STRICT_MAX_SCHEMA_NODES = 10_000;
+const STRICT_MAX_SCHEMA_NODES = 10_000;
 
 /** A definition a recursive ref can point to in the output: `#/$defs/X` or `#/definitions/X`. */
 const DEFINITION_REF = /^#\/(?:\$defs|definitions)\/([^/]+)$/;
@@ -179,7 +179,7 @@ class StrictConverter {
 function withSiblings(target: RawSchema, siblings: RawSchema): RawSchema {
   const out = { ...target, ...siblings };
   if (isRawSchema(target.properties) && isRawSchema(siblings.properties)) out.properties = { ...target.properties, ...siblings.properties };
-  if (Array.isArray(target.required) && Array.isArray(siblings.required)) out.required = [...new Set([...target.required, ...siblings.required])];
+  if (Array.isArray(target.required) && Array.isArray(siblings.required)) out.required = [...new Set([...(target.required as unknown[]), ...(siblings.required as unknown[])])];
   else if (Array.isArray(target.required) && siblings.required === undefined) out.required = target.required;
   return out;
 }
@@ -189,12 +189,12 @@ function withNull(schema: RawSchema): RawSchema {
   if (allowsNull(schema)) return schema;
   const out = { ...schema };
   if (Array.isArray(out.anyOf)) {
-    out.anyOf = [...out.anyOf, { type: 'null' }];
+    out.anyOf = [...(out.anyOf as unknown[]), { type: 'null' }];
     return out;
   }
   if (out.const !== undefined) return { anyOf: [{ const: out.const }, { type: 'null' }], ...(out.description ? { description: out.description } : {}) };
-  if (out.type !== undefined) out.type = [...(Array.isArray(out.type) ? out.type : [out.type]), 'null'];
-  if (Array.isArray(out.enum)) out.enum = [...out.enum, null];
+  if (out.type !== undefined) out.type = [...(Array.isArray(out.type) ? (out.type as unknown[]) : [out.type]), 'null'];
+  if (Array.isArray(out.enum)) out.enum = [...(out.enum as unknown[]), null];
   return out;
 }
 

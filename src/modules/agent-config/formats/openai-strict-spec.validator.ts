@@ -23,7 +23,7 @@ const STRICT_KEYWORDS = new Set([
   '$ref', '$defs', 'definitions', 'pattern', 'format', 'minimum', 'maximum', 'exclusiveMinimum',
   'exclusiveMaximum', 'multipleOf', 'minItems', 'maxItems',
 ]);
-export const OPENAI_STRICT_LIMITS = { properties: 5000, depth: 10, enumValues: 1000, chars: 120_000, bigEnum: 250, bigEnumChars: 15_000 } as const;
+const OPENAI_STRICT_LIMITS = { properties: 5000, depth: 10, enumValues: 1000, chars: 120_000, bigEnum: 250, bigEnumChars: 15_000 } as const;
 
 interface Tally {
   properties: number;
@@ -108,5 +108,6 @@ function tallyValues(schema: RawSchema, path: string, tally: Tally, problems: st
       problems.push(`${path}: an enum of more than ${OPENAI_STRICT_LIMITS.bigEnum} values holds more than ${OPENAI_STRICT_LIMITS.bigEnumChars} characters`);
     }
   }
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a const that is not a primitive was reported above
   if (schema.const !== undefined) tally.chars += String(schema.const).length;
 }

@@ -79,7 +79,7 @@ function mergeObjectInto(root: RawSchema, member: RawSchema, refs: GeminiSchemaR
   if (required.size > 0) root.required = [...required];
   if (root.description === undefined && typeof resolved.description === 'string') root.description = resolved.description;
   for (const key of ['$defs', 'definitions'] as const) {
-    if (isRawSchema(resolved[key])) root[key] = { ...(resolved[key] as RawSchema), ...(isRawSchema(root[key]) ? root[key] : {}) };
+    if (isRawSchema(resolved[key])) root[key] = { ...resolved[key], ...(isRawSchema(root[key]) ? root[key] : {}) };
   }
 }
 

@@ -7,14 +7,14 @@ export function isRawSchema(value: unknown): value is RawSchema {
 }
 
 /** Keywords whose value is one subschema. */
-export const SINGLE_SUBSCHEMA_KEYWORDS = [
+const SINGLE_SUBSCHEMA_KEYWORDS = [
   'items', 'additionalItems', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains',
   'propertyNames', 'unevaluatedItems', 'unevaluatedProperties',
 ] as const;
 /** Keywords whose value is a list of subschemas. */
-export const LIST_SUBSCHEMA_KEYWORDS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const;
+const LIST_SUBSCHEMA_KEYWORDS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const;
 /** Keywords whose value maps names to subschemas. */
-export const MAP_SUBSCHEMA_KEYWORDS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'] as const;
+const MAP_SUBSCHEMA_KEYWORDS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'] as const;
 
 /** Every direct subschema of `schema` with its path segment (`.properties.x`, `.anyOf[0]`, ...). */
 export function childSchemas(schema: RawSchema): [string, unknown][] {

@@ -149,7 +149,7 @@ function specVariant(format: ModelFormat, strict: boolean): SpecVariant {
 /** The spec of one tool version, emitted once per tenant view and variant. */
 function cachedSpec(view: TenantView, variant: SpecVariant, tool: ToolDescriptor): EmittedSpec {
   let byTool = view.specCache.get(variant);
-  if (!byTool) view.specCache.set(variant, (byTool = new Map()));
+  if (!byTool) view.specCache.set(variant, (byTool = new Map<ToolDescriptor, EmittedSpec>()));
   let spec = byTool.get(tool);
   if (!spec) {
     if (variant === 'openai-strict' || variant === 'openai-responses') {

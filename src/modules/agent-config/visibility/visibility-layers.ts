@@ -75,7 +75,7 @@ export const policyLayer: VisibilityLayerCheck = ({ tool }, ctx) => {
 };
 
 /** The layers in order. */
-export const VISIBILITY_PIPELINE: ReadonlyArray<VisibilityLayerCheck> = [existsLayer, boundLayer, enabledLayer, permittedLayer, dependenciesLayer, policyLayer];
+const VISIBILITY_PIPELINE: ReadonlyArray<VisibilityLayerCheck> = [existsLayer, boundLayer, enabledLayer, permittedLayer, dependenciesLayer, policyLayer];
 
 export function firstFailingLayer(candidate: VisibilityCandidate, ctx: VisibilityContext): LayerVerdict | null {
   for (const check of VISIBILITY_PIPELINE) {

@@ -16,7 +16,7 @@ export interface HttpToolRequest {
 }
 
 /** Method of an HTTP tool registered without one. */
-export const HTTP_TOOL_DEFAULT_METHOD: HttpMethod = 'POST';
+const HTTP_TOOL_DEFAULT_METHOD: HttpMethod = 'POST';
 
 const PLACEHOLDER = /\{([A-Za-z0-9_.-]+)\}/g;
 const QUERY_METHODS: ReadonlySet<HttpMethod> = new Set(['GET', 'DELETE']);
@@ -72,6 +72,7 @@ function fillPlaceholders(tool: Pick<ToolDescriptor, 'name' | 'endpoint'>, args:
     if (value === undefined || value === null) {
       throw invalid(`HTTP tool "${tool.name}": the URL needs the argument "${name}", which the call did not provide.`);
     }
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- objects take the JSON branch
     const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
     const problem = offset < pathEnd ? pathPlaceholderProblem(text) : null;
     if (problem) {

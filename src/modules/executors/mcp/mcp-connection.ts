@@ -151,7 +151,7 @@ export class McpConnection {
         () => undefined,
         (err: unknown) => {
           // A server that answers the ping with a JSON-RPC error (e.g. no ping handler) is alive.
-          const answered = err instanceof McpError && err.code !== ErrorCode.RequestTimeout && err.code !== ErrorCode.ConnectionClosed;
+          const answered = err instanceof McpError && (err.code as ErrorCode) !== ErrorCode.RequestTimeout && (err.code as ErrorCode) !== ErrorCode.ConnectionClosed;
           if (!answered) this.markLost();
         },
       )

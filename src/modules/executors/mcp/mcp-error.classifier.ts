@@ -71,7 +71,7 @@ export function classifyMcpRequestError(err: unknown, url: string, signal?: Abor
 }
 
 function fromMcpError(err: McpError, url: string): ToolCallError {
-  switch (err.code) {
+  switch (err.code as ErrorCode) {
     case ErrorCode.RequestTimeout:
       return new ToolCallError(`MCP server ${url} did not answer in time: ${err.message}`, ToolErrorClass.MCP_TIMEOUT, {
         transient: true,

@@ -32,7 +32,7 @@ export class OutboundAllowList {
   allowsAddress(address: string): boolean {
     const addr = parseAddress(address);
     if (!addr) return false;
-    return this.cidrs.some(([range, bits]) => range.kind() === addr.kind() && addr.match(range as never, bits));
+    return this.cidrs.some(([range, bits]) => range.kind() === addr.kind() && addr.match(range, bits));
   }
 
   private add(entry: string): void {
@@ -64,7 +64,7 @@ export class OutboundAllowList {
 }
 
 /** Strict IP literal test: `10` or `0x7f.1` are host names here, not the shorthand IPv4 forms ipaddr.js accepts. */
-export function isIpLiteral(value: string): boolean {
+function isIpLiteral(value: string): boolean {
   const bare = stripBrackets(value);
   return ipaddr.IPv4.isValidFourPartDecimal(bare) || ipaddr.IPv6.isValid(bare);
 }

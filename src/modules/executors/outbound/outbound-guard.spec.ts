@@ -26,7 +26,7 @@ async function rejection(promise: Promise<unknown>): Promise<ToolCallError> {
 function lookupVia(guard: OutboundGuard, host: string, all: boolean): Promise<{ err: Error | null; result: unknown }> {
   return new Promise((resolve) => {
     guard.lookup(host, { all }, ((err: Error | null, address: string | LookupAddress[], family?: number) =>
-      resolve({ err, result: all ? address : { address, family } })) as never);
+      resolve({ err, result: all ? address : { address, family } })));
   });
 }
 

@@ -12,7 +12,7 @@ import { OutboundAllowList } from './outbound-allow-list';
 export type OutboundDnsResolver = (hostname: string) => Promise<LookupAddress[]>;
 
 /** Injection token of an {@link OutboundDnsResolver}; default: `dns.lookup(host, {all: true})`. */
-export const OUTBOUND_DNS_RESOLVER = Symbol('OUTBOUND_DNS_RESOLVER');
+const OUTBOUND_DNS_RESOLVER = Symbol('OUTBOUND_DNS_RESOLVER');
 
 /** A vetted address: the one a request to the checked URL connects to. */
 export interface VettedAddress {
@@ -72,7 +72,7 @@ export class OutboundGuard {
 
   /** A `net.connect` lookup that resolves, vets every address and hands only vetted ones to the socket. */
   readonly lookup: LookupFunction = (hostname, options, callback) => {
-    const cb = callback as (err: Error | null, address: string | LookupAddress[], family?: number) => void;
+    const cb = callback;
     this.resolveHost(hostname)
       .then((all) => {
         this.vet(hostname, all);

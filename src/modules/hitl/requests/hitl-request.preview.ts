@@ -1,7 +1,7 @@
 /** Most characters of JSON a review-queue entry shows of a call's arguments. */
 export const HITL_PARAMS_MAX_CHARS = 4000;
 /** Deepest nesting shown; deeper values become "…". */
-export const HITL_PARAMS_MAX_DEPTH = 32;
+const HITL_PARAMS_MAX_DEPTH = 32;
 /** Most characters of a request's promptMessage and triggerReason. */
 export const HITL_TEXT_MAX_CHARS = 2000;
 

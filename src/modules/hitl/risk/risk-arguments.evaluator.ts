@@ -80,7 +80,7 @@ class ArgumentsWalker {
         const key = keys.get(field);
         const value = key === undefined ? undefined : record[key];
         if (typeof value === 'string') line.push(asText ? value : shellJoin([value]));
-        else if (Array.isArray(value) && value.every((v) => typeof v === 'string')) line.push(shellJoin(value as string[]));
+        else if (Array.isArray(value) && value.every((v) => typeof v === 'string')) line.push(shellJoin(value));
         else continue;
         first ??= key;
       }
@@ -102,7 +102,7 @@ class ArgumentsWalker {
   private resolve(schema: Schema | undefined): Schema | undefined {
     let current = schema;
     for (let hops = 0; current && typeof current.$ref === 'string' && hops < 16; hops++) {
-      const ref = current.$ref as string;
+      const ref = current.$ref;
       if (!ref.startsWith('#/')) return current;
       let target: unknown = this.root;
       for (const part of ref.slice(2).split('/')) target = isSchema(target) ? target[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
@@ -127,7 +127,7 @@ function hintOf(schema: Schema | undefined): RiskHint | undefined {
 function propertySchema(schema: Schema | undefined, key: string, resolve: (s: Schema | undefined) => Schema | undefined): Schema | undefined {
   if (!schema) return undefined;
   const properties = schema.properties;
-  if (isSchema(properties) && isSchema(properties[key])) return properties[key] as Schema;
+  if (isSchema(properties) && isSchema(properties[key])) return properties[key];
   if (isSchema(schema.patternProperties)) {
     for (const [pattern, sub] of Object.entries(schema.patternProperties)) {
       if (isSchema(sub) && safeTest(pattern, key)) return sub;
@@ -148,7 +148,7 @@ function propertySchema(schema: Schema | undefined, key: string, resolve: (s: Sc
 function itemSchema(schema: Schema | undefined, index: number): Schema | undefined {
   if (!schema) return undefined;
   const prefix = Array.isArray(schema.prefixItems) ? schema.prefixItems : Array.isArray(schema.items) ? schema.items : undefined;
-  if (prefix && isSchema(prefix[index])) return prefix[index] as Schema;
+  if (prefix && isSchema(prefix[index])) return prefix[index];
   if (isSchema(schema.items)) return schema.items;
   return isSchema(schema.additionalItems) ? schema.additionalItems : undefined;
 }

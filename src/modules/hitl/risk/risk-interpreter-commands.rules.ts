@@ -1,7 +1,7 @@
 import type { RiskLanguage } from './risk-scan';
 import type { ShellCommandEnv, ShellCommandHandler } from './risk-shell-command';
 import { reportHidden, runCodeWord, runStdin, runWrittenFile } from './risk-shell-command';
-import { OptionSpec, optionValue, parseOptions } from './risk-shell-options';
+import { OptionSpec, parseOptions } from './risk-shell-options';
 import { ShellWord, joinWords } from './risk-shell-word';
 import { isSystemPath } from './risk-system-paths';
 

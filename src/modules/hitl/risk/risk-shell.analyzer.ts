@@ -79,7 +79,8 @@ class ShellWalker {
       const y = nodeField(cmd, 'Y');
       const piped = cmd.Op === ShellOp.PIPE || cmd.Op === ShellOp.PIPE_ALL;
       // Each side of a pipe runs in a subshell; the right side of && / || may not run at all.
-      if (x) (piped ? this.script.variables.scoped(() => this.stmt(x, stdin)) : this.stmt(x, stdin));
+      if (x && piped) this.script.variables.scoped(() => this.stmt(x, stdin));
+      else if (x) this.stmt(x, stdin);
       if (y) this.script.variables.scoped(() => this.stmt(y, piped && x ? { pipeFrom: x, pipeline: cmd } : stdin));
       return;
     }

@@ -7,6 +7,7 @@
  * `{$array, $offset, $length}`, a node's type is `constructor.string` ("*syntax.CallExpr"), strings are
  * UTF-8 bytes held one per JS char, and positions are byte offsets. The package is pinned (its last release).
  */
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- mvdan-sh ships no types and no ES module
 const mvdan = require('mvdan-sh') as { syntax: { NewParser(): { Parse(src: string, name: string): { __internal_object__?: GoNode } } } };
 
 /** A Go struct of the shell syntax tree, read through its GopherJS representation. */
@@ -66,6 +67,7 @@ export function nodeSpan(node: GoNode): [number, number] {
 /** Converts a Go string (UTF-8 bytes, one per char) to a JS string. */
 export function goString(value: unknown): string {
   const s = typeof value === 'string' ? value : '';
+  // eslint-disable-next-line no-control-regex -- any character beyond ASCII
   return /[^\x00-\x7f]/.test(s) ? Buffer.from(s, 'latin1').toString('utf8') : s;
 }
 
@@ -74,6 +76,7 @@ export class ShellSource {
   private readonly bytes: Buffer | undefined;
 
   constructor(readonly text: string) {
+    // eslint-disable-next-line no-control-regex -- any character beyond ASCII
     this.bytes = /[^\x00-\x7f]/.test(text) ? Buffer.from(text, 'utf8') : undefined;
   }
 

@@ -79,7 +79,7 @@ export class ActService {
   }
 }
 
-export function assertAccepting(session: AgentSessionEntity): void {
+function assertAccepting(session: AgentSessionEntity): void {
   if (session.status === 'CLOSED') {
     throw new DomainError(LoopActingErrorCode.SESSION_CLOSED, `Session ${session.id} is closed; start a new session.`);
   }

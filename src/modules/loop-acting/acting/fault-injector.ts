@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 
 /** Points in the acting step where the crash-matrix tests kill the process. */
-export const FAULT_POINTS = ['before-started', 'after-started', 'during-call', 'after-call', 'after-completed'] as const;
+const FAULT_POINTS = ['before-started', 'after-started', 'during-call', 'after-call', 'after-completed'] as const;
 export type FaultPoint = (typeof FAULT_POINTS)[number];
 
 /**

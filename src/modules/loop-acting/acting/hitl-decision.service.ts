@@ -14,7 +14,7 @@ import { ResumeService } from './resume.service';
  * session's `resume_record`s (so retention removes it with the session) under a clientMessageId prefix that
  * runtime resumes may not use.
  */
-export const ADMIN_DECISION_PREFIX = 'admin-decision:';
+const ADMIN_DECISION_PREFIX = 'admin-decision:';
 const claimKeyOf = (sessionId: string, requestId: string) => ({ scope: sessionId, key: `${ADMIN_DECISION_PREFIX}${requestId}` });
 
 /**

@@ -5,7 +5,7 @@ import { IntervalJob } from '@app/common/scheduling/interval.job';
 import { JournalOrphanSweepService } from './journal-orphan-sweep.service';
 
 /** Name of the interval in Nest's SchedulerRegistry. */
-export const JOURNAL_ORPHAN_SWEEP_JOB = 'journal-orphan-sweep';
+const JOURNAL_ORPHAN_SWEEP_JOB = 'journal-orphan-sweep';
 
 /** The dead-owner sweep every JOURNAL_SWEEP_INTERVAL_MS; off when it is 0. */
 @Injectable()

@@ -36,7 +36,7 @@ export class AgentSessionRepository {
 
   /** Replaces the todo list (the session's own slot; no version bump, it never changes the session's state). */
   async setTodoList(id: string, items: TodoItem[]): Promise<void> {
-    await this.sessions.update({ id }, { todoList: items, updatedAt: Date.now() } as QueryDeepPartialEntity<AgentSessionEntity>);
+    await this.sessions.update({ id }, { todoList: items, updatedAt: Date.now() });
   }
 
   /** Records a higher iteration without a version bump (monotonic, so concurrent acts cannot conflict). */

@@ -57,7 +57,7 @@ export class SessionsService {
   }
 }
 
-export function toSessionDto(s: AgentSessionEntity): SessionDto {
+function toSessionDto(s: AgentSessionEntity): SessionDto {
   return {
     id: s.id,
     agentId: s.agentId,

@@ -20,7 +20,7 @@ export interface McpEndpointDefaults {
  * `mcp.url` a full http(s) URL that wins over everything else; `mcp.path` the endpoint path on the
  * instance's ip:port; `mcp.transport` the transport; `secure` = `true` for https.
  */
-export const MCP_METADATA_KEYS = { url: 'mcp.url', path: 'mcp.path', transport: 'mcp.transport', secure: 'secure' } as const;
+const MCP_METADATA_KEYS = { url: 'mcp.url', path: 'mcp.path', transport: 'mcp.transport', secure: 'secure' } as const;
 
 /** Thrown when an instance's metadata names an endpoint the gateway cannot use. */
 export class NacosMcpEndpointError extends Error {
