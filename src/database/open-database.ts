@@ -1,6 +1,7 @@
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { buildDataSourceOptions, DatabaseSettings, redactDatabaseUrl } from './database-options';
 import { installSqliteGate } from './sqlite-gate';
+import { applyLargeTextColumns } from './large-text.column';
 
 /** Start-up stops with this error when the database cannot be reached or migrated. */
 export class DatabaseStartupError extends Error {
@@ -17,6 +18,7 @@ export async function openDatabase(settings: DatabaseSettings): Promise<DataSour
   try {
     await dataSource.initialize();
     dataSource = await asMariaDbWhenItIs(dataSource);
+    applyLargeTextColumns(dataSource);
   } catch (err) {
     throw new DatabaseStartupError(
       `Cannot open the database at ${where}: ${(err as Error).message}. Check DATABASE_URL, that the server is running and that the user may connect.`,

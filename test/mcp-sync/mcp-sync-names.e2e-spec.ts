@@ -56,14 +56,14 @@ describeEachDialect('MCP sync: remote names that clash, differ in case or start 
   });
 
   it('never fails a whole sync for a tool too large to store: that tool is reported (on every database alike), the rest register', async () => {
-    // 25,000 CJK characters: under the 60,000-character schema limit, but 75 KB of UTF-8 (a MySQL TEXT holds 64 KB).
+    // 25,000 CJK characters: under 60,000 characters, but 75 KB of UTF-8 (a MySQL TEXT holds 64 KB): the limit counts bytes.
     const huge = catalogTool('huge', { inputSchema: { type: 'object', properties: { q: { type: 'string', description: '漢'.repeat(25_000) } } } });
     const mixed = await new CatalogMcpServer([catalogTool('small_one'), huge, catalogTool('small_two')]).start();
     try {
       const created = (await gw.http.post('/api/v1/admin/mcp-services').set(gw.admin).send({ name: 'mixed', kind: 'STATIC', url: mixed.url, tenantId: 'acme', toolPrefix: 'mixed_' }).expect(201)).body;
       const tools = await api.toolsOf(created.id);
       expect(Object.keys(tools).sort()).toEqual(['mixed_small_one', 'mixed_small_two']);
-      expect(created.lastSync).toMatchObject({ added: 2, rejected: [{ remoteName: 'huge', problems: [expect.stringMatching(/larger than 65535 bytes/)] }] });
+      expect(created.lastSync).toMatchObject({ added: 2, rejected: [{ remoteName: 'huge', problems: [expect.stringMatching(/larger than 60000 bytes as JSON in UTF-8/)] }] });
     } finally {
       await mixed.stop();
     }

@@ -54,6 +54,7 @@ describe('JSON logs of a gateway process (LOG_FORMAT=json)', () => {
     const admin = gateway.admin;
     runtimeKey = (await gateway.call('POST', '/api/v1/admin/api-keys', { name: 'rt', role: 'runtime', tenantId: 'acme' }, admin)).body.key;
     const tool = await gateway.call('POST', '/api/v1/admin/tools', toolBody({ name: 'bad_tool', tenantId: 'acme', endpoint: remote.url('/bad'), parameters: { type: 'object', properties: { q: { type: 'string' }, password: { type: 'string' } } } }), admin);
+    expect({ status: tool.status, body: tool.body }).toMatchObject({ status: 201 });
     agentId = (await gateway.call('POST', '/api/v1/admin/agents', { name: 'log-bot', tenantId: 'acme' }, admin)).body.id;
     await gateway.call('PUT', `/api/v1/admin/agents/${agentId}/tools`, { toolIds: [tool.body.id] }, admin);
     sessionId = (await gateway.call('POST', '/api/v1/sessions', { agentId, userId: 'u1', permissions: [] }, runtime())).body.id;

@@ -1,5 +1,6 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { MetricsModule } from '@app/modules/metrics/metrics.module';
 import { OutboundGuard } from './outbound/outbound-guard';
 import { OutboundHttpAgent } from './outbound/outbound-http.agent';
 import { HttpToolExecutor } from './http/http-tool.executor';
@@ -21,7 +22,7 @@ import { ToolCallsAdminController } from './tool-call-log/tool-calls-admin.contr
  * policy and the tool log. Knows nothing of journals or approvals.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([ToolCallLogEntity]), TenantSecretsModule],
+  imports: [TypeOrmModule.forFeature([ToolCallLogEntity]), TenantSecretsModule, MetricsModule],
   controllers: [ToolCallsAdminController],
   providers: [
     OutboundGuard,

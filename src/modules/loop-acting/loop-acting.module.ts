@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { MetricsModule } from '@app/modules/metrics/metrics.module';
 import { AgentConfigModule } from '@app/modules/agent-config/agent-config.module';
 import { ToolRegistryModule } from '@app/modules/tool-registry/tool-registry.module';
 import { HitlModule } from '@app/modules/hitl/hitl.module';
@@ -29,7 +30,7 @@ import { JournalOrphanSweepJob } from './journal/journal-orphan-sweep.job';
 
 /** Sessions, the idempotency journal, the result store, act and resume. */
 @Module({
-  imports: [TypeOrmModule.forFeature([AgentSessionEntity]), AgentConfigModule, ToolRegistryModule, HitlModule, ExecutorsModule, ToolInvocationModule],
+  imports: [TypeOrmModule.forFeature([AgentSessionEntity]), AgentConfigModule, ToolRegistryModule, HitlModule, ExecutorsModule, ToolInvocationModule, MetricsModule],
   controllers: [SessionsController, JournalAdminController, HitlDecisionController],
   providers: [
     AgentSessionRepository,

@@ -1,4 +1,4 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { GatewayMetrics } from './gateway-metrics.service';
 import { MetricsStateQuery } from './metrics-state.query';
 import { MetricsStateCollector } from './metrics-state.collector';
@@ -6,10 +6,10 @@ import { MetricsTokenGuard } from './metrics-token.guard';
 import { MetricsController } from './metrics.controller';
 
 /**
- * GET /metrics (Prometheus). Global: the call path and `act` record into {@link GatewayMetrics} without
- * importing this module, and this module imports no feature module.
+ * GET /metrics (Prometheus). The modules whose services record into {@link GatewayMetrics} (executors: the call
+ * path; loop-acting: `act`) import it, so each of them also works in a test module of its own; it imports no
+ * feature module.
  */
-@Global()
 @Module({
   controllers: [MetricsController],
   providers: [GatewayMetrics, MetricsStateQuery, MetricsStateCollector, MetricsTokenGuard],

@@ -1,5 +1,7 @@
 import { Column, Entity, Index, PrimaryColumn, Unique } from 'typeorm';
 import { epochMs } from '@app/database/epoch-ms.transformer';
+import { jsonText } from '@app/database/json-column';
+import { LargeText } from '@app/database/large-text.column';
 import type { McpServiceHealth, McpServiceKind, McpServiceTransport, McpSyncReport } from './mcp-service.types';
 
 /**
@@ -63,7 +65,9 @@ export class McpServiceEntity {
   @Column({ name: 'last_list_hash', type: 'varchar', length: 64, nullable: true })
   lastListHash: string | null;
 
-  @Column({ name: 'last_sync_result', type: 'simple-json', nullable: true })
+  /** Lists every tool of the listing by name (thousands on a large server): LONGTEXT on MySQL. */
+  @LargeText()
+  @Column({ name: 'last_sync_result', type: 'text', nullable: true, transformer: jsonText })
   lastSyncResult: McpSyncReport | null;
 
   @Column({ name: 'created_at', type: 'bigint', transformer: epochMs })

@@ -23,6 +23,19 @@ export interface McpToolListing {
 /** No instance of the service answered tools/list; `reason` says why, for the admin and the health row. */
 export class McpServiceUnreachableError extends Error {
   override readonly name = 'McpServiceUnreachableError';
+
+  /** The message becomes the service's health reason: cut, as a server's error page may be megabytes long. */
+  constructor(message: string) {
+    super(cut(message, MAX_REASON_CHARS));
+  }
+}
+
+/** Most characters of an unreachable service's reason, and of one instance's part of it. */
+const MAX_REASON_CHARS = 2000;
+const MAX_INSTANCE_PROBLEM_CHARS = 500;
+
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
 }
 
 /**
@@ -52,7 +65,7 @@ export class McpServiceLister {
         return { tools, endpoint };
       } catch (err) {
         if (signal?.aborted) throw err;
-        problems.push(withoutUserInfo(`${endpoint.url}: ${(err as Error).message}`));
+        problems.push(cut(withoutUserInfo(`${endpoint.url}: ${(err as Error).message}`), MAX_INSTANCE_PROBLEM_CHARS));
       }
     }
     throw new McpServiceUnreachableError(problems.length ? `no instance answered tools/list (${problems.join('; ')})` : 'no instance answered tools/list');

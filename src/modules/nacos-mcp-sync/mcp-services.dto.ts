@@ -14,6 +14,7 @@ import {
   type McpServiceTransport,
   type McpSyncTrigger,
 } from './mcp-service.types';
+import { HEADERS_MAX_JSON_BYTES, MaxJsonBytes } from '@app/common/json-size';
 
 const NACOS_NAME = /^[^@\s]+$/;
 const HEADERS_DESCRIPTION =
@@ -90,6 +91,7 @@ export class CreateMcpServiceDto {
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, description: HEADERS_DESCRIPTION, example: { Authorization: 'Bearer ${secret:WEATHER_TOKEN}' } })
   @IsOptional()
   @IsObject()
+  @MaxJsonBytes(HEADERS_MAX_JSON_BYTES)
   headers?: Record<string, string>;
 }
 
@@ -110,6 +112,7 @@ export class UpdateMcpServiceDto {
   @IsOptional()
   @ValidateIf((_o, v) => v !== null)
   @IsObject()
+  @MaxJsonBytes(HEADERS_MAX_JSON_BYTES)
   headers?: Record<string, string> | null;
 }
 

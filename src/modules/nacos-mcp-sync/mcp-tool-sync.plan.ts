@@ -84,7 +84,7 @@ export function planMcpToolSync(input: McpToolSyncInput): McpToolSyncPlan {
     const problems = problemsOf(tool, seen, row, input.checkSchema);
     if (typeof tool.name === 'string') seen.add(tool.name);
     if (problems.length) {
-      plan.rejected.push({ remoteName: String(tool.name ?? ''), problems });
+      plan.rejected.push({ remoteName: shownRemoteName(tool.name), problems });
       continue;
     }
     if (row) {
@@ -100,6 +100,12 @@ export function planMcpToolSync(input: McpToolSyncInput): McpToolSyncPlan {
     plan.disabled.push(row.name);
   }
   return plan;
+}
+
+/** A rejected tool's name as the report shows it: a name too long to register is cut (the report stays bounded). */
+function shownRemoteName(name: unknown): string {
+  const text = String(name ?? '');
+  return text.length <= MAX_REMOTE_NAME ? text : `${text.slice(0, MAX_REMOTE_NAME)}… (${text.length} characters)`;
 }
 
 function problemsOf(tool: ListedMcpTool, seen: ReadonlySet<string>, row: AiToolEntity | undefined, checkSchema: (schema: unknown) => string[]): string[] {

@@ -8,6 +8,7 @@ import { RiskDetector } from '@app/modules/hitl/risk/risk-detector';
 import { approvalNeed, ApprovalNeed } from '@app/modules/hitl/approval/approval-policy';
 import { FAILURE_PREFIX } from '@app/modules/executors/call-path/tool-call.types';
 import { parseToolArguments } from './tool-arguments.parser';
+import { argumentsSizeProblem } from './tool-arguments.size';
 
 export interface CallRequest {
   tenantId: string;
@@ -66,6 +67,9 @@ export class ToolCallPreparer {
     }
     const parsed = parseToolArguments(req.rawArguments);
     if (!parsed.ok) return refused(tool, req.rawArguments, 'BAD_ARGUMENTS', `${parsed.problem}; no call was made`);
+    const tooLarge = argumentsSizeProblem(req.rawArguments, parsed.value);
+    // The refusal keeps a note instead of the arguments: nothing will run them, and storing megabytes helps no one.
+    if (tooLarge) return refused(tool, { $omitted: tooLarge }, 'BAD_ARGUMENTS', `${tooLarge}; no call was made`);
     const args = this.schemas.reviveArguments(tool, parsed.value);
     const violations = this.schemas.validateArguments(tool, args);
     if (violations.length) {

@@ -38,6 +38,7 @@ import {
   ToolStatus,
 } from './tool-registry.types';
 import { PageMetaDto, PageQueryDto } from '@app/common/dto/page.dto';
+import { HEADERS_MAX_JSON_BYTES, MaxJsonBytes } from '@app/common/json-size';
 
 export class ToolHitlDto {
   @ApiPropertyOptional({ description: 'Text shown to the reviewer', maxLength: 2000 })
@@ -103,6 +104,7 @@ export class CreateToolDto {
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, description: 'HTTP and MCP_REMOTE tools: headers sent on every request; credentials only as ${secret:NAME}, never literal (a platform-wide tool reads TOOL_SECRETS, a tenant\'s tool only that tenant\'s secrets). A tenant admin sees a platform tool\'s references as ${secret:***}', example: { Authorization: 'Bearer ${secret:ORDERS_TOKEN}' } })
   @IsOptional()
   @IsObject()
+  @MaxJsonBytes(HEADERS_MAX_JSON_BYTES)
   headers?: Record<string, string>;
 
   @ApiPropertyOptional({ description: 'Outer budget of a call (ms), replacing TOOL_DEFAULT_TIMEOUT_MS', minimum: 1 })

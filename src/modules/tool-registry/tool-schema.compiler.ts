@@ -9,8 +9,8 @@ import { addLinearFormats } from './tool-schema.formats';
 import { jsonValueNestsDeeperThan, MAX_JSON_DEPTH, tooDeepProblem } from '@app/common/json-depth';
 import { ArgumentsReviver, compileArgumentsReviver } from './tool-arguments.reviver';
 
-/** Largest accepted `parameters` schema (serialized). */
-export const MAX_SCHEMA_CHARS = 60_000;
+/** Largest accepted `parameters` schema: bytes of its JSON in UTF-8 (it is stored in one TEXT column: 64 KB on MySQL). */
+export const MAX_SCHEMA_BYTES = 60_000;
 
 /** The JSON Schema dialects a `$schema` may name (no `$schema` means draft-07). */
 const DIALECTS = {
@@ -53,7 +53,7 @@ export class ToolSchemaCompiler {
     // Before anything recursive (JSON.stringify included) walks it.
     if (jsonValueNestsDeeperThan(s, MAX_JSON_DEPTH)) return [tooDeepProblem(MAX_JSON_DEPTH)];
     const problems: string[] = [];
-    if (JSON.stringify(s).length > MAX_SCHEMA_CHARS) problems.push(`is larger than ${MAX_SCHEMA_CHARS} characters`);
+    if (Buffer.byteLength(JSON.stringify(s)) > MAX_SCHEMA_BYTES) problems.push(`is larger than ${MAX_SCHEMA_BYTES} bytes as JSON in UTF-8`);
     if (s.type !== 'object') problems.push('must have "type": "object" at the root (models call tools with a JSON object)');
     if (s.properties !== undefined && (typeof s.properties !== 'object' || s.properties === null || Array.isArray(s.properties))) {
       problems.push('"properties" must be an object');

@@ -3,6 +3,7 @@ import { HotSql } from '@app/database/hot-sql';
 import { timeOrderedId } from '@app/common/time-ordered-id';
 import { ToolCallLogEntity } from './tool-call-log.entity';
 import { redactArguments, redactedPreview } from '@app/common/redaction';
+import { loggedArguments } from './tool-call-log.arguments';
 
 const PREVIEW_CHARS = 2000;
 const FLUSH_DELAY_MS = 20;
@@ -102,7 +103,7 @@ function logRow(input: ToolCallLogInput, at: number): ToolCallLogEntity {
     toolName: input.toolName,
     status: input.status,
     entry: input.entry,
-    argumentsRedacted: JSON.stringify(redactArguments(input.arguments, fields)) ?? 'null',
+    argumentsRedacted: loggedArguments(redactArguments(input.arguments, fields)),
     attempts: input.attempts,
     durationMs: Math.round(input.durationMs),
     errorClass: input.errorClass ?? null,

@@ -1,5 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { epochMs } from '@app/database/epoch-ms.transformer';
+import { LargeText } from '@app/database/large-text.column';
 
 export const HITL_REQUEST_STATUSES = ['PENDING', 'DECIDED'] as const;
 export type HitlRequestStatus = (typeof HITL_REQUEST_STATUSES)[number];
@@ -56,6 +57,8 @@ export class HitlRequestEntity {
   @Column({ type: 'varchar', length: 16, nullable: true })
   decision: string | null;
 
+  /** Up to 20,000 characters, counted as class-validator does (an emoji is one): up to 80 KB, LONGTEXT on MySQL. */
+  @LargeText()
   @Column({ name: 'decision_message', type: 'text', nullable: true })
   decisionMessage: string | null;
 

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { isUniqueViolation } from '@app/database/unique-violation';
 import { HotSql } from '@app/database/hot-sql';
-import { RESULT_CHUNK_CHARS } from '../journal/journal.types';
+import { textChunks } from '../results/tool-result.chunks';
 import type { ActResponse } from './act.types';
 
 export type ResumeClaim = { kind: 'claimed' } | { kind: 'done'; response: ActResponse } | { kind: 'running' };
@@ -44,15 +44,12 @@ export class ResumeRecordRepository {
 
   /** Stores the response (in chunks) and marks the record DONE, in one transaction. */
   async complete(sessionId: string, clientMessageId: string, response: ActResponse): Promise<void> {
-    const text = JSON.stringify(response);
-    const chunks = Math.max(1, Math.ceil(text.length / RESULT_CHUNK_CHARS));
+    const chunks = textChunks(JSON.stringify(response));
     await this.dataSource.transaction(async (m) => {
-      for (let seq = 0; seq < chunks; seq++) {
-        await m.query('INSERT INTO tool_result_chunk (session_id, tool_call_id, seq, content) VALUES (?, ?, ?, ?)', [
-          sessionId, CHUNK_KEY(clientMessageId), seq, text.slice(seq * RESULT_CHUNK_CHARS, (seq + 1) * RESULT_CHUNK_CHARS),
-        ]);
+      for (let seq = 0; seq < chunks.length; seq++) {
+        await m.query('INSERT INTO tool_result_chunk (session_id, tool_call_id, seq, content) VALUES (?, ?, ?, ?)', [sessionId, CHUNK_KEY(clientMessageId), seq, chunks[seq]]);
       }
-      await m.query("UPDATE resume_record SET state = 'DONE', response_chunks = ? WHERE session_id = ? AND client_message_id = ?", [chunks, sessionId, clientMessageId]);
+      await m.query("UPDATE resume_record SET state = 'DONE', response_chunks = ? WHERE session_id = ? AND client_message_id = ?", [chunks.length, sessionId, clientMessageId]);
     });
   }
 

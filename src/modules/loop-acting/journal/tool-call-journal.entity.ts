@@ -1,5 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { epochMs } from '@app/database/epoch-ms.transformer';
+import { LargeText } from '@app/database/large-text.column';
 
 export const JOURNAL_STATES = ['STARTED', 'COMPLETED', 'FAILED'] as const;
 export type JournalState = (typeof JOURNAL_STATES)[number];
@@ -32,7 +33,8 @@ export class ToolCallJournalEntity {
   @Column({ type: 'varchar', length: 64 })
   fingerprint: string;
 
-  /** The arguments as submitted (canonical JSON): what an approved RETRY runs again. */
+  /** The arguments as submitted (canonical JSON): what an approved RETRY runs again. LONGTEXT on MySQL. */
+  @LargeText()
   @Column({ name: 'arguments_json', type: 'text' })
   argumentsJson: string;
 

@@ -4,7 +4,8 @@ import { DataSource, EntityManager } from 'typeorm';
 import { isUniqueViolation } from '@app/database/unique-violation';
 import { runStatement } from '@app/database/run-statement';
 import { HotSql } from '@app/database/hot-sql';
-import { JournalEntry, JournalKey, JournalOutcome, RESULT_CHUNK_CHARS } from './journal.types';
+import { JournalEntry, JournalKey, JournalOutcome } from './journal.types';
+import { textChunks } from '../results/tool-result.chunks';
 
 type Row = Record<string, unknown>;
 
@@ -103,8 +104,9 @@ export class ToolCallJournalRepository {
    * owner of a STARTED entry may finish it (pass `owner: null` for a human's MARK_DONE / REJECT).
    */
   async finish(key: JournalKey, owner: string | null, outcome: JournalOutcome, now: number): Promise<boolean> {
-    const first = outcome.content.slice(0, RESULT_CHUNK_CHARS);
-    const chunkCount = Math.max(0, Math.ceil(outcome.content.length / RESULT_CHUNK_CHARS) - 1);
+    const chunks = textChunks(outcome.content);
+    const first = chunks[0] ?? '';
+    const chunkCount = Math.max(0, chunks.length - 1);
     const sql = `UPDATE tool_call_journal SET state = ?, result_status = ?, attempts = attempts + ?, finished_at = ?, duration_ms = ?, is_error = ?, error_class = ?,
         content = ?, total_chars = ?, result_chunks = ?
       WHERE tenant_id = ? AND session_id = ? AND tool_call_id = ? AND state = 'STARTED'${owner === null ? '' : ' AND owner = ?'}`;
@@ -116,7 +118,7 @@ export class ToolCallJournalRepository {
     if (chunkCount === 0) return (await this.sql.run(sql, params)) === 1;
     return this.dataSource.transaction(async (m) => {
       if ((await runStatement(m, sql, params)) !== 1) return false;
-      await this.writeChunks(m, key, outcome.content);
+      await this.writeChunks(m, key, chunks);
       return true;
     });
   }
@@ -154,11 +156,12 @@ export class ToolCallJournalRepository {
 
   private async insert(e: NewJournalEntry, state: 'STARTED' | 'FAILED', now: number, result: { content: string; errorClass: string; resultStatus: string } | null): Promise<boolean> {
     const content = result?.content ?? null;
-    const chunkCount = content ? Math.max(0, Math.ceil(content.length / RESULT_CHUNK_CHARS) - 1) : 0;
+    const chunks = content === null ? [] : textChunks(content);
+    const chunkCount = Math.max(0, chunks.length - 1);
     const params = [
       e.tenantId, e.sessionId, e.toolCallId, e.toolName, e.toolId, e.fingerprint, e.argumentsJson, e.sideEffect, state,
       result?.resultStatus ?? null, 0, e.iteration, e.owner, e.leaseExpiresAt, now, result ? now : null, result ? 0 : null,
-      result ? 1 : 0, result?.errorClass ?? null, content?.slice(0, RESULT_CHUNK_CHARS) ?? null, content?.length ?? 0, chunkCount, e.inlineLimit,
+      result ? 1 : 0, result?.errorClass ?? null, content === null ? null : (chunks[0] ?? ''), content?.length ?? 0, chunkCount, e.inlineLimit,
     ];
     const sql = `INSERT INTO tool_call_journal (${COLUMNS}) VALUES (${params.map(() => '?').join(', ')})`;
     try {
@@ -167,7 +170,7 @@ export class ToolCallJournalRepository {
       } else {
         await this.dataSource.transaction(async (m) => {
           await m.query(sql, params);
-          await this.writeChunks(m, e, content!);
+          await this.writeChunks(m, e, chunks);
         });
       }
       return true;
@@ -177,14 +180,10 @@ export class ToolCallJournalRepository {
     }
   }
 
-  private async writeChunks(m: EntityManager, key: JournalKey, content: string): Promise<void> {
-    for (let seq = 1; seq * RESULT_CHUNK_CHARS < content.length; seq++) {
-      await m.query('INSERT INTO tool_result_chunk (session_id, tool_call_id, seq, content) VALUES (?, ?, ?, ?)', [
-        key.sessionId,
-        key.toolCallId,
-        seq,
-        content.slice(seq * RESULT_CHUNK_CHARS, (seq + 1) * RESULT_CHUNK_CHARS),
-      ]);
+  /** Writes chunks 1..n (chunk 0 is the entry's own `content`). */
+  private async writeChunks(m: EntityManager, key: JournalKey, chunks: readonly string[]): Promise<void> {
+    for (let seq = 1; seq < chunks.length; seq++) {
+      await m.query('INSERT INTO tool_result_chunk (session_id, tool_call_id, seq, content) VALUES (?, ?, ?, ?)', [key.sessionId, key.toolCallId, seq, chunks[seq]]);
     }
   }
 }

@@ -1,5 +1,7 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { epochMs } from '@app/database/epoch-ms.transformer';
+import { jsonText } from '@app/database/json-column';
+import { LargeText } from '@app/database/large-text.column';
 import type { ToolRequirement } from '@app/modules/tool-registry/tool-registry.types';
 import type { HitlRequestView, PendingBatch, SessionStatus, TodoItem, ActiveSkill } from './session.types';
 
@@ -21,7 +23,9 @@ export class AgentSessionEntity {
   @Column({ name: 'user_id', type: 'varchar', length: 128 })
   userId: string;
 
-  @Column({ type: 'simple-json' })
+  /** Up to 1,000 permissions of 128 characters: LONGTEXT on MySQL. */
+  @LargeText()
+  @Column({ type: 'text', transformer: jsonText })
   permissions: string[];
 
   @Column({ type: 'simple-json' })
@@ -44,11 +48,14 @@ export class AgentSessionEntity {
   @Column({ name: 'hitl_request', type: 'simple-json', nullable: true })
   hitlRequest: HitlRequestView | null;
 
-  /** The interrupted batch: the call awaiting a decision and the calls left NOT_RUN. */
-  @Column({ name: 'pending_batch', type: 'simple-json', nullable: true })
+  /** The interrupted batch: the call awaiting a decision and the calls left NOT_RUN, with full arguments (LONGTEXT on MySQL). */
+  @LargeText()
+  @Column({ name: 'pending_batch', type: 'text', nullable: true, transformer: jsonText })
   pendingBatch: PendingBatch | null;
 
-  @Column({ name: 'todo_list', type: 'simple-json' })
+  /** Up to 100 items of 500 characters (UPDATE_TODO_LIST's schema): LONGTEXT on MySQL. */
+  @LargeText()
+  @Column({ name: 'todo_list', type: 'text', transformer: jsonText })
   todoList: TodoItem[];
 
   @Column({ name: 'active_skill', type: 'simple-json', nullable: true })
