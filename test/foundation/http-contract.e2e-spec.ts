@@ -145,6 +145,14 @@ describe('HTTP contract of act and execute (routing, bodies, errors)', () => {
     expect(res.body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
   });
 
+  it('a JSON body declared in another charset than UTF-8 is a 415; utf-8 in any spelling is read', async () => {
+    const latin1 = await gw.http.post(execute).set(runtime).set('content-type', 'application/json; charset=iso-8859-1').send(JSON.stringify(executeBody()));
+    expect({ status: latin1.status, code: latin1.body.error?.code }).toEqual({ status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' });
+    expect(latin1.body.error.message).toContain('unsupported charset "ISO-8859-1"');
+    const utf8 = await gw.http.post(execute).set(runtime).set('content-type', 'application/json; charset="UTF-8"').send(JSON.stringify(executeBody()));
+    expect(utf8.status).toBe(200);
+  });
+
   it('a compressed body that does not inflate is a 400, an unknown encoding a 415', async () => {
     const broken = await sendRaw(execute, { 'content-encoding': 'gzip' }, Buffer.from('not gzip at all'));
     expect({ status: broken.statusCode, code: broken.json().error?.code }).toEqual({ status: 400, code: 'VALIDATION_FAILED' });

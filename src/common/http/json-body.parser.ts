@@ -6,16 +6,26 @@ class JsonBodyReadError extends Error {
   readonly statusCode = 400;
 }
 
+/** A JSON body in another charset than UTF-8: 415 UNSUPPORTED_MEDIA_TYPE (as the Express body parser answered). */
+class UnsupportedCharsetError extends Error {
+  readonly statusCode = 415;
+}
+
+/** The `charset` parameter of a Content-Type, lower-cased, without quotes; undefined when there is none. */
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]+)"?/i;
+
 /**
  * The one JSON body parser of the API (Fastify content-type parser for `application/json`): at most
  * {@link JSON_BODY_LIMIT_BYTES} (Fastify answers 413 beyond), nesting checked on the raw bytes before parsing
  * (400 VALIDATION_FAILED past 64 levels), an empty body read as `{}`, and only an object or an array at the top
- * (strict, as the Express body parser was). Fastify's default text/plain parser is removed: a body of any other
- * media type is a 415.
+ * (strict, as the Express body parser was), UTF-8 only (another charset is a 415). Fastify's default text/plain
+ * parser is removed: a body of any other media type is a 415.
  */
 export function registerJsonBodyParser(fastify: FastifyInstance): void {
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: JSON_BODY_LIMIT_BYTES }, (_req: FastifyRequest, raw: Buffer, done: (err: Error | null, body?: unknown) => void) => {
+  fastify.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: JSON_BODY_LIMIT_BYTES }, (req: FastifyRequest, raw: Buffer, done: (err: Error | null, body?: unknown) => void) => {
+    const charset = CHARSET.exec(req.headers['content-type'] ?? '')?.[1].toLowerCase();
+    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') return done(new UnsupportedCharsetError(`unsupported charset "${charset.toUpperCase()}"`));
     try {
       done(null, parseJsonBody(raw));
     } catch (err) {
