@@ -19,7 +19,6 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { NacosMcpSyncModule } from './modules/nacos-mcp-sync/nacos-mcp-sync.module';
 import { HealthController } from './modules/health/health.controller';
 import { TenantSecretsModule } from './modules/tenant-secrets/tenant-secrets.module';
-import { DirectRoutesModule } from './common/http/direct-routes/direct-routes.module';
 import { RetentionModule } from './modules/retention/retention.module';
 import { MetricsModule } from './modules/metrics/metrics.module';
 import { GatewayLoggingModule } from './common/logging/gateway-logging.module';
@@ -36,7 +35,6 @@ export class AppModule {
         GatewayLoggingModule.forRoot(logging),
         DatabaseModule.forDataSource(dataSource),
         ScheduleModule.forRoot(),
-        DirectRoutesModule,
         MetricsModule,
         ApiKeysModule,
         ToolRegistryModule,

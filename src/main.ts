@@ -1,7 +1,6 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
 import { GatewayConfig, GatewayConfigError, loadGatewayConfig } from './config/gateway-config';
 import { DatabaseStartupError } from './database/open-database';
 import { redactDatabaseUrl } from './database/database-options';
@@ -25,7 +24,7 @@ async function main(): Promise<void> {
   const config = ensureAdminKey(loadGatewayConfig());
   const app = await createGatewayApp(config);
   await app.listen(config.port, config.host);
-  const bound = describeListenAddress((app.getHttpServer() as Server).address());
+  const bound = describeListenAddress(app.getHttpServer().address());
   logger.log(`Listening on ${bound.url} (${bound.scope}, HOST=${config.host}; database ${redactDatabaseUrl(config.databaseUrl)}); API docs at ${bound.localUrl}/docs`);
 }
 

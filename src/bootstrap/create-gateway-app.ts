@@ -1,50 +1,56 @@
-import { INestApplication, Logger, LogLevel } from '@nestjs/common';
+import { LogLevel } from '@nestjs/common';
+import type { IncomingMessage } from 'node:http';
 import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from '@app/app.module';
 import type { GatewayConfig } from '@app/config/gateway-config';
 import { openDatabase } from '@app/database/open-database';
 import { createValidationPipe } from '@app/common/errors/validation';
-import { API_KEY_RESOLVER, ApiKeyResolver } from '@app/common/auth/auth-context';
-import { assertJsonBodyDepth, JSON_BODY_LIMIT_BYTES } from '@app/common/http/json-body';
-import { DirectRouteExplorer } from '@app/common/http/direct-routes/direct-route.explorer';
-import { DirectRouter } from '@app/common/http/direct-routes/direct-router';
-import { installDirectRoutes } from '@app/common/http/direct-routes/install-direct-routes';
+import { JSON_BODY_LIMIT_BYTES } from '@app/common/http/json-body';
+import { registerJsonBodyParser } from '@app/common/http/json-body.parser';
+import { registerBodyDecompression } from '@app/common/http/body-decompression.hook';
 import { Logger as PinoNestLogger } from 'nestjs-pino';
 import { createGatewayLogging } from '@app/common/logging/gateway-logging';
-import { installRequestLogging } from '@app/common/logging/install-request-logging';
+import { registerRequestLogging } from '@app/common/logging/request-logging.hooks';
+import { requestIdOf } from '@app/common/logging/request-id';
+import { answerFrameworkError } from '@app/common/errors/framework-error.handler';
 import { setUpSwagger } from './swagger';
 
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
 
 /**
- * Builds the whole gateway (database opened and migrated first, then Nest with pipes, filter and Swagger, then
- * the direct routes in front of Express for the per-call endpoints, and the request logger in front of both).
- * Logs are JSON lines through pino, or Nest's coloured console lines (LOG_FORMAT); `logger: false` silences both.
- * `main.ts`, the e2e tests and the benchmarks all start the app through here.
+ * Builds the whole gateway (database opened and migrated first, then Nest on Fastify with pipes, filter and
+ * Swagger). Every route, act and execute included, goes through Nest's router, guards, pipes, interceptors and
+ * the error filter. Logs are JSON lines through pino, or Nest's coloured console lines (LOG_FORMAT);
+ * `logger: false` silences both. `main.ts`, the e2e tests and the benchmarks all start the app through here;
+ * the app is ready to serve (Fastify's plugins loaded) when this returns.
  */
-export async function createGatewayApp(config: GatewayConfig, options: { logger?: false } = {}): Promise<INestApplication> {
+export async function createGatewayApp(config: GatewayConfig, options: { logger?: false } = {}): Promise<NestFastifyApplication> {
   const dataSource = await openDatabase({ url: config.databaseUrl, sqliteSynchronous: config.sqliteSynchronous });
   const logger = options.logger === false ? false : LEVELS.slice(0, LEVELS.indexOf(config.logLevel) + 1);
   const logging = createGatewayLogging(config, { silent: options.logger === false });
   const jsonLogs = logger !== false && logging.format === 'json';
-  // JSON only (no urlencoded parser), no ETag hashing of every response, no X-Powered-By.
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, dataSource, logging), { logger, bufferLogs: jsonLogs, bodyParser: false });
+  const adapter = new FastifyAdapter({
+    bodyLimit: JSON_BODY_LIMIT_BYTES,
+    // The request id: the caller's X-Request-Id when sane, else a new UUID (echoed by the request logging).
+    genReqId: (req: IncomingMessage) => requestIdOf(req),
+    // As Express matched: /path/ like /path, static segments in any letter case (parameters keep theirs).
+    routerOptions: { ignoreTrailingSlash: true, caseSensitive: false },
+    // Fastify's own answers (a path that does not decode) get the contract's error body too.
+    frameworkErrors: answerFrameworkError,
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, dataSource, logging), adapter, { logger, bufferLogs: jsonLogs, bodyParser: false });
   if (jsonLogs) app.useLogger(app.get(PinoNestLogger));
-  // verify runs on the raw bytes before JSON.parse: a body nested too deep is a 400, never a stack overflow later.
-  const jsonParserOptions = { limit: JSON_BODY_LIMIT_BYTES, verify: (_req: unknown, _res: unknown, raw: Buffer) => assertJsonBodyDepth(raw) };
-  app.useBodyParser('json', jsonParserOptions);
-  app.set('etag', false);
-  app.disable('x-powered-by');
+  const fastify = app.getHttpAdapter().getInstance();
+  // Read by the auth guard on every request: declared up front so requests keep one shape.
+  fastify.decorateRequest('auth', null);
+  registerRequestLogging(fastify, logging.httpLogger);
+  registerBodyDecompression(fastify);
+  registerJsonBodyParser(fastify);
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();
   setUpSwagger(app);
   await app.init();
-  if (config.httpDirectRoutes) {
-    const router = new DirectRouter(app.get(DirectRouteExplorer).routes(), app.get<symbol, ApiKeyResolver>(API_KEY_RESOLVER, { strict: false }), JSON_BODY_LIMIT_BYTES);
-    installDirectRoutes(app.getHttpServer(), router);
-    if (logger !== false) new Logger('DirectRoutes').log(`Served ahead of Express: ${router.describe().join(', ')}`);
-  }
-  installRequestLogging(app.getHttpServer(), logging.httpLogger);
+  await fastify.ready();
   return app;
 }

@@ -37,8 +37,6 @@ export interface GatewayConfig {
   /** SECRETS_KEY as bytes (AES-256-GCM key of tenant secrets); null when unset. */
   secretsKey: Buffer | null;
   demoToolsEnabled: boolean;
-  /** Serve `@DirectRoute()` endpoints ahead of Express. */
-  httpDirectRoutes: boolean;
   logLevel: 'error' | 'warn' | 'log' | 'debug' | 'verbose';
   /** `auto` is resolved at start-up (see the logging bootstrap). */
   logFormat: 'auto' | 'json' | 'pretty';
@@ -164,7 +162,6 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     secretsKey: raw.SECRETS_KEY ? Buffer.from(raw.SECRETS_KEY as string, 'hex') : null,
     // The demo tools are for a first look; production gets them only when asked for explicitly.
     demoToolsEnabled: raw.NODE_ENV === 'production' && env.DEMO_TOOLS_ENABLED === undefined ? false : (raw.DEMO_TOOLS_ENABLED as boolean),
-    httpDirectRoutes: raw.HTTP_DIRECT_ROUTES as boolean,
     logLevel: raw.LOG_LEVEL as GatewayConfig['logLevel'],
     logFormat: raw.LOG_FORMAT as GatewayConfig['logFormat'],
     metricsToken: raw.METRICS_TOKEN as string,

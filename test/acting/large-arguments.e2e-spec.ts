@@ -103,17 +103,17 @@ describeEachDialect('arguments of megabytes through act and resume', (dialect) =
     expect(again.body.results[0]).toMatchObject({ status: 'FAILED', reused: true, content: res.body.results[0].content });
   });
 
-  it('answers the same through Express (HTTP_DIRECT_ROUTES=false)', async () => {
-    const express = await startTestGateway(db.url, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', RESULT_STORE_MAX_BYTES: '0', HTTP_DIRECT_ROUTES: 'false' });
+  it('runs a 1 MB call and refuses an over-limit one in the same batch (results not stored)', async () => {
+    const unstored = await startTestGateway(db.url, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', RESULT_STORE_MAX_BYTES: '0' });
     try {
       const sessionId = await newSession();
       const calls = [{ id: 'x1', name: 'write_file', arguments: fileArguments(MB, 'express') }, { id: 'x2', name: 'write_file', arguments: fileArguments(TOOL_ARGUMENTS_MAX_BYTES + 1, 'big') }];
-      const res = await express.http.post(`/api/v1/sessions/${sessionId}/act`).set(runtime).send({ iteration: 1, toolCalls: calls }).expect(200);
+      const res = await unstored.http.post(`/api/v1/sessions/${sessionId}/act`).set(runtime).send({ iteration: 1, toolCalls: calls }).expect(200);
       expect(res.body.results[0]).toMatchObject({ status: 'COMPLETED', content: `stored ${JSON.stringify(fileArguments(MB, 'express')).length} bytes` });
       expect(res.body.results[1]).toMatchObject({ status: 'FAILED', content: expect.stringMatching(/over the limit of 8,388,608 bytes/) });
       expect(remote.requests).toHaveLength(1);
     } finally {
-      await express.close();
+      await unstored.close();
     }
   });
 

@@ -4,14 +4,10 @@ import { createKey, startTestGateway, TestGateway, toolBody } from '@test/suppor
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
 
 /**
- * What an HTTP tool's remote receives through the whole gateway (act, resume, registration), served by the
- * direct routes and by Express alike: the call's context headers, an idempotency key per (tenant, session,
+ * What an HTTP tool's remote receives through the whole gateway (act, resume, registration): the call's context headers, an idempotency key per (tenant, session,
  * toolCallId) that a re-run keeps, and nothing at all for a path value that would leave its segment.
  */
-describe.each([
-  ['direct routes', 'true'],
-  ['Express', 'false'],
-])('what remotes receive (%s)', (_label, directRoutes) => {
+describe('what remotes receive', () => {
   let db: TestDatabase;
   let gw: TestGateway;
   let remote: RecordingHttpServer;
@@ -34,7 +30,7 @@ describe.each([
   beforeAll(async () => {
     remote = await new RecordingHttpServer().start();
     db = await createTestDatabaseUrl('sqlite');
-    gw = await startTestGateway(db.url, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', HTTP_DIRECT_ROUTES: directRoutes });
+    gw = await startTestGateway(db.url, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1' });
     const create = async (body: Record<string, unknown>) => (await gw.http.post('/api/v1/admin/tools').set(gw.admin).send(toolBody(body)).expect(201)).body.id as string;
     const anyArgs = { type: 'object', properties: { q: { type: 'string' }, id: { type: 'string' } } };
     const whoami = await create({ name: 'whoami', tenantId: null, endpoint: remote.url('/whoami'), parameters: anyArgs });

@@ -1,5 +1,5 @@
-import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import { AppModule } from '@app/app.module';
 import { loadGatewayConfig } from '@app/config/gateway-config';
@@ -23,7 +23,7 @@ import { testDatabases } from './support/feign-test-module';
  */
 describeEachDialect('GET /api/v1/admin/feign/tools and the demo order tools', (dialect) => {
   const databases = testDatabases(dialect);
-  let app: INestApplication;
+  let app: NestFastifyApplication;
   const admin = { Authorization: `Bearer ${TEST_ADMIN_KEY}` };
 
   beforeAll(async () => {
@@ -32,10 +32,11 @@ describeEachDialect('GET /api/v1/admin/feign/tools and the demo order tools', (d
     const moduleRef = await Test.createTestingModule({
       imports: [AppModule.forRoot(config, await openDatabase({ url })), FeignRegistrationModule, DemoOrdersModule],
     }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
+    app = moduleRef.createNestApplication<NestFastifyApplication>(new FastifyAdapter(), { logger: false });
     app.useGlobalPipes(createValidationPipe());
     setUpSwagger(app);
     await app.init();
+    await app.getHttpAdapter().getInstance().ready();
   });
 
   afterAll(async () => {

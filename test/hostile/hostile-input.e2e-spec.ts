@@ -9,13 +9,12 @@ const nestedJson = (depth: number, leaf = '1'): string => '{"a":'.repeat(depth) 
 /**
  * Hostile input answered with a 400 (or refused in milliseconds), never a 500 or a frozen event loop: deep JSON
  * bodies, JSON Schema dialects ajv cannot check, patterns RE2 cannot run, a catastrophic-backtracking pattern,
- * an out-of-range page. act goes through the direct routes and through Express (HTTP_DIRECT_ROUTES=false).
+ * an out-of-range page.
  */
 describe('hostile input: clear 400s, no stall', () => {
   let db: TestDatabase;
   let remote: RecordingHttpServer;
-  let direct: TestGateway;
-  let viaExpress: TestGateway;
+  let gw: TestGateway;
   let runtime: { Authorization: string };
   let agentId: string;
   let sessionId: string;
@@ -23,9 +22,7 @@ describe('hostile input: clear 400s, no stall', () => {
   beforeAll(async () => {
     remote = await new RecordingHttpServer().start();
     db = await createTestDatabaseUrl('sqlite');
-    direct = await startTestGateway(db.url, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1' });
-    viaExpress = await startTestGateway(db.url, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', HTTP_DIRECT_ROUTES: 'false' });
-    const gw = direct;
+    gw = await startTestGateway(db.url, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1' });
     runtime = await createKey(gw, 'acme', 'runtime');
     const hostile = toolBody({
       name: 'hostile',
@@ -39,16 +36,11 @@ describe('hostile input: clear 400s, no stall', () => {
     sessionId = (await gw.http.post('/api/v1/sessions').set(runtime).send({ agentId, userId: 'u1', permissions: [] }).expect(201)).body.id;
   });
   afterAll(async () => {
-    await direct?.close();
-    await viaExpress?.close();
+    await gw?.close();
     await remote?.stop();
     await db?.drop();
   });
 
-  const gateways = () => [
-    ['direct', direct],
-    ['express', viaExpress],
-  ] as const;
   const postJson = (http: ReturnType<typeof request>, path: string, headers: Record<string, string>, text: string) =>
     http.post(path).set(headers).set('content-type', 'application/json').send(text);
   const expectTooDeep = (res: request.Response) => {
@@ -58,24 +50,21 @@ describe('hostile input: clear 400s, no stall', () => {
   };
 
   describe('JSON nested 5,000 levels deep', () => {
-    it('act (direct routes and Express): 400 naming the limit', async () => {
+    it('act: 400 naming the limit', async () => {
       const body = `{"iteration":1,"toolCalls":[{"id":"deep","name":"hostile","arguments":${nestedJson(5000)}}]}`;
-      for (const [, gw] of gateways()) expectTooDeep(await postJson(gw.http, `/api/v1/sessions/${sessionId}/act`, runtime, body));
+      expectTooDeep(await postJson(gw.http, `/api/v1/sessions/${sessionId}/act`, runtime, body));
     });
 
     it('act with arguments as a JSON string nested 5,000 deep: the call fails naming the limit, nothing is sent', async () => {
       const sentBefore = remote.requests.length;
-      for (const [name, gw] of gateways()) {
-        const body = { iteration: 1, toolCalls: [{ id: `deep-string-${name}`, name: 'hostile', arguments: nestedJson(5000) }] };
-        const res = await gw.http.post(`/api/v1/sessions/${sessionId}/act`).set(runtime).send(body);
-        expect(res.status).toBe(200);
-        expect(JSON.stringify(res.body.results)).toContain('nested deeper than 64 levels');
-      }
+      const body = { iteration: 1, toolCalls: [{ id: 'deep-string', name: 'hostile', arguments: nestedJson(5000) }] };
+      const res = await gw.http.post(`/api/v1/sessions/${sessionId}/act`).set(runtime).send(body);
+      expect(res.status).toBe(200);
+      expect(JSON.stringify(res.body.results)).toContain('nested deeper than 64 levels');
       expect(remote.requests).toHaveLength(sentBefore);
     });
 
     it('execute, tool-specs, admin agents and tools bodies: 400', async () => {
-      const gw = direct;
       expectTooDeep(await postJson(gw.http, '/api/v1/tools/hostile/execute', runtime, `{"userId":"u1","agentId":"${agentId}","arguments":${nestedJson(5000)}}`));
       expectTooDeep(await postJson(gw.http, `/api/v1/agents/${agentId}/tool-specs`, runtime, `{"userId":"u1","permissions":${'['.repeat(5000)}${']'.repeat(5000)}}`));
       expectTooDeep(await postJson(gw.http, '/api/v1/admin/agents', gw.admin, `{"name":"deep","tenantId":"acme","description":${nestedJson(5000)}}`));
@@ -85,7 +74,7 @@ describe('hostile input: clear 400s, no stall', () => {
 
     it('64 levels are still accepted', async () => {
       const body = `{"iteration":1,"toolCalls":[{"id":"deep-ok","name":"hostile","arguments":{"q":"aaa","extra":${nestedJson(58)}}}]}`;
-      const res = await postJson(direct.http, `/api/v1/sessions/${sessionId}/act`, runtime, body);
+      const res = await postJson(gw.http, `/api/v1/sessions/${sessionId}/act`, runtime, body);
       expect(res.status).toBe(200);
     });
   });
@@ -94,9 +83,9 @@ describe('hostile input: clear 400s, no stall', () => {
     it.each([['http://json-schema.org/draft-04/schema#'], ['http://json-schema.org/draft-06/schema#'], ['https://example.com/unknown-meta']])(
       '$schema %s: 400 naming the supported drafts',
       async ($schema) => {
-        const res = await direct.http
+        const res = await gw.http
           .post('/api/v1/admin/tools')
-          .set(direct.admin)
+          .set(gw.admin)
           .send(toolBody({ tenantId: 'acme', parameters: { $schema, type: 'object', properties: {} } }));
         expect(res.status).toBe(400);
         expect(res.body.error.code).toBe('VALIDATION_FAILED');
@@ -108,7 +97,7 @@ describe('hostile input: clear 400s, no stall', () => {
 
     it('a lookahead pattern: 400 naming the pattern and why', async () => {
       const parameters = { type: 'object', properties: { pw: { type: 'string', pattern: '^(?=.*[0-9]).{8,}$' } } };
-      const res = await direct.http.post('/api/v1/admin/tools').set(direct.admin).send(toolBody({ tenantId: 'acme', parameters }));
+      const res = await gw.http.post('/api/v1/admin/tools').set(gw.admin).send(toolBody({ tenantId: 'acme', parameters }));
       expect(res.status).toBe(400);
       expect(res.body.error.message).toContain('pattern "^(?=.*[0-9]).{8,}$" is not supported');
       expect(res.body.error.message).toContain('lookahead');
@@ -116,7 +105,7 @@ describe('hostile input: clear 400s, no stall', () => {
   });
 
   it('?page=99999999999999999999: 400 naming the maximum', async () => {
-    const res = await direct.http.get('/api/v1/admin/tools?page=99999999999999999999').set(direct.admin);
+    const res = await gw.http.get('/api/v1/admin/tools?page=99999999999999999999').set(gw.admin);
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('VALIDATION_FAILED');
     expect(res.body.error.details.fields).toEqual([{ field: 'page', problems: [expect.stringContaining('1000000')] }]);
@@ -124,12 +113,12 @@ describe('hostile input: clear 400s, no stall', () => {
 
   it('a catastrophic-backtracking pattern is matched in milliseconds and /health answers meanwhile', async () => {
     const hostileCall = (id: string, length: number) =>
-      direct.http.post(`/api/v1/sessions/${sessionId}/act`).set(runtime).send({ iteration: 1, toolCalls: [{ id, name: 'hostile', arguments: { q: 'a'.repeat(length) + '!' } }] });
+      gw.http.post(`/api/v1/sessions/${sessionId}/act`).set(runtime).send({ iteration: 1, toolCalls: [{ id, name: 'hostile', arguments: { q: 'a'.repeat(length) + '!' } }] });
     const sentBefore = remote.requests.length;
     const started = performance.now();
     const [act, health] = await Promise.all([
       hostileCall('redos-31', 31).then((res) => ({ res, ms: performance.now() - started })),
-      direct.http.get('/health').then((res) => ({ res, ms: performance.now() - started })),
+      gw.http.get('/health').then((res) => ({ res, ms: performance.now() - started })),
     ]);
     expect(act.res.status).toBe(200);
     expect(JSON.stringify(act.res.body.results)).toContain('must match pattern');

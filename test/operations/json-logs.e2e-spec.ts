@@ -73,7 +73,7 @@ describe('JSON logs of a gateway process (LOG_FORMAT=json)', () => {
     rmSync(`${dbFile}-shm`, { force: true });
   });
 
-  it('tags act lines (served by the direct routes) with the caller’s request id, tenant, session and tool call id', async () => {
+  it('tags act lines with the caller’s request id, tenant, session and tool call id', async () => {
     const res = await send('POST', `/api/v1/sessions/${sessionId}/act`, { ...runtime(), 'X-Request-Id': 'req-act-1' }, {
       iteration: 1,
       toolCalls: [{ id: 'call-bad-1', name: 'bad_tool', arguments: { q: 'x', password: ARGUMENT_SECRET } }],
@@ -98,7 +98,7 @@ describe('JSON logs of a gateway process (LOG_FORMAT=json)', () => {
     });
   });
 
-  it('makes a request id when the incoming one is not sane, and tags Express routes too', async () => {
+  it('makes a request id when the incoming one is not sane, and tags other routes too', async () => {
     const res = await send('GET', `/api/v1/sessions/${sessionId}`, { ...runtime(), 'X-Request-Id': 'two words {"injected":true}' });
     expect(res.status).toBe(200);
     const id = res.headers.get('x-request-id')!;

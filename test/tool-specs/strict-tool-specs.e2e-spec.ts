@@ -6,12 +6,9 @@ import { openAiStrictSpecViolations, openAiSpecViolations } from '@app/modules/a
 /**
  * OpenAI strict mode through the whole gateway (issue 11): `strict: true` on tool-specs, and the
  * arguments a strict (or Gemini) model sends mapped back before the tool's own schema judges them, so
- * the remote never sees a null it did not ask for. Served by the direct routes and by Express alike.
+ * the remote never sees a null it did not ask for.
  */
-describe.each([
-  ['direct routes', 'true'],
-  ['Express', 'false'],
-])('strict tool specs and the arguments that come back (%s)', (_label, directRoutes) => {
+describe('strict tool specs and the arguments that come back', () => {
   let db: TestDatabase;
   let gw: TestGateway;
   let remote: RecordingHttpServer;
@@ -24,7 +21,7 @@ describe.each([
   beforeAll(async () => {
     remote = await new RecordingHttpServer().start();
     db = await createTestDatabaseUrl('sqlite');
-    gw = await startTestGateway(db.url, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', HTTP_DIRECT_ROUTES: directRoutes });
+    gw = await startTestGateway(db.url, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1' });
     const create = async (name: string, parameters: Record<string, unknown>) => {
       ids[name] = (await gw.http.post('/api/v1/admin/tools').set(gw.admin).send(toolBody({ name, tenantId: 'acme', endpoint: remote.url(`/${name}`), parameters })).expect(201)).body.id;
     };

@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 import { API_KEY_RESOLVER, ApiKeyResolver, ApiRole, AuthContext } from './auth-context';
 import { PUBLIC_KEY, ROLES_KEY } from './auth.decorators';
 import { authorize } from './authorize';
@@ -16,7 +16,7 @@ export class ApiKeyAuthGuard implements CanActivate {
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     const targets = [ctx.getHandler(), ctx.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, targets)) return true;
-    const req = ctx.switchToHttp().getRequest<Request & { auth?: AuthContext }>();
+    const req = ctx.switchToHttp().getRequest<FastifyRequest & { auth?: AuthContext }>();
     const roles = this.reflector.getAllAndOverride<ApiRole[] | undefined>(ROLES_KEY, targets);
     req.auth = await authorize(this.resolver, req.headers.authorization, roles);
     return true;

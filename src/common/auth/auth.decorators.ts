@@ -10,7 +10,7 @@ export const Roles = (...roles: ApiRole[]) => SetMetadata(ROLES_KEY, roles);
 /** A route that needs no key (health). */
 export const Public = () => SetMetadata(PUBLIC_KEY, true);
 
-/** Reads the caller's {@link AuthContext} off the request (the direct routes recognize {@link Auth} by it). */
+/** Reads the caller's {@link AuthContext} off the request. */
 export function authOfRequest(_data: unknown, ctx: ExecutionContext): AuthContext {
   return ctx.switchToHttp().getRequest<{ auth: AuthContext }>().auth;
 }

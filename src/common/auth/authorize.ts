@@ -4,7 +4,7 @@ import type { ApiKeyResolver, ApiRole, AuthContext } from './auth-context';
 import { bindLogFields } from '../logging/log-context';
 
 /**
- * The one authorization rule of every non-public endpoint, shared by the Nest guard and the direct routes:
+ * The one authorization rule of every non-public endpoint, applied by the global Nest guard:
  * `Authorization: Bearer <key>`; no or unknown key → 401; a role the endpoint does not allow → 403.
  */
 export async function authorize(resolver: ApiKeyResolver, authorization: string | undefined, roles: readonly ApiRole[] | undefined): Promise<AuthContext> {

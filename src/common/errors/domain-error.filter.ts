@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { DomainError } from './domain-error';
 import { CommonErrorCode } from './common.errors';
 import { ERROR_HTTP_STATUS } from './error-codes';
@@ -15,14 +15,14 @@ export class DomainErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const res = host.switchToHttp().getResponse<Response>();
+    const reply = host.switchToHttp().getResponse<FastifyReply>();
     const [status, body] = errorResponse(exception, this.logger);
-    res.status(status).json(body);
+    void reply.code(status).send(body);
   }
 }
 
 /**
- * The status and body of an error, for the filter and the direct routes alike. Domain errors carry their
+ * The status and body of an error, for the filter and Fastify's own refusals alike. Domain errors carry their
  * own; HTTP-level 4xx failures (an `HttpException`, a body-parser error) keep their status and get the common
  * code of that status; anything else is a 500 with an incident id, logged with its stack.
  */

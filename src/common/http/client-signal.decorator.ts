@@ -1,5 +1,6 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
+import type { FastifyReply } from 'fastify';
 
 /** The reason of a {@link clientAbortSignal} abort (the call path's cancellation names it). */
 export class ClientClosedRequestError extends Error {
@@ -13,17 +14,16 @@ export class ClientClosedRequestError extends Error {
  * An AbortSignal that aborts when the client goes away (its connection closes) before the answer is complete.
  * A finished answer closes without aborting. One AbortController and one listener per request.
  */
-export function clientAbortSignal(_req: IncomingMessage, res: ServerResponse): AbortSignal {
+export function clientAbortSignal(res: ServerResponse): AbortSignal {
   const controller = new AbortController();
   if (res.destroyed || res.socket?.destroyed) controller.abort(new ClientClosedRequestError());
   else res.once('close', () => res.writableFinished || controller.abort(new ClientClosedRequestError()));
   return controller.signal;
 }
 
-/** Reads the client signal off the request (the direct routes recognize {@link ClientSignal} by it). */
+/** Reads the client signal off the request's node:http response (under Fastify's reply). */
 export function clientSignalOfRequest(_data: unknown, ctx: ExecutionContext): AbortSignal {
-  const http = ctx.switchToHttp();
-  return clientAbortSignal(http.getRequest<IncomingMessage>(), http.getResponse<ServerResponse>());
+  return clientAbortSignal(ctx.switchToHttp().getResponse<FastifyReply>().raw);
 }
 
 /**

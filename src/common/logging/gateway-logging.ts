@@ -61,7 +61,8 @@ export function createGatewayLogging(config: GatewayConfig, options: { silent?: 
   );
   const httpLogger = pinoHttp({
     logger,
-    genReqId: requestIdOf,
+    // Fastify's request id (see `registerRequestLogging`); this only serves a request that has none.
+    genReqId: (req, res) => requestIdOf(req, res),
     customAttributeKeys: { reqId: 'requestId' },
     quietReqLogger: true,
     autoLogging: format === 'json',

@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Param, Post, Res } from '@nestjs/common';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
@@ -23,7 +23,7 @@ export class AdminToolSpecsController {
   @HttpCode(200)
   @ApiOkResponse({ type: ToolSpecsResponseDto, description: 'What the runtime would get for this body (preview)' })
   @ApiErrors(400, 404)
-  async preview(@Auth() auth: AuthContext, @Param('agentId') agentId: string, @Body() dto: ToolSpecsRequestDto, @Res() res: Response): Promise<void> {
+  async preview(@Auth() auth: AuthContext, @Param('agentId') agentId: string, @Body() dto: ToolSpecsRequestDto, @Res() res: FastifyReply): Promise<void> {
     const agent = await this.agents.get(auth, agentId);
     const json = await this.visibility.toolSpecsJson(
       { tenantId: agent.tenantId, agentId, permissions: dto.permissions, capabilities: dto.capabilities, webSearchMode: dto.webSearchMode },
@@ -31,6 +31,6 @@ export class AdminToolSpecsController {
       dto.explain,
       dto.strict,
     );
-    res.status(200).type('application/json').send(json);
+    void res.code(200).type('application/json; charset=utf-8').send(json);
   }
 }

@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Param, Post, Res } from '@nestjs/common';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
@@ -18,7 +18,7 @@ export class ToolSpecsController {
   @HttpCode(200)
   @ApiOkResponse({ type: ToolSpecsResponseDto, description: 'The tools the model may see, in its own format' })
   @ApiErrors(400, 404)
-  async toolSpecs(@Auth() auth: AuthContext, @Param('agentId') agentId: string, @Body() dto: ToolSpecsRequestDto, @Res() res: Response): Promise<void> {
+  async toolSpecs(@Auth() auth: AuthContext, @Param('agentId') agentId: string, @Body() dto: ToolSpecsRequestDto, @Res() res: FastifyReply): Promise<void> {
     // Sent pre-serialized: the per-tool JSON is cached, so a large answer is joined, not re-stringified.
     const json = await this.visibility.toolSpecsJson(
       { tenantId: auth.tenantId!, agentId, permissions: dto.permissions, capabilities: dto.capabilities, webSearchMode: dto.webSearchMode },
@@ -26,6 +26,6 @@ export class ToolSpecsController {
       dto.explain,
       dto.strict,
     );
-    res.status(200).type('application/json').send(json);
+    void res.code(200).type('application/json; charset=utf-8').send(json);
   }
 }

@@ -2,7 +2,7 @@ import { Controller, Get, HttpCode, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { Public } from '@app/common/auth/auth.decorators';
 
 @ApiTags('health')
@@ -14,12 +14,12 @@ export class HealthController {
   @Public()
   @HttpCode(200)
   @ApiOkResponse({ schema: { example: { status: 'ok', db: 'up' } }, description: '503 with db "down" when the database does not answer' })
-  async health(@Res({ passthrough: true }) res: Response): Promise<{ status: string; db: string }> {
+  async health(@Res({ passthrough: true }) res: FastifyReply): Promise<{ status: string; db: string }> {
     try {
       await this.dataSource.query('SELECT 1');
       return { status: 'ok', db: 'up' };
     } catch {
-      res.status(503);
+      void res.code(503);
       return { status: 'degraded', db: 'down' };
     }
   }

@@ -1,7 +1,6 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { AjvBodyPipe } from '@app/common/http/ajv-body.pipe';
-import { DirectRoute } from '@app/common/http/direct-routes/direct-route.decorator';
 import { ClientSignal } from '@app/common/http/client-signal.decorator';
 import { EXECUTE_DIRECT_BODY_SCHEMA, ExecuteDirectBody } from './execute-direct-body.schema';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
@@ -18,7 +17,6 @@ export class ExecuteDirectController {
   constructor(private readonly direct: ExecuteDirectService) {}
 
   @Post(':name/execute')
-  @DirectRoute()
   @HttpCode(200)
   @ApiOkResponse({ type: ExecuteDirectResponseDto, description: 'A tool failure is a 200 result with isError: true' })
   @ApiErrors(400, 404, 409)

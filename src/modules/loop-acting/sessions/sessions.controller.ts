@@ -2,7 +2,6 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/com
 import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ErrorResponseDto } from '@app/common/dto/error-response.dto';
 import { AjvBodyPipe } from '@app/common/http/ajv-body.pipe';
-import { DirectRoute } from '@app/common/http/direct-routes/direct-route.decorator';
 import { ClientSignal } from '@app/common/http/client-signal.decorator';
 import { ACT_BODY_SCHEMA, ActBody } from './act-body.schema';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
@@ -41,7 +40,6 @@ export class SessionsController {
   }
 
   @Post(':id/act')
-  @DirectRoute()
   @HttpCode(200)
   @ApiOkResponse({ type: ActResponseDto, description: 'Tool failures are results (status FAILED, isError), not HTTP errors' })
   @ApiErrors(400, 404, 409)
