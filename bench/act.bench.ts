@@ -20,7 +20,16 @@ import { connectDirectBaselines, DirectBaselines, DIRECT_TUNED } from './support
 import { BENCH_TOOL, startBenchGateway } from './support/bench-gateway';
 import { JsonClient } from './support/json-client';
 import { BenchCall, compareSideBySide, warmUp } from './support/load-runner';
-import { ComparisonRow, p50Ratio, printComparison, printFloorShare, printGoals, printRatiosTo, printSetup, throughputRatio } from './support/comparison-report';
+import {
+  ComparisonRow,
+  p50Ratio,
+  printComparison,
+  printFloorShare,
+  printGoals,
+  printRatiosTo,
+  printSetup,
+  throughputRatio,
+} from './support/comparison-report';
 
 const N = Number(process.env.BENCH_N ?? 1500);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 300);
@@ -39,7 +48,11 @@ interface BenchDatabase {
 async function sqliteDatabase(): Promise<BenchDatabase> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-act-'));
   const synchronous = process.env.SQLITE_SYNCHRONOUS ?? 'NORMAL';
-  return { url: `sqlite:${join(dir, 'gateway.sqlite')}`, description: `SQLite file, WAL, synchronous=${synchronous}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    url: `sqlite:${join(dir, 'gateway.sqlite')}`,
+    description: `SQLite file, WAL, synchronous=${synchronous}`,
+    drop: async () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 /** A database on TEST_MYSQL_URL, or on a throwaway MariaDB with its durable defaults (fsync at commit). */
@@ -53,7 +66,9 @@ async function mysqlDatabase(): Promise<BenchDatabase | null> {
   const db: TestDatabase = await createTestDatabaseUrl('mysql');
   return {
     url: db.url,
-    description: server ? 'throwaway MariaDB, durable defaults (innodb_flush_log_at_trx_commit=1)' : 'MySQL/MariaDB at TEST_MYSQL_URL',
+    description: server
+      ? 'throwaway MariaDB, durable defaults (innodb_flush_log_at_trx_commit=1)'
+      : 'MySQL/MariaDB at TEST_MYSQL_URL',
     drop: async () => {
       await db.drop();
       await server?.stop();
@@ -61,7 +76,13 @@ async function mysqlDatabase(): Promise<BenchDatabase | null> {
   };
 }
 
-async function benchDialect(dialect: string, db: BenchDatabase, mcpUrl: string, direct: DirectBaselines, floor: FloorProxy): Promise<ComparisonRow[]> {
+async function benchDialect(
+  dialect: string,
+  db: BenchDatabase,
+  mcpUrl: string,
+  direct: DirectBaselines,
+  floor: FloorProxy,
+): Promise<ComparisonRow[]> {
   const gateway = await startBenchGateway({
     databaseUrl: db.url,
     mcpUrl,
@@ -71,16 +92,22 @@ async function benchDialect(dialect: string, db: BenchDatabase, mcpUrl: string, 
   });
   const http = new JsonClient(gateway.gw.url, gateway.seeded.runtime);
   try {
-    const sessions = await Promise.all(Array.from({ length: Math.max(...CALLERS) }, () => openSession(gateway.gw, gateway.seeded)));
+    const sessions = await Promise.all(
+      Array.from({ length: Math.max(...CALLERS) }, () => openSession(gateway.gw, gateway.seeded)),
+    );
     let seq = 0;
     const paths: Record<string, BenchCall> = {
       ...direct.paths('echo', { message: MESSAGE }),
       'floor proxy': () => floor.call('echo', { message: MESSAGE }),
       [`act (${dialect})`]: async (caller) => {
         const id = `bench-${caller}-${++seq}`;
-        const res = await http.post(`/api/v1/sessions/${sessions[caller]}/act`, { iteration: 1, toolCalls: [{ id, name: BENCH_TOOL, arguments: { message: MESSAGE } }] });
+        const res = await http.post(`/api/v1/sessions/${sessions[caller]}/act`, {
+          iteration: 1,
+          toolCalls: [{ id, name: BENCH_TOOL, arguments: { message: MESSAGE } }],
+        });
         const result = res.results?.[0];
-        if (res.status !== 'COMPLETED' || result?.status !== 'COMPLETED' || result.reused) throw new Error(`act answered ${JSON.stringify(res)}`);
+        if (res.status !== 'COMPLETED' || result?.status !== 'COMPLETED' || result.reused)
+          throw new Error(`act answered ${JSON.stringify(res)}`);
       },
     };
     await warmUp(paths, WARMUP);
@@ -107,9 +134,11 @@ async function main(): Promise<void> {
     }
     printSetup('bench/act: MCP tools/call direct vs POST /api/v1/sessions/{id}/act (journal on)', {
       'calls per path and concurrency': `${N} in ${ROUNDS} alternating rounds, after ${WARMUP} warm-up calls per path`,
-      'MCP server': 'SDK McpServer `echo` on node:http, StreamableHTTPServerTransport, JSON responses, stateful session, own process',
+      'MCP server':
+        'SDK McpServer `echo` on node:http, StreamableHTTPServerTransport, JSON responses, stateful session, own process',
       ...direct.describe,
-      'floor proxy': 'a minimal HTTP -> MCP proxy process (no keys, registry, validation or journal): what one more hop costs here',
+      'floor proxy':
+        'a minimal HTTP -> MCP proxy process (no keys, registry, validation or journal): what one more hop costs here',
       act: 'one call per act, new toolCallId each, one session per caller (iteration 1 throughout); gateway child process (NODE_ENV=production)',
       databases: databases.map(([d, db]) => `${d}: ${db.description}`).join('; '),
     });
@@ -121,7 +150,11 @@ async function main(): Promise<void> {
       const p50 = p50Ratio(rows, 1, `act (${dialect})`);
       const rate = throughputRatio(rows, 8, `act (${dialect})`);
       goals.push({ label: `${dialect}: p50 <= 1.5x direct with the SDK at 1 caller`, value: p50, met: p50 <= 1.5 });
-      goals.push({ label: `${dialect}: throughput >= 0.7x direct with the SDK at 8 callers`, value: rate, met: rate >= 0.7 });
+      goals.push({
+        label: `${dialect}: throughput >= 0.7x direct with the SDK at 8 callers`,
+        value: rate,
+        met: rate >= 0.7,
+      });
       printFloorShare(rows, 1, DIRECT_TUNED, 'floor proxy', `act (${dialect})`);
       console.log('');
     }

@@ -16,7 +16,15 @@ import { connectDirectBaselines, DIRECT_TUNED } from './support/direct-baselines
 import { BENCH_TOOL, startBenchGateway } from './support/bench-gateway';
 import { JsonClient } from './support/json-client';
 import { BenchCall, compareSideBySide, warmUp } from './support/load-runner';
-import { ComparisonRow, p50Ratio, printComparison, printFloorShare, printGoals, printRatiosTo, printSetup } from './support/comparison-report';
+import {
+  ComparisonRow,
+  p50Ratio,
+  printComparison,
+  printFloorShare,
+  printGoals,
+  printRatiosTo,
+  printSetup,
+} from './support/comparison-report';
 
 const N = Number(process.env.BENCH_N ?? 2000);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 300);
@@ -26,12 +34,22 @@ const CALLERS = [1, 8];
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-execute-'));
   const mcp = await startEchoMcpProcess();
-  const gateway = await startBenchGateway({ databaseUrl: `sqlite:${join(dir, 'gateway.sqlite')}`, mcpUrl: mcp.url, instanceId: 'bench-execute', profileDir: process.env.BENCH_PROFILE_DIR });
+  const gateway = await startBenchGateway({
+    databaseUrl: `sqlite:${join(dir, 'gateway.sqlite')}`,
+    mcpUrl: mcp.url,
+    instanceId: 'bench-execute',
+    profileDir: process.env.BENCH_PROFILE_DIR,
+  });
   const direct = await connectDirectBaselines(mcp.url);
   const floor = await startFloorProxy(mcp.url);
   const http = new JsonClient(gateway.gw.url, gateway.seeded.runtime);
   try {
-    const body = { agentId: gateway.seeded.agentId, userId: 'bench-user', permissions: [], arguments: { message: 'hello from the bench' } };
+    const body = {
+      agentId: gateway.seeded.agentId,
+      userId: 'bench-user',
+      permissions: [],
+      arguments: { message: 'hello from the bench' },
+    };
     const paths: Record<string, BenchCall> = {
       ...direct.paths('echo', { message: 'hello from the bench' }),
       'floor proxy': () => floor.call('echo', { message: 'hello from the bench' }),
@@ -42,10 +60,13 @@ async function main(): Promise<void> {
     };
     printSetup('bench/execute: MCP tools/call direct vs POST /api/v1/tools/{name}/execute', {
       'calls per path and concurrency': `${N} in ${ROUNDS} alternating rounds, after ${WARMUP} warm-up calls per path`,
-      'MCP server': 'SDK McpServer `echo` on node:http, StreamableHTTPServerTransport, JSON responses, stateful session, own process',
+      'MCP server':
+        'SDK McpServer `echo` on node:http, StreamableHTTPServerTransport, JSON responses, stateful session, own process',
       ...direct.describe,
-      'floor proxy': 'a minimal HTTP -> MCP proxy process (no keys, registry, validation or log): what one more hop costs here',
-      gateway: 'child process (NODE_ENV=production), SQLite file; client: undici keep-alive HTTP/1.1 JSON; gateway to MCP: its pooled session',
+      'floor proxy':
+        'a minimal HTTP -> MCP proxy process (no keys, registry, validation or log): what one more hop costs here',
+      gateway:
+        'child process (NODE_ENV=production), SQLite file; client: undici keep-alive HTTP/1.1 JSON; gateway to MCP: its pooled session',
     });
     await warmUp(paths, WARMUP);
     const rows: ComparisonRow[] = [];
@@ -55,7 +76,9 @@ async function main(): Promise<void> {
     printFloorShare(rows, 1, DIRECT_TUNED, 'floor proxy', 'gateway execute');
     console.log('');
     const ratio = p50Ratio(rows, 1, 'gateway execute');
-    printGoals([{ label: 'p50 through the gateway <= 1.5x direct with the SDK (1 caller)', value: ratio, met: ratio <= 1.5 }]);
+    printGoals([
+      { label: 'p50 through the gateway <= 1.5x direct with the SDK (1 caller)', value: ratio, met: ratio <= 1.5 },
+    ]);
   } finally {
     await http.close();
     await direct.close();

@@ -8,8 +8,10 @@ import { RISK_CORPUS } from '@test/risk/risk-corpus';
 const importStarted = process.hrtime.bigint();
 // Required after the timer starts, to report the module's load time (mvdan-sh is 1.5 MB of JS).
 /* eslint-disable @typescript-eslint/no-require-imports -- an import would load before the timer starts */
-const { evaluateRiskText } = require('../src/modules/hitl/risk/risk-text.evaluator') as typeof import('@app/modules/hitl/risk/risk-text.evaluator');
-const { evaluateRiskArguments } = require('../src/modules/hitl/risk/risk-arguments.evaluator') as typeof import('@app/modules/hitl/risk/risk-arguments.evaluator');
+const { evaluateRiskText } =
+  require('../src/modules/hitl/risk/risk-text.evaluator') as typeof import('@app/modules/hitl/risk/risk-text.evaluator');
+const { evaluateRiskArguments } =
+  require('../src/modules/hitl/risk/risk-arguments.evaluator') as typeof import('@app/modules/hitl/risk/risk-arguments.evaluator');
 /* eslint-enable @typescript-eslint/no-require-imports */
 const importMs = Number(process.hrtime.bigint() - importStarted) / 1e6;
 
@@ -21,10 +23,24 @@ const ARGUMENT_SAMPLES: { args: unknown; schema?: Record<string, unknown> }[] = 
   { args: { command: 'npm ci && npm run build && npm test -- --runInBand', cwd: '/srv/app', timeoutMs: 60000 } },
   { args: { command: 'rm', args: ['-rf', '/srv/app/dist'], env: { CI: 'true' } } },
   {
-    args: { steps: [{ sql: 'SELECT id FROM users WHERE email = $1' }, { sql: 'DELETE FROM sessions' }], database: 'app' },
-    schema: { type: 'object', properties: { steps: { type: 'array', items: { type: 'object', properties: { sql: { type: 'string', 'x-risk': 'sql' } } } } } },
+    args: {
+      steps: [{ sql: 'SELECT id FROM users WHERE email = $1' }, { sql: 'DELETE FROM sessions' }],
+      database: 'app',
+    },
+    schema: {
+      type: 'object',
+      properties: {
+        steps: { type: 'array', items: { type: 'object', properties: { sql: { type: 'string', 'x-risk': 'sql' } } } },
+      },
+    },
   },
-  { args: { title: "Fix the user's profile page", body: 'Updates the avatar upload and removes the old cache layer.', labels: ['bug', 'ui'] } },
+  {
+    args: {
+      title: "Fix the user's profile page",
+      body: 'Updates the avatar upload and removes the old cache layer.',
+      labels: ['bug', 'ui'],
+    },
+  },
   { args: { cmd: 'rm', args: '-rf /', cwd: '/srv' } },
 ];
 
@@ -82,15 +98,28 @@ function report(label: string, samples: number[]): void {
 function main(): void {
   const texts = RISK_CORPUS.map((e) => e.text);
   console.log('# risk detector benchmark');
-  console.log(`node ${process.version} on ${os.platform()}/${os.arch()}, ${os.cpus()[0]?.model ?? 'unknown cpu'} x${os.cpus().length}`);
-  console.log(`load average at start: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (above the core count, per-call percentiles measure the scheduler too)`);
-  console.log(`corpus: ${RISK_CORPUS.length} texts (${RISK_CORPUS.filter((e) => e.risky).length} risky), longest ${Math.max(...texts.map((t) => t.length))} chars`);
-  console.log(`rounds: ${WARMUP_ROUNDS} warm-up + ${MEASURED_ROUNDS} measured over the corpus and ${ARGUMENT_SAMPLES.length} argument samples\n`);
+  console.log(
+    `node ${process.version} on ${os.platform()}/${os.arch()}, ${os.cpus()[0]?.model ?? 'unknown cpu'} x${os.cpus().length}`,
+  );
+  console.log(
+    `load average at start: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} (above the core count, per-call percentiles measure the scheduler too)`,
+  );
+  console.log(
+    `corpus: ${RISK_CORPUS.length} texts (${RISK_CORPUS.filter((e) => e.risky).length} risky), longest ${Math.max(...texts.map((t) => t.length))} chars`,
+  );
+  console.log(
+    `rounds: ${WARMUP_ROUNDS} warm-up + ${MEASURED_ROUNDS} measured over the corpus and ${ARGUMENT_SAMPLES.length} argument samples\n`,
+  );
 
   const coldStarted = process.hrtime.bigint();
   evaluateRiskText("DELETE FROM users WHERE name LIKE 'tmp%'");
   const coldMs = Number(process.hrtime.bigint() - coldStarted) / 1e6;
-  console.log(`cold start: module load ${importMs.toFixed(1)} ms; first evaluation needing an SQL grammar ${coldMs.toFixed(1)} ms\n`);
+  console.log(
+    `cold start: module load ${importMs.toFixed(1)} ms; first evaluation needing an SQL grammar ${coldMs.toFixed(1)} ms\n`,
+  );
 
   const byKind = new Map<string, Counts>();
   const all = newCounts();
@@ -112,7 +141,10 @@ function main(): void {
   console.log(`  FP=${all.fp}  TN=${all.tn}`);
   console.log(`  ${rates(all)}\n`);
   console.log('by class (the original corpus, then the classes added for issue 9)');
-  for (const [kind, counts] of byKind) console.log(`  ${kind.padEnd(24)} risky ${String(counts.tp + counts.fn).padStart(3)}  safe ${String(counts.fp + counts.tn).padStart(3)}  ${rates(counts)}`);
+  for (const [kind, counts] of byKind)
+    console.log(
+      `  ${kind.padEnd(24)} risky ${String(counts.tp + counts.fn).padStart(3)}  safe ${String(counts.fp + counts.tn).padStart(3)}  ${rates(counts)}`,
+    );
   console.log('');
 
   const textTasks = texts.map((t) => () => evaluateRiskText(t));
@@ -127,11 +159,18 @@ function main(): void {
   report('evaluateRiskText', textSamples);
   report('evaluateRiskArguments', argSamples);
   report('all', sorted([...textSamples, ...argSamples]));
-  console.log(`\nlatency per input (the median of its ${MEASURED_ROUNDS} calls), over the ${textTasks.length} texts and ${argTasks.length} argument samples`);
+  console.log(
+    `\nlatency per input (the median of its ${MEASURED_ROUNDS} calls), over the ${textTasks.length} texts and ${argTasks.length} argument samples`,
+  );
   report('evaluateRiskText', medians(textRuns));
   report('evaluateRiskArguments', medians(argRuns));
   report('all', medians([...textRuns, ...argRuns]));
-  console.log(`load average at end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `load average at end: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   console.log(`\nmeasured in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 

@@ -31,14 +31,23 @@ async function main(): Promise<void> {
     process.env.TEST_MYSQL_URL = mariadb.url;
   }
   const db = await createTestDatabaseUrl(process.env.TEST_MYSQL_URL ? 'mysql' : 'sqlite');
-  const gw = await startMcpSyncGateway(db.url, { NACOS_SERVER_ADDR: fleet.addr, MCP_SYNC_DEBOUNCE_MS: String(DEBOUNCE_MS) });
+  const gw = await startMcpSyncGateway(db.url, {
+    NACOS_SERVER_ADDR: fleet.addr,
+    MCP_SYNC_DEBOUNCE_MS: String(DEBOUNCE_MS),
+  });
   const dataSource = gw.app.get(DataSource);
   const ids: string[] = [];
   try {
     console.log('MCP sync benchmark');
-    console.log(`  node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), database ${dataSource.options.type}`);
-    console.log(`  ${SERVICES} Nacos services x ${TOOLS} tools, one instance each, on ${SERVERS} SDK MCP servers (one URL and session per service)`);
-    console.log(`  Nacos v1 test server with stock timings (push delay 500 ms); MCP_SYNC_DEBOUNCE_MS=${DEBOUNCE_MS}; scheduled repair off (run by hand below)`);
+    console.log(
+      `  node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), database ${dataSource.options.type}`,
+    );
+    console.log(
+      `  ${SERVICES} Nacos services x ${TOOLS} tools, one instance each, on ${SERVERS} SDK MCP servers (one URL and session per service)`,
+    );
+    console.log(
+      `  Nacos v1 test server with stock timings (push delay 500 ms); MCP_SYNC_DEBOUNCE_MS=${DEBOUNCE_MS}; scheduled repair off (run by hand below)`,
+    );
     console.log('');
 
     const register = await timed(async () => {
@@ -46,25 +55,41 @@ async function main(): Promise<void> {
         const res = await gw.http
           .post('/api/v1/admin/mcp-services')
           .set(gw.admin)
-          .send({ name: fleet.serviceName(i), kind: 'NACOS', serviceName: fleet.serviceName(i), groupName: GROUP, namespaceId: NAMESPACE })
+          .send({
+            name: fleet.serviceName(i),
+            kind: 'NACOS',
+            serviceName: fleet.serviceName(i),
+            groupName: GROUP,
+            namespaceId: NAMESPACE,
+          })
           .expect(201);
         if (res.body.lastSync.added !== TOOLS) throw new Error(`service ${i} added ${res.body.lastSync.added} tools`);
         ids.push(res.body.id);
       }
     });
     const rows = await countMcpTools(dataSource);
-    console.log(`register ${SERVICES} services one by one (each synced before 201):   ${register.toFixed(0)} ms  (${rows} tools in the registry)`);
+    console.log(
+      `register ${SERVICES} services one by one (each synced before 201):   ${register.toFixed(0)} ms  (${rows} tools in the registry)`,
+    );
 
     const syncAll = async (): Promise<number> =>
       timed(async () => {
-        await Promise.all(ids.map((id) => gw.http.post(`/api/v1/admin/mcp-services/${id}/sync`).set(gw.admin).expect(200)));
+        await Promise.all(
+          ids.map((id) => gw.http.post(`/api/v1/admin/mcp-services/${id}/sync`).set(gw.admin).expect(200)),
+        );
       });
     await fleet.reviseAll(2);
     const changed = await syncAll();
-    const versions = (await dataSource.query("SELECT MIN(version) AS lo, MAX(version) AS hi FROM ai_tool WHERE source = 'MCP'"))[0];
-    console.log(`full sync of all ${SERVICES} services, every tool changed (${SERVICES * TOOLS} updates): ${changed.toFixed(0)} ms  (versions now ${versions.lo}..${versions.hi})   goal < 5000 ms`);
+    const versions = (
+      await dataSource.query("SELECT MIN(version) AS lo, MAX(version) AS hi FROM ai_tool WHERE source = 'MCP'")
+    )[0];
+    console.log(
+      `full sync of all ${SERVICES} services, every tool changed (${SERVICES * TOOLS} updates): ${changed.toFixed(0)} ms  (versions now ${versions.lo}..${versions.hi})   goal < 5000 ms`,
+    );
     const unchanged = await syncAll();
-    console.log(`full sync of all ${SERVICES} services, nothing changed:             ${unchanged.toFixed(0)} ms   goal < 5000 ms`);
+    console.log(
+      `full sync of all ${SERVICES} services, nothing changed:             ${unchanged.toFixed(0)} ms   goal < 5000 ms`,
+    );
     const repair = gw.app.get(McpServiceRepairService);
     const round = await timed(() => repair.repairAll());
     console.log(`one scheduled repair round (health + tools/list hash of all):    ${round.toFixed(0)} ms`);
@@ -74,14 +99,23 @@ async function main(): Promise<void> {
       const i = k * Math.floor(SERVICES / CHANGE_SAMPLES);
       const started = performance.now();
       fleet.redeploy(i);
-      await waitUntil(async () => (await dataSource.query('SELECT COUNT(*) AS n FROM ai_tool WHERE name = ?', [`${fleet.serviceName(i)}_extra`]))[0].n > 0, 10_000);
+      await waitUntil(
+        async () =>
+          (
+            await dataSource.query('SELECT COUNT(*) AS n FROM ai_tool WHERE name = ?', [
+              `${fleet.serviceName(i)}_extra`,
+            ])
+          )[0].n > 0,
+        10_000,
+      );
       latencies.push(performance.now() - started);
     }
     console.log(
       `instance change -> new tool in the registry (${CHANGE_SAMPLES} redeploys): ${summary(latencies)}   goal < ${DEBOUNCE_MS + 1000} ms` +
         ` (= Nacos push delay 500 + debounce ${DEBOUNCE_MS} + sync)`,
     );
-    const over = latencies.filter((l) => l >= DEBOUNCE_MS + 1000).length + (changed >= 5000 ? 1 : 0) + (unchanged >= 5000 ? 1 : 0);
+    const over =
+      latencies.filter((l) => l >= DEBOUNCE_MS + 1000).length + (changed >= 5000 ? 1 : 0) + (unchanged >= 5000 ? 1 : 0);
     console.log('');
     console.log(over === 0 ? 'all goals met' : `${over} figure(s) over their goal`);
   } finally {

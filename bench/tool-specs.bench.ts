@@ -41,33 +41,74 @@ async function seed(ds: DataSource): Promise<{ agentId: string; boundIds: string
         id: { type: 'string', description: `Identifier of item ${i}` },
         limit: { type: 'integer', minimum: 1, maximum: 100 },
         mode: { type: 'string', enum: ['fast', 'full'] },
-        filters: { type: 'object', properties: { from: { type: 'string', format: 'date-time' }, to: { type: 'string' } }, additionalProperties: false },
+        filters: {
+          type: 'object',
+          properties: { from: { type: 'string', format: 'date-time' }, to: { type: 'string' } },
+          additionalProperties: false,
+        },
       },
       required: ['id'],
       additionalProperties: false,
     };
     const tags = [`tag_${i % TAGS}`, `tag_${(i * 7) % TAGS}`];
-    rows.push([id, TENANT, TENANT, `tool_${i}`, `tool_${i}`, `Tool number ${i}: does a realistic amount of describing.`, JSON.stringify(parameters), 'HTTP', `https://svc.example.com/t/${i}`, 'POST', JSON.stringify(tags), '[]', i % 3 === 0 ? 'SIDE_EFFECT' : 'READ_ONLY', '[]', 1, 'ACTIVE', 'DB', 1, now, now]);
+    rows.push([
+      id,
+      TENANT,
+      TENANT,
+      `tool_${i}`,
+      `tool_${i}`,
+      `Tool number ${i}: does a realistic amount of describing.`,
+      JSON.stringify(parameters),
+      'HTTP',
+      `https://svc.example.com/t/${i}`,
+      'POST',
+      JSON.stringify(tags),
+      '[]',
+      i % 3 === 0 ? 'SIDE_EFFECT' : 'READ_ONLY',
+      '[]',
+      1,
+      'ACTIVE',
+      'DB',
+      1,
+      now,
+      now,
+    ]);
   }
-  const cols = 'id, tenant_id, scope_key, name, name_key, description, parameters, service_type, endpoint, http_method, permission_tags, tags, side_effect, requires, enabled, status, source, version, created_at, updated_at';
+  const cols =
+    'id, tenant_id, scope_key, name, name_key, description, parameters, service_type, endpoint, http_method, permission_tags, tags, side_effect, requires, enabled, status, source, version, created_at, updated_at';
   for (let i = 0; i < rows.length; i += 500) {
     const chunk = rows.slice(i, i + 500);
-    await ds.query(`INSERT INTO ai_tool (${cols}) VALUES ${chunk.map((r) => `(${r.map(() => '?').join(', ')})`).join(', ')}`, chunk.flat());
+    await ds.query(
+      `INSERT INTO ai_tool (${cols}) VALUES ${chunk.map((r) => `(${r.map(() => '?').join(', ')})`).join(', ')}`,
+      chunk.flat(),
+    );
   }
   const agentId = randomUUID();
-  await ds.query('INSERT INTO agent (id, tenant_id, name, name_key, description, web_search_mode, side_effect_policy, max_iterations, skill_ids, created_at, updated_at) VALUES (?, ?, ?, ?, NULL, ?, ?, 20, ?, ?, ?)', [
-    agentId, TENANT, 'bench-agent', 'bench-agent', 'AUTO', 'ALLOW', '[]', now, now,
-  ]);
+  await ds.query(
+    'INSERT INTO agent (id, tenant_id, name, name_key, description, web_search_mode, side_effect_policy, max_iterations, skill_ids, created_at, updated_at) VALUES (?, ?, ?, ?, NULL, ?, ?, 20, ?, ?, ?)',
+    [agentId, TENANT, 'bench-agent', 'bench-agent', 'AUTO', 'ALLOW', '[]', now, now],
+  );
   for (let i = 0; i < boundIds.length; i += 500) {
     const chunk = boundIds.slice(i, i + 500);
-    await ds.query(`INSERT INTO agent_tool_binding (agent_id, tool_id, created_at) VALUES ${chunk.map(() => '(?, ?, ?)').join(', ')}`, chunk.flatMap((id, j) => [agentId, id, now + i + j]));
+    await ds.query(
+      `INSERT INTO agent_tool_binding (agent_id, tool_id, created_at) VALUES ${chunk.map(() => '(?, ?, ?)').join(', ')}`,
+      chunk.flatMap((id, j) => [agentId, id, now + i + j]),
+    );
   }
   await ds.query('UPDATE config_version SET version = version + 1 WHERE id = 1');
   return { agentId, boundIds };
 }
 
 async function runDialect(label: string, databaseUrl: string): Promise<void> {
-  const config = loadGatewayConfig({ NODE_ENV: 'test', ADMIN_API_KEY: ADMIN, DATABASE_URL: databaseUrl, LOG_LEVEL: 'error', DEMO_TOOLS_ENABLED: 'false', MCP_REPAIR_ENABLED: 'false', PORT: '0' });
+  const config = loadGatewayConfig({
+    NODE_ENV: 'test',
+    ADMIN_API_KEY: ADMIN,
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'error',
+    DEMO_TOOLS_ENABLED: 'false',
+    MCP_REPAIR_ENABLED: 'false',
+    PORT: '0',
+  });
   const app: INestApplication = await createGatewayApp(config, { logger: false });
   await app.listen(0, '127.0.0.1');
   const base = await app.getUrl();
@@ -77,7 +118,9 @@ async function runDialect(label: string, databaseUrl: string): Promise<void> {
     const { agentId } = await seed(app.get(DataSource));
     const seedMs = performance.now() - t0;
     const keyRes = await request(`${base}/api/v1/admin/api-keys`, {
-      method: 'POST', dispatcher, headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      method: 'POST',
+      dispatcher,
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'bench', role: 'runtime', tenantId: TENANT }),
     });
     const runtimeKey = ((await keyRes.body.json()) as { key: string }).key;
@@ -93,26 +136,35 @@ async function runDialect(label: string, databaseUrl: string): Promise<void> {
 
     const pipeline = summarize(await timeSequential(ROUNDS, 50, () => visibility.toolSpecs(req, 'openai')));
     const gemini = summarize(await timeSequential(ROUNDS, 50, () => visibility.toolSpecs(req, 'gemini')));
-    const explain = summarize(await timeSequential(Math.max(20, ROUNDS / 5), 5, () => visibility.toolSpecs(req, 'openai', true)));
+    const explain = summarize(
+      await timeSequential(Math.max(20, ROUNDS / 5), 5, () => visibility.toolSpecs(req, 'openai', true)),
+    );
     const body = JSON.stringify({ userId: 'u', permissions });
     let bytes = 0;
     const http = summarize(
       await timeSequential(ROUNDS, 50, async () => {
         const res = await request(`${base}/api/v1/agents/${agentId}/tool-specs`, {
-          method: 'POST', dispatcher, headers: { authorization: `Bearer ${runtimeKey}`, 'content-type': 'application/json' }, body,
+          method: 'POST',
+          dispatcher,
+          headers: { authorization: `Bearer ${runtimeKey}`, 'content-type': 'application/json' },
+          body,
         });
         const text = await res.body.text();
         if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}: ${text.slice(0, 200)}`);
         bytes = text.length;
       }),
     );
-    console.log(`\n[${label}] seeded ${TOOLS} tools + ${BOUND} bindings in ${seedMs.toFixed(0)} ms; visible tools per request: ${first.tools.length}; response ${(bytes / 1024).toFixed(0)} KB`);
+    console.log(
+      `\n[${label}] seeded ${TOOLS} tools + ${BOUND} bindings in ${seedMs.toFixed(0)} ms; visible tools per request: ${first.tools.length}; response ${(bytes / 1024).toFixed(0)} KB`,
+    );
     console.log(`  cold load of the tenant snapshot (first request after a config change): ${coldMs.toFixed(1)} ms`);
     console.log('  ' + formatSummary('pipeline alone (openai)', pipeline));
     console.log('  ' + formatSummary('pipeline alone (gemini)', gemini));
     console.log('  ' + formatSummary('pipeline alone (openai, explain)', explain));
     console.log('  ' + formatSummary('POST tool-specs over HTTP', http));
-    console.log(`  goals: pipeline p50 <= 5 ms: ${pipeline.p50 <= 5 ? 'met' : 'MISSED'}; HTTP p50 <= 10 ms: ${http.p50 <= 10 ? 'met' : 'MISSED'}`);
+    console.log(
+      `  goals: pipeline p50 <= 5 ms: ${pipeline.p50 <= 5 ? 'met' : 'MISSED'}; HTTP p50 <= 10 ms: ${http.p50 <= 10 ? 'met' : 'MISSED'}`,
+    );
   } finally {
     await dispatcher.close();
     await app.close();
@@ -120,8 +172,12 @@ async function runDialect(label: string, databaseUrl: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  console.log(`bench/tool-specs — node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ${ROUNDS} timed rounds per figure after warm-up`);
-  console.log(`setup: ${TOOLS} tools in the tenant's scope, ${BOUND} bound to the agent, user holds ${TAGS} permission tags; each tool needs 1-2 of them; TOOL_SPECS_CACHE_CHECK_MS=0 (one version read per request)`);
+  console.log(
+    `bench/tool-specs — node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ${ROUNDS} timed rounds per figure after warm-up`,
+  );
+  console.log(
+    `setup: ${TOOLS} tools in the tenant's scope, ${BOUND} bound to the agent, user holds ${TAGS} permission tags; each tool needs 1-2 of them; TOOL_SPECS_CACHE_CHECK_MS=0 (one version read per request)`,
+  );
   const file = join(tmpdir(), `gw-bench-${randomUUID()}.sqlite`);
   try {
     await runDialect('sqlite', `sqlite:${file}`);
@@ -130,7 +186,9 @@ async function main(): Promise<void> {
   }
   if (process.env.SKIP_MYSQL) return;
   const external = process.env.TEST_MYSQL_URL;
-  const server = external ? null : await startMariaDbServer().catch((err) => (console.log(`\n[mariadb] skipped: ${(err as Error).message}`), null));
+  const server = external
+    ? null
+    : await startMariaDbServer().catch((err) => (console.log(`\n[mariadb] skipped: ${(err as Error).message}`), null));
   const serverUrl = external ?? server?.url;
   if (!serverUrl) return;
   try {

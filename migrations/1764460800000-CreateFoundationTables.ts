@@ -94,7 +94,11 @@ export class CreateFoundationTables1764460800000 implements MigrationInterface {
     await q.createTable(
       new Table({
         name: 'tenant_capability',
-        columns: [{ ...col.varchar('tenant_id', 64), isPrimary: true }, col.bool('web_search'), col.bigint('updated_at')],
+        columns: [
+          { ...col.varchar('tenant_id', 64), isPrimary: true },
+          col.bool('web_search'),
+          col.bigint('updated_at'),
+        ],
       }),
     );
     await q.createTable(

@@ -117,6 +117,7 @@ export class CreateActingTables1764461000000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const table of ['resume_record', 'hitl_request', 'tool_result_chunk', 'tool_call_journal', 'agent_session']) await q.dropTable(table);
+    for (const table of ['resume_record', 'hitl_request', 'tool_result_chunk', 'tool_call_journal', 'agent_session'])
+      await q.dropTable(table);
   }
 }

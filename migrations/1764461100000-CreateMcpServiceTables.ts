@@ -37,7 +37,11 @@ export class CreateMcpServiceTables1764461100000 implements MigrationInterface {
     await q.createTable(
       new Table({
         name: 'mcp_sync_lease',
-        columns: [{ ...col.varchar('service_key', 512), isPrimary: true }, col.varchar('owner', 128), col.bigint('expires_at')],
+        columns: [
+          { ...col.varchar('service_key', 512), isPrimary: true },
+          col.varchar('owner', 128),
+          col.bigint('expires_at'),
+        ],
       }),
     );
   }

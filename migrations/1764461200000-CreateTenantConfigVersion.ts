@@ -6,7 +6,12 @@ export class CreateTenantConfigVersion1764461200000 implements MigrationInterfac
   name = 'CreateTenantConfigVersion1764461200000';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.createTable(new Table({ name: 'tenant_config_version', columns: [{ ...col.varchar('tenant_id', 64), isPrimary: true }, col.bigint('version')] }));
+    await q.createTable(
+      new Table({
+        name: 'tenant_config_version',
+        columns: [{ ...col.varchar('tenant_id', 64), isPrimary: true }, col.bigint('version')],
+      }),
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -43,9 +43,17 @@ export class AddNameKeys1764461400000 implements MigrationInterface {
       const renames = renamesOf(rows, t);
       // Two passes: a new name may be the old name of a row renamed later ('1a' -> '_1a' while '_1a' -> '_1a_<hash>').
       for (const r of renames) await q.query(`UPDATE ${t.table} SET name = ? WHERE id = ?`, [`~${r.id}`, r.id]);
-      for (const r of renames) await q.query(`UPDATE ${t.table} SET name = ?, name_key = ? WHERE id = ?`, [r.name, r.name.toLowerCase(), r.id]);
+      for (const r of renames)
+        await q.query(`UPDATE ${t.table} SET name = ?, name_key = ? WHERE id = ?`, [
+          r.name,
+          r.name.toLowerCase(),
+          r.id,
+        ]);
       await q.changeColumn(t.table, 'name_key', new TableColumn(col.varchar('name_key', t.length)));
-      await q.createIndex(t.table, new TableIndex({ name: t.index, columnNames: [t.scope, 'name_key'], isUnique: true }));
+      await q.createIndex(
+        t.table,
+        new TableIndex({ name: t.index, columnNames: [t.scope, 'name_key'], isUnique: true }),
+      );
     }
   }
 
@@ -58,7 +66,10 @@ export class AddNameKeys1764461400000 implements MigrationInterface {
 }
 
 /** The rows (oldest first) whose name must change so every (scope, lower-cased name) is unique and valid. */
-function renamesOf(rows: Array<{ id: string; scope: string; name: string }>, t: KeyedTable): Array<{ id: string; name: string }> {
+function renamesOf(
+  rows: Array<{ id: string; scope: string; name: string }>,
+  t: KeyedTable,
+): Array<{ id: string; name: string }> {
   const taken = new Set<string>();
   const renames: Array<{ id: string; name: string }> = [];
   for (const row of rows) {

@@ -14,7 +14,10 @@ export class AddHitlReviewers1764461500000 implements MigrationInterface {
     await q.changeColumn('hitl_request', 'decided_by', new TableColumn(col.varchar('decided_by', 255, true)));
     // On SQLite only the STARTED entries (the calls in flight) are indexed: a tiny index, cheaper on every journal write.
     const where = q.connection.options.type === 'better-sqlite3' ? "state = 'STARTED'" : undefined;
-    await q.createIndex('tool_call_journal', new TableIndex({ name: 'idx_tool_call_journal_lease', columnNames: ['state', 'lease_expires_at'], where }));
+    await q.createIndex(
+      'tool_call_journal',
+      new TableIndex({ name: 'idx_tool_call_journal_lease', columnNames: ['state', 'lease_expires_at'], where }),
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

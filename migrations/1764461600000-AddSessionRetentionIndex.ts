@@ -10,7 +10,10 @@ export class AddSessionRetentionIndex1764461600000 implements MigrationInterface
 
   async up(q: QueryRunner): Promise<void> {
     const where = q.connection.options.type === 'better-sqlite3' ? "status = 'CLOSED'" : undefined;
-    await q.createIndex('agent_session', new TableIndex({ name: 'idx_agent_session_status_updated', columnNames: ['status', 'updated_at'], where }));
+    await q.createIndex(
+      'agent_session',
+      new TableIndex({ name: 'idx_agent_session_status_updated', columnNames: ['status', 'updated_at'], where }),
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -10,4 +10,15 @@ import { AddSessionRetentionIndex1764461600000 } from './1764461600000-AddSessio
 import { WidenRequestSizedColumns1764461700000 } from './1764461700000-WidenRequestSizedColumns';
 
 /** Every migration, in order. The only schema source: `synchronize` is never on. */
-export const GATEWAY_MIGRATIONS = [CreateFoundationTables1764460800000, CreateToolCallLog1764460900000, CreateActingTables1764461000000, CreateMcpServiceTables1764461100000, CreateTenantConfigVersion1764461200000, CreateTenantSecrets1764461300000, AddNameKeys1764461400000, AddHitlReviewers1764461500000, AddSessionRetentionIndex1764461600000, WidenRequestSizedColumns1764461700000];
+export const GATEWAY_MIGRATIONS = [
+  CreateFoundationTables1764460800000,
+  CreateToolCallLog1764460900000,
+  CreateActingTables1764461000000,
+  CreateMcpServiceTables1764461100000,
+  CreateTenantConfigVersion1764461200000,
+  CreateTenantSecrets1764461300000,
+  AddNameKeys1764461400000,
+  AddHitlReviewers1764461500000,
+  AddSessionRetentionIndex1764461600000,
+  WidenRequestSizedColumns1764461700000,
+];

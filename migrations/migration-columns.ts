@@ -6,7 +6,12 @@ import type { TableColumnOptions } from 'typeorm';
  */
 export const col = {
   id: (name = 'id'): TableColumnOptions => ({ name, type: 'varchar', length: '36', isPrimary: true }),
-  varchar: (name: string, length: number, nullable = false): TableColumnOptions => ({ name, type: 'varchar', length: String(length), isNullable: nullable }),
+  varchar: (name: string, length: number, nullable = false): TableColumnOptions => ({
+    name,
+    type: 'varchar',
+    length: String(length),
+    isNullable: nullable,
+  }),
   text: (name: string, nullable = false): TableColumnOptions => ({ name, type: 'text', isNullable: nullable }),
   int: (name: string, nullable = false): TableColumnOptions => ({ name, type: 'integer', isNullable: nullable }),
   bigint: (name: string, nullable = false): TableColumnOptions => ({ name, type: 'bigint', isNullable: nullable }),

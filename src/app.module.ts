@@ -27,7 +27,11 @@ import { createGatewayLogging, type GatewayLogging } from './common/logging/gate
 /** Imports the feature modules; owns nothing else. */
 @Module({})
 export class AppModule {
-  static forRoot(config: GatewayConfig, dataSource: DataSource, logging: GatewayLogging = createGatewayLogging(config)): DynamicModule {
+  static forRoot(
+    config: GatewayConfig,
+    dataSource: DataSource,
+    logging: GatewayLogging = createGatewayLogging(config),
+  ): DynamicModule {
     return {
       module: AppModule,
       imports: [

@@ -13,10 +13,14 @@ const logger = new Logger('Gateway');
 function ensureAdminKey(config: GatewayConfig): GatewayConfig {
   if (config.adminApiKey) return config;
   if (config.nodeEnv === 'production') {
-    throw new GatewayConfigError(['ADMIN_API_KEY is required in production: set it to a random value of 16+ characters (e.g. `openssl rand -hex 24`)']);
+    throw new GatewayConfigError([
+      'ADMIN_API_KEY is required in production: set it to a random value of 16+ characters (e.g. `openssl rand -hex 24`)',
+    ]);
   }
   const generated = `gwadmin_${randomBytes(24).toString('base64url')}`;
-  logger.warn(`ADMIN_API_KEY is not set: generated a one-time admin key for this run (set ADMIN_API_KEY to keep one):\n\n    ${generated}\n`);
+  logger.warn(
+    `ADMIN_API_KEY is not set: generated a one-time admin key for this run (set ADMIN_API_KEY to keep one):\n\n    ${generated}\n`,
+  );
   return { ...config, adminApiKey: generated };
 }
 
@@ -25,7 +29,9 @@ async function main(): Promise<void> {
   const app = await createGatewayApp(config);
   await app.listen(config.port, config.host);
   const bound = describeListenAddress(app.getHttpServer().address());
-  logger.log(`Listening on ${bound.url} (${bound.scope}, HOST=${config.host}; database ${redactDatabaseUrl(config.databaseUrl)}); API docs at ${bound.localUrl}/docs`);
+  logger.log(
+    `Listening on ${bound.url} (${bound.scope}, HOST=${config.host}; database ${redactDatabaseUrl(config.databaseUrl)}); API docs at ${bound.localUrl}/docs`,
+  );
 }
 
 main().catch((err: unknown) => {

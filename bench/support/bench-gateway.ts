@@ -35,7 +35,15 @@ export async function startBenchGateway(options: BenchGatewayOptions): Promise<B
     databaseUrl: options.databaseUrl,
     instanceId: options.instanceId,
     env: { NODE_ENV: 'production', ...options.env },
-    nodeArgs: options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`, `--cpu-prof-interval=${PROFILE_INTERVAL_US}`, '--import', EXIT_ON_SIGUSR2] : [],
+    nodeArgs: options.profileDir
+      ? [
+          '--cpu-prof',
+          `--cpu-prof-dir=${options.profileDir}`,
+          `--cpu-prof-interval=${PROFILE_INTERVAL_US}`,
+          '--import',
+          EXIT_ON_SIGUSR2,
+        ]
+      : [],
   });
   try {
     const seeded = await seedAgent(gw, 'bench', [

@@ -15,7 +15,12 @@ const REPO_ROOT = resolve(__dirname, '..', '..');
  * Starts `script` (a TypeScript file under the repository) with @swc-node/register and resolves once it prints
  * `<readyPrefix><port>`. The process exits when its stdin closes (stop), or is killed with this one.
  */
-export function startBenchProcess(script: string, readyPrefix: string, env: Record<string, string> = {}, timeoutMs = 30_000): Promise<BenchProcess> {
+export function startBenchProcess(
+  script: string,
+  readyPrefix: string,
+  env: Record<string, string> = {},
+  timeoutMs = 30_000,
+): Promise<BenchProcess> {
   const child = spawn(process.execPath, ['-r', '@swc-node/register', script], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
@@ -33,7 +38,10 @@ export function startBenchProcess(script: string, readyPrefix: string, env: Reco
   };
   return new Promise((ready, fail) => {
     let output = '';
-    const timer = setTimeout(() => void stop().then(() => fail(new Error(`${script} did not start in ${timeoutMs} ms:\n${output}`))), timeoutMs);
+    const timer = setTimeout(
+      () => void stop().then(() => fail(new Error(`${script} did not start in ${timeoutMs} ms:\n${output}`))),
+      timeoutMs,
+    );
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString('utf8');
       const line = output.split('\n').find((l) => l.startsWith(readyPrefix));

@@ -19,9 +19,14 @@ export interface BenchGoal {
 
 /** The machine and run settings every benchmark prints before its figures. */
 export function printSetup(title: string, settings: Record<string, string | number>): void {
-  const load = os.loadavg().map((v) => v.toFixed(2)).join(' ');
+  const load = os
+    .loadavg()
+    .map((v) => v.toFixed(2))
+    .join(' ');
   console.log(`# ${title}`);
-  console.log(`node ${process.version} on ${os.platform()}/${os.arch()}, ${os.cpus()[0]?.model ?? 'unknown cpu'} x${os.cpus().length}, load average ${load}`);
+  console.log(
+    `node ${process.version} on ${os.platform()}/${os.arch()}, ${os.cpus()[0]?.model ?? 'unknown cpu'} x${os.cpus().length}, load average ${load}`,
+  );
   for (const [key, value] of Object.entries(settings)) console.log(`${key}: ${value}`);
   console.log('');
 }
@@ -35,7 +40,9 @@ const ratio = (v: number) => `${v.toFixed(2)}x`;
  */
 export function printComparison(title: string, rows: ComparisonRow[]): void {
   console.log(`## ${title}`);
-  console.log(`${'callers'.padEnd(8)}${'path'.padEnd(20)}${col('calls', 7)}${col('p50 ms', 9)}${col('p99 ms', 9)}${col('calls/s', 9)}${col('p50 x', 8)}${col('p99 x', 8)}${col('calls/s x', 11)}`);
+  console.log(
+    `${'callers'.padEnd(8)}${'path'.padEnd(20)}${col('calls', 7)}${col('p50 ms', 9)}${col('p99 ms', 9)}${col('calls/s', 9)}${col('p50 x', 8)}${col('p99 x', 8)}${col('calls/s x', 11)}`,
+  );
   for (const row of rows) {
     const [baseName, ...others] = Object.keys(row.samples);
     const base = summarize(row.samples[baseName].latencies);
@@ -43,8 +50,13 @@ export function printComparison(title: string, rows: ComparisonRow[]): void {
     for (const name of [baseName, ...others]) {
       const s = summarize(row.samples[name].latencies);
       const rate = callsPerSecond(row.samples[name]);
-      const ratios = name === baseName ? [col('-', 8), col('-', 8), col('-', 11)] : [col(ratio(s.p50 / base.p50), 8), col(ratio(s.p99 / base.p99), 8), col(ratio(rate / baseRate), 11)];
-      console.log(`${String(row.callers).padEnd(8)}${name.padEnd(20)}${col(s.n, 7)}${col(s.p50.toFixed(3), 9)}${col(s.p99.toFixed(3), 9)}${col(rate.toFixed(0), 9)}${ratios.join('')}`);
+      const ratios =
+        name === baseName
+          ? [col('-', 8), col('-', 8), col('-', 11)]
+          : [col(ratio(s.p50 / base.p50), 8), col(ratio(s.p99 / base.p99), 8), col(ratio(rate / baseRate), 11)];
+      console.log(
+        `${String(row.callers).padEnd(8)}${name.padEnd(20)}${col(s.n, 7)}${col(s.p50.toFixed(3), 9)}${col(s.p99.toFixed(3), 9)}${col(rate.toFixed(0), 9)}${ratios.join('')}`,
+      );
     }
   }
   console.log('');
@@ -77,7 +89,13 @@ export function printRatiosTo(rows: ComparisonRow[], basePath: string, path: str
  * Splits the gateway's p50 overhead over `basePath` into what the floor proxy (one more hop, nothing else)
  * already pays and what the gateway's own work adds, at one concurrency.
  */
-export function printFloorShare(rows: ComparisonRow[], callers: number, basePath: string, floorPath: string, gatewayPath: string): void {
+export function printFloorShare(
+  rows: ComparisonRow[],
+  callers: number,
+  basePath: string,
+  floorPath: string,
+  gatewayPath: string,
+): void {
   const row = rows.find((r) => r.callers === callers)!;
   const base = summarize(row.samples[basePath].latencies).p50;
   const floor = summarize(row.samples[floorPath].latencies).p50;

@@ -23,8 +23,10 @@ export async function connectDirectBaselines(url: string): Promise<DirectBaselin
   return {
     paths: (tool, args) => Object.fromEntries(clients.map(([name, client]) => [name, () => client.call(tool, args)])),
     describe: {
-      [DIRECT_SDK]: 'SDK Client + StreamableHTTPClientTransport as shipped (Node global fetch), one session shared by all callers; ratios and goals refer to it',
-      [DIRECT_TUNED]: 'the same with its fetch replaced by undici request on a keep-alive Agent (3-4x less client overhead): the stricter baseline, ratios to it printed below',
+      [DIRECT_SDK]:
+        'SDK Client + StreamableHTTPClientTransport as shipped (Node global fetch), one session shared by all callers; ratios and goals refer to it',
+      [DIRECT_TUNED]:
+        'the same with its fetch replaced by undici request on a keep-alive Agent (3-4x less client overhead): the stricter baseline, ratios to it printed below',
     },
     close: async () => {
       for (const [, client] of clients) await client.close();

@@ -20,7 +20,9 @@ export type DirectFetchKind = 'undici' | 'global';
  */
 export async function connectDirectMcp(url: string, fetchKind: DirectFetchKind = 'undici'): Promise<DirectMcpClient> {
   const agent = new Agent({ keepAliveTimeout: 30_000 });
-  const transport = new StreamableHTTPClientTransport(new URL(url), { fetch: fetchKind === 'undici' ? undiciFetch(agent) : quietGlobalFetch });
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    fetch: fetchKind === 'undici' ? undiciFetch(agent) : quietGlobalFetch,
+  });
   const client = new Client({ name: 'bench-direct', version: '1.0.0' }, { capabilities: {} });
   await client.connect(transport);
   return {

@@ -19,9 +19,13 @@ const sessions = new Map<string, StreamableHTTPServerTransport>();
 
 function createEchoServer(): McpServer {
   const mcp = new McpServer({ name: 'bench-echo', version: '1.0.0' });
-  mcp.registerTool('echo', { description: 'Returns the message', inputSchema: { message: z.string() } }, async ({ message }) => ({
-    content: [{ type: 'text', text: message }],
-  }));
+  mcp.registerTool(
+    'echo',
+    { description: 'Returns the message', inputSchema: { message: z.string() } },
+    async ({ message }) => ({
+      content: [{ type: 'text', text: message }],
+    }),
+  );
   return mcp;
 }
 
@@ -38,10 +42,13 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   let transport = sessionId ? sessions.get(sessionId) : undefined;
   if (sessionId && !transport) {
     res.writeHead(404, { 'content-type': 'application/json' });
-    return void res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
+    return void res.end(
+      JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }),
+    );
   }
   if (!transport) {
-    if ((body as { method?: string } | undefined)?.method !== 'initialize') return void res.writeHead(400).end('initialize first');
+    if ((body as { method?: string } | undefined)?.method !== 'initialize')
+      return void res.writeHead(400).end('initialize first');
     const created = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       enableJsonResponse: true,

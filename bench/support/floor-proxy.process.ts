@@ -10,7 +10,9 @@ export interface FloorProxy {
 }
 
 export async function startFloorProxy(mcpUrl: string): Promise<FloorProxy> {
-  const peer = await startBenchProcess('bench/support/floor-proxy.server.ts', FLOOR_PROXY_READY_PREFIX, { MCP_URL: mcpUrl });
+  const peer = await startBenchProcess('bench/support/floor-proxy.server.ts', FLOOR_PROXY_READY_PREFIX, {
+    MCP_URL: mcpUrl,
+  });
   const http = new JsonClient(`http://127.0.0.1:${peer.port}`, {});
   return {
     async call(name, args) {

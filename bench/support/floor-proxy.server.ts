@@ -15,32 +15,53 @@ export const FLOOR_PROXY_READY_PREFIX = 'FLOOR_PROXY_LISTENING ';
 async function main(): Promise<void> {
   const target = new URL(process.env.MCP_URL!);
   const agent = new Agent({ keepAliveTimeout: 30_000 });
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2025-06-18',
+  };
   let nextId = 0;
   const rpc = async (message: Record<string, unknown>): Promise<any> => {
-    const res = await agent.request({ origin: target.origin, path: target.pathname, method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', ...message }) });
+    const res = await agent.request({
+      origin: target.origin,
+      path: target.pathname,
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', ...message }),
+    });
     const session = res.headers['mcp-session-id'];
     if (typeof session === 'string') headers['mcp-session-id'] = session;
     const text = await res.body.text();
     return text ? JSON.parse(text) : undefined;
   };
-  await rpc({ id: ++nextId, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'floor-proxy', version: '1.0.0' } } });
+  await rpc({
+    id: ++nextId,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'floor-proxy', version: '1.0.0' } },
+  });
   await rpc({ method: 'notifications/initialized' });
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const { name, arguments: args } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { name: string; arguments: unknown };
+      const { name, arguments: args } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+        name: string;
+        arguments: unknown;
+      };
       rpc({ id: ++nextId, method: 'tools/call', params: { name, arguments: args } }).then(
         (answer) => {
           const body = JSON.stringify({ status: 'COMPLETED', content: answer.result.content[0].text });
-          res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+          res
+            .writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) })
+            .end(body);
         },
         (err: Error) => res.writeHead(502).end(err.message),
       );
     });
   });
-  server.listen(0, '127.0.0.1', () => process.stdout.write(`${FLOOR_PROXY_READY_PREFIX}${(server.address() as AddressInfo).port}\n`));
+  server.listen(0, '127.0.0.1', () =>
+    process.stdout.write(`${FLOOR_PROXY_READY_PREFIX}${(server.address() as AddressInfo).port}\n`),
+  );
   process.stdin.on('end', () => process.exit(0));
   process.stdin.resume();
 }

@@ -4,7 +4,10 @@ import { Agent, request } from 'undici';
 export class JsonClient {
   private readonly agent = new Agent({ keepAliveTimeout: 30_000, connections: 64 });
 
-  constructor(private readonly baseUrl: string, private readonly headers: Record<string, string>) {}
+  constructor(
+    private readonly baseUrl: string,
+    private readonly headers: Record<string, string>,
+  ) {}
 
   /** POSTs `body` and returns the parsed answer; throws on a status other than `expected`. */
   async post<T = any>(path: string, body: unknown, expected = 200): Promise<T> {

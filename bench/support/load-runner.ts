@@ -33,7 +33,12 @@ export async function runLoad(call: BenchCall, callers: number, total: number): 
  * Measures the paths side by side: `total` calls each, in `rounds` slices that alternate the order
  * (A B, B A, ...), so drift in the machine's load hits every path alike.
  */
-export async function compareSideBySide(paths: Record<string, BenchCall>, callers: number, total: number, rounds: number): Promise<Record<string, LoadSample>> {
+export async function compareSideBySide(
+  paths: Record<string, BenchCall>,
+  callers: number,
+  total: number,
+  rounds: number,
+): Promise<Record<string, LoadSample>> {
   const names = Object.keys(paths);
   const merged: Record<string, LoadSample> = Object.fromEntries(names.map((n) => [n, { latencies: [], wallMs: 0 }]));
   const perRound = Math.ceil(total / rounds);

@@ -17,7 +17,11 @@ export function fleetTools(count: number, revision = 1, extra: string[] = []): C
   const tools = Array.from({ length: count }, (_v, i) =>
     catalogTool(`tool_${String(i).padStart(2, '0')}`, {
       description: `Benchmark tool ${i}, revision ${revision}.`,
-      inputSchema: { type: 'object', properties: { q: { type: 'string' }, limit: { type: 'integer', minimum: 1 } }, required: ['q'] },
+      inputSchema: {
+        type: 'object',
+        properties: { q: { type: 'string' }, limit: { type: 'integer', minimum: 1 } },
+        required: ['q'],
+      },
       annotations: i % 2 === 0 ? { readOnlyHint: true } : { idempotentHint: true },
     }),
   );
@@ -36,7 +40,10 @@ export class SyncFleet {
   addr = '';
 
   constructor(readonly options: SyncFleetOptions) {
-    this.servers = Array.from({ length: options.servers }, (_v, i) => new CatalogMcpServer(fleetTools(options.toolsPerService), { label: `mcp-${i}` }));
+    this.servers = Array.from(
+      { length: options.servers },
+      (_v, i) => new CatalogMcpServer(fleetTools(options.toolsPerService), { label: `mcp-${i}` }),
+    );
     this.nextVersion = new CatalogMcpServer(fleetTools(options.toolsPerService, 1, ['extra']), { label: 'mcp-next' });
   }
 
@@ -52,20 +59,30 @@ export class SyncFleet {
     this.addr = (await this.nacos.start()).addr;
     await Promise.all([...this.servers, this.nextVersion].map((s) => s.start()));
     for (let i = 0; i < this.options.services; i++) {
-      this.nacos.registerInstance(NAMESPACE, GROUP, this.serviceName(i), { ip: '127.0.0.1', port: this.serverOf(i).port, metadata: { 'mcp.path': `/mcp/${this.serviceName(i)}` } });
+      this.nacos.registerInstance(NAMESPACE, GROUP, this.serviceName(i), {
+        ip: '127.0.0.1',
+        port: this.serverOf(i).port,
+        metadata: { 'mcp.path': `/mcp/${this.serviceName(i)}` },
+      });
     }
   }
 
   /** Moves service i to the next version: its instance on the new deployment registered, the old one removed (one push). */
   redeploy(i: number): void {
     const name = this.serviceName(i);
-    this.nacos.registerInstance(NAMESPACE, GROUP, name, { ip: '127.0.0.1', port: this.nextVersion.port, metadata: { 'mcp.path': `/mcp/${name}` } });
+    this.nacos.registerInstance(NAMESPACE, GROUP, name, {
+      ip: '127.0.0.1',
+      port: this.nextVersion.port,
+      metadata: { 'mcp.path': `/mcp/${name}` },
+    });
     this.nacos.removeInstance(NAMESPACE, GROUP, name, { ip: '127.0.0.1', port: this.serverOf(i).port });
   }
 
   /** Every tool's description changes on every server, without notifying anyone. */
   async reviseAll(revision: number): Promise<void> {
-    await Promise.all(this.servers.map((s) => s.setTools(fleetTools(this.options.toolsPerService, revision), { notify: false })));
+    await Promise.all(
+      this.servers.map((s) => s.setTools(fleetTools(this.options.toolsPerService, revision), { notify: false })),
+    );
   }
 
   async stop(): Promise<void> {

@@ -25,7 +25,10 @@ const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose']
  * `logger: false` silences both. `main.ts`, the e2e tests and the benchmarks all start the app through here;
  * the app is ready to serve (Fastify's plugins loaded) when this returns.
  */
-export async function createGatewayApp(config: GatewayConfig, options: { logger?: false } = {}): Promise<NestFastifyApplication> {
+export async function createGatewayApp(
+  config: GatewayConfig,
+  options: { logger?: false } = {},
+): Promise<NestFastifyApplication> {
   const dataSource = await openDatabase({ url: config.databaseUrl, sqliteSynchronous: config.sqliteSynchronous });
   const logger = options.logger === false ? false : LEVELS.slice(0, LEVELS.indexOf(config.logLevel) + 1);
   const logging = createGatewayLogging(config, { silent: options.logger === false });
@@ -39,7 +42,11 @@ export async function createGatewayApp(config: GatewayConfig, options: { logger?
     // Fastify's own answers (a path that does not decode) get the contract's error body too.
     frameworkErrors: answerFrameworkError,
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, dataSource, logging), adapter, { logger, bufferLogs: jsonLogs, bodyParser: false });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule.forRoot(config, dataSource, logging),
+    adapter,
+    { logger, bufferLogs: jsonLogs, bodyParser: false },
+  );
   if (jsonLogs) app.useLogger(app.get(PinoNestLogger));
   const fastify = app.getHttpAdapter().getInstance();
   // Read by the auth guard on every request: declared up front so requests keep one shape.

@@ -6,8 +6,17 @@ import { ValidateBy, type ValidationOptions } from 'class-validator';
  */
 export function MaxJsonBytes(maxBytes: number, options: ValidationOptions = {}): PropertyDecorator {
   return ValidateBy(
-    { name: 'maxJsonBytes', constraints: [maxBytes], validator: { validate: (v) => v === undefined || v === null || Buffer.byteLength(JSON.stringify(v) ?? '') <= maxBytes } },
-    { message: `$property must be at most ${maxBytes.toLocaleString('en-US')} bytes as JSON (UTF-8); send fewer or shorter entries`, ...options },
+    {
+      name: 'maxJsonBytes',
+      constraints: [maxBytes],
+      validator: {
+        validate: (v) => v === undefined || v === null || Buffer.byteLength(JSON.stringify(v) ?? '') <= maxBytes,
+      },
+    },
+    {
+      message: `$property must be at most ${maxBytes.toLocaleString('en-US')} bytes as JSON (UTF-8); send fewer or shorter entries`,
+      ...options,
+    },
   );
 }
 

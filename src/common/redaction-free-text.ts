@@ -6,7 +6,8 @@ import { REDACTED } from './redaction-keys';
  */
 
 /** `-----BEGIN ... PRIVATE KEY-----` up to its END line, or to the end of a text that was cut. */
-const PRIVATE_KEY_BLOCK = /-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----|$)/g;
+const PRIVATE_KEY_BLOCK =
+  /-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----|$)/g;
 
 /** The userinfo of a URL: `postgres://user:pass@host`, `https://token@host`. */
 const URL_USERINFO = /\b([a-z][a-z0-9+.-]{0,30}:\/\/)([^\s/?#@"'<>]+)@/gi;
@@ -28,7 +29,8 @@ const BEARER = /\b(bearer[ \t]+)[A-Za-z0-9._~+/=-]{6,}/gi;
 const JWT = /\beyJ[\w-]{6,}\.[\w-]{6,}\.[\w-]*/g;
 
 /** Tokens whose shape names them: GitHub, GitLab, Slack, AWS access key ids, OpenAI/Stripe-style keys. */
-const KNOWN_TOKEN = /\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}|glpat-[\w-]{20,}|xox[abposr]-[\w-]{10,}|AKIA[0-9A-Z]{16}|sk-[\w-]{20,}|sk_(?:live|test)_\w{16,})/g;
+const KNOWN_TOKEN =
+  /\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}|glpat-[\w-]{20,}|xox[abposr]-[\w-]{10,}|AKIA[0-9A-Z]{16}|sk-[\w-]{20,}|sk_(?:live|test)_\w{16,})/g;
 
 function maskValue(value: string): string {
   if (value.startsWith('\\"')) return `\\"${REDACTED}\\"`;

@@ -18,7 +18,10 @@ export function redactedPreview(text: string, fields: readonly string[], maxChar
 /** The first `window` characters of `text` (about: masked values change lengths), redacted as JSON when it looks like JSON, then as free text. */
 export function redactTextOf(text: string, fields: readonly string[], window = text.length): string {
   const first = text[firstNonSpace(text)];
-  const head = first === '{' || first === '[' ? maskSensitiveJsonValues(text, sensitiveKeyTest(fields), window) : text.slice(0, window);
+  const head =
+    first === '{' || first === '['
+      ? maskSensitiveJsonValues(text, sensitiveKeyTest(fields), window)
+      : text.slice(0, window);
   return redactText(head);
 }
 

@@ -1,28 +1,92 @@
-import { MAX_REDACTION_DEPTH, redact, redactArguments, redactedPreview, redactQuotingText, redactSnippets, redactText, REDACTED, TOO_DEEP } from './redaction';
+import {
+  MAX_REDACTION_DEPTH,
+  redact,
+  redactArguments,
+  redactedPreview,
+  redactQuotingText,
+  redactSnippets,
+  redactText,
+  REDACTED,
+  TOO_DEEP,
+} from './redaction';
 
 describe('redact', () => {
   it('masks built-in sensitive keys at any depth, case-insensitively', () => {
-    const out = redact({ user: 'a', Password: 'p', nested: [{ apiKey: 'k', ok: 1 }], headers: { Authorization: 'Bearer x' } });
-    expect(out).toEqual({ user: 'a', Password: REDACTED, nested: [{ apiKey: REDACTED, ok: 1 }], headers: { Authorization: REDACTED } });
+    const out = redact({
+      user: 'a',
+      Password: 'p',
+      nested: [{ apiKey: 'k', ok: 1 }],
+      headers: { Authorization: 'Bearer x' },
+    });
+    expect(out).toEqual({
+      user: 'a',
+      Password: REDACTED,
+      nested: [{ apiKey: REDACTED, ok: 1 }],
+      headers: { Authorization: REDACTED },
+    });
   });
-  it('masks the tool\'s redactFields', () => {
+  it("masks the tool's redactFields", () => {
     expect(redact({ ssn: '123', name: 'x' }, ['SSN'])).toEqual({ ssn: REDACTED, name: 'x' });
   });
   it('matches redactFields separator-insensitively too', () => {
     expect(redact({ national_id: '1', NationalId: '2', 'national-id': '3', nation: 'x' }, ['nationalId'])).toEqual({
-      national_id: REDACTED, NationalId: REDACTED, 'national-id': REDACTED, nation: 'x',
+      national_id: REDACTED,
+      NationalId: REDACTED,
+      'national-id': REDACTED,
+      nation: 'x',
     });
   });
-  it.each(['pwd', 'jwt', 'accessKey', 'access_key', 'access-key', 'AccessKey', 'ACCESS_KEY', 'auth', 'otp', 'totp', 'otpCode', 'secret', 'client_secret', 'apiKey', 'api_key', 'x-api-key',
-    'authorization', 'proxy-authorization', 'cookie', 'Set-Cookie', 'session_token', 'sessionToken', 'credential', 'credentials', 'privateKey', 'private_key', 'passphrase', 'db_password', 'refresh_token',
-    'oauth', 'secretKey', 'sshKey', 'connectionString', 'dsn', 'pin', 'cvv'])('masks the value of the key %s', (key) => {
+  it.each([
+    'pwd',
+    'jwt',
+    'accessKey',
+    'access_key',
+    'access-key',
+    'AccessKey',
+    'ACCESS_KEY',
+    'auth',
+    'otp',
+    'totp',
+    'otpCode',
+    'secret',
+    'client_secret',
+    'apiKey',
+    'api_key',
+    'x-api-key',
+    'authorization',
+    'proxy-authorization',
+    'cookie',
+    'Set-Cookie',
+    'session_token',
+    'sessionToken',
+    'credential',
+    'credentials',
+    'privateKey',
+    'private_key',
+    'passphrase',
+    'db_password',
+    'refresh_token',
+    'oauth',
+    'secretKey',
+    'sshKey',
+    'connectionString',
+    'dsn',
+    'pin',
+    'cvv',
+  ])('masks the value of the key %s', (key) => {
     expect(redact({ [key]: 'sensitive-value', other: 1 })).toEqual({ [key]: REDACTED, other: 1 });
   });
-  it.each(['author', 'authority', 'name', 'keyword', 'key', 'sessionId', 'spinner', 'options'])('leaves the key %s alone', (key) => {
-    expect(redact({ [key]: 'plain' })).toEqual({ [key]: 'plain' });
-  });
+  it.each(['author', 'authority', 'name', 'keyword', 'key', 'sessionId', 'spinner', 'options'])(
+    'leaves the key %s alone',
+    (key) => {
+      expect(redact({ [key]: 'plain' })).toEqual({ [key]: 'plain' });
+    },
+  );
   it('masks secrets written inside string values', () => {
-    const out = redact({ note: 'connect with postgres://app:s3cr3t@db:5432/main', cmd: ['mysql', '--password=hunter2'] });
+    const out = redact({
+      note: 'connect with postgres://app:s3cr3t@db:5432/main',
+      cmd: ['mysql', '--password=hunter2'],
+    });
     expect(JSON.stringify(out)).not.toMatch(/s3cr3t|hunter2/);
     expect(out.note).toBe(`connect with postgres://app:${REDACTED}@db:5432/main`);
   });
@@ -54,7 +118,11 @@ describe('redactText', () => {
     ['postgres://user:pa55w0rd@db:5432/x', 'pa55w0rd', `postgres://user:${REDACTED}@db:5432/x`],
     ['mysql://root:r00tpw@h/db', 'r00tpw', `mysql://root:${REDACTED}@h/db`],
     ['jdbc:mysql://h/db?user=app&password=jdbcpw', 'jdbcpw', `jdbc:mysql://h/db?user=app&password=${REDACTED}`],
-    ['Server=tcp:x;Database=d;User Id=sa;Password=S3cret!;', 'S3cret!', `Server=tcp:x;Database=d;User Id=sa;Password=${REDACTED};`],
+    [
+      'Server=tcp:x;Database=d;User Id=sa;Password=S3cret!;',
+      'S3cret!',
+      `Server=tcp:x;Database=d;User Id=sa;Password=${REDACTED};`,
+    ],
     ['Data Source=x;PWD=p4ssw;', 'p4ssw', `Data Source=x;PWD=${REDACTED};`],
     ['Authorization: Bearer abc.def.ghi', 'abc.def.ghi', `Authorization: Bearer ${REDACTED}`],
     ['curl -H "Authorization: Basic dXNlcjpwYXNz" x', 'dXNlcjpwYXNz', `curl -H "Authorization: Basic ${REDACTED}" x`],
@@ -62,7 +130,11 @@ describe('redactText', () => {
     ['{"apiKey": "zzz top", "x": 1}', 'zzz top', `{"apiKey": "${REDACTED}", "x": 1}`],
     ['{\\"client_secret\\":\\"esc4ped\\"}', 'esc4ped', `{\\"client_secret\\":\\"${REDACTED}\\"}`],
     ['otp: 493021', '493021', `otp: ${REDACTED}`],
-    ['https://ghp_abcdefghijklmnopqrstuvwxyz0123@github.com/x', 'ghp_abcdefghijklmnopqrstuvwxyz0123', `https://${REDACTED}@github.com/x`],
+    [
+      'https://ghp_abcdefghijklmnopqrstuvwxyz0123@github.com/x',
+      'ghp_abcdefghijklmnopqrstuvwxyz0123',
+      `https://${REDACTED}@github.com/x`,
+    ],
     ['id AKIAIOSFODNN7EXAMPLE here', 'AKIAIOSFODNN7EXAMPLE', `id ${REDACTED} here`],
     ['x eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl y', 'eyJzdWIiOiIxIn0', `x ${REDACTED} y`],
   ])('masks %s', (text, secret, expected) => {
@@ -76,10 +148,24 @@ describe('redactText', () => {
     expect(redactText('x -----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk')).toBe(`x ${REDACTED}`);
   });
   it('leaves ordinary text alone', () => {
-    for (const text of ['the author: Jane', 'compass=north', 'passengers: 3', 'https://example.com/a?b=c', 'plain secret text']) expect(redactText(text)).toBe(text);
+    for (const text of [
+      'the author: Jane',
+      'compass=north',
+      'passengers: 3',
+      'https://example.com/a?b=c',
+      'plain secret text',
+    ])
+      expect(redactText(text)).toBe(text);
   });
   it('stays linear on hostile input', () => {
-    const hostile = ['a'.repeat(500_000), 'x://'.repeat(100_000), 'password'.repeat(60_000), 'eyJ'.repeat(150_000), '-----BEGIN RSA PRIVATE KEY-----'.repeat(15_000), ('token' + '-'.repeat(39)).repeat(10_000)];
+    const hostile = [
+      'a'.repeat(500_000),
+      'x://'.repeat(100_000),
+      'password'.repeat(60_000),
+      'eyJ'.repeat(150_000),
+      '-----BEGIN RSA PRIVATE KEY-----'.repeat(15_000),
+      ('token' + '-'.repeat(39)).repeat(10_000),
+    ];
     const started = performance.now();
     for (const text of hostile) redactText(text);
     expect(performance.now() - started).toBeLessThan(2000);
@@ -87,7 +173,11 @@ describe('redactText', () => {
 });
 
 describe('redactedPreview', () => {
-  const secretFirst = JSON.stringify({ apiKey: 'sk-live-not-shown', items: Array.from({ length: 100 }, (_, i) => ({ id: i, text: 'x'.repeat(40) })), ssn: '078-05-1120' });
+  const secretFirst = JSON.stringify({
+    apiKey: 'sk-live-not-shown',
+    items: Array.from({ length: 100 }, (_, i) => ({ id: i, text: 'x'.repeat(40) })),
+    ssn: '078-05-1120',
+  });
 
   it('redacts a JSON result longer than the preview before cutting it', () => {
     expect(secretFirst.length).toBeGreaterThan(2000);
@@ -96,15 +186,21 @@ describe('redactedPreview', () => {
     expect(preview).not.toContain('sk-live-not-shown');
     expect(preview.startsWith(`{"apiKey":"${REDACTED}","items":[{"id":0,`)).toBe(true);
   });
-  it('masks whole sensitive subtrees and the tool\'s redactFields at any depth', () => {
+  it("masks whole sensitive subtrees and the tool's redactFields at any depth", () => {
     const text = '{"a":1,"password":{"x":[1,"}",2]},"Access-Key":5,"b":"c","n":[{"SSN":"1"}]}';
-    expect(redactedPreview(text, ['ssn'], 2000)).toBe(`{"a":1,"password":"${REDACTED}","Access-Key":"${REDACTED}","b":"c","n":[{"SSN":"${REDACTED}"}]}`);
+    expect(redactedPreview(text, ['ssn'], 2000)).toBe(
+      `{"a":1,"password":"${REDACTED}","Access-Key":"${REDACTED}","b":"c","n":[{"SSN":"${REDACTED}"}]}`,
+    );
   });
   it('masks a secret that a cut JSON text holds, and free text in its values', () => {
-    expect(redactedPreview('{"note":"login with password=hunter2", "token": "abc', [], 2000)).toBe(`{"note":"login with password=${REDACTED}", "token": "${REDACTED}"`);
+    expect(redactedPreview('{"note":"login with password=hunter2", "token": "abc', [], 2000)).toBe(
+      `{"note":"login with password=${REDACTED}", "token": "${REDACTED}"`,
+    );
   });
   it('masks free text that is not JSON', () => {
-    expect(redactedPreview(`done; DSN postgres://u:pw123@h/db; ${'y'.repeat(3000)}`, [], 100)).toBe(`done; DSN postgres://u:${REDACTED}@h/db; ${'y'.repeat(3000)}`.slice(0, 100));
+    expect(redactedPreview(`done; DSN postgres://u:pw123@h/db; ${'y'.repeat(3000)}`, [], 100)).toBe(
+      `done; DSN postgres://u:${REDACTED}@h/db; ${'y'.repeat(3000)}`.slice(0, 100),
+    );
   });
   it('scans JSON nested far deeper than 64 levels without recursing', () => {
     const deep = `${'{"a":'.repeat(100_000)}{"secret":"deep-down"}${'}'.repeat(100_000)}`;
@@ -121,7 +217,11 @@ describe('redactedPreview', () => {
 
 describe('redactArguments', () => {
   it('redacts arguments sent as a JSON string like an object', () => {
-    expect(redactArguments('{"q":"a","ssn":"1","password":"p"}', ['ssn'])).toEqual({ q: 'a', ssn: REDACTED, password: REDACTED });
+    expect(redactArguments('{"q":"a","ssn":"1","password":"p"}', ['ssn'])).toEqual({
+      q: 'a',
+      ssn: REDACTED,
+      password: REDACTED,
+    });
   });
   it('redacts arguments that are not JSON as text', () => {
     expect(redactArguments('user=bob password=hunter2 host=x')).toBe(`user=bob password=${REDACTED} host=x`);
@@ -133,9 +233,14 @@ describe('redactArguments', () => {
 });
 
 describe('redactQuotingText', () => {
-  const rules = [{ match: 'DROP TABLE payroll_2025', path: 'steps[1].sql' }, { match: 'rm -rf ./build', path: 'command' }];
+  const rules = [
+    { match: 'DROP TABLE payroll_2025', path: 'steps[1].sql' },
+    { match: 'rm -rf ./build', path: 'command' },
+  ];
   it('masks snippets found under one of the fields or a sensitive key, and free text', () => {
-    expect(redactQuotingText('risky: drop (e.g. "DROP TABLE payroll_2025"), token=abc', rules, ['SQL'])).toBe(`risky: drop (e.g. "${REDACTED}"), token=${REDACTED}`);
+    expect(redactQuotingText('risky: drop (e.g. "DROP TABLE payroll_2025"), token=abc', rules, ['SQL'])).toBe(
+      `risky: drop (e.g. "${REDACTED}"), token=${REDACTED}`,
+    );
     expect(redactQuotingText('e.g. "x"', [{ match: 'x', path: 'auth.header' }])).toBe(`e.g. "${REDACTED}"`);
   });
   it('keeps snippets of other arguments', () => {

@@ -55,7 +55,11 @@ export interface QuotedSnippet {
  * A message that quotes argument snippets (a risk reason, an approval prompt) fit to store or show: snippets
  * found under a sensitive key or one of `fields` are masked, then secrets in free text.
  */
-export function redactQuotingText(text: string, snippets: readonly QuotedSnippet[], fields: readonly string[] = []): string {
+export function redactQuotingText(
+  text: string,
+  snippets: readonly QuotedSnippet[],
+  fields: readonly string[] = [],
+): string {
   let out = text;
   for (const s of hiddenSnippets(snippets, fields)) out = out.split(s).join(REDACTED);
   return redactText(out);
@@ -69,5 +73,10 @@ export function redactSnippets<S extends QuotedSnippet>(snippets: readonly S[], 
 
 function hiddenSnippets(snippets: readonly QuotedSnippet[], fields: readonly string[]): string[] {
   const sensitive = sensitiveKeyTest(fields);
-  return snippets.filter((s) => s.match && (s.path ?? '').split(/[.[\]]+/).some((key) => key !== '' && !/^\d+$/.test(key) && sensitive(key))).map((s) => s.match);
+  return snippets
+    .filter(
+      (s) =>
+        s.match && (s.path ?? '').split(/[.[\]]+/).some((key) => key !== '' && !/^\d+$/.test(key) && sensitive(key)),
+    )
+    .map((s) => s.match);
 }

@@ -23,12 +23,18 @@ const UNSAFE_TEXT_PROBLEM =
 
 /** class-validator: a name or id (one line) without control, zero-width or bidi characters. */
 export function IsSafeLine(options: ValidationOptions = {}): PropertyDecorator {
-  return ValidateBy({ name: 'isSafeLine', validator: { validate: (v) => typeof v !== 'string' || SAFE_LINE.test(v) } }, { message: `$property ${UNSAFE_LINE_PROBLEM}`, ...options });
+  return ValidateBy(
+    { name: 'isSafeLine', validator: { validate: (v) => typeof v !== 'string' || SAFE_LINE.test(v) } },
+    { message: `$property ${UNSAFE_LINE_PROBLEM}`, ...options },
+  );
 }
 
 /** class-validator: free text (tab and line breaks allowed) without other controls or bidi overrides. */
 export function IsSafeText(options: ValidationOptions = {}): PropertyDecorator {
-  return ValidateBy({ name: 'isSafeText', validator: { validate: (v) => typeof v !== 'string' || SAFE_TEXT.test(v) } }, { message: `$property ${UNSAFE_TEXT_PROBLEM}`, ...options });
+  return ValidateBy(
+    { name: 'isSafeText', validator: { validate: (v) => typeof v !== 'string' || SAFE_TEXT.test(v) } },
+    { message: `$property ${UNSAFE_TEXT_PROBLEM}`, ...options },
+  );
 }
 
 /** Text from outside (an MCP server's tool description) with the characters {@link IsSafeText} refuses removed. */

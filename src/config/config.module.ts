@@ -6,6 +6,10 @@ import { GATEWAY_CONFIG, GatewayConfig } from './gateway-config';
 @Module({})
 export class GatewayConfigModule {
   static forRoot(config: GatewayConfig): DynamicModule {
-    return { module: GatewayConfigModule, providers: [{ provide: GATEWAY_CONFIG, useValue: config }], exports: [GATEWAY_CONFIG] };
+    return {
+      module: GatewayConfigModule,
+      providers: [{ provide: GATEWAY_CONFIG, useValue: config }],
+      exports: [GATEWAY_CONFIG],
+    };
   }
 }

@@ -2,7 +2,11 @@ import { GATEWAY_SETTINGS, SettingDefinition } from './gateway-config.definition
 
 /** Renders `.env.example` from the setting definitions (`npm run env:example` writes it; a spec checks it). */
 export function renderEnvExample(): string {
-  const lines = ['# Agent tool gateway configuration: every variable, its default and its meaning.', '# Copy to .env or export in the environment; unset variables take the default shown.', ''];
+  const lines = [
+    '# Agent tool gateway configuration: every variable, its default and its meaning.',
+    '# Copy to .env or export in the environment; unset variables take the default shown.',
+    '',
+  ];
   for (const s of GATEWAY_SETTINGS as readonly SettingDefinition[]) {
     lines.push(`# ${s.description}${s.secret ? ' [secret: never logged]' : ''}`);
     const commented = s.defaultValue === undefined;

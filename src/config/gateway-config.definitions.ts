@@ -20,44 +20,255 @@ export interface SettingDefinition {
 }
 
 export const GATEWAY_SETTINGS = [
-  { env: 'NODE_ENV', kind: { type: 'enum', values: ['development', 'production', 'test'] }, defaultValue: 'development', description: 'development | production | test. Production refuses to start without ADMIN_API_KEY.' },
-  { env: 'PORT', kind: { type: 'int', min: 0, max: 65535 }, defaultValue: '3000', description: 'HTTP port of the API (0 picks a free port).' },
+  {
+    env: 'NODE_ENV',
+    kind: { type: 'enum', values: ['development', 'production', 'test'] },
+    defaultValue: 'development',
+    description: 'development | production | test. Production refuses to start without ADMIN_API_KEY.',
+  },
+  {
+    env: 'PORT',
+    kind: { type: 'int', min: 0, max: 65535 },
+    defaultValue: '3000',
+    description: 'HTTP port of the API (0 picks a free port).',
+  },
   { env: 'HOST', kind: { type: 'string' }, defaultValue: '0.0.0.0', description: 'Address the HTTP server binds to.' },
-  { env: 'DATABASE_URL', kind: { type: 'string', pattern: /^(sqlite:.+|mysql:\/\/.+)$/, hint: 'use sqlite:<file> or mysql://user:password@host:port/db' }, defaultValue: 'sqlite:data/gateway.sqlite', secret: true, description: 'sqlite:<file> (embedded default, created on first start) or mysql://user:password@host:port/db.' },
-  { env: 'SQLITE_SYNCHRONOUS', kind: { type: 'enum', values: ['NORMAL', 'FULL'] }, defaultValue: 'NORMAL', description: 'SQLite durability. NORMAL (WAL) survives a killed process but not a power cut; FULL also survives a power cut and costs about 0.2 ms more per journal write.' },
-  { env: 'ADMIN_API_KEY', kind: { type: 'string', pattern: /^.{16,}$/, hint: 'use at least 16 characters, e.g. `openssl rand -hex 24`' }, secret: true, description: 'The platform admin key (role admin, all tenants). Required in production; elsewhere a key is generated and printed once.' },
-  { env: 'TOOL_DEFAULT_TIMEOUT_MS', kind: { type: 'int', min: 1, max: 3_600_000 }, defaultValue: '60000', description: 'Outer budget of one tool call, retries included. A tool with a positive timeoutMs replaces it.' },
-  { env: 'TOOL_MAX_ATTEMPTS', kind: { type: 'int', min: 1, max: 10 }, defaultValue: '3', description: 'Attempts in all for one tool call, inside the outer budget.' },
-  { env: 'TOOL_RETRY_BASE_DELAY_MS', kind: { type: 'int', min: 0, max: 60_000 }, defaultValue: '100', description: 'First retry delay; doubles per attempt, with full jitter.' },
-  { env: 'TOOL_RETRY_MAX_AFTER_MS', kind: { type: 'int', min: 0, max: 600_000 }, defaultValue: '5000', description: 'Longest Retry-After (429/503) the gateway honours; a longer one ends the call.' },
-  { env: 'OUTBOUND_ALLOW_HOSTS', kind: { type: 'list' }, defaultValue: '', description: 'Comma-separated hosts, IPs or CIDRs that HTTP tools, MCP URLs and web search may reach although they are loopback, private or link-local.' },
-  { env: 'JOURNAL_LEASE_MS', kind: { type: 'int', min: 500, max: 3_600_000 }, defaultValue: '10000', description: 'How long a STARTED journal entry\'s owner counts as alive without renewing its lease.' },
-  { env: 'JOURNAL_SWEEP_INTERVAL_MS', kind: { type: 'int', min: 0, max: 3_600_000 }, defaultValue: '10000', description: 'How often the dead-owner sweep lists side-effecting calls left STARTED past their lease in the HITL queue as UNKNOWN_OUTCOME requests (0: off; the runtime\'s resubmit still raises them).' },
-  { env: 'GATEWAY_INSTANCE_ID', kind: { type: 'string', pattern: /^[a-zA-Z0-9_.:-]{1,64}$/, hint: 'use letters, digits and _.:- (max 64)' }, description: 'Name of this gateway process in journal leases and sync locks; default: hostname-pid-random.' },
-  { env: 'RESULT_STORE_MAX_BYTES', kind: { type: 'int', min: 0, max: 4_294_967_295 }, defaultValue: '67108864', description: 'Size of the in-memory LRU of tool results in front of the durable store (bytes).' },
-  { env: 'RESULT_DEFAULT_MAX_INLINE_CHARS', kind: { type: 'int', min: 100, max: 10_000_000 }, defaultValue: '20000', description: 'Result content above this many characters comes back truncated, with paging through READ_TOOL_RESULT; a tool\'s result.maxInlineChars replaces it.' },
-  { env: 'TOOL_SPECS_CACHE_CHECK_MS', kind: { type: 'int', min: 0, max: 60_000 }, defaultValue: '0', description: 'How often the visibility cache asks the database whether the configuration changed (0: on every request). Another instance\'s admin write shows after at most this long.' },
-  { env: 'RETENTION_DAYS', kind: { type: 'int', min: 1, max: 36_500 }, defaultValue: '30', description: 'Days a CLOSED session is kept after it closed, with its journal, results, resume records, decided HITL requests and tool-log rows; tool-log rows of no session (executeDirect) are kept this long after they were written. ACTIVE and INTERRUPTED sessions, STARTED journal entries and PENDING HITL requests are never deleted.' },
-  { env: 'RETENTION_ENABLED', kind: { type: 'bool' }, defaultValue: 'true', description: 'Run the scheduled retention job (deletes in batches of 500 rows, one short statement each).' },
-  { env: 'RETENTION_INTERVAL_MS', kind: { type: 'int', min: 1000, max: 86_400_000 }, defaultValue: '3600000', description: 'How often the retention job runs.' },
-  { env: 'NACOS_SERVER_ADDR', kind: { type: 'string', pattern: /^$|^[^,\s]+:\d+(,[^,\s]+:\d+)*$/, hint: 'use host:port[,host:port]' }, defaultValue: '', description: 'Nacos servers (host:port[,host:port]); Nacos discovery is off when empty.' },
-  { env: 'NACOS_NAMESPACE', kind: { type: 'string' }, defaultValue: 'public', description: 'Default Nacos namespace of MCP services.' },
+  {
+    env: 'DATABASE_URL',
+    kind: {
+      type: 'string',
+      pattern: /^(sqlite:.+|mysql:\/\/.+)$/,
+      hint: 'use sqlite:<file> or mysql://user:password@host:port/db',
+    },
+    defaultValue: 'sqlite:data/gateway.sqlite',
+    secret: true,
+    description: 'sqlite:<file> (embedded default, created on first start) or mysql://user:password@host:port/db.',
+  },
+  {
+    env: 'SQLITE_SYNCHRONOUS',
+    kind: { type: 'enum', values: ['NORMAL', 'FULL'] },
+    defaultValue: 'NORMAL',
+    description:
+      'SQLite durability. NORMAL (WAL) survives a killed process but not a power cut; FULL also survives a power cut and costs about 0.2 ms more per journal write.',
+  },
+  {
+    env: 'ADMIN_API_KEY',
+    kind: { type: 'string', pattern: /^.{16,}$/, hint: 'use at least 16 characters, e.g. `openssl rand -hex 24`' },
+    secret: true,
+    description:
+      'The platform admin key (role admin, all tenants). Required in production; elsewhere a key is generated and printed once.',
+  },
+  {
+    env: 'TOOL_DEFAULT_TIMEOUT_MS',
+    kind: { type: 'int', min: 1, max: 3_600_000 },
+    defaultValue: '60000',
+    description: 'Outer budget of one tool call, retries included. A tool with a positive timeoutMs replaces it.',
+  },
+  {
+    env: 'TOOL_MAX_ATTEMPTS',
+    kind: { type: 'int', min: 1, max: 10 },
+    defaultValue: '3',
+    description: 'Attempts in all for one tool call, inside the outer budget.',
+  },
+  {
+    env: 'TOOL_RETRY_BASE_DELAY_MS',
+    kind: { type: 'int', min: 0, max: 60_000 },
+    defaultValue: '100',
+    description: 'First retry delay; doubles per attempt, with full jitter.',
+  },
+  {
+    env: 'TOOL_RETRY_MAX_AFTER_MS',
+    kind: { type: 'int', min: 0, max: 600_000 },
+    defaultValue: '5000',
+    description: 'Longest Retry-After (429/503) the gateway honours; a longer one ends the call.',
+  },
+  {
+    env: 'OUTBOUND_ALLOW_HOSTS',
+    kind: { type: 'list' },
+    defaultValue: '',
+    description:
+      'Comma-separated hosts, IPs or CIDRs that HTTP tools, MCP URLs and web search may reach although they are loopback, private or link-local.',
+  },
+  {
+    env: 'JOURNAL_LEASE_MS',
+    kind: { type: 'int', min: 500, max: 3_600_000 },
+    defaultValue: '10000',
+    description: "How long a STARTED journal entry's owner counts as alive without renewing its lease.",
+  },
+  {
+    env: 'JOURNAL_SWEEP_INTERVAL_MS',
+    kind: { type: 'int', min: 0, max: 3_600_000 },
+    defaultValue: '10000',
+    description:
+      "How often the dead-owner sweep lists side-effecting calls left STARTED past their lease in the HITL queue as UNKNOWN_OUTCOME requests (0: off; the runtime's resubmit still raises them).",
+  },
+  {
+    env: 'GATEWAY_INSTANCE_ID',
+    kind: { type: 'string', pattern: /^[a-zA-Z0-9_.:-]{1,64}$/, hint: 'use letters, digits and _.:- (max 64)' },
+    description: 'Name of this gateway process in journal leases and sync locks; default: hostname-pid-random.',
+  },
+  {
+    env: 'RESULT_STORE_MAX_BYTES',
+    kind: { type: 'int', min: 0, max: 4_294_967_295 },
+    defaultValue: '67108864',
+    description: 'Size of the in-memory LRU of tool results in front of the durable store (bytes).',
+  },
+  {
+    env: 'RESULT_DEFAULT_MAX_INLINE_CHARS',
+    kind: { type: 'int', min: 100, max: 10_000_000 },
+    defaultValue: '20000',
+    description:
+      "Result content above this many characters comes back truncated, with paging through READ_TOOL_RESULT; a tool's result.maxInlineChars replaces it.",
+  },
+  {
+    env: 'TOOL_SPECS_CACHE_CHECK_MS',
+    kind: { type: 'int', min: 0, max: 60_000 },
+    defaultValue: '0',
+    description:
+      "How often the visibility cache asks the database whether the configuration changed (0: on every request). Another instance's admin write shows after at most this long.",
+  },
+  {
+    env: 'RETENTION_DAYS',
+    kind: { type: 'int', min: 1, max: 36_500 },
+    defaultValue: '30',
+    description:
+      'Days a CLOSED session is kept after it closed, with its journal, results, resume records, decided HITL requests and tool-log rows; tool-log rows of no session (executeDirect) are kept this long after they were written. ACTIVE and INTERRUPTED sessions, STARTED journal entries and PENDING HITL requests are never deleted.',
+  },
+  {
+    env: 'RETENTION_ENABLED',
+    kind: { type: 'bool' },
+    defaultValue: 'true',
+    description: 'Run the scheduled retention job (deletes in batches of 500 rows, one short statement each).',
+  },
+  {
+    env: 'RETENTION_INTERVAL_MS',
+    kind: { type: 'int', min: 1000, max: 86_400_000 },
+    defaultValue: '3600000',
+    description: 'How often the retention job runs.',
+  },
+  {
+    env: 'NACOS_SERVER_ADDR',
+    kind: { type: 'string', pattern: /^$|^[^,\s]+:\d+(,[^,\s]+:\d+)*$/, hint: 'use host:port[,host:port]' },
+    defaultValue: '',
+    description: 'Nacos servers (host:port[,host:port]); Nacos discovery is off when empty.',
+  },
+  {
+    env: 'NACOS_NAMESPACE',
+    kind: { type: 'string' },
+    defaultValue: 'public',
+    description: 'Default Nacos namespace of MCP services.',
+  },
   { env: 'NACOS_USERNAME', kind: { type: 'string' }, defaultValue: '', description: 'Nacos user name (optional).' },
-  { env: 'NACOS_PASSWORD', kind: { type: 'string' }, defaultValue: '', secret: true, description: 'Nacos password (optional, never logged).' },
-  { env: 'MCP_HEALTH_INTERVAL_MS', kind: { type: 'int', min: 200, max: 3_600_000 }, defaultValue: '10000', description: 'Scheduled MCP health check and repair; a service with no healthy instance is hidden within two intervals.' },
-  { env: 'MCP_REPAIR_ENABLED', kind: { type: 'bool' }, defaultValue: 'true', description: 'Run the scheduled MCP health check and tool repair.' },
-  { env: 'MCP_SYNC_DEBOUNCE_MS', kind: { type: 'int', min: 0, max: 600_000 }, defaultValue: '2000', description: 'Nacos instance-change events within this window become one sync.' },
-  { env: 'MCP_DEFAULT_PATH', kind: { type: 'string' }, defaultValue: '/mcp', description: 'MCP endpoint path on a Nacos instance whose metadata names none (metadata key mcp.path).' },
-  { env: 'MCP_DEFAULT_TRANSPORT', kind: { type: 'enum', values: ['streamable-http', 'sse'] }, defaultValue: 'streamable-http', description: 'MCP transport of a Nacos instance whose metadata names none (metadata key mcp.transport).' },
-  { env: 'WEB_SEARCH_URL', kind: { type: 'string' }, defaultValue: '', description: 'Search provider endpoint (GET ?q=&count=, JSON {results:[{title,url,snippet}]}); platform web search is off when empty.' },
-  { env: 'WEB_SEARCH_API_KEY', kind: { type: 'string' }, defaultValue: '', secret: true, description: 'Bearer key sent to the search provider.' },
-  { env: 'TOOL_SECRETS', kind: { type: 'list' }, defaultValue: '', secret: true, description: 'Platform secrets: comma-separated NAME=value pairs that headers of platform-wide tools and MCP services (tenantId null) reference as ${secret:NAME}; a tenant\'s tools resolve only that tenant\'s own secrets. Values never reach the database or the logs.' },
-  { env: 'SECRETS_KEY', kind: { type: 'string', pattern: /^[0-9a-fA-F]{64}$/, hint: 'use 32 bytes as 64 hex characters, e.g. `openssl rand -hex 32`' }, defaultValue: '', secret: true, description: 'Key (32 bytes as 64 hex characters) that encrypts tenant secrets (PUT /api/v1/admin/tenants/{tenantId}/secrets/{name}) with AES-256-GCM. Unset: tenant secrets cannot be stored (409 SECRETS_NOT_CONFIGURED) and tenant tools cannot use ${secret:NAME}; keep it stable, values stored under another key cannot be read.' },
-  { env: 'DEMO_TOOLS_ENABLED', kind: { type: 'bool' }, defaultValue: 'true', description: 'Load the demo @FeignTool order service so a new user sees the mechanism work. Unset in production means false.' },
-  { env: 'LOG_LEVEL', kind: { type: 'enum', values: ['error', 'warn', 'log', 'debug', 'verbose'] }, defaultValue: 'log', description: 'Lowest log level printed.' },
-  { env: 'LOG_FORMAT', kind: { type: 'enum', values: ['auto', 'json', 'pretty'] }, defaultValue: 'auto', description: 'json: one JSON line per log (request id, tenant, session, tool call id). pretty: Nest\'s coloured console lines, no per-request lines. auto: pretty when NODE_ENV=development and stdout is a terminal, else json.' },
-  { env: 'METRICS_TOKEN', kind: { type: 'string', pattern: /^$|^\S{16,}$/, hint: 'use at least 16 characters without spaces, e.g. `openssl rand -hex 24`' }, defaultValue: '', secret: true, description: 'When set, GET /metrics needs "Authorization: Bearer <METRICS_TOKEN>" (401 otherwise); empty: /metrics needs no key.' },
-  { env: 'GATEWAY_FAULT_INJECTION', kind: { type: 'string' }, defaultValue: '', description: 'TEST ONLY: crash points for the crash-matrix tests. Refused when NODE_ENV=production.' },
+  {
+    env: 'NACOS_PASSWORD',
+    kind: { type: 'string' },
+    defaultValue: '',
+    secret: true,
+    description: 'Nacos password (optional, never logged).',
+  },
+  {
+    env: 'MCP_HEALTH_INTERVAL_MS',
+    kind: { type: 'int', min: 200, max: 3_600_000 },
+    defaultValue: '10000',
+    description:
+      'Scheduled MCP health check and repair; a service with no healthy instance is hidden within two intervals.',
+  },
+  {
+    env: 'MCP_REPAIR_ENABLED',
+    kind: { type: 'bool' },
+    defaultValue: 'true',
+    description: 'Run the scheduled MCP health check and tool repair.',
+  },
+  {
+    env: 'MCP_SYNC_DEBOUNCE_MS',
+    kind: { type: 'int', min: 0, max: 600_000 },
+    defaultValue: '2000',
+    description: 'Nacos instance-change events within this window become one sync.',
+  },
+  {
+    env: 'MCP_DEFAULT_PATH',
+    kind: { type: 'string' },
+    defaultValue: '/mcp',
+    description: 'MCP endpoint path on a Nacos instance whose metadata names none (metadata key mcp.path).',
+  },
+  {
+    env: 'MCP_DEFAULT_TRANSPORT',
+    kind: { type: 'enum', values: ['streamable-http', 'sse'] },
+    defaultValue: 'streamable-http',
+    description: 'MCP transport of a Nacos instance whose metadata names none (metadata key mcp.transport).',
+  },
+  {
+    env: 'WEB_SEARCH_URL',
+    kind: { type: 'string' },
+    defaultValue: '',
+    description:
+      'Search provider endpoint (GET ?q=&count=, JSON {results:[{title,url,snippet}]}); platform web search is off when empty.',
+  },
+  {
+    env: 'WEB_SEARCH_API_KEY',
+    kind: { type: 'string' },
+    defaultValue: '',
+    secret: true,
+    description: 'Bearer key sent to the search provider.',
+  },
+  {
+    env: 'TOOL_SECRETS',
+    kind: { type: 'list' },
+    defaultValue: '',
+    secret: true,
+    description:
+      "Platform secrets: comma-separated NAME=value pairs that headers of platform-wide tools and MCP services (tenantId null) reference as ${secret:NAME}; a tenant's tools resolve only that tenant's own secrets. Values never reach the database or the logs.",
+  },
+  {
+    env: 'SECRETS_KEY',
+    kind: {
+      type: 'string',
+      pattern: /^[0-9a-fA-F]{64}$/,
+      hint: 'use 32 bytes as 64 hex characters, e.g. `openssl rand -hex 32`',
+    },
+    defaultValue: '',
+    secret: true,
+    description:
+      'Key (32 bytes as 64 hex characters) that encrypts tenant secrets (PUT /api/v1/admin/tenants/{tenantId}/secrets/{name}) with AES-256-GCM. Unset: tenant secrets cannot be stored (409 SECRETS_NOT_CONFIGURED) and tenant tools cannot use ${secret:NAME}; keep it stable, values stored under another key cannot be read.',
+  },
+  {
+    env: 'DEMO_TOOLS_ENABLED',
+    kind: { type: 'bool' },
+    defaultValue: 'true',
+    description:
+      'Load the demo @FeignTool order service so a new user sees the mechanism work. Unset in production means false.',
+  },
+  {
+    env: 'LOG_LEVEL',
+    kind: { type: 'enum', values: ['error', 'warn', 'log', 'debug', 'verbose'] },
+    defaultValue: 'log',
+    description: 'Lowest log level printed.',
+  },
+  {
+    env: 'LOG_FORMAT',
+    kind: { type: 'enum', values: ['auto', 'json', 'pretty'] },
+    defaultValue: 'auto',
+    description:
+      "json: one JSON line per log (request id, tenant, session, tool call id). pretty: Nest's coloured console lines, no per-request lines. auto: pretty when NODE_ENV=development and stdout is a terminal, else json.",
+  },
+  {
+    env: 'METRICS_TOKEN',
+    kind: {
+      type: 'string',
+      pattern: /^$|^\S{16,}$/,
+      hint: 'use at least 16 characters without spaces, e.g. `openssl rand -hex 24`',
+    },
+    defaultValue: '',
+    secret: true,
+    description:
+      'When set, GET /metrics needs "Authorization: Bearer <METRICS_TOKEN>" (401 otherwise); empty: /metrics needs no key.',
+  },
+  {
+    env: 'GATEWAY_FAULT_INJECTION',
+    kind: { type: 'string' },
+    defaultValue: '',
+    description: 'TEST ONLY: crash points for the crash-matrix tests. Refused when NODE_ENV=production.',
+  },
 ] as const satisfies readonly SettingDefinition[];
 
 export type GatewaySettingName = (typeof GATEWAY_SETTINGS)[number]['env'];

@@ -42,7 +42,10 @@ describe('loadGatewayConfig', () => {
   it('parses lists and tool secrets', () => {
     const config = loadGatewayConfig({ OUTBOUND_ALLOW_HOSTS: ' 127.0.0.1, 10.0.0.0/8 ,', TOOL_SECRETS: 'A=x=y,B_2=z' });
     expect(config.outboundAllowHosts).toEqual(['127.0.0.1', '10.0.0.0/8']);
-    expect([...config.toolSecrets]).toEqual([['A', 'x=y'], ['B_2', 'z']]);
+    expect([...config.toolSecrets]).toEqual([
+      ['A', 'x=y'],
+      ['B_2', 'z'],
+    ]);
     expect(() => loadGatewayConfig({ TOOL_SECRETS: 'no-equals' })).toThrow(/TOOL_SECRETS must be NAME=value/);
   });
 
@@ -53,7 +56,9 @@ describe('loadGatewayConfig', () => {
   });
 
   it('refuses the test-only fault injection in production', () => {
-    expect(() => loadGatewayConfig({ NODE_ENV: 'production', GATEWAY_FAULT_INJECTION: 'after-started' })).toThrow(/test-only/);
+    expect(() => loadGatewayConfig({ NODE_ENV: 'production', GATEWAY_FAULT_INJECTION: 'after-started' })).toThrow(
+      /test-only/,
+    );
   });
 });
 

@@ -50,7 +50,9 @@ export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
 /** Start-up stops with this error; its message names each bad variable and how to fix it. */
 export class GatewayConfigError extends Error {
   constructor(readonly problems: string[]) {
-    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}\nSee .env.example for every variable and its default.`);
+    super(
+      `Invalid configuration:\n  - ${problems.join('\n  - ')}\nSee .env.example for every variable and its default.`,
+    );
     this.name = 'GatewayConfigError';
   }
 }
@@ -84,7 +86,10 @@ function parseOne(def: SettingDefinition, raw: string | undefined, problems: str
       }
       return value;
     case 'list':
-      return value.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+      return value
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s.length > 0);
     case 'string':
       if (kind.pattern && value !== '' && !kind.pattern.test(value)) {
         problems.push(`${def.env}=${shown} is not valid: ${kind.hint ?? `must match ${kind.pattern}`}`);
@@ -139,11 +144,17 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     outboundAllowHosts: raw.OUTBOUND_ALLOW_HOSTS as string[],
     journalLeaseMs: raw.JOURNAL_LEASE_MS as number,
     journalSweepIntervalMs: raw.JOURNAL_SWEEP_INTERVAL_MS as number,
-    instanceId: (raw.GATEWAY_INSTANCE_ID as string | undefined) ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
+    instanceId:
+      (raw.GATEWAY_INSTANCE_ID as string | undefined) ??
+      `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
     resultStoreMaxBytes: raw.RESULT_STORE_MAX_BYTES as number,
     resultDefaultMaxInlineChars: raw.RESULT_DEFAULT_MAX_INLINE_CHARS as number,
     toolSpecsCacheCheckMs: raw.TOOL_SPECS_CACHE_CHECK_MS as number,
-    retention: { days: raw.RETENTION_DAYS as number, enabled: raw.RETENTION_ENABLED as boolean, intervalMs: raw.RETENTION_INTERVAL_MS as number },
+    retention: {
+      days: raw.RETENTION_DAYS as number,
+      enabled: raw.RETENTION_ENABLED as boolean,
+      intervalMs: raw.RETENTION_INTERVAL_MS as number,
+    },
     nacos: {
       serverAddr: raw.NACOS_SERVER_ADDR as string,
       namespace: raw.NACOS_NAMESPACE as string,
@@ -161,7 +172,10 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     toolSecrets: secrets,
     secretsKey: raw.SECRETS_KEY ? Buffer.from(raw.SECRETS_KEY as string, 'hex') : null,
     // The demo tools are for a first look; production gets them only when asked for explicitly.
-    demoToolsEnabled: raw.NODE_ENV === 'production' && env.DEMO_TOOLS_ENABLED === undefined ? false : (raw.DEMO_TOOLS_ENABLED as boolean),
+    demoToolsEnabled:
+      raw.NODE_ENV === 'production' && env.DEMO_TOOLS_ENABLED === undefined
+        ? false
+        : (raw.DEMO_TOOLS_ENABLED as boolean),
     logLevel: raw.LOG_LEVEL as GatewayConfig['logLevel'],
     logFormat: raw.LOG_FORMAT as GatewayConfig['logFormat'],
     metricsToken: raw.METRICS_TOKEN as string,

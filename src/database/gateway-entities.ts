@@ -16,8 +16,20 @@ import { ConfigVersionEntity, TenantConfigVersionEntity } from './config-version
 
 /** Every entity of the gateway (the options builder registers exactly these). */
 export const GATEWAY_ENTITIES = [
-  AiToolEntity, AgentEntity, AgentToolBindingEntity, TenantCapabilityEntity, ApiKeyEntity, ConfigVersionEntity, ToolCallLogEntity,
-  AgentSessionEntity, ToolCallJournalEntity, ToolResultChunkEntity, ResumeRecordEntity, HitlRequestEntity,
-  McpServiceEntity, McpSyncLeaseEntity, TenantConfigVersionEntity,
+  AiToolEntity,
+  AgentEntity,
+  AgentToolBindingEntity,
+  TenantCapabilityEntity,
+  ApiKeyEntity,
+  ConfigVersionEntity,
+  ToolCallLogEntity,
+  AgentSessionEntity,
+  ToolCallJournalEntity,
+  ToolResultChunkEntity,
+  ResumeRecordEntity,
+  HitlRequestEntity,
+  McpServiceEntity,
+  McpSyncLeaseEntity,
+  TenantConfigVersionEntity,
   TenantSecretEntity,
 ];

@@ -26,7 +26,12 @@ interface MysqlPool {
  */
 @Injectable()
 export class HotSql {
-  private readonly sqlite?: { db: SqliteConnection; gate: SqliteGate; statements: Map<string, SqliteStatement>; dataVersion?: { get(): unknown } };
+  private readonly sqlite?: {
+    db: SqliteConnection;
+    gate: SqliteGate;
+    statements: Map<string, SqliteStatement>;
+    dataVersion?: { get(): unknown };
+  };
   private readonly mysql?: MysqlPool;
 
   constructor(@InjectDataSource() dataSource: DataSource) {
@@ -77,6 +82,8 @@ export class HotSql {
   }
 
   private onMysql(sql: string, params: unknown[]): Promise<unknown> {
-    return new Promise((resolve, reject) => this.mysql!.execute(sql, params, (err, result) => (err ? reject(err) : resolve(result))));
+    return new Promise((resolve, reject) =>
+      this.mysql!.execute(sql, params, (err, result) => (err ? reject(err) : resolve(result))),
+    );
   }
 }

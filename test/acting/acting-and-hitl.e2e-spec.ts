@@ -12,13 +12,29 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
   const requestsTo = (path: string) => remote.requests.filter((r) => r.url.startsWith(path));
 
   const tool = async (name: string, overrides: Record<string, unknown>) =>
-    (await gw.http.post('/api/v1/admin/tools').set(gw.admin).send(toolBody({ name, tenantId: 'acme', endpoint: remote.url(`/${name}`), ...overrides })).expect(201)).body;
+    (
+      await gw.http
+        .post('/api/v1/admin/tools')
+        .set(gw.admin)
+        .send(toolBody({ name, tenantId: 'acme', endpoint: remote.url(`/${name}`), ...overrides }))
+        .expect(201)
+    ).body;
 
   const newSession = async (agent = agentId) =>
-    (await gw.http.post('/api/v1/sessions').set(runtime).send({ agentId: agent, userId: 'u1', permissions: ['ops'] }).expect(201)).body.id as string;
+    (
+      await gw.http
+        .post('/api/v1/sessions')
+        .set(runtime)
+        .send({ agentId: agent, userId: 'u1', permissions: ['ops'] })
+        .expect(201)
+    ).body.id as string;
 
-  const act = (sessionId: string, iteration: number, toolCalls: Array<{ id: string; name: string; arguments: unknown }>, expected = 200) =>
-    gw.http.post(`/api/v1/sessions/${sessionId}/act`).set(runtime).send({ iteration, toolCalls }).expect(expected);
+  const act = (
+    sessionId: string,
+    iteration: number,
+    toolCalls: Array<{ id: string; name: string; arguments: unknown }>,
+    expected = 200,
+  ) => gw.http.post(`/api/v1/sessions/${sessionId}/act`).set(runtime).send({ iteration, toolCalls }).expect(expected);
 
   const resume = (sessionId: string, body: Record<string, unknown>, expected = 200) =>
     gw.http.post(`/api/v1/sessions/${sessionId}/resume`).set(runtime).send(body).expect(expected);
@@ -33,16 +49,40 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
     db = await createTestDatabaseUrl(dialect);
     gw = await startTestGateway(db.url, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1' });
     runtime = await createKey(gw, 'acme', 'runtime');
-    const shellSchema = { type: 'object', properties: { command: { type: 'string', 'x-risk': 'shell' } }, required: ['command'] };
+    const shellSchema = {
+      type: 'object',
+      properties: { command: { type: 'string', 'x-risk': 'shell' } },
+      required: ['command'],
+    };
     const tools = [
-      await tool('read_doc', { httpMethod: 'GET', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } }),
+      await tool('read_doc', {
+        httpMethod: 'GET',
+        parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+      }),
       await tool('shell_run', { sideEffect: 'SIDE_EFFECT', parameters: shellSchema }),
-      await tool('deploy', { sideEffect: 'HIGH_RISK', hitl: { approvalText: 'Deploy to production?', rejectPolicy: 'ABORT_SESSION' } }),
-      await tool('write_note', { sideEffect: 'SIDE_EFFECT', result: { redactFields: ['token'] }, parameters: { type: 'object', properties: { q: { type: 'string' }, token: { type: 'string' } } } }),
+      await tool('deploy', {
+        sideEffect: 'HIGH_RISK',
+        hitl: { approvalText: 'Deploy to production?', rejectPolicy: 'ABORT_SESSION' },
+      }),
+      await tool('write_note', {
+        sideEffect: 'SIDE_EFFECT',
+        result: { redactFields: ['token'] },
+        parameters: { type: 'object', properties: { q: { type: 'string' }, token: { type: 'string' } } },
+      }),
       await tool('big', { result: { maxInlineChars: 1000 } }),
     ];
-    agentId = (await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'ops-bot', tenantId: 'acme', maxIterations: 5 }).expect(201)).body.id;
-    await gw.http.put(`/api/v1/admin/agents/${agentId}/tools`).set(gw.admin).send({ toolIds: tools.map((t) => t.id) }).expect(200);
+    agentId = (
+      await gw.http
+        .post('/api/v1/admin/agents')
+        .set(gw.admin)
+        .send({ name: 'ops-bot', tenantId: 'acme', maxIterations: 5 })
+        .expect(201)
+    ).body.id;
+    await gw.http
+      .put(`/api/v1/admin/agents/${agentId}/tools`)
+      .set(gw.admin)
+      .send({ toolIds: tools.map((t) => t.id) })
+      .expect(200);
   });
 
   afterAll(async () => {
@@ -51,23 +91,48 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
     await db?.drop();
   });
 
-  it('creates sessions and refuses another tenant\'s agent or session', async () => {
+  it("creates sessions and refuses another tenant's agent or session", async () => {
     const sessionId = await newSession();
     const got = await gw.http.get(`/api/v1/sessions/${sessionId}`).set(runtime).expect(200);
-    expect(got.body).toMatchObject({ id: sessionId, agentId, status: 'ACTIVE', iteration: 0, hitlPending: false, hitlRequest: null, todoList: [], activeSkill: null });
+    expect(got.body).toMatchObject({
+      id: sessionId,
+      agentId,
+      status: 'ACTIVE',
+      iteration: 0,
+      hitlPending: false,
+      hitlRequest: null,
+      todoList: [],
+      activeSkill: null,
+    });
     const globex = await createKey(gw, 'globex', 'runtime');
     await gw.http.get(`/api/v1/sessions/${sessionId}`).set(globex).expect(404);
     await gw.http.post('/api/v1/sessions').set(globex).send({ agentId, userId: 'u', permissions: [] }).expect(404);
-    await gw.http.post(`/api/v1/sessions/${sessionId}/act`).set(globex).send({ iteration: 1, toolCalls: [{ id: 'x', name: 'read_doc', arguments: { q: 'a' } }] }).expect(404);
+    await gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(globex)
+      .send({ iteration: 1, toolCalls: [{ id: 'x', name: 'read_doc', arguments: { q: 'a' } }] })
+      .expect(404);
   });
 
   it('runs a call once and returns the stored result for the same toolCallId', async () => {
     const sessionId = await newSession();
     const first = await act(sessionId, 1, [{ id: 'c-read', name: 'read_doc', arguments: '{"q":"hello"}' }]);
     expect(first.body.status).toBe('COMPLETED');
-    expect(first.body.results[0]).toMatchObject({ toolCallId: 'c-read', toolName: 'read_doc', status: 'COMPLETED', isError: false, reused: false, attempts: 1, truncated: false });
+    expect(first.body.results[0]).toMatchObject({
+      toolCallId: 'c-read',
+      toolName: 'read_doc',
+      status: 'COMPLETED',
+      isError: false,
+      reused: false,
+      attempts: 1,
+      truncated: false,
+    });
     const again = await act(sessionId, 2, [{ id: 'c-read', name: 'read_doc', arguments: { q: 'hello' } }]);
-    expect(again.body.results[0]).toMatchObject({ reused: true, status: 'COMPLETED', content: first.body.results[0].content });
+    expect(again.body.results[0]).toMatchObject({
+      reused: true,
+      status: 'COMPLETED',
+      content: first.body.results[0].content,
+    });
     expect(requestsTo('/read_doc?q=hello')).toHaveLength(1);
     const conflict = await act(sessionId, 2, [{ id: 'c-read', name: 'read_doc', arguments: { q: 'other' } }], 409);
     expect(conflict.body.error.code).toBe('TOOL_CALL_CONFLICT');
@@ -80,14 +145,23 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
     const sessionId = await newSession();
     const before = remote.requests.length;
     const res = await act(sessionId, 1, [{ id: 'c-bad', name: 'read_doc', arguments: { q: 5, extra: true } }]);
-    expect(res.body.results[0]).toMatchObject({ status: 'FAILED', isError: true, attempts: 0, errorClass: 'BAD_ARGUMENTS' });
+    expect(res.body.results[0]).toMatchObject({
+      status: 'FAILED',
+      isError: true,
+      attempts: 0,
+      errorClass: 'BAD_ARGUMENTS',
+    });
     expect(res.body.results[0].content).toMatch(/^执行失败: /);
     expect(res.body.results[0].content).toContain('q: must be string');
     const unknown = await act(sessionId, 1, [{ id: 'c-ghost', name: 'no_such_tool', arguments: {} }]);
     expect(unknown.body.results[0]).toMatchObject({ status: 'FAILED', isError: true });
     expect(remote.requests.length).toBe(before);
     const replay = await act(sessionId, 1, [{ id: 'c-bad', name: 'read_doc', arguments: { q: 5, extra: true } }]);
-    expect(replay.body.results[0]).toMatchObject({ status: 'FAILED', reused: true, content: res.body.results[0].content });
+    expect(replay.body.results[0]).toMatchObject({
+      status: 'FAILED',
+      reused: true,
+      content: res.body.results[0].content,
+    });
   });
 
   it('stops a batch at a risky call, approves exactly that call on resume, then runs the rest', async () => {
@@ -98,25 +172,46 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
       { id: 'b3', name: 'read_doc', arguments: { q: 'after' } },
     ]);
     expect(res.body.status).toBe('INTERRUPTED');
-    expect(res.body.results.map((r: { status: string }) => r.status)).toEqual(['COMPLETED', 'PENDING_APPROVAL', 'NOT_RUN']);
-    expect(res.body.hitlRequest).toMatchObject({ requestType: 'TOOL_APPROVAL', toolName: 'shell_run', toolCallId: 'b2', toolParams: { command: 'rm -rf ./build' }, iteration: 1 });
+    expect(res.body.results.map((r: { status: string }) => r.status)).toEqual([
+      'COMPLETED',
+      'PENDING_APPROVAL',
+      'NOT_RUN',
+    ]);
+    expect(res.body.hitlRequest).toMatchObject({
+      requestType: 'TOOL_APPROVAL',
+      toolName: 'shell_run',
+      toolCallId: 'b2',
+      toolParams: { command: 'rm -rf ./build' },
+      iteration: 1,
+    });
     expect(res.body.hitlRequest.triggerReason).toContain('recursive-delete');
     expect(requestsTo('/shell_run')).toHaveLength(0);
 
     const session = (await gw.http.get(`/api/v1/sessions/${sessionId}`).set(runtime).expect(200)).body;
     expect(session).toMatchObject({ status: 'INTERRUPTED', hitlPending: true, hitlRequest: { toolCallId: 'b2' } });
-    expect((await act(sessionId, 2, [{ id: 'b9', name: 'read_doc', arguments: { q: 'z' } }], 409)).body.error.code).toBe('SESSION_INTERRUPTED');
+    expect(
+      (await act(sessionId, 2, [{ id: 'b9', name: 'read_doc', arguments: { q: 'z' } }], 409)).body.error.code,
+    ).toBe('SESSION_INTERRUPTED');
 
     const queue = (await gw.http.get('/api/v1/admin/hitl?status=PENDING').set(gw.admin).expect(200)).body;
     const item = queue.items.find((i: { sessionId: string }) => i.sessionId === sessionId);
-    expect(item).toMatchObject({ sessionId, agentId, toolCallId: 'b2', requestType: 'TOOL_APPROVAL', status: 'PENDING' });
+    expect(item).toMatchObject({
+      sessionId,
+      agentId,
+      toolCallId: 'b2',
+      requestType: 'TOOL_APPROVAL',
+      status: 'PENDING',
+    });
     expect(new Date(item.createdAt).toISOString()).toBe(item.createdAt);
 
     const wrong = await resume(sessionId, { clientMessageId: 'm-wrong', toolCallId: 'b3' }, 409);
     expect(wrong.body.error.code).toBe('HITL_TOOL_CALL_MISMATCH');
     const approved = await resume(sessionId, { clientMessageId: 'm1', toolCallId: 'b2' });
     expect(approved.body.status).toBe('COMPLETED');
-    expect(approved.body.results.map((r: { toolCallId: string; status: string }) => [r.toolCallId, r.status])).toEqual([['b2', 'COMPLETED'], ['b3', 'COMPLETED']]);
+    expect(approved.body.results.map((r: { toolCallId: string; status: string }) => [r.toolCallId, r.status])).toEqual([
+      ['b2', 'COMPLETED'],
+      ['b3', 'COMPLETED'],
+    ]);
     expect(requestsTo('/shell_run')).toHaveLength(1);
     expect(JSON.parse(requestsTo('/shell_run')[0].body)).toEqual({ command: 'rm -rf ./build' });
 
@@ -124,8 +219,14 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
     expect(replay.body).toEqual(approved.body);
     expect(requestsTo('/shell_run')).toHaveLength(1);
     expect(requestsTo('/read_doc?q=after')).toHaveLength(1);
-    expect((await gw.http.get(`/api/v1/sessions/${sessionId}`).set(runtime)).body).toMatchObject({ status: 'ACTIVE', hitlPending: false, hitlRequest: null });
-    const decided = (await gw.http.get('/api/v1/admin/hitl?status=DECIDED').set(gw.admin)).body.items.find((i: { sessionId: string }) => i.sessionId === sessionId);
+    expect((await gw.http.get(`/api/v1/sessions/${sessionId}`).set(runtime)).body).toMatchObject({
+      status: 'ACTIVE',
+      hitlPending: false,
+      hitlRequest: null,
+    });
+    const decided = (await gw.http.get('/api/v1/admin/hitl?status=DECIDED').set(gw.admin)).body.items.find(
+      (i: { sessionId: string }) => i.sessionId === sessionId,
+    );
     expect(decided).toMatchObject({ decision: 'APPROVE', decidedBy: expect.any(String) });
     await resume(sessionId, { clientMessageId: 'm2' }, 409);
   });
@@ -136,9 +237,18 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
     const requestId = res.body.hitlRequest.id;
     const ds = gw.app.get(DataSource);
     // What a crash right after "decision persisted" leaves behind: the request decided, the claim IN_PROGRESS.
-    await ds.query("UPDATE hitl_request SET status = 'DECIDED', decision = 'APPROVE', client_message_id = 'crashed', decided_by = 'k' WHERE id = ?", [requestId]);
-    await ds.query("INSERT INTO resume_record (session_id, client_message_id, state, response_chunks, created_at) VALUES (?, 'crashed', 'IN_PROGRESS', 0, ?)", [sessionId, Date.now() - 60_000]);
-    await ds.query("INSERT INTO resume_record (session_id, client_message_id, state, response_chunks, created_at) VALUES (?, 'young', 'IN_PROGRESS', 0, ?)", [sessionId, Date.now()]);
+    await ds.query(
+      "UPDATE hitl_request SET status = 'DECIDED', decision = 'APPROVE', client_message_id = 'crashed', decided_by = 'k' WHERE id = ?",
+      [requestId],
+    );
+    await ds.query(
+      "INSERT INTO resume_record (session_id, client_message_id, state, response_chunks, created_at) VALUES (?, 'crashed', 'IN_PROGRESS', 0, ?)",
+      [sessionId, Date.now() - 60_000],
+    );
+    await ds.query(
+      "INSERT INTO resume_record (session_id, client_message_id, state, response_chunks, created_at) VALUES (?, 'young', 'IN_PROGRESS', 0, ?)",
+      [sessionId, Date.now()],
+    );
     expect((await resume(sessionId, { clientMessageId: 'young' }, 409)).body.error.code).toBe('RESUME_IN_PROGRESS');
     expect((await resume(sessionId, { clientMessageId: 'other' }, 409)).body.error.code).toBe('HITL_ALREADY_DECIDED');
     const finished = await resume(sessionId, { clientMessageId: 'crashed' });
@@ -147,10 +257,17 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
     expect((await resume(sessionId, { clientMessageId: 'crashed' })).body).toEqual(finished.body);
   });
 
-  it('rejects with the reviewer\'s message and applies ABORT_SESSION', async () => {
+  it("rejects with the reviewer's message and applies ABORT_SESSION", async () => {
     const sessionId = await newSession();
-    const res = await act(sessionId, 1, [{ id: 'd1', name: 'deploy', arguments: { q: 'v2' } }, { id: 'd2', name: 'read_doc', arguments: { q: 'post' } }]);
-    expect(res.body.hitlRequest).toMatchObject({ requestType: 'TOOL_APPROVAL', promptMessage: 'Deploy to production?', toolCallId: 'd1' });
+    const res = await act(sessionId, 1, [
+      { id: 'd1', name: 'deploy', arguments: { q: 'v2' } },
+      { id: 'd2', name: 'read_doc', arguments: { q: 'post' } },
+    ]);
+    expect(res.body.hitlRequest).toMatchObject({
+      requestType: 'TOOL_APPROVAL',
+      promptMessage: 'Deploy to production?',
+      toolCallId: 'd1',
+    });
     const bad = await resume(sessionId, { clientMessageId: 'r0', decision: 'MARK_DONE' }, 400);
     expect(bad.body.error.details.fields[0].field).toBe('decision');
     const rejected = await resume(sessionId, { clientMessageId: 'r1', decision: 'REJECT', message: 'not on a Friday' });
@@ -159,21 +276,33 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
     expect(rejected.body.results[0].content).toContain('d1');
     expect(rejected.body.results[0].content).toContain('not on a Friday');
     expect(rejected.body.results[1]).toMatchObject({ toolCallId: 'd2', status: 'NOT_RUN' });
-    const log = (await gw.http.get(`/api/v1/admin/tool-calls?sessionId=${sessionId}`).set(gw.admin).expect(200)).body.items;
-    expect(log.map((r: { toolCallId: string; status: string; entry: string }) => [r.toolCallId, r.status, r.entry])).toEqual([
+    const log = (await gw.http.get(`/api/v1/admin/tool-calls?sessionId=${sessionId}`).set(gw.admin).expect(200)).body
+      .items;
+    expect(
+      log.map((r: { toolCallId: string; status: string; entry: string }) => [r.toolCallId, r.status, r.entry]),
+    ).toEqual([
       ['d1', 'PENDING_APPROVAL', 'ACT'],
       ['d1', 'REJECTED', 'RESUME'],
     ]);
     expect(requestsTo('/deploy')).toHaveLength(0);
     expect((await gw.http.get(`/api/v1/sessions/${sessionId}`).set(runtime)).body.status).toBe('CLOSED');
-    expect((await act(sessionId, 2, [{ id: 'd3', name: 'read_doc', arguments: { q: 'z' } }], 409)).body.error.code).toBe('SESSION_CLOSED');
+    expect(
+      (await act(sessionId, 2, [{ id: 'd3', name: 'read_doc', arguments: { q: 'z' } }], 409)).body.error.code,
+    ).toBe('SESSION_CLOSED');
   });
 
   it('continues the batch after a rejection under RETURN_ERROR', async () => {
     const sessionId = await newSession();
-    await gw.http.patch(`/api/v1/admin/agents/${agentId}`).set(gw.admin).send({ sideEffectPolicy: 'APPROVE_SIDE_EFFECTS' }).expect(200);
+    await gw.http
+      .patch(`/api/v1/admin/agents/${agentId}`)
+      .set(gw.admin)
+      .send({ sideEffectPolicy: 'APPROVE_SIDE_EFFECTS' })
+      .expect(200);
     try {
-      const res = await act(sessionId, 1, [{ id: 'w1', name: 'write_note', arguments: { q: 'n1' } }, { id: 'w2', name: 'read_doc', arguments: { q: 'w2' } }]);
+      const res = await act(sessionId, 1, [
+        { id: 'w1', name: 'write_note', arguments: { q: 'n1' } },
+        { id: 'w2', name: 'read_doc', arguments: { q: 'w2' } },
+      ]);
       expect(res.body.hitlRequest.triggerReason).toContain('APPROVE_SIDE_EFFECTS');
       const rejected = await resume(sessionId, { clientMessageId: 'x1', decision: 'REJECT' });
       expect(rejected.body.results.map((r: { status: string }) => r.status)).toEqual(['REJECTED', 'COMPLETED']);
@@ -182,12 +311,22 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
       expect(reused.body.results[0]).toMatchObject({ status: 'REJECTED', reused: true });
       expect(requestsTo('/write_note')).toHaveLength(0);
     } finally {
-      await gw.http.patch(`/api/v1/admin/agents/${agentId}`).set(gw.admin).send({ sideEffectPolicy: 'ALLOW' }).expect(200);
+      await gw.http
+        .patch(`/api/v1/admin/agents/${agentId}`)
+        .set(gw.admin)
+        .send({ sideEffectPolicy: 'ALLOW' })
+        .expect(200);
     }
   });
 
   describe('a side-effecting call left STARTED by a dead process', () => {
-    const plantStarted = async (sessionId: string, toolCallId: string, name: string, args: Record<string, unknown>, sideEffect = 'SIDE_EFFECT') => {
+    const plantStarted = async (
+      sessionId: string,
+      toolCallId: string,
+      name: string,
+      args: Record<string, unknown>,
+      sideEffect = 'SIDE_EFFECT',
+    ) => {
       const { callFingerprint } = await import('@app/modules/loop-acting/journal/journal-fingerprint');
       const { canonicalJson } = await import('@app/common/canonical-json');
       const past = Date.now() - 60_000;
@@ -198,18 +337,33 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
       );
     };
 
-    it('becomes UNKNOWN_OUTCOME and MARK_DONE records the human\'s message as the result', async () => {
+    it("becomes UNKNOWN_OUTCOME and MARK_DONE records the human's message as the result", async () => {
       const sessionId = await newSession();
       await plantStarted(sessionId, 'u1', 'write_note', { q: 'once' });
       const res = await act(sessionId, 1, [{ id: 'u1', name: 'write_note', arguments: { q: 'once' } }]);
       expect(res.body.status).toBe('INTERRUPTED');
-      expect(res.body.hitlRequest).toMatchObject({ requestType: 'UNKNOWN_OUTCOME', toolCallId: 'u1', toolName: 'write_note' });
+      expect(res.body.hitlRequest).toMatchObject({
+        requestType: 'UNKNOWN_OUTCOME',
+        toolCallId: 'u1',
+        toolName: 'write_note',
+      });
       expect((await resume(sessionId, { clientMessageId: 'k0' }, 400)).body.error.code).toBe('VALIDATION_FAILED');
-      const done = await resume(sessionId, { clientMessageId: 'k1', decision: 'MARK_DONE', message: 'checked: the note exists' });
-      expect(done.body.results[0]).toMatchObject({ toolCallId: 'u1', status: 'COMPLETED', content: 'checked: the note exists' });
+      const done = await resume(sessionId, {
+        clientMessageId: 'k1',
+        decision: 'MARK_DONE',
+        message: 'checked: the note exists',
+      });
+      expect(done.body.results[0]).toMatchObject({
+        toolCallId: 'u1',
+        status: 'COMPLETED',
+        content: 'checked: the note exists',
+      });
       expect(requestsTo('/write_note')).toHaveLength(0);
-      const journal = (await gw.http.get(`/api/v1/admin/sessions/${sessionId}/journal`).set(gw.admin).expect(200)).body.items;
-      expect(journal).toEqual([expect.objectContaining({ toolCallId: 'u1', state: 'COMPLETED', toolName: 'write_note' })]);
+      const journal = (await gw.http.get(`/api/v1/admin/sessions/${sessionId}/journal`).set(gw.admin).expect(200)).body
+        .items;
+      expect(journal).toEqual([
+        expect.objectContaining({ toolCallId: 'u1', state: 'COMPLETED', toolName: 'write_note' }),
+      ]);
     });
 
     it('RETRY runs it exactly once more', async () => {
@@ -238,8 +392,13 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
     expect(result).toMatchObject({ truncated: true, totalChars: 50_011 });
     expect(result.content).toContain('READ_TOOL_RESULT');
     let text = '';
-    for (let offset = 0, hasMore = true; hasMore; ) {
-      const page = (await gw.http.get(`/api/v1/sessions/${sessionId}/tool-results/g1?offset=${offset}&limit=20000`).set(runtime).expect(200)).body;
+    for (let offset = 0, hasMore = true; hasMore;) {
+      const page = (
+        await gw.http
+          .get(`/api/v1/sessions/${sessionId}/tool-results/g1?offset=${offset}&limit=20000`)
+          .set(runtime)
+          .expect(200)
+      ).body;
       expect(page).toMatchObject({ toolCallId: 'g1', offset, limit: 20000, totalChars: 50_011 });
       text += page.content;
       offset += page.content.length;
@@ -255,7 +414,9 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
   it('lets the model page a truncated result with READ_TOOL_RESULT and keep a todo list', async () => {
     const sessionId = await newSession();
     await act(sessionId, 1, [{ id: 'big1', name: 'big', arguments: { q: 'x' } }]);
-    const page = await act(sessionId, 2, [{ id: 'rd1', name: 'READ_TOOL_RESULT', arguments: { toolCallId: 'big1', offset: 1000, limit: 500 } }]);
+    const page = await act(sessionId, 2, [
+      { id: 'rd1', name: 'READ_TOOL_RESULT', arguments: { toolCallId: 'big1', offset: 1000, limit: 500 } },
+    ]);
     expect(page.body.results[0]).toMatchObject({ status: 'COMPLETED', isError: false });
     expect(page.body.results[0].content.startsWith('x'.repeat(500) + '\n\n[characters 1000-1500 of 50011')).toBe(true);
     const other = await newSession();
@@ -264,45 +425,88 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
 
     const todoTool = (await gw.http.get('/api/v1/admin/tools?q=UPDATE_TODO_LIST').set(gw.admin)).body.items[0];
     await gw.http.post(`/api/v1/admin/agents/${agentId}/tools`).set(gw.admin).send({ toolId: todoTool.id }).expect(200);
-    const items = [{ content: 'read docs', status: 'completed' }, { content: 'ship', status: 'in_progress' }];
+    const items = [
+      { content: 'read docs', status: 'completed' },
+      { content: 'ship', status: 'in_progress' },
+    ];
     const todo = await act(sessionId, 3, [{ id: 'todo1', name: 'UPDATE_TODO_LIST', arguments: { items } }]);
-    expect(todo.body.results[0]).toMatchObject({ status: 'COMPLETED', content: 'Todo list updated: 2 item(s), 1 completed.' });
+    expect(todo.body.results[0]).toMatchObject({
+      status: 'COMPLETED',
+      content: 'Todo list updated: 2 item(s), 1 completed.',
+    });
     const session = (await gw.http.get(`/api/v1/sessions/${sessionId}`).set(runtime).expect(200)).body;
-    expect(session.todoList).toEqual([{ id: '1', content: 'read docs', status: 'completed' }, { id: '2', content: 'ship', status: 'in_progress' }]);
+    expect(session.todoList).toEqual([
+      { id: '1', content: 'read docs', status: 'completed' },
+      { id: '2', content: 'ship', status: 'in_progress' },
+    ]);
   });
 
   it('pauses at the iteration budget and continues on resume without approving anything', async () => {
     const sessionId = await newSession();
     const res = await act(sessionId, 6, [{ id: 'p1', name: 'read_doc', arguments: { q: 'p1' } }]);
-    expect(res.body).toMatchObject({ status: 'INTERRUPTED', hitlRequest: { requestType: 'CHECKPOINT_PAUSE', toolCallId: null } });
+    expect(res.body).toMatchObject({
+      status: 'INTERRUPTED',
+      hitlRequest: { requestType: 'CHECKPOINT_PAUSE', toolCallId: null },
+    });
     expect(res.body.results[0].status).toBe('NOT_RUN');
     const resumed = await resume(sessionId, { clientMessageId: 'cp1' });
     expect(resumed.body.results[0]).toMatchObject({ toolCallId: 'p1', status: 'COMPLETED' });
-    const risky = await act(sessionId, 7, [{ id: 'p2', name: 'shell_run', arguments: { command: 'git push --force origin main' } }]);
+    const risky = await act(sessionId, 7, [
+      { id: 'p2', name: 'shell_run', arguments: { command: 'git push --force origin main' } },
+    ]);
     expect(risky.body.hitlRequest).toMatchObject({ requestType: 'TOOL_APPROVAL', toolCallId: 'p2' });
     await resume(sessionId, { clientMessageId: 'cp2', decision: 'REJECT' });
     // The budget was extended by the agent's maxIterations (5) from iteration 6: 11 passes, 12 pauses again.
-    expect((await act(sessionId, 11, [{ id: 'p3', name: 'read_doc', arguments: { q: 'p3' } }])).body.status).toBe('COMPLETED');
-    expect((await act(sessionId, 12, [{ id: 'p4', name: 'read_doc', arguments: { q: 'p4' } }])).body.hitlRequest).toMatchObject({ requestType: 'CHECKPOINT_PAUSE' });
+    expect((await act(sessionId, 11, [{ id: 'p3', name: 'read_doc', arguments: { q: 'p3' } }])).body.status).toBe(
+      'COMPLETED',
+    );
+    expect(
+      (await act(sessionId, 12, [{ id: 'p4', name: 'read_doc', arguments: { q: 'p4' } }])).body.hitlRequest,
+    ).toMatchObject({ requestType: 'CHECKPOINT_PAUSE' });
   });
 
   it('logs every call with redacted arguments', async () => {
     const sessionId = await newSession();
     await act(sessionId, 1, [{ id: 'l1', name: 'write_note', arguments: { q: 'log me', token: 'hunter2' } }]);
-    const rows = (await gw.http.get(`/api/v1/admin/tool-calls?sessionId=${sessionId}`).set(gw.admin).expect(200)).body.items;
-    expect(rows).toEqual([expect.objectContaining({ toolCallId: 'l1', toolName: 'write_note', status: 'COMPLETED', attempts: 1, entry: 'ACT' })]);
+    const rows = (await gw.http.get(`/api/v1/admin/tool-calls?sessionId=${sessionId}`).set(gw.admin).expect(200)).body
+      .items;
+    expect(rows).toEqual([
+      expect.objectContaining({
+        toolCallId: 'l1',
+        toolName: 'write_note',
+        status: 'COMPLETED',
+        attempts: 1,
+        entry: 'ACT',
+      }),
+    ]);
     expect(rows[0].arguments).toEqual({ q: 'log me', token: '***' });
     expect(JSON.stringify(rows)).not.toContain('hunter2');
   });
 
   it('validates act and resume bodies', async () => {
     const sessionId = await newSession();
-    const res = await gw.http.post(`/api/v1/sessions/${sessionId}/act`).set(runtime).send({ iteration: -1, toolCalls: [{ id: '', name: 'x', arguments: 5 }] }).expect(400);
+    const res = await gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(runtime)
+      .send({ iteration: -1, toolCalls: [{ id: '', name: 'x', arguments: 5 }] })
+      .expect(400);
     const fields = res.body.error.details.fields.map((f: { field: string }) => f.field).sort();
     expect(fields).toEqual(['iteration', 'toolCalls.0.arguments', 'toolCalls.0.id']);
-    const dup = await gw.http.post(`/api/v1/sessions/${sessionId}/act`).set(runtime).send({ iteration: 1, toolCalls: [{ id: 'a', name: 'read_doc', arguments: {} }, { id: 'a', name: 'read_doc', arguments: {} }] }).expect(400);
+    const dup = await gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(runtime)
+      .send({
+        iteration: 1,
+        toolCalls: [
+          { id: 'a', name: 'read_doc', arguments: {} },
+          { id: 'a', name: 'read_doc', arguments: {} },
+        ],
+      })
+      .expect(400);
     expect(dup.body.error.message).toContain('appears twice');
     await gw.http.post(`/api/v1/sessions/${sessionId}/resume`).set(runtime).send({ decision: 'APPROVE' }).expect(400);
-    expect((await resume(sessionId, { clientMessageId: 'nothing-pending' }, 409)).body.error.code).toBe('NO_PENDING_REQUEST');
+    expect((await resume(sessionId, { clientMessageId: 'nothing-pending' }, 409)).body.error.code).toBe(
+      'NO_PENDING_REQUEST',
+    );
   });
 });

@@ -6,7 +6,16 @@ import { callFingerprint } from '@app/modules/loop-acting/journal/journal-finger
 import { canonicalJson } from '@app/common/canonical-json';
 
 /** Every secret these calls carry: none may appear in anything the gateway stores for display or shows. */
-const SECRETS = ['sk-live-0000secret', 'hunter2-pw', 'dbpass-777', 'ACCT-4242-4242', 'acc-key-999', 'bearer-tok-555', 'PRIV-KEY-MATERIAL', 'ssn-078-05'];
+const SECRETS = [
+  'sk-live-0000secret',
+  'hunter2-pw',
+  'dbpass-777',
+  'ACCT-4242-4242',
+  'acc-key-999',
+  'bearer-tok-555',
+  'PRIV-KEY-MATERIAL',
+  'ssn-078-05',
+];
 
 describeEachDialect('redaction of arguments and results wherever they are stored or shown', (dialect) => {
   let db: TestDatabase;
@@ -24,18 +33,39 @@ describeEachDialect('redaction of arguments and results wherever they are stored
   });
 
   const tool = async (name: string, overrides: Record<string, unknown>) =>
-    (await gw.http.post('/api/v1/admin/tools').set(gw.admin).send(toolBody({ name, tenantId: 'acme', endpoint: remote.url(`/${name}`), ...overrides })).expect(201)).body;
-  const newSession = async () => (await gw.http.post('/api/v1/sessions').set(runtime).send({ agentId, userId: 'u1', permissions: [] }).expect(201)).body.id as string;
-  const act = (sessionId: string, iteration: number, toolCalls: Array<{ id: string; name: string; arguments: unknown }>) =>
-    gw.http.post(`/api/v1/sessions/${sessionId}/act`).set(runtime).send({ iteration, toolCalls }).expect(200);
-  const resume = (sessionId: string, body: Record<string, unknown>) => gw.http.post(`/api/v1/sessions/${sessionId}/resume`).set(runtime).send(body).expect(200);
+    (
+      await gw.http
+        .post('/api/v1/admin/tools')
+        .set(gw.admin)
+        .send(toolBody({ name, tenantId: 'acme', endpoint: remote.url(`/${name}`), ...overrides }))
+        .expect(201)
+    ).body;
+  const newSession = async () =>
+    (await gw.http.post('/api/v1/sessions').set(runtime).send({ agentId, userId: 'u1', permissions: [] }).expect(201))
+      .body.id as string;
+  const act = (
+    sessionId: string,
+    iteration: number,
+    toolCalls: Array<{ id: string; name: string; arguments: unknown }>,
+  ) => gw.http.post(`/api/v1/sessions/${sessionId}/act`).set(runtime).send({ iteration, toolCalls }).expect(200);
+  const resume = (sessionId: string, body: Record<string, unknown>) =>
+    gw.http.post(`/api/v1/sessions/${sessionId}/resume`).set(runtime).send(body).expect(200);
   const toolLog = async (sessionId?: string) =>
-    (await gw.http.get(`/api/v1/admin/tool-calls${sessionId ? `?sessionId=${sessionId}` : '?toolName=vault_read'}`).set(gw.admin).expect(200)).body.items as Array<Record<string, unknown>>;
+    (
+      await gw.http
+        .get(`/api/v1/admin/tool-calls${sessionId ? `?sessionId=${sessionId}` : '?toolName=vault_read'}`)
+        .set(gw.admin)
+        .expect(200)
+    ).body.items as Array<Record<string, unknown>>;
   const expectNoSecret = (what: unknown) => {
     const text = JSON.stringify(what);
     for (const secret of SECRETS) expect(text).not.toContain(secret);
   };
-  const accountParams = { type: 'object', properties: { q: { type: 'string' }, accountNo: { type: 'string' }, accessKey: { type: 'string' } }, required: ['q'] };
+  const accountParams = {
+    type: 'object',
+    properties: { q: { type: 'string' }, accountNo: { type: 'string' }, accessKey: { type: 'string' } },
+    required: ['q'],
+  };
 
   beforeAll(async () => {
     remote = await new RecordingHttpServer().start();
@@ -47,16 +77,34 @@ describeEachDialect('redaction of arguments and results wherever they are stored
     gw = await startTestGateway(db.url, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1' });
     runtime = await createKey(gw, 'acme', 'runtime');
     const tools = [
-      await tool('vault_read', { httpMethod: 'POST', result: { redactFields: ['accountNo'] }, parameters: accountParams }),
-      await tool('transfer', { sideEffect: 'SIDE_EFFECT', result: { redactFields: ['accountNo'] }, parameters: accountParams }),
+      await tool('vault_read', {
+        httpMethod: 'POST',
+        result: { redactFields: ['accountNo'] },
+        parameters: accountParams,
+      }),
+      await tool('transfer', {
+        sideEffect: 'SIDE_EFFECT',
+        result: { redactFields: ['accountNo'] },
+        parameters: accountParams,
+      }),
       await tool('db_exec', {
         sideEffect: 'SIDE_EFFECT',
         result: { redactFields: ['sql'] },
         parameters: { type: 'object', properties: { sql: { type: 'string', 'x-risk': 'sql' } }, required: ['sql'] },
       }),
     ];
-    agentId = (await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'redaction-bot', tenantId: 'acme' }).expect(201)).body.id;
-    await gw.http.put(`/api/v1/admin/agents/${agentId}/tools`).set(gw.admin).send({ toolIds: tools.map((t) => t.id) }).expect(200);
+    agentId = (
+      await gw.http
+        .post('/api/v1/admin/agents')
+        .set(gw.admin)
+        .send({ name: 'redaction-bot', tenantId: 'acme' })
+        .expect(201)
+    ).body.id;
+    await gw.http
+      .put(`/api/v1/admin/agents/${agentId}/tools`)
+      .set(gw.admin)
+      .send({ toolIds: tools.map((t) => t.id) })
+      .expect(200);
   });
 
   afterAll(async () => {
@@ -75,7 +123,11 @@ describeEachDialect('redaction of arguments and results wherever they are stored
     expect(row).toMatchObject({ toolCallId: 'v1', status: 'COMPLETED', resultChars: bigSecretResult.length });
     expect(row.arguments).toEqual({ q: 'Authorization: Bearer ***', accountNo: '***', accessKey: '***' });
     expect(row.resultPreview).toHaveLength(2000);
-    expect(String(row.resultPreview).startsWith('{"apiKey":"***","account":{"accountNo":"***"},"connection":"postgres://app:***@db.internal:5432/main"')).toBe(true);
+    expect(
+      String(row.resultPreview).startsWith(
+        '{"apiKey":"***","account":{"accountNo":"***"},"connection":"postgres://app:***@db.internal:5432/main"',
+      ),
+    ).toBe(true);
     expectNoSecret(row);
   });
 
@@ -83,11 +135,19 @@ describeEachDialect('redaction of arguments and results wherever they are stored
     const res = await gw.http
       .post('/api/v1/tools/vault_read/execute')
       .set(runtime)
-      .send({ agentId, userId: 'u1', permissions: [], toolCallId: 'direct-1', arguments: { q: 'x', accountNo: 'ACCT-4242-4242', accessKey: 'acc-key-999' } })
+      .send({
+        agentId,
+        userId: 'u1',
+        permissions: [],
+        toolCallId: 'direct-1',
+        arguments: { q: 'x', accountNo: 'ACCT-4242-4242', accessKey: 'acc-key-999' },
+      })
       .expect(200);
     expect(res.body.status).toBe('COMPLETED');
     const rows = (await toolLog()).filter((r) => r.toolCallId === 'direct-1');
-    expect(rows).toEqual([expect.objectContaining({ entry: 'DIRECT', arguments: { q: 'x', accountNo: '***', accessKey: '***' } })]);
+    expect(rows).toEqual([
+      expect.objectContaining({ entry: 'DIRECT', arguments: { q: 'x', accountNo: '***', accessKey: '***' } }),
+    ]);
     expectNoSecret(rows);
   });
 
@@ -104,7 +164,9 @@ describeEachDialect('redaction of arguments and results wherever they are stored
 
   it('redacts arguments sent as text that is not JSON', async () => {
     const sessionId = await newSession();
-    const res = await act(sessionId, 1, [{ id: 'n1', name: 'vault_read', arguments: 'password=hunter2-pw and accountNo' }]);
+    const res = await act(sessionId, 1, [
+      { id: 'n1', name: 'vault_read', arguments: 'password=hunter2-pw and accountNo' },
+    ]);
     expect(res.body.results[0]).toMatchObject({ status: 'FAILED', errorClass: 'BAD_ARGUMENTS' });
     const [row] = await toolLog(sessionId);
     expect(row.arguments).toBe('password=*** and accountNo');
@@ -121,12 +183,24 @@ describeEachDialect('redaction of arguments and results wherever they are stored
       ['acme', sessionId, 'uo1', 'transfer', callFingerprint('transfer', args), canonicalJson(args), past, past],
     );
     const res = await act(sessionId, 1, [{ id: 'uo1', name: 'transfer', arguments: JSON.stringify(args) }]);
-    expect(res.body.hitlRequest).toMatchObject({ requestType: 'UNKNOWN_OUTCOME', toolCallId: 'uo1', toolParams: { q: 'pay', accountNo: '***' } });
+    expect(res.body.hitlRequest).toMatchObject({
+      requestType: 'UNKNOWN_OUTCOME',
+      toolCallId: 'uo1',
+      toolParams: { q: 'pay', accountNo: '***' },
+    });
     expectNoSecret(res.body);
     expectNoSecret((await gw.http.get(`/api/v1/sessions/${sessionId}`).set(runtime).expect(200)).body);
-    const queue = (await gw.http.get('/api/v1/admin/hitl?status=PENDING').set(gw.admin).expect(200)).body.items.filter((i: { sessionId: string }) => i.sessionId === sessionId);
-    expect(queue).toEqual([expect.objectContaining({ requestType: 'UNKNOWN_OUTCOME', toolParams: { q: 'pay', accountNo: '***' } })]);
-    const done = await resume(sessionId, { clientMessageId: 'uo-done', decision: 'MARK_DONE', message: 'checked by phone' });
+    const queue = (await gw.http.get('/api/v1/admin/hitl?status=PENDING').set(gw.admin).expect(200)).body.items.filter(
+      (i: { sessionId: string }) => i.sessionId === sessionId,
+    );
+    expect(queue).toEqual([
+      expect.objectContaining({ requestType: 'UNKNOWN_OUTCOME', toolParams: { q: 'pay', accountNo: '***' } }),
+    ]);
+    const done = await resume(sessionId, {
+      clientMessageId: 'uo-done',
+      decision: 'MARK_DONE',
+      message: 'checked by phone',
+    });
     expect(done.body.results[0]).toMatchObject({ toolCallId: 'uo1', status: 'COMPLETED' });
     const rows = await toolLog(sessionId);
     expect(rows.map((r) => [r.status, r.entry, r.arguments])).toEqual([
@@ -139,11 +213,20 @@ describeEachDialect('redaction of arguments and results wherever they are stored
   });
 
   it('hides redactFields in the resume row of a rejected call whose arguments came as a JSON string', async () => {
-    await gw.http.patch(`/api/v1/admin/agents/${agentId}`).set(gw.admin).send({ sideEffectPolicy: 'APPROVE_SIDE_EFFECTS' }).expect(200);
+    await gw.http
+      .patch(`/api/v1/admin/agents/${agentId}`)
+      .set(gw.admin)
+      .send({ sideEffectPolicy: 'APPROVE_SIDE_EFFECTS' })
+      .expect(200);
     try {
       const sessionId = await newSession();
-      const res = await act(sessionId, 1, [{ id: 't1', name: 'transfer', arguments: '{"q":"pay","accountNo":"ACCT-4242-4242","password":"hunter2-pw"}' }]);
-      expect(res.body.hitlRequest).toMatchObject({ requestType: 'TOOL_APPROVAL', toolParams: { q: 'pay', accountNo: '***', password: '***' } });
+      const res = await act(sessionId, 1, [
+        { id: 't1', name: 'transfer', arguments: '{"q":"pay","accountNo":"ACCT-4242-4242","password":"hunter2-pw"}' },
+      ]);
+      expect(res.body.hitlRequest).toMatchObject({
+        requestType: 'TOOL_APPROVAL',
+        toolParams: { q: 'pay', accountNo: '***', password: '***' },
+      });
       await resume(sessionId, { clientMessageId: 't1-no', decision: 'REJECT', message: 'no' });
       const rows = await toolLog(sessionId);
       expect(rows.map((r) => [r.status, r.entry, r.arguments])).toEqual([
@@ -152,7 +235,11 @@ describeEachDialect('redaction of arguments and results wherever they are stored
       ]);
       expectNoSecret(rows);
     } finally {
-      await gw.http.patch(`/api/v1/admin/agents/${agentId}`).set(gw.admin).send({ sideEffectPolicy: 'ALLOW' }).expect(200);
+      await gw.http
+        .patch(`/api/v1/admin/agents/${agentId}`)
+        .set(gw.admin)
+        .send({ sideEffectPolicy: 'ALLOW' })
+        .expect(200);
     }
   });
 
@@ -162,7 +249,9 @@ describeEachDialect('redaction of arguments and results wherever they are stored
     expect(res.body.hitlRequest).toMatchObject({ requestType: 'TOOL_APPROVAL', toolParams: { sql: '***' } });
     expect(res.body.hitlRequest.triggerReason).toContain('drop');
     expectNoSecret(res.body);
-    const queue = (await gw.http.get('/api/v1/admin/hitl?status=PENDING').set(gw.admin).expect(200)).body.items.filter((i: { sessionId: string }) => i.sessionId === sessionId);
+    const queue = (await gw.http.get('/api/v1/admin/hitl?status=PENDING').set(gw.admin).expect(200)).body.items.filter(
+      (i: { sessionId: string }) => i.sessionId === sessionId,
+    );
     expect(queue).toHaveLength(1);
     expectNoSecret(queue);
     expectNoSecret(await toolLog(sessionId));

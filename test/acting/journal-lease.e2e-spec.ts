@@ -19,10 +19,26 @@ describe('journal leases of a call that outlives JOURNAL_LEASE_MS', () => {
     db = await createTestDatabaseUrl('sqlite');
     gw = await startTestGateway(db.url, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', JOURNAL_LEASE_MS: '600' });
     runtime = await createKey(gw, 'acme', 'runtime');
-    const tool = (await gw.http.post('/api/v1/admin/tools').set(gw.admin).send(toolBody({ name: 'slow_write', tenantId: 'acme', sideEffect: 'SIDE_EFFECT', endpoint: remote.url('/slow') })).expect(201)).body;
-    const agentId = (await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'a', tenantId: 'acme' }).expect(201)).body.id;
-    await gw.http.put(`/api/v1/admin/agents/${agentId}/tools`).set(gw.admin).send({ toolIds: [tool.id] }).expect(200);
-    sessionId = (await gw.http.post('/api/v1/sessions').set(runtime).send({ agentId, userId: 'u', permissions: [] }).expect(201)).body.id;
+    const tool = (
+      await gw.http
+        .post('/api/v1/admin/tools')
+        .set(gw.admin)
+        .send(
+          toolBody({ name: 'slow_write', tenantId: 'acme', sideEffect: 'SIDE_EFFECT', endpoint: remote.url('/slow') }),
+        )
+        .expect(201)
+    ).body;
+    const agentId = (
+      await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'a', tenantId: 'acme' }).expect(201)
+    ).body.id;
+    await gw.http
+      .put(`/api/v1/admin/agents/${agentId}/tools`)
+      .set(gw.admin)
+      .send({ toolIds: [tool.id] })
+      .expect(200);
+    sessionId = (
+      await gw.http.post('/api/v1/sessions').set(runtime).send({ agentId, userId: 'u', permissions: [] }).expect(201)
+    ).body.id;
   });
   afterAll(async () => {
     await gw?.close();
@@ -34,7 +50,10 @@ describe('journal leases of a call that outlives JOURNAL_LEASE_MS', () => {
     const call = { iteration: 1, toolCalls: [{ id: 'long-1', name: 'slow_write', arguments: { q: 'x' } }] };
     const first = gw.http.post(`/api/v1/sessions/${sessionId}/act`).set(runtime).send(call);
     const started = first.then((r) => r);
-    await waitFor(() => remote.requests.length === 1, { timeoutMs: 5_000, description: 'the call to reach the remote' });
+    await waitFor(() => remote.requests.length === 1, {
+      timeoutMs: 5_000,
+      description: 'the call to reach the remote',
+    });
     await new Promise((r) => setTimeout(r, 1_000)); // well past the 600 ms lease
     const again = await gw.http.post(`/api/v1/sessions/${sessionId}/act`).set(runtime).send(call).expect(409);
     expect(again.body.error.code).toBe('TOOL_CALL_IN_PROGRESS');

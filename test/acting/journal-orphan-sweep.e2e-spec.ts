@@ -17,17 +17,38 @@ describeEachDialect('the dead-owner sweep lists side-effecting calls left STARTE
   let runtime: { Authorization: string };
   let agentId: string;
   const sweep = (g = gw) => g.app.get(JournalOrphanSweepService).sweep();
-  const newSession = async () => (await gw.http.post('/api/v1/sessions').set(runtime).send({ agentId, userId: 'u1', permissions: [] }).expect(201)).body.id as string;
+  const newSession = async () =>
+    (await gw.http.post('/api/v1/sessions').set(runtime).send({ agentId, userId: 'u1', permissions: [] }).expect(201))
+      .body.id as string;
   const session = async (id: string) => (await gw.http.get(`/api/v1/sessions/${id}`).set(runtime).expect(200)).body;
   const requestsOf = async (sessionId: string) =>
-    (await gw.http.get('/api/v1/admin/hitl?pageSize=100').set(gw.admin).expect(200)).body.items.filter((i: { sessionId: string }) => i.sessionId === sessionId);
+    (await gw.http.get('/api/v1/admin/hitl?pageSize=100').set(gw.admin).expect(200)).body.items.filter(
+      (i: { sessionId: string }) => i.sessionId === sessionId,
+    );
   /** A journal entry as a process that died mid-call leaves it: STARTED, its lease `ageMs` in the past (negative: still alive). */
-  const plantStarted = async (sessionId: string, toolCallId: string, name: string, args: Record<string, unknown>, sideEffect = 'SIDE_EFFECT', ageMs = 60_000) => {
+  const plantStarted = async (
+    sessionId: string,
+    toolCallId: string,
+    name: string,
+    args: Record<string, unknown>,
+    sideEffect = 'SIDE_EFFECT',
+    ageMs = 60_000,
+  ) => {
     const lease = Date.now() - ageMs;
     await gw.app.get(DataSource).query(
       `INSERT INTO tool_call_journal (tenant_id, session_id, tool_call_id, tool_name, tool_id, fingerprint, arguments_json, side_effect, state, result_status, attempts, iteration, owner, lease_expires_at, started_at, finished_at, duration_ms, is_error, error_class, content, total_chars, result_chunks, inline_limit)
        VALUES (?, ?, ?, ?, NULL, ?, ?, ?, 'STARTED', NULL, 0, 1, 'dead-instance', ?, ?, NULL, NULL, 0, NULL, NULL, 0, 0, 20000)`,
-      ['acme', sessionId, toolCallId, name, callFingerprint(name, args), canonicalJson(args), sideEffect, lease, lease - 1000],
+      [
+        'acme',
+        sessionId,
+        toolCallId,
+        name,
+        callFingerprint(name, args),
+        canonicalJson(args),
+        sideEffect,
+        lease,
+        lease - 1000,
+      ],
     );
   };
   const act = (sessionId: string, toolCalls: Array<{ id: string; name: string; arguments: unknown }>, expected = 200) =>
@@ -39,11 +60,36 @@ describeEachDialect('the dead-owner sweep lists side-effecting calls left STARTE
     gw = await startTestGateway(db.url, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1' });
     runtime = await createKey(gw, 'acme', 'runtime');
     const tools = [
-      (await gw.http.post('/api/v1/admin/tools').set(gw.admin).send(toolBody({ name: 'write_note', tenantId: 'acme', endpoint: remote.url('/write_note'), sideEffect: 'SIDE_EFFECT' })).expect(201)).body,
-      (await gw.http.post('/api/v1/admin/tools').set(gw.admin).send(toolBody({ name: 'read_doc', tenantId: 'acme', endpoint: remote.url('/read_doc'), httpMethod: 'GET' })).expect(201)).body,
+      (
+        await gw.http
+          .post('/api/v1/admin/tools')
+          .set(gw.admin)
+          .send(
+            toolBody({
+              name: 'write_note',
+              tenantId: 'acme',
+              endpoint: remote.url('/write_note'),
+              sideEffect: 'SIDE_EFFECT',
+            }),
+          )
+          .expect(201)
+      ).body,
+      (
+        await gw.http
+          .post('/api/v1/admin/tools')
+          .set(gw.admin)
+          .send(toolBody({ name: 'read_doc', tenantId: 'acme', endpoint: remote.url('/read_doc'), httpMethod: 'GET' }))
+          .expect(201)
+      ).body,
     ];
-    agentId = (await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'swept', tenantId: 'acme' }).expect(201)).body.id;
-    await gw.http.put(`/api/v1/admin/agents/${agentId}/tools`).set(gw.admin).send({ toolIds: tools.map((t) => t.id) }).expect(200);
+    agentId = (
+      await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'swept', tenantId: 'acme' }).expect(201)
+    ).body.id;
+    await gw.http
+      .put(`/api/v1/admin/agents/${agentId}/tools`)
+      .set(gw.admin)
+      .send({ toolIds: tools.map((t) => t.id) })
+      .expect(200);
   });
 
   afterAll(async () => {
@@ -58,16 +104,35 @@ describeEachDialect('the dead-owner sweep lists side-effecting calls left STARTE
     await sweep();
     const [request, ...more] = await requestsOf(sessionId);
     expect(more).toEqual([]);
-    expect(request).toMatchObject({ requestType: 'UNKNOWN_OUTCOME', status: 'PENDING', toolName: 'write_note', toolCallId: 's1', toolParams: { q: 'swept' }, iteration: 1, agentId });
-    expect(await session(sessionId)).toMatchObject({ status: 'INTERRUPTED', hitlPending: true, hitlRequest: { id: request.id, requestType: 'UNKNOWN_OUTCOME', toolCallId: 's1' } });
+    expect(request).toMatchObject({
+      requestType: 'UNKNOWN_OUTCOME',
+      status: 'PENDING',
+      toolName: 'write_note',
+      toolCallId: 's1',
+      toolParams: { q: 'swept' },
+      iteration: 1,
+      agentId,
+    });
+    expect(await session(sessionId)).toMatchObject({
+      status: 'INTERRUPTED',
+      hitlPending: true,
+      hitlRequest: { id: request.id, requestType: 'UNKNOWN_OUTCOME', toolCallId: 's1' },
+    });
 
     // Another round, and the runtime's resubmit, find the same request: no second one.
     await sweep();
     const resubmit = await act(sessionId, [{ id: 's1', name: 'write_note', arguments: { q: 'swept' } }], 409);
-    expect(resubmit.body.error).toMatchObject({ code: 'SESSION_INTERRUPTED', details: { hitlRequest: { id: request.id } } });
+    expect(resubmit.body.error).toMatchObject({
+      code: 'SESSION_INTERRUPTED',
+      details: { hitlRequest: { id: request.id } },
+    });
     expect(await requestsOf(sessionId)).toHaveLength(1);
 
-    const retried = await gw.http.post(`/api/v1/admin/hitl/${request.id}/decision`).set(gw.admin).send({ decision: 'RETRY', reviewer: 'ops' }).expect(200);
+    const retried = await gw.http
+      .post(`/api/v1/admin/hitl/${request.id}/decision`)
+      .set(gw.admin)
+      .send({ decision: 'RETRY', reviewer: 'ops' })
+      .expect(200);
     expect(retried.body.results).toEqual([expect.objectContaining({ toolCallId: 's1', status: 'COMPLETED' })]);
     expect(remote.requests.filter((r) => r.body.includes('swept'))).toHaveLength(1);
     const again = await act(sessionId, [{ id: 's1', name: 'write_note', arguments: { q: 'swept' } }]);
@@ -91,12 +156,16 @@ describeEachDialect('the dead-owner sweep lists side-effecting calls left STARTE
     const broken = await newSession();
     const fine = await newSession();
     await plantStarted(broken, 'bad', 'write_note', { q: 'bad' }, 'SIDE_EFFECT', 120_000);
-    await gw.app.get(DataSource).query("UPDATE tool_call_journal SET fingerprint = 'not-the-arguments' WHERE session_id = ?", [broken]);
+    await gw.app
+      .get(DataSource)
+      .query("UPDATE tool_call_journal SET fingerprint = 'not-the-arguments' WHERE session_id = ?", [broken]);
     await plantStarted(fine, 'good', 'write_note', { q: 'good' });
     await sweep();
     expect(await requestsOf(broken)).toEqual([]);
     expect((await session(broken)).status).toBe('ACTIVE');
-    expect(await requestsOf(fine)).toEqual([expect.objectContaining({ requestType: 'UNKNOWN_OUTCOME', toolCallId: 'good' })]);
+    expect(await requestsOf(fine)).toEqual([
+      expect.objectContaining({ requestType: 'UNKNOWN_OUTCOME', toolCallId: 'good' }),
+    ]);
   });
 
   it('raises one request when several sweeps run at once (two instances on MySQL)', async () => {
@@ -104,10 +173,18 @@ describeEachDialect('the dead-owner sweep lists side-effecting calls left STARTE
     await plantStarted(sessionId, 'dup', 'write_note', { q: 'dup' });
     const app = gw.app;
     // A second sweeper in this process (the same compare-and-set another process meets; SQLite has one writer).
-    const twin = new JournalOrphanSweepService(app.get(ToolCallJournalRepository), app.get(AgentSessionRepository), app.get(BatchRunner));
+    const twin = new JournalOrphanSweepService(
+      app.get(ToolCallJournalRepository),
+      app.get(AgentSessionRepository),
+      app.get(BatchRunner),
+    );
     const other = dialect === 'mysql' ? await startTestGateway(db.url, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1' }) : null;
     try {
-      const rounds = await Promise.all([sweep(), twin.sweep(), ...(other ? [sweep(other), other.app.get(JournalOrphanSweepService).sweep()] : [])]);
+      const rounds = await Promise.all([
+        sweep(),
+        twin.sweep(),
+        ...(other ? [sweep(other), other.app.get(JournalOrphanSweepService).sweep()] : []),
+      ]);
       expect(rounds.reduce((a, b) => a + b, 0)).toBe(1);
       expect(await requestsOf(sessionId)).toHaveLength(1);
     } finally {
@@ -120,7 +197,11 @@ describeEachDialect('the dead-owner sweep lists side-effecting calls left STARTE
     gw = await startTestGateway(db.url, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', JOURNAL_SWEEP_INTERVAL_MS: '100' });
     const sessionId = await newSession();
     await plantStarted(sessionId, 'job', 'write_note', { q: 'job' });
-    await waitFor(async () => (await requestsOf(sessionId)).length === 1, { timeoutMs: 10_000, intervalMs: 100, description: 'the scheduled sweep to raise the request' });
+    await waitFor(async () => (await requestsOf(sessionId)).length === 1, {
+      timeoutMs: 10_000,
+      intervalMs: 100,
+      description: 'the scheduled sweep to raise the request',
+    });
     expect((await session(sessionId)).status).toBe('INTERRUPTED');
   });
 });

@@ -1,7 +1,14 @@
 import { createTestDatabaseUrl, describeEachDialect, TestDatabase } from '@test/support/test-database';
 import { GatewayProcess, startGatewayProcess } from '@test/support/gateway-process';
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
-import { act, expectStatus, openSession, seedAgent, SeededAgent, ToolCall } from '@test/crash/support/gateway-runtime.seed';
+import {
+  act,
+  expectStatus,
+  openSession,
+  seedAgent,
+  SeededAgent,
+  ToolCall,
+} from '@test/crash/support/gateway-runtime.seed';
 
 /*
  * Issue 4, "Prove it": concurrent first submissions of one toolCallId resolve to one execution through the
@@ -61,7 +68,9 @@ describeEachDialect('journal concurrency: many submissions of one toolCallId at 
   it(`${submissions} concurrent submissions across ${instanceCount} instance(s): one execution, each answer the result or in progress`, async () => {
     const call: ToolCall = { id: 'call-transfer', name: TOOL, arguments: { amount: 100 } };
     const responses = await Promise.all(
-      Array.from({ length: submissions }, (_v, i) => act(gateways[i % gateways.length], seeded.runtime, sessionId, 1, [call])),
+      Array.from({ length: submissions }, (_v, i) =>
+        act(gateways[i % gateways.length], seeded.runtime, sessionId, 1, [call]),
+      ),
     );
 
     expect(remote.requests).toHaveLength(1);
@@ -73,7 +82,12 @@ describeEachDialect('journal concurrency: many submissions of one toolCallId at 
       }
       expect(res).toMatchObject({
         status: 200,
-        body: { status: 'COMPLETED', results: [expect.objectContaining({ toolCallId: call.id, status: 'COMPLETED', isError: false, content: stored })] },
+        body: {
+          status: 'COMPLETED',
+          results: [
+            expect.objectContaining({ toolCallId: call.id, status: 'COMPLETED', isError: false, content: stored }),
+          ],
+        },
       });
     }
     // The one submission that ran the call says so; every other result came from the journal.
@@ -84,8 +98,19 @@ describeEachDialect('journal concurrency: many submissions of one toolCallId at 
       const again = await act(gw, seeded.runtime, sessionId, 1, [call]);
       expect(again.body.results[0]).toMatchObject({ status: 'COMPLETED', reused: true, content: stored });
     }
-    const journal = expectStatus(await gateways[0].call('GET', `/api/v1/admin/sessions/${sessionId}/journal`, undefined, gateways[0].admin), 200, 'journal');
-    expect(journal.items).toEqual([expect.objectContaining({ toolCallId: call.id, state: 'COMPLETED', attempts: 1, owner: expect.stringMatching(/^concurrent-\d$/) })]);
+    const journal = expectStatus(
+      await gateways[0].call('GET', `/api/v1/admin/sessions/${sessionId}/journal`, undefined, gateways[0].admin),
+      200,
+      'journal',
+    );
+    expect(journal.items).toEqual([
+      expect.objectContaining({
+        toolCallId: call.id,
+        state: 'COMPLETED',
+        attempts: 1,
+        owner: expect.stringMatching(/^concurrent-\d$/),
+      }),
+    ]);
     expect(remote.requests).toHaveLength(1);
   });
 });

@@ -29,38 +29,79 @@ describeEachDialect('a side-effecting call whose gateway was killed reaches the 
   let seeded: SeededAgent;
   let restarted: GatewayProcess;
   const sweptCall: ToolCall = { id: 'call-swept', name: 'ledger_write', arguments: { ref: `${dialect}-swept` } };
-  const approvedCall: ToolCall = { id: 'call-approved', name: 'ledger_risky', arguments: { ref: `${dialect}-approved` } };
+  const approvedCall: ToolCall = {
+    id: 'call-approved',
+    name: 'ledger_risky',
+    arguments: { ref: `${dialect}-approved` },
+  };
   let sweptSession: string;
   let approvedSession: string;
   let approvalId: string;
-  const decide = (requestId: string, body: Record<string, unknown>) => restarted.call('POST', `/api/v1/admin/hitl/${requestId}/decision`, body, restarted.admin);
+  const decide = (requestId: string, body: Record<string, unknown>) =>
+    restarted.call('POST', `/api/v1/admin/hitl/${requestId}/decision`, body, restarted.admin);
   const pendingOf = async (sessionId: string) =>
-    expectStatus(await restarted.call('GET', '/api/v1/admin/hitl?status=PENDING&pageSize=100', undefined, restarted.admin), 200, 'queue').items.filter(
-      (i: { sessionId: string }) => i.sessionId === sessionId,
-    );
+    expectStatus(
+      await restarted.call('GET', '/api/v1/admin/hitl?status=PENDING&pageSize=100', undefined, restarted.admin),
+      200,
+      'queue',
+    ).items.filter((i: { sessionId: string }) => i.sessionId === sessionId);
 
   beforeAll(async () => {
     remote = await new CrashRemoteServer().start();
     db = await createTestDatabaseUrl(dialect);
     const env = { JOURNAL_LEASE_MS: String(LEASE_MS) };
     // Dies after STARTED of an act's call.
-    const actKilled = await startGatewayProcess({ databaseUrl: db.url, instanceId: 'killed-in-act', env: { ...env, GATEWAY_FAULT_INJECTION: 'after-started:ledger_write' } });
-    seeded = await seedAgent(actKilled, TENANT, [toolBody('ledger_write', 'SIDE_EFFECT', remote.url('/ledger')), toolBody('ledger_risky', 'HIGH_RISK', remote.url('/ledger'))]);
+    const actKilled = await startGatewayProcess({
+      databaseUrl: db.url,
+      instanceId: 'killed-in-act',
+      env: { ...env, GATEWAY_FAULT_INJECTION: 'after-started:ledger_write' },
+    });
+    seeded = await seedAgent(actKilled, TENANT, [
+      toolBody('ledger_write', 'SIDE_EFFECT', remote.url('/ledger')),
+      toolBody('ledger_risky', 'HIGH_RISK', remote.url('/ledger')),
+    ]);
     sweptSession = await openSession(actKilled, seeded);
     approvedSession = await openSession(actKilled, seeded);
-    expect(await act(actKilled, seeded.runtime, sweptSession, 1, [sweptCall]).then(() => false, () => true)).toBe(true);
+    expect(
+      await act(actKilled, seeded.runtime, sweptSession, 1, [sweptCall]).then(
+        () => false,
+        () => true,
+      ),
+    ).toBe(true);
     await actKilled.exited;
 
     // Dies after STARTED of the call an admin approved.
-    const decisionKilled = await startGatewayProcess({ databaseUrl: db.url, instanceId: 'killed-in-decision', env: { ...env, GATEWAY_FAULT_INJECTION: 'after-started:ledger_risky' } });
-    const interrupted = expectStatus(await act(decisionKilled, seeded.runtime, approvedSession, 1, [approvedCall]), 200, 'act on the HIGH_RISK tool');
+    const decisionKilled = await startGatewayProcess({
+      databaseUrl: db.url,
+      instanceId: 'killed-in-decision',
+      env: { ...env, GATEWAY_FAULT_INJECTION: 'after-started:ledger_risky' },
+    });
+    const interrupted = expectStatus(
+      await act(decisionKilled, seeded.runtime, approvedSession, 1, [approvedCall]),
+      200,
+      'act on the HIGH_RISK tool',
+    );
     expect(interrupted.hitlRequest.requestType).toBe('TOOL_APPROVAL');
     approvalId = interrupted.hitlRequest.id;
-    const broke = await decisionKilled.call('POST', `/api/v1/admin/hitl/${approvalId}/decision`, { decision: 'APPROVE', reviewer: 'alice' }, decisionKilled.admin).then(() => false, () => true);
+    const broke = await decisionKilled
+      .call(
+        'POST',
+        `/api/v1/admin/hitl/${approvalId}/decision`,
+        { decision: 'APPROVE', reviewer: 'alice' },
+        decisionKilled.admin,
+      )
+      .then(
+        () => false,
+        () => true,
+      );
     expect(broke).toBe(true);
     expect((await decisionKilled.exited).signal).toBe('SIGKILL');
 
-    restarted = await startGatewayProcess({ databaseUrl: db.url, instanceId: `restarted-${dialect}`, env: { ...env, JOURNAL_SWEEP_INTERVAL_MS: '200' } });
+    restarted = await startGatewayProcess({
+      databaseUrl: db.url,
+      instanceId: `restarted-${dialect}`,
+      env: { ...env, JOURNAL_SWEEP_INTERVAL_MS: '200' },
+    });
   }, 120_000);
 
   afterAll(async () => {
@@ -69,16 +110,30 @@ describeEachDialect('a side-effecting call whose gateway was killed reaches the 
     await db?.drop();
   });
 
-  it('the sweep lists the dead act\'s call as UNKNOWN_OUTCOME without any resubmit; an admin\'s RETRY runs it once', async () => {
-    const [request] = await waitFor(async () => {
-      const items = await pendingOf(sweptSession);
-      return items.length > 0 ? items : null;
-    }, { timeoutMs: 15_000, intervalMs: 100, description: 'the sweep to raise the dead call' });
-    expect(request).toMatchObject({ requestType: 'UNKNOWN_OUTCOME', toolCallId: 'call-swept', toolName: 'ledger_write', toolParams: { ref: `${dialect}-swept` } });
+  it("the sweep lists the dead act's call as UNKNOWN_OUTCOME without any resubmit; an admin's RETRY runs it once", async () => {
+    const [request] = await waitFor(
+      async () => {
+        const items = await pendingOf(sweptSession);
+        return items.length > 0 ? items : null;
+      },
+      { timeoutMs: 15_000, intervalMs: 100, description: 'the sweep to raise the dead call' },
+    );
+    expect(request).toMatchObject({
+      requestType: 'UNKNOWN_OUTCOME',
+      toolCallId: 'call-swept',
+      toolName: 'ledger_write',
+      toolParams: { ref: `${dialect}-swept` },
+    });
     expect(remote.hits(`${dialect}-swept`)).toBe(0);
-    const session = expectStatus(await restarted.call('GET', `/api/v1/sessions/${sweptSession}`, undefined, seeded.runtime), 200, 'session');
+    const session = expectStatus(
+      await restarted.call('GET', `/api/v1/sessions/${sweptSession}`, undefined, seeded.runtime),
+      200,
+      'session',
+    );
     expect(session).toMatchObject({ status: 'INTERRUPTED', hitlRequest: { id: request.id } });
-    expect((await act(restarted, seeded.runtime, sweptSession, 2, [sweptCall])).body.error.code).toBe('SESSION_INTERRUPTED');
+    expect((await act(restarted, seeded.runtime, sweptSession, 2, [sweptCall])).body.error.code).toBe(
+      'SESSION_INTERRUPTED',
+    );
 
     const retried = await decide(request.id, { decision: 'RETRY', reviewer: 'ops' });
     expect(retried.status).toBe(200);
@@ -90,10 +145,13 @@ describeEachDialect('a side-effecting call whose gateway was killed reaches the 
 
   it('the same admin decision sent again after the kill finishes it without running the call blindly: UNKNOWN_OUTCOME, then RETRY runs it once', async () => {
     // The sweep leaves this session alone: it already waits for the (decided) approval.
-    const repeated = await waitFor(async () => {
-      const res = await decide(approvalId, { decision: 'APPROVE', reviewer: 'alice' });
-      return res.status === 200 ? res : null;
-    }, { timeoutMs: 15_000, intervalMs: 200, description: 'the dead decision\'s claim and lease to expire' });
+    const repeated = await waitFor(
+      async () => {
+        const res = await decide(approvalId, { decision: 'APPROVE', reviewer: 'alice' });
+        return res.status === 200 ? res : null;
+      },
+      { timeoutMs: 15_000, intervalMs: 200, description: "the dead decision's claim and lease to expire" },
+    );
     expect(repeated.body.status).toBe('INTERRUPTED');
     expect(repeated.body.hitlRequest).toMatchObject({ requestType: 'UNKNOWN_OUTCOME', toolCallId: 'call-approved' });
     expect(remote.hits(`${dialect}-approved`)).toBe(0);

@@ -53,7 +53,9 @@ describe('openDatabase', () => {
   it('stops with a clear message when the database cannot be reached', async () => {
     const attempt = openDatabase({ url: 'mysql://nobody:secret-pw@127.0.0.1:1/none' });
     await expect(attempt).rejects.toBeInstanceOf(DatabaseStartupError);
-    await expect(attempt).rejects.toThrow(/Cannot open the database at mysql:\/\/nobody:\*\*\*@127\.0\.0\.1:1\/none: .*Check DATABASE_URL/);
+    await expect(attempt).rejects.toThrow(
+      /Cannot open the database at mysql:\/\/nobody:\*\*\*@127\.0\.0\.1:1\/none: .*Check DATABASE_URL/,
+    );
     await expect(attempt).rejects.not.toThrow(/secret-pw/);
   });
 });

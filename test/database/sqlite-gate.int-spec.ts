@@ -9,10 +9,11 @@ function gateOpen(): { wait: Promise<void>; open(): void } {
   return { wait: new Promise<void>((r) => (open = r)), open: () => open() };
 }
 
-describe('SQLite gate: one shared connection, requests that never leak into each other\'s transactions', () => {
+describe("SQLite gate: one shared connection, requests that never leak into each other's transactions", () => {
   let db: TestDatabase;
   let ds: DataSource;
-  const names = async () => (await ds.query<Array<{ name: string }>>('SELECT name FROM agent ORDER BY name')).map((r) => r.name);
+  const names = async () =>
+    (await ds.query<Array<{ name: string }>>('SELECT name FROM agent ORDER BY name')).map((r) => r.name);
   const insertAgent = (runner: { query(sql: string, params: unknown[]): Promise<unknown> }, name: string) =>
     runner.query(
       "INSERT INTO agent (id, tenant_id, name, name_key, description, web_search_mode, side_effect_policy, max_iterations, skill_ids, created_at, updated_at) VALUES (?, 't', ?, ?, NULL, 'DISABLED', 'ALLOW', 1, '[]', 0, 0)",
@@ -31,7 +32,7 @@ describe('SQLite gate: one shared connection, requests that never leak into each
     await ds.query('DELETE FROM agent');
   });
 
-  it('keeps a statement made during another request\'s transaction out of that transaction\'s rollback', async () => {
+  it("keeps a statement made during another request's transaction out of that transaction's rollback", async () => {
     const hold = gateOpen();
     const begun = gateOpen();
     const failing = ds.transaction(async (m) => {

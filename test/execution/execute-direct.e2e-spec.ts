@@ -10,7 +10,11 @@ describe('POST /tools/{name}/execute (executeDirect)', () => {
   let agentId: string;
   const tools: Record<string, { id: string }> = {};
   const execute = (name: string, body: Record<string, unknown>, expected = 200) =>
-    gw.http.post(`/api/v1/tools/${name}/execute`).set(runtime).send({ agentId, userId: 'u1', permissions: ['ops'], ...body }).expect(expected);
+    gw.http
+      .post(`/api/v1/tools/${name}/execute`)
+      .set(runtime)
+      .send({ agentId, userId: 'u1', permissions: ['ops'], ...body })
+      .expect(expected);
 
   beforeAll(async () => {
     remote = await new RecordingHttpServer().start();
@@ -18,15 +22,30 @@ describe('POST /tools/{name}/execute (executeDirect)', () => {
     gw = await startTestGateway(db.url, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', TOOL_RETRY_BASE_DELAY_MS: '1' });
     runtime = await createKey(gw, 'acme', 'runtime');
     const create = async (name: string, overrides: Record<string, unknown> = {}) => {
-      tools[name] = (await gw.http.post('/api/v1/admin/tools').set(gw.admin).send(toolBody({ name, tenantId: 'acme', endpoint: remote.url(`/${name}`), ...overrides })).expect(201)).body;
+      tools[name] = (
+        await gw.http
+          .post('/api/v1/admin/tools')
+          .set(gw.admin)
+          .send(toolBody({ name, tenantId: 'acme', endpoint: remote.url(`/${name}`), ...overrides }))
+          .expect(201)
+      ).body;
     };
     await create('lookup', { permissionTags: ['ops'] });
-    await create('run_shell', { sideEffect: 'SIDE_EFFECT', parameters: { type: 'object', properties: { command: { type: 'string' } } } });
+    await create('run_shell', {
+      sideEffect: 'SIDE_EFFECT',
+      parameters: { type: 'object', properties: { command: { type: 'string' } } },
+    });
     await create('nuke', { sideEffect: 'HIGH_RISK' });
     await create('unbound');
     await create('flaky', { endpoint: remote.url('/flaky') });
-    agentId = (await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'a', tenantId: 'acme' }).expect(201)).body.id;
-    await gw.http.put(`/api/v1/admin/agents/${agentId}/tools`).set(gw.admin).send({ toolIds: [tools.lookup.id, tools.run_shell.id, tools.nuke.id, tools.flaky.id] }).expect(200);
+    agentId = (
+      await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'a', tenantId: 'acme' }).expect(201)
+    ).body.id;
+    await gw.http
+      .put(`/api/v1/admin/agents/${agentId}/tools`)
+      .set(gw.admin)
+      .send({ toolIds: [tools.lookup.id, tools.run_shell.id, tools.nuke.id, tools.flaky.id] })
+      .expect(200);
   });
   afterAll(async () => {
     await gw?.close();
@@ -36,7 +55,13 @@ describe('POST /tools/{name}/execute (executeDirect)', () => {
 
   it('runs a tool and returns the result with its structured block', async () => {
     const res = await execute('lookup', { arguments: { q: 'order-1' }, toolCallId: 'idem-1' });
-    expect(res.body).toMatchObject({ status: 'COMPLETED', isError: false, attempts: 1, toolCallId: 'idem-1', errorClass: null });
+    expect(res.body).toMatchObject({
+      status: 'COMPLETED',
+      isError: false,
+      attempts: 1,
+      toolCallId: 'idem-1',
+      errorClass: null,
+    });
     expect(JSON.parse(res.body.content)).toEqual({ ok: true });
     const seen = remote.requests.filter((r) => r.url === '/lookup');
     expect(seen).toHaveLength(1);
@@ -55,7 +80,11 @@ describe('POST /tools/{name}/execute (executeDirect)', () => {
   });
 
   it('refuses a tool the user may not see, or an agent is not bound to, as a failed result', async () => {
-    const noPerm = await gw.http.post('/api/v1/tools/lookup/execute').set(runtime).send({ agentId, userId: 'u1', permissions: [], arguments: { q: 'x' } }).expect(200);
+    const noPerm = await gw.http
+      .post('/api/v1/tools/lookup/execute')
+      .set(runtime)
+      .send({ agentId, userId: 'u1', permissions: [], arguments: { q: 'x' } })
+      .expect(200);
     expect(noPerm.body).toMatchObject({ status: 'FAILED', errorClass: 'NOT_VISIBLE' });
     expect(noPerm.body.content).toContain('PERMITTED');
     const unbound = await execute('unbound', { agentId, arguments: { q: 'x' } });
@@ -71,7 +100,10 @@ describe('POST /tools/{name}/execute (executeDirect)', () => {
     const highRisk = await execute('nuke', { arguments: { q: 'x' } }, 409);
     expect(highRisk.body.error.code).toBe('HITL_REQUIRED');
     const risky = await execute('run_shell', { arguments: { command: 'git push --force origin main' } }, 409);
-    expect(risky.body.error).toMatchObject({ code: 'HITL_REQUIRED', details: { rules: [expect.objectContaining({ rule: 'force-push' })] } });
+    expect(risky.body.error).toMatchObject({
+      code: 'HITL_REQUIRED',
+      details: { rules: [expect.objectContaining({ rule: 'force-push' })] },
+    });
     const safe = await execute('run_shell', { arguments: { command: 'git status' } });
     expect(safe.body.status).toBe('COMPLETED');
     expect(remote.requests.length).toBe(before + 1);
@@ -85,7 +117,11 @@ describe('POST /tools/{name}/execute (executeDirect)', () => {
   it('answers 404 for a tool name the tenant does not have', async () => {
     await execute('nope', { arguments: {} }, 404);
     const globex = await createKey(gw, 'globex', 'runtime');
-    await gw.http.post('/api/v1/tools/lookup/execute').set(globex).send({ agentId, userId: 'u', permissions: ['ops'], arguments: { q: 'x' } }).expect(404);
+    await gw.http
+      .post('/api/v1/tools/lookup/execute')
+      .set(globex)
+      .send({ agentId, userId: 'u', permissions: ['ops'], arguments: { q: 'x' } })
+      .expect(404);
   });
 
   it('retries a transient failure of a READ_ONLY tool and reports 执行失败 after the last attempt', async () => {
@@ -106,6 +142,8 @@ describe('POST /tools/{name}/execute (executeDirect)', () => {
   it('writes a tool log row for each call, with the entry DIRECT', async () => {
     const rows = (await gw.http.get('/api/v1/admin/tool-calls?toolName=lookup').set(gw.admin).expect(200)).body.items;
     expect(rows.length).toBeGreaterThanOrEqual(2);
-    expect(rows.every((r: { entry: string; sessionId: string | null }) => r.entry === 'DIRECT' && r.sessionId === null)).toBe(true);
+    expect(
+      rows.every((r: { entry: string; sessionId: string | null }) => r.entry === 'DIRECT' && r.sessionId === null),
+    ).toBe(true);
   });
 });

@@ -16,8 +16,19 @@ describe('what remotes receive', () => {
   const requestsTo = (path: string) => remote.requests.filter((r) => r.url.startsWith(path));
 
   const newSession = async (tenant: string, userId = 'u1') =>
-    (await gw.http.post('/api/v1/sessions').set(runtime[tenant]).send({ agentId: agents[tenant], userId, permissions: [] }).expect(201)).body.id as string;
-  const act = (tenant: string, sessionId: string, iteration: number, toolCalls: Array<{ id: string; name: string; arguments: unknown }>) =>
+    (
+      await gw.http
+        .post('/api/v1/sessions')
+        .set(runtime[tenant])
+        .send({ agentId: agents[tenant], userId, permissions: [] })
+        .expect(201)
+    ).body.id as string;
+  const act = (
+    tenant: string,
+    sessionId: string,
+    iteration: number,
+    toolCalls: Array<{ id: string; name: string; arguments: unknown }>,
+  ) =>
     gw.http.post(`/api/v1/sessions/${sessionId}/act`).set(runtime[tenant]).send({ iteration, toolCalls }).expect(200);
   /** The journal row as a process that died after sending would have left it: STARTED, lease long expired. */
   const leaveStarted = (tenant: string, sessionId: string, toolCallId: string) =>
@@ -31,14 +42,38 @@ describe('what remotes receive', () => {
     remote = await new RecordingHttpServer().start();
     db = await createTestDatabaseUrl('sqlite');
     gw = await startTestGateway(db.url, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1' });
-    const create = async (body: Record<string, unknown>) => (await gw.http.post('/api/v1/admin/tools').set(gw.admin).send(toolBody(body)).expect(201)).body.id as string;
+    const create = async (body: Record<string, unknown>) =>
+      (await gw.http.post('/api/v1/admin/tools').set(gw.admin).send(toolBody(body)).expect(201)).body.id as string;
     const anyArgs = { type: 'object', properties: { q: { type: 'string' }, id: { type: 'string' } } };
-    const whoami = await create({ name: 'whoami', tenantId: null, endpoint: remote.url('/whoami'), parameters: anyArgs });
-    const write = await create({ name: 'write_note', tenantId: null, sideEffect: 'SIDE_EFFECT', endpoint: remote.url('/write_note'), parameters: anyArgs });
-    const profile = await create({ name: 'user_profile', tenantId: 'acme', httpMethod: 'GET', endpoint: remote.url('/api/tenants/acme/users/{id}/profile'), parameters: anyArgs });
+    const whoami = await create({
+      name: 'whoami',
+      tenantId: null,
+      endpoint: remote.url('/whoami'),
+      parameters: anyArgs,
+    });
+    const write = await create({
+      name: 'write_note',
+      tenantId: null,
+      sideEffect: 'SIDE_EFFECT',
+      endpoint: remote.url('/write_note'),
+      parameters: anyArgs,
+    });
+    const profile = await create({
+      name: 'user_profile',
+      tenantId: 'acme',
+      httpMethod: 'GET',
+      endpoint: remote.url('/api/tenants/acme/users/{id}/profile'),
+      parameters: anyArgs,
+    });
     for (const tenant of ['acme', 'globex']) {
       runtime[tenant] = await createKey(gw, tenant, 'runtime');
-      agents[tenant] = (await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: `${tenant}-bot`, tenantId: tenant }).expect(201)).body.id;
+      agents[tenant] = (
+        await gw.http
+          .post('/api/v1/admin/agents')
+          .set(gw.admin)
+          .send({ name: `${tenant}-bot`, tenantId: tenant })
+          .expect(201)
+      ).body.id;
       const toolIds = tenant === 'acme' ? [whoami, write, profile] : [whoami, write];
       await gw.http.put(`/api/v1/admin/agents/${agents[tenant]}/tools`).set(gw.admin).send({ toolIds }).expect(200);
     }
@@ -52,12 +87,26 @@ describe('what remotes receive', () => {
 
   it('refuses a tool whose headers name a context header, on create and on PATCH', async () => {
     const acmeAdmin = await createKey(gw, 'acme', 'admin');
-    const created = await gw.http.post('/api/v1/admin/tools').set(acmeAdmin).send(toolBody({ tenantId: 'acme', headers: { 'X-Tenant-Id': 'globex' } })).expect(400);
+    const created = await gw.http
+      .post('/api/v1/admin/tools')
+      .set(acmeAdmin)
+      .send(toolBody({ tenantId: 'acme', headers: { 'X-Tenant-Id': 'globex' } }))
+      .expect(400);
     expect(created.body.error.code).toBe('VALIDATION_FAILED');
     expect(created.body.error.details.fields).toEqual([expect.objectContaining({ field: 'headers.X-Tenant-Id' })]);
     expect(created.body.error.message).toContain('set by the gateway');
-    const tool = (await gw.http.post('/api/v1/admin/tools').set(acmeAdmin).send(toolBody({ tenantId: 'acme', headers: { 'X-Team': 'a' } })).expect(201)).body;
-    const patched = await gw.http.patch(`/api/v1/admin/tools/${tool.id}`).set(acmeAdmin).send({ headers: { 'idempotency-key': 'fixed' } }).expect(400);
+    const tool = (
+      await gw.http
+        .post('/api/v1/admin/tools')
+        .set(acmeAdmin)
+        .send(toolBody({ tenantId: 'acme', headers: { 'X-Team': 'a' } }))
+        .expect(201)
+    ).body;
+    const patched = await gw.http
+      .patch(`/api/v1/admin/tools/${tool.id}`)
+      .set(acmeAdmin)
+      .send({ headers: { 'idempotency-key': 'fixed' } })
+      .expect(400);
     expect(patched.body.error.details.fields).toEqual([expect.objectContaining({ field: 'headers.idempotency-key' })]);
   });
 
@@ -73,7 +122,14 @@ describe('what remotes receive', () => {
     }
     const seen = requestsTo('/whoami');
     expect(seen).toHaveLength(3);
-    expect(seen.map((r) => [r.headers['x-tenant-id'], r.headers['x-user-id'], r.headers['x-session-id'], r.headers['x-tool-call-id']])).toEqual([
+    expect(
+      seen.map((r) => [
+        r.headers['x-tenant-id'],
+        r.headers['x-user-id'],
+        r.headers['x-session-id'],
+        r.headers['x-tool-call-id'],
+      ]),
+    ).toEqual([
       ['acme', 'u1', calls[0].sessionId, 'call_1'],
       ['acme', '%E5%BC%A0%E4%B8%89', calls[1].sessionId, 'call_1'],
       ['globex', 'u9', calls[2].sessionId, 'call_1'],
@@ -94,7 +150,11 @@ describe('what remotes receive', () => {
     await leaveStarted('acme', sessionId, 'se-1');
     const unknown = await act('acme', sessionId, 2, [{ id: 'se-1', name: 'write_note', arguments: { q: 'once' } }]);
     expect(unknown.body.hitlRequest).toMatchObject({ requestType: 'UNKNOWN_OUTCOME', toolCallId: 'se-1' });
-    await gw.http.post(`/api/v1/sessions/${sessionId}/resume`).set(runtime.acme).send({ clientMessageId: 'm-1', decision: 'RETRY' }).expect(200);
+    await gw.http
+      .post(`/api/v1/sessions/${sessionId}/resume`)
+      .set(runtime.acme)
+      .send({ clientMessageId: 'm-1', decision: 'RETRY' })
+      .expect(200);
 
     const [ro1, ro2] = requestsTo('/whoami');
     const [se1, se2] = requestsTo('/write_note');

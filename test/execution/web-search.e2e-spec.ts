@@ -17,11 +17,23 @@ describe('platform web search through act', () => {
       res.end(JSON.stringify({ results: [{ title: `About ${q}`, url: 'https://example.com/a', snippet: 'first' }] }));
     };
     db = await createTestDatabaseUrl('sqlite');
-    gw = await startTestGateway(db.url, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', WEB_SEARCH_URL: provider.url('/search'), WEB_SEARCH_API_KEY: 'search-secret' });
+    gw = await startTestGateway(db.url, {
+      OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+      WEB_SEARCH_URL: provider.url('/search'),
+      WEB_SEARCH_API_KEY: 'search-secret',
+    });
     runtime = await createKey(gw, 'acme', 'runtime');
     await gw.http.put('/api/v1/admin/tenants/acme/capabilities').set(gw.admin).send({ webSearch: true }).expect(200);
-    const agentId = (await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'searcher', tenantId: 'acme', webSearchMode: 'AUTO' }).expect(201)).body.id;
-    sessionId = (await gw.http.post('/api/v1/sessions').set(runtime).send({ agentId, userId: 'u', permissions: [] }).expect(201)).body.id;
+    const agentId = (
+      await gw.http
+        .post('/api/v1/admin/agents')
+        .set(gw.admin)
+        .send({ name: 'searcher', tenantId: 'acme', webSearchMode: 'AUTO' })
+        .expect(201)
+    ).body.id;
+    sessionId = (
+      await gw.http.post('/api/v1/sessions').set(runtime).send({ agentId, userId: 'u', permissions: [] }).expect(201)
+    ).body.id;
   });
   afterAll(async () => {
     await gw?.close();
@@ -30,7 +42,11 @@ describe('platform web search through act', () => {
   });
 
   it('searches through the configured provider inside a session', async () => {
-    const res = await gw.http.post(`/api/v1/sessions/${sessionId}/act`).set(runtime).send({ iteration: 1, toolCalls: [{ id: 's1', name: 'web_search', arguments: { query: 'nestjs', count: 3 } }] }).expect(200);
+    const res = await gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(runtime)
+      .send({ iteration: 1, toolCalls: [{ id: 's1', name: 'web_search', arguments: { query: 'nestjs', count: 3 } }] })
+      .expect(200);
     expect(res.body.results[0]).toMatchObject({ status: 'COMPLETED', isError: false });
     expect(res.body.results[0].content).toContain('About nestjs');
     const seen = provider.requests[provider.requests.length - 1];
@@ -41,7 +57,11 @@ describe('platform web search through act', () => {
   it('refuses the call at call time once the tenant capability is switched off', async () => {
     await gw.http.put('/api/v1/admin/tenants/acme/capabilities').set(gw.admin).send({ webSearch: false }).expect(200);
     const before = provider.requests.length;
-    const res = await gw.http.post(`/api/v1/sessions/${sessionId}/act`).set(runtime).send({ iteration: 2, toolCalls: [{ id: 's2', name: 'web_search', arguments: { query: 'x' } }] }).expect(200);
+    const res = await gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(runtime)
+      .send({ iteration: 2, toolCalls: [{ id: 's2', name: 'web_search', arguments: { query: 'x' } }] })
+      .expect(200);
     expect(res.body.results[0]).toMatchObject({ status: 'FAILED', isError: true });
     expect(res.body.results[0].content).toContain('POLICY');
     expect(provider.requests.length).toBe(before);

@@ -23,7 +23,9 @@ class HttpHarness {
   }
 
   run(tool: ToolDescriptor, args: Record<string, unknown> = {}, toolCallId?: string) {
-    return this.policy.run(tool, (attempt, signal) => this.executor.execute(invocationOf(tool, args, attempt, signal, toolCallId)));
+    return this.policy.run(tool, (attempt, signal) =>
+      this.executor.execute(invocationOf(tool, args, attempt, signal, toolCallId)),
+    );
   }
 
   close(): Promise<void> {
@@ -70,7 +72,11 @@ describe('HttpToolExecutor under ToolCallPolicy (real loopback server)', () => {
       res.setHeader('content-type', 'text/plain');
       res.end('created order 7');
     };
-    const tool = toolFixture({ endpoint: server.url('/orders/{id}/lines'), httpMethod: 'POST', sideEffect: 'SIDE_EFFECT' });
+    const tool = toolFixture({
+      endpoint: server.url('/orders/{id}/lines'),
+      httpMethod: 'POST',
+      sideEffect: 'SIDE_EFFECT',
+    });
     const outcome = await gw.run(tool, { id: 7, sku: 'X-1', qty: 2 }, 'tc-post-1');
     expect(outcome.output).toEqual({ content: 'created order 7' });
     const [req] = server.requests;
@@ -108,10 +114,17 @@ describe('HttpToolExecutor under ToolCallPolicy (real loopback server)', () => {
       res.statusCode = 503;
       res.end('{"error":"overloaded"}');
     };
-    const outcome = await gw.run(toolFixture({ endpoint: server.url('/w'), httpMethod: 'POST', sideEffect: 'SIDE_EFFECT' }));
+    const outcome = await gw.run(
+      toolFixture({ endpoint: server.url('/w'), httpMethod: 'POST', sideEffect: 'SIDE_EFFECT' }),
+    );
     expect(server.requests).toHaveLength(1);
     expect(outcome.attempts).toBe(1);
-    expect(outcome.error).toMatchObject({ errorClass: 'HTTP_RETRYABLE', transient: true, reachedRemote: true, options: { httpStatus: 503 } });
+    expect(outcome.error).toMatchObject({
+      errorClass: 'HTTP_RETRYABLE',
+      transient: true,
+      reachedRemote: true,
+      options: { httpStatus: 503 },
+    });
     expect(outcome.error?.message).toContain('overloaded');
   });
 
@@ -130,7 +143,9 @@ describe('HttpToolExecutor under ToolCallPolicy (real loopback server)', () => {
 
   it('retries a SIDE_EFFECT tool whose port refuses connections, up to TOOL_MAX_ATTEMPTS', async () => {
     const port = await findFreePort();
-    const outcome = await gw.run(toolFixture({ endpoint: `http://127.0.0.1:${port}/w`, httpMethod: 'POST', sideEffect: 'SIDE_EFFECT' }));
+    const outcome = await gw.run(
+      toolFixture({ endpoint: `http://127.0.0.1:${port}/w`, httpMethod: 'POST', sideEffect: 'SIDE_EFFECT' }),
+    );
     expect(outcome.attempts).toBe(3);
     expect(outcome.error).toMatchObject({ errorClass: 'CONNECTION_REFUSED', transient: true, reachedRemote: false });
   });
@@ -143,7 +158,9 @@ describe('HttpToolExecutor under ToolCallPolicy (real loopback server)', () => {
         res.on('close', resolve);
       });
     const started = performance.now();
-    const outcome = await gw.run(toolFixture({ endpoint: server.url('/slow'), timeoutMs: 300, sideEffect: 'SIDE_EFFECT', httpMethod: 'POST' }));
+    const outcome = await gw.run(
+      toolFixture({ endpoint: server.url('/slow'), timeoutMs: 300, sideEffect: 'SIDE_EFFECT', httpMethod: 'POST' }),
+    );
     const elapsed = performance.now() - started;
     expect(outcome).toMatchObject({ timedOut: true, attempts: 1 });
     expect(outcome.error).toMatchObject({ errorClass: 'TIMEOUT', reachedRemote: true });

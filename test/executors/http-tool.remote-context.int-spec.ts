@@ -21,7 +21,13 @@ describe('HttpToolExecutor: path placeholders and the call context (real loopbac
   const policy = new ToolCallPolicy(config);
   const run = (tool: ToolDescriptor, args: Record<string, unknown>, ctx: CallContext) =>
     policy.run(tool, (attempt, signal) => executor.execute({ ...invocationOf(tool, args, attempt, signal), ...ctx }));
-  const ctx = (overrides: Partial<CallContext> = {}): CallContext => ({ tenantId: 'acme', userId: 'u1', sessionId: 's-1', toolCallId: 'call_1', ...overrides });
+  const ctx = (overrides: Partial<CallContext> = {}): CallContext => ({
+    tenantId: 'acme',
+    userId: 'u1',
+    sessionId: 's-1',
+    toolCallId: 'call_1',
+    ...overrides,
+  });
 
   beforeAll(() => server.start());
   afterAll(async () => {
@@ -37,18 +43,34 @@ describe('HttpToolExecutor: path placeholders and the call context (real loopbac
   });
 
   describe('a path placeholder value that would leave its segment', () => {
-    const profile = () => toolFixture({ name: 'user_profile', endpoint: server.url('/api/tenants/acme/users/{id}/profile'), httpMethod: 'GET' });
+    const profile = () =>
+      toolFixture({
+        name: 'user_profile',
+        endpoint: server.url('/api/tenants/acme/users/{id}/profile'),
+        httpMethod: 'GET',
+      });
 
-    it.each(['..', '.', '%2e%2e', '%2E.', '.%2E', '%252e%252e', '..;x', '../../admin', 'a/b', 'a%2fb', '..\\admin', 'a\\b', '%5C'])(
-      'refuses %j as a FAILED call naming the parameter: nothing reaches the server',
-      async (id) => {
-        const outcome = await run(profile(), { id }, ctx());
-        expect(outcome.attempts).toBe(1);
-        expect(outcome.error).toMatchObject({ errorClass: 'INVALID_REQUEST', transient: false, reachedRemote: false });
-        expect(outcome.error?.message).toContain('argument "id"');
-        expect(server.requests).toHaveLength(0);
-      },
-    );
+    it.each([
+      '..',
+      '.',
+      '%2e%2e',
+      '%2E.',
+      '.%2E',
+      '%252e%252e',
+      '..;x',
+      '../../admin',
+      'a/b',
+      'a%2fb',
+      '..\\admin',
+      'a\\b',
+      '%5C',
+    ])('refuses %j as a FAILED call naming the parameter: nothing reaches the server', async (id) => {
+      const outcome = await run(profile(), { id }, ctx());
+      expect(outcome.attempts).toBe(1);
+      expect(outcome.error).toMatchObject({ errorClass: 'INVALID_REQUEST', transient: false, reachedRemote: false });
+      expect(outcome.error?.message).toContain('argument "id"');
+      expect(server.requests).toHaveLength(0);
+    });
 
     it('sends an ordinary value into its own segment', async () => {
       const outcome = await run(profile(), { id: 'bob.smith' }, ctx());
@@ -58,12 +80,18 @@ describe('HttpToolExecutor: path placeholders and the call context (real loopbac
   });
 
   describe('the call context', () => {
-    const lookup = (overrides: Partial<ToolDescriptor> = {}) => toolFixture({ name: 'lookup', endpoint: server.url('/lookup'), httpMethod: 'POST', ...overrides });
+    const lookup = (overrides: Partial<ToolDescriptor> = {}) =>
+      toolFixture({ name: 'lookup', endpoint: server.url('/lookup'), httpMethod: 'POST', ...overrides });
 
     it('sends X-Tenant-Id, X-User-Id, X-Session-Id, X-Tool-Call-Id and an Idempotency-Key that is not the bare toolCallId', async () => {
       await run(lookup(), { q: 1 }, ctx());
       const [req] = server.requests;
-      expect(req.headers).toMatchObject({ 'x-tenant-id': 'acme', 'x-user-id': 'u1', 'x-session-id': 's-1', 'x-tool-call-id': 'call_1' });
+      expect(req.headers).toMatchObject({
+        'x-tenant-id': 'acme',
+        'x-user-id': 'u1',
+        'x-session-id': 's-1',
+        'x-tool-call-id': 'call_1',
+      });
       expect(req.headers['idempotency-key']).toMatch(/^gw1-[A-Za-z0-9_-]{43}$/);
     });
 
@@ -92,7 +120,18 @@ describe('HttpToolExecutor: path placeholders and the call context (real loopbac
     });
 
     it('overwrites context headers a tool defines, so a tenant tool cannot claim another tenant', async () => {
-      await run(lookup({ headers: { 'X-Tenant-Id': 'globex', 'X-User-Id': 'root', 'Idempotency-Key': 'fixed', 'X-Session-Id': 'forged' } }), {}, ctx({ sessionId: null }));
+      await run(
+        lookup({
+          headers: {
+            'X-Tenant-Id': 'globex',
+            'X-User-Id': 'root',
+            'Idempotency-Key': 'fixed',
+            'X-Session-Id': 'forged',
+          },
+        }),
+        {},
+        ctx({ sessionId: null }),
+      );
       const [req] = server.requests;
       expect(req.headers['x-tenant-id']).toBe('acme');
       expect(req.headers['x-user-id']).toBe('u1');

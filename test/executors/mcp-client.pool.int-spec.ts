@@ -37,9 +37,12 @@ class McpHarness {
    */
   async seesServerGone(url: string): Promise<void> {
     const origin = new URL(url).origin;
-    await waitFor(() => ((this.agent.dispatcher.stats[origin] as { connected?: number } | undefined)?.connected ?? 0) === 0, {
-      description: `the sockets to ${origin} to close`,
-    });
+    await waitFor(
+      () => ((this.agent.dispatcher.stats[origin] as { connected?: number } | undefined)?.connected ?? 0) === 0,
+      {
+        description: `the sockets to ${origin} to close`,
+      },
+    );
   }
 
   async close(): Promise<void> {
@@ -59,7 +62,14 @@ function serverAndHarnessPerTest(server: SdkMcpServer): { readonly gw: McpHarnes
 }
 
 const mcpTool = (url: string, remoteName: string, overrides: Partial<ToolDescriptor> = {}): ToolDescriptor =>
-  toolFixture({ name: `sdk_${remoteName}`, serviceType: 'MCP_REMOTE', endpoint: url, remoteName, httpMethod: null, ...overrides });
+  toolFixture({
+    name: `sdk_${remoteName}`,
+    serviceType: 'MCP_REMOTE',
+    endpoint: url,
+    remoteName,
+    httpMethod: null,
+    ...overrides,
+  });
 
 describe('McpClientPool + McpRemoteToolExecutor against an SDK McpServer (streamable HTTP)', () => {
   const server = new SdkMcpServer();
@@ -70,11 +80,15 @@ describe('McpClientPool + McpRemoteToolExecutor against an SDK McpServer (stream
     await suite.gw.call(mcpTool(server.url, 'echo'), { message: 'warm up' });
     const cancelledBefore = server.cancelled.length;
     const started = performance.now();
-    const outcome = await suite.gw.call(mcpTool(server.url, 'slow', { timeoutMs: 300, sideEffect: 'SIDE_EFFECT' }), { ms: 10_000 });
+    const outcome = await suite.gw.call(mcpTool(server.url, 'slow', { timeoutMs: 300, sideEffect: 'SIDE_EFFECT' }), {
+      ms: 10_000,
+    });
     expect(outcome).toMatchObject({ timedOut: true, attempts: 1 });
     expect(outcome.error).toMatchObject({ errorClass: 'TIMEOUT', reachedRemote: true });
     expect(performance.now() - started).toBeLessThan(2000);
-    await waitFor(() => server.cancelled.length === cancelledBefore + 1, { description: 'notifications/cancelled to reach the slow tool' });
+    await waitFor(() => server.cancelled.length === cancelledBefore + 1, {
+      description: 'notifications/cancelled to reach the slow tool',
+    });
     expect(server.cancelled.at(-1)?.tool).toBe('slow');
   });
 
@@ -92,7 +106,9 @@ describe('McpClientPool + McpRemoteToolExecutor against an SDK McpServer (stream
 
   it('shares one connect among concurrent first calls', async () => {
     const before = server.initializeCount;
-    const outcomes = await Promise.all(Array.from({ length: 10 }, (_v, i) => suite.gw.call(mcpTool(server.url, 'echo'), { message: `m${i}` })));
+    const outcomes = await Promise.all(
+      Array.from({ length: 10 }, (_v, i) => suite.gw.call(mcpTool(server.url, 'echo'), { message: `m${i}` })),
+    );
     expect(outcomes.map((o) => o.output?.content)).toEqual(Array.from({ length: 10 }, (_v, i) => `echo: m${i}`));
     expect(server.initializeCount - before).toBe(1);
     expect(suite.gw.pool.stats().totalConnects).toBe(1);
@@ -111,7 +127,9 @@ describe('McpClientPool + McpRemoteToolExecutor against an SDK McpServer (stream
 
   it('reconnects after the server restarts on the same port, within the same attempt', async () => {
     const tool = mcpTool(server.url, 'echo', { sideEffect: 'SIDE_EFFECT' });
-    await expect(suite.gw.call(tool, { message: 'before' })).resolves.toMatchObject({ output: { content: 'echo: before' } });
+    await expect(suite.gw.call(tool, { message: 'before' })).resolves.toMatchObject({
+      output: { content: 'echo: before' },
+    });
     const before = server.initializeCount;
     await server.stop();
     await suite.gw.seesServerGone(server.url);
@@ -134,7 +152,9 @@ describe('McpClientPool + McpRemoteToolExecutor against an SDK McpServer (stream
     } finally {
       await server.start();
     }
-    await expect(suite.gw.call(tool, { message: 'back' })).resolves.toMatchObject({ output: { content: 'echo: back' } });
+    await expect(suite.gw.call(tool, { message: 'back' })).resolves.toMatchObject({
+      output: { content: 'echo: back' },
+    });
   });
 
   it('fails a call in flight when the server dies, fast and as an unknown outcome, instead of hanging to the budget', async () => {
@@ -170,10 +190,13 @@ describe('McpClientPool + McpRemoteToolExecutor against an SDK McpServer (stream
     await suite.gw.call(mcpTool(server.url, 'echo'), { message: 'open the session' });
     let n = 0;
     // The notification rides the session's GET stream, which opens just after initialize: add tools until one is heard.
-    await waitFor(() => {
-      if (notified === 0) server.addTool(`added_${n++}`);
-      return notified > 0;
-    }, { intervalMs: 50, description: 'a tools/list_changed notification' });
+    await waitFor(
+      () => {
+        if (notified === 0) server.addTool(`added_${n++}`);
+        return notified > 0;
+      },
+      { intervalMs: 50, description: 'a tools/list_changed notification' },
+    );
     off();
     const heard = notified;
     server.addTool('after_unsubscribe');
@@ -197,14 +220,21 @@ describe('McpClientPool + McpRemoteToolExecutor against an SDK McpServer (stream
   it("reports the SDK's own request timeout as transient but possibly delivered, and cancels on the server", async () => {
     await suite.gw.pool.callTool({ url: server.url }, 'echo', { message: 'warm up' });
     const cancelledBefore = server.cancelled.length;
-    const err = await suite.gw.pool.callTool({ url: server.url }, 'slow', { ms: 10_000 }, { timeoutMs: 200 }).catch((e: unknown) => e);
+    const err = await suite.gw.pool
+      .callTool({ url: server.url }, 'slow', { ms: 10_000 }, { timeoutMs: 200 })
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ errorClass: 'MCP_TIMEOUT', transient: true, reachedRemote: true });
-    await waitFor(() => server.cancelled.length === cancelledBefore + 1, { description: 'the cancellation to reach the server' });
+    await waitFor(() => server.cancelled.length === cancelledBefore + 1, {
+      description: 'the cancellation to reach the server',
+    });
   });
 
   it('refuses an endpoint that is not a URL without retrying', async () => {
     const outcome = await suite.gw.call(mcpTool('not a url', 'echo'), { message: 'x' });
-    expect(outcome).toMatchObject({ attempts: 1, error: { errorClass: 'INVALID_REQUEST', transient: false, reachedRemote: false } });
+    expect(outcome).toMatchObject({
+      attempts: 1,
+      error: { errorClass: 'INVALID_REQUEST', transient: false, reachedRemote: false },
+    });
   });
 
   it('cancels through a caller signal passed straight to the pool', async () => {
@@ -215,7 +245,9 @@ describe('McpClientPool + McpRemoteToolExecutor against an SDK McpServer (stream
     setTimeout(() => caller.abort(new Error('stop')), 100);
     const err = await pending.catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ToolCallError);
-    await waitFor(() => server.cancelled.length === cancelledBefore + 1, { description: 'the cancellation to reach the server' });
+    await waitFor(() => server.cancelled.length === cancelledBefore + 1, {
+      description: 'the cancellation to reach the server',
+    });
   });
 });
 
@@ -225,10 +257,14 @@ describe('McpClientPool: what a server sends on the answer stream besides the an
 
   it('gives up on an answer larger than the limit, without retrying, and the session still works', async () => {
     // A generous budget: reading 10 MB must end on the size limit, not on the clock, even on a loaded machine.
-    const outcome = await suite.gw.call(mcpTool(server.url, 'huge', { timeoutMs: 120_000 }), { bytes: TOOL_MAX_RESPONSE_BYTES + 1024 });
+    const outcome = await suite.gw.call(mcpTool(server.url, 'huge', { timeoutMs: 120_000 }), {
+      bytes: TOOL_MAX_RESPONSE_BYTES + 1024,
+    });
     expect(outcome).toMatchObject({ attempts: 1, error: { errorClass: 'MCP_PROTOCOL_ERROR', transient: false } });
     expect(outcome.error?.message).toContain(`more than ${TOOL_MAX_RESPONSE_BYTES} bytes`);
-    await expect(suite.gw.call(mcpTool(server.url, 'echo'), { message: 'after' })).resolves.toMatchObject({ output: { content: 'echo: after' } });
+    await expect(suite.gw.call(mcpTool(server.url, 'echo'), { message: 'after' })).resolves.toMatchObject({
+      output: { content: 'echo: after' },
+    });
   }, 90_000);
 
   it("answers the server's ping, skips its log notification and returns the answer", async () => {
@@ -244,7 +280,9 @@ describe('McpClientPool + McpRemoteToolExecutor against a server that answers wi
 
   it('calls a tool, and keeps one session for many calls', async () => {
     const before = server.initializeCount;
-    const outcomes = await Promise.all(Array.from({ length: 5 }, (_v, i) => suite.gw.call(mcpTool(server.url, 'echo'), { message: `j${i}` })));
+    const outcomes = await Promise.all(
+      Array.from({ length: 5 }, (_v, i) => suite.gw.call(mcpTool(server.url, 'echo'), { message: `j${i}` })),
+    );
     expect(outcomes.map((o) => o.output?.content)).toEqual(Array.from({ length: 5 }, (_v, i) => `echo: j${i}`));
     expect(server.initializeCount - before).toBe(1);
   });
@@ -257,9 +295,17 @@ describe('McpClientPool + McpRemoteToolExecutor against a server that answers wi
   it('cancels a slow tool at the tool timeout and the server sees the cancellation', async () => {
     await suite.gw.call(mcpTool(server.url, 'echo'), { message: 'warm up' });
     const cancelledBefore = server.cancelled.length;
-    const outcome = await suite.gw.call(mcpTool(server.url, 'slow', { timeoutMs: 300, sideEffect: 'SIDE_EFFECT' }), { ms: 10_000 });
-    expect(outcome).toMatchObject({ timedOut: true, attempts: 1, error: { errorClass: 'TIMEOUT', reachedRemote: true } });
-    await waitFor(() => server.cancelled.length === cancelledBefore + 1, { description: 'notifications/cancelled to reach the slow tool' });
+    const outcome = await suite.gw.call(mcpTool(server.url, 'slow', { timeoutMs: 300, sideEffect: 'SIDE_EFFECT' }), {
+      ms: 10_000,
+    });
+    expect(outcome).toMatchObject({
+      timedOut: true,
+      attempts: 1,
+      error: { errorClass: 'TIMEOUT', reachedRemote: true },
+    });
+    await waitFor(() => server.cancelled.length === cancelledBefore + 1, {
+      description: 'notifications/cancelled to reach the slow tool',
+    });
   });
 
   it('re-sends a request refused with 404 (unknown session) once, on a fresh session', async () => {
@@ -267,7 +313,10 @@ describe('McpClientPool + McpRemoteToolExecutor against a server that answers wi
     await suite.gw.call(tool, { message: 'first' });
     const before = { init: server.initializeCount, calls: server.toolCalls };
     server.forgetSessions();
-    await expect(suite.gw.call(tool, { message: 'second' })).resolves.toMatchObject({ output: { content: 'echo: second' }, attempts: 1 });
+    await expect(suite.gw.call(tool, { message: 'second' })).resolves.toMatchObject({
+      output: { content: 'echo: second' },
+      attempts: 1,
+    });
     expect(server.initializeCount - before.init).toBe(1);
     expect(server.toolCalls - before.calls).toBe(1);
   });

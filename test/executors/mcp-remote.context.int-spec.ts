@@ -23,9 +23,18 @@ describe.each([
   const pool = new McpClientPool(agent);
   const executor = new McpRemoteToolExecutor(pool, headersResolverOf(config), config);
   const policy = new ToolCallPolicy(config);
-  const echo = () => toolFixture({ name: 'remote_echo', serviceType: 'MCP_REMOTE', endpoint: server.url, remoteName: 'echo', httpMethod: null });
+  const echo = () =>
+    toolFixture({
+      name: 'remote_echo',
+      serviceType: 'MCP_REMOTE',
+      endpoint: server.url,
+      remoteName: 'echo',
+      httpMethod: null,
+    });
   const call = (ctx: CallContext) =>
-    policy.run(echo(), (attempt, signal) => executor.execute({ ...invocationOf(echo(), { message: 'hi' }, attempt, signal), ...ctx }));
+    policy.run(echo(), (attempt, signal) =>
+      executor.execute({ ...invocationOf(echo(), { message: 'hi' }, attempt, signal), ...ctx }),
+    );
 
   beforeAll(() => server.start());
   afterAll(async () => {
@@ -45,6 +54,8 @@ describe.each([
     await call({ tenantId: 'globex', userId: 'u2', sessionId: null, toolCallId: 'call_1' });
     const meta = server.echoMetas.at(-1) as Record<string, unknown>;
     expect(meta).toMatchObject({ tenantId: 'globex', userId: 'u2', sessionId: null, toolCallId: 'call_1' });
-    expect(meta.idempotencyKey).not.toBe(idempotencyKeyOf({ tenantId: 'acme', userId: null, sessionId: null, toolCallId: 'call_1' }));
+    expect(meta.idempotencyKey).not.toBe(
+      idempotencyKeyOf({ tenantId: 'acme', userId: null, sessionId: null, toolCallId: 'call_1' }),
+    );
   });
 });

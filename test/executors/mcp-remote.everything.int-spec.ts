@@ -30,7 +30,14 @@ describe.each([
     serverUrl = `http://127.0.0.1:${proxy.port}${mode === 'sse' ? '/sse' : '/mcp'}`;
     moduleRef = await Test.createTestingModule({
       imports: [GatewayConfigModule.forRoot(executorTestConfig())],
-      providers: [OutboundGuard, OutboundHttpAgent, McpClientPool, McpRemoteToolExecutor, ToolCallPolicy, { provide: ToolHeadersResolver, useValue: headersResolverOf(executorTestConfig()) }],
+      providers: [
+        OutboundGuard,
+        OutboundHttpAgent,
+        McpClientPool,
+        McpRemoteToolExecutor,
+        ToolCallPolicy,
+        { provide: ToolHeadersResolver, useValue: headersResolverOf(executorTestConfig()) },
+      ],
     }).compile();
     await moduleRef.init();
     pool = moduleRef.get(McpClientPool);
@@ -45,7 +52,14 @@ describe.each([
   });
 
   const mcpTool = (name: string, overrides: Partial<ToolDescriptor> = {}): ToolDescriptor =>
-    toolFixture({ name: `everything_${name.replace(/-/g, '_')}`, serviceType: 'MCP_REMOTE', endpoint: serverUrl, remoteName: name, httpMethod: null, ...overrides });
+    toolFixture({
+      name: `everything_${name.replace(/-/g, '_')}`,
+      serviceType: 'MCP_REMOTE',
+      endpoint: serverUrl,
+      remoteName: name,
+      httpMethod: null,
+      ...overrides,
+    });
 
   const call = (tool: ToolDescriptor, args: Record<string, unknown>) =>
     policy.run(tool, (attempt, signal) => executor.execute(invocationOf(tool, args, attempt, signal)));
@@ -55,11 +69,15 @@ describe.each([
       output: { content: 'Echo: hello gateway' },
       attempts: 1,
     });
-    await expect(call(mcpTool('get-sum'), { a: 2, b: 40 })).resolves.toMatchObject({ output: { content: 'The sum of 2 and 40 is 42.' } });
+    await expect(call(mcpTool('get-sum'), { a: 2, b: 40 })).resolves.toMatchObject({
+      output: { content: 'The sum of 2 and 40 is 42.' },
+    });
   });
 
   it(`found the server's transport on its own (auto → ${expectedTransport})`, () => {
-    expect(pool.stats().servers).toEqual([{ url: serverUrl, transport: expectedTransport, connects: 1, connected: true }]);
+    expect(pool.stats().servers).toEqual([
+      { url: serverUrl, transport: expectedTransport, connects: 1, connected: true },
+    ]);
   });
 
   it('reuses one session for 20 calls, concurrent and sequential (one initialize seen by the server)', async () => {
@@ -97,7 +115,9 @@ describe.each([
   });
 
   it('opens a new session after the server process restarts on the same port', async () => {
-    await expect(call(mcpTool('echo'), { message: 'before' })).resolves.toMatchObject({ output: { content: 'Echo: before' } });
+    await expect(call(mcpTool('echo'), { message: 'before' })).resolves.toMatchObject({
+      output: { content: 'Echo: before' },
+    });
     const before = proxy.count('initialize');
     await everything.stop();
     await everything.start();

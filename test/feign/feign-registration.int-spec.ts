@@ -39,7 +39,11 @@ afterEach(() => spawned.forEach((child) => child.kill('SIGKILL')));
 
 /** Starts test/feign/support/reconcile-instance.main.ts in its own process (a second gateway instance). */
 function spawnInstance(url: string): SpawnedInstance {
-  const child = spawn(process.execPath, ['-r', '@swc-node/register', 'test/feign/support/reconcile-instance.main.ts', url], { cwd: process.cwd() });
+  const child = spawn(
+    process.execPath,
+    ['-r', '@swc-node/register', 'test/feign/support/reconcile-instance.main.ts', url],
+    { cwd: process.cwd() },
+  );
   let out = '';
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
@@ -48,7 +52,10 @@ function spawnInstance(url: string): SpawnedInstance {
     child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`instance exited with ${code}: ${err}`))));
   });
   // The child compiles the sources with @swc-node/register at start: tens of seconds on a loaded 2-core machine.
-  const ready = waitFor(() => out.includes('READY\n'), { timeoutMs: 120_000, description: 'the instance to scan its tools' }).then(() => undefined);
+  const ready = waitFor(() => out.includes('READY\n'), {
+    timeoutMs: 120_000,
+    description: 'the instance to scan its tools',
+  }).then(() => undefined);
   const report = lines.then((text) => JSON.parse(/^REPORT (.*)$/m.exec(text)![1]) as FeignReconcileReport);
   // A test that failed early stops waiting; the child's later exit must not surface in another suite.
   ready.catch(() => undefined);
@@ -79,7 +86,11 @@ describeEachDialect('Feign registration: explorer, reconciler, drift report', (d
 
   afterAll(() => databases.dropAll());
 
-  async function start(url: string, providers: Parameters<typeof startFeignInstance>[1], init = true): Promise<TestingModule> {
+  async function start(
+    url: string,
+    providers: Parameters<typeof startFeignInstance>[1],
+    init = true,
+  ): Promise<TestingModule> {
     const moduleRef = await startFeignInstance(url, providers, { init });
     open.push(moduleRef);
     return moduleRef;
@@ -99,7 +110,10 @@ describeEachDialect('Feign registration: explorer, reconciler, drift report', (d
   describe('discovery', () => {
     it('names tools after the method in snake_case unless a name is given, with the decorator source', async () => {
       const m = await start(await databases.fresh(), [ordersServiceV1(), CalculatorTools]);
-      const names = m.get(LocalToolHandlerRegistry).all().map((r) => [r.definition.name, r.definition.source, r.definition.serviceType, r.definition.endpoint]);
+      const names = m
+        .get(LocalToolHandlerRegistry)
+        .all()
+        .map((r) => [r.definition.name, r.definition.source, r.definition.serviceType, r.definition.endpoint]);
       expect(names).toEqual([
         ['add_numbers', 'BUILTIN', 'LOCAL', 'CalculatorTools.addNumbers'],
         ['get_order', 'FEIGN', 'FEIGN', 'OrdersService.getOrder'],
@@ -117,23 +131,39 @@ describeEachDialect('Feign registration: explorer, reconciler, drift report', (d
     it('fails start-up on a duplicate name, naming both places', async () => {
       const failed = start(await databases.fresh(), [AlphaService, BetaService]);
       await expect(failed).rejects.toThrow(FeignToolDefinitionError);
-      await expect(failed).rejects.toThrow(/"lookup" is declared twice: AlphaService\.lookup \(in FeignFixturesModule\) and BetaService\.find \(in FeignFixturesModule\)/);
+      await expect(failed).rejects.toThrow(
+        /"lookup" is declared twice: AlphaService\.lookup \(in FeignFixturesModule\) and BetaService\.find \(in FeignFixturesModule\)/,
+      );
     });
 
     it('fails start-up on names that differ only in case: they are one name (issue 9 #7)', async () => {
       const failed = start(await databases.fresh(), [AlphaService, ShoutingService]);
-      await expect(failed).rejects.toThrow(/"lookup" \(names differ only in case: they are one name\) is declared twice: AlphaService\.lookup .* and ShoutingService\.find/);
+      await expect(failed).rejects.toThrow(
+        /"lookup" \(names differ only in case: they are one name\) is declared twice: AlphaService\.lookup .* and ShoutingService\.find/,
+      );
     });
 
     it('fails start-up on an invalid parameter schema, naming the method', async () => {
-      await expect(start(await databases.fresh(), [BadSchemaService])).rejects.toThrow(/BadSchemaService\.takesString .*"type": "object" at the root/);
+      await expect(start(await databases.fresh(), [BadSchemaService])).rejects.toThrow(
+        /BadSchemaService\.takesString .*"type": "object" at the root/,
+      );
     });
 
     it('skips request-scoped and transient providers with a warning and registers nothing for them', async () => {
       const m = await start(await databases.fresh(), [RequestScopedTools, TransientTools, CalculatorTools]);
-      expect(m.get(LocalToolHandlerRegistry).all().map((r) => r.definition.name)).toEqual(['add_numbers']);
+      expect(
+        m
+          .get(LocalToolHandlerRegistry)
+          .all()
+          .map((r) => r.definition.name),
+      ).toEqual(['add_numbers']);
       const warnings = warn.mock.calls.map((c) => String(c[0]));
-      expect(warnings).toEqual(expect.arrayContaining([expect.stringMatching(/RequestScopedTools\.perRequest.*singleton/), expect.stringMatching(/TransientTools\.perConsumer.*singleton/)]));
+      expect(warnings).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/RequestScopedTools\.perRequest.*singleton/),
+          expect.stringMatching(/TransientTools\.perConsumer.*singleton/),
+        ]),
+      );
       expect(await rows(m).countBy({ name: 'per_request' })).toBe(0);
     });
   });
@@ -141,7 +171,13 @@ describeEachDialect('Feign registration: explorer, reconciler, drift report', (d
   describe('reconcile at start-up', () => {
     it('inserts new tools platform-wide as version 1 with the checksum of their definition', async () => {
       const m = await start(await databases.fresh(), [ordersServiceV1(), CalculatorTools]);
-      expect(reportOf(m).inserted.sort()).toEqual(['add_numbers', 'get_order', 'orders-search', 'reserve_stock', 'ship_order']);
+      expect(reportOf(m).inserted.sort()).toEqual([
+        'add_numbers',
+        'get_order',
+        'orders-search',
+        'reserve_stock',
+        'ship_order',
+      ]);
       const getOrder = await row(m, 'get_order');
       expect(getOrder).toMatchObject({
         tenantId: null,
@@ -155,7 +191,11 @@ describeEachDialect('Feign registration: explorer, reconciler, drift report', (d
         permissionTags: ['orders:read'],
         definitionChecksum: m.get(LocalToolHandlerRegistry).findByName('get_order')!.checksum,
       });
-      expect(await row(m, 'add_numbers')).toMatchObject({ source: 'BUILTIN', serviceType: 'LOCAL', endpoint: 'CalculatorTools.addNumbers' });
+      expect(await row(m, 'add_numbers')).toMatchObject({
+        source: 'BUILTIN',
+        serviceType: 'LOCAL',
+        endpoint: 'CalculatorTools.addNumbers',
+      });
     });
 
     it('writes nothing on a restart with the same decorators (no config-version bump)', async () => {
@@ -175,14 +215,28 @@ describeEachDialect('Feign registration: explorer, reconciler, drift report', (d
       const url = await databases.fresh();
       const first = await start(url, [ordersServiceV1()]);
       const id = (await row(first, 'get_order')).id;
-      await first.get(ToolRegistryService).update(PLATFORM_ADMIN, id, { enabled: false, timeoutMs: 9000, permissionTags: ['vip'] });
+      await first
+        .get(ToolRegistryService)
+        .update(PLATFORM_ADMIN, id, { enabled: false, timeoutMs: 9000, permissionTags: ['vip'] });
       await stop(first);
 
       const second = await start(url, [ordersServiceV1()]);
       expect(reportOf(second).unchanged).toContain('get_order');
-      expect(await row(second, 'get_order')).toMatchObject({ enabled: false, timeoutMs: 9000, permissionTags: ['vip'], version: 2 });
+      expect(await row(second, 'get_order')).toMatchObject({
+        enabled: false,
+        timeoutMs: 9000,
+        permissionTags: ['vip'],
+        version: 2,
+      });
       const item = (await driftList(second)).items.find((i) => i.name === 'get_order');
-      expect(item).toMatchObject({ toolId: id, drift: 'DB_OVERRIDDEN', provider: 'OrdersService', method: 'getOrder', source: 'FEIGN', version: 2 });
+      expect(item).toMatchObject({
+        toolId: id,
+        drift: 'DB_OVERRIDDEN',
+        provider: 'OrdersService',
+        method: 'getOrder',
+        source: 'FEIGN',
+        version: 2,
+      });
       expect(item!.overriddenFields.sort()).toEqual(['enabled', 'permissionTags', 'timeoutMs']);
     });
 
@@ -214,8 +268,16 @@ describeEachDialect('Feign registration: explorer, reconciler, drift report', (d
       const url = await databases.fresh();
       await stop(await start(url, [ordersServiceV1()]));
       const second = await start(url, [ordersServiceV2()]);
-      expect(await row(second, 'get_order')).toMatchObject({ version: 2, timeoutMs: 2000, permissionTags: ['orders:read', 'orders:items'], enabled: true });
-      expect((await driftList(second)).items.find((i) => i.name === 'get_order')).toMatchObject({ drift: 'IN_SYNC', overriddenFields: [] });
+      expect(await row(second, 'get_order')).toMatchObject({
+        version: 2,
+        timeoutMs: 2000,
+        permissionTags: ['orders:read', 'orders:items'],
+        enabled: true,
+      });
+      expect((await driftList(second)).items.find((i) => i.name === 'get_order')).toMatchObject({
+        drift: 'IN_SYNC',
+        overriddenFields: [],
+      });
     });
 
     it('disables the row of a vanished decorator (never deletes it), reports it ORPHANED, and revives it when it returns', async () => {
@@ -223,7 +285,11 @@ describeEachDialect('Feign registration: explorer, reconciler, drift report', (d
       await stop(await start(url, [ordersServiceV1()]));
       const second = await start(url, [ordersServiceV2()]);
       expect(reportOf(second).orphaned).toEqual(['orders-search']);
-      expect(await row(second, 'orders-search')).toMatchObject({ status: 'DISABLED', version: 2, endpoint: 'OrdersService.searchOrders' });
+      expect(await row(second, 'orders-search')).toMatchObject({
+        status: 'DISABLED',
+        version: 2,
+        endpoint: 'OrdersService.searchOrders',
+      });
       expect((await driftList(second)).items.find((i) => i.name === 'orders-search')).toMatchObject({
         drift: 'ORPHANED',
         provider: 'OrdersService',
@@ -258,16 +324,30 @@ describeEachDialect('Feign registration: explorer, reconciler, drift report', (d
 
       const second = await start(url, [ordersServiceV1()]);
       expect(reportOf(second).clashes).toEqual(['get_order']);
-      expect(await row(second, 'get_order')).toMatchObject({ id: dbTool.id, source: 'DB', serviceType: 'HTTP', description: 'The HTTP order lookup.', version: 1 });
-      expect(error.mock.calls.map((c) => String(c[0]))).toEqual(expect.arrayContaining([expect.stringMatching(/get_order .*not registered.*DB tool/)]));
-      expect((await driftList(second)).items.find((i) => i.name === 'get_order')).toMatchObject({ toolId: null, drift: 'DB_OVERRIDDEN', problem: expect.stringMatching(/taken by DB tool/) });
+      expect(await row(second, 'get_order')).toMatchObject({
+        id: dbTool.id,
+        source: 'DB',
+        serviceType: 'HTTP',
+        description: 'The HTTP order lookup.',
+        version: 1,
+      });
+      expect(error.mock.calls.map((c) => String(c[0]))).toEqual(
+        expect.arrayContaining([expect.stringMatching(/get_order .*not registered.*DB tool/)]),
+      );
+      expect((await driftList(second)).items.find((i) => i.name === 'get_order')).toMatchObject({
+        toolId: null,
+        drift: 'DB_OVERRIDDEN',
+        problem: expect.stringMatching(/taken by DB tool/),
+      });
     });
 
     it('bumps the config version with each write', async () => {
       const m = await start(await databases.fresh(), [CalculatorTools], false);
       m.get(FeignToolExplorer).onModuleInit();
       // Feign tools are platform-wide: the global stamp moves, so every tenant's view reloads.
-      const [globalBefore, tenantBefore] = (await m.get(ConfigVersionService).read('any-tenant')).split(':').map(Number);
+      const [globalBefore, tenantBefore] = (await m.get(ConfigVersionService).read('any-tenant'))
+        .split(':')
+        .map(Number);
       await m.get(FeignToolReconciler).reconcile();
       expect(await m.get(ConfigVersionService).read('any-tenant')).toBe(`${globalBefore + 1}:${tenantBefore}`);
     });
@@ -307,7 +387,11 @@ describeEachDialect('Feign registration: explorer, reconciler, drift report', (d
       const report = await next.get(FeignToolReconciler).apply(plan);
       expect(report.raced).toContain('get_order');
       expect(report.updated).toContain('get_order');
-      expect(await row(next, 'get_order')).toMatchObject({ version: 3, permissionTags: ['vip'], description: 'Looks up an order with its items.' });
+      expect(await row(next, 'get_order')).toMatchObject({
+        version: 3,
+        permissionTags: ['vip'],
+        description: 'Looks up an order with its items.',
+      });
     });
 
     it('runs two gateway processes that reconcile at the same moment against one database: each tool inserted once', async () => {

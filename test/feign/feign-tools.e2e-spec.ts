@@ -28,7 +28,13 @@ describeEachDialect('GET /api/v1/admin/feign/tools and the demo order tools', (d
 
   beforeAll(async () => {
     const url = await databases.fresh();
-    const config = loadGatewayConfig({ NODE_ENV: 'test', ADMIN_API_KEY: TEST_ADMIN_KEY, DATABASE_URL: url, MCP_REPAIR_ENABLED: 'false', LOG_LEVEL: 'error' });
+    const config = loadGatewayConfig({
+      NODE_ENV: 'test',
+      ADMIN_API_KEY: TEST_ADMIN_KEY,
+      DATABASE_URL: url,
+      MCP_REPAIR_ENABLED: 'false',
+      LOG_LEVEL: 'error',
+    });
     const moduleRef = await Test.createTestingModule({
       imports: [AppModule.forRoot(config, await openDatabase({ url })), FeignRegistrationModule, DemoOrdersModule],
     }).compile();
@@ -44,9 +50,18 @@ describeEachDialect('GET /api/v1/admin/feign/tools and the demo order tools', (d
     await databases.dropAll();
   });
 
-  const demoTool = async (name: string): Promise<ToolDescriptor> => (await app.get(ToolRegistryService).findByNameInScope(name, null))!;
+  const demoTool = async (name: string): Promise<ToolDescriptor> =>
+    (await app.get(ToolRegistryService).findByNameInScope(name, null))!;
   const call = async (name: string, args: Record<string, unknown>, tenantId = 'tenant-a') => {
-    const invocation: ToolInvocation = { tool: await demoTool(name), arguments: args, toolCallId: `c-${Math.random()}`, tenantId, userId: 'u-1', attempt: 1, signal: new AbortController().signal };
+    const invocation: ToolInvocation = {
+      tool: await demoTool(name),
+      arguments: args,
+      toolCallId: `c-${Math.random()}`,
+      tenantId,
+      userId: 'u-1',
+      attempt: 1,
+      signal: new AbortController().signal,
+    };
     return app.get(FeignToolExecutor).execute(invocation);
   };
 
@@ -57,7 +72,11 @@ describeEachDialect('GET /api/v1/admin/feign/tools and the demo order tools', (d
   it('lists the scanned demo tools IN_SYNC with their rows', async () => {
     const res = await request(app.getHttpServer()).get('/api/v1/admin/feign/tools').set(admin).expect(200);
     expect(res.body).toMatchObject({ total: 3, page: 1, pageSize: 50 });
-    expect(res.body.items.map((i: { name: string }) => i.name)).toEqual(['cancel_order', 'get_order', 'list_orders_by_customer']);
+    expect(res.body.items.map((i: { name: string }) => i.name)).toEqual([
+      'cancel_order',
+      'get_order',
+      'list_orders_by_customer',
+    ]);
     const row = await demoTool('get_order');
     expect(res.body.items[1]).toEqual({
       name: 'get_order',
@@ -76,11 +95,20 @@ describeEachDialect('GET /api/v1/admin/feign/tools and the demo order tools', (d
   });
 
   it('pages and filters by drift; an unknown drift is a 400', async () => {
-    const page = await request(app.getHttpServer()).get('/api/v1/admin/feign/tools?page=2&pageSize=2').set(admin).expect(200);
+    const page = await request(app.getHttpServer())
+      .get('/api/v1/admin/feign/tools?page=2&pageSize=2')
+      .set(admin)
+      .expect(200);
     expect(page.body).toMatchObject({ total: 3, page: 2, pageSize: 2, items: [{ name: 'list_orders_by_customer' }] });
-    const orphans = await request(app.getHttpServer()).get('/api/v1/admin/feign/tools?drift=ORPHANED').set(admin).expect(200);
+    const orphans = await request(app.getHttpServer())
+      .get('/api/v1/admin/feign/tools?drift=ORPHANED')
+      .set(admin)
+      .expect(200);
     expect(orphans.body).toMatchObject({ total: 0, items: [] });
-    const bad = await request(app.getHttpServer()).get('/api/v1/admin/feign/tools?drift=SOMETIMES').set(admin).expect(400);
+    const bad = await request(app.getHttpServer())
+      .get('/api/v1/admin/feign/tools?drift=SOMETIMES')
+      .set(admin)
+      .expect(400);
     expect(bad.body.error.code).toBe('VALIDATION_FAILED');
   });
 
@@ -101,7 +129,11 @@ describeEachDialect('GET /api/v1/admin/feign/tools and the demo order tools', (d
       type: 'object',
       properties: {
         customerId: { type: 'string', pattern: '^c-\\d+$', description: 'The customer id, e.g. c-100' },
-        status: { type: 'string', enum: ['PLACED', 'SHIPPED', 'DELIVERED', 'CANCELLED'], description: 'Only orders in this status' },
+        status: {
+          type: 'string',
+          enum: ['PLACED', 'SHIPPED', 'DELIVERED', 'CANCELLED'],
+          description: 'Only orders in this status',
+        },
         limit: { type: 'integer', minimum: 1, maximum: 50, description: 'At most this many orders (default 10)' },
       },
       required: ['customerId'],
@@ -110,20 +142,34 @@ describeEachDialect('GET /api/v1/admin/feign/tools and the demo order tools', (d
   });
 
   it('runs the demo methods through the FEIGN executor, scoping data to the caller tenant', async () => {
-    expect(JSON.parse((await call('get_order', { orderId: 'o-1001' })).content)).toMatchObject({ orderId: 'o-1001', status: 'DELIVERED', total: 13.5 });
-    const placed = JSON.parse((await call('list_orders_by_customer', { customerId: 'c-100', status: 'PLACED' })).content);
+    expect(JSON.parse((await call('get_order', { orderId: 'o-1001' })).content)).toMatchObject({
+      orderId: 'o-1001',
+      status: 'DELIVERED',
+      total: 13.5,
+    });
+    const placed = JSON.parse(
+      (await call('list_orders_by_customer', { customerId: 'c-100', status: 'PLACED' })).content,
+    );
     expect(placed.orders.map((o: { orderId: string }) => o.orderId)).toEqual(['o-1003']);
 
-    expect((await call('cancel_order', { orderId: 'o-1003', reason: 'ordered twice' })).content).toMatch(/o-1003 is cancelled; 17 EUR will be refunded/);
+    expect((await call('cancel_order', { orderId: 'o-1003', reason: 'ordered twice' })).content).toMatch(
+      /o-1003 is cancelled; 17 EUR will be refunded/,
+    );
     expect((await call('cancel_order', { orderId: 'o-1003', reason: 'again' })).content).toMatch(/already cancelled/);
-    await expect(call('cancel_order', { orderId: 'o-1002', reason: 'late' })).rejects.toMatchObject({ errorClass: 'LOCAL_TOOL_ERROR', message: expect.stringMatching(/SHIPPED.*can no longer be cancelled/) });
+    await expect(call('cancel_order', { orderId: 'o-1002', reason: 'late' })).rejects.toMatchObject({
+      errorClass: 'LOCAL_TOOL_ERROR',
+      message: expect.stringMatching(/SHIPPED.*can no longer be cancelled/),
+    });
 
     expect(JSON.parse((await call('get_order', { orderId: 'o-1003' }, 'tenant-b')).content).status).toBe('PLACED');
   });
 
   it('answers the new-tool checklist for the scanned FEIGN tools, every model format accepting their specs', async () => {
     for (const name of ['cancel_order', 'get_order', 'list_orders_by_customer']) {
-      const res = await request(app.getHttpServer()).get(`/api/v1/admin/tools/${(await demoTool(name)).id}/checklist`).set(admin).expect(200);
+      const res = await request(app.getHttpServer())
+        .get(`/api/v1/admin/tools/${(await demoTool(name)).id}/checklist`)
+        .set(admin)
+        .expect(200);
       const items = res.body.items as Array<{ check: string; status: string }>;
       expect(items).toHaveLength(14);
       expect(items.filter((i) => i.check.startsWith('MODEL_') && i.status === 'FAIL')).toEqual([]);

@@ -16,7 +16,8 @@ describeEachDialect('LOCAL and FEIGN executors calling the decorated methods', (
   let moduleRef: TestingModule;
   let url: string;
 
-  const tool = async (name: string): Promise<ToolDescriptor> => (await moduleRef.get(ToolRegistryService).findByNameInScope(name, null))!;
+  const tool = async (name: string): Promise<ToolDescriptor> =>
+    (await moduleRef.get(ToolRegistryService).findByNameInScope(name, null))!;
   const invocation = (t: ToolDescriptor, args: Record<string, unknown>): ToolInvocation => ({
     tool: t,
     arguments: args,
@@ -27,7 +28,10 @@ describeEachDialect('LOCAL and FEIGN executors calling the decorated methods', (
     signal: new AbortController().signal,
   });
   const failure = async (run: Promise<unknown>): Promise<ToolCallError> => {
-    const err = await run.then(() => undefined, (e: unknown) => e);
+    const err = await run.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ToolCallError);
     return err as ToolCallError;
   };
@@ -46,29 +50,44 @@ describeEachDialect('LOCAL and FEIGN executors calling the decorated methods', (
   });
 
   it('FEIGN: passes the arguments and the call context; an object result becomes JSON content', async () => {
-    const output = await moduleRef.get(FeignToolExecutor).execute(invocation(await tool('get_order'), { orderId: 'o-7' }));
+    const output = await moduleRef
+      .get(FeignToolExecutor)
+      .execute(invocation(await tool('get_order'), { orderId: 'o-7' }));
     const expected = { orderId: 'o-7', toolCallId: 'call-1', tenantId: 'tenant-a', userId: 'user-1', hasSignal: true };
     expect(JSON.parse(output.content)).toEqual(expected);
     expect(output.structured).toEqual(expected);
   });
 
   it('LOCAL: a string result is the content as is', async () => {
-    const output = await moduleRef.get(LocalToolExecutor).execute(invocation(await tool('add_numbers'), { a: 2, b: 3 }));
+    const output = await moduleRef
+      .get(LocalToolExecutor)
+      .execute(invocation(await tool('add_numbers'), { a: 2, b: 3 }));
     expect(output).toEqual({ content: '5' });
   });
 
   it('turns a thrown error into a non-transient LOCAL_TOOL_ERROR that reached the method, message without stack', async () => {
-    const err = await failure(moduleRef.get(FeignToolExecutor).execute(invocation(await tool('ship_order'), { orderId: 'o-1' })));
-    expect(err).toMatchObject({ errorClass: 'LOCAL_TOOL_ERROR', transient: false, reachedRemote: true, message: 'warehouse offline while shipping o-1' });
+    const err = await failure(
+      moduleRef.get(FeignToolExecutor).execute(invocation(await tool('ship_order'), { orderId: 'o-1' })),
+    );
+    expect(err).toMatchObject({
+      errorClass: 'LOCAL_TOOL_ERROR',
+      transient: false,
+      reachedRemote: true,
+      message: 'warehouse offline while shipping o-1',
+    });
   });
 
   it('keeps the classification of a ToolCallError the method throws itself', async () => {
-    const err = await failure(moduleRef.get(FeignToolExecutor).execute(invocation(await tool('reserve_stock'), { orderId: 'o-1' })));
+    const err = await failure(
+      moduleRef.get(FeignToolExecutor).execute(invocation(await tool('reserve_stock'), { orderId: 'o-1' })),
+    );
     expect(err).toMatchObject({ errorClass: 'STOCK_BUSY', transient: true, reachedRemote: false });
   });
 
   it('refuses a row whose service type is not its own', async () => {
-    const err = await failure(moduleRef.get(LocalToolExecutor).execute(invocation(await tool('get_order'), { orderId: 'o-1' })));
+    const err = await failure(
+      moduleRef.get(LocalToolExecutor).execute(invocation(await tool('get_order'), { orderId: 'o-1' })),
+    );
     expect(err).toMatchObject({ errorClass: 'LOCAL_TOOL_NOT_FOUND', transient: false, reachedRemote: false });
   });
 
@@ -82,7 +101,11 @@ describeEachDialect('LOCAL and FEIGN executors calling the decorated methods', (
       permissionTags: [],
       sideEffect: 'READ_ONLY',
     });
-    const err = await failure(moduleRef.get(FeignToolExecutor).execute(invocation((await moduleRef.get(ToolRegistryService).findById(sneaky.id))!, {})));
+    const err = await failure(
+      moduleRef
+        .get(FeignToolExecutor)
+        .execute(invocation((await moduleRef.get(ToolRegistryService).findById(sneaky.id))!, {})),
+    );
     expect(err.errorClass).toBe('LOCAL_TOOL_NOT_FOUND');
     expect(err.message).toMatch(/runs only as the FEIGN tool get_order/);
   });

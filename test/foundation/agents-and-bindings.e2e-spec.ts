@@ -4,21 +4,44 @@ import { gatewayForSuite, toolBody } from '@test/support/gateway-test-app';
 describeEachDialect('agents, bindings and capabilities', (dialect) => {
   const suite = gatewayForSuite(dialect);
   const newTool = async (overrides: Record<string, unknown> = {}) =>
-    (await suite.gw.http.post('/api/v1/admin/tools').set(suite.gw.admin).send(toolBody({ tenantId: 'acme', ...overrides })).expect(201)).body;
+    (
+      await suite.gw.http
+        .post('/api/v1/admin/tools')
+        .set(suite.gw.admin)
+        .send(toolBody({ tenantId: 'acme', ...overrides }))
+        .expect(201)
+    ).body;
   const newAgent = async (overrides: Record<string, unknown> = {}) =>
-    (await suite.gw.http.post('/api/v1/admin/agents').set(suite.gw.admin).send({ name: `agent_${Math.random().toString(36).slice(2)}`, tenantId: 'acme', ...overrides }).expect(201)).body;
-
+    (
+      await suite.gw.http
+        .post('/api/v1/admin/agents')
+        .set(suite.gw.admin)
+        .send({ name: `agent_${Math.random().toString(36).slice(2)}`, tenantId: 'acme', ...overrides })
+        .expect(201)
+    ).body;
 
   it('creates an agent with defaults and reads it back', async () => {
     const agent = await newAgent({ description: 'helps' });
-    expect(agent).toMatchObject({ tenantId: 'acme', description: 'helps', webSearchMode: 'DISABLED', sideEffectPolicy: 'ALLOW', maxIterations: 20, toolIds: [], skillIds: [] });
+    expect(agent).toMatchObject({
+      tenantId: 'acme',
+      description: 'helps',
+      webSearchMode: 'DISABLED',
+      sideEffectPolicy: 'ALLOW',
+      maxIterations: 20,
+      toolIds: [],
+      skillIds: [],
+    });
     const got = await suite.gw.http.get(`/api/v1/admin/agents/${agent.id}`).set(suite.gw.admin).expect(200);
     expect(got.body).toEqual(agent);
   });
 
   it('refuses a duplicate agent name in a tenant with 409', async () => {
     await newAgent({ name: 'same' });
-    const res = await suite.gw.http.post('/api/v1/admin/agents').set(suite.gw.admin).send({ name: 'same', tenantId: 'acme' }).expect(409);
+    const res = await suite.gw.http
+      .post('/api/v1/admin/agents')
+      .set(suite.gw.admin)
+      .send({ name: 'same', tenantId: 'acme' })
+      .expect(409);
     expect(res.body.error.code).toBe('AGENT_NAME_TAKEN');
     await newAgent({ name: 'same', tenantId: 'globex' });
   });
@@ -29,15 +52,27 @@ describeEachDialect('agents, bindings and capabilities', (dialect) => {
       .set(suite.gw.admin)
       .send({ name: 'x', tenantId: 'acme', webSearchMode: 'SOMETIMES', sideEffectPolicy: 'YOLO', maxIterations: 0 })
       .expect(400);
-    expect(res.body.error.details.fields.map((f: { field: string }) => f.field).sort()).toEqual(['maxIterations', 'sideEffectPolicy', 'webSearchMode']);
+    expect(res.body.error.details.fields.map((f: { field: string }) => f.field).sort()).toEqual([
+      'maxIterations',
+      'sideEffectPolicy',
+      'webSearchMode',
+    ]);
     await suite.gw.http.post('/api/v1/admin/agents').set(suite.gw.admin).send({ name: 'x' }).expect(400);
   });
 
   it('patches and deletes agents', async () => {
     const agent = await newAgent();
-    const patched = await suite.gw.http.patch(`/api/v1/admin/agents/${agent.id}`).set(suite.gw.admin).send({ webSearchMode: 'AUTO', maxIterations: 5 }).expect(200);
+    const patched = await suite.gw.http
+      .patch(`/api/v1/admin/agents/${agent.id}`)
+      .set(suite.gw.admin)
+      .send({ webSearchMode: 'AUTO', maxIterations: 5 })
+      .expect(200);
     expect(patched.body).toMatchObject({ webSearchMode: 'AUTO', maxIterations: 5 });
-    await suite.gw.http.patch(`/api/v1/admin/agents/${agent.id}`).set(suite.gw.admin).send({ tenantId: 'globex' }).expect(400);
+    await suite.gw.http
+      .patch(`/api/v1/admin/agents/${agent.id}`)
+      .set(suite.gw.admin)
+      .send({ tenantId: 'globex' })
+      .expect(400);
     await suite.gw.http.delete(`/api/v1/admin/agents/${agent.id}`).set(suite.gw.admin).expect(200);
     await suite.gw.http.get(`/api/v1/admin/agents/${agent.id}`).set(suite.gw.admin).expect(404);
   });
@@ -45,42 +80,90 @@ describeEachDialect('agents, bindings and capabilities', (dialect) => {
   it('replaces, adds and removes bindings, each answering the agent', async () => {
     const [a, b, c] = [await newTool(), await newTool(), await newTool()];
     const agent = await newAgent();
-    const put = await suite.gw.http.put(`/api/v1/admin/agents/${agent.id}/tools`).set(suite.gw.admin).send({ toolIds: [a.id, b.id, a.id] }).expect(200);
+    const put = await suite.gw.http
+      .put(`/api/v1/admin/agents/${agent.id}/tools`)
+      .set(suite.gw.admin)
+      .send({ toolIds: [a.id, b.id, a.id] })
+      .expect(200);
     expect(put.body.toolIds).toEqual([a.id, b.id]);
-    const added = await suite.gw.http.post(`/api/v1/admin/agents/${agent.id}/tools`).set(suite.gw.admin).send({ toolId: c.id }).expect(200);
+    const added = await suite.gw.http
+      .post(`/api/v1/admin/agents/${agent.id}/tools`)
+      .set(suite.gw.admin)
+      .send({ toolId: c.id })
+      .expect(200);
     expect(added.body.toolIds).toEqual([a.id, b.id, c.id]);
-    const removed = await suite.gw.http.delete(`/api/v1/admin/agents/${agent.id}/tools/${b.id}`).set(suite.gw.admin).expect(200);
+    const removed = await suite.gw.http
+      .delete(`/api/v1/admin/agents/${agent.id}/tools/${b.id}`)
+      .set(suite.gw.admin)
+      .expect(200);
     expect(removed.body.toolIds).toEqual([a.id, c.id]);
     await suite.gw.http.delete(`/api/v1/admin/agents/${agent.id}/tools/${b.id}`).set(suite.gw.admin).expect(404);
-    const replaced = await suite.gw.http.put(`/api/v1/admin/agents/${agent.id}/tools`).set(suite.gw.admin).send({ toolIds: [c.id] }).expect(200);
+    const replaced = await suite.gw.http
+      .put(`/api/v1/admin/agents/${agent.id}/tools`)
+      .set(suite.gw.admin)
+      .send({ toolIds: [c.id] })
+      .expect(200);
     expect(replaced.body.toolIds).toEqual([c.id]);
   });
 
-  it('refuses to bind another tenant\'s tool (404) and leaves the bindings unchanged', async () => {
+  it("refuses to bind another tenant's tool (404) and leaves the bindings unchanged", async () => {
     const mine = await newTool();
     const foreign = await newTool({ tenantId: 'globex' });
     const agent = await newAgent();
-    await suite.gw.http.put(`/api/v1/admin/agents/${agent.id}/tools`).set(suite.gw.admin).send({ toolIds: [mine.id] }).expect(200);
-    const res = await suite.gw.http.put(`/api/v1/admin/agents/${agent.id}/tools`).set(suite.gw.admin).send({ toolIds: [mine.id, foreign.id] }).expect(404);
+    await suite.gw.http
+      .put(`/api/v1/admin/agents/${agent.id}/tools`)
+      .set(suite.gw.admin)
+      .send({ toolIds: [mine.id] })
+      .expect(200);
+    const res = await suite.gw.http
+      .put(`/api/v1/admin/agents/${agent.id}/tools`)
+      .set(suite.gw.admin)
+      .send({ toolIds: [mine.id, foreign.id] })
+      .expect(404);
     expect(res.body.error.code).toBe('NOT_FOUND');
-    await suite.gw.http.post(`/api/v1/admin/agents/${agent.id}/tools`).set(suite.gw.admin).send({ toolId: foreign.id }).expect(404);
-    await suite.gw.http.post(`/api/v1/admin/agents/${agent.id}/tools`).set(suite.gw.admin).send({ toolId: 'missing' }).expect(404);
+    await suite.gw.http
+      .post(`/api/v1/admin/agents/${agent.id}/tools`)
+      .set(suite.gw.admin)
+      .send({ toolId: foreign.id })
+      .expect(404);
+    await suite.gw.http
+      .post(`/api/v1/admin/agents/${agent.id}/tools`)
+      .set(suite.gw.admin)
+      .send({ toolId: 'missing' })
+      .expect(404);
     const got = await suite.gw.http.get(`/api/v1/admin/agents/${agent.id}`).set(suite.gw.admin).expect(200);
     expect(got.body.toolIds).toEqual([mine.id]);
   });
 
-  it('binds platform-wide tools to any tenant\'s agent', async () => {
-    const platform = (await suite.gw.http.post('/api/v1/admin/tools').set(suite.gw.admin).send(toolBody()).expect(201)).body;
+  it("binds platform-wide tools to any tenant's agent", async () => {
+    const platform = (await suite.gw.http.post('/api/v1/admin/tools').set(suite.gw.admin).send(toolBody()).expect(201))
+      .body;
     const agent = await newAgent();
-    const res = await suite.gw.http.post(`/api/v1/admin/agents/${agent.id}/tools`).set(suite.gw.admin).send({ toolId: platform.id }).expect(200);
+    const res = await suite.gw.http
+      .post(`/api/v1/admin/agents/${agent.id}/tools`)
+      .set(suite.gw.admin)
+      .send({ toolId: platform.id })
+      .expect(200);
     expect(res.body.toolIds).toEqual([platform.id]);
   });
 
   it('sets the tenant capability policy (platform admin only) and validates it', async () => {
-    const res = await suite.gw.http.put('/api/v1/admin/tenants/acme/capabilities').set(suite.gw.admin).send({ webSearch: true }).expect(200);
+    const res = await suite.gw.http
+      .put('/api/v1/admin/tenants/acme/capabilities')
+      .set(suite.gw.admin)
+      .send({ webSearch: true })
+      .expect(200);
     expect(res.body).toMatchObject({ tenantId: 'acme', webSearch: true });
-    await suite.gw.http.put('/api/v1/admin/tenants/acme/capabilities').set(suite.gw.admin).send({ webSearch: 'yes' }).expect(400);
-    await suite.gw.http.put('/api/v1/admin/tenants/bad%20id/capabilities').set(suite.gw.admin).send({ webSearch: true }).expect(400);
+    await suite.gw.http
+      .put('/api/v1/admin/tenants/acme/capabilities')
+      .set(suite.gw.admin)
+      .send({ webSearch: 'yes' })
+      .expect(400);
+    await suite.gw.http
+      .put('/api/v1/admin/tenants/bad%20id/capabilities')
+      .set(suite.gw.admin)
+      .send({ webSearch: true })
+      .expect(400);
     const got = await suite.gw.http.get('/api/v1/admin/tenants/acme/capabilities').set(suite.gw.admin).expect(200);
     expect(got.body.webSearch).toBe(true);
   });

@@ -5,7 +5,6 @@ import { DataSource } from 'typeorm';
 describeEachDialect('keys, roles and tenants', (dialect) => {
   const suite = gatewayForSuite(dialect);
 
-
   it('serves /health without a key', async () => {
     const res = await suite.gw.http.get('/health').expect(200);
     expect(res.body).toEqual({ status: 'ok', db: 'up' });
@@ -23,7 +22,11 @@ describeEachDialect('keys, roles and tenants', (dialect) => {
     const runtime = await createKey(suite.gw, 'acme', 'runtime');
     const denied = await suite.gw.http.get('/api/v1/admin/tools').set(runtime).expect(403);
     expect(denied.body.error.code).toBe('FORBIDDEN');
-    const agent = await suite.gw.http.post('/api/v1/admin/agents').set(suite.gw.admin).send({ name: 'a1', tenantId: 'acme' }).expect(201);
+    const agent = await suite.gw.http
+      .post('/api/v1/admin/agents')
+      .set(suite.gw.admin)
+      .send({ name: 'a1', tenantId: 'acme' })
+      .expect(201);
     const adminOnRuntime = await suite.gw.http
       .post(`/api/v1/agents/${agent.body.id}/tool-specs`)
       .set(suite.gw.admin)
@@ -33,7 +36,11 @@ describeEachDialect('keys, roles and tenants', (dialect) => {
   });
 
   it('creates keys shown once and stored only as a hash', async () => {
-    const res = await suite.gw.http.post('/api/v1/admin/api-keys').set(suite.gw.admin).send({ name: 'k', role: 'runtime', tenantId: 'acme' }).expect(201);
+    const res = await suite.gw.http
+      .post('/api/v1/admin/api-keys')
+      .set(suite.gw.admin)
+      .send({ name: 'k', role: 'runtime', tenantId: 'acme' })
+      .expect(201);
     expect(res.body).toMatchObject({ role: 'runtime', tenantId: 'acme', name: 'k' });
     expect(res.body.key).toMatch(/^gwk_/);
     const ds = suite.gw.app.get(DataSource);
@@ -45,7 +52,11 @@ describeEachDialect('keys, roles and tenants', (dialect) => {
   });
 
   it('stops accepting a deleted key', async () => {
-    const created = await suite.gw.http.post('/api/v1/admin/api-keys').set(suite.gw.admin).send({ name: 'gone', role: 'admin', tenantId: 'acme' }).expect(201);
+    const created = await suite.gw.http
+      .post('/api/v1/admin/api-keys')
+      .set(suite.gw.admin)
+      .send({ name: 'gone', role: 'admin', tenantId: 'acme' })
+      .expect(201);
     await suite.gw.http.get('/api/v1/admin/tools').set(bearer(created.body.key)).expect(200);
     await suite.gw.http.delete(`/api/v1/admin/api-keys/${created.body.id}`).set(suite.gw.admin).expect(200);
     await suite.gw.http.get('/api/v1/admin/tools').set(bearer(created.body.key)).expect(401);
@@ -54,17 +65,29 @@ describeEachDialect('keys, roles and tenants', (dialect) => {
 
   it('keeps a tenant admin inside its tenant', async () => {
     const acmeAdmin = await createKey(suite.gw, 'acme', 'admin');
-    const other = await suite.gw.http.post('/api/v1/admin/api-keys').set(acmeAdmin).send({ name: 'x', role: 'runtime', tenantId: 'globex' }).expect(403);
+    const other = await suite.gw.http
+      .post('/api/v1/admin/api-keys')
+      .set(acmeAdmin)
+      .send({ name: 'x', role: 'runtime', tenantId: 'globex' })
+      .expect(403);
     expect(other.body.error.code).toBe('FORBIDDEN');
-    const globexAgent = await suite.gw.http.post('/api/v1/admin/agents').set(suite.gw.admin).send({ name: 'g', tenantId: 'globex' }).expect(201);
+    const globexAgent = await suite.gw.http
+      .post('/api/v1/admin/agents')
+      .set(suite.gw.admin)
+      .send({ name: 'g', tenantId: 'globex' })
+      .expect(201);
     const hidden = await suite.gw.http.get(`/api/v1/admin/agents/${globexAgent.body.id}`).set(acmeAdmin).expect(404);
     expect(hidden.body.error.code).toBe('NOT_FOUND');
     const list = await suite.gw.http.get('/api/v1/admin/agents').set(acmeAdmin).expect(200);
     expect(list.body.items.map((a: { tenantId: string }) => a.tenantId)).not.toContain('globex');
   });
 
-  it('takes a runtime call\'s tenant from the key: another tenant\'s agent is 404', async () => {
-    const globexAgent = await suite.gw.http.post('/api/v1/admin/agents').set(suite.gw.admin).send({ name: 'g2', tenantId: 'globex' }).expect(201);
+  it("takes a runtime call's tenant from the key: another tenant's agent is 404", async () => {
+    const globexAgent = await suite.gw.http
+      .post('/api/v1/admin/agents')
+      .set(suite.gw.admin)
+      .send({ name: 'g2', tenantId: 'globex' })
+      .expect(201);
     const acmeRuntime = await createKey(suite.gw, 'acme', 'runtime');
     const res = await suite.gw.http
       .post(`/api/v1/agents/${globexAgent.body.id}/tool-specs`)
@@ -76,7 +99,11 @@ describeEachDialect('keys, roles and tenants', (dialect) => {
 
   it('validates key bodies and writes nothing on failure', async () => {
     const before = (await suite.gw.http.get('/api/v1/admin/api-keys').set(suite.gw.admin)).body.total;
-    const res = await suite.gw.http.post('/api/v1/admin/api-keys').set(suite.gw.admin).send({ name: '', role: 'root', tenantId: 'a b', extra: true }).expect(400);
+    const res = await suite.gw.http
+      .post('/api/v1/admin/api-keys')
+      .set(suite.gw.admin)
+      .send({ name: '', role: 'root', tenantId: 'a b', extra: true })
+      .expect(400);
     expect(res.body.error.code).toBe('VALIDATION_FAILED');
     const fields = res.body.error.details.fields.map((f: { field: string }) => f.field).sort();
     expect(fields).toEqual(['extra', 'name', 'role', 'tenantId']);

@@ -18,27 +18,36 @@ function boundIpv4Address(port: number): string | undefined {
 }
 
 /** Issue 9 #11: the start-up log named 127.0.0.1 while the socket listened on 0.0.0.0. */
-(existsSync('/proc/net/tcp') ? describe : describe.skip)('the gateway listens on HOST and logs the address it bound', () => {
-  let dir: string;
-  let gateway: GatewayProcess | undefined;
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'gw-listen-'));
-  });
-  afterEach(async () => {
-    await gateway?.stop();
-    gateway = undefined;
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+(existsSync('/proc/net/tcp') ? describe : describe.skip)(
+  'the gateway listens on HOST and logs the address it bound',
+  () => {
+    let dir: string;
+    let gateway: GatewayProcess | undefined;
+    beforeAll(() => {
+      dir = mkdtempSync(join(tmpdir(), 'gw-listen-'));
+    });
+    afterEach(async () => {
+      await gateway?.stop();
+      gateway = undefined;
+    });
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  const listeningLine = async (gw: GatewayProcess) =>
-    waitFor(() => /Listening on (\S+) \(/.exec(gw.outputTail())?.[1], { timeoutMs: 10_000, description: 'the Listening log line' });
+    const listeningLine = async (gw: GatewayProcess) =>
+      waitFor(() => /Listening on (\S+) \(/.exec(gw.outputTail())?.[1], {
+        timeoutMs: 10_000,
+        description: 'the Listening log line',
+      });
 
-  it.each([
-    ['0.0.0.0', '0.0.0.0'],
-    ['127.0.0.1', '127.0.0.1'],
-  ])('HOST=%s: binds %s and the log names that address', async (host, bound) => {
-    gateway = await startGatewayProcess({ databaseUrl: `sqlite:${join(dir, `gw-${bound}.sqlite`)}`, env: { HOST: host, LOG_LEVEL: 'log' } });
-    expect(boundIpv4Address(gateway.port)).toBe(bound);
-    expect(await listeningLine(gateway)).toBe(`http://${bound}:${gateway.port}`);
-  });
-});
+    it.each([
+      ['0.0.0.0', '0.0.0.0'],
+      ['127.0.0.1', '127.0.0.1'],
+    ])('HOST=%s: binds %s and the log names that address', async (host, bound) => {
+      gateway = await startGatewayProcess({
+        databaseUrl: `sqlite:${join(dir, `gw-${bound}.sqlite`)}`,
+        env: { HOST: host, LOG_LEVEL: 'log' },
+      });
+      expect(boundIpv4Address(gateway.port)).toBe(bound);
+      expect(await listeningLine(gateway)).toBe(`http://${bound}:${gateway.port}`);
+    });
+  },
+);

@@ -8,40 +8,105 @@ describeEachDialect('names: unique per scope case-insensitively, valid for every
 
   it('answers 409 TOOL_NAME_TAKEN for a tool name that differs only in case, in the scope and against platform-wide tools', async () => {
     const { gw } = suite;
-    const first = (await gw.http.post(tools).set(gw.admin).send(toolBody({ name: 'Search', tenantId: 'acme' })).expect(201)).body;
-    const dup = await gw.http.post(tools).set(gw.admin).send(toolBody({ name: 'search', tenantId: 'acme' })).expect(409);
-    expect(dup.body.error).toMatchObject({ code: 'TOOL_NAME_TAKEN', details: { name: 'search', existingToolId: first.id } });
-    await gw.http.post(tools).set(gw.admin).send(toolBody({ name: 'SEARCH' })).expect(409);
-    await gw.http.post(tools).set(gw.admin).send(toolBody({ name: 'search', tenantId: 'globex' })).expect(201);
-    await gw.http.post(tools).set(gw.admin).send(toolBody({ name: 'Web_Search', tenantId: 'acme' })).expect(409);
+    const first = (
+      await gw.http
+        .post(tools)
+        .set(gw.admin)
+        .send(toolBody({ name: 'Search', tenantId: 'acme' }))
+        .expect(201)
+    ).body;
+    const dup = await gw.http
+      .post(tools)
+      .set(gw.admin)
+      .send(toolBody({ name: 'search', tenantId: 'acme' }))
+      .expect(409);
+    expect(dup.body.error).toMatchObject({
+      code: 'TOOL_NAME_TAKEN',
+      details: { name: 'search', existingToolId: first.id },
+    });
+    await gw.http
+      .post(tools)
+      .set(gw.admin)
+      .send(toolBody({ name: 'SEARCH' }))
+      .expect(409);
+    await gw.http
+      .post(tools)
+      .set(gw.admin)
+      .send(toolBody({ name: 'search', tenantId: 'globex' }))
+      .expect(201);
+    await gw.http
+      .post(tools)
+      .set(gw.admin)
+      .send(toolBody({ name: 'Web_Search', tenantId: 'acme' }))
+      .expect(409);
   });
 
   it('answers 409 to a PATCH that renames a tool onto another name in another case, and lets a tool change the case of its own', async () => {
     const { gw } = suite;
-    const a = (await gw.http.post(tools).set(gw.admin).send(toolBody({ name: 'Lookup', tenantId: 'initech' })).expect(201)).body;
-    const b = (await gw.http.post(tools).set(gw.admin).send(toolBody({ name: 'other_lookup', tenantId: 'initech' })).expect(201)).body;
+    const a = (
+      await gw.http
+        .post(tools)
+        .set(gw.admin)
+        .send(toolBody({ name: 'Lookup', tenantId: 'initech' }))
+        .expect(201)
+    ).body;
+    const b = (
+      await gw.http
+        .post(tools)
+        .set(gw.admin)
+        .send(toolBody({ name: 'other_lookup', tenantId: 'initech' }))
+        .expect(201)
+    ).body;
     const clash = await gw.http.patch(`${tools}/${b.id}`).set(gw.admin).send({ name: 'LOOKUP' }).expect(409);
     expect(clash.body.error).toMatchObject({ code: 'TOOL_NAME_TAKEN', details: { existingToolId: a.id } });
-    expect((await gw.http.patch(`${tools}/${a.id}`).set(gw.admin).send({ name: 'lookup' }).expect(200)).body).toMatchObject({ name: 'lookup' });
-    await gw.http.post(tools).set(gw.admin).send(toolBody({ name: 'LookUp', tenantId: 'initech' })).expect(409);
+    expect(
+      (await gw.http.patch(`${tools}/${a.id}`).set(gw.admin).send({ name: 'lookup' }).expect(200)).body,
+    ).toMatchObject({ name: 'lookup' });
+    await gw.http
+      .post(tools)
+      .set(gw.admin)
+      .send(toolBody({ name: 'LookUp', tenantId: 'initech' }))
+      .expect(409);
   });
 
-  it.each(['1password', '-dash', '9'])('refuses a tool name that does not start with a letter or _ (%s) with 400 naming the field', async (name) => {
-    const res = await suite.gw.http.post(tools).set(suite.gw.admin).send(toolBody({ name })).expect(400);
-    expect(res.body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: { fields: [{ field: 'name', problems: [expect.stringMatching(/starting with a letter or _/)] }] } });
-  });
+  it.each(['1password', '-dash', '9'])(
+    'refuses a tool name that does not start with a letter or _ (%s) with 400 naming the field',
+    async (name) => {
+      const res = await suite.gw.http.post(tools).set(suite.gw.admin).send(toolBody({ name })).expect(400);
+      expect(res.body.error).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        details: { fields: [{ field: 'name', problems: [expect.stringMatching(/starting with a letter or _/)] }] },
+      });
+    },
+  );
 
   it('accepts a tool name that starts with _', async () => {
-    await suite.gw.http.post(tools).set(suite.gw.admin).send(toolBody({ name: '_private_lookup' })).expect(201);
+    await suite.gw.http
+      .post(tools)
+      .set(suite.gw.admin)
+      .send(toolBody({ name: '_private_lookup' }))
+      .expect(201);
   });
 
   it('answers 409 MCP_SERVICE_NAME_TAKEN for an MCP service name that differs only in case within a scope', async () => {
     const { gw } = suite;
     const body = { kind: 'STATIC', url: 'http://127.0.0.1:9/mcp', tenantId: 'acme' };
-    await gw.http.post('/api/v1/admin/mcp-services').set(gw.admin).send({ ...body, name: 'Weather' }).expect(201);
-    const dup = await gw.http.post('/api/v1/admin/mcp-services').set(gw.admin).send({ ...body, name: 'weather' }).expect(409);
+    await gw.http
+      .post('/api/v1/admin/mcp-services')
+      .set(gw.admin)
+      .send({ ...body, name: 'Weather' })
+      .expect(201);
+    const dup = await gw.http
+      .post('/api/v1/admin/mcp-services')
+      .set(gw.admin)
+      .send({ ...body, name: 'weather' })
+      .expect(409);
     expect(dup.body.error.code).toBe('MCP_SERVICE_NAME_TAKEN');
-    await gw.http.post('/api/v1/admin/mcp-services').set(gw.admin).send({ ...body, name: 'weather', tenantId: 'globex' }).expect(201);
+    await gw.http
+      .post('/api/v1/admin/mcp-services')
+      .set(gw.admin)
+      .send({ ...body, name: 'weather', tenantId: 'globex' })
+      .expect(201);
   });
 
   it('answers 409 AGENT_NAME_TAKEN for an agent name that differs only in case within a tenant, on create and on PATCH', async () => {
@@ -50,8 +115,14 @@ describeEachDialect('names: unique per scope case-insensitively, valid for every
     const dup = await gw.http.post(agents).set(gw.admin).send({ name: 'support-bot', tenantId: 'acme' }).expect(409);
     expect(dup.body.error.code).toBe('AGENT_NAME_TAKEN');
     await gw.http.post(agents).set(gw.admin).send({ name: 'support-bot', tenantId: 'globex' }).expect(201);
-    const other = (await gw.http.post(agents).set(gw.admin).send({ name: 'sales-bot', tenantId: 'acme' }).expect(201)).body;
-    expect((await gw.http.patch(`${agents}/${other.id}`).set(gw.admin).send({ name: 'SUPPORT-BOT' }).expect(409)).body.error.code).toBe('AGENT_NAME_TAKEN');
-    expect((await gw.http.patch(`${agents}/${other.id}`).set(gw.admin).send({ name: 'Sales-Bot' }).expect(200)).body.name).toBe('Sales-Bot');
+    const other = (await gw.http.post(agents).set(gw.admin).send({ name: 'sales-bot', tenantId: 'acme' }).expect(201))
+      .body;
+    expect(
+      (await gw.http.patch(`${agents}/${other.id}`).set(gw.admin).send({ name: 'SUPPORT-BOT' }).expect(409)).body.error
+        .code,
+    ).toBe('AGENT_NAME_TAKEN');
+    expect(
+      (await gw.http.patch(`${agents}/${other.id}`).set(gw.admin).send({ name: 'Sales-Bot' }).expect(200)).body.name,
+    ).toBe('Sales-Bot');
   });
 });

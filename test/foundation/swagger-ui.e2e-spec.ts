@@ -11,7 +11,9 @@ const IN_CI = process.env.CI === 'true';
 const ACT_PATH = '/api/v1/sessions/{id}/act';
 
 if (!AVAILABLE && !IN_CI) {
-  console.warn(`Swagger UI browser test skipped: no browser at ${CHROMIUM} (install Debian's "chromium" package, or set CHROMIUM_PATH). In CI (CI=true) it fails instead.`);
+  console.warn(
+    `Swagger UI browser test skipped: no browser at ${CHROMIUM} (install Debian's "chromium" package, or set CHROMIUM_PATH). In CI (CI=true) it fails instead.`,
+  );
 }
 
 describe('Swagger UI at /docs in a real browser', () => {
@@ -27,14 +29,25 @@ describe('Swagger UI at /docs in a real browser', () => {
   (AVAILABLE || IN_CI ? it : it.skip)(
     'renders the API with the act operation',
     async () => {
-      if (!AVAILABLE) throw new Error(`CI=true but there is no browser at ${CHROMIUM}: install Debian's "chromium" package in the CI image`);
+      if (!AVAILABLE)
+        throw new Error(
+          `CI=true but there is no browser at ${CHROMIUM}: install Debian's "chromium" package in the CI image`,
+        );
       await suite.gw.app.listen(0, '127.0.0.1');
       const url = (await suite.gw.app.getUrl()).replace('[::1]', '127.0.0.1');
       profile = mkdtempSync(join(tmpdir(), 'gw-chromium-'));
       browser = await puppeteer.launch({
         executablePath: CHROMIUM,
         headless: true,
-        args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', `--user-data-dir=${profile}`],
+        args: [
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+          '--no-first-run',
+          `--user-data-dir=${profile}`,
+        ],
       });
       const page = await browser.newPage();
       const pageErrors: string[] = [];
@@ -47,7 +60,10 @@ describe('Swagger UI at /docs in a real browser', () => {
       const path = await page.waitForSelector(`.opblock-summary-path[data-path="${ACT_PATH}"]`, { timeout: 60_000 });
       const operation = await path!.evaluate((el) => {
         const block = el.closest('.opblock');
-        return { classes: block?.className ?? '', method: block?.querySelector('.opblock-summary-method')?.textContent ?? '' };
+        return {
+          classes: block?.className ?? '',
+          method: block?.querySelector('.opblock-summary-method')?.textContent ?? '',
+        };
       });
       expect(operation.method).toBe('POST');
       expect(operation.classes).toContain('opblock-post');

@@ -3,18 +3,37 @@ import { gatewayForSuite } from '@test/support/gateway-test-app';
 /** Every endpoint of the contract (shared/docs/api-contract.md), as OpenAPI paths. */
 const CONTRACT: Array<[string, string]> = [
   ['get', '/health'],
-  ['post', '/api/v1/admin/api-keys'], ['get', '/api/v1/admin/api-keys'], ['delete', '/api/v1/admin/api-keys/{id}'],
-  ['post', '/api/v1/admin/tools'], ['get', '/api/v1/admin/tools'], ['get', '/api/v1/admin/tools/{id}'], ['patch', '/api/v1/admin/tools/{id}'], ['delete', '/api/v1/admin/tools/{id}'],
-  ['post', '/api/v1/admin/agents'], ['get', '/api/v1/admin/agents/{id}'], ['patch', '/api/v1/admin/agents/{id}'], ['delete', '/api/v1/admin/agents/{id}'],
-  ['put', '/api/v1/admin/agents/{id}/tools'], ['post', '/api/v1/admin/agents/{id}/tools'], ['delete', '/api/v1/admin/agents/{id}/tools/{toolId}'],
+  ['post', '/api/v1/admin/api-keys'],
+  ['get', '/api/v1/admin/api-keys'],
+  ['delete', '/api/v1/admin/api-keys/{id}'],
+  ['post', '/api/v1/admin/tools'],
+  ['get', '/api/v1/admin/tools'],
+  ['get', '/api/v1/admin/tools/{id}'],
+  ['patch', '/api/v1/admin/tools/{id}'],
+  ['delete', '/api/v1/admin/tools/{id}'],
+  ['post', '/api/v1/admin/agents'],
+  ['get', '/api/v1/admin/agents/{id}'],
+  ['patch', '/api/v1/admin/agents/{id}'],
+  ['delete', '/api/v1/admin/agents/{id}'],
+  ['put', '/api/v1/admin/agents/{id}/tools'],
+  ['post', '/api/v1/admin/agents/{id}/tools'],
+  ['delete', '/api/v1/admin/agents/{id}/tools/{toolId}'],
   ['put', '/api/v1/admin/tenants/{tenantId}/capabilities'],
   ['post', '/api/v1/agents/{agentId}/tool-specs'],
-  ['post', '/api/v1/sessions'], ['get', '/api/v1/sessions/{id}'], ['post', '/api/v1/sessions/{id}/act'], ['post', '/api/v1/sessions/{id}/resume'],
+  ['post', '/api/v1/sessions'],
+  ['get', '/api/v1/sessions/{id}'],
+  ['post', '/api/v1/sessions/{id}/act'],
+  ['post', '/api/v1/sessions/{id}/resume'],
   ['get', '/api/v1/sessions/{id}/tool-results/{toolCallId}'],
   ['post', '/api/v1/tools/{name}/execute'],
-  ['post', '/api/v1/admin/risk/evaluate'], ['get', '/api/v1/admin/hitl'], ['get', '/api/v1/admin/tool-calls'], ['get', '/api/v1/admin/sessions/{id}/journal'],
+  ['post', '/api/v1/admin/risk/evaluate'],
+  ['get', '/api/v1/admin/hitl'],
+  ['get', '/api/v1/admin/tool-calls'],
+  ['get', '/api/v1/admin/sessions/{id}/journal'],
   ['get', '/api/v1/admin/feign/tools'],
-  ['post', '/api/v1/admin/mcp-services'], ['post', '/api/v1/admin/mcp-services/{id}/sync'], ['get', '/api/v1/admin/mcp-services/{id}'],
+  ['post', '/api/v1/admin/mcp-services'],
+  ['post', '/api/v1/admin/mcp-services/{id}/sync'],
+  ['get', '/api/v1/admin/mcp-services/{id}'],
 ];
 
 describe('Swagger at /docs', () => {
@@ -22,17 +41,26 @@ describe('Swagger at /docs', () => {
 
   it('serves the UI and describes every endpoint of the contract with its body and its errors', async () => {
     await suite.gw.http.get('/docs').expect(200);
-    const doc = (await suite.gw.http.get('/docs-json').expect(200)).body as { paths: Record<string, Record<string, any>>; components: { schemas: Record<string, unknown> } };
+    const doc = (await suite.gw.http.get('/docs-json').expect(200)).body as {
+      paths: Record<string, Record<string, any>>;
+      components: { schemas: Record<string, unknown> };
+    };
     for (const [method, path] of CONTRACT) {
       const op = doc.paths[path]?.[method];
-      expect({ endpoint: `${method.toUpperCase()} ${path}`, documented: Boolean(op) }).toEqual({ endpoint: `${method.toUpperCase()} ${path}`, documented: true });
+      expect({ endpoint: `${method.toUpperCase()} ${path}`, documented: Boolean(op) }).toEqual({
+        endpoint: `${method.toUpperCase()} ${path}`,
+        documented: true,
+      });
       if (path === '/health') continue;
       expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '403']));
       const success = Object.keys(op.responses).find((s) => s.startsWith('2'));
       expect(success).toBeDefined();
       if (['post', 'put', 'patch'].includes(method) && !path.endsWith('/sync')) {
         const ref = op.requestBody?.content?.['application/json']?.schema?.$ref as string | undefined;
-        expect({ endpoint: `${method} ${path}`, body: ref?.startsWith('#/components/schemas/') }).toEqual({ endpoint: `${method} ${path}`, body: true });
+        expect({ endpoint: `${method} ${path}`, body: ref?.startsWith('#/components/schemas/') }).toEqual({
+          endpoint: `${method} ${path}`,
+          body: true,
+        });
       }
     }
     expect(doc.components.schemas.ErrorResponseDto).toBeDefined();

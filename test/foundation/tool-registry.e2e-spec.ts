@@ -4,12 +4,22 @@ import { ToolRegistryService } from '@app/modules/tool-registry/tool-registry.se
 
 describeEachDialect('tool registry admin API', (dialect) => {
   const suite = gatewayForSuite(dialect);
-  const countTools = async () => (await suite.gw.http.get('/api/v1/admin/tools').set(suite.gw.admin)).body.total as number;
+  const countTools = async () =>
+    (await suite.gw.http.get('/api/v1/admin/tools').set(suite.gw.admin)).body.total as number;
 
   it('has the platform built-ins (web_search, READ_TOOL_RESULT, UPDATE_TODO_LIST) from the first start', async () => {
     const res = await suite.gw.http.get('/api/v1/admin/tools?source=BUILTIN').set(suite.gw.admin).expect(200);
-    expect(res.body.items.map((t: { name: string }) => t.name).sort()).toEqual(['READ_TOOL_RESULT', 'UPDATE_TODO_LIST', 'web_search']);
-    expect(res.body.items.find((t: { name: string }) => t.name === 'web_search')).toMatchObject({ tenantId: null, source: 'BUILTIN', status: 'ACTIVE', sideEffect: 'READ_ONLY' });
+    expect(res.body.items.map((t: { name: string }) => t.name).sort()).toEqual([
+      'READ_TOOL_RESULT',
+      'UPDATE_TODO_LIST',
+      'web_search',
+    ]);
+    expect(res.body.items.find((t: { name: string }) => t.name === 'web_search')).toMatchObject({
+      tenantId: null,
+      source: 'BUILTIN',
+      status: 'ACTIVE',
+      sideEffect: 'READ_ONLY',
+    });
   });
 
   it('creates a tool with the full descriptor', async () => {
@@ -36,18 +46,46 @@ describeEachDialect('tool registry admin API', (dialect) => {
   });
 
   it('refuses a duplicate name in the same scope with 409 TOOL_NAME_TAKEN', async () => {
-    await suite.gw.http.post('/api/v1/admin/tools').set(suite.gw.admin).send(toolBody({ name: 'dup', tenantId: 'acme' })).expect(201);
-    const res = await suite.gw.http.post('/api/v1/admin/tools').set(suite.gw.admin).send(toolBody({ name: 'dup', tenantId: 'acme' })).expect(409);
+    await suite.gw.http
+      .post('/api/v1/admin/tools')
+      .set(suite.gw.admin)
+      .send(toolBody({ name: 'dup', tenantId: 'acme' }))
+      .expect(201);
+    const res = await suite.gw.http
+      .post('/api/v1/admin/tools')
+      .set(suite.gw.admin)
+      .send(toolBody({ name: 'dup', tenantId: 'acme' }))
+      .expect(409);
     expect(res.body.error.code).toBe('TOOL_NAME_TAKEN');
-    await suite.gw.http.post('/api/v1/admin/tools').set(suite.gw.admin).send(toolBody({ name: 'dup', tenantId: 'globex' })).expect(201);
+    await suite.gw.http
+      .post('/api/v1/admin/tools')
+      .set(suite.gw.admin)
+      .send(toolBody({ name: 'dup', tenantId: 'globex' }))
+      .expect(201);
   });
 
   it('refuses a tenant tool that would shadow a platform-wide one, and the reverse', async () => {
-    await suite.gw.http.post('/api/v1/admin/tools').set(suite.gw.admin).send(toolBody({ name: 'shared_name' })).expect(201);
-    const shadow = await suite.gw.http.post('/api/v1/admin/tools').set(suite.gw.admin).send(toolBody({ name: 'shared_name', tenantId: 'acme' })).expect(409);
+    await suite.gw.http
+      .post('/api/v1/admin/tools')
+      .set(suite.gw.admin)
+      .send(toolBody({ name: 'shared_name' }))
+      .expect(201);
+    const shadow = await suite.gw.http
+      .post('/api/v1/admin/tools')
+      .set(suite.gw.admin)
+      .send(toolBody({ name: 'shared_name', tenantId: 'acme' }))
+      .expect(409);
     expect(shadow.body.error.code).toBe('TOOL_NAME_TAKEN');
-    await suite.gw.http.post('/api/v1/admin/tools').set(suite.gw.admin).send(toolBody({ name: 'acme_only', tenantId: 'acme' })).expect(201);
-    await suite.gw.http.post('/api/v1/admin/tools').set(suite.gw.admin).send(toolBody({ name: 'acme_only' })).expect(409);
+    await suite.gw.http
+      .post('/api/v1/admin/tools')
+      .set(suite.gw.admin)
+      .send(toolBody({ name: 'acme_only', tenantId: 'acme' }))
+      .expect(201);
+    await suite.gw.http
+      .post('/api/v1/admin/tools')
+      .set(suite.gw.admin)
+      .send(toolBody({ name: 'acme_only' }))
+      .expect(409);
   });
 
   it.each([
@@ -56,7 +94,11 @@ describeEachDialect('tool registry admin API', (dialect) => {
     ['an unresolvable $ref', { type: 'object', properties: { a: { $ref: '#/$defs/missing' } } }],
   ])('answers 400 for parameters that are %s, naming the field, writing nothing', async (_label, parameters) => {
     const before = await countTools();
-    const res = await suite.gw.http.post('/api/v1/admin/tools').set(suite.gw.admin).send(toolBody({ parameters })).expect(400);
+    const res = await suite.gw.http
+      .post('/api/v1/admin/tools')
+      .set(suite.gw.admin)
+      .send(toolBody({ parameters }))
+      .expect(400);
     expect(res.body.error.code).toBe('VALIDATION_FAILED');
     expect(res.body.error.details.fields.map((f: { field: string }) => f.field)).toContain('parameters');
     expect(await countTools()).toBe(before);
@@ -66,7 +108,16 @@ describeEachDialect('tool registry admin API', (dialect) => {
     const res = await suite.gw.http
       .post('/api/v1/admin/tools')
       .set(suite.gw.admin)
-      .send(toolBody({ name: 'has space', serviceType: 'SOAP', sideEffect: 'MAYBE', timeoutMs: 'soon', permissionTags: 'x', bogus: 1 }))
+      .send(
+        toolBody({
+          name: 'has space',
+          serviceType: 'SOAP',
+          sideEffect: 'MAYBE',
+          timeoutMs: 'soon',
+          permissionTags: 'x',
+          bogus: 1,
+        }),
+      )
       .expect(400);
     const fields = res.body.error.details.fields.map((f: { field: string }) => f.field).sort();
     expect(fields).toEqual(['bogus', 'name', 'permissionTags', 'serviceType', 'sideEffect', 'timeoutMs']);
@@ -78,7 +129,11 @@ describeEachDialect('tool registry admin API', (dialect) => {
     ['MCP_NACOS', 'no-group'],
     ['LOCAL', 'just-a-name'],
   ])('checks the endpoint shape of %s tools', async (serviceType, endpoint) => {
-    const res = await suite.gw.http.post('/api/v1/admin/tools').set(suite.gw.admin).send(toolBody({ serviceType, endpoint })).expect(400);
+    const res = await suite.gw.http
+      .post('/api/v1/admin/tools')
+      .set(suite.gw.admin)
+      .send(toolBody({ serviceType, endpoint }))
+      .expect(400);
     expect(res.body.error.details.fields[0].field).toBe('endpoint');
     expect(res.body.error.message).toContain(serviceType);
   });
@@ -96,23 +151,50 @@ describeEachDialect('tool registry admin API', (dialect) => {
 
   it('bumps version on PATCH and retires on DELETE, keeping the row', async () => {
     const created = await suite.gw.http.post('/api/v1/admin/tools').set(suite.gw.admin).send(toolBody()).expect(201);
-    const patched = await suite.gw.http.patch(`/api/v1/admin/tools/${created.body.id}`).set(suite.gw.admin).send({ description: 'new', enabled: false }).expect(200);
+    const patched = await suite.gw.http
+      .patch(`/api/v1/admin/tools/${created.body.id}`)
+      .set(suite.gw.admin)
+      .send({ description: 'new', enabled: false })
+      .expect(200);
     expect(patched.body).toMatchObject({ version: 2, description: 'new', enabled: false });
-    const retired = await suite.gw.http.delete(`/api/v1/admin/tools/${created.body.id}`).set(suite.gw.admin).expect(200);
+    const retired = await suite.gw.http
+      .delete(`/api/v1/admin/tools/${created.body.id}`)
+      .set(suite.gw.admin)
+      .expect(200);
     expect(retired.body).toMatchObject({ status: 'RETIRED', version: 3 });
     const got = await suite.gw.http.get(`/api/v1/admin/tools/${created.body.id}`).set(suite.gw.admin).expect(200);
     expect(got.body.status).toBe('RETIRED');
-    const clash = await suite.gw.http.post('/api/v1/admin/tools').set(suite.gw.admin).send(toolBody({ name: created.body.name })).expect(409);
+    const clash = await suite.gw.http
+      .post('/api/v1/admin/tools')
+      .set(suite.gw.admin)
+      .send(toolBody({ name: created.body.name }))
+      .expect(409);
     expect(clash.body.error.message).toMatch(/retired/);
-    const revived = await suite.gw.http.patch(`/api/v1/admin/tools/${created.body.id}`).set(suite.gw.admin).send({ status: 'ACTIVE' }).expect(200);
+    const revived = await suite.gw.http
+      .patch(`/api/v1/admin/tools/${created.body.id}`)
+      .set(suite.gw.admin)
+      .send({ status: 'ACTIVE' })
+      .expect(200);
     expect(revived.body).toMatchObject({ status: 'ACTIVE', version: 4 });
   });
 
   it('validates PATCH bodies against the merged definition', async () => {
     const created = await suite.gw.http.post('/api/v1/admin/tools').set(suite.gw.admin).send(toolBody()).expect(201);
-    await suite.gw.http.patch(`/api/v1/admin/tools/${created.body.id}`).set(suite.gw.admin).send({ parameters: { type: 'array' } }).expect(400);
-    await suite.gw.http.patch(`/api/v1/admin/tools/${created.body.id}`).set(suite.gw.admin).send({ serviceType: 'MCP_NACOS' }).expect(400);
-    await suite.gw.http.patch(`/api/v1/admin/tools/${created.body.id}`).set(suite.gw.admin).send({ tenantId: 'acme' }).expect(400);
+    await suite.gw.http
+      .patch(`/api/v1/admin/tools/${created.body.id}`)
+      .set(suite.gw.admin)
+      .send({ parameters: { type: 'array' } })
+      .expect(400);
+    await suite.gw.http
+      .patch(`/api/v1/admin/tools/${created.body.id}`)
+      .set(suite.gw.admin)
+      .send({ serviceType: 'MCP_NACOS' })
+      .expect(400);
+    await suite.gw.http
+      .patch(`/api/v1/admin/tools/${created.body.id}`)
+      .set(suite.gw.admin)
+      .send({ tenantId: 'acme' })
+      .expect(400);
     const after = await suite.gw.http.get(`/api/v1/admin/tools/${created.body.id}`).set(suite.gw.admin).expect(200);
     expect(after.body.version).toBe(1);
   });
@@ -121,7 +203,16 @@ describeEachDialect('tool registry admin API', (dialect) => {
     const created = await suite.gw.http
       .post('/api/v1/admin/tools')
       .set(suite.gw.admin)
-      .send(toolBody({ tenantId: 'rawcheck', timeoutMs: 900, requires: ['FILE_ROOM'], hitl: { approvalText: 'ok?' }, result: { maxInlineChars: 500 }, headers: { Accept: 'x' } }))
+      .send(
+        toolBody({
+          tenantId: 'rawcheck',
+          timeoutMs: 900,
+          requires: ['FILE_ROOM'],
+          hitl: { approvalText: 'ok?' },
+          result: { maxInlineChars: 500 },
+          headers: { Accept: 'x' },
+        }),
+      )
       .expect(201);
     const registry = suite.gw.app.get(ToolRegistryService);
     const viaEntity = await registry.findById(created.body.id);
@@ -137,25 +228,62 @@ describeEachDialect('tool registry admin API', (dialect) => {
 
   it('lists with filters and paging', async () => {
     for (const i of [1, 2, 3]) {
-      await suite.gw.http.post('/api/v1/admin/tools').set(suite.gw.admin).send(toolBody({ name: `paged_${i}`, tenantId: 'paging', description: `findme ${i}`, serviceType: 'MCP_REMOTE', endpoint: 'http://127.0.0.1:9/mcp' })).expect(201);
+      await suite.gw.http
+        .post('/api/v1/admin/tools')
+        .set(suite.gw.admin)
+        .send(
+          toolBody({
+            name: `paged_${i}`,
+            tenantId: 'paging',
+            description: `findme ${i}`,
+            serviceType: 'MCP_REMOTE',
+            endpoint: 'http://127.0.0.1:9/mcp',
+          }),
+        )
+        .expect(201);
     }
-    const page1 = await suite.gw.http.get('/api/v1/admin/tools?tenantId=paging&serviceType=MCP_REMOTE&q=findme&page=1&pageSize=2').set(suite.gw.admin).expect(200);
+    const page1 = await suite.gw.http
+      .get('/api/v1/admin/tools?tenantId=paging&serviceType=MCP_REMOTE&q=findme&page=1&pageSize=2')
+      .set(suite.gw.admin)
+      .expect(200);
     expect(page1.body).toMatchObject({ total: 3, page: 1, pageSize: 2 });
     expect(page1.body.items.map((t: { name: string }) => t.name)).toEqual(['paged_1', 'paged_2']);
-    const page2 = await suite.gw.http.get('/api/v1/admin/tools?tenantId=paging&serviceType=MCP_REMOTE&q=findme&page=2&pageSize=2').set(suite.gw.admin).expect(200);
+    const page2 = await suite.gw.http
+      .get('/api/v1/admin/tools?tenantId=paging&serviceType=MCP_REMOTE&q=findme&page=2&pageSize=2')
+      .set(suite.gw.admin)
+      .expect(200);
     expect(page2.body.items.map((t: { name: string }) => t.name)).toEqual(['paged_3']);
     const literal = await suite.gw.http.get('/api/v1/admin/tools?q=%25').set(suite.gw.admin).expect(200);
     expect(literal.body.total).toBe(0);
-    const bad = await suite.gw.http.get('/api/v1/admin/tools?pageSize=0&enabled=maybe&source=X').set(suite.gw.admin).expect(400);
-    expect(bad.body.error.details.fields.map((f: { field: string }) => f.field).sort()).toEqual(['enabled', 'pageSize', 'source']);
+    const bad = await suite.gw.http
+      .get('/api/v1/admin/tools?pageSize=0&enabled=maybe&source=X')
+      .set(suite.gw.admin)
+      .expect(400);
+    expect(bad.body.error.details.fields.map((f: { field: string }) => f.field).sort()).toEqual([
+      'enabled',
+      'pageSize',
+      'source',
+    ]);
   });
 
   it('scopes a tenant admin: own and platform-wide tools only, no platform-wide writes', async () => {
     const acmeAdmin = await createKey(suite.gw, 'scoped', 'admin');
-    const own = await suite.gw.http.post('/api/v1/admin/tools').set(acmeAdmin).send(toolBody({ name: 'scoped_tool' })).expect(201);
+    const own = await suite.gw.http
+      .post('/api/v1/admin/tools')
+      .set(acmeAdmin)
+      .send(toolBody({ name: 'scoped_tool' }))
+      .expect(201);
     expect(own.body.tenantId).toBe('scoped');
-    await suite.gw.http.post('/api/v1/admin/tools').set(acmeAdmin).send(toolBody({ tenantId: null })).expect(403);
-    const foreign = await suite.gw.http.post('/api/v1/admin/tools').set(suite.gw.admin).send(toolBody({ tenantId: 'elsewhere' })).expect(201);
+    await suite.gw.http
+      .post('/api/v1/admin/tools')
+      .set(acmeAdmin)
+      .send(toolBody({ tenantId: null }))
+      .expect(403);
+    const foreign = await suite.gw.http
+      .post('/api/v1/admin/tools')
+      .set(suite.gw.admin)
+      .send(toolBody({ tenantId: 'elsewhere' }))
+      .expect(201);
     await suite.gw.http.get(`/api/v1/admin/tools/${foreign.body.id}`).set(acmeAdmin).expect(404);
     const list = await suite.gw.http.get('/api/v1/admin/tools?pageSize=500').set(acmeAdmin).expect(200);
     const tenants = new Set(list.body.items.map((t: { tenantId: string | null }) => t.tenantId));

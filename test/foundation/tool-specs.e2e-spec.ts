@@ -19,11 +19,23 @@ describeEachDialect('POST /agents/{id}/tool-specs: the visibility pipeline', (di
   let agentId: string;
 
   const create = async (key: string, overrides: Record<string, unknown>) => {
-    tools[key] = (await gw.http.post('/api/v1/admin/tools').set(gw.admin).send(toolBody({ name: key, tenantId: 'acme', ...overrides })).expect(201)).body;
+    tools[key] = (
+      await gw.http
+        .post('/api/v1/admin/tools')
+        .set(gw.admin)
+        .send(toolBody({ name: key, tenantId: 'acme', ...overrides }))
+        .expect(201)
+    ).body;
     return tools[key];
   };
   const specs = async (body: Record<string, unknown> = {}, agent = agentId) =>
-    (await gw.http.post(`/api/v1/agents/${agent}/tool-specs`).set(runtime).send({ userId: 'u1', permissions: ['orders:read'], explain: true, ...body }).expect(200)).body as {
+    (
+      await gw.http
+        .post(`/api/v1/agents/${agent}/tool-specs`)
+        .set(runtime)
+        .send({ userId: 'u1', permissions: ['orders:read'], explain: true, ...body })
+        .expect(200)
+    ).body as {
       tools: Array<Record<string, any>>;
       decisions: Decision[];
     };
@@ -41,11 +53,35 @@ describeEachDialect('POST /agents/{id}/tool-specs: the visibility pipeline', (di
     await create('needs_sandbox', { requires: ['SANDBOX'] });
     await create('writes_things', { sideEffect: 'SIDE_EFFECT' });
     await create('mcp_tool', { serviceType: 'MCP_REMOTE', endpoint: 'http://127.0.0.1:9/mcp' });
-    tools.foreign = (await gw.http.post('/api/v1/admin/tools').set(gw.admin).send(toolBody({ name: 'foreign_tool', tenantId: 'globex' })).expect(201)).body;
-    tools.platform = (await gw.http.post('/api/v1/admin/tools').set(gw.admin).send(toolBody({ name: 'platform_tool' })).expect(201)).body;
-    const agent = await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'bot', tenantId: 'acme', webSearchMode: 'AUTO' }).expect(201);
+    tools.foreign = (
+      await gw.http
+        .post('/api/v1/admin/tools')
+        .set(gw.admin)
+        .send(toolBody({ name: 'foreign_tool', tenantId: 'globex' }))
+        .expect(201)
+    ).body;
+    tools.platform = (
+      await gw.http
+        .post('/api/v1/admin/tools')
+        .set(gw.admin)
+        .send(toolBody({ name: 'platform_tool' }))
+        .expect(201)
+    ).body;
+    const agent = await gw.http
+      .post('/api/v1/admin/agents')
+      .set(gw.admin)
+      .send({ name: 'bot', tenantId: 'acme', webSearchMode: 'AUTO' })
+      .expect(201);
     agentId = agent.body.id;
-    const bound = ['visible_tool', 'disabled_tool', 'retired_tool', 'needs_perm', 'needs_sandbox', 'writes_things', 'mcp_tool'].map((k) => tools[k].id);
+    const bound = [
+      'visible_tool',
+      'disabled_tool',
+      'retired_tool',
+      'needs_perm',
+      'needs_sandbox',
+      'writes_things',
+      'mcp_tool',
+    ].map((k) => tools[k].id);
     await gw.http.put(`/api/v1/admin/agents/${agentId}/tools`).set(gw.admin).send({ toolIds: bound }).expect(200);
     await gw.http.delete(`/api/v1/admin/tools/${tools.retired_tool.id}`).set(gw.admin).expect(200);
   });
@@ -56,7 +92,12 @@ describeEachDialect('POST /agents/{id}/tool-specs: the visibility pipeline', (di
 
   it('emits only tools that pass every layer, and explains each hidden one with its first failing layer', async () => {
     const body = await specs();
-    expect(body.tools.map((t) => t.function.name).sort()).toEqual(['READ_TOOL_RESULT', 'mcp_tool', 'visible_tool', 'writes_things']);
+    expect(body.tools.map((t) => t.function.name).sort()).toEqual([
+      'READ_TOOL_RESULT',
+      'mcp_tool',
+      'visible_tool',
+      'writes_things',
+    ]);
     const layers = Object.fromEntries(body.decisions.map((d) => [d.name, d.layer]));
     expect(layers).toMatchObject({
       visible_tool: 'EMITTED',
@@ -74,7 +115,7 @@ describeEachDialect('POST /agents/{id}/tool-specs: the visibility pipeline', (di
     for (const d of body.decisions) expect(d.visible).toBe(d.layer === 'EMITTED');
   });
 
-  it('never lists another tenant\'s tools among the candidates', async () => {
+  it("never lists another tenant's tools among the candidates", async () => {
     const body = await specs();
     expect(body.decisions.map((d) => d.toolId)).not.toContain(tools.foreign.id);
     expect(body.decisions.map((d) => d.name)).not.toContain('foreign_tool');
@@ -99,7 +140,10 @@ describeEachDialect('POST /agents/{id}/tool-specs: the visibility pipeline', (di
   it('hides a tool whose MCP service is known unhealthy (DEPENDENCIES) and shows it again when healthy', async () => {
     const health = gw.app.get(McpServiceHealthRegistry);
     health.report('http://127.0.0.1:9/mcp', false, 'no healthy instance');
-    expect(decisionOf((await specs()).decisions, 'mcp_tool')).toMatchObject({ layer: 'DEPENDENCIES', reason: expect.stringContaining('no healthy instance') });
+    expect(decisionOf((await specs()).decisions, 'mcp_tool')).toMatchObject({
+      layer: 'DEPENDENCIES',
+      reason: expect.stringContaining('no healthy instance'),
+    });
     health.report('http://127.0.0.1:9/mcp', true);
     expect(decisionOf((await specs()).decisions, 'mcp_tool')!.layer).toBe('EMITTED');
   });
@@ -110,26 +154,53 @@ describeEachDialect('POST /agents/{id}/tool-specs: the visibility pipeline', (di
     expect((await specs()).tools.map((t) => t.function.name)).toContain('web_search');
     expect(decisionOf((await specs({ webSearchMode: 'DISABLED' })).decisions, 'web_search')!.layer).toBe('POLICY');
 
-    await gw.http.patch(`/api/v1/admin/agents/${agentId}`).set(gw.admin).send({ webSearchMode: 'DISABLED' }).expect(200);
+    await gw.http
+      .patch(`/api/v1/admin/agents/${agentId}`)
+      .set(gw.admin)
+      .send({ webSearchMode: 'DISABLED' })
+      .expect(200);
     const widened = await specs({ webSearchMode: 'ALWAYS' });
-    expect(decisionOf(widened.decisions, 'web_search')).toMatchObject({ layer: 'POLICY', reason: expect.stringContaining('DISABLED') });
+    expect(decisionOf(widened.decisions, 'web_search')).toMatchObject({
+      layer: 'POLICY',
+      reason: expect.stringContaining('DISABLED'),
+    });
     await gw.http.patch(`/api/v1/admin/agents/${agentId}`).set(gw.admin).send({ webSearchMode: 'AUTO' }).expect(200);
 
     await gw.http.put('/api/v1/admin/tenants/acme/capabilities').set(gw.admin).send({ webSearch: false }).expect(200);
-    expect(decisionOf((await specs()).decisions, 'web_search')).toMatchObject({ layer: 'POLICY', reason: expect.stringContaining('capability') });
+    expect(decisionOf((await specs()).decisions, 'web_search')).toMatchObject({
+      layer: 'POLICY',
+      reason: expect.stringContaining('capability'),
+    });
   });
 
   it('hides every non-READ_ONLY tool under the READ_ONLY side-effect policy', async () => {
-    await gw.http.patch(`/api/v1/admin/agents/${agentId}`).set(gw.admin).send({ sideEffectPolicy: 'READ_ONLY' }).expect(200);
+    await gw.http
+      .patch(`/api/v1/admin/agents/${agentId}`)
+      .set(gw.admin)
+      .send({ sideEffectPolicy: 'READ_ONLY' })
+      .expect(200);
     const body = await specs();
     expect(decisionOf(body.decisions, 'writes_things')!.layer).toBe('POLICY');
     expect(decisionOf(body.decisions, 'visible_tool')!.layer).toBe('EMITTED');
-    await gw.http.patch(`/api/v1/admin/agents/${agentId}`).set(gw.admin).send({ sideEffectPolicy: 'ALLOW' }).expect(200);
+    await gw.http
+      .patch(`/api/v1/admin/agents/${agentId}`)
+      .set(gw.admin)
+      .send({ sideEffectPolicy: 'ALLOW' })
+      .expect(200);
   });
 
-  it('emits each model format\'s own shape', async () => {
-    const openai = (await specs({ format: 'openai', explain: false })).tools.find((t) => t.function?.name === 'visible_tool')!;
-    expect(openai).toEqual({ type: 'function', function: { name: 'visible_tool', description: 'A test tool.', parameters: expect.objectContaining({ type: 'object' }) } });
+  it("emits each model format's own shape", async () => {
+    const openai = (await specs({ format: 'openai', explain: false })).tools.find(
+      (t) => t.function?.name === 'visible_tool',
+    )!;
+    expect(openai).toEqual({
+      type: 'function',
+      function: {
+        name: 'visible_tool',
+        description: 'A test tool.',
+        parameters: expect.objectContaining({ type: 'object' }),
+      },
+    });
     const anthropic = (await specs({ format: 'anthropic' })).tools.find((t) => t.name === 'visible_tool')!;
     expect(Object.keys(anthropic).sort()).toEqual(['description', 'input_schema', 'name']);
     expect(anthropic.input_schema.properties.q).toEqual({ type: 'string' });
@@ -138,9 +209,19 @@ describeEachDialect('POST /agents/{id}/tool-specs: the visibility pipeline', (di
   });
 
   it('returns no decisions without explain', async () => {
-    const body = (await gw.http.post(`/api/v1/agents/${agentId}/tool-specs`).set(runtime).send({ userId: 'u1', permissions: [] }).expect(200)).body;
+    const body = (
+      await gw.http
+        .post(`/api/v1/agents/${agentId}/tool-specs`)
+        .set(runtime)
+        .send({ userId: 'u1', permissions: [] })
+        .expect(200)
+    ).body;
     expect(body.decisions).toBeUndefined();
-    expect(body.tools.map((t: any) => t.function.name).sort()).toEqual(['READ_TOOL_RESULT', 'mcp_tool', 'writes_things']);
+    expect(body.tools.map((t: any) => t.function.name).sort()).toEqual([
+      'READ_TOOL_RESULT',
+      'mcp_tool',
+      'writes_things',
+    ]);
   });
 
   it('validates the request', async () => {
@@ -149,31 +230,70 @@ describeEachDialect('POST /agents/{id}/tool-specs: the visibility pipeline', (di
       .set(runtime)
       .send({ permissions: 'all', format: 'llama', capabilities: ['GPU'], webSearchMode: 'MAYBE', tenantId: 'globex' })
       .expect(400);
-    expect(res.body.error.details.fields.map((f: { field: string }) => f.field).sort()).toEqual(['capabilities', 'format', 'permissions', 'tenantId', 'userId', 'webSearchMode']);
-    await gw.http.post('/api/v1/agents/no-such-agent/tool-specs').set(runtime).send({ userId: 'u', permissions: [] }).expect(404);
+    expect(res.body.error.details.fields.map((f: { field: string }) => f.field).sort()).toEqual([
+      'capabilities',
+      'format',
+      'permissions',
+      'tenantId',
+      'userId',
+      'webSearchMode',
+    ]);
+    await gw.http
+      .post('/api/v1/agents/no-such-agent/tool-specs')
+      .set(runtime)
+      .send({ userId: 'u', permissions: [] })
+      .expect(404);
   });
 
   it('reloads only the tenant a write touched; a platform-wide write reloads every tenant', async () => {
     const snapshots = gw.app.get(VisibilitySnapshotService);
     const acmeBefore = await snapshots.tenantView('acme');
     const globexBefore = await snapshots.tenantView('globex');
-    await gw.http.patch(`/api/v1/admin/tools/${tools.disabled_tool.id}`).set(gw.admin).send({ description: 'touched' }).expect(200);
+    await gw.http
+      .patch(`/api/v1/admin/tools/${tools.disabled_tool.id}`)
+      .set(gw.admin)
+      .send({ description: 'touched' })
+      .expect(200);
     expect(await snapshots.tenantView('acme')).not.toBe(acmeBefore);
     expect(await snapshots.tenantView('globex')).toBe(globexBefore);
-    await gw.http.patch(`/api/v1/admin/tools/${tools.platform.id}`).set(gw.admin).send({ description: 'touched too' }).expect(200);
+    await gw.http
+      .patch(`/api/v1/admin/tools/${tools.platform.id}`)
+      .set(gw.admin)
+      .send({ description: 'touched too' })
+      .expect(200);
     expect(await snapshots.tenantView('globex')).not.toBe(globexBefore);
   });
 
-  it('sees another instance\'s admin write on the next request (version stamp in the database)', async () => {
+  it("sees another instance's admin write on the next request (version stamp in the database)", async () => {
     const other = await startTestGateway(db.url);
     try {
-      const before = (await other.http.post(`/api/v1/agents/${agentId}/tool-specs`).set(runtime).send({ userId: 'u1', permissions: ['orders:read'] }).expect(200)).body;
+      const before = (
+        await other.http
+          .post(`/api/v1/agents/${agentId}/tool-specs`)
+          .set(runtime)
+          .send({ userId: 'u1', permissions: ['orders:read'] })
+          .expect(200)
+      ).body;
       expect(before.tools.map((t: any) => t.function.name)).toContain('visible_tool');
-      await gw.http.patch(`/api/v1/admin/tools/${tools.visible_tool.id}`).set(gw.admin).send({ enabled: false }).expect(200);
-      const after = (await other.http.post(`/api/v1/agents/${agentId}/tool-specs`).set(runtime).send({ userId: 'u1', permissions: ['orders:read'] }).expect(200)).body;
+      await gw.http
+        .patch(`/api/v1/admin/tools/${tools.visible_tool.id}`)
+        .set(gw.admin)
+        .send({ enabled: false })
+        .expect(200);
+      const after = (
+        await other.http
+          .post(`/api/v1/agents/${agentId}/tool-specs`)
+          .set(runtime)
+          .send({ userId: 'u1', permissions: ['orders:read'] })
+          .expect(200)
+      ).body;
       expect(after.tools.map((t: any) => t.function.name)).not.toContain('visible_tool');
     } finally {
-      await gw.http.patch(`/api/v1/admin/tools/${tools.visible_tool.id}`).set(gw.admin).send({ enabled: true }).expect(200);
+      await gw.http
+        .patch(`/api/v1/admin/tools/${tools.visible_tool.id}`)
+        .set(gw.admin)
+        .send({ enabled: true })
+        .expect(200);
       await other.close();
     }
   });

@@ -6,7 +6,9 @@ const LRI = '\u2066'; // left-to-right isolate
 const ZWSP = '\u200b';
 
 /** The field problems of a 400 VALIDATION_FAILED answer. */
-function problemsOf(res: { body: { error: { code: string; details: { fields: Array<{ field: string; problems: string[] }> } } } }): Record<string, string> {
+function problemsOf(res: {
+  body: { error: { code: string; details: { fields: Array<{ field: string; problems: string[] }> } } };
+}): Record<string, string> {
   expect(res.body.error.code).toBe('VALIDATION_FAILED');
   return Object.fromEntries(res.body.error.details.fields.map((f) => [f.field, f.problems.join('; ')]));
 }
@@ -21,50 +23,110 @@ describe('NUL, control and bidi-override characters in names, descriptions and u
     ['a bell', 'Looks up \u0007an order.'],
     ['a C1 control', 'Looks up \u0085an order.'],
   ])('refuses a tool description with %s: 400 naming the field', async (_what, description) => {
-    const res = await suite.gw.http.post('/api/v1/admin/tools').set(suite.gw.admin).send(toolBody({ description })).expect(400);
+    const res = await suite.gw.http
+      .post('/api/v1/admin/tools')
+      .set(suite.gw.admin)
+      .send(toolBody({ description }))
+      .expect(400);
     expect(problemsOf(res).description).toMatch(/must not contain control characters .* bidi/);
   });
 
   it('accepts tabs and line breaks in a description, and zero-width joiners in emoji', async () => {
-    await suite.gw.http.post('/api/v1/admin/tools').set(suite.gw.admin).send(toolBody({ description: 'Line one.\n\tLine two.\r\nFamily: 👨‍👩‍👧' })).expect(201);
+    await suite.gw.http
+      .post('/api/v1/admin/tools')
+      .set(suite.gw.admin)
+      .send(toolBody({ description: 'Line one.\n\tLine two.\r\nFamily: 👨‍👩‍👧' }))
+      .expect(201);
   });
 
   it('refuses such characters in remoteName, permissionTags, tags and the HITL approval text', async () => {
     const res = await suite.gw.http
       .post('/api/v1/admin/tools')
       .set(suite.gw.admin)
-      .send(toolBody({ remoteName: `lookup${RLO}`, permissionTags: [`orders${NUL}:read`], tags: [`a${ZWSP}b`], hitl: { approvalText: `Approve${RLO}?` } }))
+      .send(
+        toolBody({
+          remoteName: `lookup${RLO}`,
+          permissionTags: [`orders${NUL}:read`],
+          tags: [`a${ZWSP}b`],
+          hitl: { approvalText: `Approve${RLO}?` },
+        }),
+      )
       .expect(400);
     expect(Object.keys(problemsOf(res)).sort()).toEqual(['hitl.approvalText', 'permissionTags', 'remoteName', 'tags']);
   });
 
   it('refuses them in agent names and descriptions, also on PATCH', async () => {
     const { gw } = suite;
-    const res = await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: `support${RLO}tob`, tenantId: 'acme', description: `x${NUL}` }).expect(400);
+    const res = await gw.http
+      .post('/api/v1/admin/agents')
+      .set(gw.admin)
+      .send({ name: `support${RLO}tob`, tenantId: 'acme', description: `x${NUL}` })
+      .expect(400);
     expect(Object.keys(problemsOf(res)).sort()).toEqual(['description', 'name']);
-    const agent = (await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'clean', tenantId: 'acme' }).expect(201)).body;
-    expect(problemsOf(await gw.http.patch(`/api/v1/admin/agents/${agent.id}`).set(gw.admin).send({ name: `a${ZWSP}` }).expect(400)).name).toMatch(/zero-width/);
+    const agent = (
+      await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'clean', tenantId: 'acme' }).expect(201)
+    ).body;
+    expect(
+      problemsOf(
+        await gw.http
+          .patch(`/api/v1/admin/agents/${agent.id}`)
+          .set(gw.admin)
+          .send({ name: `a${ZWSP}` })
+          .expect(400),
+      ).name,
+    ).toMatch(/zero-width/);
   });
 
   it('refuses them in API key names and MCP service Nacos names', async () => {
     const { gw } = suite;
-    expect(problemsOf(await gw.http.post('/api/v1/admin/api-keys').set(gw.admin).send({ name: `ops${NUL}`, role: 'runtime', tenantId: 'acme' }).expect(400))).toHaveProperty('name');
-    const res = await gw.http.post('/api/v1/admin/mcp-services').set(gw.admin).send({ name: 'n', kind: 'NACOS', serviceName: `svc${RLO}` }).expect(400);
+    expect(
+      problemsOf(
+        await gw.http
+          .post('/api/v1/admin/api-keys')
+          .set(gw.admin)
+          .send({ name: `ops${NUL}`, role: 'runtime', tenantId: 'acme' })
+          .expect(400),
+      ),
+    ).toHaveProperty('name');
+    const res = await gw.http
+      .post('/api/v1/admin/mcp-services')
+      .set(gw.admin)
+      .send({ name: 'n', kind: 'NACOS', serviceName: `svc${RLO}` })
+      .expect(400);
     expect(problemsOf(res)).toHaveProperty('serviceName');
   });
 
   it('refuses them in the runtime userId of sessions, tool-specs and execute, naming userId', async () => {
     const { gw } = suite;
     const runtime = await createKey(gw, 'acme', 'runtime');
-    const agent = (await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'runtime', tenantId: 'acme' }).expect(201)).body;
-    const session = await gw.http.post('/api/v1/sessions').set(runtime).send({ agentId: agent.id, userId: `u1${NUL}`, permissions: [] }).expect(400);
+    const agent = (
+      await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'runtime', tenantId: 'acme' }).expect(201)
+    ).body;
+    const session = await gw.http
+      .post('/api/v1/sessions')
+      .set(runtime)
+      .send({ agentId: agent.id, userId: `u1${NUL}`, permissions: [] })
+      .expect(400);
     expect(problemsOf(session).userId).toMatch(/must not contain control characters/);
-    const specs = await gw.http.post(`/api/v1/agents/${agent.id}/tool-specs`).set(runtime).send({ userId: `u1${LRI}`, permissions: [] }).expect(400);
+    const specs = await gw.http
+      .post(`/api/v1/agents/${agent.id}/tool-specs`)
+      .set(runtime)
+      .send({ userId: `u1${LRI}`, permissions: [] })
+      .expect(400);
     expect(problemsOf(specs).userId).toMatch(/bidi/);
-    const execute = await gw.http.post('/api/v1/tools/get_order/execute').set(runtime).send({ agentId: agent.id, userId: `u1${RLO}`, permissions: [], arguments: {} }).expect(400);
-    expect(problemsOf(execute)).toEqual({ userId: expect.stringMatching(/must not contain control characters .* bidi/) });
+    const execute = await gw.http
+      .post('/api/v1/tools/get_order/execute')
+      .set(runtime)
+      .send({ agentId: agent.id, userId: `u1${RLO}`, permissions: [], arguments: {} })
+      .expect(400);
+    expect(problemsOf(execute)).toEqual({
+      userId: expect.stringMatching(/must not contain control characters .* bidi/),
+    });
     // A plain userId still goes through validation (whatever the call then answers).
-    const plain = await gw.http.post('/api/v1/tools/get_order/execute').set(runtime).send({ agentId: agent.id, userId: 'u1', permissions: [], arguments: {} });
+    const plain = await gw.http
+      .post('/api/v1/tools/get_order/execute')
+      .set(runtime)
+      .send({ agentId: agent.id, userId: 'u1', permissions: [], arguments: {} });
     expect(plain.status).not.toBe(400);
   });
 });

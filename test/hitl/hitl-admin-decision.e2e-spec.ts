@@ -19,16 +19,28 @@ describeEachDialect('HITL decided by an admin (POST /admin/hitl/{id}/decision, h
   const requestsTo = (path: string) => remote.requests.filter((r) => r.url.startsWith(path));
 
   const tool = async (name: string, overrides: Record<string, unknown>) =>
-    (await gw.http.post('/api/v1/admin/tools').set(gw.admin).send(toolBody({ name, tenantId: 'acme', endpoint: remote.url(`/${name}`), ...overrides })).expect(201)).body;
+    (
+      await gw.http
+        .post('/api/v1/admin/tools')
+        .set(gw.admin)
+        .send(toolBody({ name, tenantId: 'acme', endpoint: remote.url(`/${name}`), ...overrides }))
+        .expect(201)
+    ).body;
   const newSession = async (agentId: string) =>
-    (await gw.http.post('/api/v1/sessions').set(runtime).send({ agentId, userId: 'u1', permissions: [] }).expect(201)).body.id as string;
-  const act = (sessionId: string, iteration: number, toolCalls: Array<{ id: string; name: string; arguments: unknown }>) =>
-    gw.http.post(`/api/v1/sessions/${sessionId}/act`).set(runtime).send({ iteration, toolCalls }).expect(200);
+    (await gw.http.post('/api/v1/sessions').set(runtime).send({ agentId, userId: 'u1', permissions: [] }).expect(201))
+      .body.id as string;
+  const act = (
+    sessionId: string,
+    iteration: number,
+    toolCalls: Array<{ id: string; name: string; arguments: unknown }>,
+  ) => gw.http.post(`/api/v1/sessions/${sessionId}/act`).set(runtime).send({ iteration, toolCalls }).expect(200);
   const decide = (requestId: string, key: Header, body: Record<string, unknown>, expected = 200) =>
     gw.http.post(`/api/v1/admin/hitl/${requestId}/decision`).set(key).send(body).expect(expected);
   const session = async (id: string) => (await gw.http.get(`/api/v1/sessions/${id}`).set(runtime).expect(200)).body;
   const queueItem = async (requestId: string) =>
-    (await gw.http.get('/api/v1/admin/hitl?pageSize=100').set(gw.admin).expect(200)).body.items.find((i: { id: string }) => i.id === requestId);
+    (await gw.http.get('/api/v1/admin/hitl?pageSize=100').set(gw.admin).expect(200)).body.items.find(
+      (i: { id: string }) => i.id === requestId,
+    );
   /** A risky call (rm -rf) between two reads: INTERRUPTED at the second call. */
   const interruptedBatch = async (agentId: string, tag: string) => {
     const sessionId = await newSession(agentId);
@@ -54,12 +66,36 @@ describeEachDialect('HITL decided by an admin (POST /admin/hitl/{id}/decision, h
     globexAdmin = await createKey(gw, 'globex', 'admin');
     const tools = [
       await tool('read_doc', { httpMethod: 'GET' }),
-      await tool('shell_run', { sideEffect: 'SIDE_EFFECT', parameters: { type: 'object', properties: { command: { type: 'string', 'x-risk': 'shell' } }, required: ['command'] } }),
+      await tool('shell_run', {
+        sideEffect: 'SIDE_EFFECT',
+        parameters: {
+          type: 'object',
+          properties: { command: { type: 'string', 'x-risk': 'shell' } },
+          required: ['command'],
+        },
+      }),
       await tool('write_note', { sideEffect: 'SIDE_EFFECT' }),
     ];
-    runtimeAgent = (await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'rt-reviewed', tenantId: 'acme', maxIterations: 3 }).expect(201)).body.id;
-    adminAgent = (await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'admin-reviewed', tenantId: 'acme', maxIterations: 3, hitlReviewer: 'ADMIN' }).expect(201)).body.id;
-    for (const id of [runtimeAgent, adminAgent]) await gw.http.put(`/api/v1/admin/agents/${id}/tools`).set(gw.admin).send({ toolIds: tools.map((t) => t.id) }).expect(200);
+    runtimeAgent = (
+      await gw.http
+        .post('/api/v1/admin/agents')
+        .set(gw.admin)
+        .send({ name: 'rt-reviewed', tenantId: 'acme', maxIterations: 3 })
+        .expect(201)
+    ).body.id;
+    adminAgent = (
+      await gw.http
+        .post('/api/v1/admin/agents')
+        .set(gw.admin)
+        .send({ name: 'admin-reviewed', tenantId: 'acme', maxIterations: 3, hitlReviewer: 'ADMIN' })
+        .expect(201)
+    ).body.id;
+    for (const id of [runtimeAgent, adminAgent])
+      await gw.http
+        .put(`/api/v1/admin/agents/${id}/tools`)
+        .set(gw.admin)
+        .send({ toolIds: tools.map((t) => t.id) })
+        .expect(200);
   });
 
   afterAll(async () => {
@@ -68,29 +104,54 @@ describeEachDialect('HITL decided by an admin (POST /admin/hitl/{id}/decision, h
     await db?.drop();
   });
 
-  it('keeps an agent\'s hitlReviewer on POST, PATCH and GET (default RUNTIME) and refuses other values', async () => {
-    expect((await gw.http.get(`/api/v1/admin/agents/${runtimeAgent}`).set(gw.admin).expect(200)).body.hitlReviewer).toBe('RUNTIME');
-    expect((await gw.http.get(`/api/v1/admin/agents/${adminAgent}`).set(gw.admin).expect(200)).body.hitlReviewer).toBe('ADMIN');
-    const created = (await gw.http.post('/api/v1/admin/agents').set(acmeAdmin).send({ name: 'flip', tenantId: 'acme' }).expect(201)).body;
+  it("keeps an agent's hitlReviewer on POST, PATCH and GET (default RUNTIME) and refuses other values", async () => {
+    expect(
+      (await gw.http.get(`/api/v1/admin/agents/${runtimeAgent}`).set(gw.admin).expect(200)).body.hitlReviewer,
+    ).toBe('RUNTIME');
+    expect((await gw.http.get(`/api/v1/admin/agents/${adminAgent}`).set(gw.admin).expect(200)).body.hitlReviewer).toBe(
+      'ADMIN',
+    );
+    const created = (
+      await gw.http.post('/api/v1/admin/agents').set(acmeAdmin).send({ name: 'flip', tenantId: 'acme' }).expect(201)
+    ).body;
     expect(created.hitlReviewer).toBe('RUNTIME');
-    expect((await gw.http.patch(`/api/v1/admin/agents/${created.id}`).set(acmeAdmin).send({ hitlReviewer: 'ADMIN' }).expect(200)).body.hitlReviewer).toBe('ADMIN');
-    expect((await gw.http.get(`/api/v1/admin/agents/${created.id}`).set(acmeAdmin).expect(200)).body.hitlReviewer).toBe('ADMIN');
-    const bad = await gw.http.patch(`/api/v1/admin/agents/${created.id}`).set(acmeAdmin).send({ hitlReviewer: 'NOBODY' }).expect(400);
+    expect(
+      (
+        await gw.http
+          .patch(`/api/v1/admin/agents/${created.id}`)
+          .set(acmeAdmin)
+          .send({ hitlReviewer: 'ADMIN' })
+          .expect(200)
+      ).body.hitlReviewer,
+    ).toBe('ADMIN');
+    expect((await gw.http.get(`/api/v1/admin/agents/${created.id}`).set(acmeAdmin).expect(200)).body.hitlReviewer).toBe(
+      'ADMIN',
+    );
+    const bad = await gw.http
+      .patch(`/api/v1/admin/agents/${created.id}`)
+      .set(acmeAdmin)
+      .send({ hitlReviewer: 'NOBODY' })
+      .expect(400);
     expect(bad.body.error.code).toBe('VALIDATION_FAILED');
     expect(bad.body.error.message).toContain('hitlReviewer');
   });
 
-  it('an admin of the request\'s tenant approves: the call runs once, the answer is resume\'s, decidedBy names the reviewer and the key', async () => {
+  it("an admin of the request's tenant approves: the call runs once, the answer is resume's, decidedBy names the reviewer and the key", async () => {
     const { sessionId, requestId } = await interruptedBatch(runtimeAgent, 'ap');
     expect(requestsTo('/shell_run')).toHaveLength(0);
     const approved = await decide(requestId, acmeAdmin, { decision: 'APPROVE', reviewer: 'alice@acme' });
     expect(approved.body.status).toBe('COMPLETED');
-    expect(approved.body.results.map((r: { toolCallId: string; status: string }) => [r.toolCallId, r.status])).toEqual([['ap-2', 'COMPLETED'], ['ap-3', 'COMPLETED']]);
+    expect(approved.body.results.map((r: { toolCallId: string; status: string }) => [r.toolCallId, r.status])).toEqual([
+      ['ap-2', 'COMPLETED'],
+      ['ap-3', 'COMPLETED'],
+    ]);
     expect(requestsTo('/shell_run')).toHaveLength(1);
     expect(JSON.parse(requestsTo('/shell_run')[0].body)).toEqual({ command: 'rm -rf ./ap' });
 
     // The same decision again (a retried HTTP call) is idempotent: the same answer, nothing runs twice.
-    expect((await decide(requestId, acmeAdmin, { decision: 'APPROVE', reviewer: 'alice@acme' })).body).toEqual(approved.body);
+    expect((await decide(requestId, acmeAdmin, { decision: 'APPROVE', reviewer: 'alice@acme' })).body).toEqual(
+      approved.body,
+    );
     expect(requestsTo('/shell_run')).toHaveLength(1);
     expect(requestsTo('/read_doc?q=ap-after')).toHaveLength(1);
     // Another decision on a decided request is a conflict, naming who decided.
@@ -100,14 +161,24 @@ describeEachDialect('HITL decided by an admin (POST /admin/hitl/{id}/decision, h
 
     expect(await session(sessionId)).toMatchObject({ status: 'ACTIVE', hitlPending: false, hitlRequest: null });
     const item = await queueItem(requestId);
-    expect(item).toMatchObject({ status: 'DECIDED', decision: 'APPROVE', decidedBy: expect.stringMatching(/^alice@acme \(key [0-9a-f-]{36}\)$/) });
+    expect(item).toMatchObject({
+      status: 'DECIDED',
+      decision: 'APPROVE',
+      decidedBy: expect.stringMatching(/^alice@acme \(key [0-9a-f-]{36}\)$/),
+    });
     // A runtime's resume afterwards finds nothing pending.
-    await gw.http.post(`/api/v1/sessions/${sessionId}/resume`).set(runtime).send({ clientMessageId: 'late' }).expect(409);
+    await gw.http
+      .post(`/api/v1/sessions/${sessionId}/resume`)
+      .set(runtime)
+      .send({ clientMessageId: 'late' })
+      .expect(409);
   });
 
-  it('another tenant\'s admin gets 404 and a runtime key 403; nothing runs; the platform key may decide', async () => {
+  it("another tenant's admin gets 404 and a runtime key 403; nothing runs; the platform key may decide", async () => {
     const { sessionId, requestId } = await interruptedBatch(runtimeAgent, 'iso');
-    expect((await decide(requestId, globexAdmin, { decision: 'APPROVE', reviewer: 'mallory' }, 404)).body.error.code).toBe('NOT_FOUND');
+    expect(
+      (await decide(requestId, globexAdmin, { decision: 'APPROVE', reviewer: 'mallory' }, 404)).body.error.code,
+    ).toBe('NOT_FOUND');
     await decide(requestId, runtime, { decision: 'APPROVE', reviewer: 'self' }, 403);
     await decide('00000000-0000-0000-0000-000000000000', gw.admin, { decision: 'APPROVE', reviewer: 'x' }, 404);
     expect(requestsTo('/shell_run').filter((r) => r.body.includes('./iso'))).toHaveLength(0);
@@ -115,7 +186,11 @@ describeEachDialect('HITL decided by an admin (POST /admin/hitl/{id}/decision, h
     const globexQueue = (await gw.http.get('/api/v1/admin/hitl').set(globexAdmin).expect(200)).body;
     expect(globexQueue.items).toEqual([]);
 
-    const rejected = await decide(requestId, gw.admin, { decision: 'REJECT', message: 'not on prod', reviewer: 'ops-lead' });
+    const rejected = await decide(requestId, gw.admin, {
+      decision: 'REJECT',
+      message: 'not on prod',
+      reviewer: 'ops-lead',
+    });
     expect(rejected.body.results[0]).toMatchObject({ toolCallId: 'iso-2', status: 'REJECTED', isError: true });
     expect(rejected.body.results[0].content).toContain('not on prod');
     expect(requestsTo('/shell_run').filter((r) => r.body.includes('./iso'))).toHaveLength(0);
@@ -138,7 +213,11 @@ describeEachDialect('HITL decided by an admin (POST /admin/hitl/{id}/decision, h
     it('a runtime resume of a risky call → 403 HITL_ADMIN_REVIEW_REQUIRED and nothing runs; an admin then approves it', async () => {
       const { sessionId, requestId } = await interruptedBatch(adminAgent, 'adm');
       for (const decision of [undefined, 'APPROVE', 'REJECT']) {
-        const refused = await gw.http.post(`/api/v1/sessions/${sessionId}/resume`).set(runtime).send({ clientMessageId: 'self-approve', ...(decision ? { decision } : {}) }).expect(403);
+        const refused = await gw.http
+          .post(`/api/v1/sessions/${sessionId}/resume`)
+          .set(runtime)
+          .send({ clientMessageId: 'self-approve', ...(decision ? { decision } : {}) })
+          .expect(403);
         expect(refused.body.error.code).toBe('HITL_ADMIN_REVIEW_REQUIRED');
         expect(refused.body.error.message).toContain(`/api/v1/admin/hitl/${requestId}/decision`);
       }
@@ -156,11 +235,18 @@ describeEachDialect('HITL decided by an admin (POST /admin/hitl/{id}/decision, h
       const sessionId = await newSession(adminAgent);
       const paused = await act(sessionId, 4, [{ id: 'cp-1', name: 'read_doc', arguments: { q: 'cp' } }]);
       expect(paused.body.hitlRequest.requestType).toBe('CHECKPOINT_PAUSE');
-      const resumed = await gw.http.post(`/api/v1/sessions/${sessionId}/resume`).set(runtime).send({ clientMessageId: 'go-on' }).expect(200);
-      expect(resumed.body).toMatchObject({ status: 'COMPLETED', results: [{ toolCallId: 'cp-1', status: 'COMPLETED' }] });
+      const resumed = await gw.http
+        .post(`/api/v1/sessions/${sessionId}/resume`)
+        .set(runtime)
+        .send({ clientMessageId: 'go-on' })
+        .expect(200);
+      expect(resumed.body).toMatchObject({
+        status: 'COMPLETED',
+        results: [{ toolCallId: 'cp-1', status: 'COMPLETED' }],
+      });
     });
 
-    it('an UNKNOWN_OUTCOME left by a dead process: the runtime cannot decide it, an admin\'s RETRY runs it exactly once', async () => {
+    it("an UNKNOWN_OUTCOME left by a dead process: the runtime cannot decide it, an admin's RETRY runs it exactly once", async () => {
       const sessionId = await newSession(adminAgent);
       const args = { q: 'once-only' };
       const past = Date.now() - 60_000;
@@ -171,7 +257,11 @@ describeEachDialect('HITL decided by an admin (POST /admin/hitl/{id}/decision, h
       );
       const res = await act(sessionId, 1, [{ id: 'uo-1', name: 'write_note', arguments: args }]);
       expect(res.body.hitlRequest.requestType).toBe('UNKNOWN_OUTCOME');
-      const refused = await gw.http.post(`/api/v1/sessions/${sessionId}/resume`).set(runtime).send({ clientMessageId: 'r1', decision: 'MARK_DONE' }).expect(403);
+      const refused = await gw.http
+        .post(`/api/v1/sessions/${sessionId}/resume`)
+        .set(runtime)
+        .send({ clientMessageId: 'r1', decision: 'MARK_DONE' })
+        .expect(403);
       expect(refused.body.error.code).toBe('HITL_ADMIN_REVIEW_REQUIRED');
       const retried = await decide(res.body.hitlRequest.id, acmeAdmin, { decision: 'RETRY', reviewer: 'dave' });
       expect(retried.body.results[0]).toMatchObject({ toolCallId: 'uo-1', status: 'COMPLETED' });
@@ -184,43 +274,66 @@ describeEachDialect('HITL decided by an admin (POST /admin/hitl/{id}/decision, h
     const { sessionId, requestId } = await interruptedBatch(runtimeAgent, 'crash');
     const ds = gw.app.get(DataSource);
     // What a crash right after "decision persisted" leaves: the request decided, the claim IN_PROGRESS.
-    await ds.query("UPDATE hitl_request SET status = 'DECIDED', decision = 'APPROVE', client_message_id = ?, decided_by = 'erin (key k)' WHERE id = ?", [`admin-decision:${requestId}`, requestId]);
-    await ds.query("INSERT INTO resume_record (session_id, client_message_id, state, response_chunks, created_at) VALUES (?, ?, 'IN_PROGRESS', 0, ?)", [sessionId, `admin-decision:${requestId}`, Date.now() - 60_000]);
-    expect((await decide(requestId, acmeAdmin, { decision: 'REJECT', reviewer: 'erin' }, 409)).body.error.code).toBe('HITL_ALREADY_DECIDED');
+    await ds.query(
+      "UPDATE hitl_request SET status = 'DECIDED', decision = 'APPROVE', client_message_id = ?, decided_by = 'erin (key k)' WHERE id = ?",
+      [`admin-decision:${requestId}`, requestId],
+    );
+    await ds.query(
+      "INSERT INTO resume_record (session_id, client_message_id, state, response_chunks, created_at) VALUES (?, ?, 'IN_PROGRESS', 0, ?)",
+      [sessionId, `admin-decision:${requestId}`, Date.now() - 60_000],
+    );
+    expect((await decide(requestId, acmeAdmin, { decision: 'REJECT', reviewer: 'erin' }, 409)).body.error.code).toBe(
+      'HITL_ALREADY_DECIDED',
+    );
     const finished = await decide(requestId, acmeAdmin, { decision: 'APPROVE', reviewer: 'erin' });
     expect(finished.body.results.map((r: { status: string }) => r.status)).toEqual(['COMPLETED', 'COMPLETED']);
     expect((await decide(requestId, acmeAdmin, { decision: 'APPROVE', reviewer: 'erin' })).body).toEqual(finished.body);
     expect(requestsTo('/shell_run').filter((r) => r.body.includes('./crash'))).toHaveLength(1);
   });
 
-  it('a request decided by the runtime\'s resume cannot be decided again by an admin', async () => {
+  it("a request decided by the runtime's resume cannot be decided again by an admin", async () => {
     const { sessionId, requestId } = await interruptedBatch(runtimeAgent, 'twice');
     // The admin decision's idempotency key is reserved: a runtime cannot take it.
-    const reserved = await gw.http.post(`/api/v1/sessions/${sessionId}/resume`).set(runtime).send({ clientMessageId: `admin-decision:${requestId}` }).expect(400);
+    const reserved = await gw.http
+      .post(`/api/v1/sessions/${sessionId}/resume`)
+      .set(runtime)
+      .send({ clientMessageId: `admin-decision:${requestId}` })
+      .expect(400);
     expect(reserved.body.error.message).toContain('clientMessageId may not start with admin-decision:');
-    await gw.http.post(`/api/v1/sessions/${sessionId}/resume`).set(runtime).send({ clientMessageId: 'rt-1', decision: 'REJECT' }).expect(200);
+    await gw.http
+      .post(`/api/v1/sessions/${sessionId}/resume`)
+      .set(runtime)
+      .send({ clientMessageId: 'rt-1', decision: 'REJECT' })
+      .expect(200);
     const late = await decide(requestId, acmeAdmin, { decision: 'REJECT', reviewer: 'frank' }, 409);
     expect(late.body.error.code).toBe('HITL_ALREADY_DECIDED');
     expect((await queueItem(requestId)).decidedBy).toMatch(/^runtime \(key [0-9a-f-]{36}\)$/);
   });
 
-  it('is in the API docs: the decision endpoint, hitlReviewer, and resume\'s 403 HITL_ADMIN_REVIEW_REQUIRED', async () => {
+  it("is in the API docs: the decision endpoint, hitlReviewer, and resume's 403 HITL_ADMIN_REVIEW_REQUIRED", async () => {
     const doc = (await gw.http.get('/docs-json').expect(200)).body;
     const decision = doc.paths['/api/v1/admin/hitl/{id}/decision'].post;
     expect(Object.keys(decision.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '404', '409']));
-    expect(doc.paths['/api/v1/sessions/{id}/resume'].post.responses['403'].description).toContain('HITL_ADMIN_REVIEW_REQUIRED');
+    expect(doc.paths['/api/v1/sessions/{id}/resume'].post.responses['403'].description).toContain(
+      'HITL_ADMIN_REVIEW_REQUIRED',
+    );
     expect(JSON.stringify(doc.components.schemas.CreateAgentDto.properties.hitlReviewer)).toContain('ADMIN');
   });
 
   it('lists the queue by status: PENDING, DECIDED, or all', async () => {
     const { requestId } = await interruptedBatch(runtimeAgent, 'list');
-    const ids = async (query: string) => (await gw.http.get(`/api/v1/admin/hitl${query}`).set(acmeAdmin).expect(200)).body.items.map((i: { id: string }) => i.id);
+    const ids = async (query: string) =>
+      (await gw.http.get(`/api/v1/admin/hitl${query}`).set(acmeAdmin).expect(200)).body.items.map(
+        (i: { id: string }) => i.id,
+      );
     expect(await ids('?status=PENDING&pageSize=100')).toContain(requestId);
     expect(await ids('?status=DECIDED&pageSize=100')).not.toContain(requestId);
     await decide(requestId, acmeAdmin, { decision: 'REJECT', reviewer: 'gina' });
     expect(await ids('?status=PENDING&pageSize=100')).not.toContain(requestId);
     expect(await ids('?status=DECIDED&pageSize=100')).toContain(requestId);
     expect(await ids('?pageSize=100')).toContain(requestId);
-    expect((await gw.http.get('/api/v1/admin/hitl?status=ALL').set(acmeAdmin).expect(400)).body.error.code).toBe('VALIDATION_FAILED');
+    expect((await gw.http.get('/api/v1/admin/hitl?status=ALL').set(acmeAdmin).expect(400)).body.error.code).toBe(
+      'VALIDATION_FAILED',
+    );
   });
 });

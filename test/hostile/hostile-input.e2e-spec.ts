@@ -31,9 +31,17 @@ describe('hostile input: clear 400s, no stall', () => {
       parameters: { type: 'object', properties: { q: { type: 'string', pattern: '^(a+)+$' } }, required: ['q'] },
     });
     const tool = (await gw.http.post('/api/v1/admin/tools').set(gw.admin).send(hostile).expect(201)).body;
-    agentId = (await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'a', tenantId: 'acme' }).expect(201)).body.id;
-    await gw.http.put(`/api/v1/admin/agents/${agentId}/tools`).set(gw.admin).send({ toolIds: [tool.id] }).expect(200);
-    sessionId = (await gw.http.post('/api/v1/sessions').set(runtime).send({ agentId, userId: 'u1', permissions: [] }).expect(201)).body.id;
+    agentId = (
+      await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'a', tenantId: 'acme' }).expect(201)
+    ).body.id;
+    await gw.http
+      .put(`/api/v1/admin/agents/${agentId}/tools`)
+      .set(gw.admin)
+      .send({ toolIds: [tool.id] })
+      .expect(200);
+    sessionId = (
+      await gw.http.post('/api/v1/sessions').set(runtime).send({ agentId, userId: 'u1', permissions: [] }).expect(201)
+    ).body.id;
   });
   afterAll(async () => {
     await gw?.close();
@@ -65,11 +73,39 @@ describe('hostile input: clear 400s, no stall', () => {
     });
 
     it('execute, tool-specs, admin agents and tools bodies: 400', async () => {
-      expectTooDeep(await postJson(gw.http, '/api/v1/tools/hostile/execute', runtime, `{"userId":"u1","agentId":"${agentId}","arguments":${nestedJson(5000)}}`));
-      expectTooDeep(await postJson(gw.http, `/api/v1/agents/${agentId}/tool-specs`, runtime, `{"userId":"u1","permissions":${'['.repeat(5000)}${']'.repeat(5000)}}`));
-      expectTooDeep(await postJson(gw.http, '/api/v1/admin/agents', gw.admin, `{"name":"deep","tenantId":"acme","description":${nestedJson(5000)}}`));
+      expectTooDeep(
+        await postJson(
+          gw.http,
+          '/api/v1/tools/hostile/execute',
+          runtime,
+          `{"userId":"u1","agentId":"${agentId}","arguments":${nestedJson(5000)}}`,
+        ),
+      );
+      expectTooDeep(
+        await postJson(
+          gw.http,
+          `/api/v1/agents/${agentId}/tool-specs`,
+          runtime,
+          `{"userId":"u1","permissions":${'['.repeat(5000)}${']'.repeat(5000)}}`,
+        ),
+      );
+      expectTooDeep(
+        await postJson(
+          gw.http,
+          '/api/v1/admin/agents',
+          gw.admin,
+          `{"name":"deep","tenantId":"acme","description":${nestedJson(5000)}}`,
+        ),
+      );
       const tool = JSON.stringify(toolBody({ name: 'deep_tool', tenantId: 'acme', parameters: '@' }));
-      expectTooDeep(await postJson(gw.http, '/api/v1/admin/tools', gw.admin, tool.replace('"@"', `{"type":"object","properties":{"x":${nestedJson(5000)}}}`)));
+      expectTooDeep(
+        await postJson(
+          gw.http,
+          '/api/v1/admin/tools',
+          gw.admin,
+          tool.replace('"@"', `{"type":"object","properties":{"x":${nestedJson(5000)}}}`),
+        ),
+      );
     });
 
     it('64 levels are still accepted', async () => {
@@ -80,24 +116,35 @@ describe('hostile input: clear 400s, no stall', () => {
   });
 
   describe('JSON Schema dialects and patterns at registration', () => {
-    it.each([['http://json-schema.org/draft-04/schema#'], ['http://json-schema.org/draft-06/schema#'], ['https://example.com/unknown-meta']])(
-      '$schema %s: 400 naming the supported drafts',
-      async ($schema) => {
-        const res = await gw.http
-          .post('/api/v1/admin/tools')
-          .set(gw.admin)
-          .send(toolBody({ tenantId: 'acme', parameters: { $schema, type: 'object', properties: {} } }));
-        expect(res.status).toBe(400);
-        expect(res.body.error.code).toBe('VALIDATION_FAILED');
-        expect(res.body.error.details.fields).toEqual([
-          { field: 'parameters', problems: [expect.stringContaining('draft-07/schema, https://json-schema.org/draft/2019-09/schema, https://json-schema.org/draft/2020-12/schema')] },
-        ]);
-      },
-    );
+    it.each([
+      ['http://json-schema.org/draft-04/schema#'],
+      ['http://json-schema.org/draft-06/schema#'],
+      ['https://example.com/unknown-meta'],
+    ])('$schema %s: 400 naming the supported drafts', async ($schema) => {
+      const res = await gw.http
+        .post('/api/v1/admin/tools')
+        .set(gw.admin)
+        .send(toolBody({ tenantId: 'acme', parameters: { $schema, type: 'object', properties: {} } }));
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('VALIDATION_FAILED');
+      expect(res.body.error.details.fields).toEqual([
+        {
+          field: 'parameters',
+          problems: [
+            expect.stringContaining(
+              'draft-07/schema, https://json-schema.org/draft/2019-09/schema, https://json-schema.org/draft/2020-12/schema',
+            ),
+          ],
+        },
+      ]);
+    });
 
     it('a lookahead pattern: 400 naming the pattern and why', async () => {
       const parameters = { type: 'object', properties: { pw: { type: 'string', pattern: '^(?=.*[0-9]).{8,}$' } } };
-      const res = await gw.http.post('/api/v1/admin/tools').set(gw.admin).send(toolBody({ tenantId: 'acme', parameters }));
+      const res = await gw.http
+        .post('/api/v1/admin/tools')
+        .set(gw.admin)
+        .send(toolBody({ tenantId: 'acme', parameters }));
       expect(res.status).toBe(400);
       expect(res.body.error.message).toContain('pattern "^(?=.*[0-9]).{8,}$" is not supported');
       expect(res.body.error.message).toContain('lookahead');
@@ -113,7 +160,10 @@ describe('hostile input: clear 400s, no stall', () => {
 
   it('a catastrophic-backtracking pattern is matched in milliseconds and /health answers meanwhile', async () => {
     const hostileCall = (id: string, length: number) =>
-      gw.http.post(`/api/v1/sessions/${sessionId}/act`).set(runtime).send({ iteration: 1, toolCalls: [{ id, name: 'hostile', arguments: { q: 'a'.repeat(length) + '!' } }] });
+      gw.http
+        .post(`/api/v1/sessions/${sessionId}/act`)
+        .set(runtime)
+        .send({ iteration: 1, toolCalls: [{ id, name: 'hostile', arguments: { q: 'a'.repeat(length) + '!' } }] });
     const sentBefore = remote.requests.length;
     const started = performance.now();
     const [act, health] = await Promise.all([

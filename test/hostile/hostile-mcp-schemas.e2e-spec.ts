@@ -12,9 +12,15 @@ import { McpSyncApi } from '@test/mcp-sync/support/mcp-sync-fixtures';
 describeEachDialect('MCP sync of hostile schemas', (dialect) => {
   const server = new CatalogMcpServer([
     catalogTool('plain'),
-    catalogTool('redos', { inputSchema: { type: 'object', properties: { q: { type: 'string', pattern: '^(a+)+$' } } } }),
-    catalogTool('lookahead', { inputSchema: { type: 'object', properties: { q: { type: 'string', pattern: '^(?!admin).+$' } } } }),
-    catalogTool('draft04', { inputSchema: { $schema: 'http://json-schema.org/draft-04/schema#', type: 'object', properties: {} } }),
+    catalogTool('redos', {
+      inputSchema: { type: 'object', properties: { q: { type: 'string', pattern: '^(a+)+$' } } },
+    }),
+    catalogTool('lookahead', {
+      inputSchema: { type: 'object', properties: { q: { type: 'string', pattern: '^(?!admin).+$' } } },
+    }),
+    catalogTool('draft04', {
+      inputSchema: { $schema: 'http://json-schema.org/draft-04/schema#', type: 'object', properties: {} },
+    }),
   ]);
   let db: TestDatabase;
   let gw: TestGateway;
@@ -46,11 +52,16 @@ describeEachDialect('MCP sync of hostile schemas', (dialect) => {
   it('a listed tool whose schema turns 2,000 levels deep is disabled with the reason; the sync still answers', async () => {
     let deep: Record<string, unknown> = { type: 'string' };
     for (let i = 0; i < 2000; i++) deep = { type: 'object', properties: { a: deep } };
-    await server.setTools([catalogTool('plain', { inputSchema: { type: 'object', properties: { a: deep } } }), catalogTool('redos')], { notify: false });
+    await server.setTools(
+      [catalogTool('plain', { inputSchema: { type: 'object', properties: { a: deep } } }), catalogTool('redos')],
+      { notify: false },
+    );
     const [service] = (await gw.http.get('/api/v1/admin/mcp-services').set(gw.admin).expect(200)).body.items;
     const report = await api.sync(service.id);
     expect(report.error).toBeUndefined();
-    expect(report.rejected).toEqual([{ remoteName: 'plain', problems: [expect.stringContaining('nested deeper than 64 levels')] }]);
+    expect(report.rejected).toEqual([
+      { remoteName: 'plain', problems: [expect.stringContaining('nested deeper than 64 levels')] },
+    ]);
     expect((await api.toolsOf(service.id)).hostile_plain.status).toBe('DISABLED');
   });
 });

@@ -17,7 +17,9 @@ const HIDDEN_WITHIN_MS = 2 * INTERVAL_MS + 300;
 describe('NacosMcpSync scheduled health check and repair (MCP_HEALTH_INTERVAL_MS)', () => {
   const nacos = new NacosTestServer({ pushDelayMs: 50 });
   const maps = new CatalogMcpServer([catalogTool('route', { annotations: { readOnlyHint: true } })], { label: 'maps' });
-  const search = new CatalogMcpServer([catalogTool('lookup', { annotations: { readOnlyHint: true } })], { label: 'search' });
+  const search = new CatalogMcpServer([catalogTool('lookup', { annotations: { readOnlyHint: true } })], {
+    label: 'search',
+  });
   let db: TestDatabase;
   let gw: TestGateway;
   let api: McpSyncApi;
@@ -37,7 +39,11 @@ describe('NacosMcpSync scheduled health check and repair (MCP_HEALTH_INTERVAL_MS
     await Promise.all([maps.start(), search.start()]);
     nacos.registerInstance(NS, GROUP, 'maps-mcp', mapsInstance());
     db = await createTestDatabaseUrl('sqlite');
-    gw = await startMcpSyncGateway(db.url, { NACOS_SERVER_ADDR: nacosAddr, MCP_REPAIR_ENABLED: 'true', MCP_HEALTH_INTERVAL_MS: String(INTERVAL_MS) });
+    gw = await startMcpSyncGateway(db.url, {
+      NACOS_SERVER_ADDR: nacosAddr,
+      MCP_REPAIR_ENABLED: 'true',
+      MCP_HEALTH_INTERVAL_MS: String(INTERVAL_MS),
+    });
     api = new McpSyncApi(gw);
     runtime = await createKey(gw, 'acme', 'runtime');
     agentId = await api.createAgent('acme', 'travel-bot');
@@ -63,10 +69,16 @@ describe('NacosMcpSync scheduled health check and repair (MCP_HEALTH_INTERVAL_MS
     const wentAway = Date.now();
     // The last instance goes: the nacos client never hands an empty list to subscribers, so only the check sees it.
     nacos.removeInstance(NS, GROUP, 'maps-mcp', mapsInstance());
-    await waitFor(async () => (await visibility('maps_route')).layer === 'DEPENDENCIES', { timeoutMs: HIDDEN_WITHIN_MS, description: 'maps_route hidden (DEPENDENCIES)' });
+    await waitFor(async () => (await visibility('maps_route')).layer === 'DEPENDENCIES', {
+      timeoutMs: HIDDEN_WITHIN_MS,
+      description: 'maps_route hidden (DEPENDENCIES)',
+    });
     expect(Date.now() - wentAway).toBeLessThan(HIDDEN_WITHIN_MS);
     expect((await visibility('maps_route')).reason).toMatch(/no healthy instance of DEFAULT_GROUP@@maps-mcp/);
-    expect(await api.service(ids.maps)).toMatchObject({ health: 'DOWN', healthReason: expect.stringMatching(/no healthy instance/) });
+    expect(await api.service(ids.maps)).toMatchObject({
+      health: 'DOWN',
+      healthReason: expect.stringMatching(/no healthy instance/),
+    });
 
     // A bound tool of a service that went away is refused at call time, before anything is sent.
     const callsBefore = maps.calls.length;
@@ -79,46 +91,73 @@ describe('NacosMcpSync scheduled health check and repair (MCP_HEALTH_INTERVAL_MS
 
     const cameBack = Date.now();
     nacos.registerInstance(NS, GROUP, 'maps-mcp', mapsInstance());
-    await waitFor(async () => (await visibility('maps_route')).visible, { timeoutMs: HIDDEN_WITHIN_MS, description: 'maps_route visible again' });
+    await waitFor(async () => (await visibility('maps_route')).visible, {
+      timeoutMs: HIDDEN_WITHIN_MS,
+      description: 'maps_route visible again',
+    });
     expect(Date.now() - cameBack).toBeLessThan(HIDDEN_WITHIN_MS);
     expect(await api.service(ids.maps)).toMatchObject({ health: 'UP', healthReason: null });
-    await expect(api.execute(runtime, agentId, 'maps_route', { q: 'home' })).resolves.toMatchObject({ status: 'COMPLETED', content: 'maps:route:{"q":"home"}' });
+    await expect(api.execute(runtime, agentId, 'maps_route', { q: 'home' })).resolves.toMatchObject({
+      status: 'COMPLETED',
+      content: 'maps:route:{"q":"home"}',
+    });
   });
 
   it('marks a service whose only instance stops answering (still registered in Nacos) DOWN, and UP when it is back', async () => {
     await maps.stop();
-    await waitFor(async () => (await api.service(ids.maps)).health === 'DOWN', { timeoutMs: HIDDEN_WITHIN_MS, description: 'maps DOWN' });
+    await waitFor(async () => (await api.service(ids.maps)).health === 'DOWN', {
+      timeoutMs: HIDDEN_WITHIN_MS,
+      description: 'maps DOWN',
+    });
     expect((await api.service(ids.maps)).healthReason).toMatch(/no instance answered tools\/list/);
     expect((await visibility('maps_route')).layer).toBe('DEPENDENCIES');
     await maps.start();
-    await waitFor(async () => (await visibility('maps_route')).visible, { timeoutMs: HIDDEN_WITHIN_MS + 2000, description: 'maps_route visible again' });
+    await waitFor(async () => (await visibility('maps_route')).visible, {
+      timeoutMs: HIDDEN_WITHIN_MS + 2000,
+      description: 'maps_route visible again',
+    });
   });
 
   it('does the same for a static URL', async () => {
     await search.stop();
-    await waitFor(async () => (await visibility('search_lookup')).layer === 'DEPENDENCIES', { timeoutMs: HIDDEN_WITHIN_MS, description: 'search_lookup hidden' });
+    await waitFor(async () => (await visibility('search_lookup')).layer === 'DEPENDENCIES', {
+      timeoutMs: HIDDEN_WITHIN_MS,
+      description: 'search_lookup hidden',
+    });
     await search.start();
-    await waitFor(async () => (await visibility('search_lookup')).visible, { timeoutMs: HIDDEN_WITHIN_MS + 2000, description: 'search_lookup visible again' });
+    await waitFor(async () => (await visibility('search_lookup')).visible, {
+      timeoutMs: HIDDEN_WITHIN_MS + 2000,
+      description: 'search_lookup visible again',
+    });
     expect((await api.service(ids.search)).health).toBe('UP');
   });
 
   it('repairs what events missed: a tool list that changed without a notification is synced by the next check', async () => {
     const since = Date.now();
     // Changed without notifications/tools/list_changed, as a server without listChanged support would.
-    await search.setTools([catalogTool('lookup', { annotations: { readOnlyHint: true } }), catalogTool('suggest')], { notify: false });
+    await search.setTools([catalogTool('lookup', { annotations: { readOnlyHint: true } }), catalogTool('suggest')], {
+      notify: false,
+    });
     const report = await api.syncedAfter(ids.search, since, (r) => r.trigger === 'repair', HIDDEN_WITHIN_MS);
     expect(report).toMatchObject({ added: 1, tools: { added: ['search_suggest'] } });
   });
 
   it('after a restart, keeps a service last seen DOWN hidden, and syncs each Nacos service once its instances arrive', async () => {
     await maps.stop();
-    await waitFor(async () => (await api.service(ids.maps)).health === 'DOWN', { timeoutMs: HIDDEN_WITHIN_MS, description: 'maps DOWN' });
+    await waitFor(async () => (await api.service(ids.maps)).health === 'DOWN', {
+      timeoutMs: HIDDEN_WITHIN_MS,
+      description: 'maps DOWN',
+    });
     await gw.close();
     await maps.start();
     // The next gateway runs no scheduled check: what it knows at first comes from the rows and the Nacos subscription.
     const since = Date.now();
     // A long debounce leaves time to look before the start-up sync runs.
-    gw = await startMcpSyncGateway(db.url, { NACOS_SERVER_ADDR: nacosAddr, MCP_REPAIR_ENABLED: 'false', MCP_SYNC_DEBOUNCE_MS: '1500' });
+    gw = await startMcpSyncGateway(db.url, {
+      NACOS_SERVER_ADDR: nacosAddr,
+      MCP_REPAIR_ENABLED: 'false',
+      MCP_SYNC_DEBOUNCE_MS: '1500',
+    });
     api = new McpSyncApi(gw);
     expect(gw.app.get(SchedulerRegistry).getIntervals()).not.toContain(MCP_REPAIR_JOB);
     const hiddenAtStart = await visibility('maps_route');

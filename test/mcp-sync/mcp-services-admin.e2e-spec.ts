@@ -32,55 +32,121 @@ describeEachDialect('POST|GET /api/v1/admin/mcp-services (admin API, tenancy, er
     await db?.drop();
   });
 
-  it('validates each kind\'s fields and names every problem', async () => {
+  it("validates each kind's fields and names every problem", async () => {
     const noUrl = await gw.http.post(base).set(gw.admin).send({ name: 'a', kind: 'STATIC' }).expect(400);
-    expect(noUrl.body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: { fields: [{ field: 'url', problems: [expect.stringMatching(/required for kind STATIC/)] }] } });
-    const ftp = await gw.http.post(base).set(gw.admin).send({ name: 'a', kind: 'STATIC', url: 'ftp://files.example.com/mcp', serviceName: 'x' }).expect(400);
+    expect(noUrl.body.error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: { fields: [{ field: 'url', problems: [expect.stringMatching(/required for kind STATIC/)] }] },
+    });
+    const ftp = await gw.http
+      .post(base)
+      .set(gw.admin)
+      .send({ name: 'a', kind: 'STATIC', url: 'ftp://files.example.com/mcp', serviceName: 'x' })
+      .expect(400);
     expect(ftp.body.error.details.fields.map((f: { field: string }) => f.field).sort()).toEqual(['serviceName', 'url']);
-    const noService = await gw.http.post(base).set(gw.admin).send({ name: 'a', kind: 'NACOS', url: server.url }).expect(400);
-    expect(noService.body.error.details.fields.map((f: { field: string }) => f.field).sort()).toEqual(['serviceName', 'url']);
-    const badName = await gw.http.post(base).set(gw.admin).send({ name: 'has space', kind: 'SOAP', toolPrefix: 'x'.repeat(40) }).expect(400);
-    expect(badName.body.error.details.fields.map((f: { field: string }) => f.field).sort()).toEqual(['kind', 'name', 'toolPrefix']);
+    const noService = await gw.http
+      .post(base)
+      .set(gw.admin)
+      .send({ name: 'a', kind: 'NACOS', url: server.url })
+      .expect(400);
+    expect(noService.body.error.details.fields.map((f: { field: string }) => f.field).sort()).toEqual([
+      'serviceName',
+      'url',
+    ]);
+    const badName = await gw.http
+      .post(base)
+      .set(gw.admin)
+      .send({ name: 'has space', kind: 'SOAP', toolPrefix: 'x'.repeat(40) })
+      .expect(400);
+    expect(badName.body.error.details.fields.map((f: { field: string }) => f.field).sort()).toEqual([
+      'kind',
+      'name',
+      'toolPrefix',
+    ]);
   });
 
   it('refuses a NACOS service while Nacos discovery is off', async () => {
-    const res = await gw.http.post(base).set(gw.admin).send({ name: 'nacos-one', kind: 'NACOS', serviceName: 'svc' }).expect(409);
-    expect(res.body.error).toMatchObject({ code: 'NACOS_NOT_CONFIGURED', message: expect.stringMatching(/NACOS_SERVER_ADDR/) });
+    const res = await gw.http
+      .post(base)
+      .set(gw.admin)
+      .send({ name: 'nacos-one', kind: 'NACOS', serviceName: 'svc' })
+      .expect(409);
+    expect(res.body.error).toMatchObject({
+      code: 'NACOS_NOT_CONFIGURED',
+      message: expect.stringMatching(/NACOS_SERVER_ADDR/),
+    });
   });
 
-  it('registers a tenant\'s service with its tenant admin key; other tenants see neither it nor its tools', async () => {
-    const created = (await gw.http.post(base).set(acmeAdmin).send({ name: 'pinger', kind: 'STATIC', url: server.url }).expect(201)).body;
+  it("registers a tenant's service with its tenant admin key; other tenants see neither it nor its tools", async () => {
+    const created = (
+      await gw.http.post(base).set(acmeAdmin).send({ name: 'pinger', kind: 'STATIC', url: server.url }).expect(201)
+    ).body;
     expect(created).toMatchObject({ tenantId: 'acme', health: 'UP', lastSync: { added: 1 } });
-    expect((await api.toolsOf(created.id)).pinger_ping).toMatchObject({ tenantId: 'acme', serviceType: 'MCP_REMOTE', endpoint: server.url });
+    expect((await api.toolsOf(created.id)).pinger_ping).toMatchObject({
+      tenantId: 'acme',
+      serviceType: 'MCP_REMOTE',
+      endpoint: server.url,
+    });
 
     await gw.http.get(`${base}/${created.id}`).set(globexAdmin).expect(404);
     await gw.http.post(`${base}/${created.id}/sync`).set(globexAdmin).expect(404);
-    expect((await gw.http.get(base).set(globexAdmin).expect(200)).body).toEqual({ items: [], total: 0, page: 1, pageSize: 50 });
+    expect((await gw.http.get(base).set(globexAdmin).expect(200)).body).toEqual({
+      items: [],
+      total: 0,
+      page: 1,
+      pageSize: 50,
+    });
     const globexTools = (await gw.http.get('/api/v1/admin/tools?source=MCP').set(globexAdmin).expect(200)).body.items;
     expect(globexTools).toEqual([]);
     await gw.http.get(`${base}/${created.id}`).set(acmeAdmin).expect(200);
 
     // A tenant admin may not register platform-wide or in another tenant; runtime keys may not register at all.
-    await gw.http.post(base).set(acmeAdmin).send({ name: 'x', kind: 'STATIC', url: server.url, tenantId: null }).expect(403);
-    await gw.http.post(base).set(acmeAdmin).send({ name: 'x', kind: 'STATIC', url: server.url, tenantId: 'globex' }).expect(403);
+    await gw.http
+      .post(base)
+      .set(acmeAdmin)
+      .send({ name: 'x', kind: 'STATIC', url: server.url, tenantId: null })
+      .expect(403);
+    await gw.http
+      .post(base)
+      .set(acmeAdmin)
+      .send({ name: 'x', kind: 'STATIC', url: server.url, tenantId: 'globex' })
+      .expect(403);
     const acmeRuntime = await createKey(gw, 'acme', 'runtime');
     await gw.http.get(base).set(acmeRuntime).expect(403);
     await gw.http.get(base).expect(401);
   });
 
   it('keeps names unique per scope (409), lists with paging and reads one with health and lastSyncAt', async () => {
-    const platform = await api.createService({ name: 'pinger', kind: 'STATIC', url: server.url, toolPrefix: 'platform_' });
+    const platform = await api.createService({
+      name: 'pinger',
+      kind: 'STATIC',
+      url: server.url,
+      toolPrefix: 'platform_',
+    });
     expect(platform.tenantId).toBeNull();
-    const dup = await gw.http.post(base).set(gw.admin).send({ name: 'pinger', kind: 'STATIC', url: server.url }).expect(409);
+    const dup = await gw.http
+      .post(base)
+      .set(gw.admin)
+      .send({ name: 'pinger', kind: 'STATIC', url: server.url })
+      .expect(409);
     expect(dup.body.error.code).toBe('MCP_SERVICE_NAME_TAKEN');
     await gw.http.post(base).set(acmeAdmin).send({ name: 'pinger', kind: 'STATIC', url: server.url }).expect(409);
 
     const page1 = (await gw.http.get(`${base}?page=1&pageSize=1`).set(gw.admin).expect(200)).body;
     const page2 = (await gw.http.get(`${base}?page=2&pageSize=1`).set(gw.admin).expect(200)).body;
-    expect(page1).toMatchObject({ total: 2, page: 1, pageSize: 1, items: [expect.objectContaining({ name: 'pinger' })] });
+    expect(page1).toMatchObject({
+      total: 2,
+      page: 1,
+      pageSize: 1,
+      items: [expect.objectContaining({ name: 'pinger' })],
+    });
     expect(page2.items).toHaveLength(1);
     expect(page2.items[0].id).not.toBe(page1.items[0].id);
-    expect((await gw.http.get(`${base}?tenantId=acme`).set(gw.admin).expect(200)).body.items.map((s: { tenantId: string }) => s.tenantId)).toEqual(['acme']);
+    expect(
+      (await gw.http.get(`${base}?tenantId=acme`).set(gw.admin).expect(200)).body.items.map(
+        (s: { tenantId: string }) => s.tenantId,
+      ),
+    ).toEqual(['acme']);
 
     const one = await api.service(platform.id);
     expect(one).toMatchObject({ health: 'UP', healthReason: null, kind: 'STATIC', url: server.url });
@@ -93,21 +159,57 @@ describeEachDialect('POST|GET /api/v1/admin/mcp-services (admin API, tenancy, er
     expect((await api.toolsOf(unreachable.id)).flaky_ping.status).toBe('ACTIVE');
     await spare.stop();
     const res = await gw.http.post(`${base}/${unreachable.id}/sync`).set(gw.admin).expect(502);
-    expect(res.body.error).toMatchObject({ code: 'MCP_SERVICE_UNREACHABLE', details: { serviceId: unreachable.id, reason: expect.stringMatching(/no instance answered/) } });
-    expect(await api.service(unreachable.id)).toMatchObject({ health: 'DOWN', lastSync: { error: expect.any(String) } });
+    expect(res.body.error).toMatchObject({
+      code: 'MCP_SERVICE_UNREACHABLE',
+      details: { serviceId: unreachable.id, reason: expect.stringMatching(/no instance answered/) },
+    });
+    expect(await api.service(unreachable.id)).toMatchObject({
+      health: 'DOWN',
+      lastSync: { error: expect.any(String) },
+    });
     expect((await api.toolsOf(unreachable.id)).flaky_ping.status).toBe('ACTIVE');
 
-    const never = await api.createService({ name: 'never', kind: 'STATIC', url: `http://127.0.0.1:${await findFreePort()}/mcp` });
-    expect(never).toMatchObject({ health: 'DOWN', lastSyncAt: null, lastSync: { added: 0, error: expect.stringMatching(/ECONNREFUSED|refused/i) } });
+    const never = await api.createService({
+      name: 'never',
+      kind: 'STATIC',
+      url: `http://127.0.0.1:${await findFreePort()}/mcp`,
+    });
+    expect(never).toMatchObject({
+      health: 'DOWN',
+      lastSyncAt: null,
+      lastSync: { added: 0, error: expect.stringMatching(/ECONNREFUSED|refused/i) },
+    });
 
-    const ok = await api.sync((await gw.http.get(`${base}?pageSize=500`).set(gw.admin)).body.items.find((s: { name: string; tenantId: string | null }) => s.name === 'pinger' && s.tenantId === 'acme').id);
-    expect(ok).toMatchObject({ added: 0, updated: 0, disabled: 0, unchanged: 1, collisions: [], skipped: false, trigger: 'admin' });
+    const ok = await api.sync(
+      (await gw.http.get(`${base}?pageSize=500`).set(gw.admin)).body.items.find(
+        (s: { name: string; tenantId: string | null }) => s.name === 'pinger' && s.tenantId === 'acme',
+      ).id,
+    );
+    expect(ok).toMatchObject({
+      added: 0,
+      updated: 0,
+      disabled: 0,
+      unchanged: 1,
+      collisions: [],
+      skipped: false,
+      trigger: 'admin',
+    });
   });
 
   it('documents the endpoints in Swagger', async () => {
     const doc = (await gw.http.get('/docs-json').expect(200)).body;
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/v1/admin/mcp-services', '/api/v1/admin/mcp-services/{id}', '/api/v1/admin/mcp-services/{id}/sync']));
-    expect(Object.keys(doc.paths['/api/v1/admin/mcp-services/{id}/sync'].post.responses)).toEqual(expect.arrayContaining(['200', '404', '502']));
-    expect(doc.components.schemas.McpSyncReportDto.required).toEqual(expect.arrayContaining(['added', 'updated', 'disabled', 'unchanged', 'collisions']));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        '/api/v1/admin/mcp-services',
+        '/api/v1/admin/mcp-services/{id}',
+        '/api/v1/admin/mcp-services/{id}/sync',
+      ]),
+    );
+    expect(Object.keys(doc.paths['/api/v1/admin/mcp-services/{id}/sync'].post.responses)).toEqual(
+      expect.arrayContaining(['200', '404', '502']),
+    );
+    expect(doc.components.schemas.McpSyncReportDto.required).toEqual(
+      expect.arrayContaining(['added', 'updated', 'disabled', 'unchanged', 'collisions']),
+    );
   });
 });

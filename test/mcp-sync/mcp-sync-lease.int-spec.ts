@@ -14,8 +14,14 @@ describeEachDialect('one MCP sync at a time per service, across two gateway inst
   let two: TestGateway;
   let serviceId: string;
 
-  const syncOn = (gw: TestGateway) => gw.http.post(`/api/v1/admin/mcp-services/${serviceId}/sync`).set(gw.admin).expect(200).then((r) => r.body as SyncReport);
-  const leaseRows = async () => one.app.get(DataSource).query<unknown[]>('SELECT service_key, owner FROM mcp_sync_lease');
+  const syncOn = (gw: TestGateway) =>
+    gw.http
+      .post(`/api/v1/admin/mcp-services/${serviceId}/sync`)
+      .set(gw.admin)
+      .expect(200)
+      .then((r) => r.body as SyncReport);
+  const leaseRows = async () =>
+    one.app.get(DataSource).query<unknown[]>('SELECT service_key, owner FROM mcp_sync_lease');
 
   beforeAll(async () => {
     await server.start();
@@ -72,7 +78,11 @@ describeEachDialect('one MCP sync at a time per service, across two gateway inst
     const key = `test/${dialect}@lease`;
     const t0 = Date.now();
     await expect(leaseOne.claim(key, 'owner-1', t0, 1000)).resolves.toEqual({ acquired: true });
-    await expect(leaseTwo.claim(key, 'owner-2', t0 + 10, 1000)).resolves.toEqual({ acquired: false, owner: 'owner-1', expiresAt: t0 + 1000 });
+    await expect(leaseTwo.claim(key, 'owner-2', t0 + 10, 1000)).resolves.toEqual({
+      acquired: false,
+      owner: 'owner-1',
+      expiresAt: t0 + 1000,
+    });
     // Later than the expiry: the compare-and-set UPDATE takes it over.
     await expect(leaseTwo.claim(key, 'owner-2', t0 + 1001, 1000)).resolves.toEqual({ acquired: true });
     await expect(leaseOne.renew(key, 'owner-1', t0 + 5000)).resolves.toBe(false);

@@ -28,54 +28,112 @@ describeEachDialect('MCP sync: remote names that clash, differ in case or start 
   });
 
   it('registers every listed tool under a distinct valid name (case-insensitively), deterministic and independent of listing order', async () => {
-    const service = await api.createService({ name: 'tricky', kind: 'STATIC', url: server.url, tenantId: 'acme', toolPrefix: '' });
+    const service = await api.createService({
+      name: 'tricky',
+      kind: 'STATIC',
+      url: server.url,
+      tenantId: 'acme',
+      toolPrefix: '',
+    });
     expect(service.lastSync).toMatchObject({ added: TRICKY.length, collisions: [], rejected: [] });
     const tools = Object.values(await api.toolsOf(service.id));
     expect(tools.map((t) => t.remoteName).sort()).toEqual([...TRICKY].sort());
     for (const t of tools) expect(t.name).toMatch(V2_TOOL_NAME);
     expect(new Set(tools.map((t) => t.name.toLowerCase())).size).toBe(TRICKY.length);
     const byRemote = Object.fromEntries(tools.map((t) => [t.remoteName, t.name]));
-    expect(byRemote).toMatchObject({ get_user: 'get_user', plain: 'plain', Search: 'Search', search: expect.stringMatching(/^search_[0-9a-f]{8}$/) });
+    expect(byRemote).toMatchObject({
+      get_user: 'get_user',
+      plain: 'plain',
+      Search: 'Search',
+      search: expect.stringMatching(/^search_[0-9a-f]{8}$/),
+    });
     expect(byRemote['1password']).toMatch(/^_1password_[0-9a-f]{8}$/);
     expect(byRemote['-dash']).toMatch(/^_-dash_[0-9a-f]{8}$/);
 
     // The same tools listed in the other order by another service of another tenant get the same names.
-    const other = await api.createService({ name: 'tricky', kind: 'STATIC', url: reversed.url, tenantId: 'globex', toolPrefix: '' });
+    const other = await api.createService({
+      name: 'tricky',
+      kind: 'STATIC',
+      url: reversed.url,
+      tenantId: 'globex',
+      toolPrefix: '',
+    });
     expect(other.lastSync).toMatchObject({ added: TRICKY.length, collisions: [], rejected: [] });
     const again = Object.fromEntries(Object.values(await api.toolsOf(other.id)).map((t) => [t.remoteName, t.name]));
     expect(again).toEqual(byRemote);
 
     // And a second sync keeps every name.
-    expect(await api.sync(service.id)).toMatchObject({ added: 0, updated: 0, disabled: 0, unchanged: TRICKY.length, collisions: [], rejected: [] });
+    expect(await api.sync(service.id)).toMatchObject({
+      added: 0,
+      updated: 0,
+      disabled: 0,
+      unchanged: TRICKY.length,
+      collisions: [],
+      rejected: [],
+    });
   });
 
   it('reports a name another source holds in another case as a collision, and still registers the rest', async () => {
-    await gw.http.post('/api/v1/admin/tools').set(gw.admin).send(toolBody({ name: 'Cased_Plain', tenantId: 'initech' })).expect(201);
-    const service = await api.createService({ name: 'cased', kind: 'STATIC', url: server.url, tenantId: 'initech', toolPrefix: 'cased_' });
-    expect(service.lastSync).toMatchObject({ added: TRICKY.length - 1, collisions: [expect.objectContaining({ remoteName: 'plain', name: 'cased_plain', existingSource: 'DB' })] });
+    await gw.http
+      .post('/api/v1/admin/tools')
+      .set(gw.admin)
+      .send(toolBody({ name: 'Cased_Plain', tenantId: 'initech' }))
+      .expect(201);
+    const service = await api.createService({
+      name: 'cased',
+      kind: 'STATIC',
+      url: server.url,
+      tenantId: 'initech',
+      toolPrefix: 'cased_',
+    });
+    expect(service.lastSync).toMatchObject({
+      added: TRICKY.length - 1,
+      collisions: [expect.objectContaining({ remoteName: 'plain', name: 'cased_plain', existingSource: 'DB' })],
+    });
   });
 
   it('never fails a whole sync for a tool too large to store: that tool is reported (on every database alike), the rest register', async () => {
     // 25,000 CJK characters: under 60,000 characters, but 75 KB of UTF-8 (a MySQL TEXT holds 64 KB): the limit counts bytes.
-    const huge = catalogTool('huge', { inputSchema: { type: 'object', properties: { q: { type: 'string', description: '漢'.repeat(25_000) } } } });
+    const huge = catalogTool('huge', {
+      inputSchema: { type: 'object', properties: { q: { type: 'string', description: '漢'.repeat(25_000) } } },
+    });
     const mixed = await new CatalogMcpServer([catalogTool('small_one'), huge, catalogTool('small_two')]).start();
     try {
-      const created = (await gw.http.post('/api/v1/admin/mcp-services').set(gw.admin).send({ name: 'mixed', kind: 'STATIC', url: mixed.url, tenantId: 'acme', toolPrefix: 'mixed_' }).expect(201)).body;
+      const created = (
+        await gw.http
+          .post('/api/v1/admin/mcp-services')
+          .set(gw.admin)
+          .send({ name: 'mixed', kind: 'STATIC', url: mixed.url, tenantId: 'acme', toolPrefix: 'mixed_' })
+          .expect(201)
+      ).body;
       const tools = await api.toolsOf(created.id);
       expect(Object.keys(tools).sort()).toEqual(['mixed_small_one', 'mixed_small_two']);
-      expect(created.lastSync).toMatchObject({ added: 2, rejected: [{ remoteName: 'huge', problems: [expect.stringMatching(/larger than 60000 bytes as JSON in UTF-8/)] }] });
+      expect(created.lastSync).toMatchObject({
+        added: 2,
+        rejected: [
+          { remoteName: 'huge', problems: [expect.stringMatching(/larger than 60000 bytes as JSON in UTF-8/)] },
+        ],
+      });
     } finally {
       await mixed.stop();
     }
   });
 
-  it('removes NUL, control and bidi-override characters from a remote tool\'s description instead of failing the sync (issue 9 #11)', async () => {
+  it("removes NUL, control and bidi-override characters from a remote tool's description instead of failing the sync (issue 9 #11)", async () => {
     const sneaky = await new CatalogMcpServer([
-      catalogTool('sneaky', { description: 'Reads a file.\u0000\u202e Deletes everything.\u202c\n\tSafe\u2066 part\u0007.' }),
+      catalogTool('sneaky', {
+        description: 'Reads a file.\u0000\u202e Deletes everything.\u202c\n\tSafe\u2066 part\u0007.',
+      }),
       catalogTool('blank', { description: '\u0000\u202e', title: 'Blank\u0085 title' }),
     ]).start();
     try {
-      const created = await api.createService({ name: 'sneaky', kind: 'STATIC', url: sneaky.url, tenantId: 'acme', toolPrefix: 'sneaky_' });
+      const created = await api.createService({
+        name: 'sneaky',
+        kind: 'STATIC',
+        url: sneaky.url,
+        tenantId: 'acme',
+        toolPrefix: 'sneaky_',
+      });
       expect(created.lastSync).toMatchObject({ added: 2, rejected: [] });
       const tools = await api.toolsOf(created.id);
       expect(tools.sneaky_sneaky.description).toBe('Reads a file. Deletes everything.\n\tSafe part.');
@@ -87,7 +145,9 @@ describeEachDialect('MCP sync: remote names that clash, differ in case or start 
 
   it('calls a renamed tool by its registry name and sends the remote name', async () => {
     const runtime = await createKey(gw, 'acme', 'runtime');
-    const service = (await gw.http.get('/api/v1/admin/mcp-services?tenantId=acme').set(gw.admin).expect(200)).body.items.find((s: { name: string }) => s.name === 'tricky');
+    const service = (
+      await gw.http.get('/api/v1/admin/mcp-services?tenantId=acme').set(gw.admin).expect(200)
+    ).body.items.find((s: { name: string }) => s.name === 'tricky');
     const tools = Object.values(await api.toolsOf(service.id));
     const lower = tools.find((t) => t.remoteName === 'search')!;
     const agentId = await api.createAgent('acme', 'names-agent');

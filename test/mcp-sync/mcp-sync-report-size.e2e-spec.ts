@@ -32,7 +32,13 @@ describeEachDialect('MCP sync: the report of a large listing is stored whole (LO
       res.end('stack trace line\n'.repeat(6_000));
     };
     try {
-      const created = (await gw.http.post('/api/v1/admin/mcp-services').set(gw.admin).send({ name: 'broken', kind: 'STATIC', url: broken.url('/mcp'), tenantId: 'acme', toolPrefix: 'broken_' }).expect(201)).body;
+      const created = (
+        await gw.http
+          .post('/api/v1/admin/mcp-services')
+          .set(gw.admin)
+          .send({ name: 'broken', kind: 'STATIC', url: broken.url('/mcp'), tenantId: 'acme', toolPrefix: 'broken_' })
+          .expect(201)
+      ).body;
       const read = (await gw.http.get(`/api/v1/admin/mcp-services/${created.id}`).set(gw.admin).expect(200)).body;
       expect(read.health).toBe('DOWN');
       expect(read.healthReason).toMatch(/stack trace line/);
@@ -43,12 +49,21 @@ describeEachDialect('MCP sync: the report of a large listing is stored whole (LO
   });
 
   it('registers the good tools and keeps a report listing every tool, rejected names cut at 128 characters', async () => {
-    const created = (await gw.http.post('/api/v1/admin/mcp-services').set(gw.admin).send({ name: 'wide', kind: 'STATIC', url: server.url, tenantId: 'acme', toolPrefix: '' }).expect(201)).body;
+    const created = (
+      await gw.http
+        .post('/api/v1/admin/mcp-services')
+        .set(gw.admin)
+        .send({ name: 'wide', kind: 'STATIC', url: server.url, tenantId: 'acme', toolPrefix: '' })
+        .expect(201)
+    ).body;
     const read = (await gw.http.get(`/api/v1/admin/mcp-services/${created.id}`).set(gw.admin).expect(200)).body;
     expect(read.health).toBe('UP');
     expect(read.lastSync).toMatchObject({ added: 200 });
     expect(read.lastSync.tools.added).toHaveLength(200);
     expect(read.lastSync.rejected).toHaveLength(400);
-    expect(read.lastSync.rejected[0]).toEqual({ remoteName: `${'t0_'.padEnd(128, 'x')}… (300 characters)`, problems: [expect.stringMatching(/longer than 128 characters/)] });
+    expect(read.lastSync.rejected[0]).toEqual({
+      remoteName: `${'t0_'.padEnd(128, 'x')}… (300 characters)`,
+      problems: [expect.stringMatching(/longer than 128 characters/)],
+    });
   });
 });

@@ -56,7 +56,11 @@ describeEachDialect('McpToolSyncWriter: one row the database refuses (issue 9 #7
   });
 
   it('writes the other rows and returns the refused one, instead of failing the whole sync', async () => {
-    const rows = [row('writer_first'), row('writer_refused', { description: null as unknown as string }), row('writer_last')];
+    const rows = [
+      row('writer_first'),
+      row('writer_refused', { description: null as unknown as string }),
+      row('writer_last'),
+    ];
     const plan: McpToolSyncPlan = {
       steps: rows.map((r) => ({ kind: 'insert' as const, row: r })),
       added: rows.map((r) => r.name),
@@ -76,7 +80,9 @@ describeEachDialect('McpToolSyncWriter: one row the database refuses (issue 9 #7
     } finally {
       await attempt.held.release();
     }
-    const stored: Array<{ name: string }> = await gw.app.get(DataSource).query("SELECT name FROM ai_tool WHERE name LIKE 'writer!_%' ESCAPE '!' ORDER BY name");
+    const stored: Array<{ name: string }> = await gw.app
+      .get(DataSource)
+      .query("SELECT name FROM ai_tool WHERE name LIKE 'writer!_%' ESCAPE '!' ORDER BY name");
     expect(stored.map((r) => r.name)).toEqual(['writer_first', 'writer_last']);
   });
 });

@@ -14,7 +14,10 @@ const isWeather = (name: string): boolean => name.startsWith('weather_');
 
 const forecast = catalogTool('forecast', { annotations: { readOnlyHint: true } });
 const alerts = catalogTool('alerts');
-const alertsV2 = catalogTool('alerts', { description: 'Severe weather alerts.', annotations: { destructiveHint: true } });
+const alertsV2 = catalogTool('alerts', {
+  description: 'Severe weather alerts.',
+  annotations: { destructiveHint: true },
+});
 const radar = catalogTool('radar', { annotations: { idempotentHint: true } });
 
 describe('NacosMcpSync: Nacos services (real nacos client, Nacos v1 test server) backed by real MCP servers', () => {
@@ -29,7 +32,11 @@ describe('NacosMcpSync: Nacos services (real nacos client, Nacos v1 test server)
   let agentId: string;
   let service: ServiceView;
 
-  const instance = (server: { port: number }, extra: { weight?: number; metadata?: Record<string, string> } = {}) => ({ ip: '127.0.0.1', port: server.port, ...extra });
+  const instance = (server: { port: number }, extra: { weight?: number; metadata?: Record<string, string> } = {}) => ({
+    ip: '127.0.0.1',
+    port: server.port,
+    ...extra,
+  });
   /** Calls `name` n times and returns which servers answered. */
   const labelsOf = async (name: string, n: number): Promise<Set<string>> => {
     const labels = new Set<string>();
@@ -61,8 +68,21 @@ describe('NacosMcpSync: Nacos services (real nacos client, Nacos v1 test server)
   });
 
   it('registers a NACOS service and syncs its tools at once, as MCP_NACOS rows of its tenant, visible to no agent', async () => {
-    service = await api.createService({ name: 'weather', kind: 'NACOS', serviceName: SERVICE, groupName: GROUP, namespaceId: NS, tenantId: 'acme' });
-    expect(service).toMatchObject({ kind: 'NACOS', toolPrefix: 'weather_', health: 'UP', tenantId: 'acme', lastSync: { added: 2, trigger: 'create', listedFrom: a.url } });
+    service = await api.createService({
+      name: 'weather',
+      kind: 'NACOS',
+      serviceName: SERVICE,
+      groupName: GROUP,
+      namespaceId: NS,
+      tenantId: 'acme',
+    });
+    expect(service).toMatchObject({
+      kind: 'NACOS',
+      toolPrefix: 'weather_',
+      health: 'UP',
+      tenantId: 'acme',
+      lastSync: { added: 2, trigger: 'create', listedFrom: a.url },
+    });
     expect(Date.parse(service.lastSyncAt!)).toBeGreaterThan(Date.now() - 10_000);
 
     const tools = await api.toolsOf(service.id);
@@ -100,7 +120,13 @@ describe('NacosMcpSync: Nacos services (real nacos client, Nacos v1 test server)
     expect((await api.specs(runtime, agentId)).names.filter(isWeather)).toEqual(['weather_alerts', 'weather_forecast']);
     const result = await api.execute(runtime, agentId, 'weather_forecast', { q: 'Berlin' });
     expect(result).toMatchObject({ status: 'COMPLETED', content: 'weather-a:forecast:{"q":"Berlin"}', attempts: 1 });
-    expect(a.callMetas.at(-1)).toEqual({ tenantId: 'acme', userId: 'u1', sessionId: null, toolCallId: expect.stringMatching(/^direct-/), idempotencyKey: expect.stringMatching(/^gw1-/) });
+    expect(a.callMetas.at(-1)).toEqual({
+      tenantId: 'acme',
+      userId: 'u1',
+      sessionId: null,
+      toolCallId: expect.stringMatching(/^direct-/),
+      idempotencyKey: expect.stringMatching(/^gw1-/),
+    });
   });
 
   it('turns instance changes within the debounce window into ONE sync, and spreads calls over the new instance', async () => {
@@ -137,7 +163,10 @@ describe('NacosMcpSync: Nacos services (real nacos client, Nacos v1 test server)
     let since = Date.now();
     nacos.registerInstance(NS, GROUP, SERVICE, { ...dead, weight: 10_000 });
     await api.syncedAfter(service.id, since, (r) => r.trigger === 'instances-changed');
-    await expect(api.execute(runtime, agentId, 'weather_alerts', { q: 'side effect' })).resolves.toMatchObject({ status: 'COMPLETED', content: expect.stringMatching(/^weather-a:alerts:/) });
+    await expect(api.execute(runtime, agentId, 'weather_alerts', { q: 'side effect' })).resolves.toMatchObject({
+      status: 'COMPLETED',
+      content: expect.stringMatching(/^weather-a:alerts:/),
+    });
     nacos.removeInstance(NS, GROUP, SERVICE, dead);
 
     // An instance that received the call and answered HTTP 500: the request reached it.
@@ -165,9 +194,19 @@ describe('NacosMcpSync: Nacos services (real nacos client, Nacos v1 test server)
     let since = Date.now();
     await a.setTools([forecast, alertsV2, radar]);
     let report = await api.syncedAfter(service.id, since, (r) => r.trigger === 'tools-list-changed');
-    expect(report).toMatchObject({ added: 1, updated: 1, disabled: 0, unchanged: 1, tools: { added: ['weather_radar'], updated: ['weather_alerts'] } });
+    expect(report).toMatchObject({
+      added: 1,
+      updated: 1,
+      disabled: 0,
+      unchanged: 1,
+      tools: { added: ['weather_radar'], updated: ['weather_alerts'] },
+    });
     let tools = await api.toolsOf(service.id);
-    expect(tools.weather_alerts).toMatchObject({ version: 2, description: 'Severe weather alerts.', sideEffect: 'HIGH_RISK' });
+    expect(tools.weather_alerts).toMatchObject({
+      version: 2,
+      description: 'Severe weather alerts.',
+      sideEffect: 'HIGH_RISK',
+    });
     expect(tools.weather_radar).toMatchObject({ status: 'ACTIVE', sideEffect: 'IDEMPOTENT', version: 1 });
 
     since = Date.now();
@@ -188,20 +227,47 @@ describe('NacosMcpSync: Nacos services (real nacos client, Nacos v1 test server)
     expect((await api.specs(runtime, agentId)).names).toContain('weather_forecast');
   });
 
-  it('reports a name held by another source\'s tool, or another service\'s, as a collision and never overwrites it', async () => {
-    const dbTool = (await gw.http.post('/api/v1/admin/tools').set(gw.admin).send(toolBody({ name: 'weather_lightning', tenantId: 'acme' })).expect(201)).body;
+  it("reports a name held by another source's tool, or another service's, as a collision and never overwrites it", async () => {
+    const dbTool = (
+      await gw.http
+        .post('/api/v1/admin/tools')
+        .set(gw.admin)
+        .send(toolBody({ name: 'weather_lightning', tenantId: 'acme' }))
+        .expect(201)
+    ).body;
     const since = Date.now();
     await a.setTools([forecast, alertsV2, radar, catalogTool('lightning')]);
     const report = await api.syncedAfter(service.id, since, (r) => r.trigger === 'tools-list-changed');
     expect(report).toMatchObject({ added: 0, updated: 0, unchanged: 3 });
     expect(report.collisions).toEqual([
-      expect.objectContaining({ remoteName: 'lightning', name: 'weather_lightning', existingToolId: dbTool.id, existingSource: 'DB' }),
+      expect.objectContaining({
+        remoteName: 'lightning',
+        name: 'weather_lightning',
+        existingToolId: dbTool.id,
+        existingSource: 'DB',
+      }),
     ]);
-    expect((await gw.http.get(`/api/v1/admin/tools/${dbTool.id}`).set(gw.admin).expect(200)).body).toMatchObject({ source: 'DB', serviceType: 'HTTP', version: 1 });
+    expect((await gw.http.get(`/api/v1/admin/tools/${dbTool.id}`).set(gw.admin).expect(200)).body).toMatchObject({
+      source: 'DB',
+      serviceType: 'HTTP',
+      version: 1,
+    });
 
     // A second service whose prefix makes the same names as the first one's tools.
-    const copy = await api.createService({ name: 'weather-copy', kind: 'STATIC', url: b.url, tenantId: 'acme', toolPrefix: 'weather_' });
-    expect(copy.lastSync).toMatchObject({ added: 0, collisions: [expect.objectContaining({ existingMcpServiceId: service.id, existingSource: 'MCP' }), expect.anything()] });
+    const copy = await api.createService({
+      name: 'weather-copy',
+      kind: 'STATIC',
+      url: b.url,
+      tenantId: 'acme',
+      toolPrefix: 'weather_',
+    });
+    expect(copy.lastSync).toMatchObject({
+      added: 0,
+      collisions: [
+        expect.objectContaining({ existingMcpServiceId: service.id, existingSource: 'MCP' }),
+        expect.anything(),
+      ],
+    });
     expect(await api.toolsOf(copy.id)).toEqual({});
   });
 
@@ -218,7 +284,15 @@ describe('NacosMcpSync: Nacos services (real nacos client, Nacos v1 test server)
     try {
       const listed = await api.createService({ name: 'paged', kind: 'STATIC', url: paged.url });
       expect(paged.listCalls).toBe(4);
-      expect(listed.lastSync).toMatchObject({ added: 10, rejected: [{ remoteName: 'broken_schema', problems: expect.arrayContaining([expect.stringMatching(/^inputSchema \/properties\/a\/type /)]) }] });
+      expect(listed.lastSync).toMatchObject({
+        added: 10,
+        rejected: [
+          {
+            remoteName: 'broken_schema',
+            problems: expect.arrayContaining([expect.stringMatching(/^inputSchema \/properties\/a\/type /)]),
+          },
+        ],
+      });
       const names = Object.keys(await api.toolsOf(listed.id));
       expect(names).toHaveLength(10);
       for (const name of names) expect(name).toMatch(/^paged_[a-zA-Z0-9_-]{1,58}$/);

@@ -29,7 +29,12 @@ function watch(adapter: NacosNamingAdapter, service: NacosServiceRef) {
 type ClientInstance = Parameters<NacosNamingClient['registerInstance']>[1];
 
 /** The client's typings demand fields it fills in itself (instanceId, healthy, enabled) and omit metadata. */
-function clientInstance(spec: { ip: string; port: number; weight?: number; metadata?: Record<string, string> }): ClientInstance {
+function clientInstance(spec: {
+  ip: string;
+  port: number;
+  weight?: number;
+  metadata?: Record<string, string>;
+}): ClientInstance {
   return spec as unknown as ClientInstance;
 }
 
@@ -50,7 +55,11 @@ describe('NacosNamingAdapter with the real nacos client against the Nacos v1 tes
       const { addr } = await server.start();
       // Created first: its heartbeats start about 10 s after construction, checked by the last test.
       registrar = await registrarFor(addr, NS);
-      await registrar.registerInstance('beacon', clientInstance({ ip: '10.1.0.1', port: 7001, metadata: { 'mcp.path': '/beacon' } }), GROUP);
+      await registrar.registerInstance(
+        'beacon',
+        clientInstance({ ip: '10.1.0.1', port: 7001, metadata: { 'mcp.path': '/beacon' } }),
+        GROUP,
+      );
       adapter = new NacosNamingAdapter({ serverAddr: addr, namespace: 'public' });
     });
 
@@ -61,7 +70,12 @@ describe('NacosNamingAdapter with the real nacos client against the Nacos v1 tes
     });
 
     it('reads only healthy, enabled instances of the asked clusters, with weight and metadata', async () => {
-      server.registerInstance(NS, GROUP, 'catalog', { ip: '10.0.0.1', port: 8080, weight: 2.5, metadata: { 'mcp.path': '/a', 'mcp.transport': 'sse' } });
+      server.registerInstance(NS, GROUP, 'catalog', {
+        ip: '10.0.0.1',
+        port: 8080,
+        weight: 2.5,
+        metadata: { 'mcp.path': '/a', 'mcp.transport': 'sse' },
+      });
       server.registerInstance(NS, GROUP, 'catalog', { ip: '10.0.0.2', port: 8080, healthy: false });
       server.registerInstance(NS, GROUP, 'catalog', { ip: '10.0.0.3', port: 8080, enabled: false });
       server.registerInstance(NS, GROUP, 'catalog', { ip: '10.0.0.4', port: 8080, clusterName: 'EAST' });
@@ -78,7 +92,9 @@ describe('NacosNamingAdapter with the real nacos client against the Nacos v1 tes
           clusterName: 'DEFAULT',
         },
       ]);
-      expect(addresses(await adapter.getHealthyInstances({ ...ref('catalog'), clusters: ['EAST'] }))).toEqual(['10.0.0.4:8080']);
+      expect(addresses(await adapter.getHealthyInstances({ ...ref('catalog'), clusters: ['EAST'] }))).toEqual([
+        '10.0.0.4:8080',
+      ]);
       expect(server.instances(NS, GROUP, 'catalog')).toHaveLength(4);
     });
 
@@ -91,9 +107,16 @@ describe('NacosNamingAdapter with the real nacos client against the Nacos v1 tes
         await waitFor(() => server.serviceCounters(NS, GROUP, 'weather').listRequests >= 2, 3000);
         const before = server.serviceCounters(NS, GROUP, 'weather');
 
-        await registrar.registerInstance('weather', clientInstance({ ip: '10.0.1.2', port: 9000, weight: 3, metadata: { 'mcp.transport': 'sse' } }), GROUP);
+        await registrar.registerInstance(
+          'weather',
+          clientInstance({ ip: '10.0.1.2', port: 9000, weight: 3, metadata: { 'mcp.transport': 'sse' } }),
+          GROUP,
+        );
         // cacheMillis is 10 s: arriving well inside it means the push, not a poll, carried the change.
-        await waitFor(() => sub.latest().join() === '10.0.1.1:9000,10.0.1.2:9000', { timeoutMs: 3000, description: 'registered instance' });
+        await waitFor(() => sub.latest().join() === '10.0.1.1:9000,10.0.1.2:9000', {
+          timeoutMs: 3000,
+          description: 'registered instance',
+        });
         const added = sub.lists.at(-1)!.find((i) => i.ip === '10.0.1.2')!;
         expect(added).toMatchObject({ weight: 3, metadata: { 'mcp.transport': 'sse' }, healthy: true });
 
@@ -112,7 +135,10 @@ describe('NacosNamingAdapter with the real nacos client against the Nacos v1 tes
       try {
         await waitFor(() => server.subscribers(NS, GROUP, 'late').length === 1, 3000);
         server.registerInstance(NS, GROUP, 'late', { ip: '10.0.6.1', port: 9000 });
-        await waitFor(() => sub.latest().join() === '10.0.6.1:9000', { timeoutMs: 3000, description: 'first instance' });
+        await waitFor(() => sub.latest().join() === '10.0.6.1:9000', {
+          timeoutMs: 3000,
+          description: 'first instance',
+        });
       } finally {
         sub.stop();
       }
@@ -126,7 +152,10 @@ describe('NacosNamingAdapter with the real nacos client against the Nacos v1 tes
       try {
         await waitFor(() => sub.latest().length === 3, 3000);
         await registrar.deregisterInstance('maps', clientInstance({ ip: '10.0.2.3', port: 9000 }), GROUP);
-        await waitFor(() => sub.latest().join() === '10.0.2.1:9000,10.0.2.2:9000', { timeoutMs: 3000, description: 'client deregistration' });
+        await waitFor(() => sub.latest().join() === '10.0.2.1:9000,10.0.2.2:9000', {
+          timeoutMs: 3000,
+          description: 'client deregistration',
+        });
         expect(server.removeInstance(NS, GROUP, 'maps', { ip: '10.0.2.2', port: 9000 })).toBe(true);
         await waitFor(() => sub.latest().join() === '10.0.2.1:9000', { timeoutMs: 3000, description: 'admin removal' });
       } finally {
@@ -143,7 +172,10 @@ describe('NacosNamingAdapter with the real nacos client against the Nacos v1 tes
         server.setHealthy(NS, GROUP, 'search', { ip: '10.0.3.2', port: 9000 }, false);
         // A read goes to the server at once; the subscriber follows with the push.
         expect(addresses(await adapter.getHealthyInstances(ref('search')))).toEqual(['10.0.3.1:9000']);
-        await waitFor(() => sub.latest().join() === '10.0.3.1:9000', { timeoutMs: 3000, description: 'unhealthy dropped' });
+        await waitFor(() => sub.latest().join() === '10.0.3.1:9000', {
+          timeoutMs: 3000,
+          description: 'unhealthy dropped',
+        });
         server.setHealthy(NS, GROUP, 'search', { ip: '10.0.3.2', port: 9000 }, true);
         await waitFor(() => sub.latest().length === 2, { timeoutMs: 3000, description: 'recovered' });
       } finally {
@@ -197,8 +229,14 @@ describe('NacosNamingAdapter with the real nacos client against the Nacos v1 tes
     it('takes the real client heartbeats without changing any host field, so beats cause no push', async () => {
       const pushesBefore = server.counters.pushesSent;
       // The first beat comes about 10 s after the client was built; the server then asks for one every 300 ms.
-      await waitFor(() => server.counters.beats >= 2, { timeoutMs: 12_000, intervalMs: 100, description: 'two heartbeats' });
-      expect(server.instances(NS, GROUP, 'beacon')).toEqual([expect.objectContaining({ ip: '10.1.0.1', healthy: true, metadata: { 'mcp.path': '/beacon' } })]);
+      await waitFor(() => server.counters.beats >= 2, {
+        timeoutMs: 12_000,
+        intervalMs: 100,
+        description: 'two heartbeats',
+      });
+      expect(server.instances(NS, GROUP, 'beacon')).toEqual([
+        expect.objectContaining({ ip: '10.1.0.1', healthy: true, metadata: { 'mcp.path': '/beacon' } }),
+      ]);
       expect(server.counters.pushesSent).toBe(pushesBefore);
     });
 
@@ -211,7 +249,8 @@ describe('NacosNamingAdapter with the real nacos client against the Nacos v1 tes
 
   describe('close()', () => {
     const server = new NacosTestServer();
-    const handles = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout' || r === 'UDPWRAP').length;
+    const handles = (): number =>
+      process.getActiveResourcesInfo().filter((r) => r === 'Timeout' || r === 'UDPWRAP').length;
 
     let addr: string;
 
@@ -297,8 +336,18 @@ describe('NacosNamingAdapter with the real nacos client against the Nacos v1 tes
 
     it('fails a read with wrong credentials and never logs the password', async () => {
       const lines: string[] = [];
-      const logger = { debug: (m: string) => lines.push(m), warn: (m: string) => lines.push(m), error: (m: string) => lines.push(m) };
-      const adapter = new NacosNamingAdapter({ serverAddr: addr, namespace: NS, username: 'nacos-reader', password: 'wrong-Pa55word', logger });
+      const logger = {
+        debug: (m: string) => lines.push(m),
+        warn: (m: string) => lines.push(m),
+        error: (m: string) => lines.push(m),
+      };
+      const adapter = new NacosNamingAdapter({
+        serverAddr: addr,
+        namespace: NS,
+        username: 'nacos-reader',
+        password: 'wrong-Pa55word',
+        logger,
+      });
       try {
         await expect(adapter.getHealthyInstances(ref('secured'))).rejects.toThrow(/failed to req API/);
         const sub = watch(adapter, ref('secured'));
@@ -314,7 +363,9 @@ describe('NacosNamingAdapter with the real nacos client against the Nacos v1 tes
     });
 
     it('issues tokens on the login endpoint that other clients use', async () => {
-      const bad = await fetch(`http://${addr}/nacos/v1/auth/users/login?username=nacos-reader&password=nope`, { method: 'POST' });
+      const bad = await fetch(`http://${addr}/nacos/v1/auth/users/login?username=nacos-reader&password=nope`, {
+        method: 'POST',
+      });
       expect(bad.status).toBe(403);
       const login = await fetch(`http://${addr}/nacos/v1/auth/users/login`, {
         method: 'POST',
@@ -322,10 +373,14 @@ describe('NacosNamingAdapter with the real nacos client against the Nacos v1 tes
         body: new URLSearchParams(credentials).toString(),
       });
       const { accessToken } = (await login.json()) as { accessToken: string };
-      const list = await fetch(`http://${addr}/nacos/v1/ns/instance/list?serviceName=${GROUP}@@secured&namespaceId=${NS}&accessToken=${accessToken}`);
+      const list = await fetch(
+        `http://${addr}/nacos/v1/ns/instance/list?serviceName=${GROUP}@@secured&namespaceId=${NS}&accessToken=${accessToken}`,
+      );
       expect(list.status).toBe(200);
       expect(((await list.json()) as { hosts: unknown[] }).hosts).toHaveLength(1);
-      const anonymous = await fetch(`http://${addr}/nacos/v1/ns/instance/list?serviceName=${GROUP}@@secured&namespaceId=${NS}`);
+      const anonymous = await fetch(
+        `http://${addr}/nacos/v1/ns/instance/list?serviceName=${GROUP}@@secured&namespaceId=${NS}`,
+      );
       expect(anonymous.status).toBe(403);
     });
   });

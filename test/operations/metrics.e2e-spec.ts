@@ -23,15 +23,35 @@ async function setUp(gw: TestGateway, remote: RecordingHttpServer, maxIterations
   const runtime = await createKey(gw, 'acme', 'runtime');
   const ids: string[] = [];
   for (const name of ['ok_tool', 'bad_tool']) {
-    ids.push((await gw.http.post('/api/v1/admin/tools').set(gw.admin).send(toolBody({ name, tenantId: 'acme', endpoint: remote.url(`/${name}`) })).expect(201)).body.id);
+    ids.push(
+      (
+        await gw.http
+          .post('/api/v1/admin/tools')
+          .set(gw.admin)
+          .send(toolBody({ name, tenantId: 'acme', endpoint: remote.url(`/${name}`) }))
+          .expect(201)
+      ).body.id,
+    );
   }
-  const agentId = (await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: `metrics-bot-${maxIterations}`, tenantId: 'acme', maxIterations }).expect(201)).body.id;
+  const agentId = (
+    await gw.http
+      .post('/api/v1/admin/agents')
+      .set(gw.admin)
+      .send({ name: `metrics-bot-${maxIterations}`, tenantId: 'acme', maxIterations })
+      .expect(201)
+  ).body.id;
   await gw.http.put(`/api/v1/admin/agents/${agentId}/tools`).set(gw.admin).send({ toolIds: ids }).expect(200);
   return { gw, runtime, agentId };
 }
 
 async function newSession(f: Fixture): Promise<string> {
-  return (await f.gw.http.post('/api/v1/sessions').set(f.runtime).send({ agentId: f.agentId, userId: 'u1', permissions: [] }).expect(201)).body.id;
+  return (
+    await f.gw.http
+      .post('/api/v1/sessions')
+      .set(f.runtime)
+      .send({ agentId: f.agentId, userId: 'u1', permissions: [] })
+      .expect(201)
+  ).body.id;
 }
 
 function act(f: Fixture, sessionId: string, iteration: number, toolCalls: Array<{ id: string; name: string }>) {
@@ -93,10 +113,22 @@ describeEachDialect('GET /metrics', (dialect) => {
     await act(f, sessionId, 1, [{ id: 'c1', name: 'ok_tool' }]);
 
     const text = await scrape(gw);
-    expect(seriesValue(text, 'gateway_tool_calls_total', { tool: 'ok_tool', status: 'COMPLETED', error_class: 'none' })).toBe(3);
-    expect(seriesValue(text, 'gateway_tool_calls_total', { tool: 'bad_tool', status: 'FAILED', error_class: 'HTTP_CLIENT_ERROR' })).toBe(1);
-    expect(seriesValue(text, 'gateway_tool_call_duration_seconds_count', { service_type: 'HTTP', status: 'COMPLETED' })).toBe(3);
-    expect(seriesValue(text, 'gateway_tool_call_duration_seconds_count', { service_type: 'HTTP', status: 'FAILED' })).toBe(1);
+    expect(
+      seriesValue(text, 'gateway_tool_calls_total', { tool: 'ok_tool', status: 'COMPLETED', error_class: 'none' }),
+    ).toBe(3);
+    expect(
+      seriesValue(text, 'gateway_tool_calls_total', {
+        tool: 'bad_tool',
+        status: 'FAILED',
+        error_class: 'HTTP_CLIENT_ERROR',
+      }),
+    ).toBe(1);
+    expect(
+      seriesValue(text, 'gateway_tool_call_duration_seconds_count', { service_type: 'HTTP', status: 'COMPLETED' }),
+    ).toBe(3);
+    expect(
+      seriesValue(text, 'gateway_tool_call_duration_seconds_count', { service_type: 'HTTP', status: 'FAILED' }),
+    ).toBe(1);
     expect(seriesValue(text, 'gateway_act_duration_seconds_count', { outcome: 'COMPLETED' })).toBe(2);
     expect(seriesValue(text, 'gateway_act_duration_seconds_sum', { outcome: 'COMPLETED' })).toBeGreaterThan(0);
     expect(seriesValue(text, 'gateway_journal_entries', { state: 'COMPLETED' })).toBe(2);
@@ -107,7 +139,11 @@ describeEachDialect('GET /metrics', (dialect) => {
 
   it('times an act that answers an error as ERROR', async () => {
     const before = seriesValue(await scrape(gw), 'gateway_act_duration_seconds_count', { outcome: 'ERROR' }) ?? 0;
-    await gw.http.post('/api/v1/sessions/no-such-session/act').set(f.runtime).send({ iteration: 1, toolCalls: [{ id: 'x1', name: 'ok_tool', arguments: {} }] }).expect(404);
+    await gw.http
+      .post('/api/v1/sessions/no-such-session/act')
+      .set(f.runtime)
+      .send({ iteration: 1, toolCalls: [{ id: 'x1', name: 'ok_tool', arguments: {} }] })
+      .expect(404);
     expect(seriesValue(await scrape(gw), 'gateway_act_duration_seconds_count', { outcome: 'ERROR' })).toBe(before + 1);
   });
 
@@ -119,10 +155,36 @@ describeEachDialect('GET /metrics', (dialect) => {
 
     const services = gw.app.get(DataSource).getRepository(McpServiceEntity);
     const now = Date.now();
-    const row = { kind: 'STATIC' as const, url: 'http://127.0.0.1:9/mcp', tenantId: null, scopeKey: '*', healthReason: null, createdAt: now, updatedAt: now };
-    await services.insert({ ...row, id: '00000000-0000-4000-8000-000000000001', name: 'mcp_up', toolPrefix: 'up', health: 'UP' });
-    await services.insert({ ...row, id: '00000000-0000-4000-8000-000000000002', name: 'mcp_down', toolPrefix: 'down', health: 'DOWN' });
-    await services.insert({ ...row, id: '00000000-0000-4000-8000-000000000003', name: 'mcp_new', toolPrefix: 'new', health: 'UNKNOWN' });
+    const row = {
+      kind: 'STATIC' as const,
+      url: 'http://127.0.0.1:9/mcp',
+      tenantId: null,
+      scopeKey: '*',
+      healthReason: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await services.insert({
+      ...row,
+      id: '00000000-0000-4000-8000-000000000001',
+      name: 'mcp_up',
+      toolPrefix: 'up',
+      health: 'UP',
+    });
+    await services.insert({
+      ...row,
+      id: '00000000-0000-4000-8000-000000000002',
+      name: 'mcp_down',
+      toolPrefix: 'down',
+      health: 'DOWN',
+    });
+    await services.insert({
+      ...row,
+      id: '00000000-0000-4000-8000-000000000003',
+      name: 'mcp_new',
+      toolPrefix: 'new',
+      health: 'UNKNOWN',
+    });
 
     const text = await scrape(gw);
     expect(seriesValue(text, 'gateway_hitl_requests_pending')).toBe(1);
@@ -164,7 +226,9 @@ describe('GET /metrics with METRICS_TOKEN', () => {
     const f = await setUp(gw, remote);
     await act(f, await newSession(f), 1, [{ id: 'e1', name: 'ok_tool' }]);
     const text = await scrape(gw, bearer(TOKEN));
-    expect(seriesValue(text, 'gateway_tool_calls_total', { tool: 'ok_tool', status: 'COMPLETED', error_class: 'none' })).toBe(1);
+    expect(
+      seriesValue(text, 'gateway_tool_calls_total', { tool: 'ok_tool', status: 'COMPLETED', error_class: 'none' }),
+    ).toBe(1);
     expect(seriesValue(text, 'gateway_act_duration_seconds_count', { outcome: 'COMPLETED' })).toBe(1);
   });
 });

@@ -15,12 +15,44 @@ class RetentionSeed {
   constructor(private readonly db: DataSource) {}
 
   /** A session with its children: journal entries, result chunks, a resume record, HITL requests, tool-log rows. */
-  async session(opts: { status: string; updatedAt: number; journal?: Array<{ state: string }>; hitl?: Array<{ status: string }>; chunks?: number }): Promise<string> {
+  async session(opts: {
+    status: string;
+    updatedAt: number;
+    journal?: Array<{ state: string }>;
+    hitl?: Array<{ status: string }>;
+    chunks?: number;
+  }): Promise<string> {
     const id = randomUUID();
     // Children first, the session row last: a retention run between the inserts never sees an empty closed session.
     const journal = opts.journal ?? [{ state: 'COMPLETED' }];
     for (let i = 0; i < journal.length; i += 200) {
-      const rows = journal.slice(i, i + 200).map((j, k) => [TENANT, id, `call_${i + k}`, 'lookup', null, 'f'.repeat(64), '{}', 'READ_ONLY', j.state, j.state === 'STARTED' ? null : 'COMPLETED', 1, 1, 'gw-1', opts.updatedAt, opts.updatedAt, null, null, 0, null, 'ok', 2, 0, 20000]);
+      const rows = journal
+        .slice(i, i + 200)
+        .map((j, k) => [
+          TENANT,
+          id,
+          `call_${i + k}`,
+          'lookup',
+          null,
+          'f'.repeat(64),
+          '{}',
+          'READ_ONLY',
+          j.state,
+          j.state === 'STARTED' ? null : 'COMPLETED',
+          1,
+          1,
+          'gw-1',
+          opts.updatedAt,
+          opts.updatedAt,
+          null,
+          null,
+          0,
+          null,
+          'ok',
+          2,
+          0,
+          20000,
+        ]);
       await this.db.query(
         'INSERT INTO tool_call_journal (tenant_id, session_id, tool_call_id, tool_name, tool_id, fingerprint, arguments_json, side_effect, state, result_status, attempts, iteration, owner, lease_expires_at, started_at, finished_at, duration_ms, is_error, error_class, content, total_chars, result_chunks, inline_limit) VALUES ' +
           rows.map(() => `(${Array(23).fill('?').join(', ')})`).join(', '),
@@ -30,20 +62,64 @@ class RetentionSeed {
     const chunks = Array.from({ length: opts.chunks ?? 2 }, (_, seq) => [id, 'call_0', seq, 'x'.repeat(100)]);
     for (let i = 0; i < chunks.length; i += 200) {
       const rows = chunks.slice(i, i + 200);
-      await this.db.query(`INSERT INTO tool_result_chunk (session_id, tool_call_id, seq, content) VALUES ${rows.map(() => '(?, ?, ?, ?)').join(', ')}`, rows.flat());
+      await this.db.query(
+        `INSERT INTO tool_result_chunk (session_id, tool_call_id, seq, content) VALUES ${rows.map(() => '(?, ?, ?, ?)').join(', ')}`,
+        rows.flat(),
+      );
     }
-    await this.db.query('INSERT INTO resume_record (session_id, client_message_id, state, response_chunks, created_at) VALUES (?, ?, ?, ?, ?)', [id, 'm-1', 'DONE', 0, opts.updatedAt]);
+    await this.db.query(
+      'INSERT INTO resume_record (session_id, client_message_id, state, response_chunks, created_at) VALUES (?, ?, ?, ?, ?)',
+      [id, 'm-1', 'DONE', 0, opts.updatedAt],
+    );
     for (const h of opts.hitl ?? [{ status: 'DECIDED' }]) {
       await this.db.query(
         'INSERT INTO hitl_request (id, tenant_id, session_id, agent_id, request_type, tool_name, tool_call_id, fingerprint, prompt_message, tool_params, trigger_reason, iteration, status, decision, decision_message, decided_by, decided_at, client_message_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-        [randomUUID(), TENANT, id, 'agent-1', 'TOOL_APPROVAL', 'lookup', 'call_0', null, 'Approve?', '{}', 'policy', 1, h.status, h.status === 'PENDING' ? null : 'APPROVE', null, null, null, null, opts.updatedAt],
+        [
+          randomUUID(),
+          TENANT,
+          id,
+          'agent-1',
+          'TOOL_APPROVAL',
+          'lookup',
+          'call_0',
+          null,
+          'Approve?',
+          '{}',
+          'policy',
+          1,
+          h.status,
+          h.status === 'PENDING' ? null : 'APPROVE',
+          null,
+          null,
+          null,
+          null,
+          opts.updatedAt,
+        ],
       );
     }
     await this.toolLog(id, opts.updatedAt);
     await this.toolLog(id, opts.updatedAt);
     await this.db.query(
       'INSERT INTO agent_session (id, tenant_id, agent_id, user_id, permissions, capabilities, status, iteration, iteration_budget, hitl_pending, hitl_request, pending_batch, todo_list, active_skill, lock_version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      [id, TENANT, 'agent-1', 'u1', '[]', '[]', opts.status, 1, 10, 0, null, null, '[]', null, 1, opts.updatedAt - DAY, opts.updatedAt],
+      [
+        id,
+        TENANT,
+        'agent-1',
+        'u1',
+        '[]',
+        '[]',
+        opts.status,
+        1,
+        10,
+        0,
+        null,
+        null,
+        '[]',
+        null,
+        1,
+        opts.updatedAt - DAY,
+        opts.updatedAt,
+      ],
     );
     return id;
   }
@@ -52,14 +128,33 @@ class RetentionSeed {
     const id = randomUUID();
     await this.db.query(
       'INSERT INTO tool_call_log (id, tenant_id, session_id, agent_id, user_id, tool_call_id, tool_id, tool_name, status, entry, arguments_redacted, attempts, duration_ms, error_class, result_chars, result_preview, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      [id, TENANT, sessionId, 'agent-1', 'u1', 'call_0', null, 'lookup', 'COMPLETED', sessionId ? 'ACT' : 'DIRECT', '{}', 1, 3, null, 2, 'ok', createdAt],
+      [
+        id,
+        TENANT,
+        sessionId,
+        'agent-1',
+        'u1',
+        'call_0',
+        null,
+        'lookup',
+        'COMPLETED',
+        sessionId ? 'ACT' : 'DIRECT',
+        '{}',
+        1,
+        3,
+        null,
+        2,
+        'ok',
+        createdAt,
+      ],
     );
     return id;
   }
 
   /** Rows left per table for a session. */
   async left(sessionId: string): Promise<Record<string, number>> {
-    const count = async (table: string) => Number((await this.db.query(`SELECT COUNT(*) AS n FROM ${table} WHERE session_id = ?`, [sessionId]))[0].n);
+    const count = async (table: string) =>
+      Number((await this.db.query(`SELECT COUNT(*) AS n FROM ${table} WHERE session_id = ?`, [sessionId]))[0].n);
     const [session] = await this.db.query('SELECT COUNT(*) AS n FROM agent_session WHERE id = ?', [sessionId]);
     return {
       session: Number(session.n),
@@ -88,7 +183,11 @@ describeEachDialect('retention (RETENTION_DAYS) of closed sessions and the tool 
 
   beforeAll(async () => {
     db = await createTestDatabaseUrl(dialect);
-    gw = await startTestGateway(db.url, { RETENTION_DAYS: '30', RETENTION_ENABLED: 'true', RETENTION_INTERVAL_MS: '1000' });
+    gw = await startTestGateway(db.url, {
+      RETENTION_DAYS: '30',
+      RETENTION_ENABLED: 'true',
+      RETENTION_INTERVAL_MS: '1000',
+    });
     seed = new RetentionSeed(gw.app.get(DataSource));
   });
   afterAll(async () => {
@@ -98,9 +197,22 @@ describeEachDialect('retention (RETENTION_DAYS) of closed sessions and the tool 
 
   it('the scheduled job deletes what is due, in batches, and keeps everything else', async () => {
     expect(gw.app.get(SchedulerRegistry).doesExist('interval', RETENTION_JOB)).toBe(true);
-    const closedOld = await seed.session({ status: 'CLOSED', updatedAt: old, journal: Array.from({ length: 1_201 }, () => ({ state: 'COMPLETED' })), chunks: 1_100 });
-    const closedWithStarted = await seed.session({ status: 'CLOSED', updatedAt: old, journal: [{ state: 'COMPLETED' }, { state: 'STARTED' }] });
-    const closedWithPending = await seed.session({ status: 'CLOSED', updatedAt: old, hitl: [{ status: 'DECIDED' }, { status: 'PENDING' }] });
+    const closedOld = await seed.session({
+      status: 'CLOSED',
+      updatedAt: old,
+      journal: Array.from({ length: 1_201 }, () => ({ state: 'COMPLETED' })),
+      chunks: 1_100,
+    });
+    const closedWithStarted = await seed.session({
+      status: 'CLOSED',
+      updatedAt: old,
+      journal: [{ state: 'COMPLETED' }, { state: 'STARTED' }],
+    });
+    const closedWithPending = await seed.session({
+      status: 'CLOSED',
+      updatedAt: old,
+      hitl: [{ status: 'DECIDED' }, { status: 'PENDING' }],
+    });
     const closedRecently = await seed.session({ status: 'CLOSED', updatedAt: recent });
     const activeOld = await seed.session({ status: 'ACTIVE', updatedAt: old });
     const interruptedOld = await seed.session({ status: 'INTERRUPTED', updatedAt: old, hitl: [{ status: 'PENDING' }] });
@@ -113,7 +225,9 @@ describeEachDialect('retention (RETENTION_DAYS) of closed sessions and the tool 
     expect(await seed.left(closedOld)).toEqual(nothing);
     // A STARTED entry (the call may have run: a human must see it) and a PENDING request keep their session.
     expect(await seed.left(closedWithStarted)).toEqual({ ...nothing, session: 1, journal: 1 });
-    const [started] = await gw.app.get(DataSource).query('SELECT state FROM tool_call_journal WHERE session_id = ?', [closedWithStarted]);
+    const [started] = await gw.app
+      .get(DataSource)
+      .query('SELECT state FROM tool_call_journal WHERE session_id = ?', [closedWithStarted]);
     expect(started.state).toBe('STARTED');
     expect(await seed.left(closedWithPending)).toEqual({ ...nothing, session: 1, journal: 0, hitl: 1 });
     expect(await seed.left(closedRecently)).toEqual(everything);
@@ -126,7 +240,15 @@ describeEachDialect('retention (RETENTION_DAYS) of closed sessions and the tool 
     const retention = gw.app.get(RetentionService);
     await retention.purge();
     const report = await retention.purge();
-    expect(report).toMatchObject({ sessions: 0, journalEntries: 0, resultChunks: 0, resumeRecords: 0, hitlRequests: 0, toolLogRows: 0, sessionsKept: 2 });
+    expect(report).toMatchObject({
+      sessions: 0,
+      journalEntries: 0,
+      resultChunks: 0,
+      resumeRecords: 0,
+      hitlRequests: 0,
+      toolLogRows: 0,
+      sessionsKept: 2,
+    });
   });
 });
 

@@ -10,7 +10,12 @@ export interface RiskCorpusEntry {
   kind?: string;
 }
 
-export const risky = (text: string, rules: RiskRule[], note?: string): RiskCorpusEntry => ({ text, risky: true, rules, note });
+export const risky = (text: string, rules: RiskRule[], note?: string): RiskCorpusEntry => ({
+  text,
+  risky: true,
+  rules,
+  note,
+});
 export const safe = (text: string, note?: string): RiskCorpusEntry => ({ text, risky: false, note });
 
 /** Tags every entry of a list with its class. */

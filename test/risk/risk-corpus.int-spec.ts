@@ -29,7 +29,8 @@ describe('risk detector on the labelled corpus', () => {
   it('keeps the false positive rate at or below 5%', () => {
     const falsePositives = harmless.filter((v) => v.verdict.risky);
     const rate = falsePositives.length / harmless.length;
-    if (rate > 0.05) throw new Error(`FP rate ${(rate * 100).toFixed(1)}%: ${JSON.stringify(falsePositives.map((v) => v.verdict))}`);
+    if (rate > 0.05)
+      throw new Error(`FP rate ${(rate * 100).toFixed(1)}%: ${JSON.stringify(falsePositives.map((v) => v.verdict))}`);
     expect(rate).toBeLessThanOrEqual(0.05);
   });
 
@@ -43,7 +44,11 @@ describe('risk detector on the labelled corpus', () => {
     const kinds = new Set(RISK_CORPUS.map((e) => e.kind).filter((k) => k !== 'original'));
     for (const kind of kinds) {
       const entries = RISK_CORPUS.filter((e) => e.kind === kind);
-      expect({ kind, risky: entries.some((e) => e.risky), safe: entries.some((e) => !e.risky) }).toEqual({ kind, risky: true, safe: true });
+      expect({ kind, risky: entries.some((e) => e.risky), safe: entries.some((e) => !e.risky) }).toEqual({
+        kind,
+        risky: true,
+        safe: true,
+      });
     }
   });
 

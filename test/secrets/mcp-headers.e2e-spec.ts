@@ -12,7 +12,7 @@ function authorizations(server: CatalogMcpServer, from = 0): Array<[string, stri
   return server.requests.slice(from).map((r) => [r.method, r.authorization]);
 }
 
-describeEachDialect('MCP headers: sent on every MCP request, secrets from the owner\'s own scope', (dialect) => {
+describeEachDialect("MCP headers: sent on every MCP request, secrets from the owner's own scope", (dialect) => {
   const platformServer = new CatalogMcpServer([catalogTool('whoami')], { label: 'platform' });
   const tenantServer = new CatalogMcpServer([catalogTool('lookup')], { label: 'tenant' });
   let db: TestDatabase;
@@ -22,7 +22,8 @@ describeEachDialect('MCP headers: sent on every MCP request, secrets from the ow
   let acmeRuntime: { Authorization: string };
   let agentId: string;
   const base = '/api/v1/admin/mcp-services';
-  const bind = (toolId: string) => gw.http.post(`/api/v1/admin/agents/${agentId}/tools`).set(gw.admin).send({ toolId }).expect(200);
+  const bind = (toolId: string) =>
+    gw.http.post(`/api/v1/admin/agents/${agentId}/tools`).set(gw.admin).send({ toolId }).expect(200);
 
   beforeAll(async () => {
     await Promise.all([platformServer.start(), tenantServer.start()]);
@@ -40,14 +41,35 @@ describeEachDialect('MCP headers: sent on every MCP request, secrets from the ow
   });
 
   it("a platform service sends its headers with TOOL_SECRETS filled on the sync's requests and on its tools' calls", async () => {
-    const service = (await gw.http.post(base).set(gw.admin).send({ name: 'plat', kind: 'STATIC', url: platformServer.url, headers: { Authorization: 'Bearer ${secret:MCPTOKEN}' } }).expect(201)).body;
-    expect(service).toMatchObject({ health: 'UP', headers: { Authorization: 'Bearer ${secret:MCPTOKEN}' }, lastSync: { added: 1 } });
+    const service = (
+      await gw.http
+        .post(base)
+        .set(gw.admin)
+        .send({
+          name: 'plat',
+          kind: 'STATIC',
+          url: platformServer.url,
+          headers: { Authorization: 'Bearer ${secret:MCPTOKEN}' },
+        })
+        .expect(201)
+    ).body;
+    expect(service).toMatchObject({
+      health: 'UP',
+      headers: { Authorization: 'Bearer ${secret:MCPTOKEN}' },
+      lastSync: { added: 1 },
+    });
     const listed = authorizations(platformServer);
     expect(listed.map(([m]) => m)).toEqual(expect.arrayContaining(['initialize', 'tools/list']));
     for (const [, auth] of listed) expect(auth).toBe(`Bearer ${PLATFORM_TOKEN}`);
 
     const tools = (await gw.http.get(`${base}/${service.id}/tools`).set(gw.admin).expect(200)).body;
-    expect(tools).toMatchObject({ total: 1, page: 1, items: [{ name: 'plat_whoami', headers: { Authorization: 'Bearer ${secret:MCPTOKEN}' }, mcpServiceId: service.id }] });
+    expect(tools).toMatchObject({
+      total: 1,
+      page: 1,
+      items: [
+        { name: 'plat_whoami', headers: { Authorization: 'Bearer ${secret:MCPTOKEN}' }, mcpServiceId: service.id },
+      ],
+    });
     await bind(tools.items[0].id);
     const from = platformServer.requests.length;
     const result = await api.execute(acmeRuntime, agentId, 'plat_whoami', { q: 'x' });
@@ -61,7 +83,16 @@ describeEachDialect('MCP headers: sent on every MCP request, secrets from the ow
       await gw.http
         .post('/api/v1/admin/tools')
         .set(acmeAdmin)
-        .send({ name: 'ride_along', description: 'Same server.', parameters: { type: 'object' }, serviceType: 'MCP_REMOTE', endpoint: platformServer.url, remoteName: 'whoami', permissionTags: [], sideEffect: 'READ_ONLY' })
+        .send({
+          name: 'ride_along',
+          description: 'Same server.',
+          parameters: { type: 'object' },
+          serviceType: 'MCP_REMOTE',
+          endpoint: platformServer.url,
+          remoteName: 'whoami',
+          permissionTags: [],
+          sideEffect: 'READ_ONLY',
+        })
         .expect(201)
     ).body;
     await bind(tool.id);
@@ -73,12 +104,27 @@ describeEachDialect('MCP headers: sent on every MCP request, secrets from the ow
   });
 
   it("a tenant's service cannot resolve a platform secret; with its own secret it syncs and calls with that", async () => {
-    const created = (await gw.http.post(base).set(acmeAdmin).send({ name: 'mine', kind: 'STATIC', url: tenantServer.url, headers: { Authorization: 'Bearer ${secret:MCPTOKEN}' } }).expect(201)).body;
+    const created = (
+      await gw.http
+        .post(base)
+        .set(acmeAdmin)
+        .send({
+          name: 'mine',
+          kind: 'STATIC',
+          url: tenantServer.url,
+          headers: { Authorization: 'Bearer ${secret:MCPTOKEN}' },
+        })
+        .expect(201)
+    ).body;
     expect(created.health).toBe('DOWN');
     expect(created.lastSync.error).toContain('tenant acme does not have');
     expect(tenantServer.requests).toEqual([]);
 
-    await gw.http.put('/api/v1/admin/tenants/acme/secrets/MCPTOKEN').set(acmeAdmin).send({ value: 'acme-mcp-token' }).expect(200);
+    await gw.http
+      .put('/api/v1/admin/tenants/acme/secrets/MCPTOKEN')
+      .set(acmeAdmin)
+      .send({ value: 'acme-mcp-token' })
+      .expect(200);
     const report = (await gw.http.post(`${base}/${created.id}/sync`).set(acmeAdmin).expect(200)).body;
     expect(report.added).toBe(1);
     const tool = (await gw.http.get(`${base}/${created.id}/tools`).set(acmeAdmin).expect(200)).body.items[0];
@@ -91,29 +137,65 @@ describeEachDialect('MCP headers: sent on every MCP request, secrets from the ow
   });
 
   it('an MCP_REMOTE tool registered by hand sends its headers (no longer ignored), on a session of its own', async () => {
-    await gw.http.put('/api/v1/admin/tenants/acme/secrets/HAND_TOKEN').set(acmeAdmin).send({ value: 'hand-made-token' }).expect(200);
+    await gw.http
+      .put('/api/v1/admin/tenants/acme/secrets/HAND_TOKEN')
+      .set(acmeAdmin)
+      .send({ value: 'hand-made-token' })
+      .expect(200);
     const tool = (
       await gw.http
         .post('/api/v1/admin/tools')
         .set(acmeAdmin)
-        .send({ name: 'hand_lookup', description: 'By hand.', parameters: { type: 'object' }, serviceType: 'MCP_REMOTE', endpoint: tenantServer.url, remoteName: 'lookup', permissionTags: [], sideEffect: 'READ_ONLY', headers: { Authorization: 'Bearer ${secret:HAND_TOKEN}', 'X-Team': 'hand' } })
+        .send({
+          name: 'hand_lookup',
+          description: 'By hand.',
+          parameters: { type: 'object' },
+          serviceType: 'MCP_REMOTE',
+          endpoint: tenantServer.url,
+          remoteName: 'lookup',
+          permissionTags: [],
+          sideEffect: 'READ_ONLY',
+          headers: { Authorization: 'Bearer ${secret:HAND_TOKEN}', 'X-Team': 'hand' },
+        })
         .expect(201)
     ).body;
     await bind(tool.id);
     const from = tenantServer.requests.length;
-    expect(await api.execute(acmeRuntime, agentId, 'hand_lookup', { q: 'z' })).toMatchObject({ status: 'COMPLETED', content: 'tenant:lookup:{"q":"z"}' });
+    expect(await api.execute(acmeRuntime, agentId, 'hand_lookup', { q: 'z' })).toMatchObject({
+      status: 'COMPLETED',
+      content: 'tenant:lookup:{"q":"z"}',
+    });
     const sent = tenantServer.requests.slice(from);
-    expect(sent.find((r) => r.method === 'tools/call')).toMatchObject({ authorization: 'Bearer hand-made-token', headers: expect.objectContaining({ 'x-team': 'hand' }) });
+    expect(sent.find((r) => r.method === 'tools/call')).toMatchObject({
+      authorization: 'Bearer hand-made-token',
+      headers: expect.objectContaining({ 'x-team': 'hand' }),
+    });
     // Another credential to the same server never reuses the service's session: a new one was opened with these headers.
     expect(sent.find((r) => r.method === 'initialize')?.authorization).toBe('Bearer hand-made-token');
   });
 
-  it("PATCH changes the headers of the service and its tools at once; DELETE disables its tools", async () => {
-    const service = (await gw.http.get(base).set(acmeAdmin).expect(200)).body.items.find((s: { name: string }) => s.name === 'mine');
-    await gw.http.put('/api/v1/admin/tenants/acme/secrets/NEXT_TOKEN').set(acmeAdmin).send({ value: 'next-token' }).expect(200);
-    const literal = await gw.http.patch(`${base}/${service.id}`).set(acmeAdmin).send({ headers: { Authorization: 'Bearer not-a-reference' } }).expect(400);
+  it('PATCH changes the headers of the service and its tools at once; DELETE disables its tools', async () => {
+    const service = (await gw.http.get(base).set(acmeAdmin).expect(200)).body.items.find(
+      (s: { name: string }) => s.name === 'mine',
+    );
+    await gw.http
+      .put('/api/v1/admin/tenants/acme/secrets/NEXT_TOKEN')
+      .set(acmeAdmin)
+      .send({ value: 'next-token' })
+      .expect(200);
+    const literal = await gw.http
+      .patch(`${base}/${service.id}`)
+      .set(acmeAdmin)
+      .send({ headers: { Authorization: 'Bearer not-a-reference' } })
+      .expect(400);
     expect(JSON.stringify(literal.body)).not.toContain('not-a-reference');
-    const patched = (await gw.http.patch(`${base}/${service.id}`).set(acmeAdmin).send({ headers: { 'X-Api-Key': '${secret:NEXT_TOKEN}' } }).expect(200)).body;
+    const patched = (
+      await gw.http
+        .patch(`${base}/${service.id}`)
+        .set(acmeAdmin)
+        .send({ headers: { 'X-Api-Key': '${secret:NEXT_TOKEN}' } })
+        .expect(200)
+    ).body;
     expect(patched).toMatchObject({ headers: { 'X-Api-Key': '${secret:NEXT_TOKEN}' }, health: 'UP' });
     const tool = (await gw.http.get(`${base}/${service.id}/tools`).set(acmeAdmin).expect(200)).body.items[0];
     expect(tool.version).toBeGreaterThan(1);

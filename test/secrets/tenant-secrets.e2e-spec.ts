@@ -9,7 +9,12 @@ const ACME_TOKEN = 'acme-own-token-abcdef';
 
 describeEachDialect('secrets: platform secrets stay with platform tools, tenants have their own', (dialect) => {
   const remote = new RecordingHttpServer();
-  const suite = gatewayForSuite(dialect, { TOOL_SECRETS: `GHTOKEN=${PLATFORM_TOKEN}`, SECRETS_KEY, OUTBOUND_ALLOW_HOSTS: '127.0.0.1', TOOL_RETRY_BASE_DELAY_MS: '1' });
+  const suite = gatewayForSuite(dialect, {
+    TOOL_SECRETS: `GHTOKEN=${PLATFORM_TOKEN}`,
+    SECRETS_KEY,
+    OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+    TOOL_RETRY_BASE_DELAY_MS: '1',
+  });
   let acmeAdmin: { Authorization: string };
   let globexAdmin: { Authorization: string };
   let acmeRuntime: { Authorization: string };
@@ -21,14 +26,30 @@ describeEachDialect('secrets: platform secrets stay with platform tools, tenants
     acmeAdmin = await createKey(suite.gw, 'acme', 'admin');
     globexAdmin = await createKey(suite.gw, 'globex', 'admin');
     acmeRuntime = await createKey(suite.gw, 'acme', 'runtime');
-    agentId = (await suite.gw.http.post('/api/v1/admin/agents').set(suite.gw.admin).send({ name: 'secrets-agent', tenantId: 'acme' }).expect(201)).body.id;
+    agentId = (
+      await suite.gw.http
+        .post('/api/v1/admin/agents')
+        .set(suite.gw.admin)
+        .send({ name: 'secrets-agent', tenantId: 'acme' })
+        .expect(201)
+    ).body.id;
   });
   afterAll(() => remote.stop());
 
   /** Creates a tool with `key`, binds it to the acme agent, and runs it through execute. */
   async function runTool(key: { Authorization: string }, overrides: Record<string, unknown>) {
-    const tool = (await suite.gw.http.post('/api/v1/admin/tools').set(key).send(toolBody({ httpMethod: 'GET', ...overrides })).expect(201)).body;
-    await suite.gw.http.post(`/api/v1/admin/agents/${agentId}/tools`).set(suite.gw.admin).send({ toolId: tool.id }).expect(200);
+    const tool = (
+      await suite.gw.http
+        .post('/api/v1/admin/tools')
+        .set(key)
+        .send(toolBody({ httpMethod: 'GET', ...overrides }))
+        .expect(201)
+    ).body;
+    await suite.gw.http
+      .post(`/api/v1/admin/agents/${agentId}/tools`)
+      .set(suite.gw.admin)
+      .send({ toolId: tool.id })
+      .expect(200);
     const before = remote.requests.length;
     const res = await suite.gw.http
       .post(`/api/v1/tools/${tool.name}/execute`)
@@ -39,80 +60,160 @@ describeEachDialect('secrets: platform secrets stay with platform tools, tenants
   }
 
   it("a tenant's tool cannot send a platform secret: the reference resolves only from the tenant's own secrets", async () => {
-    const exfil = await runTool(acmeAdmin, { name: 'exfil', endpoint: remote.url('/exfil'), headers: { Authorization: 'Bearer ${secret:GHTOKEN}' } });
+    const exfil = await runTool(acmeAdmin, {
+      name: 'exfil',
+      endpoint: remote.url('/exfil'),
+      headers: { Authorization: 'Bearer ${secret:GHTOKEN}' },
+    });
     expect(exfil.result).toMatchObject({ status: 'FAILED', isError: true, errorClass: 'SECRET_MISSING' });
     expect(exfil.result.content).toContain('tenant acme does not have');
     expect(exfil.sent).toEqual([]);
     expect(JSON.stringify(remote.requests)).not.toContain(PLATFORM_TOKEN);
 
-    await suite.gw.http.put(`${secrets('acme')}/GHTOKEN`).set(acmeAdmin).send({ value: ACME_TOKEN }).expect(200);
-    const again = await suite.gw.http.post('/api/v1/tools/exfil/execute').set(acmeRuntime).send({ agentId, userId: 'u1', permissions: [], arguments: { q: 'x' } }).expect(200);
+    await suite.gw.http
+      .put(`${secrets('acme')}/GHTOKEN`)
+      .set(acmeAdmin)
+      .send({ value: ACME_TOKEN })
+      .expect(200);
+    const again = await suite.gw.http
+      .post('/api/v1/tools/exfil/execute')
+      .set(acmeRuntime)
+      .send({ agentId, userId: 'u1', permissions: [], arguments: { q: 'x' } })
+      .expect(200);
     expect(again.body).toMatchObject({ status: 'COMPLETED' });
     const seen = remote.requests.filter((r) => r.url.startsWith('/exfil'));
     expect(seen.map((r) => r.headers.authorization)).toEqual([`Bearer ${ACME_TOKEN}`]);
   });
 
   it('a platform-wide tool resolves TOOL_SECRETS, and a missing platform secret is never named in the result', async () => {
-    const platform = await runTool(suite.gw.admin, { name: 'platform_gh', endpoint: remote.url('/platform'), headers: { Authorization: 'Bearer ${secret:GHTOKEN}' } });
+    const platform = await runTool(suite.gw.admin, {
+      name: 'platform_gh',
+      endpoint: remote.url('/platform'),
+      headers: { Authorization: 'Bearer ${secret:GHTOKEN}' },
+    });
     expect(platform.result.status).toBe('COMPLETED');
     expect(platform.sent.map((r) => r.headers.authorization)).toEqual([`Bearer ${PLATFORM_TOKEN}`]);
 
-    const missing = await runTool(suite.gw.admin, { name: 'platform_missing', endpoint: remote.url('/missing'), headers: { 'X-Api-Key': '${secret:PLATFORM_ONLY_NAME}' } });
+    const missing = await runTool(suite.gw.admin, {
+      name: 'platform_missing',
+      endpoint: remote.url('/missing'),
+      headers: { 'X-Api-Key': '${secret:PLATFORM_ONLY_NAME}' },
+    });
     expect(missing.result).toMatchObject({ status: 'FAILED', errorClass: 'SECRET_MISSING' });
     expect(missing.result.content).not.toContain('PLATFORM_ONLY_NAME');
     expect(missing.sent).toEqual([]);
   });
 
   it("shows a tenant admin a platform tool's secret references as ${secret:***}; the platform key sees them", async () => {
-    const created = (await suite.gw.http.post('/api/v1/admin/tools').set(suite.gw.admin).send(toolBody({ name: 'platform_named', headers: { Authorization: 'Bearer ${secret:DEPLOY_KEY}', 'X-Team': 'core' } })).expect(201)).body;
+    const created = (
+      await suite.gw.http
+        .post('/api/v1/admin/tools')
+        .set(suite.gw.admin)
+        .send(
+          toolBody({
+            name: 'platform_named',
+            headers: { Authorization: 'Bearer ${secret:DEPLOY_KEY}', 'X-Team': 'core' },
+          }),
+        )
+        .expect(201)
+    ).body;
     const asTenant = (await suite.gw.http.get(`/api/v1/admin/tools/${created.id}`).set(acmeAdmin).expect(200)).body;
     expect(asTenant.headers).toEqual({ Authorization: 'Bearer ${secret:***}', 'X-Team': 'core' });
     const listed = (await suite.gw.http.get('/api/v1/admin/tools?pageSize=500').set(acmeAdmin).expect(200)).body;
     expect(JSON.stringify(listed)).not.toContain('DEPLOY_KEY');
-    expect((await suite.gw.http.get(`/api/v1/admin/tools/${created.id}`).set(suite.gw.admin).expect(200)).body.headers.Authorization).toBe('Bearer ${secret:DEPLOY_KEY}');
+    expect(
+      (await suite.gw.http.get(`/api/v1/admin/tools/${created.id}`).set(suite.gw.admin).expect(200)).body.headers
+        .Authorization,
+    ).toBe('Bearer ${secret:DEPLOY_KEY}');
   });
 
   it('stores tenant secrets encrypted, lists names and dates only, and keeps tenants apart', async () => {
-    const put = await suite.gw.http.put(`${secrets('acme')}/ORDERS_KEY`).set(suite.gw.admin).send({ value: 'orders-key-value-42' }).expect(200);
-    expect(put.body).toEqual({ name: 'ORDERS_KEY', tenantId: 'acme', createdAt: expect.any(String), updatedAt: expect.any(String) });
+    const put = await suite.gw.http
+      .put(`${secrets('acme')}/ORDERS_KEY`)
+      .set(suite.gw.admin)
+      .send({ value: 'orders-key-value-42' })
+      .expect(200);
+    expect(put.body).toEqual({
+      name: 'ORDERS_KEY',
+      tenantId: 'acme',
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    });
     const list = await suite.gw.http.get(secrets('acme')).set(acmeAdmin).expect(200);
     expect(list.body.items.map((s: { name: string }) => s.name)).toEqual(['GHTOKEN', 'ORDERS_KEY']);
     expect(JSON.stringify(list.body)).not.toMatch(/orders-key-value-42|acme-own-token/);
 
     const ds = suite.gw.app.get(DataSource);
-    const rows: Array<{ value_encrypted: string }> = await ds.query("SELECT value_encrypted FROM tenant_secret WHERE tenant_id = 'acme'");
+    const rows: Array<{ value_encrypted: string }> = await ds.query(
+      "SELECT value_encrypted FROM tenant_secret WHERE tenant_id = 'acme'",
+    );
     expect(rows).toHaveLength(2);
     for (const row of rows) expect(row.value_encrypted).not.toMatch(/orders-key-value-42|acme-own-token/);
 
-    await suite.gw.http.put(`${secrets('acme')}/ORDERS_KEY`).set(globexAdmin).send({ value: 'x' }).expect(404);
+    await suite.gw.http
+      .put(`${secrets('acme')}/ORDERS_KEY`)
+      .set(globexAdmin)
+      .send({ value: 'x' })
+      .expect(404);
     await suite.gw.http.get(secrets('acme')).set(globexAdmin).expect(404);
-    await suite.gw.http.delete(`${secrets('acme')}/ORDERS_KEY`).set(globexAdmin).expect(404);
+    await suite.gw.http
+      .delete(`${secrets('acme')}/ORDERS_KEY`)
+      .set(globexAdmin)
+      .expect(404);
     await suite.gw.http.get(secrets('acme')).set(acmeRuntime).expect(403);
     expect((await suite.gw.http.get(secrets('globex')).set(globexAdmin).expect(200)).body.total).toBe(0);
 
-    await suite.gw.http.delete(`${secrets('acme')}/ORDERS_KEY`).set(acmeAdmin).expect(200);
-    await suite.gw.http.delete(`${secrets('acme')}/ORDERS_KEY`).set(acmeAdmin).expect(404);
+    await suite.gw.http
+      .delete(`${secrets('acme')}/ORDERS_KEY`)
+      .set(acmeAdmin)
+      .expect(200);
+    await suite.gw.http
+      .delete(`${secrets('acme')}/ORDERS_KEY`)
+      .set(acmeAdmin)
+      .expect(404);
     expect((await suite.gw.http.get(secrets('acme')).set(acmeAdmin).expect(200)).body.total).toBe(1);
   });
 
   it('validates secret names and values, naming the field', async () => {
-    const lower = await suite.gw.http.put(`${secrets('acme')}/gh-token`).set(acmeAdmin).send({ value: 'v' }).expect(400);
+    const lower = await suite.gw.http
+      .put(`${secrets('acme')}/gh-token`)
+      .set(acmeAdmin)
+      .send({ value: 'v' })
+      .expect(400);
     expect(lower.body.error.details.fields[0].field).toBe('name');
-    const newline = await suite.gw.http.put(`${secrets('acme')}/OK_NAME`).set(acmeAdmin).send({ value: 'a\r\nX-Injected: 1' }).expect(400);
+    const newline = await suite.gw.http
+      .put(`${secrets('acme')}/OK_NAME`)
+      .set(acmeAdmin)
+      .send({ value: 'a\r\nX-Injected: 1' })
+      .expect(400);
     expect(newline.body.error.details.fields[0].field).toBe('value');
-    await suite.gw.http.put(`${secrets('acme')}/OK_NAME`).set(acmeAdmin).send({}).expect(400);
+    await suite.gw.http
+      .put(`${secrets('acme')}/OK_NAME`)
+      .set(acmeAdmin)
+      .send({})
+      .expect(400);
   });
 
   it('a secret changed on another gateway instance is used on the next call here (the tenant config version moved)', async () => {
     const other = await startTestGateway(suite.db.url, { SECRETS_KEY });
     try {
-      await other.http.put(`${secrets('acme')}/GHTOKEN`).set(other.admin).send({ value: 'rotated-on-instance-b' }).expect(200);
+      await other.http
+        .put(`${secrets('acme')}/GHTOKEN`)
+        .set(other.admin)
+        .send({ value: 'rotated-on-instance-b' })
+        .expect(200);
     } finally {
       await other.close();
     }
-    const res = await suite.gw.http.post('/api/v1/tools/exfil/execute').set(acmeRuntime).send({ agentId, userId: 'u1', permissions: [], arguments: { q: 'y' } }).expect(200);
+    const res = await suite.gw.http
+      .post('/api/v1/tools/exfil/execute')
+      .set(acmeRuntime)
+      .send({ agentId, userId: 'u1', permissions: [], arguments: { q: 'y' } })
+      .expect(200);
     expect(res.body.status).toBe('COMPLETED');
-    expect(remote.requests.filter((r) => r.url.startsWith('/exfil')).at(-1)!.headers.authorization).toBe('Bearer rotated-on-instance-b');
+    expect(remote.requests.filter((r) => r.url.startsWith('/exfil')).at(-1)!.headers.authorization).toBe(
+      'Bearer rotated-on-instance-b',
+    );
   });
 });
 
@@ -120,36 +221,78 @@ describeEachDialect('registration refuses literal credentials', (dialect) => {
   const suite = gatewayForSuite(dialect);
 
   it.each([
-    ['a Basic header', { headers: { Authorization: 'Basic dXNlcjpwYXNzd29yZA==' } }, 'headers.Authorization', 'dXNlcjpwYXNzd29yZA=='],
+    [
+      'a Basic header',
+      { headers: { Authorization: 'Basic dXNlcjpwYXNzd29yZA==' } },
+      'headers.Authorization',
+      'dXNlcjpwYXNzd29yZA==',
+    ],
     ['a raw API key', { headers: { 'X-Api-Key': 'k-live-998877' } }, 'headers.X-Api-Key', 'k-live-998877'],
-    ['a token in any header', { headers: { 'X-Forward-Auth-To': 'Bearer abcdef123456' } }, 'headers.X-Forward-Auth-To', 'abcdef123456'],
+    [
+      'a token in any header',
+      { headers: { 'X-Forward-Auth-To': 'Bearer abcdef123456' } },
+      'headers.X-Forward-Auth-To',
+      'abcdef123456',
+    ],
     ['URL user info', { endpoint: 'https://bob:hunter2-pw@api.example.com/x' }, 'endpoint', 'hunter2-pw'],
-    ['MCP URL user info', { serviceType: 'MCP_REMOTE', endpoint: 'https://bob:hunter2-pw@mcp.example.com/mcp' }, 'endpoint', 'hunter2-pw'],
-  ])('tool create: %s → 400 naming the field, never echoing the credential', async (_label, overrides, field, literal) => {
-    const res = await suite.gw.http.post('/api/v1/admin/tools').set(suite.gw.admin).send(toolBody(overrides)).expect(400);
-    expect(res.body.error.code).toBe('VALIDATION_FAILED');
-    expect(res.body.error.details.fields.map((f: { field: string }) => f.field)).toContain(field);
-    expect(JSON.stringify(res.body)).not.toContain(literal);
-  });
+    [
+      'MCP URL user info',
+      { serviceType: 'MCP_REMOTE', endpoint: 'https://bob:hunter2-pw@mcp.example.com/mcp' },
+      'endpoint',
+      'hunter2-pw',
+    ],
+  ])(
+    'tool create: %s → 400 naming the field, never echoing the credential',
+    async (_label, overrides, field, literal) => {
+      const res = await suite.gw.http
+        .post('/api/v1/admin/tools')
+        .set(suite.gw.admin)
+        .send(toolBody(overrides))
+        .expect(400);
+      expect(res.body.error.code).toBe('VALIDATION_FAILED');
+      expect(res.body.error.details.fields.map((f: { field: string }) => f.field)).toContain(field);
+      expect(JSON.stringify(res.body)).not.toContain(literal);
+    },
+  );
 
   it('tool PATCH: refused the same way, nothing changed', async () => {
-    const tool = (await suite.gw.http.post('/api/v1/admin/tools').set(suite.gw.admin).send(toolBody()).expect(201)).body;
-    const res = await suite.gw.http.patch(`/api/v1/admin/tools/${tool.id}`).set(suite.gw.admin).send({ headers: { Cookie: 'session=s3ss10n-literal' } }).expect(400);
+    const tool = (await suite.gw.http.post('/api/v1/admin/tools').set(suite.gw.admin).send(toolBody()).expect(201))
+      .body;
+    const res = await suite.gw.http
+      .patch(`/api/v1/admin/tools/${tool.id}`)
+      .set(suite.gw.admin)
+      .send({ headers: { Cookie: 'session=s3ss10n-literal' } })
+      .expect(400);
     expect(res.body.error.details.fields[0].field).toBe('headers.Cookie');
     expect(JSON.stringify(res.body)).not.toContain('s3ss10n-literal');
-    const url = await suite.gw.http.patch(`/api/v1/admin/tools/${tool.id}`).set(suite.gw.admin).send({ endpoint: 'http://u:p4ssw0rd@127.0.0.1:9/x' }).expect(400);
+    const url = await suite.gw.http
+      .patch(`/api/v1/admin/tools/${tool.id}`)
+      .set(suite.gw.admin)
+      .send({ endpoint: 'http://u:p4ssw0rd@127.0.0.1:9/x' })
+      .expect(400);
     expect(JSON.stringify(url.body)).not.toContain('p4ssw0rd');
-    expect((await suite.gw.http.get(`/api/v1/admin/tools/${tool.id}`).set(suite.gw.admin).expect(200)).body.version).toBe(1);
+    expect(
+      (await suite.gw.http.get(`/api/v1/admin/tools/${tool.id}`).set(suite.gw.admin).expect(200)).body.version,
+    ).toBe(1);
   });
 
   it('MCP service create: user info in the URL and literal header credentials → 400, nothing stored', async () => {
-    const url = await suite.gw.http.post('/api/v1/admin/mcp-services').set(suite.gw.admin).send({ name: 'leaky', kind: 'STATIC', url: 'http://admin:s3cret-pw@127.0.0.1:9/mcp' }).expect(400);
+    const url = await suite.gw.http
+      .post('/api/v1/admin/mcp-services')
+      .set(suite.gw.admin)
+      .send({ name: 'leaky', kind: 'STATIC', url: 'http://admin:s3cret-pw@127.0.0.1:9/mcp' })
+      .expect(400);
     expect(url.body.error.details.fields[0].field).toBe('url');
     expect(JSON.stringify(url.body)).not.toContain('s3cret-pw');
     const header = await suite.gw.http
       .post('/api/v1/admin/mcp-services')
       .set(suite.gw.admin)
-      .send({ name: 'leaky', kind: 'STATIC', url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer literal-token-777' } })
+      .send({
+        name: 'leaky',
+        kind: 'STATIC',
+        url: 'http://127.0.0.1:9/mcp',
+        headers: { Authorization: 'Bearer literal-token-777' },
+      })
       .expect(400);
     expect(header.body.error.details.fields[0].field).toBe('headers.Authorization');
     expect(JSON.stringify(header.body)).not.toContain('literal-token-777');
@@ -161,9 +304,17 @@ describe('tenant secrets without SECRETS_KEY', () => {
   const suite = gatewayForSuite('sqlite');
 
   it('PUT answers 409 SECRETS_NOT_CONFIGURED saying to set SECRETS_KEY; listing still works', async () => {
-    const res = await suite.gw.http.put('/api/v1/admin/tenants/acme/secrets/GHTOKEN').set(suite.gw.admin).send({ value: 'v' }).expect(409);
-    expect(res.body.error).toMatchObject({ code: 'SECRETS_NOT_CONFIGURED', message: expect.stringContaining('SECRETS_KEY') });
-    expect((await suite.gw.http.get('/api/v1/admin/tenants/acme/secrets').set(suite.gw.admin).expect(200)).body).toEqual({ items: [], total: 0, page: 1, pageSize: 50 });
+    const res = await suite.gw.http
+      .put('/api/v1/admin/tenants/acme/secrets/GHTOKEN')
+      .set(suite.gw.admin)
+      .send({ value: 'v' })
+      .expect(409);
+    expect(res.body.error).toMatchObject({
+      code: 'SECRETS_NOT_CONFIGURED',
+      message: expect.stringContaining('SECRETS_KEY'),
+    });
+    expect(
+      (await suite.gw.http.get('/api/v1/admin/tenants/acme/secrets').set(suite.gw.admin).expect(200)).body,
+    ).toEqual({ items: [], total: 0, page: 1, pageSize: 50 });
   });
 });
-

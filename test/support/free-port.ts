@@ -11,7 +11,9 @@ export function findFreePort(): Promise<number> {
     probe.once('error', reject);
     probe.listen(0, '127.0.0.1', () => {
       const address = probe.address();
-      probe.close(() => (address && typeof address === 'object' ? resolve(address.port) : reject(new Error('no port'))));
+      probe.close(() =>
+        address && typeof address === 'object' ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -31,7 +33,8 @@ export function listensOn(pid: number | undefined, port: number): boolean {
       // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
       const fields = line.trim().split(/\s+/);
       const LISTEN = '0A';
-      if (fields.length > 9 && fields[3] === LISTEN && parseInt(fields[1].split(':')[1], 16) === port) inodes.add(fields[9]);
+      if (fields.length > 9 && fields[3] === LISTEN && parseInt(fields[1].split(':')[1], 16) === port)
+        inodes.add(fields[9]);
     }
   }
   if (inodes.size === 0) return false;

@@ -83,7 +83,8 @@ export class GatewayProcess {
     child.stdout?.on('data', capture);
     child.stderr?.on('data', capture);
     // For debugging a test or benchmark: show what the gateway writes to stderr as it happens.
-    if (process.env.GATEWAY_PROCESS_STDERR === 'inherit') child.stderr?.on('data', (c: Buffer) => process.stderr.write(c));
+    if (process.env.GATEWAY_PROCESS_STDERR === 'inherit')
+      child.stderr?.on('data', (c: Buffer) => process.stderr.write(c));
     this.exited = new Promise((done) => child.once('exit', (code, signal) => done({ code, signal })));
   }
 
@@ -92,7 +93,10 @@ export class GatewayProcess {
    * process's output when it exits first or does not become ready in time.
    */
   static async start(options: GatewayProcessOptions): Promise<GatewayProcess> {
-    const entry = options.mode === 'register' ? ['-r', '@swc-node/register', 'src/main.ts'] : [join(await prebuiltGateway(), 'src', 'main.js')];
+    const entry =
+      options.mode === 'register'
+        ? ['-r', '@swc-node/register', 'src/main.ts']
+        : [join(await prebuiltGateway(), 'src', 'main.js')];
     for (let attempt = 1; ; attempt++) {
       const gateway = GatewayProcess.spawn(options, entry, await findFreePort());
       try {
@@ -168,7 +172,12 @@ export class GatewayProcess {
    * Sends one JSON request and returns status and parsed body. Rejects when the connection breaks
    * (e.g. the process died mid-request), never on an HTTP error status.
    */
-  async call<T = any>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<GatewayResponse<T>> {
+  async call<T = any>(
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<GatewayResponse<T>> {
     const res = await request(`${this.url}${path}`, {
       method,
       dispatcher: this.client,
@@ -209,14 +218,19 @@ export class GatewayProcess {
     while (Date.now() < deadline) {
       if (this.hasExited) {
         const exit = await this.exited;
-        throw new Error(`gateway ${this.instanceId} exited during start-up (code ${exit.code}, signal ${exit.signal}):\n${this.output}`);
+        throw new Error(
+          `gateway ${this.instanceId} exited during start-up (code ${exit.code}, signal ${exit.signal}):\n${this.output}`,
+        );
       }
       try {
         const res = await this.call('GET', '/health');
         // Another process may hold the port (it took it between the probe and this child's bind; this child then
         // exits with EADDRINUSE): a health answer counts only once this child is seen listening on the port.
         if (res.status === 200 && listensOn(this.child.pid, this.port)) return;
-        last = res.status === 200 ? `GET /health answered 200, but not from this process (pid ${this.child.pid}) yet` : `GET /health answered ${res.status}`;
+        last =
+          res.status === 200
+            ? `GET /health answered 200, but not from this process (pid ${this.child.pid}) yet`
+            : `GET /health answered ${res.status}`;
       } catch (err) {
         last = (err as Error).message;
       }
@@ -227,7 +241,8 @@ export class GatewayProcess {
 }
 
 /** Shorthand for {@link GatewayProcess.start}. */
-export const startGatewayProcess = (options: GatewayProcessOptions): Promise<GatewayProcess> => GatewayProcess.start(options);
+export const startGatewayProcess = (options: GatewayProcessOptions): Promise<GatewayProcess> =>
+  GatewayProcess.start(options);
 
 let building: Promise<string> | undefined;
 

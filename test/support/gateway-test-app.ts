@@ -44,8 +44,16 @@ export async function startTestGateway(databaseUrl: string, env: Record<string, 
 export const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
 
 /** Makes a key of `role` for `tenantId` through the API and returns its Authorization header. */
-export async function createKey(gw: TestGateway, tenantId: string, role: 'admin' | 'runtime' = 'runtime'): Promise<{ Authorization: string }> {
-  const res = await gw.http.post('/api/v1/admin/api-keys').set(gw.admin).send({ name: `${role}-${tenantId}`, role, tenantId }).expect(201);
+export async function createKey(
+  gw: TestGateway,
+  tenantId: string,
+  role: 'admin' | 'runtime' = 'runtime',
+): Promise<{ Authorization: string }> {
+  const res = await gw.http
+    .post('/api/v1/admin/api-keys')
+    .set(gw.admin)
+    .send({ name: `${role}-${tenantId}`, role, tenantId })
+    .expect(201);
   return bearer(res.body.key);
 }
 
@@ -68,7 +76,10 @@ export function toolBody(overrides: Record<string, unknown> = {}): Record<string
  * One gateway on a fresh database of `dialect` for a whole `describe` block: started in beforeAll,
  * closed and dropped in afterAll. Read `suite.gw` inside tests.
  */
-export function gatewayForSuite(dialect: TestDialect, env: Record<string, string> = {}): { gw: TestGateway; db: TestDatabase } {
+export function gatewayForSuite(
+  dialect: TestDialect,
+  env: Record<string, string> = {},
+): { gw: TestGateway; db: TestDatabase } {
   const suite = {} as { gw: TestGateway; db: TestDatabase };
   beforeAll(async () => {
     suite.db = await createTestDatabaseUrl(dialect);

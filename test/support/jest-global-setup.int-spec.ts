@@ -17,7 +17,10 @@ describe('jestGlobalSetup', () => {
 
   afterEach(() => {
     warn.mockRestore();
-    for (const [name, value] of [['TEST_MYSQL_URL', saved.url], ['CI', saved.ci]] as const) {
+    for (const [name, value] of [
+      ['TEST_MYSQL_URL', saved.url],
+      ['CI', saved.ci],
+    ] as const) {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     }

@@ -33,7 +33,9 @@ export class McpSessionRouter<S extends SdkServer> {
     const sessionId = req.headers['mcp-session-id'] as string | undefined;
     let session = sessionId ? this.sessions.get(sessionId) : undefined;
     if (sessionId && !session) {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
       return;
     }
     if (!session) {
@@ -59,7 +61,9 @@ export class McpSessionRouter<S extends SdkServer> {
 }
 
 /** The JSON body of a request (undefined when empty). */
-export async function readJsonBody(req: IncomingMessage): Promise<{ method?: string; params?: Record<string, unknown> } | undefined> {
+export async function readJsonBody(
+  req: IncomingMessage,
+): Promise<{ method?: string; params?: Record<string, unknown> } | undefined> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   return chunks.length > 0 ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;

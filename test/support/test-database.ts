@@ -54,7 +54,9 @@ function createSqliteDatabase(suffix: string): TestDatabase {
 async function createMysqlDatabase(suffix: string): Promise<TestDatabase> {
   const serverUrl = process.env.TEST_MYSQL_URL;
   if (!serverUrl) {
-    throw new Error('TEST_MYSQL_URL is not set: the mysql dialect needs a server (see test/support/jest-global-setup.ts).');
+    throw new Error(
+      'TEST_MYSQL_URL is not set: the mysql dialect needs a server (see test/support/jest-global-setup.ts).',
+    );
   }
   const name = `gw_test_${suffix}`;
   await runOnServer(serverUrl, `CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);

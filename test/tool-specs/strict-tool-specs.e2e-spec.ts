@@ -16,24 +16,48 @@ describe('strict tool specs and the arguments that come back', () => {
   let agentId: string;
   const ids: Record<string, string> = {};
 
-  const toolSpecs = (body: Record<string, unknown>) => gw.http.post(`/api/v1/agents/${agentId}/tool-specs`).set(runtime).send({ userId: 'u1', permissions: [], ...body });
+  const toolSpecs = (body: Record<string, unknown>) =>
+    gw.http
+      .post(`/api/v1/agents/${agentId}/tool-specs`)
+      .set(runtime)
+      .send({ userId: 'u1', permissions: [], ...body });
 
   beforeAll(async () => {
     remote = await new RecordingHttpServer().start();
     db = await createTestDatabaseUrl('sqlite');
     gw = await startTestGateway(db.url, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1' });
     const create = async (name: string, parameters: Record<string, unknown>) => {
-      ids[name] = (await gw.http.post('/api/v1/admin/tools').set(gw.admin).send(toolBody({ name, tenantId: 'acme', endpoint: remote.url(`/${name}`), parameters })).expect(201)).body.id;
+      ids[name] = (
+        await gw.http
+          .post('/api/v1/admin/tools')
+          .set(gw.admin)
+          .send(toolBody({ name, tenantId: 'acme', endpoint: remote.url(`/${name}`), parameters }))
+          .expect(201)
+      ).body.id;
     };
     await create('search', {
       type: 'object',
-      properties: { q: { type: 'string' }, limit: { type: 'integer', minimum: 1 }, filter: { type: 'object', properties: { lang: { type: 'string' } } } },
+      properties: {
+        q: { type: 'string' },
+        limit: { type: 'integer', minimum: 1 },
+        filter: { type: 'object', properties: { lang: { type: 'string' } } },
+      },
       required: ['q'],
     });
-    await create('tag', { type: 'object', properties: { labels: { type: 'object', additionalProperties: { type: 'string' } } }, required: ['labels'] });
+    await create('tag', {
+      type: 'object',
+      properties: { labels: { type: 'object', additionalProperties: { type: 'string' } } },
+      required: ['labels'],
+    });
     runtime = await createKey(gw, 'acme', 'runtime');
-    agentId = (await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'bot', tenantId: 'acme' }).expect(201)).body.id;
-    await gw.http.put(`/api/v1/admin/agents/${agentId}/tools`).set(gw.admin).send({ toolIds: [ids.search, ids.tag] }).expect(200);
+    agentId = (
+      await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'bot', tenantId: 'acme' }).expect(201)
+    ).body.id;
+    await gw.http
+      .put(`/api/v1/admin/agents/${agentId}/tools`)
+      .set(gw.admin)
+      .send({ toolIds: [ids.search, ids.tag] })
+      .expect(200);
   });
   afterAll(async () => {
     await gw?.close();
@@ -50,7 +74,10 @@ describe('strict tool specs and the arguments that come back', () => {
       parameters: {
         required: ['q', 'limit', 'filter'],
         additionalProperties: false,
-        properties: { limit: { type: ['integer', 'null'] }, filter: { type: ['object', 'null'], required: ['lang'], additionalProperties: false } },
+        properties: {
+          limit: { type: ['integer', 'null'] },
+          filter: { type: ['object', 'null'], required: ['lang'], additionalProperties: false },
+        },
       },
     });
     expect(openAiStrictSpecViolations(byName.search)).toEqual([]);
@@ -61,12 +88,19 @@ describe('strict tool specs and the arguments that come back', () => {
     expect(decisions.search.warnings).toBeUndefined();
   });
 
-  it('emits the Responses API\'s flat tools, strict by default, with warnings for the tools that cannot be', async () => {
+  it("emits the Responses API's flat tools, strict by default, with warnings for the tools that cannot be", async () => {
     const res = await toolSpecs({ format: 'openai-responses', explain: true }).expect(200);
     const byName = Object.fromEntries(res.body.tools.map((t: { name: string }) => [t.name, t]));
-    expect(byName.search).toMatchObject({ type: 'function', name: 'search', strict: true, parameters: { additionalProperties: false } });
+    expect(byName.search).toMatchObject({
+      type: 'function',
+      name: 'search',
+      strict: true,
+      parameters: { additionalProperties: false },
+    });
     expect(byName.tag).toMatchObject({ type: 'function', name: 'tag', strict: false });
-    expect(res.body.decisions.find((d: { name: string }) => d.name === 'tag').warnings).toEqual([expect.stringContaining('is a map')]);
+    expect(res.body.decisions.find((d: { name: string }) => d.name === 'tag').warnings).toEqual([
+      expect.stringContaining('is a map'),
+    ]);
   });
 
   it('emits no strict flag without strict: true', async () => {
@@ -82,19 +116,38 @@ describe('strict tool specs and the arguments that come back', () => {
 
   it('previews the same answer with an admin key, and 404 for an agent of another tenant', async () => {
     const runtimeAnswer = (await toolSpecs({ strict: true, explain: true }).expect(200)).body;
-    const preview = await gw.http.post(`/api/v1/admin/agents/${agentId}/tool-specs`).set(gw.admin).send({ userId: 'u1', permissions: [], strict: true, explain: true }).expect(200);
+    const preview = await gw.http
+      .post(`/api/v1/admin/agents/${agentId}/tool-specs`)
+      .set(gw.admin)
+      .send({ userId: 'u1', permissions: [], strict: true, explain: true })
+      .expect(200);
     expect(preview.body).toEqual(runtimeAnswer);
     const globexAdmin = await createKey(gw, 'globex', 'admin');
-    await gw.http.post(`/api/v1/admin/agents/${agentId}/tool-specs`).set(globexAdmin).send({ userId: 'u1', permissions: [] }).expect(404);
-    await gw.http.post(`/api/v1/admin/agents/${agentId}/tool-specs`).set(runtime).send({ userId: 'u1', permissions: [] }).expect(403);
+    await gw.http
+      .post(`/api/v1/admin/agents/${agentId}/tool-specs`)
+      .set(globexAdmin)
+      .send({ userId: 'u1', permissions: [] })
+      .expect(404);
+    await gw.http
+      .post(`/api/v1/admin/agents/${agentId}/tool-specs`)
+      .set(runtime)
+      .send({ userId: 'u1', permissions: [] })
+      .expect(403);
   });
 
   it('removes the nulls a strict model sends for optional properties before validating: the remote never sees them', async () => {
-    const session = (await gw.http.post('/api/v1/sessions').set(runtime).send({ agentId, userId: 'u1', permissions: [] }).expect(201)).body.id;
+    const session = (
+      await gw.http.post('/api/v1/sessions').set(runtime).send({ agentId, userId: 'u1', permissions: [] }).expect(201)
+    ).body.id;
     const res = await gw.http
       .post(`/api/v1/sessions/${session}/act`)
       .set(runtime)
-      .send({ iteration: 1, toolCalls: [{ id: 'c1', name: 'search', arguments: JSON.stringify({ q: 'x', limit: null, filter: { lang: null } }) }] })
+      .send({
+        iteration: 1,
+        toolCalls: [
+          { id: 'c1', name: 'search', arguments: JSON.stringify({ q: 'x', limit: null, filter: { lang: null } }) },
+        ],
+      })
       .expect(200);
     expect(res.body.results[0]).toMatchObject({ status: 'COMPLETED' });
     expect(JSON.parse(remote.requests[0].body)).toEqual({ q: 'x', filter: {} });

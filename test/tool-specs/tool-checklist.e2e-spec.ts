@@ -4,8 +4,20 @@ import { createKey, gatewayForSuite, toolBody } from '@test/support/gateway-test
 type Item = { check: string; status: string; message: string };
 const byCheck = (items: Item[]) => Object.fromEntries(items.map((i) => [i.check, i]));
 const CHECKS = [
-  'SCHEMA_VALID', 'MODEL_OPENAI', 'MODEL_OPENAI_STRICT', 'MODEL_ANTHROPIC', 'MODEL_GEMINI', 'REQUIRED_EXPLICIT', 'ENUMS_EXPLICIT',
-  'SIDE_EFFECT_DECLARED', 'HITL_TEXT', 'TIMEOUT', 'IDEMPOTENCY', 'TENANT_SCOPE', 'REDACTION', 'RESULT_SIZE',
+  'SCHEMA_VALID',
+  'MODEL_OPENAI',
+  'MODEL_OPENAI_STRICT',
+  'MODEL_ANTHROPIC',
+  'MODEL_GEMINI',
+  'REQUIRED_EXPLICIT',
+  'ENUMS_EXPLICIT',
+  'SIDE_EFFECT_DECLARED',
+  'HITL_TEXT',
+  'TIMEOUT',
+  'IDEMPOTENCY',
+  'TENANT_SCOPE',
+  'REDACTION',
+  'RESULT_SIZE',
 ];
 
 /** The new-tool checklist (contract v2, issue 11): the same converters and validators as tool-specs. */
@@ -13,7 +25,12 @@ describeEachDialect('the new-tool checklist', (dialect) => {
   const suite = gatewayForSuite(dialect);
 
   it('answers create with the checklist: every check, and ok when nothing FAILs', async () => {
-    const body = toolBody({ name: 'lookup', tenantId: 'acme', timeoutMs: 2000, parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } });
+    const body = toolBody({
+      name: 'lookup',
+      tenantId: 'acme',
+      timeoutMs: 2000,
+      parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+    });
     const res = await suite.gw.http.post('/api/v1/admin/tools').set(suite.gw.admin).send(body).expect(201);
     expect(res.body.checklist.items.map((i: Item) => i.check)).toEqual(CHECKS);
     expect(res.body.checklist.ok).toBe(true);
@@ -34,8 +51,15 @@ describeEachDialect('the new-tool checklist', (dialect) => {
       sideEffect: 'HIGH_RISK',
       parameters: {
         type: 'object',
-        oneOf: [{ properties: { iban: { type: 'string' } }, required: ['iban'] }, { properties: { account: { type: 'string' } }, required: ['account'] }],
-        properties: { meta: { type: 'object', additionalProperties: { type: 'string' } }, apiToken: { type: 'string' }, mode: { type: 'string', description: 'one of fast|slow' } },
+        oneOf: [
+          { properties: { iban: { type: 'string' } }, required: ['iban'] },
+          { properties: { account: { type: 'string' } }, required: ['account'] },
+        ],
+        properties: {
+          meta: { type: 'object', additionalProperties: { type: 'string' } },
+          apiToken: { type: 'string' },
+          mode: { type: 'string', description: 'one of fast|slow' },
+        },
       },
     });
     const res = await suite.gw.http.post('/api/v1/admin/tools/checklist').set(suite.gw.admin).send(body).expect(200);
@@ -54,26 +78,50 @@ describeEachDialect('the new-tool checklist', (dialect) => {
   });
 
   it('reports an invalid schema as a SCHEMA_VALID failure', async () => {
-    const res = await suite.gw.http.post('/api/v1/admin/tools/checklist').set(suite.gw.admin).send(toolBody({ parameters: { type: 'object', properties: { a: { type: 'nonsense' } } } })).expect(200);
+    const res = await suite.gw.http
+      .post('/api/v1/admin/tools/checklist')
+      .set(suite.gw.admin)
+      .send(toolBody({ parameters: { type: 'object', properties: { a: { type: 'nonsense' } } } }))
+      .expect(200);
     expect(res.body.ok).toBe(false);
-    expect(byCheck(res.body.items).SCHEMA_VALID).toMatchObject({ status: 'FAIL', message: expect.stringContaining('parameters') });
+    expect(byCheck(res.body.items).SCHEMA_VALID).toMatchObject({
+      status: 'FAIL',
+      message: expect.stringContaining('parameters'),
+    });
   });
 
   it('answers for a stored tool of every source, and PATCH answers with the new checklist', async () => {
-    const tools = (await suite.gw.http.get('/api/v1/admin/tools?source=BUILTIN').set(suite.gw.admin).expect(200)).body.items;
+    const tools = (await suite.gw.http.get('/api/v1/admin/tools?source=BUILTIN').set(suite.gw.admin).expect(200)).body
+      .items;
     for (const tool of tools) {
       const res = await suite.gw.http.get(`/api/v1/admin/tools/${tool.id}/checklist`).set(suite.gw.admin).expect(200);
       expect(res.body.items.map((i: Item) => i.check)).toEqual(CHECKS);
       expect(byCheck(res.body.items).MODEL_GEMINI.status).not.toBe('FAIL');
     }
-    const created = (await suite.gw.http.post('/api/v1/admin/tools').set(suite.gw.admin).send(toolBody({ tenantId: 'acme', sideEffect: 'SIDE_EFFECT' })).expect(201)).body;
+    const created = (
+      await suite.gw.http
+        .post('/api/v1/admin/tools')
+        .set(suite.gw.admin)
+        .send(toolBody({ tenantId: 'acme', sideEffect: 'SIDE_EFFECT' }))
+        .expect(201)
+    ).body;
     expect(byCheck(created.checklist.items).HITL_TEXT.status).toBe('WARN');
-    const patched = await suite.gw.http.patch(`/api/v1/admin/tools/${created.id}`).set(suite.gw.admin).send({ hitl: { approvalText: 'Send it?' } }).expect(200);
+    const patched = await suite.gw.http
+      .patch(`/api/v1/admin/tools/${created.id}`)
+      .set(suite.gw.admin)
+      .send({ hitl: { approvalText: 'Send it?' } })
+      .expect(200);
     expect(byCheck(patched.body.checklist.items).HITL_TEXT.status).toBe('PASS');
   });
 
-  it('answers 404 for another tenant\'s tool', async () => {
-    const created = (await suite.gw.http.post('/api/v1/admin/tools').set(suite.gw.admin).send(toolBody({ tenantId: 'acme' })).expect(201)).body;
+  it("answers 404 for another tenant's tool", async () => {
+    const created = (
+      await suite.gw.http
+        .post('/api/v1/admin/tools')
+        .set(suite.gw.admin)
+        .send(toolBody({ tenantId: 'acme' }))
+        .expect(201)
+    ).body;
     const globex = await createKey(suite.gw, 'globex', 'admin');
     await suite.gw.http.get(`/api/v1/admin/tools/${created.id}/checklist`).set(globex).expect(404);
   });

@@ -47,7 +47,11 @@ describe('the tool-spec corpus, per provider (issue 11)', () => {
     const client = new Client({ name: 'corpus', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(everything.url)));
     const { tools } = await client.listTools();
-    everythingTools = tools.map((t) => ({ name: `everything_${t.name.replace(/-/g, '_')}`, description: t.description ?? '', parameters: t.inputSchema }));
+    everythingTools = tools.map((t) => ({
+      name: `everything_${t.name.replace(/-/g, '_')}`,
+      description: t.description ?? '',
+      parameters: t.inputSchema,
+    }));
     await client.close();
   }, 30000);
 
@@ -55,17 +59,20 @@ describe('the tool-spec corpus, per provider (issue 11)', () => {
 
   const corpus = () => [...everythingTools, ...TOOL_SPEC_CORPUS];
 
-  it('holds server-everything\'s tools and the written corpus, every schema one the registry accepts', () => {
+  it("holds server-everything's tools and the written corpus, every schema one the registry accepts", () => {
     expect(everythingTools.length).toBeGreaterThanOrEqual(10);
     const compiler = new ToolSchemaCompiler();
     expect(corpus().flatMap((t) => compiler.checkDefinition(t.parameters).map((p) => `${t.name}: ${p}`))).toEqual([]);
   });
 
-  it.each(Object.keys(VALIDATORS) as (keyof typeof VALIDATORS)[])('every %s spec is one the provider accepts', (format) => {
-    expect(refusals(corpus(), VALIDATORS[format])).toEqual([]);
-  });
+  it.each(Object.keys(VALIDATORS) as (keyof typeof VALIDATORS)[])(
+    'every %s spec is one the provider accepts',
+    (format) => {
+      expect(refusals(corpus(), VALIDATORS[format])).toEqual([]);
+    },
+  );
 
-  it('every strict spec passes strict mode\'s rules, the rest are plain OpenAI with a warning, and strict covers 80%', () => {
+  it("every strict spec passes strict mode's rules, the rest are plain OpenAI with a warning, and strict covers 80%", () => {
     const outcomes = corpus().map((tool) => ({ name: tool.name, ...strictOutcome(tool) }));
     expect(outcomes.filter((o) => o.problems.length).map((o) => `${o.name}: ${o.problems.join('; ')}`)).toEqual([]);
     const strict = outcomes.filter((o) => o.strict).length;

@@ -19,7 +19,10 @@ export const WELL_KNOWN_TOOLS: ToolSpecSource[] = [
   {
     name: 'read_multiple_files',
     description: 'Read the contents of multiple files simultaneously.',
-    parameters: { $schema: DRAFT07, ...obj({ paths: { type: 'array', items: { type: 'string' } } }, ['paths'], { additionalProperties: false }) },
+    parameters: {
+      $schema: DRAFT07,
+      ...obj({ paths: { type: 'array', items: { type: 'string' } } }, ['paths'], { additionalProperties: false }),
+    },
   },
   {
     name: 'edit_file',
@@ -29,7 +32,14 @@ export const WELL_KNOWN_TOOLS: ToolSpecSource[] = [
       ...obj(
         {
           path: { type: 'string' },
-          edits: { type: 'array', items: obj({ oldText: { type: 'string', description: 'Text to search for' }, newText: { type: 'string' } }, ['oldText', 'newText'], { additionalProperties: false }) },
+          edits: {
+            type: 'array',
+            items: obj(
+              { oldText: { type: 'string', description: 'Text to search for' }, newText: { type: 'string' } },
+              ['oldText', 'newText'],
+              { additionalProperties: false },
+            ),
+          },
           dryRun: { type: 'boolean', default: false, description: 'Preview changes using git-style diff format' },
         },
         ['path', 'edits'],
@@ -40,7 +50,14 @@ export const WELL_KNOWN_TOOLS: ToolSpecSource[] = [
   {
     name: 'search_files',
     description: 'Recursively search for files and directories matching a pattern.',
-    parameters: obj({ path: { type: 'string' }, pattern: { type: 'string' }, excludePatterns: { type: 'array', items: { type: 'string' }, default: [] } }, ['path', 'pattern']),
+    parameters: obj(
+      {
+        path: { type: 'string' },
+        pattern: { type: 'string' },
+        excludePatterns: { type: 'array', items: { type: 'string' }, default: [] },
+      },
+      ['path', 'pattern'],
+    ),
   },
   {
     name: 'fetch',
@@ -51,7 +68,14 @@ export const WELL_KNOWN_TOOLS: ToolSpecSource[] = [
       ...obj(
         {
           url: { description: 'URL to fetch', format: 'uri', minLength: 1, title: 'Url', type: 'string' },
-          max_length: { default: 5000, description: 'Maximum number of characters to return.', exclusiveMaximum: 1000000, exclusiveMinimum: 0, title: 'Max Length', type: 'integer' },
+          max_length: {
+            default: 5000,
+            description: 'Maximum number of characters to return.',
+            exclusiveMaximum: 1000000,
+            exclusiveMinimum: 0,
+            title: 'Max Length',
+            type: 'integer',
+          },
           start_index: { default: 0, minimum: 0, title: 'Start Index', type: 'integer' },
           raw: { default: false, title: 'Raw', type: 'boolean' },
         },
@@ -66,7 +90,14 @@ export const WELL_KNOWN_TOOLS: ToolSpecSource[] = [
       {
         entities: {
           type: 'array',
-          items: obj({ name: { type: 'string' }, entityType: { type: 'string' }, observations: { type: 'array', items: { type: 'string' } } }, ['name', 'entityType', 'observations']),
+          items: obj(
+            {
+              name: { type: 'string' },
+              entityType: { type: 'string' },
+              observations: { type: 'array', items: { type: 'string' } },
+            },
+            ['name', 'entityType', 'observations'],
+          ),
         },
       },
       ['entities'],
@@ -112,7 +143,14 @@ export const WELL_KNOWN_TOOLS: ToolSpecSource[] = [
   {
     name: 'puppeteer_navigate',
     description: 'Navigate to a URL',
-    parameters: obj({ url: { type: 'string' }, launchOptions: { type: 'object', description: 'PuppeteerJS LaunchOptions. Default null.' }, allowDangerous: { type: 'boolean' } }, ['url']),
+    parameters: obj(
+      {
+        url: { type: 'string' },
+        launchOptions: { type: 'object', description: 'PuppeteerJS LaunchOptions. Default null.' },
+        allowDangerous: { type: 'boolean' },
+      },
+      ['url'],
+    ),
   },
   {
     name: 'query',
@@ -122,22 +160,43 @@ export const WELL_KNOWN_TOOLS: ToolSpecSource[] = [
   {
     name: 'get_current_time',
     description: 'Get current time in a specific timezone',
-    parameters: obj({ timezone: { type: 'string', description: "IANA timezone name (e.g., 'America/New_York')." } }, ['timezone']),
+    parameters: obj({ timezone: { type: 'string', description: "IANA timezone name (e.g., 'America/New_York')." } }, [
+      'timezone',
+    ]),
   },
   {
     name: 'git_log',
     description: 'Shows the commit logs',
-    parameters: { title: 'GitLog', ...obj({ repo_path: { title: 'Repo Path', type: 'string' }, max_count: { default: 10, title: 'Max Count', type: 'integer' } }, ['repo_path']) },
+    parameters: {
+      title: 'GitLog',
+      ...obj(
+        {
+          repo_path: { title: 'Repo Path', type: 'string' },
+          max_count: { default: 10, title: 'Max Count', type: 'integer' },
+        },
+        ['repo_path'],
+      ),
+    },
   },
   {
     name: 'slack_post_message',
     description: 'Post a new message to a Slack channel',
-    parameters: obj({ channel_id: { type: 'string' }, text: { type: 'string' }, blocks: { type: 'array' } }, ['channel_id', 'text']),
+    parameters: obj({ channel_id: { type: 'string' }, text: { type: 'string' }, blocks: { type: 'array' } }, [
+      'channel_id',
+      'text',
+    ]),
   },
   {
     name: 'brave_web_search',
     description: 'Performs a web search using the Brave Search API.',
-    parameters: obj({ query: { type: 'string', description: 'Search query (max 400 chars, 50 words)' }, count: { type: 'number', default: 10 }, offset: { type: 'number', default: 0 } }, ['query']),
+    parameters: obj(
+      {
+        query: { type: 'string', description: 'Search query (max 400 chars, 50 words)' },
+        count: { type: 'number', default: 10 },
+        offset: { type: 'number', default: 0 },
+      },
+      ['query'],
+    ),
   },
   {
     name: 'pydantic_model_tool',
@@ -145,9 +204,20 @@ export const WELL_KNOWN_TOOLS: ToolSpecSource[] = [
     parameters: {
       $defs: {
         Priority: { enum: ['low', 'high'], title: 'Priority', type: 'string' },
-        Task: obj({ title: { title: 'Title', type: 'string' }, due: { anyOf: [{ format: 'date', type: 'string' }, { type: 'null' }], default: null, title: 'Due' }, priority: { $ref: '#/$defs/Priority', default: 'low' } }, ['title'], { title: 'Task' }),
+        Task: obj(
+          {
+            title: { title: 'Title', type: 'string' },
+            due: { anyOf: [{ format: 'date', type: 'string' }, { type: 'null' }], default: null, title: 'Due' },
+            priority: { $ref: '#/$defs/Priority', default: 'low' },
+          },
+          ['title'],
+          { title: 'Task' },
+        ),
       },
-      ...obj({ task: { $ref: '#/$defs/Task' }, notify: { anyOf: [{ type: 'boolean' }, { type: 'null' }], default: null } }, ['task']),
+      ...obj(
+        { task: { $ref: '#/$defs/Task' }, notify: { anyOf: [{ type: 'boolean' }, { type: 'null' }], default: null } },
+        ['task'],
+      ),
       title: 'create_taskArguments',
     },
   },
@@ -157,58 +227,119 @@ export const EDGE_CASE_TOOLS: ToolSpecSource[] = [
   {
     name: 'root_any_of',
     description: 'Look up by id or by email.',
-    parameters: { type: 'object', properties: { verbose: { type: 'boolean' } }, anyOf: [obj({ id: { type: 'string' } }, ['id']), obj({ email: { type: 'string', format: 'email' } }, ['email'])] },
+    parameters: {
+      type: 'object',
+      properties: { verbose: { type: 'boolean' } },
+      anyOf: [obj({ id: { type: 'string' } }, ['id']), obj({ email: { type: 'string', format: 'email' } }, ['email'])],
+    },
   },
   {
     name: 'root_one_of',
     description: 'Exactly one of url or path.',
-    parameters: { type: 'object', oneOf: [obj({ url: { type: 'string', format: 'uri' } }, ['url']), obj({ path: { type: 'string' } }, ['path'])] },
+    parameters: {
+      type: 'object',
+      oneOf: [obj({ url: { type: 'string', format: 'uri' } }, ['url']), obj({ path: { type: 'string' } }, ['path'])],
+    },
   },
   {
     name: 'root_all_of',
     description: 'The real parameters live in allOf members.',
-    parameters: { type: 'object', allOf: [obj({ a: { type: 'string' } }, ['a']), obj({ b: { type: 'integer' } }, ['b'])] },
+    parameters: {
+      type: 'object',
+      allOf: [obj({ a: { type: 'string' } }, ['a']), obj({ b: { type: 'integer' } }, ['b'])],
+    },
   },
   {
     name: 'root_all_of_ref',
     description: 'allOf of a $ref and an object.',
-    parameters: { type: 'object', $defs: { Base: obj({ id: { type: 'string' } }, ['id']) }, allOf: [{ $ref: '#/$defs/Base' }, obj({ note: { type: 'string' } })] },
+    parameters: {
+      type: 'object',
+      $defs: { Base: obj({ id: { type: 'string' } }, ['id']) },
+      allOf: [{ $ref: '#/$defs/Base' }, obj({ note: { type: 'string' } })],
+    },
   },
   {
     name: 'root_not_enum',
     description: 'Root not and if/then.',
-    parameters: { type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } }, not: { required: ['a', 'b'] }, if: { required: ['a'] }, then: { properties: { a: { minLength: 2 } } } },
+    parameters: {
+      type: 'object',
+      properties: { a: { type: 'string' }, b: { type: 'string' } },
+      not: { required: ['a', 'b'] },
+      if: { required: ['a'] },
+      then: { properties: { a: { minLength: 2 } } },
+    },
   },
   {
     name: 'tuple_draft07',
     description: 'A draft-07 tuple.',
-    parameters: { $schema: DRAFT07, ...obj({ point: { type: 'array', items: [{ type: 'number' }, { type: 'number' }], additionalItems: false }, pair: { type: 'array', items: [{ type: 'string' }, { type: 'integer' }] } }, ['point']) },
+    parameters: {
+      $schema: DRAFT07,
+      ...obj(
+        {
+          point: { type: 'array', items: [{ type: 'number' }, { type: 'number' }], additionalItems: false },
+          pair: { type: 'array', items: [{ type: 'string' }, { type: 'integer' }] },
+        },
+        ['point'],
+      ),
+    },
   },
   {
     name: 'tuple_prefix_items',
     description: 'A 2020-12 tuple.',
-    parameters: { $schema: 'https://json-schema.org/draft/2020-12/schema', ...obj({ range: { type: 'array', prefixItems: [{ type: 'string', format: 'date' }, { type: 'string', format: 'date' }], items: false } }, ['range']) },
+    parameters: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      ...obj(
+        {
+          range: {
+            type: 'array',
+            prefixItems: [
+              { type: 'string', format: 'date' },
+              { type: 'string', format: 'date' },
+            ],
+            items: false,
+          },
+        },
+        ['range'],
+      ),
+    },
   },
   {
     name: 'array_without_items',
     description: 'Arrays with no items anywhere.',
-    parameters: obj({ values: { type: 'array' }, nested: { type: 'array', items: { type: 'array' } }, maybe: { type: ['array', 'null'] } }, ['values']),
+    parameters: obj(
+      {
+        values: { type: 'array' },
+        nested: { type: 'array', items: { type: 'array' } },
+        maybe: { type: ['array', 'null'] },
+      },
+      ['values'],
+    ),
   },
   {
     name: 'maps_and_free_form',
     description: 'Maps and free-form objects.',
-    parameters: obj({
-      headers: { type: 'object', additionalProperties: { type: 'string' } },
-      metadata: { type: 'object' },
-      options: { type: 'object', properties: {}, additionalProperties: true },
-      labels: { type: 'object', patternProperties: { '^x-': { type: 'string' } } },
-      mixed: { type: 'object', properties: { known: { type: 'string' } }, additionalProperties: { type: 'number' } },
-    }, ['headers']),
+    parameters: obj(
+      {
+        headers: { type: 'object', additionalProperties: { type: 'string' } },
+        metadata: { type: 'object' },
+        options: { type: 'object', properties: {}, additionalProperties: true },
+        labels: { type: 'object', patternProperties: { '^x-': { type: 'string' } } },
+        mixed: { type: 'object', properties: { known: { type: 'string' } }, additionalProperties: { type: 'number' } },
+      },
+      ['headers'],
+    ),
   },
   {
     name: 'recursive_tree',
     description: 'A recursive schema.',
-    parameters: { $defs: { Node: obj({ value: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/Node' } } }, ['value']) }, ...obj({ root: { $ref: '#/$defs/Node' } }, ['root']) },
+    parameters: {
+      $defs: {
+        Node: obj({ value: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/Node' } } }, [
+          'value',
+        ]),
+      },
+      ...obj({ root: { $ref: '#/$defs/Node' } }, ['root']),
+    },
   },
   {
     name: 'recursive_self_root',
@@ -218,35 +349,64 @@ export const EDGE_CASE_TOOLS: ToolSpecSource[] = [
   {
     name: 'no_type_nodes',
     description: 'Nodes with no type.',
-    parameters: obj({ anything: {}, described: { description: 'whatever you like' }, list: { type: 'array', items: {} }, boolSchema: true }, ['anything']),
+    parameters: obj(
+      {
+        anything: {},
+        described: { description: 'whatever you like' },
+        list: { type: 'array', items: {} },
+        boolSchema: true,
+      },
+      ['anything'],
+    ),
   },
   {
     name: 'mixed_enums',
     description: 'Enums of several types.',
-    parameters: obj({ level: { enum: [1, 'high', true] }, size: { enum: ['s', 'm', null] }, code: { type: 'integer', enum: [200, 404] }, mode: { const: 3 } }, ['level']),
+    parameters: obj(
+      {
+        level: { enum: [1, 'high', true] },
+        size: { enum: ['s', 'm', null] },
+        code: { type: 'integer', enum: [200, 404] },
+        mode: { const: 3 },
+      },
+      ['level'],
+    ),
   },
   {
     name: 'refs_and_defs',
     description: 'Definitions in both spellings and pointers.',
     parameters: {
       $schema: DRAFT07,
-      definitions: { Color: { type: 'string', enum: ['red', 'green'] }, Point: obj({ x: { type: 'number' }, y: { type: 'number' } }, ['x', 'y']) },
-      ...obj({ color: { $ref: '#/definitions/Color' }, at: { $ref: '#/definitions/Point' }, also: { $ref: '#/properties/color' } }, ['color']),
+      definitions: {
+        Color: { type: 'string', enum: ['red', 'green'] },
+        Point: obj({ x: { type: 'number' }, y: { type: 'number' } }, ['x', 'y']),
+      },
+      ...obj(
+        {
+          color: { $ref: '#/definitions/Color' },
+          at: { $ref: '#/definitions/Point' },
+          also: { $ref: '#/properties/color' },
+        },
+        ['color'],
+      ),
     },
   },
   {
     name: 'formats_galore',
     description: 'Formats every provider reads differently.',
-    parameters: obj({
-      when: { type: 'string', format: 'date-time' },
-      day: { type: 'string', format: 'date' },
-      site: { type: 'string', format: 'uri' },
-      mail: { type: 'string', format: 'email' },
-      id: { type: 'string', format: 'uuid' },
-      ratio: { type: 'number', format: 'double' },
-      count: { type: 'integer', format: 'int64' },
-      blob: { type: 'string', format: 'byte', contentEncoding: 'base64' },
-    }, ['when']),
+    parameters: obj(
+      {
+        when: { type: 'string', format: 'date-time' },
+        day: { type: 'string', format: 'date' },
+        site: { type: 'string', format: 'uri' },
+        mail: { type: 'string', format: 'email' },
+        id: { type: 'string', format: 'uuid' },
+        ratio: { type: 'number', format: 'double' },
+        count: { type: 'integer', format: 'int64' },
+        blob: { type: 'string', format: 'byte', contentEncoding: 'base64' },
+      },
+      ['when'],
+    ),
   },
   {
     name: 'long_descriptions',
@@ -256,33 +416,59 @@ export const EDGE_CASE_TOOLS: ToolSpecSource[] = [
   {
     name: 'nullable_unions',
     description: 'Null unions every way.',
-    parameters: obj({
-      a: { type: ['string', 'null'] },
-      b: { anyOf: [{ type: 'integer' }, { type: 'null' }] },
-      c: { oneOf: [{ type: 'string' }, { type: 'number' }] },
-      d: { type: 'string', nullable: true },
-      e: { type: ['string', 'integer', 'boolean'] },
-    }, ['a']),
+    parameters: obj(
+      {
+        a: { type: ['string', 'null'] },
+        b: { anyOf: [{ type: 'integer' }, { type: 'null' }] },
+        c: { oneOf: [{ type: 'string' }, { type: 'number' }] },
+        d: { type: 'string', nullable: true },
+        e: { type: ['string', 'integer', 'boolean'] },
+      },
+      ['a'],
+    ),
   },
   {
     name: 'nested_combinators',
     description: 'allOf and oneOf below the root.',
-    parameters: obj({
-      filter: { allOf: [obj({ field: { type: 'string' } }, ['field']), obj({ op: { enum: ['eq', 'ne'] } }, ['op'])] },
-      target: { oneOf: [obj({ kind: { const: 'user' }, id: { type: 'string' } }, ['kind', 'id']), obj({ kind: { const: 'team' }, slug: { type: 'string' } }, ['kind', 'slug'])] },
-      either: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
-    }, ['filter']),
+    parameters: obj(
+      {
+        filter: { allOf: [obj({ field: { type: 'string' } }, ['field']), obj({ op: { enum: ['eq', 'ne'] } }, ['op'])] },
+        target: {
+          oneOf: [
+            obj({ kind: { const: 'user' }, id: { type: 'string' } }, ['kind', 'id']),
+            obj({ kind: { const: 'team' }, slug: { type: 'string' } }, ['kind', 'slug']),
+          ],
+        },
+        either: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
+      },
+      ['filter'],
+    ),
   },
   {
     name: 'constraints_everywhere',
     description: 'Keywords strict mode does not support.',
-    parameters: obj({
-      name: { type: 'string', minLength: 1, maxLength: 40, pattern: '^[a-z]+$' },
-      tags: { type: 'array', items: { type: 'string' }, uniqueItems: true, minItems: 1, maxItems: 5, contains: { const: 'x' } },
-      score: { type: 'number', minimum: 0, maximum: 1, multipleOf: 0.5 },
-      props: obj({ a: { type: 'string' } }, [], { minProperties: 1, maxProperties: 3, propertyNames: { pattern: '^[a-z]$' } }),
-      dep: { type: 'string', default: 'x', examples: ['y'], deprecated: true, readOnly: true, 'x-vendor': 1 },
-    }, ['name'], { dependentRequired: { name: ['tags'] } }),
+    parameters: obj(
+      {
+        name: { type: 'string', minLength: 1, maxLength: 40, pattern: '^[a-z]+$' },
+        tags: {
+          type: 'array',
+          items: { type: 'string' },
+          uniqueItems: true,
+          minItems: 1,
+          maxItems: 5,
+          contains: { const: 'x' },
+        },
+        score: { type: 'number', minimum: 0, maximum: 1, multipleOf: 0.5 },
+        props: obj({ a: { type: 'string' } }, [], {
+          minProperties: 1,
+          maxProperties: 3,
+          propertyNames: { pattern: '^[a-z]$' },
+        }),
+        dep: { type: 'string', default: 'x', examples: ['y'], deprecated: true, readOnly: true, 'x-vendor': 1 },
+      },
+      ['name'],
+      { dependentRequired: { name: ['tags'] } },
+    ),
   },
   {
     name: 'no_parameters',
@@ -317,32 +503,49 @@ export const EDGE_CASE_TOOLS: ToolSpecSource[] = [
   {
     name: 'dash-and_underscore-mix',
     description: 'Dashes in the name.',
-    parameters: obj({ 'weird key': { type: 'string' }, 'with.dot': { type: 'integer' }, __proto__x: { type: 'string' } }),
+    parameters: obj({
+      'weird key': { type: 'string' },
+      'with.dot': { type: 'integer' },
+      __proto__x: { type: 'string' },
+    }),
   },
   {
     name: 'root_any_of_required_only',
     description: 'At least one of a or b: members that carry only required.',
-    parameters: { type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } }, anyOf: [{ required: ['a'] }, { required: ['b'] }] },
+    parameters: {
+      type: 'object',
+      properties: { a: { type: 'string' }, b: { type: 'string' } },
+      anyOf: [{ required: ['a'] }, { required: ['b'] }],
+    },
   },
   {
     name: 'odd_values',
     description: 'Enums and consts of objects, refs with siblings, property names that look like keywords.',
     parameters: {
       $defs: { Base: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } },
-      ...obj({
-        shape: { enum: [{ kind: 'circle' }, { kind: 'square' }] },
-        fixed: { const: { v: 1 } },
-        ext: { $ref: '#/$defs/Base', description: 'extended', properties: { extra: { type: 'boolean' } } },
-        $ref: { type: 'string' },
-        type: { type: 'string', enum: ['a', 'b'] },
-        properties: { type: 'object', properties: { inner: { type: 'integer' } } },
-      }, ['type']),
+      ...obj(
+        {
+          shape: { enum: [{ kind: 'circle' }, { kind: 'square' }] },
+          fixed: { const: { v: 1 } },
+          ext: { $ref: '#/$defs/Base', description: 'extended', properties: { extra: { type: 'boolean' } } },
+          $ref: { type: 'string' },
+          type: { type: 'string', enum: ['a', 'b'] },
+          properties: { type: 'object', properties: { inner: { type: 'integer' } } },
+        },
+        ['type'],
+      ),
     },
   },
   {
     name: 'openapi_style',
     description: 'OpenAPI 3.0 nullable and example keywords, as Java and FastAPI exporters write them.',
-    parameters: obj({ when: { type: 'string', format: 'date-time', nullable: true, example: '2026-01-01T00:00:00Z' }, n: { type: 'integer', format: 'int32', nullable: true } }, ['when']),
+    parameters: obj(
+      {
+        when: { type: 'string', format: 'date-time', nullable: true, example: '2026-01-01T00:00:00Z' },
+        n: { type: 'integer', format: 'int32', nullable: true },
+      },
+      ['when'],
+    ),
   },
 ];
 

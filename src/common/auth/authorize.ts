@@ -7,17 +7,30 @@ import { bindLogFields } from '../logging/log-context';
  * The one authorization rule of every non-public endpoint, applied by the global Nest guard:
  * `Authorization: Bearer <key>`; no or unknown key → 401; a role the endpoint does not allow → 403.
  */
-export async function authorize(resolver: ApiKeyResolver, authorization: string | undefined, roles: readonly ApiRole[] | undefined): Promise<AuthContext> {
+export async function authorize(
+  resolver: ApiKeyResolver,
+  authorization: string | undefined,
+  roles: readonly ApiRole[] | undefined,
+): Promise<AuthContext> {
   const key = bearerKey(authorization);
   if (!key) {
-    throw new DomainError(CommonErrorCode.UNAUTHENTICATED, 'Missing API key: send the header "Authorization: Bearer <key>".');
+    throw new DomainError(
+      CommonErrorCode.UNAUTHENTICATED,
+      'Missing API key: send the header "Authorization: Bearer <key>".',
+    );
   }
   const auth = await resolver.resolve(key);
   if (!auth) {
-    throw new DomainError(CommonErrorCode.UNAUTHENTICATED, 'Unknown or revoked API key: check the key, or ask an admin for a new one.');
+    throw new DomainError(
+      CommonErrorCode.UNAUTHENTICATED,
+      'Unknown or revoked API key: check the key, or ask an admin for a new one.',
+    );
   }
   if (!roles || !roles.includes(auth.role)) {
-    throw new DomainError(CommonErrorCode.FORBIDDEN, `This endpoint needs a key with role ${roles?.join(' or ') ?? '(none)'}; yours has role ${auth.role}.`);
+    throw new DomainError(
+      CommonErrorCode.FORBIDDEN,
+      `This endpoint needs a key with role ${roles?.join(' or ') ?? '(none)'}; yours has role ${auth.role}.`,
+    );
   }
   // From here on the request's log lines (its completion line too) say which tenant it served.
   if (auth.tenantId) bindLogFields({ tenantId: auth.tenantId });

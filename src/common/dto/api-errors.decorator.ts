@@ -14,5 +14,9 @@ const DESCRIPTIONS: Record<number, string> = {
 /** Documents the error responses of an endpoint in Swagger; 401/403 are added to every guarded route. */
 export function ApiErrors(...statuses: number[]) {
   const all = [...new Set([401, 403, ...statuses])];
-  return applyDecorators(...all.map((status) => ApiResponse({ status, description: DESCRIPTIONS[status] ?? 'Error', type: ErrorResponseDto })));
+  return applyDecorators(
+    ...all.map((status) =>
+      ApiResponse({ status, description: DESCRIPTIONS[status] ?? 'Error', type: ErrorResponseDto }),
+    ),
+  );
 }

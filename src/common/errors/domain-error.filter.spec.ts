@@ -28,7 +28,11 @@ describe('errorResponse', () => {
       [new ConflictException(), 409, CommonErrorCode.CONFLICT],
       [new PayloadTooLargeException(), 413, CommonErrorCode.PAYLOAD_TOO_LARGE],
       [new UnsupportedMediaTypeException(), 415, CommonErrorCode.UNSUPPORTED_MEDIA_TYPE],
-      [new HttpException('ThrottlerException: Too Many Requests', HttpStatus.TOO_MANY_REQUESTS), 429, CommonErrorCode.TOO_MANY_REQUESTS],
+      [
+        new HttpException('ThrottlerException: Too Many Requests', HttpStatus.TOO_MANY_REQUESTS),
+        429,
+        CommonErrorCode.TOO_MANY_REQUESTS,
+      ],
     ])('answers %p with its own status %d and code %s', (exception, status, code) => {
       const [answered, body] = errorResponse(exception, logger);
       expect(answered).toBe(status);
@@ -47,8 +51,12 @@ describe('errorResponse', () => {
       });
     });
 
-    it("maps a body-parser error by its status (an unsupported charset is 415, not 400)", () => {
-      const parserError = Object.assign(new Error('unsupported charset "LATIN1"'), { status: 415, statusCode: 415, type: 'charset.unsupported' });
+    it('maps a body-parser error by its status (an unsupported charset is 415, not 400)', () => {
+      const parserError = Object.assign(new Error('unsupported charset "LATIN1"'), {
+        status: 415,
+        statusCode: 415,
+        type: 'charset.unsupported',
+      });
       const [status, body] = errorResponse(parserError, logger);
       expect(status).toBe(415);
       expect(body.error.code).toBe(CommonErrorCode.UNSUPPORTED_MEDIA_TYPE);
@@ -57,7 +65,9 @@ describe('errorResponse', () => {
     });
 
     it('tells a 401 how to authenticate and a 429 to wait', () => {
-      expect(errorResponse(new UnauthorizedException(), logger)[1].error.message).toContain('Authorization: Bearer <key>');
+      expect(errorResponse(new UnauthorizedException(), logger)[1].error.message).toContain(
+        'Authorization: Bearer <key>',
+      );
       expect(errorResponse(new HttpException('slow down', 429), logger)[1].error.message).toContain('Retry-After');
     });
 
@@ -70,9 +80,16 @@ describe('errorResponse', () => {
   });
 
   it("answers a DomainError with its code's status and details", () => {
-    const [status, body] = errorResponse(new DomainError(CommonErrorCode.NOT_FOUND, 'Session s1 not found.', { id: 's1' }), logger);
+    const [status, body] = errorResponse(
+      new DomainError(CommonErrorCode.NOT_FOUND, 'Session s1 not found.', { id: 's1' }),
+      logger,
+    );
     expect(status).toBe(404);
-    expect(body.error).toEqual({ code: CommonErrorCode.NOT_FOUND, message: 'Session s1 not found.', details: { id: 's1' } });
+    expect(body.error).toEqual({
+      code: CommonErrorCode.NOT_FOUND,
+      message: 'Session s1 not found.',
+      details: { id: 's1' },
+    });
   });
 
   it('answers anything else with 500 INTERNAL and an incident id, logged with its stack', () => {
@@ -80,6 +97,9 @@ describe('errorResponse', () => {
     expect(status).toBe(500);
     expect(body.error.code).toBe(CommonErrorCode.INTERNAL);
     expect(body.error.message).not.toContain('x is undefined');
-    expect(logger.error).toHaveBeenCalledWith(expect.stringContaining(String(body.error.details.incidentId)), expect.stringContaining('TypeError'));
+    expect(logger.error).toHaveBeenCalledWith(
+      expect.stringContaining(String(body.error.details.incidentId)),
+      expect.stringContaining('TypeError'),
+    );
   });
 });

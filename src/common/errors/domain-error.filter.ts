@@ -31,29 +31,69 @@ export function errorResponse(exception: unknown, logger: Pick<Logger, 'error'>)
     return [ERROR_HTTP_STATUS[exception.code], body(exception.code, exception.message, exception.details)];
   }
   const status = httpStatusOf(exception);
-  if (status !== undefined && status >= 400 && status < 500) return httpRefusal(status, exception instanceof Error ? exception.message : '');
+  if (status !== undefined && status >= 400 && status < 500)
+    return httpRefusal(status, exception instanceof Error ? exception.message : '');
   const incidentId = randomUUID();
-  logger.error(`Unhandled error (incident ${incidentId})`, exception instanceof Error ? exception.stack : String(exception));
-  return [500, body(CommonErrorCode.INTERNAL, `An unexpected error occurred (incident ${incidentId}); the server log has the details.`, { incidentId })];
+  logger.error(
+    `Unhandled error (incident ${incidentId})`,
+    exception instanceof Error ? exception.stack : String(exception),
+  );
+  return [
+    500,
+    body(
+      CommonErrorCode.INTERNAL,
+      `An unexpected error occurred (incident ${incidentId}); the server log has the details.`,
+      { incidentId },
+    ),
+  ];
 }
 
 /** What each HTTP-level refusal (a Nest `HttpException`, a body-parser error) answers: its own status, a code and a hint. */
 const HTTP_REFUSALS: Readonly<Record<number, { code: CommonErrorCode; message: (reason: string) => string }>> = {
-  400: { code: CommonErrorCode.VALIDATION_FAILED, message: (r) => `The request could not be read: ${r || 'bad request'}. Send a valid JSON body.` },
-  401: { code: CommonErrorCode.UNAUTHENTICATED, message: (r) => `Authentication failed${suffix(r)}; send the header "Authorization: Bearer <key>".` },
+  400: {
+    code: CommonErrorCode.VALIDATION_FAILED,
+    message: (r) => `The request could not be read: ${r || 'bad request'}. Send a valid JSON body.`,
+  },
+  401: {
+    code: CommonErrorCode.UNAUTHENTICATED,
+    message: (r) => `Authentication failed${suffix(r)}; send the header "Authorization: Bearer <key>".`,
+  },
   403: { code: CommonErrorCode.FORBIDDEN, message: (r) => `This request is not allowed${suffix(r)}.` },
-  404: { code: CommonErrorCode.ROUTE_NOT_FOUND, message: () => 'No endpoint matches this method and path; see /docs for the API.' },
-  405: { code: CommonErrorCode.METHOD_NOT_ALLOWED, message: () => 'This path does not take this HTTP method; see /docs for the methods it takes.' },
-  409: { code: CommonErrorCode.CONFLICT, message: (r) => `The request conflicts with the current state${suffix(r)}; reload and retry.` },
-  413: { code: CommonErrorCode.PAYLOAD_TOO_LARGE, message: () => 'The request body is too large; send a smaller body.' },
-  415: { code: CommonErrorCode.UNSUPPORTED_MEDIA_TYPE, message: (r) => `The body's media type is not supported${suffix(r)}; send "Content-Type: application/json" in UTF-8.` },
-  429: { code: CommonErrorCode.TOO_MANY_REQUESTS, message: () => 'Too many requests; wait (see the Retry-After header when present) and retry.' },
+  404: {
+    code: CommonErrorCode.ROUTE_NOT_FOUND,
+    message: () => 'No endpoint matches this method and path; see /docs for the API.',
+  },
+  405: {
+    code: CommonErrorCode.METHOD_NOT_ALLOWED,
+    message: () => 'This path does not take this HTTP method; see /docs for the methods it takes.',
+  },
+  409: {
+    code: CommonErrorCode.CONFLICT,
+    message: (r) => `The request conflicts with the current state${suffix(r)}; reload and retry.`,
+  },
+  413: {
+    code: CommonErrorCode.PAYLOAD_TOO_LARGE,
+    message: () => 'The request body is too large; send a smaller body.',
+  },
+  415: {
+    code: CommonErrorCode.UNSUPPORTED_MEDIA_TYPE,
+    message: (r) =>
+      `The body's media type is not supported${suffix(r)}; send "Content-Type: application/json" in UTF-8.`,
+  },
+  429: {
+    code: CommonErrorCode.TOO_MANY_REQUESTS,
+    message: () => 'Too many requests; wait (see the Retry-After header when present) and retry.',
+  },
 };
 
 /** A 4xx refusal keeps its status; one without an entry above answers with {@link CommonErrorCode.REQUEST_REJECTED}. */
 function httpRefusal(status: number, reason: string): [number, ErrorBody] {
   const known: (typeof HTTP_REFUSALS)[number] | undefined = HTTP_REFUSALS[status];
-  if (!known) return [status, body(CommonErrorCode.REQUEST_REJECTED, `The request was refused (HTTP ${status})${suffix(reason)}.`)];
+  if (!known)
+    return [
+      status,
+      body(CommonErrorCode.REQUEST_REJECTED, `The request was refused (HTTP ${status})${suffix(reason)}.`),
+    ];
   return [status, body(known.code, known.message(reason), status === 400 ? { fields: [] } : {})];
 }
 

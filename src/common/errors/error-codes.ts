@@ -7,7 +7,14 @@ import { NacosMcpSyncErrorCode } from '@app/modules/nacos-mcp-sync/nacos-mcp-syn
 import { TenantSecretsErrorCode } from '@app/modules/tenant-secrets/tenant-secrets.errors';
 
 /** Every code a {@link DomainError} may carry: the union of each module's `*.errors.ts`. */
-export type ErrorCode = CommonErrorCode | ToolRegistryErrorCode | AgentConfigErrorCode | ToolInvocationErrorCode | LoopActingErrorCode | NacosMcpSyncErrorCode | TenantSecretsErrorCode;
+export type ErrorCode =
+  | CommonErrorCode
+  | ToolRegistryErrorCode
+  | AgentConfigErrorCode
+  | ToolInvocationErrorCode
+  | LoopActingErrorCode
+  | NacosMcpSyncErrorCode
+  | TenantSecretsErrorCode;
 
 /**
  * HTTP status per code. A `Record` over the union: a code added to a module's enum without a status

@@ -20,7 +20,11 @@ function flattenValidationErrors(errors: ValidationError[], prefix = ''): FieldP
 
 export function validationFailed(fields: FieldProblem[]): DomainError {
   const summary = fields.map((f) => `${f.field}: ${f.problems.join('; ')}`).join(' | ');
-  return new DomainError(CommonErrorCode.VALIDATION_FAILED, `Invalid request: ${summary}. Fix these fields and send it again.`, { fields });
+  return new DomainError(
+    CommonErrorCode.VALIDATION_FAILED,
+    `Invalid request: ${summary}. Fix these fields and send it again.`,
+    { fields },
+  );
 }
 
 /** The global pipe: unknown fields rejected, types converted, every problem named. */

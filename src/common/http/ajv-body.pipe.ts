@@ -31,9 +31,12 @@ function toFieldProblems(errors: ErrorObject[]): FieldProblem[] {
     const base = e.instancePath.slice(1).replace(/\//g, '.');
     const join = (child: string) => (base ? `${base}.${child}` : child);
     if (e.keyword === 'required') add(join((e.params as { missingProperty: string }).missingProperty), 'is required');
-    else if (e.keyword === 'additionalProperties') add(join((e.params as { additionalProperty: string }).additionalProperty), 'property should not exist');
-    else if (e.keyword === 'type' && e.schemaPath.includes('anyOf')) continue; // the anyOf error below says it once
-    else if (e.keyword === 'pattern' && (e.params as { pattern: string }).pattern === SAFE_LINE_PATTERN) add(base, UNSAFE_LINE_PROBLEM);
+    else if (e.keyword === 'additionalProperties')
+      add(join((e.params as { additionalProperty: string }).additionalProperty), 'property should not exist');
+    else if (e.keyword === 'type' && e.schemaPath.includes('anyOf'))
+      continue; // the anyOf error below says it once
+    else if (e.keyword === 'pattern' && (e.params as { pattern: string }).pattern === SAFE_LINE_PATTERN)
+      add(base, UNSAFE_LINE_PROBLEM);
     else add(base || '(body)', e.message ?? 'is invalid');
   }
   return [...byField].map(([field, problems]) => ({ field, problems }));

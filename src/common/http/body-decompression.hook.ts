@@ -3,7 +3,12 @@ import type { Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 
 /** The Content-Encodings a request body may have (what the Express body parser inflated before). */
-const DECODERS: Readonly<Record<string, () => Transform>> = { gzip: createGunzip, 'x-gzip': createGunzip, deflate: createInflate, br: createBrotliDecompress };
+const DECODERS: Readonly<Record<string, () => Transform>> = {
+  gzip: createGunzip,
+  'x-gzip': createGunzip,
+  deflate: createInflate,
+  br: createBrotliDecompress,
+};
 
 /** A Content-Encoding the API cannot read: 415 UNSUPPORTED_MEDIA_TYPE. */
 class UnsupportedEncodingError extends Error {

@@ -23,15 +23,20 @@ const CHARSET = /;\s*charset\s*=\s*"?([^";\s]+)"?/i;
  */
 export function registerJsonBodyParser(fastify: FastifyInstance): void {
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: JSON_BODY_LIMIT_BYTES }, (req: FastifyRequest, raw: Buffer, done: (err: Error | null, body?: unknown) => void) => {
-    const charset = CHARSET.exec(req.headers['content-type'] ?? '')?.[1].toLowerCase();
-    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') return done(new UnsupportedCharsetError(`unsupported charset "${charset.toUpperCase()}"`));
-    try {
-      done(null, parseJsonBody(raw));
-    } catch (err) {
-      done(err as Error);
-    }
-  });
+  fastify.addContentTypeParser(
+    'application/json',
+    { parseAs: 'buffer', bodyLimit: JSON_BODY_LIMIT_BYTES },
+    (req: FastifyRequest, raw: Buffer, done: (err: Error | null, body?: unknown) => void) => {
+      const charset = CHARSET.exec(req.headers['content-type'] ?? '')?.[1].toLowerCase();
+      if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')
+        return done(new UnsupportedCharsetError(`unsupported charset "${charset.toUpperCase()}"`));
+      try {
+        done(null, parseJsonBody(raw));
+      } catch (err) {
+        done(err as Error);
+      }
+    },
+  );
 }
 
 /** The body as the API reads it (see {@link registerJsonBodyParser}); throws a 400 error on unreadable JSON. */
@@ -40,7 +45,8 @@ export function parseJsonBody(raw: Buffer): unknown {
   const text = raw.toString('utf8');
   if (text.length === 0) return {};
   const first = /^[ \t\n\r]*(.)/.exec(text)?.[1];
-  if (first !== '{' && first !== '[') throw new JsonBodyReadError(`Unexpected token '${first ?? ''}', "${text.slice(0, 20)}" is not valid JSON`);
+  if (first !== '{' && first !== '[')
+    throw new JsonBodyReadError(`Unexpected token '${first ?? ''}', "${text.slice(0, 20)}" is not valid JSON`);
   try {
     return JSON.parse(text);
   } catch (err) {

@@ -9,5 +9,6 @@ export const JSON_BODY_LIMIT_BYTES = 10 * 1024 * 1024;
  * bytes before parsing, by the JSON body parser (see `json-body.parser.ts`).
  */
 export function assertJsonBodyDepth(raw: Uint8Array): void {
-  if (jsonTextNestsDeeperThan(raw, MAX_JSON_DEPTH)) throw validationFailed([{ field: '(body)', problems: [tooDeepProblem(MAX_JSON_DEPTH)] }]);
+  if (jsonTextNestsDeeperThan(raw, MAX_JSON_DEPTH))
+    throw validationFailed([{ field: '(body)', problems: [tooDeepProblem(MAX_JSON_DEPTH)] }]);
 }

@@ -15,7 +15,14 @@ export class GatewayLoggingModule {
   static forRoot(logging: GatewayLogging): DynamicModule {
     return {
       module: GatewayLoggingModule,
-      imports: [LoggerModule.forRoot({ pinoHttp: { logger: logging.logger }, useExisting: true, assignResponse: true, forRoutes: [] })],
+      imports: [
+        LoggerModule.forRoot({
+          pinoHttp: { logger: logging.logger },
+          useExisting: true,
+          assignResponse: true,
+          forRoutes: [],
+        }),
+      ],
       providers: [{ provide: GATEWAY_LOGGING, useValue: logging }],
       exports: [GATEWAY_LOGGING],
     };

@@ -3,7 +3,7 @@ import { resolveLogFormat } from './gateway-logging';
 import { requestIdOf } from './request-id';
 
 describe('resolveLogFormat', () => {
-  it('keeps Nest\'s coloured lines only for development at a terminal when LOG_FORMAT=auto', () => {
+  it("keeps Nest's coloured lines only for development at a terminal when LOG_FORMAT=auto", () => {
     expect(resolveLogFormat({ logFormat: 'auto', nodeEnv: 'development' }, true)).toBe('pretty');
     expect(resolveLogFormat({ logFormat: 'auto', nodeEnv: 'development' }, false)).toBe('json');
     expect(resolveLogFormat({ logFormat: 'auto', nodeEnv: 'production' }, true)).toBe('json');

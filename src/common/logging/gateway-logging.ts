@@ -5,7 +5,13 @@ import { redactText } from '@app/common/redaction';
 import { requestIdOf } from './request-id';
 
 /** LOG_LEVEL (Nest's names) as pino levels. */
-const PINO_LEVELS: Record<GatewayConfig['logLevel'], pino.Level> = { error: 'error', warn: 'warn', log: 'info', debug: 'debug', verbose: 'trace' };
+const PINO_LEVELS: Record<GatewayConfig['logLevel'], pino.Level> = {
+  error: 'error',
+  warn: 'warn',
+  log: 'info',
+  debug: 'debug',
+  verbose: 'trace',
+};
 
 /**
  * Paths pino censors in any object it logs. The request serializer below keeps no headers at all; these catch
@@ -31,7 +37,10 @@ export interface GatewayLogging {
 }
 
 /** LOG_FORMAT=auto: Nest's coloured lines for a developer at a terminal, JSON lines everywhere else. */
-export function resolveLogFormat(config: Pick<GatewayConfig, 'logFormat' | 'nodeEnv'>, isTty: boolean): 'json' | 'pretty' {
+export function resolveLogFormat(
+  config: Pick<GatewayConfig, 'logFormat' | 'nodeEnv'>,
+  isTty: boolean,
+): 'json' | 'pretty' {
   if (config.logFormat !== 'auto') return config.logFormat;
   return config.nodeEnv === 'development' && isTty ? 'pretty' : 'json';
 }
@@ -42,7 +51,10 @@ export function resolveLogFormat(config: Pick<GatewayConfig, 'logFormat' | 'node
  * so a secret that reaches a log call is masked. In `pretty` format there are no per-request lines (the
  * request id is still made and echoed). `silent` (tests) logs nothing.
  */
-export function createGatewayLogging(config: GatewayConfig, options: { silent?: boolean; destination?: DestinationStream } = {}): GatewayLogging {
+export function createGatewayLogging(
+  config: GatewayConfig,
+  options: { silent?: boolean; destination?: DestinationStream } = {},
+): GatewayLogging {
   const format = resolveLogFormat(config, process.stdout.isTTY === true);
   const logger = pino(
     {
@@ -52,7 +64,8 @@ export function createGatewayLogging(config: GatewayConfig, options: { silent?: 
       serializers: { err: serializeError },
       hooks: {
         logMethod(args, method) {
-          for (let i = 0; i < args.length; i++) if (typeof args[i] === 'string') args[i] = redactText(args[i] as string);
+          for (let i = 0; i < args.length; i++)
+            if (typeof args[i] === 'string') args[i] = redactText(args[i] as string);
           method.apply(this, args);
         },
       },
@@ -68,7 +81,10 @@ export function createGatewayLogging(config: GatewayConfig, options: { silent?: 
     autoLogging: format === 'json',
     customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
     serializers: {
-      req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url.includes('?') ? redactText(req.url) : req.url }),
+      req: (req: { method: string; url: string }) => ({
+        method: req.method,
+        url: req.url.includes('?') ? redactText(req.url) : req.url,
+      }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
     },
   });
@@ -78,5 +94,9 @@ export function createGatewayLogging(config: GatewayConfig, options: { silent?: 
 function serializeError(err: unknown): unknown {
   const plain = pino.stdSerializers.err(err as Error) as { message?: string; stack?: string } | undefined;
   if (!plain || typeof plain !== 'object') return plain;
-  return { ...plain, message: plain.message && redactText(plain.message), stack: plain.stack && redactText(plain.stack) };
+  return {
+    ...plain,
+    message: plain.message && redactText(plain.message),
+    stack: plain.stack && redactText(plain.stack),
+  };
 }

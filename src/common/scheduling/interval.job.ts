@@ -22,7 +22,10 @@ export abstract class IntervalJob implements OnApplicationBootstrap, OnModuleDes
 
   onApplicationBootstrap(): void {
     if (this.periodMs === null) return;
-    this.scheduler.addInterval(this.jobName, setInterval(() => void this.run(), this.periodMs));
+    this.scheduler.addInterval(
+      this.jobName,
+      setInterval(() => void this.run(), this.periodMs),
+    );
   }
 
   /** Runs one round now, or joins the one in flight. */

@@ -23,10 +23,21 @@ export class AdminToolSpecsController {
   @HttpCode(200)
   @ApiOkResponse({ type: ToolSpecsResponseDto, description: 'What the runtime would get for this body (preview)' })
   @ApiErrors(400, 404)
-  async preview(@Auth() auth: AuthContext, @Param('agentId') agentId: string, @Body() dto: ToolSpecsRequestDto, @Res() res: FastifyReply): Promise<void> {
+  async preview(
+    @Auth() auth: AuthContext,
+    @Param('agentId') agentId: string,
+    @Body() dto: ToolSpecsRequestDto,
+    @Res() res: FastifyReply,
+  ): Promise<void> {
     const agent = await this.agents.get(auth, agentId);
     const json = await this.visibility.toolSpecsJson(
-      { tenantId: agent.tenantId, agentId, permissions: dto.permissions, capabilities: dto.capabilities, webSearchMode: dto.webSearchMode },
+      {
+        tenantId: agent.tenantId,
+        agentId,
+        permissions: dto.permissions,
+        capabilities: dto.capabilities,
+        webSearchMode: dto.webSearchMode,
+      },
       dto.format,
       dto.explain,
       dto.strict,

@@ -1,7 +1,26 @@
 import { IsSafeLine, IsSafeText } from '@app/common/safe-text';
 import { ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
-import { HITL_REVIEWERS, HitlReviewer, SIDE_EFFECT_POLICIES, SideEffectPolicy, WEB_SEARCH_MODES, WebSearchMode } from './agent-config.types';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  Min,
+} from 'class-validator';
+import {
+  HITL_REVIEWERS,
+  HitlReviewer,
+  SIDE_EFFECT_POLICIES,
+  SideEffectPolicy,
+  WEB_SEARCH_MODES,
+  WebSearchMode,
+} from './agent-config.types';
 import { TENANT_ID_PATTERN } from '@app/modules/tool-registry/tool-registry.types';
 import { PageMetaDto } from '@app/common/dto/page.dto';
 
@@ -42,7 +61,8 @@ export class CreateAgentDto {
   @ApiPropertyOptional({
     enum: HITL_REVIEWERS,
     default: 'RUNTIME',
-    description: 'Who decides this agent\'s HITL requests. ADMIN: only an admin (POST /api/v1/admin/hitl/{id}/decision); the runtime may still continue a CHECKPOINT_PAUSE',
+    description:
+      "Who decides this agent's HITL requests. ADMIN: only an admin (POST /api/v1/admin/hitl/{id}/decision); the runtime may still continue a CHECKPOINT_PAUSE",
   })
   @IsOptional()
   @IsIn(HITL_REVIEWERS)

@@ -15,7 +15,10 @@ import { ToolRegistryModule } from '@app/modules/tool-registry/tool-registry.mod
 
 /** Agents, bindings, capability policy, the visibility pipeline and the model-format emitters. */
 @Module({
-  imports: [TypeOrmModule.forFeature([AgentEntity, AgentToolBindingEntity, TenantCapabilityEntity]), ToolRegistryModule],
+  imports: [
+    TypeOrmModule.forFeature([AgentEntity, AgentToolBindingEntity, TenantCapabilityEntity]),
+    ToolRegistryModule,
+  ],
   controllers: [AgentsController, TenantCapabilitiesController, ToolSpecsController, AdminToolSpecsController],
   providers: [AgentConfigRepository, AgentConfigService, VisibilitySnapshotService, ToolVisibilityService],
   exports: [AgentConfigService, ToolVisibilityService, VisibilitySnapshotService],

@@ -19,7 +19,12 @@ export class AgentConfigRepository {
   }
 
   listAgents(tenantId: string | null, skip: number, take: number): Promise<[AgentEntity[], number]> {
-    return this.agents.findAndCount({ where: tenantId ? { tenantId } : {}, order: { name: 'ASC', id: 'ASC' }, skip, take });
+    return this.agents.findAndCount({
+      where: tenantId ? { tenantId } : {},
+      order: { name: 'ASC', id: 'ASC' },
+      skip,
+      take,
+    });
   }
 
   async boundToolIds(agentId: string): Promise<string[]> {
@@ -30,7 +35,10 @@ export class AgentConfigRepository {
   async boundToolIdsOf(agentIds: string[]): Promise<Map<string, string[]>> {
     const out = new Map<string, string[]>(agentIds.map((id) => [id, []]));
     if (agentIds.length === 0) return out;
-    const rows = await this.bindings.find({ where: { agentId: In(agentIds) }, order: { createdAt: 'ASC', toolId: 'ASC' } });
+    const rows = await this.bindings.find({
+      where: { agentId: In(agentIds) },
+      order: { createdAt: 'ASC', toolId: 'ASC' },
+    });
     for (const r of rows) out.get(r.agentId)!.push(r.toolId);
     return out;
   }
@@ -72,7 +80,10 @@ export class AgentConfigRepository {
 
   async upsertCapability(m: EntityManager, row: TenantCapabilityEntity): Promise<void> {
     const repo = m.getRepository(TenantCapabilityEntity);
-    const updated = await repo.update({ tenantId: row.tenantId }, { webSearch: row.webSearch, updatedAt: row.updatedAt });
+    const updated = await repo.update(
+      { tenantId: row.tenantId },
+      { webSearch: row.webSearch, updatedAt: row.updatedAt },
+    );
     if (!updated.affected) await repo.insert(row);
   }
 }

@@ -36,7 +36,10 @@ export class AgentConfigService {
 
   async create(auth: AuthContext, dto: CreateAgentDto): Promise<AgentDto> {
     if (auth.tenantId !== null && auth.tenantId !== dto.tenantId) {
-      throw new DomainError(CommonErrorCode.FORBIDDEN, `Your admin key is bound to tenant ${auth.tenantId}; create agents in that tenant.`);
+      throw new DomainError(
+        CommonErrorCode.FORBIDDEN,
+        `Your admin key is bound to tenant ${auth.tenantId}; create agents in that tenant.`,
+      );
     }
     const now = Date.now();
     const row: AgentEntity = {
@@ -66,7 +69,11 @@ export class AgentConfigService {
     const { skip, take } = pageWindow(query);
     const [rows, total] = await this.repo.listAgents(auth.tenantId, skip, take);
     const bindings = await this.repo.boundToolIdsOf(rows.map((r) => r.id));
-    return pageOf(rows.map((r) => toAgentDto(r, bindings.get(r.id) ?? [])), total, query);
+    return pageOf(
+      rows.map((r) => toAgentDto(r, bindings.get(r.id) ?? [])),
+      total,
+      query,
+    );
   }
 
   async update(auth: AuthContext, id: string, dto: UpdateAgentDto): Promise<AgentDto> {
@@ -106,9 +113,16 @@ export class AgentConfigService {
     return this.get(auth, id);
   }
 
-  async setCapabilities(auth: AuthContext, tenantId: string, dto: TenantCapabilitiesDto): Promise<TenantCapabilitiesResponseDto> {
+  async setCapabilities(
+    auth: AuthContext,
+    tenantId: string,
+    dto: TenantCapabilitiesDto,
+  ): Promise<TenantCapabilitiesResponseDto> {
     if (auth.tenantId !== null) {
-      throw new DomainError(CommonErrorCode.FORBIDDEN, 'Tenant capabilities are the platform policy: only the platform admin key (ADMIN_API_KEY) may change them.');
+      throw new DomainError(
+        CommonErrorCode.FORBIDDEN,
+        'Tenant capabilities are the platform policy: only the platform admin key (ADMIN_API_KEY) may change them.',
+      );
     }
     const row = { tenantId, webSearch: dto.webSearch, updatedAt: Date.now() };
     await this.write(tenantId, (m) => this.repo.upsertCapability(m, row), tenantId);
@@ -127,7 +141,10 @@ export class AgentConfigService {
   async loadAgent(auth: Pick<AuthContext, 'tenantId'>, id: string): Promise<AgentEntity> {
     const row = await this.repo.findAgent(id);
     if (!row || (auth.tenantId !== null && row.tenantId !== auth.tenantId)) {
-      throw new DomainError(CommonErrorCode.NOT_FOUND, `No agent ${id} in your tenant; list agents with GET /api/v1/admin/agents.`);
+      throw new DomainError(
+        CommonErrorCode.NOT_FOUND,
+        `No agent ${id} in your tenant; list agents with GET /api/v1/admin/agents.`,
+      );
     }
     return row;
   }
@@ -135,10 +152,19 @@ export class AgentConfigService {
   private async assertBindable(agent: AgentEntity, toolId: string): Promise<void> {
     const tool = await this.tools.findById(toolId);
     if (!tool || (tool.tenantId !== null && tool.tenantId !== agent.tenantId)) {
-      throw new DomainError(CommonErrorCode.NOT_FOUND, `No tool ${toolId} in tenant ${agent.tenantId} or platform-wide; list tools with GET /api/v1/admin/tools.`, { toolId });
+      throw new DomainError(
+        CommonErrorCode.NOT_FOUND,
+        `No tool ${toolId} in tenant ${agent.tenantId} or platform-wide; list tools with GET /api/v1/admin/tools.`,
+        { toolId },
+      );
     }
     if (tool.status === 'RETIRED') {
-      throw validationFailed([{ field: 'toolIds', problems: [`tool ${tool.name} (${toolId}) is retired; revive it with PATCH status ACTIVE first`] }]);
+      throw validationFailed([
+        {
+          field: 'toolIds',
+          problems: [`tool ${tool.name} (${toolId}) is retired; revive it with PATCH status ACTIVE first`],
+        },
+      ]);
     }
   }
 
@@ -151,7 +177,11 @@ export class AgentConfigService {
       });
     } catch (err) {
       if (isUniqueViolation(err)) {
-        throw new DomainError(AgentConfigErrorCode.AGENT_NAME_TAKEN, `The tenant already has an agent named ${name}; pick another name.`, { name });
+        throw new DomainError(
+          AgentConfigErrorCode.AGENT_NAME_TAKEN,
+          `The tenant already has an agent named ${name}; pick another name.`,
+          { name },
+        );
       }
       throw err;
     }

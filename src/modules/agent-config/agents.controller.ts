@@ -5,7 +5,14 @@ import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
 import { PageQueryDto } from '@app/common/dto/page.dto';
 import { AgentConfigService } from './agent-config.service';
-import { AddBindingDto, AgentDto, AgentPageDto, CreateAgentDto, ReplaceBindingsDto, UpdateAgentDto } from './agent-config.dto';
+import {
+  AddBindingDto,
+  AgentDto,
+  AgentPageDto,
+  CreateAgentDto,
+  ReplaceBindingsDto,
+  UpdateAgentDto,
+} from './agent-config.dto';
 
 @ApiTags('admin: agents')
 @ApiBearerAuth()

@@ -17,14 +17,21 @@ export class TenantCapabilitiesController {
   @Put()
   @ApiOkResponse({ type: TenantCapabilitiesResponseDto })
   @ApiErrors(400)
-  set(@Auth() auth: AuthContext, @Param('tenantId', TenantIdParamPipe) tenantId: string, @Body() dto: TenantCapabilitiesDto): Promise<TenantCapabilitiesResponseDto> {
+  set(
+    @Auth() auth: AuthContext,
+    @Param('tenantId', TenantIdParamPipe) tenantId: string,
+    @Body() dto: TenantCapabilitiesDto,
+  ): Promise<TenantCapabilitiesResponseDto> {
     return this.agents.setCapabilities(auth, tenantId, dto);
   }
 
   @Get()
   @ApiOkResponse({ type: TenantCapabilitiesResponseDto })
   @ApiErrors(404)
-  get(@Auth() auth: AuthContext, @Param('tenantId', TenantIdParamPipe) tenantId: string): Promise<TenantCapabilitiesResponseDto> {
+  get(
+    @Auth() auth: AuthContext,
+    @Param('tenantId', TenantIdParamPipe) tenantId: string,
+  ): Promise<TenantCapabilitiesResponseDto> {
     return this.agents.getCapabilities(auth, tenantId);
   }
 }

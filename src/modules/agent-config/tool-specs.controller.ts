@@ -18,10 +18,21 @@ export class ToolSpecsController {
   @HttpCode(200)
   @ApiOkResponse({ type: ToolSpecsResponseDto, description: 'The tools the model may see, in its own format' })
   @ApiErrors(400, 404)
-  async toolSpecs(@Auth() auth: AuthContext, @Param('agentId') agentId: string, @Body() dto: ToolSpecsRequestDto, @Res() res: FastifyReply): Promise<void> {
+  async toolSpecs(
+    @Auth() auth: AuthContext,
+    @Param('agentId') agentId: string,
+    @Body() dto: ToolSpecsRequestDto,
+    @Res() res: FastifyReply,
+  ): Promise<void> {
     // Sent pre-serialized: the per-tool JSON is cached, so a large answer is joined, not re-stringified.
     const json = await this.visibility.toolSpecsJson(
-      { tenantId: auth.tenantId!, agentId, permissions: dto.permissions, capabilities: dto.capabilities, webSearchMode: dto.webSearchMode },
+      {
+        tenantId: auth.tenantId!,
+        agentId,
+        permissions: dto.permissions,
+        capabilities: dto.capabilities,
+        webSearchMode: dto.webSearchMode,
+      },
       dto.format,
       dto.explain,
       dto.strict,

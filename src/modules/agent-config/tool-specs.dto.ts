@@ -56,12 +56,16 @@ export class ToolSpecsRequestDto {
   @IsIn(TOOL_REQUIREMENTS, { each: true })
   capabilities?: ToolRequirement[];
 
-  @ApiPropertyOptional({ enum: WEB_SEARCH_MODES, description: 'Can only narrow the agent\'s mode' })
+  @ApiPropertyOptional({ enum: WEB_SEARCH_MODES, description: "Can only narrow the agent's mode" })
   @IsOptional()
   @IsIn(WEB_SEARCH_MODES)
   webSearchMode?: WebSearchMode;
 
-  @ApiPropertyOptional({ enum: MODEL_FORMATS, default: 'openai', description: 'openai-responses: the Responses API\'s flat function tools, strict by default' })
+  @ApiPropertyOptional({
+    enum: MODEL_FORMATS,
+    default: 'openai',
+    description: "openai-responses: the Responses API's flat function tools, strict by default",
+  })
   @IsOptional()
   @IsIn(MODEL_FORMATS)
   format?: ModelFormat;
@@ -72,8 +76,9 @@ export class ToolSpecsRequestDto {
   explain?: boolean;
 
   @ApiPropertyOptional({
-    description: 'OpenAI strict mode (format openai only): each function carries strict: true and a schema strict mode accepts; '
-      + 'a tool whose schema cannot be written that way is emitted with strict: false and, with explain, warnings in its decision',
+    description:
+      'OpenAI strict mode (format openai only): each function carries strict: true and a schema strict mode accepts; ' +
+      'a tool whose schema cannot be written that way is emitted with strict: false and, with explain, warnings in its decision',
   })
   @IsOptional()
   @IsBoolean()
@@ -87,7 +92,10 @@ export class VisibilityDecisionDto {
   @ApiProperty() visible: boolean;
   @ApiProperty({ enum: [...VISIBILITY_LAYERS, EMITTED] }) layer: VisibilityLayer | typeof EMITTED;
   @ApiProperty() reason: string;
-  @ApiPropertyOptional({ type: [String], description: 'Why a visible tool was emitted with strict: false in a strict request' })
+  @ApiPropertyOptional({
+    type: [String],
+    description: 'Why a visible tool was emitted with strict: false in a strict request',
+  })
   warnings?: string[];
 }
 
@@ -99,7 +107,7 @@ export class ToolSpecsResponseDto {
     type: 'object',
     additionalProperties: true,
     description:
-      'Present when the agent\'s webSearchMode (narrowed by the request) is ALWAYS and web_search is offered: what makes the model call web_search, in the ' +
+      "Present when the agent's webSearchMode (narrowed by the request) is ALWAYS and web_search is offered: what makes the model call web_search, in the " +
       'format\'s own words (openai: tool_choice {type:"function",function:{name}}; anthropic: tool_choice {type:"tool",name}; gemini: toolConfig ' +
       '{functionCallingConfig:{mode:"ANY",allowedFunctionNames}}). Send it with the model round that answers a new user message; under AUTO the model decides.',
   })

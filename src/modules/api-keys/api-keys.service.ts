@@ -62,14 +62,21 @@ export class ApiKeysService implements ApiKeyResolver {
 
   async list(caller: AuthContext, query: PageQueryDto): Promise<Page<ApiKeyDto>> {
     const where = caller.tenantId === null ? {} : { tenantId: caller.tenantId };
-    const [rows, total] = await this.keys.findAndCount({ where, order: { createdAt: 'ASC', id: 'ASC' }, ...pageWindow(query) });
+    const [rows, total] = await this.keys.findAndCount({
+      where,
+      order: { createdAt: 'ASC', id: 'ASC' },
+      ...pageWindow(query),
+    });
     return pageOf(rows.map(toDto), total, query);
   }
 
   async remove(caller: AuthContext, id: string): Promise<ApiKeyDto> {
     const row = await this.keys.findOne({ where: { id } });
     if (!row || (caller.tenantId !== null && row.tenantId !== caller.tenantId)) {
-      throw new DomainError(CommonErrorCode.NOT_FOUND, `No API key ${id} in your tenant; list keys with GET /api/v1/admin/api-keys.`);
+      throw new DomainError(
+        CommonErrorCode.NOT_FOUND,
+        `No API key ${id} in your tenant; list keys with GET /api/v1/admin/api-keys.`,
+      );
     }
     await this.keys.delete({ id });
     this.cache.delete(row.keyHash);
@@ -87,5 +94,12 @@ function assertSameTenant(caller: AuthContext, tenantId: string): void {
 }
 
 function toDto(row: ApiKeyEntity): ApiKeyDto {
-  return { id: row.id, name: row.name, role: row.role, tenantId: row.tenantId, keyPrefix: row.keyPrefix, createdAt: toIso(row.createdAt)! };
+  return {
+    id: row.id,
+    name: row.name,
+    role: row.role,
+    tenantId: row.tenantId,
+    keyPrefix: row.keyPrefix,
+    createdAt: toIso(row.createdAt)!,
+  };
 }

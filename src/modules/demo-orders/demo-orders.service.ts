@@ -35,7 +35,10 @@ export class DemoOrdersService {
     parameters: ListOrdersByCustomerDto,
     tags: ['demo', 'orders'],
   })
-  listOrdersByCustomer(args: ListOrdersByCustomerDto, ctx: LocalToolContext): { customerId: string; orders: DemoOrder[] } {
+  listOrdersByCustomer(
+    args: ListOrdersByCustomerDto,
+    ctx: LocalToolContext,
+  ): { customerId: string; orders: DemoOrder[] } {
     const orders = [...this.store.orders(ctx.tenantId).values()]
       .filter((o) => o.customerId === args.customerId && (!args.status || o.status === args.status))
       .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
@@ -44,17 +47,24 @@ export class DemoOrdersService {
   }
 
   @FeignTool({
-    description: 'Cancels an order that has not shipped yet and refunds the customer. Cancelling an already cancelled order changes nothing.',
+    description:
+      'Cancels an order that has not shipped yet and refunds the customer. Cancelling an already cancelled order changes nothing.',
     sideEffect: 'SIDE_EFFECT',
     parameters: CancelOrderDto,
     permissionTags: ['orders:write'],
     tags: ['demo', 'orders'],
-    hitl: { approvalText: 'The agent wants to cancel this order: its shipment stops and the customer is refunded.', rejectPolicy: 'RETURN_ERROR' },
+    hitl: {
+      approvalText: 'The agent wants to cancel this order: its shipment stops and the customer is refunded.',
+      rejectPolicy: 'RETURN_ERROR',
+    },
   })
   cancelOrder(args: CancelOrderDto, ctx: LocalToolContext): string {
     const order = this.find(args.orderId, ctx);
     if (order.status === 'CANCELLED') return `Order ${order.orderId} was already cancelled on ${order.cancelledAt}.`;
-    if (order.status !== 'PLACED') throw new Error(`Order ${order.orderId} is ${order.status} and can no longer be cancelled; start a return instead.`);
+    if (order.status !== 'PLACED')
+      throw new Error(
+        `Order ${order.orderId} is ${order.status} and can no longer be cancelled; start a return instead.`,
+      );
     order.status = 'CANCELLED';
     order.cancelledAt = new Date().toISOString();
     order.cancelReason = args.reason;
@@ -63,7 +73,8 @@ export class DemoOrdersService {
 
   private find(orderId: string, ctx: LocalToolContext): DemoOrder {
     const order = this.store.orders(ctx.tenantId).get(orderId);
-    if (!order) throw new Error(`No order ${orderId}; list the customer's orders with list_orders_by_customer to find its id.`);
+    if (!order)
+      throw new Error(`No order ${orderId}; list the customer's orders with list_orders_by_customer to find its id.`);
     return order;
   }
 }

@@ -16,10 +16,41 @@ export interface DemoOrder {
 }
 
 const SAMPLE: ReadonlyArray<Omit<DemoOrder, 'total'>> = [
-  { orderId: 'o-1001', customerId: 'c-100', status: 'DELIVERED', currency: 'EUR', createdAt: '2025-01-05T09:30:00.000Z', items: [{ sku: 'BK-7', name: 'Notebook', quantity: 3, unitPrice: 4.5 }] },
-  { orderId: 'o-1002', customerId: 'c-100', status: 'SHIPPED', currency: 'EUR', createdAt: '2025-02-11T14:02:00.000Z', items: [{ sku: 'PN-2', name: 'Fountain pen', quantity: 1, unitPrice: 39 }] },
-  { orderId: 'o-1003', customerId: 'c-100', status: 'PLACED', currency: 'EUR', createdAt: '2025-03-01T08:15:00.000Z', items: [{ sku: 'IN-9', name: 'Ink, blue', quantity: 2, unitPrice: 6.25 }, { sku: 'BK-7', name: 'Notebook', quantity: 1, unitPrice: 4.5 }] },
-  { orderId: 'o-2001', customerId: 'c-200', status: 'PLACED', currency: 'USD', createdAt: '2025-03-02T17:45:00.000Z', items: [{ sku: 'LP-1', name: 'Desk lamp', quantity: 1, unitPrice: 54.9 }] },
+  {
+    orderId: 'o-1001',
+    customerId: 'c-100',
+    status: 'DELIVERED',
+    currency: 'EUR',
+    createdAt: '2025-01-05T09:30:00.000Z',
+    items: [{ sku: 'BK-7', name: 'Notebook', quantity: 3, unitPrice: 4.5 }],
+  },
+  {
+    orderId: 'o-1002',
+    customerId: 'c-100',
+    status: 'SHIPPED',
+    currency: 'EUR',
+    createdAt: '2025-02-11T14:02:00.000Z',
+    items: [{ sku: 'PN-2', name: 'Fountain pen', quantity: 1, unitPrice: 39 }],
+  },
+  {
+    orderId: 'o-1003',
+    customerId: 'c-100',
+    status: 'PLACED',
+    currency: 'EUR',
+    createdAt: '2025-03-01T08:15:00.000Z',
+    items: [
+      { sku: 'IN-9', name: 'Ink, blue', quantity: 2, unitPrice: 6.25 },
+      { sku: 'BK-7', name: 'Notebook', quantity: 1, unitPrice: 4.5 },
+    ],
+  },
+  {
+    orderId: 'o-2001',
+    customerId: 'c-200',
+    status: 'PLACED',
+    currency: 'USD',
+    createdAt: '2025-03-02T17:45:00.000Z',
+    items: [{ sku: 'LP-1', name: 'Desk lamp', quantity: 1, unitPrice: 54.9 }],
+  },
 ];
 
 /**

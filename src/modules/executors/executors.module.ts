@@ -37,7 +37,16 @@ import { ToolCallsAdminController } from './tool-call-log/tool-calls-admin.contr
     ToolCallLogQuery,
     ToolHeadersResolver,
   ],
-  exports: [ToolHeadersResolver, OutboundGuard, OutboundHttpAgent, McpClientPool, ToolCallPolicy, CallTargetRegistry, ToolCallPathService, ToolCallLogService],
+  exports: [
+    ToolHeadersResolver,
+    OutboundGuard,
+    OutboundHttpAgent,
+    McpClientPool,
+    ToolCallPolicy,
+    CallTargetRegistry,
+    ToolCallPathService,
+    ToolCallLogService,
+  ],
 })
 export class ExecutorsModule implements OnModuleInit {
   constructor(

@@ -1,7 +1,22 @@
 import 'reflect-metadata';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsEnum, IsIn, IsInt, IsNumber, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsEnum,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  Min,
+  ValidateNested,
+} from 'class-validator';
 import Ajv from 'ajv';
 import { jsonSchemaFromDto } from './feign-dto-schema.converter';
 
@@ -82,7 +97,15 @@ describe('jsonSchemaFromDto', () => {
 
   it('produces a schema ajv compiles and that accepts and rejects as the DTO does', () => {
     const validate = new Ajv({ strict: false }).compile(schema);
-    const valid = { customerId: 'c-1', limit: 5, ratio: 0.5, includeItems: true, tags: ['a'], address: { city: 'Oslo' }, channel: 'web' };
+    const valid = {
+      customerId: 'c-1',
+      limit: 5,
+      ratio: 0.5,
+      includeItems: true,
+      tags: ['a'],
+      address: { city: 'Oslo' },
+      channel: 'web',
+    };
     expect(validate(valid)).toBe(true);
     expect(validate({ ...valid, limit: 0 })).toBe(false);
     expect(validate({ ...valid, address: { city: 'Oslo', country: 'NO' } })).toBe(false);

@@ -27,13 +27,16 @@ export function jsonSchemaFromDto(dto: DtoClass): JsonSchema {
 
 function objectSchema(dto: DtoClass, stack: DtoClass[]): JsonSchema {
   if (stack.includes(dto)) {
-    throw new Error(`${[...stack, dto].map((c) => c.name).join(' → ')}: recursive DTOs cannot become a tool schema; give the parameters as a JSON Schema.`);
+    throw new Error(
+      `${[...stack, dto].map((c) => c.name).join(' → ')}: recursive DTOs cannot become a tool schema; give the parameters as a JSON Schema.`,
+    );
   }
   const validations = getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false);
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   for (const name of propertyNames(dto, validations)) {
-    const swagger = Reflect.getMetadata(DECORATORS.API_MODEL_PROPERTIES, dto.prototype, name) as SwaggerPropertyMetadata | undefined;
+    const swagger = Reflect.getMetadata(DECORATORS.API_MODEL_PROPERTIES, dto.prototype, name) as
+      SwaggerPropertyMetadata | undefined;
     const validators = validations.filter((v) => v.propertyName === name);
     properties[name] = propertySchema(dto, name, swagger, validators, [...stack, dto]);
     const optional = swagger?.required === false || validators.some((v) => v.name === 'isOptional');
@@ -43,17 +46,33 @@ function objectSchema(dto: DtoClass, stack: DtoClass[]): JsonSchema {
 }
 
 function propertyNames(dto: DtoClass, validations: ValidationMetadata[]): string[] {
-  const fromSwagger = ((Reflect.getMetadata(DECORATORS.API_MODEL_PROPERTIES_ARRAY, dto.prototype) as string[] | undefined) ?? []).map((k) => k.replace(/^:/, ''));
+  const fromSwagger = (
+    (Reflect.getMetadata(DECORATORS.API_MODEL_PROPERTIES_ARRAY, dto.prototype) as string[] | undefined) ?? []
+  ).map((k) => k.replace(/^:/, ''));
   return [...new Set([...fromSwagger, ...validations.map((v) => v.propertyName)])];
 }
 
-function propertySchema(dto: DtoClass, name: string, swagger: SwaggerPropertyMetadata | undefined, validators: ValidationMetadata[], stack: DtoClass[]): JsonSchema {
+function propertySchema(
+  dto: DtoClass,
+  name: string,
+  swagger: SwaggerPropertyMetadata | undefined,
+  validators: ValidationMetadata[],
+  stack: DtoClass[],
+): JsonSchema {
   // TypeScript emits Object for `unknown`, `any` and interfaces alike: no evidence of a type.
   const designType = Reflect.getMetadata('design:type', dto.prototype, name) as unknown;
-  const isArray = swagger?.isArray === true || swagger?.type === 'array' || designType === Array || validators.some((v) => v.name === 'isArray');
+  const isArray =
+    swagger?.isArray === true ||
+    swagger?.type === 'array' ||
+    designType === Array ||
+    validators.some((v) => v.name === 'isArray');
   const declared = swagger?.type === 'array' ? swagger.items?.type : swagger?.type;
   const transformed = defaultMetadataStorage.findTypeMetadata(dto, name)?.typeFunction();
-  const type = resolveType(declared) ?? resolveType(transformed) ?? validatorType(validators) ?? (isArray || designType === Object ? undefined : resolveType(designType));
+  const type =
+    resolveType(declared) ??
+    resolveType(transformed) ??
+    validatorType(validators) ??
+    (isArray || designType === Object ? undefined : resolveType(designType));
   const enumValues = swagger?.enum ?? (swagger?.items?.enum as unknown[] | undefined) ?? enumFromValidators(validators);
 
   let value: JsonSchema;
@@ -61,20 +80,36 @@ function propertySchema(dto: DtoClass, name: string, swagger: SwaggerPropertyMet
     value = objectSchema(type.dto, stack);
   } else {
     // TypeScript has one `number`; @IsInt() is what says a whole number is meant.
-    const base = type?.type === 'number' && validators.some((v) => v.name === 'isInt') ? 'integer' : (type?.type ?? inferEnumType(enumValues));
+    const base =
+      type?.type === 'number' && validators.some((v) => v.name === 'isInt')
+        ? 'integer'
+        : (type?.type ?? inferEnumType(enumValues));
     if (!base) {
-      throw new Error(`${dto.name}.${name}: cannot tell its type; add @ApiProperty({ type: ... }) or a class-validator type check such as @IsString().`);
+      throw new Error(
+        `${dto.name}.${name}: cannot tell its type; add @ApiProperty({ type: ... }) or a class-validator type check such as @IsString().`,
+      );
     }
-    value = { type: base, ...(type?.format ? { format: type.format } : {}), ...valueKeywordsFromValidators(validators), ...swaggerKeywords(swagger, 'value') };
+    value = {
+      type: base,
+      ...(type?.format ? { format: type.format } : {}),
+      ...valueKeywordsFromValidators(validators),
+      ...swaggerKeywords(swagger, 'value'),
+    };
     if (enumValues) value.enum = enumValues;
   }
   if (!isArray) return { ...value, ...swaggerKeywords(swagger, 'property') };
-  return { type: 'array', items: value, ...arrayKeywordsFromValidators(validators), ...swaggerKeywords(swagger, 'property') };
+  return {
+    type: 'array',
+    items: value,
+    ...arrayKeywordsFromValidators(validators),
+    ...swaggerKeywords(swagger, 'property'),
+  };
 }
 
 function resolveType(ref: unknown): ValueType | undefined {
   if (ref === undefined || ref === null || ref === Array || ref === 'array') return undefined;
-  if (typeof ref === 'string') return ['string', 'number', 'integer', 'boolean', 'object'].includes(ref) ? { type: ref } : undefined;
+  if (typeof ref === 'string')
+    return ['string', 'number', 'integer', 'boolean', 'object'].includes(ref) ? { type: ref } : undefined;
   if (ref === String) return { type: 'string' };
   if (ref === Number) return { type: 'number' };
   if (ref === Boolean) return { type: 'boolean' };

@@ -14,7 +14,17 @@ export interface SwaggerPropertyMetadata {
 /** Swagger keywords that describe the property as a whole (on the array when the property is one). */
 const PROPERTY_KEYWORDS = ['description', 'default', 'minItems', 'maxItems', 'uniqueItems', 'deprecated'];
 /** Swagger keywords that describe one value (on the items when the property is an array). */
-const VALUE_KEYWORDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength', 'pattern', 'format'];
+const VALUE_KEYWORDS = [
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+];
 
 export function swaggerKeywords(meta: SwaggerPropertyMetadata | undefined, part: 'property' | 'value'): JsonSchema {
   const out: JsonSchema = {};
@@ -32,7 +42,19 @@ export function typeFromValidators(validators: ValidationMetadata[]): string | u
   if (names.has('isNumber') || names.has('isPositive') || names.has('isNegative')) return 'number';
   if (names.has('isBoolean')) return 'boolean';
   if (names.has('isObject')) return 'object';
-  const stringChecks = ['isString', 'isEmail', 'isUUID', 'isUrl', 'isDateString', 'isISO8601', 'matches', 'isLength', 'minLength', 'maxLength', 'isNotEmpty'];
+  const stringChecks = [
+    'isString',
+    'isEmail',
+    'isUUID',
+    'isUrl',
+    'isDateString',
+    'isISO8601',
+    'matches',
+    'isLength',
+    'minLength',
+    'maxLength',
+    'isNotEmpty',
+  ];
   if (stringChecks.some((n) => names.has(n))) return 'string';
   return undefined;
 }
@@ -41,7 +63,8 @@ export function typeFromValidators(validators: ValidationMetadata[]): string | u
 export function enumFromValidators(validators: ValidationMetadata[]): unknown[] | undefined {
   for (const v of validators) {
     if (v.name === 'isIn' && Array.isArray(v.constraints?.[0])) return v.constraints[0] as unknown[];
-    if (v.name === 'isEnum') return Array.isArray(v.constraints?.[1]) ? (v.constraints[1] as unknown[]) : enumValues(v.constraints?.[0]);
+    if (v.name === 'isEnum')
+      return Array.isArray(v.constraints?.[1]) ? (v.constraints[1] as unknown[]) : enumValues(v.constraints?.[0]);
   }
   return undefined;
 }
@@ -61,19 +84,47 @@ export function valueKeywordsFromValidators(validators: ValidationMetadata[]): J
   for (const v of validators) {
     const [a, b] = (v.constraints ?? []) as unknown[];
     switch (v.name) {
-      case 'min': out.minimum = a; break;
-      case 'max': out.maximum = a; break;
-      case 'isPositive': out.exclusiveMinimum = 0; break;
-      case 'isNegative': out.exclusiveMaximum = 0; break;
-      case 'isLength': out.minLength = a; if (typeof b === 'number') out.maxLength = b; break;
-      case 'minLength': out.minLength = a; break;
-      case 'maxLength': out.maxLength = a; break;
-      case 'isNotEmpty': out.minLength ??= 1; break;
-      case 'matches': out.pattern = a instanceof RegExp ? a.source : String(a); break;
-      case 'isEmail': out.format = 'email'; break;
-      case 'isUUID': out.format = 'uuid'; break;
-      case 'isUrl': out.format = 'uri'; break;
-      case 'isDateString': case 'isISO8601': out.format = 'date-time'; break;
+      case 'min':
+        out.minimum = a;
+        break;
+      case 'max':
+        out.maximum = a;
+        break;
+      case 'isPositive':
+        out.exclusiveMinimum = 0;
+        break;
+      case 'isNegative':
+        out.exclusiveMaximum = 0;
+        break;
+      case 'isLength':
+        out.minLength = a;
+        if (typeof b === 'number') out.maxLength = b;
+        break;
+      case 'minLength':
+        out.minLength = a;
+        break;
+      case 'maxLength':
+        out.maxLength = a;
+        break;
+      case 'isNotEmpty':
+        out.minLength ??= 1;
+        break;
+      case 'matches':
+        out.pattern = a instanceof RegExp ? a.source : String(a);
+        break;
+      case 'isEmail':
+        out.format = 'email';
+        break;
+      case 'isUUID':
+        out.format = 'uuid';
+        break;
+      case 'isUrl':
+        out.format = 'uri';
+        break;
+      case 'isDateString':
+      case 'isISO8601':
+        out.format = 'date-time';
+        break;
     }
   }
   return out;

@@ -20,7 +20,14 @@ import { CallTargetRegistry } from '@app/modules/executors/call-path/call-target
 @Module({
   imports: [DiscoveryModule, ToolRegistryModule, ExecutorsModule, TypeOrmModule.forFeature([AiToolEntity])],
   controllers: [FeignToolsController],
-  providers: [FeignToolExplorer, LocalToolHandlerRegistry, FeignToolRepository, FeignToolReconciler, FeignToolReportService, ...LOCAL_TOOL_EXECUTORS],
+  providers: [
+    FeignToolExplorer,
+    LocalToolHandlerRegistry,
+    FeignToolRepository,
+    FeignToolReconciler,
+    FeignToolReportService,
+    ...LOCAL_TOOL_EXECUTORS,
+  ],
   exports: [LocalToolHandlerRegistry, FeignToolReconciler, ...LOCAL_TOOL_EXECUTORS],
 })
 export class FeignRegistrationModule implements OnModuleInit {

@@ -22,7 +22,12 @@ function tool(overrides: Partial<LocalToolDefinition> = {}): LocalToolRegistrati
     result: null,
     ...overrides,
   };
-  return { definition, checksum: definitionChecksum(definition), location: { provider: 'OrdersService', method: 'getOrder', module: 'M' }, handler: () => '' };
+  return {
+    definition,
+    checksum: definitionChecksum(definition),
+    location: { provider: 'OrdersService', method: 'getOrder', module: 'M' },
+    handler: () => '',
+  };
 }
 
 /** The row the scanner would have written for `t`, then changed by `edits` (an admin's PATCH). */
@@ -35,7 +40,18 @@ function rowOf(t: LocalToolRegistration, edits: Partial<AiToolEntity> = {}): AiT
 describe('planTool', () => {
   it('inserts a new tool as version 1, platform-wide, enabled, with its checksum', () => {
     const step = planTool(tool(), undefined, NOW);
-    expect(step).toMatchObject({ kind: 'insert', row: { version: 1, tenantId: null, scopeKey: '*', enabled: true, status: 'ACTIVE', source: 'FEIGN', serviceType: 'FEIGN' } });
+    expect(step).toMatchObject({
+      kind: 'insert',
+      row: {
+        version: 1,
+        tenantId: null,
+        scopeKey: '*',
+        enabled: true,
+        status: 'ACTIVE',
+        source: 'FEIGN',
+        serviceType: 'FEIGN',
+      },
+    });
     expect(step.kind === 'insert' && step.row.definitionChecksum).toBe(tool().checksum);
   });
 
@@ -46,7 +62,9 @@ describe('planTool', () => {
 
   it('never writes over a DB or MCP tool of the same name', () => {
     const t = tool();
-    expect(planTool(t, rowOf(t, { source: 'DB', serviceType: 'HTTP', definitionChecksum: null }), NOW).kind).toBe('clash');
+    expect(planTool(t, rowOf(t, { source: 'DB', serviceType: 'HTTP', definitionChecksum: null }), NOW).kind).toBe(
+      'clash',
+    );
     expect(planTool(t, rowOf(t, { source: 'MCP', serviceType: 'MCP_REMOTE' }), NOW).kind).toBe('clash');
   });
 
@@ -54,7 +72,16 @@ describe('planTool', () => {
     const before = tool();
     const after = tool({ description: 'New.', timeoutMs: 2000, permissionTags: ['orders:admin'] });
     const step = planTool(after, rowOf(before), NOW);
-    expect(step).toMatchObject({ kind: 'update', changes: { description: 'New.', timeoutMs: 2000, permissionTags: ['orders:admin'], version: 5, definitionChecksum: after.checksum } });
+    expect(step).toMatchObject({
+      kind: 'update',
+      changes: {
+        description: 'New.',
+        timeoutMs: 2000,
+        permissionTags: ['orders:admin'],
+        version: 5,
+        definitionChecksum: after.checksum,
+      },
+    });
   });
 
   it("keeps the admin's timeoutMs, permissionTags and enabled when the row was edited", () => {
@@ -76,7 +103,10 @@ describe('planTool', () => {
 
   it('re-activates an orphan-disabled row whose decorator is back, but never a retired one', () => {
     const t = tool();
-    expect(planTool(t, rowOf(t, { status: 'DISABLED' }), NOW)).toMatchObject({ kind: 'update', changes: { status: 'ACTIVE', version: 5 } });
+    expect(planTool(t, rowOf(t, { status: 'DISABLED' }), NOW)).toMatchObject({
+      kind: 'update',
+      changes: { status: 'ACTIVE', version: 5 },
+    });
     const retired = planTool(tool({ description: 'New.' }), rowOf(t, { status: 'RETIRED' }), NOW);
     expect(retired.kind === 'update' && retired.changes.status).toBeUndefined();
   });
@@ -84,7 +114,10 @@ describe('planTool', () => {
 
 describe('planOrphan', () => {
   it('disables an active row and bumps its version, never deletes', () => {
-    expect(planOrphan(rowOf(tool()), NOW)).toMatchObject({ kind: 'orphan', changes: { status: 'DISABLED', version: 5 } });
+    expect(planOrphan(rowOf(tool()), NOW)).toMatchObject({
+      kind: 'orphan',
+      changes: { status: 'DISABLED', version: 5 },
+    });
   });
 
   it('writes nothing for a row already disabled or retired', () => {

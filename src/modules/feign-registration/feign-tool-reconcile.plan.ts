@@ -8,7 +8,14 @@ import { definitionChecksum, definitionOfRow } from './feign-tool.checksum';
 /** One decision of the start-up reconcile, for one tool or one orphaned row. */
 export type ReconcileStep =
   | { kind: 'insert'; name: string; tool: LocalToolRegistration; row: AiToolEntity }
-  | { kind: 'update'; name: string; tool: LocalToolRegistration; row: AiToolEntity; changes: Partial<AiToolEntity>; replaced: string[] }
+  | {
+      kind: 'update';
+      name: string;
+      tool: LocalToolRegistration;
+      row: AiToolEntity;
+      changes: Partial<AiToolEntity>;
+      replaced: string[];
+    }
   | { kind: 'unchanged'; name: string; tool: LocalToolRegistration; row: AiToolEntity }
   | { kind: 'clash'; name: string; tool: LocalToolRegistration; row: AiToolEntity }
   | { kind: 'orphan'; name: string; row: AiToolEntity; changes: Partial<AiToolEntity> | null };
@@ -25,7 +32,9 @@ const PATCHABLE_SOURCE_FIELDS = ['sideEffect', 'requires', 'hitl', 'result'] as 
 /** Rows a scanner wrote (others with the same name are DB or MCP tools the scanner must not touch). */
 export function isScannerOwned(row: AiToolEntity): boolean {
   if (row.tenantId !== null || row.definitionChecksum === null) return false;
-  return (row.source === 'FEIGN' && row.serviceType === 'FEIGN') || (row.source === 'BUILTIN' && row.serviceType === 'LOCAL');
+  return (
+    (row.source === 'FEIGN' && row.serviceType === 'FEIGN') || (row.source === 'BUILTIN' && row.serviceType === 'LOCAL')
+  );
 }
 
 /**
@@ -37,14 +46,25 @@ export function isScannerOwned(row: AiToolEntity): boolean {
  *   admin-owned `timeoutMs` / `permissionTags` when the row shows an admin's edit (its own fields no longer
  *   hash to its stored checksum) and `enabled`, which the decorator never sets. A RETIRED row stays RETIRED.
  */
-export function planTool(tool: LocalToolRegistration, row: AiToolEntity | null | undefined, now: number): ReconcileStep {
+export function planTool(
+  tool: LocalToolRegistration,
+  row: AiToolEntity | null | undefined,
+  now: number,
+): ReconcileStep {
   const name = tool.definition.name;
   if (!row) return { kind: 'insert', name, tool, row: newRow(tool, now) };
   if (!isScannerOwned(row)) return { kind: 'clash', name, tool, row };
   const revive: Partial<AiToolEntity> = row.status === 'DISABLED' ? { status: 'ACTIVE' } : {};
   if (row.definitionChecksum === tool.checksum) {
     if (!revive.status) return { kind: 'unchanged', name, tool, row };
-    return { kind: 'update', name, tool, row, changes: { ...revive, version: row.version + 1, updatedAt: now }, replaced: [] };
+    return {
+      kind: 'update',
+      name,
+      tool,
+      row,
+      changes: { ...revive, version: row.version + 1, updatedAt: now },
+      replaced: [],
+    };
   }
   const d = tool.definition;
   const adminEdited = definitionChecksum(definitionOfRow(row)) !== row.definitionChecksum;
@@ -65,13 +85,16 @@ export function planTool(tool: LocalToolRegistration, row: AiToolEntity | null |
     version: row.version + 1,
     updatedAt: now,
   };
-  const replaced = adminEdited ? PATCHABLE_SOURCE_FIELDS.filter((f) => canonicalJson(row[f]) !== canonicalJson(d[f])) : [];
+  const replaced = adminEdited
+    ? PATCHABLE_SOURCE_FIELDS.filter((f) => canonicalJson(row[f]) !== canonicalJson(d[f]))
+    : [];
   return { kind: 'update', name, tool, row, changes, replaced };
 }
 
 /** A scanner row whose decorator is gone: set DISABLED (never deleted); already DISABLED or RETIRED rows stay. */
 export function planOrphan(row: AiToolEntity, now: number): ReconcileStep {
-  const changes = row.status === 'ACTIVE' ? { status: 'DISABLED' as const, version: row.version + 1, updatedAt: now } : null;
+  const changes =
+    row.status === 'ACTIVE' ? { status: 'DISABLED' as const, version: row.version + 1, updatedAt: now } : null;
   return { kind: 'orphan', name: row.name, row, changes };
 }
 

@@ -33,12 +33,27 @@ export class FeignToolReportService {
 
 function scannedItem(t: LocalToolRegistration, row: AiToolEntity | undefined): FeignToolDto {
   const d = t.definition;
-  const base = { name: d.name, provider: t.location.provider, method: t.location.method, source: d.source, serviceType: d.serviceType, checksum: t.checksum };
+  const base = {
+    name: d.name,
+    provider: t.location.provider,
+    method: t.location.method,
+    source: d.source,
+    serviceType: d.serviceType,
+    checksum: t.checksum,
+  };
   if (!row || !isScannerOwned(row)) {
     const problem = row
       ? `The name is taken by ${row.source} tool ${row.id}; rename the decorator (options.name) or that tool.`
       : 'Not in the registry yet: the start-up reconcile has not written it (see the start-up log).';
-    return { ...base, toolId: null, version: null, drift: 'DB_OVERRIDDEN', overriddenFields: row ? ['name'] : [], rowChecksum: null, problem };
+    return {
+      ...base,
+      toolId: null,
+      version: null,
+      drift: 'DB_OVERRIDDEN',
+      overriddenFields: row ? ['name'] : [],
+      rowChecksum: null,
+      problem,
+    };
   }
   const fields = overriddenFields(d, row);
   return {

@@ -40,7 +40,9 @@ describe('definitionChecksum', () => {
   });
 
   it('does not depend on the order keys were written in', () => {
-    const reordered = definition({ parameters: { required: ['orderId'], properties: { orderId: { type: 'string' } }, type: 'object' } });
+    const reordered = definition({
+      parameters: { required: ['orderId'], properties: { orderId: { type: 'string' } }, type: 'object' },
+    });
     expect(definitionChecksum(reordered)).toBe(definitionChecksum(definition()));
   });
 
@@ -49,14 +51,22 @@ describe('definitionChecksum', () => {
     expect(definitionChecksum(definition({ description: 'Other.' }))).not.toBe(base);
     expect(definitionChecksum(definition({ timeoutMs: 5000 }))).not.toBe(base);
     expect(definitionChecksum(definition({ hitl: { approvalText: 'ok?' } }))).not.toBe(base);
-    expect(definitionChecksum(definition({ parameters: { type: 'object', properties: { orderId: { type: 'integer' } } } }))).not.toBe(base);
+    expect(
+      definitionChecksum(definition({ parameters: { type: 'object', properties: { orderId: { type: 'integer' } } } })),
+    ).not.toBe(base);
   });
 });
 
 describe('definitionOfRow', () => {
   it('reads back the checksum of the definition a row was written from (after a JSON round trip)', () => {
-    const d = definition({ hitl: { approvalText: 'Sure?', rejectPolicy: 'RETURN_ERROR' }, permissionTags: ['orders:read'], timeoutMs: 1500 });
-    const row = JSON.parse(JSON.stringify({ ...d, id: 'x', tenantId: null, enabled: true, status: 'ACTIVE', version: 3 })) as AiToolEntity;
+    const d = definition({
+      hitl: { approvalText: 'Sure?', rejectPolicy: 'RETURN_ERROR' },
+      permissionTags: ['orders:read'],
+      timeoutMs: 1500,
+    });
+    const row = JSON.parse(
+      JSON.stringify({ ...d, id: 'x', tenantId: null, enabled: true, status: 'ACTIVE', version: 3 }),
+    ) as AiToolEntity;
     expect(definitionChecksum(definitionOfRow(row))).toBe(definitionChecksum(d));
   });
 });

@@ -4,7 +4,9 @@ function localToolDecorator(source: LocalToolSource, options: LocalToolOptions):
   return (target, key, descriptor) => {
     const method = descriptor.value as unknown;
     if (typeof method !== 'function') {
-      throw new Error(`@${source === 'FEIGN' ? 'FeignTool' : 'Tool'} must decorate a method (found on ${String(key)}).`);
+      throw new Error(
+        `@${source === 'FEIGN' ? 'FeignTool' : 'Tool'} must decorate a method (found on ${String(key)}).`,
+      );
     }
     const previous = Reflect.getMetadata(LOCAL_TOOL_METADATA, method) as LocalToolMetadata | undefined;
     if (previous) {

@@ -6,7 +6,11 @@ import { FeignTool, Tool } from './feign-tool.decorator';
 import type { LocalToolOptions } from './feign-tool.options';
 
 const at = { provider: 'OrdersService', method: 'getOrder', module: 'OrdersModule' };
-const valid: LocalToolOptions = { description: 'Looks up an order.', sideEffect: 'READ_ONLY', parameters: { type: 'object' } };
+const valid: LocalToolOptions = {
+  description: 'Looks up an order.',
+  sideEffect: 'READ_ONLY',
+  parameters: { type: 'object' },
+};
 const resolve = (options: Partial<LocalToolOptions>, source: 'FEIGN' | 'BUILTIN' = 'FEIGN') =>
   resolveLocalToolDefinition({ source, options: { ...valid, ...options } }, at, new ToolSchemaCompiler());
 
@@ -34,22 +38,30 @@ describe('resolveLocalToolDefinition', () => {
   });
 
   it('requires a declared side-effect level (no default)', () => {
-    expect(resolve({ sideEffect: undefined }).problems).toEqual([expect.stringMatching(/^sideEffect must be declared/)]);
+    expect(resolve({ sideEffect: undefined }).problems).toEqual([
+      expect.stringMatching(/^sideEffect must be declared/),
+    ]);
   });
 
   it('lists every problem at once: name, description, timeout, requirements', () => {
     const { problems } = resolve({ name: 'get order!', description: ' ', timeoutMs: 0, requires: ['GPU' as never] });
     expect(problems).toHaveLength(4);
-    expect(problems.join('\n')).toMatch(/name "get order!"[\s\S]*description is required[\s\S]*timeoutMs[\s\S]*requires: GPU/);
+    expect(problems.join('\n')).toMatch(
+      /name "get order!"[\s\S]*description is required[\s\S]*timeoutMs[\s\S]*requires: GPU/,
+    );
   });
 
   it('names what is wrong with the parameters, from a DTO class or a schema', () => {
     class VagueDto {
       @IsOptional() anything?: unknown;
     }
-    expect(resolve({ parameters: { type: 'array' } }).problems[0]).toMatch(/^parameters: JSON Schema must have "type": "object"/);
+    expect(resolve({ parameters: { type: 'array' } }).problems[0]).toMatch(
+      /^parameters: JSON Schema must have "type": "object"/,
+    );
     expect(resolve({ parameters: undefined }).problems[0]).toMatch(/parameters is required/);
-    expect(resolve({ parameters: VagueDto }).problems[0]).toMatch(/^parameters: VagueDto\.anything: cannot tell its type/);
+    expect(resolve({ parameters: VagueDto }).problems[0]).toMatch(
+      /^parameters: VagueDto\.anything: cannot tell its type/,
+    );
   });
 
   it('copies the declared objects, so later mutation of the options cannot change the registered definition', () => {

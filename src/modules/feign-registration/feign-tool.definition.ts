@@ -11,26 +11,40 @@ import { LOCAL_TOOL_SERVICE_TYPE, LocalToolDefinition, LocalToolLocation } from 
 import { toolNameFromMethod } from './feign-tool-name';
 import { jsonSchemaFromDto } from './feign-dto-schema.converter';
 
-export type DefinitionResult = { definition: LocalToolDefinition; problems: [] } | { definition?: undefined; problems: string[] };
+export type DefinitionResult =
+  { definition: LocalToolDefinition; problems: [] } | { definition?: undefined; problems: string[] };
 
 /** Resolves a decorator's options into registry fields, or says every problem with them. */
-export function resolveLocalToolDefinition(meta: LocalToolMetadata, at: LocalToolLocation, schemas: ToolSchemaCompiler): DefinitionResult {
+export function resolveLocalToolDefinition(
+  meta: LocalToolMetadata,
+  at: LocalToolLocation,
+  schemas: ToolSchemaCompiler,
+): DefinitionResult {
   const o = meta.options;
   const problems: string[] = [];
   const name = o.name ?? toolNameFromMethod(at.method);
-  if (!TOOL_NAME_PATTERN.test(name)) problems.push(`name "${name}" must be 1-64 letters, digits, _ or -, starting with a letter or _ (set options.name)`);
+  if (!TOOL_NAME_PATTERN.test(name))
+    problems.push(
+      `name "${name}" must be 1-64 letters, digits, _ or -, starting with a letter or _ (set options.name)`,
+    );
   if (typeof o.description !== 'string' || o.description.trim().length === 0 || o.description.length > 8000) {
     problems.push('description is required (1-8000 characters): the model reads it to choose the tool');
   }
-  if (!SIDE_EFFECT_LEVELS.includes(o.sideEffect)) problems.push(`sideEffect must be declared as one of ${SIDE_EFFECT_LEVELS.join(', ')}`);
+  if (!SIDE_EFFECT_LEVELS.includes(o.sideEffect))
+    problems.push(`sideEffect must be declared as one of ${SIDE_EFFECT_LEVELS.join(', ')}`);
   if (o.timeoutMs !== undefined && (!Number.isInteger(o.timeoutMs) || o.timeoutMs < 1 || o.timeoutMs > 3_600_000)) {
     problems.push('timeoutMs must be a whole number of milliseconds from 1 to 3600000');
   }
-  for (const [field, list] of [['permissionTags', o.permissionTags], ['tags', o.tags]] as const) {
-    if (list !== undefined && !(Array.isArray(list) && list.every((t) => typeof t === 'string' && t.length > 0))) problems.push(`${field} must be non-empty strings`);
+  for (const [field, list] of [
+    ['permissionTags', o.permissionTags],
+    ['tags', o.tags],
+  ] as const) {
+    if (list !== undefined && !(Array.isArray(list) && list.every((t) => typeof t === 'string' && t.length > 0)))
+      problems.push(`${field} must be non-empty strings`);
   }
   const badRequirement = (o.requires ?? []).find((r) => !TOOL_REQUIREMENTS.includes(r));
-  if (badRequirement !== undefined) problems.push(`requires: ${String(badRequirement)} is not one of ${TOOL_REQUIREMENTS.join(', ')}`);
+  if (badRequirement !== undefined)
+    problems.push(`requires: ${String(badRequirement)} is not one of ${TOOL_REQUIREMENTS.join(', ')}`);
   if (o.hitl?.rejectPolicy !== undefined && !REJECT_POLICIES.includes(o.hitl.rejectPolicy)) {
     problems.push(`hitl.rejectPolicy must be one of ${REJECT_POLICIES.join(', ')}`);
   }

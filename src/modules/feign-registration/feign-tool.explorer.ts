@@ -36,17 +36,23 @@ export class FeignToolExplorer implements OnModuleInit {
     const seen = new Set<object>();
     for (const wrapper of this.discovery.getProviders()) {
       const instance = wrapper.instance as Record<string, unknown> | undefined;
-      const prototype = (instance ? Object.getPrototypeOf(instance) : wrapper.metatype?.prototype) as Record<string, unknown> | null;
+      const prototype = (instance ? Object.getPrototypeOf(instance) : wrapper.metatype?.prototype) as Record<
+        string,
+        unknown
+      > | null;
       // Aliases (useExisting) and re-registered values point at an instance already walked.
       if (wrapper.isAlias || !prototype || (instance && seen.has(instance))) continue;
       if (instance) seen.add(instance);
       const singleton = !wrapper.isTransient && wrapper.isDependencyTreeStatic();
       for (const method of this.scanner.getAllMethodNames(prototype)) {
-        const meta = Reflect.getMetadata(LOCAL_TOOL_METADATA, prototype[method] as object) as LocalToolMetadata | undefined;
+        const meta = Reflect.getMetadata(LOCAL_TOOL_METADATA, prototype[method] as object) as
+          LocalToolMetadata | undefined;
         if (!meta) continue;
         const at = locationOf(wrapper, instance, method);
         if (!singleton || !instance) {
-          this.logger.warn(`Skipped tool on ${at.provider}.${method}: ${at.provider} is request-scoped or transient; tools must live on singleton providers.`);
+          this.logger.warn(
+            `Skipped tool on ${at.provider}.${method}: ${at.provider} is request-scoped or transient; tools must live on singleton providers.`,
+          );
           continue;
         }
         const result = resolveLocalToolDefinition(meta, at, this.schemas);
@@ -55,22 +61,30 @@ export class FeignToolExplorer implements OnModuleInit {
           continue;
         }
         const handler = (instance[method] as LocalToolHandler).bind(instance);
-        found.push({ definition: result.definition, checksum: definitionChecksum(result.definition), location: at, handler });
+        found.push({
+          definition: result.definition,
+          checksum: definitionChecksum(result.definition),
+          location: at,
+          handler,
+        });
       }
     }
     problems.push(...duplicates(found));
     if (problems.length) throw new FeignToolDefinitionError(problems);
-    if (found.length) this.logger.log(`Found ${found.length} local tool(s): ${found.map((f) => f.definition.name).join(', ')}`);
+    if (found.length)
+      this.logger.log(`Found ${found.length} local tool(s): ${found.map((f) => f.definition.name).join(', ')}`);
     return found;
   }
 }
 
 function locationOf(wrapper: InstanceWrapper, instance: object | undefined, method: string): LocalToolLocation {
-  const provider = (instance?.constructor as { name?: string } | undefined)?.name ?? wrapper.metatype?.name ?? String(wrapper.name);
+  const provider =
+    (instance?.constructor as { name?: string } | undefined)?.name ?? wrapper.metatype?.name ?? String(wrapper.name);
   return { provider, method, module: wrapper.host?.name ?? 'unknown module' };
 }
 
-const where = (r: LocalToolRegistration): string => `${r.location.provider}.${r.location.method} (in ${r.location.module})`;
+const where = (r: LocalToolRegistration): string =>
+  `${r.location.provider}.${r.location.method} (in ${r.location.module})`;
 
 function duplicates(found: LocalToolRegistration[]): string[] {
   const problems: string[] = [];
@@ -79,12 +93,19 @@ function duplicates(found: LocalToolRegistration[]): string[] {
   for (const r of found) {
     const sameName = byName.get(nameKeyOf(r.definition.name));
     if (sameName) {
-      const named = sameName.definition.name === r.definition.name ? `"${r.definition.name}"` : `"${sameName.definition.name}" (names differ only in case: they are one name)`;
-      problems.push(`tool name ${named} is declared twice: ${where(sameName)} and ${where(r)}; give one of them another name (options.name)`);
+      const named =
+        sameName.definition.name === r.definition.name
+          ? `"${r.definition.name}"`
+          : `"${sameName.definition.name}" (names differ only in case: they are one name)`;
+      problems.push(
+        `tool name ${named} is declared twice: ${where(sameName)} and ${where(r)}; give one of them another name (options.name)`,
+      );
     }
     const sameEndpoint = byEndpoint.get(r.definition.endpoint);
     if (sameEndpoint && !sameName) {
-      problems.push(`${where(sameEndpoint)} and ${where(r)} share the endpoint "${r.definition.endpoint}"; rename one provider class (the endpoint names the class)`);
+      problems.push(
+        `${where(sameEndpoint)} and ${where(r)} share the endpoint "${r.definition.endpoint}"; rename one provider class (the endpoint names the class)`,
+      );
     }
     byName.set(nameKeyOf(r.definition.name), r);
     byEndpoint.set(r.definition.endpoint, r);

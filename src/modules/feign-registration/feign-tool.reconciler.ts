@@ -57,8 +57,13 @@ export class FeignToolReconciler implements OnApplicationBootstrap {
       const checklist = this.checklists.run({ ...definition, httpMethod: null, headers: null, tenantId: null });
       const failed = checklist.items.filter((i) => i.status === 'FAIL').map((i) => `${i.check}: ${i.message}`);
       if (failed.length > 0) this.logger.warn(`Tool ${definition.name}: checklist FAIL ${failed.join(' | ')}`);
-      const lossy = checklist.items.filter((i) => i.check.startsWith('MODEL_') && i.status === 'WARN').map((i) => i.check);
-      if (lossy.length > 0) this.logger.log(`Tool ${definition.name}: its schema is rewritten with a loss for ${lossy.join(', ')} (GET /api/v1/admin/tools/{id}/checklist says how).`);
+      const lossy = checklist.items
+        .filter((i) => i.check.startsWith('MODEL_') && i.status === 'WARN')
+        .map((i) => i.check);
+      if (lossy.length > 0)
+        this.logger.log(
+          `Tool ${definition.name}: its schema is rewritten with a loss for ${lossy.join(', ')} (GET /api/v1/admin/tools/{id}/checklist says how).`,
+        );
     }
   }
 
@@ -79,15 +84,27 @@ export class FeignToolReconciler implements OnApplicationBootstrap {
     const byName = new Map(rows.map((r) => [r.nameKey, r]));
     const now = Date.now();
     const orphans = rows.filter((r) => isScannerOwned(r) && !this.handlers.findByName(r.name));
-    return [...scanned.map((t) => planTool(t, byName.get(nameKeyOf(t.definition.name)), now)), ...orphans.map((r) => planOrphan(r, now))];
+    return [
+      ...scanned.map((t) => planTool(t, byName.get(nameKeyOf(t.definition.name)), now)),
+      ...orphans.map((r) => planOrphan(r, now)),
+    ];
   }
 
   async apply(steps: ReconcileStep[]): Promise<FeignReconcileReport> {
-    const report: FeignReconcileReport = { inserted: [], updated: [], unchanged: [], orphaned: [], clashes: [], raced: [] };
+    const report: FeignReconcileReport = {
+      inserted: [],
+      updated: [],
+      unchanged: [],
+      orphaned: [],
+      clashes: [],
+      raced: [],
+    };
     for (const step of steps) await this.applyStep(step, report, 0);
     const writes = report.inserted.length + report.updated.length;
     if (writes || report.orphaned.length || report.clashes.length) {
-      this.logger.log(`Local tools: ${report.inserted.length} added, ${report.updated.length} updated, ${report.unchanged.length} unchanged, ${report.orphaned.length} orphaned, ${report.clashes.length} name clash(es)`);
+      this.logger.log(
+        `Local tools: ${report.inserted.length} added, ${report.updated.length} updated, ${report.unchanged.length} unchanged, ${report.orphaned.length} orphaned, ${report.clashes.length} name clash(es)`,
+      );
     }
     return report;
   }
@@ -96,7 +113,8 @@ export class FeignToolReconciler implements OnApplicationBootstrap {
     switch (step.kind) {
       case 'unchanged': {
         const fields = overriddenFields(step.tool.definition, step.row);
-        if (fields.length) this.logger.log(`Tool ${step.name}: an admin changed ${fields.join(', ')}; kept (DB_OVERRIDDEN).`);
+        if (fields.length)
+          this.logger.log(`Tool ${step.name}: an admin changed ${fields.join(', ')}; kept (DB_OVERRIDDEN).`);
         report.unchanged.push(step.name);
         return;
       }
@@ -110,19 +128,24 @@ export class FeignToolReconciler implements OnApplicationBootstrap {
         const { changes } = step;
         if (changes) {
           if (!(await this.compareAndSet(step, step.row, changes))) return this.replan(step, report, replans);
-          this.logger.warn(`Tool ${step.name}: its decorator (${step.row.endpoint}) is gone; set DISABLED (row kept, ORPHANED).`);
+          this.logger.warn(
+            `Tool ${step.name}: its decorator (${step.row.endpoint}) is gone; set DISABLED (row kept, ORPHANED).`,
+          );
         }
         report.orphaned.push(step.name);
         return;
       }
       case 'insert':
-        if (!(await this.write(step, (m) => this.registry.insert(m, step.row).then(() => true)))) return this.replan(step, report, replans);
+        if (!(await this.write(step, (m) => this.registry.insert(m, step.row).then(() => true))))
+          return this.replan(step, report, replans);
         report.inserted.push(step.name);
         return;
       case 'update':
         if (!(await this.compareAndSet(step, step.row, step.changes))) return this.replan(step, report, replans);
         if (step.replaced.length) {
-          this.logger.warn(`Tool ${step.name}: the changed decorator replaced ${step.replaced.join(', ')} that may have been set by an admin; PATCH them again if so.`);
+          this.logger.warn(
+            `Tool ${step.name}: the changed decorator replaced ${step.replaced.join(', ')} that may have been set by an admin; PATCH them again if so.`,
+          );
         }
         report.updated.push(step.name);
         return;
@@ -149,11 +172,17 @@ export class FeignToolReconciler implements OnApplicationBootstrap {
   }
 
   private async replan(step: ReconcileStep, report: FeignReconcileReport, replans: number): Promise<void> {
-    if (replans >= MAX_REPLANS) throw new Error(`Tool ${step.name} kept changing while being registered; start the gateway again.`);
+    if (replans >= MAX_REPLANS)
+      throw new Error(`Tool ${step.name} kept changing while being registered; start the gateway again.`);
     if (!report.raced.includes(step.name)) report.raced.push(step.name);
     const row = await this.feignTools.findPlatformTool(step.name);
     const now = Date.now();
-    const next = step.kind === 'orphan' ? (row && isScannerOwned(row) ? planOrphan(row, now) : null) : planTool(step.tool, row, now);
+    const next =
+      step.kind === 'orphan'
+        ? row && isScannerOwned(row)
+          ? planOrphan(row, now)
+          : null
+        : planTool(step.tool, row, now);
     if (next) await this.applyStep(next, report, replans + 1);
   }
 }

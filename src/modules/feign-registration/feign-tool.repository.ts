@@ -32,8 +32,15 @@ export class FeignToolRepository {
   }
 
   /** Compare-and-set on `version`: false when someone (an admin, another instance) changed the row first. */
-  async updateIfVersion(manager: EntityManager, id: string, version: number, changes: Partial<AiToolEntity>): Promise<boolean> {
-    const result = await manager.getRepository(AiToolEntity).update({ id, version }, changes as QueryDeepPartialEntity<AiToolEntity>);
+  async updateIfVersion(
+    manager: EntityManager,
+    id: string,
+    version: number,
+    changes: Partial<AiToolEntity>,
+  ): Promise<boolean> {
+    const result = await manager
+      .getRepository(AiToolEntity)
+      .update({ id, version }, changes as QueryDeepPartialEntity<AiToolEntity>);
     return result.affected === 1;
   }
 }

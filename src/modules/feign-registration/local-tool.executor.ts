@@ -19,14 +19,20 @@ abstract class InProcessToolExecutor implements ToolExecutor {
     const { tool } = invocation;
     const entry = this.handlers.findByEndpoint(tool.endpoint);
     if (!entry) {
-      throw notFound(`Tool ${tool.name} has no method at ${tool.endpoint} in this gateway: its decorator is gone (ORPHANED) or this instance runs another build. Deploy the method or disable the tool.`);
+      throw notFound(
+        `Tool ${tool.name} has no method at ${tool.endpoint} in this gateway: its decorator is gone (ORPHANED) or this instance runs another build. Deploy the method or disable the tool.`,
+      );
     }
     const d = entry.definition;
     if (tool.serviceType !== this.serviceType || d.serviceType !== this.serviceType) {
-      throw notFound(`Tool ${tool.name} (serviceType ${tool.serviceType}, method registered as ${d.serviceType}) reached the ${this.serviceType} executor; it runs only ${this.serviceType} tools.`);
+      throw notFound(
+        `Tool ${tool.name} (serviceType ${tool.serviceType}, method registered as ${d.serviceType}) reached the ${this.serviceType} executor; it runs only ${this.serviceType} tools.`,
+      );
     }
     if (d.name !== tool.name || d.source !== tool.source) {
-      throw notFound(`Tool ${tool.name} (${tool.source}/${tool.serviceType}) points at ${tool.endpoint}, which runs only as the ${d.source} tool ${d.name}.`);
+      throw notFound(
+        `Tool ${tool.name} (${tool.source}/${tool.serviceType}) points at ${tool.endpoint}, which runs only as the ${d.source} tool ${d.name}.`,
+      );
     }
     let result: unknown;
     try {
@@ -40,7 +46,11 @@ abstract class InProcessToolExecutor implements ToolExecutor {
       if (err instanceof ToolCallError) throw err;
       // The message only: a stack would leak internals to the model.
       const message = err instanceof Error ? err.message : String(err);
-      throw new ToolCallError(message || `${tool.name} failed`, ToolErrorClass.LOCAL_TOOL_ERROR, { transient: false, reachedRemote: true, cause: err });
+      throw new ToolCallError(message || `${tool.name} failed`, ToolErrorClass.LOCAL_TOOL_ERROR, {
+        transient: false,
+        reachedRemote: true,
+        cause: err,
+      });
     }
     return toOutput(tool.name, result);
   }
@@ -51,11 +61,15 @@ function toOutput(toolName: string, result: unknown): ToolOutput {
   try {
     return { content: JSON.stringify(result ?? null), structured: result };
   } catch (err) {
-    throw new ToolCallError(`${toolName} returned a result that is not JSON: ${(err as Error).message}`, ToolErrorClass.LOCAL_TOOL_BAD_RESULT, {
-      transient: false,
-      reachedRemote: true,
-      cause: err,
-    });
+    throw new ToolCallError(
+      `${toolName} returned a result that is not JSON: ${(err as Error).message}`,
+      ToolErrorClass.LOCAL_TOOL_BAD_RESULT,
+      {
+        transient: false,
+        reachedRemote: true,
+        cause: err,
+      },
+    );
   }
 }
 

@@ -13,7 +13,10 @@ export class HealthController {
   @Get()
   @Public()
   @HttpCode(200)
-  @ApiOkResponse({ schema: { example: { status: 'ok', db: 'up' } }, description: '503 with db "down" when the database does not answer' })
+  @ApiOkResponse({
+    schema: { example: { status: 'ok', db: 'up' } },
+    description: '503 with db "down" when the database does not answer',
+  })
   async health(@Res({ passthrough: true }) res: FastifyReply): Promise<{ status: string; db: string }> {
     try {
       await this.dataSource.query('SELECT 1');

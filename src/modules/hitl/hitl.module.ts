@@ -19,8 +19,10 @@ import { HitlAdminController } from './requests/hitl-admin.controller';
     {
       provide: RISK_TOOL_SCHEMA_LOOKUP,
       inject: [ToolRegistryService],
-      useFactory: (tools: ToolRegistryService): RiskToolSchemaLookup => async (toolName, tenantId) =>
-        (await tools.findByNameInScope(toolName, tenantId))?.parameters,
+      useFactory:
+        (tools: ToolRegistryService): RiskToolSchemaLookup =>
+        async (toolName, tenantId) =>
+          (await tools.findByNameInScope(toolName, tenantId))?.parameters,
     },
   ],
   exports: [RiskDetector, HitlRequestsRepository],

@@ -30,7 +30,15 @@ import { JournalOrphanSweepJob } from './journal/journal-orphan-sweep.job';
 
 /** Sessions, the idempotency journal, the result store, act and resume. */
 @Module({
-  imports: [TypeOrmModule.forFeature([AgentSessionEntity]), AgentConfigModule, ToolRegistryModule, HitlModule, ExecutorsModule, ToolInvocationModule, MetricsModule],
+  imports: [
+    TypeOrmModule.forFeature([AgentSessionEntity]),
+    AgentConfigModule,
+    ToolRegistryModule,
+    HitlModule,
+    ExecutorsModule,
+    ToolInvocationModule,
+    MetricsModule,
+  ],
   controllers: [SessionsController, JournalAdminController, HitlDecisionController],
   providers: [
     AgentSessionRepository,

@@ -1,7 +1,15 @@
 import { GatewayMetrics, MAX_TOOL_LABELS, OTHER_TOOL_LABEL } from './gateway-metrics.service';
 import type { ToolCallResult } from '@app/modules/executors/call-path/tool-call.types';
 
-const ok: ToolCallResult = { status: 'COMPLETED', content: 'x', isError: false, attempts: 1, durationMs: 12, errorClass: null, timedOut: false };
+const ok: ToolCallResult = {
+  status: 'COMPLETED',
+  content: 'x',
+  isError: false,
+  attempts: 1,
+  durationMs: 12,
+  errorClass: null,
+  timedOut: false,
+};
 
 describe('GatewayMetrics', () => {
   describe('recordToolCall', () => {
@@ -12,7 +20,10 @@ describe('GatewayMetrics', () => {
       const series = (await metrics.registry.getSingleMetric('gateway_tool_calls_total')!.get()).values;
       expect(series).toHaveLength(MAX_TOOL_LABELS + 1);
       expect(series.find((s) => s.labels.tool === 'tool_0')?.value).toBe(2);
-      expect(series.find((s) => s.labels.tool === OTHER_TOOL_LABEL)).toMatchObject({ value: 1, labels: { status: 'COMPLETED', error_class: 'none' } });
+      expect(series.find((s) => s.labels.tool === OTHER_TOOL_LABEL)).toMatchObject({
+        value: 1,
+        labels: { status: 'COMPLETED', error_class: 'none' },
+      });
     });
 
     it('observes the duration in seconds by service type and status', async () => {

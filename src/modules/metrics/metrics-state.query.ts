@@ -43,7 +43,9 @@ export class MetricsStateQuery {
 
   /** Every registered MCP service and the health its last check recorded. */
   async mcpServiceHealth(): Promise<McpServiceHealthRow[]> {
-    const rows = await this.dataSource.getRepository(McpServiceEntity).find({ select: { name: true, scopeKey: true, health: true } });
+    const rows = await this.dataSource
+      .getRepository(McpServiceEntity)
+      .find({ select: { name: true, scopeKey: true, health: true } });
     return rows.map((r) => ({ name: r.name, scope: r.scopeKey, health: r.health }));
   }
 }

@@ -15,10 +15,14 @@ export class MetricsTokenGuard implements CanActivate {
 
   canActivate(ctx: ExecutionContext): boolean {
     if (!this.expected) return true;
-    const header = ctx.switchToHttp().getRequest<{ headers: Record<string, string | undefined> }>().headers.authorization;
+    const header = ctx.switchToHttp().getRequest<{ headers: Record<string, string | undefined> }>()
+      .headers.authorization;
     const token = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
     if (token !== undefined && timingSafeEqual(digest(token), this.expected)) return true;
-    throw new DomainError(CommonErrorCode.UNAUTHENTICATED, 'GET /metrics needs the header "Authorization: Bearer <METRICS_TOKEN>" with the token this gateway was started with.');
+    throw new DomainError(
+      CommonErrorCode.UNAUTHENTICATED,
+      'GET /metrics needs the header "Authorization: Bearer <METRICS_TOKEN>" with the token this gateway was started with.',
+    );
   }
 }
 

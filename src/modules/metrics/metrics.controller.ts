@@ -19,8 +19,15 @@ export class MetricsController {
   @Header('Content-Type', PROMETHEUS_TEXT)
   @ApiBearerAuth()
   @ApiProduces('text/plain')
-  @ApiOkResponse({ description: 'Prometheus text: gateway_tool_calls_total, gateway_tool_call_duration_seconds, gateway_act_duration_seconds, gateway_journal_entries, gateway_hitl_requests_pending, gateway_mcp_service_up, process metrics' })
-  @ApiResponse({ status: 401, description: 'UNAUTHENTICATED: METRICS_TOKEN is set and the request does not carry it', type: ErrorResponseDto })
+  @ApiOkResponse({
+    description:
+      'Prometheus text: gateway_tool_calls_total, gateway_tool_call_duration_seconds, gateway_act_duration_seconds, gateway_journal_entries, gateway_hitl_requests_pending, gateway_mcp_service_up, process metrics',
+  })
+  @ApiResponse({
+    status: 401,
+    description: 'UNAUTHENTICATED: METRICS_TOKEN is set and the request does not carry it',
+    type: ErrorResponseDto,
+  })
   scrape(): Promise<string> {
     return this.metrics.scrape();
   }

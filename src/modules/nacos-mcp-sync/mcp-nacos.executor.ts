@@ -3,12 +3,22 @@ import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { McpClientPool } from '@app/modules/executors/mcp/mcp-client.pool';
 import { mapCallToolResult } from '@app/modules/executors/mcp/mcp-content.mapper';
 import { ToolHeadersResolver } from '@app/modules/executors/secrets/tool-headers.resolver';
-import { ToolCallError, type ToolExecutor, type ToolInvocation, type ToolOutput } from '@app/modules/executors/tool-executor';
+import {
+  ToolCallError,
+  type ToolExecutor,
+  type ToolInvocation,
+  type ToolOutput,
+} from '@app/modules/executors/tool-executor';
 import { ToolErrorClass } from '@app/modules/executors/tool-error-class';
 import { remoteCallContextOf, remoteCallMeta } from '@app/modules/executors/remote-context/remote-call.context';
 import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
 import { mcpEndpointOf, type McpEndpointDefaults } from './nacos/nacos-instance-endpoint';
-import { NACOS_NAMING, type NacosInstance, type NacosNamingPort, type NacosServiceRef } from './nacos/nacos-naming.adapter';
+import {
+  NACOS_NAMING,
+  type NacosInstance,
+  type NacosNamingPort,
+  type NacosServiceRef,
+} from './nacos/nacos-naming.adapter';
 import { NacosInstanceCache } from './nacos-instance.cache';
 import { weightedOrder } from './nacos-instance.order';
 import { McpServiceDirectory } from './mcp-service.directory';
@@ -46,7 +56,9 @@ export class McpNacosToolExecutor implements ToolExecutor, OnModuleDestroy {
     let last: ToolCallError | undefined;
     // First the cached instances; when every one failed before reaching it, Nacos is asked once for a newer set.
     for (const fresh of [false, true]) {
-      const candidates = (fresh ? await this.readNacos(ref) : await this.healthyInstances(ref)).filter((i) => !tried.has(i.instanceId));
+      const candidates = (fresh ? await this.readNacos(ref) : await this.healthyInstances(ref)).filter(
+        (i) => !tried.has(i.instanceId),
+      );
       for (const instance of weightedOrder(candidates)) {
         tried.add(instance.instanceId);
         try {
@@ -60,10 +72,14 @@ export class McpNacosToolExecutor implements ToolExecutor, OnModuleDestroy {
     }
     throw (
       last ??
-      new ToolCallError(`no healthy instance of Nacos service ${ref.groupName}@@${ref.serviceName} (namespace ${ref.namespaceId}) to call ${tool.name} on`, ToolErrorClass.MCP_CONNECT_FAILED, {
-        transient: true,
-        reachedRemote: false,
-      })
+      new ToolCallError(
+        `no healthy instance of Nacos service ${ref.groupName}@@${ref.serviceName} (namespace ${ref.namespaceId}) to call ${tool.name} on`,
+        ToolErrorClass.MCP_CONNECT_FAILED,
+        {
+          transient: true,
+          reachedRemote: false,
+        },
+      )
     );
   }
 
@@ -72,13 +88,21 @@ export class McpNacosToolExecutor implements ToolExecutor, OnModuleDestroy {
     this.followed.clear();
   }
 
-  private async callOn(instance: NacosInstance, defaults: McpEndpointDefaults, headers: Record<string, string> | undefined, invocation: ToolInvocation): Promise<ToolOutput> {
+  private async callOn(
+    instance: NacosInstance,
+    defaults: McpEndpointDefaults,
+    headers: Record<string, string> | undefined,
+    invocation: ToolInvocation,
+  ): Promise<ToolOutput> {
     const { tool } = invocation;
     let endpoint;
     try {
       endpoint = { ...mcpEndpointOf(instance, defaults), headers };
     } catch (err) {
-      throw new ToolCallError((err as Error).message, ToolErrorClass.INVALID_REQUEST, { transient: false, reachedRemote: false });
+      throw new ToolCallError((err as Error).message, ToolErrorClass.INVALID_REQUEST, {
+        transient: false,
+        reachedRemote: false,
+      });
     }
     const result = await this.pool.callTool(endpoint, tool.remoteName ?? tool.name, invocation.arguments, {
       signal: invocation.signal,
@@ -91,7 +115,8 @@ export class McpNacosToolExecutor implements ToolExecutor, OnModuleDestroy {
   /** The Nacos service of the tool: its MCP service's, or (a tool an admin registered by hand) parsed from "service@group". */
   private async targetOf(tool: ToolDescriptor): Promise<{ ref: NacosServiceRef; defaults: McpEndpointDefaults }> {
     const service = tool.mcpServiceId ? await this.directory.get(tool.mcpServiceId) : null;
-    if (service?.kind === 'NACOS') return { ref: nacosRefOf(service, this.config), defaults: endpointDefaultsOf(service, this.config) };
+    if (service?.kind === 'NACOS')
+      return { ref: nacosRefOf(service, this.config), defaults: endpointDefaultsOf(service, this.config) };
     const at = tool.endpoint.lastIndexOf('@');
     const serviceName = at < 0 ? tool.endpoint : tool.endpoint.slice(0, at);
     const groupName = at < 0 ? DEFAULT_NACOS_GROUP : tool.endpoint.slice(at + 1);
@@ -114,14 +139,22 @@ export class McpNacosToolExecutor implements ToolExecutor, OnModuleDestroy {
     try {
       fresh = await this.naming.getHealthyInstances(ref);
     } catch (err) {
-      throw new ToolCallError(`Nacos lookup of ${ref.groupName}@@${ref.serviceName} failed: ${(err as Error).message}`, ToolErrorClass.MCP_CONNECT_FAILED, {
-        transient: true,
-        reachedRemote: false,
-        cause: err,
-      });
+      throw new ToolCallError(
+        `Nacos lookup of ${ref.groupName}@@${ref.serviceName} failed: ${(err as Error).message}`,
+        ToolErrorClass.MCP_CONNECT_FAILED,
+        {
+          transient: true,
+          reachedRemote: false,
+          cause: err,
+        },
+      );
     }
     this.instances.set(key, fresh);
-    if (!this.followed.has(key)) this.followed.set(key, this.naming.subscribe(ref, (list) => this.instances.set(key, list)));
+    if (!this.followed.has(key))
+      this.followed.set(
+        key,
+        this.naming.subscribe(ref, (list) => this.instances.set(key, list)),
+      );
     return fresh;
   }
 }
@@ -132,9 +165,13 @@ function mayFailOver(tool: ToolDescriptor, error: ToolCallError): boolean {
 
 function asToolCallError(err: unknown, tool: ToolDescriptor): ToolCallError {
   if (err instanceof ToolCallError) return err;
-  return new ToolCallError(`MCP tool ${tool.name} failed: ${(err as Error)?.message ?? String(err)}`, ToolErrorClass.EXECUTOR_ERROR, {
-    transient: false,
-    reachedRemote: true,
-    cause: err,
-  });
+  return new ToolCallError(
+    `MCP tool ${tool.name} failed: ${(err as Error)?.message ?? String(err)}`,
+    ToolErrorClass.EXECUTOR_ERROR,
+    {
+      transient: false,
+      reachedRemote: true,
+      cause: err,
+    },
+  );
 }

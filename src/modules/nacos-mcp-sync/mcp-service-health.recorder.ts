@@ -35,7 +35,12 @@ export class McpServiceHealthRecorder {
 
   async recordSyncFailure(service: McpServiceRecord, reason: string, report: McpSyncReport): Promise<void> {
     this.registry.report(service.id, false, reason);
-    await this.services.update(service.id, { health: 'DOWN', healthReason: reason, lastSyncResult: report, updatedAt: Date.now() });
+    await this.services.update(service.id, {
+      health: 'DOWN',
+      healthReason: reason,
+      lastSyncResult: report,
+      updatedAt: Date.now(),
+    });
   }
 
   /** A health check's verdict; the row is written only when it changes. */

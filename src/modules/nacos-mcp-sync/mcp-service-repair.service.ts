@@ -68,7 +68,8 @@ export class McpServiceRepairService implements OnApplicationBootstrap, OnModule
         const service = services[next++];
         this.watcher.watch(service);
         await this.check(service, result).catch((err: unknown) => {
-          if (!this.stopping.signal.aborted) this.logger.warn(`Health check of MCP service ${service.name} failed: ${(err as Error).message}`);
+          if (!this.stopping.signal.aborted)
+            this.logger.warn(`Health check of MCP service ${service.name} failed: ${(err as Error).message}`);
         });
       }
     };

@@ -49,7 +49,8 @@ export class McpServiceSyncService implements OnModuleDestroy {
 
   /** Syncs the service now (or joins the sync queued behind a running one). Failures to list come back as a report with `error`. */
   sync(serviceId: string, trigger: McpSyncTrigger): Promise<McpSyncReport> {
-    if (this.stopping.signal.aborted) return Promise.reject(new Error('The gateway is shutting down; no MCP sync starts now.'));
+    if (this.stopping.signal.aborted)
+      return Promise.reject(new Error('The gateway is shutting down; no MCP sync starts now.'));
     return this.flights.run(serviceId, async () => {
       const row = await this.services.findById(serviceId);
       if (!row) throw new Error(`MCP service ${serviceId} does not exist.`);
@@ -73,7 +74,9 @@ export class McpServiceSyncService implements OnModuleDestroy {
     const key = syncKeyOf(service, this.config);
     const attempt = await this.leases.acquire(key);
     if (!attempt.held) {
-      this.logger.debug(`Sync of MCP service ${service.name} (${trigger}) skipped: ${attempt.owner} holds the lease of ${key}`);
+      this.logger.debug(
+        `Sync of MCP service ${service.name} (${trigger}) skipped: ${attempt.owner} holds the lease of ${key}`,
+      );
       return skippedReport(trigger, `another gateway instance (${attempt.owner}) is syncing ${key} now`, started);
     }
     try {
@@ -83,7 +86,12 @@ export class McpServiceSyncService implements OnModuleDestroy {
     }
   }
 
-  private async underLease(service: McpServiceRecord, lease: HeldMcpSyncLease, trigger: McpSyncTrigger, started: number): Promise<McpSyncReport> {
+  private async underLease(
+    service: McpServiceRecord,
+    lease: HeldMcpSyncLease,
+    trigger: McpSyncTrigger,
+    started: number,
+  ): Promise<McpSyncReport> {
     let listing: McpToolListing;
     try {
       listing = await this.lister.list(service, this.stopping.signal);
@@ -99,10 +107,17 @@ export class McpServiceSyncService implements OnModuleDestroy {
       const planned = await this.plan(service, listing);
       const { outcome, failed } = await this.writer.apply(planned, lease);
       for (const f of failed) {
-        this.logger.warn(`Sync of MCP service ${service.name}: tool ${JSON.stringify(f.step.row.remoteName)} was left out, the database refused it: ${(f.error as Error).message?.slice(0, 200)}`);
+        this.logger.warn(
+          `Sync of MCP service ${service.name}: tool ${JSON.stringify(f.step.row.remoteName)} was left out, the database refused it: ${(f.error as Error).message?.slice(0, 200)}`,
+        );
       }
       const plan = withoutRefusedSteps(planned, failed);
-      if (outcome === 'lease-lost') return skippedReport(trigger, `the sync lease of ${lease.key} expired and was taken over; nothing was written`, started);
+      if (outcome === 'lease-lost')
+        return skippedReport(
+          trigger,
+          `the sync lease of ${lease.key} expired and was taken over; nothing was written`,
+          started,
+        );
       if (outcome === 'written') {
         const report = { ...reportOf(plan, listing, trigger, started), lossyRewrites: this.lossyRewrites(listing) };
         await this.health.recordSyncSuccess(service, report);
@@ -112,23 +127,36 @@ export class McpServiceSyncService implements OnModuleDestroy {
           );
         }
         if (report.lossyRewrites.length > 0) {
-          this.logger.log(`MCP service ${service.name}: ${report.lossyRewrites.length} tool(s) needed lossy schema rewriting for some model format: ${report.lossyRewrites.map((r) => r.remoteName).join(', ')} (see their checklist)`);
+          this.logger.log(
+            `MCP service ${service.name}: ${report.lossyRewrites.length} tool(s) needed lossy schema rewriting for some model format: ${report.lossyRewrites.map((r) => r.remoteName).join(', ')} (see their checklist)`,
+          );
         }
         return report;
       }
-      if (round >= MAX_REPLANS) throw new Error(`The tools of MCP service ${service.name} kept changing while being synced; try again.`);
+      if (round >= MAX_REPLANS)
+        throw new Error(`The tools of MCP service ${service.name} kept changing while being synced; try again.`);
     }
   }
 
   private lossyRewrites(listing: McpToolListing): McpToolLossyRewrite[] {
     return listing.tools
-      .map((t) => ({ remoteName: t.name, rewrites: this.checklists.lossyRewrites({ name: t.name, description: t.description ?? '', parameters: t.inputSchema }) }))
+      .map((t) => ({
+        remoteName: t.name,
+        rewrites: this.checklists.lossyRewrites({
+          name: t.name,
+          description: t.description ?? '',
+          parameters: t.inputSchema,
+        }),
+      }))
       .filter((r) => r.rewrites.length > 0);
   }
 
   private async plan(service: McpServiceRecord, listing: McpToolListing): Promise<McpToolSyncPlan> {
     const rows = await this.registry.findByMcpService(service.id);
-    const nameHolders = await this.toolRows.findNameHolders(namesWanted(service, listing.tools, rows), service.tenantId);
+    const nameHolders = await this.toolRows.findNameHolders(
+      namesWanted(service, listing.tools, rows),
+      service.tenantId,
+    );
     const target =
       service.kind === 'NACOS'
         ? { serviceType: 'MCP_NACOS' as const, endpoint: nacosToolEndpointOf(service) }
@@ -167,7 +195,12 @@ function skippedReport(trigger: McpSyncTrigger, reason: string, started: number)
   return { ...emptyReport(trigger, started), skipped: true, skippedReason: reason };
 }
 
-function reportOf(plan: McpToolSyncPlan, listing: McpToolListing, trigger: McpSyncTrigger, started: number): McpSyncReport {
+function reportOf(
+  plan: McpToolSyncPlan,
+  listing: McpToolListing,
+  trigger: McpSyncTrigger,
+  started: number,
+): McpSyncReport {
   return {
     ...emptyReport(trigger, started),
     added: plan.added.length,

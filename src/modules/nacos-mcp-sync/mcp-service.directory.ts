@@ -24,7 +24,10 @@ export class McpServiceDirectory {
       found = this.services.findById(id).then((row) => (row ? toMcpServiceRecord(row) : null));
       this.byId.set(id, found);
       // A miss or a failed read is not remembered: the service may be created (on another instance) later.
-      found.then((r) => r ?? this.byId.delete(id), () => this.byId.delete(id));
+      found.then(
+        (r) => r ?? this.byId.delete(id),
+        () => this.byId.delete(id),
+      );
     }
     return found;
   }

@@ -68,7 +68,9 @@ export class McpServiceLister {
         problems.push(cut(withoutUserInfo(`${endpoint.url}: ${(err as Error).message}`), MAX_INSTANCE_PROBLEM_CHARS));
       }
     }
-    throw new McpServiceUnreachableError(problems.length ? `no instance answered tools/list (${problems.join('; ')})` : 'no instance answered tools/list');
+    throw new McpServiceUnreachableError(
+      problems.length ? `no instance answered tools/list (${problems.join('; ')})` : 'no instance answered tools/list',
+    );
   }
 
   /** The endpoints to try, in order, with the reasons instances were left out; each carries the service's headers. */
@@ -83,18 +85,25 @@ export class McpServiceLister {
     return { endpoints: found.endpoints.map((e) => (headers ? { ...e, headers } : e)), problems: found.problems };
   }
 
-  private async instanceEndpointsOf(service: McpServiceRecord): Promise<{ endpoints: McpEndpoint[]; problems: string[] }> {
-    if (service.kind === 'STATIC') return { endpoints: [{ url: service.url!, transport: service.transport ?? 'auto' }], problems: [] };
+  private async instanceEndpointsOf(
+    service: McpServiceRecord,
+  ): Promise<{ endpoints: McpEndpoint[]; problems: string[] }> {
+    if (service.kind === 'STATIC')
+      return { endpoints: [{ url: service.url!, transport: service.transport ?? 'auto' }], problems: [] };
     const ref = nacosRefOf(service, this.config);
     let healthy;
     try {
       healthy = await this.naming.getHealthyInstances(ref);
     } catch (err) {
-      throw new McpServiceUnreachableError(`Nacos lookup of ${ref.groupName}@@${ref.serviceName} (namespace ${ref.namespaceId}) failed: ${(err as Error).message}`);
+      throw new McpServiceUnreachableError(
+        `Nacos lookup of ${ref.groupName}@@${ref.serviceName} (namespace ${ref.namespaceId}) failed: ${(err as Error).message}`,
+      );
     }
     this.instances.set(nacosKeyOf(ref), healthy);
     if (healthy.length === 0) {
-      throw new McpServiceUnreachableError(`no healthy instance of ${ref.groupName}@@${ref.serviceName} in Nacos namespace ${ref.namespaceId}`);
+      throw new McpServiceUnreachableError(
+        `no healthy instance of ${ref.groupName}@@${ref.serviceName} in Nacos namespace ${ref.namespaceId}`,
+      );
     }
     const endpoints: McpEndpoint[] = [];
     const problems: string[] = [];

@@ -10,7 +10,11 @@ function namespaceOf(service: Pick<McpServiceRecord, 'namespaceId'>, config: Pic
 
 /** The Nacos service behind a NACOS record. */
 export function nacosRefOf(service: McpServiceRecord, config: Pick<GatewayConfig, 'nacos'>): NacosServiceRef {
-  return { serviceName: service.serviceName ?? '', groupName: service.groupName || DEFAULT_NACOS_GROUP, namespaceId: namespaceOf(service, config) };
+  return {
+    serviceName: service.serviceName ?? '',
+    groupName: service.groupName || DEFAULT_NACOS_GROUP,
+    namespaceId: namespaceOf(service, config),
+  };
 }
 
 /**

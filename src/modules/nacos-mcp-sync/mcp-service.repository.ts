@@ -19,12 +19,20 @@ export class McpServiceRepository {
 
   /** The service of the scope with this name in any case (names are ASCII; MySQL compares them so anyway, SQLite only through LOWER). */
   findByScopeAndName(scopeKey: string, name: string): Promise<McpServiceEntity | null> {
-    return this.services.createQueryBuilder('s').where('s.scope_key = :scopeKey AND LOWER(s.name) = :key', { scopeKey, key: nameKeyOf(name) }).getOne();
+    return this.services
+      .createQueryBuilder('s')
+      .where('s.scope_key = :scopeKey AND LOWER(s.name) = :key', { scopeKey, key: nameKeyOf(name) })
+      .getOne();
   }
 
   /** A page of services; `tenantId` undefined: every service (platform admin), else only that tenant's. */
   list(tenantId: string | undefined, skip: number, take: number): Promise<[McpServiceEntity[], number]> {
-    return this.services.findAndCount({ where: tenantId === undefined ? {} : { tenantId }, order: { name: 'ASC', id: 'ASC' }, skip, take });
+    return this.services.findAndCount({
+      where: tenantId === undefined ? {} : { tenantId },
+      order: { name: 'ASC', id: 'ASC' },
+      skip,
+      take,
+    });
   }
 
   async insert(row: McpServiceEntity): Promise<void> {

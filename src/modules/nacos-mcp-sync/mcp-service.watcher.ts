@@ -115,7 +115,11 @@ export class McpServiceWatcher implements OnModuleDestroy {
       watch.listChanged.delete(url);
     }
     for (const url of wanted) {
-      if (!watch.listChanged.has(url)) watch.listChanged.set(url, this.pool.onToolsListChanged(url, () => this.now(watch, 'tools-list-changed')));
+      if (!watch.listChanged.has(url))
+        watch.listChanged.set(
+          url,
+          this.pool.onToolsListChanged(url, () => this.now(watch, 'tools-list-changed')),
+        );
     }
   }
 
@@ -130,7 +134,8 @@ export class McpServiceWatcher implements OnModuleDestroy {
   private now(watch: Watch, trigger: McpSyncTrigger): void {
     if (this.stopped) return;
     this.sync.sync(watch.service.id, trigger).catch((err: unknown) => {
-      if (!this.stopped) this.logger.warn(`Sync of MCP service ${watch.service.name} (${trigger}) failed: ${(err as Error).message}`);
+      if (!this.stopped)
+        this.logger.warn(`Sync of MCP service ${watch.service.name} (${trigger}) failed: ${(err as Error).message}`);
     });
   }
 }

@@ -5,7 +5,14 @@ import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
 import { ErrorResponseDto } from '@app/common/dto/error-response.dto';
 import { McpServicesService } from './mcp-services.service';
-import { CreateMcpServiceDto, ListMcpServicesQueryDto, McpServiceDto, McpServicePageDto, McpSyncReportDto, UpdateMcpServiceDto } from './mcp-services.dto';
+import {
+  CreateMcpServiceDto,
+  ListMcpServicesQueryDto,
+  McpServiceDto,
+  McpServicePageDto,
+  McpSyncReportDto,
+  UpdateMcpServiceDto,
+} from './mcp-services.dto';
 import { PageQueryDto } from '@app/common/dto/page.dto';
 import { ToolPageDto } from '@app/modules/tool-registry/tool-registry.dto';
 
@@ -17,7 +24,10 @@ export class McpServicesController {
   constructor(private readonly services: McpServicesService) {}
 
   @Post()
-  @ApiCreatedResponse({ type: McpServiceDto, description: 'Registered and synced once (lastSync); its tools are bound to no agent' })
+  @ApiCreatedResponse({
+    type: McpServiceDto,
+    description: 'Registered and synced once (lastSync); its tools are bound to no agent',
+  })
   @ApiErrors(400, 409)
   create(@Auth() auth: AuthContext, @Body() dto: CreateMcpServiceDto): Promise<McpServiceDto> {
     return this.services.create(auth, dto);
@@ -38,7 +48,10 @@ export class McpServicesController {
   }
 
   @Patch(':id')
-  @ApiOkResponse({ type: McpServiceDto, description: 'Changed; its tools follow at once, then it is synced again (lastSync)' })
+  @ApiOkResponse({
+    type: McpServiceDto,
+    description: 'Changed; its tools follow at once, then it is synced again (lastSync)',
+  })
   @ApiErrors(400, 404)
   update(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: UpdateMcpServiceDto): Promise<McpServiceDto> {
     return this.services.update(auth, id, dto);
@@ -61,9 +74,17 @@ export class McpServicesController {
 
   @Post(':id/sync')
   @HttpCode(200)
-  @ApiOkResponse({ type: McpSyncReportDto, description: '{added, updated, disabled, unchanged, collisions, ...}; skipped: true when another gateway instance was syncing it' })
+  @ApiOkResponse({
+    type: McpSyncReportDto,
+    description:
+      '{added, updated, disabled, unchanged, collisions, ...}; skipped: true when another gateway instance was syncing it',
+  })
   @ApiErrors(404)
-  @ApiResponse({ status: 502, description: 'MCP_SERVICE_UNREACHABLE: no instance answered tools/list; nothing changed', type: ErrorResponseDto })
+  @ApiResponse({
+    status: 502,
+    description: 'MCP_SERVICE_UNREACHABLE: no instance answered tools/list; nothing changed',
+    type: ErrorResponseDto,
+  })
   sync(@Auth() auth: AuthContext, @Param('id') id: string): Promise<McpSyncReportDto> {
     return this.services.syncNow(auth, id);
   }

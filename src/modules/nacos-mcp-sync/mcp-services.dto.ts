@@ -21,16 +21,26 @@ const HEADERS_DESCRIPTION =
   "Headers sent on every MCP request to the service (and by its tools); credentials only as ${secret:NAME}, never literal: a platform-wide service reads TOOL_SECRETS, a tenant's only that tenant's secrets.";
 
 export class CreateMcpServiceDto {
-  @ApiProperty({ pattern: MCP_SERVICE_NAME_PATTERN.source, example: 'weather', description: 'Unique in its scope; the default prefix of its tools\' names' })
+  @ApiProperty({
+    pattern: MCP_SERVICE_NAME_PATTERN.source,
+    example: 'weather',
+    description: "Unique in its scope; the default prefix of its tools' names",
+  })
   @IsString()
   @Matches(MCP_SERVICE_NAME_PATTERN, { message: 'name must be 1-64 letters, digits, _ . or -' })
   name: string;
 
-  @ApiProperty({ enum: MCP_SERVICE_KINDS, description: 'NACOS: healthy instances of a Nacos service · STATIC: one MCP URL' })
+  @ApiProperty({
+    enum: MCP_SERVICE_KINDS,
+    description: 'NACOS: healthy instances of a Nacos service · STATIC: one MCP URL',
+  })
   @IsIn(MCP_SERVICE_KINDS)
   kind: McpServiceKind;
 
-  @ApiPropertyOptional({ description: 'STATIC (required): the MCP endpoint, http(s)', example: 'https://mcp.example.com/mcp' })
+  @ApiPropertyOptional({
+    description: 'STATIC (required): the MCP endpoint, http(s)',
+    example: 'https://mcp.example.com/mcp',
+  })
   @IsOptional()
   @IsString()
   @Length(1, 2048)
@@ -62,33 +72,50 @@ export class CreateMcpServiceDto {
 
   @ApiPropertyOptional({
     enum: MCP_SERVICE_TRANSPORTS,
-    description: 'STATIC: the transport (default: streamable HTTP, falling back to SSE) · NACOS: of instances whose metadata mcp.transport names none (default MCP_DEFAULT_TRANSPORT)',
+    description:
+      'STATIC: the transport (default: streamable HTTP, falling back to SSE) · NACOS: of instances whose metadata mcp.transport names none (default MCP_DEFAULT_TRANSPORT)',
   })
   @IsOptional()
   @IsIn(MCP_SERVICE_TRANSPORTS)
   transport?: McpServiceTransport;
 
-  @ApiPropertyOptional({ description: 'NACOS: endpoint path of instances whose metadata mcp.path names none (default MCP_DEFAULT_PATH)', example: '/mcp' })
+  @ApiPropertyOptional({
+    description: 'NACOS: endpoint path of instances whose metadata mcp.path names none (default MCP_DEFAULT_PATH)',
+    example: '/mcp',
+  })
   @IsOptional()
   @IsString()
   @Length(1, 512)
   @Matches(/^\/[^\s?#]*$/, { message: 'path must start with / and hold no spaces, ? or #' })
   path?: string;
 
-  @ApiPropertyOptional({ nullable: true, type: String, description: 'null: its tools are platform-wide (platform admin only); a tenant admin registers in its own tenant' })
+  @ApiPropertyOptional({
+    nullable: true,
+    type: String,
+    description: 'null: its tools are platform-wide (platform admin only); a tenant admin registers in its own tenant',
+  })
   @IsOptional()
   @ValidateIf((_o, v) => v !== null)
   @IsString()
   @Matches(TENANT_ID_PATTERN, { message: 'tenantId must be 1-64 letters, digits, _ . or -' })
   tenantId?: string | null;
 
-  @ApiPropertyOptional({ description: 'Prefix of its tools\' names (default: the service name with . as _, then _); may be empty', pattern: TOOL_PREFIX_PATTERN.source, example: 'weather_' })
+  @ApiPropertyOptional({
+    description: "Prefix of its tools' names (default: the service name with . as _, then _); may be empty",
+    pattern: TOOL_PREFIX_PATTERN.source,
+    example: 'weather_',
+  })
   @IsOptional()
   @IsString()
   @Matches(TOOL_PREFIX_PATTERN, { message: 'toolPrefix must be 0-32 letters, digits, _ or -' })
   toolPrefix?: string;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, description: HEADERS_DESCRIPTION, example: { Authorization: 'Bearer ${secret:WEATHER_TOKEN}' } })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    description: HEADERS_DESCRIPTION,
+    example: { Authorization: 'Bearer ${secret:WEATHER_TOKEN}' },
+  })
   @IsOptional()
   @IsObject()
   @MaxJsonBytes(HEADERS_MAX_JSON_BYTES)
@@ -97,18 +124,29 @@ export class CreateMcpServiceDto {
 
 /** PATCH: what may change after registration (its tools follow at once; a sync runs). */
 export class UpdateMcpServiceDto {
-  @ApiPropertyOptional({ description: 'STATIC only: the MCP endpoint, http(s)', example: 'https://mcp.example.com/mcp' })
+  @ApiPropertyOptional({
+    description: 'STATIC only: the MCP endpoint, http(s)',
+    example: 'https://mcp.example.com/mcp',
+  })
   @IsOptional()
   @IsString()
   @Length(1, 2048)
   url?: string;
 
-  @ApiPropertyOptional({ enum: MCP_SERVICE_TRANSPORTS, description: 'STATIC only: the transport used to list its tools' })
+  @ApiPropertyOptional({
+    enum: MCP_SERVICE_TRANSPORTS,
+    description: 'STATIC only: the transport used to list its tools',
+  })
   @IsOptional()
   @IsIn(MCP_SERVICE_TRANSPORTS)
   transport?: McpServiceTransport;
 
-  @ApiPropertyOptional({ type: 'object', nullable: true, additionalProperties: { type: 'string' }, description: `${HEADERS_DESCRIPTION} null removes them.` })
+  @ApiPropertyOptional({
+    type: 'object',
+    nullable: true,
+    additionalProperties: { type: 'string' },
+    description: `${HEADERS_DESCRIPTION} null removes them.`,
+  })
   @IsOptional()
   @ValidateIf((_o, v) => v !== null)
   @IsObject()
@@ -117,18 +155,19 @@ export class UpdateMcpServiceDto {
 }
 
 export class ListMcpServicesQueryDto extends PageQueryDto {
-  @ApiPropertyOptional({ description: 'Platform admin only: one tenant\'s services' })
+  @ApiPropertyOptional({ description: "Platform admin only: one tenant's services" })
   @IsOptional()
   @Matches(TENANT_ID_PATTERN)
   tenantId?: string;
 }
 
 export class McpToolCollisionDto {
-  @ApiProperty({ description: 'The tool\'s name on the MCP server' }) remoteName: string;
+  @ApiProperty({ description: "The tool's name on the MCP server" }) remoteName: string;
   @ApiProperty({ description: 'The registry name it would have had' }) name: string;
   @ApiProperty({ description: 'The tool that holds that name (never overwritten)' }) existingToolId: string;
   @ApiProperty({ description: 'Its source: DB, FEIGN, BUILTIN or MCP' }) existingSource: string;
-  @ApiProperty({ nullable: true, type: String, description: 'Its MCP service, when it is an MCP tool' }) existingMcpServiceId: string | null;
+  @ApiProperty({ nullable: true, type: String, description: 'Its MCP service, when it is an MCP tool' })
+  existingMcpServiceId: string | null;
   @ApiProperty({ nullable: true, type: String }) existingTenantId: string | null;
 }
 
@@ -144,23 +183,41 @@ export class McpSyncToolNamesDto {
 }
 
 export class McpToolLossyRewriteDto {
-  @ApiProperty({ description: 'The tool\'s name on the MCP server' }) remoteName: string;
-  @ApiProperty({ type: [String], description: 'Per model format, what was rewritten (the checklist\'s MODEL_* warnings)' }) rewrites: string[];
+  @ApiProperty({ description: "The tool's name on the MCP server" }) remoteName: string;
+  @ApiProperty({
+    type: [String],
+    description: "Per model format, what was rewritten (the checklist's MODEL_* warnings)",
+  })
+  rewrites: string[];
 }
 
 export class McpSyncReportDto {
   @ApiProperty({ description: 'Tools new in the registry' }) added: number;
-  @ApiProperty({ description: 'Tools whose definition changed (version bumped) or that came back (ACTIVE again)' }) updated: number;
+  @ApiProperty({ description: 'Tools whose definition changed (version bumped) or that came back (ACTIVE again)' })
+  updated: number;
   @ApiProperty({ description: 'Tools gone from the server: DISABLED, bindings kept' }) disabled: number;
   @ApiProperty() unchanged: number;
-  @ApiProperty({ type: [McpToolCollisionDto], description: 'Listed tools whose name another tool holds: not registered' }) collisions: McpToolCollisionDto[];
-  @ApiProperty({ type: [McpToolRejectionDto], description: 'Listed tools with an unusable definition: skipped' }) rejected: McpToolRejectionDto[];
+  @ApiProperty({
+    type: [McpToolCollisionDto],
+    description: 'Listed tools whose name another tool holds: not registered',
+  })
+  collisions: McpToolCollisionDto[];
+  @ApiProperty({ type: [McpToolRejectionDto], description: 'Listed tools with an unusable definition: skipped' })
+  rejected: McpToolRejectionDto[];
   @ApiProperty({ description: 'Another gateway instance held the sync lease: nothing was done here' }) skipped: boolean;
-  @ApiProperty({ enum: ['create', 'admin', 'instances-changed', 'tools-list-changed', 'repair', 'startup'], description: 'What started the sync' }) trigger: McpSyncTrigger;
+  @ApiProperty({
+    enum: ['create', 'admin', 'instances-changed', 'tools-list-changed', 'repair', 'startup'],
+    description: 'What started the sync',
+  })
+  trigger: McpSyncTrigger;
   @ApiPropertyOptional() skippedReason?: string;
   @ApiProperty({ type: McpSyncToolNamesDto }) tools: McpSyncToolNamesDto;
   @ApiPropertyOptional({ description: 'The MCP endpoint that answered tools/list' }) listedFrom?: string;
-  @ApiPropertyOptional({ type: [McpToolLossyRewriteDto], description: 'Listed tools whose schema a model format had to rewrite with a loss' }) lossyRewrites?: McpToolLossyRewriteDto[];
+  @ApiPropertyOptional({
+    type: [McpToolLossyRewriteDto],
+    description: 'Listed tools whose schema a model format had to rewrite with a loss',
+  })
+  lossyRewrites?: McpToolLossyRewriteDto[];
   @ApiPropertyOptional({ description: 'sha256 of the tools/list answer' }) listHash?: string;
   @ApiProperty({ description: 'ISO-8601' }) finishedAt: string;
   @ApiProperty() durationMs: number;
@@ -179,11 +236,27 @@ export class McpServiceDto {
   @ApiProperty({ nullable: true, type: String }) path: string | null;
   @ApiProperty({ nullable: true, type: String }) tenantId: string | null;
   @ApiProperty() toolPrefix: string;
-  @ApiProperty({ type: 'object', nullable: true, additionalProperties: { type: 'string' }, description: 'Header templates (secret references, never values)' }) headers: Record<string, string> | null;
-  @ApiProperty({ enum: MCP_SERVICE_HEALTHS, description: 'UP: an instance answered tools/list at the last check or sync' }) health: McpServiceHealth;
+  @ApiProperty({
+    type: 'object',
+    nullable: true,
+    additionalProperties: { type: 'string' },
+    description: 'Header templates (secret references, never values)',
+  })
+  headers: Record<string, string> | null;
+  @ApiProperty({
+    enum: MCP_SERVICE_HEALTHS,
+    description: 'UP: an instance answered tools/list at the last check or sync',
+  })
+  health: McpServiceHealth;
   @ApiProperty({ nullable: true, type: String }) healthReason: string | null;
-  @ApiProperty({ nullable: true, type: String, description: 'ISO-8601 time of the last successful sync' }) lastSyncAt: string | null;
-  @ApiProperty({ nullable: true, type: McpSyncReportDto, description: 'The last sync\'s report (on create: the first sync\'s)' }) lastSync: McpSyncReportDto | null;
+  @ApiProperty({ nullable: true, type: String, description: 'ISO-8601 time of the last successful sync' }) lastSyncAt:
+    string | null;
+  @ApiProperty({
+    nullable: true,
+    type: McpSyncReportDto,
+    description: "The last sync's report (on create: the first sync's)",
+  })
+  lastSync: McpSyncReportDto | null;
   @ApiProperty() createdAt: string;
   @ApiProperty() updatedAt: string;
 }

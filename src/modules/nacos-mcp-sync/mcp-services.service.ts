@@ -27,7 +27,12 @@ import { toMcpServiceDto, toMcpServiceRecord } from './mcp-service.mapper';
 import { defaultToolPrefix } from './mcp-tool-name';
 import { NacosMcpSyncErrorCode } from './nacos-mcp-sync.errors';
 import { DEFAULT_NACOS_GROUP, type McpSyncReport } from './mcp-service.types';
-import type { CreateMcpServiceDto, ListMcpServicesQueryDto, McpServiceDto, UpdateMcpServiceDto } from './mcp-services.dto';
+import type {
+  CreateMcpServiceDto,
+  ListMcpServicesQueryDto,
+  McpServiceDto,
+  UpdateMcpServiceDto,
+} from './mcp-services.dto';
 import type { PageQueryDto } from '@app/common/dto/page.dto';
 
 /**
@@ -54,7 +59,8 @@ export class McpServicesService {
   async create(auth: AuthContext, dto: CreateMcpServiceDto): Promise<McpServiceDto> {
     const tenantId = targetTenant(auth, dto.tenantId);
     assertValidDefinition(dto);
-    if (dto.kind === 'NACOS' && !isNacosEnabled(this.naming)) throw new DomainError(NacosMcpSyncErrorCode.NACOS_NOT_CONFIGURED, new NacosDisabledError().message);
+    if (dto.kind === 'NACOS' && !isNacosEnabled(this.naming))
+      throw new DomainError(NacosMcpSyncErrorCode.NACOS_NOT_CONFIGURED, new NacosDisabledError().message);
     const scopeKey = tenantId ?? '*';
     await this.assertNameFree(scopeKey, dto.name);
     const now = Date.now();
@@ -96,7 +102,11 @@ export class McpServicesService {
   async list(auth: AuthContext, query: ListMcpServicesQueryDto): Promise<Page<McpServiceDto>> {
     const { skip, take } = pageWindow(query);
     const [rows, total] = await this.services.list(auth.tenantId ?? query.tenantId, skip, take);
-    return pageOf(rows.map((r) => toMcpServiceDto(toMcpServiceRecord(r))), total, query);
+    return pageOf(
+      rows.map((r) => toMcpServiceDto(toMcpServiceRecord(r))),
+      total,
+      query,
+    );
   }
 
   async get(auth: AuthContext, id: string): Promise<McpServiceDto> {
@@ -114,8 +124,12 @@ export class McpServicesService {
     const changes: Partial<McpServiceEntity> = { updatedAt: now };
     if (dto.url !== undefined) changes.url = new URL(dto.url).toString();
     if (dto.transport !== undefined) changes.transport = dto.transport;
-    if (dto.headers !== undefined) changes.headers = dto.headers && Object.keys(dto.headers).length ? dto.headers : null;
-    const toolChanges = { ...(changes.headers !== undefined ? { headers: changes.headers } : {}), ...(changes.url ? { endpoint: changes.url } : {}) };
+    if (dto.headers !== undefined)
+      changes.headers = dto.headers && Object.keys(dto.headers).length ? dto.headers : null;
+    const toolChanges = {
+      ...(changes.headers !== undefined ? { headers: changes.headers } : {}),
+      ...(changes.url ? { endpoint: changes.url } : {}),
+    };
     await this.write(row.tenantId, async (m) => {
       await this.services.update(id, changes, m);
       if (Object.keys(toolChanges).length) await this.toolRows.followService(m, id, toolChanges, now);
@@ -145,9 +159,15 @@ export class McpServicesService {
   /** The service's tools in the registry (any status), by name. */
   async tools(auth: AuthContext, id: string, query: PageQueryDto): Promise<Page<ToolDto>> {
     const row = await this.loadVisible(auth, id);
-    const all = (await this.registry.findByMcpService(row.id)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const all = (await this.registry.findByMcpService(row.id)).sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    );
     const { skip, take } = pageWindow(query);
-    return pageOf(all.slice(skip, skip + take).map((t) => toToolDto(toDescriptor(t))), all.length, query);
+    return pageOf(
+      all.slice(skip, skip + take).map((t) => toToolDto(toDescriptor(t))),
+      all.length,
+      query,
+    );
   }
 
   private async write(tenantId: string | null, fn: (m: EntityManager) => Promise<void>): Promise<void> {
@@ -162,10 +182,14 @@ export class McpServicesService {
     const row = await this.loadVisible(auth, id);
     const report = await this.sync.sync(row.id, 'admin');
     if (report.error) {
-      throw new DomainError(NacosMcpSyncErrorCode.MCP_SERVICE_UNREACHABLE, `MCP service ${row.name} could not be synced: ${report.error}. Its tools are unchanged (and hidden while it is down); fix the service or its registration and sync again.`, {
-        serviceId: row.id,
-        reason: report.error,
-      });
+      throw new DomainError(
+        NacosMcpSyncErrorCode.MCP_SERVICE_UNREACHABLE,
+        `MCP service ${row.name} could not be synced: ${report.error}. Its tools are unchanged (and hidden while it is down); fix the service or its registration and sync again.`,
+        {
+          serviceId: row.id,
+          reason: report.error,
+        },
+      );
     }
     return report;
   }
@@ -173,7 +197,10 @@ export class McpServicesService {
   private async loadVisible(auth: AuthContext, id: string): Promise<McpServiceEntity> {
     const row = await this.services.findById(id);
     if (!row || (auth.tenantId !== null && row.tenantId !== auth.tenantId)) {
-      throw new DomainError(CommonErrorCode.NOT_FOUND, `No MCP service ${id} in your scope; list them with GET /api/v1/admin/mcp-services.`);
+      throw new DomainError(
+        CommonErrorCode.NOT_FOUND,
+        `No MCP service ${id} in your scope; list them with GET /api/v1/admin/mcp-services.`,
+      );
     }
     return row;
   }
@@ -185,7 +212,11 @@ export class McpServicesService {
 
 function nameTaken(name: string, scopeKey: string): DomainError {
   const where = scopeKey === '*' ? 'platform-wide' : `in tenant ${scopeKey}`;
-  return new DomainError(NacosMcpSyncErrorCode.MCP_SERVICE_NAME_TAKEN, `An MCP service named ${name} already exists ${where}. Pick another name.`, { name });
+  return new DomainError(
+    NacosMcpSyncErrorCode.MCP_SERVICE_NAME_TAKEN,
+    `An MCP service named ${name} already exists ${where}. Pick another name.`,
+    { name },
+  );
 }
 
 function targetTenant(auth: AuthContext, requested: string | null | undefined): string | null {
@@ -210,7 +241,11 @@ function assertValidDefinition(dto: CreateMcpServiceDto): void {
     else problems.push(...urlProblems(dto.url));
     (['serviceName', 'groupName', 'namespaceId', 'path'] as const).forEach(notFor);
   } else {
-    if (dto.serviceName === undefined) problems.push({ field: 'serviceName', problems: ['is required for kind NACOS (the service name as registered in Nacos)'] });
+    if (dto.serviceName === undefined)
+      problems.push({
+        field: 'serviceName',
+        problems: ['is required for kind NACOS (the service name as registered in Nacos)'],
+      });
     notFor('url');
   }
   if (dto.headers) problems.push(...checkHeaderTemplates(dto.headers));
@@ -221,7 +256,8 @@ function assertValidDefinition(dto: CreateMcpServiceDto): void {
 function assertValidChange(row: McpServiceEntity, dto: UpdateMcpServiceDto): void {
   const problems: FieldProblem[] = [];
   for (const field of ['url', 'transport'] as const) {
-    if (dto[field] !== undefined && row.kind !== 'STATIC') problems.push({ field, problems: [`can be changed only on STATIC services; ${row.name} is ${row.kind}`] });
+    if (dto[field] !== undefined && row.kind !== 'STATIC')
+      problems.push({ field, problems: [`can be changed only on STATIC services; ${row.name} is ${row.kind}`] });
   }
   if (dto.url !== undefined && row.kind === 'STATIC') problems.push(...urlProblems(dto.url));
   if (dto.headers) problems.push(...checkHeaderTemplates(dto.headers));
@@ -229,7 +265,8 @@ function assertValidChange(row: McpServiceEntity, dto: UpdateMcpServiceDto): voi
 }
 
 function urlProblems(url: string): FieldProblem[] {
-  if (!isHttpUrl(url)) return [{ field: 'url', problems: ['must be an absolute http(s) URL, e.g. https://mcp.example.com/mcp'] }];
+  if (!isHttpUrl(url))
+    return [{ field: 'url', problems: ['must be an absolute http(s) URL, e.g. https://mcp.example.com/mcp'] }];
   const credential = urlCredentialProblem(url, 'url');
   return credential ? [credential] : [];
 }

@@ -20,7 +20,11 @@ export class McpSyncLeaseRepository {
     // Twice: the holder may release between our failed INSERT and our read.
     for (let round = 0; round < 2; round++) {
       try {
-        await runStatement(this.dataSource, 'INSERT INTO mcp_sync_lease (service_key, owner, expires_at) VALUES (?, ?, ?)', [serviceKey, owner, now + ttlMs]);
+        await runStatement(
+          this.dataSource,
+          'INSERT INTO mcp_sync_lease (service_key, owner, expires_at) VALUES (?, ?, ?)',
+          [serviceKey, owner, now + ttlMs],
+        );
         return { acquired: true };
       } catch (err) {
         if (!isUniqueViolation(err)) throw err;
@@ -47,6 +51,9 @@ export class McpSyncLeaseRepository {
   }
 
   async release(serviceKey: string, owner: string): Promise<void> {
-    await runStatement(this.dataSource, 'DELETE FROM mcp_sync_lease WHERE service_key = ? AND owner = ?', [serviceKey, owner]);
+    await runStatement(this.dataSource, 'DELETE FROM mcp_sync_lease WHERE service_key = ? AND owner = ?', [
+      serviceKey,
+      owner,
+    ]);
   }
 }

@@ -38,12 +38,17 @@ class LeaseHandle implements HeldMcpSyncLease {
 
   async release(): Promise<void> {
     clearInterval(this.timer);
-    await this.repo.release(this.key, this.owner).catch((err: unknown) => this.logger.warn(`Could not release the sync lease of ${this.key}: ${(err as Error).message}`));
+    await this.repo
+      .release(this.key, this.owner)
+      .catch((err: unknown) =>
+        this.logger.warn(`Could not release the sync lease of ${this.key}: ${(err as Error).message}`),
+      );
   }
 
   private async renew(): Promise<void> {
     try {
-      if (!(await this.repo.renew(this.key, this.owner, Date.now() + MCP_SYNC_LEASE_TTL_MS))) this.logger.warn(`Lost the sync lease of ${this.key}; its writes will be refused.`);
+      if (!(await this.repo.renew(this.key, this.owner, Date.now() + MCP_SYNC_LEASE_TTL_MS)))
+        this.logger.warn(`Lost the sync lease of ${this.key}; its writes will be refused.`);
     } catch (err) {
       this.logger.warn(`Could not renew the sync lease of ${this.key}: ${(err as Error).message}`);
     }

@@ -33,7 +33,10 @@ describe('KeyedSingleFlight', () => {
 
   it('keeps keys independent and starts afresh once idle', async () => {
     const flights = new KeyedSingleFlight<string>();
-    await expect(Promise.all([flights.run('a', async () => 'a'), flights.run('b', async () => 'b')])).resolves.toEqual(['a', 'b']);
+    await expect(Promise.all([flights.run('a', async () => 'a'), flights.run('b', async () => 'b')])).resolves.toEqual([
+      'a',
+      'b',
+    ]);
     await expect(flights.run('a', async () => 'again')).resolves.toBe('again');
   });
 

@@ -55,7 +55,7 @@ describe('allocateMcpToolNames', () => {
     for (const name of forward.values()) expect(name).toMatch(VALID);
   });
 
-  it('avoids the names the service\'s rows hold (lower-cased keys), and a hashed name that is taken too', () => {
+  it("avoids the names the service's rows hold (lower-cased keys), and a hashed name that is taken too", () => {
     const hashed = mcpToolName('', 'get.user');
     const names = allocateMcpToolNames('', ['get.user', 'Plain'], [hashed.toLowerCase(), 'plain']);
     expect(names.get('get.user')).toMatch(/^get_user_[0-9a-f]{8}$/);

@@ -44,7 +44,11 @@ function suffixedMcpToolName(prefix: string, remoteName: string, attempt: number
  * never depends on the listing's order), each takes {@link mcpToolName}, or, when that is taken (`Search`
  * before `search`), its {@link suffixedMcpToolName}.
  */
-export function allocateMcpToolNames(prefix: string, remoteNames: Iterable<string>, taken: Iterable<string>): Map<string, string> {
+export function allocateMcpToolNames(
+  prefix: string,
+  remoteNames: Iterable<string>,
+  taken: Iterable<string>,
+): Map<string, string> {
   const keys = new Set(taken);
   const names = new Map<string, string>();
   for (const remoteName of [...new Set(remoteNames)].sort()) {

@@ -16,13 +16,20 @@ export class McpToolRowsRepository {
    */
   findNameHolders(names: string[], tenantId: string | null): Promise<AiToolEntity[]> {
     if (names.length === 0) return Promise.resolve([]);
-    const qb = this.tools.createQueryBuilder('t').where('t.name_key IN (:...keys)', { keys: [...new Set(names.map(nameKeyOf))] });
+    const qb = this.tools
+      .createQueryBuilder('t')
+      .where('t.name_key IN (:...keys)', { keys: [...new Set(names.map(nameKeyOf))] });
     if (tenantId !== null) qb.andWhere('t.scope_key IN (:...scopes)', { scopes: [tenantId, PLATFORM_SCOPE] });
     return qb.getMany();
   }
 
   /** The service's tools follow a change of its headers (and, STATIC, its URL): one statement, versions bumped. */
-  async followService(manager: EntityManager, mcpServiceId: string, changes: Pick<Partial<AiToolEntity>, 'headers' | 'endpoint'>, now: number): Promise<void> {
+  async followService(
+    manager: EntityManager,
+    mcpServiceId: string,
+    changes: Pick<Partial<AiToolEntity>, 'headers' | 'endpoint'>,
+    now: number,
+  ): Promise<void> {
     await manager
       .createQueryBuilder()
       .update(AiToolEntity)
@@ -43,8 +50,15 @@ export class McpToolRowsRepository {
   }
 
   /** Compare-and-set on `version`: false when someone (an admin, another writer) changed the row since it was read. */
-  async updateIfVersion(manager: EntityManager, id: string, version: number, changes: Partial<AiToolEntity>): Promise<boolean> {
-    const result = await manager.getRepository(AiToolEntity).update({ id, version }, changes as QueryDeepPartialEntity<AiToolEntity>);
+  async updateIfVersion(
+    manager: EntityManager,
+    id: string,
+    version: number,
+    changes: Partial<AiToolEntity>,
+  ): Promise<boolean> {
+    const result = await manager
+      .getRepository(AiToolEntity)
+      .update({ id, version }, changes as QueryDeepPartialEntity<AiToolEntity>);
     return result.affected === 1;
   }
 }

@@ -3,7 +3,13 @@ import { planMcpToolSync, type McpToolSyncInput } from './mcp-tool-sync.plan';
 import type { ListedMcpTool } from './mcp-tool.checksum';
 import type { McpServiceRecord } from './mcp-service.types';
 
-const service = { id: 'svc-1', name: 'deep', kind: 'STATIC', tenantId: 'acme', toolPrefix: 'deep_' } as McpServiceRecord;
+const service = {
+  id: 'svc-1',
+  name: 'deep',
+  kind: 'STATIC',
+  tenantId: 'acme',
+  toolPrefix: 'deep_',
+} as McpServiceRecord;
 let ids = 0;
 const input = (listed: ListedMcpTool[], rows: AiToolEntity[] = []): McpToolSyncInput => ({
   service,
@@ -21,8 +27,15 @@ describe('planMcpToolSync with a schema nested thousands of levels deep', () => 
     const [row] = planMcpToolSync(input([{ name: 'lookup', inputSchema: { type: 'object' } }])).steps.map((s) => s.row);
     let deep: unknown = { type: 'string' };
     for (let i = 0; i < 20_000; i++) deep = { type: 'array', items: deep };
-    const plan = planMcpToolSync(input([{ name: 'lookup', inputSchema: { type: 'object', properties: { a: deep } } }], [{ ...row, status: 'ACTIVE' }]));
-    expect(plan.rejected).toEqual([{ remoteName: 'lookup', problems: [expect.stringContaining('nested deeper than 64 levels')] }]);
+    const plan = planMcpToolSync(
+      input(
+        [{ name: 'lookup', inputSchema: { type: 'object', properties: { a: deep } } }],
+        [{ ...row, status: 'ACTIVE' }],
+      ),
+    );
+    expect(plan.rejected).toEqual([
+      { remoteName: 'lookup', problems: [expect.stringContaining('nested deeper than 64 levels')] },
+    ]);
     expect(plan.disabled).toEqual(['deep_lookup']);
   });
 });

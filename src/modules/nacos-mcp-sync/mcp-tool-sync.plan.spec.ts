@@ -77,14 +77,28 @@ describe('planMcpToolSync', () => {
   it('leaves unchanged tools alone and bumps the version of a changed one', () => {
     const rows = synced([tool('forecast'), tool('alerts')]);
     const plan = planMcpToolSync(input([tool('forecast', { description: 'better text' }), tool('alerts')], rows));
-    expect(plan).toMatchObject({ added: [], updated: ['weather_forecast'], unchanged: ['weather_alerts'], disabled: [] });
-    expect(plan.steps).toEqual([expect.objectContaining({ kind: 'update', changes: expect.objectContaining({ description: 'better text', version: 2 }) })]);
+    expect(plan).toMatchObject({
+      added: [],
+      updated: ['weather_forecast'],
+      unchanged: ['weather_alerts'],
+      disabled: [],
+    });
+    expect(plan.steps).toEqual([
+      expect.objectContaining({
+        kind: 'update',
+        changes: expect.objectContaining({ description: 'better text', version: 2 }),
+      }),
+    ]);
   });
 
   it('sees the same definition with keys in another order as unchanged', () => {
-    const rows = synced([tool('forecast', { inputSchema: { type: 'object', properties: { city: { type: 'string' } } } })]);
+    const rows = synced([
+      tool('forecast', { inputSchema: { type: 'object', properties: { city: { type: 'string' } } } }),
+    ]);
     const reordered = { properties: { city: { type: 'string' } }, type: 'object' };
-    expect(planMcpToolSync(input([tool('forecast', { inputSchema: reordered })], rows)).unchanged).toEqual(['weather_forecast']);
+    expect(planMcpToolSync(input([tool('forecast', { inputSchema: reordered })], rows)).unchanged).toEqual([
+      'weather_forecast',
+    ]);
   });
 
   it('disables a tool gone from the list and re-enables it when it returns', () => {
@@ -93,7 +107,9 @@ describe('planMcpToolSync', () => {
     expect(gone.disabled).toEqual(['weather_alerts']);
     expect(gone.steps[0]).toMatchObject({ kind: 'update', changes: { status: 'DISABLED', version: 2 } });
 
-    const disabledRows = rows.map((r) => (r.name === 'weather_alerts' ? { ...r, status: 'DISABLED' as const, version: 2 } : r));
+    const disabledRows = rows.map((r) =>
+      r.name === 'weather_alerts' ? { ...r, status: 'DISABLED' as const, version: 2 } : r,
+    );
     const back = planMcpToolSync(input([tool('forecast'), tool('alerts')], disabledRows));
     expect(back.updated).toEqual(['weather_alerts']);
     expect(back.steps[0]).toMatchObject({ changes: { status: 'ACTIVE', version: 3 } });
@@ -106,7 +122,14 @@ describe('planMcpToolSync', () => {
     const plan = planMcpToolSync(input([tool('forecast')], [], [holder]));
     expect(plan.steps).toEqual([]);
     expect(plan.collisions).toEqual([
-      { remoteName: 'forecast', name: 'weather_forecast', existingToolId: 'db-tool', existingSource: 'DB', existingMcpServiceId: null, existingTenantId: 'acme' },
+      {
+        remoteName: 'forecast',
+        name: 'weather_forecast',
+        existingToolId: 'db-tool',
+        existingSource: 'DB',
+        existingMcpServiceId: null,
+        existingTenantId: 'acme',
+      },
     ]);
   });
 
@@ -114,7 +137,9 @@ describe('planMcpToolSync', () => {
     const holder = { ...synced([tool('Forecast')])[0], id: 'db-tool', source: 'DB' as const, mcpServiceId: null };
     const plan = planMcpToolSync(input([tool('forecast')], [], [holder]));
     expect(plan.steps).toEqual([]);
-    expect(plan.collisions).toEqual([expect.objectContaining({ remoteName: 'forecast', name: 'weather_forecast', existingToolId: 'db-tool' })]);
+    expect(plan.collisions).toEqual([
+      expect.objectContaining({ remoteName: 'forecast', name: 'weather_forecast', existingToolId: 'db-tool' }),
+    ]);
   });
 
   it('gives a new tool whose name differs only in case from a row of the service (even a disabled one) the hashed name', () => {
@@ -126,7 +151,9 @@ describe('planMcpToolSync', () => {
 
   it('rejects tools with an unusable schema, a duplicate or no name, and disables a row whose schema broke', () => {
     const rows = synced([tool('forecast')]);
-    const plan = planMcpToolSync(input([tool('forecast', { inputSchema: { type: 'string' } }), tool('alerts'), tool('alerts'), tool('')], rows));
+    const plan = planMcpToolSync(
+      input([tool('forecast', { inputSchema: { type: 'string' } }), tool('alerts'), tool('alerts'), tool('')], rows),
+    );
     expect(plan.rejected.map((r) => r.remoteName)).toEqual(['forecast', 'alerts', '']);
     expect(plan.rejected[0].problems[0]).toMatch(/inputSchema must have "type": "object"/);
     expect(plan.added).toEqual(['weather_alerts']);
@@ -134,7 +161,12 @@ describe('planMcpToolSync', () => {
   });
 
   it('shows a name that is no string as its JSON in the rejection, not as "[object Object]"', () => {
-    const plan = planMcpToolSync(input([tool('alerts', { name: { en: 'alerts' } as unknown as string }), tool('x', { name: 7 as unknown as string })]));
+    const plan = planMcpToolSync(
+      input([
+        tool('alerts', { name: { en: 'alerts' } as unknown as string }),
+        tool('x', { name: 7 as unknown as string }),
+      ]),
+    );
     expect(plan.rejected.map((r) => r.remoteName)).toEqual(['{"en":"alerts"}', '7']);
   });
 

@@ -50,7 +50,11 @@ const MAX_REMOTE_NAME = 128;
 const MAX_SCHEMA_BYTES = 65_535;
 
 /** The registry names the listed tools that have no row yet would take (to look up their holders first). */
-export function namesWanted(service: McpServiceRecord, listed: readonly ListedMcpTool[], rows: readonly AiToolEntity[]): string[] {
+export function namesWanted(
+  service: McpServiceRecord,
+  listed: readonly ListedMcpTool[],
+  rows: readonly AiToolEntity[],
+): string[] {
   return [...newToolNames(service, listed, rows).values()];
 }
 
@@ -58,10 +62,20 @@ export function namesWanted(service: McpServiceRecord, listed: readonly ListedMc
  * By remote name, the names of the listed tools without a row: distinct case-insensitively from each other
  * and from every row of the service (whatever its status), the same whatever the listing's order.
  */
-function newToolNames(service: McpServiceRecord, listed: readonly ListedMcpTool[], rows: readonly AiToolEntity[]): Map<string, string> {
+function newToolNames(
+  service: McpServiceRecord,
+  listed: readonly ListedMcpTool[],
+  rows: readonly AiToolEntity[],
+): Map<string, string> {
   const known = new Set(rows.map((r) => r.remoteName));
-  const remoteNames = listed.map((t) => t.name).filter((n) => typeof n === 'string' && n.length > 0 && n.length <= MAX_REMOTE_NAME && !known.has(n));
-  return allocateMcpToolNames(service.toolPrefix, remoteNames, rows.map((r) => r.nameKey));
+  const remoteNames = listed
+    .map((t) => t.name)
+    .filter((n) => typeof n === 'string' && n.length > 0 && n.length <= MAX_REMOTE_NAME && !known.has(n));
+  return allocateMcpToolNames(
+    service.toolPrefix,
+    remoteNames,
+    rows.map((r) => r.nameKey),
+  );
 }
 
 /**
@@ -74,7 +88,15 @@ function newToolNames(service: McpServiceRecord, listed: readonly ListedMcpTool[
  * changed it); policy fields (enabled, timeout, permission tags, requires, hitl, result) stay as set.
  */
 export function planMcpToolSync(input: McpToolSyncInput): McpToolSyncPlan {
-  const plan: McpToolSyncPlan = { steps: [], added: [], updated: [], disabled: [], unchanged: [], collisions: [], rejected: [] };
+  const plan: McpToolSyncPlan = {
+    steps: [],
+    added: [],
+    updated: [],
+    disabled: [],
+    unchanged: [],
+    collisions: [],
+    rejected: [],
+  };
   const byRemote = new Map(input.rows.filter((r) => r.remoteName !== null).map((r) => [r.remoteName!, r]));
   const present = new Set<string>();
   const seen = new Set<string>();
@@ -96,7 +118,12 @@ export function planMcpToolSync(input: McpToolSyncInput): McpToolSyncPlan {
   }
   for (const row of input.rows) {
     if (present.has(row.id) || row.status !== 'ACTIVE') continue;
-    plan.steps.push({ kind: 'update', row, outcome: 'disabled', changes: { status: 'DISABLED', version: row.version + 1, updatedAt: input.now } });
+    plan.steps.push({
+      kind: 'update',
+      row,
+      outcome: 'disabled',
+      changes: { status: 'DISABLED', version: row.version + 1, updatedAt: input.now },
+    });
     plan.disabled.push(row.name);
   }
   return plan;
@@ -111,16 +138,23 @@ function shownRemoteName(name: unknown): string {
   return text.length <= MAX_REMOTE_NAME ? text : `${text.slice(0, MAX_REMOTE_NAME)}… (${text.length} characters)`;
 }
 
-function problemsOf(tool: ListedMcpTool, seen: ReadonlySet<string>, row: AiToolEntity | undefined, checkSchema: (schema: unknown) => string[]): string[] {
+function problemsOf(
+  tool: ListedMcpTool,
+  seen: ReadonlySet<string>,
+  row: AiToolEntity | undefined,
+  checkSchema: (schema: unknown) => string[],
+): string[] {
   if (typeof tool.name !== 'string' || tool.name.length === 0) return ['has no name'];
   if (seen.has(tool.name)) return ['is listed more than once; the first one was used'];
   if (tool.name.length > MAX_REMOTE_NAME) return [`has a name longer than ${MAX_REMOTE_NAME} characters`];
   // Before the checksum: canonical JSON recurses, and a schema thousands of levels deep would overflow the stack.
-  if (jsonValueNestsDeeperThan(tool.inputSchema, MAX_JSON_DEPTH)) return [`inputSchema ${tooDeepProblem(MAX_JSON_DEPTH)}`];
+  if (jsonValueNestsDeeperThan(tool.inputSchema, MAX_JSON_DEPTH))
+    return [`inputSchema ${tooDeepProblem(MAX_JSON_DEPTH)}`];
   // A definition already stored under this checksum was checked when it was stored (compiling schemas is the costly part of a sync).
   if (row && row.definitionChecksum === mcpToolChecksum(tool)) return [];
   const problems = checkSchema(tool.inputSchema).map((p) => `inputSchema ${p}`);
-  if (!problems.length && Buffer.byteLength(JSON.stringify(tool.inputSchema)) > MAX_SCHEMA_BYTES) problems.push(`inputSchema is larger than ${MAX_SCHEMA_BYTES} bytes as JSON in UTF-8`);
+  if (!problems.length && Buffer.byteLength(JSON.stringify(tool.inputSchema)) > MAX_SCHEMA_BYTES)
+    problems.push(`inputSchema is larger than ${MAX_SCHEMA_BYTES} bytes as JSON in UTF-8`);
   return problems;
 }
 
@@ -139,13 +173,19 @@ function planExisting(row: AiToolEntity, tool: ListedMcpTool, input: McpToolSync
   }
   if (row.status === 'DISABLED') changes.status = 'ACTIVE';
   // The service's headers and URL may have changed (PATCH): its tools send what it sends.
-  if (JSON.stringify(row.headers ?? null) !== JSON.stringify(input.service.headers ?? null)) changes.headers = input.service.headers ?? null;
+  if (JSON.stringify(row.headers ?? null) !== JSON.stringify(input.service.headers ?? null))
+    changes.headers = input.service.headers ?? null;
   if (row.endpoint !== input.target.endpoint) changes.endpoint = input.target.endpoint;
   if (Object.keys(changes).length === 0) {
     plan.unchanged.push(row.name);
     return;
   }
-  plan.steps.push({ kind: 'update', row, outcome: 'updated', changes: { ...changes, version: row.version + 1, updatedAt: input.now } });
+  plan.steps.push({
+    kind: 'update',
+    row,
+    outcome: 'updated',
+    changes: { ...changes, version: row.version + 1, updatedAt: input.now },
+  });
   plan.updated.push(row.name);
 }
 
@@ -196,7 +236,10 @@ function planNew(tool: ListedMcpTool, name: string, input: McpToolSyncInput, pla
 }
 
 /** The plan as written when the database refused some steps: those tools are reported as rejected instead. */
-export function withoutRefusedSteps(plan: McpToolSyncPlan, refused: ReadonlyArray<{ step: McpToolSyncStep; reason: string }>): McpToolSyncPlan {
+export function withoutRefusedSteps(
+  plan: McpToolSyncPlan,
+  refused: ReadonlyArray<{ step: McpToolSyncStep; reason: string }>,
+): McpToolSyncPlan {
   if (refused.length === 0) return plan;
   const names = new Set(refused.map((r) => r.step.row.name));
   const keep = (list: string[]) => list.filter((n) => !names.has(n));
@@ -208,7 +251,10 @@ export function withoutRefusedSteps(plan: McpToolSyncPlan, refused: ReadonlyArra
     disabled: keep(plan.disabled),
     rejected: [
       ...plan.rejected,
-      ...refused.map((r) => ({ remoteName: r.step.row.remoteName ?? r.step.row.name, problems: [`could not be stored (${r.reason}); it is left as it was`] })),
+      ...refused.map((r) => ({
+        remoteName: r.step.row.remoteName ?? r.step.row.name,
+        problems: [`could not be stored (${r.reason}); it is left as it was`],
+      })),
     ],
   };
 }
@@ -217,10 +263,21 @@ export function withoutRefusedSteps(plan: McpToolSyncPlan, refused: ReadonlyArra
  * The fields a tool's MCP definition decides. Control and bidi-override characters are removed from the
  * description (an admin's would be refused; a remote's must not fail the sync nor reach the model).
  */
-function definitionFields(tool: ListedMcpTool, service: McpServiceRecord, hinted: SideEffectLevel): Pick<AiToolEntity, 'description' | 'parameters' | 'tags' | 'sideEffect'> {
-  const given = [tool.description, tool.title].map((t) => (typeof t === 'string' ? stripUnsafeText(t) : '')).find((t) => t.trim().length > 0);
+function definitionFields(
+  tool: ListedMcpTool,
+  service: McpServiceRecord,
+  hinted: SideEffectLevel,
+): Pick<AiToolEntity, 'description' | 'parameters' | 'tags' | 'sideEffect'> {
+  const given = [tool.description, tool.title]
+    .map((t) => (typeof t === 'string' ? stripUnsafeText(t) : ''))
+    .find((t) => t.trim().length > 0);
   const text = given ?? `MCP tool ${stripUnsafeText(tool.name)} of service ${service.name}.`;
-  return { description: text.slice(0, MAX_DESCRIPTION), parameters: tool.inputSchema, tags: ['mcp', `${HINT_TAG_PREFIX}${hinted}`], sideEffect: hinted };
+  return {
+    description: text.slice(0, MAX_DESCRIPTION),
+    parameters: tool.inputSchema,
+    tags: ['mcp', `${HINT_TAG_PREFIX}${hinted}`],
+    sideEffect: hinted,
+  };
 }
 
 /** The level the sync last derived for a row (from its tag), undefined when it has none. */

@@ -43,7 +43,10 @@ export class McpToolSyncWriter {
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
-  async apply(plan: McpToolSyncPlan, lease: HeldMcpSyncLease): Promise<{ outcome: McpToolSyncWrite; failed: McpToolSyncFailedStep[] }> {
+  async apply(
+    plan: McpToolSyncPlan,
+    lease: HeldMcpSyncLease,
+  ): Promise<{ outcome: McpToolSyncWrite; failed: McpToolSyncFailedStep[] }> {
     if (plan.steps.length === 0) return { outcome: 'written', failed: [] };
     try {
       return await this.write(plan, lease, false);
@@ -54,14 +57,19 @@ export class McpToolSyncWriter {
     }
   }
 
-  private async write(plan: McpToolSyncPlan, lease: HeldMcpSyncLease, stepwise: boolean): Promise<{ outcome: McpToolSyncWrite; failed: McpToolSyncFailedStep[] }> {
+  private async write(
+    plan: McpToolSyncPlan,
+    lease: HeldMcpSyncLease,
+    stepwise: boolean,
+  ): Promise<{ outcome: McpToolSyncWrite; failed: McpToolSyncFailedStep[] }> {
     const failed: McpToolSyncFailedStep[] = [];
     try {
       await this.dataSource.transaction(async (m) => {
         if (!(await lease.fence(m))) throw new Abort('lease-lost');
         for (const step of plan.steps) {
           const error = stepwise ? await this.applyStep(m, step) : await this.applyOne(m, step);
-          if (error) failed.push({ step, error, reason: String((error as { code?: string }).code ?? 'database error') });
+          if (error)
+            failed.push({ step, error, reason: String((error as { code?: string }).code ?? 'database error') });
         }
         await this.configVersion.bump(m);
       });

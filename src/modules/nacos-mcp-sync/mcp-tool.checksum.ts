@@ -21,7 +21,15 @@ function sha256(text: string): string {
  * is a new version.
  */
 export function mcpToolChecksum(tool: ListedMcpTool): string {
-  return sha256(canonicalJson({ name: tool.name, title: tool.title, description: tool.description, inputSchema: tool.inputSchema, annotations: tool.annotations }));
+  return sha256(
+    canonicalJson({
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      annotations: tool.annotations,
+    }),
+  );
 }
 
 /** sha256 of a whole `tools/list` answer, order-independent: the scheduled repair re-syncs when it moves. */

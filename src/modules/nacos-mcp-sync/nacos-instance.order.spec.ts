@@ -11,7 +11,9 @@ describe('weightedOrder', () => {
   });
 
   it('leaves out instances of weight 0 and unhealthy ones', () => {
-    expect(weightedOrder([inst('z', 0), inst('sick', 5, false), inst('ok', 1)], () => 0.3).map((i) => i.id)).toEqual(['ok']);
+    expect(weightedOrder([inst('z', 0), inst('sick', 5, false), inst('ok', 1)], () => 0.3).map((i) => i.id)).toEqual([
+      'ok',
+    ]);
     expect(weightedOrder([], () => 0.3)).toEqual([]);
   });
 });

@@ -30,7 +30,11 @@ import { McpServicesController } from './mcp-services.controller';
  * and the MCP_NACOS executor. Needs `ScheduleModule.forRoot()` once in the application.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([McpServiceEntity, McpSyncLeaseEntity, AiToolEntity]), ToolRegistryModule, ExecutorsModule],
+  imports: [
+    TypeOrmModule.forFeature([McpServiceEntity, McpSyncLeaseEntity, AiToolEntity]),
+    ToolRegistryModule,
+    ExecutorsModule,
+  ],
   controllers: [McpServicesController],
   providers: [
     NACOS_NAMING_PROVIDER,

@@ -6,7 +6,9 @@ import { NACOS_NAMING, NacosNamingAdapter, type NacosNamingPort } from './nacos/
 export class NacosDisabledError extends Error {
   override readonly name = 'NacosDisabledError';
   constructor() {
-    super('Nacos discovery is off: NACOS_SERVER_ADDR is empty. Set it (host:port) and restart, or register the service as STATIC with its URL.');
+    super(
+      'Nacos discovery is off: NACOS_SERVER_ADDR is empty. Set it (host:port) and restart, or register the service as STATIC with its URL.',
+    );
   }
 }
 

@@ -32,7 +32,11 @@ export class RetentionRepository {
   }
 
   /** CLOSED sessions last changed before `cutoff`, oldest first, after `cursor`. */
-  async closedSessionsBefore(cutoff: number, limit: number, cursor: ClosedSessionCursor | null): Promise<ClosedSessionRef[]> {
+  async closedSessionsBefore(
+    cutoff: number,
+    limit: number,
+    cursor: ClosedSessionCursor | null,
+  ): Promise<ClosedSessionRef[]> {
     const after = cursor ? ' AND (updated_at > ? OR (updated_at = ? AND id > ?))' : '';
     const params: unknown[] = [cutoff, ...(cursor ? [cursor.updatedAt, cursor.updatedAt, cursor.id] : []), limit];
     const rows: Array<{ id: string; tenant_id: string; updated_at: string | number }> = await this.dataSource.query(
@@ -44,7 +48,12 @@ export class RetentionRepository {
 
   /** Journal entries of a session, except STARTED ones (a call that may still be running, or awaits a human). */
   deleteFinishedJournal(session: ClosedSessionRef, limit: number): Promise<number> {
-    return this.boundedDelete('tool_call_journal', "tenant_id = ? AND session_id = ? AND state <> 'STARTED'", [session.tenantId, session.id], limit);
+    return this.boundedDelete(
+      'tool_call_journal',
+      "tenant_id = ? AND session_id = ? AND state <> 'STARTED'",
+      [session.tenantId, session.id],
+      limit,
+    );
   }
 
   /** Stored result chunks of a session (tool results and resume responses). */
@@ -62,7 +71,12 @@ export class RetentionRepository {
   }
 
   deleteSessionToolLog(session: ClosedSessionRef, limit: number): Promise<number> {
-    return this.boundedDelete('tool_call_log', 'tenant_id = ? AND session_id = ?', [session.tenantId, session.id], limit);
+    return this.boundedDelete(
+      'tool_call_log',
+      'tenant_id = ? AND session_id = ?',
+      [session.tenantId, session.id],
+      limit,
+    );
   }
 
   /** The session row itself: only while still CLOSED and once nothing that retention keeps refers to it. */

@@ -47,7 +47,16 @@ export class RetentionService {
 
   private async purgeOnce(now: number): Promise<RetentionReport> {
     const cutoff = now - this.config.retention.days * DAY_MS;
-    const report: RetentionReport = { cutoff, sessions: 0, journalEntries: 0, resultChunks: 0, resumeRecords: 0, hitlRequests: 0, toolLogRows: 0, sessionsKept: 0 };
+    const report: RetentionReport = {
+      cutoff,
+      sessions: 0,
+      journalEntries: 0,
+      resultChunks: 0,
+      resumeRecords: 0,
+      hitlRequests: 0,
+      toolLogRows: 0,
+      sessionsKept: 0,
+    };
     let cursor: ClosedSessionCursor | null = null;
     for (let batch = 0; batch < MAX_BATCHES_PER_RUN; batch++) {
       const sessions = await this.repo.closedSessionsBefore(cutoff, SESSIONS_PER_BATCH, cursor);

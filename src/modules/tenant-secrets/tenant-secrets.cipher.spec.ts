@@ -1,6 +1,7 @@
 import { TenantSecretsCipher } from './tenant-secrets.cipher';
 
-const cipherWith = (hex: string | null) => new TenantSecretsCipher({ secretsKey: hex === null ? null : Buffer.from(hex, 'hex'), nodeEnv: 'test' });
+const cipherWith = (hex: string | null) =>
+  new TenantSecretsCipher({ secretsKey: hex === null ? null : Buffer.from(hex, 'hex'), nodeEnv: 'test' });
 
 describe('TenantSecretsCipher', () => {
   const cipher = cipherWith('11'.repeat(32));

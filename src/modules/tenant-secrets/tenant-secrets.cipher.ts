@@ -33,13 +33,19 @@ export class TenantSecretsCipher implements OnModuleInit {
     const cipher = createCipheriv('aes-256-gcm', this.key(), iv);
     cipher.setAAD(aadOf(tenantId, name));
     const data = Buffer.concat([cipher.update(value, 'utf8'), cipher.final()]);
-    return [FORMAT, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), data.toString('base64url')].join('.');
+    return [
+      FORMAT,
+      iv.toString('base64url'),
+      cipher.getAuthTag().toString('base64url'),
+      data.toString('base64url'),
+    ].join('.');
   }
 
   /** @throws Error when the key is missing or another key (or another tenant or name) encrypted it. */
   decrypt(tenantId: string, name: string, stored: string): string {
     const [format, iv, tag, data] = stored.split('.');
-    if (format !== FORMAT || iv === undefined || tag === undefined || data === undefined) throw new Error('unknown format');
+    if (format !== FORMAT || iv === undefined || tag === undefined || data === undefined)
+      throw new Error('unknown format');
     const decipher = createDecipheriv('aes-256-gcm', this.key(), Buffer.from(iv, 'base64url'));
     decipher.setAAD(aadOf(tenantId, name));
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));

@@ -17,17 +17,33 @@ export class TenantSecretsController {
   constructor(private readonly secrets: TenantSecretsService) {}
 
   @Put(':name')
-  @ApiOkResponse({ type: TenantSecretDto, description: 'Stored encrypted (created or replaced); the value is never returned' })
+  @ApiOkResponse({
+    type: TenantSecretDto,
+    description: 'Stored encrypted (created or replaced); the value is never returned',
+  })
   @ApiErrors(400, 404)
-  @ApiResponse({ status: 409, description: 'SECRETS_NOT_CONFIGURED: the gateway has no SECRETS_KEY', type: ErrorResponseDto })
-  put(@Auth() auth: AuthContext, @Param('tenantId', TenantIdParamPipe) tenantId: string, @Param('name') name: string, @Body() dto: PutTenantSecretDto): Promise<TenantSecretDto> {
+  @ApiResponse({
+    status: 409,
+    description: 'SECRETS_NOT_CONFIGURED: the gateway has no SECRETS_KEY',
+    type: ErrorResponseDto,
+  })
+  put(
+    @Auth() auth: AuthContext,
+    @Param('tenantId', TenantIdParamPipe) tenantId: string,
+    @Param('name') name: string,
+    @Body() dto: PutTenantSecretDto,
+  ): Promise<TenantSecretDto> {
     return this.secrets.put(auth, tenantId, name, dto);
   }
 
   @Get()
   @ApiOkResponse({ type: TenantSecretPageDto, description: 'Names and dates only' })
   @ApiErrors(400, 404)
-  list(@Auth() auth: AuthContext, @Param('tenantId', TenantIdParamPipe) tenantId: string, @Query() query: PageQueryDto): Promise<TenantSecretPageDto> {
+  list(
+    @Auth() auth: AuthContext,
+    @Param('tenantId', TenantIdParamPipe) tenantId: string,
+    @Query() query: PageQueryDto,
+  ): Promise<TenantSecretPageDto> {
     return this.secrets.list(auth, tenantId, query);
   }
 
@@ -35,7 +51,11 @@ export class TenantSecretsController {
   @HttpCode(200)
   @ApiOkResponse({ type: TenantSecretDto, description: 'Deleted; tools that reference it fail until it is set again' })
   @ApiErrors(400, 404)
-  delete(@Auth() auth: AuthContext, @Param('tenantId', TenantIdParamPipe) tenantId: string, @Param('name') name: string): Promise<TenantSecretDto> {
+  delete(
+    @Auth() auth: AuthContext,
+    @Param('tenantId', TenantIdParamPipe) tenantId: string,
+    @Param('name') name: string,
+  ): Promise<TenantSecretDto> {
     return this.secrets.delete(auth, tenantId, name);
   }
 }

@@ -6,21 +6,33 @@ import { PageMetaDto } from '@app/common/dto/page.dto';
 export const TENANT_SECRET_NAME_PATTERN = /^[A-Z_][A-Z0-9_]{0,63}$/;
 
 export class PutTenantSecretDto {
-  @ApiProperty({ description: 'The secret value (stored encrypted with SECRETS_KEY, never returned); sent as-is where a header references it', example: 'ghp_xxxxxxxxxxxxxxxx', writeOnly: true })
+  @ApiProperty({
+    description:
+      'The secret value (stored encrypted with SECRETS_KEY, never returned); sent as-is where a header references it',
+    example: 'ghp_xxxxxxxxxxxxxxxx',
+    writeOnly: true,
+  })
   @IsString()
   @Length(1, 8192, { message: 'value must be 1 to 8192 characters' })
   // eslint-disable-next-line no-control-regex
-  @Matches(/^[^\u0000-\u001f\u007f]*$/, { message: 'value must not contain line breaks or other control characters (it is sent as a header value)' })
+  @Matches(/^[^\u0000-\u001f\u007f]*$/, {
+    message: 'value must not contain line breaks or other control characters (it is sent as a header value)',
+  })
   value: string;
 }
 
 export class TenantSecretDto {
-  @ApiProperty({ example: 'GHTOKEN', description: 'Referenced as ${secret:NAME} in the headers of the tenant\'s tools and MCP services' }) name: string;
+  @ApiProperty({
+    example: 'GHTOKEN',
+    description: "Referenced as ${secret:NAME} in the headers of the tenant's tools and MCP services",
+  })
+  name: string;
   @ApiProperty() tenantId: string;
   @ApiProperty({ description: 'ISO-8601' }) createdAt: string;
   @ApiProperty({ description: 'ISO-8601: when the value was last set' }) updatedAt: string;
 }
 
 export class TenantSecretPageDto extends PageMetaDto {
-  @ApiProperty({ type: [TenantSecretDto], description: 'Names and dates only; values are never returned' }) items: TenantSecretDto[];
+  @ApiProperty({ type: [TenantSecretDto], description: 'Names and dates only; values are never returned' })
+  items: TenantSecretDto[];
 }

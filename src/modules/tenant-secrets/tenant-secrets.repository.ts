@@ -25,7 +25,13 @@ export class TenantSecretsRepository {
     await manager.getRepository(TenantSecretEntity).insert(row);
   }
 
-  async updateValue(manager: EntityManager, tenantId: string, name: string, valueEncrypted: string, updatedAt: number): Promise<void> {
+  async updateValue(
+    manager: EntityManager,
+    tenantId: string,
+    name: string,
+    valueEncrypted: string,
+    updatedAt: number,
+  ): Promise<void> {
     await manager.getRepository(TenantSecretEntity).update({ tenantId, name }, { valueEncrypted, updatedAt });
   }
 

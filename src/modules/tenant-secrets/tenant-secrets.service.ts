@@ -93,18 +93,31 @@ export class TenantSecretsService {
 
 function assertTenant(auth: AuthContext, tenantId: string): void {
   if (auth.tenantId !== null && auth.tenantId !== tenantId) {
-    throw new DomainError(CommonErrorCode.NOT_FOUND, `No tenant ${tenantId} in your scope; your admin key manages the secrets of tenant ${auth.tenantId}.`);
+    throw new DomainError(
+      CommonErrorCode.NOT_FOUND,
+      `No tenant ${tenantId} in your scope; your admin key manages the secrets of tenant ${auth.tenantId}.`,
+    );
   }
 }
 
 function assertName(name: string): void {
   if (!TENANT_SECRET_NAME_PATTERN.test(name)) {
-    throw validationFailed([{ field: 'name', problems: ['must be 1-64 upper-case letters, digits or _, not starting with a digit (e.g. GITHUB_TOKEN), as ${secret:NAME} references it'] }]);
+    throw validationFailed([
+      {
+        field: 'name',
+        problems: [
+          'must be 1-64 upper-case letters, digits or _, not starting with a digit (e.g. GITHUB_TOKEN), as ${secret:NAME} references it',
+        ],
+      },
+    ]);
   }
 }
 
 function notFound(tenantId: string, name: string): DomainError {
-  return new DomainError(CommonErrorCode.NOT_FOUND, `Tenant ${tenantId} has no secret ${name}; list them with GET /api/v1/admin/tenants/${tenantId}/secrets.`);
+  return new DomainError(
+    CommonErrorCode.NOT_FOUND,
+    `Tenant ${tenantId} has no secret ${name}; list them with GET /api/v1/admin/tenants/${tenantId}/secrets.`,
+  );
 }
 
 function toDto(row: TenantSecretEntity): TenantSecretDto {

@@ -17,7 +17,8 @@ export function platformSecretScope(secrets: ReadonlyMap<string, string>): Secre
   return {
     tenantId: null,
     get: (name) => secrets.get(name),
-    missing: () => 'references a platform secret that TOOL_SECRETS does not define; the platform operator must add it to TOOL_SECRETS and restart the gateway',
+    missing: () =>
+      'references a platform secret that TOOL_SECRETS does not define; the platform operator must add it to TOOL_SECRETS and restart the gateway',
   };
 }
 
@@ -33,8 +34,10 @@ export function tenantSecretScope(tenantId: string, loaded: TenantSecretValues):
     tenantId,
     get: (name) => loaded.values.get(name),
     missing: (name) => {
-      if (!loaded.keyConfigured) return `references secret ${name}, but tenant secrets are unavailable: SECRETS_KEY is not set on the gateway (ask the platform operator)`;
-      if (loaded.unreadable.has(name)) return `references secret ${name}, whose stored value cannot be decrypted with the current SECRETS_KEY; set it again with PUT /api/v1/admin/tenants/${tenantId}/secrets/${name}`;
+      if (!loaded.keyConfigured)
+        return `references secret ${name}, but tenant secrets are unavailable: SECRETS_KEY is not set on the gateway (ask the platform operator)`;
+      if (loaded.unreadable.has(name))
+        return `references secret ${name}, whose stored value cannot be decrypted with the current SECRETS_KEY; set it again with PUT /api/v1/admin/tenants/${tenantId}/secrets/${name}`;
       return `references secret ${name}, which tenant ${tenantId} does not have; set it with PUT /api/v1/admin/tenants/${tenantId}/secrets/${name}`;
     },
   };

@@ -68,7 +68,10 @@ export class ToolSecretsResolver {
         }
       }
     }
-    if (unreadable.size > 0) this.logger.warn(`${unreadable.size} secret(s) of tenant ${tenantId} cannot be decrypted with the current SECRETS_KEY; set them again`);
+    if (unreadable.size > 0)
+      this.logger.warn(
+        `${unreadable.size} secret(s) of tenant ${tenantId} cannot be decrypted with the current SECRETS_KEY; set them again`,
+      );
     return tenantSecretScope(tenantId, { values, unreadable, keyConfigured: this.cipher.configured });
   }
 }

@@ -4,7 +4,8 @@ import { TOOL_REQUIREMENTS, ToolRequirement } from '@app/modules/tool-registry/t
 /** Swagger shape of the executeDirect body; requests are validated by EXECUTE_DIRECT_BODY_SCHEMA (ajv). */
 export class ExecuteDirectDto {
   @ApiProperty({
-    description: 'The agent the call is made for: the call is checked against its bindings and policies (being in the registry never makes a tool callable, only a binding does)',
+    description:
+      'The agent the call is made for: the call is checked against its bindings and policies (being in the registry never makes a tool callable, only a binding does)',
     maxLength: 36,
   })
   agentId: string;
@@ -21,7 +22,11 @@ export class ExecuteDirectDto {
   @ApiPropertyOptional({ enum: TOOL_REQUIREMENTS, isArray: true })
   capabilities?: ToolRequirement[];
 
-  @ApiPropertyOptional({ description: 'The call\'s id (default: generated): remotes receive it as X-Tool-Call-Id, and an Idempotency-Key derived from it and the tenant', maxLength: 128 })
+  @ApiPropertyOptional({
+    description:
+      "The call's id (default: generated): remotes receive it as X-Tool-Call-Id, and an Idempotency-Key derived from it and the tenant",
+    maxLength: 128,
+  })
   toolCallId?: string;
 }
 

@@ -25,7 +25,12 @@ export class ExecuteDirectService {
   ) {}
 
   /** `signal`: the client's (aborted when it disconnects); the call in flight is cancelled with it. */
-  async execute(auth: AuthContext, toolName: string, dto: ExecuteDirectBody, signal?: AbortSignal): Promise<ExecuteDirectResponseDto> {
+  async execute(
+    auth: AuthContext,
+    toolName: string,
+    dto: ExecuteDirectBody,
+    signal?: AbortSignal,
+  ): Promise<ExecuteDirectResponseDto> {
     const tenantId = auth.tenantId!;
     const toolCallId = dto.toolCallId ?? `direct-${randomUUID()}`;
     const prepared = await this.preparer.prepare({
@@ -45,14 +50,35 @@ export class ExecuteDirectService {
     }
     if (prepared.kind === 'refused') {
       if (prepared.reason === 'UNKNOWN_TOOL') {
-        throw new DomainError(CommonErrorCode.NOT_FOUND, `No tool named ${toolName} in your tenant or platform-wide.`, { toolName });
+        throw new DomainError(CommonErrorCode.NOT_FOUND, `No tool named ${toolName} in your tenant or platform-wide.`, {
+          toolName,
+        });
       }
       this.log.record({
-        tenantId, agentId: dto.agentId, userId: dto.userId, toolCallId, toolId: prepared.tool?.id ?? null, toolName,
-        status: 'FAILED', entry: 'DIRECT', arguments: prepared.args, redactFields: prepared.tool?.result?.redactFields,
-        attempts: 0, durationMs: 0, errorClass: prepared.reason, content: prepared.content,
+        tenantId,
+        agentId: dto.agentId,
+        userId: dto.userId,
+        toolCallId,
+        toolId: prepared.tool?.id ?? null,
+        toolName,
+        status: 'FAILED',
+        entry: 'DIRECT',
+        arguments: prepared.args,
+        redactFields: prepared.tool?.result?.redactFields,
+        attempts: 0,
+        durationMs: 0,
+        errorClass: prepared.reason,
+        content: prepared.content,
       });
-      return { status: 'FAILED', content: prepared.content, isError: true, attempts: 0, durationMs: 0, toolCallId, errorClass: prepared.reason };
+      return {
+        status: 'FAILED',
+        content: prepared.content,
+        isError: true,
+        attempts: 0,
+        durationMs: 0,
+        toolCallId,
+        errorClass: prepared.reason,
+      };
     }
     if (prepared.approval) {
       const { reason, rules, trigger } = prepared.approval;
@@ -63,9 +89,27 @@ export class ExecuteDirectService {
         { trigger, rules: redactSnippets(rules, fields) },
       );
     }
-    const result = await this.callPath.call(prepared.tool, prepared.args, {
-      tenantId, userId: dto.userId, agentId: dto.agentId, sessionId: null, toolCallId, entry: 'DIRECT',
-    }, signal);
-    return { status: result.status, content: result.content, isError: result.isError, attempts: result.attempts, durationMs: result.durationMs, toolCallId, errorClass: result.errorClass };
+    const result = await this.callPath.call(
+      prepared.tool,
+      prepared.args,
+      {
+        tenantId,
+        userId: dto.userId,
+        agentId: dto.agentId,
+        sessionId: null,
+        toolCallId,
+        entry: 'DIRECT',
+      },
+      signal,
+    );
+    return {
+      status: result.status,
+      content: result.content,
+      isError: result.isError,
+      attempts: result.attempts,
+      durationMs: result.durationMs,
+      toolCallId,
+      errorClass: result.errorClass,
+    };
   }
 }

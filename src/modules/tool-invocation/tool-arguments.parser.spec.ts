@@ -10,7 +10,10 @@ describe('parseToolArguments', () => {
     expect(parseToolArguments(undefined)).toEqual({ ok: true, value: {} });
   });
   it('explains malformed JSON and non-objects', () => {
-    expect(parseToolArguments('{"a":')).toMatchObject({ ok: false, problem: expect.stringContaining('not valid JSON') });
+    expect(parseToolArguments('{"a":')).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining('not valid JSON'),
+    });
     expect(parseToolArguments('[1]')).toMatchObject({ ok: false, problem: expect.stringContaining('an array') });
     expect(parseToolArguments(5)).toMatchObject({ ok: false, problem: expect.stringContaining('number') });
   });

@@ -10,8 +10,12 @@ export const TOOL_ARGUMENTS_MAX_BYTES = 8 * 1024 * 1024;
  * The problem with the size of `raw` arguments (an object, or the JSON string the model sent), or null when they
  * fit. A string is measured as sent; an object as its JSON text.
  */
-export function argumentsSizeProblem(raw: unknown, parsed: unknown, maxBytes = TOOL_ARGUMENTS_MAX_BYTES): string | null {
-  const text = typeof raw === 'string' ? raw : JSON.stringify(parsed) ?? '';
+export function argumentsSizeProblem(
+  raw: unknown,
+  parsed: unknown,
+  maxBytes = TOOL_ARGUMENTS_MAX_BYTES,
+): string | null {
+  const text = typeof raw === 'string' ? raw : (JSON.stringify(parsed) ?? '');
   // UTF-8 takes at most 3 bytes per UTF-16 unit: short text needs no exact count.
   if (text.length * 3 <= maxBytes) return null;
   const bytes = Buffer.byteLength(text, 'utf8');

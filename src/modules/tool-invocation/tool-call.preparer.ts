@@ -58,12 +58,30 @@ export class ToolCallPreparer {
 
   async prepare(req: CallRequest): Promise<ReadyCall | RefusedCall> {
     const { tool, decision, agent, webSearch } = await this.visibility.decideForCall(
-      { tenantId: req.tenantId, agentId: req.agentId, permissions: req.permissions, capabilities: req.capabilities, webSearchMode: req.webSearchMode, freshSince: req.freshSince },
+      {
+        tenantId: req.tenantId,
+        agentId: req.agentId,
+        permissions: req.permissions,
+        capabilities: req.capabilities,
+        webSearchMode: req.webSearchMode,
+        freshSince: req.freshSince,
+      },
       req.toolName,
     );
-    if (!tool) return refused(null, req.rawArguments, 'UNKNOWN_TOOL', `tool ${req.toolName} does not exist; call only the tools you were given`);
+    if (!tool)
+      return refused(
+        null,
+        req.rawArguments,
+        'UNKNOWN_TOOL',
+        `tool ${req.toolName} does not exist; call only the tools you were given`,
+      );
     if (!decision.visible) {
-      return refused(tool, req.rawArguments, 'NOT_VISIBLE', `tool ${tool.name} is not available to this agent now (${decision.layer}: ${decision.reason})`);
+      return refused(
+        tool,
+        req.rawArguments,
+        'NOT_VISIBLE',
+        `tool ${tool.name} is not available to this agent now (${decision.layer}: ${decision.reason})`,
+      );
     }
     const parsed = parseToolArguments(req.rawArguments);
     if (!parsed.ok) return refused(tool, req.rawArguments, 'BAD_ARGUMENTS', `${parsed.problem}; no call was made`);
@@ -73,7 +91,12 @@ export class ToolCallPreparer {
     const args = this.schemas.reviveArguments(tool, parsed.value);
     const violations = this.schemas.validateArguments(tool, args);
     if (violations.length) {
-      return refused(tool, parsed.value, 'BAD_ARGUMENTS', `arguments do not match the schema of ${tool.name}: ${violations.join('; ')}. Fix them and call again; no call was made`);
+      return refused(
+        tool,
+        parsed.value,
+        'BAD_ARGUMENTS',
+        `arguments do not match the schema of ${tool.name}: ${violations.join('; ')}. Fix them and call again; no call was made`,
+      );
     }
     const risky = this.risk.evaluateArguments(args, tool.parameters).rules;
     return {

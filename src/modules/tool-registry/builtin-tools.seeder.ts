@@ -35,7 +35,12 @@ const BUILTIN_TOOL_DEFINITIONS: BuiltinDefinition[] = [
     parameters: {
       type: 'object',
       properties: {
-        toolCallId: { type: 'string', minLength: 1, maxLength: 128, description: 'The toolCallId of the truncated result' },
+        toolCallId: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 128,
+          description: 'The toolCallId of the truncated result',
+        },
         offset: { type: 'integer', minimum: 0, description: 'First character to read (default 0)' },
         limit: { type: 'integer', minimum: 1, maximum: 20000, description: 'How many characters (default 4000)' },
       },
@@ -47,7 +52,8 @@ const BUILTIN_TOOL_DEFINITIONS: BuiltinDefinition[] = [
   },
   {
     name: UPDATE_TODO_LIST_TOOL_NAME,
-    description: 'Replace the task\'s todo list with the given items (keep it current: mark items in_progress and completed as you go).',
+    description:
+      "Replace the task's todo list with the given items (keep it current: mark items in_progress and completed as you go).",
     parameters: {
       type: 'object',
       properties: {

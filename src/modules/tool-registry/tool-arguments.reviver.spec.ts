@@ -14,16 +14,33 @@ describe('compileArgumentsReviver', () => {
       filter: { $ref: '#/$defs/Filter' },
     },
     required: ['q'],
-    $defs: { Filter: { type: 'object', properties: { field: { type: 'string' }, op: { type: 'string' } }, required: ['field'] } },
+    $defs: {
+      Filter: {
+        type: 'object',
+        properties: { field: { type: 'string' }, op: { type: 'string' } },
+        required: ['field'],
+      },
+    },
   };
   const revive = compileArgumentsReviver(schema)!;
 
   it('removes the null a strict-mode model sends for an optional property the schema does not allow null for', () => {
-    expect(revive({ q: 'x', limit: null, note: null, anything: null, filter: { field: 'a', op: null } })).toEqual({ q: 'x', note: null, anything: null, filter: { field: 'a' } });
+    expect(revive({ q: 'x', limit: null, note: null, anything: null, filter: { field: 'a', op: null } })).toEqual({
+      q: 'x',
+      note: null,
+      anything: null,
+      filter: { field: 'a' },
+    });
   });
 
   it('removes the nulls of the alternatives a root oneOf lays out as one object', () => {
-    const either = compileArgumentsReviver({ type: 'object', oneOf: [{ properties: { url: { type: 'string' } }, required: ['url'] }, { properties: { path: { type: 'string' } }, required: ['path'] }] })!;
+    const either = compileArgumentsReviver({
+      type: 'object',
+      oneOf: [
+        { properties: { url: { type: 'string' } }, required: ['url'] },
+        { properties: { path: { type: 'string' } }, required: ['path'] },
+      ],
+    })!;
     expect(either({ url: null, path: '/tmp/a' })).toEqual({ path: '/tmp/a' });
   });
 
@@ -32,8 +49,15 @@ describe('compileArgumentsReviver', () => {
   });
 
   it('parses back JSON text where the schema takes an object or an array and no string (Gemini stand-ins)', () => {
-    expect(revive({ q: 'x', headers: '{"a":"b"}', tags: '["t"]' })).toEqual({ q: 'x', headers: { a: 'b' }, tags: ['t'] });
-    expect(revive({ q: '{"not":"parsed"}', headers: 'not json' })).toEqual({ q: '{"not":"parsed"}', headers: 'not json' });
+    expect(revive({ q: 'x', headers: '{"a":"b"}', tags: '["t"]' })).toEqual({
+      q: 'x',
+      headers: { a: 'b' },
+      tags: ['t'],
+    });
+    expect(revive({ q: '{"not":"parsed"}', headers: 'not json' })).toEqual({
+      q: '{"not":"parsed"}',
+      headers: 'not json',
+    });
   });
 
   it('maps the text of a non-string enum value back to the value', () => {
@@ -51,16 +75,38 @@ describe('compileArgumentsReviver', () => {
   });
 
   it('is null for a schema with nothing to undo, and survives recursion', () => {
-    expect(compileArgumentsReviver({ type: 'object', properties: { q: { type: 'string' } }, required: ['q'] })).toBeNull();
-    const tree = compileArgumentsReviver({ $defs: { N: { type: 'object', properties: { v: { type: 'integer' }, kids: { type: 'array', items: { $ref: '#/$defs/N' } } }, required: ['kids'] } }, $ref: '#/$defs/N' })!;
+    expect(
+      compileArgumentsReviver({ type: 'object', properties: { q: { type: 'string' } }, required: ['q'] }),
+    ).toBeNull();
+    const tree = compileArgumentsReviver({
+      $defs: {
+        N: {
+          type: 'object',
+          properties: { v: { type: 'integer' }, kids: { type: 'array', items: { $ref: '#/$defs/N' } } },
+          required: ['kids'],
+        },
+      },
+      $ref: '#/$defs/N',
+    })!;
     expect(tree({ kids: [{ v: null, kids: [] }] })).toEqual({ kids: [{ kids: [] }] });
   });
 
   it('compiles a ref graph that doubles at every level in bounded time', () => {
     const defs: Record<string, unknown> = { D0: { type: 'integer' } };
-    for (let i = 1; i <= 30; i++) defs[`D${i}`] = { type: 'object', properties: { a: { $ref: `#/$defs/D${i - 1}`, description: 'x' }, b: { $ref: `#/$defs/D${i - 1}`, description: 'y' } } };
+    for (let i = 1; i <= 30; i++)
+      defs[`D${i}`] = {
+        type: 'object',
+        properties: {
+          a: { $ref: `#/$defs/D${i - 1}`, description: 'x' },
+          b: { $ref: `#/$defs/D${i - 1}`, description: 'y' },
+        },
+      };
     const started = performance.now();
-    const revive = compileArgumentsReviver({ type: 'object', $defs: defs, properties: { x: { $ref: '#/$defs/D30' } } })!;
+    const revive = compileArgumentsReviver({
+      type: 'object',
+      $defs: defs,
+      properties: { x: { $ref: '#/$defs/D30' } },
+    })!;
     expect(revive({ x: { a: null } })).toEqual({ x: {} });
     expect(performance.now() - started).toBeLessThan(2000);
   });

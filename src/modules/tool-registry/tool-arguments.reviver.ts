@@ -58,30 +58,56 @@ function planFor(schema: unknown, refs: GeminiSchemaRefResolver, plans: PlanCach
   plans.built += 1;
   const plan: RevivePlan = { dropNull: new Set(), properties: new Map(), parseText: false };
   plans.set(node, plan); // a recursive ref reuses the plan under construction
-  const all = [node, ...(Array.isArray(node.allOf) ? (node.allOf as unknown[]) : [])].map((m) => resolved(m, refs)).filter(isRaw);
+  const all = [node, ...(Array.isArray(node.allOf) ? (node.allOf as unknown[]) : [])]
+    .map((m) => resolved(m, refs))
+    .filter(isRaw);
   for (const member of all) planProperties(plan, member, new Set(stringList(member.required)), refs, plans, depth);
   // A union's members: where a root oneOf's properties live once laid out as one object; a name counts
   // as required only when every alternative requires it.
-  const union = [...(Array.isArray(node.anyOf) ? (node.anyOf as unknown[]) : []), ...(Array.isArray(node.oneOf) ? (node.oneOf as unknown[]) : [])].map((m) => resolved(m, refs)).filter(isRaw);
-  const everywhere = new Set(union.length > 0 ? stringList(union[0].required).filter((n) => union.every((m) => stringList(m.required).includes(n))) : []);
+  const union = [
+    ...(Array.isArray(node.anyOf) ? (node.anyOf as unknown[]) : []),
+    ...(Array.isArray(node.oneOf) ? (node.oneOf as unknown[]) : []),
+  ]
+    .map((m) => resolved(m, refs))
+    .filter(isRaw);
+  const everywhere = new Set(
+    union.length > 0
+      ? stringList(union[0].required).filter((n) => union.every((m) => stringList(m.required).includes(n)))
+      : [],
+  );
   for (const member of union) planProperties(plan, member, everywhere, refs, plans, depth);
   const types = typesOf(node);
   plan.parseText = depth > 0 && (types.includes('object') || types.includes('array')) && !acceptsString(node, refs, 0);
   const values = Array.isArray(node.enum) ? node.enum : [];
-  const byText = values.filter((v) => typeof v !== 'string' && !values.includes(JSON.stringify(v))).map((v) => [JSON.stringify(v), v] as const);
+  const byText = values
+    .filter((v) => typeof v !== 'string' && !values.includes(JSON.stringify(v)))
+    .map((v) => [JSON.stringify(v), v] as const);
   if (byText.length > 0) plan.enumByText = new Map(byText);
-  const useful = plan.dropNull.size > 0 || plan.properties.size > 0 || plan.items !== undefined || plan.parseText || plan.enumByText !== undefined;
+  const useful =
+    plan.dropNull.size > 0 ||
+    plan.properties.size > 0 ||
+    plan.items !== undefined ||
+    plan.parseText ||
+    plan.enumByText !== undefined;
   if (!useful) plans.set(node, null);
   return useful ? plan : null;
 }
 
-function planProperties(plan: RevivePlan, member: Raw, required: Set<string>, refs: GeminiSchemaRefResolver, plans: PlanCache, depth: number): void {
+function planProperties(
+  plan: RevivePlan,
+  member: Raw,
+  required: Set<string>,
+  refs: GeminiSchemaRefResolver,
+  plans: PlanCache,
+  depth: number,
+): void {
   for (const [name, child] of Object.entries(isRaw(member.properties) ? member.properties : {})) {
     if (!required.has(name) && !acceptsNull(child, refs, 0)) plan.dropNull.add(name);
     const childPlan = planFor(child, refs, plans, depth + 1);
     if (childPlan && !plan.properties.has(name)) plan.properties.set(name, childPlan);
   }
-  if (member.items !== undefined && !Array.isArray(member.items) && !plan.items) plan.items = planFor(member.items, refs, plans, depth + 1) ?? undefined;
+  if (member.items !== undefined && !Array.isArray(member.items) && !plan.items)
+    plan.items = planFor(member.items, refs, plans, depth + 1) ?? undefined;
 }
 
 function stringList(value: unknown): string[] {
@@ -99,7 +125,10 @@ function acceptsNull(schema: unknown, refs: GeminiSchemaRefResolver, depth: numb
   if (!node || depth > MAX_PLAN_DEPTH) return true;
   if (node.nullable === true || node.const === null) return true;
   if (Array.isArray(node.enum)) return node.enum.includes(null);
-  const union = [...(Array.isArray(node.anyOf) ? (node.anyOf as unknown[]) : []), ...(Array.isArray(node.oneOf) ? (node.oneOf as unknown[]) : [])];
+  const union = [
+    ...(Array.isArray(node.anyOf) ? (node.anyOf as unknown[]) : []),
+    ...(Array.isArray(node.oneOf) ? (node.oneOf as unknown[]) : []),
+  ];
   if (union.length > 0) return union.some((m) => acceptsNull(m, refs, depth + 1));
   const types = typesOf(node);
   return types.length === 0 ? node.const === undefined : types.includes('null');
@@ -108,8 +137,17 @@ function acceptsNull(schema: unknown, refs: GeminiSchemaRefResolver, depth: numb
 function acceptsString(node: Raw, refs: GeminiSchemaRefResolver, depth: number): boolean {
   if (depth > MAX_PLAN_DEPTH) return true;
   if (Array.isArray(node.enum)) return node.enum.some((v) => typeof v === 'string');
-  const union = [...(Array.isArray(node.anyOf) ? (node.anyOf as unknown[]) : []), ...(Array.isArray(node.oneOf) ? (node.oneOf as unknown[]) : [])];
-  if (union.some((m) => { const r = resolved(m, refs); return !r || acceptsString(r, refs, depth + 1); })) return true;
+  const union = [
+    ...(Array.isArray(node.anyOf) ? (node.anyOf as unknown[]) : []),
+    ...(Array.isArray(node.oneOf) ? (node.oneOf as unknown[]) : []),
+  ];
+  if (
+    union.some((m) => {
+      const r = resolved(m, refs);
+      return !r || acceptsString(r, refs, depth + 1);
+    })
+  )
+    return true;
   const types = typesOf(node);
   return types.length === 0 ? union.length === 0 : types.includes('string');
 }
@@ -140,7 +178,13 @@ function revive(plan: RevivePlan, value: unknown, depth: number): unknown {
     }
     const childPlan = plan.properties.get(name);
     const next = childPlan ? revive(childPlan, child, depth + 1) : child;
-    if (next !== child) Object.defineProperty((out ??= { ...value }), name, { value: next, enumerable: true, writable: true, configurable: true });
+    if (next !== child)
+      Object.defineProperty((out ??= { ...value }), name, {
+        value: next,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
   }
   return out ?? value;
 }

@@ -3,7 +3,13 @@
  * remote-call context). A tool's own `headers` may not name them: registration refuses it, and a call overwrites
  * or removes them, so a tenant's tool can never claim another tenant, user or session. Lower case.
  */
-export const TOOL_CONTEXT_HEADERS: readonly string[] = ['x-tenant-id', 'x-user-id', 'x-session-id', 'x-tool-call-id', 'idempotency-key'];
+export const TOOL_CONTEXT_HEADERS: readonly string[] = [
+  'x-tenant-id',
+  'x-user-id',
+  'x-session-id',
+  'x-tool-call-id',
+  'idempotency-key',
+];
 
 /** Whether `name` (any case) is one of {@link TOOL_CONTEXT_HEADERS}. */
 export function isToolContextHeader(name: string): boolean {

@@ -40,8 +40,12 @@ describe('urlCredentialProblem', () => {
   });
 
   it('refuses a literal credential in the query, accepts a placeholder and ordinary parameters', () => {
-    expect(urlCredentialProblem('https://api.example.com/x?api_key=abc123', 'endpoint')?.problems[0]).toContain('api_key');
-    expect(JSON.stringify(urlCredentialProblem('https://api.example.com/x?access_token=zz9', 'endpoint'))).not.toContain('zz9');
+    expect(urlCredentialProblem('https://api.example.com/x?api_key=abc123', 'endpoint')?.problems[0]).toContain(
+      'api_key',
+    );
+    expect(
+      JSON.stringify(urlCredentialProblem('https://api.example.com/x?access_token=zz9', 'endpoint')),
+    ).not.toContain('zz9');
     expect(urlCredentialProblem('https://api.example.com/x?key={key}&q=1', 'endpoint')).toBeNull();
     expect(urlCredentialProblem('https://api.example.com/users/{id}?expand=true', 'endpoint')).toBeNull();
   });

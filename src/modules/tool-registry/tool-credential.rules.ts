@@ -2,13 +2,17 @@ import type { FieldProblem } from '@app/common/errors/validation';
 
 const SECRET_REF = /\$\{secret:[A-Za-z0-9_]+\}/g;
 /** Header names whose value is a credential whatever it looks like. */
-const SENSITIVE_HEADER = /auth|cookie|token|secret|api[-_]?key|password|passwd|credential|session|signature|private[-_]?key|^x-[a-z0-9-]*key$/i;
+const SENSITIVE_HEADER =
+  /auth|cookie|token|secret|api[-_]?key|password|passwd|credential|session|signature|private[-_]?key|^x-[a-z0-9-]*key$/i;
 /** An HTTP authentication scheme followed by its credentials. */
-const SCHEME_CREDENTIAL = /^\s*(bearer|basic|token|digest|bot|apikey|api-key|key|oauth|negotiate|ntlm|aws4-hmac-sha256|hmac|sso-key)\s+(.*)$/i;
+const SCHEME_CREDENTIAL =
+  /^\s*(bearer|basic|token|digest|bot|apikey|api-key|key|oauth|negotiate|ntlm|aws4-hmac-sha256|hmac|sso-key)\s+(.*)$/i;
 /** Credentials that announce themselves: GitHub, Slack, Stripe/OpenAI-style keys, AWS key ids, Google API keys, JWTs. */
-const KNOWN_TOKEN = /(gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}|xox[abpors]-[\w-]{10,}|\bsk-[\w-]{16,}|\b(?:sk|pk|rk)_(?:live|test)_\w{10,}|\bAKIA[0-9A-Z]{16}\b|\bAIza[\w-]{30,}|\beyJ[\w-]{8,}\.[\w-]{8,}\.)/;
+const KNOWN_TOKEN =
+  /(gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}|xox[abpors]-[\w-]{10,}|\bsk-[\w-]{16,}|\b(?:sk|pk|rk)_(?:live|test)_\w{10,}|\bAKIA[0-9A-Z]{16}\b|\bAIza[\w-]{30,}|\beyJ[\w-]{8,}\.[\w-]{8,}\.)/;
 /** Query parameters that carry a credential. */
-const SENSITIVE_QUERY = /^(access[-_]?token|token|api[-_]?key|apikey|key|password|passwd|pwd|secret|client[-_]?secret|auth|sig|signature|session)$/i;
+const SENSITIVE_QUERY =
+  /^(access[-_]?token|token|api[-_]?key|apikey|key|password|passwd|pwd|secret|client[-_]?secret|auth|sig|signature|session)$/i;
 
 const HOW_TO_REFERENCE =
   "reference the credential as ${secret:NAME} instead: a tenant's tool or MCP service reads the tenant's own secrets (PUT /api/v1/admin/tenants/{tenantId}/secrets/NAME), a platform-wide one TOOL_SECRETS";
@@ -52,12 +56,22 @@ export function urlCredentialProblem(url: string, field: string): FieldProblem |
     return null; // the shape rules report an unparsable URL
   }
   if (parsed.username || parsed.password) {
-    return { field, problems: [`must not carry a user name or password (user:pass@host); send the credential in a header and ${HOW_TO_REFERENCE}`] };
+    return {
+      field,
+      problems: [
+        `must not carry a user name or password (user:pass@host); send the credential in a header and ${HOW_TO_REFERENCE}`,
+      ],
+    };
   }
   const original = safeSearchParams(url);
   for (const [key, value] of original) {
     if (SENSITIVE_QUERY.test(key) && value !== '' && !/^\{[^}]+\}$/.test(value)) {
-      return { field, problems: [`must not carry a credential in its query (parameter "${key}"); send it in a header and ${HOW_TO_REFERENCE}`] };
+      return {
+        field,
+        problems: [
+          `must not carry a credential in its query (parameter "${key}"); send it in a header and ${HOW_TO_REFERENCE}`,
+        ],
+      };
     }
   }
   return null;

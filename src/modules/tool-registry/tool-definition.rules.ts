@@ -28,10 +28,15 @@ function isProviderMethod(endpoint: string): boolean {
 }
 
 /** Cross-field rules of a tool definition that a DTO cannot express. */
-export function checkToolDefinition(def: { serviceType: ServiceType; endpoint: string; headers?: Record<string, string> | null }): FieldProblem[] {
+export function checkToolDefinition(def: {
+  serviceType: ServiceType;
+  endpoint: string;
+  headers?: Record<string, string> | null;
+}): FieldProblem[] {
   const problems: FieldProblem[] = [];
   const rule = ENDPOINT_RULES[def.serviceType];
-  if (!rule.test(def.endpoint)) problems.push({ field: 'endpoint', problems: [`for serviceType ${def.serviceType} must be ${rule.expected}`] });
+  if (!rule.test(def.endpoint))
+    problems.push({ field: 'endpoint', problems: [`for serviceType ${def.serviceType} must be ${rule.expected}`] });
   else if (def.serviceType === 'HTTP' || def.serviceType === 'MCP_REMOTE') {
     const credential = urlCredentialProblem(def.endpoint, 'endpoint');
     if (credential) problems.push(credential);
@@ -52,11 +57,26 @@ export function checkToolDefinition(def: { serviceType: ServiceType; endpoint: s
 export function checkHeaderTemplates(headers: Record<string, string>, fieldPrefix = 'headers'): FieldProblem[] {
   const problems: FieldProblem[] = [];
   for (const [name, value] of Object.entries(headers)) {
-    if (typeof value !== 'string' || !/^[A-Za-z0-9-]{1,128}$/.test(name) || CONTROL_CHARACTERS.test(value) || value.length > 8192) {
-      problems.push({ field: `${fieldPrefix}.${name}`, problems: ['must be a header name (letters, digits, -) with a string value of at most 8192 characters and no line breaks or control characters'] });
+    if (
+      typeof value !== 'string' ||
+      !/^[A-Za-z0-9-]{1,128}$/.test(name) ||
+      CONTROL_CHARACTERS.test(value) ||
+      value.length > 8192
+    ) {
+      problems.push({
+        field: `${fieldPrefix}.${name}`,
+        problems: [
+          'must be a header name (letters, digits, -) with a string value of at most 8192 characters and no line breaks or control characters',
+        ],
+      });
     }
     if (isToolContextHeader(name)) {
-      problems.push({ field: `${fieldPrefix}.${name}`, problems: ['is set by the gateway on every call (the caller\'s tenant, user, session, tool call and idempotency key); remove it from the headers'] });
+      problems.push({
+        field: `${fieldPrefix}.${name}`,
+        problems: [
+          "is set by the gateway on every call (the caller's tenant, user, session, tool call and idempotency key); remove it from the headers",
+        ],
+      });
     }
   }
   problems.push(...headerCredentialProblems(headers, fieldPrefix));

@@ -8,6 +8,8 @@ const SECRET_REF = /\$\{secret:[A-Za-z0-9_]+\}/g;
  */
 export function toolDtoForViewer(dto: ToolDto, viewerTenantId: string | null): ToolDto {
   if (viewerTenantId === null || dto.tenantId !== null || !dto.headers) return dto;
-  const headers = Object.fromEntries(Object.entries(dto.headers).map(([k, v]) => [k, v.replace(SECRET_REF, '${secret:***}')]));
+  const headers = Object.fromEntries(
+    Object.entries(dto.headers).map(([k, v]) => [k, v.replace(SECRET_REF, '${secret:***}')]),
+  );
   return { ...dto, headers };
 }

@@ -4,7 +4,14 @@ import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
 import { ToolRegistryService } from './tool-registry.service';
-import { CreateToolDto, ListToolsQueryDto, ToolDto, ToolPageDto, ToolWithChecklistDto, UpdateToolDto } from './tool-registry.dto';
+import {
+  CreateToolDto,
+  ListToolsQueryDto,
+  ToolDto,
+  ToolPageDto,
+  ToolWithChecklistDto,
+  UpdateToolDto,
+} from './tool-registry.dto';
 import { ToolChecklistDto } from './checklist/tool-checklist.dto';
 
 @ApiTags('admin: tools')
@@ -53,7 +60,11 @@ export class ToolRegistryController {
   @Patch(':id')
   @ApiOkResponse({ type: ToolWithChecklistDto, description: 'The changed tool; version is bumped' })
   @ApiErrors(400, 404, 409)
-  update(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: UpdateToolDto): Promise<ToolWithChecklistDto> {
+  update(
+    @Auth() auth: AuthContext,
+    @Param('id') id: string,
+    @Body() dto: UpdateToolDto,
+  ): Promise<ToolWithChecklistDto> {
     return this.registry.update(auth, id, dto);
   }
 

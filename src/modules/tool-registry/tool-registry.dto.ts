@@ -74,7 +74,9 @@ export class ToolResultPolicyDto {
 export class CreateToolDto {
   @ApiProperty({ pattern: TOOL_NAME_PATTERN.source, example: 'order_lookup' })
   @IsString()
-  @Matches(TOOL_NAME_PATTERN, { message: 'name must be 1-64 letters, digits, _ or -, starting with a letter or _ (what every major model accepts)' })
+  @Matches(TOOL_NAME_PATTERN, {
+    message: 'name must be 1-64 letters, digits, _ or -, starting with a letter or _ (what every major model accepts)',
+  })
   name: string;
 
   @ApiProperty({ maxLength: 8000, example: 'Looks up an order by its id.' })
@@ -83,7 +85,12 @@ export class CreateToolDto {
   @IsSafeText()
   description: string;
 
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'JSON Schema of the arguments; type object', example: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'JSON Schema of the arguments; type object',
+    example: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] },
+  })
   @IsObject()
   parameters: JsonSchema;
 
@@ -91,7 +98,10 @@ export class CreateToolDto {
   @IsIn(SERVICE_TYPES)
   serviceType: ServiceType;
 
-  @ApiProperty({ description: 'HTTP: URL · MCP_REMOTE: server URL · MCP_NACOS: "service@group" · LOCAL/FEIGN: "Provider.method"', example: 'https://orders.example.com/orders/{orderId}' })
+  @ApiProperty({
+    description: 'HTTP: URL · MCP_REMOTE: server URL · MCP_NACOS: "service@group" · LOCAL/FEIGN: "Provider.method"',
+    example: 'https://orders.example.com/orders/{orderId}',
+  })
   @IsString()
   @Length(1, 2048)
   endpoint: string;
@@ -101,7 +111,13 @@ export class CreateToolDto {
   @IsIn(HTTP_METHODS)
   httpMethod?: HttpMethod;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, description: 'HTTP and MCP_REMOTE tools: headers sent on every request; credentials only as ${secret:NAME}, never literal (a platform-wide tool reads TOOL_SECRETS, a tenant\'s tool only that tenant\'s secrets). A tenant admin sees a platform tool\'s references as ${secret:***}', example: { Authorization: 'Bearer ${secret:ORDERS_TOKEN}' } })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    description:
+      "HTTP and MCP_REMOTE tools: headers sent on every request; credentials only as ${secret:NAME}, never literal (a platform-wide tool reads TOOL_SECRETS, a tenant's tool only that tenant's secrets). A tenant admin sees a platform tool's references as ${secret:***}",
+    example: { Authorization: 'Bearer ${secret:ORDERS_TOKEN}' },
+  })
   @IsOptional()
   @IsObject()
   @MaxJsonBytes(HEADERS_MAX_JSON_BYTES)
@@ -144,7 +160,10 @@ export class CreateToolDto {
   @IsBoolean()
   enabled?: boolean;
 
-  @ApiPropertyOptional({ nullable: true, description: 'null = platform-wide (platform admin only); a tenant admin creates in its own tenant' })
+  @ApiPropertyOptional({
+    nullable: true,
+    description: 'null = platform-wide (platform admin only); a tenant admin creates in its own tenant',
+  })
   @IsOptional()
   @ValidateIf((_o, v) => v !== null)
   @IsString()
@@ -174,7 +193,10 @@ export class CreateToolDto {
 }
 
 export class UpdateToolDto extends PartialType(OmitType(CreateToolDto, ['tenantId'] as const)) {
-  @ApiPropertyOptional({ enum: ['ACTIVE', 'RETIRED'], description: 'RETIRED retires (as DELETE); ACTIVE revives a retired tool' })
+  @ApiPropertyOptional({
+    enum: ['ACTIVE', 'RETIRED'],
+    description: 'RETIRED retires (as DELETE); ACTIVE revives a retired tool',
+  })
   @IsOptional()
   @IsIn(['ACTIVE', 'RETIRED'])
   status?: 'ACTIVE' | 'RETIRED';
@@ -187,8 +209,12 @@ export class ListToolsQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: SERVICE_TYPES }) @IsOptional() @IsIn(SERVICE_TYPES) serviceType?: ServiceType;
   @ApiPropertyOptional({ enum: TOOL_STATUSES }) @IsOptional() @IsIn(TOOL_STATUSES) status?: ToolStatus;
   @ApiPropertyOptional() @IsOptional() @Transform(toBool) @IsBoolean() enabled?: boolean;
-  @ApiPropertyOptional({ description: 'Substring of name or description' }) @IsOptional() @IsString() @Length(1, 200) q?: string;
-  @ApiPropertyOptional({ description: 'Platform admin only: one tenant\'s tools (and platform-wide ones)' })
+  @ApiPropertyOptional({ description: 'Substring of name or description' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  q?: string;
+  @ApiPropertyOptional({ description: "Platform admin only: one tenant's tools (and platform-wide ones)" })
   @IsOptional()
   @Matches(TENANT_ID_PATTERN)
   tenantId?: string;

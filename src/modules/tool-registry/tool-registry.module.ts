@@ -13,7 +13,20 @@ import { ToolChecklistService } from './checklist/tool-checklist.service';
 @Module({
   imports: [TypeOrmModule.forFeature([AiToolEntity])],
   controllers: [ToolRegistryController],
-  providers: [ToolRegistryRepository, ToolRegistryService, ToolSchemaCompiler, BuiltinToolsSeeder, McpServiceHealthRegistry, ToolChecklistService],
-  exports: [ToolRegistryService, ToolRegistryRepository, ToolSchemaCompiler, McpServiceHealthRegistry, ToolChecklistService],
+  providers: [
+    ToolRegistryRepository,
+    ToolRegistryService,
+    ToolSchemaCompiler,
+    BuiltinToolsSeeder,
+    McpServiceHealthRegistry,
+    ToolChecklistService,
+  ],
+  exports: [
+    ToolRegistryService,
+    ToolRegistryRepository,
+    ToolSchemaCompiler,
+    McpServiceHealthRegistry,
+    ToolChecklistService,
+  ],
 })
 export class ToolRegistryModule {}

@@ -47,7 +47,10 @@ export class ToolRegistryRepository {
 
   /** Every tool a tenant can see in the registry: its own and the platform-wide ones (raw: may be 10,000s of rows). */
   async findAllInScope(tenantId: string): Promise<ToolDescriptor[]> {
-    const rows = await this.sql.all(`SELECT ${AI_TOOL_COLUMNS} FROM ai_tool WHERE scope_key IN (?, ?)`, [tenantId, PLATFORM_SCOPE]);
+    const rows = await this.sql.all(`SELECT ${AI_TOOL_COLUMNS} FROM ai_tool WHERE scope_key IN (?, ?)`, [
+      tenantId,
+      PLATFORM_SCOPE,
+    ]);
     return rows.map(toolFromRow);
   }
 
@@ -57,7 +60,8 @@ export class ToolRegistryRepository {
 
   async list(filter: ToolListFilter): Promise<[AiToolEntity[], number]> {
     const qb = this.tools.createQueryBuilder('t');
-    if (filter.tenantId !== undefined) qb.andWhere('t.scope_key IN (:...scopes)', { scopes: [filter.tenantId, PLATFORM_SCOPE] });
+    if (filter.tenantId !== undefined)
+      qb.andWhere('t.scope_key IN (:...scopes)', { scopes: [filter.tenantId, PLATFORM_SCOPE] });
     if (filter.source) qb.andWhere('t.source = :source', { source: filter.source });
     if (filter.serviceType) qb.andWhere('t.service_type = :serviceType', { serviceType: filter.serviceType });
     if (filter.status) qb.andWhere('t.status = :status', { status: filter.status });
@@ -65,7 +69,11 @@ export class ToolRegistryRepository {
     if (filter.q) {
       // '!' as the LIKE escape: a backslash literal is read differently by MySQL and SQLite.
       const like = `%${filter.q.replace(/[!%_]/g, (c) => `!${c}`)}%`;
-      qb.andWhere(new Brackets((w) => w.where("t.name LIKE :like ESCAPE '!'", { like }).orWhere("t.description LIKE :like ESCAPE '!'", { like })));
+      qb.andWhere(
+        new Brackets((w) =>
+          w.where("t.name LIKE :like ESCAPE '!'", { like }).orWhere("t.description LIKE :like ESCAPE '!'", { like }),
+        ),
+      );
     }
     return qb.orderBy('t.name', 'ASC').addOrderBy('t.id', 'ASC').skip(filter.skip).take(filter.take).getManyAndCount();
   }

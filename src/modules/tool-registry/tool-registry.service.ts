@@ -23,7 +23,16 @@ import type { AuthContext } from '@app/common/auth/auth-context';
 import { Page, pageOf, pageWindow } from '@app/common/dto/page.dto';
 
 /** Fields an admin may change on tools that a scanner or a sync owns (the rest comes from the source). */
-const POLICY_FIELDS = new Set(['enabled', 'timeoutMs', 'permissionTags', 'sideEffect', 'requires', 'hitl', 'result', 'status']);
+const POLICY_FIELDS = new Set([
+  'enabled',
+  'timeoutMs',
+  'permissionTags',
+  'sideEffect',
+  'requires',
+  'hitl',
+  'result',
+  'status',
+]);
 
 /** The tool registry: admin CRUD, and reads for every other module. */
 @Injectable()
@@ -118,7 +127,11 @@ export class ToolRegistryService {
   async list(auth: AuthContext, query: ListToolsQueryDto): Promise<Page<ToolDto>> {
     const tenantId = auth.tenantId ?? query.tenantId;
     const [rows, total] = await this.repo.list({ ...query, tenantId, ...pageWindow(query) });
-    return pageOf(rows.map((r) => toolDtoForViewer(toToolDto(toDescriptor(r)), auth.tenantId)), total, query);
+    return pageOf(
+      rows.map((r) => toolDtoForViewer(toToolDto(toDescriptor(r)), auth.tenantId)),
+      total,
+      query,
+    );
   }
 
   async update(auth: AuthContext, id: string, dto: UpdateToolDto): Promise<ToolWithChecklistDto> {
@@ -162,10 +175,13 @@ export class ToolRegistryService {
     );
   }
 
-  private assertValidDefinition(def: Pick<ToolDescriptor, 'parameters' | 'serviceType' | 'endpoint'> & { headers?: Record<string, string> | null }): void {
+  private assertValidDefinition(
+    def: Pick<ToolDescriptor, 'parameters' | 'serviceType' | 'endpoint'> & { headers?: Record<string, string> | null },
+  ): void {
     const problems: FieldProblem[] = [];
     const schemaProblems = this.schemas.checkDefinition(def.parameters);
-    if (schemaProblems.length) problems.push({ field: 'parameters', problems: schemaProblems.map((p) => `JSON Schema ${p}`) });
+    if (schemaProblems.length)
+      problems.push({ field: 'parameters', problems: schemaProblems.map((p) => `JSON Schema ${p}`) });
     problems.push(...checkToolDefinition(def));
     if (problems.length) throw validationFailed(problems);
   }
@@ -176,17 +192,27 @@ export class ToolRegistryService {
     if (clashes.length === 0) return;
     const clash = clashes[0];
     const where = clash.tenantId === null ? 'platform-wide' : `in tenant ${clash.tenantId}`;
-    const hint = clash.status === 'RETIRED' ? ' It is retired: PATCH it with status ACTIVE to revive it, or pick another name.' : ' Pick another name.';
-    throw new DomainError(ToolRegistryErrorCode.TOOL_NAME_TAKEN, `A tool named ${name} already exists ${where} (id ${clash.id}).${hint}`, {
-      name,
-      existingToolId: clash.id,
-    });
+    const hint =
+      clash.status === 'RETIRED'
+        ? ' It is retired: PATCH it with status ACTIVE to revive it, or pick another name.'
+        : ' Pick another name.';
+    throw new DomainError(
+      ToolRegistryErrorCode.TOOL_NAME_TAKEN,
+      `A tool named ${name} already exists ${where} (id ${clash.id}).${hint}`,
+      {
+        name,
+        existingToolId: clash.id,
+      },
+    );
   }
 
   private async loadVisibleToAdmin(auth: AuthContext, id: string): Promise<AiToolEntity> {
     const row = await this.repo.findById(id);
     if (!row || (auth.tenantId !== null && row.tenantId !== null && row.tenantId !== auth.tenantId)) {
-      throw new DomainError(CommonErrorCode.NOT_FOUND, `No tool ${id} in your scope; list tools with GET /api/v1/admin/tools.`);
+      throw new DomainError(
+        CommonErrorCode.NOT_FOUND,
+        `No tool ${id} in your scope; list tools with GET /api/v1/admin/tools.`,
+      );
     }
     return row;
   }
@@ -194,7 +220,10 @@ export class ToolRegistryService {
   private async loadEditable(auth: AuthContext, id: string): Promise<AiToolEntity> {
     const row = await this.loadVisibleToAdmin(auth, id);
     if (auth.tenantId !== null && row.tenantId === null) {
-      throw new DomainError(CommonErrorCode.FORBIDDEN, `Tool ${row.name} is platform-wide; only the platform admin key may change it.`);
+      throw new DomainError(
+        CommonErrorCode.FORBIDDEN,
+        `Tool ${row.name} is platform-wide; only the platform admin key may change it.`,
+      );
     }
     if (row.source === 'BUILTIN' && auth.tenantId !== null) {
       throw new DomainError(ToolRegistryErrorCode.TOOL_NOT_EDITABLE, `Tool ${row.name} is built in.`);
@@ -203,7 +232,11 @@ export class ToolRegistryService {
   }
 
   /** Runs a registry write and bumps the config version of the tool's scope (its tenant, or all for platform-wide). */
-  private async writeInTransaction(tenantId: string | null, write: (m: import('typeorm').EntityManager) => Promise<unknown>, name: string): Promise<void> {
+  private async writeInTransaction(
+    tenantId: string | null,
+    write: (m: import('typeorm').EntityManager) => Promise<unknown>,
+    name: string,
+  ): Promise<void> {
     try {
       await this.dataSource.transaction(async (m) => {
         await write(m);
@@ -211,7 +244,11 @@ export class ToolRegistryService {
       });
     } catch (err) {
       if (isUniqueViolation(err)) {
-        throw new DomainError(ToolRegistryErrorCode.TOOL_NAME_TAKEN, `A tool named ${name} already exists in this scope. Pick another name.`, { name });
+        throw new DomainError(
+          ToolRegistryErrorCode.TOOL_NAME_TAKEN,
+          `A tool named ${name} already exists in this scope. Pick another name.`,
+          { name },
+        );
       }
       throw err;
     }

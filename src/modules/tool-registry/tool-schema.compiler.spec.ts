@@ -1,6 +1,10 @@
 import { ToolSchemaCompiler } from './tool-schema.compiler';
 
-const objectWith = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ type: 'object', properties, ...extra });
+const objectWith = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  type: 'object',
+  properties,
+  ...extra,
+});
 
 describe('ToolSchemaCompiler', () => {
   const compiler = new ToolSchemaCompiler();
@@ -23,7 +27,9 @@ describe('ToolSchemaCompiler', () => {
       const hostile = tool({ type: 'object', patternProperties: { '^(a+)+$': { type: 'integer' } } });
       compiler.validateArguments(hostile, {});
       const started = performance.now();
-      expect(compiler.validateArguments(hostile, { ['a'.repeat(40) + '!']: 'x', aaa: 'not a number' })).toEqual(['aaa: must be integer']);
+      expect(compiler.validateArguments(hostile, { ['a'.repeat(40) + '!']: 'x', aaa: 'not a number' })).toEqual([
+        'aaa: must be integer',
+      ]);
       expect(performance.now() - started).toBeLessThan(1000);
     });
 
@@ -48,7 +54,9 @@ describe('ToolSchemaCompiler', () => {
       const schema = tool(objectWith({ q: { type: 'string', format: 'regex' } }));
       compiler.validateArguments(schema, {});
       const started = performance.now();
-      expect(compiler.validateArguments(schema, { q: '.'.repeat(1_000_000) })).toEqual(['q: must match format "regex"']);
+      expect(compiler.validateArguments(schema, { q: '.'.repeat(1_000_000) })).toEqual([
+        'q: must match format "regex"',
+      ]);
       expect(performance.now() - started).toBeLessThan(1000);
       expect(compiler.validateArguments(schema, { q: '^[a-z]+(\\d{2})?$' })).toEqual([]);
       expect(compiler.validateArguments(schema, { q: '.'.repeat(10_000) })).toEqual([]);
@@ -66,19 +74,27 @@ describe('ToolSchemaCompiler', () => {
 
     it('refuses the call, without throwing, when a stored schema no longer compiles', () => {
       const stored = tool(objectWith({ q: { type: 'string', pattern: '^(?!admin)' } }));
-      expect(compiler.validateArguments(stored, { q: 'x' })).toEqual([expect.stringContaining('pattern "^(?!admin)" is not supported')]);
+      expect(compiler.validateArguments(stored, { q: 'x' })).toEqual([
+        expect.stringContaining('pattern "^(?!admin)" is not supported'),
+      ]);
     });
   });
 
   describe('checkDefinition', () => {
     it('refuses a pattern RE2 cannot run, naming the pattern and why', () => {
       const problems = compiler.checkDefinition(objectWith({ q: { type: 'string', pattern: '^(?=.*\\d)\\w+$' } }));
-      expect(problems).toEqual([expect.stringMatching(/pattern "\^\(\?=\.\*\\\\d\)\\\\w\+\$" is not supported .*lookahead/)]);
-      expect(compiler.checkDefinition({ type: 'object', patternProperties: { '(\\w)\\1': { type: 'string' } } })).toEqual([expect.stringContaining('backreferences')]);
+      expect(problems).toEqual([
+        expect.stringMatching(/pattern "\^\(\?=\.\*\\\\d\)\\\\w\+\$" is not supported .*lookahead/),
+      ]);
+      expect(
+        compiler.checkDefinition({ type: 'object', patternProperties: { '(\\w)\\1': { type: 'string' } } }),
+      ).toEqual([expect.stringContaining('backreferences')]);
     });
 
     it('accepts patterns RE2 runs, with unicode classes', () => {
-      expect(compiler.checkDefinition(objectWith({ q: { type: 'string', pattern: '^\\p{L}[\\w.-]{0,31}$' } }))).toEqual([]);
+      expect(compiler.checkDefinition(objectWith({ q: { type: 'string', pattern: '^\\p{L}[\\w.-]{0,31}$' } }))).toEqual(
+        [],
+      );
     });
 
     it.each([
@@ -88,7 +104,11 @@ describe('ToolSchemaCompiler', () => {
       [42],
     ])('refuses $schema %p, naming the supported dialects', ($schema) => {
       const problems = compiler.checkDefinition(objectWith({}, { $schema }));
-      expect(problems).toEqual([expect.stringContaining('is not a supported dialect: use one of http://json-schema.org/draft-07/schema, https://json-schema.org/draft/2019-09/schema, https://json-schema.org/draft/2020-12/schema')]);
+      expect(problems).toEqual([
+        expect.stringContaining(
+          'is not a supported dialect: use one of http://json-schema.org/draft-07/schema, https://json-schema.org/draft/2019-09/schema, https://json-schema.org/draft/2020-12/schema',
+        ),
+      ]);
     });
 
     it.each([
@@ -103,7 +123,9 @@ describe('ToolSchemaCompiler', () => {
     it('refuses a schema nested deeper than 64 levels (a remote or decorator schema; bodies are bounded earlier)', () => {
       let deep: unknown = 1;
       for (let i = 0; i < 5000; i++) deep = [deep];
-      expect(compiler.checkDefinition(objectWith({ q: { enum: [deep] } }))).toEqual([expect.stringContaining('nested deeper than 64 levels')]);
+      expect(compiler.checkDefinition(objectWith({ q: { enum: [deep] } }))).toEqual([
+        expect.stringContaining('nested deeper than 64 levels'),
+      ]);
     });
   });
 });

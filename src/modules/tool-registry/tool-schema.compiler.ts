@@ -23,7 +23,9 @@ const SUPPORTED_DIALECTS_TEXT = Object.values(DIALECTS)
   .map((urls) => urls[0])
   .join(', ');
 
-type AjvLike = Pick<Ajv, 'compile' | 'validateSchema' | 'errorsText' | 'removeSchema'> & { errors?: ErrorObject[] | null };
+type AjvLike = Pick<Ajv, 'compile' | 'validateSchema' | 'errorsText' | 'removeSchema'> & {
+  errors?: ErrorObject[] | null;
+};
 
 function makeAjv<T extends Ajv>(Ctor: new (opts: object) => T): T {
   // strict: false — tool schemas come from MCP servers and decorators with vendor keywords (x-*) that are harmless.
@@ -53,14 +55,21 @@ export class ToolSchemaCompiler {
     // Before anything recursive (JSON.stringify included) walks it.
     if (jsonValueNestsDeeperThan(s, MAX_JSON_DEPTH)) return [tooDeepProblem(MAX_JSON_DEPTH)];
     const problems: string[] = [];
-    if (Buffer.byteLength(JSON.stringify(s)) > MAX_SCHEMA_BYTES) problems.push(`is larger than ${MAX_SCHEMA_BYTES} bytes as JSON in UTF-8`);
-    if (s.type !== 'object') problems.push('must have "type": "object" at the root (models call tools with a JSON object)');
-    if (s.properties !== undefined && (typeof s.properties !== 'object' || s.properties === null || Array.isArray(s.properties))) {
+    if (Buffer.byteLength(JSON.stringify(s)) > MAX_SCHEMA_BYTES)
+      problems.push(`is larger than ${MAX_SCHEMA_BYTES} bytes as JSON in UTF-8`);
+    if (s.type !== 'object')
+      problems.push('must have "type": "object" at the root (models call tools with a JSON object)');
+    if (
+      s.properties !== undefined &&
+      (typeof s.properties !== 'object' || s.properties === null || Array.isArray(s.properties))
+    ) {
       problems.push('"properties" must be an object');
     }
     const dialect = dialectOf(s.$schema);
     if (dialect === undefined) {
-      problems.push(`"$schema" ${JSON.stringify(s.$schema)} is not a supported dialect: use one of ${SUPPORTED_DIALECTS_TEXT} (draft-07 when omitted)`);
+      problems.push(
+        `"$schema" ${JSON.stringify(s.$schema)} is not a supported dialect: use one of ${SUPPORTED_DIALECTS_TEXT} (draft-07 when omitted)`,
+      );
     }
     if (problems.length) return problems;
     const ajv = this.ajvFor(s);
@@ -90,7 +99,10 @@ export class ToolSchemaCompiler {
    * takes (see {@link compileArgumentsReviver}); the same object when nothing applies. Run before
    * {@link validateArguments}.
    */
-  reviveArguments(tool: Pick<ToolDescriptor, 'id' | 'version' | 'parameters'>, args: Record<string, unknown>): Record<string, unknown> {
+  reviveArguments(
+    tool: Pick<ToolDescriptor, 'id' | 'version' | 'parameters'>,
+    args: Record<string, unknown>,
+  ): Record<string, unknown> {
     const key = `${tool.id}@${tool.version}`;
     let reviver = this.revivers.get(key);
     if (reviver === undefined) {
@@ -109,7 +121,9 @@ export class ToolSchemaCompiler {
         validate = ajv.compile(tool.parameters);
       } catch (err) {
         // A row stored before today's checks (e.g. a lookahead pattern): the call is refused, the process stays up.
-        validate = unusableSchema(`the tool's parameters schema cannot be used (${(err as Error).message}); an admin must fix the tool's parameters`);
+        validate = unusableSchema(
+          `the tool's parameters schema cannot be used (${(err as Error).message}); an admin must fix the tool's parameters`,
+        );
       } finally {
         // The LRU above is the one cache: drop ajv's copy so evicted versions are really freed.
         ajv.removeSchema(tool.parameters);

@@ -36,9 +36,17 @@ export class WebSearchDispatcher implements ToolDispatcher, OnModuleInit {
     return isPlatformWebSearch(tool);
   }
 
-  async dispatch(_tool: ToolDescriptor, args: Record<string, unknown>, ctx: ToolCallContext, signal: AbortSignal): Promise<ToolOutput> {
+  async dispatch(
+    _tool: ToolDescriptor,
+    args: Record<string, unknown>,
+    ctx: ToolCallContext,
+    signal: AbortSignal,
+  ): Promise<ToolOutput> {
     refuseUnless(ctx.sessionId !== null, 'platform web search runs only inside a session');
-    refuseUnless(ctx.webSearch !== undefined && ctx.webSearch.mode !== 'DISABLED', 'web search is DISABLED for this agent');
+    refuseUnless(
+      ctx.webSearch !== undefined && ctx.webSearch.mode !== 'DISABLED',
+      'web search is DISABLED for this agent',
+    );
     refuseUnless(ctx.webSearch?.tenantCapability === true, "the tenant's platform capability webSearch is off");
     refuseUnless(this.config.webSearch.url !== '', 'web search is not configured on this gateway (WEB_SEARCH_URL)');
     const url = new URL(this.config.webSearch.url);
@@ -53,16 +61,24 @@ export class WebSearchDispatcher implements ToolDispatcher, OnModuleInit {
       response = await this.http.fetch(url, { method: 'GET', headers, signal });
     } catch (err) {
       if (err instanceof ToolCallError) throw err;
-      throw new ToolCallError(`the search provider could not be reached: ${(err as Error).message}`, ToolErrorClass.CONNECTION_LOST, { transient: true, reachedRemote: true });
+      throw new ToolCallError(
+        `the search provider could not be reached: ${(err as Error).message}`,
+        ToolErrorClass.CONNECTION_LOST,
+        { transient: true, reachedRemote: true },
+      );
     }
     const text = await response.text();
     if (!response.ok) {
       const transient = response.status === 429 || response.status >= 500;
-      throw new ToolCallError(`the search provider answered HTTP ${response.status}`, transient ? ToolErrorClass.HTTP_RETRYABLE : ToolErrorClass.HTTP_CLIENT_ERROR, {
-        transient,
-        reachedRemote: true,
-        httpStatus: response.status,
-      });
+      throw new ToolCallError(
+        `the search provider answered HTTP ${response.status}`,
+        transient ? ToolErrorClass.HTTP_RETRYABLE : ToolErrorClass.HTTP_CLIENT_ERROR,
+        {
+          transient,
+          reachedRemote: true,
+          httpStatus: response.status,
+        },
+      );
     }
     const results = parseSearchResponse(text);
     return { content: formatSearchResults(String(args.query), results), structured: { results } };

@@ -12,11 +12,17 @@ export function parseSearchResponse(text: string): SearchResult[] {
   try {
     body = JSON.parse(text);
   } catch {
-    throw new ToolCallError('the search provider did not answer JSON', 'WEB_SEARCH_BAD_RESPONSE', { transient: false, reachedRemote: true });
+    throw new ToolCallError('the search provider did not answer JSON', 'WEB_SEARCH_BAD_RESPONSE', {
+      transient: false,
+      reachedRemote: true,
+    });
   }
   const results = (body as { results?: unknown })?.results;
   if (!Array.isArray(results)) {
-    throw new ToolCallError('the search provider answered without a results list', 'WEB_SEARCH_BAD_RESPONSE', { transient: false, reachedRemote: true });
+    throw new ToolCallError('the search provider answered without a results list', 'WEB_SEARCH_BAD_RESPONSE', {
+      transient: false,
+      reachedRemote: true,
+    });
   }
   return results
     .filter((r): r is Record<string, unknown> => typeof r === 'object' && r !== null)
@@ -25,7 +31,11 @@ export function parseSearchResponse(text: string): SearchResult[] {
 
 /** A provider's field as text: an object or array is no text (the model would read "[object Object]"). */
 function textOf(value: unknown): string {
-  return typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
+  return typeof value === 'string'
+    ? value
+    : typeof value === 'number' || typeof value === 'boolean'
+      ? String(value)
+      : '';
 }
 
 /** What the model reads: a numbered list, or a plain statement that nothing was found. */

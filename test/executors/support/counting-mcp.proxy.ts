@@ -28,7 +28,13 @@ export class CountingMcpProxy {
       req.on('end', () => {
         const body = Buffer.concat(chunks);
         const upstream = request(
-          { host: '127.0.0.1', port: this.targetPort, method: req.method, path: req.url, headers: { ...req.headers, host: `127.0.0.1:${this.targetPort}` } },
+          {
+            host: '127.0.0.1',
+            port: this.targetPort,
+            method: req.method,
+            path: req.url,
+            headers: { ...req.headers, host: `127.0.0.1:${this.targetPort}` },
+          },
           (up) => {
             const ok = (up.statusCode ?? 500) < 300;
             if (ok && req.method === 'POST' && body.length > 0) this.record(body.toString('utf8'));

@@ -32,12 +32,20 @@ export class EverythingServerProcess {
   /** Starts the server (again on the same port after {@link stop}, like a redeployed service). */
   async start(): Promise<this> {
     if (this.port === 0) this.port = await findFreePort();
-    this.child = spawn(process.execPath, [ENTRY, this.mode], { env: { ...process.env, PORT: String(this.port) }, stdio: 'ignore' });
-    const exited = new Promise<never>((_r, reject) => this.child!.once('exit', (code) => reject(new Error(`server-everything exited with ${code}`))));
+    this.child = spawn(process.execPath, [ENTRY, this.mode], {
+      env: { ...process.env, PORT: String(this.port) },
+      stdio: 'ignore',
+    });
+    const exited = new Promise<never>((_r, reject) =>
+      this.child!.once('exit', (code) => reject(new Error(`server-everything exited with ${code}`))),
+    );
     exited.catch(() => undefined);
     // The port counts as ours only once this child listens on it (another process may have taken it since the probe).
     const ready = async () => (await portOpen(this.port)) && listensOn(this.child?.pid, this.port);
-    await Promise.race([waitFor(ready, { timeoutMs: 15000, description: `server-everything on ${this.port}` }), exited]);
+    await Promise.race([
+      waitFor(ready, { timeoutMs: 15000, description: `server-everything on ${this.port}` }),
+      exited,
+    ]);
     return this;
   }
 

@@ -23,8 +23,22 @@ export function executorTestConfig(env: Record<string, string> = {}): GatewayCon
 let callSeq = 0;
 
 /** The invocation the call path would hand an executor for one attempt. */
-export function invocationOf(tool: ToolDescriptor, args: Record<string, unknown>, attempt: number, signal: AbortSignal, toolCallId?: string): ToolInvocation {
-  return { tool, arguments: args, toolCallId: toolCallId ?? `call-${++callSeq}`, tenantId: 't1', userId: 'u1', attempt, signal };
+export function invocationOf(
+  tool: ToolDescriptor,
+  args: Record<string, unknown>,
+  attempt: number,
+  signal: AbortSignal,
+  toolCallId?: string,
+): ToolInvocation {
+  return {
+    tool,
+    arguments: args,
+    toolCallId: toolCallId ?? `call-${++callSeq}`,
+    tenantId: 't1',
+    userId: 'u1',
+    attempt,
+    signal,
+  };
 }
 
 /**

@@ -78,7 +78,9 @@ export class SdkMcpServer {
   /** Adds a tool on every live session (the SDK then sends notifications/tools/list_changed). */
   addTool(name: string): void {
     for (const { server: mcp } of this.sessions.values()) {
-      mcp.registerTool(name, { description: `added ${name}` }, async () => ({ content: [{ type: 'text', text: name }] }));
+      mcp.registerTool(name, { description: `added ${name}` }, async () => ({
+        content: [{ type: 'text', text: name }],
+      }));
     }
   }
 
@@ -87,12 +89,19 @@ export class SdkMcpServer {
   }
 
   private createMcpServer(): McpServer {
-    const mcp = new McpServer({ name: 'sdk-test-server', version: '1.0.0' }, { capabilities: { tools: { listChanged: true }, logging: {} } });
-    mcp.registerTool('echo', { description: 'echo', inputSchema: { message: z.string() } }, async ({ message }, extra) => {
-      this.toolCalls++;
-      this.echoMetas.push(extra._meta);
-      return { content: [{ type: 'text', text: `echo: ${message}` }] };
-    });
+    const mcp = new McpServer(
+      { name: 'sdk-test-server', version: '1.0.0' },
+      { capabilities: { tools: { listChanged: true }, logging: {} } },
+    );
+    mcp.registerTool(
+      'echo',
+      { description: 'echo', inputSchema: { message: z.string() } },
+      async ({ message }, extra) => {
+        this.toolCalls++;
+        this.echoMetas.push(extra._meta);
+        return { content: [{ type: 'text', text: `echo: ${message}` }] };
+      },
+    );
     mcp.registerTool('slow', { description: 'waits', inputSchema: { ms: z.number() } }, async ({ ms }, extra) => {
       this.toolCalls++;
       await new Promise<void>((resolve) => {
@@ -111,13 +120,20 @@ export class SdkMcpServer {
     });
     mcp.registerTool('chatty', { description: 'logs, pings the client, then answers' }, async (extra) => {
       this.toolCalls++;
-      await extra.sendNotification({ method: 'notifications/message', params: { level: 'info', data: 'working on it' } });
+      await extra.sendNotification({
+        method: 'notifications/message',
+        params: { level: 'info', data: 'working on it' },
+      });
       this.clientAnswers.push(await extra.sendRequest({ method: 'ping' }, EmptyResultSchema));
       return { content: [{ type: 'text', text: 'done after chatting' }] };
     });
-    mcp.registerTool('huge', { description: 'answers `bytes` characters', inputSchema: { bytes: z.number() } }, async ({ bytes }) => ({
-      content: [{ type: 'text', text: 'x'.repeat(bytes) }],
-    }));
+    mcp.registerTool(
+      'huge',
+      { description: 'answers `bytes` characters', inputSchema: { bytes: z.number() } },
+      async ({ bytes }) => ({
+        content: [{ type: 'text', text: 'x'.repeat(bytes) }],
+      }),
+    );
     mcp.registerTool('picture', { description: 'an image' }, async () => ({
       content: [
         { type: 'text', text: 'a pixel' },
@@ -129,7 +145,10 @@ export class SdkMcpServer {
   }
 
   private paginateToolsList(mcp: McpServer, pageSize: number, count: number): void {
-    const all = Array.from({ length: count }, (_v, i) => ({ name: `paged_${i}`, inputSchema: { type: 'object' as const } }));
+    const all = Array.from({ length: count }, (_v, i) => ({
+      name: `paged_${i}`,
+      inputSchema: { type: 'object' as const },
+    }));
     mcp.server.removeRequestHandler('tools/list');
     mcp.server.setRequestHandler(ListToolsRequestSchema, async (request) => {
       const start = Number(request.params?.cursor ?? 0);

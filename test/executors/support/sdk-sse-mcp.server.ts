@@ -44,17 +44,24 @@ export class SdkSseMcpServer {
       await server.connect(transport);
       return;
     }
-    const session = req.method === 'POST' && url.pathname === '/messages' ? this.transports.get(url.searchParams.get('sessionId') ?? '') : undefined;
+    const session =
+      req.method === 'POST' && url.pathname === '/messages'
+        ? this.transports.get(url.searchParams.get('sessionId') ?? '')
+        : undefined;
     if (!session) return void res.writeHead(404).end('no such session');
     await session.transport.handlePostMessage(req, res, await readJsonBody(req));
   }
 
   private createMcpServer(): McpServer {
     const mcp = new McpServer({ name: 'sdk-sse-test-server', version: '1.0.0' });
-    mcp.registerTool('echo', { description: 'echo', inputSchema: { message: z.string() } }, async ({ message }, extra) => {
-      this.echoMetas.push(extra._meta);
-      return { content: [{ type: 'text', text: `echo: ${message}` }] };
-    });
+    mcp.registerTool(
+      'echo',
+      { description: 'echo', inputSchema: { message: z.string() } },
+      async ({ message }, extra) => {
+        this.echoMetas.push(extra._meta);
+        return { content: [{ type: 'text', text: `echo: ${message}` }] };
+      },
+    );
     return mcp;
   }
 }

@@ -5,7 +5,12 @@ import { FeignTool, Tool } from '@app/modules/feign-registration/feign-tool.deco
 import type { LocalToolContext } from '@app/modules/feign-registration/feign-tool.types';
 import { ToolCallError } from '@app/modules/executors/tool-executor';
 
-const ORDER_ID = { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'], additionalProperties: false };
+const ORDER_ID = {
+  type: 'object',
+  properties: { orderId: { type: 'string' } },
+  required: ['orderId'],
+  additionalProperties: false,
+};
 
 export class SearchOrdersDto {
   @ApiProperty({ description: 'The customer' }) @IsString() customerId: string;
@@ -21,12 +26,29 @@ export class SearchOrdersDto {
 export function ordersServiceV1() {
   @Injectable()
   class OrdersService {
-    @FeignTool({ description: 'Looks up an order.', sideEffect: 'READ_ONLY', parameters: ORDER_ID, timeoutMs: 1000, permissionTags: ['orders:read'] })
+    @FeignTool({
+      description: 'Looks up an order.',
+      sideEffect: 'READ_ONLY',
+      parameters: ORDER_ID,
+      timeoutMs: 1000,
+      permissionTags: ['orders:read'],
+    })
     getOrder(args: { orderId: string }, ctx: LocalToolContext) {
-      return { orderId: args.orderId, toolCallId: ctx.toolCallId, tenantId: ctx.tenantId, userId: ctx.userId, hasSignal: ctx.signal instanceof AbortSignal };
+      return {
+        orderId: args.orderId,
+        toolCallId: ctx.toolCallId,
+        tenantId: ctx.tenantId,
+        userId: ctx.userId,
+        hasSignal: ctx.signal instanceof AbortSignal,
+      };
     }
 
-    @FeignTool({ name: 'orders-search', description: 'Searches orders of a customer.', sideEffect: 'READ_ONLY', parameters: SearchOrdersDto })
+    @FeignTool({
+      name: 'orders-search',
+      description: 'Searches orders of a customer.',
+      sideEffect: 'READ_ONLY',
+      parameters: SearchOrdersDto,
+    })
     searchOrders(args: SearchOrdersDto) {
       return `orders of ${args.customerId}`;
     }
@@ -121,7 +143,12 @@ export class BetaService {
 /** Declares "LOOKUP": the same name as AlphaService's "lookup" in another case. */
 @Injectable()
 export class ShoutingService {
-  @FeignTool({ name: 'LOOKUP', description: 'Shouting lookup.', sideEffect: 'READ_ONLY', parameters: { type: 'object' } })
+  @FeignTool({
+    name: 'LOOKUP',
+    description: 'Shouting lookup.',
+    sideEffect: 'READ_ONLY',
+    parameters: { type: 'object' },
+  })
   find(): string {
     return 'shouting';
   }

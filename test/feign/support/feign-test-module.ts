@@ -30,10 +30,19 @@ export function testDatabases(dialect: TestDialect): { fresh(): Promise<string>;
  * registration module and `providers` (the service teams' decorated classes). `init: false` compiles
  * without lifecycle hooks, so a test can drive the explorer and the reconciler step by step.
  */
-export async function startFeignInstance(databaseUrl: string, providers: Provider[], options: { init?: boolean } = {}): Promise<TestingModule> {
+export async function startFeignInstance(
+  databaseUrl: string,
+  providers: Provider[],
+  options: { init?: boolean } = {},
+): Promise<TestingModule> {
   const dataSource = await openDatabase({ url: databaseUrl });
   const moduleRef = await Test.createTestingModule({
-    imports: [GatewayConfigModule.forRoot(loadGatewayConfig({ NODE_ENV: 'test', DATABASE_URL: databaseUrl })), DatabaseModule.forDataSource(dataSource), FeignRegistrationModule, { module: FeignFixturesModule, providers }],
+    imports: [
+      GatewayConfigModule.forRoot(loadGatewayConfig({ NODE_ENV: 'test', DATABASE_URL: databaseUrl })),
+      DatabaseModule.forDataSource(dataSource),
+      FeignRegistrationModule,
+      { module: FeignFixturesModule, providers },
+    ],
   }).compile();
   try {
     if (options.init !== false) await moduleRef.init();

@@ -39,7 +39,8 @@ export class CatalogMcpServer {
   listCalls = 0;
   readonly calls: Array<{ tool: string; args: unknown }> = [];
   /** The JSON-RPC method (or the HTTP method when there is no body) and the headers of every request received. */
-  readonly requests: Array<{ method: string; authorization: string | undefined; headers: IncomingMessage['headers'] }> = [];
+  readonly requests: Array<{ method: string; authorization: string | undefined; headers: IncomingMessage['headers'] }> =
+    [];
   /** The `params._meta` of every tools/call the SDK server handled, in order. */
   readonly callMetas: unknown[] = [];
   /** Every tools/call received while set is answered with an HTTP 500 (the request reached the server). */
@@ -57,7 +58,10 @@ export class CatalogMcpServer {
   private held: Promise<void> | null = null;
   private releaseHeld: (() => void) | null = null;
 
-  constructor(tools: CatalogTool[] = [], private readonly options: CatalogMcpServerOptions = {}) {
+  constructor(
+    tools: CatalogTool[] = [],
+    private readonly options: CatalogMcpServerOptions = {},
+  ) {
     this.tools = [...tools];
   }
 
@@ -113,7 +117,11 @@ export class CatalogMcpServer {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readJsonBody(req);
-    this.requests.push({ method: body?.method ?? req.method ?? '?', authorization: req.headers.authorization, headers: req.headers });
+    this.requests.push({
+      method: body?.method ?? req.method ?? '?',
+      authorization: req.headers.authorization,
+      headers: req.headers,
+    });
     if (this.failCalls && body?.method === 'tools/call') {
       this.calls.push({ tool: String(body.params?.name), args: body.params?.arguments });
       res.writeHead(500, { 'content-type': 'text/plain' }).end('internal error');
@@ -123,7 +131,10 @@ export class CatalogMcpServer {
   }
 
   private createServer(): Server {
-    const server = new Server({ name: 'catalog-test-server', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
+    const server = new Server(
+      { name: 'catalog-test-server', version: '1.0.0' },
+      { capabilities: { tools: { listChanged: true } } },
+    );
     server.setRequestHandler(ListToolsRequestSchema, async (request) => {
       this.listCalls++;
       if (this.held) await this.held;
@@ -139,7 +150,14 @@ export class CatalogMcpServer {
       if (!this.tools.some((t) => t.name === request.params.name)) {
         return { content: [{ type: 'text', text: `unknown tool ${request.params.name}` }], isError: true };
       }
-      return { content: [{ type: 'text', text: `${this.label}:${request.params.name}:${JSON.stringify(request.params.arguments ?? {})}` }] };
+      return {
+        content: [
+          {
+            type: 'text',
+            text: `${this.label}:${request.params.name}:${JSON.stringify(request.params.arguments ?? {})}`,
+          },
+        ],
+      };
     });
     return server;
   }

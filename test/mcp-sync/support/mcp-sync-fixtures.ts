@@ -65,11 +65,18 @@ export class McpSyncApi {
   /** The registry rows of one service, by registry name. */
   async toolsOf(serviceId: string): Promise<Record<string, ToolRow>> {
     const res = await this.gw.http.get('/api/v1/admin/tools?source=MCP&pageSize=500').set(this.gw.admin).expect(200);
-    return Object.fromEntries((res.body.items as ToolRow[]).filter((t) => t.mcpServiceId === serviceId).map((t) => [t.name, t]));
+    return Object.fromEntries(
+      (res.body.items as ToolRow[]).filter((t) => t.mcpServiceId === serviceId).map((t) => [t.name, t]),
+    );
   }
 
   /** Waits until the service's last sync finished after `since` (epoch ms) and satisfies `check`. */
-  async syncedAfter(id: string, since: number, check: (report: SyncReport) => boolean = () => true, timeoutMs = 5000): Promise<SyncReport> {
+  async syncedAfter(
+    id: string,
+    since: number,
+    check: (report: SyncReport) => boolean = () => true,
+    timeoutMs = 5000,
+  ): Promise<SyncReport> {
     return waitFor(
       async () => {
         const report = (await this.service(id)).lastSync;
@@ -80,7 +87,13 @@ export class McpSyncApi {
   }
 
   async createAgent(tenantId: string, name: string, extra: Record<string, unknown> = {}): Promise<string> {
-    return (await this.gw.http.post('/api/v1/admin/agents').set(this.gw.admin).send({ name, tenantId, ...extra }).expect(201)).body.id;
+    return (
+      await this.gw.http
+        .post('/api/v1/admin/agents')
+        .set(this.gw.admin)
+        .send({ name, tenantId, ...extra })
+        .expect(201)
+    ).body.id;
   }
 
   async bind(agentId: string, toolIds: string[]): Promise<void> {
@@ -88,7 +101,10 @@ export class McpSyncApi {
   }
 
   /** tool-specs with explain: the emitted names and the decision per tool name. */
-  async specs(runtime: { Authorization: string }, agentId: string): Promise<{ names: string[]; layers: Record<string, string>; reasons: Record<string, string> }> {
+  async specs(
+    runtime: { Authorization: string },
+    agentId: string,
+  ): Promise<{ names: string[]; layers: Record<string, string>; reasons: Record<string, string> }> {
     const res = await this.gw.http
       .post(`/api/v1/agents/${agentId}/tool-specs`)
       .set(runtime)
@@ -103,7 +119,18 @@ export class McpSyncApi {
   }
 
   /** executeDirect of `name` for an agent. */
-  async execute(runtime: { Authorization: string }, agentId: string, name: string, args: Record<string, unknown> = {}): Promise<{ status: string; content: string; isError: boolean; attempts: number; errorClass: string | null }> {
-    return (await this.gw.http.post(`/api/v1/tools/${name}/execute`).set(runtime).send({ agentId, userId: 'u1', permissions: [], arguments: args }).expect(200)).body;
+  async execute(
+    runtime: { Authorization: string },
+    agentId: string,
+    name: string,
+    args: Record<string, unknown> = {},
+  ): Promise<{ status: string; content: string; isError: boolean; attempts: number; errorClass: string | null }> {
+    return (
+      await this.gw.http
+        .post(`/api/v1/tools/${name}/execute`)
+        .set(runtime)
+        .send({ agentId, userId: 'u1', permissions: [], arguments: args })
+        .expect(200)
+    ).body;
   }
 }

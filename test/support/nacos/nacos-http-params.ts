@@ -1,9 +1,19 @@
 import type http from 'node:http';
-import { DEFAULT_CLUSTER, DEFAULT_GROUP, PUBLIC_NAMESPACE, type TestInstanceKey, groupedName, splitGroupedName } from './nacos-naming-state';
+import {
+  DEFAULT_CLUSTER,
+  DEFAULT_GROUP,
+  PUBLIC_NAMESPACE,
+  type TestInstanceKey,
+  groupedName,
+  splitGroupedName,
+} from './nacos-naming-state';
 
 /** An answer with a status other than 200; real servers answer errors as plain text. */
 export class HttpError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -30,7 +40,8 @@ export function serviceNameOf(params: URLSearchParams): string {
 /** `ip`, `port` and `clusterName` (default DEFAULT) of an instance call. */
 export function endpointOf(params: URLSearchParams): TestInstanceKey {
   const port = Number(required(params, 'port'));
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new HttpError(400, `caused: invalid port ${params.get('port')}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new HttpError(400, `caused: invalid port ${params.get('port')}`);
   return { ip: required(params, 'ip'), port, clusterName: params.get('clusterName') || DEFAULT_CLUSTER };
 }
 
@@ -46,10 +57,15 @@ export function parseMetadata(raw: string | null): Record<string, string> {
     const parsed = JSON.parse(raw) as Record<string, unknown>;
     return Object.fromEntries(Object.entries(parsed).map(([k, v]) => [k, String(v)]));
   } catch {
-    return Object.fromEntries(raw.split(',').filter(Boolean).map((pair) => {
-      const eq = pair.indexOf('=');
-      return eq < 0 ? [pair, ''] : [pair.slice(0, eq), pair.slice(eq + 1)];
-    }));
+    return Object.fromEntries(
+      raw
+        .split(',')
+        .filter(Boolean)
+        .map((pair) => {
+          const eq = pair.indexOf('=');
+          return eq < 0 ? [pair, ''] : [pair.slice(0, eq), pair.slice(eq + 1)];
+        }),
+    );
   }
 }
 
@@ -66,6 +82,8 @@ export function readBody(req: http.IncomingMessage): Promise<string> {
 /** Objects go out as JSON, strings as plain text, like the real server's answers. */
 export function send(res: http.ServerResponse, status: number, answer: unknown): void {
   const text = typeof answer === 'string' ? answer : JSON.stringify(answer);
-  res.writeHead(status, { 'Content-Type': typeof answer === 'string' ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8' });
+  res.writeHead(status, {
+    'Content-Type': typeof answer === 'string' ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8',
+  });
   res.end(text);
 }

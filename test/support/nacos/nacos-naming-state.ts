@@ -136,7 +136,12 @@ export class NacosNamingState {
   }
 
   /** Applies `patch` to an existing instance; returns false when there is no such instance. */
-  update(namespaceId: string, name: string, key: TestInstanceKey, patch: Partial<Pick<StoredInstance, 'healthy' | 'enabled' | 'weight' | 'metadata'>>): boolean {
+  update(
+    namespaceId: string,
+    name: string,
+    key: TestInstanceKey,
+    patch: Partial<Pick<StoredInstance, 'healthy' | 'enabled' | 'weight' | 'metadata'>>,
+  ): boolean {
     const service = this.serviceOf(namespaceId, name, false);
     const current = service?.instances.get(instanceKey(key));
     if (!service || !current) return false;
@@ -179,7 +184,10 @@ export class NacosNamingState {
 
   /** Every stored instance of a service (healthy or not, enabled or not), as stored. */
   instances(namespaceId: string, name: string): StoredInstance[] {
-    return [...(this.serviceOf(namespaceId, name, false)?.instances.values() ?? [])].map((i) => ({ ...i, metadata: { ...i.metadata } }));
+    return [...(this.serviceOf(namespaceId, name, false)?.instances.values() ?? [])].map((i) => ({
+      ...i,
+      metadata: { ...i.metadata },
+    }));
   }
 
   /** Service names (without group) of one group in a namespace, as `service/list` returns them. */
@@ -195,16 +203,31 @@ export class NacosNamingState {
    * only the asked clusters (all when `clusters` is empty), only enabled instances, and, when the service
    * has a protect threshold and the healthy share is at or below it, every instance marked healthy.
    */
-  view(namespaceId: string, name: string, clusters: string, healthyOnly: boolean, cacheMillis: number): NacosServiceInfoJson {
+  view(
+    namespaceId: string,
+    name: string,
+    clusters: string,
+    healthyOnly: boolean,
+    cacheMillis: number,
+  ): NacosServiceInfoJson {
     const service = this.serviceOf(namespaceId, name, false);
-    const wanted = new Set(clusters.split(',').map((c) => c.trim()).filter(Boolean));
+    const wanted = new Set(
+      clusters
+        .split(',')
+        .map((c) => c.trim())
+        .filter(Boolean),
+    );
     const eligible = [...(service?.instances.values() ?? [])]
       .filter((i) => (wanted.size === 0 || wanted.has(i.clusterName)) && i.enabled)
       .sort((a, b) => a.instanceId.localeCompare(b.instanceId));
     const healthyCount = eligible.filter((i) => i.healthy).length;
     let hosts = eligible.filter((i) => !healthyOnly || i.healthy);
     let reachProtectionThreshold = false;
-    if (this.protectThreshold !== undefined && eligible.length > 0 && healthyCount / eligible.length <= Math.max(0, this.protectThreshold)) {
+    if (
+      this.protectThreshold !== undefined &&
+      eligible.length > 0 &&
+      healthyCount / eligible.length <= Math.max(0, this.protectThreshold)
+    ) {
       reachProtectionThreshold = true;
       hosts = eligible.map((i) => ({ ...i, healthy: true }));
     }

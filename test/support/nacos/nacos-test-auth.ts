@@ -21,7 +21,9 @@ export class NacosTestAuth {
   constructor(private readonly credentials: NacosTestCredentials) {}
 
   /** `POST /nacos/v1/auth/users/login`: a token for the right user and password, otherwise undefined. */
-  login(params: URLSearchParams): { accessToken: string; tokenTtl: number; globalAdmin: boolean; username: string } | undefined {
+  login(
+    params: URLSearchParams,
+  ): { accessToken: string; tokenTtl: number; globalAdmin: boolean; username: string } | undefined {
     if (!this.matches(params.get('username'), params.get('password'))) return undefined;
     const accessToken = randomBytes(24).toString('base64url');
     this.tokens.add(accessToken);

@@ -74,14 +74,22 @@ const MAX_RECORDED_REQUESTS = 2000;
  * - pushes go to the HTTP peer address, not the reported `clientIP` (see {@link NacosUdpPusher}).
  */
 export class NacosTestServer {
-  private readonly options: Required<Omit<NacosTestServerOptions, 'auth' | 'protectThreshold'>> & Pick<NacosTestServerOptions, 'auth' | 'protectThreshold'>;
+  private readonly options: Required<Omit<NacosTestServerOptions, 'auth' | 'protectThreshold'>> &
+    Pick<NacosTestServerOptions, 'auth' | 'protectThreshold'>;
   private readonly state: NacosNamingState;
   private readonly pusher: NacosUdpPusher;
   private readonly auth?: NacosTestAuth;
   private readonly pendingPushes = new Map<string, NodeJS.Timeout>();
   private readonly listsPerService = new Map<string, number>();
   private readonly recorded: RecordedRequest[] = [];
-  private readonly count = { listRequests: 0, registrations: 0, deregistrations: 0, beats: 0, logins: 0, rejectedRequests: 0 };
+  private readonly count = {
+    listRequests: 0,
+    registrations: 0,
+    deregistrations: 0,
+    beats: 0,
+    logins: 0,
+    rejectedRequests: 0,
+  };
   private server?: http.Server;
   private expiryTimer?: NodeJS.Timeout;
 
@@ -144,7 +152,13 @@ export class NacosTestServer {
   }
 
   /** Changes other fields of an instance (enabled, weight, metadata); returns false when there is none. */
-  updateInstance(namespaceId: string, group: string, service: string, key: TestInstanceKey, patch: { enabled?: boolean; weight?: number; metadata?: Record<string, string> }): boolean {
+  updateInstance(
+    namespaceId: string,
+    group: string,
+    service: string,
+    key: TestInstanceKey,
+    patch: { enabled?: boolean; weight?: number; metadata?: Record<string, string> },
+  ): boolean {
     return this.state.update(ns(namespaceId), groupedName(group, service), key, patch);
   }
 
@@ -219,7 +233,16 @@ export class NacosTestServer {
       case 'GET /nacos/v1/ns/instance/list':
         return this.listOverHttp(params, req.socket.remoteAddress ?? '127.0.0.1');
       case 'GET /nacos/v1/ns/operator/metrics':
-        return { status: 'UP', serviceCount: 0, instanceCount: 0, subscribeCount: 0, responsibleInstanceCount: 0, cpu: 0, load: 0, mem: 0 };
+        return {
+          status: 'UP',
+          serviceCount: 0,
+          instanceCount: 0,
+          subscribeCount: 0,
+          responsibleInstanceCount: 0,
+          cpu: 0,
+          load: 0,
+          mem: 0,
+        };
       case 'GET /nacos/v1/ns/service/list':
         return this.serviceListOverHttp(params);
       default:
@@ -234,14 +257,19 @@ export class NacosTestServer {
       throw new HttpError(400, 'caused: instance format invalid: The weights range from 0.0 to 10000.0');
     }
     const ephemeral = bool(params.get('ephemeral'), true);
-    this.state.upsert(ns(params.get('namespaceId')), name, {
-      ...endpointOf(params),
-      weight,
-      healthy: bool(params.get('healthy'), true),
-      enabled: bool(params.get('enabled') ?? params.get('enable'), true),
+    this.state.upsert(
+      ns(params.get('namespaceId')),
+      name,
+      {
+        ...endpointOf(params),
+        weight,
+        healthy: bool(params.get('healthy'), true),
+        enabled: bool(params.get('enabled') ?? params.get('enable'), true),
+        ephemeral,
+        metadata: parseMetadata(params.get('metadata')),
+      },
       ephemeral,
-      metadata: parseMetadata(params.get('metadata')),
-    }, ephemeral);
+    );
     this.count.registrations++;
     return 'ok';
   }
@@ -257,8 +285,18 @@ export class NacosTestServer {
     const name = serviceNameOf(params);
     const namespaceId = ns(params.get('namespaceId'));
     const beatJson = params.get('beat');
-    const beat = beatJson ? (JSON.parse(beatJson) as { ip: string; port: number; cluster?: string; weight?: number; metadata?: Record<string, string> }) : undefined;
-    const key = beat ? { ip: beat.ip, port: Number(beat.port), clusterName: beat.cluster || DEFAULT_CLUSTER } : endpointOf(params);
+    const beat = beatJson
+      ? (JSON.parse(beatJson) as {
+          ip: string;
+          port: number;
+          cluster?: string;
+          weight?: number;
+          metadata?: Record<string, string>;
+        })
+      : undefined;
+    const key = beat
+      ? { ip: beat.ip, port: Number(beat.port), clusterName: beat.cluster || DEFAULT_CLUSTER }
+      : endpointOf(params);
     if (!this.state.beat(namespaceId, name, key)) {
       // A real server re-registers an instance it lost when the beat carries the instance's data.
       if (!beat) return { code: 20404, clientBeatInterval: this.options.clientBeatIntervalMs, lightBeatEnabled: true };
@@ -277,9 +315,22 @@ export class NacosTestServer {
     this.listsPerService.set(key, (this.listsPerService.get(key) ?? 0) + 1);
     if (this.options.pushEnabled && udpPort > 0) {
       // Subscribes even to a service that does not exist yet, so its first instance gets pushed.
-      this.pusher.addOrRefresh({ namespaceId, groupedName: name, clientIp: params.get('clientIP') ?? peerAddress, udpPort, clusters, address: peerAddress });
+      this.pusher.addOrRefresh({
+        namespaceId,
+        groupedName: name,
+        clientIp: params.get('clientIP') ?? peerAddress,
+        udpPort,
+        clusters,
+        address: peerAddress,
+      });
     }
-    return this.state.view(namespaceId, name, clusters, bool(params.get('healthyOnly'), false), this.options.cacheMillis);
+    return this.state.view(
+      namespaceId,
+      name,
+      clusters,
+      bool(params.get('healthyOnly'), false),
+      this.options.cacheMillis,
+    );
   }
 
   private serviceListOverHttp(params: URLSearchParams): unknown {
@@ -295,13 +346,16 @@ export class NacosTestServer {
     if (!this.options.pushEnabled || !this.server) return;
     const key = `${namespaceId}|${name}`;
     if (this.pendingPushes.has(key)) return;
-    this.pendingPushes.set(key, setTimeout(() => {
-      this.pendingPushes.delete(key);
-      for (const sub of this.pusher.subscribersOf(namespaceId, name)) {
-        const view = this.state.view(namespaceId, name, sub.clusters, false, this.options.cacheMillis);
-        this.pusher.push(sub, JSON.stringify(view));
-      }
-    }, this.options.pushDelayMs));
+    this.pendingPushes.set(
+      key,
+      setTimeout(() => {
+        this.pendingPushes.delete(key);
+        for (const sub of this.pusher.subscribersOf(namespaceId, name)) {
+          const view = this.state.view(namespaceId, name, sub.clusters, false, this.options.cacheMillis);
+          this.pusher.push(sub, JSON.stringify(view));
+        }
+      }, this.options.pushDelayMs),
+    );
   }
 
   private reject(message: string): HttpError {

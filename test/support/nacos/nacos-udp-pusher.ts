@@ -63,7 +63,13 @@ export class NacosUdpPusher {
 
   /** Adds a subscriber or refreshes its expiry; every poll of a push-enabled client does this. */
   addOrRefresh(subscriber: Omit<PushSubscriber, 'lastQueryAt'>): void {
-    const key = [subscriber.namespaceId, subscriber.groupedName, subscriber.clientIp, subscriber.udpPort, subscriber.clusters].join('|');
+    const key = [
+      subscriber.namespaceId,
+      subscriber.groupedName,
+      subscriber.clientIp,
+      subscriber.udpPort,
+      subscriber.clusters,
+    ].join('|');
     this.subscribers.set(key, { ...subscriber, lastQueryAt: Date.now() });
   }
 

@@ -13,8 +13,15 @@ const ANTHROPIC_FORBIDDEN_AT_ROOT = ['oneOf', 'allOf', 'anyOf'] as const;
 export function anthropicSpecViolations(spec: unknown): string[] {
   if (!isRawSchema(spec)) return ['spec must be {name, description, input_schema}'];
   const problems: string[] = [];
-  if (typeof spec.name !== 'string' || !ANTHROPIC_NAME_PATTERN.test(spec.name)) problems.push('name: must match ^[a-zA-Z0-9_-]{1,64}$');
-  if (spec.description !== undefined && typeof spec.description !== 'string') problems.push('description: must be a string');
-  problems.push(...schemaShapeViolations(spec.input_schema, { arrayNeedsItems: false, forbiddenAtRoot: ANTHROPIC_FORBIDDEN_AT_ROOT }));
+  if (typeof spec.name !== 'string' || !ANTHROPIC_NAME_PATTERN.test(spec.name))
+    problems.push('name: must match ^[a-zA-Z0-9_-]{1,64}$');
+  if (spec.description !== undefined && typeof spec.description !== 'string')
+    problems.push('description: must be a string');
+  problems.push(
+    ...schemaShapeViolations(spec.input_schema, {
+      arrayNeedsItems: false,
+      forbiddenAtRoot: ANTHROPIC_FORBIDDEN_AT_ROOT,
+    }),
+  );
   return problems;
 }

@@ -17,8 +17,14 @@ describe('toAnthropicToolSpec', () => {
   });
 
   it('adds type object and empty properties to a root that lacks them', () => {
-    const spec = toAnthropicToolSpec(deepFreeze({ name: 'now', description: 'Time.', parameters: { description: 'none' } }));
-    expect(spec).toEqual({ name: 'now', description: 'Time.', input_schema: { description: 'none', type: 'object', properties: {} } });
+    const spec = toAnthropicToolSpec(
+      deepFreeze({ name: 'now', description: 'Time.', parameters: { description: 'none' } }),
+    );
+    expect(spec).toEqual({
+      name: 'now',
+      description: 'Time.',
+      input_schema: { description: 'none', type: 'object', properties: {} },
+    });
   });
 
   it('replaces a properties value that is not an object', () => {

@@ -102,7 +102,8 @@ function textStandIn(draft: SchemaDraft, type: GeminiType | undefined): JsonSche
     out.format = 'enum';
     note = GEMINI_ENUM_AS_TEXT_NOTE;
   } else if (!type) note = GEMINI_ANY_VALUE_NOTE;
-  else if (type === 'object' && (!draft.properties || Object.keys(draft.properties).length === 0)) note = GEMINI_OBJECT_AS_TEXT_NOTE;
+  else if (type === 'object' && (!draft.properties || Object.keys(draft.properties).length === 0))
+    note = GEMINI_OBJECT_AS_TEXT_NOTE;
   else return undefined;
   if (draft.title !== undefined) out.title = draft.title;
   out.description = withNote(draft.description, note);

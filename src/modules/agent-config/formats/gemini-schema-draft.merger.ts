@@ -3,10 +3,7 @@ import { SchemaDraft } from './gemini-schema.keywords';
 const LOWER_BOUNDS = new Set(['minimum', 'exclusiveMinimum', 'minLength', 'minItems']);
 const UPPER_BOUNDS = new Set(['maximum', 'exclusiveMaximum', 'maxLength', 'maxItems']);
 
-function mergeProperties(
-  a: Record<string, SchemaDraft>,
-  b: Record<string, SchemaDraft>,
-): Record<string, SchemaDraft> {
+function mergeProperties(a: Record<string, SchemaDraft>, b: Record<string, SchemaDraft>): Record<string, SchemaDraft> {
   const merged = new Map(Object.entries(a));
   for (const [name, schema] of Object.entries(b)) {
     const existing = merged.get(name);

@@ -56,7 +56,11 @@ function nastySchema(): Record<string, unknown> {
         patternProperties: { '^x-': { type: 'string' } },
         unevaluatedProperties: false,
       },
-      extras: { type: 'object', properties: { on: { type: 'boolean' } }, additionalProperties: { $ref: '#/$defs/Address' } },
+      extras: {
+        type: 'object',
+        properties: { on: { type: 'boolean' } },
+        additionalProperties: { $ref: '#/$defs/Address' },
+      },
       merged: {
         allOf: [
           { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
@@ -90,7 +94,19 @@ describe('toGeminiSchema', () => {
 
     it('leaves no keyword outside the Gemini subset at any depth', () => {
       expect(geminiViolations(output)).toEqual([]);
-      for (const keyword of ['$schema', '$id', '$defs', 'definitions', '$ref', 'additionalProperties', 'const', 'oneOf', 'allOf', 'default', 'examples']) {
+      for (const keyword of [
+        '$schema',
+        '$id',
+        '$defs',
+        'definitions',
+        '$ref',
+        'additionalProperties',
+        'const',
+        'oneOf',
+        'allOf',
+        'default',
+        'examples',
+      ]) {
         expect(JSON.stringify(output)).not.toContain(`"${keyword}"`);
       }
     });
@@ -173,7 +189,11 @@ describe('toGeminiSchema', () => {
 
   describe('nullable', () => {
     it('turns a [type, "null"] array into the type plus nullable', () => {
-      expect(toGeminiSchema({ type: ['integer', 'null'], minimum: 1 })).toEqual({ type: 'integer', minimum: 1, nullable: true });
+      expect(toGeminiSchema({ type: ['integer', 'null'], minimum: 1 })).toEqual({
+        type: 'integer',
+        minimum: 1,
+        nullable: true,
+      });
     });
 
     it('turns oneOf [X, null] into X plus nullable, the outer description winning', () => {
@@ -196,11 +216,17 @@ describe('toGeminiSchema', () => {
 
     it('keeps the properties of a schema that also has a union', () => {
       expect(
-        toGeminiSchema({ properties: { a: { type: 'string' } }, oneOf: [{ type: 'object' }, { type: 'object', nullable: true }] }),
+        toGeminiSchema({
+          properties: { a: { type: 'string' } },
+          oneOf: [{ type: 'object' }, { type: 'object', nullable: true }],
+        }),
       ).toEqual({
         type: 'object',
         properties: { a: { type: 'string' } },
-        anyOf: [{ type: 'string', description: AS_JSON_TEXT }, { type: 'string', description: AS_JSON_TEXT, nullable: true }],
+        anyOf: [
+          { type: 'string', description: AS_JSON_TEXT },
+          { type: 'string', description: AS_JSON_TEXT, nullable: true },
+        ],
       });
     });
 
@@ -216,7 +242,10 @@ describe('toGeminiSchema', () => {
       ).toEqual({
         description: 'id',
         nullable: true,
-        anyOf: [{ type: 'string', minLength: 2 }, { type: 'integer', minimum: 0 }],
+        anyOf: [
+          { type: 'string', minLength: 2 },
+          { type: 'integer', minimum: 0 },
+        ],
       });
     });
 
@@ -240,26 +269,38 @@ describe('toGeminiSchema', () => {
     });
 
     it('turns a tuple into items of its alternatives', () => {
-      expect(toGeminiSchema({ type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }], items: false })).toEqual({
+      expect(
+        toGeminiSchema({ type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }], items: false }),
+      ).toEqual({
         type: 'array',
         items: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
       });
-      expect(toGeminiSchema({ type: 'array', items: [{ type: 'number' }] })).toEqual({ type: 'array', items: { type: 'number' } });
+      expect(toGeminiSchema({ type: 'array', items: [{ type: 'number' }] })).toEqual({
+        type: 'array',
+        items: { type: 'number' },
+      });
     });
   });
 
   describe('enum and format', () => {
     it('stringifies the enum values of a string schema and removes duplicates', () => {
-      expect(toGeminiSchema({ type: 'string', enum: ['1', 1, true, 'x'] })).toEqual({ type: 'string', enum: ['1', 'true', 'x'] });
+      expect(toGeminiSchema({ type: 'string', enum: ['1', 1, true, 'x'] })).toEqual({
+        type: 'string',
+        enum: ['1', 'true', 'x'],
+      });
     });
 
     it('describes a mixed, type-less enum instead of guessing a type', () => {
-      expect(toGeminiSchema({ description: 'Mode.', enum: ['a', 1] })).toEqual({ description: 'Mode.\nAllowed values: "a", 1.' });
+      expect(toGeminiSchema({ description: 'Mode.', enum: ['a', 1] })).toEqual({
+        description: 'Mode.\nAllowed values: "a", 1.',
+      });
     });
 
     it('sends a mixed enum below the root as a string enum of the values as text', () => {
       const output = toGeminiSchema({ type: 'object', properties: { level: { enum: [1, 'high', true] } } });
-      expect(output.properties).toEqual({ level: { type: 'string', format: 'enum', enum: ['1', 'high', 'true'], description: 'Send the value as text.' } });
+      expect(output.properties).toEqual({
+        level: { type: 'string', format: 'enum', enum: ['1', 'high', 'true'], description: 'Send the value as text.' },
+      });
       expect(geminiViolations(output)).toEqual([]);
     });
 
@@ -272,7 +313,9 @@ describe('toGeminiSchema', () => {
     });
 
     it('drops keywords that do not apply to the type', () => {
-      expect(toGeminiSchema({ type: 'boolean', minLength: 1, maximum: 3, items: { type: 'string' }, properties: {} })).toEqual({
+      expect(
+        toGeminiSchema({ type: 'boolean', minLength: 1, maximum: 3, items: { type: 'string' }, properties: {} }),
+      ).toEqual({
         type: 'boolean',
       });
     });
@@ -292,7 +335,14 @@ describe('toGeminiSchema', () => {
     });
 
     it('takes the stricter bound when allOf members disagree', () => {
-      expect(toGeminiSchema({ allOf: [{ type: 'string', maxLength: 10 }, { minLength: 2, maxLength: 5 }] })).toEqual({
+      expect(
+        toGeminiSchema({
+          allOf: [
+            { type: 'string', maxLength: 10 },
+            { minLength: 2, maxLength: 5 },
+          ],
+        }),
+      ).toEqual({
         type: 'string',
         minLength: 2,
         maxLength: 5,
@@ -331,7 +381,11 @@ describe('toGeminiSchema', () => {
     });
 
     it('keeps only the siblings of a ref it cannot resolve', () => {
-      expect(toGeminiSchema({ properties: { a: { $ref: 'https://x.test/s.json', description: 'remote' }, b: { $ref: '#/nope' } } })).toEqual({
+      expect(
+        toGeminiSchema({
+          properties: { a: { $ref: 'https://x.test/s.json', description: 'remote' }, b: { $ref: '#/nope' } },
+        }),
+      ).toEqual({
         type: 'object',
         properties: { a: { type: 'string', description: `remote\n${ANY_AS_TEXT}` }, b: ANY },
       });
@@ -352,7 +406,10 @@ describe('toGeminiSchema', () => {
 
     it('expands a definition used twice on the same path but not within itself', () => {
       const schema = {
-        $defs: { Leaf: { type: 'string' }, Pair: { properties: { l: { $ref: '#/$defs/Leaf' }, r: { $ref: '#/$defs/Leaf' } } } },
+        $defs: {
+          Leaf: { type: 'string' },
+          Pair: { properties: { l: { $ref: '#/$defs/Leaf' }, r: { $ref: '#/$defs/Leaf' } } },
+        },
         properties: { p: { $ref: '#/$defs/Pair' }, q: { $ref: '#/$defs/Pair' } },
       };
       const pair = { type: 'object', properties: { l: { type: 'string' }, r: { type: 'string' } } };
@@ -362,7 +419,10 @@ describe('toGeminiSchema', () => {
     it('bounds the work on a ref graph that would explode when inlined', () => {
       const defs: Record<string, unknown> = { L30: { type: 'string' } };
       for (let i = 0; i < 30; i++) {
-        defs[`L${i}`] = { type: 'object', properties: { a: { $ref: `#/$defs/L${i + 1}` }, b: { $ref: `#/$defs/L${i + 1}` } } };
+        defs[`L${i}`] = {
+          type: 'object',
+          properties: { a: { $ref: `#/$defs/L${i + 1}` }, b: { $ref: `#/$defs/L${i + 1}` } },
+        };
       }
       const output = toGeminiSchema({ $defs: defs, properties: { root: { $ref: '#/$defs/L0' } } });
       expect(countSchemaNodes(output)).toBeLessThanOrEqual(GEMINI_MAX_SCHEMA_NODES + 1);
@@ -381,7 +441,9 @@ describe('toGeminiSchema', () => {
     });
 
     it('keeps a property named __proto__ as a property', () => {
-      const input = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string"}},"required":["__proto__"]}');
+      const input = JSON.parse(
+        '{"type":"object","properties":{"__proto__":{"type":"string"}},"required":["__proto__"]}',
+      );
       const output = toGeminiSchema(input);
       expect(Object.keys(output.properties as object)).toEqual(['__proto__']);
       expect(output.required).toEqual(['__proto__']);

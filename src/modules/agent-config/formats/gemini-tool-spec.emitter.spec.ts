@@ -33,8 +33,15 @@ describe('toGeminiToolSpec', () => {
   });
 
   it('omits parameters for a tool that takes none', () => {
-    expect(toGeminiToolSpec({ name: 'now', description: 'Time.', parameters: {} })).toEqual({ name: 'now', description: 'Time.' });
-    const empty = toGeminiToolSpec({ name: 'now', description: 'Time.', parameters: { type: 'object', properties: {}, additionalProperties: false } });
+    expect(toGeminiToolSpec({ name: 'now', description: 'Time.', parameters: {} })).toEqual({
+      name: 'now',
+      description: 'Time.',
+    });
+    const empty = toGeminiToolSpec({
+      name: 'now',
+      description: 'Time.',
+      parameters: { type: 'object', properties: {}, additionalProperties: false },
+    });
     expect(empty).not.toHaveProperty('parameters');
   });
 
@@ -42,7 +49,10 @@ describe('toGeminiToolSpec', () => {
     const spec = toGeminiToolSpec({
       name: 'create',
       description: 'Create.',
-      parameters: deepFreeze({ $ref: '#/$defs/Input', $defs: { Input: { properties: { id: { type: 'string' } }, required: ['id'] } } }),
+      parameters: deepFreeze({
+        $ref: '#/$defs/Input',
+        $defs: { Input: { properties: { id: { type: 'string' } }, required: ['id'] } },
+      }),
     });
     expect(spec.parameters).toEqual({ type: 'object', properties: { id: { type: 'string' } }, required: ['id'] });
   });
@@ -61,14 +71,23 @@ describe('toGeminiToolSpec', () => {
     });
     expect(spec.parameters).toEqual({
       type: 'object',
-      properties: { verbose: { type: 'boolean' }, id: { type: 'string' }, scope: { type: 'string' }, email: { type: 'string' } },
+      properties: {
+        verbose: { type: 'boolean' },
+        id: { type: 'string' },
+        scope: { type: 'string' },
+        email: { type: 'string' },
+      },
       required: ['scope'],
     });
     expect(geminiViolations(spec.parameters)).toEqual([]);
   });
 
   it('drops nullable from the root', () => {
-    const spec = toGeminiToolSpec({ name: 'x', description: 'x', parameters: { type: ['object', 'null'], properties: { a: { type: 'string' } } } });
+    const spec = toGeminiToolSpec({
+      name: 'x',
+      description: 'x',
+      parameters: { type: ['object', 'null'], properties: { a: { type: 'string' } } },
+    });
     expect(spec.parameters).toEqual({ type: 'object', properties: { a: { type: 'string' } } });
   });
 });

@@ -23,7 +23,8 @@ export function schemaShapeViolations(parameters: unknown, rules: SchemaShapeRul
   if (!isRawSchema(parameters)) return ['$: parameters must be a JSON Schema object'];
   const problems: string[] = [];
   if (parameters.type !== 'object') problems.push('$: the root must have type "object"');
-  for (const key of rules.forbiddenAtRoot) if (parameters[key] !== undefined) problems.push(`$: ${key} is not allowed at the top level`);
+  for (const key of rules.forbiddenAtRoot)
+    if (parameters[key] !== undefined) problems.push(`$: ${key} is not allowed at the top level`);
   const refs = new GeminiSchemaRefResolver(parameters);
   const seen = new Set<object>();
   const visit = (schema: unknown, path: string): void => {
@@ -44,18 +45,34 @@ export function schemaShapeViolations(parameters: unknown, rules: SchemaShapeRul
   return problems;
 }
 
-function nodeViolations(schema: RawSchema, path: string, rules: SchemaShapeRules, refs: GeminiSchemaRefResolver, problems: string[]): void {
+function nodeViolations(
+  schema: RawSchema,
+  path: string,
+  rules: SchemaShapeRules,
+  refs: GeminiSchemaRefResolver,
+  problems: string[],
+): void {
   const types = declaredTypes(schema);
-  if (schema.type !== undefined && (types.length === 0 || types.length !== (Array.isArray(schema.type) ? schema.type.length : 1))) {
+  if (
+    schema.type !== undefined &&
+    (types.length === 0 || types.length !== (Array.isArray(schema.type) ? schema.type.length : 1))
+  ) {
     problems.push(`${path}: type must be a type name or a list of them`);
   }
-  for (const type of types) if (!JSON_SCHEMA_TYPES.has(type)) problems.push(`${path}: unknown type ${JSON.stringify(type)}`);
-  if (Array.isArray(schema.items)) problems.push(`${path}: items must be one schema (a tuple as a list is draft-07 only)`);
-  if (rules.arrayNeedsItems && types.includes('array') && schema.items === undefined) problems.push(`${path}: array schema missing items`);
-  if (schema.required !== undefined && (!Array.isArray(schema.required) || schema.required.some((n) => typeof n !== 'string'))) {
+  for (const type of types)
+    if (!JSON_SCHEMA_TYPES.has(type)) problems.push(`${path}: unknown type ${JSON.stringify(type)}`);
+  if (Array.isArray(schema.items))
+    problems.push(`${path}: items must be one schema (a tuple as a list is draft-07 only)`);
+  if (rules.arrayNeedsItems && types.includes('array') && schema.items === undefined)
+    problems.push(`${path}: array schema missing items`);
+  if (
+    schema.required !== undefined &&
+    (!Array.isArray(schema.required) || schema.required.some((n) => typeof n !== 'string'))
+  ) {
     problems.push(`${path}: required must be a list of property names`);
   }
-  if (schema.properties !== undefined && !isRawSchema(schema.properties)) problems.push(`${path}: properties must be an object`);
+  if (schema.properties !== undefined && !isRawSchema(schema.properties))
+    problems.push(`${path}: properties must be an object`);
   if (schema.$ref !== undefined && (typeof schema.$ref !== 'string' || refs.resolve(schema.$ref) === undefined)) {
     problems.push(`${path}: $ref ${JSON.stringify(schema.$ref)} does not resolve inside the schema`);
   }

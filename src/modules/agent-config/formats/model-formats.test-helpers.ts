@@ -15,7 +15,8 @@ export { geminiSchemaViolations as geminiViolations } from './gemini-spec.valida
 /** How many schema positions the result holds (to check that inlining stays bounded). */
 export function countSchemaNodes(schema: Record<string, unknown>): number {
   let count = 1;
-  for (const child of Object.values((schema.properties ?? {}) as Record<string, Record<string, unknown>>)) count += countSchemaNodes(child);
+  for (const child of Object.values((schema.properties ?? {}) as Record<string, Record<string, unknown>>))
+    count += countSchemaNodes(child);
   if (schema.items) count += countSchemaNodes(schema.items as Record<string, unknown>);
   for (const member of (schema.anyOf ?? []) as Record<string, unknown>[]) count += countSchemaNodes(member);
   return count;

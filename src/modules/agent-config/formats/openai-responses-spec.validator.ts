@@ -8,7 +8,8 @@ import { openAiStrictSpecViolations } from './openai-strict-spec.validator';
  * a strict tool must pass strict mode's rules.
  */
 export function openAiResponsesSpecViolations(spec: unknown): string[] {
-  if (!isRawSchema(spec) || spec.type !== 'function' || 'function' in spec) return ['spec must be the flat {type:"function", name, description, parameters, strict}'];
+  if (!isRawSchema(spec) || spec.type !== 'function' || 'function' in spec)
+    return ['spec must be the flat {type:"function", name, description, parameters, strict}'];
   const { type: _type, strict, ...fn } = spec;
   const chat = { type: 'function', function: { ...fn, strict: strict ?? true } };
   return strict === false ? openAiSpecViolations(chat) : openAiStrictSpecViolations(chat);

@@ -18,15 +18,20 @@ const OPENAI_FORBIDDEN_AT_ROOT = ['oneOf', 'anyOf', 'allOf', 'enum', 'not'] as c
 
 /** Why OpenAI Chat Completions would refuse `spec` (non-strict), as `path: problem`; empty when it accepts it. */
 export function openAiSpecViolations(spec: unknown): string[] {
-  if (!isRawSchema(spec) || spec.type !== 'function' || !isRawSchema(spec.function)) return ['spec must be {type:"function", function:{...}}'];
+  if (!isRawSchema(spec) || spec.type !== 'function' || !isRawSchema(spec.function))
+    return ['spec must be {type:"function", function:{...}}'];
   const fn = spec.function;
   const problems: string[] = [];
-  if (typeof fn.name !== 'string' || !OPENAI_NAME_PATTERN.test(fn.name)) problems.push('name: must match ^[a-zA-Z0-9_-]{1,64}$');
-  if (fn.description !== undefined && typeof fn.description !== 'string') problems.push('description: must be a string');
+  if (typeof fn.name !== 'string' || !OPENAI_NAME_PATTERN.test(fn.name))
+    problems.push('name: must match ^[a-zA-Z0-9_-]{1,64}$');
+  if (fn.description !== undefined && typeof fn.description !== 'string')
+    problems.push('description: must be a string');
   if (typeof fn.description === 'string' && fn.description.length > OPENAI_MAX_DESCRIPTION_CHARS) {
     problems.push(`description: longer than ${OPENAI_MAX_DESCRIPTION_CHARS} characters`);
   }
   if (fn.strict !== undefined && typeof fn.strict !== 'boolean') problems.push('strict: must be a boolean');
-  problems.push(...schemaShapeViolations(fn.parameters, { arrayNeedsItems: true, forbiddenAtRoot: OPENAI_FORBIDDEN_AT_ROOT }));
+  problems.push(
+    ...schemaShapeViolations(fn.parameters, { arrayNeedsItems: true, forbiddenAtRoot: OPENAI_FORBIDDEN_AT_ROOT }),
+  );
   return problems;
 }

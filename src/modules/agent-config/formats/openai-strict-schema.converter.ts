@@ -7,9 +7,44 @@ import { RawSchema, declaredTypes, isRawSchema } from './tool-spec-schema.walk';
 export type StrictSchemaResult = { ok: true; schema: JsonSchema } | { ok: false; problems: string[] };
 
 /** Keywords strict mode supports that are copied as they are (`anyOf`, objects and arrays are rebuilt). */
-const KEPT = ['description', 'enum', 'const', 'pattern', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minItems', 'maxItems'] as const;
+const KEPT = [
+  'description',
+  'enum',
+  'const',
+  'pattern',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minItems',
+  'maxItems',
+] as const;
 /** Keywords that mean nothing to the model or to strict mode: dropped without a note. */
-const SILENT = new Set(['$schema', '$id', '$comment', '$anchor', '$defs', 'definitions', 'title', 'deprecated', 'readOnly', 'writeOnly', 'nullable', 'type', 'properties', 'required', 'additionalProperties', 'items', 'anyOf', 'oneOf', 'format', '$ref', 'contentMediaType', 'contentEncoding']);
+const SILENT = new Set([
+  '$schema',
+  '$id',
+  '$comment',
+  '$anchor',
+  '$defs',
+  'definitions',
+  'title',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  'nullable',
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'anyOf',
+  'oneOf',
+  'format',
+  '$ref',
+  'contentMediaType',
+  'contentEncoding',
+]);
 
 /**
  * A portable schema (see portable-json-schema.converter.ts) rewritten for OpenAI strict mode
@@ -43,7 +78,10 @@ class StrictConverter {
   private readonly pending = new Map<string, RawSchema>();
   private nodes = 0;
 
-  constructor(root: unknown, private readonly problems: string[]) {
+  constructor(
+    root: unknown,
+    private readonly problems: string[],
+  ) {
     this.refs = new GeminiSchemaRefResolver(root);
   }
 
@@ -59,7 +97,9 @@ class StrictConverter {
 
   node(source: unknown, path: string, required: boolean): RawSchema {
     if (++this.nodes > STRICT_MAX_SCHEMA_NODES) {
-      return this.nodes === STRICT_MAX_SCHEMA_NODES + 1 ? this.fail(path, `is larger than ${STRICT_MAX_SCHEMA_NODES} nodes once its refs are inlined`) : {};
+      return this.nodes === STRICT_MAX_SCHEMA_NODES + 1
+        ? this.fail(path, `is larger than ${STRICT_MAX_SCHEMA_NODES} nodes once its refs are inlined`)
+        : {};
     }
     if (!isRawSchema(source)) return this.fail(path, 'is not a schema object');
     let schema = source;
@@ -77,7 +117,8 @@ class StrictConverter {
     }
     if (Array.isArray(schema.allOf)) {
       const merged = this.mergedObjects(schema, schema.allOf);
-      if (!merged) return this.fail(path, 'uses allOf of schemas that are not all objects, which strict mode cannot express');
+      if (!merged)
+        return this.fail(path, 'uses allOf of schemas that are not all objects, which strict mode cannot express');
       return this.node(merged, path, required);
     }
     if (schema.oneOf !== undefined && schema.anyOf === undefined) schema = { ...schema, anyOf: schema.oneOf };
@@ -85,7 +126,8 @@ class StrictConverter {
     const notes: string[] = [];
     for (const key of KEPT) if (schema[key] !== undefined) out[key] = schema[key];
     for (const [key, value] of Object.entries(schema)) {
-      if (!SILENT.has(key) && !(KEPT as readonly string[]).includes(key) && !key.startsWith('x-')) notes.push(`${key}: ${JSON.stringify(value)}`);
+      if (!SILENT.has(key) && !(KEPT as readonly string[]).includes(key) && !key.startsWith('x-'))
+        notes.push(`${key}: ${JSON.stringify(value)}`);
     }
     const types = declaredTypes(schema);
     if (schema.nullable === true && !types.includes('null') && types.length > 0) types.push('null');
@@ -99,8 +141,10 @@ class StrictConverter {
     if (Array.isArray(schema.anyOf)) out.anyOf = schema.anyOf.map((m, i) => this.node(m, `${path}.anyOf[${i}]`, true));
     if (types.length > 0) out.type = types.length === 1 ? types[0] : types;
     else if (isObject) out.type = 'object';
-    else if (out.anyOf === undefined && out.enum === undefined && out.const === undefined) return this.fail(path, 'accepts a value of any type');
-    if (notes.length > 0) out.description = [out.description, `(${notes.join('; ')})`].filter((d) => typeof d === 'string').join(' ');
+    else if (out.anyOf === undefined && out.enum === undefined && out.const === undefined)
+      return this.fail(path, 'accepts a value of any type');
+    if (notes.length > 0)
+      out.description = [out.description, `(${notes.join('; ')})`].filter((d) => typeof d === 'string').join(' ');
     return required ? out : withNull(out);
   }
 
@@ -116,11 +160,20 @@ class StrictConverter {
         const { $ref: _ref, ...siblings } = part;
         part = withSiblings(target, siblings);
       }
-      if (!isRawSchema(part) || part.allOf !== undefined || part.anyOf !== undefined || part.oneOf !== undefined) return undefined;
+      if (!isRawSchema(part) || part.allOf !== undefined || part.anyOf !== undefined || part.oneOf !== undefined)
+        return undefined;
       const types = declaredTypes(part);
-      if (!(types.length === 0 ? isRawSchema(part.properties) || Array.isArray(part.required) : types.length === 1 && types[0] === 'object')) return undefined;
+      if (
+        !(types.length === 0
+          ? isRawSchema(part.properties) || Array.isArray(part.required)
+          : types.length === 1 && types[0] === 'object')
+      )
+        return undefined;
       const { description: _d, ...rest } = part;
-      out = withSiblings({ properties: {}, ...out }, { ...rest, properties: isRawSchema(part.properties) ? part.properties : {} });
+      out = withSiblings(
+        { properties: {}, ...out },
+        { ...rest, properties: isRawSchema(part.properties) ? part.properties : {} },
+      );
     }
     return { ...out, type: 'object' };
   }
@@ -128,7 +181,8 @@ class StrictConverter {
   /** A ref back into a schema being expanded stays a ref: to the root, or to a definition emitted under `$defs`. */
   private recursiveRef(ref: string, target: RawSchema, path: string, required: boolean): RawSchema {
     const name = DEFINITION_REF.exec(ref)?.[1];
-    if (ref !== '#' && name === undefined) return this.fail(path, `is recursive through ${ref}, which strict mode cannot point to`);
+    if (ref !== '#' && name === undefined)
+      return this.fail(path, `is recursive through ${ref}, which strict mode cannot point to`);
     if (name !== undefined) this.pending.set(name, target);
     const out = { $ref: name === undefined ? '#' : `#/$defs/${name}` };
     return required ? out : { anyOf: [out, { type: 'null' }] };
@@ -157,13 +211,17 @@ class StrictConverter {
   private object(schema: RawSchema, out: RawSchema, path: string): void {
     const properties = isRawSchema(schema.properties) ? schema.properties : {};
     const extra = schema.additionalProperties;
-    if (extra !== undefined && extra !== false) return void this.fail(path, 'is a map (additionalProperties), which strict mode cannot express');
+    if (extra !== undefined && extra !== false)
+      return void this.fail(path, 'is a map (additionalProperties), which strict mode cannot express');
     if (Object.keys(properties).length === 0 && extra === undefined && path !== '$') {
       return void this.fail(path, 'is a free-form object (no properties), which strict mode cannot express');
     }
     const required = new Set(Array.isArray(schema.required) ? schema.required : []);
     out.properties = Object.fromEntries(
-      Object.entries(properties).map(([name, child]) => [name, this.node(child, `${path}.properties.${name}`, required.has(name))]),
+      Object.entries(properties).map(([name, child]) => [
+        name,
+        this.node(child, `${path}.properties.${name}`, required.has(name)),
+      ]),
     );
     out.required = Object.keys(properties);
     out.additionalProperties = false;
@@ -178,8 +236,10 @@ class StrictConverter {
 /** A ref target with the keywords beside the `$ref`: siblings win, but properties and required are united. */
 function withSiblings(target: RawSchema, siblings: RawSchema): RawSchema {
   const out = { ...target, ...siblings };
-  if (isRawSchema(target.properties) && isRawSchema(siblings.properties)) out.properties = { ...target.properties, ...siblings.properties };
-  if (Array.isArray(target.required) && Array.isArray(siblings.required)) out.required = [...new Set([...(target.required as unknown[]), ...(siblings.required as unknown[])])];
+  if (isRawSchema(target.properties) && isRawSchema(siblings.properties))
+    out.properties = { ...target.properties, ...siblings.properties };
+  if (Array.isArray(target.required) && Array.isArray(siblings.required))
+    out.required = [...new Set([...(target.required as unknown[]), ...(siblings.required as unknown[])])];
   else if (Array.isArray(target.required) && siblings.required === undefined) out.required = target.required;
   return out;
 }
@@ -192,7 +252,11 @@ function withNull(schema: RawSchema): RawSchema {
     out.anyOf = [...(out.anyOf as unknown[]), { type: 'null' }];
     return out;
   }
-  if (out.const !== undefined) return { anyOf: [{ const: out.const }, { type: 'null' }], ...(out.description ? { description: out.description } : {}) };
+  if (out.const !== undefined)
+    return {
+      anyOf: [{ const: out.const }, { type: 'null' }],
+      ...(out.description ? { description: out.description } : {}),
+    };
   if (out.type !== undefined) out.type = [...(Array.isArray(out.type) ? (out.type as unknown[]) : [out.type]), 'null'];
   if (Array.isArray(out.enum)) out.enum = [...(out.enum as unknown[]), null];
   return out;

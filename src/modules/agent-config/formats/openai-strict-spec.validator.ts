@@ -17,13 +17,48 @@ import { JSON_SCHEMA_TYPES, RawSchema, declaredTypes, isRawSchema } from './tool
  *   characters of property names, definition names, enum and const values, and 15,000 characters of
  *   values for one enum of more than 250 values.
  */
-export const OPENAI_STRICT_FORMATS = new Set(['date-time', 'time', 'date', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid']);
-const STRICT_KEYWORDS = new Set([
-  'type', 'description', 'properties', 'required', 'additionalProperties', 'items', 'anyOf', 'enum', 'const',
-  '$ref', '$defs', 'definitions', 'pattern', 'format', 'minimum', 'maximum', 'exclusiveMinimum',
-  'exclusiveMaximum', 'multipleOf', 'minItems', 'maxItems',
+export const OPENAI_STRICT_FORMATS = new Set([
+  'date-time',
+  'time',
+  'date',
+  'duration',
+  'email',
+  'hostname',
+  'ipv4',
+  'ipv6',
+  'uuid',
 ]);
-const OPENAI_STRICT_LIMITS = { properties: 5000, depth: 10, enumValues: 1000, chars: 120_000, bigEnum: 250, bigEnumChars: 15_000 } as const;
+const STRICT_KEYWORDS = new Set([
+  'type',
+  'description',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'anyOf',
+  'enum',
+  'const',
+  '$ref',
+  '$defs',
+  'definitions',
+  'pattern',
+  'format',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minItems',
+  'maxItems',
+]);
+const OPENAI_STRICT_LIMITS = {
+  properties: 5000,
+  depth: 10,
+  enumValues: 1000,
+  chars: 120_000,
+  bigEnum: 250,
+  bigEnumChars: 15_000,
+} as const;
 
 interface Tally {
   properties: number;
@@ -50,44 +85,76 @@ export function openAiStrictSpecViolations(spec: unknown): string[] {
     }
   }
   strictNode(parameters, '$', 0, refs, tally, problems);
-  if (tally.properties > OPENAI_STRICT_LIMITS.properties) problems.push(`$: more than ${OPENAI_STRICT_LIMITS.properties} object properties`);
-  if (tally.enumValues > OPENAI_STRICT_LIMITS.enumValues) problems.push(`$: more than ${OPENAI_STRICT_LIMITS.enumValues} enum values`);
-  if (tally.chars > OPENAI_STRICT_LIMITS.chars) problems.push(`$: more than ${OPENAI_STRICT_LIMITS.chars} characters of names and values`);
+  if (tally.properties > OPENAI_STRICT_LIMITS.properties)
+    problems.push(`$: more than ${OPENAI_STRICT_LIMITS.properties} object properties`);
+  if (tally.enumValues > OPENAI_STRICT_LIMITS.enumValues)
+    problems.push(`$: more than ${OPENAI_STRICT_LIMITS.enumValues} enum values`);
+  if (tally.chars > OPENAI_STRICT_LIMITS.chars)
+    problems.push(`$: more than ${OPENAI_STRICT_LIMITS.chars} characters of names and values`);
   return problems;
 }
 
-function strictNode(schema: unknown, path: string, depth: number, refs: GeminiSchemaRefResolver, tally: Tally, problems: string[]): void {
+function strictNode(
+  schema: unknown,
+  path: string,
+  depth: number,
+  refs: GeminiSchemaRefResolver,
+  tally: Tally,
+  problems: string[],
+): void {
   if (!isRawSchema(schema)) {
     problems.push(`${path}: a subschema must be a JSON object`);
     return;
   }
-  for (const key of Object.keys(schema)) if (!STRICT_KEYWORDS.has(key)) problems.push(`${path}: keyword ${key} is not supported in strict mode`);
+  for (const key of Object.keys(schema))
+    if (!STRICT_KEYWORDS.has(key)) problems.push(`${path}: keyword ${key} is not supported in strict mode`);
   if (path === '$' && schema.anyOf !== undefined) problems.push('$: the root must not be an anyOf');
   const types = declaredTypes(schema);
-  for (const type of types) if (!JSON_SCHEMA_TYPES.has(type)) problems.push(`${path}: unknown type ${JSON.stringify(type)}`);
-  const typed = types.length > 0 || schema.anyOf !== undefined || schema.enum !== undefined || schema.const !== undefined || schema.$ref !== undefined;
+  for (const type of types)
+    if (!JSON_SCHEMA_TYPES.has(type)) problems.push(`${path}: unknown type ${JSON.stringify(type)}`);
+  const typed =
+    types.length > 0 ||
+    schema.anyOf !== undefined ||
+    schema.enum !== undefined ||
+    schema.const !== undefined ||
+    schema.$ref !== undefined;
   if (!typed) problems.push(`${path}: no type (strict mode has no "any" schema)`);
-  if (typeof schema.$ref === 'string' && refs.resolve(schema.$ref) === undefined) problems.push(`${path}: $ref does not resolve`);
-  if (typeof schema.format === 'string' && !OPENAI_STRICT_FORMATS.has(schema.format)) problems.push(`${path}: format ${schema.format} is not supported`);
+  if (typeof schema.$ref === 'string' && refs.resolve(schema.$ref) === undefined)
+    problems.push(`${path}: $ref does not resolve`);
+  if (typeof schema.format === 'string' && !OPENAI_STRICT_FORMATS.has(schema.format))
+    problems.push(`${path}: format ${schema.format} is not supported`);
   tallyValues(schema, path, tally, problems);
-  if (types.includes('object') || schema.properties !== undefined) strictObject(schema, path, depth, refs, tally, problems);
+  if (types.includes('object') || schema.properties !== undefined)
+    strictObject(schema, path, depth, refs, tally, problems);
   if (types.includes('array')) {
     if (!isRawSchema(schema.items)) problems.push(`${path}: array schema missing items`);
     else strictNode(schema.items, `${path}.items`, depth, refs, tally, problems);
   }
   if (schema.anyOf !== undefined) {
-    if (!Array.isArray(schema.anyOf) || schema.anyOf.length === 0) problems.push(`${path}: anyOf must be a non-empty list`);
+    if (!Array.isArray(schema.anyOf) || schema.anyOf.length === 0)
+      problems.push(`${path}: anyOf must be a non-empty list`);
     else schema.anyOf.forEach((member, i) => strictNode(member, `${path}.anyOf[${i}]`, depth, refs, tally, problems));
   }
 }
 
-function strictObject(schema: RawSchema, path: string, depth: number, refs: GeminiSchemaRefResolver, tally: Tally, problems: string[]): void {
-  if (depth + 1 > OPENAI_STRICT_LIMITS.depth) problems.push(`${path}: nested deeper than ${OPENAI_STRICT_LIMITS.depth} levels`);
+function strictObject(
+  schema: RawSchema,
+  path: string,
+  depth: number,
+  refs: GeminiSchemaRefResolver,
+  tally: Tally,
+  problems: string[],
+): void {
+  if (depth + 1 > OPENAI_STRICT_LIMITS.depth)
+    problems.push(`${path}: nested deeper than ${OPENAI_STRICT_LIMITS.depth} levels`);
   if (schema.additionalProperties !== false) problems.push(`${path}: additionalProperties must be false`);
   const properties = isRawSchema(schema.properties) ? schema.properties : {};
   const required = Array.isArray(schema.required) ? schema.required : [];
-  for (const name of Object.keys(properties)) if (!required.includes(name)) problems.push(`${path}: property ${name} must be listed in required`);
-  for (const name of required) if (typeof name !== 'string' || !Object.hasOwn(properties, name)) problems.push(`${path}: required ${String(name)} is not a property`);
+  for (const name of Object.keys(properties))
+    if (!required.includes(name)) problems.push(`${path}: property ${name} must be listed in required`);
+  for (const name of required)
+    if (typeof name !== 'string' || !Object.hasOwn(properties, name))
+      problems.push(`${path}: required ${String(name)} is not a property`);
   for (const [name, child] of Object.entries(properties)) {
     tally.properties += 1;
     tally.chars += name.length;
@@ -98,14 +165,18 @@ function strictObject(schema: RawSchema, path: string, depth: number, refs: Gemi
 const isPrimitive = (value: unknown) => value === null || ['string', 'number', 'boolean'].includes(typeof value);
 
 function tallyValues(schema: RawSchema, path: string, tally: Tally, problems: string[]): void {
-  if (Array.isArray(schema.enum) && !schema.enum.every(isPrimitive)) problems.push(`${path}: enum values must be strings, numbers, booleans or null`);
-  if (schema.const !== undefined && !isPrimitive(schema.const)) problems.push(`${path}: const must be a string, number, boolean or null`);
+  if (Array.isArray(schema.enum) && !schema.enum.every(isPrimitive))
+    problems.push(`${path}: enum values must be strings, numbers, booleans or null`);
+  if (schema.const !== undefined && !isPrimitive(schema.const))
+    problems.push(`${path}: const must be a string, number, boolean or null`);
   if (Array.isArray(schema.enum)) {
     tally.enumValues += schema.enum.length;
     const chars = schema.enum.reduce<number>((sum, value) => sum + String(value).length, 0);
     tally.chars += chars;
     if (schema.enum.length > OPENAI_STRICT_LIMITS.bigEnum && chars > OPENAI_STRICT_LIMITS.bigEnumChars) {
-      problems.push(`${path}: an enum of more than ${OPENAI_STRICT_LIMITS.bigEnum} values holds more than ${OPENAI_STRICT_LIMITS.bigEnumChars} characters`);
+      problems.push(
+        `${path}: an enum of more than ${OPENAI_STRICT_LIMITS.bigEnum} values holds more than ${OPENAI_STRICT_LIMITS.bigEnumChars} characters`,
+      );
     }
   }
   // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a const that is not a primitive was reported above

@@ -4,20 +4,26 @@ import { deepFreeze } from './model-formats.test-helpers';
 
 describe('toOpenAiStrictToolSpec', () => {
   it('lists every property in required, makes optional ones nullable and closes every object', () => {
-    const { spec, warnings } = toOpenAiStrictToolSpec(deepFreeze({
-      name: 'book',
-      description: 'Book.',
-      parameters: {
-        type: 'object',
-        properties: {
-          when: { type: 'string', format: 'date-time' },
-          room: { type: 'object', properties: { id: { type: 'integer' }, wing: { enum: ['a', 'b'] } }, required: ['id'] },
-          note: { type: 'string', minLength: 1, default: 'x' },
-          kind: { oneOf: [{ type: 'string' }, { type: 'integer' }] },
+    const { spec, warnings } = toOpenAiStrictToolSpec(
+      deepFreeze({
+        name: 'book',
+        description: 'Book.',
+        parameters: {
+          type: 'object',
+          properties: {
+            when: { type: 'string', format: 'date-time' },
+            room: {
+              type: 'object',
+              properties: { id: { type: 'integer' }, wing: { enum: ['a', 'b'] } },
+              required: ['id'],
+            },
+            note: { type: 'string', minLength: 1, default: 'x' },
+            kind: { oneOf: [{ type: 'string' }, { type: 'integer' }] },
+          },
+          required: ['when'],
         },
-        required: ['when'],
-      },
-    }));
+      }),
+    );
     expect(warnings).toEqual([]);
     expect(spec.function.strict).toBe(true);
     expect(spec.function.parameters).toEqual({
@@ -45,13 +51,24 @@ describe('toOpenAiStrictToolSpec', () => {
       description: 'd',
       parameters: {
         type: 'object',
-        $defs: { Node: { type: 'object', properties: { v: { type: 'string' }, kids: { type: 'array', items: { $ref: '#/$defs/Node' } } }, required: ['v', 'kids'] } },
+        $defs: {
+          Node: {
+            type: 'object',
+            properties: { v: { type: 'string' }, kids: { type: 'array', items: { $ref: '#/$defs/Node' } } },
+            required: ['v', 'kids'],
+          },
+        },
         properties: { root: { $ref: '#/$defs/Node' }, parent: { $ref: '#' } },
         required: ['root'],
       },
     });
     expect(warnings).toEqual([]);
-    const node = { type: 'object', properties: { v: { type: 'string' }, kids: { type: 'array', items: { $ref: '#/$defs/Node' } } }, required: ['v', 'kids'], additionalProperties: false };
+    const node = {
+      type: 'object',
+      properties: { v: { type: 'string' }, kids: { type: 'array', items: { $ref: '#/$defs/Node' } } },
+      required: ['v', 'kids'],
+      additionalProperties: false,
+    };
     expect(spec.function.parameters).toEqual({
       type: 'object',
       properties: { root: node, parent: { anyOf: [{ $ref: '#' }, { type: 'null' }] } },
@@ -63,15 +80,34 @@ describe('toOpenAiStrictToolSpec', () => {
   });
 
   it('inlines definitions that are not recursive', () => {
-    const { spec } = toOpenAiStrictToolSpec({ name: 't', description: 'd', parameters: { type: 'object', $defs: { C: { type: 'string' } }, properties: { c: { $ref: '#/$defs/C' } }, required: ['c'] } });
-    expect(spec.function.parameters).toEqual({ type: 'object', properties: { c: { type: 'string' } }, required: ['c'], additionalProperties: false });
-  });
-
-  it('unites the properties beside a $ref with the target\'s', () => {
     const { spec } = toOpenAiStrictToolSpec({
       name: 't',
       description: 'd',
-      parameters: { type: 'object', $defs: { B: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } }, properties: { e: { $ref: '#/$defs/B', properties: { x: { type: 'boolean' } } } }, required: ['e'] },
+      parameters: {
+        type: 'object',
+        $defs: { C: { type: 'string' } },
+        properties: { c: { $ref: '#/$defs/C' } },
+        required: ['c'],
+      },
+    });
+    expect(spec.function.parameters).toEqual({
+      type: 'object',
+      properties: { c: { type: 'string' } },
+      required: ['c'],
+      additionalProperties: false,
+    });
+  });
+
+  it("unites the properties beside a $ref with the target's", () => {
+    const { spec } = toOpenAiStrictToolSpec({
+      name: 't',
+      description: 'd',
+      parameters: {
+        type: 'object',
+        $defs: { B: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } },
+        properties: { e: { $ref: '#/$defs/B', properties: { x: { type: 'boolean' } } } },
+        required: ['e'],
+      },
     });
     expect((spec.function.parameters.properties as Record<string, unknown>).e).toEqual({
       type: 'object',
@@ -85,7 +121,18 @@ describe('toOpenAiStrictToolSpec', () => {
     const { spec, warnings } = toOpenAiStrictToolSpec({
       name: 't',
       description: 'd',
-      parameters: { type: 'object', properties: { f: { allOf: [{ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }, { properties: { b: { type: 'integer' } } }] } }, required: ['f'] },
+      parameters: {
+        type: 'object',
+        properties: {
+          f: {
+            allOf: [
+              { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
+              { properties: { b: { type: 'integer' } } },
+            ],
+          },
+        },
+        required: ['f'],
+      },
     });
     expect(warnings).toEqual([]);
     expect((spec.function.parameters.properties as Record<string, unknown>).f).toEqual({
@@ -97,14 +144,26 @@ describe('toOpenAiStrictToolSpec', () => {
   });
 
   it.each([
-    ['an allOf of a string and a number', { m: { allOf: [{ type: 'string' }, { minLength: 1 }] } }, 'uses allOf of schemas that are not all objects'],
+    [
+      'an allOf of a string and a number',
+      { m: { allOf: [{ type: 'string' }, { minLength: 1 }] } },
+      'uses allOf of schemas that are not all objects',
+    ],
     ['an enum of objects', { m: { enum: [{ a: 1 }] } }, 'enum values must be'],
     ['a map', { m: { type: 'object', additionalProperties: { type: 'string' } } }, 'is a map'],
     ['a free-form object', { m: { type: 'object' } }, 'is a free-form object'],
     ['a value of any type', { m: {} }, 'accepts a value of any type'],
-    ['recursion through a JSON pointer', { m: { type: 'array', items: { type: 'object', properties: { n: { $ref: '#/properties/m' } } } } }, 'is recursive through #/properties/m'],
+    [
+      'recursion through a JSON pointer',
+      { m: { type: 'array', items: { type: 'object', properties: { n: { $ref: '#/properties/m' } } } } },
+      'is recursive through #/properties/m',
+    ],
   ])('emits %s with strict: false and says why', (_label, properties, reason) => {
-    const { spec, warnings } = toOpenAiStrictToolSpec({ name: 't', description: 'd', parameters: { type: 'object', properties } });
+    const { spec, warnings } = toOpenAiStrictToolSpec({
+      name: 't',
+      description: 'd',
+      parameters: { type: 'object', properties },
+    });
     expect(spec.function.strict).toBe(false);
     expect(spec.function.parameters).toMatchObject({ type: 'object', properties });
     expect(warnings).toEqual([expect.stringContaining(reason)]);
@@ -112,9 +171,18 @@ describe('toOpenAiStrictToolSpec', () => {
 
   it('gives up with a warning, quickly, on a ref graph that doubles at every level once inlined', () => {
     const defs: Record<string, unknown> = { D0: { type: 'string' } };
-    for (let i = 1; i <= 30; i++) defs[`D${i}`] = { type: 'object', properties: { a: { $ref: `#/$defs/D${i - 1}` }, b: { $ref: `#/$defs/D${i - 1}` } }, required: ['a', 'b'] };
+    for (let i = 1; i <= 30; i++)
+      defs[`D${i}`] = {
+        type: 'object',
+        properties: { a: { $ref: `#/$defs/D${i - 1}` }, b: { $ref: `#/$defs/D${i - 1}` } },
+        required: ['a', 'b'],
+      };
     const started = performance.now();
-    const { spec, warnings } = toOpenAiStrictToolSpec({ name: 't', description: 'd', parameters: { type: 'object', $defs: defs, properties: { x: { $ref: '#/$defs/D30' } }, required: ['x'] } });
+    const { spec, warnings } = toOpenAiStrictToolSpec({
+      name: 't',
+      description: 'd',
+      parameters: { type: 'object', $defs: defs, properties: { x: { $ref: '#/$defs/D30' } }, required: ['x'] },
+    });
     expect(performance.now() - started).toBeLessThan(2000);
     expect(spec.function.strict).toBe(false);
     expect(warnings).toEqual([expect.stringContaining('larger than 10000 nodes')]);

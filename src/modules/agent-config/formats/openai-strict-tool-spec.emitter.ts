@@ -22,7 +22,10 @@ export function toOpenAiStrictToolSpec(tool: ToolSpecSource): OpenAiStrictEmissi
   const description = capOpenAiDescription(tool.description);
   const strict = toOpenAiStrictSchema(portable);
   if (strict.ok) {
-    const spec: OpenAiToolSpec = { type: 'function', function: { name: tool.name, description, parameters: strict.schema, strict: true } };
+    const spec: OpenAiToolSpec = {
+      type: 'function',
+      function: { name: tool.name, description, parameters: strict.schema, strict: true },
+    };
     const problems = openAiStrictSpecViolations(spec);
     if (problems.length === 0) return { spec, warnings: [] };
     return notStrict(tool.name, description, portable, problems);
@@ -30,7 +33,12 @@ export function toOpenAiStrictToolSpec(tool: ToolSpecSource): OpenAiStrictEmissi
   return notStrict(tool.name, description, portable, strict.problems);
 }
 
-function notStrict(name: string, description: string, parameters: OpenAiToolSpec['function']['parameters'], problems: string[]): OpenAiStrictEmission {
+function notStrict(
+  name: string,
+  description: string,
+  parameters: OpenAiToolSpec['function']['parameters'],
+  problems: string[],
+): OpenAiStrictEmission {
   const spec: OpenAiToolSpec = { type: 'function', function: { name, description, parameters, strict: false } };
   return { spec, warnings: problems.map((p) => `strict: false because the schema ${p}`) };
 }

@@ -18,11 +18,18 @@ describe('toOpenAiToolSpec', () => {
 
   it('gives a schema without properties an empty properties object and type object at the root', () => {
     const spec = toOpenAiToolSpec(deepFreeze({ name: 'ping', description: 'Ping.', parameters: {} }));
-    expect(spec).toEqual({ type: 'function', function: { name: 'ping', description: 'Ping.', parameters: { type: 'object', properties: {} } } });
+    expect(spec).toEqual({
+      type: 'function',
+      function: { name: 'ping', description: 'Ping.', parameters: { type: 'object', properties: {} } },
+    });
   });
 
   it('forces type object on a root that declares another or none', () => {
-    const spec = toOpenAiToolSpec({ name: 't', description: 'd', parameters: { properties: { a: { type: 'string' } } } });
+    const spec = toOpenAiToolSpec({
+      name: 't',
+      description: 'd',
+      parameters: { properties: { a: { type: 'string' } } },
+    });
     expect(spec.function.parameters).toEqual({ type: 'object', properties: { a: { type: 'string' } } });
   });
 
@@ -33,7 +40,7 @@ describe('toOpenAiToolSpec', () => {
     expect(parameters.properties.a.type).toBe('string');
   });
 
-  it('cuts a description over OpenAI\'s 1,024-character cap, marking the cut', () => {
+  it("cuts a description over OpenAI's 1,024-character cap, marking the cut", () => {
     const spec = toOpenAiToolSpec({ name: 't', description: 'x'.repeat(8000), parameters: { type: 'object' } });
     expect(spec.function.description).toHaveLength(1024);
     expect(spec.function.description.endsWith('x…')).toBe(true);

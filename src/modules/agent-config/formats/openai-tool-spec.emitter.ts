@@ -4,7 +4,9 @@ import { OpenAiToolSpec, ToolSpecSource } from './model-format.types';
 
 /** OpenAI refuses a function description over its cap: the end is cut, marked with an ellipsis. */
 export function capOpenAiDescription(description: string): string {
-  return description.length <= OPENAI_MAX_DESCRIPTION_CHARS ? description : `${description.slice(0, OPENAI_MAX_DESCRIPTION_CHARS - 1)}…`;
+  return description.length <= OPENAI_MAX_DESCRIPTION_CHARS
+    ? description
+    : `${description.slice(0, OPENAI_MAX_DESCRIPTION_CHARS - 1)}…`;
 }
 
 /**
@@ -14,6 +16,10 @@ export function capOpenAiDescription(description: string): string {
 export function toOpenAiToolSpec(tool: ToolSpecSource): OpenAiToolSpec {
   return {
     type: 'function',
-    function: { name: tool.name, description: capOpenAiDescription(tool.description), parameters: toPortableSchema(tool.parameters).schema },
+    function: {
+      name: tool.name,
+      description: capOpenAiDescription(tool.description),
+      parameters: toPortableSchema(tool.parameters).schema,
+    },
   };
 }

@@ -8,15 +8,27 @@ const asAnthropic = (input_schema: unknown) => ({ name: 't', description: 'd', i
 
 describe('toPortableSchema', () => {
   it('merges root allOf members into one object instead of hiding them behind properties: {}', () => {
-    const { schema } = toPortableSchema(deepFreeze({ type: 'object', allOf: [{ properties: { a: { type: 'string' } }, required: ['a'] }, { properties: { b: { type: 'integer' } } }] }));
-    expect(schema).toEqual({ type: 'object', properties: { a: { type: 'string' }, b: { type: 'integer' } }, required: ['a'] });
+    const { schema } = toPortableSchema(
+      deepFreeze({
+        type: 'object',
+        allOf: [{ properties: { a: { type: 'string' } }, required: ['a'] }, { properties: { b: { type: 'integer' } } }],
+      }),
+    );
+    expect(schema).toEqual({
+      type: 'object',
+      properties: { a: { type: 'string' }, b: { type: 'integer' } },
+      required: ['a'],
+    });
   });
 
   it('lays a root oneOf out as one object, requiring what every member requires, and describes the choice', () => {
     const { schema, notes } = toPortableSchema({
       type: 'object',
       description: 'Open.',
-      oneOf: [{ properties: { url: { type: 'string' }, v: { type: 'boolean' } }, required: ['url', 'v'] }, { properties: { path: { type: 'string' } }, required: ['path', 'v'] }],
+      oneOf: [
+        { properties: { url: { type: 'string' }, v: { type: 'boolean' } }, required: ['url', 'v'] },
+        { properties: { path: { type: 'string' } }, required: ['path', 'v'] },
+      ],
     });
     expect(schema).toEqual({
       type: 'object',
@@ -30,26 +42,46 @@ describe('toPortableSchema', () => {
   });
 
   it('resolves a root $ref and keeps the definitions the properties still point to', () => {
-    const { schema } = toPortableSchema({ type: 'object', $ref: '#/$defs/In', $defs: { In: { properties: { x: { $ref: '#/$defs/X' } } }, X: { type: 'string' } } });
+    const { schema } = toPortableSchema({
+      type: 'object',
+      $ref: '#/$defs/In',
+      $defs: { In: { properties: { x: { $ref: '#/$defs/X' } } }, X: { type: 'string' } },
+    });
     expect(schema.properties).toEqual({ x: { $ref: '#/$defs/X' } });
     expect(openAiSpecViolations(asOpenAi(schema))).toEqual([]);
   });
 
   it('turns a draft-07 tuple into items of its alternatives with the length kept', () => {
-    const { schema } = toPortableSchema({ type: 'object', properties: { p: { type: 'array', items: [{ type: 'number' }, { type: 'string' }], additionalItems: false } } });
+    const { schema } = toPortableSchema({
+      type: 'object',
+      properties: { p: { type: 'array', items: [{ type: 'number' }, { type: 'string' }], additionalItems: false } },
+    });
     expect(schema.properties).toEqual({
-      p: { type: 'array', items: { anyOf: [{ type: 'number' }, { type: 'string' }] }, maxItems: 2, description: 'Positions: 1: number, 2: string.' },
+      p: {
+        type: 'array',
+        items: { anyOf: [{ type: 'number' }, { type: 'string' }] },
+        maxItems: 2,
+        description: 'Positions: 1: number, 2: string.',
+      },
     });
   });
 
   it('gives arrays without items items: {} and turns boolean property schemas into objects', () => {
-    const { schema } = toPortableSchema({ type: 'object', properties: { a: { type: ['array', 'null'] }, b: true, c: false } });
+    const { schema } = toPortableSchema({
+      type: 'object',
+      properties: { a: { type: ['array', 'null'] }, b: true, c: false },
+    });
     expect(schema.properties).toEqual({ a: { type: ['array', 'null'], items: {} }, b: {}, c: { not: {} } });
     expect(openAiSpecViolations(asOpenAi(schema))).toEqual([]);
   });
 
   it('drops $schema and root keywords OpenAI refuses at the top level', () => {
-    const { schema, notes } = toPortableSchema({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: {}, not: { required: ['x'] } });
+    const { schema, notes } = toPortableSchema({
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      properties: {},
+      not: { required: ['x'] },
+    });
     expect(schema).toEqual({ type: 'object', properties: {} });
     expect(notes).toEqual(['root not dropped (the gateway still checks them on each call)']);
   });

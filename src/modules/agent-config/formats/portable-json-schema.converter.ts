@@ -10,7 +10,17 @@ export interface PortableSchema {
 }
 
 /** Root keywords that OpenAI or Anthropic refuse at the top level and that the rewrite folds away. */
-const ROOT_ONLY_DROPPED = ['not', 'enum', 'const', 'if', 'then', 'else', 'dependentSchemas', 'dependentRequired', 'dependencies'] as const;
+const ROOT_ONLY_DROPPED = [
+  'not',
+  'enum',
+  'const',
+  'if',
+  'then',
+  'else',
+  'dependentSchemas',
+  'dependentRequired',
+  'dependencies',
+] as const;
 
 /**
  * The parameter schema rewritten into what OpenAI Chat Completions (non-strict) and Anthropic accept
@@ -69,7 +79,8 @@ function resolveMember(member: unknown, refs: GeminiSchemaRefResolver): unknown 
 /** `allOf` semantics for the root: properties and `required` are united (a property both define: both apply). */
 function mergeObjectInto(root: RawSchema, member: RawSchema, refs: GeminiSchemaRefResolver): void {
   const resolved = resolveMember(member, refs) as RawSchema;
-  if (Array.isArray(resolved.allOf)) for (const inner of resolved.allOf) if (isRawSchema(inner)) mergeObjectInto(root, inner, refs);
+  if (Array.isArray(resolved.allOf))
+    for (const inner of resolved.allOf) if (isRawSchema(inner)) mergeObjectInto(root, inner, refs);
   const properties: RawSchema = isRawSchema(root.properties) ? root.properties : {};
   for (const [name, schema] of Object.entries(isRawSchema(resolved.properties) ? resolved.properties : {})) {
     properties[name] = Object.hasOwn(properties, name) ? { allOf: [properties[name], schema] } : schema;
@@ -77,7 +88,8 @@ function mergeObjectInto(root: RawSchema, member: RawSchema, refs: GeminiSchemaR
   root.properties = properties;
   const required = new Set([...stringList(root.required), ...stringList(resolved.required)]);
   if (required.size > 0) root.required = [...required];
-  if (root.description === undefined && typeof resolved.description === 'string') root.description = resolved.description;
+  if (root.description === undefined && typeof resolved.description === 'string')
+    root.description = resolved.description;
   for (const key of ['$defs', 'definitions'] as const) {
     if (isRawSchema(resolved[key])) root[key] = { ...resolved[key], ...(isRawSchema(root[key]) ? root[key] : {}) };
   }
@@ -97,7 +109,10 @@ function layOutAlternatives(root: RawSchema, members: RawSchema[], key: string, 
   const required = new Set([...stringList(root.required), ...everywhere]);
   if (required.size > 0) root.required = [...required];
   const choices = members.map((m, i) => {
-    const names = stringList(m.required).length > 0 ? stringList(m.required) : Object.keys(isRawSchema(m.properties) ? m.properties : {});
+    const names =
+      stringList(m.required).length > 0
+        ? stringList(m.required)
+        : Object.keys(isRawSchema(m.properties) ? m.properties : {});
     return names.length > 0 ? `(${names.join(', ')})` : `(option ${i + 1})`;
   });
   const rule = `Give ${key === 'oneOf' ? 'exactly one' : 'at least one'} of these argument sets: ${choices.join(' or ')}.`;
@@ -137,7 +152,8 @@ function rewriteTuple(node: RawSchema, notes: string[]): void {
   delete node.prefixItems;
   delete node.additionalItems;
   node.items = members.length === 1 ? members[0] : members.length === 0 ? {} : { anyOf: members };
-  if (rest === false) node.maxItems = Math.min(typeof node.maxItems === 'number' ? node.maxItems : positions.length, positions.length);
+  if (rest === false)
+    node.maxItems = Math.min(typeof node.maxItems === 'number' ? node.maxItems : positions.length, positions.length);
   const note = `Positions: ${positions.map((p, i) => `${i + 1}: ${describeBriefly(p)}`).join(', ')}.`;
   node.description = typeof node.description === 'string' ? `${node.description}\n${note}` : note;
   notes.push('a tuple is sent as an array of its alternatives');
@@ -154,9 +170,15 @@ const BOOLEAN_KEPT = new Set(['additionalProperties', 'unevaluatedProperties', '
 function replaceBooleanSchemas(node: RawSchema): void {
   const asSchema = (value: unknown) => (value === true ? {} : value === false ? { not: {} } : value);
   for (const [key, value] of Object.entries(node)) {
-    if (typeof value === 'boolean' && !BOOLEAN_KEPT.has(key) && ['items', 'not', 'if', 'then', 'else', 'contains', 'propertyNames'].includes(key)) node[key] = asSchema(value);
+    if (
+      typeof value === 'boolean' &&
+      !BOOLEAN_KEPT.has(key) &&
+      ['items', 'not', 'if', 'then', 'else', 'contains', 'propertyNames'].includes(key)
+    )
+      node[key] = asSchema(value);
   }
-  for (const key of ['anyOf', 'oneOf', 'allOf'] as const) if (Array.isArray(node[key])) node[key] = (node[key] as unknown[]).map(asSchema);
+  for (const key of ['anyOf', 'oneOf', 'allOf'] as const)
+    if (Array.isArray(node[key])) node[key] = (node[key] as unknown[]).map(asSchema);
   for (const key of ['properties', 'patternProperties', '$defs', 'definitions'] as const) {
     const map = node[key];
     if (isRawSchema(map)) for (const [name, value] of Object.entries(map)) map[name] = asSchema(value);

@@ -8,8 +8,17 @@ export function isRawSchema(value: unknown): value is RawSchema {
 
 /** Keywords whose value is one subschema. */
 const SINGLE_SUBSCHEMA_KEYWORDS = [
-  'items', 'additionalItems', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains',
-  'propertyNames', 'unevaluatedItems', 'unevaluatedProperties',
+  'items',
+  'additionalItems',
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedItems',
+  'unevaluatedProperties',
 ] as const;
 /** Keywords whose value is a list of subschemas. */
 const LIST_SUBSCHEMA_KEYWORDS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const;

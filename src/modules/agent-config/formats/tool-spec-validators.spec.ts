@@ -4,10 +4,17 @@ import { openAiResponsesSpecViolations } from './openai-responses-spec.validator
 import { openAiSpecViolations } from './openai-spec.validator';
 import { openAiStrictSpecViolations } from './openai-strict-spec.validator';
 
-const openAi = (parameters: unknown, extra: Record<string, unknown> = {}) => ({ type: 'function', function: { name: 'f', description: 'd', parameters, ...extra } });
+const openAi = (parameters: unknown, extra: Record<string, unknown> = {}) => ({
+  type: 'function',
+  function: { name: 'f', description: 'd', parameters, ...extra },
+});
 const anthropic = (input_schema: unknown, name = 'f') => ({ name, description: 'd', input_schema });
 const gemini = (parameters: unknown, name = 'f') => ({ name, description: 'd', parameters });
-const obj = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ type: 'object', properties, ...extra });
+const obj = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  type: 'object',
+  properties,
+  ...extra,
+});
 
 /** The validators encode refusals the providers answer with; a validator that accepts everything would make the corpus suite pass for nothing. */
 describe('provider validators', () => {
@@ -25,26 +32,53 @@ describe('provider validators', () => {
     });
 
     it('refuses a description over 1,024 characters and a name with a dot', () => {
-      expect(openAiSpecViolations({ type: 'function', function: { name: 'a.b', description: 'x'.repeat(1025), parameters: obj({}) } })).toEqual([
-        'name: must match ^[a-zA-Z0-9_-]{1,64}$',
-        'description: longer than 1024 characters',
-      ]);
+      expect(
+        openAiSpecViolations({
+          type: 'function',
+          function: { name: 'a.b', description: 'x'.repeat(1025), parameters: obj({}) },
+        }),
+      ).toEqual(['name: must match ^[a-zA-Z0-9_-]{1,64}$', 'description: longer than 1024 characters']);
     });
 
     it('accepts additionalProperties: false, $defs refs and nested combinators', () => {
-      expect(openAiSpecViolations(openAi(obj({ a: { $ref: '#/$defs/A' }, b: { anyOf: [{ type: 'string' }, { type: 'null' }] } }, { additionalProperties: false, $defs: { A: { type: 'string' } } })))).toEqual([]);
+      expect(
+        openAiSpecViolations(
+          openAi(
+            obj(
+              { a: { $ref: '#/$defs/A' }, b: { anyOf: [{ type: 'string' }, { type: 'null' }] } },
+              { additionalProperties: false, $defs: { A: { type: 'string' } } },
+            ),
+          ),
+        ),
+      ).toEqual([]);
     });
   });
 
   describe('openAiStrictSpecViolations', () => {
     const strict = (parameters: unknown) => openAi(parameters, { strict: true });
     it.each([
-      ['an optional property', obj({ a: { type: 'string' } }, { additionalProperties: false, required: [] }), /property a must be listed in required/],
+      [
+        'an optional property',
+        obj({ a: { type: 'string' } }, { additionalProperties: false, required: [] }),
+        /property a must be listed in required/,
+      ],
       ['an open object', obj({ a: { type: 'string' } }, { required: ['a'] }), /additionalProperties must be false/],
-      ['minLength', obj({ a: { type: 'string', minLength: 1 } }, { required: ['a'], additionalProperties: false }), /keyword minLength is not supported/],
-      ['a format outside the list', obj({ a: { type: 'string', format: 'uri' } }, { required: ['a'], additionalProperties: false }), /format uri is not supported/],
+      [
+        'minLength',
+        obj({ a: { type: 'string', minLength: 1 } }, { required: ['a'], additionalProperties: false }),
+        /keyword minLength is not supported/,
+      ],
+      [
+        'a format outside the list',
+        obj({ a: { type: 'string', format: 'uri' } }, { required: ['a'], additionalProperties: false }),
+        /format uri is not supported/,
+      ],
       ['a node of any type', obj({ a: {} }, { required: ['a'], additionalProperties: false }), /no type/],
-      ['allOf', obj({ a: { allOf: [{ type: 'string' }] } }, { required: ['a'], additionalProperties: false }), /keyword allOf/],
+      [
+        'allOf',
+        obj({ a: { allOf: [{ type: 'string' }] } }, { required: ['a'], additionalProperties: false }),
+        /keyword allOf/,
+      ],
     ])('refuses %s', (_label, parameters, problem) => {
       expect(openAiStrictSpecViolations(strict(parameters)).join('\n')).toMatch(problem);
     });
@@ -53,7 +87,10 @@ describe('provider validators', () => {
       let deep: Record<string, unknown> = { type: 'string' };
       for (let i = 0; i < 11; i++) deep = obj({ n: deep }, { required: ['n'], additionalProperties: false });
       expect(openAiStrictSpecViolations(strict(deep)).join('\n')).toMatch(/nested deeper than 10 levels/);
-      const ok = obj({ a: { type: ['string', 'null'], enum: ['x', null] }, b: { anyOf: [{ type: 'integer' }, { type: 'null' }] } }, { required: ['a', 'b'], additionalProperties: false });
+      const ok = obj(
+        { a: { type: ['string', 'null'], enum: ['x', null] }, b: { anyOf: [{ type: 'integer' }, { type: 'null' }] } },
+        { required: ['a', 'b'], additionalProperties: false },
+      );
       expect(openAiStrictSpecViolations(strict(ok))).toEqual([]);
       expect(openAiStrictSpecViolations(openAi(ok))).toEqual(['strict: must be true']);
     });
@@ -61,11 +98,15 @@ describe('provider validators', () => {
 
   describe('anthropicSpecViolations', () => {
     it.each([['oneOf'], ['allOf'], ['anyOf']])('refuses a root %s', (key) => {
-      expect(anthropicSpecViolations(anthropic(obj({}, { [key]: [obj({})] })))).toEqual([`$: ${key} is not allowed at the top level`]);
+      expect(anthropicSpecViolations(anthropic(obj({}, { [key]: [obj({})] })))).toEqual([
+        `$: ${key} is not allowed at the top level`,
+      ]);
     });
 
     it('refuses a draft-07 tuple and accepts an array without items', () => {
-      expect(anthropicSpecViolations(anthropic(obj({ t: { type: 'array', items: [{}] } })))).toEqual(['$.properties.t: items must be one schema (a tuple as a list is draft-07 only)']);
+      expect(anthropicSpecViolations(anthropic(obj({ t: { type: 'array', items: [{}] } })))).toEqual([
+        '$.properties.t: items must be one schema (a tuple as a list is draft-07 only)',
+      ]);
       expect(anthropicSpecViolations(anthropic(obj({ t: { type: 'array' } })))).toEqual([]);
     });
   });
@@ -76,14 +117,20 @@ describe('provider validators', () => {
       ['a node with no type', obj({ m: { description: 'x' } }), /properties\.m: no type/],
       ['an array without items', obj({ m: { type: 'array' } }), /array without items/],
       ['a non-string enum', obj({ m: { type: 'integer', enum: [1] } }), /enum on type integer/],
-      ['additionalProperties', obj({ m: { type: 'string' } }, { additionalProperties: false }), /keyword additionalProperties/],
+      [
+        'additionalProperties',
+        obj({ m: { type: 'string' } }, { additionalProperties: false }),
+        /keyword additionalProperties/,
+      ],
       ['a type list', obj({ m: { type: ['string', 'null'] } }), /type \["string","null"\]/],
     ])('refuses %s', (_label, parameters, problem) => {
       expect(geminiSpecViolations(gemini(parameters)).join('\n')).toMatch(problem);
     });
 
     it('refuses a name that starts with a digit and accepts a spec without parameters', () => {
-      expect(geminiSpecViolations(gemini(obj({ a: { type: 'string' } }), '1tool'))).toEqual(['name: must match ^[a-zA-Z_][a-zA-Z0-9_.-]{0,63}$']);
+      expect(geminiSpecViolations(gemini(obj({ a: { type: 'string' } }), '1tool'))).toEqual([
+        'name: must match ^[a-zA-Z_][a-zA-Z0-9_.-]{0,63}$',
+      ]);
       expect(geminiSpecViolations({ name: 'now', description: 'Time.' })).toEqual([]);
     });
   });
@@ -91,9 +138,21 @@ describe('provider validators', () => {
   describe('openAiResponsesSpecViolations', () => {
     it('holds a flat tool to strict mode unless it says strict: false', () => {
       const open = obj({ a: { type: 'string' } });
-      expect(openAiResponsesSpecViolations({ type: 'function', name: 'f', description: 'd', parameters: open }).join('\n')).toMatch(/additionalProperties must be false/);
-      expect(openAiResponsesSpecViolations({ type: 'function', name: 'f', description: 'd', parameters: open, strict: false })).toEqual([]);
-      expect(openAiResponsesSpecViolations(openAi(open))).toEqual(['spec must be the flat {type:"function", name, description, parameters, strict}']);
+      expect(
+        openAiResponsesSpecViolations({ type: 'function', name: 'f', description: 'd', parameters: open }).join('\n'),
+      ).toMatch(/additionalProperties must be false/);
+      expect(
+        openAiResponsesSpecViolations({
+          type: 'function',
+          name: 'f',
+          description: 'd',
+          parameters: open,
+          strict: false,
+        }),
+      ).toEqual([]);
+      expect(openAiResponsesSpecViolations(openAi(open))).toEqual([
+        'spec must be the flat {type:"function", name, description, parameters, strict}',
+      ]);
     });
   });
 });

@@ -16,7 +16,11 @@ describe('emitToolSpec', () => {
   });
 
   it('emits the Anthropic shape for anthropic', () => {
-    expect(emitToolSpec('anthropic', TOOL)).toEqual({ name: 'lookup', description: 'Find a customer.', input_schema: TOOL.parameters });
+    expect(emitToolSpec('anthropic', TOOL)).toEqual({
+      name: 'lookup',
+      description: 'Find a customer.',
+      input_schema: TOOL.parameters,
+    });
   });
 
   it('emits the Gemini shape, schema rewritten, for gemini', () => {

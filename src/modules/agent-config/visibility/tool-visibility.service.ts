@@ -5,7 +5,14 @@ import type { ToolDescriptor, ToolRequirement } from '@app/modules/tool-registry
 import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
 import { narrowWebSearchMode, type WebSearchMode } from '../agent-config.types';
-import { emitToolSpec, forcedToolChoice, toOpenAiResponsesToolSpec, toOpenAiStrictToolSpec, type ForcedToolChoice, type ModelFormat } from '../formats/model-formats';
+import {
+  emitToolSpec,
+  forcedToolChoice,
+  toOpenAiResponsesToolSpec,
+  toOpenAiStrictToolSpec,
+  type ForcedToolChoice,
+  type ModelFormat,
+} from '../formats/model-formats';
 import { AgentView, EmittedSpec, TenantView, VisibilitySnapshotService } from './visibility-snapshot.service';
 import type { AgentEntity } from '../agent.entity';
 import { firstFailingLayer, isImplicitlyBound, isPlatformWebSearch } from './visibility-layers';
@@ -50,19 +57,31 @@ export class ToolVisibilityService {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
-  async toolSpecs(req: VisibilityRequest & { agentId: string }, format: ModelFormat = 'openai', explain = false, strict = false): Promise<ToolSpecsResult> {
+  async toolSpecs(
+    req: VisibilityRequest & { agentId: string },
+    format: ModelFormat = 'openai',
+    explain = false,
+    strict = false,
+  ): Promise<ToolSpecsResult> {
     const { view, tools, decisions, forced } = await this.visibleTools(req, explain);
     const variant = specVariant(format, strict);
     const specs = tools.map((t) => this.spec(view, variant, t).value);
     const toolChoice = forced ? { toolChoice: forcedToolChoice(format, forced.name) } : {};
-    return explain ? { tools: specs, ...toolChoice, decisions: withWarnings(decisions, view, variant) } : { tools: specs, ...toolChoice };
+    return explain
+      ? { tools: specs, ...toolChoice, decisions: withWarnings(decisions, view, variant) }
+      : { tools: specs, ...toolChoice };
   }
 
   /**
    * The same answer as {@link toolSpecs}, already serialized: each tool's spec is serialized once per tool
    * version and the response is joined from those strings (a 1,000-tool answer is ~500 KB of JSON).
    */
-  async toolSpecsJson(req: VisibilityRequest & { agentId: string }, format: ModelFormat = 'openai', explain = false, strict = false): Promise<string> {
+  async toolSpecsJson(
+    req: VisibilityRequest & { agentId: string },
+    format: ModelFormat = 'openai',
+    explain = false,
+    strict = false,
+  ): Promise<string> {
     const { view, tools, decisions, forced } = await this.visibleTools(req, explain);
     const variant = specVariant(format, strict);
     const specs = tools.map((t) => this.spec(view, variant, t).json).join(',');
@@ -101,16 +120,33 @@ export class ToolVisibilityService {
     const { view, agent, ctx } = await this.prepare(agentless ? { ...req, agentId: undefined } : req);
     const tool = view.toolsByName.get(toolName) ?? null;
     if (!tool) {
-      return { tool: null, decision: { toolId: '', name: toolName, visible: false, layer: 'EXISTS', reason: `No tool named ${toolName} in the registry of this tenant.` } };
+      return {
+        tool: null,
+        decision: {
+          toolId: '',
+          name: toolName,
+          visible: false,
+          layer: 'EXISTS',
+          reason: `No tool named ${toolName} in the registry of this tenant.`,
+        },
+      };
     }
     const decision = agentless ? noAgentDecision(tool) : decide({ toolId: tool.id, tool }, ctx);
-    return { tool, decision, agent: agent?.agent ?? null, webSearch: { mode: ctx.webSearchMode, tenantCapability: ctx.tenantWebSearch } };
+    return {
+      tool,
+      decision,
+      agent: agent?.agent ?? null,
+      webSearch: { mode: ctx.webSearchMode, tenantCapability: ctx.tenantWebSearch },
+    };
   }
 
-  private async prepare(req: VisibilityRequest): Promise<{ view: TenantView; agent: AgentView | null; ctx: VisibilityContext }> {
+  private async prepare(
+    req: VisibilityRequest,
+  ): Promise<{ view: TenantView; agent: AgentView | null; ctx: VisibilityContext }> {
     const view = await this.snapshots.tenantView(req.tenantId, req.freshSince);
     const agent = req.agentId === undefined ? null : await this.snapshots.agentView(view, req.agentId);
-    if (req.agentId !== undefined && !agent) throw new DomainError(CommonErrorCode.NOT_FOUND, `No agent ${req.agentId} in your tenant.`);
+    if (req.agentId !== undefined && !agent)
+      throw new DomainError(CommonErrorCode.NOT_FOUND, `No agent ${req.agentId} in your tenant.`);
     const ctx: VisibilityContext = {
       tenantId: req.tenantId,
       userPermissions: new Set(req.permissions),
@@ -120,7 +156,8 @@ export class ToolVisibilityService {
       tenantWebSearch: view.webSearch,
       webSearchAvailable: this.config.webSearch.url !== '',
       sideEffectPolicy: agent?.agent.sideEffectPolicy ?? 'ALLOW',
-      dependencyHealth: (tool) => (tool.serviceType.startsWith('MCP') ? this.health.statusOf(tool.mcpServiceId ?? tool.endpoint) : undefined),
+      dependencyHealth: (tool) =>
+        tool.serviceType.startsWith('MCP') ? this.health.statusOf(tool.mcpServiceId ?? tool.endpoint) : undefined,
     };
     return { view, agent, ctx };
   }
@@ -130,7 +167,8 @@ export class ToolVisibilityService {
     for (const toolId of agent.boundInOrder) yield { toolId, tool: view.tools.get(toolId) ?? null };
     for (const tool of view.tools.values()) {
       if (agent.boundToolIds.has(tool.id)) continue;
-      if (isPlatformWebSearch(tool) || isImplicitlyBound(tool) || tool.status !== 'RETIRED') yield { toolId: tool.id, tool };
+      if (isPlatformWebSearch(tool) || isImplicitlyBound(tool) || tool.status !== 'RETIRED')
+        yield { toolId: tool.id, tool };
     }
   }
 
@@ -153,7 +191,8 @@ function cachedSpec(view: TenantView, variant: SpecVariant, tool: ToolDescriptor
   let spec = byTool.get(tool);
   if (!spec) {
     if (variant === 'openai-strict' || variant === 'openai-responses') {
-      const { spec: value, warnings } = variant === 'openai-strict' ? toOpenAiStrictToolSpec(tool) : toOpenAiResponsesToolSpec(tool);
+      const { spec: value, warnings } =
+        variant === 'openai-strict' ? toOpenAiStrictToolSpec(tool) : toOpenAiResponsesToolSpec(tool);
       spec = { value, json: JSON.stringify(value), warnings };
     } else {
       const value = emitToolSpec(variant, tool);
@@ -182,7 +221,8 @@ interface VisibleTools {
   forced: ToolDescriptor | undefined;
 }
 
-const ALWAYS_REASON = 'webSearchMode ALWAYS: the answer\'s toolChoice makes the model call it (AUTO leaves that to the model).';
+const ALWAYS_REASON =
+  "webSearchMode ALWAYS: the answer's toolChoice makes the model call it (AUTO leaves that to the model).";
 
 /**
  * AUTO and ALWAYS both offer web_search (when the tenant capability and a provider allow it); ALWAYS also
@@ -213,7 +253,13 @@ function visibleByName(view: TenantView, agent: AgentView, ctx: VisibilityContex
 
 /** A call made for no agent: nothing is bound to it (the registry alone never makes a tool callable). */
 function noAgentDecision(tool: ToolDescriptor): VisibilityDecision {
-  return { toolId: tool.id, name: tool.name, visible: false, layer: 'BOUND', reason: `No agent was named for this call, so ${tool.name} is bound to none; name the agent the call is made for (agentId).` };
+  return {
+    toolId: tool.id,
+    name: tool.name,
+    visible: false,
+    layer: 'BOUND',
+    reason: `No agent was named for this call, so ${tool.name} is bound to none; name the agent the call is made for (agentId).`,
+  };
 }
 
 function decide(candidate: VisibilityCandidate, ctx: VisibilityContext): VisibilityDecision {

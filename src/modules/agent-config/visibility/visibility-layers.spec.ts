@@ -61,10 +61,14 @@ describe('boundLayer', () => {
 
 describe('enabledLayer', () => {
   it('hides a tool an admin disabled', () => {
-    expect(enabledLayer({ toolId: 't1', tool: tool({ enabled: false }) }, ctx())?.reason).toMatch(/disabled by an admin/);
+    expect(enabledLayer({ toolId: 't1', tool: tool({ enabled: false }) }, ctx())?.reason).toMatch(
+      /disabled by an admin/,
+    );
   });
   it('hides a tool whose version is no longer valid (DISABLED by a sync)', () => {
-    expect(enabledLayer({ toolId: 't1', tool: tool({ status: 'DISABLED' }) }, ctx())?.reason).toMatch(/no longer valid/);
+    expect(enabledLayer({ toolId: 't1', tool: tool({ status: 'DISABLED' }) }, ctx())?.reason).toMatch(
+      /no longer valid/,
+    );
   });
   it('passes an enabled active tool', () => {
     expect(enabledLayer({ toolId: 't1', tool: tool() }, ctx())).toBeNull();
@@ -76,7 +80,7 @@ describe('permittedLayer', () => {
     expect(permittedLayer({ toolId: 't1', tool: tool({ permissionTags: ['a', 'c'] }) }, ctx())?.reason).toContain('c');
     expect(permittedLayer({ toolId: 't1', tool: tool({ permissionTags: ['a', 'b'] }) }, ctx())).toBeNull();
   });
-  it('hides another tenant\'s tool', () => {
+  it("hides another tenant's tool", () => {
     expect(permittedLayer({ toolId: 't1', tool: tool({ tenantId: 'globex' }) }, ctx())?.layer).toBe('PERMITTED');
   });
   it('passes a platform-wide tool', () => {
@@ -86,17 +90,28 @@ describe('permittedLayer', () => {
 
 describe('dependenciesLayer', () => {
   it('hides a tool whose requirements the session lacks, naming them', () => {
-    const v = dependenciesLayer({ toolId: 't1', tool: tool({ requires: ['SANDBOX', 'FILE_ROOM'] }) }, ctx({ capabilities: new Set(['SANDBOX']) }));
+    const v = dependenciesLayer(
+      { toolId: 't1', tool: tool({ requires: ['SANDBOX', 'FILE_ROOM'] }) },
+      ctx({ capabilities: new Set(['SANDBOX']) }),
+    );
     expect(v?.reason).toContain('FILE_ROOM');
     expect(v?.reason).not.toContain('SANDBOX,');
   });
   it('hides a tool whose MCP service is known unhealthy', () => {
-    const v = dependenciesLayer({ toolId: 't1', tool: tool() }, ctx({ dependencyHealth: () => ({ healthy: false, reason: 'down', checkedAt: 0 }) }));
+    const v = dependenciesLayer(
+      { toolId: 't1', tool: tool() },
+      ctx({ dependencyHealth: () => ({ healthy: false, reason: 'down', checkedAt: 0 }) }),
+    );
     expect(v).toEqual({ layer: 'DEPENDENCIES', reason: expect.stringContaining('down') });
   });
   it('passes when health is unknown or good', () => {
     expect(dependenciesLayer({ toolId: 't1', tool: tool() }, ctx())).toBeNull();
-    expect(dependenciesLayer({ toolId: 't1', tool: tool() }, ctx({ dependencyHealth: () => ({ healthy: true, checkedAt: 0 }) }))).toBeNull();
+    expect(
+      dependenciesLayer(
+        { toolId: 't1', tool: tool() },
+        ctx({ dependencyHealth: () => ({ healthy: true, checkedAt: 0 }) }),
+      ),
+    ).toBeNull();
   });
 });
 
@@ -107,16 +122,25 @@ describe('policyLayer', () => {
     expect(policyLayer({ toolId: 'ws', tool: webSearch }, ctx({ webSearchMode: 'ALWAYS' }))).toBeNull();
   });
   it('hides web_search when no provider is configured', () => {
-    expect(policyLayer({ toolId: 'ws', tool: webSearch }, ctx({ webSearchAvailable: false }))?.reason).toContain('WEB_SEARCH_URL');
+    expect(policyLayer({ toolId: 'ws', tool: webSearch }, ctx({ webSearchAvailable: false }))?.reason).toContain(
+      'WEB_SEARCH_URL',
+    );
   });
   it('hides every non-READ_ONLY tool under the READ_ONLY policy', () => {
     for (const sideEffect of ['IDEMPOTENT', 'SIDE_EFFECT', 'HIGH_RISK'] as const) {
-      expect(policyLayer({ toolId: 't1', tool: tool({ sideEffect }) }, ctx({ sideEffectPolicy: 'READ_ONLY' }))?.layer).toBe('POLICY');
+      expect(
+        policyLayer({ toolId: 't1', tool: tool({ sideEffect }) }, ctx({ sideEffectPolicy: 'READ_ONLY' }))?.layer,
+      ).toBe('POLICY');
     }
     expect(policyLayer({ toolId: 't1', tool: tool() }, ctx({ sideEffectPolicy: 'READ_ONLY' }))).toBeNull();
   });
   it('lets side-effecting tools through APPROVE_SIDE_EFFECTS (approval happens at call time)', () => {
-    expect(policyLayer({ toolId: 't1', tool: tool({ sideEffect: 'SIDE_EFFECT' }) }, ctx({ sideEffectPolicy: 'APPROVE_SIDE_EFFECTS' }))).toBeNull();
+    expect(
+      policyLayer(
+        { toolId: 't1', tool: tool({ sideEffect: 'SIDE_EFFECT' }) },
+        ctx({ sideEffectPolicy: 'APPROVE_SIDE_EFFECTS' }),
+      ),
+    ).toBeNull();
   });
 });
 

@@ -1,5 +1,15 @@
-import { READ_TOOL_RESULT_TOOL_NAME, WEB_SEARCH_TOOL_NAME, type ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
-import type { LayerVerdict, VisibilityCandidate, VisibilityContext, VisibilityLayer, VisibilityLayerCheck } from './visibility.types';
+import {
+  READ_TOOL_RESULT_TOOL_NAME,
+  WEB_SEARCH_TOOL_NAME,
+  type ToolDescriptor,
+} from '@app/modules/tool-registry/tool-registry.types';
+import type {
+  LayerVerdict,
+  VisibilityCandidate,
+  VisibilityContext,
+  VisibilityLayer,
+  VisibilityLayerCheck,
+} from './visibility.types';
 
 const hide = (layer: VisibilityLayer, reason: string): LayerVerdict => ({ layer, reason });
 
@@ -16,14 +26,19 @@ export function isImplicitlyBound(tool: ToolDescriptor): boolean {
 /** EXISTS: the tool is in the registry and not retired. */
 export const existsLayer: VisibilityLayerCheck = ({ toolId, tool }) => {
   if (!tool) return hide('EXISTS', `Tool ${toolId} is bound to the agent but no longer in the registry.`);
-  if (tool.status === 'RETIRED') return hide('EXISTS', `Tool ${tool.name} was retired; revive it (PATCH status ACTIVE) or unbind it.`);
+  if (tool.status === 'RETIRED')
+    return hide('EXISTS', `Tool ${tool.name} was retired; revive it (PATCH status ACTIVE) or unbind it.`);
   return null;
 };
 
 /** BOUND: the agent is bound to the tool (web_search is decided by POLICY; READ_TOOL_RESULT is implicit). */
 export const boundLayer: VisibilityLayerCheck = ({ toolId, tool }, ctx) => {
   if (tool && (isPlatformWebSearch(tool) || isImplicitlyBound(tool))) return null;
-  if (!ctx.boundToolIds.has(toolId)) return hide('BOUND', `Tool ${tool?.name ?? toolId} is not bound to this agent; bind it with POST /api/v1/admin/agents/{id}/tools.`);
+  if (!ctx.boundToolIds.has(toolId))
+    return hide(
+      'BOUND',
+      `Tool ${tool?.name ?? toolId} is not bound to this agent; bind it with POST /api/v1/admin/agents/{id}/tools.`,
+    );
   return null;
 };
 
@@ -31,14 +46,19 @@ export const boundLayer: VisibilityLayerCheck = ({ toolId, tool }, ctx) => {
 export const enabledLayer: VisibilityLayerCheck = ({ tool }) => {
   if (!tool) return null;
   if (!tool.enabled) return hide('ENABLED', `Tool ${tool.name} is disabled by an admin.`);
-  if (tool.status !== 'ACTIVE') return hide('ENABLED', `Tool ${tool.name} version ${tool.version} is no longer valid (status ${tool.status}, e.g. gone from its MCP server).`);
+  if (tool.status !== 'ACTIVE')
+    return hide(
+      'ENABLED',
+      `Tool ${tool.name} version ${tool.version} is no longer valid (status ${tool.status}, e.g. gone from its MCP server).`,
+    );
   return null;
 };
 
 /** PERMITTED: the tool belongs to the tenant or is platform-wide, and the user holds every permission tag. */
 export const permittedLayer: VisibilityLayerCheck = ({ tool }, ctx) => {
   if (!tool) return null;
-  if (tool.tenantId !== null && tool.tenantId !== ctx.tenantId) return hide('PERMITTED', `Tool ${tool.name} belongs to another tenant.`);
+  if (tool.tenantId !== null && tool.tenantId !== ctx.tenantId)
+    return hide('PERMITTED', `Tool ${tool.name} belongs to another tenant.`);
   for (const tag of tool.permissionTags) {
     if (ctx.userPermissions.has(tag)) continue;
     const missing = tool.permissionTags.filter((t) => !ctx.userPermissions.has(t));
@@ -52,10 +72,17 @@ export const dependenciesLayer: VisibilityLayerCheck = ({ tool }, ctx) => {
   if (!tool) return null;
   if (tool.requires.length > 0 && tool.requires.some((r) => !ctx.capabilities.has(r))) {
     const missing = tool.requires.filter((r) => !ctx.capabilities.has(r));
-    return hide('DEPENDENCIES', `Tool ${tool.name} requires ${missing.join(', ')}, which this session does not provide.`);
+    return hide(
+      'DEPENDENCIES',
+      `Tool ${tool.name} requires ${missing.join(', ')}, which this session does not provide.`,
+    );
   }
   const health = ctx.dependencyHealth(tool);
-  if (health && !health.healthy) return hide('DEPENDENCIES', `The MCP service of ${tool.name} is unhealthy${health.reason ? `: ${health.reason}` : ''}.`);
+  if (health && !health.healthy)
+    return hide(
+      'DEPENDENCIES',
+      `The MCP service of ${tool.name} is unhealthy${health.reason ? `: ${health.reason}` : ''}.`,
+    );
   return null;
 };
 
@@ -64,8 +91,9 @@ export const policyLayer: VisibilityLayerCheck = ({ tool }, ctx) => {
   if (!tool) return null;
   if (isPlatformWebSearch(tool)) {
     if (ctx.webSearchMode === 'DISABLED') return hide('POLICY', 'Web search is DISABLED for this agent or request.');
-    if (!ctx.tenantWebSearch) return hide('POLICY', 'The tenant\'s platform capability webSearch is off.');
-    if (!ctx.webSearchAvailable) return hide('POLICY', 'No search provider is configured on this gateway (WEB_SEARCH_URL).');
+    if (!ctx.tenantWebSearch) return hide('POLICY', "The tenant's platform capability webSearch is off.");
+    if (!ctx.webSearchAvailable)
+      return hide('POLICY', 'No search provider is configured on this gateway (WEB_SEARCH_URL).');
     return null;
   }
   if (ctx.sideEffectPolicy === 'READ_ONLY' && tool.sideEffect !== 'READ_ONLY') {
@@ -75,7 +103,14 @@ export const policyLayer: VisibilityLayerCheck = ({ tool }, ctx) => {
 };
 
 /** The layers in order. */
-const VISIBILITY_PIPELINE: ReadonlyArray<VisibilityLayerCheck> = [existsLayer, boundLayer, enabledLayer, permittedLayer, dependenciesLayer, policyLayer];
+const VISIBILITY_PIPELINE: ReadonlyArray<VisibilityLayerCheck> = [
+  existsLayer,
+  boundLayer,
+  enabledLayer,
+  permittedLayer,
+  dependenciesLayer,
+  policyLayer,
+];
 
 export function firstFailingLayer(candidate: VisibilityCandidate, ctx: VisibilityContext): LayerVerdict | null {
   for (const check of VISIBILITY_PIPELINE) {

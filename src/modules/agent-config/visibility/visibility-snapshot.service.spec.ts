@@ -22,7 +22,10 @@ describe('VisibilitySnapshotService freshness', () => {
   beforeEach(() => {
     reads = [];
     loads = 0;
-    const versions = { read: () => new Promise<string>((resolve) => reads.push({ resolve })), localBumpCount: () => 0 } as unknown as ConfigVersionService;
+    const versions = {
+      read: () => new Promise<string>((resolve) => reads.push({ resolve })),
+      localBumpCount: () => 0,
+    } as unknown as ConfigVersionService;
     const tools = { findAllInScope: async () => (loads++, []) } as unknown as ToolRegistryService;
     const agents = { findCapability: async () => null } as unknown as AgentConfigRepository;
     snapshots = new VisibilitySnapshotService(tools, agents, versions, { toolSpecsCacheCheckMs: 0 } as GatewayConfig);

@@ -84,7 +84,13 @@ export class VisibilitySnapshotService {
   async tenantView(tenantId: string, freshSince: number = performance.now()): Promise<TenantView> {
     const interval = this.config.toolSpecsCacheCheckMs;
     const cached = this.tenants.get(tenantId);
-    if (cached && (cached.checkedAt >= freshSince || (interval > 0 && performance.now() - cached.checkedAt < interval && cached.checkedBumps === this.configVersion.localBumpCount()))) {
+    if (
+      cached &&
+      (cached.checkedAt >= freshSince ||
+        (interval > 0 &&
+          performance.now() - cached.checkedAt < interval &&
+          cached.checkedBumps === this.configVersion.localBumpCount()))
+    ) {
       return cached.view;
     }
     const read = this.readVersion(tenantId, freshSince);
@@ -97,7 +103,12 @@ export class VisibilitySnapshotService {
       }
       return current.view;
     }
-    const entry: TenantEntry = { version, checkedAt: read.startedAt, checkedBumps: read.bumps, view: this.loadTenant(tenantId) };
+    const entry: TenantEntry = {
+      version,
+      checkedAt: read.startedAt,
+      checkedBumps: read.bumps,
+      view: this.loadTenant(tenantId),
+    };
     this.tenants.set(tenantId, entry);
     entry.view.catch(() => this.tenants.get(tenantId) === entry && this.tenants.delete(tenantId));
     return entry.view;
@@ -135,13 +146,24 @@ export class VisibilitySnapshotService {
   }
 
   private async loadTenant(tenantId: string): Promise<TenantView> {
-    const [tools, capability] = await Promise.all([this.tools.findAllInScope(tenantId), this.agents.findCapability(tenantId)]);
+    const [tools, capability] = await Promise.all([
+      this.tools.findAllInScope(tenantId),
+      this.agents.findCapability(tenantId),
+    ]);
     const byId = new Map(tools.map((t) => [t.id, t]));
     const byName = new Map<string, ToolDescriptor>();
     for (const t of tools) if (t.tenantId === null && !byName.has(t.name)) byName.set(t.name, t);
     for (const t of tools) if (t.tenantId !== null) byName.set(t.name, t);
     const implicitCandidates = tools.filter((t) => isPlatformWebSearch(t) || isImplicitlyBound(t));
-    return { tenantId, tools: byId, toolsByName: byName, webSearch: capability?.webSearch ?? false, agents: new Map(), implicitCandidates, specCache: new Map() };
+    return {
+      tenantId,
+      tools: byId,
+      toolsByName: byName,
+      webSearch: capability?.webSearch ?? false,
+      agents: new Map(),
+      implicitCandidates,
+      specCache: new Map(),
+    };
   }
 
   private async loadAgent(view: TenantView, agentId: string): Promise<AgentView | null> {

@@ -17,7 +17,9 @@ export class CallTargetRegistry {
   }
 
   registerDispatcher(dispatcher: ToolDispatcher): void {
-    this.dispatchers = [...this.dispatchers.filter((d) => d.name !== dispatcher.name), dispatcher].sort((a, b) => a.priority - b.priority);
+    this.dispatchers = [...this.dispatchers.filter((d) => d.name !== dispatcher.name), dispatcher].sort(
+      (a, b) => a.priority - b.priority,
+    );
   }
 
   dispatcherFor(tool: ToolDescriptor, ctx: ToolCallContext): ToolDispatcher | undefined {

@@ -28,11 +28,23 @@ export class ToolCallPathService {
   ) {}
 
   /** One call, its log lines tagged with the tool call id and the tool. */
-  call(tool: ToolDescriptor, args: Record<string, unknown>, ctx: ToolCallContext, outerSignal?: AbortSignal): Promise<ToolCallResult> {
-    return withLogFields({ toolCallId: ctx.toolCallId, tool: tool.name }, () => this.callLogged(tool, args, ctx, outerSignal));
+  call(
+    tool: ToolDescriptor,
+    args: Record<string, unknown>,
+    ctx: ToolCallContext,
+    outerSignal?: AbortSignal,
+  ): Promise<ToolCallResult> {
+    return withLogFields({ toolCallId: ctx.toolCallId, tool: tool.name }, () =>
+      this.callLogged(tool, args, ctx, outerSignal),
+    );
   }
 
-  private async callLogged(tool: ToolDescriptor, args: Record<string, unknown>, ctx: ToolCallContext, outerSignal?: AbortSignal): Promise<ToolCallResult> {
+  private async callLogged(
+    tool: ToolDescriptor,
+    args: Record<string, unknown>,
+    ctx: ToolCallContext,
+    outerSignal?: AbortSignal,
+  ): Promise<ToolCallResult> {
     const attempt = this.attemptFn(tool, args, ctx);
     const run = await this.policy.run(tool, attempt, outerSignal);
     const result = toResult(run.output, run.error, run.attempts, run.durationMs, run.timedOut);
@@ -58,7 +70,9 @@ export class ToolCallPathService {
       this.logger.warn(`Tool ${tool.name} (${ctx.toolCallId}) failed unexpectedly: ${redactText(run.error.message)}`);
     } else if (result.status === 'FAILED') {
       // The class only: the content may quote what the remote answered.
-      this.logger.debug(`Tool ${tool.name} failed: ${result.errorClass} after ${result.attempts} attempt(s) in ${result.durationMs} ms`);
+      this.logger.debug(
+        `Tool ${tool.name} failed: ${result.errorClass} after ${result.attempts} attempt(s) in ${result.durationMs} ms`,
+      );
     }
     return result;
   }
@@ -69,21 +83,54 @@ export class ToolCallPathService {
     const executor = this.targets.executorFor(tool.serviceType);
     if (!executor) {
       return async (): Promise<ToolOutput> => {
-        throw new ToolCallError(`no executor for serviceType ${tool.serviceType} is available in this gateway`, ToolErrorClass.EXECUTOR_ERROR, {
-          transient: false,
-          reachedRemote: false,
-        });
+        throw new ToolCallError(
+          `no executor for serviceType ${tool.serviceType} is available in this gateway`,
+          ToolErrorClass.EXECUTOR_ERROR,
+          {
+            transient: false,
+            reachedRemote: false,
+          },
+        );
       };
     }
     return (attempt: number, signal: AbortSignal) =>
-      executor.execute({ tool, arguments: args, toolCallId: ctx.toolCallId, tenantId: ctx.tenantId, userId: ctx.userId, sessionId: ctx.sessionId, attempt, signal });
+      executor.execute({
+        tool,
+        arguments: args,
+        toolCallId: ctx.toolCallId,
+        tenantId: ctx.tenantId,
+        userId: ctx.userId,
+        sessionId: ctx.sessionId,
+        attempt,
+        signal,
+      });
   }
 }
 
-function toResult(output: ToolOutput | undefined, error: ToolCallError | undefined, attempts: number, durationMs: number, timedOut: boolean): ToolCallResult {
+function toResult(
+  output: ToolOutput | undefined,
+  error: ToolCallError | undefined,
+  attempts: number,
+  durationMs: number,
+  timedOut: boolean,
+): ToolCallResult {
   const base = { attempts, durationMs: Math.round(durationMs * 100) / 100, timedOut };
-  if (output && !output.isError) return { ...base, status: 'COMPLETED', content: output.content, isError: false, errorClass: null };
-  if (output) return { ...base, status: 'FAILED', content: `${FAILURE_PREFIX}${output.content}`, isError: true, errorClass: 'TOOL_REPORTED_ERROR' };
+  if (output && !output.isError)
+    return { ...base, status: 'COMPLETED', content: output.content, isError: false, errorClass: null };
+  if (output)
+    return {
+      ...base,
+      status: 'FAILED',
+      content: `${FAILURE_PREFIX}${output.content}`,
+      isError: true,
+      errorClass: 'TOOL_REPORTED_ERROR',
+    };
   const reason = `${error?.message ?? 'unknown error'} (${attempts} attempt${attempts === 1 ? '' : 's'})`;
-  return { ...base, status: 'FAILED', content: `${FAILURE_PREFIX}${reason}`, isError: true, errorClass: error?.errorClass ?? ToolErrorClass.EXECUTOR_ERROR };
+  return {
+    ...base,
+    status: 'FAILED',
+    content: `${FAILURE_PREFIX}${reason}`,
+    isError: true,
+    errorClass: error?.errorClass ?? ToolErrorClass.EXECUTOR_ERROR,
+  };
 }

@@ -35,7 +35,12 @@ export interface ToolDispatcher {
   readonly name: string;
   readonly priority: number;
   handles(tool: ToolDescriptor, ctx: ToolCallContext): boolean;
-  dispatch(tool: ToolDescriptor, args: Record<string, unknown>, ctx: ToolCallContext, signal: AbortSignal): Promise<ToolOutput>;
+  dispatch(
+    tool: ToolDescriptor,
+    args: Record<string, unknown>,
+    ctx: ToolCallContext,
+    signal: AbortSignal,
+  ): Promise<ToolOutput>;
 }
 
 /** The prefix of every failed call's content (the seed's wording; models and runtimes look for it). */

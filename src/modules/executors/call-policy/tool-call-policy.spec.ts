@@ -2,10 +2,18 @@ import type { SideEffectLevel, ToolDescriptor } from '@app/modules/tool-registry
 import { ToolCallError, ToolOutput } from '../tool-executor';
 import { ToolCallPolicy } from './tool-call-policy';
 
-const baseConfig = { toolDefaultTimeoutMs: 2000, toolMaxAttempts: 3, toolRetryBaseDelayMs: 10, toolRetryMaxAfterMs: 1000 };
+const baseConfig = {
+  toolDefaultTimeoutMs: 2000,
+  toolMaxAttempts: 3,
+  toolRetryBaseDelayMs: 10,
+  toolRetryMaxAfterMs: 1000,
+};
 
 class FixedJitterPolicy extends ToolCallPolicy {
-  constructor(config: typeof baseConfig, private readonly jitter: number) {
+  constructor(
+    config: typeof baseConfig,
+    private readonly jitter: number,
+  ) {
     super(config);
   }
   protected override random(): number {
@@ -18,8 +26,13 @@ function tool(sideEffect: SideEffectLevel, timeoutMs: number | null = null): Too
 }
 
 const transient = (reachedRemote: boolean, extra: { retryAfterMs?: number; errorClass?: string } = {}) =>
-  new ToolCallError('flaky', extra.errorClass ?? 'HTTP_RETRYABLE', { transient: true, reachedRemote, retryAfterMs: extra.retryAfterMs });
-const permanent = () => new ToolCallError('bad request', 'HTTP_CLIENT_ERROR', { transient: false, reachedRemote: true });
+  new ToolCallError('flaky', extra.errorClass ?? 'HTTP_RETRYABLE', {
+    transient: true,
+    reachedRemote,
+    retryAfterMs: extra.retryAfterMs,
+  });
+const permanent = () =>
+  new ToolCallError('bad request', 'HTTP_CLIENT_ERROR', { transient: false, reachedRemote: true });
 
 /** An attempt function that fails with the given errors in turn, then succeeds; records when each attempt started. */
 function scripted(errors: ToolCallError[]) {
@@ -41,14 +54,20 @@ describe('ToolCallPolicy', () => {
       expect(outcome.error).toBeUndefined();
     });
 
-    it.each(['READ_ONLY', 'IDEMPOTENT'] as const)('retries a %s tool after a transient error that reached the remote', async (level) => {
-      const outcome = await new ToolCallPolicy(baseConfig).run(tool(level), scripted([transient(true)]).fn);
-      expect(outcome).toMatchObject({ output: { content: 'ok on 2' }, attempts: 2 });
-    });
+    it.each(['READ_ONLY', 'IDEMPOTENT'] as const)(
+      'retries a %s tool after a transient error that reached the remote',
+      async (level) => {
+        const outcome = await new ToolCallPolicy(baseConfig).run(tool(level), scripted([transient(true)]).fn);
+        expect(outcome).toMatchObject({ output: { content: 'ok on 2' }, attempts: 2 });
+      },
+    );
 
     it('stops at TOOL_MAX_ATTEMPTS and returns the last error', async () => {
       const last = transient(true);
-      const outcome = await new ToolCallPolicy(baseConfig).run(tool('READ_ONLY'), scripted([transient(true), transient(true), last, transient(true)]).fn);
+      const outcome = await new ToolCallPolicy(baseConfig).run(
+        tool('READ_ONLY'),
+        scripted([transient(true), transient(true), last, transient(true)]).fn,
+      );
       expect(outcome).toMatchObject({ attempts: 3, timedOut: false });
       expect(outcome.error).toBe(last);
     });
@@ -59,19 +78,31 @@ describe('ToolCallPolicy', () => {
       expect(outcome.error?.errorClass).toBe('HTTP_CLIENT_ERROR');
     });
 
-    it.each(['SIDE_EFFECT', 'HIGH_RISK'] as const)('does not retry a %s tool once the request may have reached the remote', async (level) => {
-      const outcome = await new ToolCallPolicy(baseConfig).run(tool(level), scripted([transient(true)]).fn);
-      expect(outcome.attempts).toBe(1);
-      expect(outcome.error?.reachedRemote).toBe(true);
-    });
+    it.each(['SIDE_EFFECT', 'HIGH_RISK'] as const)(
+      'does not retry a %s tool once the request may have reached the remote',
+      async (level) => {
+        const outcome = await new ToolCallPolicy(baseConfig).run(tool(level), scripted([transient(true)]).fn);
+        expect(outcome.attempts).toBe(1);
+        expect(outcome.error?.reachedRemote).toBe(true);
+      },
+    );
 
-    it.each(['SIDE_EFFECT', 'HIGH_RISK'] as const)('retries a %s tool when the request provably never left', async (level) => {
-      const outcome = await new ToolCallPolicy(baseConfig).run(tool(level), scripted([transient(false), transient(false)]).fn);
-      expect(outcome).toMatchObject({ output: { content: 'ok on 3' }, attempts: 3 });
-    });
+    it.each(['SIDE_EFFECT', 'HIGH_RISK'] as const)(
+      'retries a %s tool when the request provably never left',
+      async (level) => {
+        const outcome = await new ToolCallPolicy(baseConfig).run(
+          tool(level),
+          scripted([transient(false), transient(false)]).fn,
+        );
+        expect(outcome).toMatchObject({ output: { content: 'ok on 3' }, attempts: 3 });
+      },
+    );
 
     it('never retries a side-effecting tool after a timeout, even one flagged as not reaching the remote', async () => {
-      const outcome = await new ToolCallPolicy(baseConfig).run(tool('SIDE_EFFECT'), scripted([transient(false, { errorClass: 'TIMEOUT' })]).fn);
+      const outcome = await new ToolCallPolicy(baseConfig).run(
+        tool('SIDE_EFFECT'),
+        scripted([transient(false, { errorClass: 'TIMEOUT' })]).fn,
+      );
       expect(outcome.attempts).toBe(1);
     });
 
@@ -80,7 +111,12 @@ describe('ToolCallPolicy', () => {
         throw new TypeError('bug');
       });
       expect(outcome.attempts).toBe(1);
-      expect(outcome.error).toMatchObject({ errorClass: 'EXECUTOR_ERROR', transient: false, reachedRemote: true, message: 'bug' });
+      expect(outcome.error).toMatchObject({
+        errorClass: 'EXECUTOR_ERROR',
+        transient: false,
+        reachedRemote: true,
+        message: 'bug',
+      });
     });
 
     it('aborts the in-flight attempt when the budget runs out and ends at the budget even if the attempt ignores its signal', async () => {
@@ -103,19 +139,25 @@ describe('ToolCallPolicy', () => {
       const policy = new ToolCallPolicy({ ...baseConfig, toolDefaultTimeoutMs: 80 });
       expect(policy.budgetMs(tool('READ_ONLY', 0))).toBe(80);
       expect(policy.budgetMs(tool('READ_ONLY', 300))).toBe(300);
-      const outcome = await policy.run(tool('READ_ONLY', 0), (_a, signal) => new Promise((_r, reject) => signal.addEventListener('abort', () => reject(signal.reason))));
+      const outcome = await policy.run(
+        tool('READ_ONLY', 0),
+        (_a, signal) => new Promise((_r, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+      );
       expect(outcome.timedOut).toBe(true);
       expect(outcome.durationMs).toBeLessThan(1000);
     });
 
     it('counts the budget over all attempts: the call ends at the budget, not after max attempts of it', async () => {
       let attempts = 0;
-      const outcome = await new FixedJitterPolicy({ ...baseConfig, toolMaxAttempts: 10 }, 0).run(tool('READ_ONLY', 200), async (_a, signal) => {
-        attempts++;
-        await new Promise((resolve) => setTimeout(resolve, 60));
-        if (signal.aborted) throw signal.reason;
-        throw transient(true);
-      });
+      const outcome = await new FixedJitterPolicy({ ...baseConfig, toolMaxAttempts: 10 }, 0).run(
+        tool('READ_ONLY', 200),
+        async (_a, signal) => {
+          attempts++;
+          await new Promise((resolve) => setTimeout(resolve, 60));
+          if (signal.aborted) throw signal.reason;
+          throw transient(true);
+        },
+      );
       // Ten attempts of 60 ms would need 600 ms: the 200 ms budget stops them. Whether the budget's timer or the
       // check before the next attempt ends the call depends on how late timers fire on a loaded machine.
       expect(outcome.error).toBeDefined();
@@ -132,7 +174,10 @@ describe('ToolCallPolicy', () => {
 
     it('ends the call when Retry-After is longer than TOOL_RETRY_MAX_AFTER_MS', async () => {
       const started = performance.now();
-      const outcome = await new ToolCallPolicy(baseConfig).run(tool('READ_ONLY'), scripted([transient(true, { retryAfterMs: 5000 })]).fn);
+      const outcome = await new ToolCallPolicy(baseConfig).run(
+        tool('READ_ONLY'),
+        scripted([transient(true, { retryAfterMs: 5000 })]).fn,
+      );
       expect(outcome.attempts).toBe(1);
       expect(outcome.error).toMatchObject({ errorClass: 'RETRY_AFTER_TOO_LONG', transient: false });
       expect(outcome.error?.message).toContain('5000 ms');
@@ -141,7 +186,10 @@ describe('ToolCallPolicy', () => {
 
     it('does not start a wait that would end past the budget', async () => {
       const started = performance.now();
-      const outcome = await new ToolCallPolicy(baseConfig).run(tool('READ_ONLY', 300), scripted([transient(true, { retryAfterMs: 900 })]).fn);
+      const outcome = await new ToolCallPolicy(baseConfig).run(
+        tool('READ_ONLY', 300),
+        scripted([transient(true, { retryAfterMs: 900 })]).fn,
+      );
       expect(outcome).toMatchObject({ attempts: 1, timedOut: false });
       expect(outcome.error?.errorClass).toBe('HTTP_RETRYABLE');
       expect(performance.now() - started).toBeLessThan(250);

@@ -19,7 +19,10 @@ export interface ToolCallOutcome {
   timedOut: boolean;
 }
 
-type PolicyConfig = Pick<GatewayConfig, 'toolDefaultTimeoutMs' | 'toolMaxAttempts' | 'toolRetryBaseDelayMs' | 'toolRetryMaxAfterMs'>;
+type PolicyConfig = Pick<
+  GatewayConfig,
+  'toolDefaultTimeoutMs' | 'toolMaxAttempts' | 'toolRetryBaseDelayMs' | 'toolRetryMaxAfterMs'
+>;
 
 /** Levels whose calls may write: retried only when the failed attempt provably never reached the remote. */
 const SIDE_EFFECTING: ReadonlySet<SideEffectLevel> = new Set(['SIDE_EFFECT', 'HIGH_RISK']);
@@ -151,14 +154,22 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 function asToolCallError(err: unknown): ToolCallError {
   if (err instanceof ToolCallError) return err;
   const message = err instanceof Error ? err.message : String(err);
-  return new ToolCallError(message, ToolErrorClass.EXECUTOR_ERROR, { transient: false, reachedRemote: true, cause: err });
+  return new ToolCallError(message, ToolErrorClass.EXECUTOR_ERROR, {
+    transient: false,
+    reachedRemote: true,
+    cause: err,
+  });
 }
 
 function timeoutError(toolName: string, budgetMs: number): ToolCallError {
-  return new ToolCallError(`Tool ${toolName} timed out after ${budgetMs} ms (retries included)`, ToolErrorClass.TIMEOUT, {
-    transient: true,
-    reachedRemote: true,
-  });
+  return new ToolCallError(
+    `Tool ${toolName} timed out after ${budgetMs} ms (retries included)`,
+    ToolErrorClass.TIMEOUT,
+    {
+      transient: true,
+      reachedRemote: true,
+    },
+  );
 }
 
 function cancelledError(toolName: string, reason: unknown): ToolCallError {

@@ -18,9 +18,11 @@ export function pathPlaceholderProblem(value: string): string | null {
   if (value === '') return 'is empty, which would drop a path segment';
   const decoded = fullyDecoded(value);
   if (decoded === null) return `is percent-encoded more than ${MAX_DECODE_ROUNDS} times over`;
-  if (decoded.includes('/') || decoded.includes('\\')) return 'holds "/" or "\\" (once decoded), which would change the path\'s segments';
+  if (decoded.includes('/') || decoded.includes('\\'))
+    return 'holds "/" or "\\" (once decoded), which would change the path\'s segments';
   const segment = decoded.replace(TAB_OR_NEWLINE, '').split(';', 1)[0].trim();
-  if (segment === '.' || segment === '..') return 'is "." or ".." (once decoded), which would move the request to another path';
+  if (segment === '.' || segment === '..')
+    return 'is "." or ".." (once decoded), which would move the request to another path';
   if (CONTROL.test(decoded)) return 'holds a control character (once decoded)';
   return null;
 }
@@ -43,7 +45,8 @@ function fullyDecoded(value: string): string | null {
  */
 export function urlShapeProblem(template: URL, filled: URL): string | null {
   if (filled.origin !== template.origin) return `goes to ${filled.origin} instead of the endpoint's origin`;
-  if (segmentCount(filled) !== segmentCount(template)) return 'has a different number of path segments than the endpoint';
+  if (segmentCount(filled) !== segmentCount(template))
+    return 'has a different number of path segments than the endpoint';
   return null;
 }
 

@@ -6,7 +6,11 @@ const secrets = platformSecretScope(new Map([['ORDERS_TOKEN', 's3cr3t-value']]))
 
 const ctx = (toolCallId = 'c') => ({ tenantId: 'acme', userId: 'u1', sessionId: 's1', toolCallId });
 
-function tool(endpoint: string, httpMethod: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | null, headers: Record<string, string> | null = null) {
+function tool(
+  endpoint: string,
+  httpMethod: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | null,
+  headers: Record<string, string> | null = null,
+) {
   return { name: 'orders_tool', endpoint, httpMethod, headers };
 }
 
@@ -41,13 +45,23 @@ describe('buildHttpToolRequest', () => {
   });
 
   it('DELETE also uses the query string', () => {
-    const req = buildHttpToolRequest(tool('http://api.test/orders/{id}', 'DELETE'), { id: 7, reason: 'dup' }, ctx(), secrets);
+    const req = buildHttpToolRequest(
+      tool('http://api.test/orders/{id}', 'DELETE'),
+      { id: 7, reason: 'dup' },
+      ctx(),
+      secrets,
+    );
     expect(req.url.href).toBe('http://api.test/orders/7?reason=dup');
     expect(req.body).toBeUndefined();
   });
 
   it.each(['POST', 'PUT', 'PATCH'] as const)('%s sends the remaining arguments as a JSON body', (method) => {
-    const req = buildHttpToolRequest(tool('http://api.test/orders/{id}', method), { id: 7, qty: 2, note: 'x' }, ctx(), secrets);
+    const req = buildHttpToolRequest(
+      tool('http://api.test/orders/{id}', method),
+      { id: 7, qty: 2, note: 'x' },
+      ctx(),
+      secrets,
+    );
     expect(req.url.href).toBe('http://api.test/orders/7');
     expect(JSON.parse(req.body!)).toEqual({ qty: 2, note: 'x' });
     expect(req.headers['content-type']).toBe('application/json');
@@ -58,14 +72,24 @@ describe('buildHttpToolRequest', () => {
   });
 
   it('fills ${secret:NAME} in headers', () => {
-    const req = buildHttpToolRequest(tool('http://api.test/x', 'POST', { Authorization: 'Bearer ${secret:ORDERS_TOKEN}', 'X-Team': 'a' }), {}, ctx('call-42'), secrets);
+    const req = buildHttpToolRequest(
+      tool('http://api.test/x', 'POST', { Authorization: 'Bearer ${secret:ORDERS_TOKEN}', 'X-Team': 'a' }),
+      {},
+      ctx('call-42'),
+      secrets,
+    );
     expect(req.headers.authorization).toBe('Bearer s3cr3t-value');
     expect(req.headers['x-team']).toBe('a');
   });
 
   it('refuses a missing platform secret without naming it (tenants read the result) or revealing any value, and is not transient', () => {
     const err = thrown(() =>
-      buildHttpToolRequest(tool('http://api.test/x', 'GET', { 'X-Key': '${secret:MISSING_ONE}', Authorization: '${secret:ORDERS_TOKEN}' }), {}, ctx(), secrets),
+      buildHttpToolRequest(
+        tool('http://api.test/x', 'GET', { 'X-Key': '${secret:MISSING_ONE}', Authorization: '${secret:ORDERS_TOKEN}' }),
+        {},
+        ctx(),
+        secrets,
+      ),
     );
     expect(err).toMatchObject({ errorClass: 'SECRET_MISSING', transient: false, reachedRemote: false });
     expect(err.message).toContain('TOOL_SECRETS');
@@ -74,15 +98,33 @@ describe('buildHttpToolRequest', () => {
   });
 
   it("names a tenant's own missing secret and where to set it", () => {
-    const own = tenantSecretScope('acme', { values: new Map([['ORDERS_TOKEN', 'tenant-value']]), unreadable: new Set(), keyConfigured: true });
-    const err = thrown(() => buildHttpToolRequest(tool('http://api.test/x', 'GET', { 'X-Key': '${secret:MISSING_ONE}' }), {}, ctx(), own));
+    const own = tenantSecretScope('acme', {
+      values: new Map([['ORDERS_TOKEN', 'tenant-value']]),
+      unreadable: new Set(),
+      keyConfigured: true,
+    });
+    const err = thrown(() =>
+      buildHttpToolRequest(tool('http://api.test/x', 'GET', { 'X-Key': '${secret:MISSING_ONE}' }), {}, ctx(), own),
+    );
     expect(err.errorClass).toBe('SECRET_MISSING');
     expect(err.message).toContain('PUT /api/v1/admin/tenants/acme/secrets/MISSING_ONE');
-    expect(buildHttpToolRequest(tool('http://api.test/x', 'GET', { Authorization: 'Bearer ${secret:ORDERS_TOKEN}' }), {}, ctx(), own).headers.authorization).toBe('Bearer tenant-value');
+    expect(
+      buildHttpToolRequest(
+        tool('http://api.test/x', 'GET', { Authorization: 'Bearer ${secret:ORDERS_TOKEN}' }),
+        {},
+        ctx(),
+        own,
+      ).headers.authorization,
+    ).toBe('Bearer tenant-value');
   });
 
   it('fills a placeholder used twice from the one argument', () => {
-    const req = buildHttpToolRequest(tool('http://api.test/t/{id}/copy/{id}', 'POST'), { id: 7, note: 'x' }, ctx(), secrets);
+    const req = buildHttpToolRequest(
+      tool('http://api.test/t/{id}/copy/{id}', 'POST'),
+      { id: 7, note: 'x' },
+      ctx(),
+      secrets,
+    );
     expect(req.url.pathname).toBe('/t/7/copy/7');
     expect(JSON.parse(req.body!)).toEqual({ note: 'x' });
   });
@@ -94,13 +136,19 @@ describe('buildHttpToolRequest', () => {
   });
 
   it('refuses placeholders in the host, so arguments cannot choose where the call goes', () => {
-    const err = thrown(() => buildHttpToolRequest(tool('http://{host}/x', 'GET'), { host: '169.254.169.254' }, ctx(), secrets));
+    const err = thrown(() =>
+      buildHttpToolRequest(tool('http://{host}/x', 'GET'), { host: '169.254.169.254' }, ctx(), secrets),
+    );
     expect(err.message).toContain('placeholders are allowed only in the path and query');
-    expect(() => buildHttpToolRequest(tool('http://api.test:{port}/x', 'GET'), { port: 1 }, ctx(), secrets)).toThrow(ToolCallError);
+    expect(() => buildHttpToolRequest(tool('http://api.test:{port}/x', 'GET'), { port: 1 }, ctx(), secrets)).toThrow(
+      ToolCallError,
+    );
   });
 
   it('reports an endpoint that is not a URL', () => {
-    expect(thrown(() => buildHttpToolRequest(tool('not a url', 'GET'), {}, ctx(), secrets)).errorClass).toBe('INVALID_REQUEST');
+    expect(thrown(() => buildHttpToolRequest(tool('not a url', 'GET'), {}, ctx(), secrets)).errorClass).toBe(
+      'INVALID_REQUEST',
+    );
   });
 
   describe('path placeholders', () => {
@@ -157,18 +205,34 @@ describe('buildHttpToolRequest', () => {
   describe('context headers', () => {
     it('sends tenant, user, session, tool call and a derived Idempotency-Key that tool headers cannot replace', () => {
       const req = buildHttpToolRequest(
-        tool('http://api.test/x', 'POST', { 'X-Tenant-Id': 'globex', 'x-user-id': 'admin', 'X-Session-Id': 's0', 'X-Tool-Call-Id': 'x', 'Idempotency-Key': 'fixed' }),
+        tool('http://api.test/x', 'POST', {
+          'X-Tenant-Id': 'globex',
+          'x-user-id': 'admin',
+          'X-Session-Id': 's0',
+          'X-Tool-Call-Id': 'x',
+          'Idempotency-Key': 'fixed',
+        }),
         {},
         { tenantId: 'acme', userId: 'u1', sessionId: 's1', toolCallId: 'call_1' },
         secrets,
       );
-      expect(req.headers).toMatchObject({ 'x-tenant-id': 'acme', 'x-user-id': 'u1', 'x-session-id': 's1', 'x-tool-call-id': 'call_1' });
+      expect(req.headers).toMatchObject({
+        'x-tenant-id': 'acme',
+        'x-user-id': 'u1',
+        'x-session-id': 's1',
+        'x-tool-call-id': 'call_1',
+      });
       expect(req.headers['idempotency-key']).toMatch(/^gw1-[A-Za-z0-9_-]{43}$/);
       expect(Object.keys(req.headers).filter((h) => h.toLowerCase() === 'x-tenant-id')).toHaveLength(1);
     });
 
-    it('drops a tool\'s context header that the call has no value for (no session, no tenant)', () => {
-      const req = buildHttpToolRequest(tool('http://api.test/x', 'GET', { 'X-Session-Id': 'forged', 'X-Tenant-Id': 'acme' }), {}, { tenantId: null, userId: 'u', sessionId: null, toolCallId: 'c' }, secrets);
+    it("drops a tool's context header that the call has no value for (no session, no tenant)", () => {
+      const req = buildHttpToolRequest(
+        tool('http://api.test/x', 'GET', { 'X-Session-Id': 'forged', 'X-Tenant-Id': 'acme' }),
+        {},
+        { tenantId: null, userId: 'u', sessionId: null, toolCallId: 'c' },
+        secrets,
+      );
       expect(req.headers['x-session-id']).toBeUndefined();
       expect(req.headers['x-tenant-id']).toBeUndefined();
     });

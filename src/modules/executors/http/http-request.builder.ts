@@ -60,13 +60,19 @@ export function buildHttpToolRequest(
   return { url, method, headers, body };
 }
 
-function fillPlaceholders(tool: Pick<ToolDescriptor, 'name' | 'endpoint'>, args: Record<string, unknown>, rest: Record<string, unknown>): string {
+function fillPlaceholders(
+  tool: Pick<ToolDescriptor, 'name' | 'endpoint'>,
+  args: Record<string, unknown>,
+  rest: Record<string, unknown>,
+): string {
   const endpoint = tool.endpoint;
   const authorityEnd = endOfAuthority(endpoint);
   const pathEnd = endOfPath(endpoint, authorityEnd);
   return endpoint.replace(PLACEHOLDER, (_match, name: string, offset: number) => {
     if (offset < authorityEnd) {
-      throw invalid(`HTTP tool "${tool.name}": placeholder {${name}} is in the URL's scheme or host; placeholders are allowed only in the path and query.`);
+      throw invalid(
+        `HTTP tool "${tool.name}": placeholder {${name}} is in the URL's scheme or host; placeholders are allowed only in the path and query.`,
+      );
     }
     const value = Object.hasOwn(args, name) ? args[name] : undefined;
     if (value === undefined || value === null) {
@@ -97,7 +103,8 @@ function assertTemplateShape(tool: Pick<ToolDescriptor, 'name' | 'endpoint'>, ur
   const shape = tool.endpoint.replace(PLACEHOLDER, 'x');
   const template = URL.canParse(shape) ? new URL(shape) : null;
   const problem = template ? urlShapeProblem(template, url) : 'cannot be compared with the endpoint';
-  if (problem) throw invalid(`HTTP tool "${tool.name}": the URL filled from the arguments ${problem}; nothing was sent.`);
+  if (problem)
+    throw invalid(`HTTP tool "${tool.name}": the URL filled from the arguments ${problem}; nothing was sent.`);
 }
 
 /** Index where the path (or query) starts: placeholders before it would let arguments choose the host. */

@@ -12,7 +12,11 @@ const EXCERPT_CHARS = 300;
  * Reads a body up to `limit` bytes. Over the limit the stream is destroyed (which closes the connection)
  * and `null` is returned. A declared Content-Length over the limit fails before reading.
  */
-export async function readBodyLimited(body: Readable, headers: IncomingHttpHeaders, limit: number): Promise<Buffer | null> {
+export async function readBodyLimited(
+  body: Readable,
+  headers: IncomingHttpHeaders,
+  limit: number,
+): Promise<Buffer | null> {
   const declared = Number(headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
     body.destroy();
@@ -66,19 +70,27 @@ export async function httpStatusError(
   const suffix = excerpt ? `: ${excerpt}` : '';
   if (status >= 300 && status < 400) {
     const location = headers.location ? ` to ${String(headers.location)}` : '';
-    return new ToolCallError(`${target} answered HTTP ${status} (redirect${location}, not followed)`, ToolErrorClass.HTTP_REDIRECT, {
-      transient: false,
-      reachedRemote: true,
-      httpStatus: status,
-    });
+    return new ToolCallError(
+      `${target} answered HTTP ${status} (redirect${location}, not followed)`,
+      ToolErrorClass.HTTP_REDIRECT,
+      {
+        transient: false,
+        reachedRemote: true,
+        httpStatus: status,
+      },
+    );
   }
   const retryable = status === 408 || status === 429 || status >= 500;
-  return new ToolCallError(`${target} answered HTTP ${status}${suffix}`, retryable ? ToolErrorClass.HTTP_RETRYABLE : ToolErrorClass.HTTP_CLIENT_ERROR, {
-    transient: retryable,
-    reachedRemote: true,
-    httpStatus: status,
-    retryAfterMs: retryable ? parseRetryAfter(headers['retry-after']) : undefined,
-  });
+  return new ToolCallError(
+    `${target} answered HTTP ${status}${suffix}`,
+    retryable ? ToolErrorClass.HTTP_RETRYABLE : ToolErrorClass.HTTP_CLIENT_ERROR,
+    {
+      transient: retryable,
+      reachedRemote: true,
+      httpStatus: status,
+      retryAfterMs: retryable ? parseRetryAfter(headers['retry-after']) : undefined,
+    },
+  );
 }
 
 /** The first `max` bytes of a body (about); the rest is dropped with the connection. */

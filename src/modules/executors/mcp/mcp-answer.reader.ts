@@ -62,7 +62,11 @@ export class McpAnswerReader implements ResponseSink {
     this.received += chunk.length;
     if (this.received > TOOL_MAX_RESPONSE_BYTES) {
       this.abandoned = true;
-      return this.fail(new Error(`MCP server sent more than ${TOOL_MAX_RESPONSE_BYTES} bytes without finishing its answer; ask the tool for a smaller result.`));
+      return this.fail(
+        new Error(
+          `MCP server sent more than ${TOOL_MAX_RESPONSE_BYTES} bytes without finishing its answer; ask the tool for a smaller result.`,
+        ),
+      );
     }
     if (this.mode !== 'sse') {
       this.chunks.push(chunk);
@@ -92,9 +96,15 @@ export class McpAnswerReader implements ResponseSink {
       case 'http-error':
         return this.fail(new StreamableHTTPError(this.status, `Error POSTing to endpoint: ${text()}`));
       case 'sse':
-        return this.fail(new McpError(ErrorCode.ConnectionClosed, `the answer stream of request ${this.id} ended without the answer`));
+        return this.fail(
+          new McpError(ErrorCode.ConnectionClosed, `the answer stream of request ${this.id} ended without the answer`),
+        );
       case 'unexpected':
-        return this.fail(new Error(`MCP server answered ${this.status} with content-type "${this.contentType}", expected JSON or an SSE stream`));
+        return this.fail(
+          new Error(
+            `MCP server answered ${this.status} with content-type "${this.contentType}", expected JSON or an SSE stream`,
+          ),
+        );
       case 'json': {
         let messages: JsonRpcMessage | JsonRpcMessage[];
         try {

@@ -56,14 +56,25 @@ export class McpClientPool implements OnModuleDestroy {
   constructor(private readonly outbound: OutboundHttpAgent) {}
 
   /** Calls a tool; aborting `signal` sends `notifications/cancelled` to the server. */
-  callTool(endpoint: McpEndpoint, name: string, args: Record<string, unknown>, options: McpRequestOptions = {}): Promise<CallToolResult> {
-    return this.withSession(endpoint, options.signal, (connection) => connection.callTool(name, args, options.signal, options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, options.meta));
+  callTool(
+    endpoint: McpEndpoint,
+    name: string,
+    args: Record<string, unknown>,
+    options: McpRequestOptions = {},
+  ): Promise<CallToolResult> {
+    return this.withSession(endpoint, options.signal, (connection) =>
+      connection.callTool(name, args, options.signal, options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, options.meta),
+    );
   }
 
   /** One page of `tools/list`. */
   listTools(endpoint: McpEndpoint, options: McpRequestOptions & { cursor?: string } = {}): Promise<McpToolsPage> {
     return this.withSession(endpoint, options.signal, async (connection) => {
-      const page = await connection.listTools(options.cursor, options.signal, options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
+      const page = await connection.listTools(
+        options.cursor,
+        options.signal,
+        options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      );
       return { tools: page.tools, nextCursor: page.nextCursor };
     });
   }
@@ -121,7 +132,11 @@ export class McpClientPool implements OnModuleDestroy {
    * Runs `fn` on the server's session. A request that failed because the session was gone is retried once on
    * a fresh session; nothing else is retried here.
    */
-  private async withSession<T>(endpoint: McpEndpoint, outer: AbortSignal | undefined, fn: (connection: McpConnection) => Promise<T>): Promise<T> {
+  private async withSession<T>(
+    endpoint: McpEndpoint,
+    outer: AbortSignal | undefined,
+    fn: (connection: McpConnection) => Promise<T>,
+  ): Promise<T> {
     if (outer?.aborted) throw classifyMcpRequestError(outer.reason, endpoint.url, outer);
     for (let attempt = 0; ; attempt++) {
       const connection = await this.acquire(endpoint, outer);
@@ -157,21 +172,29 @@ export class McpClientPool implements OnModuleDestroy {
   private async connect(entry: PoolEntry, endpoint: McpEndpoint): Promise<McpConnection> {
     const url = URL.canParse(endpoint.url) ? new URL(endpoint.url) : null;
     if (!url) {
-      throw new ToolCallError(`MCP server URL "${endpoint.url}" is not a valid absolute URL; fix the tool's endpoint.`, ToolErrorClass.INVALID_REQUEST, {
-        transient: false,
-        reachedRemote: false,
-      });
+      throw new ToolCallError(
+        `MCP server URL "${endpoint.url}" is not a valid absolute URL; fix the tool's endpoint.`,
+        ToolErrorClass.INVALID_REQUEST,
+        {
+          transient: false,
+          reachedRemote: false,
+        },
+      );
     }
     await this.outbound.guard.assertAllowed(url);
-    const connection = await McpConnection.open(url, entry.resolvedTransport ?? endpoint.transport ?? 'streamable-http', {
-      key: entry.key,
-      fetch: this.outbound.fetch,
-      dispatcher: this.outbound.dispatcher,
-      headers: endpoint.headers,
-      connectTimeoutMs: CONNECT_TIMEOUT_MS,
-      onLost: (lost) => this.drop(lost),
-      onToolsListChanged: () => this.notifyToolsListChanged(entry.url),
-    });
+    const connection = await McpConnection.open(
+      url,
+      entry.resolvedTransport ?? endpoint.transport ?? 'streamable-http',
+      {
+        key: entry.key,
+        fetch: this.outbound.fetch,
+        dispatcher: this.outbound.dispatcher,
+        headers: endpoint.headers,
+        connectTimeoutMs: CONNECT_TIMEOUT_MS,
+        onLost: (lost) => this.drop(lost),
+        onToolsListChanged: () => this.notifyToolsListChanged(entry.url),
+      },
+    );
     entry.connects++;
     this.totalConnects++;
     entry.resolvedTransport = connection.transportKind;
@@ -226,7 +249,11 @@ export class McpClientPool implements OnModuleDestroy {
     if (!headers) return endpoint.url;
     let digest = this.headerDigests.get(headers);
     if (digest === undefined) {
-      const canonical = JSON.stringify(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+      const canonical = JSON.stringify(
+        Object.entries(headers)
+          .map(([k, v]) => [k.toLowerCase(), v])
+          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+      );
       digest = createHash('sha256').update(canonical).digest('base64url').slice(0, 22);
       this.headerDigests.set(headers, digest);
     }

@@ -2,7 +2,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolResult, CallToolResultSchema, ErrorCode, McpError, Tool, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResult,
+  CallToolResultSchema,
+  ErrorCode,
+  McpError,
+  Tool,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Dispatcher } from 'undici';
 import type { OutboundFetch } from '../outbound/outbound-http.agent';
 import type { McpTransportKind } from './mcp-endpoint';
@@ -27,7 +34,12 @@ export interface McpConnectionOptions {
 const CLIENT_INFO = { name: 'agent-tool-gateway', version: '0.1.0' };
 const PROBE_TIMEOUT_MS = 5000;
 /** The GET stream comes back sooner than the SDK default (1 s): its failure is how a vanished server shows. */
-const STREAM_RECONNECTION = { initialReconnectionDelay: 250, maxReconnectionDelay: 5000, reconnectionDelayGrowFactor: 2, maxRetries: 2 };
+const STREAM_RECONNECTION = {
+  initialReconnectionDelay: 250,
+  maxReconnectionDelay: 5000,
+  reconnectionDelayGrowFactor: 2,
+  maxRetries: 2,
+};
 
 /** One initialized MCP session (an SDK Client on one transport), shared by every caller of its server. */
 export class McpConnection {
@@ -67,12 +79,20 @@ export class McpConnection {
     }
   }
 
-  private static async openWith(url: URL, kind: 'streamable-http' | 'sse', options: McpConnectionOptions): Promise<McpConnection> {
+  private static async openWith(
+    url: URL,
+    kind: 'streamable-http' | 'sse',
+    options: McpConnectionOptions,
+  ): Promise<McpConnection> {
     const requestInit = options.headers ? { headers: options.headers } : undefined;
     const transport: Transport =
       kind === 'sse'
         ? new SSEClientTransport(url, { fetch: options.fetch, requestInit })
-        : new StreamableHTTPClientTransport(url, { fetch: options.fetch, requestInit, reconnectionOptions: STREAM_RECONNECTION });
+        : new StreamableHTTPClientTransport(url, {
+            fetch: options.fetch,
+            requestInit,
+            reconnectionOptions: STREAM_RECONNECTION,
+          });
     const client = new Client(CLIENT_INFO, { capabilities: {} });
     const connection = new McpConnection(options.key, client, kind, transport, options.onLost);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolsListChanged());
@@ -91,7 +111,12 @@ export class McpConnection {
     try {
       await client.connect(transport, { timeout: options.connectTimeoutMs });
       if (transport instanceof StreamableHTTPClientTransport) {
-        const session = { url, sessionId: transport.sessionId, protocolVersion: transport.protocolVersion, headers: options.headers };
+        const session = {
+          url,
+          sessionId: transport.sessionId,
+          protocolVersion: transport.protocolVersion,
+          headers: options.headers,
+        };
         connection.exchange = new McpStreamableExchange(session, options.dispatcher, options.onToolsListChanged);
       }
       connection.ready = true;
@@ -107,18 +132,37 @@ export class McpConnection {
    * `tools/call` (with `meta` as `params._meta`). On streamable HTTP it goes straight over undici (McpStreamableExchange); on legacy SSE through
    * the SDK Client. The result is checked against the spec's CallToolResult shape either way.
    */
-  async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal | undefined, timeoutMs: number, meta?: Record<string, unknown>): Promise<CallToolResult> {
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+    timeoutMs: number,
+    meta?: Record<string, unknown>,
+  ): Promise<CallToolResult> {
     const params = meta ? { name, arguments: args, _meta: meta } : { name, arguments: args };
     if (this.exchange) {
       const result = await this.exchange.request('tools/call', params, { signal, timeoutMs });
       return CallToolResultSchema.parse(result);
     }
-    return withRequestSignal(signal, (requestSignal) => this.client.callTool(params, undefined, { signal: requestSignal, timeout: timeoutMs }) as Promise<CallToolResult>);
+    return withRequestSignal(
+      signal,
+      (requestSignal) =>
+        this.client.callTool(params, undefined, {
+          signal: requestSignal,
+          timeout: timeoutMs,
+        }) as Promise<CallToolResult>,
+    );
   }
 
   /** One page of `tools/list`, through the SDK Client. */
-  listTools(cursor: string | undefined, signal: AbortSignal | undefined, timeoutMs: number): Promise<{ tools: Tool[]; nextCursor?: string }> {
-    return withRequestSignal(signal, (requestSignal) => this.client.listTools(cursor ? { cursor } : undefined, { signal: requestSignal, timeout: timeoutMs }));
+  listTools(
+    cursor: string | undefined,
+    signal: AbortSignal | undefined,
+    timeoutMs: number,
+  ): Promise<{ tools: Tool[]; nextCursor?: string }> {
+    return withRequestSignal(signal, (requestSignal) =>
+      this.client.listTools(cursor ? { cursor } : undefined, { signal: requestSignal, timeout: timeoutMs }),
+    );
   }
 
   /**
@@ -151,7 +195,10 @@ export class McpConnection {
         () => undefined,
         (err: unknown) => {
           // A server that answers the ping with a JSON-RPC error (e.g. no ping handler) is alive.
-          const answered = err instanceof McpError && (err.code as ErrorCode) !== ErrorCode.RequestTimeout && (err.code as ErrorCode) !== ErrorCode.ConnectionClosed;
+          const answered =
+            err instanceof McpError &&
+            (err.code as ErrorCode) !== ErrorCode.RequestTimeout &&
+            (err.code as ErrorCode) !== ErrorCode.ConnectionClosed;
           if (!answered) this.markLost();
         },
       )
@@ -169,7 +216,10 @@ export class McpConnection {
  * Runs an SDK request with a signal of its own that follows `outer`: the SDK never removes its abort listener,
  * so a long-lived caller signal must not reach it.
  */
-async function withRequestSignal<T>(outer: AbortSignal | undefined, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+async function withRequestSignal<T>(
+  outer: AbortSignal | undefined,
+  fn: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const request = new AbortController();
   const relay = (): void => request.abort(outer?.reason);
   outer?.addEventListener('abort', relay, { once: true });

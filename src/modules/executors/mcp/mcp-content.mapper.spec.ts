@@ -2,7 +2,14 @@ import { mapCallToolResult } from './mcp-content.mapper';
 
 describe('mapCallToolResult', () => {
   it('joins text items in order', () => {
-    expect(mapCallToolResult({ content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] })).toEqual({ content: 'a\nb' });
+    expect(
+      mapCallToolResult({
+        content: [
+          { type: 'text', text: 'a' },
+          { type: 'text', text: 'b' },
+        ],
+      }),
+    ).toEqual({ content: 'a\nb' });
   });
 
   it('summarizes binary items instead of inlining base64', () => {
@@ -26,15 +33,23 @@ describe('mapCallToolResult', () => {
         { type: 'resource_link', uri: 'file:///c', name: 'c' },
       ],
     });
-    expect(out.content).toBe('[resource: file:///a.txt (text/plain)]\nhello\n[resource: file:///b.bin, 4 B]\n[resource link: c <file:///c>]');
+    expect(out.content).toBe(
+      '[resource: file:///a.txt (text/plain)]\nhello\n[resource: file:///b.bin, 4 B]\n[resource link: c <file:///c>]',
+    );
   });
 
   it('keeps isError as a tool-level error', () => {
-    expect(mapCallToolResult({ content: [{ type: 'text', text: 'boom' }], isError: true })).toEqual({ content: 'boom', isError: true });
+    expect(mapCallToolResult({ content: [{ type: 'text', text: 'boom' }], isError: true })).toEqual({
+      content: 'boom',
+      isError: true,
+    });
   });
 
   it('passes structuredContent through, and uses it as content when there is no content item', () => {
-    expect(mapCallToolResult({ content: [], structuredContent: { n: 1 } })).toEqual({ content: '{"n":1}', structured: { n: 1 } });
+    expect(mapCallToolResult({ content: [], structuredContent: { n: 1 } })).toEqual({
+      content: '{"n":1}',
+      structured: { n: 1 },
+    });
     expect(mapCallToolResult({ content: [{ type: 'text', text: 'n=1' }], structuredContent: { n: 1 } })).toEqual({
       content: 'n=1',
       structured: { n: 1 },

@@ -11,7 +11,8 @@ import type { ToolOutput } from '../tool-executor';
 export function mapCallToolResult(result: CallToolResult): ToolOutput {
   const parts = (result.content ?? []).map(describeBlock);
   let content = parts.join('\n');
-  if (content.length === 0 && result.structuredContent !== undefined) content = JSON.stringify(result.structuredContent);
+  if (content.length === 0 && result.structuredContent !== undefined)
+    content = JSON.stringify(result.structuredContent);
   const output: ToolOutput = { content };
   if (result.isError === true) output.isError = true;
   if (result.structuredContent !== undefined) output.structured = result.structuredContent;

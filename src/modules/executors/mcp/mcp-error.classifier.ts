@@ -31,12 +31,16 @@ export function classifyMcpConnectError(err: unknown, url: string, signal?: Abor
   if (network) return network.reachedRemote ? notSent(network) : network;
   const status = httpStatusOf(err);
   const transient = status === undefined || status === 408 || status === 429 || status >= 500;
-  return new ToolCallError(`MCP server ${url} could not be connected: ${messageOf(err)}`, ToolErrorClass.MCP_CONNECT_FAILED, {
-    transient,
-    reachedRemote: false,
-    httpStatus: status,
-    cause: err,
-  });
+  return new ToolCallError(
+    `MCP server ${url} could not be connected: ${messageOf(err)}`,
+    ToolErrorClass.MCP_CONNECT_FAILED,
+    {
+      transient,
+      reachedRemote: false,
+      httpStatus: status,
+      cause: err,
+    },
+  );
 }
 
 /** Maps a failure of a request on an open session. */
@@ -44,11 +48,15 @@ export function classifyMcpRequestError(err: unknown, url: string, signal?: Abor
   if (err instanceof ToolCallError) return err;
   if (signal?.aborted) return abortedError(signal, url, err);
   if (isSessionLost(err)) {
-    return new ToolCallError(`MCP server ${url} lost the session before the request was processed`, ToolErrorClass.MCP_SESSION_LOST, {
-      transient: true,
-      reachedRemote: false,
-      cause: err,
-    });
+    return new ToolCallError(
+      `MCP server ${url} lost the session before the request was processed`,
+      ToolErrorClass.MCP_SESSION_LOST,
+      {
+        transient: true,
+        reachedRemote: false,
+        cause: err,
+      },
+    );
   }
   if (err instanceof McpError) return fromMcpError(err, url);
   const network = classifyNetworkError(err, url);
@@ -56,12 +64,16 @@ export function classifyMcpRequestError(err: unknown, url: string, signal?: Abor
   const status = httpStatusOf(err);
   if (status !== undefined) {
     const retryable = status === 408 || status === 429 || status >= 500;
-    return new ToolCallError(`MCP server ${url} answered HTTP ${status}: ${messageOf(err)}`, retryable ? ToolErrorClass.HTTP_RETRYABLE : ToolErrorClass.HTTP_CLIENT_ERROR, {
-      transient: retryable,
-      reachedRemote: true,
-      httpStatus: status,
-      cause: err,
-    });
+    return new ToolCallError(
+      `MCP server ${url} answered HTTP ${status}: ${messageOf(err)}`,
+      retryable ? ToolErrorClass.HTTP_RETRYABLE : ToolErrorClass.HTTP_CLIENT_ERROR,
+      {
+        transient: retryable,
+        reachedRemote: true,
+        httpStatus: status,
+        cause: err,
+      },
+    );
   }
   return new ToolCallError(`MCP request to ${url} failed: ${messageOf(err)}`, ToolErrorClass.MCP_PROTOCOL_ERROR, {
     transient: false,
@@ -79,22 +91,34 @@ function fromMcpError(err: McpError, url: string): ToolCallError {
         cause: err,
       });
     case ErrorCode.ConnectionClosed:
-      return new ToolCallError(`MCP session to ${url} closed before the answer arrived`, ToolErrorClass.CONNECTION_LOST, {
-        transient: true,
-        reachedRemote: true,
-        cause: err,
-      });
+      return new ToolCallError(
+        `MCP session to ${url} closed before the answer arrived`,
+        ToolErrorClass.CONNECTION_LOST,
+        {
+          transient: true,
+          reachedRemote: true,
+          cause: err,
+        },
+      );
     default:
-      return new ToolCallError(`MCP server ${url} refused the request: ${err.message}`, ToolErrorClass.MCP_PROTOCOL_ERROR, {
-        transient: false,
-        reachedRemote: true,
-        cause: err,
-      });
+      return new ToolCallError(
+        `MCP server ${url} refused the request: ${err.message}`,
+        ToolErrorClass.MCP_PROTOCOL_ERROR,
+        {
+          transient: false,
+          reachedRemote: true,
+          cause: err,
+        },
+      );
   }
 }
 
 function notSent(err: ToolCallError): ToolCallError {
-  return new ToolCallError(err.message, err.errorClass, { ...err.options, reachedRemote: false, cause: err.options.cause ?? err });
+  return new ToolCallError(err.message, err.errorClass, {
+    ...err.options,
+    reachedRemote: false,
+    cause: err.options.cause ?? err,
+  });
 }
 
 function messageOf(err: unknown): string {

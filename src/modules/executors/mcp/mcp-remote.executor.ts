@@ -39,11 +39,15 @@ export class McpRemoteToolExecutor implements ToolExecutor {
       return mapCallToolResult(result);
     } catch (err) {
       if (err instanceof ToolCallError) throw err;
-      throw new ToolCallError(`MCP tool ${tool.name} failed: ${(err as Error)?.message ?? String(err)}`, ToolErrorClass.EXECUTOR_ERROR, {
-        transient: false,
-        reachedRemote: true,
-        cause: err,
-      });
+      throw new ToolCallError(
+        `MCP tool ${tool.name} failed: ${(err as Error)?.message ?? String(err)}`,
+        ToolErrorClass.EXECUTOR_ERROR,
+        {
+          transient: false,
+          reachedRemote: true,
+          cause: err,
+        },
+      );
     }
   }
 }

@@ -49,7 +49,11 @@ export class McpStreamableExchange {
     private readonly dispatcher: Dispatcher,
     private readonly onToolsListChanged: () => void,
   ) {
-    const headers: Record<string, string> = { ...session.headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const headers: Record<string, string> = {
+      ...session.headers,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    };
     if (session.sessionId) headers['mcp-session-id'] = session.sessionId;
     if (session.protocolVersion) headers['mcp-protocol-version'] = session.protocolVersion;
     this.target = { origin: session.url.origin, path: `${session.url.pathname}${session.url.search}`, headers };
@@ -70,12 +74,20 @@ export class McpStreamableExchange {
     };
     const relay = (): void => abort(outer!.reason as Error);
     outer?.addEventListener('abort', relay, { once: true });
-    const timer = setTimeout(() => abort(new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: options.timeoutMs })), options.timeoutMs);
+    const timer = setTimeout(
+      () => abort(new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: options.timeoutMs })),
+      options.timeoutMs,
+    );
     this.pending.add(abort);
     try {
       return await new Promise<unknown>((resolve, reject) => {
         reader = new McpAnswerReader(id, resolve, reject, (message) => this.onServerMessage(message));
-        handle = dispatchPost(this.dispatcher, this.target, JSON.stringify({ jsonrpc: '2.0', id, method, params }), reader);
+        handle = dispatchPost(
+          this.dispatcher,
+          this.target,
+          JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+          reader,
+        );
       });
     } catch (err) {
       if (!abortedWith) {
@@ -107,7 +119,11 @@ export class McpStreamableExchange {
     const answer =
       message.method === 'ping'
         ? { jsonrpc: '2.0', id: message.id, result: {} }
-        : { jsonrpc: '2.0', id: message.id, error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${message.method}` } };
+        : {
+            jsonrpc: '2.0',
+            id: message.id,
+            error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${message.method}` },
+          };
     this.send(answer);
   }
 

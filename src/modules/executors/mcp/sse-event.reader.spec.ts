@@ -1,6 +1,7 @@
 import { SseEventReader } from './sse-event.reader';
 
-const STREAM = 'event: message\r\nid: 7\r\ndata: {"a":1,\r\ndata: "b":2}\r\n\r\n: keep-alive comment\n\ndata:no space\n\nid: 8\nretry: 100\n\n';
+const STREAM =
+  'event: message\r\nid: 7\r\ndata: {"a":1,\r\ndata: "b":2}\r\n\r\n: keep-alive comment\n\ndata:no space\n\nid: 8\nretry: 100\n\n';
 
 describe('SseEventReader', () => {
   it('parses fields, multi-line data, comments and every line ending', () => {

@@ -32,7 +32,15 @@ export function dispatchPost(dispatcher: Dispatcher, target: PostTarget, body: s
   let abortedWith: Error | undefined;
   let done = false;
   dispatcher.dispatch(
-    { origin: target.origin, path: target.path, method: 'POST', headers: target.headers, body, headersTimeout: 0, bodyTimeout: 0 },
+    {
+      origin: target.origin,
+      path: target.path,
+      method: 'POST',
+      headers: target.headers,
+      body,
+      headersTimeout: 0,
+      bodyTimeout: 0,
+    },
     {
       onRequestStart(controller) {
         abortExchange = (reason) => controller.abort(reason);

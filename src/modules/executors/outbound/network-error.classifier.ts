@@ -42,11 +42,15 @@ export function classifyNetworkError(err: unknown, target: string): ToolCallErro
     }
     const maybeSent = MAYBE_SENT[code];
     if (maybeSent) {
-      return new ToolCallError(`${target}: ${maybeSent} (${code}); the remote may have received the request.`, ToolErrorClass.CONNECTION_LOST, {
-        transient: true,
-        reachedRemote: true,
-        cause: err,
-      });
+      return new ToolCallError(
+        `${target}: ${maybeSent} (${code}); the remote may have received the request.`,
+        ToolErrorClass.CONNECTION_LOST,
+        {
+          transient: true,
+          reachedRemote: true,
+          cause: err,
+        },
+      );
     }
   }
   return null;

@@ -39,13 +39,23 @@ describe('blockedAddressReason', () => {
     expect(blockedAddressReason(address)).toContain(expected);
   });
 
-  it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '172.15.255.255', '100.128.0.1', '169.253.255.255', '192.169.0.1', '11.0.0.1',
-    '2606:4700:4700::1111', '2a00:1450:4001:82b::200e', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::'])(
-    'lets the public address %s through',
-    (address) => {
-      expect(blockedAddressReason(address)).toBeNull();
-    },
-  );
+  it.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '172.32.0.1',
+    '172.15.255.255',
+    '100.128.0.1',
+    '169.253.255.255',
+    '192.169.0.1',
+    '11.0.0.1',
+    '2606:4700:4700::1111',
+    '2a00:1450:4001:82b::200e',
+    '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
+    '2002:808:808::',
+  ])('lets the public address %s through', (address) => {
+    expect(blockedAddressReason(address)).toBeNull();
+  });
 
   it('treats a non-address as blocked rather than public', () => {
     expect(blockedAddressReason('example.com')).toBe('not an IP address');
@@ -53,7 +63,16 @@ describe('blockedAddressReason', () => {
 });
 
 describe('OutboundAllowList', () => {
-  const list = new OutboundAllowList(['internal.example', '*.svc.local', '127.0.0.1', '10.20.0.0/16', 'fd00::/8', '[::1]', ' ', '::ffff:192.168.1.0/120']);
+  const list = new OutboundAllowList([
+    'internal.example',
+    '*.svc.local',
+    '127.0.0.1',
+    '10.20.0.0/16',
+    'fd00::/8',
+    '[::1]',
+    ' ',
+    '::ffff:192.168.1.0/120',
+  ]);
 
   it('matches host names exactly and case-insensitively, with or without the root dot', () => {
     expect(list.allowsHost('internal.example')).toBe(true);

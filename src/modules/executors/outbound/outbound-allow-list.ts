@@ -46,7 +46,8 @@ export class OutboundAllowList {
       const wasMapped = addr.kind() === 'ipv4' && stripBrackets(base).includes(':');
       const effective = wasMapped ? prefix - 96 : prefix;
       const max = addr.kind() === 'ipv4' ? 32 : 128;
-      if (effective < 0 || effective > max) throw new Error(`OUTBOUND_ALLOW_HOSTS entry "${entry}" has an invalid prefix length`);
+      if (effective < 0 || effective > max)
+        throw new Error(`OUTBOUND_ALLOW_HOSTS entry "${entry}" has an invalid prefix length`);
       this.cidrs.push([addr, effective]);
       return;
     }

@@ -2,7 +2,10 @@ import type { LookupAddress } from 'node:dns';
 import { ToolCallError } from '../tool-executor';
 import { OutboundGuard, OutboundDnsResolver } from './outbound-guard';
 
-function guardWith(allow: string[], zone: Record<string, string[] | Error> = {}): { guard: OutboundGuard; lookups: string[] } {
+function guardWith(
+  allow: string[],
+  zone: Record<string, string[] | Error> = {},
+): { guard: OutboundGuard; lookups: string[] } {
   const lookups: string[] = [];
   const resolver: OutboundDnsResolver = async (host) => {
     lookups.push(host);
@@ -25,8 +28,9 @@ async function rejection(promise: Promise<unknown>): Promise<ToolCallError> {
 
 function lookupVia(guard: OutboundGuard, host: string, all: boolean): Promise<{ err: Error | null; result: unknown }> {
   return new Promise((resolve) => {
-    guard.lookup(host, { all }, ((err: Error | null, address: string | LookupAddress[], family?: number) =>
-      resolve({ err, result: all ? address : { address, family } })));
+    guard.lookup(host, { all }, (err: Error | null, address: string | LookupAddress[], family?: number) =>
+      resolve({ err, result: all ? address : { address, family } }),
+    );
   });
 }
 
@@ -43,8 +47,14 @@ describe('OutboundGuard', () => {
   describe('assertAllowed', () => {
     it('returns the resolved address of a public host', async () => {
       const { guard } = guardWith([], zone);
-      await expect(guard.assertAllowed(new URL('https://public.example/x'))).resolves.toEqual({ address: '93.184.216.34', family: 4 });
-      await expect(guard.assertAllowed(new URL('http://v6only.example'))).resolves.toEqual({ address: '2606:4700::1', family: 6 });
+      await expect(guard.assertAllowed(new URL('https://public.example/x'))).resolves.toEqual({
+        address: '93.184.216.34',
+        family: 4,
+      });
+      await expect(guard.assertAllowed(new URL('http://v6only.example'))).resolves.toEqual({
+        address: '2606:4700::1',
+        family: 6,
+      });
     });
 
     it('refuses a host when any one of its addresses is private, naming the address and the fix', async () => {
@@ -59,11 +69,21 @@ describe('OutboundGuard', () => {
 
     it('refuses the cloud metadata address behind a name', async () => {
       const { guard } = guardWith([], zone);
-      expect((await rejection(guard.assertAllowed(new URL('http://meta.example/latest')))).message).toContain('169.254.169.254');
+      expect((await rejection(guard.assertAllowed(new URL('http://meta.example/latest')))).message).toContain(
+        '169.254.169.254',
+      );
     });
 
-    it.each(['http://127.0.0.1:8080/', 'http://[::1]/', 'http://[::ffff:127.0.0.1]/', 'http://2130706433/', 'http://0x7f.1/', 'http://0/',
-      'http://169.254.169.254/latest/meta-data', 'http://[fd00::1]/'])('refuses the IP-literal URL %s without a lookup', async (url) => {
+    it.each([
+      'http://127.0.0.1:8080/',
+      'http://[::1]/',
+      'http://[::ffff:127.0.0.1]/',
+      'http://2130706433/',
+      'http://0x7f.1/',
+      'http://0/',
+      'http://169.254.169.254/latest/meta-data',
+      'http://[fd00::1]/',
+    ])('refuses the IP-literal URL %s without a lookup', async (url) => {
       const { guard, lookups } = guardWith([], zone);
       expect((await rejection(guard.assertAllowed(new URL(url)))).errorClass).toBe('OUTBOUND_BLOCKED');
       expect(lookups).toEqual([]);
@@ -78,15 +98,21 @@ describe('OutboundGuard', () => {
     );
 
     it('allows a private host listed by name, and a private address listed as IP or CIDR', async () => {
-      await expect(guardWith(['internal.example'], zone).guard.assertAllowed(new URL('http://internal.example'))).resolves.toEqual({
+      await expect(
+        guardWith(['internal.example'], zone).guard.assertAllowed(new URL('http://internal.example')),
+      ).resolves.toEqual({
         address: '10.0.0.7',
         family: 4,
       });
-      await expect(guardWith(['10.0.0.0/8'], zone).guard.assertAllowed(new URL('http://internal.example'))).resolves.toBeDefined();
-      await expect(guardWith(['127.0.0.1'], zone).guard.assertAllowed(new URL('http://127.0.0.1:9/'))).resolves.toEqual({
-        address: '127.0.0.1',
-        family: 4,
-      });
+      await expect(
+        guardWith(['10.0.0.0/8'], zone).guard.assertAllowed(new URL('http://internal.example')),
+      ).resolves.toBeDefined();
+      await expect(guardWith(['127.0.0.1'], zone).guard.assertAllowed(new URL('http://127.0.0.1:9/'))).resolves.toEqual(
+        {
+          address: '127.0.0.1',
+          family: 4,
+        },
+      );
     });
 
     it('does not let an allow-listed address cover another blocked address of the same host', async () => {
@@ -117,8 +143,14 @@ describe('OutboundGuard', () => {
   describe('lookup (the Agent connect hook that pins vetted addresses)', () => {
     it('answers with every vetted address when asked for all, or the first one', async () => {
       const { guard } = guardWith([], zone);
-      await expect(lookupVia(guard, 'public.example', true)).resolves.toEqual({ err: null, result: [{ address: '93.184.216.34', family: 4 }] });
-      await expect(lookupVia(guard, 'public.example', false)).resolves.toEqual({ err: null, result: { address: '93.184.216.34', family: 4 } });
+      await expect(lookupVia(guard, 'public.example', true)).resolves.toEqual({
+        err: null,
+        result: [{ address: '93.184.216.34', family: 4 }],
+      });
+      await expect(lookupVia(guard, 'public.example', false)).resolves.toEqual({
+        err: null,
+        result: { address: '93.184.216.34', family: 4 },
+      });
     });
 
     it('fails the connect with the OUTBOUND_BLOCKED error when the answer holds a blocked address', async () => {
@@ -130,9 +162,14 @@ describe('OutboundGuard', () => {
 
     it('checks the answer it hands to the socket, so a rebinding DNS cannot slip a private address in', async () => {
       let calls = 0;
-      const rebinding: OutboundDnsResolver = async () => [{ address: calls++ === 0 ? '93.184.216.34' : '127.0.0.1', family: 4 }];
+      const rebinding: OutboundDnsResolver = async () => [
+        { address: calls++ === 0 ? '93.184.216.34' : '127.0.0.1', family: 4 },
+      ];
       const guard = new OutboundGuard({ outboundAllowHosts: [] }, rebinding);
-      await expect(guard.assertAllowed(new URL('http://rebind.example'))).resolves.toEqual({ address: '93.184.216.34', family: 4 });
+      await expect(guard.assertAllowed(new URL('http://rebind.example'))).resolves.toEqual({
+        address: '93.184.216.34',
+        family: 4,
+      });
       const { err } = await lookupVia(guard, 'rebind.example', true);
       expect((err as ToolCallError).errorClass).toBe('OUTBOUND_BLOCKED');
     });

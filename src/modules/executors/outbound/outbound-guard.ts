@@ -76,8 +76,13 @@ export class OutboundGuard {
     this.resolveHost(hostname)
       .then((all) => {
         this.vet(hostname, all);
-        const wanted = options.family === 4 || options.family === 6 ? all.filter((a) => a.family === options.family) : all;
-        if (wanted.length === 0) throw dnsError(hostname, Object.assign(new Error('no address of the requested family'), { code: 'ENOTFOUND' }));
+        const wanted =
+          options.family === 4 || options.family === 6 ? all.filter((a) => a.family === options.family) : all;
+        if (wanted.length === 0)
+          throw dnsError(
+            hostname,
+            Object.assign(new Error('no address of the requested family'), { code: 'ENOTFOUND' }),
+          );
         if (options.all) cb(null, wanted);
         else cb(null, wanted[0].address, wanted[0].family);
       })

@@ -1,4 +1,10 @@
-import { applyRemoteContextHeaders, headerSafe, idempotencyKeyOf, remoteCallContextOf, remoteCallMeta } from './remote-call.context';
+import {
+  applyRemoteContextHeaders,
+  headerSafe,
+  idempotencyKeyOf,
+  remoteCallContextOf,
+  remoteCallMeta,
+} from './remote-call.context';
 
 const base = { tenantId: 'acme', userId: 'u1', sessionId: 's1', toolCallId: 'call_1' };
 
@@ -60,6 +66,12 @@ describe('applyRemoteContextHeaders', () => {
 describe('remoteCallMeta', () => {
   it('carries the context as JSON (null where there is none) with the same idempotency key', () => {
     const ctx = remoteCallContextOf({ tenantId: 'acme', userId: '张三', toolCallId: 'call_1' });
-    expect(remoteCallMeta(ctx)).toEqual({ tenantId: 'acme', userId: '张三', sessionId: null, toolCallId: 'call_1', idempotencyKey: idempotencyKeyOf(ctx) });
+    expect(remoteCallMeta(ctx)).toEqual({
+      tenantId: 'acme',
+      userId: '张三',
+      sessionId: null,
+      toolCallId: 'call_1',
+      idempotencyKey: idempotencyKeyOf(ctx),
+    });
   });
 });

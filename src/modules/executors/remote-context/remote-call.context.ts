@@ -12,8 +12,15 @@ export interface RemoteCallContext {
 }
 
 /** The context of one attempt, as the executor received it. */
-export function remoteCallContextOf(invocation: Pick<ToolInvocation, 'tenantId' | 'userId' | 'sessionId' | 'toolCallId'>): RemoteCallContext {
-  return { tenantId: invocation.tenantId, userId: invocation.userId, sessionId: invocation.sessionId ?? null, toolCallId: invocation.toolCallId };
+export function remoteCallContextOf(
+  invocation: Pick<ToolInvocation, 'tenantId' | 'userId' | 'sessionId' | 'toolCallId'>,
+): RemoteCallContext {
+  return {
+    tenantId: invocation.tenantId,
+    userId: invocation.userId,
+    sessionId: invocation.sessionId ?? null,
+    toolCallId: invocation.toolCallId,
+  };
 }
 
 /** The MCP `tools/call` `params._meta` of a call: the context, null where there is none. */
@@ -39,7 +46,9 @@ const REPLACEMENT_CHAR = '%EF%BF%BD';
  * differs between tenants and sessions that reuse a toolCallId (`call_1`). `gw1-` + 43 base64url characters.
  */
 export function idempotencyKeyOf(ctx: RemoteCallContext): string {
-  const digest = createHash('sha256').update(JSON.stringify([ctx.tenantId, ctx.sessionId, ctx.toolCallId])).digest('base64url');
+  const digest = createHash('sha256')
+    .update(JSON.stringify([ctx.tenantId, ctx.sessionId, ctx.toolCallId]))
+    .digest('base64url');
   return `${KEY_PREFIX}${digest}`;
 }
 
@@ -59,7 +68,13 @@ export function applyRemoteContextHeaders(headers: Record<string, string>, ctx: 
 
 /** The `_meta` of an MCP `tools/call` (JSON: values as they are). */
 export function remoteCallMeta(ctx: RemoteCallContext): RemoteCallMeta {
-  return { tenantId: ctx.tenantId, userId: ctx.userId, sessionId: ctx.sessionId, toolCallId: ctx.toolCallId, idempotencyKey: idempotencyKeyOf(ctx) };
+  return {
+    tenantId: ctx.tenantId,
+    userId: ctx.userId,
+    sessionId: ctx.sessionId,
+    toolCallId: ctx.toolCallId,
+    idempotencyKey: idempotencyKeyOf(ctx),
+  };
 }
 
 /**

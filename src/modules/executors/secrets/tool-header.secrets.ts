@@ -11,15 +11,24 @@ export function fillHeaderSecrets(ownerLabel: string, header: string, template: 
   return template.replace(SECRET_REF_PATTERN, (_match, name: string) => {
     const value = secrets.get(name);
     if (value === undefined) {
-      throw new ToolCallError(`${ownerLabel}: header "${header}" ${secrets.missing(name)}.`, ToolErrorClass.SECRET_MISSING, { transient: false, reachedRemote: false });
+      throw new ToolCallError(
+        `${ownerLabel}: header "${header}" ${secrets.missing(name)}.`,
+        ToolErrorClass.SECRET_MISSING,
+        { transient: false, reachedRemote: false },
+      );
     }
     return value;
   });
 }
 
 /** Every header of `templates` with its secrets filled (names kept as written). */
-export function fillHeadersSecrets(ownerLabel: string, templates: Record<string, string>, secrets: SecretScope): Record<string, string> {
+export function fillHeadersSecrets(
+  ownerLabel: string,
+  templates: Record<string, string>,
+  secrets: SecretScope,
+): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, template] of Object.entries(templates)) out[name] = fillHeaderSecrets(ownerLabel, name, template, secrets);
+  for (const [name, template] of Object.entries(templates))
+    out[name] = fillHeaderSecrets(ownerLabel, name, template, secrets);
   return out;
 }

@@ -20,7 +20,10 @@ const NO_SECRETS: SecretScope = { tenantId: null, get: () => undefined, missing:
  */
 @Injectable()
 export class ToolHeadersResolver {
-  private readonly filled = new WeakMap<Record<string, string>, { scope: SecretScope; headers: Record<string, string> }>();
+  private readonly filled = new WeakMap<
+    Record<string, string>,
+    { scope: SecretScope; headers: Record<string, string> }
+  >();
 
   constructor(private readonly secrets: ToolSecretsResolver) {}
 

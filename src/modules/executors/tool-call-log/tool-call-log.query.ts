@@ -50,7 +50,12 @@ export class ToolCallLogQuery {
     if (filter.sessionId) where.sessionId = filter.sessionId;
     if (filter.toolName) where.toolName = filter.toolName;
     if (filter.status) where.status = filter.status;
-    const [rows, total] = await this.rows.findAndCount({ where, order: { createdAt: 'ASC', id: 'ASC' }, skip: filter.skip, take: filter.take });
+    const [rows, total] = await this.rows.findAndCount({
+      where,
+      order: { createdAt: 'ASC', id: 'ASC' },
+      skip: filter.skip,
+      take: filter.take,
+    });
     return [rows.map(toView), total];
   }
 }

@@ -10,15 +10,45 @@ const FLUSH_DELAY_MS = 20;
 const MAX_BATCH = 200;
 
 const LOG_COLUMNS = [
-  'id', 'tenant_id', 'session_id', 'agent_id', 'user_id', 'tool_call_id', 'tool_id', 'tool_name', 'status', 'entry',
-  'arguments_redacted', 'attempts', 'duration_ms', 'error_class', 'result_chars', 'result_preview', 'created_at',
+  'id',
+  'tenant_id',
+  'session_id',
+  'agent_id',
+  'user_id',
+  'tool_call_id',
+  'tool_id',
+  'tool_name',
+  'status',
+  'entry',
+  'arguments_redacted',
+  'attempts',
+  'duration_ms',
+  'error_class',
+  'result_chars',
+  'result_preview',
+  'created_at',
 ];
 const ROW_MARKS = `(${LOG_COLUMNS.map(() => '?').join(', ')})`;
 
 function rowValues(r: ToolCallLogEntity): unknown[] {
   return [
-    r.id, r.tenantId, r.sessionId, r.agentId, r.userId, r.toolCallId, r.toolId, r.toolName, r.status, r.entry,
-    r.argumentsRedacted, r.attempts, r.durationMs, r.errorClass, r.resultChars, r.resultPreview, r.createdAt,
+    r.id,
+    r.tenantId,
+    r.sessionId,
+    r.agentId,
+    r.userId,
+    r.toolCallId,
+    r.toolId,
+    r.toolName,
+    r.status,
+    r.entry,
+    r.argumentsRedacted,
+    r.attempts,
+    r.durationMs,
+    r.errorClass,
+    r.resultChars,
+    r.resultPreview,
+    r.createdAt,
   ];
 }
 
@@ -76,7 +106,10 @@ export class ToolCallLogService implements OnModuleDestroy {
         const slice = batch.slice(i, i + MAX_BATCH);
         try {
           const chunk = slice.map(({ input, at }) => logRow(input, at));
-          await this.sql.run(`INSERT INTO tool_call_log (${LOG_COLUMNS.join(', ')}) VALUES ${chunk.map(() => ROW_MARKS).join(', ')}`, chunk.flatMap(rowValues));
+          await this.sql.run(
+            `INSERT INTO tool_call_log (${LOG_COLUMNS.join(', ')}) VALUES ${chunk.map(() => ROW_MARKS).join(', ')}`,
+            chunk.flatMap(rowValues),
+          );
         } catch (err) {
           this.logger.error(`Could not write ${slice.length} tool log row(s): ${(err as Error).message}`);
         }

@@ -10,11 +10,19 @@ import { ToolCallLogQuery } from './tool-call-log.query';
 class ToolCallsQueryDto extends PageQueryDto {
   @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 36) sessionId?: string;
   @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 64) toolName?: string;
-  @ApiPropertyOptional({ description: 'COMPLETED, FAILED, ...' }) @IsOptional() @IsString() @Length(1, 24) status?: string;
+  @ApiPropertyOptional({ description: 'COMPLETED, FAILED, ...' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 24)
+  status?: string;
 }
 
 class ToolCallLogPageDto extends PageMetaDto {
-  @ApiProperty({ type: 'array', items: { type: 'object' }, description: 'Tool log rows; arguments and result previews are redacted' })
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'object' },
+    description: 'Tool log rows; arguments and result previews are redacted',
+  })
   items: object[];
 }
 
@@ -29,7 +37,13 @@ export class ToolCallsAdminController {
   @ApiOkResponse({ type: ToolCallLogPageDto })
   @ApiErrors(400)
   async list(@Auth() auth: AuthContext, @Query() query: ToolCallsQueryDto): Promise<ToolCallLogPageDto> {
-    const [items, total] = await this.log.list({ tenantId: auth.tenantId, sessionId: query.sessionId, toolName: query.toolName, status: query.status, ...pageWindow(query) });
+    const [items, total] = await this.log.list({
+      tenantId: auth.tenantId,
+      sessionId: query.sessionId,
+      toolName: query.toolName,
+      status: query.status,
+      ...pageWindow(query),
+    });
     return pageOf(items, total, query);
   }
 }

@@ -23,13 +23,25 @@ export function approvalNeed(
   if (riskyArguments.length > 0) {
     const names = [...new Set(riskyArguments.map((r) => r.rule))].join(', ');
     const first = riskyArguments[0];
-    return { trigger: 'RISKY_ARGUMENTS', reason: `risky arguments: ${names} (e.g. "${first.match}")`, rules: [...riskyArguments] };
+    return {
+      trigger: 'RISKY_ARGUMENTS',
+      reason: `risky arguments: ${names} (e.g. "${first.match}")`,
+      rules: [...riskyArguments],
+    };
   }
   if (tool.sideEffect === 'HIGH_RISK') {
-    return { trigger: 'HIGH_RISK_TOOL', reason: `${tool.name} is declared HIGH_RISK: every call needs approval`, rules: [] };
+    return {
+      trigger: 'HIGH_RISK_TOOL',
+      reason: `${tool.name} is declared HIGH_RISK: every call needs approval`,
+      rules: [],
+    };
   }
   if (sideEffectPolicy === 'APPROVE_SIDE_EFFECTS' && tool.sideEffect === 'SIDE_EFFECT') {
-    return { trigger: 'SIDE_EFFECT_POLICY', reason: `the agent's policy APPROVE_SIDE_EFFECTS requires approval of ${tool.name} (SIDE_EFFECT)`, rules: [] };
+    return {
+      trigger: 'SIDE_EFFECT_POLICY',
+      reason: `the agent's policy APPROVE_SIDE_EFFECTS requires approval of ${tool.name} (SIDE_EFFECT)`,
+      rules: [],
+    };
   }
   return null;
 }

@@ -15,7 +15,10 @@ import { previewParams, previewText } from './hitl-request.preview';
 const HITL_QUEUE_MAX_PAGE_SIZE = 100;
 
 class HitlQueueQueryDto extends PageQueryDto {
-  @ApiPropertyOptional({ enum: HITL_REQUEST_STATUSES, description: 'PENDING or DECIDED; omit for all' }) @IsOptional() @IsIn(HITL_REQUEST_STATUSES) status?: 'PENDING' | 'DECIDED';
+  @ApiPropertyOptional({ enum: HITL_REQUEST_STATUSES, description: 'PENDING or DECIDED; omit for all' })
+  @IsOptional()
+  @IsIn(HITL_REQUEST_STATUSES)
+  status?: 'PENDING' | 'DECIDED';
 
   @ApiPropertyOptional({ minimum: 1, maximum: HITL_QUEUE_MAX_PAGE_SIZE, default: 50 })
   @IsOptional()
@@ -35,7 +38,8 @@ class HitlQueueItemDto {
   @ApiProperty() promptMessage: string;
   @ApiProperty({ nullable: true, type: String }) toolName: string | null;
   @ApiProperty({ nullable: true, type: String }) toolCallId: string | null;
-  @ApiProperty({ description: 'Redacted arguments; over 4,000 characters of JSON or 32 levels: {$truncated, preview}' }) toolParams: unknown;
+  @ApiProperty({ description: 'Redacted arguments; over 4,000 characters of JSON or 32 levels: {$truncated, preview}' })
+  toolParams: unknown;
   @ApiProperty() triggerReason: string;
   @ApiProperty() iteration: number;
   @ApiProperty() status: string;
@@ -75,8 +79,21 @@ function toItem(r: HitlRequestEntity): HitlQueueItemDto {
     /* stored text */
   }
   return {
-    id: r.id, sessionId: r.sessionId, agentId: r.agentId, tenantId: r.tenantId, requestType: r.requestType, promptMessage: previewText(r.promptMessage),
-    toolName: r.toolName, toolCallId: r.toolCallId, toolParams: previewParams(params), triggerReason: previewText(r.triggerReason), iteration: r.iteration, status: r.status,
-    decision: r.decision, decidedBy: r.decidedBy, decidedAt: toIso(r.decidedAt), createdAt: toIso(r.createdAt)!,
+    id: r.id,
+    sessionId: r.sessionId,
+    agentId: r.agentId,
+    tenantId: r.tenantId,
+    requestType: r.requestType,
+    promptMessage: previewText(r.promptMessage),
+    toolName: r.toolName,
+    toolCallId: r.toolCallId,
+    toolParams: previewParams(params),
+    triggerReason: previewText(r.triggerReason),
+    iteration: r.iteration,
+    status: r.status,
+    decision: r.decision,
+    decidedBy: r.decidedBy,
+    decidedAt: toIso(r.decidedAt),
+    createdAt: toIso(r.createdAt)!,
   };
 }

@@ -1,4 +1,10 @@
-import { HITL_PARAMS_MAX_CHARS, HITL_TEXT_MAX_CHARS, boundedJson, previewParams, previewText } from './hitl-request.preview';
+import {
+  HITL_PARAMS_MAX_CHARS,
+  HITL_TEXT_MAX_CHARS,
+  boundedJson,
+  previewParams,
+  previewText,
+} from './hitl-request.preview';
 
 describe('previewParams', () => {
   it('keeps arguments that fit as they are', () => {
@@ -16,7 +22,7 @@ describe('previewParams', () => {
   it('shortens nesting deeper than the cap without overflowing the stack', () => {
     const root: Record<string, unknown> = {};
     let node = root;
-    for (let i = 0; i < 100_000; i++) node = (node.a = {});
+    for (let i = 0; i < 100_000; i++) node = node.a = {};
     const shown = previewParams(root) as { preview: string };
     expect(shown.preview).toContain('"…"');
   });

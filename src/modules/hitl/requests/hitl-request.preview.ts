@@ -29,7 +29,9 @@ export function previewParams(value: unknown): unknown {
 
 /** Text cut at {@link HITL_TEXT_MAX_CHARS}, saying how much was left out. */
 export function previewText(text: string): string {
-  return text.length <= HITL_TEXT_MAX_CHARS ? text : `${text.slice(0, HITL_TEXT_MAX_CHARS)}… (${text.length - HITL_TEXT_MAX_CHARS} more characters)`;
+  return text.length <= HITL_TEXT_MAX_CHARS
+    ? text
+    : `${text.slice(0, HITL_TEXT_MAX_CHARS)}… (${text.length - HITL_TEXT_MAX_CHARS} more characters)`;
 }
 
 /** JSON text of `value`, stopping once longer than `maxChars` or deeper than `maxDepth` (complete: false). */

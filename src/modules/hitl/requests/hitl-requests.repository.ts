@@ -34,13 +34,23 @@ export class HitlRequestsRepository {
    * decided, unless it was decided by this same clientMessageId with this same decision (a resume being recovered).
    */
   async decide(id: string, record: HitlDecisionRecord): Promise<boolean> {
-    const result = await this.requests.update({ id, status: 'PENDING' }, { ...record, status: 'DECIDED', decidedAt: Date.now() });
+    const result = await this.requests.update(
+      { id, status: 'PENDING' },
+      { ...record, status: 'DECIDED', decidedAt: Date.now() },
+    );
     if ((result.affected ?? 0) === 1) return true;
     const row = await this.find(id);
-    return row?.status === 'DECIDED' && row.clientMessageId === record.clientMessageId && row.decision === record.decision;
+    return (
+      row?.status === 'DECIDED' && row.clientMessageId === record.clientMessageId && row.decision === record.decision
+    );
   }
 
-  list(tenantId: string | null, status: string | undefined, skip: number, take: number): Promise<[HitlRequestEntity[], number]> {
+  list(
+    tenantId: string | null,
+    status: string | undefined,
+    skip: number,
+    take: number,
+  ): Promise<[HitlRequestEntity[], number]> {
     const where: FindOptionsWhere<HitlRequestEntity> = {};
     if (tenantId !== null) where.tenantId = tenantId;
     if (status) where.status = status as HitlRequestEntity['status'];

@@ -23,7 +23,9 @@ describe('evaluateRiskArguments', () => {
   });
 
   it('reads an array of strings as an argv', () => {
-    expect(evaluateRiskArguments({ argv: ['rm', '-rf', '/srv'] }).rules).toEqual([{ rule: 'recursive-delete', match: 'rm -rf /srv', path: 'argv' }]);
+    expect(evaluateRiskArguments({ argv: ['rm', '-rf', '/srv'] }).rules).toEqual([
+      { rule: 'recursive-delete', match: 'rm -rf /srv', path: 'argv' },
+    ]);
   });
 
   it('reads a program field with its args array as one command', () => {
@@ -45,19 +47,23 @@ describe('evaluateRiskArguments', () => {
     expect(evaluateRiskArguments(args).rules.map((r) => r.rule)).toContain(rule);
   });
 
-  it.each<Record<string, unknown>>([{ cmd: 'ls', args: '-rf /' }, { command: 'echo', args: 'hello world' }, { command: 'git', args: 'commit -m "rm -rf"' }, { cmd: 'rm', args: 'notes.txt' }])(
-    'stays safe when the joined command is harmless: %j',
-    (args) => {
-      expect(evaluateRiskArguments(args).risky).toBe(false);
-    },
-  );
+  it.each<Record<string, unknown>>([
+    { cmd: 'ls', args: '-rf /' },
+    { command: 'echo', args: 'hello world' },
+    { command: 'git', args: 'commit -m "rm -rf"' },
+    { cmd: 'rm', args: 'notes.txt' },
+  ])('stays safe when the joined command is harmless: %j', (args) => {
+    expect(evaluateRiskArguments(args).risky).toBe(false);
+  });
 
   it('keeps array elements apart when joining them (a list of prose is not a command)', () => {
     expect(evaluateRiskArguments({ tags: ['delete old logs', 'update readme'] }).risky).toBe(false);
   });
 
   it('ignores numbers, booleans, null and prose', () => {
-    expect(evaluateRiskArguments({ n: 1, b: true, z: null, note: "It's the user's profile; update it later." })).toEqual({ risky: false, rules: [] });
+    expect(
+      evaluateRiskArguments({ n: 1, b: true, z: null, note: "It's the user's profile; update it later." }),
+    ).toEqual({ risky: false, rules: [] });
   });
 
   it('evaluates a bare string argument', () => {
@@ -75,26 +81,43 @@ describe('evaluateRiskArguments', () => {
 
     it('reads a field with format: sql as SQL even when it does not start like SQL', () => {
       const schema = { type: 'object', properties: { q: { type: 'string', format: 'sql' } } };
-      expect(evaluateRiskArguments({ q: '  -- cleanup\n  /* x */ delete from t' }, schema).rules.map((r) => r.rule)).toEqual(['unscoped-delete']);
+      expect(
+        evaluateRiskArguments({ q: '  -- cleanup\n  /* x */ delete from t' }, schema).rules.map((r) => r.rule),
+      ).toEqual(['unscoped-delete']);
     });
 
     it('reads a field marked x-risk: shell as shell', () => {
       const schema = { type: 'object', properties: { script: { type: 'string', 'x-risk': 'shell' } } };
-      expect(evaluateRiskArguments({ script: 'select x in a b; do rm -rf "$x"; done' }, schema).rules.map((r) => r.rule)).toEqual(['recursive-delete']);
+      expect(
+        evaluateRiskArguments({ script: 'select x in a b; do rm -rf "$x"; done' }, schema).rules.map((r) => r.rule),
+      ).toEqual(['recursive-delete']);
     });
 
     it('applies a hint to everything below the marked property and follows local $refs', () => {
       const schema = {
         type: 'object',
         properties: { steps: { type: 'array', items: { $ref: '#/$defs/step' } } },
-        $defs: { step: { type: 'object', properties: { body: { 'x-risk': 'sql', type: 'object', additionalProperties: { type: 'string' } } } } },
+        $defs: {
+          step: {
+            type: 'object',
+            properties: { body: { 'x-risk': 'sql', type: 'object', additionalProperties: { type: 'string' } } },
+          },
+        },
       };
-      const verdict = evaluateRiskArguments({ steps: [{ body: { main: 'SELECT 1', cleanup: 'UPDATE t SET a = 1' } }] }, schema);
-      expect(verdict.rules).toEqual([{ rule: 'unscoped-update', match: 'UPDATE t SET a = 1', path: 'steps[0].body.cleanup' }]);
+      const verdict = evaluateRiskArguments(
+        { steps: [{ body: { main: 'SELECT 1', cleanup: 'UPDATE t SET a = 1' } }] },
+        schema,
+      );
+      expect(verdict.rules).toEqual([
+        { rule: 'unscoped-update', match: 'UPDATE t SET a = 1', path: 'steps[0].body.cleanup' },
+      ]);
     });
 
     it('accepts a tool descriptor holding the schema under inputSchema', () => {
-      const descriptor = { name: 'q', inputSchema: { type: 'object', properties: { sql: { type: 'string', format: 'sql' } } } };
+      const descriptor = {
+        name: 'q',
+        inputSchema: { type: 'object', properties: { sql: { type: 'string', format: 'sql' } } },
+      };
       expect(evaluateRiskArguments({ sql: 'update t set a = 1' }, descriptor).risky).toBe(true);
     });
   });

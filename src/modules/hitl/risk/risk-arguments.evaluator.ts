@@ -17,8 +17,32 @@ const MAX_PARSED_STRINGS = 2_000;
  * Argument strings are shell text as written; array items and operand fields are quoted as single words.
  */
 const PROGRAM_FIELDS = ['command', 'cmd', 'program', 'executable', 'exe', 'bin', 'binary'];
-const ARGV_FIELDS = ['subcommand', 'sub_command', 'subcmd', 'args', 'argv', 'arguments', 'params', 'flags', 'options', 'opts', 'command_args', 'cmd_args'];
-const OPERAND_FIELDS = ['path', 'paths', 'target', 'targets', 'file', 'files', 'dir', 'directory', 'dest', 'destination'];
+const ARGV_FIELDS = [
+  'subcommand',
+  'sub_command',
+  'subcmd',
+  'args',
+  'argv',
+  'arguments',
+  'params',
+  'flags',
+  'options',
+  'opts',
+  'command_args',
+  'cmd_args',
+];
+const OPERAND_FIELDS = [
+  'path',
+  'paths',
+  'target',
+  'targets',
+  'file',
+  'files',
+  'dir',
+  'directory',
+  'dest',
+  'destination',
+];
 
 /**
  * Decides whether tool arguments are destructive: every string at any depth is evaluated, and arrays
@@ -58,12 +82,19 @@ class ArgumentsWalker {
     this.seen.add(value);
     if (Array.isArray(value)) {
       value.forEach((item, i) => this.walk(item, itemSchema(resolved, i), `${path ?? ''}[${i}]`, hint, depth + 1));
-      if (hint !== 'sql' && value.length > 1 && value.every((v) => typeof v === 'string')) this.text(shellJoin(value), 'shell', path);
+      if (hint !== 'sql' && value.length > 1 && value.every((v) => typeof v === 'string'))
+        this.text(shellJoin(value), 'shell', path);
       return;
     }
     const record = value as Record<string, unknown>;
     for (const [key, child] of Object.entries(record)) {
-      this.walk(child, propertySchema(resolved, key, (s) => this.resolve(s)), joinPath(path, key), hint, depth + 1);
+      this.walk(
+        child,
+        propertySchema(resolved, key, (s) => this.resolve(s)),
+        joinPath(path, key),
+        hint,
+        depth + 1,
+      );
     }
     this.programWithArgs(record, path, hint);
   }
@@ -71,11 +102,16 @@ class ArgumentsWalker {
   private programWithArgs(record: Record<string, unknown>, path: string | undefined, hint: RiskHint): void {
     if (hint === 'sql') return;
     const keys = new Map(Object.keys(record).map((key) => [key.toLowerCase(), key]));
-    const program = PROGRAM_FIELDS.map((f) => keys.get(f)).find((key) => key !== undefined && typeof record[key] === 'string');
+    const program = PROGRAM_FIELDS.map((f) => keys.get(f)).find(
+      (key) => key !== undefined && typeof record[key] === 'string',
+    );
     if (program === undefined) return;
     const line = [record[program] as string];
     let first: string | undefined;
-    for (const [fields, asText] of [[ARGV_FIELDS, true], [OPERAND_FIELDS, false]] as const) {
+    for (const [fields, asText] of [
+      [ARGV_FIELDS, true],
+      [OPERAND_FIELDS, false],
+    ] as const) {
       for (const field of fields) {
         const key = keys.get(field);
         const value = key === undefined ? undefined : record[key];
@@ -105,7 +141,8 @@ class ArgumentsWalker {
       const ref = current.$ref;
       if (!ref.startsWith('#/')) return current;
       let target: unknown = this.root;
-      for (const part of ref.slice(2).split('/')) target = isSchema(target) ? target[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+      for (const part of ref.slice(2).split('/'))
+        target = isSchema(target) ? target[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
       current = isSchema(target) ? target : undefined;
     }
     return current;
@@ -124,7 +161,11 @@ function hintOf(schema: Schema | undefined): RiskHint | undefined {
   return value === 'shell' || value === 'sql' ? value : undefined;
 }
 
-function propertySchema(schema: Schema | undefined, key: string, resolve: (s: Schema | undefined) => Schema | undefined): Schema | undefined {
+function propertySchema(
+  schema: Schema | undefined,
+  key: string,
+  resolve: (s: Schema | undefined) => Schema | undefined,
+): Schema | undefined {
   if (!schema) return undefined;
   const properties = schema.properties;
   if (isSchema(properties) && isSchema(properties[key])) return properties[key];
@@ -147,7 +188,11 @@ function propertySchema(schema: Schema | undefined, key: string, resolve: (s: Sc
 
 function itemSchema(schema: Schema | undefined, index: number): Schema | undefined {
   if (!schema) return undefined;
-  const prefix = Array.isArray(schema.prefixItems) ? schema.prefixItems : Array.isArray(schema.items) ? schema.items : undefined;
+  const prefix = Array.isArray(schema.prefixItems)
+    ? schema.prefixItems
+    : Array.isArray(schema.items)
+      ? schema.items
+      : undefined;
   if (prefix && isSchema(prefix[index])) return prefix[index];
   if (isSchema(schema.items)) return schema.items;
   return isSchema(schema.additionalItems) ? schema.additionalItems : undefined;

@@ -4,7 +4,9 @@ describe('evaluateRiskArguments with patternProperties hints', () => {
   const schema = { type: 'object', patternProperties: { '^(a+)+$': { type: 'string', 'x-risk': 'sql' } } };
 
   it('reads a key matched by a patternProperties regex with that property hint', () => {
-    expect(evaluateRiskArguments({ aaa: 'DELETE FROM users' }, schema).rules).toEqual([expect.objectContaining({ rule: 'unscoped-delete', path: 'aaa' })]);
+    expect(evaluateRiskArguments({ aaa: 'DELETE FROM users' }, schema).rules).toEqual([
+      expect.objectContaining({ rule: 'unscoped-delete', path: 'aaa' }),
+    ]);
   });
 
   it('matches a hostile patternProperties regex against a long key in linear time', () => {

@@ -8,7 +8,8 @@ const TREE_DELETE =
 
 /** Decoding right before running: exec(b64decode(...)), eval(atob(...)), eval(pack(...)). */
 const RUNS_CODE = /\b(?:exec|eval|compile|system|Function|instance_eval|popen)\b/;
-const DECODES = /\b(?:b64decode|decodebytes|a85decode|base64|decode_base64|unpack1?|atob|fromCharCode|bytes\.fromhex|codecs\.decode|zlib\.decompress|Buffer\.from)\b/;
+const DECODES =
+  /\b(?:b64decode|decodebytes|a85decode|base64|decode_base64|unpack1?|atob|fromCharCode|bytes\.fromhex|codecs\.decode|zlib\.decompress|Buffer\.from)\b/;
 
 /**
  * Running code that is not a literal here: exec(requests.get(u).text), eval(x), and a shell command built at
@@ -30,10 +31,12 @@ const CONCATENATED = /(?:'[^'\n]*'|"[^"\n]*")(?:\s*[+.]\s*(?:'[^'\n]*'|"[^"\n]*"
 const STRING_ARGS = /\(\s*((?:'[^'\n]*'|"[^"\n]*")(?:\s*,\s*(?:'[^'\n]*'|"[^"\n]*"))+)\s*[,)]/g;
 
 /** A process that forks (or spawns) in an endless loop: `fork while fork`, `while True: os.fork()`, `loop { fork }`. */
-const FORK_LOOP = /\bfork\s+while\s+fork\b|(?:\bwhile\s*\(?\s*(?:true|True|1)\s*\)?\s*[:{]?|\bloop\s*(?:do\b|\{)|\bfor\s*\(\s*;\s*;\s*\))[\s\S]{0,140}?\b(?:fork|spawn\w*|Popen)\b/;
+const FORK_LOOP =
+  /\bfork\s+while\s+fork\b|(?:\bwhile\s*\(?\s*(?:true|True|1)\s*\)?\s*[:{]?|\bloop\s*(?:do\b|\{)|\bfor\s*\(\s*;\s*;\s*\))[\s\S]{0,140}?\b(?:fork|spawn\w*|Popen)\b/;
 
 /** A quoted system path (see risk-system-paths.ts; /usr/local is for local installs). */
-const SYSTEM_PATH_LITERAL = '[\'"`](?:/etc|/boot|/s?bin|/lib\\w*|/usr(?!/local/)|/proc|/sys|/var/log)(?:/[^\'"`]*)?[\'"`]';
+const SYSTEM_PATH_LITERAL =
+  '[\'"`](?:/etc|/boot|/s?bin|/lib\\w*|/usr(?!/local/)|/proc|/sys|/var/log)(?:/[^\'"`]*)?[\'"`]';
 /** Library calls that write, truncate, move or delete a system file: `open('/etc/passwd', 'w')`, `fs.writeFileSync('/etc/hosts', x)`. */
 const SYSTEM_FILE_WRITE = new RegExp(
   [

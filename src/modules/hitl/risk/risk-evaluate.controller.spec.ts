@@ -16,8 +16,13 @@ function body(plain: object): RiskEvaluateRequestDto {
 describe('RiskEvaluateController', () => {
   describe('wiring', () => {
     it('resolves without a schema lookup provider', async () => {
-      const moduleRef = await Test.createTestingModule({ controllers: [RiskEvaluateController], providers: [RiskDetector] }).compile();
-      await expect(moduleRef.get(RiskEvaluateController).evaluate(admin, body({ text: 'git reset --hard' }))).resolves.toMatchObject({ risky: true });
+      const moduleRef = await Test.createTestingModule({
+        controllers: [RiskEvaluateController],
+        providers: [RiskDetector],
+      }).compile();
+      await expect(
+        moduleRef.get(RiskEvaluateController).evaluate(admin, body({ text: 'git reset --hard' })),
+      ).resolves.toMatchObject({ risky: true });
     });
 
     it('uses the schema lookup provided under RISK_TOOL_SCHEMA_LOOKUP', async () => {
@@ -26,7 +31,9 @@ describe('RiskEvaluateController', () => {
         controllers: [RiskEvaluateController],
         providers: [RiskDetector, { provide: RISK_TOOL_SCHEMA_LOOKUP, useValue: lookup }],
       }).compile();
-      await moduleRef.get(RiskEvaluateController).evaluate(admin, body({ toolName: 'sql', arguments: { q: 'select 1' } }));
+      await moduleRef
+        .get(RiskEvaluateController)
+        .evaluate(admin, body({ toolName: 'sql', arguments: { q: 'select 1' } }));
       expect(lookup).toHaveBeenCalledWith('sql', 'acme');
     });
   });
@@ -42,22 +49,36 @@ describe('RiskEvaluateController', () => {
 
     it('reads text with the given hint', async () => {
       const controller = new RiskEvaluateController(new RiskDetector());
-      await expect(controller.evaluate(admin, body({ text: 'set x = 1; delete from t', hint: 'sql' }))).resolves.toMatchObject({ risky: true });
-      await expect(controller.evaluate(admin, body({ text: 'DELETE FROM t', hint: 'shell' }))).resolves.toMatchObject({ risky: true });
+      await expect(
+        controller.evaluate(admin, body({ text: 'set x = 1; delete from t', hint: 'sql' })),
+      ).resolves.toMatchObject({ risky: true });
+      await expect(controller.evaluate(admin, body({ text: 'DELETE FROM t', hint: 'shell' }))).resolves.toMatchObject({
+        risky: true,
+      });
     });
 
     it("applies the tool's schema hints, looked up for the caller's tenant", async () => {
-      const lookup = jest.fn().mockResolvedValue({ type: 'object', properties: { q: { type: 'string', 'x-risk': 'sql' } } });
+      const lookup = jest
+        .fn()
+        .mockResolvedValue({ type: 'object', properties: { q: { type: 'string', 'x-risk': 'sql' } } });
       const controller = new RiskEvaluateController(new RiskDetector(), lookup);
-      const result = await controller.evaluate(admin, body({ toolName: 'run_sql', arguments: { q: '/* nightly */ update t set a = 0' } }));
+      const result = await controller.evaluate(
+        admin,
+        body({ toolName: 'run_sql', arguments: { q: '/* nightly */ update t set a = 0' } }),
+      );
       expect(lookup).toHaveBeenCalledWith('run_sql', 'acme');
-      expect(result).toEqual({ risky: true, rules: [{ rule: 'unscoped-update', match: 'update t set a = 0', path: 'q' }] });
+      expect(result).toEqual({
+        risky: true,
+        rules: [{ rule: 'unscoped-update', match: 'update t set a = 0', path: 'q' }],
+      });
     });
 
     it('evaluates arguments without a schema when no lookup is provided or the tool is unknown', async () => {
       const args = { steps: ['ls', 'rm -rf /srv'] };
       const expected = { risky: true, rules: [{ rule: 'recursive-delete', match: 'rm -rf /srv', path: 'steps[1]' }] };
-      await expect(new RiskEvaluateController(new RiskDetector()).evaluate(admin, body({ toolName: 'x', arguments: args }))).resolves.toEqual(expected);
+      await expect(
+        new RiskEvaluateController(new RiskDetector()).evaluate(admin, body({ toolName: 'x', arguments: args })),
+      ).resolves.toEqual(expected);
       const unknownTool = new RiskEvaluateController(new RiskDetector(), jest.fn().mockResolvedValue(undefined));
       await expect(unknownTool.evaluate(admin, body({ toolName: 'x', arguments: args }))).resolves.toEqual(expected);
     });
@@ -76,7 +97,12 @@ describe('RiskEvaluateRequestDto', () => {
     return errors.flatMap((e) => Object.values(e.constraints ?? {}));
   }
 
-  it.each([{ text: 'ls' }, { text: 'ls', hint: 'shell' }, { arguments: {} }, { toolName: 'run', arguments: { cmd: 'ls' } }])('accepts %j', async (plain) => {
+  it.each([
+    { text: 'ls' },
+    { text: 'ls', hint: 'shell' },
+    { arguments: {} },
+    { toolName: 'run', arguments: { cmd: 'ls' } },
+  ])('accepts %j', async (plain) => {
     await expect(problems(plain)).resolves.toEqual([]);
   });
 
@@ -93,7 +119,11 @@ describe('RiskEvaluateRequestDto', () => {
     ['a non-string text', { text: 42 }, 'text must be a string'],
     ['arguments that are an array', { arguments: ['rm'] }, 'arguments must be an object'],
     ['an unknown hint', { text: 'ls', hint: 'python' }, 'hint must be one of the following values: auto, shell, sql'],
-    ['text over 100 000 characters', { text: 'x'.repeat(100_001) }, 'text must be shorter than or equal to 100000 characters'],
+    [
+      'text over 100 000 characters',
+      { text: 'x'.repeat(100_001) },
+      'text must be shorter than or equal to 100000 characters',
+    ],
   ])('refuses %s', async (_label, plain, problem) => {
     await expect(problems(plain)).resolves.toContain(problem);
   });

@@ -30,25 +30,41 @@ export class TextXorArguments implements ValidatorConstraintInterface {
 
 /** `{text}` to evaluate a command line or SQL, or `{toolName?, arguments}` to evaluate a tool call. */
 export class RiskEvaluateRequestDto {
-  @ApiPropertyOptional({ example: 'git push --force origin main', maxLength: 100_000, description: 'A command line or SQL text; exclusive with arguments' })
+  @ApiPropertyOptional({
+    example: 'git push --force origin main',
+    maxLength: 100_000,
+    description: 'A command line or SQL text; exclusive with arguments',
+  })
   @ValidateIf((body: RiskEvaluateRequestDto) => body.text !== undefined || body.arguments === undefined)
   @Validate(TextXorArguments)
   @IsString()
   @MaxLength(100_000)
   text?: string;
 
-  @ApiPropertyOptional({ enum: RISK_HINTS, default: 'auto', description: 'How to read text: as shell, as SQL, or guess' })
+  @ApiPropertyOptional({
+    enum: RISK_HINTS,
+    default: 'auto',
+    description: 'How to read text: as shell, as SQL, or guess',
+  })
   @IsOptional()
   @IsIn(RISK_HINTS)
   hint?: RiskHint;
 
-  @ApiPropertyOptional({ example: 'run_shell', description: "Tool whose input schema's x-risk hints apply to arguments" })
+  @ApiPropertyOptional({
+    example: 'run_shell',
+    description: "Tool whose input schema's x-risk hints apply to arguments",
+  })
   @IsOptional()
   @IsString()
   @Length(1, 128)
   toolName?: string;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { command: 'rm -rf /tmp/build' }, description: 'Tool arguments; every string in them is evaluated' })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    example: { command: 'rm -rf /tmp/build' },
+    description: 'Tool arguments; every string in them is evaluated',
+  })
   @ValidateIf((body: RiskEvaluateRequestDto) => body.arguments !== undefined)
   @IsObject()
   arguments?: Record<string, unknown>;
@@ -57,7 +73,8 @@ export class RiskEvaluateRequestDto {
 export class RiskMatchDto {
   @ApiProperty({ enum: RISK_RULES }) rule: RiskRule;
   @ApiProperty({ description: 'The offending snippet (about 200 characters at most)' }) match: string;
-  @ApiPropertyOptional({ example: 'steps[1].sql', description: 'Where in the arguments the snippet was found' }) path?: string;
+  @ApiPropertyOptional({ example: 'steps[1].sql', description: 'Where in the arguments the snippet was found' })
+  path?: string;
 }
 
 export class RiskEvaluateResponseDto {

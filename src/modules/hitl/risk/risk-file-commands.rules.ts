@@ -12,7 +12,8 @@ function rm(args: ShellWord[], env: ShellCommandEnv): void {
   // GNU rm reads options after operands too (`rm dir -rf`), so every word before `--` counts.
   const opts = parseOptions(args);
   if (hasOption(opts, 'rR', 'recursive') || env.many) env.scan.report('recursive-delete', env.snippet);
-  else if ([...opts.operands, ...opts.afterDashDash].some((w) => isSystemPath(w.value, env.cwd))) env.scan.report('system-file-overwrite', env.snippet);
+  else if ([...opts.operands, ...opts.afterDashDash].some((w) => isSystemPath(w.value, env.cwd)))
+    env.scan.report('system-file-overwrite', env.snippet);
 }
 
 /** unlink / shred of one file; over a generated list they delete (or destroy) a whole tree. */
@@ -39,7 +40,12 @@ function find(args: ShellWord[], env: ShellCommandEnv): void {
     if (word === '-exec' || word === '-execdir' || word === '-ok' || word === '-okdir') {
       const end = args.findIndex((w, j) => j > i && (w.value === ';' || w.value === '+'));
       const inner = args.slice(i + 1, end < 0 ? args.length : end);
-      for (const start of inner.length ? starts : []) env.run(inner.map((w) => (w.value === '{}' ? start : w)), false, true);
+      for (const start of inner.length ? starts : [])
+        env.run(
+          inner.map((w) => (w.value === '{}' ? start : w)),
+          false,
+          true,
+        );
       i = end < 0 ? args.length : end;
     }
   }
@@ -47,9 +53,13 @@ function find(args: ShellWord[], env: ShellCommandEnv): void {
 
 /** rsync --delete removes what the source lacks; a local system path as destination is overwritten. A dry run does nothing. */
 function rsync(args: ShellWord[], env: ShellCommandEnv): void {
-  const opts = parseOptions(args, { withValue: 'eBT', longWithValue: ['rsh', 'exclude', 'include', 'filter', 'temp-dir', 'backup-dir', 'chmod', 'chown', 'rsync-path'] });
+  const opts = parseOptions(args, {
+    withValue: 'eBT',
+    longWithValue: ['rsh', 'exclude', 'include', 'filter', 'temp-dir', 'backup-dir', 'chmod', 'chown', 'rsync-path'],
+  });
   if (hasOption(opts, 'n', 'dry-run')) return;
-  if ([...opts.long].some((name) => /^del(?:ete(?:-\w+)?)?$/.test(name))) env.scan.report('recursive-delete', env.snippet);
+  if ([...opts.long].some((name) => /^del(?:ete(?:-\w+)?)?$/.test(name)))
+    env.scan.report('recursive-delete', env.snippet);
   const operands = [...opts.operands, ...opts.afterDashDash];
   const dest = operands.length > 1 ? operands[operands.length - 1].value : '';
   if (!/^[^/]*:/.test(dest) && isSystemPath(dest, env.cwd)) env.scan.report('system-file-overwrite', env.snippet);
@@ -85,13 +95,21 @@ function aws(args: ShellWord[], env: ShellCommandEnv): void {
 /** `gsutil [-m] rm -r`, `gcloud storage rm -r`, `hdfs dfs -rm -r`. */
 function objectStoreRm(args: ShellWord[], env: ShellCommandEnv): void {
   const words = args.map((w) => w.value);
-  if (words.includes('sql') && words.includes('delete') && (words.includes('instances') || words.includes('databases'))) {
+  if (
+    words.includes('sql') &&
+    words.includes('delete') &&
+    (words.includes('instances') || words.includes('databases'))
+  ) {
     env.scan.report('drop', env.snippet);
   }
   const verb = words.findIndex((w) => w === 'rm' || w === '-rm' || w === 'rsync');
   if (verb < 0) return;
   const flags = parseOptions(args.slice(verb + 1));
-  if (words[verb] === 'rsync' ? flags.short.has('d') || flags.long.has('delete-unmatched-destination-objects') : hasOption(flags, 'rR', 'recursive')) {
+  if (
+    words[verb] === 'rsync'
+      ? flags.short.has('d') || flags.long.has('delete-unmatched-destination-objects')
+      : hasOption(flags, 'rR', 'recursive')
+  ) {
     env.scan.report('recursive-delete', env.snippet);
   }
 }

@@ -3,7 +3,11 @@ import { ParsedOptions, hasOption, parseOptions } from './risk-shell-options';
 import type { ShellWord } from './risk-shell-word';
 
 /** git's own options before the subcommand (`git -C dir -c k=v push`). */
-const GIT_GLOBAL = { withValue: 'Cc', longWithValue: ['git-dir', 'work-tree', 'namespace', 'super-prefix', 'config-env', 'exec-path'], stopAtOperand: true };
+const GIT_GLOBAL = {
+  withValue: 'Cc',
+  longWithValue: ['git-dir', 'work-tree', 'namespace', 'super-prefix', 'config-env', 'exec-path'],
+  stopAtOperand: true,
+};
 
 type GitCheck = (opts: ParsedOptions, env: ShellCommandEnv) => void;
 
@@ -31,7 +35,9 @@ function clean(opts: ParsedOptions, env: ShellCommandEnv): void {
 
 function checkout(opts: ParsedOptions, env: ShellCommandEnv): void {
   const discards =
-    hasOption(opts, 'f', 'force') || opts.afterDashDash.length > 0 || opts.operands.some((w) => WHOLE_TREE.has(w.value));
+    hasOption(opts, 'f', 'force') ||
+    opts.afterDashDash.length > 0 ||
+    opts.operands.some((w) => WHOLE_TREE.has(w.value));
   if (discards) env.scan.report('discard', env.snippet);
 }
 
@@ -59,7 +65,8 @@ function updateRef(opts: ParsedOptions, env: ShellCommandEnv): void {
 }
 
 function gitRm(opts: ParsedOptions, env: ShellCommandEnv): void {
-  if (opts.short.has('r') && !opts.long.has('cached') && !dryRun(opts)) env.scan.report('recursive-delete', env.snippet);
+  if (opts.short.has('r') && !opts.long.has('cached') && !dryRun(opts))
+    env.scan.report('recursive-delete', env.snippet);
 }
 
 /** `-n` / `--dry-run` (the last of `--dry-run` / `--no-dry-run` wins): git reports what it would do and does nothing. */
@@ -75,7 +82,11 @@ const SUBCOMMANDS: Record<string, { check: GitCheck; withValue?: string; longWit
   restore: { check: restore, withValue: 's', longWithValue: ['source', 'pathspec-from-file'] },
   switch: { check: switchBranch, withValue: 'cC', longWithValue: ['create', 'force-create', 'orphan'] },
   stash: { check: stash, withValue: 'm', longWithValue: ['message'] },
-  branch: { check: branch, withValue: 'u', longWithValue: ['set-upstream-to', 'contains', 'merged', 'no-merged', 'points-at', 'sort', 'format'] },
+  branch: {
+    check: branch,
+    withValue: 'u',
+    longWithValue: ['set-upstream-to', 'contains', 'merged', 'no-merged', 'points-at', 'sort', 'format'],
+  },
   rm: { check: gitRm, longWithValue: ['pathspec-from-file'] },
   'update-ref': { check: updateRef, withValue: 'm' },
 };

@@ -32,7 +32,9 @@ describe('evaluateRiskText on hostile input', () => {
   });
 
   it('still flags a destructive command inside a huge script, with a bounded list of matches', () => {
-    const { value } = timed(() => evaluateRiskText(Array.from({ length: 3_000 }, (_, i) => `rm -rf /d${i}/x`).join('; ')));
+    const { value } = timed(() =>
+      evaluateRiskText(Array.from({ length: 3_000 }, (_, i) => `rm -rf /d${i}/x`).join('; ')),
+    );
     expect(value.risky).toBe(true);
     expect(value.rules.length).toBeLessThanOrEqual(50);
   });

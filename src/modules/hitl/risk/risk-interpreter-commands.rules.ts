@@ -23,10 +23,17 @@ function runScriptOperand(script: ShellWord | undefined, language: RiskLanguage,
  * An interpreter with getopt options where some letters / long names carry inline code; `inPlace`: `-i`
  * edits the file operands in place (perl -pi, ruby -i), so a system file among them is overwritten.
  */
-function interpreter(language: RiskLanguage, spec: OptionSpec, codeKeys: string[], stopKeys: string[] = [], inPlace = false): ShellCommandHandler {
+function interpreter(
+  language: RiskLanguage,
+  spec: OptionSpec,
+  codeKeys: string[],
+  stopKeys: string[] = [],
+  inPlace = false,
+): ShellCommandHandler {
   return (args, env) => {
     const opts = parseOptions(args, { ...spec, stopAtOperand: true });
-    if (inPlace && opts.short.has('i') && opts.rest.some((w) => isSystemPath(w.value, env.cwd))) env.scan.report('system-file-overwrite', env.snippet);
+    if (inPlace && opts.short.has('i') && opts.rest.some((w) => isSystemPath(w.value, env.cwd)))
+      env.scan.report('system-file-overwrite', env.snippet);
     const codes = codeKeys.flatMap((key) => opts.values.get(key) ?? []);
     if (codes.length) {
       for (const code of codes) runCodeWord(code, language, env);
@@ -39,7 +46,12 @@ function interpreter(language: RiskLanguage, spec: OptionSpec, codeKeys: string[
 
 /** sh, bash, zsh ...: `-c` makes the first operand the command string. */
 function shell(args: ShellWord[], env: ShellCommandEnv): void {
-  const opts = parseOptions(args, { withValue: 'oO', longWithValue: ['rcfile', 'init-file'], stopAtOperand: true, signedNumbers: true });
+  const opts = parseOptions(args, {
+    withValue: 'oO',
+    longWithValue: ['rcfile', 'init-file'],
+    stopAtOperand: true,
+    signedNumbers: true,
+  });
   if (opts.short.has('c')) {
     if (opts.rest[0]) runCodeWord(opts.rest[0], 'shell', env);
     return;
@@ -70,7 +82,11 @@ function source(args: ShellWord[], env: ShellCommandEnv): void {
 
 /** awk programs can run commands: system("..."), print ... | "sh". */
 function awk(args: ShellWord[], env: ShellCommandEnv): void {
-  const opts = parseOptions(args, { withValue: 'fvF', longWithValue: ['file', 'assign', 'field-separator'], stopAtOperand: true });
+  const opts = parseOptions(args, {
+    withValue: 'fvF',
+    longWithValue: ['file', 'assign', 'field-separator'],
+    stopAtOperand: true,
+  });
   if (!opts.values.has('f') && !opts.values.has('file') && opts.rest[0]) runCodeWord(opts.rest[0], 'awk', env);
 }
 
@@ -83,7 +99,11 @@ function powershell(args: ShellWord[], env: ShellCommandEnv): void {
       return;
     }
     if (/^[-/]f(?:ile)?$/.test(flag)) return;
-    if (/^[-/](?:executionpolicy|ep|ex|windowstyle|w|version|v|inputformat|if|outputformat|of|o|psconsolefile|configurationname|workingdirectory|wd|settingsfile|custompipename)$/.test(flag)) {
+    if (
+      /^[-/](?:executionpolicy|ep|ex|windowstyle|w|version|v|inputformat|if|outputformat|of|o|psconsolefile|configurationname|workingdirectory|wd|settingsfile|custompipename)$/.test(
+        flag,
+      )
+    ) {
       i++;
       continue;
     }
@@ -105,14 +125,33 @@ function cmd(args: ShellWord[], env: ShellCommandEnv): void {
 function deno(args: ShellWord[], env: ShellCommandEnv): void {
   const operands = parseOptions(args, { stopAtOperand: true }).rest;
   if (operands[0]?.value === 'eval' && operands[1]) runCodeWord(operands[1], 'js', env);
-  if (operands[0]?.value === 'run') runScriptOperand(operands.find((w, i) => i > 0 && !w.value.startsWith('-')) ?? operands[1], 'js', env);
+  if (operands[0]?.value === 'run')
+    runScriptOperand(operands.find((w, i) => i > 0 && !w.value.startsWith('-')) ?? operands[1], 'js', env);
 }
 
 const python = interpreter('python', { withValue: 'cmWX' }, ['c'], ['m']);
-const node = interpreter('js', { withValue: 'eprC', longWithValue: ['eval', 'print', 'require', 'import', 'loader', 'experimental-loader', 'env-file', 'conditions'] }, ['e', 'p', 'eval', 'print']);
-const perl = interpreter('perl', { withValue: 'eEI', attachedValue: 'iMmxCdD', attachedDigits: '0l' }, ['e', 'E'], [], true);
+const node = interpreter(
+  'js',
+  {
+    withValue: 'eprC',
+    longWithValue: ['eval', 'print', 'require', 'import', 'loader', 'experimental-loader', 'env-file', 'conditions'],
+  },
+  ['e', 'p', 'eval', 'print'],
+);
+const perl = interpreter(
+  'perl',
+  { withValue: 'eEI', attachedValue: 'iMmxCdD', attachedDigits: '0l' },
+  ['e', 'E'],
+  [],
+  true,
+);
 const ruby = interpreter('ruby', { withValue: 'erICE', attachedValue: 'iFx', attachedDigits: '0TW' }, ['e'], [], true);
-const php = interpreter('php', { withValue: 'rfdcz', longWithValue: ['run', 'file', 'define', 'php-ini'] }, ['r', 'run'], ['f', 'file']);
+const php = interpreter(
+  'php',
+  { withValue: 'rfdcz', longWithValue: ['run', 'file', 'define', 'php-ini'] },
+  ['r', 'run'],
+  ['f', 'file'],
+);
 
 /** Shells and script interpreters whose inline code (or stdin) is read recursively. */
 export const INTERPRETER_COMMANDS: Record<string, ShellCommandHandler> = {

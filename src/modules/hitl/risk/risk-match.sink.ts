@@ -31,7 +31,9 @@ export class RiskMatchSink {
     if (this.seen.has(key)) return;
     this.seen.add(key);
     // The same hit seen from an outer and an inner level (`sh <<< $(curl x)`, then `$(curl x)`) is reported once.
-    const overlaps = this.matches.some((m) => m.rule === rule && m.path === this.path && (m.match.includes(match) || match.includes(m.match)));
+    const overlaps = this.matches.some(
+      (m) => m.rule === rule && m.path === this.path && (m.match.includes(match) || match.includes(m.match)),
+    );
     if (overlaps) return;
     this.matches.push(this.path === undefined ? { rule, match } : { rule, match, path: this.path });
   }

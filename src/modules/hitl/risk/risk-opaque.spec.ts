@@ -39,7 +39,7 @@ describe('code that runs but cannot be read (fail closed)', () => {
     ['eval "$(echo cm0gLXJmIC8K | base64 -D)"', 'obfuscated'],
     ['xxd -r -p hex.txt | sh', 'obfuscated'],
     ['echo "lf- mr" | rev | sh', 'obfuscated'],
-    ["python3 -c \"import base64; exec(base64.b64decode('cHJpbnQoMSk='))\"", 'obfuscated'],
+    ['python3 -c "import base64; exec(base64.b64decode(\'cHJpbnQoMSk=\'))"', 'obfuscated'],
     ["node -e \"eval(Buffer.from('Y29uc29sZS5sb2coMSk=', 'base64').toString())\"", 'obfuscated'],
   ])('%s → %s', (text, rule) => {
     expect(rulesOf(text)).toContain(rule);

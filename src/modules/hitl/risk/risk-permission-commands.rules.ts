@@ -15,12 +15,17 @@ const CHATTR_DASH_MODE = /^-[aAcCdDeFijmPsStTux]+$/;
 function permissionCommand(spec: OptionSpec, ownerOperand: boolean, dashMode = CHMOD_DASH_MODE): ShellCommandHandler {
   return (args: ShellWord[], env: ShellCommandEnv) => {
     const modeWords = ownerOperand ? args.filter((w) => dashMode.test(w.value)) : [];
-    const opts = parseOptions(args.filter((w) => !modeWords.includes(w)), spec);
+    const opts = parseOptions(
+      args.filter((w) => !modeWords.includes(w)),
+      spec,
+    );
     const operands = [...opts.operands, ...opts.afterDashDash];
     const named = ownerOperand && !modeWords.length && !opts.long.has('reference');
     const targets = named ? operands.slice(1) : operands;
     const recursive = hasOption(opts, 'R', 'recursive') || env.many === true;
-    if (targets.some((t) => (recursive ? isBroadPath(t.value, env.cwd, false) : isSystemPath(t.value, env.cwd, false)))) {
+    if (
+      targets.some((t) => (recursive ? isBroadPath(t.value, env.cwd, false) : isSystemPath(t.value, env.cwd, false)))
+    ) {
       env.scan.report('permission-change', env.snippet);
     }
   };
@@ -32,5 +37,8 @@ export const PERMISSION_COMMANDS: Record<string, ShellCommandHandler> = {
   chown: permissionCommand({ longWithValue: ['reference', 'from'] }, true),
   chgrp: permissionCommand({ longWithValue: ['reference'] }, true),
   chattr: permissionCommand({ withValue: 'pv' }, true, CHATTR_DASH_MODE),
-  setfacl: permissionCommand({ withValue: 'mMxX', longWithValue: ['modify', 'modify-file', 'remove', 'remove-file', 'set', 'set-file'] }, false),
+  setfacl: permissionCommand(
+    { withValue: 'mMxX', longWithValue: ['modify', 'modify-file', 'remove', 'remove-file', 'set', 'set-file'] },
+    false,
+  ),
 };

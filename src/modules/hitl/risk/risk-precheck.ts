@@ -12,7 +12,7 @@ const TRIGGER = new RegExp(
     '\\b(?:rd|del|erase|remove-item|ri|powershell|pwsh|cmd|format|awk|gawk|mawk|nawk|trap|at|batch|parallel|script)\\b|\\.(?:sh|py|js|pl|rb)\\b',
     '\\b(?:psql|mysql|mariadb|sqlite3?|sqlcmd|duckdb|clickhouse\\w*|cockroach|mongo\\w*|redis-cli)\\b',
     '\\b(?:base64|base32|basenc|xxd|openssl|uudecode|rev|gunzip|zcat|bzcat|xzcat|b64decode|atob|fromcharcode)\\b',
-    '\\$\\(|`|\\$\'|<\\(|>\\(|\\\\x[0-9a-f]|/dev/|(?:^|[\\s;&|(])\\.\\s',
+    "\\$\\(|`|\\$'|<\\(|>\\(|\\\\x[0-9a-f]|/dev/|(?:^|[\\s;&|(])\\.\\s",
     '(?:^|\\s)-[a-z]*r[a-z]*\\b|--recursive|--force|--hard|--delete|--mirror',
     // Permission changes, writes and moves of system files, fork bombs, command words built at run time.
     '\\b(?:chmod|chown|chgrp|chattr|setfacl|tee|mv|cp|install|ln|sed|unlink|fork|wget|curl|tar|unzip|icacls|takeown)\\b|>\\|?\\s*[~/$"\']|/(?:etc|boot|s?bin|lib\\w*|usr|proc|sys|root|var/log)(?:/|\\b)',

@@ -11,7 +11,16 @@ import { WINDOWS_COMMANDS } from './risk-windows-commands.rules';
 import { WRAPPER_COMMANDS } from './risk-wrapper-commands.rules';
 
 const HANDLERS = new Map<string, ShellCommandHandler>(
-  Object.entries({ ...FILE_COMMANDS, ...PERMISSION_COMMANDS, ...SYSTEM_FILE_COMMANDS, ...WINDOWS_COMMANDS, ...GIT_COMMANDS, ...WRAPPER_COMMANDS, ...INTERPRETER_COMMANDS, ...SQL_CLIENT_COMMANDS }),
+  Object.entries({
+    ...FILE_COMMANDS,
+    ...PERMISSION_COMMANDS,
+    ...SYSTEM_FILE_COMMANDS,
+    ...WINDOWS_COMMANDS,
+    ...GIT_COMMANDS,
+    ...WRAPPER_COMMANDS,
+    ...INTERPRETER_COMMANDS,
+    ...SQL_CLIENT_COMMANDS,
+  }),
 );
 
 /** Version and variant suffixes mapped to the handler's name: python3.12 → python, mkfs.ext4 → mkfs, zsh → sh. */
@@ -30,7 +39,10 @@ const ALIASES: [RegExp, string][] = [
 
 /** The handler key for a command word: path and `.exe` stripped, lowercased, variants folded. */
 export function commandKey(word: string): string {
-  const base = word.slice(word.lastIndexOf('/') + 1).replace(/\.exe$/i, '').toLowerCase();
+  const base = word
+    .slice(word.lastIndexOf('/') + 1)
+    .replace(/\.exe$/i, '')
+    .toLowerCase();
   if (HANDLERS.has(base)) return base;
   for (const [pattern, key] of ALIASES) if (pattern.test(base)) return key;
   return base;

@@ -29,7 +29,10 @@ export function scanUnparsedShell(text: string, scan: RiskScan): void {
     const before = pieces[i - 1];
     if (before !== '|') pipeline = [];
     if (before === '|' && SHELL_READING_STDIN.test(segment)) {
-      scan.report(pipeline.some((stage) => DECODER_PATTERN.test(stage)) ? 'obfuscated' : 'opaque', [...pipeline, segment].join(' | '));
+      scan.report(
+        pipeline.some((stage) => DECODER_PATTERN.test(stage)) ? 'obfuscated' : 'opaque',
+        [...pipeline, segment].join(' | '),
+      );
     }
     pipeline.push(segment);
     if (segment) scanSegment(segment, scan);
@@ -64,5 +67,11 @@ function scanSegment(segment: string, scan: RiskScan): void {
 function toWord(raw: string): ShellWord {
   const value = raw.replace(/['"\\]/g, '');
   const dynamic = value.replace(/\$\{?\w+\}?|\$\(.*?\)|`.*?`/g, '');
-  return { value, raw, literal: dynamic.length === value.length && !value.includes('$'), literalLength: dynamic.length, substitutes: /\$\(|`/.test(raw) };
+  return {
+    value,
+    raw,
+    literal: dynamic.length === value.length && !value.includes('$'),
+    literalLength: dynamic.length,
+    substitutes: /\$\(|`/.test(raw),
+  };
 }

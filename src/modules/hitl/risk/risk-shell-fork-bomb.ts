@@ -15,7 +15,12 @@ export function isForkBomb(cmd: GoNode): boolean {
   if (kind === 'WhileClause') return endlessCondition(cmd) && spawnsUnwaited(nodeList(cmd.Do));
   if (kind === 'ForClause') {
     const loop = nodeField(cmd, 'Loop');
-    return nodeKind(loop) === 'CStyleLoop' && loop !== undefined && nodeKind(loop.Cond) === undefined && spawnsUnwaited(nodeList(cmd.Do));
+    return (
+      nodeKind(loop) === 'CStyleLoop' &&
+      loop !== undefined &&
+      nodeKind(loop.Cond) === undefined &&
+      spawnsUnwaited(nodeList(cmd.Do))
+    );
   }
   return false;
 }
@@ -59,13 +64,15 @@ function spawnsCall(node: GoNode | undefined, name: string, spawning: boolean): 
     const spawns = spawning || Boolean(node.Background) || Boolean(node.Coprocess);
     if (spawns && callName(node) === name) return true;
     const cmd = nodeField(node, 'Cmd');
-    const piped = nodeKind(cmd) === 'BinaryCmd' && cmd !== undefined && (cmd.Op === ShellOp.PIPE || cmd.Op === ShellOp.PIPE_ALL);
+    const piped =
+      nodeKind(cmd) === 'BinaryCmd' && cmd !== undefined && (cmd.Op === ShellOp.PIPE || cmd.Op === ShellOp.PIPE_ALL);
     return spawnsCall(cmd, name, spawns || piped);
   }
-  const fields = kind === 'CmdSubst' || kind === 'ProcSubst' ? ['Stmts'] : SHELL_CHILD_FIELDS[kind] ?? [];
+  const fields = kind === 'CmdSubst' || kind === 'ProcSubst' ? ['Stmts'] : (SHELL_CHILD_FIELDS[kind] ?? []);
   for (const field of fields) {
     const child = node[field];
-    const children = child && typeof child === 'object' && '$array' in child ? nodeList(child) : [nodeField(node, field)];
+    const children =
+      child && typeof child === 'object' && '$array' in child ? nodeList(child) : [nodeField(node, field)];
     if (children.some((c) => spawnsCall(c, name, spawning))) return true;
   }
   return false;
@@ -82,6 +89,8 @@ function backgrounds(node: GoNode | undefined): boolean {
   if (kind === 'Stmt') return Boolean(node.Background) || backgrounds(nodeField(node, 'Cmd'));
   return (SHELL_CHILD_FIELDS[kind] ?? []).some((field) => {
     const child = node[field];
-    return child && typeof child === 'object' && '$array' in child ? nodeList(child).some(backgrounds) : backgrounds(nodeField(node, field));
+    return child && typeof child === 'object' && '$array' in child
+      ? nodeList(child).some(backgrounds)
+      : backgrounds(nodeField(node, field));
   });
 }

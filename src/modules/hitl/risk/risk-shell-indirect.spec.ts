@@ -91,7 +91,7 @@ describe('command words built at run time (through evaluateRiskText with the she
     'ls *.txt',
     'https://example.com/search?q=rm+-rf&page=2',
     'Ready? Go now',
-    'python3 -c "import subprocess; subprocess.run([\'ls\', \'-la\'])"',
+    "python3 -c \"import subprocess; subprocess.run(['ls', '-la'])\"",
     'python3 -c "import os; os.system( \'ls\' )"',
     'node -e "console.log(/a/.exec(\'abc\'))"',
   ])('stays safe when the command is known: %s', (text) => {

@@ -18,7 +18,10 @@ describe('parseOptions', () => {
   });
 
   it('takes option values attached or from the next word', () => {
-    const parsed = parseOptions(words('-n1 -I {} --max-procs 4 --delimiter=,'), { withValue: 'nI', longWithValue: ['max-procs'] });
+    const parsed = parseOptions(words('-n1 -I {} --max-procs 4 --delimiter=,'), {
+      withValue: 'nI',
+      longWithValue: ['max-procs'],
+    });
     expect([...parsed.values].map(([k, v]) => [k, v.map((w) => w.value)])).toEqual([
       ['n', ['1']],
       ['I', ['{}']],
@@ -29,7 +32,9 @@ describe('parseOptions', () => {
   });
 
   it('keeps the wrapped command intact when stopping at the first operand', () => {
-    expect(parseOptions(words('-u root rm -rf /'), { withValue: 'u', stopAtOperand: true }).rest.map((w) => w.value)).toEqual(['rm', '-rf', '/']);
+    expect(
+      parseOptions(words('-u root rm -rf /'), { withValue: 'u', stopAtOperand: true }).rest.map((w) => w.value),
+    ).toEqual(['rm', '-rf', '/']);
   });
 
   it('never lets an attached-only value swallow the next word (mysql -p)', () => {
@@ -39,6 +44,10 @@ describe('parseOptions', () => {
   });
 
   it('reads digit-only values so that perl -le is -l then -e', () => {
-    expect(parseOptions(words('-l0 -le code'), { withValue: 'e', attachedDigits: 'l' }).values.get('e')?.map((w) => w.value)).toEqual(['code']);
+    expect(
+      parseOptions(words('-l0 -le code'), { withValue: 'e', attachedDigits: 'l' })
+        .values.get('e')
+        ?.map((w) => w.value),
+    ).toEqual(['code']);
   });
 });

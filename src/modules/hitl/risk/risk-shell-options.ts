@@ -35,7 +35,15 @@ export interface ParsedOptions {
 
 /** Parses `args` (without the command name) the getopt way. */
 export function parseOptions(args: readonly ShellWord[], spec: OptionSpec = {}): ParsedOptions {
-  const out: ParsedOptions = { short: new Set(), long: new Set(), values: new Map(), operands: [], afterDashDash: [], rest: [], dashDash: false };
+  const out: ParsedOptions = {
+    short: new Set(),
+    long: new Set(),
+    values: new Map(),
+    operands: [],
+    afterDashDash: [],
+    rest: [],
+    dashDash: false,
+  };
   const withValue = spec.withValue ?? '';
   const attachedValue = spec.attachedValue ?? '';
   const attachedDigits = spec.attachedDigits ?? '';

@@ -44,7 +44,12 @@ export class ShellScriptState {
     if (!resolved.literal) return [this.withCommandName(this.withSpread(resolved, parts, name))];
     if (parts.length > 1 && parts.some((p) => this.splitsWhenExpanded(p))) return [{ ...resolved, literal: false }];
     const braces = parts.length === 1 && nodeKind(parts[0]) === 'Lit' ? BRACE_LIST.exec(resolved.value) : null;
-    if (!braces) return [parts.some((p) => nodeKind(p) === 'Lit' && GLOB.test(goString(p.Value))) ? { ...resolved, glob: true } : resolved];
+    if (!braces)
+      return [
+        parts.some((p) => nodeKind(p) === 'Lit' && GLOB.test(goString(p.Value)))
+          ? { ...resolved, glob: true }
+          : resolved,
+      ];
     return braces[2].split(',').map((item) => literalWord(braces[1] + item + braces[3]));
   }
 
@@ -67,7 +72,9 @@ export class ShellScriptState {
    * unknown. `declare -n` (a flag among the arguments) makes the names references, unknown from then on.
    */
   remember(assigns: GoNode[]): void {
-    const flags = assigns.filter((a) => a.Naked && !nodeField(a, 'Name')).map((a) => this.word(nodeField(a, 'Value') ?? a).value);
+    const flags = assigns
+      .filter((a) => a.Naked && !nodeField(a, 'Name'))
+      .map((a) => this.word(nodeField(a, 'Value') ?? a).value);
     const references = flags.some((f) => /^-[a-zA-Z]*n/.test(f));
     for (const assign of assigns) {
       const name = nodeField(assign, 'Name');
@@ -75,9 +82,14 @@ export class ShellScriptState {
       const key = String(name.Value);
       if (references) this.variables.markReference(key);
       const value = nodeField(assign, 'Value');
-      const word = value && !nodeField(assign, 'Index') && !this.variables.isReference(key) ? this.word(value) : undefined;
+      const word =
+        value && !nodeField(assign, 'Index') && !this.variables.isReference(key) ? this.word(value) : undefined;
       const before = assign.Append ? this.variables.get(key) : '';
-      this.variables.assign(key, word?.literal && before !== undefined ? before + word.value : undefined, word?.substitutes);
+      this.variables.assign(
+        key,
+        word?.literal && before !== undefined ? before + word.value : undefined,
+        word?.substitutes,
+      );
     }
   }
 
@@ -133,7 +145,10 @@ export class ShellScriptState {
       const text = this.producedText(st) ?? null;
       const before = this.files.get(path);
       const appends = redirect.Op === ShellOp.APP_OUT || redirect.Op === ShellOp.APP_ALL;
-      this.files.set(path, appends && before !== undefined ? (before === null || text === null ? null : before + text) : text);
+      this.files.set(
+        path,
+        appends && before !== undefined ? (before === null || text === null ? null : before + text) : text,
+      );
     }
     const download = DOWNLOAD_TARGET[argv[0]?.value ?? ''];
     const at = download ? argv.findIndex((w) => download.test(w.value)) : -1;
@@ -153,7 +168,12 @@ export class ShellScriptState {
     const pipeline = this.source.of(origin.pipeline);
     const text = this.producedText(lastStage(origin.pipeFrom));
     if (text !== undefined) return { kind: 'text', text, literal: true, substitutes: false, snippet: pipeline };
-    return { kind: 'opaque', decoded: DECODER_PATTERN.test(this.source.of(origin.pipeFrom)), snippet: pipeline, roots: this.findRoots(lastStage(origin.pipeFrom)) };
+    return {
+      kind: 'opaque',
+      decoded: DECODER_PATTERN.test(this.source.of(origin.pipeFrom)),
+      snippet: pipeline,
+      roots: this.findRoots(lastStage(origin.pipeFrom)),
+    };
   }
 
   /** The starting points of a `find` that feeds a pipe (at most four), else undefined. */
@@ -176,7 +196,8 @@ export class ShellScriptState {
         const target = this.word(word).value;
         const written = this.fileText(target);
         if (target === '/dev/null') input = { kind: 'none' };
-        else if (typeof written === 'string') input = { kind: 'text', text: written, literal: true, substitutes: false, snippet: snippet() };
+        else if (typeof written === 'string')
+          input = { kind: 'text', text: written, literal: true, substitutes: false, snippet: snippet() };
         else input = { kind: 'opaque', decoded: false, snippet: snippet() };
       } else if (redirect.Op === ShellOp.HERE_STRING && word) {
         input = textInput(this.word(word), snippet());
@@ -220,7 +241,8 @@ const SPREADING = /^"?\$(?:[@*]|\{[@*]\}|\{[A-Za-z_]\w*\[[@*]\]\})"?$/;
 const GLOB = /(?:^|[^\\])(?:[*?]|\[[^\]]+\])/;
 
 /** Substitutions that print one plain word (a user, an id, a host name, a count): they cannot carry options. */
-const ONE_WORD_SUBSTITUTION = /^(?:\$\(|`)\s*(?:whoami|id(?:\s+-[ugnr]+)*|nproc|hostname(?:\s+-s)?|uname(?:\s+-[a-z])?|logname)\s*(?:\)|`)$/;
+const ONE_WORD_SUBSTITUTION =
+  /^(?:\$\(|`)\s*(?:whoami|id(?:\s+-[ugnr]+)*|nproc|hostname(?:\s+-s)?|uname(?:\s+-[a-z])?|logname)\s*(?:\)|`)$/;
 
 /** `pre{a,b,c}post`: one level of brace list, no nesting. */
 const BRACE_LIST = /^([^{}]*)\{([^{}]*,[^{}]*)\}([^{}]*)$/;
@@ -241,7 +263,10 @@ function lastStage(st: GoNode): GoNode {
   let current = st;
   for (;;) {
     const cmd = nodeField(current, 'Cmd');
-    const y = cmd && nodeKind(cmd) === 'BinaryCmd' && (cmd.Op === ShellOp.PIPE || cmd.Op === ShellOp.PIPE_ALL) ? nodeField(cmd, 'Y') : undefined;
+    const y =
+      cmd && nodeKind(cmd) === 'BinaryCmd' && (cmd.Op === ShellOp.PIPE || cmd.Op === ShellOp.PIPE_ALL)
+        ? nodeField(cmd, 'Y')
+        : undefined;
     if (!y) return current;
     current = y;
   }

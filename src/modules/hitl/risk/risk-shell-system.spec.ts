@@ -132,10 +132,10 @@ describe('destructive effects on the system (through evaluateRiskText with the s
       'tar xzf x.tgz -C /etc',
       'unzip -o x.zip -d /etc',
       'cat > /etc/hosts <<EOF\n1.2.3.4 x\nEOF\n',
-      'python3 -c "open(\'/etc/passwd\', \'w\').write(\'\')"',
-      'node -e "require(\'fs\').writeFileSync(\'/etc/hosts\', \'\')"',
+      "python3 -c \"open('/etc/passwd', 'w').write('')\"",
+      "node -e \"require('fs').writeFileSync('/etc/hosts', '')\"",
       'python3 -c "import os; os.remove(\'/usr/bin/sudo\')"',
-      'python3 -c "from pathlib import Path; Path(\'/etc/shadow\').write_text(\'\')"',
+      "python3 -c \"from pathlib import Path; Path('/etc/shadow').write_text('')\"",
       "perl -pi -e 's/x/y/' /etc/passwd",
     ])('flags %s', (text) => {
       expect(rulesOf(text)).toContain('system-file-overwrite');
@@ -167,7 +167,7 @@ describe('destructive effects on the system (through evaluateRiskText with the s
       'wget -O page.html https://example.com',
       'ls /usr/bin',
       'python3 -c "open(\'/etc/passwd\').read()"',
-      'node -e "fs.writeFileSync(\'/usr/local/lib/x\', \'\')"',
+      "node -e \"fs.writeFileSync('/usr/local/lib/x', '')\"",
       "perl -pi -e 's/x/y/' config.txt",
       "perl -ne 'print' /etc/passwd",
       'cd /root/project && npm run build > build.log',
@@ -190,17 +190,19 @@ describe('destructive effects on the system (through evaluateRiskText with the s
       'cat files.txt | xargs -n1 unlink',
       'find . -exec shred -u {} \\;',
       'git ls-files | xargs rm',
-      "find . -type f -exec sh -c 'rm \"$1\"' _ {} \\;",
-      "find . -exec bash -c 'for f; do rm \"$f\"; done' _ {} +",
+      'find . -type f -exec sh -c \'rm "$1"\' _ {} \\;',
+      'find . -exec bash -c \'for f; do rm "$f"; done\' _ {} +',
     ])('flags %s', (text) => {
       expect(rulesOf(text)).toContain('recursive-delete');
     });
 
-    it.each(['find . -type f -exec ls -l {} \\;', 'find . -name "*.ts" | xargs wc -l', 'echo a.txt | xargs rm', 'find . -exec echo rm {} \\;'])(
-      'leaves %s alone',
-      (text) => {
-        expect(rulesOf(text)).toEqual([]);
-      },
-    );
+    it.each([
+      'find . -type f -exec ls -l {} \\;',
+      'find . -name "*.ts" | xargs wc -l',
+      'echo a.txt | xargs rm',
+      'find . -exec echo rm {} \\;',
+    ])('leaves %s alone', (text) => {
+      expect(rulesOf(text)).toEqual([]);
+    });
   });
 });

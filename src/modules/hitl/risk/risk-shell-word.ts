@@ -56,14 +56,23 @@ export function plainParamName(part: GoNode): string | undefined {
   return nodeKind(param) === 'Lit' ? goString(param?.Value) : undefined;
 }
 
-function appendParts(parts: GoNode[], source: ShellSource, build: WordBuild, quoting: 'bare' | 'double' | 'heredoc', vars?: ShellVars): void {
+function appendParts(
+  parts: GoNode[],
+  source: ShellSource,
+  build: WordBuild,
+  quoting: 'bare' | 'double' | 'heredoc',
+  vars?: ShellVars,
+): void {
   for (const part of parts) {
     const kind = nodeKind(part);
     const known = vars && kind === 'ParamExp' ? vars.get(plainParamName(part) ?? '') : undefined;
     if (known !== undefined) {
       appendLiteral(build, known);
     } else if (kind === 'Lit') {
-      appendLiteral(build, quoting === 'bare' ? unescapeBare(goString(part.Value)) : unescapeDouble(goString(part.Value)));
+      appendLiteral(
+        build,
+        quoting === 'bare' ? unescapeBare(goString(part.Value)) : unescapeDouble(goString(part.Value)),
+      );
     } else if (kind === 'SglQuoted') {
       const value = goString(part.Value);
       appendLiteral(build, part.Dollar ? decodeAnsiC(value) : value);
@@ -90,7 +99,17 @@ function unescapeDouble(text: string): string {
   return text.includes('\\') ? text.replace(/\\([$`"\\\n])/g, (_m, c: string) => (c === '\n' ? '' : c)) : text;
 }
 
-const SIMPLE_ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', v: '\v' };
+const SIMPLE_ESCAPES: Record<string, string> = {
+  n: '\n',
+  t: '\t',
+  r: '\r',
+  a: '\x07',
+  b: '\b',
+  e: '\x1b',
+  E: '\x1b',
+  f: '\f',
+  v: '\v',
+};
 
 /** Decodes the escapes of a bash `$'...'` string (hex, octal, unicode and C escapes). */
 export function decodeAnsiC(text: string): string {
@@ -102,7 +121,8 @@ export function decodeAnsiC(text: string): string {
     const esc = m[1];
     if (esc === undefined) pushText(m[0]);
     else if (esc[0] === 'x') bytes.push(parseInt(esc.slice(1), 16));
-    else if (esc[0] === 'u' || esc[0] === 'U') pushText(String.fromCodePoint(Math.min(parseInt(esc.slice(1), 16), 0x10ffff)));
+    else if (esc[0] === 'u' || esc[0] === 'U')
+      pushText(String.fromCodePoint(Math.min(parseInt(esc.slice(1), 16), 0x10ffff)));
     else if (/^[0-7]/.test(esc)) bytes.push(parseInt(esc, 8) & 0xff);
     else if (esc[0] === 'c' && esc.length === 2) bytes.push(esc.charCodeAt(1) & 0x1f);
     else pushText(SIMPLE_ESCAPES[esc] ?? esc);

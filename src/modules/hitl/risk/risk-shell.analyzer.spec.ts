@@ -48,7 +48,7 @@ describe('analyzeShell (through evaluateRiskText with the shell hint)', () => {
       "bash -c 'rm -rf /'",
       'zsh -c "rm -rf /"',
       'bash -euxc "rm -rf /"',
-      "sudo sh -c 'bash -c \"rm -rf /\"'",
+      'sudo sh -c \'bash -c "rm -rf /"\'',
       'su -c "rm -rf /" root',
       'ssh host rm -rf /srv',
       'ssh -p 2222 host "cd / && rm -rf srv"',
@@ -101,16 +101,16 @@ describe('analyzeShell (through evaluateRiskText with the shell hint)', () => {
     });
 
     it.each([
-      "python -c \"import shutil; shutil.rmtree('/x')\"",
-      "python3 -c \"import os; os.system('rm -rf /')\"",
+      'python -c "import shutil; shutil.rmtree(\'/x\')"',
+      'python3 -c "import os; os.system(\'rm -rf /\')"',
       "python3 -c \"import subprocess; subprocess.call(['rm', '-rf', '/'])\"",
-      "node -e \"fs.rmSync('d', {recursive: true})\"",
+      'node -e "fs.rmSync(\'d\', {recursive: true})"',
       "node -e \"require('child_process').spawnSync('rm', ['-rf', '/'])\"",
       "node --eval \"require('rimraf').sync('d')\"",
-      "perl -e 'use File::Path; rmtree(\"/x\")'",
-      "perl -le 'system \"rm -rf /x\"'",
-      "ruby -e 'require \"fileutils\"; FileUtils.rm_rf(\"/x\")'",
-      "echo \"import shutil; shutil.rmtree('/x')\" | python3",
+      'perl -e \'use File::Path; rmtree("/x")\'',
+      'perl -le \'system "rm -rf /x"\'',
+      'ruby -e \'require "fileutils"; FileUtils.rm_rf("/x")\'',
+      'echo "import shutil; shutil.rmtree(\'/x\')" | python3',
     ])('reads interpreter one-liners: %s', (text) => {
       expect(rulesOf(text)).toContain('recursive-delete');
     });
@@ -141,7 +141,7 @@ describe('analyzeShell (through evaluateRiskText with the shell hint)', () => {
       'rm -f a.log b.log',
       'rm -- -rf',
       'find . -name "*.log" -print',
-      "node -e \"fs.rmSync('file.txt')\"",
+      'node -e "fs.rmSync(\'file.txt\')"',
       'python3 -c "print(\'rm -rf /\')"',
       'bash deploy.sh',
       'cat README.md | less',
@@ -152,12 +152,15 @@ describe('analyzeShell (through evaluateRiskText with the shell hint)', () => {
   });
 
   describe('disk wipes', () => {
-    it.each(['mkfs.ext4 /dev/sdb1', 'dd if=/dev/zero of=/dev/nvme0n1', 'cat x > /dev/sda', 'wipefs -a /dev/sdc', 'shred -n 3 /dev/sdb'])(
-      'flags %s',
-      (text) => {
-        expect(rulesOf(text)).toContain('disk-wipe');
-      },
-    );
+    it.each([
+      'mkfs.ext4 /dev/sdb1',
+      'dd if=/dev/zero of=/dev/nvme0n1',
+      'cat x > /dev/sda',
+      'wipefs -a /dev/sdc',
+      'shred -n 3 /dev/sdb',
+    ])('flags %s', (text) => {
+      expect(rulesOf(text)).toContain('disk-wipe');
+    });
 
     it('does not flag dd into a file', () => {
       expect(rulesOf('dd if=/dev/zero of=disk.img bs=1M count=1')).toEqual([]);
@@ -185,12 +188,17 @@ describe('analyzeShell (through evaluateRiskText with the shell hint)', () => {
       expect(rulesOf(text)).toContain(rule);
     });
 
-    it.each(['ls | xargs -I{} echo {}', 'echo {a,b}', "find . -exec echo {} +", 'CMD=ls; $CMD -la', 'echo "rm -rf /" > notes.txt', 'X="rm -rf /"; echo "$X"', 'curl -o x.json https://x.example; cat x.json'])(
-      'stays safe for %s',
-      (text) => {
-        expect(rulesOf(text)).toEqual([]);
-      },
-    );
+    it.each([
+      'ls | xargs -I{} echo {}',
+      'echo {a,b}',
+      'find . -exec echo {} +',
+      'CMD=ls; $CMD -la',
+      'echo "rm -rf /" > notes.txt',
+      'X="rm -rf /"; echo "$X"',
+      'curl -o x.json https://x.example; cat x.json',
+    ])('stays safe for %s', (text) => {
+      expect(rulesOf(text)).toEqual([]);
+    });
 
     it('forgets a variable reassigned to an unknown value (the command is then opaque, not a known one)', () => {
       expect(rulesOf('C="rm -rf"; C=$(pick); $C /srv')).toEqual(['opaque']);
@@ -213,9 +221,12 @@ describe('analyzeShell (through evaluateRiskText with the shell hint)', () => {
       expect(rulesOf(text)).toContain(rule);
     });
 
-    it.each(['del a.txt', 'rmdir empty', 'cmd /c dir /s', 'powershell -File build.ps1', 'format-table'])('leaves %s alone', (text) => {
-      expect(rulesOf(text)).toEqual([]);
-    });
+    it.each(['del a.txt', 'rmdir empty', 'cmd /c dir /s', 'powershell -File build.ps1', 'format-table'])(
+      'leaves %s alone',
+      (text) => {
+        expect(rulesOf(text)).toEqual([]);
+      },
+    );
   });
 
   describe('other schedulers and runners', () => {
@@ -225,15 +236,17 @@ describe('analyzeShell (through evaluateRiskText with the shell hint)', () => {
       'batch <<< "rm -rf /srv"',
       'parallel rm -rf ::: a b',
       'script -qc "rm -rf /x" /dev/null',
-      "awk 'BEGIN { system(\"rm -rf /x\") }'",
+      'awk \'BEGIN { system("rm -rf /x") }\'',
       'awk \'{ print "rm -rf " $1 | "sh" }\' dirs.txt',
-      "perl -e 'system(\"rm\", \"-rf\", \"/x\")'",
+      'perl -e \'system("rm", "-rf", "/x")\'',
     ])('flags %s', (text) => {
       expect(rulesOf(text)).toContain('recursive-delete');
     });
   });
 
   it('reports the statement as the match', () => {
-    expect(evaluateRiskText('cd /srv && sudo rm -rf data; ls').rules).toEqual([{ rule: 'recursive-delete', match: 'sudo rm -rf data' }]);
+    expect(evaluateRiskText('cd /srv && sudo rm -rf data; ls').rules).toEqual([
+      { rule: 'recursive-delete', match: 'sudo rm -rf data' },
+    ]);
   });
 });

@@ -111,7 +111,8 @@ class ShellWalker {
     const argv = this.script.unalias(words.flatMap((w) => this.script.expand(w)));
     if (argv[0]?.value === 'alias') this.script.defineAliases(argv.slice(1));
     // `hash -p /bin/rm name` makes `name` run rm.
-    if (argv[0]?.value === 'hash' && argv[1]?.value === '-p' && argv[3]) this.script.defineAliases([{ ...argv[3], value: `${argv[3].value}=${argv[2].value}` }]);
+    if (argv[0]?.value === 'hash' && argv[1]?.value === '-p' && argv[3])
+      this.script.defineAliases([{ ...argv[3], value: `${argv[3].value}=${argv[2].value}` }]);
     if (argv.length) checkCommand(argv, this.env(st, stdin));
     this.script.recordWrites(st, argv);
     this.recordAssignments(argv);
@@ -123,7 +124,8 @@ class ShellWalker {
     const args = argv.slice(1).map((w) => w.value);
     if (VARIABLE_READERS.has(name)) this.script.variables.forget(args, true);
     else if (name === 'unset') this.script.variables.forget(args);
-    else if (name === 'cd' || name === 'pushd') this.script.changeDirectory(argv.slice(1).filter((w) => !/^-[LPe@]+$/.test(w.value)));
+    else if (name === 'cd' || name === 'pushd')
+      this.script.changeDirectory(argv.slice(1).filter((w) => !/^-[LPe@]+$/.test(w.value)));
     else if (name === 'printf' && args[0] === '-v') this.script.variables.forget(args.slice(1, 2), true);
     else if (name === 'source' || name === '.' || name === 'eval') this.script.variables.forgetAll();
   }

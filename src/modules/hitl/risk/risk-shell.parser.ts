@@ -8,7 +8,9 @@
  * UTF-8 bytes held one per JS char, and positions are byte offsets. The package is pinned (its last release).
  */
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- mvdan-sh ships no types and no ES module
-const mvdan = require('mvdan-sh') as { syntax: { NewParser(): { Parse(src: string, name: string): { __internal_object__?: GoNode } } } };
+const mvdan = require('mvdan-sh') as {
+  syntax: { NewParser(): { Parse(src: string, name: string): { __internal_object__?: GoNode } } };
+};
 
 /** A Go struct of the shell syntax tree, read through its GopherJS representation. */
 export interface GoNode {
@@ -60,7 +62,7 @@ export function nodeField(node: GoNode, field: string): GoNode | undefined {
 
 /** Byte offsets [start, end) of a node in the parsed source. */
 export function nodeSpan(node: GoNode): [number, number] {
-  const pos = (node as unknown as { Pos(): GoPos; End(): GoPos });
+  const pos = node as unknown as { Pos(): GoPos; End(): GoPos };
   return [pos.Pos().offs, pos.End().offs];
 }
 

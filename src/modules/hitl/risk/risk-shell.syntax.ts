@@ -57,7 +57,13 @@ export const ShellOp = {
 } as const;
 
 /** Redirections that write a file: `>`, `>>`, `>|`, `&>`, `&>>`. */
-export const WRITE_OPS: ReadonlySet<unknown> = new Set([ShellOp.RDR_OUT, ShellOp.APP_OUT, ShellOp.CLB_OUT, ShellOp.RDR_ALL, ShellOp.APP_ALL]);
+export const WRITE_OPS: ReadonlySet<unknown> = new Set([
+  ShellOp.RDR_OUT,
+  ShellOp.APP_OUT,
+  ShellOp.CLB_OUT,
+  ShellOp.RDR_ALL,
+  ShellOp.APP_ALL,
+]);
 
 /** Block devices: writing to them wipes a disk. */
 export const BLOCK_DEVICE = /^\/dev\/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|rdisk|md|dm-|mapper\/|loop)/;

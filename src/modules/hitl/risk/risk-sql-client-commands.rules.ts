@@ -56,7 +56,8 @@ function mysqladmin(args: ShellWord[], env: ShellCommandEnv): void {
 }
 
 function dropdb(args: ShellWord[], env: ShellCommandEnv): void {
-  if (!args.some((w) => w.value === '--help' || w.value === '-?' || w.value === '--version')) env.scan.report('drop', env.snippet);
+  if (!args.some((w) => w.value === '--help' || w.value === '-?' || w.value === '--version'))
+    env.scan.report('drop', env.snippet);
 }
 
 function redisCli(args: ShellWord[], env: ShellCommandEnv): void {
@@ -64,13 +65,30 @@ function redisCli(args: ShellWord[], env: ShellCommandEnv): void {
 }
 
 function mongo(args: ShellWord[], env: ShellCommandEnv): void {
-  const opts = parseOptions(args, { longWithValue: ['eval', 'host', 'port', 'username', 'password', 'authenticationDatabase', 'file'] });
+  const opts = parseOptions(args, {
+    longWithValue: ['eval', 'host', 'port', 'username', 'password', 'authenticationDatabase', 'file'],
+  });
   for (const code of opts.values.get('eval') ?? []) runCodeWord(code, 'mongo', env);
 }
 
 const PSQL: OptionSpec = {
   withValue: 'cdfhLopPTUvFR',
-  longWithValue: ['command', 'dbname', 'file', 'host', 'log-file', 'output', 'port', 'pset', 'table-attr', 'username', 'set', 'variable', 'field-separator', 'record-separator'],
+  longWithValue: [
+    'command',
+    'dbname',
+    'file',
+    'host',
+    'log-file',
+    'output',
+    'port',
+    'pset',
+    'table-attr',
+    'username',
+    'set',
+    'variable',
+    'field-separator',
+    'record-separator',
+  ],
 };
 const MYSQL: OptionSpec = {
   withValue: 'eDhPuSOo',
@@ -83,9 +101,20 @@ export const SQL_CLIENT_COMMANDS: Record<string, ShellCommandHandler> = {
   psql: sqlClient(PSQL, ['c', 'command'], ['f', 'file']),
   mysql: sqlClient(MYSQL, ['e', 'execute', 'init-command']),
   mariadb: sqlClient(MYSQL, ['e', 'execute', 'init-command']),
-  cockroach: sqlClient({ withValue: 'e', longWithValue: ['execute', 'url', 'database', 'user', 'host', 'certs-dir'] }, ['e', 'execute'], ['file', 'f']),
-  'clickhouse-client': sqlClient({ withValue: 'qhuP', longWithValue: ['query', 'host', 'user', 'port', 'password', 'database', 'queries-file'] }, ['q', 'query'], ['queries-file']),
-  sqlite3: sqliteLike(['cmd'], ['separator', 'newline', 'nullvalue', 'vfs', 'maxsize', 'mmap', 'pagecache', 'lookaside', 'heap', 'escape']),
+  cockroach: sqlClient(
+    { withValue: 'e', longWithValue: ['execute', 'url', 'database', 'user', 'host', 'certs-dir'] },
+    ['e', 'execute'],
+    ['file', 'f'],
+  ),
+  'clickhouse-client': sqlClient(
+    { withValue: 'qhuP', longWithValue: ['query', 'host', 'user', 'port', 'password', 'database', 'queries-file'] },
+    ['q', 'query'],
+    ['queries-file'],
+  ),
+  sqlite3: sqliteLike(
+    ['cmd'],
+    ['separator', 'newline', 'nullvalue', 'vfs', 'maxsize', 'mmap', 'pagecache', 'lookaside', 'heap', 'escape'],
+  ),
   duckdb: sqliteLike(['cmd', 'c', 's'], ['separator', 'newline', 'nullvalue']),
   sqlcmd,
   mysqladmin,

@@ -7,10 +7,12 @@ export function isScopingCondition(expr: unknown): boolean {
   if (!isNode(expr)) return false;
   if (expr.type === 'binary_expr') {
     const op = String(expr.operator).toUpperCase();
-    if (op === 'OR' || op === '||' || op === 'XOR') return isScopingCondition(expr.left) && isScopingCondition(expr.right);
+    if (op === 'OR' || op === '||' || op === 'XOR')
+      return isScopingCondition(expr.left) && isScopingCondition(expr.right);
     if (op === 'AND' || op === '&&') return isScopingCondition(expr.left) || isScopingCondition(expr.right);
     if (!mentionsRows(expr)) return false;
-    if (['=', '==', '<=>', '>=', '<=', 'IS', 'LIKE', 'ILIKE'].includes(op) && sameExpression(expr.left, expr.right)) return false;
+    if (['=', '==', '<=>', '>=', '<=', 'IS', 'LIKE', 'ILIKE'].includes(op) && sameExpression(expr.left, expr.right))
+      return false;
     if ((op === 'LIKE' || op === 'ILIKE') && isNode(expr.right) && /^%+$/.test(String(expr.right.value))) return false;
     return true;
   }

@@ -43,7 +43,12 @@ describe('analyzeSql', () => {
   });
 
   describe('TRUNCATE', () => {
-    it.each(['TRUNCATE users', 'truncate table users', 'TRUNCATE TABLE a, b RESTART IDENTITY CASCADE', 'TRUNCATE ONLY logs'])('flags %s', (text) => {
+    it.each([
+      'TRUNCATE users',
+      'truncate table users',
+      'TRUNCATE TABLE a, b RESTART IDENTITY CASCADE',
+      'TRUNCATE ONLY logs',
+    ])('flags %s', (text) => {
       expect(sqlRules(text)).toContain('truncate');
     });
 
@@ -113,7 +118,7 @@ describe('analyzeSql', () => {
       "UPDATE users SET name = 'x' WHERE id = 1",
       'UPDATE t SET a = 1 FROM u WHERE t.id = u.id',
       "UPDATE users SET data = data || '{}'::jsonb WHERE id = 1",
-      "SELECT * FROM users WHERE 1=1",
+      'SELECT * FROM users WHERE 1=1',
       'INSERT INTO t (a) VALUES (1) ON DUPLICATE KEY UPDATE a = 2',
       'SELECT * FROM t FOR UPDATE',
       'CREATE TABLE c (id INT REFERENCES p(id) ON DELETE CASCADE)',
@@ -164,15 +169,21 @@ describe('analyzeSql', () => {
       expect(evaluateRiskText(text, 'shell').rules.map((r) => r.rule)).toContain(rule);
     });
 
-    it.each(['psql -c "SELECT 1"', 'psql app', 'mysql -uroot -psecret app', 'sqlite3 app.db ".schema"', 'redis-cli get k', 'mongosh --eval "db.users.find({})"'])(
-      'leaves %s alone',
-      (text) => {
-        expect(evaluateRiskText(text, 'shell').risky).toBe(false);
-      },
-    );
+    it.each([
+      'psql -c "SELECT 1"',
+      'psql app',
+      'mysql -uroot -psecret app',
+      'sqlite3 app.db ".schema"',
+      'redis-cli get k',
+      'mongosh --eval "db.users.find({})"',
+    ])('leaves %s alone', (text) => {
+      expect(evaluateRiskText(text, 'shell').risky).toBe(false);
+    });
   });
 
   it('reports the statement, not the whole script', () => {
-    expect(evaluateRiskText('SELECT 1; DELETE FROM users; SELECT 2', 'sql').rules).toEqual([{ rule: 'unscoped-delete', match: 'DELETE FROM users' }]);
+    expect(evaluateRiskText('SELECT 1; DELETE FROM users; SELECT 2', 'sql').rules).toEqual([
+      { rule: 'unscoped-delete', match: 'DELETE FROM users' },
+    ]);
   });
 });

@@ -26,7 +26,17 @@ const SQL_ONLY_START =
   /^[\s(]*(?:select|insert|create|alter|with|explain|grant|revoke|merge|upsert|vacuum|pragma|commit|rollback|begin|savepoint|release|analyze|replace\s+into|copy|comment\s+on|refresh|reindex|cluster)\b/i;
 /** SQL that runs SQL held in a string: EXEC('...'), EXECUTE IMMEDIATE '...', PREPARE s FROM '...'. */
 const DYNAMIC_SQL = /\b(?:exec|execute|sp_executesql|prepare)\b/i;
-const ALTER_DROP_KEEPS_DATA = new Set(['index', 'key', 'constraint', 'check', 'foreign key', 'primary key', 'default', 'fulltext', 'spatial']);
+const ALTER_DROP_KEEPS_DATA = new Set([
+  'index',
+  'key',
+  'constraint',
+  'check',
+  'foreign key',
+  'primary key',
+  'default',
+  'fulltext',
+  'spatial',
+]);
 
 /**
  * Reads SQL text statement by statement. Returns whether all of it is SQL (a statement that neither
@@ -97,7 +107,8 @@ function checkDml(dml: SqlDml, sql: string, masked: string, scan: RiskScan): voi
 
 /** Two grammars at most, the likelier first: a failed parse costs about as much as a successful one. */
 function likelyDialects(masked: string): Dialect[] {
-  if (/::|\binterval\s+''|\b(?:returning|ilike|only)\b|\$\d|\busing\b|\bset\b[\s\S]*\bfrom\b/i.test(masked)) return [POSTGRES, SQLITE];
+  if (/::|\binterval\s+''|\b(?:returning|ilike|only)\b|\$\d|\busing\b|\bset\b[\s\S]*\bfrom\b/i.test(masked))
+    return [POSTGRES, SQLITE];
   if (/\[|\btop\b|@\w|\boutput\b/i.test(masked)) return [TSQL, MYSQL];
   return [MYSQL, POSTGRES];
 }
@@ -169,5 +180,8 @@ function dropsData(expr: unknown): boolean {
 
 /** MySQL `DELETE t1 FROM t1 JOIN t2 ON ...` is narrowed by its join condition. */
 function joinScoped(from: unknown): boolean {
-  return Array.isArray(from) && from.some((f) => typeof f === 'object' && f !== null && 'on' in f && isScopingCondition((f as { on: unknown }).on));
+  return (
+    Array.isArray(from) &&
+    from.some((f) => typeof f === 'object' && f !== null && 'on' in f && isScopingCondition((f as { on: unknown }).on))
+  );
 }

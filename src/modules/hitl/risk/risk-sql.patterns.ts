@@ -7,24 +7,36 @@ import type { RiskRule } from './risk.types';
  */
 const IDENT = '[\\w.`"\\[\\]$]+';
 const VALUE = "(?:''|-?\\d+(?:\\.\\d+)?|\\$\\d+|\\?|:\\w+|@\\w+|true|false|null)";
-const COLUMN_VS_VALUE = new RegExp(`^\\s*([A-Za-z_][\\w.]*)\\s*(?:=|==|<>|!=|<|>|<=|>=)\\s*${VALUE}\\s*$|^\\s*([A-Za-z_][\\w.]*)\\s+is\\s+(?:not\\s+)?null\\s*$`, 'i');
+const COLUMN_VS_VALUE = new RegExp(
+  `^\\s*([A-Za-z_][\\w.]*)\\s*(?:=|==|<>|!=|<|>|<=|>=)\\s*${VALUE}\\s*$|^\\s*([A-Za-z_][\\w.]*)\\s+is\\s+(?:not\\s+)?null\\s*$`,
+  'i',
+);
 const VALUE_LIST = new RegExp(`\\s(?:not\\s+)?in\\s*\\(\\s*${VALUE}(?:\\s*,\\s*${VALUE})*\\s*\\)`, 'gi');
 const VALUE_RANGE = new RegExp(`\\s(?:not\\s+)?between\\s+${VALUE}\\s+and\\s+${VALUE}`, 'gi');
 /** Clause features the text check does not judge: they go to the parser. */
-const NEEDS_PARSER = /[()"`[\]]|\|\||&&|\b(?:xor|like|ilike|rlike|regexp|similar|exists|case|escape)\b|\bnot\b(?!\s+null\b)/i;
+const NEEDS_PARSER =
+  /[()"`[\]]|\|\||&&|\b(?:xor|like|ilike|rlike|regexp|similar|exists|case|escape)\b|\bnot\b(?!\s+null\b)/i;
 
-const DROP = /\bdrop\s+(?:temporary\s+|materialized\s+|foreign\s+|global\s+|unique\s+)?(?:table|database|schema|view|sequence|index|user|role|function|procedure|trigger|type|extension|owned|tablespace|keyspace|collection|event|server|policy|publication|subscription|domain|aggregate|rule|login|synonym|stream|stage|warehouse|dataset|catalog)\b/i;
+const DROP =
+  /\bdrop\s+(?:temporary\s+|materialized\s+|foreign\s+|global\s+|unique\s+)?(?:table|database|schema|view|sequence|index|user|role|function|procedure|trigger|type|extension|owned|tablespace|keyspace|collection|event|server|policy|publication|subscription|domain|aggregate|rule|login|synonym|stream|stage|warehouse|dataset|catalog)\b/i;
 /** ALTER TABLE ... DROP of a column or partition (dropping an index or constraint keeps the data). */
 const ALTER_TABLE = /^\s*alter\s+table\b/i;
-const ALTER_DROP = /(?:^|[\s,])drop\s+(?!constraint\b|index\b|key\b|foreign\b|primary\b|check\b|default\b|not\b|fulltext\b|spatial\b)/i;
+const ALTER_DROP =
+  /(?:^|[\s,])drop\s+(?!constraint\b|index\b|key\b|foreign\b|primary\b|check\b|default\b|not\b|fulltext\b|spatial\b)/i;
 const TRUNCATE = new RegExp(
   `\\btruncate\\s+table\\b|^\\s*truncate\\s+(?:only\\s+)?${IDENT}(?:\\s*,\\s*${IDENT})*(?:\\s+(?:restart|continue)\\s+identity|\\s+cascade|\\s+restrict)*\\s*$`,
   'i',
 );
-const DELETE = new RegExp(`\\bdelete\\s+(?:(?:low_priority|quick|ignore)\\s+)*(?:top\\s*\\(?\\s*\\d+\\s*\\)?\\s+)?(?:${IDENT}(?:\\s*,\\s*${IDENT})*\\s+)?from\\s+(?:only\\s+)?(${IDENT})`, 'i');
+const DELETE = new RegExp(
+  `\\bdelete\\s+(?:(?:low_priority|quick|ignore)\\s+)*(?:top\\s*\\(?\\s*\\d+\\s*\\)?\\s+)?(?:${IDENT}(?:\\s*,\\s*${IDENT})*\\s+)?from\\s+(?:only\\s+)?(${IDENT})`,
+  'i',
+);
 /** T-SQL allows `DELETE users WHERE ...` without FROM. */
 const DELETE_NO_FROM = new RegExp(`^\\s*delete\\s+(?:top\\s*\\(?\\s*\\d+\\s*\\)?\\s+)?${IDENT}\\s*(?=$|where\\b)`, 'i');
-const UPDATE = new RegExp(`\\bupdate\\s+(?:(?:low_priority|ignore|only)\\s+)*${IDENT}(?:\\s+(?:as\\s+)?\\w+)?(?:\\s*,\\s*${IDENT}(?:\\s+(?:as\\s+)?\\w+)?)*\\s+set\\s+${IDENT}\\s*=`, 'i');
+const UPDATE = new RegExp(
+  `\\bupdate\\s+(?:(?:low_priority|ignore|only)\\s+)*${IDENT}(?:\\s+(?:as\\s+)?\\w+)?(?:\\s*,\\s*${IDENT}(?:\\s+(?:as\\s+)?\\w+)?)*\\s+set\\s+${IDENT}\\s*=`,
+  'i',
+);
 /** What may follow `DELETE FROM t` in SQL (as opposed to prose like "delete from the list, then ..."). */
 const SQL_TAIL = new RegExp(
   `^(?:$|(?:as\\s+)?(?:\\w+\\s+)?(?:where|using|returning|limit|order|join|inner|left|right|cross|natural|output)\\b|(?:(?:as\\s+)?\\w+\\s*)?(?:,\\s*${IDENT}(?:\\s+(?:as\\s+)?\\w+)?\\s*)*$)`,
@@ -36,7 +48,8 @@ const PROSE_TABLE = /^(?:the|a|an|my|your|our|their|his|her|its|this|that|these|
  * EXPLAIN / DESCRIBE that only plans: without ANALYZE (or with `ANALYZE false`), the statement is not run.
  * The options are what comes before the explained statement's first keyword.
  */
-const EXPLAIN = /^\s*(?:explain|describe|desc)\b([\s\S]*?)\b(?:delete|update|insert|replace|merge|with|select|table|values)\b/i;
+const EXPLAIN =
+  /^\s*(?:explain|describe|desc)\b([\s\S]*?)\b(?:delete|update|insert|replace|merge|with|select|table|values)\b/i;
 const ANALYZE_ON = /\banaly[sz]e\b(?!\s*(?:=\s*)?(?:false|off|0)\b)/i;
 const WHERE_CLAUSE = /\bwhere\b([\s\S]*?)(?:\b(?:returning|limit|order\s+by|group\s+by|output)\b|$)/i;
 const SQL_KEYWORDS = new Set(['true', 'false', 'null', 'not', 'is', 'and', 'like', 'in', 'between', 'unknown']);
@@ -97,7 +110,6 @@ export function textScope(dml: SqlDml): 'scoped' | 'unscoped' | 'unknown' {
   }
   return verdict;
 }
-
 
 function isColumnTest(part: string): boolean {
   const m = COLUMN_VS_VALUE.exec(part);

@@ -30,21 +30,40 @@ function copyLike(spec: OptionSpec, movesSources: boolean, needsForce = false): 
     const targetDir = optionValue(opts, 't', 'target-directory');
     const dest = targetDir ?? (operands.length > 1 ? operands[operands.length - 1] : undefined);
     const sources = targetDir ? operands : operands.slice(0, -1);
-    if ((dest && isSystemPath(dest.value, env.cwd)) || (movesSources && sources.some((w) => isBroadPath(w.value, env.cwd)))) overwrites(env);
+    if (
+      (dest && isSystemPath(dest.value, env.cwd)) ||
+      (movesSources && sources.some((w) => isBroadPath(w.value, env.cwd)))
+    )
+      overwrites(env);
   };
 }
 
 /** `sed -i` edits its files in place (the first operand is the script unless -e / -f gave it). */
 function sed(args: ShellWord[], env: ShellCommandEnv): void {
-  const { operands, opts } = operandsOf(args, { withValue: 'efl', attachedValue: 'i', longWithValue: ['expression', 'file', 'line-length'] });
+  const { operands, opts } = operandsOf(args, {
+    withValue: 'efl',
+    attachedValue: 'i',
+    longWithValue: ['expression', 'file', 'line-length'],
+  });
   if (!hasOption(opts, 'i', 'in-place')) return;
-  const files = opts.values.has('e') || opts.values.has('f') || opts.long.has('expression') || opts.long.has('file') ? operands : operands.slice(1);
+  const files =
+    opts.values.has('e') || opts.values.has('f') || opts.long.has('expression') || opts.long.has('file')
+      ? operands
+      : operands.slice(1);
   if (files.some((w) => isSystemPath(w.value, env.cwd))) overwrites(env);
 }
 
 /** `wget -O FILE`, `curl -o FILE`: a download written over a file. */
 function download(args: ShellWord[], env: ShellCommandEnv, name: string): void {
-  const opts = parseOptions(args, name === 'wget' ? { withValue: 'OoaPeU', longWithValue: ['output-document', 'output-file'] } : { withValue: 'oHdXuAeTw', longWithValue: ['output', 'header', 'data', 'request', 'user', 'user-agent', 'referer', 'upload-file'] });
+  const opts = parseOptions(
+    args,
+    name === 'wget'
+      ? { withValue: 'OoaPeU', longWithValue: ['output-document', 'output-file'] }
+      : {
+          withValue: 'oHdXuAeTw',
+          longWithValue: ['output', 'header', 'data', 'request', 'user', 'user-agent', 'referer', 'upload-file'],
+        },
+  );
   const file = name === 'wget' ? optionValue(opts, 'O', 'output-document') : optionValue(opts, 'o', 'output');
   if (file && isSystemPath(file.value, env.cwd)) overwrites(env);
 }
@@ -53,8 +72,14 @@ function download(args: ShellWord[], env: ShellCommandEnv, name: string): void {
 function unpack(args: ShellWord[], env: ShellCommandEnv, name: string): void {
   const tar = name === 'tar';
   // tar's first word may be a bundle of letters without a dash (`tar xzf a.tgz`).
-  const words = tar && args[0] && /^[A-Za-z]+$/.test(args[0].value) ? [{ ...args[0], value: `-${args[0].value}` }, ...args.slice(1)] : args;
-  const opts = parseOptions(words, tar ? { withValue: 'CfbTXKgLMNV', longWithValue: ['directory', 'file', 'exclude'] } : { withValue: 'dxP' });
+  const words =
+    tar && args[0] && /^[A-Za-z]+$/.test(args[0].value)
+      ? [{ ...args[0], value: `-${args[0].value}` }, ...args.slice(1)]
+      : args;
+  const opts = parseOptions(
+    words,
+    tar ? { withValue: 'CfbTXKgLMNV', longWithValue: ['directory', 'file', 'exclude'] } : { withValue: 'dxP' },
+  );
   if (tar && !hasOption(opts, 'x', 'extract', 'get')) return;
   const dir = tar ? optionValue(opts, 'C', 'directory') : optionValue(opts, 'd');
   if (dir && isSystemPath(dir.value, env.cwd)) overwrites(env);
@@ -65,7 +90,10 @@ export const SYSTEM_FILE_COMMANDS: Record<string, ShellCommandHandler> = {
   tee: writesOperands({ longWithValue: ['output-error'] }),
   truncate: writesOperands({ withValue: 'sr', longWithValue: ['size', 'reference'] }),
   cp: copyLike({ withValue: 'St', longWithValue: ['target-directory', 'suffix'] }, false),
-  install: copyLike({ withValue: 'gmoStT', longWithValue: ['group', 'mode', 'owner', 'suffix', 'target-directory'] }, false),
+  install: copyLike(
+    { withValue: 'gmoStT', longWithValue: ['group', 'mode', 'owner', 'suffix', 'target-directory'] },
+    false,
+  ),
   ln: copyLike({ withValue: 'St', longWithValue: ['target-directory', 'suffix'] }, false, true),
   mv: copyLike({ withValue: 'St', longWithValue: ['target-directory', 'suffix'] }, true),
   sed,
@@ -74,4 +102,3 @@ export const SYSTEM_FILE_COMMANDS: Record<string, ShellCommandHandler> = {
   tar: unpack,
   unzip: unpack,
 };
-

@@ -6,8 +6,22 @@
 
 /** Trees the host runs on (configuration, boot, binaries, libraries, kernel interfaces, package databases, logs); /root is a home like any other. */
 const SYSTEM_TREES = [
-  '/etc', '/boot', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/usr', '/proc', '/sys',
-  '/var/spool/cron', '/var/lib/dpkg', '/var/lib/apt', '/var/lib/rpm', '/var/log',
+  '/etc',
+  '/boot',
+  '/bin',
+  '/sbin',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  '/libx32',
+  '/usr',
+  '/proc',
+  '/sys',
+  '/var/spool/cron',
+  '/var/lib/dpkg',
+  '/var/lib/apt',
+  '/var/lib/rpm',
+  '/var/log',
 ];
 /** Device files that expose memory or ports (block devices are the `disk-wipe` rule's). */
 const SYSTEM_DEVICES = ['/dev/mem', '/dev/kmem', '/dev/port'];
@@ -26,7 +40,8 @@ const HOME_ROOT = /^(?:~|\/home\/[^/]+|\/Users\/[^/]+|\/root)(?:\/\*?)?$/;
  */
 export function normalizePath(value: string, cwd?: string): string | undefined {
   let path = value.replace(/^\$\{?HOME\}?(?=\/|$)/, '~').replace(/^~[^/]*/, '~');
-  if (cwd !== undefined && path && !path.startsWith('/') && !path.startsWith('~') && !path.startsWith('$')) path = `${cwd}/${path}`;
+  if (cwd !== undefined && path && !path.startsWith('/') && !path.startsWith('~') && !path.startsWith('$'))
+    path = `${cwd}/${path}`;
   const home = path.startsWith('~');
   if (!home && !path.startsWith('/')) return undefined;
   const parts: string[] = [];

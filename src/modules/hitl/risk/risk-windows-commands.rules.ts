@@ -20,7 +20,8 @@ function windowsPermission(args: ShellWord[], env: ShellCommandEnv): void {
   const recursive = args.some((w) => /^\/[tr]$/i.test(w.value));
   const targets = args.filter((w) => !w.value.startsWith('/') && !/^\w+:[A-Z(),]+$/.test(w.value));
   const onRoot = targets.some((w) => /^[a-z]:[\\/]?$/i.test(w.value));
-  if (onRoot || (recursive && targets.some((w) => WINDOWS_SYSTEM.test(w.value)))) env.scan.report('permission-change', env.snippet);
+  if (onRoot || (recursive && targets.some((w) => WINDOWS_SYSTEM.test(w.value))))
+    env.scan.report('permission-change', env.snippet);
 }
 
 /** cmd.exe and PowerShell deletes (`rmdir /s`, `del /s`, `Remove-Item -Recurse`, `format C:`) and system-drive permissions. */

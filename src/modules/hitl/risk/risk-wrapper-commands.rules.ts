@@ -31,7 +31,11 @@ function runsJoinedWords(spec: OptionSpec, positionalBefore: number): ShellComma
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 
 function env(args: ShellWord[], envx: ShellCommandEnv): void {
-  const opts = parseOptions(args, { withValue: 'uCS', longWithValue: ['unset', 'chdir', 'split-string'], stopAtOperand: true });
+  const opts = parseOptions(args, {
+    withValue: 'uCS',
+    longWithValue: ['unset', 'chdir', 'split-string'],
+    stopAtOperand: true,
+  });
   const split = optionValue(opts, 'S', 'split-string');
   if (split) {
     runCodeWord(joinWords([split, ...opts.rest]), 'shell', envx);
@@ -43,7 +47,11 @@ function env(args: ShellWord[], envx: ShellCommandEnv): void {
 
 /** `flock [opts] LOCKFILE CMD ...` or `flock [opts] LOCKFILE -c "CMD"`. */
 function flock(args: ShellWord[], env: ShellCommandEnv): void {
-  const opts = parseOptions(args, { withValue: 'wEc', longWithValue: ['timeout', 'conflict-exit-code', 'command'], stopAtOperand: true });
+  const opts = parseOptions(args, {
+    withValue: 'wEc',
+    longWithValue: ['timeout', 'conflict-exit-code', 'command'],
+    stopAtOperand: true,
+  });
   const [, next, code] = opts.rest;
   if (next && (next.value === '-c' || next.value === '--command')) {
     if (code) runCodeWord(code, 'shell', env);
@@ -54,7 +62,11 @@ function flock(args: ShellWord[], env: ShellCommandEnv): void {
 
 /** `parallel CMD ::: args` runs CMD once per argument. */
 function parallel(args: ShellWord[], env: ShellCommandEnv): void {
-  const opts = parseOptions(args, { withValue: 'jSI', longWithValue: ['jobs', 'sshlogin', 'joblog', 'results'], stopAtOperand: true });
+  const opts = parseOptions(args, {
+    withValue: 'jSI',
+    longWithValue: ['jobs', 'sshlogin', 'joblog', 'results'],
+    stopAtOperand: true,
+  });
   const end = opts.rest.findIndex((w) => w.value.startsWith(':::'));
   const inner = end < 0 ? opts.rest : opts.rest.slice(0, end);
   if (inner.length) env.run(inner, false, true);
@@ -65,14 +77,60 @@ function command(args: ShellWord[], env: ShellCommandEnv): void {
   if (!hasOption(opts, 'vV') && opts.rest.length) env.run(opts.rest);
 }
 
-const DOCKER_EXEC: OptionSpec = { withValue: 'euw', longWithValue: ['env', 'env-file', 'user', 'workdir', 'detach-keys'], stopAtOperand: true };
+const DOCKER_EXEC: OptionSpec = {
+  withValue: 'euw',
+  longWithValue: ['env', 'env-file', 'user', 'workdir', 'detach-keys'],
+  stopAtOperand: true,
+};
 const DOCKER_RUN: OptionSpec = {
   withValue: 'cehlmpuvw',
   longWithValue: [
-    'name', 'network', 'net', 'volume', 'env', 'env-file', 'publish', 'workdir', 'user', 'entrypoint', 'label', 'mount', 'memory',
-    'cpus', 'cpu-shares', 'hostname', 'add-host', 'platform', 'pull', 'restart', 'device', 'cap-add', 'cap-drop', 'security-opt',
-    'tmpfs', 'ulimit', 'log-driver', 'log-opt', 'dns', 'ipc', 'pid', 'runtime', 'shm-size', 'gpus', 'volumes-from', 'link',
-    'expose', 'label-file', 'cidfile', 'stop-signal', 'stop-timeout', 'userns', 'uts', 'group-add', 'health-cmd', 'attach',
+    'name',
+    'network',
+    'net',
+    'volume',
+    'env',
+    'env-file',
+    'publish',
+    'workdir',
+    'user',
+    'entrypoint',
+    'label',
+    'mount',
+    'memory',
+    'cpus',
+    'cpu-shares',
+    'hostname',
+    'add-host',
+    'platform',
+    'pull',
+    'restart',
+    'device',
+    'cap-add',
+    'cap-drop',
+    'security-opt',
+    'tmpfs',
+    'ulimit',
+    'log-driver',
+    'log-opt',
+    'dns',
+    'ipc',
+    'pid',
+    'runtime',
+    'shm-size',
+    'gpus',
+    'volumes-from',
+    'link',
+    'expose',
+    'label-file',
+    'cidfile',
+    'stop-signal',
+    'stop-timeout',
+    'userns',
+    'uts',
+    'group-add',
+    'health-cmd',
+    'attach',
   ],
   stopAtOperand: true,
 };
@@ -102,7 +160,16 @@ function kubectl(args: ShellWord[], env: ShellCommandEnv): void {
 function xargs(args: ShellWord[], env: ShellCommandEnv): void {
   const opts = parseOptions(args, {
     withValue: 'adEILnPs',
-    longWithValue: ['arg-file', 'delimiter', 'max-args', 'max-procs', 'max-chars', 'max-lines', 'replace', 'process-slot-var'],
+    longWithValue: [
+      'arg-file',
+      'delimiter',
+      'max-args',
+      'max-procs',
+      'max-chars',
+      'max-lines',
+      'replace',
+      'process-slot-var',
+    ],
     stopAtOperand: true,
   });
   const inner = opts.rest.length ? opts.rest : [literalWord('echo')];
@@ -115,28 +182,46 @@ function xargs(args: ShellWord[], env: ShellCommandEnv): void {
       return;
     }
     for (const item of input.text.split('\n').filter(Boolean).slice(0, MAX_XARGS_ITEMS)) {
-      env.run(inner.map((w) => ({ ...w, value: w.value.split(marker).join(item) })), false);
+      env.run(
+        inner.map((w) => ({ ...w, value: w.value.split(marker).join(item) })),
+        false,
+      );
     }
     return;
   }
   // Code read from input nobody here can see (a pipe, a file given by -a, the terminal).
-  if (CODE_FROM_ARGS.test(inner.map((w) => w.value).join(' '))) reportHidden(env, input.kind === 'opaque' ? input.snippet : env.snippet);
+  if (CODE_FROM_ARGS.test(inner.map((w) => w.value).join(' ')))
+    reportHidden(env, input.kind === 'opaque' ? input.snippet : env.snippet);
   // Unknown input: the command runs over a list nobody here can see; `find / ... | xargs cmd` runs cmd over `/`.
   const marker = optionValue(opts, 'I', 'replace')?.value;
   const roots = input.kind === 'opaque' ? (input.roots ?? []) : [];
   if (!roots.length) env.run(inner, false, true);
-  for (const root of roots) env.run(marker ? inner.map((w) => (w.value === marker ? root : w)) : [...inner, root], false, true);
+  for (const root of roots)
+    env.run(marker ? inner.map((w) => (w.value === marker ? root : w)) : [...inner, root], false, true);
 }
 
 /** Input lines of xargs -I checked one by one (each runs the command once). */
 const MAX_XARGS_ITEMS = 20;
 
 /** A shell or interpreter whose code comes from the arguments xargs adds: `xargs sh -c '{}'`, `xargs -I{} bash -c "{}"`. */
-const CODE_FROM_ARGS = /^(?:sudo\s+)?(?:\S*\/)?(?:(?:ba|z|da|k)?sh|python[\d.]*|perl|ruby|node)\s+(?:-\w+\s+)*-\w*[ce]\s+\S*(?:\{\}|\$@|\$1|\$\*)/;
+const CODE_FROM_ARGS =
+  /^(?:sudo\s+)?(?:\S*\/)?(?:(?:ba|z|da|k)?sh|python[\d.]*|perl|ruby|node)\s+(?:-\w+\s+)*-\w*[ce]\s+\S*(?:\{\}|\$@|\$1|\$\*)/;
 
 const SUDO: OptionSpec = {
   withValue: 'ughpCDrtTUR',
-  longWithValue: ['user', 'group', 'host', 'prompt', 'close-from', 'chdir', 'role', 'type', 'command-timeout', 'other-user', 'chroot'],
+  longWithValue: [
+    'user',
+    'group',
+    'host',
+    'prompt',
+    'close-from',
+    'chdir',
+    'role',
+    'type',
+    'command-timeout',
+    'other-user',
+    'chroot',
+  ],
 };
 
 /** Commands that run another command: privilege, scheduling, environment, remote and container wrappers, xargs. */
@@ -161,9 +246,21 @@ export const WRAPPER_COMMANDS: Record<string, ShellCommandHandler> = {
   chroot: wraps({ longWithValue: ['userspec', 'groups'] }, 1),
   busybox: wraps({}),
   flock,
-  su: runsStringOption({ withValue: 'cgGsw', longWithValue: ['command', 'group', 'supp-group', 'shell', 'whitelist-environment'] }, 'c', 'command'),
-  runuser: runsStringOption({ withValue: 'cgGsuw', longWithValue: ['command', 'group', 'supp-group', 'shell', 'user'] }, 'c', 'command'),
-  script: runsStringOption({ withValue: 'cEIOT', longWithValue: ['command', 'echo', 'log-in', 'log-out', 'log-timing'] }, 'c', 'command'),
+  su: runsStringOption(
+    { withValue: 'cgGsw', longWithValue: ['command', 'group', 'supp-group', 'shell', 'whitelist-environment'] },
+    'c',
+    'command',
+  ),
+  runuser: runsStringOption(
+    { withValue: 'cgGsuw', longWithValue: ['command', 'group', 'supp-group', 'shell', 'user'] },
+    'c',
+    'command',
+  ),
+  script: runsStringOption(
+    { withValue: 'cEIOT', longWithValue: ['command', 'echo', 'log-in', 'log-out', 'log-timing'] },
+    'c',
+    'command',
+  ),
   parallel,
   watch: runsJoinedWords({ withValue: 'dnq', longWithValue: ['interval', 'differences', 'equexit'] }, 0),
   ssh: runsJoinedWords({ withValue: 'BbcDEeFIiJLlmOopQRSWw' }, 1),

@@ -41,21 +41,35 @@ export class ActService {
     }
   }
 
-  private async actTimed(auth: AuthContext, sessionId: string, dto: ActBody, freshSince: number, signal: AbortSignal | undefined): Promise<ActResponse> {
+  private async actTimed(
+    auth: AuthContext,
+    sessionId: string,
+    dto: ActBody,
+    freshSince: number,
+    signal: AbortSignal | undefined,
+  ): Promise<ActResponse> {
     const calls: SubmittedCall[] = dto.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments }));
     // Three independent reads at once (one round trip instead of three on MySQL): the session, its journal
     // entries (scoped by the key's tenant, so they reveal nothing when the session is not the caller's) and the
     // configuration version that the calls' visibility re-check will then find fresh.
     const [session, journaled] = await Promise.all([
       this.sessions.load(auth, sessionId),
-      this.journal.findMany(auth.tenantId!, sessionId, calls.map((c) => c.id)),
+      this.journal.findMany(
+        auth.tenantId!,
+        sessionId,
+        calls.map((c) => c.id),
+      ),
       this.snapshots.tenantView(auth.tenantId!, freshSince),
     ]);
     assertAccepting(session);
     if (dto.iteration < session.iteration) {
-      throw new DomainError(LoopActingErrorCode.STALE_ITERATION, `Iteration ${dto.iteration} is older than the session's ${session.iteration}; reload the session and continue from its iteration.`, {
-        sessionIteration: session.iteration,
-      });
+      throw new DomainError(
+        LoopActingErrorCode.STALE_ITERATION,
+        `Iteration ${dto.iteration} is older than the session's ${session.iteration}; reload the session and continue from its iteration.`,
+        {
+          sessionIteration: session.iteration,
+        },
+      );
     }
     assertUniqueIds(calls);
     if (dto.iteration > session.iteration) {
@@ -67,7 +81,13 @@ export class ActService {
       const hitlRequest = await this.batches.interrupt(
         ctx,
         {
-          requestType: 'CHECKPOINT_PAUSE', call: null, toolName: null, fingerprint: null, args: null, redactFields: [], rules: [],
+          requestType: 'CHECKPOINT_PAUSE',
+          call: null,
+          toolName: null,
+          fingerprint: null,
+          args: null,
+          redactFields: [],
+          rules: [],
           triggerReason: `iteration ${dto.iteration} passed the agent's budget of ${session.iterationBudget} iterations`,
           promptMessage: `The agent reached its iteration budget (${session.iterationBudget}). Resume to let it continue; nothing is approved by continuing.`,
         },
@@ -95,7 +115,13 @@ function assertAccepting(session: AgentSessionEntity): void {
 function assertUniqueIds(calls: readonly SubmittedCall[]): void {
   const seen = new Set<string>();
   for (const [i, c] of calls.entries()) {
-    if (seen.has(c.id)) throw validationFailed([{ field: `toolCalls.${i}.id`, problems: [`toolCallId ${c.id} appears twice in this batch; each call needs its own id`] }]);
+    if (seen.has(c.id))
+      throw validationFailed([
+        {
+          field: `toolCalls.${i}.id`,
+          problems: [`toolCallId ${c.id} appears twice in this batch; each call needs its own id`],
+        },
+      ]);
     seen.add(c.id);
   }
 }

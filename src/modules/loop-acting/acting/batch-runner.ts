@@ -35,8 +35,18 @@ export class BatchRunner {
    * Refuses the whole batch up front when a toolCallId conflicts or is still running (nothing runs).
    * `prefetched` is the journal read the caller already made in parallel with the session read.
    */
-  async preflight(ctx: BatchContext, calls: readonly SubmittedCall[], prefetched?: Map<string, JournalEntry>): Promise<Map<string, JournalEntry>> {
-    const existing = prefetched ?? (await this.journal.findMany(ctx.session.tenantId, ctx.session.id, calls.map((c) => c.id)));
+  async preflight(
+    ctx: BatchContext,
+    calls: readonly SubmittedCall[],
+    prefetched?: Map<string, JournalEntry>,
+  ): Promise<Map<string, JournalEntry>> {
+    const existing =
+      prefetched ??
+      (await this.journal.findMany(
+        ctx.session.tenantId,
+        ctx.session.id,
+        calls.map((c) => c.id),
+      ));
     const now = Date.now();
     for (const call of calls) {
       const entry = existing.get(call.id);
@@ -47,7 +57,13 @@ export class BatchRunner {
     return existing;
   }
 
-  async run(ctx: BatchContext, calls: readonly SubmittedCall[], grant: ApprovalGrant | null, leading: ActResult[] = [], prefetched?: Map<string, JournalEntry>): Promise<ActResponse> {
+  async run(
+    ctx: BatchContext,
+    calls: readonly SubmittedCall[],
+    grant: ApprovalGrant | null,
+    leading: ActResult[] = [],
+    prefetched?: Map<string, JournalEntry>,
+  ): Promise<ActResponse> {
     const existing = await this.preflight(ctx, calls, prefetched);
     const results = [...leading];
     for (let i = 0; i < calls.length; i++) {
@@ -61,8 +77,15 @@ export class BatchRunner {
         results.push(step.result);
         continue;
       }
-      const hitlRequest = await this.interrupt(ctx, step.interrupt, { iteration: ctx.iteration, pending: calls[i], notRun: calls.slice(i + 1) });
-      results.push(pendingResult(calls[i], hitlRequest), ...calls.slice(i + 1).map((c) => notRunResult(c, calls[i].id)));
+      const hitlRequest = await this.interrupt(ctx, step.interrupt, {
+        iteration: ctx.iteration,
+        pending: calls[i],
+        notRun: calls.slice(i + 1),
+      });
+      results.push(
+        pendingResult(calls[i], hitlRequest),
+        ...calls.slice(i + 1).map((c) => notRunResult(c, calls[i].id)),
+      );
       return { status: 'INTERRUPTED', results, hitlRequest };
     }
     return { status: 'COMPLETED', results };
@@ -87,25 +110,58 @@ export class BatchRunner {
     };
     await this.dataSource.transaction(async (m) => {
       await this.hitl.insert(m, {
-        id: view.id, tenantId: s.tenantId, sessionId: s.id, agentId: s.agentId, requestType: spec.requestType, toolName: spec.toolName,
-        toolCallId: view.toolCallId, fingerprint: spec.fingerprint, promptMessage: view.promptMessage,
-        toolParams: JSON.stringify(view.toolParams) ?? 'null', triggerReason: view.triggerReason, iteration: ctx.iteration,
-        status: 'PENDING', decision: null, decisionMessage: null, decidedBy: null, decidedAt: null, clientMessageId: null, createdAt: Date.now(),
+        id: view.id,
+        tenantId: s.tenantId,
+        sessionId: s.id,
+        agentId: s.agentId,
+        requestType: spec.requestType,
+        toolName: spec.toolName,
+        toolCallId: view.toolCallId,
+        fingerprint: spec.fingerprint,
+        promptMessage: view.promptMessage,
+        toolParams: JSON.stringify(view.toolParams) ?? 'null',
+        triggerReason: view.triggerReason,
+        iteration: ctx.iteration,
+        status: 'PENDING',
+        decision: null,
+        decisionMessage: null,
+        decidedBy: null,
+        decidedAt: null,
+        clientMessageId: null,
+        createdAt: Date.now(),
       });
-      const moved = await m.getRepository(AgentSessionEntity).update(
-        { id: s.id, lockVersion: s.lockVersion },
-        { status: 'INTERRUPTED', hitlPending: true, hitlRequest: view, pendingBatch: batch, lockVersion: s.lockVersion + 1, updatedAt: Date.now() } as never,
-      );
+      const moved = await m.getRepository(AgentSessionEntity).update({ id: s.id, lockVersion: s.lockVersion }, {
+        status: 'INTERRUPTED',
+        hitlPending: true,
+        hitlRequest: view,
+        pendingBatch: batch,
+        lockVersion: s.lockVersion + 1,
+        updatedAt: Date.now(),
+      } as never);
       if ((moved.affected ?? 0) !== 1) {
-        throw new DomainError(CommonErrorCode.CONCURRENT_MODIFICATION, `Session ${s.id} was changed by another request while this batch ran; read it with GET /api/v1/sessions/${s.id} and submit again.`);
+        throw new DomainError(
+          CommonErrorCode.CONCURRENT_MODIFICATION,
+          `Session ${s.id} was changed by another request while this batch ran; read it with GET /api/v1/sessions/${s.id} and submit again.`,
+        );
       }
     });
     s.lockVersion += 1;
     Object.assign(s, { status: 'INTERRUPTED', hitlPending: true, hitlRequest: view, pendingBatch: batch });
     this.log.record({
-      tenantId: s.tenantId, sessionId: s.id, agentId: s.agentId, userId: s.userId, toolCallId: view.toolCallId, toolName: spec.toolName ?? '(checkpoint)',
-      status: spec.requestType === 'UNKNOWN_OUTCOME' ? 'UNKNOWN_OUTCOME' : 'PENDING_APPROVAL', entry: ctx.entry, arguments: spec.args,
-      redactFields: spec.redactFields, attempts: 0, durationMs: 0, errorClass: spec.requestType, content: view.triggerReason,
+      tenantId: s.tenantId,
+      sessionId: s.id,
+      agentId: s.agentId,
+      userId: s.userId,
+      toolCallId: view.toolCallId,
+      toolName: spec.toolName ?? '(checkpoint)',
+      status: spec.requestType === 'UNKNOWN_OUTCOME' ? 'UNKNOWN_OUTCOME' : 'PENDING_APPROVAL',
+      entry: ctx.entry,
+      arguments: spec.args,
+      redactFields: spec.redactFields,
+      attempts: 0,
+      durationMs: 0,
+      errorClass: spec.requestType,
+      content: view.triggerReason,
     });
     return view;
   }
@@ -116,10 +172,36 @@ function pendingResult(call: SubmittedCall, spec: Pick<InterruptSpec, 'requestTy
     spec.requestType === 'UNKNOWN_OUTCOME'
       ? `Outcome unknown: ${call.name} (${call.id}) was started by a gateway process that stopped. A human must decide; it was not run again.`
       : `Awaiting human approval: ${call.name} (${call.id}) was not run (${spec.triggerReason}).`;
-  return { toolCallId: call.id, toolName: call.name, status: 'PENDING_APPROVAL', content, isError: false, reused: false, attempts: 0, durationMs: 0, totalChars: content.length, truncated: false, errorClass: null };
+  return {
+    toolCallId: call.id,
+    toolName: call.name,
+    status: 'PENDING_APPROVAL',
+    content,
+    isError: false,
+    reused: false,
+    attempts: 0,
+    durationMs: 0,
+    totalChars: content.length,
+    truncated: false,
+    errorClass: null,
+  };
 }
 
 export function notRunResult(call: SubmittedCall, blockedBy: string | null, why = 'the session was closed'): ActResult {
-  const content = blockedBy ? `Not run: the batch stopped at ${blockedBy}, which waits for a human decision.` : `Not run: ${why}.`;
-  return { toolCallId: call.id, toolName: call.name, status: 'NOT_RUN', content, isError: false, reused: false, attempts: 0, durationMs: 0, totalChars: content.length, truncated: false, errorClass: null };
+  const content = blockedBy
+    ? `Not run: the batch stopped at ${blockedBy}, which waits for a human decision.`
+    : `Not run: ${why}.`;
+  return {
+    toolCallId: call.id,
+    toolName: call.name,
+    status: 'NOT_RUN',
+    content,
+    isError: false,
+    reused: false,
+    attempts: 0,
+    durationMs: 0,
+    totalChars: content.length,
+    truncated: false,
+    errorClass: null,
+  };
 }

@@ -22,13 +22,19 @@ export function approvalInterrupt(call: SubmittedCall, prepared: ReadyCall, fing
     args: prepared.args,
     redactFields: prepared.tool.result?.redactFields ?? [],
     triggerReason: need.reason,
-    promptMessage: prepared.tool.hitl?.approvalText ?? `Approve ${prepared.tool.name}? The gateway stopped this call because ${need.reason}.`,
+    promptMessage:
+      prepared.tool.hitl?.approvalText ??
+      `Approve ${prepared.tool.name}? The gateway stopped this call because ${need.reason}.`,
     rules: need.rules,
   };
 }
 
 /** `redactFields`: the tool's `result.redactFields` (the journal entry does not keep them). */
-export function unknownOutcomeInterrupt(call: SubmittedCall, entry: JournalEntry, redactFields: readonly string[] = []): InterruptSpec {
+export function unknownOutcomeInterrupt(
+  call: SubmittedCall,
+  entry: JournalEntry,
+  redactFields: readonly string[] = [],
+): InterruptSpec {
   let args: unknown = entry.argumentsJson;
   try {
     args = JSON.parse(entry.argumentsJson);
@@ -49,7 +55,11 @@ export function unknownOutcomeInterrupt(call: SubmittedCall, entry: JournalEntry
 }
 
 /** What the session, the review queue and the log may show of an interrupt: arguments and quoted snippets redacted. */
-export function shownInterrupt(spec: InterruptSpec): { toolParams: unknown; triggerReason: string; promptMessage: string } {
+export function shownInterrupt(spec: InterruptSpec): {
+  toolParams: unknown;
+  triggerReason: string;
+  promptMessage: string;
+} {
   return {
     toolParams: redact(spec.args, spec.redactFields),
     triggerReason: redactQuotingText(spec.triggerReason, spec.rules, spec.redactFields),

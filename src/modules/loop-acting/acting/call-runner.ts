@@ -52,7 +52,12 @@ export class CallRunner {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
-  async run(ctx: BatchContext, call: SubmittedCall, existing: JournalEntry | undefined, grant: ApprovalGrant | null): Promise<CallStep> {
+  async run(
+    ctx: BatchContext,
+    call: SubmittedCall,
+    existing: JournalEntry | undefined,
+    grant: ApprovalGrant | null,
+  ): Promise<CallStep> {
     if (existing) return this.fromExisting(ctx, call, existing, grant);
     const prepared = await this.preparer.prepare({
       tenantId: ctx.session.tenantId,
@@ -71,15 +76,41 @@ export class CallRunner {
       const inserted = await this.journal.insertRefused(entry, Date.now(), prepared.content, prepared.reason);
       if (!inserted) return this.afterLostRace(ctx, call, grant);
       this.log.record({
-        tenantId: ctx.session.tenantId, sessionId: ctx.session.id, agentId: ctx.session.agentId, userId: ctx.session.userId,
-        toolCallId: call.id, toolId: prepared.tool?.id ?? null, toolName: call.name, status: 'FAILED', entry: ctx.entry,
-        arguments: prepared.args, redactFields: prepared.tool?.result?.redactFields, attempts: 0, durationMs: 0,
-        errorClass: prepared.reason, content: prepared.content,
+        tenantId: ctx.session.tenantId,
+        sessionId: ctx.session.id,
+        agentId: ctx.session.agentId,
+        userId: ctx.session.userId,
+        toolCallId: call.id,
+        toolId: prepared.tool?.id ?? null,
+        toolName: call.name,
+        status: 'FAILED',
+        entry: ctx.entry,
+        arguments: prepared.args,
+        redactFields: prepared.tool?.result?.redactFields,
+        attempts: 0,
+        durationMs: 0,
+        errorClass: prepared.reason,
+        content: prepared.content,
       });
-      return { kind: 'result', result: this.view({ toolCallId: call.id, toolName: call.name, status: 'FAILED', content: prepared.content, isError: true, reused: false, attempts: 0, durationMs: 0, inlineLimit: entry.inlineLimit, errorClass: prepared.reason }) };
+      return {
+        kind: 'result',
+        result: this.view({
+          toolCallId: call.id,
+          toolName: call.name,
+          status: 'FAILED',
+          content: prepared.content,
+          isError: true,
+          reused: false,
+          attempts: 0,
+          durationMs: 0,
+          inlineLimit: entry.inlineLimit,
+          errorClass: prepared.reason,
+        }),
+      };
     }
     const approved = grant !== null && grant.toolCallId === call.id && grant.fingerprint === fingerprint;
-    if (prepared.approval && !approved) return { kind: 'interrupt', interrupt: approvalInterrupt(call, prepared, fingerprint) };
+    if (prepared.approval && !approved)
+      return { kind: 'interrupt', interrupt: approvalInterrupt(call, prepared, fingerprint) };
     this.faults.reach('before-started', call.name);
     const entry = this.newEntry(ctx, call, fingerprint, prepared.tool, prepared.args);
     if (!(await this.journal.claim(entry, Date.now()))) return this.afterLostRace(ctx, call, grant);
@@ -88,19 +119,34 @@ export class CallRunner {
   }
 
   /** A toolCallId seen before: reuse, recover, or refuse. */
-  private async fromExisting(ctx: BatchContext, call: SubmittedCall, entry: JournalEntry, grant: ApprovalGrant | null): Promise<CallStep> {
+  private async fromExisting(
+    ctx: BatchContext,
+    call: SubmittedCall,
+    entry: JournalEntry,
+    grant: ApprovalGrant | null,
+  ): Promise<CallStep> {
     if (entry.fingerprint !== fingerprintOf(call)) throw conflict(call, entry);
     if (entry.state !== 'STARTED') return { kind: 'result', result: await this.reused(entry) };
     if (entry.leaseExpiresAt > Date.now()) throw inProgress(call);
     // The owner died: its lease expired without a finish.
-    const retryApproved = grant?.mode === 'RETRY' && grant.toolCallId === call.id && grant.fingerprint === entry.fingerprint;
+    const retryApproved =
+      grant?.mode === 'RETRY' && grant.toolCallId === call.id && grant.fingerprint === entry.fingerprint;
     const prepared = await this.preparer.prepare({
-      tenantId: ctx.session.tenantId, agentId: ctx.session.agentId, userId: ctx.session.userId, permissions: ctx.session.permissions,
-      capabilities: ctx.session.capabilities, toolName: entry.toolName, rawArguments: JSON.parse(entry.argumentsJson), freshSince: ctx.freshSince,
+      tenantId: ctx.session.tenantId,
+      agentId: ctx.session.agentId,
+      userId: ctx.session.userId,
+      permissions: ctx.session.permissions,
+      capabilities: ctx.session.capabilities,
+      toolName: entry.toolName,
+      rawArguments: JSON.parse(entry.argumentsJson),
+      freshSince: ctx.freshSince,
     });
     if (entry.sideEffect !== 'READ_ONLY' && !retryApproved) {
       // Prepared first only for the tool's redactFields: the reviewer sees the arguments redacted.
-      return { kind: 'interrupt', interrupt: unknownOutcomeInterrupt(call, entry, prepared.tool?.result?.redactFields) };
+      return {
+        kind: 'interrupt',
+        interrupt: unknownOutcomeInterrupt(call, entry, prepared.tool?.result?.redactFields),
+      };
     }
     if (prepared.kind === 'ready' && prepared.approval && !retryApproved) {
       return { kind: 'interrupt', interrupt: approvalInterrupt(call, prepared, entry.fingerprint) };
@@ -111,8 +157,35 @@ export class CallRunner {
     }
     if (prepared.kind === 'refused') {
       // The tool is no longer callable: record the refusal as the outcome of the recovered entry.
-      await this.journal.finish(key, this.leases.owner, { state: 'FAILED', resultStatus: 'FAILED', attempts: 0, durationMs: 0, isError: true, errorClass: prepared.reason, content: prepared.content }, Date.now());
-      return { kind: 'result', result: this.view({ toolCallId: call.id, toolName: entry.toolName, status: 'FAILED', content: prepared.content, isError: true, reused: false, attempts: 0, durationMs: 0, inlineLimit: entry.inlineLimit, errorClass: prepared.reason }) };
+      await this.journal.finish(
+        key,
+        this.leases.owner,
+        {
+          state: 'FAILED',
+          resultStatus: 'FAILED',
+          attempts: 0,
+          durationMs: 0,
+          isError: true,
+          errorClass: prepared.reason,
+          content: prepared.content,
+        },
+        Date.now(),
+      );
+      return {
+        kind: 'result',
+        result: this.view({
+          toolCallId: call.id,
+          toolName: entry.toolName,
+          status: 'FAILED',
+          content: prepared.content,
+          isError: true,
+          reused: false,
+          attempts: 0,
+          durationMs: 0,
+          inlineLimit: entry.inlineLimit,
+          errorClass: prepared.reason,
+        }),
+      };
     }
     return { kind: 'result', result: await this.execute(ctx, key, prepared, entry.inlineLimit) };
   }
@@ -125,17 +198,32 @@ export class CallRunner {
     return this.fromExisting(ctx, call, entry, grant);
   }
 
-  private async execute(ctx: BatchContext, key: JournalKey, prepared: ReadyCall, inlineLimit: number): Promise<ActResult> {
+  private async execute(
+    ctx: BatchContext,
+    key: JournalKey,
+    prepared: ReadyCall,
+    inlineLimit: number,
+  ): Promise<ActResult> {
     const s = ctx.session;
     // A side-effecting call is never cut off by its client going away: its outcome would become unknown.
     const clientSignal = CANCELLABLE_WHEN_CLIENT_GOES.has(prepared.tool.sideEffect) ? ctx.signal : undefined;
     const result = await this.leases.hold(key, async () => {
       const timer = this.faults.armDuringCall(prepared.tool.name);
       try {
-        return await this.callPath.call(prepared.tool, prepared.args, {
-          tenantId: s.tenantId, userId: s.userId, agentId: s.agentId, sessionId: s.id, toolCallId: key.toolCallId, entry: ctx.entry,
-          webSearch: prepared.webSearch,
-        }, clientSignal);
+        return await this.callPath.call(
+          prepared.tool,
+          prepared.args,
+          {
+            tenantId: s.tenantId,
+            userId: s.userId,
+            agentId: s.agentId,
+            sessionId: s.id,
+            toolCallId: key.toolCallId,
+            entry: ctx.entry,
+            webSearch: prepared.webSearch,
+          },
+          clientSignal,
+        );
       } finally {
         if (timer) clearTimeout(timer);
       }
@@ -143,28 +231,68 @@ export class CallRunner {
     if (clientSignal?.aborted && result.errorClass === ToolErrorClass.CANCELLED) {
       // Nothing to keep: the client is gone and running it again is harmless. The tool log has the CANCELLED row.
       await this.journal.release(key, this.leases.owner);
-      return this.view({ ...result, toolCallId: key.toolCallId, toolName: prepared.tool.name, reused: false, inlineLimit });
+      return this.view({
+        ...result,
+        toolCallId: key.toolCallId,
+        toolName: prepared.tool.name,
+        reused: false,
+        inlineLimit,
+      });
     }
     this.faults.reach('after-call', prepared.tool.name);
-    const finished = await this.journal.finish(key, this.leases.owner, { ...result, state: result.status, resultStatus: result.status }, Date.now());
-    if (!finished) this.logger.error(`Journal entry ${key.toolCallId} was no longer ours when ${prepared.tool.name} finished; its outcome stays with the new owner.`);
+    const finished = await this.journal.finish(
+      key,
+      this.leases.owner,
+      { ...result, state: result.status, resultStatus: result.status },
+      Date.now(),
+    );
+    if (!finished)
+      this.logger.error(
+        `Journal entry ${key.toolCallId} was no longer ours when ${prepared.tool.name} finished; its outcome stays with the new owner.`,
+      );
     this.faults.reach('after-completed', prepared.tool.name);
     this.results.remember(key.tenantId, key.sessionId, key.toolCallId, result.content);
-    return this.view({ ...result, toolCallId: key.toolCallId, toolName: prepared.tool.name, reused: false, inlineLimit });
+    return this.view({
+      ...result,
+      toolCallId: key.toolCallId,
+      toolName: prepared.tool.name,
+      reused: false,
+      inlineLimit,
+    });
   }
 
   private async reused(entry: JournalEntry): Promise<ActResult> {
     const content = await this.results.contentOf(entry);
     const status = (entry.resultStatus ?? entry.state) as ActResult['status'];
-    return this.view({ toolCallId: entry.toolCallId, toolName: entry.toolName, status, content, isError: entry.isError, reused: true, attempts: entry.attempts, durationMs: entry.durationMs ?? 0, inlineLimit: entry.inlineLimit, errorClass: entry.errorClass });
+    return this.view({
+      toolCallId: entry.toolCallId,
+      toolName: entry.toolName,
+      status,
+      content,
+      isError: entry.isError,
+      reused: true,
+      attempts: entry.attempts,
+      durationMs: entry.durationMs ?? 0,
+      inlineLimit: entry.inlineLimit,
+      errorClass: entry.errorClass,
+    });
   }
 
   /** The result entry the runtime reads: content cut at the inline limit in force when the call was made. */
   view(r: ResultFacts): ActResult {
     const inline = inlineResult(r.content, r.inlineLimit, r.toolCallId);
     return {
-      toolCallId: r.toolCallId, toolName: r.toolName, status: r.status, content: inline.content, isError: r.isError, reused: r.reused,
-      attempts: r.attempts, durationMs: r.durationMs, totalChars: inline.totalChars, truncated: inline.truncated, errorClass: r.errorClass,
+      toolCallId: r.toolCallId,
+      toolName: r.toolName,
+      status: r.status,
+      content: inline.content,
+      isError: r.isError,
+      reused: r.reused,
+      attempts: r.attempts,
+      durationMs: r.durationMs,
+      totalChars: inline.totalChars,
+      truncated: inline.truncated,
+      errorClass: r.errorClass,
     };
   }
 
@@ -172,7 +300,13 @@ export class CallRunner {
     return tool?.result?.maxInlineChars ?? this.config.resultDefaultMaxInlineChars;
   }
 
-  private newEntry(ctx: BatchContext, call: SubmittedCall, fingerprint: string, tool: ToolDescriptor | null, args: unknown): NewJournalEntry {
+  private newEntry(
+    ctx: BatchContext,
+    call: SubmittedCall,
+    fingerprint: string,
+    tool: ToolDescriptor | null,
+    args: unknown,
+  ): NewJournalEntry {
     return {
       ...this.keyOf(ctx, call),
       toolName: call.name.slice(0, 64),

@@ -16,7 +16,10 @@ export class HitlDecisionController {
 
   @Post(':id/decision')
   @HttpCode(200)
-  @ApiOkResponse({ type: ActResponseDto, description: 'The same answer as resume: the decided call and the calls that were left NOT_RUN' })
+  @ApiOkResponse({
+    type: ActResponseDto,
+    description: 'The same answer as resume: the decided call and the calls that were left NOT_RUN',
+  })
   @ApiErrors(400, 404, 409)
   decide(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: HitlDecisionDto): Promise<ActResponseDto> {
     return this.decisions.decide(auth, id, dto);

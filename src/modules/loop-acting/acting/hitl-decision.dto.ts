@@ -5,17 +5,28 @@ import { RESUME_DECISIONS, ResumeDecision } from '../sessions/sessions.dto';
 
 /** `POST /api/v1/admin/hitl/{id}/decision`: an admin's decision on one pending request. */
 export class HitlDecisionDto {
-  @ApiProperty({ enum: RESUME_DECISIONS, description: 'TOOL_APPROVAL: APPROVE | REJECT · UNKNOWN_OUTCOME: RETRY | MARK_DONE | REJECT · CHECKPOINT_PAUSE: CONTINUE' })
+  @ApiProperty({
+    enum: RESUME_DECISIONS,
+    description:
+      'TOOL_APPROVAL: APPROVE | REJECT · UNKNOWN_OUTCOME: RETRY | MARK_DONE | REJECT · CHECKPOINT_PAUSE: CONTINUE',
+  })
   @IsIn(RESUME_DECISIONS)
   decision: ResumeDecision;
 
-  @ApiPropertyOptional({ description: 'The reviewer\'s message (a REJECT reason, or the result of MARK_DONE)', maxLength: 20000 })
+  @ApiPropertyOptional({
+    description: "The reviewer's message (a REJECT reason, or the result of MARK_DONE)",
+    maxLength: 20000,
+  })
   @IsOptional()
   @IsString()
   @Length(0, 20000)
   message?: string;
 
-  @ApiProperty({ description: 'Who decides (a person\'s name or login); recorded with the key id as the request\'s decidedBy', maxLength: 120, example: 'alice@acme' })
+  @ApiProperty({
+    description: "Who decides (a person's name or login); recorded with the key id as the request's decidedBy",
+    maxLength: 120,
+    example: 'alice@acme',
+  })
   @IsString()
   @Length(1, 120)
   @IsSafeLine()

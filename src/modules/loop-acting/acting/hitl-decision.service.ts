@@ -15,7 +15,10 @@ import { ResumeService } from './resume.service';
  * runtime resumes may not use.
  */
 const ADMIN_DECISION_PREFIX = 'admin-decision:';
-const claimKeyOf = (sessionId: string, requestId: string) => ({ scope: sessionId, key: `${ADMIN_DECISION_PREFIX}${requestId}` });
+const claimKeyOf = (sessionId: string, requestId: string) => ({
+  scope: sessionId,
+  key: `${ADMIN_DECISION_PREFIX}${requestId}`,
+});
 
 /**
  * `POST /admin/hitl/{id}/decision`: an admin decides a pending request through the resume service (the one
@@ -32,13 +35,24 @@ export class HitlDecisionService {
 
   async decide(auth: AuthContext, requestId: string, dto: HitlDecisionDto): Promise<ActResponse> {
     const request = await this.requests.findInScope(requestId, auth.tenantId);
-    if (!request) throw new DomainError(CommonErrorCode.NOT_FOUND, `No HITL request ${requestId} in your tenant; list them with GET /api/v1/admin/hitl.`);
+    if (!request)
+      throw new DomainError(
+        CommonErrorCode.NOT_FOUND,
+        `No HITL request ${requestId} in your tenant; list them with GET /api/v1/admin/hitl.`,
+      );
     const claimKey = claimKeyOf(request.sessionId, request.id);
-    if (request.status === 'DECIDED' && !(request.clientMessageId === claimKey.key && request.decision === dto.decision)) {
-      throw new DomainError(LoopActingErrorCode.HITL_ALREADY_DECIDED, `Request ${request.id} was already decided: ${request.decision} by ${request.decidedBy}.`, {
-        decision: request.decision,
-        decidedBy: request.decidedBy,
-      });
+    if (
+      request.status === 'DECIDED' &&
+      !(request.clientMessageId === claimKey.key && request.decision === dto.decision)
+    ) {
+      throw new DomainError(
+        LoopActingErrorCode.HITL_ALREADY_DECIDED,
+        `Request ${request.id} was already decided: ${request.decision} by ${request.decidedBy}.`,
+        {
+          decision: request.decision,
+          decidedBy: request.decidedBy,
+        },
+      );
     }
     const session = await this.sessions.load({ tenantId: request.tenantId }, request.sessionId);
     return this.resumes.decide(

@@ -33,26 +33,54 @@ export class ResumeDecisionApplier {
     const row = await this.hitl.find(request.id);
     const reviewed = row?.fingerprint ?? fingerprintOf(pending);
     if (reviewed !== fingerprintOf(pending)) {
-      throw new DomainError(LoopActingErrorCode.TOOL_CALL_CONFLICT, `The pending call ${pending.id} of session ${session.id} no longer matches what was reviewed.`);
+      throw new DomainError(
+        LoopActingErrorCode.TOOL_CALL_CONFLICT,
+        `The pending call ${pending.id} of session ${session.id} no longer matches what was reviewed.`,
+      );
     }
     return reviewed;
   }
 
-  async record(ctx: BatchContext, pending: SubmittedCall, decision: ResumeDecision, message: string | undefined): Promise<ActResult> {
+  async record(
+    ctx: BatchContext,
+    pending: SubmittedCall,
+    decision: ResumeDecision,
+    message: string | undefined,
+  ): Promise<ActResult> {
     const s = ctx.session;
     const key = { tenantId: s.tenantId, sessionId: s.id, toolCallId: pending.id };
     const markDone = decision === 'MARK_DONE';
     const content = markDone
-      ? message?.trim() || `Marked done by a reviewer: ${pending.name} (toolCallId ${pending.id}) is confirmed to have taken effect.`
+      ? message?.trim() ||
+        `Marked done by a reviewer: ${pending.name} (toolCallId ${pending.id}) is confirmed to have taken effect.`
       : `Rejected by a reviewer: ${pending.name} (toolCallId ${pending.id}) was not run. Reviewer's message: ${message?.trim() || '(none)'}`;
-    const outcome = { state: markDone ? 'COMPLETED' : 'FAILED', resultStatus: markDone ? 'COMPLETED' : 'REJECTED', attempts: 0, durationMs: 0, isError: !markDone, errorClass: markDone ? null : 'REJECTED', content } as const;
+    const outcome = {
+      state: markDone ? 'COMPLETED' : 'FAILED',
+      resultStatus: markDone ? 'COMPLETED' : 'REJECTED',
+      attempts: 0,
+      durationMs: 0,
+      isError: !markDone,
+      errorClass: markDone ? null : 'REJECTED',
+      content,
+    } as const;
     const existing = await this.journal.find(key);
     if (existing?.state === 'STARTED') {
       await this.journal.finish(key, null, outcome, Date.now());
     } else if (!existing) {
       const inlineLimit = this.runner.inlineLimitOf(null);
       await this.journal.insertRefused(
-        { ...key, toolName: pending.name, toolId: null, fingerprint: fingerprintOf(pending), argumentsJson: canonicalJson(argumentsOf(pending)), sideEffect: 'SIDE_EFFECT', iteration: ctx.iteration, owner: 'reviewer', leaseExpiresAt: 0, inlineLimit },
+        {
+          ...key,
+          toolName: pending.name,
+          toolId: null,
+          fingerprint: fingerprintOf(pending),
+          argumentsJson: canonicalJson(argumentsOf(pending)),
+          sideEffect: 'SIDE_EFFECT',
+          iteration: ctx.iteration,
+          owner: 'reviewer',
+          leaseExpiresAt: 0,
+          inlineLimit,
+        },
         Date.now(),
         content,
         'REJECTED',
@@ -63,13 +91,32 @@ export class ResumeDecisionApplier {
     // The log row hides what the tool's redactFields name, like every other row of this call.
     const tool = await this.tools.findByNameInScope(pending.name, s.tenantId);
     this.log.record({
-      tenantId: s.tenantId, sessionId: s.id, agentId: s.agentId, userId: s.userId, toolCallId: pending.id, toolName: pending.name,
-      status: outcome.resultStatus, entry: 'RESUME', arguments: pending.arguments, redactFields: tool?.result?.redactFields, attempts: 0, durationMs: 0,
-      errorClass: markDone ? 'MARKED_DONE' : 'REJECTED', content,
+      tenantId: s.tenantId,
+      sessionId: s.id,
+      agentId: s.agentId,
+      userId: s.userId,
+      toolCallId: pending.id,
+      toolName: pending.name,
+      status: outcome.resultStatus,
+      entry: 'RESUME',
+      arguments: pending.arguments,
+      redactFields: tool?.result?.redactFields,
+      attempts: 0,
+      durationMs: 0,
+      errorClass: markDone ? 'MARKED_DONE' : 'REJECTED',
+      content,
     });
     return this.runner.view({
-      toolCallId: pending.id, toolName: pending.name, status: outcome.resultStatus, content, isError: outcome.isError, reused: false,
-      attempts: 0, durationMs: 0, inlineLimit: existing?.inlineLimit ?? this.runner.inlineLimitOf(null), errorClass: outcome.errorClass,
+      toolCallId: pending.id,
+      toolName: pending.name,
+      status: outcome.resultStatus,
+      content,
+      isError: outcome.isError,
+      reused: false,
+      attempts: 0,
+      durationMs: 0,
+      inlineLimit: existing?.inlineLimit ?? this.runner.inlineLimitOf(null),
+      errorClass: outcome.errorClass,
     });
   }
 }

@@ -70,22 +70,42 @@ export class ResumeService {
   async resume(auth: AuthContext, sessionId: string, dto: ResumeDto): Promise<ActResponse> {
     bindLogFields({ sessionId });
     const session = await this.sessions.load(auth, sessionId);
-    return this.decide(session, { scope: session.id, key: dto.clientMessageId }, dto, { role: 'runtime', decidedBy: `runtime (key ${auth.keyId})` });
+    return this.decide(session, { scope: session.id, key: dto.clientMessageId }, dto, {
+      role: 'runtime',
+      decidedBy: `runtime (key ${auth.keyId})`,
+    });
   }
 
-  async decide(session: AgentSessionEntity, claimKey: DecisionClaimKey, input: DecisionInput, decider: Decider): Promise<ActResponse> {
+  async decide(
+    session: AgentSessionEntity,
+    claimKey: DecisionClaimKey,
+    input: DecisionInput,
+    decider: Decider,
+  ): Promise<ActResponse> {
     const claim = await this.records.claim(claimKey.scope, claimKey.key, this.config.journalLeaseMs);
     if (claim.kind === 'done') return claim.response;
     if (claim.kind === 'running') {
-      throw new DomainError(LoopActingErrorCode.RESUME_IN_PROGRESS, `A decision under ${claimKey.key} is still running; send it again shortly to get its response.`);
+      throw new DomainError(
+        LoopActingErrorCode.RESUME_IN_PROGRESS,
+        `A decision under ${claimKey.key} is still running; send it again shortly to get its response.`,
+      );
     }
     let decided = false;
     try {
       const { request, batch, decision } = this.validate(session, input);
-      if (decider.role === 'runtime' && request.requestType !== 'CHECKPOINT_PAUSE') await this.assertRuntimeMayDecide(session);
-      decided = await this.hitl.decide(request.id, { decision, decisionMessage: input.message ?? null, decidedBy: decider.decidedBy, clientMessageId: claimKey.key });
+      if (decider.role === 'runtime' && request.requestType !== 'CHECKPOINT_PAUSE')
+        await this.assertRuntimeMayDecide(session);
+      decided = await this.hitl.decide(request.id, {
+        decision,
+        decisionMessage: input.message ?? null,
+        decidedBy: decider.decidedBy,
+        clientMessageId: claimKey.key,
+      });
       if (!decided) {
-        throw new DomainError(LoopActingErrorCode.HITL_ALREADY_DECIDED, `The pending request ${request.id} was already decided by another resume or decision; read the session with GET /api/v1/sessions/${session.id}.`);
+        throw new DomainError(
+          LoopActingErrorCode.HITL_ALREADY_DECIDED,
+          `The pending request ${request.id} was already decided by another resume or decision; read the session with GET /api/v1/sessions/${session.id}.`,
+        );
       }
       const response = await this.apply(session, request, batch, decision, input.message);
       await this.records.complete(claimKey.scope, claimKey.key, response);
@@ -100,7 +120,10 @@ export class ResumeService {
   /** Under the agent's hitlReviewer ADMIN a runtime may not approve (or reject) its own calls. */
   private async assertRuntimeMayDecide(session: AgentSessionEntity): Promise<void> {
     // An agent deleted meanwhile counts as ADMIN: fail closed.
-    const reviewer = await this.agents.loadAgent({ tenantId: session.tenantId }, session.agentId).then((a) => a.hitlReviewer, () => 'ADMIN' as const);
+    const reviewer = await this.agents.loadAgent({ tenantId: session.tenantId }, session.agentId).then(
+      (a) => a.hitlReviewer,
+      () => 'ADMIN' as const,
+    );
     if (reviewer === 'ADMIN') {
       throw new DomainError(
         LoopActingErrorCode.HITL_ADMIN_REVIEW_REQUIRED,
@@ -110,28 +133,60 @@ export class ResumeService {
     }
   }
 
-  private validate(session: AgentSessionEntity, dto: DecisionInput): { request: HitlRequestView; batch: PendingBatch; decision: ResumeDecision } {
+  private validate(
+    session: AgentSessionEntity,
+    dto: DecisionInput,
+  ): { request: HitlRequestView; batch: PendingBatch; decision: ResumeDecision } {
     const request = session.hitlRequest;
     const batch = session.pendingBatch;
     if (dto.requestId !== undefined && request?.id !== dto.requestId) {
-      throw new DomainError(LoopActingErrorCode.HITL_ALREADY_DECIDED, `Request ${dto.requestId} is no longer pending on session ${session.id}; list pending requests with GET /api/v1/admin/hitl?status=PENDING.`);
+      throw new DomainError(
+        LoopActingErrorCode.HITL_ALREADY_DECIDED,
+        `Request ${dto.requestId} is no longer pending on session ${session.id}; list pending requests with GET /api/v1/admin/hitl?status=PENDING.`,
+      );
     }
     if (session.status !== 'INTERRUPTED' || !request || !batch) {
-      throw new DomainError(LoopActingErrorCode.NO_PENDING_REQUEST, `Session ${session.id} is ${session.status} and waits for no decision; submit tool calls with /act.`);
+      throw new DomainError(
+        LoopActingErrorCode.NO_PENDING_REQUEST,
+        `Session ${session.id} is ${session.status} and waits for no decision; submit tool calls with /act.`,
+      );
     }
     if (dto.toolCallId !== undefined && dto.toolCallId !== request.toolCallId) {
-      throw new DomainError(LoopActingErrorCode.HITL_TOOL_CALL_MISMATCH, `The pending request is about toolCallId ${request.toolCallId ?? '(none: a checkpoint pause)'}, not ${dto.toolCallId}.`, {
-        pendingToolCallId: request.toolCallId,
-      });
+      throw new DomainError(
+        LoopActingErrorCode.HITL_TOOL_CALL_MISMATCH,
+        `The pending request is about toolCallId ${request.toolCallId ?? '(none: a checkpoint pause)'}, not ${dto.toolCallId}.`,
+        {
+          pendingToolCallId: request.toolCallId,
+        },
+      );
     }
-    const decision = dto.decision ?? (request.requestType === 'TOOL_APPROVAL' ? 'APPROVE' : request.requestType === 'CHECKPOINT_PAUSE' ? 'CONTINUE' : undefined);
+    const decision =
+      dto.decision ??
+      (request.requestType === 'TOOL_APPROVAL'
+        ? 'APPROVE'
+        : request.requestType === 'CHECKPOINT_PAUSE'
+          ? 'CONTINUE'
+          : undefined);
     if (!decision || !ALLOWED[request.requestType].includes(decision)) {
-      throw validationFailed([{ field: 'decision', problems: [`a ${request.requestType} request takes ${ALLOWED[request.requestType].join(', ')}${decision ? `, not ${decision}` : ' (required)'}`] }]);
+      throw validationFailed([
+        {
+          field: 'decision',
+          problems: [
+            `a ${request.requestType} request takes ${ALLOWED[request.requestType].join(', ')}${decision ? `, not ${decision}` : ' (required)'}`,
+          ],
+        },
+      ]);
     }
     return { request, batch, decision };
   }
 
-  private async apply(session: AgentSessionEntity, request: HitlRequestView, batch: PendingBatch, decision: ResumeDecision, message: string | undefined): Promise<ActResponse> {
+  private async apply(
+    session: AgentSessionEntity,
+    request: HitlRequestView,
+    batch: PendingBatch,
+    decision: ResumeDecision,
+    message: string | undefined,
+  ): Promise<ActResponse> {
     const ctx: BatchContext = { session, iteration: batch.iteration, entry: 'RESUME', freshSince: performance.now() };
     if (request.requestType === 'CHECKPOINT_PAUSE') {
       // Another maxIterations from here (the agent's current setting, so the budget never compounds).
@@ -141,12 +196,19 @@ export class ResumeService {
     }
     const pending = batch.pending!;
     if (decision === 'APPROVE' || decision === 'RETRY') {
-      const grant = { toolCallId: pending.id, fingerprint: await this.decisions.fingerprintOf(session, request, pending), mode: decision };
+      const grant = {
+        toolCallId: pending.id,
+        fingerprint: await this.decisions.fingerprintOf(session, request, pending),
+        mode: decision,
+      };
       return this.finish(session, await this.batches.run(ctx, [pending, ...batch.notRun], grant));
     }
     const decided = await this.decisions.record(ctx, pending, decision, message);
     if (decided.status === 'REJECTED' && (await this.rejectPolicyOf(session, pending.name)) === 'ABORT_SESSION') {
-      const response: ActResponse = { status: 'COMPLETED', results: [decided, ...batch.notRun.map((c) => notRunResult(c, null))] };
+      const response: ActResponse = {
+        status: 'COMPLETED',
+        results: [decided, ...batch.notRun.map((c) => notRunResult(c, null))],
+      };
       return this.finish(session, response, true);
     }
     return this.finish(session, await this.batches.run(ctx, batch.notRun, null, [decided]));
@@ -155,13 +217,21 @@ export class ResumeService {
   /** The final session state: INTERRUPTED again (already written by the batch), CLOSED, or ACTIVE. */
   private async finish(session: AgentSessionEntity, response: ActResponse, close = false): Promise<ActResponse> {
     if (response.status === 'INTERRUPTED') return response;
-    await this.moveSession(session, { status: close ? 'CLOSED' : 'ACTIVE', hitlPending: false, hitlRequest: null, pendingBatch: null });
+    await this.moveSession(session, {
+      status: close ? 'CLOSED' : 'ACTIVE',
+      hitlPending: false,
+      hitlRequest: null,
+      pendingBatch: null,
+    });
     return response;
   }
 
   private async moveSession(session: AgentSessionEntity, changes: Partial<AgentSessionEntity>): Promise<void> {
     if (!(await this.sessionRepo.compareAndSet(session.id, session.lockVersion, changes))) {
-      throw new DomainError(CommonErrorCode.CONCURRENT_MODIFICATION, `Session ${session.id} was changed by another request during this resume; read it and try again.`);
+      throw new DomainError(
+        CommonErrorCode.CONCURRENT_MODIFICATION,
+        `Session ${session.id} was changed by another request during this resume; read it and try again.`,
+      );
     }
     session.lockVersion += 1;
     Object.assign(session, changes);

@@ -1,5 +1,9 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { READ_TOOL_RESULT_TOOL_NAME, UPDATE_TODO_LIST_TOOL_NAME, type ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
+import {
+  READ_TOOL_RESULT_TOOL_NAME,
+  UPDATE_TODO_LIST_TOOL_NAME,
+  type ToolDescriptor,
+} from '@app/modules/tool-registry/tool-registry.types';
 import { CallTargetRegistry } from '@app/modules/executors/call-path/call-target.registry';
 import type { ToolCallContext, ToolDispatcher } from '@app/modules/executors/call-path/tool-call.types';
 import { ToolCallError, ToolOutput } from '@app/modules/executors/tool-executor';
@@ -35,21 +39,30 @@ export class SessionBuiltinsDispatcher implements ToolDispatcher, OnModuleInit {
 
   async dispatch(tool: ToolDescriptor, args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolOutput> {
     if (!ctx.sessionId) throw refusal(`${tool.name} works only inside a session`);
-    return tool.name === READ_TOOL_RESULT_TOOL_NAME ? this.readToolResult(ctx, args) : this.updateTodoList(ctx.sessionId, args);
+    return tool.name === READ_TOOL_RESULT_TOOL_NAME
+      ? this.readToolResult(ctx, args)
+      : this.updateTodoList(ctx.sessionId, args);
   }
 
   private async readToolResult(ctx: ToolCallContext, args: Record<string, unknown>): Promise<ToolOutput> {
     const offset = Number(args.offset ?? 0);
     const limit = Number(args.limit ?? 4000);
     try {
-      const page = await this.results.page({ tenantId: ctx.tenantId }, ctx.sessionId!, String(args.toolCallId), offset, limit);
+      const page = await this.results.page(
+        { tenantId: ctx.tenantId },
+        ctx.sessionId!,
+        String(args.toolCallId),
+        offset,
+        limit,
+      );
       const end = page.offset + page.content.length;
       const note = page.hasMore
         ? `\n\n[characters ${page.offset}-${end} of ${page.totalChars}; read on with {"toolCallId":"${page.toolCallId}","offset":${end}}]`
         : `\n\n[characters ${page.offset}-${end} of ${page.totalChars}; end of result]`;
       return { content: page.content + note, structured: { ...page, content: undefined } };
     } catch (err) {
-      if (err instanceof DomainError) throw refusal(`no stored result for toolCallId ${String(args.toolCallId)} in this session`);
+      if (err instanceof DomainError)
+        throw refusal(`no stored result for toolCallId ${String(args.toolCallId)} in this session`);
       throw err;
     }
   }

@@ -46,8 +46,18 @@ export class JournalAdminController {
     const session = await this.sessions.load(auth, id);
     const rows = await this.journal.listForSession(session.tenantId, session.id);
     const items = rows.map((r) => ({
-      toolCallId: r.toolCallId, toolName: r.toolName, state: r.state, resultStatus: r.resultStatus, attempts: r.attempts, iteration: r.iteration,
-      startedAt: toIso(r.startedAt)!, finishedAt: toIso(r.finishedAt), owner: r.owner, leaseExpiresAt: toIso(r.leaseExpiresAt)!, totalChars: r.totalChars, errorClass: r.errorClass,
+      toolCallId: r.toolCallId,
+      toolName: r.toolName,
+      state: r.state,
+      resultStatus: r.resultStatus,
+      attempts: r.attempts,
+      iteration: r.iteration,
+      startedAt: toIso(r.startedAt)!,
+      finishedAt: toIso(r.finishedAt),
+      owner: r.owner,
+      leaseExpiresAt: toIso(r.leaseExpiresAt)!,
+      totalChars: r.totalChars,
+      errorClass: r.errorClass,
     }));
     return { items, total: items.length, page: 1, pageSize: Math.max(items.length, 1) };
   }

@@ -3,7 +3,9 @@ import { callFingerprint } from './journal-fingerprint';
 
 describe('callFingerprint', () => {
   it('ignores key order at any depth', () => {
-    expect(callFingerprint('t', { a: 1, b: { c: 2, d: [1, { e: 1, f: 2 }] } })).toBe(callFingerprint('t', { b: { d: [1, { f: 2, e: 1 }], c: 2 }, a: 1 }));
+    expect(callFingerprint('t', { a: 1, b: { c: 2, d: [1, { e: 1, f: 2 }] } })).toBe(
+      callFingerprint('t', { b: { d: [1, { f: 2, e: 1 }], c: 2 }, a: 1 }),
+    );
   });
   it('tells different tools, values and array orders apart', () => {
     const base = callFingerprint('t', { a: [1, 2] });

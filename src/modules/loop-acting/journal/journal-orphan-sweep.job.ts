@@ -15,7 +15,11 @@ export class JournalOrphanSweepJob extends IntervalJob {
     scheduler: SchedulerRegistry,
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
   ) {
-    super(scheduler, JOURNAL_ORPHAN_SWEEP_JOB, config.journalSweepIntervalMs === 0 ? null : config.journalSweepIntervalMs);
+    super(
+      scheduler,
+      JOURNAL_ORPHAN_SWEEP_JOB,
+      config.journalSweepIntervalMs === 0 ? null : config.journalSweepIntervalMs,
+    );
   }
 
   protected round(): Promise<unknown> {

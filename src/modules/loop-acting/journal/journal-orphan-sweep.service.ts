@@ -39,7 +39,9 @@ export class JournalOrphanSweepService {
       let raised = 0;
       for (const entry of await this.journal.findOrphaned(now, SWEEP_BATCH)) {
         // One entry that cannot be raised must not stop the others.
-        const ok = await this.raise(entry).catch((err: unknown) => this.skip(entry, `raising it failed: ${(err as Error).message}`));
+        const ok = await this.raise(entry).catch((err: unknown) =>
+          this.skip(entry, `raising it failed: ${(err as Error).message}`),
+        );
         if (ok) raised++;
       }
       return raised;
@@ -51,12 +53,21 @@ export class JournalOrphanSweepService {
   private async raise(entry: JournalEntry): Promise<boolean> {
     const session = await this.sessions.find(entry.sessionId);
     if (!session || session.tenantId !== entry.tenantId || session.status !== 'ACTIVE') return false;
-    const call: SubmittedCall = { id: entry.toolCallId, name: entry.toolName, arguments: JSON.parse(entry.argumentsJson) };
+    const call: SubmittedCall = {
+      id: entry.toolCallId,
+      name: entry.toolName,
+      arguments: JSON.parse(entry.argumentsJson),
+    };
     // A decision re-checks the call against this fingerprint; leave such an entry for the runtime's resubmit.
-    if (fingerprintOf(call) !== entry.fingerprint) return this.skip(entry, 'it cannot be rebuilt from its stored arguments');
+    if (fingerprintOf(call) !== entry.fingerprint)
+      return this.skip(entry, 'it cannot be rebuilt from its stored arguments');
     const ctx = { session, iteration: entry.iteration, entry: 'ACT' as const, freshSince: performance.now() };
     try {
-      await this.batches.interrupt(ctx, unknownOutcomeInterrupt(call, entry), { iteration: entry.iteration, pending: call, notRun: [] });
+      await this.batches.interrupt(ctx, unknownOutcomeInterrupt(call, entry), {
+        iteration: entry.iteration,
+        pending: call,
+        notRun: [],
+      });
       return true;
     } catch (err) {
       // Another instance's sweep, or the runtime's act, moved the session first: it raised the request.
@@ -69,7 +80,9 @@ export class JournalOrphanSweepService {
     const key = `${entry.sessionId}/${entry.toolCallId}`;
     if (!this.skipped.has(key)) {
       this.skipped.add(key);
-      this.logger.warn(`Journal entry ${entry.toolCallId} of session ${entry.sessionId} stays STARTED for the runtime to resubmit: ${why}.`);
+      this.logger.warn(
+        `Journal entry ${entry.toolCallId} of session ${entry.sessionId} stays STARTED for the runtime to resubmit: ${why}.`,
+      );
     }
     return false;
   }

@@ -37,7 +37,11 @@ export class ToolCallJournalRepository {
   ) {}
 
   /** The entries of `toolCallIds` in one session, by toolCallId. */
-  async findMany(tenantId: string, sessionId: string, toolCallIds: readonly string[]): Promise<Map<string, JournalEntry>> {
+  async findMany(
+    tenantId: string,
+    sessionId: string,
+    toolCallIds: readonly string[],
+  ): Promise<Map<string, JournalEntry>> {
     const out = new Map<string, JournalEntry>();
     if (toolCallIds.length === 0) return out;
     const marks = toolCallIds.map(() => '?').join(', ');
@@ -67,7 +71,9 @@ export class ToolCallJournalRepository {
    */
   async findOrphaned(now: number, limit: number): Promise<JournalEntry[]> {
     const rows: Row[] = await this.sql.all(
-      `SELECT ${COLUMNS.split(', ').map((c) => `j.${c}`).join(', ')} FROM tool_call_journal j
+      `SELECT ${COLUMNS.split(', ')
+        .map((c) => `j.${c}`)
+        .join(', ')} FROM tool_call_journal j
          JOIN agent_session s ON s.id = j.session_id AND s.tenant_id = j.tenant_id
         WHERE j.state = 'STARTED' AND j.lease_expires_at < ? AND j.side_effect <> 'READ_ONLY' AND s.status = 'ACTIVE'
         ORDER BY j.lease_expires_at LIMIT ${Math.max(1, Math.floor(limit))}`,
@@ -82,7 +88,13 @@ export class ToolCallJournalRepository {
   }
 
   /** Records a call that was refused before running (bad arguments, not visible) as FAILED, with its result. */
-  async insertRefused(e: NewJournalEntry, now: number, content: string, errorClass: string, resultStatus: 'FAILED' | 'REJECTED' = 'FAILED'): Promise<boolean> {
+  async insertRefused(
+    e: NewJournalEntry,
+    now: number,
+    content: string,
+    errorClass: string,
+    resultStatus: 'FAILED' | 'REJECTED' = 'FAILED',
+  ): Promise<boolean> {
     return this.insert(e, 'FAILED', now, { content, errorClass, resultStatus });
   }
 
@@ -90,11 +102,27 @@ export class ToolCallJournalRepository {
    * Moves a STARTED entry to a new owner (expired lease of a READ_ONLY call, or an approved RETRY), only if it
    * is still as it was read (compare-and-set on owner and lease).
    */
-  async takeOver(key: JournalKey, seen: Pick<JournalEntry, 'owner' | 'leaseExpiresAt'>, owner: string, leaseExpiresAt: number, iteration: number): Promise<boolean> {
+  async takeOver(
+    key: JournalKey,
+    seen: Pick<JournalEntry, 'owner' | 'leaseExpiresAt'>,
+    owner: string,
+    leaseExpiresAt: number,
+    iteration: number,
+  ): Promise<boolean> {
     const changed = await this.sql.run(
       `UPDATE tool_call_journal SET owner = ?, lease_expires_at = ?, iteration = ?, started_at = ?
         WHERE tenant_id = ? AND session_id = ? AND tool_call_id = ? AND state = 'STARTED' AND owner = ? AND lease_expires_at = ?`,
-      [owner, leaseExpiresAt, iteration, Date.now(), key.tenantId, key.sessionId, key.toolCallId, seen.owner, seen.leaseExpiresAt],
+      [
+        owner,
+        leaseExpiresAt,
+        iteration,
+        Date.now(),
+        key.tenantId,
+        key.sessionId,
+        key.toolCallId,
+        seen.owner,
+        seen.leaseExpiresAt,
+      ],
     );
     return changed === 1;
   }
@@ -111,8 +139,19 @@ export class ToolCallJournalRepository {
         content = ?, total_chars = ?, result_chunks = ?
       WHERE tenant_id = ? AND session_id = ? AND tool_call_id = ? AND state = 'STARTED'${owner === null ? '' : ' AND owner = ?'}`;
     const params: unknown[] = [
-      outcome.state, outcome.resultStatus, outcome.attempts, now, Math.round(outcome.durationMs), outcome.isError ? 1 : 0, outcome.errorClass,
-      first, outcome.content.length, chunkCount, key.tenantId, key.sessionId, key.toolCallId,
+      outcome.state,
+      outcome.resultStatus,
+      outcome.attempts,
+      now,
+      Math.round(outcome.durationMs),
+      outcome.isError ? 1 : 0,
+      outcome.errorClass,
+      first,
+      outcome.content.length,
+      chunkCount,
+      key.tenantId,
+      key.sessionId,
+      key.toolCallId,
     ];
     if (owner !== null) params.push(owner);
     if (chunkCount === 0) return (await this.sql.run(sql, params)) === 1;
@@ -129,18 +168,20 @@ export class ToolCallJournalRepository {
    * cancellation).
    */
   async release(key: JournalKey, owner: string): Promise<boolean> {
-    const changed = await this.sql.run(`DELETE FROM tool_call_journal WHERE tenant_id = ? AND session_id = ? AND tool_call_id = ? AND state = 'STARTED' AND owner = ?`, [
-      key.tenantId, key.sessionId, key.toolCallId, owner,
-    ]);
+    const changed = await this.sql.run(
+      `DELETE FROM tool_call_journal WHERE tenant_id = ? AND session_id = ? AND tool_call_id = ? AND state = 'STARTED' AND owner = ?`,
+      [key.tenantId, key.sessionId, key.toolCallId, owner],
+    );
     return changed === 1;
   }
 
   /** Renews the lease of in-flight entries this instance owns (by primary key). */
   async renewLeases(owner: string, keys: Iterable<JournalKey>, leaseExpiresAt: number): Promise<void> {
     for (const k of keys) {
-      await this.sql.run(`UPDATE tool_call_journal SET lease_expires_at = ? WHERE tenant_id = ? AND session_id = ? AND tool_call_id = ? AND owner = ? AND state = 'STARTED'`, [
-        leaseExpiresAt, k.tenantId, k.sessionId, k.toolCallId, owner,
-      ]);
+      await this.sql.run(
+        `UPDATE tool_call_journal SET lease_expires_at = ? WHERE tenant_id = ? AND session_id = ? AND tool_call_id = ? AND owner = ? AND state = 'STARTED'`,
+        [leaseExpiresAt, k.tenantId, k.sessionId, k.toolCallId, owner],
+      );
     }
   }
 
@@ -154,14 +195,39 @@ export class ToolCallJournalRepository {
     return (entry.content ?? '') + rows.map((r) => String(r.content)).join('');
   }
 
-  private async insert(e: NewJournalEntry, state: 'STARTED' | 'FAILED', now: number, result: { content: string; errorClass: string; resultStatus: string } | null): Promise<boolean> {
+  private async insert(
+    e: NewJournalEntry,
+    state: 'STARTED' | 'FAILED',
+    now: number,
+    result: { content: string; errorClass: string; resultStatus: string } | null,
+  ): Promise<boolean> {
     const content = result?.content ?? null;
     const chunks = content === null ? [] : textChunks(content);
     const chunkCount = Math.max(0, chunks.length - 1);
     const params = [
-      e.tenantId, e.sessionId, e.toolCallId, e.toolName, e.toolId, e.fingerprint, e.argumentsJson, e.sideEffect, state,
-      result?.resultStatus ?? null, 0, e.iteration, e.owner, e.leaseExpiresAt, now, result ? now : null, result ? 0 : null,
-      result ? 1 : 0, result?.errorClass ?? null, content === null ? null : (chunks[0] ?? ''), content?.length ?? 0, chunkCount, e.inlineLimit,
+      e.tenantId,
+      e.sessionId,
+      e.toolCallId,
+      e.toolName,
+      e.toolId,
+      e.fingerprint,
+      e.argumentsJson,
+      e.sideEffect,
+      state,
+      result?.resultStatus ?? null,
+      0,
+      e.iteration,
+      e.owner,
+      e.leaseExpiresAt,
+      now,
+      result ? now : null,
+      result ? 0 : null,
+      result ? 1 : 0,
+      result?.errorClass ?? null,
+      content === null ? null : (chunks[0] ?? ''),
+      content?.length ?? 0,
+      chunkCount,
+      e.inlineLimit,
     ];
     const sql = `INSERT INTO tool_call_journal (${COLUMNS}) VALUES (${params.map(() => '?').join(', ')})`;
     try {
@@ -183,7 +249,12 @@ export class ToolCallJournalRepository {
   /** Writes chunks 1..n (chunk 0 is the entry's own `content`). */
   private async writeChunks(m: EntityManager, key: JournalKey, chunks: readonly string[]): Promise<void> {
     for (let seq = 1; seq < chunks.length; seq++) {
-      await m.query('INSERT INTO tool_result_chunk (session_id, tool_call_id, seq, content) VALUES (?, ?, ?, ?)', [key.sessionId, key.toolCallId, seq, chunks[seq]]);
+      await m.query('INSERT INTO tool_result_chunk (session_id, tool_call_id, seq, content) VALUES (?, ?, ?, ?)', [
+        key.sessionId,
+        key.toolCallId,
+        seq,
+        chunks[seq],
+      ]);
     }
   }
 }

@@ -8,7 +8,7 @@ import { RESULT_CHUNK_CHARS } from '../journal/journal.types';
 export function textChunks(text: string, size = RESULT_CHUNK_CHARS): string[] {
   if (text.length <= size) return text.length === 0 ? [] : [text];
   const chunks: string[] = [];
-  for (let start = 0; start < text.length; ) {
+  for (let start = 0; start < text.length;) {
     let end = Math.min(start + size, text.length);
     if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end--;
     chunks.push(text.slice(start, end));

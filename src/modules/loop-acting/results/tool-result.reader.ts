@@ -16,11 +16,20 @@ export class ToolResultReader {
     private readonly store: ToolResultStore,
   ) {}
 
-  async page(auth: Pick<AuthContext, 'tenantId'>, sessionId: string, toolCallId: string, offset: number, limit: number): Promise<ResultPage & { toolCallId: string }> {
+  async page(
+    auth: Pick<AuthContext, 'tenantId'>,
+    sessionId: string,
+    toolCallId: string,
+    offset: number,
+    limit: number,
+  ): Promise<ResultPage & { toolCallId: string }> {
     const session = await this.sessions.load(auth, sessionId);
     const entry = await this.journal.find({ tenantId: session.tenantId, sessionId: session.id, toolCallId });
     if (!entry || entry.state === 'STARTED') {
-      throw new DomainError(CommonErrorCode.NOT_FOUND, `No finished result for toolCallId ${toolCallId} in session ${sessionId}.`);
+      throw new DomainError(
+        CommonErrorCode.NOT_FOUND,
+        `No finished result for toolCallId ${toolCallId} in session ${sessionId}.`,
+      );
     }
     return { toolCallId, ...pageResult(await this.store.contentOf(entry), offset, limit) };
   }

@@ -27,10 +27,11 @@ export class AgentSessionRepository {
 
   /** Applies `changes` only if nobody moved the session since `seenVersion`; false when someone did. */
   async compareAndSet(id: string, seenVersion: number, changes: Partial<AgentSessionEntity>): Promise<boolean> {
-    const result = await this.sessions.update(
-      { id, lockVersion: seenVersion },
-      { ...changes, lockVersion: seenVersion + 1, updatedAt: Date.now() } as QueryDeepPartialEntity<AgentSessionEntity>,
-    );
+    const result = await this.sessions.update({ id, lockVersion: seenVersion }, {
+      ...changes,
+      lockVersion: seenVersion + 1,
+      updatedAt: Date.now(),
+    } as QueryDeepPartialEntity<AgentSessionEntity>);
     return (result.affected ?? 0) === 1;
   }
 
@@ -41,13 +42,16 @@ export class AgentSessionRepository {
 
   /** Records a higher iteration without a version bump (monotonic, so concurrent acts cannot conflict). */
   async raiseIteration(id: string, iteration: number): Promise<void> {
-    await this.sql.run('UPDATE agent_session SET iteration = ? WHERE id = ? AND iteration < ?', [iteration, id, iteration]);
+    await this.sql.run('UPDATE agent_session SET iteration = ? WHERE id = ? AND iteration < ?', [
+      iteration,
+      id,
+      iteration,
+    ]);
   }
 }
 
 const COLUMNS =
   'id, tenant_id, agent_id, user_id, permissions, capabilities, status, iteration, iteration_budget, hitl_pending, hitl_request, pending_batch, todo_list, active_skill, lock_version, created_at, updated_at';
-
 
 function toEntity(r: Record<string, unknown>): AgentSessionEntity {
   return {

@@ -11,7 +11,15 @@ import { SessionsService } from './sessions.service';
 import { ActService } from '../acting/act.service';
 import { ResumeService } from '../acting/resume.service';
 import { ToolResultReader } from '../results/tool-result.reader';
-import { ActDto, ActResponseDto, CreateSessionDto, ResumeDto, SessionDto, ToolResultPageDto, ToolResultQueryDto } from './sessions.dto';
+import {
+  ActDto,
+  ActResponseDto,
+  CreateSessionDto,
+  ResumeDto,
+  SessionDto,
+  ToolResultPageDto,
+  ToolResultQueryDto,
+} from './sessions.dto';
 
 @ApiTags('runtime: sessions')
 @ApiBearerAuth()
@@ -41,7 +49,10 @@ export class SessionsController {
 
   @Post(':id/act')
   @HttpCode(200)
-  @ApiOkResponse({ type: ActResponseDto, description: 'Tool failures are results (status FAILED, isError), not HTTP errors' })
+  @ApiOkResponse({
+    type: ActResponseDto,
+    description: 'Tool failures are results (status FAILED, isError), not HTTP errors',
+  })
   @ApiErrors(400, 404, 409)
   @ApiBody({ type: ActDto })
   act(
@@ -56,16 +67,29 @@ export class SessionsController {
   @Post(':id/resume')
   @HttpCode(200)
   @ApiOkResponse({ type: ActResponseDto })
-  @ApiResponse({ status: 403, type: ErrorResponseDto, description: 'FORBIDDEN: not a runtime key · HITL_ADMIN_REVIEW_REQUIRED: the agent\'s hitlReviewer is ADMIN (only a CHECKPOINT_PAUSE may be continued by the runtime)' })
+  @ApiResponse({
+    status: 403,
+    type: ErrorResponseDto,
+    description:
+      "FORBIDDEN: not a runtime key · HITL_ADMIN_REVIEW_REQUIRED: the agent's hitlReviewer is ADMIN (only a CHECKPOINT_PAUSE may be continued by the runtime)",
+  })
   @ApiErrors(400, 404, 409)
   resume(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: ResumeDto): Promise<ActResponseDto> {
     return this.resuming.resume(auth, id, dto);
   }
 
   @Get(':id/tool-results/:toolCallId')
-  @ApiOkResponse({ type: ToolResultPageDto, description: 'A page of a stored result (what READ_TOOL_RESULT gives the model)' })
+  @ApiOkResponse({
+    type: ToolResultPageDto,
+    description: 'A page of a stored result (what READ_TOOL_RESULT gives the model)',
+  })
   @ApiErrors(400, 404)
-  toolResult(@Auth() auth: AuthContext, @Param('id') id: string, @Param('toolCallId') toolCallId: string, @Query() query: ToolResultQueryDto): Promise<ToolResultPageDto> {
+  toolResult(
+    @Auth() auth: AuthContext,
+    @Param('id') id: string,
+    @Param('toolCallId') toolCallId: string,
+    @Query() query: ToolResultQueryDto,
+  ): Promise<ToolResultPageDto> {
     return this.results.page(auth, id, toolCallId, query.offset ?? 0, query.limit ?? 4000);
   }
 }

@@ -50,7 +50,11 @@ export class SessionDto {
 
 /** Swagger shape of one submitted tool call; `act` bodies are validated by ACT_BODY_SCHEMA (ajv). */
 export class ToolCallDto {
-  @ApiProperty({ description: 'The model\'s tool call id: the idempotency key', maxLength: 120, pattern: '^[\\x21-\\x7e]+$' })
+  @ApiProperty({
+    description: "The model's tool call id: the idempotency key",
+    maxLength: 120,
+    pattern: '^[\\x21-\\x7e]+$',
+  })
   id: string;
 
   @ApiProperty({ maxLength: 64 }) name: string;
@@ -61,7 +65,11 @@ export class ToolCallDto {
 
 /** Swagger shape of the `act` body (see ACT_BODY_SCHEMA). */
 export class ActDto {
-  @ApiProperty({ description: 'The runtime\'s loop iteration; lower than the session\'s → 409 STALE_ITERATION', minimum: 0, maximum: 1_000_000 })
+  @ApiProperty({
+    description: "The runtime's loop iteration; lower than the session's → 409 STALE_ITERATION",
+    minimum: 0,
+    maximum: 1_000_000,
+  })
   iteration: number;
 
   @ApiProperty({ type: [ToolCallDto], minItems: 1, maxItems: 64 })
@@ -72,14 +80,23 @@ export const RESUME_DECISIONS = ['APPROVE', 'REJECT', 'RETRY', 'MARK_DONE', 'CON
 export type ResumeDecision = (typeof RESUME_DECISIONS)[number];
 
 export class ResumeDto {
-  @ApiProperty({ description: 'Idempotency key of this resume: the same id again returns the same response (the prefix admin-decision: is reserved)', maxLength: 120 })
+  @ApiProperty({
+    description:
+      'Idempotency key of this resume: the same id again returns the same response (the prefix admin-decision: is reserved)',
+    maxLength: 120,
+  })
   @IsString()
   @Length(1, 120)
   // Admin decisions are recorded under `admin-decision:<requestId>` in the same session (hitl-decision.service.ts).
-  @Matches(/^(?!admin-decision:)/, { message: 'clientMessageId may not start with admin-decision: (reserved for admin decisions)' })
+  @Matches(/^(?!admin-decision:)/, {
+    message: 'clientMessageId may not start with admin-decision: (reserved for admin decisions)',
+  })
   clientMessageId: string;
 
-  @ApiPropertyOptional({ description: 'The reviewer\'s message (a REJECT reason, or the result of MARK_DONE)', maxLength: 20000 })
+  @ApiPropertyOptional({
+    description: "The reviewer's message (a REJECT reason, or the result of MARK_DONE)",
+    maxLength: 20000,
+  })
   @IsOptional()
   @IsString()
   @Length(0, 20000)
@@ -91,7 +108,11 @@ export class ResumeDto {
   @Length(1, 128)
   toolCallId?: string;
 
-  @ApiPropertyOptional({ enum: RESUME_DECISIONS, description: 'TOOL_APPROVAL: APPROVE (default) | REJECT · UNKNOWN_OUTCOME: RETRY | MARK_DONE | REJECT (required) · CHECKPOINT_PAUSE: omit or CONTINUE' })
+  @ApiPropertyOptional({
+    enum: RESUME_DECISIONS,
+    description:
+      'TOOL_APPROVAL: APPROVE (default) | REJECT · UNKNOWN_OUTCOME: RETRY | MARK_DONE | REJECT (required) · CHECKPOINT_PAUSE: omit or CONTINUE',
+  })
   @IsOptional()
   @IsIn(RESUME_DECISIONS)
   decision?: ResumeDecision;
@@ -108,7 +129,8 @@ export class ActResultDto {
   @ApiProperty() durationMs: number;
   @ApiProperty() totalChars: number;
   @ApiProperty() truncated: boolean;
-  @ApiProperty({ nullable: true, type: String, description: 'Error class of the structured block (null on success)' }) errorClass: string | null;
+  @ApiProperty({ nullable: true, type: String, description: 'Error class of the structured block (null on success)' })
+  errorClass: string | null;
 }
 
 export class ActResponseDto {
@@ -119,7 +141,13 @@ export class ActResponseDto {
 
 export class ToolResultQueryDto {
   @ApiPropertyOptional({ default: 0, minimum: 0 }) @IsOptional() @Type(() => Number) @IsInt() @Min(0) offset?: number;
-  @ApiPropertyOptional({ default: 4000, minimum: 1, maximum: 100000 }) @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100_000) limit?: number;
+  @ApiPropertyOptional({ default: 4000, minimum: 1, maximum: 100000 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  limit?: number;
 }
 
 export class ToolResultPageDto {

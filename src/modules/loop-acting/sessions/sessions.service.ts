@@ -51,7 +51,10 @@ export class SessionsService {
   async load(auth: Pick<AuthContext, 'tenantId'>, id: string): Promise<AgentSessionEntity> {
     const row = await this.sessions.find(id);
     if (!row || (auth.tenantId !== null && row.tenantId !== auth.tenantId)) {
-      throw new DomainError(CommonErrorCode.NOT_FOUND, `No session ${id} in your tenant; create one with POST /api/v1/sessions.`);
+      throw new DomainError(
+        CommonErrorCode.NOT_FOUND,
+        `No session ${id} in your tenant; create one with POST /api/v1/sessions.`,
+      );
     }
     return row;
   }

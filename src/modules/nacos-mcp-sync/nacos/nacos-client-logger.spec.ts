@@ -2,7 +2,12 @@ import { createNacosClientLogger, redact } from './nacos-client-logger';
 
 function sink() {
   const lines: string[] = [];
-  return { lines, debug: (m: string) => lines.push(`debug ${m}`), warn: (m: string) => lines.push(`warn ${m}`), error: (m: string) => lines.push(`error ${m}`) };
+  return {
+    lines,
+    debug: (m: string) => lines.push(`debug ${m}`),
+    warn: (m: string) => lines.push(`warn ${m}`),
+    error: (m: string) => lines.push(`error ${m}`),
+  };
 }
 
 describe('createNacosClientLogger', () => {
@@ -38,6 +43,8 @@ describe('createNacosClientLogger', () => {
 
 describe('redact', () => {
   it('masks password= and accessToken= values of any query string', () => {
-    expect(redact('a?username=u&password=s3&accessToken=t0k&x=1', [])).toBe('a?username=u&password=***&accessToken=***&x=1');
+    expect(redact('a?username=u&password=s3&accessToken=t0k&x=1', [])).toBe(
+      'a?username=u&password=***&accessToken=***&x=1',
+    );
   });
 });

@@ -8,7 +8,10 @@ function instance(metadata: Record<string, string> = {}, ip = '10.0.0.7', port =
 
 describe('mcpEndpointOf', () => {
   it('builds http://ip:port/<default path> with the default transport when the metadata says nothing', () => {
-    expect(mcpEndpointOf(instance(), defaults)).toEqual({ url: 'http://10.0.0.7:8080/mcp', transport: 'streamable-http' });
+    expect(mcpEndpointOf(instance(), defaults)).toEqual({
+      url: 'http://10.0.0.7:8080/mcp',
+      transport: 'streamable-http',
+    });
   });
 
   it('takes mcp.path and mcp.transport from the metadata', () => {
@@ -26,7 +29,10 @@ describe('mcpEndpointOf', () => {
   });
 
   it('lets a full mcp.url win over ip, port, path and secure', () => {
-    const endpoint = mcpEndpointOf(instance({ 'mcp.url': 'https://mcp.example.test:9443/v1/mcp', 'mcp.path': '/ignored', secure: 'false' }), defaults);
+    const endpoint = mcpEndpointOf(
+      instance({ 'mcp.url': 'https://mcp.example.test:9443/v1/mcp', 'mcp.path': '/ignored', secure: 'false' }),
+      defaults,
+    );
     expect(endpoint).toEqual({ url: 'https://mcp.example.test:9443/v1/mcp', transport: 'streamable-http' });
   });
 
@@ -36,7 +42,9 @@ describe('mcpEndpointOf', () => {
 
   it('accepts the Nacos MCP registry spellings of the transports, in any case', () => {
     expect(mcpEndpointOf(instance({ 'mcp.transport': 'MCP-SSE' }), defaults).transport).toBe('sse');
-    expect(mcpEndpointOf(instance({ 'mcp.transport': 'mcp-streamable' }), { ...defaults, transport: 'sse' }).transport).toBe('streamable-http');
+    expect(
+      mcpEndpointOf(instance({ 'mcp.transport': 'mcp-streamable' }), { ...defaults, transport: 'sse' }).transport,
+    ).toBe('streamable-http');
   });
 
   it('rejects a transport it cannot open instead of guessing', () => {
@@ -84,7 +92,7 @@ describe('pickWeighted', () => {
 
   it('picks by weight over many draws', () => {
     let seed = 42;
-    const lcg = () => ((seed = (seed * 1_664_525 + 1_013_904_223) % 2 ** 32) / 2 ** 32);
+    const lcg = () => (seed = (seed * 1_664_525 + 1_013_904_223) % 2 ** 32) / 2 ** 32;
     let bs = 0;
     for (let n = 0; n < 4000; n++) if (pickWeighted([a, b], lcg) === b) bs++;
     expect(bs / 4000).toBeGreaterThan(0.7);

@@ -38,7 +38,10 @@ const TRANSPORT_ALIASES: Record<string, McpTransport> = {
 };
 
 /** The MCP endpoint of an instance, from its metadata with `defaults` for what the metadata leaves out. */
-export function mcpEndpointOf(instance: Pick<NacosInstance, 'ip' | 'port' | 'metadata'>, defaults: McpEndpointDefaults): McpEndpoint {
+export function mcpEndpointOf(
+  instance: Pick<NacosInstance, 'ip' | 'port' | 'metadata'>,
+  defaults: McpEndpointDefaults,
+): McpEndpoint {
   const metadata = instance.metadata ?? {};
   const transport = transportOf(metadata[MCP_METADATA_KEYS.transport], defaults.transport, instance);
   const fullUrl = metadata[MCP_METADATA_KEYS.url]?.trim();
@@ -54,7 +57,10 @@ export function mcpEndpointOf(instance: Pick<NacosInstance, 'ip' | 'port' | 'met
  * Picks one instance with probability proportional to its weight, among healthy and enabled ones
  * with a positive weight (weight 0 is never picked). Undefined when none qualifies.
  */
-export function pickWeighted<T extends Pick<NacosInstance, 'weight' | 'healthy' | 'enabled'>>(instances: readonly T[], random: () => number = Math.random): T | undefined {
+export function pickWeighted<T extends Pick<NacosInstance, 'weight' | 'healthy' | 'enabled'>>(
+  instances: readonly T[],
+  random: () => number = Math.random,
+): T | undefined {
   const eligible = instances.filter((i) => i.healthy && i.enabled && Number.isFinite(i.weight) && i.weight > 0);
   if (eligible.length === 0) return undefined;
   const total = eligible.reduce((sum, i) => sum + i.weight, 0);
@@ -67,7 +73,11 @@ export function pickWeighted<T extends Pick<NacosInstance, 'weight' | 'healthy' 
   return eligible[eligible.length - 1];
 }
 
-function transportOf(raw: string | undefined, fallback: McpTransport, instance: Pick<NacosInstance, 'ip' | 'port'>): McpTransport {
+function transportOf(
+  raw: string | undefined,
+  fallback: McpTransport,
+  instance: Pick<NacosInstance, 'ip' | 'port'>,
+): McpTransport {
   const value = raw?.trim().toLowerCase();
   if (!value) return fallback;
   const transport = TRANSPORT_ALIASES[value];
@@ -84,10 +94,14 @@ function checkedUrl(candidate: string, instance: Pick<NacosInstance, 'ip' | 'por
   try {
     url = new URL(candidate);
   } catch {
-    throw new NacosMcpEndpointError(`Instance ${instance.ip}:${instance.port} gives an MCP URL that does not parse: "${candidate}"; fix its metadata ${MCP_METADATA_KEYS.url} or ${MCP_METADATA_KEYS.path}.`);
+    throw new NacosMcpEndpointError(
+      `Instance ${instance.ip}:${instance.port} gives an MCP URL that does not parse: "${candidate}"; fix its metadata ${MCP_METADATA_KEYS.url} or ${MCP_METADATA_KEYS.path}.`,
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new NacosMcpEndpointError(`Instance ${instance.ip}:${instance.port} gives an MCP URL with scheme ${url.protocol}; only http and https are supported.`);
+    throw new NacosMcpEndpointError(
+      `Instance ${instance.ip}:${instance.port} gives an MCP URL with scheme ${url.protocol}; only http and https are supported.`,
+    );
   }
   return url.toString();
 }

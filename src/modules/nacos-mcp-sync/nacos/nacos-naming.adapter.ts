@@ -91,7 +91,9 @@ interface NamingClient extends EventEmitter {
   close(): Promise<void>;
   subscribe(info: SubscribeInfo, listener: (hosts: RawHost[]) => void): void;
   unSubscribe(info: SubscribeInfo, listener: (hosts: RawHost[]) => void): void;
-  _serverProxy: { queryList(serviceName: string, clusters: string, udpPort: number, healthyOnly: boolean): Promise<string> };
+  _serverProxy: {
+    queryList(serviceName: string, clusters: string, udpPort: number, healthyOnly: boolean): Promise<string>;
+  };
   _beatReactor: { _isClosed: boolean; _clientBeatInterval: number };
   _hostReactor: EventEmitter & { _pushReceiver?: EventEmitter };
 }
@@ -117,7 +119,10 @@ export class NacosNamingAdapter implements NacosNamingPort, OnModuleDestroy {
   async getHealthyInstances(ref: NacosServiceRef): Promise<NacosInstance[]> {
     const client = await this.clientFor(ref);
     const body = await client._serverProxy.queryList(groupedNameOf(ref), clustersOf(ref), 0, false);
-    if (!body) throw new Error(`Nacos answered an empty body for ${describeRef(ref)}; check that NACOS_SERVER_ADDR points at a Nacos server.`);
+    if (!body)
+      throw new Error(
+        `Nacos answered an empty body for ${describeRef(ref)}; check that NACOS_SERVER_ADDR points at a Nacos server.`,
+      );
     const parsed = JSON.parse(body) as { hosts?: RawHost[] };
     return healthyInstancesOf(parsed.hosts);
   }
@@ -138,11 +143,16 @@ export class NacosNamingAdapter implements NacosNamingPort, OnModuleDestroy {
       if (active) client.subscribe(info, onHosts);
       return client;
     });
-    subscribed.catch((err: unknown) => this.clientLogger.warn(`Nacos subscription to ${describeRef(ref)} failed:`, err));
+    subscribed.catch((err: unknown) =>
+      this.clientLogger.warn(`Nacos subscription to ${describeRef(ref)} failed:`, err),
+    );
     return () => {
       if (!active) return;
       active = false;
-      void subscribed.then((client) => client.unSubscribe(info, onHosts), () => undefined);
+      void subscribed.then(
+        (client) => client.unSubscribe(info, onHosts),
+        () => undefined,
+      );
     };
   }
 
@@ -151,7 +161,14 @@ export class NacosNamingAdapter implements NacosNamingPort, OnModuleDestroy {
     this.closed = true;
     const pending = [...this.clients.values()];
     this.clients.clear();
-    await Promise.all(pending.map((p) => p.then((client) => client.close(), () => undefined)));
+    await Promise.all(
+      pending.map((p) =>
+        p.then(
+          (client) => client.close(),
+          () => undefined,
+        ),
+      ),
+    );
   }
 
   onModuleDestroy(): Promise<void> {
@@ -159,7 +176,8 @@ export class NacosNamingAdapter implements NacosNamingPort, OnModuleDestroy {
   }
 
   private clientFor(ref: NacosServiceRef): Promise<NamingClient> {
-    if (this.closed) return Promise.reject(new Error('The Nacos naming adapter is closed; no further lookups are possible.'));
+    if (this.closed)
+      return Promise.reject(new Error('The Nacos naming adapter is closed; no further lookups are possible.'));
     const namespace = ref.namespaceId || this.settings.namespace || 'public';
     let pending = this.clients.get(namespace);
     if (!pending) {
@@ -200,8 +218,15 @@ export class NacosNamingAdapter implements NacosNamingPort, OnModuleDestroy {
 
 function stopBeatLoop(client: NamingClient): void {
   const beat = client._beatReactor;
-  if (!beat || typeof beat._clientBeatInterval !== 'number' || typeof client._serverProxy?.queryList !== 'function' || !client._hostReactor) {
-    throw new Error('The installed nacos client is not the 2.6.x line this adapter was written for; update nacos-naming.adapter.ts.');
+  if (
+    !beat ||
+    typeof beat._clientBeatInterval !== 'number' ||
+    typeof client._serverProxy?.queryList !== 'function' ||
+    !client._hostReactor
+  ) {
+    throw new Error(
+      'The installed nacos client is not the 2.6.x line this adapter was written for; update nacos-naming.adapter.ts.',
+    );
   }
   beat._isClosed = true;
   beat._clientBeatInterval = 0;

@@ -3,7 +3,17 @@ import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { ToolSchemaCompiler } from '../tool-schema.compiler';
 import { checkToolDefinition } from '../tool-definition.rules';
 import { modelFormatChecks } from './tool-model-format.checks';
-import { enumsExplicit, hitlText, idempotency, redaction, requiredExplicit, resultSize, sideEffectDeclared, tenantScope, timeout } from './tool-definition.checks';
+import {
+  enumsExplicit,
+  hitlText,
+  idempotency,
+  redaction,
+  requiredExplicit,
+  resultSize,
+  sideEffectDeclared,
+  tenantScope,
+  timeout,
+} from './tool-definition.checks';
 import type { ChecklistSettings, ChecklistTool, ToolChecklist, ToolChecklistItem } from './tool-checklist.types';
 
 /**
@@ -14,8 +24,15 @@ import type { ChecklistSettings, ChecklistTool, ToolChecklist, ToolChecklistItem
 export class ToolChecklistService {
   private readonly settings: ChecklistSettings;
 
-  constructor(private readonly schemas: ToolSchemaCompiler, @Inject(GATEWAY_CONFIG) config: GatewayConfig) {
-    this.settings = { toolDefaultTimeoutMs: config.toolDefaultTimeoutMs, toolMaxAttempts: config.toolMaxAttempts, resultDefaultMaxInlineChars: config.resultDefaultMaxInlineChars };
+  constructor(
+    private readonly schemas: ToolSchemaCompiler,
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+  ) {
+    this.settings = {
+      toolDefaultTimeoutMs: config.toolDefaultTimeoutMs,
+      toolMaxAttempts: config.toolMaxAttempts,
+      resultDefaultMaxInlineChars: config.resultDefaultMaxInlineChars,
+    };
   }
 
   run(tool: ChecklistTool): ToolChecklist {
@@ -40,7 +57,9 @@ export class ToolChecklistService {
    * sync and start-up reports; empty when every format takes the schema as it is.
    */
   lossyRewrites(tool: Pick<ChecklistTool, 'name' | 'description' | 'parameters'>): string[] {
-    return modelFormatChecks(tool).filter((item) => item.status !== 'PASS').map((item) => `${item.check}: ${item.message}`);
+    return modelFormatChecks(tool)
+      .filter((item) => item.status !== 'PASS')
+      .map((item) => `${item.check}: ${item.message}`);
   }
 
   private schemaValid(tool: ChecklistTool): ToolChecklistItem {
@@ -48,7 +67,12 @@ export class ToolChecklistService {
       ...this.schemas.checkDefinition(tool.parameters).map((p) => `parameters ${p}`),
       ...checkToolDefinition(tool).flatMap((f) => f.problems.map((p) => `${f.field} ${p}`)),
     ];
-    if (problems.length === 0) return { check: 'SCHEMA_VALID', status: 'PASS', message: 'The parameters are a valid JSON Schema object and the definition is consistent.' };
+    if (problems.length === 0)
+      return {
+        check: 'SCHEMA_VALID',
+        status: 'PASS',
+        message: 'The parameters are a valid JSON Schema object and the definition is consistent.',
+      };
     return { check: 'SCHEMA_VALID', status: 'FAIL', message: `${problems.join('; ')}.` };
   }
 }

@@ -6,7 +6,11 @@ import {
   toOpenAiStrictToolSpec,
 } from '@app/modules/agent-config/formats/model-formats';
 import { toPortableSchema } from '@app/modules/agent-config/formats/portable-json-schema.converter';
-import { GEMINI_ANY_VALUE_NOTE, GEMINI_ENUM_AS_TEXT_NOTE, GEMINI_OBJECT_AS_TEXT_NOTE } from '@app/modules/agent-config/formats/gemini-schema-draft.finalizer';
+import {
+  GEMINI_ANY_VALUE_NOTE,
+  GEMINI_ENUM_AS_TEXT_NOTE,
+  GEMINI_OBJECT_AS_TEXT_NOTE,
+} from '@app/modules/agent-config/formats/gemini-schema-draft.finalizer';
 import { OPENAI_MAX_DESCRIPTION_CHARS } from '@app/modules/agent-config/formats/openai-spec.validator';
 import type { ChecklistTool, ToolChecklistItem } from './tool-checklist.types';
 
@@ -15,27 +19,70 @@ import type { ChecklistTool, ToolChecklistItem } from './tool-checklist.types';
  * same code tool-specs uses), so "MODEL_GEMINI: PASS" means the emitted spec passes. WARN names a lossy
  * rewrite the model will see; FAIL means the provider would refuse the emitted spec (a gateway bug to report).
  */
-export function modelFormatChecks(tool: Pick<ChecklistTool, 'name' | 'description' | 'parameters'>): ToolChecklistItem[] {
+export function modelFormatChecks(
+  tool: Pick<ChecklistTool, 'name' | 'description' | 'parameters'>,
+): ToolChecklistItem[] {
   const source = { name: tool.name, description: tool.description, parameters: tool.parameters };
   const portableNotes = safely(() => toPortableSchema(source.parameters).notes, []);
   const openAiNotes = [...portableNotes];
-  if (tool.description.length > OPENAI_MAX_DESCRIPTION_CHARS) openAiNotes.push(`description cut to ${OPENAI_MAX_DESCRIPTION_CHARS} characters`);
+  if (tool.description.length > OPENAI_MAX_DESCRIPTION_CHARS)
+    openAiNotes.push(`description cut to ${OPENAI_MAX_DESCRIPTION_CHARS} characters`);
   const items: ToolChecklistItem[] = [
     formatItem('MODEL_OPENAI', 'OpenAI', () => openAiSpecViolations(emitToolSpec('openai', source)), openAiNotes),
   ];
   const strict = safely(() => toOpenAiStrictToolSpec(source), undefined);
-  if (!strict) items.push({ check: 'MODEL_OPENAI_STRICT', status: 'FAIL', message: 'The strict spec could not be built from this schema.' });
-  else if (strict.spec.function.strict) items.push({ check: 'MODEL_OPENAI_STRICT', status: 'PASS', message: 'Emitted with strict: true in strict requests.' });
-  else items.push({ check: 'MODEL_OPENAI_STRICT', status: 'WARN', message: `Emitted with strict: false in strict requests: ${strict.warnings.join('; ')}.` });
-  items.push(formatItem('MODEL_ANTHROPIC', 'Anthropic', () => anthropicSpecViolations(emitToolSpec('anthropic', source)), portableNotes));
-  items.push(formatItem('MODEL_GEMINI', 'Gemini', () => geminiSpecViolations(emitToolSpec('gemini', source)), geminiNotes(source)));
+  if (!strict)
+    items.push({
+      check: 'MODEL_OPENAI_STRICT',
+      status: 'FAIL',
+      message: 'The strict spec could not be built from this schema.',
+    });
+  else if (strict.spec.function.strict)
+    items.push({
+      check: 'MODEL_OPENAI_STRICT',
+      status: 'PASS',
+      message: 'Emitted with strict: true in strict requests.',
+    });
+  else
+    items.push({
+      check: 'MODEL_OPENAI_STRICT',
+      status: 'WARN',
+      message: `Emitted with strict: false in strict requests: ${strict.warnings.join('; ')}.`,
+    });
+  items.push(
+    formatItem(
+      'MODEL_ANTHROPIC',
+      'Anthropic',
+      () => anthropicSpecViolations(emitToolSpec('anthropic', source)),
+      portableNotes,
+    ),
+  );
+  items.push(
+    formatItem(
+      'MODEL_GEMINI',
+      'Gemini',
+      () => geminiSpecViolations(emitToolSpec('gemini', source)),
+      geminiNotes(source),
+    ),
+  );
   return items;
 }
 
-function formatItem(check: ToolChecklistItem['check'], provider: string, violations: () => string[], notes: string[]): ToolChecklistItem {
+function formatItem(
+  check: ToolChecklistItem['check'],
+  provider: string,
+  violations: () => string[],
+  notes: string[],
+): ToolChecklistItem {
   const problems = safely(violations, ['the spec could not be emitted']);
-  if (problems.length > 0) return { check, status: 'FAIL', message: `${provider} would refuse the emitted spec: ${problems.join('; ')}.` };
-  if (notes.length > 0) return { check, status: 'WARN', message: `${provider} accepts the emitted spec, rewritten: ${[...new Set(notes)].join('; ')}.` };
+  if (problems.length > 0)
+    return { check, status: 'FAIL', message: `${provider} would refuse the emitted spec: ${problems.join('; ')}.` };
+  if (notes.length > 0)
+    return {
+      check,
+      status: 'WARN',
+      message: `${provider} accepts the emitted spec, rewritten: ${[...new Set(notes)].join('; ')}.`,
+    };
   return { check, status: 'PASS', message: `${provider} accepts the emitted spec as the schema is.` };
 }
 
@@ -43,8 +90,10 @@ function formatItem(check: ToolChecklistItem['check'], provider: string, violati
 function geminiNotes(source: { name: string; description: string; parameters: Record<string, unknown> }): string[] {
   const text = safely(() => JSON.stringify(emitToolSpec('gemini', source)), '');
   const notes: string[] = [];
-  if (text.includes(JSON.stringify(GEMINI_OBJECT_AS_TEXT_NOTE).slice(1, -1))) notes.push('objects without properties (maps, free-form, recursion) are sent as JSON text');
-  if (text.includes(JSON.stringify(GEMINI_ANY_VALUE_NOTE).slice(1, -1))) notes.push('values of any type are sent as JSON text');
+  if (text.includes(JSON.stringify(GEMINI_OBJECT_AS_TEXT_NOTE).slice(1, -1)))
+    notes.push('objects without properties (maps, free-form, recursion) are sent as JSON text');
+  if (text.includes(JSON.stringify(GEMINI_ANY_VALUE_NOTE).slice(1, -1)))
+    notes.push('values of any type are sent as JSON text');
   if (text.includes(GEMINI_ENUM_AS_TEXT_NOTE)) notes.push('a mixed-type enum is sent as text');
   return notes;
 }
