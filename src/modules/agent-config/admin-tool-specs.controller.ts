@@ -7,6 +7,7 @@ import { ApiErrors } from '@app/common/dto/api-errors.decorator';
 import { AgentConfigService } from './agent-config.service';
 import { ToolVisibilityService } from './visibility/tool-visibility.service';
 import { ToolSpecsRequestDto, ToolSpecsResponseDto } from './tool-specs.dto';
+import { replyWithToolSpecs } from './tool-specs.reply';
 
 /** The runtime's tool-specs answer, previewed with an admin key (the agent's tenant is the tenant of the preview). */
 @ApiTags('admin: agents')
@@ -30,18 +31,6 @@ export class AdminToolSpecsController {
     @Res() res: FastifyReply,
   ): Promise<void> {
     const agent = await this.agents.get(auth, agentId);
-    const json = await this.visibility.toolSpecsJson(
-      {
-        tenantId: agent.tenantId,
-        agentId,
-        permissions: dto.permissions,
-        capabilities: dto.capabilities,
-        webSearchMode: dto.webSearchMode,
-      },
-      dto.format,
-      dto.explain,
-      dto.strict,
-    );
-    void res.code(200).type('application/json; charset=utf-8').send(json);
+    await replyWithToolSpecs(this.visibility, agent.tenantId, agentId, dto, res);
   }
 }

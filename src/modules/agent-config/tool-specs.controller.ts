@@ -6,6 +6,7 @@ import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
 import { ToolVisibilityService } from './visibility/tool-visibility.service';
 import { ToolSpecsRequestDto, ToolSpecsResponseDto } from './tool-specs.dto';
+import { replyWithToolSpecs } from './tool-specs.reply';
 
 @ApiTags('runtime: tools')
 @ApiBearerAuth()
@@ -24,19 +25,6 @@ export class ToolSpecsController {
     @Body() dto: ToolSpecsRequestDto,
     @Res() res: FastifyReply,
   ): Promise<void> {
-    // Sent pre-serialized: the per-tool JSON is cached, so a large answer is joined, not re-stringified.
-    const json = await this.visibility.toolSpecsJson(
-      {
-        tenantId: auth.tenantId!,
-        agentId,
-        permissions: dto.permissions,
-        capabilities: dto.capabilities,
-        webSearchMode: dto.webSearchMode,
-      },
-      dto.format,
-      dto.explain,
-      dto.strict,
-    );
-    void res.code(200).type('application/json; charset=utf-8').send(json);
+    await replyWithToolSpecs(this.visibility, auth.tenantId!, agentId, dto, res);
   }
 }
