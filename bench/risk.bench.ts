@@ -9,9 +9,9 @@ const importStarted = process.hrtime.bigint();
 // Required after the timer starts, to report the module's load time (mvdan-sh is 1.5 MB of JS).
 /* eslint-disable @typescript-eslint/no-require-imports -- an import would load before the timer starts */
 const { evaluateRiskText } =
-  require('../src/modules/hitl/risk/risk-text.evaluator') as typeof import('@app/modules/hitl/risk/risk-text.evaluator');
+  require('../src/modules/risk/risk-text.evaluator') as typeof import('@app/modules/risk/risk-text.evaluator');
 const { evaluateRiskArguments } =
-  require('../src/modules/hitl/risk/risk-arguments.evaluator') as typeof import('@app/modules/hitl/risk/risk-arguments.evaluator');
+  require('../src/modules/risk/risk-arguments.evaluator') as typeof import('@app/modules/risk/risk-arguments.evaluator');
 /* eslint-enable @typescript-eslint/no-require-imports */
 const importMs = Number(process.hrtime.bigint() - importStarted) / 1e6;
 

@@ -11,8 +11,8 @@ import os from 'node:os';
 import { DataSource } from 'typeorm';
 import { createTestDatabaseUrl } from '@test/support/test-database';
 import { startMariaDbServer, type MariaDbServer } from '@test/support/mariadb-server';
-import { startMcpSyncGateway } from '@test/mcp-sync/support/mcp-sync-gateway';
-import { McpServiceRepairService } from '@app/modules/nacos-mcp-sync/mcp-service-repair.service';
+import { startMcpSyncGateway } from '@test/mcp-services/support/mcp-sync-gateway';
+import { McpServiceRepairService } from '@app/modules/mcp-services/mcp-service-repair.service';
 import { GROUP, NAMESPACE, SyncFleet } from './support/sync-fleet';
 import { timed, waitUntil, summary } from './support/sync-timing';
 

@@ -9,6 +9,7 @@ import { ApiKeysModule } from './modules/api-keys/api-keys.module';
 import { ToolRegistryModule } from './modules/tool-registry/tool-registry.module';
 import { AgentConfigModule } from './modules/agent-config/agent-config.module';
 import { HitlModule } from './modules/hitl/hitl.module';
+import { RiskModule } from './modules/risk/risk.module';
 import { ExecutorsModule } from './modules/executors/executors.module';
 import { ToolInvocationModule } from './modules/tool-invocation/tool-invocation.module';
 import { LoopActingModule } from './modules/loop-acting/loop-acting.module';
@@ -16,7 +17,7 @@ import { WebSearchModule } from './modules/web-search/web-search.module';
 import { FeignRegistrationModule } from './modules/feign-registration/feign-registration.module';
 import { DemoOrdersModule } from './modules/demo-orders/demo-orders.module';
 import { ScheduleModule } from '@nestjs/schedule';
-import { NacosMcpSyncModule } from './modules/nacos-mcp-sync/nacos-mcp-sync.module';
+import { McpServicesModule } from './modules/mcp-services/mcp-services.module';
 import { HealthController } from './modules/health/health.controller';
 import { TenantSecretsModule } from './modules/tenant-secrets/tenant-secrets.module';
 import { RetentionModule } from './modules/retention/retention.module';
@@ -44,12 +45,13 @@ export class AppModule {
         ToolRegistryModule,
         AgentConfigModule,
         HitlModule,
+        RiskModule,
         ExecutorsModule,
         ToolInvocationModule,
         LoopActingModule,
         WebSearchModule,
         FeignRegistrationModule,
-        NacosMcpSyncModule,
+        McpServicesModule,
         TenantSecretsModule,
         RetentionModule,
         ...(config.demoToolsEnabled ? [DemoOrdersModule] : []),

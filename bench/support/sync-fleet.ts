@@ -1,5 +1,5 @@
 import { NacosTestServer } from '@test/support/nacos/nacos-test-server';
-import { CatalogMcpServer, catalogTool, type CatalogTool } from '@test/mcp-sync/support/catalog-mcp.server';
+import { CatalogMcpServer, catalogTool, type CatalogTool } from '@test/mcp-services/support/catalog-mcp.server';
 
 /** Shape of the benchmark fleet. */
 export interface SyncFleetOptions {

@@ -9,8 +9,8 @@ import { ToolCallJournalEntity } from '@app/modules/loop-acting/journal/tool-cal
 import { ToolResultChunkEntity } from '@app/modules/loop-acting/results/tool-result-chunk.entity';
 import { ResumeRecordEntity } from '@app/modules/loop-acting/acting/resume-record.entity';
 import { HitlRequestEntity } from '@app/modules/hitl/requests/hitl-request.entity';
-import { McpServiceEntity } from '@app/modules/nacos-mcp-sync/mcp-service.entity';
-import { McpSyncLeaseEntity } from '@app/modules/nacos-mcp-sync/mcp-sync-lease.entity';
+import { McpServiceEntity } from '@app/modules/mcp-services/mcp-service.entity';
+import { McpSyncLeaseEntity } from '@app/modules/mcp-services/mcp-sync-lease.entity';
 import { TenantSecretEntity } from '@app/modules/tenant-secrets/tenant-secret.entity';
 import { ConfigVersionEntity, TenantConfigVersionEntity } from './config-version.entity';
 

@@ -1,8 +1,8 @@
 import type { TestGateway } from '@test/support/gateway-test-app';
 import { createTestDatabaseUrl, describeEachDialect, type TestDatabase } from '@test/support/test-database';
-import { startMcpSyncGateway } from '@test/mcp-sync/support/mcp-sync-gateway';
-import { CatalogMcpServer, catalogTool } from '@test/mcp-sync/support/catalog-mcp.server';
-import { McpSyncApi } from '@test/mcp-sync/support/mcp-sync-fixtures';
+import { startMcpSyncGateway } from '@test/mcp-services/support/mcp-sync-gateway';
+import { CatalogMcpServer, catalogTool } from '@test/mcp-services/support/catalog-mcp.server';
+import { McpSyncApi } from '@test/mcp-services/support/mcp-sync-fixtures';
 
 /**
  * Schemas from an MCP server are as hostile as an admin's: a pattern RE2 cannot run and a `$schema` ajv cannot

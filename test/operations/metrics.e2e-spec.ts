@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import { createTestDatabaseUrl, describeEachDialect, TestDatabase } from '@test/support/test-database';
 import { bearer, createKey, startTestGateway, TestGateway, toolBody } from '@test/support/gateway-test-app';
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
-import { McpServiceEntity } from '@app/modules/nacos-mcp-sync/mcp-service.entity';
+import { McpServiceEntity } from '@app/modules/mcp-services/mcp-service.entity';
 
 /** The value of the series `name{labels}` in a Prometheus text scrape (labels in the order the metric declares them). */
 function seriesValue(scrape: string, name: string, labels: Record<string, string> = {}): number | undefined {

@@ -1,4 +1,4 @@
-import type { RiskRule } from '@app/modules/hitl/risk/risk.types';
+import type { RiskRule } from '@app/modules/risk/risk.types';
 
 /** One labelled text for the risk detector: `rules` (when given) must all be reported. */
 export interface RiskCorpusEntry {

@@ -1,6 +1,6 @@
-import { evaluateRiskText } from '@app/modules/hitl/risk/risk-text.evaluator';
-import { mayBeRisky } from '@app/modules/hitl/risk/risk-precheck';
-import { RISK_RULES } from '@app/modules/hitl/risk/risk.types';
+import { evaluateRiskText } from '@app/modules/risk/risk-text.evaluator';
+import { mayBeRisky } from '@app/modules/risk/risk-precheck';
+import { RISK_RULES } from '@app/modules/risk/risk.types';
 import { RISK_CORPUS } from './risk-corpus';
 
 const verdicts = RISK_CORPUS.map((entry) => ({ entry, verdict: evaluateRiskText(entry.text) }));

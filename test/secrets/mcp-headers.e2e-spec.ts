@@ -1,8 +1,8 @@
 import { createKey, type TestGateway } from '@test/support/gateway-test-app';
 import { createTestDatabaseUrl, describeEachDialect, type TestDatabase } from '@test/support/test-database';
-import { startMcpSyncGateway } from '@test/mcp-sync/support/mcp-sync-gateway';
-import { CatalogMcpServer, catalogTool } from '@test/mcp-sync/support/catalog-mcp.server';
-import { McpSyncApi } from '@test/mcp-sync/support/mcp-sync-fixtures';
+import { startMcpSyncGateway } from '@test/mcp-services/support/mcp-sync-gateway';
+import { CatalogMcpServer, catalogTool } from '@test/mcp-services/support/catalog-mcp.server';
+import { McpSyncApi } from '@test/mcp-services/support/mcp-sync-fixtures';
 
 const SECRETS_KEY = 'b2'.repeat(32);
 const PLATFORM_TOKEN = 'platform-mcp-token-0123456789';

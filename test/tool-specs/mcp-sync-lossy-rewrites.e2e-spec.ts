@@ -1,8 +1,8 @@
 import type { TestGateway } from '@test/support/gateway-test-app';
 import { createTestDatabaseUrl, type TestDatabase } from '@test/support/test-database';
-import { startMcpSyncGateway } from '@test/mcp-sync/support/mcp-sync-gateway';
-import { CatalogMcpServer, catalogTool } from '@test/mcp-sync/support/catalog-mcp.server';
-import { McpSyncApi } from '@test/mcp-sync/support/mcp-sync-fixtures';
+import { startMcpSyncGateway } from '@test/mcp-services/support/mcp-sync-gateway';
+import { CatalogMcpServer, catalogTool } from '@test/mcp-services/support/catalog-mcp.server';
+import { McpSyncApi } from '@test/mcp-services/support/mcp-sync-fixtures';
 
 /** MCP sync reports, per service, the tools whose schemas a model format rewrites with a loss (issue 11). */
 describe('MCP sync: the tools that needed lossy schema rewriting', () => {

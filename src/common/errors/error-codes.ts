@@ -3,7 +3,7 @@ import { ToolRegistryErrorCode } from '@app/modules/tool-registry/tool-registry.
 import { AgentConfigErrorCode } from '@app/modules/agent-config/agent-config.errors';
 import { ToolInvocationErrorCode } from '@app/modules/tool-invocation/tool-invocation.errors';
 import { LoopActingErrorCode } from '@app/modules/loop-acting/loop-acting.errors';
-import { NacosMcpSyncErrorCode } from '@app/modules/nacos-mcp-sync/nacos-mcp-sync.errors';
+import { McpServicesErrorCode } from '@app/modules/mcp-services/mcp-services.errors';
 import { TenantSecretsErrorCode } from '@app/modules/tenant-secrets/tenant-secrets.errors';
 
 /** Every code a {@link DomainError} may carry: the union of each module's `*.errors.ts`. */
@@ -13,7 +13,7 @@ export type ErrorCode =
   | AgentConfigErrorCode
   | ToolInvocationErrorCode
   | LoopActingErrorCode
-  | NacosMcpSyncErrorCode
+  | McpServicesErrorCode
   | TenantSecretsErrorCode;
 
 /**
@@ -49,8 +49,8 @@ export const ERROR_HTTP_STATUS: Record<ErrorCode, number> = {
   [LoopActingErrorCode.HITL_ALREADY_DECIDED]: 409,
   [LoopActingErrorCode.RESUME_IN_PROGRESS]: 409,
   [LoopActingErrorCode.HITL_ADMIN_REVIEW_REQUIRED]: 403,
-  [NacosMcpSyncErrorCode.MCP_SERVICE_NAME_TAKEN]: 409,
-  [NacosMcpSyncErrorCode.NACOS_NOT_CONFIGURED]: 409,
-  [NacosMcpSyncErrorCode.MCP_SERVICE_UNREACHABLE]: 502,
+  [McpServicesErrorCode.MCP_SERVICE_NAME_TAKEN]: 409,
+  [McpServicesErrorCode.NACOS_NOT_CONFIGURED]: 409,
+  [McpServicesErrorCode.MCP_SERVICE_UNREACHABLE]: 502,
   [TenantSecretsErrorCode.SECRETS_NOT_CONFIGURED]: 409,
 };

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { ToolCallJournalEntity } from '@app/modules/loop-acting/journal/tool-call-journal.entity';
 import { HitlRequestEntity } from '@app/modules/hitl/requests/hitl-request.entity';
-import { McpServiceEntity } from '@app/modules/nacos-mcp-sync/mcp-service.entity';
+import { McpServiceEntity } from '@app/modules/mcp-services/mcp-service.entity';
 
 export interface StateCount {
   state: string;

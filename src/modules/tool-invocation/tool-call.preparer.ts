@@ -4,7 +4,7 @@ import type { ToolDescriptor, ToolRequirement } from '@app/modules/tool-registry
 import { ToolVisibilityService } from '@app/modules/agent-config/visibility/tool-visibility.service';
 import type { AgentEntity } from '@app/modules/agent-config/agent.entity';
 import type { WebSearchMode } from '@app/modules/agent-config/agent-config.types';
-import { RiskDetector } from '@app/modules/hitl/risk/risk-detector';
+import { RiskDetector } from '@app/modules/risk/risk-detector';
 import { approvalNeed, ApprovalNeed } from '@app/modules/hitl/approval/approval-policy';
 import { FAILURE_PREFIX } from '@app/modules/executors/call-path/tool-call.types';
 import { parseToolArguments } from './tool-arguments.parser';

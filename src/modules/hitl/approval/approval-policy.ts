@@ -1,6 +1,6 @@
 import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
 import type { SideEffectPolicy } from '@app/modules/agent-config/agent-config.types';
-import type { RiskMatch } from '../risk/risk.types';
+import type { RiskMatch } from '@app/modules/risk/risk.types';
 
 export type ApprovalTrigger = 'HIGH_RISK_TOOL' | 'SIDE_EFFECT_POLICY' | 'RISKY_ARGUMENTS';
 

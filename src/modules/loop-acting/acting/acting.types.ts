@@ -1,7 +1,7 @@
 import type { AgentSessionEntity } from '../sessions/agent-session.entity';
 import type { HitlRequestType, SubmittedCall } from '../sessions/session.types';
 import type { ActResult } from './act.types';
-import type { RiskMatch } from '@app/modules/hitl/risk/risk.types';
+import type { RiskMatch } from '@app/modules/risk/risk.types';
 
 /** The session-side facts every call of a batch runs with. */
 export interface BatchContext {

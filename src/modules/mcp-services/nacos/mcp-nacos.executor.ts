@@ -12,18 +12,18 @@ import {
 import { ToolErrorClass } from '@app/modules/executors/tool-error-class';
 import { remoteCallContextOf, remoteCallMeta } from '@app/modules/executors/remote-context/remote-call.context';
 import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
-import { mcpEndpointOf, type McpEndpointDefaults } from './nacos/nacos-instance-endpoint';
+import { mcpEndpointOf, type McpEndpointDefaults } from './nacos-instance-endpoint';
 import {
   NACOS_NAMING,
   type NacosInstance,
   type NacosNamingPort,
   type NacosServiceRef,
-} from './nacos/nacos-naming.adapter';
+} from './nacos-naming.adapter';
 import { NacosInstanceCache } from './nacos-instance.cache';
 import { weightedOrder } from './nacos-instance.order';
-import { McpServiceDirectory } from './mcp-service.directory';
-import { endpointDefaultsOf, nacosKeyOf, nacosRefOf } from './mcp-service.refs';
-import { DEFAULT_NACOS_GROUP } from './mcp-service.types';
+import { McpServiceDirectory } from '../mcp-service.directory';
+import { endpointDefaultsOf, nacosKeyOf, nacosRefOf } from '../mcp-service.refs';
+import { DEFAULT_NACOS_GROUP } from '../mcp-service.types';
 
 /**
  * Executes `serviceType: MCP_NACOS` tools: resolves the healthy instances of the tool's Nacos service at call

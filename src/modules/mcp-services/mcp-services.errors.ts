@@ -1,5 +1,5 @@
 /** Error codes of the MCP services admin API and the sync. */
-export enum NacosMcpSyncErrorCode {
+export enum McpServicesErrorCode {
   /** Another MCP service in the same scope (the tenant, or platform-wide) already has this name. */
   MCP_SERVICE_NAME_TAKEN = 'MCP_SERVICE_NAME_TAKEN',
   /** A NACOS service was registered while Nacos discovery is off (NACOS_SERVER_ADDR is empty). */

@@ -3,7 +3,7 @@ import { createKey, type TestGateway } from '@test/support/gateway-test-app';
 import { createTestDatabaseUrl, type TestDatabase } from '@test/support/test-database';
 import { waitFor } from '@test/support/wait-for';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { MCP_REPAIR_JOB } from '@app/modules/nacos-mcp-sync/mcp-service-repair.job';
+import { MCP_REPAIR_JOB } from '@app/modules/mcp-services/mcp-service-repair.job';
 import { startMcpSyncGateway } from './support/mcp-sync-gateway';
 import { CatalogMcpServer, catalogTool } from './support/catalog-mcp.server';
 import { McpSyncApi } from './support/mcp-sync-fixtures';

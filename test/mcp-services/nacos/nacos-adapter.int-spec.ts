@@ -3,7 +3,7 @@ import {
   NacosNamingAdapter,
   type NacosInstance,
   type NacosServiceRef,
-} from '@app/modules/nacos-mcp-sync/nacos/nacos-naming.adapter';
+} from '@app/modules/mcp-services/nacos/nacos-naming.adapter';
 import { NacosTestServer } from '@test/support/nacos/nacos-test-server';
 import { waitFor } from '@test/support/wait-for';
 

@@ -5,8 +5,8 @@ import { ToolHeadersResolver } from '@app/modules/executors/secrets/tool-headers
 import type { McpEndpoint } from '@app/modules/executors/mcp/mcp-endpoint';
 import { mcpEndpointOf } from './nacos/nacos-instance-endpoint';
 import { NACOS_NAMING, type NacosNamingPort } from './nacos/nacos-naming.adapter';
-import { NacosInstanceCache } from './nacos-instance.cache';
-import { weightedOrder } from './nacos-instance.order';
+import { NacosInstanceCache } from './nacos/nacos-instance.cache';
+import { weightedOrder } from './nacos/nacos-instance.order';
 import { endpointDefaultsOf, nacosKeyOf, nacosRefOf } from './mcp-service.refs';
 import type { ListedMcpTool } from './mcp-tool.checksum';
 import type { McpServiceRecord } from './mcp-service.types';

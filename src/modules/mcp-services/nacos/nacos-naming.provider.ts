@@ -1,6 +1,6 @@
 import { Logger, type Provider } from '@nestjs/common';
 import { GATEWAY_CONFIG, type GatewayConfig } from '@app/config/gateway-config';
-import { NACOS_NAMING, NacosNamingAdapter, type NacosNamingPort } from './nacos/nacos-naming.adapter';
+import { NACOS_NAMING, NacosNamingAdapter, type NacosNamingPort } from './nacos-naming.adapter';
 
 /** Thrown by the naming port when NACOS_SERVER_ADDR is empty. */
 export class NacosDisabledError extends Error {

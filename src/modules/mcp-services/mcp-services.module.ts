@@ -6,8 +6,8 @@ import { ExecutorsModule } from '@app/modules/executors/executors.module';
 import { CallTargetRegistry } from '@app/modules/executors/call-path/call-target.registry';
 import { McpServiceEntity } from './mcp-service.entity';
 import { McpSyncLeaseEntity } from './mcp-sync-lease.entity';
-import { NACOS_NAMING_PROVIDER } from './nacos-naming.provider';
-import { NacosInstanceCache } from './nacos-instance.cache';
+import { NACOS_NAMING_PROVIDER } from './nacos/nacos-naming.provider';
+import { NacosInstanceCache } from './nacos/nacos-instance.cache';
 import { McpServiceRepository } from './mcp-service.repository';
 import { McpSyncLeaseRepository } from './mcp-sync-lease.repository';
 import { McpToolRowsRepository } from './mcp-tool-rows.repository';
@@ -20,7 +20,7 @@ import { McpServiceWatcher } from './mcp-service.watcher';
 import { McpServiceRepairService } from './mcp-service-repair.service';
 import { McpServiceRepairJob } from './mcp-service-repair.job';
 import { McpServiceDirectory } from './mcp-service.directory';
-import { McpNacosToolExecutor } from './mcp-nacos.executor';
+import { McpNacosToolExecutor } from './nacos/mcp-nacos.executor';
 import { McpServicesService } from './mcp-services.service';
 import { McpServicesController } from './mcp-services.controller';
 
@@ -56,7 +56,7 @@ import { McpServicesController } from './mcp-services.controller';
   ],
   exports: [McpServiceSyncService, McpServiceRepairService],
 })
-export class NacosMcpSyncModule implements OnModuleInit {
+export class McpServicesModule implements OnModuleInit {
   constructor(
     private readonly targets: CallTargetRegistry,
     private readonly nacosExecutor: McpNacosToolExecutor,

@@ -1,5 +1,5 @@
-import { pickWeighted } from './nacos/nacos-instance-endpoint';
-import type { NacosInstance } from './nacos/nacos-naming.adapter';
+import { pickWeighted } from './nacos-instance-endpoint';
+import type { NacosInstance } from './nacos-naming.adapter';
 
 /**
  * The eligible instances (healthy, enabled, weight > 0) in the order to try them: each next one picked by

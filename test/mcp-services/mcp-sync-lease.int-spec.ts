@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import type { TestGateway } from '@test/support/gateway-test-app';
 import { createTestDatabaseUrl, describeEachDialect, type TestDatabase } from '@test/support/test-database';
 import { waitFor } from '@test/support/wait-for';
-import { McpSyncLeaseRepository } from '@app/modules/nacos-mcp-sync/mcp-sync-lease.repository';
+import { McpSyncLeaseRepository } from '@app/modules/mcp-services/mcp-sync-lease.repository';
 import { startMcpSyncGateway } from './support/mcp-sync-gateway';
 import { CatalogMcpServer, catalogTool } from './support/catalog-mcp.server';
 import { McpSyncApi, type SyncReport } from './support/mcp-sync-fixtures';

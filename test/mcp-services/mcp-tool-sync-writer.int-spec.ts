@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import type { AiToolEntity } from '@app/modules/tool-registry/ai-tool.entity';
-import { McpToolSyncWriter } from '@app/modules/nacos-mcp-sync/mcp-tool-sync.writer';
-import { McpSyncLeases } from '@app/modules/nacos-mcp-sync/mcp-sync.lease';
-import type { McpToolSyncPlan } from '@app/modules/nacos-mcp-sync/mcp-tool-sync.plan';
+import { McpToolSyncWriter } from '@app/modules/mcp-services/mcp-tool-sync.writer';
+import { McpSyncLeases } from '@app/modules/mcp-services/mcp-sync.lease';
+import type { McpToolSyncPlan } from '@app/modules/mcp-services/mcp-tool-sync.plan';
 import type { TestGateway } from '@test/support/gateway-test-app';
 import { createTestDatabaseUrl, describeEachDialect, type TestDatabase } from '@test/support/test-database';
 import { startMcpSyncGateway } from './support/mcp-sync-gateway';

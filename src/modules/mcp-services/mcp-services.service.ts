@@ -18,14 +18,14 @@ import { urlCredentialProblem } from '@app/modules/tool-registry/tool-credential
 import { McpToolRowsRepository } from './mcp-tool-rows.repository';
 import { McpServiceDirectory } from './mcp-service.directory';
 import { NACOS_NAMING, type NacosNamingPort } from './nacos/nacos-naming.adapter';
-import { isNacosEnabled, NacosDisabledError } from './nacos-naming.provider';
+import { isNacosEnabled, NacosDisabledError } from './nacos/nacos-naming.provider';
 import { McpServiceEntity } from './mcp-service.entity';
 import { McpServiceRepository } from './mcp-service.repository';
 import { McpServiceSyncService } from './mcp-service-sync.service';
 import { McpServiceWatcher } from './mcp-service.watcher';
 import { toMcpServiceDto, toMcpServiceRecord } from './mcp-service.mapper';
 import { defaultToolPrefix } from './mcp-tool-name';
-import { NacosMcpSyncErrorCode } from './nacos-mcp-sync.errors';
+import { McpServicesErrorCode } from './mcp-services.errors';
 import { DEFAULT_NACOS_GROUP, type McpSyncReport } from './mcp-service.types';
 import type {
   CreateMcpServiceDto,
@@ -60,7 +60,7 @@ export class McpServicesService {
     const tenantId = targetTenant(auth, dto.tenantId);
     assertValidDefinition(dto);
     if (dto.kind === 'NACOS' && !isNacosEnabled(this.naming))
-      throw new DomainError(NacosMcpSyncErrorCode.NACOS_NOT_CONFIGURED, new NacosDisabledError().message);
+      throw new DomainError(McpServicesErrorCode.NACOS_NOT_CONFIGURED, new NacosDisabledError().message);
     const scopeKey = tenantId ?? '*';
     await this.assertNameFree(scopeKey, dto.name);
     const now = Date.now();
@@ -183,7 +183,7 @@ export class McpServicesService {
     const report = await this.sync.sync(row.id, 'admin');
     if (report.error) {
       throw new DomainError(
-        NacosMcpSyncErrorCode.MCP_SERVICE_UNREACHABLE,
+        McpServicesErrorCode.MCP_SERVICE_UNREACHABLE,
         `MCP service ${row.name} could not be synced: ${report.error}. Its tools are unchanged (and hidden while it is down); fix the service or its registration and sync again.`,
         {
           serviceId: row.id,
@@ -213,7 +213,7 @@ export class McpServicesService {
 function nameTaken(name: string, scopeKey: string): DomainError {
   const where = scopeKey === '*' ? 'platform-wide' : `in tenant ${scopeKey}`;
   return new DomainError(
-    NacosMcpSyncErrorCode.MCP_SERVICE_NAME_TAKEN,
+    McpServicesErrorCode.MCP_SERVICE_NAME_TAKEN,
     `An MCP service named ${name} already exists ${where}. Pick another name.`,
     { name },
   );

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { NacosInstance } from './nacos/nacos-naming.adapter';
+import type { NacosInstance } from './nacos-naming.adapter';
 
 /**
  * The healthy instances of each Nacos service as last seen, keyed `<namespace>/<group>@<service>`: fed by

@@ -3,7 +3,7 @@ import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { McpClientPool } from '@app/modules/executors/mcp/mcp-client.pool';
 import { mcpEndpointOf } from './nacos/nacos-instance-endpoint';
 import { NACOS_NAMING, type NacosInstance, type NacosNamingPort } from './nacos/nacos-naming.adapter';
-import { NacosInstanceCache } from './nacos-instance.cache';
+import { NacosInstanceCache } from './nacos/nacos-instance.cache';
 import { McpServiceSyncService } from './mcp-service-sync.service';
 import { endpointDefaultsOf, nacosKeyOf, nacosRefOf } from './mcp-service.refs';
 import type { McpServiceRecord, McpSyncTrigger } from './mcp-service.types';
