@@ -12,6 +12,7 @@ import { HitlRequestEntity } from '@app/modules/hitl/requests/hitl-request.entit
 import { McpServiceEntity } from '@app/modules/mcp-services/mcp-service.entity';
 import { McpSyncLeaseEntity } from '@app/modules/mcp-services/mcp-sync-lease.entity';
 import { TenantSecretEntity } from '@app/modules/tenant-secrets/tenant-secret.entity';
+import { SessionEventEntity } from '@app/modules/session-events/session-event.entity';
 import { ConfigVersionEntity, TenantConfigVersionEntity } from './config-version.entity';
 
 /** Every entity of the gateway (the options builder registers exactly these). */
@@ -32,4 +33,5 @@ export const GATEWAY_ENTITIES = [
   McpSyncLeaseEntity,
   TenantConfigVersionEntity,
   TenantSecretEntity,
+  SessionEventEntity,
 ];

@@ -53,6 +53,10 @@ export class AgentConfigService {
       hitlReviewer: dto.hitlReviewer ?? 'RUNTIME',
       maxIterations: dto.maxIterations ?? 20,
       skillIds: dto.skillIds ?? [],
+      knowledgeBaseIds: null,
+      subAgentIds: null,
+      modelProviderId: null,
+      systemPrompt: null,
       createdAt: now,
       updatedAt: now,
     };

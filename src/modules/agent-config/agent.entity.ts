@@ -1,5 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn, Unique } from 'typeorm';
 import { epochMs } from '@app/database/epoch-ms.transformer';
+import { LargeText } from '@app/database/large-text.column';
 import type { HitlReviewer, SideEffectPolicy, WebSearchMode } from './agent-config.types';
 
 @Entity({ name: 'agent' })
@@ -38,6 +39,23 @@ export class AgentEntity {
 
   @Column({ name: 'skill_ids', type: 'simple-json' })
   skillIds: string[];
+
+  /** Knowledge bases RAG_SEARCH may search (null on rows made before they existed: none). */
+  @Column({ name: 'knowledge_base_ids', type: 'simple-json', nullable: true })
+  knowledgeBaseIds: string[] | null;
+
+  /** Agents of the same tenant this agent may delegate to (SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK). */
+  @Column({ name: 'sub_agent_ids', type: 'simple-json', nullable: true })
+  subAgentIds: string[] | null;
+
+  /** The model provider of the gateway's own agent loop (null: the agent is driven by a runtime only). */
+  @Column({ name: 'model_provider_id', type: 'varchar', length: 36, nullable: true })
+  modelProviderId: string | null;
+
+  /** The system prompt of the gateway's own agent loop. */
+  @LargeText()
+  @Column({ name: 'system_prompt', type: 'text', nullable: true })
+  systemPrompt: string | null;
 
   @Column({ name: 'created_at', type: 'bigint', transformer: epochMs })
   createdAt: number;

@@ -3,6 +3,7 @@ import { canonicalJson } from '@app/common/canonical-json';
 import type { AiToolEntity } from '@app/modules/tool-registry/ai-tool.entity';
 import type { LocalToolDefinition } from './feign-tool.types';
 import type { LocalToolSource } from './feign-tool.options';
+import type { ToolRequirement } from '@app/modules/tool-registry/tool-registry.types';
 
 /** sha256 (hex) of the canonical JSON of a definition: what `ai_tool.definition_checksum` stores. */
 export function definitionChecksum(definition: LocalToolDefinition): string {
@@ -25,7 +26,7 @@ export function definitionOfRow(row: AiToolEntity): LocalToolDefinition {
     timeoutMs: row.timeoutMs,
     permissionTags: row.permissionTags,
     tags: row.tags,
-    requires: row.requires,
+    requires: row.requires as ToolRequirement[],
     hitl: row.hitl,
     result: row.result,
   };

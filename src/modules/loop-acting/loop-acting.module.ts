@@ -3,6 +3,8 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { MetricsModule } from '@app/modules/metrics/metrics.module';
 import { AgentConfigModule } from '@app/modules/agent-config/agent-config.module';
 import { ToolRegistryModule } from '@app/modules/tool-registry/tool-registry.module';
+import { SessionEventsModule } from '@app/modules/session-events/session-events.module';
+import { SessionEventsController } from './sessions/session-events.controller';
 import { HitlModule } from '@app/modules/hitl/hitl.module';
 import { ExecutorsModule } from '@app/modules/executors/executors.module';
 import { ToolInvocationModule } from '@app/modules/tool-invocation/tool-invocation.module';
@@ -38,8 +40,9 @@ import { JournalOrphanSweepJob } from './journal/journal-orphan-sweep.job';
     ExecutorsModule,
     ToolInvocationModule,
     MetricsModule,
+    SessionEventsModule,
   ],
-  controllers: [SessionsController, JournalAdminController, HitlDecisionController],
+  controllers: [SessionsController, SessionEventsController, JournalAdminController, HitlDecisionController],
   providers: [
     AgentSessionRepository,
     SessionsService,

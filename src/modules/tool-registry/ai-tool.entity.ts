@@ -6,7 +6,7 @@ import type {
   ServiceType,
   SideEffectLevel,
   ToolHitlPolicy,
-  ToolRequirement,
+  Dependency,
   ToolResultPolicy,
   ToolSource,
   ToolStatus,
@@ -73,7 +73,7 @@ export class AiToolEntity {
   remoteName: string | null;
 
   @Column({ type: 'simple-json' })
-  requires: ToolRequirement[];
+  requires: Dependency[];
 
   @Column({ type: 'boolean', width: 1 })
   enabled: boolean;

@@ -31,6 +31,8 @@ import {
   TENANT_ID_PATTERN,
   TOOL_NAME_PATTERN,
   TOOL_REQUIREMENTS,
+  AGENT_PROVISIONS,
+  type Dependency,
   TOOL_SOURCES,
   TOOL_STATUSES,
   ToolRequirement,
@@ -220,12 +222,18 @@ export class ListToolsQueryDto extends PageQueryDto {
   tenantId?: string;
 }
 
-export class ToolDto extends CreateToolDto {
+export class ToolDto extends OmitType(CreateToolDto, ['requires'] as const) {
   @ApiProperty() id: string;
   @ApiProperty({ nullable: true, type: String }) declare tenantId: string | null;
   @ApiProperty({ description: 'Bumped by every change' }) version: number;
   @ApiProperty({ enum: TOOL_STATUSES }) status: ToolStatus;
   @ApiProperty({ enum: TOOL_SOURCES }) source: ToolSource;
+  @ApiPropertyOptional({
+    enum: [...TOOL_REQUIREMENTS, ...AGENT_PROVISIONS],
+    isArray: true,
+    description: "Built-ins may also need the agent's configuration: SKILL, KNOWLEDGE_BASE, SUB_AGENT",
+  })
+  requires?: Dependency[];
   @ApiProperty({ nullable: true, type: String }) mcpServiceId: string | null;
   @ApiProperty() createdAt: string;
   @ApiProperty() updatedAt: string;

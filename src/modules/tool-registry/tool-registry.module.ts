@@ -6,6 +6,7 @@ import { ToolRegistryService } from './tool-registry.service';
 import { ToolRegistryController } from './tool-registry.controller';
 import { ToolSchemaCompiler } from './tool-schema.compiler';
 import { BuiltinToolsSeeder } from './builtin-tools.seeder';
+import { BuiltinToolCatalog } from './builtin-tool.catalog';
 import { McpServiceHealthRegistry } from './mcp-service-health.registry';
 import { ToolChecklistService } from './checklist/tool-checklist.service';
 
@@ -18,10 +19,12 @@ import { ToolChecklistService } from './checklist/tool-checklist.service';
     ToolRegistryService,
     ToolSchemaCompiler,
     BuiltinToolsSeeder,
+    BuiltinToolCatalog,
     McpServiceHealthRegistry,
     ToolChecklistService,
   ],
   exports: [
+    BuiltinToolCatalog,
     ToolRegistryService,
     ToolRegistryRepository,
     ToolSchemaCompiler,

@@ -14,6 +14,16 @@ export type ToolSource = (typeof TOOL_SOURCES)[number];
 export const TOOL_REQUIREMENTS = ['SANDBOX', 'FILE_ROOM', 'MCP'] as const;
 export type ToolRequirement = (typeof TOOL_REQUIREMENTS)[number];
 
+/**
+ * What a built-in needs from the agent's configuration rather than from the session: a bound skill, a bound
+ * knowledge base, a sub-agent to delegate to. Only built-in rows carry them (admins set TOOL_REQUIREMENTS).
+ */
+export const AGENT_PROVISIONS = ['SKILL', 'KNOWLEDGE_BASE', 'SUB_AGENT'] as const;
+export type AgentProvision = (typeof AGENT_PROVISIONS)[number];
+
+/** Anything the DEPENDENCIES layer checks: a session capability or an agent provision. */
+export type Dependency = ToolRequirement | AgentProvision;
+
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
 
@@ -63,7 +73,7 @@ export interface ToolDescriptor {
   tags: string[];
   sideEffect: SideEffectLevel;
   remoteName: string | null;
-  requires: ToolRequirement[];
+  requires: Dependency[];
   enabled: boolean;
   status: ToolStatus;
   source: ToolSource;

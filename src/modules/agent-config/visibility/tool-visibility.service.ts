@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { McpServiceHealthRegistry } from '@app/modules/tool-registry/mcp-service-health.registry';
-import type { ToolDescriptor, ToolRequirement } from '@app/modules/tool-registry/tool-registry.types';
+import type { Dependency, ToolDescriptor, ToolRequirement } from '@app/modules/tool-registry/tool-registry.types';
+import { agentProvisions } from './agent-provisions';
 import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
 import { narrowWebSearchMode, type WebSearchMode } from '../agent-config.types';
@@ -150,7 +151,7 @@ export class ToolVisibilityService {
     const ctx: VisibilityContext = {
       tenantId: req.tenantId,
       userPermissions: new Set(req.permissions),
-      capabilities: new Set(req.capabilities ?? []),
+      capabilities: new Set<Dependency>([...(req.capabilities ?? []), ...(agent ? agentProvisions(agent.agent) : [])]),
       boundToolIds: agent?.boundToolIds ?? new Set(),
       webSearchMode: agent ? narrowWebSearchMode(agent.agent.webSearchMode, req.webSearchMode) : 'DISABLED',
       tenantWebSearch: view.webSearch,

@@ -97,6 +97,16 @@ describe('dependenciesLayer', () => {
     expect(v?.reason).toContain('FILE_ROOM');
     expect(v?.reason).not.toContain('SANDBOX,');
   });
+  it('hides a built-in whose agent provision is missing, saying how to provide it', () => {
+    const skillCall = tool({ requires: ['SKILL'] });
+    const v = dependenciesLayer({ toolId: 't1', tool: skillCall }, ctx());
+    expect(v).toEqual({ layer: 'DEPENDENCIES', reason: expect.stringContaining('/skills') });
+    expect(dependenciesLayer({ toolId: 't1', tool: skillCall }, ctx({ capabilities: new Set(['SKILL']) }))).toBeNull();
+  });
+  it('names a missing session capability before a missing agent provision', () => {
+    const v = dependenciesLayer({ toolId: 't1', tool: tool({ requires: ['KNOWLEDGE_BASE', 'SANDBOX'] }) }, ctx());
+    expect(v?.reason).toContain('SANDBOX, which this session does not provide');
+  });
   it('hides a tool whose MCP service is known unhealthy', () => {
     const v = dependenciesLayer(
       { toolId: 't1', tool: tool() },

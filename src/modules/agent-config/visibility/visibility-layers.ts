@@ -1,5 +1,9 @@
 import {
+  AGENT_PROVISIONS,
   READ_TOOL_RESULT_TOOL_NAME,
+  type AgentProvision,
+  type Dependency,
+  type ToolRequirement,
   WEB_SEARCH_TOOL_NAME,
   type ToolDescriptor,
 } from '@app/modules/tool-registry/tool-registry.types';
@@ -10,6 +14,7 @@ import type {
   VisibilityLayer,
   VisibilityLayerCheck,
 } from './visibility.types';
+import { PROVISION_HINTS } from './agent-provisions';
 
 const hide = (layer: VisibilityLayer, reason: string): LayerVerdict => ({ layer, reason });
 
@@ -67,15 +72,22 @@ export const permittedLayer: VisibilityLayerCheck = ({ tool }, ctx) => {
   return null;
 };
 
-/** DEPENDENCIES: the session provides what the tool requires, and its MCP service is not known to be down. */
+/**
+ * DEPENDENCIES: the session provides the capabilities the tool requires, the agent's configuration what a built-in
+ * needs (a bound skill, knowledge base, sub-agent), and the tool's MCP service is not known to be down.
+ */
 export const dependenciesLayer: VisibilityLayerCheck = ({ tool }, ctx) => {
   if (!tool) return null;
-  if (tool.requires.length > 0 && tool.requires.some((r) => !ctx.capabilities.has(r))) {
-    const missing = tool.requires.filter((r) => !ctx.capabilities.has(r));
+  const missing = tool.requires.filter((r) => !ctx.capabilities.has(r));
+  const missingCapabilities = missing.filter((r): r is ToolRequirement => !isAgentProvision(r));
+  if (missingCapabilities.length > 0)
     return hide(
       'DEPENDENCIES',
-      `Tool ${tool.name} requires ${missing.join(', ')}, which this session does not provide.`,
+      `Tool ${tool.name} requires ${missingCapabilities.join(', ')}, which this session does not provide.`,
     );
+  if (missing.length > 0) {
+    const hints = missing.map((r) => PROVISION_HINTS[r as AgentProvision]).join('; ');
+    return hide('DEPENDENCIES', `Tool ${tool.name} needs ${missing.join(', ')} from the agent: ${hints}.`);
   }
   const health = ctx.dependencyHealth(tool);
   if (health && !health.healthy)
@@ -85,6 +97,10 @@ export const dependenciesLayer: VisibilityLayerCheck = ({ tool }, ctx) => {
     );
   return null;
 };
+
+function isAgentProvision(d: Dependency): d is AgentProvision {
+  return (AGENT_PROVISIONS as readonly string[]).includes(d);
+}
 
 /** POLICY: web-search mode and tenant capability for web_search; the agent's side-effect policy for the rest. */
 export const policyLayer: VisibilityLayerCheck = ({ tool }, ctx) => {

@@ -1,4 +1,4 @@
-import type { ToolDescriptor, ToolRequirement } from '@app/modules/tool-registry/tool-registry.types';
+import type { Dependency, ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
 import type { DependencyHealth } from '@app/modules/tool-registry/mcp-service-health.registry';
 import type { SideEffectPolicy, WebSearchMode } from '../agent-config.types';
 
@@ -12,7 +12,8 @@ export const EMITTED = 'EMITTED' as const;
 export interface VisibilityContext {
   tenantId: string;
   userPermissions: ReadonlySet<string>;
-  capabilities: ReadonlySet<ToolRequirement>;
+  /** The session's capabilities and the agent's provisions. */
+  capabilities: ReadonlySet<Dependency>;
   boundToolIds: ReadonlySet<string>;
   /** The agent's web-search mode, narrowed by the request. */
   webSearchMode: WebSearchMode;

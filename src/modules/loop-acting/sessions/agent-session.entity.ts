@@ -3,7 +3,7 @@ import { epochMs } from '@app/database/epoch-ms.transformer';
 import { jsonText } from '@app/database/json-column';
 import { LargeText } from '@app/database/large-text.column';
 import type { ToolRequirement } from '@app/modules/tool-registry/tool-registry.types';
-import type { HitlRequestView, PendingBatch, SessionStatus, TodoItem, ActiveSkill } from './session.types';
+import type { HitlRequestView, PendingBatch, SessionStatus, TodoItem, ActiveSkill, SessionTask } from './session.types';
 
 /** The checkpoint of one agent session: everything needed to continue after a restart or an interrupt. */
 @Entity({ name: 'agent_session' })
@@ -60,6 +60,10 @@ export class AgentSessionEntity {
 
   @Column({ name: 'active_skill', type: 'simple-json', nullable: true })
   activeSkill: ActiveSkill | null;
+
+  /** What the session is for (skills are matched against it). */
+  @Column({ type: 'simple-json', nullable: true })
+  task: SessionTask | null;
 
   /** Optimistic lock: every state change is `... WHERE lock_version = <read>`. */
   @Column({ name: 'lock_version', type: 'int' })

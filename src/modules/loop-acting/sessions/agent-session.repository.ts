@@ -51,7 +51,7 @@ export class AgentSessionRepository {
 }
 
 const COLUMNS =
-  'id, tenant_id, agent_id, user_id, permissions, capabilities, status, iteration, iteration_budget, hitl_pending, hitl_request, pending_batch, todo_list, active_skill, lock_version, created_at, updated_at';
+  'id, tenant_id, agent_id, user_id, permissions, capabilities, status, iteration, iteration_budget, hitl_pending, hitl_request, pending_batch, todo_list, active_skill, task, lock_version, created_at, updated_at';
 
 function toEntity(r: Record<string, unknown>): AgentSessionEntity {
   return {
@@ -69,6 +69,7 @@ function toEntity(r: Record<string, unknown>): AgentSessionEntity {
     pendingBatch: parseJsonColumn(r.pending_batch, null),
     todoList: parseJsonColumn(r.todo_list, []),
     activeSkill: parseJsonColumn(r.active_skill, null),
+    task: parseJsonColumn(r.task, null),
     lockVersion: Number(r.lock_version),
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),

@@ -39,8 +39,15 @@ export interface TodoItem {
   status: 'pending' | 'in_progress' | 'completed';
 }
 
+/** What the session is for: skills are matched against it (`skill` names one outright). */
+export interface SessionTask {
+  description: string;
+  skill?: string;
+}
+
 export interface ActiveSkill {
   name: string;
+  version?: number;
   root: string | null;
   entryPath: string | null;
 }

@@ -1,9 +1,35 @@
 import { IsSafeLine } from '@app/common/safe-text';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  Min,
+  ValidateNested,
+} from 'class-validator';
 import { TOOL_REQUIREMENTS, ToolRequirement } from '@app/modules/tool-registry/tool-registry.types';
 import { SESSION_STATUSES, HITL_REQUEST_TYPES } from './session.types';
+
+export class SessionTaskDto {
+  @ApiProperty({ description: 'What the session is for; skills are matched against it', maxLength: 4000 })
+  @IsString()
+  @Length(1, 4000)
+  description: string;
+
+  @ApiPropertyOptional({ description: 'A skill name to use outright', pattern: '^[a-z0-9][a-z0-9-]{0,63}$' })
+  @IsOptional()
+  @Matches(/^[a-z0-9][a-z0-9-]{0,63}$/, {
+    message: 'task.skill must be a skill name: lower-case letters, digits and -',
+  })
+  skill?: string;
+}
 
 export class CreateSessionDto {
   @ApiProperty() @IsString() @Length(1, 36) agentId: string;
@@ -21,6 +47,12 @@ export class CreateSessionDto {
   @IsArray()
   @IsIn(TOOL_REQUIREMENTS, { each: true })
   capabilities?: ToolRequirement[];
+
+  @ApiPropertyOptional({ type: SessionTaskDto })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => SessionTaskDto)
+  task?: SessionTaskDto;
 }
 
 export class HitlRequestDto {
@@ -44,6 +76,7 @@ export class SessionDto {
   @ApiProperty({ type: HitlRequestDto, nullable: true }) hitlRequest: HitlRequestDto | null;
   @ApiProperty({ type: 'array', items: { type: 'object' } }) todoList: unknown[];
   @ApiProperty({ nullable: true, type: 'object', additionalProperties: true }) activeSkill: unknown;
+  @ApiProperty({ nullable: true, type: SessionTaskDto }) task: SessionTaskDto | null;
   @ApiProperty() createdAt: string;
   @ApiProperty() updatedAt: string;
 }

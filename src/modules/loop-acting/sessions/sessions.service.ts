@@ -35,6 +35,9 @@ export class SessionsService {
       pendingBatch: null,
       todoList: [],
       activeSkill: null,
+      task: dto.task
+        ? { description: dto.task.description, ...(dto.task.skill ? { skill: dto.task.skill } : {}) }
+        : null,
       lockVersion: 0,
       createdAt: now,
       updatedAt: now,
@@ -71,6 +74,7 @@ function toSessionDto(s: AgentSessionEntity): SessionDto {
     hitlRequest: s.hitlRequest,
     todoList: s.todoList,
     activeSkill: s.activeSkill,
+    task: s.task,
     createdAt: toIso(s.createdAt)!,
     updatedAt: toIso(s.updatedAt)!,
   };

@@ -1,0 +1,61 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { In, MoreThan, type DataSource, type EntityManager } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { isUniqueViolation } from '@app/database/unique-violation';
+import { toIso } from '@app/database/epoch-ms.transformer';
+import { SessionEventEntity } from './session-event.entity';
+import type { NewSessionEvent, SessionEventPage } from './session-event.types';
+
+/** Two writers of one session may pick the same next seq; the loser retries (the primary key decides). */
+const MAX_SEQ_ATTEMPTS = 50;
+
+/**
+ * The durable session events. `append` is called by the code that does the work (inside its transaction when it
+ * passes its `manager`): an event exists exactly when its work was committed. A session's `seq` is 1, 2, 3...
+ * taken as MAX + 1 under the primary key, so a reader that pages with `after` never skips one.
+ */
+@Injectable()
+export class SessionEventsStore {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async append(event: NewSessionEvent, manager: EntityManager = this.dataSource.manager): Promise<number> {
+    const repo = manager.getRepository(SessionEventEntity);
+    for (let attempt = 1; ; attempt++) {
+      const last = await repo
+        .createQueryBuilder('e')
+        .select('MAX(e.seq)', 'max')
+        .where('e.session_id = :id', { id: event.sessionId })
+        .getRawOne<{ max: number | string | null }>();
+      const seq = Number(last?.max ?? 0) + 1;
+      try {
+        await repo.insert({ ...event, seq, at: Date.now() } as QueryDeepPartialEntity<SessionEventEntity>);
+        return seq;
+      } catch (err) {
+        if (!isUniqueViolation(err) || attempt >= MAX_SEQ_ATTEMPTS || manager.queryRunner?.isTransactionActive)
+          throw err;
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(attempt, 10)));
+      }
+    }
+  }
+
+  /** Events of one session after `after`, oldest first (the caller has checked the session's tenant). */
+  async page(sessionId: string, after: number, limit: number): Promise<SessionEventPage> {
+    const rows = await this.dataSource.getRepository(SessionEventEntity).find({
+      where: { sessionId, seq: MoreThan(after) },
+      order: { seq: 'ASC' },
+      take: limit,
+    });
+    const items = rows.map((r) => ({ seq: r.seq, type: r.type, at: toIso(r.at)!, data: r.data }));
+    return { items, nextAfter: items.length > 0 ? items[items.length - 1].seq : after };
+  }
+
+  /** Removes every event of the sessions (retention, session deletion). */
+  async deleteForSessions(
+    sessionIds: readonly string[],
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<void> {
+    if (sessionIds.length === 0) return;
+    await manager.getRepository(SessionEventEntity).delete({ sessionId: In(sessionIds as string[]) });
+  }
+}
