@@ -1,5 +1,4 @@
 import { lstatSync, readlinkSync } from 'node:fs';
-import type { SandboxMount } from './sandbox.types';
 
 /** System folders the sandbox sees, read-only: /usr and, where the host has them, /bin, /sbin, /lib, /lib64. */
 export const SANDBOX_SYSTEM_FOLDERS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64'] as const;
@@ -48,8 +47,9 @@ export const SANDBOX_MAX_OPEN_FILES = 1024;
  */
 export function buildBwrapArgs(input: {
   system: SandboxSystemEntry[];
-  workspaceDir: string;
-  mounts: SandboxMount[];
+  /** Host path bubblewrap binds at /workspace (the staged one when the gateway is root). */
+  workspaceSource: string;
+  mounts: { source: string; sandboxPath: string }[];
   command: string;
   limits: SandboxLimits;
   prlimitPath: string;
@@ -73,8 +73,8 @@ export function buildBwrapArgs(input: {
   args.push('--proc', '/proc', '--dev', '/dev');
   args.push('--size', String(limits.tmpBytes), '--tmpfs', '/dev/shm');
   args.push('--size', String(limits.tmpBytes), '--tmpfs', '/tmp');
-  args.push('--bind', input.workspaceDir, '/workspace');
-  for (const mount of input.mounts) args.push('--ro-bind', mount.hostPath, mount.sandboxPath);
+  args.push('--bind', input.workspaceSource, '/workspace');
+  for (const mount of input.mounts) args.push('--ro-bind', mount.source, mount.sandboxPath);
   args.push('--remount-ro', '/dev', '--remount-ro', '/');
   args.push('--chdir', '/workspace', '--json-status-fd', String(SANDBOX_STATUS_FD));
   args.push(

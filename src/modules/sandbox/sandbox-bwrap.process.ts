@@ -8,10 +8,9 @@ import type { SandboxOutcome, SandboxRunResult } from './sandbox.types';
 
 /** What one bubblewrap process needs besides its command line. */
 export interface SandboxProcessOptions {
-  bwrapPath: string;
+  /** bubblewrap, or the stage chain that execs it (same process: its pid is bubblewrap's). */
+  executable: string;
   args: string[];
-  /** Host uid/gid bubblewrap runs as; undefined: the gateway's own. */
-  user?: { uid: number; gid: number };
   timeoutMs: number;
   outputMaxBytes: number;
   signal?: AbortSignal;
@@ -32,13 +31,11 @@ const TEARDOWN_WAIT_MS = 5000;
  */
 export function runBwrapProcess(options: SandboxProcessOptions): Promise<SandboxRunResult> {
   const started = performance.now();
-  const child = spawn(options.bwrapPath, options.args, {
+  const child = spawn(options.executable, options.args, {
     cwd: '/',
     // bubblewrap's own environment is what the sandbox's /proc/1/environ shows: never the gateway's.
     env: { ...SANDBOX_ENV },
     stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
-    uid: options.user?.uid,
-    gid: options.user?.gid,
   });
   const stdout = new SandboxOutputCollector(child.stdout!, options.outputMaxBytes);
   const stderr = new SandboxOutputCollector(child.stderr!, options.outputMaxBytes);
@@ -93,7 +90,8 @@ export function runBwrapProcess(options: SandboxProcessOptions): Promise<Sandbox
         if (ended) {
           return resolve({ ...out, exitCode: null, truncated, outcome: ended.outcome, reason: ended.reason });
         }
-        if (initPid === undefined) {
+        // bubblewrap reports its own set-up failures (mounts, namespaces) as "bwrap: ..." with status 1.
+        if (initPid === undefined || (exitStatus === 1 && out.stderr.startsWith('bwrap: '))) {
           const why = out.stderr.trim().split('\n')[0] || 'no reason given';
           return reject(new SandboxStartError(`bubblewrap failed to set up the sandbox: ${why}`));
         }

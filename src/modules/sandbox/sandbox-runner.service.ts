@@ -1,11 +1,12 @@
-import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DomainError } from '@app/common/errors/domain-error';
 import { GATEWAY_CONFIG, type GatewayConfig } from '@app/config/gateway-config';
 import { SandboxErrorCode } from './sandbox.errors';
 import type { SandboxRunRequest, SandboxRunResult } from './sandbox.types';
+import { SANDBOX_STAGE_SCRIPT, stagedMount, stagedWorkspace } from './sandbox-stage.script';
 import { buildBwrapArgs, probeSystemFolders, type SandboxSystemEntry } from './sandbox-bwrap.args';
 import { runBwrapProcess, SandboxStartError } from './sandbox-bwrap.process';
 import { findExecutable, sandboxHostUser } from './sandbox-host.probe';
@@ -17,9 +18,15 @@ const MIB = 1024 * 1024;
 interface SandboxHost {
   bwrapPath: string;
   prlimitPath: string;
-  chownPath: string;
   system: SandboxSystemEntry[];
-  user: { uid: number; gid: number } | undefined;
+  /** Set when the gateway is root: bubblewrap then runs as this user, reached through the stage chain. */
+  asRoot?: {
+    user: { uid: number; gid: number };
+    chownPath: string;
+    unsharePath: string;
+    setprivPath: string;
+    stageDir: string;
+  };
 }
 
 /**
@@ -27,7 +34,7 @@ interface SandboxHost {
  * SANDBOX_DRIVER, the binaries, and one real sandboxed `true`. Unavailable means refused, never unsandboxed.
  */
 @Injectable()
-export class SandboxRunner implements OnModuleInit {
+export class SandboxRunner implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(SandboxRunner.name);
   private host: SandboxHost | undefined;
   private whyUnavailable = 'the sandbox has not been checked yet (start-up is not finished)';
@@ -42,19 +49,34 @@ export class SandboxRunner implements OnModuleInit {
     }
     const bwrapPath = findExecutable('bwrap');
     const prlimitPath = findExecutable('prlimit');
-    const chownPath = findExecutable('chown');
+    const helpers = ['chown', 'unshare', 'setpriv'].map((name) => findExecutable(name));
     if (!bwrapPath) {
       this.whyUnavailable =
         'bubblewrap is not installed (apt-get install bubblewrap), so commands cannot be sandboxed' +
         (driver === 'bwrap' ? ' although SANDBOX_DRIVER=bwrap' : '');
-    } else if (!prlimitPath?.startsWith('/usr/') || !chownPath) {
-      this.whyUnavailable = 'prlimit and chown (util-linux, coreutils) must be installed under /usr';
+    } else if (!prlimitPath?.startsWith('/usr/') || helpers.includes(undefined)) {
+      this.whyUnavailable = 'prlimit, setpriv, unshare (util-linux) and chown (coreutils) must be installed under /usr';
     } else {
-      const candidate = { bwrapPath, prlimitPath, chownPath, system: probeSystemFolders(), user: sandboxHostUser() };
+      const [chownPath, unsharePath, setprivPath] = helpers as string[];
+      const user = sandboxHostUser();
+      const candidate: SandboxHost = { bwrapPath, prlimitPath, system: probeSystemFolders() };
+      if (user) {
+        const stageDir = await mkdtemp(join(tmpdir(), 'gw-sandbox-stage-'));
+        await chmod(stageDir, 0o755);
+        candidate.asRoot = { user, chownPath, unsharePath, setprivPath, stageDir };
+      }
       this.whyUnavailable = (await this.selfTest(candidate)) ?? '';
       if (!this.whyUnavailable) this.host = candidate;
+      else if (candidate.asRoot) await rm(candidate.asRoot.stageDir, { recursive: true, force: true });
     }
     if (!this.host) this.logger.warn(`Commands cannot run: ${this.whyUnavailable}`);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    const stageDir = this.host?.asRoot?.stageDir;
+    this.host = undefined;
+    this.whyUnavailable = 'the gateway is shutting down';
+    if (stageDir) await rm(stageDir, { recursive: true, force: true });
   }
 
   available(): boolean {
@@ -83,11 +105,16 @@ export class SandboxRunner implements OnModuleInit {
 
   private async runOn(host: SandboxHost, req: SandboxRunRequest, timeoutMs: number): Promise<SandboxRunResult> {
     const { sandbox } = this.config;
-    if (host.user) await giveWorkspaceTo(host.chownPath, req.workspaceDir, host.user);
-    const args = buildBwrapArgs({
+    const mounts = req.readOnlyMounts ?? [];
+    const root = host.asRoot;
+    if (root) await giveWorkspaceTo(root.chownPath, req.workspaceDir, root.user);
+    const bwrapArgs = buildBwrapArgs({
       system: host.system,
-      workspaceDir: req.workspaceDir,
-      mounts: req.readOnlyMounts ?? [],
+      workspaceSource: root ? stagedWorkspace(root.stageDir) : req.workspaceDir,
+      mounts: mounts.map((m, i) => ({
+        source: root ? stagedMount(root.stageDir, i) : m.hostPath,
+        sandboxPath: m.sandboxPath,
+      })),
       command: req.command,
       prlimitPath: host.prlimitPath,
       limits: {
@@ -97,10 +124,20 @@ export class SandboxRunner implements OnModuleInit {
         tmpBytes: sandbox.maxFileMb * MIB,
       },
     });
+    const [executable, args] = root
+      ? [
+          root.unsharePath,
+          [
+            ...['--mount', '--propagation', 'private', '--', '/bin/sh', '-c', SANDBOX_STAGE_SCRIPT, 'sh'],
+            ...[root.stageDir, req.workspaceDir, ...mounts.map((m) => m.hostPath), '--'],
+            ...[root.setprivPath, `--reuid=${root.user.uid}`, `--regid=${root.user.gid}`, '--clear-groups', '--'],
+            ...[host.bwrapPath, ...bwrapArgs],
+          ],
+        ]
+      : [host.bwrapPath, bwrapArgs];
     return runBwrapProcess({
-      bwrapPath: host.bwrapPath,
+      executable,
       args,
-      user: host.user,
       timeoutMs,
       outputMaxBytes: sandbox.outputMaxBytes,
       signal: req.signal,
