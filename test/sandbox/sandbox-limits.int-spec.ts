@@ -56,6 +56,16 @@ describeWithBubblewrap('SandboxRunner limits (real bubblewrap)', () => {
     expect(processesNaming(token)).toEqual([]);
   });
 
+  it('ends what the command left running in the background when it exits', async () => {
+    const token = uniqueToken('daemon');
+    const result = await runner.run({
+      workspaceDir: ws.path,
+      command: `# ${token}\n(setsid sleep 60 > /dev/null 2>&1 &); nohup sleep 61 > /dev/null 2>&1 & echo left`,
+    });
+    expect(result).toMatchObject({ outcome: 'EXITED', exitCode: 0, stdout: 'left\n' });
+    expect(processesNaming(token)).toEqual([]);
+  });
+
   it('caps timeoutMs by SANDBOX_TIMEOUT_MS', async () => {
     const capped = await startedSandboxRunner({ SANDBOX_TIMEOUT_MS: '500' });
     const result = await capped.run({ workspaceDir: ws.path, command: 'sleep 30', timeoutMs: 600_000 });
@@ -108,9 +118,12 @@ describeWithBubblewrap('SandboxRunner limits (real bubblewrap)', () => {
     expect(statSync(join(ws.path, 'big.bin')).size).toBe(1024 * 1024);
     const tmp = await runner.run({
       workspaceDir: ws.path,
-      command: 'for i in 1 2 3; do head -c 600000 /dev/zero > /tmp/f$i || echo "full at $i"; done',
+      command: [
+        'for i in 1 2 3; do head -c 600000 /dev/zero > /tmp/f$i 2>/dev/null || echo "tmp full at $i"; done',
+        'for i in 1 2 3; do head -c 600000 /dev/zero > /dev/shm/f$i 2>/dev/null || echo "shm full at $i"; done',
+      ].join('; '),
     });
-    expect(tmp.stdout).toBe('full at 2\nfull at 3\n');
+    expect(tmp.stdout).toBe('tmp full at 2\ntmp full at 3\nshm full at 2\nshm full at 3\n');
   });
 
   it('keeps at most SANDBOX_OUTPUT_MAX_BYTES per stream and closes it: an endless writer ends at once', async () => {
