@@ -107,7 +107,7 @@ describeWithBubblewrap('SandboxRunner isolation (real bubblewrap)', () => {
     }
   });
 
-  it('cannot write outside /workspace and /tmp, runs as an unprivileged user without capabilities or user namespaces', async () => {
+  it('cannot write outside /workspace and /tmp, runs as an unprivileged user without capabilities, user namespaces or inherited fds', async () => {
     const result = await runner.run({
       workspaceDir: workspace,
       command: [
@@ -118,6 +118,7 @@ describeWithBubblewrap('SandboxRunner isolation (real bubblewrap)', () => {
         'grep CapEff /proc/self/status',
         'id -u',
         'unshare -U true 2>/dev/null || echo "userns: refused"',
+        'echo fds $(ls /proc/self/fd | sort -n)',
       ].join('; '),
     });
     const lines = result.stdout.split('\n');
@@ -125,6 +126,8 @@ describeWithBubblewrap('SandboxRunner isolation (real bubblewrap)', () => {
     expect(lines[4]).toMatch(/^CapEff:\s+0+$/);
     expect(lines[5]).not.toBe('0');
     expect(lines[6]).toBe('userns: refused');
+    // stdin, stdout, stderr and the folder `ls` reads: no fd the gateway inherited or opened.
+    expect(lines[7]).toBe('fds 0 1 2 3');
   });
 
   it("gives the command an empty environment (PATH, HOME, LANG): none of the gateway's variables, not through /proc either", async () => {

@@ -6,7 +6,13 @@ import { DomainError } from '@app/common/errors/domain-error';
 import { GATEWAY_CONFIG, type GatewayConfig } from '@app/config/gateway-config';
 import { SandboxErrorCode } from './sandbox.errors';
 import type { SandboxRunRequest, SandboxRunResult } from './sandbox.types';
-import { SANDBOX_STAGE_SCRIPT, stagedMount, stagedWorkspace } from './sandbox-stage.script';
+import {
+  SANDBOX_CLOSE_INHERITED_FDS,
+  SANDBOX_LAUNCH_SCRIPT,
+  SANDBOX_STAGE_SCRIPT,
+  stagedMount,
+  stagedWorkspace,
+} from './sandbox-stage.script';
 import { buildBwrapArgs, probeSystemFolders, type SandboxSystemEntry } from './sandbox-bwrap.args';
 import { runBwrapProcess, SandboxStartError } from './sandbox-bwrap.process';
 import { findExecutable, sandboxHostUser } from './sandbox-host.probe';
@@ -14,9 +20,11 @@ import { validateSandboxRequest } from './sandbox-request.validation';
 import { giveWorkspaceTo } from './sandbox-workspace.owner';
 
 const MIB = 1024 * 1024;
+const STAGE = `${SANDBOX_CLOSE_INHERITED_FDS}\n${SANDBOX_STAGE_SCRIPT}`;
 
 interface SandboxHost {
   bwrapPath: string;
+  bashPath: string;
   prlimitPath: string;
   system: SandboxSystemEntry[];
   /** Set when the gateway is root: bubblewrap then runs as this user, reached through the stage chain. */
@@ -49,17 +57,18 @@ export class SandboxRunner implements OnModuleInit, OnModuleDestroy {
     }
     const bwrapPath = findExecutable('bwrap');
     const prlimitPath = findExecutable('prlimit');
-    const helpers = ['chown', 'unshare', 'setpriv'].map((name) => findExecutable(name));
+    const helpers = ['chown', 'unshare', 'setpriv', 'bash'].map((name) => findExecutable(name));
     if (!bwrapPath) {
       this.whyUnavailable =
         'bubblewrap is not installed (apt-get install bubblewrap), so commands cannot be sandboxed' +
         (driver === 'bwrap' ? ' although SANDBOX_DRIVER=bwrap' : '');
     } else if (!prlimitPath?.startsWith('/usr/') || helpers.includes(undefined)) {
-      this.whyUnavailable = 'prlimit, setpriv, unshare (util-linux) and chown (coreutils) must be installed under /usr';
+      this.whyUnavailable =
+        'prlimit, setpriv, unshare (util-linux), chown (coreutils) and bash must be installed, prlimit under /usr';
     } else {
-      const [chownPath, unsharePath, setprivPath] = helpers as string[];
+      const [chownPath, unsharePath, setprivPath, bashPath] = helpers as string[];
       const user = sandboxHostUser();
-      const candidate: SandboxHost = { bwrapPath, prlimitPath, system: probeSystemFolders() };
+      const candidate: SandboxHost = { bwrapPath, bashPath, prlimitPath, system: probeSystemFolders() };
       if (user) {
         const stageDir = await mkdtemp(join(tmpdir(), 'gw-sandbox-stage-'));
         await chmod(stageDir, 0o755);
@@ -128,13 +137,13 @@ export class SandboxRunner implements OnModuleInit, OnModuleDestroy {
       ? [
           root.unsharePath,
           [
-            ...['--mount', '--propagation', 'private', '--', '/bin/sh', '-c', SANDBOX_STAGE_SCRIPT, 'sh'],
+            ...['--mount', '--propagation', 'private', '--', host.bashPath, '-c', STAGE, 'bash'],
             ...[root.stageDir, req.workspaceDir, ...mounts.map((m) => m.hostPath), '--'],
             ...[root.setprivPath, `--reuid=${root.user.uid}`, `--regid=${root.user.gid}`, '--clear-groups', '--'],
             ...[host.bwrapPath, ...bwrapArgs],
           ],
         ]
-      : [host.bwrapPath, bwrapArgs];
+      : [host.bashPath, ['-c', SANDBOX_LAUNCH_SCRIPT, 'bash', host.bwrapPath, ...bwrapArgs]];
     return runBwrapProcess({
       executable,
       args,
