@@ -130,6 +130,24 @@ describeWithBubblewrap('SandboxRunner isolation (real bubblewrap)', () => {
     expect(lines[7]).toBe('fds 0 1 2 3');
   });
 
+  it('refuses the kernel interfaces of the seccomp filter with EPERM (ptrace, keyrings, io_uring), allows the rest', async () => {
+    const arch = process.arch === 'arm64' ? 'arm64' : 'x64';
+    const nr = {
+      x64: { ptrace: 101, keyctl: 250, io_uring_setup: 425, getpid: 39 },
+      arm64: { ptrace: 117, keyctl: 219, io_uring_setup: 425, getpid: 172 },
+    }[arch];
+    // perl's syscall(): PTRACE_TRACEME, KEYCTL_GET_KEYRING_ID of the session keyring, an io_uring of 1 entry.
+    const perl = [
+      `$! = 0; $r = syscall(${nr.ptrace}, 0, 0, 0, 0); print "ptrace $r ", $! + 0, "\\n";`,
+      `$! = 0; $r = syscall(${nr.keyctl}, 0, -3, 0); print "keyctl $r ", $! + 0, "\\n";`,
+      `$p = "\\0" x 120; $! = 0; $r = syscall(${nr.io_uring_setup}, 1, $p); print "io_uring $r ", $! + 0, "\\n";`,
+      `$! = 0; $r = syscall(${nr.getpid}); print "getpid ", ($r > 0 ? "ok" : "failed"), "\\n";`,
+    ].join(' ');
+    const result = await runner.run({ workspaceDir: workspace, command: `perl -e '${perl}'` });
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toBe('ptrace -1 1\nkeyctl -1 1\nio_uring -1 1\ngetpid ok\n');
+  });
+
   it("gives the command an empty environment (PATH, HOME, LANG): none of the gateway's variables, not through /proc either", async () => {
     const secret = `sk-live-${uniqueToken('secret')}`;
     process.env.GATEWAY_SANDBOX_TEST_SECRET = secret;

@@ -6,26 +6,28 @@ import { DomainError } from '@app/common/errors/domain-error';
 import { GATEWAY_CONFIG, type GatewayConfig } from '@app/config/gateway-config';
 import { SandboxErrorCode } from './sandbox.errors';
 import type { SandboxRunRequest, SandboxRunResult } from './sandbox.types';
+import { closeInheritedFds, SANDBOX_STAGE_SCRIPT, stagedMount, stagedWorkspace } from './sandbox-stage.script';
+import { buildSeccompFilter } from './sandbox-seccomp.filter';
 import {
-  SANDBOX_CLOSE_INHERITED_FDS,
-  SANDBOX_LAUNCH_SCRIPT,
-  SANDBOX_STAGE_SCRIPT,
-  stagedMount,
-  stagedWorkspace,
-} from './sandbox-stage.script';
-import { buildBwrapArgs, probeSystemFolders, type SandboxSystemEntry } from './sandbox-bwrap.args';
+  buildBwrapArgs,
+  probeSystemFolders,
+  SANDBOX_SECCOMP_FD,
+  SANDBOX_STATUS_FD,
+  type SandboxSystemEntry,
+} from './sandbox-bwrap.args';
 import { runBwrapProcess, SandboxStartError } from './sandbox-bwrap.process';
 import { findExecutable, sandboxHostUser } from './sandbox-host.probe';
 import { validateSandboxRequest } from './sandbox-request.validation';
 import { giveWorkspaceTo } from './sandbox-workspace.owner';
 
 const MIB = 1024 * 1024;
-const STAGE = `${SANDBOX_CLOSE_INHERITED_FDS}\n${SANDBOX_STAGE_SCRIPT}`;
 
 interface SandboxHost {
   bwrapPath: string;
   bashPath: string;
   prlimitPath: string;
+  /** Undefined on CPU architectures whose syscall numbers the filter does not carry. */
+  seccomp: Buffer | undefined;
   system: SandboxSystemEntry[];
   /** Set when the gateway is root: bubblewrap then runs as this user, reached through the stage chain. */
   asRoot?: {
@@ -68,7 +70,8 @@ export class SandboxRunner implements OnModuleInit, OnModuleDestroy {
     } else {
       const [chownPath, unsharePath, setprivPath, bashPath] = helpers as string[];
       const user = sandboxHostUser();
-      const candidate: SandboxHost = { bwrapPath, bashPath, prlimitPath, system: probeSystemFolders() };
+      const seccomp = buildSeccompFilter();
+      const candidate: SandboxHost = { bwrapPath, bashPath, prlimitPath, seccomp, system: probeSystemFolders() };
       if (user) {
         const stageDir = await mkdtemp(join(tmpdir(), 'gw-sandbox-stage-'));
         await chmod(stageDir, 0o755);
@@ -126,6 +129,7 @@ export class SandboxRunner implements OnModuleInit, OnModuleDestroy {
       })),
       command: req.command,
       prlimitPath: host.prlimitPath,
+      seccompFd: host.seccomp ? SANDBOX_SECCOMP_FD : undefined,
       limits: {
         memoryBytes: sandbox.memoryMb * MIB,
         maxProcesses: sandbox.maxProcesses,
@@ -133,20 +137,31 @@ export class SandboxRunner implements OnModuleInit, OnModuleDestroy {
         tmpBytes: sandbox.maxFileMb * MIB,
       },
     });
+    const closeFds = closeInheritedFds(host.seccomp ? SANDBOX_SECCOMP_FD : SANDBOX_STATUS_FD);
     const [executable, args] = root
       ? [
           root.unsharePath,
           [
-            ...['--mount', '--propagation', 'private', '--', host.bashPath, '-c', STAGE, 'bash'],
+            ...[
+              '--mount',
+              '--propagation',
+              'private',
+              '--',
+              host.bashPath,
+              '-c',
+              `${closeFds}\n${SANDBOX_STAGE_SCRIPT}`,
+              'bash',
+            ],
             ...[root.stageDir, req.workspaceDir, ...mounts.map((m) => m.hostPath), '--'],
             ...[root.setprivPath, `--reuid=${root.user.uid}`, `--regid=${root.user.gid}`, '--clear-groups', '--'],
             ...[host.bwrapPath, ...bwrapArgs],
           ],
         ]
-      : [host.bashPath, ['-c', SANDBOX_LAUNCH_SCRIPT, 'bash', host.bwrapPath, ...bwrapArgs]];
+      : [host.bashPath, ['-c', `${closeFds}\nexec "$@"`, 'bash', host.bwrapPath, ...bwrapArgs]];
     return runBwrapProcess({
       executable,
       args,
+      seccomp: host.seccomp,
       timeoutMs,
       outputMaxBytes: sandbox.outputMaxBytes,
       signal: req.signal,

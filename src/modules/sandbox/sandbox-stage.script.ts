@@ -26,13 +26,10 @@ export const stagedWorkspace = (stage: string): string => `${stage}/workspace`;
 export const stagedMount = (stage: string, i: number): string => `${stage}/m${i}`;
 
 /**
- * Closes every fd above 3 (the status fd) before bubblewrap starts: the gateway may have inherited fds without
- * close-on-exec from whatever started it (a supervisor's pipe), and the sandbox must not get them. bash, since
- * dash cannot name an fd above 9.
+ * Closes every fd above `keep` (3: the status fd; 4: the seccomp filter) before bubblewrap starts: the gateway
+ * may have inherited fds without close-on-exec from whatever started it (a supervisor's pipe), and the sandbox
+ * must not get them. bash, since dash cannot name an fd above 9.
  */
-export const SANDBOX_CLOSE_INHERITED_FDS = [
-  'for fd in /proc/self/fd/*; do fd=${fd##*/}; if [ "$fd" -gt 3 ]; then eval "exec $fd>&-"; fi; done',
-].join('\n');
-
-/** For a gateway that is not root (no stage): close inherited fds, then exec the arguments. */
-export const SANDBOX_LAUNCH_SCRIPT = `${SANDBOX_CLOSE_INHERITED_FDS}\nexec "$@"`;
+export function closeInheritedFds(keep: number): string {
+  return `for fd in /proc/self/fd/*; do fd=\${fd##*/}; if [ "$fd" -gt ${keep} ]; then eval "exec $fd>&-"; fi; done`;
+}
