@@ -28,6 +28,7 @@ describeWithBubblewrap('SandboxRunner limits (real bubblewrap)', () => {
     });
     expect(runner.unavailableReason()).toBe('');
   });
+  afterAll(() => runner.onModuleDestroy());
   beforeEach(() => (ws = tempFolder('limits')));
   afterEach(() => ws.remove());
 
