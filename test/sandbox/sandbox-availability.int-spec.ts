@@ -38,6 +38,7 @@ describeWithBubblewrap('SandboxRunner request checks (real bubblewrap)', () => {
         await expect(runner.run(request)).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
       }
     } finally {
+      await runner.onModuleDestroy();
       ws.remove();
     }
   });

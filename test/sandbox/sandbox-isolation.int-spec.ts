@@ -15,6 +15,7 @@ describeWithBubblewrap('SandboxRunner isolation (real bubblewrap)', () => {
   beforeAll(async () => {
     runner = await startedSandboxRunner();
   });
+  afterAll(() => runner.onModuleDestroy());
   beforeEach(() => {
     // Laid out like the gateway's data dir: a database file beside the workspaces.
     data = tempFolder('data');
@@ -107,7 +108,7 @@ describeWithBubblewrap('SandboxRunner isolation (real bubblewrap)', () => {
     }
   });
 
-  it('cannot write outside /workspace and /tmp, runs as an unprivileged user without capabilities or user namespaces', async () => {
+  it('cannot write outside /workspace and /tmp, runs as an unprivileged user without capabilities, user namespaces or inherited fds', async () => {
     const result = await runner.run({
       workspaceDir: workspace,
       command: [
@@ -118,6 +119,7 @@ describeWithBubblewrap('SandboxRunner isolation (real bubblewrap)', () => {
         'grep CapEff /proc/self/status',
         'id -u',
         'unshare -U true 2>/dev/null || echo "userns: refused"',
+        'echo fds $(ls /proc/self/fd | sort -n)',
       ].join('; '),
     });
     const lines = result.stdout.split('\n');
@@ -125,6 +127,26 @@ describeWithBubblewrap('SandboxRunner isolation (real bubblewrap)', () => {
     expect(lines[4]).toMatch(/^CapEff:\s+0+$/);
     expect(lines[5]).not.toBe('0');
     expect(lines[6]).toBe('userns: refused');
+    // stdin, stdout, stderr and the folder `ls` reads: no fd the gateway inherited or opened.
+    expect(lines[7]).toBe('fds 0 1 2 3');
+  });
+
+  it('refuses the kernel interfaces of the seccomp filter with EPERM (ptrace, keyrings, io_uring), allows the rest', async () => {
+    const arch = process.arch === 'arm64' ? 'arm64' : 'x64';
+    const nr = {
+      x64: { ptrace: 101, keyctl: 250, io_uring_setup: 425, getpid: 39 },
+      arm64: { ptrace: 117, keyctl: 219, io_uring_setup: 425, getpid: 172 },
+    }[arch];
+    // perl's syscall(): PTRACE_TRACEME, KEYCTL_GET_KEYRING_ID of the session keyring, an io_uring of 1 entry.
+    const perl = [
+      `$! = 0; $r = syscall(${nr.ptrace}, 0, 0, 0, 0); print "ptrace $r ", $! + 0, "\\n";`,
+      `$! = 0; $r = syscall(${nr.keyctl}, 0, -3, 0); print "keyctl $r ", $! + 0, "\\n";`,
+      `$p = "\\0" x 120; $! = 0; $r = syscall(${nr.io_uring_setup}, 1, $p); print "io_uring $r ", $! + 0, "\\n";`,
+      `$! = 0; $r = syscall(${nr.getpid}); print "getpid ", ($r > 0 ? "ok" : "failed"), "\\n";`,
+    ].join(' ');
+    const result = await runner.run({ workspaceDir: workspace, command: `perl -e '${perl}'` });
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toBe('ptrace -1 1\nkeyctl -1 1\nio_uring -1 1\ngetpid ok\n');
   });
 
   it("gives the command an empty environment (PATH, HOME, LANG): none of the gateway's variables, not through /proc either", async () => {

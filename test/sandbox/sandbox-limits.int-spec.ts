@@ -28,6 +28,7 @@ describeWithBubblewrap('SandboxRunner limits (real bubblewrap)', () => {
     });
     expect(runner.unavailableReason()).toBe('');
   });
+  afterAll(() => runner.onModuleDestroy());
   beforeEach(() => (ws = tempFolder('limits')));
   afterEach(() => ws.remove());
 
@@ -97,6 +98,17 @@ describeWithBubblewrap('SandboxRunner limits (real bubblewrap)', () => {
     expect(peak).toBeGreaterThan(2);
     expect(hostForks).toBeGreaterThan(0);
     expect(processesNaming(token)).toEqual([]);
+  });
+
+  it('counts processes per sandbox: concurrent commands do not share SANDBOX_MAX_PROCESSES', async () => {
+    // Each command holds 10 processes at once; three share one host uid, so a per-uid count (30) would refuse forks.
+    const command =
+      'i=0; while [ $i -lt 8 ]; do sleep 2 & i=$((i+1)); done; sleep 0.5; echo "running $(ls /proc | grep -c "^[0-9]")"';
+    const results = await Promise.all([1, 2, 3].map(() => runner.run({ workspaceDir: ws.path, command })));
+    for (const result of results) {
+      expect(result).toMatchObject({ outcome: 'EXITED', exitCode: 0, stderr: '' });
+      expect(result.stdout).toMatch(/^running 1[0-3]\n$/);
+    }
   });
 
   it('limits memory per process (RLIMIT_AS): a large allocation fails, a small one works', async () => {

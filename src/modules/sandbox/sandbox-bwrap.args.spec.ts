@@ -7,6 +7,7 @@ const build = () =>
     mounts: [{ source: '/stage/m0', sandboxPath: '/skills/demo' }],
     command: 'echo "$HOME"',
     prlimitPath: '/usr/bin/prlimit',
+    seccompFd: 4,
     limits: { memoryBytes: 512, maxProcesses: 64, maxFileBytes: 1024, tmpBytes: 2048 },
   });
 
@@ -17,6 +18,8 @@ describe('buildBwrapArgs', () => {
       expect(args).toContain(flag);
     }
     expect(args.join(' ')).toContain('--cap-drop ALL');
+    expect(args.indexOf('--seccomp')).toBeLessThan(args.indexOf('--'));
+    expect(args[args.indexOf('--seccomp') + 1]).toBe('4');
   });
 
   it('clears the environment and sets only PATH, HOME and LANG', () => {

@@ -38,6 +38,8 @@ export const SANDBOX_ENV: Readonly<Record<string, string>> = {
 };
 
 export const SANDBOX_STATUS_FD = 3;
+/** The seccomp filter's program is read from this fd. */
+export const SANDBOX_SECCOMP_FD = 4;
 export const SANDBOX_MAX_OPEN_FILES = 1024;
 
 /**
@@ -53,6 +55,8 @@ export function buildBwrapArgs(input: {
   command: string;
   limits: SandboxLimits;
   prlimitPath: string;
+  /** fd carrying the seccomp program; undefined: no filter. */
+  seccompFd?: number;
 }): string[] {
   const { limits } = input;
   const args: string[] = [
@@ -77,6 +81,7 @@ export function buildBwrapArgs(input: {
   for (const mount of input.mounts) args.push('--ro-bind', mount.source, mount.sandboxPath);
   args.push('--remount-ro', '/dev', '--remount-ro', '/');
   args.push('--chdir', '/workspace', '--json-status-fd', String(SANDBOX_STATUS_FD));
+  if (input.seccompFd !== undefined) args.push('--seccomp', String(input.seccompFd));
   args.push(
     '--',
     input.prlimitPath,

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { SandboxOutputCollector } from './sandbox-output.collector';
-import { SANDBOX_ENV, SANDBOX_STATUS_FD } from './sandbox-bwrap.args';
+import { SANDBOX_ENV, SANDBOX_SECCOMP_FD, SANDBOX_STATUS_FD } from './sandbox-bwrap.args';
 import type { SandboxOutcome, SandboxRunResult } from './sandbox.types';
 
 /** What one bubblewrap process needs besides its command line. */
@@ -11,6 +11,8 @@ export interface SandboxProcessOptions {
   /** bubblewrap, or the stage chain that execs it (same process: its pid is bubblewrap's). */
   executable: string;
   args: string[];
+  /** Seccomp program written to fd 4 (SANDBOX_SECCOMP_FD); undefined: no filter. */
+  seccomp?: Buffer;
   timeoutMs: number;
   outputMaxBytes: number;
   signal?: AbortSignal;
@@ -35,8 +37,13 @@ export function runBwrapProcess(options: SandboxProcessOptions): Promise<Sandbox
     cwd: '/',
     // bubblewrap's own environment is what the sandbox's /proc/1/environ shows: never the gateway's.
     env: { ...SANDBOX_ENV },
-    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe', ...(options.seccomp ? (['pipe'] as const) : [])],
   });
+  if (options.seccomp) {
+    const filterPipe = child.stdio[SANDBOX_SECCOMP_FD] as Writable;
+    filterPipe.on('error', () => undefined); // bubblewrap failed before reading it: reported by its exit
+    filterPipe.end(options.seccomp);
+  }
   const stdout = new SandboxOutputCollector(child.stdout!, options.outputMaxBytes);
   const stderr = new SandboxOutputCollector(child.stderr!, options.outputMaxBytes);
   let initPid: number | undefined;

@@ -6,8 +6,15 @@ import { DomainError } from '@app/common/errors/domain-error';
 import { GATEWAY_CONFIG, type GatewayConfig } from '@app/config/gateway-config';
 import { SandboxErrorCode } from './sandbox.errors';
 import type { SandboxRunRequest, SandboxRunResult } from './sandbox.types';
-import { SANDBOX_STAGE_SCRIPT, stagedMount, stagedWorkspace } from './sandbox-stage.script';
-import { buildBwrapArgs, probeSystemFolders, type SandboxSystemEntry } from './sandbox-bwrap.args';
+import { closeInheritedFds, SANDBOX_STAGE_SCRIPT, stagedMount, stagedWorkspace } from './sandbox-stage.script';
+import { buildSeccompFilter } from './sandbox-seccomp.filter';
+import {
+  buildBwrapArgs,
+  probeSystemFolders,
+  SANDBOX_SECCOMP_FD,
+  SANDBOX_STATUS_FD,
+  type SandboxSystemEntry,
+} from './sandbox-bwrap.args';
 import { runBwrapProcess, SandboxStartError } from './sandbox-bwrap.process';
 import { findExecutable, sandboxHostUser } from './sandbox-host.probe';
 import { validateSandboxRequest } from './sandbox-request.validation';
@@ -17,7 +24,10 @@ const MIB = 1024 * 1024;
 
 interface SandboxHost {
   bwrapPath: string;
+  bashPath: string;
   prlimitPath: string;
+  /** Undefined on CPU architectures whose syscall numbers the filter does not carry. */
+  seccomp: Buffer | undefined;
   system: SandboxSystemEntry[];
   /** Set when the gateway is root: bubblewrap then runs as this user, reached through the stage chain. */
   asRoot?: {
@@ -49,17 +59,19 @@ export class SandboxRunner implements OnModuleInit, OnModuleDestroy {
     }
     const bwrapPath = findExecutable('bwrap');
     const prlimitPath = findExecutable('prlimit');
-    const helpers = ['chown', 'unshare', 'setpriv'].map((name) => findExecutable(name));
+    const helpers = ['chown', 'unshare', 'setpriv', 'bash'].map((name) => findExecutable(name));
     if (!bwrapPath) {
       this.whyUnavailable =
         'bubblewrap is not installed (apt-get install bubblewrap), so commands cannot be sandboxed' +
         (driver === 'bwrap' ? ' although SANDBOX_DRIVER=bwrap' : '');
     } else if (!prlimitPath?.startsWith('/usr/') || helpers.includes(undefined)) {
-      this.whyUnavailable = 'prlimit, setpriv, unshare (util-linux) and chown (coreutils) must be installed under /usr';
+      this.whyUnavailable =
+        'prlimit, setpriv, unshare (util-linux), chown (coreutils) and bash must be installed, prlimit under /usr';
     } else {
-      const [chownPath, unsharePath, setprivPath] = helpers as string[];
+      const [chownPath, unsharePath, setprivPath, bashPath] = helpers as string[];
       const user = sandboxHostUser();
-      const candidate: SandboxHost = { bwrapPath, prlimitPath, system: probeSystemFolders() };
+      const seccomp = buildSeccompFilter();
+      const candidate: SandboxHost = { bwrapPath, bashPath, prlimitPath, seccomp, system: probeSystemFolders() };
       if (user) {
         const stageDir = await mkdtemp(join(tmpdir(), 'gw-sandbox-stage-'));
         await chmod(stageDir, 0o755);
@@ -117,6 +129,7 @@ export class SandboxRunner implements OnModuleInit, OnModuleDestroy {
       })),
       command: req.command,
       prlimitPath: host.prlimitPath,
+      seccompFd: host.seccomp ? SANDBOX_SECCOMP_FD : undefined,
       limits: {
         memoryBytes: sandbox.memoryMb * MIB,
         maxProcesses: sandbox.maxProcesses,
@@ -124,20 +137,31 @@ export class SandboxRunner implements OnModuleInit, OnModuleDestroy {
         tmpBytes: sandbox.maxFileMb * MIB,
       },
     });
+    const closeFds = closeInheritedFds(host.seccomp ? SANDBOX_SECCOMP_FD : SANDBOX_STATUS_FD);
     const [executable, args] = root
       ? [
           root.unsharePath,
           [
-            ...['--mount', '--propagation', 'private', '--', '/bin/sh', '-c', SANDBOX_STAGE_SCRIPT, 'sh'],
+            ...[
+              '--mount',
+              '--propagation',
+              'private',
+              '--',
+              host.bashPath,
+              '-c',
+              `${closeFds}\n${SANDBOX_STAGE_SCRIPT}`,
+              'bash',
+            ],
             ...[root.stageDir, req.workspaceDir, ...mounts.map((m) => m.hostPath), '--'],
             ...[root.setprivPath, `--reuid=${root.user.uid}`, `--regid=${root.user.gid}`, '--clear-groups', '--'],
             ...[host.bwrapPath, ...bwrapArgs],
           ],
         ]
-      : [host.bwrapPath, bwrapArgs];
+      : [host.bashPath, ['-c', `${closeFds}\nexec "$@"`, 'bash', host.bwrapPath, ...bwrapArgs]];
     return runBwrapProcess({
       executable,
       args,
+      seccomp: host.seccomp,
       timeoutMs,
       outputMaxBytes: sandbox.outputMaxBytes,
       signal: req.signal,

@@ -4,7 +4,8 @@
  * in that private mount namespace (gone with its processes, never visible on the host) it mounts a tmpfs on
  * the stage folder, binds the workspace and each read-only source there, then execs `setpriv` + bubblewrap
  * as the sandbox user, which binds `$stage/workspace` and `$stage/m<i>` instead of the host paths.
- * Arguments: stage, workspace, each source, `--`, the command to exec.
+ * Arguments: stage, workspace, each source, `--`, the command to exec. Run by bash, after
+ * {@link SANDBOX_CLOSE_INHERITED_FDS}.
  */
 export const SANDBOX_STAGE_SCRIPT = [
   'set -e',
@@ -23,3 +24,12 @@ export const SANDBOX_STAGE_SCRIPT = [
 /** Where the stage script binds the workspace and the i-th read-only source. */
 export const stagedWorkspace = (stage: string): string => `${stage}/workspace`;
 export const stagedMount = (stage: string, i: number): string => `${stage}/m${i}`;
+
+/**
+ * Closes every fd above `keep` (3: the status fd; 4: the seccomp filter) before bubblewrap starts: the gateway
+ * may have inherited fds without close-on-exec from whatever started it (a supervisor's pipe), and the sandbox
+ * must not get them. bash, since dash cannot name an fd above 9.
+ */
+export function closeInheritedFds(keep: number): string {
+  return `for fd in /proc/self/fd/*; do fd=\${fd##*/}; if [ "$fd" -gt ${keep} ]; then eval "exec $fd>&-"; fi; done`;
+}
