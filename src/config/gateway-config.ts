@@ -43,6 +43,8 @@ export interface GatewayConfig {
   /** Bearer token GET /metrics requires; empty: none. */
   metricsToken: string;
   faultInjection: string;
+  /** Skill packages: limits of one release, and where releases are unpacked for the sandbox. */
+  skills: { maxFiles: number; maxBytes: number; cacheDir: string };
 }
 
 export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
@@ -180,5 +182,10 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     logFormat: raw.LOG_FORMAT as GatewayConfig['logFormat'],
     metricsToken: raw.METRICS_TOKEN as string,
     faultInjection: raw.GATEWAY_FAULT_INJECTION as string,
+    skills: {
+      maxFiles: raw.SKILL_MAX_FILES as number,
+      maxBytes: raw.SKILL_MAX_BYTES as number,
+      cacheDir: raw.SKILL_CACHE_DIR as string,
+    },
   };
 }

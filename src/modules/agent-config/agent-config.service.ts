@@ -117,6 +117,24 @@ export class AgentConfigService {
     return this.get(auth, id);
   }
 
+  /** Replaces the agent's skills (the caller has checked each id is the tenant's or official). */
+  async setSkillIds(auth: AuthContext, id: string, skillIds: string[]): Promise<AgentDto> {
+    const agent = await this.loadAgent(auth, id);
+    const changes = { skillIds: [...new Set(skillIds)], updatedAt: Date.now() };
+    await this.write(agent.tenantId, (m) => this.repo.updateAgent(m, id, changes), agent.name);
+    return this.get(auth, id);
+  }
+
+  /** Removes a deleted skill from every agent that has it, in the caller's transaction (bumps their tenants). */
+  async unbindSkillEverywhere(m: EntityManager, skillId: string): Promise<void> {
+    const agents = await this.repo.agentsWithSkill(m, skillId);
+    for (const agent of agents) {
+      const skillIds = agent.skillIds.filter((s) => s !== skillId);
+      await this.repo.updateAgent(m, agent.id, { skillIds, updatedAt: Date.now() });
+      await this.configVersion.bump(m, agent.tenantId);
+    }
+  }
+
   async setCapabilities(
     auth: AuthContext,
     tenantId: string,
