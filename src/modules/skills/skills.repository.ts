@@ -97,9 +97,7 @@ export class SkillsRepository {
       );
     }
     for (let i = 0; i < rows.length; i += CHUNKS_PER_INSERT)
-      await m
-        .getRepository(SkillFileEntity)
-        .insert(rows.slice(i, i + CHUNKS_PER_INSERT));
+      await m.getRepository(SkillFileEntity).insert(rows.slice(i, i + CHUNKS_PER_INSERT));
   }
 
   /** Makes `release` current: the skill takes its name, description and version. */
