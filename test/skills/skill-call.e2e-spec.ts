@@ -186,6 +186,32 @@ describeEachDialect('SKILL_CALL: choice, SKILL.md and file slices, sandbox wordi
     expect(await activeSkill(id)).toBeNull();
   });
 
+  it("names the active skill in the next round's reminders (tool-specs with sessionId)", async () => {
+    const id = await session({ capabilities: ['SANDBOX'] });
+    const specs = (sessionId: string, auth = runtime) =>
+      gw.http
+        .post(`/api/v1/agents/${agentId}/tool-specs`)
+        .set(auth)
+        .send({ userId: 'ignored', permissions: [], sessionId });
+    expect((await specs(id).expect(200)).body.reminders).toEqual([]);
+    await skillCall(id, { skill: 'pdf-tables' });
+    const after = await specs(id).expect(200);
+    expect(after.body.reminders).toEqual([
+      expect.stringContaining(
+        'Active skill: pdf-tables (release 1). Follow the instructions of /skills/pdf-tables/SKILL.md',
+      ),
+    ]);
+    expect(after.body.reminders[0]).toContain('read-only at /skills/pdf-tables');
+    const preview = await gw.http
+      .post(`/api/v1/admin/agents/${agentId}/tool-specs`)
+      .set(admin)
+      .send({ userId: 'u1', permissions: [], sessionId: id })
+      .expect(200);
+    expect(preview.body.reminders).toEqual(after.body.reminders);
+    expect((await specs(id, await createKey(gw, 'someone-else')).expect(404)).body.error.code).toBe('NOT_FOUND');
+    await specs('no-such-session').expect(404);
+  });
+
   it('hides SKILL_CALL at DEPENDENCIES for an agent without a bound skill', async () => {
     const bare = await gw.http.post('/api/v1/admin/agents').set(admin).send({ tenantId: TENANT, name: 'bare' });
     await gw.http

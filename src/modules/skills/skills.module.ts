@@ -5,6 +5,7 @@ import { ExecutorsModule } from '@app/modules/executors/executors.module';
 import { LoopActingModule } from '@app/modules/loop-acting/loop-acting.module';
 import { SessionEventsModule } from '@app/modules/session-events/session-events.module';
 import { SkillCallDispatcher } from './skill-call/skill-call.dispatcher';
+import { SkillReminderSource } from './skill-call/skill-reminder.source';
 import { SkillsRepository } from './skills.repository';
 import { SkillsService } from './skills.service';
 import { SkillsController } from './skills.controller';
@@ -15,7 +16,7 @@ import { AgentSkillsController } from './agent-skills.controller';
 @Module({
   imports: [AgentConfigModule, ToolRegistryModule, ExecutorsModule, LoopActingModule, SessionEventsModule],
   controllers: [SkillsController, AgentSkillsController],
-  providers: [SkillsRepository, SkillsService, AgentSkillsService, SkillCallDispatcher],
+  providers: [SkillsRepository, SkillsService, AgentSkillsService, SkillCallDispatcher, SkillReminderSource],
   exports: [SkillsRepository],
 })
 export class SkillsModule {}
