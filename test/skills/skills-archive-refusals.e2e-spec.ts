@@ -29,6 +29,11 @@ const REFUSALS: Array<[string, TestZipEntry[], RegExp]> = [
     [GOOD_MD, { name: 'bomb.txt', data: Buffer.alloc(4 * MAX_BYTES, 0x61), declaredSize: 10 }],
     /more than 65536 bytes \(SKILL_MAX_BYTES\), counted while reading "bomb.txt"/,
   ],
+  [
+    'a file that is also a folder',
+    [GOOD_MD, { name: 'notes', data: 'x' }, { name: 'notes/a.txt', data: 'y' }],
+    /"notes" is both a file and a folder/,
+  ],
   ['no SKILL.md', [{ name: 'README.md', data: '# hi' }], /no SKILL\.md/],
   [
     'SKILL.md in two top-level folders',

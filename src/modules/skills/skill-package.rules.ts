@@ -55,6 +55,10 @@ export function checkSkillPackage(entries: RawSkillEntry[], limits: SkillPackage
     files.push({ path: e.path, content: textOf(e), bytes: e.data.length });
   }
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  for (const f of files)
+    for (let at = f.path.indexOf('/'); at > 0; at = f.path.indexOf('/', at + 1))
+      if (seen.has(f.path.slice(0, at)))
+        throw new SkillPackageRefusal(`${JSON.stringify(f.path.slice(0, at))} is both a file and a folder`);
   const skillMd = files.find((f) => f.path === SKILL_ENTRY_FILE)!;
   const { name, description } = readSkillFrontMatter(skillMd.content);
   return { name, description, files, totalBytes };

@@ -6,6 +6,7 @@ import { LoopActingModule } from '@app/modules/loop-acting/loop-acting.module';
 import { SessionEventsModule } from '@app/modules/session-events/session-events.module';
 import { SkillCallDispatcher } from './skill-call/skill-call.dispatcher';
 import { SkillReminderSource } from './skill-call/skill-reminder.source';
+import { SkillReleaseMaterializer } from './skill-release.materializer';
 import { SkillsRepository } from './skills.repository';
 import { SkillsService } from './skills.service';
 import { SkillsController } from './skills.controller';
@@ -16,7 +17,14 @@ import { AgentSkillsController } from './agent-skills.controller';
 @Module({
   imports: [AgentConfigModule, ToolRegistryModule, ExecutorsModule, LoopActingModule, SessionEventsModule],
   controllers: [SkillsController, AgentSkillsController],
-  providers: [SkillsRepository, SkillsService, AgentSkillsService, SkillCallDispatcher, SkillReminderSource],
-  exports: [SkillsRepository],
+  providers: [
+    SkillsRepository,
+    SkillsService,
+    AgentSkillsService,
+    SkillCallDispatcher,
+    SkillReminderSource,
+    SkillReleaseMaterializer,
+  ],
+  exports: [SkillsRepository, SkillReleaseMaterializer],
 })
 export class SkillsModule {}
