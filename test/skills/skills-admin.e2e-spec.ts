@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { createKey, gatewayForSuite, type TestGateway } from '@test/support/gateway-test-app';
 import { describeEachDialect } from '@test/support/test-database';
 import { buildTestZip } from '@test/support/test-zip.writer';
@@ -44,6 +46,23 @@ describeEachDialect('skills: upload, releases, publish and rollback, tenancy', (
       'scripts/report.py',
     ]);
     expect(files.body.items[1]).toMatchObject({ totalChars: 20010, bytes: 20030 });
+  });
+
+  it('takes the example skill folder of the README (examples/skills/csv-summary) as a zip', async () => {
+    const root = join(__dirname, '../../examples/skills');
+    const files = (
+      readdirSync(join(root, 'csv-summary'), { recursive: true, withFileTypes: true }) as import('node:fs').Dirent[]
+    )
+      .filter((d) => d.isFile())
+      .map((d) => join(d.parentPath, d.name));
+    const zip = buildTestZip(files.map((f) => ({ name: relative(root, f), data: readFileSync(f) })));
+    const res = await gw.http
+      .post('/api/v1/admin/skills')
+      .set(gw.admin)
+      .attach('file', zip, 'csv-summary.zip')
+      .expect(201);
+    expect(res.body).toMatchObject({ name: 'csv-summary', official: true, releases: [{ fileCount: 3 }] });
+    expect(res.body.description).toMatch(/^Summarise a CSV file/);
   });
 
   it('refuses a second skill of the same name in the same scope (409), but not in another tenant', async () => {
