@@ -50,9 +50,7 @@ describeEachDialect('skills: upload, releases, publish and rollback, tenancy', (
 
   it('takes the example skill folder of the README (examples/skills/csv-summary) as a zip', async () => {
     const root = join(__dirname, '../../examples/skills');
-    const files = (
-      readdirSync(join(root, 'csv-summary'), { recursive: true, withFileTypes: true }) as import('node:fs').Dirent[]
-    )
+    const files = readdirSync(join(root, 'csv-summary'), { recursive: true, withFileTypes: true })
       .filter((d) => d.isFile())
       .map((d) => join(d.parentPath, d.name));
     const zip = buildTestZip(files.map((f) => ({ name: relative(root, f), data: readFileSync(f) })));
