@@ -96,6 +96,11 @@ describeEachDialect('skills: upload, releases, publish and rollback, tenancy', (
     expect(got.body.releases.map((r: { current: boolean }) => r.current)).toEqual([true, false]);
 
     await gw.http.post(`/api/v1/admin/skills/${skill.id}/releases/9/publish`).set(acmeAdmin).expect(404);
+    const badVersion = await gw.http
+      .post(`/api/v1/admin/skills/${skill.id}/releases/latest/publish`)
+      .set(acmeAdmin)
+      .expect(400);
+    expect(badVersion.body.error.message).toContain('version: must be a whole number');
     const renamed = await gw.http
       .post(`/api/v1/admin/skills/${skill.id}/releases`)
       .set(acmeAdmin)

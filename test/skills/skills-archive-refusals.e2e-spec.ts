@@ -89,6 +89,16 @@ describeEachDialect('skills: hostile archives are refused with a 400 naming the 
     expect(res.body.error.message).toMatch(/leaves the skill folder/);
   });
 
+  it('reads multipart on the skill upload routes only (415 elsewhere)', async () => {
+    const res = await gw.http
+      .post('/api/v1/admin/agents')
+      .set(admin)
+      .field('tenantId', 'hostile')
+      .field('name', 'multipart-agent')
+      .expect(415);
+    expect(res.body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
+
   it('stored nothing for any refused upload, and still takes a good zip', async () => {
     const before = await gw.http.get('/api/v1/admin/skills').set(admin).expect(200);
     expect(before.body.total).toBe(0);

@@ -14,6 +14,7 @@ import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
 import { PageQueryDto } from '@app/common/dto/page.dto';
+import { validationFailed } from '@app/common/errors/validation';
 import { SkillsService } from './skills.service';
 import { readSkillUpload } from './skill-upload.reader';
 import {
@@ -24,6 +25,12 @@ import {
   SkillReleaseDto,
   SkillZipUploadDto,
 } from './skills.dto';
+
+/** A release version in the path: a whole number, else 400 naming the parameter. */
+const VERSION = new ParseIntPipe({
+  exceptionFactory: () =>
+    validationFailed([{ field: 'version', problems: ['must be a whole number (a release version)'] }]),
+});
 
 const UPLOAD_BODY = {
   description:
@@ -91,7 +98,7 @@ export class SkillsController {
   publish(
     @Auth() auth: AuthContext,
     @Param('id') id: string,
-    @Param('version', ParseIntPipe) version: number,
+    @Param('version', VERSION) version: number,
   ): Promise<SkillDto> {
     return this.skills.publish(auth, id, version);
   }
@@ -102,7 +109,7 @@ export class SkillsController {
   files(
     @Auth() auth: AuthContext,
     @Param('id') id: string,
-    @Param('version', ParseIntPipe) version: number,
+    @Param('version', VERSION) version: number,
     @Query() query: PageQueryDto,
   ): Promise<SkillFilePageDto> {
     return this.skills.files(auth, id, version, query);
