@@ -170,6 +170,20 @@ describeEachDialect('skills: upload, releases, publish and rollback, tenancy', (
       .send({ skillIds: [theirs.id] })
       .expect(404);
 
+    // The agent's create and PATCH bodies carry skillIds too: the same rule holds there.
+    await gw.http
+      .patch(`/api/v1/admin/agents/${agent.body.id}`)
+      .set(acmeAdmin)
+      .send({ skillIds: [theirs.id] })
+      .expect(404);
+    await gw.http
+      .post('/api/v1/admin/agents')
+      .set(acmeAdmin)
+      .send({ tenantId: 'acme', name: 'sneaky-binder', skillIds: [theirs.id] })
+      .expect(404);
+    const unchanged = await gw.http.get(`/api/v1/admin/agents/${agent.body.id}`).set(acmeAdmin).expect(200);
+    expect(unchanged.body.skillIds).toEqual([own.id, official.id]);
+
     await gw.http.delete(`/api/v1/admin/skills/${own.id}`).set(acmeAdmin).expect(200);
     const after = await gw.http.get(`/api/v1/admin/agents/${agent.body.id}`).set(acmeAdmin).expect(200);
     expect(after.body.skillIds).toEqual([official.id]);

@@ -14,6 +14,7 @@ import { ToolVisibilityService } from './visibility/tool-visibility.service';
 import { ToolRegistryModule } from '@app/modules/tool-registry/tool-registry.module';
 import { AgentSessionEntity } from '@app/modules/loop-acting/sessions/agent-session.entity';
 import { ToolSpecsReply } from './tool-specs.reply';
+import { AgentSkillIdsGuard } from './agent-skill-ids.guard';
 import { SessionRemindersRegistry } from './reminders/session-reminders.registry';
 import { ToolSpecsSessionReader } from './reminders/tool-specs-session.reader';
 
@@ -32,7 +33,14 @@ import { ToolSpecsSessionReader } from './reminders/tool-specs-session.reader';
     ToolSpecsReply,
     ToolSpecsSessionReader,
     SessionRemindersRegistry,
+    AgentSkillIdsGuard,
   ],
-  exports: [AgentConfigService, ToolVisibilityService, VisibilitySnapshotService, SessionRemindersRegistry],
+  exports: [
+    AgentConfigService,
+    ToolVisibilityService,
+    VisibilitySnapshotService,
+    SessionRemindersRegistry,
+    AgentSkillIdsGuard,
+  ],
 })
 export class AgentConfigModule {}
