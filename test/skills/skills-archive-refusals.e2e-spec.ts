@@ -30,6 +30,12 @@ const REFUSALS: Array<[string, TestZipEntry[], RegExp]> = [
     /more than 65536 bytes \(SKILL_MAX_BYTES\), counted while reading "bomb.txt"/,
   ],
   [
+    'names that differ in letter case only',
+    [GOOD_MD, { name: 'Notes.txt', data: '1' }, { name: 'notes.txt', data: '2' }],
+    /duplicate file name "notes.txt"/,
+  ],
+  ['a name ending with a space', [GOOD_MD, { name: 'notes.txt ', data: '1' }], /ends with a space/],
+  [
     'a file that is also a folder',
     [GOOD_MD, { name: 'notes', data: 'x' }, { name: 'notes/a.txt', data: 'y' }],
     /"notes" is both a file and a folder/,

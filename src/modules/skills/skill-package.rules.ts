@@ -25,6 +25,7 @@ export function entryPathProblem(path: string): string | null {
   const segments = path.replace(/\/$/, '').split('/');
   if (segments.some((s) => s === '..')) return `path ${shown} leaves the skill folder ("..")`;
   if (segments.some((s) => s === '' || s === '.')) return `path ${shown} has an empty or "." segment`;
+  if (segments.some((s) => s !== s.trim())) return `path ${shown} has a name that starts or ends with a space`;
   return null;
 }
 
@@ -50,14 +51,15 @@ export function checkSkillPackage(entries: RawSkillEntry[], limits: SkillPackage
   const seen = new Set<string>();
   const files: SkillPackageFile[] = [];
   for (const e of rooted) {
-    if (seen.has(e.path)) throw new SkillPackageRefusal(`duplicate file name ${JSON.stringify(e.path)}`);
-    seen.add(e.path);
+    // Letter case and Unicode normalization aside: such names collide on many file systems (and databases).
+    if (seen.has(sameName(e.path))) throw new SkillPackageRefusal(`duplicate file name ${JSON.stringify(e.path)}`);
+    seen.add(sameName(e.path));
     files.push({ path: e.path, content: textOf(e), bytes: e.data.length });
   }
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   for (const f of files)
     for (let at = f.path.indexOf('/'); at > 0; at = f.path.indexOf('/', at + 1))
-      if (seen.has(f.path.slice(0, at)))
+      if (seen.has(sameName(f.path.slice(0, at))))
         throw new SkillPackageRefusal(`${JSON.stringify(f.path.slice(0, at))} is both a file and a folder`);
   const skillMd = files.find((f) => f.path === SKILL_ENTRY_FILE)!;
   const { name, description } = readSkillFrontMatter(skillMd.content);
@@ -74,6 +76,10 @@ function stripTopFolder(entries: RawSkillEntry[]): RawSkillEntry[] {
   throw new SkillPackageRefusal(
     'no SKILL.md: put SKILL.md at the root of the package, or inside exactly one top-level folder that holds everything',
   );
+}
+
+function sameName(path: string): string {
+  return path.normalize('NFC').toLowerCase();
 }
 
 function textOf(e: RawSkillEntry): string {

@@ -116,7 +116,8 @@ export class SkillCallDispatcher implements ToolDispatcher, OnModuleInit {
     if (problem) throw refusal(`${problem}; give a path inside the skill, e.g. ${SKILL_ENTRY_FILE}`);
     if (!offerFiles && path !== SKILL_ENTRY_FILE)
       throw refusal(`only SKILL.md exists for this session; ${path} is not available here`);
-    const info = await this.skills.fileInfo(skill.id, version, path);
+    const found = await this.skills.fileInfo(skill.id, version, path);
+    const info = found?.path === path ? found : null; // exact on every database (MySQL compares case-insensitively)
     if (!info)
       throw refusal(
         `skill ${skill.name} (release ${version}) has no file ${path}; call SKILL_CALL without path for the index`,
