@@ -109,6 +109,22 @@ describeEachDialect('skills: upload, releases, publish and rollback, tenancy', (
     expect(renamed.body.error.code).toBe('VALIDATION_FAILED');
   });
 
+  it('gives concurrent release uploads distinct versions', async () => {
+    const skill = await uploadJsonSkill(gw, acmeAdmin, { tenantId: 'acme', skillContent: skillMd('busy', 'v1') });
+    const versions = await Promise.all(
+      [2, 3, 4, 5].map(async (n) => {
+        const res = await gw.http
+          .post(`/api/v1/admin/skills/${skill.id}/releases`)
+          .set(acmeAdmin)
+          .send({ skillContent: skillMd('busy', `upload ${n}`) });
+        return res.status === 201 ? (res.body.version as number) : res.status;
+      }),
+    );
+    expect([...versions].sort()).toEqual([2, 3, 4, 5]);
+    const got = await gw.http.get(`/api/v1/admin/skills/${skill.id}`).set(acmeAdmin).expect(200);
+    expect(got.body.releases.map((r: { version: number }) => r.version)).toEqual([1, 2, 3, 4, 5]);
+  });
+
   it("shows a tenant its own and the official skills, never another tenant's (404)", async () => {
     const official = await uploadJsonSkill(gw, gw.admin, { skillContent: skillMd('official-one', 'Platform skill') });
     const theirs = await uploadJsonSkill(gw, otherAdmin, {
