@@ -212,6 +212,21 @@ describeEachDialect('SKILL_CALL: choice, SKILL.md and file slices, sandbox wordi
     await specs('no-such-session').expect(404);
   });
 
+  it('stays visible to an agent whose sideEffectPolicy is READ_ONLY', async () => {
+    await gw.http
+      .patch(`/api/v1/admin/agents/${agentId}`)
+      .set(admin)
+      .send({ sideEffectPolicy: 'READ_ONLY' })
+      .expect(200);
+    const specs = await gw.http
+      .post(`/api/v1/agents/${agentId}/tool-specs`)
+      .set(runtime)
+      .send({ userId: 'u1', permissions: [] })
+      .expect(200);
+    expect(specs.body.tools.map((t: { function: { name: string } }) => t.function.name)).toContain('SKILL_CALL');
+    await gw.http.patch(`/api/v1/admin/agents/${agentId}`).set(admin).send({ sideEffectPolicy: 'ALLOW' }).expect(200);
+  });
+
   it('hides SKILL_CALL at DEPENDENCIES for an agent without a bound skill', async () => {
     const bare = await gw.http.post('/api/v1/admin/agents').set(admin).send({ tenantId: TENANT, name: 'bare' });
     await gw.http

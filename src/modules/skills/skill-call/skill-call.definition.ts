@@ -38,6 +38,7 @@ export const SKILL_CALL_DEFINITION: BuiltinToolDefinition = {
     additionalProperties: false,
   },
   endpoint: 'Skills.call',
-  sideEffect: 'IDEMPOTENT',
+  // It reads; marking the session's active skill is bookkeeping. READ_ONLY agents keep their skills.
+  sideEffect: 'READ_ONLY',
   requires: ['SKILL'],
 };
