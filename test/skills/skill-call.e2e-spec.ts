@@ -4,6 +4,8 @@ import { skillMd, uploadJsonSkill } from '@test/support/skill-fixture';
 
 const TENANT = 'skill-call';
 /** 20,000 characters whose every position is recognisable (crosses the 8,192-character storage chunks). */
+/** An emoji (a surrogate pair) right where a storage chunk would end: chunks must not split it. */
+const EMOJI = `${'a'.repeat(8191)}😀${'b'.repeat(10)}`;
 const GUIDE = Array.from({ length: 2000 }, (_, i) => `${String(i).padStart(4, '0')}-line\n`).join('');
 
 describeEachDialect('SKILL_CALL: choice, SKILL.md and file slices, sandbox wording, active skill', (dialect) => {
@@ -49,6 +51,7 @@ describeEachDialect('SKILL_CALL: choice, SKILL.md and file slices, sandbox wordi
         files: [
           { path: 'scripts/extract.py', content: 'print("tables")\n' },
           { path: 'references/guide.md', content: GUIDE },
+          { path: 'references/emoji.md', content: EMOJI },
         ],
       }),
       await uploadJsonSkill(gw, admin, {
@@ -124,6 +127,11 @@ describeEachDialect('SKILL_CALL: choice, SKILL.md and file slices, sandbox wordi
         .content,
     );
     expect(tail).toMatchObject({ offset: 19990, hasMore: false, content: GUIDE.slice(19990) });
+    const emoji = JSON.parse(
+      (await skillCall(id, { skill: 'pdf-tables', path: 'references/emoji.md', offset: 8189, limit: 6 })).content,
+    );
+    expect(emoji).toMatchObject({ totalChars: EMOJI.length, content: EMOJI.slice(8189, 8195), hasMore: true });
+    expect(emoji.content).toContain('😀');
     const escape = await skillCall(id, { skill: 'pdf-tables', path: '../../etc/passwd' });
     expect(escape).toMatchObject({ status: 'FAILED', isError: true });
     expect(escape.content).toMatch(/^执行失败: .*leaves the skill folder/);
