@@ -149,7 +149,12 @@ export class SkillCallDispatcher implements ToolDispatcher, OnModuleInit {
     await this.skills.transaction(async (m) => {
       await this.sessions.setActiveSkill(session.id, active, m);
       await this.events.append(
-        { tenantId: session.tenantId, sessionId: session.id, type: 'skill.activated', data: { ...active, reason } },
+        {
+          tenantId: session.tenantId,
+          sessionId: session.id,
+          type: 'skill.activated',
+          data: { ...active, skillId: skill.id, reason },
+        },
         m,
       );
     });
