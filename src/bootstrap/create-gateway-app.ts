@@ -15,6 +15,7 @@ import { registerRequestLogging } from '@app/common/logging/request-logging.hook
 import { requestIdOf } from '@app/common/logging/request-id';
 import { answerFrameworkError } from '@app/common/errors/framework-error.handler';
 import { setUpSwagger } from './swagger';
+import { registerMultipartUploads } from './multipart-uploads';
 
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
 
@@ -54,6 +55,7 @@ export async function createGatewayApp(
   registerRequestLogging(fastify, logging.httpLogger);
   registerBodyDecompression(fastify);
   registerJsonBodyParser(fastify);
+  await registerMultipartUploads(app, config);
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();
   setUpSwagger(app);

@@ -308,6 +308,26 @@ export const GATEWAY_SETTINGS = [
     defaultValue: '',
     description: 'TEST ONLY: crash points for the crash-matrix tests. Refused when NODE_ENV=production.',
   },
+  {
+    env: 'SKILL_MAX_FILES',
+    kind: { type: 'int', min: 1, max: 100000 },
+    defaultValue: '500',
+    description: 'Most files one skill release may hold (a larger zip or JSON upload is refused, nothing stored).',
+  },
+  {
+    env: 'SKILL_MAX_BYTES',
+    kind: { type: 'int', min: 1024, max: 1073741824 },
+    defaultValue: '20971520',
+    description:
+      'Most bytes one skill release may hold unpacked (20 MiB), counted while the zip is read, whatever its headers claim; also the largest upload read.',
+  },
+  {
+    env: 'SKILL_CACHE_DIR',
+    kind: { type: 'string' },
+    defaultValue: 'data/skill-cache',
+    description:
+      'Where skill releases are unpacked, read-only, for the sandbox (mounted at /skills/<name>); a cache rebuilt from the database on demand.',
+  },
 ] as const satisfies readonly SettingDefinition[];
 
 export type GatewaySettingName = (typeof GATEWAY_SETTINGS)[number]['env'];

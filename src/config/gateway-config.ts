@@ -52,6 +52,8 @@ export interface GatewayConfig {
     maxFileMb: number;
     outputMaxBytes: number;
   };
+  /** Skill packages: limits of one release, and where releases are unpacked for the sandbox. */
+  skills: { maxFiles: number; maxBytes: number; cacheDir: string };
 }
 
 export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
@@ -196,6 +198,11 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       maxProcesses: raw.SANDBOX_MAX_PROCESSES as number,
       maxFileMb: raw.SANDBOX_MAX_FILE_MB as number,
       outputMaxBytes: raw.SANDBOX_OUTPUT_MAX_BYTES as number,
+    },
+    skills: {
+      maxFiles: raw.SKILL_MAX_FILES as number,
+      maxBytes: raw.SKILL_MAX_BYTES as number,
+      cacheDir: raw.SKILL_CACHE_DIR as string,
     },
   };
 }

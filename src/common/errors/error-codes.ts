@@ -6,6 +6,7 @@ import { LoopActingErrorCode } from '@app/modules/loop-acting/loop-acting.errors
 import { McpServicesErrorCode } from '@app/modules/mcp-services/mcp-services.errors';
 import { TenantSecretsErrorCode } from '@app/modules/tenant-secrets/tenant-secrets.errors';
 import { SandboxErrorCode } from '@app/modules/sandbox/sandbox.errors';
+import { SkillsErrorCode } from '@app/modules/skills/skills.errors';
 
 /** Every code a {@link DomainError} may carry: the union of each module's `*.errors.ts`. */
 export type ErrorCode =
@@ -16,7 +17,8 @@ export type ErrorCode =
   | LoopActingErrorCode
   | McpServicesErrorCode
   | TenantSecretsErrorCode
-  | SandboxErrorCode;
+  | SandboxErrorCode
+  | SkillsErrorCode;
 
 /**
  * HTTP status per code. A `Record` over the union: a code added to a module's enum without a status
@@ -56,4 +58,6 @@ export const ERROR_HTTP_STATUS: Record<ErrorCode, number> = {
   [McpServicesErrorCode.MCP_SERVICE_UNREACHABLE]: 502,
   [TenantSecretsErrorCode.SECRETS_NOT_CONFIGURED]: 409,
   [SandboxErrorCode.SANDBOX_UNAVAILABLE]: 409,
+  [SkillsErrorCode.SKILL_ARCHIVE_INVALID]: 400,
+  [SkillsErrorCode.SKILL_NAME_TAKEN]: 409,
 };
