@@ -13,8 +13,8 @@ function listenerCount(signal: AbortSignal): () => number {
   let count = 0;
   const add = signal.addEventListener.bind(signal);
   const remove = signal.removeEventListener.bind(signal);
-  signal.addEventListener = ((...args: Parameters<typeof add>) => (count++, add(...args))) as typeof add;
-  signal.removeEventListener = ((...args: Parameters<typeof remove>) => (count--, remove(...args))) as typeof remove;
+  signal.addEventListener = (...args: Parameters<typeof add>) => (count++, add(...args));
+  signal.removeEventListener = (...args: Parameters<typeof remove>) => (count--, remove(...args));
   return () => count;
 }
 

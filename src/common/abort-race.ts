@@ -24,7 +24,7 @@ export function untilAborted<T>(
       running = work(own.signal);
     } catch (err) {
       settle();
-      return reject(err as Error);
+      return reject(err);
     }
     running.then(
       (value) => {
@@ -33,7 +33,7 @@ export function untilAborted<T>(
       },
       (err: unknown) => {
         settle();
-        reject(err as Error);
+        reject(err);
       },
     );
   });
