@@ -2,7 +2,7 @@ import { connectBareMcp, BareMcpClient } from './bare-mcp.client';
 import type { BenchCall } from './load-runner';
 
 /** The SDK as an MCP caller gets it: `StreamableHTTPClientTransport` with its default fetch (Node's). */
-export const BARE_SDK = 'bare SDK';
+const BARE_SDK = 'bare SDK';
 /** The SDK with its transport's fetch replaced by undici's keep-alive `request`: the fastest bare caller. */
 export const BARE_SDK_UNDICI = 'bare SDK+undici';
 
