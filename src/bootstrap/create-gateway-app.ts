@@ -52,7 +52,7 @@ export async function createGatewayApp(
   const fastify = app.getHttpAdapter().getInstance();
   // Read by the auth guard on every request: declared up front so requests keep one shape.
   fastify.decorateRequest('auth', null);
-  registerRequestLogging(fastify, logging.httpLogger);
+  registerRequestLogging(fastify, logging.logger, jsonLogs);
   registerBodyDecompression(fastify);
   registerJsonBodyParser(fastify);
   await registerMultipartUploads(app, config);

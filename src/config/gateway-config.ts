@@ -31,6 +31,8 @@ export interface GatewayConfig {
     syncDebounceMs: number;
     defaultPath: string;
     defaultTransport: 'streamable-http' | 'sse';
+    /** MCP_TOOLS_CALL_CLIENT: McpStreamableExchange or the SDK Client for `tools/call` on streamable HTTP. */
+    toolsCallClient: 'exchange' | 'sdk';
   };
   webSearch: { url: string; apiKey: string };
   toolSecrets: ReadonlyMap<string, string>;
@@ -178,6 +180,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       syncDebounceMs: raw.MCP_SYNC_DEBOUNCE_MS as number,
       defaultPath: raw.MCP_DEFAULT_PATH as string,
       defaultTransport: raw.MCP_DEFAULT_TRANSPORT as GatewayConfig['mcp']['defaultTransport'],
+      toolsCallClient: raw.MCP_TOOLS_CALL_CLIENT as GatewayConfig['mcp']['toolsCallClient'],
     },
     webSearch: { url: raw.WEB_SEARCH_URL as string, apiKey: raw.WEB_SEARCH_API_KEY as string },
     toolSecrets: secrets,
