@@ -24,6 +24,8 @@ import { RetentionModule } from './modules/retention/retention.module';
 import { MetricsModule } from './modules/metrics/metrics.module';
 import { GatewayLoggingModule } from './common/logging/gateway-logging.module';
 import { createGatewayLogging, type GatewayLogging } from './common/logging/gateway-logging';
+import { ModelProvidersModule } from './modules/model-providers/model-providers.module';
+import { AgentRunsModule } from './modules/agent-runs/agent-runs.module';
 
 /** Imports the feature modules; owns nothing else. */
 @Module({})
@@ -54,6 +56,8 @@ export class AppModule {
         McpServicesModule,
         TenantSecretsModule,
         RetentionModule,
+        ModelProvidersModule,
+        AgentRunsModule,
         ...(config.demoToolsEnabled ? [DemoOrdersModule] : []),
       ],
       controllers: [HealthController],

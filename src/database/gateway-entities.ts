@@ -13,6 +13,9 @@ import { McpServiceEntity } from '@app/modules/mcp-services/mcp-service.entity';
 import { McpSyncLeaseEntity } from '@app/modules/mcp-services/mcp-sync-lease.entity';
 import { TenantSecretEntity } from '@app/modules/tenant-secrets/tenant-secret.entity';
 import { SessionEventEntity } from '@app/modules/session-events/session-event.entity';
+import { ModelProviderEntity } from '@app/modules/model-providers/model-provider.entity';
+import { AgentRunEntity } from '@app/modules/agent-runs/agent-run.entity';
+import { AgentMessageEntity } from '@app/modules/agent-runs/agent-message.entity';
 import { ConfigVersionEntity, TenantConfigVersionEntity } from './config-version.entity';
 
 /** Every entity of the gateway (the options builder registers exactly these). */
@@ -34,4 +37,7 @@ export const GATEWAY_ENTITIES = [
   TenantConfigVersionEntity,
   TenantSecretEntity,
   SessionEventEntity,
+  ModelProviderEntity,
+  AgentRunEntity,
+  AgentMessageEntity,
 ];

@@ -5,6 +5,8 @@ import { ToolInvocationErrorCode } from '@app/modules/tool-invocation/tool-invoc
 import { LoopActingErrorCode } from '@app/modules/loop-acting/loop-acting.errors';
 import { McpServicesErrorCode } from '@app/modules/mcp-services/mcp-services.errors';
 import { TenantSecretsErrorCode } from '@app/modules/tenant-secrets/tenant-secrets.errors';
+import { ModelProvidersErrorCode } from '@app/modules/model-providers/model-providers.errors';
+import { AgentRunsErrorCode } from '@app/modules/agent-runs/agent-runs.errors';
 
 /** Every code a {@link DomainError} may carry: the union of each module's `*.errors.ts`. */
 export type ErrorCode =
@@ -14,7 +16,9 @@ export type ErrorCode =
   | ToolInvocationErrorCode
   | LoopActingErrorCode
   | McpServicesErrorCode
-  | TenantSecretsErrorCode;
+  | TenantSecretsErrorCode
+  | ModelProvidersErrorCode
+  | AgentRunsErrorCode;
 
 /**
  * HTTP status per code. A `Record` over the union: a code added to a module's enum without a status
@@ -53,4 +57,7 @@ export const ERROR_HTTP_STATUS: Record<ErrorCode, number> = {
   [McpServicesErrorCode.NACOS_NOT_CONFIGURED]: 409,
   [McpServicesErrorCode.MCP_SERVICE_UNREACHABLE]: 502,
   [TenantSecretsErrorCode.SECRETS_NOT_CONFIGURED]: 409,
+  [ModelProvidersErrorCode.MODEL_PROVIDER_NAME_TAKEN]: 409,
+  [AgentRunsErrorCode.RUN_IN_PROGRESS]: 409,
+  [AgentRunsErrorCode.AGENT_HAS_NO_MODEL]: 409,
 };

@@ -12,15 +12,24 @@ import { AdminToolSpecsController } from './admin-tool-specs.controller';
 import { VisibilitySnapshotService } from './visibility/visibility-snapshot.service';
 import { ToolVisibilityService } from './visibility/tool-visibility.service';
 import { ToolRegistryModule } from '@app/modules/tool-registry/tool-registry.module';
+import { ModelProvidersModule } from '@app/modules/model-providers/model-providers.module';
+import { AgentLoopFieldsValidator } from './agent-loop-fields.validator';
 
 /** Agents, bindings, capability policy, the visibility pipeline and the model-format emitters. */
 @Module({
   imports: [
     TypeOrmModule.forFeature([AgentEntity, AgentToolBindingEntity, TenantCapabilityEntity]),
     ToolRegistryModule,
+    ModelProvidersModule,
   ],
   controllers: [AgentsController, TenantCapabilitiesController, ToolSpecsController, AdminToolSpecsController],
-  providers: [AgentConfigRepository, AgentConfigService, VisibilitySnapshotService, ToolVisibilityService],
+  providers: [
+    AgentConfigRepository,
+    AgentConfigService,
+    VisibilitySnapshotService,
+    ToolVisibilityService,
+    AgentLoopFieldsValidator,
+  ],
   exports: [AgentConfigService, ToolVisibilityService, VisibilitySnapshotService],
 })
 export class AgentConfigModule {}

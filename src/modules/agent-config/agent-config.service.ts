@@ -23,6 +23,7 @@ import { CommonErrorCode } from '@app/common/errors/common.errors';
 import { validationFailed } from '@app/common/errors/validation';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { PageQueryDto, pageOf, pageWindow } from '@app/common/dto/page.dto';
+import { AgentLoopFieldsValidator } from './agent-loop-fields.validator';
 
 /** Agents, their tool bindings and the tenant capability policy (admin side). */
 @Injectable()
@@ -32,6 +33,7 @@ export class AgentConfigService {
     private readonly tools: ToolRegistryService,
     private readonly configVersion: ConfigVersionService,
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly loopFields: AgentLoopFieldsValidator,
   ) {}
 
   async create(auth: AuthContext, dto: CreateAgentDto): Promise<AgentDto> {
@@ -41,6 +43,7 @@ export class AgentConfigService {
         `Your admin key is bound to tenant ${auth.tenantId}; create agents in that tenant.`,
       );
     }
+    await this.loopFields.check(dto.tenantId, null, dto);
     const now = Date.now();
     const row: AgentEntity = {
       id: randomUUID(),
@@ -54,9 +57,9 @@ export class AgentConfigService {
       maxIterations: dto.maxIterations ?? 20,
       skillIds: dto.skillIds ?? [],
       knowledgeBaseIds: null,
-      subAgentIds: null,
-      modelProviderId: null,
-      systemPrompt: null,
+      subAgentIds: dto.subAgentIds ?? null,
+      modelProviderId: dto.modelProviderId ?? null,
+      systemPrompt: dto.systemPrompt ?? null,
       createdAt: now,
       updatedAt: now,
     };
@@ -82,6 +85,7 @@ export class AgentConfigService {
 
   async update(auth: AuthContext, id: string, dto: UpdateAgentDto): Promise<AgentDto> {
     const row = await this.loadAgent(auth, id);
+    await this.loopFields.check(row.tenantId, id, dto);
     const changes = { ...dto, ...(dto.name !== undefined && { nameKey: nameKeyOf(dto.name) }), updatedAt: Date.now() };
     await this.write(row.tenantId, (m) => this.repo.updateAgent(m, id, changes), dto.name ?? row.name);
     return toAgentDto({ ...row, ...changes }, await this.repo.boundToolIds(id));
@@ -204,6 +208,9 @@ function toAgentDto(row: AgentEntity, toolIds: string[]): AgentDto {
     maxIterations: row.maxIterations,
     toolIds,
     skillIds: row.skillIds,
+    modelProviderId: row.modelProviderId,
+    systemPrompt: row.systemPrompt,
+    subAgentIds: row.subAgentIds ?? [],
     createdAt: toIso(row.createdAt)!,
     updatedAt: toIso(row.updatedAt)!,
   };

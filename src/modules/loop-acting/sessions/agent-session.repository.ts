@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { parseJsonColumn } from '@app/database/json-column';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { HotSql } from '@app/database/hot-sql';
 import { AgentSessionEntity } from './agent-session.entity';
-import type { TodoItem } from './session.types';
+import type { SessionStatus, TodoItem } from './session.types';
 
 /** Queries of sessions. Every state change is a compare-and-set on `lock_version`. */
 @Injectable()
@@ -38,6 +38,21 @@ export class AgentSessionRepository {
   /** Replaces the todo list (the session's own slot; no version bump, it never changes the session's state). */
   async setTodoList(id: string, items: TodoItem[]): Promise<void> {
     await this.sessions.update({ id }, { todoList: items, updatedAt: Date.now() });
+  }
+
+  /**
+   * Moves the session from `from` to `to` (a version bump, so a concurrent act or resume that read the old state
+   * loses its compare-and-set); false when the session is not in `from`. The gateway's own loop marks a session
+   * RUNNING while one of its runs works, in the transaction of the run's checkpoint (`manager`).
+   */
+  async moveStatus(id: string, from: SessionStatus, to: SessionStatus, manager?: EntityManager): Promise<boolean> {
+    const result = await (manager ?? this.sessions.manager)
+      .createQueryBuilder()
+      .update(AgentSessionEntity)
+      .set({ status: to, lockVersion: () => 'lock_version + 1', updatedAt: Date.now() })
+      .where('id = :id AND status = :from', { id, from })
+      .execute();
+    return (result.affected ?? 0) === 1;
   }
 
   /** Records a higher iteration without a version bump (monotonic, so concurrent acts cannot conflict). */
