@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { AgentMessageEntity } from './agent-message.entity';
 import type { ConversationMessage, MessageRole, PendingToolCall } from './agent-runs.types';
 
@@ -47,7 +46,7 @@ export class AgentMessagesRepository {
       toolCallId: msg.toolCallId ?? null,
       createdAt: now,
     }));
-    await repo.insert(rows as QueryDeepPartialEntity<AgentMessageEntity>[]);
+    await repo.insert(rows);
   }
 
   async conversation(sessionId: string, afterSeq = 0, limit = 100_000): Promise<ConversationMessage[]> {

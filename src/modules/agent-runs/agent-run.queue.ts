@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { AgentRunEntity } from './agent-run.entity';
 
 /** Candidates looked at per claim: the fairness choice is made among them. */
@@ -45,7 +44,7 @@ export class AgentRunQueue {
           owner,
           leaseUntil: now + leaseMs,
           updatedAt: now,
-        } as QueryDeepPartialEntity<AgentRunEntity>)
+        })
         .where(`id = :id AND ${CLAIMABLE}`, { id: pick.id, now })
         .execute();
       if ((claimed.affected ?? 0) !== 1) return null;
@@ -58,7 +57,7 @@ export class AgentRunQueue {
     const result = await this.dataSource
       .createQueryBuilder()
       .update(AgentRunEntity)
-      .set({ leaseUntil: Date.now() + leaseMs } as QueryDeepPartialEntity<AgentRunEntity>)
+      .set({ leaseUntil: Date.now() + leaseMs })
       .where("id = :id AND owner = :owner AND status = 'RUNNING'", { id: runId, owner })
       .execute();
     return (result.affected ?? 0) === 1;
@@ -75,7 +74,7 @@ export class AgentRunQueue {
         owner: null,
         notBefore: now + delayMs,
         updatedAt: now,
-      } as QueryDeepPartialEntity<AgentRunEntity>)
+      })
       .where("id = :id AND owner = :owner AND status = 'RUNNING'", { id: runId, owner })
       .execute();
   }
@@ -89,7 +88,7 @@ export class AgentRunQueue {
     const result = await this.dataSource
       .createQueryBuilder()
       .update(AgentRunEntity)
-      .set({ status: 'QUEUED', owner: null, notBefore: now, updatedAt: now } as QueryDeepPartialEntity<AgentRunEntity>)
+      .set({ status: 'QUEUED', owner: null, notBefore: now, updatedAt: now })
       .where("status IN ('INTERRUPTED', 'PAUSED')")
       .andWhere("session_id IN (SELECT s.id FROM agent_session s WHERE s.status <> 'INTERRUPTED')")
       .execute();

@@ -46,7 +46,7 @@ export class AgentRunsRepository {
     const result = await manager
       .createQueryBuilder()
       .update(AgentRunEntity)
-      .set({ ...changes, updatedAt: now } as QueryDeepPartialEntity<AgentRunEntity>)
+      .set({ ...changes, updatedAt: now })
       .where('id = :id AND owner = :owner AND status = :status', { id: run.id, owner, status: 'RUNNING' })
       .execute();
     if ((result.affected ?? 0) !== 1) throw new RunLeaseLostError(`run ${run.id} is no longer held by ${owner}`);

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, Repository } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { ModelProviderEntity } from './model-provider.entity';
 
 /** Queries of model providers. */
@@ -25,11 +24,11 @@ export class ModelProvidersRepository {
   }
 
   async insert(row: ModelProviderEntity): Promise<void> {
-    await this.providers.insert(row as QueryDeepPartialEntity<ModelProviderEntity>);
+    await this.providers.insert(row);
   }
 
   async update(id: string, changes: Partial<ModelProviderEntity>): Promise<void> {
-    await this.providers.update({ id }, changes as QueryDeepPartialEntity<ModelProviderEntity>);
+    await this.providers.update({ id }, changes);
   }
 
   async delete(id: string): Promise<void> {
