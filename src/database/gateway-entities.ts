@@ -16,6 +16,7 @@ import { SessionEventEntity } from '@app/modules/session-events/session-event.en
 import { ModelProviderEntity } from '@app/modules/model-providers/model-provider.entity';
 import { AgentRunEntity } from '@app/modules/agent-runs/agent-run.entity';
 import { AgentMessageEntity } from '@app/modules/agent-runs/agent-message.entity';
+import { AgentTaskEntity } from '@app/modules/agent-runs/subagents/agent-task.entity';
 import { ConfigVersionEntity, TenantConfigVersionEntity } from './config-version.entity';
 
 /** Every entity of the gateway (the options builder registers exactly these). */
@@ -40,4 +41,5 @@ export const GATEWAY_ENTITIES = [
   ModelProviderEntity,
   AgentRunEntity,
   AgentMessageEntity,
+  AgentTaskEntity,
 ];

@@ -25,6 +25,8 @@ import { AgentMessagesRepository, type NewMessage } from './agent-messages.repos
 import { AgentRunNotifier } from './agent-run.notifier';
 import { assignJournalKeys, toChatMessages, usedJournalKeys } from './agent-run.conversation';
 import type { RunStatus } from './agent-runs.types';
+import { AgentTasksRepository } from './subagents/agent-tasks.repository';
+import { taskStatusOf } from './subagents/agent-tasks.service';
 
 /** What a tool name the model invents must look like before it may reach `act` (the contract's tool names). */
 const TOOL_NAME = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/;
@@ -69,6 +71,7 @@ export class AgentRunLoop {
     private readonly acting: ActService,
     private readonly events: SessionEventsStore,
     private readonly notifier: AgentRunNotifier,
+    private readonly tasks: AgentTasksRepository,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
@@ -112,12 +115,13 @@ export class AgentRunLoop {
         },
         'openai',
       );
+      const reminders = await this.reminders(run.sessionId);
       let answer: ModelAnswer;
       try {
         answer = await this.model.complete(
           ctx.provider,
           {
-            messages: toChatMessages(ctx.agent.systemPrompt, conversation),
+            messages: toChatMessages(withReminders(ctx.agent.systemPrompt, reminders.lines), conversation),
             tools: specs.tools,
             toolChoice: specs.toolChoice,
           },
@@ -127,8 +131,24 @@ export class AgentRunLoop {
         if (!(err instanceof ModelCallError)) throw err;
         return this.stop(run, owner, { status: 'FAILED', error: err.message });
       }
-      if (await this.recordAnswer(run, owner, answer, usedJournalKeys(conversation))) return;
+      const stopped = await this.recordAnswer(run, owner, answer, usedJournalKeys(conversation));
+      await this.tasks.markReminded(reminders.taskIds);
+      if (stopped) return;
     }
+  }
+
+  /** Sub-agent tasks of the session that finished since its model was last told: one line each. */
+  private async reminders(sessionId: string): Promise<{ lines: string[]; taskIds: string[] }> {
+    const open = await this.tasks.unreminded(sessionId);
+    const runs = await this.tasks.runsOf(open);
+    const done = open.filter((t) => ['COMPLETED', 'FAILED'].includes(taskStatusOf(runs.get(t.childRunId) ?? null)));
+    return {
+      lines: done.map(
+        (t) =>
+          `Sub-agent task ${t.id} (${t.agentName}) finished: ${taskStatusOf(runs.get(t.childRunId) ?? null)}. Read its answer with CHECK_TASK_STATUS {"taskId":"${t.id}"}.`,
+      ),
+      taskIds: done.map((t) => t.id),
+    };
   }
 
   /** The session, agent and provider; null when the run stopped here (closed session, no model...). */
@@ -265,6 +285,20 @@ export class AgentRunLoop {
       if (stop.status === 'COMPLETED' || stop.status === 'FAILED')
         await this.sessionRepo.moveStatus(run.sessionId, 'RUNNING', 'ACTIVE', m);
       await this.events.append(this.event(run, 'run.finished', { runId: run.id, status: stop.status }), m);
+      const task =
+        stop.status === 'COMPLETED' || stop.status === 'FAILED'
+          ? await this.tasks.findByChildSession(run.sessionId, m)
+          : null;
+      if (task)
+        await this.events.append(
+          {
+            tenantId: task.tenantId,
+            sessionId: task.parentSessionId,
+            type: 'task.finished',
+            data: { taskId: task.id, status: stop.status, agent: task.agentName, childSessionId: run.sessionId },
+          },
+          m,
+        );
     });
     this.notifier.stopped(run.id);
   }
@@ -272,6 +306,13 @@ export class AgentRunLoop {
   private event(run: AgentRunEntity, type: NewSessionEvent['type'], data: Record<string, unknown>): NewSessionEvent {
     return { tenantId: run.tenantId, sessionId: run.sessionId, type, data: { runId: run.id, ...data } };
   }
+}
+
+/** The system prompt with the reminders of this round after it (a second system message is not portable). */
+function withReminders(systemPrompt: string | null, reminders: readonly string[]): string | null {
+  if (reminders.length === 0) return systemPrompt;
+  const block = `Reminders:\n${reminders.map((r) => `- ${r}`).join('\n')}`;
+  return systemPrompt ? `${systemPrompt}\n\n${block}` : block;
 }
 
 /** A session waiting for a human: PAUSED at the iteration budget, INTERRUPTED for anything else. */

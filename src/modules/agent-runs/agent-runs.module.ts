@@ -14,17 +14,26 @@ import { AgentRunLoop } from './agent-run.loop';
 import { AgentRunWorker } from './agent-run.worker';
 import { AgentRunsService } from './agent-runs.service';
 import { AgentRunsController } from './agent-runs.controller';
+import { AgentTaskEntity } from './subagents/agent-task.entity';
+import { AgentTasksRepository } from './subagents/agent-tasks.repository';
+import { AgentTasksService } from './subagents/agent-tasks.service';
+import { SubagentBuiltinsDispatcher } from './subagents/subagent-builtins.dispatcher';
+import { AgentTasksAdminController } from './subagents/agent-tasks-admin.controller';
+import { ToolRegistryModule } from '@app/modules/tool-registry/tool-registry.module';
+import { ExecutorsModule } from '@app/modules/executors/executors.module';
 
-/** The gateway's own agent loop: runs on a durable queue, their checkpoints and conversations. */
+/** The gateway's own agent loop: runs on a durable queue, their checkpoints and conversations; sub-agent tasks. */
 @Module({
   imports: [
-    TypeOrmModule.forFeature([AgentRunEntity, AgentMessageEntity]),
+    TypeOrmModule.forFeature([AgentRunEntity, AgentMessageEntity, AgentTaskEntity]),
     LoopActingModule,
     AgentConfigModule,
     ModelProvidersModule,
     SessionEventsModule,
+    ToolRegistryModule,
+    ExecutorsModule,
   ],
-  controllers: [AgentRunsController],
+  controllers: [AgentRunsController, AgentTasksAdminController],
   providers: [
     AgentRunsRepository,
     AgentMessagesRepository,
@@ -33,6 +42,9 @@ import { AgentRunsController } from './agent-runs.controller';
     AgentRunLoop,
     AgentRunWorker,
     AgentRunsService,
+    AgentTasksRepository,
+    AgentTasksService,
+    SubagentBuiltinsDispatcher,
   ],
 })
 export class AgentRunsModule {}

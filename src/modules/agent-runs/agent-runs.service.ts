@@ -47,7 +47,9 @@ export class AgentRunsService {
   /** @returns the run's view and whether it has stopped (200) or is still going (202). */
   async post(auth: AuthContext, sessionId: string, dto: PostMessageDto): Promise<{ stopped: boolean; run: RunView }> {
     const session = await this.sessions.load(auth, sessionId);
-    let run = (await this.runs.findByMessage(session.id, dto.clientMessageId)) ?? (await this.start(session, dto));
+    let run =
+      (await this.runs.findByMessage(session.id, dto.clientMessageId)) ??
+      (await this.startRun(session, dto.clientMessageId, dto.content));
     if (dto.wait) run = await this.waitForStop(run);
     return { stopped: STOPPED_RUN_STATUSES.includes(run.status), run: toRunView(run) };
   }
@@ -77,7 +79,12 @@ export class AgentRunsService {
     return { items, nextAfter: items.length > 0 ? items[items.length - 1].seq : after };
   }
 
-  private async start(session: AgentSessionEntity, dto: PostMessageDto): Promise<AgentRunEntity> {
+  /**
+   * Starts a run of `session` with the user's message `content` (a message request, or a sub-agent task);
+   * the same clientMessageId again returns its run.
+   */
+  async startRun(session: AgentSessionEntity, clientMessageId: string, content: string): Promise<AgentRunEntity> {
+    const dto = { clientMessageId, content };
     const agent = await this.agents.loadAgent({ tenantId: session.tenantId }, session.agentId);
     if (!agent.modelProviderId) {
       throw new DomainError(
@@ -155,11 +162,12 @@ export class AgentRunsService {
     );
   }
 
-  private async waitForStop(run: AgentRunEntity): Promise<AgentRunEntity> {
-    const deadline = Date.now() + MAX_WAIT_MS;
+  /** The run once it stopped, or as it is after `maxMs`. */
+  async waitForStop(run: AgentRunEntity, maxMs = MAX_WAIT_MS): Promise<AgentRunEntity> {
+    const deadline = Date.now() + maxMs;
     let current = run;
     while (!STOPPED_RUN_STATUSES.includes(current.status) && Date.now() < deadline) {
-      await this.notifier.nextStop(run.id, this.config.agentLoop.pollIntervalMs);
+      await this.notifier.nextStop(run.id, Math.min(this.config.agentLoop.pollIntervalMs, deadline - Date.now()));
       current = (await this.runs.find(run.id)) ?? current;
     }
     return current;
