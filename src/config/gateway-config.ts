@@ -52,6 +52,15 @@ export interface GatewayConfig {
     modelMaxRetries: number;
     subagentMaxDepth: number;
   };
+  /** RUN_COMMAND's sandbox (SANDBOX_*); driver undefined: bwrap when installed, else none. */
+  sandbox: {
+    driver: 'bwrap' | 'none' | undefined;
+    timeoutMs: number;
+    memoryMb: number;
+    maxProcesses: number;
+    maxFileMb: number;
+    outputMaxBytes: number;
+  };
 }
 
 export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
@@ -196,6 +205,14 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       modelCallTimeoutMs: raw.MODEL_CALL_TIMEOUT_MS as number,
       modelMaxRetries: raw.MODEL_MAX_RETRIES as number,
       subagentMaxDepth: raw.SUBAGENT_MAX_DEPTH as number,
+    },
+    sandbox: {
+      driver: raw.SANDBOX_DRIVER as GatewayConfig['sandbox']['driver'],
+      timeoutMs: raw.SANDBOX_TIMEOUT_MS as number,
+      memoryMb: raw.SANDBOX_MEMORY_MB as number,
+      maxProcesses: raw.SANDBOX_MAX_PROCESSES as number,
+      maxFileMb: raw.SANDBOX_MAX_FILE_MB as number,
+      outputMaxBytes: raw.SANDBOX_OUTPUT_MAX_BYTES as number,
     },
   };
 }

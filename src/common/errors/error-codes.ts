@@ -7,6 +7,7 @@ import { McpServicesErrorCode } from '@app/modules/mcp-services/mcp-services.err
 import { TenantSecretsErrorCode } from '@app/modules/tenant-secrets/tenant-secrets.errors';
 import { ModelProvidersErrorCode } from '@app/modules/model-providers/model-providers.errors';
 import { AgentRunsErrorCode } from '@app/modules/agent-runs/agent-runs.errors';
+import { SandboxErrorCode } from '@app/modules/sandbox/sandbox.errors';
 
 /** Every code a {@link DomainError} may carry: the union of each module's `*.errors.ts`. */
 export type ErrorCode =
@@ -18,7 +19,8 @@ export type ErrorCode =
   | McpServicesErrorCode
   | TenantSecretsErrorCode
   | ModelProvidersErrorCode
-  | AgentRunsErrorCode;
+  | AgentRunsErrorCode
+  | SandboxErrorCode;
 
 /**
  * HTTP status per code. A `Record` over the union: a code added to a module's enum without a status
@@ -60,4 +62,5 @@ export const ERROR_HTTP_STATUS: Record<ErrorCode, number> = {
   [ModelProvidersErrorCode.MODEL_PROVIDER_NAME_TAKEN]: 409,
   [AgentRunsErrorCode.RUN_IN_PROGRESS]: 409,
   [AgentRunsErrorCode.AGENT_HAS_NO_MODEL]: 409,
+  [SandboxErrorCode.SANDBOX_UNAVAILABLE]: 409,
 };
