@@ -126,4 +126,43 @@ describeEachDialect('sub-agents: SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TAS
     expect(fx.model.requestsFor(third.model)).toHaveLength(0);
     expect(await tasksOf(sessionId)).toHaveLength(1);
   });
+  it("does not hold the parent while the child waits for a human; the child's HITL request continues it", async () => {
+    const risky = await fx.tool('refund_order', { sideEffect: 'SIDE_EFFECT' });
+    const ids = [builtins.SUB_AGENT_CALL, builtins.CHECK_TASK_STATUS];
+    const helper = await fx.agent([risky.id], { sideEffectPolicy: 'APPROVE_SIDE_EFFECTS' });
+    const lead = await fx.agent(ids, { subAgentIds: [helper.id] });
+    const sessionId = await fx.session(lead.id);
+    fx.model.script(lead.model, call('SUB_AGENT_CALL', { agent: await agentName(helper.id), task: 'refund o-5' }), {
+      text: 'Waiting for approval.',
+    });
+    fx.model.script(helper.model, call('refund_order', { q: 'o-5' }, 'refund-1'), { text: 'Refunded o-5.' });
+
+    const res = await fx.send(sessionId, 'm', 'refund').expect(200);
+
+    expect(res.body).toMatchObject({ status: 'COMPLETED', answer: 'Waiting for approval.' });
+    const waiting = JSON.parse(
+      fx.model.requestsFor(lead.model)[1].body.messages.find((m) => m.role === 'tool')!.content,
+    );
+    expect(waiting).toEqual({ taskId: expect.any(String), status: 'INTERRUPTED' });
+    const [task] = await tasksOf(sessionId);
+    const child = await fx.sessionView(task.childSessionId);
+    expect(child).toMatchObject({
+      status: 'INTERRUPTED',
+      hitlRequest: { requestType: 'TOOL_APPROVAL', toolName: 'refund_order' },
+    });
+    const request = child.hitlRequest;
+    expect(request).toBeDefined();
+
+    await suite.gw.http
+      .post(`/api/v1/admin/hitl/${request.id}/decision`)
+      .set(suite.gw.admin)
+      .send({ decision: 'APPROVE', reviewer: 'bob' })
+      .expect(200);
+    const finished = await waitFor(async () => (await fx.events(sessionId)).find((e) => e.type === 'task.finished'), {
+      timeoutMs: 15_000,
+    });
+    expect(finished.data).toMatchObject({ taskId: waiting.taskId, status: 'COMPLETED' });
+    expect((await tasksOf(sessionId))[0]).toMatchObject({ status: 'COMPLETED', answer: 'Refunded o-5.' });
+    expect(fx.requestsTo('/refund_order')).toHaveLength(1);
+  });
 });
