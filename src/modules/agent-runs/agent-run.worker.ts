@@ -25,7 +25,7 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
   onApplicationBootstrap(): void {
     const { taskWorkers } = this.config.agentLoop;
-    this.loops = Array.from({ length: taskWorkers }, (_, i) => this.runLoop(`${this.config.instanceId}#${i}`));
+    this.loops = Array.from({ length: taskWorkers }, (_, i) => this.runLoop(`${this.config.instanceId}#${i}`, i === 0));
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -33,12 +33,13 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
     await Promise.all(this.loops);
   }
 
-  private async runLoop(owner: string): Promise<void> {
+  /** `waker`: this loop (one per instance) also queues again the runs whose human decision arrived. */
+  private async runLoop(owner: string, waker: boolean): Promise<void> {
     const { pollIntervalMs } = this.config.agentLoop;
     while (!this.stopping.signal.aborted) {
       let run: AgentRunEntity | null = null;
       try {
-        await this.queue.wakeDecided();
+        if (waker) await this.queue.wakeDecided();
         run = await this.queue.claim(owner, this.leaseMs);
       } catch (err) {
         if (this.stopping.signal.aborted) return;
