@@ -155,6 +155,16 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
     expect(await fx.run(sessionId, failed.body.runId)).toMatchObject({ status: 'FAILED', error: failed.body.error });
   });
 
+  it("never lets the model key into a run's error, even when the provider echoes it", async () => {
+    const agent = await fx.agent([]);
+    const sessionId = await fx.session(agent.id);
+    fx.model.script(agent.model, { status: 401, message: `Incorrect API key provided: ${MODEL_KEY}` });
+    const res = await fx.send(sessionId, 'k', 'hi').expect(200);
+    expect(res.body.status).toBe('FAILED');
+    expect(res.body.error).toContain('HTTP 401: Incorrect API key provided: [redacted]');
+    expect(JSON.stringify(await fx.events(sessionId))).not.toContain(MODEL_KEY);
+  });
+
   it('refuses a message while a run works (409 RUN_IN_PROGRESS) and shows the session RUNNING', async () => {
     const agent = await fx.agent([]);
     const sessionId = await fx.session(agent.id);

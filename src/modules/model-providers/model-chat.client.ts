@@ -79,7 +79,7 @@ export class ModelChatClient {
         .map((c) => ({ id: c.id ?? '', name: c.function?.name ?? '', arguments: c.function?.arguments ?? '' }));
       return { content: message.content ?? null, toolCalls };
     } catch (err) {
-      throw this.explain(provider, err, client.maxRetries);
+      throw scrubbed(this.explain(provider, err, client.maxRetries), client.apiKey);
     }
   }
 
@@ -126,6 +126,12 @@ export class ModelChatClient {
     }
     return new ModelCallError(`model provider ${provider.name} failed: ${reason(err)}`);
   }
+}
+
+/** A provider may echo the key in its error text ("Incorrect API key provided: sk-..."): it never reaches the run. */
+function scrubbed(err: Error, apiKey: string): Error {
+  if (apiKey.length >= 8 && err.message.includes(apiKey)) err.message = err.message.split(apiKey).join('[redacted]');
+  return err;
 }
 
 function reason(err: unknown): string {
