@@ -114,10 +114,14 @@ export class ModelChatClient {
 
   private explain(provider: ModelProviderEntity, err: unknown, retries: number): Error {
     if (err instanceof ModelCallError || err instanceof APIUserAbortError) return err;
-    const after = retries > 0 ? ` after ${retries + 1} attempts` : '';
+    let after = retries > 0 ? ` after ${retries + 1} attempts` : '';
     if (err instanceof APIConnectionTimeoutError)
       return new ModelCallError(`model provider ${provider.name} did not answer in time${after}`);
     if (err instanceof APIError) {
+      // The client retries only 408/409/429/5xx and cut connections: name the attempts only then.
+      const code = Number(err.status ?? 0);
+      const retried = code === 0 || [408, 409, 429].includes(code) || code >= 500;
+      if (!retried) after = '';
       const status = err.status ? `HTTP ${err.status}` : 'no answer';
       const detail = err.status ? ((err.error as { message?: string } | undefined)?.message ?? '') : reason(err);
       return new ModelCallError(
