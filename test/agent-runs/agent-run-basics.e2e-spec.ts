@@ -73,6 +73,13 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
     );
   });
 
+  it('reports runs by status on /metrics', async () => {
+    const text = (await suite.gw.http.get('/metrics').expect(200)).text;
+    const completed = /^gateway_agent_runs\{status="COMPLETED"\} (\d+)$/m.exec(text);
+    expect(Number(completed?.[1])).toBeGreaterThanOrEqual(1);
+    expect(text).toMatch(/^gateway_agent_tasks\{status="COMPLETED"\} 0$/m);
+  });
+
   it('answers the same clientMessageId with the same run, and nothing runs again', async () => {
     const agent = await fx.agent([lookup.id]);
     const sessionId = await fx.session(agent.id);

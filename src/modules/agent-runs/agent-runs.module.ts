@@ -21,6 +21,8 @@ import { SubagentBuiltinsDispatcher } from './subagents/subagent-builtins.dispat
 import { AgentTasksAdminController } from './subagents/agent-tasks-admin.controller';
 import { ToolRegistryModule } from '@app/modules/tool-registry/tool-registry.module';
 import { ExecutorsModule } from '@app/modules/executors/executors.module';
+import { MetricsModule } from '@app/modules/metrics/metrics.module';
+import { AgentRunMetricsCollector } from './agent-run-metrics.collector';
 
 /** The gateway's own agent loop: runs on a durable queue, their checkpoints and conversations; sub-agent tasks. */
 @Module({
@@ -32,6 +34,7 @@ import { ExecutorsModule } from '@app/modules/executors/executors.module';
     SessionEventsModule,
     ToolRegistryModule,
     ExecutorsModule,
+    MetricsModule,
   ],
   controllers: [AgentRunsController, AgentTasksAdminController],
   providers: [
@@ -45,6 +48,7 @@ import { ExecutorsModule } from '@app/modules/executors/executors.module';
     AgentTasksRepository,
     AgentTasksService,
     SubagentBuiltinsDispatcher,
+    AgentRunMetricsCollector,
   ],
 })
 export class AgentRunsModule {}
