@@ -10,6 +10,8 @@ import { AddSessionRetentionIndex1764461600000 } from './1764461600000-AddSessio
 import { WidenRequestSizedColumns1764461700000 } from './1764461700000-WidenRequestSizedColumns';
 import { AddAgentLoopFieldsAndSessionEvents1764461800000 } from './1764461800000-AddAgentLoopFieldsAndSessionEvents';
 import { CreateSkillTables1764462200000 } from './1764462200000-CreateSkillTables';
+import { CreateAgentRunTables1764462400000 } from './1764462400000-CreateAgentRunTables';
+import { CreateAgentTasks1764462410000 } from './1764462410000-CreateAgentTasks';
 
 /** Every migration, in order. The only schema source: `synchronize` is never on. */
 export const GATEWAY_MIGRATIONS = [
@@ -25,4 +27,6 @@ export const GATEWAY_MIGRATIONS = [
   WidenRequestSizedColumns1764461700000,
   AddAgentLoopFieldsAndSessionEvents1764461800000,
   CreateSkillTables1764462200000,
+  CreateAgentRunTables1764462400000,
+  CreateAgentTasks1764462410000,
 ];

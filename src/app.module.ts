@@ -25,6 +25,8 @@ import { MetricsModule } from './modules/metrics/metrics.module';
 import { GatewayLoggingModule } from './common/logging/gateway-logging.module';
 import { createGatewayLogging, type GatewayLogging } from './common/logging/gateway-logging';
 import { SkillsModule } from './modules/skills/skills.module';
+import { ModelProvidersModule } from './modules/model-providers/model-providers.module';
+import { AgentRunsModule } from './modules/agent-runs/agent-runs.module';
 
 /** Imports the feature modules; owns nothing else. */
 @Module({})
@@ -56,6 +58,8 @@ export class AppModule {
         TenantSecretsModule,
         RetentionModule,
         SkillsModule,
+        ModelProvidersModule,
+        AgentRunsModule,
         ...(config.demoToolsEnabled ? [DemoOrdersModule] : []),
       ],
       controllers: [HealthController],

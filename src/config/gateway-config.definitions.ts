@@ -335,6 +335,46 @@ export const GATEWAY_SETTINGS = [
     description:
       'Where skill releases are unpacked, read-only, for the sandbox (mounted at /skills/<name>); a cache rebuilt from the database on demand.',
   },
+  {
+    env: 'RUN_LEASE_MS',
+    kind: { type: 'int', min: 0, max: 3_600_000 },
+    defaultValue: '0',
+    description:
+      "How long a run's worker counts as alive without renewing its lease; after that another instance continues the run from its last checkpoint (0: JOURNAL_LEASE_MS).",
+  },
+  {
+    env: 'TASK_WORKERS',
+    kind: { type: 'int', min: 0, max: 64 },
+    defaultValue: '2',
+    description:
+      'Runs of the agent loop (and sub-agent tasks) this instance works on at once, taken from the shared durable queue (0: this instance works none).',
+  },
+  {
+    env: 'RUN_POLL_INTERVAL_MS',
+    kind: { type: 'int', min: 10, max: 60_000 },
+    defaultValue: '500',
+    description:
+      'How often an idle run worker looks at the queue for runs queued by another instance, continued after a decision, or left by a dead worker.',
+  },
+  {
+    env: 'MODEL_CALL_TIMEOUT_MS',
+    kind: { type: 'int', min: 1000, max: 3_600_000 },
+    defaultValue: '120000',
+    description: "Budget of one model request (each retry gets its own); a provider's options.timeoutMs replaces it.",
+  },
+  {
+    env: 'MODEL_MAX_RETRIES',
+    kind: { type: 'int', min: 0, max: 10 },
+    defaultValue: '2',
+    description:
+      "Retries of a model request answered 408/409/429/5xx or cut off, with back-off and jitter honouring Retry-After (up to 60 s); then the run FAILS with the reason. A provider's options.maxRetries replaces it.",
+  },
+  {
+    env: 'SUBAGENT_MAX_DEPTH',
+    kind: { type: 'int', min: 1, max: 10 },
+    defaultValue: '3',
+    description: 'Delegation hops allowed from a root session (SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK).',
+  },
 ] as const satisfies readonly SettingDefinition[];
 
 export type GatewaySettingName = (typeof GATEWAY_SETTINGS)[number]['env'];

@@ -45,6 +45,15 @@ export interface GatewayConfig {
   /** Bearer token GET /metrics requires; empty: none. */
   metricsToken: string;
   faultInjection: string;
+  /** The gateway's own agent loop: runs, their queue and the model calls. */
+  agentLoop: {
+    runLeaseMs: number;
+    taskWorkers: number;
+    pollIntervalMs: number;
+    modelCallTimeoutMs: number;
+    modelMaxRetries: number;
+    subagentMaxDepth: number;
+  };
   /** RUN_COMMAND's sandbox (SANDBOX_*); driver undefined: bwrap when installed, else none. */
   sandbox: {
     driver: 'bwrap' | 'none' | undefined;
@@ -194,6 +203,14 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     logFormat: raw.LOG_FORMAT as GatewayConfig['logFormat'],
     metricsToken: raw.METRICS_TOKEN as string,
     faultInjection: raw.GATEWAY_FAULT_INJECTION as string,
+    agentLoop: {
+      runLeaseMs: (raw.RUN_LEASE_MS as number) || (raw.JOURNAL_LEASE_MS as number),
+      taskWorkers: raw.TASK_WORKERS as number,
+      pollIntervalMs: raw.RUN_POLL_INTERVAL_MS as number,
+      modelCallTimeoutMs: raw.MODEL_CALL_TIMEOUT_MS as number,
+      modelMaxRetries: raw.MODEL_MAX_RETRIES as number,
+      subagentMaxDepth: raw.SUBAGENT_MAX_DEPTH as number,
+    },
     sandbox: {
       driver: raw.SANDBOX_DRIVER as GatewayConfig['sandbox']['driver'],
       timeoutMs: raw.SANDBOX_TIMEOUT_MS as number,

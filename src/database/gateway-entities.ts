@@ -16,6 +16,10 @@ import { SessionEventEntity } from '@app/modules/session-events/session-event.en
 import { SkillEntity } from '@app/modules/skills/skill.entity';
 import { SkillReleaseEntity } from '@app/modules/skills/skill-release.entity';
 import { SkillFileEntity } from '@app/modules/skills/skill-file.entity';
+import { ModelProviderEntity } from '@app/modules/model-providers/model-provider.entity';
+import { AgentRunEntity } from '@app/modules/agent-runs/agent-run.entity';
+import { AgentMessageEntity } from '@app/modules/agent-runs/agent-message.entity';
+import { AgentTaskEntity } from '@app/modules/agent-runs/subagents/agent-task.entity';
 import { ConfigVersionEntity, TenantConfigVersionEntity } from './config-version.entity';
 
 /** Every entity of the gateway (the options builder registers exactly these). */
@@ -40,4 +44,8 @@ export const GATEWAY_ENTITIES = [
   SkillEntity,
   SkillReleaseEntity,
   SkillFileEntity,
+  ModelProviderEntity,
+  AgentRunEntity,
+  AgentMessageEntity,
+  AgentTaskEntity,
 ];

@@ -5,6 +5,8 @@ import { ToolInvocationErrorCode } from '@app/modules/tool-invocation/tool-invoc
 import { LoopActingErrorCode } from '@app/modules/loop-acting/loop-acting.errors';
 import { McpServicesErrorCode } from '@app/modules/mcp-services/mcp-services.errors';
 import { TenantSecretsErrorCode } from '@app/modules/tenant-secrets/tenant-secrets.errors';
+import { ModelProvidersErrorCode } from '@app/modules/model-providers/model-providers.errors';
+import { AgentRunsErrorCode } from '@app/modules/agent-runs/agent-runs.errors';
 import { SandboxErrorCode } from '@app/modules/sandbox/sandbox.errors';
 import { SkillsErrorCode } from '@app/modules/skills/skills.errors';
 
@@ -18,7 +20,9 @@ export type ErrorCode =
   | McpServicesErrorCode
   | TenantSecretsErrorCode
   | SandboxErrorCode
-  | SkillsErrorCode;
+  | SkillsErrorCode
+  | ModelProvidersErrorCode
+  | AgentRunsErrorCode;
 
 /**
  * HTTP status per code. A `Record` over the union: a code added to a module's enum without a status
@@ -57,6 +61,9 @@ export const ERROR_HTTP_STATUS: Record<ErrorCode, number> = {
   [McpServicesErrorCode.NACOS_NOT_CONFIGURED]: 409,
   [McpServicesErrorCode.MCP_SERVICE_UNREACHABLE]: 502,
   [TenantSecretsErrorCode.SECRETS_NOT_CONFIGURED]: 409,
+  [ModelProvidersErrorCode.MODEL_PROVIDER_NAME_TAKEN]: 409,
+  [AgentRunsErrorCode.RUN_IN_PROGRESS]: 409,
+  [AgentRunsErrorCode.AGENT_HAS_NO_MODEL]: 409,
   [SandboxErrorCode.SANDBOX_UNAVAILABLE]: 409,
   [SkillsErrorCode.SKILL_ARCHIVE_INVALID]: 400,
   [SkillsErrorCode.SKILL_NAME_TAKEN]: 409,

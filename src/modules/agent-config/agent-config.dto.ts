@@ -12,6 +12,7 @@ import {
   Matches,
   Max,
   Min,
+  ValidateIf,
 } from 'class-validator';
 import {
   HITL_REVIEWERS,
@@ -81,6 +82,35 @@ export class CreateAgentDto {
   @ArrayMaxSize(500)
   @IsString({ each: true })
   skillIds?: string[];
+
+  @ApiPropertyOptional({
+    nullable: true,
+    type: String,
+    description: "The gateway's own loop asks this model provider (the tenant's own or platform-wide); null: none",
+  })
+  @IsOptional()
+  @ValidateIf((_o, v) => v !== null)
+  @IsString()
+  @Length(1, 36)
+  modelProviderId?: string | null;
+
+  @ApiPropertyOptional({ nullable: true, type: String, maxLength: 100_000, description: "The loop's system prompt" })
+  @IsOptional()
+  @ValidateIf((_o, v) => v !== null)
+  @IsString()
+  @Length(0, 100_000)
+  systemPrompt?: string | null;
+
+  @ApiPropertyOptional({
+    type: [String],
+    description: 'Agents of the same tenant this agent may delegate to (SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK)',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @IsString({ each: true })
+  @Length(1, 36, { each: true })
+  subAgentIds?: string[];
 }
 
 export class UpdateAgentDto extends PartialType(OmitType(CreateAgentDto, ['tenantId'] as const)) {}
@@ -96,6 +126,9 @@ export class AgentDto {
   @ApiProperty() maxIterations: number;
   @ApiProperty({ type: [String] }) toolIds: string[];
   @ApiProperty({ type: [String] }) skillIds: string[];
+  @ApiProperty({ nullable: true, type: String }) modelProviderId: string | null;
+  @ApiProperty({ nullable: true, type: String }) systemPrompt: string | null;
+  @ApiProperty({ type: [String] }) subAgentIds: string[];
   @ApiProperty() createdAt: string;
   @ApiProperty() updatedAt: string;
 }

@@ -17,12 +17,15 @@ import { ToolSpecsReply } from './tool-specs.reply';
 import { AgentSkillIdsGuard } from './agent-skill-ids.guard';
 import { SessionRemindersRegistry } from './reminders/session-reminders.registry';
 import { ToolSpecsSessionReader } from './reminders/tool-specs-session.reader';
+import { ModelProvidersModule } from '@app/modules/model-providers/model-providers.module';
+import { AgentLoopFieldsValidator } from './agent-loop-fields.validator';
 
 /** Agents, bindings, capability policy, the visibility pipeline and the model-format emitters. */
 @Module({
   imports: [
     TypeOrmModule.forFeature([AgentEntity, AgentToolBindingEntity, TenantCapabilityEntity, AgentSessionEntity]),
     ToolRegistryModule,
+    ModelProvidersModule,
   ],
   controllers: [AgentsController, TenantCapabilitiesController, ToolSpecsController, AdminToolSpecsController],
   providers: [
@@ -34,6 +37,7 @@ import { ToolSpecsSessionReader } from './reminders/tool-specs-session.reader';
     ToolSpecsSessionReader,
     SessionRemindersRegistry,
     AgentSkillIdsGuard,
+    AgentLoopFieldsValidator,
   ],
   exports: [
     AgentConfigService,

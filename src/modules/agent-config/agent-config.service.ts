@@ -24,6 +24,7 @@ import { CommonErrorCode } from '@app/common/errors/common.errors';
 import { validationFailed } from '@app/common/errors/validation';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { PageQueryDto, pageOf, pageWindow } from '@app/common/dto/page.dto';
+import { AgentLoopFieldsValidator } from './agent-loop-fields.validator';
 
 /** Agents, their tool bindings and the tenant capability policy (admin side). */
 @Injectable()
@@ -34,6 +35,7 @@ export class AgentConfigService {
     private readonly configVersion: ConfigVersionService,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly skillIds: AgentSkillIdsGuard,
+    private readonly loopFields: AgentLoopFieldsValidator,
   ) {}
 
   async create(auth: AuthContext, dto: CreateAgentDto): Promise<AgentDto> {
@@ -44,6 +46,7 @@ export class AgentConfigService {
       );
     }
     await this.skillIds.assert(dto.tenantId, dto.skillIds);
+    await this.loopFields.check(dto.tenantId, null, dto);
     const now = Date.now();
     const row: AgentEntity = {
       id: randomUUID(),
@@ -57,9 +60,9 @@ export class AgentConfigService {
       maxIterations: dto.maxIterations ?? 20,
       skillIds: dto.skillIds ?? [],
       knowledgeBaseIds: null,
-      subAgentIds: null,
-      modelProviderId: null,
-      systemPrompt: null,
+      subAgentIds: dto.subAgentIds ?? null,
+      modelProviderId: dto.modelProviderId ?? null,
+      systemPrompt: dto.systemPrompt ?? null,
       createdAt: now,
       updatedAt: now,
     };
@@ -86,6 +89,7 @@ export class AgentConfigService {
   async update(auth: AuthContext, id: string, dto: UpdateAgentDto): Promise<AgentDto> {
     const row = await this.loadAgent(auth, id);
     await this.skillIds.assert(row.tenantId, dto.skillIds);
+    await this.loopFields.check(row.tenantId, id, dto);
     const changes = { ...dto, ...(dto.name !== undefined && { nameKey: nameKeyOf(dto.name) }), updatedAt: Date.now() };
     await this.write(row.tenantId, (m) => this.repo.updateAgent(m, id, changes), dto.name ?? row.name);
     return toAgentDto({ ...row, ...changes }, await this.repo.boundToolIds(id));
@@ -227,6 +231,9 @@ function toAgentDto(row: AgentEntity, toolIds: string[]): AgentDto {
     maxIterations: row.maxIterations,
     toolIds,
     skillIds: row.skillIds,
+    modelProviderId: row.modelProviderId,
+    systemPrompt: row.systemPrompt,
+    subAgentIds: row.subAgentIds ?? [],
     createdAt: toIso(row.createdAt)!,
     updatedAt: toIso(row.updatedAt)!,
   };

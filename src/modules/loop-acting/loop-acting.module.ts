@@ -62,6 +62,6 @@ import { JournalOrphanSweepJob } from './journal/journal-orphan-sweep.job';
     JournalOrphanSweepService,
     JournalOrphanSweepJob,
   ],
-  exports: [SessionsService, ToolResultStore, ToolResultReader, AgentSessionRepository],
+  exports: [SessionsService, ToolResultStore, ToolResultReader, ActService, AgentSessionRepository],
 })
 export class LoopActingModule {}

@@ -5,7 +5,7 @@ import { EntityManager, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { HotSql } from '@app/database/hot-sql';
 import { AgentSessionEntity } from './agent-session.entity';
-import type { ActiveSkill, TodoItem } from './session.types';
+import type { ActiveSkill, SessionStatus, TodoItem } from './session.types';
 
 /** Queries of sessions. Every state change is a compare-and-set on `lock_version`. */
 @Injectable()
@@ -44,6 +44,21 @@ export class AgentSessionRepository {
   async setActiveSkill(id: string, skill: ActiveSkill, manager?: EntityManager): Promise<void> {
     const repo = manager ? manager.getRepository(AgentSessionEntity) : this.sessions;
     await repo.update({ id }, { activeSkill: skill, updatedAt: Date.now() });
+  }
+
+  /**
+   * Moves the session from `from` to `to` (a version bump, so a concurrent act or resume that read the old state
+   * loses its compare-and-set); false when the session is not in `from`. The gateway's own loop marks a session
+   * RUNNING while one of its runs works, in the transaction of the run's checkpoint (`manager`).
+   */
+  async moveStatus(id: string, from: SessionStatus, to: SessionStatus, manager?: EntityManager): Promise<boolean> {
+    const result = await (manager ?? this.sessions.manager)
+      .createQueryBuilder()
+      .update(AgentSessionEntity)
+      .set({ status: to, lockVersion: () => 'lock_version + 1', updatedAt: Date.now() })
+      .where('id = :id AND status = :from', { id, from })
+      .execute();
+    return (result.affected ?? 0) === 1;
   }
 
   /** Records a higher iteration without a version bump (monotonic, so concurrent acts cannot conflict). */

@@ -1,4 +1,5 @@
-export const SESSION_STATUSES = ['ACTIVE', 'INTERRUPTED', 'CLOSED'] as const;
+/** RUNNING: a run of the gateway's own loop works on the session (its runtime may still act). */
+export const SESSION_STATUSES = ['ACTIVE', 'INTERRUPTED', 'CLOSED', 'RUNNING'] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
 
 export const HITL_REQUEST_TYPES = ['TOOL_APPROVAL', 'UNKNOWN_OUTCOME', 'CHECKPOINT_PAUSE'] as const;

@@ -1,0 +1,70 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { DataSource, EntityManager } from 'typeorm';
+import { AgentMessageEntity } from './agent-message.entity';
+import type { ConversationMessage, MessageRole, PendingToolCall } from './agent-runs.types';
+
+export interface NewMessage {
+  role: MessageRole;
+  content: string | null;
+  toolCalls?: PendingToolCall[] | null;
+  toolCallId?: string | null;
+}
+
+/**
+ * A session's conversation. Messages are appended by one writer at a time (the message request that starts a
+ * run, then the run's lease holder), inside the transaction of the checkpoint they belong to.
+ */
+@Injectable()
+export class AgentMessagesRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async append(
+    manager: EntityManager,
+    ref: { tenantId: string; sessionId: string; runId: string },
+    messages: readonly NewMessage[],
+  ): Promise<void> {
+    if (messages.length === 0) return;
+    const repo = manager.getRepository(AgentMessageEntity);
+    const last = await repo
+      .createQueryBuilder('m')
+      .select('MAX(m.seq)', 'max')
+      .where('m.session_id = :id', { id: ref.sessionId })
+      .getRawOne<{ max: number | string | null }>();
+    let seq = Number(last?.max ?? 0);
+    const now = Date.now();
+    const rows = messages.map((msg) => ({
+      id: randomUUID(),
+      sessionId: ref.sessionId,
+      seq: ++seq,
+      tenantId: ref.tenantId,
+      runId: ref.runId,
+      role: msg.role,
+      content: msg.content,
+      toolCalls: msg.toolCalls ?? null,
+      toolCallId: msg.toolCallId ?? null,
+      createdAt: now,
+    }));
+    await repo.insert(rows);
+  }
+
+  async conversation(sessionId: string, afterSeq = 0, limit = 100_000): Promise<ConversationMessage[]> {
+    const rows = await this.dataSource
+      .getRepository(AgentMessageEntity)
+      .createQueryBuilder('m')
+      .where('m.session_id = :sessionId AND m.seq > :afterSeq', { sessionId, afterSeq })
+      .orderBy('m.seq', 'ASC')
+      .limit(limit)
+      .getMany();
+    return rows.map((r) => ({
+      seq: r.seq,
+      runId: r.runId,
+      role: r.role,
+      content: r.content,
+      toolCalls: r.toolCalls,
+      toolCallId: r.toolCallId,
+      createdAt: r.createdAt,
+    }));
+  }
+}

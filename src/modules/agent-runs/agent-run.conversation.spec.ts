@@ -1,0 +1,71 @@
+import { assignJournalKeys, toChatMessages, usedJournalKeys } from './agent-run.conversation';
+import type { ConversationMessage } from './agent-runs.types';
+
+const RUN = '11111111-2222-3333-4444-555555555555';
+
+describe('assignJournalKeys', () => {
+  it("keeps the model's ids when the session never used them", () => {
+    const keys = assignJournalKeys([{ id: 'call_a', name: 't', arguments: '{}' }], new Set(['call_b']), RUN, 1);
+    expect(keys).toEqual([{ id: 'call_a', key: 'call_a', name: 't', arguments: '{}' }]);
+  });
+
+  it('qualifies an id the session used before, and a repeat within one answer', () => {
+    const calls = [
+      { id: 'call_0', name: 't', arguments: '{"a":1}' },
+      { id: 'call_0', name: 't', arguments: '{"a":2}' },
+    ];
+    const keys = assignJournalKeys(calls, new Set(['call_0']), RUN, 4).map((c) => c.key);
+    expect(keys).toEqual([`call_0@${RUN}:4`, `call_0@${RUN}:4.2`]);
+  });
+
+  it('gives a call without a usable id one, reads empty arguments as {}, and bounds long keys', () => {
+    const [missing, long] = assignJournalKeys(
+      [
+        { id: '', name: 't', arguments: '  ' },
+        { id: 'x'.repeat(110), name: 't', arguments: '{}' },
+      ],
+      new Set(['x'.repeat(110)]),
+      RUN,
+      2,
+    );
+    expect(missing).toMatchObject({ id: 'call_11111111_2_0', key: 'call_11111111_2_0', arguments: '{}' });
+    expect(long.key.length).toBeLessThanOrEqual(120);
+    expect(long.key).not.toBe(long.id);
+  });
+});
+
+describe('toChatMessages', () => {
+  const conversation: ConversationMessage[] = [
+    { seq: 1, runId: RUN, role: 'user', content: 'hi', toolCalls: null, toolCallId: null, createdAt: 0 },
+    {
+      seq: 2,
+      runId: RUN,
+      role: 'assistant',
+      content: null,
+      toolCalls: [{ id: 'c1', key: 'c1@r:1', name: 'lookup', arguments: '{"q":1}' }],
+      toolCallId: null,
+      createdAt: 0,
+    },
+    { seq: 3, runId: RUN, role: 'tool', content: 'found', toolCalls: null, toolCallId: 'c1', createdAt: 0 },
+    { seq: 4, runId: RUN, role: 'assistant', content: 'done', toolCalls: null, toolCallId: null, createdAt: 0 },
+  ];
+
+  it('puts the system prompt first and answers each tool call by the id the model gave it', () => {
+    expect(toChatMessages('Be brief.', conversation)).toEqual([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'hi' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{"q":1}' } }],
+      },
+      { role: 'tool', tool_call_id: 'c1', content: 'found' },
+      { role: 'assistant', content: 'done' },
+    ]);
+    expect(toChatMessages(null, conversation)[0]).toEqual({ role: 'user', content: 'hi' });
+  });
+
+  it('collects the journal keys the session used', () => {
+    expect([...usedJournalKeys(conversation)]).toEqual(['c1@r:1']);
+  });
+});

@@ -1,0 +1,66 @@
+import { createHash } from 'node:crypto';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { ModelToolCall } from '@app/modules/model-providers/model-chat.client';
+import type { ConversationMessage, PendingToolCall } from './agent-runs.types';
+
+/** The journal keeps toolCallIds up to 128 characters; a longer qualified key is shortened by its hash. */
+const MAX_KEY_CHARS = 120;
+
+/** The conversation in OpenAI's chat format: the agent's system prompt first, then every stored message. */
+export function toChatMessages(
+  systemPrompt: string | null,
+  conversation: readonly ConversationMessage[],
+): ChatCompletionMessageParam[] {
+  const out: ChatCompletionMessageParam[] = systemPrompt ? [{ role: 'system', content: systemPrompt }] : [];
+  for (const m of conversation) {
+    if (m.role === 'user') out.push({ role: 'user', content: m.content ?? '' });
+    else if (m.role === 'tool') out.push({ role: 'tool', tool_call_id: m.toolCallId ?? '', content: m.content ?? '' });
+    else if (m.toolCalls && m.toolCalls.length > 0)
+      out.push({
+        role: 'assistant',
+        content: m.content,
+        tool_calls: m.toolCalls.map((c) => ({
+          id: c.id,
+          type: 'function' as const,
+          function: { name: c.name, arguments: c.arguments },
+        })),
+      });
+    else out.push({ role: 'assistant', content: m.content ?? '' });
+  }
+  return out;
+}
+
+/**
+ * The journal key of each tool call of a model answer: the model's own id, unless the session used that key
+ * before (models repeat ids such as `call_0` across turns) or the answer repeats it: then
+ * `<id>@<runId>:<iteration>` (plus `.<n>` for a repeat within the answer). A call without an id gets one.
+ * Assigned once, when the answer is checkpointed, so a continuation after a crash submits the same keys.
+ */
+export function assignJournalKeys(
+  calls: readonly ModelToolCall[],
+  usedKeys: ReadonlySet<string>,
+  runId: string,
+  iteration: number,
+): PendingToolCall[] {
+  const taken = new Set(usedKeys);
+  return calls.map((c, i) => {
+    const id = c.id && /^[\x21-\x7e]+$/.test(c.id) ? c.id : `call_${runId.slice(0, 8)}_${iteration}_${i}`;
+    let key = bounded(id);
+    if (taken.has(key)) key = bounded(`${id}@${runId}:${iteration}`);
+    for (let n = 2; taken.has(key); n++) key = bounded(`${id}@${runId}:${iteration}.${n}`);
+    taken.add(key);
+    return { id, key, name: c.name, arguments: c.arguments.trim() === '' ? '{}' : c.arguments };
+  });
+}
+
+/** Every journal key the session's stored tool calls used. */
+export function usedJournalKeys(conversation: readonly ConversationMessage[]): Set<string> {
+  const keys = new Set<string>();
+  for (const m of conversation) for (const c of m.toolCalls ?? []) keys.add(c.key);
+  return keys;
+}
+
+function bounded(key: string): string {
+  if (key.length <= MAX_KEY_CHARS) return key;
+  return `${key.slice(0, 60)}#${createHash('sha256').update(key).digest('hex').slice(0, 40)}`;
+}

@@ -1,0 +1,324 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
+import { DomainError } from '@app/common/errors/domain-error';
+import type { AuthContext } from '@app/common/auth/auth-context';
+import { ActService } from '@app/modules/loop-acting/acting/act.service';
+import type { ActResponse } from '@app/modules/loop-acting/acting/act.types';
+import { SessionsService } from '@app/modules/loop-acting/sessions/sessions.service';
+import { AgentSessionRepository } from '@app/modules/loop-acting/sessions/agent-session.repository';
+import type { AgentSessionEntity } from '@app/modules/loop-acting/sessions/agent-session.entity';
+import type { HitlRequestView } from '@app/modules/loop-acting/sessions/session.types';
+import { LoopActingErrorCode } from '@app/modules/loop-acting/loop-acting.errors';
+import { AgentConfigService } from '@app/modules/agent-config/agent-config.service';
+import { ToolVisibilityService } from '@app/modules/agent-config/visibility/tool-visibility.service';
+import { ModelProvidersService } from '@app/modules/model-providers/model-providers.service';
+import { ModelCallError, ModelChatClient, type ModelAnswer } from '@app/modules/model-providers/model-chat.client';
+import type { ModelProviderEntity } from '@app/modules/model-providers/model-provider.entity';
+import type { AgentEntity } from '@app/modules/agent-config/agent.entity';
+import { SessionEventsStore } from '@app/modules/session-events/session-events.store';
+import type { NewSessionEvent } from '@app/modules/session-events/session-event.types';
+import { AgentRunEntity } from './agent-run.entity';
+import { AgentRunsRepository, RunLeaseLostError } from './agent-runs.repository';
+import { AgentMessagesRepository, type NewMessage } from './agent-messages.repository';
+import { AgentRunNotifier } from './agent-run.notifier';
+import { assignJournalKeys, toChatMessages, usedJournalKeys } from './agent-run.conversation';
+import type { RunStatus } from './agent-runs.types';
+import { AgentTasksRepository } from './subagents/agent-tasks.repository';
+import { taskStatusOf } from './subagents/agent-tasks.service';
+
+/** What a tool name the model invents must look like before it may reach `act` (the contract's tool names). */
+const TOOL_NAME = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/;
+
+/** Why a run stops, and what is written with it. */
+interface Stop {
+  status: Extract<RunStatus, 'COMPLETED' | 'INTERRUPTED' | 'PAUSED' | 'FAILED'>;
+  answer?: string;
+  error?: string;
+  hitlRequest?: HitlRequestView | null;
+  messages?: NewMessage[];
+}
+
+/** The run's fixed context, loaded when a worker takes it. */
+interface RunContext {
+  session: AgentSessionEntity;
+  agent: AgentEntity;
+  provider: ModelProviderEntity;
+}
+
+/**
+ * Works one claimed run from its checkpoint until it stops: ask the model with the session's visible tools (as
+ * tool-specs emits them), checkpoint the answer, `act` on its tool calls through the ActService (the same
+ * journal, HITL and visibility re-check as any runtime), checkpoint the results as `role: tool` messages, and
+ * again, until a final answer (COMPLETED), a HITL request (INTERRUPTED), the agent's iteration budget (PAUSED, a
+ * CHECKPOINT_PAUSE) or a model failure (FAILED). Every checkpoint is one transaction guarded by the lease.
+ */
+@Injectable()
+export class AgentRunLoop {
+  private readonly logger = new Logger(AgentRunLoop.name);
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly runs: AgentRunsRepository,
+    private readonly messages: AgentMessagesRepository,
+    private readonly sessions: SessionsService,
+    private readonly sessionRepo: AgentSessionRepository,
+    private readonly agents: AgentConfigService,
+    private readonly providers: ModelProvidersService,
+    private readonly model: ModelChatClient,
+    private readonly visibility: ToolVisibilityService,
+    private readonly acting: ActService,
+    private readonly events: SessionEventsStore,
+    private readonly notifier: AgentRunNotifier,
+    private readonly tasks: AgentTasksRepository,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+  ) {}
+
+  /**
+   * @returns `retryAfterMs` when the run must go back to the queue for a while (a tool call of it is still
+   * running elsewhere); otherwise the run stopped or its lease was lost.
+   */
+  async drive(run: AgentRunEntity, owner: string, signal: AbortSignal): Promise<{ retryAfterMs?: number }> {
+    try {
+      await this.work(run, owner, signal);
+      return {};
+    } catch (err) {
+      if (err instanceof RunLeaseLostError || signal.aborted) return {};
+      if (err instanceof DomainError && err.code === LoopActingErrorCode.TOOL_CALL_IN_PROGRESS)
+        return { retryAfterMs: Math.ceil(this.config.journalLeaseMs / 2) };
+      this.logger.error(`run ${run.id} failed: ${(err as Error).stack ?? String(err)}`);
+      await this.stop(run, owner, {
+        status: 'FAILED',
+        error: `the gateway failed to continue the run: ${(err as Error).message}`,
+      }).catch(() => undefined);
+      return {};
+    }
+  }
+
+  private async work(run: AgentRunEntity, owner: string, signal: AbortSignal): Promise<void> {
+    const ctx = await this.prepare(run, owner);
+    if (!ctx) return;
+    for (;;) {
+      if (signal.aborted) throw new RunLeaseLostError('the worker is stopping');
+      if (run.pendingCalls) {
+        if (await this.actOnPending(run, owner, ctx)) return;
+        continue;
+      }
+      const conversation = await this.messages.conversation(run.sessionId);
+      const specs = await this.visibility.toolSpecs(
+        {
+          tenantId: run.tenantId,
+          agentId: run.agentId,
+          permissions: ctx.session.permissions,
+          capabilities: ctx.session.capabilities,
+        },
+        'openai',
+      );
+      const reminders = await this.reminders(run.sessionId);
+      let answer: ModelAnswer;
+      try {
+        answer = await this.model.complete(
+          ctx.provider,
+          {
+            messages: toChatMessages(withReminders(ctx.agent.systemPrompt, reminders.lines), conversation),
+            tools: specs.tools,
+            toolChoice: specs.toolChoice,
+          },
+          signal,
+        );
+      } catch (err) {
+        if (!(err instanceof ModelCallError)) throw err;
+        return this.stop(run, owner, { status: 'FAILED', error: err.message });
+      }
+      const stopped = await this.recordAnswer(run, owner, answer, usedJournalKeys(conversation));
+      await this.tasks.markReminded(reminders.taskIds);
+      if (stopped) return;
+    }
+  }
+
+  /** Sub-agent tasks of the session that finished since its model was last told: one line each. */
+  private async reminders(sessionId: string): Promise<{ lines: string[]; taskIds: string[] }> {
+    const open = await this.tasks.unreminded(sessionId);
+    const runs = await this.tasks.runsOf(open);
+    const done = open.filter((t) => ['COMPLETED', 'FAILED'].includes(taskStatusOf(runs.get(t.childRunId) ?? null)));
+    return {
+      lines: done.map(
+        (t) =>
+          `Sub-agent task ${t.id} (${t.agentName}) finished: ${taskStatusOf(runs.get(t.childRunId) ?? null)}. Read its answer with CHECK_TASK_STATUS {"taskId":"${t.id}"}.`,
+      ),
+      taskIds: done.map((t) => t.id),
+    };
+  }
+
+  /** The session, agent and provider; null when the run stopped here (closed session, no model...). */
+  private async prepare(run: AgentRunEntity, owner: string): Promise<RunContext | null> {
+    const session = await this.sessions.load({ tenantId: run.tenantId }, run.sessionId);
+    if (session.status === 'CLOSED') {
+      await this.stop(run, owner, { status: 'FAILED', error: `session ${session.id} was closed` });
+      return null;
+    }
+    if (session.status === 'INTERRUPTED') {
+      await this.stop(run, owner, interruptedBy(session.hitlRequest));
+      return null;
+    }
+    if (session.status === 'ACTIVE') await this.sessionRepo.moveStatus(session.id, 'ACTIVE', 'RUNNING');
+    const failed = (error: string) => this.stop(run, owner, { status: 'FAILED', error }).then(() => null);
+    const agent = await this.agents.loadAgent({ tenantId: run.tenantId }, run.agentId).catch(() => null);
+    if (!agent) return failed(`agent ${run.agentId} no longer exists`);
+    if (!agent.modelProviderId)
+      return failed(`agent ${agent.name} has no modelProviderId; set one with PATCH /api/v1/admin/agents/${agent.id}`);
+    const provider = await this.providers.loadVisible(run.tenantId, agent.modelProviderId).catch(() => null);
+    if (!provider) return failed(`model provider ${agent.modelProviderId} of agent ${agent.name} no longer exists`);
+    return { session, agent, provider };
+  }
+
+  /** Checkpoints a model answer; true when it was the final one (the run stopped COMPLETED). */
+  private async recordAnswer(
+    run: AgentRunEntity,
+    owner: string,
+    answer: ModelAnswer,
+    usedKeys: ReadonlySet<string>,
+  ): Promise<boolean> {
+    const iterations = run.iterations + 1;
+    const ref = { tenantId: run.tenantId, sessionId: run.sessionId, runId: run.id };
+    if (answer.toolCalls.length === 0) {
+      await this.stop(
+        run,
+        owner,
+        {
+          status: 'COMPLETED',
+          answer: answer.content ?? '',
+          messages: [{ role: 'assistant', content: answer.content ?? '' }],
+        },
+        iterations,
+      );
+      return true;
+    }
+    const session = await this.sessions.load({ tenantId: run.tenantId }, run.sessionId);
+    const calls = assignJournalKeys(answer.toolCalls, usedKeys, run.id, iterations);
+    await this.dataSource.transaction(async (m) => {
+      await this.runs.checkpoint(m, run, owner, {
+        iterations,
+        pendingCalls: calls,
+        actIteration: Math.max(session.iteration + 1, run.actIteration + 1),
+      });
+      await this.messages.append(m, ref, [{ role: 'assistant', content: answer.content, toolCalls: calls }]);
+      await this.events.append(
+        this.event(run, 'message', {
+          role: 'assistant',
+          content: answer.content,
+          toolCalls: calls.map((c) => ({ id: c.key, name: c.name })),
+        }),
+        m,
+      );
+    });
+    return false;
+  }
+
+  /** Acts on the checkpointed tool calls; true when the run stopped (a HITL request, a pause, a failure). */
+  private async actOnPending(run: AgentRunEntity, owner: string, ctx: RunContext): Promise<boolean> {
+    const calls = run.pendingCalls!;
+    const submitted = calls.filter((c) => TOOL_NAME.test(c.name));
+    let response: ActResponse = { status: 'COMPLETED', results: [] };
+    if (submitted.length > 0) {
+      const auth: AuthContext = { keyId: `run:${run.id}`, role: 'runtime', tenantId: run.tenantId };
+      try {
+        response = await this.acting.act(auth, run.sessionId, {
+          iteration: run.actIteration,
+          toolCalls: submitted.map((c) => ({ id: c.key, name: c.name, arguments: c.arguments })),
+        });
+      } catch (err) {
+        if (!(err instanceof DomainError)) throw err;
+        if (err.code === LoopActingErrorCode.SESSION_INTERRUPTED) {
+          const session = await this.sessions.load({ tenantId: run.tenantId }, run.sessionId);
+          await this.stop(run, owner, interruptedBy(session.hitlRequest));
+          return true;
+        }
+        if (err.code === LoopActingErrorCode.TOOL_CALL_IN_PROGRESS) throw err;
+        await this.stop(run, owner, { status: 'FAILED', error: err.message });
+        return true;
+      }
+    }
+    if (response.status === 'INTERRUPTED') {
+      await this.stop(run, owner, interruptedBy(response.hitlRequest ?? null));
+      return true;
+    }
+    const byKey = new Map(response.results.map((r) => [r.toolCallId, r.content]));
+    const toolMessages: NewMessage[] = calls.map((c) => ({
+      role: 'tool',
+      toolCallId: c.id,
+      content:
+        byKey.get(c.key) ??
+        `执行失败: "${c.name}" is not a tool name; call one of the tools you were given, by its exact name.`,
+    }));
+    await this.dataSource.transaction(async (m) => {
+      await this.runs.checkpoint(m, run, owner, { pendingCalls: null });
+      await this.messages.append(m, { tenantId: run.tenantId, sessionId: run.sessionId, runId: run.id }, toolMessages);
+    });
+    ctx.session.iteration = run.actIteration;
+    return false;
+  }
+
+  /** Writes the stop in one transaction: the run, its last messages, the session's status and `run.finished`. */
+  private async stop(run: AgentRunEntity, owner: string, stop: Stop, iterations = run.iterations): Promise<void> {
+    const now = Date.now();
+    await this.dataSource.transaction(async (m) => {
+      await this.runs.checkpoint(m, run, owner, {
+        status: stop.status,
+        iterations,
+        owner: null,
+        answer: stop.answer ?? null,
+        error: stop.error ?? null,
+        hitlRequest: stop.hitlRequest ?? null,
+        finishedAt: now,
+      });
+      if (stop.messages) {
+        await this.messages.append(
+          m,
+          { tenantId: run.tenantId, sessionId: run.sessionId, runId: run.id },
+          stop.messages,
+        );
+        for (const msg of stop.messages)
+          await this.events.append(this.event(run, 'message', { role: msg.role, content: msg.content }), m);
+      }
+      if (stop.status === 'COMPLETED' || stop.status === 'FAILED')
+        await this.sessionRepo.moveStatus(run.sessionId, 'RUNNING', 'ACTIVE', m);
+      await this.events.append(this.event(run, 'run.finished', { runId: run.id, status: stop.status }), m);
+      const task =
+        stop.status === 'COMPLETED' || stop.status === 'FAILED'
+          ? await this.tasks.findByChildSession(run.sessionId, m)
+          : null;
+      if (task)
+        await this.events.append(
+          {
+            tenantId: task.tenantId,
+            sessionId: task.parentSessionId,
+            type: 'task.finished',
+            data: { taskId: task.id, status: stop.status, agent: task.agentName, childSessionId: run.sessionId },
+          },
+          m,
+        );
+    });
+    this.notifier.stopped(run.id);
+  }
+
+  private event(run: AgentRunEntity, type: NewSessionEvent['type'], data: Record<string, unknown>): NewSessionEvent {
+    return { tenantId: run.tenantId, sessionId: run.sessionId, type, data: { runId: run.id, ...data } };
+  }
+}
+
+/** The system prompt with the reminders of this round after it (a second system message is not portable). */
+function withReminders(systemPrompt: string | null, reminders: readonly string[]): string | null {
+  if (reminders.length === 0) return systemPrompt;
+  const block = `Reminders:\n${reminders.map((r) => `- ${r}`).join('\n')}`;
+  return systemPrompt ? `${systemPrompt}\n\n${block}` : block;
+}
+
+/** A session waiting for a human: PAUSED at the iteration budget, INTERRUPTED for anything else. */
+function interruptedBy(hitlRequest: HitlRequestView | null): Stop {
+  return {
+    status: hitlRequest?.requestType === 'CHECKPOINT_PAUSE' ? 'PAUSED' : 'INTERRUPTED',
+    hitlRequest,
+  };
+}

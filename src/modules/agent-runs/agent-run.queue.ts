@@ -1,0 +1,105 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { AgentRunEntity } from './agent-run.entity';
+
+/** Candidates looked at per claim: the fairness choice is made among them. */
+const CLAIM_WINDOW = 20;
+const CLAIMABLE = "((status = 'QUEUED' AND not_before <= :now) OR (status = 'RUNNING' AND lease_until < :now))";
+
+/**
+ * The durable queue of runs, shared by every instance: a run is claimed by setting its owner and lease in a
+ * transaction (`SELECT ... FOR UPDATE SKIP LOCKED` on MySQL/MariaDB, so instances never wait on each other's
+ * candidates; SQLite serializes writers). A RUNNING run whose lease expired is claimable again: its worker died
+ * and the run continues from its checkpoint. Among the candidates the tenant with the fewest running runs goes
+ * first, so one tenant's burst cannot starve the others.
+ */
+@Injectable()
+export class AgentRunQueue {
+  private readonly mysql: boolean;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.mysql = dataSource.options.type !== 'better-sqlite3';
+  }
+
+  async claim(owner: string, leaseMs: number): Promise<AgentRunEntity | null> {
+    const now = Date.now();
+    return this.dataSource.transaction(async (m) => {
+      const query = m
+        .createQueryBuilder(AgentRunEntity, 'r')
+        .select(['r.id', 'r.tenantId'])
+        .where(CLAIMABLE, { now })
+        .orderBy('r.updatedAt', 'ASC')
+        .limit(CLAIM_WINDOW);
+      if (this.mysql) query.setLock('pessimistic_write').setOnLocked('skip_locked');
+      const candidates = await query.getMany();
+      if (candidates.length === 0) return null;
+      const busy = await this.runningByTenant(m, now);
+      const pick = [...candidates].sort((a, b) => (busy.get(a.tenantId) ?? 0) - (busy.get(b.tenantId) ?? 0))[0];
+      const claimed = await m
+        .createQueryBuilder()
+        .update(AgentRunEntity)
+        .set({
+          status: 'RUNNING',
+          owner,
+          leaseUntil: now + leaseMs,
+          updatedAt: now,
+        })
+        .where(`id = :id AND ${CLAIMABLE}`, { id: pick.id, now })
+        .execute();
+      if ((claimed.affected ?? 0) !== 1) return null;
+      return m.getRepository(AgentRunEntity).findOneBy({ id: pick.id });
+    });
+  }
+
+  /** Extends the lease of a run `owner` holds; false when it no longer does. */
+  async renew(runId: string, owner: string, leaseMs: number): Promise<boolean> {
+    const result = await this.dataSource
+      .createQueryBuilder()
+      .update(AgentRunEntity)
+      .set({ leaseUntil: Date.now() + leaseMs })
+      .where("id = :id AND owner = :owner AND status = 'RUNNING'", { id: runId, owner })
+      .execute();
+    return (result.affected ?? 0) === 1;
+  }
+
+  /** Gives a run back to the queue (shutdown, or a tool call still running elsewhere), claimable after `delayMs`. */
+  async release(runId: string, owner: string, delayMs = 0): Promise<void> {
+    const now = Date.now();
+    await this.dataSource
+      .createQueryBuilder()
+      .update(AgentRunEntity)
+      .set({
+        status: 'QUEUED',
+        owner: null,
+        notBefore: now + delayMs,
+        updatedAt: now,
+      })
+      .where("id = :id AND owner = :owner AND status = 'RUNNING'", { id: runId, owner })
+      .execute();
+  }
+
+  /**
+   * Queues again the runs stopped for a human whose session was decided meanwhile (a runtime's resume or an
+   * admin's decision left it ACTIVE, or CLOSED by a rejection): the run continues from its checkpoint.
+   */
+  async wakeDecided(): Promise<number> {
+    const now = Date.now();
+    const result = await this.dataSource
+      .createQueryBuilder()
+      .update(AgentRunEntity)
+      .set({ status: 'QUEUED', owner: null, notBefore: now, updatedAt: now })
+      .where("status IN ('INTERRUPTED', 'PAUSED')")
+      .andWhere("session_id IN (SELECT s.id FROM agent_session s WHERE s.status <> 'INTERRUPTED')")
+      .execute();
+    return result.affected ?? 0;
+  }
+
+  private async runningByTenant(m: EntityManager, now: number): Promise<Map<string, number>> {
+    const rows: Array<{ tenant_id: string; n: number | string }> = await m.query(
+      "SELECT tenant_id, COUNT(*) AS n FROM agent_run WHERE status = 'RUNNING' AND lease_until >= ? GROUP BY tenant_id",
+      [now],
+    );
+    return new Map(rows.map((r) => [r.tenant_id, Number(r.n)]));
+  }
+}

@@ -1,0 +1,73 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsBoolean, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { HitlRequestDto } from '@app/modules/loop-acting/sessions/sessions.dto';
+import { MESSAGE_ROLES, RUN_STATUSES } from './agent-runs.types';
+
+export class PostMessageDto {
+  @ApiProperty({ maxLength: 128, description: 'Idempotency key: the same one again answers with the same run' })
+  @IsString()
+  @Length(1, 128)
+  @Matches(/^[\x21-\x7e]+$/, { message: 'clientMessageId must be printable ASCII without spaces' })
+  clientMessageId: string;
+
+  @ApiProperty({ maxLength: 200_000, description: "The user's message" })
+  @IsString()
+  @Length(1, 200_000)
+  content: string;
+
+  @ApiPropertyOptional({ default: false, description: 'Answer 200 when the run stops instead of 202 at once' })
+  @IsOptional()
+  @IsBoolean()
+  wait?: boolean;
+}
+
+export class RunDto {
+  @ApiProperty() runId: string;
+  @ApiProperty({ enum: RUN_STATUSES, description: 'QUEUED is shown as RUNNING' }) status: string;
+  @ApiPropertyOptional({ description: "The model's final answer (COMPLETED)" }) answer?: string;
+  @ApiPropertyOptional({ description: 'Why the run FAILED' }) error?: string;
+  @ApiPropertyOptional({ type: HitlRequestDto, description: 'What the run waits for (INTERRUPTED, PAUSED)' })
+  hitlRequest?: HitlRequestDto;
+  @ApiProperty({ description: 'Model rounds so far' }) iterations: number;
+}
+
+export class MessageToolCallDto {
+  @ApiProperty({ description: "The model's tool call id" }) id: string;
+  @ApiProperty({ description: 'The journal key (the id, qualified when the model repeated one in the session)' })
+  key: string;
+  @ApiProperty() name: string;
+  @ApiProperty({ description: 'As the model emitted them (a JSON string)' }) arguments: string;
+}
+
+export class MessageDto {
+  @ApiProperty({ description: '1, 2, 3... per session' }) seq: number;
+  @ApiProperty() runId: string;
+  @ApiProperty({ enum: MESSAGE_ROLES }) role: string;
+  @ApiProperty({ nullable: true, type: String }) content: string | null;
+  @ApiPropertyOptional({ type: [MessageToolCallDto] }) toolCalls?: MessageToolCallDto[];
+  @ApiPropertyOptional({ description: 'role tool: the tool call it answers' }) toolCallId?: string;
+  @ApiProperty() createdAt: string;
+}
+
+export class MessagesQueryDto {
+  @ApiPropertyOptional({ default: 0, minimum: 0, description: 'Messages after this seq' })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  after?: number;
+
+  @ApiPropertyOptional({ default: 500, minimum: 1, maximum: 1000 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  limit?: number;
+}
+
+export class MessagePageDto {
+  @ApiProperty({ type: [MessageDto] }) items: MessageDto[];
+  @ApiProperty({ description: 'Pass as `after` to read on' }) nextAfter: number;
+}

@@ -1,0 +1,198 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
+import type { AuthContext } from '@app/common/auth/auth-context';
+import { DomainError } from '@app/common/errors/domain-error';
+import { CommonErrorCode } from '@app/common/errors/common.errors';
+import { isUniqueViolation } from '@app/database/unique-violation';
+import { toIso } from '@app/database/epoch-ms.transformer';
+import { SessionsService } from '@app/modules/loop-acting/sessions/sessions.service';
+import { AgentSessionRepository } from '@app/modules/loop-acting/sessions/agent-session.repository';
+import type { AgentSessionEntity } from '@app/modules/loop-acting/sessions/agent-session.entity';
+import { LoopActingErrorCode } from '@app/modules/loop-acting/loop-acting.errors';
+import { AgentConfigService } from '@app/modules/agent-config/agent-config.service';
+import { SessionEventsStore } from '@app/modules/session-events/session-events.store';
+import { AgentRunEntity } from './agent-run.entity';
+import { AgentRunsRepository } from './agent-runs.repository';
+import { AgentMessagesRepository } from './agent-messages.repository';
+import { AgentRunNotifier } from './agent-run.notifier';
+import { AgentRunsErrorCode } from './agent-runs.errors';
+import { STOPPED_RUN_STATUSES, type RunView } from './agent-runs.types';
+import type { MessagePageDto, MessagesQueryDto, PostMessageDto } from './agent-runs.dto';
+
+/** Longest a `wait: true` request is held; a run still going then is answered 202 as without `wait`. */
+const MAX_WAIT_MS = 300_000;
+
+/**
+ * `POST /sessions/{id}/messages` starts a run (the user's message, the run and the session's RUNNING status in
+ * one transaction; the same clientMessageId again finds the same run), and reads of runs and messages. The runs
+ * themselves are worked by the AgentRunWorker of whichever instance claims them.
+ */
+@Injectable()
+export class AgentRunsService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly runs: AgentRunsRepository,
+    private readonly messages: AgentMessagesRepository,
+    private readonly sessions: SessionsService,
+    private readonly sessionRepo: AgentSessionRepository,
+    private readonly agents: AgentConfigService,
+    private readonly events: SessionEventsStore,
+    private readonly notifier: AgentRunNotifier,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+  ) {}
+
+  /** @returns the run's view and whether it has stopped (200) or is still going (202). */
+  async post(auth: AuthContext, sessionId: string, dto: PostMessageDto): Promise<{ stopped: boolean; run: RunView }> {
+    const session = await this.sessions.load(auth, sessionId);
+    let run =
+      (await this.runs.findByMessage(session.id, dto.clientMessageId)) ??
+      (await this.startRun(session, dto.clientMessageId, dto.content));
+    if (dto.wait) run = await this.waitForStop(run);
+    return { stopped: STOPPED_RUN_STATUSES.includes(run.status), run: toRunView(run) };
+  }
+
+  async get(auth: AuthContext, sessionId: string, runId: string): Promise<RunView> {
+    await this.sessions.load(auth, sessionId);
+    const run = await this.runs.find(runId);
+    if (!run || run.sessionId !== sessionId) {
+      throw new DomainError(CommonErrorCode.NOT_FOUND, `No run ${runId} in session ${sessionId}.`);
+    }
+    return toRunView(run);
+  }
+
+  async conversation(auth: AuthContext, sessionId: string, query: MessagesQueryDto): Promise<MessagePageDto> {
+    await this.sessions.load(auth, sessionId);
+    const after = query.after ?? 0;
+    const rows = await this.messages.conversation(sessionId, after, query.limit ?? 500);
+    const items = rows.map((m) => ({
+      seq: m.seq,
+      runId: m.runId,
+      role: m.role,
+      content: m.content,
+      ...(m.toolCalls && { toolCalls: m.toolCalls }),
+      ...(m.toolCallId && { toolCallId: m.toolCallId }),
+      createdAt: toIso(m.createdAt)!,
+    }));
+    return { items, nextAfter: items.length > 0 ? items[items.length - 1].seq : after };
+  }
+
+  /**
+   * Starts a run of `session` with the user's message `content` (a message request, or a sub-agent task);
+   * the same clientMessageId again returns its run.
+   */
+  async startRun(session: AgentSessionEntity, clientMessageId: string, content: string): Promise<AgentRunEntity> {
+    const dto = { clientMessageId, content };
+    const agent = await this.agents.loadAgent({ tenantId: session.tenantId }, session.agentId);
+    if (!agent.modelProviderId) {
+      throw new DomainError(
+        AgentRunsErrorCode.AGENT_HAS_NO_MODEL,
+        `Agent ${agent.name} has no model provider, so the gateway cannot run it; set modelProviderId with PATCH /api/v1/admin/agents/${agent.id}.`,
+      );
+    }
+    const now = Date.now();
+    const run: AgentRunEntity = {
+      id: randomUUID(),
+      tenantId: session.tenantId,
+      sessionId: session.id,
+      agentId: session.agentId,
+      clientMessageId: dto.clientMessageId,
+      status: 'QUEUED',
+      iterations: 0,
+      actIteration: session.iteration,
+      pendingCalls: null,
+      answer: null,
+      error: null,
+      hitlRequest: null,
+      owner: null,
+      leaseUntil: 0,
+      notBefore: 0,
+      createdAt: now,
+      updatedAt: now,
+      finishedAt: null,
+    };
+    try {
+      await this.dataSource.transaction(async (m) => {
+        const active = await this.runs.findActive(session.id, m);
+        if (active) throw runInProgress(session.id, active);
+        if (!(await this.sessionRepo.moveStatus(session.id, 'ACTIVE', 'RUNNING', m)))
+          throw await this.notActive(session.id);
+        await this.runs.insert(m, run);
+        await this.messages.append(m, { tenantId: run.tenantId, sessionId: run.sessionId, runId: run.id }, [
+          { role: 'user', content: dto.content },
+        ]);
+        await this.events.append(
+          {
+            tenantId: run.tenantId,
+            sessionId: run.sessionId,
+            type: 'message',
+            data: { runId: run.id, role: 'user', content: dto.content },
+          },
+          m,
+        );
+      });
+    } catch (err) {
+      // A concurrent request with the same clientMessageId won: answer with its run.
+      const same = await this.runs.findByMessage(session.id, dto.clientMessageId);
+      if (same && (isUniqueViolation(err) || err instanceof DomainError)) return same;
+      throw err;
+    }
+    this.notifier.queued();
+    return run;
+  }
+
+  private async notActive(sessionId: string): Promise<DomainError> {
+    const session = await this.sessions.load({ tenantId: null }, sessionId);
+    if (session.status === 'CLOSED')
+      return new DomainError(
+        LoopActingErrorCode.SESSION_CLOSED,
+        `Session ${sessionId} is closed; start a new session.`,
+      );
+    if (session.status === 'INTERRUPTED')
+      return new DomainError(
+        LoopActingErrorCode.SESSION_INTERRUPTED,
+        `Session ${sessionId} waits for a human decision; POST /api/v1/sessions/${sessionId}/resume first.`,
+        { hitlRequest: session.hitlRequest },
+      );
+    return new DomainError(
+      AgentRunsErrorCode.RUN_IN_PROGRESS,
+      `Session ${sessionId} is ${session.status}; send the message when its run has finished.`,
+    );
+  }
+
+  /** The run once it stopped, or as it is after `maxMs`. */
+  async waitForStop(run: AgentRunEntity, maxMs = MAX_WAIT_MS): Promise<AgentRunEntity> {
+    const deadline = Date.now() + maxMs;
+    let current = run;
+    while (!STOPPED_RUN_STATUSES.includes(current.status) && Date.now() < deadline) {
+      await this.notifier.nextStop(run.id, Math.min(this.config.agentLoop.pollIntervalMs, deadline - Date.now()));
+      current = (await this.runs.find(run.id)) ?? current;
+    }
+    return current;
+  }
+}
+
+function runInProgress(sessionId: string, active: AgentRunEntity): DomainError {
+  return new DomainError(
+    AgentRunsErrorCode.RUN_IN_PROGRESS,
+    `Session ${sessionId} already has run ${active.id} (${active.status}); wait for it to finish${
+      active.status === 'INTERRUPTED' || active.status === 'PAUSED'
+        ? `, or decide its request with POST /api/v1/sessions/${sessionId}/resume`
+        : ''
+    }, then send the message again.`,
+    { runId: active.id, status: active.status },
+  );
+}
+
+export function toRunView(run: AgentRunEntity): RunView {
+  return {
+    runId: run.id,
+    status: run.status === 'QUEUED' ? 'RUNNING' : run.status,
+    ...(run.answer !== null && { answer: run.answer }),
+    ...(run.error !== null && { error: run.error }),
+    ...(run.hitlRequest && { hitlRequest: run.hitlRequest }),
+    iterations: run.iterations,
+  };
+}

@@ -1,0 +1,59 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager, In, IsNull } from 'typeorm';
+import { AgentTaskEntity } from './agent-task.entity';
+import { AgentRunEntity } from '../agent-run.entity';
+
+/** Queries of sub-agent tasks. */
+@Injectable()
+export class AgentTasksRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  find(id: string): Promise<AgentTaskEntity | null> {
+    return this.dataSource.getRepository(AgentTaskEntity).findOneBy({ id });
+  }
+
+  findByParentCall(parentSessionId: string, parentToolCallId: string): Promise<AgentTaskEntity | null> {
+    return this.dataSource.getRepository(AgentTaskEntity).findOneBy({ parentSessionId, parentToolCallId });
+  }
+
+  /** The task whose child `sessionId` is (null for a root session). */
+  findByChildSession(
+    sessionId: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<AgentTaskEntity | null> {
+    return manager.getRepository(AgentTaskEntity).findOneBy({ childSessionId: sessionId });
+  }
+
+  async insert(row: AgentTaskEntity): Promise<void> {
+    await this.dataSource.getRepository(AgentTaskEntity).insert(row);
+  }
+
+  list(tenantId: string | null, parentSessionId: string | undefined, skip: number, take: number) {
+    return this.dataSource.getRepository(AgentTaskEntity).findAndCount({
+      where: { ...(tenantId !== null && { tenantId }), ...(parentSessionId && { parentSessionId }) },
+      order: { createdAt: 'ASC', id: 'ASC' },
+      skip,
+      take,
+    });
+  }
+
+  /** The child runs of `tasks`, by id. */
+  async runsOf(tasks: readonly AgentTaskEntity[]): Promise<Map<string, AgentRunEntity>> {
+    if (tasks.length === 0) return new Map();
+    const runs = await this.dataSource.getRepository(AgentRunEntity).findBy({ id: In(tasks.map((t) => t.childRunId)) });
+    return new Map(runs.map((r) => [r.id, r]));
+  }
+
+  /** Tasks of the parent session that finished and that its model was not told about yet. */
+  async unreminded(parentSessionId: string): Promise<AgentTaskEntity[]> {
+    return this.dataSource.getRepository(AgentTaskEntity).findBy({ parentSessionId, remindedAt: IsNull() });
+  }
+
+  async markReminded(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.dataSource
+      .getRepository(AgentTaskEntity)
+      .update({ id: In(ids as string[]) }, { remindedAt: Date.now() });
+  }
+}

@@ -1,0 +1,179 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
+import { isUniqueViolation } from '@app/database/unique-violation';
+import { toIso } from '@app/database/epoch-ms.transformer';
+import { SessionsService } from '@app/modules/loop-acting/sessions/sessions.service';
+import { AgentConfigService } from '@app/modules/agent-config/agent-config.service';
+import type { AgentEntity } from '@app/modules/agent-config/agent.entity';
+import { SessionEventsStore } from '@app/modules/session-events/session-events.store';
+import { AgentRunsService } from '../agent-runs.service';
+import { AgentRunsRepository } from '../agent-runs.repository';
+import type { AgentRunEntity } from '../agent-run.entity';
+import { AgentTasksRepository } from './agent-tasks.repository';
+import type { AgentTaskEntity } from './agent-task.entity';
+import type { TaskStatus, TaskView } from './agent-tasks.types';
+
+/** Who delegates: the parent session's call. */
+export interface DelegatingCall {
+  tenantId: string;
+  sessionId: string;
+  agentId: string;
+  toolCallId: string;
+}
+
+/** A delegation the rules refuse (not a sub-agent, too deep, a cycle): the model reads `message`. */
+export class DelegationRefused extends Error {
+  override name = 'DelegationRefused';
+}
+
+/**
+ * Sub-agent tasks: a child session of the named agent with a run of the agent loop, started once per parent
+ * tool call (the journal key), queued on the shared run queue like any run. Only the parent agent's
+ * `subAgentIds` may be named, the depth from the root session is bounded and an agent already in the chain of
+ * parents is refused (no cycles).
+ */
+@Injectable()
+export class AgentTasksService {
+  constructor(
+    private readonly tasks: AgentTasksRepository,
+    private readonly runs: AgentRunsRepository,
+    private readonly agentRuns: AgentRunsService,
+    private readonly sessions: SessionsService,
+    private readonly agents: AgentConfigService,
+    private readonly events: SessionEventsStore,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+  ) {}
+
+  async submit(call: DelegatingCall, agentName: string, task: string): Promise<AgentTaskEntity> {
+    const existing = await this.tasks.findByParentCall(call.sessionId, call.toolCallId);
+    if (existing) return existing;
+    const parentAgent = await this.agents.loadAgent({ tenantId: call.tenantId }, call.agentId);
+    const target = await this.subAgentNamed(parentAgent, agentName);
+    const chain = await this.chainOf(call.sessionId, parentAgent);
+    const depth = chain.length;
+    if (chain.some((a) => a.id === target.id)) {
+      throw new DelegationRefused(
+        `delegating to ${target.name} would make a cycle (${[...chain]
+          .reverse()
+          .map((a) => a.name)
+          .join(' → ')} → ${target.name}); do this step yourself.`,
+      );
+    }
+    if (depth > this.config.agentLoop.subagentMaxDepth) {
+      throw new DelegationRefused(
+        `delegating to ${target.name} would be ${depth} hops from the root session; SUBAGENT_MAX_DEPTH allows ${this.config.agentLoop.subagentMaxDepth}. Do the work yourself or answer with what you have.`,
+      );
+    }
+    const parent = await this.sessions.load({ tenantId: call.tenantId }, call.sessionId);
+    const child = await this.sessions.create(
+      { keyId: `task:${call.toolCallId}`, role: 'runtime', tenantId: call.tenantId },
+      { agentId: target.id, userId: parent.userId, permissions: parent.permissions, task: { description: task } },
+    );
+    const childSession = await this.sessions.load({ tenantId: call.tenantId }, child.id);
+    const run = await this.agentRuns.startRun(childSession, `task:${call.toolCallId}`, task);
+    const row: AgentTaskEntity = {
+      id: randomUUID(),
+      tenantId: call.tenantId,
+      parentSessionId: call.sessionId,
+      parentToolCallId: call.toolCallId,
+      parentAgentId: parentAgent.id,
+      agentId: target.id,
+      agentName: target.name,
+      childSessionId: child.id,
+      childRunId: run.id,
+      depth,
+      createdAt: Date.now(),
+      remindedAt: null,
+    };
+    try {
+      await this.tasks.insert(row);
+    } catch (err) {
+      const winner = isUniqueViolation(err) ? await this.tasks.findByParentCall(call.sessionId, call.toolCallId) : null;
+      if (winner) return winner;
+      throw err;
+    }
+    await this.events.append({
+      tenantId: call.tenantId,
+      sessionId: call.sessionId,
+      type: 'task.submitted',
+      data: { taskId: row.id, agent: target.name, childSessionId: child.id, toolCallId: call.toolCallId },
+    });
+    return row;
+  }
+
+  /** The task's view once its run stopped (or became INTERRUPTED), or as it is after `waitMs`. */
+  async waitFor(task: AgentTaskEntity, waitMs: number): Promise<TaskView> {
+    const run = await this.runs.find(task.childRunId);
+    return toTaskView(task, run ? await this.agentRuns.waitForStop(run, waitMs) : null);
+  }
+
+  /** A task of the calling session (another session's or tenant's is unknown). */
+  async check(call: Pick<DelegatingCall, 'tenantId' | 'sessionId'>, taskId: string): Promise<TaskView | null> {
+    const task = await this.tasks.find(taskId);
+    if (!task || task.tenantId !== call.tenantId || task.parentSessionId !== call.sessionId) return null;
+    return toTaskView(task, await this.runs.find(task.childRunId));
+  }
+
+  async markReminded(taskId: string): Promise<void> {
+    await this.tasks.markReminded([taskId]);
+  }
+
+  private async subAgentNamed(parent: AgentEntity, name: string): Promise<AgentEntity> {
+    const subs: AgentEntity[] = [];
+    for (const id of parent.subAgentIds ?? []) {
+      const agent = await this.agents.loadAgent({ tenantId: parent.tenantId }, id).catch(() => null);
+      if (agent) subs.push(agent);
+    }
+    const match = subs.find((a) => a.name.toLowerCase() === name.trim().toLowerCase());
+    if (!match) {
+      throw new DelegationRefused(
+        `${name} is not one of ${parent.name}'s sub-agents; name one of: ${subs.map((a) => a.name).join(', ') || '(none)'}`,
+      );
+    }
+    return match;
+  }
+
+  /** The delegating agent and its ancestors, nearest first (length = the new task's depth). */
+  private async chainOf(sessionId: string, parentAgent: AgentEntity): Promise<AgentEntity[]> {
+    const chain = [parentAgent];
+    let task = await this.tasks.findByChildSession(sessionId);
+    while (task) {
+      const agent = await this.agents.loadAgent({ tenantId: task.tenantId }, task.parentAgentId).catch(() => null);
+      chain.push(agent ?? ({ id: task.parentAgentId, name: task.parentAgentId } as AgentEntity));
+      task = await this.tasks.findByChildSession(task.parentSessionId);
+    }
+    return chain;
+  }
+}
+
+export function taskStatusOf(run: AgentRunEntity | null): TaskStatus {
+  switch (run?.status) {
+    case 'RUNNING':
+      return 'RUNNING';
+    case 'INTERRUPTED':
+    case 'PAUSED':
+      return 'INTERRUPTED';
+    case 'COMPLETED':
+      return 'COMPLETED';
+    case 'FAILED':
+      return 'FAILED';
+    default:
+      return 'QUEUED';
+  }
+}
+
+export function toTaskView(task: AgentTaskEntity, run: AgentRunEntity | null): TaskView {
+  return {
+    taskId: task.id,
+    status: taskStatusOf(run),
+    ...(run?.status === 'COMPLETED' && { answer: run.answer ?? '' }),
+    ...(run?.status === 'FAILED' && { error: run.error ?? 'failed' }),
+    agent: task.agentName,
+    parentSessionId: task.parentSessionId,
+    parentToolCallId: task.parentToolCallId,
+    childSessionId: task.childSessionId,
+    depth: task.depth,
+    createdAt: toIso(task.createdAt)!,
+  };
+}

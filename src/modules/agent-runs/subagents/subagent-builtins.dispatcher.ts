@@ -1,0 +1,72 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
+import { BuiltinToolCatalog } from '@app/modules/tool-registry/builtin-tool.catalog';
+import { CallTargetRegistry } from '@app/modules/executors/call-path/call-target.registry';
+import type { ToolCallContext, ToolDispatcher } from '@app/modules/executors/call-path/tool-call.types';
+import { ToolCallError, ToolOutput } from '@app/modules/executors/tool-executor';
+import { AgentTasksService, DelegationRefused, type DelegatingCall } from './agent-tasks.service';
+import { CHECK_TASK_STATUS, SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK } from './agent-tasks.types';
+import { SUBAGENT_BUILTIN_TOOLS } from './subagent-builtins.definitions';
+
+const HANDLED = new Set([SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TASK_STATUS]);
+const DEFAULT_WAIT_MS = 30_000;
+const MAX_WAIT_MS = 50_000;
+
+/** SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK and CHECK_TASK_STATUS, first on the call path of a session. */
+@Injectable()
+export class SubagentBuiltinsDispatcher implements ToolDispatcher, OnModuleInit {
+  readonly name = 'subagent-builtins';
+  readonly priority = 110;
+
+  constructor(
+    private readonly targets: CallTargetRegistry,
+    private readonly catalog: BuiltinToolCatalog,
+    private readonly tasks: AgentTasksService,
+  ) {}
+
+  onModuleInit(): void {
+    this.catalog.register(SUBAGENT_BUILTIN_TOOLS);
+    this.targets.registerDispatcher(this);
+  }
+
+  handles(tool: ToolDescriptor): boolean {
+    return tool.source === 'BUILTIN' && tool.tenantId === null && HANDLED.has(tool.name);
+  }
+
+  async dispatch(tool: ToolDescriptor, args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolOutput> {
+    if (!ctx.sessionId || !ctx.tenantId || !ctx.agentId) throw refusal(`${tool.name} works only inside a session`);
+    const call: DelegatingCall = {
+      tenantId: ctx.tenantId,
+      sessionId: ctx.sessionId,
+      agentId: ctx.agentId,
+      toolCallId: ctx.toolCallId,
+    };
+    if (tool.name === CHECK_TASK_STATUS) {
+      const view = await this.tasks.check(call, String(args.taskId));
+      if (!view) throw refusal(`no task ${String(args.taskId)} was started by this session`);
+      return { content: JSON.stringify(view), structured: view };
+    }
+    try {
+      const task = await this.tasks.submit(call, String(args.agent), String(args.task));
+      if (tool.name === SUBMIT_SUBAGENT_TASK) {
+        const view = { taskId: task.id, status: 'QUEUED' as const };
+        return { content: JSON.stringify(view), structured: view };
+      }
+      const waitMs = Math.min(Number(args.waitMs ?? DEFAULT_WAIT_MS), MAX_WAIT_MS);
+      const view = await this.tasks.waitFor(task, waitMs);
+      if (view.status === 'COMPLETED') {
+        await this.tasks.markReminded(task.id);
+        return { content: view.answer ?? '', structured: view };
+      }
+      const brief = { taskId: view.taskId, status: view.status, ...(view.error && { error: view.error }) };
+      return { content: JSON.stringify(brief), structured: view };
+    } catch (err) {
+      if (err instanceof DelegationRefused) throw refusal(err.message);
+      throw err;
+    }
+  }
+}
+
+function refusal(message: string): ToolCallError {
+  return new ToolCallError(message, 'BUILTIN_REFUSED', { transient: false, reachedRemote: false });
+}

@@ -1,0 +1,145 @@
+import { Inject, Injectable } from '@nestjs/common';
+import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
+import { ToolSecretsResolver } from '@app/modules/tenant-secrets/tool-secrets.resolver';
+import { OutboundHttpAgent } from '@app/modules/executors/outbound/outbound-http.agent';
+import type { ModelProviderEntity } from './model-provider.entity';
+import { API_KEY_REF_PATTERN } from './model-providers.types';
+
+/** One round's request: the conversation and the tools in OpenAI's format. */
+export interface ModelChatRequest {
+  messages: ChatCompletionMessageParam[];
+  tools: object[];
+  toolChoice?: unknown;
+}
+
+/** A tool call as the model returned it: `arguments` is its raw JSON string (possibly invalid). */
+export interface ModelToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+export interface ModelAnswer {
+  content: string | null;
+  toolCalls: ModelToolCall[];
+}
+
+/** The model could not be asked or did not answer (after the client's retries): the run fails with `message`. */
+export class ModelCallError extends Error {
+  override name = 'ModelCallError';
+}
+
+interface CachedClient {
+  version: number;
+  apiKey: string;
+  client: OpenAI;
+}
+
+/** Servers that need no key still get a non-empty Authorization (the client requires one). */
+const NO_KEY = 'none';
+
+/**
+ * Asks an OpenAI-compatible provider with the official `openai` client: one client per provider version (and
+ * key), every request through the outbound guard's undici Agent, a timeout per request, and the client's
+ * retries (408/409/429/5xx and cut connections, exponential back-off with jitter, Retry-After honoured up to
+ * 60 s). The key is read from the provider's own secret scope at call time and never logged.
+ */
+@Injectable()
+export class ModelChatClient {
+  private readonly clients = new Map<string, CachedClient>();
+
+  constructor(
+    private readonly secrets: ToolSecretsResolver,
+    private readonly outbound: OutboundHttpAgent,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+  ) {}
+
+  async complete(provider: ModelProviderEntity, req: ModelChatRequest, signal?: AbortSignal): Promise<ModelAnswer> {
+    const client = await this.clientFor(provider);
+    const o = provider.options ?? {};
+    try {
+      const completion = await client.chat.completions.create(
+        {
+          model: provider.model,
+          messages: req.messages,
+          ...(req.tools.length > 0 && { tools: req.tools as ChatCompletionTool[] }),
+          ...(req.tools.length > 0 && req.toolChoice !== undefined && { tool_choice: req.toolChoice as 'auto' }),
+          ...(o.temperature !== undefined && { temperature: o.temperature }),
+          ...(o.topP !== undefined && { top_p: o.topP }),
+          ...(o.maxTokens !== undefined && { max_tokens: o.maxTokens }),
+        },
+        { signal },
+      );
+      const message = completion.choices?.[0]?.message;
+      if (!message) throw new ModelCallError(`model provider ${provider.name} answered without a choice`);
+      const toolCalls = (message.tool_calls ?? [])
+        .filter((c) => c.type === 'function')
+        .map((c) => ({ id: c.id ?? '', name: c.function?.name ?? '', arguments: c.function?.arguments ?? '' }));
+      return { content: message.content ?? null, toolCalls };
+    } catch (err) {
+      throw scrubbed(this.explain(provider, err, client.maxRetries), client.apiKey);
+    }
+  }
+
+  private async clientFor(provider: ModelProviderEntity): Promise<OpenAI> {
+    const apiKey = await this.keyOf(provider);
+    const cached = this.clients.get(provider.id);
+    if (cached && cached.version === provider.version && cached.apiKey === apiKey) return cached.client;
+    const o = provider.options ?? {};
+    const client = new OpenAI({
+      apiKey,
+      baseURL: provider.baseUrl,
+      timeout: o.timeoutMs ?? this.config.agentLoop.modelCallTimeoutMs,
+      maxRetries: o.maxRetries ?? this.config.agentLoop.modelMaxRetries,
+      // The client passes a URL string and a plain init; the outbound fetch takes exactly those.
+      fetch: this.outbound.fetch as unknown as typeof fetch,
+      logLevel: 'off',
+    });
+    this.clients.set(provider.id, { version: provider.version, apiKey, client });
+    return client;
+  }
+
+  /** The key from the provider's own scope: platform-wide → TOOL_SECRETS, a tenant's → its tenant secrets. */
+  private async keyOf(provider: ModelProviderEntity): Promise<string> {
+    if (!provider.apiKeyRef) return NO_KEY;
+    const name = API_KEY_REF_PATTERN.exec(provider.apiKeyRef)?.[1];
+    const scope = await this.secrets.scopeOf(provider.tenantId, true);
+    const value = name ? scope.get(name) : undefined;
+    if (value === undefined)
+      throw new ModelCallError(`model provider ${provider.name}: apiKey ${scope.missing(name ?? '?')}`);
+    return value;
+  }
+
+  private explain(provider: ModelProviderEntity, err: unknown, retries: number): Error {
+    if (err instanceof ModelCallError || err instanceof APIUserAbortError) return err;
+    let after = retries > 0 ? ` after ${retries + 1} attempts` : '';
+    if (err instanceof APIConnectionTimeoutError)
+      return new ModelCallError(`model provider ${provider.name} did not answer in time${after}`);
+    if (err instanceof APIError) {
+      // The client retries only 408/409/429/5xx and cut connections: name the attempts only then.
+      const code = Number(err.status ?? 0);
+      const retried = code === 0 || [408, 409, 429].includes(code) || code >= 500;
+      if (!retried) after = '';
+      const status = err.status ? `HTTP ${err.status}` : 'no answer';
+      const detail = err.status ? ((err.error as { message?: string } | undefined)?.message ?? '') : reason(err);
+      return new ModelCallError(
+        `model provider ${provider.name} failed with ${status}${after}${detail ? `: ${detail.slice(0, 300)}` : ''}`,
+      );
+    }
+    return new ModelCallError(`model provider ${provider.name} failed: ${reason(err)}`);
+  }
+}
+
+/** A provider may echo the key in its error text ("Incorrect API key provided: sk-..."): it never reaches the run. */
+function scrubbed(err: Error, apiKey: string): Error {
+  if (apiKey.length >= 8 && err.message.includes(apiKey)) err.message = err.message.split(apiKey).join('[redacted]');
+  return err;
+}
+
+function reason(err: unknown): string {
+  const cause = (err as { cause?: unknown }).cause;
+  const base = err instanceof Error ? err.message : String(err);
+  return cause instanceof Error ? `${base} (${cause.message})` : base;
+}

@@ -1,0 +1,133 @@
+import { ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Length,
+  Matches,
+  Max,
+  Min,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
+import { IsSafeLine } from '@app/common/safe-text';
+import { PageMetaDto } from '@app/common/dto/page.dto';
+import { TENANT_ID_PATTERN } from '@app/modules/tool-registry/tool-registry.types';
+import { API_KEY_REF_PATTERN, MODEL_PROVIDER_KINDS, type ModelProviderKind } from './model-providers.types';
+
+export class ModelProviderOptionsDto {
+  @ApiPropertyOptional({ minimum: 0, maximum: 2 })
+  @IsOptional()
+  @IsNumber()
+  @Min(0)
+  @Max(2)
+  temperature?: number;
+
+  @ApiPropertyOptional({ minimum: 0, maximum: 1 })
+  @IsOptional()
+  @IsNumber()
+  @Min(0)
+  @Max(1)
+  topP?: number;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 1_000_000 })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  maxTokens?: number;
+
+  @ApiPropertyOptional({ minimum: 1000, maximum: 3_600_000, description: 'Budget of one model request' })
+  @IsOptional()
+  @IsInt()
+  @Min(1000)
+  @Max(3_600_000)
+  timeoutMs?: number;
+
+  @ApiPropertyOptional({ minimum: 0, maximum: 10, description: 'Retries on 408/409/429/5xx and cut connections' })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(10)
+  maxRetries?: number;
+}
+
+export class CreateModelProviderDto {
+  @ApiProperty({ maxLength: 128, example: 'local-vllm' })
+  @IsString()
+  @Length(1, 128)
+  @IsSafeLine()
+  name: string;
+
+  @ApiPropertyOptional({
+    nullable: true,
+    description:
+      "null/absent = platform-wide (platform admin only; key from TOOL_SECRETS); a tenant's own uses its tenant secrets",
+  })
+  @IsOptional()
+  @ValidateIf((_o, v) => v !== null)
+  @IsString()
+  @Matches(TENANT_ID_PATTERN, { message: 'tenantId must be 1-64 letters, digits, _ . or -' })
+  tenantId?: string | null;
+
+  @ApiProperty({ enum: MODEL_PROVIDER_KINDS })
+  @IsIn(MODEL_PROVIDER_KINDS)
+  kind: ModelProviderKind;
+
+  @ApiProperty({ example: 'http://127.0.0.1:11434/v1', description: 'The OpenAI-compatible base URL (…/v1)' })
+  @IsString()
+  @Length(1, 2048)
+  @IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false })
+  baseUrl: string;
+
+  @ApiPropertyOptional({
+    example: '${secret:OPENAI_KEY}',
+    nullable: true,
+    description: 'A secret reference, never a literal key; omit for a server that needs none',
+  })
+  @IsOptional()
+  @ValidateIf((_o, v) => v !== null)
+  @IsString()
+  @Matches(API_KEY_REF_PATTERN, {
+    message:
+      'apiKey must be a secret reference ${secret:NAME} (store the key with PUT /api/v1/admin/tenants/{tenantId}/secrets/{name}, or TOOL_SECRETS for a platform-wide provider), never the key itself',
+  })
+  apiKey?: string | null;
+
+  @ApiProperty({ maxLength: 256, example: 'qwen2.5:7b' })
+  @IsString()
+  @Length(1, 256)
+  @IsSafeLine()
+  model: string;
+
+  @ApiPropertyOptional({ type: ModelProviderOptionsDto })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ModelProviderOptionsDto)
+  options?: ModelProviderOptionsDto;
+}
+
+export class UpdateModelProviderDto extends PartialType(OmitType(CreateModelProviderDto, ['tenantId'] as const)) {}
+
+export class ModelProviderDto {
+  @ApiProperty() id: string;
+  @ApiProperty() name: string;
+  @ApiProperty({ nullable: true, type: String }) tenantId: string | null;
+  @ApiProperty({ enum: MODEL_PROVIDER_KINDS }) kind: ModelProviderKind;
+  @ApiProperty() baseUrl: string;
+  @ApiProperty({ nullable: true, type: String, description: 'The secret reference (never its value)' })
+  apiKey: string | null;
+  @ApiProperty() model: string;
+  @ApiProperty({ type: ModelProviderOptionsDto }) options: ModelProviderOptionsDto;
+  @ApiProperty() version: number;
+  @ApiProperty() createdAt: string;
+  @ApiProperty() updatedAt: string;
+}
+
+export class ModelProviderPageDto extends PageMetaDto {
+  @ApiProperty({ type: [ModelProviderDto] }) items: ModelProviderDto[];
+}

@@ -1,0 +1,37 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { IsNull, Repository } from 'typeorm';
+import { ModelProviderEntity } from './model-provider.entity';
+
+/** Queries of model providers. */
+@Injectable()
+export class ModelProvidersRepository {
+  constructor(@InjectRepository(ModelProviderEntity) private readonly providers: Repository<ModelProviderEntity>) {}
+
+  find(id: string): Promise<ModelProviderEntity | null> {
+    return this.providers.findOneBy({ id });
+  }
+
+  /** A tenant's own and the platform-wide ones (tenantId null: all). */
+  list(tenantId: string | null, skip: number, take: number): Promise<[ModelProviderEntity[], number]> {
+    const where = tenantId === null ? {} : [{ tenantId }, { tenantId: IsNull() }];
+    return this.providers.findAndCount({ where, order: { createdAt: 'ASC', id: 'ASC' }, skip, take });
+  }
+
+  async nameTaken(tenantId: string | null, name: string, exceptId?: string): Promise<boolean> {
+    const rows = await this.providers.findBy({ tenantId: tenantId ?? IsNull() });
+    return rows.some((r) => r.id !== exceptId && r.name.toLowerCase() === name.toLowerCase());
+  }
+
+  async insert(row: ModelProviderEntity): Promise<void> {
+    await this.providers.insert(row);
+  }
+
+  async update(id: string, changes: Partial<ModelProviderEntity>): Promise<void> {
+    await this.providers.update({ id }, changes);
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.providers.delete({ id });
+  }
+}

@@ -1,0 +1,156 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { AuthContext } from '@app/common/auth/auth-context';
+import { DomainError } from '@app/common/errors/domain-error';
+import { CommonErrorCode } from '@app/common/errors/common.errors';
+import { validationFailed } from '@app/common/errors/validation';
+import { PageQueryDto, pageOf, pageWindow } from '@app/common/dto/page.dto';
+import { toIso } from '@app/database/epoch-ms.transformer';
+import { ModelProvidersRepository } from './model-providers.repository';
+import { ModelProviderEntity } from './model-provider.entity';
+import { ModelProvidersErrorCode } from './model-providers.errors';
+import {
+  CreateModelProviderDto,
+  ModelProviderDto,
+  ModelProviderPageDto,
+  UpdateModelProviderDto,
+} from './model-providers.dto';
+
+/**
+ * Model providers (admin side). A tenant admin manages its tenant's own and reads the platform-wide ones; only the
+ * platform key writes platform-wide ones. The key is a `${secret:NAME}` reference resolved at call time.
+ */
+@Injectable()
+export class ModelProvidersService {
+  constructor(private readonly repo: ModelProvidersRepository) {}
+
+  async create(auth: AuthContext, dto: CreateModelProviderDto): Promise<ModelProviderDto> {
+    const tenantId = dto.tenantId ?? null;
+    this.assertWritable(auth, tenantId);
+    assertNoUserinfo(dto.baseUrl);
+    await this.assertNameFree(tenantId, dto.name);
+    const now = Date.now();
+    const row: ModelProviderEntity = {
+      id: randomUUID(),
+      tenantId,
+      name: dto.name,
+      kind: dto.kind,
+      baseUrl: dto.baseUrl,
+      apiKeyRef: dto.apiKey ?? null,
+      model: dto.model,
+      options: dto.options ? { ...dto.options } : null,
+      version: 1,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await this.repo.insert(row);
+    return toModelProviderDto(row);
+  }
+
+  async list(auth: AuthContext, query: PageQueryDto): Promise<ModelProviderPageDto> {
+    const { skip, take } = pageWindow(query);
+    const [rows, total] = await this.repo.list(auth.tenantId, skip, take);
+    return pageOf(rows.map(toModelProviderDto), total, query);
+  }
+
+  async get(auth: AuthContext, id: string): Promise<ModelProviderDto> {
+    return toModelProviderDto(await this.loadVisible(auth.tenantId, id));
+  }
+
+  async update(auth: AuthContext, id: string, dto: UpdateModelProviderDto): Promise<ModelProviderDto> {
+    const row = await this.loadVisible(auth.tenantId, id);
+    this.assertWritable(auth, row.tenantId);
+    if (dto.baseUrl !== undefined) assertNoUserinfo(dto.baseUrl);
+    if (dto.name !== undefined) await this.assertNameFree(row.tenantId, dto.name, id);
+    const changes: Partial<ModelProviderEntity> = {
+      ...(dto.name !== undefined && { name: dto.name }),
+      ...(dto.kind !== undefined && { kind: dto.kind }),
+      ...(dto.baseUrl !== undefined && { baseUrl: dto.baseUrl }),
+      ...(dto.apiKey !== undefined && { apiKeyRef: dto.apiKey }),
+      ...(dto.model !== undefined && { model: dto.model }),
+      ...(dto.options !== undefined && { options: { ...dto.options } }),
+      version: row.version + 1,
+      updatedAt: Date.now(),
+    };
+    await this.repo.update(id, changes);
+    return toModelProviderDto({ ...row, ...changes });
+  }
+
+  async remove(auth: AuthContext, id: string): Promise<ModelProviderDto> {
+    const row = await this.loadVisible(auth.tenantId, id);
+    this.assertWritable(auth, row.tenantId);
+    await this.repo.delete(id);
+    return toModelProviderDto(row);
+  }
+
+  /**
+   * The provider an agent of `tenantId` may use: its tenant's own or a platform-wide one (another tenant's is
+   * 404, as if it did not exist). `tenantId` null: the platform key sees every provider.
+   */
+  async loadVisible(tenantId: string | null, id: string): Promise<ModelProviderEntity> {
+    const row = await this.repo.find(id);
+    if (!row || (tenantId !== null && row.tenantId !== null && row.tenantId !== tenantId)) {
+      throw new DomainError(
+        CommonErrorCode.NOT_FOUND,
+        `No model provider ${id} in your tenant or platform-wide; list them with GET /api/v1/admin/model-providers.`,
+        { modelProviderId: id },
+      );
+    }
+    return row;
+  }
+
+  private assertWritable(auth: AuthContext, tenantId: string | null): void {
+    if (auth.tenantId === null) return;
+    if (tenantId === null) {
+      throw new DomainError(
+        CommonErrorCode.FORBIDDEN,
+        'Platform-wide model providers are managed with the platform admin key (ADMIN_API_KEY); pass your tenantId to manage your own.',
+      );
+    }
+    if (tenantId !== auth.tenantId) {
+      throw new DomainError(
+        CommonErrorCode.FORBIDDEN,
+        `Your admin key is bound to tenant ${auth.tenantId}; manage model providers of that tenant.`,
+      );
+    }
+  }
+
+  private async assertNameFree(tenantId: string | null, name: string, exceptId?: string): Promise<void> {
+    if (await this.repo.nameTaken(tenantId, name, exceptId)) {
+      throw new DomainError(
+        ModelProvidersErrorCode.MODEL_PROVIDER_NAME_TAKEN,
+        `${tenantId === null ? 'The platform' : `Tenant ${tenantId}`} already has a model provider named ${name}; pick another name.`,
+        { name },
+      );
+    }
+  }
+}
+
+/** Credentials in the URL would be stored and shown in the clear: the key goes in `apiKey` as a reference. */
+function assertNoUserinfo(baseUrl: string): void {
+  const url = new URL(baseUrl);
+  if (url.username || url.password) {
+    throw validationFailed([
+      {
+        field: 'baseUrl',
+        problems: ['baseUrl must not carry credentials (user:password@); put the key in apiKey as ${secret:NAME}'],
+      },
+    ]);
+  }
+}
+
+export function toModelProviderDto(row: ModelProviderEntity): ModelProviderDto {
+  return {
+    id: row.id,
+    name: row.name,
+    tenantId: row.tenantId,
+    kind: row.kind,
+    baseUrl: row.baseUrl,
+    apiKey: row.apiKeyRef,
+    model: row.model,
+    options: row.options ?? {},
+    version: row.version,
+    createdAt: toIso(row.createdAt)!,
+    updatedAt: toIso(row.updatedAt)!,
+  };
+}

@@ -1,0 +1,206 @@
+import { describeEachDialect } from '@test/support/test-database';
+import { gatewayForSuite } from '@test/support/gateway-test-app';
+import { AGENT_LOOP_ENV, AgentLoopFixture, MODEL_KEY } from './support/agent-loop.fixture';
+
+describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messages)', (dialect) => {
+  const suite = gatewayForSuite(dialect, AGENT_LOOP_ENV);
+  const fx = new AgentLoopFixture(() => suite.gw);
+  let lookup: { id: string; name: string };
+
+  beforeAll(async () => {
+    await fx.start();
+    lookup = await fx.tool('lookup_order', {
+      httpMethod: 'GET',
+      description: 'Look an order up.',
+      parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+    });
+  });
+  afterAll(() => fx.stop());
+
+  it('asks the model with the system prompt and the tools in OpenAI format, acts, and feeds the result back', async () => {
+    const agent = await fx.agent([lookup.id]);
+    const sessionId = await fx.session(agent.id);
+    fx.model.script(
+      agent.model,
+      { toolCalls: [{ id: 'call_1', name: 'lookup_order', arguments: '{"q":"o-1"}' }] },
+      { text: 'Order o-1 has shipped.' },
+    );
+
+    const res = await fx.send(sessionId, 'msg-1', 'Where is my order o-1?').expect(200);
+
+    expect(res.body).toMatchObject({ status: 'COMPLETED', answer: 'Order o-1 has shipped.', iterations: 2 });
+    const [first, second] = fx.model.requestsFor(agent.model);
+    expect(first.headers.authorization).toBe(`Bearer ${MODEL_KEY}`);
+    expect(first.body.messages.slice(0, 2)).toEqual([
+      { role: 'system', content: 'You are the order assistant.' },
+      { role: 'user', content: 'Where is my order o-1?' },
+    ]);
+    expect(first.body.tools).toContainEqual({
+      type: 'function',
+      function: expect.objectContaining({
+        name: 'lookup_order',
+        description: 'Look an order up.',
+        parameters: expect.objectContaining({ type: 'object', required: ['q'] }),
+      }),
+    });
+    expect(fx.requestsTo('/lookup_order')).toHaveLength(1);
+    expect(fx.requestsTo('/lookup_order')[0].url).toContain('q=o-1');
+    const toolMessage = second.body.messages.find((m) => m.role === 'tool');
+    expect(second.body.messages[2]).toMatchObject({
+      role: 'assistant',
+      tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'lookup_order', arguments: '{"q":"o-1"}' } }],
+    });
+    expect(toolMessage).toMatchObject({ role: 'tool', tool_call_id: 'call_1' });
+    expect(toolMessage!.content).toContain('"ok":true');
+
+    expect((await fx.messages(sessionId)).map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    const events = await fx.events(sessionId);
+    expect(events.filter((e) => e.type === 'message').map((e) => e.data.role)).toEqual([
+      'user',
+      'assistant',
+      'assistant',
+    ]);
+    expect(events.filter((e) => e.type === 'run.finished').map((e) => e.data)).toEqual([
+      { runId: res.body.runId, status: 'COMPLETED' },
+    ]);
+    expect((await fx.sessionView(sessionId)).status).toBe('ACTIVE');
+    const journal = await suite.gw.http
+      .get(`/api/v1/admin/sessions/${sessionId}/journal`)
+      .set(suite.gw.admin)
+      .expect(200);
+    expect(journal.body.items ?? journal.body).toEqual(
+      expect.arrayContaining([expect.objectContaining({ toolCallId: 'call_1', state: 'COMPLETED' })]),
+    );
+  });
+
+  it('reports runs by status on /metrics', async () => {
+    const text = (await suite.gw.http.get('/metrics').expect(200)).text;
+    const completed = /^gateway_agent_runs\{status="COMPLETED"\} (\d+)$/m.exec(text);
+    expect(Number(completed?.[1])).toBeGreaterThanOrEqual(1);
+    expect(text).toMatch(/^gateway_agent_tasks\{status="COMPLETED"\} 0$/m);
+  });
+
+  it('answers the same clientMessageId with the same run, and nothing runs again', async () => {
+    const agent = await fx.agent([lookup.id]);
+    const sessionId = await fx.session(agent.id);
+    fx.model.script(agent.model, { text: 'Hello.' });
+    const first = await fx.send(sessionId, 'same-id', 'Hi').expect(200);
+    const again = await fx.send(sessionId, 'same-id', 'Hi').expect(200);
+    const noWait = await fx.send(sessionId, 'same-id', 'Hi', false).expect(202);
+
+    expect(again.body).toEqual(first.body);
+    expect(noWait.body.runId).toBe(first.body.runId);
+    expect(fx.model.requestsFor(agent.model)).toHaveLength(1);
+    expect(await fx.messages(sessionId)).toHaveLength(2);
+  });
+
+  it('turns invalid JSON arguments into a FAILED tool result the model reads and corrects', async () => {
+    const agent = await fx.agent([lookup.id]);
+    const sessionId = await fx.session(agent.id);
+    const before = fx.requestsTo('/lookup_order').length;
+    fx.model.script(
+      agent.model,
+      { toolCalls: [{ id: 'bad_1', name: 'lookup_order', arguments: '{"q": ' }] },
+      { toolCalls: [{ id: 'good_1', name: 'lookup_order', arguments: '{"q":"o-2"}' }] },
+      { text: 'Fixed it.' },
+    );
+
+    const res = await fx.send(sessionId, 'm', 'Look o-2 up').expect(200);
+
+    expect(res.body).toMatchObject({ status: 'COMPLETED', iterations: 3 });
+    const second = fx.model.requestsFor(agent.model)[1];
+    const failed = second.body.messages.find((m) => m.role === 'tool' && m.tool_call_id === 'bad_1');
+    expect(failed!.content).toMatch(/^执行失败: .*not valid JSON/);
+    expect(fx.requestsTo('/lookup_order')).toHaveLength(before + 1);
+  });
+
+  it('qualifies a tool call id the model repeats within the session, so the call runs again', async () => {
+    const agent = await fx.agent([lookup.id]);
+    const sessionId = await fx.session(agent.id);
+    const before = fx.requestsTo('/lookup_order').length;
+    const call = { toolCalls: [{ id: 'call_0', name: 'lookup_order', arguments: '{"q":"o-3"}' }] };
+    fx.model.script(agent.model, call, { text: 'one' }, call, { text: 'two' });
+
+    await fx.send(sessionId, 'a', 'first').expect(200);
+    const second = await fx.send(sessionId, 'b', 'second').expect(200);
+
+    expect(second.body).toMatchObject({ status: 'COMPLETED', answer: 'two' });
+    expect(fx.requestsTo('/lookup_order')).toHaveLength(before + 2);
+    const journal = await suite.gw.http
+      .get(`/api/v1/admin/sessions/${sessionId}/journal`)
+      .set(suite.gw.admin)
+      .expect(200);
+    const keys = (journal.body.items ?? journal.body).map((r: { toolCallId: string }) => r.toolCallId).sort();
+    expect(keys).toEqual(['call_0', `call_0@${second.body.runId}:1`]);
+    const last = fx.model.requestsFor(agent.model)[3];
+    expect(last.body.messages.filter((m) => m.role === 'tool').map((m) => m.tool_call_id)).toEqual([
+      'call_0',
+      'call_0',
+    ]);
+  });
+
+  it('retries a 429 or 5xx with back-off, then fails the run with the reason', async () => {
+    const agent = await fx.agent([]);
+    const sessionId = await fx.session(agent.id);
+    fx.model.script(agent.model, { status: 503 }, { text: 'after a retry' });
+    const ok = await fx.send(sessionId, 'r1', 'hi').expect(200);
+    expect(ok.body).toMatchObject({ status: 'COMPLETED', answer: 'after a retry' });
+
+    fx.model.script(
+      agent.model,
+      { status: 429, retryAfter: '0' },
+      { status: 429, retryAfter: '0' },
+      { status: 429, retryAfter: '0', message: 'slow down' },
+    );
+    const failed = await fx.send(sessionId, 'r2', 'again').expect(200);
+
+    expect(failed.body.status).toBe('FAILED');
+    expect(failed.body.error).toMatch(/HTTP 429 after 3 attempts: slow down/);
+    expect(failed.body.error).not.toContain(MODEL_KEY);
+    expect(fx.model.requestsFor(agent.model)).toHaveLength(5);
+    expect((await fx.sessionView(sessionId)).status).toBe('ACTIVE');
+    expect(await fx.run(sessionId, failed.body.runId)).toMatchObject({ status: 'FAILED', error: failed.body.error });
+  });
+
+  it("never lets the model key into a run's error, even when the provider echoes it", async () => {
+    const agent = await fx.agent([]);
+    const sessionId = await fx.session(agent.id);
+    fx.model.script(agent.model, { status: 401, message: `Incorrect API key provided: ${MODEL_KEY}` });
+    const res = await fx.send(sessionId, 'k', 'hi').expect(200);
+    expect(res.body.status).toBe('FAILED');
+    expect(res.body.error).toContain('HTTP 401: Incorrect API key provided: [redacted]');
+    expect(JSON.stringify(await fx.events(sessionId))).not.toContain(MODEL_KEY);
+  });
+
+  it('refuses a message while a run works (409 RUN_IN_PROGRESS) and shows the session RUNNING', async () => {
+    const agent = await fx.agent([]);
+    const sessionId = await fx.session(agent.id);
+    fx.model.script(agent.model, { text: 'slow answer', delayMs: 1500 });
+    const started = await fx.send(sessionId, 'slow', 'hi', false).expect(202);
+    expect(started.body).toEqual({ runId: expect.any(String), status: 'RUNNING', iterations: 0 });
+
+    const busy = await fx.send(sessionId, 'other', 'hello?').expect(409);
+    expect(busy.body.error.code).toBe('RUN_IN_PROGRESS');
+    expect((await fx.sessionView(sessionId)).status).toBe('RUNNING');
+    await fx.untilRun(sessionId, started.body.runId, 'COMPLETED');
+  });
+
+  it('refuses a message for an agent without a model provider, and keeps tenants apart', async () => {
+    const bare = await suite.gw.http
+      .post('/api/v1/admin/agents')
+      .set(suite.gw.admin)
+      .send({ name: 'no-model', tenantId: fx.tenantId })
+      .expect(201);
+    const sessionId = await fx.session(bare.body.id);
+    const res = await fx.send(sessionId, 'x', 'hi').expect(409);
+    expect(res.body.error.code).toBe('AGENT_HAS_NO_MODEL');
+
+    const otherRuntime = await (await import('@test/support/gateway-test-app')).createKey(suite.gw, 'globex');
+    await suite.gw.http
+      .post(`/api/v1/sessions/${sessionId}/messages`)
+      .set(otherRuntime)
+      .send({ clientMessageId: 'y', content: 'hi' })
+      .expect(404);
+    await suite.gw.http.get(`/api/v1/sessions/${sessionId}/messages`).set(otherRuntime).expect(404);
+  });
+});

@@ -1,0 +1,116 @@
+import { describeEachDialect } from '@test/support/test-database';
+import { gatewayForSuite } from '@test/support/gateway-test-app';
+import { AGENT_LOOP_ENV, AgentLoopFixture } from './support/agent-loop.fixture';
+
+describeEachDialect('agent runs stop for a human and continue after the decision', (dialect) => {
+  const suite = gatewayForSuite(dialect, AGENT_LOOP_ENV);
+  const fx = new AgentLoopFixture(() => suite.gw);
+  let lookup: { id: string };
+  let cancel: { id: string };
+
+  beforeAll(async () => {
+    await fx.start();
+    lookup = await fx.tool('lookup_order', { httpMethod: 'GET' });
+    cancel = await fx.tool('cancel_order', { sideEffect: 'SIDE_EFFECT' });
+  });
+  afterAll(() => fx.stop());
+
+  /** A run whose model asks for cancel_order first: INTERRUPTED for approval. */
+  const interruptedRun = async (overrides: Record<string, unknown> = {}) => {
+    const agent = await fx.agent([lookup.id, cancel.id], { sideEffectPolicy: 'APPROVE_SIDE_EFFECTS', ...overrides });
+    const sessionId = await fx.session(agent.id);
+    fx.model.script(
+      agent.model,
+      {
+        toolCalls: [
+          { id: 'c1', name: 'cancel_order', arguments: '{"q":"o-9"}' },
+          { id: 'c2', name: 'lookup_order', arguments: '{"q":"o-9"}' },
+        ],
+      },
+      { text: 'Cancelled o-9.' },
+    );
+    const res = await fx.send(sessionId, 'm1', 'Cancel o-9').expect(200);
+    return { agent, sessionId, res };
+  };
+
+  it('interrupts on an approval; a runtime resume continues the same run to its answer', async () => {
+    const before = fx.requestsTo('/cancel_order').length;
+    const { agent, sessionId, res } = await interruptedRun();
+
+    expect(res.body).toMatchObject({
+      status: 'INTERRUPTED',
+      iterations: 1,
+      hitlRequest: { requestType: 'TOOL_APPROVAL', toolCallId: 'c1', toolName: 'cancel_order' },
+    });
+    expect(fx.requestsTo('/cancel_order')).toHaveLength(before);
+    expect((await fx.sessionView(sessionId)).status).toBe('INTERRUPTED');
+    expect((await fx.send(sessionId, 'm2', 'anything?').expect(409)).body.error.code).toBe('RUN_IN_PROGRESS');
+    const stops = (await fx.events(sessionId)).filter((e) => e.type === 'run.finished');
+    expect(stops.map((e) => e.data)).toEqual([{ runId: res.body.runId, status: 'INTERRUPTED' }]);
+
+    await suite.gw.http
+      .post(`/api/v1/sessions/${sessionId}/resume`)
+      .set(fx.runtime)
+      .send({ clientMessageId: 'r1', toolCallId: 'c1', decision: 'APPROVE' })
+      .expect(200);
+    const done = await fx.untilRun(sessionId, res.body.runId, 'COMPLETED');
+
+    expect(done).toMatchObject({ answer: 'Cancelled o-9.', iterations: 2 });
+    expect(fx.requestsTo('/cancel_order')).toHaveLength(before + 1);
+    const second = fx.model.requestsFor(agent.model)[1];
+    expect(second.body.messages.filter((m) => m.role === 'tool').map((m) => m.tool_call_id)).toEqual(['c1', 'c2']);
+    expect((await fx.sessionView(sessionId)).status).toBe('ACTIVE');
+    const all = (await fx.events(sessionId)).filter((e) => e.type === 'run.finished').map((e) => e.data.status);
+    expect(all).toEqual(['INTERRUPTED', 'COMPLETED']);
+  });
+
+  it('continues after an admin decision: a rejection is fed to the model as the result', async () => {
+    const before = fx.requestsTo('/cancel_order').length;
+    const { agent, sessionId, res } = await interruptedRun({ hitlReviewer: 'ADMIN' });
+
+    await suite.gw.http
+      .post(`/api/v1/admin/hitl/${res.body.hitlRequest.id}/decision`)
+      .set(suite.gw.admin)
+      .send({ decision: 'REJECT', message: 'not without the customer', reviewer: 'alice' })
+      .expect(200);
+    await fx.untilRun(sessionId, res.body.runId, 'COMPLETED');
+
+    expect(fx.requestsTo('/cancel_order')).toHaveLength(before);
+    const second = fx.model.requestsFor(agent.model)[1];
+    const rejected = second.body.messages.find((m) => m.role === 'tool' && m.tool_call_id === 'c1');
+    expect(rejected!.content).toContain('not without the customer');
+  });
+
+  it('pauses at the iteration budget (CHECKPOINT_PAUSE) and continues on resume', async () => {
+    const agent = await fx.agent([lookup.id], { maxIterations: 1 });
+    const sessionId = await fx.session(agent.id);
+    const before = fx.requestsTo('/lookup_order').length;
+    fx.model.script(
+      agent.model,
+      { toolCalls: [{ id: 'i1', name: 'lookup_order', arguments: '{"q":"a"}' }] },
+      { toolCalls: [{ id: 'i2', name: 'lookup_order', arguments: '{"q":"b"}' }] },
+      { text: 'Both looked up.' },
+    );
+
+    const paused = await fx.send(sessionId, 'p', 'Look a and b up').expect(200);
+
+    expect(paused.body).toMatchObject({
+      status: 'PAUSED',
+      iterations: 2,
+      hitlRequest: { requestType: 'CHECKPOINT_PAUSE' },
+    });
+    expect(fx.requestsTo('/lookup_order')).toHaveLength(before + 1);
+    const view = await fx.sessionView(sessionId);
+    expect(view).toMatchObject({ status: 'INTERRUPTED', hitlRequest: { requestType: 'CHECKPOINT_PAUSE' } });
+
+    await suite.gw.http
+      .post(`/api/v1/sessions/${sessionId}/resume`)
+      .set(fx.runtime)
+      .send({ clientMessageId: 'go' })
+      .expect(200);
+    const done = await fx.untilRun(sessionId, paused.body.runId, 'COMPLETED');
+
+    expect(done).toMatchObject({ answer: 'Both looked up.', iterations: 3 });
+    expect(fx.requestsTo('/lookup_order')).toHaveLength(before + 2);
+  });
+});

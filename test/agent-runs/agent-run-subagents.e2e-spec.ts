@@ -1,0 +1,168 @@
+import { describeEachDialect } from '@test/support/test-database';
+import { gatewayForSuite } from '@test/support/gateway-test-app';
+import { waitFor } from '@test/support/wait-for';
+import { AGENT_LOOP_ENV, AgentLoopFixture } from './support/agent-loop.fixture';
+
+describeEachDialect('sub-agents: SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TASK_STATUS', (dialect) => {
+  const suite = gatewayForSuite(dialect, { ...AGENT_LOOP_ENV, SUBAGENT_MAX_DEPTH: '1', TASK_WORKERS: '3' });
+  const fx = new AgentLoopFixture(() => suite.gw);
+  let builtins: Record<string, string>;
+  const call = (name: string, args: Record<string, unknown>, id = `${name}-1`) => ({
+    toolCalls: [{ id, name, arguments: JSON.stringify(args) }],
+  });
+  const agentName = async (id: string) =>
+    (await suite.gw.http.get(`/api/v1/admin/agents/${id}`).set(suite.gw.admin).expect(200)).body.name as string;
+  const delegatesTo = (id: string, subAgentIds: string[]) =>
+    suite.gw.http.patch(`/api/v1/admin/agents/${id}`).set(suite.gw.admin).send({ subAgentIds }).expect(200);
+  const tasksOf = async (sessionId: string) =>
+    (await suite.gw.http.get(`/api/v1/admin/tasks?parentSessionId=${sessionId}`).set(suite.gw.admin).expect(200)).body
+      .items;
+
+  beforeAll(async () => {
+    await fx.start();
+    const res = await suite.gw.http
+      .get('/api/v1/admin/tools?source=BUILTIN&pageSize=500')
+      .set(suite.gw.admin)
+      .expect(200);
+    builtins = Object.fromEntries(res.body.items.map((t: { name: string; id: string }) => [t.name, t.id]));
+  });
+  afterAll(() => fx.stop());
+
+  const pair = async () => {
+    const ids = [builtins.SUB_AGENT_CALL, builtins.SUBMIT_SUBAGENT_TASK, builtins.CHECK_TASK_STATUS];
+    const helper = await fx.agent(ids);
+    const lead = await fx.agent(ids, { subAgentIds: [helper.id] });
+    return { lead, helper, helperName: await agentName(helper.id), leadName: await agentName(lead.id) };
+  };
+
+  it('SUB_AGENT_CALL runs a child session of the sub-agent and answers with its final answer', async () => {
+    const { lead, helper, helperName } = await pair();
+    const sessionId = await fx.session(lead.id);
+    fx.model.script(lead.model, call('SUB_AGENT_CALL', { agent: helperName, task: 'count to 3' }), {
+      text: 'It said 1 2 3.',
+    });
+    fx.model.script(helper.model, { text: '1 2 3' });
+
+    const res = await fx.send(sessionId, 'm', 'delegate').expect(200);
+
+    expect(res.body).toMatchObject({ status: 'COMPLETED', answer: 'It said 1 2 3.' });
+    const toolMessage = fx.model.requestsFor(lead.model)[1].body.messages.find((m) => m.role === 'tool');
+    expect(toolMessage!.content).toBe('1 2 3');
+    const [task] = await tasksOf(sessionId);
+    expect(task).toMatchObject({
+      status: 'COMPLETED',
+      answer: '1 2 3',
+      agent: helperName,
+      parentSessionId: sessionId,
+      parentToolCallId: 'SUB_AGENT_CALL-1',
+      depth: 1,
+    });
+    expect((await fx.messages(task.childSessionId)).map((m) => [m.role, m.content])).toEqual([
+      ['user', 'count to 3'],
+      ['assistant', '1 2 3'],
+    ]);
+    const types = (await fx.events(sessionId)).map((e) => e.type);
+    expect(types).toEqual(expect.arrayContaining(['task.submitted', 'task.finished']));
+  });
+
+  it('SUBMIT_SUBAGENT_TASK answers at once; the finished task sends task.finished and a reminder', async () => {
+    const { lead, helper, helperName } = await pair();
+    const sessionId = await fx.session(lead.id);
+    fx.model.script(lead.model, call('SUBMIT_SUBAGENT_TASK', { agent: helperName, task: 'slow work' }), {
+      text: 'Queued it.',
+    });
+    fx.model.script(helper.model, { text: 'slow work done', delayMs: 800 });
+
+    const res = await fx.send(sessionId, 'm1', 'queue it').expect(200);
+
+    expect(res.body).toMatchObject({ status: 'COMPLETED', answer: 'Queued it.' });
+    const submitted = JSON.parse(
+      fx.model.requestsFor(lead.model)[1].body.messages.find((m) => m.role === 'tool')!.content,
+    );
+    expect(submitted).toEqual({ taskId: expect.any(String), status: 'QUEUED' });
+    const finished = await waitFor(async () => (await fx.events(sessionId)).find((e) => e.type === 'task.finished'), {
+      timeoutMs: 15_000,
+    });
+    expect(finished.data).toMatchObject({ taskId: submitted.taskId, status: 'COMPLETED' });
+
+    const check = await suite.gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(fx.runtime)
+      .send({
+        iteration: 5,
+        toolCalls: [{ id: 'chk', name: 'CHECK_TASK_STATUS', arguments: { taskId: submitted.taskId } }],
+      })
+      .expect(200);
+    expect(JSON.parse(check.body.results[0].content)).toMatchObject({ status: 'COMPLETED', answer: 'slow work done' });
+
+    fx.model.script(lead.model, { text: 'noted' });
+    await fx.send(sessionId, 'm2', 'anything new?').expect(200);
+    const system = fx.model.requestsFor(lead.model)[2].body.messages[0];
+    expect(system.role).toBe('system');
+    expect(system.content).toContain(`Sub-agent task ${submitted.taskId} (${helperName}) finished: COMPLETED`);
+  });
+
+  it('refuses a cycle (A → B → A) and a delegation beyond SUBAGENT_MAX_DEPTH with a result the model reads', async () => {
+    const { lead, helper, helperName, leadName } = await pair();
+    const third = await fx.agent([]);
+    await delegatesTo(helper.id, [lead.id, third.id]);
+    const sessionId = await fx.session(lead.id);
+    fx.model.script(lead.model, call('SUB_AGENT_CALL', { agent: helperName, task: 'ask back' }), { text: 'done' });
+    fx.model.script(
+      helper.model,
+      call('SUB_AGENT_CALL', { agent: leadName, task: 'loop' }, 'back'),
+      call('SUB_AGENT_CALL', { agent: await agentName(third.id), task: 'deeper' }, 'deep'),
+      { text: 'could not delegate' },
+    );
+
+    const res = await fx.send(sessionId, 'm', 'go').expect(200);
+
+    expect(res.body).toMatchObject({ status: 'COMPLETED', answer: 'done' });
+    const [, afterCycle, afterDepth] = fx.model.requestsFor(helper.model);
+    const cycle = afterCycle.body.messages.find((m) => m.role === 'tool' && m.tool_call_id === 'back');
+    expect(cycle!.content).toMatch(/^执行失败: .*would make a cycle \(.*→ .*→ .*\)/);
+    const depth = afterDepth.body.messages.find((m) => m.role === 'tool' && m.tool_call_id === 'deep');
+    expect(depth!.content).toContain('SUBAGENT_MAX_DEPTH allows 1');
+    expect(fx.model.requestsFor(third.model)).toHaveLength(0);
+    expect(await tasksOf(sessionId)).toHaveLength(1);
+  });
+  it("does not hold the parent while the child waits for a human; the child's HITL request continues it", async () => {
+    const risky = await fx.tool('refund_order', { sideEffect: 'SIDE_EFFECT' });
+    const ids = [builtins.SUB_AGENT_CALL, builtins.CHECK_TASK_STATUS];
+    const helper = await fx.agent([risky.id], { sideEffectPolicy: 'APPROVE_SIDE_EFFECTS' });
+    const lead = await fx.agent(ids, { subAgentIds: [helper.id] });
+    const sessionId = await fx.session(lead.id);
+    fx.model.script(lead.model, call('SUB_AGENT_CALL', { agent: await agentName(helper.id), task: 'refund o-5' }), {
+      text: 'Waiting for approval.',
+    });
+    fx.model.script(helper.model, call('refund_order', { q: 'o-5' }, 'refund-1'), { text: 'Refunded o-5.' });
+
+    const res = await fx.send(sessionId, 'm', 'refund').expect(200);
+
+    expect(res.body).toMatchObject({ status: 'COMPLETED', answer: 'Waiting for approval.' });
+    const waiting = JSON.parse(
+      fx.model.requestsFor(lead.model)[1].body.messages.find((m) => m.role === 'tool')!.content,
+    );
+    expect(waiting).toEqual({ taskId: expect.any(String), status: 'INTERRUPTED' });
+    const [task] = await tasksOf(sessionId);
+    const child = await fx.sessionView(task.childSessionId);
+    expect(child).toMatchObject({
+      status: 'INTERRUPTED',
+      hitlRequest: { requestType: 'TOOL_APPROVAL', toolName: 'refund_order' },
+    });
+    const request = child.hitlRequest;
+    expect(request).toBeDefined();
+
+    await suite.gw.http
+      .post(`/api/v1/admin/hitl/${request.id}/decision`)
+      .set(suite.gw.admin)
+      .send({ decision: 'APPROVE', reviewer: 'bob' })
+      .expect(200);
+    const finished = await waitFor(async () => (await fx.events(sessionId)).find((e) => e.type === 'task.finished'), {
+      timeoutMs: 15_000,
+    });
+    expect(finished.data).toMatchObject({ taskId: waiting.taskId, status: 'COMPLETED' });
+    expect((await tasksOf(sessionId))[0]).toMatchObject({ status: 'COMPLETED', answer: 'Refunded o-5.' });
+    expect(fx.requestsTo('/refund_order')).toHaveLength(1);
+  });
+});

@@ -1,0 +1,165 @@
+import { describeEachDialect } from '@test/support/test-database';
+import { createKey, gatewayForSuite } from '@test/support/gateway-test-app';
+import { AGENT_LOOP_ENV, AgentLoopFixture, MODEL_KEY } from '@test/agent-runs/support/agent-loop.fixture';
+
+const PLATFORM_KEY = 'sk-platform-9876543210';
+
+describeEachDialect('model providers (/admin/model-providers) and the agent-loop fields of agents', (dialect) => {
+  const suite = gatewayForSuite(dialect, { ...AGENT_LOOP_ENV, TOOL_SECRETS: `PLATFORM_MODEL_KEY=${PLATFORM_KEY}` });
+  const fx = new AgentLoopFixture(() => suite.gw);
+  let acmeAdmin: { Authorization: string };
+  let globexAdmin: { Authorization: string };
+  const body = (overrides: Record<string, unknown> = {}) => ({
+    name: `p-${Math.random().toString(36).slice(2, 8)}`,
+    tenantId: 'acme',
+    kind: 'OPENAI_COMPATIBLE',
+    baseUrl: fx.model.baseUrl,
+    apiKey: '${secret:MODEL_KEY}',
+    model: 'platform-model',
+    ...overrides,
+  });
+  const post = (key: { Authorization: string }, b: Record<string, unknown>, status: number) =>
+    suite.gw.http.post('/api/v1/admin/model-providers').set(key).send(b).expect(status);
+
+  beforeAll(async () => {
+    await fx.start();
+    acmeAdmin = await createKey(suite.gw, 'acme', 'admin');
+    globexAdmin = await createKey(suite.gw, 'globex', 'admin');
+  });
+  afterAll(() => fx.stop());
+
+  it('stores the key as its reference only and refuses literal keys and credentials in the URL', async () => {
+    const created = (await post(acmeAdmin, body({ options: { temperature: 0.2, timeoutMs: 5000 } }), 201)).body;
+    expect(created).toMatchObject({ apiKey: '${secret:MODEL_KEY}', version: 1, options: { temperature: 0.2 } });
+    const read = await suite.gw.http.get(`/api/v1/admin/model-providers/${created.id}`).set(acmeAdmin).expect(200);
+    expect(JSON.stringify(read.body)).not.toContain(MODEL_KEY);
+
+    const literal = await post(acmeAdmin, body({ apiKey: 'sk-live-abcdef' }), 400);
+    expect(literal.body.error.code).toBe('VALIDATION_FAILED');
+    expect(literal.body.error.message).toContain('apiKey must be a secret reference');
+    expect(JSON.stringify(literal.body)).not.toContain('sk-live-abcdef');
+    const userinfo = await post(acmeAdmin, body({ baseUrl: 'http://user:pw@127.0.0.1:1/v1' }), 400);
+    expect(userinfo.body.error.message).toContain('baseUrl must not carry credentials');
+    await post(acmeAdmin, body({ kind: 'ANTHROPIC' }), 400);
+  });
+
+  it('keeps tenants apart: platform-wide ones only by the platform key, another tenant sees 404', async () => {
+    const forbidden = await post(acmeAdmin, body({ tenantId: null }), 403);
+    expect(forbidden.body.error.code).toBe('FORBIDDEN');
+    const platform = (await post(suite.gw.admin, body({ tenantId: null, apiKey: '${secret:PLATFORM_MODEL_KEY}' }), 201))
+      .body;
+    const own = (await post(acmeAdmin, body(), 201)).body;
+
+    const listed = await suite.gw.http.get('/api/v1/admin/model-providers?pageSize=500').set(globexAdmin).expect(200);
+    const ids = listed.body.items.map((p: { id: string }) => p.id);
+    expect(ids).toContain(platform.id);
+    expect(ids).not.toContain(own.id);
+    await suite.gw.http.get(`/api/v1/admin/model-providers/${own.id}`).set(globexAdmin).expect(404);
+    await suite.gw.http
+      .patch(`/api/v1/admin/model-providers/${own.id}`)
+      .set(globexAdmin)
+      .send({ model: 'x' })
+      .expect(404);
+    await suite.gw.http
+      .patch(`/api/v1/admin/model-providers/${platform.id}`)
+      .set(acmeAdmin)
+      .send({ model: 'x' })
+      .expect(403);
+
+    const patched = await suite.gw.http
+      .patch(`/api/v1/admin/model-providers/${own.id}`)
+      .set(acmeAdmin)
+      .send({ model: 'other-model' })
+      .expect(200);
+    expect(patched.body).toMatchObject({ model: 'other-model', version: 2 });
+    await post(acmeAdmin, body({ name: own.name }), 409);
+    await suite.gw.http.delete(`/api/v1/admin/model-providers/${own.id}`).set(acmeAdmin).expect(200);
+    await suite.gw.http.get(`/api/v1/admin/model-providers/${own.id}`).set(acmeAdmin).expect(404);
+  });
+
+  it('checks an agent’s modelProviderId and subAgentIds against its tenant and shows them', async () => {
+    const globexProvider = (await post(globexAdmin, body({ tenantId: 'globex' }), 201)).body;
+    const acmeProvider = (await post(acmeAdmin, body(), 201)).body;
+    const globexAgent = (
+      await suite.gw.http
+        .post('/api/v1/admin/agents')
+        .set(globexAdmin)
+        .send({ name: 'g1', tenantId: 'globex' })
+        .expect(201)
+    ).body;
+    const helper = (
+      await suite.gw.http
+        .post('/api/v1/admin/agents')
+        .set(acmeAdmin)
+        .send({ name: 'helper', tenantId: 'acme' })
+        .expect(201)
+    ).body;
+
+    await suite.gw.http
+      .post('/api/v1/admin/agents')
+      .set(acmeAdmin)
+      .send({ name: 'x1', tenantId: 'acme', modelProviderId: globexProvider.id })
+      .expect(404);
+    await suite.gw.http
+      .post('/api/v1/admin/agents')
+      .set(acmeAdmin)
+      .send({ name: 'x2', tenantId: 'acme', subAgentIds: [globexAgent.id] })
+      .expect(404);
+    const agent = (
+      await suite.gw.http
+        .post('/api/v1/admin/agents')
+        .set(acmeAdmin)
+        .send({
+          name: 'lead',
+          tenantId: 'acme',
+          modelProviderId: acmeProvider.id,
+          systemPrompt: 'Be brief.',
+          subAgentIds: [helper.id],
+        })
+        .expect(201)
+    ).body;
+    expect(agent).toMatchObject({
+      modelProviderId: acmeProvider.id,
+      systemPrompt: 'Be brief.',
+      subAgentIds: [helper.id],
+    });
+    const self = await suite.gw.http
+      .patch(`/api/v1/admin/agents/${agent.id}`)
+      .set(acmeAdmin)
+      .send({ subAgentIds: [agent.id] })
+      .expect(400);
+    expect(self.body.error.message).toContain('cannot list itself');
+    const read = await suite.gw.http.get(`/api/v1/admin/agents/${agent.id}`).set(acmeAdmin).expect(200);
+    expect(read.body).toMatchObject({ systemPrompt: 'Be brief.', subAgentIds: [helper.id] });
+  });
+
+  it('resolves a platform-wide provider’s key from TOOL_SECRETS only, never from a tenant’s secrets', async () => {
+    const platformOk = (
+      await post(suite.gw.admin, body({ tenantId: null, apiKey: '${secret:PLATFORM_MODEL_KEY}', model: 'pm-ok' }), 201)
+    ).body;
+    const platformBad = (await post(suite.gw.admin, body({ tenantId: null, model: 'pm-bad' }), 201)).body;
+    const agentWith = async (providerId: string, name: string) =>
+      (
+        await suite.gw.http
+          .post('/api/v1/admin/agents')
+          .set(acmeAdmin)
+          .send({ name, tenantId: 'acme', modelProviderId: providerId })
+          .expect(201)
+      ).body.id as string;
+    fx.model.script('pm-ok', { text: 'platform answer' });
+
+    const good = await fx
+      .send(await fx.session(await agentWith(platformOk.id, 'uses-platform')), 'a', 'hi')
+      .expect(200);
+    const bad = await fx
+      .send(await fx.session(await agentWith(platformBad.id, 'uses-tenant-secret')), 'b', 'hi')
+      .expect(200);
+
+    expect(good.body).toMatchObject({ status: 'COMPLETED', answer: 'platform answer' });
+    expect(fx.model.requestsFor('pm-ok')[0].headers.authorization).toBe(`Bearer ${PLATFORM_KEY}`);
+    expect(bad.body.status).toBe('FAILED');
+    expect(bad.body.error).toContain('references a platform secret that TOOL_SECRETS does not define');
+    expect(bad.body.error).not.toContain('MODEL_KEY');
+    expect(fx.model.requestsFor('pm-bad')).toHaveLength(0);
+  });
+});

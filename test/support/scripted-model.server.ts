@@ -1,0 +1,119 @@
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { closeHttpServer, listenOnLoopback } from './loopback-http';
+
+/** A tool call as an OpenAI-compatible model emits it (`arguments` is a JSON string, possibly invalid). */
+export interface ScriptedToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/**
+ * One scripted answer: a final text, tool calls (with optional text), an HTTP error (optionally with
+ * Retry-After), or no answer at all (`hang`: the request stays open until the server closes). `delayMs` waits
+ * before answering.
+ */
+export type ScriptedAnswer = { delayMs?: number } & (
+  | { text: string; toolCalls?: undefined }
+  | { toolCalls: ScriptedToolCall[]; text?: string }
+  | { status: number; retryAfter?: string; message?: string }
+  | { hang: true }
+);
+
+/** One request the server received. */
+export interface RecordedModelRequest {
+  model: string;
+  headers: IncomingMessage['headers'];
+  body: {
+    model: string;
+    messages: Array<Record<string, any>>;
+    tools?: Array<Record<string, any>>;
+    [key: string]: unknown;
+  };
+}
+
+/**
+ * A real OpenAI-compatible server on loopback for the agent-loop tests: `POST /v1/chat/completions` answers
+ * from a queue of scripted answers per `model` (so suites that share one server keep their scripts apart) and
+ * records every request body. An empty queue answers 500 "no scripted answer", which fails the run visibly.
+ */
+export class ScriptedModelServer {
+  readonly requests: RecordedModelRequest[] = [];
+  /** Called with each request as it arrives (before the answer): lets a test kill a gateway mid-call. */
+  onRequest: ((req: RecordedModelRequest) => void) | null = null;
+  private readonly queues = new Map<string, ScriptedAnswer[]>();
+  private readonly server: Server = createServer((req, res) => void this.handle(req, res));
+  private port = 0;
+
+  async start(): Promise<this> {
+    this.port = await listenOnLoopback(this.server);
+    return this;
+  }
+
+  /** The provider's `baseUrl`. */
+  get baseUrl(): string {
+    return `http://127.0.0.1:${this.port}/v1`;
+  }
+
+  /** Appends answers to the queue of `model`. */
+  script(model: string, ...answers: ScriptedAnswer[]): void {
+    this.queues.set(model, [...(this.queues.get(model) ?? []), ...answers]);
+  }
+
+  /** Answers still queued for `model`. */
+  pending(model: string): number {
+    return this.queues.get(model)?.length ?? 0;
+  }
+
+  requestsFor(model: string): RecordedModelRequest[] {
+    return this.requests.filter((r) => r.model === model);
+  }
+
+  close(): Promise<void> {
+    return closeHttpServer(this.server);
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+      return json(res, 404, { error: { message: `no route ${req.method} ${req.url}` } });
+    }
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as RecordedModelRequest['body'];
+    const recorded: RecordedModelRequest = { model: body.model, headers: req.headers, body };
+    this.requests.push(recorded);
+    this.onRequest?.(recorded);
+    const answer = this.queues.get(body.model)?.shift();
+    if (!answer) return json(res, 500, { error: { message: `no scripted answer left for model ${body.model}` } });
+    if (answer.delayMs) await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
+    if ('hang' in answer) return;
+    if ('status' in answer) {
+      if (answer.retryAfter !== undefined) res.setHeader('retry-after', answer.retryAfter);
+      return json(res, answer.status, { error: { message: answer.message ?? `scripted HTTP ${answer.status}` } });
+    }
+    const toolCalls = answer.toolCalls?.map((c) => ({
+      id: c.id,
+      type: 'function',
+      function: { name: c.name, arguments: c.arguments },
+    }));
+    json(res, 200, {
+      id: `chatcmpl-${this.requests.length}`,
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model: body.model,
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: answer.text ?? null, ...(toolCalls ? { tool_calls: toolCalls } : {}) },
+          finish_reason: toolCalls ? 'tool_calls' : 'stop',
+        },
+      ],
+      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+    });
+  }
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
