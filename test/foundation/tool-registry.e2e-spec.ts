@@ -1,3 +1,4 @@
+import { BuiltinToolCatalog } from '@app/modules/tool-registry/builtin-tool.catalog';
 import { describeEachDialect } from '@test/support/test-database';
 import { createKey, gatewayForSuite, toolBody } from '@test/support/gateway-test-app';
 import { ToolRegistryService } from '@app/modules/tool-registry/tool-registry.service';
@@ -7,13 +8,17 @@ describeEachDialect('tool registry admin API', (dialect) => {
   const countTools = async () =>
     (await suite.gw.http.get('/api/v1/admin/tools').set(suite.gw.admin)).body.total as number;
 
-  it('has the platform built-ins (web_search, READ_TOOL_RESULT, UPDATE_TODO_LIST) from the first start', async () => {
-    const res = await suite.gw.http.get('/api/v1/admin/tools?source=BUILTIN').set(suite.gw.admin).expect(200);
-    expect(res.body.items.map((t: { name: string }) => t.name).sort()).toEqual([
-      'READ_TOOL_RESULT',
-      'UPDATE_TODO_LIST',
-      'web_search',
-    ]);
+  it('has every platform built-in of the catalog from the first start', async () => {
+    const res = await suite.gw.http
+      .get('/api/v1/admin/tools?source=BUILTIN&pageSize=200')
+      .set(suite.gw.admin)
+      .expect(200);
+    const catalog = suite.gw.app.get(BuiltinToolCatalog).definitions();
+    expect(res.body.items.map((t: { name: string }) => t.name).sort()).toEqual(catalog.map((d) => d.name).sort());
+    expect(catalog.map((d) => d.name)).toEqual(
+      expect.arrayContaining(['READ_TOOL_RESULT', 'UPDATE_TODO_LIST', 'web_search', 'SKILL_CALL', 'SUB_AGENT_CALL']),
+    );
+    for (const t of res.body.items) expect(t).toMatchObject({ tenantId: null, source: 'BUILTIN', status: 'ACTIVE' });
     expect(res.body.items.find((t: { name: string }) => t.name === 'web_search')).toMatchObject({
       tenantId: null,
       source: 'BUILTIN',
