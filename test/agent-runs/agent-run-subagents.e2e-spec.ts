@@ -84,6 +84,15 @@ describeEachDialect('sub-agents: SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TAS
       timeoutMs: 15_000,
     });
     expect(finished.data).toMatchObject({ taskId: submitted.taskId, status: 'COMPLETED' });
+    // A runtime with its own loop gets the same reminder from tool-specs with sessionId.
+    const specs = await suite.gw.http
+      .post(`/api/v1/agents/${lead.id}/tool-specs`)
+      .set(fx.runtime)
+      .send({ userId: 'ignored', permissions: [], sessionId })
+      .expect(200);
+    expect(specs.body.reminders).toEqual([
+      expect.stringContaining(`Sub-agent task ${submitted.taskId} (${helperName}) finished: COMPLETED`),
+    ]);
 
     const check = await suite.gw.http
       .post(`/api/v1/sessions/${sessionId}/act`)

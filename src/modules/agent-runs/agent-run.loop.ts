@@ -25,8 +25,9 @@ import { AgentMessagesRepository, type NewMessage } from './agent-messages.repos
 import { AgentRunNotifier } from './agent-run.notifier';
 import { assignJournalKeys, toChatMessages, usedJournalKeys } from './agent-run.conversation';
 import type { RunStatus } from './agent-runs.types';
+import { SessionRemindersRegistry } from '@app/modules/agent-config/reminders/session-reminders.registry';
+import { TaskReminders } from './subagents/task-reminders';
 import { AgentTasksRepository } from './subagents/agent-tasks.repository';
-import { taskStatusOf } from './subagents/agent-tasks.service';
 
 /** What a tool name the model invents must look like before it may reach `act` (the contract's tool names). */
 const TOOL_NAME = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/;
@@ -72,6 +73,8 @@ export class AgentRunLoop {
     private readonly events: SessionEventsStore,
     private readonly notifier: AgentRunNotifier,
     private readonly tasks: AgentTasksRepository,
+    private readonly reminderRegistry: SessionRemindersRegistry,
+    private readonly taskReminders: TaskReminders,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
@@ -115,13 +118,16 @@ export class AgentRunLoop {
         },
         'openai',
       );
-      const reminders = await this.reminders(run.sessionId);
+      // Every feature's reminders (the active skill, finished sub-agent tasks), as tool-specs answers them.
+      const session = (await this.sessionRepo.find(run.sessionId)) ?? ctx.session;
+      const reminders = await this.reminderRegistry.remindersFor(session);
+      const toldTasks = await this.taskReminders.pending(run.sessionId);
       let answer: ModelAnswer;
       try {
         answer = await this.model.complete(
           ctx.provider,
           {
-            messages: toChatMessages(withReminders(ctx.agent.systemPrompt, reminders.lines), conversation),
+            messages: toChatMessages(withReminders(ctx.agent.systemPrompt, reminders), conversation),
             tools: specs.tools,
             toolChoice: specs.toolChoice,
           },
@@ -132,23 +138,9 @@ export class AgentRunLoop {
         return this.stop(run, owner, { status: 'FAILED', error: err.message });
       }
       const stopped = await this.recordAnswer(run, owner, answer, usedJournalKeys(conversation));
-      await this.tasks.markReminded(reminders.taskIds);
+      await this.taskReminders.markTold(toldTasks.taskIds);
       if (stopped) return;
     }
-  }
-
-  /** Sub-agent tasks of the session that finished since its model was last told: one line each. */
-  private async reminders(sessionId: string): Promise<{ lines: string[]; taskIds: string[] }> {
-    const open = await this.tasks.unreminded(sessionId);
-    const runs = await this.tasks.runsOf(open);
-    const done = open.filter((t) => ['COMPLETED', 'FAILED'].includes(taskStatusOf(runs.get(t.childRunId) ?? null)));
-    return {
-      lines: done.map(
-        (t) =>
-          `Sub-agent task ${t.id} (${t.agentName}) finished: ${taskStatusOf(runs.get(t.childRunId) ?? null)}. Read its answer with CHECK_TASK_STATUS {"taskId":"${t.id}"}.`,
-      ),
-      taskIds: done.map((t) => t.id),
-    };
   }
 
   /** The session, agent and provider; null when the run stopped here (closed session, no model...). */

@@ -23,6 +23,7 @@ import { ToolRegistryModule } from '@app/modules/tool-registry/tool-registry.mod
 import { ExecutorsModule } from '@app/modules/executors/executors.module';
 import { MetricsModule } from '@app/modules/metrics/metrics.module';
 import { AgentRunMetricsCollector } from './agent-run-metrics.collector';
+import { TaskReminders } from './subagents/task-reminders';
 
 /** The gateway's own agent loop: runs on a durable queue, their checkpoints and conversations; sub-agent tasks. */
 @Module({
@@ -49,6 +50,7 @@ import { AgentRunMetricsCollector } from './agent-run-metrics.collector';
     AgentTasksService,
     SubagentBuiltinsDispatcher,
     AgentRunMetricsCollector,
+    TaskReminders,
   ],
 })
 export class AgentRunsModule {}
