@@ -13,6 +13,8 @@ import { McpServiceEntity } from '@app/modules/mcp-services/mcp-service.entity';
 import { McpSyncLeaseEntity } from '@app/modules/mcp-services/mcp-sync-lease.entity';
 import { TenantSecretEntity } from '@app/modules/tenant-secrets/tenant-secret.entity';
 import { SessionEventEntity } from '@app/modules/session-events/session-event.entity';
+import { KnowledgeBaseEntity } from '@app/modules/knowledge-bases/knowledge-base.entity';
+import { KnowledgeDocumentEntity } from '@app/modules/knowledge-bases/knowledge-document.entity';
 import { ConfigVersionEntity, TenantConfigVersionEntity } from './config-version.entity';
 
 /** Every entity of the gateway (the options builder registers exactly these). */
@@ -34,4 +36,6 @@ export const GATEWAY_ENTITIES = [
   TenantConfigVersionEntity,
   TenantSecretEntity,
   SessionEventEntity,
+  KnowledgeBaseEntity,
+  KnowledgeDocumentEntity,
 ];
