@@ -29,7 +29,13 @@ export class CreateKnowledgeBases1764462100000 implements MigrationInterface {
           col.bigint('created_at'),
           col.bigint('updated_at'),
         ],
-        indices: [new TableIndex({ name: 'uq_knowledge_base_tenant_name_key', columnNames: ['tenant_id', 'name_key'], isUnique: true })],
+        indices: [
+          new TableIndex({
+            name: 'uq_knowledge_base_tenant_name_key',
+            columnNames: ['tenant_id', 'name_key'],
+            isUnique: true,
+          }),
+        ],
       }),
     );
     await q.createTable(
@@ -47,7 +53,9 @@ export class CreateKnowledgeBases1764462100000 implements MigrationInterface {
           col.int('char_count'),
           col.bigint('created_at'),
         ],
-        indices: [new TableIndex({ name: 'idx_knowledge_document_base', columnNames: ['knowledge_base_id', 'created_at'] })],
+        indices: [
+          new TableIndex({ name: 'idx_knowledge_document_base', columnNames: ['knowledge_base_id', 'created_at'] }),
+        ],
       }),
     );
     if (mysql) await this.createMysqlChunks(q);

@@ -96,6 +96,8 @@ export class AgentDto {
   @ApiProperty() maxIterations: number;
   @ApiProperty({ type: [String] }) toolIds: string[];
   @ApiProperty({ type: [String] }) skillIds: string[];
+  @ApiProperty({ type: [String], description: 'Knowledge bases RAG_SEARCH searches (PUT .../knowledge-bases)' })
+  knowledgeBaseIds: string[];
   @ApiProperty() createdAt: string;
   @ApiProperty() updatedAt: string;
 }

@@ -117,6 +117,26 @@ export class AgentConfigService {
     return this.get(auth, id);
   }
 
+  /** Replaces the agent's knowledge bases (the knowledge-bases module has checked they are of its tenant). */
+  async setKnowledgeBaseIds(auth: AuthContext, id: string, knowledgeBaseIds: string[]): Promise<AgentDto> {
+    const agent = await this.loadAgent(auth, id);
+    const changes = { knowledgeBaseIds, updatedAt: Date.now() };
+    await this.write(agent.tenantId, (m) => this.repo.updateAgent(m, id, changes), agent.name);
+    return this.get(auth, id);
+  }
+
+  /** Unbinds a knowledge base that is being deleted from every agent of its tenant. */
+  async forgetKnowledgeBase(tenantId: string, knowledgeBaseId: string): Promise<void> {
+    const bound = await this.repo.agentsWithKnowledgeBase(tenantId, knowledgeBaseId);
+    if (bound.length === 0) return;
+    await this.write(tenantId, async (m) => {
+      for (const agent of bound) {
+        const knowledgeBaseIds = (agent.knowledgeBaseIds ?? []).filter((k) => k !== knowledgeBaseId);
+        await this.repo.updateAgent(m, agent.id, { knowledgeBaseIds, updatedAt: Date.now() });
+      }
+    }, tenantId);
+  }
+
   async setCapabilities(
     auth: AuthContext,
     tenantId: string,
@@ -204,6 +224,7 @@ function toAgentDto(row: AgentEntity, toolIds: string[]): AgentDto {
     maxIterations: row.maxIterations,
     toolIds,
     skillIds: row.skillIds,
+    knowledgeBaseIds: row.knowledgeBaseIds ?? [],
     createdAt: toIso(row.createdAt)!,
     updatedAt: toIso(row.updatedAt)!,
   };

@@ -31,7 +31,12 @@ const COMBINING_MARKS = /\p{M}+/gu;
 
 /** The tokens of `text`, in order (duplicates kept: term frequency counts them). */
 export function tokenize(text: string): string[] {
-  const normalized = text.normalize('NFKC').toLowerCase().normalize('NFD').replace(COMBINING_MARKS, '').normalize('NFC');
+  const normalized = text
+    .normalize('NFKC')
+    .toLowerCase()
+    .normalize('NFD')
+    .replace(COMBINING_MARKS, '')
+    .normalize('NFC');
   const tokens: string[] = [];
   for (const segment of segmenter.segment(normalized)) {
     if (!segment.isWordLike) continue;
