@@ -40,7 +40,7 @@ describeEachDialect('knowledge search ranking', (dialect) => {
     expect(await searchBase(suite.gw, kb, '火星探测器', 3)).toEqual([]);
   });
 
-  it('finds a two-letter word (shorter than InnoDB's minimum token) and ignores stopwords alike', async () => {
+  it('finds a two-letter word (shorter than the InnoDB minimum token size) and ignores stopwords alike', async () => {
     const [top] = await searchBase(suite.gw, kb, 'id', 1);
     expect(top?.title).toBe('Database backups');
     expect(await searchBase(suite.gw, kb, 'the of and', 3)).toEqual([]);
