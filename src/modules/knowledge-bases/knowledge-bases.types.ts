@@ -7,7 +7,7 @@ export const KNOWLEDGE_MIME_TYPES = ['text/plain', 'text/markdown'] as const;
 export type KnowledgeMimeType = (typeof KNOWLEDGE_MIME_TYPES)[number];
 
 /** Knowledge base names: what RAG_SEARCH's `knowledgeBase` argument says. */
-export const KNOWLEDGE_BASE_NAME_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_. -]{0,127}$/;
+export const KNOWLEDGE_BASE_NAME_PATTERN = /^[\p{L}\p{N}][\p{L}\p{N}_. -]{0,127}$/u;
 
 /** Results of one search: default and most. */
 export const SEARCH_DEFAULT_TOP_K = 5;
