@@ -5,6 +5,7 @@ import { ToolInvocationErrorCode } from '@app/modules/tool-invocation/tool-invoc
 import { LoopActingErrorCode } from '@app/modules/loop-acting/loop-acting.errors';
 import { McpServicesErrorCode } from '@app/modules/mcp-services/mcp-services.errors';
 import { TenantSecretsErrorCode } from '@app/modules/tenant-secrets/tenant-secrets.errors';
+import { SandboxErrorCode } from '@app/modules/sandbox/sandbox.errors';
 import { KnowledgeBasesErrorCode } from '@app/modules/knowledge-bases/knowledge-bases.errors';
 
 /** Every code a {@link DomainError} may carry: the union of each module's `*.errors.ts`. */
@@ -16,6 +17,7 @@ export type ErrorCode =
   | LoopActingErrorCode
   | McpServicesErrorCode
   | TenantSecretsErrorCode
+  | SandboxErrorCode
   | KnowledgeBasesErrorCode;
 
 /**
@@ -55,6 +57,7 @@ export const ERROR_HTTP_STATUS: Record<ErrorCode, number> = {
   [McpServicesErrorCode.NACOS_NOT_CONFIGURED]: 409,
   [McpServicesErrorCode.MCP_SERVICE_UNREACHABLE]: 502,
   [TenantSecretsErrorCode.SECRETS_NOT_CONFIGURED]: 409,
+  [SandboxErrorCode.SANDBOX_UNAVAILABLE]: 409,
   [KnowledgeBasesErrorCode.KNOWLEDGE_BASE_NAME_TAKEN]: 409,
   [KnowledgeBasesErrorCode.KNOWLEDGE_BASE_NOT_INTERNAL]: 409,
   [KnowledgeBasesErrorCode.KNOWLEDGE_BASE_UNREACHABLE]: 502,
