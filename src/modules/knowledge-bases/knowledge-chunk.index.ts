@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { HotSql } from '@app/database/hot-sql';
+import { baseToken } from './knowledge-text.tokenizer';
 
 /** A chunk ready to store: its text and the tokens (joined by spaces) the full-text index holds. */
 export interface IndexedChunk {
@@ -88,12 +89,15 @@ export class KnowledgeChunkIndex {
   }
 
   /** The search texts of a document's chunks (what its removal must take out of the term statistics). */
-  async searchTextsOf(m: EntityManager, documentId: string): Promise<string[]> {
-    const rows: Array<{ search_text: string }> = await m.query(
-      'SELECT search_text FROM knowledge_chunk WHERE document_id = ?',
+  async searchTextsOf(
+    m: EntityManager,
+    documentId: string,
+  ): Promise<Array<{ searchText: string; tokenCount: number }>> {
+    const rows: Array<{ search_text: string; token_count: number | string }> = await m.query(
+      'SELECT search_text, token_count FROM knowledge_chunk WHERE document_id = ?',
       [documentId],
     );
-    return rows.map((r) => r.search_text);
+    return rows.map((r) => ({ searchText: r.search_text, tokenCount: Number(r.token_count) }));
   }
 
   async chunksOf(documentId: string): Promise<Array<{ seq: number; heading: string | null; content: string }>> {
@@ -113,27 +117,33 @@ export class KnowledgeChunkIndex {
     await m.query('DELETE FROM knowledge_term WHERE knowledge_base_id = ?', [knowledgeBaseId]);
   }
 
-  /** Chunks of the base that hold any of `terms`, the engine's best first (FTS5 bm25; InnoDB relevance). */
-  candidates(knowledgeBaseId: string, terms: string[]): Promise<CandidateChunk[]> {
-    if (terms.length === 0) return Promise.resolve([]);
-    const columns =
-      'c.id AS id, c.document_id AS documentId, d.title AS title, c.heading AS heading, c.content AS content, ' +
-      'c.search_text AS searchText, c.token_count AS tokenCount';
-    if (this.mysql) {
-      return this.hot.all<CandidateChunk & Record<string, unknown>>(
-        `SELECT ${columns} FROM knowledge_chunk c JOIN knowledge_document d ON d.id = c.document_id ` +
-          'WHERE MATCH (c.search_text) AGAINST (? IN NATURAL LANGUAGE MODE) AND c.knowledge_base_id = ? ' +
-          `ORDER BY MATCH (c.search_text) AGAINST (? IN NATURAL LANGUAGE MODE) DESC, c.id LIMIT ${CANDIDATE_LIMIT}`,
-        [terms.join(' '), knowledgeBaseId, terms.join(' ')],
-      );
-    }
-    return this.hot.all<CandidateChunk & Record<string, unknown>>(
-      `SELECT ${columns} FROM (SELECT rowid AS rid, bm25(knowledge_chunk_fts) AS rank FROM knowledge_chunk_fts ` +
-        'WHERE knowledge_chunk_fts MATCH ?) m JOIN knowledge_chunk c ON c.id = m.rid ' +
-        'JOIN knowledge_document d ON d.id = c.document_id ' +
-        `WHERE c.knowledge_base_id = ? ORDER BY m.rank, c.id LIMIT ${CANDIDATE_LIMIT}`,
-      [terms.map((t) => `"${t}"`).join(' OR '), knowledgeBaseId],
+  /**
+   * Chunks of the base that hold any of `terms`, the engine's best first (FTS5 bm25; InnoDB relevance): the ids
+   * first (FTS5 finds the base's chunks through its base token, without reading rows), then those rows.
+   */
+  async candidates(knowledgeBaseId: string, terms: string[]): Promise<CandidateChunk[]> {
+    if (terms.length === 0) return [];
+    const ids = this.mysql
+      ? await this.hot.all<{ id: number }>(
+          'SELECT c.id AS id FROM knowledge_chunk c ' +
+            'WHERE MATCH (c.search_text) AGAINST (? IN NATURAL LANGUAGE MODE) AND c.knowledge_base_id = ? ' +
+            `ORDER BY MATCH (c.search_text) AGAINST (? IN NATURAL LANGUAGE MODE) DESC, c.id LIMIT ${CANDIDATE_LIMIT}`,
+          [terms.join(' '), knowledgeBaseId, terms.join(' ')],
+        )
+      : await this.hot.all<{ id: number }>(
+          'SELECT rowid AS id FROM knowledge_chunk_fts WHERE knowledge_chunk_fts MATCH ? ' +
+            `ORDER BY rank LIMIT ${CANDIDATE_LIMIT}`,
+          [`"${baseToken(knowledgeBaseId)}" AND (${terms.map((t) => `"${t}"`).join(' OR ')})`],
+        );
+    if (ids.length === 0) return [];
+    const rows = await this.hot.all<CandidateChunk & Record<string, unknown>>(
+      'SELECT c.id AS id, c.document_id AS documentId, d.title AS title, c.heading AS heading, c.content AS content, ' +
+        'c.search_text AS searchText, c.token_count AS tokenCount ' +
+        'FROM knowledge_chunk c JOIN knowledge_document d ON d.id = c.document_id ' +
+        `WHERE c.knowledge_base_id = ? AND c.id IN (${ids.map(() => '?').join(', ')})`,
+      [knowledgeBaseId, ...ids.map((r) => Number(r.id))],
     );
+    return rows.map((r) => ({ ...r, id: Number(r.id), tokenCount: Number(r.tokenCount) }));
   }
 
   /** How many chunks of the base hold each term. */

@@ -15,7 +15,7 @@ import { KnowledgeBasesRepository } from './knowledge-bases.repository';
 import { KnowledgeBasesService } from './knowledge-bases.service';
 import { IndexedChunk, KnowledgeChunkIndex } from './knowledge-chunk.index';
 import { chunkDocument } from './knowledge-markdown.chunker';
-import { tokenize } from './knowledge-text.tokenizer';
+import { baseToken, tokenize } from './knowledge-text.tokenizer';
 import { KnowledgeBasesErrorCode } from './knowledge-bases.errors';
 import type { CreateKnowledgeDocumentDto, KnowledgeDocumentDto, KnowledgeDocumentPageDto } from './knowledge-bases.dto';
 
@@ -47,9 +47,10 @@ export class KnowledgeDocumentsService {
       ]);
     }
     const content = stripUnsafeText(dto.content);
+    const ownToken = baseToken(base.id);
     const chunks = chunkDocument(content, dto.mimeType).map((c): IndexedChunk => {
       const tokens = tokenize(`${dto.title}\n${c.heading ?? ''}\n${c.content}`);
-      return { ...c, searchText: tokens.join(' '), tokenCount: tokens.length };
+      return { ...c, searchText: [ownToken, ...tokens].join(' '), tokenCount: tokens.length };
     });
     if (chunks.length === 0) {
       throw validationFailed([{ field: 'content', problems: ['has no text to index (only blank lines)'] }]);
@@ -70,7 +71,14 @@ export class KnowledgeDocumentsService {
     await this.dataSource.transaction(async (m) => {
       await this.repo.insertDocument(m, row);
       await this.index.addChunks(m, base.id, row.id, chunks);
-      await this.index.addTerms(m, base.id, documentFrequencies(chunks.map((c) => c.searchText)));
+      await this.index.addTerms(
+        m,
+        base.id,
+        documentFrequencies(
+          chunks.map((c) => c.searchText),
+          ownToken,
+        ),
+      );
       await this.repo.addToCounts(m, base.id, { documents: 1, chunks: chunks.length, tokens });
     });
     return toDocumentDto(row);
@@ -91,12 +99,16 @@ export class KnowledgeDocumentsService {
   async remove(auth: AuthContext, knowledgeBaseId: string, documentId: string): Promise<KnowledgeDocumentDto> {
     const row = await this.load(auth, knowledgeBaseId, documentId);
     await this.dataSource.transaction(async (m) => {
-      const texts = await this.index.searchTextsOf(m, row.id);
-      await this.index.removeTerms(m, row.knowledgeBaseId, documentFrequencies(texts));
+      const chunks = await this.index.searchTextsOf(m, row.id);
+      const df = documentFrequencies(
+        chunks.map((c) => c.searchText),
+        baseToken(row.knowledgeBaseId),
+      );
+      await this.index.removeTerms(m, row.knowledgeBaseId, df);
       await this.index.removeDocument(m, row.id);
       await this.repo.deleteDocument(m, row.id);
-      const tokens = texts.reduce((sum, t) => sum + (t === '' ? 0 : t.split(' ').length), 0);
-      await this.repo.addToCounts(m, row.knowledgeBaseId, { documents: -1, chunks: -texts.length, tokens: -tokens });
+      const tokens = chunks.reduce((sum, c) => sum + c.tokenCount, 0);
+      await this.repo.addToCounts(m, row.knowledgeBaseId, { documents: -1, chunks: -chunks.length, tokens: -tokens });
     });
     return toDocumentDto(row);
   }
@@ -124,12 +136,11 @@ function assertInternal(base: KnowledgeBaseEntity): KnowledgeBaseEntity {
   return base;
 }
 
-/** In how many of the chunks each term occurs. */
-function documentFrequencies(searchTexts: string[]): Map<string, number> {
+/** In how many of the chunks each term occurs (the base's own token is no term). */
+function documentFrequencies(searchTexts: string[], base: string): Map<string, number> {
   const df = new Map<string, number>();
   for (const text of searchTexts) {
-    if (text === '') continue;
-    for (const term of new Set(text.split(' '))) df.set(term, (df.get(term) ?? 0) + 1);
+    for (const term of new Set(text.split(' '))) if (term !== base) df.set(term, (df.get(term) ?? 0) + 1);
   }
   return df;
 }

@@ -8,6 +8,8 @@ import type { KnowledgeSearchHit } from './knowledge-bases.types';
 
 /** Query terms used, at most (a pasted paragraph as a query stays cheap). */
 const MAX_QUERY_TERMS = 32;
+/** A term in more than this share of the chunks finds no candidates when the query has a rarer one. */
+const COMMON_TERM_SHARE = 0.5;
 
 /**
  * One search of one knowledge base, as the admin search and RAG_SEARCH both run it. INTERNAL: the full-text engine
@@ -33,10 +35,8 @@ export class KnowledgeSearchService {
     }
     const terms = queryTerms(query).slice(0, MAX_QUERY_TERMS);
     if (terms.length === 0 || base.chunkCount === 0) return [];
-    const [candidates, documentFrequency] = await Promise.all([
-      this.index.candidates(base.id, terms),
-      this.index.documentFrequencies(base.id, terms),
-    ]);
+    const documentFrequency = await this.index.documentFrequencies(base.id, terms);
+    const candidates = await this.index.candidates(base.id, candidateTerms(terms, documentFrequency, base.chunkCount));
     const ranked = rankBm25(candidates, terms, {
       chunkCount: base.chunkCount,
       tokenCount: base.tokenCount,
@@ -50,4 +50,16 @@ export class KnowledgeSearchService {
       heading: chunk.heading,
     }));
   }
+}
+
+/**
+ * The terms the full-text engine looks for: the ones the base holds, without those in more than half its chunks
+ * (their BM25 weight is near zero, and matching them would make the engine rank most of the base); a query of
+ * common terms only looks for its rarest. All query terms still count in the ranking of the candidates.
+ */
+function candidateTerms(terms: string[], df: ReadonlyMap<string, number>, chunkCount: number): string[] {
+  const present = terms.filter((t) => (df.get(t) ?? 0) > 0);
+  const selective = present.filter((t) => df.get(t)! <= chunkCount * COMMON_TERM_SHARE);
+  if (selective.length > 0 || present.length === 0) return selective;
+  return [present.reduce((a, b) => (df.get(b)! < df.get(a)! ? b : a))];
 }

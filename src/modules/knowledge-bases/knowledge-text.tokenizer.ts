@@ -53,6 +53,15 @@ export function queryTerms(query: string): string[] {
   return [...new Set(tokenize(query))];
 }
 
+/**
+ * The token every chunk of a base carries first in its search text, so that FTS5 finds a base's chunks inside the
+ * full-text index itself (`base AND (terms)`) instead of reading every matching row to check its base. No word
+ * token can equal it: `_` only ever pads words shorter than 3 characters. It is not counted as a term.
+ */
+export function baseToken(knowledgeBaseId: string): string {
+  return `kb_${knowledgeBaseId.replace(/[^0-9a-zA-Z]/g, '').toLowerCase()}`;
+}
+
 function indexForm(word: string): string {
   const chars = [...word];
   if (chars.length > MAX_TOKEN_CHARS) return chars.slice(0, MAX_TOKEN_CHARS).join('');
