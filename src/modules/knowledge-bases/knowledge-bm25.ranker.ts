@@ -32,12 +32,21 @@ export function rankBm25(candidates: CandidateChunk[], terms: string[], stats: R
     }),
   );
   const ranked = candidates.map((chunk) => {
-    const tf = new Map<string, number>();
-    for (const token of chunk.searchText.split(' ')) if (idf.has(token)) tf.set(token, (tf.get(token) ?? 0) + 1);
+    const text = ` ${chunk.searchText} `;
     const norm = K1 * (1 - B + (B * Number(chunk.tokenCount)) / avgLength);
     let score = 0;
-    for (const [term, f] of tf) score += idf.get(term)! * ((f * (K1 + 1)) / (f + norm));
+    for (const [term, weight] of idf) {
+      const f = occurrences(text, ` ${term} `);
+      if (f > 0) score += weight * ((f * (K1 + 1)) / (f + norm));
+    }
     return { chunk, score: Math.round(score * 1e6) / 1e6 };
   });
   return ranked.sort((a, b) => b.score - a.score || Number(a.chunk.id) - Number(b.chunk.id));
+}
+
+/** How often ` term ` occurs in ` text ` (neighbouring occurrences share their space). */
+function occurrences(text: string, needle: string): number {
+  let count = 0;
+  for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + needle.length - 1)) count++;
+  return count;
 }

@@ -13,19 +13,24 @@ export interface IndexedChunk {
   tokenCount: number;
 }
 
-/** A chunk the full-text engine matched, with what the ranking and the answer need. */
+/** A chunk the full-text engine matched, with what the ranking needs. */
 export interface CandidateChunk {
+  id: number;
+  searchText: string;
+  tokenCount: number;
+}
+
+/** A chunk as a search answers it. */
+export interface PassageRow {
   id: number;
   documentId: string;
   title: string;
   heading: string | null;
   content: string;
-  searchText: string;
-  tokenCount: number;
 }
 
 /** Chunks the full-text engine hands to the ranking, at most (its own best first). */
-export const CANDIDATE_LIMIT = 100;
+export const CANDIDATE_LIMIT = 60;
 const INSERT_BATCH = 200;
 const TERM_BATCH = 300;
 
@@ -119,7 +124,7 @@ export class KnowledgeChunkIndex {
 
   /**
    * Chunks of the base that hold any of `terms`, the engine's best first (FTS5 bm25; InnoDB relevance): the ids
-   * first (FTS5 finds the base's chunks through its base token, without reading rows), then those rows.
+   * first (FTS5 finds the base's chunks through its base token, without reading rows), then their search texts.
    */
   async candidates(knowledgeBaseId: string, terms: string[]): Promise<CandidateChunk[]> {
     if (terms.length === 0) return [];
@@ -136,14 +141,24 @@ export class KnowledgeChunkIndex {
           [`"${baseToken(knowledgeBaseId)}" AND (${terms.map((t) => `"${t}"`).join(' OR ')})`],
         );
     if (ids.length === 0) return [];
-    const rows = await this.hot.all<CandidateChunk & Record<string, unknown>>(
-      'SELECT c.id AS id, c.document_id AS documentId, d.title AS title, c.heading AS heading, c.content AS content, ' +
-        'c.search_text AS searchText, c.token_count AS tokenCount ' +
-        'FROM knowledge_chunk c JOIN knowledge_document d ON d.id = c.document_id ' +
-        `WHERE c.knowledge_base_id = ? AND c.id IN (${ids.map(() => '?').join(', ')})`,
+    const rows = await this.hot.all<{ id: number; searchText: string; tokenCount: number }>(
+      'SELECT id, search_text AS searchText, token_count AS tokenCount FROM knowledge_chunk ' +
+        `WHERE knowledge_base_id = ? AND id IN (${ids.map(() => '?').join(', ')})`,
       [knowledgeBaseId, ...ids.map((r) => Number(r.id))],
     );
-    return rows.map((r) => ({ ...r, id: Number(r.id), tokenCount: Number(r.tokenCount) }));
+    return rows.map((r) => ({ id: Number(r.id), searchText: r.searchText, tokenCount: Number(r.tokenCount) }));
+  }
+
+  /** The passages of the chunks (of the base) with these ids, in no particular order. */
+  async passages(knowledgeBaseId: string, ids: number[]): Promise<PassageRow[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.hot.all<PassageRow & Record<string, unknown>>(
+      'SELECT c.id AS id, c.document_id AS documentId, d.title AS title, c.heading AS heading, c.content AS content ' +
+        'FROM knowledge_chunk c JOIN knowledge_document d ON d.id = c.document_id ' +
+        `WHERE c.knowledge_base_id = ? AND c.id IN (${ids.map(() => '?').join(', ')})`,
+      [knowledgeBaseId, ...ids],
+    );
+    return rows.map((r) => ({ ...r, id: Number(r.id) }));
   }
 
   /** How many chunks of the base hold each term. */

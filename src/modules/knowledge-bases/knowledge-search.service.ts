@@ -42,13 +42,19 @@ export class KnowledgeSearchService {
       tokenCount: base.tokenCount,
       documentFrequency,
     });
-    return ranked.slice(0, topK).map(({ chunk, score }) => ({
-      documentId: chunk.documentId,
-      title: chunk.title,
-      content: chunk.content,
-      score,
-      heading: chunk.heading,
-    }));
+    const top = ranked.slice(0, topK);
+    const passages = new Map(
+      (
+        await this.index.passages(
+          base.id,
+          top.map((r) => r.chunk.id),
+        )
+      ).map((p) => [p.id, p]),
+    );
+    return top.flatMap(({ chunk, score }) => {
+      const p = passages.get(chunk.id);
+      return p ? [{ documentId: p.documentId, title: p.title, content: p.content, score, heading: p.heading }] : [];
+    });
   }
 }
 
