@@ -196,6 +196,20 @@ async function benchDialect(dialect: string): Promise<boolean | null> {
       );
       if (res.results[0].status !== 'COMPLETED') throw new Error(`RAG_SEARCH failed: ${res.results[0].content}`);
     });
+    const floorGet = await timeSequential(N, WARMUP, async () => {
+      expectStatus(await gw.call('GET', `/api/v1/admin/knowledge-bases/${kb}`, undefined, gw.admin), 200, 'get');
+    });
+    const floorAct = await timeSequential(N, WARMUP, async () => {
+      iteration++;
+      const call = { id: `f${iteration}`, name: 'READ_TOOL_RESULT', arguments: { toolCallId: 'none' } };
+      expectStatus(
+        await gw.call('POST', `/api/v1/sessions/${session}/act`, { iteration, toolCalls: [call] }, runtime),
+        200,
+        'act floor',
+      );
+    });
+    console.log(`  ${formatSummary('floor: GET the knowledge base', summarize(floorGet))}`);
+    console.log(`  ${formatSummary('floor: act READ_TOOL_RESULT', summarize(floorAct))}`);
     const searchSummary = summarize(search);
     const actSummary = summarize(act);
     console.log(`  ${formatSummary('admin search (topK 5)', searchSummary)}  (${hits}/${N + WARMUP} with results)`);
