@@ -129,12 +129,16 @@ export class AgentConfigService {
   async forgetKnowledgeBase(tenantId: string, knowledgeBaseId: string): Promise<void> {
     const bound = await this.repo.agentsWithKnowledgeBase(tenantId, knowledgeBaseId);
     if (bound.length === 0) return;
-    await this.write(tenantId, async (m) => {
-      for (const agent of bound) {
-        const knowledgeBaseIds = (agent.knowledgeBaseIds ?? []).filter((k) => k !== knowledgeBaseId);
-        await this.repo.updateAgent(m, agent.id, { knowledgeBaseIds, updatedAt: Date.now() });
-      }
-    }, tenantId);
+    await this.write(
+      tenantId,
+      async (m) => {
+        for (const agent of bound) {
+          const knowledgeBaseIds = (agent.knowledgeBaseIds ?? []).filter((k) => k !== knowledgeBaseId);
+          await this.repo.updateAgent(m, agent.id, { knowledgeBaseIds, updatedAt: Date.now() });
+        }
+      },
+      tenantId,
+    );
   }
 
   async setCapabilities(
