@@ -128,18 +128,21 @@ export class KnowledgeChunkIndex {
    */
   async candidates(knowledgeBaseId: string, terms: string[]): Promise<CandidateChunk[]> {
     if (terms.length === 0) return [];
-    const ids = this.mysql
-      ? await this.hot.all<{ id: number }>(
-          'SELECT c.id AS id FROM knowledge_chunk c ' +
-            'WHERE MATCH (c.search_text) AGAINST (? IN NATURAL LANGUAGE MODE) AND c.knowledge_base_id = ? ' +
-            `ORDER BY MATCH (c.search_text) AGAINST (? IN NATURAL LANGUAGE MODE) DESC, c.id LIMIT ${CANDIDATE_LIMIT}`,
-          [terms.join(' '), knowledgeBaseId, terms.join(' ')],
-        )
-      : await this.hot.all<{ id: number }>(
-          'SELECT rowid AS id FROM knowledge_chunk_fts WHERE knowledge_chunk_fts MATCH ? ' +
-            `ORDER BY rank LIMIT ${CANDIDATE_LIMIT}`,
-          [`"${baseToken(knowledgeBaseId)}" AND (${terms.map((t) => `"${t}"`).join(' OR ')})`],
-        );
+    if (this.mysql) {
+      // InnoDB reads each matching row to check its base anyway: take the ranking inputs in the same query.
+      const rows = await this.hot.all<{ id: number; searchText: string; tokenCount: number }>(
+        'SELECT c.id AS id, c.search_text AS searchText, c.token_count AS tokenCount FROM knowledge_chunk c ' +
+          'WHERE MATCH (c.search_text) AGAINST (? IN NATURAL LANGUAGE MODE) AND c.knowledge_base_id = ? ' +
+          `ORDER BY MATCH (c.search_text) AGAINST (? IN NATURAL LANGUAGE MODE) DESC, c.id LIMIT ${CANDIDATE_LIMIT}`,
+        [terms.join(' '), knowledgeBaseId, terms.join(' ')],
+      );
+      return rows.map((r) => ({ id: Number(r.id), searchText: r.searchText, tokenCount: Number(r.tokenCount) }));
+    }
+    const ids = await this.hot.all<{ id: number }>(
+      'SELECT rowid AS id FROM knowledge_chunk_fts WHERE knowledge_chunk_fts MATCH ? ' +
+        `ORDER BY rank LIMIT ${CANDIDATE_LIMIT}`,
+      [`"${baseToken(knowledgeBaseId)}" AND (${terms.map((t) => `"${t}"`).join(' OR ')})`],
+    );
     if (ids.length === 0) return [];
     const rows = await this.hot.all<{ id: number; searchText: string; tokenCount: number }>(
       'SELECT id, search_text AS searchText, token_count AS tokenCount FROM knowledge_chunk ' +
