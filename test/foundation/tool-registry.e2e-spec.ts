@@ -10,6 +10,7 @@ describeEachDialect('tool registry admin API', (dialect) => {
   it('has the platform built-ins (web_search, READ_TOOL_RESULT, UPDATE_TODO_LIST) from the first start', async () => {
     const res = await suite.gw.http.get('/api/v1/admin/tools?source=BUILTIN').set(suite.gw.admin).expect(200);
     expect(res.body.items.map((t: { name: string }) => t.name).sort()).toEqual([
+      'RAG_SEARCH',
       'READ_TOOL_RESULT',
       'UPDATE_TODO_LIST',
       'web_search',
