@@ -124,25 +124,25 @@ export class KnowledgeChunkIndex {
 
   /**
    * Chunks of the base that hold any of `terms`, the engine's best first (FTS5 bm25; InnoDB relevance): the ids
-   * first (FTS5 finds the base's chunks through its base token, without reading rows), then their search texts.
+   * first (both engines find the base's chunks through its base token, without reading rows), then their search
+   * texts.
    */
   async candidates(knowledgeBaseId: string, terms: string[]): Promise<CandidateChunk[]> {
     if (terms.length === 0) return [];
-    if (this.mysql) {
-      // InnoDB reads each matching row to check its base anyway: take the ranking inputs in the same query.
-      const rows = await this.hot.all<{ id: number; searchText: string; tokenCount: number }>(
-        'SELECT c.id AS id, c.search_text AS searchText, c.token_count AS tokenCount FROM knowledge_chunk c ' +
-          'WHERE MATCH (c.search_text) AGAINST (? IN NATURAL LANGUAGE MODE) AND c.knowledge_base_id = ? ' +
-          `ORDER BY MATCH (c.search_text) AGAINST (? IN NATURAL LANGUAGE MODE) DESC, c.id LIMIT ${CANDIDATE_LIMIT}`,
-        [terms.join(' '), knowledgeBaseId, terms.join(' ')],
-      );
-      return rows.map((r) => ({ id: Number(r.id), searchText: r.searchText, tokenCount: Number(r.tokenCount) }));
-    }
-    const ids = await this.hot.all<{ id: number }>(
-      'SELECT rowid AS id FROM knowledge_chunk_fts WHERE knowledge_chunk_fts MATCH ? ' +
-        `ORDER BY rank LIMIT ${CANDIDATE_LIMIT}`,
-      [`"${baseToken(knowledgeBaseId)}" AND (${terms.map((t) => `"${t}"`).join(' OR ')})`],
-    );
+    const base = baseToken(knowledgeBaseId);
+    // MySQL: the base is required inside the full-text query (boolean mode: natural-language mode cannot require a
+    // term), so InnoDB ranks from the index alone and reads only the rows it returns.
+    const ids = this.mysql
+      ? await this.hot.all<{ id: number }>(
+          'SELECT id FROM knowledge_chunk WHERE MATCH (search_text) AGAINST (? IN BOOLEAN MODE) ' +
+            `ORDER BY MATCH (search_text) AGAINST (? IN BOOLEAN MODE) DESC LIMIT ${CANDIDATE_LIMIT}`,
+          Array(2).fill(`+${base} +(${terms.join(' ')})`),
+        )
+      : await this.hot.all<{ id: number }>(
+          'SELECT rowid AS id FROM knowledge_chunk_fts WHERE knowledge_chunk_fts MATCH ? ' +
+            `ORDER BY rank LIMIT ${CANDIDATE_LIMIT}`,
+          [`"${base}" AND (${terms.map((t) => `"${t}"`).join(' OR ')})`],
+        );
     if (ids.length === 0) return [];
     const rows = await this.hot.all<{ id: number; searchText: string; tokenCount: number }>(
       'SELECT id, search_text AS searchText, token_count AS tokenCount FROM knowledge_chunk ' +
