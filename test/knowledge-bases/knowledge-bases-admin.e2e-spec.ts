@@ -186,6 +186,25 @@ describeEachDialect('knowledge bases: admin API and tenancy', (dialect) => {
     expect((await gw.http.get(`/api/v1/admin/agents/${agent.id}`).set(gw.admin)).body.knowledgeBaseIds).toEqual([]);
   });
 
+  it('keeps the counts exact and every document searchable when documents are added concurrently', async () => {
+    const { gw } = suite;
+    const kb = await createKnowledgeBase(gw, { name: 'concurrent', tenantId: 'acme' });
+    const shared = 'alpha bravo charlie delta echo foxtrot golf hotel india juliet';
+    const added = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        gw.http
+          .post(`${KB}/${kb}/documents`)
+          .set(gw.admin)
+          .send({ title: `Doc ${i}`, content: `${shared} unique${i}word`, mimeType: 'text/plain' }),
+      ),
+    );
+    expect(added.map((r) => r.status)).toEqual(Array(8).fill(201));
+    expect((await gw.http.get(`${KB}/${kb}`).set(gw.admin)).body).toMatchObject({ documentCount: 8, chunkCount: 8 });
+    expect(await searchBase(gw, kb, 'bravo', 20)).toHaveLength(8);
+    const [top] = await searchBase(gw, kb, 'unique3word bravo', 20);
+    expect(top.title).toBe('Doc 3');
+  });
+
   it('refuses documents for an HTTP knowledge base (409)', async () => {
     const { gw } = suite;
     const kb = await createKnowledgeBase(gw, {
