@@ -9,6 +9,7 @@ import { AddHitlReviewers1764461500000 } from './1764461500000-AddHitlReviewers'
 import { AddSessionRetentionIndex1764461600000 } from './1764461600000-AddSessionRetentionIndex';
 import { WidenRequestSizedColumns1764461700000 } from './1764461700000-WidenRequestSizedColumns';
 import { AddAgentLoopFieldsAndSessionEvents1764461800000 } from './1764461800000-AddAgentLoopFieldsAndSessionEvents';
+import { CreateKnowledgeBases1764462100000 } from './1764462100000-CreateKnowledgeBases';
 import { CreateSkillTables1764462200000 } from './1764462200000-CreateSkillTables';
 import { CreateAgentRunTables1764462400000 } from './1764462400000-CreateAgentRunTables';
 import { CreateAgentTasks1764462410000 } from './1764462410000-CreateAgentTasks';
@@ -26,6 +27,7 @@ export const GATEWAY_MIGRATIONS = [
   AddSessionRetentionIndex1764461600000,
   WidenRequestSizedColumns1764461700000,
   AddAgentLoopFieldsAndSessionEvents1764461800000,
+  CreateKnowledgeBases1764462100000,
   CreateSkillTables1764462200000,
   CreateAgentRunTables1764462400000,
   CreateAgentTasks1764462410000,

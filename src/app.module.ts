@@ -27,6 +27,7 @@ import { createGatewayLogging, type GatewayLogging } from './common/logging/gate
 import { SkillsModule } from './modules/skills/skills.module';
 import { ModelProvidersModule } from './modules/model-providers/model-providers.module';
 import { AgentRunsModule } from './modules/agent-runs/agent-runs.module';
+import { KnowledgeBasesModule } from './modules/knowledge-bases/knowledge-bases.module';
 
 /** Imports the feature modules; owns nothing else. */
 @Module({})
@@ -60,6 +61,7 @@ export class AppModule {
         SkillsModule,
         ModelProvidersModule,
         AgentRunsModule,
+        KnowledgeBasesModule,
         ...(config.demoToolsEnabled ? [DemoOrdersModule] : []),
       ],
       controllers: [HealthController],

@@ -20,6 +20,8 @@ import { ModelProviderEntity } from '@app/modules/model-providers/model-provider
 import { AgentRunEntity } from '@app/modules/agent-runs/agent-run.entity';
 import { AgentMessageEntity } from '@app/modules/agent-runs/agent-message.entity';
 import { AgentTaskEntity } from '@app/modules/agent-runs/subagents/agent-task.entity';
+import { KnowledgeBaseEntity } from '@app/modules/knowledge-bases/knowledge-base.entity';
+import { KnowledgeDocumentEntity } from '@app/modules/knowledge-bases/knowledge-document.entity';
 import { ConfigVersionEntity, TenantConfigVersionEntity } from './config-version.entity';
 
 /** Every entity of the gateway (the options builder registers exactly these). */
@@ -48,4 +50,6 @@ export const GATEWAY_ENTITIES = [
   AgentRunEntity,
   AgentMessageEntity,
   AgentTaskEntity,
+  KnowledgeBaseEntity,
+  KnowledgeDocumentEntity,
 ];

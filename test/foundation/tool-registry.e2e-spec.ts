@@ -16,7 +16,14 @@ describeEachDialect('tool registry admin API', (dialect) => {
     const catalog = suite.gw.app.get(BuiltinToolCatalog).definitions();
     expect(res.body.items.map((t: { name: string }) => t.name).sort()).toEqual(catalog.map((d) => d.name).sort());
     expect(catalog.map((d) => d.name)).toEqual(
-      expect.arrayContaining(['READ_TOOL_RESULT', 'UPDATE_TODO_LIST', 'web_search', 'SKILL_CALL', 'SUB_AGENT_CALL']),
+      expect.arrayContaining([
+        'READ_TOOL_RESULT',
+        'UPDATE_TODO_LIST',
+        'web_search',
+        'SKILL_CALL',
+        'SUB_AGENT_CALL',
+        'RAG_SEARCH',
+      ]),
     );
     for (const t of res.body.items) expect(t).toMatchObject({ tenantId: null, source: 'BUILTIN', status: 'ACTIVE' });
     expect(res.body.items.find((t: { name: string }) => t.name === 'web_search')).toMatchObject({

@@ -9,6 +9,7 @@ import { ModelProvidersErrorCode } from '@app/modules/model-providers/model-prov
 import { AgentRunsErrorCode } from '@app/modules/agent-runs/agent-runs.errors';
 import { SandboxErrorCode } from '@app/modules/sandbox/sandbox.errors';
 import { SkillsErrorCode } from '@app/modules/skills/skills.errors';
+import { KnowledgeBasesErrorCode } from '@app/modules/knowledge-bases/knowledge-bases.errors';
 
 /** Every code a {@link DomainError} may carry: the union of each module's `*.errors.ts`. */
 export type ErrorCode =
@@ -22,7 +23,8 @@ export type ErrorCode =
   | SandboxErrorCode
   | SkillsErrorCode
   | ModelProvidersErrorCode
-  | AgentRunsErrorCode;
+  | AgentRunsErrorCode
+  | KnowledgeBasesErrorCode;
 
 /**
  * HTTP status per code. A `Record` over the union: a code added to a module's enum without a status
@@ -67,4 +69,7 @@ export const ERROR_HTTP_STATUS: Record<ErrorCode, number> = {
   [SandboxErrorCode.SANDBOX_UNAVAILABLE]: 409,
   [SkillsErrorCode.SKILL_ARCHIVE_INVALID]: 400,
   [SkillsErrorCode.SKILL_NAME_TAKEN]: 409,
+  [KnowledgeBasesErrorCode.KNOWLEDGE_BASE_NAME_TAKEN]: 409,
+  [KnowledgeBasesErrorCode.KNOWLEDGE_BASE_NOT_INTERNAL]: 409,
+  [KnowledgeBasesErrorCode.KNOWLEDGE_BASE_UNREACHABLE]: 502,
 };

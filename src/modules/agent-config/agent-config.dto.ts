@@ -129,6 +129,8 @@ export class AgentDto {
   @ApiProperty({ nullable: true, type: String }) modelProviderId: string | null;
   @ApiProperty({ nullable: true, type: String }) systemPrompt: string | null;
   @ApiProperty({ type: [String] }) subAgentIds: string[];
+  @ApiProperty({ type: [String], description: 'Knowledge bases RAG_SEARCH searches (PUT .../knowledge-bases)' })
+  knowledgeBaseIds: string[];
   @ApiProperty() createdAt: string;
   @ApiProperty() updatedAt: string;
 }

@@ -43,6 +43,18 @@ export class AgentConfigRepository {
     return out;
   }
 
+  /** Agents of the tenant whose knowledgeBaseIds hold `knowledgeBaseId` (ids are UUIDs: no LIKE wildcards). */
+  async agentsWithKnowledgeBase(tenantId: string, knowledgeBaseId: string): Promise<AgentEntity[]> {
+    const rows = await this.agents
+      .createQueryBuilder('a')
+      .where('a.tenant_id = :tenantId AND a.knowledge_base_ids LIKE :pattern', {
+        tenantId,
+        pattern: `%"${knowledgeBaseId}"%`,
+      })
+      .getMany();
+    return rows.filter((a) => (a.knowledgeBaseIds ?? []).includes(knowledgeBaseId));
+  }
+
   findCapability(tenantId: string): Promise<TenantCapabilityEntity | null> {
     return this.capabilities.findOne({ where: { tenantId } });
   }

@@ -134,6 +134,14 @@ export class AgentConfigService {
     return this.get(auth, id);
   }
 
+  /** Replaces the agent's knowledge bases (the knowledge-bases module has checked they are of its tenant). */
+  async setKnowledgeBaseIds(auth: AuthContext, id: string, knowledgeBaseIds: string[]): Promise<AgentDto> {
+    const agent = await this.loadAgent(auth, id);
+    const changes = { knowledgeBaseIds, updatedAt: Date.now() };
+    await this.write(agent.tenantId, (m) => this.repo.updateAgent(m, id, changes), agent.name);
+    return this.get(auth, id);
+  }
+
   /** Removes a deleted skill from every agent that has it, in the caller's transaction (bumps their tenants). */
   async unbindSkillEverywhere(m: EntityManager, skillId: string): Promise<void> {
     const agents = await this.repo.agentsWithSkill(m, skillId);
@@ -142,6 +150,22 @@ export class AgentConfigService {
       await this.repo.updateAgent(m, agent.id, { skillIds, updatedAt: Date.now() });
       await this.configVersion.bump(m, agent.tenantId);
     }
+  }
+
+  /** Unbinds a knowledge base that is being deleted from every agent of its tenant. */
+  async forgetKnowledgeBase(tenantId: string, knowledgeBaseId: string): Promise<void> {
+    const bound = await this.repo.agentsWithKnowledgeBase(tenantId, knowledgeBaseId);
+    if (bound.length === 0) return;
+    await this.write(
+      tenantId,
+      async (m) => {
+        for (const agent of bound) {
+          const knowledgeBaseIds = (agent.knowledgeBaseIds ?? []).filter((k) => k !== knowledgeBaseId);
+          await this.repo.updateAgent(m, agent.id, { knowledgeBaseIds, updatedAt: Date.now() });
+        }
+      },
+      tenantId,
+    );
   }
 
   async setCapabilities(
@@ -234,6 +258,7 @@ function toAgentDto(row: AgentEntity, toolIds: string[]): AgentDto {
     modelProviderId: row.modelProviderId,
     systemPrompt: row.systemPrompt,
     subAgentIds: row.subAgentIds ?? [],
+    knowledgeBaseIds: row.knowledgeBaseIds ?? [],
     createdAt: toIso(row.createdAt)!,
     updatedAt: toIso(row.updatedAt)!,
   };

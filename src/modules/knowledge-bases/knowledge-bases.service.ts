@@ -1,0 +1,177 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { randomUUID } from 'node:crypto';
+import type { AuthContext } from '@app/common/auth/auth-context';
+import { DomainError } from '@app/common/errors/domain-error';
+import { CommonErrorCode } from '@app/common/errors/common.errors';
+import { validationFailed } from '@app/common/errors/validation';
+import { nameKeyOf } from '@app/common/name-key';
+import { pageOf, PageQueryDto, pageWindow } from '@app/common/dto/page.dto';
+import { toIso } from '@app/database/epoch-ms.transformer';
+import { isUniqueViolation } from '@app/database/unique-violation';
+import { AgentConfigService } from '@app/modules/agent-config/agent-config.service';
+import type { AgentDto } from '@app/modules/agent-config/agent-config.dto';
+import { KnowledgeBaseEntity } from './knowledge-base.entity';
+import { KnowledgeBasesRepository } from './knowledge-bases.repository';
+import { KnowledgeChunkIndex } from './knowledge-chunk.index';
+import { KnowledgeBasesErrorCode } from './knowledge-bases.errors';
+import { ToolCallError } from '@app/modules/executors/tool-executor';
+import { KnowledgeSearchService } from './knowledge-search.service';
+import { SEARCH_DEFAULT_TOP_K } from './knowledge-bases.types';
+import type {
+  CreateKnowledgeBaseDto,
+  KnowledgeBaseDto,
+  KnowledgeBasePageDto,
+  KnowledgeSearchResponseDto,
+  SearchKnowledgeBaseDto,
+} from './knowledge-bases.dto';
+
+/**
+ * Knowledge bases of a tenant: create, list, read, delete, and which ones an agent's RAG_SEARCH searches.
+ * A tenant admin key sees only its tenant's (another tenant's base is 404); the platform key sees all.
+ */
+@Injectable()
+export class KnowledgeBasesService {
+  constructor(
+    private readonly repo: KnowledgeBasesRepository,
+    private readonly index: KnowledgeChunkIndex,
+    private readonly agents: AgentConfigService,
+    private readonly searcher: KnowledgeSearchService,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  async create(auth: AuthContext, dto: CreateKnowledgeBaseDto): Promise<KnowledgeBaseDto> {
+    if (auth.tenantId !== null && auth.tenantId !== dto.tenantId) {
+      throw new DomainError(
+        CommonErrorCode.FORBIDDEN,
+        `Your admin key is bound to tenant ${auth.tenantId}; create knowledge bases in that tenant.`,
+      );
+    }
+    const url = dto.kind === 'HTTP' ? checkedUrl(dto.url) : null;
+    if (dto.kind === 'INTERNAL' && dto.url !== undefined) {
+      throw validationFailed([{ field: 'url', problems: ['only an HTTP knowledge base has a url; leave it out'] }]);
+    }
+    const now = Date.now();
+    const row: KnowledgeBaseEntity = {
+      id: randomUUID(),
+      tenantId: dto.tenantId,
+      name: dto.name,
+      nameKey: nameKeyOf(dto.name),
+      kind: dto.kind,
+      url,
+      documentCount: 0,
+      chunkCount: 0,
+      tokenCount: 0,
+      createdAt: now,
+      updatedAt: now,
+    };
+    try {
+      await this.repo.insertBase(row);
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      throw new DomainError(
+        KnowledgeBasesErrorCode.KNOWLEDGE_BASE_NAME_TAKEN,
+        `Tenant ${dto.tenantId} already has a knowledge base named ${dto.name} (names ignore case); pick another name.`,
+        { name: dto.name },
+      );
+    }
+    return toKnowledgeBaseDto(row);
+  }
+
+  async list(auth: AuthContext, query: PageQueryDto): Promise<KnowledgeBasePageDto> {
+    const { skip, take } = pageWindow(query);
+    const [rows, total] = await this.repo.pageBases(auth.tenantId, skip, take);
+    return pageOf(rows.map(toKnowledgeBaseDto), total, query);
+  }
+
+  async get(auth: AuthContext, id: string): Promise<KnowledgeBaseDto> {
+    return toKnowledgeBaseDto(await this.load(auth, id));
+  }
+
+  /** Deletes the base, its documents and index; agents bound to it are unbound first (their config changes). */
+  async remove(auth: AuthContext, id: string): Promise<KnowledgeBaseDto> {
+    const row = await this.load(auth, id);
+    await this.agents.forgetKnowledgeBase(row.tenantId, id);
+    await this.dataSource.transaction(async (m) => {
+      await this.index.removeBase(m, id);
+      await this.repo.deleteBase(m, id);
+    });
+    return toKnowledgeBaseDto(row);
+  }
+
+  /** Replaces the knowledge bases an agent's RAG_SEARCH searches: each must be of the agent's tenant (else 404). */
+  async bindToAgent(auth: AuthContext, agentId: string, knowledgeBaseIds: string[]): Promise<AgentDto> {
+    const agent = await this.agents.loadAgent(auth, agentId);
+    const unique = [...new Set(knowledgeBaseIds)];
+    const found = new Set((await this.repo.findBasesOfTenant(agent.tenantId, unique)).map((b) => b.id));
+    const missing = unique.find((id) => !found.has(id));
+    if (missing !== undefined) {
+      throw new DomainError(
+        CommonErrorCode.NOT_FOUND,
+        `No knowledge base ${missing} in tenant ${agent.tenantId}; list them with GET /api/v1/admin/knowledge-bases.`,
+        { knowledgeBaseId: missing },
+      );
+    }
+    return this.agents.setKnowledgeBaseIds(auth, agentId, unique);
+  }
+
+  /** The admin's search of one base: exactly what RAG_SEARCH returns for it. */
+  async search(auth: AuthContext, id: string, dto: SearchKnowledgeBaseDto): Promise<KnowledgeSearchResponseDto> {
+    const base = await this.load(auth, id);
+    try {
+      return { results: await this.searcher.search(base, dto.query, dto.topK ?? SEARCH_DEFAULT_TOP_K) };
+    } catch (err) {
+      if (!(err instanceof ToolCallError)) throw err;
+      throw new DomainError(
+        KnowledgeBasesErrorCode.KNOWLEDGE_BASE_UNREACHABLE,
+        `Knowledge base ${base.name} could not be searched: ${err.message}. Check its url and that the service answers POST {query, topK} with {results: [...]}.`,
+      );
+    }
+  }
+
+  /** The base, if the caller may see it (another tenant's is 404). */
+  async load(auth: Pick<AuthContext, 'tenantId'>, id: string): Promise<KnowledgeBaseEntity> {
+    const row = await this.repo.findBase(id);
+    if (!row || (auth.tenantId !== null && row.tenantId !== auth.tenantId)) {
+      throw new DomainError(
+        CommonErrorCode.NOT_FOUND,
+        `No knowledge base ${id} in your tenant; list them with GET /api/v1/admin/knowledge-bases.`,
+      );
+    }
+    return row;
+  }
+}
+
+/** An HTTP base's URL: http(s), no credentials in it (the outbound guard vets the address at call time). */
+function checkedUrl(raw: string | undefined): string {
+  let url: URL | undefined;
+  try {
+    url = raw === undefined ? undefined : new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  const problem = !url
+    ? 'an HTTP knowledge base needs an absolute http(s) URL, e.g. https://retrieval.example.com/search'
+    : !['http:', 'https:'].includes(url.protocol)
+      ? 'must be an http: or https: URL'
+      : url.username || url.password
+        ? 'must not carry credentials (user:password@); the retrieval service must not need secrets from the gateway'
+        : undefined;
+  if (problem) throw validationFailed([{ field: 'url', problems: [problem] }]);
+  return url!.toString();
+}
+
+export function toKnowledgeBaseDto(row: KnowledgeBaseEntity): KnowledgeBaseDto {
+  return {
+    id: row.id,
+    tenantId: row.tenantId,
+    name: row.name,
+    kind: row.kind,
+    url: row.url,
+    documentCount: row.documentCount,
+    chunkCount: row.chunkCount,
+    createdAt: toIso(row.createdAt)!,
+    updatedAt: toIso(row.updatedAt)!,
+  };
+}

@@ -1,0 +1,33 @@
+import type { ValueTransformer } from 'typeorm';
+
+export const KNOWLEDGE_BASE_KINDS = ['INTERNAL', 'HTTP'] as const;
+export type KnowledgeBaseKind = (typeof KNOWLEDGE_BASE_KINDS)[number];
+
+export const KNOWLEDGE_MIME_TYPES = ['text/plain', 'text/markdown'] as const;
+export type KnowledgeMimeType = (typeof KNOWLEDGE_MIME_TYPES)[number];
+
+/** Knowledge base names: what RAG_SEARCH's `knowledgeBase` argument says. */
+export const KNOWLEDGE_BASE_NAME_PATTERN = /^[\p{L}\p{N}][\p{L}\p{N}_. -]{0,127}$/u;
+
+/** Results of one search: default and most. */
+export const SEARCH_DEFAULT_TOP_K = 5;
+export const SEARCH_MAX_TOP_K = 20;
+
+/** Largest document accepted (characters); larger ones are refused with 400, nothing stored. */
+export const DOCUMENT_MAX_CHARS = 2_000_000;
+
+/** One passage of a search answer (INTERNAL and HTTP alike). */
+export interface KnowledgeSearchHit {
+  documentId: string | null;
+  title: string;
+  content: string;
+  score: number;
+  /** The heading path of the passage (Markdown `A > B`), null for plain text or an HTTP base that gave none. */
+  heading: string | null;
+}
+
+/** A BIGINT column read as a JS number (counts stay far below 2^53). */
+export const bigintNumber: ValueTransformer = {
+  to: (value: number | null | undefined) => value,
+  from: (value: string | number | null) => (value === null || value === undefined ? value : Number(value)),
+};

@@ -1,0 +1,176 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { HotSql } from '@app/database/hot-sql';
+import { baseToken } from './knowledge-text.tokenizer';
+
+/** A chunk ready to store: its text and the tokens (joined by spaces) the full-text index holds. */
+export interface IndexedChunk {
+  seq: number;
+  heading: string | null;
+  content: string;
+  searchText: string;
+  tokenCount: number;
+}
+
+/** A chunk the full-text engine matched, with what the ranking needs. */
+export interface CandidateChunk {
+  id: number;
+  searchText: string;
+  tokenCount: number;
+}
+
+/** A chunk as a search answers it. */
+export interface PassageRow {
+  id: number;
+  documentId: string;
+  title: string;
+  heading: string | null;
+  content: string;
+}
+
+/** Chunks the full-text engine hands to the ranking, at most (its own best first). */
+export const CANDIDATE_LIMIT = 60;
+const INSERT_BATCH = 200;
+const TERM_BATCH = 300;
+
+/**
+ * The dialect-specific half of knowledge search (raw SQL on tables without entities): chunks and their full-text
+ * index (SQLite FTS5 kept in step by triggers; InnoDB FULLTEXT), and the per-base document frequency of each term.
+ * Writes take the caller's transaction; candidate lookups use prepared statements (HotSql).
+ */
+@Injectable()
+export class KnowledgeChunkIndex {
+  private readonly mysql: boolean;
+
+  constructor(
+    @InjectDataSource() dataSource: DataSource,
+    private readonly hot: HotSql,
+  ) {
+    this.mysql = dataSource.options.type !== 'better-sqlite3';
+  }
+
+  async addChunks(
+    m: EntityManager,
+    knowledgeBaseId: string,
+    documentId: string,
+    chunks: IndexedChunk[],
+  ): Promise<void> {
+    for (let i = 0; i < chunks.length; i += INSERT_BATCH) {
+      const batch = chunks.slice(i, i + INSERT_BATCH);
+      await m.query(
+        `INSERT INTO knowledge_chunk (knowledge_base_id, document_id, seq, heading, content, search_text, token_count) VALUES ${batch.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+        batch.flatMap((c) => [knowledgeBaseId, documentId, c.seq, c.heading, c.content, c.searchText, c.tokenCount]),
+      );
+    }
+  }
+
+  /** Adds `delta` to each term's document frequency (terms sorted: concurrent writers lock rows in one order). */
+  async addTerms(m: EntityManager, knowledgeBaseId: string, delta: Map<string, number>): Promise<void> {
+    const terms = [...delta.keys()].sort();
+    const upsert = this.mysql
+      ? 'ON DUPLICATE KEY UPDATE df = df + VALUES(df)'
+      : 'ON CONFLICT (knowledge_base_id, term) DO UPDATE SET df = df + excluded.df';
+    for (let i = 0; i < terms.length; i += TERM_BATCH) {
+      const batch = terms.slice(i, i + TERM_BATCH);
+      await m.query(
+        `INSERT INTO knowledge_term (knowledge_base_id, term, df) VALUES ${batch.map(() => '(?, ?, ?)').join(', ')} ${upsert}`,
+        batch.flatMap((t) => [knowledgeBaseId, t, delta.get(t)]),
+      );
+    }
+  }
+
+  /** Subtracts each term's count from its document frequency; terms no chunk holds any more are removed. */
+  async removeTerms(m: EntityManager, knowledgeBaseId: string, delta: Map<string, number>): Promise<void> {
+    const terms = [...delta.keys()].sort();
+    for (let i = 0; i < terms.length; i += TERM_BATCH) {
+      const batch = terms.slice(i, i + TERM_BATCH);
+      await m.query(
+        `UPDATE knowledge_term SET df = df - CASE term ${batch.map(() => 'WHEN ? THEN ?').join(' ')} ELSE 0 END WHERE knowledge_base_id = ? AND term IN (${batch.map(() => '?').join(', ')})`,
+        [...batch.flatMap((t) => [t, delta.get(t)]), knowledgeBaseId, ...batch],
+      );
+    }
+    await m.query('DELETE FROM knowledge_term WHERE knowledge_base_id = ? AND df <= 0', [knowledgeBaseId]);
+  }
+
+  /** The search texts of a document's chunks (what its removal must take out of the term statistics). */
+  async searchTextsOf(
+    m: EntityManager,
+    documentId: string,
+  ): Promise<Array<{ searchText: string; tokenCount: number }>> {
+    const rows: Array<{ search_text: string; token_count: number | string }> = await m.query(
+      'SELECT search_text, token_count FROM knowledge_chunk WHERE document_id = ?',
+      [documentId],
+    );
+    return rows.map((r) => ({ searchText: r.search_text, tokenCount: Number(r.token_count) }));
+  }
+
+  async chunksOf(documentId: string): Promise<Array<{ seq: number; heading: string | null; content: string }>> {
+    const rows = await this.hot.all<{ seq: number; heading: string | null; content: string }>(
+      'SELECT seq, heading, content FROM knowledge_chunk WHERE document_id = ? ORDER BY seq',
+      [documentId],
+    );
+    return rows.map((r) => ({ seq: Number(r.seq), heading: r.heading, content: r.content }));
+  }
+
+  async removeDocument(m: EntityManager, documentId: string): Promise<void> {
+    await m.query('DELETE FROM knowledge_chunk WHERE document_id = ?', [documentId]);
+  }
+
+  async removeBase(m: EntityManager, knowledgeBaseId: string): Promise<void> {
+    await m.query('DELETE FROM knowledge_chunk WHERE knowledge_base_id = ?', [knowledgeBaseId]);
+    await m.query('DELETE FROM knowledge_term WHERE knowledge_base_id = ?', [knowledgeBaseId]);
+  }
+
+  /**
+   * Chunks of the base that hold any of `terms`, the engine's best first (FTS5 bm25; InnoDB relevance): the ids
+   * first (both engines find the base's chunks through its base token, without reading rows), then their search
+   * texts.
+   */
+  async candidates(knowledgeBaseId: string, terms: string[]): Promise<CandidateChunk[]> {
+    if (terms.length === 0) return [];
+    const base = baseToken(knowledgeBaseId);
+    // MySQL: the base is required inside the full-text query (boolean mode: natural-language mode cannot require a
+    // term), so InnoDB ranks from the index alone and reads only the rows it returns.
+    const ids = this.mysql
+      ? await this.hot.all<{ id: number }>(
+          'SELECT id FROM knowledge_chunk WHERE MATCH (search_text) AGAINST (? IN BOOLEAN MODE) ' +
+            `ORDER BY MATCH (search_text) AGAINST (? IN BOOLEAN MODE) DESC LIMIT ${CANDIDATE_LIMIT}`,
+          Array(2).fill(`+${base} +(${terms.join(' ')})`),
+        )
+      : await this.hot.all<{ id: number }>(
+          'SELECT rowid AS id FROM knowledge_chunk_fts WHERE knowledge_chunk_fts MATCH ? ' +
+            `ORDER BY rank LIMIT ${CANDIDATE_LIMIT}`,
+          [`"${base}" AND (${terms.map((t) => `"${t}"`).join(' OR ')})`],
+        );
+    if (ids.length === 0) return [];
+    const rows = await this.hot.all<{ id: number; searchText: string; tokenCount: number }>(
+      'SELECT id, search_text AS searchText, token_count AS tokenCount FROM knowledge_chunk ' +
+        `WHERE knowledge_base_id = ? AND id IN (${ids.map(() => '?').join(', ')})`,
+      [knowledgeBaseId, ...ids.map((r) => Number(r.id))],
+    );
+    return rows.map((r) => ({ id: Number(r.id), searchText: r.searchText, tokenCount: Number(r.tokenCount) }));
+  }
+
+  /** The passages of the chunks (of the base) with these ids, in no particular order. */
+  async passages(knowledgeBaseId: string, ids: number[]): Promise<PassageRow[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.hot.all<PassageRow & Record<string, unknown>>(
+      'SELECT c.id AS id, c.document_id AS documentId, d.title AS title, c.heading AS heading, c.content AS content ' +
+        'FROM knowledge_chunk c JOIN knowledge_document d ON d.id = c.document_id ' +
+        `WHERE c.knowledge_base_id = ? AND c.id IN (${ids.map(() => '?').join(', ')})`,
+      [knowledgeBaseId, ...ids],
+    );
+    return rows.map((r) => ({ ...r, id: Number(r.id) }));
+  }
+
+  /** How many chunks of the base hold each term. */
+  async documentFrequencies(knowledgeBaseId: string, terms: string[]): Promise<Map<string, number>> {
+    if (terms.length === 0) return new Map();
+    const rows = await this.hot.all<{ term: string; df: number }>(
+      `SELECT term, df FROM knowledge_term WHERE knowledge_base_id = ? AND term IN (${terms.map(() => '?').join(', ')})`,
+      [knowledgeBaseId, ...terms],
+    );
+    return new Map(rows.map((r) => [r.term, Number(r.df)]));
+  }
+}

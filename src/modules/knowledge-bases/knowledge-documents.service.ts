@@ -1,0 +1,159 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { randomUUID } from 'node:crypto';
+import type { AuthContext } from '@app/common/auth/auth-context';
+import { DomainError } from '@app/common/errors/domain-error';
+import { CommonErrorCode } from '@app/common/errors/common.errors';
+import { validationFailed } from '@app/common/errors/validation';
+import { stripUnsafeText } from '@app/common/safe-text';
+import { pageOf, PageQueryDto, pageWindow } from '@app/common/dto/page.dto';
+import { toIso } from '@app/database/epoch-ms.transformer';
+import { KnowledgeBaseEntity } from './knowledge-base.entity';
+import { KnowledgeDocumentEntity } from './knowledge-document.entity';
+import { KnowledgeBasesRepository } from './knowledge-bases.repository';
+import { KnowledgeBasesService } from './knowledge-bases.service';
+import { IndexedChunk, KnowledgeChunkIndex } from './knowledge-chunk.index';
+import { chunkDocument } from './knowledge-markdown.chunker';
+import { baseToken, tokenize } from './knowledge-text.tokenizer';
+import { KnowledgeBasesErrorCode } from './knowledge-bases.errors';
+import type { CreateKnowledgeDocumentDto, KnowledgeDocumentDto, KnowledgeDocumentPageDto } from './knowledge-bases.dto';
+
+const METADATA_MAX_CHARS = 16_000;
+
+/**
+ * Documents of INTERNAL knowledge bases. Adding one chunks it, tokenizes each chunk (title, heading and text) and
+ * stores the document, its chunks, the term statistics and the base's counts in one transaction: a search sees a
+ * document whole or not at all. Deleting one takes all of it out again.
+ */
+@Injectable()
+export class KnowledgeDocumentsService {
+  constructor(
+    private readonly bases: KnowledgeBasesService,
+    private readonly repo: KnowledgeBasesRepository,
+    private readonly index: KnowledgeChunkIndex,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  async add(
+    auth: AuthContext,
+    knowledgeBaseId: string,
+    dto: CreateKnowledgeDocumentDto,
+  ): Promise<KnowledgeDocumentDto> {
+    const base = assertInternal(await this.bases.load(auth, knowledgeBaseId));
+    if (dto.metadata !== undefined && JSON.stringify(dto.metadata).length > METADATA_MAX_CHARS) {
+      throw validationFailed([
+        { field: 'metadata', problems: [`must be at most ${METADATA_MAX_CHARS} characters as JSON`] },
+      ]);
+    }
+    const content = stripUnsafeText(dto.content);
+    const ownToken = baseToken(base.id);
+    const chunks = chunkDocument(content, dto.mimeType).map((c): IndexedChunk => {
+      const tokens = tokenize(`${dto.title}\n${c.heading ?? ''}\n${c.content}`);
+      return { ...c, searchText: [ownToken, ...tokens].join(' '), tokenCount: tokens.length };
+    });
+    if (chunks.length === 0) {
+      throw validationFailed([{ field: 'content', problems: ['has no text to index (only blank lines)'] }]);
+    }
+    const row: KnowledgeDocumentEntity = {
+      id: randomUUID(),
+      knowledgeBaseId: base.id,
+      tenantId: base.tenantId,
+      title: dto.title,
+      mimeType: dto.mimeType,
+      content,
+      metadata: dto.metadata ?? null,
+      chunkCount: chunks.length,
+      charCount: content.length,
+      createdAt: Date.now(),
+    };
+    const tokens = chunks.reduce((sum, c) => sum + c.tokenCount, 0);
+    await this.dataSource.transaction(async (m) => {
+      await this.repo.insertDocument(m, row);
+      await this.index.addChunks(m, base.id, row.id, chunks);
+      await this.index.addTerms(
+        m,
+        base.id,
+        documentFrequencies(
+          chunks.map((c) => c.searchText),
+          ownToken,
+        ),
+      );
+      await this.repo.addToCounts(m, base.id, { documents: 1, chunks: chunks.length, tokens });
+    });
+    return toDocumentDto(row);
+  }
+
+  async list(auth: AuthContext, knowledgeBaseId: string, query: PageQueryDto): Promise<KnowledgeDocumentPageDto> {
+    const base = await this.bases.load(auth, knowledgeBaseId);
+    const { skip, take } = pageWindow(query);
+    const [rows, total] = await this.repo.pageDocuments(base.id, skip, take);
+    return pageOf(rows.map(toDocumentDto), total, query);
+  }
+
+  async get(auth: AuthContext, knowledgeBaseId: string, documentId: string): Promise<KnowledgeDocumentDto> {
+    const row = await this.load(auth, knowledgeBaseId, documentId);
+    return { ...toDocumentDto(row), content: row.content, chunks: await this.index.chunksOf(row.id) };
+  }
+
+  async remove(auth: AuthContext, knowledgeBaseId: string, documentId: string): Promise<KnowledgeDocumentDto> {
+    const row = await this.load(auth, knowledgeBaseId, documentId);
+    await this.dataSource.transaction(async (m) => {
+      const chunks = await this.index.searchTextsOf(m, row.id);
+      const df = documentFrequencies(
+        chunks.map((c) => c.searchText),
+        baseToken(row.knowledgeBaseId),
+      );
+      await this.index.removeTerms(m, row.knowledgeBaseId, df);
+      await this.index.removeDocument(m, row.id);
+      await this.repo.deleteDocument(m, row.id);
+      const tokens = chunks.reduce((sum, c) => sum + c.tokenCount, 0);
+      await this.repo.addToCounts(m, row.knowledgeBaseId, { documents: -1, chunks: -chunks.length, tokens: -tokens });
+    });
+    return toDocumentDto(row);
+  }
+
+  private async load(auth: AuthContext, knowledgeBaseId: string, documentId: string): Promise<KnowledgeDocumentEntity> {
+    const base = await this.bases.load(auth, knowledgeBaseId);
+    const row = await this.repo.findDocument(documentId);
+    if (!row || row.knowledgeBaseId !== base.id) {
+      throw new DomainError(
+        CommonErrorCode.NOT_FOUND,
+        `No document ${documentId} in knowledge base ${base.id}; list them with GET /api/v1/admin/knowledge-bases/${base.id}/documents.`,
+      );
+    }
+    return row;
+  }
+}
+
+function assertInternal(base: KnowledgeBaseEntity): KnowledgeBaseEntity {
+  if (base.kind !== 'INTERNAL') {
+    throw new DomainError(
+      KnowledgeBasesErrorCode.KNOWLEDGE_BASE_NOT_INTERNAL,
+      `Knowledge base ${base.name} is of kind ${base.kind}: its documents live in the retrieval service at its url. Add documents to an INTERNAL knowledge base.`,
+    );
+  }
+  return base;
+}
+
+/** In how many of the chunks each term occurs (the base's own token is no term). */
+function documentFrequencies(searchTexts: string[], base: string): Map<string, number> {
+  const df = new Map<string, number>();
+  for (const text of searchTexts) {
+    for (const term of new Set(text.split(' '))) if (term !== base) df.set(term, (df.get(term) ?? 0) + 1);
+  }
+  return df;
+}
+
+function toDocumentDto(row: KnowledgeDocumentEntity): KnowledgeDocumentDto {
+  return {
+    id: row.id,
+    knowledgeBaseId: row.knowledgeBaseId,
+    title: row.title,
+    mimeType: row.mimeType,
+    metadata: row.metadata,
+    chunkCount: row.chunkCount,
+    charCount: row.charCount,
+    createdAt: toIso(row.createdAt)!,
+  };
+}

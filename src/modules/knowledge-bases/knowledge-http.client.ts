@@ -1,0 +1,128 @@
+import { Injectable } from '@nestjs/common';
+import { OutboundGuard } from '@app/modules/executors/outbound/outbound-guard';
+import { OutboundHttpAgent } from '@app/modules/executors/outbound/outbound-http.agent';
+import { ToolCallError } from '@app/modules/executors/tool-executor';
+import { ToolErrorClass } from '@app/modules/executors/tool-error-class';
+import type { KnowledgeSearchHit } from './knowledge-bases.types';
+
+/** Longest answer read from a retrieval service, and longest passage kept from it. */
+const MAX_ANSWER_BYTES = 2 * 1024 * 1024;
+const MAX_PASSAGE_CHARS = 8_000;
+/** A search of an HTTP base is cut after this long when the caller gives no tighter budget. */
+export const HTTP_SEARCH_TIMEOUT_MS = 10_000;
+
+/**
+ * Asks the retrieval service of an HTTP knowledge base: `POST <url> {query, topK}` →
+ * `{results: [{documentId?, title, content, score}]}`, through the gateway's guarded outbound agent (the address
+ * is vetted when the socket opens; loopback and private addresses need OUTBOUND_ALLOW_HOSTS). No secrets are sent.
+ * @throws ToolCallError for anything but a well-formed answer (the message says what was wrong).
+ */
+@Injectable()
+export class KnowledgeHttpClient {
+  constructor(
+    private readonly guard: OutboundGuard,
+    private readonly http: OutboundHttpAgent,
+  ) {}
+
+  async search(
+    url: string,
+    context: { tenantId: string; knowledgeBaseId: string },
+    query: string,
+    topK: number,
+    signal?: AbortSignal,
+  ): Promise<KnowledgeSearchHit[]> {
+    const target = new URL(url);
+    this.guard.checkUrl(target);
+    const budget = AbortSignal.timeout(HTTP_SEARCH_TIMEOUT_MS);
+    let response: Response;
+    try {
+      response = await this.http.fetch(target, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          'x-tenant-id': context.tenantId,
+          'x-knowledge-base-id': context.knowledgeBaseId,
+        },
+        body: JSON.stringify({ query, topK }),
+        signal: signal ? AbortSignal.any([signal, budget]) : budget,
+      });
+    } catch (err) {
+      if (err instanceof ToolCallError) throw err;
+      throw failure(`the retrieval service ${target.host} could not be reached: ${(err as Error).message}`, true);
+    }
+    const text = await readBounded(response);
+    if (!response.ok) {
+      const transient = response.status === 429 || response.status >= 500;
+      throw failure(
+        `the retrieval service ${target.host} answered HTTP ${response.status}`,
+        transient,
+        response.status,
+      );
+    }
+    return parseAnswer(text, topK, target.host);
+  }
+}
+
+async function readBounded(response: Response): Promise<string> {
+  const reader: ReadableStreamDefaultReader<Uint8Array> | undefined = response.body?.getReader();
+  if (!reader) return '';
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_ANSWER_BYTES) {
+      await reader.cancel();
+      throw failure(
+        `the retrieval service answered more than ${MAX_ANSWER_BYTES} bytes`,
+        false,
+        undefined,
+        ToolErrorClass.RESPONSE_TOO_LARGE,
+      );
+    }
+    parts.push(value);
+  }
+  return Buffer.concat(parts).toString('utf8');
+}
+
+function parseAnswer(text: string, topK: number, host: string): KnowledgeSearchHit[] {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw failure(`the retrieval service ${host} did not answer JSON`, false, undefined, BAD_ANSWER);
+  }
+  const results = (body as { results?: unknown })?.results;
+  if (!Array.isArray(results))
+    throw failure(`the retrieval service ${host} answered without a results array`, false, undefined, BAD_ANSWER);
+  const hits: KnowledgeSearchHit[] = [];
+  for (const [i, r] of results.entries()) {
+    const item = r as Record<string, unknown>;
+    if (typeof item?.title !== 'string' || typeof item.content !== 'string' || typeof item.score !== 'number') {
+      throw failure(
+        `result ${i} of ${host} needs a string title, a string content and a numeric score`,
+        false,
+        undefined,
+        BAD_ANSWER,
+      );
+    }
+    hits.push({
+      documentId: typeof item.documentId === 'string' ? item.documentId : null,
+      title: item.title.slice(0, 512),
+      content: item.content.slice(0, MAX_PASSAGE_CHARS),
+      score: Number.isFinite(item.score) ? item.score : 0,
+      heading: typeof item.heading === 'string' ? item.heading.slice(0, 512) : null,
+    });
+  }
+  return hits.sort((a, b) => b.score - a.score).slice(0, topK);
+}
+
+/** The errorClass of an answer that is not `{results: [...]}` as the contract says. */
+const BAD_ANSWER = 'KNOWLEDGE_BAD_ANSWER';
+
+function failure(message: string, transient: boolean, httpStatus?: number, errorClass?: string): ToolCallError {
+  const cls = errorClass ?? (transient ? ToolErrorClass.HTTP_RETRYABLE : ToolErrorClass.HTTP_CLIENT_ERROR);
+  return new ToolCallError(message, cls, { transient, reachedRemote: true, httpStatus });
+}

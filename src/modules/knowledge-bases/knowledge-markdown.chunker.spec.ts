@@ -1,0 +1,58 @@
+import { chunkDocument } from './knowledge-markdown.chunker';
+
+describe('chunkDocument', () => {
+  it('cuts Markdown along its headings and gives each passage its heading path', () => {
+    const md = [
+      'Intro line.',
+      '# Install',
+      'Run the installer.',
+      '## Linux',
+      'Use the package.',
+      '',
+      'Then start it.',
+      '# Use',
+      'Call the API.',
+    ].join('\n');
+    expect(chunkDocument(md, 'text/markdown')).toEqual([
+      { seq: 0, heading: null, content: 'Intro line.' },
+      { seq: 1, heading: 'Install', content: 'Run the installer.' },
+      { seq: 2, heading: 'Install > Linux', content: 'Use the package.\n\nThen start it.' },
+      { seq: 3, heading: 'Use', content: 'Call the API.' },
+    ]);
+  });
+
+  it('keeps a fenced code block whole, even with # lines and blank lines inside', () => {
+    const md = '# Script\n```sh\n# not a heading\n\necho hi\n```\nAfter.';
+    const chunks = chunkDocument(md, 'text/markdown');
+    expect(chunks).toHaveLength(1);
+    expect(chunks[0]).toMatchObject({ heading: 'Script', content: '```sh\n# not a heading\n\necho hi\n```\nAfter.' });
+  });
+
+  it('treats plain text headings as text', () => {
+    expect(chunkDocument('# not a heading\n\nsecond', 'text/plain')).toEqual([
+      { seq: 0, heading: null, content: '# not a heading\n\nsecond' },
+    ]);
+  });
+
+  it('bounds every chunk and overlaps consecutive chunks of a section', () => {
+    const sentences = Array.from({ length: 120 }, (_, i) => `Sentence number ${i} says something useful.`);
+    const text = `# Long\n${sentences.slice(0, 60).join(' ')}\n\n${sentences.slice(60).join(' ')}`;
+    const chunks = chunkDocument(text, 'text/markdown', { maxChars: 400, overlapChars: 80 });
+    expect(chunks.length).toBeGreaterThan(8);
+    for (const c of chunks) {
+      expect(c.content.length).toBeLessThanOrEqual(400);
+      expect(c.heading).toBe('Long');
+    }
+    for (let i = 1; i < chunks.length; i++) {
+      const previousEnd = chunks[i - 1].content.slice(-30);
+      expect(chunks[i].content).toContain(previousEnd);
+    }
+    for (const s of sentences) expect(chunks.some((c) => c.content.includes(s))).toBe(true);
+  });
+
+  it('cuts a paragraph without spaces or sentence ends (Chinese, a long token) within the bound', () => {
+    const chunks = chunkDocument('退'.repeat(2500), 'text/plain', { maxChars: 500, overlapChars: 50 });
+    expect(chunks.length).toBeGreaterThanOrEqual(5);
+    for (const c of chunks) expect(c.content.length).toBeLessThanOrEqual(500);
+  });
+});

@@ -1,0 +1,168 @@
+import type { KnowledgeMimeType } from './knowledge-bases.types';
+
+/** One passage of a document: what a search returns, with the heading path it sits under. */
+export interface KnowledgeChunk {
+  seq: number;
+  /** `Install > Linux` for Markdown under headings; null for plain text and text before the first heading. */
+  heading: string | null;
+  content: string;
+}
+
+export interface ChunkingOptions {
+  /** Hard bound of a chunk's content, overlap included. */
+  maxChars: number;
+  /** How much of the previous chunk of the same section starts the next one. */
+  overlapChars: number;
+}
+
+export const DEFAULT_CHUNKING: ChunkingOptions = { maxChars: 1000, overlapChars: 150 };
+
+interface Section {
+  heading: string | null;
+  blocks: string[];
+}
+
+const ATX_HEADING = /^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$/;
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+const SENTENCE_END = /(?<=[.!?;:])\s+|(?<=[。！？；])/u;
+
+/**
+ * Splits a document into bounded, overlapping passages. Markdown is cut along its headings first (each passage
+ * carries its heading path), then along paragraphs (blank lines; a fenced code block stays one paragraph); a
+ * paragraph longer than a chunk is cut at sentence ends, then at spaces, then anywhere. Consecutive chunks of one
+ * section share `overlapChars` of text, so a sentence cut at a border is still found whole in one of them.
+ */
+export function chunkDocument(
+  content: string,
+  mimeType: KnowledgeMimeType,
+  options: ChunkingOptions = DEFAULT_CHUNKING,
+): KnowledgeChunk[] {
+  const sections = mimeType === 'text/markdown' ? markdownSections(content) : [plainSection(content)];
+  const chunks: KnowledgeChunk[] = [];
+  for (const section of sections) {
+    for (const text of packSection(section.blocks, options)) {
+      chunks.push({ seq: chunks.length, heading: section.heading, content: text });
+    }
+  }
+  return chunks;
+}
+
+function plainSection(content: string): Section {
+  return { heading: null, blocks: paragraphs(content.split(/\r?\n/)) };
+}
+
+function markdownSections(content: string): Section[] {
+  const sections: Section[] = [];
+  const path: string[] = [];
+  let lines: string[] = [];
+  let heading: string | null = null;
+  let fence: string | null = null;
+  const flush = () => {
+    const blocks = paragraphs(lines);
+    if (blocks.length > 0) sections.push({ heading, blocks });
+    lines = [];
+  };
+  for (const line of content.split(/\r?\n/)) {
+    const fenceMark = FENCE.exec(line)?.[1];
+    if (fence !== null) {
+      if (fenceMark && fenceMark[0] === fence[0] && fenceMark.length >= fence.length) fence = null;
+      lines.push(line);
+      continue;
+    }
+    if (fenceMark) {
+      fence = fenceMark;
+      lines.push(line);
+      continue;
+    }
+    const match = ATX_HEADING.exec(line);
+    if (!match) {
+      lines.push(line);
+      continue;
+    }
+    flush();
+    const level = match[1].length;
+    path.length = Math.min(path.length, level - 1);
+    while (path.length < level - 1) path.push('');
+    path.push(match[2].trim());
+    heading = path.filter((p) => p !== '').join(' > ') || null;
+  }
+  flush();
+  return sections;
+}
+
+/** Paragraphs: runs of lines between blank lines, except inside a fenced code block. */
+function paragraphs(lines: string[]): string[] {
+  const out: string[] = [];
+  let current: string[] = [];
+  let fence: string | null = null;
+  for (const line of lines) {
+    const fenceMark = FENCE.exec(line)?.[1];
+    if (fence === null && fenceMark) fence = fenceMark;
+    else if (fence !== null && fenceMark && fenceMark[0] === fence[0] && fenceMark.length >= fence.length) fence = null;
+    if (fence === null && line.trim() === '' && !fenceMark) {
+      if (current.length > 0) out.push(current.join('\n').trim());
+      current = [];
+    } else current.push(line);
+  }
+  if (current.length > 0) out.push(current.join('\n').trim());
+  return out.filter((p) => p !== '');
+}
+
+function packSection(blocks: string[], { maxChars, overlapChars }: ChunkingOptions): string[] {
+  const overlap = Math.min(overlapChars, Math.floor(maxChars / 2));
+  const room = maxChars - overlap - 2;
+  const pieces = blocks.flatMap((b) => (b.length <= room ? [b] : splitLong(b, room)));
+  const chunks: string[] = [];
+  let current = '';
+  for (const piece of pieces) {
+    if (current === '') current = piece;
+    else if (current.length + 2 + piece.length <= maxChars) current = `${current}\n\n${piece}`;
+    else {
+      chunks.push(current);
+      const carried = tail(current, overlap);
+      current = carried === '' ? piece : `${carried}\n\n${piece}`;
+    }
+  }
+  if (current !== '') chunks.push(current);
+  return chunks;
+}
+
+/** Cuts a paragraph longer than `limit` at sentence ends, else at spaces, else anywhere. */
+function splitLong(text: string, limit: number): string[] {
+  const out: string[] = [];
+  let current = '';
+  for (const sentence of text.split(SENTENCE_END).filter((s) => s !== '')) {
+    for (const part of sentence.length <= limit ? [sentence] : hardSplit(sentence, limit)) {
+      if (current === '') current = part;
+      else if (current.length + 1 + part.length <= limit) current = `${current} ${part}`;
+      else {
+        out.push(current);
+        current = part;
+      }
+    }
+  }
+  if (current !== '') out.push(current);
+  return out;
+}
+
+function hardSplit(text: string, limit: number): string[] {
+  const out: string[] = [];
+  let rest = text;
+  while (rest.length > limit) {
+    const space = rest.lastIndexOf(' ', limit);
+    const cut = space > limit / 2 ? space : limit;
+    out.push(rest.slice(0, cut).trim());
+    rest = rest.slice(cut).trim();
+  }
+  if (rest !== '') out.push(rest);
+  return out;
+}
+
+/** The last `chars` characters of a chunk, started at a word or sentence border when there is one. */
+function tail(text: string, chars: number): string {
+  if (chars <= 0) return '';
+  if (text.length <= chars) return text;
+  const slice = text.slice(text.length - chars);
+  const border = slice.search(/[\s。！？；，]/u);
+  return (border >= 0 && border < chars / 2 ? slice.slice(border + 1) : slice).trim();
+}

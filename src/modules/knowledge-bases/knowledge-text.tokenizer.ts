@@ -1,0 +1,69 @@
+/**
+ * The one tokenizer of knowledge search, used for documents and queries and on both databases alike, so SQLite
+ * FTS5 and InnoDB FULLTEXT see exactly the same words. Text is NFKC-normalised, lower-cased and stripped of
+ * diacritics; `Intl.Segmenter` splits it into words (Chinese included, which has no spaces); each word is cut at
+ * anything that is not a letter or digit; stopwords go (ours: a superset of InnoDB's default list, whose own list
+ * is switched off); a token shorter than 3 characters is padded with `_` (InnoDB FULLTEXT ignores tokens shorter
+ * than innodb_ft_min_token_size = 3, and most Chinese words are 2 characters); tokens are cut at 32 characters
+ * (InnoDB's innodb_ft_max_token_size is 84).
+ */
+const segmenter = new Intl.Segmenter('zh', { granularity: 'word' });
+
+export const MIN_TOKEN_CHARS = 3;
+const MAX_TOKEN_CHARS = 32;
+
+// InnoDB's default list (INFORMATION_SCHEMA.INNODB_FT_DEFAULT_STOPWORD) plus common English function words.
+const ENGLISH_STOPWORDS = new Set(
+  (
+    'a about an are as at be by com de en for from how i in is it la of on or that the this to was what when where ' +
+    'who will with und www and but if into no not such their then there these they do does did can could should ' +
+    'would has have had been being its our your you we he she his her them which while all any each than so very'
+  ).split(' '),
+);
+const CHINESE_STOPWORDS = new Set(
+  '的 了 是 在 和 与 及 或 也 就 都 而 着 吗 呢 吧 啊 把 被 让 给 对 从 向 为 以 之 其 这 那 这个 那个 如何 怎么 怎样 什么 哪些 为什么 请问 一个 我 你 他 她 它 我们 你们 可以 需要 要'.split(
+    ' ',
+  ),
+);
+
+const NOT_WORD_CHAR = /[^\p{L}\p{N}]+/u;
+const COMBINING_MARKS = /\p{M}+/gu;
+
+/** The tokens of `text`, in order (duplicates kept: term frequency counts them). */
+export function tokenize(text: string): string[] {
+  const normalized = text
+    .normalize('NFKC')
+    .toLowerCase()
+    .normalize('NFD')
+    .replace(COMBINING_MARKS, '')
+    .normalize('NFC');
+  const tokens: string[] = [];
+  for (const segment of segmenter.segment(normalized)) {
+    if (!segment.isWordLike) continue;
+    for (const part of segment.segment.split(NOT_WORD_CHAR)) {
+      if (part === '' || ENGLISH_STOPWORDS.has(part) || CHINESE_STOPWORDS.has(part)) continue;
+      tokens.push(indexForm(part));
+    }
+  }
+  return tokens;
+}
+
+/** The distinct tokens of a query, in first-seen order. */
+export function queryTerms(query: string): string[] {
+  return [...new Set(tokenize(query))];
+}
+
+/**
+ * The token every chunk of a base carries first in its search text, so that FTS5 finds a base's chunks inside the
+ * full-text index itself (`base AND (terms)`) instead of reading every matching row to check its base. No word
+ * token can equal it: `_` only ever pads words shorter than 3 characters. It is not counted as a term.
+ */
+export function baseToken(knowledgeBaseId: string): string {
+  return `kb_${knowledgeBaseId.replace(/[^0-9a-zA-Z]/g, '').toLowerCase()}`;
+}
+
+function indexForm(word: string): string {
+  const chars = [...word];
+  if (chars.length > MAX_TOKEN_CHARS) return chars.slice(0, MAX_TOKEN_CHARS).join('');
+  return chars.length < MIN_TOKEN_CHARS ? word + '_'.repeat(MIN_TOKEN_CHARS - chars.length) : word;
+}

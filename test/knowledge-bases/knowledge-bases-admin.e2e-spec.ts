@@ -1,0 +1,223 @@
+import { describeEachDialect } from '@test/support/test-database';
+import { createKey, gatewayForSuite } from '@test/support/gateway-test-app';
+import { createKnowledgeBase, searchBase } from './support/knowledge-fixtures';
+
+const KB = '/api/v1/admin/knowledge-bases';
+
+describeEachDialect('knowledge bases: admin API and tenancy', (dialect) => {
+  const suite = gatewayForSuite(dialect);
+
+  it('creates, lists, reads and deletes a knowledge base; names are unique per tenant ignoring case', async () => {
+    const { gw } = suite;
+    const created = await gw.http.post(KB).set(gw.admin).send({ name: 'Handbook', tenantId: 'crud', kind: 'INTERNAL' });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      name: 'Handbook',
+      tenantId: 'crud',
+      kind: 'INTERNAL',
+      url: null,
+      documentCount: 0,
+    });
+    const clash = await gw.http.post(KB).set(gw.admin).send({ name: 'handbook', tenantId: 'crud', kind: 'INTERNAL' });
+    expect(clash.status).toBe(409);
+    expect(clash.body.error.code).toBe('KNOWLEDGE_BASE_NAME_TAKEN');
+    await gw.http
+      .post(KB)
+      .set(gw.admin)
+      .send({ name: 'handbook', tenantId: 'other-crud', kind: 'INTERNAL' })
+      .expect(201);
+
+    const list = await gw.http.get(KB).set(gw.admin).expect(200);
+    expect(list.body.items.map((k: { name: string }) => k.name)).toEqual(
+      expect.arrayContaining(['Handbook', 'handbook']),
+    );
+    await gw.http.get(`${KB}/${created.body.id}`).set(gw.admin).expect(200);
+    await gw.http.delete(`${KB}/${created.body.id}`).set(gw.admin).expect(200);
+    await gw.http.get(`${KB}/${created.body.id}`).set(gw.admin).expect(404);
+  });
+
+  it('refuses bad bodies with 400 naming the field', async () => {
+    const { gw } = suite;
+    const noUrl = await gw.http.post(KB).set(gw.admin).send({ name: 'svc', tenantId: 'v', kind: 'HTTP' });
+    expect(noUrl.status).toBe(400);
+    expect(JSON.stringify(noUrl.body.error.details)).toContain('url');
+    const creds = await gw.http
+      .post(KB)
+      .set(gw.admin)
+      .send({ name: 'svc', tenantId: 'v', kind: 'HTTP', url: 'https://user:pw@example.com/search' });
+    expect(creds.status).toBe(400);
+    expect(creds.body.error.message).not.toContain('pw@');
+    const ftp = await gw.http
+      .post(KB)
+      .set(gw.admin)
+      .send({ name: 'svc', tenantId: 'v', kind: 'HTTP', url: 'ftp://x/y' });
+    expect(ftp.status).toBe(400);
+    const kind = await gw.http.post(KB).set(gw.admin).send({ name: 'svc', tenantId: 'v', kind: 'VECTOR' });
+    expect(kind.status).toBe(400);
+    const kb = await createKnowledgeBase(gw, { name: 'docs', tenantId: 'v' });
+    const mime = await gw.http
+      .post(`${KB}/${kb}/documents`)
+      .set(gw.admin)
+      .send({ title: 't', content: 'x', mimeType: 'application/pdf' });
+    expect(mime.status).toBe(400);
+    const topK = await gw.http.post(`${KB}/${kb}/search`).set(gw.admin).send({ query: 'x', topK: 500 });
+    expect(topK.status).toBe(400);
+  });
+
+  it('chunks a Markdown document along its headings and shows the passages', async () => {
+    const { gw } = suite;
+    const kb = await createKnowledgeBase(gw, { name: 'chunks', tenantId: 'acme' });
+    const long = Array.from({ length: 40 }, (_, i) => `Step ${i} of the long procedure explains one more detail.`).join(
+      ' ',
+    );
+    const content = `# Guide\nIntro.\n\n## Install\n${long}\n\n## Use\nRun it.`;
+    const added = await gw.http
+      .post(`${KB}/${kb}/documents`)
+      .set(gw.admin)
+      .send({ title: 'Guide', content, mimeType: 'text/markdown', metadata: { owner: 'ops' } })
+      .expect(201);
+    expect(added.body).toMatchObject({ title: 'Guide', mimeType: 'text/markdown', metadata: { owner: 'ops' } });
+    expect(added.body.chunkCount).toBeGreaterThanOrEqual(4);
+
+    const doc = await gw.http.get(`${KB}/${kb}/documents/${added.body.id}`).set(gw.admin).expect(200);
+    expect(doc.body.content).toBe(content);
+    const chunks = doc.body.chunks as Array<{ seq: number; heading: string; content: string }>;
+    expect(chunks.map((c) => c.heading)).toEqual([
+      'Guide',
+      ...Array(chunks.length - 2).fill('Guide > Install'),
+      'Guide > Use',
+    ]);
+    for (const c of chunks) expect(c.content.length).toBeLessThanOrEqual(1000);
+    const install = chunks.filter((c) => c.heading === 'Guide > Install');
+    expect(install[1].content).toContain(install[0].content.slice(-40));
+
+    const base = await gw.http.get(`${KB}/${kb}`).set(gw.admin).expect(200);
+    expect(base.body).toMatchObject({ documentCount: 1, chunkCount: chunks.length });
+    const list = await gw.http.get(`${KB}/${kb}/documents`).set(gw.admin).expect(200);
+    expect(list.body).toMatchObject({ total: 1, items: [{ id: added.body.id, chunkCount: chunks.length }] });
+    expect(list.body.items[0].content).toBeUndefined();
+  });
+
+  it('takes a deleted document out of the search and the statistics', async () => {
+    const { gw } = suite;
+    const kb = await createKnowledgeBase(gw, { name: 'deletes', tenantId: 'acme' });
+    const add = (title: string, content: string) =>
+      gw.http.post(`${KB}/${kb}/documents`).set(gw.admin).send({ title, content, mimeType: 'text/plain' }).expect(201);
+    const keep = await add('Keep', 'The lighthouse keeper logs the weather.');
+    const drop = await add('Drop', 'The lighthouse lamp uses a xenon bulb.');
+    expect((await searchBase(gw, kb, 'lighthouse', 5)).map((r) => r.title).sort()).toEqual(['Drop', 'Keep']);
+
+    await gw.http.delete(`${KB}/${kb}/documents/${drop.body.id}`).set(gw.admin).expect(200);
+    await gw.http.get(`${KB}/${kb}/documents/${drop.body.id}`).set(gw.admin).expect(404);
+    expect(await searchBase(gw, kb, 'xenon bulb', 5)).toEqual([]);
+    const after = await searchBase(gw, kb, 'lighthouse', 5);
+    expect(after.map((r) => r.documentId)).toEqual([keep.body.id]);
+    expect((await gw.http.get(`${KB}/${kb}`).set(gw.admin)).body).toMatchObject({ documentCount: 1, chunkCount: 1 });
+  });
+
+  it("hides another tenant's knowledge bases and documents (404) and keeps runtime keys out (403)", async () => {
+    const { gw } = suite;
+    const alpha = await createKey(gw, 'alpha', 'admin');
+    const beta = await createKey(gw, 'beta', 'admin');
+    const runtime = await createKey(gw, 'alpha', 'runtime');
+    const kb = await createKnowledgeBase(gw, { name: 'secret-plans', tenantId: 'alpha' }, alpha);
+    const doc = await gw.http
+      .post(`${KB}/${kb}/documents`)
+      .set(alpha)
+      .send({ title: 'Plan', content: 'Launch on Tuesday.', mimeType: 'text/plain' })
+      .expect(201);
+
+    await gw.http.post(KB).set(beta).send({ name: 'x', tenantId: 'alpha', kind: 'INTERNAL' }).expect(403);
+    for (const [method, path] of [
+      ['get', `${KB}/${kb}`],
+      ['delete', `${KB}/${kb}`],
+      ['get', `${KB}/${kb}/documents`],
+      ['get', `${KB}/${kb}/documents/${doc.body.id}`],
+      ['delete', `${KB}/${kb}/documents/${doc.body.id}`],
+    ] as const) {
+      await gw.http[method](path).set(beta).expect(404);
+    }
+    await gw.http
+      .post(`${KB}/${kb}/documents`)
+      .set(beta)
+      .send({ title: 'x', content: 'y', mimeType: 'text/plain' })
+      .expect(404);
+    await gw.http.post(`${KB}/${kb}/search`).set(beta).send({ query: 'launch' }).expect(404);
+    const betaList = await gw.http.get(KB).set(beta).expect(200);
+    expect(betaList.body.items.map((k: { id: string }) => k.id)).not.toContain(kb);
+    await gw.http.get(KB).set(runtime).expect(403);
+    await gw.http.post(`${KB}/${kb}/search`).set(runtime).send({ query: 'launch' }).expect(403);
+
+    const [hit] = await searchBase(gw, kb, 'launch', 1);
+    expect(hit).toMatchObject({ documentId: doc.body.id, title: 'Plan' });
+  });
+
+  it("binds only the agent's own tenant's knowledge bases, shows them on the agent and unbinds a deleted one", async () => {
+    const { gw } = suite;
+    const agent = (
+      await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'kb-agent', tenantId: 'gamma' }).expect(201)
+    ).body;
+    expect(agent.knowledgeBaseIds).toEqual([]);
+    const own = await createKnowledgeBase(gw, { name: 'own', tenantId: 'gamma' });
+    const foreign = await createKnowledgeBase(gw, { name: 'foreign', tenantId: 'delta' });
+
+    const refused = await gw.http
+      .put(`/api/v1/admin/agents/${agent.id}/knowledge-bases`)
+      .set(gw.admin)
+      .send({ knowledgeBaseIds: [own, foreign] });
+    expect(refused.status).toBe(404);
+    expect(refused.body.error.message).toContain(foreign);
+    const bound = await gw.http
+      .put(`/api/v1/admin/agents/${agent.id}/knowledge-bases`)
+      .set(gw.admin)
+      .send({ knowledgeBaseIds: [own, own] })
+      .expect(200);
+    expect(bound.body.knowledgeBaseIds).toEqual([own]);
+    expect((await gw.http.get(`/api/v1/admin/agents/${agent.id}`).set(gw.admin)).body.knowledgeBaseIds).toEqual([own]);
+
+    const deltaAdmin = await createKey(gw, 'delta', 'admin');
+    await gw.http
+      .put(`/api/v1/admin/agents/${agent.id}/knowledge-bases`)
+      .set(deltaAdmin)
+      .send({ knowledgeBaseIds: [foreign] })
+      .expect(404);
+
+    await gw.http.delete(`${KB}/${own}`).set(gw.admin).expect(200);
+    expect((await gw.http.get(`/api/v1/admin/agents/${agent.id}`).set(gw.admin)).body.knowledgeBaseIds).toEqual([]);
+  });
+
+  it('keeps the counts exact and every document searchable when documents are added concurrently', async () => {
+    const { gw } = suite;
+    const kb = await createKnowledgeBase(gw, { name: 'concurrent', tenantId: 'acme' });
+    const shared = 'alpha bravo charlie delta echo foxtrot golf hotel india juliet';
+    const added = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        gw.http
+          .post(`${KB}/${kb}/documents`)
+          .set(gw.admin)
+          .send({ title: `Doc ${i}`, content: `${shared} unique${i}word`, mimeType: 'text/plain' }),
+      ),
+    );
+    expect(added.map((r) => r.status)).toEqual(Array(8).fill(201));
+    expect((await gw.http.get(`${KB}/${kb}`).set(gw.admin)).body).toMatchObject({ documentCount: 8, chunkCount: 8 });
+    expect(await searchBase(gw, kb, 'bravo', 20)).toHaveLength(8);
+    const [top] = await searchBase(gw, kb, 'unique3word bravo', 20);
+    expect(top.title).toBe('Doc 3');
+  });
+
+  it('refuses documents for an HTTP knowledge base (409)', async () => {
+    const { gw } = suite;
+    const kb = await createKnowledgeBase(gw, {
+      name: 'remote',
+      tenantId: 'acme',
+      kind: 'HTTP',
+      url: 'https://retrieval.example.com/search',
+    });
+    const res = await gw.http
+      .post(`${KB}/${kb}/documents`)
+      .set(gw.admin)
+      .send({ title: 't', content: 'c', mimeType: 'text/plain' });
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe('KNOWLEDGE_BASE_NOT_INTERNAL');
+  });
+});

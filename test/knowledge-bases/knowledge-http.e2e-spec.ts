@@ -1,0 +1,149 @@
+import { describeEachDialect } from '@test/support/test-database';
+import { createKey, gatewayForSuite } from '@test/support/gateway-test-app';
+import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
+import { createKnowledgeBase } from './support/knowledge-fixtures';
+
+const KB = '/api/v1/admin/knowledge-bases';
+
+describeEachDialect('HTTP knowledge bases', (dialect) => {
+  const retrieval = new RecordingHttpServer();
+  const suite = gatewayForSuite(dialect, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1' });
+  const blocked = gatewayForSuite(dialect);
+  let answer: (body: { query: string; topK: number }) => { status: number; body: string };
+
+  beforeAll(async () => {
+    await retrieval.start();
+    retrieval.handler = (req, res) => {
+      const out = answer(JSON.parse(req.body) as { query: string; topK: number });
+      res.statusCode = out.status;
+      res.setHeader('content-type', 'application/json');
+      res.end(out.body);
+    };
+  });
+  afterAll(() => retrieval.stop());
+  beforeEach(() => {
+    answer = ({ query, topK }) => ({
+      status: 200,
+      body: JSON.stringify({
+        results: [
+          { title: 'Low', content: `weak match for ${query}`, score: 0.2 },
+          { documentId: 'doc-9', title: 'High', content: `strong match for ${query} (topK ${topK})`, score: 0.9 },
+        ],
+      }),
+    });
+  });
+
+  it('POSTs {query, topK} to the service and answers its results, best first', async () => {
+    const { gw } = suite;
+    const kb = await createKnowledgeBase(gw, {
+      name: 'vectors',
+      tenantId: 'acme',
+      kind: 'HTTP',
+      url: retrieval.url('/search'),
+    });
+    const before = retrieval.requests.length;
+    const res = await gw.http
+      .post(`${KB}/${kb}/search`)
+      .set(gw.admin)
+      .send({ query: 'rotate keys', topK: 2 })
+      .expect(200);
+    expect(res.body.results).toEqual([
+      {
+        documentId: 'doc-9',
+        title: 'High',
+        content: 'strong match for rotate keys (topK 2)',
+        score: 0.9,
+        heading: null,
+      },
+      { documentId: null, title: 'Low', content: 'weak match for rotate keys', score: 0.2, heading: null },
+    ]);
+    const seen = retrieval.requests[before];
+    expect(seen.method).toBe('POST');
+    expect(seen.url).toBe('/search');
+    expect(JSON.parse(seen.body)).toEqual({ query: 'rotate keys', topK: 2 });
+    expect(seen.headers['x-tenant-id']).toBe('acme');
+    expect(seen.headers.authorization).toBeUndefined();
+  });
+
+  it('answers RAG_SEARCH through act from the service', async () => {
+    const { gw } = suite;
+    const runtime = await createKey(gw, 'acme', 'runtime');
+    const kb = await createKnowledgeBase(gw, {
+      name: 'remote',
+      tenantId: 'acme',
+      kind: 'HTTP',
+      url: retrieval.url('/rag'),
+    });
+    const agentId = (
+      await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'http-rag', tenantId: 'acme' })
+    ).body.id;
+    const tools = await gw.http.get('/api/v1/admin/tools?source=BUILTIN&pageSize=500').set(gw.admin);
+    const rag = tools.body.items.find((t: { name: string }) => t.name === 'RAG_SEARCH');
+    await gw.http
+      .put(`/api/v1/admin/agents/${agentId}/tools`)
+      .set(gw.admin)
+      .send({ toolIds: [rag.id] })
+      .expect(200);
+    await gw.http
+      .put(`/api/v1/admin/agents/${agentId}/knowledge-bases`)
+      .set(gw.admin)
+      .send({ knowledgeBaseIds: [kb] })
+      .expect(200);
+    const session = (
+      await gw.http.post('/api/v1/sessions').set(runtime).send({ agentId, userId: 'u', permissions: [] }).expect(201)
+    ).body.id;
+
+    const res = await gw.http
+      .post(`/api/v1/sessions/${session}/act`)
+      .set(runtime)
+      .send({ iteration: 1, toolCalls: [{ id: 'h1', name: 'RAG_SEARCH', arguments: { query: 'sso', topK: 1 } }] })
+      .expect(200);
+    expect(res.body.results[0]).toMatchObject({ status: 'COMPLETED', isError: false });
+    expect(JSON.parse(res.body.results[0].content)).toEqual({
+      results: [
+        {
+          documentId: 'doc-9',
+          title: 'High',
+          content: 'strong match for sso (topK 1)',
+          score: 0.9,
+          heading: null,
+          knowledgeBase: 'remote',
+        },
+      ],
+    });
+  });
+
+  it('turns a malformed answer or an error status into 502 KNOWLEDGE_BASE_UNREACHABLE', async () => {
+    const { gw } = suite;
+    const kb = await createKnowledgeBase(gw, {
+      name: 'flaky',
+      tenantId: 'acme',
+      kind: 'HTTP',
+      url: retrieval.url('/x'),
+    });
+    answer = () => ({ status: 200, body: '{"hits": []}' });
+    const malformed = await gw.http.post(`${KB}/${kb}/search`).set(gw.admin).send({ query: 'q' });
+    expect(malformed.status).toBe(502);
+    expect(malformed.body.error).toMatchObject({ code: 'KNOWLEDGE_BASE_UNREACHABLE' });
+    expect(malformed.body.error.message).toContain('results array');
+    answer = () => ({ status: 404, body: '{}' });
+    const missing = await gw.http.post(`${KB}/${kb}/search`).set(gw.admin).send({ query: 'q' });
+    expect(missing.status).toBe(502);
+    expect(missing.body.error.message).toContain('HTTP 404');
+  });
+
+  it('goes through the outbound guard: a loopback service is refused unless OUTBOUND_ALLOW_HOSTS lists it', async () => {
+    const { gw } = blocked;
+    const kb = await createKnowledgeBase(gw, {
+      name: 'local',
+      tenantId: 'acme',
+      kind: 'HTTP',
+      url: retrieval.url('/search'),
+    });
+    const before = retrieval.requests.length;
+    const res = await gw.http.post(`${KB}/${kb}/search`).set(gw.admin).send({ query: 'q' });
+    expect(res.status).toBe(502);
+    expect(res.body.error.message).toContain('OUTBOUND_ALLOW_HOSTS');
+    expect(retrieval.requests.length).toBe(before);
+  });
+});
