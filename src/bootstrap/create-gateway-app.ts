@@ -9,6 +9,7 @@ import { createValidationPipe } from '@app/common/errors/validation';
 import { JSON_BODY_LIMIT_BYTES } from '@app/common/http/json-body';
 import { registerJsonBodyParser } from '@app/common/http/json-body.parser';
 import { registerBodyDecompression } from '@app/common/http/body-decompression.hook';
+import { registerRawUploadParser } from '@app/common/http/raw-upload.parser';
 import { Logger as PinoNestLogger } from 'nestjs-pino';
 import { createGatewayLogging } from '@app/common/logging/gateway-logging';
 import { registerRequestLogging } from '@app/common/logging/request-logging.hooks';
@@ -54,6 +55,7 @@ export async function createGatewayApp(
   registerRequestLogging(fastify, logging.httpLogger);
   registerBodyDecompression(fastify);
   registerJsonBodyParser(fastify);
+  registerRawUploadParser(fastify);
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();
   setUpSwagger(app);

@@ -43,6 +43,9 @@ export interface GatewayConfig {
   /** Bearer token GET /metrics requires; empty: none. */
   metricsToken: string;
   faultInjection: string;
+  /** Session workspaces and artifacts (WORKSPACE_*). */
+  workspace: { root: string; maxBytes: number; maxFiles: number; maxFileBytes: number };
+  eventsStreamPollMs: number;
 }
 
 export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
@@ -180,5 +183,12 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     logFormat: raw.LOG_FORMAT as GatewayConfig['logFormat'],
     metricsToken: raw.METRICS_TOKEN as string,
     faultInjection: raw.GATEWAY_FAULT_INJECTION as string,
+    workspace: {
+      root: raw.WORKSPACE_ROOT as string,
+      maxBytes: raw.WORKSPACE_MAX_BYTES as number,
+      maxFiles: raw.WORKSPACE_MAX_FILES as number,
+      maxFileBytes: raw.WORKSPACE_MAX_FILE_BYTES as number,
+    },
+    eventsStreamPollMs: raw.EVENTS_STREAM_POLL_MS as number,
   };
 }

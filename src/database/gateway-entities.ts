@@ -14,6 +14,7 @@ import { McpSyncLeaseEntity } from '@app/modules/mcp-services/mcp-sync-lease.ent
 import { TenantSecretEntity } from '@app/modules/tenant-secrets/tenant-secret.entity';
 import { SessionEventEntity } from '@app/modules/session-events/session-event.entity';
 import { ConfigVersionEntity, TenantConfigVersionEntity } from './config-version.entity';
+import { ArtifactEntity } from '@app/modules/workspace/artifact.entity';
 
 /** Every entity of the gateway (the options builder registers exactly these). */
 export const GATEWAY_ENTITIES = [
@@ -34,4 +35,5 @@ export const GATEWAY_ENTITIES = [
   TenantConfigVersionEntity,
   TenantSecretEntity,
   SessionEventEntity,
+  ArtifactEntity,
 ];

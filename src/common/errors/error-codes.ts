@@ -5,6 +5,7 @@ import { ToolInvocationErrorCode } from '@app/modules/tool-invocation/tool-invoc
 import { LoopActingErrorCode } from '@app/modules/loop-acting/loop-acting.errors';
 import { McpServicesErrorCode } from '@app/modules/mcp-services/mcp-services.errors';
 import { TenantSecretsErrorCode } from '@app/modules/tenant-secrets/tenant-secrets.errors';
+import { WorkspaceErrorCode } from '@app/modules/workspace/workspace.errors';
 
 /** Every code a {@link DomainError} may carry: the union of each module's `*.errors.ts`. */
 export type ErrorCode =
@@ -14,7 +15,8 @@ export type ErrorCode =
   | ToolInvocationErrorCode
   | LoopActingErrorCode
   | McpServicesErrorCode
-  | TenantSecretsErrorCode;
+  | TenantSecretsErrorCode
+  | WorkspaceErrorCode;
 
 /**
  * HTTP status per code. A `Record` over the union: a code added to a module's enum without a status
@@ -53,4 +55,7 @@ export const ERROR_HTTP_STATUS: Record<ErrorCode, number> = {
   [McpServicesErrorCode.NACOS_NOT_CONFIGURED]: 409,
   [McpServicesErrorCode.MCP_SERVICE_UNREACHABLE]: 502,
   [TenantSecretsErrorCode.SECRETS_NOT_CONFIGURED]: 409,
+  [WorkspaceErrorCode.WORKSPACE_PATH_INVALID]: 400,
+  [WorkspaceErrorCode.WORKSPACE_QUOTA_EXCEEDED]: 413,
+  [WorkspaceErrorCode.WORKSPACE_UNAVAILABLE]: 409,
 };
