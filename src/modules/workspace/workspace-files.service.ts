@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { constants, createReadStream, createWriteStream, type ReadStream } from 'node:fs';
+import { constants, createWriteStream, type ReadStream } from 'node:fs';
 import { lstat, open, rename, rm, unlink } from 'node:fs/promises';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -78,7 +78,7 @@ export class WorkspaceFiles {
     const target = await WorkspacePathResolver.existing(dir, path);
     const handle = await this.openRegular(target);
     const { size } = await handle.stat();
-    return { path: target.relative, size, stream: createReadStream('', { fd: handle.fd, autoClose: true }) };
+    return { path: target.relative, size, stream: handle.createReadStream({ autoClose: true }) };
   }
 
   /** The bytes of a regular file (at most WORKSPACE_MAX_FILE_BYTES). */
