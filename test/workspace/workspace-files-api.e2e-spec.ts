@@ -101,7 +101,12 @@ describeEachDialect('runtime file API: list, download, streamed upload', (dialec
           method: 'PUT',
           agent: false,
           path: files('/content?path=huge.bin'),
-          headers: { ...t.runtime, 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked', connection: 'close' },
+          headers: {
+            ...t.runtime,
+            'content-type': 'application/octet-stream',
+            'transfer-encoding': 'chunked',
+            connection: 'close',
+          },
         },
         (res) => {
           let text = '';
