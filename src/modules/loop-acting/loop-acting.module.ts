@@ -5,6 +5,7 @@ import { AgentConfigModule } from '@app/modules/agent-config/agent-config.module
 import { ToolRegistryModule } from '@app/modules/tool-registry/tool-registry.module';
 import { SessionEventsModule } from '@app/modules/session-events/session-events.module';
 import { SessionEventsController } from './sessions/session-events.controller';
+import { SessionEventsStreamController } from './sessions/session-events-stream.controller';
 import { HitlModule } from '@app/modules/hitl/hitl.module';
 import { ExecutorsModule } from '@app/modules/executors/executors.module';
 import { ToolInvocationModule } from '@app/modules/tool-invocation/tool-invocation.module';
@@ -42,7 +43,13 @@ import { JournalOrphanSweepJob } from './journal/journal-orphan-sweep.job';
     MetricsModule,
     SessionEventsModule,
   ],
-  controllers: [SessionsController, SessionEventsController, JournalAdminController, HitlDecisionController],
+  controllers: [
+    SessionsController,
+    SessionEventsController,
+    SessionEventsStreamController,
+    JournalAdminController,
+    HitlDecisionController,
+  ],
   providers: [
     AgentSessionRepository,
     SessionsService,
