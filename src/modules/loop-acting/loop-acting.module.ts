@@ -6,6 +6,8 @@ import { ToolRegistryModule } from '@app/modules/tool-registry/tool-registry.mod
 import { SessionEventsModule } from '@app/modules/session-events/session-events.module';
 import { SessionEventsController } from './sessions/session-events.controller';
 import { SessionEventsStreamController } from './sessions/session-events-stream.controller';
+import { SessionsAdminController } from './sessions/sessions-admin.controller';
+import { SessionCloseHooks } from './sessions/session-close.hooks';
 import { HitlModule } from '@app/modules/hitl/hitl.module';
 import { ExecutorsModule } from '@app/modules/executors/executors.module';
 import { ToolInvocationModule } from '@app/modules/tool-invocation/tool-invocation.module';
@@ -47,12 +49,14 @@ import { JournalOrphanSweepJob } from './journal/journal-orphan-sweep.job';
     SessionsController,
     SessionEventsController,
     SessionEventsStreamController,
+    SessionsAdminController,
     JournalAdminController,
     HitlDecisionController,
   ],
   providers: [
     AgentSessionRepository,
     SessionsService,
+    SessionCloseHooks,
     ToolCallJournalRepository,
     JournalLeaseRenewer,
     ToolResultStore,
@@ -69,6 +73,6 @@ import { JournalOrphanSweepJob } from './journal/journal-orphan-sweep.job';
     JournalOrphanSweepService,
     JournalOrphanSweepJob,
   ],
-  exports: [SessionsService, ToolResultStore, ToolResultReader],
+  exports: [SessionsService, SessionCloseHooks, ToolResultStore, ToolResultReader],
 })
 export class LoopActingModule {}

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 
@@ -32,9 +32,15 @@ export class WorkspaceLocator {
     return dir;
   }
 
-  /** Removes the session's workspace and everything in it (symlinks are removed, never followed). */
-  async remove(tenantId: string, sessionId: string): Promise<void> {
-    await rm(this.dirOf(tenantId, sessionId), { recursive: true, force: true });
+  /** Removes the session's workspace and everything in it (symlinks are removed, never followed); false if none. */
+  async remove(tenantId: string, sessionId: string): Promise<boolean> {
+    const dir = this.dirOf(tenantId, sessionId);
+    const existed = await stat(dir).then(
+      () => true,
+      () => false,
+    );
+    await rm(dir, { recursive: true, force: true });
+    return existed;
   }
 
   artifactDir(tenantId: string): string {

@@ -13,6 +13,7 @@ import { WorkspaceSessions } from './workspace-sessions.service';
 import { WorkspaceEvents } from './workspace.events';
 import { WorkspaceBuiltinsDispatcher } from './workspace-builtins.dispatcher';
 import { WorkspaceFilesController } from './workspace-files.controller';
+import { WorkspaceCloseHook } from './workspace-close.hook';
 
 /** Session workspaces (WORKSPACE_ROOT), the file built-ins, the runtime file API and artifacts. */
 @Module({
@@ -31,6 +32,7 @@ import { WorkspaceFilesController } from './workspace-files.controller';
     WorkspaceEvents,
     ArtifactsService,
     WorkspaceBuiltinsDispatcher,
+    WorkspaceCloseHook,
   ],
   exports: [WorkspaceLocator, WorkspaceSessions],
 })
