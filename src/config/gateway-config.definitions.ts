@@ -264,11 +264,50 @@ export const GATEWAY_SETTINGS = [
       'When set, GET /metrics needs "Authorization: Bearer <METRICS_TOKEN>" (401 otherwise); empty: /metrics needs no key.',
   },
   {
+    env: 'SANDBOX_DRIVER',
+    kind: { type: 'enum', values: ['bwrap', 'none'] },
+    description:
+      'How RUN_COMMAND is isolated. bwrap: bubblewrap (namespaces, no network, read-only system folders, rlimits); none: SANDBOX is unavailable (never an unsandboxed fallback). Unset: bwrap when bubblewrap is installed, else none.',
+  },
+  {
+    env: 'SANDBOX_TIMEOUT_MS',
+    kind: { type: 'int', min: 100, max: 3_600_000 },
+    defaultValue: '30000',
+    description:
+      'Longest wall time of one sandboxed command; a RUN_COMMAND timeoutMs is capped by it. Past it everything the command started is killed.',
+  },
+  {
+    env: 'SANDBOX_MEMORY_MB',
+    kind: { type: 'int', min: 16, max: 1_048_576 },
+    defaultValue: '512',
+    description: 'Address-space limit (RLIMIT_AS) of each process in the sandbox, in MiB.',
+  },
+  {
+    env: 'SANDBOX_MAX_PROCESSES',
+    kind: { type: 'int', min: 4, max: 100_000 },
+    defaultValue: '64',
+    description: 'Processes and threads one sandboxed command may have at once (RLIMIT_NPROC, counted per sandbox).',
+  },
+  {
+    env: 'SANDBOX_MAX_FILE_MB',
+    kind: { type: 'int', min: 1, max: 1_048_576 },
+    defaultValue: '64',
+    description:
+      'Largest file a sandboxed command may write (RLIMIT_FSIZE), in MiB; also the size of its private /tmp.',
+  },
+  {
+    env: 'SANDBOX_OUTPUT_MAX_BYTES',
+    kind: { type: 'int', min: 1024, max: 268_435_456 },
+    defaultValue: '1048576',
+    description:
+      'Bytes of stdout and of stderr kept per command (each). Past it that stream is closed, as `| head -c` would: the writer gets SIGPIPE, the result says truncated.',
+  },
+  {
     env: 'WORKSPACE_ROOT',
     kind: { type: 'string', pattern: /^.+$/, hint: 'use a directory path, e.g. data/workspaces' },
     defaultValue: 'data/workspaces',
     description:
-      'Where session workspaces (<root>/<tenantId>/<sessionId>) and published artifacts (<root>/artifacts) live. Several instances must share it (a shared volume).',
+      'Where session workspaces (<root>/sessions/<tenantId>/<sessionId>) and published artifacts (<root>/artifacts/<tenantId>) live. Several instances must share it (a shared volume).',
   },
   {
     env: 'WORKSPACE_MAX_BYTES',

@@ -43,6 +43,15 @@ export interface GatewayConfig {
   /** Bearer token GET /metrics requires; empty: none. */
   metricsToken: string;
   faultInjection: string;
+  /** RUN_COMMAND's sandbox (SANDBOX_*); driver undefined: bwrap when installed, else none. */
+  sandbox: {
+    driver: 'bwrap' | 'none' | undefined;
+    timeoutMs: number;
+    memoryMb: number;
+    maxProcesses: number;
+    maxFileMb: number;
+    outputMaxBytes: number;
+  };
   /** Session workspaces and artifacts (WORKSPACE_*). */
   workspace: { root: string; maxBytes: number; maxFiles: number; maxFileBytes: number };
   eventsStreamPollMs: number;
@@ -183,6 +192,14 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     logFormat: raw.LOG_FORMAT as GatewayConfig['logFormat'],
     metricsToken: raw.METRICS_TOKEN as string,
     faultInjection: raw.GATEWAY_FAULT_INJECTION as string,
+    sandbox: {
+      driver: raw.SANDBOX_DRIVER as GatewayConfig['sandbox']['driver'],
+      timeoutMs: raw.SANDBOX_TIMEOUT_MS as number,
+      memoryMb: raw.SANDBOX_MEMORY_MB as number,
+      maxProcesses: raw.SANDBOX_MAX_PROCESSES as number,
+      maxFileMb: raw.SANDBOX_MAX_FILE_MB as number,
+      outputMaxBytes: raw.SANDBOX_OUTPUT_MAX_BYTES as number,
+    },
     workspace: {
       root: raw.WORKSPACE_ROOT as string,
       maxBytes: raw.WORKSPACE_MAX_BYTES as number,

@@ -439,6 +439,10 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
       { id: '1', content: 'read docs', status: 'completed' },
       { id: '2', content: 'ship', status: 'in_progress' },
     ]);
+    const events = (await gw.http.get(`/api/v1/sessions/${sessionId}/events`).set(runtime).expect(200)).body.items;
+    expect(events.filter((e: { type: string }) => e.type === 'todo.updated')).toEqual([
+      expect.objectContaining({ data: { toolCallId: 'todo1', items: 2, completed: 1 } }),
+    ]);
   });
 
   it('pauses at the iteration budget and continues on resume without approving anything', async () => {

@@ -5,6 +5,7 @@ import { ToolInvocationErrorCode } from '@app/modules/tool-invocation/tool-invoc
 import { LoopActingErrorCode } from '@app/modules/loop-acting/loop-acting.errors';
 import { McpServicesErrorCode } from '@app/modules/mcp-services/mcp-services.errors';
 import { TenantSecretsErrorCode } from '@app/modules/tenant-secrets/tenant-secrets.errors';
+import { SandboxErrorCode } from '@app/modules/sandbox/sandbox.errors';
 import { WorkspaceErrorCode } from '@app/modules/workspace/workspace.errors';
 
 /** Every code a {@link DomainError} may carry: the union of each module's `*.errors.ts`. */
@@ -16,6 +17,7 @@ export type ErrorCode =
   | LoopActingErrorCode
   | McpServicesErrorCode
   | TenantSecretsErrorCode
+  | SandboxErrorCode
   | WorkspaceErrorCode;
 
 /**
@@ -55,6 +57,7 @@ export const ERROR_HTTP_STATUS: Record<ErrorCode, number> = {
   [McpServicesErrorCode.NACOS_NOT_CONFIGURED]: 409,
   [McpServicesErrorCode.MCP_SERVICE_UNREACHABLE]: 502,
   [TenantSecretsErrorCode.SECRETS_NOT_CONFIGURED]: 409,
+  [SandboxErrorCode.SANDBOX_UNAVAILABLE]: 409,
   [WorkspaceErrorCode.WORKSPACE_PATH_INVALID]: 400,
   [WorkspaceErrorCode.WORKSPACE_QUOTA_EXCEEDED]: 413,
   [WorkspaceErrorCode.WORKSPACE_UNAVAILABLE]: 409,

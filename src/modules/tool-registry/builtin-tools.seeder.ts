@@ -2,7 +2,7 @@ import { nameKeyOf } from '@app/common/name-key';
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { canonicalJson } from '@app/common/canonical-json';
 import { AiToolEntity, PLATFORM_SCOPE } from './ai-tool.entity';
 import { ToolRegistryRepository } from './tool-registry.repository';
@@ -31,13 +31,13 @@ export class BuiltinToolsSeeder implements OnApplicationBootstrap {
   }
 
   private async seed(def: BuiltinToolDefinition): Promise<void> {
-    const checksum = definitionChecksum(def);
     const existing = await this.tools.findOne({ where: { scopeKey: PLATFORM_SCOPE, nameKey: nameKeyOf(def.name) } });
     if (existing) {
-      if (existing.source !== 'BUILTIN' || existing.definitionChecksum === checksum) return;
+      // A row with a checksum belongs to the @Tool scanner (feign-registration); the seeder leaves it alone.
+      if (existing.source !== 'BUILTIN' || existing.definitionChecksum !== null) return;
+      if (sameDefinition(existing, def)) return;
       await this.registry.update(this.tools.manager, existing.id, {
         ...definitionColumns(def),
-        definitionChecksum: checksum,
         version: existing.version + 1,
         updatedAt: Date.now(),
       });
@@ -67,7 +67,7 @@ export class BuiltinToolsSeeder implements OnApplicationBootstrap {
         version: 1,
         result: null,
         mcpServiceId: null,
-        definitionChecksum: checksum,
+        definitionChecksum: null,
         createdAt: now,
         updatedAt: now,
       };
@@ -91,8 +91,8 @@ function definitionColumns(def: BuiltinToolDefinition) {
   };
 }
 
-function definitionChecksum(def: BuiltinToolDefinition): string {
-  return createHash('sha256')
-    .update(canonicalJson(definitionColumns(def)))
-    .digest('hex');
+/** The row already says what the definition says (an admin's `enabled` is not part of it). */
+function sameDefinition(row: AiToolEntity, def: BuiltinToolDefinition): boolean {
+  const fromRow = definitionColumns({ ...row, hitl: row.hitl ?? undefined });
+  return canonicalJson(fromRow) === canonicalJson(definitionColumns(def));
 }

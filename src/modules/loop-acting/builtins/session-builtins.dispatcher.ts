@@ -11,6 +11,7 @@ import { DomainError } from '@app/common/errors/domain-error';
 import { ToolResultReader } from '../results/tool-result.reader';
 import { AgentSessionRepository } from '../sessions/agent-session.repository';
 import type { TodoItem } from '../sessions/session.types';
+import { SessionEventsStore } from '@app/modules/session-events/session-events.store';
 
 const HANDLED = new Set([READ_TOOL_RESULT_TOOL_NAME, UPDATE_TODO_LIST_TOOL_NAME]);
 
@@ -27,6 +28,7 @@ export class SessionBuiltinsDispatcher implements ToolDispatcher, OnModuleInit {
     private readonly targets: CallTargetRegistry,
     private readonly results: ToolResultReader,
     private readonly sessions: AgentSessionRepository,
+    private readonly events: SessionEventsStore,
   ) {}
 
   onModuleInit(): void {
@@ -39,9 +41,7 @@ export class SessionBuiltinsDispatcher implements ToolDispatcher, OnModuleInit {
 
   async dispatch(tool: ToolDescriptor, args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolOutput> {
     if (!ctx.sessionId) throw refusal(`${tool.name} works only inside a session`);
-    return tool.name === READ_TOOL_RESULT_TOOL_NAME
-      ? this.readToolResult(ctx, args)
-      : this.updateTodoList(ctx.sessionId, args);
+    return tool.name === READ_TOOL_RESULT_TOOL_NAME ? this.readToolResult(ctx, args) : this.updateTodoList(ctx, args);
   }
 
   private async readToolResult(ctx: ToolCallContext, args: Record<string, unknown>): Promise<ToolOutput> {
@@ -67,7 +67,8 @@ export class SessionBuiltinsDispatcher implements ToolDispatcher, OnModuleInit {
     }
   }
 
-  private async updateTodoList(sessionId: string, args: Record<string, unknown>): Promise<ToolOutput> {
+  private async updateTodoList(ctx: ToolCallContext, args: Record<string, unknown>): Promise<ToolOutput> {
+    const sessionId = ctx.sessionId!;
     const items = (args.items as Array<Partial<TodoItem>>).map((item, i) => ({
       id: item.id ?? String(i + 1),
       content: String(item.content),
@@ -75,6 +76,12 @@ export class SessionBuiltinsDispatcher implements ToolDispatcher, OnModuleInit {
     })) as TodoItem[];
     await this.sessions.setTodoList(sessionId, items);
     const done = items.filter((i) => i.status === 'completed').length;
+    await this.events.append({
+      tenantId: ctx.tenantId ?? '',
+      sessionId,
+      type: 'todo.updated',
+      data: { toolCallId: ctx.toolCallId, items: items.length, completed: done },
+    });
     return { content: `Todo list updated: ${items.length} item(s), ${done} completed.`, structured: { items } };
   }
 }

@@ -1,0 +1,45 @@
+import { DomainError } from '@app/common/errors/domain-error';
+import { SandboxErrorCode } from '@app/modules/sandbox/sandbox.errors';
+import { describeWithBubblewrap, startedSandboxRunner, tempFolder } from './sandbox-runner.fixture';
+
+describe('SandboxRunner availability', () => {
+  it('SANDBOX_DRIVER=none: unavailable, says why, and refuses to run (never unsandboxed)', async () => {
+    const runner = await startedSandboxRunner({ SANDBOX_DRIVER: 'none' });
+    const ws = tempFolder('none');
+    try {
+      expect(runner.available()).toBe(false);
+      expect(runner.unavailableReason()).toMatch(/SANDBOX_DRIVER=none/);
+      const refused = runner.run({ workspaceDir: ws.path, command: 'touch ran' });
+      await expect(refused).rejects.toBeInstanceOf(DomainError);
+      await expect(refused).rejects.toMatchObject({ code: SandboxErrorCode.SANDBOX_UNAVAILABLE });
+    } finally {
+      ws.remove();
+    }
+  });
+});
+
+describeWithBubblewrap('SandboxRunner request checks (real bubblewrap)', () => {
+  it('refuses a relative workspace, a mount outside /skills, a link as workspace and a bad timeout', async () => {
+    const runner = await startedSandboxRunner();
+    const ws = tempFolder('checks');
+    try {
+      const cases = [
+        { workspaceDir: 'relative/ws', command: 'true' },
+        { workspaceDir: ws.path, command: 'true', readOnlyMounts: [{ hostPath: ws.path, sandboxPath: '/etc' }] },
+        {
+          workspaceDir: ws.path,
+          command: 'true',
+          readOnlyMounts: [{ hostPath: ws.path, sandboxPath: '/skills/../workspace' }],
+        },
+        { workspaceDir: ws.path, command: '' },
+        { workspaceDir: ws.path, command: 'true', timeoutMs: 0 },
+      ];
+      for (const request of cases) {
+        await expect(runner.run(request)).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+      }
+    } finally {
+      await runner.onModuleDestroy();
+      ws.remove();
+    }
+  });
+});
