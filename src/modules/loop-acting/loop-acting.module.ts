@@ -8,6 +8,7 @@ import { SessionEventsController } from './sessions/session-events.controller';
 import { SessionEventsStreamController } from './sessions/session-events-stream.controller';
 import { SessionsAdminController } from './sessions/sessions-admin.controller';
 import { SessionCloseHooks } from './sessions/session-close.hooks';
+import { SandboxModule } from '@app/modules/sandbox/sandbox.module';
 import { HitlModule } from '@app/modules/hitl/hitl.module';
 import { ExecutorsModule } from '@app/modules/executors/executors.module';
 import { ToolInvocationModule } from '@app/modules/tool-invocation/tool-invocation.module';
@@ -44,6 +45,7 @@ import { JournalOrphanSweepJob } from './journal/journal-orphan-sweep.job';
     ToolInvocationModule,
     MetricsModule,
     SessionEventsModule,
+    SandboxModule,
   ],
   controllers: [
     SessionsController,

@@ -10,8 +10,15 @@ import { WorkspaceFiles } from './workspace-files.service';
 import { WorkspaceSessions, type WorkspaceOwner } from './workspace-sessions.service';
 import { WorkspaceEvents } from './workspace.events';
 import { ArtifactsService } from './artifacts.service';
+import { RUN_COMMAND_TOOL } from './workspace-command.definition';
+import { WorkspaceCommandRunner } from './workspace-command.runner';
 
-type Handler = (owner: WorkspaceOwner, args: Record<string, unknown>, ctx: ToolCallContext) => Promise<ToolOutput>;
+type Handler = (
+  owner: WorkspaceOwner,
+  args: Record<string, unknown>,
+  ctx: ToolCallContext,
+  signal: AbortSignal,
+) => Promise<ToolOutput>;
 
 /**
  * The workspace built-ins on the call path (after the journal claimed the call): each works inside the session's
@@ -51,6 +58,15 @@ export class WorkspaceBuiltinsDispatcher implements ToolDispatcher, OnModuleInit
         sha256: artifact.sha256,
       });
     },
+    RUN_COMMAND: (owner, args, ctx, signal) =>
+      this.commands.run(
+        owner,
+        String(args.command),
+        typeof args.timeoutMs === 'number' ? args.timeoutMs : undefined,
+        [],
+        ctx.toolCallId,
+        signal,
+      ),
   };
 
   constructor(
@@ -60,10 +76,11 @@ export class WorkspaceBuiltinsDispatcher implements ToolDispatcher, OnModuleInit
     private readonly files: WorkspaceFiles,
     private readonly events: WorkspaceEvents,
     private readonly artifacts: ArtifactsService,
+    private readonly commands: WorkspaceCommandRunner,
   ) {}
 
   onModuleInit(): void {
-    this.catalog.register(WORKSPACE_BUILTIN_TOOLS);
+    this.catalog.register([...WORKSPACE_BUILTIN_TOOLS, RUN_COMMAND_TOOL]);
     this.targets.registerDispatcher(this);
   }
 
@@ -71,11 +88,16 @@ export class WorkspaceBuiltinsDispatcher implements ToolDispatcher, OnModuleInit
     return tool.source === 'BUILTIN' && tool.tenantId === null && Object.hasOwn(this.handlers, tool.name);
   }
 
-  async dispatch(tool: ToolDescriptor, args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolOutput> {
+  async dispatch(
+    tool: ToolDescriptor,
+    args: Record<string, unknown>,
+    ctx: ToolCallContext,
+    signal: AbortSignal,
+  ): Promise<ToolOutput> {
     if (!ctx.sessionId || !ctx.tenantId) throw refusal(`${tool.name} works only inside a session with a workspace`);
     const owner = await this.sessions.forCall(ctx.tenantId, ctx.sessionId);
     try {
-      return await this.handlers[tool.name](owner, args, ctx);
+      return await this.handlers[tool.name](owner, args, ctx, signal);
     } catch (err) {
       if (err instanceof DomainError) throw refusal(err.message);
       throw err;

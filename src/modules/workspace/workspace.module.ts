@@ -14,6 +14,8 @@ import { WorkspaceEvents } from './workspace.events';
 import { WorkspaceBuiltinsDispatcher } from './workspace-builtins.dispatcher';
 import { WorkspaceFilesController } from './workspace-files.controller';
 import { WorkspaceCloseHook } from './workspace-close.hook';
+import { WorkspaceCommandRunner } from './workspace-command.runner';
+import { SandboxModule } from '@app/modules/sandbox/sandbox.module';
 
 /** Session workspaces (WORKSPACE_ROOT), the file built-ins, the runtime file API and artifacts. */
 @Module({
@@ -23,6 +25,7 @@ import { WorkspaceCloseHook } from './workspace-close.hook';
     ExecutorsModule,
     SessionEventsModule,
     LoopActingModule,
+    SandboxModule,
   ],
   controllers: [WorkspaceFilesController, ArtifactsController],
   providers: [
@@ -33,6 +36,7 @@ import { WorkspaceCloseHook } from './workspace-close.hook';
     ArtifactsService,
     WorkspaceBuiltinsDispatcher,
     WorkspaceCloseHook,
+    WorkspaceCommandRunner,
   ],
   exports: [WorkspaceLocator, WorkspaceSessions],
 })

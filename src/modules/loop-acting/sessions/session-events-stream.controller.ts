@@ -45,7 +45,7 @@ export class SessionEventsStreamController {
           CommonErrorCode.VALIDATION_FAILED,
           'Last-Event-ID must be the seq of an event (digits).',
           {
-            fields: [{ field: 'Last-Event-ID', message: 'must be a non-negative integer' }],
+            fields: [{ field: 'Last-Event-ID', problems: ['must be a non-negative integer'] }],
           },
         );
       after = Number(lastEventId.trim());

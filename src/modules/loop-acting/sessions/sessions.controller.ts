@@ -50,7 +50,8 @@ export class SessionsController {
   @Delete(':id')
   @ApiOkResponse({
     type: SessionDto,
-    description: 'Closed (status CLOSED): a later act answers 409 SESSION_CLOSED; the workspace is removed (events stay until retention)',
+    description:
+      'Closed (status CLOSED): a later act answers 409 SESSION_CLOSED; the workspace is removed (events stay until retention)',
   })
   @ApiErrors(404)
   close(@Auth() auth: AuthContext, @Param('id') id: string): Promise<SessionDto> {

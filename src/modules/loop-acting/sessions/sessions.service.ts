@@ -9,6 +9,7 @@ import { AgentSessionRepository } from './agent-session.repository';
 import { AgentSessionEntity } from './agent-session.entity';
 import { AdminSessionDto, AdminSessionsQueryDto, CreateSessionDto, SessionDto } from './sessions.dto';
 import { SessionCloseHooks } from './session-close.hooks';
+import { SandboxRunner } from '@app/modules/sandbox/sandbox-runner.service';
 import { pageOf, pageWindow, type Page } from '@app/common/dto/page.dto';
 
 /** Creating and reading sessions; the tenant always comes from the runtime key. */
@@ -18,9 +19,17 @@ export class SessionsService {
     private readonly sessions: AgentSessionRepository,
     private readonly agents: AgentConfigService,
     private readonly closeHooks: SessionCloseHooks,
+    private readonly sandbox: SandboxRunner,
   ) {}
 
   async create(auth: AuthContext, dto: CreateSessionDto): Promise<SessionDto> {
+    // Asking for a sandbox this gateway cannot give is refused, not silently dropped: the runtime learns why now.
+    if (dto.capabilities?.includes('SANDBOX') && !this.sandbox.available())
+      throw new DomainError(
+        CommonErrorCode.VALIDATION_FAILED,
+        `capabilities: SANDBOX is unavailable on this gateway (${this.sandbox.unavailableReason()}); create the session without it (FILE_ROOM still gives a workspace).`,
+        { fields: [{ field: 'capabilities', problems: ['SANDBOX is unavailable on this gateway'] }] },
+      );
     const agent = await this.agents.loadAgent({ tenantId: auth.tenantId }, dto.agentId);
     const now = Date.now();
     const row: AgentSessionEntity = {
