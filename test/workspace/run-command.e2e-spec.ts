@@ -1,9 +1,10 @@
-import { existsSync } from 'node:fs';
+import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gatewayForSuite } from '@test/support/gateway-test-app';
 import { describeEachDialect } from '@test/support/test-database';
 import { describeWithBubblewrap } from '@test/sandbox/sandbox-runner.fixture';
 import { WorkspaceLocator } from '@app/modules/workspace/workspace.locator';
+import { WorkspaceMountSources } from '@app/modules/workspace/workspace-mount.sources';
 import { FILE_TOOLS, workspaceRootForSuite, workspaceTenant, type WorkspaceTenant } from './workspace-test-kit';
 
 const TOOLS = [...FILE_TOOLS, 'RUN_COMMAND'];
@@ -108,6 +109,23 @@ describeWithBubblewrap('RUN_COMMAND end to end (real bubblewrap)', () => {
         expect(res).toMatchObject({ status: 'FAILED' });
         expect(res.content).toContain('leads out of the workspace');
       }
+    });
+
+    it('shows the registered read-only mounts (the active skill) at /skills/<name>, read-only', async () => {
+      const skillDir = workspaceRootForSuite();
+      writeFileSync(join(skillDir, 'SKILL.md'), '# demo skill\n', { mode: 0o444 });
+      chmodSync(skillDir, 0o555); // as SkillReleaseMaterializer leaves a release: readable by the sandbox user
+      const withSkill = await t.newSession(['SANDBOX', 'FILE_ROOM']);
+      suite.gw.app
+        .get(WorkspaceMountSources)
+        .register(async (owner) =>
+          owner.sessionId === withSkill ? [{ hostPath: skillDir, sandboxPath: '/skills/demo' }] : [],
+        );
+      const res = await t.call(withSkill, 'RUN_COMMAND', {
+        command: 'cat /skills/demo/SKILL.md; touch /skills/demo/new 2>/dev/null || echo read-only',
+      });
+      expect(JSON.parse(res.content)).toMatchObject({ exitCode: 0, stdout: '# demo skill\nread-only\n' });
+      expect(existsSync(join(skillDir, 'new'))).toBe(false);
     });
 
     it('hides RUN_COMMAND at DEPENDENCIES for a session without SANDBOX', async () => {

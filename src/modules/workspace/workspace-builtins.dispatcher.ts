@@ -12,6 +12,7 @@ import { WorkspaceEvents } from './workspace.events';
 import { ArtifactsService } from './artifacts.service';
 import { RUN_COMMAND_TOOL } from './workspace-command.definition';
 import { WorkspaceCommandRunner } from './workspace-command.runner';
+import { WorkspaceMountSources } from './workspace-mount.sources';
 
 type Handler = (
   owner: WorkspaceOwner,
@@ -58,12 +59,12 @@ export class WorkspaceBuiltinsDispatcher implements ToolDispatcher, OnModuleInit
         sha256: artifact.sha256,
       });
     },
-    RUN_COMMAND: (owner, args, ctx, signal) =>
+    RUN_COMMAND: async (owner, args, ctx, signal) =>
       this.commands.run(
         owner,
         String(args.command),
         typeof args.timeoutMs === 'number' ? args.timeoutMs : undefined,
-        [],
+        await this.mounts.mountsFor(owner),
         ctx.toolCallId,
         signal,
       ),
@@ -77,6 +78,7 @@ export class WorkspaceBuiltinsDispatcher implements ToolDispatcher, OnModuleInit
     private readonly events: WorkspaceEvents,
     private readonly artifacts: ArtifactsService,
     private readonly commands: WorkspaceCommandRunner,
+    private readonly mounts: WorkspaceMountSources,
   ) {}
 
   onModuleInit(): void {

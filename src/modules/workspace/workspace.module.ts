@@ -15,6 +15,7 @@ import { WorkspaceBuiltinsDispatcher } from './workspace-builtins.dispatcher';
 import { WorkspaceFilesController } from './workspace-files.controller';
 import { WorkspaceCloseHook } from './workspace-close.hook';
 import { WorkspaceCommandRunner } from './workspace-command.runner';
+import { WorkspaceMountSources } from './workspace-mount.sources';
 import { SandboxModule } from '@app/modules/sandbox/sandbox.module';
 
 /** Session workspaces (WORKSPACE_ROOT), the file built-ins, the runtime file API and artifacts. */
@@ -37,7 +38,8 @@ import { SandboxModule } from '@app/modules/sandbox/sandbox.module';
     WorkspaceBuiltinsDispatcher,
     WorkspaceCloseHook,
     WorkspaceCommandRunner,
+    WorkspaceMountSources,
   ],
-  exports: [WorkspaceLocator, WorkspaceSessions],
+  exports: [WorkspaceLocator, WorkspaceSessions, WorkspaceMountSources],
 })
 export class WorkspaceModule {}
