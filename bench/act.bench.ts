@@ -1,7 +1,7 @@
 /**
  * Issue 4 "Speed": one MCP tool call through `POST /api/v1/sessions/{id}/act` (journal on: STARTED insert
  * and outcome update per call; a new toolCallId per call; one session per caller) against the same call
- * made directly with the SDK client, side by side, on SQLite and on MariaDB, at 1 and 8 callers.
+ * made with the bare SDK client, side by side, on SQLite and on MariaDB, at 1 and 8 callers.
  * Run: node -r @swc-node/register bench/act.bench.ts
  * Env: BENCH_N (calls per path and concurrency, default 1500), BENCH_WARMUP (300), BENCH_ROUNDS (4),
  *      BENCH_DIALECTS (sqlite,mysql), BENCH_PROFILE_DIR (CPU-profile each gateway),
@@ -16,7 +16,7 @@ import { createTestDatabaseUrl, TestDatabase } from '@test/support/test-database
 import { openSession } from '@test/crash/support/gateway-runtime.seed';
 import { startEchoMcpProcess } from './support/echo-mcp.process';
 import { FloorProxy, startFloorProxy } from './support/floor-proxy.process';
-import { connectDirectBaselines, DirectBaselines, DIRECT_TUNED } from './support/direct-baselines';
+import { connectBareSdkBaselines, BareSdkBaselines, BARE_SDK_UNDICI } from './support/bare-sdk-baselines';
 import { BENCH_TOOL, startBenchGateway } from './support/bench-gateway';
 import { JsonClient } from './support/json-client';
 import { BenchCall, compareSideBySide, warmUp } from './support/load-runner';
@@ -80,7 +80,7 @@ async function benchDialect(
   dialect: string,
   db: BenchDatabase,
   mcpUrl: string,
-  direct: DirectBaselines,
+  baseline: BareSdkBaselines,
   floor: FloorProxy,
 ): Promise<ComparisonRow[]> {
   const gateway = await startBenchGateway({
@@ -97,7 +97,7 @@ async function benchDialect(
     );
     let seq = 0;
     const paths: Record<string, BenchCall> = {
-      ...direct.paths('echo', { message: MESSAGE }),
+      ...baseline.paths('echo', { message: MESSAGE }),
       'floor proxy': () => floor.call('echo', { message: MESSAGE }),
       [`act (${dialect})`]: async (caller) => {
         const id = `bench-${caller}-${++seq}`;
@@ -122,7 +122,7 @@ async function benchDialect(
 
 async function main(): Promise<void> {
   const mcp = await startEchoMcpProcess();
-  const direct = await connectDirectBaselines(mcp.url);
+  const baseline = await connectBareSdkBaselines(mcp.url);
   const floor = await startFloorProxy(mcp.url);
   const databases: Array<[string, BenchDatabase]> = [];
   try {
@@ -132,11 +132,11 @@ async function main(): Promise<void> {
       if (db) databases.push(['mysql', db]);
       else console.warn('mysql skipped: set TEST_MYSQL_URL or install mariadb-server mariadb-client');
     }
-    printSetup('bench/act: MCP tools/call direct vs POST /api/v1/sessions/{id}/act (journal on)', {
+    printSetup('bench/act: MCP tools/call with the bare SDK vs POST /api/v1/sessions/{id}/act (journal on)', {
       'calls per path and concurrency': `${N} in ${ROUNDS} alternating rounds, after ${WARMUP} warm-up calls per path`,
       'MCP server':
         'SDK McpServer `echo` on node:http, StreamableHTTPServerTransport, JSON responses, stateful session, own process',
-      ...direct.describe,
+      ...baseline.describe,
       'floor proxy':
         'a minimal HTTP -> MCP proxy process (no keys, registry, validation or journal): what one more hop costs here',
       act: 'one call per act, new toolCallId each, one session per caller (iteration 1 throughout); gateway child process (NODE_ENV=production)',
@@ -144,23 +144,23 @@ async function main(): Promise<void> {
     });
     const goals = [];
     for (const [dialect, db] of databases) {
-      const rows = await benchDialect(dialect, db, mcp.url, direct, floor);
+      const rows = await benchDialect(dialect, db, mcp.url, baseline, floor);
       printComparison(`${dialect}: latency and throughput (ratios to the SDK as shipped)`, rows);
-      printRatiosTo(rows, DIRECT_TUNED, `act (${dialect})`);
+      printRatiosTo(rows, BARE_SDK_UNDICI, `act (${dialect})`);
       const p50 = p50Ratio(rows, 1, `act (${dialect})`);
       const rate = throughputRatio(rows, 8, `act (${dialect})`);
-      goals.push({ label: `${dialect}: p50 <= 1.5x direct with the SDK at 1 caller`, value: p50, met: p50 <= 1.5 });
+      goals.push({ label: `${dialect}: p50 <= 1.5x the bare SDK at 1 caller`, value: p50, met: p50 <= 1.5 });
       goals.push({
-        label: `${dialect}: throughput >= 0.7x direct with the SDK at 8 callers`,
+        label: `${dialect}: throughput >= 0.7x the bare SDK at 8 callers`,
         value: rate,
         met: rate >= 0.7,
       });
-      printFloorShare(rows, 1, DIRECT_TUNED, 'floor proxy', `act (${dialect})`);
+      printFloorShare(rows, 1, BARE_SDK_UNDICI, 'floor proxy', `act (${dialect})`);
       console.log('');
     }
     printGoals(goals);
   } finally {
-    await direct.close();
+    await baseline.close();
     await floor.stop();
     await mcp.stop();
     for (const [, db] of databases) await db.drop();

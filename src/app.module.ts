@@ -24,6 +24,7 @@ import { RetentionModule } from './modules/retention/retention.module';
 import { MetricsModule } from './modules/metrics/metrics.module';
 import { GatewayLoggingModule } from './common/logging/gateway-logging.module';
 import { createGatewayLogging, type GatewayLogging } from './common/logging/gateway-logging';
+import { SkillsModule } from './modules/skills/skills.module';
 import { WorkspaceModule } from './modules/workspace/workspace.module';
 
 /** Imports the feature modules; owns nothing else. */
@@ -55,6 +56,7 @@ export class AppModule {
         McpServicesModule,
         TenantSecretsModule,
         RetentionModule,
+        SkillsModule,
         WorkspaceModule,
         ...(config.demoToolsEnabled ? [DemoOrdersModule] : []),
       ],

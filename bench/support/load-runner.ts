@@ -13,7 +13,7 @@ export interface LoadSample {
 export const callsPerSecond = (s: LoadSample): number => (s.latencies.length * 1000) / s.wallMs;
 
 /** Makes `total` calls with `callers` concurrent loops (each waits for its previous call) and times each. */
-export async function runLoad(call: BenchCall, callers: number, total: number): Promise<LoadSample> {
+async function runLoad(call: BenchCall, callers: number, total: number): Promise<LoadSample> {
   const latencies: number[] = [];
   let issued = 0;
   const loop = async (caller: number) => {

@@ -16,6 +16,7 @@ import { registerRequestLogging } from '@app/common/logging/request-logging.hook
 import { requestIdOf } from '@app/common/logging/request-id';
 import { answerFrameworkError } from '@app/common/errors/framework-error.handler';
 import { setUpSwagger } from './swagger';
+import { registerMultipartUploads } from './multipart-uploads';
 
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
 
@@ -52,9 +53,10 @@ export async function createGatewayApp(
   const fastify = app.getHttpAdapter().getInstance();
   // Read by the auth guard on every request: declared up front so requests keep one shape.
   fastify.decorateRequest('auth', null);
-  registerRequestLogging(fastify, logging.httpLogger);
+  registerRequestLogging(fastify, logging.logger, jsonLogs);
   registerBodyDecompression(fastify);
   registerJsonBodyParser(fastify);
+  await registerMultipartUploads(app, config);
   registerRawUploadParser(fastify);
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();

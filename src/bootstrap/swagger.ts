@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { schemaBodyComponents } from '@app/common/http/schema-body.decorator';
 
 /** Swagger UI at /docs, JSON at /docs-json. */
 export function setUpSwagger(app: INestApplication): void {
@@ -15,5 +16,10 @@ export function setUpSwagger(app: INestApplication): void {
       .addBearerAuth()
       .build(),
   );
+  // Bodies described by a JSON Schema (SchemaBody) are components under their own names.
+  document.components = {
+    ...document.components,
+    schemas: { ...document.components?.schemas, ...schemaBodyComponents() },
+  };
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
 }

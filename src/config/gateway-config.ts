@@ -31,6 +31,8 @@ export interface GatewayConfig {
     syncDebounceMs: number;
     defaultPath: string;
     defaultTransport: 'streamable-http' | 'sse';
+    /** MCP_TOOLS_CALL_CLIENT: McpStreamableExchange or the SDK Client for `tools/call` on streamable HTTP. */
+    toolsCallClient: 'exchange' | 'sdk';
   };
   webSearch: { url: string; apiKey: string };
   toolSecrets: ReadonlyMap<string, string>;
@@ -52,6 +54,8 @@ export interface GatewayConfig {
     maxFileMb: number;
     outputMaxBytes: number;
   };
+  /** Skill packages: limits of one release, and where releases are unpacked for the sandbox. */
+  skills: { maxFiles: number; maxBytes: number; cacheDir: string };
   /** Session workspaces and artifacts (WORKSPACE_*). */
   workspace: { root: string; maxBytes: number; maxFiles: number; maxFileBytes: number };
   eventsStreamPollMs: number;
@@ -179,6 +183,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       syncDebounceMs: raw.MCP_SYNC_DEBOUNCE_MS as number,
       defaultPath: raw.MCP_DEFAULT_PATH as string,
       defaultTransport: raw.MCP_DEFAULT_TRANSPORT as GatewayConfig['mcp']['defaultTransport'],
+      toolsCallClient: raw.MCP_TOOLS_CALL_CLIENT as GatewayConfig['mcp']['toolsCallClient'],
     },
     webSearch: { url: raw.WEB_SEARCH_URL as string, apiKey: raw.WEB_SEARCH_API_KEY as string },
     toolSecrets: secrets,
@@ -199,6 +204,11 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       maxProcesses: raw.SANDBOX_MAX_PROCESSES as number,
       maxFileMb: raw.SANDBOX_MAX_FILE_MB as number,
       outputMaxBytes: raw.SANDBOX_OUTPUT_MAX_BYTES as number,
+    },
+    skills: {
+      maxFiles: raw.SKILL_MAX_FILES as number,
+      maxBytes: raw.SKILL_MAX_BYTES as number,
+      cacheDir: raw.SKILL_CACHE_DIR as string,
     },
     workspace: {
       root: raw.WORKSPACE_ROOT as string,

@@ -13,6 +13,9 @@ import { McpServiceEntity } from '@app/modules/mcp-services/mcp-service.entity';
 import { McpSyncLeaseEntity } from '@app/modules/mcp-services/mcp-sync-lease.entity';
 import { TenantSecretEntity } from '@app/modules/tenant-secrets/tenant-secret.entity';
 import { SessionEventEntity } from '@app/modules/session-events/session-event.entity';
+import { SkillEntity } from '@app/modules/skills/skill.entity';
+import { SkillReleaseEntity } from '@app/modules/skills/skill-release.entity';
+import { SkillFileEntity } from '@app/modules/skills/skill-file.entity';
 import { ConfigVersionEntity, TenantConfigVersionEntity } from './config-version.entity';
 import { ArtifactEntity } from '@app/modules/workspace/artifact.entity';
 
@@ -35,5 +38,8 @@ export const GATEWAY_ENTITIES = [
   TenantConfigVersionEntity,
   TenantSecretEntity,
   SessionEventEntity,
+  SkillEntity,
+  SkillReleaseEntity,
+  SkillFileEntity,
   ArtifactEntity,
 ];

@@ -158,6 +158,22 @@ describe('JSON logs of a gateway process (LOG_FORMAT=json)', () => {
     });
   });
 
+  it('writes the completion line of a request answered before its route (a body that is not JSON)', async () => {
+    const res = await fetch(`${gateway.url}/api/v1/tools/bad_tool/execute`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'X-Request-Id': 'req-bad-json', ...runtime() },
+      body: '{"oops',
+    });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('x-request-id')).toBe('req-bad-json');
+    expect(await completionLine(gateway, 'req-bad-json')).toMatchObject({
+      level: 'info',
+      req: { method: 'POST', url: '/api/v1/tools/bad_tool/execute' },
+      res: { statusCode: 400 },
+      responseTime: expect.any(Number),
+    });
+  });
+
   it('never writes a key, an Authorization header, a redacted argument or a secret in a query string', async () => {
     const res = await send('GET', `/api/v1/admin/tool-calls?token=${QUERY_SECRET}`, {
       ...gateway.admin,

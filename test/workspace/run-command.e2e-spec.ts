@@ -5,6 +5,7 @@ import { describeEachDialect } from '@test/support/test-database';
 import { describeWithBubblewrap } from '@test/sandbox/sandbox-runner.fixture';
 import { WorkspaceLocator } from '@app/modules/workspace/workspace.locator';
 import { WorkspaceMountSources } from '@app/modules/workspace/workspace-mount.sources';
+import { skillMd, uploadJsonSkill } from '@test/support/skill-fixture';
 import { FILE_TOOLS, workspaceRootForSuite, workspaceTenant, type WorkspaceTenant } from './workspace-test-kit';
 
 const TOOLS = [...FILE_TOOLS, 'RUN_COMMAND'];
@@ -126,6 +127,38 @@ describeWithBubblewrap('RUN_COMMAND end to end (real bubblewrap)', () => {
       });
       expect(JSON.parse(res.content)).toMatchObject({ exitCode: 0, stdout: '# demo skill\nread-only\n' });
       expect(existsSync(join(skillDir, 'new'))).toBe(false);
+    });
+
+    it('mounts the skill SKILL_CALL activated, that release, read-only at /skills/<name>', async () => {
+      const skill = await uploadJsonSkill(suite.gw, suite.gw.admin, {
+        tenantId: 't-cmd',
+        skillContent: skillMd('csv-tools', 'Clean CSV files'),
+        files: [{ path: 'scripts/count.sh', content: '#!/bin/sh\nwc -l < "$1"\n' }],
+      });
+      const tools = await suite.gw.http.get('/api/v1/admin/tools?source=BUILTIN&pageSize=500').set(suite.gw.admin);
+      const ids = tools.body.items
+        .filter((tool: { name: string }) => [...TOOLS, 'SKILL_CALL'].includes(tool.name))
+        .map((tool: { id: string }) => tool.id);
+      await suite.gw.http
+        .put(`/api/v1/admin/agents/${t.agentId}/tools`)
+        .set(suite.gw.admin)
+        .send({ toolIds: ids })
+        .expect(200);
+      await suite.gw.http
+        .put(`/api/v1/admin/agents/${t.agentId}/skills`)
+        .set(suite.gw.admin)
+        .send({ skillIds: [skill.id] })
+        .expect(200);
+      const skilled = await t.newSession(['SANDBOX', 'FILE_ROOM']);
+      const before = await t.call(skilled, 'RUN_COMMAND', { command: 'ls /skills 2>&1 || true' });
+      expect(JSON.parse(before.content).stdout).not.toContain('csv-tools');
+      expect((await t.call(skilled, 'SKILL_CALL', { skill: 'csv-tools' })).status).toBe('COMPLETED');
+      await t.call(skilled, 'WRITE_FILE', { path: 'rows.csv', content: 'a\nb\nc\n' });
+      const res = await t.call(skilled, 'RUN_COMMAND', {
+        command:
+          'head -2 /skills/csv-tools/SKILL.md; /skills/csv-tools/scripts/count.sh rows.csv; touch /skills/csv-tools/x 2>/dev/null || echo read-only',
+      });
+      expect(JSON.parse(res.content)).toMatchObject({ exitCode: 0, stdout: '---\nname: csv-tools\n3\nread-only\n' });
     });
 
     it('hides RUN_COMMAND at DEPENDENCIES for a session without SANDBOX', async () => {

@@ -11,7 +11,7 @@ export const Roles = (...roles: ApiRole[]) => SetMetadata(ROLES_KEY, roles);
 export const Public = () => SetMetadata(PUBLIC_KEY, true);
 
 /** Reads the caller's {@link AuthContext} off the request. */
-export function authOfRequest(_data: unknown, ctx: ExecutionContext): AuthContext {
+function authOfRequest(_data: unknown, ctx: ExecutionContext): AuthContext {
   return ctx.switchToHttp().getRequest<{ auth: AuthContext }>().auth;
 }
 

@@ -6,6 +6,7 @@ import { LoopActingErrorCode } from '@app/modules/loop-acting/loop-acting.errors
 import { McpServicesErrorCode } from '@app/modules/mcp-services/mcp-services.errors';
 import { TenantSecretsErrorCode } from '@app/modules/tenant-secrets/tenant-secrets.errors';
 import { SandboxErrorCode } from '@app/modules/sandbox/sandbox.errors';
+import { SkillsErrorCode } from '@app/modules/skills/skills.errors';
 import { WorkspaceErrorCode } from '@app/modules/workspace/workspace.errors';
 
 /** Every code a {@link DomainError} may carry: the union of each module's `*.errors.ts`. */
@@ -18,6 +19,7 @@ export type ErrorCode =
   | McpServicesErrorCode
   | TenantSecretsErrorCode
   | SandboxErrorCode
+  | SkillsErrorCode
   | WorkspaceErrorCode;
 
 /**
@@ -58,6 +60,8 @@ export const ERROR_HTTP_STATUS: Record<ErrorCode, number> = {
   [McpServicesErrorCode.MCP_SERVICE_UNREACHABLE]: 502,
   [TenantSecretsErrorCode.SECRETS_NOT_CONFIGURED]: 409,
   [SandboxErrorCode.SANDBOX_UNAVAILABLE]: 409,
+  [SkillsErrorCode.SKILL_ARCHIVE_INVALID]: 400,
+  [SkillsErrorCode.SKILL_NAME_TAKEN]: 409,
   [WorkspaceErrorCode.WORKSPACE_PATH_INVALID]: 400,
   [WorkspaceErrorCode.WORKSPACE_QUOTA_EXCEEDED]: 413,
   [WorkspaceErrorCode.WORKSPACE_UNAVAILABLE]: 409,

@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 
 /** The reason of a {@link clientAbortSignal} abort (the call path's cancellation names it). */
-export class ClientClosedRequestError extends Error {
+class ClientClosedRequestError extends Error {
   constructor() {
     super('the client closed the request before the answer was sent');
     this.name = 'ClientClosedRequestError';
@@ -14,7 +14,7 @@ export class ClientClosedRequestError extends Error {
  * An AbortSignal that aborts when the client goes away (its connection closes) before the answer is complete.
  * A finished answer closes without aborting. One AbortController and one listener per request.
  */
-export function clientAbortSignal(res: ServerResponse): AbortSignal {
+function clientAbortSignal(res: ServerResponse): AbortSignal {
   const controller = new AbortController();
   if (res.destroyed || res.socket?.destroyed) controller.abort(new ClientClosedRequestError());
   else res.once('close', () => res.writableFinished || controller.abort(new ClientClosedRequestError()));
@@ -22,7 +22,7 @@ export function clientAbortSignal(res: ServerResponse): AbortSignal {
 }
 
 /** Reads the client signal off the request's node:http response (under Fastify's reply). */
-export function clientSignalOfRequest(_data: unknown, ctx: ExecutionContext): AbortSignal {
+function clientSignalOfRequest(_data: unknown, ctx: ExecutionContext): AbortSignal {
   return clientAbortSignal(ctx.switchToHttp().getResponse<FastifyReply>().raw);
 }
 

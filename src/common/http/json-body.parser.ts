@@ -40,7 +40,7 @@ export function registerJsonBodyParser(fastify: FastifyInstance): void {
 }
 
 /** The body as the API reads it (see {@link registerJsonBodyParser}); throws a 400 error on unreadable JSON. */
-export function parseJsonBody(raw: Buffer): unknown {
+function parseJsonBody(raw: Buffer): unknown {
   assertJsonBodyDepth(raw);
   const text = raw.toString('utf8');
   if (text.length === 0) return {};

@@ -1,8 +1,6 @@
 import pino, { type DestinationStream, type Logger as PinoLogger } from 'pino';
-import { pinoHttp, type HttpLogger } from 'pino-http';
 import type { GatewayConfig } from '@app/config/gateway-config';
 import { redactText } from '@app/common/redaction';
-import { requestIdOf } from './request-id';
 
 /** LOG_LEVEL (Nest's names) as pino levels. */
 const PINO_LEVELS: Record<GatewayConfig['logLevel'], pino.Level> = {
@@ -29,11 +27,10 @@ const REDACT_PATHS = [
   '*.headers.cookie',
 ];
 
-/** How the gateway logs: the root pino logger, the per-request logger (pino-http) and the chosen format. */
+/** How the gateway logs: the root pino logger (request scopes are its children) and the chosen format. */
 export interface GatewayLogging {
   format: 'json' | 'pretty';
   logger: PinoLogger;
-  httpLogger: HttpLogger;
 }
 
 /** LOG_FORMAT=auto: Nest's coloured lines for a developer at a terminal, JSON lines everywhere else. */
@@ -72,23 +69,7 @@ export function createGatewayLogging(
     },
     options.destination ?? pino.destination({ dest: 1, sync: true }),
   );
-  const httpLogger = pinoHttp({
-    logger,
-    // Fastify's request id (see `registerRequestLogging`); this only serves a request that has none.
-    genReqId: (req, res) => requestIdOf(req, res),
-    customAttributeKeys: { reqId: 'requestId' },
-    quietReqLogger: true,
-    autoLogging: format === 'json',
-    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
-    serializers: {
-      req: (req: { method: string; url: string }) => ({
-        method: req.method,
-        url: req.url.includes('?') ? redactText(req.url) : req.url,
-      }),
-      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-    },
-  });
-  return { format, logger, httpLogger };
+  return { format, logger };
 }
 
 function serializeError(err: unknown): unknown {

@@ -1,4 +1,5 @@
-import { storage, Store } from 'nestjs-pino/storage';
+import { storage } from 'nestjs-pino/storage';
+import { RequestLogScope } from './request-log.scope';
 
 /** Fields that say whose work a log line belongs to. */
 export interface LogFields {
@@ -13,16 +14,14 @@ export interface LogFields {
  * Outside a request (start-up, scheduled jobs) it does nothing.
  */
 export function bindLogFields(fields: LogFields): void {
-  const store = storage.getStore();
-  // No request logger: outside a request, or an app built without the request logging (a testing module).
-  if (!store?.logger) return;
-  store.logger = store.logger.child(fields);
-  store.responseLogger?.setBindings(fields);
+  const scope = storage.getStore();
+  // No request scope: outside a request, or an app built without the request logging (a testing module).
+  if (scope instanceof RequestLogScope) scope.bind(fields);
 }
 
 /** Runs `fn` with `fields` on its log lines only (e.g. one tool call of a batch); the request's other lines keep theirs. */
 export function withLogFields<T>(fields: LogFields, fn: () => T): T {
-  const store = storage.getStore();
-  if (!store?.logger) return fn();
-  return storage.run(new Store(store.logger.child(fields), store.responseLogger), fn);
+  const scope = storage.getStore();
+  if (!(scope instanceof RequestLogScope)) return fn();
+  return storage.run(scope.with(fields), fn);
 }

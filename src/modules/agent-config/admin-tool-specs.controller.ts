@@ -5,9 +5,8 @@ import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
 import { AgentConfigService } from './agent-config.service';
-import { ToolVisibilityService } from './visibility/tool-visibility.service';
 import { ToolSpecsRequestDto, ToolSpecsResponseDto } from './tool-specs.dto';
-import { replyWithToolSpecs } from './tool-specs.reply';
+import { ToolSpecsReply } from './tool-specs.reply';
 
 /** The runtime's tool-specs answer, previewed with an admin key (the agent's tenant is the tenant of the preview). */
 @ApiTags('admin: agents')
@@ -17,7 +16,7 @@ import { replyWithToolSpecs } from './tool-specs.reply';
 export class AdminToolSpecsController {
   constructor(
     private readonly agents: AgentConfigService,
-    private readonly visibility: ToolVisibilityService,
+    private readonly reply: ToolSpecsReply,
   ) {}
 
   @Post(':agentId/tool-specs')
@@ -31,6 +30,6 @@ export class AdminToolSpecsController {
     @Res() res: FastifyReply,
   ): Promise<void> {
     const agent = await this.agents.get(auth, agentId);
-    await replyWithToolSpecs(this.visibility, agent.tenantId, agentId, dto, res);
+    await this.reply.send(agent.tenantId, agentId, dto, res);
   }
 }

@@ -12,15 +12,35 @@ import { AdminToolSpecsController } from './admin-tool-specs.controller';
 import { VisibilitySnapshotService } from './visibility/visibility-snapshot.service';
 import { ToolVisibilityService } from './visibility/tool-visibility.service';
 import { ToolRegistryModule } from '@app/modules/tool-registry/tool-registry.module';
+import { AgentSessionEntity } from '@app/modules/loop-acting/sessions/agent-session.entity';
+import { ToolSpecsReply } from './tool-specs.reply';
+import { AgentSkillIdsGuard } from './agent-skill-ids.guard';
+import { SessionRemindersRegistry } from './reminders/session-reminders.registry';
+import { ToolSpecsSessionReader } from './reminders/tool-specs-session.reader';
 
 /** Agents, bindings, capability policy, the visibility pipeline and the model-format emitters. */
 @Module({
   imports: [
-    TypeOrmModule.forFeature([AgentEntity, AgentToolBindingEntity, TenantCapabilityEntity]),
+    TypeOrmModule.forFeature([AgentEntity, AgentToolBindingEntity, TenantCapabilityEntity, AgentSessionEntity]),
     ToolRegistryModule,
   ],
   controllers: [AgentsController, TenantCapabilitiesController, ToolSpecsController, AdminToolSpecsController],
-  providers: [AgentConfigRepository, AgentConfigService, VisibilitySnapshotService, ToolVisibilityService],
-  exports: [AgentConfigService, ToolVisibilityService, VisibilitySnapshotService],
+  providers: [
+    AgentConfigRepository,
+    AgentConfigService,
+    VisibilitySnapshotService,
+    ToolVisibilityService,
+    ToolSpecsReply,
+    ToolSpecsSessionReader,
+    SessionRemindersRegistry,
+    AgentSkillIdsGuard,
+  ],
+  exports: [
+    AgentConfigService,
+    ToolVisibilityService,
+    VisibilitySnapshotService,
+    SessionRemindersRegistry,
+    AgentSkillIdsGuard,
+  ],
 })
 export class AgentConfigModule {}

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, In, Repository } from 'typeorm';
+import { EntityManager, In, Like, Repository } from 'typeorm';
 import { AgentEntity } from './agent.entity';
 import { AgentToolBindingEntity } from './agent-tool-binding.entity';
 import { TenantCapabilityEntity } from './tenant-capability.entity';
@@ -53,6 +53,12 @@ export class AgentConfigRepository {
 
   updateAgent(m: EntityManager, id: string, changes: Partial<AgentEntity>): Promise<unknown> {
     return m.getRepository(AgentEntity).update({ id }, changes);
+  }
+
+  /** Agents whose skillIds hold `skillId` (a JSON text column: matched as the quoted id, then checked). */
+  async agentsWithSkill(m: EntityManager, skillId: string): Promise<AgentEntity[]> {
+    const rows = await m.getRepository(AgentEntity).find({ where: { skillIds: Like(`%"${skillId}"%`) as never } });
+    return rows.filter((r) => (r.skillIds ?? []).includes(skillId));
   }
 
   async deleteAgent(m: EntityManager, id: string): Promise<void> {

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { AgentConfigRepository } from './agent-config.repository';
 import { AgentEntity } from './agent.entity';
 import { AgentConfigErrorCode } from './agent-config.errors';
+import { AgentSkillIdsGuard } from './agent-skill-ids.guard';
 import {
   AgentDto,
   AgentPageDto,
@@ -32,6 +33,7 @@ export class AgentConfigService {
     private readonly tools: ToolRegistryService,
     private readonly configVersion: ConfigVersionService,
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly skillIds: AgentSkillIdsGuard,
   ) {}
 
   async create(auth: AuthContext, dto: CreateAgentDto): Promise<AgentDto> {
@@ -41,6 +43,7 @@ export class AgentConfigService {
         `Your admin key is bound to tenant ${auth.tenantId}; create agents in that tenant.`,
       );
     }
+    await this.skillIds.assert(dto.tenantId, dto.skillIds);
     const now = Date.now();
     const row: AgentEntity = {
       id: randomUUID(),
@@ -82,6 +85,7 @@ export class AgentConfigService {
 
   async update(auth: AuthContext, id: string, dto: UpdateAgentDto): Promise<AgentDto> {
     const row = await this.loadAgent(auth, id);
+    await this.skillIds.assert(row.tenantId, dto.skillIds);
     const changes = { ...dto, ...(dto.name !== undefined && { nameKey: nameKeyOf(dto.name) }), updatedAt: Date.now() };
     await this.write(row.tenantId, (m) => this.repo.updateAgent(m, id, changes), dto.name ?? row.name);
     return toAgentDto({ ...row, ...changes }, await this.repo.boundToolIds(id));
@@ -115,6 +119,25 @@ export class AgentConfigService {
     await this.write(agent.tenantId, async (m) => (removed = await this.repo.removeBinding(m, id, toolId)), agent.name);
     if (!removed) throw new DomainError(CommonErrorCode.NOT_FOUND, `Tool ${toolId} is not bound to agent ${id}.`);
     return this.get(auth, id);
+  }
+
+  /** Replaces the agent's skills (PUT /admin/agents/{id}/skills): the tenant's own or official ones. */
+  async setSkillIds(auth: AuthContext, id: string, skillIds: string[]): Promise<AgentDto> {
+    const agent = await this.loadAgent(auth, id);
+    const changes = { skillIds: [...new Set(skillIds)], updatedAt: Date.now() };
+    await this.skillIds.assert(agent.tenantId, changes.skillIds);
+    await this.write(agent.tenantId, (m) => this.repo.updateAgent(m, id, changes), agent.name);
+    return this.get(auth, id);
+  }
+
+  /** Removes a deleted skill from every agent that has it, in the caller's transaction (bumps their tenants). */
+  async unbindSkillEverywhere(m: EntityManager, skillId: string): Promise<void> {
+    const agents = await this.repo.agentsWithSkill(m, skillId);
+    for (const agent of agents) {
+      const skillIds = agent.skillIds.filter((s) => s !== skillId);
+      await this.repo.updateAgent(m, agent.id, { skillIds, updatedAt: Date.now() });
+      await this.configVersion.bump(m, agent.tenantId);
+    }
   }
 
   async setCapabilities(

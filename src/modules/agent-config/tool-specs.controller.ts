@@ -4,16 +4,15 @@ import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
-import { ToolVisibilityService } from './visibility/tool-visibility.service';
 import { ToolSpecsRequestDto, ToolSpecsResponseDto } from './tool-specs.dto';
-import { replyWithToolSpecs } from './tool-specs.reply';
+import { ToolSpecsReply } from './tool-specs.reply';
 
 @ApiTags('runtime: tools')
 @ApiBearerAuth()
 @Roles('runtime')
 @Controller('api/v1/agents')
 export class ToolSpecsController {
-  constructor(private readonly visibility: ToolVisibilityService) {}
+  constructor(private readonly reply: ToolSpecsReply) {}
 
   @Post(':agentId/tool-specs')
   @HttpCode(200)
@@ -25,6 +24,6 @@ export class ToolSpecsController {
     @Body() dto: ToolSpecsRequestDto,
     @Res() res: FastifyReply,
   ): Promise<void> {
-    await replyWithToolSpecs(this.visibility, auth.tenantId!, agentId, dto, res);
+    await this.reply.send(auth.tenantId!, agentId, dto, res);
   }
 }

@@ -44,7 +44,10 @@ export class ToolSpecsRequestDto {
   @Length(1, 128, { each: true })
   permissions: string[];
 
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({
+    description:
+      "A session of this agent: its permissions and capabilities replace the body's, and the answer adds reminders",
+  })
   @IsOptional()
   @IsString()
   @Length(1, 64)
@@ -115,4 +118,10 @@ export class ToolSpecsResponseDto {
 
   @ApiPropertyOptional({ type: [VisibilityDecisionDto] })
   decisions?: VisibilityDecisionDto[];
+
+  @ApiPropertyOptional({
+    type: [String],
+    description: 'With sessionId: text to put before the next model round (the active skill, finished sub-agent tasks)',
+  })
+  reminders?: string[];
 }

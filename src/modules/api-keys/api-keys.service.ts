@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { ApiKeyEntity } from './api-key.entity';
 import { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyDto } from './api-keys.dto';
@@ -16,8 +16,9 @@ const PLATFORM_ADMIN: AuthContext = { keyId: 'platform-admin', role: 'admin', te
 /** A deleted key stops working on this instance at once and on other instances within this time. */
 const RESOLVE_CACHE_TTL_MS = 5_000;
 
+/** One-shot `crypto.hash`: every request hashes its key, and this skips a Hash object per call. */
 function sha256(text: string): Buffer {
-  return createHash('sha256').update(text).digest();
+  return hash('sha256', text, 'buffer');
 }
 
 @Injectable()

@@ -75,6 +75,6 @@ import { JournalOrphanSweepJob } from './journal/journal-orphan-sweep.job';
     JournalOrphanSweepService,
     JournalOrphanSweepJob,
   ],
-  exports: [SessionsService, SessionCloseHooks, ToolResultStore, ToolResultReader],
+  exports: [SessionsService, SessionCloseHooks, ToolResultStore, ToolResultReader, AgentSessionRepository],
 })
 export class LoopActingModule {}

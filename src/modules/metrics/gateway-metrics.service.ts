@@ -46,6 +46,17 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
   private readonly toolLabels = new Set<string>();
+  /**
+   * The series of each (tool, service type, status, error class) seen, bound once: prom-client hashes the
+   * label values on every `labels()` call. Bounded like the label values themselves.
+   */
+  private readonly callSeries = new Map<
+    string,
+    {
+      count: Counter.Internal;
+      duration: Histogram.Internal<'service_type' | 'status'>;
+    }
+  >();
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -53,8 +64,19 @@ export class GatewayMetrics {
 
   /** One finished call (every entry: act, resume, execute). */
   recordToolCall(toolName: string, serviceType: ServiceType, result: ToolCallResult): void {
-    this.toolCalls.labels(this.toolLabel(toolName), result.status, result.errorClass ?? 'none').inc();
-    this.callDuration.labels(serviceType, result.status).observe(result.durationMs / 1000);
+    const tool = this.toolLabel(toolName);
+    const errorClass = result.errorClass ?? 'none';
+    const key = `${tool}\u0000${serviceType}\u0000${result.status}\u0000${errorClass}`;
+    let series = this.callSeries.get(key);
+    if (!series) {
+      series = {
+        count: this.toolCalls.labels(tool, result.status, errorClass),
+        duration: this.callDuration.labels(serviceType, result.status),
+      };
+      this.callSeries.set(key, series);
+    }
+    series.count.inc();
+    series.duration.observe(result.durationMs / 1000);
   }
 
   /** One `act` request, from its start (a `performance.now()` value). */

@@ -16,6 +16,8 @@ import { WorkspaceFilesController } from './workspace-files.controller';
 import { WorkspaceCloseHook } from './workspace-close.hook';
 import { WorkspaceCommandRunner } from './workspace-command.runner';
 import { WorkspaceMountSources } from './workspace-mount.sources';
+import { WorkspaceSkillMountSource } from './workspace-skill-mount.source';
+import { SkillsModule } from '@app/modules/skills/skills.module';
 import { SandboxModule } from '@app/modules/sandbox/sandbox.module';
 
 /** Session workspaces (WORKSPACE_ROOT), the file built-ins, the runtime file API and artifacts. */
@@ -27,6 +29,7 @@ import { SandboxModule } from '@app/modules/sandbox/sandbox.module';
     SessionEventsModule,
     LoopActingModule,
     SandboxModule,
+    SkillsModule,
   ],
   controllers: [WorkspaceFilesController, ArtifactsController],
   providers: [
@@ -39,6 +42,7 @@ import { SandboxModule } from '@app/modules/sandbox/sandbox.module';
     WorkspaceCloseHook,
     WorkspaceCommandRunner,
     WorkspaceMountSources,
+    WorkspaceSkillMountSource,
   ],
   exports: [WorkspaceLocator, WorkspaceSessions, WorkspaceMountSources],
 })

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { untilAborted } from '@app/common/abort-race';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import type { SideEffectLevel, ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
 import { ToolCallError, ToolOutput } from '../tool-executor';
@@ -73,7 +74,8 @@ export class ToolCallPolicy {
       while (!signal.aborted) {
         attempts++;
         try {
-          const output = await untilAborted(attemptFn(attempts, signal), signal);
+          const attempt = attempts;
+          const output = await untilAborted(signal, (own) => attemptFn(attempt, own));
           return { output, attempts, durationMs: performance.now() - started, timedOut: false };
         } catch (err) {
           error = signal.aborted ? (signal.reason as ToolCallError) : asToolCallError(err);
@@ -114,28 +116,6 @@ export class ToolCallPolicy {
   protected random(): number {
     return Math.random();
   }
-}
-
-/** Settles with the attempt, or rejects as soon as the signal aborts (an attempt may ignore its signal). */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    work.catch(() => undefined);
-    return Promise.reject(signal.reason);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err);
-      },
-    );
-  });
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -1,9 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { ResponseSink } from '../outbound/dispatch-post';
 import { TOOL_MAX_RESPONSE_BYTES } from '../tool-executor';
+import { McpExchangeError } from './mcp-exchange.errors';
 import { SseEventReader } from './sse-event.reader';
 
 /** A JSON-RPC message as it comes off the wire. */
@@ -17,14 +17,16 @@ export interface JsonRpcMessage {
 }
 
 const JSON_TYPE = 'application/json';
+/** Characters of an error answer's body kept in the error (servers explain themselves there, briefly). */
+const ERROR_BODY_CHARS = 1000;
 const SSE_TYPE = 'text/event-stream';
 
 /**
  * Reads the HTTP answer to one JSON-RPC request on a streamable-HTTP session, as it arrives: a JSON body
  * carrying the response, or an SSE stream carrying it among other messages (handed to `onOther`, in order).
- * Settles once: with the response's `result`, with McpError for a JSON-RPC error, StreamableHTTPError for an
- * HTTP error status, McpError(ConnectionClosed) for a stream that ended without the response, an Error past
- * {@link TOOL_MAX_RESPONSE_BYTES}. After the response, the rest of the stream is read and dropped so the
+ * Settles once: with the response's `result`, with McpError for a JSON-RPC error answer, else with an
+ * McpExchangeError: `http-status` for a non-2xx answer, `answer-lost` for a stream that ended without the
+ * response, `too-large` past {@link TOOL_MAX_RESPONSE_BYTES}, `malformed` for anything else. After the response, the rest of the stream is read and dropped so the
  * connection stays reusable.
  */
 export class McpAnswerReader implements ResponseSink {
@@ -63,7 +65,8 @@ export class McpAnswerReader implements ResponseSink {
     if (this.received > TOOL_MAX_RESPONSE_BYTES) {
       this.abandoned = true;
       return this.fail(
-        new Error(
+        new McpExchangeError(
+          'too-large',
           `MCP server sent more than ${TOOL_MAX_RESPONSE_BYTES} bytes without finishing its answer; ask the tool for a smaller result.`,
         ),
       );
@@ -80,7 +83,12 @@ export class McpAnswerReader implements ResponseSink {
         parsed = JSON.parse(event.data) as JsonRpcMessage | JsonRpcMessage[];
       } catch {
         this.abandoned = true;
-        return this.fail(new Error(`MCP server sent an SSE event that is not JSON: ${event.data.slice(0, 200)}`));
+        return this.fail(
+          new McpExchangeError(
+            'malformed',
+            `MCP server sent an SSE event that is not JSON: ${event.data.slice(0, 200)}`,
+          ),
+        );
       }
       for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
         if (this.isAnswer(message)) return this.answer(message);
@@ -94,14 +102,15 @@ export class McpAnswerReader implements ResponseSink {
     const text = () => (this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks)).toString('utf8');
     switch (this.mode) {
       case 'http-error':
-        return this.fail(new StreamableHTTPError(this.status, `Error POSTing to endpoint: ${text()}`));
+        return this.fail(new McpExchangeError('http-status', text().slice(0, ERROR_BODY_CHARS), this.status));
       case 'sse':
         return this.fail(
-          new McpError(ErrorCode.ConnectionClosed, `the answer stream of request ${this.id} ended without the answer`),
+          new McpExchangeError('answer-lost', `the answer stream of request ${this.id} ended without the answer`),
         );
       case 'unexpected':
         return this.fail(
-          new Error(
+          new McpExchangeError(
+            'malformed',
             `MCP server answered ${this.status} with content-type "${this.contentType}", expected JSON or an SSE stream`,
           ),
         );
@@ -110,10 +119,16 @@ export class McpAnswerReader implements ResponseSink {
         try {
           messages = JSON.parse(text()) as JsonRpcMessage | JsonRpcMessage[];
         } catch (err) {
-          return this.fail(err);
+          return this.fail(
+            new McpExchangeError('malformed', `MCP server's JSON answer does not parse: ${(err as Error).message}`),
+          );
         }
         const answer = (Array.isArray(messages) ? messages : [messages]).find((m) => this.isAnswer(m));
-        if (!answer) return this.fail(new Error(`MCP server's JSON answer carries no response to request ${this.id}`));
+        if (!answer) {
+          return this.fail(
+            new McpExchangeError('malformed', `MCP server's JSON answer carries no response to request ${this.id}`),
+          );
+        }
         return this.answer(answer);
       }
     }

@@ -1,4 +1,6 @@
-import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { untilAborted } from '@app/common/abort-race';
+import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { createHash } from 'node:crypto';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { OutboundHttpAgent } from '../outbound/outbound-http.agent';
@@ -53,7 +55,14 @@ export class McpClientPool implements OnModuleDestroy {
   private readonly headerDigests = new WeakMap<Record<string, string>, string>();
   private totalConnects = 0;
 
-  constructor(private readonly outbound: OutboundHttpAgent) {}
+  private readonly toolsCallClient: GatewayConfig['mcp']['toolsCallClient'];
+
+  constructor(
+    private readonly outbound: OutboundHttpAgent,
+    @Inject(GATEWAY_CONFIG) config?: { mcp: Pick<GatewayConfig['mcp'], 'toolsCallClient'> },
+  ) {
+    this.toolsCallClient = config?.mcp.toolsCallClient ?? 'exchange';
+  }
 
   /** Calls a tool; aborting `signal` sends `notifications/cancelled` to the server. */
   callTool(
@@ -164,7 +173,7 @@ export class McpClientPool implements OnModuleDestroy {
     if (ready && !ready.lost) return Promise.resolve(ready);
     const current = entry;
     current.connecting ??= this.connect(current, endpoint).finally(() => (current.connecting = undefined));
-    return raceAbort(current.connecting, signal).catch((err: unknown) => {
+    return untilAborted(signal, () => current.connecting!).catch((err: unknown) => {
       throw classifyMcpConnectError(err, endpoint.url, signal);
     });
   }
@@ -188,7 +197,7 @@ export class McpClientPool implements OnModuleDestroy {
       {
         key: entry.key,
         fetch: this.outbound.fetch,
-        dispatcher: this.outbound.dispatcher,
+        dispatcher: this.toolsCallClient === 'exchange' ? this.outbound.dispatcher : undefined,
         headers: endpoint.headers,
         connectTimeoutMs: CONNECT_TIMEOUT_MS,
         onLost: (lost) => this.drop(lost),
@@ -275,24 +284,4 @@ export class McpClientPool implements OnModuleDestroy {
 function urlOfKey(key: string): string {
   const space = key.indexOf(' ');
   return space < 0 ? key : key.slice(0, space);
-}
-
-/** The promise, or a rejection with the signal's reason as soon as it aborts (the promise itself goes on). */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
 }

@@ -11,6 +11,7 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Dispatcher } from 'undici';
+import { untilAborted } from '@app/common/abort-race';
 import type { OutboundFetch } from '../outbound/outbound-http.agent';
 import type { McpTransportKind } from './mcp-endpoint';
 import { McpStreamableExchange } from './mcp-streamable.exchange';
@@ -20,8 +21,11 @@ export interface McpConnectionOptions {
   /** The URL as the pool keys it (the endpoint's `url` string). */
   key: string;
   fetch: OutboundFetch;
-  /** The same outbound Agent the fetch uses, for the lean `tools/call` exchange. */
-  dispatcher: Dispatcher;
+  /**
+   * The same outbound Agent the fetch uses, for the lean `tools/call` exchange (McpStreamableExchange);
+   * without it `tools/call` goes through the SDK Client too (MCP_TOOLS_CALL_CLIENT=sdk).
+   */
+  dispatcher?: Dispatcher;
   headers?: Record<string, string>;
   /** Bound on `initialize` (ms). */
   connectTimeoutMs: number;
@@ -110,7 +114,7 @@ export class McpConnection {
     };
     try {
       await client.connect(transport, { timeout: options.connectTimeoutMs });
-      if (transport instanceof StreamableHTTPClientTransport) {
+      if (transport instanceof StreamableHTTPClientTransport && options.dispatcher) {
         const session = {
           url,
           sessionId: transport.sessionId,
@@ -144,7 +148,7 @@ export class McpConnection {
       const result = await this.exchange.request('tools/call', params, { signal, timeoutMs });
       return CallToolResultSchema.parse(result);
     }
-    return withRequestSignal(
+    return untilAborted(
       signal,
       (requestSignal) =>
         this.client.callTool(params, undefined, {
@@ -160,7 +164,7 @@ export class McpConnection {
     signal: AbortSignal | undefined,
     timeoutMs: number,
   ): Promise<{ tools: Tool[]; nextCursor?: string }> {
-    return withRequestSignal(signal, (requestSignal) =>
+    return untilAborted(signal, (requestSignal) =>
       this.client.listTools(cursor ? { cursor } : undefined, { signal: requestSignal, timeout: timeoutMs }),
     );
   }
@@ -209,23 +213,5 @@ export class McpConnection {
     if (!this.ready || this.lostReported) return;
     this.lostReported = true;
     this.onLost(this);
-  }
-}
-
-/**
- * Runs an SDK request with a signal of its own that follows `outer`: the SDK never removes its abort listener,
- * so a long-lived caller signal must not reach it.
- */
-async function withRequestSignal<T>(
-  outer: AbortSignal | undefined,
-  fn: (signal: AbortSignal) => Promise<T>,
-): Promise<T> {
-  const request = new AbortController();
-  const relay = (): void => request.abort(outer?.reason);
-  outer?.addEventListener('abort', relay, { once: true });
-  try {
-    return await fn(request.signal);
-  } finally {
-    outer?.removeEventListener('abort', relay);
   }
 }

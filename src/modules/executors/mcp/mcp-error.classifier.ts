@@ -3,9 +3,14 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { ToolCallError } from '../tool-executor';
 import { ToolErrorClass } from '../tool-error-class';
 import { abortedError, classifyNetworkError } from '../outbound/network-error.classifier';
+import { McpExchangeError } from './mcp-exchange.errors';
 
-/** The HTTP status an SDK transport error carries (streamable HTTP and SSE POST failures). */
+/**
+ * The HTTP status a failed POST carries: the exchange's and the SDK streamable transport's error types say it;
+ * the SDK's legacy SSE transport throws a plain Error, so only its message can.
+ */
 function httpStatusOf(err: unknown): number | undefined {
+  if (err instanceof McpExchangeError) return err.httpStatus;
   if (err instanceof StreamableHTTPError && typeof err.code === 'number' && err.code > 0) return err.code;
   const m = /^Error POSTing to endpoint \(HTTP (\d{3})\)/.exec((err as Error)?.message ?? '');
   return m ? Number(m[1]) : undefined;
@@ -58,6 +63,7 @@ export function classifyMcpRequestError(err: unknown, url: string, signal?: Abor
       },
     );
   }
+  if (err instanceof McpExchangeError && err.failure !== 'http-status') return fromExchangeError(err, url);
   if (err instanceof McpError) return fromMcpError(err, url);
   const network = classifyNetworkError(err, url);
   if (network) return network;
@@ -75,42 +81,56 @@ export function classifyMcpRequestError(err: unknown, url: string, signal?: Abor
       },
     );
   }
-  return new ToolCallError(`MCP request to ${url} failed: ${messageOf(err)}`, ToolErrorClass.MCP_PROTOCOL_ERROR, {
-    transient: false,
-    reachedRemote: true,
-    cause: err,
-  });
+  return protocolError(`MCP request to ${url} failed: ${messageOf(err)}`, err);
 }
 
 function fromMcpError(err: McpError, url: string): ToolCallError {
   switch (err.code as ErrorCode) {
     case ErrorCode.RequestTimeout:
-      return new ToolCallError(`MCP server ${url} did not answer in time: ${err.message}`, ToolErrorClass.MCP_TIMEOUT, {
-        transient: true,
-        reachedRemote: true,
-        cause: err,
-      });
+      return timedOut(url, err);
     case ErrorCode.ConnectionClosed:
-      return new ToolCallError(
-        `MCP session to ${url} closed before the answer arrived`,
-        ToolErrorClass.CONNECTION_LOST,
-        {
-          transient: true,
-          reachedRemote: true,
-          cause: err,
-        },
-      );
+      return closedBeforeAnswer(url, err);
     default:
-      return new ToolCallError(
-        `MCP server ${url} refused the request: ${err.message}`,
-        ToolErrorClass.MCP_PROTOCOL_ERROR,
-        {
-          transient: false,
-          reachedRemote: true,
-          cause: err,
-        },
-      );
+      return protocolError(`MCP server ${url} refused the request: ${err.message}`, err);
   }
+}
+
+function fromExchangeError(err: McpExchangeError, url: string): ToolCallError {
+  switch (err.failure) {
+    case 'timeout':
+      return timedOut(url, err);
+    case 'answer-lost':
+    case 'closed':
+      return closedBeforeAnswer(url, err);
+    case 'too-large':
+    case 'malformed':
+    case 'http-status':
+      return protocolError(`MCP request to ${url} failed: ${err.message}`, err);
+  }
+}
+
+function timedOut(url: string, cause: Error): ToolCallError {
+  return new ToolCallError(`MCP server ${url} did not answer in time: ${cause.message}`, ToolErrorClass.MCP_TIMEOUT, {
+    transient: true,
+    reachedRemote: true,
+    cause,
+  });
+}
+
+function closedBeforeAnswer(url: string, cause: Error): ToolCallError {
+  return new ToolCallError(`MCP session to ${url} closed before the answer arrived`, ToolErrorClass.CONNECTION_LOST, {
+    transient: true,
+    reachedRemote: true,
+    cause,
+  });
+}
+
+function protocolError(message: string, cause: unknown): ToolCallError {
+  return new ToolCallError(message, ToolErrorClass.MCP_PROTOCOL_ERROR, {
+    transient: false,
+    reachedRemote: true,
+    cause,
+  });
 }
 
 function notSent(err: ToolCallError): ToolCallError {

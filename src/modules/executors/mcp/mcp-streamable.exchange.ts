@@ -1,7 +1,8 @@
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { Dispatcher } from 'undici';
 import { dispatchPost, PostHandle, PostTarget, ResponseSink } from '../outbound/dispatch-post';
 import { JsonRpcMessage, McpAnswerReader } from './mcp-answer.reader';
+import { McpExchangeError } from './mcp-exchange.errors';
 
 /** The session an exchange speaks on: what the SDK transport learned at `initialize`. */
 export interface StreamableSession {
@@ -16,7 +17,7 @@ export interface StreamableSession {
 export interface ExchangeRequestOptions {
   /** Aborting it aborts the HTTP request and sends `notifications/cancelled`; the promise rejects with its reason. */
   signal?: AbortSignal;
-  /** Rejects with McpError(RequestTimeout) after this long, cancelling like an abort. */
+  /** Rejects with McpExchangeError `timeout` after this long, cancelling like an abort. */
   timeoutMs: number;
 }
 
@@ -26,16 +27,17 @@ const ID_PREFIX = 'gw-';
  * Sends JSON-RPC requests on an initialized streamable-HTTP MCP session straight over undici's dispatcher
  * ({@link dispatchPost}; answers read by {@link McpAnswerReader}), for the hot path (`tools/call`). The SDK
  * Client still opens the session, lists tools, pings and holds the standalone GET stream; this only spares
- * each call the SDK transport's WHATWG fetch / web-stream emulation, which cost more than the rest of a call on
- * loopback (bench/execute).
+ * each call the SDK transport's WHATWG fetch / web-stream emulation. Kept because it measures: `execute` p50
+ * about 30% lower than with the SDK Client at 1 caller (`npm run bench:execute` runs both side by side;
+ * MCP_TOOLS_CALL_CLIENT=sdk switches it off).
  *
  * Follows the transport spec: POST with `Accept: application/json, text/event-stream`, the session id and
  * protocol version headers; the answer is one JSON body or an SSE stream carrying it. On that stream a server
  * request is answered (`ping` with `{}`, anything else "method not found": this client offers no
  * capabilities), `notifications/tools/list_changed` is passed on, other notifications are ignored. A stream
  * that ends without the answer fails at once as a lost connection (the SDK would wait for the timeout).
- * Failures are thrown as the SDK's own StreamableHTTPError / McpError / undici errors, so one classifier
- * serves both paths. Request ids are strings (`gw-<n>`), so they never collide with the SDK's numeric ids on
+ * A JSON-RPC error answer is thrown as the SDK's McpError (what the server said); every other failure as
+ * {@link McpExchangeError}, classified by its `failure`, never by message text. Request ids are strings (`gw-<n>`), so they never collide with the SDK's numeric ids on
  * the same session.
  */
 export class McpStreamableExchange {
@@ -75,7 +77,7 @@ export class McpStreamableExchange {
     const relay = (): void => abort(outer!.reason as Error);
     outer?.addEventListener('abort', relay, { once: true });
     const timer = setTimeout(
-      () => abort(new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: options.timeoutMs })),
+      () => abort(new McpExchangeError('timeout', `no answer within ${options.timeoutMs} ms`)),
       options.timeoutMs,
     );
     this.pending.add(abort);
@@ -103,9 +105,9 @@ export class McpStreamableExchange {
     }
   }
 
-  /** Fails every request in flight as the SDK does when its transport closes (McpError ConnectionClosed). */
+  /** Fails every request in flight with McpExchangeError `closed`. */
   close(): void {
-    for (const abort of this.pending) abort(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
+    for (const abort of this.pending) abort(new McpExchangeError('closed', 'the session was closed'));
     this.pending.clear();
   }
 

@@ -1,14 +1,20 @@
-/**
- * JSON Schema of the `act` body, validated with ajv on the hot path (the ActDto class documents the same
- * shape in Swagger; the act e2e suite checks the field-by-field errors).
- */
+import type { FromSchema } from '@app/common/http/json-schema.type';
 
+/**
+ * The `act` body, described once: ajv validates requests against it, Swagger shows it (component ActBody)
+ * and {@link ActBody} is derived from it (see SchemaBody).
+ */
 export const ACT_BODY_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   required: ['iteration', 'toolCalls'],
   properties: {
-    iteration: { type: 'integer', minimum: 0, maximum: 1_000_000 },
+    iteration: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 1_000_000,
+      description: "The runtime's loop iteration; lower than the session's → 409 STALE_ITERATION",
+    },
     toolCalls: {
       type: 'array',
       minItems: 1,
@@ -18,9 +24,18 @@ export const ACT_BODY_SCHEMA = {
         additionalProperties: false,
         required: ['id', 'name', 'arguments'],
         properties: {
-          id: { type: 'string', minLength: 1, maxLength: 120, pattern: '^[\\x21-\\x7e]+$' },
+          id: {
+            type: 'string',
+            minLength: 1,
+            maxLength: 120,
+            pattern: '^[\\x21-\\x7e]+$',
+            description: "The model's tool call id: the idempotency key",
+          },
           name: { type: 'string', minLength: 1, maxLength: 64 },
-          arguments: { anyOf: [{ type: 'object' }, { type: 'string' }] },
+          arguments: {
+            anyOf: [{ type: 'object' }, { type: 'string' }],
+            description: 'An object, or a JSON string of one',
+          },
         },
       },
     },
@@ -28,7 +43,4 @@ export const ACT_BODY_SCHEMA = {
 } as const;
 
 /** The `act` body as validated. */
-export interface ActBody {
-  iteration: number;
-  toolCalls: Array<{ id: string; name: string; arguments: Record<string, unknown> | string }>;
-}
+export type ActBody = FromSchema<typeof ACT_BODY_SCHEMA>;

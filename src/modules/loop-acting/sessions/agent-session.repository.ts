@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { parseJsonColumn } from '@app/database/json-column';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository, type FindOptionsWhere } from 'typeorm';
+import { EntityManager, Repository, type FindOptionsWhere } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { HotSql } from '@app/database/hot-sql';
 import { AgentSessionEntity } from './agent-session.entity';
-import type { TodoItem } from './session.types';
+import type { ActiveSkill, TodoItem } from './session.types';
 
 /** Queries of sessions. Every state change is a compare-and-set on `lock_version`. */
 @Injectable()
@@ -58,6 +58,12 @@ export class AgentSessionRepository {
   /** Replaces the todo list (the session's own slot; no version bump, it never changes the session's state). */
   async setTodoList(id: string, items: TodoItem[]): Promise<void> {
     await this.sessions.update({ id }, { todoList: items, updatedAt: Date.now() });
+  }
+
+  /** Sets the active skill (SKILL_CALL; no version bump, like the todo list), in the caller's transaction if given. */
+  async setActiveSkill(id: string, skill: ActiveSkill, manager?: EntityManager): Promise<void> {
+    const repo = manager ? manager.getRepository(AgentSessionEntity) : this.sessions;
+    await repo.update({ id }, { activeSkill: skill, updatedAt: Date.now() });
   }
 
   /** Records a higher iteration without a version bump (monotonic, so concurrent acts cannot conflict). */

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ErrorResponseDto } from '@app/common/dto/error-response.dto';
-import { AjvBodyPipe } from '@app/common/http/ajv-body.pipe';
+import { SchemaBody } from '@app/common/http/schema-body.decorator';
 import { ClientSignal } from '@app/common/http/client-signal.decorator';
 import { ACT_BODY_SCHEMA, ActBody } from './act-body.schema';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
@@ -12,7 +12,6 @@ import { ActService } from '../acting/act.service';
 import { ResumeService } from '../acting/resume.service';
 import { ToolResultReader } from '../results/tool-result.reader';
 import {
-  ActDto,
   ActResponseDto,
   CreateSessionDto,
   ResumeDto,
@@ -65,11 +64,10 @@ export class SessionsController {
     description: 'Tool failures are results (status FAILED, isError), not HTTP errors',
   })
   @ApiErrors(400, 404, 409)
-  @ApiBody({ type: ActDto })
   act(
     @Auth() auth: AuthContext,
     @Param('id') id: string,
-    @Body(new AjvBodyPipe<ActBody>(ACT_BODY_SCHEMA)) dto: ActBody,
+    @SchemaBody('ActBody', ACT_BODY_SCHEMA) dto: ActBody,
     @ClientSignal() signal: AbortSignal,
   ): Promise<ActResponseDto> {
     return this.acting.act(auth, id, dto, signal);

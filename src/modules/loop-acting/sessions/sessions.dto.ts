@@ -82,34 +82,6 @@ export class SessionDto {
   @ApiProperty() updatedAt: string;
 }
 
-/** Swagger shape of one submitted tool call; `act` bodies are validated by ACT_BODY_SCHEMA (ajv). */
-export class ToolCallDto {
-  @ApiProperty({
-    description: "The model's tool call id: the idempotency key",
-    maxLength: 120,
-    pattern: '^[\\x21-\\x7e]+$',
-  })
-  id: string;
-
-  @ApiProperty({ maxLength: 64 }) name: string;
-
-  @ApiProperty({ oneOf: [{ type: 'object' }, { type: 'string' }] })
-  arguments: Record<string, unknown> | string;
-}
-
-/** Swagger shape of the `act` body (see ACT_BODY_SCHEMA). */
-export class ActDto {
-  @ApiProperty({
-    description: "The runtime's loop iteration; lower than the session's → 409 STALE_ITERATION",
-    minimum: 0,
-    maximum: 1_000_000,
-  })
-  iteration: number;
-
-  @ApiProperty({ type: [ToolCallDto], minItems: 1, maxItems: 64 })
-  toolCalls: ToolCallDto[];
-}
-
 export const RESUME_DECISIONS = ['APPROVE', 'REJECT', 'RETRY', 'MARK_DONE', 'CONTINUE'] as const;
 export type ResumeDecision = (typeof RESUME_DECISIONS)[number];
 

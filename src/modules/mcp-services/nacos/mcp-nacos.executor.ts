@@ -13,12 +13,7 @@ import { ToolErrorClass } from '@app/modules/executors/tool-error-class';
 import { remoteCallContextOf, remoteCallMeta } from '@app/modules/executors/remote-context/remote-call.context';
 import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
 import { mcpEndpointOf, type McpEndpointDefaults } from './nacos-instance-endpoint';
-import {
-  NACOS_NAMING,
-  type NacosInstance,
-  type NacosNamingPort,
-  type NacosServiceRef,
-} from './nacos-naming.adapter';
+import { NACOS_NAMING, type NacosInstance, type NacosNamingPort, type NacosServiceRef } from './nacos-naming.adapter';
 import { NacosInstanceCache } from './nacos-instance.cache';
 import { weightedOrder } from './nacos-instance.order';
 import { McpServiceDirectory } from '../mcp-service.directory';

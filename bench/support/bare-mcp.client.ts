@@ -4,31 +4,31 @@ import { setMaxListeners } from 'node:events';
 import { Agent, request } from 'undici';
 
 /** One pooled MCP session to a server, as a caller without the gateway would hold it. */
-export interface DirectMcpClient {
+export interface BareMcpClient {
   /** `tools/call` of `name`; rejects when the result is an error. */
   call(name: string, args: Record<string, unknown>): Promise<void>;
   close(): Promise<void>;
 }
 
 /** `global`: Node's fetch, the transport's default; `undici`: undici's `request` on a keep-alive Agent (3-4x less overhead on loopback). */
-export type DirectFetchKind = 'undici' | 'global';
+export type BareFetchKind = 'undici' | 'global';
 
 /**
  * Connects the SDK Client over streamable HTTP and keeps the one session for every call (callers share
  * it, as the gateway's pool does). With `undici` the transport's fetch is a thin adapter over undici's
- * `request`, the same kind of client the gateway uses outbound, so the direct figure is the real floor.
+ * `request`, the same kind of client the gateway uses outbound, so the bare figure is the real floor.
  */
-export async function connectDirectMcp(url: string, fetchKind: DirectFetchKind = 'undici'): Promise<DirectMcpClient> {
+export async function connectBareMcp(url: string, fetchKind: BareFetchKind = 'undici'): Promise<BareMcpClient> {
   const agent = new Agent({ keepAliveTimeout: 30_000 });
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     fetch: fetchKind === 'undici' ? undiciFetch(agent) : quietGlobalFetch,
   });
-  const client = new Client({ name: 'bench-direct', version: '1.0.0' }, { capabilities: {} });
+  const client = new Client({ name: 'bench-bare-sdk', version: '1.0.0' }, { capabilities: {} });
   await client.connect(transport);
   return {
     async call(name, args) {
       const result = await client.callTool({ name, arguments: args });
-      if (result.isError) throw new Error(`direct ${name} failed: ${JSON.stringify(result.content)}`);
+      if (result.isError) throw new Error(`bare SDK ${name} failed: ${JSON.stringify(result.content)}`);
     },
     async close() {
       await transport.terminateSession().catch(() => undefined);

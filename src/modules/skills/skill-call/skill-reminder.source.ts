@@ -1,0 +1,26 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { SessionRemindersRegistry } from '@app/modules/agent-config/reminders/session-reminders.registry';
+import type { AgentSessionEntity } from '@app/modules/loop-acting/sessions/agent-session.entity';
+
+/** The reminder of the session's active skill, for the next model round. */
+@Injectable()
+export class SkillReminderSource implements OnModuleInit {
+  constructor(private readonly reminders: SessionRemindersRegistry) {}
+
+  onModuleInit(): void {
+    this.reminders.register((session) => Promise.resolve(skillReminders(session)));
+  }
+}
+
+export function skillReminders(session: AgentSessionEntity): string[] {
+  const skill = session.activeSkill;
+  if (!skill) return [];
+  const release = skill.version === undefined ? '' : ` (release ${skill.version})`;
+  const files = session.capabilities.includes('SANDBOX')
+    ? ` Its files are read-only at ${skill.root}; run its scripts only through RUN_COMMAND.`
+    : '';
+  return [
+    `Active skill: ${skill.name}${release}. Follow the instructions of ${skill.entryPath} ` +
+      `(SKILL_CALL {"skill":"${skill.name}"} shows them again).${files}`,
+  ];
+}

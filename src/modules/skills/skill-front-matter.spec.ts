@@ -1,0 +1,21 @@
+import { readSkillFrontMatter } from './skill-front-matter';
+import { SkillPackageRefusal } from './skill-package.types';
+
+describe('readSkillFrontMatter', () => {
+  it('reads name and description from the YAML block (folded text, BOM, CRLF)', () => {
+    const md = '\uFEFF---\r\nname: pdf-tables\r\ndescription: >\r\n  Extract tables\r\n  from PDFs\r\n---\r\n# Body';
+    expect(readSkillFrontMatter(md)).toEqual({ name: 'pdf-tables', description: 'Extract tables from PDFs' });
+  });
+
+  it.each([
+    ['no front matter', '# Just a title', /no YAML front matter/],
+    ['no name', '---\ndescription: x\n---\n', /has no name/],
+    ['a name that is not a skill name', '---\nname: Bad Name\ndescription: x\n---\n', /not a valid skill name/],
+    ['no description', '---\nname: ok\n---\n', /has no description/],
+    ['broken YAML', '---\nname: [unclosed\ndescription: x\n---\n', /not valid YAML/],
+    ['a list instead of a mapping', '---\n- a\n- b\n---\n', /has no name|mapping/],
+  ])('refuses %s', (_title, md, problem) => {
+    expect(() => readSkillFrontMatter(md)).toThrow(SkillPackageRefusal);
+    expect(() => readSkillFrontMatter(md)).toThrow(problem);
+  });
+});

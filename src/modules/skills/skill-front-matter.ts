@@ -1,0 +1,38 @@
+import { parse as parseYaml } from 'yaml';
+import { SKILL_NAME_PATTERN, SkillPackageRefusal } from './skill-package.types';
+
+const FRONT_MATTER = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
+const MAX_DESCRIPTION_CHARS = 1024;
+
+/** `name` and `description` of a SKILL.md's YAML front matter; refuses a SKILL.md without them. */
+export function readSkillFrontMatter(skillMd: string): { name: string; description: string } {
+  const block = FRONT_MATTER.exec(skillMd);
+  if (!block)
+    throw new SkillPackageRefusal(
+      'SKILL.md has no YAML front matter: start it with a "---" line, then name: and description:, then "---"',
+    );
+  let data: unknown;
+  try {
+    data = parseYaml(block[1], { maxAliasCount: 10 });
+  } catch (err) {
+    throw new SkillPackageRefusal(`SKILL.md front matter is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
+  }
+  const fields = (data ?? {}) as Record<string, unknown>;
+  if (typeof fields !== 'object' || Array.isArray(fields))
+    throw new SkillPackageRefusal('SKILL.md front matter must be a YAML mapping with name and description');
+  const name = fields.name;
+  if (typeof name !== 'string' || name.trim() === '')
+    throw new SkillPackageRefusal('SKILL.md front matter has no name: add "name: <skill-name>"');
+  if (!SKILL_NAME_PATTERN.test(name))
+    throw new SkillPackageRefusal(
+      `SKILL.md name "${name.slice(0, 80)}" is not a valid skill name: use lower-case letters, digits and "-" (at most 64, not starting with "-")`,
+    );
+  const description = fields.description;
+  if (typeof description !== 'string' || description.trim() === '')
+    throw new SkillPackageRefusal(
+      'SKILL.md front matter has no description: add "description: <what the skill does and when to use it>"',
+    );
+  if (description.length > MAX_DESCRIPTION_CHARS)
+    throw new SkillPackageRefusal(`SKILL.md description is longer than ${MAX_DESCRIPTION_CHARS} characters`);
+  return { name, description: description.trim() };
+}

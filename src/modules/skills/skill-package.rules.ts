@@ -1,0 +1,94 @@
+import { readSkillFrontMatter } from './skill-front-matter';
+import {
+  RawSkillEntry,
+  SKILL_ENTRY_FILE,
+  SkillPackage,
+  SkillPackageFile,
+  SkillPackageLimits,
+  SkillPackageRefusal,
+} from './skill-package.types';
+
+const MAX_PATH_CHARS = 512;
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/** Why an upload's path may not be stored (it would leave the skill folder or is not portable); null when fine. */
+export function entryPathProblem(path: string): string | null {
+  const shown = JSON.stringify(path.slice(0, 200));
+  if (path.length === 0) return 'an entry has an empty name';
+  if (path.length > MAX_PATH_CHARS) return `path ${shown} is longer than ${MAX_PATH_CHARS} characters`;
+  if (path.includes('\\')) return `path ${shown} contains a backslash: use "/" between folders`;
+  if (/^[a-zA-Z]:/.test(path))
+    return `path ${shown} starts with a drive letter: paths must be relative to the skill folder`;
+  if (path.startsWith('/')) return `path ${shown} is absolute: paths must be relative to the skill folder`;
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(path)) return `path ${shown} contains a control character`;
+  const segments = path.replace(/\/$/, '').split('/');
+  if (segments.some((s) => s === '..')) return `path ${shown} leaves the skill folder ("..")`;
+  if (segments.some((s) => s === '' || s === '.')) return `path ${shown} has an empty or "." segment`;
+  if (segments.some((s) => s !== s.trim())) return `path ${shown} has a name that starts or ends with a space`;
+  return null;
+}
+
+/**
+ * Applies the package rules to the files of an upload (zip entries or JSON files, directories already left
+ * out): safe relative paths, SKILL.md at the root or inside exactly one top-level folder, no duplicate names,
+ * the file-count and byte limits, text files only (UTF-8, no NUL), and a front matter with name and description.
+ */
+export function checkSkillPackage(entries: RawSkillEntry[], limits: SkillPackageLimits): SkillPackage {
+  if (entries.length > limits.maxFiles)
+    throw new SkillPackageRefusal(
+      `the skill has ${entries.length} files; at most ${limits.maxFiles} (SKILL_MAX_FILES)`,
+    );
+  let totalBytes = 0;
+  for (const e of entries) {
+    const problem = entryPathProblem(e.path);
+    if (problem) throw new SkillPackageRefusal(problem);
+    totalBytes += e.data.length;
+  }
+  if (totalBytes > limits.maxBytes)
+    throw new SkillPackageRefusal(`the skill holds more than ${limits.maxBytes} bytes unpacked (SKILL_MAX_BYTES)`);
+  const rooted = stripTopFolder(entries);
+  const seen = new Set<string>();
+  const files: SkillPackageFile[] = [];
+  for (const e of rooted) {
+    // Letter case and Unicode normalization aside: such names collide on many file systems (and databases).
+    if (seen.has(sameName(e.path))) throw new SkillPackageRefusal(`duplicate file name ${JSON.stringify(e.path)}`);
+    seen.add(sameName(e.path));
+    files.push({ path: e.path, content: textOf(e), bytes: e.data.length });
+  }
+  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  for (const f of files)
+    for (let at = f.path.indexOf('/'); at > 0; at = f.path.indexOf('/', at + 1))
+      if (seen.has(sameName(f.path.slice(0, at))))
+        throw new SkillPackageRefusal(`${JSON.stringify(f.path.slice(0, at))} is both a file and a folder`);
+  const skillMd = files.find((f) => f.path === SKILL_ENTRY_FILE)!;
+  const { name, description } = readSkillFrontMatter(skillMd.content);
+  return { name, description, files, totalBytes };
+}
+
+/** SKILL.md at the root: as is. Inside exactly one top-level folder holding everything: that folder removed. */
+function stripTopFolder(entries: RawSkillEntry[]): RawSkillEntry[] {
+  if (entries.some((e) => e.path === SKILL_ENTRY_FILE)) return entries;
+  const tops = new Set(entries.map((e) => (e.path.includes('/') ? e.path.split('/')[0] + '/' : e.path)));
+  const [top] = tops;
+  if (tops.size === 1 && top.endsWith('/') && entries.some((e) => e.path === `${top}${SKILL_ENTRY_FILE}`))
+    return entries.map((e) => ({ ...e, path: e.path.slice(top.length) }));
+  throw new SkillPackageRefusal(
+    'no SKILL.md: put SKILL.md at the root of the package, or inside exactly one top-level folder that holds everything',
+  );
+}
+
+function sameName(path: string): string {
+  return path.normalize('NFC').toLowerCase();
+}
+
+function textOf(e: RawSkillEntry): string {
+  const shown = JSON.stringify(e.path);
+  if (e.data.includes(0))
+    throw new SkillPackageRefusal(`file ${shown} is binary (it holds NUL bytes): only text files are accepted`);
+  try {
+    return UTF8.decode(e.data);
+  } catch {
+    throw new SkillPackageRefusal(`file ${shown} is binary (not UTF-8 text): only text files are accepted`);
+  }
+}

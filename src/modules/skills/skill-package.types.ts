@@ -1,0 +1,40 @@
+/** A file of an upload as it arrived (zip entry or JSON `files[]` item), before the package rules ran. */
+export interface RawSkillEntry {
+  /** The path exactly as the upload named it. */
+  path: string;
+  data: Buffer;
+}
+
+/** One text file of a checked package, `path` relative to the skill folder. */
+export interface SkillPackageFile {
+  path: string;
+  content: string;
+  bytes: number;
+}
+
+/** A package that passed every rule: what a release stores. */
+export interface SkillPackage {
+  name: string;
+  description: string;
+  /** Sorted by path; SKILL.md among them. */
+  files: SkillPackageFile[];
+  totalBytes: number;
+}
+
+export interface SkillPackageLimits {
+  maxFiles: number;
+  maxBytes: number;
+}
+
+/** A package refused by a rule; `problem` names it (the caller answers 400 with it, nothing stored). */
+export class SkillPackageRefusal extends Error {
+  constructor(readonly problem: string) {
+    super(problem);
+    this.name = 'SkillPackageRefusal';
+  }
+}
+
+/** The name rule of the contract (skill names are also the folder under /skills). */
+export const SKILL_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,63}$/;
+
+export const SKILL_ENTRY_FILE = 'SKILL.md';

@@ -1,0 +1,111 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { chmod, mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve, sep } from 'node:path';
+import { GATEWAY_CONFIG, type GatewayConfig } from '@app/config/gateway-config';
+import { DomainError } from '@app/common/errors/domain-error';
+import { CommonErrorCode } from '@app/common/errors/common.errors';
+import { SkillsRepository } from './skills.repository';
+import { readable } from './skill-access';
+import type { SkillEntity } from './skill.entity';
+
+export interface MaterializeRequest {
+  /** The tenant that uses the skill (its own and official skills only); null: the platform. */
+  tenantId: string | null;
+  skillId?: string;
+  name?: string;
+  /** Default: the current published release. */
+  version?: number;
+}
+
+const READ_ONLY_FILE = 0o444;
+const READ_ONLY_EXECUTABLE = 0o555;
+const READ_ONLY_DIR = 0o555;
+
+/**
+ * Unpacks a skill release into a host directory, read-only on disk, for the sandbox to mount at `/skills/<name>`.
+ * Releases are immutable, so a directory is built once per release (`SKILL_CACHE_DIR/<skillId>/<version>`) and
+ * reused: it is written under a temporary name and renamed into place when complete, so concurrent callers, in
+ * this process or in other instances sharing the directory, never see a half-written release.
+ */
+@Injectable()
+export class SkillReleaseMaterializer {
+  private readonly inflight = new Map<string, Promise<string>>();
+
+  constructor(
+    private readonly repo: SkillsRepository,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+  ) {}
+
+  async materialize(req: MaterializeRequest): Promise<string> {
+    const skill = await this.find(req);
+    const version = req.version ?? skill.currentVersion;
+    const release = version === null ? null : await this.repo.findRelease(skill.id, version);
+    if (!release)
+      throw new DomainError(
+        CommonErrorCode.NOT_FOUND,
+        `Skill ${skill.name} has no release ${version ?? '(published)'}.`,
+      );
+    const dir = join(resolve(this.config.skills.cacheDir), skill.id, String(release.version));
+    let pending = this.inflight.get(dir);
+    if (!pending) {
+      pending = this.build(skill.id, release.version, dir).finally(() => this.inflight.delete(dir));
+      this.inflight.set(dir, pending);
+    }
+    return pending;
+  }
+
+  private async find(req: MaterializeRequest): Promise<SkillEntity> {
+    if (req.skillId !== undefined) return readable(req.tenantId, req.skillId, await this.repo.findSkill(req.skillId));
+    const name = req.name ?? '';
+    const skill = req.tenantId === null ? null : await this.repo.findUsableByName(req.tenantId, name);
+    return readable(req.tenantId, name, skill);
+  }
+
+  private async build(skillId: string, version: number, dir: string): Promise<string> {
+    if (await exists(dir)) return dir;
+    const tmp = `${dir}.tmp-${randomUUID()}`;
+    try {
+      await mkdir(tmp, { recursive: true });
+      for (const file of await this.repo.fileIndex(skillId, version)) {
+        const target = resolve(tmp, file.path);
+        if (!target.startsWith(tmp + sep)) throw new Error(`skill file ${file.path} would leave its folder`);
+        await mkdir(dirname(target), { recursive: true });
+        const text = await this.repo.fileText(skillId, version, file.path);
+        await writeFile(target, text, { mode: text.startsWith('#!') ? READ_ONLY_EXECUTABLE : READ_ONLY_FILE });
+      }
+      await sealDirectories(tmp);
+      await rename(tmp, dir);
+    } catch (err) {
+      await removeTree(tmp);
+      // Another caller (another instance) renamed its complete copy into place first: use it.
+      if (await exists(dir)) return dir;
+      throw err;
+    }
+    return dir;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Makes every directory under `root` (and `root`) read-only, deepest first. */
+async function sealDirectories(root: string): Promise<void> {
+  for (const entry of await readdir(root, { withFileTypes: true }))
+    if (entry.isDirectory()) await sealDirectories(join(root, entry.name));
+  await chmod(root, READ_ONLY_DIR);
+}
+
+async function removeTree(root: string): Promise<void> {
+  const unseal = async (path: string): Promise<void> => {
+    await chmod(path, 0o755).catch(() => undefined);
+    for (const entry of await readdir(path, { withFileTypes: true }).catch(() => []))
+      if (entry.isDirectory()) await unseal(join(path, entry.name));
+  };
+  await unseal(root);
+  await rm(root, { recursive: true, force: true });
+}

@@ -1,0 +1,81 @@
+import type { FastifyRequest } from 'fastify';
+import { DomainError } from '@app/common/errors/domain-error';
+import { validationFailed } from '@app/common/errors/validation';
+import { AjvBodyPipe } from '@app/common/http/ajv-body.pipe';
+import { SkillsErrorCode } from './skills.errors';
+import { readSkillZip } from './skill-zip.reader';
+import { checkSkillPackage } from './skill-package.rules';
+import {
+  RawSkillEntry,
+  SKILL_ENTRY_FILE,
+  SkillPackage,
+  SkillPackageLimits,
+  SkillPackageRefusal,
+} from './skill-package.types';
+import { SKILL_JSON_UPLOAD_SCHEMA, type SkillJsonUpload } from './skills.dto';
+
+/** An upload that passed every package rule; `tenantId` undefined: not given (official). */
+export interface SkillUpload {
+  tenantId: string | null | undefined;
+  pkg: SkillPackage;
+}
+
+const JSON_UPLOAD = new AjvBodyPipe<SkillJsonUpload>(SKILL_JSON_UPLOAD_SCHEMA);
+
+/**
+ * Reads `POST /admin/skills` (and `.../releases`): a multipart form (fields `file`, the zip, and `tenantId`) or
+ * a JSON body. Refusals: 400 SKILL_ARCHIVE_INVALID for a zip, 400 VALIDATION_FAILED for JSON; nothing is stored.
+ */
+export async function readSkillUpload(
+  req: FastifyRequest,
+  body: unknown,
+  limits: SkillPackageLimits,
+): Promise<SkillUpload> {
+  if (req.isMultipart()) return readMultipart(req, limits);
+  const json = JSON_UPLOAD.transform(body);
+  const entries: RawSkillEntry[] = [
+    { path: SKILL_ENTRY_FILE, data: Buffer.from(json.skillContent, 'utf8') },
+    ...(json.files ?? []).map((f) => ({ path: f.path, data: Buffer.from(f.contentBase64, 'base64') })),
+  ];
+  try {
+    return { tenantId: json.tenantId, pkg: checkSkillPackage(entries, limits) };
+  } catch (err) {
+    if (err instanceof SkillPackageRefusal) throw validationFailed([{ field: 'files', problems: [err.problem] }]);
+    throw err;
+  }
+}
+
+async function readMultipart(req: FastifyRequest, limits: SkillPackageLimits): Promise<SkillUpload> {
+  let zip: Buffer | undefined;
+  let tenantId: string | undefined;
+  try {
+    for await (const part of req.parts()) {
+      if (part.type === 'file' && part.fieldname === 'file' && zip === undefined) zip = await part.toBuffer();
+      else if (part.type === 'field' && part.fieldname === 'tenantId' && typeof part.value === 'string')
+        tenantId = part.value;
+      else throw refused(`unexpected form field "${part.fieldname}": send only "file" (the zip) and "tenantId"`);
+    }
+  } catch (err) {
+    if (err instanceof DomainError) throw err;
+    throw refused(`the upload could not be read: ${(err as Error).message}`);
+  }
+  if (!zip) throw refused('no zip in the form: send the skill folder as a .zip in the field "file"');
+  if (tenantId !== undefined && !/^[^\s]{1,64}$/.test(tenantId))
+    throw validationFailed([{ field: 'tenantId', problems: ['must be 1 to 64 characters without spaces'] }]);
+  try {
+    return { tenantId, pkg: checkSkillPackage(await readSkillZip(zip, limits), limits) };
+  } catch (err) {
+    if (err instanceof SkillPackageRefusal) throw refused(err.problem);
+    throw err;
+  }
+}
+
+function refused(problem: string): DomainError {
+  return new DomainError(
+    SkillsErrorCode.SKILL_ARCHIVE_INVALID,
+    `The skill package was refused: ${problem}. Nothing was stored.`,
+    {
+      problem,
+    },
+  );
+}

@@ -1,0 +1,118 @@
+import { createKey, gatewayForSuite, type TestGateway } from '@test/support/gateway-test-app';
+import { describeEachDialect } from '@test/support/test-database';
+import { buildTestZip, type TestZipEntry } from '@test/support/test-zip.writer';
+import { skillMd } from '@test/support/skill-fixture';
+
+const MAX_FILES = 5;
+const MAX_BYTES = 64 * 1024;
+const GOOD_MD: TestZipEntry = { name: 'SKILL.md', data: skillMd('hostile', 'A skill in a hostile zip') };
+
+/** Each hostile archive, and the words its 400 must contain. */
+const REFUSALS: Array<[string, TestZipEntry[], RegExp]> = [
+  ['a path with ../', [GOOD_MD, { name: 'scripts/../../etc/passwd', data: 'x' }], /leaves the skill folder/],
+  ['an absolute path', [GOOD_MD, { name: '/etc/cron.d/job', data: 'x' }], /is absolute/],
+  ['a drive letter', [GOOD_MD, { name: 'C:/Windows/evil.bat', data: 'x' }], /drive letter/],
+  ['a backslash', [GOOD_MD, { name: 'scripts\\..\\evil.sh', data: 'x' }], /backslash/],
+  ['a symlink entry', [GOOD_MD, { name: 'link', data: '/etc/passwd', mode: 0o120777 }], /symbolic link/],
+  [
+    'duplicate names',
+    [GOOD_MD, { name: 'a.txt', data: '1' }, { name: 'a.txt', data: '2' }],
+    /duplicate file name "a.txt"/,
+  ],
+  [
+    'too many files',
+    [GOOD_MD, ...Array.from({ length: MAX_FILES }, (_, i) => ({ name: `f${i}.txt`, data: 'x' }))],
+    /more than 5 files \(SKILL_MAX_FILES\)/,
+  ],
+  [
+    'too many bytes behind a header that claims 10',
+    [GOOD_MD, { name: 'bomb.txt', data: Buffer.alloc(4 * MAX_BYTES, 0x61), declaredSize: 10 }],
+    /more than 65536 bytes \(SKILL_MAX_BYTES\), counted while reading "bomb.txt"/,
+  ],
+  [
+    'names that differ in letter case only',
+    [GOOD_MD, { name: 'Notes.txt', data: '1' }, { name: 'notes.txt', data: '2' }],
+    /duplicate file name "notes.txt"/,
+  ],
+  ['a name ending with a space', [GOOD_MD, { name: 'notes.txt ', data: '1' }], /ends with a space/],
+  [
+    'a file that is also a folder',
+    [GOOD_MD, { name: 'notes', data: 'x' }, { name: 'notes/a.txt', data: 'y' }],
+    /"notes" is both a file and a folder/,
+  ],
+  ['no SKILL.md', [{ name: 'README.md', data: '# hi' }], /no SKILL\.md/],
+  [
+    'SKILL.md in two top-level folders',
+    [
+      { name: 'a/SKILL.md', data: GOOD_MD.data },
+      { name: 'b/x.txt', data: 'x' },
+    ],
+    /no SKILL\.md/,
+  ],
+  ['a SKILL.md without name', [{ name: 'SKILL.md', data: '---\ndescription: no name\n---\nbody' }], /has no name/],
+  [
+    'a binary file',
+    [GOOD_MD, { name: 'assets/logo.png', data: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0x0d]) }],
+    /"assets\/logo.png" is binary/,
+  ],
+  ['something that is not a zip', [], /not a readable zip/],
+];
+
+describeEachDialect('skills: hostile archives are refused with a 400 naming the problem, nothing stored', (dialect) => {
+  const suite = gatewayForSuite(dialect, { SKILL_MAX_FILES: String(MAX_FILES), SKILL_MAX_BYTES: String(MAX_BYTES) });
+  let gw: TestGateway;
+  let admin: { Authorization: string };
+
+  beforeAll(async () => {
+    gw = suite.gw;
+    admin = await createKey(gw, 'hostile', 'admin');
+  });
+
+  it.each(REFUSALS)('refuses %s', async (_title, entries, problem) => {
+    const zip = entries.length > 0 ? buildTestZip(entries) : Buffer.from('PK\u0003\u0004 not really a zip');
+    const res = await gw.http
+      .post('/api/v1/admin/skills')
+      .set(admin)
+      .field('tenantId', 'hostile')
+      .attach('file', zip, 'skill.zip')
+      .expect(400);
+    expect(res.body.error.code).toBe('SKILL_ARCHIVE_INVALID');
+    expect(res.body.error.message).toMatch(problem);
+    expect(res.body.error.message).toContain('Nothing was stored');
+  });
+
+  it('refuses the same problems in a JSON upload as VALIDATION_FAILED', async () => {
+    const res = await gw.http
+      .post('/api/v1/admin/skills')
+      .set(admin)
+      .send({
+        tenantId: 'hostile',
+        skillContent: GOOD_MD.data,
+        files: [{ path: '../escape.sh', contentBase64: Buffer.from('x').toString('base64') }],
+      })
+      .expect(400);
+    expect(res.body.error.code).toBe('VALIDATION_FAILED');
+    expect(res.body.error.message).toMatch(/leaves the skill folder/);
+  });
+
+  it('reads multipart on the skill upload routes only (415 elsewhere)', async () => {
+    const res = await gw.http
+      .post('/api/v1/admin/agents')
+      .set(admin)
+      .field('tenantId', 'hostile')
+      .field('name', 'multipart-agent')
+      .expect(415);
+    expect(res.body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('stored nothing for any refused upload, and still takes a good zip', async () => {
+    const before = await gw.http.get('/api/v1/admin/skills').set(admin).expect(200);
+    expect(before.body.total).toBe(0);
+    await gw.http
+      .post('/api/v1/admin/skills')
+      .set(admin)
+      .field('tenantId', 'hostile')
+      .attach('file', buildTestZip([GOOD_MD, { name: 'notes.txt', data: 'fine' }]), 'skill.zip')
+      .expect(201);
+  });
+});
