@@ -11,6 +11,7 @@ import { WidenRequestSizedColumns1764461700000 } from './1764461700000-WidenRequ
 import { AddAgentLoopFieldsAndSessionEvents1764461800000 } from './1764461800000-AddAgentLoopFieldsAndSessionEvents';
 import { CreateKnowledgeBases1764462100000 } from './1764462100000-CreateKnowledgeBases';
 import { CreateSkillTables1764462200000 } from './1764462200000-CreateSkillTables';
+import { CreateArtifacts1764462300000 } from './1764462300000-CreateArtifacts';
 import { CreateAgentRunTables1764462400000 } from './1764462400000-CreateAgentRunTables';
 import { CreateAgentTasks1764462410000 } from './1764462410000-CreateAgentTasks';
 
@@ -29,6 +30,7 @@ export const GATEWAY_MIGRATIONS = [
   AddAgentLoopFieldsAndSessionEvents1764461800000,
   CreateKnowledgeBases1764462100000,
   CreateSkillTables1764462200000,
+  CreateArtifacts1764462300000,
   CreateAgentRunTables1764462400000,
   CreateAgentTasks1764462410000,
 ];

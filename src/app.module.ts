@@ -28,6 +28,7 @@ import { SkillsModule } from './modules/skills/skills.module';
 import { ModelProvidersModule } from './modules/model-providers/model-providers.module';
 import { AgentRunsModule } from './modules/agent-runs/agent-runs.module';
 import { KnowledgeBasesModule } from './modules/knowledge-bases/knowledge-bases.module';
+import { WorkspaceModule } from './modules/workspace/workspace.module';
 
 /** Imports the feature modules; owns nothing else. */
 @Module({})
@@ -62,6 +63,7 @@ export class AppModule {
         ModelProvidersModule,
         AgentRunsModule,
         KnowledgeBasesModule,
+        WorkspaceModule,
         ...(config.demoToolsEnabled ? [DemoOrdersModule] : []),
       ],
       controllers: [HealthController],

@@ -9,6 +9,7 @@ import { createValidationPipe } from '@app/common/errors/validation';
 import { JSON_BODY_LIMIT_BYTES } from '@app/common/http/json-body';
 import { registerJsonBodyParser } from '@app/common/http/json-body.parser';
 import { registerBodyDecompression } from '@app/common/http/body-decompression.hook';
+import { registerRawUploadParser } from '@app/common/http/raw-upload.parser';
 import { Logger as PinoNestLogger } from 'nestjs-pino';
 import { createGatewayLogging } from '@app/common/logging/gateway-logging';
 import { registerRequestLogging } from '@app/common/logging/request-logging.hooks';
@@ -56,6 +57,7 @@ export async function createGatewayApp(
   registerBodyDecompression(fastify);
   registerJsonBodyParser(fastify);
   await registerMultipartUploads(app, config);
+  registerRawUploadParser(fastify);
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();
   setUpSwagger(app);

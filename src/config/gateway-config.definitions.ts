@@ -310,6 +310,40 @@ export const GATEWAY_SETTINGS = [
       'Bytes of stdout and of stderr kept per command (each). Past it that stream is closed, as `| head -c` would: the writer gets SIGPIPE, the result says truncated.',
   },
   {
+    env: 'WORKSPACE_ROOT',
+    kind: { type: 'string', pattern: /^.+$/, hint: 'use a directory path, e.g. data/workspaces' },
+    defaultValue: 'data/workspaces',
+    description:
+      'Where session workspaces (<root>/sessions/<tenantId>/<sessionId>) and published artifacts (<root>/artifacts/<tenantId>) live. Several instances must share it (a shared volume).',
+  },
+  {
+    env: 'WORKSPACE_MAX_BYTES',
+    kind: { type: 'int', min: 1024, max: 1_099_511_627_776 },
+    defaultValue: '104857600',
+    description:
+      'Bytes one session workspace may hold in all (file tools, uploads; commands are held by SANDBOX_MAX_FILE_MB).',
+  },
+  {
+    env: 'WORKSPACE_MAX_FILES',
+    kind: { type: 'int', min: 1, max: 1_000_000 },
+    defaultValue: '1000',
+    description: 'Files (and folders) one session workspace may hold.',
+  },
+  {
+    env: 'WORKSPACE_MAX_FILE_BYTES',
+    kind: { type: 'int', min: 1, max: 1_099_511_627_776 },
+    defaultValue: '20971520',
+    description:
+      'Largest single file a file tool or an upload may write, and the largest READ_FILE or PUBLISH_FILE reads.',
+  },
+  {
+    env: 'EVENTS_STREAM_POLL_MS',
+    kind: { type: 'int', min: 50, max: 60_000 },
+    defaultValue: '1000',
+    description:
+      'How often GET /sessions/{id}/events/stream looks for new events written by other instances (events of this instance wake it at once).',
+  },
+  {
     env: 'GATEWAY_FAULT_INJECTION',
     kind: { type: 'string' },
     defaultValue: '',

@@ -65,6 +65,9 @@ export interface GatewayConfig {
   };
   /** Skill packages: limits of one release, and where releases are unpacked for the sandbox. */
   skills: { maxFiles: number; maxBytes: number; cacheDir: string };
+  /** Session workspaces and artifacts (WORKSPACE_*). */
+  workspace: { root: string; maxBytes: number; maxFiles: number; maxFileBytes: number };
+  eventsStreamPollMs: number;
 }
 
 export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
@@ -224,5 +227,12 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       maxBytes: raw.SKILL_MAX_BYTES as number,
       cacheDir: raw.SKILL_CACHE_DIR as string,
     },
+    workspace: {
+      root: raw.WORKSPACE_ROOT as string,
+      maxBytes: raw.WORKSPACE_MAX_BYTES as number,
+      maxFiles: raw.WORKSPACE_MAX_FILES as number,
+      maxFileBytes: raw.WORKSPACE_MAX_FILE_BYTES as number,
+    },
+    eventsStreamPollMs: raw.EVENTS_STREAM_POLL_MS as number,
   };
 }

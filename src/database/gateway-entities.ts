@@ -23,6 +23,7 @@ import { AgentTaskEntity } from '@app/modules/agent-runs/subagents/agent-task.en
 import { KnowledgeBaseEntity } from '@app/modules/knowledge-bases/knowledge-base.entity';
 import { KnowledgeDocumentEntity } from '@app/modules/knowledge-bases/knowledge-document.entity';
 import { ConfigVersionEntity, TenantConfigVersionEntity } from './config-version.entity';
+import { ArtifactEntity } from '@app/modules/workspace/artifact.entity';
 
 /** Every entity of the gateway (the options builder registers exactly these). */
 export const GATEWAY_ENTITIES = [
@@ -52,4 +53,5 @@ export const GATEWAY_ENTITIES = [
   AgentTaskEntity,
   KnowledgeBaseEntity,
   KnowledgeDocumentEntity,
+  ArtifactEntity,
 ];

@@ -23,6 +23,8 @@ describeEachDialect('tool registry admin API', (dialect) => {
         'SKILL_CALL',
         'SUB_AGENT_CALL',
         'RAG_SEARCH',
+        'RUN_COMMAND',
+        'READ_FILE',
       ]),
     );
     for (const t of res.body.items) expect(t).toMatchObject({ tenantId: null, source: 'BUILTIN', status: 'ACTIVE' });

@@ -10,6 +10,7 @@ import { AgentRunsErrorCode } from '@app/modules/agent-runs/agent-runs.errors';
 import { SandboxErrorCode } from '@app/modules/sandbox/sandbox.errors';
 import { SkillsErrorCode } from '@app/modules/skills/skills.errors';
 import { KnowledgeBasesErrorCode } from '@app/modules/knowledge-bases/knowledge-bases.errors';
+import { WorkspaceErrorCode } from '@app/modules/workspace/workspace.errors';
 
 /** Every code a {@link DomainError} may carry: the union of each module's `*.errors.ts`. */
 export type ErrorCode =
@@ -24,7 +25,8 @@ export type ErrorCode =
   | SkillsErrorCode
   | ModelProvidersErrorCode
   | AgentRunsErrorCode
-  | KnowledgeBasesErrorCode;
+  | KnowledgeBasesErrorCode
+  | WorkspaceErrorCode;
 
 /**
  * HTTP status per code. A `Record` over the union: a code added to a module's enum without a status
@@ -72,4 +74,7 @@ export const ERROR_HTTP_STATUS: Record<ErrorCode, number> = {
   [KnowledgeBasesErrorCode.KNOWLEDGE_BASE_NAME_TAKEN]: 409,
   [KnowledgeBasesErrorCode.KNOWLEDGE_BASE_NOT_INTERNAL]: 409,
   [KnowledgeBasesErrorCode.KNOWLEDGE_BASE_UNREACHABLE]: 502,
+  [WorkspaceErrorCode.WORKSPACE_PATH_INVALID]: 400,
+  [WorkspaceErrorCode.WORKSPACE_QUOTA_EXCEEDED]: 413,
+  [WorkspaceErrorCode.WORKSPACE_UNAVAILABLE]: 409,
 };

@@ -11,6 +11,7 @@ import { FeignToolRepository } from './feign-tool.repository';
 import { isScannerOwned, planOrphan, planTool, ReconcileStep } from './feign-tool-reconcile.plan';
 import { overriddenFields } from './feign-tool.drift';
 import { ToolChecklistService } from '@app/modules/tool-registry/checklist/tool-checklist.service';
+import { BuiltinToolCatalog } from '@app/modules/tool-registry/builtin-tool.catalog';
 
 /** What one reconcile did, by tool name. */
 export interface FeignReconcileReport {
@@ -44,6 +45,7 @@ export class FeignToolReconciler implements OnApplicationBootstrap {
     private readonly configVersion: ConfigVersionService,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly checklists: ToolChecklistService,
+    private readonly catalog: BuiltinToolCatalog,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -83,7 +85,11 @@ export class FeignToolReconciler implements OnApplicationBootstrap {
     const rows = await this.feignTools.findReconcileCandidates(scanned.map((t) => t.definition.name));
     const byName = new Map(rows.map((r) => [r.nameKey, r]));
     const now = Date.now();
-    const orphans = rows.filter((r) => isScannerOwned(r) && !this.handlers.findByName(r.name));
+    // Catalog built-ins (seeded by BuiltinToolsSeeder) are BUILTIN/LOCAL rows too, but no @Tool scan owns them.
+    const catalogued = new Set(this.catalog.definitions().map((d) => d.name));
+    const orphans = rows.filter(
+      (r) => isScannerOwned(r) && !this.handlers.findByName(r.name) && !catalogued.has(r.name),
+    );
     return [
       ...scanned.map((t) => planTool(t, byName.get(nameKeyOf(t.definition.name)), now)),
       ...orphans.map((r) => planOrphan(r, now)),

@@ -5,6 +5,10 @@ import { AgentConfigModule } from '@app/modules/agent-config/agent-config.module
 import { ToolRegistryModule } from '@app/modules/tool-registry/tool-registry.module';
 import { SessionEventsModule } from '@app/modules/session-events/session-events.module';
 import { SessionEventsController } from './sessions/session-events.controller';
+import { SessionEventsStreamController } from './sessions/session-events-stream.controller';
+import { SessionsAdminController } from './sessions/sessions-admin.controller';
+import { SessionCloseHooks } from './sessions/session-close.hooks';
+import { SandboxModule } from '@app/modules/sandbox/sandbox.module';
 import { HitlModule } from '@app/modules/hitl/hitl.module';
 import { ExecutorsModule } from '@app/modules/executors/executors.module';
 import { ToolInvocationModule } from '@app/modules/tool-invocation/tool-invocation.module';
@@ -41,11 +45,20 @@ import { JournalOrphanSweepJob } from './journal/journal-orphan-sweep.job';
     ToolInvocationModule,
     MetricsModule,
     SessionEventsModule,
+    SandboxModule,
   ],
-  controllers: [SessionsController, SessionEventsController, JournalAdminController, HitlDecisionController],
+  controllers: [
+    SessionsController,
+    SessionEventsController,
+    SessionEventsStreamController,
+    SessionsAdminController,
+    JournalAdminController,
+    HitlDecisionController,
+  ],
   providers: [
     AgentSessionRepository,
     SessionsService,
+    SessionCloseHooks,
     ToolCallJournalRepository,
     JournalLeaseRenewer,
     ToolResultStore,
@@ -62,6 +75,6 @@ import { JournalOrphanSweepJob } from './journal/journal-orphan-sweep.job';
     JournalOrphanSweepService,
     JournalOrphanSweepJob,
   ],
-  exports: [SessionsService, ToolResultStore, ToolResultReader, ActService, AgentSessionRepository],
+  exports: [SessionsService, SessionCloseHooks, ToolResultStore, ToolResultReader, ActService, AgentSessionRepository],
 })
 export class LoopActingModule {}

@@ -2,9 +2,11 @@ import { Module } from '@nestjs/common';
 import { RetentionRepository } from './retention.repository';
 import { RetentionService } from './retention.service';
 import { RetentionJob } from './retention.job';
+import { WorkspaceModule } from '@app/modules/workspace/workspace.module';
 
 /** RETENTION_DAYS: the scheduled deletion of closed sessions, their rows, and old tool-log rows of no session. */
 @Module({
+  imports: [WorkspaceModule],
   providers: [RetentionRepository, RetentionService, RetentionJob],
   exports: [RetentionService],
 })

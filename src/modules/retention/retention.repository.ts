@@ -79,6 +79,11 @@ export class RetentionRepository {
     );
   }
 
+  /** Session events of a session (GET /sessions/{id}/events). */
+  deleteSessionEvents(session: ClosedSessionRef, limit: number): Promise<number> {
+    return this.boundedDelete('session_event', 'session_id = ?', [session.id], limit);
+  }
+
   /** The session row itself: only while still CLOSED and once nothing that retention keeps refers to it. */
   async deleteSessionIfEmpty(session: ClosedSessionRef): Promise<boolean> {
     const deleted = await runStatement(

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
+import { WorkspaceLocator } from '@app/modules/workspace/workspace.locator';
 import { ClosedSessionCursor, ClosedSessionRef, RetentionRepository } from './retention.repository';
 
 /** Rows per delete statement: each one is a short transaction, whatever the table holds. */
@@ -19,13 +20,16 @@ export interface RetentionReport {
   resumeRecords: number;
   hitlRequests: number;
   toolLogRows: number;
+  sessionEvents: number;
+  /** Session workspaces removed from WORKSPACE_ROOT. */
+  workspaces: number;
   /** Closed sessions kept because a STARTED journal entry or a PENDING HITL request still refers to them. */
   sessionsKept: number;
 }
 
 /**
  * Retention (RETENTION_DAYS): a session CLOSED longer than that is deleted with its journal, result chunks,
- * resume records, HITL requests and tool-log rows; tool-log rows of no session (executeDirect) go once older
+ * resume records, HITL requests, tool-log rows, session events and workspace; tool-log rows of no session (executeDirect) go once older
  * than that. Never an ACTIVE or INTERRUPTED session, a STARTED journal entry or a PENDING HITL request (the
  * session row then stays too). Children go before the session row, so a run cut short is finished by the next.
  */
@@ -36,6 +40,7 @@ export class RetentionService {
 
   constructor(
     private readonly repo: RetentionRepository,
+    private readonly workspaces: WorkspaceLocator,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
@@ -55,6 +60,8 @@ export class RetentionService {
       resumeRecords: 0,
       hitlRequests: 0,
       toolLogRows: 0,
+      sessionEvents: 0,
+      workspaces: 0,
       sessionsKept: 0,
     };
     let cursor: ClosedSessionCursor | null = null;
@@ -68,7 +75,8 @@ export class RetentionService {
     if (report.sessions + report.toolLogRows > 0 || report.sessionsKept > 0) {
       this.logger.log(
         `Retention (${this.config.retention.days} days): deleted ${report.sessions} closed sessions, ${report.journalEntries} journal entries, ` +
-          `${report.resultChunks} result chunks, ${report.resumeRecords} resume records, ${report.hitlRequests} HITL requests, ${report.toolLogRows} tool-log rows; ` +
+          `${report.resultChunks} result chunks, ${report.resumeRecords} resume records, ${report.hitlRequests} HITL requests, ${report.toolLogRows} tool-log rows, ` +
+          `${report.sessionEvents} session events, ${report.workspaces} workspaces; ` +
           `kept ${report.sessionsKept} closed sessions with a STARTED call or a PENDING HITL request`,
       );
     }
@@ -81,6 +89,8 @@ export class RetentionService {
     report.toolLogRows += await drain((limit) => this.repo.deleteSessionToolLog(session, limit));
     report.hitlRequests += await drain((limit) => this.repo.deleteDecidedHitlRequests(session, limit));
     report.journalEntries += await drain((limit) => this.repo.deleteFinishedJournal(session, limit));
+    report.sessionEvents += await drain((limit) => this.repo.deleteSessionEvents(session, limit));
+    if (await this.workspaces.remove(session.tenantId, session.id)) report.workspaces++;
     if (await this.repo.deleteSessionIfEmpty(session)) report.sessions++;
     else report.sessionsKept++;
   }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { EventEmitter } from 'node:events';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { In, MoreThan, type DataSource, type EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
@@ -17,7 +18,16 @@ const MAX_SEQ_ATTEMPTS = 50;
  */
 @Injectable()
 export class SessionEventsStore {
+  /** Wakes this process's event streams of a session after an append (other instances are found by polling). */
+  private readonly appended = new EventEmitter().setMaxListeners(0);
+
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Calls `listener` after each append to the session in this process; returns the unsubscribe. */
+  onAppended(sessionId: string, listener: () => void): () => void {
+    this.appended.on(sessionId, listener);
+    return () => this.appended.off(sessionId, listener);
+  }
 
   async append(event: NewSessionEvent, manager: EntityManager = this.dataSource.manager): Promise<number> {
     const repo = manager.getRepository(SessionEventEntity);
@@ -30,6 +40,8 @@ export class SessionEventsStore {
       const seq = Number(last?.max ?? 0) + 1;
       try {
         await repo.insert({ ...event, seq, at: Date.now() } as QueryDeepPartialEntity<SessionEventEntity>);
+        // Inside a caller's transaction the wake-up may come before the commit: the stream's poll then finds it.
+        this.appended.emit(event.sessionId);
         return seq;
       } catch (err) {
         if (!isUniqueViolation(err) || attempt >= MAX_SEQ_ATTEMPTS || manager.queryRunner?.isTransactionActive)

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { parseJsonColumn } from '@app/database/json-column';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
+import { EntityManager, Repository, type FindOptionsWhere } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { HotSql } from '@app/database/hot-sql';
 import { AgentSessionEntity } from './agent-session.entity';
@@ -33,6 +33,26 @@ export class AgentSessionRepository {
       updatedAt: Date.now(),
     } as QueryDeepPartialEntity<AgentSessionEntity>);
     return (result.affected ?? 0) === 1;
+  }
+
+  /** Sessions matching the filters, newest first, with the total count (admin list). */
+  list(filter: {
+    tenantId?: string;
+    status?: AgentSessionEntity['status'];
+    agentId?: string;
+    skip: number;
+    take: number;
+  }): Promise<[AgentSessionEntity[], number]> {
+    const where: FindOptionsWhere<AgentSessionEntity> = {};
+    if (filter.tenantId !== undefined) where.tenantId = filter.tenantId;
+    if (filter.status !== undefined) where.status = filter.status;
+    if (filter.agentId !== undefined) where.agentId = filter.agentId;
+    return this.sessions.findAndCount({
+      where,
+      order: { createdAt: 'DESC', id: 'ASC' },
+      skip: filter.skip,
+      take: filter.take,
+    });
   }
 
   /** Replaces the todo list (the session's own slot; no version bump, it never changes the session's state). */

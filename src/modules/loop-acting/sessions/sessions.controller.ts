@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ErrorResponseDto } from '@app/common/dto/error-response.dto';
 import { SchemaBody } from '@app/common/http/schema-body.decorator';
@@ -44,6 +44,17 @@ export class SessionsController {
   @ApiErrors(404)
   get(@Auth() auth: AuthContext, @Param('id') id: string): Promise<SessionDto> {
     return this.sessions.get(auth, id);
+  }
+
+  @Delete(':id')
+  @ApiOkResponse({
+    type: SessionDto,
+    description:
+      'Closed (status CLOSED): a later act answers 409 SESSION_CLOSED; the workspace is removed (events stay until retention)',
+  })
+  @ApiErrors(404)
+  close(@Auth() auth: AuthContext, @Param('id') id: string): Promise<SessionDto> {
+    return this.sessions.close(auth, id);
   }
 
   @Post(':id/act')

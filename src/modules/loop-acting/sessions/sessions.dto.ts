@@ -15,7 +15,8 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { TOOL_REQUIREMENTS, ToolRequirement } from '@app/modules/tool-registry/tool-registry.types';
-import { SESSION_STATUSES, HITL_REQUEST_TYPES } from './session.types';
+import { SESSION_STATUSES, HITL_REQUEST_TYPES, type SessionStatus } from './session.types';
+import { PageMetaDto, PageQueryDto } from '@app/common/dto/page.dto';
 
 export class SessionTaskDto {
   @ApiProperty({ description: 'What the session is for; skills are matched against it', maxLength: 4000 })
@@ -162,4 +163,28 @@ export class ToolResultPageDto {
   @ApiProperty() totalChars: number;
   @ApiProperty() content: string;
   @ApiProperty() hasMore: boolean;
+}
+
+export class AdminSessionsQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ enum: SESSION_STATUSES })
+  @IsOptional()
+  @IsIn(SESSION_STATUSES)
+  status?: SessionStatus;
+
+  @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 36) agentId?: string;
+
+  @ApiPropertyOptional({ description: 'Platform key only (a tenant key always lists its own tenant)' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 64)
+  tenantId?: string;
+}
+
+export class AdminSessionDto extends SessionDto {
+  @ApiProperty() tenantId: string;
+  @ApiProperty({ enum: TOOL_REQUIREMENTS, isArray: true }) capabilities: string[];
+}
+
+export class AdminSessionPageDto extends PageMetaDto {
+  @ApiProperty({ type: [AdminSessionDto] }) items: AdminSessionDto[];
 }

@@ -7,7 +7,10 @@ import type { AuthContext } from '@app/common/auth/auth-context';
 import { toIso } from '@app/database/epoch-ms.transformer';
 import { AgentSessionRepository } from './agent-session.repository';
 import { AgentSessionEntity } from './agent-session.entity';
-import { CreateSessionDto, SessionDto } from './sessions.dto';
+import { AdminSessionDto, AdminSessionsQueryDto, CreateSessionDto, SessionDto } from './sessions.dto';
+import { SessionCloseHooks } from './session-close.hooks';
+import { SandboxRunner } from '@app/modules/sandbox/sandbox-runner.service';
+import { pageOf, pageWindow, type Page } from '@app/common/dto/page.dto';
 
 /** Creating and reading sessions; the tenant always comes from the runtime key. */
 @Injectable()
@@ -15,9 +18,18 @@ export class SessionsService {
   constructor(
     private readonly sessions: AgentSessionRepository,
     private readonly agents: AgentConfigService,
+    private readonly closeHooks: SessionCloseHooks,
+    private readonly sandbox: SandboxRunner,
   ) {}
 
   async create(auth: AuthContext, dto: CreateSessionDto): Promise<SessionDto> {
+    // Asking for a sandbox this gateway cannot give is refused, not silently dropped: the runtime learns why now.
+    if (dto.capabilities?.includes('SANDBOX') && !this.sandbox.available())
+      throw new DomainError(
+        CommonErrorCode.VALIDATION_FAILED,
+        `capabilities: SANDBOX is unavailable on this gateway (${this.sandbox.unavailableReason()}); create the session without it (FILE_ROOM still gives a workspace).`,
+        { fields: [{ field: 'capabilities', problems: ['SANDBOX is unavailable on this gateway'] }] },
+      );
     const agent = await this.agents.loadAgent({ tenantId: auth.tenantId }, dto.agentId);
     const now = Date.now();
     const row: AgentSessionEntity = {
@@ -48,6 +60,38 @@ export class SessionsService {
 
   async get(auth: AuthContext, id: string): Promise<SessionDto> {
     return toSessionDto(await this.load(auth, id));
+  }
+
+  /**
+   * Closes the session (DELETE /sessions/{id}): status CLOSED, any pending HITL request dropped from the session,
+   * a later `act` answers 409 SESSION_CLOSED; then the close hooks run (the workspace is removed).
+   * Closing a closed session answers it as it is.
+   */
+  async close(auth: AuthContext, id: string): Promise<SessionDto> {
+    for (;;) {
+      const row = await this.load(auth, id);
+      if (row.status === 'CLOSED') return toSessionDto(row);
+      const changes = { status: 'CLOSED' as const, hitlPending: false, hitlRequest: null, pendingBatch: null };
+      if (await this.sessions.compareAndSet(id, row.lockVersion, changes)) {
+        await this.closeHooks.closed({ tenantId: row.tenantId, id: row.id });
+        return toSessionDto({ ...row, ...changes, lockVersion: row.lockVersion + 1, updatedAt: Date.now() });
+      }
+    }
+  }
+
+  /** Sessions for an admin: of the key's tenant (every tenant for the platform key), newest first. */
+  async list(auth: AuthContext, query: AdminSessionsQueryDto): Promise<Page<AdminSessionDto>> {
+    const [rows, total] = await this.sessions.list({
+      tenantId: auth.tenantId ?? query.tenantId,
+      status: query.status,
+      agentId: query.agentId,
+      ...pageWindow(query),
+    });
+    return pageOf(
+      rows.map((r) => ({ tenantId: r.tenantId, capabilities: r.capabilities, ...toSessionDto(r) })),
+      total,
+      query,
+    );
   }
 
   /** The session if it belongs to the caller's tenant (otherwise 404, as if it did not exist). */

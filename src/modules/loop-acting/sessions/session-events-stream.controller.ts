@@ -1,0 +1,56 @@
+import { Controller, Get, Headers, Param, Query, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { Auth, Roles } from '@app/common/auth/auth.decorators';
+import type { AuthContext } from '@app/common/auth/auth-context';
+import { ApiErrors } from '@app/common/dto/api-errors.decorator';
+import { ClientSignal } from '@app/common/http/client-signal.decorator';
+import { DomainError } from '@app/common/errors/domain-error';
+import { CommonErrorCode } from '@app/common/errors/common.errors';
+import { SessionEventsStreamer } from '@app/modules/session-events/session-events.streamer';
+import { SessionsService } from './sessions.service';
+import { SessionEventsQueryDto } from './session-events.dto';
+
+@ApiTags('runtime: sessions')
+@ApiBearerAuth()
+@Roles('runtime')
+@Controller('api/v1/sessions/:id/events/stream')
+export class SessionEventsStreamController {
+  constructor(
+    private readonly sessions: SessionsService,
+    private readonly streamer: SessionEventsStreamer,
+  ) {}
+
+  @Get()
+  @ApiProduces('text/event-stream')
+  @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'Resume after this seq (sent by EventSource)' })
+  @ApiOkResponse({
+    description:
+      'Server-Sent Events: `id: <seq>` and `data: {seq, type, at, data}` per event, oldest first, then new ones as they come; ends when the client disconnects',
+  })
+  @ApiErrors(400, 404)
+  async stream(
+    @Auth() auth: AuthContext,
+    @Param('id') id: string,
+    @Query() query: SessionEventsQueryDto,
+    @Headers('last-event-id') lastEventId: string | undefined,
+    @Res() reply: FastifyReply,
+    @ClientSignal() signal: AbortSignal,
+  ): Promise<void> {
+    await this.sessions.load(auth, id);
+    let after = query.after ?? 0;
+    if (lastEventId !== undefined && lastEventId.trim() !== '') {
+      if (!/^\d{1,15}$/.test(lastEventId.trim()))
+        throw new DomainError(
+          CommonErrorCode.VALIDATION_FAILED,
+          'Last-Event-ID must be the seq of an event (digits).',
+          {
+            fields: [{ field: 'Last-Event-ID', problems: ['must be a non-negative integer'] }],
+          },
+        );
+      after = Number(lastEventId.trim());
+    }
+    reply.hijack();
+    await this.streamer.stream(id, after, reply.raw, signal);
+  }
+}

@@ -1,0 +1,83 @@
+import { BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
+import type { ServerResponse } from 'node:http';
+import { once } from 'node:events';
+import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
+import { SessionEventsStore } from './session-events.store';
+
+const PAGE = 100;
+/** A comment line this often keeps proxies from closing a quiet stream. */
+const HEARTBEAT_MS = 15_000;
+
+/**
+ * Server-Sent Events of one session: every event after `after` as `id: <seq>` + `data: {seq, type, at, data}`
+ * (no `event:` field, so an EventSource's `onmessage` sees them all), then new ones as they come: woken at once by
+ * appends in this process, and by polling every EVENTS_STREAM_POLL_MS for those of other instances. A reconnecting
+ * client sends `Last-Event-ID` and gets what followed. Ends when the client goes.
+ */
+@Injectable()
+export class SessionEventsStreamer implements BeforeApplicationShutdown {
+  private readonly pollMs: number;
+  /** Open streams end when the application shuts down (they would hold the HTTP server open). */
+  private readonly closing = new AbortController();
+
+  constructor(
+    private readonly store: SessionEventsStore,
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+  ) {
+    this.pollMs = config.eventsStreamPollMs;
+  }
+
+  beforeApplicationShutdown(): void {
+    this.closing.abort();
+  }
+
+  async stream(sessionId: string, after: number, res: ServerResponse, clientSignal: AbortSignal): Promise<void> {
+    const signal = AbortSignal.any([clientSignal, this.closing.signal]);
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    res.write(`retry: ${Math.max(this.pollMs, 1000)}\n\n`);
+    let wake: (() => void) | null = null;
+    let woken = false;
+    const unsubscribe = this.store.onAppended(sessionId, () => {
+      woken = true;
+      wake?.();
+    });
+    const onAbort = () => wake?.();
+    signal.addEventListener('abort', onAbort);
+    let cursor = after;
+    let quietSince = Date.now();
+    try {
+      while (!signal.aborted) {
+        woken = false;
+        const page = await this.store.page(sessionId, cursor, PAGE);
+        for (const event of page.items) {
+          if (!res.write(`id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`) && !signal.aborted)
+            await once(res, 'drain', { signal }).catch(() => undefined);
+        }
+        cursor = page.nextAfter;
+        if (page.items.length > 0) quietSince = Date.now();
+        if (page.items.length === PAGE || woken) continue;
+        if (Date.now() - quietSince >= HEARTBEAT_MS) {
+          res.write(': keep-alive\n\n');
+          quietSince = Date.now();
+        }
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, this.pollMs);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wake = null;
+      }
+    } finally {
+      unsubscribe();
+      signal.removeEventListener('abort', onAbort);
+      res.end();
+    }
+  }
+}

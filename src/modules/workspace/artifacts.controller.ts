@@ -1,0 +1,36 @@
+import { Controller, Get, Param, StreamableFile } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { Auth, Roles } from '@app/common/auth/auth.decorators';
+import type { AuthContext } from '@app/common/auth/auth-context';
+import { ApiErrors } from '@app/common/dto/api-errors.decorator';
+import { ArtifactsService } from './artifacts.service';
+import { ArtifactDto } from './workspace-files.dto';
+
+/** Published files (PUBLISH_FILE), readable by the keys of their tenant (and the platform admin key). */
+@ApiTags('runtime: artifacts')
+@ApiBearerAuth()
+@Roles('runtime', 'admin')
+@Controller('api/v1/artifacts')
+export class ArtifactsController {
+  constructor(private readonly artifacts: ArtifactsService) {}
+
+  @Get(':id')
+  @ApiOkResponse({ type: ArtifactDto })
+  @ApiErrors(404)
+  get(@Auth() auth: AuthContext, @Param('id') id: string): Promise<ArtifactDto> {
+    return this.artifacts.get(auth.tenantId, id);
+  }
+
+  @Get(':id/content')
+  @ApiProduces('application/octet-stream')
+  @ApiOkResponse({ description: 'The published bytes; X-Content-SHA256 carries their hash' })
+  @ApiErrors(404)
+  async content(@Auth() auth: AuthContext, @Param('id') id: string): Promise<StreamableFile> {
+    const { view, stream } = await this.artifacts.content(auth.tenantId, id);
+    return new StreamableFile(stream, {
+      type: 'application/octet-stream',
+      length: view.size,
+      disposition: `attachment; filename*=UTF-8''${encodeURIComponent(view.name)}`,
+    });
+  }
+}

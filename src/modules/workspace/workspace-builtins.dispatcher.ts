@@ -1,0 +1,116 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
+import { BuiltinToolCatalog } from '@app/modules/tool-registry/builtin-tool.catalog';
+import { CallTargetRegistry } from '@app/modules/executors/call-path/call-target.registry';
+import type { ToolCallContext, ToolDispatcher } from '@app/modules/executors/call-path/tool-call.types';
+import { ToolCallError, type ToolOutput } from '@app/modules/executors/tool-executor';
+import { DomainError } from '@app/common/errors/domain-error';
+import { WORKSPACE_BUILTIN_TOOLS } from './workspace-builtins.definitions';
+import { WorkspaceFiles } from './workspace-files.service';
+import { WorkspaceSessions, type WorkspaceOwner } from './workspace-sessions.service';
+import { WorkspaceEvents } from './workspace.events';
+import { ArtifactsService } from './artifacts.service';
+import { RUN_COMMAND_TOOL } from './workspace-command.definition';
+import { WorkspaceCommandRunner } from './workspace-command.runner';
+import { WorkspaceMountSources } from './workspace-mount.sources';
+
+type Handler = (
+  owner: WorkspaceOwner,
+  args: Record<string, unknown>,
+  ctx: ToolCallContext,
+  signal: AbortSignal,
+) => Promise<ToolOutput>;
+
+/**
+ * The workspace built-ins on the call path (after the journal claimed the call): each works inside the session's
+ * workspace and appends its event. A refusal (bad path, quota, not exactly one match) is a FAILED result the model
+ * reads, naming the path and what to do.
+ */
+@Injectable()
+export class WorkspaceBuiltinsDispatcher implements ToolDispatcher, OnModuleInit {
+  readonly name = 'workspace-builtins';
+  readonly priority = 110;
+  private readonly handlers: Record<string, Handler> = {
+    LIST_FILES: async (owner, args) => json(await this.files.list(owner.dir, args.path ?? '', args.recursive === true)),
+    READ_FILE: async (owner, args) =>
+      json(await this.files.read(owner.dir, args.path, Number(args.offset ?? 0), Number(args.limit ?? 4000))),
+    WRITE_FILE: async (owner, args, ctx) => {
+      const write = await this.files.write(owner.dir, args.path, String(args.content));
+      await this.events.fileWritten(owner, write, 'WRITE_FILE', ctx.toolCallId);
+      return json(write);
+    },
+    EDIT_FILE: async (owner, args, ctx) => {
+      const write = await this.files.edit(owner.dir, args.path, String(args.oldText), String(args.newText));
+      await this.events.fileWritten(owner, write, 'EDIT_FILE', ctx.toolCallId);
+      return json(write);
+    },
+    DELETE_FILE: async (owner, args, ctx) => {
+      const deleted = await this.files.delete(owner.dir, args.path);
+      await this.events.fileDeleted(owner, deleted.path, deleted.type, ctx.toolCallId);
+      return json(deleted);
+    },
+    PUBLISH_FILE: async (owner, args) => {
+      const title = typeof args.title === 'string' ? args.title : null;
+      const artifact = await this.artifacts.publish(owner, owner.dir, args.path, title);
+      return json({
+        artifactId: artifact.artifactId,
+        name: artifact.name,
+        size: artifact.size,
+        sha256: artifact.sha256,
+      });
+    },
+    RUN_COMMAND: async (owner, args, ctx, signal) =>
+      this.commands.run(
+        owner,
+        String(args.command),
+        typeof args.timeoutMs === 'number' ? args.timeoutMs : undefined,
+        await this.mounts.mountsFor(owner),
+        ctx.toolCallId,
+        signal,
+      ),
+  };
+
+  constructor(
+    private readonly catalog: BuiltinToolCatalog,
+    private readonly targets: CallTargetRegistry,
+    private readonly sessions: WorkspaceSessions,
+    private readonly files: WorkspaceFiles,
+    private readonly events: WorkspaceEvents,
+    private readonly artifacts: ArtifactsService,
+    private readonly commands: WorkspaceCommandRunner,
+    private readonly mounts: WorkspaceMountSources,
+  ) {}
+
+  onModuleInit(): void {
+    this.catalog.register([...WORKSPACE_BUILTIN_TOOLS, RUN_COMMAND_TOOL]);
+    this.targets.registerDispatcher(this);
+  }
+
+  handles(tool: ToolDescriptor): boolean {
+    return tool.source === 'BUILTIN' && tool.tenantId === null && Object.hasOwn(this.handlers, tool.name);
+  }
+
+  async dispatch(
+    tool: ToolDescriptor,
+    args: Record<string, unknown>,
+    ctx: ToolCallContext,
+    signal: AbortSignal,
+  ): Promise<ToolOutput> {
+    if (!ctx.sessionId || !ctx.tenantId) throw refusal(`${tool.name} works only inside a session with a workspace`);
+    const owner = await this.sessions.forCall(ctx.tenantId, ctx.sessionId);
+    try {
+      return await this.handlers[tool.name](owner, args, ctx, signal);
+    } catch (err) {
+      if (err instanceof DomainError) throw refusal(err.message);
+      throw err;
+    }
+  }
+}
+
+function json(value: unknown): ToolOutput {
+  return { content: JSON.stringify(value), structured: value };
+}
+
+export function refusal(message: string): ToolCallError {
+  return new ToolCallError(message, 'BUILTIN_REFUSED', { transient: false, reachedRemote: false });
+}

@@ -1,0 +1,92 @@
+import { Controller, Get, Param, Put, Query, Req, Res, StreamableFile } from '@nestjs/common';
+import { RouteConfig } from '@nestjs/platform-fastify';
+import { ApiBearerAuth, ApiBody, ApiConsumes, ApiOkResponse, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Readable } from 'node:stream';
+import { Auth, Roles } from '@app/common/auth/auth.decorators';
+import type { AuthContext } from '@app/common/auth/auth-context';
+import { ApiErrors } from '@app/common/dto/api-errors.decorator';
+import { ErrorResponseDto } from '@app/common/dto/error-response.dto';
+import { DomainError } from '@app/common/errors/domain-error';
+import { CommonErrorCode } from '@app/common/errors/common.errors';
+import { RAW_UPLOAD_ROUTE } from '@app/common/http/raw-upload.parser';
+import { WorkspaceFiles } from './workspace-files.service';
+import { WorkspaceSessions } from './workspace-sessions.service';
+import { WorkspaceEvents } from './workspace.events';
+import {
+  WorkspaceListingDto,
+  WorkspaceListQueryDto,
+  WorkspacePathQueryDto,
+  WorkspaceWriteDto,
+} from './workspace-files.dto';
+
+/** The runtime's view of a session workspace: list, download, upload (raw bytes, streamed to disk). */
+@ApiTags('runtime: workspace files')
+@ApiBearerAuth()
+@Roles('runtime')
+@Controller('api/v1/sessions/:id/files')
+export class WorkspaceFilesController {
+  constructor(
+    private readonly sessions: WorkspaceSessions,
+    private readonly files: WorkspaceFiles,
+    private readonly events: WorkspaceEvents,
+  ) {}
+
+  @Get()
+  @ApiOkResponse({ type: WorkspaceListingDto })
+  @ApiErrors(400, 404, 409)
+  async list(
+    @Auth() auth: AuthContext,
+    @Param('id') id: string,
+    @Query() query: WorkspaceListQueryDto,
+  ): Promise<WorkspaceListingDto> {
+    const owner = await this.sessions.open(auth, id);
+    return this.files.list(owner.dir, query.path ?? '', query.recursive === true);
+  }
+
+  @Get('content')
+  @ApiProduces('application/octet-stream')
+  @ApiOkResponse({ description: 'The file as stored (application/octet-stream)' })
+  @ApiErrors(400, 404, 409)
+  async download(
+    @Auth() auth: AuthContext,
+    @Param('id') id: string,
+    @Query() query: WorkspacePathQueryDto,
+  ): Promise<StreamableFile> {
+    const owner = await this.sessions.open(auth, id);
+    const file = await this.files.openForDownload(owner.dir, query.path ?? '');
+    return new StreamableFile(file.stream, {
+      type: 'application/octet-stream',
+      length: file.size,
+      disposition: `attachment; filename*=UTF-8''${encodeURIComponent(file.path.split('/').pop()!)}`,
+    });
+  }
+
+  @Put('content')
+  @RouteConfig(RAW_UPLOAD_ROUTE)
+  @ApiConsumes('application/octet-stream')
+  @ApiBody({ schema: { type: 'string', format: 'binary' } })
+  @ApiResponse({ status: 201, type: WorkspaceWriteDto, description: 'A new file' })
+  @ApiOkResponse({ type: WorkspaceWriteDto, description: 'An existing file replaced' })
+  @ApiResponse({ status: 413, type: ErrorResponseDto, description: 'WORKSPACE_QUOTA_EXCEEDED: nothing was written' })
+  @ApiErrors(400, 404, 409)
+  async upload(
+    @Auth() auth: AuthContext,
+    @Param('id') id: string,
+    @Query() query: WorkspacePathQueryDto,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<WorkspaceWriteDto> {
+    const owner = await this.sessions.open(auth, id);
+    const body = req.body ?? Readable.from([]);
+    if (!(body instanceof Readable))
+      throw new DomainError(
+        CommonErrorCode.UNSUPPORTED_MEDIA_TYPE,
+        'Send the file as raw bytes with Content-Type: application/octet-stream (a JSON body is read as JSON, not as a file).',
+      );
+    const write = await this.files.writeStream(owner.dir, query.path ?? '', body);
+    await this.events.fileWritten(owner, write, 'UPLOAD');
+    reply.status(write.created ? 201 : 200);
+    return write;
+  }
+}

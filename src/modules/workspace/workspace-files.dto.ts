@@ -1,0 +1,48 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
+
+export class WorkspacePathQueryDto {
+  @ApiPropertyOptional({ description: 'Path relative to the workspace root (default: the root for listings)' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(1024)
+  path?: string;
+}
+
+export class WorkspaceListQueryDto extends WorkspacePathQueryDto {
+  @ApiPropertyOptional({ default: false, description: 'List everything below the folder' })
+  @IsOptional()
+  @Transform(({ value }) => value === true || value === 'true')
+  @IsBoolean()
+  recursive?: boolean;
+}
+
+export class WorkspaceEntryDto {
+  @ApiProperty() path: string;
+  @ApiProperty({ enum: ['file', 'directory', 'symlink', 'other'] }) type: string;
+  @ApiProperty({ description: 'Bytes (files only)' }) size: number;
+}
+
+export class WorkspaceListingDto {
+  @ApiProperty() path: string;
+  @ApiProperty({ type: [WorkspaceEntryDto] }) entries: WorkspaceEntryDto[];
+  @ApiProperty({ description: 'More than 1000 entries: the rest was left out' }) truncated: boolean;
+}
+
+export class WorkspaceWriteDto {
+  @ApiProperty() path: string;
+  @ApiProperty() bytes: number;
+  @ApiProperty({ description: 'true: a new file (201); false: replaced (200)' }) created: boolean;
+}
+
+export class ArtifactDto {
+  @ApiProperty() artifactId: string;
+  @ApiProperty() sessionId: string;
+  @ApiProperty() name: string;
+  @ApiProperty({ nullable: true, type: String }) title: string | null;
+  @ApiProperty({ description: 'The workspace path it was published from' }) path: string;
+  @ApiProperty() size: number;
+  @ApiProperty() sha256: string;
+  @ApiProperty() createdAt: string;
+}

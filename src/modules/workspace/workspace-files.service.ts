@@ -1,0 +1,210 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { constants, createWriteStream, type ReadStream } from 'node:fs';
+import { lstat, open, rename, rm, unlink } from 'node:fs/promises';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
+import { DomainError } from '@app/common/errors/domain-error';
+import { CommonErrorCode } from '@app/common/errors/common.errors';
+import { WorkspaceErrorCode } from './workspace.errors';
+import { WorkspaceLocator } from './workspace.locator';
+import { WorkspacePathResolver, type ResolvedWorkspacePath } from './workspace-path.resolver';
+import { walkWorkspace, workspaceUsage, type WorkspaceEntry } from './workspace-usage';
+
+const MAX_LISTED = 1000;
+
+/** What a write did (the `file.written` event carries it). */
+export interface WorkspaceWrite {
+  path: string;
+  bytes: number;
+  created: boolean;
+}
+
+/** A page of a text file, as READ_FILE answers it. */
+export interface WorkspaceFilePage {
+  path: string;
+  offset: number;
+  limit: number;
+  totalChars: number;
+  hasMore: boolean;
+  content: string;
+}
+
+/**
+ * File operations inside one workspace folder, every path through {@link WorkspacePathResolver} at the moment of
+ * use, files opened with O_NOFOLLOW, writes staged and renamed into place (a reader never sees half a file), and
+ * the quotas (WORKSPACE_MAX_BYTES, WORKSPACE_MAX_FILES, WORKSPACE_MAX_FILE_BYTES) checked before anything lands.
+ */
+@Injectable()
+export class WorkspaceFiles {
+  private readonly limits: GatewayConfig['workspace'];
+
+  constructor(
+    private readonly locator: WorkspaceLocator,
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+  ) {
+    this.limits = config.workspace;
+  }
+
+  async list(
+    dir: string,
+    path: unknown,
+    recursive: boolean,
+  ): Promise<{ path: string; entries: WorkspaceEntry[]; truncated: boolean }> {
+    const target = await WorkspacePathResolver.existing(dir, path ?? '', true);
+    if (!(await lstat(target.real)).isDirectory())
+      return { path: target.relative, entries: await this.single(target), truncated: false };
+    const listed = await walkWorkspace(target.real, target.relative, recursive, MAX_LISTED);
+    return { path: target.relative, ...listed };
+  }
+
+  /** `limit` characters from `offset` of a UTF-8 text file. */
+  async read(dir: string, path: unknown, offset: number, limit: number): Promise<WorkspaceFilePage> {
+    const target = await WorkspacePathResolver.existing(dir, path);
+    const text = (await this.readWhole(target)).toString('utf8');
+    const content = text.slice(offset, offset + limit);
+    return {
+      path: target.relative,
+      offset,
+      limit,
+      totalChars: text.length,
+      hasMore: offset + content.length < text.length,
+      content,
+    };
+  }
+
+  /** A download: the open stream of a regular file and its size. */
+  async openForDownload(dir: string, path: unknown): Promise<{ path: string; size: number; stream: ReadStream }> {
+    const target = await WorkspacePathResolver.existing(dir, path);
+    const handle = await this.openRegular(target);
+    const { size } = await handle.stat();
+    return { path: target.relative, size, stream: handle.createReadStream({ autoClose: true }) };
+  }
+
+  /** The bytes of a regular file (at most WORKSPACE_MAX_FILE_BYTES). */
+  async readWhole(target: ResolvedWorkspacePath): Promise<Buffer> {
+    const handle = await this.openRegular(target);
+    try {
+      const { size } = await handle.stat();
+      if (size > this.limits.maxFileBytes)
+        throw quota(
+          `"${target.relative}" has ${size} bytes, more than WORKSPACE_MAX_FILE_BYTES (${this.limits.maxFileBytes})`,
+        );
+      return await handle.readFile();
+    } finally {
+      await handle.close();
+    }
+  }
+
+  write(dir: string, path: unknown, content: string | Buffer): Promise<WorkspaceWrite> {
+    const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+    return this.writeStream(dir, path, bytesStream(bytes), bytes.length);
+  }
+
+  /**
+   * Streams `source` into a staged file, counting bytes as they come: past the single-file limit or the room left in
+   * the workspace the upload stops with WORKSPACE_QUOTA_EXCEEDED and nothing lands. Then renamed into place.
+   */
+  async writeStream(dir: string, path: unknown, source: Readable, declaredBytes?: number): Promise<WorkspaceWrite> {
+    WorkspacePathResolver.normalize(path, false);
+    const usage = await workspaceUsage(dir);
+    const target = await WorkspacePathResolver.forWrite(dir, path);
+    const previous = target.existed ? (await lstat(target.real)).size : 0;
+    if (!target.existed && usage.entries + 1 > this.limits.maxFiles)
+      throw quota(`the workspace holds ${usage.entries} entries, WORKSPACE_MAX_FILES is ${this.limits.maxFiles}`);
+    const room = Math.min(this.limits.maxFileBytes, this.limits.maxBytes - (usage.bytes - previous));
+    const why = (n: number) =>
+      n > this.limits.maxFileBytes
+        ? `"${target.relative}" would have more than WORKSPACE_MAX_FILE_BYTES (${this.limits.maxFileBytes}) bytes`
+        : `writing ${n > room ? 'more than ' : ''}${n} bytes to "${target.relative}" would pass WORKSPACE_MAX_BYTES (${this.limits.maxBytes}; ${usage.bytes} used)`;
+    if (declaredBytes !== undefined && declaredBytes > room) throw quota(why(declaredBytes));
+    const staged = await this.locator.stagingFile();
+    let written = 0;
+    const counter = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        written += chunk.length;
+        if (written > room) return done(quota(why(written)));
+        done(null, chunk);
+      },
+    });
+    try {
+      await pipeline(source, counter, createWriteStream(staged, { flags: 'wx', mode: 0o640 }));
+      await rename(staged, target.real);
+    } catch (err) {
+      await rm(staged, { force: true });
+      throw err;
+    }
+    return { path: target.relative, bytes: written, created: !target.existed };
+  }
+
+  /** Replaces the one occurrence of `oldText`; refuses (saying how many there are) when it is not exactly one. */
+  async edit(dir: string, path: unknown, oldText: string, newText: string): Promise<WorkspaceWrite> {
+    const target = await WorkspacePathResolver.existing(dir, path);
+    const text = (await this.readWhole(target)).toString('utf8');
+    const count = occurrences(text, oldText);
+    if (count !== 1)
+      throw new DomainError(
+        CommonErrorCode.VALIDATION_FAILED,
+        count === 0
+          ? `oldText does not occur in "${target.relative}"; read the file and copy the exact text to replace.`
+          : `oldText occurs ${count} times in "${target.relative}"; it must occur exactly once: include more of the surrounding text.`,
+        { path: target.relative, occurrences: count },
+      );
+    const at = text.indexOf(oldText);
+    return this.write(dir, target.relative, text.slice(0, at) + newText + text.slice(at + oldText.length));
+  }
+
+  /** Deletes a file or a symlink (the link, not its target), or a folder with everything in it. */
+  async delete(dir: string, path: unknown): Promise<{ path: string; type: WorkspaceEntry['type'] }> {
+    const target = await WorkspacePathResolver.forDelete(dir, path);
+    const stat = await lstat(target.real).catch(() => null);
+    if (!stat) await WorkspacePathResolver.existing(dir, target.relative); // throws NOT_FOUND
+    if (stat!.isDirectory()) {
+      await rm(target.real, { recursive: true, force: true });
+      return { path: target.relative, type: 'directory' };
+    }
+    await unlink(target.real);
+    return { path: target.relative, type: stat!.isSymbolicLink() ? 'symlink' : 'file' };
+  }
+
+  /** Opens a regular file read-only without following a final symlink (a swap after resolving fails with ELOOP). */
+  private async openRegular(target: ResolvedWorkspacePath) {
+    const handle = await open(target.real, constants.O_RDONLY | constants.O_NOFOLLOW).catch((err: unknown) => {
+      throw new DomainError(
+        WorkspaceErrorCode.WORKSPACE_PATH_INVALID,
+        `"${target.relative}" cannot be read: ${(err as Error).message.split(',')[0]}.`,
+        { path: target.relative },
+      );
+    });
+    if (!(await handle.stat()).isFile()) {
+      await handle.close();
+      throw new DomainError(
+        WorkspaceErrorCode.WORKSPACE_PATH_INVALID,
+        `"${target.relative}" is a folder, not a file.`,
+        {
+          path: target.relative,
+        },
+      );
+    }
+    return handle;
+  }
+
+  private async single(target: ResolvedWorkspacePath): Promise<WorkspaceEntry[]> {
+    const stat = await lstat(target.real);
+    return [{ path: target.relative, type: stat.isFile() ? 'file' : 'other', size: stat.size }];
+  }
+}
+
+function occurrences(text: string, needle: string): number {
+  let count = 0;
+  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) count++;
+  return count;
+}
+
+function bytesStream(bytes: Buffer): Readable {
+  return Readable.from([bytes]);
+}
+
+function quota(why: string): DomainError {
+  return new DomainError(WorkspaceErrorCode.WORKSPACE_QUOTA_EXCEEDED, `Workspace quota exceeded: ${why}.`);
+}

@@ -1,0 +1,119 @@
+import { lstat, mkdir, realpath } from 'node:fs/promises';
+import { join, sep } from 'node:path';
+import { DomainError } from '@app/common/errors/domain-error';
+import { CommonErrorCode } from '@app/common/errors/common.errors';
+import { WorkspaceErrorCode } from './workspace.errors';
+
+const MAX_PATH_CHARS = 1024;
+const MAX_SEGMENT_BYTES = 255;
+
+/** A workspace path checked and resolved at the moment of use: `real` lies inside the workspace. */
+export interface ResolvedWorkspacePath {
+  /** The normalized relative path (`a/b.txt`; `''` is the root). */
+  relative: string;
+  /** Absolute host path with every symlink resolved, inside the workspace's real root. */
+  real: string;
+}
+
+/**
+ * The one place that turns a caller's workspace path into a host path. Paths are relative to the workspace root
+ * (`a/b.txt`, `./a`); absolute paths, `..` segments, NUL, backslashes and Windows drive letters are refused outright.
+ * Every use resolves the path with `realpath` right before the file is opened and checks that the real path is
+ * still inside the workspace's real root, so a symlink a command made (`ln -s / escape`) cannot lead out; callers
+ * open the resolved path with O_NOFOLLOW so a final component swapped for a symlink afterwards fails instead of
+ * being followed.
+ */
+export class WorkspacePathResolver {
+  /** The normalized relative path, or a WORKSPACE_PATH_INVALID error naming the path and what is wrong. */
+  static normalize(path: unknown, allowRoot: boolean): string {
+    if (typeof path !== 'string') throw invalid(String(path), 'it must be a string');
+    if (path.length > MAX_PATH_CHARS)
+      throw invalid(path.slice(0, 80), `it is longer than ${MAX_PATH_CHARS} characters`);
+    if (path.includes('\0')) throw invalid(path, 'it contains a NUL character');
+    if (path.includes('\\')) throw invalid(path, 'it contains a backslash (use / between folders)');
+    if (path.startsWith('/') || /^[a-zA-Z]:/.test(path) || path.startsWith('~'))
+      throw invalid(path, 'it is absolute (give a path relative to the workspace root, e.g. notes/a.txt)');
+    const segments = path.split('/').filter((s) => s !== '' && s !== '.');
+    if (segments.includes('..')) throw invalid(path, '".." is not allowed (stay inside the workspace)');
+    if (segments.some((s) => Buffer.byteLength(s) > MAX_SEGMENT_BYTES))
+      throw invalid(path, `a name is longer than ${MAX_SEGMENT_BYTES} bytes`);
+    if (segments.length === 0 && !allowRoot) throw invalid(path, 'it names the workspace root, not a file');
+    return segments.join('/');
+  }
+
+  /** An existing file or folder: its real path, checked to be inside `root`; NOT_FOUND when it does not exist. */
+  static async existing(root: string, path: unknown, allowRoot = false): Promise<ResolvedWorkspacePath> {
+    const relative = WorkspacePathResolver.normalize(path, allowRoot);
+    const realRoot = await realpath(root);
+    let real: string;
+    try {
+      real = await realpath(join(realRoot, relative));
+    } catch (err) {
+      if (isCode(err, 'ENOENT') || isCode(err, 'ENOTDIR'))
+        throw new DomainError(CommonErrorCode.NOT_FOUND, `No file or folder "${relative}" in the workspace.`, {
+          path: relative,
+        });
+      if (isCode(err, 'ELOOP')) throw invalid(relative, 'it is a symlink loop');
+      throw err;
+    }
+    assertInside(realRoot, real, relative);
+    return { relative, real };
+  }
+
+  /**
+   * A file about to be written: its parent folders are created one at a time, each checked to be inside the
+   * workspace after `realpath` (a symlinked folder that leads out is refused before anything is created through it).
+   * An existing target that is a symlink is resolved and checked like any other path.
+   */
+  static async forWrite(root: string, path: unknown): Promise<ResolvedWorkspacePath & { existed: boolean }> {
+    const relative = WorkspacePathResolver.normalize(path, false);
+    const realRoot = await realpath(root);
+    const segments = relative.split('/');
+    let dir = realRoot;
+    for (const segment of segments.slice(0, -1)) {
+      const next = join(dir, segment);
+      const stat = await lstat(next).catch((err: unknown) => (isCode(err, 'ENOENT') ? null : Promise.reject(err)));
+      if (!stat) await mkdir(next).catch((err: unknown) => (isCode(err, 'EEXIST') ? undefined : Promise.reject(err)));
+      dir = await realpath(next);
+      assertInside(realRoot, dir, relative);
+      if (!(await lstat(dir)).isDirectory()) throw invalid(relative, `"${segment}" is a file, not a folder`);
+    }
+    const target = join(dir, segments[segments.length - 1]);
+    const stat = await lstat(target).catch((err: unknown) => (isCode(err, 'ENOENT') ? null : Promise.reject(err)));
+    if (!stat) return { relative, real: target, existed: false };
+    if (stat.isDirectory()) throw invalid(relative, 'it is a folder');
+    if (!stat.isSymbolicLink()) return { relative, real: target, existed: true };
+    const real = await realpath(target).catch((err: unknown) => {
+      if (isCode(err, 'ENOENT')) throw invalid(relative, 'it is a symlink to nothing');
+      throw err;
+    });
+    assertInside(realRoot, real, relative);
+    return { relative, real, existed: true };
+  }
+
+  /**
+   * A file or folder about to be deleted: its parent's real path is checked, the last component is not followed
+   * (deleting a symlink removes the link, never what it points to).
+   */
+  static async forDelete(root: string, path: unknown): Promise<ResolvedWorkspacePath> {
+    const relative = WorkspacePathResolver.normalize(path, false);
+    const segments = relative.split('/');
+    const parent = await WorkspacePathResolver.existing(root, segments.slice(0, -1).join('/'), true);
+    return { relative, real: join(parent.real, segments[segments.length - 1]) };
+  }
+}
+
+function assertInside(realRoot: string, real: string, relative: string): void {
+  if (real !== realRoot && !real.startsWith(realRoot + sep))
+    throw invalid(relative, 'it leads out of the workspace (through a symlink)');
+}
+
+function invalid(path: string, why: string): DomainError {
+  return new DomainError(WorkspaceErrorCode.WORKSPACE_PATH_INVALID, `Workspace path "${path}" is refused: ${why}.`, {
+    path,
+  });
+}
+
+export function isCode(err: unknown, code: string): boolean {
+  return (err as NodeJS.ErrnoException | null)?.code === code;
+}

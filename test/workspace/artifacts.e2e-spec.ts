@@ -1,0 +1,91 @@
+import { createHash } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { createKey, gatewayForSuite } from '@test/support/gateway-test-app';
+import { describeEachDialect } from '@test/support/test-database';
+import { WorkspaceLocator } from '@app/modules/workspace/workspace.locator';
+import { FILE_TOOLS, workspaceRootForSuite, workspaceTenant, type WorkspaceTenant } from './workspace-test-kit';
+
+const binary = (req: import('supertest').Test) =>
+  req.buffer(true).parse((res, done) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (c: Buffer) => chunks.push(c));
+    res.on('end', () => done(null, Buffer.concat(chunks)));
+  });
+
+describeEachDialect('PUBLISH_FILE and artifacts', (dialect) => {
+  const root = workspaceRootForSuite();
+  const suite = gatewayForSuite(dialect, { WORKSPACE_ROOT: root });
+  let t: WorkspaceTenant;
+  let sessionId: string;
+
+  beforeAll(async () => {
+    t = await workspaceTenant(suite.gw, 't-art', FILE_TOOLS);
+    sessionId = await t.newSession(['FILE_ROOM']);
+  });
+
+  it('publishes an immutable copy with sha256 and size; metadata and content are tenant-scoped', async () => {
+    const text = 'report v1 — ünïcode\n';
+    await t.call(sessionId, 'WRITE_FILE', { path: 'out/report.md', content: text });
+    const published = await t.call(sessionId, 'PUBLISH_FILE', { path: 'out/report.md', title: 'The report' });
+    expect(published.status).toBe('COMPLETED');
+    const sha256 = createHash('sha256').update(text).digest('hex');
+    const answer = JSON.parse(published.content);
+    expect(answer).toEqual({
+      artifactId: expect.any(String),
+      name: 'report.md',
+      size: Buffer.byteLength(text),
+      sha256,
+    });
+
+    // Changing or deleting the workspace file does not change the artifact.
+    await t.call(sessionId, 'WRITE_FILE', { path: 'out/report.md', content: 'v2' });
+    await t.call(sessionId, 'DELETE_FILE', { path: 'out' });
+
+    const meta = await suite.gw.http.get(`/api/v1/artifacts/${answer.artifactId}`).set(t.runtime).expect(200);
+    expect(meta.body).toEqual({
+      artifactId: answer.artifactId,
+      sessionId,
+      name: 'report.md',
+      title: 'The report',
+      path: 'out/report.md',
+      size: Buffer.byteLength(text),
+      sha256,
+      createdAt: expect.stringMatching(/^\d{4}-/),
+    });
+    const content = await binary(suite.gw.http.get(`/api/v1/artifacts/${answer.artifactId}/content`).set(t.runtime));
+    expect(content.status).toBe(200);
+    expect(content.headers['content-disposition']).toContain('report.md');
+    expect((content.body as Buffer).toString('utf8')).toBe(text);
+
+    const stored = join(suite.gw.app.get(WorkspaceLocator).artifactDir('t-art'), answer.artifactId);
+    expect(statSync(stored).mode & 0o222).toBe(0);
+
+    const events = await suite.gw.http.get(`/api/v1/sessions/${sessionId}/events`).set(t.runtime).expect(200);
+    const event = events.body.items.find((e: { type: string }) => e.type === 'artifact.published');
+    expect(event.data).toEqual({
+      artifactId: answer.artifactId,
+      name: 'report.md',
+      path: 'out/report.md',
+      size: Buffer.byteLength(text),
+      sha256,
+    });
+
+    const stranger = await createKey(suite.gw, 't-art-other');
+    await suite.gw.http.get(`/api/v1/artifacts/${answer.artifactId}`).set(stranger).expect(404);
+    await suite.gw.http.get(`/api/v1/artifacts/${answer.artifactId}/content`).set(stranger).expect(404);
+    const tenantAdmin = await createKey(suite.gw, 't-art', 'admin');
+    await suite.gw.http.get(`/api/v1/artifacts/${answer.artifactId}`).set(tenantAdmin).expect(200);
+    await suite.gw.http.get(`/api/v1/artifacts/${answer.artifactId}`).set(suite.gw.admin).expect(200);
+    await suite.gw.http.get('/api/v1/artifacts/no-such-id').set(t.runtime).expect(404);
+  });
+
+  it('refuses to publish a missing file or a folder, as a FAILED result naming the path', async () => {
+    const missing = await t.call(sessionId, 'PUBLISH_FILE', { path: 'nope.txt' });
+    expect(missing).toMatchObject({ status: 'FAILED', isError: true });
+    expect(missing.content).toContain('"nope.txt"');
+    await t.call(sessionId, 'WRITE_FILE', { path: 'dir/x.txt', content: 'x' });
+    const folder = await t.call(sessionId, 'PUBLISH_FILE', { path: 'dir' });
+    expect(folder.content).toContain('is a folder');
+  });
+});

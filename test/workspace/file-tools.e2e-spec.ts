@@ -1,0 +1,158 @@
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gatewayForSuite } from '@test/support/gateway-test-app';
+import { describeEachDialect } from '@test/support/test-database';
+import { WorkspaceLocator } from '@app/modules/workspace/workspace.locator';
+import { FILE_TOOLS, workspaceRootForSuite, workspaceTenant, type WorkspaceTenant } from './workspace-test-kit';
+
+describeEachDialect('workspace file tools through act', (dialect) => {
+  const root = workspaceRootForSuite();
+  const suite = gatewayForSuite(dialect, {
+    WORKSPACE_ROOT: root,
+    WORKSPACE_MAX_BYTES: '4096',
+    WORKSPACE_MAX_FILES: '8',
+  });
+  let t: WorkspaceTenant;
+  let sessionId: string;
+  const dir = () => suite.gw.app.get(WorkspaceLocator).dirOf('t-files', sessionId);
+
+  beforeAll(async () => {
+    t = await workspaceTenant(suite.gw, 't-files', FILE_TOOLS);
+    sessionId = await t.newSession(['FILE_ROOM']);
+  });
+
+  it('writes (creating folders), reads a page as JSON, lists, edits once, deletes', async () => {
+    const write = await t.call(sessionId, 'WRITE_FILE', { path: 'notes/a/b.txt', content: 'hello world, hello' });
+    expect(write).toMatchObject({ status: 'COMPLETED', isError: false });
+    expect(JSON.parse(write.content)).toEqual({ path: 'notes/a/b.txt', bytes: 18, created: true });
+    expect(readFileSync(join(dir(), 'notes/a/b.txt'), 'utf8')).toBe('hello world, hello');
+
+    const page = await t.call(sessionId, 'READ_FILE', { path: './notes/a/b.txt', offset: 6, limit: 5 });
+    expect(JSON.parse(page.content)).toEqual({
+      path: 'notes/a/b.txt',
+      offset: 6,
+      limit: 5,
+      totalChars: 18,
+      hasMore: true,
+      content: 'world',
+    });
+
+    const listing = JSON.parse((await t.call(sessionId, 'LIST_FILES', { recursive: true })).content);
+    expect(listing.entries).toEqual([
+      { path: 'notes', type: 'directory', size: 0 },
+      { path: 'notes/a', type: 'directory', size: 0 },
+      { path: 'notes/a/b.txt', type: 'file', size: 18 },
+    ]);
+    const shallow = JSON.parse((await t.call(sessionId, 'LIST_FILES', { path: 'notes' })).content);
+    expect(shallow.entries.map((e: { path: string }) => e.path)).toEqual(['notes/a']);
+
+    const twice = await t.call(sessionId, 'EDIT_FILE', { path: 'notes/a/b.txt', oldText: 'hello', newText: 'bye' });
+    expect(twice).toMatchObject({ status: 'FAILED', isError: true });
+    expect(twice.content).toContain('occurs 2 times');
+    const none = await t.call(sessionId, 'EDIT_FILE', { path: 'notes/a/b.txt', oldText: 'absent', newText: 'x' });
+    expect(none.content).toContain('does not occur');
+    const once = await t.call(sessionId, 'EDIT_FILE', { path: 'notes/a/b.txt', oldText: 'world', newText: 'there' });
+    expect(once.status).toBe('COMPLETED');
+    expect(readFileSync(join(dir(), 'notes/a/b.txt'), 'utf8')).toBe('hello there, hello');
+
+    const del = await t.call(sessionId, 'DELETE_FILE', { path: 'notes/a/b.txt' });
+    expect(JSON.parse(del.content)).toEqual({ path: 'notes/a/b.txt', type: 'file' });
+    const gone = await t.call(sessionId, 'READ_FILE', { path: 'notes/a/b.txt' });
+    expect(gone).toMatchObject({ status: 'FAILED' });
+    expect(gone.content).toContain('No file or folder "notes/a/b.txt"');
+
+    const events = await suite.gw.http.get(`/api/v1/sessions/${sessionId}/events`).set(t.runtime).expect(200);
+    const fileEvents = events.body.items
+      .filter((e: { type: string }) => e.type.startsWith('file.'))
+      .map((e: { type: string; data: Record<string, unknown> }) => [e.type, e.data.path, e.data.by]);
+    expect(fileEvents).toEqual([
+      ['file.written', 'notes/a/b.txt', 'WRITE_FILE'],
+      ['file.written', 'notes/a/b.txt', 'EDIT_FILE'],
+      ['file.deleted', 'notes/a/b.txt', 'DELETE_FILE'],
+    ]);
+  });
+
+  it.each([
+    ['../outside.txt', '".." is not allowed'],
+    ['a/../../x', '".." is not allowed'],
+    ['/etc/passwd', 'it is absolute'],
+    ['a\\..\\b', 'backslash'],
+    ['a\u0000b', 'NUL'],
+    ['C:/x', 'it is absolute'],
+  ])('refuses the path %j, naming it', async (path, why) => {
+    const res = await t.call(sessionId, 'WRITE_FILE', { path, content: 'x' });
+    expect(res).toMatchObject({ status: 'FAILED', isError: true });
+    expect(res.content).toContain(why);
+  });
+
+  it('refuses a symlink made on disk inside the workspace that leads out, for read, write, list and delete-through', async () => {
+    const outside = workspaceRootForSuite();
+    writeFileSync(join(outside, 'secret.txt'), 'top secret');
+    mkdirSync(dir(), { recursive: true });
+    symlinkSync('/', join(dir(), 'escape'));
+    symlinkSync(outside, join(dir(), 'out'));
+    symlinkSync(join(outside, 'secret.txt'), join(dir(), 'link.txt'));
+    for (const [name, args] of [
+      ['READ_FILE', { path: 'escape/etc/passwd' }],
+      ['READ_FILE', { path: 'link.txt' }],
+      ['LIST_FILES', { path: 'out' }],
+      ['WRITE_FILE', { path: 'out/new.txt', content: 'x' }],
+      ['WRITE_FILE', { path: 'link.txt', content: 'overwrite' }],
+      ['EDIT_FILE', { path: 'link.txt', oldText: 'top', newText: 'no' }],
+      ['PUBLISH_FILE', { path: 'out/secret.txt' }],
+      ['DELETE_FILE', { path: 'out/secret.txt' }],
+    ] as const) {
+      const res = await t.call(sessionId, name, args);
+      expect({ name, status: res.status }).toEqual({ name, status: 'FAILED' });
+      expect(res.content).toContain('leads out of the workspace');
+    }
+    expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('top secret');
+    // The root listing shows the links as links, without following them.
+    const listing = JSON.parse((await t.call(sessionId, 'LIST_FILES', {})).content);
+    expect(
+      listing.entries.filter((e: { type: string }) => e.type === 'symlink').map((e: { path: string }) => e.path),
+    ).toEqual(['escape', 'link.txt', 'out']);
+    // Deleting the link removes the link only.
+    expect((await t.call(sessionId, 'DELETE_FILE', { path: 'out' })).status).toBe('COMPLETED');
+    expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('top secret');
+    for (const p of ['escape', 'link.txt']) await t.call(sessionId, 'DELETE_FILE', { path: p });
+  });
+
+  it('a symlink inside that stays inside works', async () => {
+    await t.call(sessionId, 'WRITE_FILE', { path: 'real.txt', content: 'inside' });
+    symlinkSync('real.txt', join(dir(), 'alias.txt'));
+    const read = await t.call(sessionId, 'READ_FILE', { path: 'alias.txt' });
+    expect(JSON.parse(read.content).content).toBe('inside');
+    await t.call(sessionId, 'DELETE_FILE', { path: 'alias.txt' });
+    await t.call(sessionId, 'DELETE_FILE', { path: 'real.txt' });
+  });
+
+  it('enforces WORKSPACE_MAX_BYTES and WORKSPACE_MAX_FILES; a refused write leaves nothing behind', async () => {
+    expect(JSON.parse((await t.call(sessionId, 'DELETE_FILE', { path: 'notes' })).content).type).toBe('directory');
+    const big = await t.call(sessionId, 'WRITE_FILE', { path: 'big.txt', content: 'x'.repeat(5000) });
+    expect(big).toMatchObject({ status: 'FAILED' });
+    expect(big.content).toContain('WORKSPACE_MAX_BYTES');
+    const fits = await t.call(sessionId, 'WRITE_FILE', { path: 'big.txt', content: 'x'.repeat(3000) });
+    expect(fits.status).toBe('COMPLETED');
+    // Replacing counts the replaced file's bytes as freed.
+    expect((await t.call(sessionId, 'WRITE_FILE', { path: 'big.txt', content: 'y'.repeat(4000) })).status).toBe(
+      'COMPLETED',
+    );
+    const over = await t.call(sessionId, 'WRITE_FILE', { path: 'more.txt', content: 'z'.repeat(200) });
+    expect(over.content).toContain('WORKSPACE_MAX_BYTES');
+    await t.call(sessionId, 'DELETE_FILE', { path: 'big.txt' });
+    for (let i = 0; i < 8; i++) await t.call(sessionId, 'WRITE_FILE', { path: `f${i}`, content: '' });
+    const ninth = await t.call(sessionId, 'WRITE_FILE', { path: 'f9', content: '' });
+    expect(ninth.content).toContain('WORKSPACE_MAX_FILES');
+    const listing = JSON.parse((await t.call(sessionId, 'LIST_FILES', {})).content);
+    expect(listing.entries).toHaveLength(8);
+    for (let i = 0; i < 8; i++) await t.call(sessionId, 'DELETE_FILE', { path: `f${i}` });
+  });
+
+  it('hides the file tools at DEPENDENCIES for a session without FILE_ROOM', async () => {
+    const plain = await t.newSession([]);
+    const res = await t.call(plain, 'LIST_FILES', {});
+    expect(res).toMatchObject({ status: 'FAILED' });
+    expect(res.content).toContain('FILE_ROOM');
+  });
+});

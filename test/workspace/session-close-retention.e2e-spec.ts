@@ -1,0 +1,109 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import { createKey, gatewayForSuite } from '@test/support/gateway-test-app';
+import { describeEachDialect } from '@test/support/test-database';
+import { RetentionService } from '@app/modules/retention/retention.service';
+import { WorkspaceLocator } from '@app/modules/workspace/workspace.locator';
+import { FILE_TOOLS, workspaceRootForSuite, workspaceTenant, type WorkspaceTenant } from './workspace-test-kit';
+
+const DAY = 24 * 60 * 60 * 1000;
+
+describeEachDialect('closing sessions, listing them, and retention of events and workspaces', (dialect) => {
+  const root = workspaceRootForSuite();
+  const suite = gatewayForSuite(dialect, { WORKSPACE_ROOT: root, RETENTION_DAYS: '1', RETENTION_ENABLED: 'false' });
+  let t: WorkspaceTenant;
+  const dirOf = (id: string) => suite.gw.app.get(WorkspaceLocator).dirOf('t-close', id);
+
+  beforeAll(async () => {
+    t = await workspaceTenant(suite.gw, 't-close', FILE_TOOLS);
+  });
+
+  it('DELETE closes: status CLOSED, workspace removed, later act 409 SESSION_CLOSED, file API 409, idempotent', async () => {
+    const id = await t.newSession(['FILE_ROOM']);
+    expect((await t.call(id, 'WRITE_FILE', { path: 'a.txt', content: 'x' })).status).toBe('COMPLETED');
+    expect(existsSync(join(dirOf(id), 'a.txt'))).toBe(true);
+
+    const stranger = await createKey(suite.gw, 't-close-other');
+    await suite.gw.http.delete(`/api/v1/sessions/${id}`).set(stranger).expect(404);
+
+    const closed = await suite.gw.http.delete(`/api/v1/sessions/${id}`).set(t.runtime).expect(200);
+    expect(closed.body).toMatchObject({ id, status: 'CLOSED' });
+    expect(existsSync(dirOf(id))).toBe(false);
+
+    const act = await suite.gw.http
+      .post(`/api/v1/sessions/${id}/act`)
+      .set(t.runtime)
+      .send({ iteration: 99, toolCalls: [{ id: 'after-close', name: 'LIST_FILES', arguments: {} }] })
+      .expect(409);
+    expect(act.body.error.code).toBe('SESSION_CLOSED');
+    const files = await suite.gw.http.get(`/api/v1/sessions/${id}/files`).set(t.runtime).expect(409);
+    expect(files.body.error.code).toBe('WORKSPACE_UNAVAILABLE');
+    expect(existsSync(dirOf(id))).toBe(false);
+
+    await suite.gw.http.delete(`/api/v1/sessions/${id}`).set(t.runtime).expect(200);
+    // The events stay readable until retention.
+    const events = await suite.gw.http.get(`/api/v1/sessions/${id}/events`).set(t.runtime).expect(200);
+    expect(events.body.items.map((e: { type: string }) => e.type)).toContain('file.written');
+  });
+
+  it('GET /admin/sessions filters by status and agentId, per tenant', async () => {
+    const open = await t.newSession(['FILE_ROOM']);
+    const closed = await t.newSession([]);
+    await suite.gw.http.delete(`/api/v1/sessions/${closed}`).set(t.runtime).expect(200);
+    const other = await workspaceTenant(suite.gw, 't-close-2', []);
+    const foreign = await other.newSession([]);
+
+    const all = await suite.gw.http.get(`/api/v1/admin/sessions?agentId=${t.agentId}`).set(suite.gw.admin).expect(200);
+    const ids = all.body.items.map((s: { id: string }) => s.id);
+    expect(ids).toEqual(expect.arrayContaining([open, closed]));
+    expect(ids).not.toContain(foreign);
+    expect(all.body.items.find((s: { id: string }) => s.id === open)).toMatchObject({
+      tenantId: 't-close',
+      agentId: t.agentId,
+      status: 'ACTIVE',
+      capabilities: ['FILE_ROOM'],
+    });
+
+    const onlyClosed = await suite.gw.http
+      .get(`/api/v1/admin/sessions?status=CLOSED&agentId=${t.agentId}`)
+      .set(suite.gw.admin)
+      .expect(200);
+    expect(onlyClosed.body.items.every((s: { status: string }) => s.status === 'CLOSED')).toBe(true);
+    expect(onlyClosed.body.items.map((s: { id: string }) => s.id)).toContain(closed);
+    expect(onlyClosed.body.items.map((s: { id: string }) => s.id)).not.toContain(open);
+
+    const tenantAdmin = await createKey(suite.gw, 't-close-2', 'admin');
+    const own = await suite.gw.http.get('/api/v1/admin/sessions').set(tenantAdmin).expect(200);
+    expect(own.body.items.map((s: { id: string }) => s.id)).toEqual([foreign]);
+    await suite.gw.http.get('/api/v1/admin/sessions').set(t.runtime).expect(403);
+    await suite.gw.http.get('/api/v1/admin/sessions?status=GONE').set(suite.gw.admin).expect(400);
+  });
+
+  it('retention deletes the events and the workspace of sessions closed past RETENTION_DAYS; artifacts stay', async () => {
+    const old = await t.newSession(['FILE_ROOM']);
+    await t.call(old, 'WRITE_FILE', { path: 'keep.txt', content: 'published' });
+    const artifact = JSON.parse((await t.call(old, 'PUBLISH_FILE', { path: 'keep.txt' })).content);
+    const recent = await t.newSession(['FILE_ROOM']);
+    await t.call(recent, 'WRITE_FILE', { path: 'r.txt', content: 'r' });
+    for (const id of [old, recent]) await suite.gw.http.delete(`/api/v1/sessions/${id}`).set(t.runtime).expect(200);
+    // A workspace left behind (e.g. a close hook that failed, or another instance recreated it) goes too.
+    mkdirSync(dirOf(old), { recursive: true });
+    writeFileSync(join(dirOf(old), 'leftover'), 'x');
+    mkdirSync(dirOf(recent), { recursive: true });
+    const db = suite.gw.app.get(DataSource);
+    await db.query('UPDATE agent_session SET updated_at = ? WHERE id = ?', [Date.now() - 2 * DAY, old]);
+
+    const report = await suite.gw.app.get(RetentionService).purge();
+    expect(report.sessionEvents).toBeGreaterThanOrEqual(2); // file.written, artifact.published (+ tool events)
+    expect(report.workspaces).toBeGreaterThanOrEqual(1);
+    expect(existsSync(dirOf(old))).toBe(false);
+    expect(existsSync(dirOf(recent))).toBe(true);
+    const [{ n }] = await db.query('SELECT COUNT(*) AS n FROM session_event WHERE session_id = ?', [old]);
+    expect(Number(n)).toBe(0);
+    const [{ m }] = await db.query('SELECT COUNT(*) AS m FROM session_event WHERE session_id = ?', [recent]);
+    expect(Number(m)).toBeGreaterThan(0);
+    await suite.gw.http.get(`/api/v1/sessions/${old}`).set(t.runtime).expect(404);
+    await suite.gw.http.get(`/api/v1/artifacts/${artifact.artifactId}`).set(t.runtime).expect(200);
+  });
+});

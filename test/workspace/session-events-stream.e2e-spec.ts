@@ -1,0 +1,153 @@
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DataSource } from 'typeorm';
+import { createKey, gatewayForSuite } from '@test/support/gateway-test-app';
+import { describeEachDialect } from '@test/support/test-database';
+import { SessionEventsStore } from '@app/modules/session-events/session-events.store';
+
+interface SseEvent {
+  id: string;
+  data: { seq: number; type: string; at: string; data: Record<string, unknown> };
+}
+
+/** An open SSE connection: `next(n)` resolves with the next n events as they arrive. */
+interface SseClient {
+  status: number;
+  contentType: string;
+  next(n: number): Promise<SseEvent[]>;
+  close(): void;
+}
+
+describeEachDialect('session events as Server-Sent Events', (dialect) => {
+  const suite = gatewayForSuite(dialect, { EVENTS_STREAM_POLL_MS: '100' });
+  let runtime: { Authorization: string };
+  let sessionId: string;
+  let port: number;
+  const store = () => suite.gw.app.get(SessionEventsStore);
+  const append = (type: 'message' | 'todo.updated', i: number, s: SessionEventsStore = store()) =>
+    s.append({ tenantId: 't-sse', sessionId, type, data: { i } });
+
+  beforeAll(async () => {
+    runtime = await createKey(suite.gw, 't-sse');
+    const agent = await suite.gw.http
+      .post('/api/v1/admin/agents')
+      .set(suite.gw.admin)
+      .send({ tenantId: 't-sse', name: 'sse-agent' })
+      .expect(201);
+    const session = await suite.gw.http
+      .post('/api/v1/sessions')
+      .set(runtime)
+      .send({ agentId: agent.body.id, userId: 'u1', permissions: [] })
+      .expect(201);
+    sessionId = session.body.id;
+    const server = suite.gw.app.getHttpServer();
+    if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+
+  it('sends the stored events with id: = seq, then new ones as they are appended', async () => {
+    for (let i = 1; i <= 3; i++) await append('message', i);
+    const sse = await connect({});
+    try {
+      expect(sse.status).toBe(200);
+      expect(sse.contentType).toContain('text/event-stream');
+      const first = await sse.next(3);
+      expect(first.map((e) => e.id)).toEqual(['1', '2', '3']);
+      expect(first[0].data).toEqual({ seq: 1, type: 'message', at: expect.any(String), data: { i: 1 } });
+      await append('todo.updated', 4);
+      const [fourth] = await sse.next(1);
+      expect(fourth).toMatchObject({ id: '4', data: { seq: 4, type: 'todo.updated', data: { i: 4 } } });
+    } finally {
+      sse.close();
+    }
+  });
+
+  it('resumes after Last-Event-ID (and after ?after=)', async () => {
+    const resumed = await connect({ 'last-event-id': '2' });
+    try {
+      expect((await resumed.next(2)).map((e) => e.id)).toEqual(['3', '4']);
+    } finally {
+      resumed.close();
+    }
+    const byQuery = await connect({}, '?after=3');
+    try {
+      expect((await byQuery.next(1)).map((e) => e.id)).toEqual(['4']);
+    } finally {
+      byQuery.close();
+    }
+  });
+
+  it("finds events another instance wrote by polling (a store this process's streams are not woken by)", async () => {
+    const sse = await connect({ 'last-event-id': '4' });
+    try {
+      const otherInstance = new SessionEventsStore(suite.gw.app.get(DataSource));
+      await append('message', 5, otherInstance);
+      const [fifth] = await sse.next(1);
+      expect(fifth).toMatchObject({ id: '5', data: { data: { i: 5 } } });
+    } finally {
+      sse.close();
+    }
+  });
+
+  it("answers 404 for another tenant's session and 400 for a Last-Event-ID that is not a seq", async () => {
+    const stranger = await createKey(suite.gw, 't-sse-other');
+    await suite.gw.http.get(`/api/v1/sessions/${sessionId}/events/stream`).set(stranger).expect(404);
+    const bad = await suite.gw.http
+      .get(`/api/v1/sessions/${sessionId}/events/stream`)
+      .set(runtime)
+      .set('last-event-id', 'abc')
+      .expect(400);
+    expect(bad.body.error.code).toBe('VALIDATION_FAILED');
+  });
+
+  function connect(headers: Record<string, string>, query = ''): Promise<SseClient> {
+    return new Promise((resolve, reject) => {
+      const req = httpRequest(
+        {
+          host: '127.0.0.1',
+          port,
+          agent: false,
+          path: `/api/v1/sessions/${sessionId}/events/stream${query}`,
+          headers: { ...runtime, ...headers },
+        },
+        (res: IncomingMessage) => {
+          const events: SseEvent[] = [];
+          let waiting: { n: number; resolve: (e: SseEvent[]) => void } | null = null;
+          let buffer = '';
+          const flush = () => {
+            if (waiting && events.length >= waiting.n) {
+              const w = waiting;
+              waiting = null;
+              w.resolve(events.splice(0, w.n));
+            }
+          };
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            buffer += chunk;
+            let end: number;
+            while ((end = buffer.indexOf('\n\n')) !== -1) {
+              const block = buffer.slice(0, end);
+              buffer = buffer.slice(end + 2);
+              const id = /^id: (.*)$/m.exec(block)?.[1];
+              const data = /^data: (.*)$/m.exec(block)?.[1];
+              if (id !== undefined && data !== undefined) events.push({ id, data: JSON.parse(data) });
+            }
+            flush();
+          });
+          resolve({
+            status: res.statusCode!,
+            contentType: String(res.headers['content-type']),
+            next: (n) =>
+              new Promise((done) => {
+                waiting = { n, resolve: done };
+                flush();
+              }),
+            close: () => req.destroy(),
+          });
+        },
+      );
+      req.on('error', (err) => (req.destroyed ? undefined : reject(err)));
+      req.end();
+    });
+  }
+});

@@ -1,0 +1,185 @@
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { createKey, gatewayForSuite } from '@test/support/gateway-test-app';
+import { describeEachDialect } from '@test/support/test-database';
+import { WorkspaceLocator } from '@app/modules/workspace/workspace.locator';
+import { FILE_TOOLS, workspaceRootForSuite, workspaceTenant, type WorkspaceTenant } from './workspace-test-kit';
+
+const MAX_BYTES = 256 * 1024;
+
+describeEachDialect('runtime file API: list, download, streamed upload', (dialect) => {
+  const root = workspaceRootForSuite();
+  const suite = gatewayForSuite(dialect, { WORKSPACE_ROOT: root, WORKSPACE_MAX_BYTES: String(MAX_BYTES) });
+  let t: WorkspaceTenant;
+  let sessionId: string;
+  const files = (query = '') => `/api/v1/sessions/${sessionId}/files${query}`;
+
+  beforeAll(async () => {
+    t = await workspaceTenant(suite.gw, 't-upload', FILE_TOOLS);
+    sessionId = await t.newSession(['FILE_ROOM']);
+  });
+
+  it('PUT raw bytes: 201 new, 200 replaced, file.written; GET downloads the same bytes; the model reads them', async () => {
+    const bytes = Buffer.from([0, 1, 2, 255, 10, 13, 0x7f]);
+    const created = await suite.gw.http
+      .put(files('/content?path=in/data.bin'))
+      .set(t.runtime)
+      .set('content-type', 'application/octet-stream')
+      .send(bytes)
+      .expect(201);
+    expect(created.body).toEqual({ path: 'in/data.bin', bytes: 7, created: true });
+    const replaced = await suite.gw.http
+      .put(files('/content?path=in/data.bin'))
+      .set(t.runtime)
+      .set('content-type', 'application/octet-stream')
+      .send(Buffer.from('plain text now'))
+      .expect(200);
+    expect(replaced.body).toEqual({ path: 'in/data.bin', bytes: 14, created: false });
+    // Any media type on this route is taken as raw bytes (text/csv here), gzip is inflated first.
+    await suite.gw.http
+      .put(files('/content?path=in/table.csv'))
+      .set(t.runtime)
+      .set('content-type', 'text/csv')
+      .set('content-encoding', 'gzip')
+      .send(gzipSync('a,b\n1,2\n'))
+      .expect(201);
+
+    const down = await suite.gw.http
+      .get(files('/content?path=in/table.csv'))
+      .set(t.runtime)
+      .buffer(true)
+      .parse((res, done) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => done(null, Buffer.concat(chunks)));
+      })
+      .expect(200);
+    expect(down.headers['content-type']).toBe('application/octet-stream');
+    expect((down.body as Buffer).toString()).toBe('a,b\n1,2\n');
+
+    const listing = await suite.gw.http.get(files('?path=in')).set(t.runtime).expect(200);
+    expect(listing.body.entries).toEqual([
+      { path: 'in/data.bin', type: 'file', size: 14 },
+      { path: 'in/table.csv', type: 'file', size: 8 },
+    ]);
+    const read = await t.call(sessionId, 'READ_FILE', { path: 'in/data.bin' });
+    expect(JSON.parse(read.content).content).toBe('plain text now');
+
+    const events = await suite.gw.http.get(`/api/v1/sessions/${sessionId}/events`).set(t.runtime).expect(200);
+    expect(
+      events.body.items
+        .filter((e: { type: string }) => e.type === 'file.written')
+        .map((e: { data: unknown }) => e.data),
+    ).toEqual([
+      { path: 'in/data.bin', bytes: 7, created: true, by: 'UPLOAD' },
+      { path: 'in/data.bin', bytes: 14, created: false, by: 'UPLOAD' },
+      { path: 'in/table.csv', bytes: 8, created: true, by: 'UPLOAD' },
+    ]);
+  });
+
+  it('streams an upload larger than the quota and stops it at the quota: 413, nothing lands, nothing staged', async () => {
+    const addr = await listen();
+    const chunk = Buffer.alloc(64 * 1024, 0x61);
+    let sent = 0;
+    const body = new Readable({
+      read() {
+        // Far more than the quota (and than the 10 MB JSON limit): the server must stop reading, not buffer it.
+        if (sent >= 64 * 1024 * 1024) return this.push(null);
+        sent += chunk.length;
+        this.push(chunk);
+      },
+    });
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest(
+        {
+          host: '127.0.0.1',
+          port: addr.port,
+          method: 'PUT',
+          agent: false,
+          path: files('/content?path=huge.bin'),
+          headers: {
+            ...t.runtime,
+            'content-type': 'application/octet-stream',
+            'transfer-encoding': 'chunked',
+            connection: 'close',
+          },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => (text += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+        },
+      );
+      req.on('error', reject);
+      body.pipe(req);
+    });
+    body.destroy();
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body).error).toMatchObject({ code: 'WORKSPACE_QUOTA_EXCEEDED' });
+    expect(JSON.parse(answer.body).error.message).toContain('WORKSPACE_MAX');
+    expect(sent).toBeLessThan(64 * 1024 * 1024);
+    const dir = suite.gw.app.get(WorkspaceLocator).dirOf('t-upload', sessionId);
+    expect(existsSync(join(dir, 'huge.bin'))).toBe(false);
+    expect(readdirSync(join(root, '.staging'))).toEqual([]);
+  });
+
+  it('refuses path escapes on upload and download with 400 WORKSPACE_PATH_INVALID', async () => {
+    for (const path of ['../x', '/etc/passwd', 'a%00b']) {
+      const res = await suite.gw.http
+        .put(files(`/content?path=${path}`))
+        .set(t.runtime)
+        .set('content-type', 'application/octet-stream')
+        .send(Buffer.from('x'));
+      expect({ path, status: res.status, code: res.body.error?.code }).toEqual({
+        path,
+        status: 400,
+        code: 'WORKSPACE_PATH_INVALID',
+      });
+    }
+    const down = await suite.gw.http.get(files('/content?path=../../gateway.sqlite')).set(t.runtime).expect(400);
+    expect(down.body.error.message).toContain('".." is not allowed');
+  });
+
+  it('keeps the rest of the API JSON-only: octet-stream elsewhere is a 415', async () => {
+    const res = await suite.gw.http
+      .post('/api/v1/sessions')
+      .set(t.runtime)
+      .set('content-type', 'application/octet-stream')
+      .send(Buffer.from('{}'));
+    expect({ status: res.status, code: res.body.error?.code }).toEqual({ status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' });
+    const other = await suite.gw.http
+      .post('/api/v1/sessions')
+      .set(t.runtime)
+      .set('content-type', 'text/plain')
+      .send('hello');
+    expect(other.status).toBe(415);
+  });
+
+  it("is tenant-scoped (404 for another tenant's session) and needs FILE_ROOM or SANDBOX (409)", async () => {
+    const stranger = await createKey(suite.gw, 't-stranger');
+    await suite.gw.http.get(files()).set(stranger).expect(404);
+    await suite.gw.http
+      .put(files('/content?path=x.txt'))
+      .set(stranger)
+      .set('content-type', 'application/octet-stream')
+      .send(Buffer.from('x'))
+      .expect(404);
+    await suite.gw.http.get(files()).set(suite.gw.admin).expect(403);
+    const plain = await t.newSession([]);
+    const res = await suite.gw.http.get(`/api/v1/sessions/${plain}/files`).set(t.runtime).expect(409);
+    expect(res.body.error.code).toBe('WORKSPACE_UNAVAILABLE');
+    expect(
+      readFileSync(join(suite.gw.app.get(WorkspaceLocator).dirOf('t-upload', sessionId), 'in/data.bin'), 'utf8'),
+    ).toBe('plain text now');
+  });
+
+  async function listen(): Promise<AddressInfo> {
+    const server = suite.gw.app.getHttpServer();
+    if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return server.address() as AddressInfo;
+  }
+});

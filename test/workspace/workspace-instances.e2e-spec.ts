@@ -1,0 +1,59 @@
+import { startTestGateway, type TestGateway } from '@test/support/gateway-test-app';
+import { createTestDatabaseUrl, describeEachDialect, type TestDatabase } from '@test/support/test-database';
+import { FILE_TOOLS, workspaceRootForSuite, workspaceTenant } from './workspace-test-kit';
+
+describeEachDialect('two instances sharing WORKSPACE_ROOT and the database', (dialect) => {
+  let db: TestDatabase;
+  let a: TestGateway;
+  let b: TestGateway;
+
+  beforeAll(async () => {
+    db = await createTestDatabaseUrl(dialect);
+    const env = { WORKSPACE_ROOT: workspaceRootForSuite() };
+    a = await startTestGateway(db.url, env);
+    b = await startTestGateway(db.url, env);
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await db?.drop();
+  });
+
+  it("serves one session's workspace from either instance, and a close on one is seen by the other", async () => {
+    const t = await workspaceTenant(a, 't-two', FILE_TOOLS);
+    const sessionId = await t.newSession(['FILE_ROOM']);
+    await a.http
+      .put(`/api/v1/sessions/${sessionId}/files/content?path=shared/in.txt`)
+      .set(t.runtime)
+      .set('content-type', 'application/octet-stream')
+      .send(Buffer.from('uploaded to A'))
+      .expect(201);
+
+    const onB = await b.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(t.runtime)
+      .send({
+        iteration: 1,
+        toolCalls: [
+          { id: 'b-read', name: 'READ_FILE', arguments: { path: 'shared/in.txt' } },
+          { id: 'b-write', name: 'WRITE_FILE', arguments: { path: 'shared/out.txt', content: 'written on B' } },
+        ],
+      })
+      .expect(200);
+    expect(JSON.parse(onB.body.results[0].content).content).toBe('uploaded to A');
+    expect(onB.body.results[1].status).toBe('COMPLETED');
+
+    const listed = await a.http.get(`/api/v1/sessions/${sessionId}/files?path=shared`).set(t.runtime).expect(200);
+    expect(listed.body.entries.map((e: { path: string }) => e.path)).toEqual(['shared/in.txt', 'shared/out.txt']);
+    const events = await a.http.get(`/api/v1/sessions/${sessionId}/events`).set(t.runtime).expect(200);
+    const written = events.body.items.filter((e: { type: string }) => e.type === 'file.written');
+    expect(written.map((e: { data: { path: string } }) => e.data.path)).toEqual(['shared/in.txt', 'shared/out.txt']);
+    // One ordered sequence per session, whichever instance appended.
+    const seqs = events.body.items.map((e: { seq: number }) => e.seq);
+    expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => i + 1));
+
+    await b.http.delete(`/api/v1/sessions/${sessionId}`).set(t.runtime).expect(200);
+    const after = await a.http.get(`/api/v1/sessions/${sessionId}/files`).set(t.runtime).expect(409);
+    expect(after.body.error.code).toBe('WORKSPACE_UNAVAILABLE');
+  });
+});

@@ -1,0 +1,73 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createKey, type TestGateway } from '@test/support/gateway-test-app';
+
+/** A fresh WORKSPACE_ROOT for one suite (the gateway's env). */
+export function workspaceRootForSuite(): string {
+  return mkdtempSync(join(tmpdir(), 'gw-ws-'));
+}
+
+export interface WorkspaceTenant {
+  runtime: { Authorization: string };
+  agentId: string;
+  /** A new session of the agent with these capabilities; returns its id. */
+  newSession(capabilities?: string[]): Promise<string>;
+  /** One act call with one tool call; returns the result. */
+  call(
+    sessionId: string,
+    name: string,
+    args: Record<string, unknown>,
+  ): Promise<{ status: string; content: string; isError: boolean }>;
+}
+
+const iterations = new Map<string, number>();
+let callSeq = 0;
+
+/** A tenant with a runtime key and an agent (policy ALLOW) bound to the named built-ins. */
+export async function workspaceTenant(gw: TestGateway, tenantId: string, tools: string[]): Promise<WorkspaceTenant> {
+  const runtime = await createKey(gw, tenantId);
+  const agent = await gw.http
+    .post('/api/v1/admin/agents')
+    .set(gw.admin)
+    .send({ tenantId, name: `ws-agent-${tenantId}`, sideEffectPolicy: 'ALLOW', maxIterations: 1000 })
+    .expect(201);
+  const all = (await gw.http.get('/api/v1/admin/tools?pageSize=500').set(gw.admin).expect(200)).body.items as Array<{
+    id: string;
+    name: string;
+  }>;
+  const toolIds = tools.map((name) => {
+    const tool = all.find((t) => t.name === name);
+    if (!tool) throw new Error(`no built-in ${name} in the registry`);
+    return tool.id;
+  });
+  await gw.http.put(`/api/v1/admin/agents/${agent.body.id}/tools`).set(gw.admin).send({ toolIds }).expect(200);
+  return {
+    runtime,
+    agentId: agent.body.id,
+    async newSession(capabilities = ['FILE_ROOM']) {
+      const res = await gw.http
+        .post('/api/v1/sessions')
+        .set(runtime)
+        .send({ agentId: agent.body.id, userId: 'u1', permissions: [], capabilities })
+        .expect(201);
+      return res.body.id as string;
+    },
+    async call(sessionId, name, args) {
+      const res = await gw.http
+        .post(`/api/v1/sessions/${sessionId}/act`)
+        .set(runtime)
+        .send({ iteration: nextIteration(sessionId), toolCalls: [{ id: `c${++callSeq}`, name, arguments: args }] })
+        .expect(200);
+      return res.body.results[0];
+    },
+  };
+}
+
+export const FILE_TOOLS = ['LIST_FILES', 'READ_FILE', 'WRITE_FILE', 'EDIT_FILE', 'DELETE_FILE', 'PUBLISH_FILE'];
+
+function nextIteration(sessionId: string): number {
+  const next = (iterations.get(sessionId) ?? 0) + 1;
+  iterations.set(sessionId, next);
+  return next;
+}
