@@ -1,9 +1,10 @@
+import { builtinRefusal, isPlatformBuiltin } from '@app/modules/executors/call-path/builtin-call';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
 import { BuiltinToolCatalog } from '@app/modules/tool-registry/builtin-tool.catalog';
 import { CallTargetRegistry } from '@app/modules/executors/call-path/call-target.registry';
 import type { ToolCallContext, ToolDispatcher } from '@app/modules/executors/call-path/tool-call.types';
-import { ToolCallError, ToolOutput } from '@app/modules/executors/tool-executor';
+import type { ToolOutput } from '@app/modules/executors/tool-executor';
 import { AgentConfigService } from '@app/modules/agent-config/agent-config.service';
 import { DomainError } from '@app/common/errors/domain-error';
 import { nameKeyOf } from '@app/common/name-key';
@@ -38,7 +39,7 @@ export class RagSearchDispatcher implements ToolDispatcher, OnModuleInit {
   }
 
   handles(tool: ToolDescriptor): boolean {
-    return tool.source === 'BUILTIN' && tool.tenantId === null && tool.name === RAG_SEARCH_TOOL_NAME;
+    return isPlatformBuiltin(tool, [RAG_SEARCH_TOOL_NAME]);
   }
 
   async dispatch(
@@ -47,17 +48,18 @@ export class RagSearchDispatcher implements ToolDispatcher, OnModuleInit {
     ctx: ToolCallContext,
     signal: AbortSignal,
   ): Promise<ToolOutput> {
-    if (!ctx.agentId || !ctx.tenantId) throw refusal('RAG_SEARCH searches the knowledge bases of an agent of a tenant');
+    if (!ctx.agentId || !ctx.tenantId)
+      throw builtinRefusal('RAG_SEARCH searches the knowledge bases of an agent of a tenant');
     const agent = await this.agents.loadAgent({ tenantId: ctx.tenantId }, ctx.agentId).catch((err: unknown) => {
-      throw err instanceof DomainError ? refusal(`agent ${ctx.agentId} is not in tenant ${ctx.tenantId}`) : err;
+      throw err instanceof DomainError ? builtinRefusal(`agent ${ctx.agentId} is not in tenant ${ctx.tenantId}`) : err;
     });
     let bases = await this.bases.findBasesOfTenant(agent.tenantId, agent.knowledgeBaseIds ?? []);
-    if (bases.length === 0) throw refusal('no knowledge base is bound to this agent');
+    if (bases.length === 0) throw builtinRefusal('no knowledge base is bound to this agent');
     if (typeof args.knowledgeBase === 'string') {
       const wanted = nameKeyOf(args.knowledgeBase);
       const named = bases.filter((b) => b.nameKey === wanted);
       if (named.length === 0) {
-        throw refusal(
+        throw builtinRefusal(
           `no knowledge base named ${args.knowledgeBase} is bound to this agent; use one of: ${bases.map((b) => b.name).join(', ')}`,
         );
       }
@@ -80,8 +82,4 @@ export class RagSearchDispatcher implements ToolDispatcher, OnModuleInit {
     const answer = unavailable.length > 0 ? { results, unavailable } : { results };
     return { content: JSON.stringify(answer), structured: answer };
   }
-}
-
-function refusal(message: string): ToolCallError {
-  return new ToolCallError(message, 'BUILTIN_REFUSED', { transient: false, reachedRemote: false });
 }

@@ -1,9 +1,10 @@
+import { builtinRefusal, isPlatformBuiltin } from '@app/modules/executors/call-path/builtin-call';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
 import { BuiltinToolCatalog } from '@app/modules/tool-registry/builtin-tool.catalog';
 import { CallTargetRegistry } from '@app/modules/executors/call-path/call-target.registry';
 import type { ToolCallContext, ToolDispatcher } from '@app/modules/executors/call-path/tool-call.types';
-import { ToolCallError, type ToolOutput } from '@app/modules/executors/tool-executor';
+import type { ToolOutput } from '@app/modules/executors/tool-executor';
 import { DomainError } from '@app/common/errors/domain-error';
 import { WORKSPACE_BUILTIN_TOOLS } from './workspace-builtins.definitions';
 import { WorkspaceFiles } from './workspace-files.service';
@@ -69,6 +70,7 @@ export class WorkspaceBuiltinsDispatcher implements ToolDispatcher, OnModuleInit
         signal,
       ),
   };
+  private readonly names: ReadonlySet<string> = new Set(Object.keys(this.handlers));
 
   constructor(
     private readonly catalog: BuiltinToolCatalog,
@@ -87,7 +89,7 @@ export class WorkspaceBuiltinsDispatcher implements ToolDispatcher, OnModuleInit
   }
 
   handles(tool: ToolDescriptor): boolean {
-    return tool.source === 'BUILTIN' && tool.tenantId === null && Object.hasOwn(this.handlers, tool.name);
+    return isPlatformBuiltin(tool, this.names);
   }
 
   async dispatch(
@@ -96,12 +98,13 @@ export class WorkspaceBuiltinsDispatcher implements ToolDispatcher, OnModuleInit
     ctx: ToolCallContext,
     signal: AbortSignal,
   ): Promise<ToolOutput> {
-    if (!ctx.sessionId || !ctx.tenantId) throw refusal(`${tool.name} works only inside a session with a workspace`);
+    if (!ctx.sessionId || !ctx.tenantId)
+      throw builtinRefusal(`${tool.name} works only inside a session with a workspace`);
     const owner = await this.sessions.forCall(ctx.tenantId, ctx.sessionId);
     try {
       return await this.handlers[tool.name](owner, args, ctx, signal);
     } catch (err) {
-      if (err instanceof DomainError) throw refusal(err.message);
+      if (err instanceof DomainError) throw builtinRefusal(err.message);
       throw err;
     }
   }
@@ -109,8 +112,4 @@ export class WorkspaceBuiltinsDispatcher implements ToolDispatcher, OnModuleInit
 
 function json(value: unknown): ToolOutput {
   return { content: JSON.stringify(value), structured: value };
-}
-
-export function refusal(message: string): ToolCallError {
-  return new ToolCallError(message, 'BUILTIN_REFUSED', { transient: false, reachedRemote: false });
 }

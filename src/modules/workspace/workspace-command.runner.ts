@@ -1,3 +1,4 @@
+import { builtinRefusal } from '@app/modules/executors/call-path/builtin-call';
 import { Injectable } from '@nestjs/common';
 import { SandboxRunner } from '@app/modules/sandbox/sandbox-runner.service';
 import type { SandboxMount, SandboxRunResult } from '@app/modules/sandbox/sandbox.types';
@@ -29,11 +30,7 @@ export class WorkspaceCommandRunner {
     signal: AbortSignal,
   ): Promise<ToolOutput> {
     if (!this.sandbox.available())
-      throw new ToolCallError(
-        `RUN_COMMAND is unavailable on this gateway: ${this.sandbox.unavailableReason()}`,
-        'BUILTIN_REFUSED',
-        { transient: false, reachedRemote: false },
-      );
+      throw builtinRefusal(`RUN_COMMAND is unavailable on this gateway: ${this.sandbox.unavailableReason()}`);
     const base = { tenantId: owner.tenantId, sessionId: owner.sessionId };
     await this.events.append({
       ...base,

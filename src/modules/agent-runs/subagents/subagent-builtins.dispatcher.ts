@@ -1,9 +1,10 @@
+import { builtinRefusal, isPlatformBuiltin } from '@app/modules/executors/call-path/builtin-call';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
 import { BuiltinToolCatalog } from '@app/modules/tool-registry/builtin-tool.catalog';
 import { CallTargetRegistry } from '@app/modules/executors/call-path/call-target.registry';
 import type { ToolCallContext, ToolDispatcher } from '@app/modules/executors/call-path/tool-call.types';
-import { ToolCallError, ToolOutput } from '@app/modules/executors/tool-executor';
+import type { ToolOutput } from '@app/modules/executors/tool-executor';
 import { AgentTasksService, DelegationRefused, type DelegatingCall } from './agent-tasks.service';
 import { CHECK_TASK_STATUS, SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK } from './agent-tasks.types';
 import { SUBAGENT_BUILTIN_TOOLS } from './subagent-builtins.definitions';
@@ -30,11 +31,12 @@ export class SubagentBuiltinsDispatcher implements ToolDispatcher, OnModuleInit 
   }
 
   handles(tool: ToolDescriptor): boolean {
-    return tool.source === 'BUILTIN' && tool.tenantId === null && HANDLED.has(tool.name);
+    return isPlatformBuiltin(tool, HANDLED);
   }
 
   async dispatch(tool: ToolDescriptor, args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolOutput> {
-    if (!ctx.sessionId || !ctx.tenantId || !ctx.agentId) throw refusal(`${tool.name} works only inside a session`);
+    if (!ctx.sessionId || !ctx.tenantId || !ctx.agentId)
+      throw builtinRefusal(`${tool.name} works only inside a session`);
     const call: DelegatingCall = {
       tenantId: ctx.tenantId,
       sessionId: ctx.sessionId,
@@ -43,7 +45,7 @@ export class SubagentBuiltinsDispatcher implements ToolDispatcher, OnModuleInit 
     };
     if (tool.name === CHECK_TASK_STATUS) {
       const view = await this.tasks.check(call, String(args.taskId));
-      if (!view) throw refusal(`no task ${String(args.taskId)} was started by this session`);
+      if (!view) throw builtinRefusal(`no task ${String(args.taskId)} was started by this session`);
       return { content: JSON.stringify(view), structured: view };
     }
     try {
@@ -61,12 +63,8 @@ export class SubagentBuiltinsDispatcher implements ToolDispatcher, OnModuleInit 
       const brief = { taskId: view.taskId, status: view.status, ...(view.error && { error: view.error }) };
       return { content: JSON.stringify(brief), structured: view };
     } catch (err) {
-      if (err instanceof DelegationRefused) throw refusal(err.message);
+      if (err instanceof DelegationRefused) throw builtinRefusal(err.message);
       throw err;
     }
   }
-}
-
-function refusal(message: string): ToolCallError {
-  return new ToolCallError(message, 'BUILTIN_REFUSED', { transient: false, reachedRemote: false });
 }

@@ -1,3 +1,4 @@
+import { builtinRefusal, isPlatformBuiltin } from '@app/modules/executors/call-path/builtin-call';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import {
   READ_TOOL_RESULT_TOOL_NAME,
@@ -6,7 +7,7 @@ import {
 } from '@app/modules/tool-registry/tool-registry.types';
 import { CallTargetRegistry } from '@app/modules/executors/call-path/call-target.registry';
 import type { ToolCallContext, ToolDispatcher } from '@app/modules/executors/call-path/tool-call.types';
-import { ToolCallError, ToolOutput } from '@app/modules/executors/tool-executor';
+import type { ToolOutput } from '@app/modules/executors/tool-executor';
 import { DomainError } from '@app/common/errors/domain-error';
 import { ToolResultReader } from '../results/tool-result.reader';
 import { AgentSessionRepository } from '../sessions/agent-session.repository';
@@ -36,11 +37,11 @@ export class SessionBuiltinsDispatcher implements ToolDispatcher, OnModuleInit {
   }
 
   handles(tool: ToolDescriptor): boolean {
-    return tool.source === 'BUILTIN' && tool.tenantId === null && HANDLED.has(tool.name);
+    return isPlatformBuiltin(tool, HANDLED);
   }
 
   async dispatch(tool: ToolDescriptor, args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolOutput> {
-    if (!ctx.sessionId) throw refusal(`${tool.name} works only inside a session`);
+    if (!ctx.sessionId) throw builtinRefusal(`${tool.name} works only inside a session`);
     return tool.name === READ_TOOL_RESULT_TOOL_NAME ? this.readToolResult(ctx, args) : this.updateTodoList(ctx, args);
   }
 
@@ -62,7 +63,7 @@ export class SessionBuiltinsDispatcher implements ToolDispatcher, OnModuleInit {
       return { content: page.content + note, structured: { ...page, content: undefined } };
     } catch (err) {
       if (err instanceof DomainError)
-        throw refusal(`no stored result for toolCallId ${String(args.toolCallId)} in this session`);
+        throw builtinRefusal(`no stored result for toolCallId ${String(args.toolCallId)} in this session`);
       throw err;
     }
   }
@@ -84,8 +85,4 @@ export class SessionBuiltinsDispatcher implements ToolDispatcher, OnModuleInit {
     });
     return { content: `Todo list updated: ${items.length} item(s), ${done} completed.`, structured: { items } };
   }
-}
-
-function refusal(message: string): ToolCallError {
-  return new ToolCallError(message, 'BUILTIN_REFUSED', { transient: false, reachedRemote: false });
 }

@@ -1,9 +1,10 @@
+import { builtinRefusal, isPlatformBuiltin } from '@app/modules/executors/call-path/builtin-call';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
 import { BuiltinToolCatalog } from '@app/modules/tool-registry/builtin-tool.catalog';
 import { CallTargetRegistry } from '@app/modules/executors/call-path/call-target.registry';
 import type { ToolCallContext, ToolDispatcher } from '@app/modules/executors/call-path/tool-call.types';
-import { ToolCallError, type ToolOutput } from '@app/modules/executors/tool-executor';
+import type { ToolOutput } from '@app/modules/executors/tool-executor';
 import { AgentSessionRepository } from '@app/modules/loop-acting/sessions/agent-session.repository';
 import type { AgentSessionEntity } from '@app/modules/loop-acting/sessions/agent-session.entity';
 import { SessionEventsStore } from '@app/modules/session-events/session-events.store';
@@ -48,20 +49,21 @@ export class SkillCallDispatcher implements ToolDispatcher, OnModuleInit {
   }
 
   handles(tool: ToolDescriptor): boolean {
-    return tool.source === 'BUILTIN' && tool.tenantId === null && tool.name === SKILL_CALL_TOOL_NAME;
+    return isPlatformBuiltin(tool, [SKILL_CALL_TOOL_NAME]);
   }
 
   async dispatch(_tool: ToolDescriptor, raw: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolOutput> {
     const args = raw as SkillCallArgs;
     const session = ctx.sessionId ? await this.sessions.find(ctx.sessionId) : null;
-    if (!session || session.tenantId !== ctx.tenantId) throw refusal('SKILL_CALL works only inside a session');
+    if (!session || session.tenantId !== ctx.tenantId) throw builtinRefusal('SKILL_CALL works only inside a session');
     const choice = chooseSkill(args.skill, session.task, await this.boundSkills(session));
-    if (choice.kind === 'not-bound') throw refusal(choice.message);
+    if (choice.kind === 'not-bound') throw builtinRefusal(choice.message);
     if (choice.kind === 'list') return { content: choice.message, structured: { candidates: choice.candidates } };
     const { skill, reason } = choice;
     const version = skill.currentVersion!;
     const files = await this.skills.fileIndex(skill.id, version);
-    if (files.length === 0) throw refusal(`skill ${skill.name} has no readable release; ask an admin to publish one`);
+    if (files.length === 0)
+      throw builtinRefusal(`skill ${skill.name} has no readable release; ask an admin to publish one`);
     const offerFiles = session.capabilities.includes('SANDBOX') && files.length > 1;
     const output =
       args.path === undefined
@@ -113,13 +115,13 @@ export class SkillCallDispatcher implements ToolDispatcher, OnModuleInit {
     const root = `${skillRoot(skill.name)}/`;
     const path = args.path!.startsWith(root) ? args.path!.slice(root.length) : args.path!;
     const problem = entryPathProblem(path);
-    if (problem) throw refusal(`${problem}; give a path inside the skill, e.g. ${SKILL_ENTRY_FILE}`);
+    if (problem) throw builtinRefusal(`${problem}; give a path inside the skill, e.g. ${SKILL_ENTRY_FILE}`);
     if (!offerFiles && path !== SKILL_ENTRY_FILE)
-      throw refusal(`only SKILL.md exists for this session; ${path} is not available here`);
+      throw builtinRefusal(`only SKILL.md exists for this session; ${path} is not available here`);
     const found = await this.skills.fileInfo(skill.id, version, path);
     const info = found?.path === path ? found : null; // exact on every database (MySQL compares case-insensitively)
     if (!info)
-      throw refusal(
+      throw builtinRefusal(
         `skill ${skill.name} (release ${version}) has no file ${path}; call SKILL_CALL without path for the index`,
       );
     const offset = Math.min(args.offset ?? 0, info.totalChars);
@@ -159,8 +161,4 @@ export class SkillCallDispatcher implements ToolDispatcher, OnModuleInit {
       );
     });
   }
-}
-
-function refusal(message: string): ToolCallError {
-  return new ToolCallError(message, 'BUILTIN_REFUSED', { transient: false, reachedRemote: false });
 }

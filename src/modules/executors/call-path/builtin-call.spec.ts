@@ -1,0 +1,24 @@
+import { toolFixture } from '@test/support/tool-fixture';
+import { builtinRefusal, isPlatformBuiltin } from './builtin-call';
+
+describe('isPlatformBuiltin', () => {
+  const builtin = toolFixture({ name: 'READ_FILE', source: 'BUILTIN', tenantId: null, serviceType: 'LOCAL' });
+  it('matches a platform-wide BUILTIN row of one of the names (set or list)', () => {
+    expect(isPlatformBuiltin(builtin, new Set(['READ_FILE']))).toBe(true);
+    expect(isPlatformBuiltin(builtin, ['WRITE_FILE', 'READ_FILE'])).toBe(true);
+    expect(isPlatformBuiltin(builtin, ['WRITE_FILE'])).toBe(false);
+  });
+  it("never matches a tenant's tool or another source that took a built-in's name", () => {
+    expect(isPlatformBuiltin({ ...builtin, tenantId: 'acme' }, ['READ_FILE'])).toBe(false);
+    expect(isPlatformBuiltin({ ...builtin, source: 'DB' }, ['READ_FILE'])).toBe(false);
+  });
+});
+
+describe('builtinRefusal', () => {
+  it('is a FAILED result that is never retried and never reached a remote', () => {
+    const err = builtinRefusal('no workspace');
+    expect(err).toMatchObject({ message: 'no workspace', errorClass: 'BUILTIN_REFUSED' });
+    expect(err.transient).toBe(false);
+    expect(err.reachedRemote).toBe(false);
+  });
+});
