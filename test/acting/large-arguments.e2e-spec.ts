@@ -59,7 +59,7 @@ describeEachDialect('arguments of megabytes through act and resume', (dialect) =
           .expect(201)
       ).body.id;
     const ids = [
-      await tool('write_file', '/write', 'IDEMPOTENT'),
+      await tool('save_file', '/write', 'IDEMPOTENT'),
       await tool('overwrite_file', '/overwrite', 'HIGH_RISK'),
       await tool('emoji_0', '/emoji/0', 'READ_ONLY'),
       await tool('emoji_1', '/emoji/1', 'READ_ONLY'),
@@ -87,8 +87,8 @@ describeEachDialect('arguments of megabytes through act and resume', (dialect) =
       .send({
         iteration: 1,
         toolCalls: [
-          { id: 'w1', name: 'write_file', arguments: args },
-          { id: 'w2', name: 'write_file', arguments: JSON.stringify(fileArguments(MB, 'two')) },
+          { id: 'w1', name: 'save_file', arguments: args },
+          { id: 'w2', name: 'save_file', arguments: JSON.stringify(fileArguments(MB, 'two')) },
         ],
       })
       .expect(200);
@@ -98,7 +98,7 @@ describeEachDialect('arguments of megabytes through act and resume', (dialect) =
     const again = await gw.http
       .post(`/api/v1/sessions/${sessionId}/act`)
       .set(runtime)
-      .send({ iteration: 2, toolCalls: [{ id: 'w1', name: 'write_file', arguments: args }] })
+      .send({ iteration: 2, toolCalls: [{ id: 'w1', name: 'save_file', arguments: args }] })
       .expect(200);
     expect(again.body.results[0]).toMatchObject({
       status: 'COMPLETED',
@@ -131,7 +131,7 @@ describeEachDialect('arguments of megabytes through act and resume', (dialect) =
         iteration: 1,
         toolCalls: [
           { id: 'r1', name: 'overwrite_file', arguments: args },
-          { id: 'r2', name: 'write_file', arguments: fileArguments(MB, 'after') },
+          { id: 'r2', name: 'save_file', arguments: fileArguments(MB, 'after') },
         ],
       })
       .expect(200);
@@ -176,7 +176,7 @@ describeEachDialect('arguments of megabytes through act and resume', (dialect) =
     const res = await gw.http
       .post(`/api/v1/sessions/${sessionId}/act`)
       .set(runtime)
-      .send({ iteration: 1, toolCalls: [{ id: 'b1', name: 'write_file', arguments: args }] })
+      .send({ iteration: 1, toolCalls: [{ id: 'b1', name: 'save_file', arguments: args }] })
       .expect(200);
     expect(res.body.results[0]).toMatchObject({ status: 'FAILED', isError: true });
     expect(res.body.results[0].content).toMatch(
@@ -186,7 +186,7 @@ describeEachDialect('arguments of megabytes through act and resume', (dialect) =
     const again = await gw.http
       .post(`/api/v1/sessions/${sessionId}/act`)
       .set(runtime)
-      .send({ iteration: 1, toolCalls: [{ id: 'b1', name: 'write_file', arguments: args }] })
+      .send({ iteration: 1, toolCalls: [{ id: 'b1', name: 'save_file', arguments: args }] })
       .expect(200);
     expect(again.body.results[0]).toMatchObject({
       status: 'FAILED',
@@ -200,8 +200,8 @@ describeEachDialect('arguments of megabytes through act and resume', (dialect) =
     try {
       const sessionId = await newSession();
       const calls = [
-        { id: 'x1', name: 'write_file', arguments: fileArguments(MB, 'express') },
-        { id: 'x2', name: 'write_file', arguments: fileArguments(TOOL_ARGUMENTS_MAX_BYTES + 1, 'big') },
+        { id: 'x1', name: 'save_file', arguments: fileArguments(MB, 'express') },
+        { id: 'x2', name: 'save_file', arguments: fileArguments(TOOL_ARGUMENTS_MAX_BYTES + 1, 'big') },
       ];
       const res = await unstored.http
         .post(`/api/v1/sessions/${sessionId}/act`)
