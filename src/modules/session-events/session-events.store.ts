@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { In, MoreThan, type DataSource, type EntityManager } from 'typeorm';
@@ -17,7 +17,10 @@ const MAX_SEQ_ATTEMPTS = 50;
  * taken as MAX + 1 under the primary key, so a reader that pages with `after` never skips one.
  */
 @Injectable()
-export class SessionEventsStore {
+export class SessionEventsStore implements OnApplicationShutdown {
+  private readonly logger = new Logger(SessionEventsStore.name);
+  /** The last write behind the caller of each session ({@link record}): the next one waits for it. */
+  private readonly behind = new Map<string, Promise<void>>();
   /** Wakes this process's event streams of a session after an append (other instances are found by polling). */
   private readonly appended = new EventEmitter().setMaxListeners(0);
 
@@ -29,7 +32,43 @@ export class SessionEventsStore {
     return () => this.appended.off(sessionId, listener);
   }
 
-  async append(event: NewSessionEvent, manager: EntityManager = this.dataSource.manager): Promise<number> {
+  /**
+   * For the per-call hot path (tool and HITL events of `act`): written behind the caller, which does not wait for the
+   * database, in order per session within this process; `at` is the moment of the call. The work itself is already
+   * durable in the journal: a crash in the moment between the work and this write loses the event, never the work.
+   */
+  record(event: NewSessionEvent): void {
+    const at = Date.now();
+    const previous = this.behind.get(event.sessionId) ?? Promise.resolve();
+    const next = previous
+      .then(() => this.append(event, this.dataSource.manager, at))
+      .then(
+        () => undefined,
+        (err: unknown) =>
+          this.logger.warn(
+            `Session event ${event.type} of session ${event.sessionId} was not recorded: ${(err as Error).name}`,
+          ),
+      );
+    this.behind.set(event.sessionId, next);
+    void next.then(() => {
+      if (this.behind.get(event.sessionId) === next) this.behind.delete(event.sessionId);
+    });
+  }
+
+  /** Waits for the events written behind their callers (at shutdown; tests that read them at once). */
+  async flush(): Promise<void> {
+    while (this.behind.size > 0) await Promise.all([...this.behind.values()]);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.flush();
+  }
+
+  async append(
+    event: NewSessionEvent,
+    manager: EntityManager = this.dataSource.manager,
+    at: number = Date.now(),
+  ): Promise<number> {
     const repo = manager.getRepository(SessionEventEntity);
     for (let attempt = 1; ; attempt++) {
       const last = await repo
@@ -39,7 +78,7 @@ export class SessionEventsStore {
         .getRawOne<{ max: number | string | null }>();
       const seq = Number(last?.max ?? 0) + 1;
       try {
-        await repo.insert({ ...event, seq, at: Date.now() } as QueryDeepPartialEntity<SessionEventEntity>);
+        await repo.insert({ ...event, seq, at } as QueryDeepPartialEntity<SessionEventEntity>);
         // Inside a caller's transaction the wake-up may come before the commit: the stream's poll then finds it.
         this.appended.emit(event.sessionId);
         return seq;
