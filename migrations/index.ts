@@ -8,6 +8,7 @@ import { AddNameKeys1764461400000 } from './1764461400000-AddNameKeys';
 import { AddHitlReviewers1764461500000 } from './1764461500000-AddHitlReviewers';
 import { AddSessionRetentionIndex1764461600000 } from './1764461600000-AddSessionRetentionIndex';
 import { WidenRequestSizedColumns1764461700000 } from './1764461700000-WidenRequestSizedColumns';
+import { StoreResumeResponses1764461900000 } from './1764461900000-StoreResumeResponses';
 
 /** Every migration, in order. The only schema source: `synchronize` is never on. */
 export const GATEWAY_MIGRATIONS = [
@@ -21,4 +22,5 @@ export const GATEWAY_MIGRATIONS = [
   AddHitlReviewers1764461500000,
   AddSessionRetentionIndex1764461600000,
   WidenRequestSizedColumns1764461700000,
+  StoreResumeResponses1764461900000,
 ];

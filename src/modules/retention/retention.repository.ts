@@ -56,7 +56,7 @@ export class RetentionRepository {
     );
   }
 
-  /** Stored result chunks of a session (tool results and resume responses). */
+  /** Stored result chunks of a session (continuations of long tool results). */
   deleteResultChunks(session: ClosedSessionRef, limit: number): Promise<number> {
     return this.boundedDelete('tool_result_chunk', 'session_id = ?', [session.id], limit);
   }
