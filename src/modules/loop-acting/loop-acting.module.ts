@@ -1,12 +1,10 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { MetricsModule } from '@app/modules/metrics/metrics.module';
 import { AgentConfigModule } from '@app/modules/agent-config/agent-config.module';
 import { ToolRegistryModule } from '@app/modules/tool-registry/tool-registry.module';
 import { HitlModule } from '@app/modules/hitl/hitl.module';
 import { ExecutorsModule } from '@app/modules/executors/executors.module';
 import { ToolInvocationModule } from '@app/modules/tool-invocation/tool-invocation.module';
-import { AgentSessionEntity } from './sessions/agent-session.entity';
 import { AgentSessionRepository } from './sessions/agent-session.repository';
 import { SessionsService } from './sessions/sessions.service';
 import { SessionsController } from './sessions/sessions.controller';
@@ -18,6 +16,7 @@ import { ToolResultReader } from './results/tool-result.reader';
 import { CallRunner } from './acting/call-runner';
 import { BatchRunner } from './acting/batch-runner';
 import { ActService } from './acting/act.service';
+import { ActStateQuery } from './acting/act-state.query';
 import { ResumeService } from './acting/resume.service';
 import { ResumeRecordRepository } from './acting/resume-record.repository';
 import { ResumeDecisionApplier } from './acting/resume-decision.applier';
@@ -30,15 +29,7 @@ import { JournalOrphanSweepJob } from './journal/journal-orphan-sweep.job';
 
 /** Sessions, the idempotency journal, the result store, act and resume. */
 @Module({
-  imports: [
-    TypeOrmModule.forFeature([AgentSessionEntity]),
-    AgentConfigModule,
-    ToolRegistryModule,
-    HitlModule,
-    ExecutorsModule,
-    ToolInvocationModule,
-    MetricsModule,
-  ],
+  imports: [AgentConfigModule, ToolRegistryModule, HitlModule, ExecutorsModule, ToolInvocationModule, MetricsModule],
   controllers: [SessionsController, JournalAdminController, HitlDecisionController],
   providers: [
     AgentSessionRepository,
@@ -50,6 +41,7 @@ import { JournalOrphanSweepJob } from './journal/journal-orphan-sweep.job';
     CallRunner,
     BatchRunner,
     ActService,
+    ActStateQuery,
     ResumeService,
     ResumeRecordRepository,
     ResumeDecisionApplier,

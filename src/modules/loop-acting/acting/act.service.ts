@@ -10,8 +10,9 @@ import { LoopActingErrorCode } from '../loop-acting.errors';
 import type { ActBody } from '../sessions/act-body.schema';
 import type { ActResponse } from './act.types';
 import { BatchRunner, notRunResult } from './batch-runner';
-import { ToolCallJournalRepository } from '../journal/tool-call-journal.repository';
 import { VisibilitySnapshotService } from '@app/modules/agent-config/visibility/visibility-snapshot.service';
+import { ConfigVersionService } from '@app/database/config-version.service';
+import { ActStateQuery } from './act-state.query';
 import { GatewayMetrics } from '@app/modules/metrics/gateway-metrics.service';
 import { bindLogFields } from '@app/common/logging/log-context';
 
@@ -22,8 +23,9 @@ export class ActService {
     private readonly sessions: SessionsService,
     private readonly sessionRepo: AgentSessionRepository,
     private readonly batches: BatchRunner,
-    private readonly journal: ToolCallJournalRepository,
+    private readonly actState: ActStateQuery,
     private readonly snapshots: VisibilitySnapshotService,
+    private readonly configVersion: ConfigVersionService,
     private readonly metrics: GatewayMetrics,
   ) {}
 
@@ -49,18 +51,22 @@ export class ActService {
     signal: AbortSignal | undefined,
   ): Promise<ActResponse> {
     const calls: SubmittedCall[] = dto.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments }));
-    // Three independent reads at once (one round trip instead of three on MySQL): the session, its journal
-    // entries (scoped by the key's tenant, so they reveal nothing when the session is not the caller's) and the
-    // configuration version that the calls' visibility re-check will then find fresh.
-    const [session, journaled] = await Promise.all([
-      this.sessions.load(auth, sessionId),
-      this.journal.findMany(
-        auth.tenantId!,
-        sessionId,
-        calls.map((c) => c.id),
-      ),
-      this.snapshots.tenantView(auth.tenantId!, freshSince),
+    // One statement reads the session, its journal entries (scoped by the key's tenant, so they reveal nothing
+    // when the session is not the caller's) and the configuration version that the calls' visibility re-check
+    // will then find fresh (the view is confirmed, or reloaded, with that version while nothing else waits).
+    const versionRead = { startedAt: performance.now(), bumps: this.configVersion.localBumpCount() };
+    const state = this.actState.read(
+      auth.tenantId!,
+      sessionId,
+      calls.map((c) => c.id),
+    );
+    const version = state.then((s) => s.configVersion);
+    version.catch(() => undefined); // awaited through `state`; the view may not need it
+    const [{ session: found, journaled }] = await Promise.all([
+      state,
+      this.snapshots.tenantView(auth.tenantId!, freshSince, { ...versionRead, version }),
     ]);
+    const session = this.sessions.inScope(auth, sessionId, found);
     assertAccepting(session);
     if (dto.iteration < session.iteration) {
       throw new DomainError(
