@@ -18,6 +18,8 @@ interface MysqlPool {
   execute(sql: string, params: unknown[], cb: (err: Error | null, result: unknown) => void): void;
 }
 
+const MAX_CACHED_STATEMENTS = 500;
+
 /** Statements on the hot tables: {@link HotSql} itself, or one of its transactions. */
 export interface HotStatements {
   /** Rows of a SELECT. */
@@ -122,6 +124,8 @@ export class HotSql implements HotStatements {
   private statement(sql: string): SqliteStatement {
     let stmt = this.sqlite!.statements.get(sql);
     if (!stmt) {
+      // Bounded: statements with numbers written in (LIMIT, OFFSET) vary; the hot ones are prepared again at once.
+      if (this.sqlite!.statements.size >= MAX_CACHED_STATEMENTS) this.sqlite!.statements.clear();
       stmt = this.sqlite!.db.prepare(sql);
       this.sqlite!.statements.set(sql, stmt);
     }
