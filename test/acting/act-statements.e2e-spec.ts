@@ -70,18 +70,30 @@ describeEachDialect('act: statements per call', (dialect) => {
     expect(statements[2]).toMatch(/^UPDATE tool_call_journal/);
   });
 
-  it('an act of a new iteration adds one write, raising the session (still one read)', async () => {
+  it('an act of a new iteration records it in the same transaction as STARTED: still one read and two commits', async () => {
     recording.clear();
     expect(await act('next-1', 2)).toMatchObject({ status: 'COMPLETED', reused: false });
-    const statements = onCallPath();
+    const statements = onCallPath().filter((sql) => !/^(BEGIN|START TRANSACTION|COMMIT)/i.test(sql));
     expect(statements).toHaveLength(4);
     expect(statements[0]).toMatch(/^SELECT/);
-    expect(statements[1]).toMatch(/^UPDATE agent_session SET iteration/);
+    expect(statements[1]).toMatch(/^INSERT INTO tool_call_journal/);
+    expect(statements[2]).toMatch(/^UPDATE agent_session SET iteration/);
+    expect(statements[3]).toMatch(/^UPDATE tool_call_journal/);
+    const commits = onCallPath().filter((sql) => /^COMMIT/i.test(sql));
+    expect(commits).toHaveLength(1);
+  });
+
+  it('an act of a new iteration whose only call is reused still records the iteration', async () => {
+    recording.clear();
+    expect(await act('next-1', 3)).toMatchObject({ status: 'COMPLETED', reused: true });
+    expect(onCallPath().filter((sql) => /^UPDATE agent_session SET iteration/.test(sql))).toHaveLength(1);
+    const session = await suite.gw.http.get(`/api/v1/sessions/${sessionId}`).set(runtime).expect(200);
+    expect(session.body.iteration).toBe(3);
   });
 
   it('a repeated act reuses the stored result with one read and no write', async () => {
     recording.clear();
-    expect(await act('first-1', 2)).toMatchObject({ status: 'COMPLETED', reused: true });
+    expect(await act('first-1', 3)).toMatchObject({ status: 'COMPLETED', reused: true });
     expect(onCallPath()).toHaveLength(1);
   });
 });

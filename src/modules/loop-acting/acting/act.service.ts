@@ -2,13 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { DomainError } from '@app/common/errors/domain-error';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { validationFailed } from '@app/common/errors/validation';
-import { AgentSessionRepository } from '../sessions/agent-session.repository';
 import { SessionsService } from '../sessions/sessions.service';
 import type { AgentSessionEntity } from '../sessions/agent-session.entity';
 import type { SubmittedCall } from '../sessions/session.types';
 import { LoopActingErrorCode } from '../loop-acting.errors';
 import type { ActBody } from '../sessions/act-body.schema';
 import type { ActResponse } from './act.types';
+import type { BatchContext } from './acting.types';
 import { BatchRunner, notRunResult } from './batch-runner';
 import { VisibilitySnapshotService } from '@app/modules/agent-config/visibility/visibility-snapshot.service';
 import { ConfigVersionService } from '@app/database/config-version.service';
@@ -21,7 +21,6 @@ import { bindLogFields } from '@app/common/logging/log-context';
 export class ActService {
   constructor(
     private readonly sessions: SessionsService,
-    private readonly sessionRepo: AgentSessionRepository,
     private readonly batches: BatchRunner,
     private readonly actState: ActStateQuery,
     private readonly snapshots: VisibilitySnapshotService,
@@ -78,12 +77,14 @@ export class ActService {
       );
     }
     assertUniqueIds(calls);
+    const ctx: BatchContext = { session, iteration: dto.iteration, entry: 'ACT', freshSince, signal };
     if (dto.iteration > session.iteration) {
-      await this.sessionRepo.raiseIteration(session.id, dto.iteration);
+      // Written with the batch's first STARTED (one commit), or alone when no call claims.
+      ctx.iterationToRecord = dto.iteration;
       session.iteration = dto.iteration;
     }
-    const ctx = { session, iteration: dto.iteration, entry: 'ACT' as const, freshSince, signal };
     if (dto.iteration > session.iterationBudget) {
+      await this.batches.recordIteration(ctx);
       const hitlRequest = await this.batches.interrupt(
         ctx,
         {

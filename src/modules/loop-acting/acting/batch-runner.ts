@@ -62,6 +62,29 @@ export class BatchRunner {
     leading: ActResult[] = [],
     prefetched?: Map<string, JournalEntry>,
   ): Promise<ActResponse> {
+    try {
+      return await this.runCalls(ctx, calls, grant, leading, prefetched);
+    } finally {
+      // No call claimed (all reused, refused, interrupted or refused up front): the new iteration is written alone.
+      await this.recordIteration(ctx);
+    }
+  }
+
+  /** Writes the act's new iteration now, unless a claim already did. */
+  async recordIteration(ctx: BatchContext): Promise<void> {
+    const iteration = ctx.iterationToRecord;
+    if (iteration === undefined) return;
+    await this.sessions.raiseIteration(ctx.session.id, iteration);
+    ctx.iterationToRecord = undefined;
+  }
+
+  private async runCalls(
+    ctx: BatchContext,
+    calls: readonly SubmittedCall[],
+    grant: ApprovalGrant | null,
+    leading: ActResult[],
+    prefetched: Map<string, JournalEntry> | undefined,
+  ): Promise<ActResponse> {
     const existing = await this.preflight(ctx, calls, prefetched);
     const results = [...leading];
     for (let i = 0; i < calls.length; i++) {

@@ -83,9 +83,12 @@ export class ToolCallJournalRepository {
     return rows.map((r) => this.toEntry(r));
   }
 
-  /** Inserts STARTED; false when another submission holds the key (the primary key decides). */
-  async claim(e: NewJournalEntry, now: number): Promise<boolean> {
-    return this.insert(e, 'STARTED', now, null);
+  /**
+   * Inserts STARTED; false when another submission holds the key (the primary key decides). `alongside` (e.g.
+   * recording the session's new iteration) commits in the same transaction, only with a won claim.
+   */
+  async claim(e: NewJournalEntry, now: number, alongside?: (tx: HotStatements) => Promise<void>): Promise<boolean> {
+    return this.insert(e, 'STARTED', now, null, alongside);
   }
 
   /** Records a call that was refused before running (bad arguments, not visible) as FAILED, with its result. */
@@ -201,6 +204,7 @@ export class ToolCallJournalRepository {
     state: 'STARTED' | 'FAILED',
     now: number,
     result: { content: string; errorClass: string; resultStatus: string } | null,
+    alongside?: (tx: HotStatements) => Promise<void>,
   ): Promise<boolean> {
     const content = result?.content ?? null;
     const chunks = content === null ? [] : textChunks(content);
@@ -233,12 +237,13 @@ export class ToolCallJournalRepository {
     const sql = `INSERT INTO tool_call_journal (${this.table.columnList}) VALUES ${this.table.rowMarks}`;
     const params = this.table.values(row);
     try {
-      if (chunkCount === 0) {
+      if (chunkCount === 0 && !alongside) {
         await this.sql.run(sql, params);
       } else {
         await this.sql.transaction(async (tx) => {
           await tx.run(sql, params);
           await this.writeChunks(tx, e, chunks);
+          await alongside?.(tx);
         });
       }
       return true;
