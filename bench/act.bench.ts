@@ -9,7 +9,7 @@
  *      BENCH_DIALECTS (sqlite,mysql), BENCH_PROFILE_DIR (CPU-profile each gateway),
  *      TEST_MYSQL_URL (a MySQL/MariaDB server; else a throwaway MariaDB with durable defaults is started when installed).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findMariaDbBinaries } from '@test/support/mariadb-binaries';
@@ -43,6 +43,20 @@ const CALLERS = [1, 8];
 const MESSAGE = 'hello from the bench';
 /** The path of the bare mysql2 client (MySQL only). */
 const JOURNAL_FLOOR = 'journal floor';
+
+/**
+ * CPU time (user + system, ms) a process has used, from /proc (Linux): the gateway serves only the act path, so its
+ * CPU per act does not depend on how busy the rest of the machine is, unlike the latencies.
+ */
+function cpuMsOf(pid: number | undefined): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return null;
+  }
+}
 
 /** The database of one dialect, and how to get rid of it. */
 interface BenchDatabase {
@@ -103,11 +117,13 @@ async function benchDialect(
       Array.from({ length: Math.max(...CALLERS) }, () => openSession(gateway.gw, gateway.seeded)),
     );
     let seq = 0;
+    let acts = 0;
     const paths: Record<string, BenchCall> = {
       ...direct.paths('echo', { message: MESSAGE }),
       'floor proxy': () => floor.call('echo', { message: MESSAGE }),
       ...(dbFloor ? { [JOURNAL_FLOOR]: dbFloor.call } : {}),
       [`act (${dialect})`]: async (caller) => {
+        acts++;
         const id = `bench-${caller}-${++seq}`;
         const res = await http.post(`/api/v1/sessions/${sessions[caller]}/act`, {
           iteration: 1,
@@ -120,7 +136,15 @@ async function benchDialect(
     };
     await warmUp(paths, WARMUP);
     const rows: ComparisonRow[] = [];
-    for (const callers of CALLERS) rows.push({ callers, samples: await compareSideBySide(paths, callers, N, ROUNDS) });
+    for (const callers of CALLERS) {
+      const [cpu0, acts0] = [cpuMsOf(gateway.gw.pid), acts];
+      rows.push({ callers, samples: await compareSideBySide(paths, callers, N, ROUNDS) });
+      const cpu1 = cpuMsOf(gateway.gw.pid);
+      if (cpu0 !== null && cpu1 !== null)
+        console.log(
+          `act (${dialect}) at ${callers} caller(s): gateway process CPU ${((cpu1 - cpu0) / (acts - acts0)).toFixed(3)} ms per act (${acts - acts0} acts)`,
+        );
+    }
     return rows;
   } finally {
     await dbFloor?.close();
