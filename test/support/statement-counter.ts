@@ -1,5 +1,6 @@
-import Database from 'better-sqlite3';
 import { Connection } from 'mysql2';
+import type { DataSource } from 'typeorm';
+import type { HotSql } from '@app/database/hot-sql';
 
 /** The statements the drivers of this process ran since {@link recordStatements} started. */
 export interface StatementRecording {
@@ -14,11 +15,12 @@ export interface StatementRecording {
 type Method = (this: unknown, ...args: unknown[]) => unknown;
 
 /**
- * Records every statement this process sends to a database, at the driver (better-sqlite3's statement methods,
- * mysql2's `query`/`execute`): what a request costs in statements, and on MySQL in round trips, whatever layer
- * (TypeORM, the raw hot path) sent them. For an in-process gateway; one recording at a time.
+ * Records every statement an in-process gateway sends to its database, at the driver: on SQLite the statements of
+ * its one better-sqlite3 connection (patched on that connection and its statement objects only: the addon's classes
+ * are shared by every test file of a Jest worker), on MySQL mysql2's `query`/`execute`. What a request costs in
+ * statements, and on MySQL in round trips, whatever layer (TypeORM, the raw hot path) sent them. One at a time.
  */
-export function recordStatements(): StatementRecording {
+export function recordStatements(dataSource: DataSource, hotSql: HotSql): StatementRecording {
   const statements: string[] = [];
   const restore: Array<() => void> = [];
   const wrap = (proto: Record<string, unknown>, name: string, sqlOf: (self: unknown, args: unknown[]) => string) => {
@@ -30,11 +32,20 @@ export function recordStatements(): StatementRecording {
     restore.push(() => (proto[name] = original));
   };
 
-  const probe = new Database(':memory:');
-  const sqliteStatement = Object.getPrototypeOf(probe.prepare('SELECT 1')) as Record<string, unknown>;
-  probe.close();
-  for (const name of ['run', 'all', 'get', 'iterate'])
-    wrap(sqliteStatement, name, (self) => String((self as { source: string }).source));
+  if (dataSource.options.type === 'better-sqlite3') {
+    type Statement = Record<string, unknown> & { source: string };
+    const db = (dataSource.driver as unknown as { databaseConnection: Record<string, unknown> }).databaseConnection;
+    const wrapStatement = (stmt: Statement) => {
+      for (const name of ['run', 'all', 'get', 'iterate']) wrap(stmt, name, () => stmt.source);
+      return stmt;
+    };
+    // Statements HotSql prepared before the recording started, then every statement prepared from now on.
+    const cached = (hotSql as unknown as { sqlite?: { statements: Map<string, Statement> } }).sqlite?.statements;
+    for (const stmt of cached?.values() ?? []) wrapStatement(stmt);
+    const prepare = db.prepare as (sql: string) => Statement;
+    db.prepare = (sql: string) => wrapStatement(prepare.call(db, sql));
+    restore.push(() => (db.prepare = prepare));
+  }
 
   let mysqlBase = Connection.prototype as unknown as Record<string, unknown> | null;
   while (mysqlBase && !Object.prototype.hasOwnProperty.call(mysqlBase, 'execute'))
@@ -43,7 +54,8 @@ export function recordStatements(): StatementRecording {
     const first = args[0];
     return typeof first === 'string' ? first : String((first as { sql?: string } | undefined)?.sql);
   };
-  if (mysqlBase) for (const name of ['query', 'execute']) wrap(mysqlBase, name, mysqlSql);
+  if (mysqlBase && dataSource.options.type !== 'better-sqlite3')
+    for (const name of ['query', 'execute']) wrap(mysqlBase, name, mysqlSql);
 
   return {
     statements,
