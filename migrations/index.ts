@@ -9,6 +9,7 @@ import { AddHitlReviewers1764461500000 } from './1764461500000-AddHitlReviewers'
 import { AddSessionRetentionIndex1764461600000 } from './1764461600000-AddSessionRetentionIndex';
 import { WidenRequestSizedColumns1764461700000 } from './1764461700000-WidenRequestSizedColumns';
 import { AddAgentLoopFieldsAndSessionEvents1764461800000 } from './1764461800000-AddAgentLoopFieldsAndSessionEvents';
+import { StoreResumeResponses1764461900000 } from './1764461900000-StoreResumeResponses';
 import { CreateKnowledgeBases1764462100000 } from './1764462100000-CreateKnowledgeBases';
 import { CreateSkillTables1764462200000 } from './1764462200000-CreateSkillTables';
 import { CreateArtifacts1764462300000 } from './1764462300000-CreateArtifacts';
@@ -28,6 +29,7 @@ export const GATEWAY_MIGRATIONS = [
   AddSessionRetentionIndex1764461600000,
   WidenRequestSizedColumns1764461700000,
   AddAgentLoopFieldsAndSessionEvents1764461800000,
+  StoreResumeResponses1764461900000,
   CreateKnowledgeBases1764462100000,
   CreateSkillTables1764462200000,
   CreateArtifacts1764462300000,

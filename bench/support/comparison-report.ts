@@ -15,6 +15,8 @@ export interface BenchGoal {
   value: number;
   /** Whether the value meets the goal. */
   met: boolean;
+  /** Printed after the value instead of `x` (a ratio) when set, e.g. `ms`. */
+  unit?: string;
 }
 
 /** The machine and run settings every benchmark prints before its figures. */
@@ -105,8 +107,33 @@ export function printFloorShare(
   );
 }
 
+/**
+ * The gateway's own p50 work (`gatewayPath` minus `floorPath`, the hop it cannot avoid) set against what the
+ * database needs at the least (`dbFloorPath`: a bare client making the same read and commits). Returns the gap
+ * in ms: what the gateway adds beyond its hop and its database.
+ */
+export function printDatabaseFloorGap(
+  rows: ComparisonRow[],
+  callers: number,
+  floorPath: string,
+  dbFloorPath: string,
+  gatewayPath: string,
+): number {
+  const row = rows.find((r) => r.callers === callers)!;
+  const p50 = (path: string) => summarize(row.samples[path].latencies).p50;
+  const own = p50(gatewayPath) - p50(floorPath);
+  const gap = own - p50(dbFloorPath);
+  console.log(
+    `${gatewayPath} at ${callers} caller(s): ${own.toFixed(3)} ms of own work = ${p50(dbFloorPath).toFixed(3)} ms the database needs at the least (${dbFloorPath}) + ${gap.toFixed(3)} ms the gateway adds`,
+  );
+  return gap;
+}
+
 /** Prints each goal as met or missed. */
 export function printGoals(goals: BenchGoal[]): void {
-  for (const g of goals) console.log(`goal ${g.label}: ${ratio(g.value)} ${g.met ? 'MET' : 'MISSED'}`);
+  for (const g of goals) {
+    const value = g.unit ? `${g.value.toFixed(3)} ${g.unit}` : ratio(g.value);
+    console.log(`goal ${g.label}: ${value} ${g.met ? 'MET' : 'MISSED'}`);
+  }
   console.log('');
 }

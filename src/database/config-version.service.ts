@@ -2,8 +2,18 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { HotSql } from './hot-sql';
-import { runStatement } from './run-statement';
 import { isUniqueViolation } from './unique-violation';
+
+/**
+ * Select-list items that read both stamps (`cv_global`, `cv_tenant`) in any statement; bind the tenant id at the `?`.
+ * See {@link ConfigVersionService.observe}.
+ */
+export const VERSION_SELECT =
+  '(SELECT version FROM config_version WHERE id = 1) AS cv_global, (SELECT version FROM tenant_config_version WHERE tenant_id = ?) AS cv_tenant';
+
+function versionOf(row: Record<string, unknown>): string {
+  return `${Number(row.cv_global ?? 0)}:${Number(row.cv_tenant ?? 0)}`;
+}
 
 /**
  * The configuration version stamps shared by every gateway instance on one database: one global stamp (platform-
@@ -64,12 +74,19 @@ export class ConfigVersionService {
     return version;
   }
 
+  /**
+   * The version of a row read by a statement that carries {@link VERSION_SELECT} (another hot read of the same
+   * request, e.g. act's session read: one round trip instead of two), recorded as {@link read} records it.
+   */
+  observe(tenantId: string, row: Record<string, unknown>): string {
+    const version = versionOf(row);
+    this.seen.set(tenantId, version);
+    return version;
+  }
+
   private async readFromDatabase(tenantId: string): Promise<string> {
-    const [row] = await this.sql.all<{ g: unknown; t: unknown }>(
-      'SELECT (SELECT version FROM config_version WHERE id = 1) AS g, (SELECT version FROM tenant_config_version WHERE tenant_id = ?) AS t',
-      [tenantId],
-    );
-    return `${Number(row?.g ?? 0)}:${Number(row?.t ?? 0)}`;
+    const [row] = await this.sql.all(`SELECT ${VERSION_SELECT}`, [tenantId]);
+    return versionOf(row ?? {});
   }
 
   /**
@@ -87,19 +104,21 @@ export class ConfigVersionService {
     }
   }
 
+  /** Raw statements through HotSql (the one way these tables are read and written), in the caller's transaction. */
   private async increment(manager: EntityManager, tenantId: string | null): Promise<void> {
+    const db = this.sql.on(manager);
     if (tenantId === null) {
-      await manager.query('UPDATE config_version SET version = version + 1 WHERE id = 1');
+      await db.run('UPDATE config_version SET version = version + 1 WHERE id = 1', []);
       return;
     }
     const increment = 'UPDATE tenant_config_version SET version = version + 1 WHERE tenant_id = ?';
-    if ((await runStatement(manager, increment, [tenantId])) > 0) return;
+    if ((await db.run(increment, [tenantId])) > 0) return;
     try {
-      await manager.query('INSERT INTO tenant_config_version (tenant_id, version) VALUES (?, 1)', [tenantId]);
+      await db.run('INSERT INTO tenant_config_version (tenant_id, version) VALUES (?, 1)', [tenantId]);
     } catch (err) {
       // Another writer created the row first: count this change on it.
       if (!isUniqueViolation(err)) throw err;
-      await manager.query(increment, [tenantId]);
+      await db.run(increment, [tenantId]);
     }
   }
 }

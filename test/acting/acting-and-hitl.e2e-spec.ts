@@ -242,11 +242,11 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
       [requestId],
     );
     await ds.query(
-      "INSERT INTO resume_record (session_id, client_message_id, state, response_chunks, created_at) VALUES (?, 'crashed', 'IN_PROGRESS', 0, ?)",
+      "INSERT INTO resume_record (session_id, client_message_id, state, created_at) VALUES (?, 'crashed', 'IN_PROGRESS', ?)",
       [sessionId, Date.now() - 60_000],
     );
     await ds.query(
-      "INSERT INTO resume_record (session_id, client_message_id, state, response_chunks, created_at) VALUES (?, 'young', 'IN_PROGRESS', 0, ?)",
+      "INSERT INTO resume_record (session_id, client_message_id, state, created_at) VALUES (?, 'young', 'IN_PROGRESS', ?)",
       [sessionId, Date.now()],
     );
     expect((await resume(sessionId, { clientMessageId: 'young' }, 409)).body.error.code).toBe('RESUME_IN_PROGRESS');

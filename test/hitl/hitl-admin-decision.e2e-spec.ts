@@ -279,7 +279,7 @@ describeEachDialect('HITL decided by an admin (POST /admin/hitl/{id}/decision, h
       [`admin-decision:${requestId}`, requestId],
     );
     await ds.query(
-      "INSERT INTO resume_record (session_id, client_message_id, state, response_chunks, created_at) VALUES (?, ?, 'IN_PROGRESS', 0, ?)",
+      "INSERT INTO resume_record (session_id, client_message_id, state, created_at) VALUES (?, ?, 'IN_PROGRESS', ?)",
       [sessionId, `admin-decision:${requestId}`, Date.now() - 60_000],
     );
     expect((await decide(requestId, acmeAdmin, { decision: 'REJECT', reviewer: 'erin' }, 409)).body.error.code).toBe(

@@ -68,8 +68,8 @@ class RetentionSeed {
       );
     }
     await this.db.query(
-      'INSERT INTO resume_record (session_id, client_message_id, state, response_chunks, created_at) VALUES (?, ?, ?, ?, ?)',
-      [id, 'm-1', 'DONE', 0, opts.updatedAt],
+      'INSERT INTO resume_record (session_id, client_message_id, state, response, created_at) VALUES (?, ?, ?, ?, ?)',
+      [id, 'm-1', 'DONE', '{"status":"COMPLETED","results":[]}', opts.updatedAt],
     );
     for (const h of opts.hitl ?? [{ status: 'DECIDED' }]) {
       await this.db.query(

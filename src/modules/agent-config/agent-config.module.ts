@@ -12,7 +12,7 @@ import { AdminToolSpecsController } from './admin-tool-specs.controller';
 import { VisibilitySnapshotService } from './visibility/visibility-snapshot.service';
 import { ToolVisibilityService } from './visibility/tool-visibility.service';
 import { ToolRegistryModule } from '@app/modules/tool-registry/tool-registry.module';
-import { AgentSessionEntity } from '@app/modules/loop-acting/sessions/agent-session.entity';
+import { SessionStoreModule } from '@app/modules/loop-acting/sessions/session-store.module';
 import { ToolSpecsReply } from './tool-specs.reply';
 import { AgentSkillIdsGuard } from './agent-skill-ids.guard';
 import { SessionRemindersRegistry } from './reminders/session-reminders.registry';
@@ -23,7 +23,8 @@ import { AgentLoopFieldsValidator } from './agent-loop-fields.validator';
 /** Agents, bindings, capability policy, the visibility pipeline and the model-format emitters. */
 @Module({
   imports: [
-    TypeOrmModule.forFeature([AgentEntity, AgentToolBindingEntity, TenantCapabilityEntity, AgentSessionEntity]),
+    TypeOrmModule.forFeature([AgentEntity, AgentToolBindingEntity, TenantCapabilityEntity]),
+    SessionStoreModule,
     ToolRegistryModule,
     ModelProvidersModule,
   ],

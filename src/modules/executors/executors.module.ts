@@ -1,5 +1,4 @@
 import { Module, OnModuleInit } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { MetricsModule } from '@app/modules/metrics/metrics.module';
 import { OutboundGuard } from './outbound/outbound-guard';
 import { OutboundHttpAgent } from './outbound/outbound-http.agent';
@@ -9,7 +8,6 @@ import { McpRemoteToolExecutor } from './mcp/mcp-remote.executor';
 import { ToolCallPolicy } from './call-policy/tool-call-policy';
 import { CallTargetRegistry } from './call-path/call-target.registry';
 import { ToolCallPathService } from './call-path/tool-call-path.service';
-import { ToolCallLogEntity } from './tool-call-log/tool-call-log.entity';
 import { ToolCallLogService } from './tool-call-log/tool-call-log.service';
 import { ToolCallLogQuery } from './tool-call-log/tool-call-log.query';
 import { ToolHeadersResolver } from './secrets/tool-headers.resolver';
@@ -22,7 +20,7 @@ import { ToolCallsAdminController } from './tool-call-log/tool-calls-admin.contr
  * policy and the tool log. Knows nothing of journals or approvals.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([ToolCallLogEntity]), TenantSecretsModule, MetricsModule],
+  imports: [TenantSecretsModule, MetricsModule],
   controllers: [ToolCallsAdminController],
   providers: [
     OutboundGuard,

@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { MetricsModule } from '@app/modules/metrics/metrics.module';
 import { AgentConfigModule } from '@app/modules/agent-config/agent-config.module';
 import { ToolRegistryModule } from '@app/modules/tool-registry/tool-registry.module';
@@ -12,8 +11,7 @@ import { SandboxModule } from '@app/modules/sandbox/sandbox.module';
 import { HitlModule } from '@app/modules/hitl/hitl.module';
 import { ExecutorsModule } from '@app/modules/executors/executors.module';
 import { ToolInvocationModule } from '@app/modules/tool-invocation/tool-invocation.module';
-import { AgentSessionEntity } from './sessions/agent-session.entity';
-import { AgentSessionRepository } from './sessions/agent-session.repository';
+import { SessionStoreModule } from './sessions/session-store.module';
 import { SessionsService } from './sessions/sessions.service';
 import { SessionsController } from './sessions/sessions.controller';
 import { ToolCallJournalRepository } from './journal/tool-call-journal.repository';
@@ -24,6 +22,7 @@ import { ToolResultReader } from './results/tool-result.reader';
 import { CallRunner } from './acting/call-runner';
 import { BatchRunner } from './acting/batch-runner';
 import { ActService } from './acting/act.service';
+import { ActStateQuery } from './acting/act-state.query';
 import { ResumeService } from './acting/resume.service';
 import { ResumeRecordRepository } from './acting/resume-record.repository';
 import { ResumeDecisionApplier } from './acting/resume-decision.applier';
@@ -37,7 +36,7 @@ import { JournalOrphanSweepJob } from './journal/journal-orphan-sweep.job';
 /** Sessions, the idempotency journal, the result store, act and resume. */
 @Module({
   imports: [
-    TypeOrmModule.forFeature([AgentSessionEntity]),
+    SessionStoreModule,
     AgentConfigModule,
     ToolRegistryModule,
     HitlModule,
@@ -56,7 +55,6 @@ import { JournalOrphanSweepJob } from './journal/journal-orphan-sweep.job';
     HitlDecisionController,
   ],
   providers: [
-    AgentSessionRepository,
     SessionsService,
     SessionCloseHooks,
     ToolCallJournalRepository,
@@ -66,6 +64,7 @@ import { JournalOrphanSweepJob } from './journal/journal-orphan-sweep.job';
     CallRunner,
     BatchRunner,
     ActService,
+    ActStateQuery,
     ResumeService,
     ResumeRecordRepository,
     ResumeDecisionApplier,
@@ -75,6 +74,6 @@ import { JournalOrphanSweepJob } from './journal/journal-orphan-sweep.job';
     JournalOrphanSweepService,
     JournalOrphanSweepJob,
   ],
-  exports: [SessionsService, SessionCloseHooks, ToolResultStore, ToolResultReader, ActService, AgentSessionRepository],
+  exports: [SessionsService, SessionCloseHooks, ToolResultStore, ToolResultReader, ActService, SessionStoreModule],
 })
 export class LoopActingModule {}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { runStatement } from '@app/database/run-statement';
+import { HotSql } from '@app/database/hot-sql';
 
 /** A closed session due for deletion, as read for a retention batch. */
 export interface ClosedSessionRef {
@@ -27,7 +27,11 @@ export interface ClosedSessionCursor {
 export class RetentionRepository {
   private readonly mysql: boolean;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+  /** Raw statements through HotSql: the journal, session and tool log are hot tables, read and written that one way. */
+  constructor(
+    @InjectDataSource() dataSource: DataSource,
+    private readonly sql: HotSql,
+  ) {
     this.mysql = dataSource.options.type !== 'better-sqlite3';
   }
 
@@ -38,9 +42,9 @@ export class RetentionRepository {
     cursor: ClosedSessionCursor | null,
   ): Promise<ClosedSessionRef[]> {
     const after = cursor ? ' AND (updated_at > ? OR (updated_at = ? AND id > ?))' : '';
-    const params: unknown[] = [cutoff, ...(cursor ? [cursor.updatedAt, cursor.updatedAt, cursor.id] : []), limit];
-    const rows: Array<{ id: string; tenant_id: string; updated_at: string | number }> = await this.dataSource.query(
-      `SELECT id, tenant_id, updated_at FROM agent_session WHERE status = 'CLOSED' AND updated_at < ?${after} ORDER BY updated_at, id LIMIT ?`,
+    const params: unknown[] = [cutoff, ...(cursor ? [cursor.updatedAt, cursor.updatedAt, cursor.id] : [])];
+    const rows = await this.sql.all<{ id: string; tenant_id: string; updated_at: string | number }>(
+      `SELECT id, tenant_id, updated_at FROM agent_session WHERE status = 'CLOSED' AND updated_at < ?${after} ORDER BY updated_at, id LIMIT ${rowLimit(limit)}`,
       params,
     );
     return rows.map((r) => ({ id: r.id, tenantId: r.tenant_id, updatedAt: Number(r.updated_at) }));
@@ -56,7 +60,7 @@ export class RetentionRepository {
     );
   }
 
-  /** Stored result chunks of a session (tool results and resume responses). */
+  /** Stored result chunks of a session (continuations of long tool results). */
   deleteResultChunks(session: ClosedSessionRef, limit: number): Promise<number> {
     return this.boundedDelete('tool_result_chunk', 'session_id = ?', [session.id], limit);
   }
@@ -86,8 +90,7 @@ export class RetentionRepository {
 
   /** The session row itself: only while still CLOSED and once nothing that retention keeps refers to it. */
   async deleteSessionIfEmpty(session: ClosedSessionRef): Promise<boolean> {
-    const deleted = await runStatement(
-      this.dataSource,
+    const deleted = await this.sql.run(
       "DELETE FROM agent_session WHERE id = ? AND tenant_id = ? AND status = 'CLOSED'" +
         ' AND NOT EXISTS (SELECT 1 FROM tool_call_journal WHERE tenant_id = ? AND session_id = ?)' +
         ' AND NOT EXISTS (SELECT 1 FROM hitl_request WHERE session_id = ?)',
@@ -103,8 +106,13 @@ export class RetentionRepository {
 
   private boundedDelete(table: string, where: string, params: unknown[], limit: number): Promise<number> {
     const sql = this.mysql
-      ? `DELETE FROM ${table} WHERE ${where} LIMIT ?`
-      : `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE ${where} LIMIT ?)`;
-    return runStatement(this.dataSource, sql, [...params, limit]);
+      ? `DELETE FROM ${table} WHERE ${where} LIMIT ${rowLimit(limit)}`
+      : `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE ${where} LIMIT ${rowLimit(limit)})`;
+    return this.sql.run(sql, params);
   }
+}
+
+/** A LIMIT written into the statement (MySQL's prepared statements take no portable placeholder there). */
+function rowLimit(limit: number): number {
+  return Math.max(1, Math.floor(limit));
 }

@@ -1,17 +1,16 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
-import { AgentSessionEntity } from '@app/modules/loop-acting/sessions/agent-session.entity';
+import type { AgentSessionEntity } from '@app/modules/loop-acting/sessions/agent-session.entity';
+import { AgentSessionRepository } from '@app/modules/loop-acting/sessions/agent-session.repository';
 
 /** The session a tool-specs request names: of the request's tenant and agent, else 404. */
 @Injectable()
 export class ToolSpecsSessionReader {
-  constructor(@InjectRepository(AgentSessionEntity) private readonly sessions: Repository<AgentSessionEntity>) {}
+  constructor(private readonly sessions: AgentSessionRepository) {}
 
   async find(tenantId: string, agentId: string, sessionId: string): Promise<AgentSessionEntity> {
-    const session = await this.sessions.findOne({ where: { id: sessionId } });
+    const session = await this.sessions.find(sessionId);
     if (!session || session.tenantId !== tenantId || session.agentId !== agentId)
       throw new DomainError(
         CommonErrorCode.NOT_FOUND,

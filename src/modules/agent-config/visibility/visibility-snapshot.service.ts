@@ -55,8 +55,10 @@ interface TenantEntry {
 }
 
 /** A version read in flight, shared by the requests that arrived before it started. */
-interface VersionRead {
+export interface VersionRead {
+  /** performance.now() when the read started. */
   startedAt: number;
+  /** ConfigVersionService.localBumpCount() when it started. */
   bumps: number;
   version: Promise<string>;
 }
@@ -80,8 +82,14 @@ export class VisibilitySnapshotService {
    * version it read at arrival serves all its calls, and reads of concurrent requests are shared when they
    * started late enough. TOOL_SPECS_CACHE_CHECK_MS > 0 accepts a view confirmed that recently instead, unless
    * this instance wrote configuration since (its own writes show at once; other instances' within the interval).
+   * `ownRead`: a version read the caller already made in another statement (act reads it with the session), used
+   * instead of a read of its own; it must have started at or after `freshSince`.
    */
-  async tenantView(tenantId: string, freshSince: number = performance.now()): Promise<TenantView> {
+  async tenantView(
+    tenantId: string,
+    freshSince: number = performance.now(),
+    ownRead?: VersionRead,
+  ): Promise<TenantView> {
     const interval = this.config.toolSpecsCacheCheckMs;
     const cached = this.tenants.get(tenantId);
     if (
@@ -93,7 +101,7 @@ export class VisibilitySnapshotService {
     ) {
       return cached.view;
     }
-    const read = this.readVersion(tenantId, freshSince);
+    const read = ownRead && ownRead.startedAt >= freshSince ? ownRead : this.readVersion(tenantId, freshSince);
     const version = await read.version;
     const current = this.tenants.get(tenantId);
     if (current && current.version === version) {

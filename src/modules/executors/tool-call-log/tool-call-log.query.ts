@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { FindOptionsWhere, Repository } from 'typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { HotSql } from '@app/database/hot-sql';
+import { HotTable } from '@app/database/hot-table';
 import { ToolCallLogEntity } from './tool-call-log.entity';
 import { ToolCallLogService } from './tool-call-log.service';
 import { toIso } from '@app/database/epoch-ms.transformer';
@@ -35,28 +37,49 @@ export interface ToolCallLogView {
   createdAt: string;
 }
 
-/** Reads of the tool log for admins (pending rows are flushed first, so a read sees every finished call). */
+/**
+ * Reads of the tool log for admins (pending rows are flushed first, so a read sees every finished call), the one
+ * way the log is written: raw SQL through {@link HotSql}, columns from the entity.
+ */
 @Injectable()
 export class ToolCallLogQuery {
+  private readonly table: HotTable<ToolCallLogEntity>;
+
   constructor(
-    @InjectRepository(ToolCallLogEntity) private readonly rows: Repository<ToolCallLogEntity>,
+    @InjectDataSource() dataSource: DataSource,
+    private readonly sql: HotSql,
     private readonly writer: ToolCallLogService,
-  ) {}
+  ) {
+    this.table = new HotTable(dataSource, ToolCallLogEntity);
+  }
 
   async list(filter: ToolCallLogFilter): Promise<[ToolCallLogView[], number]> {
     await this.writer.flush();
-    const where: FindOptionsWhere<ToolCallLogEntity> = {};
-    if (filter.tenantId !== null) where.tenantId = filter.tenantId;
-    if (filter.sessionId) where.sessionId = filter.sessionId;
-    if (filter.toolName) where.toolName = filter.toolName;
-    if (filter.status) where.status = filter.status;
-    const [rows, total] = await this.rows.findAndCount({
-      where,
-      order: { createdAt: 'ASC', id: 'ASC' },
-      skip: filter.skip,
-      take: filter.take,
-    });
-    return [rows.map(toView), total];
+    const where: string[] = [];
+    const params: unknown[] = [];
+    const filters: Array<[keyof ToolCallLogEntity, string | null | undefined]> = [
+      ['tenantId', filter.tenantId],
+      ['sessionId', filter.sessionId],
+      ['toolName', filter.toolName],
+      ['status', filter.status],
+    ];
+    for (const [property, value] of filters) {
+      if (value === null || value === undefined || value === '') continue;
+      where.push(`${this.table.column(property)} = ?`);
+      params.push(value);
+    }
+    const clause = where.length ? ` WHERE ${where.join(' AND ')}` : '';
+    // Integers checked here and written in: MySQL's prepared statements take no placeholder in LIMIT portably.
+    const take = Math.max(0, Math.floor(filter.take));
+    const skip = Math.max(0, Math.floor(filter.skip));
+    const [rows, [count]] = await Promise.all([
+      this.sql.all(
+        `SELECT ${this.table.columnList} FROM tool_call_log${clause} ORDER BY created_at, id LIMIT ${take} OFFSET ${skip}`,
+        params,
+      ),
+      this.sql.all<{ total: string | number }>(`SELECT COUNT(*) AS total FROM tool_call_log${clause}`, params),
+    ]);
+    return [rows.map((r) => toView(this.table.fromRow(r))), Number(count?.total ?? 0)];
   }
 }
 

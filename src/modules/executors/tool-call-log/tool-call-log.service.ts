@@ -1,5 +1,8 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { HotSql } from '@app/database/hot-sql';
+import { HotTable } from '@app/database/hot-table';
 import { timeOrderedId } from '@app/common/time-ordered-id';
 import { ToolCallLogEntity } from './tool-call-log.entity';
 import { redactArguments, redactedPreview } from '@app/common/redaction';
@@ -8,49 +11,6 @@ import { loggedArguments } from './tool-call-log.arguments';
 const PREVIEW_CHARS = 2000;
 const FLUSH_DELAY_MS = 20;
 const MAX_BATCH = 200;
-
-const LOG_COLUMNS = [
-  'id',
-  'tenant_id',
-  'session_id',
-  'agent_id',
-  'user_id',
-  'tool_call_id',
-  'tool_id',
-  'tool_name',
-  'status',
-  'entry',
-  'arguments_redacted',
-  'attempts',
-  'duration_ms',
-  'error_class',
-  'result_chars',
-  'result_preview',
-  'created_at',
-];
-const ROW_MARKS = `(${LOG_COLUMNS.map(() => '?').join(', ')})`;
-
-function rowValues(r: ToolCallLogEntity): unknown[] {
-  return [
-    r.id,
-    r.tenantId,
-    r.sessionId,
-    r.agentId,
-    r.userId,
-    r.toolCallId,
-    r.toolId,
-    r.toolName,
-    r.status,
-    r.entry,
-    r.argumentsRedacted,
-    r.attempts,
-    r.durationMs,
-    r.errorClass,
-    r.resultChars,
-    r.resultPreview,
-    r.createdAt,
-  ];
-}
 
 export interface ToolCallLogInput {
   tenantId: string | null;
@@ -85,7 +45,14 @@ export class ToolCallLogService implements OnModuleDestroy {
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
 
-  constructor(private readonly sql: HotSql) {}
+  private readonly table: HotTable<ToolCallLogEntity>;
+
+  constructor(
+    @InjectDataSource() dataSource: DataSource,
+    private readonly sql: HotSql,
+  ) {
+    this.table = new HotTable(dataSource, ToolCallLogEntity);
+  }
 
   record(input: ToolCallLogInput): void {
     this.pending.push({ input, at: Date.now() });
@@ -107,8 +74,8 @@ export class ToolCallLogService implements OnModuleDestroy {
         try {
           const chunk = slice.map(({ input, at }) => logRow(input, at));
           await this.sql.run(
-            `INSERT INTO tool_call_log (${LOG_COLUMNS.join(', ')}) VALUES ${chunk.map(() => ROW_MARKS).join(', ')}`,
-            chunk.flatMap(rowValues),
+            `INSERT INTO tool_call_log (${this.table.columnList}) VALUES ${chunk.map(() => this.table.rowMarks).join(', ')}`,
+            chunk.flatMap((row) => this.table.values(row)),
           );
         } catch (err) {
           this.logger.error(`Could not write ${slice.length} tool log row(s): ${(err as Error).message}`);

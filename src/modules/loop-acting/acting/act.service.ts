@@ -2,16 +2,17 @@ import { Injectable } from '@nestjs/common';
 import { DomainError } from '@app/common/errors/domain-error';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { validationFailed } from '@app/common/errors/validation';
-import { AgentSessionRepository } from '../sessions/agent-session.repository';
 import { SessionsService } from '../sessions/sessions.service';
 import type { AgentSessionEntity } from '../sessions/agent-session.entity';
 import type { SubmittedCall } from '../sessions/session.types';
 import { LoopActingErrorCode } from '../loop-acting.errors';
 import type { ActBody } from '../sessions/act-body.schema';
 import type { ActResponse } from './act.types';
+import type { BatchContext } from './acting.types';
 import { BatchRunner, notRunResult } from './batch-runner';
-import { ToolCallJournalRepository } from '../journal/tool-call-journal.repository';
 import { VisibilitySnapshotService } from '@app/modules/agent-config/visibility/visibility-snapshot.service';
+import { ConfigVersionService } from '@app/database/config-version.service';
+import { ActStateQuery } from './act-state.query';
 import { GatewayMetrics } from '@app/modules/metrics/gateway-metrics.service';
 import { bindLogFields } from '@app/common/logging/log-context';
 
@@ -20,10 +21,10 @@ import { bindLogFields } from '@app/common/logging/log-context';
 export class ActService {
   constructor(
     private readonly sessions: SessionsService,
-    private readonly sessionRepo: AgentSessionRepository,
     private readonly batches: BatchRunner,
-    private readonly journal: ToolCallJournalRepository,
+    private readonly actState: ActStateQuery,
     private readonly snapshots: VisibilitySnapshotService,
+    private readonly configVersion: ConfigVersionService,
     private readonly metrics: GatewayMetrics,
   ) {}
 
@@ -49,18 +50,22 @@ export class ActService {
     signal: AbortSignal | undefined,
   ): Promise<ActResponse> {
     const calls: SubmittedCall[] = dto.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments }));
-    // Three independent reads at once (one round trip instead of three on MySQL): the session, its journal
-    // entries (scoped by the key's tenant, so they reveal nothing when the session is not the caller's) and the
-    // configuration version that the calls' visibility re-check will then find fresh.
-    const [session, journaled] = await Promise.all([
-      this.sessions.load(auth, sessionId),
-      this.journal.findMany(
-        auth.tenantId!,
-        sessionId,
-        calls.map((c) => c.id),
-      ),
-      this.snapshots.tenantView(auth.tenantId!, freshSince),
+    // One statement reads the session, its journal entries (scoped by the key's tenant, so they reveal nothing
+    // when the session is not the caller's) and the configuration version that the calls' visibility re-check
+    // will then find fresh (the view is confirmed, or reloaded, with that version while nothing else waits).
+    const versionRead = { startedAt: performance.now(), bumps: this.configVersion.localBumpCount() };
+    const state = this.actState.read(
+      auth.tenantId!,
+      sessionId,
+      calls.map((c) => c.id),
+    );
+    const version = state.then((s) => s.configVersion);
+    version.catch(() => undefined); // awaited through `state`; the view may not need it
+    const [{ session: found, journaled }] = await Promise.all([
+      state,
+      this.snapshots.tenantView(auth.tenantId!, freshSince, { ...versionRead, version }),
     ]);
+    const session = this.sessions.inScope(auth, sessionId, found);
     assertAccepting(session);
     if (dto.iteration < session.iteration) {
       throw new DomainError(
@@ -72,12 +77,14 @@ export class ActService {
       );
     }
     assertUniqueIds(calls);
+    const ctx: BatchContext = { session, iteration: dto.iteration, entry: 'ACT', freshSince, signal };
     if (dto.iteration > session.iteration) {
-      await this.sessionRepo.raiseIteration(session.id, dto.iteration);
+      // Written with the batch's first STARTED (one commit), or alone when no call claims.
+      ctx.iterationToRecord = dto.iteration;
       session.iteration = dto.iteration;
     }
-    const ctx = { session, iteration: dto.iteration, entry: 'ACT' as const, freshSince, signal };
     if (dto.iteration > session.iterationBudget) {
+      await this.batches.recordIteration(ctx);
       const hitlRequest = await this.batches.interrupt(
         ctx,
         {

@@ -16,6 +16,11 @@ export interface BatchContext {
    * call in flight is not cut off: it finishes under its own budget and its outcome is journaled.
    */
   signal?: AbortSignal;
+  /**
+   * A higher iteration the act accepted and has not written yet: the batch's first claim writes it in the same
+   * transaction as STARTED (one commit instead of two); BatchRunner writes it alone when no call claimed.
+   */
+  iterationToRecord?: number;
 }
 
 /** A human's decision that lets exactly one call (by toolCallId and fingerprint) through. */

@@ -1,6 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { randomUUID } from 'node:crypto';
 import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
@@ -9,7 +7,7 @@ import { previewParams, previewText } from '@app/modules/hitl/requests/hitl-requ
 import { ToolCallLogService } from '@app/modules/executors/tool-call-log/tool-call-log.service';
 import { ToolCallJournalRepository } from '../journal/tool-call-journal.repository';
 import type { JournalEntry } from '../journal/journal.types';
-import { AgentSessionEntity } from '../sessions/agent-session.entity';
+import { AgentSessionRepository } from '../sessions/agent-session.repository';
 import type { HitlRequestView, PendingBatch, SubmittedCall } from '../sessions/session.types';
 import type { ActResponse, ActResult } from './act.types';
 import type { ApprovalGrant, BatchContext, InterruptSpec } from './acting.types';
@@ -28,7 +26,7 @@ export class BatchRunner {
     private readonly journal: ToolCallJournalRepository,
     private readonly hitl: HitlRequestsRepository,
     private readonly log: ToolCallLogService,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sessions: AgentSessionRepository,
   ) {}
 
   /**
@@ -63,6 +61,29 @@ export class BatchRunner {
     grant: ApprovalGrant | null,
     leading: ActResult[] = [],
     prefetched?: Map<string, JournalEntry>,
+  ): Promise<ActResponse> {
+    try {
+      return await this.runCalls(ctx, calls, grant, leading, prefetched);
+    } finally {
+      // No call claimed (all reused, refused, interrupted or refused up front): the new iteration is written alone.
+      await this.recordIteration(ctx);
+    }
+  }
+
+  /** Writes the act's new iteration now, unless a claim already did. */
+  async recordIteration(ctx: BatchContext): Promise<void> {
+    const iteration = ctx.iterationToRecord;
+    if (iteration === undefined) return;
+    await this.sessions.raiseIteration(ctx.session.id, iteration);
+    ctx.iterationToRecord = undefined;
+  }
+
+  private async runCalls(
+    ctx: BatchContext,
+    calls: readonly SubmittedCall[],
+    grant: ApprovalGrant | null,
+    leading: ActResult[],
+    prefetched: Map<string, JournalEntry> | undefined,
   ): Promise<ActResponse> {
     const existing = await this.preflight(ctx, calls, prefetched);
     const results = [...leading];
@@ -108,8 +129,14 @@ export class BatchRunner {
       triggerReason: previewText(shown.triggerReason),
       iteration: ctx.iteration,
     };
-    await this.dataSource.transaction(async (m) => {
-      await this.hitl.insert(m, {
+    const changes = {
+      status: 'INTERRUPTED' as const,
+      hitlPending: true,
+      hitlRequest: view,
+      pendingBatch: batch,
+    };
+    const moved = await this.sessions.compareAndSet(s.id, s.lockVersion, changes, (tx) =>
+      this.hitl.insert(tx.manager, {
         id: view.id,
         tenantId: s.tenantId,
         sessionId: s.id,
@@ -129,24 +156,16 @@ export class BatchRunner {
         decidedAt: null,
         clientMessageId: null,
         createdAt: Date.now(),
-      });
-      const moved = await m.getRepository(AgentSessionEntity).update({ id: s.id, lockVersion: s.lockVersion }, {
-        status: 'INTERRUPTED',
-        hitlPending: true,
-        hitlRequest: view,
-        pendingBatch: batch,
-        lockVersion: s.lockVersion + 1,
-        updatedAt: Date.now(),
-      } as never);
-      if ((moved.affected ?? 0) !== 1) {
-        throw new DomainError(
-          CommonErrorCode.CONCURRENT_MODIFICATION,
-          `Session ${s.id} was changed by another request while this batch ran; read it with GET /api/v1/sessions/${s.id} and submit again.`,
-        );
-      }
-    });
+      }),
+    );
+    if (!moved) {
+      throw new DomainError(
+        CommonErrorCode.CONCURRENT_MODIFICATION,
+        `Session ${s.id} was changed by another request while this batch ran; read it with GET /api/v1/sessions/${s.id} and submit again.`,
+      );
+    }
     s.lockVersion += 1;
-    Object.assign(s, { status: 'INTERRUPTED', hitlPending: true, hitlRequest: view, pendingBatch: batch });
+    Object.assign(s, changes);
     this.log.record({
       tenantId: s.tenantId,
       sessionId: s.id,

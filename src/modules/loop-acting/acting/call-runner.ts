@@ -6,6 +6,7 @@ import { ToolCallLogService } from '@app/modules/executors/tool-call-log/tool-ca
 import type { SideEffectLevel, ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
 import { ToolErrorClass } from '@app/modules/executors/tool-error-class';
 import { DomainError } from '@app/common/errors/domain-error';
+import type { HotStatements } from '@app/database/hot-sql';
 import { ToolCallJournalRepository, NewJournalEntry } from '../journal/tool-call-journal.repository';
 import { JournalLeaseRenewer } from '../journal/journal-lease.renewer';
 import { canonicalJson } from '@app/common/canonical-json';
@@ -17,6 +18,7 @@ import type { SubmittedCall } from '../sessions/session.types';
 import type { ActResult } from './act.types';
 import type { ApprovalGrant, BatchContext, CallStep } from './acting.types';
 import { FaultInjector } from './fault-injector';
+import { AgentSessionRepository } from '../sessions/agent-session.repository';
 import { fingerprintOf, unknownOutcomeInterrupt, approvalInterrupt } from './call-interrupts';
 
 /** What a result entry is made of. */
@@ -49,6 +51,7 @@ export class CallRunner {
     private readonly results: ToolResultStore,
     private readonly log: ToolCallLogService,
     private readonly faults: FaultInjector,
+    private readonly sessions: AgentSessionRepository,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
@@ -113,7 +116,13 @@ export class CallRunner {
       return { kind: 'interrupt', interrupt: approvalInterrupt(call, prepared, fingerprint) };
     this.faults.reach('before-started', call.name);
     const entry = this.newEntry(ctx, call, fingerprint, prepared.tool, prepared.args);
-    if (!(await this.journal.claim(entry, Date.now()))) return this.afterLostRace(ctx, call, grant);
+    const iteration = ctx.iterationToRecord;
+    const recordIteration =
+      iteration === undefined
+        ? undefined
+        : (tx: HotStatements) => this.sessions.raiseIteration(ctx.session.id, iteration, tx);
+    if (!(await this.journal.claim(entry, Date.now(), recordIteration))) return this.afterLostRace(ctx, call, grant);
+    ctx.iterationToRecord = undefined;
     this.faults.reach('after-started', call.name);
     return { kind: 'result', result: await this.execute(ctx, key, prepared, entry.inlineLimit) };
   }

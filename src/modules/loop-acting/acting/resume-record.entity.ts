@@ -1,9 +1,10 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { epochMs } from '@app/database/epoch-ms.transformer';
+import { LargeText } from '@app/database/large-text.column';
 
 /**
  * One `/resume` per (session, clientMessageId). Inserting it is the claim, so a repeated clientMessageId
- * never runs anything twice; the response is stored (in chunks when long) and replayed.
+ * never runs anything twice; the response is stored with the DONE state (one UPDATE) and replayed.
  */
 @Entity({ name: 'resume_record' })
 export class ResumeRecordEntity {
@@ -17,9 +18,10 @@ export class ResumeRecordEntity {
   @Column({ type: 'varchar', length: 16 })
   state: string;
 
-  /** Number of chunks of the stored response JSON in tool_result_chunk (tool_call_id = `resume:<clientMessageId>`). */
-  @Column({ name: 'response_chunks', type: 'int' })
-  responseChunks: number;
+  /** The response JSON, exactly as first answered (set together with DONE). LONGTEXT on MySQL. */
+  @LargeText()
+  @Column({ type: 'text', nullable: true })
+  response: string | null;
 
   @Column({ name: 'created_at', type: 'bigint', transformer: epochMs })
   createdAt: number;

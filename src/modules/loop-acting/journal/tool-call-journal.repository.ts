@@ -1,16 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { isUniqueViolation } from '@app/database/unique-violation';
-import { runStatement } from '@app/database/run-statement';
-import { HotSql } from '@app/database/hot-sql';
+import { HotSql, HotStatements } from '@app/database/hot-sql';
+import { HotTable } from '@app/database/hot-table';
 import { JournalEntry, JournalKey, JournalOutcome } from './journal.types';
+import { ToolCallJournalEntity } from './tool-call-journal.entity';
 import { textChunks } from '../results/tool-result.chunks';
 
 type Row = Record<string, unknown>;
-
-const COLUMNS =
-  'tenant_id, session_id, tool_call_id, tool_name, tool_id, fingerprint, arguments_json, side_effect, state, result_status, attempts, iteration, owner, lease_expires_at, started_at, finished_at, duration_ms, is_error, error_class, content, total_chars, result_chunks, inline_limit';
 
 /** New entry: STARTED (a claim) or, for calls refused before running, already FAILED. */
 export interface NewJournalEntry extends JournalKey {
@@ -26,15 +24,20 @@ export interface NewJournalEntry extends JournalKey {
 }
 
 /**
- * The journal's queries, as raw SQL valid on SQLite, MySQL 8 and MariaDB (the hot path: one SELECT per act,
- * one INSERT and one UPDATE per call; TypeORM's entity manager would add a SELECT and a transaction each).
+ * Every read and write of `tool_call_journal` (and of the result chunks it owns), as raw SQL valid on SQLite,
+ * MySQL 8 and MariaDB through {@link HotSql} (the hot path: one SELECT per act, one INSERT and one UPDATE per call;
+ * TypeORM's entity manager would add a SELECT and a transaction each). Columns come from the entity ({@link HotTable}).
  */
 @Injectable()
 export class ToolCallJournalRepository {
+  readonly table: HotTable<ToolCallJournalEntity>;
+
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    @InjectDataSource() dataSource: DataSource,
     private readonly sql: HotSql,
-  ) {}
+  ) {
+    this.table = new HotTable(dataSource, ToolCallJournalEntity);
+  }
 
   /** The entries of `toolCallIds` in one session, by toolCallId. */
   async findMany(
@@ -46,10 +49,10 @@ export class ToolCallJournalRepository {
     if (toolCallIds.length === 0) return out;
     const marks = toolCallIds.map(() => '?').join(', ');
     const rows: Row[] = await this.sql.all(
-      `SELECT ${COLUMNS} FROM tool_call_journal WHERE tenant_id = ? AND session_id = ? AND tool_call_id IN (${marks})`,
+      `SELECT ${this.table.columnList} FROM tool_call_journal WHERE tenant_id = ? AND session_id = ? AND tool_call_id IN (${marks})`,
       [tenantId, sessionId, ...toolCallIds],
     );
-    for (const row of rows) out.set(String(row.tool_call_id), toEntry(row));
+    for (const row of rows) out.set(String(row.tool_call_id), this.toEntry(row));
     return out;
   }
 
@@ -59,10 +62,10 @@ export class ToolCallJournalRepository {
 
   async listForSession(tenantId: string, sessionId: string): Promise<JournalEntry[]> {
     const rows: Row[] = await this.sql.all(
-      `SELECT ${COLUMNS} FROM tool_call_journal WHERE tenant_id = ? AND session_id = ? ORDER BY started_at, tool_call_id`,
+      `SELECT ${this.table.columnList} FROM tool_call_journal WHERE tenant_id = ? AND session_id = ? ORDER BY started_at, tool_call_id`,
       [tenantId, sessionId],
     );
-    return rows.map(toEntry);
+    return rows.map((r) => this.toEntry(r));
   }
 
   /**
@@ -71,20 +74,21 @@ export class ToolCallJournalRepository {
    */
   async findOrphaned(now: number, limit: number): Promise<JournalEntry[]> {
     const rows: Row[] = await this.sql.all(
-      `SELECT ${COLUMNS.split(', ')
-        .map((c) => `j.${c}`)
-        .join(', ')} FROM tool_call_journal j
+      `SELECT ${this.table.aliasedList('j', '')} FROM tool_call_journal j
          JOIN agent_session s ON s.id = j.session_id AND s.tenant_id = j.tenant_id
         WHERE j.state = 'STARTED' AND j.lease_expires_at < ? AND j.side_effect <> 'READ_ONLY' AND s.status = 'ACTIVE'
         ORDER BY j.lease_expires_at LIMIT ${Math.max(1, Math.floor(limit))}`,
       [now],
     );
-    return rows.map(toEntry);
+    return rows.map((r) => this.toEntry(r));
   }
 
-  /** Inserts STARTED; false when another submission holds the key (the primary key decides). */
-  async claim(e: NewJournalEntry, now: number): Promise<boolean> {
-    return this.insert(e, 'STARTED', now, null);
+  /**
+   * Inserts STARTED; false when another submission holds the key (the primary key decides). `alongside` (e.g.
+   * recording the session's new iteration) commits in the same transaction, only with a won claim.
+   */
+  async claim(e: NewJournalEntry, now: number, alongside?: (tx: HotStatements) => Promise<void>): Promise<boolean> {
+    return this.insert(e, 'STARTED', now, null, alongside);
   }
 
   /** Records a call that was refused before running (bad arguments, not visible) as FAILED, with its result. */
@@ -155,9 +159,9 @@ export class ToolCallJournalRepository {
     ];
     if (owner !== null) params.push(owner);
     if (chunkCount === 0) return (await this.sql.run(sql, params)) === 1;
-    return this.dataSource.transaction(async (m) => {
-      if ((await runStatement(m, sql, params)) !== 1) return false;
-      await this.writeChunks(m, key, chunks);
+    return this.sql.transaction(async (tx) => {
+      if ((await tx.run(sql, params)) !== 1) return false;
+      await this.writeChunks(tx, key, chunks);
       return true;
     });
   }
@@ -200,43 +204,46 @@ export class ToolCallJournalRepository {
     state: 'STARTED' | 'FAILED',
     now: number,
     result: { content: string; errorClass: string; resultStatus: string } | null,
+    alongside?: (tx: HotStatements) => Promise<void>,
   ): Promise<boolean> {
     const content = result?.content ?? null;
     const chunks = content === null ? [] : textChunks(content);
     const chunkCount = Math.max(0, chunks.length - 1);
-    const params = [
-      e.tenantId,
-      e.sessionId,
-      e.toolCallId,
-      e.toolName,
-      e.toolId,
-      e.fingerprint,
-      e.argumentsJson,
-      e.sideEffect,
+    const row: ToolCallJournalEntity = {
+      tenantId: e.tenantId,
+      sessionId: e.sessionId,
+      toolCallId: e.toolCallId,
+      toolName: e.toolName,
+      toolId: e.toolId,
+      fingerprint: e.fingerprint,
+      argumentsJson: e.argumentsJson,
+      sideEffect: e.sideEffect,
       state,
-      result?.resultStatus ?? null,
-      0,
-      e.iteration,
-      e.owner,
-      e.leaseExpiresAt,
-      now,
-      result ? now : null,
-      result ? 0 : null,
-      result ? 1 : 0,
-      result?.errorClass ?? null,
-      content === null ? null : (chunks[0] ?? ''),
-      content?.length ?? 0,
-      chunkCount,
-      e.inlineLimit,
-    ];
-    const sql = `INSERT INTO tool_call_journal (${COLUMNS}) VALUES (${params.map(() => '?').join(', ')})`;
+      resultStatus: result?.resultStatus ?? null,
+      attempts: 0,
+      iteration: e.iteration,
+      owner: e.owner,
+      leaseExpiresAt: e.leaseExpiresAt,
+      startedAt: now,
+      finishedAt: result ? now : null,
+      durationMs: result ? 0 : null,
+      isError: result !== null,
+      errorClass: result?.errorClass ?? null,
+      content: content === null ? null : (chunks[0] ?? ''),
+      totalChars: content?.length ?? 0,
+      resultChunks: chunkCount,
+      inlineLimit: e.inlineLimit,
+    };
+    const sql = `INSERT INTO tool_call_journal (${this.table.columnList}) VALUES ${this.table.rowMarks}`;
+    const params = this.table.values(row);
     try {
-      if (chunkCount === 0) {
+      if (chunkCount === 0 && !alongside) {
         await this.sql.run(sql, params);
       } else {
-        await this.dataSource.transaction(async (m) => {
-          await m.query(sql, params);
-          await this.writeChunks(m, e, chunks);
+        await this.sql.transaction(async (tx) => {
+          await tx.run(sql, params);
+          await this.writeChunks(tx, e, chunks);
+          await alongside?.(tx);
         });
       }
       return true;
@@ -246,10 +253,15 @@ export class ToolCallJournalRepository {
     }
   }
 
+  /** A row (columns named `<prefix><column>`) as a journal entry. */
+  toEntry(row: Row, prefix = ''): JournalEntry {
+    return this.table.fromRow(row, prefix);
+  }
+
   /** Writes chunks 1..n (chunk 0 is the entry's own `content`). */
-  private async writeChunks(m: EntityManager, key: JournalKey, chunks: readonly string[]): Promise<void> {
+  private async writeChunks(tx: HotStatements, key: JournalKey, chunks: readonly string[]): Promise<void> {
     for (let seq = 1; seq < chunks.length; seq++) {
-      await m.query('INSERT INTO tool_result_chunk (session_id, tool_call_id, seq, content) VALUES (?, ?, ?, ?)', [
+      await tx.run('INSERT INTO tool_result_chunk (session_id, tool_call_id, seq, content) VALUES (?, ?, ?, ?)', [
         key.sessionId,
         key.toolCallId,
         seq,
@@ -257,33 +269,4 @@ export class ToolCallJournalRepository {
       ]);
     }
   }
-}
-
-function toEntry(r: Row): JournalEntry {
-  const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
-  return {
-    tenantId: String(r.tenant_id),
-    sessionId: String(r.session_id),
-    toolCallId: String(r.tool_call_id),
-    toolName: String(r.tool_name),
-    toolId: (r.tool_id as string | null) ?? null,
-    fingerprint: String(r.fingerprint),
-    argumentsJson: String(r.arguments_json),
-    sideEffect: String(r.side_effect),
-    state: r.state as JournalEntry['state'],
-    resultStatus: (r.result_status as string | null) ?? null,
-    attempts: Number(r.attempts),
-    iteration: Number(r.iteration),
-    owner: String(r.owner),
-    leaseExpiresAt: Number(r.lease_expires_at),
-    startedAt: Number(r.started_at),
-    finishedAt: num(r.finished_at),
-    durationMs: num(r.duration_ms),
-    isError: Number(r.is_error) === 1 || r.is_error === true,
-    errorClass: (r.error_class as string | null) ?? null,
-    content: (r.content as string | null) ?? null,
-    totalChars: Number(r.total_chars),
-    resultChunks: Number(r.result_chunks),
-    inlineLimit: Number(r.inline_limit),
-  };
 }

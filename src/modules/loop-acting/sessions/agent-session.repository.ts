@@ -1,69 +1,107 @@
 import { Injectable } from '@nestjs/common';
-import { parseJsonColumn } from '@app/database/json-column';
-import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository, type FindOptionsWhere } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import { HotSql } from '@app/database/hot-sql';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { HotSql, HotStatements, HotTransaction } from '@app/database/hot-sql';
+import { HotTable } from '@app/database/hot-table';
 import { AgentSessionEntity } from './agent-session.entity';
 import type { ActiveSkill, SessionStatus, TodoItem } from './session.types';
 
-/** Queries of sessions. Every state change is a compare-and-set on `lock_version`. */
+type Row = Record<string, unknown>;
+
+/**
+ * Every read and write of `agent_session` except retention's bounded deletes, through {@link HotSql} (read on
+ * every act), with the columns of the entity ({@link HotTable}). Every state change is a compare-and-set on
+ * `lock_version`.
+ */
 @Injectable()
 export class AgentSessionRepository {
-  constructor(
-    @InjectRepository(AgentSessionEntity) private readonly sessions: Repository<AgentSessionEntity>,
-    private readonly sql: HotSql,
-  ) {}
+  readonly table: HotTable<AgentSessionEntity>;
 
-  /** Read on every act (the hot path): a prepared statement and a hand mapper instead of findOne. */
+  constructor(
+    @InjectDataSource() dataSource: DataSource,
+    private readonly sql: HotSql,
+  ) {
+    this.table = new HotTable(dataSource, AgentSessionEntity);
+  }
+
   async find(id: string): Promise<AgentSessionEntity | null> {
-    const [row] = await this.sql.all(`SELECT ${COLUMNS} FROM agent_session WHERE id = ?`, [id]);
-    return row ? toEntity(row) : null;
+    const [row] = await this.sql.all(`SELECT ${this.table.columnList} FROM agent_session WHERE id = ?`, [id]);
+    return row ? this.toEntity(row) : null;
+  }
+
+  /** A row (columns named `<prefix><column>`) as a session. */
+  toEntity(row: Row, prefix = ''): AgentSessionEntity {
+    return this.table.fromRow(row, prefix);
   }
 
   async insert(row: AgentSessionEntity): Promise<void> {
-    await this.sessions.insert(row as QueryDeepPartialEntity<AgentSessionEntity>);
+    await this.sql.run(
+      `INSERT INTO agent_session (${this.table.columnList}) VALUES ${this.table.rowMarks}`,
+      this.table.values(row),
+    );
   }
 
-  /** Applies `changes` only if nobody moved the session since `seenVersion`; false when someone did. */
-  async compareAndSet(id: string, seenVersion: number, changes: Partial<AgentSessionEntity>): Promise<boolean> {
-    const result = await this.sessions.update({ id, lockVersion: seenVersion }, {
-      ...changes,
-      lockVersion: seenVersion + 1,
-      updatedAt: Date.now(),
-    } as QueryDeepPartialEntity<AgentSessionEntity>);
-    return (result.affected ?? 0) === 1;
+  /**
+   * Applies `changes` only if nobody moved the session since `seenVersion`; false when someone did. With `alongside`,
+   * both run in one transaction and `alongside` (e.g. inserting the HITL request the session now waits for) only
+   * when the compare-and-set succeeded: they commit together or not at all.
+   */
+  async compareAndSet(
+    id: string,
+    seenVersion: number,
+    changes: Partial<AgentSessionEntity>,
+    alongside?: (tx: HotTransaction) => Promise<void>,
+  ): Promise<boolean> {
+    const set = this.table.assignments({ ...changes, lockVersion: seenVersion + 1, updatedAt: Date.now() });
+    const update = (db: HotStatements) =>
+      db.run(`UPDATE agent_session SET ${set.sql} WHERE id = ? AND lock_version = ?`, [...set.params, id, seenVersion]);
+    if (!alongside) return (await update(this.sql)) === 1;
+    return this.sql.transaction(async (tx) => {
+      if ((await update(tx)) !== 1) return false;
+      await alongside(tx);
+      return true;
+    });
   }
 
   /** Sessions matching the filters, newest first, with the total count (admin list). */
-  list(filter: {
+  async list(filter: {
     tenantId?: string;
     status?: AgentSessionEntity['status'];
     agentId?: string;
     skip: number;
     take: number;
   }): Promise<[AgentSessionEntity[], number]> {
-    const where: FindOptionsWhere<AgentSessionEntity> = {};
-    if (filter.tenantId !== undefined) where.tenantId = filter.tenantId;
-    if (filter.status !== undefined) where.status = filter.status;
-    if (filter.agentId !== undefined) where.agentId = filter.agentId;
-    return this.sessions.findAndCount({
-      where,
-      order: { createdAt: 'DESC', id: 'ASC' },
-      skip: filter.skip,
-      take: filter.take,
-    });
+    const conditions: string[] = [];
+    const params: unknown[] = [];
+    for (const [column, value] of [
+      ['tenant_id', filter.tenantId],
+      ['status', filter.status],
+      ['agent_id', filter.agentId],
+    ] as const) {
+      if (value === undefined) continue;
+      conditions.push(`${column} = ?`);
+      params.push(value);
+    }
+    const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
+    const [count] = await this.sql.all(`SELECT COUNT(*) AS n FROM agent_session ${where}`, params);
+    const rows = await this.sql.all(
+      `SELECT ${this.table.columnList} FROM agent_session ${where} ORDER BY created_at DESC, id ASC ` +
+        `LIMIT ${checkedInt(filter.take)} OFFSET ${checkedInt(filter.skip)}`,
+      params,
+    );
+    return [rows.map((r) => this.toEntity(r)), Number(count.n)];
   }
 
   /** Replaces the todo list (the session's own slot; no version bump, it never changes the session's state). */
   async setTodoList(id: string, items: TodoItem[]): Promise<void> {
-    await this.sessions.update({ id }, { todoList: items, updatedAt: Date.now() });
+    const set = this.table.assignments({ todoList: items, updatedAt: Date.now() });
+    await this.sql.run(`UPDATE agent_session SET ${set.sql} WHERE id = ?`, [...set.params, id]);
   }
 
   /** Sets the active skill (SKILL_CALL; no version bump, like the todo list), in the caller's transaction if given. */
   async setActiveSkill(id: string, skill: ActiveSkill, manager?: EntityManager): Promise<void> {
-    const repo = manager ? manager.getRepository(AgentSessionEntity) : this.sessions;
-    await repo.update({ id }, { activeSkill: skill, updatedAt: Date.now() });
+    const set = this.table.assignments({ activeSkill: skill, updatedAt: Date.now() });
+    await this.on(manager).run(`UPDATE agent_session SET ${set.sql} WHERE id = ?`, [...set.params, id]);
   }
 
   /**
@@ -72,47 +110,29 @@ export class AgentSessionRepository {
    * RUNNING while one of its runs works, in the transaction of the run's checkpoint (`manager`).
    */
   async moveStatus(id: string, from: SessionStatus, to: SessionStatus, manager?: EntityManager): Promise<boolean> {
-    const result = await (manager ?? this.sessions.manager)
-      .createQueryBuilder()
-      .update(AgentSessionEntity)
-      .set({ status: to, lockVersion: () => 'lock_version + 1', updatedAt: Date.now() })
-      .where('id = :id AND status = :from', { id, from })
-      .execute();
-    return (result.affected ?? 0) === 1;
+    const changed = await this.on(manager).run(
+      'UPDATE agent_session SET status = ?, lock_version = lock_version + 1, updated_at = ? WHERE id = ? AND status = ?',
+      [to, Date.now(), id, from],
+    );
+    return changed === 1;
   }
 
-  /** Records a higher iteration without a version bump (monotonic, so concurrent acts cannot conflict). */
-  async raiseIteration(id: string, iteration: number): Promise<void> {
-    await this.sql.run('UPDATE agent_session SET iteration = ? WHERE id = ? AND iteration < ?', [
-      iteration,
-      id,
-      iteration,
-    ]);
+  /**
+   * Records a higher iteration without a version bump (monotonic, so concurrent acts cannot conflict). Pass a
+   * transaction to make it part of the call's first write.
+   */
+  async raiseIteration(id: string, iteration: number, db: HotStatements = this.sql): Promise<void> {
+    await db.run('UPDATE agent_session SET iteration = ? WHERE id = ? AND iteration < ?', [iteration, id, iteration]);
+  }
+
+  /** HotSql itself, or inside another module's TypeORM transaction. */
+  private on(manager?: EntityManager): HotStatements {
+    return manager ? this.sql.on(manager) : this.sql;
   }
 }
 
-const COLUMNS =
-  'id, tenant_id, agent_id, user_id, permissions, capabilities, status, iteration, iteration_budget, hitl_pending, hitl_request, pending_batch, todo_list, active_skill, task, lock_version, created_at, updated_at';
-
-function toEntity(r: Record<string, unknown>): AgentSessionEntity {
-  return {
-    id: String(r.id),
-    tenantId: String(r.tenant_id),
-    agentId: String(r.agent_id),
-    userId: String(r.user_id),
-    permissions: parseJsonColumn(r.permissions, []),
-    capabilities: parseJsonColumn(r.capabilities, []),
-    status: r.status as AgentSessionEntity['status'],
-    iteration: Number(r.iteration),
-    iterationBudget: Number(r.iteration_budget),
-    hitlPending: Number(r.hitl_pending) === 1 || r.hitl_pending === true,
-    hitlRequest: parseJsonColumn(r.hitl_request, null),
-    pendingBatch: parseJsonColumn(r.pending_batch, null),
-    todoList: parseJsonColumn(r.todo_list, []),
-    activeSkill: parseJsonColumn(r.active_skill, null),
-    task: parseJsonColumn(r.task, null),
-    lockVersion: Number(r.lock_version),
-    createdAt: Number(r.created_at),
-    updatedAt: Number(r.updated_at),
-  };
+/** A LIMIT/OFFSET written into the statement (MySQL prepared statements refuse them as parameters). */
+function checkedInt(n: number): number {
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`not a row count: ${n}`);
+  return n;
 }

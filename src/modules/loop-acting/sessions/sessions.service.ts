@@ -96,7 +96,11 @@ export class SessionsService {
 
   /** The session if it belongs to the caller's tenant (otherwise 404, as if it did not exist). */
   async load(auth: Pick<AuthContext, 'tenantId'>, id: string): Promise<AgentSessionEntity> {
-    const row = await this.sessions.find(id);
+    return this.inScope(auth, id, await this.sessions.find(id));
+  }
+
+  /** `row` (session `id` as read) if it belongs to the caller's tenant, otherwise 404 as if it did not exist. */
+  inScope(auth: Pick<AuthContext, 'tenantId'>, id: string, row: AgentSessionEntity | null): AgentSessionEntity {
     if (!row || (auth.tenantId !== null && row.tenantId !== auth.tenantId)) {
       throw new DomainError(
         CommonErrorCode.NOT_FOUND,
