@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { SessionEventsStore } from '@app/modules/session-events/session-events.store';
 import { createTestDatabaseUrl, describeEachDialect, TestDatabase } from '@test/support/test-database';
 import { createKey, startTestGateway, TestGateway, toolBody } from '@test/support/gateway-test-app';
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
@@ -229,6 +230,25 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
     );
     expect(decided).toMatchObject({ decision: 'APPROVE', decidedBy: expect.any(String) });
     await resume(sessionId, { clientMessageId: 'm2' }, 409);
+
+    // The session's events, in the order the work happened (written behind each call, so wait for them).
+    await gw.app.get(SessionEventsStore).flush();
+    const events = (await gw.http.get(`/api/v1/sessions/${sessionId}/events`).set(runtime).expect(200)).body.items;
+    expect(
+      events.map((e: { type: string; data: { toolCallId?: string } }) => `${e.type} ${e.data.toolCallId}`),
+    ).toEqual([
+      'tool.started b1',
+      'tool.completed b1',
+      'hitl.requested b2',
+      'hitl.decided b2',
+      'tool.started b2',
+      'tool.completed b2',
+      'tool.started b3',
+      'tool.completed b3',
+    ]);
+    expect(events.map((e: { seq: number }) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(events[3].data).toMatchObject({ decision: 'APPROVE', requestType: 'TOOL_APPROVAL' });
+    expect(events[1].data).toMatchObject({ tool: 'read_doc', status: 'COMPLETED', attempts: 1 });
   });
 
   it('finishes a resume whose process died after persisting the decision, when the same clientMessageId comes again', async () => {

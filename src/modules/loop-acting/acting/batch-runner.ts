@@ -1,3 +1,4 @@
+import { SessionEventsStore } from '@app/modules/session-events/session-events.store';
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DomainError } from '@app/common/errors/domain-error';
@@ -27,6 +28,7 @@ export class BatchRunner {
     private readonly hitl: HitlRequestsRepository,
     private readonly log: ToolCallLogService,
     private readonly sessions: AgentSessionRepository,
+    private readonly events: SessionEventsStore,
   ) {}
 
   /**
@@ -166,6 +168,12 @@ export class BatchRunner {
     }
     s.lockVersion += 1;
     Object.assign(s, changes);
+    this.events.record({
+      tenantId: s.tenantId,
+      sessionId: s.id,
+      type: 'hitl.requested',
+      data: { requestId: view.id, requestType: view.requestType, toolCallId: view.toolCallId, toolName: view.toolName },
+    });
     this.log.record({
       tenantId: s.tenantId,
       sessionId: s.id,

@@ -1,3 +1,5 @@
+import { SessionEventsStore } from '@app/modules/session-events/session-events.store';
+import type { SessionEventType } from '@app/modules/session-events/session-event.types';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { ToolCallPreparer, ReadyCall } from '@app/modules/tool-invocation/tool-call.preparer';
@@ -52,6 +54,7 @@ export class CallRunner {
     private readonly log: ToolCallLogService,
     private readonly faults: FaultInjector,
     private readonly sessions: AgentSessionRepository,
+    private readonly events: SessionEventsStore,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
@@ -78,6 +81,7 @@ export class CallRunner {
       const entry = this.newEntry(ctx, call, fingerprint, prepared.tool, prepared.args);
       const inserted = await this.journal.insertRefused(entry, Date.now(), prepared.content, prepared.reason);
       if (!inserted) return this.afterLostRace(ctx, call, grant);
+      this.toolEvent(ctx, 'tool.failed', { toolCallId: call.id, tool: call.name, errorClass: prepared.reason });
       this.log.record({
         tenantId: ctx.session.tenantId,
         sessionId: ctx.session.id,
@@ -123,6 +127,7 @@ export class CallRunner {
         : (tx: HotStatements) => this.sessions.raiseIteration(ctx.session.id, iteration, tx);
     if (!(await this.journal.claim(entry, Date.now(), recordIteration))) return this.afterLostRace(ctx, call, grant);
     ctx.iterationToRecord = undefined;
+    this.toolEvent(ctx, 'tool.started', { toolCallId: call.id, tool: call.name, iteration: ctx.iteration });
     this.faults.reach('after-started', call.name);
     return { kind: 'result', result: await this.execute(ctx, key, prepared, entry.inlineLimit) };
   }
@@ -164,6 +169,12 @@ export class CallRunner {
     if (!(await this.journal.takeOver(key, entry, this.leases.owner, this.leases.leaseUntil(), ctx.iteration))) {
       return this.afterLostRace(ctx, call, grant);
     }
+    this.toolEvent(ctx, 'tool.started', {
+      toolCallId: call.id,
+      tool: entry.toolName,
+      iteration: ctx.iteration,
+      recovered: true,
+    });
     if (prepared.kind === 'refused') {
       // The tool is no longer callable: record the refusal as the outcome of the recovered entry.
       await this.journal.finish(
@@ -180,6 +191,7 @@ export class CallRunner {
         },
         Date.now(),
       );
+      this.toolEvent(ctx, 'tool.failed', { toolCallId: call.id, tool: entry.toolName, errorClass: prepared.reason });
       return {
         kind: 'result',
         result: this.view({
@@ -259,6 +271,14 @@ export class CallRunner {
       this.logger.error(
         `Journal entry ${key.toolCallId} was no longer ours when ${prepared.tool.name} finished; its outcome stays with the new owner.`,
       );
+    this.toolEvent(ctx, result.status === 'COMPLETED' ? 'tool.completed' : 'tool.failed', {
+      toolCallId: key.toolCallId,
+      tool: prepared.tool.name,
+      status: result.status,
+      attempts: result.attempts,
+      durationMs: result.durationMs,
+      ...(result.errorClass ? { errorClass: result.errorClass } : {}),
+    });
     this.faults.reach('after-completed', prepared.tool.name);
     this.results.remember(key.tenantId, key.sessionId, key.toolCallId, result.content);
     return this.view({
@@ -328,6 +348,11 @@ export class CallRunner {
       leaseExpiresAt: this.leases.leaseUntil(),
       inlineLimit: this.inlineLimitOf(tool),
     };
+  }
+
+  /** A tool event of the session, written behind the call (the journal already holds the call durably). */
+  private toolEvent(ctx: BatchContext, type: SessionEventType, data: Record<string, unknown>): void {
+    this.events.record({ tenantId: ctx.session.tenantId, sessionId: ctx.session.id, type, data });
   }
 
   private keyOf(ctx: BatchContext, call: SubmittedCall): JournalKey {

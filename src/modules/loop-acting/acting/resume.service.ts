@@ -1,3 +1,4 @@
+import { SessionEventsStore } from '@app/modules/session-events/session-events.store';
 import { Inject, Injectable } from '@nestjs/common';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { DomainError } from '@app/common/errors/domain-error';
@@ -64,6 +65,7 @@ export class ResumeService {
     private readonly decisions: ResumeDecisionApplier,
     private readonly tools: ToolRegistryService,
     private readonly agents: AgentConfigService,
+    private readonly events: SessionEventsStore,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
@@ -107,6 +109,18 @@ export class ResumeService {
           `The pending request ${request.id} was already decided by another resume or decision; read the session with GET /api/v1/sessions/${session.id}.`,
         );
       }
+      this.events.record({
+        tenantId: session.tenantId,
+        sessionId: session.id,
+        type: 'hitl.decided',
+        data: {
+          requestId: request.id,
+          requestType: request.requestType,
+          toolCallId: request.toolCallId,
+          decision,
+          decidedBy: decider.decidedBy,
+        },
+      });
       const response = await this.apply(session, request, batch, decision, input.message);
       await this.records.complete(claimKey.scope, claimKey.key, response);
       return response;
