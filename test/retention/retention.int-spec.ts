@@ -99,6 +99,7 @@ class RetentionSeed {
     }
     await this.toolLog(id, opts.updatedAt);
     await this.toolLog(id, opts.updatedAt);
+    await this.agentLoopRows(id, opts.updatedAt);
     await this.db.query(
       'INSERT INTO agent_session (id, tenant_id, agent_id, user_id, permissions, capabilities, status, iteration, iteration_budget, hitl_pending, hitl_request, pending_batch, todo_list, active_skill, lock_version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
       [
@@ -122,6 +123,23 @@ class RetentionSeed {
       ],
     );
     return id;
+  }
+
+  /** A finished run of the gateway's own loop with one message, and a task the session delegated. */
+  async agentLoopRows(sessionId: string, at: number): Promise<void> {
+    const runId = randomUUID();
+    await this.db.query(
+      'INSERT INTO agent_run (id, tenant_id, session_id, agent_id, client_message_id, status, iterations, act_iteration, lease_until, not_before, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      [runId, TENANT, sessionId, 'agent-1', 'm1', 'COMPLETED', 1, 1, 0, 0, at, at],
+    );
+    await this.db.query(
+      'INSERT INTO agent_message (id, session_id, seq, tenant_id, run_id, role, content, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      [randomUUID(), sessionId, 1, TENANT, runId, 'user', 'hello', at],
+    );
+    await this.db.query(
+      'INSERT INTO agent_task (id, tenant_id, parent_session_id, parent_tool_call_id, parent_agent_id, agent_id, agent_name, child_session_id, child_run_id, depth, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      [randomUUID(), TENANT, sessionId, 'c1', 'agent-1', 'agent-2', 'helper', randomUUID(), randomUUID(), 1, at],
+    );
   }
 
   async toolLog(sessionId: string | null, createdAt: number): Promise<string> {
@@ -163,6 +181,11 @@ class RetentionSeed {
       resume: await count('resume_record'),
       hitl: await count('hitl_request'),
       toolLog: await count('tool_call_log'),
+      runs: await count('agent_run'),
+      messages: await count('agent_message'),
+      tasks: Number(
+        (await this.db.query('SELECT COUNT(*) AS n FROM agent_task WHERE parent_session_id = ?', [sessionId]))[0].n,
+      ),
     };
   }
 
@@ -178,8 +201,18 @@ describeEachDialect('retention (RETENTION_DAYS) of closed sessions and the tool 
   const now = Date.now();
   const old = now - 31 * DAY;
   const recent = now - 29 * DAY;
-  const everything = { session: 1, journal: 1, chunks: 2, resume: 1, hitl: 1, toolLog: 2 };
-  const nothing = { session: 0, journal: 0, chunks: 0, resume: 0, hitl: 0, toolLog: 0 };
+  const everything = {
+    session: 1,
+    journal: 1,
+    chunks: 2,
+    resume: 1,
+    hitl: 1,
+    toolLog: 2,
+    runs: 1,
+    messages: 1,
+    tasks: 1,
+  };
+  const nothing = { session: 0, journal: 0, chunks: 0, resume: 0, hitl: 0, toolLog: 0, runs: 0, messages: 0, tasks: 0 };
 
   beforeAll(async () => {
     db = await createTestDatabaseUrl(dialect);
@@ -247,6 +280,7 @@ describeEachDialect('retention (RETENTION_DAYS) of closed sessions and the tool 
       resumeRecords: 0,
       hitlRequests: 0,
       toolLogRows: 0,
+      agentRunRows: 0,
       sessionsKept: 2,
     });
   });

@@ -18,7 +18,7 @@ export interface ClosedSessionCursor {
 
 /**
  * The deletes of the retention job, across the tables of closed sessions (agent_session, tool_call_journal,
- * tool_result_chunk, resume_record, hitl_request, tool_call_log). One place knows what retention covers, so a
+ * tool_result_chunk, resume_record, hitl_request, tool_call_log, session_event, agent_run, agent_message, agent_task). One place knows what retention covers, so a
  * table added later (events, workspaces) is added here. Every delete is bounded (`limit` rows, one short
  * autocommit statement through an index or primary key), so MySQL never holds a long lock: on MySQL
  * `DELETE ... LIMIT n`, on SQLite the same through `rowid IN (SELECT ... LIMIT n)`.
@@ -86,6 +86,20 @@ export class RetentionRepository {
   /** Session events of a session (GET /sessions/{id}/events). */
   deleteSessionEvents(session: ClosedSessionRef, limit: number): Promise<number> {
     return this.boundedDelete('session_event', 'session_id = ?', [session.id], limit);
+  }
+
+  /** Runs of the gateway's own loop on a session, and their conversation (nothing runs in a closed session). */
+  deleteRuns(session: ClosedSessionRef, limit: number): Promise<number> {
+    return this.boundedDelete('agent_run', "session_id = ? AND status <> 'RUNNING'", [session.id], limit);
+  }
+
+  deleteMessages(session: ClosedSessionRef, limit: number): Promise<number> {
+    return this.boundedDelete('agent_message', 'session_id = ?', [session.id], limit);
+  }
+
+  /** Sub-agent tasks the session delegated (their child sessions are sessions of their own, kept by their status). */
+  deleteDelegatedTasks(session: ClosedSessionRef, limit: number): Promise<number> {
+    return this.boundedDelete('agent_task', 'parent_session_id = ?', [session.id], limit);
   }
 
   /** The session row itself: only while still CLOSED and once nothing that retention keeps refers to it. */

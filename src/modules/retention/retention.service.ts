@@ -21,6 +21,8 @@ export interface RetentionReport {
   hitlRequests: number;
   toolLogRows: number;
   sessionEvents: number;
+  /** Runs, messages and delegated tasks of the gateway's own loop. */
+  agentRunRows: number;
   /** Session workspaces removed from WORKSPACE_ROOT. */
   workspaces: number;
   /** Closed sessions kept because a STARTED journal entry or a PENDING HITL request still refers to them. */
@@ -61,6 +63,7 @@ export class RetentionService {
       hitlRequests: 0,
       toolLogRows: 0,
       sessionEvents: 0,
+      agentRunRows: 0,
       workspaces: 0,
       sessionsKept: 0,
     };
@@ -76,7 +79,7 @@ export class RetentionService {
       this.logger.log(
         `Retention (${this.config.retention.days} days): deleted ${report.sessions} closed sessions, ${report.journalEntries} journal entries, ` +
           `${report.resultChunks} result chunks, ${report.resumeRecords} resume records, ${report.hitlRequests} HITL requests, ${report.toolLogRows} tool-log rows, ` +
-          `${report.sessionEvents} session events, ${report.workspaces} workspaces; ` +
+          `${report.sessionEvents} session events, ${report.agentRunRows} agent-loop rows, ${report.workspaces} workspaces; ` +
           `kept ${report.sessionsKept} closed sessions with a STARTED call or a PENDING HITL request`,
       );
     }
@@ -90,6 +93,9 @@ export class RetentionService {
     report.hitlRequests += await drain((limit) => this.repo.deleteDecidedHitlRequests(session, limit));
     report.journalEntries += await drain((limit) => this.repo.deleteFinishedJournal(session, limit));
     report.sessionEvents += await drain((limit) => this.repo.deleteSessionEvents(session, limit));
+    report.agentRunRows += await drain((limit) => this.repo.deleteMessages(session, limit));
+    report.agentRunRows += await drain((limit) => this.repo.deleteRuns(session, limit));
+    report.agentRunRows += await drain((limit) => this.repo.deleteDelegatedTasks(session, limit));
     if (await this.workspaces.remove(session.tenantId, session.id)) report.workspaces++;
     if (await this.repo.deleteSessionIfEmpty(session)) report.sessions++;
     else report.sessionsKept++;
