@@ -4,15 +4,17 @@ import { RecordingHttpServer } from '@test/executors/support/recording-http.serv
 import { recordStatements, StatementRecording } from '@test/support/statement-counter';
 import { DataSource } from 'typeorm';
 import { HotSql } from '@app/database/hot-sql';
+import { SessionEventsStore } from '@app/modules/session-events/session-events.store';
 import { ToolCallLogService } from '@app/modules/executors/tool-call-log/tool-call-log.service';
 
 /**
  * What one `act` costs the database, counted at the driver (on MySQL every statement is a round trip): the journal
  * needs one read and two commits per call. Statements of the tool log (written behind the response, in batches)
- * are left out: they are not on the call's path.
+ * and of the session events (written behind the call, one statement each) are left out: they are not on the
+ * call's path; the first test counts the events apart.
  */
 describeEachDialect('act: statements per call', (dialect) => {
-  const suite = gatewayForSuite(dialect, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1' });
+  const suite = gatewayForSuite(dialect, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', TASK_WORKERS: '0' });
   let remote: RecordingHttpServer;
   let runtime: { Authorization: string };
   let sessionId: string;
@@ -60,7 +62,8 @@ describeEachDialect('act: statements per call', (dialect) => {
     return res.body.results[0];
   }
 
-  const onCallPath = () => recording.statements.filter((sql) => !/tool_call_log/.test(sql));
+  const onCallPath = () => recording.statements.filter((sql) => !/tool_call_log|session_event/.test(sql));
+  const eventWrites = () => recording.statements.filter((sql) => /session_event/.test(sql));
 
   it('a first-time act of a READ_ONLY call makes one read and two writes: STARTED and the outcome', async () => {
     recording.clear();
@@ -70,6 +73,12 @@ describeEachDialect('act: statements per call', (dialect) => {
     expect(statements[0]).toMatch(/^SELECT/);
     expect(statements[1]).toMatch(/^INSERT INTO tool_call_journal/);
     expect(statements[2]).toMatch(/^UPDATE tool_call_journal/);
+    // Behind the call: tool.started and tool.completed, one INSERT each (the seq is taken inside it).
+    await suite.gw.app.get(SessionEventsStore).flush();
+    expect(eventWrites()).toEqual([
+      expect.stringMatching(/^INSERT INTO session_event/),
+      expect.stringMatching(/^INSERT INTO session_event/),
+    ]);
   });
 
   it('an act of a new iteration records it in the same transaction as STARTED: still one read and two commits', async () => {

@@ -1,3 +1,4 @@
+import { HotSql } from '@app/database/hot-sql';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DataSource } from 'typeorm';
@@ -80,7 +81,7 @@ describeEachDialect('session events as Server-Sent Events', (dialect) => {
   it("finds events another instance wrote by polling (a store this process's streams are not woken by)", async () => {
     const sse = await connect({ 'last-event-id': '4' });
     try {
-      const otherInstance = new SessionEventsStore(suite.gw.app.get(DataSource));
+      const otherInstance = new SessionEventsStore(suite.gw.app.get(DataSource), suite.gw.app.get(HotSql));
       await append('message', 5, otherInstance);
       const [fifth] = await sse.next(1);
       expect(fifth).toMatchObject({ id: '5', data: { data: { i: 5 } } });

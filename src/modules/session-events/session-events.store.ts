@@ -4,6 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { In, MoreThan, type DataSource, type EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { isUniqueViolation } from '@app/database/unique-violation';
+import { HotSql } from '@app/database/hot-sql';
 import { toIso } from '@app/database/epoch-ms.transformer';
 import { SessionEventEntity } from './session-event.entity';
 import type { NewSessionEvent, SessionEventPage } from './session-event.types';
@@ -24,7 +25,10 @@ export class SessionEventsStore implements OnApplicationShutdown {
   /** Wakes this process's event streams of a session after an append (other instances are found by polling). */
   private readonly appended = new EventEmitter().setMaxListeners(0);
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sql: HotSql,
+  ) {}
 
   /** Calls `listener` after each append to the session in this process; returns the unsubscribe. */
   onAppended(sessionId: string, listener: () => void): () => void {
@@ -41,18 +45,42 @@ export class SessionEventsStore implements OnApplicationShutdown {
     const at = Date.now();
     const previous = this.behind.get(event.sessionId) ?? Promise.resolve();
     const next = previous
-      .then(() => this.append(event, this.dataSource.manager, at))
+      .then(() => this.insertNext(event, at))
       .then(
         () => undefined,
         (err: unknown) =>
           this.logger.warn(
-            `Session event ${event.type} of session ${event.sessionId} was not recorded: ${(err as Error).name}`,
+            `Session event ${event.type} of session ${event.sessionId} was not recorded: ${(err as Error).name}: ${String((err as Error).message).slice(0, 200)}`,
           ),
       );
     this.behind.set(event.sessionId, next);
     void next.then(() => {
       if (this.behind.get(event.sessionId) === next) this.behind.delete(event.sessionId);
     });
+  }
+
+  /**
+   * One statement: the next seq is taken inside the INSERT (MAX + 1 of the session). Another instance writing the
+   * same session at the same moment loses on the primary key (or a deadlock on MySQL) and tries again.
+   */
+  private async insertNext(event: NewSessionEvent, at: number): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.sql.run(
+          // The MAX in a derived table: MySQL neither mixes it with plain values (ONLY_FULL_GROUP_BY) nor reads the
+          // target table in a subquery of the VALUES.
+          'INSERT INTO session_event (session_id, seq, tenant_id, type, at, data) ' +
+            'SELECT ?, next_seq.n, ?, ?, ?, ? FROM ' +
+            '(SELECT COALESCE(MAX(seq), 0) + 1 AS n FROM session_event WHERE session_id = ?) next_seq',
+          [event.sessionId, event.tenantId, event.type, at, JSON.stringify(event.data), event.sessionId],
+        );
+        this.appended.emit(event.sessionId);
+        return;
+      } catch (err) {
+        if (!(isUniqueViolation(err) || isDeadlock(err)) || attempt >= MAX_SEQ_ATTEMPTS) throw err;
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(attempt, 10)));
+      }
+    }
   }
 
   /** Waits for the events written behind their callers (at shutdown; tests that read them at once). */
@@ -109,4 +137,10 @@ export class SessionEventsStore implements OnApplicationShutdown {
     if (sessionIds.length === 0) return;
     await manager.getRepository(SessionEventEntity).delete({ sessionId: In(sessionIds as string[]) });
   }
+}
+
+/** MySQL/MariaDB chose this statement as a deadlock victim (two INSERT ... SELECT on one session's range). */
+function isDeadlock(err: unknown): boolean {
+  const e = err as { errno?: number; driverError?: { errno?: number } } | null;
+  return (e?.driverError?.errno ?? e?.errno) === 1213;
 }
