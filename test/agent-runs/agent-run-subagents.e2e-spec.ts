@@ -1,3 +1,4 @@
+import { SessionEventsStore } from '@app/modules/session-events/session-events.store';
 import { describeEachDialect } from '@test/support/test-database';
 import { gatewayForSuite } from '@test/support/gateway-test-app';
 import { waitFor } from '@test/support/wait-for';
@@ -61,6 +62,7 @@ describeEachDialect('sub-agents: SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TAS
       ['user', 'count to 3'],
       ['assistant', '1 2 3'],
     ]);
+    await suite.gw.app.get(SessionEventsStore).flush();
     const types = (await fx.events(sessionId)).map((e) => e.type);
     expect(types).toEqual(expect.arrayContaining(['task.submitted', 'task.finished']));
   });

@@ -1,5 +1,7 @@
 import { createKey, gatewayForSuite, type TestGateway } from '@test/support/gateway-test-app';
 import { describeEachDialect } from '@test/support/test-database';
+import { DataSource } from 'typeorm';
+import { HotSql } from '@app/database/hot-sql';
 import { SessionEventsStore } from '@app/modules/session-events/session-events.store';
 
 describeEachDialect('session events: durable, ordered per session, tenant-scoped', (dialect) => {
@@ -25,14 +27,39 @@ describeEachDialect('session events: durable, ordered per session, tenant-scoped
     expect(session.body.task).toEqual({ description: 'Summarise the report' });
   });
 
-  it('numbers concurrent appends 1..n without gaps or duplicates', async () => {
-    const store = gw.app.get(SessionEventsStore);
-    const seqs = await Promise.all(
+  it('numbers appends of two instances 1..n without gaps or duplicates', async () => {
+    const mine = gw.app.get(SessionEventsStore);
+    // Another gateway instance on the same database: its own chain, racing this one on the primary key.
+    const other = new SessionEventsStore(gw.app.get(DataSource), gw.app.get(HotSql));
+    await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
-        store.append({ tenantId: 't-events', sessionId, type: 'todo.updated', data: { i } }),
+        (i % 2 === 0 ? mine : other).append({ tenantId: 't-events', sessionId, type: 'todo.updated', data: { i } }),
       ),
     );
-    expect([...seqs].sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+    const page = await mine.page(sessionId, 0, 100);
+    expect(page.items.map((e) => e.seq)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+    expect(page.items.map((e) => e.data.i).sort((x, y) => Number(x) - Number(y))).toEqual(
+      Array.from({ length: 12 }, (_, i) => i),
+    );
+  });
+
+  it('writes an event appended inside a transaction when it commits, and never when it rolls back', async () => {
+    const store = gw.app.get(SessionEventsStore);
+    const ds = gw.app.get(DataSource);
+    const other = { tenantId: 't-events', sessionId: 'tx-session', type: 'message' as const };
+    await ds.transaction(async (m) => {
+      await store.append({ ...other, data: { n: 1 } }, m);
+    });
+    await store.flush();
+    expect((await store.page('tx-session', 0, 10)).items.map((e) => e.data)).toEqual([{ n: 1 }]);
+    await expect(
+      ds.transaction(async (m) => {
+        await store.append({ ...other, data: { n: 2 } }, m);
+        throw new Error('the work failed');
+      }),
+    ).rejects.toThrow('the work failed');
+    await store.flush();
+    expect((await store.page('tx-session', 0, 10)).items.map((e) => e.data)).toEqual([{ n: 1 }]);
   });
 
   it('pages with after/limit and answers nextAfter', async () => {

@@ -1,3 +1,4 @@
+import { SessionEventsStore } from '@app/modules/session-events/session-events.store';
 import { createKey, gatewayForSuite, type TestGateway } from '@test/support/gateway-test-app';
 import { describeEachDialect } from '@test/support/test-database';
 import { skillMd, uploadJsonSkill } from '@test/support/skill-fixture';
@@ -104,10 +105,14 @@ describeEachDialect('SKILL_CALL: choice, SKILL.md and file slices, sandbox wordi
       root: '/skills/pdf-tables',
       entryPath: '/skills/pdf-tables/SKILL.md',
     });
+    await gw.app.get(SessionEventsStore).flush();
     const events = await gw.http.get(`/api/v1/sessions/${id}/events`).set(runtime).expect(200);
-    expect(events.body.items).toEqual([
-      expect.objectContaining({ type: 'skill.activated', data: expect.objectContaining({ name: 'pdf-tables' }) }),
+    expect(events.body.items.map((e: { type: string }) => e.type)).toEqual([
+      'tool.started',
+      'skill.activated',
+      'tool.completed',
     ]);
+    expect(events.body.items[1]).toMatchObject({ data: { name: 'pdf-tables', version: 1 } });
   });
 
   it('reads a slice of a file across storage chunks, with totalChars and hasMore', async () => {

@@ -11,7 +11,7 @@ export type WorkspaceActor = 'WRITE_FILE' | 'EDIT_FILE' | 'DELETE_FILE' | 'UPLOA
 export class WorkspaceEvents {
   constructor(private readonly events: SessionEventsStore) {}
 
-  fileWritten(owner: WorkspaceOwner, write: WorkspaceWrite, by: WorkspaceActor, toolCallId?: string): Promise<number> {
+  fileWritten(owner: WorkspaceOwner, write: WorkspaceWrite, by: WorkspaceActor, toolCallId?: string): Promise<void> {
     return this.events.append({
       tenantId: owner.tenantId,
       sessionId: owner.sessionId,
@@ -20,7 +20,7 @@ export class WorkspaceEvents {
     });
   }
 
-  fileDeleted(owner: WorkspaceOwner, path: string, type: string, toolCallId?: string): Promise<number> {
+  fileDeleted(owner: WorkspaceOwner, path: string, type: string, toolCallId?: string): Promise<void> {
     return this.events.append({
       tenantId: owner.tenantId,
       sessionId: owner.sessionId,
