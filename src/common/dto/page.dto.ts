@@ -46,3 +46,24 @@ export class PageMetaDto {
   @ApiProperty() page: number;
   @ApiProperty() pageSize: number;
 }
+
+/**
+ * `after` (a seq already read, 0 for the start) and `limit` (1..1,000) of the per-session logs that grow at the end
+ * (events, messages): a reader pages on with the `nextAfter` of the previous page.
+ */
+export class AfterSeqQueryDto {
+  @ApiPropertyOptional({ default: 0, minimum: 0, description: 'Entries after this seq (nextAfter of the last page)' })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  after?: number;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 1000, description: 'At most this many (default: the endpoint says)' })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  limit?: number;
+}

@@ -1,6 +1,6 @@
+import { AfterSeqQueryDto } from '@app/common/dto/page.dto';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsBoolean, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { IsBoolean, IsOptional, IsString, Length, Matches } from 'class-validator';
 import { HitlRequestDto } from '@app/modules/loop-acting/sessions/sessions.dto';
 import { MESSAGE_ROLES, RUN_STATUSES } from './agent-runs.types';
 
@@ -50,22 +50,8 @@ export class MessageDto {
   @ApiProperty() createdAt: string;
 }
 
-export class MessagesQueryDto {
-  @ApiPropertyOptional({ default: 0, minimum: 0, description: 'Messages after this seq' })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  after?: number;
-
-  @ApiPropertyOptional({ default: 500, minimum: 1, maximum: 1000 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(1000)
-  limit?: number;
-}
+/** Events default to 100 per page, messages to 500. */
+export class MessagesQueryDto extends AfterSeqQueryDto {}
 
 export class MessagePageDto {
   @ApiProperty({ type: [MessageDto] }) items: MessageDto[];
