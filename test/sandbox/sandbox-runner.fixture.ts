@@ -5,19 +5,18 @@ import { loadGatewayConfig } from '@app/config/gateway-config';
 import { SandboxRunner } from '@app/modules/sandbox/sandbox-runner.service';
 import { findExecutable } from '@app/modules/sandbox/sandbox-host.probe';
 
-const isCi = ['true', '1'].includes((process.env.CI ?? '').toLowerCase());
-
 /**
- * `describe` for suites that need real bubblewrap. Skipped, with a message, only on a developer's machine
- * without it; with CI=true a missing bubblewrap fails the suite (the runner reports itself unavailable).
+ * `describe` for suites that need real bubblewrap (`apt-get install bubblewrap`; CI installs it). Without it the suite
+ * fails at once with that instruction instead of each test failing on an unavailable runner.
  */
 export function describeWithBubblewrap(name: string, body: () => void): void {
-  if (!findExecutable('bwrap') && !isCi) {
-    console.warn(`${name}: skipped, bubblewrap is not installed (apt-get install bubblewrap); CI=true fails instead`);
-    describe.skip(name, body);
-    return;
-  }
-  describe(name, body);
+  describe(name, () => {
+    beforeAll(() => {
+      if (!findExecutable('bwrap'))
+        throw new Error(`${name}: bubblewrap is not installed; apt-get install bubblewrap (the sandbox needs it)`);
+    });
+    body();
+  });
 }
 
 /** A started runner over the real host, with SANDBOX_* settings from `env` (defaults otherwise). */
