@@ -1,3 +1,5 @@
+import { textWords } from '@app/common/text/text-words';
+
 /**
  * The one tokenizer of knowledge search, used for documents and queries and on both databases alike, so SQLite
  * FTS5 and InnoDB FULLTEXT see exactly the same words. Text is NFKC-normalised, lower-cased and stripped of
@@ -7,8 +9,6 @@
  * than innodb_ft_min_token_size = 3, and most Chinese words are 2 characters); tokens are cut at 32 characters
  * (InnoDB's innodb_ft_max_token_size is 84).
  */
-const segmenter = new Intl.Segmenter('zh', { granularity: 'word' });
-
 export const MIN_TOKEN_CHARS = 3;
 const MAX_TOKEN_CHARS = 32;
 
@@ -26,26 +26,11 @@ const CHINESE_STOPWORDS = new Set(
   ),
 );
 
-const NOT_WORD_CHAR = /[^\p{L}\p{N}]+/u;
-const COMBINING_MARKS = /\p{M}+/gu;
+const STOPWORDS: ReadonlySet<string> = new Set([...ENGLISH_STOPWORDS, ...CHINESE_STOPWORDS]);
 
 /** The tokens of `text`, in order (duplicates kept: term frequency counts them). */
 export function tokenize(text: string): string[] {
-  const normalized = text
-    .normalize('NFKC')
-    .toLowerCase()
-    .normalize('NFD')
-    .replace(COMBINING_MARKS, '')
-    .normalize('NFC');
-  const tokens: string[] = [];
-  for (const segment of segmenter.segment(normalized)) {
-    if (!segment.isWordLike) continue;
-    for (const part of segment.segment.split(NOT_WORD_CHAR)) {
-      if (part === '' || ENGLISH_STOPWORDS.has(part) || CHINESE_STOPWORDS.has(part)) continue;
-      tokens.push(indexForm(part));
-    }
-  }
-  return tokens;
+  return textWords(text, STOPWORDS).map(indexForm);
 }
 
 /** The distinct tokens of a query, in first-seen order. */

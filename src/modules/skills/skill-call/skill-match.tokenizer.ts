@@ -1,4 +1,5 @@
-const WORDS = new Intl.Segmenter('zh', { granularity: 'word' });
+import { textWords } from '@app/common/text/text-words';
+
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]{2,}/gu;
 
 /** Words that say nothing about what a skill does (English and Chinese function words). */
@@ -13,18 +14,12 @@ const STOP_WORDS = new Set(
 );
 
 /**
- * Terms of a text for ranking skills, in any language: words by the ICU word segmenter (which splits Chinese
- * into words as well as English at spaces and punctuation), lower-cased, without function words; each run of CJK
- * characters also gives its character pairs, so a word the segmenter cut differently in the task and in the
- * description still matches.
+ * Terms of a text for ranking skills, in any language ({@link textWords}: Chinese split into words too), without
+ * function words; each run of CJK characters also gives its character pairs, so a word the segmenter cut
+ * differently in the task and in the description still matches.
  */
 export function skillMatchTerms(text: string): string[] {
-  const terms: string[] = [];
-  for (const s of WORDS.segment(text.normalize('NFKC'))) {
-    if (!s.isWordLike) continue;
-    const word = s.segment.toLowerCase();
-    if (!STOP_WORDS.has(word)) terms.push(word);
-  }
+  const terms = textWords(text, STOP_WORDS);
   for (const run of text.match(CJK_RUN) ?? [])
     for (let i = 0; i + 1 < run.length; i++) terms.push(`${run[i]}${run[i + 1]}`);
   return terms;
