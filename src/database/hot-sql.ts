@@ -143,3 +143,11 @@ export class HotSql implements HotStatements {
     );
   }
 }
+
+/**
+ * A row count for LIMIT/OFFSET, written into the statement (MySQL's prepared statements take no portable
+ * placeholder there): a whole number, never negative, so nothing else can reach the SQL text.
+ */
+export function sqlRowCount(n: number): number {
+  return Math.max(0, Math.floor(n));
+}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { HotSql } from '@app/database/hot-sql';
+import { HotSql, sqlRowCount } from '@app/database/hot-sql';
 
 /** A closed session due for deletion, as read for a retention batch. */
 export interface ClosedSessionRef {
@@ -44,7 +44,7 @@ export class RetentionRepository {
     const after = cursor ? ' AND (updated_at > ? OR (updated_at = ? AND id > ?))' : '';
     const params: unknown[] = [cutoff, ...(cursor ? [cursor.updatedAt, cursor.updatedAt, cursor.id] : [])];
     const rows = await this.sql.all<{ id: string; tenant_id: string; updated_at: string | number }>(
-      `SELECT id, tenant_id, updated_at FROM agent_session WHERE status = 'CLOSED' AND updated_at < ?${after} ORDER BY updated_at, id LIMIT ${rowLimit(limit)}`,
+      `SELECT id, tenant_id, updated_at FROM agent_session WHERE status = 'CLOSED' AND updated_at < ?${after} ORDER BY updated_at, id LIMIT ${sqlRowCount(limit)}`,
       params,
     );
     return rows.map((r) => ({ id: r.id, tenantId: r.tenant_id, updatedAt: Number(r.updated_at) }));
@@ -120,13 +120,8 @@ export class RetentionRepository {
 
   private boundedDelete(table: string, where: string, params: unknown[], limit: number): Promise<number> {
     const sql = this.mysql
-      ? `DELETE FROM ${table} WHERE ${where} LIMIT ${rowLimit(limit)}`
-      : `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE ${where} LIMIT ${rowLimit(limit)})`;
+      ? `DELETE FROM ${table} WHERE ${where} LIMIT ${sqlRowCount(limit)}`
+      : `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE ${where} LIMIT ${sqlRowCount(limit)})`;
     return this.sql.run(sql, params);
   }
-}
-
-/** A LIMIT written into the statement (MySQL's prepared statements take no portable placeholder there). */
-function rowLimit(limit: number): number {
-  return Math.max(1, Math.floor(limit));
 }

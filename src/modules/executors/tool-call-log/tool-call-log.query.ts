@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { HotSql } from '@app/database/hot-sql';
+import { HotSql, sqlRowCount } from '@app/database/hot-sql';
 import { HotTable } from '@app/database/hot-table';
 import { ToolCallLogEntity } from './tool-call-log.entity';
 import { ToolCallLogService } from './tool-call-log.service';
@@ -69,9 +69,8 @@ export class ToolCallLogQuery {
       params.push(value);
     }
     const clause = where.length ? ` WHERE ${where.join(' AND ')}` : '';
-    // Integers checked here and written in: MySQL's prepared statements take no placeholder in LIMIT portably.
-    const take = Math.max(0, Math.floor(filter.take));
-    const skip = Math.max(0, Math.floor(filter.skip));
+    const take = sqlRowCount(filter.take);
+    const skip = sqlRowCount(filter.skip);
     const [rows, [count]] = await Promise.all([
       this.sql.all(
         `SELECT ${this.table.columnList} FROM tool_call_log${clause} ORDER BY created_at, id LIMIT ${take} OFFSET ${skip}`,

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { isUniqueViolation } from '@app/database/unique-violation';
-import { HotSql, HotStatements } from '@app/database/hot-sql';
+import { HotSql, HotStatements, sqlRowCount } from '@app/database/hot-sql';
 import { HotTable } from '@app/database/hot-table';
 import { JournalEntry, JournalKey, JournalOutcome } from './journal.types';
 import { ToolCallJournalEntity } from './tool-call-journal.entity';
@@ -77,7 +77,7 @@ export class ToolCallJournalRepository {
       `SELECT ${this.table.aliasedList('j', '')} FROM tool_call_journal j
          JOIN agent_session s ON s.id = j.session_id AND s.tenant_id = j.tenant_id
         WHERE j.state = 'STARTED' AND j.lease_expires_at < ? AND j.side_effect <> 'READ_ONLY' AND s.status = 'ACTIVE'
-        ORDER BY j.lease_expires_at LIMIT ${Math.max(1, Math.floor(limit))}`,
+        ORDER BY j.lease_expires_at LIMIT ${sqlRowCount(limit)}`,
       [now],
     );
     return rows.map((r) => this.toEntry(r));

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { HotSql, HotStatements, HotTransaction } from '@app/database/hot-sql';
+import { HotSql, HotStatements, HotTransaction, sqlRowCount } from '@app/database/hot-sql';
 import { HotTable } from '@app/database/hot-table';
 import { AgentSessionEntity } from './agent-session.entity';
 import type { ActiveSkill, SessionStatus, TodoItem } from './session.types';
@@ -86,7 +86,7 @@ export class AgentSessionRepository {
     const [count] = await this.sql.all(`SELECT COUNT(*) AS n FROM agent_session ${where}`, params);
     const rows = await this.sql.all(
       `SELECT ${this.table.columnList} FROM agent_session ${where} ORDER BY created_at DESC, id ASC ` +
-        `LIMIT ${checkedInt(filter.take)} OFFSET ${checkedInt(filter.skip)}`,
+        `LIMIT ${sqlRowCount(filter.take)} OFFSET ${sqlRowCount(filter.skip)}`,
       params,
     );
     return [rows.map((r) => this.toEntity(r)), Number(count.n)];
@@ -129,10 +129,4 @@ export class AgentSessionRepository {
   private on(manager?: EntityManager): HotStatements {
     return manager ? this.sql.on(manager) : this.sql;
   }
-}
-
-/** A LIMIT/OFFSET written into the statement (MySQL prepared statements refuse them as parameters). */
-function checkedInt(n: number): number {
-  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`not a row count: ${n}`);
-  return n;
 }
