@@ -1,9 +1,10 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { In, MoreThan, type DataSource, type EntityManager, type QueryRunner } from 'typeorm';
+import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { isUniqueViolation } from '@app/database/unique-violation';
-import { HotSql } from '@app/database/hot-sql';
+import { HotSql, sqlRowCount } from '@app/database/hot-sql';
+import { HotTable } from '@app/database/hot-table';
 import { toIso } from '@app/database/epoch-ms.transformer';
 import { SessionEventEntity } from './session-event.entity';
 import type { NewSessionEvent, SessionEventPage } from './session-event.types';
@@ -36,10 +37,14 @@ export class SessionEventsStore implements OnApplicationShutdown {
   /** Wakes this process's event streams of a session after an append (other instances are found by polling). */
   private readonly appended = new EventEmitter().setMaxListeners(0);
 
+  /** Read and written one way, through HotSql, with the entity's columns and conversions. */
+  private readonly table: HotTable<SessionEventEntity>;
+
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    @InjectDataSource() dataSource: DataSource,
     private readonly sql: HotSql,
   ) {
+    this.table = new HotTable(dataSource, SessionEventEntity);
     dataSource.subscribers.push({
       afterTransactionCommit: ({ queryRunner }) => this.committed(queryRunner),
       afterTransactionRollback: ({ queryRunner }) => {
@@ -87,22 +92,14 @@ export class SessionEventsStore implements OnApplicationShutdown {
 
   /** Events of one session after `after`, oldest first (the caller has checked the session's tenant). */
   async page(sessionId: string, after: number, limit: number): Promise<SessionEventPage> {
-    const rows = await this.dataSource.getRepository(SessionEventEntity).find({
-      where: { sessionId, seq: MoreThan(after) },
-      order: { seq: 'ASC' },
-      take: limit,
-    });
-    const items = rows.map((r) => ({ seq: r.seq, type: r.type, at: toIso(r.at)!, data: r.data }));
+    const rows = await this.sql.all(
+      `SELECT ${this.table.columnList} FROM session_event WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ${sqlRowCount(limit)}`,
+      [sessionId, after],
+    );
+    const items = rows
+      .map((r) => this.table.fromRow(r))
+      .map((e) => ({ seq: e.seq, type: e.type, at: toIso(e.at)!, data: e.data }));
     return { items, nextAfter: items.length > 0 ? items[items.length - 1].seq : after };
-  }
-
-  /** Removes every event of the sessions (retention, session deletion). */
-  async deleteForSessions(
-    sessionIds: readonly string[],
-    manager: EntityManager = this.dataSource.manager,
-  ): Promise<void> {
-    if (sessionIds.length === 0) return;
-    await manager.getRepository(SessionEventEntity).delete({ sessionId: In(sessionIds as string[]) });
   }
 
   /**
