@@ -164,11 +164,12 @@ describe('HttpToolExecutor under ToolCallPolicy (real loopback server)', () => {
     const elapsed = performance.now() - started;
     expect(outcome).toMatchObject({ timedOut: true, attempts: 1 });
     expect(outcome.error).toMatchObject({ errorClass: 'TIMEOUT', reachedRemote: true });
+    // Lower bounds only, on one clock (server and gateway share this process): the timer cannot fire early, while
+    // the server's receipt can be late on a loaded machine, so the span is measured from the call's start.
     expect(elapsed).toBeGreaterThanOrEqual(290);
-    expect(elapsed).toBeLessThan(2000);
     await waitFor(() => server.requests[0]?.abortedAt !== undefined, { description: 'the server to see the abort' });
     const [req] = server.requests;
-    expect(req.abortedAt! - req.at).toBeGreaterThanOrEqual(250);
+    expect(req.abortedAt! - started).toBeGreaterThanOrEqual(290);
     expect(server.requests).toHaveLength(1);
     release?.();
   });
