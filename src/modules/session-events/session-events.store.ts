@@ -11,27 +11,46 @@ import type { NewSessionEvent, SessionEventPage } from './session-event.types';
 
 /** Two instances writing one session may pick the same next seq; the loser retries (the primary key decides). */
 const MAX_SEQ_ATTEMPTS = 50;
+/** How long an event recorded behind a call waits for others to share its commit (the act's next events, mostly). */
+const RECORD_DELAY_MS = 10;
+/** Events written in one transaction at most. */
+const MAX_BATCH = 200;
+
+/**
+ * One statement: the next seq of the session is taken inside the INSERT (MAX + 1). The MAX is in a derived table:
+ * MySQL neither mixes it with plain values (ONLY_FULL_GROUP_BY) nor reads the target table in a subquery of the VALUES.
+ */
+const INSERT_NEXT =
+  'INSERT INTO session_event (session_id, seq, tenant_id, type, at, data) ' +
+  'SELECT ?, next_seq.n, ?, ?, ?, ? FROM ' +
+  '(SELECT COALESCE(MAX(seq), 0) + 1 AS n FROM session_event WHERE session_id = ?) next_seq';
 
 interface PendingEvent {
   event: NewSessionEvent;
   at: number;
+  /** Set for an awaited {@link SessionEventsStore.append}: resolved once the event is written (or given up). */
+  written?: () => void;
 }
 
 /**
  * The durable session events, written by the code that does the work. A session's `seq` is 1, 2, 3... taken inside
- * the INSERT as MAX + 1 under the primary key, so a reader that pages with `after` never skips one. Every write of a
- * session goes through one chain per session in this process (ordered; never inside a caller's transaction, so an
- * event can never make that transaction fail or deadlock):
+ * the INSERT as MAX + 1 under the primary key, so a reader that pages with `after` never skips one. Every event goes
+ * through one queue in this process, written in order by one writer that commits whatever has queued up in one
+ * transaction (a group commit: on MySQL one log flush for many events), never inside a caller's transaction, so an
+ * event can never make that transaction fail or deadlock:
  * - {@link append} with a `manager` in a transaction: queued when that transaction commits (dropped if it rolls
  *   back), so an event exists only when its work was committed ({@link flush} waits for it);
  * - {@link append} otherwise: written before it resolves;
- * - {@link record}: for the per-call hot path, written behind the caller.
+ * - {@link record}: for the per-call hot path, written behind the caller within {@link RECORD_DELAY_MS}.
  */
 @Injectable()
 export class SessionEventsStore implements OnApplicationShutdown {
   private readonly logger = new Logger(SessionEventsStore.name);
-  /** The last write of each session: the next one waits for it. */
-  private readonly chains = new Map<string, Promise<void>>();
+  /** Events waiting for the writer, oldest first. */
+  private queue: PendingEvent[] = [];
+  /** The writer while it runs: it drains the queue, one transaction per batch. */
+  private writing: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
   /** Events of transactions still open, written when they commit. */
   private readonly afterCommit = new WeakMap<QueryRunner, PendingEvent[]>();
   /** Wakes this process's event streams of a session after an append (other instances are found by polling). */
@@ -69,7 +88,10 @@ export class SessionEventsStore implements OnApplicationShutdown {
       this.afterCommit.set(key, pending);
       return;
     }
-    await this.enqueue({ event, at: Date.now() });
+    await new Promise<void>((written) => {
+      this.queue.push({ event, at: Date.now(), written });
+      this.writeSoon();
+    });
   }
 
   /**
@@ -78,12 +100,16 @@ export class SessionEventsStore implements OnApplicationShutdown {
    * moment between the work and this write loses the event, never the work.
    */
   record(event: NewSessionEvent): void {
-    void this.enqueue({ event, at: Date.now() });
+    this.queue.push({ event, at: Date.now() });
+    if (!this.writing) this.timer ??= setTimeout(() => this.writeSoon(), RECORD_DELAY_MS).unref();
   }
 
-  /** Waits for every event written behind its caller (at shutdown; tests that read them at once). */
+  /** Waits until every queued event is written (at shutdown; before a read; tests that read them at once). */
   async flush(): Promise<void> {
-    while (this.chains.size > 0) await Promise.all([...this.chains.values()]);
+    while (this.queue.length > 0 || this.writing) {
+      this.writeSoon();
+      await this.writing;
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -92,6 +118,7 @@ export class SessionEventsStore implements OnApplicationShutdown {
 
   /** Events of one session after `after`, oldest first (the caller has checked the session's tenant). */
   async page(sessionId: string, after: number, limit: number): Promise<SessionEventPage> {
+    await this.flush();
     const rows = await this.sql.all(
       `SELECT ${this.table.columnList} FROM session_event WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ${sqlRowCount(limit)}`,
       [sessionId, after],
@@ -111,43 +138,56 @@ export class SessionEventsStore implements OnApplicationShutdown {
     const pending = this.afterCommit.get(runner);
     if (!pending) return;
     this.afterCommit.delete(runner);
-    for (const p of pending) void this.enqueue(p);
+    this.queue.push(...pending);
+    this.writeSoon();
   }
 
-  /** Chains the write after the session's previous one; failures are logged (the work is already committed). */
-  private enqueue(pending: PendingEvent): Promise<void> {
-    const { sessionId } = pending.event;
-    const previous = this.chains.get(sessionId) ?? Promise.resolve();
-    const next = previous
-      .then(() => this.insertNext(pending))
-      .catch((err: unknown) =>
-        this.logger.warn(
-          `Session event ${pending.event.type} of session ${sessionId} was not recorded: ${(err as Error).name}: ${String((err as Error).message).slice(0, 200)}`,
-        ),
-      );
-    this.chains.set(sessionId, next);
-    void next.then(() => {
-      if (this.chains.get(sessionId) === next) this.chains.delete(sessionId);
+  /** Starts the writer unless it runs (it takes what was queued meanwhile when its batch is done). */
+  private writeSoon(): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    if (this.writing || this.queue.length === 0) return;
+    this.writing = this.drain().finally(() => {
+      this.writing = null;
     });
-    return next;
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, MAX_BATCH);
+      await this.writeBatch(batch);
+      for (const sessionId of new Set(batch.map((p) => p.event.sessionId))) this.appended.emit(sessionId);
+      for (const p of batch) p.written?.();
+    }
   }
 
   /**
-   * One statement: the next seq is taken inside the INSERT (MAX + 1 of the session). Another instance writing the
-   * same session at the same moment loses on the primary key (or a deadlock on MySQL) and tries again.
+   * The batch in one transaction, in queue order. When it fails (another instance took a seq of one of its sessions
+   * first, or MySQL chose it as a deadlock victim), nothing of it was written: each event is then written on its own.
    */
-  private async insertNext({ event, at }: PendingEvent): Promise<void> {
+  private async writeBatch(batch: PendingEvent[]): Promise<void> {
+    try {
+      await this.sql.transaction(async (tx) => {
+        for (const p of batch) await tx.run(INSERT_NEXT, insertParams(p));
+      });
+    } catch {
+      for (const p of batch) {
+        await this.insertNext(p).catch((err: unknown) =>
+          this.logger.warn(
+            `Session event ${p.event.type} of session ${p.event.sessionId} was not recorded: ${(err as Error).name}: ${String((err as Error).message).slice(0, 200)}`,
+          ),
+        );
+      }
+    }
+  }
+
+  /** One event alone; on a lost race for its seq (primary key, or a deadlock on MySQL) it tries again. */
+  private async insertNext(pending: PendingEvent): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.sql.run(
-          // The MAX in a derived table: MySQL neither mixes it with plain values (ONLY_FULL_GROUP_BY) nor reads the
-          // target table in a subquery of the VALUES.
-          'INSERT INTO session_event (session_id, seq, tenant_id, type, at, data) ' +
-            'SELECT ?, next_seq.n, ?, ?, ?, ? FROM ' +
-            '(SELECT COALESCE(MAX(seq), 0) + 1 AS n FROM session_event WHERE session_id = ?) next_seq',
-          [event.sessionId, event.tenantId, event.type, at, JSON.stringify(event.data), event.sessionId],
-        );
-        this.appended.emit(event.sessionId);
+        await this.sql.run(INSERT_NEXT, insertParams(pending));
         return;
       } catch (err) {
         if (!(isUniqueViolation(err) || isDeadlock(err)) || attempt >= MAX_SEQ_ATTEMPTS) throw err;
@@ -155,6 +195,10 @@ export class SessionEventsStore implements OnApplicationShutdown {
       }
     }
   }
+}
+
+function insertParams({ event, at }: PendingEvent): unknown[] {
+  return [event.sessionId, event.tenantId, event.type, at, JSON.stringify(event.data), event.sessionId];
 }
 
 /**
