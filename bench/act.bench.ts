@@ -6,7 +6,7 @@
  * runs beside them: what the database needs at the least, so the gateway's own time can be set against it.
  * Run: node -r @swc-node/register bench/act.bench.ts
  * Env: BENCH_N (calls per path and concurrency, default 1500), BENCH_WARMUP (300), BENCH_ROUNDS (4),
- *      BENCH_DIALECTS (sqlite,mysql), BENCH_PROFILE_DIR (CPU-profile each gateway),
+ *      BENCH_DIALECTS (sqlite,mysql), BENCH_CALLERS (1,8), BENCH_PROFILE_DIR (CPU-profile each gateway),
  *      TEST_MYSQL_URL (a MySQL/MariaDB server; else a throwaway MariaDB with durable defaults is started when installed).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -39,7 +39,7 @@ const N = Number(process.env.BENCH_N ?? 1500);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 300);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const DIALECTS = (process.env.BENCH_DIALECTS ?? 'sqlite,mysql').split(',').map((d) => d.trim());
-const CALLERS = [1, 8];
+const CALLERS = (process.env.BENCH_CALLERS ?? '1,8').split(',').map(Number);
 const MESSAGE = 'hello from the bench';
 /** The path of the bare mysql2 client (MySQL only). */
 const JOURNAL_FLOOR = 'journal floor';
@@ -114,7 +114,7 @@ async function benchDialect(
   const dbFloor: MysqlJournalFloor | null = dialect === 'mysql' ? await connectMysqlJournalFloor(db.url) : null;
   try {
     const sessions = await Promise.all(
-      Array.from({ length: Math.max(...CALLERS) }, () => openSession(gateway.gw, gateway.seeded)),
+      Array.from({ length: Math.max(8, ...CALLERS) }, () => openSession(gateway.gw, gateway.seeded)),
     );
     let seq = 0;
     let acts = 0;
