@@ -39,7 +39,13 @@ describeEachDialect('model providers (/admin/model-providers) and the agent-loop
     expect(literal.body.error.message).toContain('apiKey must be a secret reference');
     expect(JSON.stringify(literal.body)).not.toContain('sk-live-abcdef');
     const userinfo = await post(acmeAdmin, body({ baseUrl: 'http://user:pw@127.0.0.1:1/v1' }), 400);
-    expect(userinfo.body.error.message).toContain('baseUrl must not carry credentials');
+    expect(userinfo.body.error.details.fields).toEqual([
+      { field: 'baseUrl', problems: [expect.stringContaining('must not carry a user name or password')] },
+    ]);
+    expect(userinfo.body.error.details.fields[0].problems[0]).toContain('put the key in apiKey as ${secret:NAME}');
+    const inQuery = await post(acmeAdmin, body({ baseUrl: 'http://127.0.0.1:1/v1?api_key=sk-live-abcdef' }), 400);
+    expect(inQuery.body.error.message).toContain('must not carry a credential in its query (parameter "api_key")');
+    expect(JSON.stringify(inQuery.body)).not.toContain('sk-live-abcdef');
     await post(acmeAdmin, body({ kind: 'ANTHROPIC' }), 400);
   });
 

@@ -1,3 +1,4 @@
+import { urlCredentialProblem } from '@app/modules/tool-registry/tool-credential.rules';
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { AuthContext } from '@app/common/auth/auth-context';
@@ -27,7 +28,7 @@ export class ModelProvidersService {
   async create(auth: AuthContext, dto: CreateModelProviderDto): Promise<ModelProviderDto> {
     const tenantId = dto.tenantId ?? null;
     this.assertWritable(auth, tenantId);
-    assertNoUserinfo(dto.baseUrl);
+    assertNoUrlCredential(dto.baseUrl);
     await this.assertNameFree(tenantId, dto.name);
     const now = Date.now();
     const row: ModelProviderEntity = {
@@ -60,7 +61,7 @@ export class ModelProvidersService {
   async update(auth: AuthContext, id: string, dto: UpdateModelProviderDto): Promise<ModelProviderDto> {
     const row = await this.loadVisible(auth.tenantId, id);
     this.assertWritable(auth, row.tenantId);
-    if (dto.baseUrl !== undefined) assertNoUserinfo(dto.baseUrl);
+    if (dto.baseUrl !== undefined) assertNoUrlCredential(dto.baseUrl);
     if (dto.name !== undefined) await this.assertNameFree(row.tenantId, dto.name, id);
     const changes: Partial<ModelProviderEntity> = {
       ...(dto.name !== undefined && { name: dto.name }),
@@ -127,16 +128,9 @@ export class ModelProvidersService {
 }
 
 /** Credentials in the URL would be stored and shown in the clear: the key goes in `apiKey` as a reference. */
-function assertNoUserinfo(baseUrl: string): void {
-  const url = new URL(baseUrl);
-  if (url.username || url.password) {
-    throw validationFailed([
-      {
-        field: 'baseUrl',
-        problems: ['baseUrl must not carry credentials (user:password@); put the key in apiKey as ${secret:NAME}'],
-      },
-    ]);
-  }
+function assertNoUrlCredential(baseUrl: string): void {
+  const problem = urlCredentialProblem(baseUrl, 'baseUrl', 'put the key in apiKey as ${secret:NAME}');
+  if (problem) throw validationFailed([problem]);
 }
 
 export function toModelProviderDto(row: ModelProviderEntity): ModelProviderDto {

@@ -46,9 +46,14 @@ function carriesLiteralCredential(name: string, value: string): boolean {
 
 /**
  * The problem of a URL that carries a credential: user info (`https://user:pass@host`) or a sensitive query
- * parameter with a literal value (`?api_key=...`; a `{placeholder}` is fine). The value is never echoed.
+ * parameter with a literal value (`?api_key=...`; a `{placeholder}` is fine). The value is never echoed. `instead`
+ * tells where the credential goes (a header with a secret reference, unless the resource has its own field).
  */
-export function urlCredentialProblem(url: string, field: string): FieldProblem | null {
+export function urlCredentialProblem(
+  url: string,
+  field: string,
+  instead = `send the credential in a header and ${HOW_TO_REFERENCE}`,
+): FieldProblem | null {
   let parsed: URL;
   try {
     parsed = new URL(url.replace(/\{[^}]+\}/g, 'x'));
@@ -58,9 +63,7 @@ export function urlCredentialProblem(url: string, field: string): FieldProblem |
   if (parsed.username || parsed.password) {
     return {
       field,
-      problems: [
-        `must not carry a user name or password (user:pass@host); send the credential in a header and ${HOW_TO_REFERENCE}`,
-      ],
+      problems: [`must not carry a user name or password (user:pass@host); ${instead}`],
     };
   }
   const original = safeSearchParams(url);
@@ -68,9 +71,7 @@ export function urlCredentialProblem(url: string, field: string): FieldProblem |
     if (SENSITIVE_QUERY.test(key) && value !== '' && !/^\{[^}]+\}$/.test(value)) {
       return {
         field,
-        problems: [
-          `must not carry a credential in its query (parameter "${key}"); send it in a header and ${HOW_TO_REFERENCE}`,
-        ],
+        problems: [`must not carry a credential in its query (parameter "${key}"); ${instead}`],
       };
     }
   }
