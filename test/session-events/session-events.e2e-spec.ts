@@ -43,6 +43,31 @@ describeEachDialect('session events: durable, ordered per session, tenant-scoped
     );
   });
 
+  it('writes events recorded behind calls of several sessions together, numbered in order within each session', async () => {
+    const store = gw.app.get(SessionEventsStore);
+    const sessions = ['batch-a', 'batch-b'];
+    for (let i = 0; i < 7; i++)
+      store.record({ tenantId: 't-events', sessionId: sessions[i % 2], type: 'tool.started', data: { i } });
+    await store.flush();
+    const a = (await store.page('batch-a', 0, 100)).items;
+    const b = (await store.page('batch-b', 0, 100)).items;
+    expect(a.map((e) => [e.seq, e.data.i])).toEqual([
+      [1, 0],
+      [2, 2],
+      [3, 4],
+      [4, 6],
+    ]);
+    expect(b.map((e) => [e.seq, e.data.i])).toEqual([
+      [1, 1],
+      [2, 3],
+      [3, 5],
+    ]);
+    // A later batch continues each session's numbering.
+    store.record({ tenantId: 't-events', sessionId: 'batch-b', type: 'tool.completed', data: { i: 7 } });
+    await store.flush();
+    expect((await store.page('batch-b', 3, 100)).items.map((e) => [e.seq, e.type])).toEqual([[4, 'tool.completed']]);
+  });
+
   it('writes an event appended inside a transaction when it commits, and never when it rolls back', async () => {
     const store = gw.app.get(SessionEventsStore);
     const ds = gw.app.get(DataSource);

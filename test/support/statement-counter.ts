@@ -6,8 +6,6 @@ import type { HotSql } from '@app/database/hot-sql';
 export interface StatementRecording {
   /** Each statement's SQL, in the order the driver was asked to run it. */
   readonly statements: string[];
-  /** The same statements with the connection that ran each (MySQL's thread id; 0 for SQLite's one connection). */
-  readonly onConnections: Array<{ sql: string; connection: number }>;
   /** Forgets what was recorded so far (e.g. after setup). */
   clear(): void;
   /** Puts the drivers back as they were. */
@@ -24,14 +22,11 @@ type Method = (this: unknown, ...args: unknown[]) => unknown;
  */
 export function recordStatements(dataSource: DataSource, hotSql: HotSql): StatementRecording {
   const statements: string[] = [];
-  const onConnections: Array<{ sql: string; connection: number }> = [];
   const restore: Array<() => void> = [];
   const wrap = (proto: Record<string, unknown>, name: string, sqlOf: (self: unknown, args: unknown[]) => string) => {
     const original = proto[name] as Method;
     proto[name] = function (this: unknown, ...args: unknown[]) {
-      const sql = sqlOf(this, args);
-      statements.push(sql);
-      onConnections.push({ sql, connection: (this as { threadId?: number }).threadId ?? 0 });
+      statements.push(sqlOf(this, args));
       return original.apply(this, args);
     };
     restore.push(() => (proto[name] = original));
@@ -64,34 +59,7 @@ export function recordStatements(dataSource: DataSource, hotSql: HotSql): Statem
 
   return {
     statements,
-    onConnections,
-    clear: () => {
-      statements.splice(0);
-      onConnections.splice(0);
-    },
+    clear: () => void statements.splice(0),
     stop: () => restore.forEach((undo) => undo()),
   };
-}
-
-/**
- * The recorded statements without the transactions that wrote `table` (found per connection, from their start to
- * their COMMIT or ROLLBACK), e.g. the session events' batches, written beside a request by their own writer.
- */
-export function withoutTransactionsOf(recording: StatementRecording, table: string): string[] {
-  const kept: string[] = [];
-  const open = new Map<number, { sqls: string[]; writes: boolean }>();
-  for (const { sql, connection } of recording.onConnections) {
-    const tx = open.get(connection);
-    if (/^(BEGIN|START TRANSACTION)/i.test(sql)) open.set(connection, { sqls: [sql], writes: false });
-    else if (tx) {
-      tx.sqls.push(sql);
-      tx.writes ||= sql.includes(table);
-      if (/^(COMMIT|ROLLBACK)/i.test(sql)) {
-        open.delete(connection);
-        if (!tx.writes) kept.push(...tx.sqls);
-      }
-    } else kept.push(sql);
-  }
-  for (const tx of open.values()) if (!tx.writes) kept.push(...tx.sqls);
-  return kept;
 }

@@ -13,17 +13,35 @@ import type { NewSessionEvent, SessionEventPage } from './session-event.types';
 const MAX_SEQ_ATTEMPTS = 50;
 /** How long an event recorded behind a call waits for others to share its commit (the act's next events, mostly). */
 const RECORD_DELAY_MS = 10;
-/** Events written in one transaction at most. */
-const MAX_BATCH = 200;
+/** Events written by one statement at most (bounds the statement variants each connection prepares). */
+const MAX_BATCH = 50;
 
 /**
- * One statement: the next seq of the session is taken inside the INSERT (MAX + 1). The MAX is in a derived table:
+ * One event: the next seq of the session is taken inside the INSERT (MAX + 1). The MAX is in a derived table:
  * MySQL neither mixes it with plain values (ONLY_FULL_GROUP_BY) nor reads the target table in a subquery of the VALUES.
  */
 const INSERT_NEXT =
   'INSERT INTO session_event (session_id, seq, tenant_id, type, at, data) ' +
   'SELECT ?, next_seq.n, ?, ?, ?, ? FROM ' +
   '(SELECT COALESCE(MAX(seq), 0) + 1 AS n FROM session_event WHERE session_id = ?) next_seq';
+
+/**
+ * `count` events of any sessions in one statement (one round trip, one commit): each row is numbered within its
+ * session in the batch (`k` = 1, 2...) and added to that session's MAX(seq).
+ */
+function insertBatchSql(count: number, sessions: number): string {
+  const rows = Array.from({ length: count }, (_, i) =>
+    i === 0
+      ? 'SELECT ? AS session_id, ? AS k, ? AS tenant_id, ? AS type, ? AS at, ? AS data'
+      : 'SELECT ?, ?, ?, ?, ?, ?',
+  ).join(' UNION ALL ');
+  return (
+    'INSERT INTO session_event (session_id, seq, tenant_id, type, at, data) ' +
+    'SELECT r.session_id, COALESCE(m.n, 0) + r.k, r.tenant_id, r.type, r.at, r.data ' +
+    `FROM (${rows}) r LEFT JOIN (SELECT session_id, MAX(seq) AS n FROM session_event ` +
+    `WHERE session_id IN (${Array(sessions).fill('?').join(', ')}) GROUP BY session_id) m ON m.session_id = r.session_id`
+  );
+}
 
 interface PendingEvent {
   event: NewSessionEvent;
@@ -35,9 +53,9 @@ interface PendingEvent {
 /**
  * The durable session events, written by the code that does the work. A session's `seq` is 1, 2, 3... taken inside
  * the INSERT as MAX + 1 under the primary key, so a reader that pages with `after` never skips one. Every event goes
- * through one queue in this process, written in order by one writer that commits whatever has queued up in one
- * transaction (a group commit: on MySQL one log flush for many events), never inside a caller's transaction, so an
- * event can never make that transaction fail or deadlock:
+ * through one queue in this process, written in order by one writer that writes whatever has queued up with one
+ * statement (a group commit: one round trip and one log flush for many events), never inside a caller's transaction,
+ * so an event can never make that transaction fail or deadlock:
  * - {@link append} with a `manager` in a transaction: queued when that transaction commits (dropped if it rolls
  *   back), so an event exists only when its work was committed ({@link flush} waits for it);
  * - {@link append} otherwise: written before it resolves;
@@ -48,7 +66,7 @@ export class SessionEventsStore implements OnApplicationShutdown {
   private readonly logger = new Logger(SessionEventsStore.name);
   /** Events waiting for the writer, oldest first. */
   private queue: PendingEvent[] = [];
-  /** The writer while it runs: it drains the queue, one transaction per batch. */
+  /** The writer while it runs: it drains the queue, one statement per batch. */
   private writing: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
   /** Events of transactions still open, written when they commit. */
@@ -164,14 +182,20 @@ export class SessionEventsStore implements OnApplicationShutdown {
   }
 
   /**
-   * The batch in one transaction, in queue order. When it fails (another instance took a seq of one of its sessions
-   * first, or MySQL chose it as a deadlock victim), nothing of it was written: each event is then written on its own.
+   * The batch in one statement, numbered in queue order per session. When it fails (another instance took a seq of
+   * one of its sessions first, or MySQL chose it as a deadlock victim), nothing of it was written: each event is then
+   * written on its own.
    */
   private async writeBatch(batch: PendingEvent[]): Promise<void> {
+    const counts = new Map<string, number>();
+    const params: unknown[] = [];
+    for (const p of batch) {
+      const k = (counts.get(p.event.sessionId) ?? 0) + 1;
+      counts.set(p.event.sessionId, k);
+      params.push(p.event.sessionId, k, p.event.tenantId, p.event.type, p.at, JSON.stringify(p.event.data));
+    }
     try {
-      await this.sql.transaction(async (tx) => {
-        for (const p of batch) await tx.run(INSERT_NEXT, insertParams(p));
-      });
+      await this.sql.run(insertBatchSql(batch.length, counts.size), [...params, ...counts.keys()]);
     } catch {
       for (const p of batch) {
         await this.insertNext(p).catch((err: unknown) =>
@@ -187,7 +211,15 @@ export class SessionEventsStore implements OnApplicationShutdown {
   private async insertNext(pending: PendingEvent): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.sql.run(INSERT_NEXT, insertParams(pending));
+        const { event, at } = pending;
+        await this.sql.run(INSERT_NEXT, [
+          event.sessionId,
+          event.tenantId,
+          event.type,
+          at,
+          JSON.stringify(event.data),
+          event.sessionId,
+        ]);
         return;
       } catch (err) {
         if (!(isUniqueViolation(err) || isDeadlock(err)) || attempt >= MAX_SEQ_ATTEMPTS) throw err;
@@ -195,10 +227,6 @@ export class SessionEventsStore implements OnApplicationShutdown {
       }
     }
   }
-}
-
-function insertParams({ event, at }: PendingEvent): unknown[] {
-  return [event.sessionId, event.tenantId, event.type, at, JSON.stringify(event.data), event.sessionId];
 }
 
 /**
