@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { gatewayForSuite } from '@test/support/gateway-test-app';
 import { describeEachDialect } from '@test/support/test-database';
 import { WorkspaceLocator } from '@app/modules/workspace/workspace.locator';
@@ -116,6 +117,26 @@ describeEachDialect('workspace file tools through act', (dialect) => {
     expect((await t.call(sessionId, 'DELETE_FILE', { path: 'out' })).status).toBe('COMPLETED');
     expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('top secret');
     for (const p of ['escape', 'link.txt']) await t.call(sessionId, 'DELETE_FILE', { path: p });
+  });
+
+  it('refuses a FIFO made in the workspace at once (read, edit, publish, download) instead of waiting for a writer', async () => {
+    mkdirSync(dir(), { recursive: true });
+    execFileSync('mkfifo', [join(dir(), 'pipe')]);
+    for (const [name, args] of [
+      ['READ_FILE', { path: 'pipe' }],
+      ['EDIT_FILE', { path: 'pipe', oldText: 'a', newText: 'b' }],
+      ['PUBLISH_FILE', { path: 'pipe' }],
+    ] as const) {
+      const res = await t.call(sessionId, name, args);
+      expect({ name, status: res.status }).toEqual({ name, status: 'FAILED' });
+      expect(res.content).toContain('"pipe" is not a regular file');
+    }
+    const download = await suite.gw.http
+      .get(`/api/v1/sessions/${sessionId}/files/content?path=pipe`)
+      .set(t.runtime)
+      .expect(400);
+    expect(download.body.error).toMatchObject({ code: 'WORKSPACE_PATH_INVALID' });
+    expect((await t.call(sessionId, 'DELETE_FILE', { path: 'pipe' })).status).toBe('COMPLETED');
   });
 
   it('a symlink inside that stays inside works', async () => {

@@ -168,22 +168,29 @@ export class WorkspaceFiles {
   }
 
   /** Opens a regular file read-only without following a final symlink (a swap after resolving fails with ELOOP). */
+  /**
+   * Opens a regular file for reading. O_NONBLOCK: a FIFO (or device) that a command made in the workspace opens at
+   * once instead of waiting for a writer (which would hold a thread of libuv's pool forever); the type check then
+   * refuses it. Regular files ignore the flag.
+   */
   private async openRegular(target: ResolvedWorkspacePath) {
-    const handle = await open(target.real, constants.O_RDONLY | constants.O_NOFOLLOW).catch((err: unknown) => {
+    const flags = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+    const handle = await open(target.real, flags).catch((err: unknown) => {
       throw new DomainError(
         WorkspaceErrorCode.WORKSPACE_PATH_INVALID,
         `"${target.relative}" cannot be read: ${(err as Error).message.split(',')[0]}.`,
         { path: target.relative },
       );
     });
-    if (!(await handle.stat()).isFile()) {
+    const stat = await handle.stat();
+    if (!stat.isFile()) {
       await handle.close();
       throw new DomainError(
         WorkspaceErrorCode.WORKSPACE_PATH_INVALID,
-        `"${target.relative}" is a folder, not a file.`,
-        {
-          path: target.relative,
-        },
+        stat.isDirectory()
+          ? `"${target.relative}" is a folder, not a file.`
+          : `"${target.relative}" is not a regular file (a pipe, socket or device): only regular files can be read.`,
+        { path: target.relative },
       );
     }
     return handle;
