@@ -46,7 +46,15 @@ describeEachDialect('knowledge bases: admin API and tenancy', (dialect) => {
       .set(gw.admin)
       .send({ name: 'svc', tenantId: 'v', kind: 'HTTP', url: 'https://user:pw@example.com/search' });
     expect(creds.status).toBe(400);
+    expect(creds.body.error.message).toContain('must not carry a user name or password');
     expect(creds.body.error.message).not.toContain('pw@');
+    const keyInQuery = await gw.http
+      .post(KB)
+      .set(gw.admin)
+      .send({ name: 'svc', tenantId: 'v', kind: 'HTTP', url: 'https://example.com/search?api_key=kb-secret-123' });
+    expect(keyInQuery.status).toBe(400);
+    expect(keyInQuery.body.error.message).toContain('must not carry a credential in its query (parameter "api_key")');
+    expect(JSON.stringify(keyInQuery.body)).not.toContain('kb-secret-123');
     const ftp = await gw.http
       .post(KB)
       .set(gw.admin)

@@ -1,3 +1,4 @@
+import { urlCredentialProblem } from '@app/modules/tool-registry/tool-credential.rules';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -155,10 +156,10 @@ function checkedUrl(raw: string | undefined): string {
     ? 'an HTTP knowledge base needs an absolute http(s) URL, e.g. https://retrieval.example.com/search'
     : !['http:', 'https:'].includes(url.protocol)
       ? 'must be an http: or https: URL'
-      : url.username || url.password
-        ? 'must not carry credentials (user:password@); the retrieval service must not need secrets from the gateway'
-        : undefined;
+      : undefined;
   if (problem) throw validationFailed([{ field: 'url', problems: [problem] }]);
+  const credential = urlCredentialProblem(raw!, 'url', 'the retrieval service must not need secrets from the gateway');
+  if (credential) throw validationFailed([credential]);
   return url!.toString();
 }
 
