@@ -100,6 +100,7 @@ describeEachDialect('SKILL_CALL: choice, SKILL.md and file slices, sandbox wordi
     expect(result.content).toMatch(/only activates the skill and reads its files; it runs nothing/);
     expect(result.content).toContain('RUN_COMMAND in the sandbox');
     expect(await activeSkill(id)).toEqual({
+      skillId: expect.any(String),
       name: 'pdf-tables',
       version: 1,
       root: '/skills/pdf-tables',

@@ -130,10 +130,16 @@ describeWithBubblewrap('RUN_COMMAND end to end (real bubblewrap)', () => {
     });
 
     it('mounts the skill SKILL_CALL activated, that release, read-only at /skills/<name>', async () => {
+      // The bound skill is the platform's; the tenant also has one of the same name, not bound: never mounted.
       const skill = await uploadJsonSkill(suite.gw, suite.gw.admin, {
-        tenantId: 't-cmd',
+        tenantId: null,
         skillContent: skillMd('csv-tools', 'Clean CSV files'),
         files: [{ path: 'scripts/count.sh', content: '#!/bin/sh\nwc -l < "$1"\n' }],
+      });
+      await uploadJsonSkill(suite.gw, suite.gw.admin, {
+        tenantId: 't-cmd',
+        skillContent: skillMd('csv-tools', 'The tenant copy'),
+        files: [{ path: 'scripts/count.sh', content: '#!/bin/sh\necho tenant-copy\n' }],
       });
       const tools = await suite.gw.http.get('/api/v1/admin/tools?source=BUILTIN&pageSize=500').set(suite.gw.admin);
       const ids = tools.body.items

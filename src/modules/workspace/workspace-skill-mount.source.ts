@@ -1,4 +1,6 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { DomainError } from '@app/common/errors/domain-error';
+import { CommonErrorCode } from '@app/common/errors/common.errors';
 import { SessionsService } from '@app/modules/loop-acting/sessions/sessions.service';
 import { SkillReleaseMaterializer } from '@app/modules/skills/skill-release.materializer';
 import { WorkspaceMountSources } from './workspace-mount.sources';
@@ -9,6 +11,8 @@ import { WorkspaceMountSources } from './workspace-mount.sources';
  */
 @Injectable()
 export class WorkspaceSkillMountSource implements OnModuleInit {
+  private readonly logger = new Logger(WorkspaceSkillMountSource.name);
+
   constructor(
     private readonly mounts: WorkspaceMountSources,
     private readonly sessions: SessionsService,
@@ -19,12 +23,20 @@ export class WorkspaceSkillMountSource implements OnModuleInit {
     this.mounts.register(async (owner) => {
       const skill = (await this.sessions.load({ tenantId: owner.tenantId }, owner.sessionId)).activeSkill;
       if (!skill) return [];
-      const hostPath = await this.releases.materialize({
-        tenantId: owner.tenantId,
-        name: skill.name,
-        version: skill.version,
-      });
-      return [{ hostPath, sandboxPath: `/skills/${skill.name}` }];
+      // By id: another skill of the same name (the tenant's own beside a bound official one) is never mounted instead.
+      const hostPath = await this.releases
+        .materialize({
+          tenantId: owner.tenantId,
+          ...(skill.skillId ? { skillId: skill.skillId } : { name: skill.name }),
+          version: skill.version,
+        })
+        .catch((err: unknown) => {
+          if (!(err instanceof DomainError) || err.code !== CommonErrorCode.NOT_FOUND) throw err;
+          // Deleted since it was activated: commands still run, without it.
+          this.logger.warn(`Session ${owner.sessionId}: active skill ${skill.name} is gone; /skills not mounted`);
+          return null;
+        });
+      return hostPath ? [{ hostPath, sandboxPath: `/skills/${skill.name}` }] : [];
     });
   }
 }

@@ -47,6 +47,8 @@ export interface SessionTask {
 }
 
 export interface ActiveSkill {
+  /** The skill activated (absent in sessions activated before it was recorded: found by name then). */
+  skillId?: string;
   name: string;
   version?: number;
   root: string | null;

@@ -145,9 +145,9 @@ export class SkillCallDispatcher implements ToolDispatcher, OnModuleInit {
     reason: string,
   ): Promise<void> {
     const current = session.activeSkill;
-    if (current?.name === skill.name && current.version === version) return;
+    if (current?.skillId === skill.id && current.version === version) return;
     const root = skillRoot(skill.name);
-    const active = { name: skill.name, version, root, entryPath: `${root}/${SKILL_ENTRY_FILE}` };
+    const active = { skillId: skill.id, name: skill.name, version, root, entryPath: `${root}/${SKILL_ENTRY_FILE}` };
     await this.skills.transaction(async (m) => {
       await this.sessions.setActiveSkill(session.id, active, m);
       await this.events.append(
@@ -155,7 +155,7 @@ export class SkillCallDispatcher implements ToolDispatcher, OnModuleInit {
           tenantId: session.tenantId,
           sessionId: session.id,
           type: 'skill.activated',
-          data: { ...active, skillId: skill.id, reason },
+          data: { ...active, reason },
         },
         m,
       );
