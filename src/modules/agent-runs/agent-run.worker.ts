@@ -9,12 +9,17 @@ import type { AgentRunEntity } from './agent-run.entity';
  * TASK_WORKERS loops per instance that take runs from the shared queue and work them while renewing their lease.
  * An idle loop also queues again the runs whose human decision arrived (on any instance). On shutdown the
  * loops stop and give their runs back to the queue; after a crash the lease expires and any instance continues.
+ * A call that waits for a child run (SUB_AGENT_CALL) lends its place to one more loop for as long as it waits
+ * ({@link lendWhile}), so a chain of sub-agents deeper than TASK_WORKERS never waits for a worker of its own.
  */
 @Injectable()
 export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(AgentRunWorker.name);
   private readonly stopping = new AbortController();
   private loops: Promise<void>[] = [];
+  /** Loops lent to waiting calls, running until their wait ends (and the run they work, if any). */
+  private readonly lent = new Set<Promise<void>>();
+  private lentCount = 0;
 
   constructor(
     private readonly queue: AgentRunQueue,
@@ -30,13 +35,34 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     this.stopping.abort();
-    await Promise.all(this.loops);
+    await Promise.all([...this.loops, ...this.lent]);
   }
 
-  /** `waker`: this loop (one per instance) also queues again the runs whose human decision arrived. */
-  private async runLoop(owner: string, waker: boolean): Promise<void> {
+  /**
+   * Runs `wait` (a call blocked until a child run stops) while one more loop works the queue in its place; that loop
+   * ends with the wait (after finishing the run it took, if any). None on an instance that runs no workers.
+   */
+  async lendWhile<T>(wait: () => Promise<T>): Promise<T> {
+    if (this.config.agentLoop.taskWorkers === 0 || this.stopping.signal.aborted) return wait();
+    const waited = new AbortController();
+    const loop = this.runLoop(`${this.config.instanceId}#lent-${++this.lentCount}`, false, waited.signal);
+    this.lent.add(loop);
+    void loop.finally(() => this.lent.delete(loop));
+    try {
+      return await wait();
+    } finally {
+      waited.abort();
+    }
+  }
+
+  /**
+   * `waker`: this loop (one per instance) also queues again the runs whose human decision arrived. `until`: a lent
+   * loop's end (it stops taking runs once it aborts).
+   */
+  private async runLoop(owner: string, waker: boolean, until?: AbortSignal): Promise<void> {
     const { pollIntervalMs } = this.config.agentLoop;
-    while (!this.stopping.signal.aborted) {
+    const idle = until ? AbortSignal.any([this.stopping.signal, until]) : this.stopping.signal;
+    while (!idle.aborted) {
       let run: AgentRunEntity | null = null;
       try {
         if (waker) await this.queue.wakeDecided();
@@ -46,7 +72,7 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
         this.logger.warn(`run queue unavailable: ${(err as Error).message}`);
       }
       if (run) await this.work(run, owner);
-      else await this.notifier.nextQueued(pollIntervalMs, this.stopping.signal);
+      else await this.notifier.nextQueued(pollIntervalMs, idle);
     }
   }
 

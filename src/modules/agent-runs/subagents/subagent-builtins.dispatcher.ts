@@ -5,6 +5,7 @@ import { BuiltinToolCatalog } from '@app/modules/tool-registry/builtin-tool.cata
 import { CallTargetRegistry } from '@app/modules/executors/call-path/call-target.registry';
 import type { ToolCallContext, ToolDispatcher } from '@app/modules/executors/call-path/tool-call.types';
 import type { ToolOutput } from '@app/modules/executors/tool-executor';
+import { AgentRunWorker } from '../agent-run.worker';
 import { AgentTasksService, DelegationRefused, type DelegatingCall } from './agent-tasks.service';
 import { CHECK_TASK_STATUS, SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK } from './agent-tasks.types';
 import { SUBAGENT_BUILTIN_TOOLS } from './subagent-builtins.definitions';
@@ -23,6 +24,7 @@ export class SubagentBuiltinsDispatcher implements ToolDispatcher, OnModuleInit 
     private readonly targets: CallTargetRegistry,
     private readonly catalog: BuiltinToolCatalog,
     private readonly tasks: AgentTasksService,
+    private readonly workers: AgentRunWorker,
   ) {}
 
   onModuleInit(): void {
@@ -55,7 +57,8 @@ export class SubagentBuiltinsDispatcher implements ToolDispatcher, OnModuleInit 
         return { content: JSON.stringify(view), structured: view };
       }
       const waitMs = Math.min(Number(args.waitMs ?? DEFAULT_WAIT_MS), MAX_WAIT_MS);
-      const view = await this.tasks.waitFor(task, waitMs);
+      // The parent's worker waits: another loop takes its place, so the child (and its own children) get one.
+      const view = await this.workers.lendWhile(() => this.tasks.waitFor(task, waitMs));
       if (view.status === 'COMPLETED') {
         await this.tasks.markReminded(task.id);
         return { content: view.answer ?? '', structured: view };

@@ -1,0 +1,42 @@
+import { describeEachDialect } from '@test/support/test-database';
+import { gatewayForSuite } from '@test/support/gateway-test-app';
+import { AGENT_LOOP_ENV, AgentLoopFixture } from './support/agent-loop.fixture';
+
+/**
+ * A chain of sub-agents deeper than the instance's workers: each parent waiting in SUB_AGENT_CALL lends its worker's
+ * place to another loop, so with one worker the lead, its helper and the helper's helper all run to the end.
+ */
+describeEachDialect('sub-agents: a SUB_AGENT_CALL chain deeper than TASK_WORKERS', (dialect) => {
+  const suite = gatewayForSuite(dialect, { ...AGENT_LOOP_ENV, SUBAGENT_MAX_DEPTH: '2', TASK_WORKERS: '1' });
+  const fx = new AgentLoopFixture(() => suite.gw);
+  const call = (args: Record<string, unknown>) => ({
+    toolCalls: [{ id: 'delegate-1', name: 'SUB_AGENT_CALL', arguments: JSON.stringify({ ...args, waitMs: 20_000 }) }],
+  });
+  const nameOf = async (id: string) =>
+    (await suite.gw.http.get(`/api/v1/admin/agents/${id}`).set(suite.gw.admin).expect(200)).body.name as string;
+
+  beforeAll(() => fx.start());
+  afterAll(() => fx.stop());
+
+  it('answers through two levels of delegation with a single worker', async () => {
+    const tools = await suite.gw.http.get('/api/v1/admin/tools?source=BUILTIN&pageSize=500').set(suite.gw.admin);
+    const subAgentCall = tools.body.items.find((t: { name: string }) => t.name === 'SUB_AGENT_CALL').id as string;
+    const leaf = await fx.agent([]);
+    const middle = await fx.agent([subAgentCall], { subAgentIds: [leaf.id] });
+    const lead = await fx.agent([subAgentCall], { subAgentIds: [middle.id] });
+    fx.model.script(lead.model, call({ agent: await nameOf(middle.id), task: 'ask the leaf' }), {
+      text: 'The chain says 42.',
+    });
+    fx.model.script(middle.model, call({ agent: await nameOf(leaf.id), task: 'the answer?' }), { text: 'leaf: 42' });
+    fx.model.script(leaf.model, { text: '42' });
+
+    const sessionId = await fx.session(lead.id);
+    const res = await fx.send(sessionId, 'm-chain', 'go').expect(200);
+
+    expect(res.body).toMatchObject({ status: 'COMPLETED', answer: 'The chain says 42.' });
+    const leadTool = fx.model.requestsFor(lead.model)[1].body.messages.find((m) => m.role === 'tool');
+    expect(leadTool!.content).toBe('leaf: 42');
+    const middleTool = fx.model.requestsFor(middle.model)[1].body.messages.find((m) => m.role === 'tool');
+    expect(middleTool!.content).toBe('42');
+  });
+});
