@@ -3,16 +3,17 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { AgentRunEntity } from './agent-run.entity';
 
-/** Candidates looked at per claim: the fairness choice is made among them. */
-const CLAIM_WINDOW = 20;
+/** Tenants with claimable runs looked at per claim (the least busy of them goes first). */
+const TENANT_WINDOW = 200;
 const CLAIMABLE = "((status = 'QUEUED' AND not_before <= :now) OR (status = 'RUNNING' AND lease_until < :now))";
 
 /**
  * The durable queue of runs, shared by every instance: a run is claimed by setting its owner and lease in a
  * transaction (`SELECT ... FOR UPDATE SKIP LOCKED` on MySQL/MariaDB, so instances never wait on each other's
  * candidates; SQLite serializes writers). A RUNNING run whose lease expired is claimable again: its worker died
- * and the run continues from its checkpoint. Among the candidates the tenant with the fewest running runs goes
- * first, so one tenant's burst cannot starve the others.
+ * and the run continues from its checkpoint. Fair across tenants: the tenant with the fewest running runs goes
+ * first (ties: the one waiting longest), then its oldest run, so one tenant's burst, however long, cannot starve
+ * the others.
  */
 @Injectable()
 export class AgentRunQueue {
@@ -25,30 +26,41 @@ export class AgentRunQueue {
   async claim(owner: string, leaseMs: number): Promise<AgentRunEntity | null> {
     const now = Date.now();
     return this.dataSource.transaction(async (m) => {
-      const query = m
+      const waiting: Array<{ tenantId: string; oldest: number | string }> = await m
         .createQueryBuilder(AgentRunEntity, 'r')
-        .select(['r.id', 'r.tenantId'])
+        .select('r.tenantId', 'tenantId')
+        .addSelect('MIN(r.updatedAt)', 'oldest')
         .where(CLAIMABLE, { now })
-        .orderBy('r.updatedAt', 'ASC')
-        .limit(CLAIM_WINDOW);
-      if (this.mysql) query.setLock('pessimistic_write').setOnLocked('skip_locked');
-      const candidates = await query.getMany();
-      if (candidates.length === 0) return null;
+        .groupBy('r.tenantId')
+        .orderBy('oldest', 'ASC')
+        .limit(TENANT_WINDOW)
+        .getRawMany();
+      if (waiting.length === 0) return null;
       const busy = await this.runningByTenant(m, now);
-      const pick = [...candidates].sort((a, b) => (busy.get(a.tenantId) ?? 0) - (busy.get(b.tenantId) ?? 0))[0];
-      const claimed = await m
-        .createQueryBuilder()
-        .update(AgentRunEntity)
-        .set({
-          status: 'RUNNING',
-          owner,
-          leaseUntil: now + leaseMs,
-          updatedAt: now,
-        })
-        .where(`id = :id AND ${CLAIMABLE}`, { id: pick.id, now })
-        .execute();
-      if ((claimed.affected ?? 0) !== 1) return null;
-      return m.getRepository(AgentRunEntity).findOneBy({ id: pick.id });
+      const order = waiting
+        .map((w, i) => ({ tenantId: w.tenantId, busy: busy.get(w.tenantId) ?? 0, i }))
+        .sort((a, b) => a.busy - b.busy || a.i - b.i);
+      for (const { tenantId } of order) {
+        const query = m
+          .createQueryBuilder(AgentRunEntity, 'r')
+          .select(['r.id'])
+          .where(`r.tenant_id = :tenantId AND ${CLAIMABLE}`, { tenantId, now })
+          .orderBy('r.updatedAt', 'ASC')
+          .limit(1);
+        // Runs another instance is claiming right now are skipped (MySQL): this one takes the tenant's next, if any.
+        if (this.mysql) query.setLock('pessimistic_write').setOnLocked('skip_locked');
+        const pick = await query.getOne();
+        if (!pick) continue;
+        const claimed = await m
+          .createQueryBuilder()
+          .update(AgentRunEntity)
+          .set({ status: 'RUNNING', owner, leaseUntil: now + leaseMs, updatedAt: now })
+          .where(`id = :id AND ${CLAIMABLE}`, { id: pick.id, now })
+          .execute();
+        if ((claimed.affected ?? 0) !== 1) return null;
+        return m.getRepository(AgentRunEntity).findOneBy({ id: pick.id });
+      }
+      return null;
     });
   }
 
