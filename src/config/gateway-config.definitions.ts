@@ -409,6 +409,13 @@ export const GATEWAY_SETTINGS = [
     defaultValue: '3',
     description: 'Delegation hops allowed from a root session (SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK).',
   },
+  {
+    env: 'SUBAGENT_MAX_OPEN_TASKS',
+    kind: { type: 'int', min: 1, max: 1000 },
+    defaultValue: '16',
+    description:
+      "Sub-agent tasks one session may have unfinished at once (queued, running or waiting for a human); a model's further delegation is refused until one ends.",
+  },
 ] as const satisfies readonly SettingDefinition[];
 
 export type GatewaySettingName = (typeof GATEWAY_SETTINGS)[number]['env'];

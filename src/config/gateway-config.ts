@@ -53,6 +53,7 @@ export interface GatewayConfig {
     modelCallTimeoutMs: number;
     modelMaxRetries: number;
     subagentMaxDepth: number;
+    subagentMaxOpenTasks: number;
   };
   /** RUN_COMMAND's sandbox (SANDBOX_*); driver undefined: bwrap when installed, else none. */
   sandbox: {
@@ -213,6 +214,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       modelCallTimeoutMs: raw.MODEL_CALL_TIMEOUT_MS as number,
       modelMaxRetries: raw.MODEL_MAX_RETRIES as number,
       subagentMaxDepth: raw.SUBAGENT_MAX_DEPTH as number,
+      subagentMaxOpenTasks: raw.SUBAGENT_MAX_OPEN_TASKS as number,
     },
     sandbox: {
       driver: raw.SANDBOX_DRIVER as GatewayConfig['sandbox']['driver'],

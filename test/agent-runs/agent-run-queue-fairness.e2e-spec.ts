@@ -35,7 +35,7 @@ describeEachDialect('run queue: fair across tenants', (dialect) => {
     const base = Date.now() - 60_000;
     const burst = Array.from({ length: 30 }, (_, i) => queued('t-burst', base + i));
     const quiet = queued('t-quiet', base + 1000);
-    await repo.insert([...burst, quiet]);
+    await repo.save([...burst, quiet]);
 
     const first = await queue.claim('w-1', 60_000);
     const second = await queue.claim('w-2', 60_000);

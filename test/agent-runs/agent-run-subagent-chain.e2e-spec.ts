@@ -7,7 +7,12 @@ import { AGENT_LOOP_ENV, AgentLoopFixture } from './support/agent-loop.fixture';
  * place to another loop, so with one worker the lead, its helper and the helper's helper all run to the end.
  */
 describeEachDialect('sub-agents: a SUB_AGENT_CALL chain deeper than TASK_WORKERS', (dialect) => {
-  const suite = gatewayForSuite(dialect, { ...AGENT_LOOP_ENV, SUBAGENT_MAX_DEPTH: '2', TASK_WORKERS: '1' });
+  const suite = gatewayForSuite(dialect, {
+    ...AGENT_LOOP_ENV,
+    SUBAGENT_MAX_DEPTH: '2',
+    SUBAGENT_MAX_OPEN_TASKS: '2',
+    TASK_WORKERS: '1',
+  });
   const fx = new AgentLoopFixture(() => suite.gw);
   const call = (args: Record<string, unknown>) => ({
     toolCalls: [{ id: 'delegate-1', name: 'SUB_AGENT_CALL', arguments: JSON.stringify({ ...args, waitMs: 20_000 }) }],
@@ -18,9 +23,13 @@ describeEachDialect('sub-agents: a SUB_AGENT_CALL chain deeper than TASK_WORKERS
   beforeAll(() => fx.start());
   afterAll(() => fx.stop());
 
-  it('answers through two levels of delegation with a single worker', async () => {
+  const builtin = async (name: string) => {
     const tools = await suite.gw.http.get('/api/v1/admin/tools?source=BUILTIN&pageSize=500').set(suite.gw.admin);
-    const subAgentCall = tools.body.items.find((t: { name: string }) => t.name === 'SUB_AGENT_CALL').id as string;
+    return tools.body.items.find((t: { name: string }) => t.name === name).id as string;
+  };
+
+  it('answers through two levels of delegation with a single worker', async () => {
+    const subAgentCall = await builtin('SUB_AGENT_CALL');
     const leaf = await fx.agent([]);
     const middle = await fx.agent([subAgentCall], { subAgentIds: [leaf.id] });
     const lead = await fx.agent([subAgentCall], { subAgentIds: [middle.id] });
@@ -38,5 +47,33 @@ describeEachDialect('sub-agents: a SUB_AGENT_CALL chain deeper than TASK_WORKERS
     expect(leadTool!.content).toBe('leaf: 42');
     const middleTool = fx.model.requestsFor(middle.model)[1].body.messages.find((m) => m.role === 'tool');
     expect(middleTool!.content).toBe('42');
+  });
+
+  it('refuses a delegation past SUBAGENT_MAX_OPEN_TASKS unfinished tasks with a result the model reads', async () => {
+    const helper = await fx.agent([]);
+    const lead = await fx.agent([await builtin('SUBMIT_SUBAGENT_TASK')], { subAgentIds: [helper.id] });
+    const helperName = await nameOf(helper.id);
+    // One turn, three submissions: the only worker works the lead, so the first two tasks are still queued.
+    fx.model.script(
+      lead.model,
+      {
+        toolCalls: [1, 2, 3].map((n) => ({
+          id: `submit-${n}`,
+          name: 'SUBMIT_SUBAGENT_TASK',
+          arguments: JSON.stringify({ agent: helperName, task: `part ${n}` }),
+        })),
+      },
+      { text: 'submitted' },
+    );
+    fx.model.script(helper.model, { text: 'part done' }, { text: 'part done' });
+
+    const sessionId = await fx.session(lead.id);
+    expect((await fx.send(sessionId, 'm-cap', 'split it').expect(200)).body).toMatchObject({ status: 'COMPLETED' });
+
+    const results = fx.model.requestsFor(lead.model)[1].body.messages.filter((m) => m.role === 'tool');
+    const statusOf = (content: unknown) =>
+      String(content).startsWith('{') ? JSON.parse(String(content)).status : null;
+    expect(results.map((m) => statusOf(m.content))).toEqual(['QUEUED', 'QUEUED', null]);
+    expect(results[2].content).toContain('already has 2 sub-agent tasks unfinished (SUBAGENT_MAX_OPEN_TASKS is 2)');
   });
 });

@@ -28,8 +28,9 @@ export interface ArtifactView {
 
 /**
  * PUBLISH_FILE and the artifact API: a workspace file becomes an immutable copy (staged, hashed, renamed to
- * `<root>/artifacts/<tenant>/<id>`, made read-only) described by an `artifact` row written with its
- * `artifact.published` event in one transaction. Artifacts outlive their session's workspace.
+ * `<root>/artifacts/<tenant>/<id>`, made read-only) described by an `artifact` row; its `artifact.published` event
+ * is queued in the row's transaction and written when it commits (never for a row rolled back). Artifacts outlive
+ * their session's workspace.
  */
 @Injectable()
 export class ArtifactsService {

@@ -25,6 +25,16 @@ export class AgentTasksRepository {
     return manager.getRepository(AgentTaskEntity).findOneBy({ childSessionId: sessionId });
   }
 
+  /** Tasks of the session whose run has not ended (queued, running, or stopped for a human). */
+  async openCount(parentSessionId: string): Promise<number> {
+    const rows: Array<{ n: number | string }> = await this.dataSource.query(
+      `SELECT COUNT(*) AS n FROM agent_task t JOIN agent_run r ON r.id = t.child_run_id
+        WHERE t.parent_session_id = ? AND r.status IN ('QUEUED', 'RUNNING', 'INTERRUPTED', 'PAUSED')`,
+      [parentSessionId],
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+
   async insert(row: AgentTaskEntity): Promise<void> {
     await this.dataSource.getRepository(AgentTaskEntity).insert(row);
   }

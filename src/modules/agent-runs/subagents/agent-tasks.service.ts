@@ -65,6 +65,12 @@ export class AgentTasksService {
         `delegating to ${target.name} would be ${depth} hops from the root session; SUBAGENT_MAX_DEPTH allows ${this.config.agentLoop.subagentMaxDepth}. Do the work yourself or answer with what you have.`,
       );
     }
+    const open = await this.tasks.openCount(call.sessionId);
+    if (open >= this.config.agentLoop.subagentMaxOpenTasks) {
+      throw new DelegationRefused(
+        `this session already has ${open} sub-agent tasks unfinished (SUBAGENT_MAX_OPEN_TASKS is ${this.config.agentLoop.subagentMaxOpenTasks}); wait for them with CHECK_TASK_STATUS, or do this step yourself.`,
+      );
+    }
     const parent = await this.sessions.load({ tenantId: call.tenantId }, call.sessionId);
     const child = await this.sessions.create(
       { keyId: `task:${call.toolCallId}`, role: 'runtime', tenantId: call.tenantId },
