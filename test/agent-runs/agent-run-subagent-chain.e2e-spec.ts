@@ -76,4 +76,16 @@ describeEachDialect('sub-agents: a SUB_AGENT_CALL chain deeper than TASK_WORKERS
     expect(results.map((m) => statusOf(m.content))).toEqual(['QUEUED', 'QUEUED', null]);
     expect(results[2].content).toContain('already has 2 sub-agent tasks unfinished (SUBAGENT_MAX_OPEN_TASKS is 2)');
   });
+
+  it('forgets a deleted sub-agent in the agents that delegated to it', async () => {
+    const helper = await fx.agent([]);
+    const other = await fx.agent([]);
+    const lead = await fx.agent([await builtin('SUB_AGENT_CALL')], { subAgentIds: [helper.id, other.id] });
+    await suite.gw.http.delete(`/api/v1/admin/agents/${helper.id}`).set(suite.gw.admin).expect(200);
+    const after = await suite.gw.http.get(`/api/v1/admin/agents/${lead.id}`).set(suite.gw.admin).expect(200);
+    expect(after.body.subAgentIds).toEqual([other.id]);
+    await suite.gw.http.delete(`/api/v1/admin/agents/${other.id}`).set(suite.gw.admin).expect(200);
+    const none = await suite.gw.http.get(`/api/v1/admin/agents/${lead.id}`).set(suite.gw.admin).expect(200);
+    expect(none.body.subAgentIds).toEqual([]);
+  });
 });

@@ -67,13 +67,21 @@ export class AgentConfigRepository {
     return m.getRepository(AgentEntity).update({ id }, changes);
   }
 
-  /** Agents whose skillIds hold `skillId` (a JSON text column: matched as the quoted id, then checked). */
-  async agentsWithSkill(m: EntityManager, skillId: string): Promise<AgentEntity[]> {
-    const rows = await m.getRepository(AgentEntity).find({ where: { skillIds: Like(`%"${skillId}"%`) as never } });
-    return rows.filter((r) => (r.skillIds ?? []).includes(skillId));
+  /** Agents whose `list` (a JSON text column of ids) holds `id`: matched as the quoted id, then checked. */
+  async agentsListing(m: EntityManager, list: 'skillIds' | 'subAgentIds', id: string): Promise<AgentEntity[]> {
+    const rows = await m.getRepository(AgentEntity).find({ where: { [list]: Like(`%"${id}"%`) as never } });
+    return rows.filter((r) => (r[list] ?? []).includes(id));
   }
 
+  /** Deletes the agent, its bindings, and its id from the sub-agents of the agents that delegated to it. */
   async deleteAgent(m: EntityManager, id: string): Promise<void> {
+    for (const delegating of await this.agentsListing(m, 'subAgentIds', id)) {
+      const subAgentIds = delegating.subAgentIds!.filter((s) => s !== id);
+      await this.updateAgent(m, delegating.id, {
+        subAgentIds: subAgentIds.length ? subAgentIds : null,
+        updatedAt: Date.now(),
+      });
+    }
     await m.getRepository(AgentToolBindingEntity).delete({ agentId: id });
     await m.getRepository(AgentEntity).delete({ id });
   }

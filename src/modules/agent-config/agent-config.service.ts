@@ -144,7 +144,7 @@ export class AgentConfigService {
 
   /** Removes a deleted skill from every agent that has it, in the caller's transaction (bumps their tenants). */
   async unbindSkillEverywhere(m: EntityManager, skillId: string): Promise<void> {
-    const agents = await this.repo.agentsWithSkill(m, skillId);
+    const agents = await this.repo.agentsListing(m, 'skillIds', skillId);
     for (const agent of agents) {
       const skillIds = agent.skillIds.filter((s) => s !== skillId);
       await this.repo.updateAgent(m, agent.id, { skillIds, updatedAt: Date.now() });
