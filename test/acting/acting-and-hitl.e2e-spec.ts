@@ -163,6 +163,14 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
       reused: true,
       content: res.body.results[0].content,
     });
+    // Each refusal is a tool.failed event with its class (none for the replay: it ran nothing).
+    await gw.app.get(SessionEventsStore).flush();
+    const events = (await gw.http.get(`/api/v1/sessions/${sessionId}/events`).set(runtime).expect(200)).body.items;
+    expect(events.map((e: { type: string; data: Record<string, unknown> }) => [e.type, e.data.toolCallId])).toEqual([
+      ['tool.failed', 'c-bad'],
+      ['tool.failed', 'c-ghost'],
+    ]);
+    expect(events[0].data).toMatchObject({ tool: 'read_doc', errorClass: 'BAD_ARGUMENTS' });
   });
 
   it('stops a batch at a risky call, approves exactly that call on resume, then runs the rest', async () => {
