@@ -2,12 +2,13 @@ import { SAFE_LINE_PATTERN, UNSAFE_LINE_PROBLEM } from '../safe-text';
 import { PipeTransform } from '@nestjs/common';
 import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
 import { FieldProblem, validationFailed } from '../errors/validation';
+import { ONLY_WITH_KEYWORD } from './only-with.keyword';
 
-const ajv = new Ajv({ allErrors: true, strict: false });
+const ajv = new Ajv({ allErrors: true, strict: false }).addKeyword(ONLY_WITH_KEYWORD);
 
 /**
- * Validates a request body against a JSON Schema compiled once (for the per-call endpoints `act` and
- * `execute`, where class-validator + class-transformer cost about 0.2 ms a request). Problems are reported
+ * Validates a request body against a JSON Schema compiled once (for the per-call endpoints `act`, `execute` and
+ * tool-specs, where class-validator + class-transformer cost about 0.2 ms a request). Problems are reported
  * exactly like the global ValidationPipe's: 400 VALIDATION_FAILED with `details.fields`.
  * Use with a body parameter typed as an interface, so the global pipe leaves it alone.
  */
@@ -24,11 +25,22 @@ export class AjvBodyPipe<T> implements PipeTransform<unknown, T> {
   }
 }
 
+/** An error about an array item itself (`items/<keyword>`, not a property inside it). */
+const ITEM_ERROR = /\/items\/[^/]+$/;
+const OBJECT_KEYWORDS = new Set(['required', 'additionalProperties']);
+
 function toFieldProblems(errors: ErrorObject[]): FieldProblem[] {
   const byField = new Map<string, string[]>();
-  const add = (field: string, problem: string) => byField.set(field, [...(byField.get(field) ?? []), problem]);
+  const add = (field: string, problem: string) => {
+    const problems = byField.get(field) ?? [];
+    if (!problems.includes(problem)) byField.set(field, [...problems, problem]);
+  };
   for (const e of errors) {
-    const base = e.instancePath.slice(1).replace(/\//g, '.');
+    const path = e.instancePath.slice(1).split('/');
+    // A bad value in an array is named on the array, as class-validator's `each` did: `permissions`, not
+    // `permissions.3` (a missing or extra property of an object item keeps its index: `toolCalls.0.id`).
+    if (ITEM_ERROR.test(e.schemaPath) && !OBJECT_KEYWORDS.has(e.keyword) && /^\d+$/.test(path.at(-1)!)) path.pop();
+    const base = path.join('.');
     const join = (child: string) => (base ? `${base}.${child}` : child);
     if (e.keyword === 'required') add(join((e.params as { missingProperty: string }).missingProperty), 'is required');
     else if (e.keyword === 'additionalProperties')
@@ -37,6 +49,8 @@ function toFieldProblems(errors: ErrorObject[]): FieldProblem[] {
       continue; // the anyOf error below says it once
     else if (e.keyword === 'pattern' && (e.params as { pattern: string }).pattern === SAFE_LINE_PATTERN)
       add(base, UNSAFE_LINE_PROBLEM);
+    else if (e.keyword === 'enum')
+      add(base || '(body)', `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`);
     else add(base || '(body)', e.message ?? 'is invalid');
   }
   return [...byField].map(([field, problems]) => ({ field, problems }));

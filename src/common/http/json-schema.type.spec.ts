@@ -1,5 +1,6 @@
 import type { ActBody } from '@app/modules/loop-acting/sessions/act-body.schema';
 import type { ExecuteDirectBody } from '@app/modules/tool-invocation/execute-direct-body.schema';
+import type { ToolSpecsBody } from '@app/modules/agent-config/tool-specs-body.schema';
 import type { FromSchema } from './json-schema.type';
 
 /** `true` only when A and B are the same type (checked by `npm run typecheck`; the assertions make it run). */
@@ -28,7 +29,7 @@ describe('FromSchema', () => {
     expect(check).toBe(true);
   });
 
-  it('derives the act and execute bodies from their schemas', () => {
+  it('derives the act, execute and tool-specs bodies from their schemas', () => {
     const checks: [
       Same<
         ActBody,
@@ -48,7 +49,20 @@ describe('FromSchema', () => {
           toolCallId?: string;
         }
       >,
-    ] = [true, true];
+      Same<
+        ToolSpecsBody,
+        {
+          userId: string;
+          permissions: string[];
+          sessionId?: string;
+          capabilities?: Array<'SANDBOX' | 'FILE_ROOM' | 'MCP'>;
+          webSearchMode?: 'DISABLED' | 'AUTO' | 'ALWAYS';
+          format?: 'openai' | 'anthropic' | 'gemini' | 'openai-responses';
+          explain?: boolean;
+          strict?: boolean;
+        }
+      >,
+    ] = [true, true, true];
     expect(checks.every(Boolean)).toBe(true);
   });
 });

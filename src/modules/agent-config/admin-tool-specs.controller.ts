@@ -1,11 +1,13 @@
-import { Body, Controller, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { Controller, HttpCode, Param, Post, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
 import { AgentConfigService } from './agent-config.service';
-import { ToolSpecsRequestDto, ToolSpecsResponseDto } from './tool-specs.dto';
+import { SchemaBody } from '@app/common/http/schema-body.decorator';
+import { ToolSpecsResponseDto } from './tool-specs.dto';
+import { TOOL_SPECS_BODY_SCHEMA, type ToolSpecsBody } from './tool-specs-body.schema';
 import { ToolSpecsReply } from './tool-specs.reply';
 
 /** The runtime's tool-specs answer, previewed with an admin key (the agent's tenant is the tenant of the preview). */
@@ -26,7 +28,7 @@ export class AdminToolSpecsController {
   async preview(
     @Auth() auth: AuthContext,
     @Param('agentId') agentId: string,
-    @Body() dto: ToolSpecsRequestDto,
+    @SchemaBody('ToolSpecsBody', TOOL_SPECS_BODY_SCHEMA) dto: ToolSpecsBody,
     @Res() res: FastifyReply,
   ): Promise<void> {
     const agent = await this.agents.get(auth, agentId);

@@ -1,10 +1,12 @@
-import { Body, Controller, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { Controller, HttpCode, Param, Post, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
-import { ToolSpecsRequestDto, ToolSpecsResponseDto } from './tool-specs.dto';
+import { SchemaBody } from '@app/common/http/schema-body.decorator';
+import { ToolSpecsResponseDto } from './tool-specs.dto';
+import { TOOL_SPECS_BODY_SCHEMA, type ToolSpecsBody } from './tool-specs-body.schema';
 import { ToolSpecsReply } from './tool-specs.reply';
 
 @ApiTags('runtime: tools')
@@ -21,7 +23,7 @@ export class ToolSpecsController {
   async toolSpecs(
     @Auth() auth: AuthContext,
     @Param('agentId') agentId: string,
-    @Body() dto: ToolSpecsRequestDto,
+    @SchemaBody('ToolSpecsBody', TOOL_SPECS_BODY_SCHEMA) dto: ToolSpecsBody,
     @Res() res: FastifyReply,
   ): Promise<void> {
     await this.reply.send(auth.tenantId!, agentId, dto, res);

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { ToolVisibilityService } from './visibility/tool-visibility.service';
-import type { ToolSpecsRequestDto } from './tool-specs.dto';
+import type { ToolSpecsBody } from './tool-specs-body.schema';
 import { SessionRemindersRegistry } from './reminders/session-reminders.registry';
 import { ToolSpecsSessionReader } from './reminders/tool-specs-session.reader';
 
@@ -19,7 +19,7 @@ export class ToolSpecsReply {
    * With `sessionId`, the permissions and capabilities are the session's and the answer adds `reminders`.
    * Sent pre-serialized: the per-tool JSON is cached, so a large answer is joined, not re-stringified.
    */
-  async send(tenantId: string, agentId: string, dto: ToolSpecsRequestDto, res: FastifyReply): Promise<void> {
+  async send(tenantId: string, agentId: string, dto: ToolSpecsBody, res: FastifyReply): Promise<void> {
     const session = dto.sessionId ? await this.sessions.find(tenantId, agentId, dto.sessionId) : null;
     const json = await this.visibility.toolSpecsJson(
       {
