@@ -1,3 +1,4 @@
+import { SandboxModule } from '@app/modules/sandbox/sandbox.module';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AgentEntity } from './agent.entity';
@@ -27,6 +28,7 @@ import { AgentLoopFieldsValidator } from './agent-loop-fields.validator';
     SessionStoreModule,
     ToolRegistryModule,
     ModelProvidersModule,
+    SandboxModule,
   ],
   controllers: [AgentsController, TenantCapabilitiesController, ToolSpecsController, AdminToolSpecsController],
   providers: [

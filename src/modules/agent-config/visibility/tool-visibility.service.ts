@@ -1,3 +1,4 @@
+import { SandboxRunner } from '@app/modules/sandbox/sandbox-runner.service';
 import { Inject, Injectable } from '@nestjs/common';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { McpServiceHealthRegistry } from '@app/modules/tool-registry/mcp-service-health.registry';
@@ -55,6 +56,7 @@ export class ToolVisibilityService {
   constructor(
     private readonly snapshots: VisibilitySnapshotService,
     private readonly health: McpServiceHealthRegistry,
+    private readonly sandbox: SandboxRunner,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
@@ -152,6 +154,7 @@ export class ToolVisibilityService {
       tenantId: req.tenantId,
       userPermissions: new Set(req.permissions),
       capabilities: new Set<Dependency>([...(req.capabilities ?? []), ...(agent ? agentProvisions(agent.agent) : [])]),
+      sandboxUnavailable: this.sandbox.available() ? null : this.sandbox.unavailableReason(),
       boundToolIds: agent?.boundToolIds ?? new Set(),
       webSearchMode: agent ? narrowWebSearchMode(agent.agent.webSearchMode, req.webSearchMode) : 'DISABLED',
       tenantWebSearch: view.webSearch,

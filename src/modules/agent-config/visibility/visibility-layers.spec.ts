@@ -21,6 +21,7 @@ function ctx(overrides: Partial<VisibilityContext> = {}): VisibilityContext {
     tenantId: 'acme',
     userPermissions: new Set(['a', 'b']),
     capabilities: new Set(),
+    sandboxUnavailable: null,
     boundToolIds: new Set(['t1']),
     webSearchMode: 'AUTO',
     tenantWebSearch: true,
@@ -106,6 +107,22 @@ describe('dependenciesLayer', () => {
   it('names a missing session capability before a missing agent provision', () => {
     const v = dependenciesLayer({ toolId: 't1', tool: tool({ requires: ['KNOWLEDGE_BASE', 'SANDBOX'] }) }, ctx());
     expect(v?.reason).toContain('SANDBOX, which this session does not provide');
+  });
+  it('hides a SANDBOX tool on an instance that cannot run a sandbox, even for a session that has SANDBOX', () => {
+    const runCommand = tool({ requires: ['SANDBOX'] });
+    const withSandbox = { capabilities: new Set(['SANDBOX'] as const) };
+    expect(dependenciesLayer({ toolId: 't1', tool: runCommand }, ctx(withSandbox))).toBeNull();
+    const v = dependenciesLayer(
+      { toolId: 't1', tool: runCommand },
+      ctx({ ...withSandbox, sandboxUnavailable: 'bubblewrap (bwrap) is not installed' }),
+    );
+    expect(v).toEqual({
+      layer: 'DEPENDENCIES',
+      reason:
+        'Tool lookup requires SANDBOX, which this gateway instance cannot provide: bubblewrap (bwrap) is not installed.',
+    });
+    // Tools that need no sandbox are not affected.
+    expect(dependenciesLayer({ toolId: 't1', tool: tool() }, ctx({ sandboxUnavailable: 'no bwrap' }))).toBeNull();
   });
   it('hides a tool whose MCP service is known unhealthy', () => {
     const v = dependenciesLayer(

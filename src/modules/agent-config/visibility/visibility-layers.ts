@@ -73,8 +73,9 @@ export const permittedLayer: VisibilityLayerCheck = ({ tool }, ctx) => {
 };
 
 /**
- * DEPENDENCIES: the session provides the capabilities the tool requires, the agent's configuration what a built-in
- * needs (a bound skill, knowledge base, sub-agent), and the tool's MCP service is not known to be down.
+ * DEPENDENCIES: the session provides the capabilities the tool requires (and this instance can run a sandbox when
+ * one is required), the agent's configuration what a built-in needs (a bound skill, knowledge base, sub-agent), and
+ * the tool's MCP service is not known to be down.
  */
 export const dependenciesLayer: VisibilityLayerCheck = ({ tool }, ctx) => {
   if (!tool) return null;
@@ -89,6 +90,12 @@ export const dependenciesLayer: VisibilityLayerCheck = ({ tool }, ctx) => {
     const hints = missing.map((r) => PROVISION_HINTS[r as AgentProvision]).join('; ');
     return hide('DEPENDENCIES', `Tool ${tool.name} needs ${missing.join(', ')} from the agent: ${hints}.`);
   }
+  // A session created with SANDBOX on an instance that has one, served by an instance that has none.
+  if (tool.requires.includes('SANDBOX') && ctx.sandboxUnavailable !== null)
+    return hide(
+      'DEPENDENCIES',
+      `Tool ${tool.name} requires SANDBOX, which this gateway instance cannot provide: ${ctx.sandboxUnavailable}.`,
+    );
   const health = ctx.dependencyHealth(tool);
   if (health && !health.healthy)
     return hide(

@@ -14,6 +14,8 @@ export interface VisibilityContext {
   userPermissions: ReadonlySet<string>;
   /** The session's capabilities and the agent's provisions. */
   capabilities: ReadonlySet<Dependency>;
+  /** Why this gateway instance cannot run a sandbox (SANDBOX then provides nothing here); null when it can. */
+  sandboxUnavailable: string | null;
   boundToolIds: ReadonlySet<string>;
   /** The agent's web-search mode, narrowed by the request. */
   webSearchMode: WebSearchMode;
