@@ -34,6 +34,21 @@ const REFUSALS: Array<[string, TestZipEntry[], RegExp]> = [
     [GOOD_MD, { name: 'Notes.txt', data: '1' }, { name: 'notes.txt', data: '2' }],
     /duplicate file name "notes.txt"/,
   ],
+  [
+    'names MySQL takes for one (accents, ß)',
+    [GOOD_MD, { name: 'café.txt', data: '1' }, { name: 'cafe.txt', data: '2' }],
+    /duplicate file name "cafe.txt"/,
+  ],
+  [
+    'names MySQL takes for one (ß and ss)',
+    [GOOD_MD, { name: 'straße.md', data: '1' }, { name: 'STRASSE.md', data: '2' }],
+    /duplicate file name "STRASSE.md"/,
+  ],
+  [
+    'too many entries that are not files (folders)',
+    [GOOD_MD, ...Array.from({ length: 40 }, (_, i) => ({ name: `d${i}/`, data: '' }))],
+    /the zip has 41 entries \(files, folders and archiver extras\); at most 36 for SKILL_MAX_FILES 5/,
+  ],
   ['a name ending with a space', [GOOD_MD, { name: 'notes.txt ', data: '1' }], /ends with a space/],
   [
     'a file that is also a folder',

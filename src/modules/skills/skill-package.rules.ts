@@ -78,8 +78,12 @@ function stripTopFolder(entries: RawSkillEntry[]): RawSkillEntry[] {
   );
 }
 
+/**
+ * The name a path has for the database: MySQL's utf8mb4_unicode_ci (the skill_file key) ignores letter case and
+ * accents and takes ß for ss, so two such names would collide there; they are refused here alike on both dialects.
+ */
 function sameName(path: string): string {
-  return path.normalize('NFC').toLowerCase();
+  return path.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replace(/ß/g, 'ss');
 }
 
 function textOf(e: RawSkillEntry): string {

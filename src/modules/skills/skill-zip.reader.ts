@@ -38,7 +38,16 @@ async function open(zip: Buffer): Promise<ZipFile> {
   }
 }
 
+/** Entries of any kind (folders, archiver noise) a zip may hold per allowed file. */
+const ENTRIES_PER_FILE = 4;
+
 async function readEntries(file: ZipFile, limits: SkillPackageLimits): Promise<RawSkillEntry[]> {
+  // Folders and archiver noise are skipped, not counted as files: bounded here, from the central directory.
+  const maxEntries = limits.maxFiles * ENTRIES_PER_FILE + 16;
+  if (file.entryCount > maxEntries)
+    throw new SkillPackageRefusal(
+      `the zip has ${file.entryCount} entries (files, folders and archiver extras); at most ${maxEntries} for SKILL_MAX_FILES ${limits.maxFiles}`,
+    );
   const files: RawSkillEntry[] = [];
   const budget = { left: limits.maxBytes };
   for (;;) {
