@@ -3,31 +3,23 @@ import { DataSource } from 'typeorm';
 import { describeEachDialect } from '@test/support/test-database';
 import { gatewayForSuite } from '@test/support/gateway-test-app';
 import { AgentRunQueue } from '@app/modules/agent-runs/agent-run.queue';
-import { AgentRunEntity } from '@app/modules/agent-runs/agent-run.entity';
+import { AgentRunEntity, newQueuedRun } from '@app/modules/agent-runs/agent-run.entity';
 
 /** The run queue's claim order: the least busy tenant first, however many runs another tenant queued before it. */
 describeEachDialect('run queue: fair across tenants', (dialect) => {
   const suite = gatewayForSuite(dialect, { TASK_WORKERS: '0' });
-  const queued = (tenantId: string, updatedAt: number): AgentRunEntity => ({
-    id: randomUUID(),
-    tenantId,
-    sessionId: randomUUID(),
-    agentId: randomUUID(),
-    clientMessageId: randomUUID(),
-    status: 'QUEUED',
-    iterations: 0,
-    actIteration: 0,
-    pendingCalls: null,
-    answer: null,
-    error: null,
-    hitlRequest: null,
-    owner: null,
-    leaseUntil: 0,
-    notBefore: 0,
-    createdAt: updatedAt,
-    updatedAt,
-    finishedAt: null,
-  });
+  const queued = (tenantId: string, at: number): AgentRunEntity =>
+    newQueuedRun(
+      {
+        id: randomUUID(),
+        tenantId,
+        sessionId: randomUUID(),
+        agentId: randomUUID(),
+        clientMessageId: randomUUID(),
+        actIteration: 0,
+      },
+      at,
+    );
 
   it('claims a quiet tenant’s run before the rest of a busy tenant’s burst, then each tenant oldest first', async () => {
     const repo = suite.gw.app.get(DataSource).getRepository(AgentRunEntity);

@@ -41,24 +41,17 @@ describeEachDialect('knowledge bases: admin API and tenancy', (dialect) => {
     const noUrl = await gw.http.post(KB).set(gw.admin).send({ name: 'svc', tenantId: 'v', kind: 'HTTP' });
     expect(noUrl.status).toBe(400);
     expect(JSON.stringify(noUrl.body.error.details)).toContain('url');
-    const creds = await gw.http
-      .post(KB)
-      .set(gw.admin)
-      .send({ name: 'svc', tenantId: 'v', kind: 'HTTP', url: 'https://user:pw@example.com/search' });
+    const httpBase = (url: string) =>
+      gw.http.post(KB).set(gw.admin).send({ name: 'svc', tenantId: 'v', kind: 'HTTP', url });
+    const creds = await httpBase('https://user:pw@example.com/search');
     expect(creds.status).toBe(400);
     expect(creds.body.error.message).toContain('must not carry a user name or password');
     expect(creds.body.error.message).not.toContain('pw@');
-    const keyInQuery = await gw.http
-      .post(KB)
-      .set(gw.admin)
-      .send({ name: 'svc', tenantId: 'v', kind: 'HTTP', url: 'https://example.com/search?api_key=kb-secret-123' });
+    const keyInQuery = await httpBase('https://example.com/search?api_key=kb-secret-123');
     expect(keyInQuery.status).toBe(400);
     expect(keyInQuery.body.error.message).toContain('must not carry a credential in its query (parameter "api_key")');
     expect(JSON.stringify(keyInQuery.body)).not.toContain('kb-secret-123');
-    const ftp = await gw.http
-      .post(KB)
-      .set(gw.admin)
-      .send({ name: 'svc', tenantId: 'v', kind: 'HTTP', url: 'ftp://x/y' });
+    const ftp = await httpBase('ftp://x/y');
     expect(ftp.status).toBe(400);
     const kind = await gw.http.post(KB).set(gw.admin).send({ name: 'svc', tenantId: 'v', kind: 'VECTOR' });
     expect(kind.status).toBe(400);

@@ -73,3 +73,25 @@ export class AgentRunEntity {
   @Column({ name: 'finished_at', type: 'bigint', nullable: true, transformer: epochMs })
   finishedAt: number | null;
 }
+
+/** A new run, QUEUED and claimable at once. */
+export function newQueuedRun(
+  fields: Pick<AgentRunEntity, 'id' | 'tenantId' | 'sessionId' | 'agentId' | 'clientMessageId' | 'actIteration'>,
+  at: number,
+): AgentRunEntity {
+  return {
+    ...fields,
+    status: 'QUEUED',
+    iterations: 0,
+    pendingCalls: null,
+    answer: null,
+    error: null,
+    hitlRequest: null,
+    owner: null,
+    leaseUntil: 0,
+    notBefore: 0,
+    createdAt: at,
+    updatedAt: at,
+    finishedAt: null,
+  };
+}

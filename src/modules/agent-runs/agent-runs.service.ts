@@ -14,7 +14,7 @@ import type { AgentSessionEntity } from '@app/modules/loop-acting/sessions/agent
 import { LoopActingErrorCode } from '@app/modules/loop-acting/loop-acting.errors';
 import { AgentConfigService } from '@app/modules/agent-config/agent-config.service';
 import { SessionEventsStore } from '@app/modules/session-events/session-events.store';
-import { AgentRunEntity } from './agent-run.entity';
+import { AgentRunEntity, newQueuedRun } from './agent-run.entity';
 import { AgentRunsRepository } from './agent-runs.repository';
 import { AgentMessagesRepository } from './agent-messages.repository';
 import { AgentRunNotifier } from './agent-run.notifier';
@@ -93,26 +93,17 @@ export class AgentRunsService {
       );
     }
     const now = Date.now();
-    const run: AgentRunEntity = {
-      id: randomUUID(),
-      tenantId: session.tenantId,
-      sessionId: session.id,
-      agentId: session.agentId,
-      clientMessageId: dto.clientMessageId,
-      status: 'QUEUED',
-      iterations: 0,
-      actIteration: session.iteration,
-      pendingCalls: null,
-      answer: null,
-      error: null,
-      hitlRequest: null,
-      owner: null,
-      leaseUntil: 0,
-      notBefore: 0,
-      createdAt: now,
-      updatedAt: now,
-      finishedAt: null,
-    };
+    const run = newQueuedRun(
+      {
+        id: randomUUID(),
+        tenantId: session.tenantId,
+        sessionId: session.id,
+        agentId: session.agentId,
+        clientMessageId: dto.clientMessageId,
+        actIteration: session.iteration,
+      },
+      now,
+    );
     try {
       await this.dataSource.transaction(async (m) => {
         const active = await this.runs.findActive(session.id, m);
