@@ -113,4 +113,16 @@ describeEachDialect('agent runs stop for a human and continue after the decision
     expect(done).toMatchObject({ answer: 'Both looked up.', iterations: 3 });
     expect(fx.requestsTo('/lookup_order')).toHaveLength(before + 2);
   });
+
+  it('gives every run of a session its own maxIterations rounds', async () => {
+    const agent = await fx.agent([lookup.id], { maxIterations: 2 });
+    const sessionId = await fx.session(agent.id);
+    const round = (id: string) => ({ toolCalls: [{ id, name: 'lookup_order', arguments: `{"q":"${id}"}` }] });
+    fx.model.script(agent.model, round('r1'), round('r2'), { text: 'first done' });
+    expect((await fx.send(sessionId, 'm1', 'two lookups').expect(200)).body).toMatchObject({ status: 'COMPLETED' });
+    // The first run used both rounds of the budget; the second message still gets two.
+    fx.model.script(agent.model, round('r3'), round('r4'), { text: 'second done' });
+    const second = await fx.send(sessionId, 'm2', 'two more').expect(200);
+    expect(second.body).toMatchObject({ status: 'COMPLETED', answer: 'second done' });
+  });
 });

@@ -110,6 +110,8 @@ export class AgentRunsService {
         if (active) throw runInProgress(session.id, active);
         if (!(await this.sessionRepo.moveStatus(session.id, 'ACTIVE', 'RUNNING', m)))
           throw await this.notActive(session.id);
+        // Each run may take the agent's maxIterations rounds, whatever earlier runs of the session used.
+        await this.sessionRepo.setIterationBudget(session.id, session.iteration + agent.maxIterations, m);
         await this.runs.insert(m, run);
         await this.messages.append(m, { tenantId: run.tenantId, sessionId: run.sessionId, runId: run.id }, [
           { role: 'user', content: dto.content },

@@ -117,6 +117,11 @@ export class AgentSessionRepository {
     return changed === 1;
   }
 
+  /** Sets how many iterations the session may reach before a CHECKPOINT_PAUSE (a run of the gateway's loop). */
+  async setIterationBudget(id: string, iterationBudget: number, manager?: EntityManager): Promise<void> {
+    await this.on(manager).run('UPDATE agent_session SET iteration_budget = ? WHERE id = ?', [iterationBudget, id]);
+  }
+
   /**
    * Records a higher iteration without a version bump (monotonic, so concurrent acts cannot conflict). Pass a
    * transaction to make it part of the call's first write.
