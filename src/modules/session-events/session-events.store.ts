@@ -17,30 +17,32 @@ const RECORD_DELAY_MS = 10;
 const MAX_BATCH = 50;
 
 /**
- * One event: the next seq of the session is taken inside the INSERT (MAX + 1). The MAX is in a derived table:
- * MySQL neither mixes it with plain values (ONLY_FULL_GROUP_BY) nor reads the target table in a subquery of the VALUES.
+ * Events of any sessions in one statement (one round trip, one commit); the next seq of each session is taken inside
+ * the INSERT: each row is numbered within its session in the batch (`k` = 1, 2...) and added to that session's
+ * MAX(seq). The MAX is in a derived table: MySQL neither mixes it with plain values (ONLY_FULL_GROUP_BY) nor reads the
+ * target table in a subquery of the VALUES.
  */
-const INSERT_NEXT =
-  'INSERT INTO session_event (session_id, seq, tenant_id, type, at, data) ' +
-  'SELECT ?, next_seq.n, ?, ?, ?, ? FROM ' +
-  '(SELECT COALESCE(MAX(seq), 0) + 1 AS n FROM session_event WHERE session_id = ?) next_seq';
-
-/**
- * `count` events of any sessions in one statement (one round trip, one commit): each row is numbered within its
- * session in the batch (`k` = 1, 2...) and added to that session's MAX(seq).
- */
-function insertBatchSql(count: number, sessions: number): string {
-  const rows = Array.from({ length: count }, (_, i) =>
-    i === 0
-      ? 'SELECT ? AS session_id, ? AS k, ? AS tenant_id, ? AS type, ? AS at, ? AS data'
-      : 'SELECT ?, ?, ?, ?, ?, ?',
-  ).join(' UNION ALL ');
-  return (
+function insertStatement(batch: readonly PendingEvent[]): { sql: string; params: unknown[] } {
+  const counts = new Map<string, number>();
+  const params: unknown[] = [];
+  for (const { event, at } of batch) {
+    const k = (counts.get(event.sessionId) ?? 0) + 1;
+    counts.set(event.sessionId, k);
+    params.push(event.sessionId, k, event.tenantId, event.type, at, JSON.stringify(event.data));
+  }
+  const rows = batch
+    .map((_, i) =>
+      i === 0
+        ? 'SELECT ? AS session_id, ? AS k, ? AS tenant_id, ? AS type, ? AS at, ? AS data'
+        : 'SELECT ?, ?, ?, ?, ?, ?',
+    )
+    .join(' UNION ALL ');
+  const sql =
     'INSERT INTO session_event (session_id, seq, tenant_id, type, at, data) ' +
     'SELECT r.session_id, COALESCE(m.n, 0) + r.k, r.tenant_id, r.type, r.at, r.data ' +
     `FROM (${rows}) r LEFT JOIN (SELECT session_id, MAX(seq) AS n FROM session_event ` +
-    `WHERE session_id IN (${Array(sessions).fill('?').join(', ')}) GROUP BY session_id) m ON m.session_id = r.session_id`
-  );
+    `WHERE session_id IN (${Array(counts.size).fill('?').join(', ')}) GROUP BY session_id) m ON m.session_id = r.session_id`;
+  return { sql, params: [...params, ...counts.keys()] };
 }
 
 interface PendingEvent {
@@ -187,18 +189,12 @@ export class SessionEventsStore implements OnApplicationShutdown {
    * written on its own.
    */
   private async writeBatch(batch: PendingEvent[]): Promise<void> {
-    const counts = new Map<string, number>();
-    const params: unknown[] = [];
-    for (const p of batch) {
-      const k = (counts.get(p.event.sessionId) ?? 0) + 1;
-      counts.set(p.event.sessionId, k);
-      params.push(p.event.sessionId, k, p.event.tenantId, p.event.type, p.at, JSON.stringify(p.event.data));
-    }
     try {
-      await this.sql.run(insertBatchSql(batch.length, counts.size), [...params, ...counts.keys()]);
+      const { sql, params } = insertStatement(batch);
+      await this.sql.run(sql, params);
     } catch {
       for (const p of batch) {
-        await this.insertNext(p).catch((err: unknown) =>
+        await this.insertAlone(p).catch((err: unknown) =>
           this.logger.warn(
             `Session event ${p.event.type} of session ${p.event.sessionId} was not recorded: ${(err as Error).name}: ${String((err as Error).message).slice(0, 200)}`,
           ),
@@ -207,19 +203,12 @@ export class SessionEventsStore implements OnApplicationShutdown {
     }
   }
 
-  /** One event alone; on a lost race for its seq (primary key, or a deadlock on MySQL) it tries again. */
-  private async insertNext(pending: PendingEvent): Promise<void> {
+  /** One event alone (the same statement); on a lost race for its seq (primary key, or a MySQL deadlock) again. */
+  private async insertAlone(pending: PendingEvent): Promise<void> {
+    const { sql, params } = insertStatement([pending]);
     for (let attempt = 1; ; attempt++) {
       try {
-        const { event, at } = pending;
-        await this.sql.run(INSERT_NEXT, [
-          event.sessionId,
-          event.tenantId,
-          event.type,
-          at,
-          JSON.stringify(event.data),
-          event.sessionId,
-        ]);
+        await this.sql.run(sql, params);
         return;
       } catch (err) {
         if (!(isUniqueViolation(err) || isDeadlock(err)) || attempt >= MAX_SEQ_ATTEMPTS) throw err;
