@@ -160,7 +160,7 @@ export class FeignToolReconciler implements OnApplicationBootstrap {
 
   /** Updates the row only if it is still at the version the step was planned from. */
   private compareAndSet(step: ReconcileStep, row: AiToolEntity, changes: Partial<AiToolEntity>): Promise<boolean> {
-    return this.write(step, (m) => this.feignTools.updateIfVersion(m, row.id, row.version, changes));
+    return this.write(step, (m) => this.registry.updateIfVersion(m, row.id, row.version, changes));
   }
 
   /** One write and the config-version bump in one transaction; false when the write lost a race. */

@@ -1,8 +1,7 @@
 import { nameKeyOf } from '@app/common/name-key';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Brackets, EntityManager, Repository } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { Brackets, Repository } from 'typeorm';
 import { AiToolEntity, PLATFORM_SCOPE } from '@app/modules/tool-registry/ai-tool.entity';
 
 /** Queries of `ai_tool` the Feign scanner needs beyond the registry's own repository. */
@@ -29,18 +28,5 @@ export class FeignToolRepository {
 
   findPlatformTool(name: string): Promise<AiToolEntity | null> {
     return this.tools.findOne({ where: { scopeKey: PLATFORM_SCOPE, nameKey: nameKeyOf(name) } });
-  }
-
-  /** Compare-and-set on `version`: false when someone (an admin, another instance) changed the row first. */
-  async updateIfVersion(
-    manager: EntityManager,
-    id: string,
-    version: number,
-    changes: Partial<AiToolEntity>,
-  ): Promise<boolean> {
-    const result = await manager
-      .getRepository(AiToolEntity)
-      .update({ id, version }, changes as QueryDeepPartialEntity<AiToolEntity>);
-    return result.affected === 1;
   }
 }

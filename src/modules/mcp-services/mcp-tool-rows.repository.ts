@@ -2,7 +2,6 @@ import { nameKeyOf } from '@app/common/name-key';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { AiToolEntity, PLATFORM_SCOPE } from '@app/modules/tool-registry/ai-tool.entity';
 
 /** Queries of `ai_tool` the MCP sync needs beyond the registry's own repository. */
@@ -47,18 +46,5 @@ export class McpToolRowsRepository {
       .where('mcp_service_id = :mcpServiceId AND status = :active', { mcpServiceId, active: 'ACTIVE' })
       .execute();
     return result.affected ?? 0;
-  }
-
-  /** Compare-and-set on `version`: false when someone (an admin, another writer) changed the row since it was read. */
-  async updateIfVersion(
-    manager: EntityManager,
-    id: string,
-    version: number,
-    changes: Partial<AiToolEntity>,
-  ): Promise<boolean> {
-    const result = await manager
-      .getRepository(AiToolEntity)
-      .update({ id, version }, changes as QueryDeepPartialEntity<AiToolEntity>);
-    return result.affected === 1;
   }
 }

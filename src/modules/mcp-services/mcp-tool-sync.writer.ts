@@ -84,7 +84,7 @@ export class McpToolSyncWriter {
   private async applyOne(m: EntityManager, step: McpToolSyncStep): Promise<undefined> {
     if (step.kind === 'insert') {
       await this.registry.insert(m, step.row);
-    } else if (!(await this.rows.updateIfVersion(m, step.row.id, step.row.version, step.changes))) {
+    } else if (!(await this.registry.updateIfVersion(m, step.row.id, step.row.version, step.changes))) {
       throw new Abort('raced');
     }
     return undefined;

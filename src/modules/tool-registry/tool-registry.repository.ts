@@ -85,4 +85,17 @@ export class ToolRegistryRepository {
   update(manager: EntityManager, id: string, changes: Partial<AiToolEntity>): Promise<unknown> {
     return manager.getRepository(AiToolEntity).update({ id }, changes as QueryDeepPartialEntity<AiToolEntity>);
   }
+
+  /** Compare-and-set on `version`: false when someone (an admin, another writer) changed the row since it was read. */
+  async updateIfVersion(
+    manager: EntityManager,
+    id: string,
+    version: number,
+    changes: Partial<AiToolEntity>,
+  ): Promise<boolean> {
+    const result = await manager
+      .getRepository(AiToolEntity)
+      .update({ id, version }, changes as QueryDeepPartialEntity<AiToolEntity>);
+    return result.affected === 1;
+  }
 }
