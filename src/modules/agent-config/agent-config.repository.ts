@@ -43,18 +43,6 @@ export class AgentConfigRepository {
     return out;
   }
 
-  /** Agents of the tenant whose knowledgeBaseIds hold `knowledgeBaseId` (ids are UUIDs: no LIKE wildcards). */
-  async agentsWithKnowledgeBase(tenantId: string, knowledgeBaseId: string): Promise<AgentEntity[]> {
-    const rows = await this.agents
-      .createQueryBuilder('a')
-      .where('a.tenant_id = :tenantId AND a.knowledge_base_ids LIKE :pattern', {
-        tenantId,
-        pattern: `%"${knowledgeBaseId}"%`,
-      })
-      .getMany();
-    return rows.filter((a) => (a.knowledgeBaseIds ?? []).includes(knowledgeBaseId));
-  }
-
   findCapability(tenantId: string): Promise<TenantCapabilityEntity | null> {
     return this.capabilities.findOne({ where: { tenantId } });
   }
@@ -68,7 +56,11 @@ export class AgentConfigRepository {
   }
 
   /** Agents whose `list` (a JSON text column of ids) holds `id`: matched as the quoted id, then checked. */
-  async agentsListing(m: EntityManager, list: 'skillIds' | 'subAgentIds', id: string): Promise<AgentEntity[]> {
+  async agentsListing(
+    m: EntityManager,
+    list: 'skillIds' | 'subAgentIds' | 'knowledgeBaseIds',
+    id: string,
+  ): Promise<AgentEntity[]> {
     const rows = await m.getRepository(AgentEntity).find({ where: { [list]: Like(`%"${id}"%`) as never } });
     return rows.filter((r) => (r[list] ?? []).includes(id));
   }

@@ -154,7 +154,9 @@ export class AgentConfigService {
 
   /** Unbinds a knowledge base that is being deleted from every agent of its tenant. */
   async forgetKnowledgeBase(tenantId: string, knowledgeBaseId: string): Promise<void> {
-    const bound = await this.repo.agentsWithKnowledgeBase(tenantId, knowledgeBaseId);
+    const bound = (await this.repo.agentsListing(this.dataSource.manager, 'knowledgeBaseIds', knowledgeBaseId)).filter(
+      (agent) => agent.tenantId === tenantId,
+    );
     if (bound.length === 0) return;
     await this.write(
       tenantId,
