@@ -15,6 +15,7 @@ import { CreateSkillTables1764462200000 } from './1764462200000-CreateSkillTable
 import { CreateArtifacts1764462300000 } from './1764462300000-CreateArtifacts';
 import { CreateAgentRunTables1764462400000 } from './1764462400000-CreateAgentRunTables';
 import { CreateAgentTasks1764462410000 } from './1764462410000-CreateAgentTasks';
+import { TagKnowledgeSearchText1764462500000 } from './1764462500000-TagKnowledgeSearchText';
 
 /** Every migration, in order. The only schema source: `synchronize` is never on. */
 export const GATEWAY_MIGRATIONS = [
@@ -35,4 +36,5 @@ export const GATEWAY_MIGRATIONS = [
   CreateArtifacts1764462300000,
   CreateAgentRunTables1764462400000,
   CreateAgentTasks1764462410000,
+  TagKnowledgeSearchText1764462500000,
 ];

@@ -27,6 +27,14 @@ describe('rankBm25', () => {
     expect(inside).toBe(0);
   });
 
+  it("counts a term only as its base's tag writes it", () => {
+    const tagged = rankBm25([chunk(1, 'k1_xyz k1_qqq'), chunk(2, 'xyz k2_xyz')], ['xyz'], stats({ xyz: 2 }), 'k1_');
+    expect(tagged.map((r) => [r.chunk.id, r.score > 0])).toEqual([
+      [1, true],
+      [2, false],
+    ]);
+  });
+
   it('breaks ties by the chunk stored first', () => {
     const ranked = rankBm25([chunk(7, 'kkk lll'), chunk(3, 'kkk lll')], ['kkk'], stats({ kkk: 2 }));
     expect(ranked.map((r) => r.chunk.id)).toEqual([3, 7]);

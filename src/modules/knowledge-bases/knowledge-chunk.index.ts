@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { HotSql } from '@app/database/hot-sql';
-import { baseToken } from './knowledge-text.tokenizer';
+import { baseTag } from './knowledge-text.tokenizer';
 
 /** A chunk ready to store: its text and the tokens (joined by spaces) the full-text index holds. */
 export interface IndexedChunk {
@@ -123,45 +123,52 @@ export class KnowledgeChunkIndex {
   }
 
   /**
-   * Chunks of the base that hold any of `terms`, the engine's best first (FTS5 bm25; InnoDB relevance): the ids
-   * first (both engines find the base's chunks through its base token, without reading rows), then their search
-   * texts.
+   * Chunks of the base that hold any of `terms`, at most {@link CANDIDATE_LIMIT}, picked by the engine's own ranking
+   * (FTS5 bm25; InnoDB relevance) over the terms as the base tagged them, so only the base's own postings are read.
+   * One statement: the engine's pick in a derived table, its rows then read by primary key.
    */
   async candidates(knowledgeBaseId: string, terms: string[]): Promise<CandidateChunk[]> {
     if (terms.length === 0) return [];
-    const base = baseToken(knowledgeBaseId);
-    // MySQL: the base is required inside the full-text query (boolean mode: natural-language mode cannot require a
-    // term), so InnoDB ranks from the index alone and reads only the rows it returns.
-    const ids = this.mysql
-      ? await this.hot.all<{ id: number }>(
-          'SELECT id FROM knowledge_chunk WHERE MATCH (search_text) AGAINST (? IN BOOLEAN MODE) ' +
-            `ORDER BY MATCH (search_text) AGAINST (? IN BOOLEAN MODE) DESC LIMIT ${CANDIDATE_LIMIT}`,
-          Array(2).fill(`+${base} +(${terms.join(' ')})`),
-        )
-      : await this.hot.all<{ id: number }>(
+    const tag = baseTag(knowledgeBaseId);
+    const [picked, params] = this.mysql
+      ? [
+          'SELECT id FROM knowledge_chunk WHERE MATCH (search_text) AGAINST (?) ' +
+            `ORDER BY MATCH (search_text) AGAINST (?) DESC LIMIT ${CANDIDATE_LIMIT}`,
+          Array(2).fill(terms.map((t) => tag + t).join(' ')),
+        ]
+      : [
           'SELECT rowid AS id FROM knowledge_chunk_fts WHERE knowledge_chunk_fts MATCH ? ' +
             `ORDER BY rank LIMIT ${CANDIDATE_LIMIT}`,
-          [`"${base}" AND (${terms.map((t) => `"${t}"`).join(' OR ')})`],
-        );
-    if (ids.length === 0) return [];
-    const rows = await this.hot.all<{ id: number; searchText: string; tokenCount: number }>(
-      'SELECT id, search_text AS searchText, token_count AS tokenCount FROM knowledge_chunk ' +
-        `WHERE knowledge_base_id = ? AND id IN (${ids.map(() => '?').join(', ')})`,
-      [knowledgeBaseId, ...ids.map((r) => Number(r.id))],
+          [terms.map((t) => `"${tag}${t}"`).join(' OR ')],
+        ];
+    const rows = await this.hot.all<CandidateChunk & { knowledgeBaseId: string } & Record<string, unknown>>(
+      'SELECT c.id AS id, c.knowledge_base_id AS knowledgeBaseId, c.search_text AS searchText, c.token_count AS tokenCount ' +
+        `FROM (${picked}) p JOIN knowledge_chunk c ON c.id = p.id`,
+      params,
     );
-    return rows.map((r) => ({ id: Number(r.id), searchText: r.searchText, tokenCount: Number(r.tokenCount) }));
+    return ofBase(rows, knowledgeBaseId).map((r) => ({
+      id: Number(r.id),
+      searchText: r.searchText,
+      tokenCount: Number(r.tokenCount),
+    }));
   }
 
   /** The passages of the chunks (of the base) with these ids, in no particular order. */
   async passages(knowledgeBaseId: string, ids: number[]): Promise<PassageRow[]> {
     if (ids.length === 0) return [];
-    const rows = await this.hot.all<PassageRow & Record<string, unknown>>(
-      'SELECT c.id AS id, c.document_id AS documentId, d.title AS title, c.heading AS heading, c.content AS content ' +
-        'FROM knowledge_chunk c JOIN knowledge_document d ON d.id = c.document_id ' +
-        `WHERE c.knowledge_base_id = ? AND c.id IN (${ids.map(() => '?').join(', ')})`,
-      [knowledgeBaseId, ...ids],
+    const rows = await this.hot.all<PassageRow & { knowledgeBaseId: string } & Record<string, unknown>>(
+      'SELECT c.id AS id, c.knowledge_base_id AS knowledgeBaseId, c.document_id AS documentId, d.title AS title, ' +
+        'c.heading AS heading, c.content AS content FROM knowledge_chunk c JOIN knowledge_document d ON d.id = c.document_id ' +
+        `WHERE c.id IN (${ids.map(() => '?').join(', ')})`,
+      ids,
     );
-    return rows.map((r) => ({ ...r, id: Number(r.id) }));
+    return ofBase(rows, knowledgeBaseId).map((r) => ({
+      id: Number(r.id),
+      documentId: r.documentId,
+      title: r.title,
+      heading: r.heading,
+      content: r.content,
+    }));
   }
 
   /** How many chunks of the base hold each term. */
@@ -173,4 +180,13 @@ export class KnowledgeChunkIndex {
     );
     return new Map(rows.map((r) => [r.term, Number(r.df)]));
   }
+}
+
+/**
+ * The rows of the base. Chunks are read by primary key (a condition on knowledge_base_id made MariaDB range-scan
+ * the base's index instead, several times slower), so the base is checked here: a chunk of another base (whose tag
+ * is the same) is never answered.
+ */
+function ofBase<T extends { knowledgeBaseId: string }>(rows: T[], knowledgeBaseId: string): T[] {
+  return rows.filter((r) => r.knowledgeBaseId === knowledgeBaseId);
 }

@@ -15,7 +15,7 @@ import { KnowledgeBasesRepository } from './knowledge-bases.repository';
 import { KnowledgeBasesService } from './knowledge-bases.service';
 import { IndexedChunk, KnowledgeChunkIndex } from './knowledge-chunk.index';
 import { chunkDocument } from './knowledge-markdown.chunker';
-import { baseToken, tokenize } from './knowledge-text.tokenizer';
+import { baseTag, tokenize } from './knowledge-text.tokenizer';
 import { KnowledgeBasesErrorCode } from './knowledge-bases.errors';
 import type { CreateKnowledgeDocumentDto, KnowledgeDocumentDto, KnowledgeDocumentPageDto } from './knowledge-bases.dto';
 
@@ -47,10 +47,10 @@ export class KnowledgeDocumentsService {
       ]);
     }
     const content = stripUnsafeText(dto.content);
-    const ownToken = baseToken(base.id);
+    const tag = baseTag(base.id);
     const chunks = chunkDocument(content, dto.mimeType).map((c): IndexedChunk => {
       const tokens = tokenize(`${dto.title}\n${c.heading ?? ''}\n${c.content}`);
-      return { ...c, searchText: [ownToken, ...tokens].join(' '), tokenCount: tokens.length };
+      return { ...c, searchText: tokens.map((t) => tag + t).join(' '), tokenCount: tokens.length };
     });
     if (chunks.length === 0) {
       throw validationFailed([{ field: 'content', problems: ['has no text to index (only blank lines)'] }]);
@@ -76,7 +76,7 @@ export class KnowledgeDocumentsService {
         base.id,
         documentFrequencies(
           chunks.map((c) => c.searchText),
-          ownToken,
+          tag,
         ),
       );
       await this.repo.addToCounts(m, base.id, { documents: 1, chunks: chunks.length, tokens });
@@ -102,7 +102,7 @@ export class KnowledgeDocumentsService {
       const chunks = await this.index.searchTextsOf(m, row.id);
       const df = documentFrequencies(
         chunks.map((c) => c.searchText),
-        baseToken(row.knowledgeBaseId),
+        baseTag(row.knowledgeBaseId),
       );
       await this.index.removeTerms(m, row.knowledgeBaseId, df);
       await this.index.removeDocument(m, row.id);
@@ -136,11 +136,15 @@ function assertInternal(base: KnowledgeBaseEntity): KnowledgeBaseEntity {
   return base;
 }
 
-/** In how many of the chunks each term occurs (the base's own token is no term). */
-function documentFrequencies(searchTexts: string[], base: string): Map<string, number> {
+/** In how many of the chunks each term occurs (search texts hold the terms behind the base's tag). */
+function documentFrequencies(searchTexts: string[], tag: string): Map<string, number> {
   const df = new Map<string, number>();
   for (const text of searchTexts) {
-    for (const term of new Set(text.split(' '))) if (term !== base) df.set(term, (df.get(term) ?? 0) + 1);
+    for (const token of new Set(text.split(' '))) {
+      if (!token.startsWith(tag)) continue; // '' of a chunk without words
+      const term = token.slice(tag.length);
+      df.set(term, (df.get(term) ?? 0) + 1);
+    }
   }
   return df;
 }

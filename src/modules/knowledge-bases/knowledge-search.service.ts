@@ -3,13 +3,20 @@ import { KnowledgeBaseEntity } from './knowledge-base.entity';
 import { KnowledgeChunkIndex } from './knowledge-chunk.index';
 import { KnowledgeHttpClient } from './knowledge-http.client';
 import { rankBm25 } from './knowledge-bm25.ranker';
-import { queryTerms } from './knowledge-text.tokenizer';
+import { baseTag, queryTerms } from './knowledge-text.tokenizer';
 import type { KnowledgeSearchHit } from './knowledge-bases.types';
 
 /** Query terms used, at most (a pasted paragraph as a query stays cheap). */
 const MAX_QUERY_TERMS = 32;
 /** A term in more than this share of the chunks finds no candidates when the query has a rarer one. */
 const COMMON_TERM_SHARE = 0.5;
+/**
+ * Postings (chunks holding a term, summed over the terms) the full-text engine reads for candidates, at most: its cost
+ * grows with them (InnoDB ranks every match, ~3 µs each on the benchmark machine). The most common terms, the lowest
+ * BM25 weights, are left out of the lookup first (as Elasticsearch's common-terms query does with its high-frequency
+ * terms); they still count in the ranking of the candidates. The rarest term is looked for whatever its count.
+ */
+const CANDIDATE_POSTINGS_BUDGET = 1500;
 
 /**
  * One search of one knowledge base, as the admin search and RAG_SEARCH both run it. INTERNAL: the full-text engine
@@ -37,11 +44,12 @@ export class KnowledgeSearchService {
     if (terms.length === 0 || base.chunkCount === 0) return [];
     const documentFrequency = await this.index.documentFrequencies(base.id, terms);
     const candidates = await this.index.candidates(base.id, candidateTerms(terms, documentFrequency, base.chunkCount));
-    const ranked = rankBm25(candidates, terms, {
-      chunkCount: base.chunkCount,
-      tokenCount: base.tokenCount,
-      documentFrequency,
-    });
+    const ranked = rankBm25(
+      candidates,
+      terms,
+      { chunkCount: base.chunkCount, tokenCount: base.tokenCount, documentFrequency },
+      baseTag(base.id),
+    );
     const top = ranked.slice(0, topK);
     const passages = new Map(
       (
@@ -60,12 +68,14 @@ export class KnowledgeSearchService {
 
 /**
  * The terms the full-text engine looks for: the ones the base holds, without those in more than half its chunks
- * (their BM25 weight is near zero, and matching them would make the engine rank most of the base); a query of
- * common terms only looks for its rarest. All query terms still count in the ranking of the candidates.
+ * (their BM25 weight is near zero, and matching them would make the engine rank most of the base), rarest first
+ * while their postings fit {@link CANDIDATE_POSTINGS_BUDGET}; the rarest is always looked for. All query terms still
+ * count in the ranking of the candidates.
  */
-function candidateTerms(terms: string[], df: ReadonlyMap<string, number>, chunkCount: number): string[] {
-  const present = terms.filter((t) => (df.get(t) ?? 0) > 0);
-  const selective = present.filter((t) => df.get(t)! <= chunkCount * COMMON_TERM_SHARE);
-  if (selective.length > 0 || present.length === 0) return selective;
-  return [present.reduce((a, b) => (df.get(b)! < df.get(a)! ? b : a))];
+export function candidateTerms(terms: string[], df: ReadonlyMap<string, number>, chunkCount: number): string[] {
+  const byRarity = terms.filter((t) => (df.get(t) ?? 0) > 0).sort((a, b) => df.get(a)! - df.get(b)!);
+  const selective = byRarity.filter((t) => df.get(t)! <= chunkCount * COMMON_TERM_SHARE);
+  const looked = selective.length > 0 ? selective : byRarity.slice(0, 1);
+  let postings = 0;
+  return looked.filter((t, i) => (postings += df.get(t)!) <= CANDIDATE_POSTINGS_BUDGET || i === 0);
 }

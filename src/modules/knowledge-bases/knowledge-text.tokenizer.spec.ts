@@ -1,4 +1,4 @@
-import { baseToken, queryTerms, tokenize } from './knowledge-text.tokenizer';
+import { baseTag, queryTerms, tokenize } from './knowledge-text.tokenizer';
 
 describe('tokenize', () => {
   it('segments Chinese into words and pads the ones shorter than 3 characters', () => {
@@ -24,10 +24,18 @@ describe('queryTerms', () => {
   });
 });
 
-describe('baseToken', () => {
-  it('can never equal a word token', () => {
-    const token = baseToken('3f1c2a9e-0000-4000-8000-000000000abc');
-    expect(token).toBe('kb_3f1c2a9e000040008000000000000abc');
-    expect(tokenize(token)).not.toContain(token);
+describe('baseTag', () => {
+  it("is the same for a base every time, differs between bases and fits any token within InnoDB's 84 characters", () => {
+    const tag = baseTag('3f1c2a9e-0000-4000-8000-000000000abc');
+    expect(tag).toMatch(/^k[0-9a-z]{8}_$/);
+    expect(baseTag('3f1c2a9e-0000-4000-8000-000000000abc')).toBe(tag);
+    expect(baseTag('3f1c2a9e-0000-4000-8000-000000000abd')).not.toBe(tag);
+    expect([...(tag + tokenize('x'.repeat(100))[0])].length).toBeLessThanOrEqual(84);
+  });
+
+  it('never starts a word token: words past 2 characters have no `_`, shorter ones are padded after the word', () => {
+    const tag = baseTag('b-1');
+    for (const token of tokenize(`${tag} ${tag.slice(0, -1)} k${tag.slice(1)} 数据 ab x`))
+      expect(token.startsWith(tag)).toBe(false);
   });
 });

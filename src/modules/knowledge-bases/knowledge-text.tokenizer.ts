@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { textWords } from '@app/common/text/text-words';
 
 /**
@@ -39,12 +40,16 @@ export function queryTerms(query: string): string[] {
 }
 
 /**
- * The token every chunk of a base carries first in its search text, so that FTS5 finds a base's chunks inside the
- * full-text index itself (`base AND (terms)`) instead of reading every matching row to check its base. No word
- * token can equal it: `_` only ever pads words shorter than 3 characters. It is not counted as a term.
+ * The prefix every token of a base carries in its search text (`k`, 8 base-36 characters of the SHA-256 of the base
+ * id, `_`): the full-text index holds each base's words as words of their own, so a search reads the postings of its
+ * own base only, however many other bases share the table (a base-wide token required beside the terms made InnoDB
+ * read the whole base's postings on every search). No word token can start with it: past 2 characters a word has
+ * no `_`. Two bases with the same tag (a 1 in 2^40 chance a pair) only compete for candidates: rows are still
+ * checked for their base.
  */
-export function baseToken(knowledgeBaseId: string): string {
-  return `kb_${knowledgeBaseId.replace(/[^0-9a-zA-Z]/g, '').toLowerCase()}`;
+export function baseTag(knowledgeBaseId: string): string {
+  const bits = createHash('sha256').update(knowledgeBaseId).digest().readUIntBE(0, 5);
+  return `k${bits.toString(36).padStart(8, '0')}_`;
 }
 
 function indexForm(word: string): string {

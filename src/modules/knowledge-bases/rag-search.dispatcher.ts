@@ -5,8 +5,7 @@ import { BuiltinToolCatalog } from '@app/modules/tool-registry/builtin-tool.cata
 import { CallTargetRegistry } from '@app/modules/executors/call-path/call-target.registry';
 import type { ToolCallContext, ToolDispatcher } from '@app/modules/executors/call-path/tool-call.types';
 import type { ToolOutput } from '@app/modules/executors/tool-executor';
-import { AgentConfigService } from '@app/modules/agent-config/agent-config.service';
-import { DomainError } from '@app/common/errors/domain-error';
+import { VisibilitySnapshotService } from '@app/modules/agent-config/visibility/visibility-snapshot.service';
 import { nameKeyOf } from '@app/common/name-key';
 import { KnowledgeBasesRepository } from './knowledge-bases.repository';
 import { KnowledgeSearchService } from './knowledge-search.service';
@@ -28,7 +27,7 @@ export class RagSearchDispatcher implements ToolDispatcher, OnModuleInit {
   constructor(
     private readonly targets: CallTargetRegistry,
     private readonly catalog: BuiltinToolCatalog,
-    private readonly agents: AgentConfigService,
+    private readonly snapshots: VisibilitySnapshotService,
     private readonly bases: KnowledgeBasesRepository,
     private readonly searcher: KnowledgeSearchService,
   ) {}
@@ -50,9 +49,10 @@ export class RagSearchDispatcher implements ToolDispatcher, OnModuleInit {
   ): Promise<ToolOutput> {
     if (!ctx.agentId || !ctx.tenantId)
       throw builtinRefusal('RAG_SEARCH searches the knowledge bases of an agent of a tenant');
-    const agent = await this.agents.loadAgent({ tenantId: ctx.tenantId }, ctx.agentId).catch((err: unknown) => {
-      throw err instanceof DomainError ? builtinRefusal(`agent ${ctx.agentId} is not in tenant ${ctx.tenantId}`) : err;
-    });
+    // The agent as the call's visibility check saw it (the view act confirmed for this request, no new read).
+    const view = await this.snapshots.tenantView(ctx.tenantId, ctx.freshSince);
+    const agent = (await this.snapshots.agentView(view, ctx.agentId))?.agent;
+    if (!agent) throw builtinRefusal(`agent ${ctx.agentId} is not in tenant ${ctx.tenantId}`);
     let bases = await this.bases.findBasesOfTenant(agent.tenantId, agent.knowledgeBaseIds ?? []);
     if (bases.length === 0) throw builtinRefusal('no knowledge base is bound to this agent');
     if (typeof args.knowledgeBase === 'string') {

@@ -12,6 +12,12 @@ export interface ToolCallContext {
   entry: 'ACT' | 'RESUME' | 'DIRECT';
   /** Web-search policy already narrowed for this call (web-search dispatcher re-checks it). */
   webSearch?: { mode: 'DISABLED' | 'AUTO' | 'ALWAYS'; tenantCapability: boolean };
+  /**
+   * When the calling request's configuration view was confirmed (a performance.now() instant, see
+   * VisibilitySnapshotService.tenantView): a dispatcher that reads the agent's configuration takes the view confirmed
+   * since then, the one the call's visibility was checked against, without reading it again.
+   */
+  freshSince?: number;
 }
 
 export type ToolCallStatus = 'COMPLETED' | 'FAILED';

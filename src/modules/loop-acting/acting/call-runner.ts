@@ -242,6 +242,7 @@ export class CallRunner {
             toolCallId: key.toolCallId,
             entry: ctx.entry,
             webSearch: prepared.webSearch,
+            freshSince: ctx.freshSince,
           },
           clientSignal,
         );
