@@ -14,9 +14,11 @@ const COMMON_TERM_SHARE = 0.5;
  * Postings (chunks holding a term, summed over the terms) the full-text engine reads for candidates, at most: its cost
  * grows with them (InnoDB ranks every match, ~3 µs each on the benchmark machine). The most common terms, the lowest
  * BM25 weights, are left out of the lookup first (as Elasticsearch's common-terms query does with its high-frequency
- * terms); they still count in the ranking of the candidates. The rarest term is looked for whatever its count.
+ * terms); they still count in the ranking of the candidates. The rarest term is looked for whatever its count. On the
+ * benchmark's 10,000 chunks, 94% of the top results and 93% of the top 5 are those of an unbounded lookup (1,500: 90%,
+ * 84%; 5,000: 98%, 97%), at 14 ms against 22 ms through act on MariaDB.
  */
-const CANDIDATE_POSTINGS_BUDGET = 1500;
+const CANDIDATE_POSTINGS_BUDGET = 3000;
 
 /**
  * One search of one knowledge base, as the admin search and RAG_SEARCH both run it. INTERNAL: the full-text engine
