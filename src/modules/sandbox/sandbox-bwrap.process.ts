@@ -115,7 +115,8 @@ export function runBwrapProcess(options: SandboxProcessOptions): Promise<Sandbox
 
 /** The command's shell ended by a signal that a limit sends. Other statuses are ordinary exit codes. */
 function describeLimitKill(status: number): string | undefined {
-  if (status === SIGXFSZ_STATUS) return 'killed by SIGXFSZ: a file reached the size limit (SANDBOX_MAX_FILE_MB)';
+  if (status === SIGXFSZ_STATUS)
+    return 'killed by SIGXFSZ: a file reached the size limit (SANDBOX_MAX_FILE_MB, or the room left under WORKSPACE_MAX_BYTES)';
   if (status === SIGKILL_STATUS) return 'killed by SIGKILL (for example out of memory)';
   return undefined;
 }

@@ -20,6 +20,9 @@ export function validateSandboxRequest(req: SandboxRunRequest, maxTimeoutMs: num
   const workspace = lstatSync(req.workspaceDir, { throwIfNoEntry: false });
   if (!workspace?.isDirectory()) refuse(`workspaceDir ${req.workspaceDir} must be an existing folder, not a link`);
   validateMounts(req.readOnlyMounts ?? []);
+  if (req.maxFileBytes !== undefined && (!Number.isSafeInteger(req.maxFileBytes) || req.maxFileBytes < 0)) {
+    refuse('maxFileBytes must be a whole number of bytes, 0 or more');
+  }
   if (req.timeoutMs === undefined) return maxTimeoutMs;
   if (!Number.isInteger(req.timeoutMs) || req.timeoutMs <= 0) refuse('timeoutMs must be a positive whole number');
   return Math.min(req.timeoutMs, maxTimeoutMs);

@@ -133,7 +133,7 @@ export class SandboxRunner implements OnModuleInit, OnModuleDestroy {
       limits: {
         memoryBytes: sandbox.memoryMb * MIB,
         maxProcesses: sandbox.maxProcesses,
-        maxFileBytes: sandbox.maxFileMb * MIB,
+        maxFileBytes: Math.min(sandbox.maxFileMb * MIB, req.maxFileBytes ?? Infinity),
         tmpBytes: sandbox.maxFileMb * MIB,
       },
     });

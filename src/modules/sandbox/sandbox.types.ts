@@ -15,6 +15,8 @@ export interface SandboxRunRequest {
   command: string;
   /** Wall-time limit; capped by SANDBOX_TIMEOUT_MS (the default when absent). */
   timeoutMs?: number;
+  /** The largest file any process may write (RLIMIT_FSIZE, bytes; 0: none may grow); capped by SANDBOX_MAX_FILE_MB. */
+  maxFileBytes?: number;
   /** Aborting kills everything the command started; the result is ABORTED. */
   signal?: AbortSignal;
 }

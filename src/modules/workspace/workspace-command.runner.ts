@@ -1,10 +1,12 @@
 import { builtinRefusal } from '@app/modules/executors/call-path/builtin-call';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { SandboxRunner } from '@app/modules/sandbox/sandbox-runner.service';
 import type { SandboxMount, SandboxRunResult } from '@app/modules/sandbox/sandbox.types';
 import { SessionEventsStore } from '@app/modules/session-events/session-events.store';
 import { ToolCallError, type ToolOutput } from '@app/modules/executors/tool-executor';
 import type { WorkspaceOwner } from './workspace-sessions.service';
+import { workspaceUsage } from './workspace-usage';
 
 /** Characters of the command kept in the `command.started` event. */
 const EVENT_COMMAND_CHARS = 500;
@@ -13,13 +15,22 @@ const EVENT_COMMAND_CHARS = 500;
  * RUN_COMMAND: one command in the sandbox with the session workspace at /workspace, between a `command.started`
  * and a `command.finished` event (exit code, outcome, duration, output bytes). An exit, whatever its code, is an
  * answer; a timeout, a kill or an abort is a failure (the model reads why and what was printed).
+ *
+ * The workspace quota: no file a command writes may grow past the room left under WORKSPACE_MAX_BYTES (RLIMIT_FSIZE;
+ * in a full workspace a command can still read, list and delete); a command that leaves the workspace over its quota
+ * (many files, or several growing at once) is answered with `workspaceOverQuota` saying so.
  */
 @Injectable()
 export class WorkspaceCommandRunner {
+  private readonly limits: GatewayConfig['workspace'];
+
   constructor(
     private readonly sandbox: SandboxRunner,
     private readonly events: SessionEventsStore,
-  ) {}
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+  ) {
+    this.limits = config.workspace;
+  }
 
   async run(
     owner: WorkspaceOwner,
@@ -31,6 +42,7 @@ export class WorkspaceCommandRunner {
   ): Promise<ToolOutput> {
     if (!this.sandbox.available())
       throw builtinRefusal(`RUN_COMMAND is unavailable on this gateway: ${this.sandbox.unavailableReason()}`);
+    const before = await workspaceUsage(owner.dir);
     const base = { tenantId: owner.tenantId, sessionId: owner.sessionId };
     await this.events.append({
       ...base,
@@ -39,7 +51,14 @@ export class WorkspaceCommandRunner {
     });
     let result: SandboxRunResult;
     try {
-      result = await this.sandbox.run({ workspaceDir: owner.dir, command, timeoutMs, readOnlyMounts: mounts, signal });
+      result = await this.sandbox.run({
+        workspaceDir: owner.dir,
+        command,
+        timeoutMs,
+        readOnlyMounts: mounts,
+        signal,
+        maxFileBytes: Math.max(0, this.limits.maxBytes - before.bytes),
+      });
     } catch (err) {
       await this.events.append({
         ...base,
@@ -62,12 +81,14 @@ export class WorkspaceCommandRunner {
         ...(result.reason ? { reason: result.reason } : {}),
       },
     });
+    const over = this.overQuota(await workspaceUsage(owner.dir));
     const answer = {
       exitCode: result.exitCode,
       stdout: result.stdout,
       stderr: result.stderr,
       truncated: result.truncated,
       durationMs: result.durationMs,
+      ...(over && { workspaceOverQuota: `${over}: no file can grow and no file tool writes until files are deleted` }),
     };
     if (result.outcome === 'EXITED') return { content: JSON.stringify(answer), structured: answer };
     const what =
@@ -77,5 +98,14 @@ export class WorkspaceCommandRunner {
       result.outcome === 'TIMED_OUT' ? 'COMMAND_TIMED_OUT' : `COMMAND_${result.outcome}`,
       { transient: false, reachedRemote: true },
     );
+  }
+
+  /** How the workspace passes its quota, or undefined. */
+  private overQuota(usage: { bytes: number; entries: number }): string | undefined {
+    const { maxBytes, maxFiles } = this.limits;
+    if (usage.bytes > maxBytes) return `the workspace holds ${usage.bytes} bytes, WORKSPACE_MAX_BYTES is ${maxBytes}`;
+    if (usage.entries > maxFiles)
+      return `the workspace holds ${usage.entries} entries, WORKSPACE_MAX_FILES is ${maxFiles}`;
+    return undefined;
   }
 }
