@@ -162,6 +162,27 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
     expect(await fx.run(sessionId, failed.body.runId)).toMatchObject({ status: 'FAILED', error: failed.body.error });
   });
 
+  it("gives up on a model request past the provider's timeoutMs, retries it, then fails the run saying so", async () => {
+    const agent = await fx.agent([]);
+    await suite.gw.http
+      .patch(`/api/v1/admin/model-providers/${agent.providerId}`)
+      .set(suite.gw.admin)
+      .send({ options: { timeoutMs: 1000, maxRetries: 1 } })
+      .expect(200);
+    const sessionId = await fx.session(agent.id);
+    fx.model.script(agent.model, { hang: true }, { text: 'answered the second time' });
+    const retried = await fx.send(sessionId, 't1', 'hi').expect(200);
+    expect(retried.body).toMatchObject({ status: 'COMPLETED', answer: 'answered the second time' });
+    expect(fx.model.requestsFor(agent.model)).toHaveLength(2);
+
+    fx.model.script(agent.model, { hang: true }, { hang: true });
+    const failed = await fx.send(sessionId, 't2', 'again').expect(200);
+    expect(failed.body.status).toBe('FAILED');
+    expect(failed.body.error).toMatch(/did not answer in time after 2 attempts/);
+    expect(fx.model.requestsFor(agent.model)).toHaveLength(4);
+    expect((await fx.sessionView(sessionId)).status).toBe('ACTIVE');
+  }, 30_000);
+
   it("never lets the model key into a run's error, even when the provider echoes it", async () => {
     const agent = await fx.agent([]);
     const sessionId = await fx.session(agent.id);

@@ -46,6 +46,8 @@ export class OutboundHttpAgent implements OnModuleDestroy {
       signal: init.signal ?? undefined,
       dispatcher: this.dispatcher,
       bodyTimeout: 0,
+    }).catch((err: unknown) => {
+      throw init.signal?.aborted ? abortError(err) : err;
     });
     const nullBody = NULL_BODY_STATUSES.has(res.statusCode) || method === 'HEAD';
     if (nullBody) res.body.resume();
@@ -129,4 +131,15 @@ function responseHeaders(headers: IncomingHttpHeaders): Headers {
     else if (value !== undefined) out.set(key, value);
   }
   return out;
+}
+
+/**
+ * An aborted request rejects, as `fetch` does, with an error named AbortError (its cause: what undici threw, often the
+ * signal's DOMException). Made here so that it is an `Error` of this module's realm too: clients (the OpenAI SDK, which
+ * tells its own timeouts from other failures by the name) check `instanceof Error` first.
+ */
+function abortError(cause: unknown): Error {
+  const err = new Error('This operation was aborted', { cause });
+  err.name = 'AbortError';
+  return err;
 }
