@@ -238,11 +238,15 @@ describeEachDialect('POST /agents/{id}/tool-specs: the visibility pipeline', (di
       'userId',
       'webSearchMode',
     ]);
-    await gw.http
-      .post('/api/v1/agents/no-such-agent/tool-specs')
-      .set(runtime)
-      .send({ userId: 'u', permissions: [] })
-      .expect(404);
+    const agents = (await gw.app.get(VisibilitySnapshotService).tenantView('acme')).agents;
+    const cached = agents.size;
+    for (const id of ['no-such-agent', 'made-up-1', 'made-up-2'])
+      await gw.http
+        .post(`/api/v1/agents/${id}/tool-specs`)
+        .set(runtime)
+        .send({ userId: 'u', permissions: [] })
+        .expect(404);
+    expect(agents.size).toBe(cached); // misses are not cached: made-up ids cannot grow the view
   });
 
   it('reloads only the tenant a write touched; a platform-wide write reloads every tenant', async () => {

@@ -60,6 +60,13 @@ describeEachDialect('model providers (/admin/model-providers) and the agent-loop
     const ids = listed.body.items.map((p: { id: string }) => p.id);
     expect(ids).toContain(platform.id);
     expect(ids).not.toContain(own.id);
+    // A tenant's admin sees that a platform provider has a key, not which platform secret holds it.
+    const seen = listed.body.items.find((p: { id: string }) => p.id === platform.id);
+    expect(seen.apiKey).toBe('${secret:***}');
+    const read = await suite.gw.http.get(`/api/v1/admin/model-providers/${platform.id}`).set(globexAdmin).expect(200);
+    expect(JSON.stringify(read.body)).not.toContain('PLATFORM_MODEL_KEY');
+    const byPlatform = await suite.gw.http.get(`/api/v1/admin/model-providers/${platform.id}`).set(suite.gw.admin);
+    expect(byPlatform.body.apiKey).toBe('${secret:PLATFORM_MODEL_KEY}');
     await suite.gw.http.get(`/api/v1/admin/model-providers/${own.id}`).set(globexAdmin).expect(404);
     await suite.gw.http
       .patch(`/api/v1/admin/model-providers/${own.id}`)

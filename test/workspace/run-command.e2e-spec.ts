@@ -101,6 +101,17 @@ describeWithBubblewrap('RUN_COMMAND end to end (real bubblewrap)', () => {
       ).not.toContain('risky-1');
     });
 
+    it('keeps a token in a command line out of command.started (redacted like the tool log)', async () => {
+      const token = 'ghp_0123456789abcdefghijklmnopqrstuvwxyz';
+      const other = await t.newSession(['SANDBOX', 'FILE_ROOM']);
+      const res = await t.call(other, 'RUN_COMMAND', { command: `echo "Authorization: Bearer ${token}" > /dev/null` });
+      expect(res.status).toBe('COMPLETED');
+      const events = await suite.gw.http.get(`/api/v1/sessions/${other}/events?limit=1000`).set(t.runtime).expect(200);
+      const started = events.body.items.filter((e: { type: string }) => e.type === 'command.started').at(-1);
+      expect(started.data.command).toContain('echo "Authorization: Bearer');
+      expect(JSON.stringify(events.body)).not.toContain(token);
+    });
+
     it('a symlink a command makes cannot be followed out by the file tools', async () => {
       const other = await t.newSession(['SANDBOX', 'FILE_ROOM']);
       const made = await t.call(other, 'RUN_COMMAND', { command: 'ln -s / escape && ln -s /etc/passwd pw && ls' });

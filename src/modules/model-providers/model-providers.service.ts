@@ -10,6 +10,7 @@ import { toIso } from '@app/database/epoch-ms.transformer';
 import { ModelProvidersRepository } from './model-providers.repository';
 import { ModelProviderEntity } from './model-provider.entity';
 import { ModelProvidersErrorCode } from './model-providers.errors';
+import { maskSecretRefs } from '@app/modules/tenant-secrets/tool-secret.refs';
 import {
   CreateModelProviderDto,
   ModelProviderDto,
@@ -45,17 +46,21 @@ export class ModelProvidersService {
       updatedAt: now,
     };
     await this.repo.insert(row);
-    return toModelProviderDto(row);
+    return toModelProviderDto(row, auth.tenantId);
   }
 
   async list(auth: AuthContext, query: PageQueryDto): Promise<ModelProviderPageDto> {
     const { skip, take } = pageWindow(query);
     const [rows, total] = await this.repo.list(auth.tenantId, skip, take);
-    return pageOf(rows.map(toModelProviderDto), total, query);
+    return pageOf(
+      rows.map((r) => toModelProviderDto(r, auth.tenantId)),
+      total,
+      query,
+    );
   }
 
   async get(auth: AuthContext, id: string): Promise<ModelProviderDto> {
-    return toModelProviderDto(await this.loadVisible(auth.tenantId, id));
+    return toModelProviderDto(await this.loadVisible(auth.tenantId, id), auth.tenantId);
   }
 
   async update(auth: AuthContext, id: string, dto: UpdateModelProviderDto): Promise<ModelProviderDto> {
@@ -74,14 +79,14 @@ export class ModelProvidersService {
       updatedAt: Date.now(),
     };
     await this.repo.update(id, changes);
-    return toModelProviderDto({ ...row, ...changes });
+    return toModelProviderDto({ ...row, ...changes }, auth.tenantId);
   }
 
   async remove(auth: AuthContext, id: string): Promise<ModelProviderDto> {
     const row = await this.loadVisible(auth.tenantId, id);
     this.assertWritable(auth, row.tenantId);
     await this.repo.delete(id);
-    return toModelProviderDto(row);
+    return toModelProviderDto(row, auth.tenantId);
   }
 
   /**
@@ -133,14 +138,16 @@ function assertNoUrlCredential(baseUrl: string): void {
   if (problem) throw validationFailed([problem]);
 }
 
-export function toModelProviderDto(row: ModelProviderEntity): ModelProviderDto {
+/** A provider as an admin of `viewerTenantId` sees it: a platform-wide one's key reference is masked for a tenant. */
+export function toModelProviderDto(row: ModelProviderEntity, viewerTenantId: string | null): ModelProviderDto {
+  const hideKeyName = viewerTenantId !== null && row.tenantId === null && row.apiKeyRef !== null;
   return {
     id: row.id,
     name: row.name,
     tenantId: row.tenantId,
     kind: row.kind,
     baseUrl: row.baseUrl,
-    apiKey: row.apiKeyRef,
+    apiKey: hideKeyName ? maskSecretRefs(row.apiKeyRef!) : row.apiKeyRef,
     model: row.model,
     options: row.options ?? {},
     version: row.version,

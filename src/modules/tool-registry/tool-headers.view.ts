@@ -1,6 +1,5 @@
+import { maskSecretRefs } from '@app/modules/tenant-secrets/tool-secret.refs';
 import type { ToolDto } from './tool-registry.dto';
-
-const SECRET_REF = /\$\{secret:[A-Za-z0-9_]+\}/g;
 
 /**
  * A tool as an admin of `viewerTenantId` may see it: a platform-wide tool's header templates show
@@ -8,8 +7,6 @@ const SECRET_REF = /\$\{secret:[A-Za-z0-9_]+\}/g;
  */
 export function toolDtoForViewer(dto: ToolDto, viewerTenantId: string | null): ToolDto {
   if (viewerTenantId === null || dto.tenantId !== null || !dto.headers) return dto;
-  const headers = Object.fromEntries(
-    Object.entries(dto.headers).map(([k, v]) => [k, v.replace(SECRET_REF, '${secret:***}')]),
-  );
+  const headers = Object.fromEntries(Object.entries(dto.headers).map(([k, v]) => [k, maskSecretRefs(v)]));
   return { ...dto, headers };
 }

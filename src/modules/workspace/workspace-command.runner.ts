@@ -7,6 +7,7 @@ import { SessionEventsStore } from '@app/modules/session-events/session-events.s
 import { ToolCallError, type ToolOutput } from '@app/modules/executors/tool-executor';
 import type { WorkspaceOwner } from './workspace-sessions.service';
 import { workspaceUsage } from './workspace-usage';
+import { redactText } from '@app/common/redaction';
 
 /** Characters of the command kept in the `command.started` event. */
 const EVENT_COMMAND_CHARS = 500;
@@ -47,7 +48,8 @@ export class WorkspaceCommandRunner {
     await this.events.append({
       ...base,
       type: 'command.started',
-      data: { toolCallId, command: command.slice(0, EVENT_COMMAND_CHARS), timeoutMs: timeoutMs ?? null },
+      // Redacted like the tool log's arguments: a command line may carry a token (curl -H "Authorization: ...").
+      data: { toolCallId, command: redactText(command).slice(0, EVENT_COMMAND_CHARS), timeoutMs: timeoutMs ?? null },
     });
     let result: SandboxRunResult;
     try {

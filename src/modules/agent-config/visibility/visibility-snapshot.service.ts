@@ -122,13 +122,18 @@ export class VisibilitySnapshotService {
     return entry.view;
   }
 
-  /** The agent as seen by `tenantId`, or null when it does not exist in that tenant. */
+  /**
+   * The agent as seen by `tenantId`, or null when it does not exist in that tenant. Only agents found stay cached: a
+   * miss is not kept, so requests naming made-up agent ids cannot grow the view.
+   */
   async agentView(view: TenantView, agentId: string): Promise<AgentView | null> {
     let agent = view.agents.get(agentId);
     if (!agent) {
-      agent = this.loadAgent(view, agentId);
-      view.agents.set(agentId, agent);
-      agent.catch(() => view.agents.delete(agentId));
+      const loading = this.loadAgent(view, agentId);
+      const forget = () => view.agents.get(agentId) === loading && view.agents.delete(agentId);
+      loading.then((found) => found ?? forget(), forget);
+      view.agents.set(agentId, loading);
+      agent = loading;
     }
     return agent;
   }
