@@ -1,5 +1,6 @@
 import { describeEachDialect } from '@test/support/test-database';
 import { createKey, gatewayForSuite } from '@test/support/gateway-test-app';
+import { DataSource } from 'typeorm';
 import { createKnowledgeBase, searchBase } from './support/knowledge-fixtures';
 
 const KB = '/api/v1/admin/knowledge-bases';
@@ -204,6 +205,43 @@ describeEachDialect('knowledge bases: admin API and tenancy', (dialect) => {
     expect(await searchBase(gw, kb, 'bravo', 20)).toHaveLength(8);
     const [top] = await searchBase(gw, kb, 'unique3word bravo', 20);
     expect(top.title).toBe('Doc 3');
+  });
+
+  it('deletes a document deleted several times at once only once: one 200, then 404, statistics intact', async () => {
+    const { gw } = suite;
+    const kb = await createKnowledgeBase(gw, { name: 'double-delete', tenantId: 'acme' });
+    const add = (title: string, content: string) =>
+      gw.http.post(`${KB}/${kb}/documents`).set(gw.admin).send({ title, content, mimeType: 'text/plain' }).expect(201);
+    await add('Keep', 'refund window of thirty days');
+    const drop = (await add('Drop', 'refund desk on the second floor')).body.id;
+    const deletions = await Promise.all(
+      Array.from({ length: 4 }, () => gw.http.delete(`${KB}/${kb}/documents/${drop}`).set(gw.admin)),
+    );
+    expect(deletions.map((r) => r.status).sort()).toEqual([200, 404, 404, 404]);
+    expect((await gw.http.get(`${KB}/${kb}`).set(gw.admin)).body).toMatchObject({ documentCount: 1, chunkCount: 1 });
+    expect((await searchBase(gw, kb, 'refund', 5)).map((r) => r.title)).toEqual(['Keep']);
+  });
+
+  it('stores nothing of a document whose base is deleted while it is added', async () => {
+    const { gw } = suite;
+    const big = Array.from({ length: 400 }, (_, i) => `Paragraph ${i} about refunds and returns.`).join('\n\n');
+    for (let round = 0; round < 3; round++) {
+      const kb = await createKnowledgeBase(gw, { name: `vanishing-${round}`, tenantId: 'acme' });
+      const [added, deleted] = await Promise.all([
+        gw.http
+          .post(`${KB}/${kb}/documents`)
+          .set(gw.admin)
+          .send({ title: 'Big', content: big, mimeType: 'text/plain' }),
+        new Promise((resolve) => setTimeout(resolve, 5)).then(() => gw.http.delete(`${KB}/${kb}`).set(gw.admin)),
+      ]);
+      expect([201, 404]).toContain(added.status);
+      expect(deleted.status).toBe(200);
+      const ds = gw.app.get(DataSource);
+      const [docs] = await ds.query('SELECT COUNT(*) AS n FROM knowledge_document WHERE knowledge_base_id = ?', [kb]);
+      const [chunks] = await ds.query('SELECT COUNT(*) AS n FROM knowledge_chunk WHERE knowledge_base_id = ?', [kb]);
+      const [terms] = await ds.query('SELECT COUNT(*) AS n FROM knowledge_term WHERE knowledge_base_id = ?', [kb]);
+      expect([Number(docs.n), Number(chunks.n), Number(terms.n)]).toEqual([0, 0, 0]);
+    }
   });
 
   it('refuses documents for an HTTP knowledge base (409)', async () => {

@@ -40,6 +40,24 @@ describeEachDialect('knowledge search ranking', (dialect) => {
     expect(await searchBase(suite.gw, kb, '火星探测器', 3)).toEqual([]);
   });
 
+  it('answers only passages that hold a query word, also for characters MariaDB does not read as letters', async () => {
+    const base = await createKnowledgeBase(suite.gw, { name: 'rare-characters', tenantId: 'acme' });
+    for (const [title, content] of [
+      ['Yoshinoya', '𠮷野家 menu'],
+      ['Hokke', '𩸽 fish'],
+      ['Note', '𠀋 note'],
+    ]) {
+      await suite.gw.http
+        .post(`/api/v1/admin/knowledge-bases/${base}/documents`)
+        .set(suite.gw.admin)
+        .send({ title, content, mimeType: 'text/plain' })
+        .expect(201);
+    }
+    const results = await searchBase(suite.gw, base, '𠮷', 5);
+    expect(results.map((r) => r.title)).toEqual(['Yoshinoya']);
+    expect(results[0].score).toBeGreaterThan(0);
+  });
+
   it('finds a two-letter word (shorter than the InnoDB minimum token size) and ignores stopwords alike', async () => {
     const [top] = await searchBase(suite.gw, kb, 'id', 1);
     expect(top?.title).toBe('Database backups');

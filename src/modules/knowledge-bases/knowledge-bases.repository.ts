@@ -41,13 +41,31 @@ export class KnowledgeBasesRepository {
     await m.getRepository(KnowledgeBaseEntity).delete({ id });
   }
 
-  /** Adds to the base's counts atomically (concurrent writers of one base each add their own). */
+  /**
+   * Locks the base row until the transaction ends (MySQL; SQLite runs one transaction at a time); false when the base is
+   * gone. Every transaction that changes a base's documents takes this lock first, so they and the base's deletion go
+   * one after the other, always in the same order (no deadlock).
+   */
+  async lockBase(m: EntityManager, id: string): Promise<boolean> {
+    const result = await m
+      .createQueryBuilder()
+      .update(KnowledgeBaseEntity)
+      .set({ updatedAt: Date.now() })
+      .where('id = :id', { id })
+      .execute();
+    return result.affected === 1;
+  }
+
+  /**
+   * Adds to the base's counts atomically (concurrent writers of one base each add their own); false when the base is
+   * gone. As a transaction's first statement it also takes the base's lock (see {@link lockBase}).
+   */
   async addToCounts(
     m: EntityManager,
     id: string,
     delta: { documents: number; chunks: number; tokens: number },
-  ): Promise<void> {
-    await m
+  ): Promise<boolean> {
+    const result = await m
       .createQueryBuilder()
       .update(KnowledgeBaseEntity)
       .set({
@@ -58,6 +76,7 @@ export class KnowledgeBasesRepository {
       })
       .where('id = :id', { id })
       .execute();
+    return result.affected === 1;
   }
 
   findDocument(id: string): Promise<KnowledgeDocumentEntity | null> {
@@ -89,7 +108,8 @@ export class KnowledgeBasesRepository {
     await m.getRepository(KnowledgeDocumentEntity).insert(row as QueryDeepPartialEntity<KnowledgeDocumentEntity>);
   }
 
-  async deleteDocument(m: EntityManager, id: string): Promise<void> {
-    await m.getRepository(KnowledgeDocumentEntity).delete({ id });
+  /** False when another deletion took the document first. */
+  async deleteDocument(m: EntityManager, id: string): Promise<boolean> {
+    return (await m.getRepository(KnowledgeDocumentEntity).delete({ id })).affected === 1;
   }
 }

@@ -95,6 +95,8 @@ export class KnowledgeBasesService {
     const row = await this.load(auth, id);
     await this.agents.forgetKnowledgeBase(row.tenantId, id);
     await this.dataSource.transaction(async (m) => {
+      // The base's lock first: a document being added finishes before, or finds the base gone after.
+      await this.repo.lockBase(m, id);
       await this.index.removeBase(m, id);
       await this.repo.deleteBase(m, id);
     });

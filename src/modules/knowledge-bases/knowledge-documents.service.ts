@@ -69,6 +69,9 @@ export class KnowledgeDocumentsService {
     };
     const tokens = chunks.reduce((sum, c) => sum + c.tokenCount, 0);
     await this.dataSource.transaction(async (m) => {
+      // The base row first: a deletion of the base in the meantime is seen here, and waits for this one.
+      if (!(await this.repo.addToCounts(m, base.id, { documents: 1, chunks: chunks.length, tokens })))
+        throw baseGone(base.id);
       await this.repo.insertDocument(m, row);
       await this.index.addChunks(m, base.id, row.id, chunks);
       await this.index.addTerms(
@@ -79,7 +82,6 @@ export class KnowledgeDocumentsService {
           tag,
         ),
       );
-      await this.repo.addToCounts(m, base.id, { documents: 1, chunks: chunks.length, tokens });
     });
     return toDocumentDto(row);
   }
@@ -99,6 +101,9 @@ export class KnowledgeDocumentsService {
   async remove(auth: AuthContext, knowledgeBaseId: string, documentId: string): Promise<KnowledgeDocumentDto> {
     const row = await this.load(auth, knowledgeBaseId, documentId);
     await this.dataSource.transaction(async (m) => {
+      // The base's lock first, then the document row: of two deletions at once, the second finds it gone (404).
+      await this.repo.lockBase(m, row.knowledgeBaseId);
+      if (!(await this.repo.deleteDocument(m, row.id))) throw documentGone(row);
       const chunks = await this.index.searchTextsOf(m, row.id);
       const df = documentFrequencies(
         chunks.map((c) => c.searchText),
@@ -106,7 +111,6 @@ export class KnowledgeDocumentsService {
       );
       await this.index.removeTerms(m, row.knowledgeBaseId, df);
       await this.index.removeDocument(m, row.id);
-      await this.repo.deleteDocument(m, row.id);
       const tokens = chunks.reduce((sum, c) => sum + c.tokenCount, 0);
       await this.repo.addToCounts(m, row.knowledgeBaseId, { documents: -1, chunks: -chunks.length, tokens: -tokens });
     });
@@ -124,6 +128,20 @@ export class KnowledgeDocumentsService {
     }
     return row;
   }
+}
+
+function baseGone(knowledgeBaseId: string): DomainError {
+  return new DomainError(
+    CommonErrorCode.NOT_FOUND,
+    `Knowledge base ${knowledgeBaseId} was deleted while the document was added; nothing was stored.`,
+  );
+}
+
+function documentGone(row: KnowledgeDocumentEntity): DomainError {
+  return new DomainError(
+    CommonErrorCode.NOT_FOUND,
+    `No document ${row.id} in knowledge base ${row.knowledgeBaseId}: another request deleted it.`,
+  );
 }
 
 function assertInternal(base: KnowledgeBaseEntity): KnowledgeBaseEntity {

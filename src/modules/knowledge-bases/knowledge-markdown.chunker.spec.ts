@@ -1,4 +1,4 @@
-import { chunkDocument } from './knowledge-markdown.chunker';
+import { chunkDocument, MAX_HEADING_CHARS } from './knowledge-markdown.chunker';
 
 describe('chunkDocument', () => {
   it('cuts Markdown along its headings and gives each passage its heading path', () => {
@@ -19,6 +19,12 @@ describe('chunkDocument', () => {
       { seq: 2, heading: 'Install > Linux', content: 'Use the package.\n\nThen start it.' },
       { seq: 3, heading: 'Use', content: 'Call the API.' },
     ]);
+  });
+
+  it('cuts a very long heading path (it repeats in every chunk; MySQL stores it in a TEXT column)', () => {
+    const [chunk] = chunkDocument(`# ${'标题'.repeat(12_000)}\nBody.`, 'text/markdown');
+    expect([...chunk.heading!]).toHaveLength(MAX_HEADING_CHARS);
+    expect(chunk.content).toBe('Body.');
   });
 
   it('keeps a fenced code block whole, even with # lines and blank lines inside', () => {

@@ -23,6 +23,8 @@ interface Section {
 }
 
 const ATX_HEADING = /^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$/;
+/** A heading path is cut at this many characters (it repeats in every chunk of its section). */
+export const MAX_HEADING_CHARS = 500;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 const SENTENCE_END = /(?<=[.!?;:])\s+|(?<=[。！？；])/u;
 
@@ -84,7 +86,7 @@ function markdownSections(content: string): Section[] {
     path.length = Math.min(path.length, level - 1);
     while (path.length < level - 1) path.push('');
     path.push(match[2].trim());
-    heading = path.filter((p) => p !== '').join(' > ') || null;
+    heading = [...path.filter((p) => p !== '').join(' > ')].slice(0, MAX_HEADING_CHARS).join('') || null;
   }
   flush();
   return sections;

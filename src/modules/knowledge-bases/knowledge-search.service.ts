@@ -52,7 +52,9 @@ export class KnowledgeSearchService {
       { chunkCount: base.chunkCount, tokenCount: base.tokenCount, documentFrequency },
       baseTag(base.id),
     );
-    const top = ranked.slice(0, topK);
+    // A candidate holding no query term (a word MariaDB's parser does not see as one leaves just the base's tag) scores
+    // 0: it is no answer.
+    const top = ranked.filter((r) => r.score > 0).slice(0, topK);
     const passages = new Map(
       (
         await this.index.passages(
