@@ -13,6 +13,7 @@ import { WorkspaceEvents } from './workspace.events';
 import { ArtifactsService } from './artifacts.service';
 import { RUN_COMMAND_TOOL } from './workspace-command.definition';
 import { WorkspaceCommandRunner } from './workspace-command.runner';
+import { WorkspaceGate } from './workspace.gate';
 import { WorkspaceMountSources } from './workspace-mount.sources';
 
 type Handler = (
@@ -81,6 +82,7 @@ export class WorkspaceBuiltinsDispatcher implements ToolDispatcher, OnModuleInit
     private readonly artifacts: ArtifactsService,
     private readonly commands: WorkspaceCommandRunner,
     private readonly mounts: WorkspaceMountSources,
+    private readonly gate: WorkspaceGate,
   ) {}
 
   onModuleInit(): void {
@@ -101,8 +103,10 @@ export class WorkspaceBuiltinsDispatcher implements ToolDispatcher, OnModuleInit
     if (!ctx.sessionId || !ctx.tenantId)
       throw builtinRefusal(`${tool.name} works only inside a session with a workspace`);
     const owner = await this.sessions.forCall(ctx.tenantId, ctx.sessionId);
+    const work = () => this.handlers[tool.name](owner, args, ctx, signal);
     try {
-      return await this.handlers[tool.name](owner, args, ctx, signal);
+      // RUN_COMMAND takes the workspace for its command itself; file tools wait while one runs (see WorkspaceGate).
+      return await (tool.name === RUN_COMMAND_TOOL.name ? work() : this.gate.run(owner.dir, 'files', work));
     } catch (err) {
       if (err instanceof DomainError) throw builtinRefusal(err.message);
       throw err;

@@ -1,6 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { SessionCloseHooks } from '@app/modules/loop-acting/sessions/session-close.hooks';
 import { WorkspaceLocator } from './workspace.locator';
+import { WorkspaceGate } from './workspace.gate';
 
 /** DELETE /sessions/{id} removes the session's workspace (its artifacts stay). */
 @Injectable()
@@ -8,11 +9,14 @@ export class WorkspaceCloseHook implements OnModuleInit {
   constructor(
     private readonly hooks: SessionCloseHooks,
     private readonly locator: WorkspaceLocator,
+    private readonly gate: WorkspaceGate,
   ) {}
 
   onModuleInit(): void {
     this.hooks.register('workspace', async (session) => {
-      await this.locator.remove(session.tenantId, session.id);
+      // After a command still running in it (its removal must not race a symlink the command swaps in).
+      const dir = this.locator.dirOf(session.tenantId, session.id);
+      await this.gate.run(dir, 'files', () => this.locator.remove(session.tenantId, session.id));
     });
   }
 }

@@ -7,6 +7,7 @@ import { SessionEventsStore } from '@app/modules/session-events/session-events.s
 import { ToolCallError, type ToolOutput } from '@app/modules/executors/tool-executor';
 import type { WorkspaceOwner } from './workspace-sessions.service';
 import { workspaceUsage } from './workspace-usage';
+import { WorkspaceGate } from './workspace.gate';
 import { redactText } from '@app/common/redaction';
 
 /** Characters of the command kept in the `command.started` event. */
@@ -28,6 +29,7 @@ export class WorkspaceCommandRunner {
   constructor(
     private readonly sandbox: SandboxRunner,
     private readonly events: SessionEventsStore,
+    private readonly gate: WorkspaceGate,
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
   ) {
     this.limits = config.workspace;
@@ -43,23 +45,31 @@ export class WorkspaceCommandRunner {
   ): Promise<ToolOutput> {
     if (!this.sandbox.available())
       throw builtinRefusal(`RUN_COMMAND is unavailable on this gateway: ${this.sandbox.unavailableReason()}`);
-    const before = await workspaceUsage(owner.dir);
+    const usage = () => this.gate.run(owner.dir, 'files', () => workspaceUsage(owner.dir));
+    const before = await usage();
     const base = { tenantId: owner.tenantId, sessionId: owner.sessionId };
-    await this.events.append({
-      ...base,
-      type: 'command.started',
-      // Redacted like the tool log's arguments: a command line may carry a token (curl -H "Authorization: ...").
-      data: { toolCallId, command: redactText(command).slice(0, EVENT_COMMAND_CHARS), timeoutMs: timeoutMs ?? null },
-    });
     let result: SandboxRunResult;
     try {
-      result = await this.sandbox.run({
-        workspaceDir: owner.dir,
-        command,
-        timeoutMs,
-        readOnlyMounts: mounts,
-        signal,
-        maxFileBytes: Math.max(0, this.limits.maxBytes - before.bytes),
+      // The workspace is the command's while it runs: the gateway's file operations wait (see WorkspaceGate).
+      result = await this.gate.run(owner.dir, 'command', async () => {
+        await this.events.append({
+          ...base,
+          type: 'command.started',
+          // Redacted like the tool log's arguments: a command line may carry a token (curl -H "Authorization: ...").
+          data: {
+            toolCallId,
+            command: redactText(command).slice(0, EVENT_COMMAND_CHARS),
+            timeoutMs: timeoutMs ?? null,
+          },
+        });
+        return this.sandbox.run({
+          workspaceDir: owner.dir,
+          command,
+          timeoutMs,
+          readOnlyMounts: mounts,
+          signal,
+          maxFileBytes: Math.max(0, this.limits.maxBytes - before.bytes),
+        });
       });
     } catch (err) {
       await this.events.append({
@@ -83,7 +93,7 @@ export class WorkspaceCommandRunner {
         ...(result.reason ? { reason: result.reason } : {}),
       },
     });
-    const over = this.overQuota(await workspaceUsage(owner.dir));
+    const over = this.overQuota(await usage());
     const answer = {
       exitCode: result.exitCode,
       stdout: result.stdout,

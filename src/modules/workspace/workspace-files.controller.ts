@@ -11,6 +11,7 @@ import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
 import { RAW_UPLOAD_ROUTE } from '@app/common/http/raw-upload.parser';
 import { WorkspaceFiles } from './workspace-files.service';
+import { WorkspaceGate } from './workspace.gate';
 import { WorkspaceSessions } from './workspace-sessions.service';
 import { WorkspaceEvents } from './workspace.events';
 import {
@@ -30,6 +31,7 @@ export class WorkspaceFilesController {
     private readonly sessions: WorkspaceSessions,
     private readonly files: WorkspaceFiles,
     private readonly events: WorkspaceEvents,
+    private readonly gate: WorkspaceGate,
   ) {}
 
   @Get()
@@ -41,7 +43,9 @@ export class WorkspaceFilesController {
     @Query() query: WorkspaceListQueryDto,
   ): Promise<WorkspaceListingDto> {
     const owner = await this.sessions.open(auth, id);
-    return this.files.list(owner.dir, query.path ?? '', query.recursive === true);
+    return this.gate.run(owner.dir, 'files', () =>
+      this.files.list(owner.dir, query.path ?? '', query.recursive === true),
+    );
   }
 
   @Get('content')
@@ -54,7 +58,8 @@ export class WorkspaceFilesController {
     @Query() query: WorkspacePathQueryDto,
   ): Promise<StreamableFile> {
     const owner = await this.sessions.open(auth, id);
-    const file = await this.files.openForDownload(owner.dir, query.path ?? '');
+    // Opened while no command runs; the stream then reads the file it opened, whatever the path becomes.
+    const file = await this.gate.run(owner.dir, 'files', () => this.files.openForDownload(owner.dir, query.path ?? ''));
     return new StreamableFile(file.stream, {
       type: 'application/octet-stream',
       length: file.size,
@@ -84,7 +89,9 @@ export class WorkspaceFilesController {
         CommonErrorCode.UNSUPPORTED_MEDIA_TYPE,
         'Send the file as raw bytes with Content-Type: application/octet-stream (a JSON body is read as JSON, not as a file).',
       );
-    const write = await this.files.writeStream(owner.dir, query.path ?? '', body);
+    const write = await this.gate.run(owner.dir, 'files', () =>
+      this.files.writeStream(owner.dir, query.path ?? '', body),
+    );
     await this.events.fileWritten(owner, write, 'UPLOAD');
     reply.status(write.created ? 201 : 200);
     return write;

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { constants, createWriteStream, type ReadStream } from 'node:fs';
 import { lstat, open, rename, rm, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
@@ -8,7 +9,8 @@ import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
 import { WorkspaceErrorCode } from './workspace.errors';
 import { WorkspaceLocator } from './workspace.locator';
-import { WorkspacePathResolver, type ResolvedWorkspacePath } from './workspace-path.resolver';
+import { leadsOut, WorkspacePathResolver, type ResolvedWorkspacePath } from './workspace-path.resolver';
+import { assertOpenedInside, inOpenedFolder } from './workspace-descriptor.check';
 import { walkWorkspace, workspaceUsage, type WorkspaceEntry } from './workspace-usage';
 
 const MAX_LISTED = 1000;
@@ -129,7 +131,12 @@ export class WorkspaceFiles {
     });
     try {
       await pipeline(source, counter, createWriteStream(staged, { flags: 'wx', mode: 0o640 }));
-      await rename(staged, target.real);
+      await inOpenedFolder(
+        dirname(target.real),
+        target.root,
+        () => leadsOut(target.relative),
+        (folder) => rename(staged, join(folder, basename(target.real))),
+      );
     } catch (err) {
       await rm(staged, { force: true });
       throw err;
@@ -157,14 +164,18 @@ export class WorkspaceFiles {
   /** Deletes a file or a symlink (the link, not its target), or a folder with everything in it. */
   async delete(dir: string, path: unknown): Promise<{ path: string; type: WorkspaceEntry['type'] }> {
     const target = await WorkspacePathResolver.forDelete(dir, path);
-    const stat = await lstat(target.real).catch(() => null);
-    if (!stat) await WorkspacePathResolver.existing(dir, target.relative); // throws NOT_FOUND
-    if (stat!.isDirectory()) {
-      await rm(target.real, { recursive: true, force: true });
-      return { path: target.relative, type: 'directory' };
-    }
-    await unlink(target.real);
-    return { path: target.relative, type: stat!.isSymbolicLink() ? 'symlink' : 'file' };
+    const refuse = () => leadsOut(target.relative);
+    return inOpenedFolder(dirname(target.real), target.root, refuse, async (folder) => {
+      const entry = join(folder, basename(target.real));
+      const stat = await lstat(entry).catch(() => null);
+      if (!stat) await WorkspacePathResolver.existing(dir, target.relative); // throws NOT_FOUND
+      if (stat!.isDirectory()) {
+        await rm(entry, { recursive: true, force: true });
+        return { path: target.relative, type: 'directory' as const };
+      }
+      await unlink(entry);
+      return { path: target.relative, type: stat!.isSymbolicLink() ? ('symlink' as const) : ('file' as const) };
+    });
   }
 
   /** Opens a regular file read-only without following a final symlink (a swap after resolving fails with ELOOP). */
@@ -181,6 +192,10 @@ export class WorkspaceFiles {
         `"${target.relative}" cannot be read: ${(err as Error).message.split(',')[0]}.`,
         { path: target.relative },
       );
+    });
+    await assertOpenedInside(handle.fd, target.root, () => leadsOut(target.relative)).catch(async (err: unknown) => {
+      await handle.close();
+      throw err;
     });
     const stat = await handle.stat();
     if (!stat.isFile()) {

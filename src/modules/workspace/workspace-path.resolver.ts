@@ -13,6 +13,8 @@ export interface ResolvedWorkspacePath {
   relative: string;
   /** Absolute host path with every symlink resolved, inside the workspace's real root. */
   real: string;
+  /** The workspace's real root (what an opened descriptor is checked against). */
+  root: string;
 }
 
 /**
@@ -57,7 +59,7 @@ export class WorkspacePathResolver {
       throw err;
     }
     assertInside(realRoot, real, relative);
-    return { relative, real };
+    return { relative, real, root: realRoot };
   }
 
   /**
@@ -80,15 +82,15 @@ export class WorkspacePathResolver {
     }
     const target = join(dir, segments[segments.length - 1]);
     const stat = await lstat(target).catch((err: unknown) => (isCode(err, 'ENOENT') ? null : Promise.reject(err)));
-    if (!stat) return { relative, real: target, existed: false };
+    if (!stat) return { relative, real: target, root: realRoot, existed: false };
     if (stat.isDirectory()) throw invalid(relative, 'it is a folder');
-    if (!stat.isSymbolicLink()) return { relative, real: target, existed: true };
+    if (!stat.isSymbolicLink()) return { relative, real: target, root: realRoot, existed: true };
     const real = await realpath(target).catch((err: unknown) => {
       if (isCode(err, 'ENOENT')) throw invalid(relative, 'it is a symlink to nothing');
       throw err;
     });
     assertInside(realRoot, real, relative);
-    return { relative, real, existed: true };
+    return { relative, real, root: realRoot, existed: true };
   }
 
   /**
@@ -99,13 +101,17 @@ export class WorkspacePathResolver {
     const relative = WorkspacePathResolver.normalize(path, false);
     const segments = relative.split('/');
     const parent = await WorkspacePathResolver.existing(root, segments.slice(0, -1).join('/'), true);
-    return { relative, real: join(parent.real, segments[segments.length - 1]) };
+    return { relative, real: join(parent.real, segments[segments.length - 1]), root: parent.root };
   }
 }
 
 function assertInside(realRoot: string, real: string, relative: string): void {
-  if (real !== realRoot && !real.startsWith(realRoot + sep))
-    throw invalid(relative, 'it leads out of the workspace (through a symlink)');
+  if (real !== realRoot && !real.startsWith(realRoot + sep)) throw leadsOut(relative);
+}
+
+/** The refusal of a path that led out of the workspace (also when found out after opening it). */
+export function leadsOut(relative: string): DomainError {
+  return invalid(relative, 'it leads out of the workspace (through a symlink)');
 }
 
 function invalid(path: string, why: string): DomainError {

@@ -8,6 +8,7 @@ import { ArtifactEntity } from './artifact.entity';
 import { ArtifactsService } from './artifacts.service';
 import { ArtifactsController } from './artifacts.controller';
 import { WorkspaceLocator } from './workspace.locator';
+import { WorkspaceGate } from './workspace.gate';
 import { WorkspaceFiles } from './workspace-files.service';
 import { WorkspaceSessions } from './workspace-sessions.service';
 import { WorkspaceEvents } from './workspace.events';
@@ -43,6 +44,7 @@ import { SandboxModule } from '@app/modules/sandbox/sandbox.module';
     WorkspaceCommandRunner,
     WorkspaceMountSources,
     WorkspaceSkillMountSource,
+    WorkspaceGate,
   ],
   exports: [WorkspaceLocator, WorkspaceSessions, WorkspaceMountSources],
 })

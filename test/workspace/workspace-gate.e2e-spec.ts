@@ -1,0 +1,77 @@
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { gatewayForSuite } from '@test/support/gateway-test-app';
+import { describeWithBubblewrap } from '@test/sandbox/sandbox-runner.fixture';
+import { waitFor } from '@test/support/wait-for';
+import { WorkspaceFiles } from '@app/modules/workspace/workspace-files.service';
+import { WorkspaceLocator } from '@app/modules/workspace/workspace.locator';
+import { inOpenedFolder } from '@app/modules/workspace/workspace-descriptor.check';
+import { FILE_TOOLS, workspaceRootForSuite, workspaceTenant, type WorkspaceTenant } from './workspace-test-kit';
+
+/**
+ * A command can swap a folder of its workspace for a symlink between the moment the gateway checks a path and the
+ * moment it uses it. Two guards: file operations wait while a command runs in the workspace (nothing of a command
+ * outlives it), and what was opened is checked again through its descriptor.
+ */
+describeWithBubblewrap('workspace files and commands never race (real bubblewrap)', () => {
+  const suite = gatewayForSuite('sqlite', { WORKSPACE_ROOT: workspaceRootForSuite(), SANDBOX_TIMEOUT_MS: '10000' });
+  let t: WorkspaceTenant;
+  let sessionId: string;
+
+  beforeAll(async () => {
+    t = await workspaceTenant(suite.gw, 't-gate', [...FILE_TOOLS, 'RUN_COMMAND']);
+    sessionId = await t.newSession(['SANDBOX', 'FILE_ROOM']);
+  });
+
+  it('nothing a command starts outlives it (a background process is gone with the sandbox)', async () => {
+    const res = await t.call(sessionId, 'RUN_COMMAND', { command: '(sleep 1; echo late > late.txt) & echo started' });
+    expect(JSON.parse(res.content)).toMatchObject({ exitCode: 0, stdout: 'started\n' });
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    expect((await t.call(sessionId, 'READ_FILE', { path: 'late.txt' })).status).toBe('FAILED');
+  });
+
+  it('a file download waits for the command running in the workspace, then reads what it left', async () => {
+    const command = t.call(sessionId, 'RUN_COMMAND', { command: 'sleep 1; echo done > marker.txt' });
+    await waitFor(
+      async () => {
+        const events = await suite.gw.http
+          .get(`/api/v1/sessions/${sessionId}/events?limit=1000`)
+          .set(t.runtime)
+          .expect(200);
+        return events.body.items.some(
+          (e: { type: string; data: { command?: string } }) =>
+            e.type === 'command.started' && e.data.command?.includes('marker.txt'),
+        );
+      },
+      { timeoutMs: 10_000, intervalMs: 20, description: 'the command started' },
+    );
+    const download = await suite.gw.http
+      .get(`/api/v1/sessions/${sessionId}/files/content?path=marker.txt`)
+      .set(t.runtime)
+      .expect(200);
+    expect(download.body.toString()).toBe('done\n');
+    expect((await command).status).toBe('COMPLETED');
+  });
+
+  it('refuses a file that an opened descriptor shows outside the workspace, whatever the checked path said', async () => {
+    const root = realpathSync(suite.gw.app.get(WorkspaceLocator).dirOf('t-gate', sessionId));
+    const outside = mkdtempSync(join(tmpdir(), 'gw-outside-'));
+    writeFileSync(join(outside, 'secret.txt'), 'not yours');
+    symlinkSync(outside, join(root, 'swapped'));
+    // As if `swapped` had been a folder when the path was checked, and a symlink when the file was opened.
+    const checked = { relative: 'swapped/secret.txt', real: join(root, 'swapped', 'secret.txt'), root };
+    await expect(suite.gw.app.get(WorkspaceFiles).readWhole(checked)).rejects.toThrow(/leads out of the workspace/);
+    const refuse = () => new Error('refused');
+    await expect(inOpenedFolder(join(root, 'swapped'), root, refuse, async () => 'used')).rejects.toThrow('refused');
+    mkdirSync(join(outside, 'deeper'));
+    await expect(inOpenedFolder(join(root, 'swapped', 'deeper'), root, refuse, async () => 'used')).rejects.toThrow(
+      'refused',
+    );
+    mkdirSync(join(root, 'inside'));
+    await expect(inOpenedFolder(join(root, 'inside'), root, refuse, async (f) => f)).resolves.toMatch(
+      /^\/proc\/self\/fd\/\d+$/,
+    );
+  });
+});
