@@ -114,6 +114,23 @@ describeEachDialect('agent runs stop for a human and continue after the decision
     expect(fx.requestsTo('/lookup_order')).toHaveLength(before + 2);
   });
 
+  it('counts a round whose tool names are all invalid toward the budget: a model making names up is paused', async () => {
+    const agent = await fx.agent([lookup.id], { maxIterations: 2 });
+    const sessionId = await fx.session(agent.id);
+    const madeUp = (id: string) => ({ toolCalls: [{ id, name: 'functions.lookup_order', arguments: '{"q":"a"}' }] });
+    fx.model.script(agent.model, madeUp('x1'), madeUp('x2'), madeUp('x3'), madeUp('x4'), { text: 'gave up' });
+
+    const paused = await fx.send(sessionId, 'names', 'Look a up').expect(200);
+
+    expect(paused.body).toMatchObject({ status: 'PAUSED', hitlRequest: { requestType: 'CHECKPOINT_PAUSE' } });
+    expect(fx.model.requestsFor(agent.model)).toHaveLength(3);
+    const tool = (await fx.messages(sessionId)).filter((m) => m.role === 'tool');
+    expect(tool.map((m) => m.content)).toEqual([
+      expect.stringContaining('"functions.lookup_order" is not a tool name'),
+      expect.stringContaining('"functions.lookup_order" is not a tool name'),
+    ]);
+  });
+
   it('gives every run of a session its own maxIterations rounds', async () => {
     const agent = await fx.agent([lookup.id], { maxIterations: 2 });
     const sessionId = await fx.session(agent.id);

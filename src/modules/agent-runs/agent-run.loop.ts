@@ -212,25 +212,25 @@ export class AgentRunLoop {
   private async actOnPending(run: AgentRunEntity, owner: string, ctx: RunContext): Promise<boolean> {
     const calls = run.pendingCalls!;
     const submitted = calls.filter((c) => TOOL_NAME.test(c.name));
-    let response: ActResponse = { status: 'COMPLETED', results: [] };
-    if (submitted.length > 0) {
-      const auth: AuthContext = { keyId: `run:${run.id}`, role: 'runtime', tenantId: run.tenantId };
-      try {
-        response = await this.acting.act(auth, run.sessionId, {
-          iteration: run.actIteration,
-          toolCalls: submitted.map((c) => ({ id: c.key, name: c.name, arguments: c.arguments })),
-        });
-      } catch (err) {
-        if (!(err instanceof DomainError)) throw err;
-        if (err.code === LoopActingErrorCode.SESSION_INTERRUPTED) {
-          const session = await this.sessions.load({ tenantId: run.tenantId }, run.sessionId);
-          await this.stop(run, owner, interruptedBy(session.hitlRequest));
-          return true;
-        }
-        if (err.code === LoopActingErrorCode.TOOL_CALL_IN_PROGRESS) throw err;
-        await this.stop(run, owner, { status: 'FAILED', error: err.message });
+    let response: ActResponse;
+    // Even with no call left to submit (every name invalid) the round goes through act: it counts the iteration and
+    // pauses the run at the agent's budget, so a model that only makes up tool names cannot loop without end.
+    const auth: AuthContext = { keyId: `run:${run.id}`, role: 'runtime', tenantId: run.tenantId };
+    try {
+      response = await this.acting.act(auth, run.sessionId, {
+        iteration: run.actIteration,
+        toolCalls: submitted.map((c) => ({ id: c.key, name: c.name, arguments: c.arguments })),
+      });
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      if (err.code === LoopActingErrorCode.SESSION_INTERRUPTED) {
+        const session = await this.sessions.load({ tenantId: run.tenantId }, run.sessionId);
+        await this.stop(run, owner, interruptedBy(session.hitlRequest));
         return true;
       }
+      if (err.code === LoopActingErrorCode.TOOL_CALL_IN_PROGRESS) throw err;
+      await this.stop(run, owner, { status: 'FAILED', error: err.message });
+      return true;
     }
     if (response.status === 'INTERRUPTED') {
       await this.stop(run, owner, interruptedBy(response.hitlRequest ?? null));
