@@ -287,6 +287,20 @@ describe('McpClientPool + McpRemoteToolExecutor against a server that answers wi
     expect(server.initializeCount - before).toBe(1);
   });
 
+  it("keeps each tenant's session to one URL apart: closing one tenant's leaves the platform's and the other's", async () => {
+    const { pool } = suite.gw;
+    const tools = [null, 'acme', 'globex'].map((tenantId) =>
+      mcpTool(server.url, 'echo', { tenantId, name: `echo_${tenantId ?? 'platform'}` }),
+    );
+    const before = server.initializeCount;
+    for (const tool of tools) await suite.gw.call(tool, { message: 'hi' });
+    expect(server.initializeCount - before).toBe(3); // one session per owner
+    await pool.close(server.url, 'acme');
+    expect(pool.stats().servers.filter((s) => s.connected)).toHaveLength(2);
+    for (const tool of tools) await suite.gw.call(tool, { message: 'again' });
+    expect(server.initializeCount - before).toBe(4); // only acme's was opened again
+  });
+
   it('returns an isError result as a tool error output', async () => {
     const outcome = await suite.gw.call(mcpTool(server.url, 'fail'));
     expect(outcome).toMatchObject({ output: { content: 'inventory service is down', isError: true }, attempts: 1 });

@@ -73,7 +73,10 @@ export class McpServiceLister {
     );
   }
 
-  /** The endpoints to try, in order, with the reasons instances were left out; each carries the service's headers. */
+  /**
+   * The endpoints to try, in order, with the reasons instances were left out; each carries the service's headers and
+   * its tenant as the session's owner.
+   */
   async endpointsOf(service: McpServiceRecord): Promise<{ endpoints: McpEndpoint[]; problems: string[] }> {
     let headers: Record<string, string> | undefined;
     try {
@@ -82,7 +85,11 @@ export class McpServiceLister {
       throw new McpServiceUnreachableError((err as Error).message);
     }
     const found = await this.instanceEndpointsOf(service);
-    return { endpoints: found.endpoints.map((e) => (headers ? { ...e, headers } : e)), problems: found.problems };
+    const owner = service.tenantId;
+    return {
+      endpoints: found.endpoints.map((e) => ({ ...e, owner, ...(headers && { headers }) })),
+      problems: found.problems,
+    };
   }
 
   private async instanceEndpointsOf(

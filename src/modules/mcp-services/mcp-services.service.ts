@@ -136,7 +136,7 @@ export class McpServicesService {
     });
     this.directory.forget(id);
     this.watcher.unwatch(id);
-    if (row.url) await this.pool.close(row.url);
+    if (row.url) await this.pool.close(row.url, row.tenantId);
     await this.sync.sync(id, 'admin');
     const updated = toMcpServiceRecord((await this.services.findById(id))!);
     this.watcher.watch(updated);
@@ -152,7 +152,7 @@ export class McpServicesService {
     });
     this.directory.forget(id);
     this.watcher.unwatch(id);
-    if (row.url) await this.pool.close(row.url);
+    if (row.url) await this.pool.close(row.url, row.tenantId);
     return toMcpServiceDto(toMcpServiceRecord(row));
   }
 

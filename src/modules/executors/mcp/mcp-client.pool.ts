@@ -17,9 +17,10 @@ export interface McpToolsPage {
 }
 
 interface PoolEntry {
-  /** The URL, plus a digest of the headers when the endpoint has any (see sessionKeyOf). */
+  /** The URL, plus the owner and a digest of the headers when the endpoint has them (see sessionKeyOf). */
   key: string;
   url: string;
+  owner: string | null;
   connection?: McpConnection;
   connecting?: Promise<McpConnection>;
   /** The transport that worked last time (`auto` is resolved once). */
@@ -114,10 +115,14 @@ export class McpClientPool implements OnModuleDestroy {
     return () => set.delete(listener);
   }
 
-  /** Closes the session of `url`, or every session. The next call opens a new one. */
-  async close(url?: string): Promise<void> {
-    const entries = [...this.entries.values()].filter((e) => url === undefined || e.url === url);
-    await Promise.all([...entries.map((entry) => this.closeEntry(entry)), ...this.closeDropped(url)]);
+  /**
+   * Closes the sessions `owner` (a tenant, or null: the platform) has to `url`, or every session. The next call opens
+   * a new one. Another owner's session to the same URL stays open.
+   */
+  async close(url?: string, owner: string | null = null): Promise<void> {
+    const mine = (key: string, keyUrl: string) => url === undefined || (keyUrl === url && ownerOfKey(key) === owner);
+    const entries = [...this.entries.values()].filter((e) => mine(e.key, e.url));
+    await Promise.all([...entries.map((entry) => this.closeEntry(entry)), ...this.closeDropped(mine)]);
   }
 
   /** Counters for tests, health and benchmarks. */
@@ -168,7 +173,7 @@ export class McpClientPool implements OnModuleDestroy {
   private acquire(endpoint: McpEndpoint, signal: AbortSignal | undefined): Promise<McpConnection> {
     const key = this.sessionKeyOf(endpoint);
     let entry = this.entries.get(key);
-    if (!entry) this.entries.set(key, (entry = { key, url: endpoint.url, connects: 0 }));
+    if (!entry) this.entries.set(key, (entry = { key, url: endpoint.url, owner: endpoint.owner ?? null, connects: 0 }));
     const ready = entry.connection;
     if (ready && !ready.lost) return Promise.resolve(ready);
     const current = entry;
@@ -231,10 +236,10 @@ export class McpClientPool implements OnModuleDestroy {
     this.dropped.set(connection, timer);
   }
 
-  private closeDropped(url?: string): Promise<void>[] {
+  private closeDropped(mine: (key: string, url: string) => boolean): Promise<void>[] {
     const closing: Promise<void>[] = [];
     for (const [connection, timer] of this.dropped) {
-      if (url !== undefined && urlOfKey(connection.url) !== url) continue;
+      if (!mine(connection.url, urlOfKey(connection.url))) continue;
       clearTimeout(timer);
       this.dropped.delete(connection);
       closing.push(connection.close(0));
@@ -250,12 +255,13 @@ export class McpClientPool implements OnModuleDestroy {
   }
 
   /**
-   * The session key of an endpoint: its URL, and a digest of its headers when it has any (the digest, never the
-   * values, appears in the key; computed once per headers object).
+   * The session key of an endpoint: its URL, its owner when a tenant, and a digest of its headers when it has any (the
+   * digest, never the values, appears in the key; computed once per headers object).
    */
   private sessionKeyOf(endpoint: McpEndpoint): string {
+    const owned = endpoint.owner ? `${endpoint.url} ${OWNER}${encodeURIComponent(endpoint.owner)}` : endpoint.url;
     const headers = endpoint.headers;
-    if (!headers) return endpoint.url;
+    if (!headers) return owned;
     let digest = this.headerDigests.get(headers);
     if (digest === undefined) {
       const canonical = JSON.stringify(
@@ -266,7 +272,7 @@ export class McpClientPool implements OnModuleDestroy {
       digest = createHash('sha256').update(canonical).digest('base64url').slice(0, 22);
       this.headerDigests.set(headers, digest);
     }
-    return `${endpoint.url} headers:${digest}`;
+    return `${owned} headers:${digest}`;
   }
 
   private notifyToolsListChanged(url: string): void {
@@ -278,6 +284,14 @@ export class McpClientPool implements OnModuleDestroy {
       }
     }
   }
+}
+
+const OWNER = 'owner:';
+
+/** The owner part of a session key (null: the platform's). */
+function ownerOfKey(key: string): string | null {
+  const part = key.split(' ').find((p) => p.startsWith(OWNER));
+  return part === undefined ? null : decodeURIComponent(part.slice(OWNER.length));
 }
 
 /** The URL part of a session key. */

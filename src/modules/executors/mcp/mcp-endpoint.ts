@@ -1,7 +1,7 @@
 /** How the pool talks to an MCP server. `auto`: streamable HTTP first, legacy SSE when the server does not speak it. */
 export type McpTransportKind = 'streamable-http' | 'sse' | 'auto';
 
-/** An MCP server as the pool addresses it. One pooled session exists per `url`. */
+/** An MCP server as the pool addresses it. One pooled session exists per `url`, owner and headers. */
 export interface McpEndpoint {
   /** The server's MCP endpoint (`http://host:port/mcp`, or the SSE URL `.../sse`). */
   url: string;
@@ -12,6 +12,11 @@ export interface McpEndpoint {
    * headers get sessions of their own; pass the same object each time (the pool digests it once per object).
    */
   headers?: Record<string, string>;
+  /**
+   * The tenant whose tools use the session (null or absent: the platform's). Sessions are never shared between owners
+   * (a stateful server keeps each tenant's state apart), and closing one owner's session leaves the others'.
+   */
+  owner?: string | null;
 }
 
 /** Per-request options of the pool. */

@@ -92,7 +92,7 @@ export class McpNacosToolExecutor implements ToolExecutor, OnModuleDestroy {
     const { tool } = invocation;
     let endpoint;
     try {
-      endpoint = { ...mcpEndpointOf(instance, defaults), headers };
+      endpoint = { ...mcpEndpointOf(instance, defaults), headers, owner: invocation.tool.tenantId };
     } catch (err) {
       throw new ToolCallError((err as Error).message, ToolErrorClass.INVALID_REQUEST, {
         transient: false,
