@@ -67,6 +67,23 @@ describeEachDialect('sub-agents: SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TAS
     expect(types).toEqual(expect.arrayContaining(['task.submitted', 'task.finished']));
   });
 
+  it('takes a task of 70,000 characters: the child session describes its head, its run gets it whole', async () => {
+    const { lead, helper, helperName } = await pair();
+    const sessionId = await fx.session(lead.id);
+    const task = `Summarise this: ${'数据库备份'.repeat(14_000)}`;
+    fx.model.script(lead.model, call('SUB_AGENT_CALL', { agent: helperName, task }), { text: 'Summarised.' });
+    fx.model.script(helper.model, { text: 'a summary' });
+
+    const res = await fx.send(sessionId, 'long', 'delegate a long task').expect(200);
+
+    expect(res.body).toMatchObject({ status: 'COMPLETED', answer: 'Summarised.' });
+    const [child] = await tasksOf(sessionId);
+    expect(child).toMatchObject({ status: 'COMPLETED', answer: 'a summary' });
+    const session = await fx.sessionView(child.childSessionId);
+    expect([...session.task.description]).toHaveLength(4000);
+    expect((await fx.messages(child.childSessionId))[0].content).toBe(task);
+  });
+
   it('SUBMIT_SUBAGENT_TASK answers at once; the finished task sends task.finished and a reminder', async () => {
     const { lead, helper, helperName } = await pair();
     const sessionId = await fx.session(lead.id);

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { SESSION_TASK_MAX_CHARS } from '@app/modules/loop-acting/sessions/sessions.dto';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { isUniqueViolation } from '@app/database/unique-violation';
 import { toIso } from '@app/database/epoch-ms.transformer';
@@ -74,7 +75,13 @@ export class AgentTasksService {
     const parent = await this.sessions.load({ tenantId: call.tenantId }, call.sessionId);
     const child = await this.sessions.create(
       { keyId: `task:${call.toolCallId}`, role: 'runtime', tenantId: call.tenantId },
-      { agentId: target.id, userId: parent.userId, permissions: parent.permissions, task: { description: task } },
+      {
+        agentId: target.id,
+        userId: parent.userId,
+        permissions: parent.permissions,
+        // The session's description is the task's head, as a runtime may give one; the whole task is the run's message.
+        task: { description: [...task].slice(0, SESSION_TASK_MAX_CHARS).join('') },
+      },
     );
     const childSession = await this.sessions.load({ tenantId: call.tenantId }, child.id);
     const run = await this.agentRuns.startRun(childSession, `task:${call.toolCallId}`, task);

@@ -18,10 +18,16 @@ import { TOOL_REQUIREMENTS, ToolRequirement } from '@app/modules/tool-registry/t
 import { SESSION_STATUSES, HITL_REQUEST_TYPES, type SessionStatus } from './session.types';
 import { PageMetaDto, PageQueryDto } from '@app/common/dto/page.dto';
 
+/** Characters of a session's task description, at most. */
+export const SESSION_TASK_MAX_CHARS = 4000;
+
 export class SessionTaskDto {
-  @ApiProperty({ description: 'What the session is for; skills are matched against it', maxLength: 4000 })
+  @ApiProperty({
+    description: 'What the session is for; skills are matched against it',
+    maxLength: SESSION_TASK_MAX_CHARS,
+  })
   @IsString()
-  @Length(1, 4000)
+  @Length(1, SESSION_TASK_MAX_CHARS)
   description: string;
 
   @ApiPropertyOptional({ description: 'A skill name to use outright', pattern: '^[a-z0-9][a-z0-9-]{0,63}$' })
