@@ -1,6 +1,7 @@
 import { describeEachDialect } from '@test/support/test-database';
 import { gatewayForSuite } from '@test/support/gateway-test-app';
 import { AGENT_LOOP_ENV, AgentLoopFixture } from './support/agent-loop.fixture';
+import { waitFor } from '@test/support/wait-for';
 
 /**
  * A chain of sub-agents deeper than the instance's workers: each parent waiting in SUB_AGENT_CALL lends its worker's
@@ -48,6 +49,31 @@ describeEachDialect('sub-agents: a SUB_AGENT_CALL chain deeper than TASK_WORKERS
     const middleTool = fx.model.requestsFor(middle.model)[1].body.messages.find((m) => m.role === 'tool');
     expect(middleTool!.content).toBe('42');
   });
+
+  it('lends a waiting call its child only: other delegating runs stay queued, TASK_WORKERS still bounds them', async () => {
+    const subAgentCall = await builtin('SUB_AGENT_CALL');
+    const helper = await fx.agent([]);
+    const lead = await fx.agent([subAgentCall], { subAgentIds: [helper.id] });
+    const helperName = await nameOf(helper.id);
+    const runs: Array<{ sessionId: string; runId: string }> = [];
+    for (let i = 0; i < 3; i++) {
+      fx.model.script(lead.model, call({ agent: helperName, task: `part ${i}` }), { text: `lead ${i} done` });
+      fx.model.script(helper.model, { text: `helper ${i}`, delayMs: 1500 });
+    }
+    for (let i = 0; i < 3; i++) {
+      const sessionId = await fx.session(lead.id);
+      const res = await fx.send(sessionId, `bounded-${i}`, 'delegate', false).expect(202);
+      runs.push({ sessionId, runId: res.body.runId });
+    }
+    // The first helper is at the model (for 1.5 s): its lead waits in SUB_AGENT_CALL; the other two leads stay queued
+    // (a loop lent to any queued run took them, and they asked the model too).
+    await waitFor(() => fx.model.requestsFor(helper.model).length >= 1, { description: 'the first helper asks' });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(fx.model.requestsFor(lead.model)).toHaveLength(1);
+    expect(fx.model.requestsFor(helper.model)).toHaveLength(1);
+    for (const r of runs)
+      expect((await fx.untilRun(r.sessionId, r.runId, 'COMPLETED', 30_000)).status).toBe('COMPLETED');
+  }, 60_000);
 
   it('refuses a delegation past SUBAGENT_MAX_OPEN_TASKS unfinished tasks with a result the model reads', async () => {
     const helper = await fx.agent([]);

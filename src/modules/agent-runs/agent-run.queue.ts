@@ -51,17 +51,32 @@ export class AgentRunQueue {
         if (this.mysql) query.setLock('pessimistic_write').setOnLocked('skip_locked');
         const pick = await query.getOne();
         if (!pick) continue;
-        const claimed = await m
-          .createQueryBuilder()
-          .update(AgentRunEntity)
-          .set({ status: 'RUNNING', owner, leaseUntil: now + leaseMs, updatedAt: now })
-          .where(`id = :id AND ${CLAIMABLE}`, { id: pick.id, now })
-          .execute();
-        if ((claimed.affected ?? 0) !== 1) return null;
-        return m.getRepository(AgentRunEntity).findOneBy({ id: pick.id });
+        return this.take(m, pick.id, owner, leaseMs, now);
       }
       return null;
     });
+  }
+
+  /** Claims the run `id` if it is claimable now: a waiting call's lent loop works only the run it waits for. */
+  claimRun(id: string, owner: string, leaseMs: number): Promise<AgentRunEntity | null> {
+    return this.take(this.dataSource.manager, id, owner, leaseMs, Date.now());
+  }
+
+  private async take(
+    m: EntityManager,
+    id: string,
+    owner: string,
+    leaseMs: number,
+    now: number,
+  ): Promise<AgentRunEntity | null> {
+    const claimed = await m
+      .createQueryBuilder()
+      .update(AgentRunEntity)
+      .set({ status: 'RUNNING', owner, leaseUntil: now + leaseMs, updatedAt: now })
+      .where(`id = :id AND ${CLAIMABLE}`, { id, now })
+      .execute();
+    if ((claimed.affected ?? 0) !== 1) return null;
+    return m.getRepository(AgentRunEntity).findOneBy({ id });
   }
 
   /** Extends the lease of a run `owner` holds; false when it no longer does. */

@@ -10,7 +10,8 @@ import type { AgentRunEntity } from './agent-run.entity';
  * An idle loop also queues again the runs whose human decision arrived (on any instance). On shutdown the
  * loops stop and give their runs back to the queue; after a crash the lease expires and any instance continues.
  * A call that waits for a child run (SUB_AGENT_CALL) lends its place to one more loop for as long as it waits
- * ({@link lendWhile}), so a chain of sub-agents deeper than TASK_WORKERS never waits for a worker of its own.
+ * ({@link lendWhile}), which works that child run only: a chain of sub-agents deeper than TASK_WORKERS never waits for
+ * a worker of its own, and TASK_WORKERS still bounds how many other runs work at once.
  */
 @Injectable()
 export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
@@ -39,13 +40,17 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * Runs `wait` (a call blocked until a child run stops) while one more loop works the queue in its place; that loop
-   * ends with the wait (after finishing the run it took, if any). None on an instance that runs no workers.
+   * Runs `wait` (a call blocked until the child run `runId` stops) while one more loop works that run in its place,
+   * whenever it is claimable (queued, or back from a human decision); that loop ends with the wait (after finishing
+   * its turn of the run, if it has one). None on an instance that runs no workers.
    */
-  async lendWhile<T>(wait: () => Promise<T>): Promise<T> {
+  async lendWhile<T>(runId: string, wait: () => Promise<T>): Promise<T> {
     if (this.config.agentLoop.taskWorkers === 0 || this.stopping.signal.aborted) return wait();
     const waited = new AbortController();
-    const loop = this.runLoop(`${this.config.instanceId}#lent-${++this.lentCount}`, false, waited.signal);
+    const loop = this.runLoop(`${this.config.instanceId}#lent-${++this.lentCount}`, false, {
+      until: waited.signal,
+      runId,
+    });
     this.lent.add(loop);
     void loop.finally(() => this.lent.delete(loop));
     try {
@@ -56,17 +61,19 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * `waker`: this loop (one per instance) also queues again the runs whose human decision arrived. `until`: a lent
-   * loop's end (it stops taking runs once it aborts).
+   * `waker`: this loop (one per instance) also queues again the runs whose human decision arrived. `lent`: a lent
+   * loop's end (it stops taking runs once it aborts) and the only run it works.
    */
-  private async runLoop(owner: string, waker: boolean, until?: AbortSignal): Promise<void> {
+  private async runLoop(owner: string, waker: boolean, lent?: { until: AbortSignal; runId: string }): Promise<void> {
     const { pollIntervalMs } = this.config.agentLoop;
-    const idle = until ? AbortSignal.any([this.stopping.signal, until]) : this.stopping.signal;
+    const idle = lent ? AbortSignal.any([this.stopping.signal, lent.until]) : this.stopping.signal;
     while (!idle.aborted) {
       let run: AgentRunEntity | null = null;
       try {
         if (waker) await this.queue.wakeDecided();
-        run = await this.queue.claim(owner, this.leaseMs);
+        run = lent
+          ? await this.queue.claimRun(lent.runId, owner, this.leaseMs)
+          : await this.queue.claim(owner, this.leaseMs);
       } catch (err) {
         if (this.stopping.signal.aborted) return;
         this.logger.warn(`run queue unavailable: ${(err as Error).message}`);
