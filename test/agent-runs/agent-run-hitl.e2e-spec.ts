@@ -64,6 +64,39 @@ describeEachDialect('agent runs stop for a human and continue after the decision
     expect(all).toEqual(['INTERRUPTED', 'COMPLETED']);
   });
 
+  it("shows the session's current request while the run waits: a resume that approves one call may stop at the next", async () => {
+    const agent = await fx.agent([cancel.id], { sideEffectPolicy: 'APPROVE_SIDE_EFFECTS' });
+    const sessionId = await fx.session(agent.id);
+    fx.model.script(
+      agent.model,
+      {
+        toolCalls: [
+          { id: 'd1', name: 'cancel_order', arguments: '{"q":"o-1"}' },
+          { id: 'd2', name: 'cancel_order', arguments: '{"q":"o-2"}' },
+        ],
+      },
+      { text: 'Both cancelled.' },
+    );
+    const res = await fx.send(sessionId, 'two', 'Cancel o-1 and o-2').expect(200);
+    expect(res.body.hitlRequest).toMatchObject({ toolCallId: 'd1' });
+
+    const resumed = await suite.gw.http
+      .post(`/api/v1/sessions/${sessionId}/resume`)
+      .set(fx.runtime)
+      .send({ clientMessageId: 'd1-ok', toolCallId: 'd1', decision: 'APPROVE' })
+      .expect(200);
+    expect(resumed.body.hitlRequest).toMatchObject({ toolCallId: 'd2' });
+    const waiting = await fx.run(sessionId, res.body.runId);
+    expect(waiting).toMatchObject({ status: 'INTERRUPTED', hitlRequest: { id: resumed.body.hitlRequest.id } });
+
+    await suite.gw.http
+      .post(`/api/v1/sessions/${sessionId}/resume`)
+      .set(fx.runtime)
+      .send({ clientMessageId: 'd2-ok', toolCallId: 'd2', decision: 'APPROVE' })
+      .expect(200);
+    expect(await fx.untilRun(sessionId, res.body.runId, 'COMPLETED')).toMatchObject({ answer: 'Both cancelled.' });
+  });
+
   it('continues after an admin decision: a rejection is fed to the model as the result', async () => {
     const before = fx.requestsTo('/cancel_order').length;
     const { agent, sessionId, res } = await interruptedRun({ hitlReviewer: 'ADMIN' });

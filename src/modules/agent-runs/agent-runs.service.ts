@@ -51,16 +51,18 @@ export class AgentRunsService {
       (await this.runs.findByMessage(session.id, dto.clientMessageId)) ??
       (await this.startRun(session, dto.clientMessageId, dto.content));
     if (dto.wait) run = await this.waitForStop(run);
-    return { stopped: STOPPED_RUN_STATUSES.includes(run.status), run: toRunView(run) };
+    const now =
+      run.status === 'INTERRUPTED' || run.status === 'PAUSED' ? await this.sessions.load(auth, sessionId) : session;
+    return { stopped: STOPPED_RUN_STATUSES.includes(run.status), run: toRunView(run, now) };
   }
 
   async get(auth: AuthContext, sessionId: string, runId: string): Promise<RunView> {
-    await this.sessions.load(auth, sessionId);
+    const session = await this.sessions.load(auth, sessionId);
     const run = await this.runs.find(runId);
     if (!run || run.sessionId !== sessionId) {
       throw new DomainError(CommonErrorCode.NOT_FOUND, `No run ${runId} in session ${sessionId}.`);
     }
-    return toRunView(run);
+    return toRunView(run, session);
   }
 
   async conversation(auth: AuthContext, sessionId: string, query: MessagesQueryDto): Promise<MessagePageDto> {
@@ -179,13 +181,20 @@ function runInProgress(sessionId: string, active: AgentRunEntity): DomainError {
   );
 }
 
-export function toRunView(run: AgentRunEntity): RunView {
+/**
+ * The run as its endpoints answer it. While it waits for a human, the request shown is the session's current one: a
+ * resume that approved one call may have stopped at the next call's request, with the run still waiting.
+ */
+export function toRunView(run: AgentRunEntity, session: Pick<AgentSessionEntity, 'status' | 'hitlRequest'>): RunView {
+  const waiting = run.status === 'INTERRUPTED' || run.status === 'PAUSED';
+  const hitlRequest =
+    waiting && session.status === 'INTERRUPTED' && session.hitlRequest ? session.hitlRequest : run.hitlRequest;
   return {
     runId: run.id,
     status: run.status === 'QUEUED' ? 'RUNNING' : run.status,
     ...(run.answer !== null && { answer: run.answer }),
     ...(run.error !== null && { error: run.error }),
-    ...(run.hitlRequest && { hitlRequest: run.hitlRequest }),
+    ...(hitlRequest && { hitlRequest }),
     iterations: run.iterations,
   };
 }
