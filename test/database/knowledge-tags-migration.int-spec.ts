@@ -1,14 +1,12 @@
 import { DataSource } from 'typeorm';
-import { buildDataSourceOptions } from '@app/database/database-options';
-import { openDatabase } from '@app/database/open-database';
 import { HotSql } from '@app/database/hot-sql';
 import { KnowledgeChunkIndex } from '@app/modules/knowledge-bases/knowledge-chunk.index';
 import { baseTag } from '@app/modules/knowledge-bases/knowledge-text.tokenizer';
-import { GATEWAY_MIGRATIONS } from '@migrations/index';
 import { TagKnowledgeSearchText1764462500000 } from '@migrations/1764462500000-TagKnowledgeSearchText';
-import { createTestDatabaseUrl, describeEachDialect, type TestDatabase } from '@test/support/test-database';
+import { describeEachDialect, type TestDatabase } from '@test/support/test-database';
+import { migratedOverSeed } from '@test/support/migration-fixture';
 
-const BEFORE = GATEWAY_MIGRATIONS.slice(0, GATEWAY_MIGRATIONS.indexOf(TagKnowledgeSearchText1764462500000));
+const MIGRATION = TagKnowledgeSearchText1764462500000;
 const BASE_A = '3f1c2a9e-0000-4000-8000-00000000000a';
 const BASE_B = '3f1c2a9e-0000-4000-8000-00000000000b';
 /** Search texts as stored before: the base's token, then the words. */
@@ -24,21 +22,14 @@ describeEachDialect('migration TagKnowledgeSearchText: search texts of chunks st
   let ds: DataSource | undefined;
 
   beforeAll(async () => {
-    db = await createTestDatabaseUrl(dialect);
-    const old = new DataSource({ ...buildDataSourceOptions({ url: db.url }), migrations: BEFORE });
-    await old.initialize();
-    try {
-      await old.runMigrations();
+    ({ db, ds } = await migratedOverSeed(dialect, MIGRATION, async (old) => {
       for (const [i, [base, text]] of FORMER.entries()) {
         await old.query(
           'INSERT INTO knowledge_chunk (knowledge_base_id, document_id, seq, heading, content, search_text, token_count) VALUES (?, ?, ?, NULL, ?, ?, ?)',
           [base, `doc-${base.slice(-1)}`, i, text, text, text.split(' ').length - 1],
         );
       }
-    } finally {
-      await old.destroy();
-    }
-    ds = await openDatabase({ url: db.url });
+    }));
   });
 
   afterAll(async () => {

@@ -1,11 +1,9 @@
 import { DataSource } from 'typeorm';
-import { buildDataSourceOptions } from '@app/database/database-options';
-import { openDatabase } from '@app/database/open-database';
-import { GATEWAY_MIGRATIONS } from '@migrations/index';
 import { AddNameKeys1764461400000 } from '@migrations/1764461400000-AddNameKeys';
-import { createTestDatabaseUrl, describeEachDialect, type TestDatabase } from '@test/support/test-database';
+import { describeEachDialect, type TestDatabase } from '@test/support/test-database';
+import { migratedOverSeed } from '@test/support/migration-fixture';
 
-const BEFORE = GATEWAY_MIGRATIONS.slice(0, GATEWAY_MIGRATIONS.indexOf(AddNameKeys1764461400000));
+const MIGRATION = AddNameKeys1764461400000;
 
 function toolRow(id: string, scope: string, name: string, createdAt: number): unknown[] {
   return [
@@ -35,13 +33,9 @@ describeEachDialect('migration AddNameKeys: existing names (issue 9 #7)', (diale
   let ds: DataSource | undefined;
 
   beforeAll(async () => {
-    db = await createTestDatabaseUrl(dialect);
-    const old = new DataSource({ ...buildDataSourceOptions({ url: db.url }), migrations: BEFORE });
-    await old.initialize();
-    try {
-      await old.runMigrations();
+    ({ db, ds } = await migratedOverSeed(dialect, MIGRATION, async (old) => {
       const insert = `INSERT INTO ai_tool (id, tenant_id, scope_key, name, description, parameters, service_type, endpoint, permission_tags, tags, side_effect, requires, enabled, status, source, version, created_at, updated_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
       await old.query(insert, toolRow('t-1', 'acme', 'Search', 1));
       await old.query(insert, toolRow('t-2', 'acme', '1password', 2));
       await old.query(insert, toolRow('t-3', 'acme', '_1password', 3));
@@ -52,10 +46,7 @@ describeEachDialect('migration AddNameKeys: existing names (issue 9 #7)', (diale
         'INSERT INTO agent (id, tenant_id, name, web_search_mode, side_effect_policy, max_iterations, skill_ids, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)';
       await old.query(agent, ['a-1', 'acme', 'Bot', 'DISABLED', 'ALLOW', 20, '[]', 1, 1]);
       if (dialect === 'sqlite') await old.query(agent, ['a-2', 'acme', 'bot', 'DISABLED', 'ALLOW', 20, '[]', 2, 2]);
-    } finally {
-      await old.destroy();
-    }
-    ds = await openDatabase({ url: db.url });
+    }));
   });
 
   afterAll(async () => {

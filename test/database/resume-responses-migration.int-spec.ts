@@ -1,11 +1,9 @@
 import { DataSource } from 'typeorm';
-import { buildDataSourceOptions } from '@app/database/database-options';
-import { openDatabase } from '@app/database/open-database';
-import { GATEWAY_MIGRATIONS } from '@migrations/index';
 import { StoreResumeResponses1764461900000 } from '@migrations/1764461900000-StoreResumeResponses';
-import { createTestDatabaseUrl, describeEachDialect, type TestDatabase } from '@test/support/test-database';
+import { describeEachDialect, type TestDatabase } from '@test/support/test-database';
+import { migratedOverSeed } from '@test/support/migration-fixture';
 
-const BEFORE = GATEWAY_MIGRATIONS.slice(0, GATEWAY_MIGRATIONS.indexOf(StoreResumeResponses1764461900000));
+const MIGRATION = StoreResumeResponses1764461900000;
 const STORED = JSON.stringify({ status: 'COMPLETED', results: [{ content: `a${'😀'.repeat(3)}b` }] });
 
 describeEachDialect('migration StoreResumeResponses: answers stored as chunks before', (dialect) => {
@@ -13,11 +11,7 @@ describeEachDialect('migration StoreResumeResponses: answers stored as chunks be
   let ds: DataSource | undefined;
 
   beforeAll(async () => {
-    db = await createTestDatabaseUrl(dialect);
-    const old = new DataSource({ ...buildDataSourceOptions({ url: db.url }), migrations: BEFORE });
-    await old.initialize();
-    try {
-      await old.runMigrations();
+    ({ db, ds } = await migratedOverSeed(dialect, MIGRATION, async (old) => {
       const record =
         'INSERT INTO resume_record (session_id, client_message_id, state, response_chunks, created_at) VALUES (?, ?, ?, ?, ?)';
       await old.query(record, ['s-1', 'm-1', 'DONE', 2, 1]);
@@ -27,10 +21,7 @@ describeEachDialect('migration StoreResumeResponses: answers stored as chunks be
       await old.query(chunk, ['s-1', 'resume:m-1', 1, STORED.slice(10)]);
       await old.query(chunk, ['s-1', 'resume:m-1', 0, STORED.slice(0, 10)]);
       await old.query(chunk, ['s-1', 'call-1', 1, 'a tool result continues']);
-    } finally {
-      await old.destroy();
-    }
-    ds = await openDatabase({ url: db.url });
+    }));
   });
 
   afterAll(async () => {
