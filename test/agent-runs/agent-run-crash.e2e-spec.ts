@@ -3,6 +3,7 @@ import { GatewayProcess, startGatewayProcess } from '@test/support/gateway-proce
 import { ScriptedModelServer } from '@test/support/scripted-model.server';
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
 import { waitFor } from '@test/support/wait-for';
+import { openDatabase } from '@app/database/open-database';
 
 /*
  * A run survives a crash: the gateway runs as child processes on one database; each is SIGKILLed at one point of
@@ -10,7 +11,12 @@ import { waitFor } from '@test/support/wait-for';
  * then a fresh process continues every run from its checkpoint once the run's lease expired.
  */
 
-const LEASE_MS = 1000;
+/**
+ * Run and journal leases: longer than the whole setup, so a gateway started after a kill never takes over the killed
+ * one's run before the restarted instance does (it would ask the model in its place and run the script dry). The
+ * setup then expires the killed instances' leases in the database, as time would.
+ */
+const LEASE_MS = 120_000;
 const TENANT = 'crash-loop';
 
 describeEachDialect('agent runs continue on another instance after a kill -9', (dialect) => {
@@ -75,13 +81,26 @@ describeEachDialect('agent runs continue on another instance after a kill -9', (
       restarted.call('GET', `/api/v1/sessions/${runs[key].sessionId}/runs/${runs[key].runId}`, undefined, runtime),
       200,
     );
-  const until = (key: keyof typeof runs, status: string) =>
-    waitFor(async () => ((await runOf(key)).status === status ? runOf(key) : null), {
-      // The restarted instance takes the runs over after their leases expire; a loaded CI machine is slow at it.
-      timeoutMs: 90_000,
-      intervalMs: 100,
-      description: `run ${key} ${status}`,
-    });
+  const until = async (key: keyof typeof runs, status: string): Promise<any> => {
+    let last: unknown;
+    try {
+      return await waitFor(
+        async () => {
+          last = await runOf(key);
+          return (last as { status: string }).status === status ? last : null;
+        },
+        // The restarted instance takes the runs over after their leases expire; a loaded CI machine is slow at it.
+        { timeoutMs: 90_000, intervalMs: 100, description: `run ${key} ${status}` },
+      );
+    } catch (err) {
+      // What the run and the instance were doing, for a failure on a machine where it cannot be watched.
+      const requests = model.requestsFor(runs[key].model).length;
+      throw new Error(
+        `${(err as Error).message}; the run is ${JSON.stringify(last)}; the model saw ${requests} request(s) for it; ` +
+          `the restarted gateway's output ends with:\n${restarted.outputTail()}`,
+      );
+    }
+  };
 
   beforeAll(async () => {
     model = await new ScriptedModelServer().start();
@@ -151,6 +170,14 @@ describeEachDialect('agent runs continue on another instance after a kill -9', (
     await send(third, 'duringTool', sessions.duringTool);
     await third.exited;
 
+    // The killed instances' leases run out, as they would LEASE_MS after the kills.
+    const expire = await openDatabase({ url: db.url });
+    try {
+      await expire.query("UPDATE agent_run SET lease_until = 0 WHERE status = 'RUNNING'");
+      await expire.query("UPDATE tool_call_journal SET lease_expires_at = 0 WHERE state = 'STARTED'");
+    } finally {
+      await expire.destroy();
+    }
     restarted = await start('restarted');
   }, 240_000);
 
