@@ -44,6 +44,15 @@ export function sqliteGateOf(dataSource: DataSource): SqliteGate | undefined {
 type Work<T> = (manager: EntityManager) => Promise<T>;
 
 /**
+ * TypeORM begins SQLite transactions deferred: the write lock is taken at the first write, and when another process
+ * (another instance on the same file) wrote since this transaction's first read, that upgrade fails at once with
+ * "database is locked" (busy_timeout does not wait there). Every transaction here writes, so it takes the write lock
+ * at BEGIN instead, where busy_timeout waits for the other process's writer.
+ */
+const DEFERRED_BEGIN = 'BEGIN TRANSACTION';
+const IMMEDIATE_BEGIN = 'BEGIN IMMEDIATE TRANSACTION';
+
+/**
  * Installs the gate on a better-sqlite3 data source: statements on its shared runner wait for the gate, and
  * `transaction()` holds the gate while its work runs on a view of the runner whose statements pass.
  * Code inside a transaction must use the transaction's EntityManager (as TypeORM requires anyway).
@@ -59,7 +68,8 @@ export function installSqliteGate(dataSource: DataSource): void {
     const work = args.find((a) => typeof a === 'function') as Work<T>;
     return gate.run(async () => {
       const own = Object.create(runner) as QueryRunner;
-      (own as { query: unknown }).query = (...a: unknown[]) => unguardedQuery.apply(own, a);
+      (own as { query: unknown }).query = (...a: unknown[]) =>
+        unguardedQuery.apply(own, a[0] === DEFERRED_BEGIN ? [IMMEDIATE_BEGIN, ...a.slice(1)] : a);
       await own.startTransaction();
       try {
         const result = await work(new EntityManager(dataSource, own));

@@ -1,25 +1,29 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { describeEachDialect } from '@test/support/test-database';
+import { describeEachDialect, MYSQL_UNAVAILABLE_TODO, TEST_DIALECTS } from '@test/support/test-database';
 import { gatewayForSuite } from '@test/support/gateway-test-app';
 import { AgentRunQueue } from '@app/modules/agent-runs/agent-run.queue';
 import { AgentRunEntity, newQueuedRun } from '@app/modules/agent-runs/agent-run.entity';
+import { openDatabase } from '@app/database/open-database';
+
+/** A queued run of `tenantId`, queued at `at`. */
+const queuedRun = (tenantId: string, at: number): AgentRunEntity =>
+  newQueuedRun(
+    {
+      id: randomUUID(),
+      tenantId,
+      sessionId: randomUUID(),
+      agentId: randomUUID(),
+      clientMessageId: randomUUID(),
+      actIteration: 0,
+    },
+    at,
+  );
 
 /** The run queue's claim order: the least busy tenant first, however many runs another tenant queued before it. */
 describeEachDialect('run queue: fair across tenants', (dialect) => {
   const suite = gatewayForSuite(dialect, { TASK_WORKERS: '0' });
-  const queued = (tenantId: string, at: number): AgentRunEntity =>
-    newQueuedRun(
-      {
-        id: randomUUID(),
-        tenantId,
-        sessionId: randomUUID(),
-        agentId: randomUUID(),
-        clientMessageId: randomUUID(),
-        actIteration: 0,
-      },
-      at,
-    );
+  const queued = queuedRun;
 
   it('claims a quiet tenant’s run before the rest of a busy tenant’s burst, then each tenant oldest first', async () => {
     const repo = suite.gw.app.get(DataSource).getRepository(AgentRunEntity);
@@ -37,3 +41,48 @@ describeEachDialect('run queue: fair across tenants', (dialect) => {
     expect(second).toMatchObject({ status: 'RUNNING', owner: 'w-2', tenantId: 't-quiet' });
   });
 });
+
+/**
+ * Two instances claiming at the same moment, each with its own connections (MySQL: SELECT ... FOR UPDATE SKIP LOCKED).
+ * SQLite's instances are processes of their own (better-sqlite3 blocks its process while it waits for the file's
+ * lock): `agent-run-instances.e2e-spec.ts` runs two of them.
+ */
+describe('run queue: one owner per run when two instances claim at once (MySQL)', () => {
+  if (!TEST_DIALECTS.includes('mysql')) return it.todo(MYSQL_UNAVAILABLE_TODO);
+  const suite = gatewayForSuite('mysql', { TASK_WORKERS: '0' });
+
+  it('gives every run to exactly one of the claimers', async () => {
+    const repo = suite.gw.app.get(DataSource).getRepository(AgentRunEntity);
+    const base = Date.now() - 60_000;
+    const runs = Array.from({ length: 40 }, (_, i) => queuedRun(`t-race-${i % 4}`, base + i));
+    await repo.save(runs);
+    const other = await openDatabase({ url: suite.db.url });
+    try {
+      const queues = [suite.gw.app.get(AgentRunQueue), new AgentRunQueue(other)];
+      const claimed: Array<{ id: string; owner: string }> = [];
+      await Promise.all(
+        queues.flatMap((queue, q) =>
+          Array.from({ length: 3 }, async (_, w) => {
+            const owner = `race-${q}-${w}`;
+            // As a worker does: a claim the database picked as a deadlock victim is simply tried again.
+            const claim = (): Promise<AgentRunEntity | null> =>
+              queue.claim(owner, 60_000).catch((err: unknown) => (isDeadlock(err) ? claim() : Promise.reject(err)));
+            for (let run = await claim(); run; run = await claim()) claimed.push({ id: run.id, owner });
+          }),
+        ),
+      );
+      expect(claimed.map((c) => c.id).sort()).toEqual(runs.map((r) => r.id).sort()); // each exactly once
+      const stored = await repo.findBy(runs.map((r) => ({ id: r.id })));
+      for (const row of stored) expect(row.owner).toBe(claimed.find((c) => c.id === row.id)!.owner);
+    } finally {
+      await other.destroy();
+    }
+  });
+});
+
+function isDeadlock(err: unknown): boolean {
+  const errno =
+    (err as { driverError?: { errno?: number }; errno?: number }).driverError?.errno ??
+    (err as { errno?: number }).errno;
+  return errno === 1213;
+}
