@@ -82,4 +82,15 @@ describeEachDialect('SkillReleaseMaterializer: a release as a read-only host dir
       code: 'NOT_FOUND',
     });
   });
+
+  it('removes the release directories of a deleted skill', async () => {
+    const doomed = (
+      await uploadJsonSkill(gw, admin, { tenantId: 'mat', skillContent: skillMd('doomed-skill', 'Going away') })
+    ).id;
+    const dir = await gw.app.get(SkillReleaseMaterializer).materialize({ tenantId: 'mat', skillId: doomed });
+    expect((await stat(dir)).isDirectory()).toBe(true);
+    await gw.http.delete(`/api/v1/admin/skills/${doomed}`).set(admin).expect(200);
+    await expect(stat(join(CACHE, dialect, doomed))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect((await readdir(join(CACHE, dialect, skillId))).sort()).toEqual(['1', '2']); // other skills' stay
+  });
 });

@@ -55,6 +55,14 @@ export class SkillReleaseMaterializer {
     return pending;
   }
 
+  /**
+   * Removes every release directory of a deleted skill (best effort: what cannot be removed now stays, harmless, as
+   * the skill is gone from the database). A command running with the skill mounted sees its files vanish.
+   */
+  async forget(skillId: string): Promise<void> {
+    await removeTree(join(resolve(this.config.skills.cacheDir), skillId)).catch(() => undefined);
+  }
+
   private async find(req: MaterializeRequest): Promise<SkillEntity> {
     if (req.skillId !== undefined) return readable(req.tenantId, req.skillId, await this.repo.findSkill(req.skillId));
     const name = req.name ?? '';

@@ -9,6 +9,7 @@ import type { AuthContext } from '@app/common/auth/auth-context';
 import { PageQueryDto, pageOf, pageWindow } from '@app/common/dto/page.dto';
 import { AgentConfigService } from '@app/modules/agent-config/agent-config.service';
 import { SkillsRepository } from './skills.repository';
+import { SkillReleaseMaterializer } from './skill-release.materializer';
 import { SkillsErrorCode } from './skills.errors';
 import type { SkillEntity } from './skill.entity';
 import type { SkillReleaseEntity } from './skill-release.entity';
@@ -26,6 +27,7 @@ export class SkillsService {
   constructor(
     private readonly repo: SkillsRepository,
     private readonly agents: AgentConfigService,
+    private readonly releases: SkillReleaseMaterializer,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
@@ -139,6 +141,7 @@ export class SkillsService {
       await this.agents.unbindSkillEverywhere(m, skill.id);
       await this.repo.deleteSkill(m, skill.id);
     });
+    await this.releases.forget(skill.id);
     return toSkillDto(skill, releases);
   }
 
