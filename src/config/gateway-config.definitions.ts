@@ -337,6 +337,13 @@ export const GATEWAY_SETTINGS = [
       'Largest single file a file tool or an upload may write, and the largest READ_FILE or PUBLISH_FILE reads.',
   },
   {
+    env: 'ARTIFACTS_MAX_BYTES',
+    kind: { type: 'int', min: 0, max: 1_099_511_627_776 },
+    defaultValue: '1073741824',
+    description:
+      "Bytes a tenant's published artifacts may hold in all (PUBLISH_FILE past it fails; an admin deletes old ones with DELETE /api/v1/artifacts/{id}); 0 = no limit.",
+  },
+  {
     env: 'EVENTS_STREAM_POLL_MS',
     kind: { type: 'int', min: 50, max: 60_000 },
     defaultValue: '1000',

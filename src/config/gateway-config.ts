@@ -67,7 +67,7 @@ export interface GatewayConfig {
   /** Skill packages: limits of one release, and where releases are unpacked for the sandbox. */
   skills: { maxFiles: number; maxBytes: number; cacheDir: string };
   /** Session workspaces and artifacts (WORKSPACE_*). */
-  workspace: { root: string; maxBytes: number; maxFiles: number; maxFileBytes: number };
+  workspace: { root: string; maxBytes: number; maxFiles: number; maxFileBytes: number; artifactsMaxBytes: number };
   eventsStreamPollMs: number;
 }
 
@@ -234,6 +234,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       maxBytes: raw.WORKSPACE_MAX_BYTES as number,
       maxFiles: raw.WORKSPACE_MAX_FILES as number,
       maxFileBytes: raw.WORKSPACE_MAX_FILE_BYTES as number,
+      artifactsMaxBytes: raw.ARTIFACTS_MAX_BYTES as number,
     },
     eventsStreamPollMs: raw.EVENTS_STREAM_POLL_MS as number,
   };

@@ -89,3 +89,34 @@ describeEachDialect('PUBLISH_FILE and artifacts', (dialect) => {
     expect(folder.content).toContain('is a folder');
   });
 });
+
+describeEachDialect('artifacts within ARTIFACTS_MAX_BYTES, deleted by a tenant admin', (dialect) => {
+  const suite = gatewayForSuite(dialect, { WORKSPACE_ROOT: workspaceRootForSuite(), ARTIFACTS_MAX_BYTES: '10' });
+  let t: WorkspaceTenant;
+  let sessionId: string;
+
+  beforeAll(async () => {
+    t = await workspaceTenant(suite.gw, 't-art-quota', FILE_TOOLS);
+    sessionId = await t.newSession(['FILE_ROOM']);
+    await t.call(sessionId, 'WRITE_FILE', { path: 'six.txt', content: '123456' });
+  });
+
+  it("refuses a publish past the tenant's quota until an admin deletes an artifact", async () => {
+    const first = JSON.parse((await t.call(sessionId, 'PUBLISH_FILE', { path: 'six.txt' })).content);
+    const refused = await t.call(sessionId, 'PUBLISH_FILE', { path: 'six.txt' });
+    expect(refused).toMatchObject({ status: 'FAILED', isError: true });
+    expect(refused.content).toContain('hold 6 bytes and this file has 6, more than ARTIFACTS_MAX_BYTES (10)');
+
+    await suite.gw.http.delete(`/api/v1/artifacts/${first.artifactId}`).set(t.runtime).expect(403);
+    const otherAdmin = await createKey(suite.gw, 't-other', 'admin');
+    await suite.gw.http.delete(`/api/v1/artifacts/${first.artifactId}`).set(otherAdmin).expect(404);
+    const admin = await createKey(suite.gw, 't-art-quota', 'admin');
+    const deleted = await suite.gw.http.delete(`/api/v1/artifacts/${first.artifactId}`).set(admin).expect(200);
+    expect(deleted.body).toMatchObject({ artifactId: first.artifactId, size: 6 });
+    await suite.gw.http.get(`/api/v1/artifacts/${first.artifactId}`).set(admin).expect(404);
+    const locator = suite.gw.app.get(WorkspaceLocator);
+    expect(() => statSync(join(locator.artifactDir('t-art-quota'), first.artifactId))).toThrow(/ENOENT/);
+
+    expect((await t.call(sessionId, 'PUBLISH_FILE', { path: 'six.txt' })).status).toBe('COMPLETED');
+  });
+});

@@ -1,4 +1,4 @@
-import { Controller, Get, Param, StreamableFile } from '@nestjs/common';
+import { Controller, Delete, Get, Param, StreamableFile } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
@@ -6,7 +6,10 @@ import { ApiErrors } from '@app/common/dto/api-errors.decorator';
 import { ArtifactsService } from './artifacts.service';
 import { ArtifactDto } from './workspace-files.dto';
 
-/** Published files (PUBLISH_FILE), readable by the keys of their tenant (and the platform admin key). */
+/**
+ * Published files (PUBLISH_FILE), readable by the keys of their tenant (and the platform admin key), deleted by its
+ * admins (ARTIFACTS_MAX_BYTES bounds what a tenant's artifacts hold).
+ */
 @ApiTags('runtime: artifacts')
 @ApiBearerAuth()
 @Roles('runtime', 'admin')
@@ -32,5 +35,13 @@ export class ArtifactsController {
       length: view.size,
       disposition: `attachment; filename*=UTF-8''${encodeURIComponent(view.name)}`,
     });
+  }
+
+  @Delete(':id')
+  @Roles('admin')
+  @ApiOkResponse({ type: ArtifactDto, description: 'The artifact as it was; its file is gone' })
+  @ApiErrors(403, 404)
+  remove(@Auth() auth: AuthContext, @Param('id') id: string): Promise<ArtifactDto> {
+    return this.artifacts.remove(auth.tenantId, id);
   }
 }

@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
+import { WorkspaceErrorCode } from './workspace.errors';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, type ReadStream } from 'node:fs';
@@ -30,7 +32,8 @@ export interface ArtifactView {
  * PUBLISH_FILE and the artifact API: a workspace file becomes an immutable copy (staged, hashed, renamed to
  * `<root>/artifacts/<tenant>/<id>`, made read-only) described by an `artifact` row; its `artifact.published` event
  * is queued in the row's transaction and written when it commits (never for a row rolled back). Artifacts outlive
- * their session's workspace.
+ * their session's workspace; a tenant's hold at most ARTIFACTS_MAX_BYTES in all (checked at publish; two publishes at
+ * the same moment may each pass it), and its admins delete old ones.
  */
 @Injectable()
 export class ArtifactsService {
@@ -39,6 +42,7 @@ export class ArtifactsService {
     private readonly locator: WorkspaceLocator,
     private readonly files: WorkspaceFiles,
     private readonly events: SessionEventsStore,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
   async publish(
@@ -49,6 +53,7 @@ export class ArtifactsService {
   ): Promise<ArtifactView> {
     const source = await WorkspacePathResolver.existing(workspaceDir, path);
     const bytes = await this.files.readWhole(source);
+    await this.assertRoom(owner.tenantId, bytes.length);
     const row: ArtifactEntity = {
       id: randomUUID(),
       tenantId: owner.tenantId,
@@ -86,6 +91,30 @@ export class ArtifactsService {
       throw err;
     }
     return toView(row);
+  }
+
+  /** Deletes an artifact of the caller's tenant (the platform key: any tenant's): its row, then its file. */
+  async remove(tenantId: string | null, id: string): Promise<ArtifactView> {
+    const row = await this.load(tenantId, id);
+    await this.dataSource.getRepository(ArtifactEntity).delete({ id: row.id });
+    await rm(join(this.locator.artifactDir(row.tenantId), row.id), { force: true });
+    return toView(row);
+  }
+
+  private async assertRoom(tenantId: string, bytes: number): Promise<void> {
+    const max = this.config.workspace.artifactsMaxBytes;
+    if (max === 0) return;
+    const [{ held }]: Array<{ held: number | string | null }> = await this.dataSource.query(
+      'SELECT SUM(size) AS held FROM artifact WHERE tenant_id = ?',
+      [tenantId],
+    );
+    const total = Number(held ?? 0);
+    if (total + bytes > max)
+      throw new DomainError(
+        WorkspaceErrorCode.WORKSPACE_QUOTA_EXCEEDED,
+        `Artifact quota exceeded: the tenant's artifacts hold ${total} bytes and this file has ${bytes}, more than ARTIFACTS_MAX_BYTES (${max}) in all; an admin deletes old artifacts with DELETE /api/v1/artifacts/{id}.`,
+        { heldBytes: total, fileBytes: bytes, maxBytes: max },
+      );
   }
 
   /** The artifact if it belongs to the caller's tenant (the platform key sees every tenant's). */
