@@ -104,11 +104,7 @@ export class ArtifactsService {
   private async assertRoom(tenantId: string, bytes: number): Promise<void> {
     const max = this.config.workspace.artifactsMaxBytes;
     if (max === 0) return;
-    const [{ held }]: Array<{ held: number | string | null }> = await this.dataSource.query(
-      'SELECT SUM(size) AS held FROM artifact WHERE tenant_id = ?',
-      [tenantId],
-    );
-    const total = Number(held ?? 0);
+    const total = Number((await this.dataSource.getRepository(ArtifactEntity).sum('size', { tenantId })) ?? 0);
     if (total + bytes > max)
       throw new DomainError(
         WorkspaceErrorCode.WORKSPACE_QUOTA_EXCEEDED,

@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { open, readlink } from 'node:fs/promises';
-import { sep } from 'node:path';
+import { isInsideRoot } from './workspace-path.resolver';
 
 /** Linux's view of this process's open descriptors: `/proc/self/fd/<n>` names the very file or folder `n` holds. */
 const FD_DIR = '/proc/self/fd';
@@ -10,17 +10,13 @@ async function pathOfDescriptor(fd: number): Promise<string | null> {
   return readlink(`${FD_DIR}/${fd}`).catch(() => null);
 }
 
-function isInside(root: string, path: string): boolean {
-  return path === root || path.startsWith(root + sep);
-}
-
 /**
  * Checks after the fact that an opened file lies inside `root`: a path checked with `realpath` can be changed by a
  * command (a folder swapped for a symlink) before it is opened; what was opened cannot. Throws `refuse()` if not.
  */
 export async function assertOpenedInside(fd: number, root: string, refuse: () => Error): Promise<void> {
   const path = await pathOfDescriptor(fd);
-  if (path !== null && !isInside(root, path)) throw refuse();
+  if (path !== null && !isInsideRoot(root, path)) throw refuse();
 }
 
 /**
@@ -40,7 +36,7 @@ export async function inOpenedFolder<T>(
   try {
     const path = await pathOfDescriptor(handle.fd);
     if (path === null) return await work(dir);
-    if (!isInside(root, path)) throw refuse();
+    if (!isInsideRoot(root, path)) throw refuse();
     return await work(`${FD_DIR}/${handle.fd}`);
   } finally {
     await handle.close();

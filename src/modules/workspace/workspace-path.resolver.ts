@@ -105,8 +105,13 @@ export class WorkspacePathResolver {
   }
 }
 
+/** Whether the real path `real` is `realRoot` or lies under it. */
+export function isInsideRoot(realRoot: string, real: string): boolean {
+  return real === realRoot || real.startsWith(realRoot + sep);
+}
+
 function assertInside(realRoot: string, real: string, relative: string): void {
-  if (real !== realRoot && !real.startsWith(realRoot + sep)) throw leadsOut(relative);
+  if (!isInsideRoot(realRoot, real)) throw leadsOut(relative);
 }
 
 /** The refusal of a path that led out of the workspace (also when found out after opening it). */

@@ -20,7 +20,6 @@ interface PoolEntry {
   /** The URL, plus the owner and a digest of the headers when the endpoint has them (see sessionKeyOf). */
   key: string;
   url: string;
-  owner: string | null;
   connection?: McpConnection;
   connecting?: Promise<McpConnection>;
   /** The transport that worked last time (`auto` is resolved once). */
@@ -173,7 +172,7 @@ export class McpClientPool implements OnModuleDestroy {
   private acquire(endpoint: McpEndpoint, signal: AbortSignal | undefined): Promise<McpConnection> {
     const key = this.sessionKeyOf(endpoint);
     let entry = this.entries.get(key);
-    if (!entry) this.entries.set(key, (entry = { key, url: endpoint.url, owner: endpoint.owner ?? null, connects: 0 }));
+    if (!entry) this.entries.set(key, (entry = { key, url: endpoint.url, connects: 0 }));
     const ready = entry.connection;
     if (ready && !ready.lost) return Promise.resolve(ready);
     const current = entry;
