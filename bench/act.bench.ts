@@ -182,26 +182,33 @@ async function main(): Promise<void> {
       const rows = await benchDialect(dialect, db, mcp.url, baseline, floor);
       printComparison(`${dialect}: latency and throughput (ratios to the SDK as shipped)`, rows);
       printRatiosTo(rows, BARE_SDK_UNDICI, `act (${dialect})`);
-      const p50 = p50Ratio(rows, 1, `act (${dialect})`);
-      const rate = throughputRatio(rows, 8, `act (${dialect})`);
+      // Goals at the concurrencies this run measured (BENCH_CALLERS may leave one out).
       const minRate = dialect === 'mysql' ? 0.6 : 0.7;
-      if (dialect !== 'mysql')
+      if (dialect !== 'mysql' && CALLERS.includes(1)) {
+        const p50 = p50Ratio(rows, 1, `act (${dialect})`);
         goals.push({ label: `${dialect}: p50 <= 1.6x the bare SDK at 1 caller`, value: p50, met: p50 <= 1.6 });
-      goals.push({
-        label: `${dialect}: throughput >= ${minRate}x the bare SDK at 8 callers`,
-        value: rate,
-        met: rate >= minRate,
-      });
-      printFloorShare(rows, 1, BARE_SDK_UNDICI, 'floor proxy', `act (${dialect})`);
-      if (dialect === 'mysql') {
-        const gap = printDatabaseFloorGap(rows, 1, 'floor proxy', JOURNAL_FLOOR, `act (${dialect})`);
-        printDatabaseFloorGap(rows, 8, 'floor proxy', JOURNAL_FLOOR, `act (${dialect})`);
+      }
+      if (CALLERS.includes(8)) {
+        const rate = throughputRatio(rows, 8, `act (${dialect})`);
         goals.push({
-          label: `${dialect}: own time within 0.6 ms of the journal floor at 1 caller`,
-          value: gap,
-          met: gap <= 0.6,
-          unit: 'ms over it',
+          label: `${dialect}: throughput >= ${minRate}x the bare SDK at 8 callers`,
+          value: rate,
+          met: rate >= minRate,
         });
+      }
+      if (CALLERS.includes(1)) printFloorShare(rows, 1, BARE_SDK_UNDICI, 'floor proxy', `act (${dialect})`);
+      if (dialect === 'mysql') {
+        for (const callers of CALLERS.filter((c) => c !== 1))
+          printDatabaseFloorGap(rows, callers, 'floor proxy', JOURNAL_FLOOR, `act (${dialect})`);
+        if (CALLERS.includes(1)) {
+          const gap = printDatabaseFloorGap(rows, 1, 'floor proxy', JOURNAL_FLOOR, `act (${dialect})`);
+          goals.push({
+            label: `${dialect}: own time within 0.6 ms of the journal floor at 1 caller`,
+            value: gap,
+            met: gap <= 0.6,
+            unit: 'ms over it',
+          });
+        }
       }
       console.log('');
     }

@@ -68,6 +68,31 @@ describeEachDialect('session events: durable, ordered per session, tenant-scoped
     expect((await store.page('batch-b', 3, 100)).items.map((e) => [e.seq, e.type])).toEqual([[4, 'tool.completed']]);
   });
 
+  it("continues a long session's numbering in a batch with another session's event", async () => {
+    const ds = gw.app.get(DataSource);
+    const long = 'long-session';
+    const n = 3000;
+    for (let from = 0; from < n; from += 500) {
+      const rows = Array.from(
+        { length: 500 },
+        (_, i) => `('${long}', ${from + i + 1}, 't-events', 'message', 0, '{}')`,
+      );
+      await ds.query(
+        `INSERT INTO session_event (session_id, seq, tenant_id, type, at, data) VALUES ${rows.join(', ')}`,
+      );
+    }
+    const store = gw.app.get(SessionEventsStore);
+    for (const sessionId of [long, 'short-session', long])
+      store.record({ tenantId: 't-events', sessionId, type: 'tool.started', data: { sessionId } });
+    await store.flush();
+    expect((await store.page(long, n - 1, 10)).items.map((e) => [e.seq, e.type])).toEqual([
+      [n, 'message'],
+      [n + 1, 'tool.started'],
+      [n + 2, 'tool.started'],
+    ]);
+    expect((await store.page('short-session', 0, 10)).items.map((e) => e.seq)).toEqual([1]);
+  });
+
   it('writes an event appended inside a transaction when it commits, and never when it rolls back', async () => {
     const store = gw.app.get(SessionEventsStore);
     const ds = gw.app.get(DataSource);

@@ -18,11 +18,13 @@ const MAX_BATCH = 50;
 
 /**
  * Events of any sessions in one statement (one round trip, one commit); the next seq of each session is taken inside
- * the INSERT: each row is numbered within its session in the batch (`k` = 1, 2...) and added to that session's
- * MAX(seq). The MAX is in a derived table: MySQL neither mixes it with plain values (ONLY_FULL_GROUP_BY) nor reads the
- * target table in a subquery of the VALUES.
+ * the INSERT: each row is numbered within its session in the batch (`k` = 1, 2...) and added to that session's last
+ * seq. Each session's last seq is its own subquery on the primary key (`ORDER BY seq DESC LIMIT 1`: one index seek,
+ * however many events the session has; a `MAX ... GROUP BY` over the sessions read every event of each session on
+ * SQLite, and on MariaDB whenever it planned it as a lateral derived table). The subqueries sit in a derived table:
+ * MySQL reads the target table of an INSERT there, not in a subquery of the SELECT list.
  */
-function insertStatement(batch: readonly PendingEvent[]): { sql: string; params: unknown[] } {
+function sessionEventsInsert(batch: readonly PendingEvent[]): { sql: string; params: unknown[] } {
   const counts = new Map<string, number>();
   const params: unknown[] = [];
   for (const { event, at } of batch) {
@@ -37,12 +39,15 @@ function insertStatement(batch: readonly PendingEvent[]): { sql: string; params:
         : 'SELECT ?, ?, ?, ?, ?, ?',
     )
     .join(' UNION ALL ');
+  const lastSeq = '(SELECT e.seq FROM session_event e WHERE e.session_id = ? ORDER BY e.seq DESC LIMIT 1)';
+  const lasts = [...counts.keys()]
+    .map((_, i) => (i === 0 ? `SELECT ? AS session_id, ${lastSeq} AS n` : `SELECT ?, ${lastSeq}`))
+    .join(' UNION ALL ');
   const sql =
     'INSERT INTO session_event (session_id, seq, tenant_id, type, at, data) ' +
     'SELECT r.session_id, COALESCE(m.n, 0) + r.k, r.tenant_id, r.type, r.at, r.data ' +
-    `FROM (${rows}) r LEFT JOIN (SELECT session_id, MAX(seq) AS n FROM session_event ` +
-    `WHERE session_id IN (${Array(counts.size).fill('?').join(', ')}) GROUP BY session_id) m ON m.session_id = r.session_id`;
-  return { sql, params: [...params, ...counts.keys()] };
+    `FROM (${rows}) r LEFT JOIN (${lasts}) m ON m.session_id = r.session_id`;
+  return { sql, params: [...params, ...[...counts.keys()].flatMap((id) => [id, id])] };
 }
 
 interface PendingEvent {
@@ -190,7 +195,7 @@ export class SessionEventsStore implements OnApplicationShutdown {
    */
   private async writeBatch(batch: PendingEvent[]): Promise<void> {
     try {
-      const { sql, params } = insertStatement(batch);
+      const { sql, params } = sessionEventsInsert(batch);
       await this.sql.run(sql, params);
     } catch {
       for (const p of batch) {
@@ -205,7 +210,7 @@ export class SessionEventsStore implements OnApplicationShutdown {
 
   /** One event alone (the same statement); on a lost race for its seq (primary key, or a MySQL deadlock) again. */
   private async insertAlone(pending: PendingEvent): Promise<void> {
-    const { sql, params } = insertStatement([pending]);
+    const { sql, params } = sessionEventsInsert([pending]);
     for (let attempt = 1; ; attempt++) {
       try {
         await this.sql.run(sql, params);
