@@ -131,9 +131,18 @@ describeEachDialect('GET /metrics', (dialect) => {
     ).toBe(1);
     expect(seriesValue(text, 'gateway_act_duration_seconds_count', { outcome: 'COMPLETED' })).toBe(2);
     expect(seriesValue(text, 'gateway_act_duration_seconds_sum', { outcome: 'COMPLETED' })).toBeGreaterThan(0);
-    expect(seriesValue(text, 'gateway_journal_entries', { state: 'COMPLETED' })).toBe(2);
-    expect(seriesValue(text, 'gateway_journal_entries', { state: 'FAILED' })).toBe(1);
+    // Only open entries are counted (finished ones are the calls counted above): the scrape reads their index.
     expect(seriesValue(text, 'gateway_journal_entries', { state: 'STARTED' })).toBe(0);
+    expect(seriesValue(text, 'gateway_journal_entries', { state: 'COMPLETED' })).toBeUndefined();
+    await gw.app.get(DataSource).query(
+      `INSERT INTO tool_call_journal (tenant_id, session_id, tool_call_id, tool_name, fingerprint, arguments_json,
+         side_effect, state, attempts, iteration, owner, lease_expires_at, started_at, is_error, total_chars,
+         result_chunks, inline_limit)
+       VALUES ('acme', ?, 'open-1', 'ok_tool', 'f', '{}', 'SIDE_EFFECT', 'STARTED', 1, 1, 'elsewhere', 0, 0, 0, 0, 0, 100)`,
+      [sessionId],
+    );
+    const later = await scrape(gw);
+    expect(seriesValue(later, 'gateway_journal_entries', { state: 'STARTED' })).toBe(1);
     expect(text).toContain('process_cpu_user_seconds_total');
   });
 

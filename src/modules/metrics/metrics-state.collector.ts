@@ -1,12 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Gauge } from 'prom-client';
-import { JOURNAL_STATES } from '@app/modules/loop-acting/journal/tool-call-journal.entity';
 import { GatewayMetrics } from './gateway-metrics.service';
 import { MetricsStateQuery } from './metrics-state.query';
 
 /**
  * Gauges of the shared state, read from the database when Prometheus scrapes (never on the request path):
- * journal entries per state, pending HITL requests, MCP service health. Every instance reports the same
+ * journal entries still STARTED, pending HITL requests, MCP service health. Every instance reports the same
  * database-wide values; aggregate them with `max`, not `sum`. A failed read keeps the last values and logs a
  * warning (the scrape still answers).
  */
@@ -19,13 +18,12 @@ export class MetricsStateCollector {
     const guarded = this.guarded.bind(this);
     new Gauge({
       name: 'gateway_journal_entries',
-      help: 'Tool call journal entries per state (STARTED: running or abandoned; COMPLETED; FAILED).',
+      help: 'Tool call journal entries per state; only STARTED (running, or abandoned until recovered) is read, through the index of open entries, so a scrape costs the same however large the journal is. Finished calls: gateway_tool_calls_total.',
       labelNames: ['state'] as const,
       registers,
       async collect() {
         await guarded('journal states', async () => {
-          const counts = new Map((await query.journalStates()).map((r) => [r.state, r.count]));
-          for (const state of JOURNAL_STATES) this.labels(state).set(counts.get(state) ?? 0);
+          this.labels('STARTED').set(await query.startedJournalEntries());
         });
       },
     });

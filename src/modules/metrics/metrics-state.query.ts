@@ -5,11 +5,6 @@ import { HotSql } from '@app/database/hot-sql';
 import { HitlRequestEntity } from '@app/modules/hitl/requests/hitl-request.entity';
 import { McpServiceEntity } from '@app/modules/mcp-services/mcp-service.entity';
 
-export interface StateCount {
-  state: string;
-  count: number;
-}
-
 export interface McpServiceHealthRow {
   name: string;
   scope: string;
@@ -27,13 +22,17 @@ export class MetricsStateQuery {
     private readonly sql: HotSql,
   ) {}
 
-  /** Journal entries per state, across tenants (the journal is a hot table: read the one way it is, raw SQL). */
-  async journalStates(): Promise<StateCount[]> {
-    const rows = await this.sql.all<{ state: string; count: string | number }>(
-      'SELECT state, COUNT(*) AS count FROM tool_call_journal GROUP BY state',
+  /**
+   * Journal entries still STARTED, across tenants: read through the index of open entries (partial on SQLite; the
+   * literal lets SQLite use it), so a scrape costs the same however large the finished journal grows. Counting every
+   * state read the whole journal at each scrape (on SQLite a table scan that blocked the process).
+   */
+  async startedJournalEntries(): Promise<number> {
+    const [row] = await this.sql.all<{ count: string | number }>(
+      "SELECT COUNT(*) AS count FROM tool_call_journal WHERE state = 'STARTED'",
       [],
     );
-    return rows.map((r) => ({ state: r.state, count: Number(r.count) }));
+    return Number(row?.count ?? 0);
   }
 
   /** HITL requests waiting for a human, across tenants. */
