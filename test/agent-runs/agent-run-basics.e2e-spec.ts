@@ -75,9 +75,12 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
 
   it('reports runs by status on /metrics', async () => {
     const text = (await suite.gw.http.get('/metrics').expect(200)).text;
-    const completed = /^gateway_agent_runs\{status="COMPLETED"\} (\d+)$/m.exec(text);
+    // Stopped runs are counted as they stop; the gauges read only live runs (none is live between these tests).
+    const completed = /^gateway_agent_runs_stopped_total\{status="COMPLETED"\} (\d+)$/m.exec(text);
     expect(Number(completed?.[1])).toBeGreaterThanOrEqual(1);
-    expect(text).toMatch(/^gateway_agent_tasks\{status="COMPLETED"\} 0$/m);
+    expect(text).toMatch(/^gateway_agent_runs\{status="RUNNING"\} 0$/m);
+    expect(text).not.toMatch(/^gateway_agent_runs\{status="COMPLETED"\}/m);
+    expect(text).toMatch(/^gateway_agent_tasks\{status="PAUSED"\} 0$/m);
   });
 
   it('answers the same clientMessageId with the same run, and nothing runs again', async () => {

@@ -47,6 +47,12 @@ describeEachDialect('agent runs stop for a human and continue after the decision
     expect((await fx.send(sessionId, 'm2', 'anything?').expect(409)).body.error.code).toBe('RUN_IN_PROGRESS');
     const stops = (await fx.events(sessionId)).filter((e) => e.type === 'run.finished');
     expect(stops.map((e) => e.data)).toEqual([{ runId: res.body.runId, status: 'INTERRUPTED' }]);
+    const interruptedNow = async () => {
+      const text = (await suite.gw.http.get('/metrics').expect(200)).text;
+      return Number(/^gateway_agent_runs\{status="INTERRUPTED"\} (\d+)$/m.exec(text)?.[1]);
+    };
+    const waiting = await interruptedNow();
+    expect(waiting).toBeGreaterThanOrEqual(1);
 
     await suite.gw.http
       .post(`/api/v1/sessions/${sessionId}/resume`)
@@ -62,6 +68,7 @@ describeEachDialect('agent runs stop for a human and continue after the decision
     expect((await fx.sessionView(sessionId)).status).toBe('ACTIVE');
     const all = (await fx.events(sessionId)).filter((e) => e.type === 'run.finished').map((e) => e.data.status);
     expect(all).toEqual(['INTERRUPTED', 'COMPLETED']);
+    expect(await interruptedNow()).toBe(waiting - 1);
   });
 
   it("shows the session's current request while the run waits: a resume that approves one call may stop at the next", async () => {

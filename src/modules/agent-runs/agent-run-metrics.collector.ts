@@ -3,12 +3,17 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Gauge } from 'prom-client';
 import { GatewayMetrics } from '@app/modules/metrics/gateway-metrics.service';
-import { RUN_STATUSES } from './agent-runs.types';
+import { ACTIVE_RUN_STATUSES } from './agent-runs.types';
+
+/** The statuses counted at each scrape: live runs only, read through the status index (see the class). */
+const LIVE = ACTIVE_RUN_STATUSES.map((s) => `'${s}'`).join(', ');
 
 /**
- * `gateway_agent_runs{status}` and `gateway_agent_tasks{status}`: runs of the agent loop and sub-agent tasks
- * (a task's status is its child run's), read from the database when Prometheus scrapes. Database-wide values:
- * aggregate instances with `max`, not `sum`.
+ * `gateway_agent_runs{status}` and `gateway_agent_tasks{status}`: live runs of the agent loop (QUEUED, RUNNING,
+ * INTERRUPTED, PAUSED) and the sub-agent tasks whose child run is live, read from the database when Prometheus
+ * scrapes, through the status index: a scrape grows with the live runs only (counting every status read all runs
+ * ever kept, at each scrape). Stopped runs are counted as they stop (`gateway_agent_runs_stopped_total`).
+ * Database-wide values: aggregate instances with `max`, not `sum`.
  */
 @Injectable()
 export class AgentRunMetricsCollector {
@@ -23,24 +28,28 @@ export class AgentRunMetricsCollector {
     };
     new Gauge({
       name: 'gateway_agent_runs',
-      help: "Runs of the gateway's own agent loop per status (all tenants).",
-      labelNames: ['status'] as const,
-      registers: [metrics.registry],
-      async collect() {
-        const counts = await countBy('SELECT status, COUNT(*) AS n FROM agent_run GROUP BY status').catch(warn);
-        if (counts) for (const s of RUN_STATUSES) this.labels(s).set(counts.get(s) ?? 0);
-      },
-    });
-    new Gauge({
-      name: 'gateway_agent_tasks',
-      help: 'Sub-agent tasks per status of their child run (all tenants).',
+      help: "Live runs of the gateway's own agent loop per status (all tenants); stopped ones: gateway_agent_runs_stopped_total.",
       labelNames: ['status'] as const,
       registers: [metrics.registry],
       async collect() {
         const counts = await countBy(
-          'SELECT r.status AS status, COUNT(*) AS n FROM agent_task t JOIN agent_run r ON r.id = t.child_run_id GROUP BY r.status',
+          `SELECT status, COUNT(*) AS n FROM agent_run WHERE status IN (${LIVE}) GROUP BY status`,
         ).catch(warn);
-        if (counts) for (const s of RUN_STATUSES) this.labels(s).set(counts.get(s) ?? 0);
+        if (counts) for (const s of ACTIVE_RUN_STATUSES) this.labels(s).set(counts.get(s) ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'gateway_agent_tasks',
+      help: 'Sub-agent tasks whose child run is live, per its status (all tenants).',
+      labelNames: ['status'] as const,
+      registers: [metrics.registry],
+      async collect() {
+        const counts = await countBy(
+          `SELECT r.status AS status, COUNT(*) AS n FROM agent_run r
+             JOIN agent_task t ON t.child_session_id = r.session_id AND t.child_run_id = r.id
+            WHERE r.status IN (${LIVE}) GROUP BY r.status`,
+        ).catch(warn);
+        if (counts) for (const s of ACTIVE_RUN_STATUSES) this.labels(s).set(counts.get(s) ?? 0);
       },
     });
   }

@@ -28,6 +28,7 @@ import type { RunStatus } from './agent-runs.types';
 import { SessionRemindersRegistry } from '@app/modules/agent-config/reminders/session-reminders.registry';
 import { TaskReminders } from './subagents/task-reminders';
 import { AgentTasksRepository } from './subagents/agent-tasks.repository';
+import { GatewayMetrics } from '@app/modules/metrics/gateway-metrics.service';
 
 /** What a tool name the model invents must look like before it may reach `act` (the contract's tool names). */
 const TOOL_NAME = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/;
@@ -75,6 +76,7 @@ export class AgentRunLoop {
     private readonly tasks: AgentTasksRepository,
     private readonly reminderRegistry: SessionRemindersRegistry,
     private readonly taskReminders: TaskReminders,
+    private readonly metrics: GatewayMetrics,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
@@ -292,6 +294,7 @@ export class AgentRunLoop {
           m,
         );
     });
+    this.metrics.recordRunStopped(stop.status);
     this.notifier.stopped(run.id);
   }
 

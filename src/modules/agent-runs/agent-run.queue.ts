@@ -117,7 +117,10 @@ export class AgentRunQueue {
       .update(AgentRunEntity)
       .set({ status: 'QUEUED', owner: null, notBefore: now, updatedAt: now })
       .where("status IN ('INTERRUPTED', 'PAUSED')")
-      .andWhere("session_id IN (SELECT s.id FROM agent_session s WHERE s.status <> 'INTERRUPTED')")
+      // EXISTS, a primary-key probe per stopped run: SQLite ran `IN (SELECT ...)` as a list of every session.
+      .andWhere(
+        "EXISTS (SELECT 1 FROM agent_session s WHERE s.id = agent_run.session_id AND s.status <> 'INTERRUPTED')",
+      )
       .execute();
     return result.affected ?? 0;
   }

@@ -45,6 +45,12 @@ export class GatewayMetrics {
     buckets: ACT_BUCKETS,
     registers: [this.registry],
   });
+  private readonly runsStopped = new Counter({
+    name: 'gateway_agent_runs_stopped_total',
+    help: "Runs of the gateway's own agent loop that stopped, by the status they stopped in (COMPLETED, FAILED, INTERRUPTED, PAUSED).",
+    labelNames: ['status'] as const,
+    registers: [this.registry],
+  });
   private readonly toolLabels = new Set<string>();
   /**
    * The series of each (tool, service type, status, error class) seen, bound once: prom-client hashes the
@@ -60,6 +66,11 @@ export class GatewayMetrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** A run of the agent loop stopped in `status` (its stop was committed). */
+  recordRunStopped(status: string): void {
+    this.runsStopped.labels(status).inc();
   }
 
   /** One finished call (every entry: act, resume, execute). */
