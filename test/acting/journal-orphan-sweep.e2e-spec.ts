@@ -168,6 +168,24 @@ describeEachDialect('the dead-owner sweep lists side-effecting calls left STARTE
     ]);
   });
 
+  it('passes over entries it could not rebuild, however many: newer orphans are still raised', async () => {
+    const broken = await newSession();
+    const fine = await newSession();
+    // More unrebuildable entries than one sweep looks at (100), all older than the raisable one.
+    for (let i = 0; i < 105; i++)
+      await plantStarted(broken, `bad-${i}`, 'write_note', { q: `bad-${i}` }, 'SIDE_EFFECT', 300_000 - i);
+    await gw.app
+      .get(DataSource)
+      .query("UPDATE tool_call_journal SET fingerprint = 'not-the-arguments' WHERE session_id = ?", [broken]);
+    await plantStarted(fine, 'late', 'write_note', { q: 'late' }, 'SIDE_EFFECT', 1_000);
+    await sweep(); // meets the 100 oldest, all unrebuildable
+    await sweep(); // the 5 others, and the raisable one
+    expect(await requestsOf(fine)).toEqual([
+      expect.objectContaining({ requestType: 'UNKNOWN_OUTCOME', toolCallId: 'late' }),
+    ]);
+    expect((await session(broken)).status).toBe('ACTIVE');
+  });
+
   it('raises one request when several sweeps run at once (two instances on MySQL)', async () => {
     const sessionId = await newSession();
     await plantStarted(sessionId, 'dup', 'write_note', { q: 'dup' });

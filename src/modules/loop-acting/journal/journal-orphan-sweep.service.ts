@@ -37,7 +37,11 @@ export class JournalOrphanSweepService {
     this.running = true;
     try {
       let raised = 0;
-      for (const entry of await this.journal.findOrphaned(now, SWEEP_BATCH)) {
+      // Entries found unraisable before are passed over, not counted in the batch: else as many of them as the
+      // batch holds (the oldest, listed first) would hide every newer orphan for good.
+      const found = await this.journal.findOrphaned(now, SWEEP_BATCH + this.skipped.size);
+      const open = found.filter((e) => !this.skipped.has(skipKey(e))).slice(0, SWEEP_BATCH);
+      for (const entry of open) {
         // One entry that cannot be raised must not stop the others.
         const ok = await this.raise(entry).catch((err: unknown) =>
           this.skip(entry, `raising it failed: ${(err as Error).message}`),
@@ -77,7 +81,7 @@ export class JournalOrphanSweepService {
   }
 
   private skip(entry: JournalEntry, why: string): false {
-    const key = `${entry.sessionId}/${entry.toolCallId}`;
+    const key = skipKey(entry);
     if (!this.skipped.has(key)) {
       this.skipped.add(key);
       this.logger.warn(
@@ -86,4 +90,8 @@ export class JournalOrphanSweepService {
     }
     return false;
   }
+}
+
+function skipKey(entry: JournalEntry): string {
+  return `${entry.sessionId}/${entry.toolCallId}`;
 }
