@@ -16,6 +16,7 @@ import { CreateArtifacts1764462300000 } from './1764462300000-CreateArtifacts';
 import { CreateAgentRunTables1764462400000 } from './1764462400000-CreateAgentRunTables';
 import { CreateAgentTasks1764462410000 } from './1764462410000-CreateAgentTasks';
 import { TagKnowledgeSearchText1764462500000 } from './1764462500000-TagKnowledgeSearchText';
+import { AddListingIndexes1764462600000 } from './1764462600000-AddListingIndexes';
 
 /** Every migration, in order. The only schema source: `synchronize` is never on. */
 export const GATEWAY_MIGRATIONS = [
@@ -37,4 +38,5 @@ export const GATEWAY_MIGRATIONS = [
   CreateAgentRunTables1764462400000,
   CreateAgentTasks1764462410000,
   TagKnowledgeSearchText1764462500000,
+  AddListingIndexes1764462600000,
 ];

@@ -4,6 +4,8 @@ import { epochMs } from '@app/database/epoch-ms.transformer';
 /** A published workspace file: an immutable copy under WORKSPACE_ROOT/artifacts, described here. */
 @Entity({ name: 'artifact' })
 @Index('idx_artifact_tenant_session', ['tenantId', 'sessionId'])
+// The tenant's quota sums sizes from the index alone.
+@Index('idx_artifact_tenant_size', ['tenantId', 'size'])
 export class ArtifactEntity {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id: string;

@@ -3,8 +3,10 @@ import { epochMs } from '@app/database/epoch-ms.transformer';
 
 /** One row per finished tool call (both entries: act and executeDirect). Arguments are stored redacted. */
 @Entity({ name: 'tool_call_log' })
-@Index('idx_tool_call_log_session', ['tenantId', 'sessionId'])
-@Index('idx_tool_call_log_tool', ['tenantId', 'toolName'])
+// The admin list walks these in time order: by tenant, by tenant and tool, by session (any tenant).
+@Index('idx_tool_call_log_tenant_created', ['tenantId', 'createdAt'])
+@Index('idx_tool_call_log_session', ['sessionId', 'createdAt'])
+@Index('idx_tool_call_log_tool', ['tenantId', 'toolName', 'createdAt'])
 @Index('idx_tool_call_log_created', ['createdAt'])
 export class ToolCallLogEntity {
   @PrimaryColumn({ type: 'varchar', length: 36 })

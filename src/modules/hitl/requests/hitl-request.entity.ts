@@ -12,6 +12,8 @@ export type HitlRequestStatus = (typeof HITL_REQUEST_STATUSES)[number];
 @Entity({ name: 'hitl_request' })
 @Index('idx_hitl_request_queue', ['tenantId', 'status'])
 @Index('idx_hitl_request_session', ['sessionId'])
+// The platform queue and the pending gauge: PENDING in time order, across tenants.
+@Index('idx_hitl_request_status_created', ['status', 'createdAt'])
 export class HitlRequestEntity {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id: string;

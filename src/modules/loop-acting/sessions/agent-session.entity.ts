@@ -8,6 +8,7 @@ import type { HitlRequestView, PendingBatch, SessionStatus, TodoItem, ActiveSkil
 /** The checkpoint of one agent session: everything needed to continue after a restart or an interrupt. */
 @Entity({ name: 'agent_session' })
 @Index('idx_agent_session_tenant', ['tenantId', 'status'])
+@Index('idx_agent_session_tenant_created', ['tenantId', 'createdAt'])
 // For the retention job. On SQLite the migration makes it partial (WHERE status = 'CLOSED').
 @Index('idx_agent_session_status_updated', ['status', 'updatedAt'])
 export class AgentSessionEntity {
