@@ -49,10 +49,18 @@ export class HotTable<T extends ObjectLiteral> {
     return this.columns.map((c) => `${alias}.${c.databaseName} AS ${prefix}${c.databaseName}`).join(', ');
   }
 
-  /** A raw driver row (columns named `<prefix><column>`) as the entity. */
+  /** `a, b`: the columns of some properties, for a SELECT of only what a view shows ({@link fromRow} reads it). */
+  columnsOf(properties: readonly (keyof T)[]): string {
+    return properties.map((p) => this.column(p)).join(', ');
+  }
+
+  /** A raw driver row (columns named `<prefix><column>`) as the entity; columns the row lacks are left out. */
   fromRow(row: Row, prefix = ''): T {
     const out: Row = {};
-    for (const c of this.columns) out[c.propertyName] = this.hydrate.get(c)!(row[prefix + c.databaseName]);
+    for (const c of this.columns) {
+      const name = prefix + c.databaseName;
+      if (name in row) out[c.propertyName] = this.hydrate.get(c)!(row[name]);
+    }
     return out as T;
   }
 

@@ -186,6 +186,35 @@ describeEachDialect('the dead-owner sweep lists side-effecting calls left STARTE
     expect((await session(broken)).status).toBe('ACTIVE');
   });
 
+  it("lists a session's journal for admins a page at a time, in call order, without arguments or results", async () => {
+    const sessionId = await newSession();
+    for (let i = 0; i < 7; i++)
+      await plantStarted(sessionId, `p${i}`, 'write_note', { q: `p${i}` }, 'SIDE_EFFECT', -60_000 - i);
+    const page = (n: number) =>
+      gw.http.get(`/api/v1/admin/sessions/${sessionId}/journal?page=${n}&pageSize=3`).set(gw.admin).expect(200);
+    const second = (await page(2)).body;
+    expect(second).toMatchObject({ total: 7, page: 2, pageSize: 3 });
+    expect(second.items.map((e: { toolCallId: string }) => e.toolCallId)).toEqual(['p3', 'p4', 'p5']);
+    expect(Object.keys(second.items[0]).sort()).toEqual(
+      [
+        'attempts',
+        'errorClass',
+        'finishedAt',
+        'iteration',
+        'leaseExpiresAt',
+        'owner',
+        'resultStatus',
+        'startedAt',
+        'state',
+        'toolCallId',
+        'toolName',
+        'totalChars',
+      ].sort(),
+    );
+    expect((await page(3)).body.items.map((e: { toolCallId: string }) => e.toolCallId)).toEqual(['p6']);
+    await gw.http.get(`/api/v1/admin/sessions/${sessionId}/journal?pageSize=501`).set(gw.admin).expect(400);
+  });
+
   it('raises one request when several sweeps run at once (two instances on MySQL)', async () => {
     const sessionId = await newSession();
     await plantStarted(sessionId, 'dup', 'write_note', { q: 'dup' });

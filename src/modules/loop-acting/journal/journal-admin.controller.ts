@@ -1,8 +1,9 @@
-import { Controller, Get, Param } from '@nestjs/common';
+import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
+import { PageMetaDto, PageQueryDto, pageOf, pageWindow } from '@app/common/dto/page.dto';
 import { toIso } from '@app/database/epoch-ms.transformer';
 import { SessionsService } from '../sessions/sessions.service';
 import { ToolCallJournalRepository } from './tool-call-journal.repository';
@@ -22,11 +23,8 @@ class JournalRowDto {
   @ApiProperty({ nullable: true, type: String }) errorClass: string | null;
 }
 
-class JournalPageDto {
+class JournalPageDto extends PageMetaDto {
   @ApiProperty({ type: [JournalRowDto] }) items: JournalRowDto[];
-  @ApiProperty() total: number;
-  @ApiProperty() page: number;
-  @ApiProperty() pageSize: number;
 }
 
 @ApiTags('admin: safety')
@@ -41,10 +39,15 @@ export class JournalAdminController {
 
   @Get(':id/journal')
   @ApiOkResponse({ type: JournalPageDto })
-  @ApiErrors(404)
-  async journalOf(@Auth() auth: AuthContext, @Param('id') id: string): Promise<JournalPageDto> {
+  @ApiErrors(400, 404)
+  async journalOf(
+    @Auth() auth: AuthContext,
+    @Param('id') id: string,
+    @Query() query: PageQueryDto,
+  ): Promise<JournalPageDto> {
     const session = await this.sessions.load(auth, id);
-    const rows = await this.journal.listForSession(session.tenantId, session.id);
+    const { skip, take } = pageWindow(query);
+    const [rows, total] = await this.journal.pageForSession(session.tenantId, session.id, skip, take);
     const items = rows.map((r) => ({
       toolCallId: r.toolCallId,
       toolName: r.toolName,
@@ -59,6 +62,6 @@ export class JournalAdminController {
       totalChars: r.totalChars,
       errorClass: r.errorClass,
     }));
-    return { items, total: items.length, page: 1, pageSize: Math.max(items.length, 1) };
+    return pageOf(items, total, query);
   }
 }

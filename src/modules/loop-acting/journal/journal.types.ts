@@ -31,6 +31,23 @@ export interface JournalEntry extends JournalKey {
   inlineLimit: number;
 }
 
+/** What the admin journal list shows of an entry (no arguments, no result). */
+export const JOURNAL_LIST_FIELDS = [
+  'toolCallId',
+  'toolName',
+  'state',
+  'resultStatus',
+  'attempts',
+  'iteration',
+  'startedAt',
+  'finishedAt',
+  'owner',
+  'leaseExpiresAt',
+  'totalChars',
+  'errorClass',
+] as const satisfies ReadonlyArray<keyof JournalEntry>;
+export type JournalListEntry = Pick<JournalEntry, (typeof JOURNAL_LIST_FIELDS)[number]>;
+
 /** How a call ended, written with its result in one step. */
 export interface JournalOutcome {
   state: 'COMPLETED' | 'FAILED';

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { isUniqueViolation } from '@app/database/unique-violation';
 import { HotSql, HotStatements, sqlRowCount } from '@app/database/hot-sql';
 import { HotTable } from '@app/database/hot-table';
-import { JournalEntry, JournalKey, JournalOutcome } from './journal.types';
+import { JOURNAL_LIST_FIELDS, JournalEntry, JournalKey, JournalListEntry, JournalOutcome } from './journal.types';
 import { ToolCallJournalEntity } from './tool-call-journal.entity';
 import { textChunks } from '../results/tool-result.chunks';
 
@@ -60,12 +60,29 @@ export class ToolCallJournalRepository {
     return (await this.findMany(key.tenantId, key.sessionId, [key.toolCallId])).get(key.toolCallId) ?? null;
   }
 
-  async listForSession(tenantId: string, sessionId: string): Promise<JournalEntry[]> {
-    const rows: Row[] = await this.sql.all(
-      `SELECT ${this.table.columnList} FROM tool_call_journal WHERE tenant_id = ? AND session_id = ? ORDER BY started_at, tool_call_id`,
-      [tenantId, sessionId],
-    );
-    return rows.map((r) => this.toEntry(r));
+  /**
+   * One page of a session's entries in call order, with only the columns of the admin view (never the arguments or
+   * the result: a session's journal may hold thousands of results of up to their inline limit), and their count.
+   */
+  async pageForSession(
+    tenantId: string,
+    sessionId: string,
+    skip: number,
+    take: number,
+  ): Promise<[JournalListEntry[], number]> {
+    const where = 'WHERE tenant_id = ? AND session_id = ?';
+    const [rows, [count]] = await Promise.all([
+      this.sql.all(
+        `SELECT ${this.table.columnsOf(JOURNAL_LIST_FIELDS)} FROM tool_call_journal ${where}
+          ORDER BY started_at, tool_call_id LIMIT ${sqlRowCount(take)} OFFSET ${sqlRowCount(skip)}`,
+        [tenantId, sessionId],
+      ),
+      this.sql.all<{ total: string | number }>(`SELECT COUNT(*) AS total FROM tool_call_journal ${where}`, [
+        tenantId,
+        sessionId,
+      ]),
+    ]);
+    return [rows.map((r) => this.table.fromRow(r)), Number(count?.total ?? 0)];
   }
 
   /**
