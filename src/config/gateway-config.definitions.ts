@@ -158,6 +158,17 @@ export const GATEWAY_SETTINGS = [
     defaultValue: 'public',
     description: 'Default Nacos namespace of MCP services.',
   },
+  {
+    env: 'NACOS_TENANT_NAMESPACES',
+    kind: {
+      type: 'string',
+      pattern: /^$|^[^=;|\s]+=[^=;|\s]+(\|[^=;|\s]+)*(;[^=;|\s]+=[^=;|\s]+(\|[^=;|\s]+)*)*$/,
+      hint: 'use tenant=namespace[|namespace][;tenant=namespace...], e.g. acme=acme-prod|acme-dev;globex=globex',
+    },
+    defaultValue: '',
+    description:
+      "The Nacos namespaces each tenant's NACOS MCP services may name (tenant=namespace[|namespace];...): the gateway looks services up with the platform's Nacos credentials, so a tenant admin may not name another namespace (omitted: the tenant's first). A tenant without an entry registers no NACOS service; the platform admin key may name any namespace.",
+  },
   { env: 'NACOS_USERNAME', kind: { type: 'string' }, defaultValue: '', description: 'Nacos user name (optional).' },
   {
     env: 'NACOS_PASSWORD',

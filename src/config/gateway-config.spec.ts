@@ -49,6 +49,18 @@ describe('loadGatewayConfig', () => {
     expect(() => loadGatewayConfig({ TOOL_SECRETS: 'no-equals' })).toThrow(/TOOL_SECRETS must be NAME=value/);
   });
 
+  it("parses each tenant's Nacos namespaces, and refuses a malformed list", () => {
+    const config = loadGatewayConfig({ NACOS_TENANT_NAMESPACES: 'acme=acme-prod|acme-dev;globex=globex' });
+    expect([...config.nacos.tenantNamespaces]).toEqual([
+      ['acme', ['acme-prod', 'acme-dev']],
+      ['globex', ['globex']],
+    ]);
+    expect(loadGatewayConfig({}).nacos.tenantNamespaces.size).toBe(0);
+    expect(() => loadGatewayConfig({ NACOS_TENANT_NAMESPACES: 'acme' })).toThrow(
+      /NACOS_TENANT_NAMESPACES="acme" is not valid: use tenant=namespace/,
+    );
+  });
+
   it('loads the demo tools by default, except in production unless asked for', () => {
     expect(loadGatewayConfig({}).demoToolsEnabled).toBe(true);
     expect(loadGatewayConfig({ NODE_ENV: 'production' }).demoToolsEnabled).toBe(false);

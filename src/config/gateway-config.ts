@@ -24,7 +24,14 @@ export interface GatewayConfig {
   toolSpecsCacheCheckMs: number;
   /** Retention of closed sessions and their rows (RETENTION_*). */
   retention: { days: number; enabled: boolean; intervalMs: number };
-  nacos: { serverAddr: string; namespace: string; username: string; password: string };
+  nacos: {
+    serverAddr: string;
+    namespace: string;
+    /** NACOS_TENANT_NAMESPACES: the namespaces each tenant's NACOS services may name (first: the default). */
+    tenantNamespaces: ReadonlyMap<string, readonly string[]>;
+    username: string;
+    password: string;
+  };
   mcp: {
     healthIntervalMs: number;
     repairEnabled: boolean;
@@ -184,6 +191,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     nacos: {
       serverAddr: raw.NACOS_SERVER_ADDR as string,
       namespace: raw.NACOS_NAMESPACE as string,
+      tenantNamespaces: tenantNamespacesOf(raw.NACOS_TENANT_NAMESPACES as string),
       username: raw.NACOS_USERNAME as string,
       password: raw.NACOS_PASSWORD as string,
     },
@@ -238,4 +246,14 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     },
     eventsStreamPollMs: raw.EVENTS_STREAM_POLL_MS as number,
   };
+}
+
+/** `acme=ns1|ns2;globex=ns3` (validated by its definition's pattern) as tenant → namespaces. */
+function tenantNamespacesOf(value: string): ReadonlyMap<string, readonly string[]> {
+  const map = new Map<string, string[]>();
+  for (const entry of value.split(';').filter(Boolean)) {
+    const [tenant, namespaces] = entry.split('=');
+    map.set(tenant, [...(map.get(tenant) ?? []), ...namespaces.split('|')]);
+  }
+  return map;
 }

@@ -54,7 +54,11 @@ describe('NacosMcpSync: Nacos services (real nacos client, Nacos v1 test server)
     broken.failCalls = 'http-500';
     nacos.registerInstance(NS, GROUP, SERVICE, instance(a, { metadata: { 'mcp.path': '/mcp' } }));
     db = await createTestDatabaseUrl('sqlite');
-    gw = await startMcpSyncGateway(db.url, { NACOS_SERVER_ADDR: addr, MCP_SYNC_DEBOUNCE_MS: String(DEBOUNCE_MS) });
+    gw = await startMcpSyncGateway(db.url, {
+      NACOS_SERVER_ADDR: addr,
+      MCP_SYNC_DEBOUNCE_MS: String(DEBOUNCE_MS),
+      NACOS_TENANT_NAMESPACES: `acme=${NS}|acme-other`,
+    });
     api = new McpSyncApi(gw);
     runtime = await createKey(gw, 'acme', 'runtime');
     agentId = await api.createAgent('acme', 'weather-bot');
@@ -302,5 +306,26 @@ describe('NacosMcpSync: Nacos services (real nacos client, Nacos v1 test server)
     } finally {
       await paged.stop();
     }
+  });
+
+  it("lets a tenant admin name only its tenant's Nacos namespaces (lookups use the platform's credentials)", async () => {
+    const acmeAdmin = await createKey(gw, 'acme', 'admin');
+    const create = (key: { Authorization: string }, body: Record<string, unknown>) =>
+      gw.http
+        .post('/api/v1/admin/mcp-services')
+        .set(key)
+        .send({ kind: 'NACOS', serviceName: SERVICE, groupName: GROUP, ...body });
+    const elsewhere = await create(acmeAdmin, { name: 'peek', namespaceId: 'platform-internal' }).expect(403);
+    expect(elsewhere.body.error).toMatchObject({
+      code: 'FORBIDDEN',
+      message: expect.stringContaining(`may name the Nacos namespaces ${NS}, acme-other (NACOS_TENANT_NAMESPACES)`),
+    });
+    const globexAdmin = await createKey(gw, 'globex', 'admin');
+    const none = await create(globexAdmin, { name: 'peek' }).expect(403);
+    expect(none.body.error.message).toContain('Tenant globex has no Nacos namespace');
+    // Omitted: the tenant's first namespace, where the service is found and synced.
+    const own = await create(acmeAdmin, { name: 'own-weather' }).expect(201);
+    expect(own.body).toMatchObject({ namespaceId: NS, tenantId: 'acme', health: 'UP' });
+    expect(Object.keys(await api.toolsOf(own.body.id))).toContain('own-weather_forecast');
   });
 });

@@ -9,6 +9,7 @@ import { FieldProblem, validationFailed } from '@app/common/errors/validation';
 import { Page, pageOf, pageWindow } from '@app/common/dto/page.dto';
 import { isUniqueViolation } from '@app/database/unique-violation';
 import { ConfigVersionService } from '@app/database/config-version.service';
+import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { McpClientPool } from '@app/modules/executors/mcp/mcp-client.pool';
 import { ToolRegistryRepository } from '@app/modules/tool-registry/tool-registry.repository';
 import { toDescriptor, toToolDto } from '@app/modules/tool-registry/tool-descriptor.mapper';
@@ -54,6 +55,7 @@ export class McpServicesService {
     private readonly pool: McpClientPool,
     private readonly configVersion: ConfigVersionService,
     @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
   async create(auth: AuthContext, dto: CreateMcpServiceDto): Promise<McpServiceDto> {
@@ -61,6 +63,7 @@ export class McpServicesService {
     assertValidDefinition(dto);
     if (dto.kind === 'NACOS' && !isNacosEnabled(this.naming))
       throw new DomainError(McpServicesErrorCode.NACOS_NOT_CONFIGURED, new NacosDisabledError().message);
+    const namespaceId = dto.kind === 'NACOS' ? this.namespaceFor(auth, dto.namespaceId) : null;
     const scopeKey = tenantId ?? '*';
     await this.assertNameFree(scopeKey, dto.name);
     const now = Date.now();
@@ -71,7 +74,7 @@ export class McpServicesService {
       url: dto.kind === 'STATIC' ? new URL(dto.url!).toString() : null,
       serviceName: dto.kind === 'NACOS' ? dto.serviceName! : null,
       groupName: dto.kind === 'NACOS' ? (dto.groupName ?? DEFAULT_NACOS_GROUP) : null,
-      namespaceId: dto.kind === 'NACOS' ? (dto.namespaceId ?? null) : null,
+      namespaceId,
       transport: dto.transport ?? null,
       path: dto.kind === 'NACOS' ? (dto.path ?? null) : null,
       tenantId,
@@ -97,6 +100,24 @@ export class McpServicesService {
     const created = toMcpServiceRecord((await this.services.findById(row.id))!);
     this.watcher.watch(created);
     return toMcpServiceDto(created);
+  }
+
+  /**
+   * The namespace a new NACOS service names. Lookups use the platform's Nacos credentials, so a tenant admin may
+   * name only its tenant's namespaces (NACOS_TENANT_NAMESPACES; omitted: the first), never another tenant's or the
+   * platform's; the platform admin key names any (omitted: NACOS_NAMESPACE at lookup).
+   */
+  private namespaceFor(auth: AuthContext, requested: string | undefined): string | null {
+    if (auth.tenantId === null) return requested ?? null;
+    const allowed = this.config.nacos.tenantNamespaces.get(auth.tenantId) ?? [];
+    if (allowed.length > 0 && (requested === undefined || allowed.includes(requested))) return requested ?? allowed[0];
+    throw new DomainError(
+      CommonErrorCode.FORBIDDEN,
+      allowed.length === 0
+        ? `Tenant ${auth.tenantId} has no Nacos namespace: its NACOS services are looked up with the platform's Nacos credentials, so the platform admin assigns namespaces in NACOS_TENANT_NAMESPACES (e.g. ${auth.tenantId}=<namespace>) or registers the service with the platform key.`
+        : `Tenant ${auth.tenantId} may name the Nacos namespaces ${allowed.join(', ')} (NACOS_TENANT_NAMESPACES), not ${requested}; omit namespaceId for ${allowed[0]}.`,
+      { allowedNamespaces: allowed },
+    );
   }
 
   async list(auth: AuthContext, query: ListMcpServicesQueryDto): Promise<Page<McpServiceDto>> {
