@@ -90,6 +90,13 @@ export const GATEWAY_SETTINGS = [
       'Comma-separated hosts, IPs or CIDRs that HTTP tools, MCP URLs and web search may reach although they are loopback, private or link-local.',
   },
   {
+    env: 'OUTBOUND_PLATFORM_ONLY_HOSTS',
+    kind: { type: 'list' },
+    defaultValue: '',
+    description:
+      "Comma-separated hosts, IPs or CIDRs that only the platform's own tools, MCP services, model providers and knowledge bases may call: a tenant's are refused (OUTBOUND_BLOCKED) even when OUTBOUND_ALLOW_HOSTS lists the target.",
+  },
+  {
     env: 'JOURNAL_LEASE_MS',
     kind: { type: 'int', min: 500, max: 3_600_000 },
     defaultValue: '10000',

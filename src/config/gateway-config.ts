@@ -15,6 +15,8 @@ export interface GatewayConfig {
   toolRetryBaseDelayMs: number;
   toolRetryMaxAfterMs: number;
   outboundAllowHosts: string[];
+  /** OUTBOUND_PLATFORM_ONLY_HOSTS: targets a tenant's calls never reach (see OutboundHttpAgent.scope). */
+  outboundPlatformOnlyHosts: string[];
   journalLeaseMs: number;
   /** Dead-owner sweep period; 0 = off. */
   journalSweepIntervalMs: number;
@@ -175,6 +177,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     toolRetryBaseDelayMs: raw.TOOL_RETRY_BASE_DELAY_MS as number,
     toolRetryMaxAfterMs: raw.TOOL_RETRY_MAX_AFTER_MS as number,
     outboundAllowHosts: raw.OUTBOUND_ALLOW_HOSTS as string[],
+    outboundPlatformOnlyHosts: raw.OUTBOUND_PLATFORM_ONLY_HOSTS as string[],
     journalLeaseMs: raw.JOURNAL_LEASE_MS as number,
     journalSweepIntervalMs: raw.JOURNAL_SWEEP_INTERVAL_MS as number,
     instanceId:

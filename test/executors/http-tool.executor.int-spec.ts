@@ -17,7 +17,7 @@ class HttpHarness {
   readonly policy: ToolCallPolicy;
 
   constructor(readonly config: GatewayConfig) {
-    this.agent = new OutboundHttpAgent(new OutboundGuard(config));
+    this.agent = new OutboundHttpAgent(new OutboundGuard(config), config);
     this.executor = new HttpToolExecutor(this.agent, headersResolverOf(config));
     this.policy = new ToolCallPolicy(config);
   }

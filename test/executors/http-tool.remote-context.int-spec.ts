@@ -16,7 +16,7 @@ type CallContext = { tenantId: string | null; userId: string | null; sessionId: 
 describe('HttpToolExecutor: path placeholders and the call context (real loopback server)', () => {
   const server = new RecordingHttpServer();
   const config = executorTestConfig();
-  const agent = new OutboundHttpAgent(new OutboundGuard(config));
+  const agent = new OutboundHttpAgent(new OutboundGuard(config), config);
   const executor = new HttpToolExecutor(agent, headersResolverOf(config));
   const policy = new ToolCallPolicy(config);
   const run = (tool: ToolDescriptor, args: Record<string, unknown>, ctx: CallContext) =>

@@ -20,7 +20,7 @@ class McpHarness {
   readonly policy: ToolCallPolicy;
 
   constructor(config: GatewayConfig = executorTestConfig()) {
-    this.agent = new OutboundHttpAgent(new OutboundGuard(config));
+    this.agent = new OutboundHttpAgent(new OutboundGuard(config), config);
     this.pool = new McpClientPool(this.agent);
     this.executor = new McpRemoteToolExecutor(this.pool, headersResolverOf(config), config);
     this.policy = new ToolCallPolicy(config);
@@ -38,7 +38,8 @@ class McpHarness {
   async seesServerGone(url: string): Promise<void> {
     const origin = new URL(url).origin;
     await waitFor(
-      () => ((this.agent.dispatcher.stats[origin] as { connected?: number } | undefined)?.connected ?? 0) === 0,
+      () =>
+        ((this.agent.scope(null).dispatcher.stats[origin] as { connected?: number } | undefined)?.connected ?? 0) === 0,
       {
         description: `the sockets to ${origin} to close`,
       },

@@ -19,7 +19,7 @@ describe.each([
 ])('McpRemoteToolExecutor sends _meta on tools/call: %s', (_label, makeServer) => {
   const server = makeServer();
   const config = executorTestConfig();
-  const agent = new OutboundHttpAgent(new OutboundGuard(config));
+  const agent = new OutboundHttpAgent(new OutboundGuard(config), config);
   const pool = new McpClientPool(agent);
   const executor = new McpRemoteToolExecutor(pool, headersResolverOf(config), config);
   const policy = new ToolCallPolicy(config);

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { OutboundGuard } from '@app/modules/executors/outbound/outbound-guard';
 import { OutboundHttpAgent } from '@app/modules/executors/outbound/outbound-http.agent';
 import { ToolCallError } from '@app/modules/executors/tool-executor';
 import { ToolErrorClass } from '@app/modules/executors/tool-error-class';
@@ -13,16 +12,13 @@ export const HTTP_SEARCH_TIMEOUT_MS = 10_000;
 
 /**
  * Asks the retrieval service of an HTTP knowledge base: `POST <url> {query, topK}` →
- * `{results: [{documentId?, title, content, score}]}`, through the gateway's guarded outbound agent (the address
+ * `{results: [{documentId?, title, content, score}]}`, through the guarded outbound scope of its tenant (the address
  * is vetted when the socket opens; loopback and private addresses need OUTBOUND_ALLOW_HOSTS). No secrets are sent.
  * @throws ToolCallError for anything but a well-formed answer (the message says what was wrong).
  */
 @Injectable()
 export class KnowledgeHttpClient {
-  constructor(
-    private readonly guard: OutboundGuard,
-    private readonly http: OutboundHttpAgent,
-  ) {}
+  constructor(private readonly http: OutboundHttpAgent) {}
 
   async search(
     url: string,
@@ -32,11 +28,12 @@ export class KnowledgeHttpClient {
     signal?: AbortSignal,
   ): Promise<KnowledgeSearchHit[]> {
     const target = new URL(url);
-    this.guard.checkUrl(target);
+    const outbound = this.http.scope(context.tenantId);
+    outbound.guard.checkUrl(target);
     const budget = AbortSignal.timeout(HTTP_SEARCH_TIMEOUT_MS);
     let response: Response;
     try {
-      response = await this.http.fetch(target, {
+      response = await outbound.fetch(target, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',

@@ -94,7 +94,7 @@ export class ModelChatClient {
       timeout: o.timeoutMs ?? this.config.agentLoop.modelCallTimeoutMs,
       maxRetries: o.maxRetries ?? this.config.agentLoop.modelMaxRetries,
       // The client passes a URL string and a plain init; the outbound fetch takes exactly those.
-      fetch: this.outbound.fetch as unknown as typeof fetch,
+      fetch: this.outbound.scope(provider.tenantId).fetch as unknown as typeof fetch,
       logLevel: 'off',
     });
     this.clients.set(provider.id, { version: provider.version, apiKey, client });

@@ -4,7 +4,6 @@ import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.ty
 import { isPlatformWebSearch } from '@app/modules/agent-config/visibility/visibility-layers';
 import { CallTargetRegistry } from '@app/modules/executors/call-path/call-target.registry';
 import type { ToolCallContext, ToolDispatcher } from '@app/modules/executors/call-path/tool-call.types';
-import { OutboundGuard } from '@app/modules/executors/outbound/outbound-guard';
 import { OutboundHttpAgent } from '@app/modules/executors/outbound/outbound-http.agent';
 import { ToolCallError, ToolOutput } from '@app/modules/executors/tool-executor';
 import { ToolErrorClass } from '@app/modules/executors/tool-error-class';
@@ -24,7 +23,6 @@ export class WebSearchDispatcher implements ToolDispatcher, OnModuleInit {
   constructor(
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     private readonly targets: CallTargetRegistry,
-    private readonly guard: OutboundGuard,
     private readonly http: OutboundHttpAgent,
   ) {}
 
@@ -53,12 +51,14 @@ export class WebSearchDispatcher implements ToolDispatcher, OnModuleInit {
     url.searchParams.set('q', String(args.query));
     // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the tool's input schema types count
     url.searchParams.set('count', String(args.count ?? 5));
-    this.guard.checkUrl(url);
+    // The platform's search service (WEB_SEARCH_URL), whoever's session asks.
+    const outbound = this.http.scope(null);
+    outbound.guard.checkUrl(url);
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.config.webSearch.apiKey) headers.authorization = `Bearer ${this.config.webSearch.apiKey}`;
     let response: Response;
     try {
-      response = await this.http.fetch(url, { method: 'GET', headers, signal });
+      response = await outbound.fetch(url, { method: 'GET', headers, signal });
     } catch (err) {
       if (err instanceof ToolCallError) throw err;
       throw new ToolCallError(

@@ -28,7 +28,8 @@ export class HttpToolExecutor implements ToolExecutor {
     const { tool, signal } = invocation;
     const secrets = await this.headerSecrets.scopeFor(tool);
     const req = buildHttpToolRequest(tool, invocation.arguments, remoteCallContextOf(invocation), secrets);
-    this.outbound.guard.checkUrl(req.url);
+    const outbound = this.outbound.scope(tool.tenantId);
+    outbound.guard.checkUrl(req.url);
     const target = `${req.method} ${req.url.origin}${req.url.pathname}`;
     try {
       const res = await request(req.url, {
@@ -36,7 +37,7 @@ export class HttpToolExecutor implements ToolExecutor {
         headers: req.headers,
         body: req.body,
         signal,
-        dispatcher: this.outbound.dispatcher,
+        dispatcher: outbound.dispatcher,
         // The call's outer budget (the signal) bounds the exchange, not undici's own timers.
         headersTimeout: 0,
         bodyTimeout: 0,

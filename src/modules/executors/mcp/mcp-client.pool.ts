@@ -194,14 +194,15 @@ export class McpClientPool implements OnModuleDestroy {
         },
       );
     }
-    await this.outbound.guard.assertAllowed(url);
+    const outbound = this.outbound.scope(endpoint.owner ?? null);
+    await outbound.guard.assertAllowed(url);
     const connection = await McpConnection.open(
       url,
       entry.resolvedTransport ?? endpoint.transport ?? 'streamable-http',
       {
         key: entry.key,
-        fetch: this.outbound.fetch,
-        dispatcher: this.toolsCallClient === 'exchange' ? this.outbound.dispatcher : undefined,
+        fetch: outbound.fetch,
+        dispatcher: this.toolsCallClient === 'exchange' ? outbound.dispatcher : undefined,
         headers: endpoint.headers,
         connectTimeoutMs: CONNECT_TIMEOUT_MS,
         onLost: (lost) => this.drop(lost),

@@ -4,7 +4,7 @@ import { parseAddress, stripBrackets } from './outbound-address.classifier';
 type Cidr = [ipaddr.IPv4 | ipaddr.IPv6, number];
 
 /**
- * The parsed OUTBOUND_ALLOW_HOSTS list. Entries are host names (exact, case-insensitive; `*.example.com`
+ * A parsed list of hosts and addresses (OUTBOUND_ALLOW_HOSTS, OUTBOUND_PLATFORM_ONLY_HOSTS). Entries are host names (exact, case-insensitive; `*.example.com`
  * matches every subdomain, not the apex), IP addresses (`10.0.0.5`, `::1`, `[::1]`) or CIDRs
  * (`10.0.0.0/8`, `fd00::/8`). IPv4-mapped IPv6 addresses are matched as the IPv4 they carry.
  */
@@ -13,7 +13,11 @@ export class OutboundAllowList {
   private readonly suffixes: string[] = [];
   private readonly cidrs: Cidr[] = [];
 
-  constructor(entries: readonly string[]) {
+  /** `setting`: the variable the entries come from, named in the error of an invalid one. */
+  constructor(
+    entries: readonly string[],
+    private readonly setting = 'OUTBOUND_ALLOW_HOSTS',
+  ) {
     for (const raw of entries) this.add(raw.trim());
   }
 
@@ -41,13 +45,13 @@ export class OutboundAllowList {
       const [base, bits] = entry.split('/', 2);
       const addr = parseAddress(base);
       const prefix = Number(bits);
-      if (!addr || !/^\d+$/.test(bits)) throw new Error(`OUTBOUND_ALLOW_HOSTS entry "${entry}" is not a valid CIDR`);
+      if (!addr || !/^\d+$/.test(bits)) throw new Error(`${this.setting} entry "${entry}" is not a valid CIDR`);
       // A mapped IPv6 CIDR (::ffff:10.0.0.0/104) becomes the IPv4 CIDR it describes.
       const wasMapped = addr.kind() === 'ipv4' && stripBrackets(base).includes(':');
       const effective = wasMapped ? prefix - 96 : prefix;
       const max = addr.kind() === 'ipv4' ? 32 : 128;
       if (effective < 0 || effective > max)
-        throw new Error(`OUTBOUND_ALLOW_HOSTS entry "${entry}" has an invalid prefix length`);
+        throw new Error(`${this.setting} entry "${entry}" has an invalid prefix length`);
       this.cidrs.push([addr, effective]);
       return;
     }

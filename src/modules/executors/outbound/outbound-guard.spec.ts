@@ -174,4 +174,51 @@ describe('OutboundGuard', () => {
       expect((err as ToolCallError).errorClass).toBe('OUTBOUND_BLOCKED');
     });
   });
+
+  describe('forTenants (OUTBOUND_PLATFORM_ONLY_HOSTS)', () => {
+    const reserved = ['internal.example', '10.0.0.0/8', '93.184.216.0/24'];
+
+    it('refuses reserved targets by name or by any address, even allow-listed or public; the platform reaches them', async () => {
+      const { guard: platform } = guardWith(['internal.example', '10.0.0.0/8'], zone);
+      const tenants = platform.forTenants(reserved);
+      for (const url of [
+        'http://internal.example',
+        'http://10.1.2.3',
+        'http://public.example',
+        'http://mixed.example',
+      ]) {
+        const err = await rejection(tenants.assertAllowed(new URL(url)));
+        expect(err.errorClass).toBe('OUTBOUND_BLOCKED');
+        expect(err.message).toMatch(/reserved for the platform's own tools.*OUTBOUND_PLATFORM_ONLY_HOSTS/);
+      }
+      await expect(platform.assertAllowed(new URL('http://internal.example'))).resolves.toMatchObject({
+        address: '10.0.0.7',
+      });
+      await expect(platform.assertAllowed(new URL('http://public.example'))).resolves.toMatchObject({
+        address: '93.184.216.34',
+      });
+      // Not reserved: the tenants' guard is the platform's otherwise (a private address still needs the allow list).
+      await expect(tenants.assertAllowed(new URL('http://v6only.example'))).resolves.toMatchObject({ family: 6 });
+      expect((await rejection(tenants.assertAllowed(new URL('http://meta.example')))).message).toMatch(
+        /OUTBOUND_ALLOW_HOSTS/,
+      );
+    });
+
+    it('refuses a reserved name at once and a reserved address at connect, where a rebinding DNS cannot dodge it', async () => {
+      const { guard: platform } = guardWith([], zone);
+      const tenants = platform.forTenants(reserved);
+      expect(() => tenants.checkUrl(new URL('http://internal.example/x'))).toThrow(/reserved for the platform/);
+      expect(() => tenants.checkUrl(new URL('http://public.example/x'))).not.toThrow();
+      const { err } = await lookupVia(tenants, 'public.example', true);
+      expect((err as ToolCallError).message).toMatch(
+        /public\.example refused: it is reserved .*resolves to 93\.184\.216\.34/,
+      );
+      expect((await lookupVia(platform, 'public.example', true)).err).toBeNull();
+    });
+
+    it('names the setting of an invalid entry', () => {
+      const { guard } = guardWith([]);
+      expect(() => guard.forTenants(['10.0.0.0/99'])).toThrow(/OUTBOUND_PLATFORM_ONLY_HOSTS entry "10.0.0.0\/99"/);
+    });
+  });
 });

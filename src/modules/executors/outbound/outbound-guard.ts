@@ -36,13 +36,25 @@ const systemResolver: OutboundDnsResolver = (hostname) => dns.lookup(hostname, {
 export class OutboundGuard {
   private readonly allowList: OutboundAllowList;
   private readonly resolve: OutboundDnsResolver;
+  /** Set on the tenants' guard only: targets refused whatever the allow list says. */
+  private platformOnly: OutboundAllowList | null = null;
 
   constructor(
-    @Inject(GATEWAY_CONFIG) config: Pick<GatewayConfig, 'outboundAllowHosts'>,
+    @Inject(GATEWAY_CONFIG) private readonly config: Pick<GatewayConfig, 'outboundAllowHosts'>,
     @Optional() @Inject(OUTBOUND_DNS_RESOLVER) resolver?: OutboundDnsResolver,
   ) {
     this.allowList = new OutboundAllowList(config.outboundAllowHosts);
     this.resolve = resolver ?? systemResolver;
+  }
+
+  /**
+   * The guard of tenants' calls: this one, that also refuses every target of `platformOnly`
+   * (OUTBOUND_PLATFORM_ONLY_HOSTS) by host name or by any address it resolves to.
+   */
+  forTenants(platformOnly: readonly string[]): OutboundGuard {
+    const guard = new OutboundGuard(this.config, this.resolve);
+    guard.platformOnly = new OutboundAllowList(platformOnly, 'OUTBOUND_PLATFORM_ONLY_HOSTS');
+    return guard;
   }
 
   /**
@@ -68,6 +80,7 @@ export class OutboundGuard {
     this.checkScheme(url);
     const host = stripBrackets(url.hostname);
     if (isIP(host)) this.vet(host, [{ address: host, family: isIP(host) }]);
+    else this.vetPlatformOnly(host, []);
   }
 
   /** A `net.connect` lookup that resolves, vets every address and hands only vetted ones to the socket. */
@@ -107,6 +120,7 @@ export class OutboundGuard {
 
   /** Refuses when any address is blocked, unless the host name or that address is allow-listed. */
   private vet(hostname: string, addresses: readonly LookupAddress[]): void {
+    this.vetPlatformOnly(hostname, addresses);
     if (this.allowList.allowsHost(hostname)) return;
     for (const { address } of addresses) {
       const reason = blockedAddressReason(address);
@@ -118,6 +132,18 @@ export class OutboundGuard {
         );
       }
     }
+  }
+
+  /** Refuses a target reserved for the platform (tenants' guard only), even when allow-listed or public. */
+  private vetPlatformOnly(hostname: string, addresses: readonly LookupAddress[]): void {
+    if (!this.platformOnly) return;
+    const address = addresses.find((a) => this.platformOnly!.allowsAddress(a.address))?.address;
+    if (!this.platformOnly.allowsHost(hostname) && address === undefined) return;
+    const via = address === undefined || address === stripBrackets(hostname) ? '' : ` (it resolves to ${address})`;
+    throw blocked(
+      `Outbound call to ${hostname} refused: it is reserved for the platform's own tools, services and models${via} ` +
+        "(OUTBOUND_PLATFORM_ONLY_HOSTS); a tenant's tool, MCP service, model provider or knowledge base cannot call it.",
+    );
   }
 }
 

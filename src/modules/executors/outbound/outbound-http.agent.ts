@@ -1,7 +1,8 @@
-import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { setMaxListeners } from 'node:events';
 import { Agent, request } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
+import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { OutboundGuard } from './outbound-guard';
 
 /** The `fetch` shape the MCP SDK transports accept (`FetchLike`), kept structural so no SDK type leaks here. */
@@ -15,13 +16,11 @@ const DRAIN_ON_CANCEL_BYTES = 64 * 1024;
 type UndiciBody = Awaited<ReturnType<typeof request>>['body'];
 
 /**
- * The one keep-alive undici Agent every outbound call shares (HTTP tools, MCP transports, web search).
- * Its `connect.lookup` is {@link OutboundGuard.lookup}: each new socket dials an address vetted at that
- * moment, so a DNS answer that changes between check and connect (rebinding) cannot reach a blocked
- * address. Keep-alive sockets were vetted when opened.
+ * One keep-alive undici Agent, its guard, and a `fetch` on it. Its `connect.lookup` is {@link OutboundGuard.lookup}:
+ * each new socket dials an address vetted at that moment, so a DNS answer that changes between check and connect
+ * (rebinding) cannot reach a blocked address. Keep-alive sockets were vetted when opened, by this scope's guard.
  */
-@Injectable()
-export class OutboundHttpAgent implements OnModuleDestroy {
+export class OutboundScope {
   readonly dispatcher: Agent;
 
   constructor(readonly guard: OutboundGuard) {
@@ -29,7 +28,7 @@ export class OutboundHttpAgent implements OnModuleDestroy {
   }
 
   /**
-   * A WHATWG `fetch` over undici's `request` on the shared Agent, for the MCP SDK transports. About twice
+   * A WHATWG `fetch` over undici's `request` on this scope's Agent, for the MCP SDK transports. About twice
    * as fast as `fetch` on loopback (no fetch spec machinery); redirects are returned, never followed (the SDK
    * follows same-origin ones itself). Bodies never time out here: the SDK's own timeouts and the caller's
    * signal bound each exchange, and an SSE stream may stay idle for long.
@@ -58,10 +57,6 @@ export class OutboundHttpAgent implements OnModuleDestroy {
     });
   };
 
-  async onModuleDestroy(): Promise<void> {
-    await this.dispatcher.destroy();
-  }
-
   private readonly widenedSignals = new WeakSet<AbortSignal>();
 
   /**
@@ -72,6 +67,34 @@ export class OutboundHttpAgent implements OnModuleDestroy {
     if (this.widenedSignals.has(signal)) return;
     this.widenedSignals.add(signal);
     setMaxListeners(0, signal);
+  }
+}
+
+/**
+ * Every outbound call goes through one of two {@link OutboundScope}s: the platform's (its own tools, MCP services,
+ * model providers, knowledge bases, web search) and the tenants' (theirs), whose guard also refuses the targets of
+ * OUTBOUND_PLATFORM_ONLY_HOSTS. The two keep separate keep-alive pools, so a tenant's call never rides a socket the
+ * platform opened. With that list empty they are one scope (one pool), as before it existed.
+ */
+@Injectable()
+export class OutboundHttpAgent implements OnModuleDestroy {
+  private readonly platform: OutboundScope;
+  private readonly tenants: OutboundScope;
+
+  constructor(guard: OutboundGuard, @Inject(GATEWAY_CONFIG) config: Pick<GatewayConfig, 'outboundPlatformOnlyHosts'>) {
+    this.platform = new OutboundScope(guard);
+    const reserved = config.outboundPlatformOnlyHosts;
+    this.tenants = reserved.length > 0 ? new OutboundScope(guard.forTenants(reserved)) : this.platform;
+  }
+
+  /** The scope of calls made for `owner`: a tenant's id, or null for the platform's own. */
+  scope(owner: string | null): OutboundScope {
+    return owner === null ? this.platform : this.tenants;
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.platform.dispatcher.destroy();
+    if (this.tenants !== this.platform) await this.tenants.dispatcher.destroy();
   }
 }
 
