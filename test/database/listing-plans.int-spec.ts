@@ -1,11 +1,15 @@
 import { DataSource } from 'typeorm';
-import { BetterSqlite3QueryRunner } from 'typeorm/driver/better-sqlite3/BetterSqlite3QueryRunner';
 import { HotSql } from '@app/database/hot-sql';
-import { createKey, startTestGateway, TestGateway } from '@test/support/gateway-test-app';
+import { createKey, startTestGateway, TestGateway, toolBody } from '@test/support/gateway-test-app';
 import { createTestDatabaseUrl, TestDatabase } from '@test/support/test-database';
 
+/** Whether a statement reads `table` (named after FROM or JOIN, quoted or not). */
+function reads(sql: string, table: string): boolean {
+  return new RegExp(`\\b(FROM|JOIN)\\s+["\`]?${table}["\`]?(\\s|$)`, 'i').test(sql);
+}
+
 /** Tables that grow without bound (until retention), whose lists must never be read whole. */
-const GROWING = ['tool_call_log', 'agent_session', 'hitl_request'];
+const GROWING = ['tool_call_log', 'agent_session', 'hitl_request', 'agent_task', 'ai_tool'];
 
 /**
  * The admin lists' statements, captured as the gateway sends them, and SQLite's plan for each: walked through an
@@ -21,7 +25,7 @@ describe('admin lists read growing tables through an index, in order (SQLite pla
     db = await createTestDatabaseUrl('sqlite');
     gw = await startTestGateway(db.url);
     const record = (sql: unknown, params: unknown) => {
-      if (typeof sql === 'string' && /^\s*SELECT/i.test(sql) && GROWING.some((t) => sql.includes(t)))
+      if (typeof sql === 'string' && /^\s*SELECT/i.test(sql) && GROWING.some((t) => reads(sql, t)))
         captured.push({ sql, params: Array.isArray(params) ? params : [] });
     };
     const hotAll = HotSql.prototype.all;
@@ -29,13 +33,12 @@ describe('admin lists read growing tables through an index, in order (SQLite pla
       record(sql, params);
       return hotAll.call(this, sql, params);
     });
-    const query = BetterSqlite3QueryRunner.prototype.query;
-    jest.spyOn(BetterSqlite3QueryRunner.prototype, 'query').mockImplementation(function (
-      this: BetterSqlite3QueryRunner,
-      ...args: Parameters<typeof query>
-    ) {
-      record(args[0], args[1]);
-      return query.apply(this, args);
+    // TypeORM's statements: every one passes its logger (which prints them only when logging is on).
+    const logger = gw.app.get(DataSource).logger;
+    const logQuery = logger.logQuery.bind(logger);
+    jest.spyOn(logger, 'logQuery').mockImplementation((sql, params, runner) => {
+      record(sql, params);
+      return logQuery(sql, params, runner);
     });
   });
 
@@ -45,7 +48,7 @@ describe('admin lists read growing tables through an index, in order (SQLite pla
     await db?.drop();
   });
 
-  it('tool calls by tenant, by tool, by session; sessions by tenant; the HITL queue', async () => {
+  it('tool calls by tenant, by tool, by session; sessions, tasks by tenant; the HITL queue; tool-name clashes', async () => {
     const tenantAdmin = await createKey(gw, 'acme', 'admin');
     const lists: Array<[string, { Authorization: string }]> = [
       ['/api/v1/admin/tool-calls', tenantAdmin],
@@ -55,8 +58,17 @@ describe('admin lists read growing tables through an index, in order (SQLite pla
       ['/api/v1/admin/sessions', tenantAdmin],
       ['/api/v1/admin/hitl', gw.admin],
       ['/api/v1/admin/hitl', tenantAdmin],
+      ['/api/v1/admin/hitl?status=PENDING', gw.admin],
+      ['/api/v1/admin/hitl?status=PENDING', tenantAdmin],
+      ['/api/v1/admin/tasks', tenantAdmin],
     ];
     for (const [path, key] of lists) await gw.http.get(path).set(key).expect(200);
+    // A platform-wide tool's name is checked against every tenant's.
+    await gw.http
+      .post('/api/v1/admin/tools')
+      .set(gw.admin)
+      .send(toolBody({ name: 'plan_probe' }))
+      .expect(201);
 
     const ds = gw.app.get(DataSource);
     const plans = await Promise.all(
@@ -65,7 +77,7 @@ describe('admin lists read growing tables through an index, in order (SQLite pla
         return { sql, plan: rows.map((r) => r.detail) };
       }),
     );
-    const tables = new Set(plans.flatMap(({ sql }) => GROWING.filter((t) => sql.includes(t))));
+    const tables = new Set(plans.flatMap(({ sql }) => GROWING.filter((t) => reads(sql, t))));
     expect([...tables].sort()).toEqual([...GROWING].sort());
     const unindexed = plans
       .map(({ sql, plan }) => ({

@@ -21,6 +21,8 @@ export const PLATFORM_SCOPE = '*';
 @Index('idx_ai_tool_tenant', ['tenantId'])
 @Index('idx_ai_tool_source', ['source'])
 @Index('idx_ai_tool_mcp_service', ['mcpServiceId'])
+// A name in every scope: the platform key's clash check, and platform-wide MCP services' name holders.
+@Index('idx_ai_tool_name_key', ['nameKey'])
 export class AiToolEntity {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id: string;

@@ -5,6 +5,7 @@ import { epochMs } from '@app/database/epoch-ms.transformer';
 @Entity({ name: 'agent_task' })
 @Index('uq_agent_task_parent_call', ['parentSessionId', 'parentToolCallId'], { unique: true })
 @Index('idx_agent_task_child', ['childSessionId'])
+@Index('idx_agent_task_tenant_created', ['tenantId', 'createdAt'])
 export class AgentTaskEntity {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id: string;

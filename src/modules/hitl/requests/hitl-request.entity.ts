@@ -10,9 +10,11 @@ export type HitlRequestStatus = (typeof HITL_REQUEST_STATUSES)[number];
  * The decision is written before anything it allows runs.
  */
 @Entity({ name: 'hitl_request' })
-@Index('idx_hitl_request_queue', ['tenantId', 'status'])
+// The review queue in time order: a tenant's (by status or not), the platform's (by status or not).
+@Index('idx_hitl_request_queue', ['tenantId', 'status', 'createdAt'])
+@Index('idx_hitl_request_tenant_created', ['tenantId', 'createdAt'])
+@Index('idx_hitl_request_created', ['createdAt'])
 @Index('idx_hitl_request_session', ['sessionId'])
-// The platform queue and the pending gauge: PENDING in time order, across tenants.
 @Index('idx_hitl_request_status_created', ['status', 'createdAt'])
 export class HitlRequestEntity {
   @PrimaryColumn({ type: 'varchar', length: 36 })
