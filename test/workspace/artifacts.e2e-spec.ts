@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createKey, gatewayForSuite } from '@test/support/gateway-test-app';
 import { describeEachDialect } from '@test/support/test-database';
@@ -118,5 +118,16 @@ describeEachDialect('artifacts within ARTIFACTS_MAX_BYTES, deleted by a tenant a
     expect(() => statSync(join(locator.artifactDir('t-art-quota'), first.artifactId))).toThrow(/ENOENT/);
 
     expect((await t.call(sessionId, 'PUBLISH_FILE', { path: 'six.txt' })).status).toBe('COMPLETED');
+  });
+
+  it('lets only one of two publishes at the same moment pass the quota', async () => {
+    const racer = await workspaceTenant(suite.gw, 't-art-race', FILE_TOOLS);
+    const sessions = [await racer.newSession(['FILE_ROOM']), await racer.newSession(['FILE_ROOM'])];
+    for (const id of sessions) await racer.call(id, 'WRITE_FILE', { path: 'six.txt', content: '123456' });
+    const results = await Promise.all(sessions.map((id) => racer.call(id, 'PUBLISH_FILE', { path: 'six.txt' })));
+    expect(results.map((r) => r.status).sort()).toEqual(['COMPLETED', 'FAILED']);
+    expect(results.find((r) => r.status === 'FAILED')!.content).toContain('more than ARTIFACTS_MAX_BYTES (10)');
+    const locator = suite.gw.app.get(WorkspaceLocator);
+    expect(readdirSync(locator.artifactDir('t-art-race'))).toHaveLength(1);
   });
 });

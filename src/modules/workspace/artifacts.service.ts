@@ -6,7 +6,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, type ReadStream } from 'node:fs';
 import { chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
 import { toIso } from '@app/database/epoch-ms.transformer';
@@ -35,6 +35,9 @@ export interface ArtifactView {
  * their session's workspace; a tenant's hold at most ARTIFACTS_MAX_BYTES in all (checked at publish; two publishes at
  * the same moment may each pass it), and its admins delete old ones.
  */
+/** How long a publish waits for the tenant's other publishes (MySQL's named lock), in seconds. */
+const QUOTA_LOCK_WAIT_S = 10;
+
 @Injectable()
 export class ArtifactsService {
   constructor(
@@ -53,7 +56,7 @@ export class ArtifactsService {
   ): Promise<ArtifactView> {
     const source = await WorkspacePathResolver.existing(workspaceDir, path);
     const bytes = await this.files.readWhole(source);
-    await this.assertRoom(owner.tenantId, bytes.length);
+    await this.assertRoom(owner.tenantId, bytes.length, this.dataSource.manager);
     const row: ArtifactEntity = {
       id: randomUUID(),
       tenantId: owner.tenantId,
@@ -73,7 +76,9 @@ export class ArtifactsService {
       await mkdir(dir, { recursive: true, mode: 0o750 });
       await rename(staged, stored);
       await chmod(stored, 0o440);
-      await this.dataSource.transaction(async (manager) => {
+      await this.withQuotaHeld(owner.tenantId, async (manager) => {
+        // Checked again where it counts: inside the writing transaction, with the tenant's quota held.
+        await this.assertRoom(owner.tenantId, row.size, manager);
         await manager.getRepository(ArtifactEntity).insert(row);
         await this.events.append(
           {
@@ -101,10 +106,49 @@ export class ArtifactsService {
     return toView(row);
   }
 
-  private async assertRoom(tenantId: string, bytes: number): Promise<void> {
+  /**
+   * Runs `work` in a transaction no other publish of the tenant runs beside, so two publishes at once cannot both
+   * pass the quota: on SQLite every transaction holds the database's write lock from its start (BEGIN IMMEDIATE); on
+   * MySQL a named lock of the tenant (GET_LOCK, on the transaction's connection) is held until after the commit, so
+   * the next publish's sum sees this one's row.
+   */
+  private async withQuotaHeld(tenantId: string, work: (manager: EntityManager) => Promise<void>): Promise<void> {
+    if (this.dataSource.options.type === 'better-sqlite3' || this.config.workspace.artifactsMaxBytes === 0)
+      return this.dataSource.transaction(work);
+    const runner = this.dataSource.createQueryRunner();
+    // MySQL lock names are at most 64 characters; tenant ids may be 64 themselves.
+    const lock = `gw-artifact-quota-${createHash('sha256').update(tenantId).digest('hex').slice(0, 40)}`;
+    await runner.connect();
+    try {
+      const [got] = (await runner.query('SELECT GET_LOCK(?, ?) AS got', [lock, QUOTA_LOCK_WAIT_S])) as Array<{
+        got: number | string | null;
+      }>;
+      if (Number(got?.got) !== 1)
+        throw new DomainError(
+          CommonErrorCode.CONCURRENT_MODIFICATION,
+          `Other artifacts of tenant ${tenantId} were being published for more than ${QUOTA_LOCK_WAIT_S} s; publish again.`,
+        );
+      try {
+        await runner.startTransaction();
+        try {
+          await work(runner.manager);
+          await runner.commitTransaction();
+        } catch (err) {
+          if (runner.isTransactionActive) await runner.rollbackTransaction();
+          throw err;
+        }
+      } finally {
+        await runner.query('SELECT RELEASE_LOCK(?)', [lock]);
+      }
+    } finally {
+      await runner.release();
+    }
+  }
+
+  private async assertRoom(tenantId: string, bytes: number, manager: EntityManager): Promise<void> {
     const max = this.config.workspace.artifactsMaxBytes;
     if (max === 0) return;
-    const total = Number((await this.dataSource.getRepository(ArtifactEntity).sum('size', { tenantId })) ?? 0);
+    const total = Number((await manager.getRepository(ArtifactEntity).sum('size', { tenantId })) ?? 0);
     if (total + bytes > max)
       throw new DomainError(
         WorkspaceErrorCode.WORKSPACE_QUOTA_EXCEEDED,
