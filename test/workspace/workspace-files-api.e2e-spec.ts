@@ -127,6 +127,21 @@ describeEachDialect('runtime file API: list, download, streamed upload', (dialec
     expect(readdirSync(join(root, '.staging'))).toEqual([]);
   });
 
+  it('lets only one of two uploads at the same moment into room for one', async () => {
+    const racer = await t.newSession(['FILE_ROOM']);
+    const bytes = Buffer.alloc(Math.floor(MAX_BYTES * 0.6), 0x62);
+    const upload = (name: string) =>
+      suite.gw.http
+        .put(`/api/v1/sessions/${racer}/files/content?path=${name}`)
+        .set(t.runtime)
+        .set('content-type', 'application/octet-stream')
+        .send(bytes);
+    const answers = await Promise.all([upload('a.bin'), upload('b.bin')]);
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 413]);
+    const dir = suite.gw.app.get(WorkspaceLocator).dirOf('t-upload', racer);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.bin'))).toHaveLength(1);
+  });
+
   it('refuses path escapes on upload and download with 400 WORKSPACE_PATH_INVALID', async () => {
     for (const path of ['../x', '/etc/passwd', 'a%00b']) {
       const res = await suite.gw.http

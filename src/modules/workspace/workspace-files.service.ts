@@ -40,6 +40,8 @@ export interface WorkspaceFilePage {
 @Injectable()
 export class WorkspaceFiles {
   private readonly limits: GatewayConfig['workspace'];
+  /** Per workspace folder: the last write queued (settled, never failing), see {@link oneWriteAtATime}. */
+  private readonly writes = new Map<string, Promise<void>>();
 
   constructor(
     private readonly locator: WorkspaceLocator,
@@ -107,8 +109,36 @@ export class WorkspaceFiles {
    * Streams `source` into a staged file, counting bytes as they come: past the single-file limit or the room left in
    * the workspace the upload stops with WORKSPACE_QUOTA_EXCEEDED and nothing lands. Then renamed into place.
    */
-  async writeStream(dir: string, path: unknown, source: Readable, declaredBytes?: number): Promise<WorkspaceWrite> {
+  writeStream(dir: string, path: unknown, source: Readable, declaredBytes?: number): Promise<WorkspaceWrite> {
     WorkspacePathResolver.normalize(path, false);
+    return this.oneWriteAtATime(dir, () => this.writeWithinQuota(dir, path, source, declaredBytes));
+  }
+
+  /**
+   * Runs the writes of one workspace one after another in this process: each measures the workspace after the one
+   * before it landed, so two uploads at once cannot both fit in the same room (they each did). Reads, and writes to
+   * other workspaces, do not wait.
+   */
+  private oneWriteAtATime<T>(dir: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.writes.get(dir) ?? Promise.resolve();
+    const mine = previous.then(work);
+    const settled = mine.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.writes.set(dir, settled);
+    void settled.then(() => {
+      if (this.writes.get(dir) === settled) this.writes.delete(dir);
+    });
+    return mine;
+  }
+
+  private async writeWithinQuota(
+    dir: string,
+    path: unknown,
+    source: Readable,
+    declaredBytes?: number,
+  ): Promise<WorkspaceWrite> {
     const usage = await workspaceUsage(dir);
     const target = await WorkspacePathResolver.forWrite(dir, path);
     const previous = target.existed ? (await lstat(target.real)).size : 0;
