@@ -1,6 +1,7 @@
 import { createTestDatabaseUrl, TestDatabase } from '@test/support/test-database';
 import { createKey, startTestGateway, TestGateway, toolBody } from '@test/support/gateway-test-app';
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
+import { createKnowledgeBase } from '@test/knowledge-bases/support/knowledge-fixtures';
 
 /**
  * OUTBOUND_PLATFORM_ONLY_HOSTS: a target the platform allows (OUTBOUND_ALLOW_HOSTS) for its own tools stays out of
@@ -72,5 +73,18 @@ describe('targets reserved for the platform (OUTBOUND_PLATFORM_ONLY_HOSTS)', () 
       .send({ name: 'inside', kind: 'STATIC', url: remote.url('/mcp') });
     expect(JSON.stringify(mcp.body)).toMatch(/reserved for the platform's own tools/);
     expect(remote.requests.filter((r) => r.url.startsWith('/mcp'))).toEqual([]);
+  });
+
+  it("refuses a tenant's HTTP knowledge base on a reserved address", async () => {
+    const kb = await createKnowledgeBase(gw, {
+      name: 'inside',
+      tenantId: 'acme',
+      kind: 'HTTP',
+      url: remote.url('/kb'),
+    });
+    const res = await gw.http.post(`/api/v1/admin/knowledge-bases/${kb}/search`).set(gw.admin).send({ query: 'q' });
+    expect(res.status).toBe(502);
+    expect(res.body.error.message).toMatch(/reserved for the platform's own tools/);
+    expect(remote.requests.filter((r) => r.url.startsWith('/kb'))).toEqual([]);
   });
 });
