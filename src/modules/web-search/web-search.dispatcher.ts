@@ -51,9 +51,8 @@ export class WebSearchDispatcher implements ToolDispatcher, OnModuleInit {
     url.searchParams.set('q', String(args.query));
     // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the tool's input schema types count
     url.searchParams.set('count', String(args.count ?? 5));
-    // The platform's search service (WEB_SEARCH_URL), whoever's session asks.
+    // The platform's search service (WEB_SEARCH_URL), whoever's session asks; its fetch vets the URL.
     const outbound = this.http.scope(null);
-    outbound.guard.checkUrl(url);
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.config.webSearch.apiKey) headers.authorization = `Bearer ${this.config.webSearch.apiKey}`;
     let response: Response;

@@ -28,16 +28,16 @@ export interface ArtifactView {
   createdAt: string;
 }
 
+/** How long a publish waits for the tenant's other publishes (MySQL's named lock), in seconds. */
+const QUOTA_LOCK_WAIT_S = 10;
+
 /**
  * PUBLISH_FILE and the artifact API: a workspace file becomes an immutable copy (staged, hashed, renamed to
  * `<root>/artifacts/<tenant>/<id>`, made read-only) described by an `artifact` row; its `artifact.published` event
  * is queued in the row's transaction and written when it commits (never for a row rolled back). Artifacts outlive
- * their session's workspace; a tenant's hold at most ARTIFACTS_MAX_BYTES in all (checked at publish; two publishes at
- * the same moment may each pass it), and its admins delete old ones.
+ * their session's workspace; a tenant's hold at most ARTIFACTS_MAX_BYTES in all (checked in the publishing transaction,
+ * one publish of a tenant at a time), and its admins delete old ones.
  */
-/** How long a publish waits for the tenant's other publishes (MySQL's named lock), in seconds. */
-const QUOTA_LOCK_WAIT_S = 10;
-
 @Injectable()
 export class ArtifactsService {
   constructor(
@@ -56,7 +56,6 @@ export class ArtifactsService {
   ): Promise<ArtifactView> {
     const source = await WorkspacePathResolver.existing(workspaceDir, path);
     const bytes = await this.files.readWhole(source);
-    await this.assertRoom(owner.tenantId, bytes.length, this.dataSource.manager);
     const row: ArtifactEntity = {
       id: randomUUID(),
       tenantId: owner.tenantId,
@@ -77,7 +76,7 @@ export class ArtifactsService {
       await rename(staged, stored);
       await chmod(stored, 0o440);
       await this.withQuotaHeld(owner.tenantId, async (manager) => {
-        // Checked again where it counts: inside the writing transaction, with the tenant's quota held.
+        // Inside the writing transaction, with the tenant's quota held (see withQuotaHeld).
         await this.assertRoom(owner.tenantId, row.size, manager);
         await manager.getRepository(ArtifactEntity).insert(row);
         await this.events.append(
