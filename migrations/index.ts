@@ -17,6 +17,7 @@ import { CreateAgentRunTables1764462400000 } from './1764462400000-CreateAgentRu
 import { CreateAgentTasks1764462410000 } from './1764462410000-CreateAgentTasks';
 import { TagKnowledgeSearchText1764462500000 } from './1764462500000-TagKnowledgeSearchText';
 import { AddListingIndexes1764462600000 } from './1764462600000-AddListingIndexes';
+import { AddArtifactRetentionIndex1764462700000 } from './1764462700000-AddArtifactRetentionIndex';
 
 /** Every migration, in order. The only schema source: `synchronize` is never on. */
 export const GATEWAY_MIGRATIONS = [
@@ -39,4 +40,5 @@ export const GATEWAY_MIGRATIONS = [
   CreateAgentTasks1764462410000,
   TagKnowledgeSearchText1764462500000,
   AddListingIndexes1764462600000,
+  AddArtifactRetentionIndex1764462700000,
 ];

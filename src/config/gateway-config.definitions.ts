@@ -362,6 +362,13 @@ export const GATEWAY_SETTINGS = [
       "Bytes a tenant's published artifacts may hold in all (PUBLISH_FILE past it fails; an admin deletes old ones with DELETE /api/v1/artifacts/{id}); 0 = no limit.",
   },
   {
+    env: 'ARTIFACTS_RETENTION_DAYS',
+    kind: { type: 'int', min: 0, max: 36_500 },
+    defaultValue: '0',
+    description:
+      'Days a published artifact is kept after it was published: the retention job (RETENTION_ENABLED) deletes older ones, row and file, whatever their session; 0 = kept until an admin deletes them.',
+  },
+  {
     env: 'EVENTS_STREAM_POLL_MS',
     kind: { type: 'int', min: 50, max: 60_000 },
     defaultValue: '1000',

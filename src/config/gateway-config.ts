@@ -24,8 +24,8 @@ export interface GatewayConfig {
   resultStoreMaxBytes: number;
   resultDefaultMaxInlineChars: number;
   toolSpecsCacheCheckMs: number;
-  /** Retention of closed sessions and their rows (RETENTION_*). */
-  retention: { days: number; enabled: boolean; intervalMs: number };
+  /** Retention of closed sessions and their rows (RETENTION_*), and of artifacts (ARTIFACTS_RETENTION_DAYS; 0 = kept). */
+  retention: { days: number; artifactDays: number; enabled: boolean; intervalMs: number };
   nacos: {
     serverAddr: string;
     namespace: string;
@@ -188,6 +188,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     toolSpecsCacheCheckMs: raw.TOOL_SPECS_CACHE_CHECK_MS as number,
     retention: {
       days: raw.RETENTION_DAYS as number,
+      artifactDays: raw.ARTIFACTS_RETENTION_DAYS as number,
       enabled: raw.RETENTION_ENABLED as boolean,
       intervalMs: raw.RETENTION_INTERVAL_MS as number,
     },

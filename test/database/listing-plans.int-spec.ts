@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { HotSql } from '@app/database/hot-sql';
+import { RetentionService } from '@app/modules/retention/retention.service';
 import { createKey, startTestGateway, TestGateway, toolBody } from '@test/support/gateway-test-app';
 import { createTestDatabaseUrl, TestDatabase } from '@test/support/test-database';
 
@@ -9,7 +10,7 @@ function reads(sql: string, table: string): boolean {
 }
 
 /** Tables that grow without bound (until retention), whose lists must never be read whole. */
-const GROWING = ['tool_call_log', 'agent_session', 'hitl_request', 'agent_task', 'ai_tool'];
+const GROWING = ['tool_call_log', 'agent_session', 'hitl_request', 'agent_task', 'ai_tool', 'artifact'];
 
 /**
  * The admin lists' statements, captured as the gateway sends them, and SQLite's plan for each: walked through an
@@ -23,7 +24,7 @@ describe('admin lists read growing tables through an index, in order (SQLite pla
 
   beforeAll(async () => {
     db = await createTestDatabaseUrl('sqlite');
-    gw = await startTestGateway(db.url);
+    gw = await startTestGateway(db.url, { ARTIFACTS_RETENTION_DAYS: '30', RETENTION_ENABLED: 'false' });
     const record = (sql: unknown, params: unknown) => {
       if (typeof sql === 'string' && /^\s*SELECT/i.test(sql) && GROWING.some((t) => reads(sql, t)))
         captured.push({ sql, params: Array.isArray(params) ? params : [] });
@@ -48,7 +49,7 @@ describe('admin lists read growing tables through an index, in order (SQLite pla
     await db?.drop();
   });
 
-  it('tool calls by tenant, by tool, by session; sessions, tasks by tenant; the HITL queue; tool-name clashes', async () => {
+  it('tool calls by tenant, by tool, by session; sessions, tasks by tenant; the HITL queue; tool-name clashes; retention', async () => {
     const tenantAdmin = await createKey(gw, 'acme', 'admin');
     const lists: Array<[string, { Authorization: string }]> = [
       ['/api/v1/admin/tool-calls', tenantAdmin],
@@ -69,6 +70,8 @@ describe('admin lists read growing tables through an index, in order (SQLite pla
       .set(gw.admin)
       .send(toolBody({ name: 'plan_probe' }))
       .expect(201);
+    // Retention reads the oldest closed sessions and artifacts first.
+    await gw.app.get(RetentionService).purge();
 
     const ds = gw.app.get(DataSource);
     const plans = await Promise.all(

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { WorkspaceLocator } from '@app/modules/workspace/workspace.locator';
+import { ArtifactsService } from '@app/modules/workspace/artifacts.service';
 import { ClosedSessionCursor, ClosedSessionRef, RetentionRepository } from './retention.repository';
 
 /** Rows per delete statement: each one is a short transaction, whatever the table holds. */
@@ -25,6 +26,8 @@ export interface RetentionReport {
   agentRunRows: number;
   /** Session workspaces removed from WORKSPACE_ROOT. */
   workspaces: number;
+  /** Published artifacts older than ARTIFACTS_RETENTION_DAYS (rows and files); 0 when that is 0. */
+  artifacts: number;
   /** Closed sessions kept because a STARTED journal entry or a PENDING HITL request still refers to them. */
   sessionsKept: number;
 }
@@ -34,6 +37,7 @@ export interface RetentionReport {
  * resume records, HITL requests, tool-log rows, session events and workspace; tool-log rows of no session (executeDirect) go once older
  * than that. Never an ACTIVE or INTERRUPTED session, a STARTED journal entry or a PENDING HITL request (the
  * session row then stays too). Children go before the session row, so a run cut short is finished by the next.
+ * Artifacts outlive their session: they go ARTIFACTS_RETENTION_DAYS after they were published (never when that is 0).
  */
 @Injectable()
 export class RetentionService {
@@ -43,6 +47,7 @@ export class RetentionService {
   constructor(
     private readonly repo: RetentionRepository,
     private readonly workspaces: WorkspaceLocator,
+    private readonly artifacts: ArtifactsService,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
@@ -65,6 +70,7 @@ export class RetentionService {
       sessionEvents: 0,
       agentRunRows: 0,
       workspaces: 0,
+      artifacts: 0,
       sessionsKept: 0,
     };
     let cursor: ClosedSessionCursor | null = null;
@@ -75,11 +81,17 @@ export class RetentionService {
       cursor = sessions[sessions.length - 1];
     }
     report.toolLogRows += await drain((limit) => this.repo.deleteSessionlessToolLog(cutoff, limit));
-    if (report.sessions + report.toolLogRows > 0 || report.sessionsKept > 0) {
+    const artifactDays = this.config.retention.artifactDays;
+    if (artifactDays > 0) {
+      const publishedBefore = now - artifactDays * DAY_MS;
+      report.artifacts = await drain((limit) => this.artifacts.removePublishedBefore(publishedBefore, limit));
+    }
+    if (report.sessions + report.toolLogRows + report.artifacts > 0 || report.sessionsKept > 0) {
       this.logger.log(
         `Retention (${this.config.retention.days} days): deleted ${report.sessions} closed sessions, ${report.journalEntries} journal entries, ` +
           `${report.resultChunks} result chunks, ${report.resumeRecords} resume records, ${report.hitlRequests} HITL requests, ${report.toolLogRows} tool-log rows, ` +
-          `${report.sessionEvents} session events, ${report.agentRunRows} agent-loop rows, ${report.workspaces} workspaces; ` +
+          `${report.sessionEvents} session events, ${report.agentRunRows} agent-loop rows, ${report.workspaces} workspaces` +
+          (artifactDays > 0 ? `, ${report.artifacts} artifacts older than ${artifactDays} days; ` : '; ') +
           `kept ${report.sessionsKept} closed sessions with a STARTED call or a PENDING HITL request`,
       );
     }

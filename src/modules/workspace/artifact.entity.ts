@@ -6,6 +6,8 @@ import { epochMs } from '@app/database/epoch-ms.transformer';
 @Index('idx_artifact_tenant_session', ['tenantId', 'sessionId'])
 // The tenant's quota sums sizes from the index alone.
 @Index('idx_artifact_tenant_size', ['tenantId', 'size'])
+// Retention reads the oldest first (ARTIFACTS_RETENTION_DAYS).
+@Index('idx_artifact_created', ['createdAt'])
 export class ArtifactEntity {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id: string;

@@ -6,7 +6,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, type ReadStream } from 'node:fs';
 import { chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import type { DataSource, EntityManager } from 'typeorm';
+import { In, LessThan, type DataSource, type EntityManager } from 'typeorm';
 import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
 import { toIso } from '@app/database/epoch-ms.transformer';
@@ -103,6 +103,25 @@ export class ArtifactsService {
     await this.dataSource.getRepository(ArtifactEntity).delete({ id: row.id });
     await rm(join(this.locator.artifactDir(row.tenantId), row.id), { force: true });
     return toView(row);
+  }
+
+  /**
+   * Retention (ARTIFACTS_RETENTION_DAYS): deletes up to `limit` artifacts published before `cutoff`, oldest first,
+   * whatever their tenant; rows before files, as {@link remove} does (a crash between leaves a file no row names,
+   * never a row without its file; a download already streaming keeps its open file). Returns the rows deleted.
+   */
+  async removePublishedBefore(cutoff: number, limit: number): Promise<number> {
+    const repo = this.dataSource.getRepository(ArtifactEntity);
+    const due = await repo.find({
+      select: { id: true, tenantId: true },
+      where: { createdAt: LessThan(cutoff) },
+      order: { createdAt: 'ASC' },
+      take: limit,
+    });
+    if (due.length === 0) return 0;
+    const { affected } = await repo.delete({ id: In(due.map((a) => a.id)) });
+    await Promise.all(due.map((a) => rm(join(this.locator.artifactDir(a.tenantId), a.id), { force: true })));
+    return affected ?? due.length;
   }
 
   /**

@@ -46,6 +46,6 @@ import { SandboxModule } from '@app/modules/sandbox/sandbox.module';
     WorkspaceSkillMountSource,
     WorkspaceGate,
   ],
-  exports: [WorkspaceLocator, WorkspaceSessions, WorkspaceMountSources],
+  exports: [WorkspaceLocator, WorkspaceSessions, WorkspaceMountSources, ArtifactsService],
 })
 export class WorkspaceModule {}
