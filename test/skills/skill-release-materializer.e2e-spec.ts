@@ -1,12 +1,14 @@
 import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createKey, gatewayForSuite, type TestGateway } from '@test/support/gateway-test-app';
 import { describeEachDialect } from '@test/support/test-database';
 import { skillMd, uploadJsonSkill } from '@test/support/skill-fixture';
-import { SkillReleaseMaterializer } from '@app/modules/skills/skill-release.materializer';
+import { SkillReleaseMaterializer, UNUSED_RELEASE_MS } from '@app/modules/skills/skill-release.materializer';
+import { RetentionService } from '@app/modules/retention/retention.service';
 import { SkillsRepository } from '@app/modules/skills/skills.repository';
 import { GATEWAY_CONFIG, type GatewayConfig } from '@app/config/gateway-config';
 
@@ -92,5 +94,51 @@ describeEachDialect('SkillReleaseMaterializer: a release as a read-only host dir
     await gw.http.delete(`/api/v1/admin/skills/${doomed}`).set(admin).expect(200);
     await expect(stat(join(CACHE, dialect, doomed))).rejects.toMatchObject({ code: 'ENOENT' });
     expect((await readdir(join(CACHE, dialect, skillId))).sort()).toEqual(['1', '2']); // other skills' stay
+  });
+
+  it('the retention job prunes releases no one uses, abandoned builds and deleted skills, and nothing else', async () => {
+    const root = join(CACHE, dialect);
+    const materializer = gw.app.get(SkillReleaseMaterializer);
+    const now = Date.now();
+    const longAgo = (now - UNUSED_RELEASE_MS - 60_000) / 1000;
+    const backdate = (path: string) => utimes(path, longAgo, longAgo);
+    // Each use of a release stamps its directory, built or not.
+    const second = join(root, skillId, '2');
+    await backdate(second);
+    await materializer.materialize({ tenantId: 'mat', skillId, version: 2 });
+    expect((await stat(second)).mtimeMs).toBeGreaterThan(now - 60_000);
+    // Releases 1 (current) and 2 of the skill, both last used long ago.
+    await backdate(join(root, skillId, '1'));
+    await backdate(second);
+    // A build a crash abandoned an hour ago and one going on now; a skill deleted while the cache was unreachable.
+    const abandoned = join(root, skillId, `3.tmp-${randomUUID()}`);
+    const building = join(root, skillId, `4.tmp-${randomUUID()}`);
+    await mkdir(join(abandoned, 'scripts'), { recursive: true });
+    await mkdir(building);
+    await utimes(abandoned, (now - 2 * 60 * 60 * 1000) / 1000, (now - 2 * 60 * 60 * 1000) / 1000);
+    const gone = join(root, randomUUID());
+    await mkdir(join(gone, '1'), { recursive: true });
+    await backdate(join(gone, '1'));
+    // Another database's skill, in use (a gateway on another database may share the folder).
+    const elsewhere = join(root, randomUUID());
+    await mkdir(join(elsewhere, '1'), { recursive: true });
+    // Not the cache's: SKILL_CACHE_DIR may be shared with other things.
+    await writeFile(join(root, 'notes.txt'), 'keep me');
+    await mkdir(join(root, 'other', '1'), { recursive: true });
+    await writeFile(join(root, skillId, 'README'), 'keep me too');
+
+    const report = await gw.app.get(RetentionService).purge(now);
+
+    expect(report.skillReleases).toBe(3); // release 2, the abandoned build, the deleted skill's release
+    expect((await readdir(join(root, skillId))).sort()).toEqual(['1', 'README', building.split('/').pop()].sort());
+    await expect(stat(gone)).rejects.toMatchObject({ code: 'ENOENT' });
+    expect((await readdir(root)).sort()).toEqual(['notes.txt', 'other', skillId, elsewhere.split('/').pop()].sort());
+    expect(await readdir(join(root, 'other'))).toEqual(['1']);
+    // The pruned release is built again when a session pinned to it asks.
+    expect(await materializer.materialize({ tenantId: 'mat', skillId, version: 2 })).toBe(second);
+    expect(await readdir(second)).toEqual(['SKILL.md']);
+    // Used just now: not pruned although not current.
+    expect((await materializer.pruneCache(Date.now())).releases).toBe(0);
+    expect((await readdir(join(root, skillId))).sort()).toContain('2');
   });
 });

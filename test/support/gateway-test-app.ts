@@ -1,4 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import request from 'supertest';
 import { loadGatewayConfig, type GatewayConfig } from '@app/config/gateway-config';
 import { createGatewayApp } from '@app/bootstrap/create-gateway-app';
@@ -16,6 +18,9 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
+/** Unpacked skill releases of this test worker's gateways (not the repository's data/). */
+const SKILL_CACHE_DIR_OF_THIS_WORKER = join(tmpdir(), `gw-test-skill-cache-${process.pid}`);
+
 /**
  * Starts the whole gateway in-process on `databaseUrl` (migrations run first), as `npm start` does,
  * with test-friendly defaults that each test may override through `env`.
@@ -29,6 +34,7 @@ export async function startTestGateway(databaseUrl: string, env: Record<string, 
     MCP_REPAIR_ENABLED: 'false',
     JOURNAL_SWEEP_INTERVAL_MS: '0',
     LOG_LEVEL: 'error',
+    SKILL_CACHE_DIR: SKILL_CACHE_DIR_OF_THIS_WORKER,
     ...env,
   });
   const app = await createGatewayApp(config, { logger: false });

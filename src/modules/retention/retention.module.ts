@@ -3,10 +3,14 @@ import { RetentionRepository } from './retention.repository';
 import { RetentionService } from './retention.service';
 import { RetentionJob } from './retention.job';
 import { WorkspaceModule } from '@app/modules/workspace/workspace.module';
+import { SkillsModule } from '@app/modules/skills/skills.module';
 
-/** RETENTION_DAYS: the scheduled deletion of closed sessions, their rows, and old tool-log rows of no session. */
+/**
+ * RETENTION_DAYS: the scheduled deletion of closed sessions, their rows, and old tool-log rows of no session; also
+ * old artifacts (ARTIFACTS_RETENTION_DAYS) and unused unpacked skill releases.
+ */
 @Module({
-  imports: [WorkspaceModule],
+  imports: [WorkspaceModule, SkillsModule],
   providers: [RetentionRepository, RetentionService, RetentionJob],
   exports: [RetentionService],
 })

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { chmod, mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, rename, rm, rmdir, stat, utimes, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { GATEWAY_CONFIG, type GatewayConfig } from '@app/config/gateway-config';
 import { DomainError } from '@app/common/errors/domain-error';
@@ -21,12 +21,34 @@ export interface MaterializeRequest {
 const READ_ONLY_FILE = 0o444;
 const READ_ONLY_EXECUTABLE = 0o555;
 const READ_ONLY_DIR = 0o555;
+const HOUR_MS = 60 * 60 * 1000;
+/**
+ * A release directory that is not its skill's current release goes once no one has asked for it this long: longer
+ * than any command may run (SANDBOX_TIMEOUT_MS is at most an hour), so no command still has it mounted.
+ */
+export const UNUSED_RELEASE_MS = 24 * HOUR_MS;
+/** A half-built release (`<version>.tmp-*`) this old was left by a build that crashed. */
+const ABANDONED_BUILD_MS = HOUR_MS;
+/** The names the cache holds: skill ids (UUIDs), releases, half-built releases. Pruning touches nothing else. */
+const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+const SKILL_DIR_NAME = new RegExp(`^${UUID}$`);
+const RELEASE_DIR_NAME = /^\d+$/;
+const BUILD_DIR_NAME = new RegExp(`^\\d+\\.tmp-${UUID}$`);
+
+/** What one {@link SkillReleaseMaterializer.pruneCache} removed. */
+export interface SkillCachePruneReport {
+  /** Release directories: of skills since deleted, or not current and unused for UNUSED_RELEASE_MS. */
+  releases: number;
+  /** Half-built directories left by crashed builds. */
+  abandonedBuilds: number;
+}
 
 /**
  * Unpacks a skill release into a host directory, read-only on disk, for the sandbox to mount at `/skills/<name>`.
  * Releases are immutable, so a directory is built once per release (`SKILL_CACHE_DIR/<skillId>/<version>`) and
  * reused: it is written under a temporary name and renamed into place when complete, so concurrent callers, in
- * this process or in other instances sharing the directory, never see a half-written release.
+ * this process or in other instances sharing the directory, never see a half-written release. Each use stamps the
+ * directory's mtime, so {@link pruneCache} can drop releases no one uses any more (they are rebuilt if asked for).
  */
 @Injectable()
 export class SkillReleaseMaterializer {
@@ -52,7 +74,44 @@ export class SkillReleaseMaterializer {
       pending = this.build(skill.id, release.version, dir).finally(() => this.inflight.delete(dir));
       this.inflight.set(dir, pending);
     }
-    return pending;
+    await pending;
+    await markUsed(dir, Date.now());
+    return dir;
+  }
+
+  /**
+   * Removes from SKILL_CACHE_DIR what no one needs: a release not asked for in UNUSED_RELEASE_MS that is not its
+   * skill's current one or whose skill is gone (removed at delete time, best effort; unknown to this database
+   * either way, so a gateway on another database sharing the folder keeps what it uses), and builds abandoned by a
+   * crash. A skill's current release always stays, and so does anything not named like the
+   * cache's own folders (SKILL_CACHE_DIR set to a folder that holds other things loses none of them). Run by the
+   * retention job.
+   */
+  async pruneCache(now: number = Date.now()): Promise<SkillCachePruneReport> {
+    const report: SkillCachePruneReport = { releases: 0, abandonedBuilds: 0 };
+    const root = resolve(this.config.skills.cacheDir);
+    for (const skillId of (await readdir(root).catch(() => [] as string[])).filter((n) => SKILL_DIR_NAME.test(n))) {
+      const skillDir = join(root, skillId);
+      const skill = await this.repo.findSkill(skillId);
+      let left = 0;
+      for (const entry of await readdir(skillDir).catch(() => [] as string[])) {
+        const path = join(skillDir, entry);
+        const unusedFor = now - ((await stat(path).catch(() => null))?.mtimeMs ?? now);
+        if (BUILD_DIR_NAME.test(entry) && unusedFor >= ABANDONED_BUILD_MS) {
+          await removeTree(path);
+          report.abandonedBuilds++;
+        } else if (
+          RELEASE_DIR_NAME.test(entry) &&
+          unusedFor >= UNUSED_RELEASE_MS &&
+          (!skill || Number(entry) !== skill.currentVersion)
+        ) {
+          await removeTree(path);
+          report.releases++;
+        } else left++;
+      }
+      if (!skill && left === 0) await rmdir(skillDir).catch(() => undefined);
+    }
+    return report;
   }
 
   /**
@@ -92,6 +151,12 @@ export class SkillReleaseMaterializer {
     }
     return dir;
   }
+}
+
+/** Stamps a release directory's mtime with its last use (its owner may, read-only as it is). */
+async function markUsed(dir: string, now: number): Promise<void> {
+  const seconds = now / 1000;
+  await utimes(dir, seconds, seconds).catch(() => undefined);
 }
 
 async function exists(path: string): Promise<boolean> {
