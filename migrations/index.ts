@@ -18,6 +18,7 @@ import { CreateAgentTasks1764462410000 } from './1764462410000-CreateAgentTasks'
 import { TagKnowledgeSearchText1764462500000 } from './1764462500000-TagKnowledgeSearchText';
 import { AddListingIndexes1764462600000 } from './1764462600000-AddListingIndexes';
 import { AddArtifactRetentionIndex1764462700000 } from './1764462700000-AddArtifactRetentionIndex';
+import { ExactIdentifierCollation1764462800000 } from './1764462800000-ExactIdentifierCollation';
 
 /** Every migration, in order. The only schema source: `synchronize` is never on. */
 export const GATEWAY_MIGRATIONS = [
@@ -41,4 +42,5 @@ export const GATEWAY_MIGRATIONS = [
   TagKnowledgeSearchText1764462500000,
   AddListingIndexes1764462600000,
   AddArtifactRetentionIndex1764462700000,
+  ExactIdentifierCollation1764462800000,
 ];

@@ -9,6 +9,7 @@ import { FieldProblem, validationFailed } from '@app/common/errors/validation';
 import { Page, pageOf, pageWindow } from '@app/common/dto/page.dto';
 import { isUniqueViolation } from '@app/database/unique-violation';
 import { ConfigVersionService } from '@app/database/config-version.service';
+import { noNacosNamespaceMessage, tenantNacosNamespaces } from '@app/config/nacos-namespaces';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { McpClientPool } from '@app/modules/executors/mcp/mcp-client.pool';
 import { ToolRegistryRepository } from '@app/modules/tool-registry/tool-registry.repository';
@@ -109,12 +110,12 @@ export class McpServicesService {
    */
   private namespaceFor(auth: AuthContext, requested: string | undefined): string | null {
     if (auth.tenantId === null) return requested ?? null;
-    const allowed = this.config.nacos.tenantNamespaces.get(auth.tenantId) ?? [];
+    const allowed = tenantNacosNamespaces(this.config, auth.tenantId);
     if (allowed.length > 0 && (requested === undefined || allowed.includes(requested))) return requested ?? allowed[0];
     throw new DomainError(
       CommonErrorCode.FORBIDDEN,
       allowed.length === 0
-        ? `Tenant ${auth.tenantId} has no Nacos namespace: its NACOS services are looked up with the platform's Nacos credentials, so the platform admin assigns namespaces in NACOS_TENANT_NAMESPACES (e.g. ${auth.tenantId}=<namespace>) or registers the service with the platform key.`
+        ? noNacosNamespaceMessage(auth.tenantId)
         : `Tenant ${auth.tenantId} may name the Nacos namespaces ${allowed.join(', ')} (NACOS_TENANT_NAMESPACES), not ${requested}; omit namespaceId for ${allowed[0]}.`,
       { allowedNamespaces: allowed },
     );

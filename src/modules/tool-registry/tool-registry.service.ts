@@ -1,5 +1,5 @@
 import { nameKeyOf } from '@app/common/name-key';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { randomUUID } from 'node:crypto';
@@ -21,6 +21,8 @@ import { CommonErrorCode } from '@app/common/errors/common.errors';
 import { FieldProblem, validationFailed } from '@app/common/errors/validation';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { Page, pageOf, pageWindow } from '@app/common/dto/page.dto';
+import { GATEWAY_CONFIG, type GatewayConfig } from '@app/config/gateway-config';
+import { noNacosNamespaceMessage, tenantNacosNamespaces } from '@app/config/nacos-namespaces';
 
 /** Fields an admin may change on tools that a scanner or a sync owns (the rest comes from the source). */
 const POLICY_FIELDS = new Set([
@@ -43,6 +45,7 @@ export class ToolRegistryService {
     private readonly configVersion: ConfigVersionService,
     private readonly checklists: ToolChecklistService,
     @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
   // ---- reads for other modules -------------------------------------------------------------
@@ -66,6 +69,7 @@ export class ToolRegistryService {
   async create(auth: AuthContext, dto: CreateToolDto): Promise<ToolWithChecklistDto> {
     const tenantId = this.resolveTargetTenant(auth, dto.tenantId);
     this.assertValidDefinition(dto);
+    this.assertNacosReachable(auth, dto.serviceType);
     await this.assertNameFree(dto.name, tenantId);
     const now = Date.now();
     const row: AiToolEntity = {
@@ -148,6 +152,7 @@ export class ToolRegistryService {
     }
     const merged = { ...toDescriptor(row), ...stripUndefined(dto) };
     if (dto.parameters || dto.serviceType || dto.endpoint || dto.headers) this.assertValidDefinition(merged);
+    if (dto.serviceType || dto.endpoint) this.assertNacosReachable(auth, merged.serviceType);
     if (dto.name && dto.name !== row.name) await this.assertNameFree(dto.name, row.tenantId, row.id);
     const changes: Partial<AiToolEntity> = { ...stripUndefined(dto), version: row.version + 1, updatedAt: Date.now() };
     if (dto.name) changes.nameKey = nameKeyOf(dto.name);
@@ -187,6 +192,16 @@ export class ToolRegistryService {
   }
 
   /** Case-insensitively: `Search` and `search` are one name. `self` (a PATCH renaming a tool) may change only the case of its own name. */
+  /**
+   * A tenant admin's MCP_NACOS tool is looked up in the tenant's Nacos namespace (NACOS_TENANT_NAMESPACES), with the
+   * platform's credentials: a tenant with none may not register one (the executor would look it up nowhere).
+   */
+  private assertNacosReachable(auth: AuthContext, serviceType: string): void {
+    if (serviceType !== 'MCP_NACOS' || auth.tenantId === null) return;
+    if (tenantNacosNamespaces(this.config, auth.tenantId).length === 0)
+      throw new DomainError(CommonErrorCode.FORBIDDEN, noNacosNamespaceMessage(auth.tenantId));
+  }
+
   private async assertNameFree(name: string, tenantId: string | null, self?: string): Promise<void> {
     const clashes = (await this.repo.findNameClashes(name, tenantId)).filter((c) => c.id !== self);
     if (clashes.length === 0) return;

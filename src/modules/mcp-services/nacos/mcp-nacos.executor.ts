@@ -1,4 +1,5 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { defaultNacosNamespace, noNacosNamespaceMessage } from '@app/config/nacos-namespaces';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { McpClientPool } from '@app/modules/executors/mcp/mcp-client.pool';
 import { mapCallToolResult } from '@app/modules/executors/mcp/mcp-content.mapper';
@@ -107,16 +108,26 @@ export class McpNacosToolExecutor implements ToolExecutor, OnModuleDestroy {
     return mapCallToolResult(result);
   }
 
-  /** The Nacos service of the tool: its MCP service's, or (a tool an admin registered by hand) parsed from "service@group". */
+  /**
+   * The Nacos service of the tool: its MCP service's, or (a tool an admin registered by hand) parsed from
+   * "service@group", in its owner's namespace: the platform's for a platform tool, the tenant's first assigned one
+   * (NACOS_TENANT_NAMESPACES) for a tenant's; a tenant with none looks nothing up (never in the platform's).
+   */
   private async targetOf(tool: ToolDescriptor): Promise<{ ref: NacosServiceRef; defaults: McpEndpointDefaults }> {
     const service = tool.mcpServiceId ? await this.directory.get(tool.mcpServiceId) : null;
     if (service?.kind === 'NACOS')
       return { ref: nacosRefOf(service, this.config), defaults: endpointDefaultsOf(service, this.config) };
+    const namespaceId = defaultNacosNamespace(this.config, tool.tenantId);
+    if (namespaceId === null)
+      throw new ToolCallError(noNacosNamespaceMessage(tool.tenantId!), ToolErrorClass.INVALID_REQUEST, {
+        transient: false,
+        reachedRemote: false,
+      });
     const at = tool.endpoint.lastIndexOf('@');
     const serviceName = at < 0 ? tool.endpoint : tool.endpoint.slice(0, at);
     const groupName = at < 0 ? DEFAULT_NACOS_GROUP : tool.endpoint.slice(at + 1);
     return {
-      ref: { serviceName, groupName, namespaceId: this.config.nacos.namespace || 'public' },
+      ref: { serviceName, groupName, namespaceId },
       defaults: { path: this.config.mcp.defaultPath, transport: this.config.mcp.defaultTransport },
     };
   }
