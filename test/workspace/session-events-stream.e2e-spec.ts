@@ -16,6 +16,8 @@ interface SseClient {
   status: number;
   contentType: string;
   next(n: number): Promise<SseEvent[]>;
+  /** Resolves when the server ends the stream. */
+  ended: Promise<void>;
   close(): void;
 }
 
@@ -101,6 +103,32 @@ describeEachDialect('session events as Server-Sent Events', (dialect) => {
     expect(bad.body.error.code).toBe('VALIDATION_FAILED');
   });
 
+  it('ends an open stream once its key is deleted; the reconnect is refused', async () => {
+    const created = await suite.gw.http
+      .post('/api/v1/admin/api-keys')
+      .set(suite.gw.admin)
+      .send({ name: 'revoked-soon', role: 'runtime', tenantId: 't-sse' })
+      .expect(201);
+    const key = { Authorization: `Bearer ${created.body.key}` };
+    const stored = await suite.gw.http.get(`/api/v1/sessions/${sessionId}/events?limit=1000`).set(key).expect(200);
+    const sse = await connect(key, `?after=${stored.body.items.length}`);
+    try {
+      expect(sse.status).toBe(200);
+      await append('message', 100);
+      expect((await sse.next(1))[0].data.data).toEqual({ i: 100 });
+      let ended = false;
+      void sse.ended.then(() => (ended = true));
+      await suite.gw.http.delete(`/api/v1/admin/api-keys/${created.body.id}`).set(suite.gw.admin).expect(200);
+      await sse.ended;
+      expect(ended).toBe(true);
+    } finally {
+      sse.close();
+    }
+    const again = await connect(key);
+    again.close();
+    expect(again.status).toBe(401);
+  });
+
   function connect(headers: Record<string, string>, query = ''): Promise<SseClient> {
     return new Promise((resolve, reject) => {
       const req = httpRequest(
@@ -123,6 +151,7 @@ describeEachDialect('session events as Server-Sent Events', (dialect) => {
             }
           };
           res.setEncoding('utf8');
+          const ended = new Promise<void>((done) => res.once('end', () => done()));
           res.on('data', (chunk: string) => {
             buffer += chunk;
             let end: number;
@@ -143,6 +172,7 @@ describeEachDialect('session events as Server-Sent Events', (dialect) => {
                 waiting = { n, resolve: done };
                 flush();
               }),
+            ended,
             close: () => req.destroy(),
           });
         },

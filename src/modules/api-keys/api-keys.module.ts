@@ -16,5 +16,7 @@ import { ApiKeyAuthGuard } from '@app/common/auth/api-key-auth.guard';
     { provide: API_KEY_RESOLVER, useExisting: ApiKeysService },
     { provide: APP_GUARD, useClass: ApiKeyAuthGuard },
   ],
+  // For requests that outlive their guard (the events stream asks again while it is open).
+  exports: [API_KEY_RESOLVER],
 })
 export class ApiKeysModule {}

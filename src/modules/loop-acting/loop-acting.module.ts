@@ -1,3 +1,4 @@
+import { ApiKeysModule } from '@app/modules/api-keys/api-keys.module';
 import { Module } from '@nestjs/common';
 import { MetricsModule } from '@app/modules/metrics/metrics.module';
 import { AgentConfigModule } from '@app/modules/agent-config/agent-config.module';
@@ -45,6 +46,7 @@ import { JournalOrphanSweepJob } from './journal/journal-orphan-sweep.job';
     MetricsModule,
     SessionEventsModule,
     SandboxModule,
+    ApiKeysModule,
   ],
   controllers: [
     SessionsController,

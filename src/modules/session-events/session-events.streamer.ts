@@ -7,12 +7,18 @@ import { SessionEventsStore } from './session-events.store';
 const PAGE = 100;
 /** A comment line this often keeps proxies from closing a quiet stream. */
 const HEARTBEAT_MS = 15_000;
+/**
+ * How often an open stream asks whether its caller may still read it: a key deleted on this instance loses its
+ * stream within this, on another within this plus the key cache's 5 s (the answer is mostly that cache's).
+ */
+const ACCESS_RECHECK_MS = 1_000;
 
 /**
  * Server-Sent Events of one session: every event after `after` as `id: <seq>` + `data: {seq, type, at, data}`
  * (no `event:` field, so an EventSource's `onmessage` sees them all), then new ones as they come: woken at once by
  * appends in this process, and by polling every EVENTS_STREAM_POLL_MS for those of other instances. A reconnecting
- * client sends `Last-Event-ID` and gets what followed. Ends when the client goes.
+ * client sends `Last-Event-ID` and gets what followed. Ends when the client goes, or when `mayStillRead` says no
+ * (asked every ACCESS_RECHECK_MS: a key deleted while its stream is open stops reading; the reconnect gets a 401).
  */
 @Injectable()
 export class SessionEventsStreamer implements BeforeApplicationShutdown {
@@ -31,7 +37,13 @@ export class SessionEventsStreamer implements BeforeApplicationShutdown {
     this.closing.abort();
   }
 
-  async stream(sessionId: string, after: number, res: ServerResponse, clientSignal: AbortSignal): Promise<void> {
+  async stream(
+    sessionId: string,
+    after: number,
+    res: ServerResponse,
+    clientSignal: AbortSignal,
+    mayStillRead: () => Promise<boolean>,
+  ): Promise<void> {
     const signal = AbortSignal.any([clientSignal, this.closing.signal]);
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
@@ -50,8 +62,13 @@ export class SessionEventsStreamer implements BeforeApplicationShutdown {
     signal.addEventListener('abort', onAbort);
     let cursor = after;
     let quietSince = Date.now();
+    let checkedAt = Date.now();
     try {
       while (!signal.aborted) {
+        if (Date.now() - checkedAt >= ACCESS_RECHECK_MS) {
+          if (!(await mayStillRead())) break;
+          checkedAt = Date.now();
+        }
         woken = false;
         const page = await this.store.page(sessionId, cursor, PAGE);
         for (const event of page.items) {
@@ -66,7 +83,7 @@ export class SessionEventsStreamer implements BeforeApplicationShutdown {
           quietSince = Date.now();
         }
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.pollMs);
+          const timer = setTimeout(resolve, Math.min(this.pollMs, ACCESS_RECHECK_MS));
           wake = () => {
             clearTimeout(timer);
             resolve();

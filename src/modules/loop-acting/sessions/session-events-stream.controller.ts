@@ -1,8 +1,9 @@
-import { Controller, Get, Headers, Param, Query, Res } from '@nestjs/common';
+import { Controller, Get, Headers, Inject, Param, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
-import type { AuthContext } from '@app/common/auth/auth-context';
+import { API_KEY_RESOLVER, type ApiKeyResolver, type AuthContext } from '@app/common/auth/auth-context';
+import { authorize } from '@app/common/auth/authorize';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
 import { ClientSignal } from '@app/common/http/client-signal.decorator';
 import { DomainError } from '@app/common/errors/domain-error';
@@ -19,6 +20,7 @@ export class SessionEventsStreamController {
   constructor(
     private readonly sessions: SessionsService,
     private readonly streamer: SessionEventsStreamer,
+    @Inject(API_KEY_RESOLVER) private readonly keys: ApiKeyResolver,
   ) {}
 
   @Get()
@@ -34,6 +36,7 @@ export class SessionEventsStreamController {
     @Param('id') id: string,
     @Query() query: SessionEventsQueryDto,
     @Headers('last-event-id') lastEventId: string | undefined,
+    @Headers('authorization') authorization: string | undefined,
     @Res() reply: FastifyReply,
     @ClientSignal() signal: AbortSignal,
   ): Promise<void> {
@@ -51,6 +54,12 @@ export class SessionEventsStreamController {
       after = Number(lastEventId.trim());
     }
     reply.hijack();
-    await this.streamer.stream(id, after, reply.raw, signal);
+    // The guard's rule again while the stream is open: a key deleted since stops reading.
+    const mayStillRead = () =>
+      authorize(this.keys, authorization, ['runtime']).then(
+        () => true,
+        () => false,
+      );
+    await this.streamer.stream(id, after, reply.raw, signal, mayStillRead);
   }
 }
