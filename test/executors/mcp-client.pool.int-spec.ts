@@ -26,8 +26,11 @@ class McpHarness {
     this.policy = new ToolCallPolicy(config);
   }
 
-  call(tool: ToolDescriptor, args: Record<string, unknown> = {}) {
-    return this.policy.run(tool, (attempt, signal) => this.executor.execute(invocationOf(tool, args, attempt, signal)));
+  /** One call of `tool` for `callerTenant` (the tenant whose session or key runs it). */
+  call(tool: ToolDescriptor, args: Record<string, unknown> = {}, callerTenant = 't1') {
+    return this.policy.run(tool, (attempt, signal) =>
+      this.executor.execute({ ...invocationOf(tool, args, attempt, signal), tenantId: callerTenant }),
+    );
   }
 
   /**
@@ -300,6 +303,25 @@ describe('McpClientPool + McpRemoteToolExecutor against a server that answers wi
     expect(pool.stats().servers.filter((s) => s.connected)).toHaveLength(2);
     for (const tool of tools) await suite.gw.call(tool, { message: 'again' });
     expect(server.initializeCount - before).toBe(4); // only acme's was opened again
+  });
+
+  it("gives each tenant calling a platform-wide tool a session of its own; closing the platform's closes them all", async () => {
+    const { pool } = suite.gw;
+    const platformTool = mcpTool(server.url, 'echo', { tenantId: null, name: 'echo_shared' });
+    const ownTool = mcpTool(server.url, 'echo', { tenantId: 'acme', name: 'echo_acme' });
+    const before = server.initializeCount;
+    for (const caller of ['acme', 'globex', 'acme', 'globex'])
+      await suite.gw.call(platformTool, { message: caller }, caller);
+    expect(server.initializeCount - before).toBe(2); // one per calling tenant, each reused
+    await suite.gw.call(ownTool, { message: 'own' }, 'acme');
+    expect(server.initializeCount - before).toBe(3); // acme's own tool: acme's own session, not the platform's for acme
+    const sessions = server.sessionIdsOfCalls.slice(-5);
+    expect(new Set(sessions).size).toBe(3);
+    expect(sessions[0]).toBe(sessions[2]); // acme's two platform calls
+    expect(sessions[1]).toBe(sessions[3]); // globex's
+
+    await pool.close(server.url, null);
+    expect(pool.stats().servers.filter((s) => s.connected)).toHaveLength(1); // acme's own stays
   });
 
   it('returns an isError result as a tool error output', async () => {

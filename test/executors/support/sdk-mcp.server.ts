@@ -26,6 +26,8 @@ export class SdkMcpServer {
   toolCalls = 0;
   /** The `_meta` of every `echo` call, as the tool handler received it. */
   readonly echoMetas: unknown[] = [];
+  /** The MCP session each `echo` call came on. */
+  readonly sessionIdsOfCalls: Array<string | undefined> = [];
   readonly cancelled: Array<{ tool: string; reason: unknown }> = [];
   private readonly router: McpSessionRouter<McpServer>;
   /** What the client answered to the server's own requests (the `chatty` tool's ping). */
@@ -99,6 +101,7 @@ export class SdkMcpServer {
       async ({ message }, extra) => {
         this.toolCalls++;
         this.echoMetas.push(extra._meta);
+        this.sessionIdsOfCalls.push(extra.sessionId);
         return { content: [{ type: 'text', text: `echo: ${message}` }] };
       },
     );

@@ -17,7 +17,7 @@ export interface McpToolsPage {
 }
 
 interface PoolEntry {
-  /** The URL, plus the owner and a digest of the headers when the endpoint has them (see sessionKeyOf). */
+  /** The URL, plus the owner, the caller and a digest of the headers when the endpoint has them (see sessionKeyOf). */
   key: string;
   url: string;
   connection?: McpConnection;
@@ -115,8 +115,8 @@ export class McpClientPool implements OnModuleDestroy {
   }
 
   /**
-   * Closes the sessions `owner` (a tenant, or null: the platform) has to `url`, or every session. The next call opens
-   * a new one. Another owner's session to the same URL stays open.
+   * Closes the sessions `owner` (a tenant, or null: the platform) has to `url`, for every caller, or every session.
+   * The next call opens a new one. Another owner's session to the same URL stays open.
    */
   async close(url?: string, owner: string | null = null): Promise<void> {
     const mine = (key: string, keyUrl: string) => url === undefined || (keyUrl === url && ownerOfKey(key) === owner);
@@ -255,11 +255,14 @@ export class McpClientPool implements OnModuleDestroy {
   }
 
   /**
-   * The session key of an endpoint: its URL, its owner when a tenant, and a digest of its headers when it has any (the
-   * digest, never the values, appears in the key; computed once per headers object).
+   * The session key of an endpoint: its URL, its owner when a tenant, its caller when another tenant than the owner,
+   * and a digest of its headers when it has any (the digest, never the values, appears in the key; computed once per
+   * headers object).
    */
   private sessionKeyOf(endpoint: McpEndpoint): string {
-    const owned = endpoint.owner ? `${endpoint.url} ${OWNER}${encodeURIComponent(endpoint.owner)}` : endpoint.url;
+    let owned = endpoint.owner ? `${endpoint.url} ${OWNER}${encodeURIComponent(endpoint.owner)}` : endpoint.url;
+    if (endpoint.caller && endpoint.caller !== endpoint.owner)
+      owned = `${owned} ${CALLER}${encodeURIComponent(endpoint.caller)}`;
     const headers = endpoint.headers;
     if (!headers) return owned;
     let digest = this.headerDigests.get(headers);
@@ -287,6 +290,7 @@ export class McpClientPool implements OnModuleDestroy {
 }
 
 const OWNER = 'owner:';
+const CALLER = 'caller:';
 
 /** The owner part of a session key (null: the platform's). */
 function ownerOfKey(key: string): string | null {

@@ -1,7 +1,7 @@
 /** How the pool talks to an MCP server. `auto`: streamable HTTP first, legacy SSE when the server does not speak it. */
 export type McpTransportKind = 'streamable-http' | 'sse' | 'auto';
 
-/** An MCP server as the pool addresses it. One pooled session exists per `url`, owner and headers. */
+/** An MCP server as the pool addresses it. One pooled session exists per `url`, owner, caller and headers. */
 export interface McpEndpoint {
   /** The server's MCP endpoint (`http://host:port/mcp`, or the SSE URL `.../sse`). */
   url: string;
@@ -17,6 +17,12 @@ export interface McpEndpoint {
    * (a stateful server keeps each tenant's state apart), and closing one owner's session leaves the others'.
    */
   owner?: string | null;
+  /**
+   * The tenant a call runs for, when that is not the owner (a tenant calling a platform-wide tool): it gets a session
+   * of its own, so a stateful platform server never carries one tenant's state into another's calls. The owner
+   * still decides what the session may reach (its outbound scope).
+   */
+  caller?: string | null;
 }
 
 /** Per-request options of the pool. */

@@ -29,7 +29,13 @@ export class McpRemoteToolExecutor implements ToolExecutor {
     try {
       // The tool's headers (secrets from its own scope) go on every request of its session.
       const headers = await this.headerSecrets.headersOf(`MCP tool "${tool.name}"`, tool);
-      const endpoint = { url: tool.endpoint, transport: 'auto' as const, headers, owner: tool.tenantId };
+      const endpoint = {
+        url: tool.endpoint,
+        transport: 'auto' as const,
+        headers,
+        owner: tool.tenantId,
+        caller: invocation.tenantId,
+      };
       const result = await this.pool.callTool(endpoint, tool.remoteName ?? tool.name, invocation.arguments, {
         signal: invocation.signal,
         // The outer budget (the signal) governs; the SDK's own timer only backs it up.

@@ -93,7 +93,12 @@ export class McpNacosToolExecutor implements ToolExecutor, OnModuleDestroy {
     const { tool } = invocation;
     let endpoint;
     try {
-      endpoint = { ...mcpEndpointOf(instance, defaults), headers, owner: invocation.tool.tenantId };
+      endpoint = {
+        ...mcpEndpointOf(instance, defaults),
+        headers,
+        owner: invocation.tool.tenantId,
+        caller: invocation.tenantId,
+      };
     } catch (err) {
       throw new ToolCallError((err as Error).message, ToolErrorClass.INVALID_REQUEST, {
         transient: false,
