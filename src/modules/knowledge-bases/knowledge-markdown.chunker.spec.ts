@@ -61,4 +61,33 @@ describe('chunkDocument', () => {
     expect(chunks.length).toBeGreaterThanOrEqual(5);
     for (const c of chunks) expect(c.content.length).toBeLessThanOrEqual(500);
   });
+
+  it.each([
+    ['## Title', 'Title'],
+    ['   ### Spaced title ###', 'Spaced title'],
+    ['# closing hashes #  ', 'closing hashes'],
+    ['## foo#bar', 'foo#bar'],
+    ['#\tTabbed', 'Tabbed'],
+  ])('reads the ATX heading %j as %j', (line, heading) => {
+    expect(chunkDocument(`${line}\nBody.`, 'text/markdown')).toEqual([{ seq: 0, heading, content: 'Body.' }]);
+  });
+
+  it.each([['#no space'], ['    # four spaces'], ['####### seven']])('reads %j as text', (line) => {
+    expect(chunkDocument(`${line}\nBody.`, 'text/markdown')[0]).toMatchObject({ heading: null });
+  });
+
+  /**
+   * Once cubic: the text group backtracked against the closing sequence (3,000 blanks took 6 s, 4,000: 15 s). Sized
+   * so that a cubic reader fails here in about half a minute instead of hanging the suite.
+   */
+  it.each([
+    ['a heading opening, 5 000 blanks and a stray carriage return', '#' + ' '.repeat(5_000) + '\rx'],
+    ['a heading opening, 5 000 blanks and a line separator', '## ' + ' \t'.repeat(2_500) + '\u2028x'],
+    ['a heading of 100 000 hashes and blanks', '# ' + '# '.repeat(100_000) + 'x'],
+  ])('chunks %s in linear time', (_label, line) => {
+    const started = Date.now();
+    const chunks = chunkDocument(`${line}\nBody.`, 'text/markdown');
+    expect(Date.now() - started).toBeLessThan(2_000); // cubic: half a minute; linear: milliseconds
+    expect(chunks.length).toBeGreaterThan(0);
+  });
 });
