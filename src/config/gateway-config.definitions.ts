@@ -426,7 +426,15 @@ export const GATEWAY_SETTINGS = [
     env: 'MODEL_CALL_TIMEOUT_MS',
     kind: { type: 'int', min: 1000, max: 3_600_000 },
     defaultValue: '120000',
-    description: "Budget of one model request (each retry gets its own); a provider's options.timeoutMs replaces it.",
+    description:
+      "Budget of one model request, its answer's body included (each retry gets its own); a provider's options.timeoutMs replaces it.",
+  },
+  {
+    env: 'MODEL_MAX_ANSWER_BYTES',
+    kind: { type: 'int', min: 65_536, max: 268_435_456 },
+    defaultValue: '8388608',
+    description:
+      'Bytes of one model answer: a larger one fails the run with the reason, before it is held in memory or stored in the conversation.',
   },
   {
     env: 'MODEL_MAX_RETRIES',

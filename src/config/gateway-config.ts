@@ -61,6 +61,8 @@ export interface GatewayConfig {
     pollIntervalMs: number;
     modelCallTimeoutMs: number;
     modelMaxRetries: number;
+    /** Bytes of one model answer (MODEL_MAX_ANSWER_BYTES). */
+    modelMaxAnswerBytes: number;
     subagentMaxDepth: number;
     subagentMaxOpenTasks: number;
   };
@@ -225,6 +227,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       pollIntervalMs: raw.RUN_POLL_INTERVAL_MS as number,
       modelCallTimeoutMs: raw.MODEL_CALL_TIMEOUT_MS as number,
       modelMaxRetries: raw.MODEL_MAX_RETRIES as number,
+      modelMaxAnswerBytes: raw.MODEL_MAX_ANSWER_BYTES as number,
       subagentMaxDepth: raw.SUBAGENT_MAX_DEPTH as number,
       subagentMaxOpenTasks: raw.SUBAGENT_MAX_OPEN_TASKS as number,
     },

@@ -117,6 +117,33 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
     expect(fx.requestsTo('/lookup_order')).toHaveLength(before + 1);
   });
 
+  it('runs at most 64 tool calls of one answer (as one act takes); the others get a result saying so', async () => {
+    const agent = await fx.agent([lookup.id]);
+    const sessionId = await fx.session(agent.id);
+    const many = Array.from({ length: 70 }, (_, i) => ({
+      id: `many_${i}`,
+      name: 'lookup_order',
+      arguments: JSON.stringify({ q: `fan-${i}` }),
+    }));
+    fx.model.script(agent.model, { toolCalls: many }, { text: 'done' });
+
+    const res = await fx.send(sessionId, 'msg-many', 'Look them all up.').expect(200);
+
+    expect(res.body).toMatchObject({ status: 'COMPLETED', answer: 'done' });
+    const ran = fx.requestsTo('/lookup_order').filter((r) => r.url.includes('fan-'));
+    expect(ran.map((r) => /q=(fan-\d+)/.exec(r.url)![1]).sort()).toEqual(
+      many
+        .slice(0, 64)
+        .map((_, i) => `fan-${i}`)
+        .sort(),
+    );
+    const second = fx.model.requestsFor(agent.model)[1];
+    const results = second.body.messages.filter((m) => m.role === 'tool');
+    expect(results).toHaveLength(70);
+    for (const m of results.slice(64)) expect(m.content).toContain('at most 64 tool calls');
+    expect(results[0].content).toContain('"ok":true');
+  });
+
   it('qualifies a tool call id the model repeats within the session, so the call runs again', async () => {
     const agent = await fx.agent([lookup.id]);
     const sessionId = await fx.session(agent.id);

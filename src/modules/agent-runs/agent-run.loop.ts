@@ -30,6 +30,8 @@ import { TaskReminders } from './subagents/task-reminders';
 import { AgentTasksRepository } from './subagents/agent-tasks.repository';
 import { GatewayMetrics } from '@app/modules/metrics/gateway-metrics.service';
 
+import { MAX_TOOL_CALLS_PER_ACT } from '@app/modules/loop-acting/sessions/act-body.schema';
+
 /** What a tool name the model invents must look like before it may reach `act` (the contract's tool names). */
 const TOOL_NAME = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/;
 
@@ -213,7 +215,10 @@ export class AgentRunLoop {
   /** Acts on the checkpointed tool calls; true when the run stopped (a HITL request, a pause, a failure). */
   private async actOnPending(run: AgentRunEntity, owner: string, ctx: RunContext): Promise<boolean> {
     const calls = run.pendingCalls!;
-    const submitted = calls.filter((c) => TOOL_NAME.test(c.name));
+    // As many as one act takes (a REST act with more is refused); the rest get a result saying so, unrun.
+    const named = calls.filter((c) => TOOL_NAME.test(c.name));
+    const submitted = named.slice(0, MAX_TOOL_CALLS_PER_ACT);
+    const unrun = new Set(named.slice(MAX_TOOL_CALLS_PER_ACT));
     let response: ActResponse;
     // Even with no call left to submit (every name invalid) the round goes through act: it counts the iteration and
     // pauses the run at the agent's budget, so a model that only makes up tool names cannot loop without end.
@@ -244,7 +249,9 @@ export class AgentRunLoop {
       toolCallId: c.id,
       content:
         byKey.get(c.key) ??
-        `执行失败: "${c.name}" is not a tool name; call one of the tools you were given, by its exact name.`,
+        (unrun.has(c)
+          ? `执行失败: not run: one answer may make at most ${MAX_TOOL_CALLS_PER_ACT} tool calls; make this one again in your next answer if it is still needed.`
+          : `执行失败: "${c.name}" is not a tool name; call one of the tools you were given, by its exact name.`),
     }));
     await this.dataSource.transaction(async (m) => {
       await this.runs.checkpoint(m, run, owner, { pendingCalls: null });

@@ -6,6 +6,7 @@ import { ToolSecretsResolver } from '@app/modules/tenant-secrets/tool-secrets.re
 import { OutboundHttpAgent } from '@app/modules/executors/outbound/outbound-http.agent';
 import type { ModelProviderEntity } from './model-provider.entity';
 import { API_KEY_REF_PATTERN } from './model-providers.types';
+import { boundedAnswerFetch, ModelAnswerBoundError } from './bounded-answer.fetch';
 
 /** One round's request: the conversation and the tools in OpenAI's format. */
 export interface ModelChatRequest {
@@ -42,8 +43,8 @@ const NO_KEY = 'none';
 
 /**
  * Asks an OpenAI-compatible provider with the official `openai` client: one client per provider version (and
- * key), every request through the outbound guard's undici Agent, a timeout per request, and the client's
- * retries (408/409/429/5xx and cut connections, exponential back-off with jitter, Retry-After honoured up to
+ * key), every request through the outbound guard's undici Agent, a timeout per request (body included) and a size
+ * bound per answer ({@link boundedAnswerFetch}: MODEL_MAX_ANSWER_BYTES), and the client's retries (408/409/429/5xx and cut connections, exponential back-off with jitter, Retry-After honoured up to
  * 60 s). The key is read from the provider's own secret scope at call time and never logged.
  */
 @Injectable()
@@ -88,13 +89,19 @@ export class ModelChatClient {
     const cached = this.clients.get(provider.id);
     if (cached && cached.version === provider.version && cached.apiKey === apiKey) return cached.client;
     const o = provider.options ?? {};
+    const timeoutMs = o.timeoutMs ?? this.config.agentLoop.modelCallTimeoutMs;
+    const answers = boundedAnswerFetch(this.outbound.scope(provider.tenantId).fetch, {
+      provider: provider.name,
+      timeoutMs,
+      maxBytes: this.config.agentLoop.modelMaxAnswerBytes,
+    });
     const client = new OpenAI({
       apiKey,
       baseURL: provider.baseUrl,
-      timeout: o.timeoutMs ?? this.config.agentLoop.modelCallTimeoutMs,
+      timeout: timeoutMs,
       maxRetries: o.maxRetries ?? this.config.agentLoop.modelMaxRetries,
       // The client passes a URL string and a plain init; the outbound fetch takes exactly those.
-      fetch: this.outbound.scope(provider.tenantId).fetch as unknown as typeof fetch,
+      fetch: answers as unknown as typeof fetch,
       logLevel: 'off',
     });
     this.clients.set(provider.id, { version: provider.version, apiKey, client });
@@ -114,6 +121,7 @@ export class ModelChatClient {
 
   private explain(provider: ModelProviderEntity, err: unknown, retries: number): Error {
     if (err instanceof ModelCallError || err instanceof APIUserAbortError) return err;
+    if (err instanceof ModelAnswerBoundError) return new ModelCallError(err.message);
     let after = retries > 0 ? ` after ${retries + 1} attempts` : '';
     if (err instanceof APIConnectionTimeoutError)
       return new ModelCallError(`model provider ${provider.name} did not answer in time${after}`);

@@ -1,5 +1,8 @@
 import type { FromSchema } from '@app/common/http/json-schema.type';
 
+/** Tool calls one `act` takes: a request with more is a 400; the gateway's own loop runs no more of one answer. */
+export const MAX_TOOL_CALLS_PER_ACT = 64;
+
 /**
  * The `act` body, described once: ajv validates requests against it, Swagger shows it (component ActBody)
  * and {@link ActBody} is derived from it (see SchemaBody).
@@ -18,7 +21,7 @@ export const ACT_BODY_SCHEMA = {
     toolCalls: {
       type: 'array',
       minItems: 1,
-      maxItems: 64,
+      maxItems: MAX_TOOL_CALLS_PER_ACT,
       items: {
         type: 'object',
         additionalProperties: false,
