@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { gatewayForSuite } from '@test/support/gateway-test-app';
@@ -168,6 +168,23 @@ describeEachDialect('workspace file tools through act', (dialect) => {
     const listing = JSON.parse((await t.call(sessionId, 'LIST_FILES', {})).content);
     expect(listing.entries).toHaveLength(8);
     for (let i = 0; i < 8; i++) await t.call(sessionId, 'DELETE_FILE', { path: `f${i}` });
+  });
+
+  it('counts the folders a write would create against WORKSPACE_MAX_FILES, and creates none when refused', async () => {
+    for (let i = 0; i < 5; i++) await t.call(sessionId, 'WRITE_FILE', { path: `g${i}`, content: '' });
+    const deep = Array.from({ length: 200 }, (_, i) => String.fromCharCode(97 + (i % 26))).join('/');
+    const refused = await t.call(sessionId, 'WRITE_FILE', { path: `${deep}/f`, content: 'x' });
+    expect(refused.status).toBe('FAILED');
+    expect(refused.content).toContain('this write would add 200 folders, WORKSPACE_MAX_FILES is 8');
+    expect(readdirSync(dir()).sort()).toEqual(['g0', 'g1', 'g2', 'g3', 'g4']);
+    // Two new folders and a file make 8: that fits.
+    expect((await t.call(sessionId, 'WRITE_FILE', { path: 'a/b/f', content: 'x' })).status).toBe('COMPLETED');
+    // More entries than the limit (as a command may leave): no write at all, not even a replacement.
+    writeFileSync(join(dir(), 'made-by-a-command'), '');
+    const overFull = await t.call(sessionId, 'WRITE_FILE', { path: 'g0', content: 'x' });
+    expect(overFull.content).toContain('the workspace holds more than 8 entries');
+    for (const path of ['a', 'g0', 'g1', 'g2', 'g3', 'g4', 'made-by-a-command'])
+      await t.call(sessionId, 'DELETE_FILE', { path });
   });
 
   it('hides the file tools at DEPENDENCIES for a session without FILE_ROOM', async () => {

@@ -139,11 +139,17 @@ export class WorkspaceFiles {
     source: Readable,
     declaredBytes?: number,
   ): Promise<WorkspaceWrite> {
-    const usage = await workspaceUsage(dir);
+    // The walk stops past the entry limit: a workspace holding more (a command made them) takes no write at all.
+    const usage = await workspaceUsage(dir, this.limits.maxFiles);
+    const added = await WorkspacePathResolver.addedByWrite(dir, path);
+    const entriesAfter = usage.entries + added.newFolders + (added.newFile ? 1 : 0);
+    if (usage.truncated || entriesAfter > this.limits.maxFiles)
+      throw quota(
+        `the workspace holds ${usage.truncated ? 'more than ' : ''}${usage.entries} entries${added.newFolders > 0 ? ` and this write would add ${added.newFolders} folders` : ''}, WORKSPACE_MAX_FILES is ${this.limits.maxFiles}`,
+      );
+    // Only now are its folders created.
     const target = await WorkspacePathResolver.forWrite(dir, path);
     const previous = target.existed ? (await lstat(target.real)).size : 0;
-    if (!target.existed && usage.entries + 1 > this.limits.maxFiles)
-      throw quota(`the workspace holds ${usage.entries} entries, WORKSPACE_MAX_FILES is ${this.limits.maxFiles}`);
     const room = Math.min(this.limits.maxFileBytes, this.limits.maxBytes - (usage.bytes - previous));
     const why = (n: number) =>
       n > this.limits.maxFileBytes

@@ -63,6 +63,30 @@ export class WorkspacePathResolver {
   }
 
   /**
+   * What writing `path` would add to the workspace, read without changing anything: the parent folders it would
+   * create, and whether the file is new (the quota is checked on this before {@link forWrite} creates a folder).
+   */
+  static async addedByWrite(root: string, path: unknown): Promise<{ newFolders: number; newFile: boolean }> {
+    const relative = WorkspacePathResolver.normalize(path, false);
+    const realRoot = await realpath(root);
+    const segments = relative.split('/');
+    let dir = realRoot;
+    for (const [i, segment] of segments.slice(0, -1).entries()) {
+      const next = join(dir, segment);
+      const stat = await lstat(next).catch((err: unknown) => (isCode(err, 'ENOENT') ? null : Promise.reject(err)));
+      if (!stat) return { newFolders: segments.length - 1 - i, newFile: true };
+      dir = await realpath(next);
+      assertInside(realRoot, dir, relative);
+      if (!(await lstat(dir)).isDirectory()) throw invalid(relative, `"${segment}" is a file, not a folder`);
+    }
+    const exists = await lstat(join(dir, segments[segments.length - 1])).then(
+      () => true,
+      (err: unknown) => (isCode(err, 'ENOENT') ? false : Promise.reject(err)),
+    );
+    return { newFolders: 0, newFile: !exists };
+  }
+
+  /**
    * A file about to be written: its parent folders are created one at a time, each checked to be inside the
    * workspace after `realpath` (a symlinked folder that leads out is refused before anything is created through it).
    * An existing target that is a symlink is resolved and checked like any other path.

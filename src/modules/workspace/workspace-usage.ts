@@ -50,8 +50,14 @@ export async function walkWorkspace(
   return { entries, truncated: false };
 }
 
-/** Bytes of regular files and the number of entries in the workspace (the quota's measure). */
-export async function workspaceUsage(dir: string): Promise<{ bytes: number; entries: number }> {
-  const { entries } = await walkWorkspace(dir, '', true, Number.MAX_SAFE_INTEGER);
-  return { bytes: entries.reduce((sum, e) => sum + e.size, 0), entries: entries.length };
+/**
+ * Bytes of regular files and the number of entries in the workspace (the quota's measure). With `maxEntries` the walk
+ * stops past that many (`truncated`; the bytes then count only what was walked).
+ */
+export async function workspaceUsage(
+  dir: string,
+  maxEntries = Number.MAX_SAFE_INTEGER,
+): Promise<{ bytes: number; entries: number; truncated: boolean }> {
+  const { entries, truncated } = await walkWorkspace(dir, '', true, maxEntries);
+  return { bytes: entries.reduce((sum, e) => sum + e.size, 0), entries: entries.length, truncated };
 }
