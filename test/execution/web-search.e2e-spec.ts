@@ -14,6 +14,12 @@ describe('platform web search through act', () => {
     provider.handler = (req, res) => {
       const q = new URL(req.url, 'http://x').searchParams.get('q');
       res.setHeader('content-type', 'application/json');
+      if (q === 'flood') {
+        // 11 MiB in chunks, no Content-Length: counted as it streams.
+        const chunk = Buffer.alloc(1024 * 1024, 'a');
+        for (let i = 0; i < 11; i++) res.write(chunk);
+        return void res.end();
+      }
       res.end(JSON.stringify({ results: [{ title: `About ${q}`, url: 'https://example.com/a', snippet: 'first' }] }));
     };
     db = await createTestDatabaseUrl('sqlite');
@@ -52,6 +58,16 @@ describe('platform web search through act', () => {
     const seen = provider.requests[provider.requests.length - 1];
     expect(new URL(seen.url, 'http://x').searchParams.get('count')).toBe('3');
     expect(seen.headers.authorization).toBe('Bearer search-secret');
+  });
+
+  it("fails a provider's answer over the tool response bound without holding it", async () => {
+    const res = await gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(runtime)
+      .send({ iteration: 2, toolCalls: [{ id: 's-flood', name: 'web_search', arguments: { query: 'flood' } }] })
+      .expect(200);
+    expect(res.body.results[0]).toMatchObject({ status: 'FAILED', errorClass: 'RESPONSE_TOO_LARGE' });
+    expect(res.body.results[0].content).toContain('the search provider answered more than 10485760 bytes');
   });
 
   it('refuses the call at call time once the tenant capability is switched off', async () => {

@@ -3,6 +3,7 @@ import { OutboundHttpAgent } from '@app/modules/executors/outbound/outbound-http
 import { ToolCallError } from '@app/modules/executors/tool-executor';
 import { ToolErrorClass } from '@app/modules/executors/tool-error-class';
 import type { KnowledgeSearchHit } from './knowledge-bases.types';
+import { readResponseLimited } from '@app/modules/executors/outbound/response-body.reader';
 
 /** Longest answer read from a retrieval service, and longest passage kept from it. */
 const MAX_ANSWER_BYTES = 2 * 1024 * 1024;
@@ -62,26 +63,15 @@ export class KnowledgeHttpClient {
 }
 
 async function readBounded(response: Response): Promise<string> {
-  const reader: ReadableStreamDefaultReader<Uint8Array> | undefined = response.body?.getReader();
-  if (!reader) return '';
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_ANSWER_BYTES) {
-      await reader.cancel();
-      throw failure(
-        `the retrieval service answered more than ${MAX_ANSWER_BYTES} bytes`,
-        false,
-        undefined,
-        ToolErrorClass.RESPONSE_TOO_LARGE,
-      );
-    }
-    parts.push(value);
-  }
-  return Buffer.concat(parts).toString('utf8');
+  const body = await readResponseLimited(response, MAX_ANSWER_BYTES);
+  if (body === null)
+    throw failure(
+      `the retrieval service answered more than ${MAX_ANSWER_BYTES} bytes`,
+      false,
+      undefined,
+      ToolErrorClass.RESPONSE_TOO_LARGE,
+    );
+  return body.toString('utf8');
 }
 
 function parseAnswer(text: string, topK: number, host: string): KnowledgeSearchHit[] {

@@ -5,9 +5,10 @@ import { isPlatformWebSearch } from '@app/modules/agent-config/visibility/visibi
 import { CallTargetRegistry } from '@app/modules/executors/call-path/call-target.registry';
 import type { ToolCallContext, ToolDispatcher } from '@app/modules/executors/call-path/tool-call.types';
 import { OutboundHttpAgent } from '@app/modules/executors/outbound/outbound-http.agent';
-import { ToolCallError, ToolOutput } from '@app/modules/executors/tool-executor';
+import { TOOL_MAX_RESPONSE_BYTES, ToolCallError, ToolOutput } from '@app/modules/executors/tool-executor';
 import { ToolErrorClass } from '@app/modules/executors/tool-error-class';
 import { formatSearchResults, parseSearchResponse } from './web-search.response';
+import { readResponseLimited } from '@app/modules/executors/outbound/response-body.reader';
 
 /**
  * The platform web-search tool. It runs only inside a session, and re-checks at call time what the
@@ -66,7 +67,14 @@ export class WebSearchDispatcher implements ToolDispatcher, OnModuleInit {
         { transient: true, reachedRemote: true },
       );
     }
-    const text = await response.text();
+    const body = await readResponseLimited(response, TOOL_MAX_RESPONSE_BYTES);
+    if (body === null)
+      throw new ToolCallError(
+        `the search provider answered more than ${TOOL_MAX_RESPONSE_BYTES} bytes`,
+        ToolErrorClass.RESPONSE_TOO_LARGE,
+        { transient: false, reachedRemote: true },
+      );
+    const text = body.toString('utf8');
     if (!response.ok) {
       const transient = response.status === 429 || response.status >= 500;
       throw new ToolCallError(
