@@ -376,6 +376,13 @@ export const GATEWAY_SETTINGS = [
       'How often GET /sessions/{id}/events/stream looks for new events written by other instances (events of this instance wake it at once).',
   },
   {
+    env: 'EVENTS_STREAM_MAX_PER_TENANT',
+    kind: { type: 'int', min: 1, max: 100_000 },
+    defaultValue: '100',
+    description:
+      'Event streams (GET /sessions/{id}/events/stream) one tenant may hold open on one instance; one more is a 429 (each open stream reads the database every EVENTS_STREAM_POLL_MS).',
+  },
+  {
     env: 'GATEWAY_FAULT_INJECTION',
     kind: { type: 'string' },
     defaultValue: '',

@@ -80,6 +80,8 @@ export interface GatewayConfig {
   /** Session workspaces and artifacts (WORKSPACE_*). */
   workspace: { root: string; maxBytes: number; maxFiles: number; maxFileBytes: number; artifactsMaxBytes: number };
   eventsStreamPollMs: number;
+  /** EVENTS_STREAM_MAX_PER_TENANT: open event streams per tenant on this instance. */
+  eventsStreamMaxPerTenant: number;
 }
 
 export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
@@ -252,6 +254,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       artifactsMaxBytes: raw.ARTIFACTS_MAX_BYTES as number,
     },
     eventsStreamPollMs: raw.EVENTS_STREAM_POLL_MS as number,
+    eventsStreamMaxPerTenant: raw.EVENTS_STREAM_MAX_PER_TENANT as number,
   };
 }
 

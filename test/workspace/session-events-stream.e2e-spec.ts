@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { DataSource } from 'typeorm';
 import { createKey, gatewayForSuite } from '@test/support/gateway-test-app';
 import { describeEachDialect } from '@test/support/test-database';
+import { waitFor } from '@test/support/wait-for';
 import { SessionEventsStore } from '@app/modules/session-events/session-events.store';
 
 interface SseEvent {
@@ -22,7 +23,7 @@ interface SseClient {
 }
 
 describeEachDialect('session events as Server-Sent Events', (dialect) => {
-  const suite = gatewayForSuite(dialect, { EVENTS_STREAM_POLL_MS: '100' });
+  const suite = gatewayForSuite(dialect, { EVENTS_STREAM_POLL_MS: '100', EVENTS_STREAM_MAX_PER_TENANT: '3' });
   let runtime: { Authorization: string };
   let sessionId: string;
   let port: number;
@@ -129,14 +130,48 @@ describeEachDialect('session events as Server-Sent Events', (dialect) => {
     expect(again.status).toBe(401);
   });
 
-  function connect(headers: Record<string, string>, query = ''): Promise<SseClient> {
+  it("refuses a tenant's stream past EVENTS_STREAM_MAX_PER_TENANT with a 429, and frees the place when one closes", async () => {
+    const open = [await connect({}), await connect({}), await connect({})];
+    try {
+      expect(open.map((s) => s.status)).toEqual([200, 200, 200]);
+      const refused = await suite.gw.http.get(`/api/v1/sessions/${sessionId}/events/stream`).set(runtime);
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.code).toBe('TOO_MANY_REQUESTS');
+      expect(refused.body.error.message).toContain('EVENTS_STREAM_MAX_PER_TENANT');
+      // Another tenant's streams are counted apart.
+      const other = await createKey(suite.gw, 't-sse-other');
+      const otherAgent = await suite.gw.http
+        .post('/api/v1/admin/agents')
+        .set(suite.gw.admin)
+        .send({ tenantId: 't-sse-other', name: 'sse-other' })
+        .expect(201);
+      const otherSession = await suite.gw.http
+        .post('/api/v1/sessions')
+        .set(other)
+        .send({ agentId: otherAgent.body.id, userId: 'u1', permissions: [] })
+        .expect(201);
+      const theirs = await connect(other, '', otherSession.body.id);
+      theirs.close();
+      expect(theirs.status).toBe(200);
+      open.pop()!.close();
+      await waitFor(async () => {
+        const again = await connect({});
+        again.close();
+        return again.status === 200;
+      });
+    } finally {
+      for (const s of open) s.close();
+    }
+  });
+
+  function connect(headers: Record<string, string>, query = '', session = sessionId): Promise<SseClient> {
     return new Promise((resolve, reject) => {
       const req = httpRequest(
         {
           host: '127.0.0.1',
           port,
           agent: false,
-          path: `/api/v1/sessions/${sessionId}/events/stream${query}`,
+          path: `/api/v1/sessions/${session}/events/stream${query}`,
           headers: { ...runtime, ...headers },
         },
         (res: IncomingMessage) => {

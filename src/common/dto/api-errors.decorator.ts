@@ -8,6 +8,7 @@ const DESCRIPTIONS: Record<number, string> = {
   403: 'FORBIDDEN: the key has the wrong role',
   404: 'NOT_FOUND: no such resource in your tenant',
   409: 'Conflict (see the error code)',
+  429: 'TOO_MANY_REQUESTS: a limit of open requests was reached (the message names it); retry later',
   502: 'An upstream service (MCP server, Nacos) did not answer',
 };
 

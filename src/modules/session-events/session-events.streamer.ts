@@ -3,6 +3,8 @@ import type { ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { SessionEventsStore } from './session-events.store';
+import { DomainError } from '@app/common/errors/domain-error';
+import { CommonErrorCode } from '@app/common/errors/common.errors';
 
 const PAGE = 100;
 /** A comment line this often keeps proxies from closing a quiet stream. */
@@ -23,14 +25,43 @@ const ACCESS_RECHECK_MS = 1_000;
 @Injectable()
 export class SessionEventsStreamer implements BeforeApplicationShutdown {
   private readonly pollMs: number;
+  private readonly maxPerTenant: number;
   /** Open streams end when the application shuts down (they would hold the HTTP server open). */
   private readonly closing = new AbortController();
+  /** Streams open on this instance, per tenant (see {@link reserve}). */
+  private readonly openPerTenant = new Map<string, number>();
 
   constructor(
     private readonly store: SessionEventsStore,
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
   ) {
     this.pollMs = config.eventsStreamPollMs;
+    this.maxPerTenant = config.eventsStreamMaxPerTenant;
+  }
+
+  /**
+   * Takes one of the tenant's EVENTS_STREAM_MAX_PER_TENANT places on this instance (each open stream reads the
+   * database every EVENTS_STREAM_POLL_MS), or refuses with 429 TOO_MANY_REQUESTS; the caller releases it when its
+   * stream ends.
+   */
+  reserve(tenantId: string): { release(): void } {
+    const open = this.openPerTenant.get(tenantId) ?? 0;
+    if (open >= this.maxPerTenant)
+      throw new DomainError(
+        CommonErrorCode.TOO_MANY_REQUESTS,
+        `Tenant ${tenantId} already has ${open} event streams open on this gateway instance (EVENTS_STREAM_MAX_PER_TENANT); close one, or page GET /api/v1/sessions/{id}/events instead.`,
+      );
+    this.openPerTenant.set(tenantId, open + 1);
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        const left = (this.openPerTenant.get(tenantId) ?? 1) - 1;
+        if (left > 0) this.openPerTenant.set(tenantId, left);
+        else this.openPerTenant.delete(tenantId);
+      },
+    };
   }
 
   beforeApplicationShutdown(): void {

@@ -30,7 +30,7 @@ export class SessionEventsStreamController {
     description:
       'Server-Sent Events: `id: <seq>` and `data: {seq, type, at, data}` per event, oldest first, then new ones as they come; ends when the client disconnects',
   })
-  @ApiErrors(400, 404)
+  @ApiErrors(400, 404, 429)
   async stream(
     @Auth() auth: AuthContext,
     @Param('id') id: string,
@@ -53,13 +53,18 @@ export class SessionEventsStreamController {
         );
       after = Number(lastEventId.trim());
     }
-    reply.hijack();
     // The guard's rule again while the stream is open: a key deleted since stops reading.
     const mayStillRead = () =>
       authorize(this.keys, authorization, ['runtime']).then(
         () => true,
         () => false,
       );
-    await this.streamer.stream(id, after, reply.raw, signal, mayStillRead);
+    const place = this.streamer.reserve(auth.tenantId!);
+    try {
+      reply.hijack();
+      await this.streamer.stream(id, after, reply.raw, signal, mayStillRead);
+    } finally {
+      place.release();
+    }
   }
 }
