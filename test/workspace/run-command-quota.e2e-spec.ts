@@ -52,9 +52,13 @@ describeWithBubblewrap('RUN_COMMAND within the workspace quota (real bubblewrap)
     const res = await run('touch a b c d e f');
     expect(res.status).toBe('COMPLETED');
     expect(JSON.parse(res.content).workspaceOverQuota).toMatch(
-      /^the workspace holds 7 entries, WORKSPACE_MAX_FILES is 5: no file can grow/,
+      /^the workspace holds more than 5 entries, WORKSPACE_MAX_FILES is 5: no file can grow/,
     );
     const refused = await t.call(sessionId, 'WRITE_FILE', { path: 'g.txt', content: 'g' });
     expect(refused.status).toBe('FAILED');
+    // Past the entry limit the walk stops (bytes are not counted): the next command may grow no file at all.
+    const write = await run('echo more >> kept.txt');
+    expect(write.status).toBe('FAILED');
+    expect(sizeOf('kept.txt')).toBe(1000 + 'more\n'.length);
   });
 });

@@ -45,7 +45,8 @@ export class WorkspaceCommandRunner {
   ): Promise<ToolOutput> {
     if (!this.sandbox.available())
       throw builtinRefusal(`RUN_COMMAND is unavailable on this gateway: ${this.sandbox.unavailableReason()}`);
-    const usage = () => this.gate.run(owner.dir, 'files', () => workspaceUsage(owner.dir));
+    // Walked up to the entry limit: a command may leave any number of entries, and past the limit bytes do not matter.
+    const usage = () => this.gate.run(owner.dir, 'files', () => workspaceUsage(owner.dir, this.limits.maxFiles));
     const before = await usage();
     const base = { tenantId: owner.tenantId, sessionId: owner.sessionId };
     let result: SandboxRunResult;
@@ -68,7 +69,7 @@ export class WorkspaceCommandRunner {
           timeoutMs,
           readOnlyMounts: mounts,
           signal,
-          maxFileBytes: Math.max(0, this.limits.maxBytes - before.bytes),
+          maxFileBytes: before.truncated ? 0 : Math.max(0, this.limits.maxBytes - before.bytes),
         });
       });
     } catch (err) {
@@ -112,12 +113,11 @@ export class WorkspaceCommandRunner {
     );
   }
 
-  /** How the workspace passes its quota, or undefined. */
-  private overQuota(usage: { bytes: number; entries: number }): string | undefined {
+  /** How the workspace passes its quota, or undefined (`usage` walked up to WORKSPACE_MAX_FILES entries). */
+  private overQuota(usage: { bytes: number; truncated: boolean }): string | undefined {
     const { maxBytes, maxFiles } = this.limits;
+    if (usage.truncated) return `the workspace holds more than ${maxFiles} entries, WORKSPACE_MAX_FILES is ${maxFiles}`;
     if (usage.bytes > maxBytes) return `the workspace holds ${usage.bytes} bytes, WORKSPACE_MAX_BYTES is ${maxBytes}`;
-    if (usage.entries > maxFiles)
-      return `the workspace holds ${usage.entries} entries, WORKSPACE_MAX_FILES is ${maxFiles}`;
     return undefined;
   }
 }
