@@ -1,4 +1,4 @@
-import { readSkillFrontMatter } from './skill-front-matter';
+import { MAX_FRONT_MATTER_CHARS, readSkillFrontMatter } from './skill-front-matter';
 import { SkillPackageRefusal } from './skill-package.types';
 
 describe('readSkillFrontMatter', () => {
@@ -17,5 +17,19 @@ describe('readSkillFrontMatter', () => {
   ])('refuses %s', (_title, md, problem) => {
     expect(() => readSkillFrontMatter(md)).toThrow(SkillPackageRefusal);
     expect(() => readSkillFrontMatter(md)).toThrow(problem);
+  });
+
+  it('refuses a front matter over MAX_FRONT_MATTER_CHARS before parsing it (the YAML key check is quadratic)', () => {
+    const keys = Array.from({ length: 30_000 }, (_, i) => `k${i}: ${i}`).join('\n');
+    const md = `---\nname: big\ndescription: x\n${keys}\n---\n# Body`;
+    const started = Date.now();
+    expect(() => readSkillFrontMatter(md)).toThrow(/more than 16384: keep name, description/);
+    expect(Date.now() - started).toBeLessThan(2_000); // parsed: about 12 s (200,000 keys: 9 minutes)
+  });
+
+  it('reads a front matter just under the bound', () => {
+    const filler = `metadata: ${'x'.repeat(MAX_FRONT_MATTER_CHARS - 60)}`;
+    const md = `---\nname: near-limit\ndescription: fits\n${filler}\n---\n`;
+    expect(readSkillFrontMatter(md)).toEqual({ name: 'near-limit', description: 'fits' });
   });
 });

@@ -3,6 +3,11 @@ import { SKILL_NAME_PATTERN, SkillPackageRefusal } from './skill-package.types';
 
 const FRONT_MATTER = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 const MAX_DESCRIPTION_CHARS = 1024;
+/**
+ * Characters of the front matter parsed at most: room for name, description and the optional fields many times over.
+ * The YAML parser's check for repeated keys is quadratic in the keys (200,000 of them held the process for 9 minutes).
+ */
+export const MAX_FRONT_MATTER_CHARS = 16 * 1024;
 
 /** `name` and `description` of a SKILL.md's YAML front matter; refuses a SKILL.md without them. */
 export function readSkillFrontMatter(skillMd: string): { name: string; description: string } {
@@ -10,6 +15,10 @@ export function readSkillFrontMatter(skillMd: string): { name: string; descripti
   if (!block)
     throw new SkillPackageRefusal(
       'SKILL.md has no YAML front matter: start it with a "---" line, then name: and description:, then "---"',
+    );
+  if (block[1].length > MAX_FRONT_MATTER_CHARS)
+    throw new SkillPackageRefusal(
+      `SKILL.md front matter has ${block[1].length} characters, more than ${MAX_FRONT_MATTER_CHARS}: keep name, description and a few short fields there, and the rest in the body`,
     );
   let data: unknown;
   try {
