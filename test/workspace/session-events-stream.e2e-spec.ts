@@ -31,19 +31,24 @@ describeEachDialect('session events as Server-Sent Events', (dialect) => {
   const append = (type: 'message' | 'todo.updated', i: number, s: SessionEventsStore = store()) =>
     s.append({ tenantId: 't-sse', sessionId, type, data: { i } });
 
-  beforeAll(async () => {
-    runtime = await createKey(suite.gw, 't-sse');
+  /** A runtime key of `tenantId` and a session of a new agent of that tenant. */
+  async function tenantSession(tenantId: string): Promise<{ key: { Authorization: string }; sessionId: string }> {
+    const key = await createKey(suite.gw, tenantId);
     const agent = await suite.gw.http
       .post('/api/v1/admin/agents')
       .set(suite.gw.admin)
-      .send({ tenantId: 't-sse', name: 'sse-agent' })
+      .send({ tenantId, name: `sse-agent-${tenantId}` })
       .expect(201);
     const session = await suite.gw.http
       .post('/api/v1/sessions')
-      .set(runtime)
+      .set(key)
       .send({ agentId: agent.body.id, userId: 'u1', permissions: [] })
       .expect(201);
-    sessionId = session.body.id;
+    return { key, sessionId: session.body.id as string };
+  }
+
+  beforeAll(async () => {
+    ({ key: runtime, sessionId } = await tenantSession('t-sse'));
     const server = suite.gw.app.getHttpServer();
     if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
@@ -139,18 +144,8 @@ describeEachDialect('session events as Server-Sent Events', (dialect) => {
       expect(refused.body.error.code).toBe('TOO_MANY_REQUESTS');
       expect(refused.body.error.message).toContain('EVENTS_STREAM_MAX_PER_TENANT');
       // Another tenant's streams are counted apart.
-      const other = await createKey(suite.gw, 't-sse-other');
-      const otherAgent = await suite.gw.http
-        .post('/api/v1/admin/agents')
-        .set(suite.gw.admin)
-        .send({ tenantId: 't-sse-other', name: 'sse-other' })
-        .expect(201);
-      const otherSession = await suite.gw.http
-        .post('/api/v1/sessions')
-        .set(other)
-        .send({ agentId: otherAgent.body.id, userId: 'u1', permissions: [] })
-        .expect(201);
-      const theirs = await connect(other, '', otherSession.body.id);
+      const other = await tenantSession('t-sse-other');
+      const theirs = await connect(other.key, '', other.sessionId);
       theirs.close();
       expect(theirs.status).toBe(200);
       open.pop()!.close();
