@@ -195,6 +195,26 @@ describe('buildHttpToolRequest', () => {
       expect(req.url.pathname).toBe(pathname);
     });
 
+    it.each([
+      [{ a: '%2', b: 'e%2e' }, '"." or ".."'],
+      [{ a: '%25', b: '2e%252e' }, '"." or ".."'],
+      [{ a: '%0', b: 'a' }, 'control character'],
+      [{ a: '%2', b: 'f' }, '"/" or "\\"'],
+    ])('refuses values side by side in one segment that spell a bad segment together (%j)', (args, reason) => {
+      const twin = tool('http://api.test/api/items/{a}{b}/details', 'GET');
+      const err = thrown(() => buildHttpToolRequest(twin, args, ctx(), secrets));
+      expect(err).toMatchObject({ errorClass: 'INVALID_REQUEST', transient: false, reachedRemote: false });
+      expect(err.message).toContain('the path segment "{a}{b}"');
+      expect(err.message).toContain(reason);
+      expect(err.message).toContain('nothing was sent');
+    });
+
+    it('keeps values side by side that make a good segment together', () => {
+      const twin = tool('http://api.test/api/items/{a}-{b}/{c}', 'GET');
+      const req = buildHttpToolRequest(twin, { a: 'x.', b: '.y', c: 'z' }, ctx(), secrets);
+      expect(req.url.pathname).toBe('/api/items/x.-.y/z');
+    });
+
     it('allows "/" and ".." in a query placeholder, where they cannot change the path', () => {
       const req = buildHttpToolRequest(profile, { id: 7, view: '../a/b' }, ctx(), secrets);
       expect(req.url.pathname).toBe('/api/tenants/acme/users/7/profile');

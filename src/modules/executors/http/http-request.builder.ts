@@ -68,7 +68,9 @@ function fillPlaceholders(
   const endpoint = tool.endpoint;
   const authorityEnd = endOfAuthority(endpoint);
   const pathEnd = endOfPath(endpoint, authorityEnd);
-  return endpoint.replace(PLACEHOLDER, (_match, name: string, offset: number) => {
+  /** The path's values as given (not encoded), by their placeholder's offset: see assertFilledSegments. */
+  const pathValues = new Map<number, string>();
+  const filled = endpoint.replace(PLACEHOLDER, (_match, name: string, offset: number) => {
     if (offset < authorityEnd) {
       throw invalid(
         `HTTP tool "${tool.name}": placeholder {${name}} is in the URL's scheme or host; placeholders are allowed only in the path and query.`,
@@ -87,9 +89,38 @@ function fillPlaceholders(
           'A path value must be exactly one segment (not empty, not "." or "..", no "/" or "\\", in any encoding); nothing was sent.',
       );
     }
+    if (offset < pathEnd) pathValues.set(offset, text);
     delete rest[name];
     return encodeURIComponent(text);
   });
+  assertFilledSegments(tool, endpoint.slice(0, pathEnd), pathValues);
+  return filled;
+}
+
+/**
+ * Each path segment that holds placeholders must pass {@link pathPlaceholderProblem} once filled, as a whole: two
+ * values side by side (`{a}{b}`) may each be harmless and together spell `%2e%2e` (`%2` and `e%2e`), which a server
+ * decoding twice reads as `..`.
+ */
+function assertFilledSegments(
+  tool: Pick<ToolDescriptor, 'name' | 'endpoint'>,
+  path: string,
+  values: ReadonlyMap<number, string>,
+): void {
+  if (values.size < 2) return; // one value: checked as it was filled
+  let start = 0;
+  for (const segment of path.split('/')) {
+    const holders = [...segment.matchAll(PLACEHOLDER)];
+    if (holders.length > 1) {
+      const text = segment.replace(PLACEHOLDER, (_m, _name: string, at: number) => values.get(start + at) ?? '');
+      const problem = pathPlaceholderProblem(text);
+      if (problem)
+        throw invalid(
+          `HTTP tool "${tool.name}": the arguments filling the path segment "${segment}" ${problem.replace(/^is /, 'make it ').replace(/^holds /, 'make it hold ')}; nothing was sent.`,
+        );
+    }
+    start += segment.length + 1;
+  }
 }
 
 /** Index where the query or fragment starts (placeholders before it fill path segments). */
