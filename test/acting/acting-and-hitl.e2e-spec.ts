@@ -497,6 +497,20 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
     ).toMatchObject({ requestType: 'CHECKPOINT_PAUSE' });
   });
 
+  it('refuses a reused toolCallId with other arguments before pausing at the budget, so no pause is left undecidable', async () => {
+    const sessionId = await newSession();
+    await act(sessionId, 1, [{ id: 'w1', name: 'read_doc', arguments: { q: 'first' } }]);
+    const conflict = await act(sessionId, 6, [{ id: 'w1', name: 'read_doc', arguments: { q: 'other' } }], 409);
+    expect(conflict.body.error.code).toBe('TOOL_CALL_CONFLICT');
+    // Nothing paused: the session takes the next call, and a pause with a fresh id resumes and runs it.
+    const view = await gw.http.get(`/api/v1/sessions/${sessionId}`).set(runtime).expect(200);
+    expect(view.body.status).not.toBe('INTERRUPTED');
+    const paused = await act(sessionId, 6, [{ id: 'w2', name: 'read_doc', arguments: { q: 'second' } }]);
+    expect(paused.body.hitlRequest).toMatchObject({ requestType: 'CHECKPOINT_PAUSE' });
+    const resumed = await resume(sessionId, { clientMessageId: 'w-cp' });
+    expect(resumed.body.results[0]).toMatchObject({ toolCallId: 'w2', status: 'COMPLETED' });
+  });
+
   it('logs every call with redacted arguments', async () => {
     const sessionId = await newSession();
     await act(sessionId, 1, [{ id: 'l1', name: 'write_note', arguments: { q: 'log me', token: 'hunter2' } }]);

@@ -84,6 +84,10 @@ export class ActService {
       session.iteration = dto.iteration;
     }
     if (dto.iteration > session.iterationBudget) {
+      // The calls the pause keeps for the resume pass the journal's check now, as they would unpaused: a reused id
+      // with other arguments, or a call still running, is refused here rather than by the resume after the human
+      // decided (which left the session waiting on a decided request for good).
+      await this.batches.preflight(ctx, calls, journaled);
       await this.batches.recordIteration(ctx);
       const hitlRequest = await this.batches.interrupt(
         ctx,
