@@ -221,6 +221,12 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
     expect(res.body.status).toBe('FAILED');
     expect(res.body.error).toContain('HTTP 401: Incorrect API key provided: [redacted]');
     expect(JSON.stringify(await fx.events(sessionId))).not.toContain(MODEL_KEY);
+
+    // Echoed where the message is cut (300 characters): no part of it stays either.
+    const cut = await fx.session(agent.id);
+    fx.model.script(agent.model, { status: 401, message: `${'x'.repeat(290)} key: ${MODEL_KEY}` });
+    const straddled = await fx.send(cut, 'k2', 'hi').expect(200);
+    expect(straddled.body.error).not.toContain(MODEL_KEY.slice(0, 4));
   });
 
   it('refuses a message while a run works (409 RUN_IN_PROGRESS) and shows the session RUNNING', async () => {

@@ -80,7 +80,7 @@ export class ModelChatClient {
         .map((c) => ({ id: c.id ?? '', name: c.function?.name ?? '', arguments: c.function?.arguments ?? '' }));
       return { content: message.content ?? null, toolCalls };
     } catch (err) {
-      throw scrubbed(this.explain(provider, err, client.maxRetries), client.apiKey);
+      throw scrubbed(this.explain(provider, err, client.maxRetries, client.apiKey), client.apiKey);
     }
   }
 
@@ -119,7 +119,7 @@ export class ModelChatClient {
     return value;
   }
 
-  private explain(provider: ModelProviderEntity, err: unknown, retries: number): Error {
+  private explain(provider: ModelProviderEntity, err: unknown, retries: number, apiKey: string): Error {
     if (err instanceof ModelCallError || err instanceof APIUserAbortError) return err;
     if (err instanceof ModelAnswerBoundError) return new ModelCallError(err.message);
     let after = retries > 0 ? ` after ${retries + 1} attempts` : '';
@@ -131,7 +131,11 @@ export class ModelChatClient {
       const retried = code === 0 || [408, 409, 429].includes(code) || code >= 500;
       if (!retried) after = '';
       const status = err.status ? `HTTP ${err.status}` : 'no answer';
-      const detail = err.status ? ((err.error as { message?: string } | undefined)?.message ?? '') : reason(err);
+      // The key out before the detail is cut: cut first, a key straddling the cut would keep its first half.
+      const detail = withoutKey(
+        err.status ? ((err.error as { message?: string } | undefined)?.message ?? '') : reason(err),
+        apiKey,
+      );
       return new ModelCallError(
         `model provider ${provider.name} failed with ${status}${after}${detail ? `: ${detail.slice(0, 300)}` : ''}`,
       );
@@ -142,8 +146,12 @@ export class ModelChatClient {
 
 /** A provider may echo the key in its error text ("Incorrect API key provided: sk-..."): it never reaches the run. */
 function scrubbed(err: Error, apiKey: string): Error {
-  if (apiKey.length >= 8 && err.message.includes(apiKey)) err.message = err.message.split(apiKey).join('[redacted]');
+  err.message = withoutKey(err.message, apiKey);
   return err;
+}
+
+function withoutKey(text: string, apiKey: string): string {
+  return apiKey.length >= 8 && text.includes(apiKey) ? text.split(apiKey).join('[redacted]') : text;
 }
 
 function reason(err: unknown): string {
