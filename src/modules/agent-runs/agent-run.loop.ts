@@ -29,7 +29,6 @@ import { SessionRemindersRegistry } from '@app/modules/agent-config/reminders/se
 import { TaskReminders } from './subagents/task-reminders';
 import { AgentTasksRepository } from './subagents/agent-tasks.repository';
 import { GatewayMetrics } from '@app/modules/metrics/gateway-metrics.service';
-
 import { MAX_TOOL_CALLS_PER_ACT } from '@app/modules/loop-acting/sessions/act-body.schema';
 
 /** What a tool name the model invents must look like before it may reach `act` (the contract's tool names). */

@@ -20,15 +20,14 @@ import { KnowledgeBasesErrorCode } from './knowledge-bases.errors';
 import type { CreateKnowledgeDocumentDto, KnowledgeDocumentDto, KnowledgeDocumentPageDto } from './knowledge-bases.dto';
 
 const METADATA_MAX_CHARS = 16_000;
+/** Longest stretch of tokenizing before other work gets the event loop. */
+const TOKENIZE_SLICE_MS = 20;
 
 /**
  * Documents of INTERNAL knowledge bases. Adding one chunks it, tokenizes each chunk (title, heading and text) and
  * stores the document, its chunks, the term statistics and the base's counts in one transaction: a search sees a
  * document whole or not at all. Deleting one takes all of it out again.
  */
-/** Longest stretch of tokenizing before other work gets the event loop. */
-const TOKENIZE_SLICE_MS = 20;
-
 @Injectable()
 export class KnowledgeDocumentsService {
   constructor(

@@ -44,8 +44,9 @@ const NO_KEY = 'none';
 /**
  * Asks an OpenAI-compatible provider with the official `openai` client: one client per provider version (and
  * key), every request through the outbound guard's undici Agent, a timeout per request (body included) and a size
- * bound per answer ({@link boundedAnswerFetch}: MODEL_MAX_ANSWER_BYTES), and the client's retries (408/409/429/5xx and cut connections, exponential back-off with jitter, Retry-After honoured up to
- * 60 s). The key is read from the provider's own secret scope at call time and never logged.
+ * bound per answer ({@link boundedAnswerFetch}: MODEL_MAX_ANSWER_BYTES), and the client's retries (408/409/429/5xx
+ * and cut connections, exponential back-off with jitter, Retry-After honoured up to 60 s). The key is read from the
+ * provider's own secret scope at call time and never logged.
  */
 @Injectable()
 export class ModelChatClient {

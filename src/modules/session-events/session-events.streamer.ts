@@ -10,8 +10,9 @@ const PAGE = 100;
 /** A comment line this often keeps proxies from closing a quiet stream. */
 const HEARTBEAT_MS = 15_000;
 /**
- * How often an open stream asks whether its caller may still read it: a key deleted on this instance loses its
- * stream within this, on another within this plus the key cache's 5 s (the answer is mostly that cache's).
+ * An open stream asks whether its caller may still read it at each poll, at most this often: with the default poll a
+ * key deleted on this instance loses its stream within a second, on another within the key cache's 5 s more (the
+ * answer is mostly that cache's).
  */
 const ACCESS_RECHECK_MS = 1_000;
 
@@ -20,7 +21,8 @@ const ACCESS_RECHECK_MS = 1_000;
  * (no `event:` field, so an EventSource's `onmessage` sees them all), then new ones as they come: woken at once by
  * appends in this process, and by polling every EVENTS_STREAM_POLL_MS for those of other instances. A reconnecting
  * client sends `Last-Event-ID` and gets what followed. Ends when the client goes, or when `mayStillRead` says no
- * (asked every ACCESS_RECHECK_MS: a key deleted while its stream is open stops reading; the reconnect gets a 401).
+ * (asked at each poll, at most every ACCESS_RECHECK_MS: a key deleted while its stream is open stops reading; the
+ * reconnect gets a 401).
  */
 @Injectable()
 export class SessionEventsStreamer implements BeforeApplicationShutdown {
@@ -114,7 +116,7 @@ export class SessionEventsStreamer implements BeforeApplicationShutdown {
           quietSince = Date.now();
         }
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, Math.min(this.pollMs, ACCESS_RECHECK_MS));
+          const timer = setTimeout(resolve, this.pollMs);
           wake = () => {
             clearTimeout(timer);
             resolve();

@@ -68,17 +68,9 @@ export class WorkspacePathResolver {
    */
   static async addedByWrite(root: string, path: unknown): Promise<{ newFolders: number; newFile: boolean }> {
     const relative = WorkspacePathResolver.normalize(path, false);
-    const realRoot = await realpath(root);
     const segments = relative.split('/');
-    let dir = realRoot;
-    for (const [i, segment] of segments.slice(0, -1).entries()) {
-      const next = join(dir, segment);
-      const stat = await lstat(next).catch((err: unknown) => (isCode(err, 'ENOENT') ? null : Promise.reject(err)));
-      if (!stat) return { newFolders: segments.length - 1 - i, newFile: true };
-      dir = await realpath(next);
-      assertInside(realRoot, dir, relative);
-      if (!(await lstat(dir)).isDirectory()) throw invalid(relative, `"${segment}" is a file, not a folder`);
-    }
+    const { dir, missing } = await walkParents(await realpath(root), relative, false);
+    if (missing > 0) return { newFolders: missing, newFile: true };
     const exists = await lstat(join(dir, segments[segments.length - 1])).then(
       () => true,
       (err: unknown) => (isCode(err, 'ENOENT') ? false : Promise.reject(err)),
@@ -95,15 +87,7 @@ export class WorkspacePathResolver {
     const relative = WorkspacePathResolver.normalize(path, false);
     const realRoot = await realpath(root);
     const segments = relative.split('/');
-    let dir = realRoot;
-    for (const segment of segments.slice(0, -1)) {
-      const next = join(dir, segment);
-      const stat = await lstat(next).catch((err: unknown) => (isCode(err, 'ENOENT') ? null : Promise.reject(err)));
-      if (!stat) await mkdir(next).catch((err: unknown) => (isCode(err, 'EEXIST') ? undefined : Promise.reject(err)));
-      dir = await realpath(next);
-      assertInside(realRoot, dir, relative);
-      if (!(await lstat(dir)).isDirectory()) throw invalid(relative, `"${segment}" is a file, not a folder`);
-    }
+    const { dir } = await walkParents(realRoot, relative, true);
     const target = join(dir, segments[segments.length - 1]);
     const stat = await lstat(target).catch((err: unknown) => (isCode(err, 'ENOENT') ? null : Promise.reject(err)));
     if (!stat) return { relative, real: target, root: realRoot, existed: false };
@@ -127,6 +111,32 @@ export class WorkspacePathResolver {
     const parent = await WorkspacePathResolver.existing(root, segments.slice(0, -1).join('/'), true);
     return { relative, real: join(parent.real, segments[segments.length - 1]), root: parent.root };
   }
+}
+
+/**
+ * Walks the parent folders of `relative` down from `realRoot`, one at a time, each checked after `realpath` to be
+ * inside the workspace and a folder. A missing one is created when `create`; otherwise the walk stops there and says
+ * how many folders are missing from it on. Returns the last folder reached.
+ */
+async function walkParents(
+  realRoot: string,
+  relative: string,
+  create: boolean,
+): Promise<{ dir: string; missing: number }> {
+  const parents = relative.split('/').slice(0, -1);
+  let dir = realRoot;
+  for (const [i, segment] of parents.entries()) {
+    const next = join(dir, segment);
+    const stat = await lstat(next).catch((err: unknown) => (isCode(err, 'ENOENT') ? null : Promise.reject(err)));
+    if (!stat) {
+      if (!create) return { dir, missing: parents.length - i };
+      await mkdir(next).catch((err: unknown) => (isCode(err, 'EEXIST') ? undefined : Promise.reject(err)));
+    }
+    dir = await realpath(next);
+    assertInside(realRoot, dir, relative);
+    if (!(await lstat(dir)).isDirectory()) throw invalid(relative, `"${segment}" is a file, not a folder`);
+  }
+  return { dir, missing: 0 };
 }
 
 /** Whether the real path `real` is `realRoot` or lies under it. */
