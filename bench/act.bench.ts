@@ -30,6 +30,7 @@ import {
   printDatabaseFloorGap,
   printFloorShare,
   printGoals,
+  printJournaledClientGap,
   printRatiosTo,
   printSetup,
   throughputRatio,
@@ -43,6 +44,8 @@ const CALLERS = (process.env.BENCH_CALLERS ?? '1,8').split(',').map(Number);
 const MESSAGE = 'hello from the bench';
 /** The path of the bare mysql2 client (MySQL only). */
 const JOURNAL_FLOOR = 'journal floor';
+/** The bare mysql2 client making its statements around the bare MCP call (MySQL only). */
+const JOURNALED_CLIENT = 'journaled client';
 
 /**
  * CPU time (user + system, ms) a process has used, from /proc (Linux): the gateway serves only the act path, so its
@@ -111,7 +114,14 @@ async function benchDialect(
     env: process.env.SQLITE_SYNCHRONOUS ? { SQLITE_SYNCHRONOUS: process.env.SQLITE_SYNCHRONOUS } : {},
   });
   const http = new JsonClient(gateway.gw.url, gateway.seeded.runtime);
-  const dbFloor: MysqlJournalFloor | null = dialect === 'mysql' ? await connectMysqlJournalFloor(db.url) : null;
+  const toolCall = baseline.paths('echo', { message: MESSAGE })[BARE_SDK_UNDICI];
+  const dbFloors: MysqlJournalFloor[] =
+    dialect === 'mysql'
+      ? [
+          await connectMysqlJournalFloor(db.url, { tenantId: 'bench-floor' }),
+          await connectMysqlJournalFloor(db.url, { tenantId: 'bench-journaled-client', toolCall }),
+        ]
+      : [];
   try {
     const sessions = await Promise.all(
       Array.from({ length: Math.max(8, ...CALLERS) }, () => openSession(gateway.gw, gateway.seeded)),
@@ -121,7 +131,7 @@ async function benchDialect(
     const paths: Record<string, BenchCall> = {
       ...baseline.paths('echo', { message: MESSAGE }),
       'floor proxy': () => floor.call('echo', { message: MESSAGE }),
-      ...(dbFloor ? { [JOURNAL_FLOOR]: dbFloor.call } : {}),
+      ...(dbFloors.length ? { [JOURNAL_FLOOR]: dbFloors[0].call, [JOURNALED_CLIENT]: dbFloors[1].call } : {}),
       [`act (${dialect})`]: async (caller) => {
         acts++;
         const id = `bench-${caller}-${++seq}`;
@@ -147,7 +157,7 @@ async function benchDialect(
     }
     return rows;
   } finally {
-    await dbFloor?.close();
+    for (const dbFloor of dbFloors) await dbFloor.close();
     await http.close();
     await gateway.stop();
   }
@@ -174,6 +184,8 @@ async function main(): Promise<void> {
         'a minimal HTTP -> MCP proxy process (no keys, registry, validation or journal): what one more hop costs here',
       [JOURNAL_FLOOR]:
         'MySQL only: a bare mysql2 pool making the journal read and the two autocommit writes (STARTED, outcome) of one call in tool_call_journal, no HTTP',
+      [JOURNALED_CLIENT]:
+        'MySQL only: the journal floor with the bare SDK+undici call made between its two writes, as act makes it (no gateway, no extra hop)',
       act: 'one call per act, new toolCallId each, one session per caller (iteration 1 throughout); gateway child process (NODE_ENV=production)',
       databases: databases.map(([d, db]) => `${d}: ${db.description}`).join('; '),
     });
@@ -201,6 +213,7 @@ async function main(): Promise<void> {
         for (const callers of CALLERS.filter((c) => c !== 1))
           printDatabaseFloorGap(rows, callers, 'floor proxy', JOURNAL_FLOOR, `act (${dialect})`);
         if (CALLERS.includes(1)) {
+          printJournaledClientGap(rows, 1, BARE_SDK_UNDICI, 'floor proxy', JOURNALED_CLIENT, `act (${dialect})`);
           const gap = printDatabaseFloorGap(rows, 1, 'floor proxy', JOURNAL_FLOOR, `act (${dialect})`);
           goals.push({
             label: `${dialect}: own time within 0.6 ms of the journal floor at 1 caller`,

@@ -129,6 +129,29 @@ export function printDatabaseFloorGap(
   return gap;
 }
 
+/**
+ * The gateway set against a bare client that journals its calls (`journaledPath`: the same statements around the
+ * same MCP call, no gateway) plus the hop a proxy cannot avoid (`floorPath` - `basePath`): what the gateway's code
+ * adds when the database and the tool run as they do inside `act`, one after the other on one machine.
+ */
+export function printJournaledClientGap(
+  rows: ComparisonRow[],
+  callers: number,
+  basePath: string,
+  floorPath: string,
+  journaledPath: string,
+  gatewayPath: string,
+): number {
+  const row = rows.find((r) => r.callers === callers)!;
+  const p50 = (path: string) => summarize(row.samples[path].latencies).p50;
+  const hop = p50(floorPath) - p50(basePath);
+  const gap = p50(gatewayPath) - p50(journaledPath) - hop;
+  console.log(
+    `${gatewayPath} at ${callers} caller(s): p50 ${p50(gatewayPath).toFixed(3)} ms = ${p50(journaledPath).toFixed(3)} ms a bare client journaling its call needs (${journaledPath}) + ${hop.toFixed(3)} ms the extra hop + ${gap.toFixed(3)} ms the gateway adds`,
+  );
+  return gap;
+}
+
 /** Prints each goal as met or missed. */
 export function printGoals(goals: BenchGoal[]): void {
   for (const g of goals) {

@@ -13,13 +13,26 @@ export interface MysqlJournalFloor {
   close(): Promise<void>;
 }
 
+export interface MysqlJournalFloorOptions {
+  /** The tenant its entries are written under (one per floor sharing a database: their keys must not meet). */
+  tenantId: string;
+  /**
+   * The tool call itself, made between the claim and the outcome as `act` makes it: a bare client that journals
+   * its calls. Its statements then wait on a server (and a machine) that did other work since the last one.
+   */
+  toolCall?: BenchCall;
+}
+
 const KEY = 'tenant_id = ? AND session_id = ? AND tool_call_id = ?';
 
-export async function connectMysqlJournalFloor(url: string): Promise<MysqlJournalFloor> {
+export async function connectMysqlJournalFloor(
+  url: string,
+  options: MysqlJournalFloorOptions,
+): Promise<MysqlJournalFloor> {
   const pool: Pool = createPool({ uri: url, connectionLimit: 16, supportBigNumbers: true });
   let seq = 0;
   const call: BenchCall = async (caller) => {
-    const key = ['bench-floor', `floor-session-${caller}`, `floor-${caller}-${++seq}`];
+    const key = [options.tenantId, `floor-session-${caller}`, `floor-${caller}-${++seq}`];
     await pool.execute(`SELECT state, fingerprint, lease_expires_at FROM tool_call_journal WHERE ${KEY}`, key);
     const now = Date.now();
     await pool.execute(
@@ -29,6 +42,7 @@ export async function connectMysqlJournalFloor(url: string): Promise<MysqlJourna
        VALUES (?, ?, ?, 'echo', NULL, ?, ?, 'READ_ONLY', 'STARTED', NULL, 0, 1, 'floor', ?, ?, NULL, NULL, 0, NULL, NULL, 0, 0, 20000)`,
       [...key, 'f'.repeat(64), '{"message":"hello from the bench"}', now + 30_000, now],
     );
+    await options.toolCall?.(caller);
     await pool.execute(
       `UPDATE tool_call_journal SET state = 'COMPLETED', result_status = 'COMPLETED', attempts = attempts + 1, finished_at = ?,
          duration_ms = 1, is_error = 0, content = ?, total_chars = 20 WHERE ${KEY} AND state = 'STARTED' AND owner = 'floor'`,
