@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { RetentionService } from '@app/modules/retention/retention.service';
@@ -102,6 +102,42 @@ describeEachDialect('artifact retention (ARTIFACTS_RETENTION_DAYS)', (dialect) =
       .query('SELECT COUNT(*) AS n FROM artifact WHERE tenant_id = ?', [tenantId]);
     expect(Number(left.n)).toBe(0);
     expect(ids.filter((id) => existsSync(join(dir, id)))).toEqual([]);
+  });
+
+  it('removes files a crash left behind once a day old: artifact files no row names and staged files; nothing else', async () => {
+    const now = Date.now();
+    const locator = suite.gw.app.get(WorkspaceLocator);
+    const session = await acme.newSession();
+    const dayAndMore = (now - DAY - 60_000) / 1000;
+    const plant = (path: string, old: boolean) => {
+      writeFileSync(path, 'left behind');
+      if (old) utimesSync(path, dayAndMore, dayAndMore);
+      return path;
+    };
+    // A published artifact whose file is old: its row names it.
+    const kept = await publish(acme, session, 'kept.md');
+    utimesSync(storedFile(suite.gw, 't-ret-acme', kept), dayAndMore, dayAndMore);
+    // A publish cut short between its file and its row (or a delete between its row and its file).
+    const dir = locator.artifactDir('t-ret-acme');
+    const orphan = plant(join(dir, randomUUID()), true);
+    const young = plant(join(dir, randomUUID()), false); // its row may be committing now
+    const foreign = plant(join(dir, 'notes.txt'), true); // not named as the gateway names artifacts
+    // Uploads and publishes cut short before their rename, and a folder someone made there.
+    mkdirSync(locator.stagingDir(), { recursive: true });
+    const staged = plant(join(locator.stagingDir(), randomUUID()), true);
+    const staging = plant(join(locator.stagingDir(), randomUUID()), false);
+    const folder = join(locator.stagingDir(), 'kept-folder');
+    mkdirSync(folder, { recursive: true });
+    utimesSync(folder, dayAndMore, dayAndMore);
+
+    const report = await suite.gw.app.get(RetentionService).purge(now);
+
+    expect(report.orphanFiles).toBe(2);
+    expect([orphan, staged].filter((p) => existsSync(p))).toEqual([]);
+    expect([young, foreign, staging, folder].filter((p) => !existsSync(p))).toEqual([]);
+    expect(readFileSync(storedFile(suite.gw, 't-ret-acme', kept), 'utf8')).toBe('contents of kept.md');
+    await suite.gw.http.get(`/api/v1/artifacts/${kept}/content`).set(acme.runtime).expect(200);
+    expect((await suite.gw.app.get(RetentionService).purge(now)).orphanFiles).toBe(0);
   });
 });
 

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { WorkspaceLocator } from '@app/modules/workspace/workspace.locator';
 import { ArtifactsService } from '@app/modules/workspace/artifacts.service';
+import { ArtifactOrphanSweeper } from '@app/modules/workspace/artifact-orphan.sweeper';
 import { SkillReleaseMaterializer } from '@app/modules/skills/skill-release.materializer';
 import { ClosedSessionCursor, ClosedSessionRef, RetentionRepository } from './retention.repository';
 
@@ -29,6 +30,11 @@ export interface RetentionReport {
   workspaces: number;
   /** Published artifacts older than ARTIFACTS_RETENTION_DAYS (rows and files); 0 when that is 0. */
   artifacts: number;
+  /**
+   * Files in WORKSPACE_ROOT no row will ever name, older than a day: artifact files whose publish or delete a crash
+   * cut short, and staged uploads never renamed into place.
+   */
+  orphanFiles: number;
   /** Unpacked skill releases no one needs any more, and abandoned half-built ones, removed from SKILL_CACHE_DIR. */
   skillReleases: number;
   /** Closed sessions kept because a STARTED journal entry or a PENDING HITL request still refers to them. */
@@ -41,7 +47,8 @@ export interface RetentionReport {
  * than that. Never an ACTIVE or INTERRUPTED session, a STARTED journal entry or a PENDING HITL request (the
  * session row then stays too). Children go before the session row, so a run cut short is finished by the next.
  * Artifacts outlive their session: they go ARTIFACTS_RETENTION_DAYS after they were published (never when that is 0).
- * Each run also prunes SKILL_CACHE_DIR ({@link SkillReleaseMaterializer.pruneCache}).
+ * Each run also removes files a crash left in WORKSPACE_ROOT ({@link ArtifactOrphanSweeper}) and prunes SKILL_CACHE_DIR
+ * ({@link SkillReleaseMaterializer.pruneCache}).
  */
 @Injectable()
 export class RetentionService {
@@ -52,6 +59,7 @@ export class RetentionService {
     private readonly repo: RetentionRepository,
     private readonly workspaces: WorkspaceLocator,
     private readonly artifacts: ArtifactsService,
+    private readonly orphans: ArtifactOrphanSweeper,
     private readonly skillReleases: SkillReleaseMaterializer,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
@@ -76,6 +84,7 @@ export class RetentionService {
       agentRunRows: 0,
       workspaces: 0,
       artifacts: 0,
+      orphanFiles: 0,
       skillReleases: 0,
       sessionsKept: 0,
     };
@@ -92,15 +101,18 @@ export class RetentionService {
       const publishedBefore = now - artifactDays * DAY_MS;
       report.artifacts = await drain((limit) => this.artifacts.removePublishedBefore(publishedBefore, limit));
     }
+    const orphans = await this.orphans.sweep(now);
+    report.orphanFiles = orphans.artifactFiles + orphans.stagedFiles;
     const pruned = await this.skillReleases.pruneCache(now);
     report.skillReleases = pruned.releases + pruned.abandonedBuilds;
-    if (report.sessions + report.toolLogRows + report.artifacts + report.skillReleases > 0 || report.sessionsKept > 0) {
+    const removed = report.sessions + report.toolLogRows + report.artifacts + report.orphanFiles + report.skillReleases;
+    if (removed > 0 || report.sessionsKept > 0) {
       this.logger.log(
         `Retention (${this.config.retention.days} days): deleted ${report.sessions} closed sessions, ${report.journalEntries} journal entries, ` +
           `${report.resultChunks} result chunks, ${report.resumeRecords} resume records, ${report.hitlRequests} HITL requests, ${report.toolLogRows} tool-log rows, ` +
           `${report.sessionEvents} session events, ${report.agentRunRows} agent-loop rows, ${report.workspaces} workspaces` +
           (artifactDays > 0 ? `, ${report.artifacts} artifacts older than ${artifactDays} days` : '') +
-          `, ${report.skillReleases} unused skill releases; ` +
+          `, ${report.orphanFiles} files a crash left in WORKSPACE_ROOT, ${report.skillReleases} unused skill releases; ` +
           `kept ${report.sessionsKept} closed sessions with a STARTED call or a PENDING HITL request`,
       );
     }

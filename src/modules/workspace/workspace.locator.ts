@@ -47,9 +47,14 @@ export class WorkspaceLocator {
     return join(this.root, 'artifacts', segment(tenantId));
   }
 
+  /** The staging folder (not created). */
+  stagingDir(): string {
+    return join(this.root, '.staging');
+  }
+
   /** A fresh path in the staging folder (created when missing). */
   async stagingFile(): Promise<string> {
-    const dir = join(this.root, '.staging');
+    const dir = this.stagingDir();
     await mkdir(dir, { recursive: true, mode: 0o750 });
     return join(dir, randomUUID());
   }

@@ -6,6 +6,7 @@ import { SessionEventsModule } from '@app/modules/session-events/session-events.
 import { LoopActingModule } from '@app/modules/loop-acting/loop-acting.module';
 import { ArtifactEntity } from './artifact.entity';
 import { ArtifactsService } from './artifacts.service';
+import { ArtifactOrphanSweeper } from './artifact-orphan.sweeper';
 import { ArtifactsController } from './artifacts.controller';
 import { WorkspaceLocator } from './workspace.locator';
 import { WorkspaceGate } from './workspace.gate';
@@ -39,6 +40,7 @@ import { SandboxModule } from '@app/modules/sandbox/sandbox.module';
     WorkspaceSessions,
     WorkspaceEvents,
     ArtifactsService,
+    ArtifactOrphanSweeper,
     WorkspaceBuiltinsDispatcher,
     WorkspaceCloseHook,
     WorkspaceCommandRunner,
@@ -46,6 +48,6 @@ import { SandboxModule } from '@app/modules/sandbox/sandbox.module';
     WorkspaceSkillMountSource,
     WorkspaceGate,
   ],
-  exports: [WorkspaceLocator, WorkspaceSessions, WorkspaceMountSources, ArtifactsService],
+  exports: [WorkspaceLocator, WorkspaceSessions, WorkspaceMountSources, ArtifactsService, ArtifactOrphanSweeper],
 })
 export class WorkspaceModule {}
