@@ -169,6 +169,28 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
     ]);
   });
 
+  it('takes a tool call id longer than the conversation keeps (200 characters): the call runs once, the run ends', async () => {
+    const agent = await fx.agent([lookup.id]);
+    const sessionId = await fx.session(agent.id);
+    const before = fx.requestsTo('/lookup_order').length;
+    const id = `call_${'x'.repeat(200)}`;
+    fx.model.script(
+      agent.model,
+      { toolCalls: [{ id, name: 'lookup_order', arguments: '{"q":"o-9"}' }] },
+      { text: 'Found it.' },
+    );
+
+    const res = await fx.send(sessionId, 'long-id', 'Where is o-9?').expect(200);
+
+    expect(res.body).toMatchObject({ status: 'COMPLETED', answer: 'Found it.' });
+    expect(fx.requestsTo('/lookup_order')).toHaveLength(before + 1);
+    const second = fx.model.requestsFor(agent.model)[1];
+    const [assistant] = second.body.messages.filter((m) => m.role === 'assistant');
+    const [tool] = second.body.messages.filter((m) => m.role === 'tool');
+    expect(tool.tool_call_id).toBe(assistant.tool_calls[0].id);
+    expect(tool.tool_call_id.length).toBeLessThanOrEqual(128);
+  });
+
   it('retries a 429 or 5xx with back-off, then fails the run with the reason', async () => {
     const agent = await fx.agent([]);
     const sessionId = await fx.session(agent.id);
