@@ -169,6 +169,48 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
     ]);
   });
 
+  it("qualifies a model's tool call id the session's runtime already used through act: the model's call runs", async () => {
+    const agent = await fx.agent([lookup.id]);
+    const sessionId = await fx.session(agent.id);
+    const before = fx.requestsTo('/lookup_order').length;
+    await suite.gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(fx.runtime)
+      .send({
+        iteration: 1,
+        toolCalls: [
+          { id: 'call_0', name: 'lookup_order', arguments: { q: 'o-7' } },
+          { id: 'call_1', name: 'lookup_order', arguments: { q: 'o-6' } },
+        ],
+      })
+      .expect(200);
+    // The model's call_0 asks for another order (it was refused as a conflict), its call_1 for the same one as the
+    // runtime's (it was answered with the runtime's stored result: the lookup never ran for the model).
+    fx.model.script(
+      agent.model,
+      {
+        toolCalls: [
+          { id: 'call_0', name: 'lookup_order', arguments: '{"q":"o-8"}' },
+          { id: 'call_1', name: 'lookup_order', arguments: '{"q":"o-6"}' },
+        ],
+      },
+      { text: 'one' },
+    );
+    const first = await fx.send(sessionId, 'after-act-1', 'Where are o-8 and o-6?').expect(200);
+    expect(first.body).toMatchObject({ status: 'COMPLETED', answer: 'one' });
+    expect(
+      fx
+        .requestsTo('/lookup_order')
+        .slice(before)
+        .map((r) => r.url),
+    ).toEqual([
+      expect.stringContaining('q=o-7'),
+      expect.stringContaining('q=o-6'),
+      expect.stringContaining('q=o-8'),
+      expect.stringContaining('q=o-6'),
+    ]);
+  });
+
   it('takes a tool call id longer than the conversation keeps (200 characters): the call runs once, the run ends', async () => {
     const agent = await fx.agent([lookup.id]);
     const sessionId = await fx.session(agent.id);

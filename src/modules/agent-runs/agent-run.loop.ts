@@ -30,6 +30,7 @@ import { TaskReminders } from './subagents/task-reminders';
 import { AgentTasksRepository } from './subagents/agent-tasks.repository';
 import { GatewayMetrics } from '@app/modules/metrics/gateway-metrics.service';
 import { MAX_TOOL_CALLS_PER_ACT } from '@app/modules/loop-acting/sessions/act-body.schema';
+import { ToolCallJournalRepository } from '@app/modules/loop-acting/journal/tool-call-journal.repository';
 
 /** What a tool name the model invents must look like before it may reach `act` (the contract's tool names). */
 const TOOL_NAME = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/;
@@ -78,6 +79,7 @@ export class AgentRunLoop {
     private readonly reminderRegistry: SessionRemindersRegistry,
     private readonly taskReminders: TaskReminders,
     private readonly metrics: GatewayMetrics,
+    private readonly journal: ToolCallJournalRepository,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
@@ -191,7 +193,15 @@ export class AgentRunLoop {
       return true;
     }
     const session = await this.sessions.load({ tenantId: run.tenantId }, run.sessionId);
-    const calls = assignJournalKeys(answer.toolCalls, usedKeys, run.id, iterations);
+    let calls = assignJournalKeys(answer.toolCalls, usedKeys, run.id, iterations);
+    // The session's runtime may have used an id through act: the model's call is another call, so it is qualified too.
+    const journaled = await this.journal.existingIds(
+      run.tenantId,
+      run.sessionId,
+      calls.map((c) => c.key),
+    );
+    if (journaled.size > 0)
+      calls = assignJournalKeys(answer.toolCalls, new Set([...usedKeys, ...journaled]), run.id, iterations);
     await this.dataSource.transaction(async (m) => {
       await this.runs.checkpoint(m, run, owner, {
         iterations,

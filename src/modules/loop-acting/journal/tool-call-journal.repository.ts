@@ -56,6 +56,17 @@ export class ToolCallJournalRepository {
     return out;
   }
 
+  /** Which of `toolCallIds` the session's journal already holds (the ids only: no result is read). */
+  async existingIds(tenantId: string, sessionId: string, toolCallIds: readonly string[]): Promise<Set<string>> {
+    if (toolCallIds.length === 0) return new Set();
+    const marks = toolCallIds.map(() => '?').join(', ');
+    const rows: Row[] = await this.sql.all(
+      `SELECT tool_call_id FROM tool_call_journal WHERE tenant_id = ? AND session_id = ? AND tool_call_id IN (${marks})`,
+      [tenantId, sessionId, ...toolCallIds],
+    );
+    return new Set(rows.map((r) => String(r.tool_call_id)));
+  }
+
   async find(key: JournalKey): Promise<JournalEntry | null> {
     return (await this.findMany(key.tenantId, key.sessionId, [key.toolCallId])).get(key.toolCallId) ?? null;
   }
