@@ -31,6 +31,8 @@ import { AgentTasksRepository } from './subagents/agent-tasks.repository';
 import { GatewayMetrics } from '@app/modules/metrics/gateway-metrics.service';
 import { MAX_TOOL_CALLS_PER_ACT } from '@app/modules/loop-acting/sessions/act-body.schema';
 import { ToolCallJournalRepository } from '@app/modules/loop-acting/journal/tool-call-journal.repository';
+import { ToolResultStore } from '@app/modules/loop-acting/results/tool-result.store';
+import { inlineResult } from '@app/modules/loop-acting/results/tool-result.view';
 
 /** What a tool name the model invents must look like before it may reach `act` (the contract's tool names). */
 const TOOL_NAME = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/;
@@ -80,6 +82,7 @@ export class AgentRunLoop {
     private readonly taskReminders: TaskReminders,
     private readonly metrics: GatewayMetrics,
     private readonly journal: ToolCallJournalRepository,
+    private readonly results: ToolResultStore,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
@@ -273,6 +276,11 @@ export class AgentRunLoop {
   /** Writes the stop in one transaction: the run, its last messages, the session's status and `run.finished`. */
   private async stop(run: AgentRunEntity, owner: string, stop: Stop, iterations = run.iterations): Promise<void> {
     const now = Date.now();
+    if (stop.status === 'FAILED' && run.pendingCalls)
+      stop = {
+        ...stop,
+        messages: [...(await this.answersOfPending(run, stop.error ?? 'failed')), ...(stop.messages ?? [])],
+      };
     await this.dataSource.transaction(async (m) => {
       await this.runs.checkpoint(m, run, owner, {
         status: stop.status,
@@ -289,7 +297,8 @@ export class AgentRunLoop {
           { tenantId: run.tenantId, sessionId: run.sessionId, runId: run.id },
           stop.messages,
         );
-        for (const msg of stop.messages)
+        // Tool answers are no `message` event, as when a round's results are checkpointed.
+        for (const msg of stop.messages.filter((x) => x.role !== 'tool'))
           await this.events.append(this.event(run, 'message', { role: msg.role, content: msg.content }), m);
       }
       if (stop.status === 'COMPLETED' || stop.status === 'FAILED')
@@ -312,6 +321,31 @@ export class AgentRunLoop {
     });
     this.metrics.recordRunStopped(stop.status);
     this.notifier.stopped(run.id);
+  }
+
+  /**
+   * A tool answer for each call a failing run leaves pending: the stored result of a call that ran (a resume may have
+   * run it), otherwise why there is none. A model refuses a conversation whose tool calls go unanswered, so without
+   * them every later run of the session would fail too.
+   */
+  private async answersOfPending(run: AgentRunEntity, reason: string): Promise<NewMessage[]> {
+    const calls = run.pendingCalls ?? [];
+    const entries = await this.journal.findMany(
+      run.tenantId,
+      run.sessionId,
+      calls.map((c) => c.key),
+    );
+    const answers: NewMessage[] = [];
+    for (const c of calls) {
+      const entry = entries.get(c.key);
+      const content = !entry
+        ? `执行失败: not run: the run stopped before this call (${reason}).`
+        : entry.state === 'STARTED'
+          ? `执行失败: the run stopped while this call ran (${reason}); whether it took effect is unknown: check before making it again.`
+          : inlineResult(await this.results.contentOf(entry), entry.inlineLimit, c.key).content;
+      answers.push({ role: 'tool', toolCallId: c.id, content });
+    }
+    return answers;
   }
 
   private event(run: AgentRunEntity, type: NewSessionEvent['type'], data: Record<string, unknown>): NewSessionEvent {
