@@ -144,6 +144,24 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
     expect(results[0].content).toContain('"ok":true');
   });
 
+  it('answers every call of an answer with 40,000 tool calls (one statement could not store their results)', async () => {
+    const agent = await fx.agent([lookup.id]);
+    const sessionId = await fx.session(agent.id);
+    const many = Array.from({ length: 40_000 }, (_, i) => ({
+      id: `flood_${i}`,
+      name: 'lookup_order',
+      arguments: JSON.stringify({ q: `flood-${i}` }),
+    }));
+    fx.model.script(agent.model, { toolCalls: many }, { text: 'flooded' });
+
+    const res = await fx.send(sessionId, 'msg-flood', 'Look them all up.').expect(200);
+
+    expect(res.body).toMatchObject({ status: 'COMPLETED', answer: 'flooded' });
+    expect(fx.requestsTo('/lookup_order').filter((r) => r.url.includes('flood-'))).toHaveLength(64);
+    const results = fx.model.requestsFor(agent.model)[1].body.messages.filter((m) => m.role === 'tool');
+    expect(results.map((m) => m.tool_call_id)).toEqual(many.map((c) => c.id));
+  });
+
   it('qualifies a tool call id the model repeats within the session, so the call runs again', async () => {
     const agent = await fx.agent([lookup.id]);
     const sessionId = await fx.session(agent.id);

@@ -276,7 +276,7 @@ export class AgentRunLoop {
   /** Writes the stop in one transaction: the run, its last messages, the session's status and `run.finished`. */
   private async stop(run: AgentRunEntity, owner: string, stop: Stop, iterations = run.iterations): Promise<void> {
     const now = Date.now();
-    if (stop.status === 'FAILED' && run.pendingCalls)
+    if (stop.status === 'FAILED')
       stop = {
         ...stop,
         messages: [...(await this.answersOfPending(run, stop.error ?? 'failed')), ...(stop.messages ?? [])],
@@ -329,12 +329,16 @@ export class AgentRunLoop {
    * them every later run of the session would fail too.
    */
   private async answersOfPending(run: AgentRunEntity, reason: string): Promise<NewMessage[]> {
-    const calls = run.pendingCalls ?? [];
-    const entries = await this.journal.findMany(
+    // As committed: a checkpoint that failed inside its (rolled back) transaction has already cleared them in `run`.
+    const calls = (await this.runs.find(run.id))?.pendingCalls ?? [];
+    if (calls.length === 0) return [];
+    // Only the calls act was given can have an entry (at most MAX_TOOL_CALLS_PER_ACT).
+    const journaled = await this.journal.existingIds(
       run.tenantId,
       run.sessionId,
       calls.map((c) => c.key),
     );
+    const entries = await this.journal.findMany(run.tenantId, run.sessionId, [...journaled]);
     const answers: NewMessage[] = [];
     for (const c of calls) {
       const entry = entries.get(c.key);
