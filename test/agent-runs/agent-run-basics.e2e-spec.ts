@@ -1,5 +1,6 @@
 import { describeEachDialect } from '@test/support/test-database';
 import { gatewayForSuite } from '@test/support/gateway-test-app';
+import { waitFor } from '@test/support/wait-for';
 import { AGENT_LOOP_ENV, AgentLoopFixture, MODEL_KEY } from './support/agent-loop.fixture';
 
 describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messages)', (dialect) => {
@@ -309,6 +310,42 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
     fx.model.script(agent.model, { status: 401, message: `${'x'.repeat(290)} key: ${MODEL_KEY}` });
     const straddled = await fx.send(cut, 'k2', 'hi').expect(200);
     expect(straddled.body.error).not.toContain(MODEL_KEY.slice(0, 4));
+  });
+
+  it('asks the model nothing more once the session is closed while a tool call of its run is in flight', async () => {
+    const agent = await fx.agent([(await fx.tool('slow_lookup', { httpMethod: 'GET' })).id]);
+    const sessionId = await fx.session(agent.id);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const answer = fx.remote.handler;
+    fx.remote.handler = (req, res) => {
+      if (!req.url?.startsWith('/slow_lookup')) return answer(req, res);
+      void released.then(() => answer(req, res));
+    };
+    fx.model.script(
+      agent.model,
+      { toolCalls: [{ id: 'slow_1', name: 'slow_lookup', arguments: '{"q":"s-1"}' }] },
+      { text: 'should not be asked' },
+    );
+    try {
+      const started = await fx.send(sessionId, 'close-me', 'Look it up slowly.', false).expect(202);
+      await waitFor(() => fx.requestsTo('/slow_lookup').length > 0 || null, { description: 'the tool call' });
+      await suite.gw.http.delete(`/api/v1/sessions/${sessionId}`).set(fx.runtime).expect(200);
+      release();
+
+      const stopped = await waitFor(
+        async () => {
+          const run = await fx.run(sessionId, started.body.runId);
+          return run.status === 'RUNNING' ? null : run;
+        },
+        { description: 'the run to stop' },
+      );
+      expect(stopped).toMatchObject({ status: 'FAILED', error: expect.stringContaining('closed') });
+      expect(fx.model.requestsFor(agent.model)).toHaveLength(1);
+    } finally {
+      fx.remote.handler = answer;
+      release();
+    }
   });
 
   it('refuses a message while a run works (409 RUN_IN_PROGRESS) and shows the session RUNNING', async () => {

@@ -128,6 +128,9 @@ export class AgentRunLoop {
       );
       // Every feature's reminders (the active skill, finished sub-agent tasks), as tool-specs answers them.
       const session = (await this.sessionRepo.find(run.sessionId)) ?? ctx.session;
+      // Closed meanwhile (a tool call of the last round was in flight): the model is asked nothing more.
+      if (session.status === 'CLOSED')
+        return this.stop(run, owner, { status: 'FAILED', error: `session ${session.id} was closed` });
       const reminders = await this.reminderRegistry.remindersFor(session);
       const toldTasks = await this.taskReminders.pending(run.sessionId);
       let answer: ModelAnswer;
