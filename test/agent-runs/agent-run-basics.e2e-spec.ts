@@ -1,5 +1,6 @@
 import { describeEachDialect } from '@test/support/test-database';
 import { gatewayForSuite } from '@test/support/gateway-test-app';
+import { waitFor } from '@test/support/wait-for';
 import { AGENT_LOOP_ENV, AgentLoopFixture, MODEL_KEY } from './support/agent-loop.fixture';
 
 describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messages)', (dialect) => {
@@ -144,6 +145,24 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
     expect(results[0].content).toContain('"ok":true');
   });
 
+  it('answers every call of an answer with 40,000 tool calls (one statement could not store their results)', async () => {
+    const agent = await fx.agent([lookup.id]);
+    const sessionId = await fx.session(agent.id);
+    const many = Array.from({ length: 40_000 }, (_, i) => ({
+      id: `flood_${i}`,
+      name: 'lookup_order',
+      arguments: JSON.stringify({ q: `flood-${i}` }),
+    }));
+    fx.model.script(agent.model, { toolCalls: many }, { text: 'flooded' });
+
+    const res = await fx.send(sessionId, 'msg-flood', 'Look them all up.').expect(200);
+
+    expect(res.body).toMatchObject({ status: 'COMPLETED', answer: 'flooded' });
+    expect(fx.requestsTo('/lookup_order').filter((r) => r.url.includes('flood-'))).toHaveLength(64);
+    const results = fx.model.requestsFor(agent.model)[1].body.messages.filter((m) => m.role === 'tool');
+    expect(results.map((m) => m.tool_call_id)).toEqual(many.map((c) => c.id));
+  });
+
   it('qualifies a tool call id the model repeats within the session, so the call runs again', async () => {
     const agent = await fx.agent([lookup.id]);
     const sessionId = await fx.session(agent.id);
@@ -167,6 +186,70 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
       'call_0',
       'call_0',
     ]);
+  });
+
+  it("qualifies a model's tool call id the session's runtime already used through act: the model's call runs", async () => {
+    const agent = await fx.agent([lookup.id]);
+    const sessionId = await fx.session(agent.id);
+    const before = fx.requestsTo('/lookup_order').length;
+    await suite.gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(fx.runtime)
+      .send({
+        iteration: 1,
+        toolCalls: [
+          { id: 'call_0', name: 'lookup_order', arguments: { q: 'o-7' } },
+          { id: 'call_1', name: 'lookup_order', arguments: { q: 'o-6' } },
+        ],
+      })
+      .expect(200);
+    // The model's call_0 asks for another order (it was refused as a conflict), its call_1 for the same one as the
+    // runtime's (it was answered with the runtime's stored result: the lookup never ran for the model).
+    fx.model.script(
+      agent.model,
+      {
+        toolCalls: [
+          { id: 'call_0', name: 'lookup_order', arguments: '{"q":"o-8"}' },
+          { id: 'call_1', name: 'lookup_order', arguments: '{"q":"o-6"}' },
+        ],
+      },
+      { text: 'one' },
+    );
+    const first = await fx.send(sessionId, 'after-act-1', 'Where are o-8 and o-6?').expect(200);
+    expect(first.body).toMatchObject({ status: 'COMPLETED', answer: 'one' });
+    expect(
+      fx
+        .requestsTo('/lookup_order')
+        .slice(before)
+        .map((r) => r.url),
+    ).toEqual([
+      expect.stringContaining('q=o-7'),
+      expect.stringContaining('q=o-6'),
+      expect.stringContaining('q=o-8'),
+      expect.stringContaining('q=o-6'),
+    ]);
+  });
+
+  it('takes a tool call id longer than the conversation keeps (200 characters): the call runs once, the run ends', async () => {
+    const agent = await fx.agent([lookup.id]);
+    const sessionId = await fx.session(agent.id);
+    const before = fx.requestsTo('/lookup_order').length;
+    const id = `call_${'x'.repeat(200)}`;
+    fx.model.script(
+      agent.model,
+      { toolCalls: [{ id, name: 'lookup_order', arguments: '{"q":"o-9"}' }] },
+      { text: 'Found it.' },
+    );
+
+    const res = await fx.send(sessionId, 'long-id', 'Where is o-9?').expect(200);
+
+    expect(res.body).toMatchObject({ status: 'COMPLETED', answer: 'Found it.' });
+    expect(fx.requestsTo('/lookup_order')).toHaveLength(before + 1);
+    const second = fx.model.requestsFor(agent.model)[1];
+    const [assistant] = second.body.messages.filter((m) => m.role === 'assistant');
+    const [tool] = second.body.messages.filter((m) => m.role === 'tool');
+    expect(tool.tool_call_id).toBe(assistant.tool_calls[0].id);
+    expect(tool.tool_call_id.length).toBeLessThanOrEqual(128);
   });
 
   it('retries a 429 or 5xx with back-off, then fails the run with the reason', async () => {
@@ -227,6 +310,42 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
     fx.model.script(agent.model, { status: 401, message: `${'x'.repeat(290)} key: ${MODEL_KEY}` });
     const straddled = await fx.send(cut, 'k2', 'hi').expect(200);
     expect(straddled.body.error).not.toContain(MODEL_KEY.slice(0, 4));
+  });
+
+  it('asks the model nothing more once the session is closed while a tool call of its run is in flight', async () => {
+    const agent = await fx.agent([(await fx.tool('slow_lookup', { httpMethod: 'GET' })).id]);
+    const sessionId = await fx.session(agent.id);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const answer = fx.remote.handler;
+    fx.remote.handler = (req, res) => {
+      if (!req.url?.startsWith('/slow_lookup')) return answer(req, res);
+      void released.then(() => answer(req, res));
+    };
+    fx.model.script(
+      agent.model,
+      { toolCalls: [{ id: 'slow_1', name: 'slow_lookup', arguments: '{"q":"s-1"}' }] },
+      { text: 'should not be asked' },
+    );
+    try {
+      const started = await fx.send(sessionId, 'close-me', 'Look it up slowly.', false).expect(202);
+      await waitFor(() => fx.requestsTo('/slow_lookup').length > 0 || null, { description: 'the tool call' });
+      await suite.gw.http.delete(`/api/v1/sessions/${sessionId}`).set(fx.runtime).expect(200);
+      release();
+
+      const stopped = await waitFor(
+        async () => {
+          const run = await fx.run(sessionId, started.body.runId);
+          return run.status === 'RUNNING' ? null : run;
+        },
+        { description: 'the run to stop' },
+      );
+      expect(stopped).toMatchObject({ status: 'FAILED', error: expect.stringContaining('closed') });
+      expect(fx.model.requestsFor(agent.model)).toHaveLength(1);
+    } finally {
+      fx.remote.handler = answer;
+      release();
+    }
   });
 
   it('refuses a message while a run works (409 RUN_IN_PROGRESS) and shows the session RUNNING', async () => {

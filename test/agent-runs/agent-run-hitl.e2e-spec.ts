@@ -121,6 +121,47 @@ describeEachDialect('agent runs stop for a human and continue after the decision
     expect(rejected!.content).toContain('not without the customer');
   });
 
+  it("answers a failed run's pending calls in the conversation, so the session's next run is one a model accepts", async () => {
+    const { agent, sessionId, res } = await interruptedRun();
+    // The provider goes while the run waits: the approval runs both calls, then the run fails on waking.
+    await suite.gw.http.delete(`/api/v1/admin/model-providers/${agent.providerId}`).set(suite.gw.admin).expect(200);
+    await suite.gw.http
+      .post(`/api/v1/sessions/${sessionId}/resume`)
+      .set(fx.runtime)
+      .send({ clientMessageId: 'r-gone', toolCallId: 'c1', decision: 'APPROVE' })
+      .expect(200);
+    const failed = await fx.untilRun(sessionId, res.body.runId, 'FAILED');
+    expect(failed.error).toContain('no longer exists');
+    const provider = await suite.gw.http
+      .post('/api/v1/admin/model-providers')
+      .set(suite.gw.admin)
+      .send({
+        name: `p2-${agent.model}`,
+        tenantId: fx.tenantId,
+        kind: 'OPENAI_COMPATIBLE',
+        baseUrl: fx.model.baseUrl,
+        apiKey: '${secret:MODEL_KEY}',
+        model: agent.model,
+      })
+      .expect(201);
+    await suite.gw.http
+      .patch(`/api/v1/admin/agents/${agent.id}`)
+      .set(suite.gw.admin)
+      .send({ modelProviderId: provider.body.id })
+      .expect(200);
+    fx.model.script(agent.model, { text: 'o-9 is cancelled.' });
+
+    await fx.send(sessionId, 'm2', 'Did it work?').expect(200);
+
+    // Every tool call the model is shown has its answer right after it (OpenAI refuses a conversation without).
+    const sent = fx.model.requestsFor(agent.model).at(-1)!.body.messages;
+    const calls = sent.findIndex((m) => m.role === 'assistant' && m.tool_calls);
+    expect(sent.slice(calls + 1, calls + 3)).toEqual([
+      expect.objectContaining({ role: 'tool', tool_call_id: 'c1', content: expect.stringContaining('"ok":true') }),
+      expect.objectContaining({ role: 'tool', tool_call_id: 'c2', content: expect.stringContaining('"ok":true') }),
+    ]);
+  });
+
   it('pauses at the iteration budget (CHECKPOINT_PAUSE) and continues on resume', async () => {
     const agent = await fx.agent([lookup.id], { maxIterations: 1 });
     const sessionId = await fx.session(agent.id);

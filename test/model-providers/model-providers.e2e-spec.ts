@@ -90,6 +90,33 @@ describeEachDialect('model providers (/admin/model-providers) and the agent-loop
     await suite.gw.http.get(`/api/v1/admin/model-providers/${own.id}`).set(acmeAdmin).expect(404);
   });
 
+  it('refuses null for a field a provider must have (400 naming it), and leaves the provider as it was', async () => {
+    const own = (await post(acmeAdmin, body(), 201)).body;
+    for (const field of ['name', 'kind', 'baseUrl', 'model']) {
+      const res = await suite.gw.http
+        .patch(`/api/v1/admin/model-providers/${own.id}`)
+        .set(acmeAdmin)
+        .send({ [field]: null })
+        .expect(400);
+      expect(res.body.error.code).toBe('VALIDATION_FAILED');
+      expect(res.body.error.details.fields).toEqual([{ field, problems: [expect.stringContaining('null')] }]);
+    }
+    const read = await suite.gw.http.get(`/api/v1/admin/model-providers/${own.id}`).set(acmeAdmin).expect(200);
+    expect(read.body).toMatchObject({
+      name: own.name,
+      kind: own.kind,
+      baseUrl: own.baseUrl,
+      model: own.model,
+      version: 1,
+    });
+    const keyless = await suite.gw.http
+      .patch(`/api/v1/admin/model-providers/${own.id}`)
+      .set(acmeAdmin)
+      .send({ apiKey: null })
+      .expect(200);
+    expect(keyless.body).toMatchObject({ apiKey: null, version: 2 });
+  });
+
   it('checks an agent’s modelProviderId and subAgentIds against its tenant and shows them', async () => {
     const globexProvider = (await post(globexAdmin, body({ tenantId: 'globex' }), 201)).body;
     const acmeProvider = (await post(acmeAdmin, body(), 201)).body;

@@ -5,6 +5,9 @@ import { DataSource, EntityManager } from 'typeorm';
 import { AgentMessageEntity } from './agent-message.entity';
 import type { ConversationMessage, MessageRole, PendingToolCall } from './agent-runs.types';
 
+/** Messages per INSERT statement (10 columns each). */
+const INSERT_SLICE = 500;
+
 export interface NewMessage {
   role: MessageRole;
   content: string | null;
@@ -46,7 +49,8 @@ export class AgentMessagesRepository {
       toolCallId: msg.toolCallId ?? null,
       createdAt: now,
     }));
-    await repo.insert(rows);
+    // In slices: one INSERT of a 5,000-call answer's results passed SQLite's 32,766 bound variables.
+    for (let i = 0; i < rows.length; i += INSERT_SLICE) await repo.insert(rows.slice(i, i + INSERT_SLICE));
   }
 
   async conversation(sessionId: string, afterSeq = 0, limit = 100_000): Promise<ConversationMessage[]> {

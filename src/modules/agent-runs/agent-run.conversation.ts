@@ -44,7 +44,9 @@ export function assignJournalKeys(
 ): PendingToolCall[] {
   const taken = new Set(usedKeys);
   return calls.map((c, i) => {
-    const id = c.id && /^[\x21-\x7e]+$/.test(c.id) ? c.id : `call_${runId.slice(0, 8)}_${iteration}_${i}`;
+    // The id is stored with the conversation (128 characters at most, the journal's bound): a longer one is
+    // shortened by its hash like a key, in the assistant message and its tool answer alike.
+    const id = c.id && /^[\x21-\x7e]+$/.test(c.id) ? bounded(c.id) : `call_${runId.slice(0, 8)}_${iteration}_${i}`;
     let key = bounded(id);
     if (taken.has(key)) key = bounded(`${id}@${runId}:${iteration}`);
     for (let n = 2; taken.has(key); n++) key = bounded(`${id}@${runId}:${iteration}.${n}`);

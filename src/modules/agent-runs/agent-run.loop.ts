@@ -30,6 +30,9 @@ import { TaskReminders } from './subagents/task-reminders';
 import { AgentTasksRepository } from './subagents/agent-tasks.repository';
 import { GatewayMetrics } from '@app/modules/metrics/gateway-metrics.service';
 import { MAX_TOOL_CALLS_PER_ACT } from '@app/modules/loop-acting/sessions/act-body.schema';
+import { ToolCallJournalRepository } from '@app/modules/loop-acting/journal/tool-call-journal.repository';
+import { ToolResultStore } from '@app/modules/loop-acting/results/tool-result.store';
+import { inlineResult } from '@app/modules/loop-acting/results/tool-result.view';
 
 /** What a tool name the model invents must look like before it may reach `act` (the contract's tool names). */
 const TOOL_NAME = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/;
@@ -78,6 +81,8 @@ export class AgentRunLoop {
     private readonly reminderRegistry: SessionRemindersRegistry,
     private readonly taskReminders: TaskReminders,
     private readonly metrics: GatewayMetrics,
+    private readonly journal: ToolCallJournalRepository,
+    private readonly results: ToolResultStore,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
@@ -123,6 +128,9 @@ export class AgentRunLoop {
       );
       // Every feature's reminders (the active skill, finished sub-agent tasks), as tool-specs answers them.
       const session = (await this.sessionRepo.find(run.sessionId)) ?? ctx.session;
+      // Closed meanwhile (a tool call of the last round was in flight): the model is asked nothing more.
+      if (session.status === 'CLOSED')
+        return this.stop(run, owner, { status: 'FAILED', error: `session ${session.id} was closed` });
       const reminders = await this.reminderRegistry.remindersFor(session);
       const toldTasks = await this.taskReminders.pending(run.sessionId);
       let answer: ModelAnswer;
@@ -191,7 +199,15 @@ export class AgentRunLoop {
       return true;
     }
     const session = await this.sessions.load({ tenantId: run.tenantId }, run.sessionId);
-    const calls = assignJournalKeys(answer.toolCalls, usedKeys, run.id, iterations);
+    let calls = assignJournalKeys(answer.toolCalls, usedKeys, run.id, iterations);
+    // The session's runtime may have used an id through act: the model's call is another call, so it is qualified too.
+    const journaled = await this.journal.existingIds(
+      run.tenantId,
+      run.sessionId,
+      calls.map((c) => c.key),
+    );
+    if (journaled.size > 0)
+      calls = assignJournalKeys(answer.toolCalls, new Set([...usedKeys, ...journaled]), run.id, iterations);
     await this.dataSource.transaction(async (m) => {
       await this.runs.checkpoint(m, run, owner, {
         iterations,
@@ -263,6 +279,11 @@ export class AgentRunLoop {
   /** Writes the stop in one transaction: the run, its last messages, the session's status and `run.finished`. */
   private async stop(run: AgentRunEntity, owner: string, stop: Stop, iterations = run.iterations): Promise<void> {
     const now = Date.now();
+    if (stop.status === 'FAILED')
+      stop = {
+        ...stop,
+        messages: [...(await this.answersOfPending(run, stop.error ?? 'failed')), ...(stop.messages ?? [])],
+      };
     await this.dataSource.transaction(async (m) => {
       await this.runs.checkpoint(m, run, owner, {
         status: stop.status,
@@ -279,7 +300,8 @@ export class AgentRunLoop {
           { tenantId: run.tenantId, sessionId: run.sessionId, runId: run.id },
           stop.messages,
         );
-        for (const msg of stop.messages)
+        // Tool answers are no `message` event, as when a round's results are checkpointed.
+        for (const msg of stop.messages.filter((x) => x.role !== 'tool'))
           await this.events.append(this.event(run, 'message', { role: msg.role, content: msg.content }), m);
       }
       if (stop.status === 'COMPLETED' || stop.status === 'FAILED')
@@ -302,6 +324,35 @@ export class AgentRunLoop {
     });
     this.metrics.recordRunStopped(stop.status);
     this.notifier.stopped(run.id);
+  }
+
+  /**
+   * A tool answer for each call a failing run leaves pending: the stored result of a call that ran (a resume may have
+   * run it), otherwise why there is none. A model refuses a conversation whose tool calls go unanswered, so without
+   * them every later run of the session would fail too.
+   */
+  private async answersOfPending(run: AgentRunEntity, reason: string): Promise<NewMessage[]> {
+    // As committed: a checkpoint that failed inside its (rolled back) transaction has already cleared them in `run`.
+    const calls = (await this.runs.find(run.id))?.pendingCalls ?? [];
+    if (calls.length === 0) return [];
+    // Only the calls act was given can have an entry (at most MAX_TOOL_CALLS_PER_ACT).
+    const journaled = await this.journal.existingIds(
+      run.tenantId,
+      run.sessionId,
+      calls.map((c) => c.key),
+    );
+    const entries = await this.journal.findMany(run.tenantId, run.sessionId, [...journaled]);
+    const answers: NewMessage[] = [];
+    for (const c of calls) {
+      const entry = entries.get(c.key);
+      const content = !entry
+        ? `执行失败: not run: the run stopped before this call (${reason}).`
+        : entry.state === 'STARTED'
+          ? `执行失败: the run stopped while this call ran (${reason}); whether it took effect is unknown: check before making it again.`
+          : inlineResult(await this.results.contentOf(entry), entry.inlineLimit, c.key).content;
+      answers.push({ role: 'tool', toolCallId: c.id, content });
+    }
+    return answers;
   }
 
   private event(run: AgentRunEntity, type: NewSessionEvent['type'], data: Record<string, unknown>): NewSessionEvent {

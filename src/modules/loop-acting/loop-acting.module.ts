@@ -76,6 +76,14 @@ import { JournalOrphanSweepJob } from './journal/journal-orphan-sweep.job';
     JournalOrphanSweepService,
     JournalOrphanSweepJob,
   ],
-  exports: [SessionsService, SessionCloseHooks, ToolResultStore, ToolResultReader, ActService, SessionStoreModule],
+  exports: [
+    SessionsService,
+    SessionCloseHooks,
+    ToolResultStore,
+    ToolResultReader,
+    ActService,
+    SessionStoreModule,
+    ToolCallJournalRepository,
+  ],
 })
 export class LoopActingModule {}

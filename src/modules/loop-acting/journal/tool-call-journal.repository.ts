@@ -10,6 +10,9 @@ import { textChunks } from '../results/tool-result.chunks';
 
 type Row = Record<string, unknown>;
 
+/** toolCallIds per `IN (...)` of {@link ToolCallJournalRepository.existingIds}. */
+const ID_SLICE = 500;
+
 /** New entry: STARTED (a claim) or, for calls refused before running, already FAILED. */
 export interface NewJournalEntry extends JournalKey {
   toolName: string;
@@ -54,6 +57,21 @@ export class ToolCallJournalRepository {
     );
     for (const row of rows) out.set(String(row.tool_call_id), this.toEntry(row));
     return out;
+  }
+
+  /** Which of `toolCallIds` the session's journal already holds (the ids only: no result is read). */
+  async existingIds(tenantId: string, sessionId: string, toolCallIds: readonly string[]): Promise<Set<string>> {
+    const found = new Set<string>();
+    // In slices: a model's answer may hold tens of thousands of calls, past SQLite's 32,766 bound variables.
+    for (let i = 0; i < toolCallIds.length; i += ID_SLICE) {
+      const slice = toolCallIds.slice(i, i + ID_SLICE);
+      const rows: Row[] = await this.sql.all(
+        `SELECT tool_call_id FROM tool_call_journal WHERE tenant_id = ? AND session_id = ? AND tool_call_id IN (${slice.map(() => '?').join(', ')})`,
+        [tenantId, sessionId, ...slice],
+      );
+      for (const r of rows) found.add(String(r.tool_call_id));
+    }
+    return found;
   }
 
   async find(key: JournalKey): Promise<JournalEntry | null> {
