@@ -33,6 +33,7 @@ import { MAX_TOOL_CALLS_PER_ACT } from '@app/modules/loop-acting/sessions/act-bo
 import { ToolCallJournalRepository } from '@app/modules/loop-acting/journal/tool-call-journal.repository';
 import { ToolResultStore } from '@app/modules/loop-acting/results/tool-result.store';
 import { inlineResult } from '@app/modules/loop-acting/results/tool-result.view';
+import { FAILURE_PREFIX } from '@app/modules/executors/call-path/tool-call.types';
 
 /** What a tool name the model invents must look like before it may reach `act` (the contract's tool names). */
 const TOOL_NAME = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/;
@@ -346,9 +347,9 @@ export class AgentRunLoop {
     for (const c of calls) {
       const entry = entries.get(c.key);
       const content = !entry
-        ? `执行失败: not run: the run stopped before this call (${reason}).`
+        ? `${FAILURE_PREFIX}not run: the run stopped before this call (${reason}).`
         : entry.state === 'STARTED'
-          ? `执行失败: the run stopped while this call ran (${reason}); whether it took effect is unknown: check before making it again.`
+          ? `${FAILURE_PREFIX}the run stopped while this call ran (${reason}); whether it took effect is unknown: check before making it again.`
           : inlineResult(await this.results.contentOf(entry), entry.inlineLimit, c.key).content;
       answers.push({ role: 'tool', toolCallId: c.id, content });
     }
