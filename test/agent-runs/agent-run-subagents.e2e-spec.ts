@@ -1,4 +1,7 @@
+import { DataSource } from 'typeorm';
 import { SessionEventsStore } from '@app/modules/session-events/session-events.store';
+import { AgentTasksService } from '@app/modules/agent-runs/subagents/agent-tasks.service';
+import { AgentTasksRepository } from '@app/modules/agent-runs/subagents/agent-tasks.repository';
 import { describeEachDialect } from '@test/support/test-database';
 import { gatewayForSuite } from '@test/support/gateway-test-app';
 import { waitFor } from '@test/support/wait-for';
@@ -192,5 +195,31 @@ describeEachDialect('sub-agents: SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TAS
     expect(finished.data).toMatchObject({ taskId: waiting.taskId, status: 'COMPLETED' });
     expect((await tasksOf(sessionId))[0]).toMatchObject({ status: 'COMPLETED', answer: 'Refunded o-5.' });
     expect(fx.requestsTo('/refund_order')).toHaveLength(1);
+  });
+
+  it('starts one child per parent call: an attempt cut short before its task row is found again when the call is made again', async () => {
+    const { lead, helper, helperName } = await pair();
+    const sessionId = await fx.session(lead.id);
+    fx.model.script(helper.model, { text: 'done once' });
+    const tasks = suite.gw.app.get(AgentTasksService);
+    const call = { tenantId: fx.tenantId, sessionId, agentId: lead.id, toolCallId: 'submit-cut-short' };
+    // The first attempt creates the child session and its run, then loses its connection before the task's row.
+    jest
+      .spyOn(suite.gw.app.get(AgentTasksRepository), 'insert')
+      .mockRejectedValueOnce(new Error('Connection lost: The server closed the connection.'));
+    await expect(tasks.submit(call, helperName, 'do it once')).rejects.toThrow('Connection lost');
+
+    const task = await tasks.submit(call, helperName, 'do it once');
+
+    const db = suite.gw.app.get(DataSource);
+    const children = await db.query('SELECT id FROM agent_session WHERE agent_id = ?', [helper.id]);
+    expect(children.map((c: { id: string }) => c.id)).toEqual([task.childSessionId]);
+    const runs = await db.query('SELECT id FROM agent_run WHERE session_id = ?', [task.childSessionId]);
+    expect(runs.map((r: { id: string }) => r.id)).toEqual([task.childRunId]);
+    expect(await tasks.submit(call, helperName, 'do it once')).toMatchObject({ id: task.id });
+    await waitFor(async () => (await tasksOf(sessionId)).find((t: { status: string }) => t.status === 'COMPLETED'), {
+      timeoutMs: 15_000,
+    });
+    expect(fx.model.requestsFor(helper.model)).toHaveLength(1);
   });
 });

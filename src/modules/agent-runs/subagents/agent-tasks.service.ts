@@ -1,10 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { SESSION_TASK_MAX_CHARS } from '@app/modules/loop-acting/sessions/sessions.dto';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { isUniqueViolation } from '@app/database/unique-violation';
 import { toIso } from '@app/database/epoch-ms.transformer';
 import { SessionsService } from '@app/modules/loop-acting/sessions/sessions.service';
+import { AgentSessionRepository } from '@app/modules/loop-acting/sessions/agent-session.repository';
+import type { AgentSessionEntity } from '@app/modules/loop-acting/sessions/agent-session.entity';
 import { AgentConfigService } from '@app/modules/agent-config/agent-config.service';
 import type { AgentEntity } from '@app/modules/agent-config/agent.entity';
 import { SessionEventsStore } from '@app/modules/session-events/session-events.store';
@@ -41,6 +43,7 @@ export class AgentTasksService {
     private readonly runs: AgentRunsRepository,
     private readonly agentRuns: AgentRunsService,
     private readonly sessions: SessionsService,
+    private readonly sessionRepo: AgentSessionRepository,
     private readonly agents: AgentConfigService,
     private readonly events: SessionEventsStore,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
@@ -72,19 +75,11 @@ export class AgentTasksService {
         `this session already has ${open} sub-agent tasks unfinished (SUBAGENT_MAX_OPEN_TASKS is ${this.config.agentLoop.subagentMaxOpenTasks}); wait for them with CHECK_TASK_STATUS, or do this step yourself.`,
       );
     }
-    const parent = await this.sessions.load({ tenantId: call.tenantId }, call.sessionId);
-    const child = await this.sessions.create(
-      { keyId: `task:${call.toolCallId}`, role: 'runtime', tenantId: call.tenantId },
-      {
-        agentId: target.id,
-        userId: parent.userId,
-        permissions: parent.permissions,
-        // The session's description is the task's head, as a runtime may give one; the whole task is the run's message.
-        task: { description: [...task].slice(0, SESSION_TASK_MAX_CHARS).join('') },
-      },
-    );
-    const childSession = await this.sessions.load({ tenantId: call.tenantId }, child.id);
-    const run = await this.agentRuns.startRun(childSession, `task:${call.toolCallId}`, task);
+    const childSession = await this.childSessionOf(call, target, task);
+    const clientMessageId = `task:${call.toolCallId}`;
+    const run =
+      (await this.runs.findByMessage(childSession.id, clientMessageId)) ??
+      (await this.agentRuns.startRun(childSession, clientMessageId, task));
     const row: AgentTaskEntity = {
       id: randomUUID(),
       tenantId: call.tenantId,
@@ -93,7 +88,7 @@ export class AgentTasksService {
       parentAgentId: parentAgent.id,
       agentId: target.id,
       agentName: target.name,
-      childSessionId: child.id,
+      childSessionId: childSession.id,
       childRunId: run.id,
       depth,
       createdAt: Date.now(),
@@ -110,9 +105,38 @@ export class AgentTasksService {
       tenantId: call.tenantId,
       sessionId: call.sessionId,
       type: 'task.submitted',
-      data: { taskId: row.id, agent: target.name, childSessionId: child.id, toolCallId: call.toolCallId },
+      data: { taskId: row.id, agent: target.name, childSessionId: childSession.id, toolCallId: call.toolCallId },
     });
     return row;
+  }
+
+  /**
+   * The child session of a parent call. Its id comes from the call, so an earlier attempt cut short after creating
+   * the child and its run but before the task's row (a crash, a lost connection; the call is IDEMPOTENT and is made
+   * again) finds them again instead of starting a second child that no task would ever name.
+   */
+  private async childSessionOf(call: DelegatingCall, target: AgentEntity, task: string): Promise<AgentSessionEntity> {
+    const id = uuidFromName(`agent-task\u0000${call.tenantId}\u0000${call.sessionId}\u0000${call.toolCallId}`);
+    const earlier = await this.sessionRepo.find(id);
+    if (earlier?.tenantId === call.tenantId) return earlier;
+    const parent = await this.sessions.load({ tenantId: call.tenantId }, call.sessionId);
+    try {
+      await this.sessions.create(
+        { keyId: `task:${call.toolCallId}`, role: 'runtime', tenantId: call.tenantId },
+        {
+          agentId: target.id,
+          userId: parent.userId,
+          permissions: parent.permissions,
+          // The session's description is the task's head, as a runtime may give one; the whole task is the run's message.
+          task: { description: [...task].slice(0, SESSION_TASK_MAX_CHARS).join('') },
+        },
+        id,
+      );
+    } catch (err) {
+      // Another attempt of the same call made it a moment ago.
+      if (!isUniqueViolation(err)) throw err;
+    }
+    return this.sessions.load({ tenantId: call.tenantId }, id);
   }
 
   /** The task's view once its run stopped (or became INTERRUPTED), or as it is after `waitMs`. */
@@ -158,6 +182,13 @@ export class AgentTasksService {
     }
     return chain;
   }
+}
+
+/** A UUID made from `name` (RFC 9562 version 8: its bits are SHA-256's): the same name, the same id. */
+function uuidFromName(name: string): string {
+  const h = createHash('sha256').update(name).digest('hex');
+  const variant = ((parseInt(h[16], 16) & 0x3) | 0x8).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
 export function taskStatusOf(run: AgentRunEntity | null): TaskStatus {

@@ -22,7 +22,8 @@ export class SessionsService {
     private readonly sandbox: SandboxRunner,
   ) {}
 
-  async create(auth: AuthContext, dto: CreateSessionDto): Promise<SessionDto> {
+  /** `id`: a new session's id, random unless the caller derives it (a sub-agent task's child, from its parent call). */
+  async create(auth: AuthContext, dto: CreateSessionDto, id: string = randomUUID()): Promise<SessionDto> {
     // Asking for a sandbox this gateway cannot give is refused, not silently dropped: the runtime learns why now.
     if (dto.capabilities?.includes('SANDBOX') && !this.sandbox.available())
       throw new DomainError(
@@ -33,7 +34,7 @@ export class SessionsService {
     const agent = await this.agents.loadAgent({ tenantId: auth.tenantId }, dto.agentId);
     const now = Date.now();
     const row: AgentSessionEntity = {
-      id: randomUUID(),
+      id,
       tenantId: agent.tenantId,
       agentId: agent.id,
       userId: dto.userId,
