@@ -24,6 +24,7 @@ import {
 } from './agent-config.types';
 import { TENANT_ID_PATTERN } from '@app/modules/tool-registry/tool-registry.types';
 import { PageMetaDto } from '@app/common/dto/page.dto';
+import { IsOmittable, PATCH_PARTIAL } from '@app/common/dto/omittable.decorator';
 
 export class CreateAgentDto {
   @ApiProperty({ maxLength: 128, example: 'support-bot' })
@@ -50,12 +51,12 @@ export class CreateAgentDto {
     description:
       'Platform web_search, when the tenant capability webSearch is on and a provider is configured: DISABLED never offers it; AUTO offers it and the model decides; ALWAYS offers it and tool-specs adds a toolChoice that makes the model search. A runtime request may only narrow it.',
   })
-  @IsOptional()
+  @IsOmittable()
   @IsIn(WEB_SEARCH_MODES)
   webSearchMode?: WebSearchMode;
 
   @ApiPropertyOptional({ enum: SIDE_EFFECT_POLICIES, default: 'ALLOW' })
-  @IsOptional()
+  @IsOmittable()
   @IsIn(SIDE_EFFECT_POLICIES)
   sideEffectPolicy?: SideEffectPolicy;
 
@@ -65,19 +66,19 @@ export class CreateAgentDto {
     description:
       "Who decides this agent's HITL requests. ADMIN: only an admin (POST /api/v1/admin/hitl/{id}/decision); the runtime may still continue a CHECKPOINT_PAUSE",
   })
-  @IsOptional()
+  @IsOmittable()
   @IsIn(HITL_REVIEWERS)
   hitlReviewer?: HitlReviewer;
 
   @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 20 })
-  @IsOptional()
+  @IsOmittable()
   @IsInt()
   @Min(1)
   @Max(1000)
   maxIterations?: number;
 
   @ApiPropertyOptional({ type: [String], description: 'Skills bound to the agent' })
-  @IsOptional()
+  @IsOmittable()
   @IsArray()
   @ArrayMaxSize(500)
   @IsString({ each: true })
@@ -113,7 +114,7 @@ export class CreateAgentDto {
   subAgentIds?: string[];
 }
 
-export class UpdateAgentDto extends PartialType(OmitType(CreateAgentDto, ['tenantId'] as const)) {}
+export class UpdateAgentDto extends PartialType(OmitType(CreateAgentDto, ['tenantId'] as const), PATCH_PARTIAL) {}
 
 export class AgentDto {
   @ApiProperty() id: string;

@@ -1,3 +1,4 @@
+import { PATCH_PARTIAL } from '@app/common/dto/omittable.decorator';
 import { ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -111,7 +112,10 @@ export class CreateModelProviderDto {
   options?: ModelProviderOptionsDto;
 }
 
-export class UpdateModelProviderDto extends PartialType(OmitType(CreateModelProviderDto, ['tenantId'] as const)) {}
+export class UpdateModelProviderDto extends PartialType(
+  OmitType(CreateModelProviderDto, ['tenantId'] as const),
+  PATCH_PARTIAL,
+) {}
 
 export class ModelProviderDto {
   @ApiProperty() id: string;

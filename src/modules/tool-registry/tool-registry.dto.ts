@@ -1,5 +1,6 @@
 import { IsSafeLine, IsSafeText } from '@app/common/safe-text';
 import { ApiProperty, ApiPropertyOptional, PartialType, OmitType } from '@nestjs/swagger';
+import { IsOmittable, PATCH_PARTIAL } from '@app/common/dto/omittable.decorator';
 import { Transform, Type } from 'class-transformer';
 import { ToolChecklistDto } from './checklist/tool-checklist.dto';
 import {
@@ -152,13 +153,13 @@ export class CreateToolDto {
   remoteName?: string;
 
   @ApiPropertyOptional({ enum: TOOL_REQUIREMENTS, isArray: true })
-  @IsOptional()
+  @IsOmittable()
   @IsArray()
   @IsIn(TOOL_REQUIREMENTS, { each: true })
   requires?: ToolRequirement[];
 
   @ApiPropertyOptional({ default: true })
-  @IsOptional()
+  @IsOmittable()
   @IsBoolean()
   enabled?: boolean;
 
@@ -194,12 +195,12 @@ export class CreateToolDto {
   tags?: string[];
 }
 
-export class UpdateToolDto extends PartialType(OmitType(CreateToolDto, ['tenantId'] as const)) {
+export class UpdateToolDto extends PartialType(OmitType(CreateToolDto, ['tenantId'] as const), PATCH_PARTIAL) {
   @ApiPropertyOptional({
     enum: ['ACTIVE', 'RETIRED'],
     description: 'RETIRED retires (as DELETE); ACTIVE revives a retired tool',
   })
-  @IsOptional()
+  @IsOmittable()
   @IsIn(['ACTIVE', 'RETIRED'])
   status?: 'ACTIVE' | 'RETIRED';
 }

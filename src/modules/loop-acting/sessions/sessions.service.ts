@@ -10,6 +10,8 @@ import { AgentSessionEntity } from './agent-session.entity';
 import { AdminSessionDto, AdminSessionsQueryDto, CreateSessionDto, SessionDto } from './sessions.dto';
 import { SessionCloseHooks } from './session-close.hooks';
 import { SandboxRunner } from '@app/modules/sandbox/sandbox-runner.service';
+import { HitlRequestsRepository } from '@app/modules/hitl/requests/hitl-requests.repository';
+import { SessionEventsStore } from '@app/modules/session-events/session-events.store';
 import { pageOf, pageWindow, type Page } from '@app/common/dto/page.dto';
 
 /** Creating and reading sessions; the tenant always comes from the runtime key. */
@@ -20,6 +22,8 @@ export class SessionsService {
     private readonly agents: AgentConfigService,
     private readonly closeHooks: SessionCloseHooks,
     private readonly sandbox: SandboxRunner,
+    private readonly hitl: HitlRequestsRepository,
+    private readonly events: SessionEventsStore,
   ) {}
 
   /** `id`: a new session's id, random unless the caller derives it (a sub-agent task's child, from its parent call). */
@@ -74,10 +78,36 @@ export class SessionsService {
       if (row.status === 'CLOSED') return toSessionDto(row);
       const changes = { status: 'CLOSED' as const, hitlPending: false, hitlRequest: null, pendingBatch: null };
       if (await this.sessions.compareAndSet(id, row.lockVersion, changes)) {
+        // The request it waited for can no longer be decided (the session waits for nothing): it leaves the queue.
+        if (row.hitlRequest) await this.endPendingRequest(row, `session closed (key ${auth.keyId})`);
         await this.closeHooks.closed({ tenantId: row.tenantId, id: row.id });
         return toSessionDto({ ...row, ...changes, lockVersion: row.lockVersion + 1, updatedAt: Date.now() });
       }
     }
+  }
+
+  /** The request a closed session waited for leaves the queue: nobody can decide it any more, nothing of it runs. */
+  private async endPendingRequest(row: AgentSessionEntity, decidedBy: string): Promise<void> {
+    const request = row.hitlRequest!;
+    const decided = await this.hitl.decide(request.id, {
+      decision: 'REJECT',
+      decisionMessage: 'The session was closed before a decision; nothing ran.',
+      decidedBy,
+      clientMessageId: `session-closed:${row.id}`,
+    });
+    if (!decided) return;
+    this.events.record({
+      tenantId: row.tenantId,
+      sessionId: row.id,
+      type: 'hitl.decided',
+      data: {
+        requestId: request.id,
+        requestType: request.requestType,
+        toolCallId: request.toolCallId,
+        decision: 'REJECT',
+        decidedBy,
+      },
+    });
   }
 
   /** Sessions for an admin: of the key's tenant (every tenant for the platform key), newest first. */
