@@ -66,7 +66,6 @@ export class ModelProvidersService {
   async update(auth: AuthContext, id: string, dto: UpdateModelProviderDto): Promise<ModelProviderDto> {
     const row = await this.loadVisible(auth.tenantId, id);
     this.assertWritable(auth, row.tenantId);
-    assertNoNullRequired(dto);
     if (dto.baseUrl !== undefined) assertNoUrlCredential(dto.baseUrl);
     if (dto.name !== undefined) await this.assertNameFree(row.tenantId, dto.name, id);
     const changes: Partial<ModelProviderEntity> = {
@@ -131,20 +130,6 @@ export class ModelProvidersService {
       );
     }
   }
-}
-
-/** Fields a provider must have: PATCH may leave them out, never clear them (a partial DTO lets null through). */
-const REQUIRED_FIELDS = ['name', 'kind', 'baseUrl', 'model'] as const;
-
-function assertNoNullRequired(dto: UpdateModelProviderDto): void {
-  const cleared = REQUIRED_FIELDS.filter((f) => dto[f] === null);
-  if (cleared.length > 0)
-    throw validationFailed(
-      cleared.map((field) => ({
-        field,
-        problems: [`${field} cannot be null: a model provider needs one; omit it to keep the current value`],
-      })),
-    );
 }
 
 /** Credentials in the URL would be stored and shown in the clear: the key goes in `apiKey` as a reference. */
