@@ -222,4 +222,27 @@ describeEachDialect('sub-agents: SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TAS
     });
     expect(fx.model.requestsFor(helper.model)).toHaveLength(1);
   });
+
+  it("closing the parent session closes its unfinished tasks' child sessions: their runs ask the model nothing more", async () => {
+    const { lead, helper, helperName } = await pair();
+    const sessionId = await fx.session(lead.id);
+    fx.model.script(lead.model, call('SUBMIT_SUBAGENT_TASK', { agent: helperName, task: 'long work' }), {
+      text: 'Queued.',
+    });
+    // The child's first answer takes a while and asks for a tool; its second would be a further paid request.
+    fx.model.script(helper.model, { ...call('CHECK_TASK_STATUS', { taskId: 'none' }), delayMs: 800 }, { text: 'more' });
+    await fx.send(sessionId, 'm1', 'queue it').expect(200);
+    await waitFor(async () => fx.model.requestsFor(helper.model).length === 1 || undefined, { timeoutMs: 15_000 });
+
+    await suite.gw.http.delete(`/api/v1/sessions/${sessionId}`).set(fx.runtime).expect(200);
+
+    const [task] = await tasksOf(sessionId);
+    expect((await fx.sessionView(task.childSessionId)).status).toBe('CLOSED');
+    const stopped = await waitFor(
+      async () => (await tasksOf(sessionId)).find((t: { status: string }) => t.status === 'FAILED'),
+      { timeoutMs: 15_000 },
+    );
+    expect(stopped.error).toContain('closed');
+    expect(fx.model.requestsFor(helper.model)).toHaveLength(1);
+  });
 });

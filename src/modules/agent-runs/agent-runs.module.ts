@@ -15,6 +15,7 @@ import { AgentRunWorker } from './agent-run.worker';
 import { AgentRunsService } from './agent-runs.service';
 import { AgentRunsController } from './agent-runs.controller';
 import { AgentTaskEntity } from './subagents/agent-task.entity';
+import { SubagentTasksCloseHook } from './subagents/subagent-tasks.close-hook';
 import { AgentTasksRepository } from './subagents/agent-tasks.repository';
 import { AgentTasksService } from './subagents/agent-tasks.service';
 import { SubagentBuiltinsDispatcher } from './subagents/subagent-builtins.dispatcher';
@@ -48,6 +49,7 @@ import { TaskReminders } from './subagents/task-reminders';
     AgentRunsService,
     AgentTasksRepository,
     AgentTasksService,
+    SubagentTasksCloseHook,
     SubagentBuiltinsDispatcher,
     AgentRunMetricsCollector,
     TaskReminders,

@@ -4,6 +4,9 @@ import { DataSource, EntityManager, In, IsNull } from 'typeorm';
 import { AgentTaskEntity } from './agent-task.entity';
 import { AgentRunEntity } from '../agent-run.entity';
 
+/** A run in one of these has not ended (queued, running, or stopped for a human). */
+const OPEN_RUN_STATUSES = `'QUEUED', 'RUNNING', 'INTERRUPTED', 'PAUSED'`;
+
 /** Queries of sub-agent tasks. */
 @Injectable()
 export class AgentTasksRepository {
@@ -29,10 +32,20 @@ export class AgentTasksRepository {
   async openCount(parentSessionId: string): Promise<number> {
     const rows: Array<{ n: number | string }> = await this.dataSource.query(
       `SELECT COUNT(*) AS n FROM agent_task t JOIN agent_run r ON r.id = t.child_run_id
-        WHERE t.parent_session_id = ? AND r.status IN ('QUEUED', 'RUNNING', 'INTERRUPTED', 'PAUSED')`,
+        WHERE t.parent_session_id = ? AND r.status IN (${OPEN_RUN_STATUSES})`,
       [parentSessionId],
     );
     return Number(rows[0]?.n ?? 0);
+  }
+
+  /** The child sessions of the session's tasks whose run has not ended. */
+  async openChildSessions(parentSessionId: string): Promise<string[]> {
+    const rows: Array<{ id: string }> = await this.dataSource.query(
+      `SELECT t.child_session_id AS id FROM agent_task t JOIN agent_run r ON r.id = t.child_run_id
+        WHERE t.parent_session_id = ? AND r.status IN (${OPEN_RUN_STATUSES})`,
+      [parentSessionId],
+    );
+    return rows.map((r) => r.id);
   }
 
   async insert(row: AgentTaskEntity): Promise<void> {

@@ -1,0 +1,25 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { SessionCloseHooks } from '@app/modules/loop-acting/sessions/session-close.hooks';
+import { SessionsService } from '@app/modules/loop-acting/sessions/sessions.service';
+import { AgentTasksRepository } from './agent-tasks.repository';
+
+/**
+ * DELETE /sessions/{id} closes the child sessions of the session's unfinished sub-agent tasks (and theirs, as each
+ * close runs the hooks again): their runs stop before their next model request instead of working, and paying, for
+ * a parent that can no longer hear of them.
+ */
+@Injectable()
+export class SubagentTasksCloseHook implements OnModuleInit {
+  constructor(
+    private readonly hooks: SessionCloseHooks,
+    private readonly tasks: AgentTasksRepository,
+    private readonly sessions: SessionsService,
+  ) {}
+
+  onModuleInit(): void {
+    this.hooks.register('sub-agent tasks', async (parent) => {
+      const auth = { keyId: `parent session ${parent.id} closed`, role: 'runtime' as const, tenantId: parent.tenantId };
+      for (const child of await this.tasks.openChildSessions(parent.id)) await this.sessions.close(auth, child);
+    });
+  }
+}
