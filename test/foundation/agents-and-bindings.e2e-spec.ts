@@ -106,6 +106,28 @@ describeEachDialect('agents, bindings and capabilities', (dialect) => {
     expect(replaced.body.toolIds).toEqual([c.id]);
   });
 
+  it('refuses to bind a retired tool with a 400 naming the field the body used', async () => {
+    const tool = await newTool();
+    const agent = await newAgent();
+    await suite.gw.http.delete(`/api/v1/admin/tools/${tool.id}`).set(suite.gw.admin).expect(200);
+    const added = await suite.gw.http
+      .post(`/api/v1/admin/agents/${agent.id}/tools`)
+      .set(suite.gw.admin)
+      .send({ toolId: tool.id })
+      .expect(400);
+    expect(added.body.error.details.fields).toEqual([
+      { field: 'toolId', problems: [expect.stringContaining('retired')] },
+    ]);
+    const replaced = await suite.gw.http
+      .put(`/api/v1/admin/agents/${agent.id}/tools`)
+      .set(suite.gw.admin)
+      .send({ toolIds: [tool.id] })
+      .expect(400);
+    expect(replaced.body.error.details.fields).toEqual([
+      { field: 'toolIds', problems: [expect.stringContaining('retired')] },
+    ]);
+  });
+
   it("refuses to bind another tenant's tool (404) and leaves the bindings unchanged", async () => {
     const mine = await newTool();
     const foreign = await newTool({ tenantId: 'globex' });

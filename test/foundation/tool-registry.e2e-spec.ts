@@ -176,6 +176,9 @@ describeEachDialect('tool registry admin API', (dialect) => {
       .set(suite.gw.admin)
       .expect(200);
     expect(retired.body).toMatchObject({ status: 'RETIRED', version: 3 });
+    // Retiring it again changes nothing: same answer, same version (runtimes watch versions for changes).
+    const again = await suite.gw.http.delete(`/api/v1/admin/tools/${created.body.id}`).set(suite.gw.admin).expect(200);
+    expect(again.body).toEqual(retired.body);
     const got = await suite.gw.http.get(`/api/v1/admin/tools/${created.body.id}`).set(suite.gw.admin).expect(200);
     expect(got.body.status).toBe('RETIRED');
     const clash = await suite.gw.http

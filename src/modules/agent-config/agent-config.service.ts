@@ -105,14 +105,14 @@ export class AgentConfigService {
   async replaceBindings(auth: AuthContext, id: string, toolIds: string[]): Promise<AgentDto> {
     const agent = await this.loadAgent(auth, id);
     const unique = [...new Set(toolIds)];
-    for (const toolId of unique) await this.assertBindable(agent, toolId);
+    for (const toolId of unique) await this.assertBindable(agent, toolId, 'toolIds');
     await this.write(agent.tenantId, (m) => this.repo.replaceBindings(m, id, unique), agent.name);
     return this.get(auth, id);
   }
 
   async addBinding(auth: AuthContext, id: string, toolId: string): Promise<AgentDto> {
     const agent = await this.loadAgent(auth, id);
-    await this.assertBindable(agent, toolId);
+    await this.assertBindable(agent, toolId, 'toolId');
     await this.write(agent.tenantId, (m) => this.repo.addBinding(m, id, toolId), agent.name);
     return this.get(auth, id);
   }
@@ -206,7 +206,8 @@ export class AgentConfigService {
     return row;
   }
 
-  private async assertBindable(agent: AgentEntity, toolId: string): Promise<void> {
+  /** `field`: the body's field that named the tool (`toolIds` of PUT, `toolId` of POST), for the 400. */
+  private async assertBindable(agent: AgentEntity, toolId: string, field: 'toolIds' | 'toolId'): Promise<void> {
     const tool = await this.tools.findById(toolId);
     if (!tool || (tool.tenantId !== null && tool.tenantId !== agent.tenantId)) {
       throw new DomainError(
@@ -218,7 +219,7 @@ export class AgentConfigService {
     if (tool.status === 'RETIRED') {
       throw validationFailed([
         {
-          field: 'toolIds',
+          field,
           problems: [`tool ${tool.name} (${toolId}) is retired; revive it with PATCH status ACTIVE first`],
         },
       ]);

@@ -162,7 +162,10 @@ export class ToolRegistryService {
     return { ...toToolDto(updated), checklist: this.checklists.run(updated) };
   }
 
+  /** DELETE: retires the tool (a new version); a tool already retired is answered as it is, its version unchanged. */
   async retire(auth: AuthContext, id: string): Promise<ToolDto> {
+    const row = await this.loadEditable(auth, id);
+    if (row.status === 'RETIRED') return toolDtoForViewer(toToolDto(toDescriptor(row)), auth.tenantId);
     const { checklist: _checklist, ...tool } = await this.update(auth, id, { status: 'RETIRED' });
     return tool;
   }
