@@ -1,5 +1,5 @@
 import { describeEachDialect } from '@test/support/test-database';
-import { createKey, gatewayForSuite, toolBody } from '@test/support/gateway-test-app';
+import { createKey, gatewayForSuite, sessionWithTool } from '@test/support/gateway-test-app';
 
 /**
  * Closing a session that waits for a human (DELETE /sessions/{id} while INTERRUPTED) ends its pending request: the
@@ -12,28 +12,7 @@ describeEachDialect('closing a session with a pending HITL request', (dialect) =
   it('leaves no PENDING request behind, and records who closed it', async () => {
     const { gw } = suite;
     const runtime = await createKey(gw, 'acme', 'runtime');
-    const tool = (
-      await gw.http
-        .post('/api/v1/admin/tools')
-        .set(gw.admin)
-        .send(toolBody({ name: 'wipe_disk', tenantId: 'acme', sideEffect: 'HIGH_RISK' }))
-        .expect(201)
-    ).body;
-    const agent = (
-      await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'closer', tenantId: 'acme' }).expect(201)
-    ).body;
-    await gw.http
-      .put(`/api/v1/admin/agents/${agent.id}/tools`)
-      .set(gw.admin)
-      .send({ toolIds: [tool.id] })
-      .expect(200);
-    const sessionId = (
-      await gw.http
-        .post('/api/v1/sessions')
-        .set(runtime)
-        .send({ agentId: agent.id, userId: 'u1', permissions: [] })
-        .expect(201)
-    ).body.id as string;
+    const { sessionId } = await sessionWithTool(gw, runtime, 'acme', { name: 'wipe_disk', sideEffect: 'HIGH_RISK' });
     const acted = await gw.http
       .post(`/api/v1/sessions/${sessionId}/act`)
       .set(runtime)

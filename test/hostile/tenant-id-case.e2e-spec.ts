@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { EXACT_COLLATION, EXACT_IDENTIFIER_COLUMNS } from '@migrations/1764462800000-ExactIdentifierCollation';
-import { createKey, gatewayForSuite, toolBody } from '@test/support/gateway-test-app';
+import { createKey, gatewayForSuite, sessionWithTool, toolBody } from '@test/support/gateway-test-app';
 import { describeEachDialect } from '@test/support/test-database';
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
 import { createKnowledgeBase } from '@test/knowledge-bases/support/knowledge-fixtures';
@@ -78,32 +78,11 @@ describeEachDialect('identifiers that differ only in letter case are different',
   it('two tool calls whose ids differ only in case are two calls, each run and journaled', async () => {
     const { gw } = suite;
     const runtime = await createKey(gw, 'casey', 'runtime');
-    const tool = (
-      await gw.http
-        .post('/api/v1/admin/tools')
-        .set(gw.admin)
-        .send(toolBody({ tenantId: 'casey', name: 'echo_case', endpoint: remote.url('/echo'), httpMethod: 'POST' }))
-        .expect(201)
-    ).body;
-    const agent = (
-      await gw.http
-        .post('/api/v1/admin/agents')
-        .set(gw.admin)
-        .send({ name: 'case-agent', tenantId: 'casey' })
-        .expect(201)
-    ).body;
-    await gw.http
-      .put(`/api/v1/admin/agents/${agent.id}/tools`)
-      .set(gw.admin)
-      .send({ toolIds: [tool.id] })
-      .expect(200);
-    const session = (
-      await gw.http
-        .post('/api/v1/sessions')
-        .set(runtime)
-        .send({ agentId: agent.id, userId: 'u1', permissions: [] })
-        .expect(201)
-    ).body.id;
+    const { sessionId: session } = await sessionWithTool(gw, runtime, 'casey', {
+      name: 'echo_case',
+      endpoint: remote.url('/echo'),
+      httpMethod: 'POST',
+    });
     const act = (iteration: number, id: string, q: string) =>
       gw.http
         .post(`/api/v1/sessions/${session}/act`)

@@ -79,6 +79,41 @@ export function toolBody(overrides: Record<string, unknown> = {}): Record<string
 }
 
 /**
+ * A tenant's tool (`tool`: {@link toolBody} overrides), an agent of the tenant bound to it, and a session of that agent
+ * opened with `runtime` (a runtime key of the tenant): what an `act` test starts from.
+ */
+export async function sessionWithTool(
+  gw: TestGateway,
+  runtime: { Authorization: string },
+  tenantId: string,
+  tool: Record<string, unknown>,
+): Promise<{ toolId: string; agentId: string; sessionId: string }> {
+  const toolId = (
+    await gw.http
+      .post('/api/v1/admin/tools')
+      .set(gw.admin)
+      .send(toolBody({ tenantId, ...tool }))
+      .expect(201)
+  ).body.id as string;
+  const agentId = (
+    await gw.http
+      .post('/api/v1/admin/agents')
+      .set(gw.admin)
+      .send({ name: `agent_${Math.random().toString(36).slice(2, 10)}`, tenantId })
+      .expect(201)
+  ).body.id as string;
+  await gw.http
+    .put(`/api/v1/admin/agents/${agentId}/tools`)
+    .set(gw.admin)
+    .send({ toolIds: [toolId] })
+    .expect(200);
+  const sessionId = (
+    await gw.http.post('/api/v1/sessions').set(runtime).send({ agentId, userId: 'u1', permissions: [] }).expect(201)
+  ).body.id as string;
+  return { toolId, agentId, sessionId };
+}
+
+/**
  * One gateway on a fresh database of `dialect` for a whole `describe` block: started in beforeAll,
  * closed and dropped in afterAll. Read `suite.gw` inside tests.
  */
