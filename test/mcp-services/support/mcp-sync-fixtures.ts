@@ -32,6 +32,7 @@ export interface SyncReport {
   tools: { added: string[]; updated: string[]; disabled: string[] };
   listedFrom?: string;
   finishedAt: string;
+  durationMs: number;
   error?: string;
 }
 
