@@ -19,6 +19,7 @@ import { TagKnowledgeSearchText1764462500000 } from './1764462500000-TagKnowledg
 import { AddListingIndexes1764462600000 } from './1764462600000-AddListingIndexes';
 import { AddArtifactRetentionIndex1764462700000 } from './1764462700000-AddArtifactRetentionIndex';
 import { ExactIdentifierCollation1764462800000 } from './1764462800000-ExactIdentifierCollation';
+import { ExactKnowledgeBaseNameKey1764462900000 } from './1764462900000-ExactKnowledgeBaseNameKey';
 
 /** Every migration, in order. The only schema source: `synchronize` is never on. */
 export const GATEWAY_MIGRATIONS = [
@@ -43,4 +44,5 @@ export const GATEWAY_MIGRATIONS = [
   AddListingIndexes1764462600000,
   AddArtifactRetentionIndex1764462700000,
   ExactIdentifierCollation1764462800000,
+  ExactKnowledgeBaseNameKey1764462900000,
 ];

@@ -31,7 +31,8 @@ export class CreateKnowledgeBaseDto {
   @ApiProperty({ example: 'handbook', description: 'Unique per tenant (case-insensitively); RAG_SEARCH names it' })
   @IsString()
   @Matches(KNOWLEDGE_BASE_NAME_PATTERN, {
-    message: 'name must be 1-128 letters (any script), digits, spaces, _ . or -, starting with a letter or digit',
+    message:
+      'name must be 1-128 letters (any script), digits, spaces, _ . or -, starting with a letter or digit and not ending with a space',
   })
   name: string;
 

@@ -6,8 +6,11 @@ export type KnowledgeBaseKind = (typeof KNOWLEDGE_BASE_KINDS)[number];
 export const KNOWLEDGE_MIME_TYPES = ['text/plain', 'text/markdown'] as const;
 export type KnowledgeMimeType = (typeof KNOWLEDGE_MIME_TYPES)[number];
 
-/** Knowledge base names: what RAG_SEARCH's `knowledgeBase` argument says. */
-export const KNOWLEDGE_BASE_NAME_PATTERN = /^[\p{L}\p{N}][\p{L}\p{N}_. -]{0,127}$/u;
+/**
+ * Knowledge base names: what RAG_SEARCH's `knowledgeBase` argument says. No space at the end: MySQL compares strings
+ * ignoring trailing spaces, SQLite does not (`handbook ` would be a second base on one, a 409 on the other).
+ */
+export const KNOWLEDGE_BASE_NAME_PATTERN = /^[\p{L}\p{N}](?:[\p{L}\p{N}_. -]{0,126}[\p{L}\p{N}_.-])?$/u;
 
 /** Results of one search: default and most. */
 export const SEARCH_DEFAULT_TOP_K = 5;

@@ -90,4 +90,18 @@ describe('chunkDocument', () => {
     expect(Date.now() - started).toBeLessThan(2_000); // cubic: half a minute; linear: milliseconds
     expect(chunks.length).toBeGreaterThan(0);
   });
+
+  it('never cuts a character outside the BMP (emoji, rare Chinese) in two: no chunk holds half of one', () => {
+    const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+    for (let shift = 0; shift < 8; shift++) {
+      // A paragraph too long for a chunk, without spaces (cut anywhere), and paragraphs whose overlap starts anywhere.
+      const unbroken = 'x'.repeat(shift) + '价格😀𠮷'.repeat(500);
+      const paragraphs = Array.from({ length: 6 }, () => 'x'.repeat(shift) + '价格😀𠮷'.repeat(80)).join('\n\n');
+      for (const text of [unbroken, paragraphs]) {
+        const chunks = chunkDocument(text, 'text/plain');
+        expect(chunks.length).toBeGreaterThan(1);
+        expect(chunks.filter((c) => LONE_SURROGATE.test(c.content))).toEqual([]);
+      }
+    }
+  });
 });

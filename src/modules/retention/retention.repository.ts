@@ -102,6 +102,14 @@ export class RetentionRepository {
     return this.boundedDelete('agent_task', 'parent_session_id = ?', [session.id], limit);
   }
 
+  /** True while a sub-agent task names the session as its child (the task goes when its parent session is purged). */
+  async isChildOfTask(session: ClosedSessionRef): Promise<boolean> {
+    const rows = await this.sql.all('SELECT 1 AS found FROM agent_task WHERE child_session_id = ? LIMIT 1', [
+      session.id,
+    ]);
+    return rows.length > 0;
+  }
+
   /** The session row itself: only while still CLOSED and once nothing that retention keeps refers to it. */
   async deleteSessionIfEmpty(session: ClosedSessionRef): Promise<boolean> {
     const deleted = await this.sql.run(

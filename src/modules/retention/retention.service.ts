@@ -37,7 +37,10 @@ export interface RetentionReport {
   orphanFiles: number;
   /** Unpacked skill releases no one needs any more, and abandoned half-built ones, removed from SKILL_CACHE_DIR. */
   skillReleases: number;
-  /** Closed sessions kept because a STARTED journal entry or a PENDING HITL request still refers to them. */
+  /**
+   * Closed sessions kept because a STARTED journal entry or a PENDING HITL request still refers to them, or because
+   * they are a sub-agent task's child session whose parent session is not purged yet.
+   */
   sessionsKept: number;
 }
 
@@ -113,13 +116,19 @@ export class RetentionService {
           `${report.sessionEvents} session events, ${report.agentRunRows} agent-loop rows, ${report.workspaces} workspaces` +
           (artifactDays > 0 ? `, ${report.artifacts} artifacts older than ${artifactDays} days` : '') +
           `, ${report.orphanFiles} files a crash left in WORKSPACE_ROOT, ${report.skillReleases} unused skill releases; ` +
-          `kept ${report.sessionsKept} closed sessions with a STARTED call or a PENDING HITL request`,
+          `kept ${report.sessionsKept} closed sessions with a STARTED call, a PENDING HITL request or a parent session's task`,
       );
     }
     return report;
   }
 
   private async purgeSession(session: ClosedSessionRef, report: RetentionReport): Promise<void> {
+    // A sub-agent's session: its run holds the task's answer, which the parent session reads (CHECK_TASK_STATUS, the
+    // admin task list) until the parent itself is purged with its tasks.
+    if (await this.repo.isChildOfTask(session)) {
+      report.sessionsKept++;
+      return;
+    }
     report.resultChunks += await drain((limit) => this.repo.deleteResultChunks(session, limit));
     report.resumeRecords += await drain((limit) => this.repo.deleteResumeRecords(session, limit));
     report.toolLogRows += await drain((limit) => this.repo.deleteSessionToolLog(session, limit));

@@ -9,6 +9,8 @@ import {
 } from './skill-package.types';
 
 const MAX_PATH_CHARS = 512;
+/** The longest file or folder name Linux file systems hold (NAME_MAX): the sandbox's copy of a release needs it. */
+const MAX_NAME_BYTES = 255;
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 /** Why an upload's path may not be stored (it would leave the skill folder or is not portable); null when fine. */
@@ -26,6 +28,8 @@ export function entryPathProblem(path: string): string | null {
   if (segments.some((s) => s === '..')) return `path ${shown} leaves the skill folder ("..")`;
   if (segments.some((s) => s === '' || s === '.')) return `path ${shown} has an empty or "." segment`;
   if (segments.some((s) => s !== s.trim())) return `path ${shown} has a name that starts or ends with a space`;
+  if (segments.some((s) => Buffer.byteLength(s, 'utf8') > MAX_NAME_BYTES))
+    return `path ${shown} has a name longer than ${MAX_NAME_BYTES} bytes (UTF-8): file systems cannot hold it`;
   return null;
 }
 

@@ -1,0 +1,35 @@
+import { describeEachDialect } from '@test/support/test-database';
+import { gatewayForSuite } from '@test/support/gateway-test-app';
+
+const KB = '/api/v1/admin/knowledge-bases';
+
+describeEachDialect(
+  'knowledge bases: names are unique per tenant ignoring letter case only, on both databases',
+  (dialect) => {
+    const suite = gatewayForSuite(dialect);
+    const create = (name: string, tenantId: string) =>
+      suite.gw.http.post(KB).set(suite.gw.admin).send({ name, tenantId, kind: 'INTERNAL' });
+
+    it.each([
+      ['Café', 'Cafe'],
+      ['Straße', 'Strasse'],
+      ['ﾊﾝﾄﾞﾌﾞｯｸ', 'ハンドブック'],
+      ['𠮷野家', '𩸽野家'],
+    ])('takes %s and %s as two bases of one tenant', async (first, second) => {
+      const tenantId = `names-${Buffer.from(first).toString('hex').slice(0, 16)}`;
+      await create(first, tenantId).expect(201);
+      await create(second, tenantId).expect(201);
+      const conflict = await create(first.toUpperCase(), tenantId);
+      expect([conflict.status, conflict.body.error?.code]).toEqual([409, 'KNOWLEDGE_BASE_NAME_TAKEN']);
+    });
+
+    it('refuses a name ending with a space (400 naming the field)', async () => {
+      const res = await create('handbook ', 'names-space').expect(400);
+      expect(res.body.error.code).toBe('VALIDATION_FAILED');
+      expect(JSON.stringify(res.body.error.details)).toContain('name');
+      await create('hand book', 'names-space').expect(201);
+      await create('v1.', 'names-space').expect(201);
+      await create('x', 'names-space').expect(201);
+    });
+  },
+);
