@@ -97,6 +97,7 @@ export class ResumeService {
       const { request, batch, decision } = this.validate(session, input);
       if (decider.role === 'runtime' && request.requestType !== 'CHECKPOINT_PAUSE')
         await this.assertRuntimeMayDecide(session);
+      if (runsCalls(batch, decision)) await this.assertAgentExists(session, request);
       decided = await this.hitl.decide(request.id, {
         decision,
         decisionMessage: input.message ?? null,
@@ -143,6 +144,27 @@ export class ResumeService {
         LoopActingErrorCode.HITL_ADMIN_REVIEW_REQUIRED,
         `Agent ${session.agentId} has hitlReviewer ADMIN: an admin decides its requests with POST /api/v1/admin/hitl/${session.hitlRequest!.id}/decision; a runtime key may only continue a CHECKPOINT_PAUSE.`,
         { requestId: session.hitlRequest!.id },
+      );
+    }
+  }
+
+  /**
+   * Calls run only for the session's agent (a deleted one answers 404): checked before the decision is saved,
+   * else the 404 came after it and left the session INTERRUPTED on a decided request that nobody could decide again.
+   */
+  private async assertAgentExists(session: AgentSessionEntity, request: HitlRequestView): Promise<void> {
+    const found = await this.agents.loadAgent({ tenantId: session.tenantId }, session.agentId).then(
+      () => true,
+      (err: unknown) => {
+        if (err instanceof DomainError && err.code === CommonErrorCode.NOT_FOUND) return false;
+        throw err;
+      },
+    );
+    if (!found) {
+      throw new DomainError(
+        CommonErrorCode.NOT_FOUND,
+        `Agent ${session.agentId} of session ${session.id} was deleted: nothing can run for it, so request ${request.id} was not decided; close the session with DELETE /api/v1/sessions/${session.id}.`,
+        { requestId: request.id },
       );
     }
   }
@@ -255,4 +277,9 @@ export class ResumeService {
     const tool = await this.tools.findByNameInScope(toolName, session.tenantId);
     return tool?.hitl?.rejectPolicy ?? 'RETURN_ERROR';
   }
+}
+
+/** Whether a decision runs calls (through the session's agent): the approved or retried one, or those left NOT_RUN. */
+function runsCalls(batch: PendingBatch, decision: ResumeDecision): boolean {
+  return decision === 'APPROVE' || decision === 'RETRY' || decision === 'CONTINUE' || batch.notRun.length > 0;
 }
