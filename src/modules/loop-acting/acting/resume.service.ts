@@ -98,6 +98,7 @@ export class ResumeService {
       if (decider.role === 'runtime' && request.requestType !== 'CHECKPOINT_PAUSE')
         await this.assertRuntimeMayDecide(session);
       if (runsCalls(batch, decision)) await this.assertAgentExists(session, request);
+      await this.assertKeyDecidedNoOther(session, claimKey, request);
       decided = await this.hitl.decide(request.id, {
         decision,
         decisionMessage: input.message ?? null,
@@ -144,6 +145,26 @@ export class ResumeService {
         LoopActingErrorCode.HITL_ADMIN_REVIEW_REQUIRED,
         `Agent ${session.agentId} has hitlReviewer ADMIN: an admin decides its requests with POST /api/v1/admin/hitl/${session.hitlRequest!.id}/decision; a runtime key may only continue a CHECKPOINT_PAUSE.`,
         { requestId: session.hitlRequest!.id },
+      );
+    }
+  }
+
+  /**
+   * A claim key decides one request. Sent again after a crash that kept its response from being stored (the claim
+   * taken over as stale), it must not decide the request the session waits on now: the batch it approved may have
+   * stopped at another call, which nobody reviewed.
+   */
+  private async assertKeyDecidedNoOther(
+    session: AgentSessionEntity,
+    claimKey: DecisionClaimKey,
+    request: HitlRequestView,
+  ): Promise<void> {
+    const earlier = await this.hitl.findDecidedUnder(session.id, claimKey.key);
+    if (earlier && earlier.id !== request.id) {
+      throw new DomainError(
+        LoopActingErrorCode.HITL_ALREADY_DECIDED,
+        `${claimKey.key} already decided request ${earlier.id} (${earlier.decision}) of session ${session.id}; it now waits on request ${request.id}: decide that one with a new clientMessageId.`,
+        { requestId: earlier.id, pendingRequestId: request.id },
       );
     }
   }
