@@ -45,6 +45,11 @@ export class HitlRequestsRepository {
     );
   }
 
+  /** The session's request decided under `clientMessageId` (one at most: a clientMessageId decides once). */
+  findDecidedUnder(sessionId: string, clientMessageId: string): Promise<HitlRequestEntity | null> {
+    return this.requests.findOne({ where: { sessionId, clientMessageId, status: 'DECIDED' } });
+  }
+
   list(
     tenantId: string | null,
     status: string | undefined,

@@ -291,7 +291,8 @@ export class CallRunner {
     });
   }
 
-  private async reused(entry: JournalEntry): Promise<ActResult> {
+  /** A finished entry's stored result (`reused: true`). */
+  async reused(entry: JournalEntry): Promise<ActResult> {
     const content = await this.results.contentOf(entry);
     const status = (entry.resultStatus ?? entry.state) as ActResult['status'];
     return this.view({

@@ -64,9 +64,15 @@ export class ResumeDecisionApplier {
       content,
     } as const;
     const existing = await this.journal.find(key);
-    if (existing?.state === 'STARTED') {
-      await this.journal.finish(key, null, outcome, Date.now());
-    } else if (!existing) {
+    // The call's own outcome came in first (its owner's lease had expired, it had not died): that is the answer,
+    // as a resubmit of the call gets it, not "not run" or the reviewer's guess.
+    if (existing && existing.state !== 'STARTED') return this.runner.reused(existing);
+    if (existing) {
+      if (!(await this.journal.finish(key, null, outcome, Date.now()))) {
+        const finished = await this.journal.find(key);
+        if (finished && finished.state !== 'STARTED') return this.runner.reused(finished);
+      }
+    } else {
       const inlineLimit = this.runner.inlineLimitOf(null);
       await this.journal.insertRefused(
         {

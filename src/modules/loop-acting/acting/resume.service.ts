@@ -11,7 +11,7 @@ import { AgentConfigService } from '@app/modules/agent-config/agent-config.servi
 import { SessionsService } from '../sessions/sessions.service';
 import { AgentSessionRepository } from '../sessions/agent-session.repository';
 import type { AgentSessionEntity } from '../sessions/agent-session.entity';
-import type { HitlRequestView, PendingBatch } from '../sessions/session.types';
+import type { HitlRequestView, PendingBatch, SubmittedCall } from '../sessions/session.types';
 import { LoopActingErrorCode } from '../loop-acting.errors';
 import type { ResumeDecision, ResumeDto } from '../sessions/sessions.dto';
 import type { ActResponse } from './act.types';
@@ -97,6 +97,14 @@ export class ResumeService {
       const { request, batch, decision } = this.validate(session, input);
       if (decider.role === 'runtime' && request.requestType !== 'CHECKPOINT_PAUSE')
         await this.assertRuntimeMayDecide(session);
+      if (runsCalls(batch, decision)) await this.assertAgentExists(session, request);
+      await this.assertKeyDecidedNoOther(session, claimKey, request);
+      // The journal's refusals (a toolCallId used meanwhile for other arguments, or still running) come before the
+      // decision is saved: after it, they left the session waiting on a decided request for good.
+      await this.batches.preflight(
+        { session, iteration: batch.iteration, entry: 'RESUME', freshSince: performance.now() },
+        callsToRun(batch, decision),
+      );
       decided = await this.hitl.decide(request.id, {
         decision,
         decisionMessage: input.message ?? null,
@@ -143,6 +151,47 @@ export class ResumeService {
         LoopActingErrorCode.HITL_ADMIN_REVIEW_REQUIRED,
         `Agent ${session.agentId} has hitlReviewer ADMIN: an admin decides its requests with POST /api/v1/admin/hitl/${session.hitlRequest!.id}/decision; a runtime key may only continue a CHECKPOINT_PAUSE.`,
         { requestId: session.hitlRequest!.id },
+      );
+    }
+  }
+
+  /**
+   * A claim key decides one request. Sent again after a crash that kept its response from being stored (the claim
+   * taken over as stale), it must not decide the request the session waits on now: the batch it approved may have
+   * stopped at another call, which nobody reviewed.
+   */
+  private async assertKeyDecidedNoOther(
+    session: AgentSessionEntity,
+    claimKey: DecisionClaimKey,
+    request: HitlRequestView,
+  ): Promise<void> {
+    const earlier = await this.hitl.findDecidedUnder(session.id, claimKey.key);
+    if (earlier && earlier.id !== request.id) {
+      throw new DomainError(
+        LoopActingErrorCode.HITL_ALREADY_DECIDED,
+        `${claimKey.key} already decided request ${earlier.id} (${earlier.decision}) of session ${session.id}; it now waits on request ${request.id}: decide that one with a new clientMessageId.`,
+        { requestId: earlier.id, pendingRequestId: request.id },
+      );
+    }
+  }
+
+  /**
+   * Calls run only for the session's agent (a deleted one answers 404): checked before the decision is saved,
+   * else the 404 came after it and left the session INTERRUPTED on a decided request that nobody could decide again.
+   */
+  private async assertAgentExists(session: AgentSessionEntity, request: HitlRequestView): Promise<void> {
+    const found = await this.agents.loadAgent({ tenantId: session.tenantId }, session.agentId).then(
+      () => true,
+      (err: unknown) => {
+        if (err instanceof DomainError && err.code === CommonErrorCode.NOT_FOUND) return false;
+        throw err;
+      },
+    );
+    if (!found) {
+      throw new DomainError(
+        CommonErrorCode.NOT_FOUND,
+        `Agent ${session.agentId} of session ${session.id} was deleted: nothing can run for it, so request ${request.id} was not decided; close the session with DELETE /api/v1/sessions/${session.id}.`,
+        { requestId: request.id },
       );
     }
   }
@@ -255,4 +304,16 @@ export class ResumeService {
     const tool = await this.tools.findByNameInScope(toolName, session.tenantId);
     return tool?.hitl?.rejectPolicy ?? 'RETURN_ERROR';
   }
+}
+
+/** Whether a decision runs calls (through the session's agent): the approved or retried one, or those left NOT_RUN. */
+function runsCalls(batch: PendingBatch, decision: ResumeDecision): boolean {
+  return decision === 'APPROVE' || decision === 'RETRY' || decision === 'CONTINUE' || batch.notRun.length > 0;
+}
+
+/** The calls a decision runs (a REJECT or MARK_DONE ends the pending one without running it). */
+function callsToRun(batch: PendingBatch, decision: ResumeDecision): SubmittedCall[] {
+  return (decision === 'APPROVE' || decision === 'RETRY') && batch.pending
+    ? [batch.pending, ...batch.notRun]
+    : batch.notRun;
 }

@@ -1,0 +1,102 @@
+import { DataSource } from 'typeorm';
+import { describeEachDialect } from '@test/support/test-database';
+import { createKey, gatewayForSuite, toolBody } from '@test/support/gateway-test-app';
+import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
+
+describeEachDialect('a resume sent again after its process died', (dialect) => {
+  const suite = gatewayForSuite(dialect, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1' });
+  let remote: RecordingHttpServer;
+  let runtime: { Authorization: string };
+  let agentId: string;
+
+  beforeAll(async () => {
+    remote = await new RecordingHttpServer().start();
+    remote.handler = (_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ ok: true }));
+    };
+    const gw = suite.gw;
+    runtime = await createKey(gw, 'acme', 'runtime');
+    const tool = (
+      await gw.http
+        .post('/api/v1/admin/tools')
+        .set(gw.admin)
+        .send(
+          toolBody({
+            name: 'shell_run',
+            tenantId: 'acme',
+            endpoint: remote.url('/shell_run'),
+            sideEffect: 'SIDE_EFFECT',
+            parameters: {
+              type: 'object',
+              properties: { command: { type: 'string', 'x-risk': 'shell' } },
+              required: ['command'],
+            },
+          }),
+        )
+        .expect(201)
+    ).body;
+    agentId = (
+      await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'ops', tenantId: 'acme' }).expect(201)
+    ).body.id;
+    await gw.http
+      .put(`/api/v1/admin/agents/${agentId}/tools`)
+      .set(gw.admin)
+      .send({ toolIds: [tool.id] })
+      .expect(200);
+  });
+
+  afterAll(async () => {
+    await remote?.stop();
+  });
+
+  it('never decides the next pending request, which nobody reviewed, under the clientMessageId that decided the previous one', async () => {
+    const gw = suite.gw;
+    const sessionId = (
+      await gw.http.post('/api/v1/sessions').set(runtime).send({ agentId, userId: 'u1', permissions: [] }).expect(201)
+    ).body.id as string;
+    const first = await gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(runtime)
+      .send({
+        iteration: 1,
+        toolCalls: [
+          { id: 'rm-a', name: 'shell_run', arguments: { command: 'rm -rf ./reviewed' } },
+          { id: 'rm-b', name: 'shell_run', arguments: { command: 'rm -rf ./never-reviewed' } },
+        ],
+      })
+      .expect(200);
+    expect(first.body.hitlRequest.toolCallId).toBe('rm-a');
+    const approved = await gw.http
+      .post(`/api/v1/sessions/${sessionId}/resume`)
+      .set(runtime)
+      .send({ clientMessageId: 'approve-a' })
+      .expect(200);
+    expect(approved.body).toMatchObject({ status: 'INTERRUPTED', hitlRequest: { toolCallId: 'rm-b' } });
+    // What a crash after the batch stopped at rm-b, before the response was stored, leaves: the claim IN_PROGRESS.
+    await gw.app
+      .get(DataSource)
+      .query(
+        "UPDATE resume_record SET state = 'IN_PROGRESS', response = NULL, created_at = ? WHERE session_id = ? AND client_message_id = ?",
+        [Date.now() - 600_000, sessionId, 'approve-a'],
+      );
+    // The runtime never got its answer and sends the same resume again.
+    const again = await gw.http
+      .post(`/api/v1/sessions/${sessionId}/resume`)
+      .set(runtime)
+      .send({ clientMessageId: 'approve-a' });
+    expect(remote.requests.filter((r) => r.body.includes('never-reviewed'))).toHaveLength(0);
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe('HITL_ALREADY_DECIDED');
+    const session = (await gw.http.get(`/api/v1/sessions/${sessionId}`).set(runtime).expect(200)).body;
+    expect(session).toMatchObject({ status: 'INTERRUPTED', hitlRequest: { toolCallId: 'rm-b' } });
+    // rm-b is still the human's to decide.
+    const rejected = await gw.http
+      .post(`/api/v1/sessions/${sessionId}/resume`)
+      .set(runtime)
+      .send({ clientMessageId: 'reject-b', decision: 'REJECT' })
+      .expect(200);
+    expect(rejected.body.results[0]).toMatchObject({ toolCallId: 'rm-b', status: 'REJECTED' });
+    expect(remote.requests.filter((r) => r.body.includes('never-reviewed'))).toHaveLength(0);
+  });
+});
