@@ -86,7 +86,8 @@ describe('agent runs: two instances on one SQLite file', () => {
       const run = await waitFor(
         async () => {
           const view = await ok(a.call('GET', `/api/v1/sessions/${sessionId}/runs/${runId}`, undefined, runtime), 200);
-          return view.status === 'RUNNING' ? null : view;
+          // Not yet taken by a worker (QUEUED: likely on a loaded machine) or still working: wait.
+          return view.status === 'QUEUED' || view.status === 'RUNNING' ? null : view;
         },
         { timeoutMs: 60_000, intervalMs: 50, description: `run ${runId} to stop` },
       );
