@@ -20,6 +20,7 @@ import { AddListingIndexes1764462600000 } from './1764462600000-AddListingIndexe
 import { AddArtifactRetentionIndex1764462700000 } from './1764462700000-AddArtifactRetentionIndex';
 import { ExactIdentifierCollation1764462800000 } from './1764462800000-ExactIdentifierCollation';
 import { ExactKnowledgeBaseNameKey1764462900000 } from './1764462900000-ExactKnowledgeBaseNameKey';
+import { ExactAgentNameKey1764463000000 } from './1764463000000-ExactAgentNameKey';
 
 /** Every migration, in order. The only schema source: `synchronize` is never on. */
 export const GATEWAY_MIGRATIONS = [
@@ -45,4 +46,5 @@ export const GATEWAY_MIGRATIONS = [
   AddArtifactRetentionIndex1764462700000,
   ExactIdentifierCollation1764462800000,
   ExactKnowledgeBaseNameKey1764462900000,
+  ExactAgentNameKey1764463000000,
 ];

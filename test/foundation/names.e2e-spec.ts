@@ -109,6 +109,22 @@ describeEachDialect('names: unique per scope case-insensitively, valid for every
       .expect(201);
   });
 
+  it.each([
+    ['Café', 'Cafe'],
+    ['Straße', 'Strasse'],
+    ['𠮷野家', '𩸽野家'],
+  ])(
+    'takes %s and %s as two agents of one tenant, on both databases (letter case alone makes a clash)',
+    async (a, b) => {
+      const tenantId = `agent-names-${Buffer.from(a).toString('hex').slice(0, 12)}`;
+      const create = (name: string) => suite.gw.http.post(agents).set(suite.gw.admin).send({ name, tenantId });
+      await create(a).expect(201);
+      await create(b).expect(201);
+      const clash = await create(a.toUpperCase()).expect(409);
+      expect(clash.body.error.code).toBe('AGENT_NAME_TAKEN');
+    },
+  );
+
   it('answers 409 AGENT_NAME_TAKEN for an agent name that differs only in case within a tenant, on create and on PATCH', async () => {
     const { gw } = suite;
     await gw.http.post(agents).set(gw.admin).send({ name: 'Support-Bot', tenantId: 'acme' }).expect(201);

@@ -1,10 +1,9 @@
-import { Column, Entity, Index, PrimaryColumn, Unique } from 'typeorm';
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { epochMs } from '@app/database/epoch-ms.transformer';
 import { LargeText } from '@app/database/large-text.column';
 import type { HitlReviewer, SideEffectPolicy, WebSearchMode } from './agent-config.types';
 
 @Entity({ name: 'agent' })
-@Unique('uq_agent_tenant_name', ['tenantId', 'name'])
 @Index('uq_agent_tenant_name_key', ['tenantId', 'nameKey'], { unique: true })
 @Index('idx_agent_tenant', ['tenantId'])
 export class AgentEntity {
