@@ -1,5 +1,5 @@
 import { describeEachDialect } from '@test/support/test-database';
-import { createKey, gatewayForSuite, toolBody } from '@test/support/gateway-test-app';
+import { agentWithTool, createKey, gatewayForSuite, openSession } from '@test/support/gateway-test-app';
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
 
 describeEachDialect('HITL decisions on a session whose agent was deleted', (dialect) => {
@@ -22,28 +22,13 @@ describeEachDialect('HITL decisions on a session whose agent was deleted', (dial
 
   const pausedSession = async (name: string) => {
     const gw = suite.gw;
-    const tool = (
-      await gw.http
-        .post('/api/v1/admin/tools')
-        .set(gw.admin)
-        .send(toolBody({ name: `read_${name}`, tenantId: 'acme', endpoint: remote.url(`/${name}`), httpMethod: 'GET' }))
-        .expect(201)
-    ).body;
-    const agentId = (
-      await gw.http
-        .post('/api/v1/admin/agents')
-        .set(gw.admin)
-        .send({ name, tenantId: 'acme', maxIterations: 2 })
-        .expect(201)
-    ).body.id as string;
-    await gw.http
-      .put(`/api/v1/admin/agents/${agentId}/tools`)
-      .set(gw.admin)
-      .send({ toolIds: [tool.id] })
-      .expect(200);
-    const sessionId = (
-      await gw.http.post('/api/v1/sessions').set(runtime).send({ agentId, userId: 'u1', permissions: [] }).expect(201)
-    ).body.id as string;
+    const { agentId } = await agentWithTool(
+      gw,
+      'acme',
+      { name: `read_${name}`, endpoint: remote.url(`/${name}`), httpMethod: 'GET' },
+      { name, maxIterations: 2 },
+    );
+    const sessionId = await openSession(gw, runtime, agentId);
     const paused = await gw.http
       .post(`/api/v1/sessions/${sessionId}/act`)
       .set(runtime)

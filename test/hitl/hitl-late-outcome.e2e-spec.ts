@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { describeEachDialect } from '@test/support/test-database';
-import { createKey, gatewayForSuite, toolBody } from '@test/support/gateway-test-app';
+import { agentWithTool, createKey, gatewayForSuite } from '@test/support/gateway-test-app';
 import { callFingerprint } from '@app/modules/loop-acting/journal/journal-fingerprint';
 import { canonicalJson } from '@app/common/canonical-json';
 
@@ -12,21 +12,7 @@ describeEachDialect('an UNKNOWN_OUTCOME whose outcome came in before the decisio
   beforeAll(async () => {
     const gw = suite.gw;
     runtime = await createKey(gw, 'acme', 'runtime');
-    const tool = (
-      await gw.http
-        .post('/api/v1/admin/tools')
-        .set(gw.admin)
-        .send(toolBody({ name: 'write_note', tenantId: 'acme', sideEffect: 'SIDE_EFFECT' }))
-        .expect(201)
-    ).body;
-    agentId = (
-      await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'ops', tenantId: 'acme' }).expect(201)
-    ).body.id;
-    await gw.http
-      .put(`/api/v1/admin/agents/${agentId}/tools`)
-      .set(gw.admin)
-      .send({ toolIds: [tool.id] })
-      .expect(200);
+    ({ agentId } = await agentWithTool(gw, 'acme', { name: 'write_note', sideEffect: 'SIDE_EFFECT' }, { name: 'ops' }));
   });
 
   it.each(['REJECT', 'MARK_DONE'])(

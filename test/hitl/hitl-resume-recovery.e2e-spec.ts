@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { describeEachDialect } from '@test/support/test-database';
-import { createKey, gatewayForSuite, toolBody } from '@test/support/gateway-test-app';
+import { agentWithTool, createKey, gatewayForSuite } from '@test/support/gateway-test-app';
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
 
 describeEachDialect('a resume sent again after its process died', (dialect) => {
@@ -17,33 +17,21 @@ describeEachDialect('a resume sent again after its process died', (dialect) => {
     };
     const gw = suite.gw;
     runtime = await createKey(gw, 'acme', 'runtime');
-    const tool = (
-      await gw.http
-        .post('/api/v1/admin/tools')
-        .set(gw.admin)
-        .send(
-          toolBody({
-            name: 'shell_run',
-            tenantId: 'acme',
-            endpoint: remote.url('/shell_run'),
-            sideEffect: 'SIDE_EFFECT',
-            parameters: {
-              type: 'object',
-              properties: { command: { type: 'string', 'x-risk': 'shell' } },
-              required: ['command'],
-            },
-          }),
-        )
-        .expect(201)
-    ).body;
-    agentId = (
-      await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'ops', tenantId: 'acme' }).expect(201)
-    ).body.id;
-    await gw.http
-      .put(`/api/v1/admin/agents/${agentId}/tools`)
-      .set(gw.admin)
-      .send({ toolIds: [tool.id] })
-      .expect(200);
+    ({ agentId } = await agentWithTool(
+      gw,
+      'acme',
+      {
+        name: 'shell_run',
+        endpoint: remote.url('/shell_run'),
+        sideEffect: 'SIDE_EFFECT',
+        parameters: {
+          type: 'object',
+          properties: { command: { type: 'string', 'x-risk': 'shell' } },
+          required: ['command'],
+        },
+      },
+      { name: 'ops' },
+    ));
   });
 
   afterAll(async () => {

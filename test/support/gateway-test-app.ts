@@ -79,15 +79,15 @@ export function toolBody(overrides: Record<string, unknown> = {}): Record<string
 }
 
 /**
- * A tenant's tool (`tool`: {@link toolBody} overrides), an agent of the tenant bound to it, and a session of that agent
- * opened with `runtime` (a runtime key of the tenant): what an `act` test starts from.
+ * A tenant's tool (`tool`: {@link toolBody} overrides) and an agent of the tenant bound to it (`agent`: fields of the
+ * agent's body beside its tenant, e.g. a name or maxIterations).
  */
-export async function sessionWithTool(
+export async function agentWithTool(
   gw: TestGateway,
-  runtime: { Authorization: string },
   tenantId: string,
   tool: Record<string, unknown>,
-): Promise<{ toolId: string; agentId: string; sessionId: string }> {
+  agent: Record<string, unknown> = {},
+): Promise<{ toolId: string; agentId: string }> {
   const toolId = (
     await gw.http
       .post('/api/v1/admin/tools')
@@ -99,7 +99,7 @@ export async function sessionWithTool(
     await gw.http
       .post('/api/v1/admin/agents')
       .set(gw.admin)
-      .send({ name: `agent_${Math.random().toString(36).slice(2, 10)}`, tenantId })
+      .send({ name: `agent_${Math.random().toString(36).slice(2, 10)}`, tenantId, ...agent })
       .expect(201)
   ).body.id as string;
   await gw.http
@@ -107,10 +107,29 @@ export async function sessionWithTool(
     .set(gw.admin)
     .send({ toolIds: [toolId] })
     .expect(200);
-  const sessionId = (
+  return { toolId, agentId };
+}
+
+/** A new session of `agentId` opened with `runtime` (a runtime key of the agent's tenant); its id. */
+export async function openSession(
+  gw: TestGateway,
+  runtime: { Authorization: string },
+  agentId: string,
+): Promise<string> {
+  return (
     await gw.http.post('/api/v1/sessions').set(runtime).send({ agentId, userId: 'u1', permissions: [] }).expect(201)
   ).body.id as string;
-  return { toolId, agentId, sessionId };
+}
+
+/** {@link agentWithTool} and a session of the agent: what an `act` test starts from. */
+export async function sessionWithTool(
+  gw: TestGateway,
+  runtime: { Authorization: string },
+  tenantId: string,
+  tool: Record<string, unknown>,
+): Promise<{ toolId: string; agentId: string; sessionId: string }> {
+  const made = await agentWithTool(gw, tenantId, tool);
+  return { ...made, sessionId: await openSession(gw, runtime, made.agentId) };
 }
 
 /**
