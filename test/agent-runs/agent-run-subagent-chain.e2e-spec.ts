@@ -24,10 +24,7 @@ describeEachDialect('sub-agents: a SUB_AGENT_CALL chain deeper than TASK_WORKERS
   beforeAll(() => fx.start());
   afterAll(() => fx.stop());
 
-  const builtin = async (name: string) => {
-    const tools = await suite.gw.http.get('/api/v1/admin/tools?source=BUILTIN&pageSize=500').set(suite.gw.admin);
-    return tools.body.items.find((t: { name: string }) => t.name === name).id as string;
-  };
+  const builtin = async (name: string) => (await fx.builtinToolIds())[name];
 
   it('answers through two levels of delegation with a single worker', async () => {
     const subAgentCall = await builtin('SUB_AGENT_CALL');

@@ -14,11 +14,7 @@ describeEachDialect(
 
     beforeAll(async () => {
       await fx.start();
-      const res = await suite.gw.http
-        .get('/api/v1/admin/tools?source=BUILTIN&pageSize=500')
-        .set(suite.gw.admin)
-        .expect(200);
-      builtins = Object.fromEntries(res.body.items.map((t: { name: string; id: string }) => [t.name, t.id]));
+      builtins = await fx.builtinToolIds();
     });
     afterAll(() => fx.stop());
 

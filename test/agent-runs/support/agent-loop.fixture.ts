@@ -101,6 +101,15 @@ export class AgentLoopFixture {
     return { id: agent.body.id, model, providerId: provider.body.id };
   }
 
+  /** The built-in tools' ids, by name. */
+  async builtinToolIds(): Promise<Record<string, string>> {
+    const res = await this.gw()
+      .http.get('/api/v1/admin/tools?source=BUILTIN&pageSize=500')
+      .set(this.gw().admin)
+      .expect(200);
+    return Object.fromEntries(res.body.items.map((t: { name: string; id: string }) => [t.name, t.id]));
+  }
+
   async session(agentId: string, permissions: string[] = []): Promise<string> {
     const res = await this.gw()
       .http.post('/api/v1/sessions')
