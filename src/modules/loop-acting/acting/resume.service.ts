@@ -12,6 +12,7 @@ import { SessionsService } from '../sessions/sessions.service';
 import { AgentSessionRepository } from '../sessions/agent-session.repository';
 import type { AgentSessionEntity } from '../sessions/agent-session.entity';
 import type { HitlRequestView, PendingBatch, SubmittedCall } from '../sessions/session.types';
+import { hitlDecidedEvent } from '../sessions/hitl-decided.event';
 import { LoopActingErrorCode } from '../loop-acting.errors';
 import type { ResumeDecision, ResumeDto } from '../sessions/sessions.dto';
 import type { ActResponse } from './act.types';
@@ -117,18 +118,7 @@ export class ResumeService {
           `The pending request ${request.id} was already decided by another resume or decision; read the session with GET /api/v1/sessions/${session.id}.`,
         );
       }
-      this.events.record({
-        tenantId: session.tenantId,
-        sessionId: session.id,
-        type: 'hitl.decided',
-        data: {
-          requestId: request.id,
-          requestType: request.requestType,
-          toolCallId: request.toolCallId,
-          decision,
-          decidedBy: decider.decidedBy,
-        },
-      });
+      this.events.record(hitlDecidedEvent(session, request, decision, decider.decidedBy));
       const response = await this.apply(session, request, batch, decision, input.message);
       await this.records.complete(claimKey.scope, claimKey.key, response);
       return response;

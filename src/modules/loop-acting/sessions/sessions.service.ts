@@ -9,6 +9,7 @@ import { AgentSessionRepository } from './agent-session.repository';
 import { AgentSessionEntity } from './agent-session.entity';
 import { AdminSessionDto, AdminSessionsQueryDto, CreateSessionDto, SessionDto } from './sessions.dto';
 import { SessionCloseHooks } from './session-close.hooks';
+import { hitlDecidedEvent } from './hitl-decided.event';
 import { SandboxRunner } from '@app/modules/sandbox/sandbox-runner.service';
 import { HitlRequestsRepository } from '@app/modules/hitl/requests/hitl-requests.repository';
 import { SessionEventsStore } from '@app/modules/session-events/session-events.store';
@@ -96,18 +97,7 @@ export class SessionsService {
       clientMessageId: `session-closed:${row.id}`,
     });
     if (!decided) return;
-    this.events.record({
-      tenantId: row.tenantId,
-      sessionId: row.id,
-      type: 'hitl.decided',
-      data: {
-        requestId: request.id,
-        requestType: request.requestType,
-        toolCallId: request.toolCallId,
-        decision: 'REJECT',
-        decidedBy,
-      },
-    });
+    this.events.record(hitlDecidedEvent(row, request, 'REJECT', decidedBy));
   }
 
   /** Sessions for an admin: of the key's tenant (every tenant for the platform key), newest first. */
