@@ -41,7 +41,7 @@ describeEachDialect('identifiers that differ only in letter case are different',
       .put(`${SECRETS}/acme/secrets/DB_PASSWORD`)
       .set(victimAdmin)
       .send({ value: 'acme-secret' })
-      .expect(200);
+      .expect(201);
     const victimSecret = () =>
       gw.app
         .get(DataSource)
@@ -62,7 +62,7 @@ describeEachDialect('identifiers that differ only in letter case are different',
       .send({ knowledgeBaseIds: [victimBase] })
       .expect(404);
     // Its own secret of the same name is its own row; the victim's stays as it was.
-    await gw.http.put(`${SECRETS}/ACME/secrets/DB_PASSWORD`).set(attackerAdmin).send({ value: 'mine' }).expect(200);
+    await gw.http.put(`${SECRETS}/ACME/secrets/DB_PASSWORD`).set(attackerAdmin).send({ value: 'mine' }).expect(201);
     await gw.http.delete(`${SECRETS}/ACME/secrets/DB_PASSWORD`).set(attackerAdmin).expect(200);
     expect(await victimSecret()).toEqual(before);
     expect((await gw.http.get(`${SECRETS}/acme/secrets`).set(victimAdmin).expect(200)).body.items).toHaveLength(1);

@@ -124,7 +124,7 @@ describeEachDialect("MCP headers: sent on every MCP request, secrets from the ow
       .put('/api/v1/admin/tenants/acme/secrets/MCPTOKEN')
       .set(acmeAdmin)
       .send({ value: 'acme-mcp-token' })
-      .expect(200);
+      .expect(201);
     const report = (await gw.http.post(`${base}/${created.id}/sync`).set(acmeAdmin).expect(200)).body;
     expect(report.added).toBe(1);
     const tool = (await gw.http.get(`${base}/${created.id}/tools`).set(acmeAdmin).expect(200)).body.items[0];
@@ -141,7 +141,7 @@ describeEachDialect("MCP headers: sent on every MCP request, secrets from the ow
       .put('/api/v1/admin/tenants/acme/secrets/HAND_TOKEN')
       .set(acmeAdmin)
       .send({ value: 'hand-made-token' })
-      .expect(200);
+      .expect(201);
     const tool = (
       await gw.http
         .post('/api/v1/admin/tools')
@@ -182,7 +182,7 @@ describeEachDialect("MCP headers: sent on every MCP request, secrets from the ow
       .put('/api/v1/admin/tenants/acme/secrets/NEXT_TOKEN')
       .set(acmeAdmin)
       .send({ value: 'next-token' })
-      .expect(200);
+      .expect(201);
     const literal = await gw.http
       .patch(`${base}/${service.id}`)
       .set(acmeAdmin)

@@ -74,7 +74,7 @@ describeEachDialect('secrets: platform secrets stay with platform tools, tenants
       .put(`${secrets('acme')}/GHTOKEN`)
       .set(acmeAdmin)
       .send({ value: ACME_TOKEN })
-      .expect(200);
+      .expect(201);
     const again = await suite.gw.http
       .post('/api/v1/tools/exfil/execute')
       .set(acmeRuntime)
@@ -131,24 +131,30 @@ describeEachDialect('secrets: platform secrets stay with platform tools, tenants
     const put = await suite.gw.http
       .put(`${secrets('acme')}/ORDERS_KEY`)
       .set(suite.gw.admin)
-      .send({ value: 'orders-key-value-42' })
-      .expect(200);
+      .send({ value: 'orders-key-value-0' })
+      .expect(201);
     expect(put.body).toEqual({
       name: 'ORDERS_KEY',
       tenantId: 'acme',
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });
+    const replaced = await suite.gw.http
+      .put(`${secrets('acme')}/ORDERS_KEY`)
+      .set(suite.gw.admin)
+      .send({ value: 'orders-key-value-42' })
+      .expect(200);
+    expect(replaced.body).toMatchObject({ name: 'ORDERS_KEY', tenantId: 'acme', createdAt: put.body.createdAt });
     const list = await suite.gw.http.get(secrets('acme')).set(acmeAdmin).expect(200);
     expect(list.body.items.map((s: { name: string }) => s.name)).toEqual(['GHTOKEN', 'ORDERS_KEY']);
-    expect(JSON.stringify(list.body)).not.toMatch(/orders-key-value-42|acme-own-token/);
+    expect(JSON.stringify(list.body)).not.toMatch(/orders-key-value-\d+|acme-own-token/);
 
     const ds = suite.gw.app.get(DataSource);
     const rows: Array<{ value_encrypted: string }> = await ds.query(
       "SELECT value_encrypted FROM tenant_secret WHERE tenant_id = 'acme'",
     );
     expect(rows).toHaveLength(2);
-    for (const row of rows) expect(row.value_encrypted).not.toMatch(/orders-key-value-42|acme-own-token/);
+    for (const row of rows) expect(row.value_encrypted).not.toMatch(/orders-key-value-\d+|acme-own-token/);
 
     await suite.gw.http
       .put(`${secrets('acme')}/ORDERS_KEY`)

@@ -1,5 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Put, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Param, Put, Query, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
@@ -17,23 +18,24 @@ export class TenantSecretsController {
   constructor(private readonly secrets: TenantSecretsService) {}
 
   @Put(':name')
-  @ApiOkResponse({
-    type: TenantSecretDto,
-    description: 'Stored encrypted (created or replaced); the value is never returned',
-  })
+  @ApiCreatedResponse({ type: TenantSecretDto, description: 'Created, stored encrypted; the value is never returned' })
+  @ApiOkResponse({ type: TenantSecretDto, description: 'Replaced, stored encrypted; the value is never returned' })
   @ApiErrors(400, 404)
   @ApiResponse({
     status: 409,
     description: 'SECRETS_NOT_CONFIGURED: the gateway has no SECRETS_KEY',
     type: ErrorResponseDto,
   })
-  put(
+  async put(
     @Auth() auth: AuthContext,
     @Param('tenantId', TenantIdParamPipe) tenantId: string,
     @Param('name') name: string,
     @Body() dto: PutTenantSecretDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<TenantSecretDto> {
-    return this.secrets.put(auth, tenantId, name, dto);
+    const { secret, created } = await this.secrets.put(auth, tenantId, name, dto);
+    reply.status(created ? 201 : 200);
+    return secret;
   }
 
   @Get()

@@ -31,7 +31,13 @@ export class TenantSecretsService {
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
-  async put(auth: AuthContext, tenantId: string, name: string, dto: PutTenantSecretDto): Promise<TenantSecretDto> {
+  /** Sets the secret; `created` says whether it was new (201) or replaced (200). */
+  async put(
+    auth: AuthContext,
+    tenantId: string,
+    name: string,
+    dto: PutTenantSecretDto,
+  ): Promise<{ secret: TenantSecretDto; created: boolean }> {
     assertTenant(auth, tenantId);
     assertName(name);
     if (!this.cipher.configured) {
@@ -46,20 +52,20 @@ export class TenantSecretsService {
       const existing = await this.repo.findOne(tenantId, name, m);
       if (existing) {
         await this.repo.updateValue(m, tenantId, name, valueEncrypted, now);
-        return { ...existing, valueEncrypted, updatedAt: now };
+        return { row: { ...existing, valueEncrypted, updatedAt: now }, created: false };
       }
       const row: TenantSecretEntity = { tenantId, name, valueEncrypted, createdAt: now, updatedAt: now };
       await this.repo.insert(m, row);
-      return row;
+      return { row, created: true };
     }).catch(async (err: unknown) => {
       // Another writer created it first: this PUT replaces its value.
       if (!isUniqueViolation(err)) throw err;
       return this.write(tenantId, async (m) => {
         await this.repo.updateValue(m, tenantId, name, valueEncrypted, now);
-        return (await this.repo.findOne(tenantId, name, m))!;
+        return { row: (await this.repo.findOne(tenantId, name, m))!, created: false };
       });
     });
-    return toDto(saved);
+    return { secret: toDto(saved.row), created: saved.created };
   }
 
   async list(auth: AuthContext, tenantId: string, query: PageQueryDto): Promise<Page<TenantSecretDto>> {
