@@ -24,7 +24,8 @@ import { AgentRunsRepository, RunLeaseLostError } from './agent-runs.repository'
 import { AgentMessagesRepository, type NewMessage } from './agent-messages.repository';
 import { AgentRunNotifier } from './agent-run.notifier';
 import { assignJournalKeys, toChatMessages, usedJournalKeys } from './agent-run.conversation';
-import type { RunStatus } from './agent-runs.types';
+import { type ContextWindow, withinContextWindow } from './agent-run.context-window';
+import type { ConversationMessage, RunStatus } from './agent-runs.types';
 import { SessionRemindersRegistry } from '@app/modules/agent-config/reminders/session-reminders.registry';
 import { TaskReminders } from './subagents/task-reminders';
 import { AgentTasksRepository } from './subagents/agent-tasks.repository';
@@ -136,15 +137,7 @@ export class AgentRunLoop {
       const toldTasks = await this.taskReminders.pending(run.sessionId);
       let answer: ModelAnswer;
       try {
-        answer = await this.model.complete(
-          ctx.provider,
-          {
-            messages: toChatMessages(withReminders(ctx.agent.systemPrompt, reminders), conversation),
-            tools: specs.tools,
-            toolChoice: specs.toolChoice,
-          },
-          signal,
-        );
+        answer = await this.ask(ctx, withReminders(ctx.agent.systemPrompt, reminders), specs, conversation, signal);
       } catch (err) {
         if (!(err instanceof ModelCallError)) throw err;
         return this.stop(run, owner, { status: 'FAILED', error: err.message });
@@ -152,6 +145,32 @@ export class AgentRunLoop {
       const stopped = await this.recordAnswer(run, owner, answer, usedJournalKeys(conversation));
       await this.taskReminders.markTold(toldTasks.taskIds);
       if (stopped) return;
+    }
+  }
+
+  /**
+   * One model request with the conversation fitted to the provider's context window. A provider that refuses the
+   * conversation as longer than its window, naming the window, is asked once more within that window.
+   */
+  private async ask(
+    ctx: RunContext,
+    systemPrompt: string | null,
+    specs: { tools: object[]; toolChoice?: unknown },
+    conversation: readonly ConversationMessage[],
+    signal: AbortSignal,
+  ): Promise<ModelAnswer> {
+    const options = ctx.provider.options ?? {};
+    const request = (window: ContextWindow) => {
+      const sent = withinContextWindow(window, systemPrompt, specs.tools, conversation);
+      const messages = toChatMessages(sent.systemPrompt, sent.messages);
+      return this.model.complete(ctx.provider, { messages, tools: specs.tools, toolChoice: specs.toolChoice }, signal);
+    };
+    try {
+      return await request(options);
+    } catch (err) {
+      const named = err instanceof ModelCallError ? err.contextWindowTokens : undefined;
+      if (!named || named >= (options.contextWindowTokens ?? Infinity)) throw err;
+      return request({ ...options, contextWindowTokens: named });
     }
   }
 

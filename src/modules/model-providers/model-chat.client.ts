@@ -30,7 +30,18 @@ export interface ModelAnswer {
 /** The model could not be asked or did not answer (after the client's retries): the run fails with `message`. */
 export class ModelCallError extends Error {
   override name = 'ModelCallError';
+
+  /** The context window a provider named when it refused a conversation as too long (OpenAI's and vLLM's text). */
+  constructor(
+    message: string,
+    readonly contextWindowTokens?: number,
+  ) {
+    super(message);
+  }
 }
+
+/** "This model's maximum context length is 8192 tokens. However, ...": OpenAI, vLLM and their kin. */
+const CONTEXT_LENGTH_REFUSAL = /maximum context length is (\d+) tokens/i;
 
 interface CachedClient {
   version: number;
@@ -137,8 +148,10 @@ export class ModelChatClient {
         err.status ? ((err.error as { message?: string } | undefined)?.message ?? '') : reason(err),
         apiKey,
       );
+      const window = err.status === 400 ? Number(CONTEXT_LENGTH_REFUSAL.exec(detail)?.[1] ?? 0) : 0;
       return new ModelCallError(
         `model provider ${provider.name} failed with ${status}${after}${detail ? `: ${detail.slice(0, 300)}` : ''}`,
+        window > 0 ? window : undefined,
       );
     }
     return new ModelCallError(`model provider ${provider.name} failed: ${reason(err)}`);

@@ -42,6 +42,20 @@ export class ModelProviderOptionsDto {
   @Max(1_000_000)
   maxTokens?: number;
 
+  @ApiPropertyOptional({
+    minimum: 1024,
+    maximum: 10_000_000,
+    description:
+      "The model's context window in tokens. When set, a conversation that would not fit is sent its latest part: " +
+      'older tool results are replaced by a note (READ_TOOL_RESULT reads them again), then the oldest turns are ' +
+      'left out. Unset: the whole conversation is sent.',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1024)
+  @Max(10_000_000)
+  contextWindowTokens?: number;
+
   @ApiPropertyOptional({ minimum: 1000, maximum: 3_600_000, description: 'Budget of one model request' })
   @IsOptional()
   @IsInt()

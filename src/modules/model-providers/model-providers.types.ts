@@ -6,6 +6,8 @@ export interface ModelProviderOptions {
   temperature?: number;
   topP?: number;
   maxTokens?: number;
+  /** The model's context window in tokens: longer conversations are sent their latest part (see the agent loop). */
+  contextWindowTokens?: number;
   /** Budget of one model request; default MODEL_CALL_TIMEOUT_MS. */
   timeoutMs?: number;
   /** Retries on 408/409/429/5xx and cut connections; default MODEL_MAX_RETRIES. */
