@@ -65,6 +65,24 @@ describe('fitConversation', () => {
     expect(conversation[2].content).toBe('a'.repeat(3000)); // the stored conversation is not changed
   });
 
+  it("names the journal key of the result's own turn when the model repeats a call id across turns", () => {
+    const repeated = (key: string): ConversationMessage =>
+      message({ role: 'assistant', toolCalls: [{ id: 'call_0', key, name: 'lookup', arguments: '{}' }] });
+    const conversation = [
+      user('go'),
+      repeated('call_0'),
+      answer('call_0', 'a'.repeat(3000)),
+      repeated('call_0@run:2'),
+      answer('call_0', 'b'.repeat(3000)),
+      repeated('call_0@run:3'),
+      answer('call_0', 'c'),
+    ];
+    const fitted = fitConversation(conversation, 200);
+    expect(fitted.shortened).toBe(2);
+    expect(fitted.messages[2].content).toContain('{"toolCallId":"call_0"}');
+    expect(fitted.messages[4].content).toContain('{"toolCallId":"call_0@run:2"}');
+  });
+
   it('then leaves out whole turns, oldest first: a tool call never without its answer', () => {
     const conversation = [
       user('u'.repeat(900)),

@@ -42,12 +42,13 @@ export function fitConversation(
 
   const turns = turnsOf(messages);
   const lastTurn = turns.length - 1;
-  const keyOf = journalKeys(messages);
   let shortened = 0;
   for (let t = 0; t < lastTurn && total > budgetTokens; t++) {
+    // Models repeat ids across turns (`call_0`): a result's journal key is the one its own turn's call got.
+    const calls = turns[t][0].toolCalls ?? [];
     for (const m of turns[t]) {
       if (m.role !== 'tool' || total <= budgetTokens) continue;
-      const note = omittedResultNote(m, keyOf.get(m.toolCallId ?? ''));
+      const note = omittedResultNote(m, calls.find((c) => c.id === m.toolCallId)?.key);
       const saved = messageTokens(m) - messageTokens({ ...m, content: note });
       if (saved <= 0) continue;
       m.content = note;
@@ -124,13 +125,6 @@ function turnsOf(messages: ConversationMessage[]): ConversationMessage[][] {
     else turns.push([m]);
   }
   return turns;
-}
-
-/** The journal key of each tool call id (what READ_TOOL_RESULT takes). */
-function journalKeys(messages: readonly ConversationMessage[]): Map<string, string> {
-  const keys = new Map<string, string>();
-  for (const m of messages) for (const c of m.toolCalls ?? []) keys.set(c.id, c.key);
-  return keys;
 }
 
 function omittedResultNote(m: ConversationMessage, key: string | undefined): string {
