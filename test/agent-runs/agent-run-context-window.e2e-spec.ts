@@ -127,6 +127,24 @@ describe('the agent loop fits the conversation into the model context window', (
     expect(fx.model.requestsFor(agent.model)).toHaveLength(5);
   });
 
+  it('validates the window: at least 1,024 tokens, and more than the answer reserves (maxTokens)', async () => {
+    const agent = await fx.agent([]);
+    const patch = (options: Record<string, unknown>, status: number) =>
+      suite.gw.http
+        .patch(`/api/v1/admin/model-providers/${agent.providerId}`)
+        .set(suite.gw.admin)
+        .send({ options })
+        .expect(status);
+    const reserve = await patch({ contextWindowTokens: 2048, maxTokens: 2048 }, 400);
+    expect(reserve.body.error.details.fields).toEqual([
+      { field: 'options.maxTokens', problems: [expect.stringContaining('less than contextWindowTokens')] },
+    ]);
+    const small = await patch({ contextWindowTokens: 512 }, 400);
+    expect(small.body.error.details.fields[0].field).toBe('options.contextWindowTokens');
+    const ok = await patch({ contextWindowTokens: 8192, maxTokens: 1024 }, 200);
+    expect(ok.body.options).toEqual({ contextWindowTokens: 8192, maxTokens: 1024 });
+  });
+
   it('without a context window the whole conversation is sent', async () => {
     const page = await fx.tool('read_page_whole', {
       httpMethod: 'GET',

@@ -12,13 +12,30 @@ import {
   Matches,
   Max,
   Min,
+  Validate,
   ValidateIf,
   ValidateNested,
+  ValidatorConstraint,
+  type ValidationArguments,
+  type ValidatorConstraintInterface,
 } from 'class-validator';
 import { IsSafeLine } from '@app/common/safe-text';
 import { PageMetaDto } from '@app/common/dto/page.dto';
 import { TENANT_ID_PATTERN } from '@app/modules/tool-registry/tool-registry.types';
 import { API_KEY_REF_PATTERN, MODEL_PROVIDER_KINDS, type ModelProviderKind } from './model-providers.types';
+
+/** The answer's reserve must leave room for the conversation in the context window. */
+@ValidatorConstraint({ name: 'maxTokensWithinContextWindow' })
+class MaxTokensWithinContextWindow implements ValidatorConstraintInterface {
+  validate(maxTokens: unknown, args: ValidationArguments): boolean {
+    const window = (args.object as ModelProviderOptionsDto).contextWindowTokens;
+    return typeof maxTokens !== 'number' || typeof window !== 'number' || maxTokens < window;
+  }
+
+  defaultMessage(): string {
+    return 'maxTokens must be less than contextWindowTokens (the answer shares the window with the conversation)';
+  }
+}
 
 export class ModelProviderOptionsDto {
   @ApiPropertyOptional({ minimum: 0, maximum: 2 })
@@ -40,6 +57,7 @@ export class ModelProviderOptionsDto {
   @IsInt()
   @Min(1)
   @Max(1_000_000)
+  @Validate(MaxTokensWithinContextWindow)
   maxTokens?: number;
 
   @ApiPropertyOptional({
