@@ -242,7 +242,7 @@ export const GATEWAY_SETTINGS = [
     defaultValue: '',
     secret: true,
     description:
-      "Platform secrets: comma-separated NAME=value pairs that headers of platform-wide tools and MCP services (tenantId null) reference as ${secret:NAME}; a tenant's tools resolve only that tenant's own secrets. Values never reach the database or the logs.",
+      "Platform secrets: comma-separated NAME=value pairs that headers of platform-wide tools and MCP services and the apiKey of platform-wide model providers (tenantId null) reference as ${secret:NAME}; a tenant's tools and providers resolve only that tenant's own secrets. Values never reach the database or the logs.",
   },
   {
     env: 'SECRETS_KEY',

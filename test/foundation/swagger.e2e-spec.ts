@@ -1,4 +1,4 @@
-import { gatewayForSuite } from '@test/support/gateway-test-app';
+import { agentWithTool, createKey, gatewayForSuite, openSession } from '@test/support/gateway-test-app';
 
 /** Every endpoint of the contract (shared/docs/api-contract.md), as OpenAPI paths. */
 const CONTRACT: Array<[string, string]> = [
@@ -64,5 +64,31 @@ describe('Swagger at /docs', () => {
       }
     }
     expect(doc.components.schemas.ErrorResponseDto).toBeDefined();
+  });
+
+  it('marks nullable every field a CHECKPOINT_PAUSE request answers with null (it names no tool)', async () => {
+    const { gw } = suite;
+    const runtime = await createKey(gw, 'acme');
+    const { agentId } = await agentWithTool(gw, 'acme', {}, { maxIterations: 1 });
+    const sessionId = await openSession(gw, runtime, agentId);
+    const act = await gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(runtime)
+      .send({ iteration: 2, toolCalls: [{ id: 'c1', name: 'READ_TOOL_RESULT', arguments: { toolCallId: 'x' } }] })
+      .expect(200);
+    expect(act.body.hitlRequest.requestType).toBe('CHECKPOINT_PAUSE');
+    const queue = await gw.http.get('/api/v1/admin/hitl?status=PENDING').set(gw.admin).expect(200);
+    const doc = (await gw.http.get('/docs-json').expect(200)).body as {
+      components: { schemas: Record<string, { properties: Record<string, { nullable?: boolean }> }> };
+    };
+    for (const [dto, answer] of [
+      ['HitlRequestDto', act.body.hitlRequest],
+      ['HitlQueueItemDto', queue.body.items[0]],
+    ] as Array<[string, Record<string, unknown>]>) {
+      const props = doc.components.schemas[dto].properties;
+      const nullInAnswer = Object.keys(props).filter((p) => answer[p] === null);
+      expect(nullInAnswer).toEqual(expect.arrayContaining(['toolName', 'toolCallId', 'toolParams']));
+      expect({ dto, notNullable: nullInAnswer.filter((p) => !props[p].nullable) }).toEqual({ dto, notNullable: [] });
+    }
   });
 });

@@ -38,7 +38,13 @@ class HitlQueueItemDto {
   @ApiProperty() promptMessage: string;
   @ApiProperty({ nullable: true, type: String }) toolName: string | null;
   @ApiProperty({ nullable: true, type: String }) toolCallId: string | null;
-  @ApiProperty({ description: 'Redacted arguments; over 4,000 characters of JSON or 32 levels: {$truncated, preview}' })
+  @ApiProperty({
+    nullable: true,
+    type: 'object',
+    additionalProperties: true,
+    description:
+      'Redacted arguments; over 4,000 characters of JSON or 32 levels: {$truncated, preview}; null for a CHECKPOINT_PAUSE',
+  })
   toolParams: unknown;
   @ApiProperty() triggerReason: string;
   @ApiProperty() iteration: number;

@@ -68,7 +68,13 @@ export class HitlRequestDto {
   @ApiProperty() promptMessage: string;
   @ApiProperty({ nullable: true, type: String }) toolName: string | null;
   @ApiProperty({ nullable: true, type: String }) toolCallId: string | null;
-  @ApiProperty({ description: 'Arguments of the call, redacted for display' }) toolParams: unknown;
+  @ApiProperty({
+    nullable: true,
+    type: 'object',
+    additionalProperties: true,
+    description: 'Arguments of the call, redacted for display; null for a CHECKPOINT_PAUSE (no call)',
+  })
+  toolParams: unknown;
   @ApiProperty() triggerReason: string;
   @ApiProperty() iteration: number;
 }
