@@ -24,7 +24,11 @@ export class PostMessageDto {
 
 export class RunDto {
   @ApiProperty() runId: string;
-  @ApiProperty({ enum: RUN_STATUSES, description: 'QUEUED is shown as RUNNING' }) status: string;
+  @ApiProperty({
+    enum: RUN_STATUSES.filter((s) => s !== 'QUEUED'),
+    description: 'A run waiting for a worker shows as RUNNING',
+  })
+  status: string;
   @ApiPropertyOptional({ description: "The model's final answer (COMPLETED)" }) answer?: string;
   @ApiPropertyOptional({ description: 'Why the run FAILED' }) error?: string;
   @ApiPropertyOptional({ type: HitlRequestDto, description: 'What the run waits for (INTERRUPTED, PAUSED)' })
