@@ -21,6 +21,7 @@ import { AddArtifactRetentionIndex1764462700000 } from './1764462700000-AddArtif
 import { ExactIdentifierCollation1764462800000 } from './1764462800000-ExactIdentifierCollation';
 import { ExactKnowledgeBaseNameKey1764462900000 } from './1764462900000-ExactKnowledgeBaseNameKey';
 import { ExactAgentNameKey1764463000000 } from './1764463000000-ExactAgentNameKey';
+import { AddModelProviderNameKey1764463100000 } from './1764463100000-AddModelProviderNameKey';
 
 /** Every migration, in order. The only schema source: `synchronize` is never on. */
 export const GATEWAY_MIGRATIONS = [
@@ -47,4 +48,5 @@ export const GATEWAY_MIGRATIONS = [
   ExactIdentifierCollation1764462800000,
   ExactKnowledgeBaseNameKey1764462900000,
   ExactAgentNameKey1764463000000,
+  AddModelProviderNameKey1764463100000,
 ];

@@ -109,7 +109,10 @@ describeEachDialect('identifiers that differ only in letter case are different',
             AND (COLUMN_NAME IN ('tenant_id', 'scope_key', 'tool_call_id', 'parent_tool_call_id', 'client_message_id', 'user_id')
               OR (TABLE_NAME = 'tenant_secret' AND COLUMN_NAME = 'name'))`,
       );
-      const listed = Object.entries(EXACT_IDENTIFIER_COLUMNS).flatMap(([t, cs]) => cs.map((c) => `${t}.${c}`));
+      const listed = [
+        ...Object.entries(EXACT_IDENTIFIER_COLUMNS).flatMap(([t, cs]) => cs.map((c) => `${t}.${c}`)),
+        'model_provider.scope_key', // added exact by AddModelProviderNameKey
+      ];
       expect(rows.map((r) => `${r.t}.${r.c}`).sort()).toEqual(listed.sort());
       expect(rows.filter((r) => r.collation !== EXACT_COLLATION)).toEqual([]);
     });

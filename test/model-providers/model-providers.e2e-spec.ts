@@ -90,6 +90,37 @@ describeEachDialect('model providers (/admin/model-providers) and the agent-loop
     await suite.gw.http.get(`/api/v1/admin/model-providers/${own.id}`).set(acmeAdmin).expect(404);
   });
 
+  it('gives a name to one of concurrent creates or renames only (409 MODEL_PROVIDER_NAME_TAKEN), per tenant and platform-wide', async () => {
+    const race = (key: { Authorization: string }, b: Record<string, unknown>) =>
+      Promise.all(
+        Array.from({ length: 8 }, () => suite.gw.http.post('/api/v1/admin/model-providers').set(key).send(b)),
+      );
+    for (const [key, b] of [
+      [acmeAdmin, body({ name: 'raced' })],
+      [suite.gw.admin, body({ name: 'raced', tenantId: null })],
+    ] as const) {
+      const results = await race(key, b);
+      expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409, 409, 409]);
+      for (const r of results.filter((x) => x.status === 409))
+        expect(r.body.error.code).toBe('MODEL_PROVIDER_NAME_TAKEN');
+    }
+    const others = await Promise.all([1, 2, 3, 4].map(async () => (await post(acmeAdmin, body(), 201)).body.id));
+    const renames = await Promise.all(
+      others.map((id) =>
+        suite.gw.http.patch(`/api/v1/admin/model-providers/${id}`).set(acmeAdmin).send({ name: 'Renamed' }),
+      ),
+    );
+    expect(renames.map((r) => r.status).sort()).toEqual([200, 409, 409, 409]);
+    const listed = await suite.gw.http
+      .get('/api/v1/admin/model-providers?pageSize=500')
+      .set(suite.gw.admin)
+      .expect(200);
+    const names = listed.body.items.map((p: { tenantId: string | null; name: string }) => `${p.tenantId}/${p.name}`);
+    expect(names.filter((n: string) => n === 'acme/raced')).toHaveLength(1);
+    expect(names.filter((n: string) => n === 'null/raced')).toHaveLength(1);
+    expect(names.filter((n: string) => n === 'acme/Renamed')).toHaveLength(1);
+  });
+
   it('refuses null for a field a provider must have (400 naming it), and leaves the provider as it was', async () => {
     const own = (await post(acmeAdmin, body(), 201)).body;
     for (const field of ['name', 'kind', 'baseUrl', 'model']) {

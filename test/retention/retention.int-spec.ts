@@ -3,6 +3,12 @@ import { DataSource } from 'typeorm';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { RETENTION_JOB } from '@app/modules/retention/retention.job';
 import { RetentionService } from '@app/modules/retention/retention.service';
+import { RetentionRepository } from '@app/modules/retention/retention.repository';
+import { WorkspaceLocator } from '@app/modules/workspace/workspace.locator';
+import { ArtifactsService } from '@app/modules/workspace/artifacts.service';
+import { ArtifactOrphanSweeper } from '@app/modules/workspace/artifact-orphan.sweeper';
+import { SkillReleaseMaterializer } from '@app/modules/skills/skill-release.materializer';
+import { GATEWAY_CONFIG, type GatewayConfig } from '@app/config/gateway-config';
 import { startTestGateway, type TestGateway } from '@test/support/gateway-test-app';
 import { createTestDatabaseUrl, describeEachDialect, type TestDatabase } from '@test/support/test-database';
 import { waitFor } from '@test/support/wait-for';
@@ -283,6 +289,51 @@ describeEachDialect('retention (RETENTION_DAYS) of closed sessions and the tool 
       agentRunRows: 0,
       sessionsKept: 2,
     });
+  });
+});
+
+describeEachDialect('retention walks past closed sessions it must keep', (dialect) => {
+  let db: TestDatabase;
+  let gw: TestGateway;
+  let seed: RetentionSeed;
+  const now = Date.now();
+
+  beforeAll(async () => {
+    db = await createTestDatabaseUrl(dialect);
+    gw = await startTestGateway(db.url, { RETENTION_DAYS: '30', RETENTION_ENABLED: 'false' });
+    seed = new RetentionSeed(gw.app.get(DataSource));
+  });
+  afterAll(async () => {
+    await gw?.close();
+    await db?.drop();
+  });
+
+  it('reaches a newer purgeable session although more kept ones are older than one run reads', async () => {
+    // 2 batches of 2 sessions a run (100 of 100 by default): 5 older sessions kept by a STARTED call fill a run.
+    const retention = new RetentionService(
+      gw.app.get(RetentionRepository),
+      gw.app.get(WorkspaceLocator),
+      gw.app.get(ArtifactsService),
+      gw.app.get(ArtifactOrphanSweeper),
+      gw.app.get(SkillReleaseMaterializer),
+      gw.app.get<GatewayConfig>(GATEWAY_CONFIG),
+      { sessionsPerBatch: 2, batchesPerRun: 2 },
+    );
+    const kept: string[] = [];
+    for (let i = 0; i < 5; i++)
+      kept.push(
+        await seed.session({ status: 'CLOSED', updatedAt: now - 40 * DAY + i, journal: [{ state: 'STARTED' }] }),
+      );
+    const due = await seed.session({ status: 'CLOSED', updatedAt: now - 35 * DAY });
+
+    const reports = [];
+    for (let run = 0; run < 3; run++) reports.push(await retention.purge(now));
+
+    expect((await seed.left(due)).session).toBe(0);
+    expect(reports.reduce((n, r) => n + r.sessions, 0)).toBe(1);
+    for (const id of kept) expect((await seed.left(id)).session).toBe(1);
+    // Past the newest, the next runs start again from the oldest: a kept session is checked again later.
+    expect(reports.map((r) => r.sessionsKept)).toEqual([4, 1, 4]);
   });
 });
 

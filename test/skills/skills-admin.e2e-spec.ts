@@ -125,6 +125,29 @@ describeEachDialect('skills: upload, releases, publish and rollback, tenancy', (
     expect(got.body.releases.map((r: { version: number }) => r.version)).toEqual([1, 2, 3, 4, 5]);
   });
 
+  it.each(['ac/me', 'acmé', 'a'.repeat(65)])(
+    'refuses a tenantId outside the tenant id pattern (%s) with 400 naming tenantId, as JSON and as a form',
+    async (tenantId) => {
+      const json = await gw.http
+        .post('/api/v1/admin/skills')
+        .set(gw.admin)
+        .send({ tenantId, skillContent: skillMd('bad-tenant', 'x') })
+        .expect(400);
+      expect(json.body.error.code).toBe('VALIDATION_FAILED');
+      expect(json.body.error.details.fields.map((f: { field: string }) => f.field)).toEqual(['tenantId']);
+      const form = await gw.http
+        .post('/api/v1/admin/skills')
+        .set(gw.admin)
+        .field('tenantId', tenantId)
+        .attach('file', buildTestZip([{ name: 'SKILL.md', data: skillMd('bad-tenant', 'x') }]), 'skill.zip')
+        .expect(400);
+      expect(form.body.error.code).toBe('VALIDATION_FAILED');
+      expect(form.body.error.details.fields.map((f: { field: string }) => f.field)).toEqual(['tenantId']);
+      const list = await gw.http.get('/api/v1/admin/skills').set(gw.admin).expect(200);
+      expect(list.body.items.map((s: { name: string }) => s.name)).not.toContain('bad-tenant');
+    },
+  );
+
   it("shows a tenant its own and the official skills, never another tenant's (404)", async () => {
     const official = await uploadJsonSkill(gw, gw.admin, { skillContent: skillMd('official-one', 'Platform skill') });
     const theirs = await uploadJsonSkill(gw, otherAdmin, {

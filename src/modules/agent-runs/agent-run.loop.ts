@@ -271,6 +271,14 @@ export class AgentRunLoop {
         return true;
       }
       if (err.code === LoopActingErrorCode.TOOL_CALL_IN_PROGRESS) throw err;
+      if (err.code === LoopActingErrorCode.STALE_ITERATION) {
+        // The session's runtime acted at a later iteration since this round was checkpointed (or while the run
+        // waited for a human): the round goes on at the session's iteration. Its calls keep their journal keys, so a
+        // call a resume already ran is reused, never run again.
+        const actIteration = Number(err.details.sessionIteration);
+        await this.runs.checkpoint(this.dataSource.manager, run, owner, { actIteration });
+        return false;
+      }
       await this.stop(run, owner, { status: 'FAILED', error: err.message });
       return true;
     }

@@ -26,6 +26,7 @@ import { ActService } from './acting/act.service';
 import { ActStateQuery } from './acting/act-state.query';
 import { ResumeService } from './acting/resume.service';
 import { ResumeRecordRepository } from './acting/resume-record.repository';
+import { ResumeClaimRenewer } from './acting/resume-claim.renewer';
 import { ResumeDecisionApplier } from './acting/resume-decision.applier';
 import { FaultInjector } from './acting/fault-injector';
 import { SessionBuiltinsDispatcher } from './builtins/session-builtins.dispatcher';
@@ -69,6 +70,7 @@ import { JournalOrphanSweepJob } from './journal/journal-orphan-sweep.job';
     ActStateQuery,
     ResumeService,
     ResumeRecordRepository,
+    ResumeClaimRenewer,
     ResumeDecisionApplier,
     FaultInjector,
     SessionBuiltinsDispatcher,

@@ -5,6 +5,7 @@ import type { ModelProviderKind, ModelProviderOptions } from './model-providers.
 /** An OpenAI-compatible endpoint the gateway's own agent loop asks; its key is a `${secret:NAME}` reference. */
 @Entity({ name: 'model_provider' })
 @Index('idx_model_provider_tenant', ['tenantId'])
+@Index('uq_model_provider_scope_name_key', ['scopeKey', 'nameKey'], { unique: true })
 export class ModelProviderEntity {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id: string;
@@ -13,8 +14,16 @@ export class ModelProviderEntity {
   @Column({ name: 'tenant_id', type: 'varchar', length: 64, nullable: true })
   tenantId: string | null;
 
+  /** The tenant, or `*` for a platform-wide provider: names are unique per scope (tenant ids never hold `*`). */
+  @Column({ name: 'scope_key', type: 'varchar', length: 64 })
+  scopeKey: string;
+
   @Column({ type: 'varchar', length: 128 })
   name: string;
+
+  /** The lower-cased name (`nameKeyOf`), compared byte for byte under the unique index per scope. */
+  @Column({ name: 'name_key', type: 'varchar', length: 128 })
+  nameKey: string;
 
   @Column({ type: 'varchar', length: 32 })
   kind: ModelProviderKind;

@@ -18,9 +18,9 @@ export class ModelProvidersRepository {
     return this.providers.findAndCount({ where, order: { createdAt: 'ASC', id: 'ASC' }, skip, take });
   }
 
-  async nameTaken(tenantId: string | null, name: string, exceptId?: string): Promise<boolean> {
-    const rows = await this.providers.findBy({ tenantId: tenantId ?? IsNull() });
-    return rows.some((r) => r.id !== exceptId && r.name.toLowerCase() === name.toLowerCase());
+  async nameTaken(scopeKey: string, nameKey: string, exceptId?: string): Promise<boolean> {
+    const holder = await this.providers.findOneBy({ scopeKey, nameKey });
+    return holder !== null && holder.id !== exceptId;
   }
 
   async insert(row: ModelProviderEntity): Promise<void> {

@@ -7,6 +7,8 @@ import { CommonErrorCode } from '@app/common/errors/common.errors';
 import { validationFailed } from '@app/common/errors/validation';
 import { PageQueryDto, pageOf, pageWindow } from '@app/common/dto/page.dto';
 import { toIso } from '@app/database/epoch-ms.transformer';
+import { isUniqueViolation } from '@app/database/unique-violation';
+import { nameKeyOf } from '@app/common/name-key';
 import { ModelProvidersRepository } from './model-providers.repository';
 import { ModelProviderEntity } from './model-provider.entity';
 import { ModelProvidersErrorCode } from './model-providers.errors';
@@ -30,12 +32,15 @@ export class ModelProvidersService {
     const tenantId = dto.tenantId ?? null;
     this.assertWritable(auth, tenantId);
     assertNoUrlCredential(dto.baseUrl);
-    await this.assertNameFree(tenantId, dto.name);
+    const scopeKey = scopeKeyOf(tenantId);
+    await this.assertNameFree(scopeKey, dto.name);
     const now = Date.now();
     const row: ModelProviderEntity = {
       id: randomUUID(),
       tenantId,
+      scopeKey,
       name: dto.name,
+      nameKey: nameKeyOf(dto.name),
       kind: dto.kind,
       baseUrl: dto.baseUrl,
       apiKeyRef: dto.apiKey ?? null,
@@ -45,7 +50,7 @@ export class ModelProvidersService {
       createdAt: now,
       updatedAt: now,
     };
-    await this.repo.insert(row);
+    await this.namingGuarded(scopeKey, dto.name, () => this.repo.insert(row));
     return toModelProviderDto(row, auth.tenantId);
   }
 
@@ -67,9 +72,9 @@ export class ModelProvidersService {
     const row = await this.loadVisible(auth.tenantId, id);
     this.assertWritable(auth, row.tenantId);
     if (dto.baseUrl !== undefined) assertNoUrlCredential(dto.baseUrl);
-    if (dto.name !== undefined) await this.assertNameFree(row.tenantId, dto.name, id);
+    if (dto.name !== undefined) await this.assertNameFree(row.scopeKey, dto.name, id);
     const changes: Partial<ModelProviderEntity> = {
-      ...(dto.name !== undefined && { name: dto.name }),
+      ...(dto.name !== undefined && { name: dto.name, nameKey: nameKeyOf(dto.name) }),
       ...(dto.kind !== undefined && { kind: dto.kind }),
       ...(dto.baseUrl !== undefined && { baseUrl: dto.baseUrl }),
       ...(dto.apiKey !== undefined && { apiKeyRef: dto.apiKey }),
@@ -78,7 +83,7 @@ export class ModelProvidersService {
       version: row.version + 1,
       updatedAt: Date.now(),
     };
-    await this.repo.update(id, changes);
+    await this.namingGuarded(row.scopeKey, dto.name ?? row.name, () => this.repo.update(id, changes));
     return toModelProviderDto({ ...row, ...changes }, auth.tenantId);
   }
 
@@ -121,15 +126,34 @@ export class ModelProvidersService {
     }
   }
 
-  private async assertNameFree(tenantId: string | null, name: string, exceptId?: string): Promise<void> {
-    if (await this.repo.nameTaken(tenantId, name, exceptId)) {
-      throw new DomainError(
-        ModelProvidersErrorCode.MODEL_PROVIDER_NAME_TAKEN,
-        `${tenantId === null ? 'The platform' : `Tenant ${tenantId}`} already has a model provider named ${name}; pick another name.`,
-        { name },
-      );
+  private async assertNameFree(scopeKey: string, name: string, exceptId?: string): Promise<void> {
+    if (await this.repo.nameTaken(scopeKey, nameKeyOf(name), exceptId)) throw nameTaken(scopeKey, name);
+  }
+
+  /** A concurrent create or rename that took the name first fails `write` on the unique index: the same 409. */
+  private async namingGuarded(scopeKey: string, name: string, write: () => Promise<void>): Promise<void> {
+    try {
+      await write();
+    } catch (err) {
+      if (isUniqueViolation(err)) throw nameTaken(scopeKey, name);
+      throw err;
     }
   }
+}
+
+/** Platform-wide providers' scope: no tenant id holds `*` (TENANT_ID_PATTERN). */
+const PLATFORM_SCOPE = '*';
+
+function scopeKeyOf(tenantId: string | null): string {
+  return tenantId ?? PLATFORM_SCOPE;
+}
+
+function nameTaken(scopeKey: string, name: string): DomainError {
+  return new DomainError(
+    ModelProvidersErrorCode.MODEL_PROVIDER_NAME_TAKEN,
+    `${scopeKey === PLATFORM_SCOPE ? 'The platform' : `Tenant ${scopeKey}`} already has a model provider named ${name} (names ignore case); pick another name.`,
+    { name },
+  );
 }
 
 /** Credentials in the URL would be stored and shown in the clear: the key goes in `apiKey` as a reference. */

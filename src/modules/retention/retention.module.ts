@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { RetentionRepository } from './retention.repository';
-import { RetentionService } from './retention.service';
+import { DEFAULT_RETENTION_SESSION_WALK, RETENTION_SESSION_WALK, RetentionService } from './retention.service';
 import { RetentionJob } from './retention.job';
 import { WorkspaceModule } from '@app/modules/workspace/workspace.module';
 import { SkillsModule } from '@app/modules/skills/skills.module';
@@ -11,7 +11,12 @@ import { SkillsModule } from '@app/modules/skills/skills.module';
  */
 @Module({
   imports: [WorkspaceModule, SkillsModule],
-  providers: [RetentionRepository, RetentionService, RetentionJob],
+  providers: [
+    RetentionRepository,
+    RetentionService,
+    RetentionJob,
+    { provide: RETENTION_SESSION_WALK, useValue: DEFAULT_RETENTION_SESSION_WALK },
+  ],
   exports: [RetentionService],
 })
 export class RetentionModule {}

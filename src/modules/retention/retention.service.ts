@@ -8,10 +8,16 @@ import { ClosedSessionCursor, ClosedSessionRef, RetentionRepository } from './re
 
 /** Rows per delete statement: each one is a short transaction, whatever the table holds. */
 const RETENTION_BATCH_ROWS = 500;
-/** Closed sessions read per batch. */
-const SESSIONS_PER_BATCH = 100;
-/** Batches per run, so one run ends; the next run goes on where this one stopped. */
-const MAX_BATCHES_PER_RUN = 100;
+/** How retention walks the closed sessions due (a test gives smaller numbers). */
+export interface RetentionSessionWalk {
+  /** Closed sessions read per batch. */
+  sessionsPerBatch: number;
+  /** Batches per run, so one run ends; the next run goes on where this one stopped. */
+  batchesPerRun: number;
+}
+
+export const RETENTION_SESSION_WALK = Symbol('RETENTION_SESSION_WALK');
+export const DEFAULT_RETENTION_SESSION_WALK: RetentionSessionWalk = { sessionsPerBatch: 100, batchesPerRun: 100 };
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** What one retention run deleted. */
@@ -57,6 +63,11 @@ export interface RetentionReport {
 export class RetentionService {
   private readonly logger = new Logger(RetentionService.name);
   private running: Promise<RetentionReport> | null = null;
+  /**
+   * Where the last run stopped when it read all its batches: the next run goes on from there, so closed sessions that
+   * must be kept (more than one run reads) never hide newer ones that are due. Null: start from the oldest again.
+   */
+  private resumeAfter: ClosedSessionCursor | null = null;
 
   constructor(
     private readonly repo: RetentionRepository,
@@ -65,6 +76,7 @@ export class RetentionService {
     private readonly orphans: ArtifactOrphanSweeper,
     private readonly skillReleases: SkillReleaseMaterializer,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    @Inject(RETENTION_SESSION_WALK) private readonly walk: RetentionSessionWalk,
   ) {}
 
   /** One run (a run already going in this process is joined, not doubled). */
@@ -91,12 +103,14 @@ export class RetentionService {
       skillReleases: 0,
       sessionsKept: 0,
     };
-    let cursor: ClosedSessionCursor | null = null;
-    for (let batch = 0; batch < MAX_BATCHES_PER_RUN; batch++) {
-      const sessions = await this.repo.closedSessionsBefore(cutoff, SESSIONS_PER_BATCH, cursor);
+    let cursor = this.resumeAfter;
+    this.resumeAfter = null;
+    for (let batch = 0; batch < this.walk.batchesPerRun; batch++) {
+      const sessions = await this.repo.closedSessionsBefore(cutoff, this.walk.sessionsPerBatch, cursor);
       for (const session of sessions) await this.purgeSession(session, report);
-      if (sessions.length < SESSIONS_PER_BATCH) break;
+      if (sessions.length < this.walk.sessionsPerBatch) break;
       cursor = sessions[sessions.length - 1];
+      if (batch === this.walk.batchesPerRun - 1) this.resumeAfter = cursor;
     }
     report.toolLogRows += await drain((limit) => this.repo.deleteSessionlessToolLog(cutoff, limit));
     const artifactDays = this.config.retention.artifactDays;

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { DomainError } from '@app/common/errors/domain-error';
 import { validationFailed } from '@app/common/errors/validation';
 import { AjvBodyPipe } from '@app/common/http/ajv-body.pipe';
+import { TENANT_ID_PATTERN } from '@app/modules/tool-registry/tool-registry.types';
 import { SkillsErrorCode } from './skills.errors';
 import { readSkillZip } from './skill-zip.reader';
 import { checkSkillPackage } from './skill-package.rules';
@@ -60,8 +61,8 @@ async function readMultipart(req: FastifyRequest, limits: SkillPackageLimits): P
     throw refused(`the upload could not be read: ${(err as Error).message}`);
   }
   if (!zip) throw refused('no zip in the form: send the skill folder as a .zip in the field "file"');
-  if (tenantId !== undefined && !/^[^\s]{1,64}$/.test(tenantId))
-    throw validationFailed([{ field: 'tenantId', problems: ['must be 1 to 64 characters without spaces'] }]);
+  if (tenantId !== undefined && !TENANT_ID_PATTERN.test(tenantId))
+    throw validationFailed([{ field: 'tenantId', problems: ['must be 1-64 letters, digits, _ . or -'] }]);
   try {
     return { tenantId, pkg: checkSkillPackage(await readSkillZip(zip, limits), limits) };
   } catch (err) {

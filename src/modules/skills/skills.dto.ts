@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsString, Length } from 'class-validator';
 import { PageMetaDto } from '@app/common/dto/page.dto';
+import { TENANT_ID_PATTERN } from '@app/modules/tool-registry/tool-registry.types';
 
 /** JSON form of a skill upload (the multipart form carries the same as a zip). */
 export interface SkillJsonUpload {
@@ -12,7 +13,7 @@ export interface SkillJsonUpload {
 export const SKILL_JSON_UPLOAD_SCHEMA = {
   type: 'object',
   properties: {
-    tenantId: { anyOf: [{ type: 'string', minLength: 1, maxLength: 64, pattern: '^\\S+$' }, { type: 'null' }] },
+    tenantId: { anyOf: [{ type: 'string', pattern: TENANT_ID_PATTERN.source }, { type: 'null' }] },
     skillContent: { type: 'string', minLength: 1 },
     files: {
       type: 'array',
@@ -36,6 +37,7 @@ export class SkillJsonUploadDto {
   @ApiPropertyOptional({
     nullable: true,
     type: String,
+    pattern: TENANT_ID_PATTERN.source,
     description: 'Owner tenant; null or absent: official (platform key only)',
   })
   tenantId?: string | null;
@@ -64,7 +66,10 @@ export class SkillZipUploadDto {
   })
   file: unknown;
 
-  @ApiPropertyOptional({ description: 'Owner tenant; absent: official (platform key only)' })
+  @ApiPropertyOptional({
+    pattern: TENANT_ID_PATTERN.source,
+    description: 'Owner tenant; absent: official (platform key only)',
+  })
   tenantId?: string;
 }
 

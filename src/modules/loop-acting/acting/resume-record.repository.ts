@@ -3,7 +3,9 @@ import { isUniqueViolation } from '@app/database/unique-violation';
 import { HotSql } from '@app/database/hot-sql';
 import type { ActResponse } from './act.types';
 
-export type ResumeClaim = { kind: 'claimed' } | { kind: 'done'; response: ActResponse } | { kind: 'running' };
+/** `claimed`: `at` is the claim's heartbeat (`created_at`) as written; renewals move it on. */
+export type ResumeClaim =
+  { kind: 'claimed'; at: number } | { kind: 'done'; response: ActResponse } | { kind: 'running' };
 
 /** Resume records: the claim of a clientMessageId and the stored response that a repeat gets back. */
 @Injectable()
@@ -11,8 +13,8 @@ export class ResumeRecordRepository {
   constructor(private readonly sql: HotSql) {}
 
   /**
-   * Claims (session, clientMessageId). A record left IN_PROGRESS by a process that died (older than
-   * `staleAfterMs`) is taken over, so a repeated resume finishes what the dead one started.
+   * Claims (session, clientMessageId). A record left IN_PROGRESS by a process that died (not renewed for
+   * `staleAfterMs`: ResumeClaimRenewer renews a live one) is taken over, so a repeated resume finishes what the dead one started.
    */
   async claim(sessionId: string, clientMessageId: string, staleAfterMs: number): Promise<ResumeClaim> {
     const now = Date.now();
@@ -21,7 +23,7 @@ export class ResumeRecordRepository {
         'INSERT INTO resume_record (session_id, client_message_id, state, created_at) VALUES (?, ?, ?, ?)',
         [sessionId, clientMessageId, 'IN_PROGRESS', now],
       );
-      return { kind: 'claimed' };
+      return { kind: 'claimed', at: now };
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
     }
@@ -36,7 +38,19 @@ export class ResumeRecordRepository {
       "UPDATE resume_record SET created_at = ? WHERE session_id = ? AND client_message_id = ? AND state = 'IN_PROGRESS' AND created_at = ?",
       [now, sessionId, clientMessageId, seen],
     );
-    return taken === 1 ? { kind: 'claimed' } : { kind: 'running' };
+    return taken === 1 ? { kind: 'claimed', at: now } : { kind: 'running' };
+  }
+
+  /**
+   * Moves the heartbeat of a claim still IN_PROGRESS from `from` (the last one this holder wrote) to `to`, so a
+   * resume that works longer than `staleAfterMs` is not taken over. False: the claim is no longer this holder's.
+   */
+  async renew(sessionId: string, clientMessageId: string, from: number, to: number): Promise<boolean> {
+    const renewed = await this.sql.run(
+      "UPDATE resume_record SET created_at = ? WHERE session_id = ? AND client_message_id = ? AND state = 'IN_PROGRESS' AND created_at = ?",
+      [to, sessionId, clientMessageId, from],
+    );
+    return renewed === 1;
   }
 
   /** Stores the response and marks the record DONE in one statement: a crash keeps both or neither. */

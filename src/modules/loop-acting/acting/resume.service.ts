@@ -19,6 +19,7 @@ import type { ActResponse } from './act.types';
 import type { BatchContext } from './acting.types';
 import { BatchRunner, notRunResult } from './batch-runner';
 import { ResumeRecordRepository } from './resume-record.repository';
+import { ResumeClaimRenewer } from './resume-claim.renewer';
 import { ResumeDecisionApplier } from './resume-decision.applier';
 import { bindLogFields } from '@app/common/logging/log-context';
 
@@ -61,6 +62,7 @@ export class ResumeService {
     private readonly sessions: SessionsService,
     private readonly sessionRepo: AgentSessionRepository,
     private readonly records: ResumeRecordRepository,
+    private readonly claims: ResumeClaimRenewer,
     private readonly hitl: HitlRequestsRepository,
     private readonly batches: BatchRunner,
     private readonly decisions: ResumeDecisionApplier,
@@ -93,6 +95,18 @@ export class ResumeService {
         `A decision under ${claimKey.key} is still running; send it again shortly to get its response.`,
       );
     }
+    return this.claims.hold(claimKey.scope, claimKey.key, claim.at, () =>
+      this.decideClaimed(session, claimKey, input, decider),
+    );
+  }
+
+  /** The decision under a claim this request holds (renewed while it works, so a repeat waits for its response). */
+  private async decideClaimed(
+    session: AgentSessionEntity,
+    claimKey: DecisionClaimKey,
+    input: DecisionInput,
+    decider: Decider,
+  ): Promise<ActResponse> {
     let decided = false;
     try {
       const { request, batch, decision } = this.validate(session, input);

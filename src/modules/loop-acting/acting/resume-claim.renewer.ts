@@ -1,0 +1,66 @@
+import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
+import { ResumeRecordRepository } from './resume-record.repository';
+
+interface HeldClaim {
+  scope: string;
+  key: string;
+  /** The heartbeat this holder wrote last. */
+  at: number;
+}
+
+/**
+ * Keeps the resume claims of this instance alive while their decision works (as JournalLeaseRenewer does for
+ * calls): every third of JOURNAL_LEASE_MS each held claim's heartbeat moves on. Else a resume whose calls ran longer
+ * than JOURNAL_LEASE_MS was taken over by a repeat of its clientMessageId, which then gave the claim back on its own
+ * refusal, and the first resume's response was never stored: later repeats got 409 instead of it.
+ */
+@Injectable()
+export class ResumeClaimRenewer implements OnModuleDestroy {
+  private readonly logger = new Logger(ResumeClaimRenewer.name);
+  private readonly held = new Set<HeldClaim>();
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly records: ResumeRecordRepository,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+  ) {}
+
+  /** Runs `work` while the claim of (scope, key), made at `at`, is renewed. */
+  async hold<T>(scope: string, key: string, at: number, work: () => Promise<T>): Promise<T> {
+    const claim: HeldClaim = { scope, key, at };
+    this.held.add(claim);
+    if (!this.timer) {
+      this.timer = setInterval(() => void this.renew(), Math.max(100, Math.floor(this.config.journalLeaseMs / 3)));
+      this.timer.unref();
+    }
+    try {
+      return await work();
+    } finally {
+      this.held.delete(claim);
+    }
+  }
+
+  /** Renews every held claim; with none held the timer stops. */
+  private async renew(): Promise<void> {
+    if (this.held.size === 0) {
+      if (this.timer) clearInterval(this.timer);
+      this.timer = null;
+      return;
+    }
+    for (const claim of [...this.held]) {
+      const now = Date.now();
+      try {
+        // Lost (taken over after a stall longer than the lease): nothing to keep alive any more.
+        if (await this.records.renew(claim.scope, claim.key, claim.at, now)) claim.at = now;
+        else this.held.delete(claim);
+      } catch (err) {
+        this.logger.error(`Could not renew the resume claim ${claim.key}: ${(err as Error).message}`);
+      }
+    }
+  }
+
+  onModuleDestroy(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+}

@@ -1,0 +1,69 @@
+import { describeEachDialect } from '@test/support/test-database';
+import { agentWithTool, createKey, gatewayForSuite } from '@test/support/gateway-test-app';
+import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
+import { waitFor } from '@test/support/wait-for';
+
+describeEachDialect('a resume that outlives JOURNAL_LEASE_MS, sent again while it works', (dialect) => {
+  const suite = gatewayForSuite(dialect, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', JOURNAL_LEASE_MS: '600' });
+  let remote: RecordingHttpServer;
+  let runtime: { Authorization: string };
+  let agentId: string;
+
+  beforeAll(async () => {
+    remote = await new RecordingHttpServer().start();
+    remote.handler = async (_req, res) => {
+      await new Promise((r) => setTimeout(r, 2_000));
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ removed: true }));
+    };
+    runtime = await createKey(suite.gw, 'acme', 'runtime');
+    ({ agentId } = await agentWithTool(
+      suite.gw,
+      'acme',
+      {
+        name: 'shell_run',
+        endpoint: remote.url('/shell_run'),
+        sideEffect: 'SIDE_EFFECT',
+        parameters: {
+          type: 'object',
+          properties: { command: { type: 'string', 'x-risk': 'shell' } },
+          required: ['command'],
+        },
+      },
+      { name: 'slow-ops' },
+    ));
+  });
+  afterAll(async () => {
+    await remote?.stop();
+  });
+
+  it('answers the repeat 409 RESUME_IN_PROGRESS while the first works, then the stored response; the call runs once', async () => {
+    const gw = suite.gw;
+    const sessionId = (
+      await gw.http.post('/api/v1/sessions').set(runtime).send({ agentId, userId: 'u1', permissions: [] }).expect(201)
+    ).body.id as string;
+    const act = await gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(runtime)
+      .send({ iteration: 1, toolCalls: [{ id: 'rm-1', name: 'shell_run', arguments: { command: 'rm -rf ./old' } }] })
+      .expect(200);
+    expect(act.body.hitlRequest.toolCallId).toBe('rm-1');
+
+    const resume = () =>
+      gw.http.post(`/api/v1/sessions/${sessionId}/resume`).set(runtime).send({ clientMessageId: 'approve-1' });
+    const first = resume().then((r) => r);
+    await waitFor(() => remote.requests.length === 1, { timeoutMs: 5_000, description: 'the approved call to start' });
+    await new Promise((r) => setTimeout(r, 1_000)); // well past the 600 ms lease: the client gave up and retries
+    const during = await resume();
+    expect(during.status).toBe(409);
+    expect(during.body.error.code).toBe('RESUME_IN_PROGRESS');
+
+    const done = await first;
+    expect(done.status).toBe(200);
+    expect(done.body).toMatchObject({ status: 'COMPLETED', results: [{ toolCallId: 'rm-1', status: 'COMPLETED' }] });
+    const after = await resume();
+    expect(after.status).toBe(200);
+    expect(after.body).toEqual(done.body);
+    expect(remote.requests).toHaveLength(1);
+  });
+});
