@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { ResumeRecordRepository } from '@app/modules/loop-acting/acting/resume-record.repository';
 import { describeEachDialect } from '@test/support/test-database';
 import { agentWithTool, createKey, gatewayForSuite } from '@test/support/gateway-test-app';
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
@@ -65,5 +67,27 @@ describeEachDialect('a resume that outlives JOURNAL_LEASE_MS, sent again while i
     expect(after.status).toBe(200);
     expect(after.body).toEqual(done.body);
     expect(remote.requests).toHaveLength(1);
+  });
+});
+
+describeEachDialect('a resume claim taken over after a stall', (dialect) => {
+  const suite = gatewayForSuite(dialect);
+
+  it('is not given back by the stalled holder: only the heartbeat the claim holds releases it', async () => {
+    const records = suite.gw.app.get(ResumeRecordRepository);
+    const sessionId = randomUUID();
+    const stalled = await records.claim(sessionId, 'msg-1', 60_000);
+    expect(stalled.kind).toBe('claimed');
+    await new Promise((r) => setTimeout(r, 5));
+    // Not renewed for longer than the lease (0 here): a repeat takes the claim over.
+    const repeat = await records.claim(sessionId, 'msg-1', 0);
+    expect(repeat.kind).toBe('claimed');
+
+    // The stalled holder fails and gives back what it thinks is its claim: the repeat's stays.
+    await records.release(sessionId, 'msg-1', (stalled as { at: number }).at);
+    expect((await records.claim(sessionId, 'msg-1', 60_000)).kind).toBe('running');
+
+    await records.release(sessionId, 'msg-1', (repeat as { at: number }).at);
+    expect((await records.claim(sessionId, 'msg-1', 60_000)).kind).toBe('claimed');
   });
 });

@@ -26,8 +26,11 @@ export class ResumeClaimRenewer implements OnModuleDestroy {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
-  /** Runs `work` while the claim of (scope, key), made at `at`, is renewed. */
-  async hold<T>(scope: string, key: string, at: number, work: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` while the claim of (scope, key), made at `at`, is renewed; `work` is given the heartbeat this holder
+   * wrote last (what proves the claim is still its own).
+   */
+  async hold<T>(scope: string, key: string, at: number, work: (heartbeat: () => number) => Promise<T>): Promise<T> {
     const claim: HeldClaim = { scope, key, at };
     this.held.add(claim);
     if (!this.timer) {
@@ -35,7 +38,7 @@ export class ResumeClaimRenewer implements OnModuleDestroy {
       this.timer.unref();
     }
     try {
-      return await work();
+      return await work(() => claim.at);
     } finally {
       this.held.delete(claim);
     }

@@ -61,11 +61,14 @@ export class ResumeRecordRepository {
     );
   }
 
-  /** Gives the claim back when the resume failed before deciding anything (a validation or state error). */
-  async release(sessionId: string, clientMessageId: string): Promise<void> {
+  /**
+   * Gives the claim back when the resume failed before deciding anything (a validation or state error), if it is
+   * still this holder's (its heartbeat is `at`): a claim another request took over after a stall is left to it.
+   */
+  async release(sessionId: string, clientMessageId: string, at: number): Promise<void> {
     await this.sql.run(
-      "DELETE FROM resume_record WHERE session_id = ? AND client_message_id = ? AND state = 'IN_PROGRESS'",
-      [sessionId, clientMessageId],
+      "DELETE FROM resume_record WHERE session_id = ? AND client_message_id = ? AND state = 'IN_PROGRESS' AND created_at = ?",
+      [sessionId, clientMessageId, at],
     );
   }
 }

@@ -95,8 +95,8 @@ export class ResumeService {
         `A decision under ${claimKey.key} is still running; send it again shortly to get its response.`,
       );
     }
-    return this.claims.hold(claimKey.scope, claimKey.key, claim.at, () =>
-      this.decideClaimed(session, claimKey, input, decider),
+    return this.claims.hold(claimKey.scope, claimKey.key, claim.at, (heartbeat) =>
+      this.decideClaimed(session, claimKey, input, decider, heartbeat),
     );
   }
 
@@ -106,6 +106,7 @@ export class ResumeService {
     claimKey: DecisionClaimKey,
     input: DecisionInput,
     decider: Decider,
+    heartbeat: () => number,
   ): Promise<ActResponse> {
     let decided = false;
     try {
@@ -138,7 +139,7 @@ export class ResumeService {
       return response;
     } catch (err) {
       // Nothing was decided: free the claim so a corrected request can use it.
-      if (!decided) await this.records.release(claimKey.scope, claimKey.key);
+      if (!decided) await this.records.release(claimKey.scope, claimKey.key, heartbeat());
       throw err;
     }
   }
