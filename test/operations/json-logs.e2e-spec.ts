@@ -201,3 +201,30 @@ describe('JSON logs of a gateway process (LOG_FORMAT=json)', () => {
       expect(text).not.toContain(secret);
   });
 });
+
+describe('a production gateway without METRICS_TOKEN', () => {
+  const dbFile = join(tmpdir(), `gw-logs-${randomBytes(4).toString('hex')}.sqlite`);
+  let gateway: GatewayProcess;
+
+  beforeAll(async () => {
+    gateway = await GatewayProcess.start({
+      databaseUrl: `sqlite:${dbFile}`,
+      env: { NODE_ENV: 'production', LOG_FORMAT: 'json', ADMIN_API_KEY: GATEWAY_PROCESS_ADMIN_KEY },
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await gateway?.stop();
+    for (const ending of ['', '-wal', '-shm']) rmSync(`${dbFile}${ending}`, { force: true });
+  });
+
+  it('warns once at start that /metrics is open', () => {
+    // The whole output so far is kept (it is short): its first line is whole.
+    const warnings = gateway
+      .outputTail()
+      .split('\n')
+      .filter((l) => l.includes('METRICS_TOKEN is not set'))
+      .map((l) => JSON.parse(l) as LogLine);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ level: 'warn', context: 'Metrics' });
+  });
+});

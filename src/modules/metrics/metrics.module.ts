@@ -2,7 +2,6 @@ import { Module } from '@nestjs/common';
 import { GatewayMetrics } from './gateway-metrics.service';
 import { MetricsStateQuery } from './metrics-state.query';
 import { MetricsStateCollector } from './metrics-state.collector';
-import { MetricsTokenGuard } from './metrics-token.guard';
 import { MetricsController } from './metrics.controller';
 
 /**
@@ -12,7 +11,7 @@ import { MetricsController } from './metrics.controller';
  */
 @Module({
   controllers: [MetricsController],
-  providers: [GatewayMetrics, MetricsStateQuery, MetricsStateCollector, MetricsTokenGuard],
+  providers: [GatewayMetrics, MetricsStateQuery, MetricsStateCollector],
   exports: [GatewayMetrics],
 })
 export class MetricsModule {}
