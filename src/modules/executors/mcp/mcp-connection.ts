@@ -113,7 +113,7 @@ export class McpConnection {
       connection.probe();
     };
     try {
-      await client.connect(transport, { timeout: options.connectTimeoutMs });
+      await connectWithin(client, transport, url, options.connectTimeoutMs);
       if (transport instanceof StreamableHTTPClientTransport && options.dispatcher) {
         const session = {
           url,
@@ -213,5 +213,29 @@ export class McpConnection {
     if (!this.ready || this.lostReported) return;
     this.lostReported = true;
     this.onLost(this);
+  }
+}
+
+/**
+ * `client.connect` bounded as a whole: the SDK's timeout covers the `initialize` request only, not the transport's
+ * start (the legacy SSE stream's `endpoint` event) nor the `notifications/initialized` POST, and a server that never
+ * finishes either would leave the pool's shared connect (and every later call to the server) waiting forever. On
+ * expiry the transport is closed, which aborts what it has in flight.
+ */
+async function connectWithin(client: Client, transport: Transport, url: URL, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const connecting = client.connect(transport, { timeout: ms });
+  const expired = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      connecting.catch(() => undefined);
+      reject(
+        new Error(`MCP server ${url.origin}${url.pathname} did not complete the session handshake within ${ms} ms`),
+      );
+    }, ms);
+  });
+  try {
+    await Promise.race([connecting, expired]);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -1,0 +1,70 @@
+import type { GatewayConfig } from '@app/config/gateway-config';
+import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
+import { OutboundGuard } from '@app/modules/executors/outbound/outbound-guard';
+import { OutboundHttpAgent } from '@app/modules/executors/outbound/outbound-http.agent';
+import { McpClientPool } from '@app/modules/executors/mcp/mcp-client.pool';
+import { McpRemoteToolExecutor } from '@app/modules/executors/mcp/mcp-remote.executor';
+import { ToolCallPolicy } from '@app/modules/executors/call-policy/tool-call-policy';
+import { toolFixture } from '@test/support/tool-fixture';
+import { executorTestConfig, headersResolverOf, invocationOf } from './support/executor-fixtures';
+import { ScriptedMcpServer } from './support/scripted-mcp.server';
+
+/** The pool, the MCP executor and the policy wired as the ExecutorsModule wires them. */
+class McpHarness {
+  readonly agent: OutboundHttpAgent;
+  readonly pool: McpClientPool;
+  readonly executor: McpRemoteToolExecutor;
+  readonly policy: ToolCallPolicy;
+
+  constructor(config: GatewayConfig = executorTestConfig()) {
+    this.agent = new OutboundHttpAgent(new OutboundGuard(config), config);
+    this.pool = new McpClientPool(this.agent);
+    this.executor = new McpRemoteToolExecutor(this.pool, headersResolverOf(config), config);
+    this.policy = new ToolCallPolicy(config);
+  }
+
+  call(tool: ToolDescriptor, args: Record<string, unknown> = {}) {
+    return this.policy.run(tool, (attempt, signal) => this.executor.execute(invocationOf(tool, args, attempt, signal)));
+  }
+
+  async close(): Promise<void> {
+    await this.pool.onModuleDestroy();
+    await this.agent.onModuleDestroy();
+  }
+}
+
+const mcpTool = (url: string, overrides: Partial<ToolDescriptor> = {}): ToolDescriptor =>
+  toolFixture({
+    name: 'scripted_tool',
+    serviceType: 'MCP_REMOTE',
+    endpoint: url,
+    remoteName: 'work',
+    httpMethod: null,
+    ...overrides,
+  });
+
+describe('McpClientPool against a server that misbehaves while the session opens', () => {
+  const server = new ScriptedMcpServer();
+  let gw: McpHarness;
+  beforeAll(() => server.start());
+  afterAll(() => server.stop());
+  beforeEach(() => {
+    gw = new McpHarness();
+    server.handler = () => false;
+  });
+  afterEach(() => gw.close());
+
+  it('does not stay stuck on a handshake the server never finished: a later call opens a new session', async () => {
+    // The first handshake hangs: the server never answers `notifications/initialized`.
+    let hangs = 1;
+    server.handler = (message) => message.method === 'notifications/initialized' && hangs-- > 0;
+    const first = await gw.call(mcpTool(server.url, { timeoutMs: 1000 }));
+    expect(first.error?.errorClass).toBe('TIMEOUT');
+
+    // The server is healthy again: the next call (budget well past the connect bound) must get through.
+    const second = await gw.call(mcpTool(server.url, { timeoutMs: 15_000 }));
+    expect(second.error).toBeUndefined();
+    expect(second.output).toMatchObject({ content: 'ok' });
+    expect(server.count('initialize')).toBe(2);
+  }, 30_000);
+});
