@@ -7,7 +7,8 @@ import { McpRemoteToolExecutor } from '@app/modules/executors/mcp/mcp-remote.exe
 import { ToolCallPolicy } from '@app/modules/executors/call-policy/tool-call-policy';
 import { toolFixture } from '@test/support/tool-fixture';
 import { executorTestConfig, headersResolverOf, invocationOf } from './support/executor-fixtures';
-import { ScriptedMcpServer } from './support/scripted-mcp.server';
+import { waitFor } from '@test/support/wait-for';
+import { ScriptedMcpServer, toolResult } from './support/scripted-mcp.server';
 
 /** The pool, the MCP executor and the policy wired as the ExecutorsModule wires them. */
 class McpHarness {
@@ -66,5 +67,40 @@ describe('McpClientPool against a server that misbehaves while the session opens
     expect(second.error).toBeUndefined();
     expect(second.output).toMatchObject({ content: 'ok' });
     expect(server.count('initialize')).toBe(2);
+  }, 30_000);
+});
+
+describe('McpClientPool against a server that keeps the answer stream open after the answer', () => {
+  const server = new ScriptedMcpServer();
+  let gw: McpHarness;
+  beforeAll(() => server.start());
+  afterAll(() => server.stop());
+  beforeEach(() => (gw = new McpHarness()));
+  afterEach(() => {
+    server.handler = () => false;
+    return gw.close();
+  });
+
+  it('returns the answer and lets go of the connection instead of holding one socket per call for ever', async () => {
+    server.handler = (message, res) => {
+      if (message.method !== 'tools/call') return false;
+      // The answer as an SSE event, then the stream stays open (a comment now and then), never ended.
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(
+        `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: message.id, result: toolResult('ok') })}\n\n`,
+      );
+      const beat = setInterval(() => res.write(': still here\n\n'), 100);
+      res.on('close', () => clearInterval(beat));
+      return true;
+    };
+    for (let i = 0; i < 6; i++) {
+      const outcome = await gw.call(mcpTool(server.url));
+      expect(outcome.output).toMatchObject({ content: 'ok' });
+    }
+    // The session's own sockets (kept alive) stay; the six answer streams must not.
+    await waitFor(() => server.openSockets <= 2, {
+      timeoutMs: 8000,
+      description: "the answer streams' sockets to close",
+    });
   }, 30_000);
 });

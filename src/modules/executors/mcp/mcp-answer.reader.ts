@@ -39,6 +39,8 @@ export class McpAnswerReader implements ResponseSink {
   private received = 0;
   /** Gave up before the body ended (too large, an event that is not JSON): the caller should stop the exchange. */
   abandoned = false;
+  /** The HTTP answer is over (its body ended, or the exchange failed): nothing more will arrive. */
+  ended = false;
 
   constructor(
     private readonly id: string,
@@ -98,6 +100,7 @@ export class McpAnswerReader implements ResponseSink {
   }
 
   onEnd(): void {
+    this.ended = true;
     if (this.settled) return;
     const text = () => (this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks)).toString('utf8');
     switch (this.mode) {
@@ -135,6 +138,7 @@ export class McpAnswerReader implements ResponseSink {
   }
 
   onError(err: Error): void {
+    this.ended = true;
     this.fail(err);
   }
 

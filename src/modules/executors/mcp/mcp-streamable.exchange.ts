@@ -22,6 +22,11 @@ export interface ExchangeRequestOptions {
 }
 
 const ID_PREFIX = 'gw-';
+/**
+ * How long an answer stream may stay open after it carried the answer. The spec says the server should end it
+ * then; one that does not would otherwise hold a socket per call for as long as it likes.
+ */
+const ANSWER_STREAM_GRACE_MS = 1000;
 
 /**
  * Sends JSON-RPC requests on an initialized streamable-HTTP MCP session straight over undici's dispatcher
@@ -35,7 +40,8 @@ const ID_PREFIX = 'gw-';
  * protocol version headers; the answer is one JSON body or an SSE stream carrying it. On that stream a server
  * request is answered (`ping` with `{}`, anything else "method not found": this client offers no
  * capabilities), `notifications/tools/list_changed` is passed on, other notifications are ignored. A stream
- * that ends without the answer fails at once as a lost connection (the SDK would wait for the timeout).
+ * that ends without the answer fails at once as a lost connection (the SDK would wait for the timeout); one
+ * still open a moment after the answer is closed.
  * A JSON-RPC error answer is thrown as the SDK's McpError (what the server said); every other failure as
  * {@link McpExchangeError}, classified by its `failure`, never by message text. Request ids are strings (`gw-<n>`), so they never collide with the SDK's numeric ids on
  * the same session.
@@ -102,6 +108,7 @@ export class McpStreamableExchange {
       clearTimeout(timer);
       outer?.removeEventListener('abort', relay);
       this.pending.delete(abort);
+      if (handle && reader && !reader.ended) cutAfterGrace(handle, reader);
     }
   }
 
@@ -137,6 +144,14 @@ export class McpStreamableExchange {
   private send(message: unknown): void {
     dispatchPost(this.dispatcher, this.target, JSON.stringify(message), IGNORE_ANSWER);
   }
+}
+
+/** Closes an answer stream still open {@link ANSWER_STREAM_GRACE_MS} after its request settled. */
+function cutAfterGrace(handle: PostHandle, reader: McpAnswerReader): void {
+  const cut = setTimeout(() => {
+    if (!reader.ended) handle.abort(new McpExchangeError('closed', 'the answer stream stayed open after the answer'));
+  }, ANSWER_STREAM_GRACE_MS);
+  cut.unref();
 }
 
 const IGNORE_ANSWER: ResponseSink = { onHead() {}, onData() {}, onEnd() {}, onError() {} };
