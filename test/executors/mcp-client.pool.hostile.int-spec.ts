@@ -104,3 +104,41 @@ describe('McpClientPool against a server that keeps the answer stream open after
     });
   }, 30_000);
 });
+
+describe('McpClientPool against a server that floods the answer stream with requests of its own', () => {
+  const server = new ScriptedMcpServer();
+  let gw: McpHarness;
+  beforeAll(() => server.start());
+  afterAll(() => server.stop());
+  beforeEach(() => (gw = new McpHarness()));
+  afterEach(() => {
+    server.handler = () => false;
+    return gw.close();
+  });
+
+  it('answers them a few at a time: thousands of pings do not open thousands of connections', async () => {
+    const pings = 5000;
+    server.handler = (message, res) => {
+      if (message.method === 'tools/call') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        let events = '';
+        for (let i = 0; i < pings; i++) events += `data: {"jsonrpc":"2.0","id":"p${i}","method":"ping"}\n\n`;
+        res.write(events);
+        res.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id: message.id, result: toolResult('ok') })}\n\n`);
+        return true;
+      }
+      if (message.method === undefined && message.id !== undefined) {
+        // The gateway's answer to a ping: accepted a little later, as a busy server would.
+        setTimeout(() => res.writeHead(202).end(), 200);
+        return true;
+      }
+      return false;
+    };
+    server.peakSockets = server.openSockets;
+    const outcome = await gw.call(mcpTool(server.url, { timeoutMs: 20_000 }));
+    expect(outcome.output).toMatchObject({ content: 'ok' });
+    // The answers to the pings go out after the call's answer: give them time to arrive.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    expect(server.peakSockets).toBeLessThanOrEqual(20);
+  }, 60_000);
+});

@@ -23,6 +23,8 @@ export class ScriptedMcpServer {
   readonly received: ReceivedMessage[] = [];
   /** Sockets the server has open right now. */
   openSockets = 0;
+  /** The most sockets it had open at once. */
+  peakSockets = 0;
   handler: ScriptedHandler = () => false;
   private server?: Server;
   private port = 0;
@@ -39,7 +41,7 @@ export class ScriptedMcpServer {
   async start(): Promise<this> {
     this.server = createServer((req, res) => this.serve(req, res));
     this.server.on('connection', (socket) => {
-      this.openSockets++;
+      this.peakSockets = Math.max(this.peakSockets, ++this.openSockets);
       socket.on('close', () => this.openSockets--);
     });
     this.port = await listenOnLoopback(this.server);

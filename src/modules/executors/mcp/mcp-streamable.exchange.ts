@@ -27,6 +27,11 @@ const ID_PREFIX = 'gw-';
  * then; one that does not would otherwise hold a socket per call for as long as it likes.
  */
 const ANSWER_STREAM_GRACE_MS = 1000;
+/**
+ * Answers to the server's own requests (pings) in flight at once, on the whole session. A server that floods an
+ * answer stream with requests gets the rest unanswered instead of one outbound POST (and socket) each.
+ */
+const MAX_SERVER_ANSWERS_IN_FLIGHT = 8;
 
 /**
  * Sends JSON-RPC requests on an initialized streamable-HTTP MCP session straight over undici's dispatcher
@@ -39,15 +44,17 @@ const ANSWER_STREAM_GRACE_MS = 1000;
  * Follows the transport spec: POST with `Accept: application/json, text/event-stream`, the session id and
  * protocol version headers; the answer is one JSON body or an SSE stream carrying it. On that stream a server
  * request is answered (`ping` with `{}`, anything else "method not found": this client offers no
- * capabilities), `notifications/tools/list_changed` is passed on, other notifications are ignored. A stream
- * that ends without the answer fails at once as a lost connection (the SDK would wait for the timeout); one
- * still open a moment after the answer is closed.
+ * capabilities; a few at a time, the rest of a flood unanswered), `notifications/tools/list_changed` is passed
+ * on, other notifications are ignored. A stream that ends without the answer fails at once as a lost connection
+ * (the SDK would wait for the timeout); one still open a moment after the answer is closed.
  * A JSON-RPC error answer is thrown as the SDK's McpError (what the server said); every other failure as
  * {@link McpExchangeError}, classified by its `failure`, never by message text. Request ids are strings (`gw-<n>`), so they never collide with the SDK's numeric ids on
  * the same session.
  */
 export class McpStreamableExchange {
   private nextId = 0;
+  /** Answers to server requests not yet acknowledged (see MAX_SERVER_ANSWERS_IN_FLIGHT). */
+  private answering = 0;
   /** How to abort each request in flight (close() does). */
   private readonly pending = new Set<(reason: Error) => void>();
   private readonly target: PostTarget;
@@ -125,6 +132,7 @@ export class McpStreamableExchange {
       return;
     }
     // A request from the server: this client declares no capabilities, so only ping gets a result.
+    if (this.answering >= MAX_SERVER_ANSWERS_IN_FLIGHT) return;
     const answer =
       message.method === 'ping'
         ? { jsonrpc: '2.0', id: message.id, result: {} }
@@ -133,7 +141,18 @@ export class McpStreamableExchange {
             id: message.id,
             error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${message.method}` },
           };
-    this.send(answer);
+    this.answering++;
+    let acknowledged = false;
+    const done = (): void => {
+      if (acknowledged) return;
+      acknowledged = true;
+      this.answering--;
+    };
+    dispatchPost(this.dispatcher, this.target, JSON.stringify(answer), {
+      ...IGNORE_ANSWER,
+      onEnd: done,
+      onError: done,
+    });
   }
 
   /** A notification, best effort (its answer, 202, is read and dropped). */
