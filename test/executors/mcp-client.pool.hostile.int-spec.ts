@@ -7,6 +7,8 @@ import { McpRemoteToolExecutor } from '@app/modules/executors/mcp/mcp-remote.exe
 import { ToolCallPolicy } from '@app/modules/executors/call-policy/tool-call-policy';
 import { toolFixture } from '@test/support/tool-fixture';
 import { executorTestConfig, headersResolverOf, invocationOf } from './support/executor-fixtures';
+import type { ServerResponse } from 'node:http';
+import { TOOL_MAX_RESPONSE_BYTES } from '@app/modules/executors/tool-executor';
 import { waitFor } from '@test/support/wait-for';
 import { ScriptedMcpServer, toolResult } from './support/scripted-mcp.server';
 
@@ -140,5 +142,46 @@ describe('McpClientPool against a server that floods the answer stream with requ
     // The answers to the pings go out after the call's answer: give them time to arrive.
     await new Promise((resolve) => setTimeout(resolve, 2000));
     expect(server.peakSockets).toBeLessThanOrEqual(20);
+  }, 60_000);
+});
+
+describe('McpClientPool against a server whose notification stream sends an event that never ends', () => {
+  const server = new ScriptedMcpServer();
+  let gw: McpHarness;
+  beforeAll(() => server.start());
+  afterAll(() => server.stop());
+  beforeEach(() => (gw = new McpHarness()));
+  afterEach(() => {
+    server.onGet = (res) => res.writeHead(405).end();
+    return gw.close();
+  });
+
+  it('cuts the stream once one event passes the answer size limit instead of buffering it without end', async () => {
+    const total = 4 * TOOL_MAX_RESPONSE_BYTES;
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    const streams: { written: number; closed: boolean }[] = [];
+    server.onGet = (res: ServerResponse) => {
+      const stream = { written: 0, closed: false };
+      streams.push(stream);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: ');
+      res.on('close', () => (stream.closed = true));
+      // One `data:` line that never ends, written as fast as the gateway reads it.
+      const pump = (): void => {
+        while (!stream.closed && stream.written < total) {
+          stream.written += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+      };
+      pump();
+    };
+    const outcome = await gw.call(mcpTool(server.url));
+    expect(outcome.output).toMatchObject({ content: 'ok' });
+    await waitFor(() => streams[0]?.closed || streams[0]?.written >= total, {
+      timeoutMs: 30_000,
+      description: 'the stream to be cut or fully written',
+    });
+    expect(streams[0].closed).toBe(true);
+    expect(streams[0].written).toBeLessThan(2 * TOOL_MAX_RESPONSE_BYTES);
   }, 60_000);
 });

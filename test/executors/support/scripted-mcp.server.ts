@@ -17,7 +17,7 @@ export type ScriptedHandler = (message: ReceivedMessage, res: ServerResponse, re
 /**
  * A hand-written streamable-HTTP MCP server on loopback whose every answer a test can script: to play a server that
  * misbehaves in ways the SDK's McpServer never would (hangs mid-handshake, keeps an answer stream open, ...).
- * GET (the standalone stream) answers 405; DELETE 200.
+ * GET (the standalone stream) answers 405 unless `onGet` says otherwise; DELETE 200.
  */
 export class ScriptedMcpServer {
   readonly received: ReceivedMessage[] = [];
@@ -26,6 +26,8 @@ export class ScriptedMcpServer {
   /** The most sockets it had open at once. */
   peakSockets = 0;
   handler: ScriptedHandler = () => false;
+  /** What the server does with the standalone GET stream (default: 405, no stream). */
+  onGet: (res: ServerResponse) => void = (res) => res.writeHead(405).end();
   private server?: Server;
   private port = 0;
   private sessionSeq = 0;
@@ -54,7 +56,7 @@ export class ScriptedMcpServer {
 
   private serve(req: IncomingMessage, res: ServerResponse): void {
     if (req.method === 'GET') {
-      res.writeHead(405).end();
+      this.onGet(res);
       return;
     }
     if (req.method === 'DELETE') {

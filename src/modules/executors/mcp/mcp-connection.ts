@@ -15,6 +15,7 @@ import { untilAborted } from '@app/common/abort-race';
 import type { OutboundFetch } from '../outbound/outbound-http.agent';
 import type { McpTransportKind } from './mcp-endpoint';
 import { McpStreamableExchange } from './mcp-streamable.exchange';
+import { boundedMcpFetch } from './mcp-bounded.fetch';
 
 /** What a connection needs from the pool. */
 export interface McpConnectionOptions {
@@ -89,11 +90,12 @@ export class McpConnection {
     options: McpConnectionOptions,
   ): Promise<McpConnection> {
     const requestInit = options.headers ? { headers: options.headers } : undefined;
+    const fetch = boundedMcpFetch(options.fetch);
     const transport: Transport =
       kind === 'sse'
-        ? new SSEClientTransport(url, { fetch: options.fetch, requestInit })
+        ? new SSEClientTransport(url, { fetch, requestInit })
         : new StreamableHTTPClientTransport(url, {
-            fetch: options.fetch,
+            fetch,
             requestInit,
             reconnectionOptions: STREAM_RECONNECTION,
           });
