@@ -185,3 +185,33 @@ describe('McpClientPool against a server whose notification stream sends an even
     expect(streams[0].written).toBeLessThan(2 * TOOL_MAX_RESPONSE_BYTES);
   }, 60_000);
 });
+
+describe('McpClientPool against a server that answers tools/call with a JSON-RPC error', () => {
+  const server = new ScriptedMcpServer();
+  let gw: McpHarness;
+  beforeAll(() => server.start());
+  afterAll(() => server.stop());
+  beforeEach(() => (gw = new McpHarness()));
+  afterEach(() => {
+    server.handler = () => false;
+    return gw.close();
+  });
+
+  it.each([
+    ['-32000 (implementation-defined server error)', -32000],
+    ['-32603 (internal error)', -32603],
+  ])('reports %s as what the server said, once, not as a lost connection', async (_label, code) => {
+    server.handler = (message, res) => {
+      if (message.method !== 'tools/call') return false;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code, message: 'Database unavailable' } }));
+      return true;
+    };
+    const before = server.count('tools/call');
+    const outcome = await gw.call(mcpTool(server.url));
+    expect(outcome.error?.errorClass).toBe('MCP_PROTOCOL_ERROR');
+    expect(outcome.error?.message).toContain('Database unavailable');
+    expect(outcome.attempts).toBe(1);
+    expect(server.count('tools/call') - before).toBe(1);
+  });
+});

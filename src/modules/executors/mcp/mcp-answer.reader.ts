@@ -1,9 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { ResponseSink } from '../outbound/dispatch-post';
 import { TOOL_MAX_RESPONSE_BYTES } from '../tool-executor';
-import { McpExchangeError } from './mcp-exchange.errors';
+import { McpAnsweredError, McpExchangeError } from './mcp-exchange.errors';
 import { SseEventReader } from './sse-event.reader';
 
 /** A JSON-RPC message as it comes off the wire. */
@@ -24,7 +23,7 @@ const SSE_TYPE = 'text/event-stream';
 /**
  * Reads the HTTP answer to one JSON-RPC request on a streamable-HTTP session, as it arrives: a JSON body
  * carrying the response, or an SSE stream carrying it among other messages (handed to `onOther`, in order).
- * Settles once: with the response's `result`, with McpError for a JSON-RPC error answer, else with an
+ * Settles once: with the response's `result`, with McpAnsweredError (an McpError) for a JSON-RPC error answer, else with an
  * McpExchangeError: `http-status` for a non-2xx answer, `answer-lost` for a stream that ended without the
  * response, `too-large` past {@link TOOL_MAX_RESPONSE_BYTES}, `malformed` for anything else. After the response, the rest of the stream is read and dropped so the
  * connection stays reusable.
@@ -147,7 +146,8 @@ export class McpAnswerReader implements ResponseSink {
   }
 
   private answer(message: JsonRpcMessage): void {
-    if (message.error) return this.fail(new McpError(message.error.code, message.error.message, message.error.data));
+    if (message.error)
+      return this.fail(new McpAnsweredError(message.error.code, message.error.message, message.error.data));
     this.settled = true;
     this.resolve(message.result);
   }

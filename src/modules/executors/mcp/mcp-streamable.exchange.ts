@@ -47,7 +47,7 @@ const MAX_SERVER_ANSWERS_IN_FLIGHT = 8;
  * capabilities; a few at a time, the rest of a flood unanswered), `notifications/tools/list_changed` is passed
  * on, other notifications are ignored. A stream that ends without the answer fails at once as a lost connection
  * (the SDK would wait for the timeout); one still open a moment after the answer is closed.
- * A JSON-RPC error answer is thrown as the SDK's McpError (what the server said); every other failure as
+ * A JSON-RPC error answer is thrown as McpAnsweredError (an SDK McpError: what the server said); every other failure as
  * {@link McpExchangeError}, classified by its `failure`, never by message text. Request ids are strings (`gw-<n>`), so they never collide with the SDK's numeric ids on
  * the same session.
  */
@@ -74,7 +74,7 @@ export class McpStreamableExchange {
     this.target = { origin: session.url.origin, path: `${session.url.pathname}${session.url.search}`, headers };
   }
 
-  /** Sends `method` and resolves with the answer's `result`; a JSON-RPC error rejects as McpError. */
+  /** Sends `method` and resolves with the answer's `result`; a JSON-RPC error rejects as McpAnsweredError. */
   async request(method: string, params: unknown, options: ExchangeRequestOptions): Promise<unknown> {
     const id = `${ID_PREFIX}${++this.nextId}`;
     const outer = options.signal;
