@@ -215,3 +215,34 @@ describe('McpClientPool against a server that answers tools/call with a JSON-RPC
     expect(server.count('tools/call') - before).toBe(1);
   });
 });
+
+describe('McpClientPool against a server that drains for a redeploy', () => {
+  const server = new ScriptedMcpServer();
+  let gw: McpHarness;
+  beforeAll(() => server.start());
+  afterAll(() => server.stop());
+  beforeEach(() => (gw = new McpHarness()));
+  afterEach(() => gw.close());
+
+  it('lets a call in flight finish although another call could not connect: it is not cut off, nor its outcome lost', async () => {
+    server.handler = (message, res) => {
+      if (message.method !== 'tools/call' || message.params?.name !== 'slow') return false;
+      setTimeout(() => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: toolResult('slow done') }));
+      }, 1500);
+      return true;
+    };
+    await expect(gw.call(mcpTool(server.url))).resolves.toMatchObject({ output: { content: 'ok' } });
+    const sideEffect = mcpTool(server.url, { name: 'slow_write', remoteName: 'slow', sideEffect: 'SIDE_EFFECT' });
+    const inFlight = gw.call(sideEffect);
+    await waitFor(() => server.received.some((m) => m.params?.name === 'slow'));
+    // The server stops accepting connections but finishes what it has: another call finds no way in.
+    server.stopAccepting();
+    const refused = await gw.call(mcpTool(server.url, { name: 'other', remoteName: 'other' }));
+    expect(refused.error?.errorClass).toBe('CONNECTION_REFUSED');
+    const outcome = await inFlight;
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.output).toMatchObject({ content: 'slow done' });
+  }, 30_000);
+});

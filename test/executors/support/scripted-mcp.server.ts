@@ -50,6 +50,11 @@ export class ScriptedMcpServer {
     return this;
   }
 
+  /** Stops accepting connections, as a server draining for a redeploy does: idle ones close, busy ones finish. */
+  stopAccepting(): void {
+    this.server?.close();
+  }
+
   async stop(): Promise<void> {
     if (this.server) await closeHttpServer(this.server);
   }

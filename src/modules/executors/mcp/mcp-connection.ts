@@ -174,8 +174,11 @@ export class McpConnection {
   /**
    * Ends the session: for streamable HTTP a DELETE (best effort, waiting at most `graceMs`; none when 0, e.g.
    * for a session already lost), then closes the transport, which rejects the requests still waiting on it.
+   * `cutExchange` false leaves the `tools/call` requests of the exchange to end on their own: each is an HTTP
+   * exchange of its own, bounded by its timeout, that fails by itself if the server is gone, and that a server
+   * still up (draining for a redeploy, refusing only new connections) answers.
    */
-  async close(graceMs = 1000): Promise<void> {
+  async close(graceMs = 1000, cutExchange = true): Promise<void> {
     this.lostReported = true;
     if (graceMs > 0 && this.transport instanceof StreamableHTTPClientTransport && this.transport.sessionId) {
       let timer: NodeJS.Timeout | undefined;
@@ -183,7 +186,7 @@ export class McpConnection {
       await Promise.race([this.transport.terminateSession().catch(() => undefined), grace]);
       clearTimeout(timer);
     }
-    this.exchange?.close();
+    if (cutExchange) this.exchange?.close();
     await this.client.close().catch(() => undefined);
   }
 
