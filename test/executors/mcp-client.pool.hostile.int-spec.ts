@@ -246,3 +246,29 @@ describe('McpClientPool against a server that drains for a redeploy', () => {
     expect(outcome.output).toMatchObject({ content: 'slow done' });
   }, 30_000);
 });
+
+describe('McpClientPool against a server that never acknowledges a cancellation', () => {
+  const server = new ScriptedMcpServer();
+  let gw: McpHarness;
+  beforeAll(() => server.start());
+  afterAll(() => server.stop());
+  beforeEach(() => (gw = new McpHarness()));
+  afterEach(() => {
+    server.handler = () => false;
+    return gw.close();
+  });
+
+  it('gives up on the notifications/cancelled POST too, instead of holding a socket per timed-out call for ever', async () => {
+    // Neither the calls nor the cancellations are ever answered.
+    server.handler = (message) => message.method === 'tools/call' || message.method === 'notifications/cancelled';
+    for (let i = 0; i < 5; i++) {
+      const outcome = await gw.call(mcpTool(server.url, { timeoutMs: 300 }));
+      expect(outcome.error?.errorClass).toBe('TIMEOUT');
+    }
+    await waitFor(() => server.count('notifications/cancelled') === 5);
+    await waitFor(() => server.openSockets <= 2, {
+      timeoutMs: 15_000,
+      description: "the cancellations' sockets to close",
+    });
+  }, 40_000);
+});

@@ -32,6 +32,8 @@ const ANSWER_STREAM_GRACE_MS = 1000;
  * answer stream with requests gets the rest unanswered instead of one outbound POST (and socket) each.
  */
 const MAX_SERVER_ANSWERS_IN_FLIGHT = 8;
+/** How long a POST whose answer is only an acknowledgement (a notification, an answer to a ping) may take. */
+const ACKNOWLEDGE_TIMEOUT_MS = 5000;
 
 /**
  * Sends JSON-RPC requests on an initialized streamable-HTTP MCP session straight over undici's dispatcher
@@ -142,17 +144,7 @@ export class McpStreamableExchange {
             error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${message.method}` },
           };
     this.answering++;
-    let acknowledged = false;
-    const done = (): void => {
-      if (acknowledged) return;
-      acknowledged = true;
-      this.answering--;
-    };
-    dispatchPost(this.dispatcher, this.target, JSON.stringify(answer), {
-      ...IGNORE_ANSWER,
-      onEnd: done,
-      onError: done,
-    });
+    this.send(answer, () => this.answering--);
   }
 
   /** A notification, best effort (its answer, 202, is read and dropped). */
@@ -160,8 +152,30 @@ export class McpStreamableExchange {
     this.send({ jsonrpc: '2.0', method, params });
   }
 
-  private send(message: unknown): void {
-    dispatchPost(this.dispatcher, this.target, JSON.stringify(message), IGNORE_ANSWER);
+  /**
+   * POSTs a message whose answer (202) is read and dropped; given up after {@link ACKNOWLEDGE_TIMEOUT_MS} so that a
+   * server that never acknowledges cannot hold a socket for ever. `onDone` runs once, when it ended either way.
+   */
+  private send(message: unknown, onDone?: () => void): void {
+    // The dispatcher may end it synchronously (e.g. closed): `done` must work before the timer exists.
+    const state: { ended: boolean; timer?: NodeJS.Timeout } = { ended: false };
+    const done = (): void => {
+      if (state.ended) return;
+      state.ended = true;
+      clearTimeout(state.timer);
+      onDone?.();
+    };
+    const handle = dispatchPost(this.dispatcher, this.target, JSON.stringify(message), {
+      ...IGNORE_ANSWER,
+      onEnd: done,
+      onError: done,
+    });
+    if (state.ended) return;
+    state.timer = setTimeout(
+      () => handle.abort(new McpExchangeError('timeout', 'the server did not acknowledge the message')),
+      ACKNOWLEDGE_TIMEOUT_MS,
+    );
+    state.timer.unref();
   }
 }
 
