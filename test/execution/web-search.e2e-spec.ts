@@ -14,6 +14,11 @@ describe('platform web search through act', () => {
     provider.handler = (req, res) => {
       const q = new URL(req.url, 'http://x').searchParams.get('q');
       res.setHeader('content-type', 'application/json');
+      if (q === 'cut') {
+        // Headers and the start of the body, then the connection drops.
+        res.write('{"results": [');
+        return void setTimeout(() => res.socket?.destroy(), 20);
+      }
       if (q === 'flood') {
         // 11 MiB in chunks, no Content-Length: counted as it streams.
         const chunk = Buffer.alloc(1024 * 1024, 'a');
@@ -68,6 +73,17 @@ describe('platform web search through act', () => {
       .expect(200);
     expect(res.body.results[0]).toMatchObject({ status: 'FAILED', errorClass: 'RESPONSE_TOO_LARGE' });
     expect(res.body.results[0].content).toContain('the search provider answered more than 10485760 bytes');
+  });
+
+  it('reports a provider that drops the connection mid-answer as a lost connection, and retries the search', async () => {
+    const before = provider.requests.length;
+    const res = await gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(runtime)
+      .send({ iteration: 2, toolCalls: [{ id: 's-cut', name: 'web_search', arguments: { query: 'cut' } }] })
+      .expect(200);
+    expect(res.body.results[0]).toMatchObject({ status: 'FAILED', errorClass: 'CONNECTION_LOST', attempts: 3 });
+    expect(provider.requests.length - before).toBe(3);
   });
 
   it('refuses the call at call time once the tenant capability is switched off', async () => {

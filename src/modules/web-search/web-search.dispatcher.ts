@@ -9,6 +9,7 @@ import { TOOL_MAX_RESPONSE_BYTES, ToolCallError, ToolOutput } from '@app/modules
 import { ToolErrorClass } from '@app/modules/executors/tool-error-class';
 import { formatSearchResults, parseSearchResponse } from './web-search.response';
 import { readResponseLimited } from '@app/modules/executors/outbound/response-body.reader';
+import { classifyNetworkError } from '@app/modules/executors/outbound/network-error.classifier';
 
 /**
  * The platform web-search tool. It runs only inside a session, and re-checks at call time what the
@@ -57,17 +58,21 @@ export class WebSearchDispatcher implements ToolDispatcher, OnModuleInit {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.config.webSearch.apiKey) headers.authorization = `Bearer ${this.config.webSearch.apiKey}`;
     let response: Response;
+    let body: Buffer | null;
     try {
       response = await outbound.fetch(url, { method: 'GET', headers, signal });
+      body = await readResponseLimited(response, TOOL_MAX_RESPONSE_BYTES);
     } catch (err) {
-      if (err instanceof ToolCallError) throw err;
-      throw new ToolCallError(
-        `the search provider could not be reached: ${(err as Error).message}`,
-        ToolErrorClass.CONNECTION_LOST,
-        { transient: true, reachedRemote: true },
+      // A refused connection or a DNS failure never reached the provider; a reset mid-answer did.
+      throw (
+        classifyNetworkError(err, 'the search provider') ??
+        new ToolCallError(
+          `the search provider could not be reached: ${(err as Error).message}`,
+          ToolErrorClass.CONNECTION_LOST,
+          { transient: true, reachedRemote: true },
+        )
       );
     }
-    const body = await readResponseLimited(response, TOOL_MAX_RESPONSE_BYTES);
     if (body === null)
       throw new ToolCallError(
         `the search provider answered more than ${TOOL_MAX_RESPONSE_BYTES} bytes`,

@@ -1,9 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { ResponseSink } from '../outbound/dispatch-post';
 import { TOOL_MAX_RESPONSE_BYTES } from '../tool-executor';
-import { McpExchangeError } from './mcp-exchange.errors';
+import { McpAnsweredError, McpExchangeError } from './mcp-exchange.errors';
 import { SseEventReader } from './sse-event.reader';
 
 /** A JSON-RPC message as it comes off the wire. */
@@ -24,7 +23,7 @@ const SSE_TYPE = 'text/event-stream';
 /**
  * Reads the HTTP answer to one JSON-RPC request on a streamable-HTTP session, as it arrives: a JSON body
  * carrying the response, or an SSE stream carrying it among other messages (handed to `onOther`, in order).
- * Settles once: with the response's `result`, with McpError for a JSON-RPC error answer, else with an
+ * Settles once: with the response's `result`, with McpAnsweredError (an McpError) for a JSON-RPC error answer, else with an
  * McpExchangeError: `http-status` for a non-2xx answer, `answer-lost` for a stream that ended without the
  * response, `too-large` past {@link TOOL_MAX_RESPONSE_BYTES}, `malformed` for anything else. After the response, the rest of the stream is read and dropped so the
  * connection stays reusable.
@@ -39,6 +38,8 @@ export class McpAnswerReader implements ResponseSink {
   private received = 0;
   /** Gave up before the body ended (too large, an event that is not JSON): the caller should stop the exchange. */
   abandoned = false;
+  /** The HTTP answer is over (its body ended, or the exchange failed): nothing more will arrive. */
+  ended = false;
 
   constructor(
     private readonly id: string,
@@ -98,6 +99,7 @@ export class McpAnswerReader implements ResponseSink {
   }
 
   onEnd(): void {
+    this.ended = true;
     if (this.settled) return;
     const text = () => (this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks)).toString('utf8');
     switch (this.mode) {
@@ -135,6 +137,7 @@ export class McpAnswerReader implements ResponseSink {
   }
 
   onError(err: Error): void {
+    this.ended = true;
     this.fail(err);
   }
 
@@ -143,7 +146,8 @@ export class McpAnswerReader implements ResponseSink {
   }
 
   private answer(message: JsonRpcMessage): void {
-    if (message.error) return this.fail(new McpError(message.error.code, message.error.message, message.error.data));
+    if (message.error)
+      return this.fail(new McpAnsweredError(message.error.code, message.error.message, message.error.data));
     this.settled = true;
     this.resolve(message.result);
   }

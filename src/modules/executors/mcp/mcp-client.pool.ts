@@ -230,7 +230,8 @@ export class McpClientPool implements OnModuleDestroy {
     this.logger.debug(`MCP session to ${urlOfKey(connection.url)} lost; it will be re-opened on the next call`);
     const timer = setTimeout(() => {
       this.dropped.delete(connection);
-      void connection.close(0);
+      // Its tools/call requests in flight are left to finish: a call that could not connect says nothing of them.
+      void connection.close(0, false);
     }, DROPPED_SESSION_CLOSE_DELAY_MS);
     timer.unref();
     this.dropped.set(connection, timer);

@@ -15,6 +15,7 @@ import { untilAborted } from '@app/common/abort-race';
 import type { OutboundFetch } from '../outbound/outbound-http.agent';
 import type { McpTransportKind } from './mcp-endpoint';
 import { McpStreamableExchange } from './mcp-streamable.exchange';
+import { boundedMcpFetch } from './mcp-bounded.fetch';
 
 /** What a connection needs from the pool. */
 export interface McpConnectionOptions {
@@ -89,11 +90,12 @@ export class McpConnection {
     options: McpConnectionOptions,
   ): Promise<McpConnection> {
     const requestInit = options.headers ? { headers: options.headers } : undefined;
+    const fetch = boundedMcpFetch(options.fetch);
     const transport: Transport =
       kind === 'sse'
-        ? new SSEClientTransport(url, { fetch: options.fetch, requestInit })
+        ? new SSEClientTransport(url, { fetch, requestInit })
         : new StreamableHTTPClientTransport(url, {
-            fetch: options.fetch,
+            fetch,
             requestInit,
             reconnectionOptions: STREAM_RECONNECTION,
           });
@@ -113,7 +115,7 @@ export class McpConnection {
       connection.probe();
     };
     try {
-      await client.connect(transport, { timeout: options.connectTimeoutMs });
+      await connectWithin(client, transport, url, options.connectTimeoutMs);
       if (transport instanceof StreamableHTTPClientTransport && options.dispatcher) {
         const session = {
           url,
@@ -172,8 +174,11 @@ export class McpConnection {
   /**
    * Ends the session: for streamable HTTP a DELETE (best effort, waiting at most `graceMs`; none when 0, e.g.
    * for a session already lost), then closes the transport, which rejects the requests still waiting on it.
+   * `cutExchange` false leaves the `tools/call` requests of the exchange to end on their own: each is an HTTP
+   * exchange of its own, bounded by its timeout, that fails by itself if the server is gone, and that a server
+   * still up (draining for a redeploy, refusing only new connections) answers.
    */
-  async close(graceMs = 1000): Promise<void> {
+  async close(graceMs = 1000, cutExchange = true): Promise<void> {
     this.lostReported = true;
     if (graceMs > 0 && this.transport instanceof StreamableHTTPClientTransport && this.transport.sessionId) {
       let timer: NodeJS.Timeout | undefined;
@@ -181,7 +186,7 @@ export class McpConnection {
       await Promise.race([this.transport.terminateSession().catch(() => undefined), grace]);
       clearTimeout(timer);
     }
-    this.exchange?.close();
+    if (cutExchange) this.exchange?.close();
     await this.client.close().catch(() => undefined);
   }
 
@@ -213,5 +218,29 @@ export class McpConnection {
     if (!this.ready || this.lostReported) return;
     this.lostReported = true;
     this.onLost(this);
+  }
+}
+
+/**
+ * `client.connect` bounded as a whole: the SDK's timeout covers the `initialize` request only, not the transport's
+ * start (the legacy SSE stream's `endpoint` event) nor the `notifications/initialized` POST, and a server that never
+ * finishes either would leave the pool's shared connect (and every later call to the server) waiting forever. On
+ * expiry the transport is closed, which aborts what it has in flight.
+ */
+async function connectWithin(client: Client, transport: Transport, url: URL, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const connecting = client.connect(transport, { timeout: ms });
+  const expired = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      connecting.catch(() => undefined);
+      reject(
+        new Error(`MCP server ${url.origin}${url.pathname} did not complete the session handshake within ${ms} ms`),
+      );
+    }, ms);
+  });
+  try {
+    await Promise.race([connecting, expired]);
+  } finally {
+    clearTimeout(timer);
   }
 }

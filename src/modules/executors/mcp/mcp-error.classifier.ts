@@ -3,7 +3,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { ToolCallError } from '../tool-executor';
 import { ToolErrorClass } from '../tool-error-class';
 import { abortedError, classifyNetworkError } from '../outbound/network-error.classifier';
-import { McpExchangeError } from './mcp-exchange.errors';
+import { McpAnsweredError, McpExchangeError } from './mcp-exchange.errors';
 
 /**
  * The HTTP status a failed POST carries: the exchange's and the SDK streamable transport's error types say it;
@@ -64,6 +64,9 @@ export function classifyMcpRequestError(err: unknown, url: string, signal?: Abor
     );
   }
   if (err instanceof McpExchangeError && err.failure !== 'http-status') return fromExchangeError(err, url);
+  // What the server answered, whatever its code: codes such as -32000 are the server's own, not a lost connection.
+  if (err instanceof McpAnsweredError)
+    return protocolError(`MCP server ${url} refused the request: ${err.message}`, err);
   if (err instanceof McpError) return fromMcpError(err, url);
   const network = classifyNetworkError(err, url);
   if (network) return network;

@@ -1,3 +1,5 @@
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+
 /**
  * Why a `tools/call` on {@link McpStreamableExchange} failed without a JSON-RPC error answer (those are the
  * SDK's McpError, as the server sent them):
@@ -21,3 +23,10 @@ export class McpExchangeError extends Error {
     this.name = 'McpExchangeError';
   }
 }
+
+/**
+ * A JSON-RPC error the server answered a request of the exchange with: what the server said, whatever its code.
+ * The SDK makes McpErrors of some of the same codes itself (ConnectionClosed, RequestTimeout) for failures on its
+ * side; this type tells the server's answer apart from those.
+ */
+export class McpAnsweredError extends McpError {}

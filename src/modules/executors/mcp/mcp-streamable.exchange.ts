@@ -22,6 +22,18 @@ export interface ExchangeRequestOptions {
 }
 
 const ID_PREFIX = 'gw-';
+/**
+ * How long an answer stream may stay open after it carried the answer. The spec says the server should end it
+ * then; one that does not would otherwise hold a socket per call for as long as it likes.
+ */
+const ANSWER_STREAM_GRACE_MS = 1000;
+/**
+ * Answers to the server's own requests (pings) in flight at once, on the whole session. A server that floods an
+ * answer stream with requests gets the rest unanswered instead of one outbound POST (and socket) each.
+ */
+const MAX_SERVER_ANSWERS_IN_FLIGHT = 8;
+/** How long a POST whose answer is only an acknowledgement (a notification, an answer to a ping) may take. */
+const ACKNOWLEDGE_TIMEOUT_MS = 5000;
 
 /**
  * Sends JSON-RPC requests on an initialized streamable-HTTP MCP session straight over undici's dispatcher
@@ -34,14 +46,17 @@ const ID_PREFIX = 'gw-';
  * Follows the transport spec: POST with `Accept: application/json, text/event-stream`, the session id and
  * protocol version headers; the answer is one JSON body or an SSE stream carrying it. On that stream a server
  * request is answered (`ping` with `{}`, anything else "method not found": this client offers no
- * capabilities), `notifications/tools/list_changed` is passed on, other notifications are ignored. A stream
- * that ends without the answer fails at once as a lost connection (the SDK would wait for the timeout).
- * A JSON-RPC error answer is thrown as the SDK's McpError (what the server said); every other failure as
+ * capabilities; a few at a time, the rest of a flood unanswered), `notifications/tools/list_changed` is passed
+ * on, other notifications are ignored. A stream that ends without the answer fails at once as a lost connection
+ * (the SDK would wait for the timeout); one still open a moment after the answer is closed.
+ * A JSON-RPC error answer is thrown as McpAnsweredError (an SDK McpError: what the server said); every other failure as
  * {@link McpExchangeError}, classified by its `failure`, never by message text. Request ids are strings (`gw-<n>`), so they never collide with the SDK's numeric ids on
  * the same session.
  */
 export class McpStreamableExchange {
   private nextId = 0;
+  /** Answers to server requests not yet acknowledged (see MAX_SERVER_ANSWERS_IN_FLIGHT). */
+  private answering = 0;
   /** How to abort each request in flight (close() does). */
   private readonly pending = new Set<(reason: Error) => void>();
   private readonly target: PostTarget;
@@ -61,7 +76,7 @@ export class McpStreamableExchange {
     this.target = { origin: session.url.origin, path: `${session.url.pathname}${session.url.search}`, headers };
   }
 
-  /** Sends `method` and resolves with the answer's `result`; a JSON-RPC error rejects as McpError. */
+  /** Sends `method` and resolves with the answer's `result`; a JSON-RPC error rejects as McpAnsweredError. */
   async request(method: string, params: unknown, options: ExchangeRequestOptions): Promise<unknown> {
     const id = `${ID_PREFIX}${++this.nextId}`;
     const outer = options.signal;
@@ -102,6 +117,7 @@ export class McpStreamableExchange {
       clearTimeout(timer);
       outer?.removeEventListener('abort', relay);
       this.pending.delete(abort);
+      if (handle && reader && !reader.ended) cutAfterGrace(handle, reader);
     }
   }
 
@@ -118,6 +134,7 @@ export class McpStreamableExchange {
       return;
     }
     // A request from the server: this client declares no capabilities, so only ping gets a result.
+    if (this.answering >= MAX_SERVER_ANSWERS_IN_FLIGHT) return;
     const answer =
       message.method === 'ping'
         ? { jsonrpc: '2.0', id: message.id, result: {} }
@@ -126,7 +143,8 @@ export class McpStreamableExchange {
             id: message.id,
             error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${message.method}` },
           };
-    this.send(answer);
+    this.answering++;
+    this.send(answer, () => this.answering--);
   }
 
   /** A notification, best effort (its answer, 202, is read and dropped). */
@@ -134,9 +152,39 @@ export class McpStreamableExchange {
     this.send({ jsonrpc: '2.0', method, params });
   }
 
-  private send(message: unknown): void {
-    dispatchPost(this.dispatcher, this.target, JSON.stringify(message), IGNORE_ANSWER);
+  /**
+   * POSTs a message whose answer (202) is read and dropped; given up after {@link ACKNOWLEDGE_TIMEOUT_MS} so that a
+   * server that never acknowledges cannot hold a socket for ever. `onDone` runs once, when it ended either way.
+   */
+  private send(message: unknown, onDone?: () => void): void {
+    // The dispatcher may end it synchronously (e.g. closed): `done` must work before the timer exists.
+    const state: { ended: boolean; timer?: NodeJS.Timeout } = { ended: false };
+    const done = (): void => {
+      if (state.ended) return;
+      state.ended = true;
+      clearTimeout(state.timer);
+      onDone?.();
+    };
+    const handle = dispatchPost(this.dispatcher, this.target, JSON.stringify(message), {
+      ...IGNORE_ANSWER,
+      onEnd: done,
+      onError: done,
+    });
+    if (state.ended) return;
+    state.timer = setTimeout(
+      () => handle.abort(new McpExchangeError('timeout', 'the server did not acknowledge the message')),
+      ACKNOWLEDGE_TIMEOUT_MS,
+    );
+    state.timer.unref();
   }
+}
+
+/** Closes an answer stream still open {@link ANSWER_STREAM_GRACE_MS} after its request settled. */
+function cutAfterGrace(handle: PostHandle, reader: McpAnswerReader): void {
+  const cut = setTimeout(() => {
+    if (!reader.ended) handle.abort(new McpExchangeError('closed', 'the answer stream stayed open after the answer'));
+  }, ANSWER_STREAM_GRACE_MS);
+  cut.unref();
 }
 
 const IGNORE_ANSWER: ResponseSink = { onHead() {}, onData() {}, onEnd() {}, onError() {} };
