@@ -11,8 +11,16 @@ const NOT_SENT: Record<string, { errorClass: string; transient: boolean; text: s
   ENETUNREACH: { errorClass: ToolErrorClass.CONNECTION_REFUSED, transient: true, text: 'network unreachable' },
 };
 
+/**
+ * Codes that mean "never sent" only when the socket failed to connect: Linux reports them on an established
+ * connection too (a route lost after the request was written), where the remote may have acted on it.
+ */
+const NOT_SENT_ONLY_AT_CONNECT = new Set(['EHOSTUNREACH', 'ENETUNREACH']);
+
 /** Failures after the request may have been written: the remote may have acted on it. */
 const MAYBE_SENT: Record<string, string> = {
+  EHOSTUNREACH: 'host unreachable on an open connection',
+  ENETUNREACH: 'network unreachable on an open connection',
   ECONNRESET: 'connection reset by the remote',
   EPIPE: 'connection closed while sending',
   ETIMEDOUT: 'connection timed out',
@@ -32,7 +40,8 @@ export function classifyNetworkError(err: unknown, target: string): ToolCallErro
     if (e instanceof ToolCallError) return e;
     const code = (e as { code?: unknown }).code;
     if (typeof code !== 'string') continue;
-    const notSent = NOT_SENT[code];
+    const atConnect = (e as { syscall?: unknown }).syscall === 'connect';
+    const notSent = NOT_SENT_ONLY_AT_CONNECT.has(code) && !atConnect ? undefined : NOT_SENT[code];
     if (notSent) {
       return new ToolCallError(`${target}: ${notSent.text} (${code}); the request was not sent.`, notSent.errorClass, {
         transient: notSent.transient,
