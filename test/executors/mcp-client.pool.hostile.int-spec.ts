@@ -1,40 +1,10 @@
-import type { GatewayConfig } from '@app/config/gateway-config';
 import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
-import { OutboundGuard } from '@app/modules/executors/outbound/outbound-guard';
-import { OutboundHttpAgent } from '@app/modules/executors/outbound/outbound-http.agent';
-import { McpClientPool } from '@app/modules/executors/mcp/mcp-client.pool';
-import { McpRemoteToolExecutor } from '@app/modules/executors/mcp/mcp-remote.executor';
-import { ToolCallPolicy } from '@app/modules/executors/call-policy/tool-call-policy';
 import { toolFixture } from '@test/support/tool-fixture';
-import { executorTestConfig, headersResolverOf, invocationOf } from './support/executor-fixtures';
 import type { ServerResponse } from 'node:http';
 import { TOOL_MAX_RESPONSE_BYTES } from '@app/modules/executors/tool-executor';
 import { waitFor } from '@test/support/wait-for';
 import { ScriptedMcpServer, toolResult } from './support/scripted-mcp.server';
-
-/** The pool, the MCP executor and the policy wired as the ExecutorsModule wires them. */
-class McpHarness {
-  readonly agent: OutboundHttpAgent;
-  readonly pool: McpClientPool;
-  readonly executor: McpRemoteToolExecutor;
-  readonly policy: ToolCallPolicy;
-
-  constructor(config: GatewayConfig = executorTestConfig()) {
-    this.agent = new OutboundHttpAgent(new OutboundGuard(config), config);
-    this.pool = new McpClientPool(this.agent);
-    this.executor = new McpRemoteToolExecutor(this.pool, headersResolverOf(config), config);
-    this.policy = new ToolCallPolicy(config);
-  }
-
-  call(tool: ToolDescriptor, args: Record<string, unknown> = {}) {
-    return this.policy.run(tool, (attempt, signal) => this.executor.execute(invocationOf(tool, args, attempt, signal)));
-  }
-
-  async close(): Promise<void> {
-    await this.pool.onModuleDestroy();
-    await this.agent.onModuleDestroy();
-  }
-}
+import { serverAndHarnessPerTest } from './support/mcp-harness';
 
 const mcpTool = (url: string, overrides: Partial<ToolDescriptor> = {}): ToolDescriptor =>
   toolFixture({
@@ -48,24 +18,17 @@ const mcpTool = (url: string, overrides: Partial<ToolDescriptor> = {}): ToolDesc
 
 describe('McpClientPool against a server that misbehaves while the session opens', () => {
   const server = new ScriptedMcpServer();
-  let gw: McpHarness;
-  beforeAll(() => server.start());
-  afterAll(() => server.stop());
-  beforeEach(() => {
-    gw = new McpHarness();
-    server.handler = () => false;
-  });
-  afterEach(() => gw.close());
+  const suite = serverAndHarnessPerTest(server, () => (server.handler = () => false));
 
   it('does not stay stuck on a handshake the server never finished: a later call opens a new session', async () => {
     // The first handshake hangs: the server never answers `notifications/initialized`.
     let hangs = 1;
     server.handler = (message) => message.method === 'notifications/initialized' && hangs-- > 0;
-    const first = await gw.call(mcpTool(server.url, { timeoutMs: 1000 }));
+    const first = await suite.gw.call(mcpTool(server.url, { timeoutMs: 1000 }));
     expect(first.error?.errorClass).toBe('TIMEOUT');
 
     // The server is healthy again: the next call (budget well past the connect bound) must get through.
-    const second = await gw.call(mcpTool(server.url, { timeoutMs: 15_000 }));
+    const second = await suite.gw.call(mcpTool(server.url, { timeoutMs: 15_000 }));
     expect(second.error).toBeUndefined();
     expect(second.output).toMatchObject({ content: 'ok' });
     expect(server.count('initialize')).toBe(2);
@@ -74,14 +37,7 @@ describe('McpClientPool against a server that misbehaves while the session opens
 
 describe('McpClientPool against a server that keeps the answer stream open after the answer', () => {
   const server = new ScriptedMcpServer();
-  let gw: McpHarness;
-  beforeAll(() => server.start());
-  afterAll(() => server.stop());
-  beforeEach(() => (gw = new McpHarness()));
-  afterEach(() => {
-    server.handler = () => false;
-    return gw.close();
-  });
+  const suite = serverAndHarnessPerTest(server, () => (server.handler = () => false));
 
   it('returns the answer and lets go of the connection instead of holding one socket per call for ever', async () => {
     server.handler = (message, res) => {
@@ -96,7 +52,7 @@ describe('McpClientPool against a server that keeps the answer stream open after
       return true;
     };
     for (let i = 0; i < 6; i++) {
-      const outcome = await gw.call(mcpTool(server.url));
+      const outcome = await suite.gw.call(mcpTool(server.url));
       expect(outcome.output).toMatchObject({ content: 'ok' });
     }
     // The session's own sockets (kept alive) stay; the six answer streams must not.
@@ -109,14 +65,7 @@ describe('McpClientPool against a server that keeps the answer stream open after
 
 describe('McpClientPool against a server that floods the answer stream with requests of its own', () => {
   const server = new ScriptedMcpServer();
-  let gw: McpHarness;
-  beforeAll(() => server.start());
-  afterAll(() => server.stop());
-  beforeEach(() => (gw = new McpHarness()));
-  afterEach(() => {
-    server.handler = () => false;
-    return gw.close();
-  });
+  const suite = serverAndHarnessPerTest(server, () => (server.handler = () => false));
 
   it('answers them a few at a time: thousands of pings do not open thousands of connections', async () => {
     const pings = 5000;
@@ -137,7 +86,7 @@ describe('McpClientPool against a server that floods the answer stream with requ
       return false;
     };
     server.peakSockets = server.openSockets;
-    const outcome = await gw.call(mcpTool(server.url, { timeoutMs: 20_000 }));
+    const outcome = await suite.gw.call(mcpTool(server.url, { timeoutMs: 20_000 }));
     expect(outcome.output).toMatchObject({ content: 'ok' });
     // The answers to the pings go out after the call's answer: give them time to arrive.
     await new Promise((resolve) => setTimeout(resolve, 2000));
@@ -147,14 +96,7 @@ describe('McpClientPool against a server that floods the answer stream with requ
 
 describe('McpClientPool against a server whose notification stream sends an event that never ends', () => {
   const server = new ScriptedMcpServer();
-  let gw: McpHarness;
-  beforeAll(() => server.start());
-  afterAll(() => server.stop());
-  beforeEach(() => (gw = new McpHarness()));
-  afterEach(() => {
-    server.onGet = (res) => res.writeHead(405).end();
-    return gw.close();
-  });
+  const suite = serverAndHarnessPerTest(server, () => (server.onGet = (res) => res.writeHead(405).end()));
 
   it('cuts the stream once one event passes the answer size limit instead of buffering it without end', async () => {
     const total = 4 * TOOL_MAX_RESPONSE_BYTES;
@@ -175,7 +117,7 @@ describe('McpClientPool against a server whose notification stream sends an even
       };
       pump();
     };
-    const outcome = await gw.call(mcpTool(server.url));
+    const outcome = await suite.gw.call(mcpTool(server.url));
     expect(outcome.output).toMatchObject({ content: 'ok' });
     await waitFor(() => streams[0]?.closed || streams[0]?.written >= total, {
       timeoutMs: 30_000,
@@ -188,14 +130,7 @@ describe('McpClientPool against a server whose notification stream sends an even
 
 describe('McpClientPool against a server that answers tools/call with a JSON-RPC error', () => {
   const server = new ScriptedMcpServer();
-  let gw: McpHarness;
-  beforeAll(() => server.start());
-  afterAll(() => server.stop());
-  beforeEach(() => (gw = new McpHarness()));
-  afterEach(() => {
-    server.handler = () => false;
-    return gw.close();
-  });
+  const suite = serverAndHarnessPerTest(server, () => (server.handler = () => false));
 
   it.each([
     ['-32000 (implementation-defined server error)', -32000],
@@ -208,7 +143,7 @@ describe('McpClientPool against a server that answers tools/call with a JSON-RPC
       return true;
     };
     const before = server.count('tools/call');
-    const outcome = await gw.call(mcpTool(server.url));
+    const outcome = await suite.gw.call(mcpTool(server.url));
     expect(outcome.error?.errorClass).toBe('MCP_PROTOCOL_ERROR');
     expect(outcome.error?.message).toContain('Database unavailable');
     expect(outcome.attempts).toBe(1);
@@ -218,11 +153,7 @@ describe('McpClientPool against a server that answers tools/call with a JSON-RPC
 
 describe('McpClientPool against a server that drains for a redeploy', () => {
   const server = new ScriptedMcpServer();
-  let gw: McpHarness;
-  beforeAll(() => server.start());
-  afterAll(() => server.stop());
-  beforeEach(() => (gw = new McpHarness()));
-  afterEach(() => gw.close());
+  const suite = serverAndHarnessPerTest(server, () => (server.handler = () => false));
 
   it('lets a call in flight finish although another call could not connect: it is not cut off, nor its outcome lost', async () => {
     server.handler = (message, res) => {
@@ -233,13 +164,13 @@ describe('McpClientPool against a server that drains for a redeploy', () => {
       }, 1500);
       return true;
     };
-    await expect(gw.call(mcpTool(server.url))).resolves.toMatchObject({ output: { content: 'ok' } });
+    await expect(suite.gw.call(mcpTool(server.url))).resolves.toMatchObject({ output: { content: 'ok' } });
     const sideEffect = mcpTool(server.url, { name: 'slow_write', remoteName: 'slow', sideEffect: 'SIDE_EFFECT' });
-    const inFlight = gw.call(sideEffect);
+    const inFlight = suite.gw.call(sideEffect);
     await waitFor(() => server.received.some((m) => m.params?.name === 'slow'));
     // The server stops accepting connections but finishes what it has: another call finds no way in.
     server.stopAccepting();
-    const refused = await gw.call(mcpTool(server.url, { name: 'other', remoteName: 'other' }));
+    const refused = await suite.gw.call(mcpTool(server.url, { name: 'other', remoteName: 'other' }));
     expect(refused.error?.errorClass).toBe('CONNECTION_REFUSED');
     const outcome = await inFlight;
     expect(outcome.error).toBeUndefined();
@@ -249,20 +180,13 @@ describe('McpClientPool against a server that drains for a redeploy', () => {
 
 describe('McpClientPool against a server that never acknowledges a cancellation', () => {
   const server = new ScriptedMcpServer();
-  let gw: McpHarness;
-  beforeAll(() => server.start());
-  afterAll(() => server.stop());
-  beforeEach(() => (gw = new McpHarness()));
-  afterEach(() => {
-    server.handler = () => false;
-    return gw.close();
-  });
+  const suite = serverAndHarnessPerTest(server, () => (server.handler = () => false));
 
   it('gives up on the notifications/cancelled POST too, instead of holding a socket per timed-out call for ever', async () => {
     // Neither the calls nor the cancellations are ever answered.
     server.handler = (message) => message.method === 'tools/call' || message.method === 'notifications/cancelled';
     for (let i = 0; i < 5; i++) {
-      const outcome = await gw.call(mcpTool(server.url, { timeoutMs: 300 }));
+      const outcome = await suite.gw.call(mcpTool(server.url, { timeoutMs: 300 }));
       expect(outcome.error?.errorClass).toBe('TIMEOUT');
     }
     await waitFor(() => server.count('notifications/cancelled') === 5);
