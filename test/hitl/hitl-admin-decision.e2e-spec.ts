@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { createTestDatabaseUrl, describeEachDialect, TestDatabase } from '@test/support/test-database';
-import { createKey, startTestGateway, TestGateway, toolBody } from '@test/support/gateway-test-app';
+import { createKey, startTestGateway, TestGateway, toolBody, SHELL_TOOL_FIELDS } from '@test/support/gateway-test-app';
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
 import { callFingerprint } from '@app/modules/loop-acting/journal/journal-fingerprint';
 import { canonicalJson } from '@app/common/canonical-json';
@@ -67,12 +67,7 @@ describeEachDialect('HITL decided by an admin (POST /admin/hitl/{id}/decision, h
     const tools = [
       await tool('read_doc', { httpMethod: 'GET' }),
       await tool('shell_run', {
-        sideEffect: 'SIDE_EFFECT',
-        parameters: {
-          type: 'object',
-          properties: { command: { type: 'string', 'x-risk': 'shell' } },
-          required: ['command'],
-        },
+        ...SHELL_TOOL_FIELDS,
       }),
       await tool('write_note', { sideEffect: 'SIDE_EFFECT' }),
     ];

@@ -1,5 +1,5 @@
 import { describeEachDialect } from '@test/support/test-database';
-import { createKey, gatewayForSuite, toolBody } from '@test/support/gateway-test-app';
+import { createKey, gatewayForSuite, toolBody, SHELL_TOOL_FIELDS } from '@test/support/gateway-test-app';
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
 
 describeEachDialect('a decision whose batch the journal refuses', (dialect) => {
@@ -29,12 +29,7 @@ describeEachDialect('a decision whose batch the journal refuses', (dialect) => {
       await tool('slow_read', { httpMethod: 'GET' }),
       await tool('read_doc', { httpMethod: 'GET' }),
       await tool('shell_run', {
-        sideEffect: 'SIDE_EFFECT',
-        parameters: {
-          type: 'object',
-          properties: { command: { type: 'string', 'x-risk': 'shell' } },
-          required: ['command'],
-        },
+        ...SHELL_TOOL_FIELDS,
       }),
     ];
     agentId = (

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { describeEachDialect } from '@test/support/test-database';
-import { agentWithTool, createKey, gatewayForSuite } from '@test/support/gateway-test-app';
+import { agentWithTool, createKey, gatewayForSuite, SHELL_TOOL_FIELDS } from '@test/support/gateway-test-app';
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
 
 describeEachDialect('a resume sent again after its process died', (dialect) => {
@@ -23,12 +23,7 @@ describeEachDialect('a resume sent again after its process died', (dialect) => {
       {
         name: 'shell_run',
         endpoint: remote.url('/shell_run'),
-        sideEffect: 'SIDE_EFFECT',
-        parameters: {
-          type: 'object',
-          properties: { command: { type: 'string', 'x-risk': 'shell' } },
-          required: ['command'],
-        },
+        ...SHELL_TOOL_FIELDS,
       },
       { name: 'ops' },
     ));

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ResumeRecordRepository } from '@app/modules/loop-acting/acting/resume-record.repository';
 import { describeEachDialect } from '@test/support/test-database';
-import { agentWithTool, createKey, gatewayForSuite } from '@test/support/gateway-test-app';
+import { agentWithTool, createKey, gatewayForSuite, SHELL_TOOL_FIELDS } from '@test/support/gateway-test-app';
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
 import { waitFor } from '@test/support/wait-for';
 
@@ -25,12 +25,7 @@ describeEachDialect('a resume that outlives JOURNAL_LEASE_MS, sent again while i
       {
         name: 'shell_run',
         endpoint: remote.url('/shell_run'),
-        sideEffect: 'SIDE_EFFECT',
-        parameters: {
-          type: 'object',
-          properties: { command: { type: 'string', 'x-risk': 'shell' } },
-          required: ['command'],
-        },
+        ...SHELL_TOOL_FIELDS,
       },
       { name: 'slow-ops' },
     ));

@@ -79,6 +79,19 @@ export function toolBody(overrides: Record<string, unknown> = {}): Record<string
 }
 
 /**
+ * A side-effecting tool's fields whose `command` argument the risk detector reads as a shell command: a risky
+ * command waits for a human (spread into `toolBody` or `agentWithTool`'s tool).
+ */
+export const SHELL_TOOL_FIELDS = {
+  sideEffect: 'SIDE_EFFECT',
+  parameters: {
+    type: 'object',
+    properties: { command: { type: 'string', 'x-risk': 'shell' } },
+    required: ['command'],
+  },
+} as const;
+
+/**
  * A tenant's tool (`tool`: {@link toolBody} overrides) and an agent of the tenant bound to it (`agent`: fields of the
  * agent's body beside its tenant, e.g. a name or maxIterations).
  */
