@@ -1,5 +1,5 @@
 import { bearer, createKey, gatewayForSuite, toolBody, type TestGateway } from '@test/support/gateway-test-app';
-import { routesOf, type AppRoute } from '@test/support/app-routes';
+import { fastifyRoutesOf, routesOf, type AppRoute } from '@test/support/app-routes';
 import { skillMd, uploadJsonSkill } from '@test/support/skill-fixture';
 import { buildTestZip } from '@test/support/test-zip.writer';
 import { workspaceRootForSuite } from '@test/workspace/workspace-test-kit';
@@ -429,6 +429,17 @@ describe('every route: keys, roles and tenants', () => {
       .sort();
     expect(routes.map(key).sort()).toEqual(documented);
     expect(routes.length).toBeGreaterThan(60);
+  });
+
+  it('serves through Fastify no route but these and the Swagger UI (a route registered beside Nest skips its guard)', () => {
+    const shape = (path: string) => path.toLowerCase().replace(/:\w+/g, ':p');
+    const nest = new Set(routes.map((r) => `${r.method} ${shape(r.path)}`));
+    const others = fastifyRoutesOf(suite.gw.app)
+      .filter((r) => !nest.has(`${r.method} ${shape(r.path)}`))
+      .map((r) => `${r.method} ${r.path}`);
+    expect(others.length).toBeGreaterThan(0);
+    expect(others.filter((r) => !/^get \/docs(\/.*|\*|-json|-yaml)?$/.test(r))).toEqual([]);
+    expect(fastifyRoutesOf(suite.gw.app).length).toBeGreaterThan(routes.length);
   });
 
   it('answers 401 UNAUTHENTICATED on every route but the public ones without a key, or with a malformed, unknown or deleted key', async () => {

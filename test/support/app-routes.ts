@@ -57,3 +57,25 @@ function asList(value: string | string[] | undefined): string[] {
   if (value === undefined) return [''];
   return Array.isArray(value) ? value : [value];
 }
+
+/**
+ * Every route Fastify itself serves (HEAD ones left out), Nest's and any registered on Fastify directly, read from
+ * Fastify's route tree (`printRoutes`). Parameter names are Fastify's (`:id|:agentId` where two routes name one
+ * segment differently; the first is kept).
+ */
+export function fastifyRoutesOf(app: INestApplication): Array<{ method: string; path: string }> {
+  const fastify = app.getHttpAdapter().getInstance() as { printRoutes(o: { commonPrefix: boolean }): string };
+  const routes: Array<{ method: string; path: string }> = [];
+  const parents: string[] = [];
+  for (const line of fastify.printRoutes({ commonPrefix: false }).split('\n')) {
+    const node = /^((?:│ {3}| {4})*)[├└]── (.+?)(?: \(([A-Z, ]+)\))?$/.exec(line);
+    if (!node) continue;
+    const depth = node[1].length / 4;
+    const path = (parents[depth - 1] ?? '') + node[2].replace(/(:\w+)(\|:\w+)+/g, '$1');
+    parents[depth] = path;
+    for (const method of (node[3] ?? '').split(', ').filter((m) => m && m !== 'HEAD')) {
+      routes.push({ method: method.toLowerCase(), path });
+    }
+  }
+  return routes;
+}
