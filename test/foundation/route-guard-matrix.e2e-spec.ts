@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { bearer, createKey, gatewayForSuite, toolBody, type TestGateway } from '@test/support/gateway-test-app';
 import { fastifyRoutesOf, routesOf, type AppRoute } from '@test/support/app-routes';
 import { skillMd, uploadJsonSkill } from '@test/support/skill-fixture';
@@ -470,11 +471,42 @@ describe('every route: keys, roles and tenants', () => {
     expect(wrong).toEqual([]);
   });
 
-  it('serves the public routes without a key', async () => {
+  it('answers 401 to a request without a key whatever its body: the body is not read (nor inflated) for an unknown caller', async () => {
+    const bodies: Array<[string, Record<string, string>, string | Buffer]> = [
+      ['malformed JSON', { 'content-type': 'application/json' }, '{"name":'],
+      ['JSON nested too deep', { 'content-type': 'application/json' }, '['.repeat(100) + ']'.repeat(100)],
+      ['gzip', { 'content-type': 'application/json', 'content-encoding': 'gzip' }, gzipSync('{"a":' + '1'.repeat(1e5))],
+      ['an unknown encoding', { 'content-type': 'application/json', 'content-encoding': 'zstd' }, 'x'],
+      ['text/plain', { 'content-type': 'text/plain' }, 'hello'],
+      ['multipart', { 'content-type': 'multipart/form-data; boundary=x' }, '--x\r\n\r\n--x--\r\n'],
+    ];
+    const wrong: string[] = [];
+    for (const route of routes) {
+      if (PUBLIC_ROUTES.has(key(route)) || route.method === 'get') continue;
+      for (const [kind, headers, body] of bodies) {
+        const res = await suite.gw.http[route.method](anyPath(route)).set(headers).send(body);
+        if (res.status !== 401 || res.body?.error?.code !== 'UNAUTHENTICATED') {
+          wrong.push(`${key(route)} with ${kind}: ${res.status} ${res.body?.error?.code}`);
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+    // 10 MB of gzip-inflated JSON (from 10 KB sent) is neither inflated nor parsed: the answer is the 401.
+    const bomb = gzipSync('[' + '0,'.repeat(5e6 - 1) + '0]');
+    const res = await suite.gw.http
+      .post('/api/v1/sessions')
+      .set({ 'content-type': 'application/json', 'content-encoding': 'gzip' })
+      .send(bomb);
+    expect([bomb.length < 20_000, res.status, res.body.error.code]).toEqual([true, 401, 'UNAUTHENTICATED']);
+  });
+
+  it('serves the public routes without a key, with a body too (the early key check knows them)', async () => {
     for (const route of routes.filter((r) => PUBLIC_ROUTES.has(key(r)))) {
-      expect({ route: key(route), status: (await send(route, route.path)).status }).toEqual({
+      const withBody = await suite.gw.http[route.method](route.path).set('content-type', 'application/json').send('{}');
+      expect({ route: key(route), status: (await send(route, route.path)).status, withBody: withBody.status }).toEqual({
         route: key(route),
         status: 200,
+        withBody: 200,
       });
     }
   });
@@ -490,7 +522,8 @@ describe('every route: keys, roles and tenants', () => {
       const allowed = rolesOf(route);
       for (const role of ['admin', 'runtime'] as const) {
         for (const auth of byRole[role]) {
-          const res = await send(route, anyPath(route), auth);
+          // With a body (non-GET) the key was looked up before the body was read; the guard decides the role either way.
+          const res = await send(route, anyPath(route), auth, route.method === 'get' ? undefined : {});
           const refusedByRole = res.status === 403 && /needs a key with role/.test(res.body?.error?.message ?? '');
           if (allowed.includes(role) === refusedByRole || res.status === 401) {
             wrong.push(`${key(route)} with a ${role} key: ${res.status} ${res.body?.error?.message ?? ''}`);
