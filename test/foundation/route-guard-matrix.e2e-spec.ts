@@ -4,12 +4,14 @@ import { fastifyRoutesOf, routesOf, type AppRoute } from '@test/support/app-rout
 import { skillMd, uploadJsonSkill } from '@test/support/skill-fixture';
 import { buildTestZip } from '@test/support/test-zip.writer';
 import { workspaceRootForSuite } from '@test/workspace/workspace-test-kit';
+import { describeEachDialect } from '@test/support/test-database';
 
 /**
  * Every route the app registers (read from Nest's routing metadata, so a new route is in the matrix at once) against
  * the contract's key rules: no, malformed, unknown or deleted key → 401; a key of a role the route is not for → 403;
  * a key of tenant B gets no 2xx on tenant A's resources (404: they do not exist for it) and creates nothing in
  * tenant A; a tenant key cannot write platform-wide rows. A new route fails here until its tenant sample is written.
+ * Tenant B's id is tenant A's in other letters, on both databases: MySQL's default collation would make them one.
  */
 
 /** Routes that need no key. */
@@ -29,7 +31,8 @@ function rolesOf(route: AppRoute): Role[] {
 const key = (r: AppRoute) => `${r.method} ${r.path}`;
 
 const A = 'tenant-a-matrix';
-const B = 'tenant-b-matrix';
+/** Tenant A's id in other letters: two tenants (identifiers compare exactly, on MySQL too). */
+const B = 'Tenant-A-Matrix';
 
 /** What tenant A (and the platform) hold, made through the API. */
 interface Fixture {
@@ -363,8 +366,8 @@ function samplesOf(f: Fixture): Record<string, Sample[]> {
   };
 }
 
-describe('every route: keys, roles and tenants', () => {
-  const suite = gatewayForSuite('sqlite', {
+describeEachDialect('every route: keys, roles and tenants', (dialect) => {
+  const suite = gatewayForSuite(dialect, {
     WORKSPACE_ROOT: workspaceRootForSuite(),
     SECRETS_KEY: 'b2'.repeat(32),
     TOOL_SECRETS: 'MODEL_KEY=sk-platform-matrix',
