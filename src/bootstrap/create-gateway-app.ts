@@ -15,6 +15,8 @@ import { createGatewayLogging } from '@app/common/logging/gateway-logging';
 import { registerRequestLogging } from '@app/common/logging/request-logging.hooks';
 import { requestIdOf } from '@app/common/logging/request-id';
 import { answerFrameworkError } from '@app/common/errors/framework-error.handler';
+import { registerEarlyAuthentication } from '@app/common/auth/early-authentication.hook';
+import { API_KEY_RESOLVER, type ApiKeyResolver } from '@app/common/auth/auth-context';
 import { setUpSwagger } from './swagger';
 import { registerMultipartUploads } from './multipart-uploads';
 
@@ -54,6 +56,8 @@ export async function createGatewayApp(
   // Read by the auth guard on every request: declared up front so requests keep one shape.
   fastify.decorateRequest('auth', null);
   registerRequestLogging(fastify, logging.logger, jsonLogs);
+  // Before anything reads or inflates a body (and before the multipart route check): no key, no body read.
+  registerEarlyAuthentication(fastify, app.get<ApiKeyResolver>(API_KEY_RESOLVER));
   registerBodyDecompression(fastify);
   registerJsonBodyParser(fastify);
   await registerMultipartUploads(app, config);

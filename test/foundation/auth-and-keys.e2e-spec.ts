@@ -1,6 +1,8 @@
 import { describeEachDialect } from '@test/support/test-database';
 import { bearer, createKey, gatewayForSuite } from '@test/support/gateway-test-app';
-import { DataSource } from 'typeorm';
+import { DataSource, type Repository } from 'typeorm';
+import { ApiKeysService } from '@app/modules/api-keys/api-keys.service';
+import { ApiKeyEntity } from '@app/modules/api-keys/api-key.entity';
 
 describeEachDialect('keys, roles and tenants', (dialect) => {
   const suite = gatewayForSuite(dialect);
@@ -108,5 +110,47 @@ describeEachDialect('keys, roles and tenants', (dialect) => {
     const fields = res.body.error.details.fields.map((f: { field: string }) => f.field).sort();
     expect(fields).toEqual(['extra', 'name', 'role', 'tenantId']);
     expect((await suite.gw.http.get('/api/v1/admin/api-keys').set(suite.gw.admin)).body.total).toBe(before);
+  });
+});
+
+describe('a key deleted while a request holding it is being authenticated', () => {
+  const suite = gatewayForSuite('sqlite');
+
+  it('is refused by the next request on this instance (the in-flight lookup does not cache it again)', async () => {
+    const created = await suite.gw.http
+      .post('/api/v1/admin/api-keys')
+      .set(suite.gw.admin)
+      .send({ name: 'raced', role: 'admin', tenantId: 'acme' })
+      .expect(201);
+    // The lookup of the key's hash reads the row, then waits until the key has been deleted.
+    const service: unknown = suite.gw.app.get(ApiKeysService);
+    const keys = (service as { keys: Repository<ApiKeyEntity> }).keys;
+    const findOne = keys.findOne.bind(keys);
+    let deleted!: () => void;
+    const afterDelete = new Promise<void>((resolve) => (deleted = resolve));
+    let reached!: () => void;
+    const lookupRead = new Promise<void>((resolve) => (reached = resolve));
+    const spy = jest.spyOn(keys, 'findOne').mockImplementation(async (options) => {
+      const row = await findOne(options);
+      if ((options.where as { keyHash?: string }).keyHash) {
+        reached();
+        await afterDelete;
+      }
+      return row;
+    });
+    try {
+      const inFlight = suite.gw.http
+        .get('/api/v1/admin/tools')
+        .set(bearer(created.body.key))
+        .then((r) => r.status);
+      await lookupRead;
+      await suite.gw.http.delete(`/api/v1/admin/api-keys/${created.body.id}`).set(suite.gw.admin).expect(200);
+      deleted();
+      await inFlight;
+    } finally {
+      spy.mockRestore();
+    }
+    const after = await suite.gw.http.get('/api/v1/admin/tools').set(bearer(created.body.key));
+    expect(after.status).toBe(401);
   });
 });

@@ -16,9 +16,10 @@ export class ApiKeyAuthGuard implements CanActivate {
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     const targets = [ctx.getHandler(), ctx.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, targets)) return true;
-    const req = ctx.switchToHttp().getRequest<FastifyRequest & { auth?: AuthContext }>();
+    const req = ctx.switchToHttp().getRequest<FastifyRequest & { auth?: AuthContext | null }>();
     const roles = this.reflector.getAllAndOverride<ApiRole[] | undefined>(ROLES_KEY, targets);
-    req.auth = await authorize(this.resolver, req.headers.authorization, roles);
+    // A request with a body was authenticated before its body was read (early-authentication.hook).
+    req.auth = await authorize(this.resolver, req.headers.authorization, roles, req.auth ?? undefined);
     return true;
   }
 }

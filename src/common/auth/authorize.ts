@@ -11,7 +11,22 @@ export async function authorize(
   resolver: ApiKeyResolver,
   authorization: string | undefined,
   roles: readonly ApiRole[] | undefined,
+  authenticated?: AuthContext,
 ): Promise<AuthContext> {
+  const auth = authenticated ?? (await authenticate(resolver, authorization));
+  if (!roles || !roles.includes(auth.role)) {
+    throw new DomainError(
+      CommonErrorCode.FORBIDDEN,
+      `This endpoint needs a key with role ${roles?.join(' or ') ?? '(none)'}; yours has role ${auth.role}.`,
+    );
+  }
+  // From here on the request's log lines (its completion line too) say which tenant it served.
+  if (auth.tenantId) bindLogFields({ tenantId: auth.tenantId });
+  return auth;
+}
+
+/** The key's context; no or unknown key → 401 (the first half of {@link authorize}, whatever the roles). */
+export async function authenticate(resolver: ApiKeyResolver, authorization: string | undefined): Promise<AuthContext> {
   const key = bearerKey(authorization);
   if (!key) {
     throw new DomainError(
@@ -26,14 +41,6 @@ export async function authorize(
       'Unknown or revoked API key: check the key, or ask an admin for a new one.',
     );
   }
-  if (!roles || !roles.includes(auth.role)) {
-    throw new DomainError(
-      CommonErrorCode.FORBIDDEN,
-      `This endpoint needs a key with role ${roles?.join(' or ') ?? '(none)'}; yours has role ${auth.role}.`,
-    );
-  }
-  // From here on the request's log lines (its completion line too) say which tenant it served.
-  if (auth.tenantId) bindLogFields({ tenantId: auth.tenantId });
   return auth;
 }
 

@@ -25,6 +25,11 @@ function sha256(text: string): Buffer {
 export class ApiKeysService implements ApiKeyResolver {
   private readonly adminKeyHash: Buffer | undefined;
   private readonly cache = new LRUCache<string, AuthContext | false>({ max: 10_000, ttl: RESOLVE_CACHE_TTL_MS });
+  /**
+   * Moves on every delete: a lookup that read its row before a delete finished must not cache it after the delete
+   * cleared the cache (the deleted key would work here for RESOLVE_CACHE_TTL_MS more).
+   */
+  private deletions = 0;
 
   constructor(
     @InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>,
@@ -39,9 +44,10 @@ export class ApiKeysService implements ApiKeyResolver {
     const hex = hash.toString('hex');
     const cached = this.cache.get(hex);
     if (cached !== undefined) return cached || null;
+    const deletionsBefore = this.deletions;
     const row = await this.keys.findOne({ where: { keyHash: hex } });
     const auth: AuthContext | false = row ? { keyId: row.id, role: row.role, tenantId: row.tenantId } : false;
-    this.cache.set(hex, auth);
+    if (this.deletions === deletionsBefore) this.cache.set(hex, auth);
     return auth || null;
   }
 
@@ -80,6 +86,7 @@ export class ApiKeysService implements ApiKeyResolver {
       );
     }
     await this.keys.delete({ id });
+    this.deletions++;
     this.cache.delete(row.keyHash);
     return toDto(row);
   }
