@@ -161,6 +161,18 @@ describeEachDialect('skills: upload, releases, publish and rollback, tenancy', (
     await gw.http.get(`/api/v1/admin/skills/${theirs.id}`).set(acmeAdmin).expect(404);
     await gw.http.get(`/api/v1/admin/skills/${theirs.id}/releases/1/files`).set(acmeAdmin).expect(404);
     await gw.http.delete(`/api/v1/admin/skills/${theirs.id}`).set(acmeAdmin).expect(404);
+    // A release for another tenant's skill is a 404 before its archive is read, a broken one too.
+    const brokenZip = Buffer.from('PK\x03\x04 not a zip at all');
+    await gw.http
+      .post(`/api/v1/admin/skills/${theirs.id}/releases`)
+      .set(acmeAdmin)
+      .attach('file', brokenZip, 'skill.zip')
+      .expect(404);
+    await gw.http
+      .post(`/api/v1/admin/skills/${theirs.id}/releases`)
+      .set(acmeAdmin)
+      .send({ skillContent: '' })
+      .expect(404);
     await gw.http.get(`/api/v1/admin/skills/${official.id}`).set(acmeAdmin).expect(200);
     // Official skills are changed by the platform key only; a tenant key cannot upload one either.
     await gw.http.delete(`/api/v1/admin/skills/${official.id}`).set(acmeAdmin).expect(403);

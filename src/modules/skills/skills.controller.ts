@@ -88,7 +88,7 @@ export class SkillsController {
     @Req() req: FastifyRequest,
     @Body() body: unknown,
   ): Promise<SkillReleaseDto> {
-    return this.skills.addRelease(auth, id, await readSkillUpload(req, body, this.skills.limits()));
+    return this.skills.addRelease(auth, id, () => readSkillUpload(req, body, this.skills.limits()));
   }
 
   @Post(':id/releases/:version/publish')

@@ -71,8 +71,13 @@ export class SkillsService {
   }
 
   /** A new release (not published until `publish`); its SKILL.md must keep the skill's name. */
-  async addRelease(auth: AuthContext, id: string, upload: SkillUpload): Promise<SkillReleaseDto> {
+  /**
+   * A new release of skill `id` from the upload `readUpload` reads, called only once the key may write the skill:
+   * another tenant's skill is a 404 (an official one a 403) before the archive is read or unpacked.
+   */
+  async addRelease(auth: AuthContext, id: string, readUpload: () => Promise<SkillUpload>): Promise<SkillReleaseDto> {
     let skill = await this.writable(auth, id);
+    const upload = await readUpload();
     if (upload.tenantId !== undefined && upload.tenantId !== skill.tenantId)
       throw validationFailed([
         {
