@@ -1,43 +1,36 @@
 import { findMariaDbBinaries } from './mariadb-binaries';
-import { createMysqlTemplate } from './mysql-template';
 import jestGlobalSetup from './jest-global-setup';
 
 // Never call the teardown here: a run in band shares globalThis with the real global setup.
 jest.mock('./mariadb-binaries', () => ({ findMariaDbBinaries: jest.fn() }));
-jest.mock('./mysql-template', () => ({ createMysqlTemplate: jest.fn() }));
 
 describe('jestGlobalSetup', () => {
-  const saved = { url: process.env.TEST_MYSQL_URL, ci: process.env.CI, template: process.env.TEST_MYSQL_TEMPLATE };
+  const saved = { url: process.env.TEST_MYSQL_URL, ci: process.env.CI };
   let warn: jest.SpyInstance;
 
   beforeEach(() => {
     delete process.env.TEST_MYSQL_URL;
     delete process.env.CI;
     jest.mocked(findMariaDbBinaries).mockReset().mockReturnValue(undefined);
-    jest.mocked(createMysqlTemplate).mockReset().mockResolvedValue('gw_template_test');
-    jest.spyOn(console, 'log').mockImplementation(() => undefined);
     warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
   });
 
   afterEach(() => {
-    jest.restoreAllMocks();
+    warn.mockRestore();
     for (const [name, value] of [
       ['TEST_MYSQL_URL', saved.url],
       ['CI', saved.ci],
-      ['TEST_MYSQL_TEMPLATE', saved.template],
     ] as const) {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     }
   });
 
-  it('keeps a TEST_MYSQL_URL that is already set, starts nothing, and migrates the template there', async () => {
+  it('keeps a TEST_MYSQL_URL that is already set and starts nothing', async () => {
     process.env.TEST_MYSQL_URL = 'mysql://ci:secret@127.0.0.1:3306/';
     await jestGlobalSetup();
     expect(process.env.TEST_MYSQL_URL).toBe('mysql://ci:secret@127.0.0.1:3306/');
     expect(findMariaDbBinaries).not.toHaveBeenCalled();
-    expect(createMysqlTemplate).toHaveBeenCalledWith('mysql://ci:secret@127.0.0.1:3306/');
-    expect(process.env.TEST_MYSQL_TEMPLATE).toBe('gw_template_test');
   });
 
   it('fails in CI when there is neither a URL nor MariaDB', async () => {
@@ -50,6 +43,5 @@ describe('jestGlobalSetup', () => {
     expect(warn).toHaveBeenCalledTimes(1);
     expect(warn.mock.calls[0][0]).toContain('apt-get install -y --no-install-recommends mariadb-server mariadb-client');
     expect(process.env.TEST_MYSQL_URL).toBeUndefined();
-    expect(createMysqlTemplate).not.toHaveBeenCalled();
   });
 });
