@@ -155,7 +155,7 @@ export function gatewayForSuite(
 ): { gw: TestGateway; db: TestDatabase } {
   const suite = {} as { gw: TestGateway; db: TestDatabase };
   beforeAll(async () => {
-    suite.db = await createTestDatabaseUrl(dialect, { migrated: true });
+    suite.db = await createTestDatabaseUrl(dialect);
     suite.gw = await startTestGateway(suite.db.url, env);
   });
   afterAll(async () => {

@@ -1,20 +1,9 @@
 import { findMariaDbBinaries } from './mariadb-binaries';
 import { MARIADB_TEST_SPEED_ARGS, MariaDbServer, startMariaDbServer } from './mariadb-server';
-import { createMysqlTemplate } from './mysql-template';
 
 declare global {
   /** The server this Jest run started; read by jest-global-teardown.ts (same process). */
   var __gatewayTestMariaDb: MariaDbServer | undefined;
-}
-
-/**
- * The migrated schema the suites' MySQL databases are copied from (see mysql-template.ts), named in
- * TEST_MYSQL_TEMPLATE for the workers; dropped by the teardown.
- */
-async function prepareMysqlTemplate(): Promise<void> {
-  const startedAt = Date.now();
-  process.env.TEST_MYSQL_TEMPLATE = await createMysqlTemplate(process.env.TEST_MYSQL_URL!);
-  console.log(`\n[test] migrated template ${process.env.TEST_MYSQL_TEMPLATE} (${Date.now() - startedAt} ms)`);
 }
 
 const isCi = (): boolean => ['true', '1'].includes((process.env.CI ?? '').toLowerCase());
@@ -25,14 +14,14 @@ const isCi = (): boolean => ['true', '1'].includes((process.env.CI ?? '').toLowe
  * started when installed; else CI fails and a developer's run warns that those suites are reported as todo.
  */
 export default async function jestGlobalSetup(): Promise<void> {
-  if (process.env.TEST_MYSQL_URL) return prepareMysqlTemplate();
+  if (process.env.TEST_MYSQL_URL) return;
   if (findMariaDbBinaries()) {
     const startedAt = Date.now();
     const server = await startMariaDbServer({ extraServerArgs: MARIADB_TEST_SPEED_ARGS });
     globalThis.__gatewayTestMariaDb = server;
     process.env.TEST_MYSQL_URL = server.url;
     console.log(`\n[test] throwaway MariaDB on 127.0.0.1:${server.port} (${Date.now() - startedAt} ms)`);
-    return prepareMysqlTemplate();
+    return;
   }
   if (isCi()) {
     throw new Error(

@@ -1,12 +1,7 @@
 // globalThis.__gatewayTestMariaDb is declared in jest-global-setup.ts.
 
-import { dropMysqlDatabase } from './mysql-template';
-
-/** Drops the migrated template and stops the throwaway MariaDB that jest-global-setup.ts started, if any. */
+/** Stops the throwaway MariaDB that jest-global-setup.ts started, if it started one. */
 export default async function jestGlobalTeardown(): Promise<void> {
-  const template = process.env.TEST_MYSQL_TEMPLATE;
-  delete process.env.TEST_MYSQL_TEMPLATE;
-  if (template && process.env.TEST_MYSQL_URL) await dropMysqlDatabase(process.env.TEST_MYSQL_URL, template);
   const server = globalThis.__gatewayTestMariaDb;
   if (!server) return;
   globalThis.__gatewayTestMariaDb = undefined;

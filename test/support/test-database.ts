@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { copyMysqlTemplate, createMysqlSchema, databaseUrl, dropMysqlDatabase } from './mysql-template';
+import { createConnection } from 'mysql2/promise';
 
 /** The database dialects the suites run against. */
 export type TestDialect = 'sqlite' | 'mysql';
@@ -24,21 +24,10 @@ export const MYSQL_UNAVAILABLE_TODO = 'mysql dialect: install mariadb-server (or
 /**
  * Creates an empty database of the dialect: a new SQLite file under the OS temp directory, or a new
  * `gw_test_<random>` utf8mb4 schema on the TEST_MYSQL_URL server. Call drop() in afterAll.
- * `migrated`: on MySQL, a copy of the run's migrated template (TEST_MYSQL_TEMPLATE, see mysql-template.ts), which
- * a gateway starts on without running the migrations again; SQLite migrates in well under a second and starts empty.
  */
-export async function createTestDatabaseUrl(
-  dialect: TestDialect,
-  options: { migrated?: boolean } = {},
-): Promise<TestDatabase> {
+export async function createTestDatabaseUrl(dialect: TestDialect): Promise<TestDatabase> {
   const suffix = randomBytes(6).toString('hex');
-  if (dialect === 'sqlite') return createSqliteDatabase(suffix);
-  const db = await createMysqlDatabase(suffix);
-  const template = process.env.TEST_MYSQL_TEMPLATE;
-  if (options.migrated && template) {
-    await copyMysqlTemplate(process.env.TEST_MYSQL_URL!, template, new URL(db.url).pathname.slice(1));
-  }
-  return db;
+  return dialect === 'sqlite' ? createSqliteDatabase(suffix) : createMysqlDatabase(suffix);
 }
 
 /**
@@ -70,6 +59,20 @@ async function createMysqlDatabase(suffix: string): Promise<TestDatabase> {
     );
   }
   const name = `gw_test_${suffix}`;
-  await createMysqlSchema(serverUrl, name);
-  return { url: databaseUrl(serverUrl, name), drop: () => dropMysqlDatabase(serverUrl, name) };
+  await runOnServer(serverUrl, `CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: () => runOnServer(serverUrl, `DROP DATABASE IF EXISTS \`${name}\``),
+  };
+}
+
+async function runOnServer(serverUrl: string, sql: string): Promise<void> {
+  const connection = await createConnection(serverUrl);
+  try {
+    await connection.query(sql);
+  } finally {
+    await connection.end();
+  }
 }
