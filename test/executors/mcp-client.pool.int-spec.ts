@@ -266,6 +266,23 @@ describe('McpClientPool + McpRemoteToolExecutor against a server that answers wi
     expect(pool.stats().servers.filter((s) => s.connected)).toHaveLength(1); // acme's own stays
   });
 
+  it("lets a side-effecting call in flight finish when an admin's change retires its session, then closes it", async () => {
+    const { pool } = suite.gw;
+    const tool = mcpTool(server.url, 'slow', { tenantId: 'acme', name: 'slow_write', sideEffect: 'SIDE_EFFECT' });
+    await suite.gw.call(tool, { ms: 1 });
+    const before = server.initializeCount;
+    const inFlight = suite.gw.call(tool, { ms: 700 });
+    await new Promise((r) => setTimeout(r, 150));
+    await pool.close(server.url, 'acme');
+    // A call after the change opens a new session while the retired one still works.
+    await expect(suite.gw.call(tool, { ms: 1 })).resolves.toMatchObject({ output: { content: 'waited 1' } });
+    expect(server.initializeCount - before).toBe(1);
+    const open = server.openSessionCount;
+    await expect(inFlight).resolves.toMatchObject({ output: { content: 'waited 700' } });
+    expect(server.cancelled).toEqual([]);
+    await waitFor(() => server.openSessionCount === open - 1, { description: 'the retired session to be closed' });
+  });
+
   it('returns an isError result as a tool error output', async () => {
     const outcome = await suite.gw.call(mcpTool(server.url, 'fail'));
     expect(outcome).toMatchObject({ output: { content: 'inventory service is down', isError: true }, attempts: 1 });

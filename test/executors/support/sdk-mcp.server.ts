@@ -35,6 +35,11 @@ export class SdkMcpServer {
   private get sessions() {
     return this.router.sessions;
   }
+  /** Sessions open on the server (a client's DELETE, or the server stopping, closes one). */
+  get openSessionCount(): number {
+    return this.sessions.size;
+  }
+
   get initializeCount(): number {
     return this.router.initializeCount;
   }

@@ -52,6 +52,8 @@ export class McpClientPool implements OnModuleDestroy {
   private readonly entries = new Map<string, PoolEntry>();
   private readonly listChangedListeners = new Map<string, Set<() => void>>();
   private readonly dropped = new Map<McpConnection, NodeJS.Timeout>();
+  /** Sessions an admin's change retired, closed once their calls in flight have ended. */
+  private readonly closingWhenIdle = new Set<McpConnection>();
   private readonly headerDigests = new WeakMap<Record<string, string>, string>();
   private totalConnects = 0;
 
@@ -115,13 +117,15 @@ export class McpClientPool implements OnModuleDestroy {
   }
 
   /**
-   * Closes the sessions `owner` (a tenant, or null: the platform) has to `url`, for every caller, or every session.
-   * The next call opens a new one. Another owner's session to the same URL stays open.
+   * Retires the sessions `owner` (a tenant, or null: the platform) has to `url`, for every caller (an admin changed
+   * or removed the service), or every session: the next call opens a new one, and each retired session is closed once its `tools/call`
+   * requests in flight have ended (at most {@link DEFAULT_REQUEST_TIMEOUT_MS}), so a change never cuts a running
+   * call, a side-effecting one included, into an unknown outcome. Another owner's session to the same URL stays open.
    */
   async close(url?: string, owner: string | null = null): Promise<void> {
     const mine = (key: string, keyUrl: string) => url === undefined || (keyUrl === url && ownerOfKey(key) === owner);
     const entries = [...this.entries.values()].filter((e) => mine(e.key, e.url));
-    await Promise.all([...entries.map((entry) => this.closeEntry(entry)), ...this.closeDropped(mine)]);
+    await Promise.all([...entries.map((entry) => this.closeEntry(entry, 'when-idle')), ...this.closeDropped(mine)]);
   }
 
   /** Counters for tests, health and benchmarks. */
@@ -137,8 +141,12 @@ export class McpClientPool implements OnModuleDestroy {
     };
   }
 
+  /** Shutdown: every session closes now, calls in flight included (the journal's recovery owns their outcome). */
   async onModuleDestroy(): Promise<void> {
-    await this.close();
+    const closing = [...this.entries.values()].map((entry) => this.closeEntry(entry, 'now'));
+    for (const connection of this.closingWhenIdle) closing.push(connection.close(0));
+    this.closingWhenIdle.clear();
+    await Promise.all([...closing, ...this.closeDropped(() => true)]);
   }
 
   /**
@@ -248,11 +256,18 @@ export class McpClientPool implements OnModuleDestroy {
     return closing;
   }
 
-  private async closeEntry(entry: PoolEntry): Promise<void> {
+  private async closeEntry(entry: PoolEntry, when: 'now' | 'when-idle'): Promise<void> {
     if (this.entries.get(entry.key) === entry) this.entries.delete(entry.key);
     const connection = entry.connection ?? (await entry.connecting?.catch(() => undefined));
     entry.connection = undefined;
-    await connection?.close();
+    if (!connection) return;
+    if (when === 'now') return connection.close();
+    connection.retire();
+    if (!connection.busy) return connection.close();
+    this.closingWhenIdle.add(connection);
+    void connection.whenIdle(DEFAULT_REQUEST_TIMEOUT_MS).then(async () => {
+      if (this.closingWhenIdle.delete(connection)) await connection.close(); // else shutdown closed it meanwhile
+    });
   }
 
   /**

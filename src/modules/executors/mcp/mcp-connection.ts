@@ -54,6 +54,9 @@ export class McpConnection {
   private ready = false;
   /** Streamable HTTP only: `tools/call` straight over undici (see McpStreamableExchange). */
   private exchange?: McpStreamableExchange;
+  /** `tools/call` requests in flight, and who waits for there to be none (see {@link whenIdle}). */
+  private callsInFlight = 0;
+  private readonly idleWaiters = new Set<() => void>();
 
   private constructor(
     /** The pool's key for the server: the endpoint URL as registered. */
@@ -146,18 +149,43 @@ export class McpConnection {
     meta?: Record<string, unknown>,
   ): Promise<CallToolResult> {
     const params = meta ? { name, arguments: args, _meta: meta } : { name, arguments: args };
-    if (this.exchange) {
-      const result = await this.exchange.request('tools/call', params, { signal, timeoutMs });
-      return CallToolResultSchema.parse(result);
+    this.callsInFlight++;
+    try {
+      if (this.exchange) {
+        const result = await this.exchange.request('tools/call', params, { signal, timeoutMs });
+        return CallToolResultSchema.parse(result);
+      }
+      return await untilAborted(
+        signal,
+        (requestSignal) =>
+          this.client.callTool(params, undefined, {
+            signal: requestSignal,
+            timeout: timeoutMs,
+          }) as Promise<CallToolResult>,
+      );
+    } finally {
+      if (--this.callsInFlight === 0) for (const wake of this.idleWaiters) wake();
     }
-    return untilAborted(
-      signal,
-      (requestSignal) =>
-        this.client.callTool(params, undefined, {
-          signal: requestSignal,
-          timeout: timeoutMs,
-        }) as Promise<CallToolResult>,
-    );
+  }
+
+  /** Whether a `tools/call` is in flight on this session. */
+  get busy(): boolean {
+    return this.callsInFlight > 0;
+  }
+
+  /** Resolves once no `tools/call` is in flight on this session, or after `maxWaitMs`. */
+  whenIdle(maxWaitMs: number): Promise<void> {
+    if (this.callsInFlight === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.idleWaiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, maxWaitMs);
+      timer.unref();
+      this.idleWaiters.add(done);
+    });
   }
 
   /** One page of `tools/list`, through the SDK Client. */
