@@ -9,6 +9,8 @@ import { PageQueryDto, pageOf, pageWindow } from '@app/common/dto/page.dto';
 import { toIso } from '@app/database/epoch-ms.transformer';
 import { isUniqueViolation } from '@app/database/unique-violation';
 import { nameKeyOf } from '@app/common/name-key';
+import { PLATFORM_SCOPE } from '@app/modules/tool-registry/ai-tool.entity';
+import { scopeKeyOf } from '@app/modules/tool-registry/tool-descriptor.mapper';
 import { ModelProvidersRepository } from './model-providers.repository';
 import { ModelProviderEntity } from './model-provider.entity';
 import { ModelProvidersErrorCode } from './model-providers.errors';
@@ -139,13 +141,6 @@ export class ModelProvidersService {
       throw err;
     }
   }
-}
-
-/** Platform-wide providers' scope: no tenant id holds `*` (TENANT_ID_PATTERN). */
-const PLATFORM_SCOPE = '*';
-
-function scopeKeyOf(tenantId: string | null): string {
-  return tenantId ?? PLATFORM_SCOPE;
 }
 
 function nameTaken(scopeKey: string, name: string): DomainError {
