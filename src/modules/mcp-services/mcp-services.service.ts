@@ -13,7 +13,7 @@ import { noNacosNamespaceMessage, tenantNacosNamespaces } from '@app/config/naco
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { McpClientPool } from '@app/modules/executors/mcp/mcp-client.pool';
 import { ToolRegistryRepository } from '@app/modules/tool-registry/tool-registry.repository';
-import { toDescriptor, toToolDto } from '@app/modules/tool-registry/tool-descriptor.mapper';
+import { scopeKeyOf, toDescriptor, toToolDto } from '@app/modules/tool-registry/tool-descriptor.mapper';
 import type { ToolDto } from '@app/modules/tool-registry/tool-registry.dto';
 import { checkHeaderTemplates } from '@app/modules/tool-registry/tool-definition.rules';
 import { urlCredentialProblem } from '@app/modules/tool-registry/tool-credential.rules';
@@ -65,7 +65,7 @@ export class McpServicesService {
     if (dto.kind === 'NACOS' && !isNacosEnabled(this.naming))
       throw new DomainError(McpServicesErrorCode.NACOS_NOT_CONFIGURED, new NacosDisabledError().message);
     const namespaceId = dto.kind === 'NACOS' ? this.namespaceFor(auth, dto.namespaceId) : null;
-    const scopeKey = tenantId ?? '*';
+    const scopeKey = scopeKeyOf(tenantId);
     await this.assertNameFree(scopeKey, dto.name);
     const now = Date.now();
     const row: McpServiceEntity = {
