@@ -1,3 +1,4 @@
+import { cpuTimed } from '@test/support/cpu-time';
 import {
   MAX_REDACTION_DEPTH,
   redact,
@@ -166,9 +167,10 @@ describe('redactText', () => {
       '-----BEGIN RSA PRIVATE KEY-----'.repeat(15_000),
       ('token' + '-'.repeat(39)).repeat(10_000),
     ];
-    const started = performance.now();
-    for (const text of hostile) redactText(text);
-    expect(performance.now() - started).toBeLessThan(2000);
+    const { cpuMs } = cpuTimed(() => {
+      for (const text of hostile) redactText(text);
+    });
+    expect(cpuMs).toBeLessThan(2000);
   });
 });
 

@@ -1,3 +1,4 @@
+import { cpuTimed } from '@test/support/cpu-time';
 import { evaluateRiskArguments } from './risk-arguments.evaluator';
 import { evaluateRiskText } from './risk-text.evaluator';
 
@@ -6,12 +7,6 @@ import { evaluateRiskText } from './risk-text.evaluator';
  * Generous on purpose: the defect is super-linear growth, not a slow machine (speed itself is bench:risk's business).
  */
 const BUDGET_MS = 8_000;
-
-function timed<T>(fn: () => T): { value: T; ms: number } {
-  const started = Date.now();
-  const value = fn();
-  return { value, ms: Date.now() - started };
-}
 
 describe('evaluateRiskText on hostile input', () => {
   it.each([
@@ -27,12 +22,12 @@ describe('evaluateRiskText on hostile input', () => {
     ['a find with 10 000 starting points piped to xargs', 'find ' + '/ '.repeat(10_000) + '| xargs chmod 777'],
     ['a variable split on IFS into 20 000 words', 'IFS=,; X=' + 'a,'.repeat(20_000) + '; $X'],
   ])('finishes quickly on %s', (_label, text) => {
-    const { ms } = timed(() => evaluateRiskText(text));
-    expect(ms).toBeLessThan(BUDGET_MS);
+    const { cpuMs } = cpuTimed(() => evaluateRiskText(text));
+    expect(cpuMs).toBeLessThan(BUDGET_MS);
   });
 
   it('still flags a destructive command inside a huge script, with a bounded list of matches', () => {
-    const { value } = timed(() =>
+    const { value } = cpuTimed(() =>
       evaluateRiskText(Array.from({ length: 3_000 }, (_, i) => `rm -rf /d${i}/x`).join('; ')),
     );
     expect(value.risky).toBe(true);
@@ -41,8 +36,8 @@ describe('evaluateRiskText on hostile input', () => {
 
   it('bounds the work on arguments with thousands of command-like strings', () => {
     const args = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, `git push origin b${i}`]));
-    const { value, ms } = timed(() => evaluateRiskArguments(args));
-    expect(ms).toBeLessThan(BUDGET_MS);
+    const { value, cpuMs } = cpuTimed(() => evaluateRiskArguments(args));
+    expect(cpuMs).toBeLessThan(BUDGET_MS);
     expect(value.rules.map((r) => r.rule)).toEqual(['opaque']);
   });
 });
