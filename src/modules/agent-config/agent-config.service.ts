@@ -121,7 +121,11 @@ export class AgentConfigService {
     const agent = await this.loadAgent(auth, id);
     let removed = false;
     await this.write(agent.tenantId, async (m) => (removed = await this.repo.removeBinding(m, id, toolId)), agent.name);
-    if (!removed) throw new DomainError(CommonErrorCode.NOT_FOUND, `Tool ${toolId} is not bound to agent ${id}.`);
+    if (!removed)
+      throw new DomainError(
+        CommonErrorCode.NOT_FOUND,
+        `Tool ${toolId} is not bound to agent ${id}; the agent's toolIds (GET /api/v1/admin/agents/${id}) are its bound tools.`,
+      );
     return this.get(auth, id);
   }
 
@@ -188,7 +192,10 @@ export class AgentConfigService {
 
   async getCapabilities(auth: AuthContext, tenantId: string): Promise<TenantCapabilitiesResponseDto> {
     if (auth.tenantId !== null && auth.tenantId !== tenantId) {
-      throw new DomainError(CommonErrorCode.NOT_FOUND, `No tenant ${tenantId} in your scope.`);
+      throw new DomainError(
+        CommonErrorCode.NOT_FOUND,
+        `No tenant ${tenantId} in your scope; your admin key manages tenant ${auth.tenantId}.`,
+      );
     }
     const row = await this.repo.findCapability(tenantId);
     return { tenantId, webSearch: row?.webSearch ?? false, updatedAt: toIso(row?.updatedAt ?? 0)! };
