@@ -51,4 +51,21 @@ describeEachDialect('admin tool-call list', (dialect) => {
     expect((await list(acmeAdmin, '?sessionId=00000000-0000-4000-8000-000000000001')).total).toBe(2);
     expect((await list(suite.gw.admin, '?toolName=lookup')).total).toBe(6);
   });
+
+  it('refuses a status no row can have with a 400 naming the statuses (an empty page read as "no such calls")', async () => {
+    const res = await suite.gw.http.get('/api/v1/admin/tool-calls?status=completed').set(acmeAdmin).expect(400);
+    expect(res.body.error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: {
+        fields: [
+          {
+            field: 'status',
+            problems: [
+              'status must be one of the following values: COMPLETED, FAILED, REJECTED, PENDING_APPROVAL, UNKNOWN_OUTCOME',
+            ],
+          },
+        ],
+      },
+    });
+  });
 });

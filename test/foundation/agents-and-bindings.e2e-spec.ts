@@ -1,5 +1,6 @@
 import { describeEachDialect } from '@test/support/test-database';
 import { gatewayForSuite, toolBody } from '@test/support/gateway-test-app';
+import { skillMd, uploadJsonSkill } from '@test/support/skill-fixture';
 
 describeEachDialect('agents, bindings and capabilities', (dialect) => {
   const suite = gatewayForSuite(dialect);
@@ -75,6 +76,31 @@ describeEachDialect('agents, bindings and capabilities', (dialect) => {
       .expect(400);
     await suite.gw.http.delete(`/api/v1/admin/agents/${agent.id}`).set(suite.gw.admin).expect(200);
     await suite.gw.http.get(`/api/v1/admin/agents/${agent.id}`).set(suite.gw.admin).expect(404);
+  });
+
+  it('keeps each id once in skillIds and subAgentIds on create and PATCH, as the PUT endpoints do', async () => {
+    const skill = await uploadJsonSkill(suite.gw, suite.gw.admin, {
+      tenantId: 'acme',
+      skillContent: skillMd(`dup-${Math.random().toString(36).slice(2, 8)}`, 'A skill bound twice.'),
+    });
+    const helper = await newAgent();
+    const created = await newAgent({ skillIds: [skill.id, skill.id], subAgentIds: [helper.id, helper.id] });
+    expect({ skillIds: created.skillIds, subAgentIds: created.subAgentIds }).toEqual({
+      skillIds: [skill.id],
+      subAgentIds: [helper.id],
+    });
+    const patched = await suite.gw.http
+      .patch(`/api/v1/admin/agents/${created.id}`)
+      .set(suite.gw.admin)
+      .send({ skillIds: [skill.id, skill.id], subAgentIds: [helper.id, helper.id] })
+      .expect(200);
+    const read = await suite.gw.http.get(`/api/v1/admin/agents/${created.id}`).set(suite.gw.admin).expect(200);
+    for (const agent of [patched.body, read.body]) {
+      expect({ skillIds: agent.skillIds, subAgentIds: agent.subAgentIds }).toEqual({
+        skillIds: [skill.id],
+        subAgentIds: [helper.id],
+      });
+    }
   });
 
   it('replaces, adds and removes bindings, each answering the agent', async () => {

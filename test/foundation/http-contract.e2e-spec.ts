@@ -145,6 +145,16 @@ describe('HTTP contract of act and execute (routing, bodies, errors)', () => {
       400,
       invalid([['extra', 'property should not exist']]),
     ],
+    [
+      'arguments that are neither an object nor a string',
+      (http) =>
+        http
+          .post(execute)
+          .set(runtime)
+          .send({ ...executeBody(), arguments: null }),
+      400,
+      invalid([['arguments', 'must be an object or a string']]),
+    ],
     ['an array body', (http) => http.post(execute).set(runtime).send([]), 400, invalid([['(body)', 'must be object']])],
     [
       'an empty JSON body (read as {})',
@@ -213,6 +223,16 @@ describe('HTTP contract of act and execute (routing, bodies, errors)', () => {
         ['toolCalls', 'is required'],
         ['iteration', 'must be integer'],
       ]),
+    ],
+    [
+      'an act whose arguments are an array',
+      (http) =>
+        http
+          .post(`/api/v1/sessions/${sessionId}/act`)
+          .set(runtime)
+          .send({ iteration: 1, toolCalls: [{ id: 'c-array', name: 'lookup', arguments: [1] }] }),
+      400,
+      invalid([['toolCalls.0.arguments', 'must be an object or a string']]),
     ],
     [
       'an act replay of a finished call',

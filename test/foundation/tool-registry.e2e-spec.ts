@@ -163,6 +163,35 @@ describeEachDialect('tool registry admin API', (dialect) => {
     expect(JSON.stringify(res.body)).not.toContain('sk-live-123');
   });
 
+  it('refuses a header value no HTTP request can carry (beyond U+00FF), for tools and MCP services alike', async () => {
+    const before = await countTools();
+    const tool = await suite.gw.http
+      .post('/api/v1/admin/tools')
+      .set(suite.gw.admin)
+      .send(toolBody({ headers: { 'X-Locale': '中文' } }))
+      .expect(400);
+    expect(tool.body.error.details.fields).toEqual([
+      {
+        field: 'headers.X-Locale',
+        problems: [
+          'must be a header name (letters, digits, -) with a string value of at most 8192 characters, no line breaks or control characters and none beyond U+00FF',
+        ],
+      },
+    ]);
+    expect(await countTools()).toBe(before);
+    const service = await suite.gw.http
+      .post('/api/v1/admin/mcp-services')
+      .set(suite.gw.admin)
+      .send({ name: 'wide-header', kind: 'STATIC', url: 'http://127.0.0.1:9/mcp', headers: { 'X-Locale': '中文' } })
+      .expect(400);
+    expect(service.body.error.details.fields[0].field).toBe('headers.X-Locale');
+    await suite.gw.http
+      .post('/api/v1/admin/tools')
+      .set(suite.gw.admin)
+      .send(toolBody({ headers: { 'X-Locale': 'français' } }))
+      .expect(201);
+  });
+
   it('bumps version on PATCH and retires on DELETE, keeping the row', async () => {
     const created = await suite.gw.http.post('/api/v1/admin/tools').set(suite.gw.admin).send(toolBody()).expect(201);
     const patched = await suite.gw.http

@@ -200,6 +200,32 @@ describeEachDialect('secrets: platform secrets stay with platform tools, tenants
       .expect(400);
   });
 
+  it('refuses a value no header can carry (characters beyond U+00FF), which every call using it would fail on', async () => {
+    const wide = await suite.gw.http
+      .put(`${secrets('acme')}/WIDE_VALUE`)
+      .set(acmeAdmin)
+      .send({ value: 'token-密码' })
+      .expect(400);
+    expect(wide.body.error.details.fields).toEqual([
+      {
+        field: 'value',
+        problems: [
+          'value must be text a header can carry: no line breaks, control characters or characters beyond U+00FF (it is sent as a header value)',
+        ],
+      },
+    ]);
+    await suite.gw.http
+      .get(secrets('acme'))
+      .set(acmeAdmin)
+      .expect(200)
+      .expect((res) => expect(res.body.items.map((i: { name: string }) => i.name)).not.toContain('WIDE_VALUE'));
+    await suite.gw.http
+      .put(`${secrets('acme')}/LATIN_VALUE`)
+      .set(acmeAdmin)
+      .send({ value: 'café-token' })
+      .expect(201);
+  });
+
   it('a secret changed on another gateway instance is used on the next call here (the tenant config version moved)', async () => {
     const other = await startTestGateway(suite.db.url, { SECRETS_KEY });
     try {

@@ -28,6 +28,13 @@ export class AjvBodyPipe<T> implements PipeTransform<unknown, T> {
 /** An error about an array item itself (`items/<keyword>`, not a property inside it). */
 const ITEM_ERROR = /\/items\/[^/]+$/;
 const OBJECT_KEYWORDS = new Set(['required', 'additionalProperties']);
+const WITH_ARTICLE: Record<string, string> = { object: 'an object', array: 'an array', integer: 'an integer' };
+
+/** "an object or a string": the types an `anyOf` of types accepts, as its error names them. */
+function typesInWords(types: string[]): string {
+  const words = types.map((t) => WITH_ARTICLE[t] ?? (t === 'null' ? 'null' : `a ${t}`));
+  return words.length > 1 ? `${words.slice(0, -1).join(', ')} or ${words.at(-1)}` : words[0];
+}
 
 function toFieldProblems(errors: ErrorObject[]): FieldProblem[] {
   const byField = new Map<string, string[]>();
@@ -35,6 +42,8 @@ function toFieldProblems(errors: ErrorObject[]): FieldProblem[] {
     const problems = byField.get(field) ?? [];
     if (!problems.includes(problem)) byField.set(field, [...problems, problem]);
   };
+  /** The types the branches of an `anyOf` wanted, by the value's path: its error names them. */
+  const anyOfTypes = new Map<string, string[]>();
   for (const e of errors) {
     const path = e.instancePath.slice(1).split('/');
     // A bad value in an array is named on the array, as class-validator's `each` did: `permissions`, not
@@ -45,8 +54,12 @@ function toFieldProblems(errors: ErrorObject[]): FieldProblem[] {
     if (e.keyword === 'required') add(join((e.params as { missingProperty: string }).missingProperty), 'is required');
     else if (e.keyword === 'additionalProperties')
       add(join((e.params as { additionalProperty: string }).additionalProperty), 'property should not exist');
-    else if (e.keyword === 'type' && e.schemaPath.includes('anyOf'))
-      continue; // the anyOf error below says it once
+    else if (e.keyword === 'type' && e.schemaPath.includes('anyOf')) {
+      // the anyOf error below says it once, naming every type
+      anyOfTypes.set(e.instancePath, [...(anyOfTypes.get(e.instancePath) ?? []), String(e.params.type)]);
+      continue;
+    } else if (e.keyword === 'anyOf' && anyOfTypes.has(e.instancePath))
+      add(base || '(body)', `must be ${typesInWords(anyOfTypes.get(e.instancePath)!)}`);
     else if (e.keyword === 'pattern' && (e.params as { pattern: string }).pattern === SAFE_LINE_PATTERN)
       add(base, UNSAFE_LINE_PROBLEM);
     else if (e.keyword === 'enum')

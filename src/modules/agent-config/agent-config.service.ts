@@ -58,9 +58,9 @@ export class AgentConfigService {
       sideEffectPolicy: dto.sideEffectPolicy ?? 'ALLOW',
       hitlReviewer: dto.hitlReviewer ?? 'RUNTIME',
       maxIterations: dto.maxIterations ?? 20,
-      skillIds: dto.skillIds ?? [],
+      skillIds: onceEach(dto.skillIds) ?? [],
       knowledgeBaseIds: null,
-      subAgentIds: dto.subAgentIds ?? null,
+      subAgentIds: onceEach(dto.subAgentIds) ?? null,
       modelProviderId: dto.modelProviderId ?? null,
       systemPrompt: dto.systemPrompt ?? null,
       createdAt: now,
@@ -90,7 +90,13 @@ export class AgentConfigService {
     const row = await this.loadAgent(auth, id);
     await this.skillIds.assert(row.tenantId, dto.skillIds);
     await this.loopFields.check(row.tenantId, id, dto);
-    const changes = { ...dto, ...(dto.name !== undefined && { nameKey: nameKeyOf(dto.name) }), updatedAt: Date.now() };
+    const changes = {
+      ...dto,
+      ...(dto.name !== undefined && { nameKey: nameKeyOf(dto.name) }),
+      ...(dto.skillIds && { skillIds: onceEach(dto.skillIds) }),
+      ...(dto.subAgentIds && { subAgentIds: onceEach(dto.subAgentIds) }),
+      updatedAt: Date.now(),
+    };
     await this.write(row.tenantId, (m) => this.repo.updateAgent(m, id, changes), dto.name ?? row.name);
     return toAgentDto({ ...row, ...changes }, await this.repo.boundToolIds(id));
   }
@@ -121,7 +127,11 @@ export class AgentConfigService {
     const agent = await this.loadAgent(auth, id);
     let removed = false;
     await this.write(agent.tenantId, async (m) => (removed = await this.repo.removeBinding(m, id, toolId)), agent.name);
-    if (!removed) throw new DomainError(CommonErrorCode.NOT_FOUND, `Tool ${toolId} is not bound to agent ${id}.`);
+    if (!removed)
+      throw new DomainError(
+        CommonErrorCode.NOT_FOUND,
+        `Tool ${toolId} is not bound to agent ${id}; the agent's toolIds (GET /api/v1/admin/agents/${id}) are its bound tools.`,
+      );
     return this.get(auth, id);
   }
 
@@ -188,7 +198,10 @@ export class AgentConfigService {
 
   async getCapabilities(auth: AuthContext, tenantId: string): Promise<TenantCapabilitiesResponseDto> {
     if (auth.tenantId !== null && auth.tenantId !== tenantId) {
-      throw new DomainError(CommonErrorCode.NOT_FOUND, `No tenant ${tenantId} in your scope.`);
+      throw new DomainError(
+        CommonErrorCode.NOT_FOUND,
+        `No tenant ${tenantId} in your scope; your admin key manages tenant ${auth.tenantId}.`,
+      );
     }
     const row = await this.repo.findCapability(tenantId);
     return { tenantId, webSearch: row?.webSearch ?? false, updatedAt: toIso(row?.updatedAt ?? 0)! };
@@ -265,4 +278,9 @@ function toAgentDto(row: AgentEntity, toolIds: string[]): AgentDto {
     createdAt: toIso(row.createdAt)!,
     updatedAt: toIso(row.updatedAt)!,
   };
+}
+
+/** An id list kept as a set (each id once, first order), as the PUT endpoints of bindings, skills and bases keep theirs. */
+function onceEach<T extends string[] | null | undefined>(ids: T): T {
+  return (ids ? [...new Set(ids)] : ids) as T;
 }

@@ -60,7 +60,10 @@ export class AgentRunsService {
     const session = await this.sessions.load(auth, sessionId);
     const run = await this.runs.find(runId);
     if (!run || run.sessionId !== sessionId) {
-      throw new DomainError(CommonErrorCode.NOT_FOUND, `No run ${runId} in session ${sessionId}.`);
+      throw new DomainError(
+        CommonErrorCode.NOT_FOUND,
+        `No run ${runId} in session ${sessionId}; use the runId that POST /api/v1/sessions/${sessionId}/messages answered.`,
+      );
     }
     return toRunView(run, session);
   }

@@ -14,9 +14,10 @@ export class PutTenantSecretDto {
   })
   @IsString()
   @Length(1, 8192, { message: 'value must be 1 to 8192 characters' })
-  // eslint-disable-next-line no-control-regex
-  @Matches(/^[^\u0000-\u001f\u007f]*$/, {
-    message: 'value must not contain line breaks or other control characters (it is sent as a header value)',
+  // What an HTTP client may send in a header value (undici: no controls, nothing beyond U+00FF), tab left out.
+  @Matches(/^[\u0020-\u007e\u0080-\u00ff]*$/, {
+    message:
+      'value must be text a header can carry: no line breaks, control characters or characters beyond U+00FF (it is sent as a header value)',
   })
   value: string;
 }

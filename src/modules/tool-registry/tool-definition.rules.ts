@@ -5,6 +5,8 @@ import { isToolContextHeader } from './tool-context.headers';
 
 // eslint-disable-next-line no-control-regex -- what a header value must not hold: C0 controls (line breaks too) and DEL
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
+/** Characters no HTTP header value can carry (the client refuses the request): anything past U+00FF. */
+const BEYOND_LATIN1 = /[\u0100-\uffff]/;
 
 const ENDPOINT_RULES: Record<ServiceType, { test: (endpoint: string) => boolean; expected: string }> = {
   HTTP: { test: isHttpUrl, expected: 'an absolute http(s) URL, e.g. https://orders.example.com/orders/{orderId}' },
@@ -61,12 +63,13 @@ export function checkHeaderTemplates(headers: Record<string, string>, fieldPrefi
       typeof value !== 'string' ||
       !/^[A-Za-z0-9-]{1,128}$/.test(name) ||
       CONTROL_CHARACTERS.test(value) ||
+      BEYOND_LATIN1.test(value) ||
       value.length > 8192
     ) {
       problems.push({
         field: `${fieldPrefix}.${name}`,
         problems: [
-          'must be a header name (letters, digits, -) with a string value of at most 8192 characters and no line breaks or control characters',
+          'must be a header name (letters, digits, -) with a string value of at most 8192 characters, no line breaks or control characters and none beyond U+00FF',
         ],
       });
     }

@@ -190,7 +190,10 @@ export class ArtifactsService {
   private async load(tenantId: string | null, id: string): Promise<ArtifactEntity> {
     const row = await this.dataSource.getRepository(ArtifactEntity).findOneBy({ id });
     if (!row || (tenantId !== null && row.tenantId !== tenantId))
-      throw new DomainError(CommonErrorCode.NOT_FOUND, `No artifact ${id} in your tenant.`);
+      throw new DomainError(
+        CommonErrorCode.NOT_FOUND,
+        `No artifact ${id} in your tenant; use the artifactId that PUBLISH_FILE answered.`,
+      );
     return row;
   }
 }

@@ -95,7 +95,11 @@ export class ToolVisibilityService {
 
   private async visibleTools(req: VisibilityRequest & { agentId: string }, explain: boolean): Promise<VisibleTools> {
     const { view, agent, ctx } = await this.prepare(req);
-    if (!agent) throw new DomainError(CommonErrorCode.NOT_FOUND, `No agent ${req.agentId} in your tenant.`);
+    if (!agent)
+      throw new DomainError(
+        CommonErrorCode.NOT_FOUND,
+        `No agent ${req.agentId} in your tenant; list agents with GET /api/v1/admin/agents.`,
+      );
     if (!explain) {
       const tools = visibleByName(view, agent, ctx);
       return { view, tools, decisions: [], forced: forcedWebSearch(ctx, tools) };
@@ -149,7 +153,10 @@ export class ToolVisibilityService {
     const view = await this.snapshots.tenantView(req.tenantId, req.freshSince);
     const agent = req.agentId === undefined ? null : await this.snapshots.agentView(view, req.agentId);
     if (req.agentId !== undefined && !agent)
-      throw new DomainError(CommonErrorCode.NOT_FOUND, `No agent ${req.agentId} in your tenant.`);
+      throw new DomainError(
+        CommonErrorCode.NOT_FOUND,
+        `No agent ${req.agentId} in your tenant; list agents with GET /api/v1/admin/agents.`,
+      );
     const ctx: VisibilityContext = {
       tenantId: req.tenantId,
       userPermissions: new Set(req.permissions),

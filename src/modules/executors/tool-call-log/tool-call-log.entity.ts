@@ -1,6 +1,16 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { epochMs } from '@app/database/epoch-ms.transformer';
 
+/** What a tool log row's status can be: a call's outcome, or the decision it waits for. */
+export const TOOL_CALL_LOG_STATUSES = [
+  'COMPLETED',
+  'FAILED',
+  'REJECTED',
+  'PENDING_APPROVAL',
+  'UNKNOWN_OUTCOME',
+] as const;
+export type ToolCallLogStatus = (typeof TOOL_CALL_LOG_STATUSES)[number];
+
 /** One row per finished tool call (both entries: act and executeDirect). Arguments are stored redacted. */
 @Entity({ name: 'tool_call_log' })
 // The admin list walks these in time order: by tenant, by tenant and tool, by session (any tenant).
@@ -33,9 +43,8 @@ export class ToolCallLogEntity {
   @Column({ name: 'tool_name', type: 'varchar', length: 64 })
   toolName: string;
 
-  /** COMPLETED, FAILED, REJECTED, PENDING_APPROVAL, UNKNOWN_OUTCOME, ... */
   @Column({ type: 'varchar', length: 24 })
-  status: string;
+  status: ToolCallLogStatus;
 
   /** Which entry ran it: ACT, RESUME or DIRECT. */
   @Column({ type: 'varchar', length: 8 })

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { HotSql } from '@app/database/hot-sql';
 import { HotTable } from '@app/database/hot-table';
 import { timeOrderedId } from '@app/common/time-ordered-id';
-import { ToolCallLogEntity } from './tool-call-log.entity';
+import { ToolCallLogEntity, type ToolCallLogStatus } from './tool-call-log.entity';
 import { redactArguments, redactedPreview } from '@app/common/redaction';
 import { loggedArguments } from './tool-call-log.arguments';
 
@@ -20,7 +20,7 @@ export interface ToolCallLogInput {
   toolCallId?: string | null;
   toolId?: string | null;
   toolName: string;
-  status: string;
+  status: ToolCallLogStatus;
   entry: 'ACT' | 'RESUME' | 'DIRECT';
   /** As submitted (an object, or the model's text); stored redacted with the built-in keys and `redactFields`. */
   arguments: unknown;

@@ -1,20 +1,20 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
-import { IsOptional, IsString, Length } from 'class-validator';
+import { IsIn, IsOptional, IsString, Length } from 'class-validator';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
 import { PageMetaDto, PageQueryDto, pageOf, pageWindow } from '@app/common/dto/page.dto';
 import { ToolCallLogQuery } from './tool-call-log.query';
+import { TOOL_CALL_LOG_STATUSES, type ToolCallLogStatus } from './tool-call-log.entity';
 
 class ToolCallsQueryDto extends PageQueryDto {
   @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 36) sessionId?: string;
   @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 64) toolName?: string;
-  @ApiPropertyOptional({ description: 'COMPLETED, FAILED, ...' })
+  @ApiPropertyOptional({ enum: TOOL_CALL_LOG_STATUSES })
   @IsOptional()
-  @IsString()
-  @Length(1, 24)
-  status?: string;
+  @IsIn(TOOL_CALL_LOG_STATUSES)
+  status?: ToolCallLogStatus;
 }
 
 class ToolCallLogPageDto extends PageMetaDto {

@@ -47,7 +47,7 @@ export class HitlDecisionService {
     ) {
       throw new DomainError(
         LoopActingErrorCode.HITL_ALREADY_DECIDED,
-        `Request ${request.id} was already decided: ${request.decision} by ${request.decidedBy}.`,
+        `Request ${request.id} was already decided: ${request.decision} by ${request.decidedBy}; nothing is left to decide on it: list the pending requests with GET /api/v1/admin/hitl?status=PENDING.`,
         {
           decision: request.decision,
           decidedBy: request.decidedBy,

@@ -222,7 +222,9 @@ export class ResumeService {
     if (dto.toolCallId !== undefined && dto.toolCallId !== request.toolCallId) {
       throw new DomainError(
         LoopActingErrorCode.HITL_TOOL_CALL_MISMATCH,
-        `The pending request is about toolCallId ${request.toolCallId ?? '(none: a checkpoint pause)'}, not ${dto.toolCallId}.`,
+        request.toolCallId === null
+          ? `The pending request is a checkpoint pause, about no toolCallId (not ${dto.toolCallId}): leave toolCallId out to continue.`
+          : `The pending request is about toolCallId ${request.toolCallId}, not ${dto.toolCallId}: send toolCallId ${request.toolCallId} (or leave it out) to decide it.`,
         {
           pendingToolCallId: request.toolCallId,
         },

@@ -28,7 +28,9 @@ export class ToolResultReader {
     if (!entry || entry.state === 'STARTED') {
       throw new DomainError(
         CommonErrorCode.NOT_FOUND,
-        `No finished result for toolCallId ${toolCallId} in session ${sessionId}.`,
+        `No finished result for toolCallId ${toolCallId} in session ${sessionId}: only a call that finished ` +
+          '(COMPLETED, FAILED or REJECTED) has one, not one PENDING_APPROVAL, NOT_RUN, running or of unknown outcome; ' +
+          'use the toolCallId of a finished act result.',
       );
     }
     return { toolCallId, ...pageResult(await this.store.contentOf(entry), offset, limit) };
