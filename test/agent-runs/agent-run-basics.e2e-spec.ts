@@ -371,6 +371,14 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
     const sessionId = await fx.session(bare.body.id);
     const res = await fx.send(sessionId, 'x', 'hi').expect(409);
     expect(res.body.error.code).toBe('AGENT_HAS_NO_MODEL');
+    // A closed session says so first: no change to the agent would let it take the message.
+    const closedId = await fx.session(bare.body.id);
+    await suite.gw.http.delete(`/api/v1/sessions/${closedId}`).set(fx.runtime).expect(200);
+    const closed = await fx.send(closedId, 'x', 'hi').expect(409);
+    expect(closed.body.error).toMatchObject({
+      code: 'SESSION_CLOSED',
+      message: expect.stringContaining('start a new session'),
+    });
 
     const otherRuntime = await (await import('@test/support/gateway-test-app')).createKey(suite.gw, 'globex');
     await suite.gw.http

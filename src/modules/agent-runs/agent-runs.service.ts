@@ -90,6 +90,8 @@ export class AgentRunsService {
    */
   async startRun(session: AgentSessionEntity, clientMessageId: string, content: string): Promise<AgentRunEntity> {
     const dto = { clientMessageId, content };
+    // A closed session is final: say so before anything that could be fixed on the agent.
+    if (session.status === 'CLOSED') throw notActiveError(session);
     const agent = await this.agents.loadAgent({ tenantId: session.tenantId }, session.agentId);
     if (!agent.modelProviderId) {
       throw new DomainError(
@@ -142,22 +144,7 @@ export class AgentRunsService {
   }
 
   private async notActive(sessionId: string): Promise<DomainError> {
-    const session = await this.sessions.load({ tenantId: null }, sessionId);
-    if (session.status === 'CLOSED')
-      return new DomainError(
-        LoopActingErrorCode.SESSION_CLOSED,
-        `Session ${sessionId} is closed; start a new session.`,
-      );
-    if (session.status === 'INTERRUPTED')
-      return new DomainError(
-        LoopActingErrorCode.SESSION_INTERRUPTED,
-        `Session ${sessionId} waits for a human decision; POST /api/v1/sessions/${sessionId}/resume first.`,
-        { hitlRequest: session.hitlRequest },
-      );
-    return new DomainError(
-      AgentRunsErrorCode.RUN_IN_PROGRESS,
-      `Session ${sessionId} is ${session.status}; send the message when its run has finished.`,
-    );
+    return notActiveError(await this.sessions.load({ tenantId: null }, sessionId));
   }
 
   /** The run once it stopped, or as it is after `maxMs`. */
@@ -200,4 +187,20 @@ export function toRunView(run: AgentRunEntity, session: Pick<AgentSessionEntity,
     ...(hitlRequest && { hitlRequest }),
     iterations: run.iterations,
   };
+}
+
+/** Why a session that is not ACTIVE takes no message, and what to do instead. */
+function notActiveError(session: Pick<AgentSessionEntity, 'id' | 'status' | 'hitlRequest'>): DomainError {
+  if (session.status === 'CLOSED')
+    return new DomainError(LoopActingErrorCode.SESSION_CLOSED, `Session ${session.id} is closed; start a new session.`);
+  if (session.status === 'INTERRUPTED')
+    return new DomainError(
+      LoopActingErrorCode.SESSION_INTERRUPTED,
+      `Session ${session.id} waits for a human decision; POST /api/v1/sessions/${session.id}/resume first.`,
+      { hitlRequest: session.hitlRequest },
+    );
+  return new DomainError(
+    AgentRunsErrorCode.RUN_IN_PROGRESS,
+    `Session ${session.id} is ${session.status}; send the message when its run has finished.`,
+  );
 }
