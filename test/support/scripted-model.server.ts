@@ -9,13 +9,14 @@ export interface ScriptedToolCall {
 }
 
 /**
- * One scripted answer: a final text, tool calls (with optional text), an HTTP error (optionally with
- * Retry-After), or no answer at all (`hang`: the request stays open until the server closes). `delayMs` waits
- * before answering.
+ * One scripted answer: a final text, tool calls (with optional text), an assistant `message` sent as it is (what a
+ * broken or hostile provider may answer), an HTTP error (optionally with Retry-After), or no answer at all (`hang`:
+ * the request stays open until the server closes). `delayMs` waits before answering.
  */
 export type ScriptedAnswer = { delayMs?: number } & (
   | { text: string; toolCalls?: undefined }
   | { toolCalls: ScriptedToolCall[]; text?: string }
+  | { message: Record<string, unknown> }
   | { status: number; retryAfter?: string; message?: string }
   | { hang: true }
 );
@@ -91,26 +92,30 @@ export class ScriptedModelServer {
       if (answer.retryAfter !== undefined) res.setHeader('retry-after', answer.retryAfter);
       return json(res, answer.status, { error: { message: answer.message ?? `scripted HTTP ${answer.status}` } });
     }
+    if ('message' in answer) return json(res, 200, completion(body.model, this.requests.length, answer.message));
     const toolCalls = answer.toolCalls?.map((c) => ({
       id: c.id,
       type: 'function',
       function: { name: c.name, arguments: c.arguments },
     }));
-    json(res, 200, {
-      id: `chatcmpl-${this.requests.length}`,
-      object: 'chat.completion',
-      created: Math.floor(Date.now() / 1000),
-      model: body.model,
-      choices: [
-        {
-          index: 0,
-          message: { role: 'assistant', content: answer.text ?? null, ...(toolCalls ? { tool_calls: toolCalls } : {}) },
-          finish_reason: toolCalls ? 'tool_calls' : 'stop',
-        },
-      ],
-      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-    });
+    const message = {
+      role: 'assistant',
+      content: answer.text ?? null,
+      ...(toolCalls ? { tool_calls: toolCalls } : {}),
+    };
+    json(res, 200, completion(body.model, this.requests.length, message));
   }
+}
+
+function completion(model: string, n: number, message: Record<string, unknown>): unknown {
+  return {
+    id: `chatcmpl-${n}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [{ index: 0, message, finish_reason: message.tool_calls ? 'tool_calls' : 'stop' }],
+    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+  };
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {

@@ -89,7 +89,11 @@ export class ModelChatClient {
       if (!message) throw new ModelCallError(`model provider ${provider.name} answered without a choice`);
       const toolCalls = (message.tool_calls ?? [])
         .filter((c) => c.type === 'function')
-        .map((c) => ({ id: c.id ?? '', name: c.function?.name ?? '', arguments: c.function?.arguments ?? '' }));
+        .map((c) => ({
+          id: asText(c.id),
+          name: asText(c.function?.name),
+          arguments: asText(c.function?.arguments),
+        }));
       return { content: message.content ?? null, toolCalls };
     } catch (err) {
       throw scrubbed(this.explain(provider, err, client.maxRetries, client.apiKey), client.apiKey);
@@ -166,6 +170,16 @@ function scrubbed(err: Error, apiKey: string): Error {
 
 function withoutKey(text: string, apiKey: string): string {
   return apiKey.length >= 8 && text.includes(apiKey) ? text.split(apiKey).join('[redacted]') : text;
+}
+
+/**
+ * A field of a tool call as a string, whatever the server sent: servers compatible only in part answer the arguments
+ * as a JSON object, or the id as a number (a type error at the first string method failed the run).
+ */
+function asText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return value === undefined || value === null ? '' : JSON.stringify(value);
 }
 
 function reason(err: unknown): string {

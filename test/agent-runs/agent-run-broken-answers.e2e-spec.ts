@@ -1,0 +1,71 @@
+import { describeEachDialect } from '@test/support/test-database';
+import { gatewayForSuite } from '@test/support/gateway-test-app';
+import { AGENT_LOOP_ENV, AgentLoopFixture } from './support/agent-loop.fixture';
+
+/**
+ * Answers that OpenAI-compatible servers send although OpenAI's own never would: the run reads what it can of
+ * them and goes on, as it does with tool call arguments that are not valid JSON.
+ */
+describeEachDialect('the agent loop takes broken model answers', (dialect) => {
+  const suite = gatewayForSuite(dialect, AGENT_LOOP_ENV);
+  const fx = new AgentLoopFixture(() => suite.gw);
+  let lookup: { id: string; name: string };
+
+  beforeAll(async () => {
+    await fx.start();
+    lookup = await fx.tool('lookup_parcel', { httpMethod: 'GET', description: 'Look a parcel up.' });
+  });
+  afterAll(() => fx.stop());
+
+  it('runs a tool call whose arguments are a JSON object instead of a JSON string', async () => {
+    const agent = await fx.agent([lookup.id]);
+    const sessionId = await fx.session(agent.id);
+    const before = fx.requestsTo('/lookup_parcel').length;
+    fx.model.script(
+      agent.model,
+      {
+        message: {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'obj_1', type: 'function', function: { name: 'lookup_parcel', arguments: { q: 'p-1' } } }],
+        },
+      },
+      { text: 'Parcel p-1 is on its way.' },
+    );
+
+    const res = await fx.send(sessionId, 'obj-args', 'Where is p-1?').expect(200);
+
+    expect(res.body).toMatchObject({ status: 'COMPLETED', answer: 'Parcel p-1 is on its way.' });
+    expect(fx.requestsTo('/lookup_parcel').slice(before)).toEqual([
+      expect.objectContaining({ url: expect.stringContaining('q=p-1') }),
+    ]);
+    // The model is shown its call as OpenAI's format has it: the arguments as a JSON string.
+    const [assistant] = fx.model.requestsFor(agent.model)[1].body.messages.filter((m) => m.role === 'assistant');
+    expect(assistant.tool_calls[0].function.arguments).toBe('{"q":"p-1"}');
+  });
+
+  it('runs a tool call whose id is a number, answering it under that id as a string', async () => {
+    const agent = await fx.agent([lookup.id]);
+    const sessionId = await fx.session(agent.id);
+    const before = fx.requestsTo('/lookup_parcel').length;
+    fx.model.script(
+      agent.model,
+      {
+        message: {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 7, type: 'function', function: { name: 'lookup_parcel', arguments: '{"q":"p-7"}' } }],
+        },
+      },
+      { text: 'Parcel p-7 arrived.' },
+    );
+
+    const res = await fx.send(sessionId, 'num-id', 'Where is p-7?').expect(200);
+
+    expect(res.body).toMatchObject({ status: 'COMPLETED', answer: 'Parcel p-7 arrived.' });
+    expect(fx.requestsTo('/lookup_parcel').slice(before)).toHaveLength(1);
+    const messages = fx.model.requestsFor(agent.model)[1].body.messages;
+    expect(messages.find((m) => m.role === 'assistant')!.tool_calls[0].id).toBe('7');
+    expect(messages.find((m) => m.role === 'tool')!.tool_call_id).toBe('7');
+  });
+});
