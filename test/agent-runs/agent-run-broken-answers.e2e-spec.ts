@@ -68,4 +68,26 @@ describeEachDialect('the agent loop takes broken model answers', (dialect) => {
     expect(messages.find((m) => m.role === 'assistant')!.tool_calls[0].id).toBe('7');
     expect(messages.find((m) => m.role === 'tool')!.tool_call_id).toBe('7');
   });
+
+  it('takes an answer whose content is a list of text parts as their text', async () => {
+    const agent = await fx.agent([]);
+    const sessionId = await fx.session(agent.id);
+    fx.model.script(agent.model, {
+      message: {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Parcel p-2 ' },
+          { type: 'text', text: 'is in the depot.' },
+        ],
+      },
+    });
+
+    const res = await fx.send(sessionId, 'parts', 'Where is p-2?').expect(200);
+
+    expect(res.body).toMatchObject({ status: 'COMPLETED', answer: 'Parcel p-2 is in the depot.' });
+    expect((await fx.messages(sessionId)).at(-1)).toMatchObject({
+      role: 'assistant',
+      content: 'Parcel p-2 is in the depot.',
+    });
+  });
 });

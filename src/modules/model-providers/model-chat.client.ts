@@ -94,7 +94,7 @@ export class ModelChatClient {
           name: asText(c.function?.name),
           arguments: asText(c.function?.arguments),
         }));
-      return { content: message.content ?? null, toolCalls };
+      return { content: contentText(message.content), toolCalls };
     } catch (err) {
       throw scrubbed(this.explain(provider, err, client.maxRetries, client.apiKey), client.apiKey);
     }
@@ -180,6 +180,21 @@ function asText(value: unknown): string {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return value === undefined || value === null ? '' : JSON.stringify(value);
+}
+
+/**
+ * The answer's text. Some servers answer a list of parts (`[{type: "text", text}]`, beside `thinking` parts of
+ * reasoning models): the text parts, joined (the list itself failed the run when it was stored).
+ */
+function contentText(content: unknown): string | null {
+  if (!Array.isArray(content)) return content === undefined || content === null ? null : asText(content);
+  return content
+    .map((part: unknown) => {
+      if (typeof part === 'string') return part;
+      const { type, text } = (part ?? {}) as { type?: unknown; text?: unknown };
+      return type === 'text' && typeof text === 'string' ? text : '';
+    })
+    .join('');
 }
 
 function reason(err: unknown): string {
