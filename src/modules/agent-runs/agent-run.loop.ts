@@ -136,11 +136,22 @@ export class AgentRunLoop {
       const reminders = await this.reminderRegistry.remindersFor(session);
       const toldTasks = await this.taskReminders.pending(run.sessionId);
       let answer: ModelAnswer;
+      const closing = this.watchClose(session.id, signal);
       try {
-        answer = await this.ask(ctx, withReminders(ctx.agent.systemPrompt, reminders), specs, conversation, signal);
+        answer = await this.ask(
+          ctx,
+          withReminders(ctx.agent.systemPrompt, reminders),
+          specs,
+          conversation,
+          closing.signal,
+        );
       } catch (err) {
+        if (closing.closed())
+          return this.stop(run, owner, { status: 'FAILED', error: `session ${session.id} was closed` });
         if (!(err instanceof ModelCallError)) throw err;
         return this.stop(run, owner, { status: 'FAILED', error: err.message });
+      } finally {
+        closing.dispose();
       }
       const stopped = await this.recordAnswer(run, owner, answer, usedJournalKeys(conversation));
       await this.taskReminders.markTold(toldTasks.taskIds);
@@ -172,6 +183,29 @@ export class AgentRunLoop {
       if (!named || named >= (options.contextWindowTokens ?? Infinity)) throw err;
       return request({ ...options, contextWindowTokens: named });
     }
+  }
+
+  /**
+   * `signal`, also aborted when the session is closed (on any instance) while the model is asked: a closed session's
+   * run waited for the answer, up to MODEL_CALL_TIMEOUT_MS for each attempt, holding its worker. Looked at every
+   * RUN_POLL_INTERVAL_MS.
+   */
+  private watchClose(
+    sessionId: string,
+    signal: AbortSignal,
+  ): { signal: AbortSignal; closed: () => boolean; dispose: () => void } {
+    const closed = new AbortController();
+    const timer = setInterval(() => {
+      this.sessionRepo.find(sessionId).then(
+        (s) => s?.status === 'CLOSED' && closed.abort(),
+        () => undefined,
+      );
+    }, this.config.agentLoop.pollIntervalMs);
+    return {
+      signal: AbortSignal.any([signal, closed.signal]),
+      closed: () => closed.signal.aborted,
+      dispose: () => clearInterval(timer),
+    };
   }
 
   /** The session, agent and provider; null when the run stopped here (closed session, no model...). */
