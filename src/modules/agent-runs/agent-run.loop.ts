@@ -138,10 +138,13 @@ export class AgentRunLoop {
       let answer: ModelAnswer;
       const closing = this.watchClose(session.id, signal);
       try {
+        // A forced choice (web_search under ALWAYS) is for the round that answers the user's message: on every round
+        // the model could only search again, never answer.
+        const toolChoice = conversation.at(-1)?.role === 'user' ? specs.toolChoice : undefined;
         answer = await this.ask(
           ctx,
           withReminders(ctx.agent.systemPrompt, reminders),
-          specs,
+          { tools: specs.tools, toolChoice },
           conversation,
           closing.signal,
         );
