@@ -118,7 +118,7 @@ export class AgentRunLoop {
         if (await this.actOnPending(run, owner, ctx)) return;
         continue;
       }
-      const conversation = await this.messages.conversation(run.sessionId);
+      const conversation = await this.messages.latest(run.sessionId);
       const specs = await this.visibility.toolSpecs(
         {
           tenantId: run.tenantId,
