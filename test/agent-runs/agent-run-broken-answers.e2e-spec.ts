@@ -90,4 +90,28 @@ describeEachDialect('the agent loop takes broken model answers', (dialect) => {
       content: 'Parcel p-2 is in the depot.',
     });
   });
+
+  it('answers a call of a made-up tool name and sends it back as a name the provider accepts', async () => {
+    const agent = await fx.agent([lookup.id]);
+    const sessionId = await fx.session(agent.id);
+    fx.model.script(
+      agent.model,
+      { toolCalls: [{ id: 'made_up', name: 'functions.lookup_parcel', arguments: '{"q":"p-3"}' }] },
+      { text: 'I could not look it up.' },
+      { text: 'Still here.' },
+    );
+
+    const res = await fx.send(sessionId, 'made-up', 'Where is p-3?').expect(200);
+    const later = await fx.send(sessionId, 'made-up-2', 'Anything else?').expect(200);
+
+    // The scripted model refuses an invalid function name in the conversation with 400, as OpenAI does.
+    expect(res.body).toMatchObject({ status: 'COMPLETED', answer: 'I could not look it up.' });
+    expect(later.body).toMatchObject({ status: 'COMPLETED', answer: 'Still here.' });
+    const messages = fx.model.requestsFor(agent.model)[1].body.messages;
+    expect(messages.find((m) => m.role === 'assistant')!.tool_calls[0].function.name).toBe('invalid_tool_name');
+    expect(messages.find((m) => m.role === 'tool')!.content).toContain('"functions.lookup_parcel" is not a tool name');
+    // The conversation keeps what the model answered.
+    const stored = (await fx.messages(sessionId)).find((m) => m.role === 'assistant');
+    expect(stored!.toolCalls[0].name).toBe('functions.lookup_parcel');
+  });
 });

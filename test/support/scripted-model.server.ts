@@ -36,7 +36,8 @@ export interface RecordedModelRequest {
 /**
  * A real OpenAI-compatible server on loopback for the agent-loop tests: `POST /v1/chat/completions` answers
  * from a queue of scripted answers per `model` (so suites that share one server keep their scripts apart) and
- * records every request body. An empty queue answers 500 "no scripted answer", which fails the run visibly.
+ * records every request body. An empty queue answers 500 "no scripted answer", which fails the run visibly. Like
+ * OpenAI, it refuses (400) a conversation with a tool call whose function name is not `^[a-zA-Z0-9_-]+$`.
  */
 export class ScriptedModelServer {
   readonly requests: RecordedModelRequest[] = [];
@@ -84,6 +85,8 @@ export class ScriptedModelServer {
     const recorded: RecordedModelRequest = { model: body.model, headers: req.headers, body };
     this.requests.push(recorded);
     this.onRequest?.(recorded);
+    const refused = invalidFunctionName(body.messages);
+    if (refused) return json(res, 400, { error: refused });
     const answer = this.queues.get(body.model)?.shift();
     if (!answer) return json(res, 500, { error: { message: `no scripted answer left for model ${body.model}` } });
     if (answer.delayMs) await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
@@ -105,6 +108,28 @@ export class ScriptedModelServer {
     };
     json(res, 200, completion(body.model, this.requests.length, message));
   }
+}
+
+/**
+ * OpenAI's refusal of a conversation whose assistant tool calls carry a function name it does not accept (a name a
+ * model made up, sent back as it was): `Invalid 'messages[2].tool_calls[0].function.name': string does not match
+ * pattern`.
+ */
+function invalidFunctionName(messages: Array<Record<string, any>>): Record<string, string> | null {
+  for (const [i, m] of messages.entries()) {
+    for (const [j, c] of ((m.tool_calls ?? []) as Array<{ function?: { name?: unknown } }>).entries()) {
+      const name = c.function?.name;
+      if (typeof name === 'string' && /^[a-zA-Z0-9_-]+$/.test(name)) continue;
+      const param = `messages[${i}].tool_calls[${j}].function.name`;
+      return {
+        message: `Invalid '${param}': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`,
+        type: 'invalid_request_error',
+        param,
+        code: 'invalid_value',
+      };
+    }
+  }
+  return null;
 }
 
 function completion(model: string, n: number, message: Record<string, unknown>): unknown {

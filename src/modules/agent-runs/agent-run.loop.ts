@@ -23,7 +23,7 @@ import { AgentRunEntity } from './agent-run.entity';
 import { AgentRunsRepository, RunLeaseLostError } from './agent-runs.repository';
 import { AgentMessagesRepository, type NewMessage } from './agent-messages.repository';
 import { AgentRunNotifier } from './agent-run.notifier';
-import { assignJournalKeys, toChatMessages, usedJournalKeys } from './agent-run.conversation';
+import { assignJournalKeys, toChatMessages, TOOL_NAME, usedJournalKeys } from './agent-run.conversation';
 import { type ContextWindow, withinContextWindow } from './agent-run.context-window';
 import type { ConversationMessage, RunStatus } from './agent-runs.types';
 import { SessionRemindersRegistry } from '@app/modules/agent-config/reminders/session-reminders.registry';
@@ -35,9 +35,6 @@ import { ToolCallJournalRepository } from '@app/modules/loop-acting/journal/tool
 import { ToolResultStore } from '@app/modules/loop-acting/results/tool-result.store';
 import { inlineResult } from '@app/modules/loop-acting/results/tool-result.view';
 import { FAILURE_PREFIX } from '@app/modules/executors/call-path/tool-call.types';
-
-/** What a tool name the model invents must look like before it may reach `act` (the contract's tool names). */
-const TOOL_NAME = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/;
 
 /** Why a run stops, and what is written with it. */
 interface Stop {
