@@ -114,4 +114,28 @@ describeEachDialect('the agent loop takes broken model answers', (dialect) => {
     const stored = (await fx.messages(sessionId)).find((m) => m.role === 'assistant');
     expect(stored!.toolCalls[0].name).toBe('functions.lookup_parcel');
   });
+
+  it('runs a tool call that comes without its type (a function call, the only kind such servers know)', async () => {
+    const agent = await fx.agent([lookup.id]);
+    const sessionId = await fx.session(agent.id);
+    const before = fx.requestsTo('/lookup_parcel').length;
+    fx.model.script(
+      agent.model,
+      {
+        message: {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'untyped_1', function: { name: 'lookup_parcel', arguments: '{"q":"p-4"}' } }],
+        },
+      },
+      { text: 'Parcel p-4 was delivered.' },
+    );
+
+    const res = await fx.send(sessionId, 'untyped', 'Where is p-4?').expect(200);
+
+    expect(res.body).toMatchObject({ status: 'COMPLETED', answer: 'Parcel p-4 was delivered.', iterations: 2 });
+    expect(fx.requestsTo('/lookup_parcel').slice(before)).toEqual([
+      expect.objectContaining({ url: expect.stringContaining('q=p-4') }),
+    ]);
+  });
 });

@@ -1,6 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
-import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletionMessageFunctionToolCall,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { ToolSecretsResolver } from '@app/modules/tenant-secrets/tool-secrets.resolver';
 import { OutboundHttpAgent } from '@app/modules/executors/outbound/outbound-http.agent';
@@ -88,7 +92,12 @@ export class ModelChatClient {
       const message = completion.choices?.[0]?.message;
       if (!message) throw new ModelCallError(`model provider ${provider.name} answered without a choice`);
       const toolCalls = (message.tool_calls ?? [])
-        .filter((c) => c.type === 'function')
+        // Without a type it is a function call (servers compatible only in part leave it out): dropping it ended the
+        // run COMPLETED with an empty answer, the call never made.
+        .filter(
+          (c): c is ChatCompletionMessageFunctionToolCall =>
+            (c.type as string | undefined) === undefined || c.type === 'function',
+        )
         .map((c) => ({
           id: asText(c.id),
           name: asText(c.function?.name),
