@@ -349,6 +349,22 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
     }
   });
 
+  it('stops a run as soon as its session is closed while the model is asked, without waiting for the answer', async () => {
+    const agent = await fx.agent([]);
+    const sessionId = await fx.session(agent.id);
+    fx.model.script(agent.model, { hang: true });
+    const started = await fx.send(sessionId, 'close-asking', 'hi', false).expect(202);
+    await waitFor(() => fx.model.requestsFor(agent.model).length > 0 || null, { description: 'the model request' });
+
+    await suite.gw.http.delete(`/api/v1/sessions/${sessionId}`).set(fx.runtime).expect(200);
+
+    // The model never answers (MODEL_CALL_TIMEOUT_MS is 120 s here): the run stops because the session closed.
+    const stopped = await fx.untilRun(sessionId, started.body.runId, 'FAILED', 5_000);
+    expect(stopped.error).toBe(`session ${sessionId} was closed`);
+    expect(fx.model.requestsFor(agent.model)).toHaveLength(1);
+    expect((await fx.sessionView(sessionId)).status).toBe('CLOSED');
+  });
+
   it('refuses a message while a run works (409 RUN_IN_PROGRESS) and shows the session RUNNING', async () => {
     const agent = await fx.agent([]);
     const sessionId = await fx.session(agent.id);

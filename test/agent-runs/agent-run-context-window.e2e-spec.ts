@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
 import { gatewayForSuite } from '@test/support/gateway-test-app';
 import { AGENT_LOOP_ENV, AgentLoopFixture } from './support/agent-loop.fixture';
 
@@ -164,4 +166,43 @@ describe('the agent loop fits the conversation into the model context window', (
     expect(third.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual([PAGE, PAGE]);
     expect(third[0].content).toBe('You are the order assistant.');
   });
+
+  it('sends the latest part of a session longer than one read of its conversation (100,000 messages)', async () => {
+    const agent = await fx.agent([]);
+    await suite.gw.http
+      .patch(`/api/v1/admin/model-providers/${agent.providerId}`)
+      .set(suite.gw.admin)
+      .send({ options: { contextWindowTokens: 8192 } })
+      .expect(200);
+    const sessionId = await fx.session(agent.id);
+    // A long-lived session's 100,000 earlier messages: questions and answers.
+    await suite.gw.app.get(DataSource).transaction(async (m) => {
+      for (let from = 1; from <= 100_000; from += 500) {
+        const rows = Array.from({ length: 500 }, (_, i) => from + i).map((n) => [
+          randomUUID(),
+          sessionId,
+          n,
+          fx.tenantId,
+          'earlier-run',
+          n % 2 === 1 ? 'user' : 'assistant',
+          `earlier message ${n}`,
+          0,
+        ]);
+        await m.query(
+          `INSERT INTO agent_message (id, session_id, seq, tenant_id, run_id, role, content, created_at) VALUES ${rows
+            .map(() => '(?, ?, ?, ?, ?, ?, ?, ?)')
+            .join(', ')}`,
+          rows.flat(),
+        );
+      }
+    });
+    fx.model.script(agent.model, { text: 'Here is the fresh answer.' });
+
+    const res = await fx.send(sessionId, 'latest', 'The latest question').expect(200);
+
+    expect(res.body).toMatchObject({ status: 'COMPLETED', answer: 'Here is the fresh answer.' });
+    const sent = fx.model.requestsFor(agent.model)[0].body.messages as SentMessage[];
+    expect(sent.at(-1)).toEqual({ role: 'user', content: 'The latest question' });
+    expect(sent.at(-2)).toEqual({ role: 'assistant', content: 'earlier message 100000' });
+  }, 60_000);
 });

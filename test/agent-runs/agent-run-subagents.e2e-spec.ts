@@ -219,6 +219,36 @@ describeEachDialect('sub-agents: SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TAS
     expect(fx.model.requestsFor(helper.model)).toHaveLength(1);
   });
 
+  it('never works a child without its task: an attempt cut short before the task row leaves no run behind', async () => {
+    const { lead, helper, helperName } = await pair();
+    const sessionId = await fx.session(lead.id);
+    fx.model.script(helper.model, { text: 'done with a task' });
+    const tasks = suite.gw.app.get(AgentTasksService);
+    const call = { tenantId: fx.tenantId, sessionId, agentId: lead.id, toolCallId: 'submit-row-lost' };
+    jest
+      .spyOn(suite.gw.app.get(AgentTasksRepository), 'insert')
+      .mockRejectedValueOnce(new Error('Connection lost: The server closed the connection.'));
+    await expect(tasks.submit(call, helperName, 'work')).rejects.toThrow('Connection lost');
+
+    // A run no task names would be worked as a root session's: no depth or cycle bound from its parent, not closed
+    // with it, and no task.finished for it if it ended before the call was made again.
+    const db = suite.gw.app.get(DataSource);
+    const unnamed = await db.query(
+      `SELECT r.id FROM agent_run r JOIN agent_session s ON s.id = r.session_id
+        WHERE s.agent_id = ? AND NOT EXISTS (SELECT 1 FROM agent_task t WHERE t.child_run_id = r.id)`,
+      [helper.id],
+    );
+    expect(unnamed).toEqual([]);
+
+    const task = await tasks.submit(call, helperName, 'work');
+    const finished = await waitFor(async () => (await fx.events(sessionId)).find((e) => e.type === 'task.finished'), {
+      timeoutMs: 15_000,
+    });
+    expect(finished.data).toMatchObject({ taskId: task.id, status: 'COMPLETED' });
+    expect((await fx.events(sessionId)).filter((e) => e.type === 'task.submitted')).toHaveLength(1);
+    expect(fx.model.requestsFor(helper.model)).toHaveLength(1);
+  });
+
   it("closing the parent session closes its unfinished tasks' child sessions: their runs ask the model nothing more", async () => {
     const { lead, helper, helperName } = await pair();
     const sessionId = await fx.session(lead.id);

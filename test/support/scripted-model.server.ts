@@ -9,13 +9,14 @@ export interface ScriptedToolCall {
 }
 
 /**
- * One scripted answer: a final text, tool calls (with optional text), an HTTP error (optionally with
- * Retry-After), or no answer at all (`hang`: the request stays open until the server closes). `delayMs` waits
- * before answering.
+ * One scripted answer: a final text, tool calls (with optional text), an assistant `message` sent as it is (what a
+ * broken or hostile provider may answer), an HTTP error (optionally with Retry-After), or no answer at all (`hang`:
+ * the request stays open until the server closes). `delayMs` waits before answering.
  */
 export type ScriptedAnswer = { delayMs?: number } & (
   | { text: string; toolCalls?: undefined }
   | { toolCalls: ScriptedToolCall[]; text?: string }
+  | { message: Record<string, unknown> }
   | { status: number; retryAfter?: string; message?: string }
   | { hang: true }
 );
@@ -35,7 +36,8 @@ export interface RecordedModelRequest {
 /**
  * A real OpenAI-compatible server on loopback for the agent-loop tests: `POST /v1/chat/completions` answers
  * from a queue of scripted answers per `model` (so suites that share one server keep their scripts apart) and
- * records every request body. An empty queue answers 500 "no scripted answer", which fails the run visibly.
+ * records every request body. An empty queue answers 500 "no scripted answer", which fails the run visibly. Like
+ * OpenAI, it refuses (400) a conversation with a tool call whose function name is not `^[a-zA-Z0-9_-]+$`.
  */
 export class ScriptedModelServer {
   readonly requests: RecordedModelRequest[] = [];
@@ -83,6 +85,8 @@ export class ScriptedModelServer {
     const recorded: RecordedModelRequest = { model: body.model, headers: req.headers, body };
     this.requests.push(recorded);
     this.onRequest?.(recorded);
+    const refused = invalidFunctionName(body.messages);
+    if (refused) return json(res, 400, { error: refused });
     const answer = this.queues.get(body.model)?.shift();
     if (!answer) return json(res, 500, { error: { message: `no scripted answer left for model ${body.model}` } });
     if (answer.delayMs) await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
@@ -91,26 +95,52 @@ export class ScriptedModelServer {
       if (answer.retryAfter !== undefined) res.setHeader('retry-after', answer.retryAfter);
       return json(res, answer.status, { error: { message: answer.message ?? `scripted HTTP ${answer.status}` } });
     }
+    if ('message' in answer) return json(res, 200, completion(body.model, this.requests.length, answer.message));
     const toolCalls = answer.toolCalls?.map((c) => ({
       id: c.id,
       type: 'function',
       function: { name: c.name, arguments: c.arguments },
     }));
-    json(res, 200, {
-      id: `chatcmpl-${this.requests.length}`,
-      object: 'chat.completion',
-      created: Math.floor(Date.now() / 1000),
-      model: body.model,
-      choices: [
-        {
-          index: 0,
-          message: { role: 'assistant', content: answer.text ?? null, ...(toolCalls ? { tool_calls: toolCalls } : {}) },
-          finish_reason: toolCalls ? 'tool_calls' : 'stop',
-        },
-      ],
-      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-    });
+    const message = {
+      role: 'assistant',
+      content: answer.text ?? null,
+      ...(toolCalls ? { tool_calls: toolCalls } : {}),
+    };
+    json(res, 200, completion(body.model, this.requests.length, message));
   }
+}
+
+/**
+ * OpenAI's refusal of a conversation whose assistant tool calls carry a function name it does not accept (a name a
+ * model made up, sent back as it was): `Invalid 'messages[2].tool_calls[0].function.name': string does not match
+ * pattern`.
+ */
+function invalidFunctionName(messages: Array<Record<string, any>>): Record<string, string> | null {
+  for (const [i, m] of messages.entries()) {
+    for (const [j, c] of ((m.tool_calls ?? []) as Array<{ function?: { name?: unknown } }>).entries()) {
+      const name = c.function?.name;
+      if (typeof name === 'string' && /^[a-zA-Z0-9_-]+$/.test(name)) continue;
+      const param = `messages[${i}].tool_calls[${j}].function.name`;
+      return {
+        message: `Invalid '${param}': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`,
+        type: 'invalid_request_error',
+        param,
+        code: 'invalid_value',
+      };
+    }
+  }
+  return null;
+}
+
+function completion(model: string, n: number, message: Record<string, unknown>): unknown {
+  return {
+    id: `chatcmpl-${n}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [{ index: 0, message, finish_reason: message.tool_calls ? 'tool_calls' : 'stop' }],
+    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+  };
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {

@@ -7,6 +7,8 @@ import type { ConversationMessage, MessageRole, PendingToolCall } from './agent-
 
 /** Messages per INSERT statement (10 columns each). */
 const INSERT_SLICE = 500;
+/** Messages a model round is made from, at most (the latest). */
+const LATEST_LIMIT = 100_000;
 
 export interface NewMessage {
   role: MessageRole;
@@ -53,7 +55,8 @@ export class AgentMessagesRepository {
     for (let i = 0; i < rows.length; i += INSERT_SLICE) await repo.insert(rows.slice(i, i + INSERT_SLICE));
   }
 
-  async conversation(sessionId: string, afterSeq = 0, limit = 100_000): Promise<ConversationMessage[]> {
+  /** The conversation's messages after `afterSeq`, oldest first, at most `limit` (a page of GET .../messages). */
+  async conversation(sessionId: string, afterSeq: number, limit: number): Promise<ConversationMessage[]> {
     const rows = await this.dataSource
       .getRepository(AgentMessageEntity)
       .createQueryBuilder('m')
@@ -61,14 +64,36 @@ export class AgentMessagesRepository {
       .orderBy('m.seq', 'ASC')
       .limit(limit)
       .getMany();
-    return rows.map((r) => ({
-      seq: r.seq,
-      runId: r.runId,
-      role: r.role,
-      content: r.content,
-      toolCalls: r.toolCalls,
-      toolCallId: r.toolCallId,
-      createdAt: r.createdAt,
-    }));
+    return rows.map(toConversationMessage);
   }
+
+  /**
+   * The latest `limit` messages of the conversation, oldest first: what a model round is made from. A longer
+   * conversation is cut at its oldest end (the first `limit` were read: the model missed the user's new message),
+   * and tool answers left at the cut without their call are left out too.
+   */
+  async latest(sessionId: string, limit = LATEST_LIMIT): Promise<ConversationMessage[]> {
+    const rows = await this.dataSource
+      .getRepository(AgentMessageEntity)
+      .createQueryBuilder('m')
+      .where('m.session_id = :sessionId', { sessionId })
+      .orderBy('m.seq', 'DESC')
+      .limit(limit)
+      .getMany();
+    rows.reverse();
+    const start = rows.findIndex((r) => r.role !== 'tool');
+    return (start < 0 ? [] : rows.slice(start)).map(toConversationMessage);
+  }
+}
+
+function toConversationMessage(r: AgentMessageEntity): ConversationMessage {
+  return {
+    seq: r.seq,
+    runId: r.runId,
+    role: r.role,
+    content: r.content,
+    toolCalls: r.toolCalls,
+    toolCallId: r.toolCallId,
+    createdAt: r.createdAt,
+  };
 }

@@ -83,6 +83,28 @@ describe('fitConversation', () => {
     expect(fitted.messages[4].content).toContain('{"toolCallId":"call_0@run:2"}');
   });
 
+  it("names each result its own call's journal key when the model repeats a call id within one answer", () => {
+    const twice = message({
+      role: 'assistant',
+      toolCalls: [
+        { id: 'call_0', key: 'call_0', name: 'lookup', arguments: '{"q":"a"}' },
+        { id: 'call_0', key: 'call_0@run:1', name: 'lookup', arguments: '{"q":"b"}' },
+      ],
+    });
+    const conversation = [
+      user('go'),
+      twice,
+      answer('call_0', 'a'.repeat(3000)),
+      answer('call_0', 'b'.repeat(3000)),
+      calls('c9'),
+      answer('c9', 'c'),
+    ];
+    const fitted = fitConversation(conversation, 200);
+    expect(fitted.shortened).toBe(2);
+    expect(fitted.messages[2].content).toContain('{"toolCallId":"call_0"}');
+    expect(fitted.messages[3].content).toContain('{"toolCallId":"call_0@run:1"}');
+  });
+
   it('then leaves out whole turns, oldest first: a tool call never without its answer', () => {
     const conversation = [
       user('u'.repeat(900)),

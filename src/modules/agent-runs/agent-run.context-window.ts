@@ -44,11 +44,15 @@ export function fitConversation(
   const lastTurn = turns.length - 1;
   let shortened = 0;
   for (let t = 0; t < lastTurn && total > budgetTokens; t++) {
-    // Models repeat ids across turns (`call_0`): a result's journal key is the one its own turn's call got.
+    // Models repeat ids across turns (`call_0`), and within an answer: a result's journal key is the one its own
+    // call got. A turn's results follow its calls in order; the id decides only when they do not line up.
     const calls = turns[t][0].toolCalls ?? [];
+    let answered = -1;
     for (const m of turns[t]) {
-      if (m.role !== 'tool' || total <= budgetTokens) continue;
-      const note = omittedResultNote(m, calls.find((c) => c.id === m.toolCallId)?.key);
+      if (m.role !== 'tool') continue;
+      const own = calls[++answered]?.id === m.toolCallId ? calls[answered] : undefined;
+      if (total <= budgetTokens) continue;
+      const note = omittedResultNote(m, (own ?? calls.find((c) => c.id === m.toolCallId))?.key);
       const saved = messageTokens(m) - messageTokens({ ...m, content: note });
       if (saved <= 0) continue;
       m.content = note;

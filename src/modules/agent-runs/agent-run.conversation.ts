@@ -6,6 +6,16 @@ import type { ConversationMessage, PendingToolCall } from './agent-runs.types';
 /** The journal keeps toolCallIds up to 128 characters; a longer qualified key is shortened by its hash. */
 const MAX_KEY_CHARS = 120;
 
+/** What a tool name the model invents must look like before it may reach `act` (the contract's tool names). */
+export const TOOL_NAME = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/;
+
+/**
+ * What a call with a name that is no tool name is sent back as: OpenAI refuses a conversation holding one
+ * (`Invalid 'messages[2].tool_calls[0].function.name': string does not match pattern`), and the stored call would
+ * make every later round of the session fail. Its answer names the name the model made up.
+ */
+const NOT_A_TOOL_NAME = 'invalid_tool_name';
+
 /** The conversation in OpenAI's chat format: the agent's system prompt first, then every stored message. */
 export function toChatMessages(
   systemPrompt: string | null,
@@ -22,7 +32,7 @@ export function toChatMessages(
         tool_calls: m.toolCalls.map((c) => ({
           id: c.id,
           type: 'function' as const,
-          function: { name: c.name, arguments: c.arguments },
+          function: { name: TOOL_NAME.test(c.name) ? c.name : NOT_A_TOOL_NAME, arguments: c.arguments },
         })),
       });
     else out.push({ role: 'assistant', content: m.content ?? '' });

@@ -23,7 +23,7 @@ import { AgentRunEntity } from './agent-run.entity';
 import { AgentRunsRepository, RunLeaseLostError } from './agent-runs.repository';
 import { AgentMessagesRepository, type NewMessage } from './agent-messages.repository';
 import { AgentRunNotifier } from './agent-run.notifier';
-import { assignJournalKeys, toChatMessages, usedJournalKeys } from './agent-run.conversation';
+import { assignJournalKeys, toChatMessages, TOOL_NAME, usedJournalKeys } from './agent-run.conversation';
 import { type ContextWindow, withinContextWindow } from './agent-run.context-window';
 import type { ConversationMessage, RunStatus } from './agent-runs.types';
 import { SessionRemindersRegistry } from '@app/modules/agent-config/reminders/session-reminders.registry';
@@ -35,9 +35,6 @@ import { ToolCallJournalRepository } from '@app/modules/loop-acting/journal/tool
 import { ToolResultStore } from '@app/modules/loop-acting/results/tool-result.store';
 import { inlineResult } from '@app/modules/loop-acting/results/tool-result.view';
 import { FAILURE_PREFIX } from '@app/modules/executors/call-path/tool-call.types';
-
-/** What a tool name the model invents must look like before it may reach `act` (the contract's tool names). */
-const TOOL_NAME = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/;
 
 /** Why a run stops, and what is written with it. */
 interface Stop {
@@ -118,7 +115,7 @@ export class AgentRunLoop {
         if (await this.actOnPending(run, owner, ctx)) return;
         continue;
       }
-      const conversation = await this.messages.conversation(run.sessionId);
+      const conversation = await this.messages.latest(run.sessionId);
       const specs = await this.visibility.toolSpecs(
         {
           tenantId: run.tenantId,
@@ -136,11 +133,25 @@ export class AgentRunLoop {
       const reminders = await this.reminderRegistry.remindersFor(session);
       const toldTasks = await this.taskReminders.pending(run.sessionId);
       let answer: ModelAnswer;
+      const closing = this.watchClose(session.id, signal);
       try {
-        answer = await this.ask(ctx, withReminders(ctx.agent.systemPrompt, reminders), specs, conversation, signal);
+        // A forced choice (web_search under ALWAYS) is for the round that answers the user's message: on every round
+        // the model could only search again, never answer.
+        const toolChoice = conversation.at(-1)?.role === 'user' ? specs.toolChoice : undefined;
+        answer = await this.ask(
+          ctx,
+          withReminders(ctx.agent.systemPrompt, reminders),
+          { tools: specs.tools, toolChoice },
+          conversation,
+          closing.signal,
+        );
       } catch (err) {
+        if (closing.closed())
+          return this.stop(run, owner, { status: 'FAILED', error: `session ${session.id} was closed` });
         if (!(err instanceof ModelCallError)) throw err;
         return this.stop(run, owner, { status: 'FAILED', error: err.message });
+      } finally {
+        closing.dispose();
       }
       const stopped = await this.recordAnswer(run, owner, answer, usedJournalKeys(conversation));
       await this.taskReminders.markTold(toldTasks.taskIds);
@@ -172,6 +183,29 @@ export class AgentRunLoop {
       if (!named || named >= (options.contextWindowTokens ?? Infinity)) throw err;
       return request({ ...options, contextWindowTokens: named });
     }
+  }
+
+  /**
+   * `signal`, also aborted when the session is closed (on any instance) while the model is asked: a closed session's
+   * run waited for the answer, up to MODEL_CALL_TIMEOUT_MS for each attempt, holding its worker. Looked at every
+   * RUN_POLL_INTERVAL_MS.
+   */
+  private watchClose(
+    sessionId: string,
+    signal: AbortSignal,
+  ): { signal: AbortSignal; closed: () => boolean; dispose: () => void } {
+    const closed = new AbortController();
+    const timer = setInterval(() => {
+      this.sessionRepo.find(sessionId).then(
+        (s) => s?.status === 'CLOSED' && closed.abort(),
+        () => undefined,
+      );
+    }, this.config.agentLoop.pollIntervalMs);
+    return {
+      signal: AbortSignal.any([signal, closed.signal]),
+      closed: () => closed.signal.aborted,
+      dispose: () => clearInterval(timer),
+    };
   }
 
   /** The session, agent and provider; null when the run stopped here (closed session, no model...). */

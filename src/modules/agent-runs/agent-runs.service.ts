@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { DomainError } from '@app/common/errors/domain-error';
@@ -86,9 +86,15 @@ export class AgentRunsService {
 
   /**
    * Starts a run of `session` with the user's message `content` (a message request, or a sub-agent task);
-   * the same clientMessageId again returns its run.
+   * the same clientMessageId again returns its run. `alongside` writes what must exist with the run (a sub-agent
+   * task's row) in the run's transaction.
    */
-  async startRun(session: AgentSessionEntity, clientMessageId: string, content: string): Promise<AgentRunEntity> {
+  async startRun(
+    session: AgentSessionEntity,
+    clientMessageId: string,
+    content: string,
+    alongside?: (m: EntityManager, run: AgentRunEntity) => Promise<void>,
+  ): Promise<AgentRunEntity> {
     const dto = { clientMessageId, content };
     // A closed session is final: say so before anything that could be fixed on the agent.
     if (session.status === 'CLOSED') throw notActiveError(session);
@@ -132,6 +138,7 @@ export class AgentRunsService {
           },
           m,
         );
+        await alongside?.(m, run);
       });
     } catch (err) {
       // A concurrent request with the same clientMessageId won: answer with its run.

@@ -1,6 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
-import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletionMessageFunctionToolCall,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { ToolSecretsResolver } from '@app/modules/tenant-secrets/tool-secrets.resolver';
 import { OutboundHttpAgent } from '@app/modules/executors/outbound/outbound-http.agent';
@@ -88,9 +92,18 @@ export class ModelChatClient {
       const message = completion.choices?.[0]?.message;
       if (!message) throw new ModelCallError(`model provider ${provider.name} answered without a choice`);
       const toolCalls = (message.tool_calls ?? [])
-        .filter((c) => c.type === 'function')
-        .map((c) => ({ id: c.id ?? '', name: c.function?.name ?? '', arguments: c.function?.arguments ?? '' }));
-      return { content: message.content ?? null, toolCalls };
+        // Without a type it is a function call (servers compatible only in part leave it out): dropping it ended the
+        // run COMPLETED with an empty answer, the call never made.
+        .filter(
+          (c): c is ChatCompletionMessageFunctionToolCall =>
+            (c.type as string | undefined) === undefined || c.type === 'function',
+        )
+        .map((c) => ({
+          id: asText(c.id),
+          name: asText(c.function?.name),
+          arguments: asText(c.function?.arguments),
+        }));
+      return { content: contentText(message.content), toolCalls };
     } catch (err) {
       throw scrubbed(this.explain(provider, err, client.maxRetries, client.apiKey), client.apiKey);
     }
@@ -166,6 +179,31 @@ function scrubbed(err: Error, apiKey: string): Error {
 
 function withoutKey(text: string, apiKey: string): string {
   return apiKey.length >= 8 && text.includes(apiKey) ? text.split(apiKey).join('[redacted]') : text;
+}
+
+/**
+ * A field of a tool call as a string, whatever the server sent: servers compatible only in part answer the arguments
+ * as a JSON object, or the id as a number (a type error at the first string method failed the run).
+ */
+function asText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return value === undefined || value === null ? '' : JSON.stringify(value);
+}
+
+/**
+ * The answer's text. Some servers answer a list of parts (`[{type: "text", text}]`, beside `thinking` parts of
+ * reasoning models): the text parts, joined (the list itself failed the run when it was stored).
+ */
+function contentText(content: unknown): string | null {
+  if (!Array.isArray(content)) return content === undefined || content === null ? null : asText(content);
+  return content
+    .map((part: unknown) => {
+      if (typeof part === 'string') return part;
+      const { type, text } = (part ?? {}) as { type?: unknown; text?: unknown };
+      return type === 'text' && typeof text === 'string' ? text : '';
+    })
+    .join('');
 }
 
 function reason(err: unknown): string {

@@ -48,8 +48,8 @@ export class AgentTasksRepository {
     return rows.map((r) => r.id);
   }
 
-  async insert(row: AgentTaskEntity): Promise<void> {
-    await this.dataSource.getRepository(AgentTaskEntity).insert(row);
+  async insert(row: AgentTaskEntity, manager: EntityManager = this.dataSource.manager): Promise<void> {
+    await manager.getRepository(AgentTaskEntity).insert(row);
   }
 
   list(tenantId: string | null, parentSessionId: string | undefined, skip: number, take: number) {

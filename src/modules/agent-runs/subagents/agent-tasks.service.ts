@@ -10,6 +10,7 @@ import type { AgentSessionEntity } from '@app/modules/loop-acting/sessions/agent
 import { AgentConfigService } from '@app/modules/agent-config/agent-config.service';
 import type { AgentEntity } from '@app/modules/agent-config/agent.entity';
 import { SessionEventsStore } from '@app/modules/session-events/session-events.store';
+import type { NewSessionEvent } from '@app/modules/session-events/session-event.types';
 import { AgentRunsService } from '../agent-runs.service';
 import { AgentRunsRepository } from '../agent-runs.repository';
 import type { AgentRunEntity } from '../agent-run.entity';
@@ -77,11 +78,10 @@ export class AgentTasksService {
     }
     const childSession = await this.childSessionOf(call, target, task);
     const clientMessageId = `task:${call.toolCallId}`;
-    const run =
-      (await this.runs.findByMessage(childSession.id, clientMessageId)) ??
-      (await this.agentRuns.startRun(childSession, clientMessageId, task));
-    const row: AgentTaskEntity = {
-      id: randomUUID(),
+    const taskId = randomUUID();
+    const createdAt = Date.now();
+    const rowOf = (childRunId: string): AgentTaskEntity => ({
+      id: taskId,
       tenantId: call.tenantId,
       parentSessionId: call.sessionId,
       parentToolCallId: call.toolCallId,
@@ -89,11 +89,23 @@ export class AgentTasksService {
       agentId: target.id,
       agentName: target.name,
       childSessionId: childSession.id,
-      childRunId: run.id,
+      childRunId,
       depth,
-      createdAt: Date.now(),
+      createdAt,
       remindedAt: null,
-    };
+    });
+    // The child's run, the task's row and its event in one transaction: a child is never worked without the row
+    // that makes it the parent's (its depth and cycle checks, the parent's close and task.finished all read it).
+    const run =
+      (await this.runs.findByMessage(childSession.id, clientMessageId)) ??
+      (await this.agentRuns.startRun(childSession, clientMessageId, task, async (m, started) => {
+        await this.tasks.insert(rowOf(started.id), m);
+        await this.events.append(submittedEvent(rowOf(started.id)), m);
+      }));
+    const named = await this.tasks.findByParentCall(call.sessionId, call.toolCallId);
+    if (named) return named;
+    // A run without its row (written apart by an earlier version, cut short between the two): the row now.
+    const row = rowOf(run.id);
     try {
       await this.tasks.insert(row);
     } catch (err) {
@@ -101,19 +113,14 @@ export class AgentTasksService {
       if (winner) return winner;
       throw err;
     }
-    await this.events.append({
-      tenantId: call.tenantId,
-      sessionId: call.sessionId,
-      type: 'task.submitted',
-      data: { taskId: row.id, agent: target.name, childSessionId: childSession.id, toolCallId: call.toolCallId },
-    });
+    await this.events.append(submittedEvent(row));
     return row;
   }
 
   /**
    * The child session of a parent call. Its id comes from the call, so an earlier attempt cut short after creating
-   * the child and its run but before the task's row (a crash, a lost connection; the call is IDEMPOTENT and is made
-   * again) finds them again instead of starting a second child that no task would ever name.
+   * the child but before its run and the task's row (a crash, a lost connection; the call is IDEMPOTENT and is made
+   * again) finds it again instead of leaving a second child that no task would ever name.
    */
   private async childSessionOf(call: DelegatingCall, target: AgentEntity, task: string): Promise<AgentSessionEntity> {
     const id = uuidFromName(`agent-task\u0000${call.tenantId}\u0000${call.sessionId}\u0000${call.toolCallId}`);
@@ -182,6 +189,20 @@ export class AgentTasksService {
     }
     return chain;
   }
+}
+
+function submittedEvent(task: AgentTaskEntity): NewSessionEvent {
+  return {
+    tenantId: task.tenantId,
+    sessionId: task.parentSessionId,
+    type: 'task.submitted',
+    data: {
+      taskId: task.id,
+      agent: task.agentName,
+      childSessionId: task.childSessionId,
+      toolCallId: task.parentToolCallId,
+    },
+  };
 }
 
 /** A UUID made from `name` (RFC 9562 version 8: its bits are SHA-256's): the same name, the same id. */

@@ -1,0 +1,141 @@
+import { describeEachDialect } from '@test/support/test-database';
+import { gatewayForSuite } from '@test/support/gateway-test-app';
+import { AGENT_LOOP_ENV, AgentLoopFixture } from './support/agent-loop.fixture';
+
+/**
+ * Answers that OpenAI-compatible servers send although OpenAI's own never would: the run reads what it can of
+ * them and goes on, as it does with tool call arguments that are not valid JSON.
+ */
+describeEachDialect('the agent loop takes broken model answers', (dialect) => {
+  const suite = gatewayForSuite(dialect, AGENT_LOOP_ENV);
+  const fx = new AgentLoopFixture(() => suite.gw);
+  let lookup: { id: string; name: string };
+
+  beforeAll(async () => {
+    await fx.start();
+    lookup = await fx.tool('lookup_parcel', { httpMethod: 'GET', description: 'Look a parcel up.' });
+  });
+  afterAll(() => fx.stop());
+
+  it('runs a tool call whose arguments are a JSON object instead of a JSON string', async () => {
+    const agent = await fx.agent([lookup.id]);
+    const sessionId = await fx.session(agent.id);
+    const before = fx.requestsTo('/lookup_parcel').length;
+    fx.model.script(
+      agent.model,
+      {
+        message: {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'obj_1', type: 'function', function: { name: 'lookup_parcel', arguments: { q: 'p-1' } } }],
+        },
+      },
+      { text: 'Parcel p-1 is on its way.' },
+    );
+
+    const res = await fx.send(sessionId, 'obj-args', 'Where is p-1?').expect(200);
+
+    expect(res.body).toMatchObject({ status: 'COMPLETED', answer: 'Parcel p-1 is on its way.' });
+    expect(fx.requestsTo('/lookup_parcel').slice(before)).toEqual([
+      expect.objectContaining({ url: expect.stringContaining('q=p-1') }),
+    ]);
+    // The model is shown its call as OpenAI's format has it: the arguments as a JSON string.
+    const [assistant] = fx.model.requestsFor(agent.model)[1].body.messages.filter((m) => m.role === 'assistant');
+    expect(assistant.tool_calls[0].function.arguments).toBe('{"q":"p-1"}');
+  });
+
+  it('runs a tool call whose id is a number, answering it under that id as a string', async () => {
+    const agent = await fx.agent([lookup.id]);
+    const sessionId = await fx.session(agent.id);
+    const before = fx.requestsTo('/lookup_parcel').length;
+    fx.model.script(
+      agent.model,
+      {
+        message: {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 7, type: 'function', function: { name: 'lookup_parcel', arguments: '{"q":"p-7"}' } }],
+        },
+      },
+      { text: 'Parcel p-7 arrived.' },
+    );
+
+    const res = await fx.send(sessionId, 'num-id', 'Where is p-7?').expect(200);
+
+    expect(res.body).toMatchObject({ status: 'COMPLETED', answer: 'Parcel p-7 arrived.' });
+    expect(fx.requestsTo('/lookup_parcel').slice(before)).toHaveLength(1);
+    const messages = fx.model.requestsFor(agent.model)[1].body.messages;
+    expect(messages.find((m) => m.role === 'assistant')!.tool_calls[0].id).toBe('7');
+    expect(messages.find((m) => m.role === 'tool')!.tool_call_id).toBe('7');
+  });
+
+  it('takes an answer whose content is a list of text parts as their text', async () => {
+    const agent = await fx.agent([]);
+    const sessionId = await fx.session(agent.id);
+    fx.model.script(agent.model, {
+      message: {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Parcel p-2 ' },
+          { type: 'text', text: 'is in the depot.' },
+        ],
+      },
+    });
+
+    const res = await fx.send(sessionId, 'parts', 'Where is p-2?').expect(200);
+
+    expect(res.body).toMatchObject({ status: 'COMPLETED', answer: 'Parcel p-2 is in the depot.' });
+    expect((await fx.messages(sessionId)).at(-1)).toMatchObject({
+      role: 'assistant',
+      content: 'Parcel p-2 is in the depot.',
+    });
+  });
+
+  it('answers a call of a made-up tool name and sends it back as a name the provider accepts', async () => {
+    const agent = await fx.agent([lookup.id]);
+    const sessionId = await fx.session(agent.id);
+    fx.model.script(
+      agent.model,
+      { toolCalls: [{ id: 'made_up', name: 'functions.lookup_parcel', arguments: '{"q":"p-3"}' }] },
+      { text: 'I could not look it up.' },
+      { text: 'Still here.' },
+    );
+
+    const res = await fx.send(sessionId, 'made-up', 'Where is p-3?').expect(200);
+    const later = await fx.send(sessionId, 'made-up-2', 'Anything else?').expect(200);
+
+    // The scripted model refuses an invalid function name in the conversation with 400, as OpenAI does.
+    expect(res.body).toMatchObject({ status: 'COMPLETED', answer: 'I could not look it up.' });
+    expect(later.body).toMatchObject({ status: 'COMPLETED', answer: 'Still here.' });
+    const messages = fx.model.requestsFor(agent.model)[1].body.messages;
+    expect(messages.find((m) => m.role === 'assistant')!.tool_calls[0].function.name).toBe('invalid_tool_name');
+    expect(messages.find((m) => m.role === 'tool')!.content).toContain('"functions.lookup_parcel" is not a tool name');
+    // The conversation keeps what the model answered.
+    const stored = (await fx.messages(sessionId)).find((m) => m.role === 'assistant');
+    expect(stored!.toolCalls[0].name).toBe('functions.lookup_parcel');
+  });
+
+  it('runs a tool call that comes without its type (a function call, the only kind such servers know)', async () => {
+    const agent = await fx.agent([lookup.id]);
+    const sessionId = await fx.session(agent.id);
+    const before = fx.requestsTo('/lookup_parcel').length;
+    fx.model.script(
+      agent.model,
+      {
+        message: {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'untyped_1', function: { name: 'lookup_parcel', arguments: '{"q":"p-4"}' } }],
+        },
+      },
+      { text: 'Parcel p-4 was delivered.' },
+    );
+
+    const res = await fx.send(sessionId, 'untyped', 'Where is p-4?').expect(200);
+
+    expect(res.body).toMatchObject({ status: 'COMPLETED', answer: 'Parcel p-4 was delivered.', iterations: 2 });
+    expect(fx.requestsTo('/lookup_parcel').slice(before)).toEqual([
+      expect.objectContaining({ url: expect.stringContaining('q=p-4') }),
+    ]);
+  });
+});
