@@ -12,6 +12,7 @@ import { WorkspaceLocator } from './workspace.locator';
 import { leadsOut, WorkspacePathResolver, type ResolvedWorkspacePath } from './workspace-path.resolver';
 import { assertOpenedInside, inOpenedFolder } from './workspace-descriptor.check';
 import { walkWorkspace, workspaceUsage, type WorkspaceEntry } from './workspace-usage';
+import { removeTree } from './workspace-tree.remover';
 
 const MAX_LISTED = 1000;
 
@@ -206,7 +207,7 @@ export class WorkspaceFiles {
       const stat = await lstat(entry).catch(() => null);
       if (!stat) await WorkspacePathResolver.existing(dir, target.relative); // throws NOT_FOUND
       if (stat!.isDirectory()) {
-        await rm(entry, { recursive: true, force: true });
+        await removeTree(entry);
         return { path: target.relative, type: 'directory' as const };
       }
       await unlink(entry);
