@@ -23,6 +23,15 @@ export interface WorkspaceWrite {
   created: boolean;
 }
 
+/** Bytes staged for a write (see {@link WorkspaceFiles.stage}), not yet in the workspace. */
+export interface StagedWrite {
+  /** The normalized workspace path it is for. */
+  path: string;
+  /** The staged file, under WORKSPACE_ROOT/.staging. */
+  file: string;
+  bytes: number;
+}
+
 /** A page of a text file, as READ_FILE answers it. */
 export interface WorkspaceFilePage {
   path: string;
@@ -101,18 +110,53 @@ export class WorkspaceFiles {
     }
   }
 
-  write(dir: string, path: unknown, content: string | Buffer): Promise<WorkspaceWrite> {
+  async write(dir: string, path: unknown, content: string | Buffer): Promise<WorkspaceWrite> {
     const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
-    return this.writeStream(dir, path, bytesStream(bytes), bytes.length);
+    return this.writeStaged(dir, await this.stage(path, bytesStream(bytes)));
   }
 
   /**
-   * Streams `source` into a staged file, counting bytes as they come: past the single-file limit or the room left in
-   * the workspace the upload stops with WORKSPACE_QUOTA_EXCEEDED and nothing lands. Then renamed into place.
+   * Streams `source` into a staged file, counting bytes as they come: past the single-file limit or all that a
+   * workspace may hold it stops with WORKSPACE_QUOTA_EXCEEDED and nothing is kept. Touches no workspace and holds
+   * nothing (not the workspace's turn to write, not its gate), so an upload whose sender pauses keeps no other write
+   * or command waiting; {@link writeStaged} then lands it.
    */
-  writeStream(dir: string, path: unknown, source: Readable, declaredBytes?: number): Promise<WorkspaceWrite> {
-    WorkspacePathResolver.normalize(path, false);
-    return this.oneWriteAtATime(dir, () => this.writeWithinQuota(dir, path, source, declaredBytes));
+  async stage(path: unknown, source: Readable): Promise<StagedWrite> {
+    const relative = WorkspacePathResolver.normalize(path, false);
+    const { maxFileBytes, maxBytes } = this.limits;
+    const bound = Math.min(maxFileBytes, maxBytes);
+    const file = await this.locator.stagingFile();
+    let bytes = 0;
+    const counter = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        bytes += chunk.length;
+        if (bytes <= bound) return done(null, chunk);
+        done(
+          quota(
+            bytes > maxFileBytes
+              ? `"${relative}" would have more than WORKSPACE_MAX_FILE_BYTES (${maxFileBytes}) bytes`
+              : `"${relative}" would have more than WORKSPACE_MAX_BYTES (${maxBytes}) bytes, all a workspace may hold`,
+          ),
+        );
+      },
+    });
+    try {
+      await pipeline(source, counter, createWriteStream(file, { flags: 'wx', mode: 0o640 }));
+    } catch (err) {
+      await rm(file, { force: true });
+      throw err;
+    }
+    return { path: relative, file, bytes };
+  }
+
+  /**
+   * Renames a staged file into place when it fits the workspace's quotas, measured in the workspace's turn to write
+   * (see {@link oneWriteAtATime}); the staged file is gone afterwards, landed or not.
+   */
+  writeStaged(dir: string, staged: StagedWrite): Promise<WorkspaceWrite> {
+    return this.oneWriteAtATime(dir, () => this.writeWithinQuota(dir, staged)).finally(() =>
+      rm(staged.file, { force: true }),
+    );
   }
 
   /**
@@ -134,51 +178,29 @@ export class WorkspaceFiles {
     return mine;
   }
 
-  private async writeWithinQuota(
-    dir: string,
-    path: unknown,
-    source: Readable,
-    declaredBytes?: number,
-  ): Promise<WorkspaceWrite> {
+  private async writeWithinQuota(dir: string, staged: StagedWrite): Promise<WorkspaceWrite> {
     // The walk stops past the entry limit: a workspace holding more (a command made them) takes no write at all.
     const usage = await workspaceUsage(dir, this.limits.maxFiles);
-    const added = await WorkspacePathResolver.addedByWrite(dir, path);
+    const added = await WorkspacePathResolver.addedByWrite(dir, staged.path);
     const entriesAfter = usage.entries + added.newFolders + (added.newFile ? 1 : 0);
     if (usage.truncated || entriesAfter > this.limits.maxFiles)
       throw quota(
         `the workspace holds ${usage.truncated ? 'more than ' : ''}${usage.entries} entries${added.newFolders > 0 ? ` and this write would add ${added.newFolders} folders` : ''}, WORKSPACE_MAX_FILES is ${this.limits.maxFiles}`,
       );
     // Only now are its folders created.
-    const target = await WorkspacePathResolver.forWrite(dir, path);
+    const target = await WorkspacePathResolver.forWrite(dir, staged.path);
     const previous = target.existed ? (await lstat(target.real)).size : 0;
-    const room = Math.min(this.limits.maxFileBytes, this.limits.maxBytes - (usage.bytes - previous));
-    const why = (n: number) =>
-      n > this.limits.maxFileBytes
-        ? `"${target.relative}" would have more than WORKSPACE_MAX_FILE_BYTES (${this.limits.maxFileBytes}) bytes`
-        : `writing ${n > room ? 'more than ' : ''}${n} bytes to "${target.relative}" would pass WORKSPACE_MAX_BYTES (${this.limits.maxBytes}; ${usage.bytes} used)`;
-    if (declaredBytes !== undefined && declaredBytes > room) throw quota(why(declaredBytes));
-    const staged = await this.locator.stagingFile();
-    let written = 0;
-    const counter = new Transform({
-      transform(chunk: Buffer, _enc, done) {
-        written += chunk.length;
-        if (written > room) return done(quota(why(written)));
-        done(null, chunk);
-      },
-    });
-    try {
-      await pipeline(source, counter, createWriteStream(staged, { flags: 'wx', mode: 0o640 }));
-      await inOpenedFolder(
-        dirname(target.real),
-        target.root,
-        () => leadsOut(target.relative),
-        (folder) => rename(staged, join(folder, basename(target.real))),
+    if (staged.bytes > this.limits.maxBytes - (usage.bytes - previous))
+      throw quota(
+        `writing ${staged.bytes} bytes to "${target.relative}" would pass WORKSPACE_MAX_BYTES (${this.limits.maxBytes}; ${usage.bytes} used)`,
       );
-    } catch (err) {
-      await rm(staged, { force: true });
-      throw err;
-    }
-    return { path: target.relative, bytes: written, created: !target.existed };
+    await inOpenedFolder(
+      dirname(target.real),
+      target.root,
+      () => leadsOut(target.relative),
+      (folder) => rename(staged.file, join(folder, basename(target.real))),
+    );
+    return { path: target.relative, bytes: staged.bytes, created: !target.existed };
   }
 
   /** Replaces the one occurrence of `oldText`; refuses (saying how many there are) when it is not exactly one. */
