@@ -8,6 +8,7 @@ import { createKey, gatewayForSuite } from '@test/support/gateway-test-app';
 import { describeEachDialect } from '@test/support/test-database';
 import { waitFor } from '@test/support/wait-for';
 import { WorkspaceLocator } from '@app/modules/workspace/workspace.locator';
+import { WorkspaceFiles } from '@app/modules/workspace/workspace-files.service';
 import { FILE_TOOLS, workspaceRootForSuite, workspaceTenant, type WorkspaceTenant } from './workspace-test-kit';
 
 const MAX_BYTES = 256 * 1024;
@@ -141,6 +142,44 @@ describeEachDialect('runtime file API: list, download, streamed upload', (dialec
     expect(answers.map((a) => a.status).sort()).toEqual([201, 413]);
     const dir = suite.gw.app.get(WorkspaceLocator).dirOf('t-upload', racer);
     expect(readdirSync(dir).filter((f) => f.endsWith('.bin'))).toHaveLength(1);
+  });
+
+  it('never loses an upload that lands while EDIT_FILE works on the same file: the two happen one after the other', async () => {
+    const racer = await t.newSession(['FILE_ROOM']);
+    expect((await t.call(racer, 'WRITE_FILE', { path: 'doc.txt', content: 'alpha old' })).status).toBe('COMPLETED');
+    const files = suite.gw.app.get(WorkspaceFiles);
+    const read = files.readWhole.bind(files);
+    let editHasRead!: () => void;
+    const editRead = new Promise<void>((resolve) => (editHasRead = resolve));
+    let letEditGoOn!: () => void;
+    const editGoesOn = new Promise<void>((resolve) => (letEditGoOn = resolve));
+    jest.spyOn(files, 'readWhole').mockImplementationOnce(async (target) => {
+      const bytes = await read(target);
+      editHasRead();
+      await editGoesOn;
+      return bytes;
+    });
+    const landings = jest.spyOn(files, 'writeStaged');
+    try {
+      const edit = t.call(racer, 'EDIT_FILE', { path: 'doc.txt', oldText: 'alpha', newText: 'omega' });
+      await editRead;
+      const upload = suite.gw.http
+        .put(`/api/v1/sessions/${racer}/files/content?path=doc.txt`)
+        .set(t.runtime)
+        .set('content-type', 'application/octet-stream')
+        .send(Buffer.from('alpha uploaded'))
+        .then((res) => res);
+      await waitFor(() => landings.mock.calls.length > 0, { description: 'the upload to be landing' });
+      letEditGoOn();
+      expect((await upload).status).toBe(200);
+      expect((await edit).status).toBe('COMPLETED');
+    } finally {
+      letEditGoOn();
+      jest.restoreAllMocks();
+    }
+    const text = readFileSync(join(suite.gw.app.get(WorkspaceLocator).dirOf('t-upload', racer), 'doc.txt'), 'utf8');
+    // Edit then upload, or upload then edit: never the edit of the text the upload replaced ("omega old").
+    expect(['alpha uploaded', 'omega uploaded']).toContain(text);
   });
 
   it('refuses path escapes on upload and download with 400 WORKSPACE_PATH_INVALID', async () => {

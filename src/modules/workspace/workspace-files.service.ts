@@ -203,21 +203,33 @@ export class WorkspaceFiles {
     return { path: target.relative, bytes: staged.bytes, created: !target.existed };
   }
 
-  /** Replaces the one occurrence of `oldText`; refuses (saying how many there are) when it is not exactly one. */
-  async edit(dir: string, path: unknown, oldText: string, newText: string): Promise<WorkspaceWrite> {
-    const target = await WorkspacePathResolver.existing(dir, path);
-    const text = (await this.readWhole(target)).toString('utf8');
-    const count = occurrences(text, oldText);
-    if (count !== 1)
-      throw new DomainError(
-        CommonErrorCode.VALIDATION_FAILED,
-        count === 0
-          ? `oldText does not occur in "${target.relative}"; read the file and copy the exact text to replace.`
-          : `oldText occurs ${count} times in "${target.relative}"; it must occur exactly once: include more of the surrounding text.`,
-        { path: target.relative, occurrences: count },
-      );
-    const at = text.indexOf(oldText);
-    return this.write(dir, target.relative, text.slice(0, at) + newText + text.slice(at + oldText.length));
+  /**
+   * Replaces the one occurrence of `oldText`; refuses (saying how many there are) when it is not exactly one. Read and
+   * written in one turn of the workspace's writes, so no other write lands between and is overwritten.
+   */
+  edit(dir: string, path: unknown, oldText: string, newText: string): Promise<WorkspaceWrite> {
+    WorkspacePathResolver.normalize(path, false);
+    return this.oneWriteAtATime(dir, async () => {
+      const target = await WorkspacePathResolver.existing(dir, path);
+      const text = (await this.readWhole(target)).toString('utf8');
+      const count = occurrences(text, oldText);
+      if (count !== 1)
+        throw new DomainError(
+          CommonErrorCode.VALIDATION_FAILED,
+          count === 0
+            ? `oldText does not occur in "${target.relative}"; read the file and copy the exact text to replace.`
+            : `oldText occurs ${count} times in "${target.relative}"; it must occur exactly once: include more of the surrounding text.`,
+          { path: target.relative, occurrences: count },
+        );
+      const at = text.indexOf(oldText);
+      const edited = Buffer.from(text.slice(0, at) + newText + text.slice(at + oldText.length), 'utf8');
+      const staged = await this.stage(target.relative, bytesStream(edited));
+      try {
+        return await this.writeWithinQuota(dir, staged);
+      } finally {
+        await rm(staged.file, { force: true });
+      }
+    });
   }
 
   /** Deletes a file or a symlink (the link, not its target), or a folder with everything in it. */
