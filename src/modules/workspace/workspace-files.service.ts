@@ -11,7 +11,7 @@ import { WorkspaceErrorCode } from './workspace.errors';
 import { WorkspaceLocator } from './workspace.locator';
 import { leadsOut, WorkspacePathResolver, type ResolvedWorkspacePath } from './workspace-path.resolver';
 import { assertOpenedInside, inOpenedFolder } from './workspace-descriptor.check';
-import { walkWorkspace, workspaceUsage, type WorkspaceEntry } from './workspace-usage';
+import { tooDeepToMeasure, walkWorkspace, workspaceUsage, type WorkspaceEntry } from './workspace-usage';
 import { removeTree } from './workspace-tree.remover';
 
 const MAX_LISTED = 1000;
@@ -68,8 +68,8 @@ export class WorkspaceFiles {
     const target = await WorkspacePathResolver.existing(dir, path ?? '', true);
     if (!(await lstat(target.real)).isDirectory())
       return { path: target.relative, entries: await this.single(target), truncated: false };
-    const listed = await walkWorkspace(target.real, target.relative, recursive, MAX_LISTED);
-    return { path: target.relative, ...listed };
+    const { entries, truncated } = await walkWorkspace(target.real, target.relative, recursive, MAX_LISTED);
+    return { path: target.relative, entries, truncated };
   }
 
   /** `limit` characters from `offset` of a UTF-8 text file. */
@@ -181,6 +181,7 @@ export class WorkspaceFiles {
   private async writeWithinQuota(dir: string, staged: StagedWrite): Promise<WorkspaceWrite> {
     // The walk stops past the entry limit: a workspace holding more (a command made them) takes no write at all.
     const usage = await workspaceUsage(dir, this.limits.maxFiles);
+    if (usage.tooDeep !== undefined) throw quota(tooDeepToMeasure(usage.tooDeep));
     const added = await WorkspacePathResolver.addedByWrite(dir, staged.path);
     const entriesAfter = usage.entries + added.newFolders + (added.newFile ? 1 : 0);
     if (usage.truncated || entriesAfter > this.limits.maxFiles)
