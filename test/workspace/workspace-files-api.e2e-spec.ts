@@ -297,4 +297,44 @@ describeEachDialect('a slow upload holds nothing while it streams', (dialect) =>
     expect(readFileSync(join(dir, 'other.txt'), 'utf8')).toBe('uploaded meanwhile');
     expect(readdirSync(join(root, '.staging'))).toEqual([]);
   });
+
+  it('answers 409 WORKSPACE_UNAVAILABLE to an upload whose session was closed while it streamed; nothing lands', async () => {
+    const sessionId = await t.newSession(['FILE_ROOM']);
+    const server = suite.gw.app.getHttpServer();
+    if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const body = new PassThrough();
+    const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest(
+        {
+          host: '127.0.0.1',
+          port: (server.address() as AddressInfo).port,
+          method: 'PUT',
+          agent: false,
+          path: `/api/v1/sessions/${sessionId}/files/content?path=late.txt`,
+          headers: { ...t.runtime, 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked' },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => (text += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+        },
+      );
+      req.on('error', reject);
+      body.pipe(req);
+    });
+    try {
+      body.write('sent before the close, ');
+      await waitFor(() => readdirSync(join(root, '.staging')).length > 0, { description: 'the upload to be staged' });
+      await suite.gw.http.delete(`/api/v1/sessions/${sessionId}`).set(t.runtime).expect(200);
+    } finally {
+      if (!body.writableEnded) body.end('and after');
+    }
+    const res = await answer;
+    expect({ status: res.status, code: JSON.parse(res.body).error?.code }).toEqual({
+      status: 409,
+      code: 'WORKSPACE_UNAVAILABLE',
+    });
+    expect(existsSync(suite.gw.app.get(WorkspaceLocator).dirOf('t-slow-upload', sessionId))).toBe(false);
+    expect(readdirSync(join(root, '.staging'))).toEqual([]);
+  });
 });
