@@ -13,6 +13,7 @@ import { leadsOut, WorkspacePathResolver, type ResolvedWorkspacePath } from './w
 import { assertOpenedInside, inOpenedFolder } from './workspace-descriptor.check';
 import { tooDeepToMeasure, walkWorkspace, workspaceUsage, type WorkspaceEntry } from './workspace-usage';
 import { removeTree } from './workspace-tree.remover';
+import { pageResult } from '@app/modules/loop-acting/results/tool-result.view';
 
 const MAX_LISTED = 1000;
 
@@ -76,14 +77,15 @@ export class WorkspaceFiles {
   async read(dir: string, path: unknown, offset: number, limit: number): Promise<WorkspaceFilePage> {
     const target = await WorkspacePathResolver.existing(dir, path);
     const text = (await this.readWhole(target)).toString('utf8');
-    const content = text.slice(offset, offset + limit);
+    // Never half an emoji: a page ends before a surrogate pair it would cut (see pageBounds).
+    const page = pageResult(text, offset, limit);
     return {
       path: target.relative,
-      offset,
+      offset: page.offset,
       limit,
-      totalChars: text.length,
-      hasMore: offset + content.length < text.length,
-      content,
+      totalChars: page.totalChars,
+      hasMore: page.hasMore,
+      content: page.content,
     };
   }
 
