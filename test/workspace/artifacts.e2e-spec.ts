@@ -56,6 +56,7 @@ describeEachDialect('PUBLISH_FILE and artifacts', (dialect) => {
     const content = await binary(suite.gw.http.get(`/api/v1/artifacts/${answer.artifactId}/content`).set(t.runtime));
     expect(content.status).toBe(200);
     expect(content.headers['content-disposition']).toContain('report.md');
+    expect(content.headers['x-content-sha256']).toBe(sha256);
     expect((content.body as Buffer).toString('utf8')).toBe(text);
 
     const stored = join(suite.gw.app.get(WorkspaceLocator).artifactDir('t-art'), answer.artifactId);

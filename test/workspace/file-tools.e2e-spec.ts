@@ -73,6 +73,15 @@ describeEachDialect('workspace file tools through act', (dialect) => {
     ]);
   });
 
+  it('pages a file without cutting an emoji in two', async () => {
+    await t.call(sessionId, 'WRITE_FILE', { path: 'emoji.txt', content: 'a😀b' });
+    const first = JSON.parse((await t.call(sessionId, 'READ_FILE', { path: 'emoji.txt', limit: 2 })).content);
+    expect(first).toMatchObject({ offset: 0, content: 'a', totalChars: 4, hasMore: true });
+    const next = JSON.parse((await t.call(sessionId, 'READ_FILE', { path: 'emoji.txt', offset: 1, limit: 1 })).content);
+    expect(next).toMatchObject({ offset: 1, content: '😀', hasMore: true });
+    await t.call(sessionId, 'DELETE_FILE', { path: 'emoji.txt' });
+  });
+
   it.each([
     ['../outside.txt', '".." is not allowed'],
     ['a/../../x', '".." is not allowed'],

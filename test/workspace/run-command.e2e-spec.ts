@@ -112,6 +112,23 @@ describeWithBubblewrap('RUN_COMMAND end to end (real bubblewrap)', () => {
       expect(JSON.stringify(events.body)).not.toContain(token);
     });
 
+    it('answers a command that nests folders too deep to measure with workspaceOverQuota; deleting them clears it', async () => {
+      const deep = await t.newSession(['SANDBOX', 'FILE_ROOM']);
+      const name = 'd'.repeat(250);
+      const nest = `bash -c 'for i in $(seq 20); do mkdir ${name} && cd ${name} || exit 1; done; echo x > f'`;
+      const made = await t.call(deep, 'RUN_COMMAND', { command: nest });
+      expect(made.status).toBe('COMPLETED');
+      expect(JSON.parse(made.content)).toMatchObject({ exitCode: 0 });
+      expect(JSON.parse(made.content).workspaceOverQuota).toContain('nested too deep to measure');
+      // The next command may grow no file until they are deleted.
+      const grow = await t.call(deep, 'RUN_COMMAND', { command: 'echo more > grown.txt' });
+      expect(grow.status).toBe('FAILED');
+      expect((await t.call(deep, 'DELETE_FILE', { path: name })).status).toBe('COMPLETED');
+      const clean = await t.call(deep, 'RUN_COMMAND', { command: 'echo more > grown.txt' });
+      expect(clean.status).toBe('COMPLETED');
+      expect(JSON.parse(clean.content).workspaceOverQuota).toBeUndefined();
+    });
+
     it('a symlink a command makes cannot be followed out by the file tools', async () => {
       const other = await t.newSession(['SANDBOX', 'FILE_ROOM']);
       const made = await t.call(other, 'RUN_COMMAND', { command: 'ln -s / escape && ln -s /etc/passwd pw && ls' });

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
@@ -45,6 +46,36 @@ describeEachDialect('closing sessions, listing them, and retention of events and
     // The events stay readable until retention.
     const events = await suite.gw.http.get(`/api/v1/sessions/${id}/events`).set(t.runtime).expect(200);
     expect(events.body.items.map((e: { type: string }) => e.type)).toContain('file.written');
+  });
+
+  it('counts folders nested deeper than the host can name (as a command makes them) as full, and removes them: DELETE_FILE and the close', async () => {
+    const id = await t.newSession(['FILE_ROOM']);
+    expect((await t.call(id, 'WRITE_FILE', { path: 'a.txt', content: 'x' })).status).toBe('COMPLETED');
+    // 20 folders of 250 characters: a host path of over 5,000 bytes, past PATH_MAX (4,096); made with relative steps.
+    const name = 'd'.repeat(250);
+    const nest = () =>
+      execFileSync('bash', [
+        '-c',
+        `cd "$1" && for i in $(seq 20); do mkdir ${name} && cd ${name}; done && echo x > f`,
+        'bash',
+        dirOf(id),
+      ]);
+    nest();
+
+    // What lies below cannot be measured: the workspace counts as full (no write), not as holding less than it does.
+    const write = await t.call(id, 'WRITE_FILE', { path: 'b.txt', content: 'y' });
+    expect(write.status).toBe('FAILED');
+    expect(write.content).toContain('nested too deep to measure');
+    const listing = await suite.gw.http.get(`/api/v1/sessions/${id}/files?recursive=true`).set(t.runtime).expect(200);
+    expect(listing.body.truncated).toBe(true);
+    const deleted = await t.call(id, 'DELETE_FILE', { path: name });
+    expect(JSON.parse(deleted.content)).toEqual({ path: name, type: 'directory' });
+    expect(existsSync(join(dirOf(id), name))).toBe(false);
+    expect((await t.call(id, 'WRITE_FILE', { path: 'b.txt', content: 'y' })).status).toBe('COMPLETED');
+
+    nest();
+    await suite.gw.http.delete(`/api/v1/sessions/${id}`).set(t.runtime).expect(200);
+    expect(existsSync(dirOf(id))).toBe(false);
   });
 
   it('GET /admin/sessions filters by status and agentId, per tenant', async () => {

@@ -1,12 +1,14 @@
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { createKey, gatewayForSuite } from '@test/support/gateway-test-app';
 import { describeEachDialect } from '@test/support/test-database';
+import { waitFor } from '@test/support/wait-for';
 import { WorkspaceLocator } from '@app/modules/workspace/workspace.locator';
+import { WorkspaceFiles } from '@app/modules/workspace/workspace-files.service';
 import { FILE_TOOLS, workspaceRootForSuite, workspaceTenant, type WorkspaceTenant } from './workspace-test-kit';
 
 const MAX_BYTES = 256 * 1024;
@@ -142,6 +144,44 @@ describeEachDialect('runtime file API: list, download, streamed upload', (dialec
     expect(readdirSync(dir).filter((f) => f.endsWith('.bin'))).toHaveLength(1);
   });
 
+  it('never loses an upload that lands while EDIT_FILE works on the same file: the two happen one after the other', async () => {
+    const racer = await t.newSession(['FILE_ROOM']);
+    expect((await t.call(racer, 'WRITE_FILE', { path: 'doc.txt', content: 'alpha old' })).status).toBe('COMPLETED');
+    const files = suite.gw.app.get(WorkspaceFiles);
+    const read = files.readWhole.bind(files);
+    let editHasRead!: () => void;
+    const editRead = new Promise<void>((resolve) => (editHasRead = resolve));
+    let letEditGoOn!: () => void;
+    const editGoesOn = new Promise<void>((resolve) => (letEditGoOn = resolve));
+    jest.spyOn(files, 'readWhole').mockImplementationOnce(async (target) => {
+      const bytes = await read(target);
+      editHasRead();
+      await editGoesOn;
+      return bytes;
+    });
+    const landings = jest.spyOn(files, 'writeStaged');
+    try {
+      const edit = t.call(racer, 'EDIT_FILE', { path: 'doc.txt', oldText: 'alpha', newText: 'omega' });
+      await editRead;
+      const upload = suite.gw.http
+        .put(`/api/v1/sessions/${racer}/files/content?path=doc.txt`)
+        .set(t.runtime)
+        .set('content-type', 'application/octet-stream')
+        .send(Buffer.from('alpha uploaded'))
+        .then((res) => res);
+      await waitFor(() => landings.mock.calls.length > 0, { description: 'the upload to be landing' });
+      letEditGoOn();
+      expect((await upload).status).toBe(200);
+      expect((await edit).status).toBe('COMPLETED');
+    } finally {
+      letEditGoOn();
+      jest.restoreAllMocks();
+    }
+    const text = readFileSync(join(suite.gw.app.get(WorkspaceLocator).dirOf('t-upload', racer), 'doc.txt'), 'utf8');
+    // Edit then upload, or upload then edit: never the edit of the text the upload replaced ("omega old").
+    expect(['alpha uploaded', 'omega uploaded']).toContain(text);
+  });
+
   it('refuses path escapes on upload and download with 400 WORKSPACE_PATH_INVALID', async () => {
     for (const path of ['../x', '/etc/passwd', 'a%00b']) {
       const res = await suite.gw.http
@@ -197,4 +237,104 @@ describeEachDialect('runtime file API: list, download, streamed upload', (dialec
     if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return server.address() as AddressInfo;
   }
+});
+
+describeEachDialect('a slow upload holds nothing while it streams', (dialect) => {
+  const root = workspaceRootForSuite();
+  // A short call budget: a write kept waiting behind the upload fails within the test instead of after a minute.
+  const suite = gatewayForSuite(dialect, { WORKSPACE_ROOT: root, TOOL_DEFAULT_TIMEOUT_MS: '2000' });
+  let t: WorkspaceTenant;
+
+  beforeAll(async () => {
+    t = await workspaceTenant(suite.gw, 't-slow-upload', FILE_TOOLS);
+  });
+
+  it("lets the model's writes and other uploads land while an upload's sender pauses; the upload lands when it ends", async () => {
+    const sessionId = await t.newSession(['FILE_ROOM']);
+    const server = suite.gw.app.getHttpServer();
+    if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const body = new PassThrough();
+    const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest(
+        {
+          host: '127.0.0.1',
+          port: (server.address() as AddressInfo).port,
+          method: 'PUT',
+          agent: false,
+          path: `/api/v1/sessions/${sessionId}/files/content?path=slow.txt`,
+          headers: { ...t.runtime, 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked' },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => (text += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+        },
+      );
+      req.on('error', reject);
+      body.pipe(req);
+    });
+    try {
+      body.write('first part, ');
+      // The upload is being staged: its bytes are on the server.
+      await waitFor(() => readdirSync(join(root, '.staging')).length > 0, { description: 'the upload to be staged' });
+
+      const write = await t.call(sessionId, 'WRITE_FILE', { path: 'note.txt', content: 'written meanwhile' });
+      expect(write).toMatchObject({ status: 'COMPLETED', isError: false });
+      await suite.gw.http
+        .put(`/api/v1/sessions/${sessionId}/files/content?path=other.txt`)
+        .set(t.runtime)
+        .set('content-type', 'application/octet-stream')
+        .send(Buffer.from('uploaded meanwhile'))
+        .expect(201);
+    } finally {
+      // A failing expectation above must not leave the request open (the gateway could not close).
+      if (!body.writableEnded) body.end('second part');
+    }
+    expect(await answer).toMatchObject({ status: 201 });
+    const dir = suite.gw.app.get(WorkspaceLocator).dirOf('t-slow-upload', sessionId);
+    expect(readFileSync(join(dir, 'slow.txt'), 'utf8')).toBe('first part, second part');
+    expect(readFileSync(join(dir, 'note.txt'), 'utf8')).toBe('written meanwhile');
+    expect(readFileSync(join(dir, 'other.txt'), 'utf8')).toBe('uploaded meanwhile');
+    expect(readdirSync(join(root, '.staging'))).toEqual([]);
+  });
+
+  it('answers 409 WORKSPACE_UNAVAILABLE to an upload whose session was closed while it streamed; nothing lands', async () => {
+    const sessionId = await t.newSession(['FILE_ROOM']);
+    const server = suite.gw.app.getHttpServer();
+    if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const body = new PassThrough();
+    const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest(
+        {
+          host: '127.0.0.1',
+          port: (server.address() as AddressInfo).port,
+          method: 'PUT',
+          agent: false,
+          path: `/api/v1/sessions/${sessionId}/files/content?path=late.txt`,
+          headers: { ...t.runtime, 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked' },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => (text += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+        },
+      );
+      req.on('error', reject);
+      body.pipe(req);
+    });
+    try {
+      body.write('sent before the close, ');
+      await waitFor(() => readdirSync(join(root, '.staging')).length > 0, { description: 'the upload to be staged' });
+      await suite.gw.http.delete(`/api/v1/sessions/${sessionId}`).set(t.runtime).expect(200);
+    } finally {
+      if (!body.writableEnded) body.end('and after');
+    }
+    const res = await answer;
+    expect({ status: res.status, code: JSON.parse(res.body).error?.code }).toEqual({
+      status: 409,
+      code: 'WORKSPACE_UNAVAILABLE',
+    });
+    expect(existsSync(suite.gw.app.get(WorkspaceLocator).dirOf('t-slow-upload', sessionId))).toBe(false);
+    expect(readdirSync(join(root, '.staging'))).toEqual([]);
+  });
 });

@@ -1,4 +1,5 @@
-import { Controller, Delete, Get, Param, StreamableFile } from '@nestjs/common';
+import { Controller, Delete, Get, Param, Res, StreamableFile } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import { ApiBearerAuth, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
@@ -28,8 +29,13 @@ export class ArtifactsController {
   @ApiProduces('application/octet-stream')
   @ApiOkResponse({ description: 'The published bytes; X-Content-SHA256 carries their hash' })
   @ApiErrors(404)
-  async content(@Auth() auth: AuthContext, @Param('id') id: string): Promise<StreamableFile> {
+  async content(
+    @Auth() auth: AuthContext,
+    @Param('id') id: string,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<StreamableFile> {
     const { view, stream } = await this.artifacts.content(auth.tenantId, id);
+    reply.header('x-content-sha256', view.sha256);
     return new StreamableFile(stream, {
       type: 'application/octet-stream',
       length: view.size,

@@ -6,7 +6,7 @@ import type { SandboxMount, SandboxRunResult } from '@app/modules/sandbox/sandbo
 import { SessionEventsStore } from '@app/modules/session-events/session-events.store';
 import { ToolCallError, type ToolOutput } from '@app/modules/executors/tool-executor';
 import type { WorkspaceOwner } from './workspace-sessions.service';
-import { workspaceUsage } from './workspace-usage';
+import { tooDeepToMeasure, workspaceUsage } from './workspace-usage';
 import { WorkspaceGate } from './workspace.gate';
 import { redactText } from '@app/common/redaction';
 
@@ -114,8 +114,9 @@ export class WorkspaceCommandRunner {
   }
 
   /** How the workspace passes its quota, or undefined (`usage` walked up to WORKSPACE_MAX_FILES entries). */
-  private overQuota(usage: { bytes: number; truncated: boolean }): string | undefined {
+  private overQuota(usage: { bytes: number; truncated: boolean; tooDeep?: string }): string | undefined {
     const { maxBytes, maxFiles } = this.limits;
+    if (usage.tooDeep !== undefined) return tooDeepToMeasure(usage.tooDeep);
     if (usage.truncated) return `the workspace holds more than ${maxFiles} entries, WORKSPACE_MAX_FILES is ${maxFiles}`;
     if (usage.bytes > maxBytes) return `the workspace holds ${usage.bytes} bytes, WORKSPACE_MAX_BYTES is ${maxBytes}`;
     return undefined;

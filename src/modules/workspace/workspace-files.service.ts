@@ -11,7 +11,9 @@ import { WorkspaceErrorCode } from './workspace.errors';
 import { WorkspaceLocator } from './workspace.locator';
 import { leadsOut, WorkspacePathResolver, type ResolvedWorkspacePath } from './workspace-path.resolver';
 import { assertOpenedInside, inOpenedFolder } from './workspace-descriptor.check';
-import { walkWorkspace, workspaceUsage, type WorkspaceEntry } from './workspace-usage';
+import { tooDeepToMeasure, walkWorkspace, workspaceUsage, type WorkspaceEntry } from './workspace-usage';
+import { removeTree } from './workspace-tree.remover';
+import { pageResult } from '@app/modules/loop-acting/results/tool-result.view';
 
 const MAX_LISTED = 1000;
 
@@ -20,6 +22,15 @@ export interface WorkspaceWrite {
   path: string;
   bytes: number;
   created: boolean;
+}
+
+/** Bytes staged for a write (see {@link WorkspaceFiles.stage}), not yet in the workspace. */
+export interface StagedWrite {
+  /** The normalized workspace path it is for. */
+  path: string;
+  /** The staged file, under WORKSPACE_ROOT/.staging. */
+  file: string;
+  bytes: number;
 }
 
 /** A page of a text file, as READ_FILE answers it. */
@@ -58,22 +69,23 @@ export class WorkspaceFiles {
     const target = await WorkspacePathResolver.existing(dir, path ?? '', true);
     if (!(await lstat(target.real)).isDirectory())
       return { path: target.relative, entries: await this.single(target), truncated: false };
-    const listed = await walkWorkspace(target.real, target.relative, recursive, MAX_LISTED);
-    return { path: target.relative, ...listed };
+    const { entries, truncated } = await walkWorkspace(target.real, target.relative, recursive, MAX_LISTED);
+    return { path: target.relative, entries, truncated };
   }
 
   /** `limit` characters from `offset` of a UTF-8 text file. */
   async read(dir: string, path: unknown, offset: number, limit: number): Promise<WorkspaceFilePage> {
     const target = await WorkspacePathResolver.existing(dir, path);
     const text = (await this.readWhole(target)).toString('utf8');
-    const content = text.slice(offset, offset + limit);
+    // Never half an emoji: a page ends before a surrogate pair it would cut (see pageBounds).
+    const page = pageResult(text, offset, limit);
     return {
       path: target.relative,
-      offset,
+      offset: page.offset,
       limit,
-      totalChars: text.length,
-      hasMore: offset + content.length < text.length,
-      content,
+      totalChars: page.totalChars,
+      hasMore: page.hasMore,
+      content: page.content,
     };
   }
 
@@ -100,18 +112,53 @@ export class WorkspaceFiles {
     }
   }
 
-  write(dir: string, path: unknown, content: string | Buffer): Promise<WorkspaceWrite> {
+  async write(dir: string, path: unknown, content: string | Buffer): Promise<WorkspaceWrite> {
     const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
-    return this.writeStream(dir, path, bytesStream(bytes), bytes.length);
+    return this.writeStaged(dir, await this.stage(path, bytesStream(bytes)));
   }
 
   /**
-   * Streams `source` into a staged file, counting bytes as they come: past the single-file limit or the room left in
-   * the workspace the upload stops with WORKSPACE_QUOTA_EXCEEDED and nothing lands. Then renamed into place.
+   * Streams `source` into a staged file, counting bytes as they come: past the single-file limit or all that a
+   * workspace may hold it stops with WORKSPACE_QUOTA_EXCEEDED and nothing is kept. Touches no workspace and holds
+   * nothing (not the workspace's turn to write, not its gate), so an upload whose sender pauses keeps no other write
+   * or command waiting; {@link writeStaged} then lands it.
    */
-  writeStream(dir: string, path: unknown, source: Readable, declaredBytes?: number): Promise<WorkspaceWrite> {
-    WorkspacePathResolver.normalize(path, false);
-    return this.oneWriteAtATime(dir, () => this.writeWithinQuota(dir, path, source, declaredBytes));
+  async stage(path: unknown, source: Readable): Promise<StagedWrite> {
+    const relative = WorkspacePathResolver.normalize(path, false);
+    const { maxFileBytes, maxBytes } = this.limits;
+    const bound = Math.min(maxFileBytes, maxBytes);
+    const file = await this.locator.stagingFile();
+    let bytes = 0;
+    const counter = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        bytes += chunk.length;
+        if (bytes <= bound) return done(null, chunk);
+        done(
+          quota(
+            bytes > maxFileBytes
+              ? `"${relative}" would have more than WORKSPACE_MAX_FILE_BYTES (${maxFileBytes}) bytes`
+              : `"${relative}" would have more than WORKSPACE_MAX_BYTES (${maxBytes}) bytes, all a workspace may hold`,
+          ),
+        );
+      },
+    });
+    try {
+      await pipeline(source, counter, createWriteStream(file, { flags: 'wx', mode: 0o640 }));
+    } catch (err) {
+      await rm(file, { force: true });
+      throw err;
+    }
+    return { path: relative, file, bytes };
+  }
+
+  /**
+   * Renames a staged file into place when it fits the workspace's quotas, measured in the workspace's turn to write
+   * (see {@link oneWriteAtATime}); the staged file is gone afterwards, landed or not.
+   */
+  writeStaged(dir: string, staged: StagedWrite): Promise<WorkspaceWrite> {
+    return this.oneWriteAtATime(dir, () => this.writeWithinQuota(dir, staged)).finally(() =>
+      rm(staged.file, { force: true }),
+    );
   }
 
   /**
@@ -133,68 +180,59 @@ export class WorkspaceFiles {
     return mine;
   }
 
-  private async writeWithinQuota(
-    dir: string,
-    path: unknown,
-    source: Readable,
-    declaredBytes?: number,
-  ): Promise<WorkspaceWrite> {
+  private async writeWithinQuota(dir: string, staged: StagedWrite): Promise<WorkspaceWrite> {
     // The walk stops past the entry limit: a workspace holding more (a command made them) takes no write at all.
     const usage = await workspaceUsage(dir, this.limits.maxFiles);
-    const added = await WorkspacePathResolver.addedByWrite(dir, path);
+    if (usage.tooDeep !== undefined) throw quota(tooDeepToMeasure(usage.tooDeep));
+    const added = await WorkspacePathResolver.addedByWrite(dir, staged.path);
     const entriesAfter = usage.entries + added.newFolders + (added.newFile ? 1 : 0);
     if (usage.truncated || entriesAfter > this.limits.maxFiles)
       throw quota(
         `the workspace holds ${usage.truncated ? 'more than ' : ''}${usage.entries} entries${added.newFolders > 0 ? ` and this write would add ${added.newFolders} folders` : ''}, WORKSPACE_MAX_FILES is ${this.limits.maxFiles}`,
       );
     // Only now are its folders created.
-    const target = await WorkspacePathResolver.forWrite(dir, path);
+    const target = await WorkspacePathResolver.forWrite(dir, staged.path);
     const previous = target.existed ? (await lstat(target.real)).size : 0;
-    const room = Math.min(this.limits.maxFileBytes, this.limits.maxBytes - (usage.bytes - previous));
-    const why = (n: number) =>
-      n > this.limits.maxFileBytes
-        ? `"${target.relative}" would have more than WORKSPACE_MAX_FILE_BYTES (${this.limits.maxFileBytes}) bytes`
-        : `writing ${n > room ? 'more than ' : ''}${n} bytes to "${target.relative}" would pass WORKSPACE_MAX_BYTES (${this.limits.maxBytes}; ${usage.bytes} used)`;
-    if (declaredBytes !== undefined && declaredBytes > room) throw quota(why(declaredBytes));
-    const staged = await this.locator.stagingFile();
-    let written = 0;
-    const counter = new Transform({
-      transform(chunk: Buffer, _enc, done) {
-        written += chunk.length;
-        if (written > room) return done(quota(why(written)));
-        done(null, chunk);
-      },
-    });
-    try {
-      await pipeline(source, counter, createWriteStream(staged, { flags: 'wx', mode: 0o640 }));
-      await inOpenedFolder(
-        dirname(target.real),
-        target.root,
-        () => leadsOut(target.relative),
-        (folder) => rename(staged, join(folder, basename(target.real))),
+    if (staged.bytes > this.limits.maxBytes - (usage.bytes - previous))
+      throw quota(
+        `writing ${staged.bytes} bytes to "${target.relative}" would pass WORKSPACE_MAX_BYTES (${this.limits.maxBytes}; ${usage.bytes} used)`,
       );
-    } catch (err) {
-      await rm(staged, { force: true });
-      throw err;
-    }
-    return { path: target.relative, bytes: written, created: !target.existed };
+    await inOpenedFolder(
+      dirname(target.real),
+      target.root,
+      () => leadsOut(target.relative),
+      (folder) => rename(staged.file, join(folder, basename(target.real))),
+    );
+    return { path: target.relative, bytes: staged.bytes, created: !target.existed };
   }
 
-  /** Replaces the one occurrence of `oldText`; refuses (saying how many there are) when it is not exactly one. */
-  async edit(dir: string, path: unknown, oldText: string, newText: string): Promise<WorkspaceWrite> {
-    const target = await WorkspacePathResolver.existing(dir, path);
-    const text = (await this.readWhole(target)).toString('utf8');
-    const count = occurrences(text, oldText);
-    if (count !== 1)
-      throw new DomainError(
-        CommonErrorCode.VALIDATION_FAILED,
-        count === 0
-          ? `oldText does not occur in "${target.relative}"; read the file and copy the exact text to replace.`
-          : `oldText occurs ${count} times in "${target.relative}"; it must occur exactly once: include more of the surrounding text.`,
-        { path: target.relative, occurrences: count },
-      );
-    const at = text.indexOf(oldText);
-    return this.write(dir, target.relative, text.slice(0, at) + newText + text.slice(at + oldText.length));
+  /**
+   * Replaces the one occurrence of `oldText`; refuses (saying how many there are) when it is not exactly one. Read and
+   * written in one turn of the workspace's writes, so no other write lands between and is overwritten.
+   */
+  edit(dir: string, path: unknown, oldText: string, newText: string): Promise<WorkspaceWrite> {
+    WorkspacePathResolver.normalize(path, false);
+    return this.oneWriteAtATime(dir, async () => {
+      const target = await WorkspacePathResolver.existing(dir, path);
+      const text = (await this.readWhole(target)).toString('utf8');
+      const count = occurrences(text, oldText);
+      if (count !== 1)
+        throw new DomainError(
+          CommonErrorCode.VALIDATION_FAILED,
+          count === 0
+            ? `oldText does not occur in "${target.relative}"; read the file and copy the exact text to replace.`
+            : `oldText occurs ${count} times in "${target.relative}"; it must occur exactly once: include more of the surrounding text.`,
+          { path: target.relative, occurrences: count },
+        );
+      const at = text.indexOf(oldText);
+      const edited = Buffer.from(text.slice(0, at) + newText + text.slice(at + oldText.length), 'utf8');
+      const staged = await this.stage(target.relative, bytesStream(edited));
+      try {
+        return await this.writeWithinQuota(dir, staged);
+      } finally {
+        await rm(staged.file, { force: true });
+      }
+    });
   }
 
   /** Deletes a file or a symlink (the link, not its target), or a folder with everything in it. */
@@ -206,7 +244,7 @@ export class WorkspaceFiles {
       const stat = await lstat(entry).catch(() => null);
       if (!stat) await WorkspacePathResolver.existing(dir, target.relative); // throws NOT_FOUND
       if (stat!.isDirectory()) {
-        await rm(entry, { recursive: true, force: true });
+        await removeTree(entry);
         return { path: target.relative, type: 'directory' as const };
       }
       await unlink(entry);

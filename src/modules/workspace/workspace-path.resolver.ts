@@ -46,7 +46,7 @@ export class WorkspacePathResolver {
   /** An existing file or folder: its real path, checked to be inside `root`; NOT_FOUND when it does not exist. */
   static async existing(root: string, path: unknown, allowRoot = false): Promise<ResolvedWorkspacePath> {
     const relative = WorkspacePathResolver.normalize(path, allowRoot);
-    const realRoot = await realpath(root);
+    const realRoot = await realRootOf(root);
     let real: string;
     try {
       real = await realpath(join(realRoot, relative));
@@ -69,7 +69,7 @@ export class WorkspacePathResolver {
   static async addedByWrite(root: string, path: unknown): Promise<{ newFolders: number; newFile: boolean }> {
     const relative = WorkspacePathResolver.normalize(path, false);
     const segments = relative.split('/');
-    const { dir, missing } = await walkParents(await realpath(root), relative, false);
+    const { dir, missing } = await walkParents(await realRootOf(root), relative, false);
     if (missing > 0) return { newFolders: missing, newFile: true };
     const exists = await lstat(join(dir, segments[segments.length - 1])).then(
       () => true,
@@ -85,7 +85,7 @@ export class WorkspacePathResolver {
    */
   static async forWrite(root: string, path: unknown): Promise<ResolvedWorkspacePath & { existed: boolean }> {
     const relative = WorkspacePathResolver.normalize(path, false);
-    const realRoot = await realpath(root);
+    const realRoot = await realRootOf(root);
     const segments = relative.split('/');
     const { dir } = await walkParents(realRoot, relative, true);
     const target = join(dir, segments[segments.length - 1]);
@@ -137,6 +137,17 @@ async function walkParents(
     if (!(await lstat(dir)).isDirectory()) throw invalid(relative, `"${segment}" is a file, not a folder`);
   }
   return { dir, missing: 0 };
+}
+
+/** The workspace folder's real path; WORKSPACE_UNAVAILABLE when it is gone (its session was closed meanwhile). */
+async function realRootOf(root: string): Promise<string> {
+  return realpath(root).catch((err: unknown) => {
+    if (!isCode(err, 'ENOENT')) throw err;
+    throw new DomainError(
+      WorkspaceErrorCode.WORKSPACE_UNAVAILABLE,
+      'The workspace is gone: its session was closed (and the workspace removed) meanwhile.',
+    );
+  });
 }
 
 /** Whether the real path `real` is `realRoot` or lies under it. */

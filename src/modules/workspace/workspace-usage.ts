@@ -11,14 +11,16 @@ export interface WorkspaceEntry {
 
 /**
  * Walks `dir` without following symlinks: every entry under it (relative to `prefix`), depth first, up to `max`.
- * `recursive: false` lists one level.
+ * `recursive: false` lists one level. A folder whose entries the host cannot name (their path passes PATH_MAX: a
+ * command nested folders that deep) stops the walk as `truncated`, naming it in `tooDeep`: what lies below cannot be
+ * measured, so it must not count as nothing.
  */
 export async function walkWorkspace(
   dir: string,
   prefix: string,
   recursive: boolean,
   max: number,
-): Promise<{ entries: WorkspaceEntry[]; truncated: boolean }> {
+): Promise<{ entries: WorkspaceEntry[]; truncated: boolean; tooDeep?: string }> {
   const entries: WorkspaceEntry[] = [];
   const pending: Array<{ abs: string; rel: string }> = [{ abs: dir, rel: prefix }];
   while (pending.length > 0) {
@@ -28,12 +30,18 @@ export async function walkWorkspace(
       names = (await readdir(abs)).sort();
     } catch (err) {
       if (isCode(err, 'ENOENT') || isCode(err, 'ENOTDIR')) continue;
+      if (isCode(err, 'ENAMETOOLONG')) return { entries, truncated: true, tooDeep: rel };
       throw err;
     }
     for (const name of names) {
       const childAbs = join(abs, name);
       const childRel = rel === '' ? name : `${rel}/${name}`;
-      const stat = await lstat(childAbs).catch(() => null);
+      let tooLong = false;
+      const stat = await lstat(childAbs).catch((err: unknown) => {
+        tooLong = isCode(err, 'ENAMETOOLONG');
+        return null;
+      });
+      if (tooLong) return { entries, truncated: true, tooDeep: rel };
       if (!stat) continue;
       const type = stat.isSymbolicLink()
         ? 'symlink'
@@ -52,12 +60,19 @@ export async function walkWorkspace(
 
 /**
  * Bytes of regular files and the number of entries in the workspace (the quota's measure). With `maxEntries` the walk
- * stops past that many (`truncated`; the bytes then count only what was walked).
+ * stops past that many (`truncated`; the bytes then count only what was walked); it stops too at folders nested too
+ * deep to measure (`truncated`, and `tooDeep` names the folder).
  */
 export async function workspaceUsage(
   dir: string,
   maxEntries = Number.MAX_SAFE_INTEGER,
-): Promise<{ bytes: number; entries: number; truncated: boolean }> {
-  const { entries, truncated } = await walkWorkspace(dir, '', true, maxEntries);
-  return { bytes: entries.reduce((sum, e) => sum + e.size, 0), entries: entries.length, truncated };
+): Promise<{ bytes: number; entries: number; truncated: boolean; tooDeep?: string }> {
+  const { entries, truncated, tooDeep } = await walkWorkspace(dir, '', true, maxEntries);
+  return { bytes: entries.reduce((sum, e) => sum + e.size, 0), entries: entries.length, truncated, tooDeep };
+}
+
+/** Why a workspace counts as full when folders in it are nested too deep to measure. */
+export function tooDeepToMeasure(folder: string): string {
+  const shown = folder.length > 80 ? `${folder.slice(0, 80)}...` : folder;
+  return `folders in the workspace are nested too deep to measure (inside "${shown}"); delete them (DELETE_FILE, or rm -rf with RUN_COMMAND)`;
 }

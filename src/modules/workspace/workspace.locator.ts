@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, rm, stat } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
+import { removeTree } from './workspace-tree.remover';
 
 /** Tenant ids are `[A-Za-z0-9_.-]{1,64}`; one that a file system could read as `.`/`..` or hide gets hashed. */
 const SAFE_SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}$/;
@@ -39,7 +40,7 @@ export class WorkspaceLocator {
       () => true,
       () => false,
     );
-    await rm(dir, { recursive: true, force: true });
+    await removeTree(dir);
     return existed;
   }
 

@@ -25,3 +25,35 @@ describe('pageResult', () => {
     expect(pageResult('abc', 10, 5)).toEqual({ offset: 10, limit: 5, totalChars: 3, content: '', hasMore: false });
   });
 });
+
+describe('paging text with emoji (surrogate pairs)', () => {
+  const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+  const text = `ab${'😀'}cd${'😀'.repeat(3)}e`;
+
+  it('never cuts a pair: a page ends before it, and every limit pages through the whole text', () => {
+    expect(pageResult(text, 0, 3)).toMatchObject({ offset: 0, content: 'ab', hasMore: true });
+    for (let limit = 1; limit <= 6; limit++) {
+      const pages: string[] = [];
+      for (let offset = 0, hasMore = true; hasMore;) {
+        const page = pageResult(text, offset, limit);
+        expect(page.content).not.toMatch(lone);
+        expect(page.content.length).toBeGreaterThan(0);
+        pages.push(page.content);
+        offset = page.offset + page.content.length;
+        hasMore = page.hasMore;
+      }
+      expect(pages.join('')).toBe(text);
+    }
+  });
+
+  it('gives a whole pair for a limit of 1, and starts an offset inside a pair at the pair', () => {
+    expect(pageResult(text, 2, 1)).toMatchObject({ offset: 2, content: '😀' });
+    expect(pageResult(text, 3, 3)).toMatchObject({ offset: 2, content: '😀c' });
+  });
+
+  it('cuts an inline result before a pair and points the hint at where it cut', () => {
+    const r = inlineResult(text, 3, 'c1');
+    expect(r.content.startsWith('ab\n\n[truncated: showing 2 of')).toBe(true);
+    expect(r.content).toContain('"offset":2');
+  });
+});

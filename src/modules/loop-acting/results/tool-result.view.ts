@@ -8,10 +8,11 @@ export interface InlineResult {
 /** Cuts `content` at `maxInlineChars` and tells the model how to read the rest with READ_TOOL_RESULT. */
 export function inlineResult(content: string, maxInlineChars: number, toolCallId: string): InlineResult {
   if (content.length <= maxInlineChars) return { content, totalChars: content.length, truncated: false };
+  const { end } = pageBounds(content, 0, maxInlineChars);
   const hint =
-    `\n\n[truncated: showing ${maxInlineChars} of ${content.length} characters. ` +
-    `Call READ_TOOL_RESULT with {"toolCallId":"${toolCallId}","offset":${maxInlineChars}} to read more.]`;
-  return { content: content.slice(0, maxInlineChars) + hint, totalChars: content.length, truncated: true };
+    `\n\n[truncated: showing ${end} of ${content.length} characters. ` +
+    `Call READ_TOOL_RESULT with {"toolCallId":"${toolCallId}","offset":${end}} to read more.]`;
+  return { content: content.slice(0, end) + hint, totalChars: content.length, truncated: true };
 }
 
 export interface ResultPage {
@@ -22,8 +23,32 @@ export interface ResultPage {
   hasMore: boolean;
 }
 
-/** One page of a stored result. */
+/** One page of a stored result (or of a file): see {@link pageBounds} for where it starts and ends. */
 export function pageResult(content: string, offset: number, limit: number): ResultPage {
-  const slice = content.slice(offset, offset + limit);
-  return { offset, limit, totalChars: content.length, content: slice, hasMore: offset + slice.length < content.length };
+  const { start, end } = pageBounds(content, offset, limit);
+  const slice = content.slice(start, end);
+  return { offset: start, limit, totalChars: content.length, content: slice, hasMore: end < content.length };
+}
+
+/**
+ * Where the page of at most `limit` UTF-16 units from `offset` starts and ends without cutting a surrogate pair (an
+ * emoji, a rare CJK character) in two: a lone half reaches the model as garbage, and a database stores it as U+FFFD.
+ * A page ends before a pair it would cut (but holds at least one whole character, so paging always moves on); an
+ * offset inside a pair starts at the pair. The next page starts at `end`.
+ */
+export function pageBounds(text: string, offset: number, limit: number): { start: number; end: number } {
+  let start = offset;
+  if (start > 0 && isLowSurrogate(text.charCodeAt(start)) && isHighSurrogate(text.charCodeAt(start - 1))) start--;
+  let end = Math.min(start + limit, text.length);
+  if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1)) && isLowSurrogate(text.charCodeAt(end)))
+    end += end - 1 > start ? -1 : 1;
+  return { start, end };
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
 }
