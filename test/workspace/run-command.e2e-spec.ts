@@ -203,6 +203,26 @@ describeWithBubblewrap('RUN_COMMAND end to end (real bubblewrap)', () => {
       expect(res.content).toContain('SANDBOX');
     });
   });
+
+  describe('RUN_COMMAND within its call budget', () => {
+    // SANDBOX_TIMEOUT_MS past the call's budget (TOOL_DEFAULT_TIMEOUT_MS): the command must end before the budget.
+    const suite = gatewayForSuite('sqlite', {
+      WORKSPACE_ROOT: workspaceRootForSuite(),
+      SANDBOX_TIMEOUT_MS: '60000',
+      TOOL_DEFAULT_TIMEOUT_MS: '4000',
+    });
+
+    it('ends a command before the call times out, and answers what it printed', async () => {
+      const t = await workspaceTenant(suite.gw, 't-budget', TOOLS);
+      const sessionId = await t.newSession(['SANDBOX', 'FILE_ROOM']);
+      const started = Date.now();
+      const slow = await t.call(sessionId, 'RUN_COMMAND', { command: 'echo started; sleep 30', timeoutMs: 30_000 });
+      expect(Date.now() - started).toBeLessThan(30_000);
+      expect(slow).toMatchObject({ status: 'FAILED', isError: true, errorClass: 'COMMAND_TIMED_OUT' });
+      expect(slow.content).toContain('the command timed out');
+      expect(slow.content).toContain('started');
+    });
+  });
 });
 
 describeEachDialect('SANDBOX_DRIVER=none', (dialect) => {

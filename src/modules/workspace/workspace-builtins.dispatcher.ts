@@ -21,6 +21,7 @@ type Handler = (
   args: Record<string, unknown>,
   ctx: ToolCallContext,
   signal: AbortSignal,
+  deadline: number,
 ) => Promise<ToolOutput>;
 
 /**
@@ -61,7 +62,7 @@ export class WorkspaceBuiltinsDispatcher implements ToolDispatcher, OnModuleInit
         sha256: artifact.sha256,
       });
     },
-    RUN_COMMAND: async (owner, args, ctx, signal) =>
+    RUN_COMMAND: async (owner, args, ctx, signal, deadline) =>
       this.commands.run(
         owner,
         String(args.command),
@@ -69,6 +70,7 @@ export class WorkspaceBuiltinsDispatcher implements ToolDispatcher, OnModuleInit
         await this.mounts.mountsFor(owner),
         ctx.toolCallId,
         signal,
+        deadline,
       ),
   };
   private readonly names: ReadonlySet<string> = new Set(Object.keys(this.handlers));
@@ -99,11 +101,12 @@ export class WorkspaceBuiltinsDispatcher implements ToolDispatcher, OnModuleInit
     args: Record<string, unknown>,
     ctx: ToolCallContext,
     signal: AbortSignal,
+    deadline: number,
   ): Promise<ToolOutput> {
     if (!ctx.sessionId || !ctx.tenantId)
       throw builtinRefusal(`${tool.name} works only inside a session with a workspace`);
     const owner = await this.sessions.forCall(ctx.tenantId, ctx.sessionId);
-    const work = () => this.handlers[tool.name](owner, args, ctx, signal);
+    const work = () => this.handlers[tool.name](owner, args, ctx, signal, deadline);
     try {
       // RUN_COMMAND takes the workspace for its command itself; file tools wait while one runs (see WorkspaceGate).
       return await (tool.name === RUN_COMMAND_TOOL.name ? work() : this.gate.run(owner.dir, 'files', work));

@@ -12,6 +12,13 @@ import { redactText } from '@app/common/redaction';
 
 /** Characters of the command kept in the `command.started` event. */
 const EVENT_COMMAND_CHARS = 500;
+/**
+ * What a command leaves of its call's budget for what follows it: killing what it started, measuring the
+ * workspace, the events. A command the budget would cut off ends as its own timeout instead, with its output.
+ */
+const AFTER_COMMAND_MS = 2_000;
+/** The shortest command time a call's budget is cut down to (the sandbox refuses 0). */
+const MIN_COMMAND_MS = 100;
 
 /**
  * RUN_COMMAND: one command in the sandbox with the session workspace at /workspace, between a `command.started`
@@ -25,6 +32,7 @@ const EVENT_COMMAND_CHARS = 500;
 @Injectable()
 export class WorkspaceCommandRunner {
   private readonly limits: GatewayConfig['workspace'];
+  private readonly maxCommandMs: number;
 
   constructor(
     private readonly sandbox: SandboxRunner,
@@ -33,6 +41,7 @@ export class WorkspaceCommandRunner {
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
   ) {
     this.limits = config.workspace;
+    this.maxCommandMs = config.sandbox.timeoutMs;
   }
 
   async run(
@@ -42,6 +51,7 @@ export class WorkspaceCommandRunner {
     mounts: SandboxMount[],
     toolCallId: string,
     signal: AbortSignal,
+    deadline: number,
   ): Promise<ToolOutput> {
     if (!this.sandbox.available())
       throw builtinRefusal(`RUN_COMMAND is unavailable on this gateway: ${this.sandbox.unavailableReason()}`);
@@ -53,6 +63,10 @@ export class WorkspaceCommandRunner {
     try {
       // The workspace is the command's while it runs: the gateway's file operations wait (see WorkspaceGate).
       result = await this.gate.run(owner.dir, 'command', async () => {
+        // Within the call's budget (TOOL_DEFAULT_TIMEOUT_MS, or the tool's timeoutMs) as well as SANDBOX_TIMEOUT_MS:
+        // cut off by the budget, the call would fail without the output printed so far.
+        const left = Math.max(MIN_COMMAND_MS, Math.floor(deadline - performance.now() - AFTER_COMMAND_MS));
+        timeoutMs = Math.min(timeoutMs ?? this.maxCommandMs, this.maxCommandMs, left);
         await this.events.append({
           ...base,
           type: 'command.started',

@@ -79,7 +79,9 @@ export class ToolCallPathService {
 
   private attemptFn(tool: ToolDescriptor, args: Record<string, unknown>, ctx: ToolCallContext) {
     const dispatcher = this.targets.dispatcherFor(tool, ctx);
-    if (dispatcher) return (_attempt: number, signal: AbortSignal) => dispatcher.dispatch(tool, args, ctx, signal);
+    if (dispatcher)
+      return (_attempt: number, signal: AbortSignal, deadline: number) =>
+        dispatcher.dispatch(tool, args, ctx, signal, deadline);
     const executor = this.targets.executorFor(tool.serviceType);
     if (!executor) {
       return async (): Promise<ToolOutput> => {

@@ -41,11 +41,16 @@ export interface ToolDispatcher {
   readonly name: string;
   readonly priority: number;
   handles(tool: ToolDescriptor, ctx: ToolCallContext): boolean;
+  /**
+   * `deadline`: the performance.now() instant the call's outer budget ends (when `signal` aborts). A built-in with
+   * a time limit of its own (RUN_COMMAND's sandbox) ends its work before it, so that what it produced is answered.
+   */
   dispatch(
     tool: ToolDescriptor,
     args: Record<string, unknown>,
     ctx: ToolCallContext,
     signal: AbortSignal,
+    deadline: number,
   ): Promise<ToolOutput>;
 }
 

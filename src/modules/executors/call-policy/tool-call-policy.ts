@@ -6,7 +6,8 @@ import { ToolCallError, ToolOutput } from '../tool-executor';
 import { ToolErrorClass } from '../tool-error-class';
 
 /** One attempt: gets the 1-based attempt number and the signal the budget (or the caller) aborts. */
-export type ToolAttemptFn = (attempt: number, signal: AbortSignal) => Promise<ToolOutput>;
+/** One attempt; `deadline` is the performance.now() instant the call's outer budget ends (when `signal` aborts). */
+export type ToolAttemptFn = (attempt: number, signal: AbortSignal, deadline: number) => Promise<ToolOutput>;
 
 /** How a call under the policy ended: an output, or the last attempt's error. */
 export interface ToolCallOutcome {
@@ -75,7 +76,7 @@ export class ToolCallPolicy {
         attempts++;
         try {
           const attempt = attempts;
-          const output = await untilAborted(signal, (own) => attemptFn(attempt, own));
+          const output = await untilAborted(signal, (own) => attemptFn(attempt, own, deadline));
           return { output, attempts, durationMs: performance.now() - started, timedOut: false };
         } catch (err) {
           error = signal.aborted ? (signal.reason as ToolCallError) : asToolCallError(err);
