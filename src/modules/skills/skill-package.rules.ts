@@ -83,8 +83,9 @@ function stripTopFolder(entries: RawSkillEntry[]): RawSkillEntry[] {
 }
 
 /**
- * The name a path has for the database: MySQL's utf8mb4_unicode_ci (the skill_file key) ignores letter case and
- * accents and takes ß for ss, so two such names would collide there; they are refused here alike on both dialects.
+ * The name two paths are duplicates by: letter case and accents aside, ß taken for ss (such names collide on
+ * case-insensitive file systems); refused alike on both dialects. The skill_file key itself compares paths byte for
+ * byte on MySQL too (utf8mb4_bin), so names this keeps apart are stored apart.
  */
 function sameName(path: string): string {
   return path.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replace(/ß/g, 'ss');
