@@ -110,6 +110,22 @@ describeEachDialect('skills: hostile archives are refused with a 400 naming the 
     expect(res.body.error.message).toMatch(/leaves the skill folder/);
   });
 
+  it('refuses a JSON file whose path ends with "/" (a folder, not a file), alone or beside a file inside it', async () => {
+    for (const paths of [['notes/'], ['notes/', 'notes/a.md']]) {
+      const res = await gw.http
+        .post('/api/v1/admin/skills')
+        .set(admin)
+        .send({
+          tenantId: 'hostile',
+          skillContent: GOOD_MD.data,
+          files: paths.map((path) => ({ path, contentBase64: Buffer.from('x').toString('base64') })),
+        })
+        .expect(400);
+      expect(res.body.error.code).toBe('VALIDATION_FAILED');
+      expect(res.body.error.message).toMatch(/path "notes\/" ends with "\/"/);
+    }
+  });
+
   it('reads multipart on the skill upload routes only (415 elsewhere)', async () => {
     const res = await gw.http
       .post('/api/v1/admin/agents')

@@ -47,6 +47,11 @@ export function checkSkillPackage(entries: RawSkillEntry[], limits: SkillPackage
   for (const e of entries) {
     const problem = entryPathProblem(e.path);
     if (problem) throw new SkillPackageRefusal(problem);
+    // A zip's folder entries are left out before; a JSON file named so would become a file where its folder goes.
+    if (e.path.endsWith('/'))
+      throw new SkillPackageRefusal(
+        `path ${JSON.stringify(e.path)} ends with "/": a file needs a name after its folder`,
+      );
     totalBytes += e.data.length;
   }
   if (totalBytes > limits.maxBytes)
