@@ -66,6 +66,16 @@ const REFUSALS: Array<[string, TestZipEntry[], RegExp]> = [
   ],
   ['a SKILL.md without name', [{ name: 'SKILL.md', data: '---\ndescription: no name\n---\nbody' }], /has no name/],
   [
+    'a description with a bidi override (it reorders what a reviewer reads)',
+    [{ name: 'SKILL.md', data: '---\nname: bidi\ndescription: "Sums a CSV \\u202Etxt.exe"\n---\nbody' }],
+    /SKILL\.md description must not contain control characters .* bidi/,
+  ],
+  [
+    'a description with a terminal escape',
+    [{ name: 'SKILL.md', data: '---\nname: escape\ndescription: "Sums \\e[2Ja CSV"\n---\nbody' }],
+    /SKILL\.md description must not contain control characters/,
+  ],
+  [
     'a binary file',
     [GOOD_MD, { name: 'assets/logo.png', data: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0x0d]) }],
     /"assets\/logo.png" is binary/,
