@@ -22,6 +22,7 @@ import { ExactIdentifierCollation1764462800000 } from './1764462800000-ExactIden
 import { ExactKnowledgeBaseNameKey1764462900000 } from './1764462900000-ExactKnowledgeBaseNameKey';
 import { ExactAgentNameKey1764463000000 } from './1764463000000-ExactAgentNameKey';
 import { AddModelProviderNameKey1764463100000 } from './1764463100000-AddModelProviderNameKey';
+import { ExactSkillFilePath1764463200000 } from './1764463200000-ExactSkillFilePath';
 
 /** Every migration, in order. The only schema source: `synchronize` is never on. */
 export const GATEWAY_MIGRATIONS = [
@@ -49,4 +50,5 @@ export const GATEWAY_MIGRATIONS = [
   ExactKnowledgeBaseNameKey1764462900000,
   ExactAgentNameKey1764463000000,
   AddModelProviderNameKey1764463100000,
+  ExactSkillFilePath1764463200000,
 ];

@@ -18,7 +18,8 @@ const UNSAFE_TEXT_CHARS = new RegExp(`[${UNSAFE_IN_TEXT}]`, 'g');
 /** The problem reported for a name or id holding a refused character (after the field name). */
 export const UNSAFE_LINE_PROBLEM =
   'must not contain control characters (U+0000-U+001F, U+007F-U+009F), zero-width or direction marks (U+200B-U+200F), line separators or bidi embeddings, overrides and isolates (U+2028-U+202E, U+2066-U+2069); remove them';
-const UNSAFE_TEXT_PROBLEM =
+/** The problem reported for free text holding a refused character (after the field name). */
+export const UNSAFE_TEXT_PROBLEM =
   'must not contain control characters other than tab and line breaks (U+0000-U+001F, U+007F-U+009F) or bidi embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069); remove them';
 
 /** class-validator: a name or id (one line) without control, zero-width or bidi characters. */

@@ -222,6 +222,20 @@ describeEachDialect('knowledge bases: admin API and tenancy', (dialect) => {
     expect((await searchBase(gw, kb, 'refund', 5)).map((r) => r.title)).toEqual(['Keep']);
   });
 
+  it('deletes a knowledge base deleted several times at once only once: one 200, then 404', async () => {
+    const { gw } = suite;
+    const kb = await createKnowledgeBase(gw, { name: 'double-base-delete', tenantId: 'acme' });
+    await gw.http
+      .post(`${KB}/${kb}/documents`)
+      .set(gw.admin)
+      .send({ title: 'Doc', content: 'refund window of thirty days', mimeType: 'text/plain' })
+      .expect(201);
+    const deletions = await Promise.all(Array.from({ length: 4 }, () => gw.http.delete(`${KB}/${kb}`).set(gw.admin)));
+    expect(deletions.map((r) => r.status).sort()).toEqual([200, 404, 404, 404]);
+    expect(deletions.find((r) => r.status === 404)!.body.error.code).toBe('NOT_FOUND');
+    await gw.http.get(`${KB}/${kb}`).set(gw.admin).expect(404);
+  });
+
   it('stores nothing of a document whose base is deleted while it is added', async () => {
     const { gw } = suite;
     const big = Array.from({ length: 400 }, (_, i) => `Paragraph ${i} about refunds and returns.`).join('\n\n');

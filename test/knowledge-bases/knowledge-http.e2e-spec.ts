@@ -113,6 +113,39 @@ describeEachDialect('HTTP knowledge bases', (dialect) => {
     });
   });
 
+  it("removes control and bidi characters from the service's passages, as from an INTERNAL base's documents", async () => {
+    const { gw } = suite;
+    const kb = await createKnowledgeBase(gw, {
+      name: 'unsafe-text',
+      tenantId: 'acme',
+      kind: 'HTTP',
+      url: retrieval.url('/search'),
+    });
+    answer = () => ({
+      status: 200,
+      body: JSON.stringify({
+        results: [
+          {
+            title: 'Refunds\u202Egnp.exe',
+            heading: 'Policy\u0007 > Time',
+            content: 'Refunds take\u001b[2J five days.\n\tAsk\u2066 the desk.',
+            score: 1,
+          },
+        ],
+      }),
+    });
+    const res = await gw.http.post(`${KB}/${kb}/search`).set(gw.admin).send({ query: 'refund' }).expect(200);
+    expect(res.body.results).toEqual([
+      {
+        documentId: null,
+        title: 'Refundsgnp.exe',
+        heading: 'Policy > Time',
+        content: 'Refunds take[2J five days.\n\tAsk the desk.',
+        score: 1,
+      },
+    ]);
+  });
+
   it('turns a malformed answer or an error status into 502 KNOWLEDGE_BASE_UNREACHABLE', async () => {
     const { gw } = suite;
     const kb = await createKnowledgeBase(gw, {

@@ -193,6 +193,25 @@ describeEachDialect('skills: upload, releases, publish and rollback, tenancy', (
       .expect(403);
   });
 
+  it('deletes a skill deleted several times at once only once: one 200, then 404', async () => {
+    const skill = await uploadJsonSkill(gw, acmeAdmin, {
+      tenantId: 'acme',
+      skillContent: skillMd('delete-race', 'Deleted four times at once'),
+      files: [{ path: 'notes.md', content: 'notes' }],
+    });
+    const deletions = await Promise.all(
+      Array.from({ length: 4 }, () => gw.http.delete(`/api/v1/admin/skills/${skill.id}`).set(acmeAdmin)),
+    );
+    expect(deletions.map((r) => [r.status, r.body.error?.code])).toEqual(
+      expect.arrayContaining([
+        [200, undefined],
+        [404, 'NOT_FOUND'],
+      ]),
+    );
+    expect(deletions.map((r) => r.status).sort()).toEqual([200, 404, 404, 404]);
+    await gw.http.get(`/api/v1/admin/skills/${skill.id}`).set(acmeAdmin).expect(404);
+  });
+
   it("binds own and official skills to an agent, refuses another tenant's (404), and unbinds a deleted skill", async () => {
     const agent = await gw.http
       .post('/api/v1/admin/agents')

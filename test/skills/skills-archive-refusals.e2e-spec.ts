@@ -66,6 +66,16 @@ const REFUSALS: Array<[string, TestZipEntry[], RegExp]> = [
   ],
   ['a SKILL.md without name', [{ name: 'SKILL.md', data: '---\ndescription: no name\n---\nbody' }], /has no name/],
   [
+    'a description with a bidi override (it reorders what a reviewer reads)',
+    [{ name: 'SKILL.md', data: '---\nname: bidi\ndescription: "Sums a CSV \\u202Etxt.exe"\n---\nbody' }],
+    /SKILL\.md description must not contain control characters .* bidi/,
+  ],
+  [
+    'a description with a terminal escape',
+    [{ name: 'SKILL.md', data: '---\nname: escape\ndescription: "Sums \\e[2Ja CSV"\n---\nbody' }],
+    /SKILL\.md description must not contain control characters/,
+  ],
+  [
     'a binary file',
     [GOOD_MD, { name: 'assets/logo.png', data: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0x0d]) }],
     /"assets\/logo.png" is binary/,
@@ -108,6 +118,22 @@ describeEachDialect('skills: hostile archives are refused with a 400 naming the 
       .expect(400);
     expect(res.body.error.code).toBe('VALIDATION_FAILED');
     expect(res.body.error.message).toMatch(/leaves the skill folder/);
+  });
+
+  it('refuses a JSON file whose path ends with "/" (a folder, not a file), alone or beside a file inside it', async () => {
+    for (const paths of [['notes/'], ['notes/', 'notes/a.md']]) {
+      const res = await gw.http
+        .post('/api/v1/admin/skills')
+        .set(admin)
+        .send({
+          tenantId: 'hostile',
+          skillContent: GOOD_MD.data,
+          files: paths.map((path) => ({ path, contentBase64: Buffer.from('x').toString('base64') })),
+        })
+        .expect(400);
+      expect(res.body.error.code).toBe('VALIDATION_FAILED');
+      expect(res.body.error.message).toMatch(/path "notes\/" ends with "\/"/);
+    }
   });
 
   it('reads multipart on the skill upload routes only (415 elsewhere)', async () => {

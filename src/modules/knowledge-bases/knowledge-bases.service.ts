@@ -95,8 +95,9 @@ export class KnowledgeBasesService {
     const row = await this.load(auth, id);
     await this.agents.forgetKnowledgeBase(row.tenantId, id);
     await this.dataSource.transaction(async (m) => {
-      // The base's lock first: a document being added finishes before, or finds the base gone after.
-      await this.repo.lockBase(m, id);
+      // The base's lock first: a document being added finishes before, or finds the base gone after; of two deletions
+      // at once, the second finds it gone (404).
+      if (!(await this.repo.lockBase(m, id))) throw notFound(id);
       await this.index.removeBase(m, id);
       await this.repo.deleteBase(m, id);
     });
@@ -136,14 +137,16 @@ export class KnowledgeBasesService {
   /** The base, if the caller may see it (another tenant's is 404). */
   async load(auth: Pick<AuthContext, 'tenantId'>, id: string): Promise<KnowledgeBaseEntity> {
     const row = await this.repo.findBase(id);
-    if (!row || (auth.tenantId !== null && row.tenantId !== auth.tenantId)) {
-      throw new DomainError(
-        CommonErrorCode.NOT_FOUND,
-        `No knowledge base ${id} in your tenant; list them with GET /api/v1/admin/knowledge-bases.`,
-      );
-    }
+    if (!row || (auth.tenantId !== null && row.tenantId !== auth.tenantId)) throw notFound(id);
     return row;
   }
+}
+
+function notFound(id: string): DomainError {
+  return new DomainError(
+    CommonErrorCode.NOT_FOUND,
+    `No knowledge base ${id} in your tenant; list them with GET /api/v1/admin/knowledge-bases.`,
+  );
 }
 
 /** An HTTP base's URL: http(s), no credentials in it (the outbound guard vets the address at call time). */

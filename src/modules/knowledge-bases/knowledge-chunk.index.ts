@@ -131,11 +131,7 @@ export class KnowledgeChunkIndex {
     if (terms.length === 0) return [];
     const tag = baseTag(knowledgeBaseId);
     const [picked, params] = this.mysql
-      ? [
-          'SELECT id FROM knowledge_chunk WHERE MATCH (search_text) AGAINST (?) ' +
-            `ORDER BY MATCH (search_text) AGAINST (?) DESC LIMIT ${CANDIDATE_LIMIT}`,
-          Array(2).fill(terms.map((t) => tag + t).join(' ')),
-        ]
+      ? mysqlPick(knowledgeBaseId, tag, terms)
       : [
           'SELECT rowid AS id FROM knowledge_chunk_fts WHERE knowledge_chunk_fts MATCH ? ' +
             `ORDER BY rank LIMIT ${CANDIDATE_LIMIT}`,
@@ -180,6 +176,43 @@ export class KnowledgeChunkIndex {
     );
     return new Map(rows.map((r) => [r.term, Number(r.df)]));
   }
+}
+
+/** A character outside the BMP: MariaDB's full-text parser reads none as a letter (see {@link mysqlPick}). */
+const OUTSIDE_BMP = /[\u{10000}-\u{10ffff}]/u;
+
+/**
+ * The ids InnoDB picks, as SQL and its parameters. MariaDB's full-text parser reads no character outside the BMP as a
+ * letter (rare Chinese such as 𩸽, 𠮷): it indexes `<tag>𩸽__` as the bare tag, so looking such a term up matched every
+ * chunk of the base with any such word, and more than {@link CANDIDATE_LIMIT} of them crowded out the one that holds
+ * it. Those terms are looked up as whole words in the base's search texts instead (a scan of the base's chunks, only
+ * for queries with such a character); the others through the FULLTEXT index.
+ */
+function mysqlPick(knowledgeBaseId: string, tag: string, terms: string[]): [string, unknown[]] {
+  const words = terms.filter((t) => !OUTSIDE_BMP.test(t)).map((t) => tag + t);
+  const rare = terms.filter((t) => OUTSIDE_BMP.test(t)).map((t) => `% ${likeEscaped(tag + t)} %`);
+  const picks: string[] = [];
+  const params: unknown[] = [];
+  if (words.length > 0) {
+    picks.push(
+      'SELECT id FROM knowledge_chunk WHERE MATCH (search_text) AGAINST (?) ' +
+        `ORDER BY MATCH (search_text) AGAINST (?) DESC LIMIT ${CANDIDATE_LIMIT}`,
+    );
+    params.push(words.join(' '), words.join(' '));
+  }
+  if (rare.length > 0) {
+    picks.push(
+      "SELECT id FROM knowledge_chunk WHERE knowledge_base_id = ? AND (CONCAT(' ', search_text, ' ') LIKE ? ESCAPE '!'" +
+        `${" OR CONCAT(' ', search_text, ' ') LIKE ? ESCAPE '!'".repeat(rare.length - 1)}) LIMIT ${CANDIDATE_LIMIT}`,
+    );
+    params.push(knowledgeBaseId, ...rare);
+  }
+  return [picks.map((sql, i) => `SELECT id FROM (${sql}) p${i}`).join(' UNION '), params];
+}
+
+/** A search-text word as a LIKE pattern of itself (`_` is a wildcard there; `!` the escape character). */
+function likeEscaped(word: string): string {
+  return word.replace(/[!%_]/g, (c) => `!${c}`);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { stripUnsafeText } from '@app/common/safe-text';
 import { OutboundHttpAgent } from '@app/modules/executors/outbound/outbound-http.agent';
 import { ToolCallError } from '@app/modules/executors/tool-executor';
 import { ToolErrorClass } from '@app/modules/executors/tool-error-class';
@@ -95,12 +96,13 @@ function parseAnswer(text: string, topK: number, host: string): KnowledgeSearchH
         BAD_ANSWER,
       );
     }
+    // Text from outside, cleaned as an INTERNAL base's documents are: controls and bidi characters hide or reorder it.
     hits.push({
       documentId: typeof item.documentId === 'string' ? item.documentId : null,
-      title: item.title.slice(0, 512),
-      content: item.content.slice(0, MAX_PASSAGE_CHARS),
+      title: stripUnsafeText(item.title).slice(0, 512),
+      content: stripUnsafeText(item.content).slice(0, MAX_PASSAGE_CHARS),
       score: Number.isFinite(item.score) ? item.score : 0,
-      heading: typeof item.heading === 'string' ? item.heading.slice(0, 512) : null,
+      heading: typeof item.heading === 'string' ? stripUnsafeText(item.heading).slice(0, 512) : null,
     });
   }
   return hits.sort((a, b) => b.score - a.score).slice(0, topK);

@@ -91,6 +91,21 @@ describe('chunkDocument', () => {
     expect(chunks.length).toBeGreaterThan(0);
   });
 
+  it('cuts heading paths in time linear in the document: a 200 000-character heading above 150 subheadings', () => {
+    const md =
+      `# ${'标'.repeat(200_000)}\n` + Array.from({ length: 150 }, (_, i) => `## Part ${i}\nBody ${i}.`).join('\n');
+    const started = Date.now();
+    const chunks = chunkDocument(md, 'text/markdown');
+    expect(Date.now() - started).toBeLessThan(2_000); // the whole path spread per subheading: 13 s; cut first: ms
+    expect(chunks).toHaveLength(150);
+    expect(chunks[149]).toEqual({ seq: 149, heading: '标'.repeat(MAX_HEADING_CHARS), content: 'Body 149.' });
+  });
+
+  it('cuts a heading path of several long headings at MAX_HEADING_CHARS characters, never inside a character', () => {
+    const [chunk] = chunkDocument(`# ${'a'.repeat(300)}\n## ${'😀'.repeat(400)}\nBody.`, 'text/markdown');
+    expect(chunk.heading).toBe(`${'a'.repeat(300)} > ${'😀'.repeat(MAX_HEADING_CHARS - 303)}`);
+  });
+
   it('never cuts a character outside the BMP (emoji, rare Chinese) in two: no chunk holds half of one', () => {
     const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
     for (let shift = 0; shift < 8; shift++) {

@@ -9,15 +9,19 @@ export function canRead(tenantId: string | null, skill: SkillEntity): boolean {
 
 /** The skill if `tenantId` may read it; another tenant's skill is a 404, as one that does not exist. */
 export function readable(tenantId: string | null, id: string, skill: SkillEntity | null): SkillEntity {
-  if (!skill || !canRead(tenantId, skill))
-    throw new DomainError(
-      CommonErrorCode.NOT_FOUND,
-      `No skill ${id} in your tenant or official; list them with GET /api/v1/admin/skills.`,
-      {
-        skillId: id,
-      },
-    );
+  if (!skill || !canRead(tenantId, skill)) throw skillNotFound(id);
   return skill;
+}
+
+/** The 404 of a skill that does not exist or that the caller may not see. */
+export function skillNotFound(id: string): DomainError {
+  return new DomainError(
+    CommonErrorCode.NOT_FOUND,
+    `No skill ${id} in your tenant or official; list them with GET /api/v1/admin/skills.`,
+    {
+      skillId: id,
+    },
+  );
 }
 
 /** Changing an official skill (a release, publish, delete) is the platform admin's (ADMIN_API_KEY) only. */

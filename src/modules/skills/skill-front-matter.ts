@@ -1,4 +1,5 @@
 import { parse as parseYaml } from 'yaml';
+import { stripUnsafeText, UNSAFE_TEXT_PROBLEM } from '@app/common/safe-text';
 import { SKILL_NAME_PATTERN, SkillPackageRefusal } from './skill-package.types';
 
 const FRONT_MATTER = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
@@ -43,5 +44,8 @@ export function readSkillFrontMatter(skillMd: string): { name: string; descripti
     );
   if (description.length > MAX_DESCRIPTION_CHARS)
     throw new SkillPackageRefusal(`SKILL.md description is longer than ${MAX_DESCRIPTION_CHARS} characters`);
+  // As a tool's or an agent's description: it is shown to admins and models, and these hide or reorder what they read.
+  if (stripUnsafeText(description) !== description)
+    throw new SkillPackageRefusal(`SKILL.md description ${UNSAFE_TEXT_PROBLEM}`);
   return { name, description: description.trim() };
 }

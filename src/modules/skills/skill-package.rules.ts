@@ -47,6 +47,11 @@ export function checkSkillPackage(entries: RawSkillEntry[], limits: SkillPackage
   for (const e of entries) {
     const problem = entryPathProblem(e.path);
     if (problem) throw new SkillPackageRefusal(problem);
+    // A zip's folder entries are left out before; a JSON file named so would become a file where its folder goes.
+    if (e.path.endsWith('/'))
+      throw new SkillPackageRefusal(
+        `path ${JSON.stringify(e.path)} ends with "/": a file needs a name after its folder`,
+      );
     totalBytes += e.data.length;
   }
   if (totalBytes > limits.maxBytes)
@@ -83,8 +88,9 @@ function stripTopFolder(entries: RawSkillEntry[]): RawSkillEntry[] {
 }
 
 /**
- * The name a path has for the database: MySQL's utf8mb4_unicode_ci (the skill_file key) ignores letter case and
- * accents and takes ß for ss, so two such names would collide there; they are refused here alike on both dialects.
+ * The name two paths are duplicates by: letter case and accents aside, ß taken for ss (such names collide on
+ * case-insensitive file systems); refused alike on both dialects. The skill_file key itself compares paths byte for
+ * byte on MySQL too (utf8mb4_bin), so names this keeps apart are stored apart.
  */
 function sameName(path: string): string {
   return path.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replace(/ß/g, 'ss');

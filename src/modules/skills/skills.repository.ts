@@ -113,6 +113,12 @@ export class SkillsRepository {
       );
   }
 
+  /** Locks the skill's row until the transaction ends (MySQL; SQLite runs one at a time); false when it is gone. */
+  async lockSkill(m: EntityManager, skillId: string): Promise<boolean> {
+    const res = await m.getRepository(SkillEntity).update({ id: skillId }, { updatedAt: Date.now() });
+    return (res.affected ?? 0) === 1;
+  }
+
   async deleteSkill(m: EntityManager, skillId: string): Promise<void> {
     await m.getRepository(SkillFileEntity).delete({ skillId });
     await m.getRepository(SkillReleaseEntity).delete({ skillId });

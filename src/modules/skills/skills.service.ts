@@ -15,7 +15,7 @@ import type { SkillEntity } from './skill.entity';
 import type { SkillReleaseEntity } from './skill-release.entity';
 import type { SkillPackageLimits } from './skill-package.types';
 import type { SkillUpload } from './skill-upload.reader';
-import { assertScope, assertWritable, readable } from './skill-access';
+import { assertScope, assertWritable, readable, skillNotFound } from './skill-access';
 import { toReleaseDto, toSkillDto } from './skills.mapper';
 import type { SkillDto, SkillFilePageDto, SkillPageDto, SkillReleaseDto } from './skills.dto';
 
@@ -143,6 +143,8 @@ export class SkillsService {
     const skill = await this.writable(auth, id);
     const releases = await this.repo.releasesOf([skill.id]);
     await this.repo.transaction(async (m) => {
+      // The skill's row first: of two deletions at once, the second finds it gone (404).
+      if (!(await this.repo.lockSkill(m, skill.id))) throw skillNotFound(id);
       await this.agents.unbindSkillEverywhere(m, skill.id);
       await this.repo.deleteSkill(m, skill.id);
     });

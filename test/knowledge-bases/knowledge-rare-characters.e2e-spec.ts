@@ -1,0 +1,28 @@
+import { describeEachDialect } from '@test/support/test-database';
+import { gatewayForSuite } from '@test/support/gateway-test-app';
+import { CANDIDATE_LIMIT } from '@app/modules/knowledge-bases/knowledge-chunk.index';
+import { createKnowledgeBase, searchBase } from './support/knowledge-fixtures';
+
+describeEachDialect('knowledge search: characters outside the BMP (rare Chinese)', (dialect) => {
+  const suite = gatewayForSuite(dialect);
+
+  it('finds the one passage with a rare character among more passages with other rare characters than the candidates', async () => {
+    const base = await createKnowledgeBase(suite.gw, { name: 'rare-many', tenantId: 'acme' });
+    const add = (title: string, content: string) =>
+      suite.gw.http
+        .post(`/api/v1/admin/knowledge-bases/${base}/documents`)
+        .set(suite.gw.admin)
+        .send({ title, content, mimeType: 'text/plain' })
+        .expect(201);
+    // Each with two other rare words: on MariaDB, whose full-text parser reads no letter outside the BMP, those are
+    // what a lookup of the one rare word matched too (twice here, once in Hokke).
+    const rare = (i: number) => String.fromCodePoint(0x20000 + i);
+    for (let i = 0; i < CANDIDATE_LIMIT + 10; i++) await add(`Rare ${i}`, `${rare(2 * i)} and ${rare(2 * i + 1)} note`);
+    await add('Hokke', '𩸽 is a fish of the northern seas, grilled whole and served with rice and miso soup');
+    const titles = async (query: string) => (await searchBase(suite.gw, base, query, 5)).map((r) => r.title);
+    expect(await titles('𩸽')).toEqual(['Hokke']);
+    // Beside an ordinary word (looked up through the index), and each rare word finds its own passage only.
+    expect(await titles('grilled 𩸽')).toEqual(['Hokke']);
+    expect(await titles(rare(1))).toEqual(['Rare 0']);
+  });
+});
