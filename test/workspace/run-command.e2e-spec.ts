@@ -193,6 +193,21 @@ describeWithBubblewrap('RUN_COMMAND end to end (real bubblewrap)', () => {
           'head -2 /skills/csv-tools/SKILL.md; /skills/csv-tools/scripts/count.sh rows.csv; touch /skills/csv-tools/x 2>/dev/null || echo read-only',
       });
       expect(JSON.parse(res.content)).toMatchObject({ exitCode: 0, stdout: '---\nname: csv-tools\n3\nread-only\n' });
+
+      // Unbound by an admin mid-session: no longer mounted, and the reminders no longer name it.
+      await suite.gw.http
+        .put(`/api/v1/admin/agents/${t.agentId}/skills`)
+        .set(suite.gw.admin)
+        .send({ skillIds: [] })
+        .expect(200);
+      const unbound = await t.call(skilled, 'RUN_COMMAND', { command: 'ls /skills 2>&1 || true' });
+      expect(JSON.parse(unbound.content).stdout).not.toContain('csv-tools');
+      const specs = await suite.gw.http
+        .post(`/api/v1/agents/${t.agentId}/tool-specs`)
+        .set(t.runtime)
+        .send({ userId: 'u1', permissions: [], sessionId: skilled, capabilities: ['SANDBOX', 'FILE_ROOM'] })
+        .expect(200);
+      expect(specs.body.reminders).toEqual([]);
     });
 
     it('hides RUN_COMMAND at DEPENDENCIES for a session without SANDBOX', async () => {

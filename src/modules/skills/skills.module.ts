@@ -6,6 +6,7 @@ import { LoopActingModule } from '@app/modules/loop-acting/loop-acting.module';
 import { SessionEventsModule } from '@app/modules/session-events/session-events.module';
 import { SkillCallDispatcher } from './skill-call/skill-call.dispatcher';
 import { SkillReminderSource } from './skill-call/skill-reminder.source';
+import { ActiveSkillBinding } from './skill-call/active-skill.binding';
 import { SkillReleaseMaterializer } from './skill-release.materializer';
 import { SkillsRepository } from './skills.repository';
 import { SkillsService } from './skills.service';
@@ -24,7 +25,8 @@ import { AgentSkillsController } from './agent-skills.controller';
     SkillCallDispatcher,
     SkillReminderSource,
     SkillReleaseMaterializer,
+    ActiveSkillBinding,
   ],
-  exports: [SkillsRepository, SkillReleaseMaterializer],
+  exports: [SkillsRepository, SkillReleaseMaterializer, ActiveSkillBinding],
 })
 export class SkillsModule {}
