@@ -167,6 +167,7 @@ export class ToolVisibilityService {
       tenantWebSearch: view.webSearch,
       webSearchAvailable: this.config.webSearch.url !== '',
       sideEffectPolicy: agent?.agent.sideEffectPolicy ?? 'ALLOW',
+      toolNamed: (name) => view.toolsByName.get(name),
       dependencyHealth: (tool) =>
         tool.serviceType.startsWith('MCP') ? this.health.statusOf(tool.mcpServiceId ?? tool.endpoint) : undefined,
     };
