@@ -149,6 +149,18 @@ describe('hostile input: clear 400s, no stall', () => {
       expect(res.body.error.message).toContain('pattern "^(?=.*[0-9]).{8,}$" is not supported');
       expect(res.body.error.message).toContain('lookahead');
     });
+
+    it('a $ref back to the schema itself in place (allOf: [{$ref: "#"}]): 400 naming the ref, not a 500 later', async () => {
+      const parameters = { type: 'object', properties: { q: { type: 'string' } }, allOf: [{ $ref: '#' }] };
+      const res = await gw.http
+        .post('/api/v1/admin/tools')
+        .set(gw.admin)
+        .send(toolBody({ tenantId: 'acme', parameters }));
+      expect(res.status).toBe(400);
+      expect(res.body.error.details.fields).toEqual([
+        { field: 'parameters', problems: [expect.stringContaining('$ref "#" refers back to itself')] },
+      ]);
+    });
   });
 
   it('?page=99999999999999999999: 400 naming the maximum', async () => {

@@ -1,7 +1,11 @@
 import { createTestDatabaseUrl, TestDatabase } from '@test/support/test-database';
 import { createKey, startTestGateway, TestGateway, toolBody } from '@test/support/gateway-test-app';
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
-import { openAiStrictSpecViolations, openAiSpecViolations } from '@app/modules/agent-config/formats/model-formats';
+import {
+  anthropicSpecViolations,
+  openAiStrictSpecViolations,
+  openAiSpecViolations,
+} from '@app/modules/agent-config/formats/model-formats';
 
 /**
  * OpenAI strict mode through the whole gateway (issue 11): `strict: true` on tool-specs, and the
@@ -49,6 +53,11 @@ describe('strict tool specs and the arguments that come back', () => {
       properties: { labels: { type: 'object', additionalProperties: { type: 'string' } } },
       required: ['labels'],
     });
+    await create('graph', {
+      type: 'object',
+      properties: { $top: { type: 'integer' }, 'filter[name]': { type: 'string' } },
+      required: ['$top'],
+    });
     runtime = await createKey(gw, 'acme', 'runtime');
     agentId = (
       await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'bot', tenantId: 'acme' }).expect(201)
@@ -56,7 +65,7 @@ describe('strict tool specs and the arguments that come back', () => {
     await gw.http
       .put(`/api/v1/admin/agents/${agentId}/tools`)
       .set(gw.admin)
-      .send({ toolIds: [ids.search, ids.tag] })
+      .send({ toolIds: [ids.search, ids.tag, ids.graph] })
       .expect(200);
   });
   afterAll(async () => {
@@ -160,5 +169,20 @@ describe('strict tool specs and the arguments that come back', () => {
       .send({ agentId, userId: 'u1', permissions: [], arguments: { labels: '{"env":"prod"}' } });
     expect(res.status).toBe(200);
     expect(JSON.parse(remote.requests[0].body)).toEqual({ labels: { env: 'prod' } });
+  });
+
+  it('sends Anthropic keys it accepts for property names it refuses, and maps them back before the remote sees them', async () => {
+    const res = await toolSpecs({ format: 'anthropic' }).expect(200);
+    const graph = res.body.tools.find((t: { name: string }) => t.name === 'graph');
+    expect(anthropicSpecViolations(graph)).toEqual([]);
+    const keys = Object.keys(graph.input_schema.properties);
+    expect(keys).toEqual([expect.stringMatching(/^_top_[0-9a-f]{8}$/), expect.stringMatching(/^filter_name__/)]);
+    expect(graph.input_schema.required).toEqual([keys[0]]);
+    const call = await gw.http
+      .post('/api/v1/tools/graph/execute')
+      .set(runtime)
+      .send({ agentId, userId: 'u1', permissions: [], arguments: { [keys[0]]: 5, [keys[1]]: 'ann' } });
+    expect(call.status).toBe(200);
+    expect(JSON.parse(remote.requests[0].body)).toEqual({ $top: 5, 'filter[name]': 'ann' });
   });
 });

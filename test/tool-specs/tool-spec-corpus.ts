@@ -510,6 +510,22 @@ export const EDGE_CASE_TOOLS: ToolSpecSource[] = [
     }),
   },
   {
+    name: 'odata_and_bracket_keys',
+    description: 'Property keys as REST APIs name query parameters: Anthropic refuses them as they are.',
+    parameters: obj(
+      {
+        $top: { type: 'integer' },
+        '@odata.type': { type: 'string' },
+        'filter[name]': { type: 'string' },
+        città: { type: 'string' },
+        ['x'.repeat(70)]: { type: 'boolean' },
+        query: obj({ 'sort by': { type: 'string' }, 'page[size]': { type: 'integer' } }, ['page[size]']),
+        items: { type: 'array', items: obj({ '$ref-like': { type: 'string' } }) },
+      },
+      ['$top', 'filter[name]'],
+    ),
+  },
+  {
     name: 'root_any_of_required_only',
     description: 'At least one of a or b: members that carry only required.',
     parameters: {

@@ -1,4 +1,5 @@
 import { cpuTimed } from '@test/support/cpu-time';
+import { anthropicPropertyKey } from '@app/modules/agent-config/formats/anthropic-property-key';
 import { compileArgumentsReviver } from './tool-arguments.reviver';
 
 describe('compileArgumentsReviver', () => {
@@ -112,5 +113,24 @@ describe('compileArgumentsReviver', () => {
     });
     expect(revived).toEqual({ x: {} });
     expect(cpuMs).toBeLessThan(2000);
+  });
+
+  it('maps the keys Anthropic was sent for property names it refuses back to the names, at any depth', () => {
+    const odata = compileArgumentsReviver({
+      type: 'object',
+      properties: {
+        $top: { type: 'integer' },
+        'filter[name]': { type: 'string' },
+        page: { type: 'object', properties: { 'page size': { type: 'integer' } } },
+      },
+    })!;
+    const sent = (name: string) => anthropicPropertyKey(name);
+    expect(odata({ [sent('$top')]: 5, [sent('filter[name]')]: 'x', page: { [sent('page size')]: 10 } })).toEqual({
+      $top: 5,
+      'filter[name]': 'x',
+      page: { 'page size': 10 },
+    });
+    // The tool's own names go through untouched, and a renamed key never overwrites them.
+    expect(odata({ $top: 5, [sent('$top')]: 6 })).toEqual({ $top: 5, [sent('$top')]: 6 });
   });
 });

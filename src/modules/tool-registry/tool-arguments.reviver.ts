@@ -1,4 +1,5 @@
 import { GeminiSchemaRefResolver } from '@app/modules/agent-config/formats/gemini-schema-ref.resolver';
+import { anthropicPropertyKey } from '@app/modules/agent-config/formats/anthropic-property-key';
 import { jsonTextNestsDeeperThan, MAX_JSON_DEPTH } from '@app/common/json-depth';
 import type { JsonSchema } from './tool-registry.types';
 
@@ -14,6 +15,8 @@ interface RevivePlan {
   parseText: boolean;
   /** A mixed enum's values by their text: Gemini sent the value as a string. */
   enumByText?: Map<string, unknown>;
+  /** Property names by the key Anthropic was sent for them (names it refuses are renamed). */
+  renamed?: Map<string, string>;
 }
 
 /** Undoes, on a model's arguments, what the emitted spec asked of the model and the tool's schema does not take. */
@@ -88,7 +91,8 @@ function planFor(schema: unknown, refs: GeminiSchemaRefResolver, plans: PlanCach
     plan.properties.size > 0 ||
     plan.items !== undefined ||
     plan.parseText ||
-    plan.enumByText !== undefined;
+    plan.enumByText !== undefined ||
+    plan.renamed !== undefined;
   if (!useful) plans.set(node, null);
   return useful ? plan : null;
 }
@@ -102,6 +106,8 @@ function planProperties(
   depth: number,
 ): void {
   for (const [name, child] of Object.entries(isRaw(member.properties) ? member.properties : {})) {
+    const sent = anthropicPropertyKey(name);
+    if (sent !== name) (plan.renamed ??= new Map()).set(sent, name);
     if (!required.has(name) && !acceptsNull(child, refs, 0)) plan.dropNull.add(name);
     const childPlan = planFor(child, refs, plans, depth + 1);
     if (childPlan && !plan.properties.has(name)) plan.properties.set(name, childPlan);
@@ -170,7 +176,11 @@ function revive(plan: RevivePlan, value: unknown, depth: number): unknown {
   }
   if (!isRaw(value)) return value;
   let out: Raw | undefined;
-  for (const [name, child] of Object.entries(value)) {
+  for (const [key, child] of Object.entries(value)) {
+    const original = plan.renamed?.get(key);
+    // A key Anthropic was sent in place of the property's own name (unless the arguments hold that name too).
+    const name = original !== undefined && !Object.hasOwn(value, original) ? original : key;
+    if (name !== key) delete (out ??= { ...value })[key];
     if (child === null && plan.dropNull.has(name)) {
       out ??= { ...value };
       delete out[name];
@@ -178,7 +188,7 @@ function revive(plan: RevivePlan, value: unknown, depth: number): unknown {
     }
     const childPlan = plan.properties.get(name);
     const next = childPlan ? revive(childPlan, child, depth + 1) : child;
-    if (next !== child)
+    if (next !== child || name !== key)
       Object.defineProperty((out ??= { ...value }), name, {
         value: next,
         enumerable: true,

@@ -128,5 +128,56 @@ describe('ToolSchemaCompiler', () => {
         expect.stringContaining('nested deeper than 64 levels'),
       ]);
     });
+
+    it.each([
+      ['allOf back to the root', { type: 'object', allOf: [{ $ref: '#' }] }, '#'],
+      ['anyOf back to the root', { type: 'object', anyOf: [{ $ref: '#' }] }, '#'],
+      ['a $ref at the root to itself', { type: 'object', $ref: '#' }, '#'],
+      [
+        'two definitions that refer to each other',
+        objectWith(
+          { a: { $ref: '#/$defs/A' } },
+          { $defs: { A: { $ref: '#/$defs/B' }, B: { allOf: [{ $ref: '#/$defs/A' }] } } },
+        ),
+        '#/$defs/',
+      ],
+      [
+        'a property whose not refers to itself',
+        objectWith({ a: { not: { $ref: '#/properties/a' } } }),
+        '#/properties/a',
+      ],
+    ])('refuses %s: checking arguments against it would never end', (_label, schema, ref) => {
+      const problems = compiler.checkDefinition(schema);
+      expect(problems).toEqual([expect.stringContaining('refers back to itself without descending into the value')]);
+      expect(problems[0]).toContain(ref);
+    });
+
+    it('accepts a loop in a definition no part of the schema uses (a check never reaches it)', () => {
+      expect(
+        compiler.checkDefinition(
+          objectWith({ a: { type: 'string' } }, { $defs: { A: { allOf: [{ $ref: '#/$defs/A' }] } } }),
+        ),
+      ).toEqual([]);
+    });
+
+    it('accepts recursion that descends into the value (a tree of nodes)', () => {
+      expect(
+        compiler.checkDefinition(
+          objectWith(
+            { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#' } }, parent: { $ref: '#' } },
+            { $defs: { N: { anyOf: [{ type: 'null' }, { properties: { next: { $ref: '#/$defs/N' } } }] } } },
+          ),
+        ),
+      ).toEqual([]);
+    });
+  });
+
+  describe('validateArguments of a stored schema that refers back to itself in place', () => {
+    it('refuses the call with the reason instead of overflowing the stack', () => {
+      const looping = tool({ type: 'object', properties: { q: { type: 'string' } }, allOf: [{ $ref: '#' }] });
+      expect(compiler.validateArguments(looping, { q: 'x' })).toEqual([
+        expect.stringContaining('refers back to itself without descending into the value'),
+      ]);
+    });
   });
 });

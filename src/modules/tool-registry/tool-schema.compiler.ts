@@ -8,6 +8,7 @@ import { linearRegExp } from './tool-schema.regexp';
 import { addLinearFormats } from './tool-schema.formats';
 import { jsonValueNestsDeeperThan, MAX_JSON_DEPTH, tooDeepProblem } from '@app/common/json-depth';
 import { ArgumentsReviver, compileArgumentsReviver } from './tool-arguments.reviver';
+import { inPlaceRefLoop } from './tool-schema.ref-loops';
 
 /** Largest accepted `parameters` schema: bytes of its JSON in UTF-8 (it is stored in one TEXT column: 64 KB on MySQL). */
 export const MAX_SCHEMA_BYTES = 60_000;
@@ -72,6 +73,8 @@ export class ToolSchemaCompiler {
       );
     }
     if (problems.length) return problems;
+    const loop = inPlaceRefLoop(s);
+    if (loop !== null) return [refLoopProblem(loop)];
     const ajv = this.ajvFor(s);
     if (!ajv.validateSchema(s)) {
       return (ajv.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`.trim());
@@ -117,7 +120,10 @@ export class ToolSchemaCompiler {
     let validate = this.validators.get(key);
     if (!validate) {
       const ajv = this.ajvFor(tool.parameters);
+      const loop = inPlaceRefLoop(tool.parameters);
       try {
+        // A row stored before this check: ajv would compile it, then overflow the stack on every call.
+        if (loop !== null) throw new Error(refLoopProblem(loop));
         validate = ajv.compile(tool.parameters);
       } catch (err) {
         // A row stored before today's checks (e.g. a lookahead pattern): the call is refused, the process stays up.
@@ -147,6 +153,10 @@ function dialectOf(uri: unknown): Dialect | undefined {
   if (typeof uri !== 'string') return undefined;
   const bare = uri.endsWith('#') ? uri.slice(0, -1) : uri;
   return (Object.keys(DIALECTS) as Dialect[]).find((d) => (DIALECTS[d] as readonly string[]).includes(bare));
+}
+
+function refLoopProblem(ref: string): string {
+  return `$ref ${JSON.stringify(ref)} refers back to itself without descending into the value (e.g. allOf: [{"$ref": "#"}]), so checking any arguments against it would never end; make the recursion go through properties or items`;
 }
 
 /** A validator that refuses every call with one problem (for a stored schema that no longer compiles). */

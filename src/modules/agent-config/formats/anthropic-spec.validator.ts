@@ -8,6 +8,11 @@ import { isRawSchema } from './tool-spec-schema.walk';
  */
 const ANTHROPIC_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 const ANTHROPIC_FORBIDDEN_AT_ROOT = ['oneOf', 'allOf', 'anyOf'] as const;
+/**
+ * The keys of `properties`: the API answers "input_schema.properties: Property keys should match pattern
+ * '^[a-zA-Z0-9_.-]{1,64}$'" (Bedrock's Converse API too) and refuses the whole request. Checked at every depth.
+ */
+export const ANTHROPIC_PROPERTY_KEY_PATTERN = /^[a-zA-Z0-9_.-]{1,64}$/;
 
 /** Why Anthropic would refuse `spec`, as `path: problem`; empty when it accepts it. */
 export function anthropicSpecViolations(spec: unknown): string[] {
@@ -21,6 +26,7 @@ export function anthropicSpecViolations(spec: unknown): string[] {
     ...schemaShapeViolations(spec.input_schema, {
       arrayNeedsItems: false,
       forbiddenAtRoot: ANTHROPIC_FORBIDDEN_AT_ROOT,
+      propertyKeyPattern: ANTHROPIC_PROPERTY_KEY_PATTERN,
     }),
   );
   return problems;

@@ -1,4 +1,6 @@
-import { toAnthropicToolSpec } from './anthropic-tool-spec.emitter';
+import { anthropicPropertyKey } from './anthropic-property-key';
+import { anthropicSpecViolations } from './anthropic-spec.validator';
+import { toAnthropicInputSchema, toAnthropicToolSpec } from './anthropic-tool-spec.emitter';
 import { deepFreeze } from './model-formats.test-helpers';
 
 describe('toAnthropicToolSpec', () => {
@@ -30,5 +32,35 @@ describe('toAnthropicToolSpec', () => {
   it('replaces a properties value that is not an object', () => {
     const spec = toAnthropicToolSpec({ name: 'x', description: 'x', parameters: { type: 'object', properties: [] } });
     expect(spec.input_schema).toEqual({ type: 'object', properties: {} });
+  });
+
+  it('renames the property keys Anthropic refuses, at any depth and in required, keeping the ones it accepts', () => {
+    const long = 'k'.repeat(70);
+    const parameters = {
+      type: 'object',
+      properties: {
+        $top: { type: 'integer' },
+        'filter[name]': { type: 'string' },
+        ok: { type: 'object', properties: { 'sort by': { type: 'string' }, [long]: { type: 'string' } } },
+        list: { type: 'array', items: { $ref: '#/$defs/Row' } },
+      },
+      required: ['$top', 'ok'],
+      $defs: { Row: { type: 'object', properties: { '@id': { type: 'string' } }, required: ['@id'] } },
+    };
+    const { schema, notes } = toAnthropicInputSchema(deepFreeze(parameters));
+    const top = anthropicPropertyKey('$top');
+    expect(top).toMatch(/^_top_[0-9a-f]{8}$/);
+    expect(anthropicPropertyKey(long)).toHaveLength(64);
+    expect(Object.keys(schema.properties as object)).toEqual([top, anthropicPropertyKey('filter[name]'), 'ok', 'list']);
+    expect(schema.required).toEqual([top, 'ok']);
+    expect(Object.keys((schema.properties as Record<string, { properties: object }>).ok.properties)).toEqual([
+      anthropicPropertyKey('sort by'),
+      anthropicPropertyKey(long),
+    ]);
+    expect((schema.$defs as Record<string, { required: string[] }>).Row.required).toEqual([
+      anthropicPropertyKey('@id'),
+    ]);
+    expect(anthropicSpecViolations({ name: 'q', description: 'q', input_schema: schema })).toEqual([]);
+    expect(notes).toEqual([expect.stringContaining('"$top", "filter[name]"')]);
   });
 });

@@ -1,7 +1,51 @@
-import { toPortableSchema } from './portable-json-schema.converter';
+import { JsonSchema } from '@app/modules/tool-registry/tool-registry.types';
+import { anthropicPropertyKey } from './anthropic-property-key';
+import { PortableSchema, toPortableSchema } from './portable-json-schema.converter';
 import { AnthropicToolSpec, ToolSpecSource } from './model-format.types';
+import { RawSchema, childSchemas, isRawSchema } from './tool-spec-schema.walk';
 
-/** A tool in Anthropic's format: `{name, description, input_schema}`, the schema rewritten by {@link toPortableSchema}. */
+/**
+ * The `input_schema` Anthropic accepts: the schema rewritten by {@link toPortableSchema}, then every property key
+ * Anthropic refuses (`$top`, `filter[id]`, a space, over 64 characters: see anthropic-spec.validator.ts) renamed by
+ * {@link anthropicPropertyKey} at any depth, `required` with it. The argument reviver maps the keys back.
+ */
+export function toAnthropicInputSchema(parameters: JsonSchema): PortableSchema {
+  const { schema, notes } = toPortableSchema(parameters);
+  const renamed = new Set<string>();
+  const seen = new Set<object>();
+  const stack: RawSchema[] = [schema];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (seen.has(node)) continue;
+    seen.add(node);
+    renameProperties(node, renamed);
+    for (const [, child] of childSchemas(node)) if (isRawSchema(child)) stack.push(child);
+  }
+  if (renamed.size > 0)
+    notes.push(
+      `property keys Anthropic refuses are renamed (${[...renamed].map((n) => JSON.stringify(n)).join(', ')})`,
+    );
+  return { schema, notes };
+}
+
+function renameProperties(node: RawSchema, renamed: Set<string>): void {
+  if (!isRawSchema(node.properties)) return;
+  const names = Object.keys(node.properties);
+  if (names.every((name) => anthropicPropertyKey(name) === name)) return;
+  const properties = node.properties;
+  node.properties = Object.fromEntries(names.map((name) => [anthropicPropertyKey(name), properties[name]]));
+  if (Array.isArray(node.required))
+    node.required = (node.required as unknown[]).map((name) =>
+      typeof name === 'string' ? anthropicPropertyKey(name) : name,
+    );
+  for (const name of names) if (anthropicPropertyKey(name) !== name) renamed.add(name);
+}
+
+/** A tool in Anthropic's format: `{name, description, input_schema}`, the schema rewritten by {@link toAnthropicInputSchema}. */
 export function toAnthropicToolSpec(tool: ToolSpecSource): AnthropicToolSpec {
-  return { name: tool.name, description: tool.description, input_schema: toPortableSchema(tool.parameters).schema };
+  return {
+    name: tool.name,
+    description: tool.description,
+    input_schema: toAnthropicInputSchema(tool.parameters).schema,
+  };
 }

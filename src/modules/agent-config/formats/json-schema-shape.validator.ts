@@ -7,6 +7,8 @@ export interface SchemaShapeRules {
   arrayNeedsItems: boolean;
   /** Root keywords the provider refuses ("... at the top level"). */
   forbiddenAtRoot: readonly string[];
+  /** Anthropic: "Property keys should match pattern ..." for a key of `properties` outside it. */
+  propertyKeyPattern?: RegExp;
 }
 
 /** Where both providers take `true`/`false` (`additionalProperties: false` is what strict mode asks for). */
@@ -73,6 +75,12 @@ function nodeViolations(
   }
   if (schema.properties !== undefined && !isRawSchema(schema.properties))
     problems.push(`${path}: properties must be an object`);
+  const keyPattern = rules.propertyKeyPattern;
+  if (keyPattern && isRawSchema(schema.properties)) {
+    for (const key of Object.keys(schema.properties))
+      if (!keyPattern.test(key))
+        problems.push(`${path}.properties: key ${JSON.stringify(key)} does not match ${keyPattern.source}`);
+  }
   if (schema.$ref !== undefined && (typeof schema.$ref !== 'string' || refs.resolve(schema.$ref) === undefined)) {
     problems.push(`${path}: $ref ${JSON.stringify(schema.$ref)} does not resolve inside the schema`);
   }

@@ -85,4 +85,21 @@ describe('toPortableSchema', () => {
     expect(schema).toEqual({ type: 'object', properties: {} });
     expect(notes).toEqual(['root not dropped (the gateway still checks them on each call)']);
   });
+
+  it.each([
+    ['allOf back to the root', { type: 'object', properties: { q: { type: 'string' } }, allOf: [{ $ref: '#' }] }],
+    [
+      'a root $ref into definitions that refer to each other',
+      {
+        type: 'object',
+        properties: { q: { type: 'string' } },
+        $ref: '#/$defs/A',
+        $defs: { A: { allOf: [{ $ref: '#/$defs/B' }] }, B: { allOf: [{ $ref: '#/$defs/A' }] } },
+      },
+    ],
+  ])('merges %s once instead of looping (a row stored before the registry refused such schemas)', (_label, source) => {
+    const { schema } = toPortableSchema(source);
+    expect(schema.properties).toEqual({ q: { type: 'string' } });
+    expect(openAiSpecViolations(asOpenAi(schema))).toEqual([]);
+  });
 });

@@ -48,15 +48,16 @@ export function toPortableSchema(source: JsonSchema): PortableSchema {
 
 function flattenRoot(root: RawSchema, notes: string[]): void {
   const refs = new GeminiSchemaRefResolver(structuredClone(root));
+  const merged = new Set<unknown>([refs.resolve('#')]); // the root is already in itself
   if (typeof root.$ref === 'string') {
-    const target = refs.resolve(root.$ref);
+    const ref = root.$ref;
     delete root.$ref;
-    if (isRawSchema(target)) mergeObjectInto(root, structuredClone(target), refs);
+    mergeObjectInto(root, { $ref: ref }, refs, merged);
   }
   if (Array.isArray(root.allOf)) {
     const members = root.allOf;
     delete root.allOf;
-    for (const member of members) if (isRawSchema(member)) mergeObjectInto(root, member, refs);
+    for (const member of members) if (isRawSchema(member)) mergeObjectInto(root, member, refs, merged);
   }
   for (const key of ['anyOf', 'oneOf'] as const) {
     if (!Array.isArray(root[key])) continue;
@@ -76,11 +77,20 @@ function resolveMember(member: unknown, refs: GeminiSchemaRefResolver): unknown 
   return isRawSchema(target) ? { ...structuredClone(target), ...rest } : rest;
 }
 
-/** `allOf` semantics for the root: properties and `required` are united (a property both define: both apply). */
-function mergeObjectInto(root: RawSchema, member: RawSchema, refs: GeminiSchemaRefResolver): void {
-  const resolved = resolveMember(member, refs) as RawSchema;
+/**
+ * `allOf` semantics for the root: properties and `required` are united (a property both define: both apply). Each
+ * ref target is merged once (`merged`): a ref chain or `allOf` that leads back to a schema already merged adds
+ * nothing and must not loop (`allOf: [{$ref: "#"}]`, which the registry refuses, may still be in a stored row).
+ */
+function mergeObjectInto(
+  root: RawSchema,
+  member: RawSchema,
+  refs: GeminiSchemaRefResolver,
+  merged: Set<unknown>,
+): void {
+  const resolved = resolveRefChain(member, refs, merged);
   if (Array.isArray(resolved.allOf))
-    for (const inner of resolved.allOf) if (isRawSchema(inner)) mergeObjectInto(root, inner, refs);
+    for (const inner of resolved.allOf) if (isRawSchema(inner)) mergeObjectInto(root, inner, refs, merged);
   const properties: RawSchema = isRawSchema(root.properties) ? root.properties : {};
   for (const [name, schema] of Object.entries(isRawSchema(resolved.properties) ? resolved.properties : {})) {
     properties[name] = Object.hasOwn(properties, name) ? { allOf: [properties[name], schema] } : schema;
@@ -93,6 +103,19 @@ function mergeObjectInto(root: RawSchema, member: RawSchema, refs: GeminiSchemaR
   for (const key of ['$defs', 'definitions'] as const) {
     if (isRawSchema(resolved[key])) root[key] = { ...resolved[key], ...(isRawSchema(root[key]) ? root[key] : {}) };
   }
+}
+
+/** `member` with the targets of its `$ref` chain under it (its own keywords win), each target taken once. */
+function resolveRefChain(member: RawSchema, refs: GeminiSchemaRefResolver, merged: Set<unknown>): RawSchema {
+  let out = member;
+  while (typeof out.$ref === 'string') {
+    const target = refs.resolve(out.$ref);
+    const { $ref: _ref, ...rest } = out;
+    if (!isRawSchema(target) || merged.has(target)) return rest;
+    merged.add(target);
+    out = { ...structuredClone(target), ...rest };
+  }
+  return out;
 }
 
 function layOutAlternatives(root: RawSchema, members: RawSchema[], key: string, notes: string[]): void {

@@ -109,6 +109,27 @@ describe('provider validators', () => {
       ]);
       expect(anthropicSpecViolations(anthropic(obj({ t: { type: 'array' } })))).toEqual([]);
     });
+
+    it('refuses property keys outside ^[a-zA-Z0-9_.-]{1,64}$, at the root and below', () => {
+      expect(
+        anthropicSpecViolations(
+          anthropic(
+            obj({
+              $top: { type: 'integer' },
+              'filter[id]': { type: 'string' },
+              ['k'.repeat(65)]: { type: 'string' },
+              nested: obj({ 'weird key': { type: 'string' } }),
+              'ok.key-1_x': { type: 'string' },
+            }),
+          ),
+        ),
+      ).toEqual([
+        '$.properties: key "$top" does not match ^[a-zA-Z0-9_.-]{1,64}$',
+        '$.properties: key "filter[id]" does not match ^[a-zA-Z0-9_.-]{1,64}$',
+        `$.properties: key "${'k'.repeat(65)}" does not match ^[a-zA-Z0-9_.-]{1,64}$`,
+        '$.properties.nested.properties: key "weird key" does not match ^[a-zA-Z0-9_.-]{1,64}$',
+      ]);
+    });
   });
 
   describe('geminiSpecViolations', () => {

@@ -18,6 +18,7 @@ import {
 import { AgentView, EmittedSpec, TenantView, VisibilitySnapshotService } from './visibility-snapshot.service';
 import type { AgentEntity } from '../agent.entity';
 import { firstFailingLayer, isImplicitlyBound, isPlatformWebSearch } from './visibility-layers';
+import { capToolCount } from './tool-count-cap';
 import { EMITTED, VisibilityCandidate, VisibilityContext, VisibilityDecision } from './visibility.types';
 
 /** The caller's side of a visibility question (from the runtime request or the session). */
@@ -66,7 +67,7 @@ export class ToolVisibilityService {
     explain = false,
     strict = false,
   ): Promise<ToolSpecsResult> {
-    const { view, tools, decisions, forced } = await this.visibleTools(req, explain);
+    const { view, tools, decisions, forced } = await this.visibleTools(req, format, explain);
     const variant = specVariant(format, strict);
     const specs = tools.map((t) => this.spec(view, variant, t).value);
     const toolChoice = forced ? { toolChoice: forcedToolChoice(format, forced.name) } : {};
@@ -85,7 +86,7 @@ export class ToolVisibilityService {
     explain = false,
     strict = false,
   ): Promise<string> {
-    const { view, tools, decisions, forced } = await this.visibleTools(req, explain);
+    const { view, tools, decisions, forced } = await this.visibleTools(req, format, explain);
     const variant = specVariant(format, strict);
     const specs = tools.map((t) => this.spec(view, variant, t).json).join(',');
     const toolChoice = forced ? `,"toolChoice":${JSON.stringify(forcedToolChoice(format, forced.name))}` : '';
@@ -93,7 +94,12 @@ export class ToolVisibilityService {
     return `{"tools":[${specs}]${toolChoice},"decisions":${JSON.stringify(withWarnings(decisions, view, variant))}}`;
   }
 
-  private async visibleTools(req: VisibilityRequest & { agentId: string }, explain: boolean): Promise<VisibleTools> {
+  /** The tools to emit (cut to what one request of `format` may carry) and, with `explain`, every decision. */
+  private async visibleTools(
+    req: VisibilityRequest & { agentId: string },
+    format: ModelFormat,
+    explain: boolean,
+  ): Promise<VisibleTools> {
     const { view, agent, ctx } = await this.prepare(req);
     if (!agent)
       throw new DomainError(
@@ -101,8 +107,9 @@ export class ToolVisibilityService {
         `No agent ${req.agentId} in your tenant; list agents with GET /api/v1/admin/agents.`,
       );
     if (!explain) {
-      const tools = visibleByName(view, agent, ctx);
-      return { view, tools, decisions: [], forced: forcedWebSearch(ctx, tools) };
+      const visible = visibleByName(view, agent, ctx);
+      const forced = forcedWebSearch(ctx, visible);
+      return { view, ...capToolCount(format, visible, [], forced), forced };
     }
     const decisions: VisibilityDecision[] = [];
     const tools: ToolDescriptor[] = [];
@@ -115,7 +122,7 @@ export class ToolVisibilityService {
     const forced = forcedWebSearch(ctx, tools);
     const forcedDecision = forced && decisions.find((d) => d.toolId === forced.id);
     if (forcedDecision) forcedDecision.reason = `${forcedDecision.reason} ${ALWAYS_REASON}`;
-    return { view, tools, decisions, forced };
+    return { view, ...capToolCount(format, tools, decisions, forced), forced };
   }
 
   /**
@@ -167,6 +174,7 @@ export class ToolVisibilityService {
       tenantWebSearch: view.webSearch,
       webSearchAvailable: this.config.webSearch.url !== '',
       sideEffectPolicy: agent?.agent.sideEffectPolicy ?? 'ALLOW',
+      toolNamed: (name) => view.toolsByName.get(name),
       dependencyHealth: (tool) =>
         tool.serviceType.startsWith('MCP') ? this.health.statusOf(tool.mcpServiceId ?? tool.endpoint) : undefined,
     };

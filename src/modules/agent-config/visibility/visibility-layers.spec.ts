@@ -27,6 +27,7 @@ function ctx(overrides: Partial<VisibilityContext> = {}): VisibilityContext {
     tenantWebSearch: true,
     webSearchAvailable: true,
     sideEffectPolicy: 'ALLOW',
+    toolNamed: () => undefined,
     dependencyHealth: () => undefined,
     ...overrides,
   };

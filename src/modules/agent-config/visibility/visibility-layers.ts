@@ -59,11 +59,21 @@ export const enabledLayer: VisibilityLayerCheck = ({ tool }) => {
   return null;
 };
 
-/** PERMITTED: the tool belongs to the tenant or is platform-wide, and the user holds every permission tag. */
+/**
+ * PERMITTED: the tool belongs to the tenant or is platform-wide and not shadowed by the tenant's own tool of its name
+ * (a @FeignTool deployed after a tenant took the name: calls by that name reach the tenant's tool, and providers
+ * refuse two tools of one name), and the user holds every permission tag.
+ */
 export const permittedLayer: VisibilityLayerCheck = ({ tool }, ctx) => {
   if (!tool) return null;
   if (tool.tenantId !== null && tool.tenantId !== ctx.tenantId)
     return hide('PERMITTED', `Tool ${tool.name} belongs to another tenant.`);
+  const holder = tool.tenantId === null ? ctx.toolNamed(tool.name) : undefined;
+  if (holder && holder !== tool && holder.tenantId !== null)
+    return hide(
+      'PERMITTED',
+      `Platform tool ${tool.name} is shadowed by the tenant's own tool of that name (${holder.id}), which calls by that name reach; rename or retire one of them.`,
+    );
   for (const tag of tool.permissionTags) {
     if (ctx.userPermissions.has(tag)) continue;
     const missing = tool.permissionTags.filter((t) => !ctx.userPermissions.has(t));

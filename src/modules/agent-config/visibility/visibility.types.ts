@@ -24,6 +24,8 @@ export interface VisibilityContext {
   /** A search provider is configured on this gateway (WEB_SEARCH_URL). */
   webSearchAvailable: boolean;
   sideEffectPolicy: SideEffectPolicy;
+  /** The tool a call by `name` reaches in this tenant (its own before a platform-wide one), if any. */
+  toolNamed(name: string): ToolDescriptor | undefined;
   /** Health of a tool's MCP service, undefined when nothing is known (no evidence of trouble). */
   dependencyHealth(tool: ToolDescriptor): DependencyHealth | undefined;
 }

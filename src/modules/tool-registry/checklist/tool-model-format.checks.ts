@@ -6,6 +6,7 @@ import {
   toOpenAiStrictToolSpec,
 } from '@app/modules/agent-config/formats/model-formats';
 import { toPortableSchema } from '@app/modules/agent-config/formats/portable-json-schema.converter';
+import { toAnthropicInputSchema } from '@app/modules/agent-config/formats/anthropic-tool-spec.emitter';
 import {
   GEMINI_ANY_VALUE_NOTE,
   GEMINI_ENUM_AS_TEXT_NOTE,
@@ -54,7 +55,7 @@ export function modelFormatChecks(
       'MODEL_ANTHROPIC',
       'Anthropic',
       () => anthropicSpecViolations(emitToolSpec('anthropic', source)),
-      portableNotes,
+      safely(() => toAnthropicInputSchema(source.parameters).notes, []),
     ),
   );
   items.push(
