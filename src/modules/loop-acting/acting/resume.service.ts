@@ -11,7 +11,7 @@ import { AgentConfigService } from '@app/modules/agent-config/agent-config.servi
 import { SessionsService } from '../sessions/sessions.service';
 import { AgentSessionRepository } from '../sessions/agent-session.repository';
 import type { AgentSessionEntity } from '../sessions/agent-session.entity';
-import type { HitlRequestView, PendingBatch, SubmittedCall } from '../sessions/session.types';
+import type { HitlRequestView, PendingBatch } from '../sessions/session.types';
 import { hitlDecidedEvent } from '../sessions/hitl-decided.event';
 import { LoopActingErrorCode } from '../loop-acting.errors';
 import type { ResumeDecision, ResumeDto } from '../sessions/sessions.dto';
@@ -116,10 +116,12 @@ export class ResumeService {
       if (runsCalls(batch, decision)) await this.assertAgentExists(session, request);
       await this.assertKeyDecidedNoOther(session, claimKey, request);
       // The journal's refusals (a toolCallId used meanwhile for other arguments, or still running) come before the
-      // decision is saved: after it, they left the session waiting on a decided request for good.
+      // decision is saved: after it, they left the session waiting on a decided request for good. The pending call is
+      // checked for every decision: a REJECT or MARK_DONE of a call whose owner is back and still running it would
+      // overwrite the outcome it is about to record.
       await this.batches.preflight(
         { session, iteration: batch.iteration, entry: 'RESUME', freshSince: performance.now() },
-        callsToRun(batch, decision),
+        batch.pending ? [batch.pending, ...batch.notRun] : batch.notRun,
       );
       decided = await this.hitl.decide(request.id, {
         decision,
@@ -314,11 +316,4 @@ export class ResumeService {
 /** Whether a decision runs calls (through the session's agent): the approved or retried one, or those left NOT_RUN. */
 function runsCalls(batch: PendingBatch, decision: ResumeDecision): boolean {
   return decision === 'APPROVE' || decision === 'RETRY' || decision === 'CONTINUE' || batch.notRun.length > 0;
-}
-
-/** The calls a decision runs (a REJECT or MARK_DONE ends the pending one without running it). */
-function callsToRun(batch: PendingBatch, decision: ResumeDecision): SubmittedCall[] {
-  return (decision === 'APPROVE' || decision === 'RETRY') && batch.pending
-    ? [batch.pending, ...batch.notRun]
-    : batch.notRun;
 }

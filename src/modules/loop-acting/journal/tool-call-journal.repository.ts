@@ -168,7 +168,8 @@ export class ToolCallJournalRepository {
 
   /**
    * Writes the outcome and the result together (one transaction when the result needs chunks). Only the
-   * owner of a STARTED entry may finish it (pass `owner: null` for a human's MARK_DONE / REJECT).
+   * owner of a STARTED entry may finish it (pass `owner: null` for a human's MARK_DONE / REJECT: only while the
+   * lease is expired, never over an owner that is back and still running the call).
    */
   async finish(key: JournalKey, owner: string | null, outcome: JournalOutcome, now: number): Promise<boolean> {
     const chunks = textChunks(outcome.content);
@@ -176,7 +177,7 @@ export class ToolCallJournalRepository {
     const chunkCount = Math.max(0, chunks.length - 1);
     const sql = `UPDATE tool_call_journal SET state = ?, result_status = ?, attempts = attempts + ?, finished_at = ?, duration_ms = ?, is_error = ?, error_class = ?,
         content = ?, total_chars = ?, result_chunks = ?
-      WHERE tenant_id = ? AND session_id = ? AND tool_call_id = ? AND state = 'STARTED'${owner === null ? '' : ' AND owner = ?'}`;
+      WHERE tenant_id = ? AND session_id = ? AND tool_call_id = ? AND state = 'STARTED'${owner === null ? ' AND lease_expires_at < ?' : ' AND owner = ?'}`;
     const params: unknown[] = [
       outcome.state,
       outcome.resultStatus,
@@ -192,7 +193,7 @@ export class ToolCallJournalRepository {
       key.sessionId,
       key.toolCallId,
     ];
-    if (owner !== null) params.push(owner);
+    params.push(owner ?? now);
     if (chunkCount === 0) return (await this.sql.run(sql, params)) === 1;
     return this.sql.transaction(async (tx) => {
       if ((await tx.run(sql, params)) !== 1) return false;
