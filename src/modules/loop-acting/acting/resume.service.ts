@@ -5,7 +5,7 @@ import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
 import { validationFailed } from '@app/common/errors/validation';
 import type { AuthContext } from '@app/common/auth/auth-context';
-import { HitlRequestsRepository } from '@app/modules/hitl/requests/hitl-requests.repository';
+import { HitlDecisionRecord, HitlRequestsRepository } from '@app/modules/hitl/requests/hitl-requests.repository';
 import { ToolRegistryService } from '@app/modules/tool-registry/tool-registry.service';
 import { AgentConfigService } from '@app/modules/agent-config/agent-config.service';
 import { SessionsService } from '../sessions/sessions.service';
@@ -123,7 +123,7 @@ export class ResumeService {
         { session, iteration: batch.iteration, entry: 'RESUME', freshSince: performance.now() },
         batch.pending ? [batch.pending, ...batch.notRun] : batch.notRun,
       );
-      decided = await this.hitl.decide(request.id, {
+      decided = await this.persistDecision(session, request, {
         decision,
         decisionMessage: input.message ?? null,
         decidedBy: decider.decidedBy,
@@ -132,7 +132,7 @@ export class ResumeService {
       if (!decided) {
         throw new DomainError(
           LoopActingErrorCode.HITL_ALREADY_DECIDED,
-          `The pending request ${request.id} was already decided by another resume or decision; read the session with GET /api/v1/sessions/${session.id}.`,
+          `The pending request ${request.id} was already decided by another resume or decision, or the session was closed meanwhile; read the session with GET /api/v1/sessions/${session.id}.`,
         );
       }
       this.events.record(hitlDecidedEvent(session, request, decision, decider.decidedBy));
@@ -144,6 +144,23 @@ export class ResumeService {
       if (!decided) await this.records.release(claimKey.scope, claimKey.key, heartbeat());
       throw err;
     }
+  }
+
+  /**
+   * Saves the decision on the request in one transaction with a compare-and-set of the session as this decision read
+   * it: a session closed meanwhile (its close ends the request) is not decided, and nothing of it runs.
+   */
+  private async persistDecision(
+    session: AgentSessionEntity,
+    request: HitlRequestView,
+    record: HitlDecisionRecord,
+  ): Promise<boolean> {
+    let decided = false;
+    const moved = await this.sessionRepo.compareAndSet(session.id, session.lockVersion, {}, async (tx) => {
+      decided = await this.hitl.decide(request.id, record, tx.manager);
+    });
+    if (moved) session.lockVersion += 1;
+    return moved && decided;
   }
 
   /** Under the agent's hitlReviewer ADMIN a runtime may not approve (or reject) its own calls. */
