@@ -1,4 +1,7 @@
 import { DataSource } from 'typeorm';
+import { HotSql } from '@app/database/hot-sql';
+import { ToolCallJournalRepository } from '@app/modules/loop-acting/journal/tool-call-journal.repository';
+import { recordStatements } from '@test/support/statement-counter';
 import { createTestDatabaseUrl, TestDatabase } from '@test/support/test-database';
 import { createKey, startTestGateway, TestGateway, toolBody } from '@test/support/gateway-test-app';
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
@@ -87,5 +90,38 @@ describe('journal leases of a call that outlives JOURNAL_LEASE_MS', () => {
     expect(again.body.results[0]).toMatchObject({ status: 'COMPLETED', reused: true, content: retried });
     const page = await gw.http.get(`/api/v1/sessions/${sessionId}/tool-results/long-2`).set(runtime).expect(200);
     expect(page.body.content).toBe(retried);
+  });
+
+  it('renews the leases of every in-flight call with one statement, and only those this owner holds', async () => {
+    const journal = gw.app.get(ToolCallJournalRepository);
+    const keys = ['renew-1', 'renew-2', 'renew-3'].map((toolCallId) => ({ tenantId: 'acme', sessionId, toolCallId }));
+    for (const [i, key] of keys.entries()) {
+      const entry = {
+        ...key,
+        toolName: 'slow_write',
+        toolId: null,
+        fingerprint: `f${i}`,
+        argumentsJson: '{}',
+        sideEffect: 'SIDE_EFFECT',
+        iteration: 1,
+        owner: i < 2 ? 'renewing-instance' : 'another-instance',
+        leaseExpiresAt: 1_000,
+        inlineLimit: 100,
+      };
+      expect(await journal.claim(entry, Date.now())).toBe(true);
+    }
+    const recording = recordStatements(gw.app.get(DataSource), gw.app.get(HotSql));
+    try {
+      await journal.renewLeases('renewing-instance', keys, 5_000);
+    } finally {
+      recording.stop();
+    }
+    expect(recording.statements.filter((sql) => /lease_expires_at/.test(sql))).toHaveLength(1);
+    const entries = await journal.findMany(
+      'acme',
+      sessionId,
+      keys.map((k) => k.toolCallId),
+    );
+    expect(keys.map((k) => entries.get(k.toolCallId)?.leaseExpiresAt)).toEqual([5_000, 5_000, 1_000]);
   });
 });

@@ -12,6 +12,8 @@ type Row = Record<string, unknown>;
 
 /** toolCallIds per `IN (...)` of {@link ToolCallJournalRepository.existingIds}. */
 const ID_SLICE = 500;
+/** Entries per lease renewal statement (bounds its parameters and the statement variants a connection prepares). */
+const RENEW_SLICE = 50;
 
 /** New entry: STARTED (a claim) or, for calls refused before running, already FAILED. */
 export interface NewJournalEntry extends JournalKey {
@@ -215,12 +217,18 @@ export class ToolCallJournalRepository {
     return changed === 1;
   }
 
-  /** Renews the lease of in-flight entries this instance owns (by primary key). */
+  /**
+   * Renews the lease of in-flight entries this instance owns (by primary key): one statement for up to
+   * {@link RENEW_SLICE} entries, so a renewal round costs one round trip, not one per call in flight.
+   */
   async renewLeases(owner: string, keys: Iterable<JournalKey>, leaseExpiresAt: number): Promise<void> {
-    for (const k of keys) {
+    const all = [...keys];
+    for (let i = 0; i < all.length; i += RENEW_SLICE) {
+      const slice = all.slice(i, i + RENEW_SLICE);
+      const byKey = slice.map(() => '(tenant_id = ? AND session_id = ? AND tool_call_id = ?)').join(' OR ');
       await this.sql.run(
-        `UPDATE tool_call_journal SET lease_expires_at = ? WHERE tenant_id = ? AND session_id = ? AND tool_call_id = ? AND owner = ? AND state = 'STARTED'`,
-        [leaseExpiresAt, k.tenantId, k.sessionId, k.toolCallId, owner],
+        `UPDATE tool_call_journal SET lease_expires_at = ? WHERE owner = ? AND state = 'STARTED' AND (${byKey})`,
+        [leaseExpiresAt, owner, ...slice.flatMap((k) => [k.tenantId, k.sessionId, k.toolCallId])],
       );
     }
   }
