@@ -4,6 +4,7 @@ import { createKey, startTestGateway, TestGateway, toolBody } from '@test/suppor
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
 import { callFingerprint } from '@app/modules/loop-acting/journal/journal-fingerprint';
 import { canonicalJson } from '@app/common/canonical-json';
+import { JournalOrphanSweepService } from '@app/modules/loop-acting/journal/journal-orphan-sweep.service';
 
 /** Every secret these calls carry: none may appear in anything the gateway stores for display or shows. */
 const SECRETS = [
@@ -210,6 +211,34 @@ describeEachDialect('redaction of arguments and results wherever they are stored
     expectNoSecret(rows);
     const journal = (await gw.http.get(`/api/v1/admin/sessions/${sessionId}/journal`).set(gw.admin).expect(200)).body;
     expectNoSecret(journal);
+  });
+
+  it('hides redactFields in an UNKNOWN_OUTCOME request the dead-owner sweep raises, and its log row', async () => {
+    const sessionId = await newSession();
+    const args = { q: 'pay', accountNo: 'ACCT-4242-4242' };
+    const past = Date.now() - 60_000;
+    await gw.app.get(DataSource).query(
+      `INSERT INTO tool_call_journal (tenant_id, session_id, tool_call_id, tool_name, tool_id, fingerprint, arguments_json, side_effect, state, result_status, attempts, iteration, owner, lease_expires_at, started_at, finished_at, duration_ms, is_error, error_class, content, total_chars, result_chunks, inline_limit)
+       VALUES (?, ?, ?, ?, NULL, ?, ?, 'SIDE_EFFECT', 'STARTED', NULL, 0, 1, 'dead-instance', ?, ?, NULL, NULL, 0, NULL, NULL, 0, 0, 20000)`,
+      ['acme', sessionId, 'swept1', 'transfer', callFingerprint('transfer', args), canonicalJson(args), past, past],
+    );
+    expect(await gw.app.get(JournalOrphanSweepService).sweep()).toBeGreaterThanOrEqual(1);
+    const session = (await gw.http.get(`/api/v1/sessions/${sessionId}`).set(runtime).expect(200)).body;
+    expect(session.hitlRequest).toMatchObject({
+      requestType: 'UNKNOWN_OUTCOME',
+      toolCallId: 'swept1',
+      toolParams: { q: 'pay', accountNo: '***' },
+    });
+    expectNoSecret(session);
+    const queue = (await gw.http.get('/api/v1/admin/hitl?status=PENDING').set(gw.admin).expect(200)).body.items.filter(
+      (i: { sessionId: string }) => i.sessionId === sessionId,
+    );
+    expect(queue).toEqual([
+      expect.objectContaining({ requestType: 'UNKNOWN_OUTCOME', toolParams: { q: 'pay', accountNo: '***' } }),
+    ]);
+    const rows = await toolLog(sessionId);
+    expect(rows.map((r) => [r.status, r.arguments])).toEqual([['UNKNOWN_OUTCOME', { q: 'pay', accountNo: '***' }]]);
+    expectNoSecret(rows);
   });
 
   it('hides redactFields in the resume row of a rejected call whose arguments came as a JSON string', async () => {

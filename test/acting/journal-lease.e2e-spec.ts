@@ -1,3 +1,7 @@
+import { DataSource } from 'typeorm';
+import { HotSql } from '@app/database/hot-sql';
+import { ToolCallJournalRepository } from '@app/modules/loop-acting/journal/tool-call-journal.repository';
+import { recordStatements } from '@test/support/statement-counter';
 import { createTestDatabaseUrl, TestDatabase } from '@test/support/test-database';
 import { createKey, startTestGateway, TestGateway, toolBody } from '@test/support/gateway-test-app';
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
@@ -61,5 +65,63 @@ describe('journal leases of a call that outlives JOURNAL_LEASE_MS', () => {
     expect(done.status).toBe(200);
     expect(done.body.results[0]).toMatchObject({ status: 'COMPLETED', content: '{"done":true}' });
     expect(remote.requests).toHaveLength(1);
+  });
+
+  it('a call whose entry another owner finished meanwhile answers its client, but a reuse gets what the journal holds', async () => {
+    const ds = gw.app.get(DataSource);
+    const call = { iteration: 2, toolCalls: [{ id: 'long-2', name: 'slow_write', arguments: { q: 'y' } }] };
+    const first = gw.http.post(`/api/v1/sessions/${sessionId}/act`).set(runtime).send(call);
+    const started = first.then((r) => r);
+    await waitFor(() => remote.requests.length === 2, {
+      timeoutMs: 5_000,
+      description: 'the call to reach the remote',
+    });
+    // This instance stalled past its lease; a human's RETRY on another instance took the entry over and finished it.
+    const retried = 'the result of the retry';
+    await ds.query(
+      `UPDATE tool_call_journal SET owner = 'other-instance', state = 'COMPLETED', result_status = 'COMPLETED', attempts = 1,
+              finished_at = ?, duration_ms = 5, content = ?, total_chars = ?
+        WHERE session_id = ? AND tool_call_id = 'long-2' AND state = 'STARTED'`,
+      [Date.now(), retried, retried.length, sessionId],
+    );
+    const done = await started;
+    expect(done.body.results[0]).toMatchObject({ status: 'COMPLETED', reused: false });
+    const again = await gw.http.post(`/api/v1/sessions/${sessionId}/act`).set(runtime).send(call).expect(200);
+    expect(again.body.results[0]).toMatchObject({ status: 'COMPLETED', reused: true, content: retried });
+    const page = await gw.http.get(`/api/v1/sessions/${sessionId}/tool-results/long-2`).set(runtime).expect(200);
+    expect(page.body.content).toBe(retried);
+  });
+
+  it('renews the leases of every in-flight call with one statement, and only those this owner holds', async () => {
+    const journal = gw.app.get(ToolCallJournalRepository);
+    const keys = ['renew-1', 'renew-2', 'renew-3'].map((toolCallId) => ({ tenantId: 'acme', sessionId, toolCallId }));
+    for (const [i, key] of keys.entries()) {
+      const entry = {
+        ...key,
+        toolName: 'slow_write',
+        toolId: null,
+        fingerprint: `f${i}`,
+        argumentsJson: '{}',
+        sideEffect: 'SIDE_EFFECT',
+        iteration: 1,
+        owner: i < 2 ? 'renewing-instance' : 'another-instance',
+        leaseExpiresAt: 1_000,
+        inlineLimit: 100,
+      };
+      expect(await journal.claim(entry, Date.now())).toBe(true);
+    }
+    const recording = recordStatements(gw.app.get(DataSource), gw.app.get(HotSql));
+    try {
+      await journal.renewLeases('renewing-instance', keys, 5_000);
+    } finally {
+      recording.stop();
+    }
+    expect(recording.statements.filter((sql) => /lease_expires_at/.test(sql))).toHaveLength(1);
+    const entries = await journal.findMany(
+      'acme',
+      sessionId,
+      keys.map((k) => k.toolCallId),
+    );
+    expect(keys.map((k) => entries.get(k.toolCallId)?.leaseExpiresAt)).toEqual([5_000, 5_000, 1_000]);
   });
 });

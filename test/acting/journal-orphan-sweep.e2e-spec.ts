@@ -9,6 +9,7 @@ import { JournalOrphanSweepService } from '@app/modules/loop-acting/journal/jour
 import { ToolCallJournalRepository } from '@app/modules/loop-acting/journal/tool-call-journal.repository';
 import { AgentSessionRepository } from '@app/modules/loop-acting/sessions/agent-session.repository';
 import { BatchRunner } from '@app/modules/loop-acting/acting/batch-runner';
+import { ToolRegistryService } from '@app/modules/tool-registry/tool-registry.service';
 
 describeEachDialect('the dead-owner sweep lists side-effecting calls left STARTED in the HITL queue', (dialect) => {
   let db: TestDatabase;
@@ -224,6 +225,7 @@ describeEachDialect('the dead-owner sweep lists side-effecting calls left STARTE
       app.get(ToolCallJournalRepository),
       app.get(AgentSessionRepository),
       app.get(BatchRunner),
+      app.get(ToolRegistryService),
     );
     const other = dialect === 'mysql' ? await startTestGateway(db.url, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1' }) : null;
     try {

@@ -1,5 +1,6 @@
 import { describeEachDialect } from '@test/support/test-database';
 import { createKey, gatewayForSuite, sessionWithTool } from '@test/support/gateway-test-app';
+import { HitlRequestsRepository } from '@app/modules/hitl/requests/hitl-requests.repository';
 
 /**
  * Closing a session that waits for a human (DELETE /sessions/{id} while INTERRUPTED) ends its pending request: the
@@ -38,5 +39,64 @@ describeEachDialect('closing a session with a pending HITL request', (dialect) =
       .send({ decision: 'APPROVE', reviewer: 'alice' })
       .expect(409);
     expect(late.body.error.code).toBe('HITL_ALREADY_DECIDED');
+  });
+
+  it('a resume that read the session before the close cannot decide its request after the close: nothing runs', async () => {
+    const { gw } = suite;
+    const runtime = await createKey(gw, 'acme', 'runtime');
+    const { sessionId } = await sessionWithTool(gw, runtime, 'acme', { name: 'drop_db', sideEffect: 'HIGH_RISK' });
+    const acted = await gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(runtime)
+      .send({ iteration: 1, toolCalls: [{ id: 'c1', name: 'drop_db', arguments: { q: 'all' } }] })
+      .expect(200);
+    expect(acted.body.status).toBe('INTERRUPTED');
+
+    // The resume has read the session (INTERRUPTED) and waits; the close moves the session to CLOSED; the resume
+    // then decides before the close has ended the request.
+    const requests = gw.app.get(HitlRequestsRepository);
+    const decide = requests.decide.bind(requests);
+    const findDecidedUnder = requests.findDecidedUnder.bind(requests);
+    let closeDeciding!: () => void;
+    const closeIsDeciding = new Promise<void>((resolve) => (closeDeciding = resolve));
+    let resumeDecided!: () => void;
+    const resumeHasDecided = new Promise<void>((resolve) => (resumeDecided = resolve));
+    const spies = [
+      jest.spyOn(requests, 'findDecidedUnder').mockImplementation(async (...args) => {
+        await closeIsDeciding;
+        return findDecidedUnder(...args);
+      }),
+      jest.spyOn(requests, 'decide').mockImplementation(async (id, record, ...rest) => {
+        if (!record.clientMessageId.startsWith('session-closed:')) {
+          try {
+            return await decide(id, record, ...rest);
+          } finally {
+            resumeDecided();
+          }
+        }
+        closeDeciding();
+        // Bounded: where the close's request decision cannot be overtaken, the resume waits for it instead.
+        await Promise.race([resumeHasDecided, new Promise((resolve) => setTimeout(resolve, 1_000))]);
+        return decide(id, record, ...rest);
+      }),
+    ];
+    try {
+      const resume = gw.http
+        .post(`/api/v1/sessions/${sessionId}/resume`)
+        .set(runtime)
+        .send({ clientMessageId: 'approve-late', decision: 'APPROVE' })
+        .then((r) => r);
+      await gw.http.delete(`/api/v1/sessions/${sessionId}`).set(runtime).expect(200);
+      const resumed = await resume;
+      expect(resumed.status).toBe(409);
+      expect(resumed.body.error.code).toBe('HITL_ALREADY_DECIDED');
+    } finally {
+      spies.forEach((spy) => spy.mockRestore());
+    }
+    const journal = await gw.http.get(`/api/v1/admin/sessions/${sessionId}/journal`).set(gw.admin).expect(200);
+    expect(journal.body.items).toEqual([]);
+    const all = await gw.http.get('/api/v1/admin/hitl').set(gw.admin).expect(200);
+    const item = all.body.items.find((i: { id: string }) => i.id === acted.body.hitlRequest.id);
+    expect(item).toMatchObject({ status: 'DECIDED', decision: 'REJECT' });
   });
 });

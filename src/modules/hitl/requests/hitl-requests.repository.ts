@@ -32,14 +32,16 @@ export class HitlRequestsRepository {
   /**
    * Persists a decision on a PENDING request (compare-and-set). Returns false when the request was already
    * decided, unless it was decided by this same clientMessageId with this same decision (a resume being recovered).
+   * `manager`: in that transaction.
    */
-  async decide(id: string, record: HitlDecisionRecord): Promise<boolean> {
-    const result = await this.requests.update(
+  async decide(id: string, record: HitlDecisionRecord, manager?: EntityManager): Promise<boolean> {
+    const requests = manager?.getRepository(HitlRequestEntity) ?? this.requests;
+    const result = await requests.update(
       { id, status: 'PENDING' },
       { ...record, status: 'DECIDED', decidedAt: Date.now() },
     );
     if ((result.affected ?? 0) === 1) return true;
-    const row = await this.find(id);
+    const row = await requests.findOne({ where: { id } });
     return (
       row?.status === 'DECIDED' && row.clientMessageId === record.clientMessageId && row.decision === record.decision
     );

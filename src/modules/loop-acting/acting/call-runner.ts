@@ -281,7 +281,8 @@ export class CallRunner {
       ...(result.errorClass ? { errorClass: result.errorClass } : {}),
     });
     this.faults.reach('after-completed', prepared.tool.name);
-    this.results.remember(key.tenantId, key.sessionId, key.toolCallId, result.content);
+    // Only the outcome the journal holds is served again: an entry finished by its new owner keeps that owner's result.
+    if (finished) this.results.remember(key.tenantId, key.sessionId, key.toolCallId, result.content);
     return this.view({
       ...result,
       toolCallId: key.toolCallId,

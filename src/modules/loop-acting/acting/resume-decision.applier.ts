@@ -11,7 +11,7 @@ import type { HitlRequestView, SubmittedCall } from '../sessions/session.types';
 import type { ResumeDecision } from '../sessions/sessions.dto';
 import type { ActResult } from './act.types';
 import type { BatchContext } from './acting.types';
-import { CallRunner } from './call-runner';
+import { CallRunner, inProgress } from './call-runner';
 import { fingerprintOf } from './call-interrupts';
 import { parseToolArguments } from '@app/modules/tool-invocation/tool-arguments.parser';
 import { ToolRegistryService } from '@app/modules/tool-registry/tool-registry.service';
@@ -71,6 +71,8 @@ export class ResumeDecisionApplier {
       if (!(await this.journal.finish(key, null, outcome, Date.now()))) {
         const finished = await this.journal.find(key);
         if (finished && finished.state !== 'STARTED') return this.runner.reused(finished);
+        // Its owner renewed the lease since the check before the decision: the call still runs.
+        if (finished) throw inProgress(pending);
       }
     } else {
       const inlineLimit = this.runner.inlineLimitOf(null);

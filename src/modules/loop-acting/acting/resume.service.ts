@@ -5,13 +5,13 @@ import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
 import { validationFailed } from '@app/common/errors/validation';
 import type { AuthContext } from '@app/common/auth/auth-context';
-import { HitlRequestsRepository } from '@app/modules/hitl/requests/hitl-requests.repository';
+import { HitlDecisionRecord, HitlRequestsRepository } from '@app/modules/hitl/requests/hitl-requests.repository';
 import { ToolRegistryService } from '@app/modules/tool-registry/tool-registry.service';
 import { AgentConfigService } from '@app/modules/agent-config/agent-config.service';
 import { SessionsService } from '../sessions/sessions.service';
 import { AgentSessionRepository } from '../sessions/agent-session.repository';
 import type { AgentSessionEntity } from '../sessions/agent-session.entity';
-import type { HitlRequestView, PendingBatch, SubmittedCall } from '../sessions/session.types';
+import type { HitlRequestView, PendingBatch } from '../sessions/session.types';
 import { hitlDecidedEvent } from '../sessions/hitl-decided.event';
 import { LoopActingErrorCode } from '../loop-acting.errors';
 import type { ResumeDecision, ResumeDto } from '../sessions/sessions.dto';
@@ -116,12 +116,14 @@ export class ResumeService {
       if (runsCalls(batch, decision)) await this.assertAgentExists(session, request);
       await this.assertKeyDecidedNoOther(session, claimKey, request);
       // The journal's refusals (a toolCallId used meanwhile for other arguments, or still running) come before the
-      // decision is saved: after it, they left the session waiting on a decided request for good.
+      // decision is saved: after it, they left the session waiting on a decided request for good. The pending call is
+      // checked for every decision: a REJECT or MARK_DONE of a call whose owner is back and still running it would
+      // overwrite the outcome it is about to record.
       await this.batches.preflight(
         { session, iteration: batch.iteration, entry: 'RESUME', freshSince: performance.now() },
-        callsToRun(batch, decision),
+        batch.pending ? [batch.pending, ...batch.notRun] : batch.notRun,
       );
-      decided = await this.hitl.decide(request.id, {
+      decided = await this.persistDecision(session, request, {
         decision,
         decisionMessage: input.message ?? null,
         decidedBy: decider.decidedBy,
@@ -130,7 +132,7 @@ export class ResumeService {
       if (!decided) {
         throw new DomainError(
           LoopActingErrorCode.HITL_ALREADY_DECIDED,
-          `The pending request ${request.id} was already decided by another resume or decision; read the session with GET /api/v1/sessions/${session.id}.`,
+          `The pending request ${request.id} was already decided by another resume or decision, or the session was closed meanwhile; read the session with GET /api/v1/sessions/${session.id}.`,
         );
       }
       this.events.record(hitlDecidedEvent(session, request, decision, decider.decidedBy));
@@ -142,6 +144,23 @@ export class ResumeService {
       if (!decided) await this.records.release(claimKey.scope, claimKey.key, heartbeat());
       throw err;
     }
+  }
+
+  /**
+   * Saves the decision on the request in one transaction with a compare-and-set of the session as this decision read
+   * it: a session closed meanwhile (its close ends the request) is not decided, and nothing of it runs.
+   */
+  private async persistDecision(
+    session: AgentSessionEntity,
+    request: HitlRequestView,
+    record: HitlDecisionRecord,
+  ): Promise<boolean> {
+    let decided = false;
+    const moved = await this.sessionRepo.compareAndSet(session.id, session.lockVersion, {}, async (tx) => {
+      decided = await this.hitl.decide(request.id, record, tx.manager);
+    });
+    if (moved) session.lockVersion += 1;
+    return moved && decided;
   }
 
   /** Under the agent's hitlReviewer ADMIN a runtime may not approve (or reject) its own calls. */
@@ -316,11 +335,4 @@ export class ResumeService {
 /** Whether a decision runs calls (through the session's agent): the approved or retried one, or those left NOT_RUN. */
 function runsCalls(batch: PendingBatch, decision: ResumeDecision): boolean {
   return decision === 'APPROVE' || decision === 'RETRY' || decision === 'CONTINUE' || batch.notRun.length > 0;
-}
-
-/** The calls a decision runs (a REJECT or MARK_DONE ends the pending one without running it). */
-function callsToRun(batch: PendingBatch, decision: ResumeDecision): SubmittedCall[] {
-  return (decision === 'APPROVE' || decision === 'RETRY') && batch.pending
-    ? [batch.pending, ...batch.notRun]
-    : batch.notRun;
 }

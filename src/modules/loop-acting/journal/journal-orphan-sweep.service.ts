@@ -3,6 +3,7 @@ import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
 import { AgentSessionRepository } from '../sessions/agent-session.repository';
 import type { SubmittedCall } from '../sessions/session.types';
+import { ToolRegistryService } from '@app/modules/tool-registry/tool-registry.service';
 import { BatchRunner } from '../acting/batch-runner';
 import { fingerprintOf, unknownOutcomeInterrupt } from '../acting/call-interrupts';
 import { ToolCallJournalRepository } from './tool-call-journal.repository';
@@ -29,6 +30,7 @@ export class JournalOrphanSweepService {
     private readonly journal: ToolCallJournalRepository,
     private readonly sessions: AgentSessionRepository,
     private readonly batches: BatchRunner,
+    private readonly tools: ToolRegistryService,
   ) {}
 
   /** One round; returns how many requests it raised. A round still running makes the next one a no-op. */
@@ -66,8 +68,10 @@ export class JournalOrphanSweepService {
     if (fingerprintOf(call) !== entry.fingerprint)
       return this.skip(entry, 'it cannot be rebuilt from its stored arguments');
     const ctx = { session, iteration: entry.iteration, entry: 'ACT' as const, freshSince: performance.now() };
+    // The reviewer sees the arguments with the tool's redactFields hidden, as in the request act raises.
+    const tool = await this.tools.findByNameInScope(entry.toolName, entry.tenantId);
     try {
-      await this.batches.interrupt(ctx, unknownOutcomeInterrupt(call, entry), {
+      await this.batches.interrupt(ctx, unknownOutcomeInterrupt(call, entry, tool?.result?.redactFields), {
         iteration: entry.iteration,
         pending: call,
         notRun: [],

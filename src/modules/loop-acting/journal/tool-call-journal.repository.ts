@@ -12,6 +12,8 @@ type Row = Record<string, unknown>;
 
 /** toolCallIds per `IN (...)` of {@link ToolCallJournalRepository.existingIds}. */
 const ID_SLICE = 500;
+/** Entries per lease renewal statement (bounds its parameters and the statement variants a connection prepares). */
+const RENEW_SLICE = 50;
 
 /** New entry: STARTED (a claim) or, for calls refused before running, already FAILED. */
 export interface NewJournalEntry extends JournalKey {
@@ -168,7 +170,8 @@ export class ToolCallJournalRepository {
 
   /**
    * Writes the outcome and the result together (one transaction when the result needs chunks). Only the
-   * owner of a STARTED entry may finish it (pass `owner: null` for a human's MARK_DONE / REJECT).
+   * owner of a STARTED entry may finish it (pass `owner: null` for a human's MARK_DONE / REJECT: only while the
+   * lease is expired, never over an owner that is back and still running the call).
    */
   async finish(key: JournalKey, owner: string | null, outcome: JournalOutcome, now: number): Promise<boolean> {
     const chunks = textChunks(outcome.content);
@@ -176,7 +179,7 @@ export class ToolCallJournalRepository {
     const chunkCount = Math.max(0, chunks.length - 1);
     const sql = `UPDATE tool_call_journal SET state = ?, result_status = ?, attempts = attempts + ?, finished_at = ?, duration_ms = ?, is_error = ?, error_class = ?,
         content = ?, total_chars = ?, result_chunks = ?
-      WHERE tenant_id = ? AND session_id = ? AND tool_call_id = ? AND state = 'STARTED'${owner === null ? '' : ' AND owner = ?'}`;
+      WHERE tenant_id = ? AND session_id = ? AND tool_call_id = ? AND state = 'STARTED'${owner === null ? ' AND lease_expires_at < ?' : ' AND owner = ?'}`;
     const params: unknown[] = [
       outcome.state,
       outcome.resultStatus,
@@ -192,7 +195,7 @@ export class ToolCallJournalRepository {
       key.sessionId,
       key.toolCallId,
     ];
-    if (owner !== null) params.push(owner);
+    params.push(owner ?? now);
     if (chunkCount === 0) return (await this.sql.run(sql, params)) === 1;
     return this.sql.transaction(async (tx) => {
       if ((await tx.run(sql, params)) !== 1) return false;
@@ -214,12 +217,18 @@ export class ToolCallJournalRepository {
     return changed === 1;
   }
 
-  /** Renews the lease of in-flight entries this instance owns (by primary key). */
+  /**
+   * Renews the lease of in-flight entries this instance owns (by primary key): one statement for up to
+   * {@link RENEW_SLICE} entries, so a renewal round costs one round trip, not one per call in flight.
+   */
   async renewLeases(owner: string, keys: Iterable<JournalKey>, leaseExpiresAt: number): Promise<void> {
-    for (const k of keys) {
+    const all = [...keys];
+    for (let i = 0; i < all.length; i += RENEW_SLICE) {
+      const slice = all.slice(i, i + RENEW_SLICE);
+      const byKey = slice.map(() => '(tenant_id = ? AND session_id = ? AND tool_call_id = ?)').join(' OR ');
       await this.sql.run(
-        `UPDATE tool_call_journal SET lease_expires_at = ? WHERE tenant_id = ? AND session_id = ? AND tool_call_id = ? AND owner = ? AND state = 'STARTED'`,
-        [leaseExpiresAt, k.tenantId, k.sessionId, k.toolCallId, owner],
+        `UPDATE tool_call_journal SET lease_expires_at = ? WHERE owner = ? AND state = 'STARTED' AND (${byKey})`,
+        [leaseExpiresAt, owner, ...slice.flatMap((k) => [k.tenantId, k.sessionId, k.toolCallId])],
       );
     }
   }
