@@ -1,3 +1,4 @@
+import { SessionCloseHooks } from '@app/modules/loop-acting/sessions/session-close.hooks';
 import { DataSource } from 'typeorm';
 import { SessionEventsStore } from '@app/modules/session-events/session-events.store';
 import { createTestDatabaseUrl, describeEachDialect, TestDatabase } from '@test/support/test-database';
@@ -287,6 +288,9 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
 
   it("rejects with the reviewer's message and applies ABORT_SESSION", async () => {
     const sessionId = await newSession();
+    // ABORT_SESSION closes the session as DELETE does: what other modules do on a close (e.g. remove the workspace) runs.
+    const closed: string[] = [];
+    gw.app.get(SessionCloseHooks).register('test', async (s) => void closed.push(s.id));
     const res = await act(sessionId, 1, [
       { id: 'd1', name: 'deploy', arguments: { q: 'v2' } },
       { id: 'd2', name: 'read_doc', arguments: { q: 'post' } },
@@ -314,6 +318,7 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
     ]);
     expect(requestsTo('/deploy')).toHaveLength(0);
     expect((await gw.http.get(`/api/v1/sessions/${sessionId}`).set(runtime)).body.status).toBe('CLOSED');
+    expect(closed).toEqual([sessionId]);
     expect(
       (await act(sessionId, 2, [{ id: 'd3', name: 'read_doc', arguments: { q: 'z' } }], 409)).body.error.code,
     ).toBe('SESSION_CLOSED');

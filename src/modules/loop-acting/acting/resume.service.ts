@@ -10,6 +10,7 @@ import { ToolRegistryService } from '@app/modules/tool-registry/tool-registry.se
 import { AgentConfigService } from '@app/modules/agent-config/agent-config.service';
 import { SessionsService } from '../sessions/sessions.service';
 import { AgentSessionRepository } from '../sessions/agent-session.repository';
+import { SessionCloseHooks } from '../sessions/session-close.hooks';
 import type { AgentSessionEntity } from '../sessions/agent-session.entity';
 import type { HitlRequestView, PendingBatch } from '../sessions/session.types';
 import { hitlDecidedEvent } from '../sessions/hitl-decided.event';
@@ -69,6 +70,7 @@ export class ResumeService {
     private readonly tools: ToolRegistryService,
     private readonly agents: AgentConfigService,
     private readonly events: SessionEventsStore,
+    private readonly closeHooks: SessionCloseHooks,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
@@ -303,7 +305,10 @@ export class ResumeService {
     return this.finish(session, await this.batches.run(ctx, batch.notRun, null, [decided]));
   }
 
-  /** The final session state: INTERRUPTED again (already written by the batch), CLOSED, or ACTIVE. */
+  /**
+   * The final session state: INTERRUPTED again (already written by the batch), CLOSED (ABORT_SESSION: closed as by
+   * DELETE /sessions/{id}, its close hooks included, e.g. the workspace removed), or ACTIVE.
+   */
   private async finish(session: AgentSessionEntity, response: ActResponse, close = false): Promise<ActResponse> {
     if (response.status === 'INTERRUPTED') return response;
     await this.moveSession(session, {
@@ -312,6 +317,7 @@ export class ResumeService {
       hitlRequest: null,
       pendingBatch: null,
     });
+    if (close) await this.closeHooks.closed({ tenantId: session.tenantId, id: session.id });
     return response;
   }
 
