@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { ResumeRecordRepository } from './resume-record.repository';
+import { WhileBusyInterval } from '@app/common/scheduling/while-busy.interval';
 
 interface HeldClaim {
   scope: string;
@@ -19,12 +20,18 @@ interface HeldClaim {
 export class ResumeClaimRenewer implements OnModuleDestroy {
   private readonly logger = new Logger(ResumeClaimRenewer.name);
   private readonly held = new Set<HeldClaim>();
-  private timer: NodeJS.Timeout | null = null;
+  private readonly interval: WhileBusyInterval;
 
   constructor(
     private readonly records: ResumeRecordRepository,
-    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
-  ) {}
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+  ) {
+    this.interval = new WhileBusyInterval(
+      Math.max(100, Math.floor(config.journalLeaseMs / 3)),
+      () => this.held.size > 0,
+      () => this.renew(),
+    );
+  }
 
   /**
    * Runs `work` while the claim of (scope, key), made at `at`, is renewed; `work` is given the heartbeat this holder
@@ -33,10 +40,7 @@ export class ResumeClaimRenewer implements OnModuleDestroy {
   async hold<T>(scope: string, key: string, at: number, work: (heartbeat: () => number) => Promise<T>): Promise<T> {
     const claim: HeldClaim = { scope, key, at };
     this.held.add(claim);
-    if (!this.timer) {
-      this.timer = setInterval(() => void this.renew(), Math.max(100, Math.floor(this.config.journalLeaseMs / 3)));
-      this.timer.unref();
-    }
+    this.interval.start();
     try {
       return await work(() => claim.at);
     } finally {
@@ -46,11 +50,6 @@ export class ResumeClaimRenewer implements OnModuleDestroy {
 
   /** Renews every held claim; with none held the timer stops. */
   private async renew(): Promise<void> {
-    if (this.held.size === 0) {
-      if (this.timer) clearInterval(this.timer);
-      this.timer = null;
-      return;
-    }
     for (const claim of [...this.held]) {
       const now = Date.now();
       try {
@@ -64,6 +63,6 @@ export class ResumeClaimRenewer implements OnModuleDestroy {
   }
 
   onModuleDestroy(): void {
-    if (this.timer) clearInterval(this.timer);
+    this.interval.stop();
   }
 }

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { ToolCallJournalRepository } from './tool-call-journal.repository';
 import type { JournalKey } from './journal.types';
+import { WhileBusyInterval } from '@app/common/scheduling/while-busy.interval';
 
 /**
  * Keeps the leases of this instance's in-flight calls alive: while any call runs, every third of
@@ -13,12 +14,18 @@ import type { JournalKey } from './journal.types';
 export class JournalLeaseRenewer implements OnModuleDestroy {
   private readonly logger = new Logger(JournalLeaseRenewer.name);
   private readonly inFlight = new Map<string, JournalKey>();
-  private timer: NodeJS.Timeout | null = null;
+  private readonly interval: WhileBusyInterval;
 
   constructor(
     private readonly journal: ToolCallJournalRepository,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
-  ) {}
+  ) {
+    this.interval = new WhileBusyInterval(
+      Math.max(100, Math.floor(config.journalLeaseMs / 3)),
+      () => this.inFlight.size > 0,
+      () => this.renew(),
+    );
+  }
 
   get owner(): string {
     return this.config.instanceId;
@@ -33,10 +40,7 @@ export class JournalLeaseRenewer implements OnModuleDestroy {
   async hold<T>(key: JournalKey, work: () => Promise<T>): Promise<T> {
     const id = `${key.tenantId}\u0000${key.sessionId}\u0000${key.toolCallId}`;
     this.inFlight.set(id, key);
-    if (!this.timer) {
-      this.timer = setInterval(() => void this.renew(), Math.max(100, Math.floor(this.config.journalLeaseMs / 3)));
-      this.timer.unref();
-    }
+    this.interval.start();
     try {
       return await work();
     } finally {
@@ -46,11 +50,6 @@ export class JournalLeaseRenewer implements OnModuleDestroy {
 
   /** Renews every in-flight lease; with none in flight the timer stops (not per call: calls come back to back). */
   private async renew(): Promise<void> {
-    if (this.inFlight.size === 0) {
-      if (this.timer) clearInterval(this.timer);
-      this.timer = null;
-      return;
-    }
     try {
       await this.journal.renewLeases(this.owner, [...this.inFlight.values()], this.leaseUntil());
     } catch (err) {
@@ -59,6 +58,6 @@ export class JournalLeaseRenewer implements OnModuleDestroy {
   }
 
   onModuleDestroy(): void {
-    if (this.timer) clearInterval(this.timer);
+    this.interval.stop();
   }
 }
