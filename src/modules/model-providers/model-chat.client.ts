@@ -146,8 +146,12 @@ export class ModelChatClient {
 
   private explain(provider: ModelProviderEntity, err: unknown, retries: number, apiKey: string): Error {
     if (err instanceof ModelCallError || err instanceof APIUserAbortError) return err;
-    if (err instanceof ModelAnswerBoundError) return new ModelCallError(err.message);
     let after = retries > 0 ? ` after ${retries + 1} attempts` : '';
+    // Thrown by the answer's bounds inside the client's fetch, which the client reports (and retries) as a lost
+    // connection: the bound's own words say what happened.
+    const bound = err instanceof ModelAnswerBoundError ? err : (err as { cause?: unknown } | null)?.cause;
+    if (bound instanceof ModelAnswerBoundError)
+      return new ModelCallError(err === bound ? bound.message : `${bound.message}${after}`);
     if (err instanceof APIConnectionTimeoutError)
       return new ModelCallError(`model provider ${provider.name} did not answer in time${after}`);
     if (err instanceof APIError) {
