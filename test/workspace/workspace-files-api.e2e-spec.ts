@@ -249,8 +249,11 @@ describeEachDialect('a slow upload holds nothing while it streams', (dialect) =>
     t = await workspaceTenant(suite.gw, 't-slow-upload', FILE_TOOLS);
   });
 
-  it("lets the model's writes and other uploads land while an upload's sender pauses; the upload lands when it ends", async () => {
-    const sessionId = await t.newSession(['FILE_ROOM']);
+  /** A chunked PUT of `path` whose body the test writes (and ends) itself, and its answer once it ends. */
+  async function streamedUpload(
+    sessionId: string,
+    path: string,
+  ): Promise<{ body: PassThrough; answer: Promise<{ status: number; body: string }> }> {
     const server = suite.gw.app.getHttpServer();
     if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const body = new PassThrough();
@@ -261,7 +264,7 @@ describeEachDialect('a slow upload holds nothing while it streams', (dialect) =>
           port: (server.address() as AddressInfo).port,
           method: 'PUT',
           agent: false,
-          path: `/api/v1/sessions/${sessionId}/files/content?path=slow.txt`,
+          path: `/api/v1/sessions/${sessionId}/files/content?path=${path}`,
           headers: { ...t.runtime, 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked' },
         },
         (res) => {
@@ -273,6 +276,12 @@ describeEachDialect('a slow upload holds nothing while it streams', (dialect) =>
       req.on('error', reject);
       body.pipe(req);
     });
+    return { body, answer };
+  }
+
+  it("lets the model's writes and other uploads land while an upload's sender pauses; the upload lands when it ends", async () => {
+    const sessionId = await t.newSession(['FILE_ROOM']);
+    const { body, answer } = await streamedUpload(sessionId, 'slow.txt');
     try {
       body.write('first part, ');
       // The upload is being staged: its bytes are on the server.
@@ -300,28 +309,7 @@ describeEachDialect('a slow upload holds nothing while it streams', (dialect) =>
 
   it('answers 409 WORKSPACE_UNAVAILABLE to an upload whose session was closed while it streamed; nothing lands', async () => {
     const sessionId = await t.newSession(['FILE_ROOM']);
-    const server = suite.gw.app.getHttpServer();
-    if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const body = new PassThrough();
-    const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = httpRequest(
-        {
-          host: '127.0.0.1',
-          port: (server.address() as AddressInfo).port,
-          method: 'PUT',
-          agent: false,
-          path: `/api/v1/sessions/${sessionId}/files/content?path=late.txt`,
-          headers: { ...t.runtime, 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked' },
-        },
-        (res) => {
-          let text = '';
-          res.on('data', (c: Buffer) => (text += c.toString()));
-          res.on('end', () => resolve({ status: res.statusCode!, body: text }));
-        },
-      );
-      req.on('error', reject);
-      body.pipe(req);
-    });
+    const { body, answer } = await streamedUpload(sessionId, 'late.txt');
     try {
       body.write('sent before the close, ');
       await waitFor(() => readdirSync(join(root, '.staging')).length > 0, { description: 'the upload to be staged' });
