@@ -1,3 +1,4 @@
+import { TOOL_NAME_PATTERN } from '@app/modules/tool-registry/tool-registry.types';
 import { createHash } from 'node:crypto';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ModelToolCall } from '@app/modules/model-providers/model-chat.client';
@@ -5,9 +6,6 @@ import type { ConversationMessage, PendingToolCall } from './agent-runs.types';
 
 /** The journal keeps toolCallIds up to 128 characters; a longer qualified key is shortened by its hash. */
 const MAX_KEY_CHARS = 120;
-
-/** What a tool name the model invents must look like before it may reach `act` (the contract's tool names). */
-export const TOOL_NAME = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/;
 
 /**
  * What a call with a name that is no tool name is sent back as: OpenAI refuses a conversation holding one
@@ -32,7 +30,7 @@ export function toChatMessages(
         tool_calls: m.toolCalls.map((c) => ({
           id: c.id,
           type: 'function' as const,
-          function: { name: TOOL_NAME.test(c.name) ? c.name : NOT_A_TOOL_NAME, arguments: c.arguments },
+          function: { name: TOOL_NAME_PATTERN.test(c.name) ? c.name : NOT_A_TOOL_NAME, arguments: c.arguments },
         })),
       });
     else out.push({ role: 'assistant', content: m.content ?? '' });

@@ -23,7 +23,8 @@ import { AgentRunEntity } from './agent-run.entity';
 import { AgentRunsRepository, RunLeaseLostError } from './agent-runs.repository';
 import { AgentMessagesRepository, type NewMessage } from './agent-messages.repository';
 import { AgentRunNotifier } from './agent-run.notifier';
-import { assignJournalKeys, toChatMessages, TOOL_NAME, usedJournalKeys } from './agent-run.conversation';
+import { assignJournalKeys, toChatMessages, usedJournalKeys } from './agent-run.conversation';
+import { TOOL_NAME_PATTERN } from '@app/modules/tool-registry/tool-registry.types';
 import { type ContextWindow, withinContextWindow } from './agent-run.context-window';
 import type { ConversationMessage, RunStatus } from './agent-runs.types';
 import { SessionRemindersRegistry } from '@app/modules/agent-config/reminders/session-reminders.registry';
@@ -285,7 +286,7 @@ export class AgentRunLoop {
   private async actOnPending(run: AgentRunEntity, owner: string, ctx: RunContext): Promise<boolean> {
     const calls = run.pendingCalls!;
     // As many as one act takes (a REST act with more is refused); the rest get a result saying so, unrun.
-    const named = calls.filter((c) => TOOL_NAME.test(c.name));
+    const named = calls.filter((c) => TOOL_NAME_PATTERN.test(c.name));
     const submitted = named.slice(0, MAX_TOOL_CALLS_PER_ACT);
     const unrun = new Set(named.slice(MAX_TOOL_CALLS_PER_ACT));
     let response: ActResponse;
