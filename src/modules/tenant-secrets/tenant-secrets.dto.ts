@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString, Length, Matches } from 'class-validator';
 import { PageMetaDto } from '@app/common/dto/page.dto';
+import { HEADER_VALUE_TEXT } from '@app/modules/tool-registry/tool-definition.rules';
 
 /** Secret names: as `${secret:NAME}` spells them, upper case so that they mean the same on SQLite and MySQL. */
 export const TENANT_SECRET_NAME_PATTERN = /^[A-Z_][A-Z0-9_]{0,63}$/;
@@ -14,8 +15,7 @@ export class PutTenantSecretDto {
   })
   @IsString()
   @Length(1, 8192, { message: 'value must be 1 to 8192 characters' })
-  // What an HTTP client may send in a header value (undici: no controls, nothing beyond U+00FF), tab left out.
-  @Matches(/^[\u0020-\u007e\u0080-\u00ff]*$/, {
+  @Matches(HEADER_VALUE_TEXT, {
     message:
       'value must be text a header can carry: no line breaks, control characters or characters beyond U+00FF (it is sent as a header value)',
   })

@@ -3,10 +3,11 @@ import type { ServiceType } from './tool-registry.types';
 import { headerCredentialProblems, urlCredentialProblem } from './tool-credential.rules';
 import { isToolContextHeader } from './tool-context.headers';
 
-// eslint-disable-next-line no-control-regex -- what a header value must not hold: C0 controls (line breaks too) and DEL
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
-/** Characters no HTTP header value can carry (the client refuses the request): anything past U+00FF. */
-const BEYOND_LATIN1 = /[\u0100-\uffff]/;
+/**
+ * Text an HTTP client sends as a header value (undici refuses the rest): no C0 controls (line breaks too), no DEL,
+ * nothing beyond U+00FF. Tab is left out too. Tool and MCP service headers, and the tenant secrets they reference.
+ */
+export const HEADER_VALUE_TEXT = /^[\u0020-\u007e\u0080-\u00ff]*$/;
 
 const ENDPOINT_RULES: Record<ServiceType, { test: (endpoint: string) => boolean; expected: string }> = {
   HTTP: { test: isHttpUrl, expected: 'an absolute http(s) URL, e.g. https://orders.example.com/orders/{orderId}' },
@@ -62,8 +63,7 @@ export function checkHeaderTemplates(headers: Record<string, string>, fieldPrefi
     if (
       typeof value !== 'string' ||
       !/^[A-Za-z0-9-]{1,128}$/.test(name) ||
-      CONTROL_CHARACTERS.test(value) ||
-      BEYOND_LATIN1.test(value) ||
+      !HEADER_VALUE_TEXT.test(value) ||
       value.length > 8192
     ) {
       problems.push({
