@@ -76,6 +76,16 @@ interface Sample {
   mine?: true;
 }
 
+/** Bodies a route never reads for a caller it refuses: malformed, too deep, compressed, of another type. */
+const HOSTILE_BODIES: Array<[string, Record<string, string>, string | Buffer]> = [
+  ['malformed JSON', { 'content-type': 'application/json' }, '{"name":'],
+  ['JSON nested too deep', { 'content-type': 'application/json' }, '['.repeat(100) + ']'.repeat(100)],
+  ['gzip', { 'content-type': 'application/json', 'content-encoding': 'gzip' }, gzipSync('{"a":' + '1'.repeat(1e5))],
+  ['an unknown encoding', { 'content-type': 'application/json', 'content-encoding': 'zstd' }, 'x'],
+  ['text/plain', { 'content-type': 'text/plain' }, 'hello'],
+  ['multipart', { 'content-type': 'multipart/form-data; boundary=x' }, '--x\r\n\r\n--x--\r\n'],
+];
+
 const agentBody = (extra: Record<string, unknown> = {}) => ({
   name: `m-${Math.random().toString(36).slice(2, 8)}`,
   ...extra,
@@ -475,18 +485,10 @@ describeEachDialect('every route: keys, roles and tenants', (dialect) => {
   });
 
   it('answers 401 to a request without a key whatever its body: the body is not read (nor inflated) for an unknown caller', async () => {
-    const bodies: Array<[string, Record<string, string>, string | Buffer]> = [
-      ['malformed JSON', { 'content-type': 'application/json' }, '{"name":'],
-      ['JSON nested too deep', { 'content-type': 'application/json' }, '['.repeat(100) + ']'.repeat(100)],
-      ['gzip', { 'content-type': 'application/json', 'content-encoding': 'gzip' }, gzipSync('{"a":' + '1'.repeat(1e5))],
-      ['an unknown encoding', { 'content-type': 'application/json', 'content-encoding': 'zstd' }, 'x'],
-      ['text/plain', { 'content-type': 'text/plain' }, 'hello'],
-      ['multipart', { 'content-type': 'multipart/form-data; boundary=x' }, '--x\r\n\r\n--x--\r\n'],
-    ];
     const wrong: string[] = [];
     for (const route of routes) {
       if (PUBLIC_ROUTES.has(key(route)) || route.method === 'get') continue;
-      for (const [kind, headers, body] of bodies) {
+      for (const [kind, headers, body] of HOSTILE_BODIES) {
         const res = await suite.gw.http[route.method](anyPath(route)).set(headers).send(body);
         if (res.status !== 401 || res.body?.error?.code !== 'UNAUTHENTICATED') {
           wrong.push(`${key(route)} with ${kind}: ${res.status} ${res.body?.error?.code}`);
@@ -535,6 +537,26 @@ describeEachDialect('every route: keys, roles and tenants', (dialect) => {
       }
     }
     expect(wrong).toEqual([]);
+  });
+
+  it('answers 403 to a key whose role the route is not for whatever its body: the body is not read for a caller the route refuses', async () => {
+    const byRole: Record<Role, { Authorization: string }> = { admin: keys.aAdmin, runtime: keys.aRuntime };
+    const wrong: string[] = [];
+    let refusals = 0;
+    for (const route of routes) {
+      if (PUBLIC_ROUTES.has(key(route)) || route.method === 'get') continue;
+      for (const role of (['admin', 'runtime'] as const).filter((r) => !rolesOf(route).includes(r))) {
+        for (const [kind, headers, body] of HOSTILE_BODIES) {
+          const res = await suite.gw.http[route.method](anyPath(route)).set(byRole[role]).set(headers).send(body);
+          refusals++;
+          if (res.status !== 403 || !/needs a key with role/.test(res.body?.error?.message ?? '')) {
+            wrong.push(`${key(route)} with a ${role} key and ${kind}: ${res.status} ${res.body?.error?.code}`);
+          }
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(refusals).toBeGreaterThan(100);
   });
 
   it("gives tenant B's keys nothing of tenant A on any route, and no platform-wide writes", async () => {
