@@ -21,7 +21,8 @@ import type { ActResult } from './act.types';
 import type { ApprovalGrant, BatchContext, CallStep } from './acting.types';
 import { FaultInjector } from './fault-injector';
 import { AgentSessionRepository } from '../sessions/agent-session.repository';
-import { fingerprintOf, unknownOutcomeInterrupt, approvalInterrupt } from './call-interrupts';
+import { fingerprintOf, unknownOutcomeInterrupt, approvalInterrupt, toolOfEntry } from './call-interrupts';
+import { ToolRegistryService } from '@app/modules/tool-registry/tool-registry.service';
 
 /** What a result entry is made of. */
 export interface ResultFacts {
@@ -55,6 +56,7 @@ export class CallRunner {
     private readonly faults: FaultInjector,
     private readonly sessions: AgentSessionRepository,
     private readonly events: SessionEventsStore,
+    private readonly tools: ToolRegistryService,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
@@ -156,10 +158,11 @@ export class CallRunner {
       freshSince: ctx.freshSince,
     });
     if (entry.sideEffect !== 'READ_ONLY' && !retryApproved) {
-      // Prepared first only for the tool's redactFields: the reviewer sees the arguments redacted.
+      // The reviewer sees the arguments with the redactFields of the tool the entry was claimed for.
+      const tool = await toolOfEntry(entry, this.tools, prepared.tool);
       return {
         kind: 'interrupt',
-        interrupt: unknownOutcomeInterrupt(call, entry, prepared.tool?.result?.redactFields),
+        interrupt: unknownOutcomeInterrupt(call, entry, tool?.result?.redactFields),
       };
     }
     if (prepared.kind === 'ready' && prepared.approval && !retryApproved) {

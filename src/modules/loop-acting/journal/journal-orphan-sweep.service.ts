@@ -5,7 +5,7 @@ import { AgentSessionRepository } from '../sessions/agent-session.repository';
 import type { SubmittedCall } from '../sessions/session.types';
 import { ToolRegistryService } from '@app/modules/tool-registry/tool-registry.service';
 import { BatchRunner } from '../acting/batch-runner';
-import { fingerprintOf, unknownOutcomeInterrupt } from '../acting/call-interrupts';
+import { fingerprintOf, toolOfEntry, unknownOutcomeInterrupt } from '../acting/call-interrupts';
 import { ToolCallJournalRepository } from './tool-call-journal.repository';
 import type { JournalEntry } from './journal.types';
 
@@ -74,7 +74,7 @@ export class JournalOrphanSweepService {
       return this.skip(entry, 'it cannot be rebuilt from its stored arguments');
     const ctx = { session, iteration: entry.iteration, entry: 'ACT' as const, freshSince: performance.now() };
     // The reviewer sees the arguments with the tool's redactFields hidden, as in the request act raises.
-    const tool = await this.tools.findByNameInScope(entry.toolName, entry.tenantId);
+    const tool = await toolOfEntry(entry, this.tools);
     try {
       await this.batches.interrupt(ctx, unknownOutcomeInterrupt(call, entry, tool?.result?.redactFields), {
         iteration: entry.iteration,
