@@ -241,6 +241,57 @@ describeEachDialect('redaction of arguments and results wherever they are stored
     expectNoSecret(rows);
   });
 
+  it('hides redactFields in UNKNOWN_OUTCOME requests (act and sweep) and the resume row of a tool renamed since the call started', async () => {
+    const renamed = await tool('pay_out', {
+      sideEffect: 'SIDE_EFFECT',
+      result: { redactFields: ['accountNo'] },
+      parameters: accountParams,
+    });
+    await gw.http.post(`/api/v1/admin/agents/${agentId}/tools`).set(gw.admin).send({ toolId: renamed.id }).expect(200);
+    const args = { q: 'pay', accountNo: 'ACCT-4242-4242' };
+    const [byAct, bySweep] = [await newSession(), await newSession()];
+    const past = Date.now() - 60_000;
+    for (const [sessionId, id] of [
+      [byAct, 'ren-act'],
+      [bySweep, 'ren-sweep'],
+    ]) {
+      await gw.app.get(DataSource).query(
+        `INSERT INTO tool_call_journal (tenant_id, session_id, tool_call_id, tool_name, tool_id, fingerprint, arguments_json, side_effect, state, result_status, attempts, iteration, owner, lease_expires_at, started_at, finished_at, duration_ms, is_error, error_class, content, total_chars, result_chunks, inline_limit)
+         VALUES (?, ?, ?, 'pay_out', ?, ?, ?, 'SIDE_EFFECT', 'STARTED', NULL, 0, 1, 'dead-instance', ?, ?, NULL, NULL, 0, NULL, NULL, 0, 0, 20000)`,
+        ['acme', sessionId, id, renamed.id, callFingerprint('pay_out', args), canonicalJson(args), past, past],
+      );
+    }
+    // While the call was in flight, an admin renamed the tool: the name the call was made under no longer resolves.
+    await gw.http.patch(`/api/v1/admin/tools/${renamed.id}`).set(gw.admin).send({ name: 'pay_out_v2' }).expect(200);
+
+    const res = await act(byAct, 1, [{ id: 'ren-act', name: 'pay_out', arguments: args }]);
+    expect(res.body.hitlRequest).toMatchObject({
+      requestType: 'UNKNOWN_OUTCOME',
+      toolParams: { q: 'pay', accountNo: '***' },
+    });
+    expectNoSecret(res.body);
+    await gw.app.get(JournalOrphanSweepService).sweep();
+    const swept = (await gw.http.get(`/api/v1/sessions/${bySweep}`).set(runtime).expect(200)).body;
+    expect(swept.hitlRequest).toMatchObject({
+      requestType: 'UNKNOWN_OUTCOME',
+      toolCallId: 'ren-sweep',
+      toolParams: { q: 'pay', accountNo: '***' },
+    });
+    const queue = (await gw.http.get('/api/v1/admin/hitl?status=PENDING').set(gw.admin).expect(200)).body.items.filter(
+      (i: { sessionId: string }) => i.sessionId === byAct || i.sessionId === bySweep,
+    );
+    expect(queue).toHaveLength(2);
+    expectNoSecret(queue);
+    await resume(byAct, { clientMessageId: 'ren-no', decision: 'REJECT', message: 'no' });
+    const rows = [...(await toolLog(byAct)), ...(await toolLog(bySweep))];
+    expect(rows.map((r) => [r.status, r.arguments])).toEqual([
+      ['UNKNOWN_OUTCOME', { q: 'pay', accountNo: '***' }],
+      ['REJECTED', { q: 'pay', accountNo: '***' }],
+      ['UNKNOWN_OUTCOME', { q: 'pay', accountNo: '***' }],
+    ]);
+    expectNoSecret(rows);
+  });
+
   it('hides redactFields in the resume row of a rejected call whose arguments came as a JSON string', async () => {
     await gw.http
       .patch(`/api/v1/admin/agents/${agentId}`)

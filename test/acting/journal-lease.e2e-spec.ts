@@ -1,9 +1,11 @@
+import { request as httpRequest, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { DataSource } from 'typeorm';
 import { HotSql } from '@app/database/hot-sql';
 import { ToolCallJournalRepository } from '@app/modules/loop-acting/journal/tool-call-journal.repository';
 import { recordStatements } from '@test/support/statement-counter';
 import { createTestDatabaseUrl, TestDatabase } from '@test/support/test-database';
-import { createKey, startTestGateway, TestGateway, toolBody } from '@test/support/gateway-test-app';
+import { createKey, sessionWithTool, startTestGateway, TestGateway, toolBody } from '@test/support/gateway-test-app';
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
 import { waitFor } from '@test/support/wait-for';
 
@@ -92,7 +94,7 @@ describe('journal leases of a call that outlives JOURNAL_LEASE_MS', () => {
     expect(page.body.content).toBe(retried);
   });
 
-  it('renews the leases of every in-flight call with one statement, and only those this owner holds', async () => {
+  it('renews the leases of every in-flight call with one statement, and only those its claims hold', async () => {
     const journal = gw.app.get(ToolCallJournalRepository);
     const keys = ['renew-1', 'renew-2', 'renew-3'].map((toolCallId) => ({ tenantId: 'acme', sessionId, toolCallId }));
     for (const [i, key] of keys.entries()) {
@@ -112,7 +114,11 @@ describe('journal leases of a call that outlives JOURNAL_LEASE_MS', () => {
     }
     const recording = recordStatements(gw.app.get(DataSource), gw.app.get(HotSql));
     try {
-      await journal.renewLeases('renewing-instance', keys, 5_000);
+      // The claims of the renewing attempts: the third entry is held by another claim and keeps its lease.
+      await journal.renewLeases(
+        keys.map((key) => ({ ...key, owner: 'renewing-instance' })),
+        5_000,
+      );
     } finally {
       recording.stop();
     }
@@ -123,5 +129,132 @@ describe('journal leases of a call that outlives JOURNAL_LEASE_MS', () => {
       keys.map((k) => k.toolCallId),
     );
     expect(keys.map((k) => entries.get(k.toolCallId)?.leaseExpiresAt)).toEqual([5_000, 5_000, 1_000]);
+  });
+});
+
+describe('a call this instance took over from itself (its first attempt stalled past JOURNAL_LEASE_MS)', () => {
+  let db: TestDatabase;
+  let gw: TestGateway;
+  let remote: RecordingHttpServer;
+  let runtime: { Authorization: string };
+  let port: number;
+  let sessionId: string;
+  /** The remote's open answers, in arrival order: the test decides when each attempt's call returns. */
+  const held: ServerResponse[] = [];
+
+  beforeAll(async () => {
+    remote = await new RecordingHttpServer().start();
+    remote.handler = (_req, res) => void held.push(res);
+    db = await createTestDatabaseUrl('sqlite');
+    // A long lease: the test expires it by hand, and no renewal round comes in between.
+    gw = await startTestGateway(db.url, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', JOURNAL_LEASE_MS: '60000' });
+    await gw.app.listen(0, '127.0.0.1');
+    port = (gw.app.getHttpServer().address() as AddressInfo).port;
+    runtime = await createKey(gw, 'acme', 'runtime');
+    ({ sessionId } = await sessionWithTool(gw, runtime, 'acme', {
+      name: 'lookup',
+      endpoint: remote.url('/lookup'),
+      sideEffect: 'READ_ONLY',
+      timeoutMs: 30_000,
+    }));
+  });
+  afterAll(async () => {
+    for (const res of held) res.destroy();
+    await gw?.close();
+    await remote?.stop();
+    await db?.drop();
+  });
+
+  const act = (id: string) =>
+    gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(runtime)
+      .send({ iteration: 1, toolCalls: [{ id, name: 'lookup', arguments: { q: id } }] });
+  const reached = (n: number) =>
+    waitFor(() => remote.requests.length === n, { description: `call ${n} to reach the remote` });
+  const answer = (n: number, body: unknown) => held[n - 1].end(JSON.stringify(body));
+  /** What a stall leaves: the entry's lease expired while its call still runs (no renewal got through). */
+  const expireLease = (id: string) =>
+    gw.app
+      .get(DataSource)
+      .query('UPDATE tool_call_journal SET lease_expires_at = ? WHERE session_id = ? AND tool_call_id = ?', [
+        Date.now() - 1,
+        sessionId,
+        id,
+      ]);
+  const entry = async (id: string) =>
+    (
+      await gw.app
+        .get(DataSource)
+        .query('SELECT state, content FROM tool_call_journal WHERE session_id = ? AND tool_call_id = ?', [
+          sessionId,
+          id,
+        ])
+    )[0] as { state: string; content: string | null } | undefined;
+
+  it('the stale attempt finishing late does not write its outcome over the attempt that took the entry over', async () => {
+    const base = remote.requests.length;
+    const first = act('stale-finish').then((r) => r);
+    await reached(base + 1);
+    await expireLease('stale-finish');
+    const second = act('stale-finish').then((r) => r);
+    await reached(base + 2);
+
+    answer(base + 1, { attempt: 1 });
+    expect((await first).body.results[0]).toMatchObject({ status: 'COMPLETED', content: '{"attempt":1}' });
+    // The entry is the second attempt's, which still runs.
+    expect(await entry('stale-finish')).toMatchObject({ state: 'STARTED' });
+
+    answer(base + 2, { attempt: 2 });
+    expect((await second).body.results[0]).toMatchObject({ status: 'COMPLETED', content: '{"attempt":2}' });
+    const again = await act('stale-finish').expect(200);
+    expect(again.body.results[0]).toMatchObject({ reused: true, content: '{"attempt":2}' });
+  });
+
+  it('the stale attempt cancelled by its client does not release the claim of the attempt that took the entry over', async () => {
+    const base = remote.requests.length;
+    const client = httpRequest({
+      host: '127.0.0.1',
+      port,
+      path: `/api/v1/sessions/${sessionId}/act`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...runtime },
+    });
+    client.on('error', () => undefined);
+    client.end(
+      JSON.stringify({ iteration: 1, toolCalls: [{ id: 'stale-cancel', name: 'lookup', arguments: { q: 'c' } }] }),
+    );
+    await reached(base + 1);
+    await expireLease('stale-cancel');
+    const second = gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(runtime)
+      .send({ iteration: 1, toolCalls: [{ id: 'stale-cancel', name: 'lookup', arguments: { q: 'c' } }] })
+      .then((r) => r);
+    await reached(base + 2);
+
+    // The first attempt's client gives up: its READ_ONLY call is cancelled (the tool log says so).
+    client.destroy();
+    await waitFor(
+      async () =>
+        (
+          (await gw.http.get(`/api/v1/admin/tool-calls?sessionId=${sessionId}`).set(gw.admin).expect(200)).body
+            .items as Array<{ toolCallId: string; errorClass: string }>
+        ).some((r) => r.toolCallId === 'stale-cancel' && r.errorClass === 'CANCELLED'),
+      { description: 'the first attempt to be cancelled' },
+    );
+    // The second attempt still holds the entry: a resubmission is told so and runs nothing.
+    expect(await entry('stale-cancel')).toMatchObject({ state: 'STARTED' });
+    const during = await gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(runtime)
+      .send({ iteration: 1, toolCalls: [{ id: 'stale-cancel', name: 'lookup', arguments: { q: 'c' } }] })
+      .expect(409);
+    expect(during.body.error.code).toBe('TOOL_CALL_IN_PROGRESS');
+    expect(remote.requests).toHaveLength(base + 2);
+
+    answer(base + 2, { attempt: 2 });
+    expect((await second).body.results[0]).toMatchObject({ status: 'COMPLETED', content: '{"attempt":2}' });
+    expect(await entry('stale-cancel')).toMatchObject({ state: 'COMPLETED', content: '{"attempt":2}' });
   });
 });

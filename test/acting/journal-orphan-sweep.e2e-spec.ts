@@ -187,6 +187,43 @@ describeEachDialect('the dead-owner sweep lists side-effecting calls left STARTE
     expect((await session(broken)).status).toBe('ACTIVE');
   });
 
+  it('forgets an entry it passed over once the entry is no longer an orphan (finished, or its session closed)', async () => {
+    const app = gw.app;
+    // A sweeper of its own, so what earlier rounds passed over does not count here.
+    const sweeper = new JournalOrphanSweepService(
+      app.get(ToolCallJournalRepository),
+      app.get(AgentSessionRepository),
+      app.get(BatchRunner),
+      app.get(ToolRegistryService),
+    );
+    const passedOver = (sessionId: string, toolCallId: string) =>
+      (sweeper as unknown as { skipped: { has(key: string): boolean } }).skipped.has(`${sessionId}/${toolCallId}`);
+    const finished = await newSession();
+    const closed = await newSession();
+    for (const [sessionId, id] of [
+      [finished, 'fin'],
+      [closed, 'cls'],
+    ]) {
+      // Older than every orphan the earlier tests left, so this sweeper's first round lists them.
+      await plantStarted(sessionId, id, 'write_note', { q: id }, 'SIDE_EFFECT', 3_600_000);
+      await app
+        .get(DataSource)
+        .query("UPDATE tool_call_journal SET fingerprint = 'not-the-arguments' WHERE session_id = ?", [sessionId]);
+    }
+    await sweeper.sweep();
+    expect([passedOver(finished, 'fin'), passedOver(closed, 'cls')]).toEqual([true, true]);
+
+    // The resubmit finished one; the other's session was closed: neither will be listed again.
+    await app
+      .get(DataSource)
+      .query("UPDATE tool_call_journal SET state = 'COMPLETED', result_status = 'COMPLETED' WHERE session_id = ?", [
+        finished,
+      ]);
+    await gw.http.delete(`/api/v1/sessions/${closed}`).set(runtime).expect(200);
+    await sweeper.sweep();
+    expect([passedOver(finished, 'fin'), passedOver(closed, 'cls')]).toEqual([false, false]);
+  });
+
   it("lists a session's journal for admins a page at a time, in call order, without arguments or results", async () => {
     const sessionId = await newSession();
     for (let i = 0; i < 7; i++)

@@ -108,7 +108,8 @@ describeEachDialect('journal concurrency: many submissions of one toolCallId at 
         toolCallId: call.id,
         state: 'COMPLETED',
         attempts: 1,
-        owner: expect.stringMatching(/^concurrent-\d$/),
+        // The instance that won, and its claim token.
+        owner: expect.stringMatching(/^concurrent-\d#/),
       }),
     ]);
     expect(remote.requests).toHaveLength(1);

@@ -27,6 +27,9 @@ const SLOW_CALL_MS = 2000;
 
 type CaseKey = 'a' | 'b' | 'c' | 'd' | 'e' | 'readOnly';
 
+/** A journal owner written by gateway instance `instanceId`: its id, then the token of one claim. */
+const ownedBy = (instanceId: string) => expect.stringMatching(new RegExp(`^${instanceId}#`));
+
 interface CrashCase {
   point: FaultPoint;
   tool: string;
@@ -182,7 +185,7 @@ describeEachDialect(
 
     it('(b) killed after STARTED, before the call: UNKNOWN_OUTCOME, nothing sent; RETRY runs it exactly once', async () => {
       expect(await journalOf('b')).toEqual([
-        expect.objectContaining({ toolCallId: 'call-b', state: 'STARTED', owner: 'crash-b' }),
+        expect.objectContaining({ toolCallId: 'call-b', state: 'STARTED', owner: ownedBy('crash-b') }),
       ]);
       const res = await resubmit('b');
       expectUnknownOutcome(res, 'call-b');
@@ -207,7 +210,7 @@ describeEachDialect(
     });
 
     it("(c) killed during the call: UNKNOWN_OUTCOME, not sent again; MARK_DONE records the reviewer's result", async () => {
-      expect(await journalOf('c')).toEqual([expect.objectContaining({ state: 'STARTED', owner: 'crash-c' })]);
+      expect(await journalOf('c')).toEqual([expect.objectContaining({ state: 'STARTED', owner: ownedBy('crash-c') })]);
       expectUnknownOutcome(await resubmit('c'), 'call-c');
       expect(remote.hits(ref('c'))).toBe(1);
 
@@ -233,7 +236,7 @@ describeEachDialect(
     });
 
     it('(d) killed after the call, before COMPLETED: UNKNOWN_OUTCOME, not sent again; REJECT stores a rejection', async () => {
-      expect(await journalOf('d')).toEqual([expect.objectContaining({ state: 'STARTED', owner: 'crash-d' })]);
+      expect(await journalOf('d')).toEqual([expect.objectContaining({ state: 'STARTED', owner: ownedBy('crash-d') })]);
       expectUnknownOutcome(await resubmit('d'), 'call-d');
       expect(remote.hits(ref('d'))).toBe(1);
 
@@ -248,7 +251,9 @@ describeEachDialect(
     });
 
     it('(e) killed after COMPLETED: the stored result comes back, reused, without a call', async () => {
-      expect(await journalOf('e')).toEqual([expect.objectContaining({ state: 'COMPLETED', owner: 'crash-e' })]);
+      expect(await journalOf('e')).toEqual([
+        expect.objectContaining({ state: 'COMPLETED', owner: ownedBy('crash-e') }),
+      ]);
       const res = await resubmit('e');
       expect(res.body.status).toBe('COMPLETED');
       expect(res.body.results[0]).toMatchObject({
@@ -263,7 +268,7 @@ describeEachDialect(
 
     it('a READ_ONLY call killed during the call simply runs again and completes', async () => {
       expect(await journalOf('readOnly')).toEqual([
-        expect.objectContaining({ state: 'STARTED', owner: 'crash-readOnly' }),
+        expect.objectContaining({ state: 'STARTED', owner: ownedBy('crash-readOnly') }),
       ]);
       const res = await resubmit('readOnly');
       expect(res.body.status).toBe('COMPLETED');
@@ -275,7 +280,7 @@ describeEachDialect(
       });
       expect(JSON.parse(res.body.results[0].content)).toEqual({ done: ref('readOnly'), n: 2 });
       expect(await journalOf('readOnly')).toEqual([
-        expect.objectContaining({ state: 'COMPLETED', owner: `restarted-${dialect}` }),
+        expect.objectContaining({ state: 'COMPLETED', owner: ownedBy(`restarted-${dialect}`) }),
       ]);
     });
 

@@ -1,5 +1,7 @@
 import { redact, redactQuotingText } from '@app/common/redaction';
 import type { ReadyCall } from '@app/modules/tool-invocation/tool-call.preparer';
+import type { ToolRegistryService } from '@app/modules/tool-registry/tool-registry.service';
+import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
 import { parseToolArguments } from '@app/modules/tool-invocation/tool-arguments.parser';
 import { callFingerprint } from '../journal/journal-fingerprint';
 import type { JournalEntry } from '../journal/journal.types';
@@ -29,7 +31,24 @@ export function approvalInterrupt(call: SubmittedCall, prepared: ReadyCall, fing
   };
 }
 
-/** `redactFields`: the tool's `result.redactFields` (the journal entry does not keep them). */
+/**
+ * The tool a journal entry was claimed for, whose `redactFields` hide its arguments: found by the entry's tool id, as
+ * the name it was called by may have been renamed since (then it names no tool) or taken by another tool. `byName` is
+ * what that name resolves to now, when the caller has it; it is also the answer for an entry without a tool id.
+ */
+export async function toolOfEntry(
+  entry: Pick<JournalEntry, 'toolId' | 'toolName' | 'tenantId'>,
+  tools: Pick<ToolRegistryService, 'findById' | 'findByNameInScope'>,
+  byName?: ToolDescriptor | null,
+): Promise<ToolDescriptor | null> {
+  if (entry.toolId !== null && byName?.id !== entry.toolId) {
+    const claimed = await tools.findById(entry.toolId);
+    if (claimed) return claimed;
+  }
+  return byName !== undefined ? byName : tools.findByNameInScope(entry.toolName, entry.tenantId);
+}
+
+/** `redactFields`: the tool's `result.redactFields` (the journal entry does not keep them; see toolOfEntry). */
 export function unknownOutcomeInterrupt(
   call: SubmittedCall,
   entry: JournalEntry,

@@ -12,7 +12,7 @@ import type { HotStatements } from '@app/database/hot-sql';
 import { ToolCallJournalRepository, NewJournalEntry } from '../journal/tool-call-journal.repository';
 import { JournalLeaseRenewer } from '../journal/journal-lease.renewer';
 import { canonicalJson } from '@app/common/canonical-json';
-import type { JournalEntry, JournalKey } from '../journal/journal.types';
+import type { JournalClaim, JournalEntry, JournalKey } from '../journal/journal.types';
 import { ToolResultStore } from '../results/tool-result.store';
 import { inlineResult } from '../results/tool-result.view';
 import { LoopActingErrorCode } from '../loop-acting.errors';
@@ -21,7 +21,8 @@ import type { ActResult } from './act.types';
 import type { ApprovalGrant, BatchContext, CallStep } from './acting.types';
 import { FaultInjector } from './fault-injector';
 import { AgentSessionRepository } from '../sessions/agent-session.repository';
-import { fingerprintOf, unknownOutcomeInterrupt, approvalInterrupt } from './call-interrupts';
+import { fingerprintOf, unknownOutcomeInterrupt, approvalInterrupt, toolOfEntry } from './call-interrupts';
+import { ToolRegistryService } from '@app/modules/tool-registry/tool-registry.service';
 
 /** What a result entry is made of. */
 export interface ResultFacts {
@@ -55,6 +56,7 @@ export class CallRunner {
     private readonly faults: FaultInjector,
     private readonly sessions: AgentSessionRepository,
     private readonly events: SessionEventsStore,
+    private readonly tools: ToolRegistryService,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
@@ -129,7 +131,10 @@ export class CallRunner {
     ctx.iterationToRecord = undefined;
     this.toolEvent(ctx, 'tool.started', { toolCallId: call.id, tool: call.name, iteration: ctx.iteration });
     this.faults.reach('after-started', call.name);
-    return { kind: 'result', result: await this.execute(ctx, key, prepared, entry.inlineLimit) };
+    return {
+      kind: 'result',
+      result: await this.execute(ctx, { ...key, owner: entry.owner }, prepared, entry.inlineLimit),
+    };
   }
 
   /** A toolCallId seen before: reuse, recover, or refuse. */
@@ -156,17 +161,18 @@ export class CallRunner {
       freshSince: ctx.freshSince,
     });
     if (entry.sideEffect !== 'READ_ONLY' && !retryApproved) {
-      // Prepared first only for the tool's redactFields: the reviewer sees the arguments redacted.
+      // The reviewer sees the arguments with the redactFields of the tool the entry was claimed for.
+      const tool = await toolOfEntry(entry, this.tools, prepared.tool);
       return {
         kind: 'interrupt',
-        interrupt: unknownOutcomeInterrupt(call, entry, prepared.tool?.result?.redactFields),
+        interrupt: unknownOutcomeInterrupt(call, entry, tool?.result?.redactFields),
       };
     }
     if (prepared.kind === 'ready' && prepared.approval && !retryApproved) {
       return { kind: 'interrupt', interrupt: approvalInterrupt(call, prepared, entry.fingerprint) };
     }
-    const key = this.keyOf(ctx, call);
-    if (!(await this.journal.takeOver(key, entry, this.leases.owner, this.leases.leaseUntil(), ctx.iteration))) {
+    const claim: JournalClaim = { ...this.keyOf(ctx, call), owner: this.leases.newClaim() };
+    if (!(await this.journal.takeOver(claim, entry, claim.owner, this.leases.leaseUntil(), ctx.iteration))) {
       return this.afterLostRace(ctx, call, grant);
     }
     this.toolEvent(ctx, 'tool.started', {
@@ -178,8 +184,8 @@ export class CallRunner {
     if (prepared.kind === 'refused') {
       // The tool is no longer callable: record the refusal as the outcome of the recovered entry.
       await this.journal.finish(
-        key,
-        this.leases.owner,
+        claim,
+        claim.owner,
         {
           state: 'FAILED',
           resultStatus: 'FAILED',
@@ -208,7 +214,7 @@ export class CallRunner {
         }),
       };
     }
-    return { kind: 'result', result: await this.execute(ctx, key, prepared, entry.inlineLimit) };
+    return { kind: 'result', result: await this.execute(ctx, claim, prepared, entry.inlineLimit) };
   }
 
   /** Another submission inserted the same toolCallId first: answer from its entry. */
@@ -221,7 +227,7 @@ export class CallRunner {
 
   private async execute(
     ctx: BatchContext,
-    key: JournalKey,
+    key: JournalClaim,
     prepared: ReadyCall,
     inlineLimit: number,
   ): Promise<ActResult> {
@@ -252,7 +258,7 @@ export class CallRunner {
     });
     if (clientSignal?.aborted && result.errorClass === ToolErrorClass.CANCELLED) {
       // Nothing to keep: the client is gone and running it again is harmless. The tool log has the CANCELLED row.
-      await this.journal.release(key, this.leases.owner);
+      await this.journal.release(key, key.owner);
       return this.view({
         ...result,
         toolCallId: key.toolCallId,
@@ -264,7 +270,7 @@ export class CallRunner {
     this.faults.reach('after-call', prepared.tool.name);
     const finished = await this.journal.finish(
       key,
-      this.leases.owner,
+      key.owner,
       { ...result, state: result.status, resultStatus: result.status },
       Date.now(),
     );
@@ -347,7 +353,7 @@ export class CallRunner {
       argumentsJson: canonicalJson(args),
       sideEffect: tool?.sideEffect ?? 'SIDE_EFFECT',
       iteration: ctx.iteration,
-      owner: this.leases.owner,
+      owner: this.leases.newClaim(),
       leaseExpiresAt: this.leases.leaseUntil(),
       inlineLimit: this.inlineLimitOf(tool),
     };

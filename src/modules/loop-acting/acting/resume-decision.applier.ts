@@ -12,7 +12,7 @@ import type { ResumeDecision } from '../sessions/sessions.dto';
 import type { ActResult } from './act.types';
 import type { BatchContext } from './acting.types';
 import { CallRunner, inProgress } from './call-runner';
-import { fingerprintOf } from './call-interrupts';
+import { fingerprintOf, toolOfEntry } from './call-interrupts';
 import { parseToolArguments } from '@app/modules/tool-invocation/tool-arguments.parser';
 import { ToolRegistryService } from '@app/modules/tool-registry/tool-registry.service';
 
@@ -97,7 +97,9 @@ export class ResumeDecisionApplier {
     }
     this.results.remember(s.tenantId, s.id, pending.id, content);
     // The log row hides what the tool's redactFields name, like every other row of this call.
-    const tool = await this.tools.findByNameInScope(pending.name, s.tenantId);
+    const tool = existing
+      ? await toolOfEntry(existing, this.tools)
+      : await this.tools.findByNameInScope(pending.name, s.tenantId);
     this.log.record({
       tenantId: s.tenantId,
       sessionId: s.id,

@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { ToolCallJournalRepository } from './tool-call-journal.repository';
-import type { JournalKey } from './journal.types';
+import type { JournalClaim } from './journal.types';
 import { WhileBusyInterval } from '@app/common/scheduling/while-busy.interval';
 
 /**
@@ -13,8 +14,11 @@ import { WhileBusyInterval } from '@app/common/scheduling/while-busy.interval';
 @Injectable()
 export class JournalLeaseRenewer implements OnModuleDestroy {
   private readonly logger = new Logger(JournalLeaseRenewer.name);
-  private readonly inFlight = new Map<string, JournalKey>();
+  private readonly inFlight = new Map<string, JournalClaim>();
   private readonly interval: WhileBusyInterval;
+  /** Makes this process's claim tokens its own even under a GATEWAY_INSTANCE_ID that a restart reuses. */
+  private readonly claimPrefix: string;
+  private claims = 0;
 
   constructor(
     private readonly journal: ToolCallJournalRepository,
@@ -25,10 +29,17 @@ export class JournalLeaseRenewer implements OnModuleDestroy {
       () => this.inFlight.size > 0,
       () => this.renew(),
     );
+    // The journal's owner column holds 100 characters: the instance id is cut before the token, never the token.
+    this.claimPrefix = `${config.instanceId.slice(0, 80)}#${randomBytes(4).toString('hex')}.`;
   }
 
-  get owner(): string {
-    return this.config.instanceId;
+  /**
+   * The owner written by a new claim or take-over: this instance and a token of this one attempt (made here, no
+   * round trip). Finishing, releasing and renewing compare it, so an attempt of this instance that stalled past its
+   * lease cannot write over, drop or keep alive the entry a later attempt (even of this instance) took over.
+   */
+  newClaim(): string {
+    return `${this.claimPrefix}${(++this.claims).toString(36)}`;
   }
 
   /** The lease expiry of a claim made now. */
@@ -36,22 +47,22 @@ export class JournalLeaseRenewer implements OnModuleDestroy {
     return now + this.config.journalLeaseMs;
   }
 
-  /** Wraps one in-flight call so its lease is renewed while it runs. */
-  async hold<T>(key: JournalKey, work: () => Promise<T>): Promise<T> {
-    const id = `${key.tenantId}\u0000${key.sessionId}\u0000${key.toolCallId}`;
-    this.inFlight.set(id, key);
+  /** Wraps one in-flight call (the attempt holding `claim`) so its lease is renewed while it runs. */
+  async hold<T>(claim: JournalClaim, work: () => Promise<T>): Promise<T> {
+    // By claim token, unique per attempt: two attempts of one toolCallId are two leases.
+    this.inFlight.set(claim.owner, claim);
     this.interval.start();
     try {
       return await work();
     } finally {
-      this.inFlight.delete(id);
+      this.inFlight.delete(claim.owner);
     }
   }
 
   /** Renews every in-flight lease; with none in flight the timer stops (not per call: calls come back to back). */
   private async renew(): Promise<void> {
     try {
-      await this.journal.renewLeases(this.owner, [...this.inFlight.values()], this.leaseUntil());
+      await this.journal.renewLeases([...this.inFlight.values()], this.leaseUntil());
     } catch (err) {
       this.logger.error(`Could not renew journal leases: ${(err as Error).message}`);
     }

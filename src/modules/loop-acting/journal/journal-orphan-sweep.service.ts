@@ -5,7 +5,7 @@ import { AgentSessionRepository } from '../sessions/agent-session.repository';
 import type { SubmittedCall } from '../sessions/session.types';
 import { ToolRegistryService } from '@app/modules/tool-registry/tool-registry.service';
 import { BatchRunner } from '../acting/batch-runner';
-import { fingerprintOf, unknownOutcomeInterrupt } from '../acting/call-interrupts';
+import { fingerprintOf, toolOfEntry, unknownOutcomeInterrupt } from '../acting/call-interrupts';
 import { ToolCallJournalRepository } from './tool-call-journal.repository';
 import type { JournalEntry } from './journal.types';
 
@@ -23,8 +23,11 @@ const SWEEP_BATCH = 100;
 export class JournalOrphanSweepService {
   private readonly logger = new Logger(JournalOrphanSweepService.name);
   private running = false;
-  /** Entries already reported as not raisable (warned once, not every round). */
-  private readonly skipped = new Set<string>();
+  /**
+   * Entries already reported as not raisable (warned once, not every round), with their lease expiry. Kept only while
+   * they are still listed as orphans: else every entry ever passed over stayed in memory for the life of the process.
+   */
+  private readonly skipped = new Map<string, number>();
 
   constructor(
     private readonly journal: ToolCallJournalRepository,
@@ -41,7 +44,9 @@ export class JournalOrphanSweepService {
       let raised = 0;
       // Entries found unraisable before are passed over, not counted in the batch: else as many of them as the
       // batch holds (the oldest, listed first) would hide every newer orphan for good.
-      const found = await this.journal.findOrphaned(now, SWEEP_BATCH + this.skipped.size);
+      const limit = SWEEP_BATCH + this.skipped.size;
+      const found = await this.journal.findOrphaned(now, limit);
+      this.forgetSkippedNotIn(found, found.length < limit);
       const open = found.filter((e) => !this.skipped.has(skipKey(e))).slice(0, SWEEP_BATCH);
       for (const entry of open) {
         // One entry that cannot be raised must not stop the others.
@@ -69,7 +74,7 @@ export class JournalOrphanSweepService {
       return this.skip(entry, 'it cannot be rebuilt from its stored arguments');
     const ctx = { session, iteration: entry.iteration, entry: 'ACT' as const, freshSince: performance.now() };
     // The reviewer sees the arguments with the tool's redactFields hidden, as in the request act raises.
-    const tool = await this.tools.findByNameInScope(entry.toolName, entry.tenantId);
+    const tool = await toolOfEntry(entry, this.tools);
     try {
       await this.batches.interrupt(ctx, unknownOutcomeInterrupt(call, entry, tool?.result?.redactFields), {
         iteration: entry.iteration,
@@ -84,10 +89,20 @@ export class JournalOrphanSweepService {
     }
   }
 
+  /**
+   * Drops the passed-over entries this round no longer lists (finished, renewed, or their session is not ACTIVE any
+   * more). The list is oldest lease first: when it was cut at its limit, only those older than its last are known gone.
+   */
+  private forgetSkippedNotIn(found: readonly JournalEntry[], complete: boolean): void {
+    const listed = new Set(found.map(skipKey));
+    const before = complete ? Infinity : (found.at(-1)?.leaseExpiresAt ?? -Infinity);
+    for (const [key, lease] of this.skipped) if (!listed.has(key) && lease < before) this.skipped.delete(key);
+  }
+
   private skip(entry: JournalEntry, why: string): false {
     const key = skipKey(entry);
     if (!this.skipped.has(key)) {
-      this.skipped.add(key);
+      this.skipped.set(key, entry.leaseExpiresAt);
       this.logger.warn(
         `Journal entry ${entry.toolCallId} of session ${entry.sessionId} stays STARTED for the runtime to resubmit: ${why}.`,
       );

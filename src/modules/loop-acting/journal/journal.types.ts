@@ -7,6 +7,15 @@ export interface JournalKey {
   toolCallId: string;
 }
 
+/**
+ * One attempt's hold on a STARTED entry: `owner` is the claim token written with the claim (this instance's id and a
+ * number of its own per claim), so a stalled attempt can never finish, release or renew an entry taken over since,
+ * even by the same instance.
+ */
+export interface JournalClaim extends JournalKey {
+  owner: string;
+}
+
 /** A journal row as the acting step reads it. */
 export interface JournalEntry extends JournalKey {
   toolName: string;

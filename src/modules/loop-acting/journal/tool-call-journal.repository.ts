@@ -4,7 +4,14 @@ import { DataSource } from 'typeorm';
 import { isUniqueViolation } from '@app/database/unique-violation';
 import { HotSql, HotStatements, sqlRowCount } from '@app/database/hot-sql';
 import { HotTable } from '@app/database/hot-table';
-import { JOURNAL_LIST_FIELDS, JournalEntry, JournalKey, JournalListEntry, JournalOutcome } from './journal.types';
+import {
+  JOURNAL_LIST_FIELDS,
+  JournalClaim,
+  JournalEntry,
+  JournalKey,
+  JournalListEntry,
+  JournalOutcome,
+} from './journal.types';
 import { ToolCallJournalEntity } from './tool-call-journal.entity';
 import { textChunks } from '../results/tool-result.chunks';
 
@@ -170,7 +177,7 @@ export class ToolCallJournalRepository {
 
   /**
    * Writes the outcome and the result together (one transaction when the result needs chunks). Only the
-   * owner of a STARTED entry may finish it (pass `owner: null` for a human's MARK_DONE / REJECT: only while the
+   * claim (token) holding a STARTED entry may finish it (pass `owner: null` for a human's MARK_DONE / REJECT: only while the
    * lease is expired, never over an owner that is back and still running the call).
    */
   async finish(key: JournalKey, owner: string | null, outcome: JournalOutcome, now: number): Promise<boolean> {
@@ -205,7 +212,7 @@ export class ToolCallJournalRepository {
   }
 
   /**
-   * Drops a STARTED claim this owner holds, leaving no outcome: for a READ_ONLY or IDEMPOTENT call cancelled
+   * Drops a STARTED claim this attempt holds (`owner`: its claim token), leaving no outcome: for a READ_ONLY or IDEMPOTENT call cancelled
    * because its client went away (running it again is harmless, so a resubmission should run it, not reuse a
    * cancellation).
    */
@@ -218,18 +225,20 @@ export class ToolCallJournalRepository {
   }
 
   /**
-   * Renews the lease of in-flight entries this instance owns (by primary key): one statement for up to
+   * Renews the lease of in-flight entries by their claims (primary key and claim token): one statement for up to
    * {@link RENEW_SLICE} entries, so a renewal round costs one round trip, not one per call in flight.
    */
-  async renewLeases(owner: string, keys: Iterable<JournalKey>, leaseExpiresAt: number): Promise<void> {
-    const all = [...keys];
+  async renewLeases(claims: Iterable<JournalClaim>, leaseExpiresAt: number): Promise<void> {
+    const all = [...claims];
     for (let i = 0; i < all.length; i += RENEW_SLICE) {
       const slice = all.slice(i, i + RENEW_SLICE);
-      const byKey = slice.map(() => '(tenant_id = ? AND session_id = ? AND tool_call_id = ?)').join(' OR ');
-      await this.sql.run(
-        `UPDATE tool_call_journal SET lease_expires_at = ? WHERE owner = ? AND state = 'STARTED' AND (${byKey})`,
-        [leaseExpiresAt, owner, ...slice.flatMap((k) => [k.tenantId, k.sessionId, k.toolCallId])],
-      );
+      const byClaim = slice
+        .map(() => '(tenant_id = ? AND session_id = ? AND tool_call_id = ? AND owner = ?)')
+        .join(' OR ');
+      await this.sql.run(`UPDATE tool_call_journal SET lease_expires_at = ? WHERE state = 'STARTED' AND (${byClaim})`, [
+        leaseExpiresAt,
+        ...slice.flatMap((c) => [c.tenantId, c.sessionId, c.toolCallId, c.owner]),
+      ]);
     }
   }
 
