@@ -102,8 +102,11 @@ describeEachDialect('act: statements per call', (dialect) => {
     const statements = onCallPath().filter((sql) => !/^(BEGIN|START TRANSACTION|COMMIT)/i.test(sql));
     expect(statements).toHaveLength(4);
     expect(statements[0]).toMatch(/^SELECT/);
-    expect(statements[1]).toMatch(/^INSERT INTO tool_call_journal/);
-    expect(statements[2]).toMatch(/^UPDATE agent_session SET iteration/);
+    // The session row first: the claim then reads it (is it still open?) under the lock this transaction holds.
+    expect(statements[1]).toMatch(/^UPDATE agent_session SET iteration/);
+    expect(statements[2]).toMatch(
+      /^INSERT INTO tool_call_journal .* FROM agent_session WHERE id = \? AND status <> 'CLOSED'/s,
+    );
     expect(statements[3]).toMatch(/^UPDATE tool_call_journal/);
     // One transaction: one COMMIT (on SQLite TypeORM's BEGIN/COMMIT statements were prepared before the recording).
     if (dialect === 'mysql') expect(onCallPath().filter((sql) => /^COMMIT/i.test(sql))).toHaveLength(1);

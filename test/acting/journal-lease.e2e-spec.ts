@@ -110,7 +110,7 @@ describe('journal leases of a call that outlives JOURNAL_LEASE_MS', () => {
         leaseExpiresAt: 1_000,
         inlineLimit: 100,
       };
-      expect(await journal.claim(entry, Date.now())).toBe(true);
+      expect(await journal.claim(entry, Date.now())).toBe('CLAIMED');
     }
     const recording = recordStatements(gw.app.get(DataSource), gw.app.get(HotSql));
     try {

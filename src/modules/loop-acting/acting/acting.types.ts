@@ -45,4 +45,6 @@ export interface InterruptSpec {
   rules: RiskMatch[];
 }
 
-export type CallStep = { kind: 'result'; result: ActResult } | { kind: 'interrupt'; interrupt: InterruptSpec };
+/** What one call of a batch came to; `sessionClosed`: the session was closed before the call could be claimed (not run). */
+export type CallStep =
+  { kind: 'result'; result: ActResult } | { kind: 'interrupt'; interrupt: InterruptSpec } | { kind: 'sessionClosed' };

@@ -100,6 +100,11 @@ export class BatchRunner {
         results.push(step.result);
         continue;
       }
+      if (step.kind === 'sessionClosed') {
+        // Closed while the batch ran (DELETE /sessions/{id}): the calls before keep their results, none starts now.
+        results.push(...calls.slice(i).map((c) => notRunResult(c, null)));
+        return { status: 'COMPLETED', results };
+      }
       const hitlRequest = await this.interrupt(ctx, step.interrupt, {
         iteration: ctx.iteration,
         pending: calls[i],

@@ -82,7 +82,8 @@ export class CallRunner {
     if (prepared.kind === 'refused') {
       const entry = this.newEntry(ctx, call, fingerprint, prepared.tool, prepared.args);
       const inserted = await this.journal.insertRefused(entry, Date.now(), prepared.content, prepared.reason);
-      if (!inserted) return this.afterLostRace(ctx, call, grant);
+      if (inserted === 'SESSION_CLOSED') return { kind: 'sessionClosed' };
+      if (inserted === 'TAKEN') return this.afterLostRace(ctx, call, grant);
       this.toolEvent(ctx, 'tool.failed', { toolCallId: call.id, tool: call.name, errorClass: prepared.reason });
       this.log.record({
         tenantId: ctx.session.tenantId,
@@ -127,7 +128,9 @@ export class CallRunner {
       iteration === undefined
         ? undefined
         : (tx: HotStatements) => this.sessions.raiseIteration(ctx.session.id, iteration, tx);
-    if (!(await this.journal.claim(entry, Date.now(), recordIteration))) return this.afterLostRace(ctx, call, grant);
+    const claimed = await this.journal.claim(entry, Date.now(), recordIteration);
+    if (claimed === 'SESSION_CLOSED') return { kind: 'sessionClosed' };
+    if (claimed === 'TAKEN') return this.afterLostRace(ctx, call, grant);
     ctx.iterationToRecord = undefined;
     this.toolEvent(ctx, 'tool.started', { toolCallId: call.id, tool: call.name, iteration: ctx.iteration });
     this.faults.reach('after-started', call.name);

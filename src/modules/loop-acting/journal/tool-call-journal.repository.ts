@@ -36,6 +36,12 @@ export interface NewJournalEntry extends JournalKey {
 }
 
 /**
+ * What writing a new entry came to: written; `TAKEN`, another submission holds the toolCallId; `SESSION_CLOSED`,
+ * nothing written because the session was closed.
+ */
+export type ClaimOutcome = 'CLAIMED' | 'TAKEN' | 'SESSION_CLOSED';
+
+/**
  * Every read and write of `tool_call_journal` (and of the result chunks it owns), as raw SQL valid on SQLite,
  * MySQL 8 and MariaDB through {@link HotSql} (the hot path: one SELECT per act, one INSERT and one UPDATE per call;
  * TypeORM's entity manager would add a SELECT and a transaction each). Columns come from the entity ({@link HotTable}).
@@ -43,12 +49,16 @@ export interface NewJournalEntry extends JournalKey {
 @Injectable()
 export class ToolCallJournalRepository {
   readonly table: HotTable<ToolCallJournalEntity>;
+  /** A new entry, written only while its session (the last parameter) is not CLOSED: the check and the write are one statement. */
+  private readonly insertWhileOpen: string;
 
   constructor(
     @InjectDataSource() dataSource: DataSource,
     private readonly sql: HotSql,
   ) {
     this.table = new HotTable(dataSource, ToolCallJournalEntity);
+    this.insertWhileOpen = `INSERT INTO tool_call_journal (${this.table.columnList})
+      SELECT ${this.table.rowMarks.slice(1, -1)} FROM agent_session WHERE id = ? AND status <> 'CLOSED'`;
   }
 
   /** The entries of `toolCallIds` in one session, by toolCallId. */
@@ -128,10 +138,16 @@ export class ToolCallJournalRepository {
   }
 
   /**
-   * Inserts STARTED; false when another submission holds the key (the primary key decides). `alongside` (e.g.
-   * recording the session's new iteration) commits in the same transaction, only with a won claim.
+   * Inserts STARTED, in the same statement as the check that the session is not CLOSED: `TAKEN` when another
+   * submission holds the key (the primary key decides), `SESSION_CLOSED` when the session was closed meanwhile
+   * (nothing written: a batch running at the close starts no further call). `alongside` (e.g. recording the session's
+   * new iteration) commits in the same transaction, only with a won claim.
    */
-  async claim(e: NewJournalEntry, now: number, alongside?: (tx: HotStatements) => Promise<void>): Promise<boolean> {
+  async claim(
+    e: NewJournalEntry,
+    now: number,
+    alongside?: (tx: HotStatements) => Promise<void>,
+  ): Promise<ClaimOutcome> {
     return this.insert(e, 'STARTED', now, null, alongside);
   }
 
@@ -142,7 +158,7 @@ export class ToolCallJournalRepository {
     content: string,
     errorClass: string,
     resultStatus: 'FAILED' | 'REJECTED' = 'FAILED',
-  ): Promise<boolean> {
+  ): Promise<ClaimOutcome> {
     return this.insert(e, 'FAILED', now, { content, errorClass, resultStatus });
   }
 
@@ -258,7 +274,7 @@ export class ToolCallJournalRepository {
     now: number,
     result: { content: string; errorClass: string; resultStatus: string } | null,
     alongside?: (tx: HotStatements) => Promise<void>,
-  ): Promise<boolean> {
+  ): Promise<ClaimOutcome> {
     const content = result?.content ?? null;
     const chunks = content === null ? [] : textChunks(content);
     const chunkCount = Math.max(0, chunks.length - 1);
@@ -287,21 +303,19 @@ export class ToolCallJournalRepository {
       resultChunks: chunkCount,
       inlineLimit: e.inlineLimit,
     };
-    const sql = `INSERT INTO tool_call_journal (${this.table.columnList}) VALUES ${this.table.rowMarks}`;
-    const params = this.table.values(row);
+    const params = [...this.table.values(row), e.sessionId];
     try {
-      if (chunkCount === 0 && !alongside) {
-        await this.sql.run(sql, params);
-      } else {
-        await this.sql.transaction(async (tx) => {
-          await tx.run(sql, params);
-          await this.writeChunks(tx, e, chunks);
-          await alongside?.(tx);
-        });
-      }
-      return true;
+      if (chunkCount === 0 && !alongside)
+        return (await this.sql.run(this.insertWhileOpen, params)) ? 'CLAIMED' : 'SESSION_CLOSED';
+      return await this.sql.transaction(async (tx) => {
+        // The session row is written first (its iteration), so the insert's read of it cannot deadlock another claim.
+        await alongside?.(tx);
+        if (!(await tx.run(this.insertWhileOpen, params))) return 'SESSION_CLOSED';
+        await this.writeChunks(tx, e, chunks);
+        return 'CLAIMED';
+      });
     } catch (err) {
-      if (isUniqueViolation(err)) return false;
+      if (isUniqueViolation(err)) return 'TAKEN';
       throw err;
     }
   }

@@ -1,0 +1,71 @@
+import { describeEachDialect } from '@test/support/test-database';
+import { createKey, gatewayForSuite, sessionWithTool } from '@test/support/gateway-test-app';
+import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
+import { waitFor } from '@test/support/wait-for';
+
+/**
+ * DELETE /sessions/{id} while a batch of that session runs: the call already running finishes and keeps its result;
+ * no later call of the batch starts (each claim is written only while the session is not CLOSED), and they answer
+ * NOT_RUN. Before, the batch went on and started them all, side effects included, in a session the user had closed.
+ */
+describeEachDialect('closing a session while one of its batches runs', (dialect) => {
+  const suite = gatewayForSuite(dialect, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1' });
+  let remote: RecordingHttpServer;
+  let release!: () => void;
+
+  beforeAll(async () => {
+    remote = await new RecordingHttpServer().start();
+    let held = 0;
+    remote.handler = async (req, res) => {
+      if (held++ === 0) await new Promise<void>((resolve) => (release = resolve)); // the first call waits
+      res.end(JSON.stringify({ done: req.body }));
+    };
+  });
+  afterAll(async () => {
+    await remote?.stop();
+  });
+
+  it('runs no call of the batch after the close; the call running at the close keeps its outcome', async () => {
+    const { gw } = suite;
+    const runtime = await createKey(gw, 'acme', 'runtime');
+    const { sessionId } = await sessionWithTool(gw, runtime, 'acme', {
+      name: 'send_mail',
+      sideEffect: 'SIDE_EFFECT',
+      endpoint: remote.url('/hold'),
+    });
+    const acting = gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(runtime)
+      .send({
+        iteration: 1,
+        toolCalls: ['m1', 'm2', 'm3'].map((id) => ({ id, name: 'send_mail', arguments: { q: id } })),
+      })
+      .then((r) => r);
+    await waitFor(() => remote.requests.length === 1, { timeoutMs: 10_000, description: 'the first call to run' });
+
+    await gw.http.delete(`/api/v1/sessions/${sessionId}`).set(runtime).expect(200);
+    release();
+    const acted = await acting;
+
+    expect(acted.status).toBe(200);
+    expect(acted.body.results.map((r: { toolCallId: string; status: string }) => [r.toolCallId, r.status])).toEqual([
+      ['m1', 'COMPLETED'],
+      ['m2', 'NOT_RUN'],
+      ['m3', 'NOT_RUN'],
+    ]);
+    expect(acted.body.results[1].content).toMatch(/Not run: the session was closed/);
+    expect(remote.requests).toHaveLength(1);
+    const journal = await gw.http.get(`/api/v1/admin/sessions/${sessionId}/journal`).set(gw.admin).expect(200);
+    expect(journal.body.items.map((e: { toolCallId: string; state: string }) => [e.toolCallId, e.state])).toEqual([
+      ['m1', 'COMPLETED'],
+    ]);
+    // The same batch again is refused as a whole, as any act on a closed session.
+    const again = await gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(runtime)
+      .send({ iteration: 1, toolCalls: [{ id: 'm2', name: 'send_mail', arguments: { q: 'm2' } }] })
+      .expect(409);
+    expect(again.body.error.code).toBe('SESSION_CLOSED');
+    expect(remote.requests).toHaveLength(1);
+  });
+});
