@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 import { describeEachDialect } from '@test/support/test-database';
 import { agentWithTool, createKey, gatewayForSuite, SHELL_TOOL_FIELDS } from '@test/support/gateway-test-app';
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
+import { AgentSessionRepository } from '@app/modules/loop-acting/sessions/agent-session.repository';
 
 describeEachDialect('a resume sent again after its process died', (dialect) => {
   const suite = gatewayForSuite(dialect, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1' });
@@ -81,5 +82,48 @@ describeEachDialect('a resume sent again after its process died', (dialect) => {
       .expect(200);
     expect(rejected.body.results[0]).toMatchObject({ toolCallId: 'rm-b', status: 'REJECTED' });
     expect(remote.requests.filter((r) => r.body.includes('never-reviewed'))).toHaveLength(0);
+  });
+
+  it('answers the resume sent again with the response of the first, whose process died right after the session moved on', async () => {
+    const gw = suite.gw;
+    const sessionId = (
+      await gw.http.post('/api/v1/sessions').set(runtime).send({ agentId, userId: 'u1', permissions: [] }).expect(201)
+    ).body.id as string;
+    await gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(runtime)
+      .send({ iteration: 1, toolCalls: [{ id: 'rm-c', name: 'shell_run', arguments: { command: 'rm -rf ./died' } }] })
+      .expect(200);
+    // The process dies just after the commit that makes the session ACTIVE again (nothing after it runs).
+    const sessions = gw.app.get(AgentSessionRepository);
+    const commit = sessions.compareAndSet.bind(sessions);
+    const crash = jest.spyOn(sessions, 'compareAndSet').mockImplementation(async (...args) => {
+      const moved = await commit(...args);
+      if (args[0] === sessionId && args[2].status === 'ACTIVE') throw new Error('killed after the session moved');
+      return moved;
+    });
+    try {
+      await gw.http
+        .post(`/api/v1/sessions/${sessionId}/resume`)
+        .set(runtime)
+        .send({ clientMessageId: 'approve-c' })
+        .expect(500);
+    } finally {
+      crash.mockRestore();
+    }
+    // The dead holder's claim is no longer renewed: past the lease, a repeat may take it over.
+    await gw.app
+      .get(DataSource)
+      .query("UPDATE resume_record SET created_at = ? WHERE session_id = ? AND state = 'IN_PROGRESS'", [
+        Date.now() - 600_000,
+        sessionId,
+      ]);
+    const again = await gw.http
+      .post(`/api/v1/sessions/${sessionId}/resume`)
+      .set(runtime)
+      .send({ clientMessageId: 'approve-c' })
+      .expect(200);
+    expect(again.body).toMatchObject({ status: 'COMPLETED', results: [{ toolCallId: 'rm-c', status: 'COMPLETED' }] });
+    expect(remote.requests.filter((r) => r.body.includes('./died'))).toHaveLength(1);
   });
 });

@@ -1,3 +1,4 @@
+import { DataSource } from 'typeorm';
 import { randomUUID } from 'node:crypto';
 import { ResumeRecordRepository } from '@app/modules/loop-acting/acting/resume-record.repository';
 import { describeEachDialect } from '@test/support/test-database';
@@ -62,6 +63,43 @@ describeEachDialect('a resume that outlives JOURNAL_LEASE_MS, sent again while i
     expect(after.status).toBe(200);
     expect(after.body).toEqual(done.body);
     expect(remote.requests).toHaveLength(1);
+  });
+
+  it('keeps the response of a first resume that stalled, although a repeat took its claim over and gave it back', async () => {
+    const gw = suite.gw;
+    const sessionId = (
+      await gw.http.post('/api/v1/sessions').set(runtime).send({ agentId, userId: 'u1', permissions: [] }).expect(201)
+    ).body.id as string;
+    await gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(runtime)
+      .send({ iteration: 1, toolCalls: [{ id: 'rm-2', name: 'shell_run', arguments: { command: 'rm -rf ./older' } }] })
+      .expect(200);
+    const base = remote.requests.length;
+    const resume = () =>
+      gw.http.post(`/api/v1/sessions/${sessionId}/resume`).set(runtime).send({ clientMessageId: 'approve-2' });
+    const first = resume().then((r) => r);
+    await waitFor(() => remote.requests.length === base + 1, { description: 'the approved call to start' });
+    // The first resume stalls: its claim is not renewed past the lease (what a blocked process leaves).
+    await gw.app
+      .get(DataSource)
+      .query('UPDATE resume_record SET created_at = ? WHERE session_id = ? AND client_message_id = ?', [
+        Date.now() - 60_000,
+        sessionId,
+        'approve-2',
+      ]);
+    // A repeat takes the stale claim over, finds the approved call still running, and gives the claim back.
+    const during = await resume();
+    expect(during.status).toBe(409);
+    expect(during.body.error.code).toBe('TOOL_CALL_IN_PROGRESS');
+
+    const done = await first;
+    expect(done.status).toBe(200);
+    expect(done.body).toMatchObject({ status: 'COMPLETED', results: [{ toolCallId: 'rm-2', status: 'COMPLETED' }] });
+    const after = await resume();
+    expect(after.status).toBe(200);
+    expect(after.body).toEqual(done.body);
+    expect(remote.requests).toHaveLength(base + 1);
   });
 });
 

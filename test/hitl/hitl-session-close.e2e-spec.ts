@@ -1,6 +1,7 @@
 import { describeEachDialect } from '@test/support/test-database';
 import { createKey, gatewayForSuite, sessionWithTool } from '@test/support/gateway-test-app';
 import { HitlRequestsRepository } from '@app/modules/hitl/requests/hitl-requests.repository';
+import { AgentSessionRepository } from '@app/modules/loop-acting/sessions/agent-session.repository';
 
 /**
  * Closing a session that waits for a human (DELETE /sessions/{id} while INTERRUPTED) ends its pending request: the
@@ -39,6 +40,38 @@ describeEachDialect('closing a session with a pending HITL request', (dialect) =
       .send({ decision: 'APPROVE', reviewer: 'alice' })
       .expect(409);
     expect(late.body.error.code).toBe('HITL_ALREADY_DECIDED');
+  });
+
+  it('leaves no PENDING request behind when the process dies right after the close committed', async () => {
+    const { gw } = suite;
+    const runtime = await createKey(gw, 'acme', 'runtime');
+    const { sessionId } = await sessionWithTool(gw, runtime, 'acme', { name: 'erase_all', sideEffect: 'HIGH_RISK' });
+    const acted = await gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(runtime)
+      .send({ iteration: 1, toolCalls: [{ id: 'c1', name: 'erase_all', arguments: { q: 'all' } }] })
+      .expect(200);
+    const requestId = acted.body.hitlRequest.id as string;
+    // Nothing after the commit that makes the session CLOSED runs.
+    const sessions = gw.app.get(AgentSessionRepository);
+    const commit = sessions.compareAndSet.bind(sessions);
+    const crash = jest.spyOn(sessions, 'compareAndSet').mockImplementation(async (...args) => {
+      const moved = await commit(...args);
+      if (args[0] === sessionId && args[2].status === 'CLOSED') throw new Error('killed after the close committed');
+      return moved;
+    });
+    try {
+      await gw.http.delete(`/api/v1/sessions/${sessionId}`).set(runtime).expect(500);
+    } finally {
+      crash.mockRestore();
+    }
+    // Closing again finds the session closed and does nothing more: the request must not wait in the queue for good.
+    await gw.http.delete(`/api/v1/sessions/${sessionId}`).set(runtime).expect(200);
+    const all = await gw.http.get('/api/v1/admin/hitl').set(gw.admin).expect(200);
+    expect(all.body.items.find((i: { id: string }) => i.id === requestId)).toMatchObject({
+      status: 'DECIDED',
+      decision: 'REJECT',
+    });
   });
 
   it('a resume that read the session before the close cannot decide its request after the close: nothing runs', async () => {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { isUniqueViolation } from '@app/database/unique-violation';
-import { HotSql } from '@app/database/hot-sql';
+import { HotSql, HotStatements } from '@app/database/hot-sql';
 import type { ActResponse } from './act.types';
 
 /** `claimed`: `at` is the claim's heartbeat (`created_at`) as written; renewals move it on. */
@@ -53,12 +53,36 @@ export class ResumeRecordRepository {
     return renewed === 1;
   }
 
-  /** Stores the response and marks the record DONE in one statement: a crash keeps both or neither. */
-  async complete(sessionId: string, clientMessageId: string, response: ActResponse): Promise<void> {
-    await this.sql.run(
-      "UPDATE resume_record SET state = 'DONE', response = ? WHERE session_id = ? AND client_message_id = ?",
-      [JSON.stringify(response), sessionId, clientMessageId],
-    );
+  /**
+   * Stores the response and marks the record DONE in one statement: a crash keeps both or neither. The first response
+   * stored stays. A holder that stalled may find its record gone (a repeat took the claim over, met the call still
+   * running and gave the claim back) or claimed anew: the decision it carried out is the one that happened, so its
+   * response is stored all the same, else every later repeat was refused instead of getting it. `db`: a transaction to
+   * store it in (the one that moves the session on).
+   */
+  async complete(
+    sessionId: string,
+    clientMessageId: string,
+    response: ActResponse,
+    db: HotStatements = this.sql,
+  ): Promise<void> {
+    const json = JSON.stringify(response);
+    const store = () =>
+      db.run(
+        "UPDATE resume_record SET state = 'DONE', response = ? WHERE session_id = ? AND client_message_id = ? AND state = 'IN_PROGRESS'",
+        [json, sessionId, clientMessageId],
+      );
+    if ((await store()) === 1) return;
+    try {
+      await db.run(
+        'INSERT INTO resume_record (session_id, client_message_id, state, response, created_at) VALUES (?, ?, ?, ?, ?)',
+        [sessionId, clientMessageId, 'DONE', json, Date.now()],
+      );
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      // Claimed again meanwhile (stored over it) or DONE already (kept).
+      await store();
+    }
   }
 
   /**

@@ -23,6 +23,7 @@ import { ResumeRecordRepository } from './resume-record.repository';
 import { ResumeClaimRenewer } from './resume-claim.renewer';
 import { ResumeDecisionApplier } from './resume-decision.applier';
 import { bindLogFields } from '@app/common/logging/log-context';
+import type { HotTransaction } from '@app/database/hot-sql';
 
 const ALLOWED: Record<HitlRequestView['requestType'], readonly ResumeDecision[]> = {
   TOOL_APPROVAL: ['APPROVE', 'REJECT'],
@@ -138,8 +139,9 @@ export class ResumeService {
         );
       }
       this.events.record(hitlDecidedEvent(session, request, decision, decider.decidedBy));
-      const response = await this.apply(session, request, batch, decision, input.message);
-      await this.records.complete(claimKey.scope, claimKey.key, response);
+      const response = await this.apply(session, claimKey, request, batch, decision, input.message);
+      // An answer that moved the session on was stored with that move; one that stopped at another request is stored now.
+      if (response.status === 'INTERRUPTED') await this.records.complete(claimKey.scope, claimKey.key, response);
       return response;
     } catch (err) {
       // Nothing was decided: free the claim so a corrected request can use it.
@@ -273,6 +275,7 @@ export class ResumeService {
 
   private async apply(
     session: AgentSessionEntity,
+    claimKey: DecisionClaimKey,
     request: HitlRequestView,
     batch: PendingBatch,
     decision: ResumeDecision,
@@ -283,7 +286,7 @@ export class ResumeService {
       // Another maxIterations from here (the agent's current setting, so the budget never compounds).
       const agent = await this.agents.loadAgent({ tenantId: session.tenantId }, session.agentId);
       await this.moveSession(session, { iterationBudget: batch.iteration + agent.maxIterations });
-      return this.finish(session, await this.batches.run(ctx, batch.notRun, null));
+      return this.finish(session, claimKey, await this.batches.run(ctx, batch.notRun, null));
     }
     const pending = batch.pending!;
     if (decision === 'APPROVE' || decision === 'RETRY') {
@@ -292,7 +295,7 @@ export class ResumeService {
         fingerprint: await this.decisions.fingerprintOf(session, request, pending),
         mode: decision,
       };
-      return this.finish(session, await this.batches.run(ctx, [pending, ...batch.notRun], grant));
+      return this.finish(session, claimKey, await this.batches.run(ctx, [pending, ...batch.notRun], grant));
     }
     const decided = await this.decisions.record(ctx, pending, decision, message);
     if (decided.status === 'REJECTED' && (await this.rejectPolicyOf(session, pending.name)) === 'ABORT_SESSION') {
@@ -300,29 +303,39 @@ export class ResumeService {
         status: 'COMPLETED',
         results: [decided, ...batch.notRun.map((c) => notRunResult(c, null))],
       };
-      return this.finish(session, response, true);
+      return this.finish(session, claimKey, response, true);
     }
-    return this.finish(session, await this.batches.run(ctx, batch.notRun, null, [decided]));
+    return this.finish(session, claimKey, await this.batches.run(ctx, batch.notRun, null, [decided]));
   }
 
   /**
    * The final session state: INTERRUPTED again (already written by the batch), CLOSED (ABORT_SESSION: closed as by
-   * DELETE /sessions/{id}, its close hooks included, e.g. the workspace removed), or ACTIVE.
+   * DELETE /sessions/{id}, its close hooks included, e.g. the workspace removed), or ACTIVE. The response is stored in
+   * the transaction that moves the session on: a process that died after it left a repeat nothing to decide, and the
+   * answer lost.
    */
-  private async finish(session: AgentSessionEntity, response: ActResponse, close = false): Promise<ActResponse> {
+  private async finish(
+    session: AgentSessionEntity,
+    claimKey: DecisionClaimKey,
+    response: ActResponse,
+    close = false,
+  ): Promise<ActResponse> {
     if (response.status === 'INTERRUPTED') return response;
-    await this.moveSession(session, {
-      status: close ? 'CLOSED' : 'ACTIVE',
-      hitlPending: false,
-      hitlRequest: null,
-      pendingBatch: null,
-    });
+    await this.moveSession(
+      session,
+      { status: close ? 'CLOSED' : 'ACTIVE', hitlPending: false, hitlRequest: null, pendingBatch: null },
+      (tx) => this.records.complete(claimKey.scope, claimKey.key, response, tx),
+    );
     if (close) await this.closeHooks.closed({ tenantId: session.tenantId, id: session.id });
     return response;
   }
 
-  private async moveSession(session: AgentSessionEntity, changes: Partial<AgentSessionEntity>): Promise<void> {
-    if (!(await this.sessionRepo.compareAndSet(session.id, session.lockVersion, changes))) {
+  private async moveSession(
+    session: AgentSessionEntity,
+    changes: Partial<AgentSessionEntity>,
+    alongside?: (tx: HotTransaction) => Promise<void>,
+  ): Promise<void> {
+    if (!(await this.sessionRepo.compareAndSet(session.id, session.lockVersion, changes, alongside))) {
       throw new DomainError(
         CommonErrorCode.CONCURRENT_MODIFICATION,
         `Session ${session.id} was changed by another request during this resume; read it and try again.`,

@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { randomUUID } from 'node:crypto';
 import { AgentConfigService } from '@app/modules/agent-config/agent-config.service';
 import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { toIso } from '@app/database/epoch-ms.transformer';
+import type { HotTransaction } from '@app/database/hot-sql';
 import { AgentSessionRepository } from './agent-session.repository';
 import { AgentSessionEntity } from './agent-session.entity';
 import { AdminSessionDto, AdminSessionsQueryDto, CreateSessionDto, SessionDto } from './sessions.dto';
@@ -78,9 +80,17 @@ export class SessionsService {
       const row = await this.load(auth, id);
       if (row.status === 'CLOSED') return toSessionDto(row);
       const changes = { status: 'CLOSED' as const, hitlPending: false, hitlRequest: null, pendingBatch: null };
-      if (await this.sessions.compareAndSet(id, row.lockVersion, changes)) {
-        // The request it waited for can no longer be decided (the session waits for nothing): it leaves the queue.
-        if (row.hitlRequest) await this.endPendingRequest(row, `session closed (key ${auth.keyId})`);
+      // The request it waited for can no longer be decided (the session waits for nothing): it leaves the queue, in
+      // the close's transaction (after it, a process that died between the two left it PENDING for good).
+      const decidedBy = `session closed (key ${auth.keyId})`;
+      let ended = false;
+      const endRequest = row.hitlRequest
+        ? async (tx: HotTransaction) => {
+            ended = await this.endPendingRequest(row, decidedBy, tx.manager);
+          }
+        : undefined;
+      if (await this.sessions.compareAndSet(id, row.lockVersion, changes, endRequest)) {
+        if (ended) this.events.record(hitlDecidedEvent(row, row.hitlRequest!, 'REJECT', decidedBy));
         await this.closeHooks.closed({ tenantId: row.tenantId, id: row.id });
         return toSessionDto({ ...row, ...changes, lockVersion: row.lockVersion + 1, updatedAt: Date.now() });
       }
@@ -88,16 +98,17 @@ export class SessionsService {
   }
 
   /** The request a closed session waited for leaves the queue: nobody can decide it any more, nothing of it runs. */
-  private async endPendingRequest(row: AgentSessionEntity, decidedBy: string): Promise<void> {
-    const request = row.hitlRequest!;
-    const decided = await this.hitl.decide(request.id, {
-      decision: 'REJECT',
-      decisionMessage: 'The session was closed before a decision; nothing ran.',
-      decidedBy,
-      clientMessageId: `session-closed:${row.id}`,
-    });
-    if (!decided) return;
-    this.events.record(hitlDecidedEvent(row, request, 'REJECT', decidedBy));
+  private endPendingRequest(row: AgentSessionEntity, decidedBy: string, manager: EntityManager): Promise<boolean> {
+    return this.hitl.decide(
+      row.hitlRequest!.id,
+      {
+        decision: 'REJECT',
+        decisionMessage: 'The session was closed before a decision; nothing ran.',
+        decidedBy,
+        clientMessageId: `session-closed:${row.id}`,
+      },
+      manager,
+    );
   }
 
   /** Sessions for an admin: of the key's tenant (every tenant for the platform key), newest first. */
