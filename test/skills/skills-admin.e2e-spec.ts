@@ -193,6 +193,32 @@ describeEachDialect('skills: upload, releases, publish and rollback, tenancy', (
       .expect(403);
   });
 
+  it('refuses a new skill aimed at another tenant (403) before its archive or package is read, a broken one too', async () => {
+    const brokenZip = Buffer.from('PK\x03\x04 not a zip at all');
+    for (const [tenantId, order] of [
+      ['other', 'tenantId first'],
+      ['other', 'file first'],
+      [undefined, 'file first'],
+    ] as const) {
+      const form = gw.http.post('/api/v1/admin/skills').set(acmeAdmin);
+      const res = await (
+        tenantId === undefined
+          ? form.attach('file', brokenZip, 'skill.zip')
+          : order === 'tenantId first'
+            ? form.field('tenantId', tenantId).attach('file', brokenZip, 'skill.zip')
+            : form.attach('file', brokenZip, 'skill.zip').field('tenantId', tenantId)
+      ).expect(403);
+      expect(res.body.error.code).toBe('FORBIDDEN');
+    }
+    // As JSON: a package breaking the rules (no front matter, a path leaving the folder) is not looked at either.
+    const json = await gw.http
+      .post('/api/v1/admin/skills')
+      .set(acmeAdmin)
+      .send({ tenantId: 'other', skillContent: 'no front matter', files: [{ path: '../x', contentBase64: '' }] })
+      .expect(403);
+    expect(json.body.error.code).toBe('FORBIDDEN');
+  });
+
   it('deletes a skill deleted several times at once only once: one 200, then 404', async () => {
     const skill = await uploadJsonSkill(gw, acmeAdmin, {
       tenantId: 'acme',

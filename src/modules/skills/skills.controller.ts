@@ -52,7 +52,7 @@ export class SkillsController {
   @ApiCreatedResponse({ type: SkillDto, description: 'The skill; release 1 is published' })
   @ApiErrors(400, 403, 409)
   async create(@Auth() auth: AuthContext, @Req() req: FastifyRequest, @Body() body: unknown): Promise<SkillDto> {
-    return this.skills.create(auth, await readSkillUpload(req, body, this.skills.limits()));
+    return this.skills.create(auth, (checkScope) => readSkillUpload(req, body, this.skills.limits(), checkScope));
   }
 
   @Get()

@@ -14,7 +14,7 @@ import { SkillsErrorCode } from './skills.errors';
 import type { SkillEntity } from './skill.entity';
 import type { SkillReleaseEntity } from './skill-release.entity';
 import type { SkillPackageLimits } from './skill-package.types';
-import type { SkillUpload } from './skill-upload.reader';
+import type { SkillUpload, SkillUploadScopeCheck } from './skill-upload.reader';
 import { assertScope, assertWritable, readable, skillNotFound } from './skill-access';
 import { toReleaseDto, toSkillDto } from './skills.mapper';
 import type { SkillDto, SkillFilePageDto, SkillPageDto, SkillReleaseDto } from './skills.dto';
@@ -35,8 +35,15 @@ export class SkillsService {
     return { maxFiles: this.config.skills.maxFiles, maxBytes: this.config.skills.maxBytes };
   }
 
-  /** A new skill from its first release, which is published at once. */
-  async create(auth: AuthContext, upload: SkillUpload): Promise<SkillDto> {
+  /**
+   * A new skill from its first release, which is published at once. `readUpload` reads it, checking the scope it
+   * names (a tenant key only its own tenant, official skills the platform key only) before the archive is unpacked.
+   */
+  async create(
+    auth: AuthContext,
+    readUpload: (checkScope: SkillUploadScopeCheck) => Promise<SkillUpload>,
+  ): Promise<SkillDto> {
+    const upload = await readUpload((target) => assertScope(auth.tenantId, target ?? null));
     const tenantId = upload.tenantId ?? null;
     assertScope(auth.tenantId, tenantId);
     const now = Date.now();
