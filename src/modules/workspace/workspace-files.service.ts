@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import { constants, createWriteStream, type ReadStream } from 'node:fs';
 import { lstat, open, rename, rm, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -11,7 +12,13 @@ import { WorkspaceErrorCode } from './workspace.errors';
 import { WorkspaceLocator } from './workspace.locator';
 import { leadsOut, WorkspacePathResolver, type ResolvedWorkspacePath } from './workspace-path.resolver';
 import { assertOpenedInside, inOpenedFolder } from './workspace-descriptor.check';
-import { tooDeepToMeasure, walkWorkspace, workspaceUsage, type WorkspaceEntry } from './workspace-usage';
+import {
+  findUndecodableName,
+  tooDeepToMeasure,
+  walkWorkspace,
+  workspaceUsage,
+  type WorkspaceEntry,
+} from './workspace-usage';
 import { removeTree } from './workspace-tree.remover';
 import { pageResult } from '@app/modules/loop-acting/results/tool-result.view';
 
@@ -239,9 +246,22 @@ export class WorkspaceFiles {
   async delete(dir: string, path: unknown): Promise<{ path: string; type: WorkspaceEntry['type'] }> {
     const target = await WorkspacePathResolver.forDelete(dir, path);
     const refuse = () => leadsOut(target.relative);
+    const ambiguous = () =>
+      new DomainError(
+        WorkspaceErrorCode.WORKSPACE_PATH_INVALID,
+        `"${target.relative}" names several files whose names are not UTF-8 and read alike; delete their folder, or use RUN_COMMAND.`,
+        { path: target.relative },
+      );
     return inOpenedFolder(dirname(target.real), target.root, refuse, async (folder) => {
-      const entry = join(folder, basename(target.real));
-      const stat = await lstat(entry).catch(() => null);
+      let entry = join(folder, basename(target.real));
+      let stat = await lstat(entry).catch(() => null);
+      const undecodable = stat ? undefined : await findUndecodableName(folder, basename(target.real), ambiguous);
+      if (undecodable) {
+        // A name that is not UTF-8 (listed with U+FFFD) cannot be given to rm as text: renamed aside first.
+        entry = join(folder, `.gw-delete-${randomUUID()}`);
+        await rename(undecodable, entry);
+        stat = await lstat(entry);
+      }
       if (!stat) await WorkspacePathResolver.existing(dir, target.relative); // throws NOT_FOUND
       if (stat!.isDirectory()) {
         await removeTree(entry);
