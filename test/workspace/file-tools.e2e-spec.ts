@@ -226,6 +226,30 @@ describeEachDialect('workspace file tools through act', (dialect) => {
     expect(gone.content).toContain('No file or folder "caf\uFFFD.txt"');
   });
 
+  it('pages a file larger than WORKSPACE_MAX_FILE_BYTES (a command may write up to SANDBOX_MAX_FILE_MB)', async () => {
+    mkdirSync(dir(), { recursive: true });
+    const body = Buffer.alloc(21 * 1024 * 1024, 'é'); // 11,010,048 characters of 2 bytes
+    const chars = body.length / 2;
+    writeFileSync(join(dir(), 'big.log'), Buffer.concat([body, Buffer.from('😀end')]));
+    const page = async (offset: number, limit: number) =>
+      JSON.parse((await t.call(sessionId, 'READ_FILE', { path: 'big.log', offset, limit })).content);
+    expect(await page(0, 3)).toEqual({
+      path: 'big.log',
+      offset: 0,
+      limit: 3,
+      totalChars: chars + 5,
+      hasMore: true,
+      content: 'ééé',
+    });
+    expect(await page(chars - 1, 4)).toMatchObject({ offset: chars - 1, content: 'é😀e', hasMore: true });
+    // An offset inside the emoji starts at the emoji; a page never ends inside it.
+    expect(await page(chars + 1, 10)).toMatchObject({ offset: chars, content: '😀end', hasMore: false });
+    expect(await page(chars - 1, 2)).toMatchObject({ content: 'é', hasMore: true });
+    expect(await page(chars + 5, 10)).toMatchObject({ offset: chars + 5, content: '', hasMore: false });
+    expect(await page(chars + 50, 10)).toMatchObject({ content: '', hasMore: false });
+    expect((await t.call(sessionId, 'DELETE_FILE', { path: 'big.log' })).status).toBe('COMPLETED');
+  });
+
   it('hides the file tools at DEPENDENCIES for a session without FILE_ROOM', async () => {
     const plain = await t.newSession([]);
     const res = await t.call(plain, 'LIST_FILES', {});

@@ -20,7 +20,7 @@ import {
   type WorkspaceEntry,
 } from './workspace-usage';
 import { removeTree } from './workspace-tree.remover';
-import { pageResult } from '@app/modules/loop-acting/results/tool-result.view';
+import { readFileTextPage } from './workspace-file-page.reader';
 
 const MAX_LISTED = 1000;
 
@@ -80,20 +80,27 @@ export class WorkspaceFiles {
     return { path: target.relative, entries, truncated };
   }
 
-  /** `limit` characters from `offset` of a UTF-8 text file. */
+  /**
+   * `limit` characters from `offset` of a UTF-8 text file of any size (read through in pieces, never whole: a command
+   * may write files past WORKSPACE_MAX_FILE_BYTES, up to SANDBOX_MAX_FILE_MB, and the model must be able to read them).
+   */
   async read(dir: string, path: unknown, offset: number, limit: number): Promise<WorkspaceFilePage> {
     const target = await WorkspacePathResolver.existing(dir, path);
-    const text = (await this.readWhole(target)).toString('utf8');
-    // Never half an emoji: a page ends before a surrogate pair it would cut (see pageBounds).
-    const page = pageResult(text, offset, limit);
-    return {
-      path: target.relative,
-      offset: page.offset,
-      limit,
-      totalChars: page.totalChars,
-      hasMore: page.hasMore,
-      content: page.content,
-    };
+    const handle = await this.openRegular(target);
+    try {
+      // Never half an emoji: a page ends before a surrogate pair it would cut (see pageBounds).
+      const page = await readFileTextPage(handle, offset, limit);
+      return {
+        path: target.relative,
+        offset: page.offset,
+        limit,
+        totalChars: page.totalChars,
+        hasMore: page.hasMore,
+        content: page.content,
+      };
+    } finally {
+      await handle.close();
+    }
   }
 
   /** A download: the open stream of a regular file and its size. */
