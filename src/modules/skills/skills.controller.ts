@@ -81,7 +81,7 @@ export class SkillsController {
   @ApiConsumes('multipart/form-data', 'application/json')
   @ApiBody(UPLOAD_BODY)
   @ApiCreatedResponse({ type: SkillReleaseDto, description: 'The new release (not published yet)' })
-  @ApiErrors(400, 403, 404)
+  @ApiErrors(400, 403, 404, 409)
   async addRelease(
     @Auth() auth: AuthContext,
     @Param('id') id: string,
