@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { constants, createWriteStream, type ReadStream } from 'node:fs';
 import { lstat, open, rename, rm, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -124,6 +124,36 @@ export class WorkspaceFiles {
     } finally {
       await handle.close();
     }
+  }
+
+  /**
+   * Copies a regular file of any size to `destination` (created, never replaced) as a stream, hashing it on the way:
+   * PUBLISH_FILE's copy of what a command may have written (up to SANDBOX_MAX_FILE_MB), never held in memory whole.
+   */
+  async copyOut(
+    target: ResolvedWorkspacePath,
+    destination: string,
+    mode: number,
+  ): Promise<{ size: number; sha256: string }> {
+    const handle = await this.openRegular(target);
+    const hash = createHash('sha256');
+    let size = 0;
+    const hasher = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        size += chunk.length;
+        hash.update(chunk);
+        done(null, chunk);
+      },
+    });
+    try {
+      await pipeline(handle.createReadStream(), hasher, createWriteStream(destination, { flags: 'wx', mode }));
+    } catch (err) {
+      await rm(destination, { force: true });
+      throw err;
+    } finally {
+      await handle.close();
+    }
+    return { size, sha256: hash.digest('hex') };
   }
 
   async write(dir: string, path: unknown, content: string | Buffer): Promise<WorkspaceWrite> {
