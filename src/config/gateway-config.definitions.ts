@@ -402,6 +402,13 @@ export const GATEWAY_SETTINGS = [
       'Most bytes one skill release may hold unpacked (20 MiB), counted while the zip is read, whatever its headers claim; also the largest upload read.',
   },
   {
+    env: 'SKILL_MAX_RELEASES',
+    kind: { type: 'int', min: 1, max: 100000 },
+    defaultValue: '100',
+    description:
+      'Most releases one skill may have (releases are kept: a rollback needs them); one more upload is a 409 SKILL_RELEASE_LIMIT, read before the upload is, and nothing is stored.',
+  },
+  {
     env: 'SKILL_CACHE_DIR',
     kind: { type: 'string' },
     defaultValue: 'data/skill-cache',

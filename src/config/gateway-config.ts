@@ -76,7 +76,7 @@ export interface GatewayConfig {
     outputMaxBytes: number;
   };
   /** Skill packages: limits of one release, and where releases are unpacked for the sandbox. */
-  skills: { maxFiles: number; maxBytes: number; cacheDir: string };
+  skills: { maxFiles: number; maxBytes: number; maxReleases: number; cacheDir: string };
   /** Session workspaces and artifacts (WORKSPACE_*). */
   workspace: { root: string; maxBytes: number; maxFiles: number; maxFileBytes: number; artifactsMaxBytes: number };
   eventsStreamPollMs: number;
@@ -244,6 +244,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     skills: {
       maxFiles: raw.SKILL_MAX_FILES as number,
       maxBytes: raw.SKILL_MAX_BYTES as number,
+      maxReleases: raw.SKILL_MAX_RELEASES as number,
       cacheDir: raw.SKILL_CACHE_DIR as string,
     },
     workspace: {

@@ -138,6 +138,12 @@ describeEachDialect('SKILL_CALL: choice, SKILL.md and file slices, sandbox wordi
     );
     expect(emoji).toMatchObject({ totalChars: EMOJI.length, content: EMOJI.slice(8189, 8195), hasMore: true });
     expect(emoji.content).toContain('😀');
+    // A slice never holds half of the emoji: an offset inside it starts at it, an end inside it ends before it.
+    const page = async (offset: number, limit: number) =>
+      JSON.parse((await skillCall(id, { skill: 'pdf-tables', path: 'references/emoji.md', offset, limit })).content);
+    expect(await page(8192, 3)).toMatchObject({ offset: 8191, content: '😀b', hasMore: true });
+    expect(await page(8190, 2)).toMatchObject({ offset: 8190, content: 'a', hasMore: true });
+    expect(await page(8191, 1)).toMatchObject({ offset: 8191, content: '😀', hasMore: true });
     const escape = await skillCall(id, { skill: 'pdf-tables', path: '../../etc/passwd' });
     expect(escape).toMatchObject({ status: 'FAILED', isError: true });
     expect(escape.content).toMatch(/^执行失败: .*leaves the skill folder/);

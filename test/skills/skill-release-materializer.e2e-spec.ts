@@ -141,4 +141,27 @@ describeEachDialect('SkillReleaseMaterializer: a release as a read-only host dir
     expect((await materializer.pruneCache(Date.now())).releases).toBe(0);
     expect((await readdir(join(root, skillId))).sort()).toContain('2');
   });
+
+  it('keeps a UTF-8 BOM: the copy holds the uploaded bytes, as many as the file index says', async () => {
+    const csv = Buffer.from('\uFEFFname,price\nä,1\n', 'utf8');
+    const md = Buffer.from(`\uFEFF${skillMd('bom-skill', 'Files with a byte order mark')}`, 'utf8');
+    const res = await gw.http
+      .post('/api/v1/admin/skills')
+      .set(admin)
+      .send({
+        tenantId: 'mat',
+        skillContent: md.toString('utf8'),
+        files: [{ path: 'assets/prices.csv', contentBase64: csv.toString('base64') }],
+      })
+      .expect(201);
+    expect(res.body.name).toBe('bom-skill');
+    const index = await gw.http.get(`/api/v1/admin/skills/${res.body.id}/releases/1/files`).set(admin).expect(200);
+    expect(index.body.items).toEqual([
+      { path: 'SKILL.md', bytes: md.length, totalChars: md.toString('utf8').length },
+      { path: 'assets/prices.csv', bytes: csv.length, totalChars: csv.toString('utf8').length },
+    ]);
+    const dir = await gw.app.get(SkillReleaseMaterializer).materialize({ tenantId: 'mat', skillId: res.body.id });
+    expect(await readFile(join(dir, 'assets/prices.csv'))).toEqual(csv);
+    expect(await readFile(join(dir, 'SKILL.md'))).toEqual(md);
+  });
 });

@@ -4,6 +4,13 @@ import { createKey, gatewayForSuite, type TestGateway } from '@test/support/gate
 import { describeEachDialect } from '@test/support/test-database';
 import { buildTestZip } from '@test/support/test-zip.writer';
 import { skillMd, uploadJsonSkill } from '@test/support/skill-fixture';
+import { SkillsRepository } from '@app/modules/skills/skills.repository';
+import { AgentConfigRepository } from '@app/modules/agent-config/agent-config.repository';
+
+/** Settles when `work` does, or after `ms` when it is still waiting (for a lock the caller holds). */
+function settledOrWaiting(work: Promise<unknown>, ms: number): Promise<unknown> {
+  return Promise.race([work, new Promise((resolve) => setTimeout(resolve, ms))]);
+}
 
 describeEachDialect('skills: upload, releases, publish and rollback, tenancy', (dialect) => {
   const suite = gatewayForSuite(dialect);
@@ -193,6 +200,32 @@ describeEachDialect('skills: upload, releases, publish and rollback, tenancy', (
       .expect(403);
   });
 
+  it('refuses a new skill aimed at another tenant (403) before its archive or package is read, a broken one too', async () => {
+    const brokenZip = Buffer.from('PK\x03\x04 not a zip at all');
+    for (const [tenantId, order] of [
+      ['other', 'tenantId first'],
+      ['other', 'file first'],
+      [undefined, 'file first'],
+    ] as const) {
+      const form = gw.http.post('/api/v1/admin/skills').set(acmeAdmin);
+      const res = await (
+        tenantId === undefined
+          ? form.attach('file', brokenZip, 'skill.zip')
+          : order === 'tenantId first'
+            ? form.field('tenantId', tenantId).attach('file', brokenZip, 'skill.zip')
+            : form.attach('file', brokenZip, 'skill.zip').field('tenantId', tenantId)
+      ).expect(403);
+      expect(res.body.error.code).toBe('FORBIDDEN');
+    }
+    // As JSON: a package breaking the rules (no front matter, a path leaving the folder) is not looked at either.
+    const json = await gw.http
+      .post('/api/v1/admin/skills')
+      .set(acmeAdmin)
+      .send({ tenantId: 'other', skillContent: 'no front matter', files: [{ path: '../x', contentBase64: '' }] })
+      .expect(403);
+    expect(json.body.error.code).toBe('FORBIDDEN');
+  });
+
   it('deletes a skill deleted several times at once only once: one 200, then 404', async () => {
     const skill = await uploadJsonSkill(gw, acmeAdmin, {
       tenantId: 'acme',
@@ -210,6 +243,70 @@ describeEachDialect('skills: upload, releases, publish and rollback, tenancy', (
     );
     expect(deletions.map((r) => r.status).sort()).toEqual([200, 404, 404, 404]);
     await gw.http.get(`/api/v1/admin/skills/${skill.id}`).set(acmeAdmin).expect(404);
+  });
+
+  it('leaves no deleted skill bound when the skill is deleted while an agent is being bound to it', async () => {
+    const agent = await gw.http
+      .post('/api/v1/admin/agents')
+      .set(acmeAdmin)
+      .send({ tenantId: 'acme', name: 'bind-delete-race' })
+      .expect(201);
+    const skill = await uploadJsonSkill(gw, acmeAdmin, { tenantId: 'acme', skillContent: skillMd('racy', 'x') });
+    const repo = gw.app.get(SkillsRepository);
+    const find = repo.findSkills.bind(repo);
+    let deletion: Promise<unknown> | undefined;
+    const spy = jest.spyOn(repo, 'findSkills').mockImplementationOnce(async (...args) => {
+      const found = await find(...args);
+      // The skill is deleted right after the bind found it bindable.
+      deletion = gw.http.delete(`/api/v1/admin/skills/${skill.id}`).set(acmeAdmin).expect(200).then();
+      await settledOrWaiting(deletion, 1000);
+      return found;
+    });
+    try {
+      const bind = await gw.http
+        .put(`/api/v1/admin/agents/${agent.body.id}/skills`)
+        .set(acmeAdmin)
+        .send({ skillIds: [skill.id] });
+      expect([200, 404]).toContain(bind.status);
+      await deletion;
+    } finally {
+      spy.mockRestore();
+    }
+    const after = await gw.http.get(`/api/v1/admin/agents/${agent.body.id}`).set(acmeAdmin).expect(200);
+    expect(after.body.skillIds).toEqual([]);
+  });
+
+  it("keeps an agent's new skills when a skill it had is deleted while they are being set", async () => {
+    const one = await uploadJsonSkill(gw, acmeAdmin, { tenantId: 'acme', skillContent: skillMd('old-one', 'x') });
+    const two = await uploadJsonSkill(gw, acmeAdmin, { tenantId: 'acme', skillContent: skillMd('new-one', 'x') });
+    const agent = await gw.http
+      .post('/api/v1/admin/agents')
+      .set(acmeAdmin)
+      .send({ tenantId: 'acme', name: 'unbind-set-race', skillIds: [one.id] })
+      .expect(201);
+    const repo = gw.app.get(AgentConfigRepository);
+    const listing = repo.agentsListing.bind(repo);
+    let setting: Promise<unknown> | undefined;
+    const spy = jest.spyOn(repo, 'agentsListing').mockImplementationOnce(async (...args) => {
+      const agents = await listing(...args);
+      // The agent's skills are replaced right after the deletion read which agents have the skill.
+      setting = gw.http
+        .put(`/api/v1/admin/agents/${agent.body.id}/skills`)
+        .set(acmeAdmin)
+        .send({ skillIds: [two.id] })
+        .expect(200)
+        .then();
+      await settledOrWaiting(setting, 1000);
+      return agents;
+    });
+    try {
+      await gw.http.delete(`/api/v1/admin/skills/${one.id}`).set(acmeAdmin).expect(200);
+      await setting;
+    } finally {
+      spy.mockRestore();
+    }
+    const after = await gw.http.get(`/api/v1/admin/agents/${agent.body.id}`).set(acmeAdmin).expect(200);
+    expect(after.body.skillIds).toEqual([two.id]);
   });
 
   it("binds own and official skills to an agent, refuses another tenant's (404), and unbinds a deleted skill", async () => {

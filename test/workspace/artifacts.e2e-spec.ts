@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createKey, gatewayForSuite } from '@test/support/gateway-test-app';
 import { describeEachDialect } from '@test/support/test-database';
@@ -81,6 +81,23 @@ describeEachDialect('PUBLISH_FILE and artifacts', (dialect) => {
     await suite.gw.http.get('/api/v1/artifacts/no-such-id').set(t.runtime).expect(404);
   });
 
+  it('publishes a file larger than WORKSPACE_MAX_FILE_BYTES (a command may write up to SANDBOX_MAX_FILE_MB)', async () => {
+    const dir = suite.gw.app.get(WorkspaceLocator).dirOf('t-art', sessionId);
+    mkdirSync(dir, { recursive: true });
+    const big = Buffer.alloc(21 * 1024 * 1024, 'log line\n');
+    writeFileSync(join(dir, 'big.log'), big);
+    const published = await t.call(sessionId, 'PUBLISH_FILE', { path: 'big.log' });
+    expect(published.status).toBe('COMPLETED');
+    const answer = JSON.parse(published.content);
+    expect(answer).toMatchObject({
+      name: 'big.log',
+      size: big.length,
+      sha256: createHash('sha256').update(big).digest('hex'),
+    });
+    const content = await binary(suite.gw.http.get(`/api/v1/artifacts/${answer.artifactId}/content`).set(t.runtime));
+    expect((content.body as Buffer).equals(big)).toBe(true);
+    await t.call(sessionId, 'DELETE_FILE', { path: 'big.log' });
+  });
   it('refuses to publish a missing file or a folder, as a FAILED result naming the path', async () => {
     const missing = await t.call(sessionId, 'PUBLISH_FILE', { path: 'nope.txt' });
     expect(missing).toMatchObject({ status: 'FAILED', isError: true });

@@ -196,6 +196,60 @@ describeEachDialect('workspace file tools through act', (dialect) => {
       await t.call(sessionId, 'DELETE_FILE', { path });
   });
 
+  it('lists, counts and deletes files and folders whose names are not UTF-8 (a command made them)', async () => {
+    mkdirSync(dir(), { recursive: true });
+    const onDisk = (...names: Buffer[]) => Buffer.concat([Buffer.from(`${dir()}/`), ...names]);
+    const latin1 = Buffer.from('caf\xe9.txt', 'latin1'); // "café.txt" in Latin-1: byte 0xE9 alone is not UTF-8
+    const folder = Buffer.from([0x64, 0xff, 0x72]); // "d", 0xFF, "r"
+    writeFileSync(onDisk(latin1), 'x'.repeat(3000));
+    mkdirSync(onDisk(folder));
+    writeFileSync(onDisk(folder, Buffer.from('/inner.txt')), 'y'.repeat(500));
+
+    const listing = JSON.parse((await t.call(sessionId, 'LIST_FILES', { recursive: true })).content);
+    expect(listing.entries).toEqual([
+      { path: 'caf\uFFFD.txt', type: 'file', size: 3000 },
+      { path: 'd\uFFFDr', type: 'directory', size: 0 },
+      { path: 'd\uFFFDr/inner.txt', type: 'file', size: 500 },
+    ]);
+    // They count against the quota (4096 bytes): 3500 are taken.
+    const over = await t.call(sessionId, 'WRITE_FILE', { path: 'more.txt', content: 'z'.repeat(1000) });
+    expect(over.content).toContain('WORKSPACE_MAX_BYTES');
+
+    // The paths as listed are what DELETE_FILE takes.
+    const file = await t.call(sessionId, 'DELETE_FILE', { path: listing.entries[0].path });
+    expect(file).toMatchObject({ status: 'COMPLETED' });
+    expect(JSON.parse(file.content)).toEqual({ path: 'caf\uFFFD.txt', type: 'file' });
+    const tree = await t.call(sessionId, 'DELETE_FILE', { path: listing.entries[1].path });
+    expect(JSON.parse(tree.content)).toEqual({ path: 'd\uFFFDr', type: 'directory' });
+    expect(readdirSync(dir())).toEqual([]);
+    const gone = await t.call(sessionId, 'DELETE_FILE', { path: 'caf\uFFFD.txt' });
+    expect(gone.content).toContain('No file or folder "caf\uFFFD.txt"');
+  });
+
+  it('pages a file larger than WORKSPACE_MAX_FILE_BYTES (a command may write up to SANDBOX_MAX_FILE_MB)', async () => {
+    mkdirSync(dir(), { recursive: true });
+    const body = Buffer.alloc(21 * 1024 * 1024, 'é'); // 11,010,048 characters of 2 bytes
+    const chars = body.length / 2;
+    writeFileSync(join(dir(), 'big.log'), Buffer.concat([body, Buffer.from('😀end')]));
+    const page = async (offset: number, limit: number) =>
+      JSON.parse((await t.call(sessionId, 'READ_FILE', { path: 'big.log', offset, limit })).content);
+    expect(await page(0, 3)).toEqual({
+      path: 'big.log',
+      offset: 0,
+      limit: 3,
+      totalChars: chars + 5,
+      hasMore: true,
+      content: 'ééé',
+    });
+    expect(await page(chars - 1, 4)).toMatchObject({ offset: chars - 1, content: 'é😀e', hasMore: true });
+    // An offset inside the emoji starts at the emoji; a page never ends inside it.
+    expect(await page(chars + 1, 10)).toMatchObject({ offset: chars, content: '😀end', hasMore: false });
+    expect(await page(chars - 1, 2)).toMatchObject({ content: 'é', hasMore: true });
+    expect(await page(chars + 5, 10)).toMatchObject({ offset: chars + 5, content: '', hasMore: false });
+    expect(await page(chars + 50, 10)).toMatchObject({ content: '', hasMore: false });
+    expect((await t.call(sessionId, 'DELETE_FILE', { path: 'big.log' })).status).toBe('COMPLETED');
+  });
+
   it('hides the file tools at DEPENDENCIES for a session without FILE_ROOM', async () => {
     const plain = await t.newSession([]);
     const res = await t.call(plain, 'LIST_FILES', {});

@@ -71,6 +71,7 @@ export const ERROR_HTTP_STATUS: Record<ErrorCode, number> = {
   [SandboxErrorCode.SANDBOX_UNAVAILABLE]: 409,
   [SkillsErrorCode.SKILL_ARCHIVE_INVALID]: 400,
   [SkillsErrorCode.SKILL_NAME_TAKEN]: 409,
+  [SkillsErrorCode.SKILL_RELEASE_LIMIT]: 409,
   [KnowledgeBasesErrorCode.KNOWLEDGE_BASE_NAME_TAKEN]: 409,
   [KnowledgeBasesErrorCode.KNOWLEDGE_BASE_NOT_INTERNAL]: 409,
   [KnowledgeBasesErrorCode.KNOWLEDGE_BASE_UNREACHABLE]: 502,

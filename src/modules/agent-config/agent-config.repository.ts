@@ -51,6 +51,17 @@ export class AgentConfigRepository {
     return m.getRepository(AgentEntity).insert(row);
   }
 
+  /**
+   * The agent as last committed, its row locked until the transaction `m` ends (MySQL; SQLite runs one transaction
+   * at a time): a change computed from it cannot overwrite a write that landed since it was listed.
+   */
+  lockAgent(m: EntityManager, id: string): Promise<AgentEntity | null> {
+    const mysql = m.connection.options.type !== 'better-sqlite3';
+    return m
+      .getRepository(AgentEntity)
+      .findOne({ where: { id }, ...(mysql && { lock: { mode: 'pessimistic_write' as const } }) });
+  }
+
   updateAgent(m: EntityManager, id: string, changes: Partial<AgentEntity>): Promise<unknown> {
     return m.getRepository(AgentEntity).update({ id }, changes);
   }

@@ -45,7 +45,6 @@ export class AgentConfigService {
         `Your admin key is bound to tenant ${auth.tenantId}; create agents in that tenant.`,
       );
     }
-    await this.skillIds.assert(dto.tenantId, dto.skillIds);
     await this.loopFields.check(dto.tenantId, null, dto);
     const now = Date.now();
     const row: AgentEntity = {
@@ -66,7 +65,14 @@ export class AgentConfigService {
       createdAt: now,
       updatedAt: now,
     };
-    await this.write(row.tenantId, (m) => this.repo.insertAgent(m, row), dto.name);
+    await this.write(
+      row.tenantId,
+      async (m) => {
+        await this.skillIds.assert(m, row.tenantId, row.skillIds);
+        await this.repo.insertAgent(m, row);
+      },
+      dto.name,
+    );
     return toAgentDto(row, []);
   }
 
@@ -88,7 +94,6 @@ export class AgentConfigService {
 
   async update(auth: AuthContext, id: string, dto: UpdateAgentDto): Promise<AgentDto> {
     const row = await this.loadAgent(auth, id);
-    await this.skillIds.assert(row.tenantId, dto.skillIds);
     await this.loopFields.check(row.tenantId, id, dto);
     const changes = {
       ...dto,
@@ -97,7 +102,14 @@ export class AgentConfigService {
       ...(dto.subAgentIds && { subAgentIds: onceEach(dto.subAgentIds) }),
       updatedAt: Date.now(),
     };
-    await this.write(row.tenantId, (m) => this.repo.updateAgent(m, id, changes), dto.name ?? row.name);
+    await this.write(
+      row.tenantId,
+      async (m) => {
+        await this.skillIds.assert(m, row.tenantId, changes.skillIds);
+        await this.repo.updateAgent(m, id, changes);
+      },
+      dto.name ?? row.name,
+    );
     return toAgentDto({ ...row, ...changes }, await this.repo.boundToolIds(id));
   }
 
@@ -139,8 +151,15 @@ export class AgentConfigService {
   async setSkillIds(auth: AuthContext, id: string, skillIds: string[]): Promise<AgentDto> {
     const agent = await this.loadAgent(auth, id);
     const changes = { skillIds: [...new Set(skillIds)], updatedAt: Date.now() };
-    await this.skillIds.assert(agent.tenantId, changes.skillIds);
-    await this.write(agent.tenantId, (m) => this.repo.updateAgent(m, id, changes), agent.name);
+    await this.write(
+      agent.tenantId,
+      async (m) => {
+        // In the write's transaction: a skill deleted meanwhile is refused, or unbound by its deletion after it.
+        await this.skillIds.assert(m, agent.tenantId, changes.skillIds);
+        await this.repo.updateAgent(m, id, changes);
+      },
+      agent.name,
+    );
     return this.get(auth, id);
   }
 
@@ -155,7 +174,10 @@ export class AgentConfigService {
   /** Removes a deleted skill from every agent that has it, in the caller's transaction (bumps their tenants). */
   async unbindSkillEverywhere(m: EntityManager, skillId: string): Promise<void> {
     const agents = await this.repo.agentsListing(m, 'skillIds', skillId);
-    for (const agent of agents) {
+    for (const listed of agents) {
+      // Read again, locked: the agent's skills may have been replaced since they were listed.
+      const agent = await this.repo.lockAgent(m, listed.id);
+      if (!agent) continue;
       const skillIds = agent.skillIds.filter((s) => s !== skillId);
       await this.repo.updateAgent(m, agent.id, { skillIds, updatedAt: Date.now() });
       await this.configVersion.bump(m, agent.tenantId);

@@ -1,7 +1,12 @@
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 
-/** Throws (404 / 400) when an agent of `tenantId` may not have these skills; provided by the Skills module. */
-export type AgentSkillIdsCheck = (tenantId: string, skillIds: string[]) => Promise<void>;
+/**
+ * Throws (404 / 400) when an agent of `tenantId` may not have these skills; provided by the Skills module. Runs in
+ * the transaction `m` that writes the agent, holding the skills found until it ends (a skill deleted meanwhile is
+ * either refused here or unbound by its deletion afterwards, never left dangling on the agent).
+ */
+export type AgentSkillIdsCheck = (m: EntityManager, tenantId: string, skillIds: string[]) => Promise<void>;
 
 /**
  * Every write of an agent's `skillIds` (create, PATCH, PUT .../skills) passes this check: a tenant binds its own
@@ -15,9 +20,9 @@ export class AgentSkillIdsGuard {
     this.check = check;
   }
 
-  async assert(tenantId: string, skillIds: string[] | undefined): Promise<void> {
+  async assert(m: EntityManager, tenantId: string, skillIds: string[] | undefined): Promise<void> {
     if (skillIds === undefined || skillIds.length === 0) return;
     if (!this.check) throw new Error('No skill check installed: the Skills module is not loaded');
-    await this.check(tenantId, skillIds);
+    await this.check(m, tenantId, skillIds);
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
 import { validationFailed } from '@app/common/errors/validation';
@@ -17,12 +18,13 @@ export class AgentSkillsService implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.guard.use((tenantId, skillIds) => this.assertBindable(tenantId, skillIds));
+    this.guard.use((m, tenantId, skillIds) => this.assertBindable(m, tenantId, skillIds));
   }
 
-  async assertBindable(tenantId: string, skillIds: string[]): Promise<void> {
+  /** Checked in the agent's write transaction `m`, the skills found held there until it ends (see findSkills). */
+  async assertBindable(m: EntityManager, tenantId: string, skillIds: string[]): Promise<void> {
     const unique = [...new Set(skillIds)];
-    const found = new Map((await this.repo.findSkills(unique)).map((s) => [s.id, s]));
+    const found = new Map((await this.repo.findSkills(unique, m)).map((s) => [s.id, s]));
     for (const id of unique) {
       const skill = found.get(id);
       if (!skill || (skill.tenantId !== null && skill.tenantId !== tenantId))

@@ -11,7 +11,8 @@ import {
 const MAX_PATH_CHARS = 512;
 /** The longest file or folder name Linux file systems hold (NAME_MAX): the sandbox's copy of a release needs it. */
 const MAX_NAME_BYTES = 255;
-const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+// ignoreBOM: a BOM stays in the text (the release copy holds the bytes uploaded, as many as `bytes` says).
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** Why an upload's path may not be stored (it would leave the skill folder or is not portable); null when fine. */
 export function entryPathProblem(path: string): string | null {

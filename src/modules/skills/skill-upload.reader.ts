@@ -21,19 +21,26 @@ export interface SkillUpload {
   pkg: SkillPackage;
 }
 
+/** Checks that the caller may upload into the scope the upload names (throws, e.g. 403, when not). */
+export type SkillUploadScopeCheck = (tenantId: string | null | undefined) => void;
+
 const JSON_UPLOAD = new AjvBodyPipe<SkillJsonUpload>(SKILL_JSON_UPLOAD_SCHEMA);
 
 /**
  * Reads `POST /admin/skills` (and `.../releases`): a multipart form (fields `file`, the zip, and `tenantId`) or
  * a JSON body. Refusals: 400 SKILL_ARCHIVE_INVALID for a zip, 400 VALIDATION_FAILED for JSON; nothing is stored.
+ * `checkScope` runs on the upload's tenantId before the archive is unpacked or the package checked: a key that may
+ * not upload there is refused (403) whatever the archive holds, and hostile input is parsed only for those who may.
  */
 export async function readSkillUpload(
   req: FastifyRequest,
   body: unknown,
   limits: SkillPackageLimits,
+  checkScope: SkillUploadScopeCheck = () => undefined,
 ): Promise<SkillUpload> {
-  if (req.isMultipart()) return readMultipart(req, limits);
+  if (req.isMultipart()) return readMultipart(req, limits, checkScope);
   const json = JSON_UPLOAD.transform(body);
+  checkScope(json.tenantId);
   const entries: RawSkillEntry[] = [
     { path: SKILL_ENTRY_FILE, data: Buffer.from(json.skillContent, 'utf8') },
     ...(json.files ?? []).map((f) => ({ path: f.path, data: Buffer.from(f.contentBase64, 'base64') })),
@@ -46,7 +53,11 @@ export async function readSkillUpload(
   }
 }
 
-async function readMultipart(req: FastifyRequest, limits: SkillPackageLimits): Promise<SkillUpload> {
+async function readMultipart(
+  req: FastifyRequest,
+  limits: SkillPackageLimits,
+  checkScope: SkillUploadScopeCheck,
+): Promise<SkillUpload> {
   let zip: Buffer | undefined;
   let tenantId: string | undefined;
   try {
@@ -63,6 +74,7 @@ async function readMultipart(req: FastifyRequest, limits: SkillPackageLimits): P
   if (!zip) throw refused('no zip in the form: send the skill folder as a .zip in the field "file"');
   if (tenantId !== undefined && !TENANT_ID_PATTERN.test(tenantId))
     throw validationFailed([{ field: 'tenantId', problems: ['must be 1-64 letters, digits, _ . or -'] }]);
+  checkScope(tenantId);
   try {
     return { tenantId, pkg: checkSkillPackage(await readSkillZip(zip, limits), limits) };
   } catch (err) {

@@ -52,7 +52,7 @@ export class SkillsController {
   @ApiCreatedResponse({ type: SkillDto, description: 'The skill; release 1 is published' })
   @ApiErrors(400, 403, 409)
   async create(@Auth() auth: AuthContext, @Req() req: FastifyRequest, @Body() body: unknown): Promise<SkillDto> {
-    return this.skills.create(auth, await readSkillUpload(req, body, this.skills.limits()));
+    return this.skills.create(auth, (checkScope) => readSkillUpload(req, body, this.skills.limits(), checkScope));
   }
 
   @Get()
@@ -81,7 +81,7 @@ export class SkillsController {
   @ApiConsumes('multipart/form-data', 'application/json')
   @ApiBody(UPLOAD_BODY)
   @ApiCreatedResponse({ type: SkillReleaseDto, description: 'The new release (not published yet)' })
-  @ApiErrors(400, 403, 404)
+  @ApiErrors(400, 403, 404, 409)
   async addRelease(
     @Auth() auth: AuthContext,
     @Param('id') id: string,

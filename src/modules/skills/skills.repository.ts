@@ -40,9 +40,17 @@ export class SkillsRepository {
     return rows.find((r) => r.tenantId === tenantId) ?? rows[0] ?? null;
   }
 
-  findSkills(ids: readonly string[]): Promise<SkillEntity[]> {
+  /**
+   * The skills of these ids. In a transaction `m` they are read with a shared lock on MySQL (SQLite runs one
+   * transaction at a time): a deletion, which locks the skill's row first, waits until `m` ends, and a skill being
+   * deleted is read once its deletion committed (gone).
+   */
+  findSkills(ids: readonly string[], m?: EntityManager): Promise<SkillEntity[]> {
     if (ids.length === 0) return Promise.resolve([]);
-    return this.dataSource.getRepository(SkillEntity).find({ where: { id: In(ids as string[]) } });
+    const where = { id: In(ids as string[]) };
+    if (!m) return this.dataSource.getRepository(SkillEntity).find({ where });
+    const mysql = this.dataSource.options.type !== 'better-sqlite3';
+    return m.getRepository(SkillEntity).find({ where, ...(mysql && { lock: { mode: 'pessimistic_read' as const } }) });
   }
 
   /** Skills `tenantId` may see (its own and the official ones); every skill for the platform key (null). */

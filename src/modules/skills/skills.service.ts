@@ -14,7 +14,7 @@ import { SkillsErrorCode } from './skills.errors';
 import type { SkillEntity } from './skill.entity';
 import type { SkillReleaseEntity } from './skill-release.entity';
 import type { SkillPackageLimits } from './skill-package.types';
-import type { SkillUpload } from './skill-upload.reader';
+import type { SkillUpload, SkillUploadScopeCheck } from './skill-upload.reader';
 import { assertScope, assertWritable, readable, skillNotFound } from './skill-access';
 import { toReleaseDto, toSkillDto } from './skills.mapper';
 import type { SkillDto, SkillFilePageDto, SkillPageDto, SkillReleaseDto } from './skills.dto';
@@ -35,8 +35,15 @@ export class SkillsService {
     return { maxFiles: this.config.skills.maxFiles, maxBytes: this.config.skills.maxBytes };
   }
 
-  /** A new skill from its first release, which is published at once. */
-  async create(auth: AuthContext, upload: SkillUpload): Promise<SkillDto> {
+  /**
+   * A new skill from its first release, which is published at once. `readUpload` reads it, checking the scope it
+   * names (a tenant key only its own tenant, official skills the platform key only) before the archive is unpacked.
+   */
+  async create(
+    auth: AuthContext,
+    readUpload: (checkScope: SkillUploadScopeCheck) => Promise<SkillUpload>,
+  ): Promise<SkillDto> {
+    const upload = await readUpload((target) => assertScope(auth.tenantId, target ?? null));
     const tenantId = upload.tenantId ?? null;
     assertScope(auth.tenantId, tenantId);
     const now = Date.now();
@@ -77,6 +84,7 @@ export class SkillsService {
    */
   async addRelease(auth: AuthContext, id: string, readUpload: () => Promise<SkillUpload>): Promise<SkillReleaseDto> {
     let skill = await this.writable(auth, id);
+    this.assertRoomForRelease(skill);
     const upload = await readUpload();
     if (upload.tenantId !== undefined && upload.tenantId !== skill.tenantId)
       throw validationFailed([
@@ -95,6 +103,8 @@ export class SkillsService {
         },
       ]);
     for (let attempt = 1; ; attempt++) {
+      // Versions are claimed one at a time (claimVersion) and releases never deleted alone: latestVersion counts them.
+      this.assertRoomForRelease(skill);
       const version = skill.latestVersion + 1;
       const release = releaseRow(skill.id, version, upload, Date.now(), null);
       const stored = await this.repo.transaction(async (m) => {
@@ -160,6 +170,17 @@ export class SkillsService {
     const { skip, take } = pageWindow(query);
     const all = await this.repo.fileIndex(skill.id, version);
     return pageOf(all.slice(skip, skip + take), all.length, query);
+  }
+
+  /** SKILL_MAX_RELEASES: a skill's releases are kept (a rollback publishes an older one), so their number is bounded. */
+  private assertRoomForRelease(skill: SkillEntity): void {
+    const max = this.config.skills.maxReleases;
+    if (skill.latestVersion >= max)
+      throw new DomainError(
+        SkillsErrorCode.SKILL_RELEASE_LIMIT,
+        `Skill ${skill.name} has ${skill.latestVersion} releases, the most SKILL_MAX_RELEASES (${max}) allows; nothing was stored. Upload the skill anew under another name (or delete it and upload it again), or raise SKILL_MAX_RELEASES.`,
+        { releases: skill.latestVersion, max },
+      );
   }
 
   private async writable(auth: AuthContext, id: string): Promise<SkillEntity> {

@@ -4,7 +4,7 @@ import { WorkspaceErrorCode } from './workspace.errors';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, type ReadStream } from 'node:fs';
-import { chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rename, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { In, LessThan, type DataSource, type EntityManager } from 'typeorm';
 import { DomainError } from '@app/common/errors/domain-error';
@@ -55,7 +55,9 @@ export class ArtifactsService {
     title: string | null,
   ): Promise<ArtifactView> {
     const source = await WorkspacePathResolver.existing(workspaceDir, path);
-    const bytes = await this.files.readWhole(source);
+    const staged = await this.locator.stagingFile();
+    // Streamed and hashed on the way: a file of any size a command wrote, never read into memory whole.
+    const { size, sha256 } = await this.files.copyOut(source, staged, 0o440);
     const row: ArtifactEntity = {
       id: randomUUID(),
       tenantId: owner.tenantId,
@@ -63,14 +65,12 @@ export class ArtifactsService {
       name: basename(source.relative),
       sourcePath: source.relative,
       title,
-      size: bytes.length,
-      sha256: createHash('sha256').update(bytes).digest('hex'),
+      size,
+      sha256,
       createdAt: Date.now(),
     };
-    const staged = await this.locator.stagingFile();
     const dir = this.locator.artifactDir(owner.tenantId);
     const stored = join(dir, row.id);
-    await writeFile(staged, bytes, { flag: 'wx', mode: 0o440 });
     try {
       await mkdir(dir, { recursive: true, mode: 0o750 });
       await rename(staged, stored);

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { createHash, randomUUID } from 'node:crypto';
 import { constants, createWriteStream, type ReadStream } from 'node:fs';
 import { lstat, open, rename, rm, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -11,9 +12,15 @@ import { WorkspaceErrorCode } from './workspace.errors';
 import { WorkspaceLocator } from './workspace.locator';
 import { leadsOut, WorkspacePathResolver, type ResolvedWorkspacePath } from './workspace-path.resolver';
 import { assertOpenedInside, inOpenedFolder } from './workspace-descriptor.check';
-import { tooDeepToMeasure, walkWorkspace, workspaceUsage, type WorkspaceEntry } from './workspace-usage';
+import {
+  findUndecodableName,
+  tooDeepToMeasure,
+  walkWorkspace,
+  workspaceUsage,
+  type WorkspaceEntry,
+} from './workspace-usage';
 import { removeTree } from './workspace-tree.remover';
-import { pageResult } from '@app/modules/loop-acting/results/tool-result.view';
+import { readFileTextPage } from './workspace-file-page.reader';
 
 const MAX_LISTED = 1000;
 
@@ -73,20 +80,27 @@ export class WorkspaceFiles {
     return { path: target.relative, entries, truncated };
   }
 
-  /** `limit` characters from `offset` of a UTF-8 text file. */
+  /**
+   * `limit` characters from `offset` of a UTF-8 text file of any size (read through in pieces, never whole: a command
+   * may write files past WORKSPACE_MAX_FILE_BYTES, up to SANDBOX_MAX_FILE_MB, and the model must be able to read them).
+   */
   async read(dir: string, path: unknown, offset: number, limit: number): Promise<WorkspaceFilePage> {
     const target = await WorkspacePathResolver.existing(dir, path);
-    const text = (await this.readWhole(target)).toString('utf8');
-    // Never half an emoji: a page ends before a surrogate pair it would cut (see pageBounds).
-    const page = pageResult(text, offset, limit);
-    return {
-      path: target.relative,
-      offset: page.offset,
-      limit,
-      totalChars: page.totalChars,
-      hasMore: page.hasMore,
-      content: page.content,
-    };
+    const handle = await this.openRegular(target);
+    try {
+      // Never half an emoji: a page ends before a surrogate pair it would cut (see pageBounds).
+      const page = await readFileTextPage(handle, offset, limit);
+      return {
+        path: target.relative,
+        offset: page.offset,
+        limit,
+        totalChars: page.totalChars,
+        hasMore: page.hasMore,
+        content: page.content,
+      };
+    } finally {
+      await handle.close();
+    }
   }
 
   /** A download: the open stream of a regular file and its size. */
@@ -110,6 +124,36 @@ export class WorkspaceFiles {
     } finally {
       await handle.close();
     }
+  }
+
+  /**
+   * Copies a regular file of any size to `destination` (created, never replaced) as a stream, hashing it on the way:
+   * PUBLISH_FILE's copy of what a command may have written (up to SANDBOX_MAX_FILE_MB), never held in memory whole.
+   */
+  async copyOut(
+    target: ResolvedWorkspacePath,
+    destination: string,
+    mode: number,
+  ): Promise<{ size: number; sha256: string }> {
+    const handle = await this.openRegular(target);
+    const hash = createHash('sha256');
+    let size = 0;
+    const hasher = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        size += chunk.length;
+        hash.update(chunk);
+        done(null, chunk);
+      },
+    });
+    try {
+      await pipeline(handle.createReadStream(), hasher, createWriteStream(destination, { flags: 'wx', mode }));
+    } catch (err) {
+      await rm(destination, { force: true });
+      throw err;
+    } finally {
+      await handle.close();
+    }
+    return { size, sha256: hash.digest('hex') };
   }
 
   async write(dir: string, path: unknown, content: string | Buffer): Promise<WorkspaceWrite> {
@@ -239,9 +283,22 @@ export class WorkspaceFiles {
   async delete(dir: string, path: unknown): Promise<{ path: string; type: WorkspaceEntry['type'] }> {
     const target = await WorkspacePathResolver.forDelete(dir, path);
     const refuse = () => leadsOut(target.relative);
+    const ambiguous = () =>
+      new DomainError(
+        WorkspaceErrorCode.WORKSPACE_PATH_INVALID,
+        `"${target.relative}" names several files whose names are not UTF-8 and read alike; delete their folder, or use RUN_COMMAND.`,
+        { path: target.relative },
+      );
     return inOpenedFolder(dirname(target.real), target.root, refuse, async (folder) => {
-      const entry = join(folder, basename(target.real));
-      const stat = await lstat(entry).catch(() => null);
+      let entry = join(folder, basename(target.real));
+      let stat = await lstat(entry).catch(() => null);
+      const undecodable = stat ? undefined : await findUndecodableName(folder, basename(target.real), ambiguous);
+      if (undecodable) {
+        // A name that is not UTF-8 (listed with U+FFFD) cannot be given to rm as text: renamed aside first.
+        entry = join(folder, `.gw-delete-${randomUUID()}`);
+        await rename(undecodable, entry);
+        stat = await lstat(entry);
+      }
       if (!stat) await WorkspacePathResolver.existing(dir, target.relative); // throws NOT_FOUND
       if (stat!.isDirectory()) {
         await removeTree(entry);

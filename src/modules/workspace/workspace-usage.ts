@@ -1,6 +1,8 @@
 import { lstat, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { isUtf8 } from 'node:buffer';
 import { isCode } from './workspace-path.resolver';
+
+const SLASH = Buffer.from('/');
 
 /** One entry of a workspace folder as listed (symlinks are shown as links, never followed). */
 export interface WorkspaceEntry {
@@ -13,7 +15,8 @@ export interface WorkspaceEntry {
  * Walks `dir` without following symlinks: every entry under it (relative to `prefix`), depth first, up to `max`.
  * `recursive: false` lists one level. A folder whose entries the host cannot name (their path passes PATH_MAX: a
  * command nested folders that deep) stops the walk as `truncated`, naming it in `tooDeep`: what lies below cannot be
- * measured, so it must not count as nothing.
+ * measured, so it must not count as nothing. Names are read as bytes: one that is not UTF-8 (a command made it) is
+ * listed and counted, shown with U+FFFD for what cannot be decoded (see {@link findUndecodableName}).
  */
 export async function walkWorkspace(
   dir: string,
@@ -22,20 +25,22 @@ export async function walkWorkspace(
   max: number,
 ): Promise<{ entries: WorkspaceEntry[]; truncated: boolean; tooDeep?: string }> {
   const entries: WorkspaceEntry[] = [];
-  const pending: Array<{ abs: string; rel: string }> = [{ abs: dir, rel: prefix }];
+  const pending: Array<{ abs: Buffer; rel: string }> = [{ abs: Buffer.from(dir), rel: prefix }];
   while (pending.length > 0) {
     const { abs, rel } = pending.shift()!;
-    let names: string[];
+    let names: Array<{ bytes: Buffer; text: string }>;
     try {
-      names = (await readdir(abs)).sort();
+      names = (await readdir(abs, { encoding: 'buffer' }))
+        .map((bytes) => ({ bytes, text: bytes.toString('utf8') }))
+        .sort((a, b) => (a.text < b.text ? -1 : a.text > b.text ? 1 : Buffer.compare(a.bytes, b.bytes)));
     } catch (err) {
       if (isCode(err, 'ENOENT') || isCode(err, 'ENOTDIR')) continue;
       if (isCode(err, 'ENAMETOOLONG')) return { entries, truncated: true, tooDeep: rel };
       throw err;
     }
     for (const name of names) {
-      const childAbs = join(abs, name);
-      const childRel = rel === '' ? name : `${rel}/${name}`;
+      const childAbs = Buffer.concat([abs, SLASH, name.bytes]);
+      const childRel = rel === '' ? name.text : `${rel}/${name.text}`;
       let tooLong = false;
       const stat = await lstat(childAbs).catch((err: unknown) => {
         tooLong = isCode(err, 'ENAMETOOLONG');
@@ -75,4 +80,21 @@ export async function workspaceUsage(
 export function tooDeepToMeasure(folder: string): string {
   const shown = folder.length > 80 ? `${folder.slice(0, 80)}...` : folder;
   return `folders in the workspace are nested too deep to measure (inside "${shown}"); delete them (DELETE_FILE, or rm -rf with RUN_COMMAND)`;
+}
+
+/**
+ * The name in `folder` that is not UTF-8 and reads as `shown` once decoded (as listings show it, with U+FFFD), so the
+ * path a listing gave can be acted on; undefined when there is none. Several such names that read alike are refused,
+ * naming the path: deleting their folder removes them all.
+ */
+export async function findUndecodableName(
+  folder: string,
+  shown: string,
+  ambiguous: () => Error,
+): Promise<Buffer | undefined> {
+  if (!shown.includes('\uFFFD')) return undefined;
+  const names = await readdir(folder, { encoding: 'buffer' }).catch(() => [] as Buffer[]);
+  const matches = names.filter((name) => !isUtf8(name) && name.toString('utf8') === shown);
+  if (matches.length > 1) throw ambiguous();
+  return matches.length === 1 ? Buffer.concat([Buffer.from(folder), SLASH, matches[0]]) : undefined;
 }

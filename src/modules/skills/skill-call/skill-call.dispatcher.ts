@@ -17,6 +17,7 @@ import { SKILL_ENTRY_FILE } from '../skill-package.types';
 import { chooseSkill } from './skill-call.chooser';
 import { SKILL_CALL_DEFAULT_LIMIT, SKILL_CALL_DEFINITION, SKILL_CALL_TOOL_NAME } from './skill-call.definition';
 import { SKILL_MD_MAX_CHARS, skillAnswer, skillRoot } from './skill-call.answer';
+import { pageBounds } from '@app/modules/loop-acting/results/tool-result.view';
 
 interface SkillCallArgs {
   skill?: string;
@@ -93,7 +94,15 @@ export class SkillCallDispatcher implements ToolDispatcher, OnModuleInit {
     offerFiles: boolean,
   ): Promise<ToolOutput> {
     const entry = files.find((f) => f.path === SKILL_ENTRY_FILE);
-    const skillMd = await this.skills.fileSlice(skill.id, version, SKILL_ENTRY_FILE, 0, SKILL_MD_MAX_CHARS);
+    const totalChars = entry?.totalChars ?? 0;
+    const { content: skillMd } = await this.page(
+      skill.id,
+      version,
+      SKILL_ENTRY_FILE,
+      0,
+      SKILL_MD_MAX_CHARS,
+      totalChars,
+    );
     const content = skillAnswer({
       name: skill.name,
       version,
@@ -126,16 +135,35 @@ export class SkillCallDispatcher implements ToolDispatcher, OnModuleInit {
       );
     const offset = Math.min(args.offset ?? 0, info.totalChars);
     const limit = args.limit ?? SKILL_CALL_DEFAULT_LIMIT;
-    const content = await this.skills.fileSlice(skill.id, version, path, offset, limit);
+    const slice = await this.page(skill.id, version, path, offset, limit, info.totalChars);
     const page = {
       path,
-      offset,
+      offset: slice.offset,
       limit,
       totalChars: info.totalChars,
-      hasMore: offset + content.length < info.totalChars,
-      content,
+      hasMore: slice.hasMore,
+      content: slice.content,
     };
     return { content: JSON.stringify(page), structured: { ...page, content: undefined } };
+  }
+
+  /**
+   * At most `limit` characters of a file from `offset`, cut as READ_FILE cuts its pages (pageBounds): an offset inside
+   * a surrogate pair starts at the pair, a page ends before a pair it would cut (a lone half reaches the model as
+   * U+FFFD). Reads one character more on each side to see the pairs.
+   */
+  private async page(
+    skillId: string,
+    version: number,
+    path: string,
+    offset: number,
+    limit: number,
+    totalChars: number,
+  ): Promise<{ offset: number; content: string; hasMore: boolean }> {
+    const from = Math.max(0, offset - 1);
+    const window = await this.skills.fileSlice(skillId, version, path, from, offset - from + limit + 1);
+    const { start, end } = pageBounds(window, offset - from, limit);
+    return { offset: from + start, content: window.slice(start, end), hasMore: from + end < totalChars };
   }
 
   private async activate(
