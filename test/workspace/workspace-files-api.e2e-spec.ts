@@ -182,6 +182,35 @@ describeEachDialect('runtime file API: list, download, streamed upload', (dialec
     expect(['alpha uploaded', 'omega uploaded']).toContain(text);
   });
 
+  it('lists one folder or everything below it; a recursive flag other than true or false is a 400 naming it', async () => {
+    for (const path of ['deep/a/b/one.txt', 'deep/two.txt']) {
+      await suite.gw.http
+        .put(files(`/content?path=${path}`))
+        .set(t.runtime)
+        .send(Buffer.from('x'))
+        .expect(201);
+    }
+    const paths = async (query: string) =>
+      (await suite.gw.http.get(files(query)).set(t.runtime).expect(200)).body.entries.map(
+        (e: { path: string }) => e.path,
+      );
+    expect(await paths('?path=deep')).toEqual(['deep/a', 'deep/two.txt']);
+    expect(await paths('?path=deep&recursive=false')).toEqual(['deep/a', 'deep/two.txt']);
+    expect((await paths('?path=deep&recursive=true')).sort()).toEqual([
+      'deep/a',
+      'deep/a/b',
+      'deep/a/b/one.txt',
+      'deep/two.txt',
+    ]);
+    for (const flag of ['1', 'yes', 'TRUE']) {
+      const refused = await suite.gw.http
+        .get(files(`?path=deep&recursive=${flag}`))
+        .set(t.runtime)
+        .expect(400);
+      expect(refused.body.error.message).toMatch(/recursive must be true or false/);
+    }
+  });
+
   it('refuses path escapes on upload and download with 400 WORKSPACE_PATH_INVALID', async () => {
     for (const path of ['../x', '/etc/passwd', 'a%00b']) {
       const res = await suite.gw.http

@@ -1,7 +1,8 @@
 import { IsSafeLine, IsSafeText } from '@app/common/safe-text';
 import { ApiProperty, ApiPropertyOptional, PartialType, OmitType } from '@nestjs/swagger';
 import { IsOmittable, PATCH_PARTIAL } from '@app/common/dto/omittable.decorator';
-import { Transform, Type } from 'class-transformer';
+import { IsQueryBoolean } from '@app/common/dto/query-boolean.decorator';
+import { Type } from 'class-transformer';
 import { ToolChecklistDto } from './checklist/tool-checklist.dto';
 import {
   ArrayMaxSize,
@@ -205,13 +206,11 @@ export class UpdateToolDto extends PartialType(OmitType(CreateToolDto, ['tenantI
   status?: 'ACTIVE' | 'RETIRED';
 }
 
-const toBool = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
-
 export class ListToolsQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: TOOL_SOURCES }) @IsOptional() @IsIn(TOOL_SOURCES) source?: ToolSource;
   @ApiPropertyOptional({ enum: SERVICE_TYPES }) @IsOptional() @IsIn(SERVICE_TYPES) serviceType?: ServiceType;
   @ApiPropertyOptional({ enum: TOOL_STATUSES }) @IsOptional() @IsIn(TOOL_STATUSES) status?: ToolStatus;
-  @ApiPropertyOptional() @IsOptional() @Transform(toBool) @IsBoolean() enabled?: boolean;
+  @ApiPropertyOptional() @IsOptional() @IsQueryBoolean() enabled?: boolean;
   @ApiPropertyOptional({ description: 'Substring of name or description' })
   @IsOptional()
   @IsString()

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsQueryBoolean } from '@app/common/dto/query-boolean.decorator';
 
 export class WorkspacePathQueryDto {
   @ApiPropertyOptional({ description: 'Path relative to the workspace root (default: the root for listings)' })
@@ -13,8 +13,7 @@ export class WorkspacePathQueryDto {
 export class WorkspaceListQueryDto extends WorkspacePathQueryDto {
   @ApiPropertyOptional({ default: false, description: 'List everything below the folder' })
   @IsOptional()
-  @Transform(({ value }) => value === true || value === 'true')
-  @IsBoolean()
+  @IsQueryBoolean()
   recursive?: boolean;
 }
 
