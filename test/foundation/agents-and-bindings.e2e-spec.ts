@@ -59,6 +59,20 @@ describeEachDialect('agents, bindings and capabilities', (dialect) => {
       'webSearchMode',
     ]);
     await suite.gw.http.post('/api/v1/admin/agents').set(suite.gw.admin).send({ name: 'x' }).expect(400);
+    // skillIds take the rule of PUT .../skills (at most 100 ids of 1-36 characters) on create and PATCH alike.
+    const agentId = (
+      await suite.gw.http.post('/api/v1/admin/agents').set(suite.gw.admin).send({ name: 'ids', tenantId: 'acme' })
+    ).body.id as string;
+    for (const skillIds of [Array.from({ length: 101 }, (_, i) => `skill-${i}`), ['s'.repeat(37)], ['']]) {
+      for (const [method, path, body] of [
+        ['post', '/api/v1/admin/agents', { name: 'ids2', tenantId: 'acme', skillIds }],
+        ['patch', `/api/v1/admin/agents/${agentId}`, { skillIds }],
+        ['put', `/api/v1/admin/agents/${agentId}/skills`, { skillIds }],
+      ] as const) {
+        const refused = await suite.gw.http[method](path).set(suite.gw.admin).send(body).expect(400);
+        expect(refused.body.error.details.fields.map((f: { field: string }) => f.field)).toEqual(['skillIds']);
+      }
+    }
   });
 
   it('patches and deletes agents', async () => {

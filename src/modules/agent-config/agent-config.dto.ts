@@ -25,6 +25,8 @@ import {
 import { TENANT_ID_PATTERN } from '@app/modules/tool-registry/tool-registry.types';
 import { PageMetaDto } from '@app/common/dto/page.dto';
 import { IsOmittable, PATCH_PARTIAL } from '@app/common/dto/omittable.decorator';
+import { IsIdList } from '@app/common/dto/id-list.decorator';
+import { AGENT_SKILLS_MAX } from '@app/modules/skills/skills.dto';
 
 export class CreateAgentDto {
   @ApiProperty({ maxLength: 128, example: 'support-bot' })
@@ -79,9 +81,7 @@ export class CreateAgentDto {
 
   @ApiPropertyOptional({ type: [String], description: 'Skills bound to the agent' })
   @IsOmittable()
-  @IsArray()
-  @ArrayMaxSize(500)
-  @IsString({ each: true })
+  @IsIdList(AGENT_SKILLS_MAX)
   skillIds?: string[];
 
   @ApiPropertyOptional({
@@ -107,10 +107,7 @@ export class CreateAgentDto {
     description: 'Agents of the same tenant this agent may delegate to (SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK)',
   })
   @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(100)
-  @IsString({ each: true })
-  @Length(1, 36, { each: true })
+  @IsIdList(100)
   subAgentIds?: string[];
 }
 

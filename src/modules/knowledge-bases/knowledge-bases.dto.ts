@@ -1,19 +1,6 @@
+import { IsIdList } from '@app/common/dto/id-list.decorator';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsIn,
-  IsInt,
-  IsObject,
-  IsOptional,
-  IsString,
-  Length,
-  Matches,
-  Max,
-  MaxLength,
-  Min,
-  ValidateIf,
-} from 'class-validator';
+import { IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min, ValidateIf } from 'class-validator';
 import { IsSafeLine } from '@app/common/safe-text';
 import { PageMetaDto } from '@app/common/dto/page.dto';
 import { TENANT_ID_PATTERN } from '@app/modules/tool-registry/tool-registry.types';
@@ -153,9 +140,6 @@ export class KnowledgeSearchResponseDto {
 
 export class ReplaceAgentKnowledgeBasesDto {
   @ApiProperty({ type: [String], description: "The complete set of the tenant's knowledge bases RAG_SEARCH searches" })
-  @IsArray()
-  @ArrayMaxSize(50)
-  @IsString({ each: true })
-  @MaxLength(36, { each: true })
+  @IsIdList(50)
   knowledgeBaseIds: string[];
 }

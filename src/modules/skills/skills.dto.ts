@@ -1,6 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsString, Length } from 'class-validator';
 import { PageMetaDto } from '@app/common/dto/page.dto';
+import { IsIdList } from '@app/common/dto/id-list.decorator';
+
+/** Skills one agent may have bound (PUT .../skills, and skillIds on create and PATCH). */
+export const AGENT_SKILLS_MAX = 100;
 import { TENANT_ID_PATTERN } from '@app/modules/tool-registry/tool-registry.types';
 
 /** JSON form of a skill upload (the multipart form carries the same as a zip). */
@@ -112,9 +115,6 @@ export class SkillFilePageDto extends PageMetaDto {
 
 export class AgentSkillsDto {
   @ApiProperty({ type: [String], description: "Skills of the agent's tenant or official ones" })
-  @IsArray()
-  @ArrayMaxSize(100)
-  @IsString({ each: true })
-  @Length(1, 64, { each: true })
+  @IsIdList(AGENT_SKILLS_MAX)
   skillIds: string[];
 }
