@@ -28,9 +28,19 @@ export class AgentTasksRepository {
     return manager.getRepository(AgentTaskEntity).findOneBy({ childSessionId: sessionId });
   }
 
+  /**
+   * Holds the parent session's row until `m`'s transaction ends, so that the session's submissions count and insert
+   * their tasks one at a time. SQLite needs nothing: its transactions take the write lock at BEGIN. Call it first
+   * in the transaction: MySQL's snapshot is then taken after the lock, and the count sees the previous holder's task.
+   */
+  async lockParent(parentSessionId: string, m: EntityManager): Promise<void> {
+    if (m.connection.options.type === 'better-sqlite3') return;
+    await m.query('SELECT id FROM agent_session WHERE id = ? FOR UPDATE', [parentSessionId]);
+  }
+
   /** Tasks of the session whose run has not ended (queued, running, or stopped for a human). */
-  async openCount(parentSessionId: string): Promise<number> {
-    const rows: Array<{ n: number | string }> = await this.dataSource.query(
+  async openCount(parentSessionId: string, manager: EntityManager = this.dataSource.manager): Promise<number> {
+    const rows: Array<{ n: number | string }> = await manager.query(
       `SELECT COUNT(*) AS n FROM agent_task t JOIN agent_run r ON r.id = t.child_run_id
         WHERE t.parent_session_id = ? AND r.status IN (${OPEN_RUN_STATUSES})`,
       [parentSessionId],

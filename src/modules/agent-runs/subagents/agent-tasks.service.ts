@@ -70,12 +70,8 @@ export class AgentTasksService {
         `delegating to ${target.name} would be ${depth} hops from the root session; SUBAGENT_MAX_DEPTH allows ${this.config.agentLoop.subagentMaxDepth}. Do the work yourself or answer with what you have.`,
       );
     }
-    const open = await this.tasks.openCount(call.sessionId);
-    if (open >= this.config.agentLoop.subagentMaxOpenTasks) {
-      throw new DelegationRefused(
-        `this session already has ${open} sub-agent tasks unfinished (SUBAGENT_MAX_OPEN_TASKS is ${this.config.agentLoop.subagentMaxOpenTasks}); wait for them with CHECK_TASK_STATUS, or do this step yourself.`,
-      );
-    }
+    // Refused early (no child session made), then again under the parent's lock where the task's row is written.
+    this.assertRoomForTask(await this.tasks.openCount(call.sessionId));
     const childSession = await this.childSessionOf(call, target, task);
     const clientMessageId = `task:${call.toolCallId}`;
     const taskId = randomUUID();
@@ -98,10 +94,19 @@ export class AgentTasksService {
     // that makes it the parent's (its depth and cycle checks, the parent's close and task.finished all read it).
     const run =
       (await this.runs.findByMessage(childSession.id, clientMessageId)) ??
-      (await this.agentRuns.startRun(childSession, clientMessageId, task, async (m, started) => {
-        await this.tasks.insert(rowOf(started.id), m);
-        await this.events.append(submittedEvent(rowOf(started.id)), m);
-      }));
+      (await this.agentRuns.startRun(
+        childSession,
+        clientMessageId,
+        task,
+        async (m, started) => {
+          await this.tasks.insert(rowOf(started.id), m);
+          await this.events.append(submittedEvent(rowOf(started.id)), m);
+        },
+        async (m) => {
+          await this.tasks.lockParent(call.sessionId, m);
+          this.assertRoomForTask(await this.tasks.openCount(call.sessionId, m));
+        },
+      ));
     const named = await this.tasks.findByParentCall(call.sessionId, call.toolCallId);
     if (named) return named;
     // A run without its row (written apart by an earlier version, cut short between the two): the row now.
@@ -115,6 +120,15 @@ export class AgentTasksService {
     }
     await this.events.append(submittedEvent(row));
     return row;
+  }
+
+  private assertRoomForTask(open: number): void {
+    const max = this.config.agentLoop.subagentMaxOpenTasks;
+    if (open >= max) {
+      throw new DelegationRefused(
+        `this session already has ${open} sub-agent tasks unfinished (SUBAGENT_MAX_OPEN_TASKS is ${max}); wait for them with CHECK_TASK_STATUS, or do this step yourself.`,
+      );
+    }
   }
 
   /**
