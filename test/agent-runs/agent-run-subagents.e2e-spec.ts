@@ -5,6 +5,8 @@ import { AgentTasksRepository } from '@app/modules/agent-runs/subagents/agent-ta
 import { describeEachDialect } from '@test/support/test-database';
 import { gatewayForSuite } from '@test/support/gateway-test-app';
 import { waitFor } from '@test/support/wait-for';
+import { callFingerprint } from '@app/modules/loop-acting/journal/journal-fingerprint';
+import { canonicalJson } from '@app/common/canonical-json';
 import { AGENT_LOOP_ENV, AgentLoopFixture } from './support/agent-loop.fixture';
 
 describeEachDialect('sub-agents: SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TASK_STATUS', (dialect) => {
@@ -246,6 +248,56 @@ describeEachDialect('sub-agents: SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TAS
     });
     expect(finished.data).toMatchObject({ taskId: task.id, status: 'COMPLETED' });
     expect((await fx.events(sessionId)).filter((e) => e.type === 'task.submitted')).toHaveLength(1);
+    expect(fx.model.requestsFor(helper.model)).toHaveLength(1);
+  });
+
+  it('SUBMIT_SUBAGENT_TASK made again after a crash (RETRY) answers the status of the task the first attempt started', async () => {
+    const { lead, helper, helperName } = await pair();
+    const sessionId = await fx.session(lead.id);
+    fx.model.script(helper.model, { text: 'finished before the retry' });
+    const args = { agent: helperName, task: 'work once' };
+    // The first attempt started the task, then its process died before the journal recorded the call's outcome.
+    const first = await suite.gw.app
+      .get(AgentTasksService)
+      .submit(
+        { tenantId: fx.tenantId, sessionId, agentId: lead.id, toolCallId: 'submit-crashed' },
+        helperName,
+        args.task,
+      );
+    await waitFor(async () => (await tasksOf(sessionId)).find((t: { status: string }) => t.status === 'COMPLETED'), {
+      timeoutMs: 15_000,
+    });
+    const past = Date.now() - 60_000;
+    await suite.gw.app.get(DataSource).query(
+      `INSERT INTO tool_call_journal (tenant_id, session_id, tool_call_id, tool_name, tool_id, fingerprint, arguments_json, side_effect, state, result_status, attempts, iteration, owner, lease_expires_at, started_at, finished_at, duration_ms, is_error, error_class, content, total_chars, result_chunks, inline_limit)
+       VALUES (?, ?, ?, ?, NULL, ?, ?, 'IDEMPOTENT', 'STARTED', NULL, 0, 1, 'dead-instance', ?, ?, NULL, NULL, 0, NULL, NULL, 0, 0, 20000)`,
+      [
+        fx.tenantId,
+        sessionId,
+        'submit-crashed',
+        'SUBMIT_SUBAGENT_TASK',
+        callFingerprint('SUBMIT_SUBAGENT_TASK', args),
+        canonicalJson(args),
+        past,
+        past,
+      ],
+    );
+    const act = await suite.gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(fx.runtime)
+      .send({ iteration: 1, toolCalls: [{ id: 'submit-crashed', name: 'SUBMIT_SUBAGENT_TASK', arguments: args }] })
+      .expect(200);
+    expect(act.body.hitlRequest).toMatchObject({ requestType: 'UNKNOWN_OUTCOME', toolCallId: 'submit-crashed' });
+
+    const retried = await suite.gw.http
+      .post(`/api/v1/sessions/${sessionId}/resume`)
+      .set(fx.runtime)
+      .send({ clientMessageId: 'retry-submit', decision: 'RETRY' })
+      .expect(200);
+
+    expect(retried.body.results[0]).toMatchObject({ toolCallId: 'submit-crashed', status: 'COMPLETED' });
+    expect(JSON.parse(retried.body.results[0].content)).toEqual({ taskId: first.id, status: 'COMPLETED' });
+    expect(await tasksOf(sessionId)).toHaveLength(1);
     expect(fx.model.requestsFor(helper.model)).toHaveLength(1);
   });
 

@@ -166,6 +166,13 @@ export class AgentTasksService {
     return toTaskView(task, run ? await this.agentRuns.waitForStop(run, waitMs) : null);
   }
 
+  /** The task an earlier attempt of this very call started (null when none did), as it is now. */
+  async ofCall(call: DelegatingCall): Promise<TaskView | null> {
+    const task = await this.tasks.findByParentCall(call.sessionId, call.toolCallId);
+    if (!task || task.tenantId !== call.tenantId) return null;
+    return toTaskView(task, await this.runs.find(task.childRunId));
+  }
+
   /** A task of the calling session (another session's or tenant's is unknown). */
   async check(call: Pick<DelegatingCall, 'tenantId' | 'sessionId'>, taskId: string): Promise<TaskView | null> {
     const task = await this.tasks.find(taskId);
