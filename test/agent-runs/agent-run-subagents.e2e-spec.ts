@@ -68,6 +68,30 @@ describeEachDialect('sub-agents: SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TAS
     expect(types).toEqual(expect.arrayContaining(['task.submitted', 'task.finished']));
   });
 
+  it("gives the child session the parent's capabilities as well as its permissions", async () => {
+    const helper = await fx.agent([builtins.LIST_FILES]);
+    const lead = await fx.agent([builtins.SUB_AGENT_CALL], { subAgentIds: [helper.id] });
+    const parent = await suite.gw.http
+      .post('/api/v1/sessions')
+      .set(fx.runtime)
+      .send({ agentId: lead.id, userId: 'u1', permissions: ['files:read'], capabilities: ['FILE_ROOM'] })
+      .expect(201);
+    fx.model.script(lead.model, call('SUB_AGENT_CALL', { agent: await agentName(helper.id), task: 'list the files' }), {
+      text: 'Listed.',
+    });
+    fx.model.script(helper.model, { text: 'nothing there' });
+
+    await fx.send(parent.body.id, 'm', 'delegate').expect(200);
+
+    const [child] = await tasksOf(parent.body.id);
+    const sessions = await suite.gw.http.get(`/api/v1/admin/sessions?agentId=${helper.id}`).set(suite.gw.admin);
+    expect(sessions.body.items).toEqual([
+      expect.objectContaining({ id: child.childSessionId, capabilities: ['FILE_ROOM'] }),
+    ]);
+    const offered = (fx.model.requestsFor(helper.model)[0].body.tools ?? []).map((t) => t.function.name);
+    expect(offered).toContain('LIST_FILES');
+  });
+
   it('takes a task of 70,000 characters: the child session describes its head, its run gets it whole', async () => {
     const { lead, helper, helperName } = await pair();
     const sessionId = await fx.session(lead.id);

@@ -147,7 +147,10 @@ export class AgentTasksService {
         {
           agentId: target.id,
           userId: parent.userId,
+          // What the parent's user may do and what its environment offers: a child is no narrower (its tools bound
+          // on FILE_ROOM, SANDBOX or MCP were hidden) and no wider than its parent.
           permissions: parent.permissions,
+          capabilities: parent.capabilities,
           // The session's description is the task's head, as a runtime may give one; the whole task is the run's message.
           task: { description: [...task].slice(0, SESSION_TASK_MAX_CHARS).join('') },
         },
