@@ -313,6 +313,47 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
     expect(straddled.body.error).not.toContain(MODEL_KEY.slice(0, 4));
   });
 
+  describe('a short model key', () => {
+    const withKey = async (name: string, value: string) => {
+      const agent = await fx.agent([]);
+      await suite.gw.http
+        .put(`/api/v1/admin/tenants/${fx.tenantId}/secrets/${name}`)
+        .set(suite.gw.admin)
+        .send({ value })
+        .expect(201);
+      await suite.gw.http
+        .patch(`/api/v1/admin/model-providers/${agent.providerId}`)
+        .set(suite.gw.admin)
+        .send({ apiKey: `\${secret:${name}}` })
+        .expect(200);
+      return agent;
+    };
+
+    it("of 3 to 7 characters never reaches a run's error either", async () => {
+      const agent = await withKey('SHORT_MODEL_KEY', 'k9Zq4');
+      const sessionId = await fx.session(agent.id);
+      fx.model.script(agent.model, { status: 401, message: 'Incorrect API key provided: k9Zq4. Check it.' });
+
+      const res = await fx.send(sessionId, 'short', 'hi').expect(200);
+
+      expect(res.body.status).toBe('FAILED');
+      expect(res.body.error).toContain('Incorrect API key provided: [redacted]. Check it.');
+      expect(res.body.error).not.toContain('k9Zq4');
+      expect(JSON.stringify(await fx.events(sessionId))).not.toContain('k9Zq4');
+    });
+
+    it('of 1 or 2 characters is refused before anything is sent: the run fails saying so', async () => {
+      const agent = await withKey('TINY_MODEL_KEY', 'k9');
+      const sessionId = await fx.session(agent.id);
+
+      const res = await fx.send(sessionId, 'tiny', 'hi').expect(200);
+
+      expect(res.body.status).toBe('FAILED');
+      expect(res.body.error).toMatch(/TINY_MODEL_KEY holds 2 characters; a model key needs at least 3/);
+      expect(fx.model.requestsFor(agent.model)).toHaveLength(0);
+    });
+  });
+
   it('asks the model nothing more once the session is closed while a tool call of its run is in flight', async () => {
     const agent = await fx.agent([(await fx.tool('slow_lookup', { httpMethod: 'GET' })).id]);
     const sessionId = await fx.session(agent.id);

@@ -57,6 +57,13 @@ interface CachedClient {
 const NO_KEY = 'none';
 
 /**
+ * The shortest model key the gateway sends. Every key it sends is scrubbed from error text wherever it occurs, so a key
+ * must be long enough that scrubbing it cannot blank ordinary words of a provider's message: one or two characters
+ * are refused (the run fails saying so; a server that needs no key is registered without `apiKey`).
+ */
+const MIN_MODEL_KEY_CHARS = 3;
+
+/**
  * Asks an OpenAI-compatible provider with the official `openai` client: one client per provider version (and
  * key), every request through the outbound guard's undici Agent, a timeout per request (body included) and a size
  * bound per answer ({@link boundedAnswerFetch}: MODEL_MAX_ANSWER_BYTES), and the client's retries (408/409/429/5xx
@@ -105,7 +112,9 @@ export class ModelChatClient {
         }));
       return { content: contentText(message.content), toolCalls };
     } catch (err) {
-      throw scrubbed(this.explain(provider, err, client.maxRetries, client.apiKey), client.apiKey);
+      // The placeholder sent to a server that needs no key is no secret (scrubbing it would blank the word "none").
+      const secret = provider.apiKeyRef ? client.apiKey : null;
+      throw scrubbed(this.explain(provider, err, client.maxRetries, secret), secret);
     }
   }
 
@@ -141,10 +150,14 @@ export class ModelChatClient {
     const value = name ? scope.get(name) : undefined;
     if (value === undefined)
       throw new ModelCallError(`model provider ${provider.name}: apiKey ${scope.missing(name ?? '?')}`);
+    if (value.length < MIN_MODEL_KEY_CHARS)
+      throw new ModelCallError(
+        `model provider ${provider.name}: the apiKey secret ${name} holds ${value.length} characters; a model key needs at least ${MIN_MODEL_KEY_CHARS} (store the real key, or remove apiKey for a server that needs none)`,
+      );
     return value;
   }
 
-  private explain(provider: ModelProviderEntity, err: unknown, retries: number, apiKey: string): Error {
+  private explain(provider: ModelProviderEntity, err: unknown, retries: number, apiKey: string | null): Error {
     if (err instanceof ModelCallError || err instanceof APIUserAbortError) return err;
     let after = retries > 0 ? ` after ${retries + 1} attempts` : '';
     // Thrown by the answer's bounds inside the client's fetch, which the client reports (and retries) as a lost
@@ -176,13 +189,13 @@ export class ModelChatClient {
 }
 
 /** A provider may echo the key in its error text ("Incorrect API key provided: sk-..."): it never reaches the run. */
-function scrubbed(err: Error, apiKey: string): Error {
+function scrubbed(err: Error, apiKey: string | null): Error {
   err.message = withoutKey(err.message, apiKey);
   return err;
 }
 
-function withoutKey(text: string, apiKey: string): string {
-  return apiKey.length >= 8 && text.includes(apiKey) ? text.split(apiKey).join('[redacted]') : text;
+function withoutKey(text: string, apiKey: string | null): string {
+  return apiKey && text.includes(apiKey) ? text.split(apiKey).join('[redacted]') : text;
 }
 
 /**
