@@ -80,6 +80,14 @@ export class ModelChatClient {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
+  /**
+   * Drops the client kept for a provider that was changed or deleted: the next call builds one from the provider as
+   * it is now, and a deleted provider's client and key are not held for the life of the process.
+   */
+  forget(providerId: string): void {
+    this.clients.delete(providerId);
+  }
+
   async complete(provider: ModelProviderEntity, req: ModelChatRequest, signal?: AbortSignal): Promise<ModelAnswer> {
     const client = await this.clientFor(provider);
     const o = provider.options ?? {};
