@@ -182,10 +182,7 @@ export class ModelChatClient {
       if (!retried) after = '';
       const status = err.status ? `HTTP ${err.status}` : 'no answer';
       // The key out before the detail is cut: cut first, a key straddling the cut would keep its first half.
-      const detail = withoutKey(
-        err.status ? ((err.error as { message?: string } | undefined)?.message ?? '') : reason(err),
-        apiKey,
-      );
+      const detail = withoutKey(err.status ? errorText(err.error) : reason(err), apiKey);
       const window = err.status === 400 ? Number(CONTEXT_LENGTH_REFUSAL.exec(detail)?.[1] ?? 0) : 0;
       return new ModelCallError(
         `model provider ${provider.name} failed with ${status}${after}${detail ? `: ${detail.slice(0, 300)}` : ''}`,
@@ -229,6 +226,18 @@ function contentText(content: unknown): string | null {
       return type === 'text' && typeof text === 'string' ? text : '';
     })
     .join('');
+}
+
+/**
+ * The reason an error answer gives: OpenAI's `{error: {message}}`, or the `{error: "..."}` of servers such as Text
+ * Generation Inference (read as no reason at all), or a `message` that is no string (a type error that failed the run
+ * as the gateway's own fault).
+ */
+function errorText(error: unknown): string {
+  if (typeof error === 'string') return error;
+  const message = (error as { message?: unknown } | null | undefined)?.message;
+  if (message === undefined || message === null) return '';
+  return typeof message === 'string' ? message : (JSON.stringify(message) ?? '');
 }
 
 function reason(err: unknown): string {
