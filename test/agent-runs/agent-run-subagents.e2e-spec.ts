@@ -325,6 +325,28 @@ describeEachDialect('sub-agents: SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TAS
     expect(fx.model.requestsFor(helper.model)).toHaveLength(1);
   });
 
+  it('starts no task for a parent closed while its delegating call was on its way: nothing would ever close the child', async () => {
+    const { lead, helper, helperName } = await pair();
+    const sessionId = await fx.session(lead.id);
+    fx.model.script(helper.model, { text: 'worked for nobody' });
+    // The act passed its session check, then DELETE closed the session (and its open tasks, none yet) before the call.
+    await suite.gw.http.delete(`/api/v1/sessions/${sessionId}`).set(fx.runtime).expect(200);
+
+    const submitted = suite.gw.app
+      .get(AgentTasksService)
+      .submit({ tenantId: fx.tenantId, sessionId, agentId: lead.id, toolCallId: 'late-call' }, helperName, 'work');
+
+    await expect(submitted).rejects.toThrow(`session ${sessionId} is closed`);
+    expect(await tasksOf(sessionId)).toEqual([]);
+    const db = suite.gw.app.get(DataSource);
+    expect(
+      await db.query('SELECT r.id FROM agent_run r JOIN agent_session s ON s.id = r.session_id WHERE s.agent_id = ?', [
+        helper.id,
+      ]),
+    ).toEqual([]);
+    expect(fx.model.requestsFor(helper.model)).toHaveLength(0);
+  });
+
   it("closing the parent session closes its unfinished tasks' child sessions: their runs ask the model nothing more", async () => {
     const { lead, helper, helperName } = await pair();
     const sessionId = await fx.session(lead.id);

@@ -30,12 +30,16 @@ export class AgentTasksRepository {
 
   /**
    * Holds the parent session's row until `m`'s transaction ends, so that the session's submissions count and insert
-   * their tasks one at a time. SQLite needs nothing: its transactions take the write lock at BEGIN. Call it first
-   * in the transaction: MySQL's snapshot is then taken after the lock, and the count sees the previous holder's task.
+   * their tasks one at a time, and a close waits for them (or they see it). SQLite needs no clause: its transactions
+   * take the write lock at BEGIN. Call it first in the transaction: MySQL's snapshot is then taken after the lock,
+   * and the count sees the previous holder's task. @returns the parent's status (null: no such session).
    */
-  async lockParent(parentSessionId: string, m: EntityManager): Promise<void> {
-    if (m.connection.options.type === 'better-sqlite3') return;
-    await m.query('SELECT id FROM agent_session WHERE id = ? FOR UPDATE', [parentSessionId]);
+  async lockParent(parentSessionId: string, m: EntityManager): Promise<string | null> {
+    const lock = m.connection.options.type === 'better-sqlite3' ? '' : ' FOR UPDATE';
+    const rows: Array<{ status: string }> = await m.query(`SELECT status FROM agent_session WHERE id = ?${lock}`, [
+      parentSessionId,
+    ]);
+    return rows[0]?.status ?? null;
   }
 
   /** Tasks of the session whose run has not ended (queued, running, or stopped for a human). */

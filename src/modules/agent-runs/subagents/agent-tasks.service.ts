@@ -103,7 +103,7 @@ export class AgentTasksService {
           await this.events.append(submittedEvent(rowOf(started.id)), m);
         },
         async (m) => {
-          await this.tasks.lockParent(call.sessionId, m);
+          assertParentOpen(call.sessionId, await this.tasks.lockParent(call.sessionId, m));
           this.assertRoomForTask(await this.tasks.openCount(call.sessionId, m));
         },
       ));
@@ -141,6 +141,7 @@ export class AgentTasksService {
     const earlier = await this.sessionRepo.find(id);
     if (earlier?.tenantId === call.tenantId) return earlier;
     const parent = await this.sessions.load({ tenantId: call.tenantId }, call.sessionId);
+    assertParentOpen(parent.id, parent.status);
     try {
       await this.sessions.create(
         { keyId: `task:${call.toolCallId}`, role: 'runtime', tenantId: call.tenantId },
@@ -213,6 +214,15 @@ export class AgentTasksService {
     }
     return chain;
   }
+}
+
+/**
+ * A closed parent takes no task: its close already closed the children it had, and nothing would close this one (nor
+ * would anyone hear of it).
+ */
+function assertParentOpen(sessionId: string, status: string | null): void {
+  if (status === 'CLOSED')
+    throw new DelegationRefused(`session ${sessionId} is closed; a closed session starts no sub-agent task.`);
 }
 
 function submittedEvent(task: AgentTaskEntity): NewSessionEvent {
