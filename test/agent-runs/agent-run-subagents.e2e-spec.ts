@@ -347,6 +347,22 @@ describeEachDialect('sub-agents: SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TAS
     expect(fx.model.requestsFor(helper.model)).toHaveLength(0);
   });
 
+  it("closing the parent session closes its finished tasks' child sessions too, so retention can purge them", async () => {
+    const { lead, helper, helperName } = await pair();
+    const sessionId = await fx.session(lead.id);
+    fx.model.script(lead.model, call('SUB_AGENT_CALL', { agent: helperName, task: 'quick' }), { text: 'done' });
+    fx.model.script(helper.model, { text: 'quick answer' });
+    await fx.send(sessionId, 'm', 'delegate').expect(200);
+    const [task] = await tasksOf(sessionId);
+    expect(task.status).toBe('COMPLETED');
+
+    await suite.gw.http.delete(`/api/v1/sessions/${sessionId}`).set(fx.runtime).expect(200);
+
+    // An ACTIVE child is never purged: every task of every closed session would be kept for good.
+    expect((await fx.sessionView(task.childSessionId)).status).toBe('CLOSED');
+    expect((await tasksOf(sessionId))[0]).toMatchObject({ status: 'COMPLETED', answer: 'quick answer' });
+  });
+
   it("closing the parent session closes its unfinished tasks' child sessions: their runs ask the model nothing more", async () => {
     const { lead, helper, helperName } = await pair();
     const sessionId = await fx.session(lead.id);

@@ -52,11 +52,11 @@ export class AgentTasksRepository {
     return Number(rows[0]?.n ?? 0);
   }
 
-  /** The child sessions of the session's tasks whose run has not ended. */
-  async openChildSessions(parentSessionId: string): Promise<string[]> {
+  /** The child sessions of the session's tasks that are not closed yet, whether their runs ended or not. */
+  async unclosedChildSessions(parentSessionId: string): Promise<string[]> {
     const rows: Array<{ id: string }> = await this.dataSource.query(
-      `SELECT t.child_session_id AS id FROM agent_task t JOIN agent_run r ON r.id = t.child_run_id
-        WHERE t.parent_session_id = ? AND r.status IN (${OPEN_RUN_STATUSES})`,
+      `SELECT t.child_session_id AS id FROM agent_task t JOIN agent_session s ON s.id = t.child_session_id
+        WHERE t.parent_session_id = ? AND s.status <> 'CLOSED'`,
       [parentSessionId],
     );
     return rows.map((r) => r.id);
