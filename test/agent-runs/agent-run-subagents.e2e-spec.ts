@@ -92,6 +92,25 @@ describeEachDialect('sub-agents: SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TAS
     expect(offered).toContain('LIST_FILES');
   });
 
+  it('refuses a sub-agent without a model provider before making it a child session', async () => {
+    const idle = await suite.gw.http
+      .post('/api/v1/admin/agents')
+      .set(suite.gw.admin)
+      .send({ name: `no-model-${Date.now()}`, tenantId: fx.tenantId })
+      .expect(201);
+    const lead = await fx.agent([builtins.SUB_AGENT_CALL], { subAgentIds: [idle.body.id] });
+    const sessionId = await fx.session(lead.id);
+    fx.model.script(lead.model, call('SUB_AGENT_CALL', { agent: idle.body.name, task: 'x' }), { text: 'gave up' });
+
+    await fx.send(sessionId, 'm', 'delegate').expect(200);
+
+    const tool = fx.model.requestsFor(lead.model)[1].body.messages.find((m) => m.role === 'tool');
+    expect(tool!.content).toMatch(/^执行失败: .*has no model provider/);
+    // A child session with no run and no task would stay ACTIVE, never closed nor purged, one per attempt.
+    const children = await suite.gw.http.get(`/api/v1/admin/sessions?agentId=${idle.body.id}`).set(suite.gw.admin);
+    expect(children.body.items).toEqual([]);
+  });
+
   it('takes a task of 70,000 characters: the child session describes its head, its run gets it whole', async () => {
     const { lead, helper, helperName } = await pair();
     const sessionId = await fx.session(lead.id);

@@ -200,6 +200,12 @@ export class AgentTasksService {
         `${name} is not one of ${parent.name}'s sub-agents; name one of: ${subs.map((a) => a.name).join(', ') || '(none)'}`,
       );
     }
+    // Refused before its child session is made: a child with no run would stay ACTIVE for good, one per attempt.
+    if (!match.modelProviderId) {
+      throw new DelegationRefused(
+        `sub-agent ${match.name} has no model provider, so the gateway cannot run it (an admin sets its modelProviderId); do this step yourself.`,
+      );
+    }
     return match;
   }
 
