@@ -154,6 +154,9 @@ describeEachDialect('sub-agents: a SUB_AGENT_CALL chain deeper than TASK_WORKERS
     const db = suite.gw.app.get(DataSource);
     const rows = await db.query('SELECT COUNT(*) AS n FROM agent_task WHERE parent_session_id = ?', [sessionId]);
     expect(Number(rows[0].n)).toBe(2);
+    // The children made for the refused ones have no run: none is left ACTIVE (nothing would ever close it).
+    const children = await db.query('SELECT status FROM agent_session WHERE agent_id = ?', [helper.id]);
+    expect(children.filter((c: { status: string }) => c.status !== 'CLOSED')).toHaveLength(2);
   }, 60_000);
 
   it('forgets a deleted sub-agent in the agents that delegated to it', async () => {

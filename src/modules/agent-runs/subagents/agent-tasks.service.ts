@@ -94,19 +94,29 @@ export class AgentTasksService {
     // that makes it the parent's (its depth and cycle checks, the parent's close and task.finished all read it).
     const run =
       (await this.runs.findByMessage(childSession.id, clientMessageId)) ??
-      (await this.agentRuns.startRun(
-        childSession,
-        clientMessageId,
-        task,
-        async (m, started) => {
-          await this.tasks.insert(rowOf(started.id), m);
-          await this.events.append(submittedEvent(rowOf(started.id)), m);
-        },
-        async (m) => {
-          assertParentOpen(call.sessionId, await this.tasks.lockParent(call.sessionId, m));
-          this.assertRoomForTask(await this.tasks.openCount(call.sessionId, m));
-        },
-      ));
+      (await this.agentRuns
+        .startRun(
+          childSession,
+          clientMessageId,
+          task,
+          async (m, started) => {
+            await this.tasks.insert(rowOf(started.id), m);
+            await this.events.append(submittedEvent(rowOf(started.id)), m);
+          },
+          async (m) => {
+            assertParentOpen(call.sessionId, await this.tasks.lockParent(call.sessionId, m));
+            this.assertRoomForTask(await this.tasks.openCount(call.sessionId, m));
+          },
+        )
+        .catch(async (err: unknown) => {
+          // Refused under the lock (a concurrent submission or close won): the child made for it has no run and
+          // never will; closed, it is not left ACTIVE for good.
+          if (err instanceof DelegationRefused)
+            await this.sessions
+              .close({ keyId: `task:${call.toolCallId}`, role: 'runtime', tenantId: call.tenantId }, childSession.id)
+              .catch(() => undefined);
+          throw err;
+        }));
     const named = await this.tasks.findByParentCall(call.sessionId, call.toolCallId);
     if (named) return named;
     // A run without its row (written apart by an earlier version, cut short between the two): the row now.
