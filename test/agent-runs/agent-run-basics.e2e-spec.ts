@@ -313,6 +313,47 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
     expect(straddled.body.error).not.toContain(MODEL_KEY.slice(0, 4));
   });
 
+  describe('a short model key', () => {
+    const withKey = async (name: string, value: string) => {
+      const agent = await fx.agent([]);
+      await suite.gw.http
+        .put(`/api/v1/admin/tenants/${fx.tenantId}/secrets/${name}`)
+        .set(suite.gw.admin)
+        .send({ value })
+        .expect(201);
+      await suite.gw.http
+        .patch(`/api/v1/admin/model-providers/${agent.providerId}`)
+        .set(suite.gw.admin)
+        .send({ apiKey: `\${secret:${name}}` })
+        .expect(200);
+      return agent;
+    };
+
+    it("of 3 to 7 characters never reaches a run's error either", async () => {
+      const agent = await withKey('SHORT_MODEL_KEY', 'k9Zq4');
+      const sessionId = await fx.session(agent.id);
+      fx.model.script(agent.model, { status: 401, message: 'Incorrect API key provided: k9Zq4. Check it.' });
+
+      const res = await fx.send(sessionId, 'short', 'hi').expect(200);
+
+      expect(res.body.status).toBe('FAILED');
+      expect(res.body.error).toContain('Incorrect API key provided: [redacted]. Check it.');
+      expect(res.body.error).not.toContain('k9Zq4');
+      expect(JSON.stringify(await fx.events(sessionId))).not.toContain('k9Zq4');
+    });
+
+    it('of 1 or 2 characters is refused before anything is sent: the run fails saying so', async () => {
+      const agent = await withKey('TINY_MODEL_KEY', 'k9');
+      const sessionId = await fx.session(agent.id);
+
+      const res = await fx.send(sessionId, 'tiny', 'hi').expect(200);
+
+      expect(res.body.status).toBe('FAILED');
+      expect(res.body.error).toMatch(/TINY_MODEL_KEY holds 2 characters; a model key needs at least 3/);
+      expect(fx.model.requestsFor(agent.model)).toHaveLength(0);
+    });
+  });
+
   it('asks the model nothing more once the session is closed while a tool call of its run is in flight', async () => {
     const agent = await fx.agent([(await fx.tool('slow_lookup', { httpMethod: 'GET' })).id]);
     const sessionId = await fx.session(agent.id);
@@ -347,6 +388,68 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
       fx.remote.handler = answer;
       release();
     }
+  });
+
+  describe('a model provider changed while its run is between rounds', () => {
+    /** Runs one round that calls a slow tool, does `meanwhile` while the tool holds, then lets the run go on. */
+    const roundThen = async (
+      meanwhile: (agent: { id: string; model: string; providerId: string }) => Promise<void>,
+    ) => {
+      const { id: toolId, name: tool } = await fx.tool(`held_${Date.now()}`, { httpMethod: 'GET' });
+      const agent = await fx.agent([toolId]);
+      const sessionId = await fx.session(agent.id);
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const answer = fx.remote.handler;
+      fx.remote.handler = (req, res) => {
+        if (!req.url?.startsWith(`/${tool}`)) return answer(req, res);
+        void released.then(() => answer(req, res));
+      };
+      fx.model.script(agent.model, { toolCalls: [{ id: 'held_1', name: tool, arguments: '{"q":"h-1"}' }] });
+      try {
+        const started = await fx.send(sessionId, 'held', 'Look it up.', false).expect(202);
+        await waitFor(() => fx.requestsTo(`/${tool}`).length > 0 || null, { description: 'the tool call' });
+        await meanwhile(agent);
+        release();
+        const run = await waitFor(
+          async () => {
+            const r = await fx.run(sessionId, started.body.runId);
+            return r.status === 'RUNNING' ? null : r;
+          },
+          { description: 'the run to stop' },
+        );
+        return { agent, run };
+      } finally {
+        fx.remote.handler = answer;
+        release();
+      }
+    };
+
+    it('deleted: the run asks it nothing more and fails saying so', async () => {
+      const { agent, run } = await roundThen(async (a) => {
+        fx.model.script(a.model, { text: 'asked a deleted provider' });
+        await suite.gw.http.delete(`/api/v1/admin/model-providers/${a.providerId}`).set(suite.gw.admin).expect(200);
+      });
+
+      expect(run).toMatchObject({ status: 'FAILED', error: expect.stringContaining('no longer exists') });
+      expect(fx.model.requestsFor(agent.model)).toHaveLength(1);
+    });
+
+    it('patched: the next round asks it as it is now', async () => {
+      const renamed = `renamed-${Date.now()}`;
+      const { agent, run } = await roundThen(async (a) => {
+        fx.model.script(a.model, { text: 'asked the old model' });
+        fx.model.script(renamed, { text: 'asked the new model' });
+        await suite.gw.http
+          .patch(`/api/v1/admin/model-providers/${a.providerId}`)
+          .set(suite.gw.admin)
+          .send({ model: renamed })
+          .expect(200);
+      });
+
+      expect(run).toMatchObject({ status: 'COMPLETED', answer: 'asked the new model' });
+      expect(fx.model.requestsFor(agent.model)).toHaveLength(1);
+    });
   });
 
   it('stops a run as soon as its session is closed while the model is asked, without waiting for the answer', async () => {

@@ -138,4 +138,27 @@ describeEachDialect('the agent loop takes broken model answers', (dialect) => {
       expect.objectContaining({ url: expect.stringContaining('q=p-4') }),
     ]);
   });
+
+  it("fails a run with the reason of an error answer in another server's shape, not an empty one", async () => {
+    const agent = await fx.agent([]);
+    const errorOf = async (body: unknown, status = 400) => {
+      fx.model.script(agent.model, { status, body });
+      const res = await fx.send(await fx.session(agent.id), `e-${status}-${JSON.stringify(body).length}`, 'hi');
+      expect(res.body.status).toBe('FAILED');
+      return res.body.error as string;
+    };
+
+    // Text Generation Inference: the reason is the `error` string.
+    expect(
+      await errorOf(
+        { error: 'Input validation error: `inputs` must have less than 4096 tokens', error_type: 'validation' },
+        422,
+      ),
+    ).toBe(
+      `model provider p-${agent.model} failed with HTTP 422: Input validation error: \`inputs\` must have less than 4096 tokens`,
+    );
+    // A `message` that is no string: shown as JSON, never a failure of the gateway itself.
+    const odd = await errorOf({ error: { message: { detail: 'quota exhausted' } } }, 403);
+    expect(odd).toContain('failed with HTTP 403: {"detail":"quota exhausted"}');
+  });
 });

@@ -1,3 +1,5 @@
+import { DataSource } from 'typeorm';
+import { AgentTasksService } from '@app/modules/agent-runs/subagents/agent-tasks.service';
 import { describeEachDialect } from '@test/support/test-database';
 import { gatewayForSuite } from '@test/support/gateway-test-app';
 import { AGENT_LOOP_ENV, AgentLoopFixture } from './support/agent-loop.fixture';
@@ -99,6 +101,63 @@ describeEachDialect('sub-agents: a SUB_AGENT_CALL chain deeper than TASK_WORKERS
     expect(results.map((m) => statusOf(m.content))).toEqual(['QUEUED', 'QUEUED', null]);
     expect(results[2].content).toContain('already has 2 sub-agent tasks unfinished (SUBAGENT_MAX_OPEN_TASKS is 2)');
   });
+
+  it('holds SUBAGENT_MAX_OPEN_TASKS against concurrent submissions: acts racing on one session pass it no further', async () => {
+    const helper = await fx.agent([]);
+    const lead = await fx.agent([await builtin('SUBMIT_SUBAGENT_TASK')], { subAgentIds: [helper.id] });
+    const helperName = await nameOf(helper.id);
+    // The children stay open while the submissions race: the only worker's first child waits at the model.
+    for (let n = 0; n < 6; n++) fx.model.script(helper.model, { text: 'part done', delayMs: 1500 });
+    const sessionId = await fx.session(lead.id);
+
+    const answers = await Promise.all(
+      [1, 2, 3, 4, 5, 6].map((n) =>
+        suite.gw.http
+          .post(`/api/v1/sessions/${sessionId}/act`)
+          .set(fx.runtime)
+          .send({
+            iteration: 1,
+            toolCalls: [{ id: `race-${n}`, name: 'SUBMIT_SUBAGENT_TASK', arguments: { agent: helperName, task: 'x' } }],
+          })
+          .expect(200),
+      ),
+    );
+
+    const results = answers.map((a) => a.body.results[0]);
+    expect(results.filter((r) => r.status === 'COMPLETED')).toHaveLength(2);
+    for (const refused of results.filter((r) => r.status !== 'COMPLETED'))
+      expect(refused.content).toContain('SUBAGENT_MAX_OPEN_TASKS is 2');
+    const tasks = await suite.gw.http
+      .get(`/api/v1/admin/tasks?parentSessionId=${sessionId}`)
+      .set(suite.gw.admin)
+      .expect(200);
+    expect(tasks.body.total).toBe(2);
+  }, 60_000);
+
+  it('holds SUBAGENT_MAX_OPEN_TASKS against submissions racing in the service (two instances, two runs of a session)', async () => {
+    const helper = await fx.agent([]);
+    const lead = await fx.agent([await builtin('SUBMIT_SUBAGENT_TASK')], { subAgentIds: [helper.id] });
+    const helperName = await nameOf(helper.id);
+    for (let n = 0; n < 6; n++) fx.model.script(helper.model, { text: 'part done', delayMs: 1500 });
+    const sessionId = await fx.session(lead.id);
+    const tasks = suite.gw.app.get(AgentTasksService);
+
+    const submitted = await Promise.allSettled(
+      [1, 2, 3, 4, 5, 6].map((n) =>
+        tasks.submit({ tenantId: fx.tenantId, sessionId, agentId: lead.id, toolCallId: `svc-${n}` }, helperName, 'x'),
+      ),
+    );
+
+    expect(submitted.filter((s) => s.status === 'fulfilled')).toHaveLength(2);
+    for (const s of submitted.filter((r) => r.status === 'rejected'))
+      expect(String(s.reason)).toContain('SUBAGENT_MAX_OPEN_TASKS is 2');
+    const db = suite.gw.app.get(DataSource);
+    const rows = await db.query('SELECT COUNT(*) AS n FROM agent_task WHERE parent_session_id = ?', [sessionId]);
+    expect(Number(rows[0].n)).toBe(2);
+    // The children made for the refused ones have no run: none is left ACTIVE (nothing would ever close it).
+    const children = await db.query('SELECT status FROM agent_session WHERE agent_id = ?', [helper.id]);
+    expect(children.filter((c: { status: string }) => c.status !== 'CLOSED')).toHaveLength(2);
+  }, 60_000);
 
   it('forgets a deleted sub-agent in the agents that delegated to it', async () => {
     const helper = await fx.agent([]);

@@ -5,6 +5,8 @@ import { AgentTasksRepository } from '@app/modules/agent-runs/subagents/agent-ta
 import { describeEachDialect } from '@test/support/test-database';
 import { gatewayForSuite } from '@test/support/gateway-test-app';
 import { waitFor } from '@test/support/wait-for';
+import { callFingerprint } from '@app/modules/loop-acting/journal/journal-fingerprint';
+import { canonicalJson } from '@app/common/canonical-json';
 import { AGENT_LOOP_ENV, AgentLoopFixture } from './support/agent-loop.fixture';
 
 describeEachDialect('sub-agents: SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TASK_STATUS', (dialect) => {
@@ -64,6 +66,49 @@ describeEachDialect('sub-agents: SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TAS
     await suite.gw.app.get(SessionEventsStore).flush();
     const types = (await fx.events(sessionId)).map((e) => e.type);
     expect(types).toEqual(expect.arrayContaining(['task.submitted', 'task.finished']));
+  });
+
+  it("gives the child session the parent's capabilities as well as its permissions", async () => {
+    const helper = await fx.agent([builtins.LIST_FILES]);
+    const lead = await fx.agent([builtins.SUB_AGENT_CALL], { subAgentIds: [helper.id] });
+    const parent = await suite.gw.http
+      .post('/api/v1/sessions')
+      .set(fx.runtime)
+      .send({ agentId: lead.id, userId: 'u1', permissions: ['files:read'], capabilities: ['FILE_ROOM'] })
+      .expect(201);
+    fx.model.script(lead.model, call('SUB_AGENT_CALL', { agent: await agentName(helper.id), task: 'list the files' }), {
+      text: 'Listed.',
+    });
+    fx.model.script(helper.model, { text: 'nothing there' });
+
+    await fx.send(parent.body.id, 'm', 'delegate').expect(200);
+
+    const [child] = await tasksOf(parent.body.id);
+    const sessions = await suite.gw.http.get(`/api/v1/admin/sessions?agentId=${helper.id}`).set(suite.gw.admin);
+    expect(sessions.body.items).toEqual([
+      expect.objectContaining({ id: child.childSessionId, capabilities: ['FILE_ROOM'] }),
+    ]);
+    const offered = (fx.model.requestsFor(helper.model)[0].body.tools ?? []).map((t) => t.function.name);
+    expect(offered).toContain('LIST_FILES');
+  });
+
+  it('refuses a sub-agent without a model provider before making it a child session', async () => {
+    const idle = await suite.gw.http
+      .post('/api/v1/admin/agents')
+      .set(suite.gw.admin)
+      .send({ name: `no-model-${Date.now()}`, tenantId: fx.tenantId })
+      .expect(201);
+    const lead = await fx.agent([builtins.SUB_AGENT_CALL], { subAgentIds: [idle.body.id] });
+    const sessionId = await fx.session(lead.id);
+    fx.model.script(lead.model, call('SUB_AGENT_CALL', { agent: idle.body.name, task: 'x' }), { text: 'gave up' });
+
+    await fx.send(sessionId, 'm', 'delegate').expect(200);
+
+    const tool = fx.model.requestsFor(lead.model)[1].body.messages.find((m) => m.role === 'tool');
+    expect(tool!.content).toMatch(/^执行失败: .*has no model provider/);
+    // A child session with no run and no task would stay ACTIVE, never closed nor purged, one per attempt.
+    const children = await suite.gw.http.get(`/api/v1/admin/sessions?agentId=${idle.body.id}`).set(suite.gw.admin);
+    expect(children.body.items).toEqual([]);
   });
 
   it('takes a task of 70,000 characters: the child session describes its head, its run gets it whole', async () => {
@@ -247,6 +292,94 @@ describeEachDialect('sub-agents: SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TAS
     expect(finished.data).toMatchObject({ taskId: task.id, status: 'COMPLETED' });
     expect((await fx.events(sessionId)).filter((e) => e.type === 'task.submitted')).toHaveLength(1);
     expect(fx.model.requestsFor(helper.model)).toHaveLength(1);
+  });
+
+  it('SUBMIT_SUBAGENT_TASK made again after a crash (RETRY) answers the status of the task the first attempt started', async () => {
+    const { lead, helper, helperName } = await pair();
+    const sessionId = await fx.session(lead.id);
+    fx.model.script(helper.model, { text: 'finished before the retry' });
+    const args = { agent: helperName, task: 'work once' };
+    // The first attempt started the task, then its process died before the journal recorded the call's outcome.
+    const first = await suite.gw.app
+      .get(AgentTasksService)
+      .submit(
+        { tenantId: fx.tenantId, sessionId, agentId: lead.id, toolCallId: 'submit-crashed' },
+        helperName,
+        args.task,
+      );
+    await waitFor(async () => (await tasksOf(sessionId)).find((t: { status: string }) => t.status === 'COMPLETED'), {
+      timeoutMs: 15_000,
+    });
+    const past = Date.now() - 60_000;
+    await suite.gw.app.get(DataSource).query(
+      `INSERT INTO tool_call_journal (tenant_id, session_id, tool_call_id, tool_name, tool_id, fingerprint, arguments_json, side_effect, state, result_status, attempts, iteration, owner, lease_expires_at, started_at, finished_at, duration_ms, is_error, error_class, content, total_chars, result_chunks, inline_limit)
+       VALUES (?, ?, ?, ?, NULL, ?, ?, 'IDEMPOTENT', 'STARTED', NULL, 0, 1, 'dead-instance', ?, ?, NULL, NULL, 0, NULL, NULL, 0, 0, 20000)`,
+      [
+        fx.tenantId,
+        sessionId,
+        'submit-crashed',
+        'SUBMIT_SUBAGENT_TASK',
+        callFingerprint('SUBMIT_SUBAGENT_TASK', args),
+        canonicalJson(args),
+        past,
+        past,
+      ],
+    );
+    const act = await suite.gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(fx.runtime)
+      .send({ iteration: 1, toolCalls: [{ id: 'submit-crashed', name: 'SUBMIT_SUBAGENT_TASK', arguments: args }] })
+      .expect(200);
+    expect(act.body.hitlRequest).toMatchObject({ requestType: 'UNKNOWN_OUTCOME', toolCallId: 'submit-crashed' });
+
+    const retried = await suite.gw.http
+      .post(`/api/v1/sessions/${sessionId}/resume`)
+      .set(fx.runtime)
+      .send({ clientMessageId: 'retry-submit', decision: 'RETRY' })
+      .expect(200);
+
+    expect(retried.body.results[0]).toMatchObject({ toolCallId: 'submit-crashed', status: 'COMPLETED' });
+    expect(JSON.parse(retried.body.results[0].content)).toEqual({ taskId: first.id, status: 'COMPLETED' });
+    expect(await tasksOf(sessionId)).toHaveLength(1);
+    expect(fx.model.requestsFor(helper.model)).toHaveLength(1);
+  });
+
+  it('starts no task for a parent closed while its delegating call was on its way: nothing would ever close the child', async () => {
+    const { lead, helper, helperName } = await pair();
+    const sessionId = await fx.session(lead.id);
+    fx.model.script(helper.model, { text: 'worked for nobody' });
+    // The act passed its session check, then DELETE closed the session (and its open tasks, none yet) before the call.
+    await suite.gw.http.delete(`/api/v1/sessions/${sessionId}`).set(fx.runtime).expect(200);
+
+    const submitted = suite.gw.app
+      .get(AgentTasksService)
+      .submit({ tenantId: fx.tenantId, sessionId, agentId: lead.id, toolCallId: 'late-call' }, helperName, 'work');
+
+    await expect(submitted).rejects.toThrow(`session ${sessionId} is closed`);
+    expect(await tasksOf(sessionId)).toEqual([]);
+    const db = suite.gw.app.get(DataSource);
+    expect(
+      await db.query('SELECT r.id FROM agent_run r JOIN agent_session s ON s.id = r.session_id WHERE s.agent_id = ?', [
+        helper.id,
+      ]),
+    ).toEqual([]);
+    expect(fx.model.requestsFor(helper.model)).toHaveLength(0);
+  });
+
+  it("closing the parent session closes its finished tasks' child sessions too, so retention can purge them", async () => {
+    const { lead, helper, helperName } = await pair();
+    const sessionId = await fx.session(lead.id);
+    fx.model.script(lead.model, call('SUB_AGENT_CALL', { agent: helperName, task: 'quick' }), { text: 'done' });
+    fx.model.script(helper.model, { text: 'quick answer' });
+    await fx.send(sessionId, 'm', 'delegate').expect(200);
+    const [task] = await tasksOf(sessionId);
+    expect(task.status).toBe('COMPLETED');
+
+    await suite.gw.http.delete(`/api/v1/sessions/${sessionId}`).set(fx.runtime).expect(200);
+
+    // An ACTIVE child is never purged: every task of every closed session would be kept for good.
+    expect((await fx.sessionView(task.childSessionId)).status).toBe('CLOSED');
+    expect((await tasksOf(sessionId))[0]).toMatchObject({ status: 'COMPLETED', answer: 'quick answer' });
   });
 
   it("closing the parent session closes its unfinished tasks' child sessions: their runs ask the model nothing more", async () => {

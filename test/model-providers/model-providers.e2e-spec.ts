@@ -1,3 +1,4 @@
+import { ModelChatClient } from '@app/modules/model-providers/model-chat.client';
 import { describeEachDialect } from '@test/support/test-database';
 import { createKey, gatewayForSuite } from '@test/support/gateway-test-app';
 import { AGENT_LOOP_ENV, AgentLoopFixture, MODEL_KEY } from '@test/agent-runs/support/agent-loop.fixture';
@@ -233,5 +234,27 @@ describeEachDialect('model providers (/admin/model-providers) and the agent-loop
     expect(bad.body.error).toContain('references a platform secret that TOOL_SECRETS does not define');
     expect(bad.body.error).not.toContain('MODEL_KEY');
     expect(fx.model.requestsFor('pm-bad')).toHaveLength(0);
+  });
+
+  it('drops the client it keeps for a provider, with the key it holds, when the provider is changed or deleted', async () => {
+    const agent = await fx.agent([]);
+    // The kept clients are private: read through the instance, as nothing else shows them.
+    const cached = () => (suite.gw.app.get<unknown>(ModelChatClient) as { clients: Map<string, unknown> }).clients;
+    fx.model.script(agent.model, { text: 'first' });
+    await fx.send(await fx.session(agent.id), 'c1', 'hi').expect(200);
+    expect(cached().has(agent.providerId)).toBe(true);
+
+    await suite.gw.http
+      .patch(`/api/v1/admin/model-providers/${agent.providerId}`)
+      .set(suite.gw.admin)
+      .send({ options: { temperature: 0.1 } })
+      .expect(200);
+    expect(cached().has(agent.providerId)).toBe(false);
+
+    fx.model.script(agent.model, { text: 'second' });
+    await fx.send(await fx.session(agent.id), 'c2', 'hi').expect(200);
+    expect(cached().has(agent.providerId)).toBe(true);
+    await suite.gw.http.delete(`/api/v1/admin/model-providers/${agent.providerId}`).set(suite.gw.admin).expect(200);
+    expect(cached().has(agent.providerId)).toBe(false);
   });
 });

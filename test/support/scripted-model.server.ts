@@ -10,14 +10,15 @@ export interface ScriptedToolCall {
 
 /**
  * One scripted answer: a final text, tool calls (with optional text), an assistant `message` sent as it is (what a
- * broken or hostile provider may answer), an HTTP error (optionally with Retry-After), or no answer at all (`hang`:
+ * broken or hostile provider may answer), an HTTP error (optionally with Retry-After; `body` replaces OpenAI's
+ * `{error: {message}}`, as other servers answer), or no answer at all (`hang`:
  * the request stays open until the server closes). `delayMs` waits before answering.
  */
 export type ScriptedAnswer = { delayMs?: number } & (
   | { text: string; toolCalls?: undefined }
   | { toolCalls: ScriptedToolCall[]; text?: string }
   | { message: Record<string, unknown> }
-  | { status: number; retryAfter?: string; message?: string }
+  | { status: number; retryAfter?: string; message?: string; body?: unknown }
   | { hang: true }
 );
 
@@ -93,7 +94,8 @@ export class ScriptedModelServer {
     if ('hang' in answer) return;
     if ('status' in answer) {
       if (answer.retryAfter !== undefined) res.setHeader('retry-after', answer.retryAfter);
-      return json(res, answer.status, { error: { message: answer.message ?? `scripted HTTP ${answer.status}` } });
+      const error = { error: { message: answer.message ?? `scripted HTTP ${answer.status}` } };
+      return json(res, answer.status, answer.body ?? error);
     }
     if ('message' in answer) return json(res, 200, completion(body.model, this.requests.length, answer.message));
     const toolCalls = answer.toolCalls?.map((c) => ({

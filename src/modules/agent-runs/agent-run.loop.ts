@@ -46,7 +46,7 @@ interface Stop {
   messages?: NewMessage[];
 }
 
-/** The run's fixed context, loaded when a worker takes it. */
+/** The run's context, loaded when a worker takes it (the provider again before each model request). */
 interface RunContext {
   session: AgentSessionEntity;
   agent: AgentEntity;
@@ -131,6 +131,15 @@ export class AgentRunLoop {
       // Closed meanwhile (a tool call of the last round was in flight): the model is asked nothing more.
       if (session.status === 'CLOSED')
         return this.stop(run, owner, { status: 'FAILED', error: `session ${session.id} was closed` });
+      // The provider as it is now: one deleted meanwhile is not asked again, one changed (key, URL, model) is asked
+      // as changed, not as the run found it when it started.
+      const provider = await this.providers.loadVisible(run.tenantId, ctx.provider.id).catch(() => null);
+      if (!provider)
+        return this.stop(run, owner, {
+          status: 'FAILED',
+          error: `model provider ${ctx.provider.id} of agent ${ctx.agent.name} no longer exists`,
+        });
+      ctx.provider = provider;
       const reminders = await this.reminderRegistry.remindersFor(session);
       const toldTasks = await this.taskReminders.pending(run.sessionId);
       let answer: ModelAnswer;

@@ -87,13 +87,15 @@ export class AgentRunsService {
   /**
    * Starts a run of `session` with the user's message `content` (a message request, or a sub-agent task);
    * the same clientMessageId again returns its run. `alongside` writes what must exist with the run (a sub-agent
-   * task's row) in the run's transaction.
+   * task's row) in the run's transaction; `admit`, first in that transaction, may refuse the run by throwing (a
+   * limit checked under the transaction's lock, so concurrent starts cannot all pass it).
    */
   async startRun(
     session: AgentSessionEntity,
     clientMessageId: string,
     content: string,
     alongside?: (m: EntityManager, run: AgentRunEntity) => Promise<void>,
+    admit?: (m: EntityManager) => Promise<void>,
   ): Promise<AgentRunEntity> {
     const dto = { clientMessageId, content };
     // A closed session is final: say so before anything that could be fixed on the agent.
@@ -119,6 +121,7 @@ export class AgentRunsService {
     );
     try {
       await this.dataSource.transaction(async (m) => {
+        await admit?.(m);
         const active = await this.runs.findActive(session.id, m);
         if (active) throw runInProgress(session.id, active);
         if (!(await this.sessionRepo.moveStatus(session.id, 'ACTIVE', 'RUNNING', m)))

@@ -57,6 +57,13 @@ interface CachedClient {
 const NO_KEY = 'none';
 
 /**
+ * The shortest model key the gateway sends. Every key it sends is scrubbed from error text wherever it occurs, so a key
+ * must be long enough that scrubbing it cannot blank ordinary words of a provider's message: one or two characters
+ * are refused (the run fails saying so; a server that needs no key is registered without `apiKey`).
+ */
+const MIN_MODEL_KEY_CHARS = 3;
+
+/**
  * Asks an OpenAI-compatible provider with the official `openai` client: one client per provider version (and
  * key), every request through the outbound guard's undici Agent, a timeout per request (body included) and a size
  * bound per answer ({@link boundedAnswerFetch}: MODEL_MAX_ANSWER_BYTES), and the client's retries (408/409/429/5xx
@@ -72,6 +79,14 @@ export class ModelChatClient {
     private readonly outbound: OutboundHttpAgent,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
+
+  /**
+   * Drops the client kept for a provider that was changed or deleted: the next call builds one from the provider as
+   * it is now, and a deleted provider's client and key are not held for the life of the process.
+   */
+  forget(providerId: string): void {
+    this.clients.delete(providerId);
+  }
 
   async complete(provider: ModelProviderEntity, req: ModelChatRequest, signal?: AbortSignal): Promise<ModelAnswer> {
     const client = await this.clientFor(provider);
@@ -105,7 +120,9 @@ export class ModelChatClient {
         }));
       return { content: contentText(message.content), toolCalls };
     } catch (err) {
-      throw scrubbed(this.explain(provider, err, client.maxRetries, client.apiKey), client.apiKey);
+      // The placeholder sent to a server that needs no key is no secret (scrubbing it would blank the word "none").
+      const secret = provider.apiKeyRef ? client.apiKey : null;
+      throw scrubbed(this.explain(provider, err, client.maxRetries, secret), secret);
     }
   }
 
@@ -141,10 +158,14 @@ export class ModelChatClient {
     const value = name ? scope.get(name) : undefined;
     if (value === undefined)
       throw new ModelCallError(`model provider ${provider.name}: apiKey ${scope.missing(name ?? '?')}`);
+    if (value.length < MIN_MODEL_KEY_CHARS)
+      throw new ModelCallError(
+        `model provider ${provider.name}: the apiKey secret ${name} holds ${value.length} characters; a model key needs at least ${MIN_MODEL_KEY_CHARS} (store the real key, or remove apiKey for a server that needs none)`,
+      );
     return value;
   }
 
-  private explain(provider: ModelProviderEntity, err: unknown, retries: number, apiKey: string): Error {
+  private explain(provider: ModelProviderEntity, err: unknown, retries: number, apiKey: string | null): Error {
     if (err instanceof ModelCallError || err instanceof APIUserAbortError) return err;
     let after = retries > 0 ? ` after ${retries + 1} attempts` : '';
     // Thrown by the answer's bounds inside the client's fetch, which the client reports (and retries) as a lost
@@ -161,10 +182,7 @@ export class ModelChatClient {
       if (!retried) after = '';
       const status = err.status ? `HTTP ${err.status}` : 'no answer';
       // The key out before the detail is cut: cut first, a key straddling the cut would keep its first half.
-      const detail = withoutKey(
-        err.status ? ((err.error as { message?: string } | undefined)?.message ?? '') : reason(err),
-        apiKey,
-      );
+      const detail = withoutKey(err.status ? errorText(err.error) : reason(err), apiKey);
       const window = err.status === 400 ? Number(CONTEXT_LENGTH_REFUSAL.exec(detail)?.[1] ?? 0) : 0;
       return new ModelCallError(
         `model provider ${provider.name} failed with ${status}${after}${detail ? `: ${detail.slice(0, 300)}` : ''}`,
@@ -176,13 +194,13 @@ export class ModelChatClient {
 }
 
 /** A provider may echo the key in its error text ("Incorrect API key provided: sk-..."): it never reaches the run. */
-function scrubbed(err: Error, apiKey: string): Error {
+function scrubbed(err: Error, apiKey: string | null): Error {
   err.message = withoutKey(err.message, apiKey);
   return err;
 }
 
-function withoutKey(text: string, apiKey: string): string {
-  return apiKey.length >= 8 && text.includes(apiKey) ? text.split(apiKey).join('[redacted]') : text;
+function withoutKey(text: string, apiKey: string | null): string {
+  return apiKey && text.includes(apiKey) ? text.split(apiKey).join('[redacted]') : text;
 }
 
 /**
@@ -208,6 +226,18 @@ function contentText(content: unknown): string | null {
       return type === 'text' && typeof text === 'string' ? text : '';
     })
     .join('');
+}
+
+/**
+ * The reason an error answer gives: OpenAI's `{error: {message}}`, or the `{error: "..."}` of servers such as Text
+ * Generation Inference (read as no reason at all), or a `message` that is no string (a type error that failed the run
+ * as the gateway's own fault).
+ */
+function errorText(error: unknown): string {
+  if (typeof error === 'string') return error;
+  const message = (error as { message?: unknown } | null | undefined)?.message;
+  if (message === undefined || message === null) return '';
+  return typeof message === 'string' ? message : (JSON.stringify(message) ?? '');
 }
 
 function reason(err: unknown): string {

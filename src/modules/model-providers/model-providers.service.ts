@@ -14,6 +14,7 @@ import { scopeKeyOf } from '@app/modules/tool-registry/tool-descriptor.mapper';
 import { ModelProvidersRepository } from './model-providers.repository';
 import { ModelProviderEntity } from './model-provider.entity';
 import { ModelProvidersErrorCode } from './model-providers.errors';
+import { ModelChatClient } from './model-chat.client';
 import { maskSecretRefs } from '@app/modules/tenant-secrets/tool-secret.refs';
 import {
   CreateModelProviderDto,
@@ -28,7 +29,10 @@ import {
  */
 @Injectable()
 export class ModelProvidersService {
-  constructor(private readonly repo: ModelProvidersRepository) {}
+  constructor(
+    private readonly repo: ModelProvidersRepository,
+    private readonly chat: ModelChatClient,
+  ) {}
 
   async create(auth: AuthContext, dto: CreateModelProviderDto): Promise<ModelProviderDto> {
     const tenantId = dto.tenantId ?? null;
@@ -86,6 +90,7 @@ export class ModelProvidersService {
       updatedAt: Date.now(),
     };
     await this.namingGuarded(row.scopeKey, dto.name ?? row.name, () => this.repo.update(id, changes));
+    this.chat.forget(id);
     return toModelProviderDto({ ...row, ...changes }, auth.tenantId);
   }
 
@@ -93,6 +98,7 @@ export class ModelProvidersService {
     const row = await this.loadVisible(auth.tenantId, id);
     this.assertWritable(auth, row.tenantId);
     await this.repo.delete(id);
+    this.chat.forget(id);
     return toModelProviderDto(row, auth.tenantId);
   }
 

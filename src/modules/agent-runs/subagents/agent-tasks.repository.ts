@@ -28,9 +28,23 @@ export class AgentTasksRepository {
     return manager.getRepository(AgentTaskEntity).findOneBy({ childSessionId: sessionId });
   }
 
+  /**
+   * Holds the parent session's row until `m`'s transaction ends, so that the session's submissions count and insert
+   * their tasks one at a time, and a close waits for them (or they see it). SQLite needs no clause: its transactions
+   * take the write lock at BEGIN. Call it first in the transaction: MySQL's snapshot is then taken after the lock,
+   * and the count sees the previous holder's task. @returns the parent's status (null: no such session).
+   */
+  async lockParent(parentSessionId: string, m: EntityManager): Promise<string | null> {
+    const lock = m.connection.options.type === 'better-sqlite3' ? '' : ' FOR UPDATE';
+    const rows: Array<{ status: string }> = await m.query(`SELECT status FROM agent_session WHERE id = ?${lock}`, [
+      parentSessionId,
+    ]);
+    return rows[0]?.status ?? null;
+  }
+
   /** Tasks of the session whose run has not ended (queued, running, or stopped for a human). */
-  async openCount(parentSessionId: string): Promise<number> {
-    const rows: Array<{ n: number | string }> = await this.dataSource.query(
+  async openCount(parentSessionId: string, manager: EntityManager = this.dataSource.manager): Promise<number> {
+    const rows: Array<{ n: number | string }> = await manager.query(
       `SELECT COUNT(*) AS n FROM agent_task t JOIN agent_run r ON r.id = t.child_run_id
         WHERE t.parent_session_id = ? AND r.status IN (${OPEN_RUN_STATUSES})`,
       [parentSessionId],
@@ -38,11 +52,11 @@ export class AgentTasksRepository {
     return Number(rows[0]?.n ?? 0);
   }
 
-  /** The child sessions of the session's tasks whose run has not ended. */
-  async openChildSessions(parentSessionId: string): Promise<string[]> {
+  /** The child sessions of the session's tasks that are not closed yet, whether their runs ended or not. */
+  async unclosedChildSessions(parentSessionId: string): Promise<string[]> {
     const rows: Array<{ id: string }> = await this.dataSource.query(
-      `SELECT t.child_session_id AS id FROM agent_task t JOIN agent_run r ON r.id = t.child_run_id
-        WHERE t.parent_session_id = ? AND r.status IN (${OPEN_RUN_STATUSES})`,
+      `SELECT t.child_session_id AS id FROM agent_task t JOIN agent_session s ON s.id = t.child_session_id
+        WHERE t.parent_session_id = ? AND s.status <> 'CLOSED'`,
       [parentSessionId],
     );
     return rows.map((r) => r.id);

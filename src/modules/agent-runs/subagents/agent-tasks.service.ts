@@ -70,12 +70,8 @@ export class AgentTasksService {
         `delegating to ${target.name} would be ${depth} hops from the root session; SUBAGENT_MAX_DEPTH allows ${this.config.agentLoop.subagentMaxDepth}. Do the work yourself or answer with what you have.`,
       );
     }
-    const open = await this.tasks.openCount(call.sessionId);
-    if (open >= this.config.agentLoop.subagentMaxOpenTasks) {
-      throw new DelegationRefused(
-        `this session already has ${open} sub-agent tasks unfinished (SUBAGENT_MAX_OPEN_TASKS is ${this.config.agentLoop.subagentMaxOpenTasks}); wait for them with CHECK_TASK_STATUS, or do this step yourself.`,
-      );
-    }
+    // Refused early (no child session made), then again under the parent's lock where the task's row is written.
+    this.assertRoomForTask(await this.tasks.openCount(call.sessionId));
     const childSession = await this.childSessionOf(call, target, task);
     const clientMessageId = `task:${call.toolCallId}`;
     const taskId = randomUUID();
@@ -98,10 +94,29 @@ export class AgentTasksService {
     // that makes it the parent's (its depth and cycle checks, the parent's close and task.finished all read it).
     const run =
       (await this.runs.findByMessage(childSession.id, clientMessageId)) ??
-      (await this.agentRuns.startRun(childSession, clientMessageId, task, async (m, started) => {
-        await this.tasks.insert(rowOf(started.id), m);
-        await this.events.append(submittedEvent(rowOf(started.id)), m);
-      }));
+      (await this.agentRuns
+        .startRun(
+          childSession,
+          clientMessageId,
+          task,
+          async (m, started) => {
+            await this.tasks.insert(rowOf(started.id), m);
+            await this.events.append(submittedEvent(rowOf(started.id)), m);
+          },
+          async (m) => {
+            assertParentOpen(call.sessionId, await this.tasks.lockParent(call.sessionId, m));
+            this.assertRoomForTask(await this.tasks.openCount(call.sessionId, m));
+          },
+        )
+        .catch(async (err: unknown) => {
+          // Refused under the lock (a concurrent submission or close won): the child made for it has no run and
+          // never will; closed, it is not left ACTIVE for good.
+          if (err instanceof DelegationRefused)
+            await this.sessions
+              .close({ keyId: `task:${call.toolCallId}`, role: 'runtime', tenantId: call.tenantId }, childSession.id)
+              .catch(() => undefined);
+          throw err;
+        }));
     const named = await this.tasks.findByParentCall(call.sessionId, call.toolCallId);
     if (named) return named;
     // A run without its row (written apart by an earlier version, cut short between the two): the row now.
@@ -117,6 +132,15 @@ export class AgentTasksService {
     return row;
   }
 
+  private assertRoomForTask(open: number): void {
+    const max = this.config.agentLoop.subagentMaxOpenTasks;
+    if (open >= max) {
+      throw new DelegationRefused(
+        `this session already has ${open} sub-agent tasks unfinished (SUBAGENT_MAX_OPEN_TASKS is ${max}); wait for them with CHECK_TASK_STATUS, or do this step yourself.`,
+      );
+    }
+  }
+
   /**
    * The child session of a parent call. Its id comes from the call, so an earlier attempt cut short after creating
    * the child but before its run and the task's row (a crash, a lost connection; the call is IDEMPOTENT and is made
@@ -127,13 +151,17 @@ export class AgentTasksService {
     const earlier = await this.sessionRepo.find(id);
     if (earlier?.tenantId === call.tenantId) return earlier;
     const parent = await this.sessions.load({ tenantId: call.tenantId }, call.sessionId);
+    assertParentOpen(parent.id, parent.status);
     try {
       await this.sessions.create(
         { keyId: `task:${call.toolCallId}`, role: 'runtime', tenantId: call.tenantId },
         {
           agentId: target.id,
           userId: parent.userId,
+          // What the parent's user may do and what its environment offers: a child is no narrower (its tools bound
+          // on FILE_ROOM, SANDBOX or MCP were hidden) and no wider than its parent.
           permissions: parent.permissions,
+          capabilities: parent.capabilities,
           // The session's description is the task's head, as a runtime may give one; the whole task is the run's message.
           task: { description: [...task].slice(0, SESSION_TASK_MAX_CHARS).join('') },
         },
@@ -150,6 +178,13 @@ export class AgentTasksService {
   async waitFor(task: AgentTaskEntity, waitMs: number): Promise<TaskView> {
     const run = await this.runs.find(task.childRunId);
     return toTaskView(task, run ? await this.agentRuns.waitForStop(run, waitMs) : null);
+  }
+
+  /** The task an earlier attempt of this very call started (null when none did), as it is now. */
+  async ofCall(call: DelegatingCall): Promise<TaskView | null> {
+    const task = await this.tasks.findByParentCall(call.sessionId, call.toolCallId);
+    if (!task || task.tenantId !== call.tenantId) return null;
+    return toTaskView(task, await this.runs.find(task.childRunId));
   }
 
   /** A task of the calling session (another session's or tenant's is unknown). */
@@ -175,6 +210,12 @@ export class AgentTasksService {
         `${name} is not one of ${parent.name}'s sub-agents; name one of: ${subs.map((a) => a.name).join(', ') || '(none)'}`,
       );
     }
+    // Refused before its child session is made: a child with no run would stay ACTIVE for good, one per attempt.
+    if (!match.modelProviderId) {
+      throw new DelegationRefused(
+        `sub-agent ${match.name} has no model provider, so the gateway cannot run it (an admin sets its modelProviderId); do this step yourself.`,
+      );
+    }
     return match;
   }
 
@@ -189,6 +230,15 @@ export class AgentTasksService {
     }
     return chain;
   }
+}
+
+/**
+ * A closed parent takes no task: its close already closed the children it had, and nothing would close this one (nor
+ * would anyone hear of it).
+ */
+function assertParentOpen(sessionId: string, status: string | null): void {
+  if (status === 'CLOSED')
+    throw new DelegationRefused(`session ${sessionId} is closed; a closed session starts no sub-agent task.`);
 }
 
 function submittedEvent(task: AgentTaskEntity): NewSessionEvent {

@@ -7,7 +7,7 @@ import type { ToolCallContext, ToolDispatcher } from '@app/modules/executors/cal
 import type { ToolOutput } from '@app/modules/executors/tool-executor';
 import { AgentRunWorker } from '../agent-run.worker';
 import { AgentTasksService, DelegationRefused, type DelegatingCall } from './agent-tasks.service';
-import { CHECK_TASK_STATUS, SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK } from './agent-tasks.types';
+import { CHECK_TASK_STATUS, SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, type TaskView } from './agent-tasks.types';
 import { SUBAGENT_BUILTIN_TOOLS } from './subagent-builtins.definitions';
 
 const HANDLED = new Set([SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TASK_STATUS]);
@@ -51,6 +51,11 @@ export class SubagentBuiltinsDispatcher implements ToolDispatcher, OnModuleInit 
       return { content: JSON.stringify(view), structured: view };
     }
     try {
+      if (tool.name === SUBMIT_SUBAGENT_TASK) {
+        // Made again (a RETRY after a crash): the task the first attempt started may be running or done by now.
+        const earlier = await this.tasks.ofCall(call);
+        if (earlier) return briefOf(earlier);
+      }
       const task = await this.tasks.submit(call, String(args.agent), String(args.task));
       if (tool.name === SUBMIT_SUBAGENT_TASK) {
         const view = { taskId: task.id, status: 'QUEUED' as const };
@@ -63,11 +68,16 @@ export class SubagentBuiltinsDispatcher implements ToolDispatcher, OnModuleInit 
         await this.tasks.markReminded(task.id);
         return { content: view.answer ?? '', structured: view };
       }
-      const brief = { taskId: view.taskId, status: view.status, ...(view.error && { error: view.error }) };
-      return { content: JSON.stringify(brief), structured: view };
+      return briefOf(view);
     } catch (err) {
       if (err instanceof DelegationRefused) throw builtinRefusal(err.message);
       throw err;
     }
   }
+}
+
+/** A task's status as the model reads it (CHECK_TASK_STATUS reads the answer). */
+function briefOf(view: TaskView): ToolOutput {
+  const brief = { taskId: view.taskId, status: view.status, ...(view.error && { error: view.error }) };
+  return { content: JSON.stringify(brief), structured: view };
 }

@@ -4,9 +4,10 @@ import { SessionsService } from '@app/modules/loop-acting/sessions/sessions.serv
 import { AgentTasksRepository } from './agent-tasks.repository';
 
 /**
- * DELETE /sessions/{id} closes the child sessions of the session's unfinished sub-agent tasks (and theirs, as each
- * close runs the hooks again): their runs stop before their next model request instead of working, and paying, for
- * a parent that can no longer hear of them.
+ * DELETE /sessions/{id} closes the child sessions of the session's sub-agent tasks (and theirs, as each close runs
+ * the hooks again): an unfinished one's run stops before its next model request instead of working, and paying, for
+ * a parent that can no longer hear of them; a finished one's would otherwise stay ACTIVE for good, and retention
+ * purges closed sessions only.
  */
 @Injectable()
 export class SubagentTasksCloseHook implements OnModuleInit {
@@ -19,7 +20,7 @@ export class SubagentTasksCloseHook implements OnModuleInit {
   onModuleInit(): void {
     this.hooks.register('sub-agent tasks', async (parent) => {
       const auth = { keyId: `parent session ${parent.id} closed`, role: 'runtime' as const, tenantId: parent.tenantId };
-      for (const child of await this.tasks.openChildSessions(parent.id)) await this.sessions.close(auth, child);
+      for (const child of await this.tasks.unclosedChildSessions(parent.id)) await this.sessions.close(auth, child);
     });
   }
 }
