@@ -40,7 +40,9 @@ describe('model answers are bounded in time (body included) and size', () => {
     });
     res.end(body);
   };
+  let requests = 0;
   const provider = createServer((req, res) => {
+    requests++;
     req.resume();
     req.on('end', () => answer(res));
   });
@@ -58,12 +60,12 @@ describe('model answers are bounded in time (body included) and size', () => {
   });
 
   /** A run of a new agent whose provider is the hostile server; resolves with the run once it stopped. */
-  async function runAgainstProvider(): Promise<Record<string, any>> {
+  async function runAgainstProvider(options: Record<string, unknown> = {}): Promise<Record<string, any>> {
     const agent = await fx.agent([]);
     await suite.gw.http
       .patch(`/api/v1/admin/model-providers/${agent.providerId}`)
       .set(suite.gw.admin)
-      .send({ baseUrl: providerUrl })
+      .send({ baseUrl: providerUrl, options })
       .expect(200);
     const sessionId = await fx.session(agent.id);
     const { runId } = (await fx.send(sessionId, `m-${behaviour}`, 'hi', false).expect(202)).body;
@@ -84,10 +86,13 @@ describe('model answers are bounded in time (body included) and size', () => {
   });
 
   it.each(['huge-chunked', 'huge-declared'] as const)(
-    'an answer over MODEL_MAX_ANSWER_BYTES (%s) fails the run and stores none of it',
+    'an answer over MODEL_MAX_ANSWER_BYTES (%s) fails the run at once, not asked again, and stores none of it',
     async (kind) => {
       behaviour = kind;
-      const run = await runAgainstProvider();
+      requests = 0;
+      // Retries allowed: the same request would get the same answer again, each one a paid request; none is made.
+      const run = await runAgainstProvider({ maxRetries: 2 });
+      expect(requests).toBe(1);
       expect(run.error).toContain(`MODEL_MAX_ANSWER_BYTES (${MAX_ANSWER_BYTES})`);
       expect(run.error).not.toContain('Connection error'); // the bound's words, not the client's
       expect(run.answer ?? null).toBeNull();

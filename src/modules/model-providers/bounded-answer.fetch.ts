@@ -19,7 +19,8 @@ export interface AnswerBounds {
  * A provider's `fetch` with each answer bounded: the whole exchange, body included, within `timeoutMs` (the OpenAI
  * client's own timer stops once the headers arrive, so a provider dripping its body held a run worker for as long as
  * it kept the socket open), and at most `maxBytes` of body, counted as it streams in (a larger answer fails before
- * it is held in memory, let alone stored in the conversation). Either failure is a {@link ModelAnswerBoundError}.
+ * it is held in memory, let alone stored in the conversation). Either failure is a {@link ModelAnswerBoundError}; a
+ * body over the bound fails as it is read, so the client does not retry it.
  */
 export function boundedAnswerFetch(inner: OutboundFetch, bounds: AnswerBounds): OutboundFetch {
   const tooLarge = (bytes: number, exact: boolean) =>
@@ -52,7 +53,11 @@ export function boundedAnswerFetch(inner: OutboundFetch, bounds: AnswerBounds): 
       clearTimeout(timer);
       if (!res.body) return res;
       await res.body.cancel().catch(() => undefined);
-      throw tooLarge(declared, true);
+      // Not thrown from fetch: the client would take it for a lost connection and ask again (each attempt paid for,
+      // each getting the same answer). A body that fails when read fails the request once, as a streamed one does.
+      const err = tooLarge(declared, true);
+      const failing = new ReadableStream<Uint8Array>({ start: (controller) => controller.error(err) });
+      return new Response(failing, { status: res.status, statusText: res.statusText, headers: res.headers });
     }
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     let seen = 0;

@@ -168,8 +168,9 @@ export class ModelChatClient {
   private explain(provider: ModelProviderEntity, err: unknown, retries: number, apiKey: string | null): Error {
     if (err instanceof ModelCallError || err instanceof APIUserAbortError) return err;
     let after = retries > 0 ? ` after ${retries + 1} attempts` : '';
-    // Thrown by the answer's bounds inside the client's fetch, which the client reports (and retries) as a lost
-    // connection: the bound's own words say what happened.
+    // From the answer's bounds inside the client's fetch: a deadline before the headers the client reports (and
+    // retries) as a lost connection; a body over the bound fails as it is read (not retried). The bound's own words
+    // say what happened.
     const bound = err instanceof ModelAnswerBoundError ? err : (err as { cause?: unknown } | null)?.cause;
     if (bound instanceof ModelAnswerBoundError)
       return new ModelCallError(err === bound ? bound.message : `${bound.message}${after}`);
