@@ -1,4 +1,5 @@
 import { ModelChatClient } from '@app/modules/model-providers/model-chat.client';
+import { ModelProvidersRepository } from '@app/modules/model-providers/model-providers.repository';
 import { describeEachDialect } from '@test/support/test-database';
 import { createKey, gatewayForSuite } from '@test/support/gateway-test-app';
 import { AGENT_LOOP_ENV, AgentLoopFixture, MODEL_KEY } from '@test/agent-runs/support/agent-loop.fixture';
@@ -234,6 +235,35 @@ describeEachDialect('model providers (/admin/model-providers) and the agent-loop
     expect(bad.body.error).toContain('references a platform secret that TOOL_SECRETS does not define');
     expect(bad.body.error).not.toContain('MODEL_KEY');
     expect(fx.model.requestsFor('pm-bad')).toHaveLength(0);
+  });
+
+  it('gives each of two concurrent changes its own version, so no instance keeps a client of the first', async () => {
+    const made = (await post(acmeAdmin, body(), 201)).body;
+    // Both changes read the provider before either writes (as two admins or two instances at the same moment).
+    const repo = suite.gw.app.get(ModelProvidersRepository);
+    const find = repo.find.bind(repo);
+    let readers = 0;
+    let bothRead!: () => void;
+    const bothHaveRead = new Promise<void>((resolve) => (bothRead = resolve));
+    const spy = jest.spyOn(repo, 'find').mockImplementation(async (id) => {
+      const row = await find(id);
+      if (id === made.id && ++readers <= 2) {
+        if (readers === 2) bothRead();
+        await bothHaveRead;
+      }
+      return row;
+    });
+    try {
+      const patch = (change: Record<string, unknown>) =>
+        suite.gw.http.patch(`/api/v1/admin/model-providers/${made.id}`).set(acmeAdmin).send(change).expect(200);
+      const answers = await Promise.all([patch({ model: 'model-a' }), patch({ baseUrl: `${fx.model.baseUrl}/b` })]);
+      for (const answer of answers) expect(answer.body.version).toBeGreaterThan(made.version);
+    } finally {
+      spy.mockRestore();
+    }
+    const stored = (await suite.gw.http.get(`/api/v1/admin/model-providers/${made.id}`).set(acmeAdmin).expect(200))
+      .body;
+    expect(stored).toMatchObject({ version: made.version + 2, model: 'model-a', baseUrl: `${fx.model.baseUrl}/b` });
   });
 
   it('drops the client it keeps for a provider, with the key it holds, when the provider is changed or deleted', async () => {

@@ -27,8 +27,9 @@ export class ModelProvidersRepository {
     await this.providers.insert(row);
   }
 
-  async update(id: string, changes: Partial<ModelProviderEntity>): Promise<void> {
-    await this.providers.update({ id }, changes);
+  /** Writes the changes and bumps the version in the same statement (two concurrent changes get two versions). */
+  async update(id: string, changes: Omit<Partial<ModelProviderEntity>, 'version'>): Promise<void> {
+    await this.providers.update({ id }, { ...changes, version: () => 'version + 1' });
   }
 
   async delete(id: string): Promise<void> {

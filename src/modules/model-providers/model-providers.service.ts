@@ -86,12 +86,12 @@ export class ModelProvidersService {
       ...(dto.apiKey !== undefined && { apiKeyRef: dto.apiKey }),
       ...(dto.model !== undefined && { model: dto.model }),
       ...(dto.options !== undefined && { options: { ...dto.options } }),
-      version: row.version + 1,
       updatedAt: Date.now(),
     };
     await this.namingGuarded(row.scopeKey, dto.name ?? row.name, () => this.repo.update(id, changes));
     this.chat.forget(id);
-    return toModelProviderDto({ ...row, ...changes }, auth.tenantId);
+    // Read again: the version is the database's (another change may have landed with this one).
+    return toModelProviderDto((await this.repo.find(id)) ?? { ...row, ...changes }, auth.tenantId);
   }
 
   async remove(auth: AuthContext, id: string): Promise<ModelProviderDto> {
