@@ -43,7 +43,8 @@ describeWithBubblewrap('RUN_COMMAND end to end (real bubblewrap)', () => {
       const exit = await run('echo bye; exit 3');
       expect(exit.status).toBe('COMPLETED');
       expect(JSON.parse(exit.content)).toMatchObject({ exitCode: 3, stdout: 'bye\n' });
-      const slow = await run('echo started; sleep 30', { timeoutMs: 500 });
+      // 2 s: the sandbox itself takes up to 0.5 s to start on a loaded 2-core machine, and 'started' must be printed.
+      const slow = await run('echo started; sleep 30', { timeoutMs: 2_000 });
       expect(slow).toMatchObject({ status: 'FAILED', isError: true });
       expect(slow.content).toContain('timed out');
       expect(slow.content).toContain('started');
