@@ -157,6 +157,13 @@ describeEachDialect('the agent loop takes broken model answers', (dialect) => {
     ).toBe(
       `model provider p-${agent.model} failed with HTTP 422: Input validation error: \`inputs\` must have less than 4096 tokens`,
     );
+    // vLLM before 0.6 (and FastChat): the error's fields at the top level, beside `object: "error"`.
+    expect(
+      await errorOf(
+        { object: 'error', message: 'The model `x` does not exist.', type: 'NotFoundError', code: 404 },
+        404,
+      ),
+    ).toBe(`model provider p-${agent.model} failed with HTTP 404: The model \`x\` does not exist.`);
     // A `message` that is no string: shown as JSON, never a failure of the gateway itself.
     const odd = await errorOf({ error: { message: { detail: 'quota exhausted' } } }, 403);
     expect(odd).toContain('failed with HTTP 403: {"detail":"quota exhausted"}');

@@ -129,6 +129,19 @@ describe('the agent loop fits the conversation into the model context window', (
     expect(fx.model.requestsFor(agent.model)).toHaveLength(5);
   });
 
+  it('reads the refusal of a server that puts the error at the top level (vLLM before 0.6) as well', async () => {
+    const agent = await fx.agent([]);
+    const sessionId = await fx.session(agent.id);
+    fx.model.script(agent.model, { text: 'First.' });
+    await fx.send(sessionId, 'msg-1', `Old question: ${'o'.repeat(6000)}`).expect(200);
+    const message = "This model's maximum context length is 2048 tokens. However, you requested 2600 tokens.";
+    const body = { object: 'error', message, type: 'BadRequestError', param: null, code: 400 };
+    fx.model.script(agent.model, { status: 400, body }, { text: 'Second.' });
+    const res = await fx.send(sessionId, 'msg-2', 'New question').expect(200);
+    expect(res.body).toMatchObject({ status: 'COMPLETED', answer: 'Second.' });
+    expect(fx.model.requestsFor(agent.model).at(-1)!.body.messages).toHaveLength(3);
+  });
+
   it('validates the window: at least 1,024 tokens, and more than the answer reserves (maxTokens)', async () => {
     const agent = await fx.agent([]);
     const patch = (options: Record<string, unknown>, status: number) =>

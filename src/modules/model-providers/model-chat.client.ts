@@ -10,6 +10,7 @@ import { ToolSecretsResolver } from '@app/modules/tenant-secrets/tool-secrets.re
 import { OutboundHttpAgent } from '@app/modules/executors/outbound/outbound-http.agent';
 import type { ModelProviderEntity } from './model-provider.entity';
 import { API_KEY_REF_PATTERN } from './model-providers.types';
+import { errorBodyShapeFetch } from './error-body-shape.fetch';
 import { boundedAnswerFetch, ModelAnswerBoundError } from './bounded-answer.fetch';
 
 /** One round's request: the conversation and the tools in OpenAI's format. */
@@ -132,11 +133,13 @@ export class ModelChatClient {
     if (cached && cached.version === provider.version && cached.apiKey === apiKey) return cached.client;
     const o = provider.options ?? {};
     const timeoutMs = o.timeoutMs ?? this.config.agentLoop.modelCallTimeoutMs;
-    const answers = boundedAnswerFetch(this.outbound.scope(provider.tenantId).fetch, {
-      provider: provider.name,
-      timeoutMs,
-      maxBytes: this.config.agentLoop.modelMaxAnswerBytes,
-    });
+    const answers = errorBodyShapeFetch(
+      boundedAnswerFetch(this.outbound.scope(provider.tenantId).fetch, {
+        provider: provider.name,
+        timeoutMs,
+        maxBytes: this.config.agentLoop.modelMaxAnswerBytes,
+      }),
+    );
     const client = new OpenAI({
       apiKey,
       baseURL: provider.baseUrl,
