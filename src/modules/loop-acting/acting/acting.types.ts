@@ -1,6 +1,7 @@
 import type { AgentSessionEntity } from '../sessions/agent-session.entity';
 import type { HitlRequestType, SubmittedCall } from '../sessions/session.types';
-import type { ActResult } from './act.types';
+import type { ActResponse, ActResult } from './act.types';
+import type { HotTransaction } from '@app/database/hot-sql';
 import type { RiskMatch } from '@app/modules/risk/risk.types';
 
 /** The session-side facts every call of a batch runs with. */
@@ -21,6 +22,11 @@ export interface BatchContext {
    * transaction as STARTED (one commit instead of two); BatchRunner writes it alone when no call claimed.
    */
   iterationToRecord?: number;
+  /**
+   * A resume's: stores its response when the batch stops at another request, in the transaction that moves the
+   * session to INTERRUPTED (a crash keeps both or neither). An act stores no response and leaves it out.
+   */
+  storeResponse?: (response: ActResponse, tx: HotTransaction) => Promise<void>;
 }
 
 /** A human's decision that lets exactly one call (by toolCallId and fingerprint) through. */

@@ -139,10 +139,8 @@ export class ResumeService {
         );
       }
       this.events.record(hitlDecidedEvent(session, request, decision, decider.decidedBy));
-      const response = await this.apply(session, claimKey, request, batch, decision, input.message);
-      // An answer that moved the session on was stored with that move; one that stopped at another request is stored now.
-      if (response.status === 'INTERRUPTED') await this.records.complete(claimKey.scope, claimKey.key, response);
-      return response;
+      // The response is stored with the session's move: on by finish(), or to the next request by the batch.
+      return await this.apply(session, claimKey, request, batch, decision, input.message);
     } catch (err) {
       // Nothing was decided: free the claim so a corrected request can use it.
       if (!decided) await this.records.release(claimKey.scope, claimKey.key, heartbeat());
@@ -281,7 +279,13 @@ export class ResumeService {
     decision: ResumeDecision,
     message: string | undefined,
   ): Promise<ActResponse> {
-    const ctx: BatchContext = { session, iteration: batch.iteration, entry: 'RESUME', freshSince: performance.now() };
+    const ctx: BatchContext = {
+      session,
+      iteration: batch.iteration,
+      entry: 'RESUME',
+      freshSince: performance.now(),
+      storeResponse: (response, tx) => this.records.complete(claimKey.scope, claimKey.key, response, tx),
+    };
     if (request.requestType === 'CHECKPOINT_PAUSE') {
       // Another maxIterations from here (the agent's current setting, so the budget never compounds).
       const agent = await this.agents.loadAgent({ tenantId: session.tenantId }, session.agentId);
@@ -309,10 +313,10 @@ export class ResumeService {
   }
 
   /**
-   * The final session state: INTERRUPTED again (already written by the batch), CLOSED (ABORT_SESSION: closed as by
-   * DELETE /sessions/{id}, its close hooks included, e.g. the workspace removed), or ACTIVE. The response is stored in
-   * the transaction that moves the session on: a process that died after it left a repeat nothing to decide, and the
-   * answer lost.
+   * The final session state: INTERRUPTED again (already written by the batch, with the response), CLOSED
+   * (ABORT_SESSION: closed as by DELETE /sessions/{id}, its close hooks included, e.g. the workspace removed), or
+   * ACTIVE. The response is stored in the transaction that moves the session on: a process that died after it left a
+   * repeat nothing to decide, and the answer lost.
    */
   private async finish(
     session: AgentSessionEntity,
