@@ -42,6 +42,8 @@ export interface InterruptSpec {
   requestType: HitlRequestType;
   call: SubmittedCall | null;
   toolName: string | null;
+  /** The registry id of the tool the call was made to (null: none known, or a checkpoint pause). */
+  toolId: string | null;
   fingerprint: string | null;
   /** Arguments for the reviewer (redacted before display). */
   args: unknown;

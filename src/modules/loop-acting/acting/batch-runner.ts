@@ -151,7 +151,7 @@ export class BatchRunner {
       status: 'INTERRUPTED' as const,
       hitlPending: true,
       hitlRequest: view,
-      pendingBatch: batch,
+      pendingBatch: { ...batch, pendingToolId: spec.toolId },
     };
     const moved = await this.sessions.compareAndSet(s.id, s.lockVersion, changes, async (tx) => {
       await this.hitl.insert(tx.manager, {

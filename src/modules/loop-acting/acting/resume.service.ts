@@ -22,6 +22,7 @@ import { BatchRunner, notRunResult } from './batch-runner';
 import { ResumeRecordRepository } from './resume-record.repository';
 import { ResumeClaimRenewer } from './resume-claim.renewer';
 import { ResumeDecisionApplier } from './resume-decision.applier';
+import { toolOfEntry } from './call-interrupts';
 import { bindLogFields } from '@app/common/logging/log-context';
 import type { HotTransaction } from '@app/database/hot-sql';
 
@@ -302,7 +303,7 @@ export class ResumeService {
       return this.finish(session, claimKey, await this.batches.run(ctx, [pending, ...batch.notRun], grant));
     }
     const decided = await this.decisions.record(ctx, pending, decision, message);
-    if (decided.status === 'REJECTED' && (await this.rejectPolicyOf(session, pending.name)) === 'ABORT_SESSION') {
+    if (decided.status === 'REJECTED' && (await this.rejectPolicyOf(session, batch)) === 'ABORT_SESSION') {
       const response: ActResponse = {
         status: 'COMPLETED',
         results: [decided, ...batch.notRun.map((c) => notRunResult(c, null))],
@@ -349,8 +350,12 @@ export class ResumeService {
     Object.assign(session, changes);
   }
 
-  private async rejectPolicyOf(session: AgentSessionEntity, toolName: string): Promise<string> {
-    const tool = await this.tools.findByNameInScope(toolName, session.tenantId);
+  /** The rejectPolicy of the tool the pending call was made to: found by its id, as its name may have changed since. */
+  private async rejectPolicyOf(session: AgentSessionEntity, batch: PendingBatch): Promise<string> {
+    const tool = await toolOfEntry(
+      { toolId: batch.pendingToolId ?? null, toolName: batch.pending!.name, tenantId: session.tenantId },
+      this.tools,
+    );
     return tool?.hitl?.rejectPolicy ?? 'RETURN_ERROR';
   }
 }

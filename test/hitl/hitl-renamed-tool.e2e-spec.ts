@@ -1,0 +1,63 @@
+import { describeEachDialect } from '@test/support/test-database';
+import { agentWithTool, createKey, gatewayForSuite, openSession } from '@test/support/gateway-test-app';
+import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
+
+describeEachDialect('a decision on a call whose tool was renamed while it waited', (dialect) => {
+  const suite = gatewayForSuite(dialect, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1' });
+  let remote: RecordingHttpServer;
+  let runtime: { Authorization: string };
+
+  beforeAll(async () => {
+    remote = await new RecordingHttpServer().start();
+    remote.handler = (_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ ok: true }));
+    };
+    runtime = await createKey(suite.gw, 'acme', 'runtime');
+  });
+
+  afterAll(async () => {
+    await remote?.stop();
+  });
+
+  /** A session waiting for approval of `name` (HIGH_RISK, `tool` overrides), whose tool is then renamed. */
+  const waitingOnRenamedTool = async (name: string, tool: Record<string, unknown>, args: Record<string, unknown>) => {
+    const gw = suite.gw;
+    const { toolId, agentId } = await agentWithTool(gw, 'acme', {
+      name,
+      endpoint: remote.url(`/${name}`),
+      sideEffect: 'HIGH_RISK',
+      ...tool,
+    });
+    const sessionId = await openSession(gw, runtime, agentId);
+    const waiting = await gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(runtime)
+      .send({ iteration: 1, toolCalls: [{ id: `${name}-1`, name, arguments: args }] })
+      .expect(200);
+    expect(waiting.body.hitlRequest).toMatchObject({ requestType: 'TOOL_APPROVAL', toolCallId: `${name}-1` });
+    await gw.http
+      .patch(`/api/v1/admin/tools/${toolId}`)
+      .set(gw.admin)
+      .send({ name: `${name}_v2` })
+      .expect(200);
+    return sessionId;
+  };
+
+  it('applies the rejectPolicy ABORT_SESSION of the tool the call was made to, renamed since: the session is closed', async () => {
+    const gw = suite.gw;
+    const sessionId = await waitingOnRenamedTool(
+      'deploy',
+      { hitl: { approvalText: 'Deploy?', rejectPolicy: 'ABORT_SESSION' } },
+      { q: 'v2' },
+    );
+    const rejected = await gw.http
+      .post(`/api/v1/sessions/${sessionId}/resume`)
+      .set(runtime)
+      .send({ clientMessageId: 'no', decision: 'REJECT', message: 'not today' })
+      .expect(200);
+    expect(rejected.body.results[0]).toMatchObject({ toolCallId: 'deploy-1', status: 'REJECTED' });
+    expect((await gw.http.get(`/api/v1/sessions/${sessionId}`).set(runtime).expect(200)).body.status).toBe('CLOSED');
+    expect(remote.requests).toHaveLength(0);
+  });
+});
