@@ -60,4 +60,25 @@ describeEachDialect('a decision on a call whose tool was renamed while it waited
     expect((await gw.http.get(`/api/v1/sessions/${sessionId}`).set(runtime).expect(200)).body.status).toBe('CLOSED');
     expect(remote.requests).toHaveLength(0);
   });
+
+  it('hides the redactFields of the tool the call was made to, renamed since, in the log row of the rejection', async () => {
+    const gw = suite.gw;
+    const sessionId = await waitingOnRenamedTool(
+      'rotate_key',
+      {
+        parameters: { type: 'object', properties: { q: { type: 'string' }, customer: { type: 'string' } } },
+        result: { redactFields: ['customer'] },
+      },
+      { q: 'prod', customer: 'ACME-Holdings-7731' },
+    );
+    await gw.http
+      .post(`/api/v1/sessions/${sessionId}/resume`)
+      .set(runtime)
+      .send({ clientMessageId: 'no', decision: 'REJECT' })
+      .expect(200);
+    const rows = (await gw.http.get(`/api/v1/admin/tool-calls?sessionId=${sessionId}`).set(gw.admin).expect(200)).body
+      .items as Array<{ status: string }>;
+    expect(rows.map((r) => r.status)).toEqual(['PENDING_APPROVAL', 'REJECTED']);
+    expect(JSON.stringify(rows)).not.toContain('ACME-Holdings-7731');
+  });
 });

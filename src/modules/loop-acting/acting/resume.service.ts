@@ -302,7 +302,7 @@ export class ResumeService {
       };
       return this.finish(session, claimKey, await this.batches.run(ctx, [pending, ...batch.notRun], grant));
     }
-    const decided = await this.decisions.record(ctx, pending, decision, message);
+    const decided = await this.decisions.record(ctx, pending, batch.pendingToolId ?? null, decision, message);
     if (decided.status === 'REJECTED' && (await this.rejectPolicyOf(session, batch)) === 'ABORT_SESSION') {
       const response: ActResponse = {
         status: 'COMPLETED',
