@@ -1,5 +1,5 @@
 import { describeEachDialect } from '@test/support/test-database';
-import { agentWithTool, createKey, gatewayForSuite, openSession } from '@test/support/gateway-test-app';
+import { agentWithTool, createKey, gatewayForSuite, openSession, toolBody } from '@test/support/gateway-test-app';
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
 
 describeEachDialect('a decision on a call whose tool was renamed while it waited', (dialect) => {
@@ -80,5 +80,37 @@ describeEachDialect('a decision on a call whose tool was renamed while it waited
       .items as Array<{ status: string }>;
     expect(rows.map((r) => r.status)).toEqual(['PENDING_APPROVAL', 'REJECTED']);
     expect(JSON.stringify(rows)).not.toContain('ACME-Holdings-7731');
+  });
+
+  it("never lets an approval run another tool that took the reviewed call's name: that tool asks for its own approval", async () => {
+    const gw = suite.gw;
+    const sessionId = await waitingOnRenamedTool('push_prod', {}, { q: 'main' });
+    const agentId = (await gw.http.get(`/api/v1/sessions/${sessionId}`).set(runtime).expect(200)).body
+      .agentId as string;
+    const other = (
+      await gw.http
+        .post('/api/v1/admin/tools')
+        .set(gw.admin)
+        .send(
+          toolBody({
+            tenantId: 'acme',
+            name: 'push_prod',
+            endpoint: remote.url('/other_push'),
+            sideEffect: 'HIGH_RISK',
+          }),
+        )
+        .expect(201)
+    ).body.id as string;
+    await gw.http.post(`/api/v1/admin/agents/${agentId}/tools`).set(gw.admin).send({ toolId: other }).expect(200);
+    const approved = await gw.http
+      .post(`/api/v1/sessions/${sessionId}/resume`)
+      .set(runtime)
+      .send({ clientMessageId: 'yes' })
+      .expect(200);
+    expect(approved.body).toMatchObject({
+      status: 'INTERRUPTED',
+      hitlRequest: { requestType: 'TOOL_APPROVAL', toolCallId: 'push_prod-1' },
+    });
+    expect(remote.requests.filter((r) => r.url.startsWith('/other_push'))).toHaveLength(0);
   });
 });

@@ -33,6 +33,11 @@ export interface BatchContext {
 export interface ApprovalGrant {
   toolCallId: string;
   fingerprint: string;
+  /**
+   * The tool the reviewed call was made to: the approval lets the call through to that tool only, not to another that
+   * took its name since (null: not known, a batch persisted before it was kept).
+   */
+  toolId: string | null;
   /** APPROVE: skip the approval check. RETRY: also take over an UNKNOWN_OUTCOME entry and run it again. */
   mode: 'APPROVE' | 'RETRY';
 }

@@ -118,7 +118,11 @@ export class CallRunner {
         }),
       };
     }
-    const approved = grant !== null && grant.toolCallId === call.id && grant.fingerprint === fingerprint;
+    const approved =
+      grant !== null &&
+      grant.toolCallId === call.id &&
+      grant.fingerprint === fingerprint &&
+      (grant.toolId === null || grant.toolId === prepared.tool.id);
     if (prepared.approval && !approved)
       return { kind: 'interrupt', interrupt: approvalInterrupt(call, prepared, fingerprint) };
     this.faults.reach('before-started', call.name);

@@ -298,6 +298,7 @@ export class ResumeService {
       const grant = {
         toolCallId: pending.id,
         fingerprint: await this.decisions.fingerprintOf(session, request, pending),
+        toolId: batch.pendingToolId ?? null,
         mode: decision,
       };
       return this.finish(session, claimKey, await this.batches.run(ctx, [pending, ...batch.notRun], grant));
