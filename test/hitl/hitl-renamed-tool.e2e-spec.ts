@@ -1,3 +1,6 @@
+import { DataSource } from 'typeorm';
+import { callFingerprint } from '@app/modules/loop-acting/journal/journal-fingerprint';
+import { canonicalJson } from '@app/common/canonical-json';
 import { describeEachDialect } from '@test/support/test-database';
 import { agentWithTool, createKey, gatewayForSuite, openSession, toolBody } from '@test/support/gateway-test-app';
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
@@ -112,5 +115,62 @@ describeEachDialect('a decision on a call whose tool was renamed while it waited
       hitlRequest: { requestType: 'TOOL_APPROVAL', toolCallId: 'push_prod-1' },
     });
     expect(remote.requests.filter((r) => r.url.startsWith('/other_push'))).toHaveLength(0);
+  });
+
+  it('never lets a RETRY run another tool that took the name of the call whose outcome is unknown: it asks again', async () => {
+    const gw = suite.gw;
+    const { toolId, agentId } = await agentWithTool(gw, 'acme', {
+      name: 'sync_ledger',
+      endpoint: remote.url('/sync_ledger'),
+      sideEffect: 'SIDE_EFFECT',
+    });
+    const sessionId = await openSession(gw, runtime, agentId);
+    // A call of the tool whose owner died (lease expired, STARTED): submitted again, it waits for a human.
+    const args = { q: 'day-close' };
+    const past = Date.now() - 60_000;
+    await gw.app.get(DataSource).query(
+      `INSERT INTO tool_call_journal (tenant_id, session_id, tool_call_id, tool_name, tool_id, fingerprint, arguments_json, side_effect, state, result_status, attempts, iteration, owner, lease_expires_at, started_at, finished_at, duration_ms, is_error, error_class, content, total_chars, result_chunks, inline_limit)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 'SIDE_EFFECT', 'STARTED', NULL, 0, 1, 'dead-instance', ?, ?, NULL, NULL, 0, NULL, NULL, 0, 0, 20000)`,
+      [
+        'acme',
+        sessionId,
+        'sync-1',
+        'sync_ledger',
+        toolId,
+        callFingerprint('sync_ledger', args),
+        canonicalJson(args),
+        past,
+        past,
+      ],
+    );
+    const unknown = await gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(runtime)
+      .send({ iteration: 1, toolCalls: [{ id: 'sync-1', name: 'sync_ledger', arguments: args }] })
+      .expect(200);
+    expect(unknown.body.hitlRequest).toMatchObject({ requestType: 'UNKNOWN_OUTCOME', toolCallId: 'sync-1' });
+    await gw.http.patch(`/api/v1/admin/tools/${toolId}`).set(gw.admin).send({ name: 'sync_ledger_v2' }).expect(200);
+    const other = (
+      await gw.http
+        .post('/api/v1/admin/tools')
+        .set(gw.admin)
+        .send(
+          toolBody({
+            tenantId: 'acme',
+            name: 'sync_ledger',
+            endpoint: remote.url('/other_sync'),
+            sideEffect: 'SIDE_EFFECT',
+          }),
+        )
+        .expect(201)
+    ).body.id as string;
+    await gw.http.post(`/api/v1/admin/agents/${agentId}/tools`).set(gw.admin).send({ toolId: other }).expect(200);
+    const retried = await gw.http
+      .post(`/api/v1/sessions/${sessionId}/resume`)
+      .set(runtime)
+      .send({ clientMessageId: 'again', decision: 'RETRY' })
+      .expect(200);
+    expect(retried.body).toMatchObject({ status: 'INTERRUPTED', hitlRequest: { toolCallId: 'sync-1' } });
+    expect(remote.requests.filter((r) => r.url.startsWith('/other_sync'))).toHaveLength(0);
   });
 });

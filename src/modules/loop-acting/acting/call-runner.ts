@@ -155,8 +155,6 @@ export class CallRunner {
     if (entry.state !== 'STARTED') return { kind: 'result', result: await this.reused(entry) };
     if (entry.leaseExpiresAt > Date.now()) throw inProgress(call);
     // The owner died: its lease expired without a finish.
-    const retryApproved =
-      grant?.mode === 'RETRY' && grant.toolCallId === call.id && grant.fingerprint === entry.fingerprint;
     const prepared = await this.preparer.prepare({
       tenantId: ctx.session.tenantId,
       agentId: ctx.session.agentId,
@@ -167,6 +165,12 @@ export class CallRunner {
       rawArguments: JSON.parse(entry.argumentsJson),
       freshSince: ctx.freshSince,
     });
+    // A RETRY runs again the tool the human decided on, not another that took its name since (that one asks again).
+    const retryApproved =
+      grant?.mode === 'RETRY' &&
+      grant.toolCallId === call.id &&
+      grant.fingerprint === entry.fingerprint &&
+      (grant.toolId === null || prepared.kind === 'refused' || prepared.tool.id === grant.toolId);
     if (entry.sideEffect !== 'READ_ONLY' && !retryApproved) {
       // The reviewer sees the arguments with the redactFields of the tool the entry was claimed for.
       const tool = await toolOfEntry(entry, this.tools, prepared.tool);
