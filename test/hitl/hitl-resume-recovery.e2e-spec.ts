@@ -34,7 +34,7 @@ describeEachDialect('a resume sent again after its process died', (dialect) => {
     await remote?.stop();
   });
 
-  it('never decides the next pending request, which nobody reviewed, under the clientMessageId that decided the previous one', async () => {
+  it('answers the resume sent again with the response of the first, whose batch stopped at the next request just before its process died, and never decides that request', async () => {
     const gw = suite.gw;
     const sessionId = (
       await gw.http.post('/api/v1/sessions').set(runtime).send({ agentId, userId: 'u1', permissions: [] }).expect(201)
@@ -51,27 +51,47 @@ describeEachDialect('a resume sent again after its process died', (dialect) => {
       })
       .expect(200);
     expect(first.body.hitlRequest.toolCallId).toBe('rm-a');
-    const approved = await gw.http
+    // The process dies just after the commit that makes the session wait on rm-b (nothing after it runs).
+    const sessions = gw.app.get(AgentSessionRepository);
+    const commit = sessions.compareAndSet.bind(sessions);
+    const crash = jest.spyOn(sessions, 'compareAndSet').mockImplementation(async (...args) => {
+      const moved = await commit(...args);
+      if (args[0] === sessionId && args[2].status === 'INTERRUPTED') throw new Error('killed after the session moved');
+      return moved;
+    });
+    try {
+      await gw.http
+        .post(`/api/v1/sessions/${sessionId}/resume`)
+        .set(runtime)
+        .send({ clientMessageId: 'approve-a' })
+        .expect(500);
+    } finally {
+      crash.mockRestore();
+    }
+    expect(remote.requests.filter((r) => r.body.includes('./reviewed'))).toHaveLength(1);
+    // The dead holder's claim is no longer renewed: past the lease, a repeat may take it over.
+    await gw.app
+      .get(DataSource)
+      .query("UPDATE resume_record SET created_at = ? WHERE session_id = ? AND state = 'IN_PROGRESS'", [
+        Date.now() - 600_000,
+        sessionId,
+      ]);
+    // The runtime never got its answer and sends the same resume again: it gets the answer, nothing more runs.
+    const again = await gw.http
       .post(`/api/v1/sessions/${sessionId}/resume`)
       .set(runtime)
       .send({ clientMessageId: 'approve-a' })
       .expect(200);
-    expect(approved.body).toMatchObject({ status: 'INTERRUPTED', hitlRequest: { toolCallId: 'rm-b' } });
-    // What a crash after the batch stopped at rm-b, before the response was stored, leaves: the claim IN_PROGRESS.
-    await gw.app
-      .get(DataSource)
-      .query(
-        "UPDATE resume_record SET state = 'IN_PROGRESS', response = NULL, created_at = ? WHERE session_id = ? AND client_message_id = ?",
-        [Date.now() - 600_000, sessionId, 'approve-a'],
-      );
-    // The runtime never got its answer and sends the same resume again.
-    const again = await gw.http
-      .post(`/api/v1/sessions/${sessionId}/resume`)
-      .set(runtime)
-      .send({ clientMessageId: 'approve-a' });
+    expect(again.body).toMatchObject({
+      status: 'INTERRUPTED',
+      results: [
+        { toolCallId: 'rm-a', status: 'COMPLETED' },
+        { toolCallId: 'rm-b', status: 'PENDING_APPROVAL' },
+      ],
+      hitlRequest: { toolCallId: 'rm-b' },
+    });
+    expect(remote.requests.filter((r) => r.body.includes('./reviewed'))).toHaveLength(1);
     expect(remote.requests.filter((r) => r.body.includes('never-reviewed'))).toHaveLength(0);
-    expect(again.status).toBe(409);
-    expect(again.body.error.code).toBe('HITL_ALREADY_DECIDED');
     const session = (await gw.http.get(`/api/v1/sessions/${sessionId}`).set(runtime).expect(200)).body;
     expect(session).toMatchObject({ status: 'INTERRUPTED', hitlRequest: { toolCallId: 'rm-b' } });
     // rm-b is still the human's to decide.

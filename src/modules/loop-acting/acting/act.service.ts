@@ -95,6 +95,7 @@ export class ActService {
           requestType: 'CHECKPOINT_PAUSE',
           call: null,
           toolName: null,
+          toolId: null,
           fingerprint: null,
           args: null,
           redactFields: [],

@@ -1,6 +1,7 @@
 import type { AgentSessionEntity } from '../sessions/agent-session.entity';
 import type { HitlRequestType, SubmittedCall } from '../sessions/session.types';
-import type { ActResult } from './act.types';
+import type { ActResponse, ActResult } from './act.types';
+import type { HotTransaction } from '@app/database/hot-sql';
 import type { RiskMatch } from '@app/modules/risk/risk.types';
 
 /** The session-side facts every call of a batch runs with. */
@@ -21,12 +22,22 @@ export interface BatchContext {
    * transaction as STARTED (one commit instead of two); BatchRunner writes it alone when no call claimed.
    */
   iterationToRecord?: number;
+  /**
+   * A resume's: stores its response when the batch stops at another request, in the transaction that moves the
+   * session to INTERRUPTED (a crash keeps both or neither). An act stores no response and leaves it out.
+   */
+  storeResponse?: (response: ActResponse, tx: HotTransaction) => Promise<void>;
 }
 
 /** A human's decision that lets exactly one call (by toolCallId and fingerprint) through. */
 export interface ApprovalGrant {
   toolCallId: string;
   fingerprint: string;
+  /**
+   * The tool the reviewed call was made to: the approval lets the call through to that tool only, not to another that
+   * took its name since (null: not known, a batch persisted before it was kept).
+   */
+  toolId: string | null;
   /** APPROVE: skip the approval check. RETRY: also take over an UNKNOWN_OUTCOME entry and run it again. */
   mode: 'APPROVE' | 'RETRY';
 }
@@ -36,6 +47,8 @@ export interface InterruptSpec {
   requestType: HitlRequestType;
   call: SubmittedCall | null;
   toolName: string | null;
+  /** The registry id of the tool the call was made to (null: none known, or a checkpoint pause). */
+  toolId: string | null;
   fingerprint: string | null;
   /** Arguments for the reviewer (redacted before display). */
   args: unknown;

@@ -9,6 +9,7 @@ import { ToolCallLogService } from '@app/modules/executors/tool-call-log/tool-ca
 import { ToolCallJournalRepository } from '../journal/tool-call-journal.repository';
 import type { JournalEntry } from '../journal/journal.types';
 import { AgentSessionRepository } from '../sessions/agent-session.repository';
+import type { HotTransaction } from '@app/database/hot-sql';
 import type { HitlRequestView, PendingBatch, SubmittedCall } from '../sessions/session.types';
 import type { ActResponse, ActResult } from './act.types';
 import type { ApprovalGrant, BatchContext, InterruptSpec } from './acting.types';
@@ -105,25 +106,35 @@ export class BatchRunner {
         results.push(...calls.slice(i).map((c) => notRunResult(c, null)));
         return { status: 'COMPLETED', results };
       }
-      const hitlRequest = await this.interrupt(ctx, step.interrupt, {
-        iteration: ctx.iteration,
-        pending: calls[i],
-        notRun: calls.slice(i + 1),
+      const [pending, notRun] = [calls[i], calls.slice(i + 1)];
+      const response = (hitlRequest: HitlRequestView): ActResponse => ({
+        status: 'INTERRUPTED',
+        results: [...results, pendingResult(pending, hitlRequest), ...notRun.map((c) => notRunResult(c, pending.id))],
+        hitlRequest,
       });
-      results.push(
-        pendingResult(calls[i], hitlRequest),
-        ...calls.slice(i + 1).map((c) => notRunResult(c, calls[i].id)),
+      const store = ctx.storeResponse;
+      const hitlRequest = await this.interrupt(
+        ctx,
+        step.interrupt,
+        { iteration: ctx.iteration, pending, notRun },
+        store && ((view, tx) => store(response(view), tx)),
       );
-      return { status: 'INTERRUPTED', results, hitlRequest };
+      return response(hitlRequest);
     }
     return { status: 'COMPLETED', results };
   }
 
   /**
    * Persists a request and moves the session to INTERRUPTED (compare-and-set on its lock version). The request
-   * shows size-capped previews (redacted first, then cut); the pending batch keeps the full arguments.
+   * shows size-capped previews (redacted first, then cut); the pending batch keeps the full arguments. `alongside`
+   * runs in the same transaction, given the request as shown.
    */
-  async interrupt(ctx: BatchContext, spec: InterruptSpec, batch: PendingBatch): Promise<HitlRequestView> {
+  async interrupt(
+    ctx: BatchContext,
+    spec: InterruptSpec,
+    batch: PendingBatch,
+    alongside?: (view: HitlRequestView, tx: HotTransaction) => Promise<void>,
+  ): Promise<HitlRequestView> {
     const s = ctx.session;
     const shown = shownInterrupt(spec);
     const view: HitlRequestView = {
@@ -140,10 +151,10 @@ export class BatchRunner {
       status: 'INTERRUPTED' as const,
       hitlPending: true,
       hitlRequest: view,
-      pendingBatch: batch,
+      pendingBatch: { ...batch, pendingToolId: spec.toolId },
     };
-    const moved = await this.sessions.compareAndSet(s.id, s.lockVersion, changes, (tx) =>
-      this.hitl.insert(tx.manager, {
+    const moved = await this.sessions.compareAndSet(s.id, s.lockVersion, changes, async (tx) => {
+      await this.hitl.insert(tx.manager, {
         id: view.id,
         tenantId: s.tenantId,
         sessionId: s.id,
@@ -163,8 +174,9 @@ export class BatchRunner {
         decidedAt: null,
         clientMessageId: null,
         createdAt: Date.now(),
-      }),
-    );
+      });
+      await alongside?.(view, tx);
+    });
     if (!moved) {
       throw new DomainError(
         CommonErrorCode.CONCURRENT_MODIFICATION,

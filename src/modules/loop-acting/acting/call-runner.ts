@@ -118,7 +118,11 @@ export class CallRunner {
         }),
       };
     }
-    const approved = grant !== null && grant.toolCallId === call.id && grant.fingerprint === fingerprint;
+    const approved =
+      grant !== null &&
+      grant.toolCallId === call.id &&
+      grant.fingerprint === fingerprint &&
+      (grant.toolId === null || grant.toolId === prepared.tool.id);
     if (prepared.approval && !approved)
       return { kind: 'interrupt', interrupt: approvalInterrupt(call, prepared, fingerprint) };
     this.faults.reach('before-started', call.name);
@@ -151,8 +155,6 @@ export class CallRunner {
     if (entry.state !== 'STARTED') return { kind: 'result', result: await this.reused(entry) };
     if (entry.leaseExpiresAt > Date.now()) throw inProgress(call);
     // The owner died: its lease expired without a finish.
-    const retryApproved =
-      grant?.mode === 'RETRY' && grant.toolCallId === call.id && grant.fingerprint === entry.fingerprint;
     const prepared = await this.preparer.prepare({
       tenantId: ctx.session.tenantId,
       agentId: ctx.session.agentId,
@@ -163,6 +165,12 @@ export class CallRunner {
       rawArguments: JSON.parse(entry.argumentsJson),
       freshSince: ctx.freshSince,
     });
+    // A RETRY runs again the tool the human decided on, not another that took its name since (that one asks again).
+    const retryApproved =
+      grant?.mode === 'RETRY' &&
+      grant.toolCallId === call.id &&
+      grant.fingerprint === entry.fingerprint &&
+      (grant.toolId === null || prepared.kind === 'refused' || prepared.tool.id === grant.toolId);
     if (entry.sideEffect !== 'READ_ONLY' && !retryApproved) {
       // The reviewer sees the arguments with the redactFields of the tool the entry was claimed for.
       const tool = await toolOfEntry(entry, this.tools, prepared.tool);

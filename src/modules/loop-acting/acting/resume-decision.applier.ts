@@ -41,9 +41,11 @@ export class ResumeDecisionApplier {
     return reviewed;
   }
 
+  /** `toolId`: the tool the pending call was made to (the pending batch's), null when none is known. */
   async record(
     ctx: BatchContext,
     pending: SubmittedCall,
+    toolId: string | null,
     decision: ResumeDecision,
     message: string | undefined,
   ): Promise<ActResult> {
@@ -80,7 +82,7 @@ export class ResumeDecisionApplier {
         {
           ...key,
           toolName: pending.name,
-          toolId: null,
+          toolId,
           fingerprint: fingerprintOf(pending),
           argumentsJson: canonicalJson(argumentsOf(pending)),
           sideEffect: 'SIDE_EFFECT',
@@ -96,10 +98,9 @@ export class ResumeDecisionApplier {
       );
     }
     this.results.remember(s.tenantId, s.id, pending.id, content);
-    // The log row hides what the tool's redactFields name, like every other row of this call.
-    const tool = existing
-      ? await toolOfEntry(existing, this.tools)
-      : await this.tools.findByNameInScope(pending.name, s.tenantId);
+    // The log row hides what the tool's redactFields name, like every other row of this call: the tool found by id, as
+    // it may have been renamed while the call waited.
+    const tool = await toolOfEntry(existing ?? { toolId, toolName: pending.name, tenantId: s.tenantId }, this.tools);
     this.log.record({
       tenantId: s.tenantId,
       sessionId: s.id,

@@ -22,6 +22,7 @@ import { BatchRunner, notRunResult } from './batch-runner';
 import { ResumeRecordRepository } from './resume-record.repository';
 import { ResumeClaimRenewer } from './resume-claim.renewer';
 import { ResumeDecisionApplier } from './resume-decision.applier';
+import { toolOfEntry } from './call-interrupts';
 import { bindLogFields } from '@app/common/logging/log-context';
 import type { HotTransaction } from '@app/database/hot-sql';
 
@@ -139,10 +140,8 @@ export class ResumeService {
         );
       }
       this.events.record(hitlDecidedEvent(session, request, decision, decider.decidedBy));
-      const response = await this.apply(session, claimKey, request, batch, decision, input.message);
-      // An answer that moved the session on was stored with that move; one that stopped at another request is stored now.
-      if (response.status === 'INTERRUPTED') await this.records.complete(claimKey.scope, claimKey.key, response);
-      return response;
+      // The response is stored with the session's move: on by finish(), or to the next request by the batch.
+      return await this.apply(session, claimKey, request, batch, decision, input.message);
     } catch (err) {
       // Nothing was decided: free the claim so a corrected request can use it.
       if (!decided) await this.records.release(claimKey.scope, claimKey.key, heartbeat());
@@ -281,7 +280,13 @@ export class ResumeService {
     decision: ResumeDecision,
     message: string | undefined,
   ): Promise<ActResponse> {
-    const ctx: BatchContext = { session, iteration: batch.iteration, entry: 'RESUME', freshSince: performance.now() };
+    const ctx: BatchContext = {
+      session,
+      iteration: batch.iteration,
+      entry: 'RESUME',
+      freshSince: performance.now(),
+      storeResponse: (response, tx) => this.records.complete(claimKey.scope, claimKey.key, response, tx),
+    };
     if (request.requestType === 'CHECKPOINT_PAUSE') {
       // Another maxIterations from here (the agent's current setting, so the budget never compounds).
       const agent = await this.agents.loadAgent({ tenantId: session.tenantId }, session.agentId);
@@ -293,12 +298,13 @@ export class ResumeService {
       const grant = {
         toolCallId: pending.id,
         fingerprint: await this.decisions.fingerprintOf(session, request, pending),
+        toolId: batch.pendingToolId ?? null,
         mode: decision,
       };
       return this.finish(session, claimKey, await this.batches.run(ctx, [pending, ...batch.notRun], grant));
     }
-    const decided = await this.decisions.record(ctx, pending, decision, message);
-    if (decided.status === 'REJECTED' && (await this.rejectPolicyOf(session, pending.name)) === 'ABORT_SESSION') {
+    const decided = await this.decisions.record(ctx, pending, batch.pendingToolId ?? null, decision, message);
+    if (decided.status === 'REJECTED' && (await this.rejectPolicyOf(session, batch)) === 'ABORT_SESSION') {
       const response: ActResponse = {
         status: 'COMPLETED',
         results: [decided, ...batch.notRun.map((c) => notRunResult(c, null))],
@@ -309,10 +315,10 @@ export class ResumeService {
   }
 
   /**
-   * The final session state: INTERRUPTED again (already written by the batch), CLOSED (ABORT_SESSION: closed as by
-   * DELETE /sessions/{id}, its close hooks included, e.g. the workspace removed), or ACTIVE. The response is stored in
-   * the transaction that moves the session on: a process that died after it left a repeat nothing to decide, and the
-   * answer lost.
+   * The final session state: INTERRUPTED again (already written by the batch, with the response), CLOSED
+   * (ABORT_SESSION: closed as by DELETE /sessions/{id}, its close hooks included, e.g. the workspace removed), or
+   * ACTIVE. The response is stored in the transaction that moves the session on: a process that died after it left a
+   * repeat nothing to decide, and the answer lost.
    */
   private async finish(
     session: AgentSessionEntity,
@@ -345,8 +351,12 @@ export class ResumeService {
     Object.assign(session, changes);
   }
 
-  private async rejectPolicyOf(session: AgentSessionEntity, toolName: string): Promise<string> {
-    const tool = await this.tools.findByNameInScope(toolName, session.tenantId);
+  /** The rejectPolicy of the tool the pending call was made to: found by its id, as its name may have changed since. */
+  private async rejectPolicyOf(session: AgentSessionEntity, batch: PendingBatch): Promise<string> {
+    const tool = await toolOfEntry(
+      { toolId: batch.pendingToolId ?? null, toolName: batch.pending!.name, tenantId: session.tenantId },
+      this.tools,
+    );
     return tool?.hitl?.rejectPolicy ?? 'RETURN_ERROR';
   }
 }

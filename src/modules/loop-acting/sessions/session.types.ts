@@ -32,6 +32,11 @@ export interface PendingBatch {
   pending: SubmittedCall | null;
   /** The calls after it, left NOT_RUN, in order. */
   notRun: SubmittedCall[];
+  /**
+   * The registry id of the tool the pending call was made to (its name may be renamed, or taken by another tool,
+   * before the decision). Null when no tool is known; absent in batches persisted before it was kept: found by name then.
+   */
+  pendingToolId?: string | null;
 }
 
 export interface TodoItem {
