@@ -34,6 +34,32 @@ describeEachDialect('a resume sent again after its process died', (dialect) => {
     await remote?.stop();
   });
 
+  /**
+   * A resume whose process dies just after the commit that moves the session to `status` (nothing after it runs:
+   * it answers 500), and whose claim is then past its lease (the dead holder renews it no more).
+   */
+  async function resumeDyingAfterTheSessionMoves(sessionId: string, status: string, clientMessageId: string) {
+    const gw = suite.gw;
+    const sessions = gw.app.get(AgentSessionRepository);
+    const commit = sessions.compareAndSet.bind(sessions);
+    const crash = jest.spyOn(sessions, 'compareAndSet').mockImplementation(async (...args) => {
+      const moved = await commit(...args);
+      if (args[0] === sessionId && args[2].status === status) throw new Error('killed after the session moved');
+      return moved;
+    });
+    try {
+      await gw.http.post(`/api/v1/sessions/${sessionId}/resume`).set(runtime).send({ clientMessageId }).expect(500);
+    } finally {
+      crash.mockRestore();
+    }
+    await gw.app
+      .get(DataSource)
+      .query("UPDATE resume_record SET created_at = ? WHERE session_id = ? AND state = 'IN_PROGRESS'", [
+        Date.now() - 600_000,
+        sessionId,
+      ]);
+  }
+
   it('answers the resume sent again with the response of the first, whose batch stopped at the next request just before its process died, and never decides that request', async () => {
     const gw = suite.gw;
     const sessionId = (
@@ -51,31 +77,9 @@ describeEachDialect('a resume sent again after its process died', (dialect) => {
       })
       .expect(200);
     expect(first.body.hitlRequest.toolCallId).toBe('rm-a');
-    // The process dies just after the commit that makes the session wait on rm-b (nothing after it runs).
-    const sessions = gw.app.get(AgentSessionRepository);
-    const commit = sessions.compareAndSet.bind(sessions);
-    const crash = jest.spyOn(sessions, 'compareAndSet').mockImplementation(async (...args) => {
-      const moved = await commit(...args);
-      if (args[0] === sessionId && args[2].status === 'INTERRUPTED') throw new Error('killed after the session moved');
-      return moved;
-    });
-    try {
-      await gw.http
-        .post(`/api/v1/sessions/${sessionId}/resume`)
-        .set(runtime)
-        .send({ clientMessageId: 'approve-a' })
-        .expect(500);
-    } finally {
-      crash.mockRestore();
-    }
+    // The process dies just after the commit that makes the session wait on rm-b.
+    await resumeDyingAfterTheSessionMoves(sessionId, 'INTERRUPTED', 'approve-a');
     expect(remote.requests.filter((r) => r.body.includes('./reviewed'))).toHaveLength(1);
-    // The dead holder's claim is no longer renewed: past the lease, a repeat may take it over.
-    await gw.app
-      .get(DataSource)
-      .query("UPDATE resume_record SET created_at = ? WHERE session_id = ? AND state = 'IN_PROGRESS'", [
-        Date.now() - 600_000,
-        sessionId,
-      ]);
     // The runtime never got its answer and sends the same resume again: it gets the answer, nothing more runs.
     const again = await gw.http
       .post(`/api/v1/sessions/${sessionId}/resume`)
@@ -114,30 +118,8 @@ describeEachDialect('a resume sent again after its process died', (dialect) => {
       .set(runtime)
       .send({ iteration: 1, toolCalls: [{ id: 'rm-c', name: 'shell_run', arguments: { command: 'rm -rf ./died' } }] })
       .expect(200);
-    // The process dies just after the commit that makes the session ACTIVE again (nothing after it runs).
-    const sessions = gw.app.get(AgentSessionRepository);
-    const commit = sessions.compareAndSet.bind(sessions);
-    const crash = jest.spyOn(sessions, 'compareAndSet').mockImplementation(async (...args) => {
-      const moved = await commit(...args);
-      if (args[0] === sessionId && args[2].status === 'ACTIVE') throw new Error('killed after the session moved');
-      return moved;
-    });
-    try {
-      await gw.http
-        .post(`/api/v1/sessions/${sessionId}/resume`)
-        .set(runtime)
-        .send({ clientMessageId: 'approve-c' })
-        .expect(500);
-    } finally {
-      crash.mockRestore();
-    }
-    // The dead holder's claim is no longer renewed: past the lease, a repeat may take it over.
-    await gw.app
-      .get(DataSource)
-      .query("UPDATE resume_record SET created_at = ? WHERE session_id = ? AND state = 'IN_PROGRESS'", [
-        Date.now() - 600_000,
-        sessionId,
-      ]);
+    // The process dies just after the commit that makes the session ACTIVE again.
+    await resumeDyingAfterTheSessionMoves(sessionId, 'ACTIVE', 'approve-c');
     const again = await gw.http
       .post(`/api/v1/sessions/${sessionId}/resume`)
       .set(runtime)
