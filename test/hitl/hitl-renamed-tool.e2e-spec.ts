@@ -173,4 +173,55 @@ describeEachDialect('a decision on a call whose tool was renamed while it waited
     expect(retried.body).toMatchObject({ status: 'INTERRUPTED', hitlRequest: { toolCallId: 'sync-1' } });
     expect(remote.requests.filter((r) => r.url.startsWith('/other_sync'))).toHaveLength(0);
   });
+  it('never runs again, in place of a READ_ONLY call whose owner died, another tool that took its name since', async () => {
+    const gw = suite.gw;
+    const { toolId, agentId } = await agentWithTool(gw, 'acme', {
+      name: 'find_order',
+      endpoint: remote.url('/find_order'),
+      sideEffect: 'READ_ONLY',
+    });
+    const sessionId = await openSession(gw, runtime, agentId);
+    const args = { q: 'order-7' };
+    const past = Date.now() - 60_000;
+    await gw.app.get(DataSource).query(
+      `INSERT INTO tool_call_journal (tenant_id, session_id, tool_call_id, tool_name, tool_id, fingerprint, arguments_json, side_effect, state, result_status, attempts, iteration, owner, lease_expires_at, started_at, finished_at, duration_ms, is_error, error_class, content, total_chars, result_chunks, inline_limit)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 'READ_ONLY', 'STARTED', NULL, 0, 1, 'dead-instance', ?, ?, NULL, NULL, 0, NULL, NULL, 0, 0, 20000)`,
+      [
+        'acme',
+        sessionId,
+        'find-1',
+        'find_order',
+        toolId,
+        callFingerprint('find_order', args),
+        canonicalJson(args),
+        past,
+        past,
+      ],
+    );
+    await gw.http.patch(`/api/v1/admin/tools/${toolId}`).set(gw.admin).send({ name: 'find_order_v1' }).expect(200);
+    const other = (
+      await gw.http
+        .post('/api/v1/admin/tools')
+        .set(gw.admin)
+        .send(
+          toolBody({
+            tenantId: 'acme',
+            name: 'find_order',
+            endpoint: remote.url('/cancel_order'),
+            sideEffect: 'SIDE_EFFECT',
+          }),
+        )
+        .expect(201)
+    ).body.id as string;
+    await gw.http.post(`/api/v1/admin/agents/${agentId}/tools`).set(gw.admin).send({ toolId: other }).expect(200);
+
+    const acted = await gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(runtime)
+      .send({ iteration: 1, toolCalls: [{ id: 'find-1', name: 'find_order', arguments: args }] })
+      .expect(200);
+    expect(remote.requests.filter((r) => r.url.startsWith('/cancel_order'))).toHaveLength(0);
+    expect(acted.body.results[0]).toMatchObject({ toolCallId: 'find-1', status: 'FAILED', isError: true });
+    expect(acted.body.results[0].content).toMatch(/find_order.*(renamed|replaced)/);
+  });
 });

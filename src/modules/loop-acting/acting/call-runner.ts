@@ -2,7 +2,8 @@ import { SessionEventsStore } from '@app/modules/session-events/session-events.s
 import type { SessionEventType } from '@app/modules/session-events/session-event.types';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
-import { ToolCallPreparer, ReadyCall } from '@app/modules/tool-invocation/tool-call.preparer';
+import { ToolCallPreparer, ReadyCall, RefusedCall } from '@app/modules/tool-invocation/tool-call.preparer';
+import { FAILURE_PREFIX } from '@app/modules/executors/call-path/tool-call.types';
 import { ToolCallPathService } from '@app/modules/executors/call-path/tool-call-path.service';
 import { ToolCallLogService } from '@app/modules/executors/tool-call-log/tool-call-log.service';
 import type { SideEffectLevel, ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
@@ -155,7 +156,7 @@ export class CallRunner {
     if (entry.state !== 'STARTED') return { kind: 'result', result: await this.reused(entry) };
     if (entry.leaseExpiresAt > Date.now()) throw inProgress(call);
     // The owner died: its lease expired without a finish.
-    const prepared = await this.preparer.prepare({
+    const resolved = await this.preparer.prepare({
       tenantId: ctx.session.tenantId,
       agentId: ctx.session.agentId,
       userId: ctx.session.userId,
@@ -165,6 +166,8 @@ export class CallRunner {
       rawArguments: JSON.parse(entry.argumentsJson),
       freshSince: ctx.freshSince,
     });
+    // A READ_ONLY call runs again on its own: only on the tool it was made to (a RETRY's grant checks that itself).
+    const prepared = entry.sideEffect === 'READ_ONLY' ? sameToolAsEntry(entry, resolved) : resolved;
     // A RETRY runs again the tool the human decided on, not another that took its name since (that one asks again).
     const retryApproved =
       grant?.mode === 'RETRY' &&
@@ -378,6 +381,21 @@ export class CallRunner {
   private keyOf(ctx: BatchContext, call: SubmittedCall): JournalKey {
     return { tenantId: ctx.session.tenantId, sessionId: ctx.session.id, toolCallId: call.id };
   }
+}
+
+/**
+ * The call as prepared, unless the entry's name now resolves to another tool than the one the call was made to (it
+ * was renamed, and another took its name): then it is refused, never run on that other tool in its place.
+ */
+function sameToolAsEntry(entry: JournalEntry, prepared: ReadyCall | RefusedCall): ReadyCall | RefusedCall {
+  if (prepared.kind !== 'ready' || entry.toolId === null || prepared.tool.id === entry.toolId) return prepared;
+  return {
+    kind: 'refused',
+    tool: null,
+    args: prepared.args,
+    reason: 'UNKNOWN_TOOL',
+    content: `${FAILURE_PREFIX}the tool this call was made to is no longer named ${entry.toolName}: it was renamed or replaced since the call started, so it is not run again. Call the tool by its current name with a new toolCallId.`,
+  };
 }
 
 /** Levels whose in-flight call a disconnecting client cancels (see BatchContext.signal). */
