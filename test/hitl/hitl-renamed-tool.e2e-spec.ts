@@ -23,6 +23,64 @@ describeEachDialect('a decision on a call whose tool was renamed while it waited
     await remote?.stop();
   });
 
+  /**
+   * A call of `tool` (a bound tool of `agentId`) whose owner died: its entry STARTED, the lease expired. Then the
+   * tool is renamed and another bound tool (SIDE_EFFECT, at `otherPath` of the remote) takes its old name.
+   */
+  async function deadOwnerCallOfReplacedTool(
+    tool: { toolId: string; agentId: string; name: string; sideEffect: string },
+    sessionId: string,
+    toolCallId: string,
+    args: Record<string, unknown>,
+  ): Promise<{ replace: (otherPath: string) => Promise<void> }> {
+    const gw = suite.gw;
+    const past = Date.now() - 60_000;
+    await gw.app.get(DataSource).query(
+      `INSERT INTO tool_call_journal (tenant_id, session_id, tool_call_id, tool_name, tool_id, fingerprint, arguments_json, side_effect, state, result_status, attempts, iteration, owner, lease_expires_at, started_at, finished_at, duration_ms, is_error, error_class, content, total_chars, result_chunks, inline_limit)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'STARTED', NULL, 0, 1, 'dead-instance', ?, ?, NULL, NULL, 0, NULL, NULL, 0, 0, 20000)`,
+      [
+        'acme',
+        sessionId,
+        toolCallId,
+        tool.name,
+        tool.toolId,
+        callFingerprint(tool.name, args),
+        canonicalJson(args),
+        tool.sideEffect,
+        past,
+        past,
+      ],
+    );
+    return {
+      replace: async (otherPath) => {
+        await gw.http
+          .patch(`/api/v1/admin/tools/${tool.toolId}`)
+          .set(gw.admin)
+          .send({ name: `${tool.name}_v1` })
+          .expect(200);
+        const other = (
+          await gw.http
+            .post('/api/v1/admin/tools')
+            .set(gw.admin)
+            .send(
+              toolBody({
+                tenantId: 'acme',
+                name: tool.name,
+                endpoint: remote.url(otherPath),
+                sideEffect: 'SIDE_EFFECT',
+              }),
+            )
+            .expect(201)
+        ).body.id as string;
+        await gw.http
+          .post(`/api/v1/admin/agents/${tool.agentId}/tools`)
+          .set(gw.admin)
+          .send({ toolId: other })
+          .expect(200);
+      },
+    };
+  }
+
   /** A session waiting for approval of `name` (HIGH_RISK, `tool` overrides), whose tool is then renamed. */
   const waitingOnRenamedTool = async (name: string, tool: Record<string, unknown>, args: Record<string, unknown>) => {
     const gw = suite.gw;
@@ -127,21 +185,11 @@ describeEachDialect('a decision on a call whose tool was renamed while it waited
     const sessionId = await openSession(gw, runtime, agentId);
     // A call of the tool whose owner died (lease expired, STARTED): submitted again, it waits for a human.
     const args = { q: 'day-close' };
-    const past = Date.now() - 60_000;
-    await gw.app.get(DataSource).query(
-      `INSERT INTO tool_call_journal (tenant_id, session_id, tool_call_id, tool_name, tool_id, fingerprint, arguments_json, side_effect, state, result_status, attempts, iteration, owner, lease_expires_at, started_at, finished_at, duration_ms, is_error, error_class, content, total_chars, result_chunks, inline_limit)
-       VALUES (?, ?, ?, ?, ?, ?, ?, 'SIDE_EFFECT', 'STARTED', NULL, 0, 1, 'dead-instance', ?, ?, NULL, NULL, 0, NULL, NULL, 0, 0, 20000)`,
-      [
-        'acme',
-        sessionId,
-        'sync-1',
-        'sync_ledger',
-        toolId,
-        callFingerprint('sync_ledger', args),
-        canonicalJson(args),
-        past,
-        past,
-      ],
+    const call = await deadOwnerCallOfReplacedTool(
+      { toolId, agentId, name: 'sync_ledger', sideEffect: 'SIDE_EFFECT' },
+      sessionId,
+      'sync-1',
+      args,
     );
     const unknown = await gw.http
       .post(`/api/v1/sessions/${sessionId}/act`)
@@ -149,22 +197,7 @@ describeEachDialect('a decision on a call whose tool was renamed while it waited
       .send({ iteration: 1, toolCalls: [{ id: 'sync-1', name: 'sync_ledger', arguments: args }] })
       .expect(200);
     expect(unknown.body.hitlRequest).toMatchObject({ requestType: 'UNKNOWN_OUTCOME', toolCallId: 'sync-1' });
-    await gw.http.patch(`/api/v1/admin/tools/${toolId}`).set(gw.admin).send({ name: 'sync_ledger_v2' }).expect(200);
-    const other = (
-      await gw.http
-        .post('/api/v1/admin/tools')
-        .set(gw.admin)
-        .send(
-          toolBody({
-            tenantId: 'acme',
-            name: 'sync_ledger',
-            endpoint: remote.url('/other_sync'),
-            sideEffect: 'SIDE_EFFECT',
-          }),
-        )
-        .expect(201)
-    ).body.id as string;
-    await gw.http.post(`/api/v1/admin/agents/${agentId}/tools`).set(gw.admin).send({ toolId: other }).expect(200);
+    await call.replace('/other_sync');
     const retried = await gw.http
       .post(`/api/v1/sessions/${sessionId}/resume`)
       .set(runtime)
@@ -173,6 +206,7 @@ describeEachDialect('a decision on a call whose tool was renamed while it waited
     expect(retried.body).toMatchObject({ status: 'INTERRUPTED', hitlRequest: { toolCallId: 'sync-1' } });
     expect(remote.requests.filter((r) => r.url.startsWith('/other_sync'))).toHaveLength(0);
   });
+
   it('never runs again, in place of a READ_ONLY call whose owner died, another tool that took its name since', async () => {
     const gw = suite.gw;
     const { toolId, agentId } = await agentWithTool(gw, 'acme', {
@@ -182,38 +216,13 @@ describeEachDialect('a decision on a call whose tool was renamed while it waited
     });
     const sessionId = await openSession(gw, runtime, agentId);
     const args = { q: 'order-7' };
-    const past = Date.now() - 60_000;
-    await gw.app.get(DataSource).query(
-      `INSERT INTO tool_call_journal (tenant_id, session_id, tool_call_id, tool_name, tool_id, fingerprint, arguments_json, side_effect, state, result_status, attempts, iteration, owner, lease_expires_at, started_at, finished_at, duration_ms, is_error, error_class, content, total_chars, result_chunks, inline_limit)
-       VALUES (?, ?, ?, ?, ?, ?, ?, 'READ_ONLY', 'STARTED', NULL, 0, 1, 'dead-instance', ?, ?, NULL, NULL, 0, NULL, NULL, 0, 0, 20000)`,
-      [
-        'acme',
-        sessionId,
-        'find-1',
-        'find_order',
-        toolId,
-        callFingerprint('find_order', args),
-        canonicalJson(args),
-        past,
-        past,
-      ],
+    const call = await deadOwnerCallOfReplacedTool(
+      { toolId, agentId, name: 'find_order', sideEffect: 'READ_ONLY' },
+      sessionId,
+      'find-1',
+      args,
     );
-    await gw.http.patch(`/api/v1/admin/tools/${toolId}`).set(gw.admin).send({ name: 'find_order_v1' }).expect(200);
-    const other = (
-      await gw.http
-        .post('/api/v1/admin/tools')
-        .set(gw.admin)
-        .send(
-          toolBody({
-            tenantId: 'acme',
-            name: 'find_order',
-            endpoint: remote.url('/cancel_order'),
-            sideEffect: 'SIDE_EFFECT',
-          }),
-        )
-        .expect(201)
-    ).body.id as string;
-    await gw.http.post(`/api/v1/admin/agents/${agentId}/tools`).set(gw.admin).send({ toolId: other }).expect(200);
+    await call.replace('/cancel_order');
 
     const acted = await gw.http
       .post(`/api/v1/sessions/${sessionId}/act`)
