@@ -146,6 +146,13 @@ export async function sessionWithTool(
 }
 
 /**
+ * How long a suite's gateway may take to start: on a fresh MariaDB database it runs every migration (DDL), which
+ * takes a few seconds on a quiet machine but passed Jest's 30 s default in a CI run while the other worker ran
+ * DDL-heavy suites on the same server. The tests do not measure start-up.
+ */
+const GATEWAY_START_TIMEOUT_MS = 120_000;
+
+/**
  * One gateway on a fresh database of `dialect` for a whole `describe` block: started in beforeAll,
  * closed and dropped in afterAll. Read `suite.gw` inside tests.
  */
@@ -157,7 +164,7 @@ export function gatewayForSuite(
   beforeAll(async () => {
     suite.db = await createTestDatabaseUrl(dialect);
     suite.gw = await startTestGateway(suite.db.url, env);
-  });
+  }, GATEWAY_START_TIMEOUT_MS);
   afterAll(async () => {
     await suite.gw?.close();
     await suite.db?.drop();
