@@ -28,12 +28,15 @@ describeEachDialect('a decision on a call whose tool was renamed while it waited
    * tool is renamed and another bound tool (SIDE_EFFECT, at `otherPath` of the remote) takes its old name.
    */
   async function deadOwnerCallOfReplacedTool(
-    tool: { toolId: string; agentId: string; name: string; sideEffect: string },
-    sessionId: string,
+    name: string,
+    sideEffect: string,
     toolCallId: string,
     args: Record<string, unknown>,
-  ): Promise<{ replace: (otherPath: string) => Promise<void> }> {
+  ): Promise<{ sessionId: string; replace: (otherPath: string) => Promise<void> }> {
     const gw = suite.gw;
+    const { toolId, agentId } = await agentWithTool(gw, 'acme', { name, endpoint: remote.url(`/${name}`), sideEffect });
+    const tool = { toolId, agentId, name, sideEffect };
+    const sessionId = await openSession(gw, runtime, agentId);
     const past = Date.now() - 60_000;
     await gw.app.get(DataSource).query(
       `INSERT INTO tool_call_journal (tenant_id, session_id, tool_call_id, tool_name, tool_id, fingerprint, arguments_json, side_effect, state, result_status, attempts, iteration, owner, lease_expires_at, started_at, finished_at, duration_ms, is_error, error_class, content, total_chars, result_chunks, inline_limit)
@@ -52,6 +55,7 @@ describeEachDialect('a decision on a call whose tool was renamed while it waited
       ],
     );
     return {
+      sessionId,
       replace: async (otherPath) => {
         await gw.http
           .patch(`/api/v1/admin/tools/${tool.toolId}`)
@@ -177,20 +181,9 @@ describeEachDialect('a decision on a call whose tool was renamed while it waited
 
   it('never lets a RETRY run another tool that took the name of the call whose outcome is unknown: it asks again', async () => {
     const gw = suite.gw;
-    const { toolId, agentId } = await agentWithTool(gw, 'acme', {
-      name: 'sync_ledger',
-      endpoint: remote.url('/sync_ledger'),
-      sideEffect: 'SIDE_EFFECT',
-    });
-    const sessionId = await openSession(gw, runtime, agentId);
     // A call of the tool whose owner died (lease expired, STARTED): submitted again, it waits for a human.
     const args = { q: 'day-close' };
-    const call = await deadOwnerCallOfReplacedTool(
-      { toolId, agentId, name: 'sync_ledger', sideEffect: 'SIDE_EFFECT' },
-      sessionId,
-      'sync-1',
-      args,
-    );
+    const { sessionId, ...call } = await deadOwnerCallOfReplacedTool('sync_ledger', 'SIDE_EFFECT', 'sync-1', args);
     const unknown = await gw.http
       .post(`/api/v1/sessions/${sessionId}/act`)
       .set(runtime)
@@ -209,19 +202,8 @@ describeEachDialect('a decision on a call whose tool was renamed while it waited
 
   it('never runs again, in place of a READ_ONLY call whose owner died, another tool that took its name since', async () => {
     const gw = suite.gw;
-    const { toolId, agentId } = await agentWithTool(gw, 'acme', {
-      name: 'find_order',
-      endpoint: remote.url('/find_order'),
-      sideEffect: 'READ_ONLY',
-    });
-    const sessionId = await openSession(gw, runtime, agentId);
     const args = { q: 'order-7' };
-    const call = await deadOwnerCallOfReplacedTool(
-      { toolId, agentId, name: 'find_order', sideEffect: 'READ_ONLY' },
-      sessionId,
-      'find-1',
-      args,
-    );
+    const { sessionId, ...call } = await deadOwnerCallOfReplacedTool('find_order', 'READ_ONLY', 'find-1', args);
     await call.replace('/cancel_order');
 
     const acted = await gw.http
