@@ -110,6 +110,12 @@ export class ToolCallPreparer {
   }
 }
 
-function refused(tool: ToolDescriptor | null, args: unknown, reason: RefusedCall['reason'], text: string): RefusedCall {
+/** A call refused before running: `text` after the failure prefix every refusal the model reads carries. */
+export function refused(
+  tool: ToolDescriptor | null,
+  args: unknown,
+  reason: RefusedCall['reason'],
+  text: string,
+): RefusedCall {
   return { kind: 'refused', tool, args, reason, content: `${FAILURE_PREFIX}${text}` };
 }

@@ -2,8 +2,7 @@ import { SessionEventsStore } from '@app/modules/session-events/session-events.s
 import type { SessionEventType } from '@app/modules/session-events/session-event.types';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
-import { ToolCallPreparer, ReadyCall, RefusedCall } from '@app/modules/tool-invocation/tool-call.preparer';
-import { FAILURE_PREFIX } from '@app/modules/executors/call-path/tool-call.types';
+import { ToolCallPreparer, ReadyCall, RefusedCall, refused } from '@app/modules/tool-invocation/tool-call.preparer';
 import { ToolCallPathService } from '@app/modules/executors/call-path/tool-call-path.service';
 import { ToolCallLogService } from '@app/modules/executors/tool-call-log/tool-call-log.service';
 import type { SideEffectLevel, ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
@@ -389,13 +388,12 @@ export class CallRunner {
  */
 function sameToolAsEntry(entry: JournalEntry, prepared: ReadyCall | RefusedCall): ReadyCall | RefusedCall {
   if (prepared.kind !== 'ready' || entry.toolId === null || prepared.tool.id === entry.toolId) return prepared;
-  return {
-    kind: 'refused',
-    tool: null,
-    args: prepared.args,
-    reason: 'UNKNOWN_TOOL',
-    content: `${FAILURE_PREFIX}the tool this call was made to is no longer named ${entry.toolName}: it was renamed or replaced since the call started, so it is not run again. Call the tool by its current name with a new toolCallId.`,
-  };
+  return refused(
+    null,
+    prepared.args,
+    'UNKNOWN_TOOL',
+    `the tool this call was made to is no longer named ${entry.toolName}: it was renamed or replaced since the call started, so it is not run again. Call the tool by its current name with a new toolCallId.`,
+  );
 }
 
 /** Levels whose in-flight call a disconnecting client cancels (see BatchContext.signal). */
