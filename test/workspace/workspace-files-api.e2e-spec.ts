@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PassThrough, Readable } from 'node:stream';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { createKey, gatewayForSuite } from '@test/support/gateway-test-app';
@@ -12,6 +12,8 @@ import { WorkspaceFiles } from '@app/modules/workspace/workspace-files.service';
 import { FILE_TOOLS, workspaceRootForSuite, workspaceTenant, type WorkspaceTenant } from './workspace-test-kit';
 
 const MAX_BYTES = 256 * 1024;
+/** WORKSPACE_MAX_BYTES of the slow-upload suite. */
+const SLOW_SUITE_MAX_BYTES = 1024 * 1024;
 
 describeEachDialect('runtime file API: list, download, streamed upload', (dialect) => {
   const root = workspaceRootForSuite();
@@ -271,21 +273,29 @@ describeEachDialect('runtime file API: list, download, streamed upload', (dialec
 describeEachDialect('a slow upload holds nothing while it streams', (dialect) => {
   const root = workspaceRootForSuite();
   // A short call budget: a write kept waiting behind the upload fails within the test instead of after a minute.
-  const suite = gatewayForSuite(dialect, { WORKSPACE_ROOT: root, TOOL_DEFAULT_TIMEOUT_MS: '2000' });
+  const suite = gatewayForSuite(dialect, {
+    WORKSPACE_ROOT: root,
+    TOOL_DEFAULT_TIMEOUT_MS: '2000',
+    WORKSPACE_MAX_BYTES: String(SLOW_SUITE_MAX_BYTES),
+  });
   let t: WorkspaceTenant;
 
   beforeAll(async () => {
     t = await workspaceTenant(suite.gw, 't-slow-upload', FILE_TOOLS);
   });
 
-  /** A chunked PUT of `path` whose body the test writes (and ends) itself, and its answer once it ends. */
+  /**
+   * A chunked PUT of `path` whose body the test writes (and ends) itself, its answer once it ends, and how to break
+   * the connection off mid-body (the answer then fails).
+   */
   async function streamedUpload(
     sessionId: string,
     path: string,
-  ): Promise<{ body: PassThrough; answer: Promise<{ status: number; body: string }> }> {
+  ): Promise<{ body: PassThrough; answer: Promise<{ status: number; body: string }>; abort: () => void }> {
     const server = suite.gw.app.getHttpServer();
     if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const body = new PassThrough();
+    let abort = () => {};
     const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = httpRequest(
         {
@@ -303,9 +313,10 @@ describeEachDialect('a slow upload holds nothing while it streams', (dialect) =>
         },
       );
       req.on('error', reject);
+      abort = () => req.destroy();
       body.pipe(req);
     });
-    return { body, answer };
+    return { body, answer, abort };
   }
 
   it("lets the model's writes and other uploads land while an upload's sender pauses; the upload lands when it ends", async () => {
@@ -334,6 +345,38 @@ describeEachDialect('a slow upload holds nothing while it streams', (dialect) =>
     expect(readFileSync(join(dir, 'note.txt'), 'utf8')).toBe('written meanwhile');
     expect(readFileSync(join(dir, 'other.txt'), 'utf8')).toBe('uploaded meanwhile');
     expect(readdirSync(join(root, '.staging'))).toEqual([]);
+  });
+
+  it('stages no more than WORKSPACE_MAX_BYTES for one workspace at once: an upload past it is a 413 while the others stream', async () => {
+    const sessionId = await t.newSession(['FILE_ROOM']);
+    const stagingDir = join(root, '.staging');
+    const stagedBytes = () => readdirSync(stagingDir).reduce((sum, f) => sum + statSync(join(stagingDir, f)).size, 0);
+    const upload = (path: string, bytes: number) =>
+      suite.gw.http
+        .put(`/api/v1/sessions/${sessionId}/files/content?path=${path}`)
+        .set(t.runtime)
+        .set('content-type', 'application/octet-stream')
+        .send(Buffer.alloc(bytes, 0x63));
+    const held = Math.floor(SLOW_SUITE_MAX_BYTES * 0.7);
+    const first = await streamedUpload(sessionId, 'first.bin');
+    const firstAnswer = first.answer.catch((err: Error) => err);
+    try {
+      first.body.write(Buffer.alloc(held, 0x61));
+      await waitFor(() => stagedBytes() >= held, { description: 'the first upload to be staged' });
+
+      // It would fit the empty workspace, but not beside the bytes the first upload stages.
+      const second = await upload('second.bin', Math.floor(SLOW_SUITE_MAX_BYTES * 0.4)).expect(413);
+      expect(second.body.error.code).toBe('WORKSPACE_QUOTA_EXCEEDED');
+      expect(second.body.error.message).toMatch(/still being received hold \d+ bytes.*WORKSPACE_MAX_BYTES/);
+    } finally {
+      first.abort();
+    }
+    expect(await firstAnswer).toHaveProperty('message'); // the connection was broken off, no answer came
+    // The broken-off upload gives its room back: the same upload now lands.
+    await waitFor(() => readdirSync(stagingDir).length === 0, { description: 'the broken-off upload to be discarded' });
+    await upload('second.bin', Math.floor(SLOW_SUITE_MAX_BYTES * 0.4)).expect(201);
+    const dir = suite.gw.app.get(WorkspaceLocator).dirOf('t-slow-upload', sessionId);
+    expect(readdirSync(dir)).toEqual(['second.bin']);
   });
 
   it('answers 409 WORKSPACE_UNAVAILABLE to an upload whose session was closed while it streamed; nothing lands', async () => {

@@ -90,8 +90,8 @@ export class WorkspaceFilesController {
         'Send the file as raw bytes with Content-Type: application/octet-stream (a JSON body is read as JSON, not as a file).',
       );
     // Staged first, holding nothing while the sender sends; only the landing waits for a command in the workspace.
-    const staged = await this.files.stage(query.path ?? '', body);
-    const write = await this.gate.run(owner.dir, 'files', () => this.files.writeStaged(owner.dir, staged));
+    const staged = await this.files.stage(owner.dir, query.path ?? '', body);
+    const write = await this.gate.run(owner.dir, 'files', () => this.files.writeStaged(staged));
     await this.events.fileWritten(owner, write, 'UPLOAD');
     reply.status(write.created ? 201 : 200);
     return write;

@@ -33,6 +33,8 @@ export interface WorkspaceWrite {
 
 /** Bytes staged for a write (see {@link WorkspaceFiles.stage}), not yet in the workspace. */
 export interface StagedWrite {
+  /** The workspace folder it is for. */
+  dir: string;
   /** The normalized workspace path it is for. */
   path: string;
   /** The staged file, under WORKSPACE_ROOT/.staging. */
@@ -60,6 +62,8 @@ export class WorkspaceFiles {
   private readonly limits: GatewayConfig['workspace'];
   /** Per workspace folder: the last write queued (settled, never failing), see {@link oneWriteAtATime}. */
   private readonly writes = new Map<string, Promise<void>>();
+  /** Per workspace folder: the bytes of its writes staged in this process, not yet landed or discarded. */
+  private readonly stagedBytes = new Map<string, number>();
 
   constructor(
     private readonly locator: WorkspaceLocator,
@@ -158,50 +162,72 @@ export class WorkspaceFiles {
 
   async write(dir: string, path: unknown, content: string | Buffer): Promise<WorkspaceWrite> {
     const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
-    return this.writeStaged(dir, await this.stage(path, bytesStream(bytes)));
+    return this.writeStaged(await this.stage(dir, path, bytesStream(bytes)));
   }
 
   /**
-   * Streams `source` into a staged file, counting bytes as they come: past the single-file limit or all that a
-   * workspace may hold it stops with WORKSPACE_QUOTA_EXCEEDED and nothing is kept. Touches no workspace and holds
-   * nothing (not the workspace's turn to write, not its gate), so an upload whose sender pauses keeps no other write
-   * or command waiting; {@link writeStaged} then lands it.
+   * Streams `source` into a staged file for the workspace `dir`, counting bytes as they come: past the single-file
+   * limit, all that a workspace may hold, or (with the workspace's other writes staged in this process) all that a
+   * workspace may hold, it stops with WORKSPACE_QUOTA_EXCEEDED and nothing is kept. So uploads sent side by side stage
+   * no more than one full workspace. Touches no workspace and holds nothing (not the workspace's turn to write, not
+   * its gate), so an upload whose sender pauses keeps no other write or command waiting; {@link writeStaged} then
+   * lands it.
    */
-  async stage(path: unknown, source: Readable): Promise<StagedWrite> {
+  async stage(dir: string, path: unknown, source: Readable): Promise<StagedWrite> {
     const relative = WorkspacePathResolver.normalize(path, false);
     const { maxFileBytes, maxBytes } = this.limits;
     const bound = Math.min(maxFileBytes, maxBytes);
-    const file = await this.locator.stagingFile();
-    let bytes = 0;
+    const staged: StagedWrite = { dir, path: relative, file: await this.locator.stagingFile(), bytes: 0 };
+    const stagedBytes = this.stagedBytes;
     const counter = new Transform({
       transform(chunk: Buffer, _enc, done) {
-        bytes += chunk.length;
-        if (bytes <= bound) return done(null, chunk);
-        done(
-          quota(
+        const bytes = staged.bytes + chunk.length;
+        const others = (stagedBytes.get(dir) ?? 0) - staged.bytes;
+        let refusal: DomainError | undefined;
+        if (bytes > bound)
+          refusal = quota(
             bytes > maxFileBytes
               ? `"${relative}" would have more than WORKSPACE_MAX_FILE_BYTES (${maxFileBytes}) bytes`
               : `"${relative}" would have more than WORKSPACE_MAX_BYTES (${maxBytes}) bytes, all a workspace may hold`,
-          ),
-        );
+          );
+        else if (others + bytes > maxBytes)
+          refusal = quota(
+            `the uploads and writes to this workspace still being received hold ${others} bytes, and "${relative}" would pass WORKSPACE_MAX_BYTES (${maxBytes}) with them; send it after they land`,
+          );
+        if (refusal) {
+          // Its room goes back at once, so an upload racing it is measured without it.
+          uncount(stagedBytes, dir, staged.bytes);
+          staged.bytes = 0;
+          return done(refusal);
+        }
+        staged.bytes = bytes;
+        stagedBytes.set(dir, others + bytes);
+        done(null, chunk);
       },
     });
     try {
-      await pipeline(source, counter, createWriteStream(file, { flags: 'wx', mode: 0o640 }));
+      await pipeline(source, counter, createWriteStream(staged.file, { flags: 'wx', mode: 0o640 }));
     } catch (err) {
-      await rm(file, { force: true });
+      await this.discard(staged);
       throw err;
     }
-    return { path: relative, file, bytes };
+    return staged;
+  }
+
+  /** Removes a staged file, landed (then it is gone already) or not, and gives its room back to its workspace. */
+  private async discard(staged: StagedWrite): Promise<void> {
+    uncount(this.stagedBytes, staged.dir, staged.bytes);
+    staged.bytes = 0;
+    await rm(staged.file, { force: true });
   }
 
   /**
    * Renames a staged file into place when it fits the workspace's quotas, measured in the workspace's turn to write
    * (see {@link oneWriteAtATime}); the staged file is gone afterwards, landed or not.
    */
-  writeStaged(dir: string, staged: StagedWrite): Promise<WorkspaceWrite> {
-    return this.oneWriteAtATime(dir, () => this.writeWithinQuota(dir, staged)).finally(() =>
-      rm(staged.file, { force: true }),
+  writeStaged(staged: StagedWrite): Promise<WorkspaceWrite> {
+    return this.oneWriteAtATime(staged.dir, () => this.writeWithinQuota(staged.dir, staged)).finally(() =>
+      this.discard(staged),
     );
   }
 
@@ -270,11 +296,11 @@ export class WorkspaceFiles {
         );
       const at = text.indexOf(oldText);
       const edited = Buffer.from(text.slice(0, at) + newText + text.slice(at + oldText.length), 'utf8');
-      const staged = await this.stage(target.relative, bytesStream(edited));
+      const staged = await this.stage(dir, target.relative, bytesStream(edited));
       try {
         return await this.writeWithinQuota(dir, staged);
       } finally {
-        await rm(staged.file, { force: true });
+        await this.discard(staged);
       }
     });
   }
@@ -360,4 +386,11 @@ function bytesStream(bytes: Buffer): Readable {
 
 function quota(why: string): DomainError {
   return new DomainError(WorkspaceErrorCode.WORKSPACE_QUOTA_EXCEEDED, `Workspace quota exceeded: ${why}.`);
+}
+
+/** Takes `bytes` off the bytes staged for the workspace `dir`. */
+function uncount(stagedBytes: Map<string, number>, dir: string, bytes: number): void {
+  const left = (stagedBytes.get(dir) ?? 0) - bytes;
+  if (left > 0) stagedBytes.set(dir, left);
+  else stagedBytes.delete(dir);
 }
