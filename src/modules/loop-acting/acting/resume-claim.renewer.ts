@@ -8,6 +8,8 @@ interface HeldClaim {
   key: string;
   /** The heartbeat this holder wrote last. */
   at: number;
+  /** The renewal of this claim on its way, if one is. */
+  renewing?: Promise<void>;
 }
 
 /**
@@ -34,15 +36,27 @@ export class ResumeClaimRenewer implements OnModuleDestroy {
   }
 
   /**
-   * Runs `work` while the claim of (scope, key), made at `at`, is renewed; `work` is given the heartbeat this holder
-   * wrote last (what proves the claim is still its own).
+   * Runs `work` while the claim of (scope, key), made at `at`, is renewed. `work` may call `lastHeartbeat` to stop
+   * the renewals: it waits for one on its way and gives the heartbeat this holder wrote last (what proves the claim
+   * is still its own, to give it back). Read while a renewal was on its way, the heartbeat could already be out of
+   * date in the database, and the claim, not given back, refused every repeat until it went stale.
    */
-  async hold<T>(scope: string, key: string, at: number, work: (heartbeat: () => number) => Promise<T>): Promise<T> {
+  async hold<T>(
+    scope: string,
+    key: string,
+    at: number,
+    work: (lastHeartbeat: () => Promise<number>) => Promise<T>,
+  ): Promise<T> {
     const claim: HeldClaim = { scope, key, at };
+    const stopRenewing = async () => {
+      this.held.delete(claim);
+      await claim.renewing;
+      return claim.at;
+    };
     this.held.add(claim);
     this.interval.start();
     try {
-      return await work(() => claim.at);
+      return await work(stopRenewing);
     } finally {
       this.held.delete(claim);
     }
@@ -51,14 +65,21 @@ export class ResumeClaimRenewer implements OnModuleDestroy {
   /** Renews every held claim; with none held the timer stops. */
   private async renew(): Promise<void> {
     for (const claim of [...this.held]) {
-      const now = Date.now();
-      try {
-        // Lost (taken over after a stall longer than the lease): nothing to keep alive any more.
-        if (await this.records.renew(claim.scope, claim.key, claim.at, now)) claim.at = now;
-        else this.held.delete(claim);
-      } catch (err) {
-        this.logger.error(`Could not renew the resume claim ${claim.key}: ${(err as Error).message}`);
-      }
+      if (!this.held.has(claim)) continue; // its holder stopped renewing while an earlier claim was renewed
+      claim.renewing = this.renewOne(claim);
+      await claim.renewing;
+      claim.renewing = undefined;
+    }
+  }
+
+  private async renewOne(claim: HeldClaim): Promise<void> {
+    const now = Date.now();
+    try {
+      // Lost (taken over after a stall longer than the lease): nothing to keep alive any more.
+      if (await this.records.renew(claim.scope, claim.key, claim.at, now)) claim.at = now;
+      else this.held.delete(claim);
+    } catch (err) {
+      this.logger.error(`Could not renew the resume claim ${claim.key}: ${(err as Error).message}`);
     }
   }
 

@@ -99,8 +99,8 @@ export class ResumeService {
         `A decision under ${claimKey.key} is still running; send it again shortly to get its response.`,
       );
     }
-    return this.claims.hold(claimKey.scope, claimKey.key, claim.at, (heartbeat) =>
-      this.decideClaimed(session, claimKey, input, decider, heartbeat),
+    return this.claims.hold(claimKey.scope, claimKey.key, claim.at, (lastHeartbeat) =>
+      this.decideClaimed(session, claimKey, input, decider, lastHeartbeat),
     );
   }
 
@@ -110,7 +110,7 @@ export class ResumeService {
     claimKey: DecisionClaimKey,
     input: DecisionInput,
     decider: Decider,
-    heartbeat: () => number,
+    lastHeartbeat: () => Promise<number>,
   ): Promise<ActResponse> {
     let decided = false;
     try {
@@ -144,7 +144,7 @@ export class ResumeService {
       return await this.apply(session, claimKey, request, batch, decision, input.message);
     } catch (err) {
       // Nothing was decided: free the claim so a corrected request can use it.
-      if (!decided) await this.records.release(claimKey.scope, claimKey.key, heartbeat());
+      if (!decided) await this.records.release(claimKey.scope, claimKey.key, await lastHeartbeat());
       throw err;
     }
   }
