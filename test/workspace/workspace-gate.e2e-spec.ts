@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { realpathSync } from 'node:fs';
@@ -15,10 +15,34 @@ import { FILE_TOOLS, workspaceRootForSuite, workspaceTenant, type WorkspaceTenan
  * moment it uses it. Two guards: file operations wait while a command runs in the workspace (nothing of a command
  * outlives it), and what was opened is checked again through its descriptor.
  */
+const MAX_BYTES = 1024 * 1024;
+
 describeWithBubblewrap('workspace files and commands never race (real bubblewrap)', () => {
-  const suite = gatewayForSuite('sqlite', { WORKSPACE_ROOT: workspaceRootForSuite(), SANDBOX_TIMEOUT_MS: '10000' });
+  const workspaceRoot = workspaceRootForSuite();
+  const suite = gatewayForSuite('sqlite', {
+    WORKSPACE_ROOT: workspaceRoot,
+    SANDBOX_TIMEOUT_MS: '10000',
+    WORKSPACE_MAX_BYTES: String(MAX_BYTES),
+  });
   let t: WorkspaceTenant;
   let sessionId: string;
+
+  /** Waits for the `command.started` event of a command line containing `marker` in `session`. */
+  async function commandStarted(session: string, marker: string): Promise<void> {
+    await waitFor(
+      async () => {
+        const events = await suite.gw.http
+          .get(`/api/v1/sessions/${session}/events?limit=1000`)
+          .set(t.runtime)
+          .expect(200);
+        return events.body.items.some(
+          (e: { type: string; data: { command?: string } }) =>
+            e.type === 'command.started' && e.data.command?.includes(marker),
+        );
+      },
+      { timeoutMs: 10_000, intervalMs: 20, description: `the command "${marker}" started` },
+    );
+  }
 
   beforeAll(async () => {
     t = await workspaceTenant(suite.gw, 't-gate', [...FILE_TOOLS, 'RUN_COMMAND']);
@@ -34,25 +58,41 @@ describeWithBubblewrap('workspace files and commands never race (real bubblewrap
 
   it('a file download waits for the command running in the workspace, then reads what it left', async () => {
     const command = t.call(sessionId, 'RUN_COMMAND', { command: 'sleep 1; echo done > marker.txt' });
-    await waitFor(
-      async () => {
-        const events = await suite.gw.http
-          .get(`/api/v1/sessions/${sessionId}/events?limit=1000`)
-          .set(t.runtime)
-          .expect(200);
-        return events.body.items.some(
-          (e: { type: string; data: { command?: string } }) =>
-            e.type === 'command.started' && e.data.command?.includes('marker.txt'),
-        );
-      },
-      { timeoutMs: 10_000, intervalMs: 20, description: 'the command started' },
-    );
+    await commandStarted(sessionId, 'marker.txt');
     const download = await suite.gw.http
       .get(`/api/v1/sessions/${sessionId}/files/content?path=marker.txt`)
       .set(t.runtime)
       .expect(200);
     expect(download.body.toString()).toBe('done\n');
     expect((await command).status).toBe('COMPLETED');
+  });
+
+  it("measures a command's room once it has the workspace: a file that landed while it waited is not room it may fill", async () => {
+    const session = await t.newSession(['SANDBOX', 'FILE_ROOM']);
+    const landed = Math.floor(MAX_BYTES * 0.6);
+    const first = t.call(session, 'RUN_COMMAND', { command: 'sleep 1 # holds the workspace' });
+    await commandStarted(session, 'holds the workspace');
+    // Staged now; it lands once the first command gives the workspace back, before the second command runs.
+    const upload = suite.gw.http
+      .put(`/api/v1/sessions/${session}/files/content?path=landed.bin`)
+      .set(t.runtime)
+      .set('content-type', 'application/octet-stream')
+      .send(Buffer.alloc(landed, 0x61))
+      .then((res) => res);
+    const staging = join(workspaceRoot, '.staging');
+    await waitFor(() => readdirSync(staging).some((f) => statSync(join(staging, f)).size === landed), {
+      description: 'the upload to be staged',
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100)); // its landing waits for the workspace
+    const second = t.call(session, 'RUN_COMMAND', { command: 'head -c 700000 /dev/zero > big.bin; echo exit=$?' });
+    expect((await upload).status).toBe(201);
+    expect((await first).status).toBe('COMPLETED');
+    const answer = JSON.parse((await second).content);
+    // Room for 0.4 MiB was left: the file stops there (RLIMIT_FSIZE), and the workspace is within its quota.
+    expect(answer.workspaceOverQuota).toBeUndefined();
+    const dir = suite.gw.app.get(WorkspaceLocator).dirOf('t-gate', session);
+    expect(statSync(join(dir, 'big.bin')).size).toBeLessThanOrEqual(MAX_BYTES - landed);
+    expect(answer.stdout).not.toBe('exit=0\n');
   });
 
   it('refuses a file that an opened descriptor shows outside the workspace, whatever the checked path said', async () => {

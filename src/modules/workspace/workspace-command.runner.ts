@@ -56,13 +56,14 @@ export class WorkspaceCommandRunner {
     if (!this.sandbox.available())
       throw builtinRefusal(`RUN_COMMAND is unavailable on this gateway: ${this.sandbox.unavailableReason()}`);
     // Walked up to the entry limit: a command may leave any number of entries, and past the limit bytes do not matter.
-    const usage = () => this.gate.run(owner.dir, 'files', () => workspaceUsage(owner.dir, this.limits.maxFiles));
-    const before = await usage();
+    const usage = () => workspaceUsage(owner.dir, this.limits.maxFiles);
     const base = { tenantId: owner.tenantId, sessionId: owner.sessionId };
     let result: SandboxRunResult;
     try {
       // The workspace is the command's while it runs: the gateway's file operations wait (see WorkspaceGate).
       result = await this.gate.run(owner.dir, 'command', async () => {
+        // Measured once the workspace is the command's: a write that landed while it waited leaves it less room.
+        const before = await usage();
         // Within the call's budget (TOOL_DEFAULT_TIMEOUT_MS, or the tool's timeoutMs) as well as SANDBOX_TIMEOUT_MS:
         // cut off by the budget, the call would fail without the output printed so far.
         const left = Math.max(MIN_COMMAND_MS, Math.floor(deadline - performance.now() - AFTER_COMMAND_MS));
@@ -108,7 +109,7 @@ export class WorkspaceCommandRunner {
         ...(result.reason ? { reason: result.reason } : {}),
       },
     });
-    const over = this.overQuota(await usage());
+    const over = this.overQuota(await this.gate.run(owner.dir, 'files', usage));
     const answer = {
       exitCode: result.exitCode,
       stdout: result.stdout,
