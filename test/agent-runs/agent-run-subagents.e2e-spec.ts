@@ -167,11 +167,50 @@ describeEachDialect('sub-agents: SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TAS
       .expect(200);
     expect(JSON.parse(check.body.results[0].content)).toMatchObject({ status: 'COMPLETED', answer: 'slow work done' });
 
+    // The model read the answer: neither a runtime's loop nor the gateway's is reminded of the task again.
+    const after = await suite.gw.http
+      .post(`/api/v1/agents/${lead.id}/tool-specs`)
+      .set(fx.runtime)
+      .send({ userId: 'ignored', permissions: [], sessionId })
+      .expect(200);
+    expect(after.body.reminders).toEqual([]);
     fx.model.script(lead.model, { text: 'noted' });
     await fx.send(sessionId, 'm2', 'anything new?').expect(200);
     const system = fx.model.requestsFor(lead.model)[2].body.messages[0];
     expect(system.role).toBe('system');
-    expect(system.content).toContain(`Sub-agent task ${submitted.taskId} (${helperName}) finished: COMPLETED`);
+    expect(system.content).not.toContain(`Sub-agent task ${submitted.taskId}`);
+  });
+
+  it('keeps reminding a runtime of a finished task until the model reads its answer with CHECK_TASK_STATUS', async () => {
+    const { lead, helper, helperName } = await pair();
+    const sessionId = await fx.session(lead.id);
+    fx.model.script(helper.model, { text: 'work done' });
+    const submit = await suite.gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(fx.runtime)
+      .send({
+        iteration: 1,
+        toolCalls: [{ id: 'sub', name: 'SUBMIT_SUBAGENT_TASK', arguments: { agent: helperName, task: 'work' } }],
+      })
+      .expect(200);
+    const { taskId } = JSON.parse(submit.body.results[0].content);
+    const reminders = async () =>
+      (
+        await suite.gw.http
+          .post(`/api/v1/agents/${lead.id}/tool-specs`)
+          .set(fx.runtime)
+          .send({ userId: 'ignored', permissions: [], sessionId })
+          .expect(200)
+      ).body.reminders as string[];
+    await waitFor(async () => (await reminders()).length > 0, { timeoutMs: 15_000, description: 'the reminder' });
+    // Asked again (the runtime's next round, no CHECK_TASK_STATUS yet): still there.
+    expect(await reminders()).toEqual([expect.stringContaining(`Sub-agent task ${taskId} (${helperName}) finished`)]);
+    await suite.gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(fx.runtime)
+      .send({ iteration: 2, toolCalls: [{ id: 'chk', name: 'CHECK_TASK_STATUS', arguments: { taskId } }] })
+      .expect(200);
+    expect(await reminders()).toEqual([]);
   });
 
   it('refuses a cycle (A → B → A) and a delegation beyond SUBAGENT_MAX_DEPTH with a result the model reads', async () => {

@@ -12,6 +12,7 @@ export interface PendingTaskReminders {
 /**
  * The finished-task reminders of a parent session, for `tool-specs` with `sessionId` (registered with the
  * {@link SessionRemindersRegistry}) and for the gateway's own loop, which marks them told after the model's answer.
+ * CHECK_TASK_STATUS marks a task told when it reports how the task ended (so does SUB_AGENT_CALL's answer).
  */
 @Injectable()
 export class TaskReminders implements OnModuleInit {
