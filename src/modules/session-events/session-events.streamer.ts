@@ -15,6 +15,11 @@ const HEARTBEAT_MS = 15_000;
  * answer is mostly that cache's).
  */
 const ACCESS_RECHECK_MS = 1_000;
+/**
+ * A client that has taken nothing of a full buffer for this long is cut off: it holds one of its tenant's places and a
+ * connection, and would hold them for ever (a reconnect with Last-Event-ID gets what it missed).
+ */
+export const STALLED_CLIENT_MS = 60_000;
 
 /**
  * Server-Sent Events of one session: every event after `after` as `id: <seq>` + `data: {seq, type, at, data}`
@@ -22,7 +27,8 @@ const ACCESS_RECHECK_MS = 1_000;
  * appends in this process, and by polling every EVENTS_STREAM_POLL_MS for those of other instances. A reconnecting
  * client sends `Last-Event-ID` and gets what followed. Ends when the client goes, or when `mayStillRead` says no
  * (asked at each poll, at most every ACCESS_RECHECK_MS: a key deleted while its stream is open stops reading; the
- * reconnect gets a 401).
+ * reconnect gets a 401), also while it waits for a client that reads slowly; a client that takes nothing for
+ * STALLED_CLIENT_MS is cut off.
  */
 @Injectable()
 export class SessionEventsStreamer implements BeforeApplicationShutdown {
@@ -96,6 +102,8 @@ export class SessionEventsStreamer implements BeforeApplicationShutdown {
     let cursor = after;
     let quietSince = Date.now();
     let checkedAt = Date.now();
+    /** The client stopped taking what was written (or may no longer read it while it did not): drop the connection. */
+    let cut = false;
     try {
       while (!signal.aborted) {
         if (Date.now() - checkedAt >= ACCESS_RECHECK_MS) {
@@ -105,9 +113,12 @@ export class SessionEventsStreamer implements BeforeApplicationShutdown {
         woken = false;
         const page = await this.store.page(sessionId, cursor, PAGE);
         for (const event of page.items) {
-          if (!res.write(`id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`) && !signal.aborted)
-            await once(res, 'drain', { signal }).catch(() => undefined);
+          if (res.write(`id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`)) continue;
+          cut = !(await drained(res, signal, mayStillRead)) && !signal.aborted;
+          if (cut || signal.aborted) break;
+          checkedAt = Date.now();
         }
+        if (cut) break;
         cursor = page.nextAfter;
         if (page.items.length > 0) quietSince = Date.now();
         if (page.items.length === PAGE || woken) continue;
@@ -127,7 +138,35 @@ export class SessionEventsStreamer implements BeforeApplicationShutdown {
     } finally {
       unsubscribe();
       signal.removeEventListener('abort', onAbort);
-      res.end();
+      // An end() would wait for the client to take the bytes still buffered, which it does not.
+      if (cut) res.destroy();
+      else res.end();
     }
   }
+}
+
+/**
+ * Waits until the client takes what fills `res`'s buffer: true when it did; false when the stream must end instead
+ * (the client took nothing for STALLED_CLIENT_MS, or `mayStillRead`, asked every ACCESS_RECHECK_MS meanwhile, says no)
+ * or the client went.
+ */
+async function drained(
+  res: ServerResponse,
+  signal: AbortSignal,
+  mayStillRead: () => Promise<boolean>,
+): Promise<boolean> {
+  const stalledSince = Date.now();
+  while (!signal.aborted) {
+    const recheck = new AbortController();
+    const timer = setTimeout(() => recheck.abort(), ACCESS_RECHECK_MS);
+    const wait = AbortSignal.any([signal, recheck.signal]);
+    const took = await once(res, 'drain', { signal: wait }).then(
+      () => true,
+      () => false,
+    );
+    clearTimeout(timer);
+    if (took) return true;
+    if (signal.aborted || Date.now() - stalledSince >= STALLED_CLIENT_MS || !(await mayStillRead())) return false;
+  }
+  return false;
 }
