@@ -37,6 +37,8 @@ function storeOf(count: number): SessionEventsStore {
 }
 
 const config = { eventsStreamPollMs: 100, eventsStreamMaxPerTenant: 10 } as GatewayConfig;
+/** A session that is not closed. */
+const open = () => Promise.resolve(null);
 
 describe('SessionEventsStreamer', () => {
   describe('stream', () => {
@@ -52,6 +54,7 @@ describe('SessionEventsStreamer', () => {
         res as unknown as ServerResponse,
         new AbortController().signal,
         () => Promise.resolve(keyValid),
+        open,
       );
       let finished = false;
       void done.then(() => (finished = true));
@@ -73,6 +76,7 @@ describe('SessionEventsStreamer', () => {
         res as unknown as ServerResponse,
         new AbortController().signal,
         () => Promise.resolve(true),
+        open,
       );
       let finished = false;
       void done.then(() => (finished = true));
@@ -87,8 +91,13 @@ describe('SessionEventsStreamer', () => {
       const res = new UnreadResponse();
       const streamer = new SessionEventsStreamer(storeOf(3), config);
       const abort = new AbortController();
-      const done = streamer.stream('s1', 0, res as unknown as ServerResponse, abort.signal, () =>
-        Promise.resolve(true),
+      const done = streamer.stream(
+        's1',
+        0,
+        res as unknown as ServerResponse,
+        abort.signal,
+        () => Promise.resolve(true),
+        open,
       );
       for (let i = 0; i < 3; i++) {
         await jest.advanceTimersByTimeAsync(STALLED_CLIENT_MS - 1_000);

@@ -20,6 +20,11 @@ const ACCESS_RECHECK_MS = 1_000;
  * connection, and would hold them for ever (a reconnect with Last-Event-ID gets what it missed).
  */
 export const STALLED_CLIENT_MS = 60_000;
+/**
+ * How long after its session was closed a stream still looks for events, then ends: those the close itself wrote
+ * (recorded behind it, or written by another instance) reach the client first.
+ */
+export const CLOSED_SESSION_GRACE_MS = 2_000;
 
 /**
  * Server-Sent Events of one session: every event after `after` as `id: <seq>` + `data: {seq, type, at, data}`
@@ -28,7 +33,9 @@ export const STALLED_CLIENT_MS = 60_000;
  * client sends `Last-Event-ID` and gets what followed. Ends when the client goes, or when `mayStillRead` says no
  * (asked at each poll, at most every ACCESS_RECHECK_MS: a key deleted while its stream is open stops reading; the
  * reconnect gets a 401), also while it waits for a client that reads slowly; a client that takes nothing for
- * STALLED_CLIENT_MS is cut off.
+ * STALLED_CLIENT_MS is cut off. A closed session's stream ends once every event is sent, CLOSED_SESSION_GRACE_MS after
+ * the close (asked with the key); a reconnect with nothing left to read is answered 204 (see {@link isOver}), which
+ * tells an EventSource to stop reconnecting.
  */
 @Injectable()
 export class SessionEventsStreamer implements BeforeApplicationShutdown {
@@ -72,6 +79,15 @@ export class SessionEventsStreamer implements BeforeApplicationShutdown {
     };
   }
 
+  /**
+   * Whether a stream of the session after `after` has nothing more to send: its session was closed (at `closedAt`; 0
+   * when it is gone) CLOSED_SESSION_GRACE_MS ago or more, and no event follows `after`.
+   */
+  async isOver(sessionId: string, after: number, closedAt: number | null): Promise<boolean> {
+    if (closedAt === null || Date.now() - closedAt < CLOSED_SESSION_GRACE_MS) return false;
+    return (await this.store.page(sessionId, after, 1)).items.length === 0;
+  }
+
   beforeApplicationShutdown(): void {
     this.closing.abort();
   }
@@ -82,6 +98,7 @@ export class SessionEventsStreamer implements BeforeApplicationShutdown {
     res: ServerResponse,
     clientSignal: AbortSignal,
     mayStillRead: () => Promise<boolean>,
+    sessionClosedAt: () => Promise<number | null>,
   ): Promise<void> {
     const signal = AbortSignal.any([clientSignal, this.closing.signal]);
     res.writeHead(200, {
@@ -104,10 +121,12 @@ export class SessionEventsStreamer implements BeforeApplicationShutdown {
     let checkedAt = Date.now();
     /** The client stopped taking what was written (or may no longer read it while it did not): drop the connection. */
     let cut = false;
+    let closedAt = await sessionClosedAt();
     try {
       while (!signal.aborted) {
         if (Date.now() - checkedAt >= ACCESS_RECHECK_MS) {
           if (!(await mayStillRead())) break;
+          closedAt ??= await sessionClosedAt();
           checkedAt = Date.now();
         }
         woken = false;
@@ -122,6 +141,7 @@ export class SessionEventsStreamer implements BeforeApplicationShutdown {
         cursor = page.nextAfter;
         if (page.items.length > 0) quietSince = Date.now();
         if (page.items.length === PAGE || woken) continue;
+        if (closedAt !== null && Date.now() - closedAt >= CLOSED_SESSION_GRACE_MS) break;
         if (Date.now() - quietSince >= HEARTBEAT_MS) {
           res.write(': keep-alive\n\n');
           quietSince = Date.now();
