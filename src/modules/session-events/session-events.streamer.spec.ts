@@ -87,6 +87,34 @@ describe('SessionEventsStreamer', () => {
       expect(res.destroyed).toBe(true);
     });
 
+    it('ends the stream of a deleted key within a second also while its client keeps reading a page slowly', async () => {
+      const res = new UnreadResponse();
+      // The client takes each event 100 ms after it was written: a page of events takes it 10 s.
+      res.write = () => {
+        res.written++;
+        setTimeout(() => res.emit('drain'), 100);
+        return false;
+      };
+      let keyValid = true;
+      const done = new SessionEventsStreamer(storeOf(100_000), config).stream(
+        's1',
+        0,
+        res as unknown as ServerResponse,
+        new AbortController().signal,
+        () => Promise.resolve(keyValid),
+        open,
+      );
+      let finished = false;
+      void done.then(() => (finished = true));
+      await jest.advanceTimersByTimeAsync(3_000);
+      expect(finished).toBe(false);
+      keyValid = false;
+      await jest.advanceTimersByTimeAsync(1_500);
+      expect(finished).toBe(true);
+      // Within its first page of 100 events (the retry line is the first write).
+      expect(res.written).toBeLessThan(101);
+    });
+
     it('goes on with a client that drains, however slowly', async () => {
       const res = new UnreadResponse();
       const streamer = new SessionEventsStreamer(storeOf(3), config);

@@ -131,13 +131,19 @@ export class SessionEventsStreamer implements BeforeApplicationShutdown {
         }
         woken = false;
         const page = await this.store.page(sessionId, cursor, PAGE);
+        let revoked = false;
         for (const event of page.items) {
-          if (res.write(`id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`)) continue;
-          cut = !(await drained(res, signal, mayStillRead)) && !signal.aborted;
-          if (cut || signal.aborted) break;
-          checkedAt = Date.now();
+          if (!res.write(`id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`)) {
+            cut = !(await drained(res, signal, mayStillRead)) && !signal.aborted;
+            if (cut || signal.aborted) break;
+          }
+          // Also within a page, which a client that reads slowly may take long to read.
+          if (Date.now() - checkedAt >= ACCESS_RECHECK_MS) {
+            if ((revoked = !(await mayStillRead()))) break;
+            checkedAt = Date.now();
+          }
         }
-        if (cut) break;
+        if (cut || revoked) break;
         cursor = page.nextAfter;
         if (page.items.length > 0) quietSince = Date.now();
         if (page.items.length === PAGE || woken) continue;
