@@ -115,6 +115,25 @@ describe('SessionEventsStreamer', () => {
       expect(res.written).toBeLessThan(101);
     });
 
+    it('ends the response and stops listening when the session cannot be read at the start', async () => {
+      const res = new UnreadResponse();
+      const unsubscribe = jest.fn();
+      const store = { ...storeOf(1), onAppended: () => unsubscribe } as unknown as SessionEventsStore;
+      const failing = () => Promise.reject(new Error('database gone'));
+      await expect(
+        new SessionEventsStreamer(store, config).stream(
+          's1',
+          0,
+          res as unknown as ServerResponse,
+          new AbortController().signal,
+          () => Promise.resolve(true),
+          failing,
+        ),
+      ).rejects.toThrow('database gone');
+      expect(res.ended).toBe(true);
+      expect(unsubscribe).toHaveBeenCalledTimes(1);
+    });
+
     it('goes on with a client that drains, however slowly', async () => {
       const res = new UnreadResponse();
       const streamer = new SessionEventsStreamer(storeOf(3), config);

@@ -121,8 +121,9 @@ export class SessionEventsStreamer implements BeforeApplicationShutdown {
     let checkedAt = Date.now();
     /** The client stopped taking what was written (or may no longer read it while it did not): drop the connection. */
     let cut = false;
-    let closedAt = await sessionClosedAt();
+    let closedAt: number | null = null;
     try {
+      closedAt = await sessionClosedAt();
       while (!signal.aborted) {
         if (Date.now() - checkedAt >= ACCESS_RECHECK_MS) {
           if (!(await mayStillRead())) break;
