@@ -11,7 +11,7 @@ import { registerJsonBodyParser } from '@app/common/http/json-body.parser';
 import { registerBodyDecompression } from '@app/common/http/body-decompression.hook';
 import { registerRawUploadParser } from '@app/common/http/raw-upload.parser';
 import { Logger as PinoNestLogger } from 'nestjs-pino';
-import { createGatewayLogging } from '@app/common/logging/gateway-logging';
+import { createConsoleLogger, createGatewayLogging } from '@app/common/logging/gateway-logging';
 import { registerRequestLogging } from '@app/common/logging/request-logging.hooks';
 import { requestIdOf } from '@app/common/logging/request-id';
 import { answerFrameworkError } from '@app/common/errors/framework-error.handler';
@@ -49,7 +49,12 @@ export async function createGatewayApp(
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forRoot(config, dataSource, logging),
     adapter,
-    { logger, bufferLogs: jsonLogs, bodyParser: false },
+    {
+      // JSON lines: pino's (below); pretty lines: Nest's console logger, redacted alike.
+      logger: logger === false || jsonLogs ? logger : createConsoleLogger(logger),
+      bufferLogs: jsonLogs,
+      bodyParser: false,
+    },
   );
   if (jsonLogs) app.useLogger(app.get(PinoNestLogger));
   const fastify = app.getHttpAdapter().getInstance();

@@ -28,9 +28,12 @@ const BEARER = /\b(bearer[ \t]+)[A-Za-z0-9._~+/=-]{6,}/gi;
 /** JSON Web Tokens: three base64url parts, the first a JSON object (`eyJ`). */
 const JWT = /\beyJ[\w-]{6,}\.[\w-]{6,}\.[\w-]*/g;
 
-/** Tokens whose shape names them: GitHub, GitLab, Slack, AWS access key ids, OpenAI/Stripe-style keys. */
+/**
+ * Tokens whose shape names them: this gateway's own API keys (`gwk_` and 32 bytes in base64url), GitHub, GitLab, Slack,
+ * AWS access key ids, OpenAI/Stripe-style keys.
+ */
 const KNOWN_TOKEN =
-  /\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}|glpat-[\w-]{20,}|xox[abposr]-[\w-]{10,}|AKIA[0-9A-Z]{16}|sk-[\w-]{20,}|sk_(?:live|test)_\w{16,})/g;
+  /\b(?:gwk_[\w-]{43}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}|glpat-[\w-]{20,}|xox[abposr]-[\w-]{10,}|AKIA[0-9A-Z]{16}|sk-[\w-]{20,}|sk_(?:live|test)_\w{16,})/g;
 
 function maskValue(value: string): string {
   if (value.startsWith('\\"')) return `\\"${REDACTED}\\"`;

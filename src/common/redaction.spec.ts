@@ -136,6 +136,11 @@ describe('redactText', () => {
       'ghp_abcdefghijklmnopqrstuvwxyz0123',
       `https://${REDACTED}@github.com/x`,
     ],
+    [
+      '/api/v1/sessions/s1/events/stream?key=gwk_2ubvtT1_KUd7CjF1RkJ0FaKe0ireC1gLzejkKMLEv_E',
+      'gwk_2ubvtT1_KUd7CjF1RkJ0FaKe0ireC1gLzejkKMLEv_E',
+      `/api/v1/sessions/s1/events/stream?key=${REDACTED}`,
+    ],
     ['id AKIAIOSFODNN7EXAMPLE here', 'AKIAIOSFODNN7EXAMPLE', `id ${REDACTED} here`],
     ['x eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl y', 'eyJzdWIiOiIxIn0', `x ${REDACTED} y`],
   ])('masks %s', (text, secret, expected) => {

@@ -180,6 +180,11 @@ describe('JSON logs of a gateway process (LOG_FORMAT=json)', () => {
       Cookie: 'session=cookie-secret-1',
     });
     const id = res.headers.get('x-request-id');
+    // A client that cannot set headers (a browser's EventSource) puts its key in the URL: a gateway key is known by its shape.
+    const keyInUrl = await send('GET', `/api/v1/sessions/${sessionId}?key=${runtimeKey}`, runtime());
+    expect((await completionLine(gateway, keyInUrl.headers.get('x-request-id'))).req.url).toBe(
+      `/api/v1/sessions/${sessionId}?key=***`,
+    );
     await send(
       'POST',
       '/api/v1/tools/bad_tool/execute',

@@ -28,8 +28,8 @@ describeEachDialect('session events as Server-Sent Events', (dialect) => {
   let sessionId: string;
   let port: number;
   const store = () => suite.gw.app.get(SessionEventsStore);
-  const append = (type: 'message' | 'todo.updated', i: number, s: SessionEventsStore = store()) =>
-    s.append({ tenantId: 't-sse', sessionId, type, data: { i } });
+  const append = (type: 'message' | 'todo.updated', i: number, s: SessionEventsStore = store(), session = sessionId) =>
+    s.append({ tenantId: 't-sse', sessionId: session, type, data: { i } });
 
   /** A runtime key of `tenantId` and a session of a new agent of that tenant. */
   async function tenantSession(tenantId: string): Promise<{ key: { Authorization: string }; sessionId: string }> {
@@ -156,6 +156,34 @@ describeEachDialect('session events as Server-Sent Events', (dialect) => {
       });
     } finally {
       for (const s of open) s.close();
+    }
+  });
+
+  it('ends the stream of a session once it is closed, after its last events; a reconnect after them is told to stop (204)', async () => {
+    const closing = await tenantSession('t-sse-closing');
+    const sse = await connect(closing.key, '', closing.sessionId);
+    try {
+      expect(sse.status).toBe(200);
+      await append('message', 1, store(), closing.sessionId);
+      expect((await sse.next(1))[0].id).toBe('1');
+      await suite.gw.http.delete(`/api/v1/sessions/${closing.sessionId}`).set(closing.key).expect(200);
+      await append('message', 2, store(), closing.sessionId);
+      await sse.ended;
+      expect((await sse.next(1))[0]).toMatchObject({ id: '2', data: { data: { i: 2 } } });
+    } finally {
+      sse.close();
+    }
+    const reconnect = await connect({ ...closing.key, 'last-event-id': '2' }, '', closing.sessionId);
+    reconnect.close();
+    expect(reconnect.status).toBe(204);
+    // Events the client has not read yet are still sent, then the stream ends.
+    const late = await connect({ ...closing.key, 'last-event-id': '1' }, '', closing.sessionId);
+    try {
+      expect(late.status).toBe(200);
+      expect((await late.next(1))[0].id).toBe('2');
+      await late.ended;
+    } finally {
+      late.close();
     }
   });
 

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { resolveLogFormat } from './gateway-logging';
+import { createConsoleLogger, resolveLogFormat } from './gateway-logging';
 import { requestIdOf } from './request-id';
 
 describe('resolveLogFormat', () => {
@@ -29,5 +29,32 @@ describe('requestIdOf', () => {
 
   it('makes a UUID when there is none', () => {
     expect(idOf()).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('createConsoleLogger', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it("masks secrets in Nest's console lines (LOG_FORMAT=pretty) as in the JSON lines: messages and error stacks", () => {
+    const written: string[] = [];
+    const capture = (chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    };
+    jest.spyOn(process.stdout, 'write').mockImplementation(capture);
+    jest.spyOn(process.stderr, 'write').mockImplementation(capture);
+    const logger = createConsoleLogger(['error', 'warn', 'log']);
+    logger.warn('MCP server https://bot:hunter2-pw@mcp.example/x failed: token=tok-0123456789', 'Mcp');
+    logger.error(
+      'Unhandled error (incident 1)',
+      'Error: connect postgres://app:s3cr3t-pw@db/main\n    at connect (db.js:1:1)',
+      'Errors',
+    );
+    logger.log({ note: 'password=obj-secret-1' }, 'Test');
+    const text = written.join('');
+    expect(text).toContain('MCP server https://bot:***@mcp.example/x failed: token=***');
+    expect(text).toContain('at connect (db.js:1:1)');
+    for (const secret of ['hunter2-pw', 'tok-0123456789', 's3cr3t-pw', 'obj-secret-1'])
+      expect(text).not.toContain(secret);
   });
 });

@@ -1,3 +1,4 @@
+import { ConsoleLogger, type LoggerService, type LogLevel } from '@nestjs/common';
 import pino, { type DestinationStream, type Logger as PinoLogger } from 'pino';
 import type { GatewayConfig } from '@app/config/gateway-config';
 import { redactText } from '@app/common/redaction';
@@ -80,4 +81,23 @@ function serializeError(err: unknown): unknown {
     message: plain.message && redactText(plain.message),
     stack: plain.stack && redactText(plain.stack),
   };
+}
+
+/**
+ * Nest's console lines (LOG_FORMAT=pretty) with the redaction the JSON lines have: every message (an object's JSON
+ * text too) and error stack goes through the free-text redaction before it is printed.
+ */
+class RedactingConsoleLogger extends ConsoleLogger {
+  protected override stringifyMessage(message: unknown, logLevel: LogLevel): string {
+    return redactText(String(super.stringifyMessage(message, logLevel)));
+  }
+
+  protected override printStackTrace(stack: string): void {
+    super.printStackTrace(stack && redactText(stack));
+  }
+}
+
+/** The logger of the `pretty` format, at `logLevels`. */
+export function createConsoleLogger(logLevels: LogLevel[]): LoggerService {
+  return new RedactingConsoleLogger({ logLevels });
 }

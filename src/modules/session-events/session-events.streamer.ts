@@ -15,6 +15,16 @@ const HEARTBEAT_MS = 15_000;
  * answer is mostly that cache's).
  */
 const ACCESS_RECHECK_MS = 1_000;
+/**
+ * A client that has taken nothing of a full buffer for this long is cut off: it holds one of its tenant's places and a
+ * connection, and would hold them for ever (a reconnect with Last-Event-ID gets what it missed).
+ */
+export const STALLED_CLIENT_MS = 60_000;
+/**
+ * How long after its session was closed a stream still looks for events, then ends: those the close itself wrote
+ * (recorded behind it, or written by another instance) reach the client first.
+ */
+export const CLOSED_SESSION_GRACE_MS = 2_000;
 
 /**
  * Server-Sent Events of one session: every event after `after` as `id: <seq>` + `data: {seq, type, at, data}`
@@ -22,7 +32,10 @@ const ACCESS_RECHECK_MS = 1_000;
  * appends in this process, and by polling every EVENTS_STREAM_POLL_MS for those of other instances. A reconnecting
  * client sends `Last-Event-ID` and gets what followed. Ends when the client goes, or when `mayStillRead` says no
  * (asked at each poll, at most every ACCESS_RECHECK_MS: a key deleted while its stream is open stops reading; the
- * reconnect gets a 401).
+ * reconnect gets a 401), also while it waits for a client that reads slowly; a client that takes nothing for
+ * STALLED_CLIENT_MS is cut off. A closed session's stream ends once every event is sent, CLOSED_SESSION_GRACE_MS after
+ * the close (asked with the key); a reconnect with nothing left to read is answered 204 (see {@link isOver}), which
+ * tells an EventSource to stop reconnecting.
  */
 @Injectable()
 export class SessionEventsStreamer implements BeforeApplicationShutdown {
@@ -66,6 +79,15 @@ export class SessionEventsStreamer implements BeforeApplicationShutdown {
     };
   }
 
+  /**
+   * Whether a stream of the session after `after` has nothing more to send: its session was closed (at `closedAt`; 0
+   * when it is gone) CLOSED_SESSION_GRACE_MS ago or more, and no event follows `after`.
+   */
+  async isOver(sessionId: string, after: number, closedAt: number | null): Promise<boolean> {
+    if (closedAt === null || Date.now() - closedAt < CLOSED_SESSION_GRACE_MS) return false;
+    return (await this.store.page(sessionId, after, 1)).items.length === 0;
+  }
+
   beforeApplicationShutdown(): void {
     this.closing.abort();
   }
@@ -76,6 +98,7 @@ export class SessionEventsStreamer implements BeforeApplicationShutdown {
     res: ServerResponse,
     clientSignal: AbortSignal,
     mayStillRead: () => Promise<boolean>,
+    sessionClosedAt: () => Promise<number | null>,
   ): Promise<void> {
     const signal = AbortSignal.any([clientSignal, this.closing.signal]);
     res.writeHead(200, {
@@ -96,21 +119,36 @@ export class SessionEventsStreamer implements BeforeApplicationShutdown {
     let cursor = after;
     let quietSince = Date.now();
     let checkedAt = Date.now();
+    /** The client stopped taking what was written (or may no longer read it while it did not): drop the connection. */
+    let cut = false;
+    let closedAt: number | null = null;
     try {
+      closedAt = await sessionClosedAt();
       while (!signal.aborted) {
         if (Date.now() - checkedAt >= ACCESS_RECHECK_MS) {
           if (!(await mayStillRead())) break;
+          closedAt ??= await sessionClosedAt();
           checkedAt = Date.now();
         }
         woken = false;
         const page = await this.store.page(sessionId, cursor, PAGE);
+        let revoked = false;
         for (const event of page.items) {
-          if (!res.write(`id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`) && !signal.aborted)
-            await once(res, 'drain', { signal }).catch(() => undefined);
+          if (!res.write(`id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`)) {
+            cut = !(await drained(res, signal, mayStillRead)) && !signal.aborted;
+            if (cut || signal.aborted) break;
+          }
+          // Also within a page, which a client that reads slowly may take long to read.
+          if (Date.now() - checkedAt >= ACCESS_RECHECK_MS) {
+            if ((revoked = !(await mayStillRead()))) break;
+            checkedAt = Date.now();
+          }
         }
+        if (cut || revoked) break;
         cursor = page.nextAfter;
         if (page.items.length > 0) quietSince = Date.now();
         if (page.items.length === PAGE || woken) continue;
+        if (closedAt !== null && Date.now() - closedAt >= CLOSED_SESSION_GRACE_MS) break;
         if (Date.now() - quietSince >= HEARTBEAT_MS) {
           res.write(': keep-alive\n\n');
           quietSince = Date.now();
@@ -127,7 +165,35 @@ export class SessionEventsStreamer implements BeforeApplicationShutdown {
     } finally {
       unsubscribe();
       signal.removeEventListener('abort', onAbort);
-      res.end();
+      // An end() would wait for the client to take the bytes still buffered, which it does not.
+      if (cut) res.destroy();
+      else res.end();
     }
   }
+}
+
+/**
+ * Waits until the client takes what fills `res`'s buffer: true when it did; false when the stream must end instead
+ * (the client took nothing for STALLED_CLIENT_MS, or `mayStillRead`, asked every ACCESS_RECHECK_MS meanwhile, says no)
+ * or the client went.
+ */
+async function drained(
+  res: ServerResponse,
+  signal: AbortSignal,
+  mayStillRead: () => Promise<boolean>,
+): Promise<boolean> {
+  const stalledSince = Date.now();
+  while (!signal.aborted) {
+    const recheck = new AbortController();
+    const timer = setTimeout(() => recheck.abort(), ACCESS_RECHECK_MS);
+    const wait = AbortSignal.any([signal, recheck.signal]);
+    const took = await once(res, 'drain', { signal: wait }).then(
+      () => true,
+      () => false,
+    );
+    clearTimeout(timer);
+    if (took) return true;
+    if (signal.aborted || Date.now() - stalledSince >= STALLED_CLIENT_MS || !(await mayStillRead())) return false;
+  }
+  return false;
 }

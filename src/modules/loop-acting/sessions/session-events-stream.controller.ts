@@ -1,5 +1,5 @@
 import { Controller, Get, Headers, Inject, Param, Query, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import { API_KEY_RESOLVER, type ApiKeyResolver, type AuthContext } from '@app/common/auth/auth-context';
@@ -10,6 +10,7 @@ import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
 import { SessionEventsStreamer } from '@app/modules/session-events/session-events.streamer';
 import { SessionsService } from './sessions.service';
+import type { AgentSessionEntity } from './agent-session.entity';
 import { SessionEventsQueryDto } from './session-events.dto';
 
 @ApiTags('runtime: sessions')
@@ -28,7 +29,10 @@ export class SessionEventsStreamController {
   @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'Resume after this seq (sent by EventSource)' })
   @ApiOkResponse({
     description:
-      'Server-Sent Events: `id: <seq>` and `data: {seq, type, at, data}` per event, oldest first, then new ones as they come; ends when the client disconnects',
+      'Server-Sent Events: `id: <seq>` and `data: {seq, type, at, data}` per event, oldest first, then new ones as they come; ends when the client disconnects, or after the last events of a closed session',
+  })
+  @ApiNoContentResponse({
+    description: 'The session is closed and no event follows Last-Event-ID (`after`): nothing more will come',
   })
   @ApiErrors(400, 404, 429)
   async stream(
@@ -40,7 +44,7 @@ export class SessionEventsStreamController {
     @Res() reply: FastifyReply,
     @ClientSignal() signal: AbortSignal,
   ): Promise<void> {
-    await this.sessions.load(auth, id);
+    const session = await this.sessions.load(auth, id);
     let after = query.after ?? 0;
     if (lastEventId !== undefined && lastEventId.trim() !== '') {
       if (!/^\d{1,15}$/.test(lastEventId.trim()))
@@ -59,12 +63,26 @@ export class SessionEventsStreamController {
         () => true,
         () => false,
       );
+    // When the session was closed: 0 once it is gone (retention).
+    const sessionClosedAt = () =>
+      this.sessions.load(auth, id).then(closedAtOf, (err: unknown) => {
+        if (err instanceof DomainError && err.code === CommonErrorCode.NOT_FOUND) return 0;
+        throw err;
+      });
+    if (await this.streamer.isOver(id, after, closedAtOf(session))) {
+      await reply.status(204).send();
+      return;
+    }
     const place = this.streamer.reserve(auth.tenantId!);
     try {
       reply.hijack();
-      await this.streamer.stream(id, after, reply.raw, signal, mayStillRead);
+      await this.streamer.stream(id, after, reply.raw, signal, mayStillRead, sessionClosedAt);
     } finally {
       place.release();
     }
   }
+}
+
+function closedAtOf(session: Pick<AgentSessionEntity, 'status' | 'updatedAt'>): number | null {
+  return session.status === 'CLOSED' ? session.updatedAt : null;
 }
