@@ -443,4 +443,26 @@ describeEachDialect('sub-agents: SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TAS
     expect(stopped.error).toContain('closed');
     expect(fx.model.requestsFor(helper.model)).toHaveLength(1);
   });
+
+  it('stops a task whose parent was closed by a process that died before closing its children', async () => {
+    const { lead, helper, helperName } = await pair();
+    const sessionId = await fx.session(lead.id);
+    fx.model.script(lead.model, call('SUBMIT_SUBAGENT_TASK', { agent: helperName, task: 'long work' }), {
+      text: 'Queued.',
+    });
+    fx.model.script(helper.model, { ...call('CHECK_TASK_STATUS', { taskId: 'none' }), delayMs: 800 }, { text: 'more' });
+    await fx.send(sessionId, 'm1', 'queue it').expect(200);
+    await waitFor(async () => fx.model.requestsFor(helper.model).length === 1 || undefined, { timeoutMs: 15_000 });
+
+    // The close committed; the process died before its close hooks ran, so nothing closed the child session.
+    await suite.gw.app.get(DataSource).query("UPDATE agent_session SET status = 'CLOSED' WHERE id = ?", [sessionId]);
+
+    const stopped = await waitFor(
+      async () => (await tasksOf(sessionId)).find((t: { status: string }) => t.status === 'FAILED'),
+      { timeoutMs: 15_000 },
+    );
+    expect(stopped.error).toContain(`parent session ${sessionId} was closed`);
+    expect(fx.model.requestsFor(helper.model)).toHaveLength(1);
+    expect((await fx.sessionView(stopped.childSessionId)).status).toBe('CLOSED');
+  });
 });

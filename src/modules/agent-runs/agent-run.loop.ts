@@ -30,6 +30,7 @@ import type { ConversationMessage, RunStatus } from './agent-runs.types';
 import { SessionRemindersRegistry } from '@app/modules/agent-config/reminders/session-reminders.registry';
 import { TaskReminders } from './subagents/task-reminders';
 import { AgentTasksRepository } from './subagents/agent-tasks.repository';
+import { closedParentAuth } from './subagents/subagent-tasks.close-hook';
 import { GatewayMetrics } from '@app/modules/metrics/gateway-metrics.service';
 import { MAX_TOOL_CALLS_PER_ACT } from '@app/modules/loop-acting/sessions/act-body.schema';
 import { ToolCallJournalRepository } from '@app/modules/loop-acting/journal/tool-call-journal.repository';
@@ -131,6 +132,9 @@ export class AgentRunLoop {
       // Closed meanwhile (a tool call of the last round was in flight): the model is asked nothing more.
       if (session.status === 'CLOSED')
         return this.stop(run, owner, { status: 'FAILED', error: `session ${session.id} was closed` });
+      // A sub-agent task's parent closed by a process that died before its close hooks closed this child session.
+      const closedParent = await this.tasks.closedParentOf(session.id);
+      if (closedParent) return this.stopForClosedParent(run, owner, closedParent);
       // The provider as it is now: one deleted meanwhile is not asked again, one changed (key, URL, model) is asked
       // as changed, not as the run found it when it started.
       const provider = await this.providers.loadVisible(run.tenantId, ctx.provider.id).catch(() => null);
@@ -216,6 +220,15 @@ export class AgentRunLoop {
       closed: () => closed.signal.aborted,
       dispose: () => clearInterval(timer),
     };
+  }
+
+  /**
+   * Stops the run of a sub-agent task whose parent session is closed and closes its session, as the parent's close
+   * hooks would have (its own children's too): nobody can hear of its answer any more.
+   */
+  private async stopForClosedParent(run: AgentRunEntity, owner: string, parentSessionId: string): Promise<void> {
+    await this.stop(run, owner, { status: 'FAILED', error: `its parent session ${parentSessionId} was closed` });
+    await this.sessions.close(closedParentAuth(run.tenantId, parentSessionId), run.sessionId);
   }
 
   /** The session, agent and provider; null when the run stopped here (closed session, no model...). */

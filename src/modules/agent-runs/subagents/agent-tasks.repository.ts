@@ -62,6 +62,16 @@ export class AgentTasksRepository {
     return rows.map((r) => r.id);
   }
 
+  /** The parent session of the task whose child session this is, when that parent is CLOSED; else null. */
+  async closedParentOf(childSessionId: string): Promise<string | null> {
+    const rows: Array<{ id: string }> = await this.dataSource.query(
+      `SELECT t.parent_session_id AS id FROM agent_task t JOIN agent_session p ON p.id = t.parent_session_id
+        WHERE t.child_session_id = ? AND p.status = 'CLOSED'`,
+      [childSessionId],
+    );
+    return rows[0]?.id ?? null;
+  }
+
   async insert(row: AgentTaskEntity, manager: EntityManager = this.dataSource.manager): Promise<void> {
     await manager.getRepository(AgentTaskEntity).insert(row);
   }

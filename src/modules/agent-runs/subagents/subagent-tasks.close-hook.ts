@@ -1,4 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
+import type { AuthContext } from '@app/common/auth/auth-context';
 import { SessionCloseHooks } from '@app/modules/loop-acting/sessions/session-close.hooks';
 import { SessionsService } from '@app/modules/loop-acting/sessions/sessions.service';
 import { AgentTasksRepository } from './agent-tasks.repository';
@@ -19,8 +20,13 @@ export class SubagentTasksCloseHook implements OnModuleInit {
 
   onModuleInit(): void {
     this.hooks.register('sub-agent tasks', async (parent) => {
-      const auth = { keyId: `parent session ${parent.id} closed`, role: 'runtime' as const, tenantId: parent.tenantId };
+      const auth = closedParentAuth(parent.tenantId, parent.id);
       for (const child of await this.tasks.unclosedChildSessions(parent.id)) await this.sessions.close(auth, child);
     });
   }
+}
+
+/** Who closes the child sessions of a closed parent session (shown as the closer in their events). */
+export function closedParentAuth(tenantId: string, parentSessionId: string): AuthContext {
+  return { keyId: `parent session ${parentSessionId} closed`, role: 'runtime', tenantId };
 }
