@@ -36,12 +36,12 @@ export async function readBodyLimited(
 }
 
 /**
- * The output of a 2xx response: `content` is the body text exactly as the service sent it (UTF-8; JSON is
- * not re-formatted, so nothing is lost and no time is spent); `structured` is the parsed JSON when the
- * response says it is JSON and parses. An empty body reads `(empty response, HTTP <status>)`.
+ * The output of a 2xx response: `content` is the body text exactly as the service sent it (decoded with
+ * {@link bodyText}; JSON is not re-formatted, so nothing is lost and no time is spent); `structured` is the
+ * parsed JSON when the response says it is JSON and parses. An empty body reads `(empty response, HTTP <status>)`.
  */
 export function toHttpToolOutput(status: number, headers: IncomingHttpHeaders, body: Buffer): ToolOutput {
-  const text = body.toString('utf8');
+  const text = bodyText(body, headers);
   if (text.length === 0) return { content: `(empty response, HTTP ${status})` };
   const type = String(headers['content-type'] ?? '');
   if (/\bjson\b/i.test(type)) {
@@ -66,7 +66,7 @@ export async function httpStatusError(
   body: Readable,
 ): Promise<ToolCallError> {
   const raw = await readPrefix(body, ERROR_BODY_BYTES).catch(() => null);
-  const excerpt = excerptOf(raw);
+  const excerpt = excerptOf(raw, headers);
   const suffix = excerpt ? `: ${excerpt}` : '';
   if (status >= 300 && status < 400) {
     const location = headers.location ? ` to ${String(headers.location)}` : '';
@@ -108,8 +108,25 @@ async function readPrefix(body: Readable, max: number): Promise<Buffer> {
   return Buffer.concat(chunks, size);
 }
 
-function excerptOf(raw: Buffer | null): string {
+/**
+ * A body as text, in the charset its Content-Type names (`charset=iso-8859-1`, `utf-16le`, ...), else UTF-8 (also when
+ * the name is unknown); a byte order mark is dropped, so JSON behind one still parses.
+ */
+function bodyText(body: Buffer, headers: IncomingHttpHeaders): string {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(String(headers['content-type'] ?? ''))?.[1];
+  if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
+    try {
+      return new TextDecoder(charset).decode(body);
+    } catch {
+      // An unknown charset name: UTF-8 is the best guess left.
+    }
+  }
+  const text = body.toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+function excerptOf(raw: Buffer | null, headers: IncomingHttpHeaders): string {
   if (!raw || raw.length === 0) return '';
-  const text = raw.toString('utf8').replace(/\s+/g, ' ').trim();
+  const text = bodyText(raw, headers).replace(/\s+/g, ' ').trim();
   return text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
 }
