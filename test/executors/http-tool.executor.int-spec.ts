@@ -1,3 +1,4 @@
+import { deflateSync, gzipSync } from 'node:zlib';
 import type { GatewayConfig } from '@app/config/gateway-config';
 import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
 import { OutboundGuard } from '@app/modules/executors/outbound/outbound-guard';
@@ -227,6 +228,59 @@ describe('HttpToolExecutor under ToolCallPolicy (real loopback server)', () => {
     };
     const outcome = await gw.run(toolFixture({ endpoint: server.url('/huge') }));
     expect(outcome.error).toMatchObject({ errorClass: 'RESPONSE_TOO_LARGE', transient: false, reachedRemote: true });
+  });
+
+  it('decodes a gzip or deflate answer (a tool asked for it with Accept-Encoding) before it reads the text', async () => {
+    server.handler = (req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.setHeader('content-encoding', req.url === '/gz' ? 'gzip' : 'deflate');
+      res.end((req.url === '/gz' ? gzipSync : deflateSync)('{"city":"Zürich"}'));
+    };
+    const headers = { 'Accept-Encoding': 'gzip, deflate' };
+    for (const path of ['/gz', '/deflate']) {
+      expect((await gw.run(toolFixture({ endpoint: server.url(path), headers }))).output).toEqual({
+        content: '{"city":"Zürich"}',
+        structured: { city: 'Zürich' },
+      });
+    }
+  });
+
+  it('quotes a gzip error answer decoded, and an empty gzip answer reads as empty', async () => {
+    server.handler = (req, res) => {
+      res.setHeader('content-encoding', 'gzip');
+      res.statusCode = req.url === '/bad' ? 400 : 200;
+      res.end(req.url === '/bad' ? gzipSync('orderId is required') : undefined);
+    };
+    const headers = { 'Accept-Encoding': 'gzip' };
+    const failed = await gw.run(toolFixture({ endpoint: server.url('/bad'), headers }));
+    expect(failed.error?.message).toMatch(/answered HTTP 400: orderId is required$/);
+    const empty = await gw.run(toolFixture({ endpoint: server.url('/empty'), headers }));
+    expect(empty.output).toEqual({ content: '(empty response, HTTP 200)' });
+  });
+
+  it('refuses a compressed answer that inflates past 10 MB (a decompression bomb) without inflating it all', async () => {
+    const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024, 97));
+    server.handler = (_req, res) => {
+      res.setHeader('content-encoding', 'gzip');
+      res.end(bomb);
+    };
+    const tool = toolFixture({ endpoint: server.url('/bomb'), headers: { 'Accept-Encoding': 'gzip' } });
+    const outcome = await gw.run(tool);
+    expect(bomb.length).toBeLessThan(1024 * 1024);
+    expect(outcome.error).toMatchObject({ errorClass: 'RESPONSE_TOO_LARGE', transient: false, reachedRemote: true });
+  });
+
+  it('fails with a clear error on a Content-Encoding it cannot decode, instead of handing the model raw bytes', async () => {
+    server.handler = (_req, res) => {
+      res.setHeader('content-encoding', 'zstd');
+      res.end(Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x01]));
+    };
+    const outcome = await gw.run(
+      toolFixture({ endpoint: server.url('/zstd'), headers: { 'Accept-Encoding': 'zstd' } }),
+    );
+    expect(outcome.error).toMatchObject({ errorClass: 'RESPONSE_UNREADABLE', transient: false, reachedRemote: true });
+    expect(outcome.error?.message).toMatch(/Content-Encoding zstd/);
+    expect(outcome.error?.message).toMatch(/Accept-Encoding/);
   });
 
   it('returns an empty 204 as a readable line', async () => {

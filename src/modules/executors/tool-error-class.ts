@@ -25,6 +25,8 @@ export const ToolErrorClass = {
   HTTP_REDIRECT: 'HTTP_REDIRECT',
   /** The response body exceeded the executor's size limit. */
   RESPONSE_TOO_LARGE: 'RESPONSE_TOO_LARGE',
+  /** The response body could not be decoded (a Content-Encoding the gateway does not know, or corrupt data). */
+  RESPONSE_UNREADABLE: 'RESPONSE_UNREADABLE',
   /** A header template references a `${secret:NAME}` that TOOL_SECRETS does not define. */
   SECRET_MISSING: 'SECRET_MISSING',
   /** The tool's definition or the arguments cannot form a request (bad URL, missing placeholder value). */

@@ -1,4 +1,6 @@
 import type { Readable } from 'node:stream';
+import { promisify } from 'node:util';
+import * as zlib from 'node:zlib';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ToolCallError, ToolOutput } from '../tool-executor';
 import { ToolErrorClass } from '../tool-error-class';
@@ -35,6 +37,68 @@ export async function readBodyLimited(
   return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
 }
 
+type Inflate = (body: Buffer, options: { maxOutputLength: number }) => Promise<Buffer>;
+
+const gunzip: Inflate = promisify(zlib.gunzip);
+const brotli: Inflate = promisify(zlib.brotliDecompress);
+const zlibInflate: Inflate = promisify(zlib.inflate);
+const rawInflate: Inflate = promisify(zlib.inflateRaw);
+/** `deflate` is zlib-wrapped by the RFC, raw in some servers: both are read. */
+const inflate: Inflate = (body, options) => zlibInflate(body, options).catch(() => rawInflate(body, options));
+const DECODERS: Record<string, Inflate> = { gzip: gunzip, 'x-gzip': gunzip, deflate: inflate, br: brotli };
+
+/**
+ * A body with its Content-Encoding undone (the gateway asks for none, but a tool's own `Accept-Encoding` header may),
+ * never inflated past `limit` bytes: `null` when it would be (a decompression bomb stops there, not in memory).
+ * @throws ToolCallError `RESPONSE_UNREADABLE` for an encoding it does not know or data that does not decode.
+ */
+export async function decodeContent(
+  target: string,
+  status: number,
+  headers: IncomingHttpHeaders,
+  body: Buffer,
+  limit: number,
+): Promise<Buffer | null> {
+  const codings = contentCodings(headers);
+  if (body.length === 0) return body;
+  let out = body;
+  for (const coding of codings.reverse()) {
+    const decode = DECODERS[coding];
+    if (!decode) {
+      throw unreadable(
+        target,
+        status,
+        `answered with Content-Encoding ${coding}, which the gateway cannot decode; remove the Accept-Encoding header from the tool's headers or ask for gzip, deflate or br`,
+      );
+    }
+    try {
+      out = await decode(out, { maxOutputLength: limit });
+    } catch (err) {
+      if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') return null;
+      throw unreadable(target, status, `answered a body that is not valid ${coding} data (${(err as Error).message})`);
+    }
+  }
+  return out;
+}
+
+/** The codings applied to a body, in the order they were applied (`identity` left out), lower case. */
+function contentCodings(headers: IncomingHttpHeaders): string[] {
+  const raw = headers['content-encoding'];
+  if (!raw) return [];
+  return String(raw)
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== '' && c !== 'identity');
+}
+
+function unreadable(target: string, status: number, what: string): ToolCallError {
+  return new ToolCallError(`${target} ${what}.`, ToolErrorClass.RESPONSE_UNREADABLE, {
+    transient: false,
+    reachedRemote: true,
+    httpStatus: status,
+  });
+}
+
 /**
  * The output of a 2xx response: `content` is the body text exactly as the service sent it (decoded with
  * {@link bodyText}; JSON is not re-formatted, so nothing is lost and no time is spent); `structured` is the
@@ -65,7 +129,9 @@ export async function httpStatusError(
   headers: IncomingHttpHeaders,
   body: Readable,
 ): Promise<ToolCallError> {
-  const raw = await readPrefix(body, ERROR_BODY_BYTES).catch(() => null);
+  const prefix = await readPrefix(body, ERROR_BODY_BYTES).catch(() => null);
+  // A compressed body is quoted only when it decodes whole (a cut one does not): never as raw bytes.
+  const raw = prefix && (await decodeContent(target, status, headers, prefix, ERROR_BODY_BYTES).catch(() => null));
   const excerpt = excerptOf(raw, headers);
   const suffix = excerpt ? `: ${excerpt}` : '';
   if (status >= 300 && status < 400) {

@@ -7,7 +7,7 @@ import { abortedError, classifyNetworkError, isAbortError } from '../outbound/ne
 import { ToolHeadersResolver } from '../secrets/tool-headers.resolver';
 import { remoteCallContextOf } from '../remote-context/remote-call.context';
 import { buildHttpToolRequest } from './http-request.builder';
-import { httpStatusError, readBodyLimited, toHttpToolOutput } from './http-response.reader';
+import { decodeContent, httpStatusError, readBodyLimited, toHttpToolOutput } from './http-response.reader';
 
 /**
  * Executes `serviceType: HTTP` tools: one HTTP request per attempt on the shared keep-alive Agent, through
@@ -45,7 +45,8 @@ export class HttpToolExecutor implements ToolExecutor {
       if (res.statusCode < 200 || res.statusCode >= 300) {
         throw await httpStatusError(target, res.statusCode, res.headers, res.body);
       }
-      const body = await readBodyLimited(res.body, res.headers, TOOL_MAX_RESPONSE_BYTES);
+      const raw = await readBodyLimited(res.body, res.headers, TOOL_MAX_RESPONSE_BYTES);
+      const body = raw && (await decodeContent(target, res.statusCode, res.headers, raw, TOOL_MAX_RESPONSE_BYTES));
       if (body === null) {
         throw new ToolCallError(
           `${target} returned more than ${TOOL_MAX_RESPONSE_BYTES} bytes; ask the service for a smaller page.`,
