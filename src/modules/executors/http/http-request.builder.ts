@@ -45,7 +45,7 @@ export function buildHttpToolRequest(
   const url = parseUrl(tool.name, fillPlaceholders(tool, args, rest));
   assertTemplateShape(tool, url);
   let body: string | undefined;
-  if (QUERY_METHODS.has(method)) appendQuery(url, rest);
+  if (QUERY_METHODS.has(method)) appendQuery(tool.name, url, rest);
   else body = JSON.stringify(rest);
 
   const headers: Record<string, string> = {
@@ -154,7 +154,19 @@ function parseUrl(toolName: string, filled: string): URL {
   }
 }
 
-function appendQuery(url: URL, rest: Record<string, unknown>): void {
+/**
+ * Appends the arguments to the query string. One named like a parameter the endpoint already has (`?tenant=acme`) is
+ * refused: a second `tenant` would let the model override what the tool fixes on servers that read the last value.
+ */
+function appendQuery(toolName: string, url: URL, rest: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(rest)) {
+    if (value !== undefined && value !== null && url.searchParams.has(key)) {
+      throw invalid(
+        `HTTP tool "${toolName}": the argument "${key}" would repeat the query parameter ${key} that the endpoint fixes; ` +
+          'leave it out (or make it a {placeholder} in the endpoint if callers may set it); nothing was sent.',
+      );
+    }
+  }
   for (const [key, value] of Object.entries(rest)) {
     for (const item of Array.isArray(value) ? value : [value]) {
       if (item === undefined || item === null) continue;
