@@ -98,6 +98,34 @@ describe('HttpToolExecutor under ToolCallPolicy (real loopback server)', () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it('never hands back a secret the remote echoes (error body, redirect Location, result): it goes only to the remote', async () => {
+    server.handler = (req, res) => {
+      const token = String(req.headers['x-api-key']);
+      if (req.url === '/denied') {
+        res.statusCode = 401;
+        res.end(`key ${token} is not valid`);
+      } else if (req.url === '/moved') {
+        res.statusCode = 302;
+        res.setHeader('location', `https://login.example.com/?key=${token}`);
+        res.end();
+      } else {
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ echoed: { 'x-api-key': token }, ok: true }));
+      }
+    };
+    const headers = { 'X-Api-Key': '${secret:ORDERS_TOKEN}' };
+    const denied = await gw.run(toolFixture({ endpoint: server.url('/denied'), headers }));
+    expect(denied.error?.message).toMatch(/answered HTTP 401: key \*\*\* is not valid$/);
+    const moved = await gw.run(toolFixture({ endpoint: server.url('/moved'), headers }));
+    expect(moved.error?.message).toContain('https://login.example.com/?key=***');
+    const echoed = await gw.run(toolFixture({ endpoint: server.url('/echo'), headers }));
+    expect(echoed.output).toEqual({
+      content: '{"echoed":{"x-api-key":"***"},"ok":true}',
+      structured: { echoed: { 'x-api-key': '***' }, ok: true },
+    });
+    expect(server.requests.map((r) => r.headers['x-api-key'])).toEqual(['tok-123', 'tok-123', 'tok-123']);
+  });
+
   it('retries a READ_ONLY tool after 503: two requests reach the server, the second answer wins', async () => {
     server.handler = (req, res) => {
       res.statusCode = req.n === 1 ? 503 : 200;

@@ -5,6 +5,7 @@ import { ToolErrorClass } from '../tool-error-class';
 import { OutboundHttpAgent } from '../outbound/outbound-http.agent';
 import { abortedError, classifyNetworkError, isAbortError } from '../outbound/network-error.classifier';
 import { ToolHeadersResolver } from '../secrets/tool-headers.resolver';
+import { hideSecretValues, secretValuesToHide } from '../secrets/tool-header.secrets';
 import { remoteCallContextOf } from '../remote-context/remote-call.context';
 import { buildHttpToolRequest } from './http-request.builder';
 import { decodeContent, httpStatusError, readBodyLimited, toHttpToolOutput } from './http-response.reader';
@@ -28,6 +29,7 @@ export class HttpToolExecutor implements ToolExecutor {
     const { tool, signal } = invocation;
     const secrets = await this.headerSecrets.scopeFor(tool);
     const req = buildHttpToolRequest(tool, invocation.arguments, remoteCallContextOf(invocation), secrets);
+    const hidden = secretValuesToHide(tool.headers, secrets);
     const outbound = this.outbound.scope(tool.tenantId);
     outbound.guard.checkUrl(req.url);
     const target = `${req.method} ${req.url.origin}${req.url.pathname}`;
@@ -54,11 +56,30 @@ export class HttpToolExecutor implements ToolExecutor {
           { transient: false, reachedRemote: true, httpStatus: res.statusCode },
         );
       }
-      return toHttpToolOutput(res.statusCode, res.headers, body);
+      return withoutSecrets(toHttpToolOutput(res.statusCode, res.headers, body), hidden);
     } catch (err) {
-      throw toToolCallError(err, signal, target);
+      throw errorWithoutSecrets(toToolCallError(err, signal, target), hidden);
     }
   }
+}
+
+/** The output with the tool's secret values hidden (the structured result parsed again from the hidden text). */
+function withoutSecrets(output: ToolOutput, hidden: readonly string[]): ToolOutput {
+  if (hidden.length === 0) return output;
+  const content = hideSecretValues(output.content, hidden);
+  if (content === output.content) return output;
+  if (output.structured === undefined) return { ...output, content };
+  try {
+    return { ...output, content, structured: JSON.parse(content) as unknown };
+  } catch {
+    return { content };
+  }
+}
+
+function errorWithoutSecrets(err: ToolCallError, hidden: readonly string[]): ToolCallError {
+  if (hidden.length === 0) return err;
+  const message = hideSecretValues(err.message, hidden);
+  return message === err.message ? err : new ToolCallError(message, err.errorClass, err.options);
 }
 
 function toToolCallError(err: unknown, signal: AbortSignal, target: string): ToolCallError {
