@@ -371,6 +371,25 @@ describe('HttpToolExecutor outbound guard (real sockets)', () => {
     }
   });
 
+  it("refuses a tool header that picks the virtual host (Host), so a tenant's call cannot reach a platform-only name", async () => {
+    const gw = new HttpHarness(executorTestConfig({ OUTBOUND_PLATFORM_ONLY_HOSTS: 'models.platform.internal' }));
+    try {
+      const spoofing: Record<string, string>[] = [
+        { Host: 'models.platform.internal' },
+        { 'Transfer-Encoding': 'chunked' },
+      ];
+      for (const headers of spoofing) {
+        const tool = toolFixture({ tenantId: 't1', endpoint: server.url('/v1/chat'), headers });
+        const outcome = await gw.run(tool);
+        expect(outcome.error).toMatchObject({ errorClass: 'INVALID_REQUEST', transient: false, reachedRemote: false });
+        expect(outcome.error?.message).toContain(`"${Object.keys(headers)[0]}"`);
+      }
+      expect(server.requests).toHaveLength(0);
+    } finally {
+      await gw.close();
+    }
+  });
+
   it('blocks a non-http scheme', async () => {
     const gw = new HttpHarness(executorTestConfig());
     try {

@@ -1,7 +1,7 @@
 import type { FieldProblem } from '@app/common/errors/validation';
 import type { ServiceType } from './tool-registry.types';
 import { headerCredentialProblems, urlCredentialProblem } from './tool-credential.rules';
-import { isToolContextHeader } from './tool-context.headers';
+import { isToolContextHeader, isTransportHeader } from './tool-context.headers';
 
 /**
  * Text an HTTP client sends as a header value (undici refuses the rest): no C0 controls (line breaks too), no DEL,
@@ -78,6 +78,14 @@ export function checkHeaderTemplates(headers: Record<string, string>, fieldPrefi
         field: `${fieldPrefix}.${name}`,
         problems: [
           "is set by the gateway on every call (the caller's tenant, user, session, tool call and idempotency key); remove it from the headers",
+        ],
+      });
+    }
+    if (isTransportHeader(name)) {
+      problems.push({
+        field: `${fieldPrefix}.${name}`,
+        problems: [
+          'is set by the HTTP client from the URL and the body (Host would pick another virtual host behind the checked address); remove it from the headers, and change the URL to reach another host',
         ],
       });
     }

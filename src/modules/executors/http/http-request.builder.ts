@@ -5,6 +5,7 @@ import type { SecretScope } from '@app/modules/tenant-secrets/tool-secret.scope'
 import { fillHeaderSecrets } from '../secrets/tool-header.secrets';
 import { applyRemoteContextHeaders, RemoteCallContext } from '../remote-context/remote-call.context';
 import { pathPlaceholderProblem, urlShapeProblem } from './http-path-placeholder.rules';
+import { isTransportHeader } from '@app/modules/tool-registry/tool-context.headers';
 
 /** The request an HTTP tool call sends, before it goes on the wire. */
 export interface HttpToolRequest {
@@ -54,6 +55,11 @@ export function buildHttpToolRequest(
   };
   if (body !== undefined) headers['content-type'] = 'application/json';
   for (const [name, template] of Object.entries(tool.headers ?? {})) {
+    if (isTransportHeader(name)) {
+      throw invalid(
+        `HTTP tool "${tool.name}": its header "${name}" is set by the gateway from the endpoint and the body; remove it from the tool's headers (to reach another host, change the endpoint). Nothing was sent.`,
+      );
+    }
     headers[name.toLowerCase()] = fillHeaderSecrets(`HTTP tool "${tool.name}"`, name, template, secrets);
   }
   applyRemoteContextHeaders(headers, context);

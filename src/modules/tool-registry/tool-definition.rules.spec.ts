@@ -1,0 +1,15 @@
+import { checkHeaderTemplates } from './tool-definition.rules';
+
+describe('checkHeaderTemplates', () => {
+  it.each(['Host', 'content-length', 'Transfer-Encoding', 'Connection', 'Upgrade', 'Expect'])(
+    'refuses %s, which the HTTP client sets from the URL and the body',
+    (name) => {
+      const problems = checkHeaderTemplates({ [name]: 'x', Accept: 'application/json' });
+      expect(problems).toEqual([{ field: `headers.${name}`, problems: [expect.stringContaining('remove it')] }]);
+    },
+  );
+
+  it('accepts ordinary headers and secret references', () => {
+    expect(checkHeaderTemplates({ Accept: 'application/json', Authorization: 'Bearer ${secret:TOKEN}' })).toEqual([]);
+  });
+});
