@@ -138,6 +138,18 @@ describe('HttpToolExecutor under ToolCallPolicy (real loopback server)', () => {
     expect(server.requests[1].headers['idempotency-key']).toBe(server.requests[0].headers['idempotency-key']);
   });
 
+  it('reports a 503 whose body never ends as a 503 and retries it, instead of waiting out the whole budget', async () => {
+    server.handler = (req, res) => {
+      if (req.n > 1) return void res.end('fine');
+      res.statusCode = 503;
+      res.write('busy, '); // ...and the body never ends
+    };
+    const tool = toolFixture({ endpoint: server.url('/stalls'), sideEffect: 'READ_ONLY', timeoutMs: 8000 });
+    const outcome = await gw.run(tool);
+    expect(outcome).toMatchObject({ output: { content: 'fine' }, attempts: 2, timedOut: false });
+    expect(outcome.durationMs).toBeLessThan(4000);
+  });
+
   it('does not retry a SIDE_EFFECT tool after 503: one request, a transient error that reached the remote', async () => {
     server.handler = (_req, res) => {
       res.statusCode = 503;

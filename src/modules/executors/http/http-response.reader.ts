@@ -9,6 +9,11 @@ import { parseRetryAfter } from './retry-after';
 /** Bytes of an error response read for the message excerpt. */
 const ERROR_BODY_BYTES = 16 * 1024;
 const EXCERPT_CHARS = 300;
+/**
+ * How long the rest of an error body is waited for once its head arrived: the status already says what happened, and a
+ * body that never ends must not turn a retryable 503 into a timeout that used up the whole budget.
+ */
+const ERROR_BODY_WAIT_MS = 1000;
 
 /**
  * Reads a body up to `limit` bytes. Over the limit the stream is destroyed (which closes the connection)
@@ -159,17 +164,24 @@ export async function httpStatusError(
   );
 }
 
-/** The first `max` bytes of a body (about); the rest is dropped with the connection. */
+/** The first `max` bytes of a body (about), or what came within {@link ERROR_BODY_WAIT_MS}; the rest is dropped with the connection. */
 async function readPrefix(body: Readable, max: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of body) {
-    chunks.push(chunk as Buffer);
-    size += (chunk as Buffer).length;
-    if (size >= max) {
-      body.destroy();
-      break;
+  const timer = setTimeout(() => body.destroy(), ERROR_BODY_WAIT_MS);
+  try {
+    for await (const chunk of body) {
+      chunks.push(chunk as Buffer);
+      size += (chunk as Buffer).length;
+      if (size >= max) {
+        body.destroy();
+        break;
+      }
     }
+  } catch {
+    // Cut short (the wait ran out, the connection broke): what came is enough for an excerpt.
+  } finally {
+    clearTimeout(timer);
   }
   return Buffer.concat(chunks, size);
 }
