@@ -45,3 +45,18 @@ describe('httpStatusError', () => {
     expect(err.message).toBe('GET http://x/y answered HTTP 400: résumé');
   });
 });
+
+describe('httpStatusError on a redirect', () => {
+  it('is not retried, names where it pointed and says how to fix the tool', async () => {
+    const err = await httpStatusError(
+      'GET http://x/old',
+      301,
+      { location: 'https://x.example.com/new' },
+      Readable.from([]),
+    );
+    expect(err).toMatchObject({ errorClass: 'HTTP_REDIRECT', transient: false, reachedRemote: true });
+    expect(err.message).toBe(
+      "GET http://x/old answered HTTP 301 (redirect to https://x.example.com/new, not followed: a redirect could lead anywhere); set the tool's endpoint to the URL the service answers at",
+    );
+  });
+});

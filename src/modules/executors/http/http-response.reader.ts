@@ -142,7 +142,8 @@ export async function httpStatusError(
   if (status >= 300 && status < 400) {
     const location = headers.location ? ` to ${String(headers.location)}` : '';
     return new ToolCallError(
-      `${target} answered HTTP ${status} (redirect${location}, not followed)`,
+      `${target} answered HTTP ${status} (redirect${location}, not followed: a redirect could lead anywhere); ` +
+        "set the tool's endpoint to the URL the service answers at",
       ToolErrorClass.HTTP_REDIRECT,
       {
         transient: false,
