@@ -126,6 +126,18 @@ describe('HttpToolExecutor under ToolCallPolicy (real loopback server)', () => {
     expect(server.requests.map((r) => r.headers['x-api-key'])).toEqual(['tok-123', 'tok-123', 'tok-123']);
   });
 
+  it('hides an echoed secret before the error excerpt is cut, so no part of it shows at the cut', async () => {
+    server.handler = (req, res) => {
+      res.statusCode = 401;
+      res.end(`${'x'.repeat(294)} ${String(req.headers['x-api-key'])} is not valid`);
+    };
+    const outcome = await gw.run(
+      toolFixture({ endpoint: server.url('/long'), headers: { 'X-Api-Key': '${secret:ORDERS_TOKEN}' } }),
+    );
+    expect(outcome.error?.message).toMatch(/x \*\*\* i…$/);
+    expect(outcome.error?.message).not.toContain('tok-');
+  });
+
   it('retries a READ_ONLY tool after 503: two requests reach the server, the second answer wins', async () => {
     server.handler = (req, res) => {
       res.statusCode = req.n === 1 ? 503 : 200;

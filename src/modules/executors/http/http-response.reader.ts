@@ -127,20 +127,22 @@ export function toHttpToolOutput(status: number, headers: IncomingHttpHeaders, b
  * The error of a non-2xx response. 4xx (except 408, 429) is the request's fault: not transient. 408, 429 and
  * 5xx are transient with Retry-After (seconds or HTTP date) as `retryAfterMs`. 3xx: redirects are never
  * followed (a redirect could lead anywhere), so they are not transient. The remote did see each of them.
+ * `hide` masks what must not be quoted (the secrets the request carried) in the body and the Location.
  */
 export async function httpStatusError(
   target: string,
   status: number,
   headers: IncomingHttpHeaders,
   body: Readable,
+  hide: (text: string) => string = (text) => text,
 ): Promise<ToolCallError> {
   const prefix = await readPrefix(body, ERROR_BODY_BYTES).catch(() => null);
   // A compressed body is quoted only when it decodes whole (a cut one does not): never as raw bytes.
   const raw = prefix && (await decodeContent(target, status, headers, prefix, ERROR_BODY_BYTES).catch(() => null));
-  const excerpt = excerptOf(raw, headers);
+  const excerpt = excerptOf(raw, headers, hide);
   const suffix = excerpt ? `: ${excerpt}` : '';
   if (status >= 300 && status < 400) {
-    const location = headers.location ? ` to ${String(headers.location)}` : '';
+    const location = headers.location ? ` to ${hide(String(headers.location))}` : '';
     return new ToolCallError(
       `${target} answered HTTP ${status} (redirect${location}, not followed: a redirect could lead anywhere); ` +
         "set the tool's endpoint to the URL the service answers at",
@@ -204,8 +206,9 @@ function bodyText(body: Buffer, headers: IncomingHttpHeaders): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
-function excerptOf(raw: Buffer | null, headers: IncomingHttpHeaders): string {
+/** The start of an error body for a message; `hide` runs first, so a cut never shows part of what it hides. */
+function excerptOf(raw: Buffer | null, headers: IncomingHttpHeaders, hide: (text: string) => string): string {
   if (!raw || raw.length === 0) return '';
-  const text = bodyText(raw, headers).replace(/\s+/g, ' ').trim();
+  const text = hide(bodyText(raw, headers)).replace(/\s+/g, ' ').trim();
   return text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
 }

@@ -45,7 +45,9 @@ export class HttpToolExecutor implements ToolExecutor {
         bodyTimeout: 0,
       });
       if (res.statusCode < 200 || res.statusCode >= 300) {
-        throw await httpStatusError(target, res.statusCode, res.headers, res.body);
+        throw await httpStatusError(target, res.statusCode, res.headers, res.body, (text) =>
+          hideSecretValues(text, hidden),
+        );
       }
       const raw = await readBodyLimited(res.body, res.headers, TOOL_MAX_RESPONSE_BYTES);
       const body = raw && (await decodeContent(target, res.statusCode, res.headers, raw, TOOL_MAX_RESPONSE_BYTES));
