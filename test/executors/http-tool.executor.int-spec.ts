@@ -311,15 +311,19 @@ describe('HttpToolExecutor under ToolCallPolicy (real loopback server)', () => {
   });
 
   it('refuses a compressed answer that inflates past 10 MB (a decompression bomb) without inflating it all', async () => {
-    const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024, 97));
-    server.handler = (_req, res) => {
-      res.setHeader('content-encoding', 'gzip');
-      res.end(bomb);
+    const zeros = Buffer.alloc(64 * 1024 * 1024, 97);
+    const bombs: Record<string, Buffer> = { gzip: gzipSync(zeros), deflate: deflateSync(zeros) };
+    server.handler = (req, res) => {
+      const coding = req.url.slice(1);
+      res.setHeader('content-encoding', coding);
+      res.end(bombs[coding]);
     };
-    const tool = toolFixture({ endpoint: server.url('/bomb'), headers: { 'Accept-Encoding': 'gzip' } });
-    const outcome = await gw.run(tool);
-    expect(bomb.length).toBeLessThan(1024 * 1024);
-    expect(outcome.error).toMatchObject({ errorClass: 'RESPONSE_TOO_LARGE', transient: false, reachedRemote: true });
+    for (const coding of Object.keys(bombs)) {
+      const tool = toolFixture({ endpoint: server.url(`/${coding}`), headers: { 'Accept-Encoding': coding } });
+      const outcome = await gw.run(tool);
+      expect(bombs[coding].length).toBeLessThan(1024 * 1024);
+      expect(outcome.error).toMatchObject({ errorClass: 'RESPONSE_TOO_LARGE', transient: false, reachedRemote: true });
+    }
   });
 
   it('fails with a clear error on a Content-Encoding it cannot decode, instead of handing the model raw bytes', async () => {

@@ -49,7 +49,11 @@ const brotli: Inflate = promisify(zlib.brotliDecompress);
 const zlibInflate: Inflate = promisify(zlib.inflate);
 const rawInflate: Inflate = promisify(zlib.inflateRaw);
 /** `deflate` is zlib-wrapped by the RFC, raw in some servers: both are read. */
-const inflate: Inflate = (body, options) => zlibInflate(body, options).catch(() => rawInflate(body, options));
+const inflate: Inflate = (body, options) =>
+  zlibInflate(body, options).catch((err: { code?: string }) => {
+    if (err.code === 'ERR_BUFFER_TOO_LARGE') throw err; // a zlib body after all, just too large
+    return rawInflate(body, options);
+  });
 const DECODERS: Record<string, Inflate> = { gzip: gunzip, 'x-gzip': gunzip, deflate: inflate, br: brotli };
 
 /**
