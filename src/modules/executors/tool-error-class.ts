@@ -29,6 +29,8 @@ export const ToolErrorClass = {
   RESPONSE_UNREADABLE: 'RESPONSE_UNREADABLE',
   /** A header template references a `${secret:NAME}` that TOOL_SECRETS does not define. */
   SECRET_MISSING: 'SECRET_MISSING',
+  /** The tenant's secrets could not be read (a database failure); nothing was sent, worth another attempt. */
+  SECRETS_UNAVAILABLE: 'SECRETS_UNAVAILABLE',
   /** The tool's definition or the arguments cannot form a request (bad URL, missing placeholder value). */
   INVALID_REQUEST: 'INVALID_REQUEST',
   /** The MCP server could not be connected / initialized; tools/call was never sent. */
