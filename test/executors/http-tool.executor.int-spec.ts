@@ -1,4 +1,6 @@
 import { deflateSync, gzipSync } from 'node:zlib';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import type { GatewayConfig } from '@app/config/gateway-config';
 import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
 import { OutboundGuard } from '@app/modules/executors/outbound/outbound-guard';
@@ -10,6 +12,7 @@ import { findFreePort } from '@test/support/free-port';
 import { executorTestConfig, headersResolverOf, invocationOf } from './support/executor-fixtures';
 import { toolFixture } from '@test/support/tool-fixture';
 import { RecordingHttpServer } from './support/recording-http.server';
+import { SELF_SIGNED_CERT, SELF_SIGNED_KEY } from './support/self-signed-tls';
 
 /** The HTTP executor under the call policy, as the call path runs it, against a real loopback server. */
 class HttpHarness {
@@ -415,6 +418,35 @@ describe('HttpToolExecutor outbound guard (real sockets)', () => {
       expect(server.requests).toHaveLength(0);
     } finally {
       await gw.close();
+    }
+  });
+
+  it('fails an untrusted certificate as TLS_FAILED: not sent, not retried, saying what to fix', async () => {
+    let received = 0;
+    const tls = createHttpsServer({ key: SELF_SIGNED_KEY, cert: SELF_SIGNED_CERT }, (_req, res) => {
+      received++;
+      res.end('{}');
+    });
+    await new Promise<void>((resolve) => tls.listen(0, '127.0.0.1', resolve));
+    const gw = new HttpHarness(executorTestConfig());
+    try {
+      const { port } = tls.address() as AddressInfo;
+      const tool = toolFixture({
+        endpoint: `https://127.0.0.1:${port}/orders`,
+        httpMethod: 'POST',
+        sideEffect: 'SIDE_EFFECT',
+      });
+      const outcome = await gw.run(tool);
+      expect(outcome.attempts).toBe(1);
+      expect(outcome.error).toMatchObject({ errorClass: 'TLS_FAILED', transient: false, reachedRemote: false });
+      expect(outcome.error?.message).toMatch(/DEPTH_ZERO_SELF_SIGNED_CERT/);
+      expect(outcome.error?.message).toMatch(/the request was not sent/);
+      expect(outcome.error?.message).toMatch(/certificate/);
+      expect(received).toBe(0);
+    } finally {
+      await gw.close();
+      tls.closeAllConnections();
+      await new Promise((resolve) => tls.close(resolve));
     }
   });
 

@@ -11,6 +11,8 @@ export const ToolErrorClass = {
   CONNECTION_REFUSED: 'CONNECTION_REFUSED',
   /** The TCP/TLS connect did not complete; the request was never sent. */
   CONNECT_TIMEOUT: 'CONNECT_TIMEOUT',
+  /** The TLS handshake failed (an untrusted, expired or mismatched certificate, TLS to a plain port); never sent. */
+  TLS_FAILED: 'TLS_FAILED',
   /** The connection broke after the request may have been sent (reset, closed early). */
   CONNECTION_LOST: 'CONNECTION_LOST',
   /** The call's outer budget ran out; the in-flight attempt was aborted. */
