@@ -12,4 +12,13 @@ describe('checkHeaderTemplates', () => {
   it('accepts ordinary headers and secret references', () => {
     expect(checkHeaderTemplates({ Accept: 'application/json', Authorization: 'Bearer ${secret:TOKEN}' })).toEqual([]);
   });
+
+  it('refuses two names that differ only in case: HTTP header names are one name, and only one value would be sent', () => {
+    expect(checkHeaderTemplates({ Authorization: 'Bearer ${secret:A}', authorization: 'Bearer ${secret:B}' })).toEqual([
+      {
+        field: 'headers.authorization',
+        problems: ['is also given as "Authorization" (header names ignore case, so only one would be sent); keep one'],
+      },
+    ]);
+  });
 });

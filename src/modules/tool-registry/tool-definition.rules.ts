@@ -59,7 +59,15 @@ export function checkToolDefinition(def: {
  */
 export function checkHeaderTemplates(headers: Record<string, string>, fieldPrefix = 'headers'): FieldProblem[] {
   const problems: FieldProblem[] = [];
+  const seen = new Map<string, string>();
   for (const [name, value] of Object.entries(headers)) {
+    const first = seen.get(name.toLowerCase());
+    if (first !== undefined) {
+      problems.push({
+        field: `${fieldPrefix}.${name}`,
+        problems: [`is also given as "${first}" (header names ignore case, so only one would be sent); keep one`],
+      });
+    } else seen.set(name.toLowerCase(), name);
     if (
       typeof value !== 'string' ||
       !/^[A-Za-z0-9-]{1,128}$/.test(name) ||
