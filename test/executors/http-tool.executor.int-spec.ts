@@ -1,3 +1,6 @@
+import { deflateSync, gzipSync } from 'node:zlib';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import type { GatewayConfig } from '@app/config/gateway-config';
 import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
 import { OutboundGuard } from '@app/modules/executors/outbound/outbound-guard';
@@ -9,6 +12,7 @@ import { findFreePort } from '@test/support/free-port';
 import { executorTestConfig, headersResolverOf, invocationOf } from './support/executor-fixtures';
 import { toolFixture } from '@test/support/tool-fixture';
 import { RecordingHttpServer } from './support/recording-http.server';
+import { SELF_SIGNED_CERT, SELF_SIGNED_KEY } from './support/self-signed-tls';
 
 /** The HTTP executor under the call policy, as the call path runs it, against a real loopback server. */
 class HttpHarness {
@@ -97,6 +101,46 @@ describe('HttpToolExecutor under ToolCallPolicy (real loopback server)', () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it('never hands back a secret the remote echoes (error body, redirect Location, result): it goes only to the remote', async () => {
+    server.handler = (req, res) => {
+      const token = String(req.headers['x-api-key']);
+      if (req.url === '/denied') {
+        res.statusCode = 401;
+        res.end(`key ${token} is not valid`);
+      } else if (req.url === '/moved') {
+        res.statusCode = 302;
+        res.setHeader('location', `https://login.example.com/?key=${token}`);
+        res.end();
+      } else {
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ echoed: { 'x-api-key': token }, ok: true }));
+      }
+    };
+    const headers = { 'X-Api-Key': '${secret:ORDERS_TOKEN}' };
+    const denied = await gw.run(toolFixture({ endpoint: server.url('/denied'), headers }));
+    expect(denied.error?.message).toMatch(/answered HTTP 401: key \*\*\* is not valid$/);
+    const moved = await gw.run(toolFixture({ endpoint: server.url('/moved'), headers }));
+    expect(moved.error?.message).toContain('https://login.example.com/?key=***');
+    const echoed = await gw.run(toolFixture({ endpoint: server.url('/echo'), headers }));
+    expect(echoed.output).toEqual({
+      content: '{"echoed":{"x-api-key":"***"},"ok":true}',
+      structured: { echoed: { 'x-api-key': '***' }, ok: true },
+    });
+    expect(server.requests.map((r) => r.headers['x-api-key'])).toEqual(['tok-123', 'tok-123', 'tok-123']);
+  });
+
+  it('hides an echoed secret before the error excerpt is cut, so no part of it shows at the cut', async () => {
+    server.handler = (req, res) => {
+      res.statusCode = 401;
+      res.end(`${'x'.repeat(294)} ${String(req.headers['x-api-key'])} is not valid`);
+    };
+    const outcome = await gw.run(
+      toolFixture({ endpoint: server.url('/long'), headers: { 'X-Api-Key': '${secret:ORDERS_TOKEN}' } }),
+    );
+    expect(outcome.error?.message).toMatch(/x \*\*\* i…$/);
+    expect(outcome.error?.message).not.toContain('tok-');
+  });
+
   it('retries a READ_ONLY tool after 503: two requests reach the server, the second answer wins', async () => {
     server.handler = (req, res) => {
       res.statusCode = req.n === 1 ? 503 : 200;
@@ -107,6 +151,18 @@ describe('HttpToolExecutor under ToolCallPolicy (real loopback server)', () => {
     expect(server.requests).toHaveLength(2);
     expect(server.requests.map((r) => r.headers['x-tool-call-id'])).toEqual(['tc-ro', 'tc-ro']);
     expect(server.requests[1].headers['idempotency-key']).toBe(server.requests[0].headers['idempotency-key']);
+  });
+
+  it('reports a 503 whose body never ends as a 503 and retries it, instead of waiting out the whole budget', async () => {
+    server.handler = (req, res) => {
+      if (req.n > 1) return void res.end('fine');
+      res.statusCode = 503;
+      res.write('busy, '); // ...and the body never ends
+    };
+    const tool = toolFixture({ endpoint: server.url('/stalls'), sideEffect: 'READ_ONLY', timeoutMs: 8000 });
+    const outcome = await gw.run(tool);
+    expect(outcome).toMatchObject({ output: { content: 'fine' }, attempts: 2, timedOut: false });
+    expect(outcome.durationMs).toBeLessThan(4000);
   });
 
   it('does not retry a SIDE_EFFECT tool after 503: one request, a transient error that reached the remote', async () => {
@@ -229,6 +285,63 @@ describe('HttpToolExecutor under ToolCallPolicy (real loopback server)', () => {
     expect(outcome.error).toMatchObject({ errorClass: 'RESPONSE_TOO_LARGE', transient: false, reachedRemote: true });
   });
 
+  it('decodes a gzip or deflate answer (a tool asked for it with Accept-Encoding) before it reads the text', async () => {
+    server.handler = (req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.setHeader('content-encoding', req.url === '/gz' ? 'gzip' : 'deflate');
+      res.end((req.url === '/gz' ? gzipSync : deflateSync)('{"city":"Zürich"}'));
+    };
+    const headers = { 'Accept-Encoding': 'gzip, deflate' };
+    for (const path of ['/gz', '/deflate']) {
+      expect((await gw.run(toolFixture({ endpoint: server.url(path), headers }))).output).toEqual({
+        content: '{"city":"Zürich"}',
+        structured: { city: 'Zürich' },
+      });
+    }
+  });
+
+  it('quotes a gzip error answer decoded, and an empty gzip answer reads as empty', async () => {
+    server.handler = (req, res) => {
+      res.setHeader('content-encoding', 'gzip');
+      res.statusCode = req.url === '/bad' ? 400 : 200;
+      res.end(req.url === '/bad' ? gzipSync('orderId is required') : undefined);
+    };
+    const headers = { 'Accept-Encoding': 'gzip' };
+    const failed = await gw.run(toolFixture({ endpoint: server.url('/bad'), headers }));
+    expect(failed.error?.message).toMatch(/answered HTTP 400: orderId is required$/);
+    const empty = await gw.run(toolFixture({ endpoint: server.url('/empty'), headers }));
+    expect(empty.output).toEqual({ content: '(empty response, HTTP 200)' });
+  });
+
+  it('refuses a compressed answer that inflates past 10 MB (a decompression bomb) without inflating it all', async () => {
+    const zeros = Buffer.alloc(64 * 1024 * 1024, 97);
+    const bombs: Record<string, Buffer> = { gzip: gzipSync(zeros), deflate: deflateSync(zeros) };
+    server.handler = (req, res) => {
+      const coding = req.url.slice(1);
+      res.setHeader('content-encoding', coding);
+      res.end(bombs[coding]);
+    };
+    for (const coding of Object.keys(bombs)) {
+      const tool = toolFixture({ endpoint: server.url(`/${coding}`), headers: { 'Accept-Encoding': coding } });
+      const outcome = await gw.run(tool);
+      expect(bombs[coding].length).toBeLessThan(1024 * 1024);
+      expect(outcome.error).toMatchObject({ errorClass: 'RESPONSE_TOO_LARGE', transient: false, reachedRemote: true });
+    }
+  });
+
+  it('fails with a clear error on a Content-Encoding it cannot decode, instead of handing the model raw bytes', async () => {
+    server.handler = (_req, res) => {
+      res.setHeader('content-encoding', 'zstd');
+      res.end(Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x01]));
+    };
+    const outcome = await gw.run(
+      toolFixture({ endpoint: server.url('/zstd'), headers: { 'Accept-Encoding': 'zstd' } }),
+    );
+    expect(outcome.error).toMatchObject({ errorClass: 'RESPONSE_UNREADABLE', transient: false, reachedRemote: true });
+    expect(outcome.error?.message).toMatch(/Content-Encoding zstd/);
+    expect(outcome.error?.message).toMatch(/Accept-Encoding/);
+  });
+
   it('returns an empty 204 as a readable line', async () => {
     server.handler = (_req, res) => {
       res.statusCode = 204;
@@ -286,6 +399,54 @@ describe('HttpToolExecutor outbound guard (real sockets)', () => {
       expect(server.requests).toHaveLength(1);
     } finally {
       await gw.close();
+    }
+  });
+
+  it("refuses a tool header that picks the virtual host (Host), so a tenant's call cannot reach a platform-only name", async () => {
+    const gw = new HttpHarness(executorTestConfig({ OUTBOUND_PLATFORM_ONLY_HOSTS: 'models.platform.internal' }));
+    try {
+      const spoofing: Record<string, string>[] = [
+        { Host: 'models.platform.internal' },
+        { 'Transfer-Encoding': 'chunked' },
+      ];
+      for (const headers of spoofing) {
+        const tool = toolFixture({ tenantId: 't1', endpoint: server.url('/v1/chat'), headers });
+        const outcome = await gw.run(tool);
+        expect(outcome.error).toMatchObject({ errorClass: 'INVALID_REQUEST', transient: false, reachedRemote: false });
+        expect(outcome.error?.message).toContain(`"${Object.keys(headers)[0]}"`);
+      }
+      expect(server.requests).toHaveLength(0);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('fails an untrusted certificate as TLS_FAILED: not sent, not retried, saying what to fix', async () => {
+    let received = 0;
+    const tls = createHttpsServer({ key: SELF_SIGNED_KEY, cert: SELF_SIGNED_CERT }, (_req, res) => {
+      received++;
+      res.end('{}');
+    });
+    await new Promise<void>((resolve) => tls.listen(0, '127.0.0.1', resolve));
+    const gw = new HttpHarness(executorTestConfig());
+    try {
+      const { port } = tls.address() as AddressInfo;
+      const tool = toolFixture({
+        endpoint: `https://127.0.0.1:${port}/orders`,
+        httpMethod: 'POST',
+        sideEffect: 'SIDE_EFFECT',
+      });
+      const outcome = await gw.run(tool);
+      expect(outcome.attempts).toBe(1);
+      expect(outcome.error).toMatchObject({ errorClass: 'TLS_FAILED', transient: false, reachedRemote: false });
+      expect(outcome.error?.message).toMatch(/DEPTH_ZERO_SELF_SIGNED_CERT/);
+      expect(outcome.error?.message).toMatch(/the request was not sent/);
+      expect(outcome.error?.message).toMatch(/certificate/);
+      expect(received).toBe(0);
+    } finally {
+      await gw.close();
+      tls.closeAllConnections();
+      await new Promise((resolve) => tls.close(resolve));
     }
   });
 

@@ -308,6 +308,16 @@ describeEachDialect('Feign registration: explorer, reconciler, drift report', (d
       expect(await row(fourth, 'orders-search')).toMatchObject({ status: 'ACTIVE', version: 3 });
     });
 
+    it('follows a decorator renamed only in case: the row takes the new name and stays ACTIVE, not ORPHANED', async () => {
+      const url = await databases.fresh();
+      await stop(await start(url, [AlphaService])); // "lookup"
+      const second = await start(url, [ShoutingService]); // "LOOKUP": the same name, spelt otherwise
+      expect(reportOf(second)).toMatchObject({ updated: ['LOOKUP'], orphaned: [] });
+      const renamed = await rows(second).findOneByOrFail({ scopeKey: PLATFORM_SCOPE, nameKey: 'lookup' });
+      expect(renamed).toMatchObject({ name: 'LOOKUP', status: 'ACTIVE', endpoint: 'ShoutingService.find' });
+      expect((await driftList(second)).items).toEqual([expect.objectContaining({ name: 'LOOKUP', drift: 'IN_SYNC' })]);
+    });
+
     it('does not overwrite a DB tool of the same name: logs an error and reports the clash', async () => {
       const url = await databases.fresh();
       const first = await start(url, [CalculatorTools]);

@@ -11,6 +11,8 @@ export const ToolErrorClass = {
   CONNECTION_REFUSED: 'CONNECTION_REFUSED',
   /** The TCP/TLS connect did not complete; the request was never sent. */
   CONNECT_TIMEOUT: 'CONNECT_TIMEOUT',
+  /** The TLS handshake failed (an untrusted, expired or mismatched certificate, TLS to a plain port); never sent. */
+  TLS_FAILED: 'TLS_FAILED',
   /** The connection broke after the request may have been sent (reset, closed early). */
   CONNECTION_LOST: 'CONNECTION_LOST',
   /** The call's outer budget ran out; the in-flight attempt was aborted. */
@@ -25,8 +27,12 @@ export const ToolErrorClass = {
   HTTP_REDIRECT: 'HTTP_REDIRECT',
   /** The response body exceeded the executor's size limit. */
   RESPONSE_TOO_LARGE: 'RESPONSE_TOO_LARGE',
+  /** The response body could not be decoded (a Content-Encoding the gateway does not know, or corrupt data). */
+  RESPONSE_UNREADABLE: 'RESPONSE_UNREADABLE',
   /** A header template references a `${secret:NAME}` that TOOL_SECRETS does not define. */
   SECRET_MISSING: 'SECRET_MISSING',
+  /** The tenant's secrets could not be read (a database failure); nothing was sent, worth another attempt. */
+  SECRETS_UNAVAILABLE: 'SECRETS_UNAVAILABLE',
   /** The tool's definition or the arguments cannot form a request (bad URL, missing placeholder value). */
   INVALID_REQUEST: 'INVALID_REQUEST',
   /** The MCP server could not be connected / initialized; tools/call was never sent. */

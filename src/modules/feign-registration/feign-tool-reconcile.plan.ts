@@ -69,6 +69,7 @@ export function planTool(
   const d = tool.definition;
   const adminEdited = definitionChecksum(definitionOfRow(row)) !== row.definitionChecksum;
   const changes: Partial<AiToolEntity> = {
+    name: d.name, // the same name (the row was found by its key), perhaps spelt in another case
     description: d.description,
     parameters: d.parameters,
     source: d.source,

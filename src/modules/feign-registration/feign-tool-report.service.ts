@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { nameKeyOf } from '@app/common/name-key';
 import type { AiToolEntity } from '@app/modules/tool-registry/ai-tool.entity';
 import { Page, pageOf, pageWindow } from '@app/common/dto/page.dto';
 import { LocalToolHandlerRegistry } from './local-tool-handler.registry';
@@ -19,9 +20,9 @@ export class FeignToolReportService {
   async list(query: FeignToolsQueryDto): Promise<Page<FeignToolDto>> {
     const scanned = this.handlers.all();
     const rows = await this.feignTools.findReconcileCandidates(scanned.map((t) => t.definition.name));
-    const byName = new Map(rows.map((r) => [r.name, r]));
+    const byName = new Map(rows.map((r) => [r.nameKey, r]));
     const items = [
-      ...scanned.map((t) => scannedItem(t, byName.get(t.definition.name))),
+      ...scanned.map((t) => scannedItem(t, byName.get(nameKeyOf(t.definition.name)))),
       ...rows.filter((r) => isScannerOwned(r) && !this.handlers.findByName(r.name)).map(orphanItem),
     ]
       .filter((i) => !query.drift || i.drift === query.drift)

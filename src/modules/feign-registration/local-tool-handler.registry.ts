@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
+import { nameKeyOf } from '@app/common/name-key';
 import type { LocalToolRegistration } from './feign-tool.types';
 
 /**
  * The tools the explorer found in this process, by endpoint ("Provider.method", as stored in `ai_tool`)
- * and by name. Filled once during module init; read by the reconciler, the drift report and the executors.
+ * and by name (in any case: names differing only in case are one name, as in `ai_tool`). Filled once during module init; read by the reconciler, the drift report and the executors.
  */
 @Injectable()
 export class LocalToolHandlerRegistry {
@@ -16,7 +17,7 @@ export class LocalToolHandlerRegistry {
     this.byName.clear();
     for (const r of registrations) {
       this.byEndpoint.set(r.definition.endpoint, r);
-      this.byName.set(r.definition.name, r);
+      this.byName.set(nameKeyOf(r.definition.name), r);
     }
   }
 
@@ -25,7 +26,7 @@ export class LocalToolHandlerRegistry {
   }
 
   findByName(name: string): LocalToolRegistration | undefined {
-    return this.byName.get(name);
+    return this.byName.get(nameKeyOf(name));
   }
 
   /** Every scanned tool, by name. */

@@ -15,3 +15,26 @@ export const TOOL_CONTEXT_HEADERS: readonly string[] = [
 export function isToolContextHeader(name: string): boolean {
   return TOOL_CONTEXT_HEADERS.includes(name.toLowerCase());
 }
+
+/**
+ * Headers that frame or route the request, which the HTTP client derives from the endpoint and the body: a tool may
+ * not set them. `Host` would send the call to another virtual host behind the vetted address (a name the outbound
+ * guard never saw); the others would break the message framing or the connection. Lower case.
+ */
+export const TRANSPORT_HEADERS: readonly string[] = [
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'upgrade',
+  'expect',
+  'te',
+  'trailer',
+];
+
+/** Whether `name` (any case) is one of {@link TRANSPORT_HEADERS}. */
+export function isTransportHeader(name: string): boolean {
+  return TRANSPORT_HEADERS.includes(name.toLowerCase());
+}

@@ -1,7 +1,7 @@
 import type { FieldProblem } from '@app/common/errors/validation';
 import type { ServiceType } from './tool-registry.types';
 import { headerCredentialProblems, urlCredentialProblem } from './tool-credential.rules';
-import { isToolContextHeader } from './tool-context.headers';
+import { isToolContextHeader, isTransportHeader } from './tool-context.headers';
 
 /**
  * Text an HTTP client sends as a header value (undici refuses the rest): no C0 controls (line breaks too), no DEL,
@@ -59,7 +59,15 @@ export function checkToolDefinition(def: {
  */
 export function checkHeaderTemplates(headers: Record<string, string>, fieldPrefix = 'headers'): FieldProblem[] {
   const problems: FieldProblem[] = [];
+  const seen = new Map<string, string>();
   for (const [name, value] of Object.entries(headers)) {
+    const first = seen.get(name.toLowerCase());
+    if (first !== undefined) {
+      problems.push({
+        field: `${fieldPrefix}.${name}`,
+        problems: [`is also given as "${first}" (header names ignore case, so only one would be sent); keep one`],
+      });
+    } else seen.set(name.toLowerCase(), name);
     if (
       typeof value !== 'string' ||
       !/^[A-Za-z0-9-]{1,128}$/.test(name) ||
@@ -78,6 +86,14 @@ export function checkHeaderTemplates(headers: Record<string, string>, fieldPrefi
         field: `${fieldPrefix}.${name}`,
         problems: [
           "is set by the gateway on every call (the caller's tenant, user, session, tool call and idempotency key); remove it from the headers",
+        ],
+      });
+    }
+    if (isTransportHeader(name)) {
+      problems.push({
+        field: `${fieldPrefix}.${name}`,
+        problems: [
+          'is set by the HTTP client from the URL and the body (Host would pick another virtual host behind the checked address); remove it from the headers, and change the URL to reach another host',
         ],
       });
     }

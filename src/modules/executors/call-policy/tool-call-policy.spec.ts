@@ -195,6 +195,17 @@ describe('ToolCallPolicy', () => {
       expect(outcome.error?.errorClass).toBe('HTTP_RETRYABLE');
     });
 
+    it('says why it did not retry when the Retry-After wait would end past the budget, and how to allow it', async () => {
+      const outcome = await new ToolCallPolicy(baseConfig).run(
+        tool('READ_ONLY', 300),
+        scripted([transient(true, { retryAfterMs: 900 })]).fn,
+      );
+      expect(outcome.error).toMatchObject({ errorClass: 'HTTP_RETRYABLE', transient: true, reachedRemote: true });
+      expect(outcome.error?.message).toBe(
+        "flaky (not retried: the 900 ms wait the service asked for (Retry-After) would end past the call's 300 ms budget; raise the tool's timeoutMs to allow it)",
+      );
+    });
+
     it('backs off exponentially from the base delay (full jitter scales it down)', async () => {
       const full = scripted([transient(true), transient(true)]);
       await new FixedJitterPolicy({ ...baseConfig, toolRetryBaseDelayMs: 60 }, 0.999).run(tool('READ_ONLY'), full.fn);

@@ -87,7 +87,10 @@ export class ToolCallPolicy {
           error = retryAfterTooLong(error, this.config.toolRetryMaxAfterMs);
           break;
         }
-        if (performance.now() + delay >= deadline) break;
+        if (performance.now() + delay >= deadline) {
+          if (error.retryAfterMs !== undefined) error = retryAfterPastBudget(error, budget);
+          break;
+        }
         await sleep(delay, signal);
       }
       if (signal.aborted) error = signal.reason as ToolCallError;
@@ -167,5 +170,13 @@ function retryAfterTooLong(error: ToolCallError, maxMs: number): ToolCallError {
     `${error.message} (asked to retry after ${error.retryAfterMs} ms, more than the ${maxMs} ms TOOL_RETRY_MAX_AFTER_MS allows)`,
     ToolErrorClass.RETRY_AFTER_TOO_LONG,
     { ...error.options, transient: false, cause: error },
+  );
+}
+
+function retryAfterPastBudget(error: ToolCallError, budgetMs: number): ToolCallError {
+  return new ToolCallError(
+    `${error.message} (not retried: the ${error.retryAfterMs} ms wait the service asked for (Retry-After) would end past the call's ${budgetMs} ms budget; raise the tool's timeoutMs to allow it)`,
+    error.errorClass,
+    { ...error.options, cause: error },
   );
 }

@@ -129,6 +129,33 @@ describe('buildHttpToolRequest', () => {
     expect(JSON.parse(req.body!)).toEqual({ note: 'x' });
   });
 
+  it.each(['GET', 'DELETE'] as const)(
+    '%s refuses an argument that would repeat a query parameter the endpoint fixes (the model cannot override it)',
+    (method) => {
+      const err = thrown(() =>
+        buildHttpToolRequest(
+          tool('http://api.test/orders?scope=read&tenant=acme', method),
+          { status: 'open', tenant: 'globex' },
+          ctx(),
+          secrets,
+        ),
+      );
+      expect(err).toMatchObject({ errorClass: 'INVALID_REQUEST', transient: false, reachedRemote: false });
+      expect(err.message).toContain('"tenant"');
+      expect(err.message).toContain('nothing was sent');
+    },
+  );
+
+  it('fills a query placeholder, and sends arguments the endpoint does not fix next to its fixed parameters', () => {
+    const req = buildHttpToolRequest(
+      tool('http://api.test/search?scope=read&q={q}', 'GET'),
+      { q: 'shoes', page: 2 },
+      ctx(),
+      secrets,
+    );
+    expect(req.url.search).toBe('?scope=read&q=shoes&page=2');
+  });
+
   it('refuses a call missing a placeholder argument', () => {
     const err = thrown(() => buildHttpToolRequest(tool('http://api.test/orders/{id}', 'GET'), {}, ctx(), secrets));
     expect(err).toMatchObject({ errorClass: 'INVALID_REQUEST', transient: false, reachedRemote: false });

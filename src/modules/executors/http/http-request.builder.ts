@@ -5,6 +5,7 @@ import type { SecretScope } from '@app/modules/tenant-secrets/tool-secret.scope'
 import { fillHeaderSecrets } from '../secrets/tool-header.secrets';
 import { applyRemoteContextHeaders, RemoteCallContext } from '../remote-context/remote-call.context';
 import { pathPlaceholderProblem, urlShapeProblem } from './http-path-placeholder.rules';
+import { isTransportHeader } from '@app/modules/tool-registry/tool-context.headers';
 
 /** The request an HTTP tool call sends, before it goes on the wire. */
 export interface HttpToolRequest {
@@ -45,7 +46,7 @@ export function buildHttpToolRequest(
   const url = parseUrl(tool.name, fillPlaceholders(tool, args, rest));
   assertTemplateShape(tool, url);
   let body: string | undefined;
-  if (QUERY_METHODS.has(method)) appendQuery(url, rest);
+  if (QUERY_METHODS.has(method)) appendQuery(tool.name, url, rest);
   else body = JSON.stringify(rest);
 
   const headers: Record<string, string> = {
@@ -54,6 +55,11 @@ export function buildHttpToolRequest(
   };
   if (body !== undefined) headers['content-type'] = 'application/json';
   for (const [name, template] of Object.entries(tool.headers ?? {})) {
+    if (isTransportHeader(name)) {
+      throw invalid(
+        `HTTP tool "${tool.name}": its header "${name}" is set by the gateway from the endpoint and the body; remove it from the tool's headers (to reach another host, change the endpoint). Nothing was sent.`,
+      );
+    }
     headers[name.toLowerCase()] = fillHeaderSecrets(`HTTP tool "${tool.name}"`, name, template, secrets);
   }
   applyRemoteContextHeaders(headers, context);
@@ -154,7 +160,19 @@ function parseUrl(toolName: string, filled: string): URL {
   }
 }
 
-function appendQuery(url: URL, rest: Record<string, unknown>): void {
+/**
+ * Appends the arguments to the query string. One named like a parameter the endpoint already has (`?tenant=acme`) is
+ * refused: a second `tenant` would let the model override what the tool fixes on servers that read the last value.
+ */
+function appendQuery(toolName: string, url: URL, rest: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(rest)) {
+    if (value !== undefined && value !== null && url.searchParams.has(key)) {
+      throw invalid(
+        `HTTP tool "${toolName}": the argument "${key}" would repeat the query parameter ${key} that the endpoint fixes; ` +
+          'leave it out (or make it a {placeholder} in the endpoint if callers may set it); nothing was sent.',
+      );
+    }
+  }
   for (const [key, value] of Object.entries(rest)) {
     for (const item of Array.isArray(value) ? value : [value]) {
       if (item === undefined || item === null) continue;

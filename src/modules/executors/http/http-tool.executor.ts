@@ -5,9 +5,10 @@ import { ToolErrorClass } from '../tool-error-class';
 import { OutboundHttpAgent } from '../outbound/outbound-http.agent';
 import { abortedError, classifyNetworkError, isAbortError } from '../outbound/network-error.classifier';
 import { ToolHeadersResolver } from '../secrets/tool-headers.resolver';
+import { hideSecretValues, secretValuesToHide } from '../secrets/tool-header.secrets';
 import { remoteCallContextOf } from '../remote-context/remote-call.context';
 import { buildHttpToolRequest } from './http-request.builder';
-import { httpStatusError, readBodyLimited, toHttpToolOutput } from './http-response.reader';
+import { decodeContent, httpStatusError, readBodyLimited, toHttpToolOutput } from './http-response.reader';
 
 /**
  * Executes `serviceType: HTTP` tools: one HTTP request per attempt on the shared keep-alive Agent, through
@@ -28,6 +29,7 @@ export class HttpToolExecutor implements ToolExecutor {
     const { tool, signal } = invocation;
     const secrets = await this.headerSecrets.scopeFor(tool);
     const req = buildHttpToolRequest(tool, invocation.arguments, remoteCallContextOf(invocation), secrets);
+    const hidden = secretValuesToHide(tool.headers, secrets);
     const outbound = this.outbound.scope(tool.tenantId);
     outbound.guard.checkUrl(req.url);
     const target = `${req.method} ${req.url.origin}${req.url.pathname}`;
@@ -43,9 +45,12 @@ export class HttpToolExecutor implements ToolExecutor {
         bodyTimeout: 0,
       });
       if (res.statusCode < 200 || res.statusCode >= 300) {
-        throw await httpStatusError(target, res.statusCode, res.headers, res.body);
+        throw await httpStatusError(target, res.statusCode, res.headers, res.body, (text) =>
+          hideSecretValues(text, hidden),
+        );
       }
-      const body = await readBodyLimited(res.body, res.headers, TOOL_MAX_RESPONSE_BYTES);
+      const raw = await readBodyLimited(res.body, res.headers, TOOL_MAX_RESPONSE_BYTES);
+      const body = raw && (await decodeContent(target, res.statusCode, res.headers, raw, TOOL_MAX_RESPONSE_BYTES));
       if (body === null) {
         throw new ToolCallError(
           `${target} returned more than ${TOOL_MAX_RESPONSE_BYTES} bytes; ask the service for a smaller page.`,
@@ -53,11 +58,30 @@ export class HttpToolExecutor implements ToolExecutor {
           { transient: false, reachedRemote: true, httpStatus: res.statusCode },
         );
       }
-      return toHttpToolOutput(res.statusCode, res.headers, body);
+      return withoutSecrets(toHttpToolOutput(res.statusCode, res.headers, body), hidden);
     } catch (err) {
-      throw toToolCallError(err, signal, target);
+      throw errorWithoutSecrets(toToolCallError(err, signal, target), hidden);
     }
   }
+}
+
+/** The output with the tool's secret values hidden (the structured result parsed again from the hidden text). */
+function withoutSecrets(output: ToolOutput, hidden: readonly string[]): ToolOutput {
+  if (hidden.length === 0) return output;
+  const content = hideSecretValues(output.content, hidden);
+  if (content === output.content) return output;
+  if (output.structured === undefined) return { ...output, content };
+  try {
+    return { ...output, content, structured: JSON.parse(content) as unknown };
+  } catch {
+    return { content };
+  }
+}
+
+function errorWithoutSecrets(err: ToolCallError, hidden: readonly string[]): ToolCallError {
+  if (hidden.length === 0) return err;
+  const message = hideSecretValues(err.message, hidden);
+  return message === err.message ? err : new ToolCallError(message, err.errorClass, err.options);
 }
 
 function toToolCallError(err: unknown, signal: AbortSignal, target: string): ToolCallError {

@@ -25,4 +25,17 @@ describe('classifyNetworkError', () => {
     expect(classifyNetworkError(socketError('ECONNRESET', 'read'), 't')).toMatchObject({ reachedRemote: true });
     expect(classifyNetworkError(new Error('no code'), 't')).toBeNull();
   });
+
+  it('reads a failed certificate check as a TLS failure that was never sent and is not worth a retry', () => {
+    const altName = Object.assign(new Error("Hostname/IP does not match certificate's altnames"), {
+      code: 'ERR_TLS_CERT_ALTNAME_INVALID',
+    });
+    for (const err of [altName, Object.assign(new Error('certificate has expired'), { code: 'CERT_HAS_EXPIRED' })]) {
+      expect(classifyNetworkError(new TypeError('fetch failed', { cause: err }), 'POST https://x/y')).toMatchObject({
+        errorClass: 'TLS_FAILED',
+        transient: false,
+        reachedRemote: false,
+      });
+    }
+  });
 });

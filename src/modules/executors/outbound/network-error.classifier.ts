@@ -31,6 +31,26 @@ const MAYBE_SENT: Record<string, string> = {
 };
 
 /**
+ * TLS handshake failures: the certificate check (and the version check of TLS spoken to a plain port) ends the
+ * connection before the request is written. Retrying cannot help: the service's certificate or the URL must change.
+ */
+const TLS_HANDSHAKE_CODES: ReadonlySet<string> = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_REVOKED',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'CERT_SIGNATURE_FAILURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'ERR_SSL_WRONG_VERSION_NUMBER',
+]);
+
+/**
  * Maps a transport-level failure (Node socket errors, undici errors, `fetch failed` with a cause) to a
  * {@link ToolCallError}, or returns `null` when it is not one. A {@link ToolCallError} anywhere in the cause
  * chain (e.g. the guard refusing an address at connect time) is returned as it is.
@@ -40,6 +60,15 @@ export function classifyNetworkError(err: unknown, target: string): ToolCallErro
     if (e instanceof ToolCallError) return e;
     const code = (e as { code?: unknown }).code;
     if (typeof code !== 'string') continue;
+    if (TLS_HANDSHAKE_CODES.has(code)) {
+      const detail = (e as { message?: unknown }).message;
+      return new ToolCallError(
+        `${target}: the TLS handshake failed (${code}${typeof detail === 'string' ? `: ${detail}` : ''}); the request was not sent. ` +
+          "The service must present a certificate a public CA signed for this host name, still valid; or, if the port speaks plain HTTP, the tool's endpoint must use http://.",
+        ToolErrorClass.TLS_FAILED,
+        { transient: false, reachedRemote: false, cause: err },
+      );
+    }
     const atConnect = (e as { syscall?: unknown }).syscall === 'connect';
     const notSent = NOT_SENT_ONLY_AT_CONNECT.has(code) && !atConnect ? undefined : NOT_SENT[code];
     if (notSent) {

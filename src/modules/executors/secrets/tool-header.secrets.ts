@@ -1,5 +1,6 @@
 import type { SecretScope } from '@app/modules/tenant-secrets/tool-secret.scope';
 import { SECRET_REF_PATTERN } from '@app/modules/tenant-secrets/tool-secret.refs';
+import { REDACTED } from '@app/common/redaction';
 import { ToolCallError } from '../tool-executor';
 import { ToolErrorClass } from '../tool-error-class';
 
@@ -30,5 +31,37 @@ export function fillHeadersSecrets(
   const out: Record<string, string> = {};
   for (const [name, template] of Object.entries(templates))
     out[name] = fillHeaderSecrets(ownerLabel, name, template, secrets);
+  return out;
+}
+
+/** Secret values shorter than this are not hidden in answers: hiding "ab" everywhere would garble them. */
+const MIN_HIDDEN_SECRET_CHARS = 4;
+
+/**
+ * The texts to hide from what a remote answers: every secret value the header templates reference (as sent, as a
+ * JSON string holds it and URL-encoded), longest first. A remote that echoes its credentials (an error text, a
+ * redirect's Location, a headers-echo endpoint) must not hand them to the model, the journal or the tool log.
+ */
+export function secretValuesToHide(
+  templates: Record<string, string> | null | undefined,
+  secrets: SecretScope,
+): string[] {
+  const hidden = new Set<string>();
+  for (const template of Object.values(templates ?? {})) {
+    for (const [, name] of template.matchAll(SECRET_REF_PATTERN)) {
+      const value = secrets.get(name);
+      if (value === undefined || value.length < MIN_HIDDEN_SECRET_CHARS) continue;
+      hidden.add(value);
+      hidden.add(JSON.stringify(value).slice(1, -1));
+      hidden.add(encodeURIComponent(value));
+    }
+  }
+  return [...hidden].sort((a, b) => b.length - a.length);
+}
+
+/** `text` with every one of `values` replaced by {@link REDACTED}. */
+export function hideSecretValues(text: string, values: readonly string[]): string {
+  let out = text;
+  for (const value of values) if (out.includes(value)) out = out.split(value).join(REDACTED);
   return out;
 }

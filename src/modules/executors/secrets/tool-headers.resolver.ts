@@ -1,8 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { ToolSecretsResolver } from '@app/modules/tenant-secrets/tool-secrets.resolver';
 import { headersHaveSecretRefs } from '@app/modules/tenant-secrets/tool-secret.refs';
 import type { SecretScope } from '@app/modules/tenant-secrets/tool-secret.scope';
 import { fillHeadersSecrets } from './tool-header.secrets';
+import { ToolCallError } from '../tool-executor';
+import { ToolErrorClass } from '../tool-error-class';
 
 /** What owns header templates: a tool, or an MCP service (null tenant: platform-wide). */
 export interface HeaderOwner {
@@ -20,6 +22,7 @@ const NO_SECRETS: SecretScope = { tenantId: null, get: () => undefined, missing:
  */
 @Injectable()
 export class ToolHeadersResolver {
+  private readonly logger = new Logger(ToolHeadersResolver.name);
   private readonly filled = new WeakMap<
     Record<string, string>,
     { scope: SecretScope; headers: Record<string, string> }
@@ -29,7 +32,22 @@ export class ToolHeadersResolver {
 
   /** The scope to fill `owner`'s headers from (no lookup when they reference no secret). */
   scopeFor(owner: HeaderOwner, fresh = false): SecretScope | Promise<SecretScope> {
-    return headersHaveSecretRefs(owner.headers) ? this.secrets.scopeOf(owner.tenantId, fresh) : NO_SECRETS;
+    if (!headersHaveSecretRefs(owner.headers)) return NO_SECRETS;
+    return this.secrets.scopeOf(owner.tenantId, fresh).catch((err: unknown) => {
+      throw this.unavailable(owner.tenantId, err);
+    });
+  }
+
+  /** A failed read of the secrets (the database): transient, nothing sent; the cause is logged, never shown. */
+  private unavailable(tenantId: string | null, err: unknown): ToolCallError {
+    if (err instanceof ToolCallError) return err;
+    const whose = tenantId === null ? 'The platform secrets' : `The secrets of tenant ${tenantId}`;
+    this.logger.warn(`${whose} could not be read: ${(err as Error)?.message ?? String(err)}`);
+    return new ToolCallError(
+      `${whose} could not be read from the gateway's database; nothing was sent. Try again; if it persists, the platform operator should check the database.`,
+      ToolErrorClass.SECRETS_UNAVAILABLE,
+      { transient: true, reachedRemote: false, cause: err },
+    );
   }
 
   /** The owner's headers with secrets filled; undefined when it has none. @throws ToolCallError SECRET_MISSING */

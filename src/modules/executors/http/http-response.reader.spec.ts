@@ -1,0 +1,62 @@
+import { Readable } from 'node:stream';
+import { httpStatusError, toHttpToolOutput } from './http-response.reader';
+
+describe('toHttpToolOutput', () => {
+  it('decodes the body in the charset the Content-Type names (ISO-8859-1 é is not U+FFFD)', () => {
+    const body = Buffer.from([0x63, 0x61, 0x66, 0xe9]);
+    expect(toHttpToolOutput(200, { 'content-type': 'text/plain; charset=ISO-8859-1' }, body)).toEqual({
+      content: 'café',
+    });
+    expect(toHttpToolOutput(200, { 'content-type': 'text/plain; charset="windows-1252"' }, body).content).toBe('café');
+  });
+
+  it('decodes UTF-16 JSON and parses it', () => {
+    const body = Buffer.from('{"city":"Zürich"}', 'utf16le');
+    expect(toHttpToolOutput(200, { 'content-type': 'application/json; charset=utf-16le' }, body)).toEqual({
+      content: '{"city":"Zürich"}',
+      structured: { city: 'Zürich' },
+    });
+  });
+
+  it('drops a UTF-8 byte order mark, so JSON after it still parses', () => {
+    const body = Buffer.from('\uFEFF{"a":1}', 'utf8');
+    expect(toHttpToolOutput(200, { 'content-type': 'application/json' }, body)).toEqual({
+      content: '{"a":1}',
+      structured: { a: 1 },
+    });
+  });
+
+  it('reads UTF-8 when no charset or an unknown one is named', () => {
+    const body = Buffer.from('naïve', 'utf8');
+    expect(toHttpToolOutput(200, { 'content-type': 'text/plain' }, body).content).toBe('naïve');
+    expect(toHttpToolOutput(200, { 'content-type': 'text/plain; charset=x-nonsense' }, body).content).toBe('naïve');
+    expect(toHttpToolOutput(200, {}, body).content).toBe('naïve');
+  });
+});
+
+describe('httpStatusError', () => {
+  it('quotes the error body in the charset the Content-Type names', async () => {
+    const err = await httpStatusError(
+      'GET http://x/y',
+      400,
+      { 'content-type': 'text/plain; charset=iso-8859-1' },
+      Readable.from([Buffer.from([0x72, 0xe9, 0x73, 0x75, 0x6d, 0xe9])]),
+    );
+    expect(err.message).toBe('GET http://x/y answered HTTP 400: résumé');
+  });
+});
+
+describe('httpStatusError on a redirect', () => {
+  it('is not retried, names where it pointed and says how to fix the tool', async () => {
+    const err = await httpStatusError(
+      'GET http://x/old',
+      301,
+      { location: 'https://x.example.com/new' },
+      Readable.from([]),
+    );
+    expect(err).toMatchObject({ errorClass: 'HTTP_REDIRECT', transient: false, reachedRemote: true });
+    expect(err.message).toBe(
+      "GET http://x/old answered HTTP 301 (redirect to https://x.example.com/new, not followed: a redirect could lead anywhere); set the tool's endpoint to the URL the service answers at",
+    );
+  });
+});
