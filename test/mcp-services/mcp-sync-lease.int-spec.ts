@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import type { TestGateway } from '@test/support/gateway-test-app';
+import { createKey, type TestGateway } from '@test/support/gateway-test-app';
 import { createTestDatabaseUrl, describeEachDialect, type TestDatabase } from '@test/support/test-database';
 import { waitFor } from '@test/support/wait-for';
 import { McpSyncLeaseRepository } from '@app/modules/mcp-services/mcp-sync-lease.repository';
@@ -97,5 +97,33 @@ describeEachDialect('one MCP sync at a time per service, across two gateway inst
     await expect(leaseOne.claim(key, 'owner-1', t0 + 1002, 1000)).resolves.toEqual({ acquired: true });
     await leaseOne.release(key, 'owner-1');
     expect(await leaseRows()).toEqual([]);
+  });
+  it("keeps the tools of a service deleted on one instance while the other's sync waited for tools/list DISABLED", async () => {
+    const slow = await new CatalogMcpServer([catalogTool('ping', { annotations: { readOnlyHint: true } })]).start();
+    try {
+      const api = new McpSyncApi(one);
+      const doomed = await api.createService({ name: 'doomed', kind: 'STATIC', url: slow.url, tenantId: 'acme' });
+      const agentId = await api.createAgent('acme', `doomed-bot-${dialect}`);
+      await api.bind(agentId, [(await api.toolsOf(doomed.id)).doomed_ping.id]);
+      const runtime = await createKey(one, 'acme', 'runtime');
+      expect(await api.execute(runtime, agentId, 'doomed_ping')).toMatchObject({ status: 'COMPLETED' });
+
+      slow.holdLists();
+      const listsBefore = slow.listCalls;
+      const syncing = two.http
+        .post(`/api/v1/admin/mcp-services/${doomed.id}/sync`)
+        .set(two.admin)
+        .then((res) => res);
+      await waitFor(() => slow.listCalls > listsBefore, { description: 'the sync to ask for tools/list' });
+      await one.http.delete(`/api/v1/admin/mcp-services/${doomed.id}`).set(one.admin).expect(200);
+      expect((await api.toolsOf(doomed.id)).doomed_ping.status).toBe('DISABLED');
+      slow.release();
+
+      expect((await syncing).body).toMatchObject({ skipped: true, skippedReason: expect.stringMatching(/deleted/) });
+      expect((await api.toolsOf(doomed.id)).doomed_ping.status).toBe('DISABLED');
+      expect(await api.execute(runtime, agentId, 'doomed_ping')).toMatchObject({ status: 'FAILED' });
+    } finally {
+      await slow.stop();
+    }
   });
 });

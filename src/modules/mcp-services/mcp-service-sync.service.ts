@@ -105,7 +105,7 @@ export class McpServiceSyncService implements OnModuleDestroy {
     }
     for (let round = 0; ; round++) {
       const planned = await this.plan(service, listing);
-      const { outcome, failed } = await this.writer.apply(planned, lease);
+      const { outcome, failed } = await this.writer.apply(planned, lease, service.id);
       for (const f of failed) {
         this.logger.warn(
           `Sync of MCP service ${service.name}: tool ${JSON.stringify(f.step.row.remoteName)} was left out, the database refused it: ${(f.error as Error).message?.slice(0, 200)}`,
@@ -116,6 +116,12 @@ export class McpServiceSyncService implements OnModuleDestroy {
         return skippedReport(
           trigger,
           `the sync lease of ${lease.key} expired and was taken over; nothing was written`,
+          started,
+        );
+      if (outcome === 'service-gone')
+        return skippedReport(
+          trigger,
+          `MCP service ${service.name} was deleted while it was being synced; nothing was written`,
           started,
         );
       if (outcome === 'written') {

@@ -165,12 +165,15 @@ export class McpServicesService {
     return toMcpServiceDto(updated);
   }
 
-  /** Deletes the service; its tools become DISABLED (bindings kept) in the same transaction. */
+  /**
+   * Deletes the service; its tools become DISABLED (bindings kept) in the same transaction. The row goes first: a
+   * sync's write locks it too (MySQL), so it either lands before (and its tools are disabled here) or finds it gone.
+   */
   async remove(auth: AuthContext, id: string): Promise<McpServiceDto> {
     const row = await this.loadVisible(auth, id);
     await this.write(row.tenantId, async (m) => {
-      await this.toolRows.disableForService(m, id, Date.now());
       await this.services.delete(m, id);
+      await this.toolRows.disableForService(m, id, Date.now());
     });
     this.directory.forget(id);
     this.watcher.unwatch(id);
