@@ -2,6 +2,7 @@ import { NacosTestServer } from '@test/support/nacos/nacos-test-server';
 import { createKey, toolBody, type TestGateway } from '@test/support/gateway-test-app';
 import { createTestDatabaseUrl, type TestDatabase } from '@test/support/test-database';
 import { findFreePort } from '@test/support/free-port';
+import { waitFor } from '@test/support/wait-for';
 import { startMcpSyncGateway } from './support/mcp-sync-gateway';
 import { CatalogMcpServer, catalogTool } from './support/catalog-mcp.server';
 import { McpSyncApi, type ServiceView } from './support/mcp-sync-fixtures';
@@ -327,5 +328,38 @@ describe('NacosMcpSync: Nacos services (real nacos client, Nacos v1 test server)
     const own = await create(acmeAdmin, { name: 'own-weather' }).expect(201);
     expect(own.body).toMatchObject({ namespaceId: NS, tenantId: 'acme', health: 'UP' });
     expect(Object.keys(await api.toolsOf(own.body.id))).toContain('own-weather_forecast');
+  });
+  it('closes the pooled sessions to its instances when a NACOS service is changed or deleted, as a STATIC one', async () => {
+    const served = await new CatalogMcpServer([catalogTool('ping', { annotations: { readOnlyHint: true } })]).start();
+    const closedSessions = () => served.requests.filter((r) => r.method === 'DELETE').length;
+    try {
+      nacos.registerInstance(NS, GROUP, 'retired-sessions', instance(served));
+      const retiring = await api.createService({
+        name: 'retiring',
+        kind: 'NACOS',
+        serviceName: 'retired-sessions',
+        groupName: GROUP,
+        namespaceId: NS,
+        tenantId: 'acme',
+        headers: { 'X-Team': 'first' },
+      });
+      await api.bind(agentId, [(await api.toolsOf(retiring.id)).retiring_ping.id]);
+      expect(await api.execute(runtime, agentId, 'retiring_ping')).toMatchObject({ status: 'COMPLETED' });
+      expect(closedSessions()).toBe(0);
+
+      // New headers: the session opened with the old ones is closed, not left open beside the new one.
+      await gw.http
+        .patch(`/api/v1/admin/mcp-services/${retiring.id}`)
+        .set(gw.admin)
+        .send({ headers: { 'X-Team': 'second' } })
+        .expect(200);
+      await waitFor(() => closedSessions() === 1, { description: 'the session with the old headers to be closed' });
+      expect(await api.execute(runtime, agentId, 'retiring_ping')).toMatchObject({ status: 'COMPLETED' });
+
+      await gw.http.delete(`/api/v1/admin/mcp-services/${retiring.id}`).set(gw.admin).expect(200);
+      await waitFor(() => closedSessions() === 2, { description: "the deleted service's session to be closed" });
+    } finally {
+      await served.stop();
+    }
   });
 });
