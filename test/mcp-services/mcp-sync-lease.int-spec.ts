@@ -126,4 +126,39 @@ describeEachDialect('one MCP sync at a time per service, across two gateway inst
       await slow.stop();
     }
   });
+  it("keeps the URL an admin gave a service on one instance while the other's sync waited for tools/list", async () => {
+    const before = await new CatalogMcpServer([catalogTool('ping')], { label: 'before' }).start();
+    const after = await new CatalogMcpServer([catalogTool('ping')], { label: 'after' }).start();
+    try {
+      const api = new McpSyncApi(one);
+      const moved = await api.createService({ name: 'moved', kind: 'STATIC', url: before.url, tenantId: 'acme' });
+      const agentId = await api.createAgent('acme', `moved-bot-${dialect}`);
+      await api.bind(agentId, [(await api.toolsOf(moved.id)).moved_ping.id]);
+      const runtime = await createKey(one, 'acme', 'runtime');
+
+      before.holdLists();
+      const listsBefore = before.listCalls;
+      const syncing = two.http
+        .post(`/api/v1/admin/mcp-services/${moved.id}/sync`)
+        .set(two.admin)
+        .then((res) => res);
+      await waitFor(() => before.listCalls > listsBefore, { description: 'the sync to ask for tools/list' });
+      await one.http
+        .patch(`/api/v1/admin/mcp-services/${moved.id}`)
+        .set(one.admin)
+        .send({ url: after.url, headers: { 'X-Team': 'after' } })
+        .expect(200);
+      before.release();
+      expect((await syncing).body).toMatchObject({ skipped: false, listedFrom: after.url });
+
+      expect((await api.toolsOf(moved.id)).moved_ping).toMatchObject({ endpoint: after.url, status: 'ACTIVE' });
+      expect(await api.execute(runtime, agentId, 'moved_ping')).toMatchObject({
+        status: 'COMPLETED',
+        content: 'after:ping:{}',
+      });
+      expect(after.requests.find((r) => r.method === 'tools/call')?.headers['x-team']).toBe('after');
+    } finally {
+      await Promise.all([before.stop(), after.stop()]);
+    }
+  });
 });
