@@ -32,6 +32,7 @@ describe('NacosMcpSync: Nacos services (real nacos client, Nacos v1 test server)
   let runtime: { Authorization: string };
   let agentId: string;
   let service: ServiceView;
+  let nacosAddr: string;
 
   const instance = (server: { port: number }, extra: { weight?: number; metadata?: Record<string, string> } = {}) => ({
     ip: '127.0.0.1',
@@ -51,6 +52,7 @@ describe('NacosMcpSync: Nacos services (real nacos client, Nacos v1 test server)
 
   beforeAll(async () => {
     const { addr } = await nacos.start();
+    nacosAddr = addr;
     await Promise.all([a.start(), b.start(), broken.start()]);
     broken.failCalls = 'http-500';
     nacos.registerInstance(NS, GROUP, SERVICE, instance(a, { metadata: { 'mcp.path': '/mcp' } }));
@@ -360,6 +362,49 @@ describe('NacosMcpSync: Nacos services (real nacos client, Nacos v1 test server)
       await waitFor(() => closedSessions() === 2, { description: "the deleted service's session to be closed" });
     } finally {
       await served.stop();
+    }
+  });
+  it("syncs a second record of one Nacos service on another instance while the first record's sync runs", async () => {
+    const shared = await new CatalogMcpServer([catalogTool('ping')]).start();
+    const other = await startMcpSyncGateway(db.url, {
+      NACOS_SERVER_ADDR: nacosAddr,
+      MCP_SYNC_DEBOUNCE_MS: String(DEBOUNCE_MS),
+      GATEWAY_INSTANCE_ID: 'gw-other',
+    });
+    try {
+      nacos.registerInstance(NS, GROUP, 'shared-upstream', instance(shared));
+      const upstream = { kind: 'NACOS', serviceName: 'shared-upstream', groupName: GROUP, namespaceId: NS };
+      const platformRecord = await api.createService({ name: 'shared-platform', ...upstream });
+      shared.holdLists();
+      const listsBefore = shared.listCalls;
+      const first = gw.http
+        .post(`/api/v1/admin/mcp-services/${platformRecord.id}/sync`)
+        .set(gw.admin)
+        .then((res) => res);
+      await waitFor(() => shared.listCalls > listsBefore, { description: "the platform record's sync to list" });
+
+      // Meanwhile another instance registers a tenant's record of the same Nacos service: its own tools to sync.
+      let answered = false;
+      const creating = other.http
+        .post('/api/v1/admin/mcp-services')
+        .set(other.admin)
+        .send({ name: 'shared-acme', tenantId: 'acme', ...upstream })
+        .then((res) => {
+          answered = true;
+          return res;
+        });
+      await waitFor(() => answered || shared.listCalls > listsBefore + 1, {
+        description: "the tenant record's sync to list (or to answer)",
+      });
+      shared.release();
+      expect((await first).body).toMatchObject({ skipped: false });
+      const created = (await creating).body;
+      expect(created.lastSync).toMatchObject({ skipped: false, added: 1 });
+      expect(Object.keys(await api.toolsOf(created.id))).toEqual(['shared-acme_ping']);
+    } finally {
+      shared.release();
+      await other.close();
+      await shared.stop();
     }
   });
 });

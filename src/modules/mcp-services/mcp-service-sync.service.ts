@@ -13,7 +13,7 @@ import { namesWanted, planMcpToolSync, withoutRefusedSteps, type McpToolSyncPlan
 import { mcpToolListHash } from './mcp-tool.checksum';
 import { McpSyncLeases, type HeldMcpSyncLease } from './mcp-sync.lease';
 import { KeyedSerialQueue, KeyedSingleFlight } from './mcp-sync.single-flight';
-import { nacosToolEndpointOf, syncKeyOf } from './mcp-service.refs';
+import { nacosToolEndpointOf, syncKeyOf, syncLeaseKeyOf } from './mcp-service.refs';
 import { toMcpServiceRecord } from './mcp-service.mapper';
 import type { McpServiceRecord, McpSyncReport, McpSyncTrigger, McpToolLossyRewrite } from './mcp-service.types';
 
@@ -24,8 +24,8 @@ const MAX_REPLANS = 3;
  * Syncs the tools of one MCP service into `ai_tool`: list every tool of a healthy instance, plan, write in
  * one transaction with the config-version bump, record health and the list hash. One sync at a time per
  * service: single-flight per service in this process (callers meanwhile share the one queued run), serial
- * per upstream service (two records of the same Nacos service), and a lease row across instances (a sync
- * whose lease another instance holds is reported as skipped).
+ * per upstream service (two records of the same Nacos service), and a lease row per service across instances
+ * (a sync whose lease another instance holds is reported as skipped).
  */
 @Injectable()
 export class McpServiceSyncService implements OnModuleDestroy {
@@ -71,7 +71,7 @@ export class McpServiceSyncService implements OnModuleDestroy {
 
   private async leased(service: McpServiceRecord, trigger: McpSyncTrigger): Promise<McpSyncReport> {
     const started = performance.now();
-    const key = syncKeyOf(service, this.config);
+    const key = syncLeaseKeyOf(service);
     const attempt = await this.leases.acquire(key);
     if (!attempt.held) {
       this.logger.debug(
