@@ -1,6 +1,7 @@
 import { createKey, type TestGateway } from '@test/support/gateway-test-app';
 import { createTestDatabaseUrl, describeEachDialect, type TestDatabase } from '@test/support/test-database';
 import { findFreePort } from '@test/support/free-port';
+import { ConfigVersionService } from '@app/database/config-version.service';
 import { startMcpSyncGateway } from './support/mcp-sync-gateway';
 import { CatalogMcpServer, catalogTool } from './support/catalog-mcp.server';
 import { McpSyncApi } from './support/mcp-sync-fixtures';
@@ -194,6 +195,21 @@ describeEachDialect('POST|GET /api/v1/admin/mcp-services (admin API, tenancy, er
       skipped: false,
       trigger: 'admin',
     });
+  });
+
+  it("moves only its tenant's configuration version when a tenant's service syncs, never every tenant's", async () => {
+    const versions = gw.app.get(ConfigVersionService);
+    const own = await new CatalogMcpServer([catalogTool('lookup')]).start();
+    try {
+      const globexBefore = await versions.read('globex');
+      const acmeBefore = await versions.read('acme');
+      const created = await api.createService({ name: 'acme-only', kind: 'STATIC', url: own.url, tenantId: 'acme' });
+      expect(created.lastSync).toMatchObject({ added: 1 });
+      expect(await versions.read('acme')).not.toBe(acmeBefore);
+      expect(await versions.read('globex')).toBe(globexBefore);
+    } finally {
+      await own.stop();
+    }
   });
 
   it('documents the endpoints in Swagger', async () => {

@@ -81,7 +81,7 @@ describeEachDialect('McpToolSyncWriter: one row the database refuses (issue 9 #7
     const attempt = await gw.app.get(McpSyncLeases).acquire(`writer-test-${dialect}`);
     if (!attempt.held) throw new Error('the test lease is held elsewhere');
     try {
-      const { outcome, failed } = await gw.app.get(McpToolSyncWriter).apply(plan, attempt.held, service.id);
+      const { outcome, failed } = await gw.app.get(McpToolSyncWriter).apply(plan, attempt.held, service);
       expect(outcome).toBe('written');
       expect(failed.map((f) => f.step.row.name)).toEqual(['writer_refused']);
       expect(failed[0].reason).toEqual(expect.any(String));

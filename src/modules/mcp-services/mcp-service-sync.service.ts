@@ -113,7 +113,7 @@ export class McpServiceSyncService implements OnModuleDestroy {
       }
       service = current;
       const planned = await this.plan(service, listing);
-      const { outcome, failed } = await this.writer.apply(planned, lease, service.id);
+      const { outcome, failed } = await this.writer.apply(planned, lease, service);
       for (const f of failed) {
         this.logger.warn(
           `Sync of MCP service ${service.name}: tool ${JSON.stringify(f.step.row.remoteName)} was left out, the database refused it: ${(f.error as Error).message?.slice(0, 200)}`,
