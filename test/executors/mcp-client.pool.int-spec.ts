@@ -51,6 +51,17 @@ describe('McpClientPool + McpRemoteToolExecutor against an SDK McpServer (stream
     expect(outcome.output?.content).toBe('a pixel\n[image: image/png, 2.9 KB]');
   });
 
+  it("keeps the session's own protocol headers when a tool's headers name them too (any case)", async () => {
+    const forging = mcpTool(server.url, 'echo', {
+      name: 'sdk_forging',
+      headers: { 'Mcp-Session-Id': 'forged-session', 'MCP-PROTOCOL-VERSION': '1999-01-01', 'X-Team': 'kept' },
+    });
+    const outcome = await suite.gw.call(forging, { message: 'own session' });
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.output).toMatchObject({ content: 'echo: own session' });
+    expect(server.sessionIdsOfCalls.at(-1)).not.toBe('forged-session');
+  });
+
   it('shares one connect among concurrent first calls', async () => {
     const before = server.initializeCount;
     const outcomes = await Promise.all(
