@@ -212,6 +212,23 @@ describeEachDialect('POST|GET /api/v1/admin/mcp-services (admin API, tenancy, er
     }
   });
 
+  it('syncs a server that keeps sending notifications/tools/list_changed at most once per debounce window', async () => {
+    const chatty = await new CatalogMcpServer([catalogTool('ping')]).start();
+    try {
+      await api.createService({ name: 'chatty', kind: 'STATIC', url: chatty.url, tenantId: 'acme' });
+      const listsBefore = chatty.listCalls;
+      // One second of notifications, one every 10 ms; the gateway debounces syncs by 200 ms (startMcpSyncGateway).
+      for (const end = Date.now() + 1000; Date.now() < end;) {
+        await chatty.setTools([catalogTool('ping')]);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(chatty.listCalls - listsBefore).toBeGreaterThan(0);
+      expect(chatty.listCalls - listsBefore).toBeLessThanOrEqual(7);
+    } finally {
+      await chatty.stop();
+    }
+  });
+
   it('documents the endpoints in Swagger', async () => {
     const doc = (await gw.http.get('/docs-json').expect(200)).body;
     expect(Object.keys(doc.paths)).toEqual(
