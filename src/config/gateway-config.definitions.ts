@@ -201,7 +201,8 @@ export const GATEWAY_SETTINGS = [
     env: 'MCP_SYNC_DEBOUNCE_MS',
     kind: { type: 'int', min: 0, max: 600_000 },
     defaultValue: '2000',
-    description: 'Nacos instance-change events within this window become one sync.',
+    description:
+      'Nacos instance-change events and MCP notifications/tools/list_changed within this window become one sync.',
   },
   {
     env: 'MCP_DEFAULT_PATH',

@@ -5,6 +5,7 @@ import { executorTestConfig } from './support/executor-fixtures';
 import { toolFixture } from '@test/support/tool-fixture';
 import { SdkMcpServer } from './support/sdk-mcp.server';
 import { McpHarness, serverAndHarnessPerTest } from './support/mcp-harness';
+import { CatalogMcpServer, catalogTool } from '@test/mcp-services/support/catalog-mcp.server';
 import { TOOL_MAX_RESPONSE_BYTES } from '@app/modules/executors/tool-executor';
 
 const mcpTool = (url: string, remoteName: string, overrides: Partial<ToolDescriptor> = {}): ToolDescriptor =>
@@ -48,6 +49,17 @@ describe('McpClientPool + McpRemoteToolExecutor against an SDK McpServer (stream
   it('summarizes image content', async () => {
     const outcome = await suite.gw.call(mcpTool(server.url, 'picture'));
     expect(outcome.output?.content).toBe('a pixel\n[image: image/png, 2.9 KB]');
+  });
+
+  it("keeps the session's own protocol headers when a tool's headers name them too (any case)", async () => {
+    const forging = mcpTool(server.url, 'echo', {
+      name: 'sdk_forging',
+      headers: { 'Mcp-Session-Id': 'forged-session', 'MCP-PROTOCOL-VERSION': '1999-01-01', 'X-Team': 'kept' },
+    });
+    const outcome = await suite.gw.call(forging, { message: 'own session' });
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.output).toMatchObject({ content: 'echo: own session' });
+    expect(server.sessionIdsOfCalls.at(-1)).not.toBe('forged-session');
   });
 
   it('shares one connect among concurrent first calls', async () => {
@@ -344,5 +356,37 @@ describe('McpClientPool.listTools / listAllTools', () => {
   it('follows every page', async () => {
     const tools = await gw.pool.listAllTools({ url: server.url });
     expect(tools.map((t) => t.name)).toEqual(['paged_0', 'paged_1', 'paged_2', 'paged_3', 'paged_4']);
+  });
+
+  it('gives up on a listing whose pages hold more than TOOL_MAX_RESPONSE_BYTES in all, each page under it', async () => {
+    const description = 'd'.repeat(1024 * 1024);
+    const pages = Math.ceil(TOOL_MAX_RESPONSE_BYTES / description.length) + 1;
+    const wide = await new CatalogMcpServer(
+      Array.from({ length: pages }, (_v, i) => catalogTool(`wide_${i}`, { description })),
+      { pageSize: 1 },
+    ).start();
+    try {
+      await expect(gw.pool.listAllTools({ url: wide.url })).rejects.toMatchObject({
+        errorClass: 'MCP_PROTOCOL_ERROR',
+        message: expect.stringContaining(`more than ${TOOL_MAX_RESPONSE_BYTES} bytes`),
+      });
+    } finally {
+      await wide.stop();
+    }
+  });
+
+  it('gives up on a listing of more than 10,000 tools', async () => {
+    const many = await new CatalogMcpServer(
+      Array.from({ length: 10_001 }, (_v, i) => ({ name: `t${i}`, inputSchema: { type: 'object' as const } })),
+      { pageSize: 2500 },
+    ).start();
+    try {
+      await expect(gw.pool.listAllTools({ url: many.url })).rejects.toMatchObject({
+        errorClass: 'MCP_PROTOCOL_ERROR',
+        message: expect.stringContaining('more than 10000 tools'),
+      });
+    } finally {
+      await many.stop();
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { createKey, type TestGateway } from '@test/support/gateway-test-app';
 import { createTestDatabaseUrl, describeEachDialect, type TestDatabase } from '@test/support/test-database';
 import { findFreePort } from '@test/support/free-port';
+import { ConfigVersionService } from '@app/database/config-version.service';
 import { startMcpSyncGateway } from './support/mcp-sync-gateway';
 import { CatalogMcpServer, catalogTool } from './support/catalog-mcp.server';
 import { McpSyncApi } from './support/mcp-sync-fixtures';
@@ -194,6 +195,38 @@ describeEachDialect('POST|GET /api/v1/admin/mcp-services (admin API, tenancy, er
       skipped: false,
       trigger: 'admin',
     });
+  });
+
+  it("moves only its tenant's configuration version when a tenant's service syncs, never every tenant's", async () => {
+    const versions = gw.app.get(ConfigVersionService);
+    const own = await new CatalogMcpServer([catalogTool('lookup')]).start();
+    try {
+      const globexBefore = await versions.read('globex');
+      const acmeBefore = await versions.read('acme');
+      const created = await api.createService({ name: 'acme-only', kind: 'STATIC', url: own.url, tenantId: 'acme' });
+      expect(created.lastSync).toMatchObject({ added: 1 });
+      expect(await versions.read('acme')).not.toBe(acmeBefore);
+      expect(await versions.read('globex')).toBe(globexBefore);
+    } finally {
+      await own.stop();
+    }
+  });
+
+  it('syncs a server that keeps sending notifications/tools/list_changed at most once per debounce window', async () => {
+    const chatty = await new CatalogMcpServer([catalogTool('ping')]).start();
+    try {
+      await api.createService({ name: 'chatty', kind: 'STATIC', url: chatty.url, tenantId: 'acme' });
+      const listsBefore = chatty.listCalls;
+      // One second of notifications, one every 10 ms; the gateway debounces syncs by 200 ms (startMcpSyncGateway).
+      for (const end = Date.now() + 1000; Date.now() < end;) {
+        await chatty.setTools([catalogTool('ping')]);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(chatty.listCalls - listsBefore).toBeGreaterThan(0);
+      expect(chatty.listCalls - listsBefore).toBeLessThanOrEqual(7);
+    } finally {
+      await chatty.stop();
+    }
   });
 
   it('documents the endpoints in Swagger', async () => {

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import type { TestGateway } from '@test/support/gateway-test-app';
+import { createKey, type TestGateway } from '@test/support/gateway-test-app';
 import { createTestDatabaseUrl, describeEachDialect, type TestDatabase } from '@test/support/test-database';
 import { waitFor } from '@test/support/wait-for';
 import { McpSyncLeaseRepository } from '@app/modules/mcp-services/mcp-sync-lease.repository';
@@ -97,5 +97,68 @@ describeEachDialect('one MCP sync at a time per service, across two gateway inst
     await expect(leaseOne.claim(key, 'owner-1', t0 + 1002, 1000)).resolves.toEqual({ acquired: true });
     await leaseOne.release(key, 'owner-1');
     expect(await leaseRows()).toEqual([]);
+  });
+  it("keeps the tools of a service deleted on one instance while the other's sync waited for tools/list DISABLED", async () => {
+    const slow = await new CatalogMcpServer([catalogTool('ping', { annotations: { readOnlyHint: true } })]).start();
+    try {
+      const api = new McpSyncApi(one);
+      const doomed = await api.createService({ name: 'doomed', kind: 'STATIC', url: slow.url, tenantId: 'acme' });
+      const agentId = await api.createAgent('acme', `doomed-bot-${dialect}`);
+      await api.bind(agentId, [(await api.toolsOf(doomed.id)).doomed_ping.id]);
+      const runtime = await createKey(one, 'acme', 'runtime');
+      expect(await api.execute(runtime, agentId, 'doomed_ping')).toMatchObject({ status: 'COMPLETED' });
+
+      slow.holdLists();
+      const listsBefore = slow.listCalls;
+      const syncing = two.http
+        .post(`/api/v1/admin/mcp-services/${doomed.id}/sync`)
+        .set(two.admin)
+        .then((res) => res);
+      await waitFor(() => slow.listCalls > listsBefore, { description: 'the sync to ask for tools/list' });
+      await one.http.delete(`/api/v1/admin/mcp-services/${doomed.id}`).set(one.admin).expect(200);
+      expect((await api.toolsOf(doomed.id)).doomed_ping.status).toBe('DISABLED');
+      slow.release();
+
+      expect((await syncing).body).toMatchObject({ skipped: true, skippedReason: expect.stringMatching(/deleted/) });
+      expect((await api.toolsOf(doomed.id)).doomed_ping.status).toBe('DISABLED');
+      expect(await api.execute(runtime, agentId, 'doomed_ping')).toMatchObject({ status: 'FAILED' });
+    } finally {
+      await slow.stop();
+    }
+  });
+  it("keeps the URL an admin gave a service on one instance while the other's sync waited for tools/list", async () => {
+    const before = await new CatalogMcpServer([catalogTool('ping')], { label: 'before' }).start();
+    const after = await new CatalogMcpServer([catalogTool('ping')], { label: 'after' }).start();
+    try {
+      const api = new McpSyncApi(one);
+      const moved = await api.createService({ name: 'moved', kind: 'STATIC', url: before.url, tenantId: 'acme' });
+      const agentId = await api.createAgent('acme', `moved-bot-${dialect}`);
+      await api.bind(agentId, [(await api.toolsOf(moved.id)).moved_ping.id]);
+      const runtime = await createKey(one, 'acme', 'runtime');
+
+      before.holdLists();
+      const listsBefore = before.listCalls;
+      const syncing = two.http
+        .post(`/api/v1/admin/mcp-services/${moved.id}/sync`)
+        .set(two.admin)
+        .then((res) => res);
+      await waitFor(() => before.listCalls > listsBefore, { description: 'the sync to ask for tools/list' });
+      await one.http
+        .patch(`/api/v1/admin/mcp-services/${moved.id}`)
+        .set(one.admin)
+        .send({ url: after.url, headers: { 'X-Team': 'after' } })
+        .expect(200);
+      before.release();
+      expect((await syncing).body).toMatchObject({ skipped: false, listedFrom: after.url });
+
+      expect((await api.toolsOf(moved.id)).moved_ping).toMatchObject({ endpoint: after.url, status: 'ACTIVE' });
+      expect(await api.execute(runtime, agentId, 'moved_ping')).toMatchObject({
+        status: 'COMPLETED',
+        content: 'after:ping:{}',
+      });
+      expect(after.requests.find((r) => r.method === 'tools/call')?.headers['x-team']).toBe('after');
+    } finally {
+      await Promise.all([before.stop(), after.stop()]);
+    }
   });
 });

@@ -70,10 +70,18 @@ describeEachDialect('McpToolSyncWriter: one row the database refuses (issue 9 #7
       collisions: [],
       rejected: [],
     };
+    // A service whose server is not there: registered (DOWN), so the writer finds its row.
+    const service = (
+      await gw.http
+        .post('/api/v1/admin/mcp-services')
+        .set(gw.admin)
+        .send({ name: 'writer-service', kind: 'STATIC', url: 'http://127.0.0.1:9/mcp' })
+        .expect(201)
+    ).body;
     const attempt = await gw.app.get(McpSyncLeases).acquire(`writer-test-${dialect}`);
     if (!attempt.held) throw new Error('the test lease is held elsewhere');
     try {
-      const { outcome, failed } = await gw.app.get(McpToolSyncWriter).apply(plan, attempt.held);
+      const { outcome, failed } = await gw.app.get(McpToolSyncWriter).apply(plan, attempt.held, service);
       expect(outcome).toBe('written');
       expect(failed.map((f) => f.step.row.name)).toEqual(['writer_refused']);
       expect(failed[0].reason).toEqual(expect.any(String));

@@ -2,6 +2,7 @@ import { NacosTestServer } from '@test/support/nacos/nacos-test-server';
 import { createKey, toolBody, type TestGateway } from '@test/support/gateway-test-app';
 import { createTestDatabaseUrl, type TestDatabase } from '@test/support/test-database';
 import { findFreePort } from '@test/support/free-port';
+import { waitFor } from '@test/support/wait-for';
 import { startMcpSyncGateway } from './support/mcp-sync-gateway';
 import { CatalogMcpServer, catalogTool } from './support/catalog-mcp.server';
 import { McpSyncApi, type ServiceView } from './support/mcp-sync-fixtures';
@@ -31,6 +32,7 @@ describe('NacosMcpSync: Nacos services (real nacos client, Nacos v1 test server)
   let runtime: { Authorization: string };
   let agentId: string;
   let service: ServiceView;
+  let nacosAddr: string;
 
   const instance = (server: { port: number }, extra: { weight?: number; metadata?: Record<string, string> } = {}) => ({
     ip: '127.0.0.1',
@@ -50,6 +52,7 @@ describe('NacosMcpSync: Nacos services (real nacos client, Nacos v1 test server)
 
   beforeAll(async () => {
     const { addr } = await nacos.start();
+    nacosAddr = addr;
     await Promise.all([a.start(), b.start(), broken.start()]);
     broken.failCalls = 'http-500';
     nacos.registerInstance(NS, GROUP, SERVICE, instance(a, { metadata: { 'mcp.path': '/mcp' } }));
@@ -327,5 +330,81 @@ describe('NacosMcpSync: Nacos services (real nacos client, Nacos v1 test server)
     const own = await create(acmeAdmin, { name: 'own-weather' }).expect(201);
     expect(own.body).toMatchObject({ namespaceId: NS, tenantId: 'acme', health: 'UP' });
     expect(Object.keys(await api.toolsOf(own.body.id))).toContain('own-weather_forecast');
+  });
+  it('closes the pooled sessions to its instances when a NACOS service is changed or deleted, as a STATIC one', async () => {
+    const served = await new CatalogMcpServer([catalogTool('ping', { annotations: { readOnlyHint: true } })]).start();
+    const closedSessions = () => served.requests.filter((r) => r.method === 'DELETE').length;
+    try {
+      nacos.registerInstance(NS, GROUP, 'retired-sessions', instance(served));
+      const retiring = await api.createService({
+        name: 'retiring',
+        kind: 'NACOS',
+        serviceName: 'retired-sessions',
+        groupName: GROUP,
+        namespaceId: NS,
+        tenantId: 'acme',
+        headers: { 'X-Team': 'first' },
+      });
+      await api.bind(agentId, [(await api.toolsOf(retiring.id)).retiring_ping.id]);
+      expect(await api.execute(runtime, agentId, 'retiring_ping')).toMatchObject({ status: 'COMPLETED' });
+      expect(closedSessions()).toBe(0);
+
+      // New headers: the session opened with the old ones is closed, not left open beside the new one.
+      await gw.http
+        .patch(`/api/v1/admin/mcp-services/${retiring.id}`)
+        .set(gw.admin)
+        .send({ headers: { 'X-Team': 'second' } })
+        .expect(200);
+      await waitFor(() => closedSessions() === 1, { description: 'the session with the old headers to be closed' });
+      expect(await api.execute(runtime, agentId, 'retiring_ping')).toMatchObject({ status: 'COMPLETED' });
+
+      await gw.http.delete(`/api/v1/admin/mcp-services/${retiring.id}`).set(gw.admin).expect(200);
+      await waitFor(() => closedSessions() === 2, { description: "the deleted service's session to be closed" });
+    } finally {
+      await served.stop();
+    }
+  });
+  it("syncs a second record of one Nacos service on another instance while the first record's sync runs", async () => {
+    const shared = await new CatalogMcpServer([catalogTool('ping')]).start();
+    const other = await startMcpSyncGateway(db.url, {
+      NACOS_SERVER_ADDR: nacosAddr,
+      MCP_SYNC_DEBOUNCE_MS: String(DEBOUNCE_MS),
+      GATEWAY_INSTANCE_ID: 'gw-other',
+    });
+    try {
+      nacos.registerInstance(NS, GROUP, 'shared-upstream', instance(shared));
+      const upstream = { kind: 'NACOS', serviceName: 'shared-upstream', groupName: GROUP, namespaceId: NS };
+      const platformRecord = await api.createService({ name: 'shared-platform', ...upstream });
+      shared.holdLists();
+      const listsBefore = shared.listCalls;
+      const first = gw.http
+        .post(`/api/v1/admin/mcp-services/${platformRecord.id}/sync`)
+        .set(gw.admin)
+        .then((res) => res);
+      await waitFor(() => shared.listCalls > listsBefore, { description: "the platform record's sync to list" });
+
+      // Meanwhile another instance registers a tenant's record of the same Nacos service: its own tools to sync.
+      let answered = false;
+      const creating = other.http
+        .post('/api/v1/admin/mcp-services')
+        .set(other.admin)
+        .send({ name: 'shared-acme', tenantId: 'acme', ...upstream })
+        .then((res) => {
+          answered = true;
+          return res;
+        });
+      await waitFor(() => answered || shared.listCalls > listsBefore + 1, {
+        description: "the tenant record's sync to list (or to answer)",
+      });
+      shared.release();
+      expect((await first).body).toMatchObject({ skipped: false });
+      const created = (await creating).body;
+      expect(created.lastSync).toMatchObject({ skipped: false, added: 1 });
+      expect(Object.keys(await api.toolsOf(created.id))).toEqual(['shared-acme_ping']);
+    } finally {
+      shared.release();
+      await other.close();
+      await shared.stop();
+    }
   });
 });

@@ -13,7 +13,7 @@ import { namesWanted, planMcpToolSync, withoutRefusedSteps, type McpToolSyncPlan
 import { mcpToolListHash } from './mcp-tool.checksum';
 import { McpSyncLeases, type HeldMcpSyncLease } from './mcp-sync.lease';
 import { KeyedSerialQueue, KeyedSingleFlight } from './mcp-sync.single-flight';
-import { nacosToolEndpointOf, syncKeyOf } from './mcp-service.refs';
+import { nacosToolEndpointOf, syncKeyOf, syncLeaseKeyOf } from './mcp-service.refs';
 import { toMcpServiceRecord } from './mcp-service.mapper';
 import type { McpServiceRecord, McpSyncReport, McpSyncTrigger, McpToolLossyRewrite } from './mcp-service.types';
 
@@ -24,8 +24,8 @@ const MAX_REPLANS = 3;
  * Syncs the tools of one MCP service into `ai_tool`: list every tool of a healthy instance, plan, write in
  * one transaction with the config-version bump, record health and the list hash. One sync at a time per
  * service: single-flight per service in this process (callers meanwhile share the one queued run), serial
- * per upstream service (two records of the same Nacos service), and a lease row across instances (a sync
- * whose lease another instance holds is reported as skipped).
+ * per upstream service (two records of the same Nacos service), and a lease row per service across instances
+ * (a sync whose lease another instance holds is reported as skipped).
  */
 @Injectable()
 export class McpServiceSyncService implements OnModuleDestroy {
@@ -71,7 +71,7 @@ export class McpServiceSyncService implements OnModuleDestroy {
 
   private async leased(service: McpServiceRecord, trigger: McpSyncTrigger): Promise<McpSyncReport> {
     const started = performance.now();
-    const key = syncKeyOf(service, this.config);
+    const key = syncLeaseKeyOf(service);
     const attempt = await this.leases.acquire(key);
     if (!attempt.held) {
       this.logger.debug(
@@ -87,25 +87,33 @@ export class McpServiceSyncService implements OnModuleDestroy {
   }
 
   private async underLease(
-    service: McpServiceRecord,
+    initial: McpServiceRecord,
     lease: HeldMcpSyncLease,
     trigger: McpSyncTrigger,
     started: number,
   ): Promise<McpSyncReport> {
-    let listing: McpToolListing;
-    try {
-      listing = await this.lister.list(service, this.stopping.signal);
-    } catch (err) {
-      // At shutdown the pool and the Nacos client close under a running sync: that says nothing about the service.
-      if (!(err instanceof McpServiceUnreachableError) || this.stopping.signal.aborted) throw err;
-      const report = { ...emptyReport(trigger, started), error: err.message };
-      await this.health.recordSyncFailure(service, err.message, report);
-      this.logger.warn(`Sync of MCP service ${service.name} (${trigger}) failed: ${err.message}`);
-      return report;
-    }
+    let service = initial;
+    let listed = await this.listOrReport(service, trigger, started);
+    if ('report' in listed) return listed.report;
+    let listing = listed.listing;
     for (let round = 0; ; round++) {
+      // An admin may have changed or deleted the service since it was read (on another instance too): its tools
+      // follow what it is now, listed from where it is now, never the record this sync started from.
+      const row = await this.services.findById(service.id);
+      if (!row) return skippedReport(trigger, deletedReason(service), started);
+      const current = toMcpServiceRecord(row);
+      if (reachOf(current) !== reachOf(service)) {
+        if (round >= MAX_REPLANS)
+          throw new Error(`MCP service ${service.name} kept being changed while being synced; try again.`);
+        service = current;
+        listed = await this.listOrReport(service, trigger, started);
+        if ('report' in listed) return listed.report;
+        listing = listed.listing;
+        continue;
+      }
+      service = current;
       const planned = await this.plan(service, listing);
-      const { outcome, failed } = await this.writer.apply(planned, lease);
+      const { outcome, failed } = await this.writer.apply(planned, lease, service);
       for (const f of failed) {
         this.logger.warn(
           `Sync of MCP service ${service.name}: tool ${JSON.stringify(f.step.row.remoteName)} was left out, the database refused it: ${(f.error as Error).message?.slice(0, 200)}`,
@@ -118,6 +126,7 @@ export class McpServiceSyncService implements OnModuleDestroy {
           `the sync lease of ${lease.key} expired and was taken over; nothing was written`,
           started,
         );
+      if (outcome === 'service-gone') return skippedReport(trigger, deletedReason(service), started);
       if (outcome === 'written') {
         const report = { ...reportOf(plan, listing, trigger, started), lossyRewrites: this.lossyRewrites(listing) };
         await this.health.recordSyncSuccess(service, report);
@@ -135,6 +144,24 @@ export class McpServiceSyncService implements OnModuleDestroy {
       }
       if (round >= MAX_REPLANS)
         throw new Error(`The tools of MCP service ${service.name} kept changing while being synced; try again.`);
+    }
+  }
+
+  /** The service's tools, or the report of a sync in which no instance answered (recorded as its health). */
+  private async listOrReport(
+    service: McpServiceRecord,
+    trigger: McpSyncTrigger,
+    started: number,
+  ): Promise<{ listing: McpToolListing } | { report: McpSyncReport }> {
+    try {
+      return { listing: await this.lister.list(service, this.stopping.signal) };
+    } catch (err) {
+      // At shutdown the pool and the Nacos client close under a running sync: that says nothing about the service.
+      if (!(err instanceof McpServiceUnreachableError) || this.stopping.signal.aborted) throw err;
+      const report = { ...emptyReport(trigger, started), error: err.message };
+      await this.health.recordSyncFailure(service, err.message, report);
+      this.logger.warn(`Sync of MCP service ${service.name} (${trigger}) failed: ${err.message}`);
+      return { report };
     }
   }
 
@@ -172,6 +199,15 @@ export class McpServiceSyncService implements OnModuleDestroy {
       newId: randomUUID,
     });
   }
+}
+
+function deletedReason(service: McpServiceRecord): string {
+  return `MCP service ${service.name} was deleted while it was being synced; nothing was written`;
+}
+
+/** Where and how the service's server is reached: a sync that listed another place or way must list again. */
+function reachOf(service: McpServiceRecord): string {
+  return JSON.stringify([service.url, service.transport, service.path, service.headers]);
 }
 
 function emptyReport(trigger: McpSyncTrigger, started: number): McpSyncReport {

@@ -18,7 +18,7 @@ export function nacosRefOf(service: McpServiceRecord, config: Pick<GatewayConfig
 }
 
 /**
- * The key of the service's sync lease and in-process lock: one sync at a time per upstream service,
+ * The key of the service's in-process sync queue: one sync at a time per upstream service in this process,
  * `<namespace>/<group>@<service>` for Nacos, `static:<id>` for a static URL.
  */
 export function syncKeyOf(service: McpServiceRecord, config: Pick<GatewayConfig, 'nacos'>): string {
@@ -27,7 +27,16 @@ export function syncKeyOf(service: McpServiceRecord, config: Pick<GatewayConfig,
   return nacosKeyOf(ref);
 }
 
-/** `<namespace>/<group>@<service>`: how instance caches and leases name a Nacos service. */
+/**
+ * The key of the service's sync lease across instances: per record (`static:<id>`, `nacos:<id>`), not per upstream
+ * service. Two records of one Nacos service (two tenants, two prefixes) own different tools: a sync of one never
+ * covers the other, so it must not make the other's sync on another instance be skipped.
+ */
+export function syncLeaseKeyOf(service: Pick<McpServiceRecord, 'kind' | 'id'>): string {
+  return `${service.kind === 'STATIC' ? 'static' : 'nacos'}:${service.id}`;
+}
+
+/** `<namespace>/<group>@<service>`: how instance caches and the in-process sync queue name a Nacos service. */
 export function nacosKeyOf(ref: NacosServiceRef): string {
   return `${ref.namespaceId}/${ref.groupName}@${ref.serviceName}`;
 }

@@ -43,6 +43,19 @@ export class McpServiceRepository {
     await (manager?.getRepository(McpServiceEntity) ?? this.services).update({ id }, changes);
   }
 
+  /**
+   * Whether the service still exists, its row locked until the transaction `m` ends (MySQL; SQLite runs one
+   * transaction at a time): a deletion, which deletes the row first, waits for a sync's write, and a sync's write
+   * after a deletion sees the service gone.
+   */
+  async lockIfExists(m: EntityManager, id: string): Promise<boolean> {
+    const mysql = m.connection.options.type !== 'better-sqlite3';
+    const found = await m
+      .getRepository(McpServiceEntity)
+      .findOne({ where: { id }, select: { id: true }, ...(mysql && { lock: { mode: 'pessimistic_write' as const } }) });
+    return found !== null;
+  }
+
   async delete(manager: EntityManager, id: string): Promise<void> {
     await manager.getRepository(McpServiceEntity).delete({ id });
   }

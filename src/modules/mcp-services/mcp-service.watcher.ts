@@ -22,7 +22,8 @@ interface Watch {
  * Turns upstream events into syncs. NACOS services: the subscription's instance lists (UDP push, or the
  * client's poll) feed the instance cache, and a changed set starts ONE sync after MCP_SYNC_DEBOUNCE_MS,
  * however many changes arrive within it. Every service: `notifications/tools/list_changed` on the pooled
- * session of any of its endpoints starts a sync at once (syncs already running absorb bursts).
+ * session of any of its endpoints starts a sync the same way, debounced: a server that never stops sending it
+ * gets one sync per window, not one after another for as long as it sends (each writes the service's row).
  */
 @Injectable()
 export class McpServiceWatcher implements OnModuleDestroy {
@@ -118,7 +119,7 @@ export class McpServiceWatcher implements OnModuleDestroy {
       if (!watch.listChanged.has(url))
         watch.listChanged.set(
           url,
-          this.pool.onToolsListChanged(url, () => this.now(watch, 'tools-list-changed')),
+          this.pool.onToolsListChanged(url, () => this.debounced(watch, 'tools-list-changed')),
         );
     }
   }

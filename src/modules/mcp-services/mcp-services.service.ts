@@ -21,6 +21,9 @@ import { McpToolRowsRepository } from './mcp-tool-rows.repository';
 import { McpServiceDirectory } from './mcp-service.directory';
 import { NACOS_NAMING, type NacosNamingPort } from './nacos/nacos-naming.adapter';
 import { isNacosEnabled, NacosDisabledError } from './nacos/nacos-naming.provider';
+import { NacosInstanceCache } from './nacos/nacos-instance.cache';
+import { mcpEndpointOf } from './nacos/nacos-instance-endpoint';
+import { endpointDefaultsOf, nacosKeyOf, nacosRefOf } from './mcp-service.refs';
 import { McpServiceEntity } from './mcp-service.entity';
 import { McpServiceRepository } from './mcp-service.repository';
 import { McpServiceSyncService } from './mcp-service-sync.service';
@@ -54,6 +57,7 @@ export class McpServicesService {
     private readonly registry: ToolRegistryRepository,
     private readonly directory: McpServiceDirectory,
     private readonly pool: McpClientPool,
+    private readonly instances: NacosInstanceCache,
     private readonly configVersion: ConfigVersionService,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
@@ -158,24 +162,48 @@ export class McpServicesService {
     });
     this.directory.forget(id);
     this.watcher.unwatch(id);
-    if (row.url) await this.pool.close(row.url, row.tenantId);
+    await this.closeSessions(row);
     await this.sync.sync(id, 'admin');
     const updated = toMcpServiceRecord((await this.services.findById(id))!);
     this.watcher.watch(updated);
     return toMcpServiceDto(updated);
   }
 
-  /** Deletes the service; its tools become DISABLED (bindings kept) in the same transaction. */
+  /**
+   * Deletes the service; its tools become DISABLED (bindings kept) in the same transaction. The row goes first: a
+   * sync's write locks it too (MySQL), so it either lands before (and its tools are disabled here) or finds it gone.
+   */
   async remove(auth: AuthContext, id: string): Promise<McpServiceDto> {
     const row = await this.loadVisible(auth, id);
     await this.write(row.tenantId, async (m) => {
-      await this.toolRows.disableForService(m, id, Date.now());
       await this.services.delete(m, id);
+      await this.toolRows.disableForService(m, id, Date.now());
     });
     this.directory.forget(id);
     this.watcher.unwatch(id);
-    if (row.url) await this.pool.close(row.url, row.tenantId);
+    await this.closeSessions(row);
     return toMcpServiceDto(toMcpServiceRecord(row));
+  }
+
+  /**
+   * Retires the service's pooled sessions (its tenant's, to its URL or, NACOS, to each instance last seen): the next
+   * call opens one with what the service is now, and none is left open with old headers or for a deleted service.
+   */
+  private async closeSessions(row: McpServiceEntity): Promise<void> {
+    const service = toMcpServiceRecord(row);
+    let urls: string[] = [];
+    if (service.kind === 'STATIC') urls = [service.url!];
+    else {
+      const defaults = endpointDefaultsOf(service, this.config);
+      for (const instance of this.instances.get(nacosKeyOf(nacosRefOf(service, this.config))) ?? []) {
+        try {
+          urls.push(mcpEndpointOf(instance, defaults).url);
+        } catch {
+          // An instance whose metadata names no usable endpoint has no session.
+        }
+      }
+    }
+    await Promise.all([...new Set(urls)].map((url) => this.pool.close(url, row.tenantId)));
   }
 
   /** The service's tools in the registry (any status), by name. */

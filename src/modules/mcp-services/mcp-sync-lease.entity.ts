@@ -2,9 +2,9 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { epochMs } from '@app/database/epoch-ms.transformer';
 
 /**
- * `mcp_sync_lease`: who syncs an upstream MCP service right now, across gateway instances. The key is
- * `<namespace>/<group>@<service>` for a Nacos service and `static:<mcp_service id>` for a static URL; a
- * lease whose `expires_at` passed may be taken over (its owner died or stalled).
+ * `mcp_sync_lease`: who syncs an MCP service right now, across gateway instances. The key is
+ * `static:<mcp_service id>` or `nacos:<mcp_service id>`; a lease whose `expires_at` passed may be taken over (its
+ * owner died or stalled).
  */
 @Entity({ name: 'mcp_sync_lease' })
 export class McpSyncLeaseEntity {

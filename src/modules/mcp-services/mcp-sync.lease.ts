@@ -56,11 +56,11 @@ class LeaseHandle implements HeldMcpSyncLease {
 }
 
 /**
- * The cross-instance half of "one sync at a time per service": a row in `mcp_sync_lease` per upstream
- * service. The owner is this instance's id plus a random token per claim, so a release or a fence never
+ * The cross-instance half of "one sync at a time per service": a row in `mcp_sync_lease` per MCP service
+ * record. The owner is this instance's id plus a random token per claim, so a release or a fence never
  * touches a lease claimed again since. A claim held by someone else is not waited for: the caller reports
- * the sync as skipped (the holder's sync covers the same upstream state; the scheduled repair catches a
- * change it may have missed).
+ * the sync as skipped (the holder's sync of the same service covers the same upstream state; the scheduled
+ * repair catches a change it may have missed).
  */
 @Injectable()
 export class McpSyncLeases {

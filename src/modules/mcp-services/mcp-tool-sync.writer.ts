@@ -5,11 +5,19 @@ import { ConfigVersionService } from '@app/database/config-version.service';
 import { isUniqueViolation } from '@app/database/unique-violation';
 import { ToolRegistryRepository } from '@app/modules/tool-registry/tool-registry.repository';
 import { McpToolRowsRepository } from './mcp-tool-rows.repository';
+import { McpServiceRepository } from './mcp-service.repository';
 import type { McpToolSyncPlan, McpToolSyncStep } from './mcp-tool-sync.plan';
 import type { HeldMcpSyncLease } from './mcp-sync.lease';
+import type { McpServiceRecord } from './mcp-service.types';
 
-/** How applying a plan ended: written, lost a race with another writer (re-read and plan again), or the lease was lost. */
-export type McpToolSyncWrite = 'written' | 'raced' | 'lease-lost';
+/** The service a plan belongs to: its row is locked, its scope's configuration version bumped. */
+type SyncedService = Pick<McpServiceRecord, 'id' | 'tenantId'>;
+
+/**
+ * How applying a plan ended: written, lost a race with another writer (re-read and plan again), the lease was lost,
+ * or the service was deleted meanwhile.
+ */
+export type McpToolSyncWrite = 'written' | 'raced' | 'lease-lost' | 'service-gone';
 
 /** A step the database refused (other than a unique violation): left out, the rest written. */
 export interface McpToolSyncFailedStep {
@@ -27,7 +35,8 @@ class Abort extends Error {
 
 /**
  * Applies a sync plan in ONE transaction: the lease is renewed first as a fence (a sync that lost its lease
- * writes nothing), then every insert and compare-and-set update, then the config-version bump, so every
+ * writes nothing), the service's row is locked (a service deleted since the sync started gets no tool back),
+ * then every insert and compare-and-set update, then the config-version bump of the service's scope, so every
  * gateway instance's caches see the whole change at once. A unique violation (a tool of another source took
  * a name meanwhile) or a lost compare-and-set (an admin changed a row) rolls everything back: `raced`.
  * When the database refuses a row otherwise (a value too long for a MySQL column), the plan is written again
@@ -39,20 +48,23 @@ export class McpToolSyncWriter {
   constructor(
     private readonly registry: ToolRegistryRepository,
     private readonly rows: McpToolRowsRepository,
+    private readonly services: McpServiceRepository,
     private readonly configVersion: ConfigVersionService,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
+  /** Writes the plan of `service`'s sync. */
   async apply(
     plan: McpToolSyncPlan,
     lease: HeldMcpSyncLease,
+    service: SyncedService,
   ): Promise<{ outcome: McpToolSyncWrite; failed: McpToolSyncFailedStep[] }> {
     if (plan.steps.length === 0) return { outcome: 'written', failed: [] };
     try {
-      return await this.write(plan, lease, false);
+      return await this.write(plan, lease, service, false);
     } catch (err) {
       // Rare: written again, step by step under savepoints, to leave out only the rows the database refuses.
-      if (isQueryFailure(err) && !isUniqueViolation(err)) return this.write(plan, lease, true);
+      if (isQueryFailure(err) && !isUniqueViolation(err)) return this.write(plan, lease, service, true);
       throw err;
     }
   }
@@ -60,18 +72,21 @@ export class McpToolSyncWriter {
   private async write(
     plan: McpToolSyncPlan,
     lease: HeldMcpSyncLease,
+    service: SyncedService,
     stepwise: boolean,
   ): Promise<{ outcome: McpToolSyncWrite; failed: McpToolSyncFailedStep[] }> {
     const failed: McpToolSyncFailedStep[] = [];
     try {
       await this.dataSource.transaction(async (m) => {
         if (!(await lease.fence(m))) throw new Abort('lease-lost');
+        if (!(await this.services.lockIfExists(m, service.id))) throw new Abort('service-gone');
         for (const step of plan.steps) {
           const error = stepwise ? await this.applyStep(m, step) : await this.applyOne(m, step);
           if (error)
             failed.push({ step, error, reason: String((error as { code?: string }).code ?? 'database error') });
         }
-        await this.configVersion.bump(m);
+        // The service's scope only: a tenant's sync leaves every other tenant's caches as they are.
+        await this.configVersion.bump(m, service.tenantId);
       });
       return { outcome: 'written', failed };
     } catch (err) {

@@ -4,7 +4,7 @@ import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { createHash } from 'node:crypto';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { OutboundHttpAgent } from '../outbound/outbound-http.agent';
-import { ToolCallError } from '../tool-executor';
+import { TOOL_MAX_RESPONSE_BYTES, ToolCallError } from '../tool-executor';
 import { ToolErrorClass } from '../tool-error-class';
 import { McpConnection } from './mcp-connection';
 import type { McpEndpoint, McpPoolStats, McpRequestOptions } from './mcp-endpoint';
@@ -36,6 +36,8 @@ const CONNECT_TIMEOUT_MS = 10_000;
 const DROPPED_SESSION_CLOSE_DELAY_MS = 250;
 const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 const MAX_LIST_PAGES = 100;
+/** Most tools one server may list: each becomes a registry row, written in one transaction. */
+const MAX_LISTED_TOOLS = 10_000;
 
 /**
  * The MCP client side of the gateway, and the only place that uses the SDK client. One initialized session
@@ -90,13 +92,28 @@ export class McpClientPool implements OnModuleDestroy {
     });
   }
 
-  /** Every tool of the server, following `nextCursor` (at most 100 pages; a repeated cursor ends the walk). */
+  /**
+   * Every tool of the server, following `nextCursor` (at most 100 pages; a repeated cursor ends the walk). Each page
+   * is bounded by TOOL_MAX_RESPONSE_BYTES, and so are all pages together, with at most 10,000 tools: a hostile server
+   * paging out huge or endless lists fails with MCP_PROTOCOL_ERROR instead of filling the memory and the registry.
+   */
   async listAllTools(endpoint: McpEndpoint, options: McpRequestOptions = {}): Promise<Tool[]> {
     const tools: Tool[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;
+    let bytes = 0;
     for (let page = 0; page < MAX_LIST_PAGES; page++) {
       const result = await this.listTools(endpoint, { ...options, cursor });
+      bytes += Buffer.byteLength(JSON.stringify(result.tools));
+      if (bytes > TOOL_MAX_RESPONSE_BYTES || tools.length + result.tools.length > MAX_LISTED_TOOLS) {
+        const what =
+          bytes > TOOL_MAX_RESPONSE_BYTES ? `${TOOL_MAX_RESPONSE_BYTES} bytes of tools` : `${MAX_LISTED_TOOLS} tools`;
+        throw new ToolCallError(
+          `MCP server ${endpoint.url} lists more than ${what} (page ${page + 1}); split its tools over several servers.`,
+          ToolErrorClass.MCP_PROTOCOL_ERROR,
+          { transient: false, reachedRemote: true },
+        );
+      }
       tools.push(...result.tools);
       if (!result.nextCursor || seen.has(result.nextCursor)) break;
       seen.add(result.nextCursor);

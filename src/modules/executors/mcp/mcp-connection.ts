@@ -92,7 +92,8 @@ export class McpConnection {
     kind: 'streamable-http' | 'sse',
     options: McpConnectionOptions,
   ): Promise<McpConnection> {
-    const requestInit = options.headers ? { headers: options.headers } : undefined;
+    const headers = withoutSessionHeaders(options.headers);
+    const requestInit = headers ? { headers } : undefined;
     const fetch = boundedMcpFetch(options.fetch);
     const transport: Transport =
       kind === 'sse'
@@ -124,7 +125,7 @@ export class McpConnection {
           url,
           sessionId: transport.sessionId,
           protocolVersion: transport.protocolVersion,
-          headers: options.headers,
+          headers,
         };
         connection.exchange = new McpStreamableExchange(session, options.dispatcher, options.onToolsListChanged);
       }
@@ -247,6 +248,20 @@ export class McpConnection {
     this.lostReported = true;
     this.onLost(this);
   }
+}
+
+/** Headers the transport sets for the session itself: a tool's or service's own value would replace them (SDK). */
+const SESSION_HEADERS = new Set(['mcp-session-id', 'mcp-protocol-version', 'last-event-id']);
+
+/**
+ * The endpoint's headers without the session's own (any letter case): an admin's `Mcp-Session-Id` would otherwise
+ * be sent instead of the session's on every SDK request (the handshake fails with 404, or a request lands in
+ * another session) and beside it on the exchange's.
+ */
+function withoutSessionHeaders(headers: Record<string, string> | undefined): Record<string, string> | undefined {
+  if (!headers) return undefined;
+  const kept = Object.entries(headers).filter(([name]) => !SESSION_HEADERS.has(name.toLowerCase()));
+  return kept.length === Object.keys(headers).length ? headers : Object.fromEntries(kept);
 }
 
 /**
