@@ -11,6 +11,7 @@ const NS = 'mcp-e2e';
 const GROUP = 'MCP_GROUP';
 const SERVICE = 'weather-mcp';
 const DEBOUNCE_MS = 200;
+const PLATFORM_TOKEN = 'nacos-platform-token-0123456789';
 const isWeather = (name: string): boolean => name.startsWith('weather_');
 
 const forecast = catalogTool('forecast', { annotations: { readOnlyHint: true } });
@@ -61,6 +62,7 @@ describe('NacosMcpSync: Nacos services (real nacos client, Nacos v1 test server)
       NACOS_SERVER_ADDR: addr,
       MCP_SYNC_DEBOUNCE_MS: String(DEBOUNCE_MS),
       NACOS_TENANT_NAMESPACES: `acme=${NS}|acme-other`,
+      TOOL_SECRETS: `NACOS_MCP_TOKEN=${PLATFORM_TOKEN}`,
     });
     api = new McpSyncApi(gw);
     runtime = await createKey(gw, 'acme', 'runtime');
@@ -362,6 +364,35 @@ describe('NacosMcpSync: Nacos services (real nacos client, Nacos v1 test server)
       await waitFor(() => closedSessions() === 2, { description: "the deleted service's session to be closed" });
     } finally {
       await served.stop();
+    }
+  });
+  it('hides a secret its instance echoes back from what the tenant calling the tool reads', async () => {
+    const echoing = await new CatalogMcpServer([catalogTool('whoami', { annotations: { readOnlyHint: true } })], {
+      label: 'echoing',
+      echoAuthorization: true,
+    }).start();
+    try {
+      nacos.registerInstance(NS, GROUP, 'echoing-upstream', instance(echoing));
+      const service = await api.createService({
+        name: 'echoing',
+        kind: 'NACOS',
+        serviceName: 'echoing-upstream',
+        groupName: GROUP,
+        namespaceId: NS,
+        headers: { Authorization: 'Bearer ${secret:NACOS_MCP_TOKEN}' },
+      });
+      await api.bind(agentId, [(await api.toolsOf(service.id)).echoing_whoami.id]);
+      const result = await api.execute(runtime, agentId, 'echoing_whoami', { q: 'who' });
+      expect(echoing.requests.filter((r) => r.method === 'tools/call').map((r) => r.authorization)).toEqual([
+        `Bearer ${PLATFORM_TOKEN}`,
+      ]);
+      expect(result).toMatchObject({
+        status: 'COMPLETED',
+        content: 'echoing:whoami:{"q":"who"} sent with Authorization: Bearer ***',
+      });
+      expect(JSON.stringify(result)).not.toContain(PLATFORM_TOKEN);
+    } finally {
+      await echoing.stop();
     }
   });
   it("syncs a second record of one Nacos service on another instance while the first record's sync runs", async () => {

@@ -15,6 +15,7 @@ function authorizations(server: CatalogMcpServer, from = 0): Array<[string, stri
 describeEachDialect("MCP headers: sent on every MCP request, secrets from the owner's own scope", (dialect) => {
   const platformServer = new CatalogMcpServer([catalogTool('whoami')], { label: 'platform' });
   const tenantServer = new CatalogMcpServer([catalogTool('lookup')], { label: 'tenant' });
+  const echoServer = new CatalogMcpServer([catalogTool('whoami')], { label: 'echo', echoAuthorization: true });
   let db: TestDatabase;
   let gw: TestGateway;
   let api: McpSyncApi;
@@ -26,7 +27,7 @@ describeEachDialect("MCP headers: sent on every MCP request, secrets from the ow
     gw.http.post(`/api/v1/admin/agents/${agentId}/tools`).set(gw.admin).send({ toolId }).expect(200);
 
   beforeAll(async () => {
-    await Promise.all([platformServer.start(), tenantServer.start()]);
+    await Promise.all([platformServer.start(), tenantServer.start(), echoServer.start()]);
     db = await createTestDatabaseUrl(dialect);
     gw = await startMcpSyncGateway(db.url, { TOOL_SECRETS: `MCPTOKEN=${PLATFORM_TOKEN}`, SECRETS_KEY });
     api = new McpSyncApi(gw);
@@ -36,7 +37,7 @@ describeEachDialect("MCP headers: sent on every MCP request, secrets from the ow
   });
   afterAll(async () => {
     await gw?.close();
-    await Promise.all([platformServer.stop(), tenantServer.stop()]);
+    await Promise.all([platformServer.stop(), tenantServer.stop(), echoServer.stop()]);
     await db?.drop();
   });
 
@@ -76,6 +77,41 @@ describeEachDialect("MCP headers: sent on every MCP request, secrets from the ow
     expect(result).toMatchObject({ status: 'COMPLETED', content: 'platform:whoami:{"q":"x"}' });
     const call = authorizations(platformServer, from).filter(([m]) => m === 'tools/call');
     expect(call).toEqual([['tools/call', `Bearer ${PLATFORM_TOKEN}`]]);
+  });
+
+  it('hides a secret the server echoes back from the result, its structured part and the tool log', async () => {
+    const service = (
+      await gw.http
+        .post(base)
+        .set(gw.admin)
+        .send({
+          name: 'echoing',
+          kind: 'STATIC',
+          url: echoServer.url,
+          headers: { Authorization: 'Bearer ${secret:MCPTOKEN}' },
+        })
+        .expect(201)
+    ).body;
+    const [tool] = (await gw.http.get(`${base}/${service.id}/tools`).set(gw.admin).expect(200)).body.items;
+    await bind(tool.id);
+    const result = await gw.http
+      .post(`/api/v1/tools/${tool.name}/execute`)
+      .set(acmeRuntime)
+      .send({ agentId, userId: 'u1', permissions: [], arguments: { q: 'who' } })
+      .expect(200);
+
+    // The server did get the secret, and quoted it back.
+    expect(authorizations(echoServer).filter(([m]) => m === 'tools/call')).toEqual([
+      ['tools/call', `Bearer ${PLATFORM_TOKEN}`],
+    ]);
+    expect(result.body).toMatchObject({
+      status: 'COMPLETED',
+      content: 'echo:whoami:{"q":"who"} sent with Authorization: Bearer ***',
+    });
+    expect(JSON.stringify(result.body)).not.toContain(PLATFORM_TOKEN);
+    const logged = await gw.http.get(`/api/v1/admin/tool-calls?toolName=${tool.name}`).set(gw.admin).expect(200);
+    expect(logged.body.items).toHaveLength(1);
+    expect(JSON.stringify(logged.body)).not.toContain(PLATFORM_TOKEN);
   });
 
   it("a tenant's tool pointed at the platform service's URL never rides its authenticated session", async () => {

@@ -13,6 +13,11 @@ export interface CatalogMcpServerOptions {
   label?: string;
   /** Answer tools/list in pages of this size (nextCursor), as servers with long lists do. */
   pageSize?: number;
+  /**
+   * Quote the Authorization header of each tools/call in its answer (text and structured result), as a server that
+   * echoes the credentials it was sent does.
+   */
+  echoAuthorization?: boolean;
 }
 
 /** How the server answers tools/call while {@link CatalogMcpServer.failCalls} is set: HTTP 500 after reading it. */
@@ -150,14 +155,16 @@ export class CatalogMcpServer {
       if (!this.tools.some((t) => t.name === request.params.name)) {
         return { content: [{ type: 'text', text: `unknown tool ${request.params.name}` }], isError: true };
       }
-      return {
-        content: [
-          {
-            type: 'text',
-            text: `${this.label}:${request.params.name}:${JSON.stringify(request.params.arguments ?? {})}`,
-          },
-        ],
-      };
+      const text = `${this.label}:${request.params.name}:${JSON.stringify(request.params.arguments ?? {})}`;
+      if (this.options.echoAuthorization) {
+        // The request being handled is the last one received (the tests call one at a time).
+        const authorization = this.requests.at(-1)?.authorization ?? null;
+        return {
+          content: [{ type: 'text', text: `${text} sent with Authorization: ${authorization}` }],
+          structuredContent: { authorization },
+        };
+      }
+      return { content: [{ type: 'text', text }] };
     });
     return server;
   }

@@ -5,7 +5,12 @@ import { ToolErrorClass } from '../tool-error-class';
 import { OutboundHttpAgent } from '../outbound/outbound-http.agent';
 import { abortedError, classifyNetworkError, isAbortError } from '../outbound/network-error.classifier';
 import { ToolHeadersResolver } from '../secrets/tool-headers.resolver';
-import { hideSecretValues, secretValuesToHide } from '../secrets/tool-header.secrets';
+import {
+  errorWithoutSecrets,
+  hideSecretValues,
+  outputWithoutSecrets,
+  secretValuesToHide,
+} from '../secrets/tool-header.secrets';
 import { remoteCallContextOf } from '../remote-context/remote-call.context';
 import { buildHttpToolRequest } from './http-request.builder';
 import { decodeContent, httpStatusError, readBodyLimited, toHttpToolOutput } from './http-response.reader';
@@ -58,30 +63,11 @@ export class HttpToolExecutor implements ToolExecutor {
           { transient: false, reachedRemote: true, httpStatus: res.statusCode },
         );
       }
-      return withoutSecrets(toHttpToolOutput(res.statusCode, res.headers, body), hidden);
+      return outputWithoutSecrets(toHttpToolOutput(res.statusCode, res.headers, body), hidden);
     } catch (err) {
       throw errorWithoutSecrets(toToolCallError(err, signal, target), hidden);
     }
   }
-}
-
-/** The output with the tool's secret values hidden (the structured result parsed again from the hidden text). */
-function withoutSecrets(output: ToolOutput, hidden: readonly string[]): ToolOutput {
-  if (hidden.length === 0) return output;
-  const content = hideSecretValues(output.content, hidden);
-  if (content === output.content) return output;
-  if (output.structured === undefined) return { ...output, content };
-  try {
-    return { ...output, content, structured: JSON.parse(content) as unknown };
-  } catch {
-    return { content };
-  }
-}
-
-function errorWithoutSecrets(err: ToolCallError, hidden: readonly string[]): ToolCallError {
-  if (hidden.length === 0) return err;
-  const message = hideSecretValues(err.message, hidden);
-  return message === err.message ? err : new ToolCallError(message, err.errorClass, err.options);
 }
 
 function toToolCallError(err: unknown, signal: AbortSignal, target: string): ToolCallError {

@@ -6,6 +6,7 @@ import { remoteCallContextOf, remoteCallMeta } from '../remote-context/remote-ca
 import { McpClientPool } from './mcp-client.pool';
 import { mapCallToolResult } from './mcp-content.mapper';
 import { ToolHeadersResolver } from '../secrets/tool-headers.resolver';
+import { errorWithoutSecrets, outputWithoutSecrets } from '../secrets/tool-header.secrets';
 
 /**
  * Executes `serviceType: MCP_REMOTE` tools: `tools/call` of `remoteName ?? name` on the server at the
@@ -26,13 +27,16 @@ export class McpRemoteToolExecutor implements ToolExecutor {
 
   async execute(invocation: ToolInvocation): Promise<ToolOutput> {
     const { tool } = invocation;
+    let hidden: readonly string[] = [];
     try {
       // The tool's headers (secrets from its own scope) go on every request of its session.
-      const headers = await this.headerSecrets.headersOf(`MCP tool "${tool.name}"`, tool);
+      // A server that echoes its credentials must not hand them to the model, the journal or the tool log.
+      const sent = await this.headerSecrets.headersToSend(`MCP tool "${tool.name}"`, tool);
+      hidden = sent.hidden;
       const endpoint = {
         url: tool.endpoint,
         transport: 'auto' as const,
-        headers,
+        headers: sent.headers,
         owner: tool.tenantId,
         caller: invocation.tenantId,
       };
@@ -42,17 +46,16 @@ export class McpRemoteToolExecutor implements ToolExecutor {
         timeoutMs: tool.timeoutMs && tool.timeoutMs > 0 ? tool.timeoutMs : this.config.toolDefaultTimeoutMs,
         meta: remoteCallMeta(remoteCallContextOf(invocation)),
       });
-      return mapCallToolResult(result);
+      return outputWithoutSecrets(mapCallToolResult(result), hidden);
     } catch (err) {
-      if (err instanceof ToolCallError) throw err;
-      throw new ToolCallError(
-        `MCP tool ${tool.name} failed: ${(err as Error)?.message ?? String(err)}`,
-        ToolErrorClass.EXECUTOR_ERROR,
-        {
-          transient: false,
-          reachedRemote: true,
-          cause: err,
-        },
+      if (err instanceof ToolCallError) throw errorWithoutSecrets(err, hidden);
+      throw errorWithoutSecrets(
+        new ToolCallError(
+          `MCP tool ${tool.name} failed: ${(err as Error)?.message ?? String(err)}`,
+          ToolErrorClass.EXECUTOR_ERROR,
+          { transient: false, reachedRemote: true, cause: err },
+        ),
+        hidden,
       );
     }
   }

@@ -1,7 +1,7 @@
 import type { SecretScope } from '@app/modules/tenant-secrets/tool-secret.scope';
 import { SECRET_REF_PATTERN } from '@app/modules/tenant-secrets/tool-secret.refs';
 import { REDACTED } from '@app/common/redaction';
-import { ToolCallError } from '../tool-executor';
+import { ToolCallError, type ToolOutput } from '../tool-executor';
 import { ToolErrorClass } from '../tool-error-class';
 
 /**
@@ -64,4 +64,37 @@ export function hideSecretValues(text: string, values: readonly string[]): strin
   let out = text;
   for (const value of values) if (out.includes(value)) out = out.split(value).join(REDACTED);
   return out;
+}
+
+/**
+ * A remote's output with `hidden` (see {@link secretValuesToHide}) replaced in its text and in its structured result
+ * (which, changed, is read back from its hidden JSON; dropped in the unlikely case that no longer parses).
+ */
+export function outputWithoutSecrets(output: ToolOutput, hidden: readonly string[]): ToolOutput {
+  if (hidden.length === 0) return output;
+  const content = hideSecretValues(output.content, hidden);
+  let structured = output.structured;
+  if (structured !== undefined) {
+    const json = JSON.stringify(structured);
+    const hiddenJson = hideSecretValues(json, hidden);
+    if (hiddenJson !== json) structured = parsedOrUndefined(hiddenJson);
+  }
+  if (content === output.content && structured === output.structured) return output;
+  const { structured: _dropped, ...rest } = output;
+  return structured === undefined ? { ...rest, content } : { ...rest, content, structured };
+}
+
+/** A remote's error with `hidden` replaced in its message (the same error when none occurs). */
+export function errorWithoutSecrets(err: ToolCallError, hidden: readonly string[]): ToolCallError {
+  if (hidden.length === 0) return err;
+  const message = hideSecretValues(err.message, hidden);
+  return message === err.message ? err : new ToolCallError(message, err.errorClass, err.options);
+}
+
+function parsedOrUndefined(json: string): unknown {
+  try {
+    return JSON.parse(json) as unknown;
+  } catch {
+    return undefined;
+  }
 }

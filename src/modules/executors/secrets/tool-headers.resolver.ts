@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ToolSecretsResolver } from '@app/modules/tenant-secrets/tool-secrets.resolver';
 import { headersHaveSecretRefs } from '@app/modules/tenant-secrets/tool-secret.refs';
 import type { SecretScope } from '@app/modules/tenant-secrets/tool-secret.scope';
-import { fillHeadersSecrets } from './tool-header.secrets';
+import { fillHeadersSecrets, secretValuesToHide } from './tool-header.secrets';
 import { ToolCallError } from '../tool-executor';
 import { ToolErrorClass } from '../tool-error-class';
 
@@ -48,6 +48,19 @@ export class ToolHeadersResolver {
       ToolErrorClass.SECRETS_UNAVAILABLE,
       { transient: true, reachedRemote: false, cause: err },
     );
+  }
+
+  /**
+   * The owner's headers with secrets filled (see {@link headersOf}), and the secret values they carry, to hide from
+   * what the remote answers (see {@link secretValuesToHide}).
+   */
+  async headersToSend(
+    ownerLabel: string,
+    owner: HeaderOwner,
+  ): Promise<{ headers: Record<string, string> | undefined; hidden: readonly string[] }> {
+    const headers = await this.headersOf(ownerLabel, owner);
+    if (!headers || !headersHaveSecretRefs(owner.headers)) return { headers, hidden: [] };
+    return { headers, hidden: secretValuesToHide(owner.headers, await this.scopeFor(owner)) };
   }
 
   /** The owner's headers with secrets filled; undefined when it has none. @throws ToolCallError SECRET_MISSING */

@@ -3,6 +3,7 @@ import { defaultNacosNamespace, noNacosNamespaceMessage } from '@app/config/naco
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { McpClientPool } from '@app/modules/executors/mcp/mcp-client.pool';
 import { mapCallToolResult } from '@app/modules/executors/mcp/mcp-content.mapper';
+import { errorWithoutSecrets, outputWithoutSecrets } from '@app/modules/executors/secrets/tool-header.secrets';
 import { ToolHeadersResolver } from '@app/modules/executors/secrets/tool-headers.resolver';
 import {
   ToolCallError,
@@ -46,8 +47,9 @@ export class McpNacosToolExecutor implements ToolExecutor, OnModuleDestroy {
   async execute(invocation: ToolInvocation): Promise<ToolOutput> {
     const { tool } = invocation;
     const { ref, defaults } = await this.targetOf(tool);
-    // The tool's headers (its service's, secrets from its own scope) go on every request of the session.
-    const headers = await this.headerSecrets.headersOf(`MCP tool "${tool.name}"`, tool);
+    // The tool's headers (its service's, secrets from its own scope) go on every request of the session; the
+    // secrets they carry are hidden from what an instance answers.
+    const { headers, hidden } = await this.headerSecrets.headersToSend(`MCP tool "${tool.name}"`, tool);
     const tried = new Set<string>();
     let last: ToolCallError | undefined;
     // First the cached instances; when every one failed before reaching it, Nacos is asked once for a newer set.
@@ -58,9 +60,9 @@ export class McpNacosToolExecutor implements ToolExecutor, OnModuleDestroy {
       for (const instance of weightedOrder(candidates)) {
         tried.add(instance.instanceId);
         try {
-          return await this.callOn(instance, defaults, headers, invocation);
+          return outputWithoutSecrets(await this.callOn(instance, defaults, headers, invocation), hidden);
         } catch (err) {
-          const error = asToolCallError(err, tool);
+          const error = errorWithoutSecrets(asToolCallError(err, tool), hidden);
           if (invocation.signal.aborted || !mayFailOver(tool, error)) throw error;
           last = error;
         }
