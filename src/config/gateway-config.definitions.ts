@@ -224,6 +224,13 @@ export const GATEWAY_SETTINGS = [
       "How tools/call reaches streamable-HTTP MCP servers. exchange: straight over the outbound HTTP client (about 30% less time per execute at 1 caller, npm run bench:execute). sdk: through the MCP SDK client like every other request (the benchmark's comparison, or a fallback). Legacy SSE servers always use the SDK.",
   },
   {
+    env: 'MCP_SESSION_IDLE_MS',
+    kind: { type: 'int', min: 0, max: 86_400_000 },
+    defaultValue: '600000',
+    description:
+      'A pooled MCP session unused this long is closed (the next call opens a new one), unless its server is watched for tools/list_changed; 0 keeps sessions open until their server, headers or the gateway change.',
+  },
+  {
     env: 'WEB_SEARCH_URL',
     kind: { type: 'string' },
     defaultValue: '',

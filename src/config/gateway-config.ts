@@ -42,6 +42,8 @@ export interface GatewayConfig {
     defaultTransport: 'streamable-http' | 'sse';
     /** MCP_TOOLS_CALL_CLIENT: McpStreamableExchange or the SDK Client for `tools/call` on streamable HTTP. */
     toolsCallClient: 'exchange' | 'sdk';
+    /** MCP_SESSION_IDLE_MS: a pooled session unused this long is closed (0: never). */
+    sessionIdleMs: number;
   };
   webSearch: { url: string; apiKey: string };
   toolSecrets: ReadonlyMap<string, string>;
@@ -210,6 +212,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       defaultPath: raw.MCP_DEFAULT_PATH as string,
       defaultTransport: raw.MCP_DEFAULT_TRANSPORT as GatewayConfig['mcp']['defaultTransport'],
       toolsCallClient: raw.MCP_TOOLS_CALL_CLIENT as GatewayConfig['mcp']['toolsCallClient'],
+      sessionIdleMs: raw.MCP_SESSION_IDLE_MS as number,
     },
     webSearch: { url: raw.WEB_SEARCH_URL as string, apiKey: raw.WEB_SEARCH_API_KEY as string },
     toolSecrets: secrets,

@@ -17,7 +17,7 @@ export class McpHarness {
 
   constructor(config: GatewayConfig = executorTestConfig()) {
     this.agent = new OutboundHttpAgent(new OutboundGuard(config), config);
-    this.pool = new McpClientPool(this.agent);
+    this.pool = new McpClientPool(this.agent, config);
     this.executor = new McpRemoteToolExecutor(this.pool, headersResolverOf(config), config);
     this.policy = new ToolCallPolicy(config);
   }

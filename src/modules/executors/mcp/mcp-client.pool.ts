@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { untilAborted } from '@app/common/abort-race';
+import { WhileBusyInterval } from '@app/common/scheduling/while-busy.interval';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { createHash } from 'node:crypto';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -25,6 +26,8 @@ interface PoolEntry {
   /** The transport that worked last time (`auto` is resolved once). */
   resolvedTransport?: 'streamable-http' | 'sse';
   connects: number;
+  /** When a call last asked for the session (`performance.now()`); see MCP_SESSION_IDLE_MS. */
+  usedAt: number;
 }
 
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -35,6 +38,8 @@ const CONNECT_TIMEOUT_MS = 10_000;
  */
 const DROPPED_SESSION_CLOSE_DELAY_MS = 250;
 const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+/** MCP_SESSION_IDLE_MS's default, for a pool made without the gateway's config (tests). */
+const DEFAULT_SESSION_IDLE_MS = 600_000;
 const MAX_LIST_PAGES = 100;
 /** Most tools one server may list: each becomes a registry row, written in one transaction. */
 const MAX_LISTED_TOOLS = 10_000;
@@ -60,12 +65,24 @@ export class McpClientPool implements OnModuleDestroy {
   private totalConnects = 0;
 
   private readonly toolsCallClient: GatewayConfig['mcp']['toolsCallClient'];
+  private readonly sessionIdleMs: number;
+  /** Closes sessions unused for MCP_SESSION_IDLE_MS while the pool holds any (see {@link closeIdle}). */
+  private readonly idleSweep: WhileBusyInterval | null;
 
   constructor(
     private readonly outbound: OutboundHttpAgent,
-    @Inject(GATEWAY_CONFIG) config?: { mcp: Pick<GatewayConfig['mcp'], 'toolsCallClient'> },
+    @Inject(GATEWAY_CONFIG) config?: { mcp: Pick<GatewayConfig['mcp'], 'toolsCallClient' | 'sessionIdleMs'> },
   ) {
     this.toolsCallClient = config?.mcp.toolsCallClient ?? 'exchange';
+    this.sessionIdleMs = config?.mcp.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+    this.idleSweep =
+      this.sessionIdleMs > 0
+        ? new WhileBusyInterval(
+            Math.max(50, Math.min(Math.floor(this.sessionIdleMs / 2), 60_000)),
+            () => this.entries.size > 0,
+            () => this.closeIdle(),
+          )
+        : null;
   }
 
   /** Calls a tool; aborting `signal` sends `notifications/cancelled` to the server. */
@@ -158,8 +175,23 @@ export class McpClientPool implements OnModuleDestroy {
     };
   }
 
+  /**
+   * Closes the sessions no call asked for in MCP_SESSION_IDLE_MS, once their requests in flight end (the next call
+   * opens a new one). Else every set of headers a server was ever called with (a rotated secret's old value), every
+   * calling tenant and every endpoint a tool no longer has kept its session, and its server's memory, for good.
+   * Sessions to a server watched for `notifications/tools/list_changed` stay: that stream is how it tells of changes.
+   */
+  private async closeIdle(): Promise<void> {
+    const before = performance.now() - this.sessionIdleMs;
+    const idle = [...this.entries.values()].filter(
+      (e) => e.usedAt < before && !e.connecting && !(this.listChangedListeners.get(e.url)?.size ?? 0),
+    );
+    await Promise.all(idle.map((entry) => this.closeEntry(entry, 'when-idle')));
+  }
+
   /** Shutdown: every session closes now, calls in flight included (the journal's recovery owns their outcome). */
   async onModuleDestroy(): Promise<void> {
+    this.idleSweep?.stop();
     const closing = [...this.entries.values()].map((entry) => this.closeEntry(entry, 'now'));
     for (const connection of this.closingWhenIdle) closing.push(connection.close(0));
     this.closingWhenIdle.clear();
@@ -197,7 +229,11 @@ export class McpClientPool implements OnModuleDestroy {
   private acquire(endpoint: McpEndpoint, signal: AbortSignal | undefined): Promise<McpConnection> {
     const key = this.sessionKeyOf(endpoint);
     let entry = this.entries.get(key);
-    if (!entry) this.entries.set(key, (entry = { key, url: endpoint.url, connects: 0 }));
+    if (!entry) {
+      this.entries.set(key, (entry = { key, url: endpoint.url, connects: 0, usedAt: 0 }));
+      this.idleSweep?.start();
+    }
+    entry.usedAt = performance.now();
     const ready = entry.connection;
     if (ready && !ready.lost) return Promise.resolve(ready);
     const current = entry;

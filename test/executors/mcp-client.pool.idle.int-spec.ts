@@ -1,0 +1,64 @@
+import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
+import { toolFixture } from '@test/support/tool-fixture';
+import { waitFor } from '@test/support/wait-for';
+import { CatalogMcpServer, catalogTool } from '@test/mcp-services/support/catalog-mcp.server';
+import { executorTestConfig } from './support/executor-fixtures';
+import { McpHarness } from './support/mcp-harness';
+
+const IDLE_MS = 300;
+
+const pingTool = (url: string, headers: Record<string, string>): ToolDescriptor =>
+  toolFixture({
+    name: 'idle_ping',
+    serviceType: 'MCP_REMOTE',
+    endpoint: url,
+    remoteName: 'ping',
+    httpMethod: null,
+    headers,
+  });
+
+describe('McpClientPool closes sessions no call used for MCP_SESSION_IDLE_MS', () => {
+  const server = new CatalogMcpServer([catalogTool('ping')], { label: 'idle' });
+  let pool: McpHarness;
+  /** The X-Key header of each session the server saw closed (DELETE), in order. */
+  const closedWith = () => server.requests.filter((r) => r.method === 'DELETE').map((r) => r.headers['x-key']);
+
+  beforeAll(() => server.start());
+  afterAll(() => server.stop());
+  beforeEach(() => {
+    server.requests.length = 0;
+    pool = new McpHarness(executorTestConfig({ MCP_SESSION_IDLE_MS: String(IDLE_MS) }));
+  });
+  afterEach(() => pool.close());
+
+  it('closes the session of headers no longer sent (a rotated secret) and keeps the one in use', async () => {
+    expect((await pool.call(pingTool(server.url, { 'X-Key': 'old' }))).output?.content).toBe('idle:ping:{}');
+    // From now on the tool sends other headers (its secret was rotated): a session of their own.
+    const rotated = pingTool(server.url, { 'X-Key': 'new' });
+    const until = performance.now() + IDLE_MS * 4;
+    while (performance.now() < until) {
+      expect((await pool.call(rotated)).error).toBeUndefined();
+      await new Promise((resolve) => setTimeout(resolve, IDLE_MS / 4));
+    }
+    expect(closedWith()).toEqual(['old']);
+    expect(pool.pool.stats().servers).toHaveLength(1);
+
+    // Unused, it goes too; a later call opens a new session and works.
+    await waitFor(() => closedWith().length === 2, { description: 'the unused session to be closed' });
+    expect(closedWith()).toEqual(['old', 'new']);
+    expect((await pool.call(rotated)).error).toBeUndefined();
+    expect(pool.pool.stats().totalConnects).toBe(3);
+  });
+
+  it('keeps the session to a server watched for tools/list_changed, however long it is unused', async () => {
+    const stopWatching = pool.pool.onToolsListChanged(server.url, () => undefined);
+    try {
+      expect((await pool.call(pingTool(server.url, { 'X-Key': 'watched' }))).error).toBeUndefined();
+      await new Promise((resolve) => setTimeout(resolve, IDLE_MS * 4));
+      expect(closedWith()).toEqual([]);
+      expect(pool.pool.stats().servers).toMatchObject([{ connected: true }]);
+    } finally {
+      stopWatching();
+    }
+  });
+});
