@@ -2,6 +2,7 @@ import { createKey, type TestGateway } from '@test/support/gateway-test-app';
 import { createTestDatabaseUrl, describeEachDialect, type TestDatabase } from '@test/support/test-database';
 import { findFreePort } from '@test/support/free-port';
 import { ConfigVersionService } from '@app/database/config-version.service';
+import { McpServiceSyncService } from '@app/modules/mcp-services/mcp-service-sync.service';
 import { startMcpSyncGateway } from './support/mcp-sync-gateway';
 import { CatalogMcpServer, catalogTool } from './support/catalog-mcp.server';
 import { McpSyncApi } from './support/mcp-sync-fixtures';
@@ -195,6 +196,28 @@ describeEachDialect('POST|GET /api/v1/admin/mcp-services (admin API, tenancy, er
       skipped: false,
       trigger: 'admin',
     });
+  });
+
+  it('answers 201 with the service when its first sync fails outright; POST .../sync then brings its tools', async () => {
+    const sync = gw.app.get(McpServiceSyncService);
+    const failing = jest
+      .spyOn(sync, 'sync')
+      .mockRejectedValueOnce(new Error('The tools of MCP service half kept changing while being synced; try again.'));
+    try {
+      const created = await gw.http
+        .post(base)
+        .set(gw.admin)
+        .send({ name: 'half', kind: 'STATIC', url: server.url })
+        .expect(201);
+      expect(created.body).toMatchObject({ name: 'half', health: 'UNKNOWN', lastSync: null });
+      // Not a service left behind a 500: it is listed, and a second create would be a 409, not a retry.
+      expect(await api.service(created.body.id)).toMatchObject({ name: 'half' });
+      const report = await api.sync(created.body.id);
+      expect(report).toMatchObject({ added: 1, trigger: 'admin' });
+      expect(Object.keys(await api.toolsOf(created.body.id))).toEqual(['half_ping']);
+    } finally {
+      failing.mockRestore();
+    }
   });
 
   it("moves only its tenant's configuration version when a tenant's service syncs, never every tenant's", async () => {

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { randomUUID } from 'node:crypto';
@@ -48,6 +48,8 @@ import type { PageQueryDto } from '@app/common/dto/page.dto';
  */
 @Injectable()
 export class McpServicesService {
+  private readonly logger = new Logger(McpServicesService.name);
+
   constructor(
     private readonly services: McpServiceRepository,
     private readonly sync: McpServiceSyncService,
@@ -100,8 +102,16 @@ export class McpServicesService {
       if (isUniqueViolation(err)) throw nameTaken(dto.name, scopeKey);
       throw err;
     }
-    // The first sync runs before the answer, so the tools are in the registry when the admin reads it.
-    await this.sync.sync(row.id, 'create');
+    // The first sync runs before the answer, so the tools are in the registry when the admin reads it. One that fails
+    // outright (not an unreachable server: that is a report) leaves the service created, UNKNOWN and watched, not
+    // behind a 500: the repair round, or POST .../sync, syncs it.
+    await this.sync
+      .sync(row.id, 'create')
+      .catch((err: unknown) =>
+        this.logger.warn(
+          `First sync of MCP service ${row.name} failed: ${(err as Error).message}; it stays UNKNOWN until a later sync.`,
+        ),
+      );
     const created = toMcpServiceRecord((await this.services.findById(row.id))!);
     this.watcher.watch(created);
     return toMcpServiceDto(created);
