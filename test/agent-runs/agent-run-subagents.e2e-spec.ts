@@ -421,16 +421,24 @@ describeEachDialect('sub-agents: SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TAS
     expect((await tasksOf(sessionId))[0]).toMatchObject({ status: 'COMPLETED', answer: 'quick answer' });
   });
 
-  it("closing the parent session closes its unfinished tasks' child sessions: their runs ask the model nothing more", async () => {
+  /**
+   * A parent session that queued a task; the child's model is being asked its first answer, which takes a while and
+   * asks for a tool (its second would be a further paid request).
+   */
+  async function parentWithLongTask(): Promise<{ sessionId: string; helper: { model: string } }> {
     const { lead, helper, helperName } = await pair();
     const sessionId = await fx.session(lead.id);
     fx.model.script(lead.model, call('SUBMIT_SUBAGENT_TASK', { agent: helperName, task: 'long work' }), {
       text: 'Queued.',
     });
-    // The child's first answer takes a while and asks for a tool; its second would be a further paid request.
     fx.model.script(helper.model, { ...call('CHECK_TASK_STATUS', { taskId: 'none' }), delayMs: 800 }, { text: 'more' });
     await fx.send(sessionId, 'm1', 'queue it').expect(200);
     await waitFor(async () => fx.model.requestsFor(helper.model).length === 1 || undefined, { timeoutMs: 15_000 });
+    return { sessionId, helper };
+  }
+
+  it("closing the parent session closes its unfinished tasks' child sessions: their runs ask the model nothing more", async () => {
+    const { sessionId, helper } = await parentWithLongTask();
 
     await suite.gw.http.delete(`/api/v1/sessions/${sessionId}`).set(fx.runtime).expect(200);
 
@@ -445,14 +453,7 @@ describeEachDialect('sub-agents: SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TAS
   });
 
   it('stops a task whose parent was closed by a process that died before closing its children', async () => {
-    const { lead, helper, helperName } = await pair();
-    const sessionId = await fx.session(lead.id);
-    fx.model.script(lead.model, call('SUBMIT_SUBAGENT_TASK', { agent: helperName, task: 'long work' }), {
-      text: 'Queued.',
-    });
-    fx.model.script(helper.model, { ...call('CHECK_TASK_STATUS', { taskId: 'none' }), delayMs: 800 }, { text: 'more' });
-    await fx.send(sessionId, 'm1', 'queue it').expect(200);
-    await waitFor(async () => fx.model.requestsFor(helper.model).length === 1 || undefined, { timeoutMs: 15_000 });
+    const { sessionId, helper } = await parentWithLongTask();
 
     // The close committed; the process died before its close hooks ran, so nothing closed the child session.
     await suite.gw.app.get(DataSource).query("UPDATE agent_session SET status = 'CLOSED' WHERE id = ?", [sessionId]);

@@ -40,6 +40,24 @@ const config = { eventsStreamPollMs: 100, eventsStreamMaxPerTenant: 10 } as Gate
 /** A session that is not closed. */
 const open = () => Promise.resolve(null);
 
+/**
+ * Streams `events` events of session s1 from the start to `res`, asking `keyValid` whether the key may still read;
+ * `finished()` tells whether the stream has ended.
+ */
+function startStream(res: UnreadResponse, events: number, keyValid: () => boolean): { finished: () => boolean } {
+  const done = new SessionEventsStreamer(storeOf(events), config).stream(
+    's1',
+    0,
+    res as unknown as ServerResponse,
+    new AbortController().signal,
+    () => Promise.resolve(keyValid()),
+    open,
+  );
+  let finished = false;
+  void done.then(() => (finished = true));
+  return { finished: () => finished };
+}
+
 describe('SessionEventsStreamer', () => {
   describe('stream', () => {
     beforeEach(() => jest.useFakeTimers());
@@ -48,21 +66,12 @@ describe('SessionEventsStreamer', () => {
     it('ends a stream whose client reads nothing once its key may no longer read, and frees the connection', async () => {
       const res = new UnreadResponse();
       let keyValid = true;
-      const done = new SessionEventsStreamer(storeOf(500), config).stream(
-        's1',
-        0,
-        res as unknown as ServerResponse,
-        new AbortController().signal,
-        () => Promise.resolve(keyValid),
-        open,
-      );
-      let finished = false;
-      void done.then(() => (finished = true));
+      const stream = startStream(res, 500, () => keyValid);
       await jest.advanceTimersByTimeAsync(5_000);
-      expect(finished).toBe(false);
+      expect(stream.finished()).toBe(false);
       keyValid = false;
       await jest.advanceTimersByTimeAsync(2_000);
-      expect(finished).toBe(true);
+      expect(stream.finished()).toBe(true);
       expect(res.destroyed).toBe(true);
       // Nothing more was written once the client stopped taking it: the retry line and the first event.
       expect(res.written).toBe(2);
@@ -70,20 +79,11 @@ describe('SessionEventsStreamer', () => {
 
     it(`cuts a client that takes nothing for ${STALLED_CLIENT_MS / 1000} s (it holds one of its tenant's places)`, async () => {
       const res = new UnreadResponse();
-      const done = new SessionEventsStreamer(storeOf(500), config).stream(
-        's1',
-        0,
-        res as unknown as ServerResponse,
-        new AbortController().signal,
-        () => Promise.resolve(true),
-        open,
-      );
-      let finished = false;
-      void done.then(() => (finished = true));
+      const stream = startStream(res, 500, () => true);
       await jest.advanceTimersByTimeAsync(STALLED_CLIENT_MS - 2_000);
-      expect(finished).toBe(false);
+      expect(stream.finished()).toBe(false);
       await jest.advanceTimersByTimeAsync(4_000);
-      expect(finished).toBe(true);
+      expect(stream.finished()).toBe(true);
       expect(res.destroyed).toBe(true);
     });
 
@@ -96,21 +96,12 @@ describe('SessionEventsStreamer', () => {
         return false;
       };
       let keyValid = true;
-      const done = new SessionEventsStreamer(storeOf(100_000), config).stream(
-        's1',
-        0,
-        res as unknown as ServerResponse,
-        new AbortController().signal,
-        () => Promise.resolve(keyValid),
-        open,
-      );
-      let finished = false;
-      void done.then(() => (finished = true));
+      const stream = startStream(res, 100_000, () => keyValid);
       await jest.advanceTimersByTimeAsync(3_000);
-      expect(finished).toBe(false);
+      expect(stream.finished()).toBe(false);
       keyValid = false;
       await jest.advanceTimersByTimeAsync(1_500);
-      expect(finished).toBe(true);
+      expect(stream.finished()).toBe(true);
       // Within its first page of 100 events (the retry line is the first write).
       expect(res.written).toBeLessThan(101);
     });
