@@ -1,3 +1,4 @@
+import { stripUnsafeText } from '@app/common/safe-text';
 import { ToolCallError } from '@app/modules/executors/tool-executor';
 
 export interface SearchResult {
@@ -38,10 +39,13 @@ export function parseSearchResponse(text: string): SearchResult[] {
     }));
 }
 
-/** A provider's field as text: an object or array is no text (the model would read "[object Object]"). */
+/**
+ * A provider's field as text: an object or array is no text (the model would read "[object Object]"). Text from outside
+ * is cleaned as an HTTP knowledge base's passages are: controls and bidi characters hide or reorder it.
+ */
 function textOf(value: unknown): string {
   return typeof value === 'string'
-    ? value
+    ? stripUnsafeText(value)
     : typeof value === 'number' || typeof value === 'boolean'
       ? String(value)
       : '';
