@@ -48,9 +48,18 @@ export class KnowledgeHttpClient {
       });
     } catch (err) {
       if (err instanceof ToolCallError) throw err;
+      if (budget.aborted) throw timedOut(target.host, 'answer');
       throw failure(`the retrieval service ${target.host} could not be reached: ${(err as Error).message}`, true);
     }
-    const text = await readBounded(response);
+    let text: string;
+    try {
+      text = await readBounded(response);
+    } catch (err) {
+      // The body stalled past the budget or the connection broke mid-answer: the stream errors, not with a ToolCallError.
+      if (err instanceof ToolCallError) throw err;
+      if (budget.aborted) throw timedOut(target.host, 'finish its answer');
+      throw failure(`the retrieval service ${target.host} broke off its answer: ${(err as Error).message}`, true);
+    }
     if (!response.ok) {
       const transient = response.status === 429 || response.status >= 500;
       throw failure(
@@ -106,6 +115,14 @@ function parseAnswer(text: string, topK: number, host: string): KnowledgeSearchH
     });
   }
   return hits.sort((a, b) => b.score - a.score).slice(0, topK);
+}
+
+function timedOut(host: string, what: string): ToolCallError {
+  return new ToolCallError(
+    `the retrieval service ${host} did not ${what} within ${HTTP_SEARCH_TIMEOUT_MS} ms`,
+    ToolErrorClass.TIMEOUT,
+    { transient: true, reachedRemote: true },
+  );
 }
 
 /** The errorClass of an answer that is not `{results: [...]}` as the contract says. */
