@@ -152,6 +152,34 @@ describeEachDialect('HTTP knowledge bases', (dialect) => {
     ]);
   });
 
+  it("bounds the service's documentId and never cuts a character outside the BMP in two", async () => {
+    const { gw } = suite;
+    const kb = await createKnowledgeBase(gw, {
+      name: 'long-fields',
+      tenantId: 'acme',
+      kind: 'HTTP',
+      url: retrieval.url('/search'),
+    });
+    answer = () => ({
+      status: 200,
+      body: JSON.stringify({
+        results: [
+          {
+            documentId: `doc\u202E${'d'.repeat(100_000)}`,
+            title: `${'t'.repeat(511)}😀`,
+            content: `${'c'.repeat(7_999)}😀 more`,
+            score: 1,
+          },
+        ],
+      }),
+    });
+    const res = await gw.http.post(`${KB}/${kb}/search`).set(gw.admin).send({ query: 'q' }).expect(200);
+    const [hit] = res.body.results as Array<{ documentId: string; title: string; content: string }>;
+    expect(hit.documentId).toBe(`doc${'d'.repeat(509)}`);
+    expect(hit.title).toBe('t'.repeat(511));
+    expect(hit.content).toBe('c'.repeat(7_999));
+  });
+
   it('turns a malformed answer or an error status into 502 KNOWLEDGE_BASE_UNREACHABLE', async () => {
     const { gw } = suite;
     const kb = await createKnowledgeBase(gw, {
