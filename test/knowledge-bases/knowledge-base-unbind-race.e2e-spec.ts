@@ -1,6 +1,7 @@
 import { describeEachDialect } from '@test/support/test-database';
 import { gatewayForSuite } from '@test/support/gateway-test-app';
 import { AgentConfigRepository } from '@app/modules/agent-config/agent-config.repository';
+import { KnowledgeBasesRepository } from '@app/modules/knowledge-bases/knowledge-bases.repository';
 import { createKnowledgeBase } from './support/knowledge-fixtures';
 
 describeEachDialect('deleting a knowledge base while its agents are rebound', (dialect) => {
@@ -34,5 +35,32 @@ describeEachDialect('deleting a knowledge base while its agents are rebound', (d
 
     const agent = await gw.http.get(`/api/v1/admin/agents/${agentId}`).set(gw.admin).expect(200);
     expect(agent.body.knowledgeBaseIds).toEqual([added]);
+  });
+
+  it('never leaves an agent bound to a base deleted while the binding was checked', async () => {
+    const { gw } = suite;
+    const agentId = (
+      await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'late-bind', tenantId: 'acme' }).expect(201)
+    ).body.id as string;
+    const kept = await createKnowledgeBase(gw, { name: 'kept', tenantId: 'acme' });
+    const doomed = await createKnowledgeBase(gw, { name: 'doomed', tenantId: 'acme' });
+
+    // The binding finds both bases; before it writes them, another admin deletes one.
+    const repo = gw.app.get(KnowledgeBasesRepository);
+    const find = repo.findBasesOfTenant.bind(repo);
+    jest.spyOn(repo, 'findBasesOfTenant').mockImplementationOnce(async (tenantId, ids) => {
+      const found = await find(tenantId, ids);
+      await gw.http.delete(`/api/v1/admin/knowledge-bases/${doomed}`).set(gw.admin).expect(200);
+      return found;
+    });
+    const res = await gw.http
+      .put(`/api/v1/admin/agents/${agentId}/knowledge-bases`)
+      .set(gw.admin)
+      .send({ knowledgeBaseIds: [kept, doomed] });
+    expect(res.status).toBe(404);
+    expect(res.body.error.message).toContain(doomed);
+
+    const agent = await gw.http.get(`/api/v1/admin/agents/${agentId}`).set(gw.admin).expect(200);
+    expect(agent.body.knowledgeBaseIds).not.toContain(doomed);
   });
 });
