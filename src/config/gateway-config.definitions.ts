@@ -232,7 +232,11 @@ export const GATEWAY_SETTINGS = [
   },
   {
     env: 'WEB_SEARCH_URL',
-    kind: { type: 'string' },
+    kind: {
+      type: 'string',
+      pattern: /^$|^https?:\/\/[^\s/?#]+\S*$/i,
+      hint: 'use an http(s) URL, e.g. https://search.example.com/api',
+    },
     defaultValue: '',
     description:
       'Search provider endpoint (GET ?q=&count=, JSON {results:[{title,url,snippet}]}); platform web search is off when empty.',

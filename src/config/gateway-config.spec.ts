@@ -34,6 +34,15 @@ describe('loadGatewayConfig', () => {
     expect(error!.message).toMatch(/NODE_ENV="prod" must be one of development, production, test/);
   });
 
+  it('refuses a WEB_SEARCH_URL that is no http(s) URL at start, not at every web_search call', () => {
+    expect(() => loadGatewayConfig({ WEB_SEARCH_URL: 'search.example.com/api' })).toThrow(
+      /WEB_SEARCH_URL="search.example.com\/api" is not valid: use an http\(s\) URL/,
+    );
+    expect(loadGatewayConfig({ WEB_SEARCH_URL: 'https://search.example.com/api?v=2' }).webSearch.url).toBe(
+      'https://search.example.com/api?v=2',
+    );
+  });
+
   it('never prints a secret value in its errors', () => {
     expect(() => loadGatewayConfig({ ADMIN_API_KEY: 'short-secret' })).toThrow(/ADMIN_API_KEY=\(hidden\)/);
     expect(() => loadGatewayConfig({ ADMIN_API_KEY: 'short-secret' })).not.toThrow(/short-secret/);

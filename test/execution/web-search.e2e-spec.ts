@@ -25,6 +25,15 @@ describe('platform web search through act', () => {
         for (let i = 0; i < 11; i++) res.write(chunk);
         return void res.end();
       }
+      if (q === 'many') {
+        // A provider that ignores `count`, with one snippet far longer than any a model needs.
+        const results = Array.from({ length: 200 }, (_, i) => ({
+          title: `Result ${i}`,
+          url: `https://example.com/${i}`,
+          snippet: i === 0 ? 'x'.repeat(200_000) : `snippet ${i}`,
+        }));
+        return void res.end(JSON.stringify({ results }));
+      }
       res.end(JSON.stringify({ results: [{ title: `About ${q}`, url: 'https://example.com/a', snippet: 'first' }] }));
     };
     db = await createTestDatabaseUrl('sqlite');
@@ -63,6 +72,19 @@ describe('platform web search through act', () => {
     const seen = provider.requests[provider.requests.length - 1];
     expect(new URL(seen.url, 'http://x').searchParams.get('count')).toBe('3');
     expect(seen.headers.authorization).toBe('Bearer search-secret');
+  });
+
+  it('answers at most `count` results, each of bounded length, whatever the provider sends', async () => {
+    const res = await gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(runtime)
+      .send({ iteration: 2, toolCalls: [{ id: 's-many', name: 'web_search', arguments: { query: 'many', count: 3 } }] })
+      .expect(200);
+    expect(res.body.results[0]).toMatchObject({ status: 'COMPLETED', isError: false });
+    const content: string = res.body.results[0].content;
+    expect(content).toContain('Result 2');
+    expect(content).not.toContain('Result 3');
+    expect(content.length).toBeLessThan(5_000);
   });
 
   it("fails a provider's answer over the tool response bound without holding it", async () => {

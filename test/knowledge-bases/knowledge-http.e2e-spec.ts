@@ -14,6 +14,12 @@ describeEachDialect('HTTP knowledge bases', (dialect) => {
   beforeAll(async () => {
     await retrieval.start();
     retrieval.handler = (req, res) => {
+      if (req.url === '/stall') {
+        // Headers and the start of an answer, then nothing more (the connection stays open).
+        res.setHeader('content-type', 'application/json');
+        res.write('{"results": [');
+        return void setTimeout(() => res.destroy(), 20_000).unref();
+      }
       const out = answer(JSON.parse(req.body) as { query: string; topK: number });
       res.statusCode = out.status;
       res.setHeader('content-type', 'application/json');
@@ -146,6 +152,34 @@ describeEachDialect('HTTP knowledge bases', (dialect) => {
     ]);
   });
 
+  it("bounds the service's documentId and never cuts a character outside the BMP in two", async () => {
+    const { gw } = suite;
+    const kb = await createKnowledgeBase(gw, {
+      name: 'long-fields',
+      tenantId: 'acme',
+      kind: 'HTTP',
+      url: retrieval.url('/search'),
+    });
+    answer = () => ({
+      status: 200,
+      body: JSON.stringify({
+        results: [
+          {
+            documentId: `doc\u202E${'d'.repeat(100_000)}`,
+            title: `${'t'.repeat(511)}😀`,
+            content: `${'c'.repeat(7_999)}😀 more`,
+            score: 1,
+          },
+        ],
+      }),
+    });
+    const res = await gw.http.post(`${KB}/${kb}/search`).set(gw.admin).send({ query: 'q' }).expect(200);
+    const [hit] = res.body.results as Array<{ documentId: string; title: string; content: string }>;
+    expect(hit.documentId).toBe(`doc${'d'.repeat(509)}`);
+    expect(hit.title).toBe('t'.repeat(511));
+    expect(hit.content).toBe('c'.repeat(7_999));
+  });
+
   it('turns a malformed answer or an error status into 502 KNOWLEDGE_BASE_UNREACHABLE', async () => {
     const { gw } = suite;
     const kb = await createKnowledgeBase(gw, {
@@ -163,6 +197,22 @@ describeEachDialect('HTTP knowledge bases', (dialect) => {
     const missing = await gw.http.post(`${KB}/${kb}/search`).set(gw.admin).send({ query: 'q' });
     expect(missing.status).toBe(502);
     expect(missing.body.error.message).toContain('HTTP 404');
+  });
+
+  it('turns a service that stalls mid-answer into 502 KNOWLEDGE_BASE_UNREACHABLE after the search timeout', async () => {
+    const { gw } = suite;
+    const kb = await createKnowledgeBase(gw, {
+      name: 'stalled',
+      tenantId: 'acme',
+      kind: 'HTTP',
+      url: retrieval.url('/stall'),
+    });
+    const started = Date.now();
+    const res = await gw.http.post(`${KB}/${kb}/search`).set(gw.admin).send({ query: 'q' });
+    expect(res.status).toBe(502);
+    expect(res.body.error).toMatchObject({ code: 'KNOWLEDGE_BASE_UNREACHABLE' });
+    expect(res.body.error.message).toContain('did not finish its answer within 10000 ms');
+    expect(Date.now() - started).toBeLessThan(15_000);
   });
 
   it('goes through the outbound guard: a loopback service is refused unless OUTBOUND_ALLOW_HOSTS lists it', async () => {

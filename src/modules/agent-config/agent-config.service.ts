@@ -193,7 +193,10 @@ export class AgentConfigService {
     await this.write(
       tenantId,
       async (m) => {
-        for (const agent of bound) {
+        for (const listed of bound) {
+          // Read again, locked: the agent's knowledge bases may have been replaced since they were listed.
+          const agent = await this.repo.lockAgent(m, listed.id);
+          if (!agent) continue;
           const knowledgeBaseIds = (agent.knowledgeBaseIds ?? []).filter((k) => k !== knowledgeBaseId);
           await this.repo.updateAgent(m, agent.id, { knowledgeBaseIds, updatedAt: Date.now() });
         }

@@ -90,7 +90,7 @@ export class KnowledgeBasesService {
     return toKnowledgeBaseDto(await this.load(auth, id));
   }
 
-  /** Deletes the base, its documents and index; agents bound to it are unbound first (their config changes). */
+  /** Deletes the base, its documents and index; agents bound to it are unbound before and after (their config changes). */
   async remove(auth: AuthContext, id: string): Promise<KnowledgeBaseDto> {
     const row = await this.load(auth, id);
     await this.agents.forgetKnowledgeBase(row.tenantId, id);
@@ -101,6 +101,9 @@ export class KnowledgeBasesService {
       await this.index.removeBase(m, id);
       await this.repo.deleteBase(m, id);
     });
+    // Again once the base is gone: a binding written after the first listing (its check saw the base) is taken out here,
+    // or its own re-check after writing sees the base gone.
+    await this.agents.forgetKnowledgeBase(row.tenantId, id);
     return toKnowledgeBaseDto(row);
   }
 
@@ -117,7 +120,18 @@ export class KnowledgeBasesService {
         { knowledgeBaseId: missing },
       );
     }
-    return this.agents.setKnowledgeBaseIds(auth, agentId, unique);
+    const bound = await this.agents.setKnowledgeBaseIds(auth, agentId, unique);
+    // A base deleted after the check above: its deletion may have unbound its agents before this write, so it is
+    // unbound here (the deletion unbinds again once the base is gone, so one of the two sees the other).
+    const still = new Set((await this.repo.findBasesOfTenant(agent.tenantId, unique)).map((b) => b.id));
+    const deleted = unique.filter((id) => !still.has(id));
+    if (deleted.length === 0) return bound;
+    for (const id of deleted) await this.agents.forgetKnowledgeBase(agent.tenantId, id);
+    throw new DomainError(
+      CommonErrorCode.NOT_FOUND,
+      `Knowledge base ${deleted[0]} of tenant ${agent.tenantId} was deleted while agent ${agentId} was being bound to it; the agent keeps the others. List them with GET /api/v1/admin/knowledge-bases.`,
+      { knowledgeBaseId: deleted[0] },
+    );
   }
 
   /** The admin's search of one base: exactly what RAG_SEARCH returns for it. */

@@ -18,6 +18,12 @@ export const SEARCH_MAX_TOP_K = 20;
 
 /** Largest document accepted (characters); larger ones are refused with 400, nothing stored. */
 export const DOCUMENT_MAX_CHARS = 2_000_000;
+/**
+ * Most passages one document is cut into (a document of DOCUMENT_MAX_CHARS in full passages makes about 2,400); more are
+ * refused with 400, nothing stored. Each passage's index entry repeats the title's words, so a document of tiny sections
+ * (`# h\nb\n` over and over: 330,000 of them in 2,000,000 characters) held half a gigabyte and a core for a minute.
+ */
+export const DOCUMENT_MAX_CHUNKS = 10_000;
 
 /** One passage of a search answer (INTERNAL and HTTP alike). */
 export interface KnowledgeSearchHit {

@@ -17,6 +17,7 @@ import { IndexedChunk, KnowledgeChunkIndex } from './knowledge-chunk.index';
 import { chunkDocument } from './knowledge-markdown.chunker';
 import { baseTag, tokenize } from './knowledge-text.tokenizer';
 import { KnowledgeBasesErrorCode } from './knowledge-bases.errors';
+import { DOCUMENT_MAX_CHUNKS } from './knowledge-bases.types';
 import type { CreateKnowledgeDocumentDto, KnowledgeDocumentDto, KnowledgeDocumentPageDto } from './knowledge-bases.dto';
 
 const METADATA_MAX_CHARS = 16_000;
@@ -53,8 +54,19 @@ export class KnowledgeDocumentsService {
     const chunks: IndexedChunk[] = [];
     // Tokenizing a long document takes seconds (2,000,000 characters of Chinese: about 5 s on 2 cores): other
     // requests get the event loop every TOKENIZE_SLICE_MS.
+    const passages = chunkDocument(content, dto.mimeType);
+    if (passages.length > DOCUMENT_MAX_CHUNKS) {
+      throw validationFailed([
+        {
+          field: 'content',
+          problems: [
+            `is cut into ${passages.length} passages, more than ${DOCUMENT_MAX_CHUNKS} passages a document may have (many tiny sections); split it into several documents or merge its short sections`,
+          ],
+        },
+      ]);
+    }
     let sliceStarted = performance.now();
-    for (const c of chunkDocument(content, dto.mimeType)) {
+    for (const c of passages) {
       const tokens = tokenize(`${dto.title}\n${c.heading ?? ''}\n${c.content}`);
       chunks.push({ ...c, searchText: tokens.map((t) => tag + t).join(' '), tokenCount: tokens.length });
       if (performance.now() - sliceStarted >= TOKENIZE_SLICE_MS) {

@@ -9,6 +9,8 @@ import { readResponseLimited } from '@app/modules/executors/outbound/response-bo
 /** Longest answer read from a retrieval service, and longest passage kept from it. */
 const MAX_ANSWER_BYTES = 2 * 1024 * 1024;
 const MAX_PASSAGE_CHARS = 8_000;
+/** Longest documentId, title and heading kept from it. */
+const MAX_FIELD_CHARS = 512;
 /** A search of an HTTP base is cut after this long when the caller gives no tighter budget. */
 export const HTTP_SEARCH_TIMEOUT_MS = 10_000;
 
@@ -48,9 +50,18 @@ export class KnowledgeHttpClient {
       });
     } catch (err) {
       if (err instanceof ToolCallError) throw err;
+      if (budget.aborted) throw timedOut(target.host, 'answer');
       throw failure(`the retrieval service ${target.host} could not be reached: ${(err as Error).message}`, true);
     }
-    const text = await readBounded(response);
+    let text: string;
+    try {
+      text = await readBounded(response);
+    } catch (err) {
+      // The body stalled past the budget or the connection broke mid-answer: the stream errors, not with a ToolCallError.
+      if (err instanceof ToolCallError) throw err;
+      if (budget.aborted) throw timedOut(target.host, 'finish its answer');
+      throw failure(`the retrieval service ${target.host} broke off its answer: ${(err as Error).message}`, true);
+    }
     if (!response.ok) {
       const transient = response.status === 429 || response.status >= 500;
       throw failure(
@@ -98,14 +109,30 @@ function parseAnswer(text: string, topK: number, host: string): KnowledgeSearchH
     }
     // Text from outside, cleaned as an INTERNAL base's documents are: controls and bidi characters hide or reorder it.
     hits.push({
-      documentId: typeof item.documentId === 'string' ? item.documentId : null,
-      title: stripUnsafeText(item.title).slice(0, 512),
-      content: stripUnsafeText(item.content).slice(0, MAX_PASSAGE_CHARS),
+      documentId: typeof item.documentId === 'string' ? cleaned(item.documentId, MAX_FIELD_CHARS) : null,
+      title: cleaned(item.title, MAX_FIELD_CHARS),
+      content: cleaned(item.content, MAX_PASSAGE_CHARS),
       score: Number.isFinite(item.score) ? item.score : 0,
-      heading: typeof item.heading === 'string' ? stripUnsafeText(item.heading).slice(0, 512) : null,
+      heading: typeof item.heading === 'string' ? cleaned(item.heading, MAX_FIELD_CHARS) : null,
     });
   }
   return hits.sort((a, b) => b.score - a.score).slice(0, topK);
+}
+
+function timedOut(host: string, what: string): ToolCallError {
+  return new ToolCallError(
+    `the retrieval service ${host} did not ${what} within ${HTTP_SEARCH_TIMEOUT_MS} ms`,
+    ToolErrorClass.TIMEOUT,
+    { transient: true, reachedRemote: true },
+  );
+}
+
+/** Text of the service without control and bidi characters, cut at `max` (a character outside the BMP stays whole). */
+function cleaned(text: string, max: number): string {
+  const clean = stripUnsafeText(text);
+  if (clean.length <= max) return clean;
+  const code = clean.charCodeAt(max);
+  return clean.slice(0, code >= 0xdc00 && code <= 0xdfff ? max - 1 : max);
 }
 
 /** The errorClass of an answer that is not `{results: [...]}` as the contract says. */

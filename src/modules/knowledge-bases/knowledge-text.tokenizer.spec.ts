@@ -9,6 +9,15 @@ describe('tokenize', () => {
     expect(tokenize('Café ＡＰＩ_KEY v2.3')).toEqual(['cafe', 'api', 'key', 'v2_', '3__']);
   });
 
+  it('reads a word with invisible format characters in it (zero-width, soft hyphen, BOM) as the word', () => {
+    expect(tokenize('pass\u200Bword re\u00ADfund \uFEFFrotate ke\u2060ys')).toEqual([
+      'password',
+      'refund',
+      'rotate',
+      'keys',
+    ]);
+  });
+
   it("drops stopwords, InnoDB's default list included, in both languages", () => {
     expect(tokenize('the what 的 如何 about www')).toEqual([]);
   });

@@ -11,6 +11,9 @@ import { formatSearchResults, parseSearchResponse } from './web-search.response'
 import { readResponseLimited } from '@app/modules/executors/outbound/response-body.reader';
 import { classifyNetworkError } from '@app/modules/executors/outbound/network-error.classifier';
 
+/** Results asked for when the model gives no `count`. */
+const DEFAULT_COUNT = 5;
+
 /**
  * The platform web-search tool. It runs only inside a session, and re-checks at call time what the
  * visibility pipeline decided: the web-search mode (narrowed for this call) and the tenant capability.
@@ -51,8 +54,9 @@ export class WebSearchDispatcher implements ToolDispatcher, OnModuleInit {
     refuseUnless(this.config.webSearch.url !== '', 'web search is not configured on this gateway (WEB_SEARCH_URL)');
     const url = new URL(this.config.webSearch.url);
     url.searchParams.set('q', String(args.query));
-    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the tool's input schema types count
-    url.searchParams.set('count', String(args.count ?? 5));
+    // The tool's input schema types count (an integer, 1-10).
+    const count = typeof args.count === 'number' ? args.count : DEFAULT_COUNT;
+    url.searchParams.set('count', String(count));
     // The platform's search service (WEB_SEARCH_URL), whoever's session asks; its fetch vets the URL.
     const outbound = this.http.scope(null);
     const headers: Record<string, string> = { accept: 'application/json' };
@@ -92,7 +96,8 @@ export class WebSearchDispatcher implements ToolDispatcher, OnModuleInit {
         },
       );
     }
-    const results = parseSearchResponse(text);
+    // A provider may send more than asked: the model gets `count` at most.
+    const results = parseSearchResponse(text).slice(0, count);
     return { content: formatSearchResults(String(args.query), results), structured: { results } };
   }
 }

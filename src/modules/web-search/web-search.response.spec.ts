@@ -14,3 +14,16 @@ describe('parseSearchResponse', () => {
     ]);
   });
 });
+
+describe('parseSearchResponse on hostile text', () => {
+  it("removes control and bidi characters from a provider's results, as from an HTTP knowledge base's passages", () => {
+    const text = JSON.stringify({
+      results: [
+        { title: 'Invoice\u202Efdp.exe', url: 'https://example.test/\u2066a', snippet: 'Pay\u001b[2J now.\n\tOk' },
+      ],
+    });
+    expect(parseSearchResponse(text)).toEqual([
+      { title: 'Invoicefdp.exe', url: 'https://example.test/a', snippet: 'Pay[2J now.\n\tOk' },
+    ]);
+  });
+});

@@ -1,3 +1,4 @@
+import { stripUnsafeText } from '@app/common/safe-text';
 import { ToolCallError } from '@app/modules/executors/tool-executor';
 
 export interface SearchResult {
@@ -5,6 +6,11 @@ export interface SearchResult {
   url: string;
   snippet: string;
 }
+
+/** Longest title, URL and snippet kept of one result (a provider's page text is no snippet). */
+const MAX_TITLE_CHARS = 500;
+const MAX_URL_CHARS = 2048;
+const MAX_SNIPPET_CHARS = 2000;
 
 /** Reads the provider's `{results:[{title,url,snippet}]}`; anything else is a clear, non-retried error. */
 export function parseSearchResponse(text: string): SearchResult[] {
@@ -26,16 +32,30 @@ export function parseSearchResponse(text: string): SearchResult[] {
   }
   return results
     .filter((r): r is Record<string, unknown> => typeof r === 'object' && r !== null)
-    .map((r) => ({ title: textOf(r.title), url: textOf(r.url), snippet: textOf(r.snippet) }));
+    .map((r) => ({
+      title: firstChars(textOf(r.title), MAX_TITLE_CHARS),
+      url: firstChars(textOf(r.url), MAX_URL_CHARS),
+      snippet: firstChars(textOf(r.snippet), MAX_SNIPPET_CHARS),
+    }));
 }
 
-/** A provider's field as text: an object or array is no text (the model would read "[object Object]"). */
+/**
+ * A provider's field as text: an object or array is no text (the model would read "[object Object]"). Text from outside
+ * is cleaned as an HTTP knowledge base's passages are: controls and bidi characters hide or reorder it.
+ */
 function textOf(value: unknown): string {
   return typeof value === 'string'
-    ? value
+    ? stripUnsafeText(value)
     : typeof value === 'number' || typeof value === 'boolean'
       ? String(value)
       : '';
+}
+
+/** The first `max` characters of `text`, never cutting a character outside the BMP in two. */
+function firstChars(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const code = text.charCodeAt(max);
+  return text.slice(0, code >= 0xdc00 && code <= 0xdfff ? max - 1 : max);
 }
 
 /** What the model reads: a numbered list, or a plain statement that nothing was found. */
