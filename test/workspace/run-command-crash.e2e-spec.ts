@@ -103,6 +103,8 @@ describeWithBubblewrap('RUN_COMMAND and a gateway crash', () => {
       expect(again.status).toBe('INTERRUPTED');
       expect(again.hitlRequest).toMatchObject({ requestType: 'UNKNOWN_OUTCOME', toolCallId: 'cmd-1' });
       expect(readFileSync(marker, 'utf8')).toBe('ran\n');
-    });
+      // Two gateway processes start (each builds and migrates), as in test/crash: more than Jest's 30 s on a loaded
+      // machine. Nothing here is timed.
+    }, 120_000);
   });
 });
