@@ -157,7 +157,20 @@ export class ToolRegistryService {
     const changes: Partial<AiToolEntity> = { ...stripUndefined(dto), version: row.version + 1, updatedAt: Date.now() };
     if (dto.name) changes.nameKey = nameKeyOf(dto.name);
     if (dto.serviceType && dto.serviceType !== 'HTTP') changes.httpMethod = null;
-    await this.writeInTransaction(row.tenantId, (m) => this.repo.update(m, id, changes), dto.name ?? row.name);
+    await this.writeInTransaction(
+      row.tenantId,
+      async (m) => {
+        // Compare-and-set on the version read: a PATCH computed from a row another writer changed since is refused,
+        // never stored under the version that other change already took.
+        if (!(await this.repo.updateIfVersion(m, id, row.version, changes)))
+          throw new DomainError(
+            CommonErrorCode.CONCURRENT_MODIFICATION,
+            `Tool ${row.name} was changed by another request while this one was applied (it had version ${row.version}); nothing was changed. GET it and send your change again.`,
+            { toolId: id, version: row.version },
+          );
+      },
+      dto.name ?? row.name,
+    );
     const updated: ToolDescriptor = { ...merged, version: row.version + 1, updatedAt: changes.updatedAt! };
     return { ...toToolDto(updated), checklist: this.checklists.run(updated) };
   }
