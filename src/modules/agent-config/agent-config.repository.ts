@@ -89,14 +89,18 @@ export class AgentConfigRepository {
     await m.getRepository(AgentEntity).delete({ id });
   }
 
+  /** Binding writes of one agent run one after another (the agent's row locked), so two at once never collide. */
   async replaceBindings(m: EntityManager, agentId: string, toolIds: string[]): Promise<void> {
+    await this.lockAgent(m, agentId);
     const repo = m.getRepository(AgentToolBindingEntity);
     await repo.delete({ agentId });
     const now = Date.now();
     if (toolIds.length) await repo.insert(toolIds.map((toolId, i) => ({ agentId, toolId, createdAt: now + i })));
   }
 
+  /** A tool already bound stays as it is; locked as {@link replaceBindings}, so the same add twice at once binds once. */
   async addBinding(m: EntityManager, agentId: string, toolId: string): Promise<void> {
+    await this.lockAgent(m, agentId);
     const repo = m.getRepository(AgentToolBindingEntity);
     if (await repo.exists({ where: { agentId, toolId } })) return;
     await repo.insert({ agentId, toolId, createdAt: Date.now() });
