@@ -111,12 +111,12 @@ export class AgentConfigRepository {
     return (result.affected ?? 0) > 0;
   }
 
+  /**
+   * One statement (INSERT ... ON DUPLICATE KEY UPDATE / ON CONFLICT DO UPDATE): an UPDATE that found no row then an
+   * INSERT deadlocked on MySQL when two requests set a new tenant's policy at once (each held the gap the other
+   * inserted into).
+   */
   async upsertCapability(m: EntityManager, row: TenantCapabilityEntity): Promise<void> {
-    const repo = m.getRepository(TenantCapabilityEntity);
-    const updated = await repo.update(
-      { tenantId: row.tenantId },
-      { webSearch: row.webSearch, updatedAt: row.updatedAt },
-    );
-    if (!updated.affected) await repo.insert(row);
+    await m.getRepository(TenantCapabilityEntity).upsert(row, { conflictPaths: ['tenantId'] });
   }
 }
