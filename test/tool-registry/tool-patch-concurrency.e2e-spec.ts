@@ -36,3 +36,19 @@ describeEachDialect('concurrent PATCHes of one tool', (dialect) => {
     expect({ ...lastTool, updatedAt: stored.updatedAt }).toEqual(stored);
   });
 });
+
+describeEachDialect('concurrent DELETEs of one tool', (dialect) => {
+  const suite = gatewayForSuite(dialect);
+
+  it('all answer 200 with the tool RETIRED, retired once (one new version)', async () => {
+    const created = await suite.gw.http
+      .post('/api/v1/admin/tools')
+      .set(suite.gw.admin)
+      .send(toolBody({ tenantId: 'race' }))
+      .expect(201);
+    const id = created.body.id as string;
+    const del = () => suite.gw.http.delete(`/api/v1/admin/tools/${id}`).set(suite.gw.admin);
+    const answers = await Promise.all([del(), del(), del()]);
+    expect(answers.map((a) => [a.status, a.body.status, a.body.version])).toEqual(Array(3).fill([200, 'RETIRED', 2]));
+  });
+});

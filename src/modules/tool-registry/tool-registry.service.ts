@@ -139,7 +139,12 @@ export class ToolRegistryService {
   }
 
   async update(auth: AuthContext, id: string, dto: UpdateToolDto): Promise<ToolWithChecklistDto> {
-    const row = await this.loadEditable(auth, id);
+    return this.applyUpdate(auth, await this.loadEditable(auth, id), dto);
+  }
+
+  /** `dto` applied to `row` as read, if it is still at the version read (else 409 CONCURRENT_MODIFICATION). */
+  private async applyUpdate(auth: AuthContext, row: AiToolEntity, dto: UpdateToolDto): Promise<ToolWithChecklistDto> {
+    const id = row.id;
     if (row.source !== 'DB') {
       const locked = Object.keys(dto).filter((k) => !POLICY_FIELDS.has(k));
       if (locked.length) {
@@ -179,8 +184,15 @@ export class ToolRegistryService {
   async retire(auth: AuthContext, id: string): Promise<ToolDto> {
     const row = await this.loadEditable(auth, id);
     if (row.status === 'RETIRED') return toolDtoForViewer(toToolDto(toDescriptor(row)), auth.tenantId);
-    const { checklist: _checklist, ...tool } = await this.update(auth, id, { status: 'RETIRED' });
-    return tool;
+    try {
+      const { checklist: _checklist, ...tool } = await this.applyUpdate(auth, row, { status: 'RETIRED' });
+      return tool;
+    } catch (err) {
+      // Another write landed first (often the same DELETE twice): read again; retired by then, it answers as it is.
+      if (err instanceof DomainError && err.code === CommonErrorCode.CONCURRENT_MODIFICATION)
+        return this.retire(auth, id);
+      throw err;
+    }
   }
 
   // ---- rules ------------------------------------------------------------------------------
