@@ -78,6 +78,9 @@ export class AgentConfigRepository {
 
   /** Deletes the agent, its bindings, and its id from the sub-agents of the agents that delegated to it. */
   async deleteAgent(m: EntityManager, id: string): Promise<void> {
+    // Locked first: a write naming it as a sub-agent (which locks it) commits before the listing below, or waits and
+    // then finds it gone.
+    await this.lockAgent(m, id);
     for (const delegating of await this.agentsListing(m, 'subAgentIds', id)) {
       const subAgentIds = delegating.subAgentIds!.filter((s) => s !== id);
       await this.updateAgent(m, delegating.id, {

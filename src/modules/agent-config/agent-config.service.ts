@@ -69,6 +69,7 @@ export class AgentConfigService {
       row.tenantId,
       async (m) => {
         await this.skillIds.assert(m, row.tenantId, row.skillIds);
+        await this.loopFields.lockSubAgents(m, row.tenantId, row.subAgentIds);
         await this.repo.insertAgent(m, row);
       },
       dto.name,
@@ -106,6 +107,7 @@ export class AgentConfigService {
       row.tenantId,
       async (m) => {
         await this.skillIds.assert(m, row.tenantId, changes.skillIds);
+        await this.loopFields.lockSubAgents(m, row.tenantId, changes.subAgentIds);
         await this.repo.updateAgent(m, id, changes);
       },
       dto.name ?? row.name,
