@@ -92,21 +92,26 @@ export class AgentConfigRepository {
     await m.getRepository(AgentEntity).delete({ id });
   }
 
-  /** Binding writes of one agent run one after another (the agent's row locked), so two at once never collide. */
-  async replaceBindings(m: EntityManager, agentId: string, toolIds: string[]): Promise<void> {
-    await this.lockAgent(m, agentId);
+  /**
+   * Binding writes of one agent run one after another (the agent's row locked), so two at once never collide; false
+   * (nothing written) when the agent is gone, e.g. deleted while the request was checked.
+   */
+  async replaceBindings(m: EntityManager, agentId: string, toolIds: string[]): Promise<boolean> {
+    if (!(await this.lockAgent(m, agentId))) return false;
     const repo = m.getRepository(AgentToolBindingEntity);
     await repo.delete({ agentId });
     const now = Date.now();
     if (toolIds.length) await repo.insert(toolIds.map((toolId, i) => ({ agentId, toolId, createdAt: now + i })));
+    return true;
   }
 
   /** A tool already bound stays as it is; locked as {@link replaceBindings}, so the same add twice at once binds once. */
-  async addBinding(m: EntityManager, agentId: string, toolId: string): Promise<void> {
-    await this.lockAgent(m, agentId);
+  async addBinding(m: EntityManager, agentId: string, toolId: string): Promise<boolean> {
+    if (!(await this.lockAgent(m, agentId))) return false;
     const repo = m.getRepository(AgentToolBindingEntity);
-    if (await repo.exists({ where: { agentId, toolId } })) return;
+    if (await repo.exists({ where: { agentId, toolId } })) return true;
     await repo.insert({ agentId, toolId, createdAt: Date.now() });
+    return true;
   }
 
   async removeBinding(m: EntityManager, agentId: string, toolId: string): Promise<boolean> {

@@ -126,14 +126,22 @@ export class AgentConfigService {
     const agent = await this.loadAgent(auth, id);
     const unique = [...new Set(toolIds)];
     for (const toolId of unique) await this.assertBindable(agent, toolId, 'toolIds');
-    await this.write(agent.tenantId, (m) => this.repo.replaceBindings(m, id, unique), agent.name);
+    await this.write(
+      agent.tenantId,
+      async (m) => (await this.repo.replaceBindings(m, id, unique)) || agentNotFound(id),
+      agent.name,
+    );
     return this.get(auth, id);
   }
 
   async addBinding(auth: AuthContext, id: string, toolId: string): Promise<AgentDto> {
     const agent = await this.loadAgent(auth, id);
     await this.assertBindable(agent, toolId, 'toolId');
-    await this.write(agent.tenantId, (m) => this.repo.addBinding(m, id, toolId), agent.name);
+    await this.write(
+      agent.tenantId,
+      async (m) => (await this.repo.addBinding(m, id, toolId)) || agentNotFound(id),
+      agent.name,
+    );
     return this.get(auth, id);
   }
 
@@ -234,12 +242,7 @@ export class AgentConfigService {
   /** The agent, if the caller may see it (another tenant's agent is 404). */
   async loadAgent(auth: Pick<AuthContext, 'tenantId'>, id: string): Promise<AgentEntity> {
     const row = await this.repo.findAgent(id);
-    if (!row || (auth.tenantId !== null && row.tenantId !== auth.tenantId)) {
-      throw new DomainError(
-        CommonErrorCode.NOT_FOUND,
-        `No agent ${id} in your tenant; list agents with GET /api/v1/admin/agents.`,
-      );
-    }
+    if (!row || (auth.tenantId !== null && row.tenantId !== auth.tenantId)) agentNotFound(id);
     return row;
   }
 
@@ -281,6 +284,13 @@ export class AgentConfigService {
       throw err;
     }
   }
+}
+
+function agentNotFound(id: string): never {
+  throw new DomainError(
+    CommonErrorCode.NOT_FOUND,
+    `No agent ${id} in your tenant; list agents with GET /api/v1/admin/agents.`,
+  );
 }
 
 function toAgentDto(row: AgentEntity, toolIds: string[]): AgentDto {
