@@ -145,6 +145,13 @@ export class ToolRegistryService {
   /** `dto` applied to `row` as read, if it is still at the version read (else 409 CONCURRENT_MODIFICATION). */
   private async applyUpdate(auth: AuthContext, row: AiToolEntity, dto: UpdateToolDto): Promise<ToolWithChecklistDto> {
     const id = row.id;
+    if (dto.status === 'ACTIVE' && row.status === 'DISABLED') {
+      throw new DomainError(
+        ToolRegistryErrorCode.TOOL_NOT_EDITABLE,
+        `Tool ${row.name} is DISABLED by its source ${row.source} (gone from its MCP server, its MCP service deleted, or its @FeignTool removed): it has no valid version to revive. It comes back ACTIVE when its source lists it again (sync the service); PATCH status ACTIVE revives only a RETIRED tool.`,
+        { status: row.status, source: row.source },
+      );
+    }
     if (row.source !== 'DB') {
       const locked = Object.keys(dto).filter((k) => !POLICY_FIELDS.has(k));
       if (locked.length) {
