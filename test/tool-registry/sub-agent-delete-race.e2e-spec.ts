@@ -34,3 +34,32 @@ describeEachDialect('PATCH subAgentIds racing the sub-agent’s DELETE', (dialec
     }
   });
 });
+
+describeEachDialect('two agents naming each other as sub-agents at once', (dialect) => {
+  const suite = gatewayForSuite(dialect);
+  const newAgent = async () =>
+    (
+      await suite.gw.http
+        .post('/api/v1/admin/agents')
+        .set(suite.gw.admin)
+        .send({ name: `agent_${Math.random().toString(36).slice(2)}`, tenantId: 'subs' })
+        .expect(201)
+    ).body.id as string;
+
+  it('both PATCHes answer 200 (a deadlock victim runs again, not a 500)', async () => {
+    for (let round = 0; round < 10; round++) {
+      const [a, b] = [await newAgent(), await newAgent()];
+      const answers = await Promise.all([
+        suite.gw.http
+          .patch(`/api/v1/admin/agents/${a}`)
+          .set(suite.gw.admin)
+          .send({ subAgentIds: [b] }),
+        suite.gw.http
+          .patch(`/api/v1/admin/agents/${b}`)
+          .set(suite.gw.admin)
+          .send({ subAgentIds: [a] }),
+      ]);
+      expect([round, ...answers.map((x) => x.status)]).toEqual([round, 200, 200]);
+    }
+  });
+});

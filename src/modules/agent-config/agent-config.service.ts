@@ -17,7 +17,7 @@ import {
 } from './agent-config.dto';
 import { ToolRegistryService } from '@app/modules/tool-registry/tool-registry.service';
 import { ConfigVersionService } from '@app/database/config-version.service';
-import { isUniqueViolation } from '@app/database/unique-violation';
+import { isDeadlock, isUniqueViolation } from '@app/database/unique-violation';
 import { toIso } from '@app/database/epoch-ms.transformer';
 import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
@@ -269,10 +269,19 @@ export class AgentConfigService {
   /** Runs an admin write and bumps the tenant's config version in the same transaction. */
   private async write(tenantId: string, work: (m: EntityManager) => Promise<unknown>, name: string): Promise<void> {
     try {
-      await this.dataSource.transaction(async (m) => {
-        await work(m);
-        await this.configVersion.bump(m, tenantId);
-      });
+      // Writes lock the agents they read (bindings, sub-agents); two that lock the same two agents in opposite order
+      // (A names B while B names A) deadlock on MySQL: the victim was rolled back whole and runs again.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await this.dataSource.transaction(async (m) => {
+            await work(m);
+            await this.configVersion.bump(m, tenantId);
+          });
+          return;
+        } catch (err) {
+          if (!isDeadlock(err) || attempt >= WRITE_ATTEMPTS) throw err;
+        }
+      }
     } catch (err) {
       if (isUniqueViolation(err)) {
         throw new DomainError(
@@ -285,6 +294,9 @@ export class AgentConfigService {
     }
   }
 }
+
+/** Attempts of one admin write that MySQL picks as a deadlock victim each time. */
+const WRITE_ATTEMPTS = 3;
 
 function agentNotFound(id: string): never {
   throw new DomainError(
