@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { HotSql } from './hot-sql';
-import { isUniqueViolation } from './unique-violation';
 
 /**
  * Select-list items that read both stamps (`cv_global`, `cv_tenant`) in any statement; bind the tenant id at the `?`.
@@ -111,14 +110,12 @@ export class ConfigVersionService {
       await db.run('UPDATE config_version SET version = version + 1 WHERE id = 1', []);
       return;
     }
-    const increment = 'UPDATE tenant_config_version SET version = version + 1 WHERE tenant_id = ?';
-    if ((await db.run(increment, [tenantId])) > 0) return;
-    try {
-      await db.run('INSERT INTO tenant_config_version (tenant_id, version) VALUES (?, 1)', [tenantId]);
-    } catch (err) {
-      // Another writer created the row first: count this change on it.
-      if (!isUniqueViolation(err)) throw err;
-      await db.run(increment, [tenantId]);
-    }
+    // One upsert, never an UPDATE then an INSERT: on MySQL an UPDATE that finds no row locks the gap, and two first
+    // writes of a tenant at once then deadlocked, each INSERT waiting for the other's gap (one answered 500).
+    const upsert =
+      manager.connection.options.type === 'better-sqlite3'
+        ? 'ON CONFLICT (tenant_id) DO UPDATE SET version = version + 1'
+        : 'ON DUPLICATE KEY UPDATE version = version + 1';
+    await db.run(`INSERT INTO tenant_config_version (tenant_id, version) VALUES (?, 1) ${upsert}`, [tenantId]);
   }
 }

@@ -10,3 +10,9 @@ export function isUniqueViolation(err: unknown): boolean {
     errno === 1062
   );
 }
+
+/** True when MySQL/MariaDB chose the statement's transaction as a deadlock victim (rolled back: it may run again). */
+export function isDeadlock(err: unknown): boolean {
+  const e = err as { errno?: number; driverError?: { errno?: number } } | null;
+  return (e?.driverError?.errno ?? e?.errno) === 1213;
+}

@@ -139,6 +139,7 @@ describeEachDialect('tool registry admin API', (dialect) => {
 
   it.each([
     ['HTTP', 'not a url'],
+    ['HTTP', 'https://{host}/orders/{id}'],
     ['MCP_REMOTE', 'ftp://x/mcp'],
     ['MCP_NACOS', 'no-group'],
     ['LOCAL', 'just-a-name'],

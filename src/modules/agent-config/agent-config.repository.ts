@@ -78,6 +78,9 @@ export class AgentConfigRepository {
 
   /** Deletes the agent, its bindings, and its id from the sub-agents of the agents that delegated to it. */
   async deleteAgent(m: EntityManager, id: string): Promise<void> {
+    // Locked first: a write naming it as a sub-agent (which locks it) commits before the listing below, or waits and
+    // then finds it gone.
+    await this.lockAgent(m, id);
     for (const delegating of await this.agentsListing(m, 'subAgentIds', id)) {
       const subAgentIds = delegating.subAgentIds!.filter((s) => s !== id);
       await this.updateAgent(m, delegating.id, {
@@ -89,17 +92,26 @@ export class AgentConfigRepository {
     await m.getRepository(AgentEntity).delete({ id });
   }
 
-  async replaceBindings(m: EntityManager, agentId: string, toolIds: string[]): Promise<void> {
+  /**
+   * Binding writes of one agent run one after another (the agent's row locked), so two at once never collide; false
+   * (nothing written) when the agent is gone, e.g. deleted while the request was checked.
+   */
+  async replaceBindings(m: EntityManager, agentId: string, toolIds: string[]): Promise<boolean> {
+    if (!(await this.lockAgent(m, agentId))) return false;
     const repo = m.getRepository(AgentToolBindingEntity);
     await repo.delete({ agentId });
     const now = Date.now();
     if (toolIds.length) await repo.insert(toolIds.map((toolId, i) => ({ agentId, toolId, createdAt: now + i })));
+    return true;
   }
 
-  async addBinding(m: EntityManager, agentId: string, toolId: string): Promise<void> {
+  /** A tool already bound stays as it is; locked as {@link replaceBindings}, so the same add twice at once binds once. */
+  async addBinding(m: EntityManager, agentId: string, toolId: string): Promise<boolean> {
+    if (!(await this.lockAgent(m, agentId))) return false;
     const repo = m.getRepository(AgentToolBindingEntity);
-    if (await repo.exists({ where: { agentId, toolId } })) return;
+    if (await repo.exists({ where: { agentId, toolId } })) return true;
     await repo.insert({ agentId, toolId, createdAt: Date.now() });
+    return true;
   }
 
   async removeBinding(m: EntityManager, agentId: string, toolId: string): Promise<boolean> {
@@ -107,12 +119,12 @@ export class AgentConfigRepository {
     return (result.affected ?? 0) > 0;
   }
 
+  /**
+   * One statement (INSERT ... ON DUPLICATE KEY UPDATE / ON CONFLICT DO UPDATE): an UPDATE that found no row then an
+   * INSERT deadlocked on MySQL when two requests set a new tenant's policy at once (each held the gap the other
+   * inserted into).
+   */
   async upsertCapability(m: EntityManager, row: TenantCapabilityEntity): Promise<void> {
-    const repo = m.getRepository(TenantCapabilityEntity);
-    const updated = await repo.update(
-      { tenantId: row.tenantId },
-      { webSearch: row.webSearch, updatedAt: row.updatedAt },
-    );
-    if (!updated.affected) await repo.insert(row);
+    await m.getRepository(TenantCapabilityEntity).upsert(row, { conflictPaths: ['tenantId'] });
   }
 }

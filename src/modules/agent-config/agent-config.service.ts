@@ -17,7 +17,7 @@ import {
 } from './agent-config.dto';
 import { ToolRegistryService } from '@app/modules/tool-registry/tool-registry.service';
 import { ConfigVersionService } from '@app/database/config-version.service';
-import { isUniqueViolation } from '@app/database/unique-violation';
+import { isDeadlock, isUniqueViolation } from '@app/database/unique-violation';
 import { toIso } from '@app/database/epoch-ms.transformer';
 import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
@@ -69,6 +69,7 @@ export class AgentConfigService {
       row.tenantId,
       async (m) => {
         await this.skillIds.assert(m, row.tenantId, row.skillIds);
+        await this.loopFields.lockSubAgents(m, row.tenantId, row.subAgentIds);
         await this.repo.insertAgent(m, row);
       },
       dto.name,
@@ -106,6 +107,7 @@ export class AgentConfigService {
       row.tenantId,
       async (m) => {
         await this.skillIds.assert(m, row.tenantId, changes.skillIds);
+        await this.loopFields.lockSubAgents(m, row.tenantId, changes.subAgentIds);
         await this.repo.updateAgent(m, id, changes);
       },
       dto.name ?? row.name,
@@ -124,14 +126,22 @@ export class AgentConfigService {
     const agent = await this.loadAgent(auth, id);
     const unique = [...new Set(toolIds)];
     for (const toolId of unique) await this.assertBindable(agent, toolId, 'toolIds');
-    await this.write(agent.tenantId, (m) => this.repo.replaceBindings(m, id, unique), agent.name);
+    await this.write(
+      agent.tenantId,
+      async (m) => (await this.repo.replaceBindings(m, id, unique)) || agentNotFound(id),
+      agent.name,
+    );
     return this.get(auth, id);
   }
 
   async addBinding(auth: AuthContext, id: string, toolId: string): Promise<AgentDto> {
     const agent = await this.loadAgent(auth, id);
     await this.assertBindable(agent, toolId, 'toolId');
-    await this.write(agent.tenantId, (m) => this.repo.addBinding(m, id, toolId), agent.name);
+    await this.write(
+      agent.tenantId,
+      async (m) => (await this.repo.addBinding(m, id, toolId)) || agentNotFound(id),
+      agent.name,
+    );
     return this.get(auth, id);
   }
 
@@ -235,12 +245,7 @@ export class AgentConfigService {
   /** The agent, if the caller may see it (another tenant's agent is 404). */
   async loadAgent(auth: Pick<AuthContext, 'tenantId'>, id: string): Promise<AgentEntity> {
     const row = await this.repo.findAgent(id);
-    if (!row || (auth.tenantId !== null && row.tenantId !== auth.tenantId)) {
-      throw new DomainError(
-        CommonErrorCode.NOT_FOUND,
-        `No agent ${id} in your tenant; list agents with GET /api/v1/admin/agents.`,
-      );
-    }
+    if (!row || (auth.tenantId !== null && row.tenantId !== auth.tenantId)) agentNotFound(id);
     return row;
   }
 
@@ -267,10 +272,19 @@ export class AgentConfigService {
   /** Runs an admin write and bumps the tenant's config version in the same transaction. */
   private async write(tenantId: string, work: (m: EntityManager) => Promise<unknown>, name: string): Promise<void> {
     try {
-      await this.dataSource.transaction(async (m) => {
-        await work(m);
-        await this.configVersion.bump(m, tenantId);
-      });
+      // Writes lock the agents they read (bindings, sub-agents); two that lock the same two agents in opposite order
+      // (A names B while B names A) deadlock on MySQL: the victim was rolled back whole and runs again.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await this.dataSource.transaction(async (m) => {
+            await work(m);
+            await this.configVersion.bump(m, tenantId);
+          });
+          return;
+        } catch (err) {
+          if (!isDeadlock(err) || attempt >= WRITE_ATTEMPTS) throw err;
+        }
+      }
     } catch (err) {
       if (isUniqueViolation(err)) {
         throw new DomainError(
@@ -282,6 +296,16 @@ export class AgentConfigService {
       throw err;
     }
   }
+}
+
+/** Attempts of one admin write that MySQL picks as a deadlock victim each time. */
+const WRITE_ATTEMPTS = 3;
+
+function agentNotFound(id: string): never {
+  throw new DomainError(
+    CommonErrorCode.NOT_FOUND,
+    `No agent ${id} in your tenant; list agents with GET /api/v1/admin/agents.`,
+  );
 }
 
 function toAgentDto(row: AgentEntity, toolIds: string[]): AgentDto {

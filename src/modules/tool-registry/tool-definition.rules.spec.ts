@@ -1,4 +1,4 @@
-import { checkHeaderTemplates } from './tool-definition.rules';
+import { checkHeaderTemplates, checkToolDefinition } from './tool-definition.rules';
 
 describe('checkHeaderTemplates', () => {
   it.each(['Host', 'content-length', 'Transfer-Encoding', 'Connection', 'Upgrade', 'Expect'])(
@@ -20,5 +20,26 @@ describe('checkHeaderTemplates', () => {
         problems: ['is also given as "Authorization" (header names ignore case, so only one would be sent); keep one'],
       },
     ]);
+  });
+});
+
+describe('checkToolDefinition', () => {
+  it.each([
+    ['HTTP', 'https://{host}/orders/{id}'],
+    ['HTTP', 'https://api.{region}.example.com/orders'],
+    ['HTTP', 'http://127.0.0.1:{port}/x'],
+    ['HTTP', '{scheme}://example.com/x'],
+    ['MCP_REMOTE', 'https://{host}/mcp'],
+  ])(
+    'refuses a %s endpoint whose scheme or host holds a {placeholder} (%s): no call could ever be sent',
+    (type, url) => {
+      expect(checkToolDefinition({ serviceType: type as 'HTTP', endpoint: url })).toEqual([
+        { field: 'endpoint', problems: [expect.stringMatching(/placeholder.*only in the path and query/)] },
+      ]);
+    },
+  );
+
+  it('accepts placeholders in the path and query of an HTTP endpoint', () => {
+    expect(checkToolDefinition({ serviceType: 'HTTP', endpoint: 'https://x.example.com/o/{id}?v={v}' })).toEqual([]);
   });
 });

@@ -26,6 +26,14 @@ function isHttpUrl(endpoint: string): boolean {
   }
 }
 
+/** A `{...}` in the URL template before its path (in the scheme or the authority), where the executor never fills one. */
+function placeholderBeforePath(endpoint: string): boolean {
+  const schemeEnd = endpoint.indexOf('://');
+  if (schemeEnd < 0) return false;
+  const pathStart = endpoint.slice(schemeEnd + 3).search(/[/?#]/);
+  return /[{}]/.test(pathStart < 0 ? endpoint : endpoint.slice(0, schemeEnd + 3 + pathStart));
+}
+
 function isProviderMethod(endpoint: string): boolean {
   return /^[A-Za-z_$][\w$]*\.[A-Za-z_$][\w$]*$/.test(endpoint);
 }
@@ -38,7 +46,14 @@ export function checkToolDefinition(def: {
 }): FieldProblem[] {
   const problems: FieldProblem[] = [];
   const rule = ENDPOINT_RULES[def.serviceType];
-  if (!rule.test(def.endpoint))
+  if ((def.serviceType === 'HTTP' || def.serviceType === 'MCP_REMOTE') && placeholderBeforePath(def.endpoint))
+    problems.push({
+      field: 'endpoint',
+      problems: [
+        `for serviceType ${def.serviceType} may hold a {placeholder} only in the path and query: the scheme, host and port are fixed at registration (the model never picks where a call goes, so every call would be refused); write them literally`,
+      ],
+    });
+  else if (!rule.test(def.endpoint))
     problems.push({ field: 'endpoint', problems: [`for serviceType ${def.serviceType} must be ${rule.expected}`] });
   else if (def.serviceType === 'HTTP' || def.serviceType === 'MCP_REMOTE') {
     const credential = urlCredentialProblem(def.endpoint, 'endpoint');

@@ -139,7 +139,19 @@ export class ToolRegistryService {
   }
 
   async update(auth: AuthContext, id: string, dto: UpdateToolDto): Promise<ToolWithChecklistDto> {
-    const row = await this.loadEditable(auth, id);
+    return this.applyUpdate(auth, await this.loadEditable(auth, id), dto);
+  }
+
+  /** `dto` applied to `row` as read, if it is still at the version read (else 409 CONCURRENT_MODIFICATION). */
+  private async applyUpdate(auth: AuthContext, row: AiToolEntity, dto: UpdateToolDto): Promise<ToolWithChecklistDto> {
+    const id = row.id;
+    if (dto.status === 'ACTIVE' && row.status === 'DISABLED') {
+      throw new DomainError(
+        ToolRegistryErrorCode.TOOL_NOT_EDITABLE,
+        `Tool ${row.name} is DISABLED by its source ${row.source} (gone from its MCP server, its MCP service deleted, or its @FeignTool removed): it has no valid version to revive. It comes back ACTIVE when its source lists it again (sync the service); PATCH status ACTIVE revives only a RETIRED tool.`,
+        { status: row.status, source: row.source },
+      );
+    }
     if (row.source !== 'DB') {
       const locked = Object.keys(dto).filter((k) => !POLICY_FIELDS.has(k));
       if (locked.length) {
@@ -157,7 +169,20 @@ export class ToolRegistryService {
     const changes: Partial<AiToolEntity> = { ...stripUndefined(dto), version: row.version + 1, updatedAt: Date.now() };
     if (dto.name) changes.nameKey = nameKeyOf(dto.name);
     if (dto.serviceType && dto.serviceType !== 'HTTP') changes.httpMethod = null;
-    await this.writeInTransaction(row.tenantId, (m) => this.repo.update(m, id, changes), dto.name ?? row.name);
+    await this.writeInTransaction(
+      row.tenantId,
+      async (m) => {
+        // Compare-and-set on the version read: a PATCH computed from a row another writer changed since is refused,
+        // never stored under the version that other change already took.
+        if (!(await this.repo.updateIfVersion(m, id, row.version, changes)))
+          throw new DomainError(
+            CommonErrorCode.CONCURRENT_MODIFICATION,
+            `Tool ${row.name} was changed by another request while this one was applied (it had version ${row.version}); nothing was changed. GET it and send your change again.`,
+            { toolId: id, version: row.version },
+          );
+      },
+      dto.name ?? row.name,
+    );
     const updated: ToolDescriptor = { ...merged, version: row.version + 1, updatedAt: changes.updatedAt! };
     return { ...toToolDto(updated), checklist: this.checklists.run(updated) };
   }
@@ -166,8 +191,15 @@ export class ToolRegistryService {
   async retire(auth: AuthContext, id: string): Promise<ToolDto> {
     const row = await this.loadEditable(auth, id);
     if (row.status === 'RETIRED') return toolDtoForViewer(toToolDto(toDescriptor(row)), auth.tenantId);
-    const { checklist: _checklist, ...tool } = await this.update(auth, id, { status: 'RETIRED' });
-    return tool;
+    try {
+      const { checklist: _checklist, ...tool } = await this.applyUpdate(auth, row, { status: 'RETIRED' });
+      return tool;
+    } catch (err) {
+      // Another write landed first (often the same DELETE twice): read again; retired by then, it answers as it is.
+      if (err instanceof DomainError && err.code === CommonErrorCode.CONCURRENT_MODIFICATION)
+        return this.retire(auth, id);
+      throw err;
+    }
   }
 
   // ---- rules ------------------------------------------------------------------------------

@@ -172,6 +172,44 @@ describe('ToolSchemaCompiler', () => {
     });
   });
 
+  /** In-place loops through the refs the local-$ref walk does not follow: by $id, $recursiveRef, $dynamicRef. */
+  const LOOPS_BY_OTHER_REFS: [string, Record<string, unknown>][] = [
+    [
+      '$recursiveRef (2019-09)',
+      {
+        $schema: 'https://json-schema.org/draft/2019-09/schema',
+        $recursiveAnchor: true,
+        type: 'object',
+        allOf: [{ $recursiveRef: '#' }],
+      },
+    ],
+    [
+      '$dynamicRef (2020-12)',
+      {
+        $schema: 'https://json-schema.org/draft/2020-12/schema',
+        $dynamicAnchor: 'node',
+        type: 'object',
+        allOf: [{ $dynamicRef: '#node' }],
+      },
+    ],
+    [
+      'a $ref to the root by its $id',
+      { $id: 'https://tools.example/args', type: 'object', allOf: [{ $ref: 'https://tools.example/args' }] },
+    ],
+  ];
+
+  describe('checkDefinition of in-place loops through other refs', () => {
+    it.each(LOOPS_BY_OTHER_REFS)('refuses %s: checking arguments against it would never end', (_label, schema) => {
+      expect(compiler.checkDefinition(schema)).toEqual([expect.stringContaining('refers back to itself')]);
+    });
+  });
+
+  describe('validateArguments of a stored in-place loop through other refs', () => {
+    it.each(LOOPS_BY_OTHER_REFS)('%s: refuses the call with the reason instead of throwing', (_label, schema) => {
+      expect(compiler.validateArguments(tool(schema), {})).toEqual([expect.stringContaining('refers back to itself')]);
+    });
+  });
+
   describe('validateArguments of a stored schema that refers back to itself in place', () => {
     it('refuses the call with the reason instead of overflowing the stack', () => {
       const looping = tool({ type: 'object', properties: { q: { type: 'string' } }, allOf: [{ $ref: '#' }] });

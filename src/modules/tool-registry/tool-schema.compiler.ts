@@ -80,7 +80,9 @@ export class ToolSchemaCompiler {
       return (ajv.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`.trim());
     }
     try {
-      ajv.compile(s);
+      // A loop the walk above cannot see (through $recursiveRef, $dynamicRef or a $ref by $id) overflows the stack
+      // on every value: the empty object shows it.
+      if (overflowsOn(ajv.compile(s), {})) return [ENDLESS_SCHEMA_PROBLEM];
     } catch (err) {
       return [`cannot be compiled: ${(err as Error).message}`];
     } finally {
@@ -93,7 +95,14 @@ export class ToolSchemaCompiler {
   /** Violations of `args` against the tool's schema, each naming the field (empty when valid). */
   validateArguments(tool: Pick<ToolDescriptor, 'id' | 'version' | 'parameters'>, args: unknown): string[] {
     const validate = this.validatorFor(tool);
-    if (validate(args)) return [];
+    try {
+      if (validate(args)) return [];
+    } catch (err) {
+      // A stored schema that recurses in place only for some values (or was stored before the check above).
+      if (err instanceof RangeError)
+        return [`the tool's parameters schema ${ENDLESS_SCHEMA_PROBLEM}; an admin must fix it`];
+      throw err;
+    }
     return (validate.errors ?? []).map(describeViolation);
   }
 
@@ -157,6 +166,20 @@ function dialectOf(uri: unknown): Dialect | undefined {
 
 function refLoopProblem(ref: string): string {
   return `$ref ${JSON.stringify(ref)} refers back to itself without descending into the value (e.g. allOf: [{"$ref": "#"}]), so checking any arguments against it would never end; make the recursion go through properties or items`;
+}
+
+const ENDLESS_SCHEMA_PROBLEM =
+  'refers back to itself without descending into the value (through $ref, $recursiveRef or $dynamicRef), so checking any arguments against it would never end; make the recursion go through properties or items';
+
+/** Whether checking `value` recurses until the stack overflows. */
+function overflowsOn(validate: ValidateFunction, value: unknown): boolean {
+  try {
+    validate(value);
+    return false;
+  } catch (err) {
+    if (err instanceof RangeError) return true;
+    throw err;
+  }
 }
 
 /** A validator that refuses every call with one problem (for a stored schema that no longer compiles). */

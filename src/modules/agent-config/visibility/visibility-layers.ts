@@ -72,7 +72,9 @@ export const permittedLayer: VisibilityLayerCheck = ({ tool }, ctx) => {
   if (holder && holder !== tool && holder.tenantId !== null)
     return hide(
       'PERMITTED',
-      `Platform tool ${tool.name} is shadowed by the tenant's own tool of that name (${holder.id}), which calls by that name reach; rename or retire one of them.`,
+      holder.status === 'RETIRED'
+        ? `Platform tool ${tool.name} is shadowed by the tenant's own tool of that name (${holder.id}), which is retired but still holds the name: calls by that name reach it and are refused. Rename that tool (PATCH name) to free the name for the platform tool, or revive it (PATCH status ACTIVE).`
+        : `Platform tool ${tool.name} is shadowed by the tenant's own tool of that name (${holder.id}), which calls by that name reach; rename one of them, or retire the platform tool.`,
     );
   for (const tag of tool.permissionTags) {
     if (ctx.userPermissions.has(tag)) continue;
