@@ -1,5 +1,5 @@
 import { describeEachDialect } from '@test/support/test-database';
-import { createKey, gatewayForSuite } from '@test/support/gateway-test-app';
+import { createKey, gatewayForSuite, type TestGateway } from '@test/support/gateway-test-app';
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
 import { createKnowledgeBase } from './support/knowledge-fixtures';
 
@@ -10,6 +10,9 @@ describeEachDialect('HTTP knowledge bases', (dialect) => {
   const suite = gatewayForSuite(dialect, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1' });
   const blocked = gatewayForSuite(dialect);
   let answer: (body: { query: string; topK: number }) => { status: number; body: string };
+  /** An HTTP knowledge base of tenant acme that asks the retrieval service at `path`; its id. */
+  const acmeHttpBase = (gw: TestGateway, name: string, path: string) =>
+    createKnowledgeBase(gw, { name, tenantId: 'acme', kind: 'HTTP', url: retrieval.url(path) });
 
   beforeAll(async () => {
     await retrieval.start();
@@ -41,12 +44,7 @@ describeEachDialect('HTTP knowledge bases', (dialect) => {
 
   it('POSTs {query, topK} to the service and answers its results, best first', async () => {
     const { gw } = suite;
-    const kb = await createKnowledgeBase(gw, {
-      name: 'vectors',
-      tenantId: 'acme',
-      kind: 'HTTP',
-      url: retrieval.url('/search'),
-    });
+    const kb = await acmeHttpBase(gw, 'vectors', '/search');
     const before = retrieval.requests.length;
     const res = await gw.http
       .post(`${KB}/${kb}/search`)
@@ -74,12 +72,7 @@ describeEachDialect('HTTP knowledge bases', (dialect) => {
   it('answers RAG_SEARCH through act from the service', async () => {
     const { gw } = suite;
     const runtime = await createKey(gw, 'acme', 'runtime');
-    const kb = await createKnowledgeBase(gw, {
-      name: 'remote',
-      tenantId: 'acme',
-      kind: 'HTTP',
-      url: retrieval.url('/rag'),
-    });
+    const kb = await acmeHttpBase(gw, 'remote', '/rag');
     const agentId = (
       await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'http-rag', tenantId: 'acme' })
     ).body.id;
@@ -121,12 +114,7 @@ describeEachDialect('HTTP knowledge bases', (dialect) => {
 
   it("removes control and bidi characters from the service's passages, as from an INTERNAL base's documents", async () => {
     const { gw } = suite;
-    const kb = await createKnowledgeBase(gw, {
-      name: 'unsafe-text',
-      tenantId: 'acme',
-      kind: 'HTTP',
-      url: retrieval.url('/search'),
-    });
+    const kb = await acmeHttpBase(gw, 'unsafe-text', '/search');
     answer = () => ({
       status: 200,
       body: JSON.stringify({
@@ -154,12 +142,7 @@ describeEachDialect('HTTP knowledge bases', (dialect) => {
 
   it("bounds the service's documentId and never cuts a character outside the BMP in two", async () => {
     const { gw } = suite;
-    const kb = await createKnowledgeBase(gw, {
-      name: 'long-fields',
-      tenantId: 'acme',
-      kind: 'HTTP',
-      url: retrieval.url('/search'),
-    });
+    const kb = await acmeHttpBase(gw, 'long-fields', '/search');
     answer = () => ({
       status: 200,
       body: JSON.stringify({
@@ -182,12 +165,7 @@ describeEachDialect('HTTP knowledge bases', (dialect) => {
 
   it('turns a malformed answer or an error status into 502 KNOWLEDGE_BASE_UNREACHABLE', async () => {
     const { gw } = suite;
-    const kb = await createKnowledgeBase(gw, {
-      name: 'flaky',
-      tenantId: 'acme',
-      kind: 'HTTP',
-      url: retrieval.url('/x'),
-    });
+    const kb = await acmeHttpBase(gw, 'flaky', '/x');
     answer = () => ({ status: 200, body: '{"hits": []}' });
     const malformed = await gw.http.post(`${KB}/${kb}/search`).set(gw.admin).send({ query: 'q' });
     expect(malformed.status).toBe(502);
@@ -201,12 +179,7 @@ describeEachDialect('HTTP knowledge bases', (dialect) => {
 
   it('turns a service that stalls mid-answer into 502 KNOWLEDGE_BASE_UNREACHABLE after the search timeout', async () => {
     const { gw } = suite;
-    const kb = await createKnowledgeBase(gw, {
-      name: 'stalled',
-      tenantId: 'acme',
-      kind: 'HTTP',
-      url: retrieval.url('/stall'),
-    });
+    const kb = await acmeHttpBase(gw, 'stalled', '/stall');
     const started = Date.now();
     const res = await gw.http.post(`${KB}/${kb}/search`).set(gw.admin).send({ query: 'q' });
     expect(res.status).toBe(502);
@@ -217,12 +190,7 @@ describeEachDialect('HTTP knowledge bases', (dialect) => {
 
   it('goes through the outbound guard: a loopback service is refused unless OUTBOUND_ALLOW_HOSTS lists it', async () => {
     const { gw } = blocked;
-    const kb = await createKnowledgeBase(gw, {
-      name: 'local',
-      tenantId: 'acme',
-      kind: 'HTTP',
-      url: retrieval.url('/search'),
-    });
+    const kb = await acmeHttpBase(gw, 'local', '/search');
     const before = retrieval.requests.length;
     const res = await gw.http.post(`${KB}/${kb}/search`).set(gw.admin).send({ query: 'q' });
     expect(res.status).toBe(502);

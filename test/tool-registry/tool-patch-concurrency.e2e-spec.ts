@@ -6,7 +6,7 @@ import { gatewayForSuite, toolBody } from '@test/support/gateway-test-app';
  * answer's content: a PATCH computed from a row another PATCH has changed since is never stored under the same
  * version (it is applied on top of the other, or refused with 409 CONCURRENT_MODIFICATION).
  */
-describeEachDialect('concurrent PATCHes of one tool', (dialect) => {
+describeEachDialect('concurrent PATCHes and DELETEs of one tool', (dialect) => {
   const suite = gatewayForSuite(dialect);
 
   it('never answer two different changes with the same version', async () => {
@@ -35,12 +35,8 @@ describeEachDialect('concurrent PATCHes of one tool', (dialect) => {
     const { checklist: _c, ...lastTool } = last.body;
     expect({ ...lastTool, updatedAt: stored.updatedAt }).toEqual(stored);
   });
-});
 
-describeEachDialect('concurrent DELETEs of one tool', (dialect) => {
-  const suite = gatewayForSuite(dialect);
-
-  it('all answer 200 with the tool RETIRED, retired once (one new version)', async () => {
+  it('concurrent DELETEs all answer 200 with the tool RETIRED, retired once (one new version)', async () => {
     const created = await suite.gw.http
       .post('/api/v1/admin/tools')
       .set(suite.gw.admin)
