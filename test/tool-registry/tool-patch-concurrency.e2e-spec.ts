@@ -8,14 +8,17 @@ import { gatewayForSuite, toolBody } from '@test/support/gateway-test-app';
  */
 describeEachDialect('concurrent PATCHes and DELETEs of one tool', (dialect) => {
   const suite = gatewayForSuite(dialect);
+  const newTool = async () =>
+    (
+      await suite.gw.http
+        .post('/api/v1/admin/tools')
+        .set(suite.gw.admin)
+        .send(toolBody({ tenantId: 'race' }))
+        .expect(201)
+    ).body.id as string;
 
   it('never answer two different changes with the same version', async () => {
-    const created = await suite.gw.http
-      .post('/api/v1/admin/tools')
-      .set(suite.gw.admin)
-      .send(toolBody({ tenantId: 'race' }))
-      .expect(201);
-    const id = created.body.id as string;
+    const id = await newTool();
     const patch = (body: Record<string, unknown>) =>
       suite.gw.http.patch(`/api/v1/admin/tools/${id}`).set(suite.gw.admin).send(body);
     const answers = await Promise.all([
@@ -37,12 +40,7 @@ describeEachDialect('concurrent PATCHes and DELETEs of one tool', (dialect) => {
   });
 
   it('concurrent DELETEs all answer 200 with the tool RETIRED, retired once (one new version)', async () => {
-    const created = await suite.gw.http
-      .post('/api/v1/admin/tools')
-      .set(suite.gw.admin)
-      .send(toolBody({ tenantId: 'race' }))
-      .expect(201);
-    const id = created.body.id as string;
+    const id = await newTool();
     const del = () => suite.gw.http.delete(`/api/v1/admin/tools/${id}`).set(suite.gw.admin);
     const answers = await Promise.all([del(), del(), del()]);
     expect(answers.map((a) => [a.status, a.body.status, a.body.version])).toEqual(Array(3).fill([200, 'RETIRED', 2]));
