@@ -17,6 +17,8 @@ const OUTPUT_TAIL_CHARS = 16_000;
 /** Environment passed through from the parent; every gateway setting is explicit instead. */
 const INHERITED_ENV = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ', 'SWC_NODE_CACHE_DIR'];
 const PORT_ATTEMPTS = 3;
+/** Preloaded into each gateway process: it exits once its parent is gone (see the file). */
+const EXIT_WITH_PARENT = join(__dirname, 'exit-with-parent.js');
 /** What the gateway is built from: the app and its migrations. */
 const SOURCE_DIRS = ['src', 'migrations'];
 /**
@@ -130,7 +132,7 @@ export class GatewayProcess {
       JOURNAL_SWEEP_INTERVAL_MS: '0',
       ...options.env,
     };
-    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...entry], {
+    const child = spawn(process.execPath, ['-r', EXIT_WITH_PARENT, ...(options.nodeArgs ?? []), ...entry], {
       cwd: REPO_ROOT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
