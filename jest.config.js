@@ -30,7 +30,10 @@ module.exports = {
     { ...shared, ...withDatabaseServer, displayName: 'integration', testMatch: ['<rootDir>/test/**/*.int-spec.ts'] },
     { ...shared, ...withDatabaseServer, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'] },
   ],
-  testTimeout: 30000,
+  // Per test and per hook. Most suites start a whole gateway in beforeAll (every migration on a fresh database);
+  // with both workers and MariaDB busy on two cores that passed 30 s in CI runs (a SQLite start in one, MariaDB
+  // starts in another). Nothing is timed by this limit: it only bounds how long a hung test takes to fail.
+  testTimeout: 60_000,
   maxWorkers: 2,
   // A worker that ran many database and HTTP suites holds a 0.5-0.8 GB heap at the end, and Node takes
   // 0.4 s (idle machine) to well over 0.5 s (two busy cores) to tear it down after its 'exit' event. Jest's
