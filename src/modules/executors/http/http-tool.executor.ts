@@ -5,12 +5,7 @@ import { ToolErrorClass } from '../tool-error-class';
 import { OutboundHttpAgent } from '../outbound/outbound-http.agent';
 import { abortedError, classifyNetworkError, isAbortError } from '../outbound/network-error.classifier';
 import { ToolHeadersResolver } from '../secrets/tool-headers.resolver';
-import {
-  errorWithoutSecrets,
-  hideSecretValues,
-  outputWithoutSecrets,
-  secretValuesToHide,
-} from '../secrets/tool-header.secrets';
+import { errorWithoutSecrets, hideSecretValues, outputWithoutSecrets } from '../secrets/tool-header.secrets';
 import { remoteCallContextOf } from '../remote-context/remote-call.context';
 import { buildHttpToolRequest } from './http-request.builder';
 import { decodeContent, httpStatusError, readBodyLimited, toHttpToolOutput } from './http-response.reader';
@@ -34,7 +29,7 @@ export class HttpToolExecutor implements ToolExecutor {
     const { tool, signal } = invocation;
     const secrets = await this.headerSecrets.scopeFor(tool);
     const req = buildHttpToolRequest(tool, invocation.arguments, remoteCallContextOf(invocation), secrets);
-    const hidden = secretValuesToHide(tool.headers, secrets);
+    const hidden = this.headerSecrets.secretsToHide(tool, secrets);
     const outbound = this.outbound.scope(tool.tenantId);
     outbound.guard.checkUrl(req.url);
     const target = `${req.method} ${req.url.origin}${req.url.pathname}`;

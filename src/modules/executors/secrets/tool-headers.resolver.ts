@@ -23,10 +23,8 @@ const NO_SECRETS: SecretScope = { tenantId: null, get: () => undefined, missing:
 @Injectable()
 export class ToolHeadersResolver {
   private readonly logger = new Logger(ToolHeadersResolver.name);
-  private readonly filled = new WeakMap<
-    Record<string, string>,
-    { scope: SecretScope; headers: Record<string, string> }
-  >();
+  /** Per header templates object: what was worked out from them in the scope they were last used with. */
+  private readonly filled = new WeakMap<Record<string, string>, FilledHeaders>();
 
   constructor(private readonly secrets: ToolSecretsResolver) {}
 
@@ -52,26 +50,48 @@ export class ToolHeadersResolver {
 
   /**
    * The owner's headers with secrets filled (see {@link headersOf}), and the secret values they carry, to hide from
-   * what the remote answers (see {@link secretValuesToHide}).
+   * what the remote answers (see {@link secretsToHide}); the scope is read once for both.
    */
   async headersToSend(
     ownerLabel: string,
     owner: HeaderOwner,
   ): Promise<{ headers: Record<string, string> | undefined; hidden: readonly string[] }> {
-    const headers = await this.headersOf(ownerLabel, owner);
-    if (!headers || !headersHaveSecretRefs(owner.headers)) return { headers, hidden: [] };
-    return { headers, hidden: secretValuesToHide(owner.headers, await this.scopeFor(owner)) };
+    const templates = owner.headers;
+    if (!templates || Object.keys(templates).length === 0) return { headers: undefined, hidden: [] };
+    const scope = await this.scopeFor(owner);
+    return { headers: this.filledIn(ownerLabel, templates, scope), hidden: this.secretsToHide(owner, scope) };
   }
 
   /** The owner's headers with secrets filled; undefined when it has none. @throws ToolCallError SECRET_MISSING */
   async headersOf(ownerLabel: string, owner: HeaderOwner, fresh = false): Promise<Record<string, string> | undefined> {
     const templates = owner.headers;
     if (!templates || Object.keys(templates).length === 0) return undefined;
-    const scope = await this.scopeFor(owner, fresh);
-    const cached = this.filled.get(templates);
-    if (cached && cached.scope === scope) return cached.headers;
-    const headers = fillHeadersSecrets(ownerLabel, templates, scope);
-    this.filled.set(templates, { scope, headers });
-    return headers;
+    return this.filledIn(ownerLabel, templates, await this.scopeFor(owner, fresh));
   }
+
+  /**
+   * The secret values `owner`'s headers carry in `scope` (see {@link secretValuesToHide}): worked out once per headers
+   * object and scope, not on every call.
+   */
+  secretsToHide(owner: HeaderOwner, scope: SecretScope): readonly string[] {
+    if (!owner.headers || scope === NO_SECRETS) return [];
+    return (this.filledFor(owner.headers, scope).hidden ??= secretValuesToHide(owner.headers, scope));
+  }
+
+  private filledIn(ownerLabel: string, templates: Record<string, string>, scope: SecretScope): Record<string, string> {
+    return (this.filledFor(templates, scope).headers ??= fillHeadersSecrets(ownerLabel, templates, scope));
+  }
+
+  private filledFor(templates: Record<string, string>, scope: SecretScope): FilledHeaders {
+    let entry = this.filled.get(templates);
+    if (!entry || entry.scope !== scope) this.filled.set(templates, (entry = { scope }));
+    return entry;
+  }
+}
+
+/** What one header templates object gives in one scope: its filled headers and the values to hide. */
+interface FilledHeaders {
+  scope: SecretScope;
+  headers?: Record<string, string>;
+  hidden?: readonly string[];
 }
