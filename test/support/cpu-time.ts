@@ -11,3 +11,18 @@ export function cpuTimed<T>(fn: () => T): { value: T; cpuMs: number } {
   const used = process.cpuUsage(before);
   return { value, cpuMs: (used.user + used.system) / 1000 };
 }
+
+/**
+ * The cheapest of up to `attempts` runs of `fn` (see cpuTimed), stopping at the first one under `budgetMs`. CPU
+ * time too can grow tens of times for a few seconds (one CI run measured 13 s for a check that takes 180 ms, with
+ * the suites around it at their usual pace); the defects these budgets guard against cost too much on every run.
+ * Only for `fn` without state between runs (no cache that the first run fills), or the later runs measure nothing.
+ */
+export function cpuTimedUnder<T>(budgetMs: number, fn: () => T, attempts = 3): { value: T; cpuMs: number } {
+  let cheapest = cpuTimed(fn);
+  for (let attempt = 1; attempt < attempts && cheapest.cpuMs >= budgetMs; attempt++) {
+    const run = cpuTimed(fn);
+    if (run.cpuMs < cheapest.cpuMs) cheapest = run;
+  }
+  return cheapest;
+}

@@ -1,4 +1,4 @@
-import { cpuTimed } from '@test/support/cpu-time';
+import { cpuTimedUnder } from '@test/support/cpu-time';
 import { evaluateRiskArguments } from './risk-arguments.evaluator';
 
 describe('evaluateRiskArguments with patternProperties hints', () => {
@@ -12,9 +12,7 @@ describe('evaluateRiskArguments with patternProperties hints', () => {
 
   it('matches a hostile patternProperties regex against a long key in linear time', () => {
     // V8's backtracking engine: about 0.8 s
-    expect(cpuTimed(() => evaluateRiskArguments({ ['a'.repeat(27) + '!']: 'hello' }, schema)).cpuMs).toBeLessThan(1000);
-    expect(cpuTimed(() => evaluateRiskArguments({ ['a'.repeat(100_000) + '!']: 'hello' }, schema)).cpuMs).toBeLessThan(
-      1000,
-    );
+    for (const key of ['a'.repeat(27) + '!', 'a'.repeat(100_000) + '!'])
+      expect(cpuTimedUnder(1000, () => evaluateRiskArguments({ [key]: 'hello' }, schema)).cpuMs).toBeLessThan(1000);
   });
 });

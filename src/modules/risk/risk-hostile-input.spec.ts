@@ -1,4 +1,4 @@
-import { cpuTimed } from '@test/support/cpu-time';
+import { cpuTimedUnder } from '@test/support/cpu-time';
 import { evaluateRiskArguments } from './risk-arguments.evaluator';
 import { evaluateRiskText } from './risk-text.evaluator';
 
@@ -22,21 +22,19 @@ describe('evaluateRiskText on hostile input', () => {
     ['a find with 10 000 starting points piped to xargs', 'find ' + '/ '.repeat(10_000) + '| xargs chmod 777'],
     ['a variable split on IFS into 20 000 words', 'IFS=,; X=' + 'a,'.repeat(20_000) + '; $X'],
   ])('finishes quickly on %s', (_label, text) => {
-    const { cpuMs } = cpuTimed(() => evaluateRiskText(text));
+    const { cpuMs } = cpuTimedUnder(BUDGET_MS, () => evaluateRiskText(text));
     expect(cpuMs).toBeLessThan(BUDGET_MS);
   });
 
   it('still flags a destructive command inside a huge script, with a bounded list of matches', () => {
-    const { value } = cpuTimed(() =>
-      evaluateRiskText(Array.from({ length: 3_000 }, (_, i) => `rm -rf /d${i}/x`).join('; ')),
-    );
+    const value = evaluateRiskText(Array.from({ length: 3_000 }, (_, i) => `rm -rf /d${i}/x`).join('; '));
     expect(value.risky).toBe(true);
     expect(value.rules.length).toBeLessThanOrEqual(50);
   });
 
   it('bounds the work on arguments with thousands of command-like strings', () => {
     const args = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, `git push origin b${i}`]));
-    const { value, cpuMs } = cpuTimed(() => evaluateRiskArguments(args));
+    const { value, cpuMs } = cpuTimedUnder(BUDGET_MS, () => evaluateRiskArguments(args));
     expect(cpuMs).toBeLessThan(BUDGET_MS);
     expect(value.rules.map((r) => r.rule)).toEqual(['opaque']);
   });

@@ -1,4 +1,4 @@
-import { cpuTimed } from '@test/support/cpu-time';
+import { cpuTimedUnder } from '@test/support/cpu-time';
 import { anthropicPropertyKey } from '@app/modules/agent-config/formats/anthropic-property-key';
 import { compileArgumentsReviver } from './tool-arguments.reviver';
 
@@ -103,7 +103,7 @@ describe('compileArgumentsReviver', () => {
           b: { $ref: `#/$defs/D${i - 1}`, description: 'y' },
         },
       };
-    const { value: revived, cpuMs } = cpuTimed(() => {
+    const { value: revived, cpuMs } = cpuTimedUnder(2000, () => {
       const revive = compileArgumentsReviver({
         type: 'object',
         $defs: defs,
