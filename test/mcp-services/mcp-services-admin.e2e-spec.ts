@@ -3,6 +3,7 @@ import { createTestDatabaseUrl, describeEachDialect, type TestDatabase } from '@
 import { findFreePort } from '@test/support/free-port';
 import { ConfigVersionService } from '@app/database/config-version.service';
 import { McpServiceSyncService } from '@app/modules/mcp-services/mcp-service-sync.service';
+import { McpServiceWatcher } from '@app/modules/mcp-services/mcp-service.watcher';
 import { startMcpSyncGateway } from './support/mcp-sync-gateway';
 import { CatalogMcpServer, catalogTool } from './support/catalog-mcp.server';
 import { McpSyncApi } from './support/mcp-sync-fixtures';
@@ -217,6 +218,29 @@ describeEachDialect('POST|GET /api/v1/admin/mcp-services (admin API, tenancy, er
       expect(Object.keys(await api.toolsOf(created.body.id))).toEqual(['half_ping']);
     } finally {
       failing.mockRestore();
+    }
+  });
+
+  it('answers 200 with the stored change when the sync after a PATCH fails outright, and keeps the service watched', async () => {
+    const moved = await new CatalogMcpServer([catalogTool('ping'), catalogTool('pong')]).start();
+    const sync = gw.app.get(McpServiceSyncService);
+    try {
+      const created = await api.createService({ name: 'mover', kind: 'STATIC', url: server.url });
+      const failing = jest
+        .spyOn(sync, 'sync')
+        .mockRejectedValueOnce(new Error('MCP service mover kept being changed while being synced; try again.'));
+      try {
+        const patched = await gw.http.patch(`${base}/${created.id}`).set(gw.admin).send({ url: moved.url }).expect(200);
+        expect(patched.body).toMatchObject({ name: 'mover', url: moved.url });
+      } finally {
+        failing.mockRestore();
+      }
+      // Watched again (not left unwatched until a restart), and the next sync reads the new server.
+      expect(gw.app.get(McpServiceWatcher).isWatched(created.id)).toBe(true);
+      expect(await api.sync(created.id)).toMatchObject({ added: 1, trigger: 'admin' });
+      expect(Object.keys(await api.toolsOf(created.id)).sort()).toEqual(['mover_ping', 'mover_pong']);
+    } finally {
+      await moved.stop();
     }
   });
 

@@ -137,10 +137,13 @@ export class AgentPageDto extends PageMetaDto {
   @ApiProperty({ type: [AgentDto] }) items: AgentDto[];
 }
 
+/** The most tools one agent may be bound to (PUT .../tools and POST .../tools). */
+export const AGENT_TOOL_BINDINGS_MAX = 5000;
+
 export class ReplaceBindingsDto {
   @ApiProperty({ type: [String], description: 'The complete set of tools the agent may call' })
   @IsArray()
-  @ArrayMaxSize(5000)
+  @ArrayMaxSize(AGENT_TOOL_BINDINGS_MAX)
   @IsString({ each: true })
   @Length(1, 36, { each: true })
   toolIds: string[];

@@ -105,13 +105,22 @@ export class AgentConfigRepository {
     return true;
   }
 
-  /** A tool already bound stays as it is; locked as {@link replaceBindings}, so the same add twice at once binds once. */
-  async addBinding(m: EntityManager, agentId: string, toolId: string): Promise<boolean> {
-    if (!(await this.lockAgent(m, agentId))) return false;
+  /**
+   * A tool already bound stays as it is; locked as {@link replaceBindings}, so the same add twice at once binds once
+   * and two adds at once cannot pass `max` together.
+   */
+  async addBinding(
+    m: EntityManager,
+    agentId: string,
+    toolId: string,
+    max: number,
+  ): Promise<'bound' | 'no-agent' | 'full'> {
+    if (!(await this.lockAgent(m, agentId))) return 'no-agent';
     const repo = m.getRepository(AgentToolBindingEntity);
-    if (await repo.exists({ where: { agentId, toolId } })) return true;
+    if (await repo.exists({ where: { agentId, toolId } })) return 'bound';
+    if ((await repo.count({ where: { agentId } })) >= max) return 'full';
     await repo.insert({ agentId, toolId, createdAt: Date.now() });
-    return true;
+    return 'bound';
   }
 
   async removeBinding(m: EntityManager, agentId: string, toolId: string): Promise<boolean> {

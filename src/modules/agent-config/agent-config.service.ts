@@ -8,6 +8,7 @@ import { AgentEntity } from './agent.entity';
 import { AgentConfigErrorCode } from './agent-config.errors';
 import { AgentSkillIdsGuard } from './agent-skill-ids.guard';
 import {
+  AGENT_TOOL_BINDINGS_MAX,
   AgentDto,
   AgentPageDto,
   CreateAgentDto,
@@ -139,7 +140,15 @@ export class AgentConfigService {
     await this.assertBindable(agent, toolId, 'toolId');
     await this.write(
       agent.tenantId,
-      async (m) => (await this.repo.addBinding(m, id, toolId)) || agentNotFound(id),
+      async (m) => {
+        const outcome = await this.repo.addBinding(m, id, toolId, AGENT_TOOL_BINDINGS_MAX);
+        if (outcome === 'no-agent') agentNotFound(id);
+        if (outcome === 'full')
+          throw new DomainError(
+            CommonErrorCode.CONFLICT,
+            `Agent ${id} is bound to ${AGENT_TOOL_BINDINGS_MAX} tools, the most an agent may have; unbind one first (DELETE /api/v1/admin/agents/${id}/tools/{toolId}) or send the whole set with PUT /api/v1/admin/agents/${id}/tools.`,
+          );
+      },
       agent.name,
     );
     return this.get(auth, id);

@@ -67,7 +67,7 @@ export class AgentsController {
   @Post(':id/tools')
   @HttpCode(200)
   @ApiOkResponse({ type: AgentDto })
-  @ApiErrors(400, 404)
+  @ApiErrors(400, 404, 409)
   addTool(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: AddBindingDto): Promise<AgentDto> {
     return this.agents.addBinding(auth, id, dto.toolId);
   }

@@ -102,19 +102,26 @@ export class McpServicesService {
       if (isUniqueViolation(err)) throw nameTaken(dto.name, scopeKey);
       throw err;
     }
-    // The first sync runs before the answer, so the tools are in the registry when the admin reads it. One that fails
-    // outright (not an unreachable server: that is a report) leaves the service created, UNKNOWN and watched, not
-    // behind a 500: the repair round, or POST .../sync, syncs it.
+    return this.syncAndWatch(row.id, row.name, 'create');
+  }
+
+  /**
+   * Syncs a service just created or changed before the answer, so its tools are in the registry when the admin reads
+   * it, then watches it. A sync that fails outright (not an unreachable server: that is a report) leaves the stored
+   * service watched and answered as it is (a new one UNKNOWN), not behind a 500 for a change already made: the repair
+   * round, or POST .../sync, syncs it.
+   */
+  private async syncAndWatch(id: string, name: string, trigger: 'create' | 'admin'): Promise<McpServiceDto> {
     await this.sync
-      .sync(row.id, 'create')
+      .sync(id, trigger)
       .catch((err: unknown) =>
         this.logger.warn(
-          `First sync of MCP service ${row.name} failed: ${(err as Error).message}; it stays UNKNOWN until a later sync.`,
+          `Sync of MCP service ${name} after its ${trigger === 'create' ? 'creation' : 'change'} failed: ${(err as Error).message}; a later sync brings its tools.`,
         ),
       );
-    const created = toMcpServiceRecord((await this.services.findById(row.id))!);
-    this.watcher.watch(created);
-    return toMcpServiceDto(created);
+    const service = toMcpServiceRecord((await this.services.findById(id))!);
+    this.watcher.watch(service);
+    return toMcpServiceDto(service);
   }
 
   /**
@@ -173,10 +180,7 @@ export class McpServicesService {
     this.directory.forget(id);
     this.watcher.unwatch(id);
     await this.closeSessions(row);
-    await this.sync.sync(id, 'admin');
-    const updated = toMcpServiceRecord((await this.services.findById(id))!);
-    this.watcher.watch(updated);
-    return toMcpServiceDto(updated);
+    return this.syncAndWatch(id, row.name, 'admin');
   }
 
   /**

@@ -44,6 +44,16 @@ describe('httpStatusError', () => {
     );
     expect(err.message).toBe('GET http://x/y answered HTTP 400: résumé');
   });
+
+  it('names a binary error body instead of quoting its bytes', async () => {
+    const err = await httpStatusError(
+      'GET http://x/y',
+      503,
+      { 'content-type': 'image/gif' },
+      Readable.from([Buffer.from([0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 0x00, 0xff])]),
+    );
+    expect(err.message).toBe('GET http://x/y answered HTTP 503: [binary body: image/gif]');
+  });
 });
 
 describe('httpStatusError on a redirect', () => {
@@ -58,5 +68,38 @@ describe('httpStatusError on a redirect', () => {
     expect(err.message).toBe(
       "GET http://x/old answered HTTP 301 (redirect to https://x.example.com/new, not followed: a redirect could lead anywhere); set the tool's endpoint to the URL the service answers at",
     );
+  });
+});
+
+describe('toHttpToolOutput on binary bodies', () => {
+  const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0xff, 0xfe]);
+
+  it.each([
+    ['an image', 'image/png', png],
+    ['a PDF', 'application/pdf; name=report.pdf', Buffer.alloc(3000, 0x25)],
+    ['an Office document', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', png],
+    ['bytes that are not UTF-8, with no Content-Type', '', png],
+    ['bytes that are not UTF-8, of a type the gateway does not know', 'application/x-custom', png],
+  ])('summarizes %s instead of decoding it as text', (_label, type, body) => {
+    const headers = type ? { 'content-type': type } : {};
+    const mediaType = type ? type.split(';')[0] : 'application/octet-stream';
+    const size = body.length < 1024 ? `${body.length} B` : `${(body.length / 1024).toFixed(1)} KB`;
+    expect(toHttpToolOutput(200, headers, body)).toEqual({
+      content: `[binary response: ${mediaType}, ${size}, HTTP 200]`,
+    });
+  });
+
+  it.each([
+    ['an SVG image (XML)', 'image/svg+xml', '<svg xmlns="http://www.w3.org/2000/svg"/>'],
+    ['JSON of a vendor type', 'application/vnd.api+json', '{"data":[]}'],
+    ['UTF-8 text with no Content-Type', '', 'plain words, naïve'],
+  ])('reads %s as text', (_label, type, text) => {
+    const headers = type ? { 'content-type': type } : {};
+    expect(toHttpToolOutput(200, headers, Buffer.from(text)).content).toBe(text);
+  });
+
+  it('reads a body declared as text as text even with a stray byte that is not UTF-8', () => {
+    const body = Buffer.concat([Buffer.from('total: 3 '), Buffer.from([0xff])]);
+    expect(toHttpToolOutput(200, { 'content-type': 'text/plain' }, body).content).toBe('total: 3 \uFFFD');
   });
 });

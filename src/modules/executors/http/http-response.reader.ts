@@ -2,6 +2,8 @@ import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import * as zlib from 'node:zlib';
 import type { IncomingHttpHeaders } from 'node:http';
+import { isUtf8 } from 'node:buffer';
+import { formatByteSize } from '@app/common/text/byte-size';
 import { ToolCallError, ToolOutput } from '../tool-executor';
 import { ToolErrorClass } from '../tool-error-class';
 import { parseRetryAfter } from './retry-after';
@@ -112,11 +114,15 @@ function unreadable(target: string, status: number, what: string): ToolCallError
  * The output of a 2xx response: `content` is the body text exactly as the service sent it (decoded with
  * {@link bodyText}; JSON is not re-formatted, so nothing is lost and no time is spent); `structured` is the
  * parsed JSON when the response says it is JSON and parses. An empty body reads `(empty response, HTTP <status>)`.
+ * A binary body (an image, a PDF, bytes that are not text) is summarized as MCP binary content is
+ * (`[binary response: image/png, 1.2 KB, HTTP 200]`): decoded as text it would only be noise for the model.
  */
 export function toHttpToolOutput(status: number, headers: IncomingHttpHeaders, body: Buffer): ToolOutput {
+  const type = String(headers['content-type'] ?? '');
+  if (isBinaryBody(body, type, true))
+    return { content: `[binary response: ${binaryTypeOf(type)}, ${formatByteSize(body.length)}, HTTP ${status}]` };
   const text = bodyText(body, headers);
   if (text.length === 0) return { content: `(empty response, HTTP ${status})` };
-  const type = String(headers['content-type'] ?? '');
   if (/\bjson\b/i.test(type)) {
     try {
       return { content: text, structured: JSON.parse(text) };
@@ -193,6 +199,32 @@ async function readPrefix(body: Readable, max: number): Promise<Buffer> {
   return Buffer.concat(chunks, size);
 }
 
+/** Media types whose bodies are bytes, not text (a `+json` or `+xml` suffix, as in `image/svg+xml`, is text). */
+const BINARY_MEDIA_TYPE =
+  /^(?:image|audio|video|font)\/|^application\/(?:octet-stream|pdf|zip|gzip|x-gzip|x-tar|x-7z-compressed|vnd\.rar|x-rar-compressed|wasm|x-protobuf|protobuf|msword|vnd\.ms-[\w.-]+|vnd\.openxmlformats-officedocument\.[\w.-]+)$/i;
+
+/**
+ * Whether a body is binary: its Content-Type says so, or (`whole` bodies only: a cut one may end inside a character)
+ * it names no text type and no charset and the bytes are not UTF-8. A body declared as text (a `text/`, JSON or XML
+ * type, or any type with a charset) is text even when a byte is wrong in it.
+ */
+function isBinaryBody(body: Buffer, contentType: string, whole: boolean): boolean {
+  if (body.length === 0) return false;
+  const type = mediaTypeOf(contentType);
+  if (/^text\/|[/+](?:json|xml)$/i.test(type) || /;\s*charset\s*=/i.test(contentType)) return false;
+  return BINARY_MEDIA_TYPE.test(type) || (whole && !isUtf8(body));
+}
+
+/** The media type a Content-Type names, without its parameters ('' when none). */
+function mediaTypeOf(contentType: string): string {
+  return contentType.split(';')[0].trim().toLowerCase();
+}
+
+/** What a binary body is called in a summary. */
+function binaryTypeOf(contentType: string): string {
+  return mediaTypeOf(contentType) || 'application/octet-stream';
+}
+
 /**
  * A body as text, in the charset its Content-Type names (`charset=iso-8859-1`, `utf-16le`, ...), else UTF-8 (also when
  * the name is unknown); a byte order mark is dropped, so JSON behind one still parses.
@@ -213,6 +245,8 @@ function bodyText(body: Buffer, headers: IncomingHttpHeaders): string {
 /** The start of an error body for a message; `hide` runs first, so a cut never shows part of what it hides. */
 function excerptOf(raw: Buffer | null, headers: IncomingHttpHeaders, hide: (text: string) => string): string {
   if (!raw || raw.length === 0) return '';
+  const type = String(headers['content-type'] ?? '');
+  if (isBinaryBody(raw, type, false)) return `[binary body: ${binaryTypeOf(type)}]`;
   const text = hide(bodyText(raw, headers)).replace(/\s+/g, ' ').trim();
   return text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
 }

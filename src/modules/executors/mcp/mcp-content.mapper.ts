@@ -1,4 +1,5 @@
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
+import { formatByteSize } from '@app/common/text/byte-size';
 import type { ToolOutput } from '../tool-executor';
 
 /**
@@ -42,8 +43,5 @@ function describeBlock(block: ContentBlock): string {
 }
 
 function sizeOfBase64(data: string): string {
-  const bytes = Math.floor((data.length * 3) / 4) - (data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0);
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+  return formatByteSize(Math.floor((data.length * 3) / 4) - (data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0));
 }
