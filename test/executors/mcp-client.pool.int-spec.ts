@@ -375,6 +375,28 @@ describe('McpClientPool.listTools / listAllTools', () => {
     }
   });
 
+  it("lets a tools/list in flight finish when an admin's change retires its session, then closes the session", async () => {
+    const catalog = await new CatalogMcpServer([catalogTool('kept_a'), catalogTool('kept_b')]).start();
+    const endpoint = { url: catalog.url, owner: 'acme' };
+    try {
+      await gw.pool.listAllTools(endpoint);
+      catalog.holdLists();
+      const listing = gw.pool.listAllTools(endpoint);
+      await waitFor(() => catalog.listCalls === 2, { description: 'the second tools/list to reach the server' });
+      const closing = gw.pool.close(catalog.url, 'acme');
+      await new Promise((r) => setTimeout(r, 100));
+      catalog.release();
+      await expect(listing).resolves.toEqual([
+        expect.objectContaining({ name: 'kept_a' }),
+        expect.objectContaining({ name: 'kept_b' }),
+      ]);
+      await closing;
+      expect(gw.pool.stats().servers.filter((s) => s.url === catalog.url && s.connected)).toEqual([]);
+    } finally {
+      await catalog.stop();
+    }
+  });
+
   it('gives up on a listing of more than 10,000 tools', async () => {
     const many = await new CatalogMcpServer(
       Array.from({ length: 10_001 }, (_v, i) => ({ name: `t${i}`, inputSchema: { type: 'object' as const } })),

@@ -152,8 +152,8 @@ export class McpClientPool implements OnModuleDestroy {
 
   /**
    * Retires the sessions `owner` (a tenant, or null: the platform) has to `url`, for every caller (an admin changed
-   * or removed the service), or every session: the next call opens a new one, and each retired session is closed once its `tools/call`
-   * requests in flight have ended (at most {@link DEFAULT_REQUEST_TIMEOUT_MS}), so a change never cuts a running
+   * or removed the service), or every session: the next call opens a new one, and each retired session is closed once its requests in
+   * flight (`tools/call`, a sync's `tools/list`) have ended (at most {@link DEFAULT_REQUEST_TIMEOUT_MS}), so a change never cuts a running
    * call, a side-effecting one included, into an unknown outcome. Another owner's session to the same URL stays open.
    */
   async close(url?: string, owner: string | null = null): Promise<void> {

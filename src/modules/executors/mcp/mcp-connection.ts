@@ -54,8 +54,8 @@ export class McpConnection {
   private ready = false;
   /** Streamable HTTP only: `tools/call` straight over undici (see McpStreamableExchange). */
   private exchange?: McpStreamableExchange;
-  /** `tools/call` requests in flight, and who waits for there to be none (see {@link whenIdle}). */
-  private callsInFlight = 0;
+  /** Requests in flight (`tools/call` and `tools/list`), and who waits for there to be none (see {@link whenIdle}). */
+  private requestsInFlight = 0;
   private readonly idleWaiters = new Set<() => void>();
 
   private constructor(
@@ -150,33 +150,25 @@ export class McpConnection {
     meta?: Record<string, unknown>,
   ): Promise<CallToolResult> {
     const params = meta ? { name, arguments: args, _meta: meta } : { name, arguments: args };
-    this.callsInFlight++;
-    try {
+    return this.tracked(async () => {
       if (this.exchange) {
         const result = await this.exchange.request('tools/call', params, { signal, timeoutMs });
         return CallToolResultSchema.parse(result);
       }
-      return await untilAborted(
-        signal,
-        (requestSignal) =>
-          this.client.callTool(params, undefined, {
-            signal: requestSignal,
-            timeout: timeoutMs,
-          }) as Promise<CallToolResult>,
-      );
-    } finally {
-      if (--this.callsInFlight === 0) for (const wake of this.idleWaiters) wake();
-    }
+      return (await untilAborted(signal, (requestSignal) =>
+        this.client.callTool(params, undefined, { signal: requestSignal, timeout: timeoutMs }),
+      )) as CallToolResult;
+    });
   }
 
-  /** Whether a `tools/call` is in flight on this session. */
+  /** Whether a request (`tools/call`, `tools/list`) is in flight on this session. */
   get busy(): boolean {
-    return this.callsInFlight > 0;
+    return this.requestsInFlight > 0;
   }
 
-  /** Resolves once no `tools/call` is in flight on this session, or after `maxWaitMs`. */
+  /** Resolves once no request is in flight on this session, or after `maxWaitMs`. */
   whenIdle(maxWaitMs: number): Promise<void> {
-    if (this.callsInFlight === 0) return Promise.resolve();
+    if (this.requestsInFlight === 0) return Promise.resolve();
     return new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);
@@ -195,9 +187,21 @@ export class McpConnection {
     signal: AbortSignal | undefined,
     timeoutMs: number,
   ): Promise<{ tools: Tool[]; nextCursor?: string }> {
-    return untilAborted(signal, (requestSignal) =>
-      this.client.listTools(cursor ? { cursor } : undefined, { signal: requestSignal, timeout: timeoutMs }),
+    return this.tracked(() =>
+      untilAborted(signal, (requestSignal) =>
+        this.client.listTools(cursor ? { cursor } : undefined, { signal: requestSignal, timeout: timeoutMs }),
+      ),
     );
+  }
+
+  /** Runs one request counted as in flight, so that a retired session is closed only after it ({@link whenIdle}). */
+  private async tracked<T>(request: () => Promise<T>): Promise<T> {
+    this.requestsInFlight++;
+    try {
+      return await request();
+    } finally {
+      if (--this.requestsInFlight === 0) for (const wake of this.idleWaiters) wake();
+    }
   }
 
   /**
