@@ -102,21 +102,7 @@ export class CallRunner {
         errorClass: prepared.reason,
         content: prepared.content,
       });
-      return {
-        kind: 'result',
-        result: this.view({
-          toolCallId: call.id,
-          toolName: call.name,
-          status: 'FAILED',
-          content: prepared.content,
-          isError: true,
-          reused: false,
-          attempts: 0,
-          durationMs: 0,
-          inlineLimit: entry.inlineLimit,
-          errorClass: prepared.reason,
-        }),
-      };
+      return { kind: 'result', result: this.refusalView(call.id, call.name, prepared, entry.inlineLimit) };
     }
     const approved =
       grant !== null &&
@@ -211,21 +197,7 @@ export class CallRunner {
         Date.now(),
       );
       this.toolEvent(ctx, 'tool.failed', { toolCallId: call.id, tool: entry.toolName, errorClass: prepared.reason });
-      return {
-        kind: 'result',
-        result: this.view({
-          toolCallId: call.id,
-          toolName: entry.toolName,
-          status: 'FAILED',
-          content: prepared.content,
-          isError: true,
-          reused: false,
-          attempts: 0,
-          durationMs: 0,
-          inlineLimit: entry.inlineLimit,
-          errorClass: prepared.reason,
-        }),
-      };
+      return { kind: 'result', result: this.refusalView(call.id, entry.toolName, prepared, entry.inlineLimit) };
     }
     return { kind: 'result', result: await this.execute(ctx, claim, prepared, entry.inlineLimit) };
   }
@@ -345,6 +317,22 @@ export class CallRunner {
       truncated: inline.truncated,
       errorClass: r.errorClass,
     };
+  }
+
+  /** The result of a call refused before running (attempts 0). */
+  private refusalView(toolCallId: string, toolName: string, refusal: RefusedCall, inlineLimit: number): ActResult {
+    return this.view({
+      toolCallId,
+      toolName,
+      status: 'FAILED',
+      content: refusal.content,
+      isError: true,
+      reused: false,
+      attempts: 0,
+      durationMs: 0,
+      inlineLimit,
+      errorClass: refusal.reason,
+    });
   }
 
   inlineLimitOf(tool: ToolDescriptor | null): number {
