@@ -144,6 +144,32 @@ describe('toOpenAiStrictToolSpec', () => {
     });
   });
 
+  it('moves a pattern with a regex lookaround, which OpenAI refuses, into the description and keeps the others', () => {
+    const { spec, warnings } = toOpenAiStrictToolSpec(
+      deepFreeze({
+        name: 'mail',
+        description: 'Send mail.',
+        parameters: {
+          type: 'object',
+          properties: {
+            to: { type: 'string', description: 'Recipient.', pattern: '^(?!\\.)[a-z.]+@[a-z.]+$' },
+            tags: { type: 'array', items: { type: 'string', pattern: '^(?<!-)[a-z]+$' } },
+            code: { type: 'string', pattern: '^(?:[A-Z]{2})-[0-9]+$' },
+          },
+          required: ['to', 'tags', 'code'],
+        },
+      }),
+    );
+    expect(warnings).toEqual([]);
+    expect(spec.function.strict).toBe(true);
+    expect(spec.function.parameters.properties).toEqual({
+      to: { type: 'string', description: 'Recipient. (pattern: "^(?!\\\\.)[a-z.]+@[a-z.]+$")' },
+      tags: { type: 'array', items: { type: 'string', description: '(pattern: "^(?<!-)[a-z]+$")' } },
+      code: { type: 'string', pattern: '^(?:[A-Z]{2})-[0-9]+$' },
+    });
+    expect(openAiStrictSpecViolations(spec)).toEqual([]);
+  });
+
   it.each([
     [
       'an allOf of a string and a number',

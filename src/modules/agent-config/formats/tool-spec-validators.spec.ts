@@ -79,8 +79,27 @@ describe('provider validators', () => {
         obj({ a: { allOf: [{ type: 'string' }] } }, { required: ['a'], additionalProperties: false }),
         /keyword allOf/,
       ],
+      [
+        'a pattern with a lookahead',
+        obj({ a: { type: 'string', pattern: '^(?!\\.)[a-z.]+$' } }, { required: ['a'], additionalProperties: false }),
+        /properties\.a: pattern uses a regex lookaround/,
+      ],
+      [
+        'a pattern with a lookbehind',
+        obj({ a: { type: 'string', pattern: '(?<!-)x' } }, { required: ['a'], additionalProperties: false }),
+        /properties\.a: pattern uses a regex lookaround/,
+      ],
     ])('refuses %s', (_label, parameters, problem) => {
       expect(openAiStrictSpecViolations(strict(parameters)).join('\n')).toMatch(problem);
+    });
+
+    it('accepts groups, escapes and classes that only look like a lookaround', () => {
+      for (const pattern of ['^(?:ab)+$', '^(?<word>[a-z]+)$', '^\\(?=$', '^[(?=]+$', '^[\\](?!]+$'])
+        expect(
+          openAiStrictSpecViolations(
+            strict(obj({ a: { type: 'string', pattern } }, { required: ['a'], additionalProperties: false })),
+          ),
+        ).toEqual([]);
     });
 
     it('refuses more than 10 levels of nesting and accepts the documented shape', () => {
