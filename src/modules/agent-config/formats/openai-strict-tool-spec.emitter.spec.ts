@@ -170,6 +170,29 @@ describe('toOpenAiStrictToolSpec', () => {
     expect(openAiStrictSpecViolations(spec)).toEqual([]);
   });
 
+  it('lets the model pick any member of a root union by its discriminator', () => {
+    const { spec, warnings } = toOpenAiStrictToolSpec(
+      deepFreeze({
+        name: 'notify',
+        description: 'd',
+        parameters: {
+          type: 'object',
+          oneOf: [
+            { properties: { kind: { const: 'email' }, address: { type: 'string' } }, required: ['kind', 'address'] },
+            { properties: { kind: { const: 'sms' }, phone: { type: 'string' } }, required: ['kind', 'phone'] },
+          ],
+        },
+      }),
+    );
+    expect(warnings).toEqual([]);
+    expect(spec.function.parameters.properties).toEqual({
+      kind: { anyOf: [{ const: 'email' }, { const: 'sms' }] },
+      address: { type: ['string', 'null'] },
+      phone: { type: ['string', 'null'] },
+    });
+    expect(openAiStrictSpecViolations(spec)).toEqual([]);
+  });
+
   it.each([
     [
       'an allOf of a string and a number',

@@ -42,6 +42,33 @@ describe('toPortableSchema', () => {
     expect(anthropicSpecViolations(asAnthropic(schema))).toEqual([]);
   });
 
+  it('gives a property the members of a root union define differently every one of their schemas', () => {
+    const { schema } = toPortableSchema(
+      deepFreeze({
+        type: 'object',
+        oneOf: [
+          {
+            properties: { kind: { const: 'email' }, to: { type: 'string' }, urgent: { type: 'boolean' } },
+            required: ['kind', 'to'],
+          },
+          {
+            properties: { kind: { const: 'sms' }, to: { type: 'string' }, urgent: { type: 'boolean' } },
+            required: ['kind', 'to'],
+          },
+          { properties: { kind: { const: 'fax' }, to: { type: 'integer' } }, required: ['kind', 'to'] },
+        ],
+      }),
+    );
+    expect(schema.properties).toEqual({
+      kind: { anyOf: [{ const: 'email' }, { const: 'sms' }, { const: 'fax' }] },
+      to: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
+      urgent: { type: 'boolean' },
+    });
+    expect(schema.required).toEqual(['kind', 'to']);
+    expect(openAiSpecViolations(asOpenAi(schema))).toEqual([]);
+    expect(anthropicSpecViolations(asAnthropic(schema))).toEqual([]);
+  });
+
   it('resolves a root $ref and keeps the definitions the properties still point to', () => {
     const { schema } = toPortableSchema({
       type: 'object',

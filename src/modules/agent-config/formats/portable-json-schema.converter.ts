@@ -124,11 +124,8 @@ function resolveRefChain(member: RawSchema, refs: GeminiSchemaRefResolver, merge
 function layOutAlternatives(root: RawSchema, members: RawSchema[], key: string, notes: string[]): void {
   if (members.length === 0) return;
   const properties: RawSchema = isRawSchema(root.properties) ? root.properties : {};
-  for (const member of members) {
-    for (const [name, schema] of Object.entries(isRawSchema(member.properties) ? member.properties : {})) {
-      if (!Object.hasOwn(properties, name)) properties[name] = schema;
-    }
-  }
+  const own = new Set(Object.keys(properties));
+  Object.assign(properties, unitedMemberProperties(members, own));
   root.properties = properties;
   const lists = members.map((m) => stringList(m.required));
   const everywhere = lists[0].filter((name) => lists.every((list) => list.includes(name)));
@@ -144,6 +141,24 @@ function layOutAlternatives(root: RawSchema, members: RawSchema[], key: string, 
   const rule = `Give ${key === 'oneOf' ? 'exactly one' : 'at least one'} of these argument sets: ${choices.join(' or ')}.`;
   root.description = typeof root.description === 'string' ? `${root.description}\n${rule}` : rule;
   notes.push(`root ${key} of ${members.length} alternatives laid out as one object`);
+}
+
+/**
+ * The properties of a union's members side by side: a name the members define differently takes any of their schemas
+ * (`kind: {anyOf: [{const: 'email'}, {const: 'sms'}]}`), so no member's values are lost (a discriminator that kept
+ * the first member's only let the model pick the first member). Names in `skip` (the root's own) are left out.
+ */
+export function unitedMemberProperties(members: RawSchema[], skip: ReadonlySet<string> = new Set()): RawSchema {
+  const choices = new Map<string, unknown[]>();
+  for (const member of members) {
+    for (const [name, schema] of Object.entries(isRawSchema(member.properties) ? member.properties : {})) {
+      if (skip.has(name)) continue;
+      const list = choices.get(name) ?? [];
+      if (!list.some((known) => JSON.stringify(known) === JSON.stringify(schema))) list.push(schema);
+      choices.set(name, list);
+    }
+  }
+  return Object.fromEntries([...choices].map(([name, list]) => [name, list.length === 1 ? list[0] : { anyOf: list }]));
 }
 
 function stringList(value: unknown): string[] {
