@@ -15,6 +15,8 @@ export const OPENAI_MAX_DESCRIPTION_CHARS = 1024;
  * the top level"; "In context=('properties', 'x'), array schema missing items"; subschemas are objects.
  */
 const OPENAI_FORBIDDEN_AT_ROOT = ['oneOf', 'anyOf', 'allOf', 'enum', 'not'] as const;
+/** Half of a surrogate pair: the API answers 400 "The request body is not valid JSON: no low surrogate in string". */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Why OpenAI Chat Completions would refuse `spec` (non-strict), as `path: problem`; empty when it accepts it. */
 export function openAiSpecViolations(spec: unknown): string[] {
@@ -29,6 +31,8 @@ export function openAiSpecViolations(spec: unknown): string[] {
   if (typeof fn.description === 'string' && fn.description.length > OPENAI_MAX_DESCRIPTION_CHARS) {
     problems.push(`description: longer than ${OPENAI_MAX_DESCRIPTION_CHARS} characters`);
   }
+  if (typeof fn.description === 'string' && LONE_SURROGATE.test(fn.description))
+    problems.push('description: holds a lone UTF-16 surrogate (half of a character), which is not valid JSON text');
   if (fn.strict !== undefined && typeof fn.strict !== 'boolean') problems.push('strict: must be a boolean');
   problems.push(
     ...schemaShapeViolations(fn.parameters, { arrayNeedsItems: true, forbiddenAtRoot: OPENAI_FORBIDDEN_AT_ROOT }),

@@ -40,6 +40,15 @@ describe('provider validators', () => {
       ).toEqual(['name: must match ^[a-zA-Z0-9_-]{1,64}$', 'description: longer than 1024 characters']);
     });
 
+    it('refuses a description holding half of a surrogate pair (not valid JSON text for the API)', () => {
+      expect(
+        openAiSpecViolations({
+          type: 'function',
+          function: { name: 'f', description: `cut here \uD83D`, parameters: obj({}) },
+        }),
+      ).toEqual(['description: holds a lone UTF-16 surrogate (half of a character), which is not valid JSON text']);
+    });
+
     it('accepts additionalProperties: false, $defs refs and nested combinators', () => {
       expect(
         openAiSpecViolations(
