@@ -1,5 +1,5 @@
 import { schemaShapeViolations } from './json-schema-shape.validator';
-import { isRawSchema } from './tool-spec-schema.walk';
+import { LONE_SURROGATE, isRawSchema } from './tool-spec-schema.walk';
 
 /**
  * OpenAI Chat Completions, `tools[].function` (API reference, "Create chat completion"): `name` "must be
@@ -15,8 +15,6 @@ export const OPENAI_MAX_DESCRIPTION_CHARS = 1024;
  * the top level"; "In context=('properties', 'x'), array schema missing items"; subschemas are objects.
  */
 const OPENAI_FORBIDDEN_AT_ROOT = ['oneOf', 'anyOf', 'allOf', 'enum', 'not'] as const;
-/** Half of a surrogate pair: the API answers 400 "The request body is not valid JSON: no low surrogate in string". */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Why OpenAI Chat Completions would refuse `spec` (non-strict), as `path: problem`; empty when it accepts it. */
 export function openAiSpecViolations(spec: unknown): string[] {

@@ -125,6 +125,12 @@ describe('provider validators', () => {
   });
 
   describe('anthropicSpecViolations', () => {
+    it('refuses a description holding half of a surrogate pair (not valid JSON text for the API)', () => {
+      expect(anthropicSpecViolations({ name: 'f', description: '\uDE00 x', input_schema: obj({}) })).toEqual([
+        'description: holds a lone UTF-16 surrogate (half of a character), which is not valid JSON text',
+      ]);
+    });
+
     it.each([['oneOf'], ['allOf'], ['anyOf']])('refuses a root %s', (key) => {
       expect(anthropicSpecViolations(anthropic(obj({}, { [key]: [obj({})] })))).toEqual([
         `$: ${key} is not allowed at the top level`,
