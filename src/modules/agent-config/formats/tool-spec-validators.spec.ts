@@ -209,5 +209,14 @@ describe('provider validators', () => {
         'spec must be the flat {type:"function", name, description, parameters, strict}',
       ]);
     });
+
+    it('refuses a pattern with a regex lookaround in a tool that is not strict too', () => {
+      const parameters = obj({ a: { type: 'array', items: { type: 'string', pattern: '^(?=x)' } } });
+      expect(
+        openAiResponsesSpecViolations({ type: 'function', name: 'f', description: 'd', parameters, strict: false }),
+      ).toEqual([
+        '$.properties.a.items: pattern uses a regex lookaround ((?=, (?!, (?<=, (?<!), which the Responses API does not support',
+      ]);
+    });
   });
 });
