@@ -1,5 +1,5 @@
 import { schemaShapeViolations } from './json-schema-shape.validator';
-import { isRawSchema } from './tool-spec-schema.walk';
+import { LONE_SURROGATE, isRawSchema } from './tool-spec-schema.walk';
 
 /**
  * Anthropic Messages API, `tools[]` (tool use docs and API reference): `name` matches
@@ -22,6 +22,8 @@ export function anthropicSpecViolations(spec: unknown): string[] {
     problems.push('name: must match ^[a-zA-Z0-9_-]{1,64}$');
   if (spec.description !== undefined && typeof spec.description !== 'string')
     problems.push('description: must be a string');
+  if (typeof spec.description === 'string' && LONE_SURROGATE.test(spec.description))
+    problems.push('description: holds a lone UTF-16 surrogate (half of a character), which is not valid JSON text');
   problems.push(
     ...schemaShapeViolations(spec.input_schema, {
       arrayNeedsItems: false,

@@ -63,4 +63,37 @@ describe('toAnthropicToolSpec', () => {
     expect(anthropicSpecViolations({ name: 'q', description: 'q', input_schema: schema })).toEqual([]);
     expect(notes).toEqual([expect.stringContaining('"$top", "filter[name]"')]);
   });
+
+  it('points the $refs that pass through a renamed key at the renamed key, so they still resolve', () => {
+    const parameters = {
+      type: 'object',
+      properties: {
+        $top: { type: 'integer', minimum: 1 },
+        'ship to': { type: 'object', properties: { 'zip code': { type: 'string' } } },
+        'bill to': { $ref: '#/properties/ship%20to' },
+        limit: { $ref: '#/properties/$top' },
+        zip: { $ref: '#/properties/ship to/properties/zip code' },
+        properties: { type: 'object', properties: { 'a~b': { type: 'string' } } },
+        nested: { $ref: '#/properties/properties/properties/a~0b' },
+        row: { $ref: '#/$defs/Row' },
+        rows: { type: 'array', items: { type: 'object', properties: { 'row id': { type: 'string' } } } },
+        firstId: { $ref: '#/properties/rows/items/properties/row%20id' },
+        anyId: { anyOf: [{ type: 'object', properties: { '@id': { type: 'string' } } }] },
+        otherId: { $ref: '#/properties/anyId/anyOf/0/properties/@id' },
+      },
+      $defs: { Row: { type: 'object', properties: { 'row id': { type: 'string' } } } },
+    };
+    const { schema } = toAnthropicInputSchema(deepFreeze(parameters));
+    const properties = schema.properties as Record<string, { $ref?: string }>;
+    expect(properties[anthropicPropertyKey('bill to')].$ref).toBe(`#/properties/${anthropicPropertyKey('ship to')}`);
+    expect(properties.limit.$ref).toBe(`#/properties/${anthropicPropertyKey('$top')}`);
+    expect(properties.zip.$ref).toBe(
+      `#/properties/${anthropicPropertyKey('ship to')}/properties/${anthropicPropertyKey('zip code')}`,
+    );
+    expect(properties.nested.$ref).toBe(`#/properties/properties/properties/${anthropicPropertyKey('a~b')}`);
+    expect(properties.row.$ref).toBe('#/$defs/Row');
+    expect(properties.firstId.$ref).toBe(`#/properties/rows/items/properties/${anthropicPropertyKey('row id')}`);
+    expect(properties.otherId.$ref).toBe(`#/properties/anyId/anyOf/0/properties/${anthropicPropertyKey('@id')}`);
+    expect(anthropicSpecViolations({ name: 'q', description: 'q', input_schema: schema })).toEqual([]);
+  });
 });

@@ -74,10 +74,38 @@ describe('toGeminiToolSpec', () => {
       properties: {
         verbose: { type: 'boolean' },
         id: { type: 'string' },
-        scope: { type: 'string' },
+        scope: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
         email: { type: 'string' },
       },
       required: ['scope'],
+    });
+    expect(geminiViolations(spec.parameters)).toEqual([]);
+  });
+
+  it('keeps every value of a discriminator the members of a root union set differently', () => {
+    const spec = toGeminiToolSpec({
+      name: 'notify',
+      description: 'By email or by SMS.',
+      parameters: deepFreeze({
+        type: 'object',
+        oneOf: [
+          { properties: { kind: { const: 'email' }, to: { type: 'string' } }, required: ['kind', 'to'] },
+          { properties: { kind: { const: 'sms' }, to: { type: 'string' } }, required: ['kind', 'to'] },
+        ],
+      }),
+    });
+    expect(spec.parameters).toEqual({
+      type: 'object',
+      properties: {
+        kind: {
+          anyOf: [
+            { type: 'string', enum: ['email'] },
+            { type: 'string', enum: ['sms'] },
+          ],
+        },
+        to: { type: 'string' },
+      },
+      required: ['kind', 'to'],
     });
     expect(geminiViolations(spec.parameters)).toEqual([]);
   });

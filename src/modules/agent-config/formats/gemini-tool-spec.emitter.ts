@@ -1,6 +1,8 @@
 import { JsonSchema } from '@app/modules/tool-registry/tool-registry.types';
 import { toGeminiSchema } from './gemini-schema.converter';
 import { GeminiToolSpec, ToolSpecSource } from './model-format.types';
+import { unitedMemberProperties } from './portable-json-schema.converter';
+import { wellFormedText } from './tool-spec-schema.walk';
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -8,17 +10,16 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 /**
  * Gemini needs an OBJECT at the root. A root union of objects (`anyOf: [{...}, {...}]`) would leave
- * the root with no properties at all, so its members' properties are laid out side by side instead;
- * a name is required only when every member requires it.
+ * the root with no properties at all, so its members' properties are laid out side by side instead (a name
+ * the members define differently takes any of their schemas); a name is required only when every member
+ * requires it.
  */
 function toObjectRoot(schema: JsonSchema): JsonSchema {
   const { anyOf, nullable: _nullable, ...root } = schema;
   const properties: Record<string, unknown> = {};
   const required = new Set(Array.isArray(root.required) ? (root.required as string[]) : []);
   const members = (Array.isArray(anyOf) ? anyOf : []).filter(isPlainObject);
-  for (const member of members) {
-    if (isPlainObject(member.properties)) Object.assign(properties, { ...member.properties, ...properties });
-  }
+  Object.assign(properties, unitedMemberProperties(members));
   const alwaysRequired = members.map((m) => (Array.isArray(m.required) ? (m.required as string[]) : []));
   for (const name of alwaysRequired[0] ?? []) {
     if (alwaysRequired.every((names) => names.includes(name))) required.add(name);
@@ -38,7 +39,8 @@ function toObjectRoot(schema: JsonSchema): JsonSchema {
 export function toGeminiToolSpec(tool: ToolSpecSource): GeminiToolSpec {
   const parameters = toObjectRoot(toGeminiSchema(tool.parameters));
   const properties = parameters.properties;
-  const { name, description } = tool;
+  const { name } = tool;
+  const description = wellFormedText(tool.description);
   if (!isPlainObject(properties) || Object.keys(properties).length === 0) return { name, description };
   return { name, description, parameters };
 }

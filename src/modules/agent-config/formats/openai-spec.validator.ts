@@ -1,5 +1,5 @@
 import { schemaShapeViolations } from './json-schema-shape.validator';
-import { isRawSchema } from './tool-spec-schema.walk';
+import { LONE_SURROGATE, isRawSchema } from './tool-spec-schema.walk';
 
 /**
  * OpenAI Chat Completions, `tools[].function` (API reference, "Create chat completion"): `name` "must be
@@ -29,6 +29,8 @@ export function openAiSpecViolations(spec: unknown): string[] {
   if (typeof fn.description === 'string' && fn.description.length > OPENAI_MAX_DESCRIPTION_CHARS) {
     problems.push(`description: longer than ${OPENAI_MAX_DESCRIPTION_CHARS} characters`);
   }
+  if (typeof fn.description === 'string' && LONE_SURROGATE.test(fn.description))
+    problems.push('description: holds a lone UTF-16 surrogate (half of a character), which is not valid JSON text');
   if (fn.strict !== undefined && typeof fn.strict !== 'boolean') problems.push('strict: must be a boolean');
   problems.push(
     ...schemaShapeViolations(fn.parameters, { arrayNeedsItems: true, forbiddenAtRoot: OPENAI_FORBIDDEN_AT_ROOT }),

@@ -1,6 +1,6 @@
 import { JsonSchema } from '@app/modules/tool-registry/tool-registry.types';
 import { GeminiSchemaRefResolver } from './gemini-schema-ref.resolver';
-import { OPENAI_STRICT_FORMATS } from './openai-strict-spec.validator';
+import { OPENAI_STRICT_FORMATS, hasRegexLookaround } from './openai-strict-spec.validator';
 import { RawSchema, declaredTypes, isRawSchema } from './tool-spec-schema.walk';
 
 /** The strict rewrite of a schema, or why it cannot be written that way. */
@@ -52,7 +52,7 @@ const SILENT = new Set([
  * `additionalProperties: false` and every property listed in `required`, an optional one made a union
  * with `null` (the null is mapped back before the tool's own schema validates the arguments); `oneOf`
  * becomes `anyOf`; keywords strict mode does not support (`minLength`, `default`, `uniqueItems`, formats
- * outside its list, ...) move into the description. What strict mode cannot express is reported instead:
+ * outside its list, a `pattern` with a lookaround, ...) move into the description. What strict mode cannot express is reported instead:
  * maps and free-form objects, nodes of any type, `allOf` of anything but objects (objects are merged), recursion through anything but the
  * root (`#`) or a definition (kept under `$defs`, which strict mode supports).
  */
@@ -131,6 +131,10 @@ class StrictConverter {
     }
     const types = declaredTypes(schema);
     if (schema.nullable === true && !types.includes('null') && types.length > 0) types.push('null');
+    if (typeof out.pattern === 'string' && hasRegexLookaround(out.pattern)) {
+      notes.push(`pattern: ${JSON.stringify(out.pattern)}`);
+      delete out.pattern;
+    }
     if (typeof schema.format === 'string') {
       if (OPENAI_STRICT_FORMATS.has(schema.format)) out.format = schema.format;
       else notes.push(`format: ${schema.format}`);

@@ -123,6 +123,10 @@ function strictNode(
     problems.push(`${path}: $ref does not resolve`);
   if (typeof schema.format === 'string' && !OPENAI_STRICT_FORMATS.has(schema.format))
     problems.push(`${path}: format ${schema.format} is not supported`);
+  if (typeof schema.pattern === 'string' && hasRegexLookaround(schema.pattern))
+    problems.push(
+      `${path}: pattern uses a regex lookaround ((?=, (?!, (?<=, (?<!), which strict mode does not support`,
+    );
   tallyValues(schema, path, tally, problems);
   if (types.includes('object') || schema.properties !== undefined)
     strictObject(schema, path, depth, refs, tally, problems);
@@ -160,6 +164,23 @@ function strictObject(
     tally.chars += name.length;
     strictNode(child, `${path}.properties.${name}`, depth + 1, refs, tally, problems);
   }
+}
+
+/**
+ * Whether a `pattern` holds a lookahead or lookbehind group: OpenAI refuses the whole request with "Invalid JSON schema:
+ * regex lookaround is not supported. Found at $.properties.x.pattern" (strict functions and the Responses API), although
+ * its documented subset lists `pattern`. Escaped characters and character classes (`\(?=`, `[(?=]`) are not groups.
+ */
+export function hasRegexLookaround(pattern: string): boolean {
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\') i++;
+    else if (inClass) inClass = c !== ']';
+    else if (c === '[') inClass = true;
+    else if (c === '(' && pattern[i + 1] === '?' && /^(?:[=!]|<[=!])/.test(pattern.slice(i + 2, i + 4))) return true;
+  }
+  return false;
 }
 
 const isPrimitive = (value: unknown) => value === null || ['string', 'number', 'boolean'].includes(typeof value);

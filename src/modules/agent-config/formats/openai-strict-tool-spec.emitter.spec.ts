@@ -144,6 +144,55 @@ describe('toOpenAiStrictToolSpec', () => {
     });
   });
 
+  it('moves a pattern with a regex lookaround, which OpenAI refuses, into the description and keeps the others', () => {
+    const { spec, warnings } = toOpenAiStrictToolSpec(
+      deepFreeze({
+        name: 'mail',
+        description: 'Send mail.',
+        parameters: {
+          type: 'object',
+          properties: {
+            to: { type: 'string', description: 'Recipient.', pattern: '^(?!\\.)[a-z.]+@[a-z.]+$' },
+            tags: { type: 'array', items: { type: 'string', pattern: '^(?<!-)[a-z]+$' } },
+            code: { type: 'string', pattern: '^(?:[A-Z]{2})-[0-9]+$' },
+          },
+          required: ['to', 'tags', 'code'],
+        },
+      }),
+    );
+    expect(warnings).toEqual([]);
+    expect(spec.function.strict).toBe(true);
+    expect(spec.function.parameters.properties).toEqual({
+      to: { type: 'string', description: 'Recipient. (pattern: "^(?!\\\\.)[a-z.]+@[a-z.]+$")' },
+      tags: { type: 'array', items: { type: 'string', description: '(pattern: "^(?<!-)[a-z]+$")' } },
+      code: { type: 'string', pattern: '^(?:[A-Z]{2})-[0-9]+$' },
+    });
+    expect(openAiStrictSpecViolations(spec)).toEqual([]);
+  });
+
+  it('lets the model pick any member of a root union by its discriminator', () => {
+    const { spec, warnings } = toOpenAiStrictToolSpec(
+      deepFreeze({
+        name: 'notify',
+        description: 'd',
+        parameters: {
+          type: 'object',
+          oneOf: [
+            { properties: { kind: { const: 'email' }, address: { type: 'string' } }, required: ['kind', 'address'] },
+            { properties: { kind: { const: 'sms' }, phone: { type: 'string' } }, required: ['kind', 'phone'] },
+          ],
+        },
+      }),
+    );
+    expect(warnings).toEqual([]);
+    expect(spec.function.parameters.properties).toEqual({
+      kind: { anyOf: [{ const: 'email' }, { const: 'sms' }] },
+      address: { type: ['string', 'null'] },
+      phone: { type: ['string', 'null'] },
+    });
+    expect(openAiStrictSpecViolations(spec)).toEqual([]);
+  });
+
   it.each([
     [
       'an allOf of a string and a number',

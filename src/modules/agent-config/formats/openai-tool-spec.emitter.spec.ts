@@ -1,5 +1,6 @@
 import { toOpenAiToolSpec } from './openai-tool-spec.emitter';
 import { deepFreeze } from './model-formats.test-helpers';
+import { openAiSpecViolations } from './openai-spec.validator';
 
 describe('toOpenAiToolSpec', () => {
   it('wraps the tool as {type:"function", function:{name, description, parameters}} with the schema untouched', () => {
@@ -44,5 +45,14 @@ describe('toOpenAiToolSpec', () => {
     const spec = toOpenAiToolSpec({ name: 't', description: 'x'.repeat(8000), parameters: { type: 'object' } });
     expect(spec.function.description).toHaveLength(1024);
     expect(spec.function.description.endsWith('x…')).toBe(true);
+  });
+
+  it('never cuts a description between the two halves of a character outside the BMP', () => {
+    const description = `${'x'.repeat(1022)}${'\u{1F600}'.repeat(5)}`;
+    const spec = toOpenAiToolSpec({ name: 't', description, parameters: { type: 'object' } });
+    expect(spec.function.description).toBe(`${'x'.repeat(1022)}…`);
+    expect(openAiSpecViolations(spec)).toEqual([]);
+    const emoji = toOpenAiToolSpec({ name: 't', description: '\u{1F600}'.repeat(600), parameters: {} });
+    expect(emoji.function.description).toBe(`${'\u{1F600}'.repeat(511)}…`);
   });
 });

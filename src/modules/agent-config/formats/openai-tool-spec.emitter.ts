@@ -1,12 +1,23 @@
 import { OPENAI_MAX_DESCRIPTION_CHARS } from './openai-spec.validator';
 import { toPortableSchema } from './portable-json-schema.converter';
 import { OpenAiToolSpec, ToolSpecSource } from './model-format.types';
+import { wellFormedText } from './tool-spec-schema.walk';
 
-/** OpenAI refuses a function description over its cap: the end is cut, marked with an ellipsis. */
+/**
+ * OpenAI refuses a function description over its cap: the end is cut, marked with an ellipsis. The cut never falls
+ * between the two halves of a character outside the BMP (an emoji), and a lone half already there is replaced
+ * ({@link wellFormedText}): it is not valid JSON text, and the API refuses the whole request for it.
+ */
 export function capOpenAiDescription(description: string): string {
-  return description.length <= OPENAI_MAX_DESCRIPTION_CHARS
-    ? description
-    : `${description.slice(0, OPENAI_MAX_DESCRIPTION_CHARS - 1)}…`;
+  const text = wellFormedText(description);
+  if (text.length <= OPENAI_MAX_DESCRIPTION_CHARS) return text;
+  let end = OPENAI_MAX_DESCRIPTION_CHARS - 1;
+  if (isHighSurrogate(text.charCodeAt(end - 1))) end--;
+  return `${text.slice(0, end)}…`;
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { cpuTimedUnder } from '@test/support/cpu-time';
 import { toPortableSchema } from './portable-json-schema.converter';
 import { deepFreeze } from './model-formats.test-helpers';
 import { openAiSpecViolations } from './openai-spec.validator';
@@ -37,6 +38,33 @@ describe('toPortableSchema', () => {
       required: ['v'],
     });
     expect(notes).toEqual(['root oneOf of 2 alternatives laid out as one object']);
+    expect(openAiSpecViolations(asOpenAi(schema))).toEqual([]);
+    expect(anthropicSpecViolations(asAnthropic(schema))).toEqual([]);
+  });
+
+  it('gives a property the members of a root union define differently every one of their schemas', () => {
+    const { schema } = toPortableSchema(
+      deepFreeze({
+        type: 'object',
+        oneOf: [
+          {
+            properties: { kind: { const: 'email' }, to: { type: 'string' }, urgent: { type: 'boolean' } },
+            required: ['kind', 'to'],
+          },
+          {
+            properties: { kind: { const: 'sms' }, to: { type: 'string' }, urgent: { type: 'boolean' } },
+            required: ['kind', 'to'],
+          },
+          { properties: { kind: { const: 'fax' }, to: { type: 'integer' } }, required: ['kind', 'to'] },
+        ],
+      }),
+    );
+    expect(schema.properties).toEqual({
+      kind: { anyOf: [{ const: 'email' }, { const: 'sms' }, { const: 'fax' }] },
+      to: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
+      urgent: { type: 'boolean' },
+    });
+    expect(schema.required).toEqual(['kind', 'to']);
     expect(openAiSpecViolations(asOpenAi(schema))).toEqual([]);
     expect(anthropicSpecViolations(asAnthropic(schema))).toEqual([]);
   });
@@ -101,5 +129,77 @@ describe('toPortableSchema', () => {
     const { schema } = toPortableSchema(source);
     expect(schema.properties).toEqual({ q: { type: 'string' } });
     expect(openAiSpecViolations(asOpenAi(schema))).toEqual([]);
+  });
+
+  it.each([
+    [
+      'a root anyOf member (zod-to-json-schema writes these for a reused schema)',
+      {
+        type: 'object',
+        anyOf: [
+          { properties: { kind: { const: 'a' }, to: { type: 'string', minLength: 2 } }, required: ['kind'] },
+          { properties: { kind: { const: 'b' }, cc: { $ref: '#/anyOf/0/properties/to' } }, required: ['kind'] },
+        ],
+      },
+      'cc',
+      { type: 'string', minLength: 2 },
+    ],
+    [
+      'a root allOf member',
+      {
+        type: 'object',
+        allOf: [{ properties: { a: { type: 'integer', minimum: 1 } } }],
+        properties: { b: { $ref: '#/allOf/0/properties/a', description: 'Like a.' } },
+      },
+      'b',
+      { type: 'integer', minimum: 1, description: 'Like a.' },
+    ],
+    [
+      'a position of a draft-07 tuple',
+      {
+        type: 'object',
+        properties: {
+          t: { type: 'array', items: [{ type: 'string' }, { type: 'integer', maximum: 9 }] },
+          u: { $ref: '#/properties/t/items/1' },
+        },
+      },
+      'u',
+      { type: 'integer', maximum: 9 },
+    ],
+    [
+      'a prefixItems position holding an array without items',
+      {
+        type: 'object',
+        properties: {
+          t: { type: 'array', prefixItems: [{ type: 'array' }] },
+          u: { $ref: '#/properties/t/prefixItems/0' },
+        },
+      },
+      'u',
+      { type: 'array', items: {} },
+    ],
+  ])('inlines a $ref into %s, which the rewrite moved, so it still resolves', (_label, source, property, inlined) => {
+    const { schema } = toPortableSchema(deepFreeze(source));
+    expect((schema.properties as Record<string, unknown>)[property]).toEqual(inlined);
+    expect(openAiSpecViolations(asOpenAi(schema))).toEqual([]);
+    expect(anthropicSpecViolations(asAnthropic(schema))).toEqual([]);
+  });
+
+  it('stops inlining, quickly, tuple positions that refer to each other and grow six-fold at every round', () => {
+    const positions = Array.from({ length: 30 }, (_, i) =>
+      i === 29
+        ? { type: 'string' }
+        : {
+            type: 'object',
+            properties: Object.fromEntries(
+              ['a', 'b', 'c', 'd', 'e', 'f'].map((k) => [k, { $ref: `#/properties/t/items/${i + 1}` }]),
+            ),
+          },
+    );
+    const { value, cpuMs } = cpuTimedUnder(2000, () =>
+      toPortableSchema({ type: 'object', properties: { t: { type: 'array', items: positions } } }),
+    );
+    expect(cpuMs).toBeLessThan(2000);
+    expect(JSON.stringify(value.schema).length).toBeLessThan(5_000_000);
   });
 });

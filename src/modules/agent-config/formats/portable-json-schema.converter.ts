@@ -32,7 +32,9 @@ const ROOT_ONLY_DROPPED = [
  * - a draft-07 tuple (`items: [...]`) or `prefixItems` becomes `items` of its alternatives, its length
  *   kept with `minItems`/`maxItems`;
  * - an array without `items` gets `items: {}`; a boolean subschema becomes `{}` (true) or `{not: {}}` (false);
- * - `$schema` is dropped (both providers read the schema as 2020-12).
+ * - `$schema` is dropped (both providers read the schema as 2020-12);
+ * - a local `$ref` into a part the rewrite moved (a root union or `allOf` member, a tuple position) is replaced by
+ *   its target, rewritten the same way, so no ref is left pointing nowhere.
  * The input is not mutated.
  */
 export function toPortableSchema(source: JsonSchema): PortableSchema {
@@ -41,6 +43,7 @@ export function toPortableSchema(source: JsonSchema): PortableSchema {
   flattenRoot(root, notes);
   delete root.$schema;
   rewriteTree(root, notes);
+  inlineMovedRefs(root, source, notes);
   root.type = 'object';
   if (!isRawSchema(root.properties)) root.properties = {};
   return { schema: root, notes };
@@ -121,11 +124,8 @@ function resolveRefChain(member: RawSchema, refs: GeminiSchemaRefResolver, merge
 function layOutAlternatives(root: RawSchema, members: RawSchema[], key: string, notes: string[]): void {
   if (members.length === 0) return;
   const properties: RawSchema = isRawSchema(root.properties) ? root.properties : {};
-  for (const member of members) {
-    for (const [name, schema] of Object.entries(isRawSchema(member.properties) ? member.properties : {})) {
-      if (!Object.hasOwn(properties, name)) properties[name] = schema;
-    }
-  }
+  const own = new Set(Object.keys(properties));
+  Object.assign(properties, unitedMemberProperties(members, own));
   root.properties = properties;
   const lists = members.map((m) => stringList(m.required));
   const everywhere = lists[0].filter((name) => lists.every((list) => list.includes(name)));
@@ -143,12 +143,30 @@ function layOutAlternatives(root: RawSchema, members: RawSchema[], key: string, 
   notes.push(`root ${key} of ${members.length} alternatives laid out as one object`);
 }
 
+/**
+ * The properties of a union's members side by side: a name the members define differently takes any of their schemas
+ * (`kind: {anyOf: [{const: 'email'}, {const: 'sms'}]}`), so no member's values are lost (a discriminator that kept
+ * the first member's only let the model pick the first member). Names in `skip` (the root's own) are left out.
+ */
+export function unitedMemberProperties(members: RawSchema[], skip: ReadonlySet<string> = new Set()): RawSchema {
+  const choices = new Map<string, unknown[]>();
+  for (const member of members) {
+    for (const [name, schema] of Object.entries(isRawSchema(member.properties) ? member.properties : {})) {
+      if (skip.has(name)) continue;
+      const list = choices.get(name) ?? [];
+      if (!list.some((known) => JSON.stringify(known) === JSON.stringify(schema))) list.push(schema);
+      choices.set(name, list);
+    }
+  }
+  return Object.fromEntries([...choices].map(([name, list]) => [name, list.length === 1 ? list[0] : { anyOf: list }]));
+}
+
 function stringList(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
 
-/** Rewrites every subschema below the root in place (the tree is our own copy). */
-function rewriteTree(root: RawSchema, notes: string[]): void {
+/** Rewrites every subschema below the root in place (the tree is our own copy); returns how many it visited. */
+function rewriteTree(root: RawSchema, notes: string[]): number {
   const seen = new Set<object>();
   const stack: RawSchema[] = [root];
   while (stack.length > 0) {
@@ -162,6 +180,44 @@ function rewriteTree(root: RawSchema, notes: string[]): void {
     }
     replaceBooleanSchemas(node);
     for (const [, child] of childSchemas(node)) if (isRawSchema(child)) stack.push(child);
+  }
+  return seen.size;
+}
+
+/** Rounds of inlining: a target may hold refs into moved parts in turn (a recursive one is left as it is after that). */
+const MAX_INLINE_ROUNDS = 8;
+/** Bound on the subschemas copied in: targets that refer to each other could otherwise double at every round. */
+const MAX_INLINED_NODES = 10_000;
+
+/**
+ * Replaces each `$ref` that resolved in `source` but no longer resolves in `root` by a rewritten copy of its target
+ * (the keywords beside the ref win), round after round while targets bring more such refs.
+ */
+function inlineMovedRefs(root: RawSchema, source: unknown, notes: string[]): void {
+  const before = new GeminiSchemaRefResolver(source);
+  let inlined = 0;
+  for (let round = 0; round < MAX_INLINE_ROUNDS; round++) {
+    const after = new GeminiSchemaRefResolver(root);
+    const moved: RawSchema[] = [];
+    const seen = new Set<object>();
+    const stack: RawSchema[] = [root];
+    while (stack.length > 0) {
+      const node = stack.pop()!;
+      if (seen.has(node)) continue;
+      seen.add(node);
+      const ref = node.$ref;
+      if (typeof ref === 'string' && after.resolve(ref) === undefined && isRawSchema(before.resolve(ref)))
+        moved.push(node);
+      for (const [, child] of childSchemas(node)) if (isRawSchema(child)) stack.push(child);
+    }
+    if (moved.length === 0) return;
+    for (const node of moved) {
+      const target = structuredClone(before.resolve(node.$ref as string) as RawSchema);
+      inlined += rewriteTree(target, notes);
+      if (inlined > MAX_INLINED_NODES) return;
+      delete node.$ref;
+      for (const [key, value] of Object.entries(target)) if (!Object.hasOwn(node, key)) node[key] = value;
+    }
   }
 }
 

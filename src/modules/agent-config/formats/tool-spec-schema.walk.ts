@@ -51,3 +51,11 @@ export function declaredTypes(schema: RawSchema): string[] {
 }
 
 export const JSON_SCHEMA_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'array', 'object', 'null']);
+
+/** Half of a surrogate pair: the providers' JSON parsers refuse it ("no low surrogate in string") with the whole request. */
+export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** `text` with each lone surrogate (from an MCP server, a cut) replaced by U+FFFD, as String#toWellFormed does. */
+export function wellFormedText(text: string): string {
+  return LONE_SURROGATE.test(text) ? text.replace(new RegExp(LONE_SURROGATE.source, 'g'), '\uFFFD') : text;
+}

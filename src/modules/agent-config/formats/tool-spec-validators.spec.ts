@@ -40,6 +40,15 @@ describe('provider validators', () => {
       ).toEqual(['name: must match ^[a-zA-Z0-9_-]{1,64}$', 'description: longer than 1024 characters']);
     });
 
+    it('refuses a description holding half of a surrogate pair (not valid JSON text for the API)', () => {
+      expect(
+        openAiSpecViolations({
+          type: 'function',
+          function: { name: 'f', description: `cut here \uD83D`, parameters: obj({}) },
+        }),
+      ).toEqual(['description: holds a lone UTF-16 surrogate (half of a character), which is not valid JSON text']);
+    });
+
     it('accepts additionalProperties: false, $defs refs and nested combinators', () => {
       expect(
         openAiSpecViolations(
@@ -79,8 +88,27 @@ describe('provider validators', () => {
         obj({ a: { allOf: [{ type: 'string' }] } }, { required: ['a'], additionalProperties: false }),
         /keyword allOf/,
       ],
+      [
+        'a pattern with a lookahead',
+        obj({ a: { type: 'string', pattern: '^(?!\\.)[a-z.]+$' } }, { required: ['a'], additionalProperties: false }),
+        /properties\.a: pattern uses a regex lookaround/,
+      ],
+      [
+        'a pattern with a lookbehind',
+        obj({ a: { type: 'string', pattern: '(?<!-)x' } }, { required: ['a'], additionalProperties: false }),
+        /properties\.a: pattern uses a regex lookaround/,
+      ],
     ])('refuses %s', (_label, parameters, problem) => {
       expect(openAiStrictSpecViolations(strict(parameters)).join('\n')).toMatch(problem);
+    });
+
+    it('accepts groups, escapes and classes that only look like a lookaround', () => {
+      for (const pattern of ['^(?:ab)+$', '^(?<word>[a-z]+)$', '^\\(?=$', '^[(?=]+$', '^[\\](?!]+$'])
+        expect(
+          openAiStrictSpecViolations(
+            strict(obj({ a: { type: 'string', pattern } }, { required: ['a'], additionalProperties: false })),
+          ),
+        ).toEqual([]);
     });
 
     it('refuses more than 10 levels of nesting and accepts the documented shape', () => {
@@ -97,6 +125,12 @@ describe('provider validators', () => {
   });
 
   describe('anthropicSpecViolations', () => {
+    it('refuses a description holding half of a surrogate pair (not valid JSON text for the API)', () => {
+      expect(anthropicSpecViolations({ name: 'f', description: '\uDE00 x', input_schema: obj({}) })).toEqual([
+        'description: holds a lone UTF-16 surrogate (half of a character), which is not valid JSON text',
+      ]);
+    });
+
     it.each([['oneOf'], ['allOf'], ['anyOf']])('refuses a root %s', (key) => {
       expect(anthropicSpecViolations(anthropic(obj({}, { [key]: [obj({})] })))).toEqual([
         `$: ${key} is not allowed at the top level`,
@@ -173,6 +207,15 @@ describe('provider validators', () => {
       ).toEqual([]);
       expect(openAiResponsesSpecViolations(openAi(open))).toEqual([
         'spec must be the flat {type:"function", name, description, parameters, strict}',
+      ]);
+    });
+
+    it('refuses a pattern with a regex lookaround in a tool that is not strict too', () => {
+      const parameters = obj({ a: { type: 'array', items: { type: 'string', pattern: '^(?=x)' } } });
+      expect(
+        openAiResponsesSpecViolations({ type: 'function', name: 'f', description: 'd', parameters, strict: false }),
+      ).toEqual([
+        '$.properties.a.items: pattern uses a regex lookaround ((?=, (?!, (?<=, (?<!), which the Responses API does not support',
       ]);
     });
   });

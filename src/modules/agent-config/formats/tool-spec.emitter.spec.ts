@@ -1,4 +1,4 @@
-import { ModelFormat, isModelFormat } from './model-format.types';
+import { MODEL_FORMATS, ModelFormat, isModelFormat } from './model-format.types';
 import { emitToolSpec } from './tool-spec.emitter';
 
 const TOOL = {
@@ -30,6 +30,20 @@ describe('emitToolSpec', () => {
       parameters: { type: 'object', properties: { id: { type: 'string', enum: ['c-1'] } } },
     });
   });
+
+  it.each(MODEL_FORMATS)(
+    'replaces half a surrogate pair in the description, which the providers refuse as invalid JSON, for %s',
+    (format) => {
+      const spec = emitToolSpec(format, { ...TOOL, description: 'Find \uD83D a customer \uDE00.' }) as {
+        description?: string;
+        function?: { description: string };
+      };
+      expect(spec.description ?? spec.function?.description).toBe('Find \uFFFD a customer \uFFFD.');
+      expect(emitToolSpec(format, { ...TOOL, description: 'Smile \u{1F600}.' })).toMatchObject(
+        format === 'openai' ? { function: { description: 'Smile \u{1F600}.' } } : { description: 'Smile \u{1F600}.' },
+      );
+    },
+  );
 
   it('throws a clear error for an unknown format, including inherited names', () => {
     expect(() => emitToolSpec('mistral' as ModelFormat, TOOL)).toThrow('Unknown model format "mistral"');
