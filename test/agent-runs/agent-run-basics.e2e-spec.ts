@@ -164,6 +164,29 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
     expect(results.map((m) => m.tool_call_id)).toEqual(many.map((c) => c.id));
   }, 60_000);
 
+  // On MySQL an event's data holds 64 KB: a longer one was stored cut, and every read of the session's events failed.
+  it("keeps a message event small whatever the message's size, so the session's events stay readable", async () => {
+    const agent = await fx.agent([lookup.id]);
+    const sessionId = await fx.session(agent.id);
+    const many = Array.from({ length: 2_000 }, (_, i) => ({ id: `wide_${i}`, name: 'lookup_order', arguments: '{}' }));
+    fx.model.script(agent.model, { toolCalls: many, text: 'z'.repeat(100_000) }, { text: 'y'.repeat(100_000) });
+
+    const res = await fx.send(sessionId, 'msg-wide', 'x'.repeat(70_000)).expect(200);
+
+    expect(res.body).toMatchObject({ status: 'COMPLETED', answer: 'y'.repeat(100_000) });
+    const events = (await fx.events(sessionId)).filter((e) => e.type === 'message');
+    expect(events.map((e) => [e.data.role, e.data.contentChars, String(e.data.content).length])).toEqual([
+      ['user', 70_000, 2_000],
+      ['assistant', 100_000, 2_000],
+      ['assistant', 100_000, 2_000],
+    ]);
+    expect(events[1].data).toMatchObject({ toolCallCount: 2_000, toolCalls: expect.any(Array) });
+    expect(events[1].data.toolCalls).toHaveLength(64);
+    expect(events[1].data.toolCalls[0]).toEqual({ id: 'wide_0', name: 'lookup_order' });
+    // The conversation keeps every message whole.
+    expect((await fx.messages(sessionId)).map((m) => m.content?.length ?? 0).slice(0, 2)).toEqual([70_000, 100_000]);
+  }, 60_000);
+
   it('qualifies a tool call id the model repeats within the session, so the call runs again', async () => {
     const agent = await fx.agent([lookup.id]);
     const sessionId = await fx.session(agent.id);

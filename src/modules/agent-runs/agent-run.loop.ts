@@ -24,6 +24,7 @@ import { AgentRunsRepository, RunLeaseLostError } from './agent-runs.repository'
 import { AgentMessagesRepository, type NewMessage } from './agent-messages.repository';
 import { AgentRunNotifier } from './agent-run.notifier';
 import { assignJournalKeys, toChatMessages, usedJournalKeys } from './agent-run.conversation';
+import { messageEventData } from './agent-run.message-event';
 import { TOOL_NAME_PATTERN } from '@app/modules/tool-registry/tool-registry.types';
 import { type ContextWindow, withinContextWindow } from './agent-run.context-window';
 import type { ConversationMessage, RunStatus } from './agent-runs.types';
@@ -293,11 +294,7 @@ export class AgentRunLoop {
       });
       await this.messages.append(m, ref, [{ role: 'assistant', content: answer.content, toolCalls: calls }]);
       await this.events.append(
-        this.event(run, 'message', {
-          role: 'assistant',
-          content: answer.content,
-          toolCalls: calls.map((c) => ({ id: c.key, name: c.name })),
-        }),
+        this.event(run, 'message', messageEventData(run.id, 'assistant', answer.content, calls)),
         m,
       );
     });
@@ -387,7 +384,7 @@ export class AgentRunLoop {
         );
         // Tool answers are no `message` event, as when a round's results are checkpointed.
         for (const msg of stop.messages.filter((x) => x.role !== 'tool'))
-          await this.events.append(this.event(run, 'message', { role: msg.role, content: msg.content }), m);
+          await this.events.append(this.event(run, 'message', messageEventData(run.id, msg.role, msg.content)), m);
       }
       if (stop.status === 'COMPLETED' || stop.status === 'FAILED')
         await this.sessionRepo.moveStatus(run.sessionId, 'RUNNING', 'ACTIVE', m);
