@@ -107,13 +107,17 @@ export class ModelChatClient {
       );
       const message = completion.choices?.[0]?.message;
       if (!message) throw new ModelCallError(`model provider ${provider.name} answered without a choice`);
-      const toolCalls = (message.tool_calls ?? [])
+      const listed: unknown = message.tool_calls ?? [];
+      if (!Array.isArray(listed))
+        throw new ModelCallError(
+          `model provider ${provider.name} answered with tool_calls that are not a list (${typeof listed}); an OpenAI-compatible server answers a list of calls: check the provider's baseUrl and model`,
+        );
+      // An entry that is no object (null) is a call without a name: the model is told so, as for a made-up name.
+      const toolCalls = (listed as Array<Partial<ChatCompletionMessageFunctionToolCall> | null>)
+        .map((c) => c ?? {})
         // Without a type it is a function call (servers compatible only in part leave it out): dropping it ended the
         // run COMPLETED with an empty answer, the call never made.
-        .filter(
-          (c): c is ChatCompletionMessageFunctionToolCall =>
-            (c.type as string | undefined) === undefined || c.type === 'function',
-        )
+        .filter((c) => (c.type as string | undefined) === undefined || c.type === 'function')
         .map((c) => ({
           id: asText(c.id),
           name: asText(c.function?.name),
