@@ -336,6 +336,30 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
     expect(straddled.body.error).not.toContain(MODEL_KEY.slice(0, 4));
   });
 
+  it("sends a tenant's provider nothing of the gateway's environment (OPENAI_ORG_ID, OPENAI_PROJECT_ID)", async () => {
+    const saved = { org: process.env.OPENAI_ORG_ID, project: process.env.OPENAI_PROJECT_ID };
+    process.env.OPENAI_ORG_ID = 'org-of-the-gateway-operator';
+    process.env.OPENAI_PROJECT_ID = 'proj_of_the_gateway_operator';
+    try {
+      const agent = await fx.agent([]);
+      fx.model.script(agent.model, { text: 'Hello.' });
+
+      await fx.send(await fx.session(agent.id), 'env', 'hi').expect(200);
+
+      const [asked] = fx.model.requestsFor(agent.model);
+      expect(asked.headers.authorization).toBe(`Bearer ${MODEL_KEY}`);
+      expect(asked.headers).not.toHaveProperty('openai-organization');
+      expect(asked.headers).not.toHaveProperty('openai-project');
+    } finally {
+      for (const [name, value] of [
+        ['OPENAI_ORG_ID', saved.org],
+        ['OPENAI_PROJECT_ID', saved.project],
+      ] as const)
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+    }
+  });
+
   describe('a short model key', () => {
     const withKey = async (name: string, value: string) => {
       const agent = await fx.agent([]);

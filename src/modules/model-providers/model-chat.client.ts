@@ -152,6 +152,10 @@ export class ModelChatClient {
       // The client passes a URL string and a plain init; the outbound fetch takes exactly those.
       fetch: answers as unknown as typeof fetch,
       logLevel: 'off',
+      // Not from the gateway's environment (the client reads OPENAI_ORG_ID and OPENAI_PROJECT_ID when these are
+      // left out): they would go as headers to every provider, a tenant's own server included.
+      organization: null,
+      project: null,
     });
     this.clients.set(provider.id, { version: provider.version, apiKey, client });
     return client;
