@@ -497,6 +497,26 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
       expect(run).toMatchObject({ status: 'COMPLETED', answer: 'asked the new model' });
       expect(fx.model.requestsFor(agent.model)).toHaveLength(1);
     });
+
+    it("replaced on the agent, the old one deleted: the next round asks the agent's provider as it is now", async () => {
+      const other = await fx.agent([]);
+      const { agent, run } = await roundThen(async (a) => {
+        fx.model.script(other.model, { text: 'asked the agent’s new provider' });
+        await suite.gw.http
+          .patch(`/api/v1/admin/agents/${a.id}`)
+          .set(suite.gw.admin)
+          .send({ modelProviderId: other.providerId, systemPrompt: 'You answer tersely.' })
+          .expect(200);
+        await suite.gw.http.delete(`/api/v1/admin/model-providers/${a.providerId}`).set(suite.gw.admin).expect(200);
+      });
+
+      expect(run).toMatchObject({ status: 'COMPLETED', answer: 'asked the agent’s new provider' });
+      expect(fx.model.requestsFor(agent.model)).toHaveLength(1);
+      expect(fx.model.requestsFor(other.model)[0].body.messages[0]).toEqual({
+        role: 'system',
+        content: 'You answer tersely.',
+      });
+    });
   });
 
   it('stops a run as soon as its session is closed while the model is asked, without waiting for the answer', async () => {

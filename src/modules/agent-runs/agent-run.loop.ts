@@ -136,15 +136,12 @@ export class AgentRunLoop {
       // A sub-agent task's parent closed by a process that died before its close hooks closed this child session.
       const closedParent = await this.tasks.closedParentOf(session.id);
       if (closedParent) return this.stopForClosedParent(run, owner, closedParent);
-      // The provider as it is now: one deleted meanwhile is not asked again, one changed (key, URL, model) is asked
-      // as changed, not as the run found it when it started.
-      const provider = await this.providers.loadVisible(run.tenantId, ctx.provider.id).catch(() => null);
-      if (!provider)
-        return this.stop(run, owner, {
-          status: 'FAILED',
-          error: `model provider ${ctx.provider.id} of agent ${ctx.agent.name} no longer exists`,
-        });
-      ctx.provider = provider;
+      // The agent and its provider as they are now, as a run taken over after a crash reads them: a provider deleted
+      // meanwhile is not asked again, one changed (key, URL, model) or put in its place on the agent is asked as it is
+      // now, with the agent's system prompt as it is now (the run failed when the agent's old provider was deleted).
+      const current = await this.agentAndProvider(run);
+      if ('failed' in current) return this.stop(run, owner, { status: 'FAILED', error: current.failed });
+      Object.assign(ctx, current);
       const reminders = await this.reminderRegistry.remindersFor(session);
       const toldTasks = await this.taskReminders.pending(run.sessionId);
       let answer: ModelAnswer;
@@ -244,14 +241,27 @@ export class AgentRunLoop {
       return null;
     }
     if (session.status === 'ACTIVE') await this.sessionRepo.moveStatus(session.id, 'ACTIVE', 'RUNNING');
-    const failed = (error: string) => this.stop(run, owner, { status: 'FAILED', error }).then(() => null);
+    const current = await this.agentAndProvider(run);
+    if ('failed' in current) {
+      await this.stop(run, owner, { status: 'FAILED', error: current.failed });
+      return null;
+    }
+    return { session, ...current };
+  }
+
+  /** The run's agent and its model provider as they are now, or why the run cannot go on. */
+  private async agentAndProvider(
+    run: AgentRunEntity,
+  ): Promise<Pick<RunContext, 'agent' | 'provider'> | { failed: string }> {
     const agent = await this.agents.loadAgent({ tenantId: run.tenantId }, run.agentId).catch(() => null);
-    if (!agent) return failed(`agent ${run.agentId} no longer exists`);
+    if (!agent) return { failed: `agent ${run.agentId} no longer exists` };
     if (!agent.modelProviderId)
-      return failed(`agent ${agent.name} has no modelProviderId; set one with PATCH /api/v1/admin/agents/${agent.id}`);
+      return {
+        failed: `agent ${agent.name} has no modelProviderId; set one with PATCH /api/v1/admin/agents/${agent.id}`,
+      };
     const provider = await this.providers.loadVisible(run.tenantId, agent.modelProviderId).catch(() => null);
-    if (!provider) return failed(`model provider ${agent.modelProviderId} of agent ${agent.name} no longer exists`);
-    return { session, agent, provider };
+    if (!provider) return { failed: `model provider ${agent.modelProviderId} of agent ${agent.name} no longer exists` };
+    return { agent, provider };
   }
 
   /** Checkpoints a model answer; true when it was the final one (the run stopped COMPLETED). */
