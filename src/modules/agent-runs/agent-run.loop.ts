@@ -142,8 +142,10 @@ export class AgentRunLoop {
       const current = await this.agentAndProvider(run);
       if ('failed' in current) return this.stop(run, owner, { status: 'FAILED', error: current.failed });
       Object.assign(ctx, current);
-      const reminders = await this.reminderRegistry.remindersFor(session);
+      // The tasks to mark told are read before the reminders: one that finishes between the two reads is then told
+      // again next round, never marked told without having been in this round's reminders.
       const toldTasks = await this.taskReminders.pending(run.sessionId);
+      const reminders = await this.reminderRegistry.remindersFor(session);
       let answer: ModelAnswer;
       const closing = this.watchClose(session.id, signal);
       try {
