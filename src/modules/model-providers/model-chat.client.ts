@@ -169,6 +169,11 @@ export class ModelChatClient {
     const value = name ? scope.get(name) : undefined;
     if (value === undefined)
       throw new ModelCallError(`model provider ${provider.name}: apiKey ${scope.missing(name ?? '?')}`);
+    // A platform secret is never named to a tenant (its runs read this), as SecretScope.missing does not name it.
+    if (value.length < MIN_MODEL_KEY_CHARS && provider.tenantId === null)
+      throw new ModelCallError(
+        `model provider ${provider.name}: the platform secret it references is shorter than ${MIN_MODEL_KEY_CHARS} characters, too short for a model key; the platform operator must store the real key in TOOL_SECRETS (or remove apiKey for a server that needs none)`,
+      );
     if (value.length < MIN_MODEL_KEY_CHARS)
       throw new ModelCallError(
         `model provider ${provider.name}: the apiKey secret ${name} holds ${value.length} characters; a model key needs at least ${MIN_MODEL_KEY_CHARS} (store the real key, or remove apiKey for a server that needs none)`,
