@@ -192,9 +192,24 @@ describeEachDialect('the agent loop takes broken model answers', (dialect) => {
         { object: 'error', message: 'The model `x` does not exist.', type: 'NotFoundError', code: 404 },
         404,
       ),
-    ).toBe(`model provider p-${agent.model} failed with HTTP 404: The model \`x\` does not exist.`);
+    ).toBe(
+      `model provider p-${agent.model} failed with HTTP 404: The model \`x\` does not exist. (check the provider's baseUrl, whose /chat/completions must answer, and its model)`,
+    );
     // A `message` that is no string: shown as JSON, never a failure of the gateway itself.
     const odd = await errorOf({ error: { message: { detail: 'quota exhausted' } } }, 403);
     expect(odd).toContain('failed with HTTP 403: {"detail":"quota exhausted"}');
+  });
+
+  it('fails a run with the text of an error answer that is no JSON, and what to check on a 404', async () => {
+    const agent = await fx.agent([]);
+    // What Ollama (and other Go servers) answer for a path they do not serve: a baseUrl without its /v1.
+    fx.model.script(agent.model, { status: 404, text: '404 page not found' });
+
+    const res = await fx.send(await fx.session(agent.id), 'text-404', 'hi').expect(200);
+
+    expect(res.body).toMatchObject({
+      status: 'FAILED',
+      error: `model provider p-${agent.model} failed with HTTP 404: 404 page not found (check the provider's baseUrl, whose /chat/completions must answer, and its model)`,
+    });
   });
 });

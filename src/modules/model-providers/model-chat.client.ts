@@ -199,10 +199,13 @@ export class ModelChatClient {
       if (!retried) after = '';
       const status = err.status ? `HTTP ${err.status}` : 'no answer';
       // The key out before the detail is cut: cut first, a key straddling the cut would keep its first half.
-      const detail = withoutKey(err.status ? errorText(err.error) : reason(err), apiKey);
+      const detail = withoutKey(err.status ? errorText(err.error) || plainText(err) : reason(err), apiKey);
       const window = err.status === 400 ? Number(CONTEXT_LENGTH_REFUSAL.exec(detail)?.[1] ?? 0) : 0;
+      // A path the server does not serve, or a model it does not have: mostly a baseUrl without its /v1.
+      const hint =
+        err.status === 404 ? " (check the provider's baseUrl, whose /chat/completions must answer, and its model)" : '';
       return new ModelCallError(
-        `model provider ${provider.name} failed with ${status}${after}${detail ? `: ${detail.slice(0, 300)}` : ''}`,
+        `model provider ${provider.name} failed with ${status}${after}${detail ? `: ${detail.slice(0, 300)}` : ''}${hint}`,
         window > 0 ? window : undefined,
       );
     }
@@ -255,6 +258,17 @@ function errorText(error: unknown): string {
   const message = (error as { message?: unknown } | null | undefined)?.message;
   if (message === undefined || message === null) return '';
   return typeof message === 'string' ? message : (JSON.stringify(message) ?? '');
+}
+
+/**
+ * The text of an error answer that is no JSON (Ollama's "404 page not found", a proxy's page): the client keeps it only
+ * in its message, after the status ("404 404 page not found"); it was dropped, and the run failed with a bare status.
+ */
+function plainText(err: { status: number | undefined; error: unknown; message: string }): string {
+  const prefix = `${err.status} `;
+  if (err.error !== undefined || !err.message.startsWith(prefix) || err.message === `${prefix}status code (no body)`)
+    return '';
+  return err.message.slice(prefix.length).trim();
 }
 
 function reason(err: unknown): string {
