@@ -182,6 +182,26 @@ describeEachDialect('sub-agents: SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TAS
     expect(system.content).not.toContain(`Sub-agent task ${submitted.taskId}`);
   });
 
+  it("sends the parent task.finished for the task's own run only, not for a later message to the child session", async () => {
+    const { lead, helper, helperName } = await pair();
+    const sessionId = await fx.session(lead.id);
+    fx.model.script(lead.model, call('SUB_AGENT_CALL', { agent: helperName, task: 'count to 3' }), { text: 'Done.' });
+    fx.model.script(helper.model, { text: '1 2 3' }, { text: 'still here' });
+    await fx.send(sessionId, 'm', 'delegate').expect(200);
+    const [task] = await tasksOf(sessionId);
+
+    // The child session is a session of the tenant: its runtime may talk to it.
+    const later = await fx.send(task.childSessionId, 'later', 'anything else?').expect(200);
+
+    expect(later.body).toMatchObject({ status: 'COMPLETED', answer: 'still here' });
+    await suite.gw.app.get(SessionEventsStore).flush();
+    const finished = (await fx.events(sessionId)).filter((e) => e.type === 'task.finished');
+    expect(finished.map((e) => e.data)).toEqual([
+      expect.objectContaining({ taskId: task.taskId, status: 'COMPLETED' }),
+    ]);
+    expect(await tasksOf(sessionId)).toEqual([expect.objectContaining({ status: 'COMPLETED', answer: '1 2 3' })]);
+  });
+
   it('reminds the model of a task that finished while its round was being prepared, in the next round', async () => {
     const { lead, helper, helperName } = await pair();
     const sessionId = await fx.session(lead.id);

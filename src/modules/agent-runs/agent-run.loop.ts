@@ -405,7 +405,8 @@ export class AgentRunLoop {
         stop.status === 'COMPLETED' || stop.status === 'FAILED'
           ? await this.tasks.findByChildSession(run.sessionId, m)
           : null;
-      if (task)
+      // Only the task's own run finishes it: a later message to the child session starts another run of that session.
+      if (task?.childRunId === run.id)
         await this.events.append(
           {
             tenantId: task.tenantId,
