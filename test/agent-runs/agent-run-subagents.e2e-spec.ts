@@ -182,6 +182,19 @@ describeEachDialect('sub-agents: SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TAS
     expect(system.content).not.toContain(`Sub-agent task ${submitted.taskId}`);
   });
 
+  it('lists tasks with the head of each answer (GET /admin/tasks), not answers of any size whole', async () => {
+    const { lead, helper, helperName } = await pair();
+    const sessionId = await fx.session(lead.id);
+    const long = 'a'.repeat(100_000);
+    fx.model.script(lead.model, call('SUB_AGENT_CALL', { agent: helperName, task: 'write a lot' }), { text: 'Done.' });
+    fx.model.script(helper.model, { text: long });
+
+    await fx.send(sessionId, 'm', 'delegate').expect(200);
+
+    const [listed] = await tasksOf(sessionId);
+    expect(listed).toMatchObject({ status: 'COMPLETED', answer: long.slice(0, 2_000), answerChars: 100_000 });
+  });
+
   it("sends the parent task.finished for the task's own run only, not for a later message to the child session", async () => {
     const { lead, helper, helperName } = await pair();
     const sessionId = await fx.session(lead.id);
