@@ -360,6 +360,17 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
     }
   });
 
+  it("tells a tenant's provider nothing of the gateway's host (operating system, architecture, Node.js version)", async () => {
+    const agent = await fx.agent([]);
+    fx.model.script(agent.model, { text: 'Hello.' });
+
+    await fx.send(await fx.session(agent.id), 'host', 'hi').expect(200);
+
+    const [asked] = fx.model.requestsFor(agent.model);
+    for (const header of ['x-stainless-os', 'x-stainless-arch', 'x-stainless-runtime', 'x-stainless-runtime-version'])
+      expect(asked.headers).not.toHaveProperty(header);
+  });
+
   describe('a short model key', () => {
     const withKey = async (name: string, value: string) => {
       const agent = await fx.agent([]);

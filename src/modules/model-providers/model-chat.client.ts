@@ -156,6 +156,14 @@ export class ModelChatClient {
       // left out): they would go as headers to every provider, a tenant's own server included.
       organization: null,
       project: null,
+      // The client tells every server the host's operating system, architecture and Node.js version: a tenant's own
+      // server learns nothing of the gateway's host.
+      defaultHeaders: {
+        'X-Stainless-OS': null,
+        'X-Stainless-Arch': null,
+        'X-Stainless-Runtime': null,
+        'X-Stainless-Runtime-Version': null,
+      },
     });
     this.clients.set(provider.id, { version: provider.version, apiKey, client });
     return client;
