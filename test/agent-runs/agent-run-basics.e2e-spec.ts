@@ -164,6 +164,29 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
     expect(results.map((m) => m.tool_call_id)).toEqual(many.map((c) => c.id));
   }, 60_000);
 
+  // On MySQL an event's data holds 64 KB: a longer one was stored cut, and every read of the session's events failed.
+  it("keeps a message event small whatever the message's size, so the session's events stay readable", async () => {
+    const agent = await fx.agent([lookup.id]);
+    const sessionId = await fx.session(agent.id);
+    const many = Array.from({ length: 2_000 }, (_, i) => ({ id: `wide_${i}`, name: 'lookup_order', arguments: '{}' }));
+    fx.model.script(agent.model, { toolCalls: many, text: 'z'.repeat(100_000) }, { text: 'y'.repeat(100_000) });
+
+    const res = await fx.send(sessionId, 'msg-wide', 'x'.repeat(70_000)).expect(200);
+
+    expect(res.body).toMatchObject({ status: 'COMPLETED', answer: 'y'.repeat(100_000) });
+    const events = (await fx.events(sessionId)).filter((e) => e.type === 'message');
+    expect(events.map((e) => [e.data.role, e.data.contentChars, String(e.data.content).length])).toEqual([
+      ['user', 70_000, 2_000],
+      ['assistant', 100_000, 2_000],
+      ['assistant', 100_000, 2_000],
+    ]);
+    expect(events[1].data).toMatchObject({ toolCallCount: 2_000, toolCalls: expect.any(Array) });
+    expect(events[1].data.toolCalls).toHaveLength(64);
+    expect(events[1].data.toolCalls[0]).toEqual({ id: 'wide_0', name: 'lookup_order' });
+    // The conversation keeps every message whole.
+    expect((await fx.messages(sessionId)).map((m) => m.content?.length ?? 0).slice(0, 2)).toEqual([70_000, 100_000]);
+  }, 60_000);
+
   it('qualifies a tool call id the model repeats within the session, so the call runs again', async () => {
     const agent = await fx.agent([lookup.id]);
     const sessionId = await fx.session(agent.id);
@@ -313,6 +336,41 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
     expect(straddled.body.error).not.toContain(MODEL_KEY.slice(0, 4));
   });
 
+  it("sends a tenant's provider nothing of the gateway's environment (OPENAI_ORG_ID, OPENAI_PROJECT_ID)", async () => {
+    const saved = { org: process.env.OPENAI_ORG_ID, project: process.env.OPENAI_PROJECT_ID };
+    process.env.OPENAI_ORG_ID = 'org-of-the-gateway-operator';
+    process.env.OPENAI_PROJECT_ID = 'proj_of_the_gateway_operator';
+    try {
+      const agent = await fx.agent([]);
+      fx.model.script(agent.model, { text: 'Hello.' });
+
+      await fx.send(await fx.session(agent.id), 'env', 'hi').expect(200);
+
+      const [asked] = fx.model.requestsFor(agent.model);
+      expect(asked.headers.authorization).toBe(`Bearer ${MODEL_KEY}`);
+      expect(asked.headers).not.toHaveProperty('openai-organization');
+      expect(asked.headers).not.toHaveProperty('openai-project');
+    } finally {
+      for (const [name, value] of [
+        ['OPENAI_ORG_ID', saved.org],
+        ['OPENAI_PROJECT_ID', saved.project],
+      ] as const)
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+    }
+  });
+
+  it("tells a tenant's provider nothing of the gateway's host (operating system, architecture, Node.js version)", async () => {
+    const agent = await fx.agent([]);
+    fx.model.script(agent.model, { text: 'Hello.' });
+
+    await fx.send(await fx.session(agent.id), 'host', 'hi').expect(200);
+
+    const [asked] = fx.model.requestsFor(agent.model);
+    for (const header of ['x-stainless-os', 'x-stainless-arch', 'x-stainless-runtime', 'x-stainless-runtime-version'])
+      expect(asked.headers).not.toHaveProperty(header);
+  });
+
   describe('a short model key', () => {
     const withKey = async (name: string, value: string) => {
       const agent = await fx.agent([]);
@@ -449,6 +507,26 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
 
       expect(run).toMatchObject({ status: 'COMPLETED', answer: 'asked the new model' });
       expect(fx.model.requestsFor(agent.model)).toHaveLength(1);
+    });
+
+    it("replaced on the agent, the old one deleted: the next round asks the agent's provider as it is now", async () => {
+      const other = await fx.agent([]);
+      const { agent, run } = await roundThen(async (a) => {
+        fx.model.script(other.model, { text: 'asked the agent’s new provider' });
+        await suite.gw.http
+          .patch(`/api/v1/admin/agents/${a.id}`)
+          .set(suite.gw.admin)
+          .send({ modelProviderId: other.providerId, systemPrompt: 'You answer tersely.' })
+          .expect(200);
+        await suite.gw.http.delete(`/api/v1/admin/model-providers/${a.providerId}`).set(suite.gw.admin).expect(200);
+      });
+
+      expect(run).toMatchObject({ status: 'COMPLETED', answer: 'asked the agent’s new provider' });
+      expect(fx.model.requestsFor(agent.model)).toHaveLength(1);
+      expect(fx.model.requestsFor(other.model)[0].body.messages[0]).toEqual({
+        role: 'system',
+        content: 'You answer tersely.',
+      });
     });
   });
 

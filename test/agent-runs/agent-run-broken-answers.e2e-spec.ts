@@ -139,6 +139,35 @@ describeEachDialect('the agent loop takes broken model answers', (dialect) => {
     ]);
   });
 
+  it('answers a tool call that is null as one without a name, and goes on', async () => {
+    const agent = await fx.agent([lookup.id]);
+    const sessionId = await fx.session(agent.id);
+    fx.model.script(
+      agent.model,
+      { message: { role: 'assistant', content: null, tool_calls: [null] } },
+      { text: 'Sorry, let me answer instead.' },
+    );
+
+    const res = await fx.send(sessionId, 'null-call', 'Where is p-5?').expect(200);
+
+    expect(res.body).toMatchObject({ status: 'COMPLETED', answer: 'Sorry, let me answer instead.', iterations: 2 });
+    const told = fx.model.requestsFor(agent.model)[1].body.messages.find((m) => m.role === 'tool');
+    expect(told!.content).toContain('"" is not a tool name');
+  });
+
+  it('fails a run whose answer has tool_calls that are no list, saying so', async () => {
+    const agent = await fx.agent([lookup.id]);
+    for (const toolCalls of [{ id: 'x', function: { name: 'lookup_parcel' } }, 'lookup_parcel']) {
+      fx.model.script(agent.model, { message: { role: 'assistant', content: null, tool_calls: toolCalls } });
+      const res = await fx.send(await fx.session(agent.id), `no-list-${typeof toolCalls}`, 'Where is p-6?').expect(200);
+
+      expect(res.body).toMatchObject({
+        status: 'FAILED',
+        error: `model provider p-${agent.model} answered with tool_calls that are not a list (${typeof toolCalls}); an OpenAI-compatible server answers a list of calls: check the provider's baseUrl and model`,
+      });
+    }
+  });
+
   it("fails a run with the reason of an error answer in another server's shape, not an empty one", async () => {
     const agent = await fx.agent([]);
     const errorOf = async (body: unknown, status = 400) => {
@@ -163,9 +192,24 @@ describeEachDialect('the agent loop takes broken model answers', (dialect) => {
         { object: 'error', message: 'The model `x` does not exist.', type: 'NotFoundError', code: 404 },
         404,
       ),
-    ).toBe(`model provider p-${agent.model} failed with HTTP 404: The model \`x\` does not exist.`);
+    ).toBe(
+      `model provider p-${agent.model} failed with HTTP 404: The model \`x\` does not exist. (check the provider's baseUrl, whose /chat/completions must answer, and its model)`,
+    );
     // A `message` that is no string: shown as JSON, never a failure of the gateway itself.
     const odd = await errorOf({ error: { message: { detail: 'quota exhausted' } } }, 403);
     expect(odd).toContain('failed with HTTP 403: {"detail":"quota exhausted"}');
+  });
+
+  it('fails a run with the text of an error answer that is no JSON, and what to check on a 404', async () => {
+    const agent = await fx.agent([]);
+    // What Ollama (and other Go servers) answer for a path they do not serve: a baseUrl without its /v1.
+    fx.model.script(agent.model, { status: 404, text: '404 page not found' });
+
+    const res = await fx.send(await fx.session(agent.id), 'text-404', 'hi').expect(200);
+
+    expect(res.body).toMatchObject({
+      status: 'FAILED',
+      error: `model provider p-${agent.model} failed with HTTP 404: 404 page not found (check the provider's baseUrl, whose /chat/completions must answer, and its model)`,
+    });
   });
 });

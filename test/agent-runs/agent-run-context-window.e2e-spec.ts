@@ -218,4 +218,63 @@ describe('the agent loop fits the conversation into the model context window', (
     expect(sent.at(-1)).toEqual({ role: 'user', content: 'The latest question' });
     expect(sent.at(-2)).toEqual({ role: 'assistant', content: 'earlier message 100000' });
   }, 60_000);
+
+  describe('a conversation of large messages is read within a bound, not whole', () => {
+    const MILLION = 1_000_000;
+    /** `count` earlier messages of a million characters each (questions and answers), seq 1..count. */
+    const earlier = async (sessionId: string, count: number) => {
+      for (let n = 1; n <= count; n++)
+        await suite.gw.app
+          .get(DataSource)
+          .query(
+            'INSERT INTO agent_message (id, session_id, seq, tenant_id, run_id, role, content, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 0)',
+            [
+              randomUUID(),
+              sessionId,
+              n,
+              fx.tenantId,
+              'earlier-run',
+              n % 2 === 1 ? 'user' : 'assistant',
+              `${n}`.padEnd(MILLION, '.'),
+            ],
+          );
+    };
+
+    it('a page of GET .../messages holds at most 8 Mi characters; nextAfter reads on', async () => {
+      const agent = await fx.agent([]);
+      const sessionId = await fx.session(agent.id);
+      await earlier(sessionId, 10);
+
+      const first = await suite.gw.http
+        .get(`/api/v1/sessions/${sessionId}/messages?limit=1000`)
+        .set(fx.runtime)
+        .expect(200);
+      const rest = await suite.gw.http
+        .get(`/api/v1/sessions/${sessionId}/messages?limit=1000&after=${first.body.nextAfter}`)
+        .set(fx.runtime)
+        .expect(200);
+
+      expect(first.body.items.map((m: { seq: number }) => m.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      expect(first.body.nextAfter).toBe(8);
+      expect(rest.body.items.map((m: { seq: number }) => m.seq)).toEqual([9, 10]);
+      expect(rest.body.items[0].content).toHaveLength(MILLION);
+    });
+
+    it('a model round is made from at most 32 Mi characters of the latest conversation', async () => {
+      const agent = await fx.agent([]);
+      const sessionId = await fx.session(agent.id);
+      await earlier(sessionId, 40);
+      fx.model.script(agent.model, { text: 'Read what fits.' });
+
+      const res = await fx.send(sessionId, 'bounded', 'The latest question').expect(200);
+
+      expect(res.body).toMatchObject({ status: 'COMPLETED', answer: 'Read what fits.' });
+      const sent = fx.model.requestsFor(agent.model)[0].body.messages as SentMessage[];
+      expect(sent.at(-1)).toEqual({ role: 'user', content: 'The latest question' });
+      // The latest 33 earlier messages (33,000,000 characters) are the most that fit with it: seq 8..40.
+      expect(sent.slice(1, -1).map((m) => Number.parseInt(m.content!, 10))).toEqual(
+        Array.from({ length: 33 }, (_, i) => i + 8),
+      );
+    }, 60_000);
+  });
 });

@@ -74,6 +74,44 @@ describeEachDialect('sub-agents: a SUB_AGENT_CALL chain deeper than TASK_WORKERS
       expect((await fx.untilRun(r.sessionId, r.runId, 'COMPLETED', 30_000)).status).toBe('COMPLETED');
   }, 60_000);
 
+  it("lends no loop to a runtime's own act: its child waits in the queue for a worker like any run", async () => {
+    // The only worker is busy with a run whose model does not answer.
+    const busy = await fx.agent([]);
+    fx.model.script(busy.model, { hang: true });
+    const busySession = await fx.session(busy.id);
+    await fx.send(busySession, 'busy', 'take your time', false).expect(202);
+    await waitFor(() => fx.model.requestsFor(busy.model).length > 0 || null, { description: 'the busy run' });
+    const helper = await fx.agent([]);
+    const lead = await fx.agent([await builtin('SUB_AGENT_CALL')], { subAgentIds: [helper.id] });
+    fx.model.script(helper.model, { text: 'helper says hi' });
+    const sessionId = await fx.session(lead.id);
+
+    try {
+      // A runtime's act holds no worker of this instance: waiting, it has no place to lend.
+      const res = await suite.gw.http
+        .post(`/api/v1/sessions/${sessionId}/act`)
+        .set(fx.runtime)
+        .send({
+          iteration: 1,
+          toolCalls: [
+            {
+              id: 'rt-delegate',
+              name: 'SUB_AGENT_CALL',
+              arguments: { agent: await nameOf(helper.id), task: 'say hi', waitMs: 1000 },
+            },
+          ],
+        })
+        .expect(200);
+
+      expect(JSON.parse(res.body.results[0].content)).toMatchObject({ status: 'QUEUED' });
+      expect(fx.model.requestsFor(helper.model)).toHaveLength(0);
+    } finally {
+      await suite.gw.http.delete(`/api/v1/sessions/${busySession}`).set(fx.runtime).expect(200);
+    }
+    // The worker, free again, works the child.
+    await waitFor(() => fx.model.requestsFor(helper.model).length > 0 || null, { description: 'the child worked' });
+  });
+
   it('refuses a delegation past SUBAGENT_MAX_OPEN_TASKS unfinished tasks with a result the model reads', async () => {
     const helper = await fx.agent([]);
     const lead = await fx.agent([await builtin('SUBMIT_SUBAGENT_TASK')], { subAgentIds: [helper.id] });

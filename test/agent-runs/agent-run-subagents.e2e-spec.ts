@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 import { SessionEventsStore } from '@app/modules/session-events/session-events.store';
 import { AgentTasksService } from '@app/modules/agent-runs/subagents/agent-tasks.service';
 import { AgentTasksRepository } from '@app/modules/agent-runs/subagents/agent-tasks.repository';
+import { SessionRemindersRegistry } from '@app/modules/agent-config/reminders/session-reminders.registry';
 import { describeEachDialect } from '@test/support/test-database';
 import { gatewayForSuite } from '@test/support/gateway-test-app';
 import { waitFor } from '@test/support/wait-for';
@@ -179,6 +180,70 @@ describeEachDialect('sub-agents: SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TAS
     const system = fx.model.requestsFor(lead.model)[2].body.messages[0];
     expect(system.role).toBe('system');
     expect(system.content).not.toContain(`Sub-agent task ${submitted.taskId}`);
+  });
+
+  it('lists tasks with the head of each answer (GET /admin/tasks), not answers of any size whole', async () => {
+    const { lead, helper, helperName } = await pair();
+    const sessionId = await fx.session(lead.id);
+    const long = 'a'.repeat(100_000);
+    fx.model.script(lead.model, call('SUB_AGENT_CALL', { agent: helperName, task: 'write a lot' }), { text: 'Done.' });
+    fx.model.script(helper.model, { text: long });
+
+    await fx.send(sessionId, 'm', 'delegate').expect(200);
+
+    const [listed] = await tasksOf(sessionId);
+    expect(listed).toMatchObject({ status: 'COMPLETED', answer: long.slice(0, 2_000), answerChars: 100_000 });
+  });
+
+  it("sends the parent task.finished for the task's own run only, not for a later message to the child session", async () => {
+    const { lead, helper, helperName } = await pair();
+    const sessionId = await fx.session(lead.id);
+    fx.model.script(lead.model, call('SUB_AGENT_CALL', { agent: helperName, task: 'count to 3' }), { text: 'Done.' });
+    fx.model.script(helper.model, { text: '1 2 3' }, { text: 'still here' });
+    await fx.send(sessionId, 'm', 'delegate').expect(200);
+    const [task] = await tasksOf(sessionId);
+
+    // The child session is a session of the tenant: its runtime may talk to it.
+    const later = await fx.send(task.childSessionId, 'later', 'anything else?').expect(200);
+
+    expect(later.body).toMatchObject({ status: 'COMPLETED', answer: 'still here' });
+    await suite.gw.app.get(SessionEventsStore).flush();
+    const finished = (await fx.events(sessionId)).filter((e) => e.type === 'task.finished');
+    expect(finished.map((e) => e.data)).toEqual([
+      expect.objectContaining({ taskId: task.taskId, status: 'COMPLETED' }),
+    ]);
+    expect(await tasksOf(sessionId)).toEqual([expect.objectContaining({ status: 'COMPLETED', answer: '1 2 3' })]);
+  });
+
+  it('reminds the model of a task that finished while its round was being prepared, in the next round', async () => {
+    const { lead, helper, helperName } = await pair();
+    const sessionId = await fx.session(lead.id);
+    fx.model.script(helper.model, { hang: true });
+    fx.model.script(lead.model, call('SUBMIT_SUBAGENT_TASK', { agent: helperName, task: 'slow work' }), {
+      text: 'Queued it.',
+    });
+    await fx.send(sessionId, 'm1', 'queue it').expect(200);
+    const [{ taskId }] = await tasksOf(sessionId);
+    const { childRunId } = (await suite.gw.app.get(AgentTasksRepository).find(taskId))!;
+    await waitFor(() => fx.model.requestsFor(helper.model).length > 0 || null, { description: 'the child at work' });
+    // The task finishes just after the next round's reminders were read (its run is ended here, as its worker would).
+    const registry = suite.gw.app.get(SessionRemindersRegistry);
+    const remindersFor = registry.remindersFor.bind(registry);
+    jest.spyOn(registry, 'remindersFor').mockImplementationOnce(async (session) => {
+      const lines = await remindersFor(session);
+      await suite.gw.app
+        .get(DataSource)
+        .query("UPDATE agent_run SET status = 'COMPLETED', answer = 'slow work done' WHERE id = ?", [childRunId]);
+      return lines;
+    });
+    fx.model.script(lead.model, { text: 'Nothing yet.' }, { text: 'It is done.' });
+
+    await fx.send(sessionId, 'm2', 'anything new?').expect(200);
+    await fx.send(sessionId, 'm3', 'and now?').expect(200);
+
+    const [, , second, third] = fx.model.requestsFor(lead.model).map((r) => r.body.messages[0].content as string);
+    expect(second).not.toContain(`Sub-agent task ${taskId}`);
+    expect(third).toContain(`Sub-agent task ${taskId} (${helperName}) finished: COMPLETED`);
   });
 
   it('keeps reminding a runtime of a finished task until the model reads its answer with CHECK_TASK_STATUS', async () => {

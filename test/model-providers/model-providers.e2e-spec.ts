@@ -7,7 +7,10 @@ import { AGENT_LOOP_ENV, AgentLoopFixture, MODEL_KEY } from '@test/agent-runs/su
 const PLATFORM_KEY = 'sk-platform-9876543210';
 
 describeEachDialect('model providers (/admin/model-providers) and the agent-loop fields of agents', (dialect) => {
-  const suite = gatewayForSuite(dialect, { ...AGENT_LOOP_ENV, TOOL_SECRETS: `PLATFORM_MODEL_KEY=${PLATFORM_KEY}` });
+  const suite = gatewayForSuite(dialect, {
+    ...AGENT_LOOP_ENV,
+    TOOL_SECRETS: `PLATFORM_MODEL_KEY=${PLATFORM_KEY},TINY_PLATFORM_KEY=k9`,
+  });
   const fx = new AgentLoopFixture(() => suite.gw);
   let acmeAdmin: { Authorization: string };
   let globexAdmin: { Authorization: string };
@@ -235,6 +238,24 @@ describeEachDialect('model providers (/admin/model-providers) and the agent-loop
     expect(bad.body.error).toContain('references a platform secret that TOOL_SECRETS does not define');
     expect(bad.body.error).not.toContain('MODEL_KEY');
     expect(fx.model.requestsFor('pm-bad')).toHaveLength(0);
+  });
+
+  it('never names a platform-wide provider’s secret to a tenant, also when the key it holds is too short', async () => {
+    const tiny = (
+      await post(suite.gw.admin, body({ tenantId: null, apiKey: '${secret:TINY_PLATFORM_KEY}', model: 'pm-tiny' }), 201)
+    ).body;
+    const agent = await suite.gw.http
+      .post('/api/v1/admin/agents')
+      .set(acmeAdmin)
+      .send({ name: 'uses-tiny-platform-key', tenantId: 'acme', modelProviderId: tiny.id })
+      .expect(201);
+
+    const res = await fx.send(await fx.session(agent.body.id), 'tiny', 'hi').expect(200);
+
+    expect(res.body.status).toBe('FAILED');
+    expect(res.body.error).toContain('the platform secret it references is shorter than 3 characters');
+    expect(res.body.error).not.toContain('TINY_PLATFORM_KEY');
+    expect(fx.model.requestsFor('pm-tiny')).toHaveLength(0);
   });
 
   it('gives each of two concurrent changes its own version, so no instance keeps a client of the first', async () => {

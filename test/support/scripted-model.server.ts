@@ -11,14 +11,14 @@ export interface ScriptedToolCall {
 /**
  * One scripted answer: a final text, tool calls (with optional text), an assistant `message` sent as it is (what a
  * broken or hostile provider may answer), an HTTP error (optionally with Retry-After; `body` replaces OpenAI's
- * `{error: {message}}`, as other servers answer), or no answer at all (`hang`:
+ * `{error: {message}}`, as other servers answer; `text` answers plain text instead), or no answer at all (`hang`:
  * the request stays open until the server closes). `delayMs` waits before answering.
  */
 export type ScriptedAnswer = { delayMs?: number } & (
   | { text: string; toolCalls?: undefined }
   | { toolCalls: ScriptedToolCall[]; text?: string }
   | { message: Record<string, unknown> }
-  | { status: number; retryAfter?: string; message?: string; body?: unknown }
+  | { status: number; retryAfter?: string; message?: string; body?: unknown; text?: string }
   | { hang: true }
 );
 
@@ -94,6 +94,10 @@ export class ScriptedModelServer {
     if ('hang' in answer) return;
     if ('status' in answer) {
       if (answer.retryAfter !== undefined) res.setHeader('retry-after', answer.retryAfter);
+      if (answer.text !== undefined) {
+        res.writeHead(answer.status, { 'content-type': 'text/plain; charset=utf-8' });
+        return void res.end(answer.text);
+      }
       const error = { error: { message: answer.message ?? `scripted HTTP ${answer.status}` } };
       return json(res, answer.status, answer.body ?? error);
     }

@@ -9,6 +9,13 @@ import type { ConversationMessage, MessageRole, PendingToolCall } from './agent-
 const INSERT_SLICE = 500;
 /** Messages a model round is made from, at most (the latest). */
 const LATEST_LIMIT = 100_000;
+/**
+ * Characters of text (content and tool calls) a model round is made from, at most: more than the largest context
+ * window takes (contextWindowTokens is at most 10,000,000), so only a conversation no model could read is cut.
+ */
+const ROUND_MAX_CHARS = 32 * 1024 * 1024;
+/** Characters of text one page of the conversation holds, at most (a longer message comes alone). */
+const PAGE_MAX_CHARS = 8 * 1024 * 1024;
 
 export interface NewMessage {
   role: MessageRole;
@@ -55,35 +62,71 @@ export class AgentMessagesRepository {
     for (let i = 0; i < rows.length; i += INSERT_SLICE) await repo.insert(rows.slice(i, i + INSERT_SLICE));
   }
 
-  /** The conversation's messages after `afterSeq`, oldest first, at most `limit` (a page of GET .../messages). */
+  /**
+   * The conversation's messages after `afterSeq`, oldest first, at most `limit` and {@link PAGE_MAX_CHARS} of text (a
+   * page of GET .../messages: 1,000 answers of MODEL_MAX_ANSWER_BYTES each were read into memory at once).
+   */
   async conversation(sessionId: string, afterSeq: number, limit: number): Promise<ConversationMessage[]> {
-    const rows = await this.dataSource
-      .getRepository(AgentMessageEntity)
-      .createQueryBuilder('m')
-      .where('m.session_id = :sessionId AND m.seq > :afterSeq', { sessionId, afterSeq })
-      .orderBy('m.seq', 'ASC')
-      .limit(limit)
-      .getMany();
-    return rows.map(toConversationMessage);
+    const sizes = await this.sizes(sessionId, afterSeq, 'ASC', limit);
+    const n = withinBudget(sizes, PAGE_MAX_CHARS);
+    if (n === 0) return [];
+    return (await this.range(sessionId, afterSeq + 1, sizes[n - 1].seq)).map(toConversationMessage);
   }
 
   /**
-   * The latest `limit` messages of the conversation, oldest first: what a model round is made from. A longer
-   * conversation is cut at its oldest end (the first `limit` were read: the model missed the user's new message),
-   * and tool answers left at the cut without their call are left out too.
+   * The latest `limit` messages of the conversation, oldest first, within {@link ROUND_MAX_CHARS} of text: what a
+   * model round is made from. A longer conversation is cut at its oldest end (the first `limit` were read: the model
+   * missed the user's new message; a whole one was read into memory every round, however large), and tool answers
+   * left at the cut without their call are left out too.
    */
   async latest(sessionId: string, limit = LATEST_LIMIT): Promise<ConversationMessage[]> {
-    const rows = await this.dataSource
-      .getRepository(AgentMessageEntity)
-      .createQueryBuilder('m')
-      .where('m.session_id = :sessionId', { sessionId })
-      .orderBy('m.seq', 'DESC')
-      .limit(limit)
-      .getMany();
-    rows.reverse();
+    const sizes = await this.sizes(sessionId, Number.MAX_SAFE_INTEGER, 'DESC', limit);
+    const n = withinBudget(sizes, ROUND_MAX_CHARS);
+    if (n === 0) return [];
+    const rows = await this.range(sessionId, sizes[n - 1].seq, sizes[0].seq);
     const start = rows.findIndex((r) => r.role !== 'tool');
     return (start < 0 ? [] : rows.slice(start)).map(toConversationMessage);
   }
+
+  /** The seq and text size of up to `limit` messages from `fromSeq` (exclusive) on in `order`, without their text. */
+  private async sizes(
+    sessionId: string,
+    fromSeq: number,
+    order: 'ASC' | 'DESC',
+    limit: number,
+  ): Promise<Array<{ seq: number; size: number }>> {
+    const chars = this.dataSource.options.type === 'better-sqlite3' ? 'LENGTH' : 'CHAR_LENGTH';
+    const rows = await this.dataSource
+      .getRepository(AgentMessageEntity)
+      .createQueryBuilder('m')
+      .select('m.seq', 'seq')
+      .addSelect(`COALESCE(${chars}(m.content), 0) + COALESCE(${chars}(m.tool_calls), 0)`, 'size')
+      .where(`m.session_id = :sessionId AND m.seq ${order === 'ASC' ? '>' : '<'} :fromSeq`, { sessionId, fromSeq })
+      .orderBy('m.seq', order)
+      .limit(limit)
+      .getRawMany<{ seq: number | string; size: number | string }>();
+    return rows.map((r) => ({ seq: Number(r.seq), size: Number(r.size) }));
+  }
+
+  /** The messages from `fromSeq` to `toSeq` (both included), oldest first. */
+  private range(sessionId: string, fromSeq: number, toSeq: number): Promise<AgentMessageEntity[]> {
+    return this.dataSource
+      .getRepository(AgentMessageEntity)
+      .createQueryBuilder('m')
+      .where('m.session_id = :sessionId AND m.seq >= :fromSeq AND m.seq <= :toSeq', { sessionId, fromSeq, toSeq })
+      .orderBy('m.seq', 'ASC')
+      .getMany();
+  }
+}
+
+/** How many of `sizes` (in reading order) fit in `budget` together; the first always does. */
+function withinBudget(sizes: ReadonlyArray<{ size: number }>, budget: number): number {
+  let total = 0;
+  for (const [i, { size }] of sizes.entries()) {
+    total += size;
+    if (total > budget) return Math.max(i, 1);
+  }
+  return sizes.length;
 }
 
 function toConversationMessage(r: AgentMessageEntity): ConversationMessage {

@@ -24,6 +24,7 @@ import { AgentRunsRepository, RunLeaseLostError } from './agent-runs.repository'
 import { AgentMessagesRepository, type NewMessage } from './agent-messages.repository';
 import { AgentRunNotifier } from './agent-run.notifier';
 import { assignJournalKeys, toChatMessages, usedJournalKeys } from './agent-run.conversation';
+import { messageEventData } from './agent-run.message-event';
 import { TOOL_NAME_PATTERN } from '@app/modules/tool-registry/tool-registry.types';
 import { type ContextWindow, withinContextWindow } from './agent-run.context-window';
 import type { ConversationMessage, RunStatus } from './agent-runs.types';
@@ -135,17 +136,16 @@ export class AgentRunLoop {
       // A sub-agent task's parent closed by a process that died before its close hooks closed this child session.
       const closedParent = await this.tasks.closedParentOf(session.id);
       if (closedParent) return this.stopForClosedParent(run, owner, closedParent);
-      // The provider as it is now: one deleted meanwhile is not asked again, one changed (key, URL, model) is asked
-      // as changed, not as the run found it when it started.
-      const provider = await this.providers.loadVisible(run.tenantId, ctx.provider.id).catch(() => null);
-      if (!provider)
-        return this.stop(run, owner, {
-          status: 'FAILED',
-          error: `model provider ${ctx.provider.id} of agent ${ctx.agent.name} no longer exists`,
-        });
-      ctx.provider = provider;
-      const reminders = await this.reminderRegistry.remindersFor(session);
+      // The agent and its provider as they are now, as a run taken over after a crash reads them: a provider deleted
+      // meanwhile is not asked again, one changed (key, URL, model) or put in its place on the agent is asked as it is
+      // now, with the agent's system prompt as it is now (the run failed when the agent's old provider was deleted).
+      const current = await this.agentAndProvider(run);
+      if ('failed' in current) return this.stop(run, owner, { status: 'FAILED', error: current.failed });
+      Object.assign(ctx, current);
+      // The tasks to mark told are read before the reminders: one that finishes between the two reads is then told
+      // again next round, never marked told without having been in this round's reminders.
       const toldTasks = await this.taskReminders.pending(run.sessionId);
+      const reminders = await this.reminderRegistry.remindersFor(session);
       let answer: ModelAnswer;
       const closing = this.watchClose(session.id, signal);
       try {
@@ -243,14 +243,27 @@ export class AgentRunLoop {
       return null;
     }
     if (session.status === 'ACTIVE') await this.sessionRepo.moveStatus(session.id, 'ACTIVE', 'RUNNING');
-    const failed = (error: string) => this.stop(run, owner, { status: 'FAILED', error }).then(() => null);
+    const current = await this.agentAndProvider(run);
+    if ('failed' in current) {
+      await this.stop(run, owner, { status: 'FAILED', error: current.failed });
+      return null;
+    }
+    return { session, ...current };
+  }
+
+  /** The run's agent and its model provider as they are now, or why the run cannot go on. */
+  private async agentAndProvider(
+    run: AgentRunEntity,
+  ): Promise<Pick<RunContext, 'agent' | 'provider'> | { failed: string }> {
     const agent = await this.agents.loadAgent({ tenantId: run.tenantId }, run.agentId).catch(() => null);
-    if (!agent) return failed(`agent ${run.agentId} no longer exists`);
+    if (!agent) return { failed: `agent ${run.agentId} no longer exists` };
     if (!agent.modelProviderId)
-      return failed(`agent ${agent.name} has no modelProviderId; set one with PATCH /api/v1/admin/agents/${agent.id}`);
+      return {
+        failed: `agent ${agent.name} has no modelProviderId; set one with PATCH /api/v1/admin/agents/${agent.id}`,
+      };
     const provider = await this.providers.loadVisible(run.tenantId, agent.modelProviderId).catch(() => null);
-    if (!provider) return failed(`model provider ${agent.modelProviderId} of agent ${agent.name} no longer exists`);
-    return { session, agent, provider };
+    if (!provider) return { failed: `model provider ${agent.modelProviderId} of agent ${agent.name} no longer exists` };
+    return { agent, provider };
   }
 
   /** Checkpoints a model answer; true when it was the final one (the run stopped COMPLETED). */
@@ -293,11 +306,7 @@ export class AgentRunLoop {
       });
       await this.messages.append(m, ref, [{ role: 'assistant', content: answer.content, toolCalls: calls }]);
       await this.events.append(
-        this.event(run, 'message', {
-          role: 'assistant',
-          content: answer.content,
-          toolCalls: calls.map((c) => ({ id: c.key, name: c.name })),
-        }),
+        this.event(run, 'message', messageEventData(run.id, 'assistant', answer.content, calls)),
         m,
       );
     });
@@ -387,7 +396,7 @@ export class AgentRunLoop {
         );
         // Tool answers are no `message` event, as when a round's results are checkpointed.
         for (const msg of stop.messages.filter((x) => x.role !== 'tool'))
-          await this.events.append(this.event(run, 'message', { role: msg.role, content: msg.content }), m);
+          await this.events.append(this.event(run, 'message', messageEventData(run.id, msg.role, msg.content)), m);
       }
       if (stop.status === 'COMPLETED' || stop.status === 'FAILED')
         await this.sessionRepo.moveStatus(run.sessionId, 'RUNNING', 'ACTIVE', m);
@@ -396,7 +405,8 @@ export class AgentRunLoop {
         stop.status === 'COMPLETED' || stop.status === 'FAILED'
           ? await this.tasks.findByChildSession(run.sessionId, m)
           : null;
-      if (task)
+      // Only the task's own run finishes it: a later message to the child session starts another run of that session.
+      if (task?.childRunId === run.id)
         await this.events.append(
           {
             tenantId: task.tenantId,

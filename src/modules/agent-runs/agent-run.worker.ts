@@ -21,6 +21,11 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
   /** Loops lent to waiting calls, running until their wait ends (and the run they work, if any). */
   private readonly lent = new Set<Promise<void>>();
   private lentCount = 0;
+  /**
+   * Sessions whose run a loop of this instance works right now (by how many loops: one that lost the lease may not
+   * have noticed yet): only their calls hold a place they can lend.
+   */
+  private readonly working = new Map<string, number>();
 
   constructor(
     private readonly queue: AgentRunQueue,
@@ -40,12 +45,14 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * Runs `wait` (a call blocked until the child run `runId` stops) while one more loop works that run in its place,
-   * whenever it is claimable (queued, or back from a human decision); that loop ends with the wait (after finishing
-   * its turn of the run, if it has one). None on an instance that runs no workers.
+   * Runs `wait` (a call of session `sessionId` blocked until the child run `runId` stops) while one more loop works
+   * that run in its place, whenever it is claimable (queued, or back from a human decision); that loop ends with the
+   * wait (after finishing its turn of the run, if it has one). Only a call of a run this instance works has a place to
+   * lend: a runtime's own act holds none (its children lent loops beyond TASK_WORKERS, as many as its acts waited at
+   * once), nor does an instance that runs no workers.
    */
-  async lendWhile<T>(runId: string, wait: () => Promise<T>): Promise<T> {
-    if (this.config.agentLoop.taskWorkers === 0 || this.stopping.signal.aborted) return wait();
+  async lendWhile<T>(sessionId: string, runId: string, wait: () => Promise<T>): Promise<T> {
+    if (!this.working.has(sessionId) || this.stopping.signal.aborted) return wait();
     const waited = new AbortController();
     const loop = this.runLoop(`${this.config.instanceId}#lent-${++this.lentCount}`, false, {
       until: waited.signal,
@@ -96,11 +103,15 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
       },
       Math.max(50, Math.floor(this.leaseMs / 3)),
     );
+    this.working.set(run.sessionId, (this.working.get(run.sessionId) ?? 0) + 1);
     try {
       const { retryAfterMs } = await this.loop.drive(run, owner, lost.signal);
       if (retryAfterMs !== undefined || this.stopping.signal.aborted)
         await this.queue.release(run.id, owner, retryAfterMs ?? 0).catch(() => undefined);
     } finally {
+      const left = (this.working.get(run.sessionId) ?? 1) - 1;
+      if (left > 0) this.working.set(run.sessionId, left);
+      else this.working.delete(run.sessionId);
       clearInterval(renewal);
       this.stopping.signal.removeEventListener('abort', onStop);
     }

@@ -18,6 +18,7 @@ import { AgentRunEntity, newQueuedRun } from './agent-run.entity';
 import { AgentRunsRepository } from './agent-runs.repository';
 import { AgentMessagesRepository } from './agent-messages.repository';
 import { AgentRunNotifier } from './agent-run.notifier';
+import { messageEventData } from './agent-run.message-event';
 import { AgentRunsErrorCode } from './agent-runs.errors';
 import { STOPPED_RUN_STATUSES, type RunView } from './agent-runs.types';
 import type { MessagePageDto, MessagesQueryDto, PostMessageDto } from './agent-runs.dto';
@@ -137,7 +138,7 @@ export class AgentRunsService {
             tenantId: run.tenantId,
             sessionId: run.sessionId,
             type: 'message',
-            data: { runId: run.id, role: 'user', content: dto.content },
+            data: messageEventData(run.id, 'user', dto.content),
           },
           m,
         );

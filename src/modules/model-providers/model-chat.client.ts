@@ -107,13 +107,17 @@ export class ModelChatClient {
       );
       const message = completion.choices?.[0]?.message;
       if (!message) throw new ModelCallError(`model provider ${provider.name} answered without a choice`);
-      const toolCalls = (message.tool_calls ?? [])
+      const listed: unknown = message.tool_calls ?? [];
+      if (!Array.isArray(listed))
+        throw new ModelCallError(
+          `model provider ${provider.name} answered with tool_calls that are not a list (${typeof listed}); an OpenAI-compatible server answers a list of calls: check the provider's baseUrl and model`,
+        );
+      // An entry that is no object (null) is a call without a name: the model is told so, as for a made-up name.
+      const toolCalls = (listed as Array<Partial<ChatCompletionMessageFunctionToolCall> | null>)
+        .map((c) => c ?? {})
         // Without a type it is a function call (servers compatible only in part leave it out): dropping it ended the
         // run COMPLETED with an empty answer, the call never made.
-        .filter(
-          (c): c is ChatCompletionMessageFunctionToolCall =>
-            (c.type as string | undefined) === undefined || c.type === 'function',
-        )
+        .filter((c) => (c.type as string | undefined) === undefined || c.type === 'function')
         .map((c) => ({
           id: asText(c.id),
           name: asText(c.function?.name),
@@ -148,6 +152,18 @@ export class ModelChatClient {
       // The client passes a URL string and a plain init; the outbound fetch takes exactly those.
       fetch: answers as unknown as typeof fetch,
       logLevel: 'off',
+      // Not from the gateway's environment (the client reads OPENAI_ORG_ID and OPENAI_PROJECT_ID when these are
+      // left out): they would go as headers to every provider, a tenant's own server included.
+      organization: null,
+      project: null,
+      // The client tells every server the host's operating system, architecture and Node.js version: a tenant's own
+      // server learns nothing of the gateway's host.
+      defaultHeaders: {
+        'X-Stainless-OS': null,
+        'X-Stainless-Arch': null,
+        'X-Stainless-Runtime': null,
+        'X-Stainless-Runtime-Version': null,
+      },
     });
     this.clients.set(provider.id, { version: provider.version, apiKey, client });
     return client;
@@ -161,6 +177,11 @@ export class ModelChatClient {
     const value = name ? scope.get(name) : undefined;
     if (value === undefined)
       throw new ModelCallError(`model provider ${provider.name}: apiKey ${scope.missing(name ?? '?')}`);
+    // A platform secret is never named to a tenant (its runs read this), as SecretScope.missing does not name it.
+    if (value.length < MIN_MODEL_KEY_CHARS && provider.tenantId === null)
+      throw new ModelCallError(
+        `model provider ${provider.name}: the platform secret it references is shorter than ${MIN_MODEL_KEY_CHARS} characters, too short for a model key; the platform operator must store the real key in TOOL_SECRETS (or remove apiKey for a server that needs none)`,
+      );
     if (value.length < MIN_MODEL_KEY_CHARS)
       throw new ModelCallError(
         `model provider ${provider.name}: the apiKey secret ${name} holds ${value.length} characters; a model key needs at least ${MIN_MODEL_KEY_CHARS} (store the real key, or remove apiKey for a server that needs none)`,
@@ -186,10 +207,13 @@ export class ModelChatClient {
       if (!retried) after = '';
       const status = err.status ? `HTTP ${err.status}` : 'no answer';
       // The key out before the detail is cut: cut first, a key straddling the cut would keep its first half.
-      const detail = withoutKey(err.status ? errorText(err.error) : reason(err), apiKey);
+      const detail = withoutKey(err.status ? errorText(err.error) || plainText(err) : reason(err), apiKey);
       const window = err.status === 400 ? Number(CONTEXT_LENGTH_REFUSAL.exec(detail)?.[1] ?? 0) : 0;
+      // A path the server does not serve, or a model it does not have: mostly a baseUrl without its /v1.
+      const hint =
+        err.status === 404 ? " (check the provider's baseUrl, whose /chat/completions must answer, and its model)" : '';
       return new ModelCallError(
-        `model provider ${provider.name} failed with ${status}${after}${detail ? `: ${detail.slice(0, 300)}` : ''}`,
+        `model provider ${provider.name} failed with ${status}${after}${detail ? `: ${detail.slice(0, 300)}` : ''}${hint}`,
         window > 0 ? window : undefined,
       );
     }
@@ -242,6 +266,17 @@ function errorText(error: unknown): string {
   const message = (error as { message?: unknown } | null | undefined)?.message;
   if (message === undefined || message === null) return '';
   return typeof message === 'string' ? message : (JSON.stringify(message) ?? '');
+}
+
+/**
+ * The text of an error answer that is no JSON (Ollama's "404 page not found", a proxy's page): the client keeps it only
+ * in its message, after the status ("404 404 page not found"); it was dropped, and the run failed with a bare status.
+ */
+function plainText(err: { status: number | undefined; error: unknown; message: string }): string {
+  const prefix = `${err.status} `;
+  if (err.error !== undefined || !err.message.startsWith(prefix) || err.message === `${prefix}status code (no body)`)
+    return '';
+  return err.message.slice(prefix.length).trim();
 }
 
 function reason(err: unknown): string {

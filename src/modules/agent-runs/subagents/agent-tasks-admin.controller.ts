@@ -9,6 +9,9 @@ import { AgentTasksRepository } from './agent-tasks.repository';
 import { toTaskView } from './agent-tasks.service';
 import { TASK_STATUSES } from './agent-tasks.types';
 
+/** Characters of each task's answer a list shows (a page held up to 500 answers of MODEL_MAX_ANSWER_BYTES whole). */
+const LISTED_ANSWER_CHARS = 2_000;
+
 export class TasksQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ description: 'Only the tasks this session started' })
   @IsOptional()
@@ -20,7 +23,12 @@ export class TasksQueryDto extends PageQueryDto {
 export class TaskDto {
   @ApiProperty() taskId: string;
   @ApiProperty({ enum: TASK_STATUSES }) status: string;
-  @ApiPropertyOptional() answer?: string;
+  @ApiPropertyOptional({ description: `The answer (COMPLETED); its first ${LISTED_ANSWER_CHARS} characters in a list` })
+  answer?: string;
+  @ApiPropertyOptional({
+    description: "The whole answer's length, when the list shows only its head (CHECK_TASK_STATUS reads it whole)",
+  })
+  answerChars?: number;
   @ApiPropertyOptional() error?: string;
   @ApiProperty({ description: 'The sub-agent, by name' }) agent: string;
   @ApiProperty() parentSessionId: string;
@@ -47,9 +55,14 @@ export class AgentTasksAdminController {
   async list(@Auth() auth: AuthContext, @Query() query: TasksQueryDto): Promise<TaskPageDto> {
     const { skip, take } = pageWindow(query);
     const [rows, total] = await this.tasks.list(auth.tenantId, query.parentSessionId, skip, take);
-    const runs = await this.tasks.runsOf(rows);
+    const runs = await this.tasks.runsOf(rows, LISTED_ANSWER_CHARS);
     return pageOf(
-      rows.map((t) => toTaskView(t, runs.get(t.childRunId) ?? null)),
+      rows.map((t) => {
+        const run = runs.get(t.childRunId) ?? null;
+        const view = toTaskView(t, run);
+        const cut = view.answer !== undefined && (run?.answerChars ?? 0) > LISTED_ANSWER_CHARS;
+        return cut ? { ...view, answerChars: run!.answerChars! } : view;
+      }),
       total,
       query,
     );

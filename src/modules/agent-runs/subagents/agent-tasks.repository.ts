@@ -3,6 +3,13 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, IsNull } from 'typeorm';
 import { AgentTaskEntity } from './agent-task.entity';
 import { AgentRunEntity } from '../agent-run.entity';
+import type { RunStatus } from '../agent-runs.types';
+
+/** What a list of tasks reads of a child run: its status, error and the head of its answer. */
+export interface TaskRunSummary extends Pick<AgentRunEntity, 'id' | 'status' | 'answer' | 'error'> {
+  /** The whole answer's length (null without one). */
+  answerChars: number | null;
+}
 
 /** A run in one of these has not ended (queued, running, or stopped for a human). */
 const OPEN_RUN_STATUSES = `'QUEUED', 'RUNNING', 'INTERRUPTED', 'PAUSED'`;
@@ -85,11 +92,32 @@ export class AgentTasksRepository {
     });
   }
 
-  /** The child runs of `tasks`, by id. */
-  async runsOf(tasks: readonly AgentTaskEntity[]): Promise<Map<string, AgentRunEntity>> {
+  /**
+   * The child runs of `tasks`, by id, with the first `answerMaxChars` characters of each answer (`answerChars`: its
+   * length): a list of 500 tasks read every answer whole, each up to MODEL_MAX_ANSWER_BYTES.
+   */
+  async runsOf(tasks: readonly AgentTaskEntity[], answerMaxChars: number): Promise<Map<string, TaskRunSummary>> {
     if (tasks.length === 0) return new Map();
-    const runs = await this.dataSource.getRepository(AgentRunEntity).findBy({ id: In(tasks.map((t) => t.childRunId)) });
-    return new Map(runs.map((r) => [r.id, r]));
+    const chars = this.dataSource.options.type === 'better-sqlite3' ? 'LENGTH' : 'CHAR_LENGTH';
+    const rows = await this.dataSource
+      .getRepository(AgentRunEntity)
+      .createQueryBuilder('r')
+      .select('r.id', 'id')
+      .addSelect('r.status', 'status')
+      .addSelect('r.error', 'error')
+      .addSelect(`SUBSTR(r.answer, 1, ${Math.max(0, Math.floor(answerMaxChars))})`, 'answer')
+      .addSelect(`${chars}(r.answer)`, 'answerChars')
+      .where('r.id IN (:...ids)', { ids: tasks.map((t) => t.childRunId) })
+      .getRawMany<{
+        id: string;
+        status: RunStatus;
+        error: string | null;
+        answer: string | null;
+        answerChars: unknown;
+      }>();
+    return new Map(
+      rows.map((r) => [r.id, { ...r, answerChars: r.answerChars === null ? null : Number(r.answerChars) }]),
+    );
   }
 
   /** Tasks of the parent session that finished and that its model was not told about yet. */

@@ -262,7 +262,7 @@ function uuidFromName(name: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-export function taskStatusOf(run: AgentRunEntity | null): TaskStatus {
+export function taskStatusOf(run: Pick<AgentRunEntity, 'status'> | null): TaskStatus {
   switch (run?.status) {
     case 'RUNNING':
       return 'RUNNING';
@@ -278,7 +278,10 @@ export function taskStatusOf(run: AgentRunEntity | null): TaskStatus {
   }
 }
 
-export function toTaskView(task: AgentTaskEntity, run: AgentRunEntity | null): TaskView {
+export function toTaskView(
+  task: AgentTaskEntity,
+  run: Pick<AgentRunEntity, 'status' | 'answer' | 'error'> | null,
+): TaskView {
   return {
     taskId: task.id,
     status: taskStatusOf(run),

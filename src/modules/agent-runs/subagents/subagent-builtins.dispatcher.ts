@@ -65,7 +65,9 @@ export class SubagentBuiltinsDispatcher implements ToolDispatcher, OnModuleInit 
       }
       const waitMs = Math.min(Number(args.waitMs ?? DEFAULT_WAIT_MS), MAX_WAIT_MS);
       // The parent's worker waits: another loop works the child in its place (and the child's own children likewise).
-      const view = await this.workers.lendWhile(task.childRunId, () => this.tasks.waitFor(task, waitMs));
+      const view = await this.workers.lendWhile(call.sessionId, task.childRunId, () =>
+        this.tasks.waitFor(task, waitMs),
+      );
       if (view.status === 'COMPLETED') {
         await this.tasks.markReminded(task.id);
         return { content: view.answer ?? '', structured: view };

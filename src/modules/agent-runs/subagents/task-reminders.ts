@@ -28,7 +28,7 @@ export class TaskReminders implements OnModuleInit {
   async pending(sessionId: string): Promise<PendingTaskReminders> {
     const open = await this.tasks.unreminded(sessionId);
     if (open.length === 0) return { lines: [], taskIds: [] };
-    const runs = await this.tasks.runsOf(open);
+    const runs = await this.tasks.runsOf(open, 0);
     const done = open.filter((t) => ['COMPLETED', 'FAILED'].includes(taskStatusOf(runs.get(t.childRunId) ?? null)));
     return {
       lines: done.map(
