@@ -157,6 +157,25 @@ describeEachDialect('workspace file tools through act', (dialect) => {
     await t.call(sessionId, 'DELETE_FILE', { path: 'real.txt' });
   });
 
+  it('refuses a write through a symlink to a folder inside, naming the path, and leaves the folder as it was', async () => {
+    await t.call(sessionId, 'WRITE_FILE', { path: 'sub/kept.txt', content: 'kept' });
+    symlinkSync('sub', join(dir(), 'to-sub'));
+    const write = await t.call(sessionId, 'WRITE_FILE', { path: 'to-sub', content: 'x' });
+    expect(write).toMatchObject({ status: 'FAILED', isError: true });
+    expect(write.content).toContain('Workspace path "to-sub" is refused: it is a symlink to a folder');
+    expect(write.content).not.toContain(root);
+    const upload = await suite.gw.http
+      .put(`/api/v1/sessions/${sessionId}/files/content?path=to-sub`)
+      .set(t.runtime)
+      .set('content-type', 'application/octet-stream')
+      .send(Buffer.from('x'))
+      .expect(400);
+    expect(upload.body.error).toMatchObject({ code: 'WORKSPACE_PATH_INVALID' });
+    expect(readFileSync(join(dir(), 'sub/kept.txt'), 'utf8')).toBe('kept');
+    await t.call(sessionId, 'DELETE_FILE', { path: 'to-sub' });
+    await t.call(sessionId, 'DELETE_FILE', { path: 'sub' });
+  });
+
   it('enforces WORKSPACE_MAX_BYTES and WORKSPACE_MAX_FILES; a refused write leaves nothing behind', async () => {
     expect(JSON.parse((await t.call(sessionId, 'DELETE_FILE', { path: 'notes' })).content).type).toBe('directory');
     const big = await t.call(sessionId, 'WRITE_FILE', { path: 'big.txt', content: 'x'.repeat(5000) });

@@ -98,6 +98,8 @@ export class WorkspacePathResolver {
       throw err;
     });
     assertInside(realRoot, real, relative);
+    // Renamed onto, a folder would fail with the host's paths in the message.
+    if ((await lstat(real)).isDirectory()) throw invalid(relative, 'it is a symlink to a folder');
     return { relative, real, root: realRoot, existed: true };
   }
 
