@@ -176,6 +176,35 @@ describeEachDialect('workspace file tools through act', (dialect) => {
     await t.call(sessionId, 'DELETE_FILE', { path: 'sub' });
   });
 
+  it('refuses a write through a dangling symlink or a symlink loop, naming the path, without host paths', async () => {
+    mkdirSync(dir(), { recursive: true });
+    symlinkSync('nowhere', join(dir(), 'dangling'));
+    symlinkSync('loop', join(dir(), 'loop'));
+    for (const [path, why] of [
+      ['dangling', 'it is a symlink to nothing'],
+      ['dangling/new.txt', '"dangling" is a symlink to nothing'],
+      ['loop', 'it is a symlink loop'],
+      ['loop/new.txt', '"loop" is a symlink loop'],
+    ]) {
+      const write = await t.call(sessionId, 'WRITE_FILE', { path, content: 'x' });
+      expect({ path, status: write.status }).toEqual({ path, status: 'FAILED' });
+      expect(write.content).toContain(`Workspace path "${path}" is refused: ${why}`);
+      expect(write.content).not.toContain(root);
+      const upload = await suite.gw.http
+        .put(`/api/v1/sessions/${sessionId}/files/content?path=${encodeURIComponent(path)}`)
+        .set(t.runtime)
+        .set('content-type', 'application/octet-stream')
+        .send(Buffer.from('x'));
+      expect({ path, status: upload.status, code: upload.body.error?.code }).toEqual({
+        path,
+        status: 400,
+        code: 'WORKSPACE_PATH_INVALID',
+      });
+    }
+    expect(readdirSync(dir())).not.toContain('nowhere');
+    for (const path of ['dangling', 'loop']) await t.call(sessionId, 'DELETE_FILE', { path });
+  });
+
   it('enforces WORKSPACE_MAX_BYTES and WORKSPACE_MAX_FILES; a refused write leaves nothing behind', async () => {
     expect(JSON.parse((await t.call(sessionId, 'DELETE_FILE', { path: 'notes' })).content).type).toBe('directory');
     const big = await t.call(sessionId, 'WRITE_FILE', { path: 'big.txt', content: 'x'.repeat(5000) });
