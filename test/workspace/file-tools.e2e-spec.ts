@@ -205,6 +205,21 @@ describeEachDialect('workspace file tools through act', (dialect) => {
     for (const path of ['dangling', 'loop']) await t.call(sessionId, 'DELETE_FILE', { path });
   });
 
+  it('refuses to edit a file that is not UTF-8 text, leaving its bytes as they were', async () => {
+    mkdirSync(dir(), { recursive: true });
+    const latin1 = Buffer.from('name;city\nRen\xe9;K\xf6ln\n', 'latin1'); // as a command's export may write it
+    writeFileSync(join(dir(), 'export.csv'), latin1);
+    const edit = await t.call(sessionId, 'EDIT_FILE', {
+      path: 'export.csv',
+      oldText: 'name;city',
+      newText: 'who;where',
+    });
+    expect(edit).toMatchObject({ status: 'FAILED', isError: true });
+    expect(edit.content).toContain('"export.csv" is not UTF-8 text');
+    expect(readFileSync(join(dir(), 'export.csv'))).toEqual(latin1);
+    await t.call(sessionId, 'DELETE_FILE', { path: 'export.csv' });
+  });
+
   it('enforces WORKSPACE_MAX_BYTES and WORKSPACE_MAX_FILES; a refused write leaves nothing behind', async () => {
     expect(JSON.parse((await t.call(sessionId, 'DELETE_FILE', { path: 'notes' })).content).type).toBe('directory');
     const big = await t.call(sessionId, 'WRITE_FILE', { path: 'big.txt', content: 'x'.repeat(5000) });
