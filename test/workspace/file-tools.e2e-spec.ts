@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { gatewayForSuite } from '@test/support/gateway-test-app';
@@ -218,6 +218,19 @@ describeEachDialect('workspace file tools through act', (dialect) => {
     expect(edit.content).toContain('"export.csv" is not UTF-8 text');
     expect(readFileSync(join(dir(), 'export.csv'))).toEqual(latin1);
     await t.call(sessionId, 'DELETE_FILE', { path: 'export.csv' });
+  });
+
+  it('keeps the mode of a file it edits or replaces (a script made executable stays executable)', async () => {
+    await t.call(sessionId, 'WRITE_FILE', { path: 'build.sh', content: '#!/bin/sh\necho bulid\n' });
+    chmodSync(join(dir(), 'build.sh'), 0o750);
+    const edit = await t.call(sessionId, 'EDIT_FILE', { path: 'build.sh', oldText: 'bulid', newText: 'build' });
+    expect(edit.status).toBe('COMPLETED');
+    expect(statSync(join(dir(), 'build.sh')).mode & 0o777).toBe(0o750);
+    expect((await t.call(sessionId, 'WRITE_FILE', { path: 'build.sh', content: '#!/bin/sh\n' })).status).toBe(
+      'COMPLETED',
+    );
+    expect(statSync(join(dir(), 'build.sh')).mode & 0o777).toBe(0o750);
+    await t.call(sessionId, 'DELETE_FILE', { path: 'build.sh' });
   });
 
   it('enforces WORKSPACE_MAX_BYTES and WORKSPACE_MAX_FILES; a refused write leaves nothing behind', async () => {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
 import { constants, createWriteStream, type ReadStream } from 'node:fs';
-import { lstat, open, rename, rm, unlink } from 'node:fs/promises';
+import { chmod, lstat, open, rename, rm, unlink } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
 import { basename, dirname, join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
@@ -263,11 +263,14 @@ export class WorkspaceFiles {
       );
     // Only now are its folders created.
     const target = await WorkspacePathResolver.forWrite(dir, staged.path);
-    const previous = target.existed ? (await lstat(target.real)).size : 0;
+    const replaced = target.existed ? await lstat(target.real) : null;
+    const previous = replaced?.size ?? 0;
     if (staged.bytes > this.limits.maxBytes - (usage.bytes - previous))
       throw quota(
         `writing ${staged.bytes} bytes to "${target.relative}" would pass WORKSPACE_MAX_BYTES (${this.limits.maxBytes}; ${usage.bytes} used)`,
       );
+    // A replaced file keeps its permissions (a script a command made executable stays so), never set-id bits.
+    if (replaced) await chmod(staged.file, replaced.mode & 0o777);
     await inOpenedFolder(
       dirname(target.real),
       target.root,
