@@ -455,6 +455,11 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
     const other = await newSession();
     const foreign = await act(other, 1, [{ id: 'rd2', name: 'READ_TOOL_RESULT', arguments: { toolCallId: 'big1' } }]);
     expect(foreign.body.results[0]).toMatchObject({ status: 'FAILED', isError: true });
+    // What was wrong and what to give instead.
+    expect(foreign.body.results[0].content).toContain(
+      `No finished result for toolCallId big1 in session ${other}: only a call that finished`,
+    );
+    expect(foreign.body.results[0].content).toContain('use the toolCallId of a finished act result');
 
     const todoTool = (await gw.http.get('/api/v1/admin/tools?q=UPDATE_TODO_LIST').set(gw.admin)).body.items[0];
     await gw.http.post(`/api/v1/admin/agents/${agentId}/tools`).set(gw.admin).send({ toolId: todoTool.id }).expect(200);

@@ -62,8 +62,8 @@ export class SessionBuiltinsDispatcher implements ToolDispatcher, OnModuleInit {
         : `\n\n[characters ${page.offset}-${end} of ${page.totalChars}; end of result]`;
       return { content: page.content + note, structured: { ...page, content: undefined } };
     } catch (err) {
-      if (err instanceof DomainError)
-        throw builtinRefusal(`no stored result for toolCallId ${String(args.toolCallId)} in this session`);
+      // The reader says which calls have a result and what to give instead.
+      if (err instanceof DomainError) throw builtinRefusal(err.message);
       throw err;
     }
   }
