@@ -136,6 +136,28 @@ describeEachDialect('skills: hostile archives are refused with a 400 naming the 
     }
   });
 
+  it('refuses a zip file larger than SKILL_MAX_BYTES allows, or a second file, saying which limit and how to fix it', async () => {
+    const tooLarge = await gw.http
+      .post('/api/v1/admin/skills')
+      .set(admin)
+      .field('tenantId', 'hostile')
+      .attach('file', Buffer.alloc(MAX_BYTES + 1024 * 1024 + 1, 0x61), 'skill.zip')
+      .expect(400);
+    expect(tooLarge.body.error.code).toBe('SKILL_ARCHIVE_INVALID');
+    expect(tooLarge.body.error.message).toContain(
+      `the zip is larger than ${MAX_BYTES + 1024 * 1024} bytes (SKILL_MAX_BYTES, ${MAX_BYTES}, and 1 MiB for the zip's own headers)`,
+    );
+    const twoFiles = await gw.http
+      .post('/api/v1/admin/skills')
+      .set(admin)
+      .field('tenantId', 'hostile')
+      .attach('file', buildTestZip([GOOD_MD]), 'skill.zip')
+      .attach('file', buildTestZip([GOOD_MD]), 'again.zip')
+      .expect(400);
+    expect(twoFiles.body.error.code).toBe('SKILL_ARCHIVE_INVALID');
+    expect(twoFiles.body.error.message).toContain('send one zip in the field "file"');
+  });
+
   it('reads multipart on the skill upload routes only (415 elsewhere)', async () => {
     const res = await gw.http
       .post('/api/v1/admin/agents')
