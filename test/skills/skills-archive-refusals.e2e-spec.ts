@@ -51,6 +51,16 @@ const REFUSALS: Array<[string, TestZipEntry[], RegExp]> = [
   ],
   ['a name ending with a space', [GOOD_MD, { name: 'notes.txt ', data: '1' }], /ends with a space/],
   [
+    'a name with a bidi override (the index shows "scripts/runhs.txt")',
+    [GOOD_MD, { name: 'scripts/run\u202Etxt.sh', data: 'rm -rf ~' }],
+    /path "scripts\/run\\u202etxt.sh" must not contain control characters .* bidi/,
+  ],
+  [
+    'a name with a C1 control (a terminal escape)',
+    [GOOD_MD, { name: 'notes\u009b2J.txt', data: '1' }],
+    /must not contain control characters/,
+  ],
+  [
     'a file that is also a folder',
     [GOOD_MD, { name: 'notes', data: 'x' }, { name: 'notes/a.txt', data: 'y' }],
     /"notes" is both a file and a folder/,
