@@ -60,7 +60,9 @@ describeEachDialect('workspace file tools through act', (dialect) => {
     expect(JSON.parse(del.content)).toEqual({ path: 'notes/a/b.txt', type: 'file' });
     const gone = await t.call(sessionId, 'READ_FILE', { path: 'notes/a/b.txt' });
     expect(gone).toMatchObject({ status: 'FAILED' });
-    expect(gone.content).toContain('No file or folder "notes/a/b.txt"');
+    expect(gone.content).toContain(
+      'No file or folder "notes/a/b.txt" in the workspace; LIST_FILES (GET /api/v1/sessions/{id}/files) shows what is there.',
+    );
 
     const events = await suite.gw.http.get(`/api/v1/sessions/${sessionId}/events`).set(t.runtime).expect(200);
     const fileEvents = events.body.items

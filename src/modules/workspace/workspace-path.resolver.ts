@@ -52,9 +52,13 @@ export class WorkspacePathResolver {
       real = await realpath(join(realRoot, relative));
     } catch (err) {
       if (isCode(err, 'ENOENT') || isCode(err, 'ENOTDIR'))
-        throw new DomainError(CommonErrorCode.NOT_FOUND, `No file or folder "${relative}" in the workspace.`, {
-          path: relative,
-        });
+        throw new DomainError(
+          CommonErrorCode.NOT_FOUND,
+          `No file or folder "${relative}" in the workspace; LIST_FILES (GET /api/v1/sessions/{id}/files) shows what is there.`,
+          {
+            path: relative,
+          },
+        );
       if (isCode(err, 'ELOOP')) throw invalid(relative, 'it is a symlink loop');
       throw err;
     }
