@@ -1,4 +1,6 @@
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+// The module object itself (what the walk calls), so a spy on it is seen there.
+import fsPromises from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { walkWorkspace, workspaceUsage } from '@app/modules/workspace/workspace-usage';
@@ -33,6 +35,20 @@ describe('workspace usage walk', () => {
     const { value: usage, cpuMs } = await cpuMsOf(() => workspaceUsage(dir, 1000));
     expect(usage).toMatchObject({ entries: 1000, truncated: true });
     expect(cpuMs).toBeLessThan(150);
+  });
+
+  it('never counts a folder past the limit as within it, though entries it read vanished before their lstat', async () => {
+    const full = join(dir, 'full');
+    mkdirSync(full);
+    for (let i = 0; i < 6; i++) writeFileSync(join(full, `f${i}`), '');
+    // Two of the names read are deleted meanwhile (DELETE_FILE runs beside a write's measure): four files are left.
+    const gone = Object.assign(new Error('ENOENT: no such file or directory'), { code: 'ENOENT' });
+    const lstat = jest.spyOn(fsPromises, 'lstat').mockRejectedValueOnce(gone).mockRejectedValueOnce(gone);
+    try {
+      expect(await workspaceUsage(full, 3)).toMatchObject({ truncated: true });
+    } finally {
+      lstat.mockRestore();
+    }
   });
 
   it('still lists and counts a folder within the limit whole, in name order', async () => {

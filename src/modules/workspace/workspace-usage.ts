@@ -28,9 +28,11 @@ export async function walkWorkspace(
   const pending: Array<{ abs: Buffer; rel: string }> = [{ abs: Buffer.from(dir), rel: prefix }];
   while (pending.length > 0) {
     const { abs, rel } = pending.shift()!;
+    // Names read at most: one past what the walk may still take shows it is past its limit.
+    const room = max - entries.length + 1;
     let names: Array<{ bytes: Buffer; text: string }>;
     try {
-      names = (await readNames(abs, max - entries.length + 1))
+      names = (await readNames(abs, room))
         .map((bytes) => ({ bytes, text: bytes.toString('utf8') }))
         .sort((a, b) => (a.text < b.text ? -1 : a.text > b.text ? 1 : Buffer.compare(a.bytes, b.bytes)));
     } catch (err) {
@@ -59,6 +61,8 @@ export async function walkWorkspace(
       entries.push({ path: childRel, type, size: type === 'file' ? stat.size : 0 });
       if (recursive && type === 'directory') pending.push({ abs: childAbs, rel: childRel });
     }
+    // The folder held more names than were read, though some were gone by their lstat: never counted as fewer.
+    if (names.length >= room) return { entries, truncated: true };
   }
   return { entries, truncated: false };
 }
