@@ -3,9 +3,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import fastifyMultipart from '@fastify/multipart';
 import type { GatewayConfig } from '@app/config/gateway-config';
 import { errorResponse } from '@app/common/errors/domain-error.filter';
-
-/** Room for a zip's own headers beyond the unpacked bytes it may hold (a zip of many tiny files). */
-const ZIP_OVERHEAD_BYTES = 1024 * 1024;
+import { SKILL_ZIP_OVERHEAD_BYTES } from '@app/modules/skills/skill-package.types';
 
 /** The routes that read a multipart form (skill uploads); every other route reads JSON only. */
 const MULTIPART_ROUTES = [/^\/api\/v1\/admin\/skills(\/[^/?]+\/releases)?\/?(\?.*)?$/i];
@@ -24,7 +22,7 @@ const logger = new Logger('Errors');
 export async function registerMultipartUploads(app: NestFastifyApplication, config: GatewayConfig): Promise<void> {
   await app.register(fastifyMultipart, {
     limits: {
-      fileSize: config.skills.maxBytes + ZIP_OVERHEAD_BYTES,
+      fileSize: config.skills.maxBytes + SKILL_ZIP_OVERHEAD_BYTES,
       files: 1,
       fields: 4,
       fieldSize: 1024,

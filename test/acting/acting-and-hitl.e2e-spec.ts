@@ -455,6 +455,11 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
     const other = await newSession();
     const foreign = await act(other, 1, [{ id: 'rd2', name: 'READ_TOOL_RESULT', arguments: { toolCallId: 'big1' } }]);
     expect(foreign.body.results[0]).toMatchObject({ status: 'FAILED', isError: true });
+    // What was wrong and what to give instead.
+    expect(foreign.body.results[0].content).toContain(
+      `No finished result for toolCallId big1 in session ${other}: only a call that finished`,
+    );
+    expect(foreign.body.results[0].content).toContain('use the toolCallId of a finished act result');
 
     const todoTool = (await gw.http.get('/api/v1/admin/tools?q=UPDATE_TODO_LIST').set(gw.admin)).body.items[0];
     await gw.http.post(`/api/v1/admin/agents/${agentId}/tools`).set(gw.admin).send({ toolId: todoTool.id }).expect(200);
@@ -476,6 +481,33 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
     expect(events.filter((e: { type: string }) => e.type === 'todo.updated')).toEqual([
       expect.objectContaining({ data: { toolCallId: 'todo1', items: 2, completed: 1 } }),
     ]);
+
+    // Items keep their ids apart: one left without an id never takes another's.
+    const mixed = [
+      { id: '2', content: 'write tests', status: 'pending' },
+      { content: 'fix', status: 'pending' },
+      { content: 'ship', status: 'pending' },
+    ];
+    await act(sessionId, 4, [{ id: 'todo2', name: 'UPDATE_TODO_LIST', arguments: { items: mixed } }]);
+    const ids = (await gw.http.get(`/api/v1/sessions/${sessionId}`).set(runtime).expect(200)).body.todoList.map(
+      (item: { id: string }) => item.id,
+    );
+    expect(ids).toEqual(['2', '1', '3']);
+    const twice = await act(sessionId, 5, [
+      {
+        id: 'todo3',
+        name: 'UPDATE_TODO_LIST',
+        arguments: {
+          items: [
+            { id: 'a', content: 'one', status: 'pending' },
+            { id: 'a', content: 'two', status: 'pending' },
+          ],
+        },
+      },
+    ]);
+    expect(twice.body.results[0]).toMatchObject({ status: 'FAILED', isError: true });
+    expect(twice.body.results[0].content).toContain('todo item id "a" is given twice');
+    expect((await gw.http.get(`/api/v1/sessions/${sessionId}`).set(runtime).expect(200)).body.todoList).toHaveLength(3);
   });
 
   it('pauses at the iteration budget and continues on resume without approving anything', async () => {

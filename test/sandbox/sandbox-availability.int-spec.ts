@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { DomainError } from '@app/common/errors/domain-error';
 import { SandboxErrorCode } from '@app/modules/sandbox/sandbox.errors';
 import { describeWithBubblewrap, startedSandboxRunner, tempFolder } from './sandbox-runner.fixture';
@@ -37,6 +38,26 @@ describeWithBubblewrap('SandboxRunner request checks (real bubblewrap)', () => {
       for (const request of cases) {
         await expect(runner.run(request)).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
       }
+    } finally {
+      await runner.onModuleDestroy();
+      ws.remove();
+    }
+  });
+});
+
+describeWithBubblewrap('SandboxRunner over a long life (real bubblewrap)', () => {
+  it('still runs commands after a /tmp cleaner removed its stage folder (a root gateway stages mounts there)', async () => {
+    const runner = await startedSandboxRunner();
+    const ws = tempFolder('stage');
+    try {
+      expect(runner.unavailableReason()).toBe('');
+      // This runner's own folder (CI runs the gateway as root, as here): nothing of other runners is touched.
+      const stageDir = (runner as unknown as { host: { asRoot?: { stageDir: string } } }).host.asRoot?.stageDir;
+      expect(stageDir).toBeDefined();
+      // systemd-tmpfiles removes folders of /tmp unchanged for 10 days, and the stage folder never changes on the host.
+      rmSync(stageDir!, { recursive: true });
+      const result = await runner.run({ workspaceDir: ws.path, command: 'echo ok' });
+      expect(result).toMatchObject({ outcome: 'EXITED', exitCode: 0, stdout: 'ok\n' });
     } finally {
       await runner.onModuleDestroy();
       ws.remove();

@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
+// The module object itself (what the materializer calls), so a spy on it is seen there.
+import fsPromises from 'node:fs/promises';
 import { mkdir, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -140,6 +142,38 @@ describeEachDialect('SkillReleaseMaterializer: a release as a read-only host dir
     // Used just now: not pruned although not current.
     expect((await materializer.pruneCache(Date.now())).releases).toBe(0);
     expect((await readdir(join(root, skillId))).sort()).toContain('2');
+  });
+
+  it('a crash while the retention job removes a release never leaves part of it to be used later', async () => {
+    const root = join(CACHE, dialect);
+    const materializer = gw.app.get(SkillReleaseMaterializer);
+    const first = await materializer.materialize({ tenantId: 'mat', skillId, version: 1 });
+    await gw.http.post(`/api/v1/admin/skills/${skillId}/releases/2/publish`).set(admin).expect(200);
+    const longAgo = (Date.now() - UNUSED_RELEASE_MS - 60_000) / 1000;
+    await utimes(first, longAgo, longAgo);
+    // The process dies while the removal of release 1 (no longer current, unused for a day) is half done.
+    const realRm = fsPromises.rm;
+    const killed = jest.spyOn(fsPromises, 'rm').mockImplementationOnce(async (path) => {
+      await realRm(join(String(path), 'references', 'big.md'));
+      throw new Error('the gateway was killed here');
+    });
+    try {
+      await expect(materializer.pruneCache(Date.now())).rejects.toThrow('killed here');
+    } finally {
+      killed.mockRestore();
+    }
+    // Rolled back to release 1 after the restart: its copy holds every file of it.
+    await gw.http.post(`/api/v1/admin/skills/${skillId}/releases/1/publish`).set(admin).expect(200);
+    const again = await materializer.materialize({ tenantId: 'mat', skillId });
+    expect(again).toBe(first);
+    expect(await readFile(join(again, 'references/big.md'), 'utf8')).toBe(BIG);
+    // What the crash left is named as an abandoned build: the retention job removes it an hour later.
+    const left = (await readdir(join(root, skillId))).filter((name) => name.startsWith('1.tmp-'));
+    expect(left).toHaveLength(1);
+    const hourAgo = (Date.now() - 2 * 60 * 60 * 1000) / 1000;
+    await utimes(join(root, skillId, left[0]), hourAgo, hourAgo);
+    expect((await materializer.pruneCache(Date.now())).abandonedBuilds).toBe(1);
+    expect((await readdir(join(root, skillId))).filter((name) => name.startsWith('1.tmp-'))).toEqual([]);
   });
 
   it('keeps a UTF-8 BOM: the copy holds the uploaded bytes, as many as the file index says', async () => {

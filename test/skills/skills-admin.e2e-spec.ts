@@ -102,7 +102,15 @@ describeEachDialect('skills: upload, releases, publish and rollback, tenancy', (
     expect(got.body).toMatchObject({ currentVersion: 1, description: 'First description' });
     expect(got.body.releases.map((r: { current: boolean }) => r.current)).toEqual([true, false]);
 
-    await gw.http.post(`/api/v1/admin/skills/${skill.id}/releases/9/publish`).set(acmeAdmin).expect(404);
+    const missing = await gw.http
+      .post(`/api/v1/admin/skills/${skill.id}/releases/9/publish`)
+      .set(acmeAdmin)
+      .expect(404);
+    expect(missing.body.error.message).toBe(
+      `Skill release-demo has no release 9: its releases are 1 to 2; GET /api/v1/admin/skills/${skill.id} lists them.`,
+    );
+    const noFiles = await gw.http.get(`/api/v1/admin/skills/${skill.id}/releases/9/files`).set(acmeAdmin).expect(404);
+    expect(noFiles.body.error.message).toBe(missing.body.error.message);
     const badVersion = await gw.http
       .post(`/api/v1/admin/skills/${skill.id}/releases/latest/publish`)
       .set(acmeAdmin)

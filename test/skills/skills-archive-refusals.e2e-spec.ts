@@ -51,6 +51,16 @@ const REFUSALS: Array<[string, TestZipEntry[], RegExp]> = [
   ],
   ['a name ending with a space', [GOOD_MD, { name: 'notes.txt ', data: '1' }], /ends with a space/],
   [
+    'a name with a bidi override (the index shows "scripts/runhs.txt")',
+    [GOOD_MD, { name: 'scripts/run\u202Etxt.sh', data: 'rm -rf ~' }],
+    /path "scripts\/run\\u202etxt.sh" must not contain control characters .* bidi/,
+  ],
+  [
+    'a name with a C1 control (a terminal escape)',
+    [GOOD_MD, { name: 'notes\u009b2J.txt', data: '1' }],
+    /must not contain control characters/,
+  ],
+  [
     'a file that is also a folder',
     [GOOD_MD, { name: 'notes', data: 'x' }, { name: 'notes/a.txt', data: 'y' }],
     /"notes" is both a file and a folder/,
@@ -134,6 +144,28 @@ describeEachDialect('skills: hostile archives are refused with a 400 naming the 
       expect(res.body.error.code).toBe('VALIDATION_FAILED');
       expect(res.body.error.message).toMatch(/path "notes\/" ends with "\/"/);
     }
+  });
+
+  it('refuses a zip file larger than SKILL_MAX_BYTES allows, or a second file, saying which limit and how to fix it', async () => {
+    const tooLarge = await gw.http
+      .post('/api/v1/admin/skills')
+      .set(admin)
+      .field('tenantId', 'hostile')
+      .attach('file', Buffer.alloc(MAX_BYTES + 1024 * 1024 + 1, 0x61), 'skill.zip')
+      .expect(400);
+    expect(tooLarge.body.error.code).toBe('SKILL_ARCHIVE_INVALID');
+    expect(tooLarge.body.error.message).toContain(
+      `the zip is larger than ${MAX_BYTES + 1024 * 1024} bytes (SKILL_MAX_BYTES, ${MAX_BYTES}, and 1 MiB for the zip's own headers)`,
+    );
+    const twoFiles = await gw.http
+      .post('/api/v1/admin/skills')
+      .set(admin)
+      .field('tenantId', 'hostile')
+      .attach('file', buildTestZip([GOOD_MD]), 'skill.zip')
+      .attach('file', buildTestZip([GOOD_MD]), 'again.zip')
+      .expect(400);
+    expect(twoFiles.body.error.code).toBe('SKILL_ARCHIVE_INVALID');
+    expect(twoFiles.body.error.message).toContain('send one zip in the field "file"');
   });
 
   it('reads multipart on the skill upload routes only (415 elsewhere)', async () => {

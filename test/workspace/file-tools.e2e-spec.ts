@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { gatewayForSuite } from '@test/support/gateway-test-app';
@@ -60,7 +60,9 @@ describeEachDialect('workspace file tools through act', (dialect) => {
     expect(JSON.parse(del.content)).toEqual({ path: 'notes/a/b.txt', type: 'file' });
     const gone = await t.call(sessionId, 'READ_FILE', { path: 'notes/a/b.txt' });
     expect(gone).toMatchObject({ status: 'FAILED' });
-    expect(gone.content).toContain('No file or folder "notes/a/b.txt"');
+    expect(gone.content).toContain(
+      'No file or folder "notes/a/b.txt" in the workspace; LIST_FILES (GET /api/v1/sessions/{id}/files) shows what is there.',
+    );
 
     const events = await suite.gw.http.get(`/api/v1/sessions/${sessionId}/events`).set(t.runtime).expect(200);
     const fileEvents = events.body.items
@@ -155,6 +157,82 @@ describeEachDialect('workspace file tools through act', (dialect) => {
     expect(JSON.parse(read.content).content).toBe('inside');
     await t.call(sessionId, 'DELETE_FILE', { path: 'alias.txt' });
     await t.call(sessionId, 'DELETE_FILE', { path: 'real.txt' });
+  });
+
+  it('refuses a write through a symlink to a folder inside, naming the path, and leaves the folder as it was', async () => {
+    await t.call(sessionId, 'WRITE_FILE', { path: 'sub/kept.txt', content: 'kept' });
+    symlinkSync('sub', join(dir(), 'to-sub'));
+    const write = await t.call(sessionId, 'WRITE_FILE', { path: 'to-sub', content: 'x' });
+    expect(write).toMatchObject({ status: 'FAILED', isError: true });
+    expect(write.content).toContain('Workspace path "to-sub" is refused: it is a symlink to a folder');
+    expect(write.content).not.toContain(root);
+    const upload = await suite.gw.http
+      .put(`/api/v1/sessions/${sessionId}/files/content?path=to-sub`)
+      .set(t.runtime)
+      .set('content-type', 'application/octet-stream')
+      .send(Buffer.from('x'))
+      .expect(400);
+    expect(upload.body.error).toMatchObject({ code: 'WORKSPACE_PATH_INVALID' });
+    expect(readFileSync(join(dir(), 'sub/kept.txt'), 'utf8')).toBe('kept');
+    await t.call(sessionId, 'DELETE_FILE', { path: 'to-sub' });
+    await t.call(sessionId, 'DELETE_FILE', { path: 'sub' });
+  });
+
+  it('refuses a write through a dangling symlink or a symlink loop, naming the path, without host paths', async () => {
+    mkdirSync(dir(), { recursive: true });
+    symlinkSync('nowhere', join(dir(), 'dangling'));
+    symlinkSync('loop', join(dir(), 'loop'));
+    for (const [path, why] of [
+      ['dangling', 'it is a symlink to nothing'],
+      ['dangling/new.txt', '"dangling" is a symlink to nothing'],
+      ['loop', 'it is a symlink loop'],
+      ['loop/new.txt', '"loop" is a symlink loop'],
+    ]) {
+      const write = await t.call(sessionId, 'WRITE_FILE', { path, content: 'x' });
+      expect({ path, status: write.status }).toEqual({ path, status: 'FAILED' });
+      expect(write.content).toContain(`Workspace path "${path}" is refused: ${why}`);
+      expect(write.content).not.toContain(root);
+      const upload = await suite.gw.http
+        .put(`/api/v1/sessions/${sessionId}/files/content?path=${encodeURIComponent(path)}`)
+        .set(t.runtime)
+        .set('content-type', 'application/octet-stream')
+        .send(Buffer.from('x'));
+      expect({ path, status: upload.status, code: upload.body.error?.code }).toEqual({
+        path,
+        status: 400,
+        code: 'WORKSPACE_PATH_INVALID',
+      });
+    }
+    expect(readdirSync(dir())).not.toContain('nowhere');
+    for (const path of ['dangling', 'loop']) await t.call(sessionId, 'DELETE_FILE', { path });
+  });
+
+  it('refuses to edit a file that is not UTF-8 text, leaving its bytes as they were', async () => {
+    mkdirSync(dir(), { recursive: true });
+    const latin1 = Buffer.from('name;city\nRen\xe9;K\xf6ln\n', 'latin1'); // as a command's export may write it
+    writeFileSync(join(dir(), 'export.csv'), latin1);
+    const edit = await t.call(sessionId, 'EDIT_FILE', {
+      path: 'export.csv',
+      oldText: 'name;city',
+      newText: 'who;where',
+    });
+    expect(edit).toMatchObject({ status: 'FAILED', isError: true });
+    expect(edit.content).toContain('"export.csv" is not UTF-8 text');
+    expect(readFileSync(join(dir(), 'export.csv'))).toEqual(latin1);
+    await t.call(sessionId, 'DELETE_FILE', { path: 'export.csv' });
+  });
+
+  it('keeps the mode of a file it edits or replaces (a script made executable stays executable)', async () => {
+    await t.call(sessionId, 'WRITE_FILE', { path: 'build.sh', content: '#!/bin/sh\necho bulid\n' });
+    chmodSync(join(dir(), 'build.sh'), 0o750);
+    const edit = await t.call(sessionId, 'EDIT_FILE', { path: 'build.sh', oldText: 'bulid', newText: 'build' });
+    expect(edit.status).toBe('COMPLETED');
+    expect(statSync(join(dir(), 'build.sh')).mode & 0o777).toBe(0o750);
+    expect((await t.call(sessionId, 'WRITE_FILE', { path: 'build.sh', content: '#!/bin/sh\n' })).status).toBe(
+      'COMPLETED',
+    );
+    expect(statSync(join(dir(), 'build.sh')).mode & 0o777).toBe(0o750);
+    await t.call(sessionId, 'DELETE_FILE', { path: 'build.sh' });
   });
 
   it('enforces WORKSPACE_MAX_BYTES and WORKSPACE_MAX_FILES; a refused write leaves nothing behind', async () => {

@@ -95,6 +95,36 @@ describeWithBubblewrap('workspace files and commands never race (real bubblewrap
     expect(answer.stdout).not.toBe('exit=0\n');
   });
 
+  it('a file tool whose budget ran out while it waited for a command does nothing afterwards', async () => {
+    const session = await t.newSession(['SANDBOX', 'FILE_ROOM']);
+    await t.call(session, 'WRITE_FILE', { path: 'keep.txt', content: 'kept' });
+    const tools = (await suite.gw.http.get('/api/v1/admin/tools?q=DELETE_FILE').set(suite.gw.admin).expect(200)).body
+      .items as Array<{ id: string; name: string }>;
+    const deleteTool = tools.find((tool) => tool.name === 'DELETE_FILE')!;
+    await suite.gw.http
+      .patch(`/api/v1/admin/tools/${deleteTool.id}`)
+      .set(suite.gw.admin)
+      .send({ timeoutMs: 1000 })
+      .expect(200);
+    try {
+      const command = t.call(session, 'RUN_COMMAND', { command: 'sleep 3 # holds the workspace' });
+      await commandStarted(session, 'holds the workspace');
+      const deletion = await t.call(session, 'DELETE_FILE', { path: 'keep.txt' });
+      expect(deletion).toMatchObject({ status: 'FAILED', isError: true });
+      expect(deletion.content).toContain('timed out');
+      expect((await command).status).toBe('COMPLETED');
+      // The deletion, answered FAILED, must not happen once the workspace is free: a command waits for it to end.
+      const after = await t.call(session, 'RUN_COMMAND', { command: 'cat keep.txt' });
+      expect(JSON.parse(after.content)).toMatchObject({ exitCode: 0, stdout: 'kept' });
+    } finally {
+      await suite.gw.http
+        .patch(`/api/v1/admin/tools/${deleteTool.id}`)
+        .set(suite.gw.admin)
+        .send({ timeoutMs: null })
+        .expect(200);
+    }
+  });
+
   it('refuses a file that an opened descriptor shows outside the workspace, whatever the checked path said', async () => {
     const root = realpathSync(suite.gw.app.get(WorkspaceLocator).dirOf('t-gate', sessionId));
     const outside = mkdtempSync(join(tmpdir(), 'gw-outside-'));

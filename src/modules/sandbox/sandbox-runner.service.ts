@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DomainError } from '@app/common/errors/domain-error';
@@ -119,7 +119,11 @@ export class SandboxRunner implements OnModuleInit, OnModuleDestroy {
     const { sandbox } = this.config;
     const mounts = req.readOnlyMounts ?? [];
     const root = host.asRoot;
-    if (root) await giveWorkspaceTo(root.chownPath, req.workspaceDir, root.user);
+    if (root) {
+      // Made again if gone: tmp cleaners (systemd-tmpfiles: 10 days) remove it, as it never changes on the host.
+      if (await mkdir(root.stageDir, { recursive: true })) await chmod(root.stageDir, 0o755);
+      await giveWorkspaceTo(root.chownPath, req.workspaceDir, root.user);
+    }
     const bwrapArgs = buildBwrapArgs({
       system: host.system,
       workspaceSource: root ? stagedWorkspace(root.stageDir) : req.workspaceDir,

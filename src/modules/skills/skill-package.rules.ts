@@ -1,3 +1,4 @@
+import { SAFE_LINE_PATTERN, UNSAFE_LINE_PROBLEM } from '@app/common/safe-text';
 import { readSkillFrontMatter } from './skill-front-matter';
 import {
   RawSkillEntry,
@@ -14,17 +15,27 @@ const MAX_NAME_BYTES = 255;
 // ignoreBOM: a BOM stays in the text (the release copy holds the bytes uploaded, as many as `bytes` says).
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
+const SAFE_LINE = new RegExp(SAFE_LINE_PATTERN);
+
+/** A path as a refusal quotes it: JSON-quoted, cut at 200 characters, the invisible and reordering characters escaped. */
+function shownPath(path: string): string {
+  return JSON.stringify(path.slice(0, 200)).replace(
+    /[\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
 /** Why an upload's path may not be stored (it would leave the skill folder or is not portable); null when fine. */
 export function entryPathProblem(path: string): string | null {
-  const shown = JSON.stringify(path.slice(0, 200));
+  const shown = shownPath(path);
   if (path.length === 0) return 'an entry has an empty name';
   if (path.length > MAX_PATH_CHARS) return `path ${shown} is longer than ${MAX_PATH_CHARS} characters`;
   if (path.includes('\\')) return `path ${shown} contains a backslash: use "/" between folders`;
   if (/^[a-zA-Z]:/.test(path))
     return `path ${shown} starts with a drive letter: paths must be relative to the skill folder`;
   if (path.startsWith('/')) return `path ${shown} is absolute: paths must be relative to the skill folder`;
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(path)) return `path ${shown} contains a control character`;
+  // As names and ids elsewhere: the index shows paths to admins and models, and these hide or reorder what they read.
+  if (!SAFE_LINE.test(path)) return `path ${shown} ${UNSAFE_LINE_PROBLEM}`;
   const segments = path.replace(/\/$/, '').split('/');
   if (segments.some((s) => s === '..')) return `path ${shown} leaves the skill folder ("..")`;
   if (segments.some((s) => s === '' || s === '.')) return `path ${shown} has an empty or "." segment`;

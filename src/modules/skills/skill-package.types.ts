@@ -38,3 +38,6 @@ export class SkillPackageRefusal extends Error {
 export const SKILL_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,63}$/;
 
 export const SKILL_ENTRY_FILE = 'SKILL.md';
+
+/** Room a zip may take for its own headers beyond the unpacked bytes it may hold (a zip of many tiny files). */
+export const SKILL_ZIP_OVERHEAD_BYTES = 1024 * 1024;

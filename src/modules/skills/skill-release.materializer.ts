@@ -105,7 +105,7 @@ export class SkillReleaseMaterializer {
           unusedFor >= UNUSED_RELEASE_MS &&
           (!skill || Number(entry) !== skill.currentVersion)
         ) {
-          await removeTree(path);
+          await discardRelease(path);
           report.releases++;
         } else left++;
       }
@@ -171,6 +171,16 @@ async function sealDirectories(root: string): Promise<void> {
   for (const entry of await readdir(root, { withFileTypes: true }))
     if (entry.isDirectory()) await sealDirectories(join(root, entry.name));
   await chmod(root, READ_ONLY_DIR);
+}
+
+/**
+ * Removes a release directory that a later use would take as complete: renamed aside first (as a build is named), so
+ * a crash during the removal leaves an abandoned build that pruning removes, never part of a release under its name.
+ */
+async function discardRelease(dir: string): Promise<void> {
+  const aside = `${dir}.tmp-${randomUUID()}`;
+  await rename(dir, aside);
+  await removeTree(aside);
 }
 
 async function removeTree(root: string): Promise<void> {

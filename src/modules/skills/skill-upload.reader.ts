@@ -12,6 +12,7 @@ import {
   SkillPackage,
   SkillPackageLimits,
   SkillPackageRefusal,
+  SKILL_ZIP_OVERHEAD_BYTES,
 } from './skill-package.types';
 import { SKILL_JSON_UPLOAD_SCHEMA, type SkillJsonUpload } from './skills.dto';
 
@@ -69,7 +70,7 @@ async function readMultipart(
     }
   } catch (err) {
     if (err instanceof DomainError) throw err;
-    throw refused(`the upload could not be read: ${(err as Error).message}`);
+    throw refused(formProblem(err as Error & { code?: string }, limits));
   }
   if (!zip) throw refused('no zip in the form: send the skill folder as a .zip in the field "file"');
   if (tenantId !== undefined && !TENANT_ID_PATTERN.test(tenantId))
@@ -80,6 +81,21 @@ async function readMultipart(
   } catch (err) {
     if (err instanceof SkillPackageRefusal) throw refused(err.problem);
     throw err;
+  }
+}
+
+/** What was wrong with a form the multipart parser stopped reading (its limits: see registerMultipartUploads). */
+function formProblem(err: Error & { code?: string }, limits: SkillPackageLimits): string {
+  switch (err.code) {
+    case 'FST_REQ_FILE_TOO_LARGE':
+      return `the zip is larger than ${limits.maxBytes + SKILL_ZIP_OVERHEAD_BYTES} bytes (SKILL_MAX_BYTES, ${limits.maxBytes}, and 1 MiB for the zip's own headers): leave large files out of the skill, or raise SKILL_MAX_BYTES`;
+    case 'FST_FILES_LIMIT':
+      return 'the form holds more than one file: send one zip in the field "file"';
+    case 'FST_PARTS_LIMIT':
+    case 'FST_FIELDS_LIMIT':
+      return 'the form has too many fields: send only "file" (the zip) and "tenantId"';
+    default:
+      return `the upload could not be read: ${err.message}`;
   }
 }
 

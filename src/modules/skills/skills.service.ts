@@ -126,8 +126,7 @@ export class SkillsService {
   async publish(auth: AuthContext, id: string, version: number): Promise<SkillDto> {
     const skill = await this.writable(auth, id);
     const release = await this.repo.findRelease(skill.id, version);
-    if (!release)
-      throw new DomainError(CommonErrorCode.NOT_FOUND, `Skill ${skill.name} has no release ${version}.`, { version });
+    if (!release) throw noRelease(skill, version);
     await this.repo.transaction((m) => this.repo.publish(m, release, Date.now()));
     return this.get(auth, id);
   }
@@ -165,8 +164,7 @@ export class SkillsService {
   async files(auth: AuthContext, id: string, version: number, query: PageQueryDto): Promise<SkillFilePageDto> {
     const skill = readable(auth.tenantId, id, await this.repo.findSkill(id));
     const release = await this.repo.findRelease(skill.id, version);
-    if (!release)
-      throw new DomainError(CommonErrorCode.NOT_FOUND, `Skill ${skill.name} has no release ${version}.`, { version });
+    if (!release) throw noRelease(skill, version);
     const { skip, take } = pageWindow(query);
     const all = await this.repo.fileIndex(skill.id, version);
     return pageOf(all.slice(skip, skip + take), all.length, query);
@@ -188,6 +186,15 @@ export class SkillsService {
     assertWritable(auth.tenantId, skill);
     return skill;
   }
+}
+
+/** The 404 of a release the skill does not have: which ones it has (releases are numbered from 1, never deleted). */
+function noRelease(skill: SkillEntity, version: number): DomainError {
+  return new DomainError(
+    CommonErrorCode.NOT_FOUND,
+    `Skill ${skill.name} has no release ${version}: its releases are 1 to ${skill.latestVersion}; GET /api/v1/admin/skills/${skill.id} lists them.`,
+    { version, latestVersion: skill.latestVersion },
+  );
 }
 
 function releaseRow(

@@ -107,9 +107,15 @@ export class WorkspaceBuiltinsDispatcher implements ToolDispatcher, OnModuleInit
       throw builtinRefusal(`${tool.name} works only inside a session with a workspace`);
     const owner = await this.sessions.forCall(ctx.tenantId, ctx.sessionId);
     const work = () => this.handlers[tool.name](owner, args, ctx, signal, deadline);
+    // A call whose budget ran out while it waited has been answered FAILED already: it must change nothing after.
+    const unlessEnded = () => {
+      if (signal.aborted)
+        throw builtinRefusal(`${tool.name} ended while it waited for a command in the workspace; nothing was done`);
+      return work();
+    };
     try {
       // RUN_COMMAND takes the workspace for its command itself; file tools wait while one runs (see WorkspaceGate).
-      return await (tool.name === RUN_COMMAND_TOOL.name ? work() : this.gate.run(owner.dir, 'files', work));
+      return await (tool.name === RUN_COMMAND_TOOL.name ? work() : this.gate.run(owner.dir, 'files', unlessEnded));
     } catch (err) {
       if (err instanceof DomainError) throw builtinRefusal(err.message);
       throw err;

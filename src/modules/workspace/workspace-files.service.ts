@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
 import { constants, createWriteStream, type ReadStream } from 'node:fs';
-import { lstat, open, rename, rm, unlink } from 'node:fs/promises';
+import { chmod, lstat, open, rename, rm, unlink } from 'node:fs/promises';
+import { isUtf8 } from 'node:buffer';
 import { basename, dirname, join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -262,11 +263,14 @@ export class WorkspaceFiles {
       );
     // Only now are its folders created.
     const target = await WorkspacePathResolver.forWrite(dir, staged.path);
-    const previous = target.existed ? (await lstat(target.real)).size : 0;
+    const replaced = target.existed ? await lstat(target.real) : null;
+    const previous = replaced?.size ?? 0;
     if (staged.bytes > this.limits.maxBytes - (usage.bytes - previous))
       throw quota(
         `writing ${staged.bytes} bytes to "${target.relative}" would pass WORKSPACE_MAX_BYTES (${this.limits.maxBytes}; ${usage.bytes} used)`,
       );
+    // A replaced file keeps its permissions (a script a command made executable stays so), never set-id bits.
+    if (replaced) await chmod(staged.file, replaced.mode & 0o777);
     await inOpenedFolder(
       dirname(target.real),
       target.root,
@@ -284,7 +288,15 @@ export class WorkspaceFiles {
     WorkspacePathResolver.normalize(path, false);
     return this.oneWriteAtATime(dir, async () => {
       const target = await WorkspacePathResolver.existing(dir, path);
-      const text = (await this.readWhole(target)).toString('utf8');
+      const bytes = await this.readWhole(target);
+      // Decoded, bytes that are not UTF-8 become U+FFFD: writing the text back would change them all.
+      if (!isUtf8(bytes))
+        throw new DomainError(
+          CommonErrorCode.VALIDATION_FAILED,
+          `"${target.relative}" is not UTF-8 text, so EDIT_FILE would change its other bytes too; convert it (e.g. iconv with RUN_COMMAND) or replace it whole with WRITE_FILE.`,
+          { path: target.relative },
+        );
+      const text = bytes.toString('utf8');
       const count = occurrences(text, oldText);
       if (count !== 1)
         throw new DomainError(

@@ -52,9 +52,13 @@ export class WorkspacePathResolver {
       real = await realpath(join(realRoot, relative));
     } catch (err) {
       if (isCode(err, 'ENOENT') || isCode(err, 'ENOTDIR'))
-        throw new DomainError(CommonErrorCode.NOT_FOUND, `No file or folder "${relative}" in the workspace.`, {
-          path: relative,
-        });
+        throw new DomainError(
+          CommonErrorCode.NOT_FOUND,
+          `No file or folder "${relative}" in the workspace; LIST_FILES (GET /api/v1/sessions/{id}/files) shows what is there.`,
+          {
+            path: relative,
+          },
+        );
       if (isCode(err, 'ELOOP')) throw invalid(relative, 'it is a symlink loop');
       throw err;
     }
@@ -93,11 +97,10 @@ export class WorkspacePathResolver {
     if (!stat) return { relative, real: target, root: realRoot, existed: false };
     if (stat.isDirectory()) throw invalid(relative, 'it is a folder');
     if (!stat.isSymbolicLink()) return { relative, real: target, root: realRoot, existed: true };
-    const real = await realpath(target).catch((err: unknown) => {
-      if (isCode(err, 'ENOENT')) throw invalid(relative, 'it is a symlink to nothing');
-      throw err;
-    });
+    const real = await realpathOfLink(target, relative, 'it is');
     assertInside(realRoot, real, relative);
+    // Renamed onto, a folder would fail with the host's paths in the message.
+    if ((await lstat(real)).isDirectory()) throw invalid(relative, 'it is a symlink to a folder');
     return { relative, real, root: realRoot, existed: true };
   }
 
@@ -132,11 +135,23 @@ async function walkParents(
       if (!create) return { dir, missing: parents.length - i };
       await mkdir(next).catch((err: unknown) => (isCode(err, 'EEXIST') ? undefined : Promise.reject(err)));
     }
-    dir = await realpath(next);
+    dir = await realpathOfLink(next, relative, `"${segment}" is`);
     assertInside(realRoot, dir, relative);
     if (!(await lstat(dir)).isDirectory()) throw invalid(relative, `"${segment}" is a file, not a folder`);
   }
   return { dir, missing: 0 };
+}
+
+/**
+ * The real path of `path`, which exists (lstat found it); a symlink that leads nowhere or loops is refused naming
+ * `relative` (`what`: which part of it), never with the host path in a raw error.
+ */
+async function realpathOfLink(path: string, relative: string, what: string): Promise<string> {
+  return realpath(path).catch((err: unknown) => {
+    if (isCode(err, 'ENOENT')) throw invalid(relative, `${what} a symlink to nothing`);
+    if (isCode(err, 'ELOOP')) throw invalid(relative, `${what} a symlink loop`);
+    throw err;
+  });
 }
 
 /** The workspace folder's real path; WORKSPACE_UNAVAILABLE when it is gone (its session was closed meanwhile). */

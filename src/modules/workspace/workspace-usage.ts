@@ -1,4 +1,4 @@
-import { lstat, readdir } from 'node:fs/promises';
+import { lstat, opendir, readdir } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
 import { isCode } from './workspace-path.resolver';
 
@@ -28,9 +28,11 @@ export async function walkWorkspace(
   const pending: Array<{ abs: Buffer; rel: string }> = [{ abs: Buffer.from(dir), rel: prefix }];
   while (pending.length > 0) {
     const { abs, rel } = pending.shift()!;
+    // Names read at most: one past what the walk may still take shows it is past its limit.
+    const room = max - entries.length + 1;
     let names: Array<{ bytes: Buffer; text: string }>;
     try {
-      names = (await readdir(abs, { encoding: 'buffer' }))
+      names = (await readNames(abs, room))
         .map((bytes) => ({ bytes, text: bytes.toString('utf8') }))
         .sort((a, b) => (a.text < b.text ? -1 : a.text > b.text ? 1 : Buffer.compare(a.bytes, b.bytes)));
     } catch (err) {
@@ -59,8 +61,26 @@ export async function walkWorkspace(
       entries.push({ path: childRel, type, size: type === 'file' ? stat.size : 0 });
       if (recursive && type === 'directory') pending.push({ abs: childAbs, rel: childRel });
     }
+    // The folder held more names than were read, though some were gone by their lstat: never counted as fewer.
+    if (names.length >= room) return { entries, truncated: true };
   }
   return { entries, truncated: false };
+}
+
+/**
+ * At most `limit` names of the folder `abs`, as bytes, in the order the file system gives them. A command may leave
+ * millions in one folder: reading them all (and sorting them) held the event loop for seconds and hundreds of MB on
+ * every write, command and listing, though the walk stops past its limit anyway.
+ */
+async function readNames(abs: Buffer, limit: number): Promise<Buffer[]> {
+  const names: Buffer[] = [];
+  // Names as bytes (Node reads 'buffer' here as readdir does; its types list text encodings only).
+  const options = { encoding: 'buffer' as BufferEncoding, bufferSize: 256 };
+  for await (const entry of await opendir(abs, options)) {
+    names.push(entry.name as unknown as Buffer);
+    if (names.length >= limit) break; // closes the folder
+  }
+  return names;
 }
 
 /**

@@ -62,19 +62,15 @@ export class SessionBuiltinsDispatcher implements ToolDispatcher, OnModuleInit {
         : `\n\n[characters ${page.offset}-${end} of ${page.totalChars}; end of result]`;
       return { content: page.content + note, structured: { ...page, content: undefined } };
     } catch (err) {
-      if (err instanceof DomainError)
-        throw builtinRefusal(`no stored result for toolCallId ${String(args.toolCallId)} in this session`);
+      // The reader says which calls have a result and what to give instead.
+      if (err instanceof DomainError) throw builtinRefusal(err.message);
       throw err;
     }
   }
 
   private async updateTodoList(ctx: ToolCallContext, args: Record<string, unknown>): Promise<ToolOutput> {
     const sessionId = ctx.sessionId!;
-    const items = (args.items as Array<Partial<TodoItem>>).map((item, i) => ({
-      id: item.id ?? String(i + 1),
-      content: String(item.content),
-      status: item.status ?? 'pending',
-    })) as TodoItem[];
+    const items = todoItems(args.items as Array<Partial<TodoItem>>);
     await this.sessions.setTodoList(sessionId, items);
     const done = items.filter((i) => i.status === 'completed').length;
     await this.events.append({
@@ -85,4 +81,28 @@ export class SessionBuiltinsDispatcher implements ToolDispatcher, OnModuleInit {
     });
     return { content: `Todo list updated: ${items.length} item(s), ${done} completed.`, structured: { items } };
   }
+}
+
+/**
+ * The items with an id each, unique in the list (what a client keys them by): an item without one takes its position
+ * (1-based), or the next number no other item holds; an id given twice is refused, naming it.
+ */
+function todoItems(given: Array<Partial<TodoItem>>): TodoItem[] {
+  const taken = new Set<string>();
+  for (const item of given) {
+    if (item.id === undefined) continue;
+    if (taken.has(item.id))
+      throw builtinRefusal(`todo item id "${item.id}" is given twice; give each item its own id, or none`);
+    taken.add(item.id);
+  }
+  let next = 1;
+  const freeId = (): string => {
+    while (taken.has(String(next))) next++;
+    return String(next);
+  };
+  return given.map((item, i) => {
+    const id = item.id ?? (taken.has(String(i + 1)) ? freeId() : String(i + 1));
+    taken.add(id);
+    return { id, content: String(item.content), status: item.status ?? 'pending' };
+  });
 }
