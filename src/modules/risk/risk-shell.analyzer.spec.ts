@@ -44,6 +44,41 @@ describe('analyzeShell (through evaluateRiskText with the shell hint)', () => {
     });
 
     it.each([
+      'unshare -r rm -rf /',
+      'unshare --map-user=0 -R /mnt -w / rm -rf /',
+      'strace -f -o /tmp/trace rm -rf /',
+      'ltrace -o /tmp/trace rm -rf /',
+      'nsenter -t 1 -m -u rm -rf /',
+      'nsenter --target 1 --mount rm -rf /',
+      'systemd-run --uid=0 -p Nice=5 rm -rf /',
+      'pkexec --user root rm -rf /',
+      'run0 -u root rm -rf /',
+      'fakeroot -- rm -rf /',
+      'firejail --noprofile rm -rf /',
+      'valgrind --tool=none rm -rf /',
+      'numactl -C 0 rm -rf /',
+      'prlimit --nofile=10 rm -rf /',
+      'cpulimit -l 10 rm -rf /',
+      'chrt -f 1 rm -rf /',
+      'setpriv --reuid=0 rm -rf /',
+      'faketime yesterday rm -rf /',
+      'torsocks rm -rf /',
+      'proxychains4 -q rm -rf /',
+      'eatmydata rm -rf /',
+      'sg wheel -c "rm -rf /"',
+      'sg - wheel "rm -rf /"',
+    ])('sees through the process, privilege and namespace wrapper: %s', (text) => {
+      expect(rulesOf(text)).toContain('recursive-delete');
+    });
+
+    it.each(['strace -p 1234', 'nsenter -t 1 -m ls /', 'chrt -p 1234', 'sg wheel "ls -la"', 'unshare -r id'])(
+      'reads the wrapped command, not the wrapper: %s is not risky',
+      (text) => {
+        expect(rulesOf(text)).toEqual([]);
+      },
+    );
+
+    it.each([
       'sh -c "rm -rf /"',
       "bash -c 'rm -rf /'",
       'zsh -c "rm -rf /"',
