@@ -166,7 +166,8 @@ function checkAst(node: unknown, sql: string, scan: RiskScan): void {
       if ('where' in n && !isScopingCondition(n.where) && !joinScoped(n.from)) scan.report('unscoped-delete', sql);
       break;
     case 'update':
-      if ('where' in n && 'set' in n && !isScopingCondition(n.where)) scan.report('unscoped-update', sql);
+      if ('where' in n && 'set' in n && !isScopingCondition(n.where) && !joinScoped(n.table))
+        scan.report('unscoped-update', sql);
       break;
   }
   for (const value of Object.values(n)) if (typeof value === 'object' && value !== null) checkAst(value, sql, scan);
@@ -178,7 +179,7 @@ function dropsData(expr: unknown): boolean {
   return !ALTER_DROP_KEEPS_DATA.has(String(e.resource ?? e.keyword ?? '').toLowerCase());
 }
 
-/** MySQL `DELETE t1 FROM t1 JOIN t2 ON ...` is narrowed by its join condition. */
+/** MySQL `DELETE t1 FROM t1 JOIN t2 ON ...` (and `UPDATE t1 JOIN t2 ON ... SET ...`) is narrowed by its join condition. */
 function joinScoped(from: unknown): boolean {
   return (
     Array.isArray(from) &&

@@ -37,6 +37,12 @@ const UPDATE = new RegExp(
   `\\bupdate\\s+(?:(?:low_priority|ignore|only)\\s+)*${IDENT}(?:\\s+(?:as\\s+)?\\w+)?(?:\\s*,\\s*${IDENT}(?:\\s+(?:as\\s+)?\\w+)?)*\\s+set\\s+${IDENT}\\s*=`,
   'i',
 );
+/** MySQL's multi-table `UPDATE t [AS a] [INNER|LEFT|CROSS ...] JOIN u [ON ...] SET ...`: the SET comes after the joins. */
+const UPDATE_JOIN = new RegExp(
+  `\\bupdate\\s+(?:(?:low_priority|ignore)\\s+)*${IDENT}(?:\\s+(?:as\\s+)?\\w+)?\\s+(?=(?:(?:natural|inner|cross|left|right|full|outer|straight_join)\\s+)*join\\b)`,
+  'i',
+);
+const SET_AFTER_JOINS = new RegExp(`\\bset\\s+${IDENT}\\s*=`, 'i');
 /** What may follow `DELETE FROM t` in SQL (as opposed to prose like "delete from the list, then ..."). */
 const SQL_TAIL = new RegExp(
   `^(?:$|(?:as\\s+)?(?:\\w+\\s+)?(?:where|using|returning|limit|order|join|inner|left|right|cross|natural|output)\\b|(?:(?:as\\s+)?\\w+\\s*)?(?:,\\s*${IDENT}(?:\\s+(?:as\\s+)?\\w+)?\\s*)*$)`,
@@ -81,6 +87,12 @@ export function sqlShape(masked: string): SqlShape {
   if (bare) return { ddl, dml: { rule: 'unscoped-delete', rest: masked.slice(bare[0].length) } };
   const upd = UPDATE.exec(masked);
   if (upd) return { ddl, dml: { rule: 'unscoped-update', rest: masked.slice(upd.index + upd[0].length) } };
+  const joined = UPDATE_JOIN.exec(masked);
+  if (joined) {
+    // The rest starts at the joins, so the scope check sees them (an ON that narrows the rows is the parser's call).
+    const rest = masked.slice(joined.index + joined[0].length);
+    if (SET_AFTER_JOINS.test(rest)) return { ddl, dml: { rule: 'unscoped-update', rest } };
+  }
   return { ddl };
 }
 
