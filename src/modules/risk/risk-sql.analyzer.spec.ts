@@ -146,6 +146,29 @@ describe('analyzeSql', () => {
     });
   });
 
+  describe('PostgreSQL anonymous code blocks (DO), which run at once', () => {
+    it.each<[string, RiskRule]>([
+      ['DO $$ BEGIN DROP TABLE users; END $$', 'drop'],
+      ['DO $body$ BEGIN DELETE FROM users; END $body$;', 'unscoped-delete'],
+      ["DO 'BEGIN TRUNCATE users; END'", 'truncate'],
+      ["DO LANGUAGE plpgsql $$ BEGIN EXECUTE 'DROP TABLE ' || quote_ident('users'); END $$", 'drop'],
+      ["DO $$ BEGIN EXECUTE format('DROP TABLE %I', 'users'); END $$", 'drop'],
+      ['DO LANGUAGE plpython3u $$ import shutil; shutil.rmtree("/srv") $$', 'recursive-delete'],
+      ['SELECT 1; DO $$ BEGIN UPDATE users SET admin = true; END $$', 'unscoped-update'],
+    ])('flags %s as %s', (text, rule) => {
+      expect(sqlRules(text)).toContain(rule);
+      expect(evaluateRiskText(text).rules.map((r) => r.rule)).toContain(rule);
+    });
+
+    it.each([
+      "DO $$ BEGIN RAISE NOTICE 'hello'; END $$",
+      'DO $$ BEGIN DELETE FROM sessions WHERE id = 5; END $$',
+      'CREATE FUNCTION f() RETURNS int AS $$ SELECT 1 $$ LANGUAGE sql',
+    ])('leaves %s alone', (text) => {
+      expect(evaluateRiskText(text, 'sql')).toEqual({ risky: false, rules: [] });
+    });
+  });
+
   describe('database clients', () => {
     it.each<[string, RiskRule]>([
       ['psql -c "DROP TABLE x"', 'drop'],

@@ -1,8 +1,8 @@
 import type { Parser } from 'node-sql-parser';
-import type { RiskScan } from './risk-scan';
+import type { RiskLanguage, RiskScan } from './risk-scan';
 import { isScopingCondition } from './risk-sql-scope';
 import { SqlDml, hasScopingWhere, sqlShape, textScope } from './risk-sql.patterns';
-import { splitSql } from './risk-sql.lexer';
+import { SqlStatement, splitSql } from './risk-sql.lexer';
 
 interface Dialect {
   readonly database: string;
@@ -26,6 +26,12 @@ const SQL_ONLY_START =
   /^[\s(]*(?:select|insert|create|alter|with|explain|grant|revoke|merge|upsert|vacuum|pragma|commit|rollback|begin|savepoint|release|analyze|replace\s+into|copy|comment\s+on|refresh|reindex|cluster)\b/i;
 /** SQL that runs SQL held in a string: EXEC('...'), EXECUTE IMMEDIATE '...', PREPARE s FROM '...'. */
 const DYNAMIC_SQL = /\b(?:exec|execute|sp_executesql|prepare)\b/i;
+/** PostgreSQL `DO [LANGUAGE l] <code>`: an anonymous code block, run at once. */
+const ANONYMOUS_BLOCK = /^\s*do\b/i;
+/** The block's code: a dollar-quoted or a single-quoted string. */
+const BLOCK_CODE = /\$([A-Za-z_]\w*)?\$([\s\S]*?)\$\1\$|'((?:[^']|'')*)'/g;
+/** PL/pgSQL words after which a statement starts: `BEGIN TRUNCATE t; END` runs `TRUNCATE t`. */
+const PLPGSQL_STATEMENT_START = /\b(?:declare|begin|then|else|loop|exception)\b/gi;
 const ALTER_DROP_KEEPS_DATA = new Set([
   'index',
   'key',
@@ -65,6 +71,7 @@ export function analyzeSql(text: string, scan: RiskScan): boolean {
     else if (!shape.ddl.length && !SQL_ONLY_START.test(statement.masked)) allSql = false;
     // `exec` is also a shell builtin: the caller reads such text as shell too.
     if (DYNAMIC_SQL.test(statement.masked)) checkDynamicSql(statement.text, scan);
+    if (ANONYMOUS_BLOCK.test(statement.masked)) checkAnonymousBlock(statement, scan);
   }
   return allSql;
 }
@@ -91,6 +98,26 @@ function checkDynamicSql(sql: string, scan: RiskScan): void {
     const inner = m[1].replace(/''/g, "'");
     if (inner.trim()) scan.nested(inner, 'sql');
   }
+}
+
+/** Reads the code of a `DO` block in its language (PL/pgSQL unless LANGUAGE names another). */
+function checkAnonymousBlock(statement: SqlStatement, scan: RiskScan): void {
+  const language = blockLanguage(/\blanguage\s+(\w+)/i.exec(statement.masked)?.[1]);
+  for (const m of statement.text.matchAll(BLOCK_CODE)) {
+    const code = m[2] ?? m[3].replace(/''/g, "'");
+    if (!code.trim()) continue;
+    scan.nested(language === 'sql' ? code.replace(PLPGSQL_STATEMENT_START, '$&;') : code, language);
+  }
+}
+
+function blockLanguage(name: string | undefined): RiskLanguage {
+  const lang = (name ?? 'plpgsql').toLowerCase();
+  if (lang === 'plpgsql' || lang === 'sql') return 'sql';
+  if (lang.startsWith('plpython')) return 'python';
+  if (lang.startsWith('plperl')) return 'perl';
+  if (lang.startsWith('plv8') || lang.startsWith('pljs')) return 'js';
+  if (lang.startsWith('plsh')) return 'shell';
+  return 'auto';
 }
 
 function checkDml(dml: SqlDml, sql: string, masked: string, scan: RiskScan): void {
