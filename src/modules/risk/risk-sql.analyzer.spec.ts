@@ -146,6 +146,31 @@ describe('analyzeSql', () => {
     });
   });
 
+  describe('dynamic SQL', () => {
+    it.each<[string, RiskRule]>([
+      ["EXEC('DROP TABLE users')", 'drop'],
+      ["EXECUTE IMMEDIATE 'TRUNCATE TABLE audit'", 'truncate'],
+      ["SET @q = 'DROP TABLE users'; PREPARE s FROM @q; EXECUTE s", 'opaque'],
+      ['EXEC (@sql)', 'opaque'],
+      ['EXECUTE(@a + @b)', 'opaque'],
+      ['EXEC sp_executesql @stmt', 'opaque'],
+      ["EXECUTE sp_executesql @stmt, N'@id int', @id = 1", 'opaque'],
+      ['EXECUTE IMMEDIATE v_sql', 'opaque'],
+    ])('flags %s as %s', (text, rule) => {
+      expect(sqlRules(text)).toContain(rule);
+    });
+
+    it.each([
+      "EXEC('SELECT 1')",
+      "EXEC sp_executesql N'SELECT * FROM t WHERE id = @id', N'@id int', @id = 1",
+      "PREPARE s FROM 'SELECT * FROM t WHERE id = ?'; EXECUTE s USING @id",
+      'EXEC dbo.cleanup @days = 30',
+      'EXECUTE s',
+    ])('leaves %s alone', (text) => {
+      expect(evaluateRiskText(text, 'sql')).toEqual({ risky: false, rules: [] });
+    });
+  });
+
   describe('PostgreSQL anonymous code blocks (DO), which run at once', () => {
     it.each<[string, RiskRule]>([
       ['DO $$ BEGIN DROP TABLE users; END $$', 'drop'],

@@ -26,6 +26,12 @@ const SQL_ONLY_START =
   /^[\s(]*(?:select|insert|create|alter|with|explain|grant|revoke|merge|upsert|vacuum|pragma|commit|rollback|begin|savepoint|release|analyze|replace\s+into|copy|comment\s+on|refresh|reindex|cluster)\b/i;
 /** SQL that runs SQL held in a string: EXEC('...'), EXECUTE IMMEDIATE '...', PREPARE s FROM '...'. */
 const DYNAMIC_SQL = /\b(?:exec|execute|sp_executesql|prepare)\b/i;
+/**
+ * Dynamic SQL whose text is held in a variable, so nobody here can read it: MySQL `PREPARE s FROM @q`, T-SQL
+ * `EXEC (@sql)` and `sp_executesql @sql`, `EXECUTE IMMEDIATE v_sql` (read on the masked statement: strings are `''`).
+ */
+const OPAQUE_DYNAMIC_SQL =
+  /\bprepare\s+\w+\s+from\s+@|\bexec(?:ute)?\s*\(\s*@|\bsp_executesql\s+@|\bexecute\s+immediate\s+(?!N?'')/i;
 /** PostgreSQL `DO [LANGUAGE l] <code>`: an anonymous code block, run at once. */
 const ANONYMOUS_BLOCK = /^\s*do\b/i;
 /** The block's code: a dollar-quoted or a single-quoted string. */
@@ -70,7 +76,7 @@ export function analyzeSql(text: string, scan: RiskScan): boolean {
     if (shape.dml) checkDml(shape.dml, statement.text, statement.masked, scan);
     else if (!shape.ddl.length && !SQL_ONLY_START.test(statement.masked)) allSql = false;
     // `exec` is also a shell builtin: the caller reads such text as shell too.
-    if (DYNAMIC_SQL.test(statement.masked)) checkDynamicSql(statement.text, scan);
+    if (DYNAMIC_SQL.test(statement.masked)) checkDynamicSql(statement, scan);
     if (ANONYMOUS_BLOCK.test(statement.masked)) checkAnonymousBlock(statement, scan);
   }
   return allSql;
@@ -92,9 +98,10 @@ export function scanUnparsedSql(text: string, scan: RiskScan): void {
   }
 }
 
-/** Reads the string literals of dynamic SQL as SQL in turn. */
-function checkDynamicSql(sql: string, scan: RiskScan): void {
-  for (const m of sql.matchAll(/N?'((?:[^']|'')*)'/g)) {
+/** Reads the string literals of dynamic SQL as SQL in turn; SQL run from a variable counts as opaque. */
+function checkDynamicSql(statement: SqlStatement, scan: RiskScan): void {
+  if (OPAQUE_DYNAMIC_SQL.test(statement.masked)) scan.report('opaque', statement.text);
+  for (const m of statement.text.matchAll(/N?'((?:[^']|'')*)'/g)) {
     const inner = m[1].replace(/''/g, "'");
     if (inner.trim()) scan.nested(inner, 'sql');
   }
