@@ -20,6 +20,14 @@ function analyzeAuto(text: string, scan: RiskScan): void {
   analyzeShell(text, scan);
 }
 
+/**
+ * A schema's `sql` hint (set by whoever wrote the tool, an MCP server included) says how to read SQL, never that
+ * nothing else runs: text that is not all SQL is read as shell too, so the hint cannot hide `rm -rf /`.
+ */
+function analyzeHintedSql(text: string, scan: RiskScan): void {
+  if (!analyzeSql(text, scan)) analyzeShell(text, scan);
+}
+
 const ANALYZERS: RiskAnalyzers = {
   auto: analyzeAuto,
   shell: analyzeShell,
@@ -39,7 +47,8 @@ export function evaluateTextInto(text: string, hint: RiskHint, sink: RiskMatchSi
   const scan = new RiskScan(sink, ANALYZERS);
   try {
     if (text.length > MAX_PARSED_TEXT) scanUnparsedShell(text, scan);
-    else scan.read(text, hint === 'shell' || hint === 'sql' ? hint : 'auto');
+    else if (hint === 'sql') analyzeHintedSql(text, scan);
+    else scan.read(text, hint === 'shell' ? 'shell' : 'auto');
   } catch {
     // A parser or walker gave up (stack depth on hostile nesting): what cannot be read counts as opaque.
     sink.add('opaque', text);
