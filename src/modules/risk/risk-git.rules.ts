@@ -91,6 +91,19 @@ const SUBCOMMANDS: Record<string, { check: GitCheck; withValue?: string; longWit
   'update-ref': { check: updateRef, withValue: 'm' },
 };
 
+/** The long options the checks look for that destroy work. */
+const DESTRUCTIVE_LONG = ['force', 'force-with-lease', 'mirror', 'delete', 'prune', 'hard', 'discard-changes'];
+
+/**
+ * git takes any unique prefix of a long option (`--har` is `--hard`, `--mirr` is `--mirror`): a prefix of a destructive
+ * one counts as it (an ambiguous prefix makes git refuse the command, so reading it as the destructive one is safe).
+ */
+function withAbbreviations(opts: ParsedOptions): ParsedOptions {
+  for (const given of [...opts.long])
+    for (const name of DESTRUCTIVE_LONG) if (given && name.startsWith(given)) opts.long.add(name);
+  return opts;
+}
+
 function git(args: ShellWord[], env: ShellCommandEnv): void {
   const global = parseOptions(args, GIT_GLOBAL);
   const [sub, ...rest] = global.rest;
@@ -98,7 +111,10 @@ function git(args: ShellWord[], env: ShellCommandEnv): void {
   if (!rule) return;
   // `git push "$@"`: arguments set elsewhere can carry --force.
   if (rest.some((w) => w.spreads)) env.scan.report('opaque', env.snippet);
-  rule.check(parseOptions(rest, { withValue: rule.withValue, longWithValue: rule.longWithValue }), env);
+  rule.check(
+    withAbbreviations(parseOptions(rest, { withValue: rule.withValue, longWithValue: rule.longWithValue })),
+    env,
+  );
 }
 
 /** git subcommands that destroy work: force push, remote deletes, hard reset, clean, discards, branch -D, rm -r. */
