@@ -71,6 +71,16 @@ describe('analyzeShell (through evaluateRiskText with the shell hint)', () => {
       expect(rulesOf(text)).toContain('recursive-delete');
     });
 
+    it.each<[string, RiskRule]>([
+      ['rm --rec /srv', 'recursive-delete'],
+      ['rm --recu --forc /srv', 'recursive-delete'],
+      ['sed --in-pl s/x/y/ /etc/passwd', 'system-file-overwrite'],
+      ['tar --extr -f x.tar -C /etc', 'system-file-overwrite'],
+      ['ln --forc -s x /etc/hosts', 'system-file-overwrite'],
+    ])('reads a long option abbreviated as getopt_long accepts it: %s as %s', (text, rule) => {
+      expect(rulesOf(text)).toContain(rule);
+    });
+
     it.each(['strace -p 1234', 'nsenter -t 1 -m ls /', 'chrt -p 1234', 'sg wheel "ls -la"', 'unshare -r id'])(
       'reads the wrapped command, not the wrapper: %s is not risky',
       (text) => {
