@@ -194,6 +194,36 @@ describe('analyzeSql', () => {
     });
   });
 
+  describe('SQL that runs shell commands', () => {
+    it.each<[string, RiskRule]>([
+      ['psql -c "\\! rm -rf /srv"', 'recursive-delete'],
+      ['psql app <<SQL\nSELECT 1;\n\\! git push --force\nSQL\n', 'force-push'],
+      ['mysql -e "system rm -rf /srv"', 'recursive-delete'],
+      ['mysql -e "\\! rm -rf /srv"', 'recursive-delete'],
+      ['sqlite3 app.db ".shell rm -rf /srv"', 'recursive-delete'],
+      ['sqlite3 app.db ".system rm -rf /srv"', 'recursive-delete'],
+      ['psql -c "COPY t FROM PROGRAM \'rm -rf /srv\'"', 'recursive-delete'],
+      ['psql -c "\\copy t TO PROGRAM \'git reset --hard\'"', 'hard-reset'],
+    ])('flags %s as %s', (text, rule) => {
+      expect(evaluateRiskText(text, 'shell').rules.map((r) => r.rule)).toContain(rule);
+    });
+
+    it('reads the command of COPY ... PROGRAM given as SQL', () => {
+      expect(sqlRules("COPY t FROM PROGRAM 'rm -rf /srv'")).toContain('recursive-delete');
+      expect(evaluateRiskText("COPY (SELECT 1) TO PROGRAM 'rm -rf /srv'").risky).toBe(true);
+      expect(evaluateRiskText("COPY t FROM PROGRAM 'rm -rf /srv'").rules.map((r) => r.rule)).toContain(
+        'recursive-delete',
+      );
+    });
+
+    it.each(['psql -c "COPY t FROM PROGRAM \'gzip -dc /data/t.csv.gz\'"', 'psql -c "\\! ls -la"'])(
+      'leaves %s alone',
+      (text) => {
+        expect(evaluateRiskText(text, 'shell').risky).toBe(false);
+      },
+    );
+  });
+
   describe('database clients', () => {
     it.each<[string, RiskRule]>([
       ['psql -c "DROP TABLE x"', 'drop'],

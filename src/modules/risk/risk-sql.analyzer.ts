@@ -21,6 +21,10 @@ const MAX_PARSED_STATEMENT = 20_000;
 
 /** Client commands that run a script file: its content is unknown. */
 const INCLUDE = /^\s*(?:\\i|\\ir|\\include(?:_relative)?|\.read|source|\\\.)\s+\S/i;
+/** Client commands that run a shell command: psql and mysql `\\! CMD`, mysql `system CMD`, sqlite `.shell` / `.system`. */
+const CLIENT_SHELL = /^[ \t]*(?:\\!|\.shell\b|\.system\b|system[ \t]+(?=\S))(.*)$/gim;
+/** PostgreSQL `COPY ... FROM PROGRAM 'CMD'` / `TO PROGRAM 'CMD'` (psql: `\\copy`): CMD runs in a shell. */
+const COPY_PROGRAM = /^\s*\\?copy\b[\s\S]*?\b(?:from|to)\s+program\s+(?:E?'((?:[^']|'')*)'|\$(\w*)\$([\s\S]*?)\$\2\$)/i;
 /** Statements that can only be SQL; anything else that no pattern recognised may be shell. */
 const SQL_ONLY_START =
   /^[\s(]*(?:select|insert|create|alter|with|explain|grant|revoke|merge|upsert|vacuum|pragma|commit|rollback|begin|savepoint|release|analyze|replace\s+into|copy|comment\s+on|refresh|reindex|cluster)\b/i;
@@ -60,13 +64,17 @@ const ALTER_DROP_KEEPS_DATA = new Set([
  * (OR, tautologies, functions, joins), so only the statements that need a grammar pay for one.
  */
 export function analyzeSql(text: string, scan: RiskScan): boolean {
+  // Client commands end at the line's end, comments included (`\\! git push --force`): read on the raw text.
+  for (const m of text.matchAll(CLIENT_SHELL)) if (m[1].trim()) scan.nested(m[1], 'shell');
   const split = splitSql(text);
   if (!split.closed) {
     scanUnparsedSql(text, scan);
+    checkCopyProgram(text, scan);
     return false;
   }
   let allSql = true;
   for (const statement of split.statements) {
+    checkCopyProgram(statement.text, scan);
     if (INCLUDE.test(statement.text)) {
       scan.report('opaque', statement.text);
       continue;
@@ -96,6 +104,13 @@ export function scanUnparsedSql(text: string, scan: RiskScan): void {
     for (const rule of shape.ddl) scan.report(rule, statement.text);
     if (shape.dml && !hasScopingWhere(shape.dml.rest)) scan.report(shape.dml.rule, statement.text);
   }
+}
+
+/** Reads the shell command of `COPY ... PROGRAM 'CMD'`. */
+function checkCopyProgram(sql: string, scan: RiskScan): void {
+  const copy = COPY_PROGRAM.exec(sql);
+  const command = copy && (copy[1] !== undefined ? copy[1].replace(/''/g, "'") : copy[3]);
+  if (command?.trim()) scan.nested(command, 'shell');
 }
 
 /** Reads the string literals of dynamic SQL as SQL in turn; SQL run from a variable counts as opaque. */

@@ -12,7 +12,7 @@ const MAX_PARSED_TEXT = 256 * 1024;
 
 /** Text that starts like an SQL statement (after comments and parentheses). */
 const SQL_START =
-  /^\s*\/\*!|^(?:\s|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/|\()*(?:select|insert|update|delete|drop|truncate|alter|create|with|replace|merge|upsert|grant|revoke|begin|start\s+transaction|commit|rollback|explain|analyze|vacuum|pragma|call|declare|lock|rename|use|show|describe|desc|set(?=\s+[^-+\s])|exec|execute|prepare|do(?=\s+(?:language\s+\w+\s+)?[$']))\b/i;
+  /^\s*\/\*!|^(?:\s|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/|\()*(?:select|insert|update|delete|drop|truncate|alter|create|with|replace|merge|upsert|grant|revoke|begin|start\s+transaction|commit|rollback|explain|analyze|vacuum|pragma|call|declare|lock|rename|use|show|describe|desc|set(?=\s+[^-+\s])|exec|execute|prepare|copy(?=[^;]*\bprogram\b)|do(?=\s+(?:language\s+\w+\s+)?[$']))\b/i;
 
 /** `auto`: SQL when it starts like SQL and every statement parses; shell otherwise (or as well). */
 function analyzeAuto(text: string, scan: RiskScan): void {
