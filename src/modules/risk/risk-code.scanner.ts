@@ -2,9 +2,9 @@ import type { RiskRule } from './risk.types';
 import type { RiskLanguage, RiskScan } from './risk-scan';
 import { shellJoin } from './risk-shell-word';
 
-/** Library calls that delete a tree, in the one-liner languages (python, node, perl, ruby, php). */
+/** Library calls that delete a tree, in the one-liner languages (python, node, perl, ruby, php, R, julia). */
 const TREE_DELETE =
-  /\bshutil\s*\.\s*rmtree\b|\bos\s*\.\s*removedirs\b|\brmtree\b|\bremove_tree\b|\b(?:rm|rmdir)(?:Sync)?\s*\([^)]{0,300}recursive\s*:\s*(?:true|1|!0)|\brimraf\b|\b(?:removeSync|emptyDirSync|emptyDir)\s*\(|\bfse?\s*\.\s*remove\s*\(|\bFileUtils\s*\.\s*(?:rm_rf|rm_r|remove_dir|remove_entry(?:_secure)?|rmtree)\b|\brm_rf\b/;
+  /\bshutil\s*\.\s*rmtree\b|\bos\s*\.\s*removedirs\b|\brmtree\b|\bremove_tree\b|\b(?:rm|rmdir)(?:Sync)?\s*\([^)]{0,300}recursive\s*[:=]\s*(?:true|TRUE|T\b|1|!0)|\bunlink\s*\([^)]{0,300}recursive\s*=\s*(?:TRUE|T)\b|\brimraf\b|\b(?:removeSync|emptyDirSync|emptyDir)\s*\(|\bfse?\s*\.\s*remove\s*\(|\bFileUtils\s*\.\s*(?:rm_rf|rm_r|remove_dir|remove_entry(?:_secure)?|rmtree)\b|\brm_rf\b/;
 
 /** Decoding right before running: exec(b64decode(...)), eval(atob(...)), eval(pack(...)). */
 const RUNS_CODE = /\b(?:exec|eval|compile|system|Function|instance_eval|popen)\b/;
@@ -20,7 +20,7 @@ const RUN_DYNAMIC =
 
 /** Calls that hand a string to a shell or a database. */
 const RUNS_STRINGS =
-  /\|\s*"(?:\/bin\/)?(?:ba|z|da)?sh"|\b(?:system|popen|exec\w*|spawn\w*|subprocess|check_call|check_output|Popen|execute\w*|getoutput|getstatusoutput|shell_exec|passthru)\b|\b(?:call|run|query|raw)\s*[("'`]|`[^`]+`|\bqx\s*[{(/]|%x[{(]/;
+  /\bdo\s+shell\s+script\b|\|\s*"(?:\/bin\/)?(?:ba|z|da)?sh"|\b(?:system|popen|exec\w*|spawn\w*|subprocess|check_call|check_output|Popen|execute\w*|getoutput|getstatusoutput|shell_exec|passthru)\b|\b(?:call|run|query|raw)\s*[("'`]|`[^`]+`|\bqx\s*[{(/]|%x[{(]/;
 
 const STRING_LITERAL = /'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)"|`((?:[^`\\]|\\.)*)`/g;
 const STRING_LIST = /\[\s*((?:(?:'[^'\n]*'|"[^"\n]*")\s*,\s*)+(?:'[^'\n]*'|"[^"\n]*"))\s*,?\s*\]/g;

@@ -153,6 +153,17 @@ const php = interpreter(
   ['f', 'file'],
 );
 
+/** Other script languages with inline code: what they hand to a shell (`os.execute`, `system`, `run`) is read. */
+const lua = interpreter('script', { withValue: 'el' }, ['e']);
+const rscript = interpreter('script', { withValue: 'e' }, ['e']);
+const julia = interpreter(
+  'script',
+  { withValue: 'eELJCtp', longWithValue: ['eval', 'print', 'load', 'sysimage', 'project'] },
+  ['e', 'E', 'eval', 'print'],
+);
+const osascript = interpreter('script', { withValue: 'els' }, ['e']);
+const groovy = interpreter('script', { withValue: 'eD' }, ['e']);
+
 /** Shells and script interpreters whose inline code (or stdin) is read recursively. */
 export const INTERPRETER_COMMANDS: Record<string, ShellCommandHandler> = {
   sh: shell,
@@ -173,4 +184,11 @@ export const INTERPRETER_COMMANDS: Record<string, ShellCommandHandler> = {
   perl,
   ruby,
   php,
+  lua,
+  luajit: lua,
+  rscript,
+  r: rscript,
+  julia,
+  osascript,
+  groovy,
 };

@@ -309,6 +309,27 @@ describe('analyzeShell (through evaluateRiskText with the shell hint)', () => {
     });
   });
 
+  describe('other script interpreters with inline code', () => {
+    it.each([
+      'lua -e \'os.execute("rm -rf /srv")\'',
+      'luajit -e \'os.execute("rm -rf /srv")\'',
+      'Rscript -e \'system("rm -rf /srv")\'',
+      'R -e \'unlink("/srv", recursive = TRUE)\'',
+      "julia -e 'run(`rm -rf /srv`)'",
+      'osascript -e \'do shell script "rm -rf /srv"\'',
+      'groovy -e \'"rm -rf /srv".execute()\'',
+    ])('flags %s', (text) => {
+      expect(rulesOf(text)).toContain('recursive-delete');
+    });
+
+    it.each(['lua -e \'print("hi")\'', "Rscript -e 'summary(c(1, 2))'", "julia -e 'println(1 + 1)'", 'lua script.lua'])(
+      'leaves %s alone',
+      (text) => {
+        expect(rulesOf(text)).toEqual([]);
+      },
+    );
+  });
+
   it('reports the statement as the match', () => {
     expect(evaluateRiskText('cd /srv && sudo rm -rf data; ls').rules).toEqual([
       { rule: 'recursive-delete', match: 'sudo rm -rf data' },

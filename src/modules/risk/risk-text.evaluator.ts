@@ -39,6 +39,7 @@ const ANALYZERS: RiskAnalyzers = {
   php: (text, scan) => scanInterpreterCode(text, 'php', scan),
   awk: (text, scan) => scanInterpreterCode(text, 'awk', scan),
   mongo: (text, scan) => scanInterpreterCode(text, 'mongo', scan),
+  script: (text, scan) => scanInterpreterCode(text, 'script', scan),
 };
 
 /** Evaluates one text into `sink` (shared by the text and the arguments entry points); false when the pre-check skipped it. */
