@@ -1,3 +1,4 @@
+import { checkGitSetting } from './risk-command-settings';
 import type { ShellCommandEnv, ShellCommandHandler } from './risk-shell-command';
 import { ParsedOptions, hasOption, parseOptions } from './risk-shell-options';
 import type { ShellWord } from './risk-shell-word';
@@ -69,6 +70,12 @@ function gitRm(opts: ParsedOptions, env: ShellCommandEnv): void {
     env.scan.report('recursive-delete', env.snippet);
 }
 
+/** `git config [--global ...] [set] KEY VALUE`: a value git will run later is read now. */
+function config(opts: ParsedOptions, env: ShellCommandEnv): void {
+  const operands = opts.operands[0]?.value === 'set' ? opts.operands.slice(1) : opts.operands;
+  if (operands.length >= 2) checkGitSetting(operands[0].value, operands[1], env);
+}
+
 /** `-n` / `--dry-run` (the last of `--dry-run` / `--no-dry-run` wins): git reports what it would do and does nothing. */
 function dryRun(opts: ParsedOptions): boolean {
   return hasOption(opts, 'n', 'dry-run') && !opts.long.has('no-dry-run');
@@ -89,6 +96,7 @@ const SUBCOMMANDS: Record<string, { check: GitCheck; withValue?: string; longWit
   },
   rm: { check: gitRm, longWithValue: ['pathspec-from-file'] },
   'update-ref': { check: updateRef, withValue: 'm' },
+  config: { check: config, withValue: 'f', longWithValue: ['file', 'blob', 'type', 'default', 'comment', 'value'] },
 };
 
 /** The long options the checks look for that destroy work. */
@@ -106,6 +114,11 @@ function withAbbreviations(opts: ParsedOptions): ParsedOptions {
 
 function git(args: ShellWord[], env: ShellCommandEnv): void {
   const global = parseOptions(args, GIT_GLOBAL);
+  // `git -c core.pager='...' log`: settings whose value git runs.
+  for (const setting of global.values.get('c') ?? []) {
+    const eq = setting.value.indexOf('=');
+    if (eq > 0) checkGitSetting(setting.value.slice(0, eq), { ...setting, value: setting.value.slice(eq + 1) }, env);
+  }
   const [sub, ...rest] = global.rest;
   const rule = sub && SUBCOMMANDS[sub.value];
   if (!rule) return;

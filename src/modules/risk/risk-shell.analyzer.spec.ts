@@ -309,6 +309,42 @@ describe('analyzeShell (through evaluateRiskText with the shell hint)', () => {
     });
   });
 
+  describe('commands handed over in variables and configuration that a program runs', () => {
+    it.each([
+      "GIT_SSH_COMMAND='rm -rf /srv' git fetch",
+      "PAGER='rm -rf /srv' git log",
+      "EDITOR='rm -rf /srv' git commit",
+      "env GIT_SSH_COMMAND='rm -rf /srv' git fetch",
+      "export GIT_SSH_COMMAND='rm -rf /srv'; git fetch",
+      "git -c core.sshCommand='rm -rf /srv' fetch",
+      "git -c core.pager='rm -rf /srv' log",
+      "git -c alias.x='!rm -rf /srv' x",
+      "git -c 'diff.x.textconv=rm -rf /srv' diff",
+      "git config core.fsmonitor 'rm -rf /srv'",
+      "git config --global alias.cleanup '!rm -rf /srv'",
+    ])('flags %s', (text) => {
+      expect(rulesOf(text)).toContain('recursive-delete');
+    });
+
+    it.each([
+      ["git -c alias.up='push --force' up", 'force-push'],
+      ["git config alias.wipe 'reset --hard'", 'hard-reset'],
+    ])('reads a git alias as the git command it expands to: %s', (text, rule) => {
+      expect(rulesOf(text)).toContain(rule);
+    });
+
+    it.each([
+      'PAGER=less git log',
+      'EDITOR="$HOME/bin/vim" git commit',
+      "git -c core.pager='less -R' log",
+      "git -c alias.st='status -sb' st",
+      'git config user.name "rm -rf /srv"',
+      "X='rm -rf /srv' make",
+    ])('leaves %s alone', (text) => {
+      expect(rulesOf(text)).toEqual([]);
+    });
+  });
+
   describe('other script interpreters with inline code', () => {
     it.each([
       'lua -e \'os.execute("rm -rf /srv")\'',

@@ -1,3 +1,4 @@
+import { checkCommandVariable } from './risk-command-settings';
 import type { ShellCommandEnv, ShellCommandHandler } from './risk-shell-command';
 import { reportHidden, runCodeWord } from './risk-shell-command';
 import { OptionSpec, hasOption, optionValue, parseOptions } from './risk-shell-options';
@@ -42,6 +43,10 @@ function env(args: ShellWord[], envx: ShellCommandEnv): void {
     return;
   }
   const first = opts.rest.findIndex((w) => !ASSIGNMENT.test(w.value));
+  for (const assignment of opts.rest.slice(0, first < 0 ? opts.rest.length : first)) {
+    const eq = assignment.value.indexOf('=');
+    checkCommandVariable(assignment.value.slice(0, eq), { ...assignment, value: assignment.value.slice(eq + 1) }, envx);
+  }
   if (first >= 0) envx.run(opts.rest.slice(first));
 }
 
