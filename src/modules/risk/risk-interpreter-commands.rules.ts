@@ -4,6 +4,7 @@ import { reportHidden, runCodeWord, runStdin, runWrittenFile } from './risk-shel
 import { OptionSpec, parseOptions } from './risk-shell-options';
 import { ShellWord, joinWords } from './risk-shell-word';
 import { isSystemPath } from './risk-system-paths';
+import { plainPowerShell } from './risk-windows-commands.rules';
 
 /**
  * What to do with the script operand of an interpreter that got no inline code:
@@ -93,7 +94,7 @@ function awk(args: ShellWord[], env: ShellCommandEnv): void {
 /** powershell / pwsh: -Command runs the rest of the line, -EncodedCommand runs base64. */
 function powershell(args: ShellWord[], env: ShellCommandEnv): void {
   for (let i = 0; i < args.length; i++) {
-    const flag = args[i].value.toLowerCase();
+    const flag = plainPowerShell(args[i].value).toLowerCase();
     if (/^[-/]e(?:c|nc\w*)?$/.test(flag)) {
       env.scan.report('obfuscated', env.snippet);
       return;
@@ -109,8 +110,8 @@ function powershell(args: ShellWord[], env: ShellCommandEnv): void {
     }
     const inline = /^[-/]c(?:o(?:m(?:m(?:a(?:n(?:d)?)?)?)?)?)?$/.test(flag);
     if (inline || !flag.startsWith('-')) {
-      const code = args.slice(inline ? i + 1 : i);
-      if (code.length) runCodeWord(joinWords(code), 'shell', env);
+      const code = joinWords(args.slice(inline ? i + 1 : i));
+      if (code.raw) runCodeWord({ ...code, value: plainPowerShell(code.value) }, 'shell', env);
       return;
     }
   }

