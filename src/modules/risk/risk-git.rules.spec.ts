@@ -13,6 +13,8 @@ describe('GIT_COMMANDS', () => {
     ['git push -uf origin main', 'force-push'],
     ['git push origin +main', 'force-push'],
     ['git push origin +HEAD:main', 'force-push'],
+    ['git push origin -- +main', 'force-push'],
+    ['git push -- origin +HEAD:refs/heads/main', 'force-push'],
     ['git push --force-with-lease', 'force-push'],
     ['git push --force-with-lease=main:abc123 origin main', 'force-push'],
     ['git push --mirror', 'force-push'],

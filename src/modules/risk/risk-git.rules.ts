@@ -20,7 +20,8 @@ function push(opts: ParsedOptions, env: ShellCommandEnv): void {
   const force =
     opts.short.has('f') ||
     ['force', 'force-with-lease', 'mirror'].some((name) => opts.long.has(name)) ||
-    opts.operands.some((w) => w.value.startsWith('+'));
+    // A `+` refspec forces, before or after `--` (`git push origin -- +main`).
+    [...opts.operands, ...opts.afterDashDash].some((w) => w.value.startsWith('+'));
   if (force) env.scan.report('force-push', env.snippet);
   const deletes = hasOption(opts, 'd', 'delete', 'prune') || refspecs.some((w) => /^\+?:[^:]/.test(w.value));
   if (deletes) env.scan.report('remote-delete', env.snippet);
