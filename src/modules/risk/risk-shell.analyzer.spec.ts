@@ -65,6 +65,7 @@ describe('analyzeShell (through evaluateRiskText with the shell hint)', () => {
       'torsocks rm -rf /',
       'proxychains4 -q rm -rf /',
       'eatmydata rm -rf /',
+      'toybox rm -rf /',
       'sg wheel -c "rm -rf /"',
       'sg - wheel "rm -rf /"',
     ])('sees through the process, privilege and namespace wrapper: %s', (text) => {

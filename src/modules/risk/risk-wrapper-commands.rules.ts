@@ -257,6 +257,7 @@ export const WRAPPER_COMMANDS: Record<string, ShellCommandHandler> = {
   taskset: wraps({}, 1),
   chroot: wraps({ longWithValue: ['userspec', 'groups'] }, 1),
   busybox: wraps({}),
+  toybox: wraps({}),
   flock,
   // Run a command in other namespaces, under a tracer, a scheduler or resource limits, or through a proxy.
   unshare: wraps({
