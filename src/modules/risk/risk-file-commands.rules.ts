@@ -69,6 +69,17 @@ function diskWipe(args: ShellWord[], env: ShellCommandEnv): void {
   if (args.some((w) => BLOCK_DEVICE.test(w.value))) env.scan.report('disk-wipe', env.snippet);
 }
 
+/** `sgdisk --zap-all` / `-Z`, `-z`, `-o`: the partition tables of a disk destroyed. */
+function sgdisk(args: ShellWord[], env: ShellCommandEnv): void {
+  const opts = parseOptions(args, { withValue: 'acdnpt', longWithValue: ['delete', 'new', 'typecode'] });
+  if (hasOption(opts, 'Zzo', 'zap-all', 'zap', 'clear')) diskWipe(args, env);
+}
+
+/** `cryptsetup luksFormat DEV` / `erase DEV`: the disk's data (or its keys) made unreadable. */
+function cryptsetup(args: ShellWord[], env: ShellCommandEnv): void {
+  if (args.some((w) => /^(?:luksFormat|erase|luksErase)$/i.test(w.value))) diskWipe(args, env);
+}
+
 function dd(args: ShellWord[], env: ShellCommandEnv): void {
   const target = args.find((w) => w.value.startsWith('of='))?.value.slice(3);
   if (target && BLOCK_DEVICE.test(target)) env.scan.report('disk-wipe', env.snippet);
@@ -123,6 +134,9 @@ export const FILE_COMMANDS: Record<string, ShellCommandHandler> = {
   shred: fileDestroyer,
   unlink: fileDestroyer,
   wipefs: diskWipe,
+  blkdiscard: diskWipe,
+  sgdisk,
+  cryptsetup,
   mkfs: diskWipe,
   mke2fs: diskWipe,
   aws,

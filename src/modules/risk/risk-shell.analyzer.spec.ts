@@ -204,9 +204,23 @@ describe('analyzeShell (through evaluateRiskText with the shell hint)', () => {
       'cat x > /dev/sda',
       'wipefs -a /dev/sdc',
       'shred -n 3 /dev/sdb',
+      'tee /dev/sda < image.bin',
+      'cp image.bin /dev/nvme0n1',
+      'blkdiscard /dev/sda',
+      'sgdisk --zap-all /dev/sda',
+      'sgdisk -Z /dev/nvme0n1',
+      'cryptsetup luksFormat /dev/sdb',
+      'cryptsetup erase /dev/sdb2',
     ])('flags %s', (text) => {
       expect(rulesOf(text)).toContain('disk-wipe');
     });
+
+    it.each(['tee /dev/null < x', 'cp x /dev/stdout', 'sgdisk -p /dev/sda', 'cryptsetup open /dev/sdb data'])(
+      'leaves %s alone',
+      (text) => {
+        expect(rulesOf(text)).toEqual([]);
+      },
+    );
 
     it('does not flag dd into a file', () => {
       expect(rulesOf('dd if=/dev/zero of=disk.img bs=1M count=1')).toEqual([]);
