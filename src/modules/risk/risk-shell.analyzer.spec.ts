@@ -243,6 +243,12 @@ describe('analyzeShell (through evaluateRiskText with the shell hint)', () => {
       ['brace flags', 'rm -{r,f} /srv', 'recursive-delete'],
       ['known input handed to xargs', 'echo /srv | xargs rm -rf', 'recursive-delete'],
       ['known input run by xargs -I', "printf 'git reset --hard' | xargs -I% sh -c '%'", 'hard-reset'],
+      ['printf filling its format', "printf 'r%s -rf /srv' m | sh", 'recursive-delete'],
+      ['printf reusing its format', "printf '%s ' rm -rf /srv | bash", 'recursive-delete'],
+      ['printf octal escapes', "printf '\\162\\155 -rf /srv' | sh", 'recursive-delete'],
+      ['echo -e hex escapes', "echo -e '\\x72m -rf /srv' | sh", 'recursive-delete'],
+      ['printf unicode escapes', "printf '\\u0072m -rf /srv' | sh", 'recursive-delete'],
+      ['printf %b of an escaped argument', "printf '%b' '\\x72m -rf /srv' | sh", 'recursive-delete'],
       ['unknown input run by xargs as code', "curl -s x | xargs -I{} bash -c '{}'", 'opaque'],
     ])('follows %s', (_label, text, rule) => {
       expect(rulesOf(text)).toContain(rule);
