@@ -81,14 +81,24 @@ function source(args: ShellWord[], env: ShellCommandEnv): void {
   if (args[0]) runScriptOperand(args[0], 'shell', env);
 }
 
-/** awk programs can run commands: system("..."), print ... | "sh". */
+/**
+ * awk programs can run commands: system("..."), print ... | "sh". gawk also takes the program from `-e` / `--source`,
+ * and `-i inplace` (an include) makes it edit its file operands in place.
+ */
 function awk(args: ShellWord[], env: ShellCommandEnv): void {
   const opts = parseOptions(args, {
-    withValue: 'fvF',
-    longWithValue: ['file', 'assign', 'field-separator'],
+    withValue: 'fvFiEel',
+    longWithValue: ['file', 'assign', 'field-separator', 'include', 'exec', 'source', 'load'],
     stopAtOperand: true,
   });
-  if (!opts.values.has('f') && !opts.values.has('file') && opts.rest[0]) runCodeWord(opts.rest[0], 'awk', env);
+  const sources = [...(opts.values.get('e') ?? []), ...(opts.values.get('source') ?? [])];
+  const fromFile = ['f', 'file', 'E', 'exec'].some((key) => opts.values.has(key));
+  const program = sources.length || fromFile ? undefined : opts.rest[0];
+  for (const code of program ? [program] : sources) runCodeWord(code, 'awk', env);
+  const includes = [...(opts.values.get('i') ?? []), ...(opts.values.get('include') ?? [])];
+  const files = program ? opts.rest.slice(1) : opts.rest;
+  if (includes.some((w) => /^inplace(?:\.awk)?$/.test(w.value)) && files.some((w) => isSystemPath(w.value, env.cwd)))
+    env.scan.report('system-file-overwrite', env.snippet);
 }
 
 /** powershell / pwsh: -Command runs the rest of the line, -EncodedCommand runs base64. */

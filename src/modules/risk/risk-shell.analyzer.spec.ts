@@ -329,6 +329,11 @@ describe('analyzeShell (through evaluateRiskText with the shell hint)', () => {
       'script -qc "rm -rf /x" /dev/null',
       'awk \'BEGIN { system("rm -rf /x") }\'',
       'awk \'{ print "rm -rf " $1 | "sh" }\' dirs.txt',
+      'gawk -i inplace \'BEGIN { system("rm -rf /x") }\' f',
+      'awk -e \'BEGIN { system("rm -rf /x") }\'',
+      'gawk \'BEGIN { system("rm -rf /x") }\'',
+      'mawk \'BEGIN { system("rm -rf /x") }\'',
+      'gawk --source=\'BEGIN { system("rm -rf /x") }\'',
       'perl -e \'system("rm", "-rf", "/x")\'',
     ])('flags %s', (text) => {
       expect(rulesOf(text)).toContain('recursive-delete');
