@@ -93,9 +93,54 @@ function unpack(args: ShellWord[], env: ShellCommandEnv, name: string): void {
   if (dir && isSystemPath(dir.value, env.cwd)) overwrites(env);
 }
 
+/** `sort -o FILE`: the sorted lines written over FILE. */
+function sortOutput(args: ShellWord[], env: ShellCommandEnv): void {
+  const opts = parseOptions(args, {
+    withValue: 'okStT',
+    longWithValue: ['output', 'key', 'buffer-size', 'field-separator', 'temporary-directory', 'files0-from'],
+  });
+  const out = optionValue(opts, 'o', 'output');
+  if (out && isSystemPath(out.value, env.cwd)) overwrites(env);
+}
+
+/**
+ * gzip, bzip2, xz ... replace each file operand by its (de)compressed copy, unless told to keep it or to write to
+ * stdout (zstd keeps it unless `--rm`).
+ */
+function compressor(keepsByDefault: boolean): ShellCommandHandler {
+  return (args, env) => {
+    const { operands, opts } = operandsOf(args, { withValue: 'S', longWithValue: ['suffix'] });
+    if (hasOption(opts, 'cktl', 'stdout', 'to-stdout', 'keep', 'test', 'list')) return;
+    if (keepsByDefault && !hasOption(opts, '', 'rm')) return;
+    if (operands.some((w) => isSystemPath(w.value, env.cwd))) overwrites(env);
+  };
+}
+
+/** `patch [-o OUT] [FILE]`: the patched text written over FILE (or OUT). */
+function patch(args: ShellWord[], env: ShellCommandEnv): void {
+  const { operands, opts } = operandsOf(args, {
+    withValue: 'pdiorDFBYzVg',
+    longWithValue: ['strip', 'directory', 'input', 'output', 'reject-file', 'ifdef', 'fuzz', 'prefix', 'suffix'],
+  });
+  const out = optionValue(opts, 'o', 'output') ?? operands[0];
+  if (out && isSystemPath(out.value, env.cwd)) overwrites(env);
+}
+
 /** Commands that replace, cut or move files: checked against system paths. */
 export const SYSTEM_FILE_COMMANDS: Record<string, ShellCommandHandler> = {
   tee: writesOperands({ longWithValue: ['output-error'] }),
+  sponge: writesOperands({}),
+  sort: sortOutput,
+  gzip: compressor(false),
+  gunzip: compressor(false),
+  bzip2: compressor(false),
+  bunzip2: compressor(false),
+  xz: compressor(false),
+  unxz: compressor(false),
+  lzma: compressor(false),
+  compress: compressor(false),
+  zstd: compressor(true),
+  patch,
   truncate: writesOperands({ withValue: 'sr', longWithValue: ['size', 'reference'] }),
   cp: copyLike({ withValue: 'St', longWithValue: ['target-directory', 'suffix'] }, false),
   install: copyLike(
