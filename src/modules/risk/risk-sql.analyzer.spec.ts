@@ -224,6 +224,28 @@ describe('analyzeSql', () => {
     );
   });
 
+  describe('other databases', () => {
+    it.each<[string, RiskRule]>([
+      ['db.users.drop()', 'drop'],
+      ['db.dropDatabase()', 'drop'],
+      ["db.getCollection('users').deleteMany({})", 'unscoped-delete'],
+      ['db["users"].remove({})', 'unscoped-delete'],
+      ['FLUSHALL', 'drop'],
+      ['flushdb', 'drop'],
+      ['cqlsh -e "DROP KEYSPACE prod"', 'drop'],
+      ['cqlsh db1 --execute="TRUNCATE users"', 'truncate'],
+    ])('flags %s, as a database tool takes it, as %s', (text, rule) => {
+      expect(evaluateRiskText(text).rules.map((r) => r.rule)).toContain(rule);
+    });
+
+    it.each(['db.users.find({})', 'db.users.deleteOne({ _id: 1 })', 'cqlsh -e "SELECT * FROM t"', 'GET key'])(
+      'leaves %s alone',
+      (text) => {
+        expect(evaluateRiskText(text).risky).toBe(false);
+      },
+    );
+  });
+
   describe('database clients', () => {
     it.each<[string, RiskRule]>([
       ['psql -c "DROP TABLE x"', 'drop'],

@@ -14,8 +14,12 @@ const MAX_PARSED_TEXT = 256 * 1024;
 const SQL_START =
   /^\s*\/\*!|^(?:\s|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/|\()*(?:select|insert|update|delete|drop|truncate|alter|create|with|replace|merge|upsert|grant|revoke|begin|start\s+transaction|commit|rollback|explain|analyze|vacuum|pragma|call|declare|lock|rename|use|show|describe|desc|set(?=\s+[^-+\s])|exec|execute|prepare|copy(?=[^;]*\bprogram\b)|do(?=\s+(?:language\s+\w+\s+)?[$']))\b/i;
 
+/** MongoDB shell code as a database tool takes it (`db.users.drop()`, `db.getCollection('x').deleteMany({})`). */
+const MONGO_START = /^\s*db\s*[.[]/;
+
 /** `auto`: SQL when it starts like SQL and every statement parses; shell otherwise (or as well). */
 function analyzeAuto(text: string, scan: RiskScan): void {
+  if (MONGO_START.test(text)) scanInterpreterCode(text, 'mongo', scan);
   if (SQL_START.test(text) && analyzeSql(text, scan)) return;
   analyzeShell(text, scan);
 }
