@@ -157,6 +157,15 @@ describe('analyzeShell (through evaluateRiskText with the shell hint)', () => {
       'perl -le \'system "rm -rf /x"\'',
       'ruby -e \'require "fileutils"; FileUtils.rm_rf("/x")\'',
       'echo "import shutil; shutil.rmtree(\'/x\')" | python3',
+      'deno eval "await Deno.remove(\'/x\', { recursive: true })"',
+      'ruby -e \'Open3.capture2("rm -rf /x")\'',
+      'ruby -e \'Open3.popen3("rm -rf /x")\'',
+      'perl -e \'exec "rm", "-rf", "/x"\'',
+      'ruby -e \'system "rm", "-rf", "/x"\'',
+      "perl -e 'qx(rm -rf /x)'",
+      "perl -e 'my $o = qx{rm -rf /x}'",
+      "ruby -e '%x(rm -rf /x)'",
+      'php -r \'proc_open("rm -rf /x", [], $p);\'',
     ])('reads interpreter one-liners: %s', (text) => {
       expect(rulesOf(text)).toContain('recursive-delete');
     });
