@@ -98,6 +98,8 @@ describe('analyzeShell (through evaluateRiskText with the shell hint)', () => {
       'su -c "rm -rf /" root',
       'ssh host rm -rf /srv',
       'ssh -p 2222 host "cd / && rm -rf srv"',
+      'ssh host -- rm -rf /srv',
+      'ssh -t host -- sudo rm -rf /srv',
       'docker exec -it web rm -rf /app',
       'docker run --rm -v /:/h alpine rm -rf /h',
       'kubectl exec pod -- rm -rf /data',

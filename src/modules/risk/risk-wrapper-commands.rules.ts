@@ -20,10 +20,11 @@ function runsStringOption(spec: OptionSpec, letter: string, longName: string): S
   };
 }
 
-/** A wrapper that joins its remaining words into one shell string (ssh, watch). */
+/** A wrapper that joins its remaining words into one shell string (ssh, watch); a `--` before them ends its options. */
 function runsJoinedWords(spec: OptionSpec, positionalBefore: number): ShellCommandHandler {
   return (args, env) => {
-    const words = parseOptions(args, { ...spec, stopAtOperand: true }).rest.slice(positionalBefore);
+    const after = parseOptions(args, { ...spec, stopAtOperand: true }).rest.slice(positionalBefore);
+    const words = after[0]?.value === '--' ? after.slice(1) : after;
     if (!words.length) return;
     runCodeWord(joinWords(words), 'shell', env);
   };
