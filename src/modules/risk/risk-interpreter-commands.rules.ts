@@ -11,7 +11,7 @@ import { plainPowerShell } from './risk-windows-commands.rules';
  * none → it reads stdin; `-` or /dev/stdin → stdin; <(...) → code built at run time; a file → not inspected.
  */
 function runScriptOperand(script: ShellWord | undefined, language: RiskLanguage, env: ShellCommandEnv): void {
-  if (!script || script.value === '-' || /^\/dev\/(?:stdin|fd\/0)$/.test(script.value)) {
+  if (!script || script.value === '-' || /^\/dev\/(?:stdin|fd\/0)$|^\/proc\/self\/fd\/0$/.test(script.value)) {
     runStdin(language, env);
   } else if (!script.literal && script.substitutes) {
     reportHidden(env, script.raw);
@@ -53,6 +53,9 @@ function shell(args: ShellWord[], env: ShellCommandEnv): void {
     stopAtOperand: true,
     signedNumbers: true,
   });
+  // `--rcfile F` / `--init-file F`: F runs first in an interactive shell.
+  for (const file of [...(opts.values.get('rcfile') ?? []), ...(opts.values.get('init-file') ?? [])])
+    runScriptOperand(file, 'shell', env);
   if (opts.short.has('c')) {
     if (opts.rest[0]) runCodeWord(opts.rest[0], 'shell', env);
     return;

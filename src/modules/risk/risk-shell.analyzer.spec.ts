@@ -178,6 +178,7 @@ describe('analyzeShell (through evaluateRiskText with the shell hint)', () => {
       'sh <<< "rm -rf /"',
       "echo 'rm -rf /' | bash",
       "printf 'rm -rf /\\n' | sh -s",
+      'sh /proc/self/fd/0 <<< "rm -rf /"',
     ])('reads the known text a shell gets on stdin: %s', (text) => {
       expect(rulesOf(text)).toContain('recursive-delete');
     });
