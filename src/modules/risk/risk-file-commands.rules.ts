@@ -51,6 +51,15 @@ function find(args: ShellWord[], env: ShellCommandEnv): void {
   }
 }
 
+/** fd (fd-find): `-x CMD` / `--exec CMD` runs CMD on each file found, `-X` / `--exec-batch` on all of them at once. */
+function fdFind(args: ShellWord[], env: ShellCommandEnv): void {
+  const at = args.findIndex((w) => /^(?:-x|-X|--exec|--exec-batch)$/.test(w.value));
+  if (at < 0) return;
+  const end = args.findIndex((w, i) => i > at && w.value === ';');
+  const inner = args.slice(at + 1, end < 0 ? args.length : end);
+  if (inner.length) env.run(inner, false, true);
+}
+
 /** rsync --delete removes what the source lacks; a local system path as destination is overwritten. A dry run does nothing. */
 function rsync(args: ShellWord[], env: ShellCommandEnv): void {
   const opts = parseOptions(args, {
@@ -129,6 +138,8 @@ function objectStoreRm(args: ShellWord[], env: ShellCommandEnv): void {
 export const FILE_COMMANDS: Record<string, ShellCommandHandler> = {
   rm,
   find,
+  fd: fdFind,
+  fdfind: fdFind,
   rsync,
   dd,
   shred: fileDestroyer,

@@ -144,6 +144,9 @@ describe('analyzeShell (through evaluateRiskText with the shell hint)', () => {
       'git rm -rf --quiet docs',
       'aws s3 rm s3://b/p --recursive',
       'gsutil -m rm -r gs://b/p',
+      'fd . /srv -X rm -rf',
+      'fd -t f . / --exec rm {}',
+      'fdfind -e log . /var --exec-batch rm',
     ])('knows the tree-deleting tools: %s', (text) => {
       expect(rulesOf(text)).toContain('recursive-delete');
     });
