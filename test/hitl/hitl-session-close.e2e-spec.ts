@@ -40,6 +40,15 @@ describeEachDialect('closing a session with a pending HITL request', (dialect) =
       .send({ decision: 'APPROVE', reviewer: 'alice' })
       .expect(409);
     expect(late.body.error.code).toBe('HITL_ALREADY_DECIDED');
+    // The runtime's resume is told the session is closed, not sent to /act (which refuses a closed session too).
+    const resumed = await gw.http
+      .post(`/api/v1/sessions/${sessionId}/resume`)
+      .set(runtime)
+      .send({ clientMessageId: 'after-close' })
+      .expect(409);
+    expect(resumed.body.error.code).toBe('NO_PENDING_REQUEST');
+    expect(resumed.body.error.message).toMatch(/is closed.*start a new session/);
+    expect(resumed.body.error.message).not.toContain('/act');
   });
 
   it('leaves no PENDING request behind when the process dies right after the close committed', async () => {

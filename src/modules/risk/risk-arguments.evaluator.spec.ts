@@ -113,6 +113,16 @@ describe('evaluateRiskArguments', () => {
       ]);
     });
 
+    it('still reads a field marked sql as shell where it is not SQL: a schema cannot hide a command', () => {
+      const marked = { type: 'object', 'x-risk': 'sql', properties: { cmd: { type: 'string', format: 'sql' } } };
+      const rules = (args: unknown) => evaluateRiskArguments(args, marked).rules.map((r) => r.rule);
+      expect(rules({ cmd: 'rm -rf /' })).toContain('recursive-delete');
+      expect(rules({ cmd: 'SELECT 1; DROP TABLE users' })).toEqual(['drop']);
+      expect(rules({ command: 'rm', args: ['-rf', '/'] })).toContain('recursive-delete');
+      expect(rules({ argv: ['git', 'push', '--force'] })).toContain('force-push');
+      expect(rules({ cmd: 'SELECT * FROM t WHERE id = 1', names: ['a', 'b'] })).toEqual([]);
+    });
+
     it('accepts a tool descriptor holding the schema under inputSchema', () => {
       const descriptor = {
         name: 'q',

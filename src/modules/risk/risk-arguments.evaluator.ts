@@ -47,8 +47,8 @@ const OPERAND_FIELDS = [
 /**
  * Decides whether tool arguments are destructive: every string at any depth is evaluated, and arrays
  * of strings are also read as an argv (`["rm", "-rf", "/"]`). A JSON-schema property with
- * `"x-risk": "shell" | "sql"` (or `"format": "shell" | "sql"`) fixes how its strings are read; the hint
- * applies to everything below that property. Each match carries the argument path (`steps[1].sql`).
+ * `"x-risk": "shell" | "sql"` (or `"format": "shell" | "sql"`) fixes how its strings are read (an `sql` one is read
+ * as shell too where it is not all SQL); the hint applies to everything below that property. Each match carries the argument path (`steps[1].sql`).
  */
 export function evaluateRiskArguments(args: unknown, schema?: Record<string, unknown>): RiskVerdict {
   const sink = new RiskMatchSink();
@@ -82,8 +82,7 @@ class ArgumentsWalker {
     this.seen.add(value);
     if (Array.isArray(value)) {
       value.forEach((item, i) => this.walk(item, itemSchema(resolved, i), `${path ?? ''}[${i}]`, hint, depth + 1));
-      if (hint !== 'sql' && value.length > 1 && value.every((v) => typeof v === 'string'))
-        this.text(shellJoin(value), 'shell', path);
+      if (value.length > 1 && value.every((v) => typeof v === 'string')) this.text(shellJoin(value), 'shell', path);
       return;
     }
     const record = value as Record<string, unknown>;
@@ -96,11 +95,11 @@ class ArgumentsWalker {
         depth + 1,
       );
     }
-    this.programWithArgs(record, path, hint);
+    // Read whatever the schema hints: a command split over fields runs the same under an `sql` hint.
+    this.programWithArgs(record, path);
   }
 
-  private programWithArgs(record: Record<string, unknown>, path: string | undefined, hint: RiskHint): void {
-    if (hint === 'sql') return;
+  private programWithArgs(record: Record<string, unknown>, path: string | undefined): void {
     const keys = new Map(Object.keys(record).map((key) => [key.toLowerCase(), key]));
     const program = PROGRAM_FIELDS.map((f) => keys.get(f)).find(
       (key) => key !== undefined && typeof record[key] === 'string',

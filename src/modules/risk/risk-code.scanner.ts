@@ -2,9 +2,9 @@ import type { RiskRule } from './risk.types';
 import type { RiskLanguage, RiskScan } from './risk-scan';
 import { shellJoin } from './risk-shell-word';
 
-/** Library calls that delete a tree, in the one-liner languages (python, node, perl, ruby, php). */
+/** Library calls that delete a tree, in the one-liner languages (python, node, perl, ruby, php, R, julia). */
 const TREE_DELETE =
-  /\bshutil\s*\.\s*rmtree\b|\bos\s*\.\s*removedirs\b|\brmtree\b|\bremove_tree\b|\b(?:rm|rmdir)(?:Sync)?\s*\([^)]{0,300}recursive\s*:\s*(?:true|1|!0)|\brimraf\b|\b(?:removeSync|emptyDirSync|emptyDir)\s*\(|\bfse?\s*\.\s*remove\s*\(|\bFileUtils\s*\.\s*(?:rm_rf|rm_r|remove_dir|remove_entry(?:_secure)?|rmtree)\b|\brm_rf\b/;
+  /\bshutil\s*\.\s*rmtree\b|\bos\s*\.\s*removedirs\b|\brmtree\b|\bremove_tree\b|\b(?:rm|rmdir|remove)(?:Sync)?\s*\([^)]{0,300}recursive\s*[:=]\s*(?:true|TRUE|T\b|1|!0)|\bunlink\s*\([^)]{0,300}recursive\s*=\s*(?:TRUE|T)\b|\brimraf\b|\b(?:removeSync|emptyDirSync|emptyDir)\s*\(|\bfse?\s*\.\s*remove\s*\(|\bFileUtils\s*\.\s*(?:rm_rf|rm_r|remove_dir|remove_entry(?:_secure)?|rmtree)\b|\brm_rf\b/;
 
 /** Decoding right before running: exec(b64decode(...)), eval(atob(...)), eval(pack(...)). */
 const RUNS_CODE = /\b(?:exec|eval|compile|system|Function|instance_eval|popen)\b/;
@@ -20,15 +20,18 @@ const RUN_DYNAMIC =
 
 /** Calls that hand a string to a shell or a database. */
 const RUNS_STRINGS =
-  /\|\s*"(?:\/bin\/)?(?:ba|z|da)?sh"|\b(?:system|popen|exec\w*|spawn\w*|subprocess|check_call|check_output|Popen|execute\w*|getoutput|getstatusoutput|shell_exec|passthru)\b|\b(?:call|run|query|raw)\s*[("'`]|`[^`]+`|\bqx\s*[{(/]|%x[{(]/;
+  /\bdo\s+shell\s+script\b|\|\s*"(?:\/bin\/)?(?:ba|z|da)?sh"|\b(?:system|popen\w*|exec\w*|spawn\w*|subprocess|check_call|check_output|Popen|execute\w*|getoutput|getstatusoutput|shell_exec|passthru|proc_open|capture[23]e?|Open3)\b|\b(?:call|run|query|raw)\s*[("'`]|`[^`]+`|\bqx\s*[{(/]|%x[{(]/;
 
 const STRING_LITERAL = /'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)"|`((?:[^`\\]|\\.)*)`/g;
 const STRING_LIST = /\[\s*((?:(?:'[^'\n]*'|"[^"\n]*")\s*,\s*)+(?:'[^'\n]*'|"[^"\n]*"))\s*,?\s*\]/g;
 const PROGRAM_AND_ARGS = /\(\s*(?:'([^'\n]+)'|"([^"\n]+)")\s*,\s*\[([^\]]*)\]/g;
 /** `"r" + "m -rf /"`: literals glued together (also `.` in perl/php). */
 const CONCATENATED = /(?:'[^'\n]*'|"[^"\n]*")(?:\s*[+.]\s*(?:'[^'\n]*'|"[^"\n]*"))+/g;
-/** `system("rm", "-rf", "/")`: a call with several string arguments. */
-const STRING_ARGS = /\(\s*((?:'[^'\n]*'|"[^"\n]*")(?:\s*,\s*(?:'[^'\n]*'|"[^"\n]*"))+)\s*[,)]/g;
+/** `system("rm", "-rf", "/")`, or in perl and ruby without parentheses `exec "rm", "-rf", "/"`: several string arguments. */
+const STRING_ARGS =
+  /(?:\(|\b(?:system|exec|spawn)[ \t]+)\s*((?:'[^'\n]*'|"[^"\n]*")(?:\s*,\s*(?:'[^'\n]*'|"[^"\n]*"))+)\s*[,);]?/g;
+/** perl `qx(...)`, `qx{...}`, `qx/.../` and ruby `%x(...)`: a command line run in a shell, written unquoted. */
+const QUOTED_COMMAND = /\bqx\s*(?:\(([^)]*)\)|\{([^}]*)\}|\/([^/]*)\/)|%x(?:\(([^)]*)\)|\{([^}]*)\})/g;
 
 /** A process that forks (or spawns) in an endless loop: `fork while fork`, `while True: os.fork()`, `loop { fork }`. */
 const FORK_LOOP =
@@ -77,6 +80,7 @@ function stringsIn(code: string): string[] {
   for (const m of code.matchAll(PROGRAM_AND_ARGS)) out.push(shellJoin([m[1] ?? m[2], ...listItems(m[3])]));
   for (const m of code.matchAll(STRING_LIST)) out.push(shellJoin(listItems(m[1])));
   for (const m of code.matchAll(STRING_ARGS)) out.push(shellJoin(listItems(m[1])));
+  for (const m of code.matchAll(QUOTED_COMMAND)) out.push(m.slice(1).find((g) => g !== undefined) ?? '');
   for (const m of code.matchAll(CONCATENATED)) out.push(listItems(m[0]).join(''));
   for (const m of code.matchAll(STRING_LITERAL)) {
     const value = unescape(m[1] ?? m[2] ?? m[3] ?? '');

@@ -51,6 +51,15 @@ function find(args: ShellWord[], env: ShellCommandEnv): void {
   }
 }
 
+/** fd (fd-find): `-x CMD` / `--exec CMD` runs CMD on each file found, `-X` / `--exec-batch` on all of them at once. */
+function fdFind(args: ShellWord[], env: ShellCommandEnv): void {
+  const at = args.findIndex((w) => /^(?:-x|-X|--exec|--exec-batch)$/.test(w.value));
+  if (at < 0) return;
+  const end = args.findIndex((w, i) => i > at && w.value === ';');
+  const inner = args.slice(at + 1, end < 0 ? args.length : end);
+  if (inner.length) env.run(inner, false, true);
+}
+
 /** rsync --delete removes what the source lacks; a local system path as destination is overwritten. A dry run does nothing. */
 function rsync(args: ShellWord[], env: ShellCommandEnv): void {
   const opts = parseOptions(args, {
@@ -67,6 +76,17 @@ function rsync(args: ShellWord[], env: ShellCommandEnv): void {
 
 function diskWipe(args: ShellWord[], env: ShellCommandEnv): void {
   if (args.some((w) => BLOCK_DEVICE.test(w.value))) env.scan.report('disk-wipe', env.snippet);
+}
+
+/** `sgdisk --zap-all` / `-Z`, `-z`, `-o`: the partition tables of a disk destroyed. */
+function sgdisk(args: ShellWord[], env: ShellCommandEnv): void {
+  const opts = parseOptions(args, { withValue: 'acdnpt', longWithValue: ['delete', 'new', 'typecode'] });
+  if (hasOption(opts, 'Zzo', 'zap-all', 'zap', 'clear')) diskWipe(args, env);
+}
+
+/** `cryptsetup luksFormat DEV` / `erase DEV`: the disk's data (or its keys) made unreadable. */
+function cryptsetup(args: ShellWord[], env: ShellCommandEnv): void {
+  if (args.some((w) => /^(?:luksFormat|erase|luksErase)$/i.test(w.value))) diskWipe(args, env);
 }
 
 function dd(args: ShellWord[], env: ShellCommandEnv): void {
@@ -118,11 +138,16 @@ function objectStoreRm(args: ShellWord[], env: ShellCommandEnv): void {
 export const FILE_COMMANDS: Record<string, ShellCommandHandler> = {
   rm,
   find,
+  fd: fdFind,
+  fdfind: fdFind,
   rsync,
   dd,
   shred: fileDestroyer,
   unlink: fileDestroyer,
   wipefs: diskWipe,
+  blkdiscard: diskWipe,
+  sgdisk,
+  cryptsetup,
   mkfs: diskWipe,
   mke2fs: diskWipe,
   aws,

@@ -13,6 +13,8 @@ describe('GIT_COMMANDS', () => {
     ['git push -uf origin main', 'force-push'],
     ['git push origin +main', 'force-push'],
     ['git push origin +HEAD:main', 'force-push'],
+    ['git push origin -- +main', 'force-push'],
+    ['git push -- origin +HEAD:refs/heads/main', 'force-push'],
     ['git push --force-with-lease', 'force-push'],
     ['git push --force-with-lease=main:abc123 origin main', 'force-push'],
     ['git push --mirror', 'force-push'],
@@ -53,6 +55,21 @@ describe('GIT_COMMANDS', () => {
     ['git branch --delete --force feature', 'branch-delete'],
     ['git rm -r docs', 'recursive-delete'],
   ])('flags %s as %s', (text, rule) => {
+    expect(rulesOf(text)).toContain(rule);
+  });
+
+  it.each<[string, RiskRule]>([
+    ['git reset --har', 'hard-reset'],
+    ['git reset --ha HEAD~2', 'hard-reset'],
+    ['git push --force-w origin main', 'force-push'],
+    ['git push --mirr backup', 'force-push'],
+    ['git push --delet origin feature', 'remote-delete'],
+    ['git push --prun origin', 'remote-delete'],
+    ['git clean --forc -d', 'clean'],
+    ['git checkout --forc main', 'discard'],
+    ['git switch --discard main', 'discard'],
+    ['git branch --del --forc feature', 'branch-delete'],
+  ])('reads a long option abbreviated as git accepts it (a unique prefix): %s as %s', (text, rule) => {
     expect(rulesOf(text)).toContain(rule);
   });
 

@@ -1,3 +1,4 @@
+import { checkGitSetting } from './risk-command-settings';
 import type { ShellCommandEnv, ShellCommandHandler } from './risk-shell-command';
 import { ParsedOptions, hasOption, parseOptions } from './risk-shell-options';
 import type { ShellWord } from './risk-shell-word';
@@ -19,7 +20,8 @@ function push(opts: ParsedOptions, env: ShellCommandEnv): void {
   const force =
     opts.short.has('f') ||
     ['force', 'force-with-lease', 'mirror'].some((name) => opts.long.has(name)) ||
-    opts.operands.some((w) => w.value.startsWith('+'));
+    // A `+` refspec forces, before or after `--` (`git push origin -- +main`).
+    [...opts.operands, ...opts.afterDashDash].some((w) => w.value.startsWith('+'));
   if (force) env.scan.report('force-push', env.snippet);
   const deletes = hasOption(opts, 'd', 'delete', 'prune') || refspecs.some((w) => /^\+?:[^:]/.test(w.value));
   if (deletes) env.scan.report('remote-delete', env.snippet);
@@ -69,6 +71,12 @@ function gitRm(opts: ParsedOptions, env: ShellCommandEnv): void {
     env.scan.report('recursive-delete', env.snippet);
 }
 
+/** `git config [--global ...] [set] KEY VALUE`: a value git will run later is read now. */
+function config(opts: ParsedOptions, env: ShellCommandEnv): void {
+  const operands = opts.operands[0]?.value === 'set' ? opts.operands.slice(1) : opts.operands;
+  if (operands.length >= 2) checkGitSetting(operands[0].value, operands[1], env);
+}
+
 /** `-n` / `--dry-run` (the last of `--dry-run` / `--no-dry-run` wins): git reports what it would do and does nothing. */
 function dryRun(opts: ParsedOptions): boolean {
   return hasOption(opts, 'n', 'dry-run') && !opts.long.has('no-dry-run');
@@ -89,16 +97,38 @@ const SUBCOMMANDS: Record<string, { check: GitCheck; withValue?: string; longWit
   },
   rm: { check: gitRm, longWithValue: ['pathspec-from-file'] },
   'update-ref': { check: updateRef, withValue: 'm' },
+  config: { check: config, withValue: 'f', longWithValue: ['file', 'blob', 'type', 'default', 'comment', 'value'] },
 };
+
+/** The long options the checks look for that destroy work. */
+const DESTRUCTIVE_LONG = ['force', 'force-with-lease', 'mirror', 'delete', 'prune', 'hard', 'discard-changes'];
+
+/**
+ * git takes any unique prefix of a long option (`--har` is `--hard`, `--mirr` is `--mirror`): a prefix of a destructive
+ * one counts as it (an ambiguous prefix makes git refuse the command, so reading it as the destructive one is safe).
+ */
+function withAbbreviations(opts: ParsedOptions): ParsedOptions {
+  for (const given of [...opts.long])
+    for (const name of DESTRUCTIVE_LONG) if (given && name.startsWith(given)) opts.long.add(name);
+  return opts;
+}
 
 function git(args: ShellWord[], env: ShellCommandEnv): void {
   const global = parseOptions(args, GIT_GLOBAL);
+  // `git -c core.pager='...' log`: settings whose value git runs.
+  for (const setting of global.values.get('c') ?? []) {
+    const eq = setting.value.indexOf('=');
+    if (eq > 0) checkGitSetting(setting.value.slice(0, eq), { ...setting, value: setting.value.slice(eq + 1) }, env);
+  }
   const [sub, ...rest] = global.rest;
   const rule = sub && SUBCOMMANDS[sub.value];
   if (!rule) return;
   // `git push "$@"`: arguments set elsewhere can carry --force.
   if (rest.some((w) => w.spreads)) env.scan.report('opaque', env.snippet);
-  rule.check(parseOptions(rest, { withValue: rule.withValue, longWithValue: rule.longWithValue }), env);
+  rule.check(
+    withAbbreviations(parseOptions(rest, { withValue: rule.withValue, longWithValue: rule.longWithValue })),
+    env,
+  );
 }
 
 /** git subcommands that destroy work: force push, remote deletes, hard reset, clean, discards, branch -D, rm -r. */

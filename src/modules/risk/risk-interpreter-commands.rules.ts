@@ -4,13 +4,14 @@ import { reportHidden, runCodeWord, runStdin, runWrittenFile } from './risk-shel
 import { OptionSpec, parseOptions } from './risk-shell-options';
 import { ShellWord, joinWords } from './risk-shell-word';
 import { isSystemPath } from './risk-system-paths';
+import { plainPowerShell } from './risk-windows-commands.rules';
 
 /**
  * What to do with the script operand of an interpreter that got no inline code:
  * none → it reads stdin; `-` or /dev/stdin → stdin; <(...) → code built at run time; a file → not inspected.
  */
 function runScriptOperand(script: ShellWord | undefined, language: RiskLanguage, env: ShellCommandEnv): void {
-  if (!script || script.value === '-' || /^\/dev\/(?:stdin|fd\/0)$/.test(script.value)) {
+  if (!script || script.value === '-' || /^\/dev\/(?:stdin|fd\/0)$|^\/proc\/self\/fd\/0$/.test(script.value)) {
     runStdin(language, env);
   } else if (!script.literal && script.substitutes) {
     reportHidden(env, script.raw);
@@ -52,6 +53,9 @@ function shell(args: ShellWord[], env: ShellCommandEnv): void {
     stopAtOperand: true,
     signedNumbers: true,
   });
+  // `--rcfile F` / `--init-file F`: F runs first in an interactive shell.
+  for (const file of [...(opts.values.get('rcfile') ?? []), ...(opts.values.get('init-file') ?? [])])
+    runScriptOperand(file, 'shell', env);
   if (opts.short.has('c')) {
     if (opts.rest[0]) runCodeWord(opts.rest[0], 'shell', env);
     return;
@@ -80,20 +84,30 @@ function source(args: ShellWord[], env: ShellCommandEnv): void {
   if (args[0]) runScriptOperand(args[0], 'shell', env);
 }
 
-/** awk programs can run commands: system("..."), print ... | "sh". */
+/**
+ * awk programs can run commands: system("..."), print ... | "sh". gawk also takes the program from `-e` / `--source`,
+ * and `-i inplace` (an include) makes it edit its file operands in place.
+ */
 function awk(args: ShellWord[], env: ShellCommandEnv): void {
   const opts = parseOptions(args, {
-    withValue: 'fvF',
-    longWithValue: ['file', 'assign', 'field-separator'],
+    withValue: 'fvFiEel',
+    longWithValue: ['file', 'assign', 'field-separator', 'include', 'exec', 'source', 'load'],
     stopAtOperand: true,
   });
-  if (!opts.values.has('f') && !opts.values.has('file') && opts.rest[0]) runCodeWord(opts.rest[0], 'awk', env);
+  const sources = [...(opts.values.get('e') ?? []), ...(opts.values.get('source') ?? [])];
+  const fromFile = ['f', 'file', 'E', 'exec'].some((key) => opts.values.has(key));
+  const program = sources.length || fromFile ? undefined : opts.rest[0];
+  for (const code of program ? [program] : sources) runCodeWord(code, 'awk', env);
+  const includes = [...(opts.values.get('i') ?? []), ...(opts.values.get('include') ?? [])];
+  const files = program ? opts.rest.slice(1) : opts.rest;
+  if (includes.some((w) => /^inplace(?:\.awk)?$/.test(w.value)) && files.some((w) => isSystemPath(w.value, env.cwd)))
+    env.scan.report('system-file-overwrite', env.snippet);
 }
 
 /** powershell / pwsh: -Command runs the rest of the line, -EncodedCommand runs base64. */
 function powershell(args: ShellWord[], env: ShellCommandEnv): void {
   for (let i = 0; i < args.length; i++) {
-    const flag = args[i].value.toLowerCase();
+    const flag = plainPowerShell(args[i].value).toLowerCase();
     if (/^[-/]e(?:c|nc\w*)?$/.test(flag)) {
       env.scan.report('obfuscated', env.snippet);
       return;
@@ -109,8 +123,8 @@ function powershell(args: ShellWord[], env: ShellCommandEnv): void {
     }
     const inline = /^[-/]c(?:o(?:m(?:m(?:a(?:n(?:d)?)?)?)?)?)?$/.test(flag);
     if (inline || !flag.startsWith('-')) {
-      const code = args.slice(inline ? i + 1 : i);
-      if (code.length) runCodeWord(joinWords(code), 'shell', env);
+      const code = joinWords(args.slice(inline ? i + 1 : i));
+      if (code.raw) runCodeWord({ ...code, value: plainPowerShell(code.value) }, 'shell', env);
       return;
     }
   }
@@ -153,6 +167,17 @@ const php = interpreter(
   ['f', 'file'],
 );
 
+/** Other script languages with inline code: what they hand to a shell (`os.execute`, `system`, `run`) is read. */
+const lua = interpreter('script', { withValue: 'el' }, ['e']);
+const rscript = interpreter('script', { withValue: 'e' }, ['e']);
+const julia = interpreter(
+  'script',
+  { withValue: 'eELJCtp', longWithValue: ['eval', 'print', 'load', 'sysimage', 'project'] },
+  ['e', 'E', 'eval', 'print'],
+);
+const osascript = interpreter('script', { withValue: 'els' }, ['e']);
+const groovy = interpreter('script', { withValue: 'eD' }, ['e']);
+
 /** Shells and script interpreters whose inline code (or stdin) is read recursively. */
 export const INTERPRETER_COMMANDS: Record<string, ShellCommandHandler> = {
   sh: shell,
@@ -173,4 +198,11 @@ export const INTERPRETER_COMMANDS: Record<string, ShellCommandHandler> = {
   perl,
   ruby,
   php,
+  lua,
+  luajit: lua,
+  rscript,
+  r: rscript,
+  julia,
+  osascript,
+  groovy,
 };

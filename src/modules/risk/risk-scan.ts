@@ -1,8 +1,9 @@
 import type { RiskRule } from './risk.types';
 import type { RiskMatchSink } from './risk-match.sink';
 
-/** The languages a piece of text can be read in; the interpreter ones come from `python -c`, `node -e` ... */
-export type RiskLanguage = 'auto' | 'shell' | 'sql' | 'python' | 'js' | 'perl' | 'ruby' | 'php' | 'awk' | 'mongo';
+/** The languages a piece of text can be read in; the interpreter ones come from `python -c`, `node -e` ...; `script` is any other (lua, R, julia ...). */
+export type RiskLanguage =
+  'auto' | 'shell' | 'sql' | 'python' | 'js' | 'perl' | 'ruby' | 'php' | 'awk' | 'mongo' | 'script';
 
 /** One analyzer per language; each reports into `scan` and calls `scan.nested` for code found inside code. */
 export type RiskAnalyzers = Record<RiskLanguage, (text: string, scan: RiskScan) => void>;

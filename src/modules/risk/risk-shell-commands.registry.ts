@@ -35,6 +35,7 @@ const ALIASES: [RegExp, string][] = [
   [/^clickhouse$/, 'clickhouse-client'],
   [/^grm$|^unlink-tree$/, 'rm'],
   [/^gfind$/, 'find'],
+  [/^[gmn]awk$/, 'awk'],
 ];
 
 /** The handler key for a command word: path and `.exe` stripped, lowercased, variants folded. */

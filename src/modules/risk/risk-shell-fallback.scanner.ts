@@ -8,7 +8,7 @@ import { scanUnparsedSql } from './risk-sql.analyzer';
 
 /** Command separators: what can end one command and start another, even in text that is not valid shell. */
 const SEPARATOR = /(\|\||&&|\$\(|[|;&\n()`{}])/;
-const SHELL_READING_STDIN = /^(?:sudo\s+)?(?:\S*\/)?(?:ba|z|da|k|mk|a)?sh(?:\s+-s\b.*)?$/;
+const SHELL_READING_STDIN = /^(?:sudo\s+)?(?:\S*\/)?(?:ba|z|da|k|mk|a)?sh(?:\s+-s\b.*)?$|^(?:iex|invoke-expression)$/i;
 /** Limits that keep the scan linear on hostile input: command starts per segment, words per command. */
 const MAX_STARTS_PER_SEGMENT = 32;
 const MAX_WORDS_PER_COMMAND = 64;

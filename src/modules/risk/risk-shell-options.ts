@@ -108,8 +108,11 @@ export function optionValue(parsed: ParsedOptions, ...keys: string[]): ShellWord
   return undefined;
 }
 
-/** True when any of the letters or long names was given. */
+/**
+ * True when any of the letters or long names was given. A long name is also given by a prefix of it, as getopt_long
+ * reads one (`rm --rec` is `rm --recursive`); a prefix the command finds ambiguous makes it refuse to run at all.
+ */
 export function hasOption(parsed: ParsedOptions, letters: string, ...longNames: string[]): boolean {
   for (const letter of letters) if (parsed.short.has(letter)) return true;
-  return longNames.some((name) => parsed.long.has(name));
+  return longNames.some((name) => [...parsed.long].some((given) => given !== '' && name.startsWith(given)));
 }

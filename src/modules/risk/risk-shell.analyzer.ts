@@ -8,6 +8,8 @@ import { BLOCK_DEVICE, SHELL_CHILD_FIELDS, ShellOp, WRITE_OPS } from './risk-she
 import { isForkBomb } from './risk-shell-fork-bomb';
 import type { ShellWord } from './risk-shell-word';
 import { isSystemPath } from './risk-system-paths';
+import { COMMAND_VARIABLES } from './risk-command-settings';
+import { runCodeWord } from './risk-shell-command';
 
 /** Builtins that set the variables named in their arguments to what they read. */
 const VARIABLE_READERS = new Set(['read', 'mapfile', 'readarray', 'getopts']);
@@ -87,6 +89,7 @@ class ShellWalker {
     if (kind === 'Block') return this.stmts(cmd.Stmts, stdin);
     if (kind === 'Subshell') return this.script.variables.scoped(() => this.stmts(cmd.Stmts, stdin));
     if (kind === 'DeclClause') {
+      this.checkCommandVariables(nodeList(cmd.Args), st, stdin);
       this.script.remember(nodeList(cmd.Args));
       return this.visit(cmd);
     }
@@ -102,6 +105,7 @@ class ShellWalker {
   private call(call: GoNode, st: GoNode, stdin: StdinOrigin | undefined): void {
     const assigns = nodeList(call.Assigns);
     assigns.forEach((a) => this.visit(a));
+    this.checkCommandVariables(assigns, st, stdin);
     const words = nodeList(call.Args);
     words.forEach((w) => this.visit(w));
     if (!words.length) {
@@ -116,6 +120,16 @@ class ShellWalker {
     if (argv.length) checkCommand(argv, this.env(st, stdin));
     this.script.recordWrites(st, argv);
     this.recordAssignments(argv);
+  }
+
+  /** `GIT_SSH_COMMAND='...' git fetch`, `export PAGER=...`: a value some program will run as a command line. */
+  private checkCommandVariables(assigns: GoNode[], st: GoNode, stdin: StdinOrigin | undefined): void {
+    for (const assign of assigns) {
+      const name = nodeField(assign, 'Name');
+      const value = nodeField(assign, 'Value');
+      if (name && value && COMMAND_VARIABLES.has(String(name.Value)))
+        runCodeWord(this.script.word(value), 'shell', this.env(st, stdin));
+    }
   }
 
   /** Commands that set variables to values read at run time, or that can set anything. */

@@ -47,6 +47,7 @@ export const ShellOp = {
   RDR_OUT: 54,
   APP_OUT: 55,
   RDR_IN: 56,
+  RDR_IN_OUT: 57,
   CLB_OUT: 60,
   HEREDOC: 61,
   DASH_HEREDOC: 62,
@@ -56,10 +57,11 @@ export const ShellOp = {
   PROC_OUT: 67,
 } as const;
 
-/** Redirections that write a file: `>`, `>>`, `>|`, `&>`, `&>>`. */
+/** Redirections that write a file: `>`, `>>`, `<>` (opened to write over in place), `>|`, `&>`, `&>>`. */
 export const WRITE_OPS: ReadonlySet<unknown> = new Set([
   ShellOp.RDR_OUT,
   ShellOp.APP_OUT,
+  ShellOp.RDR_IN_OUT,
   ShellOp.CLB_OUT,
   ShellOp.RDR_ALL,
   ShellOp.APP_ALL,

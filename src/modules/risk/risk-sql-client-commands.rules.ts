@@ -64,6 +64,11 @@ function redisCli(args: ShellWord[], env: ShellCommandEnv): void {
   if (args.some((w) => /^flush(?:all|db)$/i.test(w.value))) env.scan.report('drop', env.snippet);
 }
 
+/** `FLUSHALL` / `FLUSHDB` as a Redis tool takes it (no shell command has these names). */
+function redisFlush(_args: ShellWord[], env: ShellCommandEnv): void {
+  env.scan.report('drop', env.snippet);
+}
+
 function mongo(args: ShellWord[], env: ShellCommandEnv): void {
   const opts = parseOptions(args, {
     longWithValue: ['eval', 'host', 'port', 'username', 'password', 'authenticationDatabase', 'file'],
@@ -120,6 +125,16 @@ export const SQL_CLIENT_COMMANDS: Record<string, ShellCommandHandler> = {
   mysqladmin,
   dropdb,
   'redis-cli': redisCli,
+  flushall: redisFlush,
+  flushdb: redisFlush,
+  cqlsh: sqlClient(
+    {
+      withValue: 'efukp',
+      longWithValue: ['execute', 'file', 'username', 'password', 'keyspace', 'cqlversion', 'encoding'],
+    },
+    ['e', 'execute'],
+    ['f', 'file'],
+  ),
   mongo,
   mongosh: mongo,
 };

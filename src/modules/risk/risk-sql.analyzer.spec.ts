@@ -84,6 +84,14 @@ describe('analyzeSql', () => {
       ["UPDATE users SET a = 'x' WHERE 'b' = 'b'", 'unscoped-update'],
       ['UPDATE users SET a = 1 WHERE id = 3 OR TRUE', 'unscoped-update'],
       ['UPDATE t1, t2 SET t1.a = 1', 'unscoped-update'],
+      ['UPDATE users JOIN roles SET users.admin = 1', 'unscoped-update'],
+      ['DELETE FROM users*', 'unscoped-delete'],
+      ['UPDATE users* SET a = 1', 'unscoped-update'],
+      ['UPDATE users SET (a, b) = (1, 2)', 'unscoped-update'],
+      ['UPDATE ONLY users SET (a) = (SELECT 1)', 'unscoped-update'],
+      ['UPDATE users u CROSS JOIN roles r SET u.admin = 1', 'unscoped-update'],
+      ['UPDATE users u JOIN roles r ON 1 = 1 SET u.admin = 1', 'unscoped-update'],
+      ['update users as u left join orders o on true set u.flag = 1', 'unscoped-update'],
       ['DELETE t FROM users t', 'unscoped-delete'],
       ['DELETE t FROM users AS t', 'unscoped-delete'],
       ['delete u from `users` u;', 'unscoped-delete'],
@@ -115,6 +123,10 @@ describe('analyzeSql', () => {
       'DELETE FROM users WHERE id BETWEEN 1 AND 10',
       'DELETE t1 FROM t1 JOIN t2 ON t1.id = t2.id',
       'DELETE FROM users WHERE id = 5 RETURNING *',
+      'UPDATE users u JOIN orders o ON o.user_id = u.id SET u.flag = 1',
+      'DELETE FROM users* WHERE id = 3',
+      'UPDATE users SET (a, b) = (1, 2) WHERE id = 3',
+      'UPDATE users u INNER JOIN orders o ON o.user_id = u.id SET u.flag = 1 WHERE u.id = 3',
       "UPDATE users SET name = 'x' WHERE id = 1",
       'UPDATE t SET a = 1 FROM u WHERE t.id = u.id',
       "UPDATE users SET data = data || '{}'::jsonb WHERE id = 1",
@@ -138,6 +150,106 @@ describe('analyzeSql', () => {
     ])('leaves %s alone', (text) => {
       expect(evaluateRiskText(text, 'sql')).toEqual({ risky: false, rules: [] });
     });
+  });
+
+  describe('dynamic SQL', () => {
+    it.each<[string, RiskRule]>([
+      ["EXEC('DROP TABLE users')", 'drop'],
+      ["EXECUTE IMMEDIATE 'TRUNCATE TABLE audit'", 'truncate'],
+      ["SET @q = 'DROP TABLE users'; PREPARE s FROM @q; EXECUTE s", 'opaque'],
+      ['EXEC (@sql)', 'opaque'],
+      ['EXECUTE(@a + @b)', 'opaque'],
+      ['EXEC sp_executesql @stmt', 'opaque'],
+      ["EXECUTE sp_executesql @stmt, N'@id int', @id = 1", 'opaque'],
+      ['EXECUTE IMMEDIATE v_sql', 'opaque'],
+    ])('flags %s as %s', (text, rule) => {
+      expect(sqlRules(text)).toContain(rule);
+    });
+
+    it.each([
+      "EXEC('SELECT 1')",
+      "EXEC sp_executesql N'SELECT * FROM t WHERE id = @id', N'@id int', @id = 1",
+      "PREPARE s FROM 'SELECT * FROM t WHERE id = ?'; EXECUTE s USING @id",
+      'EXEC dbo.cleanup @days = 30',
+      'EXECUTE s',
+    ])('leaves %s alone', (text) => {
+      expect(evaluateRiskText(text, 'sql')).toEqual({ risky: false, rules: [] });
+    });
+  });
+
+  describe('PostgreSQL anonymous code blocks (DO), which run at once', () => {
+    it.each<[string, RiskRule]>([
+      ['DO $$ BEGIN DROP TABLE users; END $$', 'drop'],
+      ['DO $body$ BEGIN DELETE FROM users; END $body$;', 'unscoped-delete'],
+      ["DO 'BEGIN TRUNCATE users; END'", 'truncate'],
+      ["DO LANGUAGE plpgsql $$ BEGIN EXECUTE 'DROP TABLE ' || quote_ident('users'); END $$", 'drop'],
+      ["DO $$ BEGIN EXECUTE format('DROP TABLE %I', 'users'); END $$", 'drop'],
+      ['DO LANGUAGE plpython3u $$ import shutil; shutil.rmtree("/srv") $$', 'recursive-delete'],
+      ['SELECT 1; DO $$ BEGIN UPDATE users SET admin = true; END $$', 'unscoped-update'],
+    ])('flags %s as %s', (text, rule) => {
+      expect(sqlRules(text)).toContain(rule);
+      expect(evaluateRiskText(text).rules.map((r) => r.rule)).toContain(rule);
+    });
+
+    it.each([
+      "DO $$ BEGIN RAISE NOTICE 'hello'; END $$",
+      'DO $$ BEGIN DELETE FROM sessions WHERE id = 5; END $$',
+      'CREATE FUNCTION f() RETURNS int AS $$ SELECT 1 $$ LANGUAGE sql',
+    ])('leaves %s alone', (text) => {
+      expect(evaluateRiskText(text, 'sql')).toEqual({ risky: false, rules: [] });
+    });
+  });
+
+  describe('SQL that runs shell commands', () => {
+    it.each<[string, RiskRule]>([
+      ['psql -c "\\! rm -rf /srv"', 'recursive-delete'],
+      ['psql app <<SQL\nSELECT 1;\n\\! git push --force\nSQL\n', 'force-push'],
+      ['mysql -e "system rm -rf /srv"', 'recursive-delete'],
+      ['mysql -e "\\! rm -rf /srv"', 'recursive-delete'],
+      ['sqlite3 app.db ".shell rm -rf /srv"', 'recursive-delete'],
+      ['sqlite3 app.db ".system rm -rf /srv"', 'recursive-delete'],
+      ['psql -c "COPY t FROM PROGRAM \'rm -rf /srv\'"', 'recursive-delete'],
+      ['psql -c "\\copy t TO PROGRAM \'git reset --hard\'"', 'hard-reset'],
+    ])('flags %s as %s', (text, rule) => {
+      expect(evaluateRiskText(text, 'shell').rules.map((r) => r.rule)).toContain(rule);
+    });
+
+    it('reads the command of COPY ... PROGRAM given as SQL', () => {
+      expect(sqlRules("COPY t FROM PROGRAM 'rm -rf /srv'")).toContain('recursive-delete');
+      expect(evaluateRiskText("COPY (SELECT 1) TO PROGRAM 'rm -rf /srv'").risky).toBe(true);
+      expect(evaluateRiskText("COPY t FROM PROGRAM 'rm -rf /srv'").rules.map((r) => r.rule)).toContain(
+        'recursive-delete',
+      );
+    });
+
+    it.each(['psql -c "COPY t FROM PROGRAM \'gzip -dc /data/t.csv.gz\'"', 'psql -c "\\! ls -la"'])(
+      'leaves %s alone',
+      (text) => {
+        expect(evaluateRiskText(text, 'shell').risky).toBe(false);
+      },
+    );
+  });
+
+  describe('other databases', () => {
+    it.each<[string, RiskRule]>([
+      ['db.users.drop()', 'drop'],
+      ['db.dropDatabase()', 'drop'],
+      ["db.getCollection('users').deleteMany({})", 'unscoped-delete'],
+      ['db["users"].remove({})', 'unscoped-delete'],
+      ['FLUSHALL', 'drop'],
+      ['flushdb', 'drop'],
+      ['cqlsh -e "DROP KEYSPACE prod"', 'drop'],
+      ['cqlsh db1 --execute="TRUNCATE users"', 'truncate'],
+    ])('flags %s, as a database tool takes it, as %s', (text, rule) => {
+      expect(evaluateRiskText(text).rules.map((r) => r.rule)).toContain(rule);
+    });
+
+    it.each(['db.users.find({})', 'db.users.deleteOne({ _id: 1 })', 'cqlsh -e "SELECT * FROM t"', 'GET key'])(
+      'leaves %s alone',
+      (text) => {
+        expect(evaluateRiskText(text).risky).toBe(false);
+      },
+    );
   });
 
   describe('database clients', () => {

@@ -1,8 +1,8 @@
 import type { Parser } from 'node-sql-parser';
-import type { RiskScan } from './risk-scan';
+import type { RiskLanguage, RiskScan } from './risk-scan';
 import { isScopingCondition } from './risk-sql-scope';
 import { SqlDml, hasScopingWhere, sqlShape, textScope } from './risk-sql.patterns';
-import { splitSql } from './risk-sql.lexer';
+import { SqlStatement, splitSql } from './risk-sql.lexer';
 
 interface Dialect {
   readonly database: string;
@@ -21,11 +21,27 @@ const MAX_PARSED_STATEMENT = 20_000;
 
 /** Client commands that run a script file: its content is unknown. */
 const INCLUDE = /^\s*(?:\\i|\\ir|\\include(?:_relative)?|\.read|source|\\\.)\s+\S/i;
+/** Client commands that run a shell command: psql and mysql `\\! CMD`, mysql `system CMD`, sqlite `.shell` / `.system`. */
+const CLIENT_SHELL = /^[ \t]*(?:\\!|\.shell\b|\.system\b|system[ \t]+(?=\S))(.*)$/gim;
+/** PostgreSQL `COPY ... FROM PROGRAM 'CMD'` / `TO PROGRAM 'CMD'` (psql: `\\copy`): CMD runs in a shell. */
+const COPY_PROGRAM = /^\s*\\?copy\b[\s\S]*?\b(?:from|to)\s+program\s+(?:E?'((?:[^']|'')*)'|\$(\w*)\$([\s\S]*?)\$\2\$)/i;
 /** Statements that can only be SQL; anything else that no pattern recognised may be shell. */
 const SQL_ONLY_START =
   /^[\s(]*(?:select|insert|create|alter|with|explain|grant|revoke|merge|upsert|vacuum|pragma|commit|rollback|begin|savepoint|release|analyze|replace\s+into|copy|comment\s+on|refresh|reindex|cluster)\b/i;
 /** SQL that runs SQL held in a string: EXEC('...'), EXECUTE IMMEDIATE '...', PREPARE s FROM '...'. */
 const DYNAMIC_SQL = /\b(?:exec|execute|sp_executesql|prepare)\b/i;
+/**
+ * Dynamic SQL whose text is held in a variable, so nobody here can read it: MySQL `PREPARE s FROM @q`, T-SQL
+ * `EXEC (@sql)` and `sp_executesql @sql`, `EXECUTE IMMEDIATE v_sql` (read on the masked statement: strings are `''`).
+ */
+const OPAQUE_DYNAMIC_SQL =
+  /\bprepare\s+\w+\s+from\s+@|\bexec(?:ute)?\s*\(\s*@|\bsp_executesql\s+@|\bexecute\s+immediate\s+(?!N?'')/i;
+/** PostgreSQL `DO [LANGUAGE l] <code>`: an anonymous code block, run at once. */
+const ANONYMOUS_BLOCK = /^\s*do\b/i;
+/** The block's code: a dollar-quoted or a single-quoted string. */
+const BLOCK_CODE = /\$([A-Za-z_]\w*)?\$([\s\S]*?)\$\1\$|'((?:[^']|'')*)'/g;
+/** PL/pgSQL words after which a statement starts: `BEGIN TRUNCATE t; END` runs `TRUNCATE t`. */
+const PLPGSQL_STATEMENT_START = /\b(?:declare|begin|then|else|loop|exception)\b/gi;
 const ALTER_DROP_KEEPS_DATA = new Set([
   'index',
   'key',
@@ -48,13 +64,17 @@ const ALTER_DROP_KEEPS_DATA = new Set([
  * (OR, tautologies, functions, joins), so only the statements that need a grammar pay for one.
  */
 export function analyzeSql(text: string, scan: RiskScan): boolean {
+  // Client commands end at the line's end, comments included (`\\! git push --force`): read on the raw text.
+  for (const m of text.matchAll(CLIENT_SHELL)) if (m[1].trim()) scan.nested(m[1], 'shell');
   const split = splitSql(text);
   if (!split.closed) {
     scanUnparsedSql(text, scan);
+    checkCopyProgram(text, scan);
     return false;
   }
   let allSql = true;
   for (const statement of split.statements) {
+    checkCopyProgram(statement.text, scan);
     if (INCLUDE.test(statement.text)) {
       scan.report('opaque', statement.text);
       continue;
@@ -64,7 +84,8 @@ export function analyzeSql(text: string, scan: RiskScan): boolean {
     if (shape.dml) checkDml(shape.dml, statement.text, statement.masked, scan);
     else if (!shape.ddl.length && !SQL_ONLY_START.test(statement.masked)) allSql = false;
     // `exec` is also a shell builtin: the caller reads such text as shell too.
-    if (DYNAMIC_SQL.test(statement.masked)) checkDynamicSql(statement.text, scan);
+    if (DYNAMIC_SQL.test(statement.masked)) checkDynamicSql(statement, scan);
+    if (ANONYMOUS_BLOCK.test(statement.masked)) checkAnonymousBlock(statement, scan);
   }
   return allSql;
 }
@@ -85,12 +106,40 @@ export function scanUnparsedSql(text: string, scan: RiskScan): void {
   }
 }
 
-/** Reads the string literals of dynamic SQL as SQL in turn. */
-function checkDynamicSql(sql: string, scan: RiskScan): void {
-  for (const m of sql.matchAll(/N?'((?:[^']|'')*)'/g)) {
+/** Reads the shell command of `COPY ... PROGRAM 'CMD'`. */
+function checkCopyProgram(sql: string, scan: RiskScan): void {
+  const copy = COPY_PROGRAM.exec(sql);
+  const command = copy && (copy[1] !== undefined ? copy[1].replace(/''/g, "'") : copy[3]);
+  if (command?.trim()) scan.nested(command, 'shell');
+}
+
+/** Reads the string literals of dynamic SQL as SQL in turn; SQL run from a variable counts as opaque. */
+function checkDynamicSql(statement: SqlStatement, scan: RiskScan): void {
+  if (OPAQUE_DYNAMIC_SQL.test(statement.masked)) scan.report('opaque', statement.text);
+  for (const m of statement.text.matchAll(/N?'((?:[^']|'')*)'/g)) {
     const inner = m[1].replace(/''/g, "'");
     if (inner.trim()) scan.nested(inner, 'sql');
   }
+}
+
+/** Reads the code of a `DO` block in its language (PL/pgSQL unless LANGUAGE names another). */
+function checkAnonymousBlock(statement: SqlStatement, scan: RiskScan): void {
+  const language = blockLanguage(/\blanguage\s+(\w+)/i.exec(statement.masked)?.[1]);
+  for (const m of statement.text.matchAll(BLOCK_CODE)) {
+    const code = m[2] ?? m[3].replace(/''/g, "'");
+    if (!code.trim()) continue;
+    scan.nested(language === 'sql' ? code.replace(PLPGSQL_STATEMENT_START, '$&;') : code, language);
+  }
+}
+
+function blockLanguage(name: string | undefined): RiskLanguage {
+  const lang = (name ?? 'plpgsql').toLowerCase();
+  if (lang === 'plpgsql' || lang === 'sql') return 'sql';
+  if (lang.startsWith('plpython')) return 'python';
+  if (lang.startsWith('plperl')) return 'perl';
+  if (lang.startsWith('plv8') || lang.startsWith('pljs')) return 'js';
+  if (lang.startsWith('plsh')) return 'shell';
+  return 'auto';
 }
 
 function checkDml(dml: SqlDml, sql: string, masked: string, scan: RiskScan): void {
@@ -166,7 +215,8 @@ function checkAst(node: unknown, sql: string, scan: RiskScan): void {
       if ('where' in n && !isScopingCondition(n.where) && !joinScoped(n.from)) scan.report('unscoped-delete', sql);
       break;
     case 'update':
-      if ('where' in n && 'set' in n && !isScopingCondition(n.where)) scan.report('unscoped-update', sql);
+      if ('where' in n && 'set' in n && !isScopingCondition(n.where) && !joinScoped(n.table))
+        scan.report('unscoped-update', sql);
       break;
   }
   for (const value of Object.values(n)) if (typeof value === 'object' && value !== null) checkAst(value, sql, scan);
@@ -178,7 +228,7 @@ function dropsData(expr: unknown): boolean {
   return !ALTER_DROP_KEEPS_DATA.has(String(e.resource ?? e.keyword ?? '').toLowerCase());
 }
 
-/** MySQL `DELETE t1 FROM t1 JOIN t2 ON ...` is narrowed by its join condition. */
+/** MySQL `DELETE t1 FROM t1 JOIN t2 ON ...` (and `UPDATE t1 JOIN t2 ON ... SET ...`) is narrowed by its join condition. */
 function joinScoped(from: unknown): boolean {
   return (
     Array.isArray(from) &&

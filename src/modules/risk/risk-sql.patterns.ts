@@ -28,15 +28,23 @@ const TRUNCATE = new RegExp(
   'i',
 );
 const DELETE = new RegExp(
-  `\\bdelete\\s+(?:(?:low_priority|quick|ignore)\\s+)*(?:top\\s*\\(?\\s*\\d+\\s*\\)?\\s+)?(?:${IDENT}(?:\\s*,\\s*${IDENT})*\\s+)?from\\s+(?:only\\s+)?(${IDENT})`,
+  `\\bdelete\\s+(?:(?:low_priority|quick|ignore)\\s+)*(?:top\\s*\\(?\\s*\\d+\\s*\\)?\\s+)?(?:${IDENT}(?:\\s*,\\s*${IDENT})*\\s+)?from\\s+(?:only\\s+)?(${IDENT})\\*?`,
   'i',
 );
 /** T-SQL allows `DELETE users WHERE ...` without FROM. */
 const DELETE_NO_FROM = new RegExp(`^\\s*delete\\s+(?:top\\s*\\(?\\s*\\d+\\s*\\)?\\s+)?${IDENT}\\s*(?=$|where\\b)`, 'i');
+/** What SET assigns first: a column, or PostgreSQL's column list `(a, b) = (...)`. */
+const SET_TARGET = `(?:${IDENT}|\\([^()]*\\))`;
 const UPDATE = new RegExp(
-  `\\bupdate\\s+(?:(?:low_priority|ignore|only)\\s+)*${IDENT}(?:\\s+(?:as\\s+)?\\w+)?(?:\\s*,\\s*${IDENT}(?:\\s+(?:as\\s+)?\\w+)?)*\\s+set\\s+${IDENT}\\s*=`,
+  `\\bupdate\\s+(?:(?:low_priority|ignore|only)\\s+)*${IDENT}\\*?(?:\\s+(?:as\\s+)?\\w+)?(?:\\s*,\\s*${IDENT}(?:\\s+(?:as\\s+)?\\w+)?)*\\s+set\\s+${SET_TARGET}\\s*=`,
   'i',
 );
+/** MySQL's multi-table `UPDATE t [AS a] [INNER|LEFT|CROSS ...] JOIN u [ON ...] SET ...`: the SET comes after the joins. */
+const UPDATE_JOIN = new RegExp(
+  `\\bupdate\\s+(?:(?:low_priority|ignore)\\s+)*${IDENT}(?:\\s+(?:as\\s+)?\\w+)?\\s+(?=(?:(?:natural|inner|cross|left|right|full|outer|straight_join)\\s+)*join\\b)`,
+  'i',
+);
+const SET_AFTER_JOINS = new RegExp(`\\bset\\s+${SET_TARGET}\\s*=`, 'i');
 /** What may follow `DELETE FROM t` in SQL (as opposed to prose like "delete from the list, then ..."). */
 const SQL_TAIL = new RegExp(
   `^(?:$|(?:as\\s+)?(?:\\w+\\s+)?(?:where|using|returning|limit|order|join|inner|left|right|cross|natural|output)\\b|(?:(?:as\\s+)?\\w+\\s*)?(?:,\\s*${IDENT}(?:\\s+(?:as\\s+)?\\w+)?\\s*)*$)`,
@@ -81,6 +89,12 @@ export function sqlShape(masked: string): SqlShape {
   if (bare) return { ddl, dml: { rule: 'unscoped-delete', rest: masked.slice(bare[0].length) } };
   const upd = UPDATE.exec(masked);
   if (upd) return { ddl, dml: { rule: 'unscoped-update', rest: masked.slice(upd.index + upd[0].length) } };
+  const joined = UPDATE_JOIN.exec(masked);
+  if (joined) {
+    // The rest starts at the joins, so the scope check sees them (an ON that narrows the rows is the parser's call).
+    const rest = masked.slice(joined.index + joined[0].length);
+    if (SET_AFTER_JOINS.test(rest)) return { ddl, dml: { rule: 'unscoped-update', rest } };
+  }
   return { ddl };
 }
 

@@ -1,6 +1,7 @@
 import type { ShellCommandEnv, ShellCommandHandler } from './risk-shell-command';
 import { OptionSpec, ParsedOptions, hasOption, optionValue, parseOptions } from './risk-shell-options';
 import type { ShellWord } from './risk-shell-word';
+import { BLOCK_DEVICE } from './risk-shell.syntax';
 import { isBroadPath, isSystemPath } from './risk-system-paths';
 
 function overwrites(env: ShellCommandEnv): void {
@@ -12,10 +13,12 @@ function operandsOf(args: ShellWord[], spec: OptionSpec): { operands: ShellWord[
   return { operands: [...opts.operands, ...opts.afterDashDash], opts };
 }
 
-/** Every operand is written (tee) or cut (truncate): one system file among them is enough. */
+/** Every operand is written (tee) or cut (truncate): one disk, or one system file, among them is enough. */
 function writesOperands(spec: OptionSpec): ShellCommandHandler {
   return (args, env) => {
-    if (operandsOf(args, spec).operands.some((w) => isSystemPath(w.value, env.cwd))) overwrites(env);
+    const { operands } = operandsOf(args, spec);
+    if (operands.some((w) => BLOCK_DEVICE.test(w.value))) env.scan.report('disk-wipe', env.snippet);
+    else if (operands.some((w) => isSystemPath(w.value, env.cwd))) overwrites(env);
   };
 }
 
@@ -24,11 +27,16 @@ function writesOperands(spec: OptionSpec): ShellCommandHandler {
  * sources away, so moving the root, a top-level or home directory or a system file counts too.
  */
 function copyLike(spec: OptionSpec, movesSources: boolean, needsForce = false): ShellCommandHandler {
-  return (args, env) => {
+  return (args, env, name) => {
     const { operands, opts } = operandsOf(args, spec);
     if (needsForce && !hasOption(opts, 'f', 'force')) return;
     const targetDir = optionValue(opts, 't', 'target-directory');
     const dest = targetDir ?? (operands.length > 1 ? operands[operands.length - 1] : undefined);
+    // cp writes into an existing file: into a disk's device, over the disk (mv and ln replace the device node).
+    if (name === 'cp' && dest && BLOCK_DEVICE.test(dest.value)) {
+      env.scan.report('disk-wipe', env.snippet);
+      return;
+    }
     const sources = targetDir ? operands : operands.slice(0, -1);
     if (
       (dest && isSystemPath(dest.value, env.cwd)) ||
@@ -85,9 +93,54 @@ function unpack(args: ShellWord[], env: ShellCommandEnv, name: string): void {
   if (dir && isSystemPath(dir.value, env.cwd)) overwrites(env);
 }
 
+/** `sort -o FILE`: the sorted lines written over FILE. */
+function sortOutput(args: ShellWord[], env: ShellCommandEnv): void {
+  const opts = parseOptions(args, {
+    withValue: 'okStT',
+    longWithValue: ['output', 'key', 'buffer-size', 'field-separator', 'temporary-directory', 'files0-from'],
+  });
+  const out = optionValue(opts, 'o', 'output');
+  if (out && isSystemPath(out.value, env.cwd)) overwrites(env);
+}
+
+/**
+ * gzip, bzip2, xz ... replace each file operand by its (de)compressed copy, unless told to keep it or to write to
+ * stdout (zstd keeps it unless `--rm`).
+ */
+function compressor(keepsByDefault: boolean): ShellCommandHandler {
+  return (args, env) => {
+    const { operands, opts } = operandsOf(args, { withValue: 'S', longWithValue: ['suffix'] });
+    if (hasOption(opts, 'cktl', 'stdout', 'to-stdout', 'keep', 'test', 'list')) return;
+    if (keepsByDefault && !hasOption(opts, '', 'rm')) return;
+    if (operands.some((w) => isSystemPath(w.value, env.cwd))) overwrites(env);
+  };
+}
+
+/** `patch [-o OUT] [FILE]`: the patched text written over FILE (or OUT). */
+function patch(args: ShellWord[], env: ShellCommandEnv): void {
+  const { operands, opts } = operandsOf(args, {
+    withValue: 'pdiorDFBYzVg',
+    longWithValue: ['strip', 'directory', 'input', 'output', 'reject-file', 'ifdef', 'fuzz', 'prefix', 'suffix'],
+  });
+  const out = optionValue(opts, 'o', 'output') ?? operands[0];
+  if (out && isSystemPath(out.value, env.cwd)) overwrites(env);
+}
+
 /** Commands that replace, cut or move files: checked against system paths. */
 export const SYSTEM_FILE_COMMANDS: Record<string, ShellCommandHandler> = {
   tee: writesOperands({ longWithValue: ['output-error'] }),
+  sponge: writesOperands({}),
+  sort: sortOutput,
+  gzip: compressor(false),
+  gunzip: compressor(false),
+  bzip2: compressor(false),
+  bunzip2: compressor(false),
+  xz: compressor(false),
+  unxz: compressor(false),
+  lzma: compressor(false),
+  compress: compressor(false),
+  zstd: compressor(true),
+  patch,
   truncate: writesOperands({ withValue: 'sr', longWithValue: ['size', 'reference'] }),
   cp: copyLike({ withValue: 'St', longWithValue: ['target-directory', 'suffix'] }, false),
   install: copyLike(

@@ -12,12 +12,24 @@ const MAX_PARSED_TEXT = 256 * 1024;
 
 /** Text that starts like an SQL statement (after comments and parentheses). */
 const SQL_START =
-  /^\s*\/\*!|^(?:\s|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/|\()*(?:select|insert|update|delete|drop|truncate|alter|create|with|replace|merge|upsert|grant|revoke|begin|start\s+transaction|commit|rollback|explain|analyze|vacuum|pragma|call|declare|lock|rename|use|show|describe|desc|set(?=\s+[^-+\s])|exec|execute|prepare)\b/i;
+  /^\s*\/\*!|^(?:\s|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/|\()*(?:select|insert|update|delete|drop|truncate|alter|create|with|replace|merge|upsert|grant|revoke|begin|start\s+transaction|commit|rollback|explain|analyze|vacuum|pragma|call|declare|lock|rename|use|show|describe|desc|set(?=\s+[^-+\s])|exec|execute|prepare|copy(?=[^;]*\bprogram\b)|do(?=\s+(?:language\s+\w+\s+)?[$']))\b/i;
+
+/** MongoDB shell code as a database tool takes it (`db.users.drop()`, `db.getCollection('x').deleteMany({})`). */
+const MONGO_START = /^\s*db\s*[.[]/;
 
 /** `auto`: SQL when it starts like SQL and every statement parses; shell otherwise (or as well). */
 function analyzeAuto(text: string, scan: RiskScan): void {
+  if (MONGO_START.test(text)) scanInterpreterCode(text, 'mongo', scan);
   if (SQL_START.test(text) && analyzeSql(text, scan)) return;
   analyzeShell(text, scan);
+}
+
+/**
+ * A schema's `sql` hint (set by whoever wrote the tool, an MCP server included) says how to read SQL, never that
+ * nothing else runs: text that is not all SQL is read as shell too, so the hint cannot hide `rm -rf /`.
+ */
+function analyzeHintedSql(text: string, scan: RiskScan): void {
+  if (!analyzeSql(text, scan)) analyzeShell(text, scan);
 }
 
 const ANALYZERS: RiskAnalyzers = {
@@ -31,6 +43,7 @@ const ANALYZERS: RiskAnalyzers = {
   php: (text, scan) => scanInterpreterCode(text, 'php', scan),
   awk: (text, scan) => scanInterpreterCode(text, 'awk', scan),
   mongo: (text, scan) => scanInterpreterCode(text, 'mongo', scan),
+  script: (text, scan) => scanInterpreterCode(text, 'script', scan),
 };
 
 /** Evaluates one text into `sink` (shared by the text and the arguments entry points); false when the pre-check skipped it. */
@@ -39,7 +52,8 @@ export function evaluateTextInto(text: string, hint: RiskHint, sink: RiskMatchSi
   const scan = new RiskScan(sink, ANALYZERS);
   try {
     if (text.length > MAX_PARSED_TEXT) scanUnparsedShell(text, scan);
-    else scan.read(text, hint === 'shell' || hint === 'sql' ? hint : 'auto');
+    else if (hint === 'sql') analyzeHintedSql(text, scan);
+    else scan.read(text, hint === 'shell' ? 'shell' : 'auto');
   } catch {
     // A parser or walker gave up (stack depth on hostile nesting): what cannot be read counts as opaque.
     sink.add('opaque', text);

@@ -1,11 +1,37 @@
 import type { ShellCommandEnv, ShellCommandHandler } from './risk-shell-command';
-import type { ShellWord } from './risk-shell-word';
+import { runCodeWord, runStdin } from './risk-shell-command';
+import { ShellWord, joinWords } from './risk-shell-word';
+
+/**
+ * PowerShell reads the en dash, em dash and horizontal bar as `-` (`Remove-Item –Recurse`, as word processors and chat
+ * apps write it, recurses): text PowerShell reads is checked with them made plain.
+ */
+export function plainPowerShell(text: string): string {
+  return text.replace(/[\u2013\u2014\u2015]/g, '-');
+}
 
 /** `/s` (cmd.exe) or an abbreviation of PowerShell's `-Recurse`. */
 const RECURSIVE_SWITCH = /^(?:\/s|-r(?:e(?:c(?:u(?:r(?:s(?:e)?)?)?)?)?)?)$/i;
+/** cmd.exe switches written together (`/s/q`, `/f/s/q`, `/a:h/s`): a word of single-letter switches only. */
+const SWITCH_CLUSTER = /^(?:\/[a-z](?::[-\w]*)?){2,}$/i;
 
 function treeDelete(args: ShellWord[], env: ShellCommandEnv): void {
-  if (args.some((w) => RECURSIVE_SWITCH.test(w.value))) env.scan.report('recursive-delete', env.snippet);
+  const switches = args
+    .map((w) => plainPowerShell(w.value))
+    .flatMap((w) => (SWITCH_CLUSTER.test(w) ? w.split(/(?=\/)/) : [w]));
+  if (switches.some((s) => RECURSIVE_SWITCH.test(s))) env.scan.report('recursive-delete', env.snippet);
+}
+
+/** PowerShell's eval (`iex "CMD"`, `Invoke-Expression -Command CMD`, `... | iex`): runs a string as code. */
+function invokeExpression(args: ShellWord[], env: ShellCommandEnv): void {
+  const code = args.filter((w) => !/^-c(?:o(?:m(?:m(?:a(?:n(?:d)?)?)?)?)?)?$/i.test(w.value));
+  if (code.length) runCodeWord(joinWords(code), 'shell', env);
+  else runStdin('shell', env);
+}
+
+/** `Format-Volume`, `Clear-Disk`: wipe a volume or a disk, whatever they are given. */
+function volumeWipe(_args: ShellWord[], env: ShellCommandEnv): void {
+  env.scan.report('disk-wipe', env.snippet);
 }
 
 function format(args: ShellWord[], env: ShellCommandEnv): void {
@@ -24,7 +50,7 @@ function windowsPermission(args: ShellWord[], env: ShellCommandEnv): void {
     env.scan.report('permission-change', env.snippet);
 }
 
-/** cmd.exe and PowerShell deletes (`rmdir /s`, `del /s`, `Remove-Item -Recurse`, `format C:`) and system-drive permissions. */
+/** cmd.exe and PowerShell deletes (`rmdir /s`, `del /s`, `Remove-Item -Recurse`, `format C:`), disk wipes, `iex`, and system-drive permissions. */
 export const WINDOWS_COMMANDS: Record<string, ShellCommandHandler> = {
   rmdir: treeDelete,
   rd: treeDelete,
@@ -33,6 +59,10 @@ export const WINDOWS_COMMANDS: Record<string, ShellCommandHandler> = {
   'remove-item': treeDelete,
   ri: treeDelete,
   format,
+  'format-volume': volumeWipe,
+  'clear-disk': volumeWipe,
+  iex: invokeExpression,
+  'invoke-expression': invokeExpression,
   icacls: windowsPermission,
   takeown: windowsPermission,
 };

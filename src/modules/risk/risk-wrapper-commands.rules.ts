@@ -1,3 +1,4 @@
+import { checkCommandVariable } from './risk-command-settings';
 import type { ShellCommandEnv, ShellCommandHandler } from './risk-shell-command';
 import { reportHidden, runCodeWord } from './risk-shell-command';
 import { OptionSpec, hasOption, optionValue, parseOptions } from './risk-shell-options';
@@ -19,10 +20,11 @@ function runsStringOption(spec: OptionSpec, letter: string, longName: string): S
   };
 }
 
-/** A wrapper that joins its remaining words into one shell string (ssh, watch). */
+/** A wrapper that joins its remaining words into one shell string (ssh, watch); a `--` before them ends its options. */
 function runsJoinedWords(spec: OptionSpec, positionalBefore: number): ShellCommandHandler {
   return (args, env) => {
-    const words = parseOptions(args, { ...spec, stopAtOperand: true }).rest.slice(positionalBefore);
+    const after = parseOptions(args, { ...spec, stopAtOperand: true }).rest.slice(positionalBefore);
+    const words = after[0]?.value === '--' ? after.slice(1) : after;
     if (!words.length) return;
     runCodeWord(joinWords(words), 'shell', env);
   };
@@ -42,6 +44,10 @@ function env(args: ShellWord[], envx: ShellCommandEnv): void {
     return;
   }
   const first = opts.rest.findIndex((w) => !ASSIGNMENT.test(w.value));
+  for (const assignment of opts.rest.slice(0, first < 0 ? opts.rest.length : first)) {
+    const eq = assignment.value.indexOf('=');
+    checkCommandVariable(assignment.value.slice(0, eq), { ...assignment, value: assignment.value.slice(eq + 1) }, envx);
+  }
   if (first >= 0) envx.run(opts.rest.slice(first));
 }
 
@@ -207,6 +213,13 @@ const MAX_XARGS_ITEMS = 20;
 const CODE_FROM_ARGS =
   /^(?:sudo\s+)?(?:\S*\/)?(?:(?:ba|z|da|k)?sh|python[\d.]*|perl|ruby|node)\s+(?:-\w+\s+)*-\w*[ce]\s+\S*(?:\{\}|\$@|\$1|\$\*)/;
 
+/** `sg [-] GROUP [-c] "CMD"` runs CMD with `/bin/sh -c`. */
+function sg(args: ShellWord[], env: ShellCommandEnv): void {
+  const words = args[0]?.value === '-' ? args.slice(1) : args;
+  const code = words.slice(words[1]?.value === '-c' ? 2 : 1);
+  if (code.length) runCodeWord(joinWords(code), 'shell', env);
+}
+
 const SUDO: OptionSpec = {
   withValue: 'ughpCDrtTUR',
   longWithValue: [
@@ -245,7 +258,110 @@ export const WRAPPER_COMMANDS: Record<string, ShellCommandHandler> = {
   taskset: wraps({}, 1),
   chroot: wraps({ longWithValue: ['userspec', 'groups'] }, 1),
   busybox: wraps({}),
+  toybox: wraps({}),
   flock,
+  // Run a command in other namespaces, under a tracer, a scheduler or resource limits, or through a proxy.
+  unshare: wraps({
+    withValue: 'RwSG',
+    longWithValue: [
+      'propagation',
+      'setgroups',
+      'map-user',
+      'map-group',
+      'map-users',
+      'map-groups',
+      'root',
+      'wd',
+      'setuid',
+      'setgid',
+      'load-interp',
+      'monotonic',
+      'boottime',
+    ],
+  }),
+  nsenter: wraps({
+    withValue: 'tSG',
+    attachedValue: 'muinpCUTrwW',
+    longWithValue: ['target', 'setuid', 'setgid', 'env'],
+  }),
+  strace: wraps({
+    withValue: 'abeEIoOpPsSuUX',
+    longWithValue: ['trace', 'output', 'attach', 'user', 'env', 'signal', 'string-limit', 'trace-path', 'status'],
+  }),
+  ltrace: wraps({ withValue: 'aADeFlnopsuxX', longWithValue: ['output', 'library', 'config'] }),
+  valgrind: wraps({}),
+  'systemd-run': wraps({
+    withValue: 'puEHM',
+    longWithValue: [
+      'property',
+      'unit',
+      'setenv',
+      'host',
+      'machine',
+      'description',
+      'slice',
+      'uid',
+      'gid',
+      'nice',
+      'working-directory',
+      'service-type',
+      'on-active',
+      'on-boot',
+      'on-startup',
+      'on-unit-active',
+      'on-unit-inactive',
+      'on-calendar',
+    ],
+  }),
+  run0: wraps({
+    withValue: 'ugD',
+    longWithValue: ['user', 'group', 'chdir', 'property', 'unit', 'setenv', 'nice', 'slice', 'description', 'machine'],
+  }),
+  pkexec: wraps({ longWithValue: ['user'] }),
+  setpriv: wraps({
+    longWithValue: [
+      'reuid',
+      'regid',
+      'ruid',
+      'euid',
+      'rgid',
+      'egid',
+      'groups',
+      'inh-caps',
+      'ambient-caps',
+      'bounding-set',
+      'securebits',
+      'pdeathsig',
+      'selinux-label',
+      'apparmor-profile',
+      'landlock-access',
+      'landlock-rule',
+      'rlimit',
+    ],
+  }),
+  fakeroot: wraps({ withValue: 'lsib', longWithValue: ['lib', 'faked'] }),
+  firejail: wraps({}),
+  eatmydata: wraps({}),
+  numactl: wraps({
+    withValue: 'iPpmNCw',
+    longWithValue: [
+      'interleave',
+      'preferred',
+      'preferred-many',
+      'membind',
+      'cpunodebind',
+      'physcpubind',
+      'weighted-interleave',
+    ],
+  }),
+  prlimit: wraps({ withValue: 'op', attachedValue: 'cdefilmnqrstuvxy', longWithValue: ['output', 'pid'] }),
+  cpulimit: wraps({ withValue: 'lpe', longWithValue: ['limit', 'pid', 'exe'] }),
+  chrt: wraps({ withValue: 'TPD', longWithValue: ['sched-runtime', 'sched-period', 'sched-deadline'] }, 1),
+  faketime: wraps({ longWithValue: ['date-prog'] }, 1),
+  torsocks: wraps({ withValue: 'upaP', longWithValue: ['user', 'pass', 'address', 'port'] }),
+  proxychains: wraps({ withValue: 'f' }),
+  proxychains4: wraps({ withValue: 'f' }),
+  sg,
   su: runsStringOption(
     { withValue: 'cgGsw', longWithValue: ['command', 'group', 'supp-group', 'shell', 'whitelist-environment'] },
     'c',

@@ -238,7 +238,9 @@ export class ResumeService {
     if (session.status !== 'INTERRUPTED' || !request || !batch) {
       throw new DomainError(
         LoopActingErrorCode.NO_PENDING_REQUEST,
-        `Session ${session.id} is ${session.status} and waits for no decision; submit tool calls with /act.`,
+        session.status === 'CLOSED'
+          ? `Session ${session.id} is closed and waits for no decision (closing it ended its request); start a new session with POST /api/v1/sessions.`
+          : `Session ${session.id} is ${session.status} and waits for no decision; submit tool calls with /act.`,
       );
     }
     if (dto.toolCallId !== undefined && dto.toolCallId !== request.toolCallId) {
