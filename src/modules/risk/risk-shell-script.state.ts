@@ -1,7 +1,7 @@
 import { DECODER_PATTERN, ShellStdin } from './risk-shell-command';
 import { GoNode, ShellSource, goString, nodeField, nodeKind, nodeList } from './risk-shell.parser';
 import { ShellOp, WRITE_OPS } from './risk-shell.syntax';
-import { ShellWord, literalWord, plainParamName, resolveWord } from './risk-shell-word';
+import { SIMPLE_ESCAPES, ShellWord, literalWord, plainParamName, resolveWord } from './risk-shell-word';
 import { ShellVariables } from './risk-shell-variables';
 import { normalizePath as absolutePath } from './risk-system-paths';
 
@@ -278,23 +278,13 @@ function normalizePath(path: string): string {
 
 /** The C escapes echo -e and printf turn into characters: `\n`, `\x72`, `\162` (or `\0162`), `\u0072` ... */
 const C_ESCAPE = /\\(?:x([0-9a-fA-F]{1,2})|u([0-9a-fA-F]{1,4})|U([0-9a-fA-F]{1,8})|0?([0-7]{1,3})|(.))/gs;
-const C_LETTERS: Record<string, string> = {
-  n: '\n',
-  t: '\t',
-  r: '\r',
-  a: '\x07',
-  b: '\b',
-  e: '\x1b',
-  f: '\f',
-  v: '\v',
-};
 
 function unescapeC(text: string): string {
   return text.replace(C_ESCAPE, (m, hex?: string, u4?: string, u8?: string, octal?: string, c?: string) => {
     const code = hex ?? u4 ?? u8;
     if (code !== undefined) return String.fromCodePoint(Math.min(parseInt(code, 16), 0x10ffff));
     if (octal !== undefined) return String.fromCharCode(parseInt(octal, 8) & 0xff);
-    return c === undefined ? m : (C_LETTERS[c] ?? (c === '\\' ? '\\' : m));
+    return c === undefined ? m : (SIMPLE_ESCAPES[c] ?? (c === '\\' ? '\\' : m));
   });
 }
 

@@ -99,7 +99,8 @@ function unescapeDouble(text: string): string {
   return text.includes('\\') ? text.replace(/\\([$`"\\\n])/g, (_m, c: string) => (c === '\n' ? '' : c)) : text;
 }
 
-const SIMPLE_ESCAPES: Record<string, string> = {
+/** The one-letter C escapes of `$'...'`, `echo -e` and printf (`\n`, `\e`, ...). */
+export const SIMPLE_ESCAPES: Record<string, string> = {
   n: '\n',
   t: '\t',
   r: '\r',
