@@ -98,10 +98,15 @@ function dd(args: ShellWord[], env: ShellCommandEnv): void {
 /** Cloud calls that delete a database or table outright. */
 const CLOUD_DROP = /^delete-(?:table|db-instance|db-cluster|database|bucket|cluster|keyspace)$/;
 
+/** Cloud calls that tear down a stack or its machines. */
+const CLOUD_TEARDOWN = /^(?:delete-stack|delete-stack-set|terminate-instances|delete-nodegroup)$/;
+
 /** `aws s3 rm --recursive`, `aws s3 rb --force`, `aws dynamodb delete-table`. */
 function aws(args: ShellWord[], env: ShellCommandEnv): void {
   const words = args.map((w) => w.value);
   if (words.some((w) => CLOUD_DROP.test(w))) env.scan.report('drop', env.snippet);
+  if (words.some((w) => CLOUD_TEARDOWN.test(w)) && !words.includes('--dry-run'))
+    env.scan.report('infrastructure-destroy', env.snippet);
   const s3 = words.indexOf('s3');
   if (s3 < 0) return;
   const verb = words[s3 + 1];
@@ -112,7 +117,7 @@ function aws(args: ShellWord[], env: ShellCommandEnv): void {
   if (verb === 'sync' && words.includes('--delete')) env.scan.report('recursive-delete', env.snippet);
 }
 
-/** `gsutil [-m] rm -r`, `gcloud storage rm -r`, `hdfs dfs -rm -r`. */
+/** `gsutil [-m] rm -r`, `gcloud storage rm -r`, `hdfs dfs -rm -r`; `gcloud projects delete` (and clusters, instances). */
 function objectStoreRm(args: ShellWord[], env: ShellCommandEnv): void {
   const words = args.map((w) => w.value);
   if (
@@ -122,6 +127,8 @@ function objectStoreRm(args: ShellWord[], env: ShellCommandEnv): void {
   ) {
     env.scan.report('drop', env.snippet);
   }
+  if (words.includes('delete') && words.some((w) => w === 'projects' || w === 'clusters' || w === 'instances'))
+    env.scan.report('infrastructure-destroy', env.snippet);
   const verb = words.findIndex((w) => w === 'rm' || w === '-rm' || w === 'rsync');
   if (verb < 0) return;
   const flags = parseOptions(args.slice(verb + 1));

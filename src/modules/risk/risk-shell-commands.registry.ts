@@ -1,5 +1,6 @@
 import { FILE_COMMANDS } from './risk-file-commands.rules';
 import { GIT_COMMANDS } from './risk-git.rules';
+import { INFRASTRUCTURE_COMMANDS } from './risk-infrastructure-commands.rules';
 import { INTERPRETER_COMMANDS } from './risk-interpreter-commands.rules';
 import { PERMISSION_COMMANDS } from './risk-permission-commands.rules';
 import type { ShellCommandEnv, ShellCommandHandler } from './risk-shell-command';
@@ -10,18 +11,34 @@ import { SYSTEM_FILE_COMMANDS } from './risk-system-file-commands.rules';
 import { WINDOWS_COMMANDS } from './risk-windows-commands.rules';
 import { WRAPPER_COMMANDS } from './risk-wrapper-commands.rules';
 
-const HANDLERS = new Map<string, ShellCommandHandler>(
-  Object.entries({
-    ...FILE_COMMANDS,
-    ...PERMISSION_COMMANDS,
-    ...SYSTEM_FILE_COMMANDS,
-    ...WINDOWS_COMMANDS,
-    ...GIT_COMMANDS,
-    ...WRAPPER_COMMANDS,
-    ...INTERPRETER_COMMANDS,
-    ...SQL_CLIENT_COMMANDS,
-  }),
-);
+/** Every rule set; a command two sets know (`docker exec ...` wraps, `docker volume rm` destroys) runs both. */
+const RULE_SETS: Record<string, ShellCommandHandler>[] = [
+  FILE_COMMANDS,
+  PERMISSION_COMMANDS,
+  SYSTEM_FILE_COMMANDS,
+  WINDOWS_COMMANDS,
+  GIT_COMMANDS,
+  WRAPPER_COMMANDS,
+  INTERPRETER_COMMANDS,
+  SQL_CLIENT_COMMANDS,
+  INFRASTRUCTURE_COMMANDS,
+];
+
+const HANDLERS = new Map<string, ShellCommandHandler>();
+for (const set of RULE_SETS) {
+  for (const [name, handler] of Object.entries(set)) {
+    const before = HANDLERS.get(name);
+    HANDLERS.set(
+      name,
+      before
+        ? (args, env, command) => {
+            before(args, env, command);
+            handler(args, env, command);
+          }
+        : handler,
+    );
+  }
+}
 
 /** Version and variant suffixes mapped to the handler's name: python3.12 → python, mkfs.ext4 → mkfs, zsh → sh. */
 const ALIASES: [RegExp, string][] = [

@@ -20,6 +20,10 @@
  *   or of system files (/etc, /boot, /bin ...).
  * - `system-file-overwrite`: writes, truncates, shreds, moves or deletes system files (`> /etc/passwd`,
  *   `tee /etc/hosts`, `truncate -s 0 /etc/x`, `shred /boot/x`, `mv / x`, `cp x /bin/ls`, `sed -i ... /etc/x`).
+ * - `infrastructure-destroy`: tears down infrastructure, its volumes or its backups (terraform / tofu / pulumi destroy,
+ *   kubectl delete of namespaces, volumes or `--all`, helm uninstall, docker system / volume prune, compose down -v,
+ *   zfs / zpool destroy, lvremove, crontab -r, vssadmin delete shadows, az group delete, gcloud projects delete,
+ *   aws cloudformation delete-stack, aws ec2 terminate-instances).
  */
 export const RISK_RULES = [
   'recursive-delete',
@@ -39,6 +43,7 @@ export const RISK_RULES = [
   'fork-bomb',
   'permission-change',
   'system-file-overwrite',
+  'infrastructure-destroy',
 ] as const;
 
 /** One rule of {@link RISK_RULES}. */
