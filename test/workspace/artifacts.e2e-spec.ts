@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createKey, gatewayForSuite } from '@test/support/gateway-test-app';
 import { describeEachDialect } from '@test/support/test-database';
@@ -79,6 +79,18 @@ describeEachDialect('PUBLISH_FILE and artifacts', (dialect) => {
     await suite.gw.http.get(`/api/v1/artifacts/${answer.artifactId}`).set(tenantAdmin).expect(200);
     await suite.gw.http.get(`/api/v1/artifacts/${answer.artifactId}`).set(suite.gw.admin).expect(200);
     await suite.gw.http.get('/api/v1/artifacts/no-such-id').set(t.runtime).expect(404);
+  });
+
+  it('answers 404, not 500, for content whose file is gone while its row is still there (a delete in progress)', async () => {
+    await t.call(sessionId, 'WRITE_FILE', { path: 'gone.txt', content: 'soon gone' });
+    const { artifactId } = JSON.parse((await t.call(sessionId, 'PUBLISH_FILE', { path: 'gone.txt' })).content);
+    // What a reader sees between DELETE's row delete and file removal, or when a file was lost on disk.
+    rmSync(join(suite.gw.app.get(WorkspaceLocator).artifactDir('t-art'), artifactId), { force: true });
+    const res = await suite.gw.http.get(`/api/v1/artifacts/${artifactId}/content`).set(t.runtime).expect(404);
+    expect(res.body.error).toMatchObject({
+      code: 'NOT_FOUND',
+      message: expect.stringContaining(`The file of artifact ${artifactId} is gone`),
+    });
   });
 
   it('publishes a file larger than WORKSPACE_MAX_FILE_BYTES (a command may write up to SANDBOX_MAX_FILE_MB)', async () => {

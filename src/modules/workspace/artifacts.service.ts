@@ -183,7 +183,16 @@ export class ArtifactsService {
   async content(tenantId: string | null, id: string): Promise<{ view: ArtifactView; stream: ReadStream }> {
     const row = await this.load(tenantId, id);
     const stream = createReadStream(join(this.locator.artifactDir(row.tenantId), row.id));
-    await new Promise<void>((resolve, reject) => stream.once('open', () => resolve()).once('error', reject));
+    try {
+      await new Promise<void>((resolve, reject) => stream.once('open', () => resolve()).once('error', reject));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      // DELETE (an admin's or retention's) removes the row, then the file: this read came in between.
+      throw new DomainError(
+        CommonErrorCode.NOT_FOUND,
+        `The file of artifact ${id} is gone: the artifact is being deleted (by an admin or ARTIFACTS_RETENTION_DAYS). Publish the file again with PUBLISH_FILE if it is still needed.`,
+      );
+    }
     return { view: toView(row), stream };
   }
 
