@@ -55,6 +55,21 @@ export const JSON_SCHEMA_TYPES = new Set(['string', 'number', 'integer', 'boolea
 /** Half of a surrogate pair: the providers' JSON parsers refuse it ("no low surrogate in string") with the whole request. */
 export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/** How JSON.stringify writes a lone surrogate (and only a lone one: pairs stay characters), unless the backslash is escaped. */
+const LONE_SURROGATE_ESCAPE = /(?<!\\)((?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/g;
+
+/**
+ * `value` and its JSON text, with every lone surrogate anywhere in it (a property's description, an enum value: an MCP
+ * server's text cut mid-character, an admin's `\ud83d` escape) replaced by U+FFFD: OpenAI and Anthropic refuse a whole
+ * request holding one ("no low surrogate in string").
+ */
+export function wellFormedJson<T>(value: T): { value: T; json: string } {
+  const json = JSON.stringify(value);
+  if (!json.includes('\\ud')) return { value, json };
+  const fixed = json.replace(LONE_SURROGATE_ESCAPE, '$1\uFFFD');
+  return fixed === json ? { value, json } : { value: JSON.parse(fixed) as T, json: fixed };
+}
+
 /** `text` with each lone surrogate (from an MCP server, a cut) replaced by U+FFFD, as String#toWellFormed does. */
 export function wellFormedText(text: string): string {
   return LONE_SURROGATE.test(text) ? text.replace(new RegExp(LONE_SURROGATE.source, 'g'), '\uFFFD') : text;

@@ -12,6 +12,7 @@ import {
   forcedToolChoice,
   toOpenAiResponsesToolSpec,
   toOpenAiStrictToolSpec,
+  wellFormedJson,
   type ForcedToolChoice,
   type ModelFormat,
 } from '../formats/model-formats';
@@ -212,10 +213,9 @@ function cachedSpec(view: TenantView, variant: SpecVariant, tool: ToolDescriptor
     if (variant === 'openai-strict' || variant === 'openai-responses') {
       const { spec: value, warnings } =
         variant === 'openai-strict' ? toOpenAiStrictToolSpec(tool) : toOpenAiResponsesToolSpec(tool);
-      spec = { value, json: JSON.stringify(value), warnings };
+      spec = { ...wellFormedJson(value), warnings };
     } else {
-      const value = emitToolSpec(variant, tool);
-      spec = { value, json: JSON.stringify(value) };
+      spec = wellFormedJson(emitToolSpec(variant, tool));
     }
     byTool.set(tool, spec);
   }
