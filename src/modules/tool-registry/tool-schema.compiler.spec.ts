@@ -94,6 +94,13 @@ describe('ToolSchemaCompiler', () => {
       ).toEqual([expect.stringContaining('backreferences')]);
     });
 
+    it('says what is wrong with a property name holding half of a surrogate pair (ajv threw "URI malformed")', () => {
+      expect(compiler.checkDefinition(objectWith({ 'mood\ud83d': { type: 'string' } }))).toEqual([
+        expect.stringContaining('holds half of a UTF-16 surrogate pair'),
+      ]);
+      expect(compiler.checkDefinition(objectWith({ 'mood \ud83d\ude00': { type: 'string' } }))).toEqual([]);
+    });
+
     it('accepts patterns RE2 runs, with unicode classes', () => {
       expect(compiler.checkDefinition(objectWith({ q: { type: 'string', pattern: '^\\p{L}[\\w.-]{0,31}$' } }))).toEqual(
         [],

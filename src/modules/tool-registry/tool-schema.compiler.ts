@@ -84,6 +84,11 @@ export class ToolSchemaCompiler {
       // on every value: the empty object shows it.
       if (overflowsOn(ajv.compile(s), {})) return [ENDLESS_SCHEMA_PROBLEM];
     } catch (err) {
+      // ajv encodes each name into a JSON pointer (encodeURIComponent), which throws on half of a surrogate pair.
+      if (err instanceof URIError)
+        return [
+          'cannot be compiled: a property name (or another name in the schema) holds half of a UTF-16 surrogate pair, a character cut in two (often an emoji); send whole characters',
+        ];
       return [`cannot be compiled: ${(err as Error).message}`];
     } finally {
       // ajv keeps every compiled schema in its own cache; a check must not grow it.
