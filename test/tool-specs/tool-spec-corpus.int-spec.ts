@@ -7,7 +7,7 @@ import {
   openAiResponsesSpecViolations,
   openAiSpecViolations,
   openAiStrictSpecViolations,
-  toOpenAiStrictToolSpec,
+  type OpenAiToolSpec,
   type ToolSpecSource,
 } from '@app/modules/agent-config/formats/model-formats';
 import { ToolSchemaCompiler } from '@app/modules/tool-registry/tool-schema.compiler';
@@ -15,10 +15,11 @@ import { EverythingServerProcess } from '@test/executors/support/everything-serv
 import { TOOL_SPEC_CORPUS } from './tool-spec-corpus';
 
 const VALIDATORS = {
-  openai: (tool: ToolSpecSource) => openAiSpecViolations(emitToolSpec('openai', tool)),
-  anthropic: (tool: ToolSpecSource) => anthropicSpecViolations(emitToolSpec('anthropic', tool)),
-  gemini: (tool: ToolSpecSource) => geminiSpecViolations(emitToolSpec('gemini', tool)),
-  'openai-responses': (tool: ToolSpecSource) => openAiResponsesSpecViolations(emitToolSpec('openai-responses', tool)),
+  openai: (tool: ToolSpecSource) => openAiSpecViolations(emitToolSpec('openai', tool).spec),
+  anthropic: (tool: ToolSpecSource) => anthropicSpecViolations(emitToolSpec('anthropic', tool).spec),
+  gemini: (tool: ToolSpecSource) => geminiSpecViolations(emitToolSpec('gemini', tool).spec),
+  'openai-responses': (tool: ToolSpecSource) =>
+    openAiResponsesSpecViolations(emitToolSpec('openai-responses', tool).spec),
 } as const;
 
 /** `name: problems` for each tool of `corpus` the format's validator refuses (empty when all pass). */
@@ -31,7 +32,9 @@ function refusals(corpus: ToolSpecSource[], validate: (tool: ToolSpecSource) => 
 
 /** Strict mode: a strict:true spec passes the strict validator; a strict:false one passes plain OpenAI and says why. */
 function strictOutcome(tool: ToolSpecSource): { strict: boolean; problems: string[] } {
-  const { spec, warnings } = toOpenAiStrictToolSpec(tool);
+  const emitted = emitToolSpec('openai-strict', tool);
+  const spec = emitted.spec as OpenAiToolSpec;
+  const { warnings } = emitted;
   if (spec.function.strict === true) return { strict: true, problems: openAiStrictSpecViolations(spec) };
   const problems = openAiSpecViolations(spec);
   if (warnings.length === 0) problems.push('emitted strict: false without a warning');

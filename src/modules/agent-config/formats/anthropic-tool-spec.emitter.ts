@@ -2,7 +2,7 @@ import { JsonSchema } from '@app/modules/tool-registry/tool-registry.types';
 import { anthropicPropertyKey } from './anthropic-property-key';
 import { PortableSchema, toPortableSchema } from './portable-json-schema.converter';
 import { AnthropicToolSpec, ToolSpecSource } from './model-format.types';
-import { RawSchema, childSchemas, isRawSchema, wellFormedText } from './tool-spec-schema.walk';
+import { RawSchema, childSchemas, isRawSchema } from './tool-spec-schema.walk';
 
 /**
  * The `input_schema` Anthropic accepts: the schema rewritten by {@link toPortableSchema}, then every property key
@@ -82,7 +82,7 @@ function renamedRef(ref: string): string {
 export function toAnthropicToolSpec(tool: ToolSpecSource): AnthropicToolSpec {
   return {
     name: tool.name,
-    description: wellFormedText(tool.description),
+    description: tool.description,
     input_schema: toAnthropicInputSchema(tool.parameters).schema,
   };
 }

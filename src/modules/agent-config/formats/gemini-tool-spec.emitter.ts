@@ -2,7 +2,6 @@ import { JsonSchema } from '@app/modules/tool-registry/tool-registry.types';
 import { toGeminiSchema } from './gemini-schema.converter';
 import { GeminiToolSpec, ToolSpecSource } from './model-format.types';
 import { unitedMemberProperties } from './portable-json-schema.converter';
-import { wellFormedText } from './tool-spec-schema.walk';
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -39,8 +38,7 @@ function toObjectRoot(schema: JsonSchema): JsonSchema {
 export function toGeminiToolSpec(tool: ToolSpecSource): GeminiToolSpec {
   const parameters = toObjectRoot(toGeminiSchema(tool.parameters));
   const properties = parameters.properties;
-  const { name } = tool;
-  const description = wellFormedText(tool.description);
+  const { name, description } = tool;
   if (!isPlainObject(properties) || Object.keys(properties).length === 0) return { name, description };
   return { name, description, parameters };
 }

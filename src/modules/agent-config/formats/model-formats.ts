@@ -14,7 +14,7 @@ export { toAnthropicToolSpec } from './anthropic-tool-spec.emitter';
 export { toGeminiToolSpec } from './gemini-tool-spec.emitter';
 export { toGeminiSchema } from './gemini-schema.converter';
 export { emitToolSpec } from './tool-spec.emitter';
-export { wellFormedJson } from './tool-spec-schema.walk';
+export type { EmittedToolSpec, SpecVariant } from './tool-spec.emitter';
 export { toOpenAiStrictToolSpec } from './openai-strict-tool-spec.emitter';
 export { toOpenAiResponsesToolSpec } from './openai-responses-tool-spec.emitter';
 export { openAiSpecViolations } from './openai-spec.validator';

@@ -1,15 +1,13 @@
 import { OPENAI_MAX_DESCRIPTION_CHARS } from './openai-spec.validator';
 import { toPortableSchema } from './portable-json-schema.converter';
 import { OpenAiToolSpec, ToolSpecSource } from './model-format.types';
-import { wellFormedText } from './tool-spec-schema.walk';
 
 /**
  * OpenAI refuses a function description over its cap: the end is cut, marked with an ellipsis. The cut never falls
- * between the two halves of a character outside the BMP (an emoji), and a lone half already there is replaced
- * ({@link wellFormedText}): it is not valid JSON text, and the API refuses the whole request for it.
+ * between the two halves of a character outside the BMP (an emoji): half of one is not valid JSON text, and the API
+ * refuses the whole request for it (a half already there is replaced where every spec is emitted, `emitToolSpec`).
  */
-export function capOpenAiDescription(description: string): string {
-  const text = wellFormedText(description);
+export function capOpenAiDescription(text: string): string {
   if (text.length <= OPENAI_MAX_DESCRIPTION_CHARS) return text;
   let end = OPENAI_MAX_DESCRIPTION_CHARS - 1;
   if (isHighSurrogate(text.charCodeAt(end - 1))) end--;

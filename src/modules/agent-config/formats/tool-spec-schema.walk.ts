@@ -69,8 +69,3 @@ export function wellFormedJson<T>(value: T): { value: T; json: string } {
   const fixed = json.replace(LONE_SURROGATE_ESCAPE, '$1\uFFFD');
   return fixed === json ? { value, json } : { value: JSON.parse(fixed) as T, json: fixed };
 }
-
-/** `text` with each lone surrogate (from an MCP server, a cut) replaced by U+FFFD, as String#toWellFormed does. */
-export function wellFormedText(text: string): string {
-  return LONE_SURROGATE.test(text) ? text.replace(new RegExp(LONE_SURROGATE.source, 'g'), '\uFFFD') : text;
-}

@@ -1,22 +1,47 @@
 import { toAnthropicToolSpec } from './anthropic-tool-spec.emitter';
 import { toGeminiToolSpec } from './gemini-tool-spec.emitter';
 import { ModelFormat, MODEL_FORMATS, ToolSpec, ToolSpecSource } from './model-format.types';
+import { toOpenAiStrictToolSpec } from './openai-strict-tool-spec.emitter';
 import { toOpenAiToolSpec } from './openai-tool-spec.emitter';
 import { toOpenAiResponsesToolSpec } from './openai-responses-tool-spec.emitter';
+import { wellFormedJson } from './tool-spec-schema.walk';
 
-const EMITTERS: Readonly<Record<ModelFormat, (tool: ToolSpecSource) => ToolSpec>> = {
-  openai: toOpenAiToolSpec,
-  anthropic: toAnthropicToolSpec,
-  gemini: toGeminiToolSpec,
-  'openai-responses': (tool) => toOpenAiResponsesToolSpec(tool).spec,
+/** What a request asks to be emitted: a model format, or OpenAI's strict mode. */
+export type SpecVariant = ModelFormat | 'openai-strict';
+
+/** One tool's spec as a provider receives it, serialized once. */
+export interface EmittedToolSpec {
+  spec: ToolSpec;
+  json: string;
+  /** Why a strict variant (openai-strict, openai-responses) had to emit `strict: false`; empty otherwise. */
+  warnings: string[];
+}
+
+type Emitter = (tool: ToolSpecSource) => { spec: ToolSpec; warnings: string[] };
+
+const withoutWarnings =
+  (emit: (tool: ToolSpecSource) => ToolSpec): Emitter =>
+  (tool) => ({ spec: emit(tool), warnings: [] });
+
+const EMITTERS: Readonly<Record<SpecVariant, Emitter>> = {
+  openai: withoutWarnings(toOpenAiToolSpec),
+  'openai-strict': toOpenAiStrictToolSpec,
+  anthropic: withoutWarnings(toAnthropicToolSpec),
+  gemini: withoutWarnings(toGeminiToolSpec),
+  'openai-responses': toOpenAiResponsesToolSpec,
 };
 
 /**
- * A tool in the requested model's own format. Pure: the caller caches the result per tool version.
- * Throws for a format outside {@link MODEL_FORMATS} (the request DTO rejects those first).
+ * A tool in the requested model's own format, the one entry every caller uses (tool-specs, the agent loop through
+ * it, the new-tool checklist). Pure: the caller caches the result per tool version. Half of a surrogate pair anywhere
+ * in the spec (a description cut mid-emoji by an MCP server, an admin's `\ud83d` escape, an enum value) becomes
+ * U+FFFD here, once for every format: OpenAI and Anthropic refuse a whole request holding one.
+ * Throws for a variant outside {@link MODEL_FORMATS} and openai-strict (the request DTO rejects those first).
  */
-export function emitToolSpec(format: ModelFormat, tool: ToolSpecSource): ToolSpec {
-  const emit = Object.hasOwn(EMITTERS, format) ? EMITTERS[format] : undefined;
-  if (!emit) throw new Error(`Unknown model format "${String(format)}": expected one of ${MODEL_FORMATS.join(', ')}.`);
-  return emit(tool);
+export function emitToolSpec(variant: SpecVariant, tool: ToolSpecSource): EmittedToolSpec {
+  const emit = Object.hasOwn(EMITTERS, variant) ? EMITTERS[variant] : undefined;
+  if (!emit) throw new Error(`Unknown model format "${String(variant)}": expected one of ${MODEL_FORMATS.join(', ')}.`);
+  const { spec, warnings } = emit(tool);
+  const { value, json } = wellFormedJson(spec);
+  return { spec: value, json, warnings };
 }

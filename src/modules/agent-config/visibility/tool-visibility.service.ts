@@ -10,13 +10,12 @@ import { narrowWebSearchMode, type WebSearchMode } from '../agent-config.types';
 import {
   emitToolSpec,
   forcedToolChoice,
-  toOpenAiResponsesToolSpec,
-  toOpenAiStrictToolSpec,
-  wellFormedJson,
+  type EmittedToolSpec,
   type ForcedToolChoice,
   type ModelFormat,
+  type SpecVariant,
 } from '../formats/model-formats';
-import { AgentView, EmittedSpec, TenantView, VisibilitySnapshotService } from './visibility-snapshot.service';
+import { AgentView, TenantView, VisibilitySnapshotService } from './visibility-snapshot.service';
 import type { AgentEntity } from '../agent.entity';
 import { firstFailingLayer, isImplicitlyBound, isPlatformWebSearch } from './visibility-layers';
 import { capToolCount } from './tool-count-cap';
@@ -70,7 +69,7 @@ export class ToolVisibilityService {
   ): Promise<ToolSpecsResult> {
     const { view, tools, decisions, forced } = await this.visibleTools(req, format, explain);
     const variant = specVariant(format, strict);
-    const specs = tools.map((t) => this.spec(view, variant, t).value);
+    const specs = tools.map((t) => this.spec(view, variant, t).spec);
     const toolChoice = forced ? { toolChoice: forcedToolChoice(format, forced.name) } : {};
     return explain
       ? { tools: specs, ...toolChoice, decisions: withWarnings(decisions, view, variant) }
@@ -192,33 +191,21 @@ export class ToolVisibilityService {
     }
   }
 
-  private spec(view: TenantView, variant: SpecVariant, tool: ToolDescriptor): EmittedSpec {
+  private spec(view: TenantView, variant: SpecVariant, tool: ToolDescriptor): EmittedToolSpec {
     return cachedSpec(view, variant, tool);
   }
 }
-
-/** What a request asks to be emitted: a model format, or OpenAI's strict mode. */
-type SpecVariant = ModelFormat | 'openai-strict';
 
 function specVariant(format: ModelFormat, strict: boolean): SpecVariant {
   return strict && format === 'openai' ? 'openai-strict' : format;
 }
 
 /** The spec of one tool version, emitted once per tenant view and variant. */
-function cachedSpec(view: TenantView, variant: SpecVariant, tool: ToolDescriptor): EmittedSpec {
+function cachedSpec(view: TenantView, variant: SpecVariant, tool: ToolDescriptor): EmittedToolSpec {
   let byTool = view.specCache.get(variant);
-  if (!byTool) view.specCache.set(variant, (byTool = new Map<ToolDescriptor, EmittedSpec>()));
+  if (!byTool) view.specCache.set(variant, (byTool = new Map<ToolDescriptor, EmittedToolSpec>()));
   let spec = byTool.get(tool);
-  if (!spec) {
-    if (variant === 'openai-strict' || variant === 'openai-responses') {
-      const { spec: value, warnings } =
-        variant === 'openai-strict' ? toOpenAiStrictToolSpec(tool) : toOpenAiResponsesToolSpec(tool);
-      spec = { ...wellFormedJson(value), warnings };
-    } else {
-      spec = wellFormedJson(emitToolSpec(variant, tool));
-    }
-    byTool.set(tool, spec);
-  }
+  if (!spec) byTool.set(tool, (spec = emitToolSpec(variant, tool)));
   return spec;
 }
 
@@ -227,8 +214,8 @@ function withWarnings(decisions: VisibilityDecision[], view: TenantView, variant
   if (variant !== 'openai-strict' && variant !== 'openai-responses') return decisions;
   return decisions.map((decision) => {
     const tool = decision.visible ? view.tools.get(decision.toolId) : undefined;
-    const warnings = tool ? cachedSpec(view, variant, tool).warnings : undefined;
-    return warnings && warnings.length > 0 ? { ...decision, warnings } : decision;
+    const warnings = tool ? cachedSpec(view, variant, tool).warnings : [];
+    return warnings.length > 0 ? { ...decision, warnings } : decision;
   });
 }
 

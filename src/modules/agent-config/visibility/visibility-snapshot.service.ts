@@ -6,6 +6,7 @@ import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { AgentConfigRepository } from '../agent-config.repository';
 import { isImplicitlyBound, isPlatformWebSearch } from './visibility-layers';
 import type { AgentEntity } from '../agent.entity';
+import type { EmittedToolSpec, SpecVariant } from '../formats/model-formats';
 
 /** One agent as the pipeline reads it. */
 export interface AgentView {
@@ -18,13 +19,6 @@ export interface AgentView {
 }
 
 /** What one tenant's requests read: its tools and platform-wide ones, its capability, its agents (lazily). */
-/** One tool's spec as emitted, serialized once; `warnings` when a strict variant had to emit `strict: false`. */
-export interface EmittedSpec {
-  value: object;
-  json: string;
-  warnings?: string[];
-}
-
 export interface TenantView {
   tenantId: string;
   tools: ReadonlyMap<string, ToolDescriptor>;
@@ -34,9 +28,8 @@ export interface TenantView {
   agents: Map<string, Promise<AgentView | null>>;
   /** Platform tools that are candidates for every agent without a binding (web_search, READ_TOOL_RESULT). */
   implicitCandidates: readonly ToolDescriptor[];
-  /** Emitted model specs (and their JSON) per format and tool (valid as long as this view). */
-  /** Per emitted variant (a format, or openai-strict). */
-  specCache: Map<string, Map<ToolDescriptor, EmittedSpec>>;
+  /** Emitted specs (and their JSON) per variant (a format, or openai-strict) and tool, valid as long as this view. */
+  specCache: Map<SpecVariant, Map<ToolDescriptor, EmittedToolSpec>>;
 }
 
 /**

@@ -3,7 +3,6 @@ import {
   emitToolSpec,
   geminiSpecViolations,
   openAiSpecViolations,
-  toOpenAiStrictToolSpec,
 } from '@app/modules/agent-config/formats/model-formats';
 import { toPortableSchema } from '@app/modules/agent-config/formats/portable-json-schema.converter';
 import { toAnthropicInputSchema } from '@app/modules/agent-config/formats/anthropic-tool-spec.emitter';
@@ -29,16 +28,16 @@ export function modelFormatChecks(
   if (tool.description.length > OPENAI_MAX_DESCRIPTION_CHARS)
     openAiNotes.push(`description cut to ${OPENAI_MAX_DESCRIPTION_CHARS} characters`);
   const items: ToolChecklistItem[] = [
-    formatItem('MODEL_OPENAI', 'OpenAI', () => openAiSpecViolations(emitToolSpec('openai', source)), openAiNotes),
+    formatItem('MODEL_OPENAI', 'OpenAI', () => openAiSpecViolations(emitToolSpec('openai', source).spec), openAiNotes),
   ];
-  const strict = safely(() => toOpenAiStrictToolSpec(source), undefined);
+  const strict = safely(() => emitToolSpec('openai-strict', source), undefined);
   if (!strict)
     items.push({
       check: 'MODEL_OPENAI_STRICT',
       status: 'FAIL',
       message: 'The strict spec could not be built from this schema.',
     });
-  else if (strict.spec.function.strict)
+  else if (strict.warnings.length === 0)
     items.push({
       check: 'MODEL_OPENAI_STRICT',
       status: 'PASS',
@@ -54,7 +53,7 @@ export function modelFormatChecks(
     formatItem(
       'MODEL_ANTHROPIC',
       'Anthropic',
-      () => anthropicSpecViolations(emitToolSpec('anthropic', source)),
+      () => anthropicSpecViolations(emitToolSpec('anthropic', source).spec),
       safely(() => toAnthropicInputSchema(source.parameters).notes, []),
     ),
   );
@@ -62,7 +61,7 @@ export function modelFormatChecks(
     formatItem(
       'MODEL_GEMINI',
       'Gemini',
-      () => geminiSpecViolations(emitToolSpec('gemini', source)),
+      () => geminiSpecViolations(emitToolSpec('gemini', source).spec),
       geminiNotes(source),
     ),
   );
@@ -89,7 +88,7 @@ function formatItem(
 
 /** Gemini's lossy rewrites show in the emitted spec as the stand-ins' notes. */
 function geminiNotes(source: { name: string; description: string; parameters: Record<string, unknown> }): string[] {
-  const text = safely(() => JSON.stringify(emitToolSpec('gemini', source)), '');
+  const text = safely(() => emitToolSpec('gemini', source).json, '');
   const notes: string[] = [];
   if (text.includes(JSON.stringify(GEMINI_OBJECT_AS_TEXT_NOTE).slice(1, -1)))
     notes.push('objects without properties (maps, free-form, recursion) are sent as JSON text');
