@@ -87,14 +87,14 @@ export const GATEWAY_SETTINGS = [
     kind: { type: 'list' },
     defaultValue: '',
     description:
-      'Comma-separated hosts, IPs or CIDRs that HTTP tools, MCP URLs and web search may reach although they are loopback, private or link-local.',
+      'Comma-separated hosts, IPs or CIDRs that HTTP tools, MCP URLs and web search may reach although they are loopback, private or link-local; `host:port`, `10.0.0.0/8:5432` or `[::1]:8080` allows that port only.',
   },
   {
     env: 'OUTBOUND_PLATFORM_ONLY_HOSTS',
     kind: { type: 'list' },
     defaultValue: '',
     description:
-      "Comma-separated hosts, IPs or CIDRs that only the platform's own tools, MCP services, model providers and knowledge bases may call: a tenant's are refused (OUTBOUND_BLOCKED) even when OUTBOUND_ALLOW_HOSTS lists the target.",
+      "Comma-separated hosts, IPs or CIDRs that only the platform's own tools, MCP services, model providers and knowledge bases may call: a tenant's are refused (OUTBOUND_BLOCKED) even when OUTBOUND_ALLOW_HOSTS lists the target; `host:port` reserves that port only.",
   },
   {
     env: 'JOURNAL_LEASE_MS',

@@ -48,6 +48,19 @@ describe('loadGatewayConfig', () => {
     expect(() => loadGatewayConfig({ ADMIN_API_KEY: 'short-secret' })).not.toThrow(/short-secret/);
   });
 
+  it('refuses an invalid outbound host entry at start-up as a configuration problem, naming the entry', () => {
+    expect(() => loadGatewayConfig({ OUTBOUND_ALLOW_HOSTS: '127.0.0.1:11434,10.0.0.0/33' })).toThrow(
+      'OUTBOUND_ALLOW_HOSTS entry "10.0.0.0/33" has an invalid prefix length',
+    );
+    expect(() => loadGatewayConfig({ OUTBOUND_PLATFORM_ONLY_HOSTS: 'nacos:99999' })).toThrow(
+      'OUTBOUND_PLATFORM_ONLY_HOSTS entry "nacos:99999" has a port outside 1-65535',
+    );
+    expect(loadGatewayConfig({ OUTBOUND_ALLOW_HOSTS: 'ollama:11434,[::1]:8080' }).outboundAllowHosts).toEqual([
+      'ollama:11434',
+      '[::1]:8080',
+    ]);
+  });
+
   it('parses lists and tool secrets', () => {
     const config = loadGatewayConfig({ OUTBOUND_ALLOW_HOSTS: ' 127.0.0.1, 10.0.0.0/8 ,', TOOL_SECRETS: 'A=x=y,B_2=z' });
     expect(config.outboundAllowHosts).toEqual(['127.0.0.1', '10.0.0.0/8']);

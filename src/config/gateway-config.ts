@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { GATEWAY_SETTINGS, SettingDefinition } from './gateway-config.definitions';
+import { OutboundAllowList } from '@app/modules/executors/outbound/outbound-allow-list';
 
 /** The typed, validated configuration. Built once at boot by {@link loadGatewayConfig}. */
 export interface GatewayConfig {
@@ -158,6 +159,16 @@ function parseSecrets(pairs: string[], problems: string[]): Map<string, string> 
   return secrets;
 }
 
+/** The first invalid entry of a host list (see {@link OutboundAllowList}), said as the guard would at start-up. */
+function hostListProblem(entries: string[], setting: string): string | undefined {
+  try {
+    new OutboundAllowList(entries, setting);
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
 /** Reads and validates the environment; throws {@link GatewayConfigError} listing every problem at once. */
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const problems: string[] = [];
@@ -166,6 +177,10 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     raw[def.env] = parseOne(def, env[def.env], problems);
   }
   const secrets = parseSecrets((raw.TOOL_SECRETS as string[]) ?? [], problems);
+  for (const setting of ['OUTBOUND_ALLOW_HOSTS', 'OUTBOUND_PLATFORM_ONLY_HOSTS']) {
+    const problem = hostListProblem((raw[setting] as string[] | undefined) ?? [], setting);
+    if (problem) problems.push(problem);
+  }
   if (raw.NODE_ENV === 'production' && raw.GATEWAY_FAULT_INJECTION) {
     problems.push('GATEWAY_FAULT_INJECTION is a test-only switch: unset it in production');
   }

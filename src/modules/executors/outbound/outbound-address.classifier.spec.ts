@@ -75,38 +75,85 @@ describe('OutboundAllowList', () => {
   ]);
 
   it('matches host names exactly and case-insensitively, with or without the root dot', () => {
-    expect(list.allowsHost('internal.example')).toBe(true);
-    expect(list.allowsHost('INTERNAL.Example.')).toBe(true);
-    expect(list.allowsHost('evil-internal.example')).toBe(false);
-    expect(list.allowsHost('internal.example.evil.com')).toBe(false);
+    expect(list.allowsHost('internal.example', 80)).toBe(true);
+    expect(list.allowsHost('INTERNAL.Example.', 80)).toBe(true);
+    expect(list.allowsHost('evil-internal.example', 80)).toBe(false);
+    expect(list.allowsHost('internal.example.evil.com', 80)).toBe(false);
   });
 
   it('matches wildcard entries on subdomains only', () => {
-    expect(list.allowsHost('api.svc.local')).toBe(true);
-    expect(list.allowsHost('a.b.svc.local')).toBe(true);
-    expect(list.allowsHost('svc.local')).toBe(false);
-    expect(list.allowsHost('xsvc.local')).toBe(false);
+    expect(list.allowsHost('api.svc.local', 80)).toBe(true);
+    expect(list.allowsHost('a.b.svc.local', 80)).toBe(true);
+    expect(list.allowsHost('svc.local', 80)).toBe(false);
+    expect(list.allowsHost('xsvc.local', 80)).toBe(false);
   });
 
   it('matches single addresses, including their IPv4-mapped IPv6 form', () => {
-    expect(list.allowsAddress('127.0.0.1')).toBe(true);
-    expect(list.allowsAddress('::ffff:127.0.0.1')).toBe(true);
-    expect(list.allowsAddress('127.0.0.2')).toBe(false);
-    expect(list.allowsAddress('::1')).toBe(true);
+    expect(list.allowsAddress('127.0.0.1', 80)).toBe(true);
+    expect(list.allowsAddress('::ffff:127.0.0.1', 80)).toBe(true);
+    expect(list.allowsAddress('127.0.0.2', 80)).toBe(false);
+    expect(list.allowsAddress('::1', 80)).toBe(true);
   });
 
   it('matches CIDRs of both families', () => {
-    expect(list.allowsAddress('10.20.255.1')).toBe(true);
-    expect(list.allowsAddress('10.21.0.1')).toBe(false);
-    expect(list.allowsAddress('fd12::5')).toBe(true);
-    expect(list.allowsAddress('fc00::5')).toBe(false);
-    expect(list.allowsAddress('192.168.1.77')).toBe(true);
-    expect(list.allowsAddress('192.168.2.1')).toBe(false);
+    expect(list.allowsAddress('10.20.255.1', 80)).toBe(true);
+    expect(list.allowsAddress('10.21.0.1', 80)).toBe(false);
+    expect(list.allowsAddress('fd12::5', 80)).toBe(true);
+    expect(list.allowsAddress('fc00::5', 80)).toBe(false);
+    expect(list.allowsAddress('192.168.1.77', 80)).toBe(true);
+    expect(list.allowsAddress('192.168.2.1', 80)).toBe(false);
   });
 
   it('does not treat a host name entry as an address, nor an address entry as a host', () => {
-    expect(list.allowsAddress('internal.example')).toBe(false);
-    expect(new OutboundAllowList(['10']).allowsAddress('0.0.0.10')).toBe(false);
+    expect(list.allowsAddress('internal.example', 80)).toBe(false);
+    expect(new OutboundAllowList(['10']).allowsAddress('0.0.0.10', 80)).toBe(false);
+  });
+
+  it('limits an entry with a port to that port, for names, wildcards, addresses and CIDRs of both families', () => {
+    const ported = new OutboundAllowList([
+      'ollama.internal:11434',
+      'ollama.internal:8080',
+      '*.svc.local:443',
+      '127.0.0.1:11434',
+      '10.0.0.0/8:5432',
+      '[::1]:8080',
+      '[fd00::/8]:443',
+      'open.internal',
+      'open.internal:9',
+    ]);
+    expect(ported.allowsHost('ollama.internal', 11434)).toBe(true);
+    expect(ported.allowsHost('OLLAMA.internal.', 8080)).toBe(true);
+    expect(ported.allowsHost('ollama.internal', 80)).toBe(false);
+    expect(ported.allowsHost('api.svc.local', 443)).toBe(true);
+    expect(ported.allowsHost('api.svc.local', 80)).toBe(false);
+    expect(ported.allowsAddress('127.0.0.1', 11434)).toBe(true);
+    expect(ported.allowsAddress('::ffff:127.0.0.1', 11434)).toBe(true);
+    expect(ported.allowsAddress('127.0.0.1', 3000)).toBe(false);
+    expect(ported.allowsAddress('10.9.8.7', 5432)).toBe(true);
+    expect(ported.allowsAddress('10.9.8.7', 22)).toBe(false);
+    expect(ported.allowsAddress('::1', 8080)).toBe(true);
+    expect(ported.allowsAddress('::1', 8081)).toBe(false);
+    expect(ported.allowsAddress('fd00::1', 443)).toBe(true);
+    expect(ported.allowsAddress('fd00::1', 80)).toBe(false);
+    // A name listed without a port covers every port, whatever else lists it with one.
+    expect(ported.allowsHost('open.internal', 1234)).toBe(true);
+  });
+
+  it('reads an unbracketed IPv6 address as an address, never as host:port', () => {
+    const v6 = new OutboundAllowList(['::1:80']);
+    expect(v6.allowsAddress('::1:80', 443)).toBe(true);
+    expect(v6.allowsAddress('::1', 80)).toBe(false);
+  });
+
+  it('refuses a bad port or a malformed entry at start-up, naming the entry and the form to use', () => {
+    expect(() => new OutboundAllowList(['127.0.0.1:0'])).toThrow('"127.0.0.1:0" has a port outside 1-65535');
+    expect(() => new OutboundAllowList(['host:70000'])).toThrow('outside 1-65535');
+    expect(() => new OutboundAllowList(['host:http'])).toThrow('write a port as host:port');
+    expect(() => new OutboundAllowList(['[::1:80'])).toThrow('[::1]:8080');
+    expect(() => new OutboundAllowList(['x', 'y'], 'OUTBOUND_PLATFORM_ONLY_HOSTS')).not.toThrow();
+    expect(() => new OutboundAllowList(['a:b:c'], 'OUTBOUND_PLATFORM_ONLY_HOSTS')).toThrow(
+      'OUTBOUND_PLATFORM_ONLY_HOSTS entry "a:b:c"',
+    );
   });
 
   it('refuses an invalid CIDR at start-up with the entry in the message', () => {

@@ -28,7 +28,7 @@ async function rejection(promise: Promise<unknown>): Promise<ToolCallError> {
 
 function lookupVia(guard: OutboundGuard, host: string, all: boolean): Promise<{ err: Error | null; result: unknown }> {
   return new Promise((resolve) => {
-    guard.lookup(host, { all }, (err: Error | null, address: string | LookupAddress[], family?: number) =>
+    guard.lookupFor(80)(host, { all }, (err: Error | null, address: string | LookupAddress[], family?: number) =>
       resolve({ err, result: all ? address : { address, family } }),
     );
   });
@@ -113,6 +113,29 @@ describe('OutboundGuard', () => {
           family: 4,
         },
       );
+    });
+
+    it('holds an allow-list entry with a port to that port, on the URL default port too', async () => {
+      const { guard } = guardWith(['internal.example:8443', '127.0.0.1:11434'], zone);
+      await expect(guard.assertAllowed(new URL('http://internal.example:8443/x'))).resolves.toBeDefined();
+      const other = await rejection(guard.assertAllowed(new URL('http://internal.example/x')));
+      expect(other.message).toContain('Outbound call to internal.example:80 refused: 10.0.0.7 is a');
+      expect(other.message).toContain('with :80 to allow only that port');
+      await expect(guard.assertAllowed(new URL('http://127.0.0.1:11434/'))).resolves.toBeDefined();
+      expect(() => guard.checkUrl(new URL('http://127.0.0.1:3000/'))).toThrow(ToolCallError);
+      expect(() => guard.checkUrl(new URL('https://127.0.0.1:11434/'))).not.toThrow();
+      expect(() => guardWith(['127.0.0.1:443'], zone).guard.checkUrl(new URL('https://127.0.0.1/'))).not.toThrow();
+      expect(() => guardWith(['127.0.0.1:443'], zone).guard.checkUrl(new URL('http://127.0.0.1/'))).toThrow(
+        ToolCallError,
+      );
+    });
+
+    it('vets a connect-time lookup for the port its socket dials', async () => {
+      const { guard } = guardWith(['internal.example:8443'], zone);
+      const dial = (port: number) =>
+        new Promise<Error | null>((resolve) => guard.lookupFor(port)('internal.example', { all: true }, resolve));
+      expect(await dial(8443)).toBeNull();
+      expect(await dial(8444)).toMatchObject({ errorClass: 'OUTBOUND_BLOCKED' });
     });
 
     it('does not let an allow-listed address cover another blocked address of the same host', async () => {
@@ -211,7 +234,7 @@ describe('OutboundGuard', () => {
       expect(() => tenants.checkUrl(new URL('http://public.example/x'))).not.toThrow();
       const { err } = await lookupVia(tenants, 'public.example', true);
       expect((err as ToolCallError).message).toMatch(
-        /public\.example refused: it is reserved .*resolves to 93\.184\.216\.34/,
+        /public\.example:80 refused: it is reserved .*resolves to 93\.184\.216\.34/,
       );
       expect((await lookupVia(platform, 'public.example', true)).err).toBeNull();
     });

@@ -1,12 +1,15 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { promises as dns, LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
+
+type LookupOptions = Parameters<LookupFunction>[1];
+type LookupCallback = Parameters<LookupFunction>[2];
 import { isIP } from 'node:net';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { ToolCallError } from '../tool-executor';
 import { ToolErrorClass } from '../tool-error-class';
 import { blockedAddressReason, stripBrackets } from './outbound-address.classifier';
-import { OutboundAllowList } from './outbound-allow-list';
+import { OutboundAllowList, portOf } from './outbound-allow-list';
 
 /** Resolves a host name to every address it has (the injectable DNS boundary of the guard). */
 export type OutboundDnsResolver = (hostname: string) => Promise<LookupAddress[]>;
@@ -28,9 +31,10 @@ const systemResolver: OutboundDnsResolver = (hostname) => dns.lookup(hostname, {
  * Keeps outbound calls (HTTP tools, MCP URLs, web search) away from loopback, private, link-local,
  * CGNAT, unspecified and metadata addresses unless OUTBOUND_ALLOW_HOSTS lists the host or address.
  *
- * DNS rebinding is closed by checking at connect time: {@link lookup} is the `connect.lookup` of the
+ * DNS rebinding is closed by checking at connect time: {@link lookupFor} is the `connect.lookup` of the
  * shared undici Agent, so the address a socket dials is exactly the address that was vetted.
  * IP-literal hosts never go through a lookup; {@link checkUrl} vets them before each request.
+ * Allow-list entries may name a port: the port checked is the one the URL (or the socket) connects to.
  */
 @Injectable()
 export class OutboundGuard {
@@ -67,7 +71,7 @@ export class OutboundGuard {
     const host = stripBrackets(url.hostname);
     const family = isIP(host);
     const addresses = family ? [{ address: host, family }] : await this.resolveHost(host);
-    this.vet(host, addresses);
+    this.vet(host, portOf(url), addresses);
     const first = addresses[0];
     return { address: first.address, family: first.family === 6 ? 6 : 4 };
   }
@@ -79,16 +83,23 @@ export class OutboundGuard {
   checkUrl(url: URL): void {
     this.checkScheme(url);
     const host = stripBrackets(url.hostname);
-    if (isIP(host)) this.vet(host, [{ address: host, family: isIP(host) }]);
-    else this.vetPlatformOnly(host, []);
+    const port = portOf(url);
+    if (isIP(host)) this.vet(host, port, [{ address: host, family: isIP(host) }]);
+    else this.vetPlatformOnly(host, port, []);
   }
 
-  /** A `net.connect` lookup that resolves, vets every address and hands only vetted ones to the socket. */
-  readonly lookup: LookupFunction = (hostname, options, callback) => {
-    const cb = callback;
+  /**
+   * A `net.connect` lookup for sockets to `port` (a lookup is not told the port): it resolves, vets every address
+   * and hands only vetted ones to the socket.
+   */
+  lookupFor(port: number): LookupFunction {
+    return (hostname, options, callback) => this.lookup(hostname, port, options, callback);
+  }
+
+  private lookup(hostname: string, port: number, options: LookupOptions, cb: LookupCallback): void {
     this.resolveHost(hostname)
       .then((all) => {
-        this.vet(hostname, all);
+        this.vet(hostname, port, all);
         const wanted =
           options.family === 4 || options.family === 6 ? all.filter((a) => a.family === options.family) : all;
         if (wanted.length === 0)
@@ -100,7 +111,7 @@ export class OutboundGuard {
         else cb(null, wanted[0].address, wanted[0].family);
       })
       .catch((err: Error) => cb(err, options.all ? [] : ''));
-  };
+  }
 
   private checkScheme(url: URL): void {
     if (!ALLOWED_SCHEMES.has(url.protocol)) {
@@ -119,29 +130,30 @@ export class OutboundGuard {
   }
 
   /** Refuses when any address is blocked, unless the host name or that address is allow-listed. */
-  private vet(hostname: string, addresses: readonly LookupAddress[]): void {
-    this.vetPlatformOnly(hostname, addresses);
-    if (this.allowList.allowsHost(hostname)) return;
+  private vet(hostname: string, port: number, addresses: readonly LookupAddress[]): void {
+    this.vetPlatformOnly(hostname, port, addresses);
+    if (this.allowList.allowsHost(hostname, port)) return;
     for (const { address } of addresses) {
       const reason = blockedAddressReason(address);
-      if (reason && !this.allowList.allowsAddress(address)) {
+      if (reason && !this.allowList.allowsAddress(address, port)) {
         const via = address === stripBrackets(hostname) ? '' : ` (${hostname} resolves to ${address})`;
         throw blocked(
-          `Outbound call to ${hostname} refused: ${address} is a ${reason}${via}. ` +
-            'Add the host, address or CIDR to OUTBOUND_ALLOW_HOSTS if this target is intended.',
+          `Outbound call to ${hostname}:${port} refused: ${address} is a ${reason}${via}. ` +
+            `Add the host, address or CIDR (with :${port} to allow only that port) to OUTBOUND_ALLOW_HOSTS if this target is intended.`,
         );
       }
     }
   }
 
   /** Refuses a target reserved for the platform (tenants' guard only), even when allow-listed or public. */
-  private vetPlatformOnly(hostname: string, addresses: readonly LookupAddress[]): void {
-    if (!this.platformOnly) return;
-    const address = addresses.find((a) => this.platformOnly!.allowsAddress(a.address))?.address;
-    if (!this.platformOnly.allowsHost(hostname) && address === undefined) return;
+  private vetPlatformOnly(hostname: string, port: number, addresses: readonly LookupAddress[]): void {
+    const reserved = this.platformOnly;
+    if (!reserved) return;
+    const address = addresses.find((a) => reserved.allowsAddress(a.address, port))?.address;
+    if (!reserved.allowsHost(hostname, port) && address === undefined) return;
     const via = address === undefined || address === stripBrackets(hostname) ? '' : ` (it resolves to ${address})`;
     throw blocked(
-      `Outbound call to ${hostname} refused: it is reserved for the platform's own tools, services and models${via} ` +
+      `Outbound call to ${hostname}:${port} refused: it is reserved for the platform's own tools, services and models${via} ` +
         "(OUTBOUND_PLATFORM_ONLY_HOSTS); a tenant's tool, MCP service, model provider or knowledge base cannot call it.",
     );
   }

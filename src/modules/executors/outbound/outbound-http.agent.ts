@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { setMaxListeners } from 'node:events';
-import { Agent, request } from 'undici';
+import { Agent, buildConnector, request } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { OutboundGuard } from './outbound-guard';
@@ -16,15 +16,26 @@ const DRAIN_ON_CANCEL_BYTES = 64 * 1024;
 type UndiciBody = Awaited<ReturnType<typeof request>>['body'];
 
 /**
- * One keep-alive undici Agent, its guard, and a `fetch` on it. Its `connect.lookup` is {@link OutboundGuard.lookup}:
- * each new socket dials an address vetted at that moment, so a DNS answer that changes between check and connect
- * (rebinding) cannot reach a blocked address. Keep-alive sockets were vetted when opened, by this scope's guard.
+ * One keep-alive undici Agent, its guard, and a `fetch` on it. Each new socket resolves its host through
+ * {@link OutboundGuard.lookupFor} its port: it dials an address vetted at that moment, so a DNS answer that changes
+ * between check and connect (rebinding) cannot reach a blocked address. Keep-alive sockets were vetted when opened,
+ * by this scope's guard.
  */
 export class OutboundScope {
   readonly dispatcher: Agent;
+  /** One connector per destination port, since a lookup is not told the port (allow-list entries may name one). */
+  private readonly connectors = new Map<number, buildConnector.connector>();
 
   constructor(readonly guard: OutboundGuard) {
-    this.dispatcher = new Agent({ connect: { lookup: guard.lookup, timeout: 10_000 } });
+    this.dispatcher = new Agent({ connect: (options, callback) => this.connectorFor(options)(options, callback) });
+  }
+
+  private connectorFor(options: buildConnector.Options): buildConnector.connector {
+    const port = Number(options.port) || (options.protocol === 'https:' ? 443 : 80);
+    let connector = this.connectors.get(port);
+    if (!connector)
+      this.connectors.set(port, (connector = buildConnector({ lookup: this.guard.lookupFor(port), timeout: 10_000 })));
+    return connector;
   }
 
   /**
