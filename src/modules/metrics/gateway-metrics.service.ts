@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
-import type { ServiceType } from '@app/modules/tool-registry/tool-registry.types';
+import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
 import type { ToolCallResult } from '@app/modules/executors/call-path/tool-call.types';
 
 /**
@@ -8,6 +8,10 @@ import type { ToolCallResult } from '@app/modules/executors/call-path/tool-call.
  * registry (bounded), but tenants may register many: this keeps a scrape and the process's memory bounded.
  */
 export const MAX_TOOL_LABELS = 500;
+/** Names one tenant's tools may take, so that one tenant registering many tools leaves labels for the others. */
+export const MAX_TOOL_LABELS_PER_TENANT = 50;
+/** Names all tenants' tools together may take: the rest stays for the platform's own tools. */
+export const MAX_TENANT_TOOL_LABELS = 400;
 export const OTHER_TOOL_LABEL = '_other';
 /** Seconds; calls span sub-millisecond local tools to minute-long remote ones. */
 const CALL_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -27,7 +31,7 @@ export class GatewayMetrics {
   readonly registry = new Registry();
   private readonly toolCalls = new Counter({
     name: 'gateway_tool_calls_total',
-    help: `Tool calls that finished (after retries), by tool (names beyond the first ${MAX_TOOL_LABELS} count as "${OTHER_TOOL_LABEL}"), status and error class ("none" on success).`,
+    help: `Tool calls that finished (after retries), by tool (the first ${MAX_TOOL_LABELS} names, ${MAX_TOOL_LABELS_PER_TENANT} per tenant and ${MAX_TENANT_TOOL_LABELS} for all tenants, others count as "${OTHER_TOOL_LABEL}"), status and error class ("none" on success).`,
     labelNames: ['tool', 'status', 'error_class'] as const,
     registers: [this.registry],
   });
@@ -52,6 +56,9 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
   private readonly toolLabels = new Set<string>();
+  /** Label values taken by each tenant's tools (the platform's are not counted here). */
+  private readonly tenantLabelCounts = new Map<string, number>();
+  private tenantLabels = 0;
   /**
    * The series of each (tool, service type, status, error class) seen, bound once: prom-client hashes the
    * label values on every `labels()` call. Bounded like the label values themselves.
@@ -74,8 +81,11 @@ export class GatewayMetrics {
   }
 
   /** One finished call (every entry: act, resume, execute). */
-  recordToolCall(toolName: string, serviceType: ServiceType, result: ToolCallResult): void {
-    const tool = this.toolLabel(toolName);
+  recordToolCall(
+    { name, serviceType, tenantId }: Pick<ToolDescriptor, 'name' | 'serviceType' | 'tenantId'>,
+    result: ToolCallResult,
+  ): void {
+    const tool = this.toolLabel(name, tenantId);
     const errorClass = result.errorClass ?? 'none';
     const key = `${tool}\u0000${serviceType}\u0000${result.status}\u0000${errorClass}`;
     let series = this.callSeries.get(key);
@@ -100,9 +110,20 @@ export class GatewayMetrics {
     return this.registry.metrics();
   }
 
-  private toolLabel(name: string): string {
+  /**
+   * The tool's own name once it has a label (tools of several tenants sharing a name share it), else a new label
+   * while the budgets allow: {@link MAX_TOOL_LABELS} in all, {@link MAX_TOOL_LABELS_PER_TENANT} per tenant and
+   * {@link MAX_TENANT_TOOL_LABELS} for all tenants together. Labels are kept until restart.
+   */
+  private toolLabel(name: string, tenantId: string | null): string {
     if (this.toolLabels.has(name)) return name;
     if (this.toolLabels.size >= MAX_TOOL_LABELS) return OTHER_TOOL_LABEL;
+    if (tenantId !== null) {
+      const taken = this.tenantLabelCounts.get(tenantId) ?? 0;
+      if (taken >= MAX_TOOL_LABELS_PER_TENANT || this.tenantLabels >= MAX_TENANT_TOOL_LABELS) return OTHER_TOOL_LABEL;
+      this.tenantLabelCounts.set(tenantId, taken + 1);
+      this.tenantLabels++;
+    }
     this.toolLabels.add(name);
     return name;
   }

@@ -48,7 +48,7 @@ export class ToolCallPathService {
     const attempt = this.attemptFn(tool, args, ctx);
     const run = await this.policy.run(tool, attempt, outerSignal);
     const result = toResult(run.output, run.error, run.attempts, run.durationMs, run.timedOut);
-    this.metrics.recordToolCall(tool.name, tool.serviceType, result);
+    this.metrics.recordToolCall(tool, result);
     this.log.record({
       tenantId: ctx.tenantId,
       sessionId: ctx.sessionId,
