@@ -18,6 +18,7 @@ import { mcpEndpointOf, type McpEndpointDefaults } from './nacos-instance-endpoi
 import { NACOS_NAMING, type NacosInstance, type NacosNamingPort, type NacosServiceRef } from './nacos-naming.adapter';
 import { NacosInstanceCache } from './nacos-instance.cache';
 import { weightedOrder } from './nacos-instance.order';
+import { NacosFollows } from './nacos-follows';
 import { McpServiceDirectory } from '../mcp-service.directory';
 import { endpointDefaultsOf, nacosKeyOf, nacosRefOf } from '../mcp-service.refs';
 import { DEFAULT_NACOS_GROUP } from '../mcp-service.types';
@@ -33,7 +34,8 @@ import { DEFAULT_NACOS_GROUP } from '../mcp-service.types';
 @Injectable()
 export class McpNacosToolExecutor implements ToolExecutor, OnModuleDestroy {
   readonly serviceType = 'MCP_NACOS' as const;
-  private readonly followed = new Map<string, () => void>();
+  /** Services followed since a call read them; idle ones are let go and their cached instances dropped. */
+  private readonly followed: NacosFollows;
 
   constructor(
     private readonly pool: McpClientPool,
@@ -42,7 +44,9 @@ export class McpNacosToolExecutor implements ToolExecutor, OnModuleDestroy {
     private readonly instances: NacosInstanceCache,
     @Inject(NACOS_NAMING) private readonly naming: NacosNamingPort,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
-  ) {}
+  ) {
+    this.followed = new NacosFollows((key) => this.instances.delete(key));
+  }
 
   async execute(invocation: ToolInvocation): Promise<ToolOutput> {
     const { tool } = invocation;
@@ -82,8 +86,7 @@ export class McpNacosToolExecutor implements ToolExecutor, OnModuleDestroy {
   }
 
   onModuleDestroy(): void {
-    for (const stop of this.followed.values()) stop();
-    this.followed.clear();
+    this.followed.stopAll();
   }
 
   private async callOn(
@@ -141,7 +144,9 @@ export class McpNacosToolExecutor implements ToolExecutor, OnModuleDestroy {
 
   /** Cached instances (kept fresh by pushes); Nacos is asked when the cache has none. */
   private async healthyInstances(ref: NacosServiceRef): Promise<NacosInstance[]> {
-    const cached = this.instances.get(nacosKeyOf(ref));
+    const key = nacosKeyOf(ref);
+    this.followed.touch(key);
+    const cached = this.instances.get(key);
     return cached?.length ? cached : this.readNacos(ref);
   }
 
@@ -163,11 +168,12 @@ export class McpNacosToolExecutor implements ToolExecutor, OnModuleDestroy {
       );
     }
     this.instances.set(key, fresh);
-    if (!this.followed.has(key))
-      this.followed.set(
-        key,
-        this.naming.subscribe(ref, (list) => this.instances.set(key, list)),
-      );
+    this.followed.follow(key, () =>
+      this.naming.subscribe(ref, (list) => {
+        // A push that lands after the service was let go must not leave a list no push refreshes any more.
+        if (this.followed.has(key)) this.instances.set(key, list);
+      }),
+    );
     return fresh;
   }
 }

@@ -18,6 +18,10 @@ export class NacosInstanceCache {
     this.instances.set(key, instances);
   }
 
+  delete(key: string): void {
+    this.instances.delete(key);
+  }
+
   /** A stable text of the instance set (ids, weights, metadata) to tell a real change from a repeated push. */
   static fingerprint(instances: readonly NacosInstance[]): string {
     return instances
