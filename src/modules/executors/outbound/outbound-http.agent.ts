@@ -13,6 +13,9 @@ const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 /** Bytes of an unread body drained on cancel so its keep-alive socket is reused; beyond that it is cut. */
 const DRAIN_ON_CANCEL_BYTES = 64 * 1024;
 
+/** Destination ports that keep a connector of their own (the oldest is dropped past this). */
+const MAX_PORT_CONNECTORS = 256;
+
 type UndiciBody = Awaited<ReturnType<typeof request>>['body'];
 
 /**
@@ -33,8 +36,11 @@ export class OutboundScope {
   private connectorFor(options: buildConnector.Options): buildConnector.connector {
     const port = Number(options.port) || (options.protocol === 'https:' ? 443 : 80);
     let connector = this.connectors.get(port);
-    if (!connector)
+    if (!connector) {
+      // Bounded: ports are the callers' choice. A dropped connector only loses its cached TLS sessions.
+      if (this.connectors.size >= MAX_PORT_CONNECTORS) this.connectors.delete(this.connectors.keys().next().value!);
       this.connectors.set(port, (connector = buildConnector({ lookup: this.guard.lookupFor(port), timeout: 10_000 })));
+    }
     return connector;
   }
 
