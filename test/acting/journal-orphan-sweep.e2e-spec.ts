@@ -10,6 +10,7 @@ import { ToolCallJournalRepository } from '@app/modules/loop-acting/journal/tool
 import { AgentSessionRepository } from '@app/modules/loop-acting/sessions/agent-session.repository';
 import { BatchRunner } from '@app/modules/loop-acting/acting/batch-runner';
 import { ToolRegistryService } from '@app/modules/tool-registry/tool-registry.service';
+import { BuiltinToolCatalog } from '@app/modules/tool-registry/builtin-tool.catalog';
 
 describeEachDialect('the dead-owner sweep lists side-effecting calls left STARTED in the HITL queue', (dialect) => {
   let db: TestDatabase;
@@ -153,6 +154,25 @@ describeEachDialect('the dead-owner sweep lists side-effecting calls left STARTE
     expect(res.body.results[0]).toMatchObject({ status: 'COMPLETED', reused: false });
   });
 
+  it('leaves a sub-agent call (its child is keyed by the toolCallId) to run again; another IDEMPOTENT call is raised', async () => {
+    const delegating = await newSession();
+    const writing = await newSession();
+    const builtins = (await gw.http.get('/api/v1/admin/tools?source=BUILTIN&pageSize=500').set(gw.admin).expect(200))
+      .body.items;
+    const subAgentCall = builtins.find((t: { name: string }) => t.name === 'SUB_AGENT_CALL');
+    await plantStarted(delegating, 'sub', 'SUB_AGENT_CALL', { agent: 'helper', task: 'x' }, 'IDEMPOTENT');
+    await gw.app
+      .get(DataSource)
+      .query('UPDATE tool_call_journal SET tool_id = ? WHERE session_id = ?', [subAgentCall.id, delegating]);
+    await plantStarted(writing, 'put', 'write_note', { q: 'put' }, 'IDEMPOTENT');
+    await sweep();
+    expect(await requestsOf(delegating)).toEqual([]);
+    expect((await session(delegating)).status).toBe('ACTIVE');
+    expect(await requestsOf(writing)).toEqual([
+      expect.objectContaining({ requestType: 'UNKNOWN_OUTCOME', toolCallId: 'put' }),
+    ]);
+  });
+
   it('leaves an entry it cannot rebuild for the resubmit, and still raises the others', async () => {
     const broken = await newSession();
     const fine = await newSession();
@@ -195,6 +215,7 @@ describeEachDialect('the dead-owner sweep lists side-effecting calls left STARTE
       app.get(AgentSessionRepository),
       app.get(BatchRunner),
       app.get(ToolRegistryService),
+      app.get(BuiltinToolCatalog),
     );
     const passedOver = (sessionId: string, toolCallId: string) =>
       (sweeper as unknown as { skipped: { has(key: string): boolean } }).skipped.has(`${sessionId}/${toolCallId}`);
@@ -263,6 +284,7 @@ describeEachDialect('the dead-owner sweep lists side-effecting calls left STARTE
       app.get(AgentSessionRepository),
       app.get(BatchRunner),
       app.get(ToolRegistryService),
+      app.get(BuiltinToolCatalog),
     );
     const other = dialect === 'mysql' ? await startTestGateway(db.url, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1' }) : null;
     try {

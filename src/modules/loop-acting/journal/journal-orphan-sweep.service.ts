@@ -4,8 +4,9 @@ import { CommonErrorCode } from '@app/common/errors/common.errors';
 import { AgentSessionRepository } from '../sessions/agent-session.repository';
 import type { SubmittedCall } from '../sessions/session.types';
 import { ToolRegistryService } from '@app/modules/tool-registry/tool-registry.service';
+import { BuiltinToolCatalog } from '@app/modules/tool-registry/builtin-tool.catalog';
 import { BatchRunner } from '../acting/batch-runner';
-import { fingerprintOf, toolOfEntry, unknownOutcomeInterrupt } from '../acting/call-interrupts';
+import { fingerprintOf, runsAgainAfterCrash, toolOfEntry, unknownOutcomeInterrupt } from '../acting/call-interrupts';
 import { ToolCallJournalRepository } from './tool-call-journal.repository';
 import type { JournalEntry } from './journal.types';
 
@@ -17,7 +18,8 @@ const SWEEP_BATCH = 100;
  * requests exactly as `act` does when the runtime resubmits: the same request row and session move
  * (INTERRUPTED, the call pending), so a later resubmit gets SESSION_INTERRUPTED and a resume or an admin
  * decision works it. Safe on several instances: the session's compare-and-set (in the transaction that inserts
- * the request) lets one sweep or act win; the others change nothing. READ_ONLY calls are left to run again.
+ * the request) lets one sweep or act win; the others change nothing. Calls that run again on their own (READ_ONLY,
+ * and built-ins keyed by the toolCallId: see runsAgainAfterCrash) are left for the resubmit.
  */
 @Injectable()
 export class JournalOrphanSweepService {
@@ -34,6 +36,7 @@ export class JournalOrphanSweepService {
     private readonly sessions: AgentSessionRepository,
     private readonly batches: BatchRunner,
     private readonly tools: ToolRegistryService,
+    private readonly builtins: BuiltinToolCatalog,
   ) {}
 
   /** One round; returns how many requests it raised. A round still running makes the next one a no-op. */
@@ -64,6 +67,10 @@ export class JournalOrphanSweepService {
   private async raise(entry: JournalEntry): Promise<boolean> {
     const session = await this.sessions.find(entry.sessionId);
     if (!session || session.tenantId !== entry.tenantId || session.status !== 'ACTIVE') return false;
+    // The reviewer sees the arguments with the tool's redactFields hidden, as in the request act raises.
+    const tool = await toolOfEntry(entry, this.tools);
+    // Passed over quietly, like a READ_ONLY call: the resubmit runs it again, no human needs to look.
+    if (runsAgainAfterCrash(entry, tool, this.builtins)) return this.skip(entry);
     const call: SubmittedCall = {
       id: entry.toolCallId,
       name: entry.toolName,
@@ -73,8 +80,6 @@ export class JournalOrphanSweepService {
     if (fingerprintOf(call) !== entry.fingerprint)
       return this.skip(entry, 'it cannot be rebuilt from its stored arguments');
     const ctx = { session, iteration: entry.iteration, entry: 'ACT' as const, freshSince: performance.now() };
-    // The reviewer sees the arguments with the tool's redactFields hidden, as in the request act raises.
-    const tool = await toolOfEntry(entry, this.tools);
     try {
       await this.batches.interrupt(ctx, unknownOutcomeInterrupt(call, entry, tool?.result?.redactFields), {
         iteration: entry.iteration,
@@ -99,13 +104,15 @@ export class JournalOrphanSweepService {
     for (const [key, lease] of this.skipped) if (!listed.has(key) && lease < before) this.skipped.delete(key);
   }
 
-  private skip(entry: JournalEntry, why: string): false {
+  /** Passes the entry over until it is no longer listed; `why` is warned once (none: an entry left on purpose). */
+  private skip(entry: JournalEntry, why?: string): false {
     const key = skipKey(entry);
     if (!this.skipped.has(key)) {
       this.skipped.set(key, entry.leaseExpiresAt);
-      this.logger.warn(
-        `Journal entry ${entry.toolCallId} of session ${entry.sessionId} stays STARTED for the runtime to resubmit: ${why}.`,
-      );
+      if (why)
+        this.logger.warn(
+          `Journal entry ${entry.toolCallId} of session ${entry.sessionId} stays STARTED for the runtime to resubmit: ${why}.`,
+        );
     }
     return false;
   }
