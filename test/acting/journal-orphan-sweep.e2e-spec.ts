@@ -11,6 +11,7 @@ import { AgentSessionRepository } from '@app/modules/loop-acting/sessions/agent-
 import { BatchRunner } from '@app/modules/loop-acting/acting/batch-runner';
 import { ToolRegistryService } from '@app/modules/tool-registry/tool-registry.service';
 import { BuiltinToolCatalog } from '@app/modules/tool-registry/builtin-tool.catalog';
+import { RetentionService } from '@app/modules/retention/retention.service';
 
 describeEachDialect('the dead-owner sweep lists side-effecting calls left STARTED in the HITL queue', (dialect) => {
   let db: TestDatabase;
@@ -298,6 +299,55 @@ describeEachDialect('the dead-owner sweep lists side-effecting calls left STARTE
     } finally {
       await other?.close();
     }
+  });
+
+  it('ends a call left STARTED by a dead owner in a closed session: FAILED, its outcome unknown; retention then deletes the session', async () => {
+    const startedGauge = async () =>
+      Number(
+        /^gateway_journal_entries\{state="STARTED"\} (\d+)$/m.exec(
+          (await gw.http.get('/metrics').expect(200)).text,
+        )![1],
+      );
+    const sessionId = await newSession();
+    await plantStarted(sessionId, 'dead', 'write_note', { q: 'dead' });
+    await plantStarted(sessionId, 'live', 'write_note', { q: 'live' }, 'SIDE_EFFECT', -60_000);
+    await gw.http.delete(`/api/v1/sessions/${sessionId}`).set(runtime).expect(200);
+    const before = await startedGauge();
+
+    await sweep();
+
+    const journal = (await gw.http.get(`/api/v1/admin/sessions/${sessionId}/journal`).set(gw.admin).expect(200)).body
+      .items;
+    expect(journal).toEqual([
+      expect.objectContaining({
+        toolCallId: 'dead',
+        state: 'FAILED',
+        resultStatus: 'FAILED',
+        errorClass: 'OUTCOME_UNKNOWN',
+      }),
+      expect.objectContaining({ toolCallId: 'live', state: 'STARTED' }),
+    ]);
+    // What a human needs stays with the session until retention: the call, its arguments and why it has no outcome.
+    const [dead] = await gw.app
+      .get(DataSource)
+      .query("SELECT arguments_json, content FROM tool_call_journal WHERE session_id = ? AND tool_call_id = 'dead'", [
+        sessionId,
+      ]);
+    expect(dead.arguments_json).toBe(canonicalJson({ q: 'dead' }));
+    expect(dead.content).toMatch(/^执行失败: .*write_note.*closed.*unknown/);
+    expect(await requestsOf(sessionId)).toEqual([]);
+    expect(await startedGauge()).toBe(before - 1);
+
+    // The live owner finishes its call; then nothing keeps the closed session from retention.
+    await gw.app
+      .get(DataSource)
+      .query(
+        "UPDATE tool_call_journal SET state = 'COMPLETED', result_status = 'COMPLETED' WHERE session_id = ? AND tool_call_id = 'live'",
+        [sessionId],
+      );
+    await gw.app.get(RetentionService).purge(Date.now() + 31 * 24 * 3600_000);
+    const left = await gw.app.get(DataSource).query('SELECT id FROM agent_session WHERE id = ?', [sessionId]);
+    expect(left).toEqual([]);
   });
 
   it('runs on its own every JOURNAL_SWEEP_INTERVAL_MS', async () => {

@@ -9,6 +9,7 @@ import { BatchRunner } from '../acting/batch-runner';
 import { fingerprintOf, runsAgainAfterCrash, toolOfEntry, unknownOutcomeInterrupt } from '../acting/call-interrupts';
 import { ToolCallJournalRepository } from './tool-call-journal.repository';
 import type { JournalEntry } from './journal.types';
+import { FAILURE_PREFIX } from '@app/modules/executors/call-path/tool-call.types';
 
 /** Most entries one sweep looks at; the rest wait for the next round. */
 const SWEEP_BATCH = 100;
@@ -58,6 +59,7 @@ export class JournalOrphanSweepService {
         );
         if (ok) raised++;
       }
+      await this.endAbandoned(now);
       return raised;
     } finally {
       this.running = false;
@@ -95,6 +97,28 @@ export class JournalOrphanSweepService {
   }
 
   /**
+   * Calls left STARTED by a dead owner in a closed session: nothing can run them again or decide them (a closed
+   * session takes no act, its requests were ended), so they are finished as FAILED, `OUTCOME_UNKNOWN`, saying why.
+   * Their row (arguments, owner, times) stays with the session until retention deletes it; else a STARTED entry kept
+   * its session from retention for good, and the STARTED gauge counted it.
+   */
+  private async endAbandoned(now: number): Promise<void> {
+    for (const entry of await this.journal.findAbandonedInClosedSessions(now, SWEEP_BATCH)) {
+      const content = `${FAILURE_PREFIX}the gateway process that was running ${entry.toolName} (${entry.owner}) stopped before recording the outcome, and session ${entry.sessionId} was closed before anyone decided it: whether the call took effect is unknown; check the target system.`;
+      const outcome = { ...ABANDONED, content };
+      // Only while the lease is still expired: an owner that is back finishes the call itself.
+      const ended = await this.journal.finish(entry, null, outcome, now).catch((err: unknown) => {
+        this.logger.error(`Could not end journal entry ${entry.toolCallId}: ${(err as Error).message}`);
+        return false;
+      });
+      if (ended)
+        this.logger.warn(
+          `Journal entry ${entry.toolCallId} (${entry.toolName}) of closed session ${entry.sessionId} (tenant ${entry.tenantId}) had a dead owner: ended as FAILED ${ABANDONED.errorClass}; its outcome is unknown.`,
+        );
+    }
+  }
+
+  /**
    * Drops the passed-over entries this round no longer lists (finished, renewed, or their session is not ACTIVE any
    * more). The list is oldest lease first: when it was cut at its limit, only those older than its last are known gone.
    */
@@ -117,6 +141,16 @@ export class JournalOrphanSweepService {
     return false;
   }
 }
+
+/** The outcome of a call abandoned in a closed session (its content says why). */
+const ABANDONED = {
+  state: 'FAILED',
+  resultStatus: 'FAILED',
+  attempts: 0,
+  durationMs: 0,
+  isError: true,
+  errorClass: 'OUTCOME_UNKNOWN',
+} as const;
 
 function skipKey(entry: JournalEntry): string {
   return `${entry.sessionId}/${entry.toolCallId}`;
