@@ -279,11 +279,73 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
       [sessionId, Date.now()],
     );
     expect((await resume(sessionId, { clientMessageId: 'young' }, 409)).body.error.code).toBe('RESUME_IN_PROGRESS');
-    expect((await resume(sessionId, { clientMessageId: 'other' }, 409)).body.error.code).toBe('HITL_ALREADY_DECIDED');
+    // Another decision than the one saved is refused: the saved one stands.
+    const other = await resume(sessionId, { clientMessageId: 'other', decision: 'REJECT' }, 409);
+    expect(other.body.error).toMatchObject({ code: 'HITL_ALREADY_DECIDED', details: { decision: 'APPROVE' } });
     const finished = await resume(sessionId, { clientMessageId: 'crashed' });
     expect(finished.body.results[0]).toMatchObject({ toolCallId: 'cr1', status: 'COMPLETED' });
     expect(requestsTo('/shell_run').filter((r) => r.body.includes('./dist'))).toHaveLength(1);
     expect((await resume(sessionId, { clientMessageId: 'crashed' })).body).toEqual(finished.body);
+  });
+
+  it('carries out a decision whose resume died after saving it when the runtime resumes under a new clientMessageId', async () => {
+    const sessionId = await newSession();
+    const res = await act(sessionId, 1, [{ id: 'lc1', name: 'shell_run', arguments: { command: 'rm -rf ./lost' } }]);
+    const requestId = res.body.hitlRequest.id;
+    const ds = gw.app.get(DataSource);
+    // A resume under 'lost' saved APPROVE; the runtime never got an answer and lost its clientMessageId.
+    await ds.query(
+      "UPDATE hitl_request SET status = 'DECIDED', decision = 'APPROVE', client_message_id = 'lost', decided_by = 'k' WHERE id = ?",
+      [requestId],
+    );
+    await ds.query(
+      "INSERT INTO resume_record (session_id, client_message_id, state, created_at) VALUES (?, 'lost', 'IN_PROGRESS', ?)",
+      [sessionId, Date.now()],
+    );
+    const body = { toolCallId: 'lc1', decision: 'APPROVE' };
+    // Its resume may still be carrying it out: nothing runs beside it.
+    const busy = await resume(sessionId, { clientMessageId: 'found-1', ...body }, 409);
+    expect(busy.body.error.code).toBe('RESUME_IN_PROGRESS');
+    expect(requestsTo('/shell_run').filter((r) => r.body.includes('./lost'))).toHaveLength(0);
+
+    // Its claim went stale (the process died): the new resume carries the saved decision out.
+    await ds.query("UPDATE resume_record SET created_at = ? WHERE session_id = ? AND client_message_id = 'lost'", [
+      Date.now() - 60_000,
+      sessionId,
+    ]);
+    const done = await resume(sessionId, { clientMessageId: 'found-2', ...body });
+    expect(done.body).toMatchObject({ status: 'COMPLETED' });
+    expect(done.body.results).toEqual([expect.objectContaining({ toolCallId: 'lc1', status: 'COMPLETED' })]);
+    expect((await gw.http.get(`/api/v1/sessions/${sessionId}`).set(runtime)).body).toMatchObject({
+      status: 'ACTIVE',
+      hitlPending: false,
+    });
+    // Every key that asked gets that response again; the call ran once.
+    expect((await resume(sessionId, { clientMessageId: 'found-2', ...body })).body).toEqual(done.body);
+    expect((await resume(sessionId, { clientMessageId: 'lost', ...body })).body).toEqual(done.body);
+    expect(requestsTo('/shell_run').filter((r) => r.body.includes('./lost'))).toHaveLength(1);
+  });
+
+  it("carries out a saved REJECT with the reviewer's saved message, whatever message the new resume sends", async () => {
+    const sessionId = await newSession();
+    const res = await act(sessionId, 1, [{ id: 'lr1', name: 'shell_run', arguments: { command: 'rm -rf ./kept' } }]);
+    const ds = gw.app.get(DataSource);
+    await ds.query(
+      "UPDATE hitl_request SET status = 'DECIDED', decision = 'REJECT', decision_message = 'not on a Friday', client_message_id = 'lost', decided_by = 'k' WHERE id = ?",
+      [res.body.hitlRequest.id],
+    );
+    await ds.query(
+      "INSERT INTO resume_record (session_id, client_message_id, state, created_at) VALUES (?, 'lost', 'IN_PROGRESS', ?)",
+      [sessionId, Date.now() - 60_000],
+    );
+    const rejected = await resume(sessionId, {
+      clientMessageId: 'again',
+      decision: 'REJECT',
+      message: 'changed my mind',
+    });
+    expect(rejected.body.results[0]).toMatchObject({ toolCallId: 'lr1', status: 'REJECTED' });
+    expect(rejected.body.results[0].content).toContain('not on a Friday');
+    expect(requestsTo('/shell_run').filter((r) => r.body.includes('./kept'))).toHaveLength(0);
   });
 
   it("rejects with the reviewer's message and applies ABORT_SESSION", async () => {

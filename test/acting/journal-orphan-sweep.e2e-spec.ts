@@ -10,6 +10,8 @@ import { ToolCallJournalRepository } from '@app/modules/loop-acting/journal/tool
 import { AgentSessionRepository } from '@app/modules/loop-acting/sessions/agent-session.repository';
 import { BatchRunner } from '@app/modules/loop-acting/acting/batch-runner';
 import { ToolRegistryService } from '@app/modules/tool-registry/tool-registry.service';
+import { BuiltinToolCatalog } from '@app/modules/tool-registry/builtin-tool.catalog';
+import { RetentionService } from '@app/modules/retention/retention.service';
 
 describeEachDialect('the dead-owner sweep lists side-effecting calls left STARTED in the HITL queue', (dialect) => {
   let db: TestDatabase;
@@ -153,6 +155,25 @@ describeEachDialect('the dead-owner sweep lists side-effecting calls left STARTE
     expect(res.body.results[0]).toMatchObject({ status: 'COMPLETED', reused: false });
   });
 
+  it('leaves a sub-agent call (its child is keyed by the toolCallId) to run again; another IDEMPOTENT call is raised', async () => {
+    const delegating = await newSession();
+    const writing = await newSession();
+    const builtins = (await gw.http.get('/api/v1/admin/tools?source=BUILTIN&pageSize=500').set(gw.admin).expect(200))
+      .body.items;
+    const subAgentCall = builtins.find((t: { name: string }) => t.name === 'SUB_AGENT_CALL');
+    await plantStarted(delegating, 'sub', 'SUB_AGENT_CALL', { agent: 'helper', task: 'x' }, 'IDEMPOTENT');
+    await gw.app
+      .get(DataSource)
+      .query('UPDATE tool_call_journal SET tool_id = ? WHERE session_id = ?', [subAgentCall.id, delegating]);
+    await plantStarted(writing, 'put', 'write_note', { q: 'put' }, 'IDEMPOTENT');
+    await sweep();
+    expect(await requestsOf(delegating)).toEqual([]);
+    expect((await session(delegating)).status).toBe('ACTIVE');
+    expect(await requestsOf(writing)).toEqual([
+      expect.objectContaining({ requestType: 'UNKNOWN_OUTCOME', toolCallId: 'put' }),
+    ]);
+  });
+
   it('leaves an entry it cannot rebuild for the resubmit, and still raises the others', async () => {
     const broken = await newSession();
     const fine = await newSession();
@@ -195,6 +216,7 @@ describeEachDialect('the dead-owner sweep lists side-effecting calls left STARTE
       app.get(AgentSessionRepository),
       app.get(BatchRunner),
       app.get(ToolRegistryService),
+      app.get(BuiltinToolCatalog),
     );
     const passedOver = (sessionId: string, toolCallId: string) =>
       (sweeper as unknown as { skipped: { has(key: string): boolean } }).skipped.has(`${sessionId}/${toolCallId}`);
@@ -263,6 +285,7 @@ describeEachDialect('the dead-owner sweep lists side-effecting calls left STARTE
       app.get(AgentSessionRepository),
       app.get(BatchRunner),
       app.get(ToolRegistryService),
+      app.get(BuiltinToolCatalog),
     );
     const other = dialect === 'mysql' ? await startTestGateway(db.url, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1' }) : null;
     try {
@@ -276,6 +299,55 @@ describeEachDialect('the dead-owner sweep lists side-effecting calls left STARTE
     } finally {
       await other?.close();
     }
+  });
+
+  it('ends a call left STARTED by a dead owner in a closed session: FAILED, its outcome unknown; retention then deletes the session', async () => {
+    const startedGauge = async () =>
+      Number(
+        /^gateway_journal_entries\{state="STARTED"\} (\d+)$/m.exec(
+          (await gw.http.get('/metrics').expect(200)).text,
+        )![1],
+      );
+    const sessionId = await newSession();
+    await plantStarted(sessionId, 'dead', 'write_note', { q: 'dead' });
+    await plantStarted(sessionId, 'live', 'write_note', { q: 'live' }, 'SIDE_EFFECT', -60_000);
+    await gw.http.delete(`/api/v1/sessions/${sessionId}`).set(runtime).expect(200);
+    const before = await startedGauge();
+
+    await sweep();
+
+    const journal = (await gw.http.get(`/api/v1/admin/sessions/${sessionId}/journal`).set(gw.admin).expect(200)).body
+      .items;
+    expect(journal).toEqual([
+      expect.objectContaining({
+        toolCallId: 'dead',
+        state: 'FAILED',
+        resultStatus: 'FAILED',
+        errorClass: 'OUTCOME_UNKNOWN',
+      }),
+      expect.objectContaining({ toolCallId: 'live', state: 'STARTED' }),
+    ]);
+    // What a human needs stays with the session until retention: the call, its arguments and why it has no outcome.
+    const [dead] = await gw.app
+      .get(DataSource)
+      .query("SELECT arguments_json, content FROM tool_call_journal WHERE session_id = ? AND tool_call_id = 'dead'", [
+        sessionId,
+      ]);
+    expect(dead.arguments_json).toBe(canonicalJson({ q: 'dead' }));
+    expect(dead.content).toMatch(/^执行失败: .*write_note.*closed.*unknown/);
+    expect(await requestsOf(sessionId)).toEqual([]);
+    expect(await startedGauge()).toBe(before - 1);
+
+    // The live owner finishes its call; then nothing keeps the closed session from retention.
+    await gw.app
+      .get(DataSource)
+      .query(
+        "UPDATE tool_call_journal SET state = 'COMPLETED', result_status = 'COMPLETED' WHERE session_id = ? AND tool_call_id = 'live'",
+        [sessionId],
+      );
+    await gw.app.get(RetentionService).purge(Date.now() + 31 * 24 * 3600_000);
+    const left = await gw.app.get(DataSource).query('SELECT id FROM agent_session WHERE id = ?', [sessionId]);
+    expect(left).toEqual([]);
   });
 
   it('runs on its own every JOURNAL_SWEEP_INTERVAL_MS', async () => {

@@ -1,7 +1,15 @@
 import { createTestDatabaseUrl, describeEachDialect, TestDatabase } from '@test/support/test-database';
 import { GatewayProcess, startGatewayProcess } from '@test/support/gateway-process';
 import { waitFor } from '@test/support/wait-for';
-import { act, expectStatus, openSession, seedAgent, SeededAgent, ToolCall } from './support/gateway-runtime.seed';
+import {
+  act,
+  expectStatus,
+  openSession,
+  resume,
+  seedAgent,
+  SeededAgent,
+  ToolCall,
+} from './support/gateway-runtime.seed';
 import { CrashRemoteServer } from './support/crash-remote.server';
 
 /*
@@ -34,8 +42,10 @@ describeEachDialect('a side-effecting call whose gateway was killed reaches the 
     name: 'ledger_risky',
     arguments: { ref: `${dialect}-approved` },
   };
+  const resumedCall: ToolCall = { id: 'call-resumed', name: 'ledger_risky', arguments: { ref: `${dialect}-resumed` } };
   let sweptSession: string;
   let approvedSession: string;
+  let resumedSession: string;
   let approvalId: string;
   const decide = (requestId: string, body: Record<string, unknown>) =>
     restarted.call('POST', `/api/v1/admin/hitl/${requestId}/decision`, body, restarted.admin);
@@ -62,6 +72,7 @@ describeEachDialect('a side-effecting call whose gateway was killed reaches the 
     ]);
     sweptSession = await openSession(actKilled, seeded);
     approvedSession = await openSession(actKilled, seeded);
+    resumedSession = await openSession(actKilled, seeded);
     expect(
       await act(actKilled, seeded.runtime, sweptSession, 1, [sweptCall]).then(
         () => false,
@@ -96,6 +107,27 @@ describeEachDialect('a side-effecting call whose gateway was killed reaches the 
       );
     expect(broke).toBe(true);
     expect((await decisionKilled.exited).signal).toBe('SIGKILL');
+
+    // Dies after a runtime's resume saved its APPROVE, before the call's STARTED (the runtime never gets an answer).
+    const resumeKilled = await startGatewayProcess({
+      databaseUrl: db.url,
+      instanceId: 'killed-in-resume',
+      env: { ...env, GATEWAY_FAULT_INJECTION: 'before-started:ledger_risky' },
+    });
+    expectStatus(await act(resumeKilled, seeded.runtime, resumedSession, 1, [resumedCall]), 200, 'act to resume');
+    const resumeBroke = await resumeKilled
+      .call(
+        'POST',
+        `/api/v1/sessions/${resumedSession}/resume`,
+        { clientMessageId: 'lost-with-the-crash', decision: 'APPROVE' },
+        seeded.runtime,
+      )
+      .then(
+        () => false,
+        () => true,
+      );
+    expect(resumeBroke).toBe(true);
+    expect((await resumeKilled.exited).signal).toBe('SIGKILL');
 
     restarted = await startGatewayProcess({
       databaseUrl: db.url,
@@ -161,5 +193,35 @@ describeEachDialect('a side-effecting call whose gateway was killed reaches the 
     const retried = await decide(repeated.body.hitlRequest.id, { decision: 'RETRY', reviewer: 'alice' });
     expect(retried.body.results[0]).toMatchObject({ toolCallId: 'call-approved', status: 'COMPLETED' });
     expect(remote.hits(`${dialect}-approved`)).toBe(1);
+  });
+
+  it('a runtime that lost the clientMessageId of the killed resume resumes with a new one and the same decision: the saved APPROVE runs once', async () => {
+    const pending = await pendingOf(resumedSession);
+    expect(pending).toEqual([]); // decided (by the killed resume), though the session still waits on it
+    const body = { clientMessageId: 'after-the-crash', toolCallId: 'call-resumed', decision: 'APPROVE' };
+    const resumed = await waitFor(
+      async () => {
+        const res = await resume(restarted, seeded.runtime, resumedSession, body);
+        if (res.status !== 409 || res.body.error.code !== 'RESUME_IN_PROGRESS') return res;
+        return null;
+      },
+      { timeoutMs: 15_000, intervalMs: 200, description: "the killed resume's claim to go stale" },
+    );
+    expect(resumed.status).toBe(200);
+    expect(resumed.body).toMatchObject({ status: 'COMPLETED' });
+    expect(resumed.body.results[0]).toMatchObject({ toolCallId: 'call-resumed', status: 'COMPLETED' });
+    expect(remote.hits(`${dialect}-resumed`)).toBe(1);
+    const session = expectStatus(
+      await restarted.call('GET', `/api/v1/sessions/${resumedSession}`, undefined, seeded.runtime),
+      200,
+      'session',
+    );
+    expect(session).toMatchObject({ status: 'ACTIVE', hitlPending: false });
+    const lost = await resume(restarted, seeded.runtime, resumedSession, {
+      ...body,
+      clientMessageId: 'lost-with-the-crash',
+    });
+    expect(lost.body).toEqual(resumed.body);
+    expect(remote.hits(`${dialect}-resumed`)).toBe(1);
   });
 });

@@ -286,6 +286,30 @@ describeEachDialect('HITL decided by an admin (POST /admin/hitl/{id}/decision, h
     expect(requestsTo('/shell_run').filter((r) => r.body.includes('./crash'))).toHaveLength(1);
   });
 
+  it("carries out a runtime's saved decision whose resume died (the session still waits): the same decision runs it once, another is refused", async () => {
+    const { sessionId, requestId } = await interruptedBatch(runtimeAgent, 'orphan');
+    const ds = gw.app.get(DataSource);
+    // A runtime's resume saved APPROVE, then its process died: the request DECIDED, the claim IN_PROGRESS and stale.
+    await ds.query(
+      "UPDATE hitl_request SET status = 'DECIDED', decision = 'APPROVE', client_message_id = 'rt-lost', decided_by = 'runtime (key k)' WHERE id = ?",
+      [requestId],
+    );
+    await ds.query(
+      "INSERT INTO resume_record (session_id, client_message_id, state, created_at) VALUES (?, 'rt-lost', 'IN_PROGRESS', ?)",
+      [sessionId, Date.now() - 60_000],
+    );
+    const other = await decide(requestId, acmeAdmin, { decision: 'REJECT', reviewer: 'erin' }, 409);
+    expect(other.body.error).toMatchObject({ code: 'HITL_ALREADY_DECIDED', details: { decision: 'APPROVE' } });
+
+    const done = await decide(requestId, acmeAdmin, { decision: 'APPROVE', reviewer: 'erin' });
+    expect(done.body.results.map((r: { status: string }) => r.status)).toEqual(['COMPLETED', 'COMPLETED']);
+    expect(await session(sessionId)).toMatchObject({ status: 'ACTIVE', hitlPending: false });
+    expect((await decide(requestId, acmeAdmin, { decision: 'APPROVE', reviewer: 'erin' })).body).toEqual(done.body);
+    expect(requestsTo('/shell_run').filter((r) => r.body.includes('./orphan'))).toHaveLength(1);
+    // The decision stays the runtime's, as saved.
+    expect((await queueItem(requestId)).decidedBy).toBe('runtime (key k)');
+  });
+
   it("a request decided by the runtime's resume cannot be decided again by an admin", async () => {
     const { sessionId, requestId } = await interruptedBatch(runtimeAgent, 'twice');
     // The admin decision's idempotency key is reserved: a runtime cannot take it.

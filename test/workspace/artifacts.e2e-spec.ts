@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createKey, gatewayForSuite } from '@test/support/gateway-test-app';
 import { describeEachDialect } from '@test/support/test-database';
 import { WorkspaceLocator } from '@app/modules/workspace/workspace.locator';
+import { ArtifactsService } from '@app/modules/workspace/artifacts.service';
 import { FILE_TOOLS, workspaceRootForSuite, workspaceTenant, type WorkspaceTenant } from './workspace-test-kit';
 
 const binary = (req: import('supertest').Test) =>
@@ -148,6 +149,36 @@ describeEachDialect('artifacts within ARTIFACTS_MAX_BYTES, deleted by a tenant a
     expect(() => statSync(join(locator.artifactDir('t-art-quota'), first.artifactId))).toThrow(/ENOENT/);
 
     expect((await t.call(sessionId, 'PUBLISH_FILE', { path: 'six.txt' })).status).toBe('COMPLETED');
+  });
+
+  it('answers one of several DELETEs of an artifact at the same moment with 200, the others with 404', async () => {
+    const admin = await createKey(suite.gw, 't-art-quota', 'admin');
+    await t.call(sessionId, 'WRITE_FILE', { path: 'one.txt', content: '1' });
+    const { artifactId } = JSON.parse((await t.call(sessionId, 'PUBLISH_FILE', { path: 'one.txt' })).content);
+
+    // Every request reads the artifact before any deletes it, as requests on two instances (or on MySQL's pool) can.
+    type Loading = { load(...a: unknown[]): Promise<unknown> };
+    const service: Loading = suite.gw.app.get<ArtifactsService, Loading>(ArtifactsService);
+    const load = service.load.bind(service);
+    let loaded = 0;
+    let allLoaded!: () => void;
+    const barrier = new Promise<void>((resolve) => (allLoaded = resolve));
+    const spy = jest.spyOn(service, 'load').mockImplementation(async (...args) => {
+      const row = await load(...args);
+      if (++loaded === 4) allLoaded();
+      await barrier;
+      return row;
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () => suite.gw.http.delete(`/api/v1/artifacts/${artifactId}`).set(admin)),
+    ).finally(() => spy.mockRestore());
+
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 404, 404, 404]);
+    expect(answers.find((r) => r.status === 200)!.body).toMatchObject({ artifactId, size: 1 });
+    expect(answers.find((r) => r.status === 404)!.body.error.code).toBe('NOT_FOUND');
+    await suite.gw.http.get(`/api/v1/artifacts/${artifactId}`).set(admin).expect(404);
+    const locator = suite.gw.app.get(WorkspaceLocator);
+    expect(() => statSync(join(locator.artifactDir('t-art-quota'), artifactId))).toThrow(/ENOENT/);
   });
 
   it('lets only one of two publishes at the same moment pass the quota', async () => {

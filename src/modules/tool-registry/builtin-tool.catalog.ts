@@ -1,13 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import type { AiToolEntity } from './ai-tool.entity';
 import { REGISTRY_BUILTIN_TOOLS } from './builtin-tools.definitions';
+import type { ToolDescriptor } from './tool-registry.types';
 
 /** A platform built-in as its module declares it; the seeder turns it into a platform-wide `ai_tool` row. */
 export type BuiltinToolDefinition = Pick<
   AiToolEntity,
   'name' | 'description' | 'parameters' | 'endpoint' | 'sideEffect'
 > &
-  Partial<Pick<AiToolEntity, 'requires' | 'hitl'>>;
+  Partial<Pick<AiToolEntity, 'requires' | 'hitl'>> & {
+    /**
+     * A call left STARTED by a gateway that died runs again when it is submitted again, as a READ_ONLY call does,
+     * instead of asking a human about its unknown outcome: the built-in keys what it does by the toolCallId, so the
+     * second attempt finds what the first one started (a sub-agent's child) rather than doing it twice.
+     */
+    runsAgainAfterCrash?: true;
+  };
 
 /**
  * Every built-in tool of the gateway. A module that dispatches built-ins registers their definitions here in its
@@ -27,5 +35,11 @@ export class BuiltinToolCatalog {
 
   definitions(): BuiltinToolDefinition[] {
     return [...this.byName.values()];
+  }
+
+  /** The tool is a platform built-in declared {@link BuiltinToolDefinition.runsAgainAfterCrash}. */
+  runsAgainAfterCrash(tool: Pick<ToolDescriptor, 'name' | 'source' | 'tenantId'>): boolean {
+    if (tool.source !== 'BUILTIN' || tool.tenantId !== null) return false;
+    return this.byName.get(tool.name)?.runsAgainAfterCrash === true;
   }
 }

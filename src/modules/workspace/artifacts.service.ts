@@ -97,10 +97,14 @@ export class ArtifactsService {
     return toView(row);
   }
 
-  /** Deletes an artifact of the caller's tenant (the platform key: any tenant's): its row, then its file. */
+  /**
+   * Deletes an artifact of the caller's tenant (the platform key: any tenant's): its row, then its file. Of deletes at
+   * the same moment, the one whose statement removed the row answers; the others find it gone (404).
+   */
   async remove(tenantId: string | null, id: string): Promise<ArtifactView> {
     const row = await this.load(tenantId, id);
-    await this.dataSource.getRepository(ArtifactEntity).delete({ id: row.id });
+    const { affected } = await this.dataSource.getRepository(ArtifactEntity).delete({ id: row.id });
+    if (affected === 0) throw notFound(id);
     await rm(join(this.locator.artifactDir(row.tenantId), row.id), { force: true });
     return toView(row);
   }
@@ -198,13 +202,16 @@ export class ArtifactsService {
 
   private async load(tenantId: string | null, id: string): Promise<ArtifactEntity> {
     const row = await this.dataSource.getRepository(ArtifactEntity).findOneBy({ id });
-    if (!row || (tenantId !== null && row.tenantId !== tenantId))
-      throw new DomainError(
-        CommonErrorCode.NOT_FOUND,
-        `No artifact ${id} in your tenant; use the artifactId that PUBLISH_FILE answered.`,
-      );
+    if (!row || (tenantId !== null && row.tenantId !== tenantId)) throw notFound(id);
     return row;
   }
+}
+
+function notFound(id: string): DomainError {
+  return new DomainError(
+    CommonErrorCode.NOT_FOUND,
+    `No artifact ${id} in your tenant; use the artifactId that PUBLISH_FILE answered.`,
+  );
 }
 
 function toView(row: ArtifactEntity): ArtifactView {

@@ -6,7 +6,10 @@ const DELEGATION = {
   task: { type: 'string', minLength: 1, maxLength: 100000, description: 'What the sub-agent should do, in full' },
 };
 
-/** The sub-agent built-ins (v2 contract). Keyed by the calling toolCallId, so a retried call starts no second task. */
+/**
+ * The sub-agent built-ins (v2 contract). Keyed by the calling toolCallId, so a retried call starts no second task:
+ * after a crash the call runs again on its own and finds the task its first attempt started.
+ */
 export const SUBAGENT_BUILTIN_TOOLS: BuiltinToolDefinition[] = [
   {
     name: SUB_AGENT_CALL,
@@ -23,6 +26,7 @@ export const SUBAGENT_BUILTIN_TOOLS: BuiltinToolDefinition[] = [
     },
     endpoint: 'AgentTasks.call',
     sideEffect: 'IDEMPOTENT',
+    runsAgainAfterCrash: true,
     requires: ['SUB_AGENT'],
   },
   {
@@ -32,6 +36,7 @@ export const SUBAGENT_BUILTIN_TOOLS: BuiltinToolDefinition[] = [
     parameters: { type: 'object', properties: DELEGATION, required: ['agent', 'task'], additionalProperties: false },
     endpoint: 'AgentTasks.submit',
     sideEffect: 'IDEMPOTENT',
+    runsAgainAfterCrash: true,
     requires: ['SUB_AGENT'],
   },
   {

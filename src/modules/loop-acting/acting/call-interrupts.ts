@@ -1,6 +1,7 @@
 import { redact, redactQuotingText } from '@app/common/redaction';
 import type { ReadyCall } from '@app/modules/tool-invocation/tool-call.preparer';
 import type { ToolRegistryService } from '@app/modules/tool-registry/tool-registry.service';
+import type { BuiltinToolCatalog } from '@app/modules/tool-registry/builtin-tool.catalog';
 import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
 import { parseToolArguments } from '@app/modules/tool-invocation/tool-arguments.parser';
 import { callFingerprint } from '../journal/journal-fingerprint';
@@ -47,6 +48,21 @@ export async function toolOfEntry(
     if (claimed) return claimed;
   }
   return byName !== undefined ? byName : tools.findByNameInScope(entry.toolName, entry.tenantId);
+}
+
+/**
+ * Whether a call left STARTED by a dead owner runs again when it is submitted again, instead of becoming an
+ * UNKNOWN_OUTCOME request: a READ_ONLY call, or a call to a built-in that keys its effect by the toolCallId (a sub-agent
+ * call finds the child its first attempt started). `tool`: the tool the entry was claimed for, as it is now (null when
+ * it is gone or no longer callable: then a human decides).
+ */
+export function runsAgainAfterCrash(
+  entry: Pick<JournalEntry, 'sideEffect' | 'toolId'>,
+  tool: ToolDescriptor | null,
+  catalog: Pick<BuiltinToolCatalog, 'runsAgainAfterCrash'>,
+): boolean {
+  if (entry.sideEffect === 'READ_ONLY') return true;
+  return tool !== null && tool.id === entry.toolId && catalog.runsAgainAfterCrash(tool);
 }
 
 /** `redactFields`: the tool's `result.redactFields` (the journal entry does not keep them; see toolOfEntry). */

@@ -21,8 +21,15 @@ import type { ActResult } from './act.types';
 import type { ApprovalGrant, BatchContext, CallStep } from './acting.types';
 import { FaultInjector } from './fault-injector';
 import { AgentSessionRepository } from '../sessions/agent-session.repository';
-import { fingerprintOf, unknownOutcomeInterrupt, approvalInterrupt, toolOfEntry } from './call-interrupts';
+import {
+  fingerprintOf,
+  unknownOutcomeInterrupt,
+  approvalInterrupt,
+  toolOfEntry,
+  runsAgainAfterCrash,
+} from './call-interrupts';
 import { ToolRegistryService } from '@app/modules/tool-registry/tool-registry.service';
+import { BuiltinToolCatalog } from '@app/modules/tool-registry/builtin-tool.catalog';
 
 /** What a result entry is made of. */
 export interface ResultFacts {
@@ -40,7 +47,8 @@ export interface ResultFacts {
 
 /**
  * One tool call of a batch through the journal: reuse a finished entry, recover a dead owner's entry,
- * or check, claim (STARTED), run and record it. Never runs a side-effecting call whose outcome is unknown.
+ * or check, claim (STARTED), run and record it. Never runs a side-effecting call whose outcome is unknown (unless
+ * running it again is provably harmless: see runsAgainAfterCrash).
  */
 @Injectable()
 export class CallRunner {
@@ -57,6 +65,7 @@ export class CallRunner {
     private readonly sessions: AgentSessionRepository,
     private readonly events: SessionEventsStore,
     private readonly tools: ToolRegistryService,
+    private readonly builtins: BuiltinToolCatalog,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
@@ -151,15 +160,17 @@ export class CallRunner {
       rawArguments: JSON.parse(entry.argumentsJson),
       freshSince: ctx.freshSince,
     });
-    // A READ_ONLY call runs again on its own: only on the tool it was made to (a RETRY's grant checks that itself).
-    const prepared = entry.sideEffect === 'READ_ONLY' ? sameToolAsEntry(entry, resolved) : resolved;
+    // A READ_ONLY call (or a built-in keyed by the toolCallId) runs again on its own: only on the tool it was made to
+    // (a RETRY's grant checks that itself).
+    const runsAgain = runsAgainAfterCrash(entry, resolved.kind === 'ready' ? resolved.tool : null, this.builtins);
+    const prepared = runsAgain ? sameToolAsEntry(entry, resolved) : resolved;
     // A RETRY runs again the tool the human decided on, not another that took its name since (that one asks again).
     const retryApproved =
       grant?.mode === 'RETRY' &&
       grant.toolCallId === call.id &&
       grant.fingerprint === entry.fingerprint &&
       (grant.toolId === null || prepared.kind === 'refused' || prepared.tool.id === grant.toolId);
-    if (entry.sideEffect !== 'READ_ONLY' && !retryApproved) {
+    if (!runsAgain && !retryApproved) {
       // The reviewer sees the arguments with the redactFields of the tool the entry was claimed for.
       const tool = await toolOfEntry(entry, this.tools, prepared.tool);
       return {

@@ -23,7 +23,8 @@ const claimKeyOf = (sessionId: string, requestId: string) => ({
 /**
  * `POST /admin/hitl/{id}/decision`: an admin decides a pending request through the resume service (the one
  * way to decide). The same decision again → the stored response, nothing runs twice; another decision on a
- * request already decided (by anyone) → 409 HITL_ALREADY_DECIDED.
+ * request already decided (by anyone) → 409 HITL_ALREADY_DECIDED. The same decision as one a runtime's resume saved
+ * but died before carrying out (the session still waits on the request) carries that decision out.
  */
 @Injectable()
 export class HitlDecisionService {
@@ -41,10 +42,9 @@ export class HitlDecisionService {
         `No HITL request ${requestId} in your tenant; list them with GET /api/v1/admin/hitl.`,
       );
     const claimKey = claimKeyOf(request.sessionId, request.id);
-    if (
-      request.status === 'DECIDED' &&
-      !(request.clientMessageId === claimKey.key && request.decision === dto.decision)
-    ) {
+    // The same decision goes on: its stored response, or (saved by a resume or decision that died before carrying it
+    // out, the session still waiting) it is carried out; a request no longer pending is refused there.
+    if (request.status === 'DECIDED' && request.decision !== dto.decision) {
       throw new DomainError(
         LoopActingErrorCode.HITL_ALREADY_DECIDED,
         `Request ${request.id} was already decided: ${request.decision} by ${request.decidedBy}; nothing is left to decide on it: list the pending requests with GET /api/v1/admin/hitl?status=PENDING.`,

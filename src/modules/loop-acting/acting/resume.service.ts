@@ -6,6 +6,7 @@ import { CommonErrorCode } from '@app/common/errors/common.errors';
 import { validationFailed } from '@app/common/errors/validation';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { HitlDecisionRecord, HitlRequestsRepository } from '@app/modules/hitl/requests/hitl-requests.repository';
+import type { HitlRequestEntity } from '@app/modules/hitl/requests/hitl-request.entity';
 import { ToolRegistryService } from '@app/modules/tool-registry/tool-registry.service';
 import { AgentConfigService } from '@app/modules/agent-config/agent-config.service';
 import { SessionsService } from '../sessions/sessions.service';
@@ -134,6 +135,9 @@ export class ResumeService {
         clientMessageId: claimKey.key,
       });
       if (!decided) {
+        const saved = await this.hitl.find(request.id);
+        if (saved?.status === 'DECIDED' && saved.clientMessageId && saved.clientMessageId !== claimKey.key)
+          return await this.carryOutSaved(session, claimKey, request, batch, decision, saved, () => (decided = true));
         throw new DomainError(
           LoopActingErrorCode.HITL_ALREADY_DECIDED,
           `The pending request ${request.id} was already decided by another resume or decision, or the session was closed meanwhile; read the session with GET /api/v1/sessions/${session.id}.`,
@@ -141,12 +145,68 @@ export class ResumeService {
       }
       this.events.record(hitlDecidedEvent(session, request, decision, decider.decidedBy));
       // The response is stored with the session's move: on by finish(), or to the next request by the batch.
-      return await this.apply(session, claimKey, request, batch, decision, input.message);
+      return await this.apply(session, [claimKey], request, batch, decision, input.message);
     } catch (err) {
       // Nothing was decided: free the claim so a corrected request can use it.
       if (!decided) await this.records.release(claimKey.scope, claimKey.key, await lastHeartbeat());
       throw err;
     }
+  }
+
+  /**
+   * The request was decided under another claim key, but the session still waits on it: that resume (or admin
+   * decision) died after saving the decision, and its caller may have lost the key. A decision equal to the saved one
+   * carries it out (with the saved message) under the saved key's claim, taken over once stale, and stores the
+   * response under both keys. Another decision is refused; a saved key whose claim is alive is still carrying it out.
+   * `onClaimed`: called once the saved decision is this request's to carry out (from then on, the claim is kept).
+   */
+  private async carryOutSaved(
+    session: AgentSessionEntity,
+    claimKey: DecisionClaimKey,
+    request: HitlRequestView,
+    batch: PendingBatch,
+    decision: ResumeDecision,
+    saved: HitlRequestEntity,
+    onClaimed: () => void,
+  ): Promise<ActResponse> {
+    const savedKey = { scope: claimKey.scope, key: saved.clientMessageId! };
+    if (saved.decision !== decision) {
+      throw new DomainError(
+        LoopActingErrorCode.HITL_ALREADY_DECIDED,
+        `Request ${request.id} was already decided ${saved.decision} by ${saved.decidedBy}; that decision stands. Resume with decision ${saved.decision} (any clientMessageId) to get its outcome.`,
+        { requestId: request.id, decision: saved.decision, decidedBy: saved.decidedBy },
+      );
+    }
+    const claim = await this.records.claim(savedKey.scope, savedKey.key, this.config.journalLeaseMs);
+    if (claim.kind === 'running') {
+      throw new DomainError(
+        LoopActingErrorCode.RESUME_IN_PROGRESS,
+        `Request ${request.id} was decided ${decision} under ${savedKey.key}, which is carrying it out now; send this again shortly to get its outcome.`,
+      );
+    }
+    if (claim.kind === 'done') {
+      onClaimed();
+      await this.records.complete(claimKey.scope, claimKey.key, claim.response);
+      return claim.response;
+    }
+    return this.claims.hold(savedKey.scope, savedKey.key, claim.at, async (lastHeartbeat) => {
+      // Still waiting on the same decided request (not closed meanwhile): checked with the session's compare-and-set.
+      const still = await this.persistDecision(session, request, {
+        decision,
+        decisionMessage: saved.decisionMessage,
+        decidedBy: saved.decidedBy ?? '',
+        clientMessageId: savedKey.key,
+      });
+      if (!still) {
+        await this.records.release(savedKey.scope, savedKey.key, await lastHeartbeat());
+        throw new DomainError(
+          LoopActingErrorCode.HITL_ALREADY_DECIDED,
+          `Session ${session.id} no longer waits on request ${request.id} (it was closed or moved on meanwhile); read it with GET /api/v1/sessions/${session.id}.`,
+        );
+      }
+      onClaimed();
+      return this.apply(session, [claimKey, savedKey], request, batch, decision, saved.decisionMessage ?? undefined);
+    });
   }
 
   /**
@@ -274,26 +334,30 @@ export class ResumeService {
     return { request, batch, decision };
   }
 
+  /** `claimKeys`: the keys the response is stored under (each gets it back when sent again). */
   private async apply(
     session: AgentSessionEntity,
-    claimKey: DecisionClaimKey,
+    claimKeys: DecisionClaimKey[],
     request: HitlRequestView,
     batch: PendingBatch,
     decision: ResumeDecision,
     message: string | undefined,
   ): Promise<ActResponse> {
+    const store = async (response: ActResponse, tx: HotTransaction) => {
+      for (const k of claimKeys) await this.records.complete(k.scope, k.key, response, tx);
+    };
     const ctx: BatchContext = {
       session,
       iteration: batch.iteration,
       entry: 'RESUME',
       freshSince: performance.now(),
-      storeResponse: (response, tx) => this.records.complete(claimKey.scope, claimKey.key, response, tx),
+      storeResponse: store,
     };
     if (request.requestType === 'CHECKPOINT_PAUSE') {
       // Another maxIterations from here (the agent's current setting, so the budget never compounds).
       const agent = await this.agents.loadAgent({ tenantId: session.tenantId }, session.agentId);
       await this.moveSession(session, { iterationBudget: batch.iteration + agent.maxIterations });
-      return this.finish(session, claimKey, await this.batches.run(ctx, batch.notRun, null));
+      return this.finish(session, store, await this.batches.run(ctx, batch.notRun, null));
     }
     const pending = batch.pending!;
     if (decision === 'APPROVE' || decision === 'RETRY') {
@@ -303,7 +367,7 @@ export class ResumeService {
         toolId: batch.pendingToolId ?? null,
         mode: decision,
       };
-      return this.finish(session, claimKey, await this.batches.run(ctx, [pending, ...batch.notRun], grant));
+      return this.finish(session, store, await this.batches.run(ctx, [pending, ...batch.notRun], grant));
     }
     const decided = await this.decisions.record(ctx, pending, batch.pendingToolId ?? null, decision, message);
     if (decided.status === 'REJECTED' && (await this.rejectPolicyOf(session, batch)) === 'ABORT_SESSION') {
@@ -311,9 +375,9 @@ export class ResumeService {
         status: 'COMPLETED',
         results: [decided, ...batch.notRun.map((c) => notRunResult(c, null))],
       };
-      return this.finish(session, claimKey, response, true);
+      return this.finish(session, store, response, true);
     }
-    return this.finish(session, claimKey, await this.batches.run(ctx, batch.notRun, null, [decided]));
+    return this.finish(session, store, await this.batches.run(ctx, batch.notRun, null, [decided]));
   }
 
   /**
@@ -324,7 +388,7 @@ export class ResumeService {
    */
   private async finish(
     session: AgentSessionEntity,
-    claimKey: DecisionClaimKey,
+    store: (response: ActResponse, tx: HotTransaction) => Promise<void>,
     response: ActResponse,
     close = false,
   ): Promise<ActResponse> {
@@ -332,7 +396,7 @@ export class ResumeService {
     await this.moveSession(
       session,
       { status: close ? 'CLOSED' : 'ACTIVE', hitlPending: false, hitlRequest: null, pendingBatch: null },
-      (tx) => this.records.complete(claimKey.scope, claimKey.key, response, tx),
+      (tx) => store(response, tx),
     );
     if (close) await this.closeHooks.closed({ tenantId: session.tenantId, id: session.id });
     return response;

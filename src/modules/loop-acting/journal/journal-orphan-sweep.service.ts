@@ -4,10 +4,12 @@ import { CommonErrorCode } from '@app/common/errors/common.errors';
 import { AgentSessionRepository } from '../sessions/agent-session.repository';
 import type { SubmittedCall } from '../sessions/session.types';
 import { ToolRegistryService } from '@app/modules/tool-registry/tool-registry.service';
+import { BuiltinToolCatalog } from '@app/modules/tool-registry/builtin-tool.catalog';
 import { BatchRunner } from '../acting/batch-runner';
-import { fingerprintOf, toolOfEntry, unknownOutcomeInterrupt } from '../acting/call-interrupts';
+import { fingerprintOf, runsAgainAfterCrash, toolOfEntry, unknownOutcomeInterrupt } from '../acting/call-interrupts';
 import { ToolCallJournalRepository } from './tool-call-journal.repository';
 import type { JournalEntry } from './journal.types';
+import { FAILURE_PREFIX } from '@app/modules/executors/call-path/tool-call.types';
 
 /** Most entries one sweep looks at; the rest wait for the next round. */
 const SWEEP_BATCH = 100;
@@ -17,7 +19,8 @@ const SWEEP_BATCH = 100;
  * requests exactly as `act` does when the runtime resubmits: the same request row and session move
  * (INTERRUPTED, the call pending), so a later resubmit gets SESSION_INTERRUPTED and a resume or an admin
  * decision works it. Safe on several instances: the session's compare-and-set (in the transaction that inserts
- * the request) lets one sweep or act win; the others change nothing. READ_ONLY calls are left to run again.
+ * the request) lets one sweep or act win; the others change nothing. Calls that run again on their own (READ_ONLY,
+ * and built-ins keyed by the toolCallId: see runsAgainAfterCrash) are left for the resubmit.
  */
 @Injectable()
 export class JournalOrphanSweepService {
@@ -34,6 +37,7 @@ export class JournalOrphanSweepService {
     private readonly sessions: AgentSessionRepository,
     private readonly batches: BatchRunner,
     private readonly tools: ToolRegistryService,
+    private readonly builtins: BuiltinToolCatalog,
   ) {}
 
   /** One round; returns how many requests it raised. A round still running makes the next one a no-op. */
@@ -55,6 +59,7 @@ export class JournalOrphanSweepService {
         );
         if (ok) raised++;
       }
+      await this.endAbandoned(now);
       return raised;
     } finally {
       this.running = false;
@@ -64,6 +69,10 @@ export class JournalOrphanSweepService {
   private async raise(entry: JournalEntry): Promise<boolean> {
     const session = await this.sessions.find(entry.sessionId);
     if (!session || session.tenantId !== entry.tenantId || session.status !== 'ACTIVE') return false;
+    // The reviewer sees the arguments with the tool's redactFields hidden, as in the request act raises.
+    const tool = await toolOfEntry(entry, this.tools);
+    // Passed over quietly, like a READ_ONLY call: the resubmit runs it again, no human needs to look.
+    if (runsAgainAfterCrash(entry, tool, this.builtins)) return this.skip(entry);
     const call: SubmittedCall = {
       id: entry.toolCallId,
       name: entry.toolName,
@@ -73,8 +82,6 @@ export class JournalOrphanSweepService {
     if (fingerprintOf(call) !== entry.fingerprint)
       return this.skip(entry, 'it cannot be rebuilt from its stored arguments');
     const ctx = { session, iteration: entry.iteration, entry: 'ACT' as const, freshSince: performance.now() };
-    // The reviewer sees the arguments with the tool's redactFields hidden, as in the request act raises.
-    const tool = await toolOfEntry(entry, this.tools);
     try {
       await this.batches.interrupt(ctx, unknownOutcomeInterrupt(call, entry, tool?.result?.redactFields), {
         iteration: entry.iteration,
@@ -90,6 +97,28 @@ export class JournalOrphanSweepService {
   }
 
   /**
+   * Calls left STARTED by a dead owner in a closed session: nothing can run them again or decide them (a closed
+   * session takes no act, its requests were ended), so they are finished as FAILED, `OUTCOME_UNKNOWN`, saying why.
+   * Their row (arguments, owner, times) stays with the session until retention deletes it; else a STARTED entry kept
+   * its session from retention for good, and the STARTED gauge counted it.
+   */
+  private async endAbandoned(now: number): Promise<void> {
+    for (const entry of await this.journal.findAbandonedInClosedSessions(now, SWEEP_BATCH)) {
+      const content = `${FAILURE_PREFIX}the gateway process that was running ${entry.toolName} (${entry.owner}) stopped before recording the outcome, and session ${entry.sessionId} was closed before anyone decided it: whether the call took effect is unknown; check the target system.`;
+      const outcome = { ...ABANDONED, content };
+      // Only while the lease is still expired: an owner that is back finishes the call itself.
+      const ended = await this.journal.finish(entry, null, outcome, now).catch((err: unknown) => {
+        this.logger.error(`Could not end journal entry ${entry.toolCallId}: ${(err as Error).message}`);
+        return false;
+      });
+      if (ended)
+        this.logger.warn(
+          `Journal entry ${entry.toolCallId} (${entry.toolName}) of closed session ${entry.sessionId} (tenant ${entry.tenantId}) had a dead owner: ended as FAILED ${ABANDONED.errorClass}; its outcome is unknown.`,
+        );
+    }
+  }
+
+  /**
    * Drops the passed-over entries this round no longer lists (finished, renewed, or their session is not ACTIVE any
    * more). The list is oldest lease first: when it was cut at its limit, only those older than its last are known gone.
    */
@@ -99,17 +128,29 @@ export class JournalOrphanSweepService {
     for (const [key, lease] of this.skipped) if (!listed.has(key) && lease < before) this.skipped.delete(key);
   }
 
-  private skip(entry: JournalEntry, why: string): false {
+  /** Passes the entry over until it is no longer listed; `why` is warned once (none: an entry left on purpose). */
+  private skip(entry: JournalEntry, why?: string): false {
     const key = skipKey(entry);
     if (!this.skipped.has(key)) {
       this.skipped.set(key, entry.leaseExpiresAt);
-      this.logger.warn(
-        `Journal entry ${entry.toolCallId} of session ${entry.sessionId} stays STARTED for the runtime to resubmit: ${why}.`,
-      );
+      if (why)
+        this.logger.warn(
+          `Journal entry ${entry.toolCallId} of session ${entry.sessionId} stays STARTED for the runtime to resubmit: ${why}.`,
+        );
     }
     return false;
   }
 }
+
+/** The outcome of a call abandoned in a closed session (its content says why). */
+const ABANDONED = {
+  state: 'FAILED',
+  resultStatus: 'FAILED',
+  attempts: 0,
+  durationMs: 0,
+  isError: true,
+  errorClass: 'OUTCOME_UNKNOWN',
+} as const;
 
 function skipKey(entry: JournalEntry): string {
   return `${entry.sessionId}/${entry.toolCallId}`;

@@ -126,11 +126,23 @@ export class ToolCallJournalRepository {
    * Side-effecting entries left STARTED by an owner whose lease expired, in sessions that are ACTIVE (a session
    * already waiting for a human is left alone), oldest first. Uses idx_tool_call_journal_lease.
    */
-  async findOrphaned(now: number, limit: number): Promise<JournalEntry[]> {
+  findOrphaned(now: number, limit: number): Promise<JournalEntry[]> {
+    return this.findDeadOwned("j.side_effect <> 'READ_ONLY' AND s.status = 'ACTIVE'", now, limit);
+  }
+
+  /**
+   * Entries left STARTED by an owner whose lease expired in sessions that are CLOSED (of any side effect), oldest
+   * first: nothing runs them again or asks a human about them any more. Uses idx_tool_call_journal_lease.
+   */
+  findAbandonedInClosedSessions(now: number, limit: number): Promise<JournalEntry[]> {
+    return this.findDeadOwned("s.status = 'CLOSED'", now, limit);
+  }
+
+  private async findDeadOwned(where: string, now: number, limit: number): Promise<JournalEntry[]> {
     const rows: Row[] = await this.sql.all(
       `SELECT ${this.table.aliasedList('j', '')} FROM tool_call_journal j
          JOIN agent_session s ON s.id = j.session_id AND s.tenant_id = j.tenant_id
-        WHERE j.state = 'STARTED' AND j.lease_expires_at < ? AND j.side_effect <> 'READ_ONLY' AND s.status = 'ACTIVE'
+        WHERE j.state = 'STARTED' AND j.lease_expires_at < ? AND ${where}
         ORDER BY j.lease_expires_at LIMIT ${sqlRowCount(limit)}`,
       [now],
     );
