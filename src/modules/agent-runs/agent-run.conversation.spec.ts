@@ -9,13 +9,46 @@ describe('assignJournalKeys', () => {
     expect(keys).toEqual([{ id: 'call_a', key: 'call_a', name: 't', arguments: '{}' }]);
   });
 
-  it('qualifies an id the session used before, and a repeat within one answer', () => {
+  it('qualifies an id the session used before', () => {
+    const calls = [{ id: 'call_0', name: 't', arguments: '{"a":1}' }];
+    const keys = assignJournalKeys(calls, new Set(['call_0']), RUN, 4).map((c) => c.key);
+    expect(keys).toEqual([`call_0@${RUN}:4`]);
+  });
+
+  it('gives a call whose id another call of the answer has an id of its own, so each answer has one call', () => {
     const calls = [
       { id: 'call_0', name: 't', arguments: '{"a":1}' },
       { id: 'call_0', name: 't', arguments: '{"a":2}' },
+      { id: 'call_0', name: 'u', arguments: '{"a":1}' },
     ];
-    const keys = assignJournalKeys(calls, new Set(['call_0']), RUN, 4).map((c) => c.key);
-    expect(keys).toEqual([`call_0@${RUN}:4`, `call_0@${RUN}:4.2`]);
+    expect(assignJournalKeys(calls, new Set(['call_0']), RUN, 4)).toEqual([
+      { id: 'call_0', key: `call_0@${RUN}:4`, name: 't', arguments: '{"a":1}' },
+      { id: 'call_11111111_4_1', key: 'call_11111111_4_1', name: 't', arguments: '{"a":2}' },
+      { id: 'call_11111111_4_2', key: 'call_11111111_4_2', name: 'u', arguments: '{"a":1}' },
+    ]);
+  });
+
+  it('keeps the same call made twice in one answer (id, name and arguments) once', () => {
+    const calls = [
+      { id: 'call_0', name: 't', arguments: '{"a":1}' },
+      { id: 'call_0', name: 't', arguments: '{"a":2}' },
+      { id: 'call_0', name: 't', arguments: '{"a":1}' },
+      { id: 'call_0', name: 't', arguments: '{"a":2}' },
+    ];
+    expect(assignJournalKeys(calls, new Set(), RUN, 1).map((c) => [c.id, c.arguments])).toEqual([
+      ['call_0', '{"a":1}'],
+      ['call_11111111_1_1', '{"a":2}'],
+    ]);
+  });
+
+  it("never gives a call an id the model gave another call of the answer, the gateway's own form included", () => {
+    const calls = [
+      { id: 'x', name: 't', arguments: '{"a":1}' },
+      { id: 'x', name: 't', arguments: '{"a":2}' },
+      { id: 'call_11111111_1_1', name: 't', arguments: '{"a":3}' },
+    ];
+    const ids = assignJournalKeys(calls, new Set(), RUN, 1).map((c) => c.id);
+    expect(new Set(ids).size).toBe(3);
   });
 
   it('gives a call without a usable id one, reads empty arguments as {}, and bounds long keys', () => {

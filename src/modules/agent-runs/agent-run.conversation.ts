@@ -40,9 +40,12 @@ export function toChatMessages(
 
 /**
  * The journal key of each tool call of a model answer: the model's own id, unless the session used that key
- * before (models repeat ids such as `call_0` across turns) or the answer repeats it: then
- * `<id>@<runId>:<iteration>` (plus `.<n>` for a repeat within the answer). A call without an id gets one.
- * Assigned once, when the answer is checkpointed, so a continuation after a crash submits the same keys.
+ * before (models repeat ids such as `call_0` across turns): then `<id>@<runId>:<iteration>`. A call without an id,
+ * or with an id another call of the answer has, gets one from the gateway (`call_<run>_<iteration>_<index>`), so
+ * each tool message answers exactly one call: a provider sent one id for two calls (and two answers under it)
+ * reads a conversation it cannot follow. The same call twice in one answer (id, name and arguments) is one call,
+ * kept once: it runs once. Assigned once, when the answer is checkpointed, so a continuation after a crash submits
+ * the same keys.
  */
 export function assignJournalKeys(
   calls: readonly ModelToolCall[],
@@ -51,16 +54,29 @@ export function assignJournalKeys(
   iteration: number,
 ): PendingToolCall[] {
   const taken = new Set(usedKeys);
-  return calls.map((c, i) => {
+  const kept: PendingToolCall[] = [];
+  const ids = new Set<string>();
+  // The calls kept so far, by the id the model gave them, their name and their arguments.
+  const seen = new Set<string>();
+  calls.forEach((c, i) => {
+    const args = c.arguments.trim() === '' ? '{}' : c.arguments;
     // The id is stored with the conversation (128 characters at most, the journal's bound): a longer one is
     // shortened by its hash like a key, in the assistant message and its tool answer alike.
-    const id = c.id && /^[\x21-\x7e]+$/.test(c.id) ? bounded(c.id) : `call_${runId.slice(0, 8)}_${iteration}_${i}`;
+    const own = c.id && /^[\x21-\x7e]+$/.test(c.id) ? bounded(c.id) : undefined;
+    const signature = own && JSON.stringify([own, c.name, args]);
+    if (signature && seen.has(signature)) return;
+    if (signature) seen.add(signature);
+    const generated = `call_${runId.slice(0, 8)}_${iteration}_${i}`;
+    let id = own && !ids.has(own) ? own : generated;
+    for (let n = 2; ids.has(id); n++) id = `${generated}_${n}`;
+    ids.add(id);
     let key = bounded(id);
     if (taken.has(key)) key = bounded(`${id}@${runId}:${iteration}`);
     for (let n = 2; taken.has(key); n++) key = bounded(`${id}@${runId}:${iteration}.${n}`);
     taken.add(key);
-    return { id, key, name: c.name, arguments: c.arguments.trim() === '' ? '{}' : c.arguments };
+    kept.push({ id, key, name: c.name, arguments: args });
   });
+  return kept;
 }
 
 /** Every journal key the session's stored tool calls used. */
