@@ -12,9 +12,10 @@ export interface ScriptedToolCall {
  * One scripted answer: a final text, tool calls (with optional text), an assistant `message` sent as it is (what a
  * broken or hostile provider may answer), an HTTP error (optionally with Retry-After; `body` replaces OpenAI's
  * `{error: {message}}`, as other servers answer; `text` answers plain text instead), or no answer at all (`hang`:
- * the request stays open until the server closes). `delayMs` waits before answering.
+ * the request stays open until the server closes). `delayMs` waits before answering; `finishReason` replaces the
+ * choice's `finish_reason` (`stop`, or `tool_calls` with tool calls).
  */
-export type ScriptedAnswer = { delayMs?: number } & (
+export type ScriptedAnswer = { delayMs?: number; finishReason?: string } & (
   | { text: string; toolCalls?: undefined }
   | { toolCalls: ScriptedToolCall[]; text?: string }
   | { message: Record<string, unknown> }
@@ -101,7 +102,8 @@ export class ScriptedModelServer {
       const error = { error: { message: answer.message ?? `scripted HTTP ${answer.status}` } };
       return json(res, answer.status, answer.body ?? error);
     }
-    if ('message' in answer) return json(res, 200, completion(body.model, this.requests.length, answer.message));
+    if ('message' in answer)
+      return json(res, 200, completion(body.model, this.requests.length, answer.message, answer.finishReason));
     const toolCalls = answer.toolCalls?.map((c) => ({
       id: c.id,
       type: 'function',
@@ -112,7 +114,7 @@ export class ScriptedModelServer {
       content: answer.text ?? null,
       ...(toolCalls ? { tool_calls: toolCalls } : {}),
     };
-    json(res, 200, completion(body.model, this.requests.length, message));
+    json(res, 200, completion(body.model, this.requests.length, message, answer.finishReason));
   }
 }
 
@@ -138,13 +140,13 @@ function invalidFunctionName(messages: Array<Record<string, any>>): Record<strin
   return null;
 }
 
-function completion(model: string, n: number, message: Record<string, unknown>): unknown {
+function completion(model: string, n: number, message: Record<string, unknown>, finishReason?: string): unknown {
   return {
     id: `chatcmpl-${n}`,
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model,
-    choices: [{ index: 0, message, finish_reason: message.tool_calls ? 'tool_calls' : 'stop' }],
+    choices: [{ index: 0, message, finish_reason: finishReason ?? (message.tool_calls ? 'tool_calls' : 'stop') }],
     usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
   };
 }

@@ -51,6 +51,25 @@ describe('assignJournalKeys', () => {
     expect(new Set(ids).size).toBe(3);
   });
 
+  it('marks the last call of an answer cut at the token limit truncated when its arguments are incomplete or absent', () => {
+    const cut = (args: string, cutShort = true) =>
+      assignJournalKeys(
+        [
+          { id: 'a', name: 't', arguments: '{"q":' },
+          { id: 'b', name: 't', arguments: args },
+        ],
+        new Set(),
+        RUN,
+        1,
+        cutShort,
+      ).map((c) => c.truncated ?? false);
+    // Only the last call can be cut: an earlier one's bad JSON is the model's own, for act to refuse.
+    expect(cut('{"q":"ab')).toEqual([false, true]);
+    expect(cut('')).toEqual([false, true]);
+    expect(cut('{"q":"abc"}')).toEqual([false, false]);
+    expect(cut('{"q":"ab', false)).toEqual([false, false]);
+  });
+
   it('gives a call without a usable id one, reads empty arguments as {}, and bounds long keys', () => {
     const [missing, long] = assignJournalKeys(
       [

@@ -45,13 +45,15 @@ export function toChatMessages(
  * each tool message answers exactly one call: a provider sent one id for two calls (and two answers under it)
  * reads a conversation it cannot follow. The same call twice in one answer (id, name and arguments) is one call,
  * kept once: it runs once. Assigned once, when the answer is checkpointed, so a continuation after a crash submits
- * the same keys.
+ * the same keys. In an answer `cutShort` at the model's token limit, the last call is marked `truncated` when its
+ * arguments are no complete JSON (or none at all): the cut left them incomplete, and it must not run.
  */
 export function assignJournalKeys(
   calls: readonly ModelToolCall[],
   usedKeys: ReadonlySet<string>,
   runId: string,
   iteration: number,
+  cutShort = false,
 ): PendingToolCall[] {
   const taken = new Set(usedKeys);
   const kept: PendingToolCall[] = [];
@@ -74,9 +76,20 @@ export function assignJournalKeys(
     if (taken.has(key)) key = bounded(`${id}@${runId}:${iteration}`);
     for (let n = 2; taken.has(key); n++) key = bounded(`${id}@${runId}:${iteration}.${n}`);
     taken.add(key);
-    kept.push({ id, key, name: c.name, arguments: args });
+    const truncated = cutShort && i === calls.length - 1 && !isCompleteJson(c.arguments);
+    kept.push({ id, key, name: c.name, arguments: args, ...(truncated && { truncated: true as const }) });
   });
   return kept;
+}
+
+function isCompleteJson(text: string): boolean {
+  if (text.trim() === '') return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Every journal key the session's stored tool calls used. */

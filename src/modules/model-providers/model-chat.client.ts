@@ -30,7 +30,24 @@ export interface ModelToolCall {
 export interface ModelAnswer {
   content: string | null;
   toolCalls: ModelToolCall[];
+  /**
+   * Why the answer ended, when it did not end as the model meant it: `length` (cut at the token limit: the text, or
+   * the arguments of its last tool call, may be incomplete), `content_filter` (the provider withheld part of it), or a
+   * reason of the provider's own (at most {@link MAX_FINISH_REASON_CHARS} characters). Absent for a whole answer.
+   */
+  finishReason?: string;
 }
+
+/** The `finish_reason` of a whole answer: OpenAI's, and the words of servers that say it their own way (TGI, proxies). */
+const WHOLE_ANSWER_FINISH_REASONS = new Set([
+  'stop',
+  'tool_calls',
+  'function_call',
+  'eos_token',
+  'stop_sequence',
+  'end_turn',
+]);
+export const MAX_FINISH_REASON_CHARS = 64;
 
 /** The model could not be asked or did not answer (after the client's retries): the run fails with `message`. */
 export class ModelCallError extends Error {
@@ -105,7 +122,8 @@ export class ModelChatClient {
         },
         { signal },
       );
-      const message = completion.choices?.[0]?.message;
+      const choice = completion.choices?.[0];
+      const message = choice?.message;
       if (!message) throw new ModelCallError(`model provider ${provider.name} answered without a choice`);
       const listed: unknown = message.tool_calls ?? [];
       if (!Array.isArray(listed))
@@ -123,7 +141,8 @@ export class ModelChatClient {
           name: asText(c.function?.name),
           arguments: asText(c.function?.arguments),
         }));
-      return { content: contentText(message.content), toolCalls };
+      const finishReason = endedEarly(choice.finish_reason);
+      return { content: contentText(message.content), toolCalls, ...(finishReason && { finishReason }) };
     } catch (err) {
       // The placeholder sent to a server that needs no key is no secret (scrubbing it would blank the word "none").
       const secret = provider.apiKeyRef ? client.apiKey : null;
@@ -239,6 +258,13 @@ function asText(value: unknown): string {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return value === undefined || value === null ? '' : JSON.stringify(value);
+}
+
+/** The `finish_reason` of an answer that did not end as the model meant it; undefined for a whole one. */
+function endedEarly(finishReason: unknown): string | undefined {
+  if (finishReason === undefined || finishReason === null || finishReason === '') return undefined;
+  const reason = asText(finishReason).slice(0, MAX_FINISH_REASON_CHARS);
+  return WHOLE_ANSWER_FINISH_REASONS.has(reason) ? undefined : reason;
 }
 
 /**
