@@ -124,7 +124,13 @@ export class ModelChatClient {
       );
       const choice = completion.choices?.[0];
       const message = choice?.message;
-      if (!message) throw new ModelCallError(`model provider ${provider.name} answered without a choice`);
+      if (!message) {
+        // OpenRouter answers HTTP 200 with `{error: {code, message}}` when the model behind it fails mid-answer.
+        const reason = errorText((completion as { error?: unknown }).error);
+        throw new ModelCallError(
+          `model provider ${provider.name} answered without a choice${reason ? `: ${reason.slice(0, 300)}` : ''}`,
+        );
+      }
       const listed: unknown = message.tool_calls ?? [];
       if (!Array.isArray(listed))
         throw new ModelCallError(
