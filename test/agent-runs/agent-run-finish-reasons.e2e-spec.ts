@@ -89,6 +89,16 @@ describeEachDialect('the agent loop shows why a model answer ended', (dialect) =
     expect((journal.body.items ?? journal.body).map((r: { toolCallId: string }) => r.toolCallId)).toEqual(['whole_1']);
   });
 
+  it('shows an answer that ended to call tools but holds no tool call, as a server whose tool parser failed sends', async () => {
+    const agent = await fx.agent([lookup.id]);
+    const raw = '<tool_call>{"name": "lookup_box", "arguments": {"q": "b-6"}}</tool_call>';
+    fx.model.script(agent.model, { message: { role: 'assistant', content: raw }, finishReason: 'tool_calls' });
+
+    const res = await fx.send(await fx.session(agent.id), 'no-calls', 'Where is b-6?').expect(200);
+
+    expect(res.body).toMatchObject({ status: 'COMPLETED', answer: raw, finishReason: 'tool_calls' });
+  });
+
   it("shows an answer the provider's content filter ended, and a reason it does not document, as they came", async () => {
     const agent = await fx.agent([]);
     fx.model.script(

@@ -39,14 +39,9 @@ export interface ModelAnswer {
 }
 
 /** The `finish_reason` of a whole answer: OpenAI's, and the words of servers that say it their own way (TGI, proxies). */
-const WHOLE_ANSWER_FINISH_REASONS = new Set([
-  'stop',
-  'tool_calls',
-  'function_call',
-  'eos_token',
-  'stop_sequence',
-  'end_turn',
-]);
+const WHOLE_ANSWER_FINISH_REASONS = new Set(['stop', 'eos_token', 'stop_sequence', 'end_turn']);
+/** The `finish_reason` of an answer that ends to call tools (`function_call`: the deprecated functions API's). */
+const TOOL_CALL_FINISH_REASONS = new Set(['tool_calls', 'function_call']);
 export const MAX_FINISH_REASON_CHARS = 64;
 
 /** The model could not be asked or did not answer (after the client's retries): the run fails with `message`. */
@@ -147,7 +142,7 @@ export class ModelChatClient {
           name: asText(c.function?.name),
           arguments: asText(c.function?.arguments),
         }));
-      const finishReason = endedEarly(choice.finish_reason);
+      const finishReason = endedEarly(choice.finish_reason, toolCalls.length > 0);
       return { content: contentText(message.content), toolCalls, ...(finishReason && { finishReason }) };
     } catch (err) {
       // The placeholder sent to a server that needs no key is no secret (scrubbing it would blank the word "none").
@@ -266,10 +261,15 @@ function asText(value: unknown): string {
   return value === undefined || value === null ? '' : JSON.stringify(value);
 }
 
-/** The `finish_reason` of an answer that did not end as the model meant it; undefined for a whole one. */
-function endedEarly(finishReason: unknown): string | undefined {
+/**
+ * The `finish_reason` of an answer that did not end as the model meant it; undefined for a whole one. An answer that
+ * ended to call tools but holds no tool call is not whole either: a server whose tool parser failed sends the model's
+ * raw call as text.
+ */
+function endedEarly(finishReason: unknown, hasToolCalls: boolean): string | undefined {
   if (finishReason === undefined || finishReason === null || finishReason === '') return undefined;
   const reason = asText(finishReason).slice(0, MAX_FINISH_REASON_CHARS);
+  if (TOOL_CALL_FINISH_REASONS.has(reason)) return hasToolCalls ? undefined : reason;
   return WHOLE_ANSWER_FINISH_REASONS.has(reason) ? undefined : reason;
 }
 
