@@ -1,4 +1,5 @@
 import type { JsonSchema } from '@app/modules/tool-registry/tool-registry.types';
+import { declaredTypes } from './tool-spec-schema.walk';
 
 /**
  * The one property of the Gemini spec of a tool whose arguments are a map: Gemini has no schema for an object without
@@ -14,7 +15,9 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * `additionalProperties` (a schema or `true`) or `patternProperties`. A bare `{type: "object"}` takes no arguments.
  */
 export function isRootMap(schema: JsonSchema): boolean {
-  if (schema.type !== undefined && schema.type !== 'object') return false;
+  // `type: ["object", "null"]` too: Gemini's root is an object whatever else the schema allows.
+  const types = declaredTypes(schema).filter((type) => type !== 'null');
+  if (schema.type !== undefined && (types.length !== 1 || types[0] !== 'object')) return false;
   if (isObject(schema.properties) && Object.keys(schema.properties).length > 0) return false;
   if (['$ref', 'allOf', 'anyOf', 'oneOf'].some((key) => schema[key] !== undefined)) return false;
   const additional = schema.additionalProperties;

@@ -35,6 +35,14 @@ describe('toGeminiToolSpec', () => {
   });
 
   it('omits parameters for a tool that takes none', () => {
+    for (const parameters of [
+      { type: 'object', additionalProperties: false },
+      { type: 'object' },
+      { type: ['string', 'object'], additionalProperties: { type: 'string' } },
+    ])
+      expect(toGeminiToolSpec({ name: 'now', description: 'Time.', parameters })).not.toHaveProperty(
+        'parameters.properties.arguments_json',
+      );
     expect(toGeminiToolSpec({ name: 'now', description: 'Time.', parameters: {} })).toEqual({
       name: 'now',
       description: 'Time.',
@@ -52,6 +60,8 @@ describe('toGeminiToolSpec', () => {
       { type: 'object', description: 'Variables by name.', additionalProperties: { type: 'string' } },
       { type: 'object', properties: {}, additionalProperties: true },
       { type: 'object', patternProperties: { '^[A-Z_]+$': { type: 'string' } } },
+      { type: ['object'], additionalProperties: { type: 'integer' } },
+      { type: ['object', 'null'], additionalProperties: { type: 'integer' } },
     ]) {
       const spec = toGeminiToolSpec({
         name: 'set_env',
