@@ -345,6 +345,38 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
     expect(await fx.run(sessionId, failed.body.runId)).toMatchObject({ status: 'FAILED', error: failed.body.error });
   });
 
+  it("sends maxTokens as max_completion_tokens to a model that refuses max_tokens (OpenAI's reasoning models)", async () => {
+    const agent = await fx.agent([]);
+    await suite.gw.http
+      .patch(`/api/v1/admin/model-providers/${agent.providerId}`)
+      .set(suite.gw.admin)
+      .send({ options: { maxTokens: 512 } })
+      .expect(200);
+    const sessionId = await fx.session(agent.id);
+    // OpenAI's answer to max_tokens for o1, o3, gpt-5 and their kin.
+    const refusal = {
+      message:
+        "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+      type: 'invalid_request_error',
+      param: 'max_tokens',
+      code: 'unsupported_parameter',
+    };
+    fx.model.script(agent.model, { status: 400, body: { error: refusal } }, { text: 'one' }, { text: 'two' });
+
+    const first = await fx.send(sessionId, 'mct-1', 'hi').expect(200);
+    const second = await fx.send(sessionId, 'mct-2', 'again').expect(200);
+
+    expect(first.body).toMatchObject({ status: 'COMPLETED', answer: 'one' });
+    expect(second.body).toMatchObject({ status: 'COMPLETED', answer: 'two' });
+    // Asked once more at once, then the provider is asked that way from the start.
+    const sent = fx.model.requestsFor(agent.model).map((r) => [r.body.max_tokens, r.body.max_completion_tokens]);
+    expect(sent).toEqual([
+      [512, undefined],
+      [undefined, 512],
+      [undefined, 512],
+    ]);
+  });
+
   it("gives up on a model request past the provider's timeoutMs, retries it, then fails the run saying so", async () => {
     const agent = await fx.agent([]);
     await suite.gw.http

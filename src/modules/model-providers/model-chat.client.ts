@@ -64,6 +64,8 @@ interface CachedClient {
   version: number;
   apiKey: string;
   client: OpenAI;
+  /** The provider refused `max_tokens` for `max_completion_tokens` (OpenAI's reasoning models): sent that way since. */
+  maxCompletionTokens: boolean;
 }
 
 /** Servers that need no key still get a non-empty Authorization (the client requires one). */
@@ -102,10 +104,12 @@ export class ModelChatClient {
   }
 
   async complete(provider: ModelProviderEntity, req: ModelChatRequest, signal?: AbortSignal): Promise<ModelAnswer> {
-    const client = await this.clientFor(provider);
+    const cached = await this.clientFor(provider);
+    const { client } = cached;
     const o = provider.options ?? {};
-    try {
-      const completion = await client.chat.completions.create(
+    const limit = (max: number) => (cached.maxCompletionTokens ? { max_completion_tokens: max } : { max_tokens: max });
+    const create = () =>
+      client.chat.completions.create(
         {
           model: provider.model,
           messages: req.messages,
@@ -113,10 +117,19 @@ export class ModelChatClient {
           ...(req.tools.length > 0 && req.toolChoice !== undefined && { tool_choice: req.toolChoice as 'auto' }),
           ...(o.temperature !== undefined && { temperature: o.temperature }),
           ...(o.topP !== undefined && { top_p: o.topP }),
-          ...(o.maxTokens !== undefined && { max_tokens: o.maxTokens }),
+          ...(o.maxTokens !== undefined && limit(o.maxTokens)),
         },
         { signal },
       );
+    try {
+      let completion: Awaited<ReturnType<typeof create>>;
+      try {
+        completion = await create();
+      } catch (err) {
+        if (o.maxTokens === undefined || cached.maxCompletionTokens || !refusesMaxTokens(err)) throw err;
+        cached.maxCompletionTokens = true;
+        completion = await create();
+      }
       const choice = completion.choices?.[0];
       const message = choice?.message;
       if (!message) {
@@ -151,10 +164,10 @@ export class ModelChatClient {
     }
   }
 
-  private async clientFor(provider: ModelProviderEntity): Promise<OpenAI> {
+  private async clientFor(provider: ModelProviderEntity): Promise<CachedClient> {
     const apiKey = await this.keyOf(provider);
     const cached = this.clients.get(provider.id);
-    if (cached && cached.version === provider.version && cached.apiKey === apiKey) return cached.client;
+    if (cached && cached.version === provider.version && cached.apiKey === apiKey) return cached;
     const o = provider.options ?? {};
     const timeoutMs = o.timeoutMs ?? this.config.agentLoop.modelCallTimeoutMs;
     const answers = errorBodyShapeFetch(
@@ -185,8 +198,9 @@ export class ModelChatClient {
         'X-Stainless-Runtime-Version': null,
       },
     });
-    this.clients.set(provider.id, { version: provider.version, apiKey, client });
-    return client;
+    const fresh = { version: provider.version, apiKey, client, maxCompletionTokens: false };
+    this.clients.set(provider.id, fresh);
+    return fresh;
   }
 
   /** The key from the provider's own scope: platform-wide → TOOL_SECRETS, a tenant's → its tenant secrets. */
@@ -239,6 +253,16 @@ export class ModelChatClient {
     }
     return new ModelCallError(`model provider ${provider.name} failed: ${reason(err)}`);
   }
+}
+
+/**
+ * OpenAI's reasoning models (o1, o3, gpt-5...) refuse `max_tokens`: "Unsupported parameter: 'max_tokens' is not
+ * supported with this model. Use 'max_completion_tokens' instead." Every other server is sent `max_tokens`, the name
+ * OpenAI-compatible servers know.
+ */
+function refusesMaxTokens(err: unknown): boolean {
+  if (!(err instanceof APIError) || err.status !== 400) return false;
+  return err.param === 'max_tokens' || errorText(err.error).includes('max_completion_tokens');
 }
 
 /** A provider may echo the key in its error text ("Incorrect API key provided: sk-..."): it never reaches the run. */
