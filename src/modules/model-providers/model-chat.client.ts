@@ -12,6 +12,7 @@ import type { ModelProviderEntity } from './model-provider.entity';
 import { API_KEY_REF_PATTERN } from './model-providers.types';
 import { errorBodyShapeFetch } from './error-body-shape.fetch';
 import { boundedAnswerFetch, ModelAnswerBoundError } from './bounded-answer.fetch';
+import { endedEarly } from './model-finish-reason';
 
 /** One round's request: the conversation and the tools in OpenAI's format. */
 export interface ModelChatRequest {
@@ -33,16 +34,10 @@ export interface ModelAnswer {
   /**
    * Why the answer ended, when it did not end as the model meant it: `length` (cut at the token limit: the text, or
    * the arguments of its last tool call, may be incomplete), `content_filter` (the provider withheld part of it), or a
-   * reason of the provider's own (at most {@link MAX_FINISH_REASON_CHARS} characters). Absent for a whole answer.
+   * reason of the provider's own (at most 64 characters: {@link endedEarly}). Absent for a whole answer.
    */
   finishReason?: string;
 }
-
-/** The `finish_reason` of a whole answer: OpenAI's, and the words of servers that say it their own way (TGI, proxies). */
-const WHOLE_ANSWER_FINISH_REASONS = new Set(['stop', 'eos_token', 'stop_sequence', 'end_turn']);
-/** The `finish_reason` of an answer that ends to call tools (`function_call`: the deprecated functions API's). */
-const TOOL_CALL_FINISH_REASONS = new Set(['tool_calls', 'function_call']);
-export const MAX_FINISH_REASON_CHARS = 64;
 
 /** The model could not be asked or did not answer (after the client's retries): the run fails with `message`. */
 export class ModelCallError extends Error {
@@ -155,7 +150,7 @@ export class ModelChatClient {
           name: asText(c.function?.name),
           arguments: asText(c.function?.arguments),
         }));
-      const finishReason = endedEarly(choice.finish_reason, toolCalls.length > 0);
+      const finishReason = endedEarly(asText(choice.finish_reason), toolCalls.length > 0);
       return { content: contentText(message.content), toolCalls, ...(finishReason && { finishReason }) };
     } catch (err) {
       // The placeholder sent to a server that needs no key is no secret (scrubbing it would blank the word "none").
@@ -283,18 +278,6 @@ function asText(value: unknown): string {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return value === undefined || value === null ? '' : JSON.stringify(value);
-}
-
-/**
- * The `finish_reason` of an answer that did not end as the model meant it; undefined for a whole one. An answer that
- * ended to call tools but holds no tool call is not whole either: a server whose tool parser failed sends the model's
- * raw call as text.
- */
-function endedEarly(finishReason: unknown, hasToolCalls: boolean): string | undefined {
-  if (finishReason === undefined || finishReason === null || finishReason === '') return undefined;
-  const reason = asText(finishReason).slice(0, MAX_FINISH_REASON_CHARS);
-  if (TOOL_CALL_FINISH_REASONS.has(reason)) return hasToolCalls ? undefined : reason;
-  return WHOLE_ANSWER_FINISH_REASONS.has(reason) ? undefined : reason;
 }
 
 /**
