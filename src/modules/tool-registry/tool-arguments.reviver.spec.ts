@@ -71,6 +71,11 @@ describe('compileArgumentsReviver', () => {
     expect(env({ A: '1' })).toEqual({ A: '1' });
     expect(env({ [GEMINI_ROOT_MAP_PROPERTY]: 'not json' })).toEqual({ [GEMINI_ROOT_MAP_PROPERTY]: 'not json' });
     expect(env({ [GEMINI_ROOT_MAP_PROPERTY]: '["A"]' })).toEqual({ [GEMINI_ROOT_MAP_PROPERTY]: '["A"]' });
+    const named = compileArgumentsReviver({
+      $ref: '#/$defs/Env',
+      $defs: { Env: { type: 'object', additionalProperties: { type: 'string' } } },
+    })!;
+    expect(named({ [GEMINI_ROOT_MAP_PROPERTY]: '{"A":"1"}' })).toEqual({ A: '1' });
   });
 
   it('maps the text of a non-string enum value back to the value', () => {

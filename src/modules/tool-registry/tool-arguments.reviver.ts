@@ -1,6 +1,6 @@
 import { GeminiSchemaRefResolver } from '@app/modules/agent-config/formats/gemini-schema-ref.resolver';
 import { anthropicPropertyKey } from '@app/modules/agent-config/formats/anthropic-property-key';
-import { GEMINI_ROOT_MAP_PROPERTY, isRootMap } from '@app/modules/agent-config/formats/gemini-root-map';
+import { GEMINI_ROOT_MAP_PROPERTY, rootMapOf } from '@app/modules/agent-config/formats/gemini-root-map';
 import { jsonTextNestsDeeperThan, MAX_JSON_DEPTH } from '@app/common/json-depth';
 import type { JsonSchema } from './tool-registry.types';
 
@@ -41,7 +41,7 @@ export function compileArgumentsReviver(schema: JsonSchema): ArgumentsReviver | 
   const plans: PlanCache = Object.assign(new Map<object, RevivePlan | null>(), { built: 0 });
   const plan = planFor(schema, refs, plans, 0);
   const reviver: ArgumentsReviver | null = plan ? (args) => revive(plan, args, 0) as Record<string, unknown> : null;
-  if (!isRootMap(schema)) return reviver;
+  if (!rootMapOf(schema)) return reviver;
   return (args) => {
     const map = rootMapArguments(args);
     return reviver ? reviver(map) : map;

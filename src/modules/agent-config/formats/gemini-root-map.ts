@@ -1,4 +1,5 @@
 import type { JsonSchema } from '@app/modules/tool-registry/tool-registry.types';
+import { GeminiSchemaRefResolver } from './gemini-schema-ref.resolver';
 import { declaredTypes } from './tool-spec-schema.walk';
 
 /**
@@ -11,16 +12,28 @@ export const GEMINI_ROOT_MAP_PROPERTY = 'arguments_json';
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * Whether a tool's arguments are a map and nothing else: no properties of their own, and values under
- * `additionalProperties` (a schema or `true`) or `patternProperties`. A bare `{type: "object"}` takes no arguments.
+ * The schema of a tool's arguments when they are a map and nothing else: no properties of their own, and values under
+ * `additionalProperties` (a schema or `true`) or `patternProperties`; undefined otherwise (a bare `{type: "object"}`
+ * takes no arguments). A root that is only a local `$ref` (`{$ref: "#/definitions/Args", definitions: {...}}`, as
+ * zod-to-json-schema writes a named schema) is judged by what it points to.
  */
-export function isRootMap(schema: JsonSchema): boolean {
+export function rootMapOf(schema: JsonSchema): JsonSchema | undefined {
+  const root = loneRefTarget(schema) ?? schema;
   // `type: ["object", "null"]` too: Gemini's root is an object whatever else the schema allows.
-  const types = declaredTypes(schema).filter((type) => type !== 'null');
-  if (schema.type !== undefined && (types.length !== 1 || types[0] !== 'object')) return false;
-  if (isObject(schema.properties) && Object.keys(schema.properties).length > 0) return false;
-  if (['$ref', 'allOf', 'anyOf', 'oneOf'].some((key) => schema[key] !== undefined)) return false;
-  const additional = schema.additionalProperties;
-  const patterns = schema.patternProperties;
-  return additional === true || isObject(additional) || (isObject(patterns) && Object.keys(patterns).length > 0);
+  const types = declaredTypes(root).filter((type) => type !== 'null');
+  if (root.type !== undefined && (types.length !== 1 || types[0] !== 'object')) return undefined;
+  if (isObject(root.properties) && Object.keys(root.properties).length > 0) return undefined;
+  if (['$ref', 'allOf', 'anyOf', 'oneOf'].some((key) => root[key] !== undefined)) return undefined;
+  const additional = root.additionalProperties;
+  const patterns = root.patternProperties;
+  const map = additional === true || isObject(additional) || (isObject(patterns) && Object.keys(patterns).length > 0);
+  return map ? root : undefined;
+}
+
+const SHAPE_KEYWORDS = ['type', 'properties', 'additionalProperties', 'patternProperties', 'allOf', 'anyOf', 'oneOf'];
+
+function loneRefTarget(schema: JsonSchema): JsonSchema | undefined {
+  if (typeof schema.$ref !== 'string' || SHAPE_KEYWORDS.some((key) => schema[key] !== undefined)) return undefined;
+  const target = new GeminiSchemaRefResolver(schema).resolve(schema.$ref);
+  return isObject(target) && target !== schema ? target : undefined;
 }

@@ -62,6 +62,11 @@ describe('toGeminiToolSpec', () => {
       { type: 'object', patternProperties: { '^[A-Z_]+$': { type: 'string' } } },
       { type: ['object'], additionalProperties: { type: 'integer' } },
       { type: ['object', 'null'], additionalProperties: { type: 'integer' } },
+      {
+        $ref: '#/definitions/Labels',
+        definitions: { Labels: { type: 'object', additionalProperties: { type: 'string' } } },
+        $schema: 'http://json-schema.org/draft-07/schema#',
+      },
     ]) {
       const spec = toGeminiToolSpec({
         name: 'set_env',

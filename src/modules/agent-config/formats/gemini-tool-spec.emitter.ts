@@ -1,7 +1,7 @@
 import { JsonSchema } from '@app/modules/tool-registry/tool-registry.types';
 import { toGeminiSchema } from './gemini-schema.converter';
 import { GEMINI_OBJECT_AS_TEXT_NOTE } from './gemini-schema-draft.finalizer';
-import { GEMINI_ROOT_MAP_PROPERTY, isRootMap } from './gemini-root-map';
+import { GEMINI_ROOT_MAP_PROPERTY, rootMapOf } from './gemini-root-map';
 import { GeminiToolSpec, ToolSpecSource } from './model-format.types';
 import { unitedMemberProperties } from './portable-json-schema.converter';
 import { wellFormedText } from './tool-spec-schema.walk';
@@ -55,7 +55,8 @@ function rootMapParameters(schema: JsonSchema): JsonSchema {
 export function toGeminiToolSpec(tool: ToolSpecSource): GeminiToolSpec {
   const { name } = tool;
   const description = wellFormedText(tool.description);
-  if (isRootMap(tool.parameters)) return { name, description, parameters: rootMapParameters(tool.parameters) };
+  const map = rootMapOf(tool.parameters);
+  if (map) return { name, description, parameters: rootMapParameters(map) };
   const parameters = toObjectRoot(toGeminiSchema(tool.parameters));
   const properties = parameters.properties;
   if (!isPlainObject(properties) || Object.keys(properties).length === 0) return { name, description };
