@@ -39,7 +39,9 @@ export interface RecordedModelRequest {
  * A real OpenAI-compatible server on loopback for the agent-loop tests: `POST /v1/chat/completions` answers
  * from a queue of scripted answers per `model` (so suites that share one server keep their scripts apart) and
  * records every request body. An empty queue answers 500 "no scripted answer", which fails the run visibly. Like
- * OpenAI, it refuses (400) a conversation with a tool call whose function name is not `^[a-zA-Z0-9_-]+$`.
+ * OpenAI, it refuses (400) a conversation with a tool call whose function name is not `^[a-zA-Z0-9_-]+$`; like vLLM,
+ * llama.cpp's server and SGLang (which parse them for the chat template), one with a tool call whose arguments are
+ * not the JSON text of an object.
  */
 export class ScriptedModelServer {
   readonly requests: RecordedModelRequest[] = [];
@@ -87,7 +89,7 @@ export class ScriptedModelServer {
     const recorded: RecordedModelRequest = { model: body.model, headers: req.headers, body };
     this.requests.push(recorded);
     this.onRequest?.(recorded);
-    const refused = invalidFunctionName(body.messages);
+    const refused = invalidFunctionName(body.messages) ?? invalidArguments(body.messages);
     if (refused) return json(res, 400, { error: refused });
     const answer = this.queues.get(body.model)?.shift();
     if (!answer) return json(res, 500, { error: { message: `no scripted answer left for model ${body.model}` } });
@@ -135,6 +137,34 @@ function invalidFunctionName(messages: Array<Record<string, any>>): Record<strin
         param,
         code: 'invalid_value',
       };
+    }
+  }
+  return null;
+}
+
+/**
+ * What vLLM answers (400) for a conversation replaying a tool call whose arguments are no JSON object (a call a token
+ * limit cut, a model's broken JSON): it parses them for the chat template, so every later request of that
+ * conversation fails alike.
+ */
+function invalidArguments(messages: Array<Record<string, any>>): Record<string, unknown> | null {
+  for (const m of messages) {
+    for (const c of (m.tool_calls ?? []) as Array<{ function?: { arguments?: unknown } }>) {
+      const text = c.function?.arguments;
+      if (typeof text !== 'string' || text === '') continue;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch (err) {
+        return { message: (err as Error).message, type: 'BadRequestError', param: null, code: 400 };
+      }
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+        return {
+          message: 'tool call arguments must be a JSON object',
+          type: 'BadRequestError',
+          param: null,
+          code: 400,
+        };
     }
   }
   return null;

@@ -117,6 +117,23 @@ describe('toChatMessages', () => {
     expect(toChatMessages(null, conversation)[0]).toEqual({ role: 'user', content: 'hi' });
   });
 
+  it('sends a call whose arguments are no JSON object back with {}, so servers that parse them take the conversation', () => {
+    const calls = (args: string): ConversationMessage => ({
+      seq: 1,
+      runId: RUN,
+      role: 'assistant',
+      content: null,
+      toolCalls: [{ id: 'c', key: 'c', name: 'lookup', arguments: args }],
+      toolCallId: null,
+      createdAt: 0,
+    });
+    const sent = (args: string) =>
+      (toChatMessages(null, [calls(args)])[0] as { tool_calls: Array<{ function: { arguments: string } }> })
+        .tool_calls[0].function.arguments;
+    expect(sent('{"q": 1}')).toBe('{"q": 1}');
+    for (const broken of ['{"q": ', '"q"', '[1]', 'null']) expect(sent(broken)).toBe('{}');
+  });
+
   it('collects the journal keys the session used', () => {
     expect([...usedJournalKeys(conversation)]).toEqual(['c1@r:1']);
   });

@@ -14,6 +14,14 @@ const MAX_KEY_CHARS = 120;
  */
 const NOT_A_TOOL_NAME = 'invalid_tool_name';
 
+/**
+ * What a call whose arguments are no JSON object (a call a token limit cut, a model's broken JSON) is sent back with:
+ * vLLM, llama.cpp's server and SGLang parse every replayed call's arguments for the chat template and refuse the whole
+ * request when they cannot (`Unterminated string starting at...`), so every later round of the session would fail. Its
+ * tool answer says what was wrong; the stored conversation keeps what the model sent.
+ */
+const NO_ARGUMENTS = '{}';
+
 /** The conversation in OpenAI's chat format: the agent's system prompt first, then every stored message. */
 export function toChatMessages(
   systemPrompt: string | null,
@@ -30,7 +38,10 @@ export function toChatMessages(
         tool_calls: m.toolCalls.map((c) => ({
           id: c.id,
           type: 'function' as const,
-          function: { name: TOOL_NAME_PATTERN.test(c.name) ? c.name : NOT_A_TOOL_NAME, arguments: c.arguments },
+          function: {
+            name: TOOL_NAME_PATTERN.test(c.name) ? c.name : NOT_A_TOOL_NAME,
+            arguments: isJsonObjectText(c.arguments) ? c.arguments : NO_ARGUMENTS,
+          },
         })),
       });
     else out.push({ role: 'assistant', content: m.content ?? '' });
@@ -80,6 +91,15 @@ export function assignJournalKeys(
     kept.push({ id, key, name: c.name, arguments: args, ...(truncated && { truncated: true as const }) });
   });
   return kept;
+}
+
+function isJsonObjectText(text: string): boolean {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
+  }
 }
 
 function isCompleteJson(text: string): boolean {
