@@ -212,6 +212,52 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
     ]);
   });
 
+  it('gives a call that reuses an id of the same answer an id of its own, and runs an exact repeat once', async () => {
+    const agent = await fx.agent([lookup.id]);
+    const sessionId = await fx.session(agent.id);
+    const before = fx.requestsTo('/lookup_order').length;
+    fx.model.script(
+      agent.model,
+      {
+        toolCalls: [
+          { id: 'twin', name: 'lookup_order', arguments: '{"q":"o-11"}' },
+          { id: 'twin', name: 'lookup_order', arguments: '{"q":"o-12"}' },
+          { id: 'twin', name: 'lookup_order', arguments: '{"q":"o-11"}' },
+        ],
+      },
+      { text: 'Both found.' },
+    );
+
+    const res = await fx.send(sessionId, 'twins', 'Where are o-11 and o-12?').expect(200);
+
+    expect(res.body).toMatchObject({ status: 'COMPLETED', answer: 'Both found.' });
+    // Each call ran once: the third was the first again (same id, name and arguments).
+    expect(
+      fx
+        .requestsTo('/lookup_order')
+        .slice(before)
+        .map((r) => new URL(r.url, 'http://x').searchParams.get('q')),
+    ).toEqual(['o-11', 'o-12']);
+    // The provider is sent a conversation where every tool call has its own id and one answer under that id.
+    const messages = fx.model.requestsFor(agent.model)[1].body.messages;
+    const ids = messages.find((m) => m.role === 'assistant')!.tool_calls.map((c: { id: string }) => c.id);
+    expect(ids).toHaveLength(2);
+    expect(ids[0]).toBe('twin');
+    expect(new Set(ids).size).toBe(2);
+    const answers = messages.filter((m) => m.role === 'tool');
+    expect(answers.map((m) => m.tool_call_id)).toEqual(ids);
+    expect(answers[0].content).toContain('o-11');
+    expect(answers[1].content).toContain('o-12');
+    // The journal holds each call once, under the id the conversation shows.
+    const journal = await suite.gw.http
+      .get(`/api/v1/admin/sessions/${sessionId}/journal`)
+      .set(suite.gw.admin)
+      .expect(200);
+    expect((journal.body.items ?? journal.body).map((r: { toolCallId: string }) => r.toolCallId).sort()).toEqual(
+      [...ids].sort(),
+    );
+  });
+
   it("qualifies a model's tool call id the session's runtime already used through act: the model's call runs", async () => {
     const agent = await fx.agent([lookup.id]);
     const sessionId = await fx.session(agent.id);
@@ -297,6 +343,38 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
     expect(fx.model.requestsFor(agent.model)).toHaveLength(5);
     expect((await fx.sessionView(sessionId)).status).toBe('ACTIVE');
     expect(await fx.run(sessionId, failed.body.runId)).toMatchObject({ status: 'FAILED', error: failed.body.error });
+  });
+
+  it("sends maxTokens as max_completion_tokens to a model that refuses max_tokens (OpenAI's reasoning models)", async () => {
+    const agent = await fx.agent([]);
+    await suite.gw.http
+      .patch(`/api/v1/admin/model-providers/${agent.providerId}`)
+      .set(suite.gw.admin)
+      .send({ options: { maxTokens: 512 } })
+      .expect(200);
+    const sessionId = await fx.session(agent.id);
+    // OpenAI's answer to max_tokens for o1, o3, gpt-5 and their kin.
+    const refusal = {
+      message:
+        "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+      type: 'invalid_request_error',
+      param: 'max_tokens',
+      code: 'unsupported_parameter',
+    };
+    fx.model.script(agent.model, { status: 400, body: { error: refusal } }, { text: 'one' }, { text: 'two' });
+
+    const first = await fx.send(sessionId, 'mct-1', 'hi').expect(200);
+    const second = await fx.send(sessionId, 'mct-2', 'again').expect(200);
+
+    expect(first.body).toMatchObject({ status: 'COMPLETED', answer: 'one' });
+    expect(second.body).toMatchObject({ status: 'COMPLETED', answer: 'two' });
+    // Asked once more at once, then the provider is asked that way from the start.
+    const sent = fx.model.requestsFor(agent.model).map((r) => [r.body.max_tokens, r.body.max_completion_tokens]);
+    expect(sent).toEqual([
+      [512, undefined],
+      [undefined, 512],
+      [undefined, 512],
+    ]);
   });
 
   it("gives up on a model request past the provider's timeoutMs, retries it, then fails the run saying so", async () => {

@@ -168,6 +168,22 @@ describeEachDialect('the agent loop takes broken model answers', (dialect) => {
     }
   });
 
+  it('fails a run whose answer has no choice, with the reason the answer gives in its place', async () => {
+    const agent = await fx.agent([]);
+    const noChoice = async (body: Record<string, unknown>) => {
+      fx.model.script(agent.model, { status: 200, body: { id: 'chatcmpl-x', object: 'chat.completion', ...body } });
+      const res = await fx.send(await fx.session(agent.id), `no-choice-${JSON.stringify(body).length}`, 'hi');
+      expect(res.body.status).toBe('FAILED');
+      return res.body.error as string;
+    };
+
+    expect(await noChoice({ choices: [] })).toBe(`model provider p-${agent.model} answered without a choice`);
+    // What OpenRouter answers, with HTTP 200, when the model behind it failed.
+    expect(await noChoice({ error: { message: 'Upstream error from Alibaba: overloaded', code: 502 } })).toBe(
+      `model provider p-${agent.model} answered without a choice: Upstream error from Alibaba: overloaded`,
+    );
+  });
+
   it("fails a run with the reason of an error answer in another server's shape, not an empty one", async () => {
     const agent = await fx.agent([]);
     const errorOf = async (body: unknown, status = 400) => {

@@ -69,6 +69,22 @@ describeEachDialect('sub-agents: SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TAS
     expect(types).toEqual(expect.arrayContaining(['task.submitted', 'task.finished']));
   });
 
+  it("tells the parent's model when the sub-agent's answer was cut at its token limit, and shows it on the task", async () => {
+    const { lead, helper, helperName } = await pair();
+    const sessionId = await fx.session(lead.id);
+    fx.model.script(lead.model, call('SUB_AGENT_CALL', { agent: helperName, task: 'list 100 cities' }), {
+      text: 'The list was cut.',
+    });
+    fx.model.script(helper.model, { text: 'Paris, Rome, Ber', finishReason: 'length' });
+
+    await fx.send(sessionId, 'm-cut', 'delegate').expect(200);
+
+    const toolMessage = fx.model.requestsFor(lead.model)[1].body.messages.find((m) => m.role === 'tool');
+    expect(toolMessage!.content).toMatch(/^Paris, Rome, Ber\n\n\[.*cut at its token limit.*\]$/);
+    const [task] = await tasksOf(sessionId);
+    expect(task).toMatchObject({ status: 'COMPLETED', answer: 'Paris, Rome, Ber', finishReason: 'length' });
+  });
+
   it("gives the child session the parent's capabilities as well as its permissions", async () => {
     const helper = await fx.agent([builtins.LIST_FILES]);
     const lead = await fx.agent([builtins.SUB_AGENT_CALL], { subAgentIds: [helper.id] });

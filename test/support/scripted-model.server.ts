@@ -12,9 +12,10 @@ export interface ScriptedToolCall {
  * One scripted answer: a final text, tool calls (with optional text), an assistant `message` sent as it is (what a
  * broken or hostile provider may answer), an HTTP error (optionally with Retry-After; `body` replaces OpenAI's
  * `{error: {message}}`, as other servers answer; `text` answers plain text instead), or no answer at all (`hang`:
- * the request stays open until the server closes). `delayMs` waits before answering.
+ * the request stays open until the server closes). `delayMs` waits before answering; `finishReason` replaces the
+ * choice's `finish_reason` (`stop`, or `tool_calls` with tool calls).
  */
-export type ScriptedAnswer = { delayMs?: number } & (
+export type ScriptedAnswer = { delayMs?: number; finishReason?: string } & (
   | { text: string; toolCalls?: undefined }
   | { toolCalls: ScriptedToolCall[]; text?: string }
   | { message: Record<string, unknown> }
@@ -38,7 +39,9 @@ export interface RecordedModelRequest {
  * A real OpenAI-compatible server on loopback for the agent-loop tests: `POST /v1/chat/completions` answers
  * from a queue of scripted answers per `model` (so suites that share one server keep their scripts apart) and
  * records every request body. An empty queue answers 500 "no scripted answer", which fails the run visibly. Like
- * OpenAI, it refuses (400) a conversation with a tool call whose function name is not `^[a-zA-Z0-9_-]+$`.
+ * OpenAI, it refuses (400) a conversation with a tool call whose function name is not `^[a-zA-Z0-9_-]+$`; like vLLM,
+ * llama.cpp's server and SGLang (which parse them for the chat template), one with a tool call whose arguments are
+ * not the JSON text of an object.
  */
 export class ScriptedModelServer {
   readonly requests: RecordedModelRequest[] = [];
@@ -86,7 +89,7 @@ export class ScriptedModelServer {
     const recorded: RecordedModelRequest = { model: body.model, headers: req.headers, body };
     this.requests.push(recorded);
     this.onRequest?.(recorded);
-    const refused = invalidFunctionName(body.messages);
+    const refused = invalidFunctionName(body.messages) ?? invalidArguments(body.messages);
     if (refused) return json(res, 400, { error: refused });
     const answer = this.queues.get(body.model)?.shift();
     if (!answer) return json(res, 500, { error: { message: `no scripted answer left for model ${body.model}` } });
@@ -101,7 +104,8 @@ export class ScriptedModelServer {
       const error = { error: { message: answer.message ?? `scripted HTTP ${answer.status}` } };
       return json(res, answer.status, answer.body ?? error);
     }
-    if ('message' in answer) return json(res, 200, completion(body.model, this.requests.length, answer.message));
+    if ('message' in answer)
+      return json(res, 200, completion(body.model, this.requests.length, answer.message, answer.finishReason));
     const toolCalls = answer.toolCalls?.map((c) => ({
       id: c.id,
       type: 'function',
@@ -112,7 +116,7 @@ export class ScriptedModelServer {
       content: answer.text ?? null,
       ...(toolCalls ? { tool_calls: toolCalls } : {}),
     };
-    json(res, 200, completion(body.model, this.requests.length, message));
+    json(res, 200, completion(body.model, this.requests.length, message, answer.finishReason));
   }
 }
 
@@ -138,13 +142,41 @@ function invalidFunctionName(messages: Array<Record<string, any>>): Record<strin
   return null;
 }
 
-function completion(model: string, n: number, message: Record<string, unknown>): unknown {
+/**
+ * What vLLM answers (400) for a conversation replaying a tool call whose arguments are no JSON object (a call a token
+ * limit cut, a model's broken JSON): it parses them for the chat template, so every later request of that
+ * conversation fails alike.
+ */
+function invalidArguments(messages: Array<Record<string, any>>): Record<string, unknown> | null {
+  for (const m of messages) {
+    for (const c of (m.tool_calls ?? []) as Array<{ function?: { arguments?: unknown } }>) {
+      const text = c.function?.arguments;
+      if (typeof text !== 'string' || text === '') continue;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch (err) {
+        return { message: (err as Error).message, type: 'BadRequestError', param: null, code: 400 };
+      }
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+        return {
+          message: 'tool call arguments must be a JSON object',
+          type: 'BadRequestError',
+          param: null,
+          code: 400,
+        };
+    }
+  }
+  return null;
+}
+
+function completion(model: string, n: number, message: Record<string, unknown>, finishReason?: string): unknown {
   return {
     id: `chatcmpl-${n}`,
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model,
-    choices: [{ index: 0, message, finish_reason: message.tool_calls ? 'tool_calls' : 'stop' }],
+    choices: [{ index: 0, message, finish_reason: finishReason ?? (message.tool_calls ? 'tool_calls' : 'stop') }],
     usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
   };
 }

@@ -3,6 +3,7 @@ import { createKey, startTestGateway, TestGateway, toolBody } from '@test/suppor
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
 import {
   anthropicSpecViolations,
+  geminiSpecViolations,
   openAiStrictSpecViolations,
   openAiSpecViolations,
 } from '@app/modules/agent-config/formats/model-formats';
@@ -53,6 +54,7 @@ describe('strict tool specs and the arguments that come back', () => {
       properties: { labels: { type: 'object', additionalProperties: { type: 'string' } } },
       required: ['labels'],
     });
+    await create('set_env', { type: 'object', additionalProperties: { type: 'string' } });
     await create('graph', {
       type: 'object',
       properties: { $top: { type: 'integer' }, 'filter[name]': { type: 'string' } },
@@ -65,7 +67,7 @@ describe('strict tool specs and the arguments that come back', () => {
     await gw.http
       .put(`/api/v1/admin/agents/${agentId}/tools`)
       .set(gw.admin)
-      .send({ toolIds: [ids.search, ids.tag, ids.graph] })
+      .send({ toolIds: [ids.search, ids.tag, ids.graph, ids.set_env] })
       .expect(200);
   });
   afterAll(async () => {
@@ -169,6 +171,21 @@ describe('strict tool specs and the arguments that come back', () => {
       .send({ agentId, userId: 'u1', permissions: [], arguments: { labels: '{"env":"prod"}' } });
     expect(res.status).toBe(200);
     expect(JSON.parse(remote.requests[0].body)).toEqual({ labels: { env: 'prod' } });
+  });
+
+  it('gives a Gemini model a way to pass the arguments of a tool that takes a map, and the remote gets the map', async () => {
+    const res = await toolSpecs({ format: 'gemini' }).expect(200);
+    const setEnv = res.body.tools.find((t: { name: string }) => t.name === 'set_env');
+    expect(geminiSpecViolations(setEnv)).toEqual([]);
+    const [property] = Object.keys(setEnv.parameters?.properties ?? {});
+    expect(setEnv.parameters).toMatchObject({ required: [property], properties: { [property]: { type: 'string' } } });
+    const call = await gw.http
+      .post('/api/v1/tools/set_env/execute')
+      .set(runtime)
+      .send({ agentId, userId: 'u1', permissions: [], arguments: { [property]: '{"REGION":"eu","TIER":"gold"}' } });
+    expect(call.status).toBe(200);
+    expect(call.body.status).toBe('COMPLETED');
+    expect(JSON.parse(remote.requests[0].body)).toEqual({ REGION: 'eu', TIER: 'gold' });
   });
 
   it('sends Anthropic keys it accepts for property names it refuses, and maps them back before the remote sees them', async () => {

@@ -77,6 +77,18 @@ describeEachDialect('the new-tool checklist', (dialect) => {
     expect((await suite.gw.http.get('/api/v1/admin/tools').set(suite.gw.admin)).body.total).toBe(before);
   });
 
+  it('warns that Gemini is sent the arguments of a tool that takes a map as JSON text', async () => {
+    const res = await suite.gw.http
+      .post('/api/v1/admin/tools/checklist')
+      .set(suite.gw.admin)
+      .send(toolBody({ parameters: { type: 'object', additionalProperties: { type: 'string' } } }))
+      .expect(200);
+    expect(byCheck(res.body.items).MODEL_GEMINI).toMatchObject({
+      status: 'WARN',
+      message: expect.stringContaining('sent as JSON text'),
+    });
+  });
+
   it('reports an invalid schema as a SCHEMA_VALID failure', async () => {
     const res = await suite.gw.http
       .post('/api/v1/admin/tools/checklist')

@@ -14,6 +14,14 @@ const MAX_KEY_CHARS = 120;
  */
 const NOT_A_TOOL_NAME = 'invalid_tool_name';
 
+/**
+ * What a call whose arguments are no JSON object (a call a token limit cut, a model's broken JSON) is sent back with:
+ * vLLM, llama.cpp's server and SGLang parse every replayed call's arguments for the chat template and refuse the whole
+ * request when they cannot (`Unterminated string starting at...`), so every later round of the session would fail. Its
+ * tool answer says what was wrong; the stored conversation keeps what the model sent.
+ */
+const NO_ARGUMENTS = '{}';
+
 /** The conversation in OpenAI's chat format: the agent's system prompt first, then every stored message. */
 export function toChatMessages(
   systemPrompt: string | null,
@@ -30,7 +38,10 @@ export function toChatMessages(
         tool_calls: m.toolCalls.map((c) => ({
           id: c.id,
           type: 'function' as const,
-          function: { name: TOOL_NAME_PATTERN.test(c.name) ? c.name : NOT_A_TOOL_NAME, arguments: c.arguments },
+          function: {
+            name: TOOL_NAME_PATTERN.test(c.name) ? c.name : NOT_A_TOOL_NAME,
+            arguments: isJsonObjectText(c.arguments) ? c.arguments : NO_ARGUMENTS,
+          },
         })),
       });
     else out.push({ role: 'assistant', content: m.content ?? '' });
@@ -40,27 +51,65 @@ export function toChatMessages(
 
 /**
  * The journal key of each tool call of a model answer: the model's own id, unless the session used that key
- * before (models repeat ids such as `call_0` across turns) or the answer repeats it: then
- * `<id>@<runId>:<iteration>` (plus `.<n>` for a repeat within the answer). A call without an id gets one.
- * Assigned once, when the answer is checkpointed, so a continuation after a crash submits the same keys.
+ * before (models repeat ids such as `call_0` across turns): then `<id>@<runId>:<iteration>`. A call without an id,
+ * or with an id another call of the answer has, gets one from the gateway (`call_<run>_<iteration>_<index>`), so
+ * each tool message answers exactly one call: a provider sent one id for two calls (and two answers under it)
+ * reads a conversation it cannot follow. The same call twice in one answer (id, name and arguments) is one call,
+ * kept once: it runs once. Assigned once, when the answer is checkpointed, so a continuation after a crash submits
+ * the same keys. In an answer `cutShort` at the model's token limit, the last call is marked `truncated` when its
+ * arguments are no complete JSON (or none at all): the cut left them incomplete, and it must not run.
  */
 export function assignJournalKeys(
   calls: readonly ModelToolCall[],
   usedKeys: ReadonlySet<string>,
   runId: string,
   iteration: number,
+  cutShort = false,
 ): PendingToolCall[] {
   const taken = new Set(usedKeys);
-  return calls.map((c, i) => {
+  const kept: PendingToolCall[] = [];
+  const ids = new Set<string>();
+  // The calls kept so far, by the id the model gave them, their name and their arguments.
+  const seen = new Set<string>();
+  calls.forEach((c, i) => {
+    const args = c.arguments.trim() === '' ? '{}' : c.arguments;
     // The id is stored with the conversation (128 characters at most, the journal's bound): a longer one is
     // shortened by its hash like a key, in the assistant message and its tool answer alike.
-    const id = c.id && /^[\x21-\x7e]+$/.test(c.id) ? bounded(c.id) : `call_${runId.slice(0, 8)}_${iteration}_${i}`;
+    const own = c.id && /^[\x21-\x7e]+$/.test(c.id) ? bounded(c.id) : undefined;
+    const signature = own && JSON.stringify([own, c.name, args]);
+    if (signature && seen.has(signature)) return;
+    if (signature) seen.add(signature);
+    const generated = `call_${runId.slice(0, 8)}_${iteration}_${i}`;
+    let id = own && !ids.has(own) ? own : generated;
+    for (let n = 2; ids.has(id); n++) id = `${generated}_${n}`;
+    ids.add(id);
     let key = bounded(id);
     if (taken.has(key)) key = bounded(`${id}@${runId}:${iteration}`);
     for (let n = 2; taken.has(key); n++) key = bounded(`${id}@${runId}:${iteration}.${n}`);
     taken.add(key);
-    return { id, key, name: c.name, arguments: c.arguments.trim() === '' ? '{}' : c.arguments };
+    const truncated = cutShort && i === calls.length - 1 && !isCompleteJson(c.arguments);
+    kept.push({ id, key, name: c.name, arguments: args, ...(truncated && { truncated: true as const }) });
   });
+  return kept;
+}
+
+function isJsonObjectText(text: string): boolean {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
+  }
+}
+
+function isCompleteJson(text: string): boolean {
+  if (text.trim() === '') return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Every journal key the session's stored tool calls used. */

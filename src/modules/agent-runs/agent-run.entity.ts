@@ -50,6 +50,10 @@ export class AgentRunEntity {
   @Column({ type: 'text', nullable: true })
   error: string | null;
 
+  /** Why the final answer ended, when not as the model meant it (`length`, `content_filter`...); see ModelAnswer. */
+  @Column({ name: 'finish_reason', type: 'varchar', length: 64, nullable: true })
+  finishReason: string | null;
+
   @Column({ name: 'hitl_request', type: 'simple-json', nullable: true })
   hitlRequest: HitlRequestView | null;
 
@@ -86,6 +90,7 @@ export function newQueuedRun(
     pendingCalls: null,
     answer: null,
     error: null,
+    finishReason: null,
     hitlRequest: null,
     owner: null,
     leaseUntil: 0,

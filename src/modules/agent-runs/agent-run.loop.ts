@@ -27,7 +27,7 @@ import { assignJournalKeys, toChatMessages, usedJournalKeys } from './agent-run.
 import { messageEventData } from './agent-run.message-event';
 import { TOOL_NAME_PATTERN } from '@app/modules/tool-registry/tool-registry.types';
 import { type ContextWindow, withinContextWindow } from './agent-run.context-window';
-import type { ConversationMessage, RunStatus } from './agent-runs.types';
+import type { ConversationMessage, PendingToolCall, RunStatus } from './agent-runs.types';
 import { SessionRemindersRegistry } from '@app/modules/agent-config/reminders/session-reminders.registry';
 import { TaskReminders } from './subagents/task-reminders';
 import { AgentTasksRepository } from './subagents/agent-tasks.repository';
@@ -44,6 +44,8 @@ interface Stop {
   status: Extract<RunStatus, 'COMPLETED' | 'INTERRUPTED' | 'PAUSED' | 'FAILED'>;
   answer?: string;
   error?: string;
+  /** Why the final answer ended, when not as the model meant it. */
+  finishReason?: string;
   hitlRequest?: HitlRequestView | null;
   messages?: NewMessage[];
 }
@@ -282,6 +284,7 @@ export class AgentRunLoop {
         {
           status: 'COMPLETED',
           answer: answer.content ?? '',
+          finishReason: answer.finishReason,
           messages: [{ role: 'assistant', content: answer.content ?? '' }],
         },
         iterations,
@@ -289,7 +292,8 @@ export class AgentRunLoop {
       return true;
     }
     const session = await this.sessions.load({ tenantId: run.tenantId }, run.sessionId);
-    let calls = assignJournalKeys(answer.toolCalls, usedKeys, run.id, iterations);
+    const cutShort = answer.finishReason === 'length';
+    let calls = assignJournalKeys(answer.toolCalls, usedKeys, run.id, iterations, cutShort);
     // The session's runtime may have used an id through act: the model's call is another call, so it is qualified too.
     const journaled = await this.journal.existingIds(
       run.tenantId,
@@ -297,7 +301,7 @@ export class AgentRunLoop {
       calls.map((c) => c.key),
     );
     if (journaled.size > 0)
-      calls = assignJournalKeys(answer.toolCalls, new Set([...usedKeys, ...journaled]), run.id, iterations);
+      calls = assignJournalKeys(answer.toolCalls, new Set([...usedKeys, ...journaled]), run.id, iterations, cutShort);
     await this.dataSource.transaction(async (m) => {
       await this.runs.checkpoint(m, run, owner, {
         iterations,
@@ -317,7 +321,7 @@ export class AgentRunLoop {
   private async actOnPending(run: AgentRunEntity, owner: string, ctx: RunContext): Promise<boolean> {
     const calls = run.pendingCalls!;
     // As many as one act takes (a REST act with more is refused); the rest get a result saying so, unrun.
-    const named = calls.filter((c) => TOOL_NAME_PATTERN.test(c.name));
+    const named = calls.filter((c) => !c.truncated && TOOL_NAME_PATTERN.test(c.name));
     const submitted = named.slice(0, MAX_TOOL_CALLS_PER_ACT);
     const unrun = new Set(named.slice(MAX_TOOL_CALLS_PER_ACT));
     let response: ActResponse;
@@ -356,11 +360,7 @@ export class AgentRunLoop {
     const toolMessages: NewMessage[] = calls.map((c) => ({
       role: 'tool',
       toolCallId: c.id,
-      content:
-        byKey.get(c.key) ??
-        (unrun.has(c)
-          ? `执行失败: not run: one answer may make at most ${MAX_TOOL_CALLS_PER_ACT} tool calls; make this one again in your next answer if it is still needed.`
-          : `执行失败: "${c.name}" is not a tool name; call one of the tools you were given, by its exact name.`),
+      content: byKey.get(c.key) ?? unsubmittedAnswer(c, unrun.has(c)),
     }));
     await this.dataSource.transaction(async (m) => {
       await this.runs.checkpoint(m, run, owner, { pendingCalls: null });
@@ -385,6 +385,7 @@ export class AgentRunLoop {
         owner: null,
         answer: stop.answer ?? null,
         error: stop.error ?? null,
+        finishReason: stop.finishReason ?? null,
         hitlRequest: stop.hitlRequest ?? null,
         finishedAt: now,
       });
@@ -400,7 +401,12 @@ export class AgentRunLoop {
       }
       if (stop.status === 'COMPLETED' || stop.status === 'FAILED')
         await this.sessionRepo.moveStatus(run.sessionId, 'RUNNING', 'ACTIVE', m);
-      await this.events.append(this.event(run, 'run.finished', { runId: run.id, status: stop.status }), m);
+      const finished = {
+        runId: run.id,
+        status: stop.status,
+        ...(stop.finishReason && { finishReason: stop.finishReason }),
+      };
+      await this.events.append(this.event(run, 'run.finished', finished), m);
       const task =
         stop.status === 'COMPLETED' || stop.status === 'FAILED'
           ? await this.tasks.findByChildSession(run.sessionId, m)
@@ -460,6 +466,15 @@ function withReminders(systemPrompt: string | null, reminders: readonly string[]
   if (reminders.length === 0) return systemPrompt;
   const block = `Reminders:\n${reminders.map((r) => `- ${r}`).join('\n')}`;
   return systemPrompt ? `${systemPrompt}\n\n${block}` : block;
+}
+
+/** The tool answer of a call the round did not give act: cut by the token limit, over the limit of one act, or no tool name. */
+function unsubmittedAnswer(call: PendingToolCall, overLimit: boolean): string {
+  if (call.truncated)
+    return `${FAILURE_PREFIX}not run: your answer was cut at your token limit (finish_reason "length") before the arguments of this call were complete; make it again with shorter arguments, or split the work into smaller calls.`;
+  if (overLimit)
+    return `${FAILURE_PREFIX}not run: one answer may make at most ${MAX_TOOL_CALLS_PER_ACT} tool calls; make this one again in your next answer if it is still needed.`;
+  return `${FAILURE_PREFIX}"${call.name}" is not a tool name; call one of the tools you were given, by its exact name.`;
 }
 
 /** A session waiting for a human: PAUSED at the iteration budget, INTERRUPTED for anything else. */

@@ -31,6 +31,11 @@ export class RunDto {
   status: string;
   @ApiPropertyOptional({ description: "The model's final answer (COMPLETED)" }) answer?: string;
   @ApiPropertyOptional({ description: 'Why the run FAILED' }) error?: string;
+  @ApiPropertyOptional({
+    description:
+      "Why the model's final answer ended, when not as the model meant it: `length` (cut at the provider's token limit: the answer is incomplete), `content_filter` (the provider withheld part of it), or the provider's own reason",
+  })
+  finishReason?: string;
   @ApiPropertyOptional({ type: HitlRequestDto, description: 'What the run waits for (INTERRUPTED, PAUSED)' })
   hitlRequest?: HitlRequestDto;
   @ApiProperty({ description: 'Model rounds so far' }) iterations: number;
@@ -42,6 +47,11 @@ export class MessageToolCallDto {
   key: string;
   @ApiProperty() name: string;
   @ApiProperty({ description: 'As the model emitted them (a JSON string)' }) arguments: string;
+  @ApiPropertyOptional({
+    description:
+      "true when the model's answer was cut at its token limit before these arguments were complete: the call did not run",
+  })
+  truncated?: boolean;
 }
 
 export class MessageDto {

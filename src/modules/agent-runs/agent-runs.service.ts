@@ -195,6 +195,7 @@ export function toRunView(run: AgentRunEntity, session: Pick<AgentSessionEntity,
     status: run.status === 'QUEUED' ? 'RUNNING' : run.status,
     ...(run.answer !== null && { answer: run.answer }),
     ...(run.error !== null && { error: run.error }),
+    ...(run.finishReason !== null && { finishReason: run.finishReason }),
     ...(hitlRequest && { hitlRequest }),
     iterations: run.iterations,
   };

@@ -17,6 +17,8 @@ export interface PendingToolCall {
   key: string;
   name: string;
   arguments: string;
+  /** The model's answer was cut at its token limit before these arguments were complete: the call does not run. */
+  truncated?: true;
 }
 
 export const MESSAGE_ROLES = ['user', 'assistant', 'tool'] as const;
@@ -39,6 +41,8 @@ export interface RunView {
   status: RunStatus;
   answer?: string;
   error?: string;
+  /** Why the final answer ended, when not as the model meant it (`length`: cut at the token limit). */
+  finishReason?: string;
   hitlRequest?: HitlRequestView;
   iterations: number;
 }

@@ -12,6 +12,7 @@ import type { ModelProviderEntity } from './model-provider.entity';
 import { API_KEY_REF_PATTERN } from './model-providers.types';
 import { errorBodyShapeFetch } from './error-body-shape.fetch';
 import { boundedAnswerFetch, ModelAnswerBoundError } from './bounded-answer.fetch';
+import { endedEarly } from './model-finish-reason';
 
 /** One round's request: the conversation and the tools in OpenAI's format. */
 export interface ModelChatRequest {
@@ -30,6 +31,12 @@ export interface ModelToolCall {
 export interface ModelAnswer {
   content: string | null;
   toolCalls: ModelToolCall[];
+  /**
+   * Why the answer ended, when it did not end as the model meant it: `length` (cut at the token limit: the text, or
+   * the arguments of its last tool call, may be incomplete), `content_filter` (the provider withheld part of it), or a
+   * reason of the provider's own (at most 64 characters: {@link endedEarly}). Absent for a whole answer.
+   */
+  finishReason?: string;
 }
 
 /** The model could not be asked or did not answer (after the client's retries): the run fails with `message`. */
@@ -52,6 +59,8 @@ interface CachedClient {
   version: number;
   apiKey: string;
   client: OpenAI;
+  /** The provider refused `max_tokens` for `max_completion_tokens` (OpenAI's reasoning models): sent that way since. */
+  maxCompletionTokens: boolean;
 }
 
 /** Servers that need no key still get a non-empty Authorization (the client requires one). */
@@ -90,10 +99,12 @@ export class ModelChatClient {
   }
 
   async complete(provider: ModelProviderEntity, req: ModelChatRequest, signal?: AbortSignal): Promise<ModelAnswer> {
-    const client = await this.clientFor(provider);
+    const cached = await this.clientFor(provider);
+    const { client } = cached;
     const o = provider.options ?? {};
-    try {
-      const completion = await client.chat.completions.create(
+    const limit = (max: number) => (cached.maxCompletionTokens ? { max_completion_tokens: max } : { max_tokens: max });
+    const create = () =>
+      client.chat.completions.create(
         {
           model: provider.model,
           messages: req.messages,
@@ -101,12 +112,28 @@ export class ModelChatClient {
           ...(req.tools.length > 0 && req.toolChoice !== undefined && { tool_choice: req.toolChoice as 'auto' }),
           ...(o.temperature !== undefined && { temperature: o.temperature }),
           ...(o.topP !== undefined && { top_p: o.topP }),
-          ...(o.maxTokens !== undefined && { max_tokens: o.maxTokens }),
+          ...(o.maxTokens !== undefined && limit(o.maxTokens)),
         },
         { signal },
       );
-      const message = completion.choices?.[0]?.message;
-      if (!message) throw new ModelCallError(`model provider ${provider.name} answered without a choice`);
+    try {
+      let completion: Awaited<ReturnType<typeof create>>;
+      try {
+        completion = await create();
+      } catch (err) {
+        if (o.maxTokens === undefined || cached.maxCompletionTokens || !refusesMaxTokens(err)) throw err;
+        cached.maxCompletionTokens = true;
+        completion = await create();
+      }
+      const choice = completion.choices?.[0];
+      const message = choice?.message;
+      if (!message) {
+        // OpenRouter answers HTTP 200 with `{error: {code, message}}` when the model behind it fails mid-answer.
+        const reason = errorText((completion as { error?: unknown }).error);
+        throw new ModelCallError(
+          `model provider ${provider.name} answered without a choice${reason ? `: ${reason.slice(0, 300)}` : ''}`,
+        );
+      }
       const listed: unknown = message.tool_calls ?? [];
       if (!Array.isArray(listed))
         throw new ModelCallError(
@@ -123,7 +150,8 @@ export class ModelChatClient {
           name: asText(c.function?.name),
           arguments: asText(c.function?.arguments),
         }));
-      return { content: contentText(message.content), toolCalls };
+      const finishReason = endedEarly(asText(choice.finish_reason), toolCalls.length > 0);
+      return { content: contentText(message.content), toolCalls, ...(finishReason && { finishReason }) };
     } catch (err) {
       // The placeholder sent to a server that needs no key is no secret (scrubbing it would blank the word "none").
       const secret = provider.apiKeyRef ? client.apiKey : null;
@@ -131,10 +159,10 @@ export class ModelChatClient {
     }
   }
 
-  private async clientFor(provider: ModelProviderEntity): Promise<OpenAI> {
+  private async clientFor(provider: ModelProviderEntity): Promise<CachedClient> {
     const apiKey = await this.keyOf(provider);
     const cached = this.clients.get(provider.id);
-    if (cached && cached.version === provider.version && cached.apiKey === apiKey) return cached.client;
+    if (cached && cached.version === provider.version && cached.apiKey === apiKey) return cached;
     const o = provider.options ?? {};
     const timeoutMs = o.timeoutMs ?? this.config.agentLoop.modelCallTimeoutMs;
     const answers = errorBodyShapeFetch(
@@ -165,8 +193,9 @@ export class ModelChatClient {
         'X-Stainless-Runtime-Version': null,
       },
     });
-    this.clients.set(provider.id, { version: provider.version, apiKey, client });
-    return client;
+    const fresh = { version: provider.version, apiKey, client, maxCompletionTokens: false };
+    this.clients.set(provider.id, fresh);
+    return fresh;
   }
 
   /** The key from the provider's own scope: platform-wide → TOOL_SECRETS, a tenant's → its tenant secrets. */
@@ -219,6 +248,16 @@ export class ModelChatClient {
     }
     return new ModelCallError(`model provider ${provider.name} failed: ${reason(err)}`);
   }
+}
+
+/**
+ * OpenAI's reasoning models (o1, o3, gpt-5...) refuse `max_tokens`: "Unsupported parameter: 'max_tokens' is not
+ * supported with this model. Use 'max_completion_tokens' instead." Every other server is sent `max_tokens`, the name
+ * OpenAI-compatible servers know.
+ */
+function refusesMaxTokens(err: unknown): boolean {
+  if (!(err instanceof APIError) || err.status !== 400) return false;
+  return err.param === 'max_tokens' || errorText(err.error).includes('max_completion_tokens');
 }
 
 /** A provider may echo the key in its error text ("Incorrect API key provided: sk-..."): it never reaches the run. */

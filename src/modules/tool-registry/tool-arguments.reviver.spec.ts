@@ -1,5 +1,6 @@
 import { cpuTimedUnder } from '@test/support/cpu-time';
 import { anthropicPropertyKey } from '@app/modules/agent-config/formats/anthropic-property-key';
+import { GEMINI_ROOT_MAP_PROPERTY } from '@app/modules/agent-config/formats/gemini-root-map';
 import { compileArgumentsReviver } from './tool-arguments.reviver';
 
 describe('compileArgumentsReviver', () => {
@@ -60,6 +61,21 @@ describe('compileArgumentsReviver', () => {
       q: '{"not":"parsed"}',
       headers: 'not json',
     });
+  });
+
+  it('takes the map a Gemini model sent as JSON text in the one property of a root map as the arguments', () => {
+    const env = compileArgumentsReviver({ type: 'object', additionalProperties: { type: 'string' } })!;
+    expect(env({ [GEMINI_ROOT_MAP_PROPERTY]: '{"A":"1","B":"2"}' })).toEqual({ A: '1', B: '2' });
+    expect(env({ [GEMINI_ROOT_MAP_PROPERTY]: { A: '1' } })).toEqual({ A: '1' });
+    // A map sent as it is (any other format) is left alone, and so is text that is no JSON object.
+    expect(env({ A: '1' })).toEqual({ A: '1' });
+    expect(env({ [GEMINI_ROOT_MAP_PROPERTY]: 'not json' })).toEqual({ [GEMINI_ROOT_MAP_PROPERTY]: 'not json' });
+    expect(env({ [GEMINI_ROOT_MAP_PROPERTY]: '["A"]' })).toEqual({ [GEMINI_ROOT_MAP_PROPERTY]: '["A"]' });
+    const named = compileArgumentsReviver({
+      $ref: '#/$defs/Env',
+      $defs: { Env: { type: 'object', additionalProperties: { type: 'string' } } },
+    })!;
+    expect(named({ [GEMINI_ROOT_MAP_PROPERTY]: '{"A":"1"}' })).toEqual({ A: '1' });
   });
 
   it('maps the text of a non-string enum value back to the value', () => {

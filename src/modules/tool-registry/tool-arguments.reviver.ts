@@ -1,5 +1,6 @@
 import { GeminiSchemaRefResolver } from '@app/modules/agent-config/formats/gemini-schema-ref.resolver';
 import { anthropicPropertyKey } from '@app/modules/agent-config/formats/anthropic-property-key';
+import { GEMINI_ROOT_MAP_PROPERTY, rootMapOf } from '@app/modules/agent-config/formats/gemini-root-map';
 import { jsonTextNestsDeeperThan, MAX_JSON_DEPTH } from '@app/common/json-depth';
 import type { JsonSchema } from './tool-registry.types';
 
@@ -31,14 +32,32 @@ const MAX_PLAN_NODES = 5_000;
  * The reviver for one tool's schema, or `null` when there is nothing to undo (then the hot path skips
  * it). It maps back what the emitters ask of models: `null` for an optional property the schema does not
  * allow null for (OpenAI strict mode) is removed; JSON text where the schema takes an object or an array
- * but no string, and the text of a non-string enum value (Gemini), are parsed back. Anything else is left
+ * but no string, the text of a non-string enum value, and the map of a tool whose arguments are a map
+ * (Gemini), are parsed back. Anything else is left
  * for the tool's own schema to judge. The input is not mutated; unchanged parts are shared.
  */
 export function compileArgumentsReviver(schema: JsonSchema): ArgumentsReviver | null {
   const refs = new GeminiSchemaRefResolver(schema);
   const plans: PlanCache = Object.assign(new Map<object, RevivePlan | null>(), { built: 0 });
   const plan = planFor(schema, refs, plans, 0);
-  return plan ? (args) => revive(plan, args, 0) as Record<string, unknown> : null;
+  const reviver: ArgumentsReviver | null = plan ? (args) => revive(plan, args, 0) as Record<string, unknown> : null;
+  if (!rootMapOf(schema)) return reviver;
+  return (args) => {
+    const map = rootMapArguments(args);
+    return reviver ? reviver(map) : map;
+  };
+}
+
+/**
+ * The map a Gemini model sent as the JSON text of {@link GEMINI_ROOT_MAP_PROPERTY}, the one property its spec has
+ * for a tool whose arguments are a map (or as an object there); other arguments as they are.
+ */
+function rootMapArguments(args: Record<string, unknown>): Record<string, unknown> {
+  const keys = Object.keys(args);
+  if (keys.length !== 1 || keys[0] !== GEMINI_ROOT_MAP_PROPERTY) return args;
+  const sent = args[GEMINI_ROOT_MAP_PROPERTY];
+  const map = typeof sent === 'string' ? parsedText(sent) : sent;
+  return isRaw(map) ? map : args;
 }
 
 function resolved(schema: unknown, refs: GeminiSchemaRefResolver): Raw | undefined {

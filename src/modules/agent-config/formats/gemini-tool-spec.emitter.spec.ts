@@ -1,5 +1,7 @@
 import { toGeminiToolSpec } from './gemini-tool-spec.emitter';
 import { deepFreeze, geminiViolations } from './model-formats.test-helpers';
+import { GEMINI_OBJECT_AS_TEXT_NOTE } from './gemini-schema-draft.finalizer';
+import { GEMINI_ROOT_MAP_PROPERTY } from './gemini-root-map';
 
 describe('toGeminiToolSpec', () => {
   it('emits {name, description, parameters} with the schema in the Gemini subset', () => {
@@ -33,6 +35,14 @@ describe('toGeminiToolSpec', () => {
   });
 
   it('omits parameters for a tool that takes none', () => {
+    for (const parameters of [
+      { type: 'object', additionalProperties: false },
+      { type: 'object' },
+      { type: ['string', 'object'], additionalProperties: { type: 'string' } },
+    ])
+      expect(toGeminiToolSpec({ name: 'now', description: 'Time.', parameters })).not.toHaveProperty(
+        'parameters.properties.arguments_json',
+      );
     expect(toGeminiToolSpec({ name: 'now', description: 'Time.', parameters: {} })).toEqual({
       name: 'now',
       description: 'Time.',
@@ -43,6 +53,46 @@ describe('toGeminiToolSpec', () => {
       parameters: { type: 'object', properties: {}, additionalProperties: false },
     });
     expect(empty).not.toHaveProperty('parameters');
+  });
+
+  it('lets the model pass the arguments of a tool whose root is a map, as JSON text in one property', () => {
+    for (const parameters of [
+      { type: 'object', description: 'Variables by name.', additionalProperties: { type: 'string' } },
+      { type: 'object', properties: {}, additionalProperties: true },
+      { type: 'object', patternProperties: { '^[A-Z_]+$': { type: 'string' } } },
+      { type: ['object'], additionalProperties: { type: 'integer' } },
+      { type: ['object', 'null'], additionalProperties: { type: 'integer' } },
+      {
+        $ref: '#/definitions/Labels',
+        definitions: { Labels: { type: 'object', additionalProperties: { type: 'string' } } },
+        $schema: 'http://json-schema.org/draft-07/schema#',
+      },
+    ]) {
+      const spec = toGeminiToolSpec({
+        name: 'set_env',
+        description: 'Set variables.',
+        parameters: deepFreeze(parameters),
+      });
+      expect(spec.parameters).toEqual({
+        type: 'object',
+        properties: {
+          [GEMINI_ROOT_MAP_PROPERTY]: {
+            type: 'string',
+            description: expect.stringContaining(GEMINI_OBJECT_AS_TEXT_NOTE),
+          },
+        },
+        required: [GEMINI_ROOT_MAP_PROPERTY],
+      });
+      expect(geminiViolations(spec.parameters)).toEqual([]);
+    }
+    const described = toGeminiToolSpec({
+      name: 'set_env',
+      description: 'Set variables.',
+      parameters: { type: 'object', description: 'Variables by name.', additionalProperties: { type: 'string' } },
+    });
+    expect(described.parameters!.properties).toMatchObject({
+      [GEMINI_ROOT_MAP_PROPERTY]: { description: `Variables by name.\n${GEMINI_OBJECT_AS_TEXT_NOTE}` },
+    });
   });
 
   it('inlines a root $ref and keeps the root an object', () => {

@@ -1,5 +1,7 @@
 import { JsonSchema } from '@app/modules/tool-registry/tool-registry.types';
 import { toGeminiSchema } from './gemini-schema.converter';
+import { GEMINI_OBJECT_AS_TEXT_NOTE } from './gemini-schema-draft.finalizer';
+import { GEMINI_ROOT_MAP_PROPERTY, rootMapOf } from './gemini-root-map';
 import { GeminiToolSpec, ToolSpecSource } from './model-format.types';
 import { unitedMemberProperties } from './portable-json-schema.converter';
 
@@ -31,14 +33,30 @@ function toObjectRoot(schema: JsonSchema): JsonSchema {
 }
 
 /**
+ * Arguments that are a map: one required property that takes the map as JSON text (the way a map below the root is
+ * sent), which the argument reviver takes as the arguments.
+ */
+function rootMapParameters(schema: JsonSchema): JsonSchema {
+  const own = typeof schema.description === 'string' && schema.description ? `${schema.description}\n` : '';
+  return {
+    type: 'object',
+    properties: { [GEMINI_ROOT_MAP_PROPERTY]: { type: 'string', description: `${own}${GEMINI_OBJECT_AS_TEXT_NOTE}` } },
+    required: [GEMINI_ROOT_MAP_PROPERTY],
+  };
+}
+
+/**
  * A tool in Gemini's function-declaration format: `{name, description, parameters}` with the schema
  * rewritten by {@link toGeminiSchema}. A tool without parameters gets no `parameters` key, because
- * Gemini has rejected an OBJECT whose `properties` is empty.
+ * Gemini has rejected an OBJECT whose `properties` is empty; a tool whose arguments are a map gets
+ * {@link GEMINI_ROOT_MAP_PROPERTY} (without it the model could pass nothing).
  */
 export function toGeminiToolSpec(tool: ToolSpecSource): GeminiToolSpec {
+  const { name, description } = tool;
+  const map = rootMapOf(tool.parameters);
+  if (map) return { name, description, parameters: rootMapParameters(map) };
   const parameters = toObjectRoot(toGeminiSchema(tool.parameters));
   const properties = parameters.properties;
-  const { name, description } = tool;
   if (!isPlainObject(properties) || Object.keys(properties).length === 0) return { name, description };
   return { name, description, parameters };
 }

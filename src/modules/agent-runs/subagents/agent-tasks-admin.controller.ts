@@ -29,6 +29,11 @@ export class TaskDto {
     description: "The whole answer's length, when the list shows only its head (CHECK_TASK_STATUS reads it whole)",
   })
   answerChars?: number;
+  @ApiPropertyOptional({
+    description:
+      "Why the child's final answer ended, when not as its model meant it (`length`: cut at its token limit)",
+  })
+  finishReason?: string;
   @ApiPropertyOptional() error?: string;
   @ApiProperty({ description: 'The sub-agent, by name' }) agent: string;
   @ApiProperty() parentSessionId: string;

@@ -6,7 +6,7 @@ import { AgentRunEntity } from '../agent-run.entity';
 import type { RunStatus } from '../agent-runs.types';
 
 /** What a list of tasks reads of a child run: its status, error and the head of its answer. */
-export interface TaskRunSummary extends Pick<AgentRunEntity, 'id' | 'status' | 'answer' | 'error'> {
+export interface TaskRunSummary extends Pick<AgentRunEntity, 'id' | 'status' | 'answer' | 'error' | 'finishReason'> {
   /** The whole answer's length (null without one). */
   answerChars: number | null;
 }
@@ -105,6 +105,7 @@ export class AgentTasksRepository {
       .select('r.id', 'id')
       .addSelect('r.status', 'status')
       .addSelect('r.error', 'error')
+      .addSelect('r.finish_reason', 'finishReason')
       .addSelect(`SUBSTR(r.answer, 1, ${Math.max(0, Math.floor(answerMaxChars))})`, 'answer')
       .addSelect(`${chars}(r.answer)`, 'answerChars')
       .where('r.id IN (:...ids)', { ids: tasks.map((t) => t.childRunId) })
@@ -112,6 +113,7 @@ export class AgentTasksRepository {
         id: string;
         status: RunStatus;
         error: string | null;
+        finishReason: string | null;
         answer: string | null;
         answerChars: unknown;
       }>();

@@ -280,12 +280,13 @@ export function taskStatusOf(run: Pick<AgentRunEntity, 'status'> | null): TaskSt
 
 export function toTaskView(
   task: AgentTaskEntity,
-  run: Pick<AgentRunEntity, 'status' | 'answer' | 'error'> | null,
+  run: Pick<AgentRunEntity, 'status' | 'answer' | 'error' | 'finishReason'> | null,
 ): TaskView {
   return {
     taskId: task.id,
     status: taskStatusOf(run),
     ...(run?.status === 'COMPLETED' && { answer: run.answer ?? '' }),
+    ...(run?.status === 'COMPLETED' && run.finishReason !== null && { finishReason: run.finishReason }),
     ...(run?.status === 'FAILED' && { error: run.error ?? 'failed' }),
     agent: task.agentName,
     parentSessionId: task.parentSessionId,

@@ -6,6 +6,8 @@ export interface TaskView {
   taskId: string;
   status: TaskStatus;
   answer?: string;
+  /** Why the child's final answer ended, when not as its model meant it (`length`: cut at its token limit). */
+  finishReason?: string;
   error?: string;
   agent: string;
   parentSessionId: string;

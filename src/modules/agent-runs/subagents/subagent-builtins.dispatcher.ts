@@ -70,7 +70,7 @@ export class SubagentBuiltinsDispatcher implements ToolDispatcher, OnModuleInit 
       );
       if (view.status === 'COMPLETED') {
         await this.tasks.markReminded(task.id);
-        return { content: view.answer ?? '', structured: view };
+        return { content: answerText(view), structured: view };
       }
       return briefOf(view);
     } catch (err) {
@@ -78,6 +78,20 @@ export class SubagentBuiltinsDispatcher implements ToolDispatcher, OnModuleInit 
       throw err;
     }
   }
+}
+
+/**
+ * The child's answer as the parent's model reads it, with a note when it did not end as the child's model meant it:
+ * a cut answer read as whole misleads the parent (CHECK_TASK_STATUS shows `finishReason` in its JSON).
+ */
+function answerText(view: TaskView): string {
+  const answer = view.answer ?? '';
+  if (!view.finishReason) return answer;
+  const why =
+    view.finishReason === 'length'
+      ? 'was cut at its token limit: it is incomplete'
+      : `ended early (finish_reason "${view.finishReason}"): it may be incomplete`;
+  return `${answer}\n\n[the sub-agent's answer ${why}]`;
 }
 
 /** A task's status as the model reads it (CHECK_TASK_STATUS reads the answer). */
