@@ -28,6 +28,7 @@ import { ResumeService } from './acting/resume.service';
 import { ResumeRecordRepository } from './acting/resume-record.repository';
 import { ResumeClaimRenewer } from './acting/resume-claim.renewer';
 import { ResumeDecisionApplier } from './acting/resume-decision.applier';
+import { ResumeDecisionChecks } from './acting/resume-decision.checks';
 import { FaultInjector } from './acting/fault-injector';
 import { SessionBuiltinsDispatcher } from './builtins/session-builtins.dispatcher';
 import { HitlDecisionService } from './acting/hitl-decision.service';
@@ -72,6 +73,7 @@ import { JournalOrphanSweepJob } from './journal/journal-orphan-sweep.job';
     ResumeRecordRepository,
     ResumeClaimRenewer,
     ResumeDecisionApplier,
+    ResumeDecisionChecks,
     FaultInjector,
     SessionBuiltinsDispatcher,
     HitlDecisionService,

@@ -3,7 +3,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
-import { validationFailed } from '@app/common/errors/validation';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { HitlDecisionRecord, HitlRequestsRepository } from '@app/modules/hitl/requests/hitl-requests.repository';
 import type { HitlRequestEntity } from '@app/modules/hitl/requests/hitl-request.entity';
@@ -23,15 +22,10 @@ import { BatchRunner, notRunResult } from './batch-runner';
 import { ResumeRecordRepository } from './resume-record.repository';
 import { ResumeClaimRenewer } from './resume-claim.renewer';
 import { ResumeDecisionApplier } from './resume-decision.applier';
+import { ResumeDecisionChecks } from './resume-decision.checks';
 import { toolOfEntry } from './call-interrupts';
 import { bindLogFields } from '@app/common/logging/log-context';
 import type { HotTransaction } from '@app/database/hot-sql';
-
-const ALLOWED: Record<HitlRequestView['requestType'], readonly ResumeDecision[]> = {
-  TOOL_APPROVAL: ['APPROVE', 'REJECT'],
-  UNKNOWN_OUTCOME: ['RETRY', 'MARK_DONE', 'REJECT'],
-  CHECKPOINT_PAUSE: ['CONTINUE'],
-};
 
 /** The resume record a decision is claimed under: (session_id, client_message_id) of `resume_record`. */
 export interface DecisionClaimKey {
@@ -70,6 +64,7 @@ export class ResumeService {
     private readonly hitl: HitlRequestsRepository,
     private readonly batches: BatchRunner,
     private readonly decisions: ResumeDecisionApplier,
+    private readonly checks: ResumeDecisionChecks,
     private readonly tools: ToolRegistryService,
     private readonly agents: AgentConfigService,
     private readonly events: SessionEventsStore,
@@ -115,11 +110,7 @@ export class ResumeService {
   ): Promise<ActResponse> {
     let decided = false;
     try {
-      const { request, batch, decision } = this.validate(session, input);
-      if (decider.role === 'runtime' && request.requestType !== 'CHECKPOINT_PAUSE')
-        await this.assertRuntimeMayDecide(session);
-      if (runsCalls(batch, decision)) await this.assertAgentExists(session, request);
-      await this.assertKeyDecidedNoOther(session, claimKey, request);
+      const { request, batch, decision } = await this.checks.beforeSaving(session, claimKey, input, decider);
       // The journal's refusals (a toolCallId used meanwhile for other arguments, or still running) come before the
       // decision is saved: after it, they left the session waiting on a decided request for good. The pending call is
       // checked for every decision: a REJECT or MARK_DONE of a call whose owner is back and still running it would
@@ -226,114 +217,6 @@ export class ResumeService {
     return moved && decided;
   }
 
-  /** Under the agent's hitlReviewer ADMIN a runtime may not approve (or reject) its own calls. */
-  private async assertRuntimeMayDecide(session: AgentSessionEntity): Promise<void> {
-    // An agent deleted meanwhile counts as ADMIN: fail closed.
-    const reviewer = await this.agents.loadAgent({ tenantId: session.tenantId }, session.agentId).then(
-      (a) => a.hitlReviewer,
-      () => 'ADMIN' as const,
-    );
-    if (reviewer === 'ADMIN') {
-      throw new DomainError(
-        LoopActingErrorCode.HITL_ADMIN_REVIEW_REQUIRED,
-        `Agent ${session.agentId} has hitlReviewer ADMIN: an admin decides its requests with POST /api/v1/admin/hitl/${session.hitlRequest!.id}/decision; a runtime key may only continue a CHECKPOINT_PAUSE.`,
-        { requestId: session.hitlRequest!.id },
-      );
-    }
-  }
-
-  /**
-   * A claim key decides one request. Sent again after a crash that kept its response from being stored (the claim
-   * taken over as stale), it must not decide the request the session waits on now: the batch it approved may have
-   * stopped at another call, which nobody reviewed.
-   */
-  private async assertKeyDecidedNoOther(
-    session: AgentSessionEntity,
-    claimKey: DecisionClaimKey,
-    request: HitlRequestView,
-  ): Promise<void> {
-    const earlier = await this.hitl.findDecidedUnder(session.id, claimKey.key);
-    if (earlier && earlier.id !== request.id) {
-      throw new DomainError(
-        LoopActingErrorCode.HITL_ALREADY_DECIDED,
-        `${claimKey.key} already decided request ${earlier.id} (${earlier.decision}) of session ${session.id}; it now waits on request ${request.id}: decide that one with a new clientMessageId.`,
-        { requestId: earlier.id, pendingRequestId: request.id },
-      );
-    }
-  }
-
-  /**
-   * Calls run only for the session's agent (a deleted one answers 404): checked before the decision is saved,
-   * else the 404 came after it and left the session INTERRUPTED on a decided request that nobody could decide again.
-   */
-  private async assertAgentExists(session: AgentSessionEntity, request: HitlRequestView): Promise<void> {
-    const found = await this.agents.loadAgent({ tenantId: session.tenantId }, session.agentId).then(
-      () => true,
-      (err: unknown) => {
-        if (err instanceof DomainError && err.code === CommonErrorCode.NOT_FOUND) return false;
-        throw err;
-      },
-    );
-    if (!found) {
-      throw new DomainError(
-        CommonErrorCode.NOT_FOUND,
-        `Agent ${session.agentId} of session ${session.id} was deleted: nothing can run for it, so request ${request.id} was not decided; close the session with DELETE /api/v1/sessions/${session.id}.`,
-        { requestId: request.id },
-      );
-    }
-  }
-
-  private validate(
-    session: AgentSessionEntity,
-    dto: DecisionInput,
-  ): { request: HitlRequestView; batch: PendingBatch; decision: ResumeDecision } {
-    const request = session.hitlRequest;
-    const batch = session.pendingBatch;
-    if (dto.requestId !== undefined && request?.id !== dto.requestId) {
-      throw new DomainError(
-        LoopActingErrorCode.HITL_ALREADY_DECIDED,
-        `Request ${dto.requestId} is no longer pending on session ${session.id}; list pending requests with GET /api/v1/admin/hitl?status=PENDING.`,
-      );
-    }
-    if (session.status !== 'INTERRUPTED' || !request || !batch) {
-      throw new DomainError(
-        LoopActingErrorCode.NO_PENDING_REQUEST,
-        session.status === 'CLOSED'
-          ? `Session ${session.id} is closed and waits for no decision (closing it ended its request); start a new session with POST /api/v1/sessions.`
-          : `Session ${session.id} is ${session.status} and waits for no decision; submit tool calls with /act.`,
-      );
-    }
-    if (dto.toolCallId !== undefined && dto.toolCallId !== request.toolCallId) {
-      throw new DomainError(
-        LoopActingErrorCode.HITL_TOOL_CALL_MISMATCH,
-        request.toolCallId === null
-          ? `The pending request is a checkpoint pause, about no toolCallId (not ${dto.toolCallId}): leave toolCallId out to continue.`
-          : `The pending request is about toolCallId ${request.toolCallId}, not ${dto.toolCallId}: send toolCallId ${request.toolCallId} (or leave it out) to decide it.`,
-        {
-          pendingToolCallId: request.toolCallId,
-        },
-      );
-    }
-    const decision =
-      dto.decision ??
-      (request.requestType === 'TOOL_APPROVAL'
-        ? 'APPROVE'
-        : request.requestType === 'CHECKPOINT_PAUSE'
-          ? 'CONTINUE'
-          : undefined);
-    if (!decision || !ALLOWED[request.requestType].includes(decision)) {
-      throw validationFailed([
-        {
-          field: 'decision',
-          problems: [
-            `a ${request.requestType} request takes ${ALLOWED[request.requestType].join(', ')}${decision ? `, not ${decision}` : ' (required)'}`,
-          ],
-        },
-      ]);
-    }
-    return { request, batch, decision };
-  }
-
   /** `claimKeys`: the keys the response is stored under (each gets it back when sent again). */
   private async apply(
     session: AgentSessionEntity,
@@ -425,9 +308,4 @@ export class ResumeService {
     );
     return tool?.hitl?.rejectPolicy ?? 'RETURN_ERROR';
   }
-}
-
-/** Whether a decision runs calls (through the session's agent): the approved or retried one, or those left NOT_RUN. */
-function runsCalls(batch: PendingBatch, decision: ResumeDecision): boolean {
-  return decision === 'APPROVE' || decision === 'RETRY' || decision === 'CONTINUE' || batch.notRun.length > 0;
 }
