@@ -444,6 +444,19 @@ const INFRASTRUCTURE: RiskCorpusEntry[] = [
   safe('Please destroy the old draft and uninstall the trial app.'),
 ];
 
+/** Commands run inside a pod, also in kubectl's deprecated form without `--`; harmless ones are safe. */
+const POD_EXEC: RiskCorpusEntry[] = [
+  risky('kubectl exec mypod rm -rf /data', ['recursive-delete'], 'the deprecated form without --'),
+  risky('kubectl exec -it mypod -c app rm -rf /data', ['recursive-delete']),
+  risky('kubectl -n prod exec mypod -i rm -rf /data', ['recursive-delete']),
+  risky('oc exec -n prod pg-0 dropdb app', ['drop']),
+  risky('kubectl exec deploy/web -c app git push -f origin main', ['force-push']),
+  safe('kubectl exec mypod ls /data'),
+  safe('kubectl exec -it mypod -- ls -la'),
+  safe('kubectl exec mypod -- cat /etc/hosts'),
+  safe('kubectl logs mypod -c app'),
+];
+
 /** Everything above, tagged by class for per-class figures. */
 export const RISK_CORPUS_BY_CLASS: readonly RiskCorpusEntry[] = [
   ...ofKind('fork-bomb', FORK_BOMBS),
@@ -454,4 +467,5 @@ export const RISK_CORPUS_BY_CLASS: readonly RiskCorpusEntry[] = [
   ...ofKind('dry run / plan only', DRY_RUNS),
   ...ofKind('sql delete forms', SQL_DELETE_FORMS),
   ...ofKind('infrastructure-destroy', INFRASTRUCTURE),
+  ...ofKind('pod exec', POD_EXEC),
 ];

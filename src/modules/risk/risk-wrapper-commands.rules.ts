@@ -158,9 +158,48 @@ function sudo(args: ShellWord[], env: ShellCommandEnv): void {
   else if (hasOption(opts, 'si', 'shell', 'login')) env.run([literalWord('sh')]);
 }
 
+/** kubectl (and oc) options that take the next word as their value, global and of `exec`. */
+const KUBECTL: OptionSpec = {
+  withValue: 'ncfsv',
+  longWithValue: [
+    'namespace',
+    'container',
+    'filename',
+    'context',
+    'cluster',
+    'user',
+    'kubeconfig',
+    'server',
+    'token',
+    'as',
+    'as-group',
+    'as-uid',
+    'request-timeout',
+    'pod-running-timeout',
+    'cache-dir',
+    'certificate-authority',
+    'client-certificate',
+    'client-key',
+    'tls-server-name',
+  ],
+  stopAtOperand: true,
+};
+
+/**
+ * `kubectl exec [opts] POD -- CMD ...`, and the deprecated form without `--` (`kubectl exec POD CMD ...`, still run
+ * by older clients): CMD runs in the pod.
+ */
 function kubectl(args: ShellWord[], env: ShellCommandEnv): void {
-  const dashDash = args.findIndex((w) => w.value === '--');
-  if (args.some((w) => w.value === 'exec') && dashDash >= 0) env.run(args.slice(dashDash + 1));
+  const [verb, ...afterVerb] = parseOptions(args, KUBECTL).rest;
+  if (verb?.value !== 'exec') return;
+  const dashDash = afterVerb.findIndex((w) => w.value === '--');
+  if (dashDash >= 0) {
+    env.run(afterVerb.slice(dashDash + 1));
+    return;
+  }
+  // Without `--`, options may still come between the pod and the command (`exec POD -c app CMD`).
+  const [, ...afterPod] = parseOptions(afterVerb, KUBECTL).rest;
+  env.run(parseOptions(afterPod, KUBECTL).rest);
 }
 
 function xargs(args: ShellWord[], env: ShellCommandEnv): void {
