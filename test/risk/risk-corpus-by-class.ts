@@ -457,6 +457,27 @@ const POD_EXEC: RiskCorpusEntry[] = [
   safe('kubectl logs mypod -c app'),
 ];
 
+/** PowerShell pipelines: deletes and stops fed by a pipeline run over a generated list; filters, previews and single items are safe. */
+const POWERSHELL_PIPELINES: RiskCorpusEntry[] = [
+  risky('Get-ChildItem -Recurse C:\\data | Remove-Item -Force', ['recursive-delete']),
+  risky('gci -r | ri', ['recursive-delete'], 'aliases'),
+  risky('ls *.log | % { Remove-Item $_ }', ['recursive-delete'], 'ForEach-Object runs the block per item'),
+  risky('Get-ChildItem | ForEach-Object { Remove-Item $_.FullName -Force }', ['recursive-delete']),
+  risky('Get-ChildItem | % { Write-Host $_; Remove-Item $_ }', ['recursive-delete'], 'the current item in a block'),
+  risky('gci C:\\logs | ? { $_.LastWriteTime -lt (Get-Date).AddDays(-30) } | del', ['recursive-delete']),
+  risky('Get-Process | Stop-Process -Force', ['infrastructure-destroy'], 'every process of the machine'),
+  risky('gps | spps', ['infrastructure-destroy']),
+  safe('Get-ChildItem | Select-Object Name'),
+  safe('gci -r | Measure-Object -Property Length -Sum'),
+  safe('Remove-Item C:\\temp\\a.txt', 'one file, as rm a.txt'),
+  safe('echo C:\\temp\\a.txt | Remove-Item', 'a known item, as echo a.txt | xargs rm'),
+  safe('gci | ? { $_.Name -like "*.tmp" } | Select-Object Name'),
+  safe('Get-ChildItem -Recurse C:\\temp | Remove-Item -WhatIf', 'a preview'),
+  safe('Get-ChildItem | % { Write-Output $_.Name }'),
+  safe('Get-Process notepad | Stop-Process'),
+  safe('Get-Process | Sort-Object CPU -Descending | Select-Object -First 5'),
+];
+
 /** Everything above, tagged by class for per-class figures. */
 export const RISK_CORPUS_BY_CLASS: readonly RiskCorpusEntry[] = [
   ...ofKind('fork-bomb', FORK_BOMBS),
@@ -468,4 +489,5 @@ export const RISK_CORPUS_BY_CLASS: readonly RiskCorpusEntry[] = [
   ...ofKind('sql delete forms', SQL_DELETE_FORMS),
   ...ofKind('infrastructure-destroy', INFRASTRUCTURE),
   ...ofKind('pod exec', POD_EXEC),
+  ...ofKind('powershell pipeline', POWERSHELL_PIPELINES),
 ];

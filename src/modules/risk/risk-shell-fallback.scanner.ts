@@ -35,24 +35,25 @@ export function scanUnparsedShell(text: string, scan: RiskScan): void {
       );
     }
     pipeline.push(segment);
-    if (segment) scanSegment(segment, scan);
+    if (segment) scanSegment(segment, scan, before === '|');
   }
   scanUnparsedSql(text, scan);
 }
 
-function scanSegment(segment: string, scan: RiskScan): void {
+/** `piped`: the segment follows a `|`, so it reads what the segment before it wrote (`gci | ri`, `... | xargs rm`). */
+function scanSegment(segment: string, scan: RiskScan, piped: boolean): void {
   const words = segment.split(/\s+/).map(toWord);
-  const make = (many: boolean): ShellCommandEnv => ({
+  const make = (many: boolean, reads: boolean): ShellCommandEnv => ({
     scan,
     snippet: segment,
-    stdin: () => ({ kind: 'none' }),
+    stdin: () => (reads ? { kind: 'opaque', decoded: false, snippet: segment } : { kind: 'none' }),
     many,
-    run: (argv, _withStdin, runsMany = false) => {
-      if (argv.length) checkCommand(argv, make(many || runsMany));
+    run: (argv, withStdin = true, runsMany = false) => {
+      if (argv.length) checkCommand(argv, make(many || runsMany, reads && withStdin));
     },
     fileText: () => undefined,
   });
-  const env = make(scan.many);
+  const env = make(scan.many, piped);
   let starts = 0;
   for (let i = 0; i < words.length && starts < MAX_STARTS_PER_SEGMENT; i++) {
     if (!words[i].literal || !hasHandler(words[i].value)) continue;

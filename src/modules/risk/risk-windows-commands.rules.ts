@@ -1,6 +1,7 @@
 import type { ShellCommandEnv, ShellCommandHandler } from './risk-shell-command';
 import { runCodeWord, runStdin } from './risk-shell-command';
-import { ShellWord, joinWords } from './risk-shell-word';
+import { ShellWord, joinWords, literalWord } from './risk-shell-word';
+import { xargs } from './risk-wrapper-commands.rules';
 
 /**
  * PowerShell reads the en dash, em dash and horizontal bar as `-` (`Remove-Item –Recurse`, as word processors and chat
@@ -15,11 +16,54 @@ const RECURSIVE_SWITCH = /^(?:\/s|-r(?:e(?:c(?:u(?:r(?:s(?:e)?)?)?)?)?)?)$/i;
 /** cmd.exe switches written together (`/s/q`, `/f/s/q`, `/a:h/s`): a word of single-letter switches only. */
 const SWITCH_CLUSTER = /^(?:\/[a-z](?::[-\w]*)?){2,}$/i;
 
+/** A recursive delete, or one run over a generated list (`gci -r | Remove-Item`, `... | % { ri $_ }`), as `rm` is judged. */
 function treeDelete(args: ShellWord[], env: ShellCommandEnv): void {
   const switches = args
     .map((w) => plainPowerShell(w.value))
     .flatMap((w) => (SWITCH_CLUSTER.test(w) ? w.split(/(?=\/)/) : [w]));
-  if (switches.some((s) => RECURSIVE_SWITCH.test(s))) env.scan.report('recursive-delete', env.snippet);
+  if (switches.some((s) => /^-whatif$/i.test(s))) return;
+  if (env.many || switches.some((s) => RECURSIVE_SWITCH.test(s))) env.scan.report('recursive-delete', env.snippet);
+}
+
+/** PowerShell's current pipeline item: `$_`, `$PSItem`, `$_.FullName`. */
+const PIPELINE_ITEM = /\$(?:_|psitem)\b/i;
+
+/**
+ * A PowerShell cmdlet that takes the items piped into it (`gci -r | Remove-Item`) runs on each of them, as
+ * `... | xargs CMD` does: read the same way (known items one by one, unknown ones as a generated list). One given
+ * the current item (`Remove-Item $_`, in a script block bash splits at its `;`) runs once per item too.
+ */
+function takesPipeline(handler: ShellCommandHandler): ShellCommandHandler {
+  return (args, env, name) => {
+    if (env.stdin().kind !== 'none') xargs([literalWord(name), ...args], env);
+    else if (args.some((w) => PIPELINE_ITEM.test(w.raw))) handler(args, { ...env, many: true }, name);
+    else handler(args, env, name);
+  };
+}
+
+/** ForEach-Object's script block (`... | % { Remove-Item $_ }`): its command runs once per item piped in. */
+function forEachObject(args: ShellWord[], env: ShellCommandEnv): void {
+  const open = args.findIndex((w) => w.value.startsWith('{'));
+  if (open < 0) return;
+  const block = args
+    .slice(open)
+    .map((w, i, all) => {
+      const start = i === 0 ? 1 : 0;
+      const end = i === all.length - 1 && w.value.endsWith('}') ? -1 : undefined;
+      return { ...w, value: w.value.slice(start, end) };
+    })
+    .filter((w) => w.value);
+  if (block.length) env.run(block, true, true);
+}
+
+/** Get-Process with no name, id or object to filter by: every process of the machine. */
+const EVERY_PROCESS = /^\s*(?:get-process|gps|ps)(?:\s+-(?!n|id\b|inp)[\w:]+)*\s*\|/i;
+
+/** `Get-Process | Stop-Process`: stopping every process takes the machine down. */
+function stopProcess(_args: ShellWord[], env: ShellCommandEnv): void {
+  const input = env.stdin();
+  if (input.kind === 'opaque' && EVERY_PROCESS.test(input.snippet))
+    env.scan.report('infrastructure-destroy', env.snippet);
 }
 
 /** PowerShell's eval (`iex "CMD"`, `Invoke-Expression -Command CMD`, `... | iex`): runs a string as code. */
@@ -50,14 +94,22 @@ function windowsPermission(args: ShellWord[], env: ShellCommandEnv): void {
     env.scan.report('permission-change', env.snippet);
 }
 
-/** cmd.exe and PowerShell deletes (`rmdir /s`, `del /s`, `Remove-Item -Recurse`, `format C:`), disk wipes, `iex`, and system-drive permissions. */
+/**
+ * cmd.exe and PowerShell deletes (`rmdir /s`, `del /s`, `Remove-Item -Recurse`, `gci -r | ri`, `format C:`), disk wipes,
+ * `iex`, system-drive permissions, and what PowerShell pipelines run per item (ForEach-Object, Stop-Process).
+ */
 export const WINDOWS_COMMANDS: Record<string, ShellCommandHandler> = {
   rmdir: treeDelete,
-  rd: treeDelete,
-  del: treeDelete,
-  erase: treeDelete,
-  'remove-item': treeDelete,
-  ri: treeDelete,
+  rd: takesPipeline(treeDelete),
+  del: takesPipeline(treeDelete),
+  erase: takesPipeline(treeDelete),
+  'remove-item': takesPipeline(treeDelete),
+  ri: takesPipeline(treeDelete),
+  'foreach-object': forEachObject,
+  foreach: forEachObject,
+  '%': forEachObject,
+  'stop-process': stopProcess,
+  spps: stopProcess,
   format,
   'format-volume': volumeWipe,
   'clear-disk': volumeWipe,

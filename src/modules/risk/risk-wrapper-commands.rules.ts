@@ -202,7 +202,8 @@ function kubectl(args: ShellWord[], env: ShellCommandEnv): void {
   env.run(parseOptions(afterPod, KUBECTL).rest);
 }
 
-function xargs(args: ShellWord[], env: ShellCommandEnv): void {
+/** xargs: runs its command with the words it reads on stdin appended (once, or once per item with -I / -n). */
+export function xargs(args: ShellWord[], env: ShellCommandEnv): void {
   const opts = parseOptions(args, {
     withValue: 'adEILnPs',
     longWithValue: [

@@ -1,0 +1,48 @@
+import { evaluateRiskText } from './risk-text.evaluator';
+import type { RiskRule } from './risk.types';
+
+function rulesOf(text: string): RiskRule[] {
+  return evaluateRiskText(text, 'shell').rules.map((r) => r.rule);
+}
+
+describe('PowerShell pipelines (through evaluateRiskText with the shell hint)', () => {
+  it.each([
+    'Get-ChildItem -Recurse C:\\data | Remove-Item -Force',
+    'gci -r | ri',
+    'Get-ChildItem C:\\logs -Filter *.log | Where-Object { $_.Length -gt 1MB } | Remove-Item',
+    'dir C:\\build | del',
+    'ls *.log | % { Remove-Item $_ }',
+    'Get-ChildItem | ForEach-Object { Remove-Item $_.FullName }',
+    'gci C:\\data | foreach {ri $_}',
+    'Get-ChildItem | ForEach-Object -Process { Remove-Item $_ -Force }',
+    'Get-ChildItem | % { Write-Host $_; Remove-Item $_ }',
+    'gci | ? { $_.Name -like "*.tmp" } | ri',
+    'gci C:\\logs | ? { $_.LastWriteTime -lt (Get-Date).AddDays(-30) } | del',
+  ])('reads a delete fed by a pipeline as a delete over a generated list: %s', (text) => {
+    expect(rulesOf(text)).toContain('recursive-delete');
+  });
+
+  it.each(['Get-Process | Stop-Process -Force', 'gps | spps', 'Get-Process | % { Stop-Process $_ -Force }'])(
+    'reads stopping every process a bare Get-Process lists as tearing the machine down: %s',
+    (text) => {
+      expect(rulesOf(text)).toContain('infrastructure-destroy');
+    },
+  );
+
+  it.each([
+    'Get-ChildItem | Select-Object Name',
+    'gci -r | Measure-Object',
+    'Remove-Item C:\\temp\\a.txt',
+    'echo C:\\temp\\a.txt | Remove-Item',
+    'Get-ChildItem | % { Write-Output $_.Name }',
+    'Get-Process notepad | Stop-Process',
+    'Get-Process -Name chrome | Stop-Process -Force',
+    'Stop-Process -Id 4242',
+    'Get-Process | Sort-Object CPU -Descending | Select-Object -First 5',
+    'gci | ? { $_.Name -like "*.tmp" } | Select-Object Name',
+    'gci -r C:\\temp | Remove-Item -WhatIf',
+    'Remove-Item -Recurse C:\\data -WhatIf',
+  ])('leaves %s alone', (text) => {
+    expect(rulesOf(text)).toEqual([]);
+  });
+});
