@@ -478,6 +478,38 @@ const POWERSHELL_PIPELINES: RiskCorpusEntry[] = [
   safe('Get-Process | Sort-Object CPU -Descending | Select-Object -First 5'),
 ];
 
+/** Deletes and commands built up in script code (glued literals, lookups by name, eval); ordinary one-liners are safe. */
+const BUILT_IN_CODE: RiskCorpusEntry[] = [
+  risky(`python -c "import shutil; getattr(shutil, 'rmt'+'ree')('/')"`, ['recursive-delete']),
+  risky(`python3 -c "getattr(__import__('os'), 'sys'+'tem')('rm -rf /srv')"`, ['recursive-delete']),
+  risky(`python3 -c "__import__('o'+'s').system('rm -rf /srv')"`, ['recursive-delete']),
+  risky(`python3 -c "exec('import shutil; shutil.rm'+'tree(\\"/srv\\")')"`, ['recursive-delete']),
+  risky(`node -e "require('fs')['rm'+'Sync']('/srv', {recursive: true})"`, ['recursive-delete']),
+  risky(`ruby -e 'require "fileutils"; FileUtils.send("rm_" + "rf", "/srv")'`, ['recursive-delete']),
+  risky(`perl -e 'eval "sys" . "tem(q{rm -rf /srv})"'`, ['recursive-delete']),
+  risky(
+    `python3 -c "import shutil, sys; getattr(shutil, sys.argv[1])('/srv')"`,
+    ['opaque'],
+    'a name built at run time',
+  ),
+  risky(`python3 -c "__import__(sys.argv[1]).rmtree('/srv')"`, ['opaque']),
+  risky(`python3 -c "exec('import os; os.' + name + '(x)')"`, ['opaque'], 'eval of a non-literal string'),
+  risky(`node -e "require('child_process')[process.argv[1]]('rm -rf /srv')"`, ['opaque']),
+  risky(`node -e "new Function(process.argv[1])()"`, ['opaque']),
+  risky(`ruby -e 'FileUtils.send(ARGV[0], "/srv")'`, ['opaque']),
+  risky(`perl -e 'eval $ARGV[0]'`, ['opaque']),
+  safe(`python3 -c "import os; print(getattr(os, 'getcwd')())"`),
+  safe(`python3 -c "print(__import__('json').dumps({}))"`),
+  safe(`python3 -c "import sys; print(getattr(sys, 'version'))"`),
+  safe(`python3 -c "exec('print(1 + 2)')"`),
+  safe(`python3 -c "print('rm' + 'dir is a command')"`),
+  safe(`node -e "console.log(require('os')['hostname']())"`),
+  safe(`node -e "const o = {a: 1}; const k = 'a'; console.log(o[k])"`),
+  safe(`ruby -e 'puts [1, 2].send(:sum)'`),
+  safe(`perl -e 'eval { die "x" }; print "ok\\n"'`),
+  safe(`perl -e 'print "a" . "b"'`),
+];
+
 /** Everything above, tagged by class for per-class figures. */
 export const RISK_CORPUS_BY_CLASS: readonly RiskCorpusEntry[] = [
   ...ofKind('fork-bomb', FORK_BOMBS),
@@ -490,4 +522,5 @@ export const RISK_CORPUS_BY_CLASS: readonly RiskCorpusEntry[] = [
   ...ofKind('infrastructure-destroy', INFRASTRUCTURE),
   ...ofKind('pod exec', POD_EXEC),
   ...ofKind('powershell pipeline', POWERSHELL_PIPELINES),
+  ...ofKind('code built at run time', BUILT_IN_CODE),
 ];
