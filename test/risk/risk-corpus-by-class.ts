@@ -444,14 +444,24 @@ const INFRASTRUCTURE: RiskCorpusEntry[] = [
   safe('Please destroy the old draft and uninstall the trial app.'),
 ];
 
-/** Commands run inside a pod, also in kubectl's deprecated form without `--`; harmless ones are safe. */
-const POD_EXEC: RiskCorpusEntry[] = [
+/** Commands run inside a pod or container, also in kubectl's deprecated form without `--`; harmless ones are safe. */
+const CONTAINER_EXEC: RiskCorpusEntry[] = [
   risky('kubectl exec mypod rm -rf /data', ['recursive-delete'], 'the deprecated form without --'),
   risky('kubectl exec -it mypod -c app rm -rf /data', ['recursive-delete']),
   risky('kubectl -n prod exec mypod -i rm -rf /data', ['recursive-delete']),
   risky('oc exec -n prod pg-0 dropdb app', ['drop']),
   risky('kubectl exec deploy/web -c app git push -f origin main', ['force-push']),
+  risky('docker compose exec web rm -rf /app', ['recursive-delete']),
+  risky('docker-compose -f prod.yml run --rm web rm -rf /app', ['recursive-delete']),
+  risky('docker -H ssh://prod exec web rm -rf /app', ['recursive-delete'], 'docker options before the subcommand'),
+  risky('nerdctl exec web rm -rf /app', ['recursive-delete']),
+  risky('crictl exec -it 3f2a rm -rf /app', ['recursive-delete']),
+  risky('lxc exec web -- rm -rf /srv', ['recursive-delete']),
   safe('kubectl exec mypod ls /data'),
+  safe('docker compose exec web ls -la /app'),
+  safe('docker-compose run --rm web npm test'),
+  safe('crictl ps'),
+  safe('lxc exec web -- ls /srv'),
   safe('kubectl exec -it mypod -- ls -la'),
   safe('kubectl exec mypod -- cat /etc/hosts'),
   safe('kubectl logs mypod -c app'),
@@ -520,7 +530,7 @@ export const RISK_CORPUS_BY_CLASS: readonly RiskCorpusEntry[] = [
   ...ofKind('dry run / plan only', DRY_RUNS),
   ...ofKind('sql delete forms', SQL_DELETE_FORMS),
   ...ofKind('infrastructure-destroy', INFRASTRUCTURE),
-  ...ofKind('pod exec', POD_EXEC),
+  ...ofKind('container exec', CONTAINER_EXEC),
   ...ofKind('powershell pipeline', POWERSHELL_PIPELINES),
   ...ofKind('code built at run time', BUILT_IN_CODE),
 ];

@@ -83,9 +83,22 @@ function command(args: ShellWord[], env: ShellCommandEnv): void {
   if (!hasOption(opts, 'vV') && opts.rest.length) env.run(opts.rest);
 }
 
+/** docker's (podman's, nerdctl's) options before the subcommand that take a value (`docker -H ssh://prod exec ...`). */
+const DOCKER_GLOBAL: OptionSpec = {
+  withValue: 'Hcl',
+  longWithValue: ['host', 'context', 'config', 'log-level', 'tlscacert', 'tlscert', 'tlskey'],
+  stopAtOperand: true,
+};
+/** docker compose's options before its subcommand that take a value (`docker compose -f prod.yml exec ...`). */
+const COMPOSE: OptionSpec = {
+  withValue: 'fp',
+  longWithValue: ['file', 'project-name', 'project-directory', 'env-file', 'profile', 'ansi', 'progress', 'parallel'],
+  stopAtOperand: true,
+};
+/** `docker exec` (and `compose exec`, whose `--index N` picks a replica). */
 const DOCKER_EXEC: OptionSpec = {
   withValue: 'euw',
-  longWithValue: ['env', 'env-file', 'user', 'workdir', 'detach-keys'],
+  longWithValue: ['env', 'env-file', 'user', 'workdir', 'detach-keys', 'index'],
   stopAtOperand: true,
 };
 const DOCKER_RUN: OptionSpec = {
@@ -141,15 +154,44 @@ const DOCKER_RUN: OptionSpec = {
   stopAtOperand: true,
 };
 
-/** `docker exec [opts] CONTAINER CMD ...` and `docker run [opts] IMAGE CMD ...`. */
-function docker(args: ShellWord[], env: ShellCommandEnv): void {
-  const verb = args.findIndex((w) => !w.value.startsWith('-'));
-  const sub = args[verb]?.value === 'container' ? verb + 1 : verb;
-  const spec = args[sub]?.value === 'exec' ? DOCKER_EXEC : args[sub]?.value === 'run' ? DOCKER_RUN : undefined;
-  if (!spec) return;
-  const opts = parseOptions(args.slice(sub + 1), spec);
-  if (opts.rest.length > 1) env.run(opts.rest.slice(1));
+/**
+ * `exec [opts] TARGET [opts] [--] CMD ...`, `run [opts] IMAGE CMD ...`: CMD runs inside TARGET (options between the
+ * target and the command are the CLI's own: `kubectl exec POD -c app CMD`, `incus exec CT --env A=1 -- CMD`).
+ */
+function runInside(args: ShellWord[], spec: OptionSpec, env: ShellCommandEnv): void {
+  const afterTarget = parseOptions(args, spec).rest.slice(1);
+  env.run(parseOptions(afterTarget, spec).rest);
 }
+
+/** The command a container `exec` or `run` subcommand runs. */
+function containerCommand(sub: ShellWord | undefined, args: ShellWord[], env: ShellCommandEnv): void {
+  const spec = sub?.value === 'exec' ? DOCKER_EXEC : sub?.value === 'run' ? DOCKER_RUN : undefined;
+  if (spec) runInside(args, spec, env);
+}
+
+/** `docker compose exec|run [opts] SERVICE CMD ...` (also docker-compose, podman-compose). */
+function dockerCompose(args: ShellWord[], env: ShellCommandEnv): void {
+  const [sub, ...rest] = parseOptions(args, COMPOSE).rest;
+  containerCommand(sub, rest, env);
+}
+
+/** `docker exec [opts] CONTAINER CMD ...` and `docker run [opts] IMAGE CMD ...` (also `container exec`, `compose exec`). */
+function docker(args: ShellWord[], env: ShellCommandEnv): void {
+  const [verb, ...afterVerb] = parseOptions(args, DOCKER_GLOBAL).rest;
+  if (verb?.value === 'compose') dockerCompose(afterVerb, env);
+  else if (verb?.value === 'container') containerCommand(afterVerb[0], afterVerb.slice(1), env);
+  else containerCommand(verb, afterVerb, env);
+}
+
+/** A CLI whose `exec` subcommand runs a command in its target: `lxc exec CT -- CMD`, `crictl exec -it ID CMD`. */
+function execSubcommand(global: OptionSpec, exec: OptionSpec): ShellCommandHandler {
+  return (args, env) => {
+    const [verb, ...rest] = parseOptions(args, { ...global, stopAtOperand: true }).rest;
+    if (verb?.value === 'exec') runInside(rest, { ...exec, stopAtOperand: true }, env);
+  };
+}
+
+const lxc = execSubcommand({ longWithValue: ['project'] }, { longWithValue: ['env', 'user', 'group', 'cwd', 'mode'] });
 
 /** `sudo -s` / `sudo -i` without a command start a shell that reads stdin. */
 function sudo(args: ShellWord[], env: ShellCommandEnv): void {
@@ -191,15 +233,7 @@ const KUBECTL: OptionSpec = {
  */
 function kubectl(args: ShellWord[], env: ShellCommandEnv): void {
   const [verb, ...afterVerb] = parseOptions(args, KUBECTL).rest;
-  if (verb?.value !== 'exec') return;
-  const dashDash = afterVerb.findIndex((w) => w.value === '--');
-  if (dashDash >= 0) {
-    env.run(afterVerb.slice(dashDash + 1));
-    return;
-  }
-  // Without `--`, options may still come between the pod and the command (`exec POD -c app CMD`).
-  const [, ...afterPod] = parseOptions(afterVerb, KUBECTL).rest;
-  env.run(parseOptions(afterPod, KUBECTL).rest);
+  if (verb?.value === 'exec') runInside(afterVerb, KUBECTL, env);
 }
 
 /** xargs: runs its command with the words it reads on stdin appended (once, or once per item with -I / -n). */
@@ -422,6 +456,15 @@ export const WRAPPER_COMMANDS: Record<string, ShellCommandHandler> = {
   ssh: runsJoinedWords({ withValue: 'BbcDEeFIiJLlmOopQRSWw' }, 1),
   docker,
   podman: docker,
+  nerdctl: docker,
+  'docker-compose': dockerCompose,
+  'podman-compose': dockerCompose,
+  crictl: execSubcommand(
+    { withValue: 'crit', longWithValue: ['config', 'runtime-endpoint', 'image-endpoint', 'timeout'] },
+    { longWithValue: ['timeout'] },
+  ),
+  lxc,
+  incus: lxc,
   kubectl,
   oc: kubectl,
   xargs,

@@ -1,0 +1,36 @@
+import { evaluateRiskText } from './risk-text.evaluator';
+import type { RiskRule } from './risk.types';
+
+function rulesOf(text: string): RiskRule[] {
+  return evaluateRiskText(text, 'shell').rules.map((r) => r.rule);
+}
+
+describe('commands run in containers (through evaluateRiskText with the shell hint)', () => {
+  it.each([
+    'docker compose exec web rm -rf /app',
+    'docker compose -f prod.yml -p shop exec -T -u root web rm -rf /app',
+    'docker-compose exec --index 2 web rm -rf /app',
+    'docker-compose run --rm -e A=1 web rm -rf /app',
+    'podman-compose exec web rm -rf /app',
+    'docker -H ssh://prod exec web rm -rf /app',
+    'docker --context prod container exec -it web rm -rf /app',
+    'nerdctl exec web rm -rf /app',
+    'crictl exec -it 3f2a rm -rf /app',
+    'lxc exec web -- rm -rf /srv',
+    'incus exec web --env A=1 -- rm -rf /srv',
+  ])('reads the command a container runs: %s', (text) => {
+    expect(rulesOf(text)).toContain('recursive-delete');
+  });
+
+  it.each([
+    'docker compose exec web ls -la /app',
+    'docker compose up -d',
+    'docker-compose run --rm web npm test',
+    'docker -H ssh://prod ps',
+    'nerdctl exec web cat /etc/hosts',
+    'crictl ps',
+    'lxc exec web -- ls /srv',
+  ])('leaves %s alone', (text) => {
+    expect(rulesOf(text)).toEqual([]);
+  });
+});
