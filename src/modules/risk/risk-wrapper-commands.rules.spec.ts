@@ -33,4 +33,21 @@ describe('commands run in containers (through evaluateRiskText with the shell hi
   ])('leaves %s alone', (text) => {
     expect(rulesOf(text)).toEqual([]);
   });
+
+  it.each([
+    'kubectl run tmp --rm -i --image=alpine -- rm -rf /data',
+    'kubectl run tmp --image=alpine --command -- sh -c "rm -rf /data"',
+    'kubectl debug -it mypod --image=busybox --target=app -- rm -rf /data',
+    'oc rsh mypod rm -rf /data',
+    'oc rsh -c app mypod rm -rf /data',
+  ])('reads the command kubectl run, kubectl debug and oc rsh start in a pod: %s', (text) => {
+    expect(rulesOf(text)).toContain('recursive-delete');
+  });
+
+  it.each(['kubectl run web --image=nginx', 'kubectl run tmp --rm -i --image=alpine -- ls /', 'oc rsh mypod'])(
+    'leaves %s alone',
+    (text) => {
+      expect(rulesOf(text)).toEqual([]);
+    },
+  );
 });

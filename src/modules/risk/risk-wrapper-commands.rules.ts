@@ -228,12 +228,18 @@ const KUBECTL: OptionSpec = {
 };
 
 /**
- * `kubectl exec [opts] POD -- CMD ...`, and the deprecated form without `--` (`kubectl exec POD CMD ...`, still run
- * by older clients): CMD runs in the pod.
+ * `kubectl exec [opts] POD -- CMD ...`, the deprecated form without `--` (`kubectl exec POD CMD ...`, still run by
+ * older clients) and `oc rsh POD CMD`: CMD runs in the pod; `kubectl run|debug ... -- CMD` runs CMD in a new one.
  */
 function kubectl(args: ShellWord[], env: ShellCommandEnv): void {
   const [verb, ...afterVerb] = parseOptions(args, KUBECTL).rest;
-  if (verb?.value === 'exec') runInside(afterVerb, KUBECTL, env);
+  if (verb?.value === 'exec' || verb?.value === 'rsh') {
+    runInside(afterVerb, KUBECTL, env);
+  } else if (verb?.value === 'run' || verb?.value === 'debug') {
+    // `kubectl run NAME --image=x -- CMD ...`: the words after `--` are what the new container runs.
+    const dashDash = afterVerb.findIndex((w) => w.value === '--');
+    if (dashDash >= 0) env.run(afterVerb.slice(dashDash + 1));
+  }
 }
 
 /** xargs: runs its command with the words it reads on stdin appended (once, or once per item with -I / -n). */
