@@ -482,6 +482,8 @@ const POWERSHELL_PIPELINES: RiskCorpusEntry[] = [
   risky('gci C:\\logs | ? { $_.LastWriteTime -lt (Get-Date).AddDays(-30) } | del', ['recursive-delete']),
   risky('Get-Process | Stop-Process -Force', ['infrastructure-destroy'], 'every process of the machine'),
   risky('gps | spps', ['infrastructure-destroy']),
+  risky('Remove-Item -Path C:\\data -Recurse:$true -Force', ['recursive-delete'], 'a switch given its value'),
+  safe('Remove-Item -Path C:\\temp\\a.txt -Recurse:$false'),
   safe('Get-ChildItem | Select-Object Name'),
   safe('gci -r | Measure-Object -Property Length -Sum'),
   safe('Remove-Item C:\\temp\\a.txt', 'one file, as rm a.txt'),

@@ -45,4 +45,15 @@ describe('PowerShell pipelines (through evaluateRiskText with the shell hint)', 
   ])('leaves %s alone', (text) => {
     expect(rulesOf(text)).toEqual([]);
   });
+
+  it.each(['Remove-Item -Path C:\\data -Recurse:$true -Force', 'ri C:\\data -r:$true'])(
+    'reads a switch given its value: %s',
+    (text) => {
+      expect(rulesOf(text)).toContain('recursive-delete');
+    },
+  );
+
+  it('leaves a switch turned off alone', () => {
+    expect(rulesOf('Remove-Item -Path C:\\temp\\a.txt -Recurse:$false')).toEqual([]);
+  });
 });

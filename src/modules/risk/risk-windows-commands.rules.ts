@@ -11,8 +11,8 @@ export function plainPowerShell(text: string): string {
   return text.replace(/[\u2013\u2014\u2015]/g, '-');
 }
 
-/** `/s` (cmd.exe) or an abbreviation of PowerShell's `-Recurse`. */
-const RECURSIVE_SWITCH = /^(?:\/s|-r(?:e(?:c(?:u(?:r(?:s(?:e)?)?)?)?)?)?)$/i;
+/** `/s` (cmd.exe) or an abbreviation of PowerShell's `-Recurse` (also given its value: `-Recurse:$true`). */
+const RECURSIVE_SWITCH = /^(?:\/s|-r(?:e(?:c(?:u(?:r(?:s(?:e)?)?)?)?)?)?(?::\$true)?)$/i;
 /** cmd.exe switches written together (`/s/q`, `/f/s/q`, `/a:h/s`): a word of single-letter switches only. */
 const SWITCH_CLUSTER = /^(?:\/[a-z](?::[-\w]*)?){2,}$/i;
 
@@ -21,7 +21,7 @@ function treeDelete(args: ShellWord[], env: ShellCommandEnv): void {
   const switches = args
     .map((w) => plainPowerShell(w.value))
     .flatMap((w) => (SWITCH_CLUSTER.test(w) ? w.split(/(?=\/)/) : [w]));
-  if (switches.some((s) => /^-whatif$/i.test(s))) return;
+  if (switches.some((s) => /^-whatif(?::\$true)?$/i.test(s))) return;
   if (env.many || switches.some((s) => RECURSIVE_SWITCH.test(s))) env.scan.report('recursive-delete', env.snippet);
 }
 
