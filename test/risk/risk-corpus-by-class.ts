@@ -444,7 +444,7 @@ const INFRASTRUCTURE: RiskCorpusEntry[] = [
   safe('Please destroy the old draft and uninstall the trial app.'),
 ];
 
-/** Commands run inside a pod or container, also in kubectl's deprecated form without `--`; harmless ones are safe. */
+/** Commands run inside a pod, container or VM, also in kubectl's deprecated form without `--`; harmless ones are safe. */
 const CONTAINER_EXEC: RiskCorpusEntry[] = [
   risky('kubectl exec mypod rm -rf /data', ['recursive-delete'], 'the deprecated form without --'),
   risky('kubectl exec -it mypod -c app rm -rf /data', ['recursive-delete']),
@@ -460,6 +460,13 @@ const CONTAINER_EXEC: RiskCorpusEntry[] = [
   risky('kubectl run tmp --rm -i --image=alpine -- rm -rf /data', ['recursive-delete']),
   risky('kubectl debug -it mypod --image=busybox -- rm -rf /data', ['recursive-delete']),
   risky('oc rsh mypod rm -rf /data', ['recursive-delete']),
+  risky("vagrant ssh -c 'rm -rf /srv'", ['recursive-delete'], 'a VM'),
+  risky("gcloud compute ssh vm --zone europe-west1-b --command 'rm -rf /srv'", ['recursive-delete']),
+  risky("az vm run-command invoke -g rg -n vm --command-id RunShellScript --scripts 'rm -rf /srv'", [
+    'recursive-delete',
+  ]),
+  safe("vagrant ssh -c 'uptime'"),
+  safe("gcloud compute ssh vm --command 'df -h'"),
   safe('kubectl run web --image=nginx'),
   safe('oc rsh mypod'),
   safe('kubectl exec mypod ls /data'),

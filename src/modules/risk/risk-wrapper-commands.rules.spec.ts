@@ -51,3 +51,26 @@ describe('commands run in containers (through evaluateRiskText with the shell hi
     },
   );
 });
+
+describe('commands run on other machines (through evaluateRiskText with the shell hint)', () => {
+  it.each([
+    "vagrant ssh -c 'rm -rf /srv'",
+    'vagrant ssh web --command "rm -rf /srv"',
+    "gcloud compute ssh vm --zone europe-west1-b --command 'rm -rf /srv'",
+    "gcloud compute ssh vm --command='rm -rf /srv'",
+    'gcloud compute ssh vm -- rm -rf /srv',
+    "az vm run-command invoke -g rg -n vm --command-id RunShellScript --scripts 'rm -rf /srv'",
+  ])('reads the command: %s', (text) => {
+    expect(rulesOf(text)).toContain('recursive-delete');
+  });
+
+  it.each([
+    "vagrant ssh -c 'uptime'",
+    'vagrant up',
+    "gcloud compute ssh vm --command 'df -h'",
+    'gcloud compute instances list',
+    "az vm run-command invoke -g rg -n vm --command-id RunShellScript --scripts 'uptime'",
+  ])('leaves %s alone', (text) => {
+    expect(rulesOf(text)).toEqual([]);
+  });
+});

@@ -293,6 +293,23 @@ const MAX_XARGS_ITEMS = 20;
 const CODE_FROM_ARGS =
   /^(?:sudo\s+)?(?:\S*\/)?(?:(?:ba|z|da|k)?sh|python[\d.]*|perl|ruby|node)\s+(?:-\w+\s+)*-\w*[ce]\s+\S*(?:\{\}|\$@|\$1|\$\*)/;
 
+/** `gcloud compute ssh VM --command CMD` (or `-- CMD`): CMD runs on the VM. */
+function gcloud(args: ShellWord[], env: ShellCommandEnv): void {
+  if (!args.some((w) => w.value === 'ssh')) return;
+  const opts = parseOptions(args, { longWithValue: ['command'] });
+  const code = optionValue(opts, 'command');
+  if (code) runCodeWord(code, 'shell', env);
+  if (opts.afterDashDash.length) runCodeWord(joinWords(opts.afterDashDash), 'shell', env);
+}
+
+/** `az vm run-command invoke ... --scripts 'CMD' ['CMD' ...]`: each script runs on the VM. */
+function az(args: ShellWord[], env: ShellCommandEnv): void {
+  const at = args.findIndex((w) => w.value === '--scripts');
+  if (at < 0 || !args.some((w) => w.value === 'run-command')) return;
+  const end = args.findIndex((w, i) => i > at && w.value.startsWith('--'));
+  for (const script of args.slice(at + 1, end < 0 ? args.length : end)) runCodeWord(script, 'shell', env);
+}
+
 /** `sg [-] GROUP [-c] "CMD"` runs CMD with `/bin/sh -c`. */
 function sg(args: ShellWord[], env: ShellCommandEnv): void {
   const words = args[0]?.value === '-' ? args.slice(1) : args;
@@ -317,7 +334,7 @@ const SUDO: OptionSpec = {
   ],
 };
 
-/** Commands that run another command: privilege, scheduling, environment, remote and container wrappers, xargs. */
+/** Commands that run another command: privilege, scheduling, environment, remote (ssh, VMs) and container wrappers, xargs. */
 export const WRAPPER_COMMANDS: Record<string, ShellCommandHandler> = {
   sudo,
   doas: wraps({ withValue: 'uC' }),
@@ -460,6 +477,9 @@ export const WRAPPER_COMMANDS: Record<string, ShellCommandHandler> = {
   parallel,
   watch: runsJoinedWords({ withValue: 'dnq', longWithValue: ['interval', 'differences', 'equexit'] }, 0),
   ssh: runsJoinedWords({ withValue: 'BbcDEeFIiJLlmOopQRSWw' }, 1),
+  vagrant: runsStringOption({ withValue: 'c', longWithValue: ['command'] }, 'c', 'command'),
+  gcloud,
+  az,
   docker,
   podman: docker,
   nerdctl: docker,
