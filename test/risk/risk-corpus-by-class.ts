@@ -496,6 +496,8 @@ const POWERSHELL_PIPELINES: RiskCorpusEntry[] = [
   risky('gps | spps', ['infrastructure-destroy']),
   risky('Remove-Item -Path C:\\data -Recurse:$true -Force', ['recursive-delete'], 'a switch given its value'),
   safe('Remove-Item -Path C:\\temp\\a.txt -Recurse:$false'),
+  safe('| tool | language |\n|---|---|\n| black | python |\n| eslint | node |', 'a markdown table is no pipeline'),
+  safe('| key | action |\n|---|---|\n| del | deletes a char |'),
   safe('Get-ChildItem | Select-Object Name'),
   safe('gci -r | Measure-Object -Property Length -Sum'),
   safe('Remove-Item C:\\temp\\a.txt', 'one file, as rm a.txt'),

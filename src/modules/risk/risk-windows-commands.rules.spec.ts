@@ -42,6 +42,8 @@ describe('PowerShell pipelines (through evaluateRiskText with the shell hint)', 
     'gci | ? { $_.Name -like "*.tmp" } | Select-Object Name',
     'gci -r C:\\temp | Remove-Item -WhatIf',
     'Remove-Item -Recurse C:\\data -WhatIf',
+    '| tool | language |\n|---|---|\n| black | python |\n| eslint | node |',
+    '| key | action |\n|---|---|\n| del | deletes a char |',
   ])('leaves %s alone', (text) => {
     expect(rulesOf(text)).toEqual([]);
   });

@@ -41,6 +41,14 @@ function takesPipeline(handler: ShellCommandHandler): ShellCommandHandler {
   };
 }
 
+/** Remove-Item and its aliases: they take the items piped into them. */
+const PIPED_DELETES: readonly string[] = ['remove-item', 'ri', 'del', 'erase', 'rd'];
+
+/** True for a command (its handler key) that deletes the items piped into it: text that does not parse gives it unknown ones. */
+export function deletesPipedItems(command: string): boolean {
+  return PIPED_DELETES.includes(command);
+}
+
 /** ForEach-Object's script block (`... | % { Remove-Item $_ }`): its command runs once per item piped in. */
 function forEachObject(args: ShellWord[], env: ShellCommandEnv): void {
   const open = args.findIndex((w) => w.value.startsWith('{'));
@@ -100,11 +108,7 @@ function windowsPermission(args: ShellWord[], env: ShellCommandEnv): void {
  */
 export const WINDOWS_COMMANDS: Record<string, ShellCommandHandler> = {
   rmdir: treeDelete,
-  rd: takesPipeline(treeDelete),
-  del: takesPipeline(treeDelete),
-  erase: takesPipeline(treeDelete),
-  'remove-item': takesPipeline(treeDelete),
-  ri: takesPipeline(treeDelete),
+  ...Object.fromEntries(PIPED_DELETES.map((name) => [name, takesPipeline(treeDelete)])),
   'foreach-object': forEachObject,
   foreach: forEachObject,
   '%': forEachObject,
