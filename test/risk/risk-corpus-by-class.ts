@@ -524,6 +524,8 @@ const BUILT_IN_CODE: RiskCorpusEntry[] = [
     'a name built at run time',
   ),
   risky(`python3 -c "__import__(sys.argv[1]).rmtree('/srv')"`, ['opaque']),
+  risky(`python3 -c "import os; os.__dict__[sys.argv[1]]('rm -rf /srv')"`, ['opaque']),
+  safe(`python3 -c "import os; print(os.__dict__['sep'])"`),
   risky(`python3 -c "exec('import os; os.' + name + '(x)')"`, ['opaque'], 'eval of a non-literal string'),
   risky(`node -e "require('child_process')[process.argv[1]]('rm -rf /srv')"`, ['opaque']),
   risky(`node -e "new Function(process.argv[1])()"`, ['opaque']),

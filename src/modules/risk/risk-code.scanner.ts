@@ -30,7 +30,7 @@ const DANGEROUS_MODULE = {
 };
 
 /**
- * A function of such a module picked by a name built at run time (`getattr(shutil, sys.argv[1])`,
+ * A function of such a module picked by a name built at run time (`getattr(shutil, sys.argv[1])`, `os.__dict__[x]`,
  * `require('child_process')[x]`, `FileUtils.send(ARGV[0])`), or a module named at run time (`__import__(x)`):
  * what runs cannot be read. Lookups by a literal name were made plain calls before this is tested.
  */
@@ -38,6 +38,7 @@ const DYNAMIC_LOOKUP = new RegExp(
   [
     String.raw`\bgetattr\s*\(\s*${DANGEROUS_MODULE.python}\s*,\s*(?!['"]\w*['"]\s*[,)])`,
     String.raw`\b(?:__import__|import_module)\s*\(\s*(?!['"][\w.]*['"]\s*[,)])`,
+    String.raw`(?:\b${DANGEROUS_MODULE.python}\s*\.\s*__dict__|\bvars\s*\(\s*${DANGEROUS_MODULE.python}\s*\))\s*\[`,
     String.raw`${DANGEROUS_MODULE.js}\s*\[\s*(?!['"][\w$]*['"]\s*\])`,
     String.raw`${DANGEROUS_MODULE.ruby}\s*\.\s*(?:send|public_send|__send__|method)\s*\(\s*(?!(?::\w+|'\w*'|"\w*")\s*[,)])`,
   ].join('|'),
