@@ -506,6 +506,7 @@ const POWERSHELL_PIPELINES: RiskCorpusEntry[] = [
   safe('Get-ChildItem -Recurse C:\\temp | Remove-Item -WhatIf', 'a preview'),
   safe('Get-ChildItem | % { Write-Output $_.Name }'),
   safe('Get-Process notepad | Stop-Process'),
+  safe('Get-Process | Where-Object { $_.Name -eq "notepad" } | Stop-Process', 'a filter picks some'),
   safe('Get-Process | Sort-Object CPU -Descending | Select-Object -First 5'),
 ];
 

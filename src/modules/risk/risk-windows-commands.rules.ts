@@ -64,8 +64,12 @@ function forEachObject(args: ShellWord[], env: ShellCommandEnv): void {
   if (block.length) env.run(block, true, true);
 }
 
-/** Get-Process with no name, id or object to filter by: every process of the machine. */
-const EVERY_PROCESS = /^\s*(?:get-process|gps|ps)(?:\s+-(?!n|id\b|inp)[\w:]+)*\s*\|/i;
+/**
+ * Get-Process with no name, id or object to filter by (every process of the machine) piped straight into the
+ * stage that stops them; a filter between them (`| Where-Object { ... } |`) picks some.
+ */
+const EVERY_PROCESS =
+  /^\s*(?:get-process|gps|ps)(?:\s+-(?!n|id\b|inp)[\w:]+)*\s*\|\s*(?:stop-process|spps|%|foreach-object|foreach)(?:\s|$)/i;
 
 /** `Get-Process | Stop-Process`: stopping every process takes the machine down. */
 function stopProcess(_args: ShellWord[], env: ShellCommandEnv): void {
