@@ -60,4 +60,24 @@ describe('PowerShell pipelines (through evaluateRiskText with the shell hint)', 
   it('leaves a switch turned off alone', () => {
     expect(rulesOf('Remove-Item -Path C:\\temp\\a.txt -Recurse:$false')).toEqual([]);
   });
+
+  it.each([
+    'Invoke-Command -ComputerName srv -ScriptBlock { Remove-Item -Recurse -Force C:\\data }',
+    'icm srv { Remove-Item -Recurse C:\\data }',
+    'Start-Job { Remove-Item -Recurse C:\\data }',
+    'Measure-Command { ri -r C:\\data }',
+    'Start-Process powershell -ArgumentList "-Command Remove-Item -Recurse C:\\data"',
+    "saps cmd -ArgumentList '/c rd /s /q C:\\data'",
+  ])('reads the command a script block or a started process runs: %s', (text) => {
+    expect(rulesOf(text)).toContain('recursive-delete');
+  });
+
+  it.each([
+    'Invoke-Command -ComputerName srv -ScriptBlock { Get-Service }',
+    'Start-Job { Get-ChildItem C:\\data }',
+    'Start-Process notepad.exe',
+    'Start-Process msiexec -ArgumentList "/i app.msi /qn"',
+  ])('leaves %s alone', (text) => {
+    expect(rulesOf(text)).toEqual([]);
+  });
 });

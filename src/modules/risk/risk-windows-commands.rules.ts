@@ -49,11 +49,11 @@ export function deletesPipedItems(command: string): boolean {
   return PIPED_DELETES.includes(command);
 }
 
-/** ForEach-Object's script block (`... | % { Remove-Item $_ }`): its command runs once per item piped in. */
-function forEachObject(args: ShellWord[], env: ShellCommandEnv): void {
+/** The command in a script block argument (`{ Remove-Item $_ }`, `{Remove-Item $_}`), empty when there is none. */
+function blockCommand(args: ShellWord[]): ShellWord[] {
   const open = args.findIndex((w) => w.value.startsWith('{'));
-  if (open < 0) return;
-  const block = args
+  if (open < 0) return [];
+  return args
     .slice(open)
     .map((w, i, all) => {
       const start = i === 0 ? 1 : 0;
@@ -61,7 +61,38 @@ function forEachObject(args: ShellWord[], env: ShellCommandEnv): void {
       return { ...w, value: w.value.slice(start, end) };
     })
     .filter((w) => w.value);
-  if (block.length) env.run(block, true, true);
+}
+
+/** ForEach-Object's script block (`... | % { Remove-Item $_ }`): its command runs once per item piped in. */
+function forEachObject(args: ShellWord[], env: ShellCommandEnv): void {
+  env.run(blockCommand(args), true, true);
+}
+
+/** `Invoke-Command -ScriptBlock { CMD }` (here or on other machines), `Start-Job { CMD }`, `Measure-Command { CMD }`. */
+function runsScriptBlock(args: ShellWord[], env: ShellCommandEnv): void {
+  env.run(blockCommand(args));
+}
+
+/** Start-Process's parameters that take a value (the others are switches: `-Wait`, `-NoNewWindow`). */
+const START_PROCESS_VALUE =
+  /^-(?:filepath|path|argumentlist|args|workingdirectory|verb|windowstyle|credential|redirectstandard\w+)$/i;
+
+/** `Start-Process FILE [-ArgumentList] ARGS` (saps): FILE runs with ARGS as its command line. */
+function startProcess(args: ShellWord[], env: ShellCommandEnv): void {
+  const named = new Map<string, ShellWord>();
+  const positional: ShellWord[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const name = plainPowerShell(args[i].value).toLowerCase();
+    if (START_PROCESS_VALUE.test(name)) {
+      if (args[i + 1]) named.set(name, args[++i]);
+    } else if (!name.startsWith('-')) {
+      positional.push(args[i]);
+    }
+  }
+  const file = named.get('-filepath') ?? named.get('-path') ?? positional[0];
+  const list =
+    named.get('-argumentlist') ?? named.get('-args') ?? (file === positional[0] ? positional[1] : positional[0]);
+  if (file) runCodeWord(joinWords(list ? [file, list] : [file]), 'shell', env);
 }
 
 /**
@@ -108,7 +139,8 @@ function windowsPermission(args: ShellWord[], env: ShellCommandEnv): void {
 
 /**
  * cmd.exe and PowerShell deletes (`rmdir /s`, `del /s`, `Remove-Item -Recurse`, `gci -r | ri`, `format C:`), disk wipes,
- * `iex`, system-drive permissions, and what PowerShell pipelines run per item (ForEach-Object, Stop-Process).
+ * `iex`, system-drive permissions, what PowerShell pipelines run per item (ForEach-Object, Stop-Process), and what
+ * script blocks and started processes run.
  */
 export const WINDOWS_COMMANDS: Record<string, ShellCommandHandler> = {
   rmdir: treeDelete,
@@ -116,6 +148,14 @@ export const WINDOWS_COMMANDS: Record<string, ShellCommandHandler> = {
   'foreach-object': forEachObject,
   foreach: forEachObject,
   '%': forEachObject,
+  'invoke-command': runsScriptBlock,
+  icm: runsScriptBlock,
+  'start-job': runsScriptBlock,
+  sajb: runsScriptBlock,
+  'start-threadjob': runsScriptBlock,
+  'measure-command': runsScriptBlock,
+  'start-process': startProcess,
+  saps: startProcess,
   'stop-process': stopProcess,
   spps: stopProcess,
   format,
