@@ -41,6 +41,10 @@ describe('scanInterpreterCode (through evaluateRiskText with the shell hint)', (
       `ruby -e 'FileUtils.send(ARGV[0], "/srv")'`,
       `ruby -e 'eval ARGV[0]'`,
       `perl -e 'eval $ARGV[0]'`,
+      'node -e \'eval(`require("child_process").execSync("${cmd}")`)\'',
+      `perl -e 'eval "$ARGV[0]"'`,
+      `ruby -e 'eval "#{ARGV[0]}"'`,
+      `php -r 'eval("$code;");'`,
     ])('reads a dynamic lookup or an eval of a non-literal string on code that runs as opaque: %s', (text) => {
       expect(rulesOf(text)).toContain('opaque');
     });
@@ -60,6 +64,9 @@ describe('scanInterpreterCode (through evaluateRiskText with the shell hint)', (
     `ruby -e 'puts [1, 2].send(:sum)'`,
     `perl -e 'eval { die "x" }; print "ok\\n"'`,
     `perl -e 'print "a" . "b"'`,
+    "node -e 'console.log(eval(`1 + 2`))'",
+    `perl -e 'eval "1 + 2"; print $@'`,
+    `ruby -e 'puts eval("1 + 2")'`,
   ])('leaves an ordinary one-liner alone: %s', (text) => {
     expect(rulesOf(text)).toEqual([]);
   });

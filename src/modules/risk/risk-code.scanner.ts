@@ -13,14 +13,14 @@ const DECODES =
 
 /**
  * Running code that is not one literal here: exec(requests.get(u).text), eval(x), exec('import os; os.' + name),
- * new Function(src), and a shell command built at run time: os.system(cmd), subprocess.run(" ".join(parts)),
- * execSync(cmd), system($cmd).
+ * new Function(src), a string that interpolates (perl and php `"$x"`, ruby `"#{x}"`, js `${x}`), and a shell command
+ * built at run time: os.system(cmd), subprocess.run(" ".join(parts)), execSync(cmd), system($cmd).
  */
 const RUN_DYNAMIC =
-  /\b(?:exec|eval|Function)\s*\((?!\s*(?:'''[\s\S]*?'''|"""[\s\S]*?"""|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`)\s*[,)]|\s*\))|\b(?:os\s*\.\s*(?:system|popen|exec\w*|spawn\w*)|subprocess\s*\.\s*\w+|child_process\s*\.\s*exec|execSync|spawnSync|execFileSync|shell_exec|passthru|proc_open|system|popen)\s*\((?!\s*(?:'[^'\n]*'|"[^"\n]*"|`[^`]*`)\s*[,)]|\s*[[)])/;
+  /\b(?:exec|eval|Function)\s*\((?!\s*(?:'''[\s\S]*?'''|"""[\s\S]*?"""|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n$@#]|\\.|\$(?![\w{])|@(?!\w)|#(?!\{))*"|`(?:[^`\\$]|\\.|\$(?!\{))*`)\s*[,)]|\s*\))|\b(?:os\s*\.\s*(?:system|popen|exec\w*|spawn\w*)|subprocess\s*\.\s*\w+|child_process\s*\.\s*exec|execSync|spawnSync|execFileSync|shell_exec|passthru|proc_open|system|popen)\s*\((?!\s*(?:'[^'\n]*'|"[^"\n]*"|`[^`]*`)\s*[,)]|\s*[[)])/;
 
-/** perl and ruby eval without parentheses of what is not a literal: `eval $ARGV[0]`, `eval ARGV[0]` (`eval { }` is a block). */
-const EVAL_BARE = /\beval\s+(?=[$@A-Za-z_])/;
+/** perl and ruby eval without parentheses of what is not a literal: `eval $ARGV[0]`, `eval ARGV[0]`, `eval "$x"` (`eval { }` is a block). */
+const EVAL_BARE = /\beval\s+(?=[$@A-Za-z_]|"(?:[^"\\\n]|\\.)*?(?:\$[\w{]|@\w|#\{))/;
 
 /** Modules whose functions delete, run commands or load other modules, in python, node and ruby. */
 const DANGEROUS_MODULE = {
