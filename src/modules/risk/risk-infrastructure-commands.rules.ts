@@ -117,6 +117,11 @@ function killEveryProcess(args: ShellWord[], env: ShellCommandEnv): void {
   if (words.slice(at).includes('-1')) destroys(env);
 }
 
+/** `wsl --unregister DISTRO`: the distribution's disk, and every file in it, deleted. */
+function wsl(args: ShellWord[], env: ShellCommandEnv): void {
+  if (wordsOf(args).includes('--unregister')) destroys(env);
+}
+
 /** Commands that destroy infrastructure, its volumes or its backups. */
 export const INFRASTRUCTURE_COMMANDS: Record<string, ShellCommandHandler> = {
   terraform,
@@ -138,6 +143,7 @@ export const INFRASTRUCTURE_COMMANDS: Record<string, ShellCommandHandler> = {
   pvremove: volumeRemover,
   crontab,
   kill: killEveryProcess,
+  wsl,
   killall5: (_args, env) => destroys(env),
   vssadmin: windowsBackups,
   wmic: (args, env) => (wordsOf(args).includes('shadowcopy') ? windowsBackups(args, env) : undefined),

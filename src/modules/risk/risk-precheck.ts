@@ -10,7 +10,7 @@ const TRIGGER = new RegExp(
     '\\b(?:g?find|rsync|dd|shred|wipefs|mkfs|mke2fs|mkswap|newfs|aws|gsutil|gcloud|hdfs|hadoop)\\b',
     '\\b(?:eval|exec|execute|prepare|sp_executesql|source|xargs|sudo|doas|su|\\w*sh|python[\\d.]*|pypy\\w*|node\\w*|bun|deno|perl\\w*|ruby\\w*|php\\w*)\\b',
     '\\b(?:rd|del|erase|remove-item|ri|stop-process|spps|kill|killall5|iex|invoke-expression|clear-disk|powershell|pwsh|cmd|format|awk|gawk|mawk|nawk|trap|at|batch|parallel|script)\\b|\\.(?:sh|py|js|pl|rb)\\b',
-    '\\b(?:destroy|uninstall|prune|labelclear|lvremove|vgremove|pvremove|crontab|terminate-instances|compose)\\b',
+    '\\b(?:destroy|uninstall|unregister|prune|labelclear|lvremove|vgremove|pvremove|crontab|terminate-instances|compose)\\b',
     '\\b(?:psql|mysql|mariadb|sqlite3?|sqlcmd|duckdb|clickhouse\\w*|cockroach|mongo\\w*|redis-cli)\\b',
     '\\b(?:base64|base32|basenc|xxd|openssl|uudecode|rev|gunzip|zcat|bzcat|xzcat|b64decode|atob|fromcharcode)\\b',
     "\\$\\(|`|\\$'|<\\(|>\\(|\\\\x[0-9a-f]|/dev/|(?:^|[\\s;&|(])\\.\\s",

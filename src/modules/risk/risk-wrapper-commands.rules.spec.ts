@@ -74,3 +74,22 @@ describe('commands run on other machines (through evaluateRiskText with the shel
     expect(rulesOf(text)).toEqual([]);
   });
 });
+
+describe('Windows Subsystem for Linux (through evaluateRiskText with the shell hint)', () => {
+  it.each([
+    'wsl rm -rf /mnt/c/data',
+    'wsl -d Ubuntu -u root -- rm -rf /srv',
+    'wsl.exe -e rm -rf /srv',
+    'wsl --exec rm -rf /srv',
+  ])('reads the command wsl runs: %s', (text) => {
+    expect(rulesOf(text)).toContain('recursive-delete');
+  });
+
+  it('reads unregistering a distribution (its disk and every file in it deleted) as infrastructure-destroy', () => {
+    expect(rulesOf('wsl --unregister Ubuntu')).toContain('infrastructure-destroy');
+  });
+
+  it.each(['wsl --shutdown', 'wsl -l -v', 'wsl ls -la', 'wsl -d Ubuntu -- uname -a'])('leaves %s alone', (text) => {
+    expect(rulesOf(text)).toEqual([]);
+  });
+});

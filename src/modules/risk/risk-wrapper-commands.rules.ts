@@ -477,6 +477,8 @@ export const WRAPPER_COMMANDS: Record<string, ShellCommandHandler> = {
   parallel,
   watch: runsJoinedWords({ withValue: 'dnq', longWithValue: ['interval', 'differences', 'equexit'] }, 0),
   ssh: runsJoinedWords({ withValue: 'BbcDEeFIiJLlmOopQRSWw' }, 1),
+  // Windows Subsystem for Linux: `wsl [-d DISTRO] [-u USER] [-e|--exec|--] CMD` runs CMD in the distribution.
+  wsl: wraps({ withValue: 'du', longWithValue: ['distribution', 'user', 'cd', 'distribution-id', 'shell-type'] }),
   vagrant: runsStringOption({ withValue: 'c', longWithValue: ['command'] }, 'c', 'command'),
   gcloud,
   az,
