@@ -49,7 +49,7 @@ const RUNS_STRINGS =
   /\bdo\s+shell\s+script\b|\|\s*"(?:\/bin\/)?(?:ba|z|da)?sh"|\b(?:system|popen\w*|exec\w*|spawn\w*|subprocess|check_call|check_output|Popen|execute\w*|getoutput|getstatusoutput|shell_exec|passthru|proc_open|capture[23]e?|Open3)\b|\b(?:call|run|query|raw)\s*[("'`]|`[^`]+`|\bqx\s*[{(/]|%x[{(]/;
 
 /** `'rmt' + 'ree'`, perl's `"sys" . "tem"`, python's `'rm' 'tree'`: string literals glued together. */
-const GLUED = /(?:'[^'\n]*'|"[^"\n]*")(?:\s*[+.]?\s*(?:'[^'\n]*'|"[^"\n]*"))+/g;
+const GLUED = /(?:'[^'\n]*'|"[^"\n]*")(?:\s*(?:[+.]\s*)?(?:'[^'\n]*'|"[^"\n]*"))+/g;
 /** `getattr(shutil, 'rmtree')`, `require('fs')['rmSync']`: a function looked up by a literal name. */
 const NAMED_LOOKUP =
   /\bgetattr\s*\(\s*([\w.]+(?:\s*\([^()]*\))?)\s*,\s*['"](\w+)['"]\s*\)|(?<=[\w)\]])\[\s*['"]([A-Za-z_$][\w$]*)['"]\s*\]/g;
