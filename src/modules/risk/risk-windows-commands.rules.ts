@@ -53,24 +53,34 @@ export function deletesPipedItems(command: string): boolean {
 function blockCommand(args: ShellWord[]): ShellWord[] {
   const open = args.findIndex((w) => w.value.startsWith('{'));
   if (open < 0) return [];
-  return args
-    .slice(open)
-    .map((w, i, all) => {
-      const start = i === 0 ? 1 : 0;
-      const end = i === all.length - 1 && w.value.endsWith('}') ? -1 : undefined;
-      return { ...w, value: w.value.slice(start, end) };
-    })
-    .filter((w) => w.value);
+  const block = args.slice(open);
+  block[0] = { ...block[0], value: block[0].value.slice(1) };
+  const last = block.length - 1;
+  if (block[last].value.endsWith('}')) block[last] = { ...block[last], value: block[last].value.slice(0, -1) };
+  return block.filter((w) => w.value);
 }
+
+/**
+ * Reads a script block's command as code one level deeper, as `bash -c` is read: blocks nested in blocks are bounded by
+ * the nesting limit (hostile text of thousands of `icm {` would otherwise copy its words at every level).
+ */
+function runBlock(args: ShellWord[], env: ShellCommandEnv, perItem: boolean): void {
+  const block = blockCommand(args);
+  if (block.length > MAX_BLOCK_WORDS) env.scan.report('opaque', env.snippet);
+  else if (block.length) runCodeWord(joinWords(block), 'shell', perItem ? { ...env, many: true } : env);
+}
+
+/** One command in a script block (bash ends it at `;`) of more words than this is no script anyone writes: opaque. */
+const MAX_BLOCK_WORDS = 1_000;
 
 /** ForEach-Object's script block (`... | % { Remove-Item $_ }`): its command runs once per item piped in. */
 function forEachObject(args: ShellWord[], env: ShellCommandEnv): void {
-  env.run(blockCommand(args), true, true);
+  runBlock(args, env, true);
 }
 
 /** `Invoke-Command -ScriptBlock { CMD }` (here or on other machines), `Start-Job { CMD }`, `Measure-Command { CMD }`. */
 function runsScriptBlock(args: ShellWord[], env: ShellCommandEnv): void {
-  env.run(blockCommand(args));
+  runBlock(args, env, false);
 }
 
 /** Start-Process's parameters that take a value (the others are switches: `-Wait`, `-NoNewWindow`). */
@@ -96,11 +106,10 @@ function startProcess(args: ShellWord[], env: ShellCommandEnv): void {
 }
 
 /**
- * Get-Process with no name, id or object to filter by (every process of the machine) piped straight into the
- * stage that stops them; a filter between them (`| Where-Object { ... } |`) picks some.
+ * Get-Process with no name, id or object to filter by (every process of the machine) piped straight into
+ * Stop-Process; a filter between them (`| Where-Object { ... } |`) picks some.
  */
-const EVERY_PROCESS =
-  /^\s*(?:get-process|gps|ps)(?:\s+-(?!n|id\b|inp)[\w:]+)*\s*\|\s*(?:stop-process|spps|%|foreach-object|foreach)(?:\s|$)/i;
+const EVERY_PROCESS = /^\s*(?:get-process|gps|ps)(?:\s+-(?!n|id\b|inp)[\w:]+)*\s*\|\s*(?:stop-process|spps)(?:\s|$)/i;
 
 /** `Get-Process | Stop-Process`: stopping every process takes the machine down. */
 function stopProcess(_args: ShellWord[], env: ShellCommandEnv): void {
