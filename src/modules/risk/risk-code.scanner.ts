@@ -12,15 +12,60 @@ const DECODES =
   /\b(?:b64decode|decodebytes|a85decode|base64|decode_base64|unpack1?|atob|fromCharCode|bytes\.fromhex|codecs\.decode|zlib\.decompress|Buffer\.from)\b/;
 
 /**
- * Running code that is not a literal here: exec(requests.get(u).text), eval(x), and a shell command built at
- * run time: os.system(cmd), subprocess.run(" ".join(parts)), execSync(cmd), system($cmd).
+ * Running code that is not one literal here: exec(requests.get(u).text), eval(x), exec('import os; os.' + name),
+ * new Function(src), a string that interpolates (perl and php `"$x"`, ruby `"#{x}"`, js `${x}`), and a shell command
+ * built at run time: os.system(cmd), subprocess.run(" ".join(parts)), execSync(cmd), system($cmd).
  */
 const RUN_DYNAMIC =
-  /\b(?:exec|eval)\s*\(\s*(?!['"`)])|\b(?:os\s*\.\s*(?:system|popen|exec\w*|spawn\w*)|subprocess\s*\.\s*\w+|child_process\s*\.\s*exec|execSync|spawnSync|execFileSync|shell_exec|passthru|proc_open|system|popen)\s*\((?!\s*(?:'[^'\n]*'|"[^"\n]*"|`[^`]*`)\s*[,)]|\s*[[)])/;
+  /\b(?:exec|eval|Function)\s*\((?!\s*(?:'''[\s\S]*?'''|"""[\s\S]*?"""|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n$@#]|\\.|\$(?![\w{])|@(?!\w)|#(?!\{))*"|`(?:[^`\\$]|\\.|\$(?!\{))*`)\s*[,)]|\s*\))|\b(?:os\s*\.\s*(?:system|popen|exec\w*|spawn\w*)|subprocess\s*\.\s*\w+|child_process\s*\.\s*exec|execSync|spawnSync|execFileSync|shell_exec|passthru|proc_open|system|popen)\s*\((?!\s*(?:'[^'\n]*'|"[^"\n]*"|`[^`]*`)\s*[,)]|\s*[[)])/;
+
+/** perl and ruby eval without parentheses of what is not a literal: `eval $ARGV[0]`, `eval ARGV[0]`, `eval "$x"` (`eval { }` is a block). */
+const EVAL_BARE = /\beval\s+(?=[$@A-Za-z_]|"(?:[^"\\\n]|\\.)*?(?:\$[\w{]|@\w|#\{))/;
+
+/** Modules whose functions delete, run commands or load other modules, in python, node and ruby. */
+const DANGEROUS_MODULE = {
+  python: String.raw`(?:os|shutil|subprocess|pty|posix|nt|sys|builtins|__builtins__|importlib|__import__\s*\([^()]*\))`,
+  js: String.raw`(?:require\s*\(\s*['"](?:child_process|fs|fs/promises|fs-extra|shelljs)['"]\s*\)|\b(?:child_process|fs|fse|shell)\b)`,
+  ruby: String.raw`\b(?:FileUtils|Kernel|File|Dir|IO|Open3|Process|Pathname)`,
+};
+
+/**
+ * A function of such a module picked by a name built at run time (`getattr(shutil, sys.argv[1])`, `os.__dict__[x]`,
+ * `require('child_process')[x]`, `FileUtils.send(ARGV[0])`), or a module named at run time (`__import__(x)`):
+ * what runs cannot be read. Lookups by a literal name were made plain calls before this is tested.
+ */
+const DYNAMIC_LOOKUP = new RegExp(
+  [
+    String.raw`\bgetattr\s*\(\s*${DANGEROUS_MODULE.python}\s*,\s*(?!['"]\w*['"]\s*[,)])`,
+    String.raw`\b(?:__import__|import_module)\s*\(\s*(?!['"][\w.]*['"]\s*[,)])`,
+    String.raw`(?:\b${DANGEROUS_MODULE.python}\s*\.\s*__dict__|\bvars\s*\(\s*${DANGEROUS_MODULE.python}\s*\))\s*\[`,
+    String.raw`${DANGEROUS_MODULE.js}\s*\[\s*(?!['"][\w$]*['"]\s*\])`,
+    String.raw`${DANGEROUS_MODULE.ruby}\s*\.\s*(?:send|public_send|__send__|method)\s*\(\s*(?!(?::\w+|'\w*'|"\w*")\s*[,)])`,
+  ].join('|'),
+);
 
 /** Calls that hand a string to a shell or a database. */
 const RUNS_STRINGS =
   /\bdo\s+shell\s+script\b|\|\s*"(?:\/bin\/)?(?:ba|z|da)?sh"|\b(?:system|popen\w*|exec\w*|spawn\w*|subprocess|check_call|check_output|Popen|execute\w*|getoutput|getstatusoutput|shell_exec|passthru|proc_open|capture[23]e?|Open3)\b|\b(?:call|run|query|raw)\s*[("'`]|`[^`]+`|\bqx\s*[{(/]|%x[{(]/;
+
+/** `'rmt' + 'ree'`, perl's `"sys" . "tem"`, python's `'rm' 'tree'`: string literals glued together. */
+const GLUED = /(?:'[^'\n]*'|"[^"\n]*")(?:\s*(?:[+.]\s*)?(?:'[^'\n]*'|"[^"\n]*"))+/g;
+/** `getattr(shutil, 'rmtree')`, `require('fs')['rmSync']`: a function looked up by a literal name. */
+const NAMED_LOOKUP =
+  /\bgetattr\s*\(\s*([\w.]+(?:\s*\([^()]*\))?)\s*,\s*['"](\w+)['"]\s*\)|(?<=[\w)\]])\[\s*['"]([A-Za-z_$][\w$]*)['"]\s*\]/g;
+
+/** The code with glued literals written as one and lookups by a literal name as plain calls, so the rules read what runs. */
+function plainCode(code: string): string {
+  return code
+    .replace(GLUED, (glued) => {
+      const text = listItems(glued).join('');
+      const quote = !text.includes("'") ? "'" : !text.includes('"') ? '"' : undefined;
+      return quote ? `${quote}${text}${quote}` : glued;
+    })
+    .replace(NAMED_LOOKUP, (_m, owner: string | undefined, name: string | undefined, key: string | undefined) =>
+      owner ? `${owner}.${name}` : `.${key}`,
+    );
+}
 
 const STRING_LITERAL = /'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)"|`((?:[^`\\]|\\.)*)`/g;
 const STRING_LIST = /\[\s*((?:(?:'[^'\n]*'|"[^"\n]*")\s*,\s*)+(?:'[^'\n]*'|"[^"\n]*"))\s*,?\s*\]/g;
@@ -61,16 +106,18 @@ const MONGO: [RiskRule, RegExp][] = [
  * Reads inline interpreter code (`python -c`, `node -e`, `perl -e` ...): tree deletes by library call,
  * decode-then-run, and the strings it passes to a shell or database, which are read as commands in turn.
  */
-export function scanInterpreterCode(code: string, language: RiskLanguage, scan: RiskScan): void {
+export function scanInterpreterCode(text: string, language: RiskLanguage, scan: RiskScan): void {
   if (language === 'mongo') {
-    for (const [rule, pattern] of MONGO) if (pattern.test(code)) scan.report(rule, code);
+    for (const [rule, pattern] of MONGO) if (pattern.test(text)) scan.report(rule, text);
     return;
   }
-  if (TREE_DELETE.test(code)) scan.report('recursive-delete', code);
-  if (FORK_LOOP.test(code)) scan.report('fork-bomb', code);
-  if (SYSTEM_FILE_WRITE.test(code)) scan.report('system-file-overwrite', code);
-  if (RUNS_CODE.test(code) && DECODES.test(code)) scan.report('obfuscated', code);
-  else if (RUN_DYNAMIC.test(code)) scan.report('opaque', code);
+  const code = plainCode(text);
+  if (TREE_DELETE.test(code)) scan.report('recursive-delete', text);
+  if (FORK_LOOP.test(code)) scan.report('fork-bomb', text);
+  if (SYSTEM_FILE_WRITE.test(code)) scan.report('system-file-overwrite', text);
+  if (RUNS_CODE.test(code) && DECODES.test(code)) scan.report('obfuscated', text);
+  else if (RUN_DYNAMIC.test(code) || DYNAMIC_LOOKUP.test(code)) scan.report('opaque', text);
+  else if ((language === 'perl' || language === 'ruby') && EVAL_BARE.test(code)) scan.report('opaque', text);
   if (!RUNS_STRINGS.test(code)) return;
   for (const literal of stringsIn(code)) scan.nested(literal, 'auto');
 }

@@ -21,6 +21,9 @@ describe('evaluateRiskText on hostile input', () => {
     ['a DELETE with 5 000 aliased tables', 'DELETE t FROM users' + ', x y'.repeat(5_000) + ' !'],
     ['a find with 10 000 starting points piped to xargs', 'find ' + '/ '.repeat(10_000) + '| xargs chmod 777'],
     ['a variable split on IFS into 20 000 words', 'IFS=,; X=' + 'a,'.repeat(20_000) + '; $X'],
+    ['a string literal then 200 000 spaces in a one-liner', `python3 -c '"a"${' '.repeat(200_000)}x'`],
+    ['40 000 nested PowerShell script blocks', 'icm { '.repeat(40_000) + 'ri x'],
+    ['40 000 nested ForEach-Object blocks after a pipe', 'gci | ' + '% { '.repeat(40_000) + 'ri $_'],
   ])('finishes quickly on %s', (_label, text) => {
     const { cpuMs } = cpuTimedUnder(BUDGET_MS, () => evaluateRiskText(text));
     expect(cpuMs).toBeLessThan(BUDGET_MS);

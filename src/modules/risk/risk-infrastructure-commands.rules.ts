@@ -105,6 +105,23 @@ function az(args: ShellWord[], env: ShellCommandEnv): void {
   if (words.some((w) => /^(?:group|aks|vm|vmss|storage|account|server|cluster|keyvault)$/.test(w))) destroys(env);
 }
 
+/**
+ * `kill -9 -1`, `kill -- -1`: a signal to every process the user may signal (to all of them as root), and
+ * `killall5`: the machine taken down, as `Get-Process | Stop-Process` does on Windows.
+ */
+function killEveryProcess(args: ShellWord[], env: ShellCommandEnv): void {
+  const words = args.map((w) => w.value);
+  // The signal comes first (`-9`, `-KILL`, `-s KILL`, `-n 9`), then an optional `--`, then the process ids.
+  let at = words[0] === '-s' || words[0] === '-n' ? 2 : words[0]?.startsWith('-') && words[0] !== '--' ? 1 : 0;
+  if (words[at] === '--') at++;
+  if (words.slice(at).includes('-1')) destroys(env);
+}
+
+/** `wsl --unregister DISTRO`: the distribution's disk, and every file in it, deleted. */
+function wsl(args: ShellWord[], env: ShellCommandEnv): void {
+  if (wordsOf(args).includes('--unregister')) destroys(env);
+}
+
 /** Commands that destroy infrastructure, its volumes or its backups. */
 export const INFRASTRUCTURE_COMMANDS: Record<string, ShellCommandHandler> = {
   terraform,
@@ -125,6 +142,9 @@ export const INFRASTRUCTURE_COMMANDS: Record<string, ShellCommandHandler> = {
   vgremove: volumeRemover,
   pvremove: volumeRemover,
   crontab,
+  kill: killEveryProcess,
+  wsl,
+  killall5: (_args, env) => destroys(env),
   vssadmin: windowsBackups,
   wmic: (args, env) => (wordsOf(args).includes('shadowcopy') ? windowsBackups(args, env) : undefined),
   wbadmin: windowsBackups,

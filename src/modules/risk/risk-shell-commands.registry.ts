@@ -80,10 +80,12 @@ export function hasHandler(word: string): boolean {
 
 /**
  * A command word that is a file-name pattern: a path pattern (`/bin/r?`, `./build/*.sh`), or a bare one given
- * options (`r? -rf /`). A URL (`https://x/?q=1`) or a question ("Ready?") is not a program anyone runs.
+ * options (`r? -rf /`). A URL (`https://x/?q=1`), a question ("Ready?") or PowerShell's `?` filter is not a program anyone runs.
  */
 function runsPattern(name: ShellWord, args: ShellWord[]): boolean {
   if (!name.glob || name.value.includes('://')) return false;
+  // PowerShell's Where-Object alias with its script block: `gci | ? { $_.Length -gt 1MB }`.
+  if (name.value === '?' && args[0]?.value.startsWith('{')) return false;
   return name.value.includes('/') || args.some((w) => w.value.startsWith('-'));
 }
 

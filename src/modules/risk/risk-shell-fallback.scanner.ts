@@ -3,6 +3,7 @@ import { DECODER_PATTERN, ShellCommandEnv } from './risk-shell-command';
 import { PERMISSION_COMMANDS } from './risk-permission-commands.rules';
 import { checkCommand, commandKey, hasHandler } from './risk-shell-commands.registry';
 import { SYSTEM_FILE_COMMANDS } from './risk-system-file-commands.rules';
+import { deletesPipedItems } from './risk-windows-commands.rules';
 import type { ShellWord } from './risk-shell-word';
 import { scanUnparsedSql } from './risk-sql.analyzer';
 
@@ -35,31 +36,36 @@ export function scanUnparsedShell(text: string, scan: RiskScan): void {
       );
     }
     pipeline.push(segment);
-    if (segment) scanSegment(segment, scan);
+    // The last stage of a pipeline: a markdown table's cells (`| key | del |`) are followed by another `|`.
+    if (segment) scanSegment(segment, scan, before === '|' && pieces[i + 1] !== '|');
   }
   scanUnparsedSql(text, scan);
 }
 
-function scanSegment(segment: string, scan: RiskScan): void {
+/**
+ * `piped`: the segment ends a pipeline. Only PowerShell's deletes are given what it read as unknown input
+ * (`gci | ? { ... (Get-Date) ... } | del`): a `|` in prose or a markdown table (`| black | python`) is no pipe.
+ */
+function scanSegment(segment: string, scan: RiskScan, piped: boolean): void {
   const words = segment.split(/\s+/).map(toWord);
-  const make = (many: boolean): ShellCommandEnv => ({
+  const make = (many: boolean, reads: boolean): ShellCommandEnv => ({
     scan,
     snippet: segment,
-    stdin: () => ({ kind: 'none' }),
+    stdin: () => (reads ? { kind: 'opaque', decoded: false, snippet: segment } : { kind: 'none' }),
     many,
-    run: (argv, _withStdin, runsMany = false) => {
-      if (argv.length) checkCommand(argv, make(many || runsMany));
+    run: (argv, withStdin = true, runsMany = false) => {
+      if (argv.length) checkCommand(argv, make(many || runsMany, reads && withStdin));
     },
     fileText: () => undefined,
   });
-  const env = make(scan.many);
   let starts = 0;
   for (let i = 0; i < words.length && starts < MAX_STARTS_PER_SEGMENT; i++) {
     if (!words[i].literal || !hasHandler(words[i].value)) continue;
     // "I'll mv the old configs to /etc": a path command in prose counts only when an option or a path follows it.
     if (PATH_COMMANDS.has(commandKey(words[i].value)) && !/^[-/~$.]/.test(words[i + 1]?.value ?? '')) continue;
     starts++;
-    checkCommand(words.slice(i, i + MAX_WORDS_PER_COMMAND), env);
+    const reads = piped && deletesPipedItems(commandKey(words[i].value));
+    checkCommand(words.slice(i, i + MAX_WORDS_PER_COMMAND), make(scan.many, reads));
   }
 }
 

@@ -111,6 +111,23 @@ describe('analyzeShell (through evaluateRiskText with the shell hint)', () => {
     });
 
     it.each([
+      'kubectl exec mypod rm -rf /data',
+      'kubectl exec -it mypod -c app rm -rf /data',
+      'kubectl -n prod exec mypod -i rm -rf /data',
+      'kubectl --context=prod exec -c app mypod rm -rf /data',
+      'oc exec mypod rm -rf /data',
+    ])('reads the command of the deprecated kubectl exec form without --: %s', (text) => {
+      expect(rulesOf(text)).toContain('recursive-delete');
+    });
+
+    it.each(['kubectl exec mypod ls /data', 'kubectl exec -it mypod -c app -- ls -la', 'kubectl exec mypod'])(
+      'leaves a harmless kubectl exec alone: %s',
+      (text) => {
+        expect(rulesOf(text)).toEqual([]);
+      },
+    );
+
+    it.each([
       'true && rm -rf /',
       'true; rm -rf /',
       'false || rm -rf /',

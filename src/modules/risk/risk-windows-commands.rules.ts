@@ -1,6 +1,7 @@
 import type { ShellCommandEnv, ShellCommandHandler } from './risk-shell-command';
 import { runCodeWord, runStdin } from './risk-shell-command';
-import { ShellWord, joinWords } from './risk-shell-word';
+import { ShellWord, joinWords, literalWord } from './risk-shell-word';
+import { xargs } from './risk-wrapper-commands.rules';
 
 /**
  * PowerShell reads the en dash, em dash and horizontal bar as `-` (`Remove-Item –Recurse`, as word processors and chat
@@ -10,16 +11,111 @@ export function plainPowerShell(text: string): string {
   return text.replace(/[\u2013\u2014\u2015]/g, '-');
 }
 
-/** `/s` (cmd.exe) or an abbreviation of PowerShell's `-Recurse`. */
-const RECURSIVE_SWITCH = /^(?:\/s|-r(?:e(?:c(?:u(?:r(?:s(?:e)?)?)?)?)?)?)$/i;
+/** `/s` (cmd.exe) or an abbreviation of PowerShell's `-Recurse` (also given its value: `-Recurse:$true`). */
+const RECURSIVE_SWITCH = /^(?:\/s|-r(?:e(?:c(?:u(?:r(?:s(?:e)?)?)?)?)?)?(?::\$true)?)$/i;
 /** cmd.exe switches written together (`/s/q`, `/f/s/q`, `/a:h/s`): a word of single-letter switches only. */
 const SWITCH_CLUSTER = /^(?:\/[a-z](?::[-\w]*)?){2,}$/i;
 
+/** A recursive delete, or one run over a generated list (`gci -r | Remove-Item`, `... | % { ri $_ }`), as `rm` is judged. */
 function treeDelete(args: ShellWord[], env: ShellCommandEnv): void {
   const switches = args
     .map((w) => plainPowerShell(w.value))
     .flatMap((w) => (SWITCH_CLUSTER.test(w) ? w.split(/(?=\/)/) : [w]));
-  if (switches.some((s) => RECURSIVE_SWITCH.test(s))) env.scan.report('recursive-delete', env.snippet);
+  if (switches.some((s) => /^-whatif(?::\$true)?$/i.test(s))) return;
+  if (env.many || switches.some((s) => RECURSIVE_SWITCH.test(s))) env.scan.report('recursive-delete', env.snippet);
+}
+
+/** PowerShell's current pipeline item: `$_`, `$PSItem`, `$_.FullName`. */
+const PIPELINE_ITEM = /\$(?:_|psitem)\b/i;
+
+/**
+ * A PowerShell cmdlet that takes the items piped into it (`gci -r | Remove-Item`) runs on each of them, as
+ * `... | xargs CMD` does: read the same way (known items one by one, unknown ones as a generated list). One given
+ * the current item (`Remove-Item $_`, in a script block bash splits at its `;`) runs once per item too.
+ */
+function takesPipeline(handler: ShellCommandHandler): ShellCommandHandler {
+  return (args, env, name) => {
+    if (env.stdin().kind !== 'none') xargs([literalWord(name), ...args], env);
+    else if (args.some((w) => PIPELINE_ITEM.test(w.raw))) handler(args, { ...env, many: true }, name);
+    else handler(args, env, name);
+  };
+}
+
+/** Remove-Item and its aliases: they take the items piped into them. */
+const PIPED_DELETES: readonly string[] = ['remove-item', 'ri', 'del', 'erase', 'rd'];
+
+/** True for a command (its handler key) that deletes the items piped into it: text that does not parse gives it unknown ones. */
+export function deletesPipedItems(command: string): boolean {
+  return PIPED_DELETES.includes(command);
+}
+
+/** The command in a script block argument (`{ Remove-Item $_ }`, `{Remove-Item $_}`), empty when there is none. */
+function blockCommand(args: ShellWord[]): ShellWord[] {
+  const open = args.findIndex((w) => w.value.startsWith('{'));
+  if (open < 0) return [];
+  const block = args.slice(open);
+  block[0] = { ...block[0], value: block[0].value.slice(1) };
+  const last = block.length - 1;
+  if (block[last].value.endsWith('}')) block[last] = { ...block[last], value: block[last].value.slice(0, -1) };
+  return block.filter((w) => w.value);
+}
+
+/**
+ * Reads a script block's command as code one level deeper, as `bash -c` is read: blocks nested in blocks are bounded by
+ * the nesting limit (hostile text of thousands of `icm {` would otherwise copy its words at every level).
+ */
+function runBlock(args: ShellWord[], env: ShellCommandEnv, perItem: boolean): void {
+  const block = blockCommand(args);
+  if (block.length > MAX_BLOCK_WORDS) env.scan.report('opaque', env.snippet);
+  else if (block.length) runCodeWord(joinWords(block), 'shell', perItem ? { ...env, many: true } : env);
+}
+
+/** One command in a script block (bash ends it at `;`) of more words than this is no script anyone writes: opaque. */
+const MAX_BLOCK_WORDS = 1_000;
+
+/** ForEach-Object's script block (`... | % { Remove-Item $_ }`): its command runs once per item piped in. */
+function forEachObject(args: ShellWord[], env: ShellCommandEnv): void {
+  runBlock(args, env, true);
+}
+
+/** `Invoke-Command -ScriptBlock { CMD }` (here or on other machines), `Start-Job { CMD }`, `Measure-Command { CMD }`. */
+function runsScriptBlock(args: ShellWord[], env: ShellCommandEnv): void {
+  runBlock(args, env, false);
+}
+
+/** Start-Process's parameters that take a value (the others are switches: `-Wait`, `-NoNewWindow`). */
+const START_PROCESS_VALUE =
+  /^-(?:filepath|path|argumentlist|args|workingdirectory|verb|windowstyle|credential|redirectstandard\w+)$/i;
+
+/** `Start-Process FILE [-ArgumentList] ARGS` (saps): FILE runs with ARGS as its command line. */
+function startProcess(args: ShellWord[], env: ShellCommandEnv): void {
+  const named = new Map<string, ShellWord>();
+  const positional: ShellWord[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const name = plainPowerShell(args[i].value).toLowerCase();
+    if (START_PROCESS_VALUE.test(name)) {
+      if (args[i + 1]) named.set(name, args[++i]);
+    } else if (!name.startsWith('-')) {
+      positional.push(args[i]);
+    }
+  }
+  const file = named.get('-filepath') ?? named.get('-path') ?? positional[0];
+  const list =
+    named.get('-argumentlist') ?? named.get('-args') ?? (file === positional[0] ? positional[1] : positional[0]);
+  if (file) runCodeWord(joinWords(list ? [file, list] : [file]), 'shell', env);
+}
+
+/**
+ * Get-Process with no name, id or object to filter by (every process of the machine) piped straight into
+ * Stop-Process; a filter between them (`| Where-Object { ... } |`) picks some.
+ */
+const EVERY_PROCESS = /^\s*(?:get-process|gps|ps)(?:\s+-(?!n|id\b|inp)[\w:]+)*\s*\|\s*(?:stop-process|spps)(?:\s|$)/i;
+
+/** `Get-Process | Stop-Process`: stopping every process takes the machine down. */
+function stopProcess(_args: ShellWord[], env: ShellCommandEnv): void {
+  const input = env.stdin();
+  if (input.kind === 'opaque' && EVERY_PROCESS.test(input.snippet))
+    env.scan.report('infrastructure-destroy', env.snippet);
 }
 
 /** PowerShell's eval (`iex "CMD"`, `Invoke-Expression -Command CMD`, `... | iex`): runs a string as code. */
@@ -50,14 +146,27 @@ function windowsPermission(args: ShellWord[], env: ShellCommandEnv): void {
     env.scan.report('permission-change', env.snippet);
 }
 
-/** cmd.exe and PowerShell deletes (`rmdir /s`, `del /s`, `Remove-Item -Recurse`, `format C:`), disk wipes, `iex`, and system-drive permissions. */
+/**
+ * cmd.exe and PowerShell deletes (`rmdir /s`, `del /s`, `Remove-Item -Recurse`, `gci -r | ri`, `format C:`), disk wipes,
+ * `iex`, system-drive permissions, what PowerShell pipelines run per item (ForEach-Object, Stop-Process), and what
+ * script blocks and started processes run.
+ */
 export const WINDOWS_COMMANDS: Record<string, ShellCommandHandler> = {
   rmdir: treeDelete,
-  rd: treeDelete,
-  del: treeDelete,
-  erase: treeDelete,
-  'remove-item': treeDelete,
-  ri: treeDelete,
+  ...Object.fromEntries(PIPED_DELETES.map((name) => [name, takesPipeline(treeDelete)])),
+  'foreach-object': forEachObject,
+  foreach: forEachObject,
+  '%': forEachObject,
+  'invoke-command': runsScriptBlock,
+  icm: runsScriptBlock,
+  'start-job': runsScriptBlock,
+  sajb: runsScriptBlock,
+  'start-threadjob': runsScriptBlock,
+  'measure-command': runsScriptBlock,
+  'start-process': startProcess,
+  saps: startProcess,
+  'stop-process': stopProcess,
+  spps: stopProcess,
   format,
   'format-volume': volumeWipe,
   'clear-disk': volumeWipe,

@@ -83,9 +83,22 @@ function command(args: ShellWord[], env: ShellCommandEnv): void {
   if (!hasOption(opts, 'vV') && opts.rest.length) env.run(opts.rest);
 }
 
+/** docker's (podman's, nerdctl's) options before the subcommand that take a value (`docker -H ssh://prod exec ...`). */
+const DOCKER_GLOBAL: OptionSpec = {
+  withValue: 'Hcl',
+  longWithValue: ['host', 'context', 'config', 'log-level', 'tlscacert', 'tlscert', 'tlskey'],
+  stopAtOperand: true,
+};
+/** docker compose's options before its subcommand that take a value (`docker compose -f prod.yml exec ...`). */
+const COMPOSE: OptionSpec = {
+  withValue: 'fp',
+  longWithValue: ['file', 'project-name', 'project-directory', 'env-file', 'profile', 'ansi', 'progress', 'parallel'],
+  stopAtOperand: true,
+};
+/** `docker exec` (and `compose exec`, whose `--index N` picks a replica). */
 const DOCKER_EXEC: OptionSpec = {
   withValue: 'euw',
-  longWithValue: ['env', 'env-file', 'user', 'workdir', 'detach-keys'],
+  longWithValue: ['env', 'env-file', 'user', 'workdir', 'detach-keys', 'index'],
   stopAtOperand: true,
 };
 const DOCKER_RUN: OptionSpec = {
@@ -141,15 +154,44 @@ const DOCKER_RUN: OptionSpec = {
   stopAtOperand: true,
 };
 
-/** `docker exec [opts] CONTAINER CMD ...` and `docker run [opts] IMAGE CMD ...`. */
-function docker(args: ShellWord[], env: ShellCommandEnv): void {
-  const verb = args.findIndex((w) => !w.value.startsWith('-'));
-  const sub = args[verb]?.value === 'container' ? verb + 1 : verb;
-  const spec = args[sub]?.value === 'exec' ? DOCKER_EXEC : args[sub]?.value === 'run' ? DOCKER_RUN : undefined;
-  if (!spec) return;
-  const opts = parseOptions(args.slice(sub + 1), spec);
-  if (opts.rest.length > 1) env.run(opts.rest.slice(1));
+/**
+ * `exec [opts] TARGET [opts] [--] CMD ...`, `run [opts] IMAGE CMD ...`: CMD runs inside TARGET (options between the
+ * target and the command are the CLI's own: `kubectl exec POD -c app CMD`, `incus exec CT --env A=1 -- CMD`).
+ */
+function runInside(args: ShellWord[], spec: OptionSpec, env: ShellCommandEnv): void {
+  const afterTarget = parseOptions(args, spec).rest.slice(1);
+  env.run(parseOptions(afterTarget, spec).rest);
 }
+
+/** The command a container `exec` or `run` subcommand runs. */
+function containerCommand(sub: ShellWord | undefined, args: ShellWord[], env: ShellCommandEnv): void {
+  const spec = sub?.value === 'exec' ? DOCKER_EXEC : sub?.value === 'run' ? DOCKER_RUN : undefined;
+  if (spec) runInside(args, spec, env);
+}
+
+/** `docker compose exec|run [opts] SERVICE CMD ...` (also docker-compose, podman-compose). */
+function dockerCompose(args: ShellWord[], env: ShellCommandEnv): void {
+  const [sub, ...rest] = parseOptions(args, COMPOSE).rest;
+  containerCommand(sub, rest, env);
+}
+
+/** `docker exec [opts] CONTAINER CMD ...` and `docker run [opts] IMAGE CMD ...` (also `container exec`, `compose exec`). */
+function docker(args: ShellWord[], env: ShellCommandEnv): void {
+  const [verb, ...afterVerb] = parseOptions(args, DOCKER_GLOBAL).rest;
+  if (verb?.value === 'compose') dockerCompose(afterVerb, env);
+  else if (verb?.value === 'container') containerCommand(afterVerb[0], afterVerb.slice(1), env);
+  else containerCommand(verb, afterVerb, env);
+}
+
+/** A CLI whose `exec` subcommand runs a command in its target: `lxc exec CT -- CMD`, `crictl exec -it ID CMD`. */
+function execSubcommand(global: OptionSpec, exec: OptionSpec): ShellCommandHandler {
+  return (args, env) => {
+    const [verb, ...rest] = parseOptions(args, { ...global, stopAtOperand: true }).rest;
+    if (verb?.value === 'exec') runInside(rest, { ...exec, stopAtOperand: true }, env);
+  };
+}
+
+const lxc = execSubcommand({ longWithValue: ['project'] }, { longWithValue: ['env', 'user', 'group', 'cwd', 'mode'] });
 
 /** `sudo -s` / `sudo -i` without a command start a shell that reads stdin. */
 function sudo(args: ShellWord[], env: ShellCommandEnv): void {
@@ -158,12 +200,50 @@ function sudo(args: ShellWord[], env: ShellCommandEnv): void {
   else if (hasOption(opts, 'si', 'shell', 'login')) env.run([literalWord('sh')]);
 }
 
+/** kubectl (and oc) options that take the next word as their value, global and of `exec`. */
+const KUBECTL: OptionSpec = {
+  withValue: 'ncfsv',
+  longWithValue: [
+    'namespace',
+    'container',
+    'filename',
+    'context',
+    'cluster',
+    'user',
+    'kubeconfig',
+    'server',
+    'token',
+    'as',
+    'as-group',
+    'as-uid',
+    'request-timeout',
+    'pod-running-timeout',
+    'cache-dir',
+    'certificate-authority',
+    'client-certificate',
+    'client-key',
+    'tls-server-name',
+  ],
+  stopAtOperand: true,
+};
+
+/**
+ * `kubectl exec [opts] POD -- CMD ...`, the deprecated form without `--` (`kubectl exec POD CMD ...`, still run by
+ * older clients) and `oc rsh POD CMD`: CMD runs in the pod; `kubectl run|debug ... -- CMD` runs CMD in a new one.
+ */
 function kubectl(args: ShellWord[], env: ShellCommandEnv): void {
-  const dashDash = args.findIndex((w) => w.value === '--');
-  if (args.some((w) => w.value === 'exec') && dashDash >= 0) env.run(args.slice(dashDash + 1));
+  const [verb, ...afterVerb] = parseOptions(args, KUBECTL).rest;
+  if (verb?.value === 'exec' || verb?.value === 'rsh') {
+    runInside(afterVerb, KUBECTL, env);
+  } else if (verb?.value === 'run' || verb?.value === 'debug') {
+    // `kubectl run NAME --image=x -- CMD ...`: the words after `--` are what the new container runs.
+    const dashDash = afterVerb.findIndex((w) => w.value === '--');
+    if (dashDash >= 0) env.run(afterVerb.slice(dashDash + 1));
+  }
 }
 
-function xargs(args: ShellWord[], env: ShellCommandEnv): void {
+/** xargs: runs its command with the words it reads on stdin appended (once, or once per item with -I / -n). */
+export function xargs(args: ShellWord[], env: ShellCommandEnv): void {
   const opts = parseOptions(args, {
     withValue: 'adEILnPs',
     longWithValue: [
@@ -213,6 +293,23 @@ const MAX_XARGS_ITEMS = 20;
 const CODE_FROM_ARGS =
   /^(?:sudo\s+)?(?:\S*\/)?(?:(?:ba|z|da|k)?sh|python[\d.]*|perl|ruby|node)\s+(?:-\w+\s+)*-\w*[ce]\s+\S*(?:\{\}|\$@|\$1|\$\*)/;
 
+/** `gcloud compute ssh VM --command CMD` (or `-- CMD`): CMD runs on the VM. */
+function gcloud(args: ShellWord[], env: ShellCommandEnv): void {
+  if (!args.some((w) => w.value === 'ssh')) return;
+  const opts = parseOptions(args, { longWithValue: ['command'] });
+  const code = optionValue(opts, 'command');
+  if (code) runCodeWord(code, 'shell', env);
+  if (opts.afterDashDash.length) runCodeWord(joinWords(opts.afterDashDash), 'shell', env);
+}
+
+/** `az vm run-command invoke ... --scripts 'CMD' ['CMD' ...]`: each script runs on the VM. */
+function az(args: ShellWord[], env: ShellCommandEnv): void {
+  const at = args.findIndex((w) => w.value === '--scripts');
+  if (at < 0 || !args.some((w) => w.value === 'run-command')) return;
+  const end = args.findIndex((w, i) => i > at && w.value.startsWith('--'));
+  for (const script of args.slice(at + 1, end < 0 ? args.length : end)) runCodeWord(script, 'shell', env);
+}
+
 /** `sg [-] GROUP [-c] "CMD"` runs CMD with `/bin/sh -c`. */
 function sg(args: ShellWord[], env: ShellCommandEnv): void {
   const words = args[0]?.value === '-' ? args.slice(1) : args;
@@ -237,7 +334,7 @@ const SUDO: OptionSpec = {
   ],
 };
 
-/** Commands that run another command: privilege, scheduling, environment, remote and container wrappers, xargs. */
+/** Commands that run another command: privilege, scheduling, environment, remote (ssh, VMs) and container wrappers, xargs. */
 export const WRAPPER_COMMANDS: Record<string, ShellCommandHandler> = {
   sudo,
   doas: wraps({ withValue: 'uC' }),
@@ -380,8 +477,22 @@ export const WRAPPER_COMMANDS: Record<string, ShellCommandHandler> = {
   parallel,
   watch: runsJoinedWords({ withValue: 'dnq', longWithValue: ['interval', 'differences', 'equexit'] }, 0),
   ssh: runsJoinedWords({ withValue: 'BbcDEeFIiJLlmOopQRSWw' }, 1),
+  // Windows Subsystem for Linux: `wsl [-d DISTRO] [-u USER] [-e|--exec|--] CMD` runs CMD in the distribution.
+  wsl: wraps({ withValue: 'du', longWithValue: ['distribution', 'user', 'cd', 'distribution-id', 'shell-type'] }),
+  vagrant: runsStringOption({ withValue: 'c', longWithValue: ['command'] }, 'c', 'command'),
+  gcloud,
+  az,
   docker,
   podman: docker,
+  nerdctl: docker,
+  'docker-compose': dockerCompose,
+  'podman-compose': dockerCompose,
+  crictl: execSubcommand(
+    { withValue: 'crit', longWithValue: ['config', 'runtime-endpoint', 'image-endpoint', 'timeout'] },
+    { longWithValue: ['timeout'] },
+  ),
+  lxc,
+  incus: lxc,
   kubectl,
   oc: kubectl,
   xargs,

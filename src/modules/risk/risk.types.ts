@@ -23,7 +23,7 @@
  * - `infrastructure-destroy`: tears down infrastructure, its volumes or its backups (terraform / tofu / pulumi destroy,
  *   kubectl delete of namespaces, volumes or `--all`, helm uninstall, docker system / volume prune, compose down -v,
  *   zfs / zpool destroy, lvremove, crontab -r, vssadmin delete shadows, az group delete, gcloud projects delete,
- *   aws cloudformation delete-stack, aws ec2 terminate-instances).
+ *   aws cloudformation delete-stack, aws ec2 terminate-instances, `Get-Process | Stop-Process`, `kill -9 -1`: every process stopped, `wsl --unregister`).
  */
 export const RISK_RULES = [
   'recursive-delete',

@@ -1,0 +1,22 @@
+import { evaluateRiskText } from './risk-text.evaluator';
+import type { RiskRule } from './risk.types';
+
+function rulesOf(text: string): RiskRule[] {
+  return evaluateRiskText(text, 'shell').rules.map((r) => r.rule);
+}
+
+describe('signals to every process (through evaluateRiskText with the shell hint)', () => {
+  it.each(['kill -9 -1', 'kill -- -1', 'kill -KILL -1', 'kill -s KILL -1', 'kill -TERM -- -1', 'sudo killall5 -9'])(
+    'reads %s as taking the machine down, as Get-Process | Stop-Process is',
+    (text) => {
+      expect(rulesOf(text)).toContain('infrastructure-destroy');
+    },
+  );
+
+  it.each(['kill -9 4242', 'kill -1 4242', 'kill -HUP $(cat app.pid)', 'kill %1', 'kill -l'])(
+    'leaves %s alone',
+    (text) => {
+      expect(rulesOf(text)).toEqual([]);
+    },
+  );
+});
