@@ -34,6 +34,14 @@ describe('platform web search through act', () => {
         }));
         return void res.end(JSON.stringify({ results }));
       }
+      if (q === 'echo') {
+        // A provider that echoes the credentials it was sent, once across the title's cut.
+        const key = (req.headers.authorization ?? '').replace(/^Bearer /, '');
+        const results = [
+          { title: `${'t'.repeat(490)}${key}`, url: `https://example.com/?key=${key}`, snippet: `Bad key ${key}` },
+        ];
+        return void res.end(JSON.stringify({ results }));
+      }
       res.end(JSON.stringify({ results: [{ title: `About ${q}`, url: 'https://example.com/a', snippet: 'first' }] }));
     };
     db = await createTestDatabaseUrl('sqlite');
@@ -85,6 +93,22 @@ describe('platform web search through act', () => {
     expect(content).toContain('Result 2');
     expect(content).not.toContain('Result 3');
     expect(content.length).toBeLessThan(5_000);
+  });
+
+  it('hides WEB_SEARCH_API_KEY from what the model and the tool log read when the provider echoes it', async () => {
+    const res = await gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(runtime)
+      .send({ iteration: 2, toolCalls: [{ id: 's-echo', name: 'web_search', arguments: { query: 'echo' } }] })
+      .expect(200);
+    expect(res.body.results[0]).toMatchObject({ status: 'COMPLETED', isError: false });
+    const content: string = res.body.results[0].content;
+    expect(content).toContain('Bad key ***');
+    expect(content).toContain('https://example.com/?key=***');
+    expect(content).not.toContain('search-sec');
+    const log = await gw.http.get(`/api/v1/admin/tool-calls?sessionId=${sessionId}`).set(gw.admin).expect(200);
+    expect(JSON.stringify(log.body)).toContain('s-echo');
+    expect(JSON.stringify(log.body)).not.toContain('search-sec');
   });
 
   it("fails a provider's answer over the tool response bound without holding it", async () => {
