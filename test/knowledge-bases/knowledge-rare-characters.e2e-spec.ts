@@ -26,3 +26,33 @@ describeEachDialect('knowledge search: characters outside the BMP (rare Chinese)
     expect(await titles(rare(1))).toEqual(['Rare 0']);
   });
 });
+
+describeEachDialect(
+  'knowledge search: letters newer than the character table of MariaDB (later CJK, Malayalam chillu)',
+  (dialect) => {
+    const suite = gatewayForSuite(dialect);
+
+    it('finds the one passage with such a word among more passages with other such words than the candidates', async () => {
+      const base = await createKnowledgeBase(suite.gw, { name: 'newer-letters', tenantId: 'acme' });
+      const add = (title: string, content: string) =>
+        suite.gw.http
+          .post(`/api/v1/admin/knowledge-bases/${base}/documents`)
+          .set(suite.gw.admin)
+          .send({ title, content, mimeType: 'text/plain' })
+          .expect(201);
+      // CJK ideographs added in Unicode 5.1 and later (U+9FA6-U+9FFF), which MariaDB's full-text parser reads as no
+      // letter: the lookup of one matched every chunk with any of them (twice here, once in Meitnerium).
+      const later = [...Array(0x9fff - 0x9fa6 + 1).keys()].map((i) => 0x9fa6 + i).filter((c) => c !== 0x9fcf);
+      const ideograph = (i: number) => String.fromCodePoint(later[i % later.length]);
+      for (let i = 0; i < CANDIDATE_LIMIT + 10; i++)
+        await add(`Filler ${i}`, `${ideograph(2 * i)} and ${ideograph(2 * i + 1)} note`);
+      await add('Meitnerium', '鿏 is element 109, named after Lise Meitner');
+      await add('Malayalam', 'അവൻ വന്നു');
+      const titles = async (query: string) => (await searchBase(suite.gw, base, query, 5)).map((r) => r.title);
+      expect(await titles('鿏')).toEqual(['Meitnerium']);
+      expect(await titles('element 鿏')).toEqual(['Meitnerium']);
+      // A Malayalam word with a chillu letter (U+0D7B), also one MariaDB does not read.
+      expect(await titles('അവൻ')).toEqual(['Malayalam']);
+    });
+  },
+);
