@@ -131,7 +131,7 @@ export class KnowledgeChunkIndex {
     if (terms.length === 0) return [];
     const tag = baseTag(knowledgeBaseId);
     const [picked, params] = this.mysql
-      ? mysqlPick(knowledgeBaseId, tag, terms)
+      ? mysqlPick(tag, terms)
       : [
           'SELECT rowid AS id FROM knowledge_chunk_fts WHERE knowledge_chunk_fts MATCH ? ' +
             `ORDER BY rank LIMIT ${CANDIDATE_LIMIT}`,
@@ -202,12 +202,12 @@ const NOT_A_LETTER_ON_MARIADB = new RegExp(
  * The ids InnoDB picks, as SQL and its parameters. MariaDB's full-text parser reads some letters as no letter (see
  * {@link NOT_A_LETTER_ON_MARIADB}): it indexes `<tag>𩸽__` as the bare tag, so looking such a term up matched every
  * chunk of the base with any such word, and more than {@link CANDIDATE_LIMIT} of them crowded out the one that holds
- * it. Those terms are looked up as whole words in the base's search texts instead (a scan of the base's chunks, only
- * for queries with such a character); the others through the FULLTEXT index.
+ * it. Those terms are looked up as whole words in the search texts of the chunks the index finds for the part of them it
+ * holds (their tagged beginning up to that character); the others through the FULLTEXT index alone.
  */
-function mysqlPick(knowledgeBaseId: string, tag: string, terms: string[]): [string, unknown[]] {
+function mysqlPick(tag: string, terms: string[]): [string, unknown[]] {
   const words = terms.filter((t) => !NOT_A_LETTER_ON_MARIADB.test(t)).map((t) => tag + t);
-  const rare = terms.filter((t) => NOT_A_LETTER_ON_MARIADB.test(t)).map((t) => `% ${likeEscaped(tag + t)} %`);
+  const rare = terms.filter((t) => NOT_A_LETTER_ON_MARIADB.test(t));
   const picks: string[] = [];
   const params: unknown[] = [];
   if (words.length > 0) {
@@ -218,11 +218,14 @@ function mysqlPick(knowledgeBaseId: string, tag: string, terms: string[]): [stri
     params.push(words.join(' '), words.join(' '));
   }
   if (rare.length > 0) {
+    const likeWord = "CONCAT(' ', search_text, ' ') LIKE ? ESCAPE '!'";
     picks.push(
-      "SELECT id FROM knowledge_chunk WHERE knowledge_base_id = ? AND (CONCAT(' ', search_text, ' ') LIKE ? ESCAPE '!'" +
-        `${" OR CONCAT(' ', search_text, ' ') LIKE ? ESCAPE '!'".repeat(rare.length - 1)}) LIMIT ${CANDIDATE_LIMIT}`,
+      `SELECT id FROM knowledge_chunk WHERE MATCH (search_text) AGAINST (?) AND (${rare.map(() => likeWord).join(' OR ')}) ` +
+        `LIMIT ${CANDIDATE_LIMIT}`,
     );
-    params.push(knowledgeBaseId, ...rare);
+    // The whole word too: a server whose table knows that letter (a newer MySQL) indexes the word whole.
+    params.push(rare.flatMap((t) => [tag + t.slice(0, NOT_A_LETTER_ON_MARIADB.exec(t)!.index), tag + t]).join(' '));
+    params.push(...rare.map((t) => `% ${likeEscaped(tag + t)} %`));
   }
   return [picks.map((sql, i) => `SELECT id FROM (${sql}) p${i}`).join(' UNION '), params];
 }
