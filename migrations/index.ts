@@ -23,6 +23,7 @@ import { ExactKnowledgeBaseNameKey1764462900000 } from './1764462900000-ExactKno
 import { ExactAgentNameKey1764463000000 } from './1764463000000-ExactAgentNameKey';
 import { AddModelProviderNameKey1764463100000 } from './1764463100000-AddModelProviderNameKey';
 import { ExactSkillFilePath1764463200000 } from './1764463200000-ExactSkillFilePath';
+import { WidenKnowledgeBaseNameKey1764463300000 } from './1764463300000-WidenKnowledgeBaseNameKey';
 
 /** Every migration, in order. The only schema source: `synchronize` is never on. */
 export const GATEWAY_MIGRATIONS = [
@@ -51,4 +52,5 @@ export const GATEWAY_MIGRATIONS = [
   ExactAgentNameKey1764463000000,
   AddModelProviderNameKey1764463100000,
   ExactSkillFilePath1764463200000,
+  WidenKnowledgeBaseNameKey1764463300000,
 ];
