@@ -143,7 +143,7 @@ export class KnowledgeBasesService {
       if (!(err instanceof ToolCallError)) throw err;
       throw new DomainError(
         KnowledgeBasesErrorCode.KNOWLEDGE_BASE_UNREACHABLE,
-        `Knowledge base ${base.name} could not be searched: ${err.message}. Check its url and that the service answers POST {query, topK} with {results: [...]}.`,
+        `Knowledge base ${base.name} could not be searched: ${err.message.replace(/\.$/, '')}. Check its url and that the service answers POST {query, topK} with {results: [...]}.`,
       );
     }
   }
