@@ -11,6 +11,7 @@ import { formatSearchResults, parseSearchResponse } from './web-search.response'
 import { readResponseLimited } from '@app/modules/executors/outbound/response-body.reader';
 import { classifyNetworkError } from '@app/modules/executors/outbound/network-error.classifier';
 import { valuesToHide } from '@app/modules/executors/secrets/tool-header.secrets';
+import { urlCredentialValues } from '@app/modules/tool-registry/tool-credential.rules';
 
 /** Results asked for when the model gives no `count`. */
 const DEFAULT_COUNT = 5;
@@ -25,7 +26,10 @@ const DEFAULT_COUNT = 5;
 export class WebSearchDispatcher implements ToolDispatcher, OnModuleInit {
   readonly name = 'web-search';
   readonly priority = 200;
-  /** WEB_SEARCH_API_KEY as a provider could echo it: every tenant's model reads the results, never the key. */
+  /**
+   * WEB_SEARCH_API_KEY and a key in WEB_SEARCH_URL (`?key=...`), as a provider could echo them: every tenant's model
+   * reads the results, never the platform's keys.
+   */
   private readonly hidden: string[];
 
   constructor(
@@ -33,7 +37,8 @@ export class WebSearchDispatcher implements ToolDispatcher, OnModuleInit {
     private readonly targets: CallTargetRegistry,
     private readonly http: OutboundHttpAgent,
   ) {
-    this.hidden = valuesToHide(config.webSearch.apiKey ? [config.webSearch.apiKey] : []);
+    const keys = [config.webSearch.apiKey, ...urlCredentialValues(config.webSearch.url)];
+    this.hidden = valuesToHide(keys.filter((key) => key !== ''));
   }
 
   onModuleInit(): void {
