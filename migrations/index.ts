@@ -24,6 +24,7 @@ import { ExactAgentNameKey1764463000000 } from './1764463000000-ExactAgentNameKe
 import { AddModelProviderNameKey1764463100000 } from './1764463100000-AddModelProviderNameKey';
 import { ExactSkillFilePath1764463200000 } from './1764463200000-ExactSkillFilePath';
 import { AddAgentRunFinishReason1764463300000 } from './1764463300000-AddAgentRunFinishReason';
+import { WidenKnowledgeBaseNameKey1764463400000 } from './1764463400000-WidenKnowledgeBaseNameKey';
 
 /** Every migration, in order. The only schema source: `synchronize` is never on. */
 export const GATEWAY_MIGRATIONS = [
@@ -53,4 +54,5 @@ export const GATEWAY_MIGRATIONS = [
   AddModelProviderNameKey1764463100000,
   ExactSkillFilePath1764463200000,
   AddAgentRunFinishReason1764463300000,
+  WidenKnowledgeBaseNameKey1764463400000,
 ];

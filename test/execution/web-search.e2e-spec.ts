@@ -34,6 +34,14 @@ describe('platform web search through act', () => {
         }));
         return void res.end(JSON.stringify({ results }));
       }
+      if (q === 'echo') {
+        // A provider that echoes the credentials it was sent, once across the title's cut.
+        const key = (req.headers.authorization ?? '').replace(/^Bearer /, '');
+        const results = [
+          { title: `${'t'.repeat(490)}${key}`, url: `https://example.com/?key=${key}`, snippet: `Bad key ${key}` },
+        ];
+        return void res.end(JSON.stringify({ results }));
+      }
       res.end(JSON.stringify({ results: [{ title: `About ${q}`, url: 'https://example.com/a', snippet: 'first' }] }));
     };
     db = await createTestDatabaseUrl('sqlite');
@@ -87,6 +95,22 @@ describe('platform web search through act', () => {
     expect(content.length).toBeLessThan(5_000);
   });
 
+  it('hides WEB_SEARCH_API_KEY from what the model and the tool log read when the provider echoes it', async () => {
+    const res = await gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(runtime)
+      .send({ iteration: 2, toolCalls: [{ id: 's-echo', name: 'web_search', arguments: { query: 'echo' } }] })
+      .expect(200);
+    expect(res.body.results[0]).toMatchObject({ status: 'COMPLETED', isError: false });
+    const content: string = res.body.results[0].content;
+    expect(content).toContain('Bad key ***');
+    expect(content).toContain('https://example.com/?key=***');
+    expect(content).not.toContain('search-sec');
+    const log = await gw.http.get(`/api/v1/admin/tool-calls?sessionId=${sessionId}`).set(gw.admin).expect(200);
+    expect(JSON.stringify(log.body)).toContain('s-echo');
+    expect(JSON.stringify(log.body)).not.toContain('search-sec');
+  });
+
   it("fails a provider's answer over the tool response bound without holding it", async () => {
     const res = await gw.http
       .post(`/api/v1/sessions/${sessionId}/act`)
@@ -119,5 +143,55 @@ describe('platform web search through act', () => {
     expect(res.body.results[0]).toMatchObject({ status: 'FAILED', isError: true });
     expect(res.body.results[0].content).toContain('POLICY');
     expect(provider.requests.length).toBe(before);
+  });
+});
+
+describe('platform web search with its key in WEB_SEARCH_URL', () => {
+  let db: TestDatabase;
+  let gw: TestGateway;
+  let provider: RecordingHttpServer;
+
+  beforeAll(async () => {
+    provider = await new RecordingHttpServer().start();
+    // A provider that echoes the request it was sent (its URL, with the key in the query).
+    provider.handler = (req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ results: [{ title: 'Echo', url: `http://provider${req.url}`, snippet: req.url }] }));
+    };
+    db = await createTestDatabaseUrl('sqlite');
+    gw = await startTestGateway(db.url, {
+      OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+      WEB_SEARCH_URL: provider.url('/search?key=url-secret-4711&engine=web'),
+    });
+  });
+  afterAll(async () => {
+    await gw?.close();
+    await provider?.stop();
+    await db?.drop();
+  });
+
+  it('hides the key from what the model reads when the provider echoes its URL', async () => {
+    const runtime = await createKey(gw, 'acme', 'runtime');
+    await gw.http.put('/api/v1/admin/tenants/acme/capabilities').set(gw.admin).send({ webSearch: true }).expect(200);
+    const agentId = (
+      await gw.http
+        .post('/api/v1/admin/agents')
+        .set(gw.admin)
+        .send({ name: 'searcher', tenantId: 'acme', webSearchMode: 'AUTO' })
+        .expect(201)
+    ).body.id;
+    const sessionId = (
+      await gw.http.post('/api/v1/sessions').set(runtime).send({ agentId, userId: 'u', permissions: [] }).expect(201)
+    ).body.id;
+    const res = await gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(runtime)
+      .send({ iteration: 1, toolCalls: [{ id: 'k1', name: 'web_search', arguments: { query: 'nestjs' } }] })
+      .expect(200);
+    expect(res.body.results[0]).toMatchObject({ status: 'COMPLETED', isError: false });
+    expect(provider.requests[0].url).toContain('key=url-secret-4711');
+    const content: string = res.body.results[0].content;
+    expect(content).toContain('key=***&engine=web');
+    expect(content).not.toContain('url-secret-4711');
   });
 });

@@ -23,6 +23,13 @@ describeEachDialect(
       expect([conflict.status, conflict.body.error?.code]).toEqual([409, 'KNOWLEDGE_BASE_NAME_TAKEN']);
     });
 
+    it('takes a name of 128 characters whose lower case is longer (İ is i and a combining dot), and refuses it again in other letter case', async () => {
+      const name = `${'İ'.repeat(100)}${'x'.repeat(28)}`;
+      await create(name, 'names-long').expect(201);
+      const conflict = await create(`${'İ'.repeat(100)}${'X'.repeat(28)}`, 'names-long');
+      expect([conflict.status, conflict.body.error?.code]).toEqual([409, 'KNOWLEDGE_BASE_NAME_TAKEN']);
+    });
+
     it('refuses a name ending with a space (400 naming the field)', async () => {
       const res = await create('handbook ', 'names-space').expect(400);
       expect(res.body.error.code).toBe('VALIDATION_FAILED');

@@ -66,6 +66,18 @@ describeEachDialect('knowledge bases: admin API and tenancy', (dialect) => {
     expect(topK.status).toBe(400);
   });
 
+  it('refuses an HTTP base whose url is longer than 2048 characters once percent-encoded (400 naming url)', async () => {
+    const { gw } = suite;
+    const url = `https://retrieval.example.com/${'检索'.repeat(1000)}`;
+    const res = await gw.http.post(KB).set(gw.admin).send({ name: 'long-url', tenantId: 'v', kind: 'HTTP', url });
+    expect([res.status, res.body.error?.code]).toEqual([400, 'VALIDATION_FAILED']);
+    expect(JSON.stringify(res.body.error.details)).toContain('url');
+    const fits = `https://retrieval.example.com/${'检'.repeat(200)}`;
+    const created = await gw.http.post(KB).set(gw.admin).send({ name: 'fits', tenantId: 'v', kind: 'HTTP', url: fits });
+    expect(created.status).toBe(201);
+    expect(created.body.url).toBe(new URL(fits).toString());
+  });
+
   it('chunks a Markdown document along its headings and shows the passages', async () => {
     const { gw } = suite;
     const kb = await createKnowledgeBase(gw, { name: 'chunks', tenantId: 'acme' });

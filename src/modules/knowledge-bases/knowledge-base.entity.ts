@@ -18,8 +18,11 @@ export class KnowledgeBaseEntity {
   @Column({ type: 'varchar', length: 128 })
   name: string;
 
-  /** The name lower-cased: names are unique per tenant case-insensitively, and RAG_SEARCH finds them so. */
-  @Column({ name: 'name_key', type: 'varchar', length: 128 })
+  /**
+   * The name lower-cased: names are unique per tenant case-insensitively, and RAG_SEARCH finds them so. Twice the name's
+   * length: `İ` lower-cased is two characters.
+   */
+  @Column({ name: 'name_key', type: 'varchar', length: 256 })
   nameKey: string;
 
   @Column({ type: 'varchar', length: 16 })

@@ -143,7 +143,7 @@ export class KnowledgeBasesService {
       if (!(err instanceof ToolCallError)) throw err;
       throw new DomainError(
         KnowledgeBasesErrorCode.KNOWLEDGE_BASE_UNREACHABLE,
-        `Knowledge base ${base.name} could not be searched: ${err.message}. Check its url and that the service answers POST {query, topK} with {results: [...]}.`,
+        `Knowledge base ${base.name} could not be searched: ${err.message.replace(/\.$/, '')}. Check its url and that the service answers POST {query, topK} with {results: [...]}.`,
       );
     }
   }
@@ -163,6 +163,9 @@ function notFound(id: string): DomainError {
   );
 }
 
+/** Longest URL of an HTTP base, as stored (the column's length). */
+const URL_MAX_CHARS = 2048;
+
 /** An HTTP base's URL: http(s), no credentials in it (the outbound guard vets the address at call time). */
 function checkedUrl(raw: string | undefined): string {
   let url: URL | undefined;
@@ -179,7 +182,19 @@ function checkedUrl(raw: string | undefined): string {
   if (problem) throw validationFailed([{ field: 'url', problems: [problem] }]);
   const credential = urlCredentialProblem(raw!, 'url', 'the retrieval service must not need secrets from the gateway');
   if (credential) throw validationFailed([credential]);
-  return url!.toString();
+  // What is stored and called: non-ASCII characters percent-encoded, so it may be several times longer than sent.
+  const normalized = url!.toString();
+  if (normalized.length > URL_MAX_CHARS) {
+    throw validationFailed([
+      {
+        field: 'url',
+        problems: [
+          `is ${normalized.length} characters once its non-ASCII characters are percent-encoded; at most ${URL_MAX_CHARS}`,
+        ],
+      },
+    ]);
+  }
+  return normalized;
 }
 
 export function toKnowledgeBaseDto(row: KnowledgeBaseEntity): KnowledgeBaseDto {

@@ -131,7 +131,7 @@ export class KnowledgeChunkIndex {
     if (terms.length === 0) return [];
     const tag = baseTag(knowledgeBaseId);
     const [picked, params] = this.mysql
-      ? mysqlPick(knowledgeBaseId, tag, terms)
+      ? mysqlPick(tag, terms)
       : [
           'SELECT rowid AS id FROM knowledge_chunk_fts WHERE knowledge_chunk_fts MATCH ? ' +
             `ORDER BY rank LIMIT ${CANDIDATE_LIMIT}`,
@@ -178,19 +178,36 @@ export class KnowledgeChunkIndex {
   }
 }
 
-/** A character outside the BMP: MariaDB's full-text parser reads none as a letter (see {@link mysqlPick}). */
-const OUTSIDE_BMP = /[\u{10000}-\u{10ffff}]/u;
+/**
+ * A character MariaDB's full-text parser reads as no letter, although it is one: every character outside the BMP (rare
+ * Chinese such as 𩸽, 𠮷; emoji), and the BMP letters and digits its character table (Unicode 5.0) does not know, found
+ * by indexing each character the tokenizer can leave in a term on MariaDB 10.11: CJK ideographs added since
+ * (U+4DB6-U+4DBF, U+9FA6-U+9FFF, such as 鿏 and 鿫 of the chemical elements), Malayalam chillu letters, Cherokee, Vai,
+ * Javanese, Ol Chiki, Meetei Mayek and other scripts added since, and single letters added to older scripts.
+ */
+const NOT_A_LETTER_ON_MARIADB = new RegExp(
+  '[\\u{10000}-\\u{10ffff}' +
+    '\\u02ec\\u0371-\\u0377\\u0515-\\u052f\\u0560\\u0588\\u05ef\\u0620\\u063b-\\u063f\\u076e-\\u077f\\u0800-\\u08c9' +
+    '\\u0971-\\u097a\\u0980\\u09fc\\u0af9\\u0bd0\\u0c34\\u0c3d-\\u0c5d\\u0c80\\u0cdc-\\u0cdd\\u0cf1-\\u0d04\\u0d29' +
+    '\\u0d3a-\\u0d5f\\u0d7a-\\u0d7f\\u0de6-\\u0def\\u0e86\\u0e89\\u0e8c\\u0e8e-\\u0e93\\u0e98\\u0ea0\\u0ea8-\\u0ea9' +
+    '\\u0eac\\u0ede-\\u0edf\\u0f6b-\\u0f6c\\u0f8c\\u1022\\u1028\\u103f\\u105a-\\u1099\\u10fd-\\u10ff\\u115a-\\u115e' +
+    '\\u11a3-\\u11a7\\u11fa-\\u11ff\\u13f8-\\u13fd\\u1677-\\u167f\\u16f1-\\u16f8\\u170d\\u171f\\u1878\\u18aa-\\u18f5' +
+    '\\u191d-\\u191e\\u19aa-\\u19ab\\u19da\\u1a20-\\u1aa7\\u1b4c\\u1b83-\\u1cfa\\u1e9c-\\u1eff\\u2185-\\u2188\\u2c5f' +
+    '\\u2c71-\\u2c73\\u2c78-\\u2c7b\\u2cec-\\u2cf3\\u2d27-\\u2d2d\\u2d66-\\u2d67\\u2e2f\\u312d-\\u312f\\u31b8-\\u31bf' +
+    '\\u4db6-\\u4dbf\\u9fa6-\\u9fba\\u9fbc-\\u9fff\\ua4d0-\\ua6ef\\ua71b-\\ua7ff\\ua882-\\uabf9\\ud7b0-\\ud7fb]',
+  'u',
+);
 
 /**
- * The ids InnoDB picks, as SQL and its parameters. MariaDB's full-text parser reads no character outside the BMP as a
- * letter (rare Chinese such as 𩸽, 𠮷): it indexes `<tag>𩸽__` as the bare tag, so looking such a term up matched every
+ * The ids InnoDB picks, as SQL and its parameters. MariaDB's full-text parser reads some letters as no letter (see
+ * {@link NOT_A_LETTER_ON_MARIADB}): it indexes `<tag>𩸽__` as the bare tag, so looking such a term up matched every
  * chunk of the base with any such word, and more than {@link CANDIDATE_LIMIT} of them crowded out the one that holds
- * it. Those terms are looked up as whole words in the base's search texts instead (a scan of the base's chunks, only
- * for queries with such a character); the others through the FULLTEXT index.
+ * it. Those terms are looked up as whole words in the search texts of the chunks the index finds for the part of them it
+ * holds (their tagged beginning up to that character); the others through the FULLTEXT index alone.
  */
-function mysqlPick(knowledgeBaseId: string, tag: string, terms: string[]): [string, unknown[]] {
-  const words = terms.filter((t) => !OUTSIDE_BMP.test(t)).map((t) => tag + t);
-  const rare = terms.filter((t) => OUTSIDE_BMP.test(t)).map((t) => `% ${likeEscaped(tag + t)} %`);
+function mysqlPick(tag: string, terms: string[]): [string, unknown[]] {
+  const words = terms.filter((t) => !NOT_A_LETTER_ON_MARIADB.test(t)).map((t) => tag + t);
+  const rare = terms.filter((t) => NOT_A_LETTER_ON_MARIADB.test(t));
   const picks: string[] = [];
   const params: unknown[] = [];
   if (words.length > 0) {
@@ -201,11 +218,14 @@ function mysqlPick(knowledgeBaseId: string, tag: string, terms: string[]): [stri
     params.push(words.join(' '), words.join(' '));
   }
   if (rare.length > 0) {
+    const likeWord = "CONCAT(' ', search_text, ' ') LIKE ? ESCAPE '!'";
     picks.push(
-      "SELECT id FROM knowledge_chunk WHERE knowledge_base_id = ? AND (CONCAT(' ', search_text, ' ') LIKE ? ESCAPE '!'" +
-        `${" OR CONCAT(' ', search_text, ' ') LIKE ? ESCAPE '!'".repeat(rare.length - 1)}) LIMIT ${CANDIDATE_LIMIT}`,
+      `SELECT id FROM knowledge_chunk WHERE MATCH (search_text) AGAINST (?) AND (${rare.map(() => likeWord).join(' OR ')}) ` +
+        `LIMIT ${CANDIDATE_LIMIT}`,
     );
-    params.push(knowledgeBaseId, ...rare);
+    // The whole word too: a server whose table knows that letter (a newer MySQL) indexes the word whole.
+    params.push(rare.flatMap((t) => [tag + t.slice(0, NOT_A_LETTER_ON_MARIADB.exec(t)!.index), tag + t]).join(' '));
+    params.push(...rare.map((t) => `% ${likeEscaped(tag + t)} %`));
   }
   return [picks.map((sql, i) => `SELECT id FROM (${sql}) p${i}`).join(' UNION '), params];
 }

@@ -78,6 +78,30 @@ export function urlCredentialProblem(
   return null;
 }
 
+/**
+ * The literal credentials a URL carries, decoded: its password and the values of its sensitive query parameters (as
+ * {@link urlCredentialProblem} finds them), for hiding wherever the remote could echo them back.
+ */
+export function urlCredentialValues(url: string): string[] {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return [];
+  }
+  const values = parsed.password ? [parsed.password, decodedOrSame(parsed.password)] : [];
+  for (const [key, value] of parsed.searchParams) if (SENSITIVE_QUERY.test(key) && value !== '') values.push(value);
+  return values;
+}
+
+function decodedOrSame(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text; // a stray % the URL parser kept as it was
+  }
+}
+
 function safeSearchParams(url: string): URLSearchParams {
   const q = url.indexOf('?');
   if (q < 0) return new URLSearchParams();

@@ -10,6 +10,8 @@ import { ToolErrorClass } from '@app/modules/executors/tool-error-class';
 import { formatSearchResults, parseSearchResponse } from './web-search.response';
 import { readResponseLimited } from '@app/modules/executors/outbound/response-body.reader';
 import { classifyNetworkError } from '@app/modules/executors/outbound/network-error.classifier';
+import { valuesToHide } from '@app/modules/executors/secrets/tool-header.secrets';
+import { urlCredentialValues } from '@app/modules/tool-registry/tool-credential.rules';
 
 /** Results asked for when the model gives no `count`. */
 const DEFAULT_COUNT = 5;
@@ -24,12 +26,20 @@ const DEFAULT_COUNT = 5;
 export class WebSearchDispatcher implements ToolDispatcher, OnModuleInit {
   readonly name = 'web-search';
   readonly priority = 200;
+  /**
+   * WEB_SEARCH_API_KEY and a key in WEB_SEARCH_URL (`?key=...`), as a provider could echo them: every tenant's model
+   * reads the results, never the platform's keys.
+   */
+  private readonly hidden: string[];
 
   constructor(
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     private readonly targets: CallTargetRegistry,
     private readonly http: OutboundHttpAgent,
-  ) {}
+  ) {
+    const keys = [config.webSearch.apiKey, ...urlCredentialValues(config.webSearch.url)];
+    this.hidden = valuesToHide(keys.filter((key) => key !== ''));
+  }
 
   onModuleInit(): void {
     this.targets.registerDispatcher(this);
@@ -97,7 +107,7 @@ export class WebSearchDispatcher implements ToolDispatcher, OnModuleInit {
       );
     }
     // A provider may send more than asked: the model gets `count` at most.
-    const results = parseSearchResponse(text).slice(0, count);
+    const results = parseSearchResponse(text, this.hidden).slice(0, count);
     return { content: formatSearchResults(String(args.query), results), structured: { results } };
   }
 }

@@ -1,5 +1,6 @@
 import { stripUnsafeText } from '@app/common/safe-text';
 import { ToolCallError } from '@app/modules/executors/tool-executor';
+import { hideSecretValues } from '@app/modules/executors/secrets/tool-header.secrets';
 
 export interface SearchResult {
   title: string;
@@ -12,8 +13,11 @@ const MAX_TITLE_CHARS = 500;
 const MAX_URL_CHARS = 2048;
 const MAX_SNIPPET_CHARS = 2000;
 
-/** Reads the provider's `{results:[{title,url,snippet}]}`; anything else is a clear, non-retried error. */
-export function parseSearchResponse(text: string): SearchResult[] {
+/**
+ * Reads the provider's `{results:[{title,url,snippet}]}`; anything else is a clear, non-retried error. `hidden`: texts
+ * (the provider's own credentials) replaced in every field before it is cut, so that no part of one shows.
+ */
+export function parseSearchResponse(text: string, hidden: readonly string[] = []): SearchResult[] {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -33,9 +37,9 @@ export function parseSearchResponse(text: string): SearchResult[] {
   return results
     .filter((r): r is Record<string, unknown> => typeof r === 'object' && r !== null)
     .map((r) => ({
-      title: firstChars(textOf(r.title), MAX_TITLE_CHARS),
-      url: firstChars(textOf(r.url), MAX_URL_CHARS),
-      snippet: firstChars(textOf(r.snippet), MAX_SNIPPET_CHARS),
+      title: firstChars(hideSecretValues(textOf(r.title), hidden), MAX_TITLE_CHARS),
+      url: firstChars(hideSecretValues(textOf(r.url), hidden), MAX_URL_CHARS),
+      snippet: firstChars(hideSecretValues(textOf(r.snippet), hidden), MAX_SNIPPET_CHARS),
     }));
 }
 

@@ -46,15 +46,27 @@ export function secretValuesToHide(
   templates: Record<string, string> | null | undefined,
   secrets: SecretScope,
 ): string[] {
-  const hidden = new Set<string>();
+  const values: string[] = [];
   for (const template of Object.values(templates ?? {})) {
     for (const [, name] of template.matchAll(SECRET_REF_PATTERN)) {
       const value = secrets.get(name);
-      if (value === undefined || value.length < MIN_HIDDEN_SECRET_CHARS) continue;
-      hidden.add(value);
-      hidden.add(JSON.stringify(value).slice(1, -1));
-      hidden.add(encodeURIComponent(value));
+      if (value !== undefined) values.push(value);
     }
+  }
+  return valuesToHide(values);
+}
+
+/**
+ * The texts to hide for these credential values (each as sent, as a JSON string holds it and URL-encoded), longest
+ * first; values too short to hide are left out.
+ */
+export function valuesToHide(values: readonly string[]): string[] {
+  const hidden = new Set<string>();
+  for (const value of values) {
+    if (value.length < MIN_HIDDEN_SECRET_CHARS) continue;
+    hidden.add(value);
+    hidden.add(JSON.stringify(value).slice(1, -1));
+    hidden.add(encodeURIComponent(value));
   }
   return [...hidden].sort((a, b) => b.length - a.length);
 }
