@@ -24,9 +24,19 @@ describe('evaluateRiskText on hostile input', () => {
     ['a string literal then 200 000 spaces in a one-liner', `python3 -c '"a"${' '.repeat(200_000)}x'`],
     ['40 000 nested PowerShell script blocks', 'icm { '.repeat(40_000) + 'ri x'],
     ['40 000 nested ForEach-Object blocks after a pipe', 'gci | ' + '% { '.repeat(40_000) + 'ri $_'],
+    ['20 000 stacked timeout wrappers', 'timeout 1 '.repeat(20_000) + 'rm -rf /'],
+    ['20 000 stacked xargs wrappers', 'xargs '.repeat(20_000) + 'rm -rf /'],
+    ['20 000 stacked sudo wrappers in unparseable text', "it's " + 'sudo '.repeat(20_000) + 'rm -rf /'],
   ])('finishes quickly on %s', (_label, text) => {
     const { cpuMs } = cpuTimedUnder(BUDGET_MS, () => evaluateRiskText(text));
     expect(cpuMs).toBeLessThan(BUDGET_MS);
+  });
+
+  it('flags a command behind more wrappers than any real line stacks as opaque, and reads a few as usual', () => {
+    expect(evaluateRiskText('sudo '.repeat(40) + 'ls').rules.map((r) => r.rule)).toEqual(['opaque']);
+    expect(evaluateRiskText('time '.repeat(20_000) + 'rm -rf /').risky).toBe(true);
+    expect(evaluateRiskText('sudo env nice timeout 1 rm -rf /').rules.map((r) => r.rule)).toEqual(['recursive-delete']);
+    expect(evaluateRiskText('sudo env nice timeout 1 ls /').risky).toBe(false);
   });
 
   it('still flags a destructive command inside a huge script, with a bounded list of matches', () => {

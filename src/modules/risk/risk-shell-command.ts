@@ -10,6 +10,13 @@ export type ShellStdin =
   | { kind: 'text'; text: string; literal: boolean; substitutes: boolean; snippet: string }
   | { kind: 'opaque'; decoded: boolean; snippet: string; roots?: ShellWord[] };
 
+/**
+ * Commands one statement may run through wrappers (`sudo env nice timeout 1 rm ...`): each level re-reads the words
+ * after it, so 20,000 stacked `sudo`s took seconds to minutes of CPU. No real command line nests this deep; past it
+ * the command counts as opaque (it needs approval).
+ */
+export const MAX_WRAPPED_COMMANDS = 32;
+
 /** What a command handler may use: where to report, the statement's source, its stdin, and how to run a nested command. */
 export interface ShellCommandEnv {
   readonly scan: RiskScan;

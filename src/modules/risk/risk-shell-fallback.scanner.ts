@@ -1,5 +1,5 @@
 import type { RiskScan } from './risk-scan';
-import { DECODER_PATTERN, ShellCommandEnv } from './risk-shell-command';
+import { DECODER_PATTERN, MAX_WRAPPED_COMMANDS, ShellCommandEnv } from './risk-shell-command';
 import { PERMISSION_COMMANDS } from './risk-permission-commands.rules';
 import { checkCommand, commandKey, hasHandler } from './risk-shell-commands.registry';
 import { SYSTEM_FILE_COMMANDS } from './risk-system-file-commands.rules';
@@ -48,13 +48,15 @@ export function scanUnparsedShell(text: string, scan: RiskScan): void {
  */
 function scanSegment(segment: string, scan: RiskScan, piped: boolean): void {
   const words = segment.split(/\s+/).map(toWord);
-  const make = (many: boolean, reads: boolean): ShellCommandEnv => ({
+  const make = (many: boolean, reads: boolean, wrapped = 0): ShellCommandEnv => ({
     scan,
     snippet: segment,
     stdin: () => (reads ? { kind: 'opaque', decoded: false, snippet: segment } : { kind: 'none' }),
     many,
     run: (argv, withStdin = true, runsMany = false) => {
-      if (argv.length) checkCommand(argv, make(many || runsMany, reads && withStdin));
+      if (!argv.length) return;
+      if (wrapped >= MAX_WRAPPED_COMMANDS) return scan.report('opaque', segment);
+      checkCommand(argv, make(many || runsMany, reads && withStdin, wrapped + 1));
     },
     fileText: () => undefined,
   });

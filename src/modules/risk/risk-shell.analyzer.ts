@@ -9,7 +9,7 @@ import { isForkBomb } from './risk-shell-fork-bomb';
 import type { ShellWord } from './risk-shell-word';
 import { isSystemPath } from './risk-system-paths';
 import { COMMAND_VARIABLES } from './risk-command-settings';
-import { runCodeWord } from './risk-shell-command';
+import { MAX_WRAPPED_COMMANDS, runCodeWord } from './risk-shell-command';
 
 /** Builtins that set the variables named in their arguments to what they read. */
 const VARIABLE_READERS = new Set(['read', 'mapfile', 'readarray', 'getopts']);
@@ -147,13 +147,15 @@ class ShellWalker {
   private env(st: GoNode, origin: StdinOrigin | undefined): ShellCommandEnv {
     const snippet = this.source.of(st);
     const cwd = this.script.cwd();
-    const make = (stdin: () => ShellStdin, many: boolean): ShellCommandEnv => ({
+    const make = (stdin: () => ShellStdin, many: boolean, wrapped = 0): ShellCommandEnv => ({
       scan: this.scan,
       snippet,
       stdin,
       many,
       run: (argv: ShellWord[], withStdin = true, runsMany = false) => {
-        if (argv.length) checkCommand(argv, make(withStdin ? stdin : () => ({ kind: 'none' }), many || runsMany));
+        if (!argv.length) return;
+        if (wrapped >= MAX_WRAPPED_COMMANDS) return this.scan.report('opaque', snippet);
+        checkCommand(argv, make(withStdin ? stdin : () => ({ kind: 'none' }), many || runsMany, wrapped + 1));
       },
       fileText: (path: string) => this.script.fileText(path),
       cwd,
