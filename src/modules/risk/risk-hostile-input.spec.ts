@@ -27,6 +27,9 @@ describe('evaluateRiskText on hostile input', () => {
     ['20 000 stacked timeout wrappers', 'timeout 1 '.repeat(20_000) + 'rm -rf /'],
     ['20 000 stacked xargs wrappers', 'xargs '.repeat(20_000) + 'rm -rf /'],
     ['20 000 stacked sudo wrappers in unparseable text', "it's " + 'sudo '.repeat(20_000) + 'rm -rf /'],
+    ['20 000 repeated git -c settings', 'git ' + '-c a.b=c '.repeat(20_000) + 'push'],
+    ['41 000 ssh hops, each handing the rest down as nested code', 'ssh h '.repeat(41_000) + 'rm -rf /'],
+    ['41 000 watch commands, each handing the rest down', 'watch '.repeat(41_000) + 'rm -rf /'],
   ])('finishes quickly on %s', (_label, text) => {
     const { cpuMs } = cpuTimedUnder(BUDGET_MS, () => evaluateRiskText(text));
     expect(cpuMs).toBeLessThan(BUDGET_MS);

@@ -11,6 +11,13 @@ export type RiskAnalyzers = Record<RiskLanguage, (text: string, scan: RiskScan) 
 /** Nesting depth (bash -c inside ssh inside sudo ...) beyond which the text counts as opaque. */
 export const MAX_RISK_DEPTH = 8;
 
+/**
+ * Characters of nested code (the strings given to `bash -c`, `ssh host ...`, `python -c` at any depth) one evaluation
+ * reads; past it, nested code counts as opaque. Each level can hand almost its whole text down (`ssh h ssh h ... rm`),
+ * so without it 100 kB of such text was parsed 8 times over: 5 s of CPU. As much as one top-level text is parsed.
+ */
+export const MAX_NESTED_CHARS = 256 * 1024;
+
 /** The state of one evaluation: where matches go, how deep the nesting is, how to read nested code. */
 export class RiskScan {
   constructor(
@@ -19,6 +26,8 @@ export class RiskScan {
     readonly depth = 0,
     /** True for code run once per item of a generated list (`find . -exec sh -c 'rm "$1"' _ {} \;`). */
     readonly many = false,
+    /** Shared by every level of one evaluation. */
+    private readonly nestedRead = { chars: 0 },
   ) {}
 
   report(rule: RiskRule, snippet: string): void {
@@ -27,11 +36,13 @@ export class RiskScan {
 
   /** Reads `text` in `language` one level deeper, e.g. the string given to `bash -c` (`many`: run over a generated list). */
   nested(text: string, language: RiskLanguage, many = false): void {
-    if (this.depth + 1 > MAX_RISK_DEPTH) {
+    this.nestedRead.chars += text.length;
+    if (this.depth + 1 > MAX_RISK_DEPTH || this.nestedRead.chars > MAX_NESTED_CHARS) {
       this.report('opaque', text);
       return;
     }
-    this.analyzers[language](text, new RiskScan(this.sink, this.analyzers, this.depth + 1, many || this.many));
+    const inner = new RiskScan(this.sink, this.analyzers, this.depth + 1, many || this.many, this.nestedRead);
+    this.analyzers[language](text, inner);
   }
 
   /** Reads `text` at the current depth (the entry point of an evaluation). */

@@ -48,8 +48,12 @@ export function parseOptions(args: readonly ShellWord[], spec: OptionSpec = {}):
   const attachedValue = spec.attachedValue ?? '';
   const attachedDigits = spec.attachedDigits ?? '';
   const longWithValue = spec.longWithValue ?? [];
+  // In place: copying the list on each value made 20,000 repeated options (`git -c k=v -c ...`) cost 14 s.
   const setValue = (key: string, word: ShellWord | undefined) => {
-    if (word) out.values.set(key, [...(out.values.get(key) ?? []), word]);
+    if (!word) return;
+    const values = out.values.get(key);
+    if (values) values.push(word);
+    else out.values.set(key, [word]);
   };
   for (let i = 0; i < args.length; i++) {
     const word = args[i];
