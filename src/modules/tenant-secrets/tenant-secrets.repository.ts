@@ -25,14 +25,18 @@ export class TenantSecretsRepository {
     await manager.getRepository(TenantSecretEntity).insert(row);
   }
 
+  /** Whether the secret was there to update (a DELETE may have removed it since it was read). */
   async updateValue(
     manager: EntityManager,
     tenantId: string,
     name: string,
     valueEncrypted: string,
     updatedAt: number,
-  ): Promise<void> {
-    await manager.getRepository(TenantSecretEntity).update({ tenantId, name }, { valueEncrypted, updatedAt });
+  ): Promise<boolean> {
+    const result = await manager
+      .getRepository(TenantSecretEntity)
+      .update({ tenantId, name }, { valueEncrypted, updatedAt });
+    return (result.affected ?? 0) > 0;
   }
 
   async delete(manager: EntityManager, tenantId: string, name: string): Promise<void> {
