@@ -324,6 +324,33 @@ describeEachDialect('secrets: platform secrets stay with platform tools, tenants
     expect([put.status, put.body.name]).toEqual([201, 'GONE']);
     expect(await storedValue('GONE')).toBe('second-value');
   });
+
+  it('answers one of several DELETEs of a secret at the same moment with 200, the others with 404', async () => {
+    await suite.gw.http
+      .put(`${secrets('race')}/TWICE`)
+      .set(suite.gw.admin)
+      .send({ value: 'some-value' })
+      .expect(201);
+    // Every request reads the secret before any deletes it, as requests on two instances (or on MySQL's pool) can.
+    const repo = suite.gw.app.get(TenantSecretsRepository);
+    const findOne = repo.findOne.bind(repo);
+    let read = 0;
+    let allRead!: () => void;
+    const barrier = new Promise<void>((resolve) => (allRead = resolve));
+    const spy = jest.spyOn(repo, 'findOne').mockImplementation(async (...args) => {
+      const row = await findOne(...args);
+      if (++read === 3) allRead();
+      await barrier;
+      return row;
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 3 }, () => suite.gw.http.delete(`${secrets('race')}/TWICE`).set(suite.gw.admin)),
+    ).finally(() => spy.mockRestore());
+
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 404, 404]);
+    expect(answers.find((r) => r.status === 404)!.body.error.code).toBe('NOT_FOUND');
+    expect(await storedValue('TWICE')).toBeUndefined();
+  });
 });
 
 describeEachDialect('registration refuses literal credentials', (dialect) => {

@@ -39,7 +39,9 @@ export class TenantSecretsRepository {
     return (result.affected ?? 0) > 0;
   }
 
-  async delete(manager: EntityManager, tenantId: string, name: string): Promise<void> {
-    await manager.getRepository(TenantSecretEntity).delete({ tenantId, name });
+  /** Whether the secret was there to delete (another DELETE may have removed it since it was read). */
+  async delete(manager: EntityManager, tenantId: string, name: string): Promise<boolean> {
+    const result = await manager.getRepository(TenantSecretEntity).delete({ tenantId, name });
+    return (result.affected ?? 0) > 0;
   }
 }

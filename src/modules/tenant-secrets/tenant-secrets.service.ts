@@ -77,7 +77,10 @@ export class TenantSecretsService {
     assertName(name);
     const row = await this.repo.findOne(tenantId, name);
     if (!row) throw notFound(tenantId, name);
-    await this.write(tenantId, (m) => this.repo.delete(m, tenantId, name));
+    await this.write(tenantId, async (m) => {
+      // Another DELETE may have removed it since it was read: one of them deleted it, the others find nothing.
+      if (!(await this.repo.delete(m, tenantId, name))) throw notFound(tenantId, name);
+    });
     return toDto(row);
   }
 
