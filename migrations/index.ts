@@ -25,6 +25,7 @@ import { AddModelProviderNameKey1764463100000 } from './1764463100000-AddModelPr
 import { ExactSkillFilePath1764463200000 } from './1764463200000-ExactSkillFilePath';
 import { AddAgentRunFinishReason1764463300000 } from './1764463300000-AddAgentRunFinishReason';
 import { WidenKnowledgeBaseNameKey1764463400000 } from './1764463400000-WidenKnowledgeBaseNameKey';
+import { WidenAgentAndModelProviderNameKeys1764463500000 } from './1764463500000-WidenAgentAndModelProviderNameKeys';
 
 /** Every migration, in order. The only schema source: `synchronize` is never on. */
 export const GATEWAY_MIGRATIONS = [
@@ -55,4 +56,5 @@ export const GATEWAY_MIGRATIONS = [
   ExactSkillFilePath1764463200000,
   AddAgentRunFinishReason1764463300000,
   WidenKnowledgeBaseNameKey1764463400000,
+  WidenAgentAndModelProviderNameKeys1764463500000,
 ];

@@ -125,6 +125,34 @@ describeEachDialect('names: unique per scope case-insensitively, valid for every
     },
   );
 
+  it('takes an agent name of 128 characters whose lower case is longer (İ is i and a combining dot), on create and on PATCH, and refuses it again in other letter case', async () => {
+    const { gw } = suite;
+    const name = `${'İ'.repeat(100)}${'x'.repeat(28)}`;
+    await gw.http.post(agents).set(gw.admin).send({ name, tenantId: 'agent-names-long' }).expect(201);
+    const clash = await gw.http
+      .post(agents)
+      .set(gw.admin)
+      .send({ name: `${'İ'.repeat(100)}${'X'.repeat(28)}`, tenantId: 'agent-names-long' });
+    expect([clash.status, clash.body.error?.code]).toEqual([409, 'AGENT_NAME_TAKEN']);
+    const other = (
+      await gw.http.post(agents).set(gw.admin).send({ name: 'short', tenantId: 'agent-names-long' }).expect(201)
+    ).body;
+    const renamed = await gw.http
+      .patch(`${agents}/${other.id}`)
+      .set(gw.admin)
+      .send({ name: `${'İ'.repeat(128)}` });
+    expect([renamed.status, renamed.body.name]).toEqual([200, 'İ'.repeat(128)]);
+  });
+
+  it('counts a name’s characters as the database does: an emoji with its presentation selector (❤️) is two', async () => {
+    const create = (name: string) =>
+      suite.gw.http.post(agents).set(suite.gw.admin).send({ name, tenantId: 'agent-names-emoji' });
+    await create(`${'❤️'.repeat(64)}`).expect(201);
+    const tooLong = await create(`${'❤️'.repeat(64)}x`);
+    expect([tooLong.status, tooLong.body.error?.code]).toEqual([400, 'VALIDATION_FAILED']);
+    expect(JSON.stringify(tooLong.body.error.details)).toContain('name');
+  });
+
   it('answers 409 AGENT_NAME_TAKEN for an agent name that differs only in case within a tenant, on create and on PATCH', async () => {
     const { gw } = suite;
     await gw.http.post(agents).set(gw.admin).send({ name: 'Support-Bot', tenantId: 'acme' }).expect(201);

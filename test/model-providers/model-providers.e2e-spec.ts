@@ -126,6 +126,22 @@ describeEachDialect('model providers (/admin/model-providers) and the agent-loop
     expect(names.filter((n: string) => n === 'acme/Renamed')).toHaveLength(1);
   });
 
+  it('takes a name of 128 characters whose lower case is longer (İ is i and a combining dot), on create and on PATCH, and refuses it again in other letter case', async () => {
+    const name = `${'İ'.repeat(100)}${'p'.repeat(28)}`;
+    await post(acmeAdmin, body({ name }), 201);
+    const clash = await suite.gw.http
+      .post('/api/v1/admin/model-providers')
+      .set(acmeAdmin)
+      .send(body({ name: `${'İ'.repeat(100)}${'P'.repeat(28)}` }));
+    expect([clash.status, clash.body.error?.code]).toEqual([409, 'MODEL_PROVIDER_NAME_TAKEN']);
+    const other = (await post(acmeAdmin, body(), 201)).body;
+    const renamed = await suite.gw.http
+      .patch(`/api/v1/admin/model-providers/${other.id}`)
+      .set(acmeAdmin)
+      .send({ name: 'İ'.repeat(128) });
+    expect([renamed.status, renamed.body.name]).toEqual([200, 'İ'.repeat(128)]);
+  });
+
   it('refuses null for a field a provider must have (400 naming it), and leaves the provider as it was', async () => {
     const own = (await post(acmeAdmin, body(), 201)).body;
     for (const field of ['name', 'kind', 'baseUrl', 'model']) {

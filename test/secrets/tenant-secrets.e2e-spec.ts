@@ -1,4 +1,6 @@
 import { DataSource } from 'typeorm';
+import { TenantSecretsCipher } from '@app/modules/tenant-secrets/tenant-secrets.cipher';
+import { TenantSecretsRepository } from '@app/modules/tenant-secrets/tenant-secrets.repository';
 import { describeEachDialect } from '@test/support/test-database';
 import { createKey, gatewayForSuite, startTestGateway, toolBody } from '@test/support/gateway-test-app';
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
@@ -246,6 +248,108 @@ describeEachDialect('secrets: platform secrets stay with platform tools, tenants
     expect(remote.requests.filter((r) => r.url.startsWith('/exfil')).at(-1)!.headers.authorization).toBe(
       'Bearer rotated-on-instance-b',
     );
+  });
+
+  /** The value stored as `name` of tenant `race`, decrypted (undefined when there is none). */
+  async function storedValue(name: string): Promise<string | undefined> {
+    const row = await suite.gw.app.get(TenantSecretsRepository).findOne('race', name);
+    return row ? suite.gw.app.get(TenantSecretsCipher).decrypt('race', name, row.valueEncrypted) : undefined;
+  }
+
+  it('stores the value with 201 when a PUT clashed with another creating the secret and a DELETE removed it before its retry', async () => {
+    const repo = suite.gw.app.get(TenantSecretsRepository);
+    const dataSource = suite.gw.app.get(DataSource);
+    await suite.gw.http
+      .put(`${secrets('race')}/CLASH`)
+      .set(suite.gw.admin)
+      .send({ value: 'first-value' })
+      .expect(201);
+
+    // This PUT read before another PUT created the secret (as two instances can), so its insert clashes; then a DELETE
+    // lands before it tries again.
+    const insert = repo.insert.bind(repo);
+    const transaction = dataSource.transaction.bind(dataSource) as (...a: unknown[]) => Promise<unknown>;
+    let clashed = false;
+    const spies = [
+      jest.spyOn(repo, 'findOne').mockResolvedValueOnce(null),
+      jest.spyOn(repo, 'insert').mockImplementationOnce((m, row) =>
+        insert(m, row).catch((err: unknown) => {
+          clashed = true;
+          throw err;
+        }),
+      ),
+      jest.spyOn(dataSource, 'transaction').mockImplementation(async (...args: unknown[]) => {
+        if (clashed) {
+          clashed = false;
+          await suite.gw.http
+            .delete(`${secrets('race')}/CLASH`)
+            .set(suite.gw.admin)
+            .expect(200);
+        }
+        return transaction(...args);
+      }),
+    ];
+    const put = await Promise.resolve(
+      suite.gw.http
+        .put(`${secrets('race')}/CLASH`)
+        .set(suite.gw.admin)
+        .send({ value: 'second-value' }),
+    ).finally(() => spies.forEach((s) => s.mockRestore()));
+
+    expect([put.status, put.body.name]).toEqual([201, 'CLASH']);
+    expect(await storedValue('CLASH')).toBe('second-value');
+  });
+
+  it('stores the value with 201, never 200 with nothing stored, when a DELETE removed the secret after a PUT read it', async () => {
+    const repo = suite.gw.app.get(TenantSecretsRepository);
+    await suite.gw.http
+      .put(`${secrets('race')}/GONE`)
+      .set(suite.gw.admin)
+      .send({ value: 'first-value' })
+      .expect(201);
+    // The PUT reads the row as it was before a DELETE (on another instance, or on MySQL's pool) removed it.
+    const before = await repo.findOne('race', 'GONE');
+    await suite.gw.http
+      .delete(`${secrets('race')}/GONE`)
+      .set(suite.gw.admin)
+      .expect(200);
+    const spy = jest.spyOn(repo, 'findOne').mockResolvedValueOnce(before);
+    const put = await Promise.resolve(
+      suite.gw.http
+        .put(`${secrets('race')}/GONE`)
+        .set(suite.gw.admin)
+        .send({ value: 'second-value' }),
+    ).finally(() => spy.mockRestore());
+
+    expect([put.status, put.body.name]).toEqual([201, 'GONE']);
+    expect(await storedValue('GONE')).toBe('second-value');
+  });
+
+  it('answers one of several DELETEs of a secret at the same moment with 200, the others with 404', async () => {
+    await suite.gw.http
+      .put(`${secrets('race')}/TWICE`)
+      .set(suite.gw.admin)
+      .send({ value: 'some-value' })
+      .expect(201);
+    // Every request reads the secret before any deletes it, as requests on two instances (or on MySQL's pool) can.
+    const repo = suite.gw.app.get(TenantSecretsRepository);
+    const findOne = repo.findOne.bind(repo);
+    let read = 0;
+    let allRead!: () => void;
+    const barrier = new Promise<void>((resolve) => (allRead = resolve));
+    const spy = jest.spyOn(repo, 'findOne').mockImplementation(async (...args) => {
+      const row = await findOne(...args);
+      if (++read === 3) allRead();
+      await barrier;
+      return row;
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 3 }, () => suite.gw.http.delete(`${secrets('race')}/TWICE`).set(suite.gw.admin)),
+    ).finally(() => spy.mockRestore());
+
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 404, 404]);
+    expect(answers.find((r) => r.status === 404)!.body.error.code).toBe('NOT_FOUND');
+    expect(await storedValue('TWICE')).toBeUndefined();
   });
 });
 

@@ -8,12 +8,12 @@ import {
   IsInt,
   IsOptional,
   IsString,
-  Length,
   Matches,
   Max,
   Min,
   ValidateIf,
 } from 'class-validator';
+import { CharLength } from '@app/common/text/char-length';
 import {
   HITL_REVIEWERS,
   HitlReviewer,
@@ -31,7 +31,7 @@ import { AGENT_SKILLS_MAX } from '@app/modules/skills/skills.dto';
 export class CreateAgentDto {
   @ApiProperty({ maxLength: 128, example: 'support-bot' })
   @IsString()
-  @Length(1, 128)
+  @CharLength(1, 128)
   @IsSafeLine()
   name: string;
 
@@ -43,7 +43,7 @@ export class CreateAgentDto {
   @ApiPropertyOptional({ maxLength: 4000 })
   @IsOptional()
   @IsString()
-  @Length(0, 4000)
+  @CharLength(0, 4000)
   @IsSafeText()
   description?: string;
 
@@ -92,14 +92,14 @@ export class CreateAgentDto {
   @IsOptional()
   @ValidateIf((_o, v) => v !== null)
   @IsString()
-  @Length(1, 36)
+  @CharLength(1, 36)
   modelProviderId?: string | null;
 
   @ApiPropertyOptional({ nullable: true, type: String, maxLength: 100_000, description: "The loop's system prompt" })
   @IsOptional()
   @ValidateIf((_o, v) => v !== null)
   @IsString()
-  @Length(0, 100_000)
+  @CharLength(0, 100_000)
   systemPrompt?: string | null;
 
   @ApiPropertyOptional({
@@ -145,14 +145,14 @@ export class ReplaceBindingsDto {
   @IsArray()
   @ArrayMaxSize(AGENT_TOOL_BINDINGS_MAX)
   @IsString({ each: true })
-  @Length(1, 36, { each: true })
+  @CharLength(1, 36, { each: true })
   toolIds: string[];
 }
 
 export class AddBindingDto {
   @ApiProperty()
   @IsString()
-  @Length(1, 36)
+  @CharLength(1, 36)
   toolId: string;
 }
 

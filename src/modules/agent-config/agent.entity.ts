@@ -16,8 +16,11 @@ export class AgentEntity {
   @Column({ type: 'varchar', length: 128 })
   name: string;
 
-  /** The name lower-cased (nameKeyOf): agent names are unique per tenant case-insensitively on every database. */
-  @Column({ name: 'name_key', type: 'varchar', length: 128 })
+  /**
+   * The name lower-cased (nameKeyOf): agent names are unique per tenant case-insensitively on every database. Twice
+   * the name's length: `İ` lower-cases to two characters.
+   */
+  @Column({ name: 'name_key', type: 'varchar', length: 256 })
   nameKey: string;
 
   @Column({ type: 'text', nullable: true })

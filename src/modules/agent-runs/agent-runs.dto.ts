@@ -1,19 +1,20 @@
 import { AfterSeqQueryDto } from '@app/common/dto/page.dto';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsOptional, IsString, Length, Matches } from 'class-validator';
+import { IsBoolean, IsOptional, IsString, Matches } from 'class-validator';
+import { CharLength } from '@app/common/text/char-length';
 import { HitlRequestDto } from '@app/modules/loop-acting/sessions/sessions.dto';
 import { MESSAGE_ROLES, RUN_STATUSES } from './agent-runs.types';
 
 export class PostMessageDto {
   @ApiProperty({ maxLength: 128, description: 'Idempotency key: the same one again answers with the same run' })
   @IsString()
-  @Length(1, 128)
+  @CharLength(1, 128)
   @Matches(/^[\x21-\x7e]+$/, { message: 'clientMessageId must be printable ASCII without spaces' })
   clientMessageId: string;
 
   @ApiProperty({ maxLength: 200_000, description: "The user's message" })
   @IsString()
-  @Length(1, 200_000)
+  @CharLength(1, 200_000)
   content: string;
 
   @ApiPropertyOptional({ default: false, description: 'Answer 200 when the run stops instead of 202 at once' })

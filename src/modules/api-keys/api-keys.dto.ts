@@ -1,6 +1,7 @@
 import { IsSafeLine } from '@app/common/safe-text';
 import { ApiProperty } from '@nestjs/swagger';
-import { IsIn, IsString, Length, Matches } from 'class-validator';
+import { IsIn, IsString, Matches } from 'class-validator';
+import { CharLength } from '@app/common/text/char-length';
 import { API_ROLES, ApiRole } from '@app/common/auth/auth-context';
 import { TENANT_ID_PATTERN } from '@app/modules/tool-registry/tool-registry.types';
 import { PageMetaDto } from '@app/common/dto/page.dto';
@@ -8,7 +9,7 @@ import { PageMetaDto } from '@app/common/dto/page.dto';
 export class CreateApiKeyDto {
   @ApiProperty({ example: 'acme runtime (prod)', maxLength: 128 })
   @IsString()
-  @Length(1, 128)
+  @CharLength(1, 128)
   @IsSafeLine()
   name: string;
 

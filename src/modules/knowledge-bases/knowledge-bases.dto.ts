@@ -1,6 +1,7 @@
 import { IsIdList } from '@app/common/dto/id-list.decorator';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min, ValidateIf } from 'class-validator';
+import { IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, Min, ValidateIf } from 'class-validator';
+import { CharLength } from '@app/common/text/char-length';
 import { IsSafeLine } from '@app/common/safe-text';
 import { PageMetaDto } from '@app/common/dto/page.dto';
 import { TENANT_ID_PATTERN } from '@app/modules/tool-registry/tool-registry.types';
@@ -42,7 +43,7 @@ export class CreateKnowledgeBaseDto {
   })
   @ValidateIf((o: CreateKnowledgeBaseDto) => o.kind === 'HTTP' || o.url !== undefined)
   @IsString()
-  @Length(1, 2048)
+  @CharLength(1, 2048)
   @IsSafeLine()
   url?: string;
 }
@@ -66,13 +67,13 @@ export class KnowledgeBasePageDto extends PageMetaDto {
 export class CreateKnowledgeDocumentDto {
   @ApiProperty({ example: 'Refund policy', maxLength: 512 })
   @IsString()
-  @Length(1, 512)
+  @CharLength(1, 512)
   @IsSafeLine()
   title: string;
 
   @ApiProperty({ description: `The text (at most ${DOCUMENT_MAX_CHARS} characters); Markdown is cut along headings` })
   @IsString()
-  @Length(1, DOCUMENT_MAX_CHARS)
+  @CharLength(1, DOCUMENT_MAX_CHARS)
   content: string;
 
   @ApiProperty({ enum: KNOWLEDGE_MIME_TYPES })
@@ -113,7 +114,7 @@ export class KnowledgeDocumentPageDto extends PageMetaDto {
 export class SearchKnowledgeBaseDto {
   @ApiProperty({ example: 'how long does a refund take', maxLength: 1000 })
   @IsString()
-  @Length(1, 1000)
+  @CharLength(1, 1000)
   query: string;
 
   @ApiPropertyOptional({ minimum: 1, maximum: SEARCH_MAX_TOP_K, default: 5 })

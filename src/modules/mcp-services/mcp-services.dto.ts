@@ -1,6 +1,7 @@
 import { IsSafeLine } from '@app/common/safe-text';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsObject, IsOptional, IsString, Length, Matches, ValidateIf } from 'class-validator';
+import { IsIn, IsObject, IsOptional, IsString, Matches, ValidateIf } from 'class-validator';
+import { CharLength } from '@app/common/text/char-length';
 import { PageMetaDto, PageQueryDto } from '@app/common/dto/page.dto';
 import { TENANT_ID_PATTERN } from '@app/modules/tool-registry/tool-registry.types';
 import {
@@ -43,13 +44,13 @@ export class CreateMcpServiceDto {
   })
   @IsOptional()
   @IsString()
-  @Length(1, 2048)
+  @CharLength(1, 2048)
   url?: string;
 
   @ApiPropertyOptional({ description: 'NACOS (required): the Nacos service name', example: 'weather-mcp' })
   @IsOptional()
   @IsString()
-  @Length(1, 200)
+  @CharLength(1, 200)
   @Matches(NACOS_NAME, { message: 'serviceName must not contain @ or spaces' })
   @IsSafeLine()
   serviceName?: string;
@@ -57,7 +58,7 @@ export class CreateMcpServiceDto {
   @ApiPropertyOptional({ description: 'NACOS: the Nacos group', default: 'DEFAULT_GROUP' })
   @IsOptional()
   @IsString()
-  @Length(1, 128)
+  @CharLength(1, 128)
   @Matches(NACOS_NAME, { message: 'groupName must not contain @ or spaces' })
   @IsSafeLine()
   groupName?: string;
@@ -65,7 +66,7 @@ export class CreateMcpServiceDto {
   @ApiPropertyOptional({ description: 'NACOS: the Nacos namespace (default NACOS_NAMESPACE)' })
   @IsOptional()
   @IsString()
-  @Length(1, 128)
+  @CharLength(1, 128)
   @Matches(/^\S+$/, { message: 'namespaceId must not contain spaces' })
   @IsSafeLine()
   namespaceId?: string;
@@ -85,7 +86,7 @@ export class CreateMcpServiceDto {
   })
   @IsOptional()
   @IsString()
-  @Length(1, 512)
+  @CharLength(1, 512)
   @Matches(/^\/[^\s?#]*$/, { message: 'path must start with / and hold no spaces, ? or #' })
   path?: string;
 
@@ -130,7 +131,7 @@ export class UpdateMcpServiceDto {
   })
   @IsOptional()
   @IsString()
-  @Length(1, 2048)
+  @CharLength(1, 2048)
   url?: string;
 
   @ApiPropertyOptional({

@@ -21,8 +21,11 @@ export class ModelProviderEntity {
   @Column({ type: 'varchar', length: 128 })
   name: string;
 
-  /** The lower-cased name (`nameKeyOf`), compared byte for byte under the unique index per scope. */
-  @Column({ name: 'name_key', type: 'varchar', length: 128 })
+  /**
+   * The lower-cased name (`nameKeyOf`), compared byte for byte under the unique index per scope. Twice the name's
+   * length: `İ` lower-cases to two characters.
+   */
+  @Column({ name: 'name_key', type: 'varchar', length: 256 })
   nameKey: string;
 
   @Column({ type: 'varchar', length: 32 })

@@ -8,7 +8,6 @@ import {
   IsOptional,
   IsString,
   IsUrl,
-  Length,
   Matches,
   Max,
   Min,
@@ -19,6 +18,7 @@ import {
   type ValidationArguments,
   type ValidatorConstraintInterface,
 } from 'class-validator';
+import { CharLength } from '@app/common/text/char-length';
 import { IsSafeLine } from '@app/common/safe-text';
 import { PageMetaDto } from '@app/common/dto/page.dto';
 import { TENANT_ID_PATTERN } from '@app/modules/tool-registry/tool-registry.types';
@@ -92,7 +92,7 @@ export class ModelProviderOptionsDto {
 export class CreateModelProviderDto {
   @ApiProperty({ maxLength: 128, example: 'local-vllm' })
   @IsString()
-  @Length(1, 128)
+  @CharLength(1, 128)
   @IsSafeLine()
   name: string;
 
@@ -113,7 +113,7 @@ export class CreateModelProviderDto {
 
   @ApiProperty({ example: 'http://127.0.0.1:11434/v1', description: 'The OpenAI-compatible base URL (…/v1)' })
   @IsString()
-  @Length(1, 2048)
+  @CharLength(1, 2048)
   @IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false })
   baseUrl: string;
 
@@ -133,7 +133,7 @@ export class CreateModelProviderDto {
 
   @ApiProperty({ maxLength: 256, example: 'qwen2.5:7b' })
   @IsString()
-  @Length(1, 256)
+  @CharLength(1, 256)
   @IsSafeLine()
   model: string;
 

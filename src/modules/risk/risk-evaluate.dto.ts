@@ -4,14 +4,13 @@ import {
   IsObject,
   IsOptional,
   IsString,
-  Length,
-  MaxLength,
   Validate,
   ValidateIf,
   ValidationArguments,
   ValidatorConstraint,
   ValidatorConstraintInterface,
 } from 'class-validator';
+import { CharLength } from '@app/common/text/char-length';
 import { RISK_RULES, RiskHint, RiskRule } from './risk.types';
 
 const RISK_HINTS: readonly RiskHint[] = ['auto', 'shell', 'sql'];
@@ -38,7 +37,7 @@ export class RiskEvaluateRequestDto {
   @ValidateIf((body: RiskEvaluateRequestDto) => body.text !== undefined || body.arguments === undefined)
   @Validate(TextXorArguments)
   @IsString()
-  @MaxLength(100_000)
+  @CharLength(0, 100_000)
   text?: string;
 
   @ApiPropertyOptional({
@@ -56,7 +55,7 @@ export class RiskEvaluateRequestDto {
   })
   @IsOptional()
   @IsString()
-  @Length(1, 128)
+  @CharLength(1, 128)
   toolName?: string;
 
   @ApiPropertyOptional({

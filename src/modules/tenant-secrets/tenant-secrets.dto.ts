@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsString, Length, Matches } from 'class-validator';
+import { IsString, Matches } from 'class-validator';
+import { CharLength } from '@app/common/text/char-length';
 import { PageMetaDto } from '@app/common/dto/page.dto';
 import { HEADER_VALUE_TEXT } from '@app/modules/tool-registry/tool-definition.rules';
 
@@ -14,7 +15,7 @@ export class PutTenantSecretDto {
     writeOnly: true,
   })
   @IsString()
-  @Length(1, 8192, { message: 'value must be 1 to 8192 characters' })
+  @CharLength(1, 8192, { message: 'value must be 1 to 8192 characters' })
   @Matches(HEADER_VALUE_TEXT, {
     message:
       'value must be text a header can carry: no line breaks, control characters or characters beyond U+00FF (it is sent as a header value)',

@@ -25,17 +25,23 @@ export class TenantSecretsRepository {
     await manager.getRepository(TenantSecretEntity).insert(row);
   }
 
+  /** Whether the secret was there to update (a DELETE may have removed it since it was read). */
   async updateValue(
     manager: EntityManager,
     tenantId: string,
     name: string,
     valueEncrypted: string,
     updatedAt: number,
-  ): Promise<void> {
-    await manager.getRepository(TenantSecretEntity).update({ tenantId, name }, { valueEncrypted, updatedAt });
+  ): Promise<boolean> {
+    const result = await manager
+      .getRepository(TenantSecretEntity)
+      .update({ tenantId, name }, { valueEncrypted, updatedAt });
+    return (result.affected ?? 0) > 0;
   }
 
-  async delete(manager: EntityManager, tenantId: string, name: string): Promise<void> {
-    await manager.getRepository(TenantSecretEntity).delete({ tenantId, name });
+  /** Whether the secret was there to delete (another DELETE may have removed it since it was read). */
+  async delete(manager: EntityManager, tenantId: string, name: string): Promise<boolean> {
+    const result = await manager.getRepository(TenantSecretEntity).delete({ tenantId, name });
+    return (result.affected ?? 0) > 0;
   }
 }

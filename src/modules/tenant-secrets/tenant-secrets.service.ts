@@ -48,22 +48,19 @@ export class TenantSecretsService {
     }
     const valueEncrypted = this.cipher.encrypt(tenantId, name, dto.value);
     const now = Date.now();
-    const saved = await this.write(tenantId, async (m) => {
+    const set = async (m: EntityManager) => {
+      // Replaced only if the row read is still there to update: a DELETE may have landed in between.
       const existing = await this.repo.findOne(tenantId, name, m);
-      if (existing) {
-        await this.repo.updateValue(m, tenantId, name, valueEncrypted, now);
+      if (existing && (await this.repo.updateValue(m, tenantId, name, valueEncrypted, now)))
         return { row: { ...existing, valueEncrypted, updatedAt: now }, created: false };
-      }
       const row: TenantSecretEntity = { tenantId, name, valueEncrypted, createdAt: now, updatedAt: now };
       await this.repo.insert(m, row);
       return { row, created: true };
-    }).catch(async (err: unknown) => {
-      // Another writer created it first: this PUT replaces its value.
+    };
+    // Another writer created it first: this PUT tries again, and replaces its value (or creates it, if deleted since).
+    const saved = await this.write(tenantId, set).catch((err: unknown) => {
       if (!isUniqueViolation(err)) throw err;
-      return this.write(tenantId, async (m) => {
-        await this.repo.updateValue(m, tenantId, name, valueEncrypted, now);
-        return { row: (await this.repo.findOne(tenantId, name, m))!, created: false };
-      });
+      return this.write(tenantId, set);
     });
     return { secret: toDto(saved.row), created: saved.created };
   }
@@ -80,7 +77,10 @@ export class TenantSecretsService {
     assertName(name);
     const row = await this.repo.findOne(tenantId, name);
     if (!row) throw notFound(tenantId, name);
-    await this.write(tenantId, (m) => this.repo.delete(m, tenantId, name));
+    await this.write(tenantId, async (m) => {
+      // Another DELETE may have removed it since it was read: one of them deleted it, the others find nothing.
+      if (!(await this.repo.delete(m, tenantId, name))) throw notFound(tenantId, name);
+    });
     return toDto(row);
   }
 

@@ -13,13 +13,13 @@ import {
   IsObject,
   IsOptional,
   IsString,
-  Length,
   Matches,
   Max,
   Min,
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
+import { CharLength } from '@app/common/text/char-length';
 import {
   HTTP_METHODS,
   HttpMethod,
@@ -48,7 +48,7 @@ export class ToolHitlDto {
   @ApiPropertyOptional({ description: 'Text shown to the reviewer', maxLength: 2000 })
   @IsOptional()
   @IsString()
-  @Length(1, 2000)
+  @CharLength(1, 2000)
   @IsSafeText()
   approvalText?: string;
 
@@ -71,7 +71,7 @@ export class ToolResultPolicyDto {
   @IsArray()
   @ArrayMaxSize(100)
   @IsString({ each: true })
-  @Length(1, 128, { each: true })
+  @CharLength(1, 128, { each: true })
   redactFields?: string[];
 }
 
@@ -85,7 +85,7 @@ export class CreateToolDto {
 
   @ApiProperty({ maxLength: 8000, example: 'Looks up an order by its id.' })
   @IsString()
-  @Length(1, 8000)
+  @CharLength(1, 8000)
   @IsSafeText()
   description: string;
 
@@ -107,7 +107,7 @@ export class CreateToolDto {
     example: 'https://orders.example.com/orders/{orderId}',
   })
   @IsString()
-  @Length(1, 2048)
+  @CharLength(1, 2048)
   endpoint: string;
 
   @ApiPropertyOptional({ enum: HTTP_METHODS, description: 'HTTP tools; default POST' })
@@ -138,7 +138,7 @@ export class CreateToolDto {
   @IsArray()
   @ArrayMaxSize(100)
   @IsString({ each: true })
-  @Length(1, 128, { each: true })
+  @CharLength(1, 128, { each: true })
   @IsSafeLine({ each: true })
   permissionTags: string[];
 
@@ -149,7 +149,7 @@ export class CreateToolDto {
   @ApiPropertyOptional({ description: 'MCP: the tool name on the server (default: name)', maxLength: 128 })
   @IsOptional()
   @IsString()
-  @Length(1, 128)
+  @CharLength(1, 128)
   @IsSafeLine()
   remoteName?: string;
 
@@ -191,7 +191,7 @@ export class CreateToolDto {
   @IsArray()
   @ArrayMaxSize(50)
   @IsString({ each: true })
-  @Length(1, 64, { each: true })
+  @CharLength(1, 64, { each: true })
   @IsSafeLine({ each: true })
   tags?: string[];
 }
@@ -214,7 +214,7 @@ export class ListToolsQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ description: 'Substring of name or description' })
   @IsOptional()
   @IsString()
-  @Length(1, 200)
+  @CharLength(1, 200)
   q?: string;
   @ApiPropertyOptional({ description: "Platform admin only: one tenant's tools (and platform-wide ones)" })
   @IsOptional()

@@ -1,12 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsOptional, IsString } from 'class-validator';
+import { CharLength } from '@app/common/text/char-length';
 import { IsQueryBoolean } from '@app/common/dto/query-boolean.decorator';
 
 export class WorkspacePathQueryDto {
   @ApiPropertyOptional({ description: 'Path relative to the workspace root (default: the root for listings)' })
   @IsOptional()
   @IsString()
-  @MaxLength(1024)
+  @CharLength(0, 1024)
   path?: string;
 }
 

@@ -1,6 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
-import { IsOptional, IsString, Length } from 'class-validator';
+import { IsOptional, IsString } from 'class-validator';
+import { CharLength } from '@app/common/text/char-length';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
@@ -16,7 +17,7 @@ export class TasksQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ description: 'Only the tasks this session started' })
   @IsOptional()
   @IsString()
-  @Length(1, 36)
+  @CharLength(1, 36)
   parentSessionId?: string;
 }
 

@@ -1,6 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { IsIn, IsOptional, IsString } from 'class-validator';
+import { CharLength } from '@app/common/text/char-length';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
@@ -9,8 +10,8 @@ import { ToolCallLogQuery } from './tool-call-log.query';
 import { TOOL_CALL_LOG_STATUSES, type ToolCallLogStatus } from './tool-call-log.entity';
 
 class ToolCallsQueryDto extends PageQueryDto {
-  @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 36) sessionId?: string;
-  @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 64) toolName?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @CharLength(1, 36) sessionId?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @CharLength(1, 64) toolName?: string;
   @ApiPropertyOptional({ enum: TOOL_CALL_LOG_STATUSES })
   @IsOptional()
   @IsIn(TOOL_CALL_LOG_STATUSES)

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { IsIn, IsOptional, IsString } from 'class-validator';
+import { CharLength } from '@app/common/text/char-length';
 import { IsSafeLine } from '@app/common/safe-text';
 import { RESUME_DECISIONS, ResumeDecision } from '../sessions/sessions.dto';
 
@@ -19,7 +20,7 @@ export class HitlDecisionDto {
   })
   @IsOptional()
   @IsString()
-  @Length(0, 20000)
+  @CharLength(0, 20000)
   message?: string;
 
   @ApiProperty({
@@ -28,7 +29,7 @@ export class HitlDecisionDto {
     example: 'alice@acme',
   })
   @IsString()
-  @Length(1, 120)
+  @CharLength(1, 120)
   @IsSafeLine()
   reviewer: string;
 }

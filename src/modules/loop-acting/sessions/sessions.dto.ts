@@ -8,12 +8,12 @@ import {
   IsInt,
   IsOptional,
   IsString,
-  Length,
   Matches,
   Max,
   Min,
   ValidateNested,
 } from 'class-validator';
+import { CharLength } from '@app/common/text/char-length';
 import { TOOL_REQUIREMENTS, ToolRequirement } from '@app/modules/tool-registry/tool-registry.types';
 import { SESSION_STATUSES, HITL_REQUEST_TYPES, type SessionStatus } from './session.types';
 import { PageMetaDto, PageQueryDto } from '@app/common/dto/page.dto';
@@ -27,7 +27,7 @@ export class SessionTaskDto {
     maxLength: SESSION_TASK_MAX_CHARS,
   })
   @IsString()
-  @Length(1, SESSION_TASK_MAX_CHARS)
+  @CharLength(1, SESSION_TASK_MAX_CHARS)
   description: string;
 
   @ApiPropertyOptional({ description: 'A skill name to use outright', pattern: '^[a-z0-9][a-z0-9-]{0,63}$' })
@@ -39,14 +39,14 @@ export class SessionTaskDto {
 }
 
 export class CreateSessionDto {
-  @ApiProperty() @IsString() @Length(1, 36) agentId: string;
-  @ApiProperty({ example: 'u-42' }) @IsString() @Length(1, 128) @IsSafeLine() userId: string;
+  @ApiProperty() @IsString() @CharLength(1, 36) agentId: string;
+  @ApiProperty({ example: 'u-42' }) @IsString() @CharLength(1, 128) @IsSafeLine() userId: string;
 
   @ApiProperty({ type: [String], description: 'Permission tags the user holds for this session' })
   @IsArray()
   @ArrayMaxSize(1000)
   @IsString({ each: true })
-  @Length(1, 128, { each: true })
+  @CharLength(1, 128, { each: true })
   permissions: string[];
 
   @ApiPropertyOptional({ enum: TOOL_REQUIREMENTS, isArray: true })
@@ -104,7 +104,7 @@ export class ResumeDto {
     maxLength: 120,
   })
   @IsString()
-  @Length(1, 120)
+  @CharLength(1, 120)
   // Admin decisions are recorded under `admin-decision:<requestId>` in the same session (hitl-decision.service.ts).
   @Matches(/^(?!admin-decision:)/, {
     message: 'clientMessageId may not start with admin-decision: (reserved for admin decisions)',
@@ -117,13 +117,13 @@ export class ResumeDto {
   })
   @IsOptional()
   @IsString()
-  @Length(0, 20000)
+  @CharLength(0, 20000)
   message?: string;
 
   @ApiPropertyOptional({ description: 'Must be the pending toolCallId when given' })
   @IsOptional()
   @IsString()
-  @Length(1, 128)
+  @CharLength(1, 128)
   toolCallId?: string;
 
   @ApiPropertyOptional({
@@ -183,12 +183,12 @@ export class AdminSessionsQueryDto extends PageQueryDto {
   @IsIn(SESSION_STATUSES)
   status?: SessionStatus;
 
-  @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 36) agentId?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @CharLength(1, 36) agentId?: string;
 
   @ApiPropertyOptional({ description: 'Platform key only (a tenant key always lists its own tenant)' })
   @IsOptional()
   @IsString()
-  @Length(1, 64)
+  @CharLength(1, 64)
   tenantId?: string;
 }
 
