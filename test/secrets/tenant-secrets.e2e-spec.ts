@@ -1,3 +1,4 @@
+import { holdReadsTogether } from '@test/support/read-barrier';
 import { DataSource } from 'typeorm';
 import { TenantSecretsCipher } from '@app/modules/tenant-secrets/tenant-secrets.cipher';
 import { TenantSecretsRepository } from '@app/modules/tenant-secrets/tenant-secrets.repository';
@@ -332,20 +333,10 @@ describeEachDialect('secrets: platform secrets stay with platform tools, tenants
       .send({ value: 'some-value' })
       .expect(201);
     // Every request reads the secret before any deletes it, as requests on two instances (or on MySQL's pool) can.
-    const repo = suite.gw.app.get(TenantSecretsRepository);
-    const findOne = repo.findOne.bind(repo);
-    let read = 0;
-    let allRead!: () => void;
-    const barrier = new Promise<void>((resolve) => (allRead = resolve));
-    const spy = jest.spyOn(repo, 'findOne').mockImplementation(async (...args) => {
-      const row = await findOne(...args);
-      if (++read === 3) allRead();
-      await barrier;
-      return row;
-    });
+    const restore = holdReadsTogether(suite.gw.app.get(TenantSecretsRepository), 'findOne', 3);
     const answers = await Promise.all(
       Array.from({ length: 3 }, () => suite.gw.http.delete(`${secrets('race')}/TWICE`).set(suite.gw.admin)),
-    ).finally(() => spy.mockRestore());
+    ).finally(restore);
 
     expect(answers.map((r) => r.status).sort()).toEqual([200, 404, 404]);
     expect(answers.find((r) => r.status === 404)!.body.error.code).toBe('NOT_FOUND');

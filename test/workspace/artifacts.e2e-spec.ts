@@ -1,3 +1,4 @@
+import { holdReadsTogether } from '@test/support/read-barrier';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -157,21 +158,12 @@ describeEachDialect('artifacts within ARTIFACTS_MAX_BYTES, deleted by a tenant a
     const { artifactId } = JSON.parse((await t.call(sessionId, 'PUBLISH_FILE', { path: 'one.txt' })).content);
 
     // Every request reads the artifact before any deletes it, as requests on two instances (or on MySQL's pool) can.
-    type Loading = { load(...a: unknown[]): Promise<unknown> };
-    const service: Loading = suite.gw.app.get<ArtifactsService, Loading>(ArtifactsService);
-    const load = service.load.bind(service);
-    let loaded = 0;
-    let allLoaded!: () => void;
-    const barrier = new Promise<void>((resolve) => (allLoaded = resolve));
-    const spy = jest.spyOn(service, 'load').mockImplementation(async (...args) => {
-      const row = await load(...args);
-      if (++loaded === 4) allLoaded();
-      await barrier;
-      return row;
-    });
+    // `load` is private: the service is reached as a plain object.
+    const service = suite.gw.app.get<ArtifactsService, { load: unknown }>(ArtifactsService);
+    const restore = holdReadsTogether(service, 'load', 4);
     const answers = await Promise.all(
       Array.from({ length: 4 }, () => suite.gw.http.delete(`/api/v1/artifacts/${artifactId}`).set(admin)),
-    ).finally(() => spy.mockRestore());
+    ).finally(restore);
 
     expect(answers.map((r) => r.status).sort()).toEqual([200, 404, 404, 404]);
     expect(answers.find((r) => r.status === 200)!.body).toMatchObject({ artifactId, size: 1 });
