@@ -3,7 +3,7 @@ import { GatewayProcess, startGatewayProcess } from '@test/support/gateway-proce
 import { ScriptedModelServer } from '@test/support/scripted-model.server';
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
 import { waitFor } from '@test/support/wait-for';
-import { openDatabase } from '@app/database/open-database';
+import { expireLeases } from '@test/crash/support/expire-leases';
 
 /*
  * A run survives a crash: the gateway runs as child processes on one database; each is SIGKILLed at one point of
@@ -170,14 +170,7 @@ describeEachDialect('agent runs continue on another instance after a kill -9', (
     await send(third, 'duringTool', sessions.duringTool);
     await third.exited;
 
-    // The killed instances' leases run out, as they would LEASE_MS after the kills.
-    const expire = await openDatabase({ url: db.url });
-    try {
-      await expire.query("UPDATE agent_run SET lease_until = 0 WHERE status = 'RUNNING'");
-      await expire.query("UPDATE tool_call_journal SET lease_expires_at = 0 WHERE state = 'STARTED'");
-    } finally {
-      await expire.destroy();
-    }
+    await expireLeases(db.url);
     restarted = await start('restarted');
   }, 240_000);
 

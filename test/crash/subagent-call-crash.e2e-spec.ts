@@ -1,7 +1,7 @@
 import { createTestDatabaseUrl, describeEachDialect, TestDatabase } from '@test/support/test-database';
 import { GatewayExit, GatewayProcess, startGatewayProcess } from '@test/support/gateway-process';
 import { ScriptedModelServer } from '@test/support/scripted-model.server';
-import { openDatabase } from '@app/database/open-database';
+import { expireLeases } from '@test/crash/support/expire-leases';
 import { act, expectStatus, RuntimeAuth, ToolCall } from './support/gateway-runtime.seed';
 
 /*
@@ -111,13 +111,7 @@ describeEachDialect('SUB_AGENT_CALL after a kill -9: resubmitted, it finds its c
       c.exit = await armed.exited;
     }
 
-    const expire = await openDatabase({ url: db.url });
-    try {
-      await expire.query("UPDATE agent_run SET lease_until = 0 WHERE status = 'RUNNING'");
-      await expire.query("UPDATE tool_call_journal SET lease_expires_at = 0 WHERE state = 'STARTED'");
-    } finally {
-      await expire.destroy();
-    }
+    await expireLeases(db.url);
     restarted = await start('restarted');
   }, 240_000);
 

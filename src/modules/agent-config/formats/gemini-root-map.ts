@@ -1,6 +1,6 @@
 import type { JsonSchema } from '@app/modules/tool-registry/tool-registry.types';
 import { GeminiSchemaRefResolver } from './gemini-schema-ref.resolver';
-import { declaredTypes } from './tool-spec-schema.walk';
+import { declaredTypes, isRawSchema } from './tool-spec-schema.walk';
 
 /**
  * The one property of the Gemini spec of a tool whose arguments are a map: Gemini has no schema for an object without
@@ -8,8 +8,6 @@ import { declaredTypes } from './tool-spec-schema.walk';
  * sends a map below the root, and the argument reviver takes that object as the arguments.
  */
 export const GEMINI_ROOT_MAP_PROPERTY = 'arguments_json';
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * The schema of a tool's arguments when they are a map and nothing else: no properties of their own, and values under
@@ -22,11 +20,12 @@ export function rootMapOf(schema: JsonSchema): JsonSchema | undefined {
   // `type: ["object", "null"]` too: Gemini's root is an object whatever else the schema allows.
   const types = declaredTypes(root).filter((type) => type !== 'null');
   if (root.type !== undefined && (types.length !== 1 || types[0] !== 'object')) return undefined;
-  if (isObject(root.properties) && Object.keys(root.properties).length > 0) return undefined;
+  if (isRawSchema(root.properties) && Object.keys(root.properties).length > 0) return undefined;
   if (['$ref', 'allOf', 'anyOf', 'oneOf'].some((key) => root[key] !== undefined)) return undefined;
   const additional = root.additionalProperties;
   const patterns = root.patternProperties;
-  const map = additional === true || isObject(additional) || (isObject(patterns) && Object.keys(patterns).length > 0);
+  const map =
+    additional === true || isRawSchema(additional) || (isRawSchema(patterns) && Object.keys(patterns).length > 0);
   return map ? root : undefined;
 }
 
@@ -35,5 +34,5 @@ const SHAPE_KEYWORDS = ['type', 'properties', 'additionalProperties', 'patternPr
 function loneRefTarget(schema: JsonSchema): JsonSchema | undefined {
   if (typeof schema.$ref !== 'string' || SHAPE_KEYWORDS.some((key) => schema[key] !== undefined)) return undefined;
   const target = new GeminiSchemaRefResolver(schema).resolve(schema.$ref);
-  return isObject(target) && target !== schema ? target : undefined;
+  return isRawSchema(target) && target !== schema ? target : undefined;
 }

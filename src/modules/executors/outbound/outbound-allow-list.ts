@@ -114,7 +114,7 @@ function normalizeHost(host: string): string {
   return lower.endsWith('.') ? lower.slice(0, -1) : lower;
 }
 
-/** The port a URL connects to: its own, or its scheme's default. */
-export function portOf(url: URL): number {
-  return url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+/** The port a URL (or undici's connect options) connects to: its own, or its scheme's default. */
+export function portOf(target: { port?: string | number | null; protocol: string }): number {
+  return Number(target.port) || (target.protocol === 'https:' ? 443 : 80);
 }

@@ -4,6 +4,7 @@ import { Agent, buildConnector, request } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { OutboundGuard } from './outbound-guard';
+import { portOf } from './outbound-allow-list';
 
 /** The `fetch` shape the MCP SDK transports accept (`FetchLike`), kept structural so no SDK type leaks here. */
 export type OutboundFetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
@@ -34,7 +35,7 @@ export class OutboundScope {
   }
 
   private connectorFor(options: buildConnector.Options): buildConnector.connector {
-    const port = Number(options.port) || (options.protocol === 'https:' ? 443 : 80);
+    const port = portOf(options);
     let connector = this.connectors.get(port);
     if (!connector) {
       // Bounded: ports are the callers' choice. A dropped connector only loses its cached TLS sessions.
