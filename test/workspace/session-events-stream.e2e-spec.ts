@@ -187,6 +187,53 @@ describeEachDialect('session events as Server-Sent Events', (dialect) => {
     }
   });
 
+  it('keeps the stream of a closed session open while a call of it still runs, and sends what that call writes when it ends', async () => {
+    const closing = await tenantSession('t-sse-running');
+    await suite.gw.http.delete(`/api/v1/sessions/${closing.sessionId}`).set(closing.key).expect(200);
+    const sql = suite.gw.app.get(HotSql);
+    // A call a batch was running at the close (another instance's, its lease live), and the close long past the grace.
+    const now = Date.now();
+    await sql.run(
+      `INSERT INTO tool_call_journal (tenant_id, session_id, tool_call_id, tool_name, tool_id, fingerprint, arguments_json, side_effect, state, result_status, attempts, iteration, owner, lease_expires_at, started_at, finished_at, duration_ms, is_error, error_class, content, total_chars, result_chunks, inline_limit)
+        VALUES (?, ?, 'call_slow', 'slow_tool', NULL, ?, '{}', 'WRITE', 'STARTED', NULL, 1, 1, 'other-instance', ?, ?, NULL, NULL, 0, NULL, NULL, 0, 0, 20000)`,
+      ['t-sse-running', closing.sessionId, 'f'.repeat(64), now + 60_000, now - 60_000],
+    );
+    await sql.run('UPDATE agent_session SET updated_at = ? WHERE id = ?', [now - 60_000, closing.sessionId]);
+    const written = await suite.gw.http
+      .get(`/api/v1/sessions/${closing.sessionId}/events`)
+      .set(closing.key)
+      .expect(200);
+    const lastSeq = String(written.body.nextAfter);
+
+    const sse = await connect({ ...closing.key, 'last-event-id': lastSeq }, '', closing.sessionId);
+    try {
+      // Nothing follows yet, but the call will write when it ends: not the 204 that stops an EventSource.
+      expect(sse.status).toBe(200);
+      await sql.run(
+        "UPDATE tool_call_journal SET state = 'COMPLETED', result_status = 'COMPLETED', finished_at = ? WHERE session_id = ? AND tool_call_id = 'call_slow'",
+        [Date.now(), closing.sessionId],
+      );
+      await store().append({
+        tenantId: 't-sse-running',
+        sessionId: closing.sessionId,
+        type: 'tool.completed',
+        data: { toolCallId: 'call_slow' },
+      });
+      expect((await sse.next(1))[0].data).toMatchObject({ type: 'tool.completed', data: { toolCallId: 'call_slow' } });
+      await sse.ended;
+    } finally {
+      sse.close();
+    }
+    // The stream ended the grace after the call did: a reconnect after its event is told to stop.
+    const reconnect = await connect(
+      { ...closing.key, 'last-event-id': String(Number(lastSeq) + 1) },
+      '',
+      closing.sessionId,
+    );
+    reconnect.close();
+    expect(reconnect.status).toBe(204);
+  });
+
   function connect(headers: Record<string, string>, query = '', session = sessionId): Promise<SseClient> {
     return new Promise((resolve, reject) => {
       const req = httpRequest(

@@ -21,8 +21,9 @@ const ACCESS_RECHECK_MS = 1_000;
  */
 export const STALLED_CLIENT_MS = 60_000;
 /**
- * How long after its session was closed a stream still looks for events, then ends: those the close itself wrote
- * (recorded behind it, or written by another instance) reach the client first.
+ * How long after its session settled (closed, and its last running call ended) a stream still looks for events,
+ * then ends: those the close or that call wrote (recorded behind it, or written by another instance) reach the client
+ * first.
  */
 export const CLOSED_SESSION_GRACE_MS = 2_000;
 
@@ -34,7 +35,7 @@ export const CLOSED_SESSION_GRACE_MS = 2_000;
  * (asked at each poll, at most every ACCESS_RECHECK_MS: a key deleted while its stream is open stops reading; the
  * reconnect gets a 401), also while it waits for a client that reads slowly; a client that takes nothing for
  * STALLED_CLIENT_MS is cut off. A closed session's stream ends once every event is sent, CLOSED_SESSION_GRACE_MS after
- * the close (asked with the key); a reconnect with nothing left to read is answered 204 (see {@link isOver}), which
+ * the session settled (closed, with no call of it still running; asked with the key); a reconnect with nothing left to read is answered 204 (see {@link isOver}), which
  * tells an EventSource to stop reconnecting.
  */
 @Injectable()
@@ -80,11 +81,12 @@ export class SessionEventsStreamer implements BeforeApplicationShutdown {
   }
 
   /**
-   * Whether a stream of the session after `after` has nothing more to send: its session was closed (at `closedAt`; 0
-   * when it is gone) CLOSED_SESSION_GRACE_MS ago or more, and no event follows `after`.
+   * Whether a stream of the session after `after` has nothing more to send: its session settled (at `settledAt`:
+   * closed, no call of it running; 0 when it is gone) CLOSED_SESSION_GRACE_MS ago or more, and no event follows
+   * `after`.
    */
-  async isOver(sessionId: string, after: number, closedAt: number | null): Promise<boolean> {
-    if (closedAt === null || Date.now() - closedAt < CLOSED_SESSION_GRACE_MS) return false;
+  async isOver(sessionId: string, after: number, settledAt: number | null): Promise<boolean> {
+    if (settledAt === null || Date.now() - settledAt < CLOSED_SESSION_GRACE_MS) return false;
     return (await this.store.page(sessionId, after, 1)).items.length === 0;
   }
 
@@ -98,7 +100,7 @@ export class SessionEventsStreamer implements BeforeApplicationShutdown {
     res: ServerResponse,
     clientSignal: AbortSignal,
     mayStillRead: () => Promise<boolean>,
-    sessionClosedAt: () => Promise<number | null>,
+    sessionSettledAt: () => Promise<number | null>,
   ): Promise<void> {
     const signal = AbortSignal.any([clientSignal, this.closing.signal]);
     res.writeHead(200, {
@@ -121,13 +123,13 @@ export class SessionEventsStreamer implements BeforeApplicationShutdown {
     let checkedAt = Date.now();
     /** The client stopped taking what was written (or may no longer read it while it did not): drop the connection. */
     let cut = false;
-    let closedAt: number | null = null;
+    let settledAt: number | null = null;
     try {
-      closedAt = await sessionClosedAt();
+      settledAt = await sessionSettledAt();
       while (!signal.aborted) {
         if (Date.now() - checkedAt >= ACCESS_RECHECK_MS) {
           if (!(await mayStillRead())) break;
-          closedAt ??= await sessionClosedAt();
+          settledAt ??= await sessionSettledAt();
           checkedAt = Date.now();
         }
         woken = false;
@@ -148,7 +150,7 @@ export class SessionEventsStreamer implements BeforeApplicationShutdown {
         cursor = page.nextAfter;
         if (page.items.length > 0) quietSince = Date.now();
         if (page.items.length === PAGE || woken) continue;
-        if (closedAt !== null && Date.now() - closedAt >= CLOSED_SESSION_GRACE_MS) break;
+        if (settledAt !== null && Date.now() - settledAt >= CLOSED_SESSION_GRACE_MS) break;
         if (Date.now() - quietSince >= HEARTBEAT_MS) {
           res.write(': keep-alive\n\n');
           quietSince = Date.now();

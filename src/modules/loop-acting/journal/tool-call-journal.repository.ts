@@ -78,6 +78,23 @@ export class ToolCallJournalRepository {
     return out;
   }
 
+  /**
+   * Whether a call of the session is still running somewhere (STARTED, its owner's lease live at `now`: it will
+   * finish and write its events, also in a closed session), and when its last call finished (0: none has).
+   */
+  async callActivity(
+    tenantId: string,
+    sessionId: string,
+    now: number,
+  ): Promise<{ running: boolean; lastFinishedAt: number }> {
+    const [row] = await this.sql.all<{ running: string | number | null; last_finished: string | number | null }>(
+      `SELECT COUNT(CASE WHEN state = 'STARTED' AND lease_expires_at > ? THEN 1 END) AS running, MAX(finished_at) AS last_finished
+        FROM tool_call_journal WHERE tenant_id = ? AND session_id = ?`,
+      [now, tenantId, sessionId],
+    );
+    return { running: Number(row?.running ?? 0) > 0, lastFinishedAt: Number(row?.last_finished ?? 0) };
+  }
+
   /** Which of `toolCallIds` the session's journal already holds (the ids only: no result is read). */
   async existingIds(tenantId: string, sessionId: string, toolCallIds: readonly string[]): Promise<Set<string>> {
     const found = new Set<string>();

@@ -10,6 +10,7 @@ import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
 import { SessionEventsStreamer } from '@app/modules/session-events/session-events.streamer';
 import { SessionsService } from './sessions.service';
+import { ToolCallJournalRepository } from '../journal/tool-call-journal.repository';
 import type { AgentSessionEntity } from './agent-session.entity';
 import { SessionEventsQueryDto } from './session-events.dto';
 
@@ -21,6 +22,7 @@ export class SessionEventsStreamController {
   constructor(
     private readonly sessions: SessionsService,
     private readonly streamer: SessionEventsStreamer,
+    private readonly journal: ToolCallJournalRepository,
     @Inject(API_KEY_RESOLVER) private readonly keys: ApiKeyResolver,
   ) {}
 
@@ -63,26 +65,38 @@ export class SessionEventsStreamController {
         () => true,
         () => false,
       );
-    // When the session was closed: 0 once it is gone (retention).
-    const sessionClosedAt = () =>
-      this.sessions.load(auth, id).then(closedAtOf, (err: unknown) => {
-        if (err instanceof DomainError && err.code === CommonErrorCode.NOT_FOUND) return 0;
-        throw err;
-      });
-    if (await this.streamer.isOver(id, after, closedAtOf(session))) {
+    // Since when the session is closed with no call running (null: open, or a call still running); 0 once gone.
+    const sessionSettledAt = () =>
+      this.sessions.load(auth, id).then(
+        (loaded) => this.settledAt(loaded),
+        (err: unknown) => {
+          if (err instanceof DomainError && err.code === CommonErrorCode.NOT_FOUND) return 0;
+          throw err;
+        },
+      );
+    if (await this.streamer.isOver(id, after, await this.settledAt(session))) {
       await reply.status(204).send();
       return;
     }
     const place = this.streamer.reserve(auth.tenantId!);
     try {
       reply.hijack();
-      await this.streamer.stream(id, after, reply.raw, signal, mayStillRead, sessionClosedAt);
+      await this.streamer.stream(id, after, reply.raw, signal, mayStillRead, sessionSettledAt);
     } finally {
       place.release();
     }
   }
-}
 
-function closedAtOf(session: Pick<AgentSessionEntity, 'status' | 'updatedAt'>): number | null {
-  return session.status === 'CLOSED' ? session.updatedAt : null;
+  /**
+   * Since when a session is closed with nothing left to report: null while it is open, and while a call of it still
+   * runs (a batch running at the close finishes the call it is in, whose events come when it ends, however long after
+   * the close); otherwise the later of its close and its last call's end.
+   */
+  private async settledAt(
+    session: Pick<AgentSessionEntity, 'tenantId' | 'id' | 'status' | 'updatedAt'>,
+  ): Promise<number | null> {
+    if (session.status !== 'CLOSED') return null;
+    const calls = await this.journal.callActivity(session.tenantId, session.id, Date.now());
+    return calls.running ? null : Math.max(session.updatedAt, calls.lastFinishedAt);
+  }
 }
