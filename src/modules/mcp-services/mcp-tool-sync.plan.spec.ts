@@ -11,6 +11,7 @@ const service: McpServiceRecord = {
   serviceName: 'weather-mcp',
   groupName: 'MCP',
   namespaceId: null,
+  namespaceChosenBy: null,
   transport: null,
   path: null,
   tenantId: 'acme',
