@@ -84,14 +84,23 @@ describe('a Nacos namespace moved to another tenant (NACOS_TENANT_NAMESPACES cha
     await db?.drop();
   });
 
-  it('refuses to call a tool of the service whose tenant admin chose the namespace, without asking Nacos', async () => {
+  it('reports it DOWN from start-up, its tools hidden and never called, saying why and what the platform admin does', async () => {
     const api = new McpSyncApi(gw!);
-    const runtime = await createKey(gw!, 'acme', 'runtime');
-    const callsBefore = server.calls.length;
+    const service = await api.service(ids.chosen);
+    expect(service).toMatchObject({ health: 'DOWN', namespaceId: MOVED_NS });
+    expect(service.healthReason).toMatch(
+      new RegExp(`namespace ${MOVED_NS}.*no longer.*acme.*NACOS_TENANT_NAMESPACES.*register`, 's'),
+    );
+    expect(service).not.toHaveProperty('namespaceChosenBy');
 
+    const runtime = await createKey(gw!, 'acme', 'runtime');
+    const specs = await api.specs(runtime, agentId);
+    expect(specs.layers.chosen_lookup).toBe('DEPENDENCIES');
+    expect(specs.reasons.chosen_lookup).toContain('NACOS_TENANT_NAMESPACES');
+    expect(specs.names.filter((n) => n.endsWith('_lookup'))).toEqual(['assigned_lookup', 'legacy_lookup']);
+    const callsBefore = server.calls.length;
     const refused = await api.execute(runtime, agentId, 'chosen_lookup');
-    expect(refused).toMatchObject({ status: 'FAILED', isError: true, errorClass: 'INVALID_REQUEST' });
-    expect(refused.content).toContain(`Nacos namespace ${MOVED_NS}`);
+    expect(refused).toMatchObject({ status: 'FAILED', isError: true, attempts: 0, errorClass: 'NOT_VISIBLE' });
     expect(refused.content).toContain('NACOS_TENANT_NAMESPACES');
     expect(server.calls.length).toBe(callsBefore);
 
@@ -104,7 +113,7 @@ describe('a Nacos namespace moved to another tenant (NACOS_TENANT_NAMESPACES cha
     expect(chosenLookups()).toBe(lookupsBeforeMove);
   });
 
-  it('reports its sync and health check failed with why and what the platform admin does, reading nothing there', async () => {
+  it('fails its syncs and health checks for the same reason, reading nothing there', async () => {
     const api = new McpSyncApi(gw!);
 
     const sync = await gw!.http.post(`/api/v1/admin/mcp-services/${ids.chosen}/sync`).set(gw!.admin).expect(502);
@@ -112,20 +121,10 @@ describe('a Nacos namespace moved to another tenant (NACOS_TENANT_NAMESPACES cha
     expect(sync.body.error.message).toMatch(
       new RegExp(`namespace ${MOVED_NS}.*no longer.*acme.*NACOS_TENANT_NAMESPACES.*register`, 's'),
     );
-    const service = await api.service(ids.chosen);
-    expect(service).toMatchObject({ health: 'DOWN', namespaceId: MOVED_NS });
-    expect(service.healthReason).toContain('NACOS_TENANT_NAMESPACES');
-    expect(service).not.toHaveProperty('namespaceChosenBy');
-
     const round = await gw!.app.get(McpServiceRepairService).repairAll();
     expect(round.down).toEqual(['chosen']);
+    expect((await api.service(ids.chosen)).health).toBe('DOWN');
     expect((await api.sync(ids.assigned)).error).toBeUndefined();
-
-    // Its tools are hidden while it is down; the platform-assigned service's are not.
-    const specs = await api.specs(await createKey(gw!, 'acme', 'runtime'), agentId);
-    expect(specs.layers.chosen_lookup).toBe('DEPENDENCIES');
-    expect(specs.reasons.chosen_lookup).toContain('NACOS_TENANT_NAMESPACES');
-    expect(specs.names.filter((n) => n.endsWith('_lookup'))).toEqual(['assigned_lookup', 'legacy_lookup']);
 
     // Nothing of globex's namespace was read for acme's service since the move: no lookup, no subscription.
     expect(chosenLookups()).toBe(lookupsBeforeMove);
