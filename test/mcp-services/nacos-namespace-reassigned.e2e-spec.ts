@@ -129,4 +129,25 @@ describe('a Nacos namespace moved to another tenant (NACOS_TENANT_NAMESPACES cha
     // Nothing of globex's namespace was read for acme's service since the move: no lookup, no subscription.
     expect(chosenLookups()).toBe(lookupsBeforeMove);
   });
+
+  it('comes back when the platform admin registers it again with the platform key: its tools and bindings return', async () => {
+    const api = new McpSyncApi(gw!);
+    const lookup = (await api.toolsOf(ids.chosen)).chosen_lookup;
+    await gw!.http.delete(`/api/v1/admin/mcp-services/${ids.chosen}`).set(gw!.admin).expect(200);
+    const again = await api.createService({
+      name: 'chosen',
+      kind: 'NACOS',
+      serviceName: UPSTREAM.chosen,
+      groupName: GROUP,
+      namespaceId: MOVED_NS,
+      tenantId: 'acme',
+    });
+    expect(again).toMatchObject({ health: 'UP', lastSync: { added: 1, collisions: [] } });
+    expect((await api.toolsOf(again.id)).chosen_lookup).toMatchObject({ id: lookup.id, status: 'ACTIVE' });
+    const runtime = await createKey(gw!, 'acme', 'runtime');
+    expect(await api.execute(runtime, agentId, 'chosen_lookup')).toMatchObject({
+      status: 'COMPLETED',
+      content: 'moved:lookup:{}',
+    });
+  });
 });
