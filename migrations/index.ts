@@ -26,6 +26,7 @@ import { ExactSkillFilePath1764463200000 } from './1764463200000-ExactSkillFileP
 import { AddAgentRunFinishReason1764463300000 } from './1764463300000-AddAgentRunFinishReason';
 import { WidenKnowledgeBaseNameKey1764463400000 } from './1764463400000-WidenKnowledgeBaseNameKey';
 import { WidenAgentAndModelProviderNameKeys1764463500000 } from './1764463500000-WidenAgentAndModelProviderNameKeys';
+import { AddMcpServiceNamespaceChooser1764463640000 } from './1764463640000-AddMcpServiceNamespaceChooser';
 
 /** Every migration, in order. The only schema source: `synchronize` is never on. */
 export const GATEWAY_MIGRATIONS = [
@@ -57,4 +58,5 @@ export const GATEWAY_MIGRATIONS = [
   AddAgentRunFinishReason1764463300000,
   WidenKnowledgeBaseNameKey1764463400000,
   WidenAgentAndModelProviderNameKeys1764463500000,
+  AddMcpServiceNamespaceChooser1764463640000,
 ];

@@ -174,7 +174,7 @@ export const GATEWAY_SETTINGS = [
     },
     defaultValue: '',
     description:
-      "The Nacos namespaces each tenant's NACOS MCP services may name (tenant=namespace[|namespace];...): the gateway looks services up with the platform's Nacos credentials, so a tenant admin may not name another namespace (omitted: the tenant's first). A tenant without an entry registers no NACOS service; the platform admin key may name any namespace.",
+      "The Nacos namespaces each tenant's NACOS MCP services may name (tenant=namespace[|namespace];...): the gateway looks services up with the platform's Nacos credentials, so a tenant admin may not name another namespace (omitted: the tenant's first). A tenant without an entry registers no NACOS service, and a service its admin registered in a namespace later taken off its tenant is no longer looked up (DOWN); the platform admin key may name any namespace.",
   },
   { env: 'NACOS_USERNAME', kind: { type: 'string' }, defaultValue: '', description: 'Nacos user name (optional).' },
   {

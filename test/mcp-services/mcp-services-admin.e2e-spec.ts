@@ -276,6 +276,30 @@ describeEachDialect('POST|GET /api/v1/admin/mcp-services (admin API, tenancy, er
     }
   });
 
+  it("brings a deleted service's tools back, bindings kept, when it is registered again in its scope", async () => {
+    const tool = async (id: string) =>
+      (await gw.http.get(`/api/v1/admin/tools/${id}`).set(gw.admin).expect(200)).body as Record<string, unknown>;
+    const first = await api.createService({ name: 'returning', kind: 'STATIC', url: server.url, tenantId: 'acme' });
+    const ping = (await api.toolsOf(first.id)).returning_ping;
+    const agentId = await api.createAgent('acme', 'returning-bot');
+    await api.bind(agentId, [ping.id]);
+    await gw.http.delete(`${base}/${first.id}`).set(gw.admin).expect(200);
+    expect(await tool(ping.id)).toMatchObject({ status: 'DISABLED', mcpServiceId: first.id });
+
+    // A platform-wide service never takes a tenant's tool: the name stays acme's (a collision).
+    const platform = await api.createService({ name: 'returning', kind: 'STATIC', url: server.url });
+    expect(platform.lastSync).toMatchObject({
+      added: 0,
+      collisions: [expect.objectContaining({ existingToolId: ping.id })],
+    });
+
+    const again = await api.createService({ name: 'returning', kind: 'STATIC', url: server.url, tenantId: 'acme' });
+    expect(again.lastSync).toMatchObject({ added: 1, collisions: [], tools: { added: ['returning_ping'] } });
+    expect(await tool(ping.id)).toMatchObject({ status: 'ACTIVE', mcpServiceId: again.id, version: ping.version + 2 });
+    const specs = await api.specs(await createKey(gw, 'acme', 'runtime'), agentId);
+    expect(specs.names).toContain('returning_ping');
+  });
+
   it('documents the endpoints in Swagger', async () => {
     const doc = (await gw.http.get('/docs-json').expect(200)).body;
     expect(Object.keys(doc.paths)).toEqual(

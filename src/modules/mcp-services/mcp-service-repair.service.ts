@@ -6,6 +6,7 @@ import { McpServiceHealthRecorder } from './mcp-service-health.recorder';
 import { McpServiceSyncService } from './mcp-service-sync.service';
 import { McpServiceWatcher } from './mcp-service.watcher';
 import { mcpToolListHash } from './mcp-tool.checksum';
+import { refusedNamespaceReason } from './mcp-service-namespace.rules';
 import { toMcpServiceRecord } from './mcp-service.mapper';
 import type { McpServiceRecord } from './mcp-service.types';
 
@@ -24,7 +25,8 @@ export interface McpRepairRound {
  * instances read from Nacos now, then tools/list on one of them; STATIC: tools/list on the URL), its
  * health goes to the DEPENDENCIES layer and the row, and a service whose tools/list hash differs from the
  * one last synced is synced again. Services registered on another instance start being watched here.
- * At start-up the rows seed the health registry and every service is watched.
+ * At start-up the rows seed the health registry (a service whose namespace its tenant may no longer read is DOWN at
+ * once) and every service is watched.
  */
 @Injectable()
 export class McpServiceRepairService implements OnApplicationBootstrap, OnModuleDestroy {
@@ -44,6 +46,12 @@ export class McpServiceRepairService implements OnApplicationBootstrap, OnModule
   async onApplicationBootstrap(): Promise<void> {
     const services = (await this.services.findAll()).map(toMcpServiceRecord);
     this.health.seed(services);
+    // Known without asking anyone: a namespace its tenant may no longer read is down from the start, not shown UP
+    // (its tools offered) until the first check.
+    for (const service of services) {
+      const refused = refusedNamespaceReason(service, this.config);
+      if (refused) await this.health.recordCheck(service, false, refused);
+    }
     for (const service of services) this.watcher.watch(service);
   }
 

@@ -184,6 +184,8 @@ export class McpServiceSyncService implements OnModuleDestroy {
       namesWanted(service, listing.tools, rows),
       service.tenantId,
     );
+    const holderServices = nameHolders.flatMap((h) => (h.mcpServiceId ? [h.mcpServiceId] : []));
+    const live = await this.services.existingIds(holderServices);
     const target =
       service.kind === 'NACOS'
         ? { serviceType: 'MCP_NACOS' as const, endpoint: nacosToolEndpointOf(service) }
@@ -194,6 +196,7 @@ export class McpServiceSyncService implements OnModuleDestroy {
       listed: listing.tools,
       rows,
       nameHolders,
+      goneServiceIds: new Set(holderServices.filter((id) => !live.has(id))),
       checkSchema: (schema) => this.schemas.checkDefinition(schema),
       now: Date.now(),
       newId: randomUUID,

@@ -2,7 +2,13 @@ import { Column, Entity, Index, PrimaryColumn, Unique } from 'typeorm';
 import { epochMs } from '@app/database/epoch-ms.transformer';
 import { jsonText } from '@app/database/json-column';
 import { LargeText } from '@app/database/large-text.column';
-import type { McpServiceHealth, McpServiceKind, McpServiceTransport, McpSyncReport } from './mcp-service.types';
+import type {
+  McpServiceHealth,
+  McpServiceKind,
+  McpServiceTransport,
+  McpSyncReport,
+  NacosNamespaceChooser,
+} from './mcp-service.types';
 
 /**
  * `mcp_service`: an MCP service an admin registered (a Nacos service or a static URL), the prefix of its
@@ -32,6 +38,10 @@ export class McpServiceEntity {
 
   @Column({ name: 'namespace_id', type: 'varchar', length: 128, nullable: true })
   namespaceId: string | null;
+
+  /** Who chose namespace_id (NULL: STATIC, or registered before the gateway recorded it). */
+  @Column({ name: 'namespace_chosen_by', type: 'varchar', length: 16, nullable: true })
+  namespaceChosenBy: NacosNamespaceChooser | null;
 
   @Column({ type: 'varchar', length: 16, nullable: true })
   transport: McpServiceTransport | null;

@@ -8,6 +8,7 @@ import { NACOS_NAMING, type NacosNamingPort } from './nacos/nacos-naming.adapter
 import { NacosInstanceCache } from './nacos/nacos-instance.cache';
 import { weightedOrder } from './nacos/nacos-instance.order';
 import { endpointDefaultsOf, nacosKeyOf, nacosRefOf } from './mcp-service.refs';
+import { refusedNamespaceReason } from './mcp-service-namespace.rules';
 import type { ListedMcpTool } from './mcp-tool.checksum';
 import type { McpServiceRecord } from './mcp-service.types';
 
@@ -54,7 +55,8 @@ export class McpServiceLister {
   ) {}
 
   /**
-   * Every tool of the first instance that answers; throws {@link McpServiceUnreachableError} when none does.
+   * Every tool of the first instance that answers; throws {@link McpServiceUnreachableError} when none does, or
+   * when the service's namespace is no longer its tenant's to read (nothing is asked of Nacos then).
    * `timeoutMs` bounds each page request (default 15 s).
    */
   async list(service: McpServiceRecord, signal?: AbortSignal, timeoutMs = LIST_TIMEOUT_MS): Promise<McpToolListing> {
@@ -97,6 +99,8 @@ export class McpServiceLister {
   ): Promise<{ endpoints: McpEndpoint[]; problems: string[] }> {
     if (service.kind === 'STATIC')
       return { endpoints: [{ url: service.url!, transport: service.transport ?? 'auto' }], problems: [] };
+    const refused = refusedNamespaceReason(service, this.config);
+    if (refused) throw new McpServiceUnreachableError(refused);
     const ref = nacosRefOf(service, this.config);
     let healthy;
     try {

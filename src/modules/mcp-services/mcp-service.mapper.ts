@@ -12,6 +12,7 @@ export function toMcpServiceRecord(e: McpServiceEntity): McpServiceRecord {
     serviceName: e.serviceName,
     groupName: e.groupName,
     namespaceId: e.namespaceId,
+    namespaceChosenBy: e.namespaceChosenBy,
     transport: e.transport,
     path: e.path,
     tenantId: e.tenantId,

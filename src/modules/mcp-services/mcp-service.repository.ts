@@ -1,7 +1,7 @@
 import { nameKeyOf } from '@app/common/name-key';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
+import { EntityManager, In, Repository } from 'typeorm';
 import { McpServiceEntity } from './mcp-service.entity';
 
 /** Queries of `mcp_service`. */
@@ -11,6 +11,13 @@ export class McpServiceRepository {
 
   findById(id: string): Promise<McpServiceEntity | null> {
     return this.services.findOne({ where: { id } });
+  }
+
+  /** Which of `ids` are services that exist. */
+  async existingIds(ids: readonly string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.services.find({ where: { id: In([...new Set(ids)]) }, select: { id: true } });
+    return new Set(rows.map((r) => r.id));
   }
 
   findAll(): Promise<McpServiceEntity[]> {

@@ -10,6 +10,14 @@ export type McpServiceHealth = (typeof MCP_SERVICE_HEALTHS)[number];
 export const MCP_SERVICE_TRANSPORTS = ['streamable-http', 'sse'] as const;
 export type McpServiceTransport = (typeof MCP_SERVICE_TRANSPORTS)[number];
 
+/**
+ * Who chose a NACOS service's namespace. Nacos is read with the platform's credentials, so a namespace its tenant's
+ * admin chose must stay among that tenant's NACOS_TENANT_NAMESPACES at every lookup; one the platform admin assigned
+ * is the platform's decision and stays.
+ */
+export const NACOS_NAMESPACE_CHOOSERS = ['TENANT', 'PLATFORM'] as const;
+export type NacosNamespaceChooser = (typeof NACOS_NAMESPACE_CHOOSERS)[number];
+
 /** Names of MCP services: also the default tool-name prefix, so kept to tool-name characters plus `.`. */
 export const MCP_SERVICE_NAME_PATTERN = /^[a-zA-Z0-9_.-]{1,64}$/;
 /** A tool-name prefix: tool-name characters only, short enough to leave room for the tool's own name. */
@@ -28,6 +36,8 @@ export interface McpServiceRecord {
   serviceName: string | null;
   groupName: string | null;
   namespaceId: string | null;
+  /** NACOS: who chose `namespaceId`; null for STATIC, and for services registered before it was recorded (kept as the platform's). */
+  namespaceChosenBy: NacosNamespaceChooser | null;
   transport: McpServiceTransport | null;
   /** NACOS: endpoint path of instances whose metadata names none (default MCP_DEFAULT_PATH). */
   path: string | null;

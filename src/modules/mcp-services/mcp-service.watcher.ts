@@ -6,6 +6,7 @@ import { NACOS_NAMING, type NacosInstance, type NacosNamingPort } from './nacos/
 import { NacosInstanceCache } from './nacos/nacos-instance.cache';
 import { McpServiceSyncService } from './mcp-service-sync.service';
 import { endpointDefaultsOf, nacosKeyOf, nacosRefOf } from './mcp-service.refs';
+import { refusedNamespaceReason } from './mcp-service-namespace.rules';
 import type { McpServiceRecord, McpSyncTrigger } from './mcp-service.types';
 
 interface Watch {
@@ -51,6 +52,8 @@ export class McpServiceWatcher implements OnModuleDestroy {
       this.followListChanged(watch, [service.url!]);
       return;
     }
+    // A namespace its tenant may no longer read is not subscribed to: its syncs and health checks report why.
+    if (refusedNamespaceReason(service, this.config)) return;
     const ref = nacosRefOf(service, this.config);
     const known = this.instances.get(nacosKeyOf(ref));
     if (known) this.onInstances(watch, known, false);

@@ -82,6 +82,7 @@ export class McpServicesService {
       serviceName: dto.kind === 'NACOS' ? dto.serviceName! : null,
       groupName: dto.kind === 'NACOS' ? (dto.groupName ?? DEFAULT_NACOS_GROUP) : null,
       namespaceId,
+      namespaceChosenBy: dto.kind === 'NACOS' ? (auth.tenantId === null ? 'PLATFORM' : 'TENANT') : null,
       transport: dto.transport ?? null,
       path: dto.kind === 'NACOS' ? (dto.path ?? null) : null,
       tenantId,
@@ -127,7 +128,8 @@ export class McpServicesService {
   /**
    * The namespace a new NACOS service names. Lookups use the platform's Nacos credentials, so a tenant admin may
    * name only its tenant's namespaces (NACOS_TENANT_NAMESPACES; omitted: the first), never another tenant's or the
-   * platform's; the platform admin key names any (omitted: NACOS_NAMESPACE at lookup).
+   * platform's, and it must stay among them at every lookup (see refusedNamespaceReason); the platform admin key
+   * names any (omitted: NACOS_NAMESPACE at lookup), a choice that stays.
    */
   private namespaceFor(auth: AuthContext, requested: string | undefined): string | null {
     if (auth.tenantId === null) return requested ?? null;

@@ -17,6 +17,7 @@ const input = (listed: ListedMcpTool[], rows: AiToolEntity[] = []): McpToolSyncI
   listed,
   rows,
   nameHolders: [],
+  goneServiceIds: new Set(),
   checkSchema: () => [],
   now: 1000,
   newId: () => `id-${++ids}`,

@@ -11,6 +11,7 @@ const service: McpServiceRecord = {
   serviceName: 'weather-mcp',
   groupName: 'MCP',
   namespaceId: null,
+  namespaceChosenBy: null,
   transport: null,
   path: null,
   tenantId: 'acme',
@@ -40,6 +41,7 @@ function input(listed: ListedMcpTool[], rows: AiToolEntity[] = [], nameHolders: 
     listed,
     rows,
     nameHolders,
+    goneServiceIds: new Set(),
     checkSchema: (s) => ((s as { type?: string }).type === 'object' ? [] : ['must have "type": "object" at the root']),
     now: 1000,
     newId: () => `id-${++ids}`,
@@ -131,6 +133,40 @@ describe('planMcpToolSync', () => {
         existingTenantId: 'acme',
       },
     ]);
+  });
+
+  it('takes back the DISABLED tool a deleted service of its scope left, and nothing another service still holds', () => {
+    const left = (id: string, extra: Partial<AiToolEntity>): AiToolEntity => ({
+      ...synced([tool('forecast')])[0],
+      id,
+      mcpServiceId: 'deleted-svc',
+      status: 'DISABLED',
+      enabled: false,
+      ...extra,
+    });
+    const gone = new Set(['deleted-svc']);
+    const taken = planMcpToolSync({ ...input([tool('forecast')], [], [left('old', {})]), goneServiceIds: gone });
+    expect(taken).toMatchObject({ added: ['weather_forecast'], collisions: [] });
+    expect(taken.steps).toEqual([
+      {
+        kind: 'update',
+        row: expect.objectContaining({ id: 'old' }),
+        outcome: 'added',
+        changes: expect.objectContaining({ mcpServiceId: 'svc-1', status: 'ACTIVE', version: 2 }),
+      },
+    ]);
+    // The admin's policy fields stay as they were set.
+    expect(taken.steps[0].kind === 'update' && taken.steps[0].changes).not.toHaveProperty('enabled');
+
+    for (const holder of [
+      left('retired', { status: 'RETIRED' }),
+      left('live', { mcpServiceId: 'other-svc' }),
+      left('platform', { tenantId: null, scopeKey: '*' }),
+    ]) {
+      const plan = planMcpToolSync({ ...input([tool('forecast')], [], [holder]), goneServiceIds: gone });
+      expect(plan.steps).toEqual([]);
+      expect(plan.collisions).toEqual([expect.objectContaining({ existingToolId: holder.id })]);
+    }
   });
 
   it('reports a holder of the name in another case as a collision too (MySQL compares names that way)', () => {

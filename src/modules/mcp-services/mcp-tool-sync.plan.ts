@@ -13,7 +13,7 @@ import type { McpServiceRecord, McpToolCollision, McpToolRejection } from './mcp
 /** One write of a sync. `update` carries the row as read: the writer applies it only if `version` still matches. */
 export type McpToolSyncStep =
   | { kind: 'insert'; row: AiToolEntity }
-  | { kind: 'update'; row: AiToolEntity; changes: Partial<AiToolEntity>; outcome: 'updated' | 'disabled' };
+  | { kind: 'update'; row: AiToolEntity; changes: Partial<AiToolEntity>; outcome: 'added' | 'updated' | 'disabled' };
 
 /** What a sync will do, decided from one read of the rows: the writes and the report (by registry name). */
 export interface McpToolSyncPlan {
@@ -36,6 +36,8 @@ export interface McpToolSyncInput {
   rows: readonly AiToolEntity[];
   /** Rows (of any source or service) holding one of {@link namesWanted}'s names in the service's scope. */
   nameHolders: readonly AiToolEntity[];
+  /** The MCP services of `nameHolders` that no longer exist (deleted): their DISABLED tools may be taken back. */
+  goneServiceIds: ReadonlySet<string>;
   /** Problems of an input schema as tool parameters (ToolSchemaCompiler.checkDefinition). */
   checkSchema: (schema: unknown) => string[];
   now: number;
@@ -81,7 +83,8 @@ function newToolNames(
 /**
  * Decides a sync (pure): a listed tool without a row is inserted under a name of its own (see
  * {@link allocateMcpToolNames}) unless a tool of another source or service holds that name in any case (a
- * collision: reported, never overwritten); a row whose definition checksum moved is updated and its
+ * collision: reported, never overwritten), or takes back the DISABLED tool of that name a deleted service of the
+ * same scope left (a service registered again: its tools return ACTIVE, their ids and bindings kept); a row whose definition checksum moved is updated and its
  * version bumped; a DISABLED row whose tool is back becomes ACTIVE; an ACTIVE row whose tool is gone (or now
  * has an unusable schema) becomes DISABLED, bindings kept. RETIRED rows are the admin's: never touched.
  * Only source fields are rewritten (description, parameters, tags, and the side-effect level unless an admin
@@ -193,6 +196,10 @@ function planNew(tool: ListedMcpTool, name: string, input: McpToolSyncInput, pla
   const { service } = input;
   const nameKey = nameKeyOf(name);
   const holder = input.nameHolders.find((h) => h.nameKey === nameKey);
+  if (holder && leftByDeletedService(holder, input)) {
+    planTakenBack(holder, tool, input, plan);
+    return;
+  }
   if (holder) {
     plan.collisions.push({
       remoteName: tool.name,
@@ -233,6 +240,36 @@ function planNew(tool: ListedMcpTool, name: string, input: McpToolSyncInput, pla
   };
   plan.steps.push({ kind: 'insert', row });
   plan.added.push(name);
+}
+
+/** A tool a deleted service of the service's own scope left DISABLED (an admin's RETIRED one stays theirs). */
+function leftByDeletedService(holder: AiToolEntity, input: McpToolSyncInput): boolean {
+  return (
+    holder.source === 'MCP' &&
+    holder.status === 'DISABLED' &&
+    holder.mcpServiceId !== null &&
+    input.goneServiceIds.has(holder.mcpServiceId) &&
+    holder.scopeKey === scopeKeyOf(input.service.tenantId)
+  );
+}
+
+/** The service takes the row back: its definition and target as listed now, ACTIVE; policy fields as the admin set them. */
+function planTakenBack(row: AiToolEntity, tool: ListedMcpTool, input: McpToolSyncInput, plan: McpToolSyncPlan): void {
+  const changes: Partial<AiToolEntity> = {
+    ...definitionFields(tool, input.service, sideEffectOf(tool.annotations)),
+    definitionChecksum: mcpToolChecksum(tool),
+    mcpServiceId: input.service.id,
+    remoteName: tool.name,
+    serviceType: input.target.serviceType,
+    endpoint: input.target.endpoint,
+    headers: input.service.headers ?? null,
+    status: 'ACTIVE',
+    version: row.version + 1,
+    updatedAt: input.now,
+  };
+  if (row.sideEffect !== hintedLevelOf(row.tags)) delete changes.sideEffect;
+  plan.steps.push({ kind: 'update', row, outcome: 'added', changes });
+  plan.added.push(row.name);
 }
 
 /** The plan as written when the database refused some steps: those tools are reported as rejected instead. */

@@ -21,6 +21,7 @@ import { weightedOrder } from './nacos-instance.order';
 import { NacosFollows } from './nacos-follows';
 import { McpServiceDirectory } from '../mcp-service.directory';
 import { endpointDefaultsOf, nacosKeyOf, nacosRefOf } from '../mcp-service.refs';
+import { refusedNamespaceReason } from '../mcp-service-namespace.rules';
 import { DEFAULT_NACOS_GROUP } from '../mcp-service.types';
 
 /**
@@ -121,18 +122,18 @@ export class McpNacosToolExecutor implements ToolExecutor, OnModuleDestroy {
   /**
    * The Nacos service of the tool: its MCP service's, or (a tool an admin registered by hand) parsed from
    * "service@group", in its owner's namespace: the platform's for a platform tool, the tenant's first assigned one
-   * (NACOS_TENANT_NAMESPACES) for a tenant's; a tenant with none looks nothing up (never in the platform's).
+   * (NACOS_TENANT_NAMESPACES) for a tenant's; a tenant with none looks nothing up (never in the platform's), nor
+   * does a service whose tenant-chosen namespace is no longer the tenant's.
    */
   private async targetOf(tool: ToolDescriptor): Promise<{ ref: NacosServiceRef; defaults: McpEndpointDefaults }> {
     const service = tool.mcpServiceId ? await this.directory.get(tool.mcpServiceId) : null;
-    if (service?.kind === 'NACOS')
+    if (service?.kind === 'NACOS') {
+      const refused = refusedNamespaceReason(service, this.config);
+      if (refused) throw noLookup(refused);
       return { ref: nacosRefOf(service, this.config), defaults: endpointDefaultsOf(service, this.config) };
+    }
     const namespaceId = defaultNacosNamespace(this.config, tool.tenantId);
-    if (namespaceId === null)
-      throw new ToolCallError(noNacosNamespaceMessage(tool.tenantId!), ToolErrorClass.INVALID_REQUEST, {
-        transient: false,
-        reachedRemote: false,
-      });
+    if (namespaceId === null) throw noLookup(noNacosNamespaceMessage(tool.tenantId!));
     const at = tool.endpoint.lastIndexOf('@');
     const serviceName = at < 0 ? tool.endpoint : tool.endpoint.slice(0, at);
     const groupName = at < 0 ? DEFAULT_NACOS_GROUP : tool.endpoint.slice(at + 1);
@@ -176,6 +177,11 @@ export class McpNacosToolExecutor implements ToolExecutor, OnModuleDestroy {
     );
     return fresh;
   }
+}
+
+/** The call cannot be made: no Nacos lookup, nothing sent. */
+function noLookup(message: string): ToolCallError {
+  return new ToolCallError(message, ToolErrorClass.INVALID_REQUEST, { transient: false, reachedRemote: false });
 }
 
 function mayFailOver(tool: ToolDescriptor, error: ToolCallError): boolean {
