@@ -107,7 +107,7 @@ export const GATEWAY_SETTINGS = [
     kind: { type: 'int', min: 0, max: 3_600_000 },
     defaultValue: '10000',
     description:
-      "How often the dead-owner sweep lists side-effecting calls left STARTED past their lease in the HITL queue as UNKNOWN_OUTCOME requests (0: off; the runtime's resubmit still raises them).",
+      "How often the dead-owner sweep lists side-effecting calls left STARTED past their lease in the HITL queue as UNKNOWN_OUTCOME requests, and ends those left in closed sessions as FAILED OUTCOME_UNKNOWN (0: no requests are raised, the runtime's resubmit still raises them; calls left in closed sessions are still ended, every JOURNAL_LEASE_MS).",
   },
   {
     env: 'GATEWAY_INSTANCE_ID',

@@ -311,8 +311,9 @@ describeEachDialect('the dead-owner sweep lists side-effecting calls left STARTE
     const sessionId = await newSession();
     await plantStarted(sessionId, 'dead', 'write_note', { q: 'dead' });
     await plantStarted(sessionId, 'live', 'write_note', { q: 'live' }, 'SIDE_EFFECT', -60_000);
-    await gw.http.delete(`/api/v1/sessions/${sessionId}`).set(runtime).expect(200);
+    // Read while the session is open: once it is closed, the scheduled round may end the dead call before this sweep.
     const before = await startedGauge();
+    await gw.http.delete(`/api/v1/sessions/${sessionId}`).set(runtime).expect(200);
 
     await sweep();
 
@@ -348,6 +349,35 @@ describeEachDialect('the dead-owner sweep lists side-effecting calls left STARTE
     await gw.app.get(RetentionService).purge(Date.now() + 31 * 24 * 3600_000);
     const left = await gw.app.get(DataSource).query('SELECT id FROM agent_session WHERE id = ?', [sessionId]);
     expect(left).toEqual([]);
+  });
+
+  it('with JOURNAL_SWEEP_INTERVAL_MS=0 raises no request, but still ends what a dead owner left in closed sessions, every JOURNAL_LEASE_MS', async () => {
+    await gw.close();
+    gw = await startTestGateway(db.url, {
+      OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+      JOURNAL_SWEEP_INTERVAL_MS: '0',
+      JOURNAL_LEASE_MS: '500',
+    });
+    const open = await newSession();
+    const closed = await newSession();
+    await plantStarted(open, 'left-open', 'write_note', { q: 'left-open' });
+    await plantStarted(closed, 'left-closed', 'write_note', { q: 'left-closed' });
+    await gw.http.delete(`/api/v1/sessions/${closed}`).set(runtime).expect(200);
+    const journalOf = async (sessionId: string) =>
+      (await gw.http.get(`/api/v1/admin/sessions/${sessionId}/journal`).set(gw.admin).expect(200)).body.items;
+
+    await waitFor(async () => (await journalOf(closed))[0].state !== 'STARTED', {
+      timeoutMs: 10_000,
+      intervalMs: 100,
+      description: "the closed session's dead call to be ended",
+    });
+    expect(await journalOf(closed)).toEqual([
+      expect.objectContaining({ toolCallId: 'left-closed', state: 'FAILED', errorClass: 'OUTCOME_UNKNOWN' }),
+    ]);
+    // The open session is left to its runtime's resubmit: no request, nothing ended.
+    expect(await journalOf(open)).toEqual([expect.objectContaining({ toolCallId: 'left-open', state: 'STARTED' })]);
+    expect(await requestsOf(open)).toEqual([]);
+    expect((await session(open)).status).toBe('ACTIVE');
   });
 
   it('runs on its own every JOURNAL_SWEEP_INTERVAL_MS', async () => {

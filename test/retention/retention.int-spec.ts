@@ -31,6 +31,8 @@ class RetentionSeed {
     const id = randomUUID();
     // Children first, the session row last: a retention run between the inserts never sees an empty closed session.
     const journal = opts.journal ?? [{ state: 'COMPLETED' }];
+    // A STARTED call's owner is alive: one a dead owner left in a closed session is ended by the journal sweep.
+    const lease = (state: string) => (state === 'STARTED' ? Date.now() + 3_600_000 : opts.updatedAt);
     for (let i = 0; i < journal.length; i += 200) {
       const rows = journal
         .slice(i, i + 200)
@@ -48,7 +50,7 @@ class RetentionSeed {
           1,
           1,
           'gw-1',
-          opts.updatedAt,
+          lease(j.state),
           opts.updatedAt,
           null,
           null,

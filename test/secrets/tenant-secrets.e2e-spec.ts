@@ -326,6 +326,57 @@ describeEachDialect('secrets: platform secrets stay with platform tools, tenants
     expect(await storedValue('GONE')).toBe('second-value');
   });
 
+  it.each([
+    ['both tries', 2, 200, 'second-value'],
+    ['every try (5)', 5, 409, 'first-value'],
+  ])(
+    'answers a PUT whose %s clashed with others creating the secret with %s, never 500',
+    async (_label, clashes, status, stored) => {
+      const repo = suite.gw.app.get(TenantSecretsRepository);
+      const name = `CLASHED_${clashes}`;
+      await suite.gw.http
+        .put(`${secrets('race')}/${name}`)
+        .set(suite.gw.admin)
+        .send({ value: 'first-value' })
+        .expect(201);
+      // Each try read before another writer (on another instance: PUT, DELETE, PUT...) created the secret, so each
+      // insert clashes with one that did.
+      const spy = jest.spyOn(repo, 'findOne');
+      for (let i = 0; i < clashes; i++) spy.mockResolvedValueOnce(null);
+      const put = await Promise.resolve(
+        suite.gw.http
+          .put(`${secrets('race')}/${name}`)
+          .set(suite.gw.admin)
+          .send({ value: 'second-value' }),
+      ).finally(() => spy.mockRestore());
+
+      expect(put.status).toBe(status);
+      if (status === 409) expect(put.body.error).toMatchObject({ code: 'CONCURRENT_MODIFICATION', details: { name } });
+      expect(await storedValue(name)).toBe(stored);
+    },
+  );
+
+  it('answers PUTs of one new secret at the same moment with one 201 and 200s, the stored value one of theirs', async () => {
+    const values = Array.from({ length: 4 }, (_, i) => `value-${i}`);
+    // On MySQL every PUT reads that there is no such secret before any of them writes, as requests on two instances
+    // (or on MySQL's pool) can: all but one clash with the one that creates it. On SQLite a transaction holds the file's
+    // write lock from its BEGIN: the requests run at once and take turns there (a read held inside one would wait for
+    // the others for good).
+    const restore =
+      dialect === 'mysql' ? holdReadsTogether(suite.gw.app.get(TenantSecretsRepository), 'findOne', 4) : () => {};
+    const answers = await Promise.all(
+      values.map((value) =>
+        suite.gw.http
+          .put(`${secrets('race')}/AT_ONCE`)
+          .set(suite.gw.admin)
+          .send({ value }),
+      ),
+    ).finally(restore);
+
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 200, 200, 201]);
+    expect(values).toContain(await storedValue('AT_ONCE'));
+  });
+
   it('answers one of several DELETEs of a secret at the same moment with 200, the others with 404', async () => {
     await suite.gw.http
       .put(`${secrets('race')}/TWICE`)

@@ -23,7 +23,8 @@ export class TenantSecretsController {
   @ApiErrors(400, 404)
   @ApiResponse({
     status: 409,
-    description: 'SECRETS_NOT_CONFIGURED: the gateway has no SECRETS_KEY',
+    description:
+      'SECRETS_NOT_CONFIGURED: the gateway has no SECRETS_KEY; CONCURRENT_MODIFICATION: other requests kept creating or deleting this secret while the PUT tried to set it (nothing stored; send it again)',
     type: ErrorResponseDto,
   })
   async put(

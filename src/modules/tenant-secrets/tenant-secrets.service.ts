@@ -8,13 +8,16 @@ import { validationFailed } from '@app/common/errors/validation';
 import { Page, pageOf, PageQueryDto, pageWindow } from '@app/common/dto/page.dto';
 import { ConfigVersionService } from '@app/database/config-version.service';
 import { toIso } from '@app/database/epoch-ms.transformer';
-import { isUniqueViolation } from '@app/database/unique-violation';
+import { isDeadlock, isUniqueViolation } from '@app/database/unique-violation';
 import { TenantSecretEntity } from './tenant-secret.entity';
 import { TenantSecretsRepository } from './tenant-secrets.repository';
 import { TenantSecretsCipher } from './tenant-secrets.cipher';
 import { ToolSecretsResolver } from './tool-secrets.resolver';
 import { TenantSecretsErrorCode } from './tenant-secrets.errors';
 import { TENANT_SECRET_NAME_PATTERN, type PutTenantSecretDto, type TenantSecretDto } from './tenant-secrets.dto';
+
+/** Tries of one PUT whose write clashes each time with other writers of the same name. */
+const PUT_ATTEMPTS = 5;
 
 /**
  * Tenant secrets: set (encrypted with SECRETS_KEY), list (names and dates), delete. A tenant admin key acts on
@@ -57,12 +60,19 @@ export class TenantSecretsService {
       await this.repo.insert(m, row);
       return { row, created: true };
     };
-    // Another writer created it first: this PUT tries again, and replaces its value (or creates it, if deleted since).
-    const saved = await this.write(tenantId, set).catch((err: unknown) => {
-      if (!isUniqueViolation(err)) throw err;
-      return this.write(tenantId, set);
-    });
-    return { secret: toDto(saved.row), created: saved.created };
+    // Another writer created it after this PUT read (on another instance, or on MySQL's pool), or MySQL chose this write
+    // as a deadlock victim (rolled back whole): the PUT tries again from its read, and replaces the value (the last
+    // writer wins) or creates it. Each clash means another writer got through, so only PUTs and DELETEs of this one
+    // name without pause keep one from landing: after PUT_ATTEMPTS tries it answers 409, never 500.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const saved = await this.write(tenantId, set);
+        return { secret: toDto(saved.row), created: saved.created };
+      } catch (err) {
+        if (!isUniqueViolation(err) && !isDeadlock(err)) throw err;
+        if (attempt >= PUT_ATTEMPTS) throw keptChanging(tenantId, name);
+      }
+    }
   }
 
   async list(auth: AuthContext, tenantId: string, query: PageQueryDto): Promise<Page<TenantSecretDto>> {
@@ -117,6 +127,14 @@ function assertName(name: string): void {
       },
     ]);
   }
+}
+
+function keptChanging(tenantId: string, name: string): DomainError {
+  return new DomainError(
+    CommonErrorCode.CONCURRENT_MODIFICATION,
+    `Secret ${name} of tenant ${tenantId} was created or deleted by other requests each of the ${PUT_ATTEMPTS} times this PUT tried to set it; nothing was stored by this PUT. Send it again.`,
+    { name },
+  );
 }
 
 function notFound(tenantId: string, name: string): DomainError {

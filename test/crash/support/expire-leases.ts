@@ -2,13 +2,15 @@ import { openDatabase } from '@app/database/open-database';
 
 /**
  * Runs out the leases of killed gateways at once, as they would run out LEASE_MS after the kills: every RUNNING agent
- * run and every STARTED journal entry of the database at `url` is then a dead owner's, for a restarted gateway to take.
+ * run, every STARTED journal entry and every resume claim still IN_PROGRESS of the database at `url` is then a dead
+ * owner's, for a restarted gateway to take.
  */
 export async function expireLeases(url: string): Promise<void> {
   const db = await openDatabase({ url });
   try {
     await db.query("UPDATE agent_run SET lease_until = 0 WHERE status = 'RUNNING'");
     await db.query("UPDATE tool_call_journal SET lease_expires_at = 0 WHERE state = 'STARTED'");
+    await db.query("UPDATE resume_record SET created_at = 0 WHERE state = 'IN_PROGRESS'");
   } finally {
     await db.destroy();
   }

@@ -113,12 +113,7 @@ export class CallRunner {
       });
       return { kind: 'result', result: this.refusalView(call.id, call.name, prepared, entry.inlineLimit) };
     }
-    const approved =
-      grant !== null &&
-      grant.toolCallId === call.id &&
-      grant.fingerprint === fingerprint &&
-      (grant.toolId === null || grant.toolId === prepared.tool.id);
-    if (prepared.approval && !approved)
+    if (prepared.approval && !grantCovers(grant, call.id, fingerprint, prepared.tool.id))
       return { kind: 'interrupt', interrupt: approvalInterrupt(call, prepared, fingerprint) };
     this.faults.reach('before-started', call.name);
     const entry = this.newEntry(ctx, call, fingerprint, prepared.tool, prepared.args);
@@ -164,12 +159,9 @@ export class CallRunner {
     // (a RETRY's grant checks that itself).
     const runsAgain = runsAgainAfterCrash(entry, resolved.kind === 'ready' ? resolved.tool : null, this.builtins);
     const prepared = runsAgain ? sameToolAsEntry(entry, resolved) : resolved;
-    // A RETRY runs again the tool the human decided on, not another that took its name since (that one asks again).
-    const retryApproved =
-      grant?.mode === 'RETRY' &&
-      grant.toolCallId === call.id &&
-      grant.fingerprint === entry.fingerprint &&
-      (grant.toolId === null || prepared.kind === 'refused' || prepared.tool.id === grant.toolId);
+    // A decision lets through the tool the human decided on, not another that took its name since (that one asks again).
+    const decided = grantCovers(grant, call.id, entry.fingerprint, prepared.kind === 'ready' ? prepared.tool.id : null);
+    const retryApproved = decided && grant?.mode === 'RETRY';
     if (!runsAgain && !retryApproved) {
       // The reviewer sees the arguments with the redactFields of the tool the entry was claimed for.
       const tool = await toolOfEntry(entry, this.tools, prepared.tool);
@@ -178,7 +170,8 @@ export class CallRunner {
         interrupt: unknownOutcomeInterrupt(call, entry, tool?.result?.redactFields),
       };
     }
-    if (prepared.kind === 'ready' && prepared.approval && !retryApproved) {
+    // An approval the human gave this call (APPROVE, or RETRY) holds for the run again that a crash made necessary.
+    if (prepared.kind === 'ready' && prepared.approval && !decided) {
       return { kind: 'interrupt', interrupt: approvalInterrupt(call, prepared, entry.fingerprint) };
     }
     const claim: JournalClaim = { ...this.keyOf(ctx, call), owner: this.leases.newClaim() };
@@ -392,6 +385,24 @@ function sameToolAsEntry(entry: JournalEntry, prepared: ReadyCall | RefusedCall)
     prepared.args,
     'UNKNOWN_TOOL',
     `the tool this call was made to is no longer named ${entry.toolName}: it was renamed or replaced since the call started, so it is not run again. Call the tool by its current name with a new toolCallId.`,
+  );
+}
+
+/**
+ * Whether a human's decision lets this call through: the same toolCallId and fingerprint, on the tool the reviewed call
+ * was made to (`toolId`: the tool it resolves to now; null when it no longer resolves, e.g. refused).
+ */
+function grantCovers(
+  grant: ApprovalGrant | null,
+  toolCallId: string,
+  fingerprint: string,
+  toolId: string | null,
+): boolean {
+  return (
+    grant !== null &&
+    grant.toolCallId === toolCallId &&
+    grant.fingerprint === fingerprint &&
+    (grant.toolId === null || toolId === null || toolId === grant.toolId)
   );
 }
 

@@ -100,9 +100,10 @@ export class JournalOrphanSweepService {
    * Calls left STARTED by a dead owner in a closed session: nothing can run them again or decide them (a closed
    * session takes no act, its requests were ended), so they are finished as FAILED, `OUTCOME_UNKNOWN`, saying why.
    * Their row (arguments, owner, times) stays with the session until retention deletes it; else a STARTED entry kept
-   * its session from retention for good, and the STARTED gauge counted it.
+   * its session from retention for good, and the STARTED gauge counted it. Part of every sweep, and the whole round
+   * when the sweep is off (JOURNAL_SWEEP_INTERVAL_MS=0).
    */
-  private async endAbandoned(now: number): Promise<void> {
+  async endAbandoned(now = Date.now()): Promise<void> {
     for (const entry of await this.journal.findAbandonedInClosedSessions(now, SWEEP_BATCH)) {
       const content = `${FAILURE_PREFIX}the gateway process that was running ${entry.toolName} (${entry.owner}) stopped before recording the outcome, and session ${entry.sessionId} was closed before anyone decided it: whether the call took effect is unknown; check the target system.`;
       const outcome = { ...ABANDONED, content };
