@@ -134,6 +134,23 @@ describe('toChatMessages', () => {
     for (const broken of ['{"q": ', '"q"', '[1]', 'null']) expect(sent(broken)).toBe('{}');
   });
 
+  it('sends empty text beside tool calls as null, and leaves out an assistant message with neither', () => {
+    const [user, calls, result] = conversation;
+    const sent = toChatMessages(null, [
+      user,
+      { ...calls, content: '' },
+      result,
+      { ...conversation[3], content: '' },
+      { ...user, seq: 5 },
+    ]);
+    expect(sent.map((m) => [m.role, m.content])).toEqual([
+      ['user', 'hi'],
+      ['assistant', null],
+      ['tool', 'found'],
+      ['user', 'hi'],
+    ]);
+  });
+
   it('collects the journal keys the session used', () => {
     expect([...usedJournalKeys(conversation)]).toEqual(['c1@r:1']);
   });

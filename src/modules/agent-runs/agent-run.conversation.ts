@@ -22,7 +22,12 @@ const NOT_A_TOOL_NAME = 'invalid_tool_name';
  */
 const NO_ARGUMENTS = '{}';
 
-/** The conversation in OpenAI's chat format: the agent's system prompt first, then every stored message. */
+/**
+ * The conversation in OpenAI's chat format: the agent's system prompt first, then every stored message. An assistant
+ * message that only calls tools carries `content: null` (OpenAI's documented form; servers answer "" there, and some
+ * providers refuse "" sent back); one with neither text nor tool calls (an empty final answer) is left out, as
+ * providers refuse an empty assistant message. The stored conversation keeps both as the model answered.
+ */
 export function toChatMessages(
   systemPrompt: string | null,
   conversation: readonly ConversationMessage[],
@@ -34,7 +39,7 @@ export function toChatMessages(
     else if (m.toolCalls && m.toolCalls.length > 0)
       out.push({
         role: 'assistant',
-        content: m.content,
+        content: m.content || null,
         tool_calls: m.toolCalls.map((c) => ({
           id: c.id,
           type: 'function' as const,
@@ -44,7 +49,7 @@ export function toChatMessages(
           },
         })),
       });
-    else out.push({ role: 'assistant', content: m.content ?? '' });
+    else if (m.content) out.push({ role: 'assistant', content: m.content });
   }
   return out;
 }
