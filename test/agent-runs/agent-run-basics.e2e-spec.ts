@@ -248,13 +248,13 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
     expect(answers.map((m) => m.tool_call_id)).toEqual(ids);
     expect(answers[0].content).toContain('o-11');
     expect(answers[1].content).toContain('o-12');
-    // The journal holds each call once, under the id the conversation shows.
+    // The journal holds each call once: the repeat under the model's id qualified, as an id repeated across turns.
     const journal = await suite.gw.http
       .get(`/api/v1/admin/sessions/${sessionId}/journal`)
       .set(suite.gw.admin)
       .expect(200);
     expect((journal.body.items ?? journal.body).map((r: { toolCallId: string }) => r.toolCallId).sort()).toEqual(
-      [...ids].sort(),
+      ['twin', `twin@${res.body.runId}:1`].sort(),
     );
   });
 

@@ -21,10 +21,16 @@ describe('assignJournalKeys', () => {
       { id: 'call_0', name: 't', arguments: '{"a":2}' },
       { id: 'call_0', name: 'u', arguments: '{"a":1}' },
     ];
+    // The conversation's ids are short (OpenAI takes at most 40 characters); the journal keys are the contract's
+    // qualified form of the model's id, as for an id repeated across turns.
     expect(assignJournalKeys(calls, new Set(['call_0']), RUN, 4)).toEqual([
       { id: 'call_0', key: `call_0@${RUN}:4`, name: 't', arguments: '{"a":1}' },
-      { id: 'call_11111111_4_1', key: 'call_11111111_4_1', name: 't', arguments: '{"a":2}' },
-      { id: 'call_11111111_4_2', key: 'call_11111111_4_2', name: 'u', arguments: '{"a":1}' },
+      { id: 'call_11111111_4_1', key: `call_0@${RUN}:4.2`, name: 't', arguments: '{"a":2}' },
+      { id: 'call_11111111_4_2', key: `call_0@${RUN}:4.3`, name: 'u', arguments: '{"a":1}' },
+    ]);
+    expect(assignJournalKeys(calls.slice(0, 2), new Set(), RUN, 1).map((c) => c.key)).toEqual([
+      'call_0',
+      `call_0@${RUN}:1`,
     ]);
   });
 
