@@ -36,6 +36,7 @@ describe('FromSchema', () => {
         {
           iteration: number;
           toolCalls: Array<{ id: string; name: string; arguments: Record<string, unknown> | string }>;
+          format?: 'openai' | 'anthropic' | 'gemini' | 'openai-responses';
         }
       >,
       Same<
