@@ -1,4 +1,4 @@
-import { toGeminiToolSpec } from './gemini-tool-spec.emitter';
+import { emitGeminiToolSpec, toGeminiToolSpec } from './gemini-tool-spec.emitter';
 import { deepFreeze, geminiViolations } from './model-formats.test-helpers';
 import { GEMINI_OBJECT_AS_TEXT_NOTE } from './gemini-schema-draft.finalizer';
 import { GEMINI_ROOT_MAP_PROPERTY } from './gemini-root-map';
@@ -158,6 +158,50 @@ describe('toGeminiToolSpec', () => {
       required: ['kind', 'to'],
     });
     expect(geminiViolations(spec.parameters)).toEqual([]);
+  });
+
+  it('warns of a root union laid out as one object, naming each alternative it drops', () => {
+    const emitted = emitGeminiToolSpec({
+      name: 'label',
+      description: 'By id, or labels by name.',
+      parameters: deepFreeze({
+        type: 'object',
+        anyOf: [
+          { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+          { type: 'object', additionalProperties: { type: 'string' } },
+        ],
+      }),
+    });
+    expect(emitted.spec.parameters).toEqual({ type: 'object', properties: { id: { type: 'string' } } });
+    expect(emitted.warnings).toEqual([
+      'root union of 2 alternatives laid out as one object: Gemini is not told which arguments go together',
+      'root union alternative 2 (an object without properties: a map or a free-form object) dropped: Gemini cannot declare it, so the model cannot send it',
+    ]);
+    const onlyMaps = emitGeminiToolSpec({
+      name: 'tag',
+      description: 'Tags.',
+      parameters: {
+        oneOf: [
+          { type: 'object', additionalProperties: true },
+          { type: 'object', patternProperties: { '^x-': { type: 'string' } } },
+        ],
+      },
+    });
+    expect(onlyMaps.spec).not.toHaveProperty('parameters');
+    expect(onlyMaps.warnings).toEqual([
+      expect.stringContaining('laid out as one object'),
+      expect.stringContaining('alternative 1 (an object without properties'),
+      expect.stringContaining('alternative 2 (an object without properties'),
+    ]);
+  });
+
+  it('has no warnings for a schema Gemini takes as it is, or whose stand-ins the model can still fill', () => {
+    for (const parameters of [
+      { type: 'object', properties: { q: { type: 'string' } } },
+      { type: 'object', additionalProperties: { type: 'string' } },
+      { type: 'object', properties: { meta: { type: 'object', additionalProperties: true } } },
+    ])
+      expect(emitGeminiToolSpec({ name: 't', description: 't', parameters }).warnings).toEqual([]);
   });
 
   it('drops nullable from the root', () => {
