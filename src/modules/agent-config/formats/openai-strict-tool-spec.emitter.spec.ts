@@ -193,6 +193,23 @@ describe('toOpenAiStrictToolSpec', () => {
     expect(openAiStrictSpecViolations(spec)).toEqual([]);
   });
 
+  it('emits a root union with an alternative that is a map with strict: false, as a map anywhere', () => {
+    const { spec, warnings } = toOpenAiStrictToolSpec({
+      name: 'label',
+      description: 'd',
+      parameters: {
+        type: 'object',
+        anyOf: [
+          { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+          { type: 'object', additionalProperties: { type: 'string' } },
+        ],
+      },
+    });
+    expect(spec.function.strict).toBe(false);
+    expect(spec.function.parameters).toMatchObject({ additionalProperties: { type: 'string' } });
+    expect(warnings).toEqual([expect.stringContaining('is a map')]);
+  });
+
   it.each([
     [
       'an allOf of a string and a number',
