@@ -214,6 +214,21 @@ describe('strict tool specs and the arguments that come back', () => {
     expect(refused.body.error.details.fields).toEqual([expect.objectContaining({ field: 'format' })]);
   });
 
+  it("executes a map tool's arguments_json as the named format reads it", async () => {
+    const sent = { arguments_json: '{"REGION":"eu"}' };
+    const execute = (format: string) =>
+      gw.http
+        .post('/api/v1/tools/set_env/execute')
+        .set(runtime)
+        .send({ agentId, userId: 'u1', permissions: [], arguments: sent, format })
+        .expect(200);
+
+    await execute('openai');
+    await execute('gemini');
+
+    expect(remote.requests.map((r) => JSON.parse(r.body))).toEqual([sent, { REGION: 'eu' }]);
+  });
+
   it('sends Anthropic keys it accepts for property names it refuses, and maps them back before the remote sees them', async () => {
     const res = await toolSpecs({ format: 'anthropic' }).expect(200);
     const graph = res.body.tools.find((t: { name: string }) => t.name === 'graph');

@@ -48,6 +48,7 @@ describe('FromSchema', () => {
           arguments: Record<string, unknown> | string;
           capabilities?: Array<'SANDBOX' | 'FILE_ROOM' | 'MCP'>;
           toolCallId?: string;
+          format?: 'openai' | 'anthropic' | 'gemini' | 'openai-responses';
         }
       >,
       Same<

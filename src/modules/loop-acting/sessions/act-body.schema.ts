@@ -1,5 +1,5 @@
 import type { FromSchema } from '@app/common/http/json-schema.type';
-import { MODEL_FORMATS } from '@app/modules/agent-config/formats/model-formats';
+import { CALL_FORMAT_SCHEMA } from '@app/modules/tool-invocation/call-format.schema';
 
 /** Tool calls one `act` takes: a request with more is a 400; the gateway's own loop runs no more of one answer. */
 export const MAX_TOOL_CALLS_PER_ACT = 64;
@@ -43,11 +43,7 @@ export const ACT_BODY_SCHEMA = {
         },
       },
     },
-    format: {
-      enum: MODEL_FORMATS,
-      description:
-        "The tool-specs format the model was given (as tool-specs' format). Only a model given the gemini spec had a map tool's arguments wrapped in arguments_json, so only its calls (and those of an act without format) are unwrapped",
-    },
+    format: CALL_FORMAT_SCHEMA,
   },
 } as const;
 
