@@ -175,23 +175,56 @@ describe('toGeminiToolSpec', () => {
     expect(emitted.spec.parameters).toEqual({ type: 'object', properties: { id: { type: 'string' } } });
     expect(emitted.warnings).toEqual([
       'root union of 2 alternatives laid out as one object: Gemini is not told which arguments go together',
-      'root union alternative 2 (an object without properties: a map or a free-form object) dropped: Gemini cannot declare it, so the model cannot send it',
+      'root anyOf alternative 2 (a map) dropped: Gemini cannot declare it, so the model cannot send it',
     ]);
     const onlyMaps = emitGeminiToolSpec({
       name: 'tag',
       description: 'Tags.',
       parameters: {
-        oneOf: [
-          { type: 'object', additionalProperties: true },
-          { type: 'object', patternProperties: { '^x-': { type: 'string' } } },
-        ],
+        oneOf: [{ type: 'object', additionalProperties: true }, { $ref: '#/$defs/Headers' }, { type: 'object' }],
+        $defs: { Headers: { type: 'object', patternProperties: { '^x-': { type: 'string' } } } },
       },
     });
     expect(onlyMaps.spec).not.toHaveProperty('parameters');
     expect(onlyMaps.warnings).toEqual([
       expect.stringContaining('laid out as one object'),
-      expect.stringContaining('alternative 1 (an object without properties'),
-      expect.stringContaining('alternative 2 (an object without properties'),
+      expect.stringContaining('root oneOf alternative 1 (a map) dropped'),
+      expect.stringContaining('root oneOf alternative 2 (a map) dropped'),
+      expect.stringContaining('root oneOf alternative 3 (a free-form object) dropped'),
+    ]);
+  });
+
+  it("drops no alternative that only constrains the root's properties, and names a second union Gemini cannot take", () => {
+    const constraints = emitGeminiToolSpec({
+      name: 'find',
+      description: 'By a or by b.',
+      parameters: {
+        type: 'object',
+        properties: { a: { type: 'string' }, b: { type: 'string' } },
+        anyOf: [{ required: ['a'] }, { required: ['b'] }, { type: 'null' }],
+      },
+    });
+    expect(constraints.spec.parameters).toEqual({
+      type: 'object',
+      properties: { a: { type: 'string' }, b: { type: 'string' } },
+    });
+    expect(constraints.warnings).toEqual([expect.stringContaining('root union of 2 alternatives laid out')]);
+    const two = emitGeminiToolSpec({
+      name: 'find',
+      description: 'Two unions.',
+      parameters: {
+        type: 'object',
+        anyOf: [{ properties: { a: { type: 'string' } } }, { properties: { b: { type: 'string' } } }],
+        oneOf: [{ properties: { c: { type: 'string' } } }, { properties: { d: { type: 'string' } } }],
+      },
+    });
+    expect(two.spec.parameters).toEqual({
+      type: 'object',
+      properties: { a: { type: 'string' }, b: { type: 'string' } },
+    });
+    expect(two.warnings).toEqual([
+      expect.stringContaining('laid out as one object'),
+      "root oneOf dropped: Gemini takes one union, and the root's anyOf is the one kept",
     ]);
   });
 

@@ -2,6 +2,7 @@ import { JsonSchema } from '@app/modules/tool-registry/tool-registry.types';
 import { toGeminiSchema } from './gemini-schema.converter';
 import { GEMINI_OBJECT_AS_TEXT_NOTE } from './gemini-schema-draft.finalizer';
 import { GEMINI_ROOT_MAP_PROPERTY, rootMapOf } from './gemini-root-map';
+import { geminiRootUnionWarnings } from './gemini-root-union';
 import { GeminiToolSpec, ToolSpecSource } from './model-format.types';
 import { unitedMemberProperties } from './portable-json-schema.converter';
 
@@ -13,11 +14,9 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * Gemini needs an OBJECT at the root. A root union of objects (`anyOf: [{...}, {...}]`) would leave
  * the root with no properties at all, so its members' properties are laid out side by side instead (a name
  * the members define differently takes any of their schemas); a name is required only when every member
- * requires it. A member without properties (a map or a free-form object, which the converter turned into JSON
- * text, or a value that is no object) has nothing to lay out and is lost: each loss, and the layout itself, is a
- * warning the admin sees (checklist MODEL_GEMINI, explained tool-specs).
+ * requires it. `laidOut`: how many members were (see {@link geminiRootUnionWarnings} for what that loses).
  */
-function toObjectRoot(schema: JsonSchema): { schema: JsonSchema; warnings: string[] } {
+function toObjectRoot(schema: JsonSchema): { schema: JsonSchema; laidOut: number } {
   const { anyOf, nullable: _nullable, ...root } = schema;
   const properties: Record<string, unknown> = {};
   const required = new Set(Array.isArray(root.required) ? (root.required as string[]) : []);
@@ -31,28 +30,7 @@ function toObjectRoot(schema: JsonSchema): { schema: JsonSchema; warnings: strin
   const out: JsonSchema = { ...root, type: 'object' };
   if (Object.keys(properties).length > 0) out.properties = properties;
   if (required.size > 0) out.required = [...required];
-  return { schema: out, warnings: rootUnionWarnings(members) };
-}
-
-function rootUnionWarnings(members: Record<string, unknown>[]): string[] {
-  if (members.length === 0) return [];
-  const warnings = [
-    `root union of ${members.length} alternatives laid out as one object: Gemini is not told which arguments go together`,
-  ];
-  members.forEach((member, i) => {
-    if (isPlainObject(member.properties) && Object.keys(member.properties).length > 0) return;
-    warnings.push(
-      `root union alternative ${i + 1} (${memberKind(member)}) dropped: Gemini cannot declare it, so the model cannot send it`,
-    );
-  });
-  return warnings;
-}
-
-/** What a root union member without properties was, from what the converter made of it. */
-function memberKind(member: Record<string, unknown>): string {
-  if (typeof member.description === 'string' && member.description.includes(GEMINI_OBJECT_AS_TEXT_NOTE))
-    return 'an object without properties: a map or a free-form object';
-  return typeof member.type === 'string' ? `a value of type ${member.type.toLowerCase()}` : 'a value of any type';
+  return { schema: out, laidOut: members.length };
 }
 
 /**
@@ -72,15 +50,16 @@ function rootMapParameters(schema: JsonSchema): JsonSchema {
  * A tool in Gemini's function-declaration format: `{name, description, parameters}` with the schema
  * rewritten by {@link toGeminiSchema}. A tool without parameters gets no `parameters` key, because
  * Gemini has rejected an OBJECT whose `properties` is empty; a tool whose arguments are a map gets
- * {@link GEMINI_ROOT_MAP_PROPERTY} (without it the model could pass nothing). `warnings`: what of the schema the
- * model cannot see or send (a root union's layout and the alternatives it drops); the stand-ins the model fills as
- * JSON text are no warning here (the checklist names them).
+ * {@link GEMINI_ROOT_MAP_PROPERTY} (without it the model could pass nothing). `warnings`: what a root union loses
+ * ({@link geminiRootUnionWarnings}); the stand-ins the model fills as JSON text are no warning here (the checklist
+ * names them).
  */
 export function emitGeminiToolSpec(tool: ToolSpecSource): { spec: GeminiToolSpec; warnings: string[] } {
   const { name, description } = tool;
   const map = rootMapOf(tool.parameters);
   if (map) return { spec: { name, description, parameters: rootMapParameters(map) }, warnings: [] };
-  const { schema: parameters, warnings } = toObjectRoot(toGeminiSchema(tool.parameters));
+  const { schema: parameters, laidOut } = toObjectRoot(toGeminiSchema(tool.parameters));
+  const warnings = geminiRootUnionWarnings(tool.parameters, laidOut);
   const properties = parameters.properties;
   if (!isPlainObject(properties) || Object.keys(properties).length === 0)
     return { spec: { name, description }, warnings };
