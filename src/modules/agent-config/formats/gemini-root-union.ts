@@ -1,5 +1,5 @@
 import type { JsonSchema } from '@app/modules/tool-registry/tool-registry.types';
-import { rootMapOf } from './gemini-root-map';
+import { keysOnlyAlternative } from './gemini-root-map';
 import { GeminiSchemaRefResolver } from './gemini-schema-ref.resolver';
 import { declaredTypes, isRawSchema, type RawSchema } from './tool-spec-schema.walk';
 
@@ -26,7 +26,7 @@ export function geminiRootUnionWarnings(schema: JsonSchema, laidOut: number): st
       warnings.push(`root ${union.key} dropped: Gemini takes one union, and the root's ${kept.key} is the one kept`);
   }
   kept?.members.forEach((member, i) => {
-    const kind = unsendableKind(member);
+    const kind = keysOnlyAlternative(member);
     if (kind)
       warnings.push(
         `root ${kept.key} alternative ${i + 1} (${kind}) dropped: Gemini cannot declare it, so the model cannot send it`,
@@ -44,18 +44,4 @@ function alternatives(value: unknown, refs: GeminiSchemaRefResolver): RawSchema[
     )
     .filter(isRawSchema)
     .filter((member) => !(declaredTypes(member).length === 1 && declaredTypes(member)[0] === 'null'));
-}
-
-/** What an alternative is when it has nothing the layout can offer: a map or a free-form object. */
-function unsendableKind(member: RawSchema): string | undefined {
-  if (rootMapOf(member)) return 'a map';
-  const types = declaredTypes(member);
-  const hasProperties = isRawSchema(member.properties) && Object.keys(member.properties).length > 0;
-  const freeForm =
-    types.length === 1 &&
-    types[0] === 'object' &&
-    !hasProperties &&
-    member.required === undefined &&
-    member.additionalProperties !== false;
-  return freeForm ? 'a free-form object' : undefined;
 }

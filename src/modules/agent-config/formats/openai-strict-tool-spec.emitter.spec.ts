@@ -193,20 +193,20 @@ describe('toOpenAiStrictToolSpec', () => {
     expect(openAiStrictSpecViolations(spec)).toEqual([]);
   });
 
-  it('emits a root union with an alternative that is a map with strict: false, as a map anywhere', () => {
+  it.each([
+    ['a map', { type: 'object', additionalProperties: { type: 'string' } }, { type: 'string' }],
+    ['a free-form object', { type: 'object' }, true],
+  ])('emits a root union with an alternative that is %s with strict: false, as a map anywhere', (_, member, keys) => {
     const { spec, warnings } = toOpenAiStrictToolSpec({
       name: 'label',
       description: 'd',
       parameters: {
         type: 'object',
-        anyOf: [
-          { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
-          { type: 'object', additionalProperties: { type: 'string' } },
-        ],
+        anyOf: [{ type: 'object', properties: { id: { type: 'string' } }, required: ['id'] }, member],
       },
     });
     expect(spec.function.strict).toBe(false);
-    expect(spec.function.parameters).toMatchObject({ additionalProperties: { type: 'string' } });
+    expect(spec.function.parameters).toMatchObject({ additionalProperties: keys });
     expect(warnings).toEqual([expect.stringContaining('is a map')]);
   });
 

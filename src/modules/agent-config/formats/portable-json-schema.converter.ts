@@ -1,5 +1,6 @@
 import { JsonSchema } from '@app/modules/tool-registry/tool-registry.types';
 import { GeminiSchemaRefResolver } from './gemini-schema-ref.resolver';
+import { keysOnlyAlternative } from './gemini-root-map';
 import { RawSchema, childSchemas, declaredTypes, isRawSchema } from './tool-spec-schema.walk';
 
 /** A tool's parameters as OpenAI and Anthropic both accept them, and what had to change to get there. */
@@ -147,19 +148,19 @@ function layOutAlternatives(root: RawSchema, members: RawSchema[], key: string, 
 
 /**
  * The alternatives of a root union that are maps (no properties; values under `additionalProperties` or
- * `patternProperties`) have no properties to lay out: their keys are allowed on the root instead
+ * `patternProperties`) or free-form objects (any keys) have no properties to lay out: their keys are allowed on the root instead
  * (`additionalProperties` of any of their values), or the model could never send them (and strict mode, which
  * cannot express a map, would close the root and hide them). A root that closes itself stays closed.
  */
 function allowMapKeys(root: RawSchema, members: RawSchema[], key: string, notes: string[]): Set<RawSchema> {
   const maps = new Map<RawSchema, unknown[]>();
   members.forEach((m) => {
-    if (isRawSchema(m.properties) && Object.keys(m.properties).length > 0) return;
+    if (!keysOnlyAlternative(m)) return;
     const values = [
       ...(m.additionalProperties === true || isRawSchema(m.additionalProperties) ? [m.additionalProperties] : []),
       ...Object.values(isRawSchema(m.patternProperties) ? m.patternProperties : {}),
     ];
-    if (values.length > 0) maps.set(m, values);
+    maps.set(m, values.length > 0 ? values : [true]);
   });
   if (maps.size === 0 || root.additionalProperties !== undefined) return new Set(maps.keys());
   const values: unknown[] = [];
