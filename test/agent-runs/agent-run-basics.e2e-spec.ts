@@ -212,6 +212,28 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
     ]);
   });
 
+  it("passes a map whose one key is arguments_json to the tool as it is: only Gemini's spec wraps a map there", async () => {
+    const labels = await fx.tool('set_labels', {
+      description: 'Set labels by name.',
+      parameters: { type: 'object', additionalProperties: { type: 'string' } },
+    });
+    const agent = await fx.agent([labels.id]);
+    const sessionId = await fx.session(agent.id);
+    const before = fx.requestsTo('/set_labels').length;
+    // The model was given the OpenAI spec (the map as it is), so this is a label named arguments_json.
+    fx.model.script(
+      agent.model,
+      { toolCalls: [{ id: 'map_1', name: 'set_labels', arguments: '{"arguments_json":"{\\"tier\\":\\"gold\\"}"}' }] },
+      { text: 'Labelled.' },
+    );
+
+    const res = await fx.send(sessionId, 'map-key', 'Label it.').expect(200);
+
+    expect(res.body).toMatchObject({ status: 'COMPLETED', answer: 'Labelled.' });
+    const [sent] = fx.requestsTo('/set_labels').slice(before);
+    expect(JSON.parse(sent.body)).toEqual({ arguments_json: '{"tier":"gold"}' });
+  });
+
   it('gives a call that reuses an id of the same answer an id of its own, and runs an exact repeat once', async () => {
     const agent = await fx.agent([lookup.id]);
     const sessionId = await fx.session(agent.id);
@@ -248,13 +270,13 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
     expect(answers.map((m) => m.tool_call_id)).toEqual(ids);
     expect(answers[0].content).toContain('o-11');
     expect(answers[1].content).toContain('o-12');
-    // The journal holds each call once, under the id the conversation shows.
+    // The journal holds each call once: the repeat under the model's id qualified, as an id repeated across turns.
     const journal = await suite.gw.http
       .get(`/api/v1/admin/sessions/${sessionId}/journal`)
       .set(suite.gw.admin)
       .expect(200);
     expect((journal.body.items ?? journal.body).map((r: { toolCallId: string }) => r.toolCallId).sort()).toEqual(
-      [...ids].sort(),
+      ['twin', `twin@${res.body.runId}:1`].sort(),
     );
   });
 

@@ -139,6 +139,40 @@ describeEachDialect('the agent loop takes broken model answers', (dialect) => {
     ]);
   });
 
+  it('sends an answer with empty text back as null beside its tool calls, and leaves out one with neither', async () => {
+    const agent = await fx.agent([lookup.id]);
+    const sessionId = await fx.session(agent.id);
+    // vLLM and Ollama answer "" as the text of an answer that only calls tools; a model may also end a run with "".
+    fx.model.script(
+      agent.model,
+      { text: '', toolCalls: [{ id: 'empty_1', name: 'lookup_parcel', arguments: '{"q":"p-8"}' }] },
+      { text: '' },
+      { text: 'Parcel p-8 is out for delivery.' },
+    );
+
+    await fx.send(sessionId, 'empty-text-1', 'Where is p-8?').expect(200);
+    const res = await fx.send(sessionId, 'empty-text-2', 'And now?').expect(200);
+
+    expect(res.body).toMatchObject({ status: 'COMPLETED', answer: 'Parcel p-8 is out for delivery.' });
+    const [, afterCall, nextMessage] = fx.model.requestsFor(agent.model).map((r) => r.body.messages);
+    // OpenAI's form of an assistant message that only calls tools: content null (some providers refuse "").
+    expect(afterCall.filter((m) => m.role === 'assistant')).toEqual([
+      expect.objectContaining({ content: null, tool_calls: [expect.objectContaining({ id: 'empty_1' })] }),
+    ]);
+    // The empty final answer is not sent: providers refuse an assistant message with neither text nor tool calls.
+    expect(nextMessage.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'user']);
+    expect(nextMessage[2]).toMatchObject({ content: null });
+    // The conversation keeps what the model answered.
+    expect((await fx.messages(sessionId)).map((m) => [m.role, m.content])).toEqual([
+      ['user', 'Where is p-8?'],
+      ['assistant', ''],
+      ['tool', expect.any(String)],
+      ['assistant', ''],
+      ['user', 'And now?'],
+      ['assistant', 'Parcel p-8 is out for delivery.'],
+    ]);
+  });
+
   it('answers a tool call that is null as one without a name, and goes on', async () => {
     const agent = await fx.agent([lookup.id]);
     const sessionId = await fx.session(agent.id);

@@ -71,6 +71,38 @@ describeEachDialect('agent runs stop for a human and continue after the decision
     expect(await interruptedNow()).toBe(waiting - 1);
   });
 
+  it("runs a call left waiting behind an approval as its model's format reads it: an arguments_json key stays", async () => {
+    const labels = await fx.tool('set_labels', {
+      parameters: { type: 'object', additionalProperties: { type: 'string' } },
+    });
+    const agent = await fx.agent([cancel.id, labels.id], { sideEffectPolicy: 'APPROVE_SIDE_EFFECTS' });
+    const sessionId = await fx.session(agent.id);
+    const before = fx.requestsTo('/set_labels').length;
+    fx.model.script(
+      agent.model,
+      {
+        toolCalls: [
+          { id: 'c1', name: 'cancel_order', arguments: '{"q":"o-10"}' },
+          { id: 'c2', name: 'set_labels', arguments: JSON.stringify({ arguments_json: '{"state":"cancelled"}' }) },
+        ],
+      },
+      { text: 'Cancelled and labelled.' },
+    );
+    const res = await fx.send(sessionId, 'm1', 'Cancel o-10 and label it').expect(200);
+    expect(res.body).toMatchObject({ status: 'INTERRUPTED', hitlRequest: { toolCallId: 'c1' } });
+
+    await suite.gw.http
+      .post(`/api/v1/sessions/${sessionId}/resume`)
+      .set(fx.runtime)
+      .send({ clientMessageId: 'r1', toolCallId: 'c1', decision: 'APPROVE' })
+      .expect(200);
+    await fx.untilRun(sessionId, res.body.runId, 'COMPLETED');
+
+    // The run's model was given the OpenAI spec: its map holds a label named arguments_json, sent as it is.
+    const [sent] = fx.requestsTo('/set_labels').slice(before);
+    expect(JSON.parse(sent.body)).toEqual({ arguments_json: '{"state":"cancelled"}' });
+  });
+
   it("shows the session's current request while the run waits: a resume that approves one call may stop at the next", async () => {
     const agent = await fx.agent([cancel.id], { sideEffectPolicy: 'APPROVE_SIDE_EFFECTS' });
     const sessionId = await fx.session(agent.id);

@@ -41,7 +41,8 @@ export interface RecordedModelRequest {
  * records every request body. An empty queue answers 500 "no scripted answer", which fails the run visibly. Like
  * OpenAI, it refuses (400) a conversation with a tool call whose function name is not `^[a-zA-Z0-9_-]+$`; like vLLM,
  * llama.cpp's server and SGLang (which parse them for the chat template), one with a tool call whose arguments are
- * not the JSON text of an object.
+ * not the JSON text of an object; like the providers that check message content (Anthropic's and Bedrock's
+ * OpenAI-compatible endpoints), one with an assistant message whose text is empty.
  */
 export class ScriptedModelServer {
   readonly requests: RecordedModelRequest[] = [];
@@ -89,7 +90,8 @@ export class ScriptedModelServer {
     const recorded: RecordedModelRequest = { model: body.model, headers: req.headers, body };
     this.requests.push(recorded);
     this.onRequest?.(recorded);
-    const refused = invalidFunctionName(body.messages) ?? invalidArguments(body.messages);
+    const refused =
+      invalidFunctionName(body.messages) ?? invalidArguments(body.messages) ?? emptyAssistantText(body.messages);
     if (refused) return json(res, 400, { error: refused });
     const answer = this.queues.get(body.model)?.shift();
     if (!answer) return json(res, 500, { error: { message: `no scripted answer left for model ${body.model}` } });
@@ -166,6 +168,26 @@ function invalidArguments(messages: Array<Record<string, any>>): Record<string, 
           code: 400,
         };
     }
+  }
+  return null;
+}
+
+/**
+ * The refusal of an assistant message with empty text: "" beside tool calls (OpenAI's form there is null), or no
+ * text and no tool calls at all, which the providers that check content refuse ("messages: text content blocks must
+ * be non-empty", "all messages must have non-empty content").
+ */
+function emptyAssistantText(messages: Array<Record<string, any>>): Record<string, unknown> | null {
+  for (const [i, m] of messages.entries()) {
+    if (m.role !== 'assistant') continue;
+    const calls = Array.isArray(m.tool_calls) && m.tool_calls.length > 0;
+    if (m.content === '' || (!calls && (m.content === null || m.content === undefined)))
+      return {
+        message: `messages.${i}: all messages must have non-empty content except for the optional final assistant message`,
+        type: 'invalid_request_error',
+        param: null,
+        code: 400,
+      };
   }
   return null;
 }

@@ -188,6 +188,47 @@ describe('strict tool specs and the arguments that come back', () => {
     expect(JSON.parse(remote.requests[0].body)).toEqual({ REGION: 'eu', TIER: 'gold' });
   });
 
+  it("unwraps a map's arguments_json only from a model given the Gemini spec (or one act does not name)", async () => {
+    const session = (
+      await gw.http.post('/api/v1/sessions').set(runtime).send({ agentId, userId: 'u1', permissions: [] }).expect(201)
+    ).body.id;
+    const sent = { arguments_json: '{"REGION":"eu"}' };
+    const act = (iteration: number, format?: string) =>
+      gw.http
+        .post(`/api/v1/sessions/${session}/act`)
+        .set(runtime)
+        .send({ iteration, toolCalls: [{ id: `map-${iteration}`, name: 'set_env', arguments: sent }], format })
+        .expect(200);
+
+    await act(1, 'gemini');
+    await act(2, 'openai');
+    await act(3, 'anthropic');
+    await act(4);
+
+    expect(remote.requests.map((r) => JSON.parse(r.body))).toEqual([{ REGION: 'eu' }, sent, sent, { REGION: 'eu' }]);
+    const refused = await gw.http
+      .post(`/api/v1/sessions/${session}/act`)
+      .set(runtime)
+      .send({ iteration: 5, toolCalls: [{ id: 'map-5', name: 'set_env', arguments: sent }], format: 'palm' })
+      .expect(400);
+    expect(refused.body.error.details.fields).toEqual([expect.objectContaining({ field: 'format' })]);
+  });
+
+  it("executes a map tool's arguments_json as the named format reads it", async () => {
+    const sent = { arguments_json: '{"REGION":"eu"}' };
+    const execute = (format: string) =>
+      gw.http
+        .post('/api/v1/tools/set_env/execute')
+        .set(runtime)
+        .send({ agentId, userId: 'u1', permissions: [], arguments: sent, format })
+        .expect(200);
+
+    await execute('openai');
+    await execute('gemini');
+
+    expect(remote.requests.map((r) => JSON.parse(r.body))).toEqual([sent, { REGION: 'eu' }]);
+  });
+
   it('sends Anthropic keys it accepts for property names it refuses, and maps them back before the remote sees them', async () => {
     const res = await toolSpecs({ format: 'anthropic' }).expect(200);
     const graph = res.body.tools.find((t: { name: string }) => t.name === 'graph');

@@ -89,6 +89,45 @@ describeEachDialect('the new-tool checklist', (dialect) => {
     });
   });
 
+  it('warns of each alternative of a root union that Gemini drops, in the checklist and in the explained tool-specs', async () => {
+    const parameters = {
+      type: 'object',
+      anyOf: [
+        { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+        { type: 'object', additionalProperties: { type: 'string' } },
+      ],
+    };
+    const tool = (
+      await suite.gw.http
+        .post('/api/v1/admin/tools')
+        .set(suite.gw.admin)
+        .send(toolBody({ tenantId: 'acme', parameters }))
+        .expect(201)
+    ).body;
+    const gemini = byCheck(tool.checklist.items).MODEL_GEMINI;
+    expect(gemini.status).toBe('WARN');
+    expect(gemini.message).toContain('root union of 2 alternatives laid out as one object');
+    expect(gemini.message).toContain('root anyOf alternative 2 (a map) dropped');
+    const agent = (
+      await suite.gw.http.post('/api/v1/admin/agents').set(suite.gw.admin).send({ name: 'union-bot', tenantId: 'acme' })
+    ).body;
+    await suite.gw.http
+      .put(`/api/v1/admin/agents/${agent.id}/tools`)
+      .set(suite.gw.admin)
+      .send({ toolIds: [tool.id] })
+      .expect(200);
+    const specs = await suite.gw.http
+      .post(`/api/v1/admin/agents/${agent.id}/tool-specs`)
+      .set(suite.gw.admin)
+      .send({ userId: 'u1', permissions: [], format: 'gemini', explain: true })
+      .expect(200);
+    const decision = specs.body.decisions.find((d: { toolId: string }) => d.toolId === tool.id);
+    expect(decision.warnings).toEqual([
+      expect.stringContaining('laid out as one object'),
+      expect.stringContaining('root anyOf alternative 2 (a map) dropped'),
+    ]);
+  });
+
   it('reports an invalid schema as a SCHEMA_VALID failure', async () => {
     const res = await suite.gw.http
       .post('/api/v1/admin/tools/checklist')

@@ -36,6 +36,7 @@ describe('FromSchema', () => {
         {
           iteration: number;
           toolCalls: Array<{ id: string; name: string; arguments: Record<string, unknown> | string }>;
+          format?: 'openai' | 'anthropic' | 'gemini' | 'openai-responses';
         }
       >,
       Same<
@@ -47,6 +48,7 @@ describe('FromSchema', () => {
           arguments: Record<string, unknown> | string;
           capabilities?: Array<'SANDBOX' | 'FILE_ROOM' | 'MCP'>;
           toolCallId?: string;
+          format?: 'openai' | 'anthropic' | 'gemini' | 'openai-responses';
         }
       >,
       Same<

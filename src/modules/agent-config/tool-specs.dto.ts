@@ -9,7 +9,8 @@ export class VisibilityDecisionDto {
   @ApiProperty() reason: string;
   @ApiPropertyOptional({
     type: [String],
-    description: 'Why a visible tool was emitted with strict: false in a strict request',
+    description:
+      "Why a visible tool was emitted with strict: false in a strict request, or what its gemini spec drops (a root union's alternatives)",
   })
   warnings?: string[];
 }

@@ -21,10 +21,16 @@ describe('assignJournalKeys', () => {
       { id: 'call_0', name: 't', arguments: '{"a":2}' },
       { id: 'call_0', name: 'u', arguments: '{"a":1}' },
     ];
+    // The conversation's ids are short (OpenAI takes at most 40 characters); the journal keys are the contract's
+    // qualified form of the model's id, as for an id repeated across turns.
     expect(assignJournalKeys(calls, new Set(['call_0']), RUN, 4)).toEqual([
       { id: 'call_0', key: `call_0@${RUN}:4`, name: 't', arguments: '{"a":1}' },
-      { id: 'call_11111111_4_1', key: 'call_11111111_4_1', name: 't', arguments: '{"a":2}' },
-      { id: 'call_11111111_4_2', key: 'call_11111111_4_2', name: 'u', arguments: '{"a":1}' },
+      { id: 'call_11111111_4_1', key: `call_0@${RUN}:4.2`, name: 't', arguments: '{"a":2}' },
+      { id: 'call_11111111_4_2', key: `call_0@${RUN}:4.3`, name: 'u', arguments: '{"a":1}' },
+    ]);
+    expect(assignJournalKeys(calls.slice(0, 2), new Set(), RUN, 1).map((c) => c.key)).toEqual([
+      'call_0',
+      `call_0@${RUN}:1`,
     ]);
   });
 
@@ -132,6 +138,23 @@ describe('toChatMessages', () => {
         .tool_calls[0].function.arguments;
     expect(sent('{"q": 1}')).toBe('{"q": 1}');
     for (const broken of ['{"q": ', '"q"', '[1]', 'null']) expect(sent(broken)).toBe('{}');
+  });
+
+  it('sends empty text beside tool calls as null, and leaves out an assistant message with neither', () => {
+    const [user, calls, result] = conversation;
+    const sent = toChatMessages(null, [
+      user,
+      { ...calls, content: '' },
+      result,
+      { ...conversation[3], content: '' },
+      { ...user, seq: 5 },
+    ]);
+    expect(sent.map((m) => [m.role, m.content])).toEqual([
+      ['user', 'hi'],
+      ['assistant', null],
+      ['tool', 'found'],
+      ['user', 'hi'],
+    ]);
   });
 
   it('collects the journal keys the session used', () => {

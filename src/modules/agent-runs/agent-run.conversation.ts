@@ -22,7 +22,12 @@ const NOT_A_TOOL_NAME = 'invalid_tool_name';
  */
 const NO_ARGUMENTS = '{}';
 
-/** The conversation in OpenAI's chat format: the agent's system prompt first, then every stored message. */
+/**
+ * The conversation in OpenAI's chat format: the agent's system prompt first, then every stored message. An assistant
+ * message that only calls tools carries `content: null` (OpenAI's documented form; servers answer "" there, and some
+ * providers refuse "" sent back); one with neither text nor tool calls (an empty final answer) is left out, as
+ * providers refuse an empty assistant message. The stored conversation keeps both as the model answered.
+ */
 export function toChatMessages(
   systemPrompt: string | null,
   conversation: readonly ConversationMessage[],
@@ -34,7 +39,7 @@ export function toChatMessages(
     else if (m.toolCalls && m.toolCalls.length > 0)
       out.push({
         role: 'assistant',
-        content: m.content,
+        content: m.content || null,
         tool_calls: m.toolCalls.map((c) => ({
           id: c.id,
           type: 'function' as const,
@@ -44,17 +49,19 @@ export function toChatMessages(
           },
         })),
       });
-    else out.push({ role: 'assistant', content: m.content ?? '' });
+    else if (m.content) out.push({ role: 'assistant', content: m.content });
   }
   return out;
 }
 
 /**
  * The journal key of each tool call of a model answer: the model's own id, unless the session used that key
- * before (models repeat ids such as `call_0` across turns): then `<id>@<runId>:<iteration>`. A call without an id,
- * or with an id another call of the answer has, gets one from the gateway (`call_<run>_<iteration>_<index>`), so
+ * before (models repeat ids such as `call_0` across turns, or give two calls of one answer the same id): then
+ * `<id>@<runId>:<iteration>` (`.2`, `.3`... when that is taken too), the one form the contract names. A call without
+ * an id, or with an id another call of the answer has, gets an id in the conversation from the gateway
+ * (`call_<run>_<iteration>_<index>`, short enough for OpenAI's 40 characters, which a qualified key is not), so
  * each tool message answers exactly one call: a provider sent one id for two calls (and two answers under it)
- * reads a conversation it cannot follow. The same call twice in one answer (id, name and arguments) is one call,
+ * reads a conversation it cannot follow; a call without an id is keyed by that id. The same call twice in one answer (id, name and arguments) is one call,
  * kept once: it runs once. Assigned once, when the answer is checkpointed, so a continuation after a crash submits
  * the same keys. In an answer `cutShort` at the model's token limit, the last call is marked `truncated` when its
  * arguments are no complete JSON (or none at all): the cut left them incomplete, and it must not run.
@@ -83,9 +90,11 @@ export function assignJournalKeys(
     let id = own && !ids.has(own) ? own : generated;
     for (let n = 2; ids.has(id); n++) id = `${generated}_${n}`;
     ids.add(id);
-    let key = bounded(id);
-    if (taken.has(key)) key = bounded(`${id}@${runId}:${iteration}`);
-    for (let n = 2; taken.has(key); n++) key = bounded(`${id}@${runId}:${iteration}.${n}`);
+    // The key is the model's own id (qualified when taken), also for a call whose id the conversation had to replace.
+    const base = own ?? id;
+    let key = bounded(base);
+    if (taken.has(key)) key = bounded(`${base}@${runId}:${iteration}`);
+    for (let n = 2; taken.has(key); n++) key = bounded(`${base}@${runId}:${iteration}.${n}`);
     taken.add(key);
     const truncated = cutShort && i === calls.length - 1 && !isCompleteJson(c.arguments);
     kept.push({ id, key, name: c.name, arguments: args, ...(truncated && { truncated: true as const }) });

@@ -39,6 +39,9 @@ import { ToolResultStore } from '@app/modules/loop-acting/results/tool-result.st
 import { inlineResult } from '@app/modules/loop-acting/results/tool-result.view';
 import { FAILURE_PREFIX } from '@app/modules/executors/call-path/tool-call.types';
 
+/** The format of the tool specs a run's model is given (every provider speaks OpenAI's chat completions). */
+const RUN_SPEC_FORMAT = 'openai';
+
 /** Why a run stops, and what is written with it. */
 interface Stop {
   status: Extract<RunStatus, 'COMPLETED' | 'INTERRUPTED' | 'PAUSED' | 'FAILED'>;
@@ -128,7 +131,7 @@ export class AgentRunLoop {
           permissions: ctx.session.permissions,
           capabilities: ctx.session.capabilities,
         },
-        'openai',
+        RUN_SPEC_FORMAT,
       );
       // Every feature's reminders (the active skill, finished sub-agent tasks), as tool-specs answers them.
       const session = (await this.sessionRepo.find(run.sessionId)) ?? ctx.session;
@@ -332,6 +335,7 @@ export class AgentRunLoop {
       response = await this.acting.act(auth, run.sessionId, {
         iteration: run.actIteration,
         toolCalls: submitted.map((c) => ({ id: c.key, name: c.name, arguments: c.arguments })),
+        format: RUN_SPEC_FORMAT,
       });
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;

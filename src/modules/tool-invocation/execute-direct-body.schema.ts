@@ -1,6 +1,7 @@
 import type { FromSchema } from '@app/common/http/json-schema.type';
 import { SAFE_LINE_PATTERN } from '@app/common/safe-text';
 import { TOOL_REQUIREMENTS } from '@app/modules/tool-registry/tool-registry.types';
+import { CALL_FORMAT_SCHEMA } from './call-format.schema';
 
 /**
  * The executeDirect body, described once: ajv validates requests against it, Swagger shows it (component
@@ -29,6 +30,7 @@ export const EXECUTE_DIRECT_BODY_SCHEMA = {
       description:
         "The call's id (default: generated): remotes receive it as X-Tool-Call-Id, and an Idempotency-Key derived from it and the tenant",
     },
+    format: CALL_FORMAT_SCHEMA,
   },
 } as const;
 

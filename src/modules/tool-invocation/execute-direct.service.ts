@@ -41,6 +41,7 @@ export class ExecuteDirectService {
       capabilities: dto.capabilities,
       toolName,
       rawArguments: dto.arguments,
+      format: dto.format,
     });
     if (prepared.tool && isPlatformWebSearch(prepared.tool)) {
       throw new DomainError(

@@ -9,6 +9,7 @@ import { approvalNeed, ApprovalNeed } from '@app/modules/hitl/approval/approval-
 import { FAILURE_PREFIX } from '@app/modules/executors/call-path/tool-call.types';
 import { parseToolArguments } from './tool-arguments.parser';
 import { argumentsSizeProblem } from './tool-arguments.size';
+import type { ModelFormat } from '@app/modules/agent-config/formats/model-formats';
 
 export interface CallRequest {
   tenantId: string;
@@ -20,6 +21,8 @@ export interface CallRequest {
   webSearchMode?: WebSearchMode;
   toolName: string;
   rawArguments: unknown;
+  /** The format of the tool specs the model was given, when the caller said (see ToolSchemaCompiler.reviveArguments). */
+  format?: ModelFormat;
   /** The request's arrival (performance.now()): configuration confirmed since then is fresh enough. */
   freshSince?: number;
 }
@@ -88,7 +91,7 @@ export class ToolCallPreparer {
     const tooLarge = argumentsSizeProblem(req.rawArguments, parsed.value);
     // The refusal keeps a note instead of the arguments: nothing will run them, and storing megabytes helps no one.
     if (tooLarge) return refused(tool, { $omitted: tooLarge }, 'BAD_ARGUMENTS', `${tooLarge}; no call was made`);
-    const args = this.schemas.reviveArguments(tool, parsed.value);
+    const args = this.schemas.reviveArguments(tool, parsed.value, req.format);
     const violations = this.schemas.validateArguments(tool, args);
     if (violations.length) {
       return refused(

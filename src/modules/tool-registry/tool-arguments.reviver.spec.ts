@@ -78,6 +78,15 @@ describe('compileArgumentsReviver', () => {
     expect(named({ [GEMINI_ROOT_MAP_PROPERTY]: '{"A":"1"}' })).toEqual({ A: '1' });
   });
 
+  it('takes that one property as the map only from a model given the Gemini spec, or one of a format not known', () => {
+    const env = compileArgumentsReviver({ type: 'object', additionalProperties: { type: 'string' } })!;
+    const sent = { [GEMINI_ROOT_MAP_PROPERTY]: '{"A":"1"}' };
+    expect(env(sent, 'gemini')).toEqual({ A: '1' });
+    expect(env(sent)).toEqual({ A: '1' });
+    // The other formats were given the map as it is: a key of that name is the map's own.
+    for (const format of ['openai', 'openai-responses', 'anthropic'] as const) expect(env(sent, format)).toBe(sent);
+  });
+
   it('maps the text of a non-string enum value back to the value', () => {
     expect(revive({ q: 'x', level: '1' })).toEqual({ q: 'x', level: 1 });
     expect(revive({ q: 'x', level: 'true' })).toEqual({ q: 'x', level: true });

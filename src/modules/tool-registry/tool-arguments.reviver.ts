@@ -1,6 +1,7 @@
 import { GeminiSchemaRefResolver } from '@app/modules/agent-config/formats/gemini-schema-ref.resolver';
 import { anthropicPropertyKey } from '@app/modules/agent-config/formats/anthropic-property-key';
 import { GEMINI_ROOT_MAP_PROPERTY, rootMapOf } from '@app/modules/agent-config/formats/gemini-root-map';
+import type { ModelFormat } from '@app/modules/agent-config/formats/model-formats';
 import { jsonTextNestsDeeperThan, MAX_JSON_DEPTH } from '@app/common/json-depth';
 import type { JsonSchema } from './tool-registry.types';
 
@@ -20,8 +21,11 @@ interface RevivePlan {
   renamed?: Map<string, string>;
 }
 
-/** Undoes, on a model's arguments, what the emitted spec asked of the model and the tool's schema does not take. */
-export type ArgumentsReviver = (args: Record<string, unknown>) => Record<string, unknown>;
+/**
+ * Undoes, on a model's arguments, what the emitted spec asked of the model and the tool's schema does not take.
+ * `format`: the format of the spec the model was given (undefined: not known, any format's answer is read).
+ */
+export type ArgumentsReviver = (args: Record<string, unknown>, format?: ModelFormat) => Record<string, unknown>;
 
 const isRaw = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
 const MAX_PLAN_DEPTH = 32;
@@ -35,6 +39,9 @@ const MAX_PLAN_NODES = 5_000;
  * but no string, the text of a non-string enum value, and the map of a tool whose arguments are a map
  * (Gemini), are parsed back. Anything else is left
  * for the tool's own schema to judge. The input is not mutated; unchanged parts are shared.
+ * The map is the one rewrite whose input the tool's schema also takes as it is (a map whose one key is
+ * `arguments_json`), so it is read only from a model given the Gemini spec, or from a caller that did not say which
+ * spec its model was given; the others undo what the tool's schema would refuse anyway.
  */
 export function compileArgumentsReviver(schema: JsonSchema): ArgumentsReviver | null {
   const refs = new GeminiSchemaRefResolver(schema);
@@ -42,8 +49,8 @@ export function compileArgumentsReviver(schema: JsonSchema): ArgumentsReviver | 
   const plan = planFor(schema, refs, plans, 0);
   const reviver: ArgumentsReviver | null = plan ? (args) => revive(plan, args, 0) as Record<string, unknown> : null;
   if (!rootMapOf(schema)) return reviver;
-  return (args) => {
-    const map = rootMapArguments(args);
+  return (args, format) => {
+    const map = format === undefined || format === 'gemini' ? rootMapArguments(args) : args;
     return reviver ? reviver(map) : map;
   };
 }

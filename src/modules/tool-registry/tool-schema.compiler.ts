@@ -9,6 +9,7 @@ import { addLinearFormats } from './tool-schema.formats';
 import { jsonValueNestsDeeperThan, MAX_JSON_DEPTH, tooDeepProblem } from '@app/common/json-depth';
 import { ArgumentsReviver, compileArgumentsReviver } from './tool-arguments.reviver';
 import { inPlaceRefLoop } from './tool-schema.ref-loops';
+import type { ModelFormat } from '@app/modules/agent-config/formats/model-formats';
 
 /** Largest accepted `parameters` schema: bytes of its JSON in UTF-8 (it is stored in one TEXT column: 64 KB on MySQL). */
 export const MAX_SCHEMA_BYTES = 60_000;
@@ -114,11 +115,12 @@ export class ToolSchemaCompiler {
   /**
    * The arguments with what the emitted specs asked of the model mapped back to what the tool's schema
    * takes (see {@link compileArgumentsReviver}); the same object when nothing applies. Run before
-   * {@link validateArguments}.
+   * {@link validateArguments}. `format`: the format of the spec the model was given, when the caller knows it.
    */
   reviveArguments(
     tool: Pick<ToolDescriptor, 'id' | 'version' | 'parameters'>,
     args: Record<string, unknown>,
+    format?: ModelFormat,
   ): Record<string, unknown> {
     const key = `${tool.id}@${tool.version}`;
     let reviver = this.revivers.get(key);
@@ -126,7 +128,7 @@ export class ToolSchemaCompiler {
       reviver = compileArgumentsReviver(tool.parameters) ?? false;
       this.revivers.set(key, reviver);
     }
-    return reviver ? reviver(args) : args;
+    return reviver ? reviver(args, format) : args;
   }
 
   private validatorFor(tool: Pick<ToolDescriptor, 'id' | 'version' | 'parameters'>): ValidateFunction {

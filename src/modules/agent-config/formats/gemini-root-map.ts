@@ -1,6 +1,6 @@
 import type { JsonSchema } from '@app/modules/tool-registry/tool-registry.types';
 import { GeminiSchemaRefResolver } from './gemini-schema-ref.resolver';
-import { declaredTypes, isRawSchema } from './tool-spec-schema.walk';
+import { declaredTypes, isRawSchema, type RawSchema } from './tool-spec-schema.walk';
 
 /**
  * The one property of the Gemini spec of a tool whose arguments are a map: Gemini has no schema for an object without
@@ -27,6 +27,23 @@ export function rootMapOf(schema: JsonSchema): JsonSchema | undefined {
   const map =
     additional === true || isRawSchema(additional) || (isRawSchema(patterns) && Object.keys(patterns).length > 0);
   return map ? root : undefined;
+}
+
+/**
+ * What an alternative of a root union is when it has no properties to lay out but does take keys: a map (see
+ * {@link rootMapOf}) or a free-form object (`{type: "object"}` alone); undefined for anything else (an alternative
+ * that only constrains the root's own properties, `{required: ["a"]}`, or one that takes no object).
+ */
+export function keysOnlyAlternative(member: RawSchema): 'a map' | 'a free-form object' | undefined {
+  if (rootMapOf(member)) return 'a map';
+  const types = declaredTypes(member);
+  const freeForm =
+    types.length === 1 &&
+    types[0] === 'object' &&
+    !(isRawSchema(member.properties) && Object.keys(member.properties).length > 0) &&
+    member.required === undefined &&
+    member.additionalProperties !== false;
+  return freeForm ? 'a free-form object' : undefined;
 }
 
 const SHAPE_KEYWORDS = ['type', 'properties', 'additionalProperties', 'patternProperties', 'allOf', 'anyOf', 'oneOf'];

@@ -1,4 +1,4 @@
-import { toGeminiToolSpec } from './gemini-tool-spec.emitter';
+import { emitGeminiToolSpec, toGeminiToolSpec } from './gemini-tool-spec.emitter';
 import { deepFreeze, geminiViolations } from './model-formats.test-helpers';
 import { GEMINI_OBJECT_AS_TEXT_NOTE } from './gemini-schema-draft.finalizer';
 import { GEMINI_ROOT_MAP_PROPERTY } from './gemini-root-map';
@@ -158,6 +158,83 @@ describe('toGeminiToolSpec', () => {
       required: ['kind', 'to'],
     });
     expect(geminiViolations(spec.parameters)).toEqual([]);
+  });
+
+  it('warns of a root union laid out as one object, naming each alternative it drops', () => {
+    const emitted = emitGeminiToolSpec({
+      name: 'label',
+      description: 'By id, or labels by name.',
+      parameters: deepFreeze({
+        type: 'object',
+        anyOf: [
+          { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+          { type: 'object', additionalProperties: { type: 'string' } },
+        ],
+      }),
+    });
+    expect(emitted.spec.parameters).toEqual({ type: 'object', properties: { id: { type: 'string' } } });
+    expect(emitted.warnings).toEqual([
+      'root union of 2 alternatives laid out as one object: Gemini is not told which arguments go together',
+      'root anyOf alternative 2 (a map) dropped: Gemini cannot declare it, so the model cannot send it',
+    ]);
+    const onlyMaps = emitGeminiToolSpec({
+      name: 'tag',
+      description: 'Tags.',
+      parameters: {
+        oneOf: [{ type: 'object', additionalProperties: true }, { $ref: '#/$defs/Headers' }, { type: 'object' }],
+        $defs: { Headers: { type: 'object', patternProperties: { '^x-': { type: 'string' } } } },
+      },
+    });
+    expect(onlyMaps.spec).not.toHaveProperty('parameters');
+    expect(onlyMaps.warnings).toEqual([
+      expect.stringContaining('laid out as one object'),
+      expect.stringContaining('root oneOf alternative 1 (a map) dropped'),
+      expect.stringContaining('root oneOf alternative 2 (a map) dropped'),
+      expect.stringContaining('root oneOf alternative 3 (a free-form object) dropped'),
+    ]);
+  });
+
+  it("drops no alternative that only constrains the root's properties, and names a second union Gemini cannot take", () => {
+    const constraints = emitGeminiToolSpec({
+      name: 'find',
+      description: 'By a or by b.',
+      parameters: {
+        type: 'object',
+        properties: { a: { type: 'string' }, b: { type: 'string' } },
+        anyOf: [{ required: ['a'] }, { required: ['b'] }, { type: 'null' }],
+      },
+    });
+    expect(constraints.spec.parameters).toEqual({
+      type: 'object',
+      properties: { a: { type: 'string' }, b: { type: 'string' } },
+    });
+    expect(constraints.warnings).toEqual([expect.stringContaining('root union of 2 alternatives laid out')]);
+    const two = emitGeminiToolSpec({
+      name: 'find',
+      description: 'Two unions.',
+      parameters: {
+        type: 'object',
+        anyOf: [{ properties: { a: { type: 'string' } } }, { properties: { b: { type: 'string' } } }],
+        oneOf: [{ properties: { c: { type: 'string' } } }, { properties: { d: { type: 'string' } } }],
+      },
+    });
+    expect(two.spec.parameters).toEqual({
+      type: 'object',
+      properties: { a: { type: 'string' }, b: { type: 'string' } },
+    });
+    expect(two.warnings).toEqual([
+      expect.stringContaining('laid out as one object'),
+      "root oneOf dropped: Gemini takes one union, and the root's anyOf is the one kept",
+    ]);
+  });
+
+  it('has no warnings for a schema Gemini takes as it is, or whose stand-ins the model can still fill', () => {
+    for (const parameters of [
+      { type: 'object', properties: { q: { type: 'string' } } },
+      { type: 'object', additionalProperties: { type: 'string' } },
+      { type: 'object', properties: { meta: { type: 'object', additionalProperties: true } } },
+    ])
+      expect(emitGeminiToolSpec({ name: 't', description: 't', parameters }).warnings).toEqual([]);
   });
 
   it('drops nullable from the root', () => {

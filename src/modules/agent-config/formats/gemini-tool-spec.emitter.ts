@@ -2,6 +2,7 @@ import { JsonSchema } from '@app/modules/tool-registry/tool-registry.types';
 import { toGeminiSchema } from './gemini-schema.converter';
 import { GEMINI_OBJECT_AS_TEXT_NOTE } from './gemini-schema-draft.finalizer';
 import { GEMINI_ROOT_MAP_PROPERTY, rootMapOf } from './gemini-root-map';
+import { geminiRootUnionWarnings } from './gemini-root-union';
 import { GeminiToolSpec, ToolSpecSource } from './model-format.types';
 import { unitedMemberProperties } from './portable-json-schema.converter';
 
@@ -13,9 +14,9 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * Gemini needs an OBJECT at the root. A root union of objects (`anyOf: [{...}, {...}]`) would leave
  * the root with no properties at all, so its members' properties are laid out side by side instead (a name
  * the members define differently takes any of their schemas); a name is required only when every member
- * requires it.
+ * requires it. `laidOut`: how many members were (see {@link geminiRootUnionWarnings} for what that loses).
  */
-function toObjectRoot(schema: JsonSchema): JsonSchema {
+function toObjectRoot(schema: JsonSchema): { schema: JsonSchema; laidOut: number } {
   const { anyOf, nullable: _nullable, ...root } = schema;
   const properties: Record<string, unknown> = {};
   const required = new Set(Array.isArray(root.required) ? (root.required as string[]) : []);
@@ -29,7 +30,7 @@ function toObjectRoot(schema: JsonSchema): JsonSchema {
   const out: JsonSchema = { ...root, type: 'object' };
   if (Object.keys(properties).length > 0) out.properties = properties;
   if (required.size > 0) out.required = [...required];
-  return out;
+  return { schema: out, laidOut: members.length };
 }
 
 /**
@@ -49,14 +50,23 @@ function rootMapParameters(schema: JsonSchema): JsonSchema {
  * A tool in Gemini's function-declaration format: `{name, description, parameters}` with the schema
  * rewritten by {@link toGeminiSchema}. A tool without parameters gets no `parameters` key, because
  * Gemini has rejected an OBJECT whose `properties` is empty; a tool whose arguments are a map gets
- * {@link GEMINI_ROOT_MAP_PROPERTY} (without it the model could pass nothing).
+ * {@link GEMINI_ROOT_MAP_PROPERTY} (without it the model could pass nothing). `warnings`: what a root union loses
+ * ({@link geminiRootUnionWarnings}); the stand-ins the model fills as JSON text are no warning here (the checklist
+ * names them).
  */
-export function toGeminiToolSpec(tool: ToolSpecSource): GeminiToolSpec {
+export function emitGeminiToolSpec(tool: ToolSpecSource): { spec: GeminiToolSpec; warnings: string[] } {
   const { name, description } = tool;
   const map = rootMapOf(tool.parameters);
-  if (map) return { name, description, parameters: rootMapParameters(map) };
-  const parameters = toObjectRoot(toGeminiSchema(tool.parameters));
+  if (map) return { spec: { name, description, parameters: rootMapParameters(map) }, warnings: [] };
+  const { schema: parameters, laidOut } = toObjectRoot(toGeminiSchema(tool.parameters));
+  const warnings = geminiRootUnionWarnings(tool.parameters, laidOut);
   const properties = parameters.properties;
-  if (!isPlainObject(properties) || Object.keys(properties).length === 0) return { name, description };
-  return { name, description, parameters };
+  if (!isPlainObject(properties) || Object.keys(properties).length === 0)
+    return { spec: { name, description }, warnings };
+  return { spec: { name, description, parameters }, warnings };
+}
+
+/** {@link emitGeminiToolSpec}'s spec alone. */
+export function toGeminiToolSpec(tool: ToolSpecSource): GeminiToolSpec {
+  return emitGeminiToolSpec(tool).spec;
 }

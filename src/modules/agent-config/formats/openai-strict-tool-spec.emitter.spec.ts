@@ -194,6 +194,23 @@ describe('toOpenAiStrictToolSpec', () => {
   });
 
   it.each([
+    ['a map', { type: 'object', additionalProperties: { type: 'string' } }, { type: 'string' }],
+    ['a free-form object', { type: 'object' }, true],
+  ])('emits a root union with an alternative that is %s with strict: false, as a map anywhere', (_, member, keys) => {
+    const { spec, warnings } = toOpenAiStrictToolSpec({
+      name: 'label',
+      description: 'd',
+      parameters: {
+        type: 'object',
+        anyOf: [{ type: 'object', properties: { id: { type: 'string' } }, required: ['id'] }, member],
+      },
+    });
+    expect(spec.function.strict).toBe(false);
+    expect(spec.function.parameters).toMatchObject({ additionalProperties: keys });
+    expect(warnings).toEqual([expect.stringContaining('is a map')]);
+  });
+
+  it.each([
     [
       'an allOf of a string and a number',
       { m: { allOf: [{ type: 'string' }, { minLength: 1 }] } },

@@ -42,6 +42,36 @@ describe('toPortableSchema', () => {
     expect(anthropicSpecViolations(asAnthropic(schema))).toEqual([]);
   });
 
+  it('keeps the keys of a root union alternative that is a map allowed beside the laid-out properties', () => {
+    const { schema, notes } = toPortableSchema({
+      type: 'object',
+      anyOf: [
+        { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+        { type: 'object', additionalProperties: { type: 'string' } },
+        { type: 'object', patternProperties: { '^x-': { type: 'integer' } } },
+      ],
+    });
+    expect(schema).toEqual({
+      type: 'object',
+      description: 'Give at least one of these argument sets: (id) or (a map of other keys) or (a map of other keys).',
+      properties: { id: { type: 'string' } },
+      additionalProperties: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
+    });
+    expect(notes).toEqual([
+      'root anyOf alternatives 2, 3 are maps: their keys are allowed beside the properties, with any of their values',
+      'root anyOf of 3 alternatives laid out as one object',
+    ]);
+    expect(openAiSpecViolations(asOpenAi(schema))).toEqual([]);
+    expect(anthropicSpecViolations(asAnthropic(schema))).toEqual([]);
+    // A root that closes itself (additionalProperties: false) is left closed.
+    const closed = toPortableSchema({
+      type: 'object',
+      additionalProperties: false,
+      anyOf: [{ properties: { id: { type: 'string' } } }, { additionalProperties: true }],
+    }).schema;
+    expect(closed.additionalProperties).toBe(false);
+  });
+
   it('gives a property the members of a root union define differently every one of their schemas', () => {
     const { schema } = toPortableSchema(
       deepFreeze({

@@ -1,5 +1,6 @@
 import { JsonSchema } from '@app/modules/tool-registry/tool-registry.types';
 import { GeminiSchemaRefResolver } from './gemini-schema-ref.resolver';
+import { keysOnlyAlternative } from './gemini-root-map';
 import { RawSchema, childSchemas, declaredTypes, isRawSchema } from './tool-spec-schema.walk';
 
 /** A tool's parameters as OpenAI and Anthropic both accept them, and what had to change to get there. */
@@ -131,16 +132,48 @@ function layOutAlternatives(root: RawSchema, members: RawSchema[], key: string, 
   const everywhere = lists[0].filter((name) => lists.every((list) => list.includes(name)));
   const required = new Set([...stringList(root.required), ...everywhere]);
   if (required.size > 0) root.required = [...required];
+  const maps = allowMapKeys(root, members, key, notes);
   const choices = members.map((m, i) => {
     const names =
       stringList(m.required).length > 0
         ? stringList(m.required)
         : Object.keys(isRawSchema(m.properties) ? m.properties : {});
-    return names.length > 0 ? `(${names.join(', ')})` : `(option ${i + 1})`;
+    if (names.length > 0) return `(${names.join(', ')})`;
+    return maps.has(m) ? '(a map of other keys)' : `(option ${i + 1})`;
   });
   const rule = `Give ${key === 'oneOf' ? 'exactly one' : 'at least one'} of these argument sets: ${choices.join(' or ')}.`;
   root.description = typeof root.description === 'string' ? `${root.description}\n${rule}` : rule;
   notes.push(`root ${key} of ${members.length} alternatives laid out as one object`);
+}
+
+/**
+ * The alternatives of a root union that are maps (no properties; values under `additionalProperties` or
+ * `patternProperties`) or free-form objects (any keys) have no properties to lay out: their keys are allowed on the root instead
+ * (`additionalProperties` of any of their values), or the model could never send them (and strict mode, which
+ * cannot express a map, would close the root and hide them). A root that closes itself stays closed.
+ */
+function allowMapKeys(root: RawSchema, members: RawSchema[], key: string, notes: string[]): Set<RawSchema> {
+  const maps = new Map<RawSchema, unknown[]>();
+  members.forEach((m) => {
+    if (!keysOnlyAlternative(m)) return;
+    const values = [
+      ...(m.additionalProperties === true || isRawSchema(m.additionalProperties) ? [m.additionalProperties] : []),
+      ...Object.values(isRawSchema(m.patternProperties) ? m.patternProperties : {}),
+    ];
+    maps.set(m, values.length > 0 ? values : [true]);
+  });
+  if (maps.size === 0 || root.additionalProperties !== undefined) return new Set(maps.keys());
+  const values: unknown[] = [];
+  for (const value of [...maps.values()].flat())
+    if (!values.some((known) => JSON.stringify(known) === JSON.stringify(value))) values.push(value);
+  root.additionalProperties = values.includes(true) ? true : values.length === 1 ? values[0] : { anyOf: values };
+  const positions = members.flatMap((m, i) => (maps.has(m) ? [i + 1] : []));
+  notes.push(
+    positions.length > 1
+      ? `root ${key} alternatives ${positions.join(', ')} are maps: their keys are allowed beside the properties, with any of their values`
+      : `root ${key} alternative ${positions[0]} is a map: its keys are allowed beside the properties`,
+  );
+  return new Set(maps.keys());
 }
 
 /**

@@ -1,5 +1,5 @@
 import { toAnthropicToolSpec } from './anthropic-tool-spec.emitter';
-import { toGeminiToolSpec } from './gemini-tool-spec.emitter';
+import { emitGeminiToolSpec } from './gemini-tool-spec.emitter';
 import { ModelFormat, MODEL_FORMATS, ToolSpec, ToolSpecSource } from './model-format.types';
 import { toOpenAiStrictToolSpec } from './openai-strict-tool-spec.emitter';
 import { toOpenAiToolSpec } from './openai-tool-spec.emitter';
@@ -13,7 +13,10 @@ export type SpecVariant = ModelFormat | 'openai-strict';
 export interface EmittedToolSpec {
   spec: ToolSpec;
   json: string;
-  /** Why a strict variant (openai-strict, openai-responses) had to emit `strict: false`; empty otherwise. */
+  /**
+   * What the admin must know the spec loses: why a strict variant (openai-strict, openai-responses) had to emit
+   * `strict: false`, what Gemini's layout of a root union dropped; empty otherwise.
+   */
   warnings: string[];
 }
 
@@ -27,7 +30,7 @@ const EMITTERS: Readonly<Record<SpecVariant, Emitter>> = {
   openai: withoutWarnings(toOpenAiToolSpec),
   'openai-strict': toOpenAiStrictToolSpec,
   anthropic: withoutWarnings(toAnthropicToolSpec),
-  gemini: withoutWarnings(toGeminiToolSpec),
+  gemini: emitGeminiToolSpec,
   'openai-responses': toOpenAiResponsesToolSpec,
 };
 

@@ -209,9 +209,11 @@ function cachedSpec(view: TenantView, variant: SpecVariant, tool: ToolDescriptor
   return spec;
 }
 
-/** A visible tool emitted with `strict: false` in a strict request (or for the Responses API) says why in its decision. */
+/**
+ * A visible tool whose spec loses part of its schema says what in its decision: emitted with `strict: false` in a
+ * strict request (or for the Responses API), or a root union Gemini had to lay out.
+ */
 function withWarnings(decisions: VisibilityDecision[], view: TenantView, variant: SpecVariant): VisibilityDecision[] {
-  if (variant !== 'openai-strict' && variant !== 'openai-responses') return decisions;
   return decisions.map((decision) => {
     const tool = decision.visible ? view.tools.get(decision.toolId) : undefined;
     const warnings = tool ? cachedSpec(view, variant, tool).warnings : [];

@@ -48,7 +48,7 @@ export interface VisibilityDecision {
   visible: boolean;
   layer: VisibilityLayer | typeof EMITTED;
   reason: string;
-  /** A visible tool emitted with `strict: false` in a strict request: why. */
+  /** What a visible tool's spec loses: why it is `strict: false` in a strict request, what Gemini's spec drops. */
   warnings?: string[];
 }
 

@@ -49,7 +49,12 @@ export class ActService {
     freshSince: number,
     signal: AbortSignal | undefined,
   ): Promise<ActResponse> {
-    const calls: SubmittedCall[] = dto.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments }));
+    const calls: SubmittedCall[] = dto.toolCalls.map((c) => ({
+      id: c.id,
+      name: c.name,
+      arguments: c.arguments,
+      ...(dto.format && { format: dto.format }),
+    }));
     // One statement reads the session, its journal entries (scoped by the key's tenant, so they reveal nothing
     // when the session is not the caller's) and the configuration version that the calls' visibility re-check
     // will then find fresh (the view is confirmed, or reloaded, with that version while nothing else waits).

@@ -1,4 +1,5 @@
 import type { FromSchema } from '@app/common/http/json-schema.type';
+import { CALL_FORMAT_SCHEMA } from '@app/modules/tool-invocation/call-format.schema';
 
 /** Tool calls one `act` takes: a request with more is a 400; the gateway's own loop runs no more of one answer. */
 export const MAX_TOOL_CALLS_PER_ACT = 64;
@@ -42,6 +43,7 @@ export const ACT_BODY_SCHEMA = {
         },
       },
     },
+    format: CALL_FORMAT_SCHEMA,
   },
 } as const;
 

@@ -1,3 +1,5 @@
+import type { ModelFormat } from '@app/modules/agent-config/formats/model-formats';
+
 /** RUNNING: a run of the gateway's own loop works on the session (its runtime may still act). */
 export const SESSION_STATUSES = ['ACTIVE', 'INTERRUPTED', 'CLOSED', 'RUNNING'] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
@@ -23,6 +25,8 @@ export interface SubmittedCall {
   id: string;
   name: string;
   arguments: unknown;
+  /** The act's `format` (kept with a batch that waits for a human): which spec the model read its tool from. */
+  format?: ModelFormat;
 }
 
 /** What an interrupted batch still has to do once a human has decided. */

@@ -86,10 +86,11 @@ function formatItem(
   return { check, status: 'PASS', message: `${provider} accepts the emitted spec as the schema is.` };
 }
 
-/** Gemini's lossy rewrites show in the emitted spec as the stand-ins' notes. */
+/** Gemini's lossy rewrites: the emitter's warnings, and the stand-ins' notes in the emitted spec. */
 function geminiNotes(source: { name: string; description: string; parameters: Record<string, unknown> }): string[] {
-  const text = safely(() => emitToolSpec('gemini', source).json, '');
-  const notes: string[] = [];
+  const emitted = safely(() => emitToolSpec('gemini', source), undefined);
+  const text = emitted?.json ?? '';
+  const notes: string[] = [...(emitted?.warnings ?? [])];
   if (text.includes(JSON.stringify(GEMINI_OBJECT_AS_TEXT_NOTE).slice(1, -1)))
     notes.push('objects without properties (maps, free-form, recursion) are sent as JSON text');
   if (text.includes(JSON.stringify(GEMINI_ANY_VALUE_NOTE).slice(1, -1)))
