@@ -498,6 +498,8 @@ const POWERSHELL_PIPELINES: RiskCorpusEntry[] = [
   risky('gci C:\\logs | ? { $_.LastWriteTime -lt (Get-Date).AddDays(-30) } | del', ['recursive-delete']),
   risky('Get-Process | Stop-Process -Force', ['infrastructure-destroy'], 'every process of the machine'),
   risky('gps | spps', ['infrastructure-destroy']),
+  risky('Get-Process | % { Stop-Process $_ }', ['infrastructure-destroy'], 'a block that stops each process piped in'),
+  risky('Get-Process | ForEach-Object { Stop-Process -Id $_.Id -Force }', ['infrastructure-destroy']),
   risky('Remove-Item -Path C:\\data -Recurse:$true -Force', ['recursive-delete'], 'a switch given its value'),
   safe('Remove-Item -Path C:\\temp\\a.txt -Recurse:$false'),
   safe('| tool | language |\n|---|---|\n| black | python |\n| eslint | node |', 'a markdown table is no pipeline'),
@@ -516,6 +518,7 @@ const POWERSHELL_PIPELINES: RiskCorpusEntry[] = [
   safe('Get-ChildItem | % { Write-Output $_.Name }'),
   safe('Get-Process notepad | Stop-Process'),
   safe('Get-Process | Where-Object { $_.Name -eq "notepad" } | Stop-Process', 'a filter picks some'),
+  safe('Get-Process notepad | % { Stop-Process $_ }', 'one program named'),
   safe('Get-Process | Sort-Object CPU -Descending | Select-Object -First 5'),
 ];
 

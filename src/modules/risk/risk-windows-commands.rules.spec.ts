@@ -22,12 +22,15 @@ describe('PowerShell pipelines (through evaluateRiskText with the shell hint)', 
     expect(rulesOf(text)).toContain('recursive-delete');
   });
 
-  it.each(['Get-Process | Stop-Process -Force', 'gps | spps'])(
-    'reads stopping every process a bare Get-Process lists as tearing the machine down: %s',
-    (text) => {
-      expect(rulesOf(text)).toContain('infrastructure-destroy');
-    },
-  );
+  it.each([
+    'Get-Process | Stop-Process -Force',
+    'gps | spps',
+    'Get-Process | % { Stop-Process $_ }',
+    'Get-Process | ForEach-Object { Stop-Process -Id $_.Id -Force }',
+    'gps | foreach -Process { spps -InputObject $PSItem }',
+  ])('reads stopping every process a bare Get-Process lists as tearing the machine down: %s', (text) => {
+    expect(rulesOf(text)).toContain('infrastructure-destroy');
+  });
 
   it.each([
     'Get-ChildItem | Select-Object Name',
@@ -38,6 +41,9 @@ describe('PowerShell pipelines (through evaluateRiskText with the shell hint)', 
     'Get-Process notepad | Stop-Process',
     'Get-Process -Name chrome | Stop-Process -Force',
     'Get-Process | Where-Object { $_.Name -eq "notepad" } | Stop-Process',
+    'Get-Process notepad | % { Stop-Process $_ }',
+    'Get-Process | Where-Object { $_.CPU -gt 500 } | % { Stop-Process $_ }',
+    'Get-Process | % { Write-Output $_.Name }',
     'gps | ? { $_.CPU -gt 500 } | spps -Force',
     'Stop-Process -Id 4242',
     'Get-Process | Sort-Object CPU -Descending | Select-Object -First 5',

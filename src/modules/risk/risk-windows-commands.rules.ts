@@ -73,8 +73,12 @@ function runBlock(args: ShellWord[], env: ShellCommandEnv, perItem: boolean): vo
 /** One command in a script block (bash ends it at `;`) of more words than this is no script anyone writes: opaque. */
 const MAX_BLOCK_WORDS = 1_000;
 
-/** ForEach-Object's script block (`... | % { Remove-Item $_ }`): its command runs once per item piped in. */
+/**
+ * ForEach-Object's script block (`... | % { Remove-Item $_ }`): its command runs once per item piped in. A block that
+ * stops each process (`Get-Process | % { Stop-Process $_ }`) is read as Stop-Process taking the pipe.
+ */
 function forEachObject(args: ShellWord[], env: ShellCommandEnv): void {
+  stopProcess(args, env);
   runBlock(args, env, true);
 }
 
@@ -107,11 +111,13 @@ function startProcess(args: ShellWord[], env: ShellCommandEnv): void {
 
 /**
  * Get-Process with no name, id or object to filter by (every process of the machine) piped straight into
- * Stop-Process; a filter between them (`| Where-Object { ... } |`) picks some.
+ * Stop-Process, or into a ForEach-Object block that stops each item (`% { Stop-Process -Id $_.Id }`); a filter
+ * between them (`| Where-Object { ... } |`) picks some.
  */
-const EVERY_PROCESS = /^\s*(?:get-process|gps|ps)(?:\s+-(?!n|id\b|inp)[\w:]+)*\s*\|\s*(?:stop-process|spps)(?:\s|$)/i;
+const EVERY_PROCESS =
+  /^\s*(?:get-process|gps|ps)(?:\s+-(?!n|id\b|inp)[\w:]+)*\s*\|\s*(?:(?:stop-process|spps)(?:\s|$)|(?:foreach-object|foreach|%)(?:\s+-process)?\s*\{\s*(?:stop-process|spps|kill)\s[^}]*\$(?:_|psitem)\b)/i;
 
-/** `Get-Process | Stop-Process`: stopping every process takes the machine down. */
+/** `Get-Process | Stop-Process` (or `| % { Stop-Process $_ }`): stopping every process takes the machine down. */
 function stopProcess(_args: ShellWord[], env: ShellCommandEnv): void {
   const input = env.stdin();
   if (input.kind === 'opaque' && EVERY_PROCESS.test(input.snippet))
