@@ -45,6 +45,11 @@ export class RiskScan {
     this.analyzers[language](text, inner);
   }
 
+  /** This evaluation at the same depth, for code run once per item of a generated list (the body of `for f in $(ls)`). */
+  perItem(): RiskScan {
+    return this.many ? this : new RiskScan(this.sink, this.analyzers, this.depth, true, this.nestedRead);
+  }
+
   /** Reads `text` at the current depth (the entry point of an evaluation). */
   read(text: string, language: RiskLanguage): void {
     this.analyzers[language](text, this);

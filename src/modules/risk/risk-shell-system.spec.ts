@@ -227,4 +227,29 @@ describe('destructive effects on the system (through evaluateRiskText with the s
       expect(rulesOf(text)).toEqual([]);
     });
   });
+
+  describe('loops whose body runs once per item of a generated list (as xargs does)', () => {
+    it.each([
+      'for f in $(ls); do rm "$f"; done',
+      'for f in `find . -name "*.bak"`; do rm -f "$f"; done',
+      'for f in $(cat files.txt); do echo "$f"; unlink "$f"; done',
+      'while read f; do rm "$f"; done < <(ls)',
+      'ls | while read -r f; do rm "$f"; done',
+      'find . -type f | while IFS= read -r f; do shred -u "$f"; done',
+      'while read f; do rm "$f"; done < files.txt',
+    ])('flags %s', (text) => {
+      expect(rulesOf(text)).toContain('recursive-delete');
+    });
+
+    it.each([
+      'for f in a.txt b.txt; do rm "$f"; done',
+      'for f in $(ls); do echo "$f"; done',
+      'for f in "$(ls)"; do wc -l "$f"; done',
+      'echo a.txt | while read f; do rm "$f"; done',
+      'while read -r line; do echo "$line"; done < list.txt',
+      'for f in $(rm -f a.txt); do echo "$f"; done',
+    ])('leaves %s alone', (text) => {
+      expect(rulesOf(text)).toEqual([]);
+    });
+  });
 });
