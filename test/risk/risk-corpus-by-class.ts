@@ -111,6 +111,12 @@ const PERMISSIONS: RiskCorpusEntry[] = [
 
 /** Writing, truncating, shredding, moving or deleting system files; reads and project paths are safe. */
 const SYSTEM_FILES: RiskCorpusEntry[] = [
+  risky('Remove-Item C:\\Windows\\System32\\drivers\\etc\\hosts', ['system-file-overwrite'], 'Windows system files'),
+  risky('del /f C:\\Windows\\System32\\config\\SAM', ['system-file-overwrite']),
+  risky("Set-Content c:/windows/system32/drivers/etc/hosts '127.0.0.1 bank.example'", ['system-file-overwrite']),
+  risky('echo 1.2.3.4 x >> C:\\Windows\\System32\\drivers\\etc\\hosts', ['system-file-overwrite']),
+  safe('Get-Content C:\\Windows\\System32\\drivers\\etc\\hosts', 'a read'),
+  safe('del /f C:\\Windows\\Temp\\setup.log', 'the Windows scratch folder'),
   risky('echo hi > /etc/passwd', ['system-file-overwrite']),
   risky(': > /etc/shadow', ['system-file-overwrite']),
   risky('> /etc/hosts', ['system-file-overwrite'], 'a bare redirection truncates'),

@@ -6,8 +6,8 @@ import { GoNode, ShellSource, nodeField, nodeKind, nodeList, parseShell } from '
 import { ShellScriptState, StdinOrigin } from './risk-shell-script.state';
 import { BLOCK_DEVICE, SHELL_CHILD_FIELDS, ShellOp, WRITE_OPS } from './risk-shell.syntax';
 import { isForkBomb } from './risk-shell-fork-bomb';
-import type { ShellWord } from './risk-shell-word';
-import { isSystemPath } from './risk-system-paths';
+import { ShellWord, asWritten } from './risk-shell-word';
+import { isSystemPath, isWindowsSystemPath } from './risk-system-paths';
 import { COMMAND_VARIABLES } from './risk-command-settings';
 import { MAX_WRAPPED_COMMANDS, runCodeWord } from './risk-shell-command';
 
@@ -205,7 +205,7 @@ class ShellWalker {
     const appends = redirect.Op === ShellOp.APP_OUT || redirect.Op === ShellOp.APP_ALL;
     if (BLOCK_DEVICE.test(target)) {
       if (!appends) this.scan.report('disk-wipe', this.source.of(st));
-    } else if (isSystemPath(target, this.script.cwd())) {
+    } else if (isSystemPath(target, this.script.cwd()) || isWindowsSystemPath(asWritten(this.script.word(word)))) {
       this.scan.report('system-file-overwrite', this.source.of(st));
     }
   }
