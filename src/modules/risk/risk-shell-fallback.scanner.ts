@@ -4,6 +4,7 @@ import { PERMISSION_COMMANDS } from './risk-permission-commands.rules';
 import { checkCommand, commandKey, hasHandler } from './risk-shell-commands.registry';
 import { SYSTEM_FILE_COMMANDS } from './risk-system-file-commands.rules';
 import { deletesPipedItems } from './risk-windows-commands.rules';
+import { MAX_DOTNET_DELETES, dotNetDeletes } from './risk-windows-dotnet-calls';
 import type { ShellWord } from './risk-shell-word';
 import { scanUnparsedSql } from './risk-sql.analyzer';
 
@@ -20,9 +21,14 @@ const PATH_COMMANDS = new Set([...Object.keys(SYSTEM_FILE_COMMANDS), ...Object.k
  * Fail-closed reading of text that does not parse as shell (an unclosed quote, prose around a command).
  * The text is cut at command separators and split into words (quotes dropped); every word that names a
  * command the rules know starts a candidate command, checked by the same rules as parsed shell.
- * So "Don't run rm -rf / on prod" is flagged, while prose that names no command stays safe.
+ * So "Don't run rm -rf / on prod" is flagged, while prose that names no command stays safe. PowerShell's .NET deletes
+ * (`[IO.Directory]::Delete(...)`, `$_.Delete()`) are read as the Remove-Item they amount to.
  */
 export function scanUnparsedShell(text: string, scan: RiskScan): void {
+  const deletes = dotNetDeletes(text);
+  if (deletes.length > MAX_DOTNET_DELETES) scan.report('opaque', text);
+  for (const call of deletes.slice(0, MAX_DOTNET_DELETES))
+    checkCommand(call.argv.map(toWord), fallbackEnv(scan, call.snippet, scan.many, false));
   const pieces = text.split(SEPARATOR);
   let pipeline: string[] = [];
   for (let i = 0; i < pieces.length; i += 2) {
@@ -48,18 +54,6 @@ export function scanUnparsedShell(text: string, scan: RiskScan): void {
  */
 function scanSegment(segment: string, scan: RiskScan, piped: boolean): void {
   const words = segment.split(/\s+/).map(toWord);
-  const make = (many: boolean, reads: boolean, wrapped = 0): ShellCommandEnv => ({
-    scan,
-    snippet: segment,
-    stdin: () => (reads ? { kind: 'opaque', decoded: false, snippet: segment } : { kind: 'none' }),
-    many,
-    run: (argv, withStdin = true, runsMany = false) => {
-      if (!argv.length) return;
-      if (wrapped >= MAX_WRAPPED_COMMANDS) return scan.report('opaque', segment);
-      checkCommand(argv, make(many || runsMany, reads && withStdin, wrapped + 1));
-    },
-    fileText: () => undefined,
-  });
   let starts = 0;
   for (let i = 0; i < words.length && starts < MAX_STARTS_PER_SEGMENT; i++) {
     if (!words[i].literal || !hasHandler(words[i].value)) continue;
@@ -67,8 +61,24 @@ function scanSegment(segment: string, scan: RiskScan, piped: boolean): void {
     if (PATH_COMMANDS.has(commandKey(words[i].value)) && !/^[-/~$.]/.test(words[i + 1]?.value ?? '')) continue;
     starts++;
     const reads = piped && deletesPipedItems(commandKey(words[i].value));
-    checkCommand(words.slice(i, i + MAX_WORDS_PER_COMMAND), make(scan.many, reads));
+    checkCommand(words.slice(i, i + MAX_WORDS_PER_COMMAND), fallbackEnv(scan, segment, scan.many, reads));
   }
+}
+
+/** What a command found in unparsed text may use: `reads` gives it unknown input; nothing is known of files. */
+function fallbackEnv(scan: RiskScan, snippet: string, many: boolean, reads: boolean, wrapped = 0): ShellCommandEnv {
+  return {
+    scan,
+    snippet,
+    stdin: () => (reads ? { kind: 'opaque', decoded: false, snippet } : { kind: 'none' }),
+    many,
+    run: (argv, withStdin = true, runsMany = false) => {
+      if (!argv.length) return;
+      if (wrapped >= MAX_WRAPPED_COMMANDS) return scan.report('opaque', snippet);
+      checkCommand(argv, fallbackEnv(scan, snippet, many || runsMany, reads && withStdin, wrapped + 1));
+    },
+    fileText: () => undefined,
+  };
 }
 
 /** A word of unparsed text: quotes dropped; `$X` and `$(...)` make it unknown, as in parsed shell. */

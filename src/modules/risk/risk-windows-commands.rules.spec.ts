@@ -56,6 +56,38 @@ describe('PowerShell pipelines (through evaluateRiskText with the shell hint)', 
     expect(rulesOf(text)).toEqual([]);
   });
 
+  it.each([
+    "[IO.Directory]::Delete('C:\\data', $true)",
+    '[System.IO.Directory]::Delete("C:\\data", $True)',
+    "[system.io.directory]::delete( 'C:\\data' , $true )",
+    'Get-ChildItem C:\\data | % { $_.Delete() }',
+    'Get-ChildItem C:\\logs -Recurse | ForEach-Object { $_.Delete() }',
+    'gci C:\\tmp | foreach { $PSItem.Delete() }',
+    'Get-ChildItem C:\\data | % { [System.IO.File]::Delete($_.FullName) }',
+    "(Get-Item 'C:\\data').Delete($true)",
+    'powershell -Command "[IO.Directory]::Delete(\'C:\\data\', $true)"',
+  ])('reads a .NET delete as the cmdlet it amounts to: %s', (text) => {
+    expect(rulesOf(text)).toContain('recursive-delete');
+  });
+
+  it.each([
+    "[System.IO.File]::Delete('C:\\Windows\\System32\\drivers\\etc\\hosts')",
+    "[IO.File]::Delete('c:/windows/system32/config/SAM'); Write-Host (Get-Date)",
+  ])('reads a .NET delete of a system file as overwriting the system: %s', (text) => {
+    expect(rulesOf(text)).toContain('system-file-overwrite');
+  });
+
+  it.each([
+    "[System.IO.File]::Delete('C:\\temp\\a.txt')",
+    "[IO.Directory]::Delete('C:\\temp\\empty')",
+    "[IO.Directory]::Delete('C:\\temp\\empty', $false)",
+    "[IO.File]::Exists('C:\\Windows\\System32\\drivers\\etc\\hosts')",
+    'Get-ChildItem | % { $_.Name.Replace("a", "b") }',
+    "Write-Host 'call [IO.File]::Exists() first'",
+  ])('leaves %s alone', (text) => {
+    expect(rulesOf(text)).toEqual([]);
+  });
+
   it.each(['Remove-Item -Path C:\\data -Recurse:$true -Force', 'ri C:\\data -r:$true'])(
     'reads a switch given its value: %s',
     (text) => {
