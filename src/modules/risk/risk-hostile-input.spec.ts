@@ -50,6 +50,25 @@ describe('evaluateRiskText on hostile input', () => {
     expect(evaluateRiskText(deletes(65)).rules.map((r) => r.rule)).toEqual(['opaque']);
   });
 
+  it('reads a statement handing 27 000 shell hops to bash -c near the parse limit in well under a second', () => {
+    // 1.7 s of CPU when each hop was parsed (50 µs and 20 kB of garbage each, whatever its size); 50 ms once bounded.
+    const text = `bash -c '${'sh -c x; '.repeat(27_700)}'`;
+    const { value, cpuMs } = cpuTimedUnder(200, () => evaluateRiskText(text));
+    expect(cpuMs).toBeLessThan(200);
+    expect(value.rules.map((r) => r.rule)).toEqual(['opaque']);
+  });
+
+  it('reads at most 256 pieces of nested code in one evaluation, and flags the text handing more as opaque', () => {
+    expect(evaluateRiskText('sh -c ls; '.repeat(256)).risky).toBe(false);
+    expect(evaluateRiskText('sh -c ls; '.repeat(257)).rules.map((r) => r.rule)).toEqual(['opaque']);
+  });
+
+  it('parses at most 256 Ki characters in all: nested code past it, counted with the text around it, is opaque', () => {
+    const handedDown = (padding: number) => `bash -c 'rm -rf /srv; ${': '.repeat(padding)}'`;
+    expect(evaluateRiskText(handedDown(60_000)).rules.map((r) => r.rule)).toEqual(['recursive-delete']);
+    expect(evaluateRiskText(handedDown(70_000)).rules.map((r) => r.rule)).toEqual(['opaque']);
+  });
+
   it('still flags a destructive command inside a huge script, with a bounded list of matches', () => {
     const value = evaluateRiskText(Array.from({ length: 3_000 }, (_, i) => `rm -rf /d${i}/x`).join('; '));
     expect(value.risky).toBe(true);
