@@ -222,6 +222,9 @@ describe('destructive effects on the system (through evaluateRiskText with the s
       'Move-Item C:\\Windows\\System32\\drivers\\etc\\hosts C:\\tmp\\',
       'cmd /c del /f C:\\Windows\\System32\\drivers\\etc\\hosts',
       'pwsh -Command Remove-Item C:\\Windows\\System32\\drivers\\etc\\hosts',
+      'rm C:\\Windows\\System32\\drivers\\etc\\hosts',
+      'cp .\\evil.dll C:\\Windows\\System32\\',
+      'mv x.exe C:\\Windows\\System32\\x.exe',
     ])('flags %s', (text) => {
       expect(rulesOf(text)).toContain('system-file-overwrite');
     });

@@ -6,8 +6,8 @@ import { GoNode, ShellSource, nodeField, nodeKind, nodeList, parseShell } from '
 import { ShellScriptState, StdinOrigin } from './risk-shell-script.state';
 import { BLOCK_DEVICE, SHELL_CHILD_FIELDS, ShellOp, WRITE_OPS } from './risk-shell.syntax';
 import { isForkBomb } from './risk-shell-fork-bomb';
-import { ShellWord, asWritten } from './risk-shell-word';
-import { isSystemPath, isWindowsSystemPath } from './risk-system-paths';
+import type { ShellWord } from './risk-shell-word';
+import { isSystemWord } from './risk-system-paths';
 import { COMMAND_VARIABLES } from './risk-command-settings';
 import { MAX_WRAPPED_COMMANDS, runCodeWord } from './risk-shell-command';
 
@@ -201,11 +201,12 @@ class ShellWalker {
   private checkWrite(redirect: GoNode, st: GoNode): void {
     const word = nodeField(redirect, 'Word');
     if (!word || !WRITE_OPS.has(redirect.Op)) return;
-    const target = this.script.word(word).value;
+    const written = this.script.word(word);
+    const target = written.value;
     const appends = redirect.Op === ShellOp.APP_OUT || redirect.Op === ShellOp.APP_ALL;
     if (BLOCK_DEVICE.test(target)) {
       if (!appends) this.scan.report('disk-wipe', this.source.of(st));
-    } else if (isSystemPath(target, this.script.cwd()) || isWindowsSystemPath(asWritten(this.script.word(word)))) {
+    } else if (isSystemWord(written, this.script.cwd())) {
       this.scan.report('system-file-overwrite', this.source.of(st));
     }
   }

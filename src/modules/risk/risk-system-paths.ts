@@ -1,3 +1,5 @@
+import { ShellWord, asWritten } from './risk-shell-word';
+
 /**
  * Which paths belong to the system rather than to a project: writing, moving, deleting or opening up
  * their permissions breaks the host or hands it over. Paths are compared after normalisation
@@ -92,6 +94,14 @@ export function isSystemPath(value: string, cwd?: string, sshKeys = true): boole
   if (path === '/' || path === '/*') return true;
   if (within(path, LOCAL_TREES)) return false;
   return within(path, SYSTEM_TREES) || within(path, SYSTEM_DEVICES) || (sshKeys && SSH_DIR.test(path));
+}
+
+/**
+ * A word naming a system file or tree, as a Unix shell (`/etc/hosts`) or Windows (`C:\Windows\...` as written: bash
+ * took the backslashes of the unquoted word as escapes) reads it.
+ */
+export function isSystemWord(word: ShellWord, cwd?: string): boolean {
+  return isSystemPath(word.value, cwd) || isWindowsSystemPath(asWritten(word));
 }
 
 /** The root, a top-level directory, a whole home, or a system tree: too broad to move or re-permission as a whole. */

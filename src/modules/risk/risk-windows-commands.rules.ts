@@ -1,7 +1,7 @@
 import type { ShellCommandEnv, ShellCommandHandler } from './risk-shell-command';
 import { runCodeWord, runStdin } from './risk-shell-command';
-import { ShellWord, asWritten, joinWords, literalWord } from './risk-shell-word';
-import { isSystemPath, isWindowsSystemPath } from './risk-system-paths';
+import { ShellWord, joinWords, literalWord } from './risk-shell-word';
+import { isSystemWord } from './risk-system-paths';
 import { xargs } from './risk-wrapper-commands.rules';
 
 /**
@@ -24,11 +24,6 @@ function previews(args: ShellWord[]): boolean {
   return args.some((w) => WHAT_IF.test(plainPowerShell(w.value)));
 }
 
-/** A system file or tree, as PowerShell on Linux (`/etc/hosts`) or Windows (`C:\Windows\...`, `c:/windows/...`) names it. */
-function isSystemTarget(word: ShellWord, env: ShellCommandEnv): boolean {
-  return isSystemPath(word.value, env.cwd) || isWindowsSystemPath(asWritten(word));
-}
-
 /**
  * A recursive delete, or one run over a generated list (`gci -r | Remove-Item`, `... | % { ri $_ }`), as `rm` is judged;
  * deleting a system file (`del /f C:\Windows\System32\...`) overwrites the system.
@@ -39,7 +34,7 @@ function treeDelete(args: ShellWord[], env: ShellCommandEnv): void {
     .flatMap((w) => (SWITCH_CLUSTER.test(w) ? w.split(/(?=\/)/) : [w]));
   if (switches.some((s) => WHAT_IF.test(s))) return;
   if (env.many || switches.some((s) => RECURSIVE_SWITCH.test(s))) env.scan.report('recursive-delete', env.snippet);
-  else if (args.some((w) => isSystemTarget(w, env))) env.scan.report('system-file-overwrite', env.snippet);
+  else if (args.some((w) => isSystemWord(w, env.cwd))) env.scan.report('system-file-overwrite', env.snippet);
 }
 
 /** PowerShell-style arguments: `-Name value` for the parameters `takesValue` matches, the others positional (switches dropped). */
@@ -73,7 +68,7 @@ function writesFile(args: ShellWord[], env: ShellCommandEnv): void {
   const { named, positional } = readParameters(args, FILE_PARAMETER_VALUE);
   const target = named.get('-path') ?? named.get('-literalpath') ?? named.get('-lp') ?? named.get('-pspath');
   const file = target ?? named.get('-filepath') ?? positional[0];
-  if (file && isSystemTarget(file, env)) env.scan.report('system-file-overwrite', env.snippet);
+  if (file && isSystemWord(file, env.cwd)) env.scan.report('system-file-overwrite', env.snippet);
 }
 
 /** `Copy-Item SRC DEST` / `copy SRC DEST` replace DEST; `Move-Item` / `move` also take their sources away. */
@@ -87,7 +82,7 @@ function copiesFile(movesSources: boolean): ShellCommandHandler {
     const dest = destination ?? (operands.length > 1 ? operands[operands.length - 1] : undefined);
     const sources = destination || operands.length < 2 ? operands : operands.slice(0, -1);
     const targets = [...(dest ? [dest] : []), ...(movesSources ? sources : [])];
-    if (targets.some((w) => isSystemTarget(w, env))) env.scan.report('system-file-overwrite', env.snippet);
+    if (targets.some((w) => isSystemWord(w, env.cwd))) env.scan.report('system-file-overwrite', env.snippet);
   };
 }
 
