@@ -517,6 +517,8 @@ const POWERSHELL_PIPELINES: RiskCorpusEntry[] = [
   risky('Get-ChildItem C:\\data | % { $_.Delete() }', ['recursive-delete']),
   risky('Get-ChildItem C:\\data -Recurse | ForEach-Object { $_.Delete() }', ['recursive-delete']),
   safe("[System.IO.File]::Delete('C:\\temp\\a.txt')", 'one file, as Remove-Item a.txt'),
+  risky('foreach ($f in Get-ChildItem C:\\data) { Remove-Item $f }', ['recursive-delete'], 'a loop over a listing'),
+  safe("foreach ($f in 'a.txt', 'b.txt') { Remove-Item $f }", 'known items'),
   safe('Remove-Item -Path C:\\temp\\a.txt -Recurse:$false'),
   safe('| tool | language |\n|---|---|\n| black | python |\n| eslint | node |', 'a markdown table is no pipeline'),
   safe('| key | action |\n|---|---|\n| del | deletes a char |'),

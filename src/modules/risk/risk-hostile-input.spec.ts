@@ -30,6 +30,7 @@ describe('evaluateRiskText on hostile input', () => {
     ['20 000 repeated git -c settings', 'git ' + '-c a.b=c '.repeat(20_000) + 'push'],
     ['41 000 ssh hops, each handing the rest down as nested code', 'ssh h '.repeat(41_000) + 'rm -rf /'],
     ['41 000 watch commands, each handing the rest down', 'watch '.repeat(41_000) + 'rm -rf /'],
+    ['40 000 nested ForEach-Object blocks in unparseable text', "it's " + '% { ri x '.repeat(40_000)],
     ['20 000 .NET deletes in one line', 'gci | % { ' + '$_.Delete(); '.repeat(20_000)],
     ['a .NET delete with 200 000 open parentheses', '[IO.File]::Delete(' + '('.repeat(200_000)],
   ])('finishes quickly on %s', (_label, text) => {

@@ -22,7 +22,8 @@ const PATH_COMMANDS = new Set([...Object.keys(SYSTEM_FILE_COMMANDS), ...Object.k
  * The text is cut at command separators and split into words (quotes dropped); every word that names a
  * command the rules know starts a candidate command, checked by the same rules as parsed shell.
  * So "Don't run rm -rf / on prod" is flagged, while prose that names no command stays safe. PowerShell's .NET deletes
- * (`[IO.Directory]::Delete(...)`, `$_.Delete()`) are read as the Remove-Item they amount to.
+ * (`[IO.Directory]::Delete(...)`, `$_.Delete()`) are read as the Remove-Item they amount to, and the commands in a block
+ * run per item (`% { ... }`, `foreach ($f in Get-ChildItem) { ... }`) as run over a generated list.
  */
 export function scanUnparsedShell(text: string, scan: RiskScan): void {
   const deletes = dotNetDeletes(text);
@@ -31,9 +32,26 @@ export function scanUnparsedShell(text: string, scan: RiskScan): void {
     checkCommand(call.argv.map(toWord), fallbackEnv(scan, call.snippet, scan.many, false));
   const pieces = text.split(SEPARATOR);
   let pipeline: string[] = [];
+  // PowerShell blocks run once per item of a generated list: the brace depths they open at, innermost last.
+  const perItemBlocks: number[] = [];
+  const perItemScan = scan.perItem();
+  let depth = 0;
+  let loopOverList = false;
   for (let i = 0; i < pieces.length; i += 2) {
     const segment = pieces[i].trim();
     const before = pieces[i - 1];
+    if (before === '{') depth++;
+    if (before === '}') {
+      if (perItemBlocks[perItemBlocks.length - 1] === depth) perItemBlocks.pop();
+      depth = Math.max(0, depth - 1);
+    }
+    if (before === '(' && /^foreach$/i.test(pieces[i - 2]?.trim() ?? ''))
+      loopOverList = loopsOverGeneratedList(segment);
+    if (pieces[i + 1] === '{') {
+      if (PER_ITEM_BLOCK.test(segment) || (loopOverList && !segment)) perItemBlocks.push(depth + 1);
+      loopOverList = false;
+    }
+    const here = perItemBlocks.length ? perItemScan : scan;
     if (before !== '|') pipeline = [];
     if (before === '|' && SHELL_READING_STDIN.test(segment)) {
       scan.report(
@@ -43,9 +61,21 @@ export function scanUnparsedShell(text: string, scan: RiskScan): void {
     }
     pipeline.push(segment);
     // The last stage of a pipeline: a markdown table's cells (`| key | del |`) are followed by another `|`.
-    if (segment) scanSegment(segment, scan, before === '|' && pieces[i + 1] !== '|');
+    if (segment) scanSegment(segment, here, before === '|' && pieces[i + 1] !== '|');
   }
   scanUnparsedSql(text, scan);
+}
+
+/** What opens a PowerShell block run once per item piped in: `% {`, `ForEach-Object -Process {`. */
+const PER_ITEM_BLOCK = /(?:^|\s)(?:%|foreach-object|foreach)(?:\s+-process)?$/i;
+
+/** A list of literals (`'a.txt', 'b.txt'`, `1..3`); anything else (a command, a variable, an expression) is generated. */
+const LITERAL_LIST = /^(?:'[^']*'|"[^"$]*"|\d+(?:\.\.\d+)?)(?:\s*,\s*(?:'[^']*'|"[^"$]*"|\d+))*$/;
+
+/** The head of PowerShell's `foreach ($f in LIST)`: true when LIST is generated (`Get-ChildItem`, `$files`, `(gci)`). */
+function loopsOverGeneratedList(head: string): boolean {
+  const list = /^\$\w+\s+in\b(.*)$/is.exec(head)?.[1]?.trim();
+  return list !== undefined && !LITERAL_LIST.test(list);
 }
 
 /**

@@ -88,6 +88,24 @@ describe('PowerShell pipelines (through evaluateRiskText with the shell hint)', 
     expect(rulesOf(text)).toEqual([]);
   });
 
+  it.each([
+    'foreach ($f in Get-ChildItem C:\\data) { Remove-Item $f }',
+    'foreach ($f in (gci C:\\data -Recurse)) { Remove-Item $f.FullName -Force }',
+    'foreach ($f in $files) { Write-Host ($f.Name); Remove-Item $f }',
+    'gci C:\\data | % { Remove-Item (Join-Path C:\\data $_.Name) }',
+  ])('reads a PowerShell loop over a generated list as deleting each item: %s', (text) => {
+    expect(rulesOf(text)).toContain('recursive-delete');
+  });
+
+  it.each([
+    "foreach ($f in 'a.txt', 'b.txt') { Remove-Item $f }",
+    'foreach ($i in 1..3) { Remove-Item "log$i.txt" }',
+    'foreach ($f in Get-ChildItem) { Write-Host ($f.Name) }',
+    'foreach ($f in Get-ChildItem) { Write-Host ($f.Name) }; Remove-Item (Join-Path C:\\data a.txt)',
+  ])('leaves the PowerShell loop %s alone', (text) => {
+    expect(rulesOf(text)).toEqual([]);
+  });
+
   it.each(['Remove-Item -Path C:\\data -Recurse:$true -Force', 'ri C:\\data -r:$true'])(
     'reads a switch given its value: %s',
     (text) => {
