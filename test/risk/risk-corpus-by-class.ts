@@ -530,6 +530,7 @@ const POWERSHELL_PIPELINES: RiskCorpusEntry[] = [
   safe('Get-ChildItem | Select-Object Name'),
   safe('gci -r | Measure-Object -Property Length -Sum'),
   safe('Remove-Item C:\\temp\\a.txt', 'one file, as rm a.txt'),
+  safe('rm -Force C:\\temp\\a.txt', "PowerShell's rm: -Force is no -r"),
   safe('echo C:\\temp\\a.txt | Remove-Item', 'a known item, as echo a.txt | xargs rm'),
   safe('gci | ? { $_.Name -like "*.tmp" } | Select-Object Name'),
   safe('Get-ChildItem -Recurse C:\\temp | Remove-Item -WhatIf', 'a preview'),

@@ -113,6 +113,22 @@ describe('PowerShell pipelines (through evaluateRiskText with the shell hint)', 
     },
   );
 
+  it.each([
+    'rm -Force C:\\temp\\a.txt',
+    'rm C:\\temp\\a.txt -Force -Confirm:$false',
+    'rm -Path a.txt -Recurse -WhatIf',
+  ])("reads PowerShell's rm (Remove-Item) by its parameters, -Force being no recursion: %s", (text) => {
+    expect(rulesOf(text)).toEqual([]);
+  });
+
+  it.each([
+    ['rm -Recurse -Force C:\\data', 'recursive-delete'],
+    ['rm C:\\data -Recurse', 'recursive-delete'],
+    ['rm -Force C:\\Windows\\System32\\x.dll', 'system-file-overwrite'],
+  ])("still flags PowerShell's rm that recurses or deletes a system file: %s", (text, rule) => {
+    expect(rulesOf(text)).toContain(rule);
+  });
+
   it('leaves a switch turned off alone', () => {
     expect(rulesOf('Remove-Item -Path C:\\temp\\a.txt -Recurse:$false')).toEqual([]);
   });

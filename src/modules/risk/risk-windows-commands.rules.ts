@@ -28,7 +28,7 @@ function previews(args: ShellWord[]): boolean {
  * A recursive delete, or one run over a generated list (`gci -r | Remove-Item`, `... | % { ri $_ }`), as `rm` is judged;
  * deleting a system file (`del /f C:\Windows\System32\...`) overwrites the system.
  */
-function treeDelete(args: ShellWord[], env: ShellCommandEnv): void {
+export function removeItem(args: ShellWord[], env: ShellCommandEnv): void {
   const switches = args
     .map((w) => plainPowerShell(w.value))
     .flatMap((w) => (SWITCH_CLUSTER.test(w) ? w.split(/(?=\/)/) : [w]));
@@ -210,8 +210,8 @@ function windowsPermission(args: ShellWord[], env: ShellCommandEnv): void {
  * script blocks and started processes run.
  */
 export const WINDOWS_COMMANDS: Record<string, ShellCommandHandler> = {
-  rmdir: treeDelete,
-  ...Object.fromEntries(PIPED_DELETES.map((name) => [name, takesPipeline(treeDelete)])),
+  rmdir: removeItem,
+  ...Object.fromEntries(PIPED_DELETES.map((name) => [name, takesPipeline(removeItem)])),
   'foreach-object': forEachObject,
   foreach: forEachObject,
   '%': forEachObject,
