@@ -2,25 +2,38 @@ import type { ShellCommandEnv, ShellCommandHandler } from './risk-shell-command'
 import { hasOption, parseOptions } from './risk-shell-options';
 import { BLOCK_DEVICE } from './risk-shell.syntax';
 import { ShellWord, literalWord } from './risk-shell-word';
-import { isSystemPath } from './risk-system-paths';
+import { isSystemPath, isSystemWord } from './risk-system-paths';
+import { removeItem } from './risk-windows-commands.rules';
 
 /**
  * rm: a tree delete when recursive, or when it runs over a generated list (`find -exec rm {} +`,
  * `... | xargs rm`); deleting a system file (`rm /etc/passwd`) overwrites the system.
  */
 function rm(args: ShellWord[], env: ShellCommandEnv): void {
+  const options = args.filter((w) => w.value.startsWith('-'));
+  if (options.length && options.every((w) => POWERSHELL_PARAMETER.test(w.value))) {
+    removeItem(args, env);
+    return;
+  }
   // GNU rm reads options after operands too (`rm dir -rf`), so every word before `--` counts.
   const opts = parseOptions(args);
   if (hasOption(opts, 'rR', 'recursive') || env.many) env.scan.report('recursive-delete', env.snippet);
-  else if ([...opts.operands, ...opts.afterDashDash].some((w) => isSystemPath(w.value, env.cwd)))
+  else if ([...opts.operands, ...opts.afterDashDash].some((w) => isSystemWord(w, env.cwd)))
     env.scan.report('system-file-overwrite', env.snippet);
 }
+
+/**
+ * Parameters only PowerShell's `rm` (Remove-Item) takes; GNU rm rejects them (`-Force` is no `-r`): an rm given
+ * only these is Remove-Item.
+ */
+const POWERSHELL_PARAMETER =
+  /^-(?:force|recurse|whatif|confirm|path|literalpath|filter|include|exclude|credential|stream)(?::\$\w+)?$/i;
 
 /** unlink / shred of one file; over a generated list they delete (or destroy) a whole tree. */
 function fileDestroyer(args: ShellWord[], env: ShellCommandEnv): void {
   if (args.some((w) => BLOCK_DEVICE.test(w.value))) env.scan.report('disk-wipe', env.snippet);
   else if (env.many) env.scan.report('recursive-delete', env.snippet);
-  else if (args.some((w) => isSystemPath(w.value, env.cwd))) env.scan.report('system-file-overwrite', env.snippet);
+  else if (args.some((w) => isSystemWord(w, env.cwd))) env.scan.report('system-file-overwrite', env.snippet);
 }
 
 /** How many find starting points a `-exec` command is checked with (each as its `{}`). */

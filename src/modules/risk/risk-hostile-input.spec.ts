@@ -30,6 +30,9 @@ describe('evaluateRiskText on hostile input', () => {
     ['20 000 repeated git -c settings', 'git ' + '-c a.b=c '.repeat(20_000) + 'push'],
     ['41 000 ssh hops, each handing the rest down as nested code', 'ssh h '.repeat(41_000) + 'rm -rf /'],
     ['41 000 watch commands, each handing the rest down', 'watch '.repeat(41_000) + 'rm -rf /'],
+    ['40 000 nested ForEach-Object blocks in unparseable text', "it's " + '% { ri x '.repeat(40_000)],
+    ['20 000 .NET deletes in one line', 'gci | % { ' + '$_.Delete(); '.repeat(20_000)],
+    ['a .NET delete with 200 000 open parentheses', '[IO.File]::Delete(' + '('.repeat(200_000)],
   ])('finishes quickly on %s', (_label, text) => {
     const { cpuMs } = cpuTimedUnder(BUDGET_MS, () => evaluateRiskText(text));
     expect(cpuMs).toBeLessThan(BUDGET_MS);
@@ -40,6 +43,31 @@ describe('evaluateRiskText on hostile input', () => {
     expect(evaluateRiskText('time '.repeat(20_000) + 'rm -rf /').risky).toBe(true);
     expect(evaluateRiskText('sudo env nice timeout 1 rm -rf /').rules.map((r) => r.rule)).toEqual(['recursive-delete']);
     expect(evaluateRiskText('sudo env nice timeout 1 ls /').risky).toBe(false);
+  });
+
+  it('reads at most 64 .NET deletes of one text, and flags one with more as opaque', () => {
+    const deletes = (n: number) => "[IO.File]::Delete('a.txt'); ".repeat(n) + 'Write-Host (Get-Date)';
+    expect(evaluateRiskText(deletes(64)).risky).toBe(false);
+    expect(evaluateRiskText(deletes(65)).rules.map((r) => r.rule)).toEqual(['opaque']);
+  });
+
+  it('reads a statement handing 27 000 shell hops to bash -c near the parse limit in well under a second', () => {
+    // 1.7 s of CPU when each hop was parsed (50 µs and 20 kB of garbage each, whatever its size); 50 ms once bounded.
+    const text = `bash -c '${'sh -c x; '.repeat(27_700)}'`;
+    const { value, cpuMs } = cpuTimedUnder(200, () => evaluateRiskText(text));
+    expect(cpuMs).toBeLessThan(200);
+    expect(value.rules.map((r) => r.rule)).toEqual(['opaque']);
+  });
+
+  it('reads at most 256 pieces of nested code in one evaluation, and flags the text handing more as opaque', () => {
+    expect(evaluateRiskText('sh -c ls; '.repeat(256)).risky).toBe(false);
+    expect(evaluateRiskText('sh -c ls; '.repeat(257)).rules.map((r) => r.rule)).toEqual(['opaque']);
+  });
+
+  it('parses at most 256 Ki characters in all: nested code past it, counted with the text around it, is opaque', () => {
+    const handedDown = (padding: number) => `bash -c 'rm -rf /srv; ${': '.repeat(padding)}'`;
+    expect(evaluateRiskText(handedDown(60_000)).rules.map((r) => r.rule)).toEqual(['recursive-delete']);
+    expect(evaluateRiskText(handedDown(70_000)).rules.map((r) => r.rule)).toEqual(['opaque']);
   });
 
   it('still flags a destructive command inside a huge script, with a bounded list of matches', () => {

@@ -2,7 +2,7 @@ import type { RiskLanguage } from './risk-scan';
 import type { ShellCommandEnv, ShellCommandHandler } from './risk-shell-command';
 import { reportHidden, runCodeWord, runStdin, runWrittenFile } from './risk-shell-command';
 import { OptionSpec, parseOptions } from './risk-shell-options';
-import { ShellWord, joinWords } from './risk-shell-word';
+import { ShellWord, joinWindowsWords, joinWords } from './risk-shell-word';
 import { isSystemPath } from './risk-system-paths';
 import { plainPowerShell } from './risk-windows-commands.rules';
 
@@ -123,7 +123,7 @@ function powershell(args: ShellWord[], env: ShellCommandEnv): void {
     }
     const inline = /^[-/]c(?:o(?:m(?:m(?:a(?:n(?:d)?)?)?)?)?)?$/.test(flag);
     if (inline || !flag.startsWith('-')) {
-      const code = joinWords(args.slice(inline ? i + 1 : i));
+      const code = joinWindowsWords(args.slice(inline ? i + 1 : i));
       if (code.raw) runCodeWord({ ...code, value: plainPowerShell(code.value) }, 'shell', env);
       return;
     }
@@ -133,7 +133,7 @@ function powershell(args: ShellWord[], env: ShellCommandEnv): void {
 /** cmd /c "..." and cmd /k "...". */
 function cmd(args: ShellWord[], env: ShellCommandEnv): void {
   const at = args.findIndex((w) => /^\/[ck]$/i.test(w.value));
-  if (at >= 0 && args.length > at + 1) runCodeWord(joinWords(args.slice(at + 1)), 'shell', env);
+  if (at >= 0 && args.length > at + 1) runCodeWord(joinWindowsWords(args.slice(at + 1)), 'shell', env);
 }
 
 function deno(args: ShellWord[], env: ShellCommandEnv): void {

@@ -17,6 +17,8 @@ const TRIGGER = new RegExp(
     '(?:^|\\s)-[a-z]*r[a-z]*\\b|--recursive|--force|--hard|--delete|--mirror',
     // Permission changes, writes and moves of system files, fork bombs, command words built at run time.
     '\\b(?:chmod|chown|chgrp|chattr|setfacl|tee|mv|cp|install|ln|sed|unlink|fork|wget|curl|tar|unzip|icacls|takeown)\\b|>\\|?\\s*[~/$"\']|/(?:etc|boot|s?bin|lib\\w*|usr|proc|sys|root|var/log)(?:/|\\b)',
+    // Windows system trees (`C:\Windows`, `c:/program files`, `%SystemRoot%`, `$env:windir`, `\.ssh`).
+    '\\b[a-z]:[\\\\/]+(?:windows|program files)\\b|%(?:systemroot|windir|programfiles)|\\$\\{?env:(?:systemroot|windir|programfiles)|\\.ssh\\b',
     '\\(\\s*\\)\\s*\\{|\\bfunction\\s|\\b(?:while|until)\\b|\\bfor\\s*\\(\\(|(?:^|[\\s;&|({"\'])\\$',
   ].join('|'),
   'm',

@@ -4,6 +4,7 @@ import { PERMISSION_COMMANDS } from './risk-permission-commands.rules';
 import { checkCommand, commandKey, hasHandler } from './risk-shell-commands.registry';
 import { SYSTEM_FILE_COMMANDS } from './risk-system-file-commands.rules';
 import { deletesPipedItems } from './risk-windows-commands.rules';
+import { MAX_DOTNET_DELETES, dotNetDeletes } from './risk-windows-dotnet-calls';
 import type { ShellWord } from './risk-shell-word';
 import { scanUnparsedSql } from './risk-sql.analyzer';
 
@@ -20,14 +21,37 @@ const PATH_COMMANDS = new Set([...Object.keys(SYSTEM_FILE_COMMANDS), ...Object.k
  * Fail-closed reading of text that does not parse as shell (an unclosed quote, prose around a command).
  * The text is cut at command separators and split into words (quotes dropped); every word that names a
  * command the rules know starts a candidate command, checked by the same rules as parsed shell.
- * So "Don't run rm -rf / on prod" is flagged, while prose that names no command stays safe.
+ * So "Don't run rm -rf / on prod" is flagged, while prose that names no command stays safe. PowerShell's .NET deletes
+ * (`[IO.Directory]::Delete(...)`, `$_.Delete()`) are read as the Remove-Item they amount to, and the commands in a block
+ * run per item (`% { ... }`, `foreach ($f in Get-ChildItem) { ... }`) as run over a generated list.
  */
 export function scanUnparsedShell(text: string, scan: RiskScan): void {
+  const deletes = dotNetDeletes(text);
+  if (deletes.length > MAX_DOTNET_DELETES) scan.report('opaque', text);
+  for (const call of deletes.slice(0, MAX_DOTNET_DELETES))
+    checkCommand(call.argv.map(toWord), fallbackEnv(scan, call.snippet, scan.many, false));
   const pieces = text.split(SEPARATOR);
   let pipeline: string[] = [];
+  // PowerShell blocks run once per item of a generated list: the brace depths they open at, innermost last.
+  const perItemBlocks: number[] = [];
+  const perItemScan = scan.perItem();
+  let depth = 0;
+  let loopOverList = false;
   for (let i = 0; i < pieces.length; i += 2) {
     const segment = pieces[i].trim();
     const before = pieces[i - 1];
+    if (before === '{') depth++;
+    if (before === '}') {
+      if (perItemBlocks[perItemBlocks.length - 1] === depth) perItemBlocks.pop();
+      depth = Math.max(0, depth - 1);
+    }
+    if (before === '(' && /^foreach$/i.test(pieces[i - 2]?.trim() ?? ''))
+      loopOverList = loopsOverGeneratedList(segment);
+    if (pieces[i + 1] === '{') {
+      if (PER_ITEM_BLOCK.test(segment) || (loopOverList && !segment)) perItemBlocks.push(depth + 1);
+      loopOverList = false;
+    }
+    const here = perItemBlocks.length ? perItemScan : scan;
     if (before !== '|') pipeline = [];
     if (before === '|' && SHELL_READING_STDIN.test(segment)) {
       scan.report(
@@ -37,9 +61,21 @@ export function scanUnparsedShell(text: string, scan: RiskScan): void {
     }
     pipeline.push(segment);
     // The last stage of a pipeline: a markdown table's cells (`| key | del |`) are followed by another `|`.
-    if (segment) scanSegment(segment, scan, before === '|' && pieces[i + 1] !== '|');
+    if (segment) scanSegment(segment, here, before === '|' && pieces[i + 1] !== '|');
   }
   scanUnparsedSql(text, scan);
+}
+
+/** What opens a PowerShell block run once per item piped in: `% {`, `ForEach-Object -Process {`. */
+const PER_ITEM_BLOCK = /(?:^|\s)(?:%|foreach-object|foreach)(?:\s+-process)?$/i;
+
+/** A list of literals (`'a.txt', 'b.txt'`, `1..3`); anything else (a command, a variable, an expression) is generated. */
+const LITERAL_LIST = /^(?:'[^']*'|"[^"$]*"|\d+(?:\.\.\d+)?)(?:\s*,\s*(?:'[^']*'|"[^"$]*"|\d+))*$/;
+
+/** The head of PowerShell's `foreach ($f in LIST)`: true when LIST is generated (`Get-ChildItem`, `$files`, `(gci)`). */
+function loopsOverGeneratedList(head: string): boolean {
+  const list = /^\$\w+\s+in\b(.*)$/is.exec(head)?.[1]?.trim();
+  return list !== undefined && !LITERAL_LIST.test(list);
 }
 
 /**
@@ -48,18 +84,6 @@ export function scanUnparsedShell(text: string, scan: RiskScan): void {
  */
 function scanSegment(segment: string, scan: RiskScan, piped: boolean): void {
   const words = segment.split(/\s+/).map(toWord);
-  const make = (many: boolean, reads: boolean, wrapped = 0): ShellCommandEnv => ({
-    scan,
-    snippet: segment,
-    stdin: () => (reads ? { kind: 'opaque', decoded: false, snippet: segment } : { kind: 'none' }),
-    many,
-    run: (argv, withStdin = true, runsMany = false) => {
-      if (!argv.length) return;
-      if (wrapped >= MAX_WRAPPED_COMMANDS) return scan.report('opaque', segment);
-      checkCommand(argv, make(many || runsMany, reads && withStdin, wrapped + 1));
-    },
-    fileText: () => undefined,
-  });
   let starts = 0;
   for (let i = 0; i < words.length && starts < MAX_STARTS_PER_SEGMENT; i++) {
     if (!words[i].literal || !hasHandler(words[i].value)) continue;
@@ -67,8 +91,24 @@ function scanSegment(segment: string, scan: RiskScan, piped: boolean): void {
     if (PATH_COMMANDS.has(commandKey(words[i].value)) && !/^[-/~$.]/.test(words[i + 1]?.value ?? '')) continue;
     starts++;
     const reads = piped && deletesPipedItems(commandKey(words[i].value));
-    checkCommand(words.slice(i, i + MAX_WORDS_PER_COMMAND), make(scan.many, reads));
+    checkCommand(words.slice(i, i + MAX_WORDS_PER_COMMAND), fallbackEnv(scan, segment, scan.many, reads));
   }
+}
+
+/** What a command found in unparsed text may use: `reads` gives it unknown input; nothing is known of files. */
+function fallbackEnv(scan: RiskScan, snippet: string, many: boolean, reads: boolean, wrapped = 0): ShellCommandEnv {
+  return {
+    scan,
+    snippet,
+    stdin: () => (reads ? { kind: 'opaque', decoded: false, snippet } : { kind: 'none' }),
+    many,
+    run: (argv, withStdin = true, runsMany = false) => {
+      if (!argv.length) return;
+      if (wrapped >= MAX_WRAPPED_COMMANDS) return scan.report('opaque', snippet);
+      checkCommand(argv, fallbackEnv(scan, snippet, many || runsMany, reads && withStdin, wrapped + 1));
+    },
+    fileText: () => undefined,
+  };
 }
 
 /** A word of unparsed text: quotes dropped; `$X` and `$(...)` make it unknown, as in parsed shell. */

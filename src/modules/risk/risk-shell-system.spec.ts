@@ -200,6 +200,50 @@ describe('destructive effects on the system (through evaluateRiskText with the s
     });
   });
 
+  describe('writing or deleting Windows system files (any case, either slash)', () => {
+    it.each([
+      'Remove-Item C:\\Windows\\System32\\drivers\\etc\\hosts',
+      'Remove-Item -Path "C:\\Windows\\System32\\config\\SAM" -Force',
+      'del /f C:\\Windows\\System32\\drivers\\etc\\hosts',
+      'erase /q c:\\windows\\system32\\ntoskrnl.exe',
+      'ri c:/windows/system32/drivers/etc/hosts',
+      "Set-Content C:\\Windows\\System32\\drivers\\etc\\hosts '127.0.0.1 bank.example'",
+      "Set-Content -Value '127.0.0.1 x' -Path 'C:/WINDOWS/System32/drivers/etc/hosts'",
+      'Add-Content -Path $env:windir\\System32\\drivers\\etc\\hosts -Value "1.2.3.4 x"',
+      'Clear-Content %SystemRoot%\\System32\\drivers\\etc\\hosts',
+      "'1.2.3.4 x' | Out-File -Append C:\\Windows\\System32\\drivers\\etc\\hosts",
+      'echo 1.2.3.4 x >> C:\\Windows\\System32\\drivers\\etc\\hosts',
+      'Copy-Item .\\evil.dll C:\\Windows\\System32\\',
+      'copy /y evil.dll "C:\\Program Files\\App\\app.dll"',
+      'Move-Item x.exe -Destination C:\\Windows\\System32\\x.exe',
+      'Remove-Item C:\\Windows\\..\\Windows\\win.ini',
+      "tee 'C:\\Windows\\System32\\drivers\\etc\\hosts'",
+      'Add-Content C:\\Users\\me\\.ssh\\authorized_keys "ssh-ed25519 AAAA eve"',
+      'Move-Item C:\\Windows\\System32\\drivers\\etc\\hosts C:\\tmp\\',
+      'cmd /c del /f C:\\Windows\\System32\\drivers\\etc\\hosts',
+      'pwsh -Command Remove-Item C:\\Windows\\System32\\drivers\\etc\\hosts',
+      'rm C:\\Windows\\System32\\drivers\\etc\\hosts',
+      'cp .\\evil.dll C:\\Windows\\System32\\',
+      'mv x.exe C:\\Windows\\System32\\x.exe',
+    ])('flags %s', (text) => {
+      expect(rulesOf(text)).toContain('system-file-overwrite');
+    });
+
+    it.each([
+      'Get-Content C:\\Windows\\System32\\drivers\\etc\\hosts',
+      'type C:\\Windows\\System32\\drivers\\etc\\hosts',
+      'Copy-Item C:\\Windows\\System32\\drivers\\etc\\hosts C:\\backup\\hosts',
+      'Remove-Item C:\\Users\\me\\Documents\\old.txt',
+      'del /f C:\\Windows\\Temp\\setup.log',
+      'Set-Content C:\\app\\config.txt "path=C:\\Windows\\System32"',
+      'Set-Content C:\\Windows\\System32\\drivers\\etc\\hosts x -WhatIf',
+      'Remove-Item C:\\Windows\\System32\\x.dll -WhatIf',
+      'echo C:\\Windows\\System32 > paths.txt',
+    ])('leaves %s alone', (text) => {
+      expect(rulesOf(text)).toEqual([]);
+    });
+  });
+
   describe('destructive commands run over generated file lists (find -exec, xargs)', () => {
     it.each([
       'find / -name x -exec rm {} \\;',
@@ -223,6 +267,31 @@ describe('destructive effects on the system (through evaluateRiskText with the s
       'find . -name "*.ts" | xargs wc -l',
       'echo a.txt | xargs rm',
       'find . -exec echo rm {} \\;',
+    ])('leaves %s alone', (text) => {
+      expect(rulesOf(text)).toEqual([]);
+    });
+  });
+
+  describe('loops whose body runs once per item of a generated list (as xargs does)', () => {
+    it.each([
+      'for f in $(ls); do rm "$f"; done',
+      'for f in `find . -name "*.bak"`; do rm -f "$f"; done',
+      'for f in $(cat files.txt); do echo "$f"; unlink "$f"; done',
+      'while read f; do rm "$f"; done < <(ls)',
+      'ls | while read -r f; do rm "$f"; done',
+      'find . -type f | while IFS= read -r f; do shred -u "$f"; done',
+      'while read f; do rm "$f"; done < files.txt',
+    ])('flags %s', (text) => {
+      expect(rulesOf(text)).toContain('recursive-delete');
+    });
+
+    it.each([
+      'for f in a.txt b.txt; do rm "$f"; done',
+      'for f in $(ls); do echo "$f"; done',
+      'for f in "$(ls)"; do wc -l "$f"; done',
+      'echo a.txt | while read f; do rm "$f"; done',
+      'while read -r line; do echo "$line"; done < list.txt',
+      'for f in $(rm -f a.txt); do echo "$f"; done',
     ])('leaves %s alone', (text) => {
       expect(rulesOf(text)).toEqual([]);
     });

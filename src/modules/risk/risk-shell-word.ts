@@ -131,6 +131,14 @@ export function decodeAnsiC(text: string): string {
   return Buffer.from(bytes).toString('utf8');
 }
 
+/**
+ * The word as written with its quotes dropped and its backslashes kept: how cmd.exe and PowerShell read a path
+ * (`C:\Windows\System32`), where bash takes each backslash as an escape.
+ */
+export function asWritten(word: ShellWord): string {
+  return word.raw.replace(/['"]/g, '');
+}
+
 /** Several words read as one string, as `eval a b` or `ssh host a b` do (joined with spaces). */
 export function joinWords(words: readonly ShellWord[]): ShellWord {
   return {
@@ -140,6 +148,11 @@ export function joinWords(words: readonly ShellWord[]): ShellWord {
     substitutes: words.some((w) => w.substitutes),
     raw: words.map((w) => w.raw).join(' '),
   };
+}
+
+/** Words handed to cmd.exe or PowerShell as one command line: unquoted ones as written, backslashes kept (see {@link asWritten}). */
+export function joinWindowsWords(words: readonly ShellWord[]): ShellWord {
+  return joinWords(words.map((w) => (/['"]/.test(w.raw) ? w : { ...w, value: w.raw })));
 }
 
 /** Joins words back into a command line, quoting each so it parses back to the same words. */

@@ -7,7 +7,7 @@ import { ShellScriptState, StdinOrigin } from './risk-shell-script.state';
 import { BLOCK_DEVICE, SHELL_CHILD_FIELDS, ShellOp, WRITE_OPS } from './risk-shell.syntax';
 import { isForkBomb } from './risk-shell-fork-bomb';
 import type { ShellWord } from './risk-shell-word';
-import { isSystemPath } from './risk-system-paths';
+import { isSystemWord } from './risk-system-paths';
 import { COMMAND_VARIABLES } from './risk-command-settings';
 import { MAX_WRAPPED_COMMANDS, runCodeWord } from './risk-shell-command';
 
@@ -41,7 +41,7 @@ class ShellWalker {
 
   constructor(
     private readonly script: ShellScriptState,
-    private readonly scan: RiskScan,
+    private scan: RiskScan,
   ) {
     this.source = script.source;
   }
@@ -95,11 +95,45 @@ class ShellWalker {
     }
     if (isForkBomb(cmd)) this.scan.report('fork-bomb', this.source.of(st));
     const loop = kind === 'ForClause' ? nodeField(cmd, 'Loop') : undefined;
+    const perItem = this.loopsOverGeneratedList(cmd, kind, st, stdin);
     this.script.variables.scoped(() => {
       const variable = loop && nodeKind(loop) === 'WordIter' ? nodeField(loop, 'Name') : undefined;
       if (variable) this.script.variables.forget([String(variable.Value)]);
-      this.visit(cmd);
+      if (!perItem) return this.visit(cmd);
+      // The list is made once; the body runs once per item, as `... | xargs CMD` runs CMD.
+      this.visit(nodeField(cmd, kind === 'ForClause' ? 'Loop' : 'Cond'));
+      const outer = this.scan;
+      this.scan = outer.perItem();
+      try {
+        this.stmts(cmd.Do, undefined);
+      } finally {
+        this.scan = outer;
+      }
     });
+  }
+
+  /**
+   * A loop over a list generated at run time: `for f in $(ls)` (an unquoted substitution or another word that
+   * spreads), or `while read f` fed by a command, a process substitution or a file (`< <(ls)`, `ls | while ...`).
+   */
+  private loopsOverGeneratedList(
+    cmd: GoNode,
+    kind: string | undefined,
+    st: GoNode,
+    stdin: StdinOrigin | undefined,
+  ): boolean {
+    if (kind === 'ForClause') {
+      const loop = nodeField(cmd, 'Loop');
+      if (!loop || nodeKind(loop) !== 'WordIter') return false;
+      return nodeList(loop.Items).some((item) => this.script.expand(item).some((w) => w.spreads));
+    }
+    if (kind !== 'WhileClause' || cmd.Until) return false;
+    const reads = nodeList(cmd.Cond).some((c) => {
+      const call = nodeField(c, 'Cmd');
+      const name = call && nodeKind(call) === 'CallExpr' ? nodeList(call.Args)[0] : undefined;
+      return name !== undefined && this.script.word(name).value === 'read';
+    });
+    return reads && this.script.stdinOf(st, stdin).kind === 'opaque';
   }
 
   private call(call: GoNode, st: GoNode, stdin: StdinOrigin | undefined): void {
@@ -167,11 +201,12 @@ class ShellWalker {
   private checkWrite(redirect: GoNode, st: GoNode): void {
     const word = nodeField(redirect, 'Word');
     if (!word || !WRITE_OPS.has(redirect.Op)) return;
-    const target = this.script.word(word).value;
+    const written = this.script.word(word);
+    const target = written.value;
     const appends = redirect.Op === ShellOp.APP_OUT || redirect.Op === ShellOp.APP_ALL;
     if (BLOCK_DEVICE.test(target)) {
       if (!appends) this.scan.report('disk-wipe', this.source.of(st));
-    } else if (isSystemPath(target, this.script.cwd())) {
+    } else if (isSystemWord(written, this.script.cwd())) {
       this.scan.report('system-file-overwrite', this.source.of(st));
     }
   }

@@ -2,7 +2,7 @@ import type { ShellCommandEnv, ShellCommandHandler } from './risk-shell-command'
 import { OptionSpec, ParsedOptions, hasOption, optionValue, parseOptions } from './risk-shell-options';
 import type { ShellWord } from './risk-shell-word';
 import { BLOCK_DEVICE } from './risk-shell.syntax';
-import { isBroadPath, isSystemPath } from './risk-system-paths';
+import { isBroadPath, isSystemPath, isSystemWord } from './risk-system-paths';
 
 function overwrites(env: ShellCommandEnv): void {
   env.scan.report('system-file-overwrite', env.snippet);
@@ -18,7 +18,7 @@ function writesOperands(spec: OptionSpec): ShellCommandHandler {
   return (args, env) => {
     const { operands } = operandsOf(args, spec);
     if (operands.some((w) => BLOCK_DEVICE.test(w.value))) env.scan.report('disk-wipe', env.snippet);
-    else if (operands.some((w) => isSystemPath(w.value, env.cwd))) overwrites(env);
+    else if (operands.some((w) => isSystemWord(w, env.cwd))) overwrites(env);
   };
 }
 
@@ -38,10 +38,7 @@ function copyLike(spec: OptionSpec, movesSources: boolean, needsForce = false): 
       return;
     }
     const sources = targetDir ? operands : operands.slice(0, -1);
-    if (
-      (dest && isSystemPath(dest.value, env.cwd)) ||
-      (movesSources && sources.some((w) => isBroadPath(w.value, env.cwd)))
-    )
+    if ((dest && isSystemWord(dest, env.cwd)) || (movesSources && sources.some((w) => isBroadPath(w.value, env.cwd))))
       overwrites(env);
   };
 }

@@ -22,12 +22,15 @@ describe('PowerShell pipelines (through evaluateRiskText with the shell hint)', 
     expect(rulesOf(text)).toContain('recursive-delete');
   });
 
-  it.each(['Get-Process | Stop-Process -Force', 'gps | spps'])(
-    'reads stopping every process a bare Get-Process lists as tearing the machine down: %s',
-    (text) => {
-      expect(rulesOf(text)).toContain('infrastructure-destroy');
-    },
-  );
+  it.each([
+    'Get-Process | Stop-Process -Force',
+    'gps | spps',
+    'Get-Process | % { Stop-Process $_ }',
+    'Get-Process | ForEach-Object { Stop-Process -Id $_.Id -Force }',
+    'gps | foreach -Process { spps -InputObject $PSItem }',
+  ])('reads stopping every process a bare Get-Process lists as tearing the machine down: %s', (text) => {
+    expect(rulesOf(text)).toContain('infrastructure-destroy');
+  });
 
   it.each([
     'Get-ChildItem | Select-Object Name',
@@ -38,6 +41,9 @@ describe('PowerShell pipelines (through evaluateRiskText with the shell hint)', 
     'Get-Process notepad | Stop-Process',
     'Get-Process -Name chrome | Stop-Process -Force',
     'Get-Process | Where-Object { $_.Name -eq "notepad" } | Stop-Process',
+    'Get-Process notepad | % { Stop-Process $_ }',
+    'Get-Process | Where-Object { $_.CPU -gt 500 } | % { Stop-Process $_ }',
+    'Get-Process | % { Write-Output $_.Name }',
     'gps | ? { $_.CPU -gt 500 } | spps -Force',
     'Stop-Process -Id 4242',
     'Get-Process | Sort-Object CPU -Descending | Select-Object -First 5',
@@ -50,12 +56,78 @@ describe('PowerShell pipelines (through evaluateRiskText with the shell hint)', 
     expect(rulesOf(text)).toEqual([]);
   });
 
+  it.each([
+    "[IO.Directory]::Delete('C:\\data', $true)",
+    '[System.IO.Directory]::Delete("C:\\data", $True)',
+    "[system.io.directory]::delete( 'C:\\data' , $true )",
+    'Get-ChildItem C:\\data | % { $_.Delete() }',
+    'Get-ChildItem C:\\logs -Recurse | ForEach-Object { $_.Delete() }',
+    'gci C:\\tmp | foreach { $PSItem.Delete() }',
+    'Get-ChildItem C:\\data | % { [System.IO.File]::Delete($_.FullName) }',
+    "(Get-Item 'C:\\data').Delete($true)",
+    'powershell -Command "[IO.Directory]::Delete(\'C:\\data\', $true)"',
+  ])('reads a .NET delete as the cmdlet it amounts to: %s', (text) => {
+    expect(rulesOf(text)).toContain('recursive-delete');
+  });
+
+  it.each([
+    "[System.IO.File]::Delete('C:\\Windows\\System32\\drivers\\etc\\hosts')",
+    "[IO.File]::Delete('c:/windows/system32/config/SAM'); Write-Host (Get-Date)",
+  ])('reads a .NET delete of a system file as overwriting the system: %s', (text) => {
+    expect(rulesOf(text)).toContain('system-file-overwrite');
+  });
+
+  it.each([
+    "[System.IO.File]::Delete('C:\\temp\\a.txt')",
+    "[IO.Directory]::Delete('C:\\temp\\empty')",
+    "[IO.Directory]::Delete('C:\\temp\\empty', $false)",
+    "[IO.File]::Exists('C:\\Windows\\System32\\drivers\\etc\\hosts')",
+    'Get-ChildItem | % { $_.Name.Replace("a", "b") }',
+    "Write-Host 'call [IO.File]::Exists() first'",
+  ])('leaves %s alone', (text) => {
+    expect(rulesOf(text)).toEqual([]);
+  });
+
+  it.each([
+    'foreach ($f in Get-ChildItem C:\\data) { Remove-Item $f }',
+    'foreach ($f in (gci C:\\data -Recurse)) { Remove-Item $f.FullName -Force }',
+    'foreach ($f in $files) { Write-Host ($f.Name); Remove-Item $f }',
+    'gci C:\\data | % { Remove-Item (Join-Path C:\\data $_.Name) }',
+  ])('reads a PowerShell loop over a generated list as deleting each item: %s', (text) => {
+    expect(rulesOf(text)).toContain('recursive-delete');
+  });
+
+  it.each([
+    "foreach ($f in 'a.txt', 'b.txt') { Remove-Item $f }",
+    'foreach ($i in 1..3) { Remove-Item "log$i.txt" }',
+    'foreach ($f in Get-ChildItem) { Write-Host ($f.Name) }',
+    'foreach ($f in Get-ChildItem) { Write-Host ($f.Name) }; Remove-Item (Join-Path C:\\data a.txt)',
+  ])('leaves the PowerShell loop %s alone', (text) => {
+    expect(rulesOf(text)).toEqual([]);
+  });
+
   it.each(['Remove-Item -Path C:\\data -Recurse:$true -Force', 'ri C:\\data -r:$true'])(
     'reads a switch given its value: %s',
     (text) => {
       expect(rulesOf(text)).toContain('recursive-delete');
     },
   );
+
+  it.each([
+    'rm -Force C:\\temp\\a.txt',
+    'rm C:\\temp\\a.txt -Force -Confirm:$false',
+    'rm -Path a.txt -Recurse -WhatIf',
+  ])("reads PowerShell's rm (Remove-Item) by its parameters, -Force being no recursion: %s", (text) => {
+    expect(rulesOf(text)).toEqual([]);
+  });
+
+  it.each([
+    ['rm -Recurse -Force C:\\data', 'recursive-delete'],
+    ['rm C:\\data -Recurse', 'recursive-delete'],
+    ['rm -Force C:\\Windows\\System32\\x.dll', 'system-file-overwrite'],
+  ])("still flags PowerShell's rm that recurses or deletes a system file: %s", (text, rule) => {
+    expect(rulesOf(text)).toContain(rule);
+  });
 
   it('leaves a switch turned off alone', () => {
     expect(rulesOf('Remove-Item -Path C:\\temp\\a.txt -Recurse:$false')).toEqual([]);

@@ -1,6 +1,7 @@
 import type { ShellCommandEnv, ShellCommandHandler } from './risk-shell-command';
 import { runCodeWord, runStdin } from './risk-shell-command';
 import { ShellWord, joinWords, literalWord } from './risk-shell-word';
+import { isSystemWord } from './risk-system-paths';
 import { xargs } from './risk-wrapper-commands.rules';
 
 /**
@@ -16,13 +17,73 @@ const RECURSIVE_SWITCH = /^(?:\/s|-r(?:e(?:c(?:u(?:r(?:s(?:e)?)?)?)?)?)?(?::\$tr
 /** cmd.exe switches written together (`/s/q`, `/f/s/q`, `/a:h/s`): a word of single-letter switches only. */
 const SWITCH_CLUSTER = /^(?:\/[a-z](?::[-\w]*)?){2,}$/i;
 
-/** A recursive delete, or one run over a generated list (`gci -r | Remove-Item`, `... | % { ri $_ }`), as `rm` is judged. */
-function treeDelete(args: ShellWord[], env: ShellCommandEnv): void {
+/** `-WhatIf` (also `-WhatIf:$true`): the cmdlet only says what it would do. */
+const WHAT_IF = /^-whatif(?::\$true)?$/i;
+
+function previews(args: ShellWord[]): boolean {
+  return args.some((w) => WHAT_IF.test(plainPowerShell(w.value)));
+}
+
+/**
+ * A recursive delete, or one run over a generated list (`gci -r | Remove-Item`, `... | % { ri $_ }`), as `rm` is judged;
+ * deleting a system file (`del /f C:\Windows\System32\...`) overwrites the system.
+ */
+export function removeItem(args: ShellWord[], env: ShellCommandEnv): void {
   const switches = args
     .map((w) => plainPowerShell(w.value))
     .flatMap((w) => (SWITCH_CLUSTER.test(w) ? w.split(/(?=\/)/) : [w]));
-  if (switches.some((s) => /^-whatif(?::\$true)?$/i.test(s))) return;
+  if (switches.some((s) => WHAT_IF.test(s))) return;
   if (env.many || switches.some((s) => RECURSIVE_SWITCH.test(s))) env.scan.report('recursive-delete', env.snippet);
+  else if (args.some((w) => isSystemWord(w, env.cwd))) env.scan.report('system-file-overwrite', env.snippet);
+}
+
+/** PowerShell-style arguments: `-Name value` for the parameters `takesValue` matches, the others positional (switches dropped). */
+function readParameters(
+  args: ShellWord[],
+  takesValue: RegExp,
+): { named: Map<string, ShellWord>; positional: ShellWord[] } {
+  const named = new Map<string, ShellWord>();
+  const positional: ShellWord[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const name = plainPowerShell(args[i].value).toLowerCase();
+    if (takesValue.test(name)) {
+      if (args[i + 1]) named.set(name, args[++i]);
+    } else if (!name.startsWith('-') && !CMD_SWITCH.test(name)) {
+      positional.push(args[i]);
+    }
+  }
+  return { named, positional };
+}
+
+/** A cmd.exe switch (`/y`, `/-y`). */
+const CMD_SWITCH = /^\/-?[a-z]$/;
+
+/** Parameters of the file cmdlets that take a value (the others are switches: `-Force`, `-Append`, `-NoNewline`). */
+const FILE_PARAMETER_VALUE =
+  /^-(?:path|literalpath|lp|pspath|filepath|destination|value|encoding|filter|include|exclude|stream|credential|inputobject|width|delimiter)$/i;
+
+/** `Set-Content PATH`, `Add-Content`, `Clear-Content`, `Out-File`: the file at PATH is written over or cut. */
+function writesFile(args: ShellWord[], env: ShellCommandEnv): void {
+  if (previews(args)) return;
+  const { named, positional } = readParameters(args, FILE_PARAMETER_VALUE);
+  const target = named.get('-path') ?? named.get('-literalpath') ?? named.get('-lp') ?? named.get('-pspath');
+  const file = target ?? named.get('-filepath') ?? positional[0];
+  if (file && isSystemWord(file, env.cwd)) env.scan.report('system-file-overwrite', env.snippet);
+}
+
+/** `Copy-Item SRC DEST` / `copy SRC DEST` replace DEST; `Move-Item` / `move` also take their sources away. */
+function copiesFile(movesSources: boolean): ShellCommandHandler {
+  return (args, env) => {
+    if (previews(args)) return;
+    const { named, positional } = readParameters(args, FILE_PARAMETER_VALUE);
+    const source = named.get('-path') ?? named.get('-literalpath') ?? named.get('-lp');
+    const operands = source ? [source, ...positional] : positional;
+    const destination = named.get('-destination');
+    const dest = destination ?? (operands.length > 1 ? operands[operands.length - 1] : undefined);
+    const sources = destination || operands.length < 2 ? operands : operands.slice(0, -1);
+    const targets = [...(dest ? [dest] : []), ...(movesSources ? sources : [])];
+    if (targets.some((w) => isSystemWord(w, env.cwd))) env.scan.report('system-file-overwrite', env.snippet);
+  };
 }
 
 /** PowerShell's current pipeline item: `$_`, `$PSItem`, `$_.FullName`. */
@@ -73,8 +134,12 @@ function runBlock(args: ShellWord[], env: ShellCommandEnv, perItem: boolean): vo
 /** One command in a script block (bash ends it at `;`) of more words than this is no script anyone writes: opaque. */
 const MAX_BLOCK_WORDS = 1_000;
 
-/** ForEach-Object's script block (`... | % { Remove-Item $_ }`): its command runs once per item piped in. */
+/**
+ * ForEach-Object's script block (`... | % { Remove-Item $_ }`): its command runs once per item piped in. A block that
+ * stops each process (`Get-Process | % { Stop-Process $_ }`) is read as Stop-Process taking the pipe.
+ */
 function forEachObject(args: ShellWord[], env: ShellCommandEnv): void {
+  stopProcess(args, env);
   runBlock(args, env, true);
 }
 
@@ -89,16 +154,7 @@ const START_PROCESS_VALUE =
 
 /** `Start-Process FILE [-ArgumentList] ARGS` (saps): FILE runs with ARGS as its command line. */
 function startProcess(args: ShellWord[], env: ShellCommandEnv): void {
-  const named = new Map<string, ShellWord>();
-  const positional: ShellWord[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const name = plainPowerShell(args[i].value).toLowerCase();
-    if (START_PROCESS_VALUE.test(name)) {
-      if (args[i + 1]) named.set(name, args[++i]);
-    } else if (!name.startsWith('-')) {
-      positional.push(args[i]);
-    }
-  }
+  const { named, positional } = readParameters(args, START_PROCESS_VALUE);
   const file = named.get('-filepath') ?? named.get('-path') ?? positional[0];
   const list =
     named.get('-argumentlist') ?? named.get('-args') ?? (file === positional[0] ? positional[1] : positional[0]);
@@ -107,11 +163,13 @@ function startProcess(args: ShellWord[], env: ShellCommandEnv): void {
 
 /**
  * Get-Process with no name, id or object to filter by (every process of the machine) piped straight into
- * Stop-Process; a filter between them (`| Where-Object { ... } |`) picks some.
+ * Stop-Process, or into a ForEach-Object block that stops each item (`% { Stop-Process -Id $_.Id }`); a filter
+ * between them (`| Where-Object { ... } |`) picks some.
  */
-const EVERY_PROCESS = /^\s*(?:get-process|gps|ps)(?:\s+-(?!n|id\b|inp)[\w:]+)*\s*\|\s*(?:stop-process|spps)(?:\s|$)/i;
+const EVERY_PROCESS =
+  /^\s*(?:get-process|gps|ps)(?:\s+-(?!n|id\b|inp)[\w:]+)*\s*\|\s*(?:(?:stop-process|spps)(?:\s|$)|(?:foreach-object|foreach|%)(?:\s+-process)?\s*\{\s*(?:stop-process|spps|kill)\s[^}]*\$(?:_|psitem)\b)/i;
 
-/** `Get-Process | Stop-Process`: stopping every process takes the machine down. */
+/** `Get-Process | Stop-Process` (or `| % { Stop-Process $_ }`): stopping every process takes the machine down. */
 function stopProcess(_args: ShellWord[], env: ShellCommandEnv): void {
   const input = env.stdin();
   if (input.kind === 'opaque' && EVERY_PROCESS.test(input.snippet))
@@ -152,8 +210,8 @@ function windowsPermission(args: ShellWord[], env: ShellCommandEnv): void {
  * script blocks and started processes run.
  */
 export const WINDOWS_COMMANDS: Record<string, ShellCommandHandler> = {
-  rmdir: treeDelete,
-  ...Object.fromEntries(PIPED_DELETES.map((name) => [name, takesPipeline(treeDelete)])),
+  rmdir: removeItem,
+  ...Object.fromEntries(PIPED_DELETES.map((name) => [name, takesPipeline(removeItem)])),
   'foreach-object': forEachObject,
   foreach: forEachObject,
   '%': forEachObject,
@@ -174,4 +232,16 @@ export const WINDOWS_COMMANDS: Record<string, ShellCommandHandler> = {
   'invoke-expression': invokeExpression,
   icacls: windowsPermission,
   takeown: windowsPermission,
+  'set-content': writesFile,
+  'add-content': writesFile,
+  ac: writesFile,
+  'clear-content': writesFile,
+  clc: writesFile,
+  'out-file': writesFile,
+  'copy-item': copiesFile(false),
+  cpi: copiesFile(false),
+  copy: copiesFile(false),
+  'move-item': copiesFile(true),
+  mi: copiesFile(true),
+  move: copiesFile(true),
 };
