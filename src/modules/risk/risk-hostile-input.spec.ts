@@ -51,11 +51,12 @@ describe('evaluateRiskText on hostile input', () => {
     expect(evaluateRiskText(deletes(65)).rules.map((r) => r.rule)).toEqual(['opaque']);
   });
 
-  it('reads a statement handing 27 000 shell hops to bash -c near the parse limit in well under a second', () => {
+  it('reads a statement handing 27 000 shell hops to bash -c near the parse limit in a fraction of the time it took', () => {
     // 1.7 s of CPU when each hop was parsed (50 µs and 20 kB of garbage each, whatever its size); 50 ms once bounded.
+    // The budget leaves a loaded CI machine 15x the bounded cost and still fails the unbounded one.
     const text = `bash -c '${'sh -c x; '.repeat(27_700)}'`;
-    const { value, cpuMs } = cpuTimedUnder(200, () => evaluateRiskText(text));
-    expect(cpuMs).toBeLessThan(200);
+    const { value, cpuMs } = cpuTimedUnder(800, () => evaluateRiskText(text));
+    expect(cpuMs).toBeLessThan(800);
     expect(value.rules.map((r) => r.rule)).toEqual(['opaque']);
   });
 
