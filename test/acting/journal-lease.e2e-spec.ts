@@ -15,15 +15,15 @@ describe('journal leases of a call that outlives JOURNAL_LEASE_MS', () => {
   let remote: RecordingHttpServer;
   let runtime: { Authorization: string };
   let sessionId: string;
+  /** The remote's open answers, in arrival order: each call runs until the test answers it. */
+  const held: ServerResponse[] = [];
 
   beforeAll(async () => {
     remote = await new RecordingHttpServer().start();
-    remote.handler = async (_req, res) => {
-      await new Promise((r) => setTimeout(r, 1_800));
-      res.end('{"done":true}');
-    };
+    remote.handler = (_req, res) => void held.push(res);
     db = await createTestDatabaseUrl('sqlite');
-    gw = await startTestGateway(db.url, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', JOURNAL_LEASE_MS: '600' });
+    // Renewed every 500 ms: a renewal a loaded machine delays by up to a second still comes in time.
+    gw = await startTestGateway(db.url, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', JOURNAL_LEASE_MS: '1500' });
     runtime = await createKey(gw, 'acme', 'runtime');
     const tool = (
       await gw.http
@@ -47,6 +47,7 @@ describe('journal leases of a call that outlives JOURNAL_LEASE_MS', () => {
     ).body.id;
   });
   afterAll(async () => {
+    for (const res of held) res.destroy();
     await gw?.close();
     await remote?.stop();
     await db?.drop();
@@ -60,9 +61,17 @@ describe('journal leases of a call that outlives JOURNAL_LEASE_MS', () => {
       timeoutMs: 5_000,
       description: 'the call to reach the remote',
     });
-    await new Promise((r) => setTimeout(r, 1_000)); // well past the 600 ms lease
+    // The lease the claim took first runs out while the call still runs: only renewals keep the entry in progress.
+    const [claimed] = await gw.app
+      .get(DataSource)
+      .query(`SELECT lease_expires_at FROM tool_call_journal WHERE session_id = ? AND tool_call_id = 'long-1'`, [
+        sessionId,
+      ]);
+    const pastFirstLease = Number(claimed.lease_expires_at) + 100 - Date.now();
+    await new Promise((r) => setTimeout(r, Math.max(0, pastFirstLease)));
     const again = await gw.http.post(`/api/v1/sessions/${sessionId}/act`).set(runtime).send(call).expect(409);
     expect(again.body.error.code).toBe('TOOL_CALL_IN_PROGRESS');
+    held[0].end('{"done":true}');
     const done = await started;
     expect(done.status).toBe(200);
     expect(done.body.results[0]).toMatchObject({ status: 'COMPLETED', content: '{"done":true}' });
@@ -86,6 +95,7 @@ describe('journal leases of a call that outlives JOURNAL_LEASE_MS', () => {
         WHERE session_id = ? AND tool_call_id = 'long-2' AND state = 'STARTED'`,
       [Date.now(), retried, retried.length, sessionId],
     );
+    held[1].end('{"done":true}');
     const done = await started;
     expect(done.body.results[0]).toMatchObject({ status: 'COMPLETED', reused: false });
     const again = await gw.http.post(`/api/v1/sessions/${sessionId}/act`).set(runtime).send(call).expect(200);

@@ -1,6 +1,7 @@
 import { describeEachDialect } from '@test/support/test-database';
 import { gatewayForSuite } from '@test/support/gateway-test-app';
 import { waitFor } from '@test/support/wait-for';
+import { heldAnswers } from '@test/support/scripted-model.server';
 import { AGENT_LOOP_ENV, AgentLoopFixture, MODEL_KEY } from './support/agent-loop.fixture';
 
 describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messages)', (dialect) => {
@@ -649,13 +650,18 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
   it('refuses a message while a run works (409 RUN_IN_PROGRESS) and shows the session RUNNING', async () => {
     const agent = await fx.agent([]);
     const sessionId = await fx.session(agent.id);
-    fx.model.script(agent.model, { text: 'slow answer', delayMs: 1500 });
+    const answer = heldAnswers();
+    fx.model.script(agent.model, { text: 'slow answer', until: answer.until });
     const started = await fx.send(sessionId, 'slow', 'hi', false).expect(202);
     expect(started.body).toEqual({ runId: expect.any(String), status: 'RUNNING', iterations: 0 });
 
-    const busy = await fx.send(sessionId, 'other', 'hello?').expect(409);
-    expect(busy.body.error.code).toBe('RUN_IN_PROGRESS');
-    expect((await fx.sessionView(sessionId)).status).toBe('RUNNING');
+    try {
+      const busy = await fx.send(sessionId, 'other', 'hello?').expect(409);
+      expect(busy.body.error.code).toBe('RUN_IN_PROGRESS');
+      expect((await fx.sessionView(sessionId)).status).toBe('RUNNING');
+    } finally {
+      answer.release();
+    }
     await fx.untilRun(sessionId, started.body.runId, 'COMPLETED');
   });
 

@@ -4,6 +4,7 @@ import { describeEachDialect } from '@test/support/test-database';
 import { gatewayForSuite } from '@test/support/gateway-test-app';
 import { AGENT_LOOP_ENV, AgentLoopFixture } from './support/agent-loop.fixture';
 import { waitFor } from '@test/support/wait-for';
+import { heldAnswers } from '@test/support/scripted-model.server';
 
 /**
  * A chain of sub-agents deeper than the instance's workers: each parent waiting in SUB_AGENT_CALL lends its worker's
@@ -55,21 +56,26 @@ describeEachDialect('sub-agents: a SUB_AGENT_CALL chain deeper than TASK_WORKERS
     const lead = await fx.agent([subAgentCall], { subAgentIds: [helper.id] });
     const helperName = await nameOf(helper.id);
     const runs: Array<{ sessionId: string; runId: string }> = [];
+    const helpers = heldAnswers();
     for (let i = 0; i < 3; i++) {
       fx.model.script(lead.model, call({ agent: helperName, task: `part ${i}` }), { text: `lead ${i} done` });
-      fx.model.script(helper.model, { text: `helper ${i}`, delayMs: 1500 });
+      fx.model.script(helper.model, { text: `helper ${i}`, until: helpers.until });
     }
     for (let i = 0; i < 3; i++) {
       const sessionId = await fx.session(lead.id);
       const res = await fx.send(sessionId, `bounded-${i}`, 'delegate', false).expect(202);
       runs.push({ sessionId, runId: res.body.runId });
     }
-    // The first helper is at the model (for 1.5 s): its lead waits in SUB_AGENT_CALL; the other two leads stay queued
-    // (a loop lent to any queued run took them, and they asked the model too).
-    await waitFor(() => fx.model.requestsFor(helper.model).length >= 1, { description: 'the first helper asks' });
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(fx.model.requestsFor(lead.model)).toHaveLength(1);
-    expect(fx.model.requestsFor(helper.model)).toHaveLength(1);
+    // The first helper is at the model (held): its lead waits in SUB_AGENT_CALL; the other two leads stay queued (a
+    // loop lent to any queued run took them, and they asked the model too).
+    try {
+      await waitFor(() => fx.model.requestsFor(helper.model).length >= 1, { description: 'the first helper asks' });
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(fx.model.requestsFor(lead.model)).toHaveLength(1);
+      expect(fx.model.requestsFor(helper.model)).toHaveLength(1);
+    } finally {
+      helpers.release();
+    }
     for (const r of runs)
       expect((await fx.untilRun(r.sessionId, r.runId, 'COMPLETED', 30_000)).status).toBe('COMPLETED');
   }, 60_000);
@@ -145,56 +151,66 @@ describeEachDialect('sub-agents: a SUB_AGENT_CALL chain deeper than TASK_WORKERS
     const lead = await fx.agent([await builtin('SUBMIT_SUBAGENT_TASK')], { subAgentIds: [helper.id] });
     const helperName = await nameOf(helper.id);
     // The children stay open while the submissions race: the only worker's first child waits at the model.
-    for (let n = 0; n < 6; n++) fx.model.script(helper.model, { text: 'part done', delayMs: 1500 });
+    const childAnswers = heldAnswers();
+    for (let n = 0; n < 6; n++) fx.model.script(helper.model, { text: 'part done', until: childAnswers.until });
     const sessionId = await fx.session(lead.id);
+    try {
+      const answers = await Promise.all(
+        [1, 2, 3, 4, 5, 6].map((n) =>
+          suite.gw.http
+            .post(`/api/v1/sessions/${sessionId}/act`)
+            .set(fx.runtime)
+            .send({
+              iteration: 1,
+              toolCalls: [
+                { id: `race-${n}`, name: 'SUBMIT_SUBAGENT_TASK', arguments: { agent: helperName, task: 'x' } },
+              ],
+            })
+            .expect(200),
+        ),
+      );
 
-    const answers = await Promise.all(
-      [1, 2, 3, 4, 5, 6].map((n) =>
-        suite.gw.http
-          .post(`/api/v1/sessions/${sessionId}/act`)
-          .set(fx.runtime)
-          .send({
-            iteration: 1,
-            toolCalls: [{ id: `race-${n}`, name: 'SUBMIT_SUBAGENT_TASK', arguments: { agent: helperName, task: 'x' } }],
-          })
-          .expect(200),
-      ),
-    );
-
-    const results = answers.map((a) => a.body.results[0]);
-    expect(results.filter((r) => r.status === 'COMPLETED')).toHaveLength(2);
-    for (const refused of results.filter((r) => r.status !== 'COMPLETED'))
-      expect(refused.content).toContain('SUBAGENT_MAX_OPEN_TASKS is 2');
-    const tasks = await suite.gw.http
-      .get(`/api/v1/admin/tasks?parentSessionId=${sessionId}`)
-      .set(suite.gw.admin)
-      .expect(200);
-    expect(tasks.body.total).toBe(2);
+      const results = answers.map((a) => a.body.results[0]);
+      expect(results.filter((r) => r.status === 'COMPLETED')).toHaveLength(2);
+      for (const refused of results.filter((r) => r.status !== 'COMPLETED'))
+        expect(refused.content).toContain('SUBAGENT_MAX_OPEN_TASKS is 2');
+      const tasks = await suite.gw.http
+        .get(`/api/v1/admin/tasks?parentSessionId=${sessionId}`)
+        .set(suite.gw.admin)
+        .expect(200);
+      expect(tasks.body.total).toBe(2);
+    } finally {
+      childAnswers.release();
+    }
   }, 60_000);
 
   it('holds SUBAGENT_MAX_OPEN_TASKS against submissions racing in the service (two instances, two runs of a session)', async () => {
     const helper = await fx.agent([]);
     const lead = await fx.agent([await builtin('SUBMIT_SUBAGENT_TASK')], { subAgentIds: [helper.id] });
     const helperName = await nameOf(helper.id);
-    for (let n = 0; n < 6; n++) fx.model.script(helper.model, { text: 'part done', delayMs: 1500 });
+    const childAnswers = heldAnswers();
+    for (let n = 0; n < 6; n++) fx.model.script(helper.model, { text: 'part done', until: childAnswers.until });
     const sessionId = await fx.session(lead.id);
     const tasks = suite.gw.app.get(AgentTasksService);
+    try {
+      const submitted = await Promise.allSettled(
+        [1, 2, 3, 4, 5, 6].map((n) =>
+          tasks.submit({ tenantId: fx.tenantId, sessionId, agentId: lead.id, toolCallId: `svc-${n}` }, helperName, 'x'),
+        ),
+      );
 
-    const submitted = await Promise.allSettled(
-      [1, 2, 3, 4, 5, 6].map((n) =>
-        tasks.submit({ tenantId: fx.tenantId, sessionId, agentId: lead.id, toolCallId: `svc-${n}` }, helperName, 'x'),
-      ),
-    );
-
-    expect(submitted.filter((s) => s.status === 'fulfilled')).toHaveLength(2);
-    for (const s of submitted.filter((r) => r.status === 'rejected'))
-      expect(String(s.reason)).toContain('SUBAGENT_MAX_OPEN_TASKS is 2');
-    const db = suite.gw.app.get(DataSource);
-    const rows = await db.query('SELECT COUNT(*) AS n FROM agent_task WHERE parent_session_id = ?', [sessionId]);
-    expect(Number(rows[0].n)).toBe(2);
-    // The children made for the refused ones have no run: none is left ACTIVE (nothing would ever close it).
-    const children = await db.query('SELECT status FROM agent_session WHERE agent_id = ?', [helper.id]);
-    expect(children.filter((c: { status: string }) => c.status !== 'CLOSED')).toHaveLength(2);
+      expect(submitted.filter((s) => s.status === 'fulfilled')).toHaveLength(2);
+      for (const s of submitted.filter((r) => r.status === 'rejected'))
+        expect(String(s.reason)).toContain('SUBAGENT_MAX_OPEN_TASKS is 2');
+      const db = suite.gw.app.get(DataSource);
+      const rows = await db.query('SELECT COUNT(*) AS n FROM agent_task WHERE parent_session_id = ?', [sessionId]);
+      expect(Number(rows[0].n)).toBe(2);
+      // The children made for the refused ones have no run: none is left ACTIVE (nothing would ever close it).
+      const children = await db.query('SELECT status FROM agent_session WHERE agent_id = ?', [helper.id]);
+      expect(children.filter((c: { status: string }) => c.status !== 'CLOSED')).toHaveLength(2);
+    } finally {
+      childAnswers.release();
+    }
   }, 60_000);
 
   it('forgets a deleted sub-agent in the agents that delegated to it', async () => {

@@ -6,6 +6,7 @@ import { SessionRemindersRegistry } from '@app/modules/agent-config/reminders/se
 import { describeEachDialect } from '@test/support/test-database';
 import { gatewayForSuite } from '@test/support/gateway-test-app';
 import { waitFor } from '@test/support/wait-for';
+import { heldAnswers } from '@test/support/scripted-model.server';
 import { callFingerprint } from '@app/modules/loop-acting/journal/journal-fingerprint';
 import { canonicalJson } from '@app/common/canonical-json';
 import { AGENT_LOOP_ENV, AgentLoopFixture } from './support/agent-loop.fixture';
@@ -503,25 +504,31 @@ describeEachDialect('sub-agents: SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TAS
   });
 
   /**
-   * A parent session that queued a task; the child's model is being asked its first answer, which takes a while and
-   * asks for a tool (its second would be a further paid request).
+   * A parent session that queued a task; the child's model is being asked its first answer, which comes when the test
+   * calls `answer` and asks for a tool (its second would be a further paid request).
    */
-  async function parentWithLongTask(): Promise<{ sessionId: string; helper: { model: string } }> {
+  async function parentWithLongTask(): Promise<{ sessionId: string; helper: { model: string }; answer: () => void }> {
     const { lead, helper, helperName } = await pair();
     const sessionId = await fx.session(lead.id);
     fx.model.script(lead.model, call('SUBMIT_SUBAGENT_TASK', { agent: helperName, task: 'long work' }), {
       text: 'Queued.',
     });
-    fx.model.script(helper.model, { ...call('CHECK_TASK_STATUS', { taskId: 'none' }), delayMs: 800 }, { text: 'more' });
+    const first = heldAnswers();
+    fx.model.script(
+      helper.model,
+      { ...call('CHECK_TASK_STATUS', { taskId: 'none' }), until: first.until },
+      { text: 'more' },
+    );
     await fx.send(sessionId, 'm1', 'queue it').expect(200);
     await waitFor(async () => fx.model.requestsFor(helper.model).length === 1 || undefined, { timeoutMs: 15_000 });
-    return { sessionId, helper };
+    return { sessionId, helper, answer: first.release };
   }
 
   it("closing the parent session closes its unfinished tasks' child sessions: their runs ask the model nothing more", async () => {
-    const { sessionId, helper } = await parentWithLongTask();
+    const { sessionId, helper, answer } = await parentWithLongTask();
 
     await suite.gw.http.delete(`/api/v1/sessions/${sessionId}`).set(fx.runtime).expect(200);
+    answer();
 
     const [task] = await tasksOf(sessionId);
     expect((await fx.sessionView(task.childSessionId)).status).toBe('CLOSED');
@@ -534,10 +541,11 @@ describeEachDialect('sub-agents: SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TAS
   });
 
   it('stops a task whose parent was closed by a process that died before closing its children', async () => {
-    const { sessionId, helper } = await parentWithLongTask();
+    const { sessionId, helper, answer } = await parentWithLongTask();
 
     // The close committed; the process died before its close hooks ran, so nothing closed the child session.
     await suite.gw.app.get(DataSource).query("UPDATE agent_session SET status = 'CLOSED' WHERE id = ?", [sessionId]);
+    answer();
 
     const stopped = await waitFor(
       async () => (await tasksOf(sessionId)).find((t: { status: string }) => t.status === 'FAILED'),

@@ -32,22 +32,30 @@ describe('McpClientPool closes sessions no call used for MCP_SESSION_IDLE_MS', (
   afterEach(() => pool.close());
 
   it('closes the session of headers no longer sent (a rotated secret) and keeps the one in use', async () => {
-    expect((await pool.call(pingTool(server.url, { 'X-Key': 'old' }))).output?.content).toBe('idle:ping:{}');
-    // From now on the tool sends other headers (its secret was rotated): a session of their own.
-    const rotated = pingTool(server.url, { 'X-Key': 'new' });
-    const until = performance.now() + IDLE_MS * 4;
-    while (performance.now() < until) {
+    // The pool's clock is the test's: a call that a loaded machine holds up never makes a session in use look idle.
+    let now = performance.now();
+    const clock = jest.spyOn(performance, 'now').mockImplementation(() => now);
+    try {
+      expect((await pool.call(pingTool(server.url, { 'X-Key': 'old' }))).output?.content).toBe('idle:ping:{}');
+      // From now on the tool sends other headers (its secret was rotated): a session of their own.
+      const rotated = pingTool(server.url, { 'X-Key': 'new' });
       expect((await pool.call(rotated)).error).toBeUndefined();
-      await new Promise((resolve) => setTimeout(resolve, IDLE_MS / 4));
-    }
-    expect(closedWith()).toEqual(['old']);
-    expect(pool.pool.stats().servers).toHaveLength(1);
+      now += IDLE_MS;
+      expect((await pool.call(rotated)).error).toBeUndefined();
+      now += 1; // the old headers' session: unused for longer than IDLE_MS; the new one's: used IDLE_MS - 1 ago
+      await waitFor(() => closedWith().length > 0, { description: 'the old session to be closed' });
+      expect(closedWith()).toEqual(['old']);
+      expect(pool.pool.stats().servers).toHaveLength(1);
 
-    // Unused, it goes too; a later call opens a new session and works.
-    await waitFor(() => closedWith().length === 2, { description: 'the unused session to be closed' });
-    expect(closedWith()).toEqual(['old', 'new']);
-    expect((await pool.call(rotated)).error).toBeUndefined();
-    expect(pool.pool.stats().totalConnects).toBe(3);
+      // Unused, it goes too; a later call opens a new session and works.
+      now += IDLE_MS;
+      await waitFor(() => closedWith().length === 2, { description: 'the unused session to be closed' });
+      expect(closedWith()).toEqual(['old', 'new']);
+      expect((await pool.call(rotated)).error).toBeUndefined();
+      expect(pool.pool.stats().totalConnects).toBe(3);
+    } finally {
+      clock.mockRestore();
+    }
   });
 
   it('keeps the session to a server watched for tools/list_changed, however long it is unused', async () => {

@@ -1,19 +1,23 @@
+import type { ServerResponse } from 'node:http';
 import { describeEachDialect } from '@test/support/test-database';
 import { createKey, gatewayForSuite, toolBody, SHELL_TOOL_FIELDS } from '@test/support/gateway-test-app';
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
+import { waitFor } from '@test/support/wait-for';
 
 describeEachDialect('a decision whose batch the journal refuses', (dialect) => {
   const suite = gatewayForSuite(dialect, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1' });
   let remote: RecordingHttpServer;
   let runtime: { Authorization: string };
   let agentId: string;
+  /** The answers of /slow_read, held until the test gives them. */
+  const slow: ServerResponse[] = [];
 
   beforeAll(async () => {
     remote = await new RecordingHttpServer().start();
     remote.handler = (req, res) => {
       res.setHeader('content-type', 'application/json');
-      const delay = req.url.startsWith('/slow') ? 1500 : 0;
-      setTimeout(() => res.end(JSON.stringify({ ok: true })), delay);
+      if (req.url.startsWith('/slow')) slow.push(res);
+      else res.end(JSON.stringify({ ok: true }));
     };
     const gw = suite.gw;
     runtime = await createKey(gw, 'acme', 'runtime');
@@ -39,6 +43,7 @@ describeEachDialect('a decision whose batch the journal refuses', (dialect) => {
   });
 
   afterAll(async () => {
+    for (const res of slow) res.destroy();
     await remote?.stop();
   });
 
@@ -55,9 +60,10 @@ describeEachDialect('a decision whose batch the journal refuses', (dialect) => {
       { id: 'c2', name: 'shell_run', arguments: { command: 'rm -rf ./build' } },
       { id: 'c3', name: 'read_doc', arguments: { q: 'mine' } },
     ]).then((r) => r);
-    await new Promise((r) => setTimeout(r, 400));
+    await waitFor(() => slow.length === 1, { description: 'the batch to wait on its slow first call' });
     const other = await act([{ id: 'c3', name: 'read_doc', arguments: { q: 'theirs' } }]).expect(200);
     expect(other.body.results[0]).toMatchObject({ toolCallId: 'c3', status: 'COMPLETED' });
+    slow[0].end(JSON.stringify({ ok: true }));
     const first = await interrupted;
     expect(first.body).toMatchObject({ status: 'INTERRUPTED', hitlRequest: { toolCallId: 'c2' } });
     const requestId = first.body.hitlRequest.id as string;

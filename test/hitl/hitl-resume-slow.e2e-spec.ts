@@ -1,24 +1,30 @@
 import { DataSource } from 'typeorm';
 import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import { ResumeRecordRepository } from '@app/modules/loop-acting/acting/resume-record.repository';
 import { describeEachDialect } from '@test/support/test-database';
 import { agentWithTool, createKey, gatewayForSuite, SHELL_TOOL_FIELDS } from '@test/support/gateway-test-app';
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
 import { waitFor } from '@test/support/wait-for';
 
+/** Renewed every 500 ms: a renewal a loaded machine delays by up to a second still comes in time. */
+const LEASE_MS = 1_500;
+
 describeEachDialect('a resume that outlives JOURNAL_LEASE_MS, sent again while it works', (dialect) => {
-  const suite = gatewayForSuite(dialect, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', JOURNAL_LEASE_MS: '600' });
+  const suite = gatewayForSuite(dialect, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', JOURNAL_LEASE_MS: String(LEASE_MS) });
   let remote: RecordingHttpServer;
   let runtime: { Authorization: string };
   let agentId: string;
+  /** The remote's open answers, in arrival order: each approved call runs until the test answers it. */
+  const held: ServerResponse[] = [];
+  const answer = (res: ServerResponse) => {
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ removed: true }));
+  };
 
   beforeAll(async () => {
     remote = await new RecordingHttpServer().start();
-    remote.handler = async (_req, res) => {
-      await new Promise((r) => setTimeout(r, 2_000));
-      res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ removed: true }));
-    };
+    remote.handler = (_req, res) => void held.push(res);
     runtime = await createKey(suite.gw, 'acme', 'runtime');
     ({ agentId } = await agentWithTool(
       suite.gw,
@@ -32,6 +38,7 @@ describeEachDialect('a resume that outlives JOURNAL_LEASE_MS, sent again while i
     ));
   });
   afterAll(async () => {
+    for (const res of held) res.destroy();
     await remote?.stop();
   });
 
@@ -51,11 +58,20 @@ describeEachDialect('a resume that outlives JOURNAL_LEASE_MS, sent again while i
       gw.http.post(`/api/v1/sessions/${sessionId}/resume`).set(runtime).send({ clientMessageId: 'approve-1' });
     const first = resume().then((r) => r);
     await waitFor(() => remote.requests.length === 1, { timeoutMs: 5_000, description: 'the approved call to start' });
-    await new Promise((r) => setTimeout(r, 1_000)); // well past the 600 ms lease: the client gave up and retries
+    // The client gives up and retries once the resume's claim, as last written, would have run out: only renewals
+    // keep it in progress.
+    const [claim] = await gw.app
+      .get(DataSource)
+      .query(`SELECT created_at FROM resume_record WHERE session_id = ? AND client_message_id = 'approve-1'`, [
+        sessionId,
+      ]);
+    const pastItsLease = Number(claim.created_at) + LEASE_MS + 100 - Date.now();
+    await new Promise((r) => setTimeout(r, Math.max(0, pastItsLease)));
     const during = await resume();
     expect(during.status).toBe(409);
     expect(during.body.error.code).toBe('RESUME_IN_PROGRESS');
 
+    answer(held[0]);
     const done = await first;
     expect(done.status).toBe(200);
     expect(done.body).toMatchObject({ status: 'COMPLETED', results: [{ toolCallId: 'rm-1', status: 'COMPLETED' }] });
@@ -93,6 +109,7 @@ describeEachDialect('a resume that outlives JOURNAL_LEASE_MS, sent again while i
     expect(during.status).toBe(409);
     expect(during.body.error.code).toBe('TOOL_CALL_IN_PROGRESS');
 
+    answer(held[base]);
     const done = await first;
     expect(done.status).toBe(200);
     expect(done.body).toMatchObject({ status: 'COMPLETED', results: [{ toolCallId: 'rm-2', status: 'COMPLETED' }] });

@@ -185,11 +185,13 @@ describe('hostile input: clear 400s, no stall', () => {
     expect(act.res.status).toBe(200);
     expect(JSON.stringify(act.res.body.results)).toContain('must match pattern');
     expect(health.res.status).toBe(200);
-    expect(act.ms).toBeLessThan(4000);
-    expect(health.ms).toBeLessThan(4000);
+    // Milliseconds when the pattern runs in linear time, up to a few seconds on a loaded CI machine; backtracking
+    // through 31 characters takes a minute or more (2^31 steps), and through a million characters for ever.
+    expect(act.ms).toBeLessThan(10_000);
+    expect(health.ms).toBeLessThan(10_000);
     const long = performance.now();
     expect((await hostileCall('redos-long', 1_000_000)).status).toBe(200);
-    expect(performance.now() - long).toBeLessThan(6000);
+    expect(performance.now() - long).toBeLessThan(30_000);
     expect(remote.requests).toHaveLength(sentBefore);
   });
 });

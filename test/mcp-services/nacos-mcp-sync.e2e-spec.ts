@@ -141,10 +141,15 @@ describe('NacosMcpSync: Nacos services (real nacos client, Nacos v1 test server)
   it('turns instance changes within the debounce window into ONE sync, and spreads calls over the new instance', async () => {
     const listsBefore = a.listCalls + b.listCalls;
     const since = Date.now();
+    const acksBefore = nacos.serviceCounters(NS, GROUP, SERVICE).pushAcks;
     nacos.registerInstance(NS, GROUP, SERVICE, instance(b, { weight: 1 }));
-    // A second change, pushed separately (push delay 50 ms) but inside the debounce window.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    nacos.pushNow(NS, GROUP, SERVICE);
+    // A second change, pushed separately right behind the first: inside the debounce window however slow the machine.
     nacos.updateInstance(NS, GROUP, SERVICE, { ip: '127.0.0.1', port: b.port }, { weight: 2 });
+    nacos.pushNow(NS, GROUP, SERVICE);
+    await waitFor(() => nacos.serviceCounters(NS, GROUP, SERVICE).pushAcks >= acksBefore + 2, {
+      description: 'both pushes to reach the gateway',
+    });
     const report = await api.syncedAfter(service.id, since, (r) => r.trigger === 'instances-changed');
     expect(report).toMatchObject({ added: 0, updated: 0, disabled: 0, unchanged: 2 });
     // Absence of a second sync can only be seen by waiting: twice the debounce window.

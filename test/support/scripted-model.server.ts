@@ -12,16 +12,27 @@ export interface ScriptedToolCall {
  * One scripted answer: a final text, tool calls (with optional text), an assistant `message` sent as it is (what a
  * broken or hostile provider may answer), an HTTP error (optionally with Retry-After; `body` replaces OpenAI's
  * `{error: {message}}`, as other servers answer; `text` answers plain text instead), or no answer at all (`hang`:
- * the request stays open until the server closes). `delayMs` waits before answering; `finishReason` replaces the
- * choice's `finish_reason` (`stop`, or `tool_calls` with tool calls).
+ * the request stays open until the server closes). `delayMs` waits before answering, `until` until the test settles
+ * it (see {@link heldAnswers}); `finishReason` replaces the choice's `finish_reason` (`stop`, or `tool_calls` with
+ * tool calls).
  */
-export type ScriptedAnswer = { delayMs?: number; finishReason?: string } & (
+export type ScriptedAnswer = { delayMs?: number; until?: Promise<unknown>; finishReason?: string } & (
   | { text: string; toolCalls?: undefined }
   | { toolCalls: ScriptedToolCall[]; text?: string }
   | { message: Record<string, unknown> }
   | { status: number; retryAfter?: string; message?: string; body?: unknown; text?: string }
   | { hang: true }
 );
+
+/**
+ * A hold for scripted answers (`{ text: 'done', until: held.until }`): they answer once `release` is called, so a
+ * test decides how long a model takes instead of a delay that a loaded machine may outrun.
+ */
+export function heldAnswers(): { until: Promise<void>; release: () => void } {
+  let release!: () => void;
+  const until = new Promise<void>((resolve) => (release = resolve));
+  return { until, release };
+}
 
 /** One request the server received. */
 export interface RecordedModelRequest {
@@ -96,6 +107,7 @@ export class ScriptedModelServer {
     const answer = this.queues.get(body.model)?.shift();
     if (!answer) return json(res, 500, { error: { message: `no scripted answer left for model ${body.model}` } });
     if (answer.delayMs) await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
+    if (answer.until) await answer.until;
     if ('hang' in answer) return;
     if ('status' in answer) {
       if (answer.retryAfter !== undefined) res.setHeader('retry-after', answer.retryAfter);

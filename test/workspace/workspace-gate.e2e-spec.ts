@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { realpathSync } from 'node:fs';
@@ -7,6 +7,7 @@ import { describeWithBubblewrap } from '@test/sandbox/sandbox-runner.fixture';
 import { waitFor } from '@test/support/wait-for';
 import { WorkspaceFiles } from '@app/modules/workspace/workspace-files.service';
 import { WorkspaceLocator } from '@app/modules/workspace/workspace.locator';
+import { WorkspaceGate } from '@app/modules/workspace/workspace.gate';
 import { inOpenedFolder } from '@app/modules/workspace/workspace-descriptor.check';
 import { FILE_TOOLS, workspaceRootForSuite, workspaceTenant, type WorkspaceTenant } from './workspace-test-kit';
 
@@ -16,6 +17,8 @@ import { FILE_TOOLS, workspaceRootForSuite, workspaceTenant, type WorkspaceTenan
  * outlives it), and what was opened is checked again through its descriptor.
  */
 const MAX_BYTES = 1024 * 1024;
+/** A command that holds its workspace until the test lets it go (see `go`), however slow the machine. */
+const UNTIL_GO = 'until [ -e go ]; do sleep 0.05; done';
 
 describeWithBubblewrap('workspace files and commands never race (real bubblewrap)', () => {
   const workspaceRoot = workspaceRootForSuite();
@@ -44,6 +47,10 @@ describeWithBubblewrap('workspace files and commands never race (real bubblewrap
     );
   }
 
+  /** Lets a command running {@link UNTIL_GO} in `session` end (written from outside: a file tool would wait for it). */
+  const go = (session: string) =>
+    writeFileSync(join(suite.gw.app.get(WorkspaceLocator).dirOf('t-gate', session), 'go'), '');
+
   beforeAll(async () => {
     t = await workspaceTenant(suite.gw, 't-gate', [...FILE_TOOLS, 'RUN_COMMAND']);
     sessionId = await t.newSession(['SANDBOX', 'FILE_ROOM']);
@@ -70,21 +77,26 @@ describeWithBubblewrap('workspace files and commands never race (real bubblewrap
   it("measures a command's room once it has the workspace: a file that landed while it waited is not room it may fill", async () => {
     const session = await t.newSession(['SANDBOX', 'FILE_ROOM']);
     const landed = Math.floor(MAX_BYTES * 0.6);
-    const first = t.call(session, 'RUN_COMMAND', { command: 'sleep 1 # holds the workspace' });
+    const first = t.call(session, 'RUN_COMMAND', { command: `${UNTIL_GO} # holds the workspace` });
     await commandStarted(session, 'holds the workspace');
     // Staged now; it lands once the first command gives the workspace back, before the second command runs.
+    const gateRuns = jest.spyOn(suite.gw.app.get(WorkspaceGate), 'run');
     const upload = suite.gw.http
       .put(`/api/v1/sessions/${session}/files/content?path=landed.bin`)
       .set(t.runtime)
       .set('content-type', 'application/octet-stream')
       .send(Buffer.alloc(landed, 0x61))
       .then((res) => res);
-    const staging = join(workspaceRoot, '.staging');
-    await waitFor(() => readdirSync(staging).some((f) => statSync(join(staging, f)).size === landed), {
-      description: 'the upload to be staged',
-    });
-    await new Promise((resolve) => setTimeout(resolve, 100)); // its landing waits for the workspace
+    // Staged, its landing asks for the workspace and waits: a command asking after it comes after it.
+    try {
+      await waitFor(() => gateRuns.mock.calls.some(([, kind]) => kind === 'files'), {
+        description: 'the upload to ask for the workspace',
+      });
+    } finally {
+      gateRuns.mockRestore();
+    }
     const second = t.call(session, 'RUN_COMMAND', { command: 'head -c 700000 /dev/zero > big.bin; echo exit=$?' });
+    go(session);
     expect((await upload).status).toBe(201);
     expect((await first).status).toBe('COMPLETED');
     const answer = JSON.parse((await second).content);
@@ -107,16 +119,18 @@ describeWithBubblewrap('workspace files and commands never race (real bubblewrap
       .send({ timeoutMs: 1000 })
       .expect(200);
     try {
-      const command = t.call(session, 'RUN_COMMAND', { command: 'sleep 3 # holds the workspace' });
+      const command = t.call(session, 'RUN_COMMAND', { command: `${UNTIL_GO} # holds the workspace` });
       await commandStarted(session, 'holds the workspace');
       const deletion = await t.call(session, 'DELETE_FILE', { path: 'keep.txt' });
       expect(deletion).toMatchObject({ status: 'FAILED', isError: true });
       expect(deletion.content).toContain('timed out');
+      go(session);
       expect((await command).status).toBe('COMPLETED');
       // The deletion, answered FAILED, must not happen once the workspace is free: a command waits for it to end.
       const after = await t.call(session, 'RUN_COMMAND', { command: 'cat keep.txt' });
       expect(JSON.parse(after.content)).toMatchObject({ exitCode: 0, stdout: 'kept' });
     } finally {
+      go(session);
       await suite.gw.http
         .patch(`/api/v1/admin/tools/${deleteTool.id}`)
         .set(suite.gw.admin)

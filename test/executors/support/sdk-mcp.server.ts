@@ -17,8 +17,8 @@ export interface SdkMcpServerOptions {
 /**
  * An MCP server of our own: the SDK's McpServer per session on node:http with StreamableHTTPServerTransport
  * (stateful sessions; an unknown session gets 404 as the spec says), answering on SSE streams or, with
- * `jsonResponse`, JSON bodies. Tools: `echo`, `slow` (waits `ms`, records a cancellation when its `extra.signal`
- * fires), `fail` (returns `isError`), `picture` (an image), `huge` (a text of `bytes` characters), `chatty` (sends a log notification and pings the
+ * `jsonResponse`, JSON bodies. Tools: `echo`, `slow` (waits `ms`, and while {@link holdSlowCalls} holds them until
+ * released; records a cancellation when its `extra.signal` fires), `fail` (returns `isError`), `picture` (an image), `huge` (a text of `bytes` characters), `chatty` (sends a log notification and pings the
  * client on its answer stream before answering).
  * Counts what a test must see server-side, and can restart on the same port like a redeployed service.
  */
@@ -45,6 +45,8 @@ export class SdkMcpServer {
   }
   private http?: Server;
   private fixedPort = 0;
+  /** Settles when the `slow` calls that came while {@link holdSlowCalls} held them may answer. */
+  private slowCallsHeld?: { released: Promise<void>; release: () => void };
 
   constructor(private readonly options: SdkMcpServerOptions = {}) {
     this.router = new McpSessionRouter(() => this.createMcpServer(), { jsonResponse: options.jsonResponse });
@@ -75,6 +77,18 @@ export class SdkMcpServer {
   async restart(): Promise<void> {
     await this.stop();
     await this.start();
+  }
+
+  /** `slow` calls from now on answer only once {@link releaseSlowCalls} is called (or they are cancelled). */
+  holdSlowCalls(): void {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    this.slowCallsHeld = { released, release };
+  }
+
+  releaseSlowCalls(): void {
+    this.slowCallsHeld?.release();
+    this.slowCallsHeld = undefined;
   }
 
   /** Forgets every session while staying up (like a server that expired them): the next request gets 404. */
@@ -112,8 +126,9 @@ export class SdkMcpServer {
     );
     mcp.registerTool('slow', { description: 'waits', inputSchema: { ms: z.number() } }, async ({ ms }, extra) => {
       this.toolCalls++;
+      const held = this.slowCallsHeld?.released;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, ms);
+        const timer = setTimeout(() => void (held ?? Promise.resolve()).then(resolve), ms);
         extra.signal.addEventListener('abort', () => {
           clearTimeout(timer);
           this.cancelled.push({ tool: 'slow', reason: extra.signal.reason });

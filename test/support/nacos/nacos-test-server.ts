@@ -167,6 +167,17 @@ export class NacosTestServer {
     return this.state.remove(ns(namespaceId), groupedName(group, service), key);
   }
 
+  /**
+   * Pushes a service's instances to its subscribers now, as a push of its own, instead of after pushDelayMs: two
+   * changes each followed by this reach a client as two pushes at the same moment.
+   */
+  pushNow(namespaceId: string, group: string, service: string): void {
+    const key = `${ns(namespaceId)}|${groupedName(group, service)}`;
+    clearTimeout(this.pendingPushes.get(key));
+    this.pendingPushes.delete(key);
+    this.pushToSubscribers(ns(namespaceId), groupedName(group, service));
+  }
+
   /** Every stored instance of a service, healthy or not, enabled or not. */
   instances(namespaceId: string, group: string, service: string): StoredInstance[] {
     return this.state.instances(ns(namespaceId), groupedName(group, service));
@@ -350,12 +361,16 @@ export class NacosTestServer {
       key,
       setTimeout(() => {
         this.pendingPushes.delete(key);
-        for (const sub of this.pusher.subscribersOf(namespaceId, name)) {
-          const view = this.state.view(namespaceId, name, sub.clusters, false, this.options.cacheMillis);
-          this.pusher.push(sub, JSON.stringify(view));
-        }
+        this.pushToSubscribers(namespaceId, name);
       }, this.options.pushDelayMs),
     );
+  }
+
+  private pushToSubscribers(namespaceId: string, name: string): void {
+    for (const sub of this.pusher.subscribersOf(namespaceId, name)) {
+      const view = this.state.view(namespaceId, name, sub.clusters, false, this.options.cacheMillis);
+      this.pusher.push(sub, JSON.stringify(view));
+    }
   }
 
   private reject(message: string): HttpError {

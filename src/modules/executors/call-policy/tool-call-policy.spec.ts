@@ -46,6 +46,26 @@ function scripted(errors: ToolCallError[]) {
   return { fn, startedAt };
 }
 
+/**
+ * Runs `call` on Jest's fake clock, moving it 10 ms at a time until the call settles (a minute at most): the policy's
+ * timers and performance.now() move together, so a wait or a budget measures exactly what it is, however loaded the
+ * machine.
+ */
+async function onFakeClock<T>(call: () => Promise<T>): Promise<T> {
+  jest.useFakeTimers();
+  try {
+    let settled = false;
+    const result = call().finally(() => (settled = true));
+    for (let ms = 0; !settled; ms += 10) {
+      if (ms >= 60_000) throw new Error('the call still runs after a minute on the fake clock');
+      await jest.advanceTimersByTimeAsync(10);
+    }
+    return await result;
+  } finally {
+    jest.useRealTimers();
+  }
+}
+
 describe('ToolCallPolicy', () => {
   describe('run', () => {
     it('returns the first successful output with one attempt', async () => {
@@ -121,68 +141,65 @@ describe('ToolCallPolicy', () => {
 
     it('aborts the in-flight attempt when the budget runs out and ends at the budget even if the attempt ignores its signal', async () => {
       let seen: AbortSignal | undefined;
-      const started = performance.now();
-      const outcome = await new ToolCallPolicy(baseConfig).run(tool('READ_ONLY', 120), (_attempt, signal) => {
-        seen = signal;
-        return new Promise<ToolOutput>(() => undefined);
-      });
-      const elapsed = performance.now() - started;
+      const outcome = await onFakeClock(() =>
+        new ToolCallPolicy(baseConfig).run(tool('READ_ONLY', 120), (_attempt, signal) => {
+          seen = signal;
+          return new Promise<ToolOutput>(() => undefined);
+        }),
+      );
       expect(seen?.aborted).toBe(true);
-      expect(outcome).toMatchObject({ timedOut: true, attempts: 1 });
+      expect(outcome).toMatchObject({ timedOut: true, attempts: 1, durationMs: 120 });
       expect(outcome.error).toMatchObject({ errorClass: 'TIMEOUT', transient: true, reachedRemote: true });
       expect(outcome.error?.message).toContain('120 ms');
-      expect(elapsed).toBeGreaterThanOrEqual(115);
-      expect(elapsed).toBeLessThan(1000);
     });
 
     it('uses TOOL_DEFAULT_TIMEOUT_MS when the tool has no positive timeoutMs', async () => {
       const policy = new ToolCallPolicy({ ...baseConfig, toolDefaultTimeoutMs: 80 });
       expect(policy.budgetMs(tool('READ_ONLY', 0))).toBe(80);
       expect(policy.budgetMs(tool('READ_ONLY', 300))).toBe(300);
-      const outcome = await policy.run(
-        tool('READ_ONLY', 0),
-        (_a, signal) => new Promise((_r, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+      const outcome = await onFakeClock(() =>
+        policy.run(
+          tool('READ_ONLY', 0),
+          (_a, signal) => new Promise((_r, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+        ),
       );
       expect(outcome.timedOut).toBe(true);
-      expect(outcome.durationMs).toBeLessThan(1000);
+      expect(outcome.durationMs).toBe(80);
     });
 
     it('counts the budget over all attempts: the call ends at the budget, not after max attempts of it', async () => {
       let attempts = 0;
-      const outcome = await new FixedJitterPolicy({ ...baseConfig, toolMaxAttempts: 10 }, 0).run(
-        tool('READ_ONLY', 200),
-        async (_a, signal) => {
-          attempts++;
-          await new Promise((resolve) => setTimeout(resolve, 60));
-          if (signal.aborted) throw signal.reason;
-          throw transient(true);
-        },
+      const outcome = await onFakeClock(() =>
+        new FixedJitterPolicy({ ...baseConfig, toolMaxAttempts: 10 }, 0).run(
+          tool('READ_ONLY', 200),
+          async (_a, signal) => {
+            attempts++;
+            await new Promise((resolve) => setTimeout(resolve, 60));
+            if (signal.aborted) throw signal.reason;
+            throw transient(true);
+          },
+        ),
       );
-      // Ten attempts of 60 ms would need 600 ms: the 200 ms budget stops them. Whether the budget's timer or the
-      // check before the next attempt ends the call depends on how late timers fire on a loaded machine.
-      expect(outcome.error).toBeDefined();
-      expect(attempts).toBeGreaterThanOrEqual(2);
-      expect(attempts).toBeLessThan(10);
+      // Ten attempts of 60 ms would need 600 ms: the 200 ms budget cuts the fourth (started at 180 ms).
+      expect(outcome).toMatchObject({ timedOut: true, attempts: 4, durationMs: 200 });
+      expect(attempts).toBe(4);
     });
 
     it('waits Retry-After before the next attempt', async () => {
       const { fn, startedAt } = scripted([transient(true, { retryAfterMs: 150 })]);
-      const outcome = await new FixedJitterPolicy(baseConfig, 0).run(tool('READ_ONLY'), fn);
+      const outcome = await onFakeClock(() => new FixedJitterPolicy(baseConfig, 0).run(tool('READ_ONLY'), fn));
       expect(outcome.attempts).toBe(2);
-      expect(startedAt[1] - startedAt[0]).toBeGreaterThanOrEqual(145);
+      expect(startedAt[1] - startedAt[0]).toBe(150);
     });
 
     it('ends the call when Retry-After is longer than TOOL_RETRY_MAX_AFTER_MS', async () => {
-      const started = performance.now();
-      const outcome = await new ToolCallPolicy(baseConfig).run(
-        tool('READ_ONLY'),
-        scripted([transient(true, { retryAfterMs: 5000 })]).fn,
+      const outcome = await onFakeClock(() =>
+        new ToolCallPolicy(baseConfig).run(tool('READ_ONLY'), scripted([transient(true, { retryAfterMs: 5000 })]).fn),
       );
       expect(outcome.attempts).toBe(1);
       expect(outcome.error).toMatchObject({ errorClass: 'RETRY_AFTER_TOO_LONG', transient: false });
       expect(outcome.error?.message).toContain('5000 ms');
-      // Far below the 5 s it would have waited (a loose bound: a loaded machine may be slow, never 5 s slow).
-      expect(performance.now() - started).toBeLessThan(4000);
+      expect(outcome.durationMs).toBe(0); // it did not wait the 5 s
     });
 
     it('does not start a wait that would end past the budget', async () => {
@@ -207,15 +224,16 @@ describe('ToolCallPolicy', () => {
     });
 
     it('backs off exponentially from the base delay (full jitter scales it down)', async () => {
+      const config = { ...baseConfig, toolRetryBaseDelayMs: 60 };
       const full = scripted([transient(true), transient(true)]);
-      await new FixedJitterPolicy({ ...baseConfig, toolRetryBaseDelayMs: 60 }, 0.999).run(tool('READ_ONLY'), full.fn);
+      await onFakeClock(() => new FixedJitterPolicy(config, 0.999).run(tool('READ_ONLY'), full.fn));
       expect(full.startedAt[1] - full.startedAt[0]).toBeGreaterThanOrEqual(55);
       expect(full.startedAt[2] - full.startedAt[1]).toBeGreaterThanOrEqual(115);
 
       const none = scripted([transient(true), transient(true)]);
-      await new FixedJitterPolicy({ ...baseConfig, toolRetryBaseDelayMs: 60 }, 0).run(tool('READ_ONLY'), none.fn);
-      // Without jitter's scale-up both waits are 0: far below the 170 ms the full waits above took at the least.
-      expect(none.startedAt[2] - none.startedAt[0]).toBeLessThan(120);
+      await onFakeClock(() => new FixedJitterPolicy(config, 0).run(tool('READ_ONLY'), none.fn));
+      // Without jitter's scale-up both waits are 0.
+      expect(none.startedAt[2] - none.startedAt[0]).toBe(0);
     });
 
     it('stops when the caller cancels, aborting the in-flight attempt', async () => {
