@@ -249,6 +249,13 @@ export const GATEWAY_SETTINGS = [
     description: 'Bearer key sent to the search provider.',
   },
   {
+    env: 'KNOWLEDGE_SEARCH_TIMEOUT_MS',
+    kind: { type: 'int', min: 100, max: 600_000 },
+    defaultValue: '10000',
+    description:
+      "Budget of one search of an HTTP knowledge base's retrieval service, its answer's body included: past it the search fails with KNOWLEDGE_BASE_UNREACHABLE (RAG_SEARCH: a failed call).",
+  },
+  {
     env: 'TOOL_SECRETS',
     kind: { type: 'list' },
     defaultValue: '',

@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { GATEWAY_CONFIG, type GatewayConfig } from '@app/config/gateway-config';
 import { stripUnsafeText } from '@app/common/safe-text';
 import { OutboundHttpAgent } from '@app/modules/executors/outbound/outbound-http.agent';
 import { ToolCallError } from '@app/modules/executors/tool-executor';
@@ -11,9 +12,6 @@ const MAX_ANSWER_BYTES = 2 * 1024 * 1024;
 const MAX_PASSAGE_CHARS = 8_000;
 /** Longest documentId, title and heading kept from it. */
 const MAX_FIELD_CHARS = 512;
-/** A search of an HTTP base is cut after this long when the caller gives no tighter budget. */
-export const HTTP_SEARCH_TIMEOUT_MS = 10_000;
-
 /**
  * Asks the retrieval service of an HTTP knowledge base: `POST <url> {query, topK}` →
  * `{results: [{documentId?, title, content, score}]}`, through the guarded outbound scope of its tenant (the address
@@ -22,7 +20,15 @@ export const HTTP_SEARCH_TIMEOUT_MS = 10_000;
  */
 @Injectable()
 export class KnowledgeHttpClient {
-  constructor(private readonly http: OutboundHttpAgent) {}
+  /** A search is cut after this long (KNOWLEDGE_SEARCH_TIMEOUT_MS) when the caller gives no tighter budget. */
+  private readonly timeoutMs: number;
+
+  constructor(
+    private readonly http: OutboundHttpAgent,
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+  ) {
+    this.timeoutMs = config.knowledgeSearchTimeoutMs;
+  }
 
   async search(
     url: string,
@@ -34,7 +40,7 @@ export class KnowledgeHttpClient {
     const target = new URL(url);
     // The tenant's scope: its fetch vets the URL (and, at connect, the address) with the tenants' guard.
     const outbound = this.http.scope(context.tenantId);
-    const budget = AbortSignal.timeout(HTTP_SEARCH_TIMEOUT_MS);
+    const budget = AbortSignal.timeout(this.timeoutMs);
     let response: Response;
     try {
       response = await outbound.fetch(target, {
@@ -50,7 +56,7 @@ export class KnowledgeHttpClient {
       });
     } catch (err) {
       if (err instanceof ToolCallError) throw err;
-      if (budget.aborted) throw timedOut(target.host, 'answer');
+      if (budget.aborted) throw timedOut(target.host, 'answer', this.timeoutMs);
       throw failure(`the retrieval service ${target.host} could not be reached: ${(err as Error).message}`, true);
     }
     let text: string;
@@ -59,7 +65,7 @@ export class KnowledgeHttpClient {
     } catch (err) {
       // The body stalled past the budget or the connection broke mid-answer: the stream errors, not with a ToolCallError.
       if (err instanceof ToolCallError) throw err;
-      if (budget.aborted) throw timedOut(target.host, 'finish its answer');
+      if (budget.aborted) throw timedOut(target.host, 'finish its answer', this.timeoutMs);
       throw failure(`the retrieval service ${target.host} broke off its answer: ${(err as Error).message}`, true);
     }
     if (!response.ok) {
@@ -119,9 +125,9 @@ function parseAnswer(text: string, topK: number, host: string): KnowledgeSearchH
   return hits.sort((a, b) => b.score - a.score).slice(0, topK);
 }
 
-function timedOut(host: string, what: string): ToolCallError {
+function timedOut(host: string, what: string, timeoutMs: number): ToolCallError {
   return new ToolCallError(
-    `the retrieval service ${host} did not ${what} within ${HTTP_SEARCH_TIMEOUT_MS} ms`,
+    `the retrieval service ${host} did not ${what} within ${timeoutMs} ms (KNOWLEDGE_SEARCH_TIMEOUT_MS)`,
     ToolErrorClass.TIMEOUT,
     { transient: true, reachedRemote: true },
   );
