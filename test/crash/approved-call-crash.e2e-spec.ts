@@ -4,6 +4,7 @@ import { ScriptedModelServer } from '@test/support/scripted-model.server';
 import { expireLeases } from '@test/crash/support/expire-leases';
 import { CrashRemoteServer } from './support/crash-remote.server';
 import { act, expectStatus, resume, RuntimeAuth, ToolCall } from './support/gateway-runtime.seed';
+import { untilArmedGatewayDied } from './support/armed-request';
 
 /*
  * A call a human approved, cut off by a SIGKILL while it ran, is one that runs again on its own after a crash
@@ -136,15 +137,12 @@ describeEachDialect('an approved call cut off by a kill -9 is not approved twice
     // One armed process after the other: each killed itself while running the call its resume approved.
     for (const [key, c] of entries) {
       const armed = await start(key, c.fault);
-      c.requestBroke = await resume(armed, runtime, c.sessionId!, {
-        clientMessageId: c.clientMessageId,
-        decision: 'APPROVE',
-      }).then(
-        () => false,
-        () => true,
+      Object.assign(
+        c,
+        await untilArmedGatewayDied(armed, () =>
+          resume(armed, runtime, c.sessionId!, { clientMessageId: c.clientMessageId, decision: 'APPROVE' }),
+        ),
       );
-      if (!c.requestBroke) await armed.kill();
-      c.exit = await armed.exited;
     }
 
     await expireLeases(db.url);

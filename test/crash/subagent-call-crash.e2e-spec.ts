@@ -3,6 +3,7 @@ import { GatewayExit, GatewayProcess, startGatewayProcess } from '@test/support/
 import { ScriptedModelServer } from '@test/support/scripted-model.server';
 import { expireLeases } from '@test/crash/support/expire-leases';
 import { act, expectStatus, RuntimeAuth, ToolCall } from './support/gateway-runtime.seed';
+import { untilArmedGatewayDied } from './support/armed-request';
 
 /*
  * A SUB_AGENT_CALL whose gateway was SIGKILLed (after STARTED, before the child existed; and while the child ran) is
@@ -103,12 +104,7 @@ describeEachDialect('SUB_AGENT_CALL after a kill -9: resubmitted, it finds its c
     // One armed process after the other: each killed itself while answering its act.
     for (const [key, c] of entries) {
       const armed = await start(key, c.fault);
-      c.requestBroke = await act(armed, runtime, c.sessionId!, 1, [c.call!]).then(
-        () => false,
-        () => true,
-      );
-      if (!c.requestBroke) await armed.kill();
-      c.exit = await armed.exited;
+      Object.assign(c, await untilArmedGatewayDied(armed, () => act(armed, runtime, c.sessionId!, 1, [c.call!])));
     }
 
     await expireLeases(db.url);

@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
-import { isUniqueViolation } from '@app/database/unique-violation';
+import { isDeadlock, isUniqueViolation } from '@app/database/unique-violation';
 import { HotSql, sqlRowCount } from '@app/database/hot-sql';
 import { HotTable } from '@app/database/hot-table';
 import { toIso } from '@app/database/epoch-ms.transformer';
@@ -229,10 +229,4 @@ export class SessionEventsStore implements OnApplicationShutdown {
  */
 function broadcastingRunner(runner: QueryRunner): QueryRunner {
   return (runner as unknown as { broadcaster?: { queryRunner?: QueryRunner } }).broadcaster?.queryRunner ?? runner;
-}
-
-/** MySQL/MariaDB chose this statement as a deadlock victim (two INSERT ... SELECT on one session's range). */
-function isDeadlock(err: unknown): boolean {
-  const e = err as { errno?: number; driverError?: { errno?: number } } | null;
-  return (e?.driverError?.errno ?? e?.errno) === 1213;
 }
