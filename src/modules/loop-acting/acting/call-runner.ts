@@ -154,7 +154,7 @@ export class CallRunner {
       capabilities: ctx.session.capabilities,
       toolName: entry.toolName,
       rawArguments: JSON.parse(entry.argumentsJson),
-      format: call.format,
+      storedArguments: true,
       freshSince: ctx.freshSince,
     });
     // A READ_ONLY call (or a built-in keyed by the toolCallId) runs again on its own: only on the tool it was made to
