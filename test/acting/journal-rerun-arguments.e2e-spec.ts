@@ -118,4 +118,29 @@ describeEachDialect('a call run again after a crash runs exactly the arguments o
 
     expect(bodies('/set_labels')).toEqual([{ arguments_json: '{"c":"3"}' }, { arguments_json: '{"c":"3"}' }]);
   });
+  it("raises a swept call whose stored arguments its format read (a Gemini map) and an admin's RETRY runs them", async () => {
+    remote.requests.length = 0;
+    const sessionId = await newSession();
+    await act(sessionId, { id: 'g3', name: 'set_labels', arguments: { arguments_json: '{"d":"4"}' } }, 'gemini').expect(
+      200,
+    );
+    await killOwner(sessionId, 'g3');
+
+    expect(await gw.app.get(JournalOrphanSweepService).sweep()).toBe(1);
+    const retried = await gw.http
+      .post(`/api/v1/admin/hitl/${await pendingRequestId(sessionId)}/decision`)
+      .set(gw.admin)
+      .send({ decision: 'RETRY', reviewer: 'ops' })
+      .expect(200);
+
+    expect(retried.body.results[0]).toMatchObject({ toolCallId: 'g3', status: 'COMPLETED' });
+    expect(bodies('/set_labels')).toEqual([{ d: '4' }, { d: '4' }]);
+    // The runtime's resubmit of what its model sent gets the stored result: the same call.
+    const resubmit = await act(
+      sessionId,
+      { id: 'g3', name: 'set_labels', arguments: { arguments_json: '{"d":"4"}' } },
+      'gemini',
+    ).expect(200);
+    expect(resubmit.body.results[0]).toMatchObject({ status: 'COMPLETED', reused: true });
+  });
 });

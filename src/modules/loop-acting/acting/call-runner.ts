@@ -85,6 +85,7 @@ export class CallRunner {
       toolName: call.name,
       rawArguments: call.arguments,
       format: call.format,
+      storedArguments: call.stored !== undefined,
       freshSince: ctx.freshSince,
     });
     const key = this.keyOf(ctx, call);
