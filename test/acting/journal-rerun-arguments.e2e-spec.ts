@@ -143,4 +143,17 @@ describeEachDialect('a call run again after a crash runs exactly the arguments o
     ).expect(200);
     expect(resubmit.body.results[0]).toMatchObject({ status: 'COMPLETED', reused: true });
   });
+  it('keeps a map key named __proto__ in the stored arguments and the fingerprint: the re-run sends it, other arguments conflict', async () => {
+    remote.requests.length = 0;
+    const sessionId = await newSession();
+    const call = { id: 'p1', name: 'read_labels', arguments: '{"__proto__":"x","a":"1"}' };
+    await act(sessionId, call).expect(200);
+    await killOwner(sessionId, 'p1');
+
+    await act(sessionId, call).expect(200);
+
+    expect(remote.requests.map((r) => r.body)).toEqual(['{"__proto__":"x","a":"1"}', '{"__proto__":"x","a":"1"}']);
+    const other = await act(sessionId, { ...call, arguments: '{"a":"1"}' }).expect(409);
+    expect(other.body.error.code).toBe('TOOL_CALL_CONFLICT');
+  });
 });
