@@ -180,7 +180,7 @@ describeEachDialect('the dead-owner sweep lists side-effecting calls left STARTE
     await plantStarted(broken, 'bad', 'write_note', { q: 'bad' }, 'SIDE_EFFECT', 120_000);
     await gw.app
       .get(DataSource)
-      .query("UPDATE tool_call_journal SET fingerprint = 'not-the-arguments' WHERE session_id = ?", [broken]);
+      .query("UPDATE tool_call_journal SET arguments_json = '{not json' WHERE session_id = ?", [broken]);
     await plantStarted(fine, 'good', 'write_note', { q: 'good' });
     await sweep();
     expect(await requestsOf(broken)).toEqual([]);
@@ -198,7 +198,7 @@ describeEachDialect('the dead-owner sweep lists side-effecting calls left STARTE
       await plantStarted(broken, `bad-${i}`, 'write_note', { q: `bad-${i}` }, 'SIDE_EFFECT', 300_000 - i);
     await gw.app
       .get(DataSource)
-      .query("UPDATE tool_call_journal SET fingerprint = 'not-the-arguments' WHERE session_id = ?", [broken]);
+      .query("UPDATE tool_call_journal SET arguments_json = '{not json' WHERE session_id = ?", [broken]);
     await plantStarted(fine, 'late', 'write_note', { q: 'late' }, 'SIDE_EFFECT', 1_000);
     await sweep(); // meets the 100 oldest, all unrebuildable
     await sweep(); // the 5 others, and the raisable one
@@ -230,7 +230,7 @@ describeEachDialect('the dead-owner sweep lists side-effecting calls left STARTE
       await plantStarted(sessionId, id, 'write_note', { q: id }, 'SIDE_EFFECT', 3_600_000);
       await app
         .get(DataSource)
-        .query("UPDATE tool_call_journal SET fingerprint = 'not-the-arguments' WHERE session_id = ?", [sessionId]);
+        .query("UPDATE tool_call_journal SET arguments_json = '{not json' WHERE session_id = ?", [sessionId]);
     }
     await sweeper.sweep();
     expect([passedOver(finished, 'fin'), passedOver(closed, 'cls')]).toEqual([true, true]);

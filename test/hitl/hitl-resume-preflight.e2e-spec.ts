@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { DataSource } from 'typeorm';
 import { describeEachDialect } from '@test/support/test-database';
 import { createKey, gatewayForSuite, toolBody, SHELL_TOOL_FIELDS } from '@test/support/gateway-test-app';
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
@@ -81,5 +82,35 @@ describeEachDialect('a decision whose batch the journal refuses', (dialect) => {
     expect(request.status).toBe('PENDING');
     expect(remote.requests.filter((r) => r.url.startsWith('/shell_run'))).toHaveLength(0);
     await gw.http.delete(`/api/v1/sessions/${sessionId}`).set(runtime).expect(200);
+  });
+  it('an approval of a call that no longer matches the reviewed fingerprint is refused before it is saved; a REJECT still ends it', async () => {
+    const gw = suite.gw;
+    const sessionId = (
+      await gw.http.post('/api/v1/sessions').set(runtime).send({ agentId, userId: 'u1', permissions: [] }).expect(201)
+    ).body.id as string;
+    const first = await gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(runtime)
+      .send({ iteration: 1, toolCalls: [{ id: 'f1', name: 'shell_run', arguments: { command: 'rm -rf ./old' } }] })
+      .expect(200);
+    const requestId = first.body.hitlRequest.id as string;
+    // As a request raised before a change to how arguments are fingerprinted keeps it: not the pending call's now.
+    await gw.app
+      .get(DataSource)
+      .query("UPDATE hitl_request SET fingerprint = 'reviewed-before-the-change' WHERE id = ?", [requestId]);
+    const resume = (clientMessageId: string, decision: string) =>
+      gw.http.post(`/api/v1/sessions/${sessionId}/resume`).set(runtime).send({ clientMessageId, decision });
+
+    const refused = await resume('approve-f1', 'APPROVE').expect(409);
+
+    expect(refused.body.error.code).toBe('TOOL_CALL_CONFLICT');
+    const request = (await gw.http.get('/api/v1/admin/hitl?pageSize=100').set(gw.admin).expect(200)).body.items.find(
+      (i: { id: string }) => i.id === requestId,
+    );
+    expect(request.status).toBe('PENDING');
+    const rejected = await resume('reject-f1', 'REJECT').expect(200);
+    expect(rejected.body.results[0]).toMatchObject({ toolCallId: 'f1', status: 'REJECTED' });
+    expect((await gw.http.get(`/api/v1/sessions/${sessionId}`).set(runtime).expect(200)).body.status).toBe('ACTIVE');
+    expect(remote.requests.filter((r) => r.body.includes('./old'))).toHaveLength(0);
   });
 });

@@ -17,6 +17,7 @@ import { SessionsService } from './sessions/sessions.service';
 import { SessionsController } from './sessions/sessions.controller';
 import { ToolCallJournalRepository } from './journal/tool-call-journal.repository';
 import { JournalLeaseRenewer } from './journal/journal-lease.renewer';
+import { JournalOutcomeRecorder } from './journal/journal-outcome.recorder';
 import { JournalAdminController } from './journal/journal-admin.controller';
 import { ToolResultStore } from './results/tool-result.store';
 import { ToolResultReader } from './results/tool-result.reader';
@@ -63,6 +64,7 @@ import { JournalOrphanSweepJob } from './journal/journal-orphan-sweep.job';
     SessionCloseHooks,
     ToolCallJournalRepository,
     JournalLeaseRenewer,
+    JournalOutcomeRecorder,
     ToolResultStore,
     ToolResultReader,
     CallRunner,

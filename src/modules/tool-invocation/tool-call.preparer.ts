@@ -23,6 +23,11 @@ export interface CallRequest {
   rawArguments: unknown;
   /** The format of the tool specs the model was given, when the caller said (see ToolSchemaCompiler.reviveArguments). */
   format?: ModelFormat;
+  /**
+   * The arguments are those a journal entry stored for the call's first run, already read as its format reads them
+   * (a Gemini map unwrapped): they are checked as they are, never read again (a map could be unwrapped twice).
+   */
+  storedArguments?: boolean;
   /** The request's arrival (performance.now()): configuration confirmed since then is fresh enough. */
   freshSince?: number;
 }
@@ -91,7 +96,7 @@ export class ToolCallPreparer {
     const tooLarge = argumentsSizeProblem(req.rawArguments, parsed.value);
     // The refusal keeps a note instead of the arguments: nothing will run them, and storing megabytes helps no one.
     if (tooLarge) return refused(tool, { $omitted: tooLarge }, 'BAD_ARGUMENTS', `${tooLarge}; no call was made`);
-    const args = this.schemas.reviveArguments(tool, parsed.value, req.format);
+    const args = req.storedArguments ? parsed.value : this.schemas.reviveArguments(tool, parsed.value, req.format);
     const violations = this.schemas.validateArguments(tool, args);
     if (violations.length) {
       return refused(

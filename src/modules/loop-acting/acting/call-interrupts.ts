@@ -9,8 +9,12 @@ import type { JournalEntry } from '../journal/journal.types';
 import type { SubmittedCall } from '../sessions/session.types';
 import type { InterruptSpec } from './acting.types';
 
-/** The fingerprint of a submitted call (arguments parsed when they are JSON, else the raw text). */
+/**
+ * The fingerprint of a submitted call (arguments parsed when they are JSON, else the raw text); of a call rebuilt from
+ * its journal entry, the entry's.
+ */
 export function fingerprintOf(call: SubmittedCall): string {
+  if (call.stored) return call.stored.fingerprint;
   const parsed = parseToolArguments(call.arguments);
   return callFingerprint(call.name, parsed.ok ? parsed.value : call.arguments);
 }

@@ -11,6 +11,7 @@ import { DomainError } from '@app/common/errors/domain-error';
 import type { HotStatements } from '@app/database/hot-sql';
 import { ToolCallJournalRepository, NewJournalEntry } from '../journal/tool-call-journal.repository';
 import { JournalLeaseRenewer } from '../journal/journal-lease.renewer';
+import { JournalOutcomeRecorder } from '../journal/journal-outcome.recorder';
 import { canonicalJson } from '@app/common/canonical-json';
 import type { JournalClaim, JournalEntry, JournalKey } from '../journal/journal.types';
 import { ToolResultStore } from '../results/tool-result.store';
@@ -59,6 +60,7 @@ export class CallRunner {
     private readonly callPath: ToolCallPathService,
     private readonly journal: ToolCallJournalRepository,
     private readonly leases: JournalLeaseRenewer,
+    private readonly outcomes: JournalOutcomeRecorder,
     private readonly results: ToolResultStore,
     private readonly log: ToolCallLogService,
     private readonly faults: FaultInjector,
@@ -85,6 +87,7 @@ export class CallRunner {
       toolName: call.name,
       rawArguments: call.arguments,
       format: call.format,
+      storedArguments: call.stored !== undefined,
       freshSince: ctx.freshSince,
     });
     const key = this.keyOf(ctx, call);
@@ -154,7 +157,7 @@ export class CallRunner {
       capabilities: ctx.session.capabilities,
       toolName: entry.toolName,
       rawArguments: JSON.parse(entry.argumentsJson),
-      format: call.format,
+      storedArguments: true,
       freshSince: ctx.freshSince,
     });
     // A READ_ONLY call (or a built-in keyed by the toolCallId) runs again on its own: only on the tool it was made to
@@ -259,12 +262,7 @@ export class CallRunner {
       });
     }
     this.faults.reach('after-call', prepared.tool.name);
-    const finished = await this.journal.finish(
-      key,
-      key.owner,
-      { ...result, state: result.status, resultStatus: result.status },
-      Date.now(),
-    );
+    const finished = await this.outcomes.record(key, { ...result, state: result.status, resultStatus: result.status });
     if (!finished)
       this.logger.error(
         `Journal entry ${key.toolCallId} was no longer ours when ${prepared.tool.name} finished; its outcome stays with the new owner.`,

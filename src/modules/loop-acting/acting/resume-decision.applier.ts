@@ -1,13 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { DomainError } from '@app/common/errors/domain-error';
-import { LoopActingErrorCode } from '../loop-acting.errors';
-import { HitlRequestsRepository } from '@app/modules/hitl/requests/hitl-requests.repository';
 import { ToolCallLogService } from '@app/modules/executors/tool-call-log/tool-call-log.service';
 import { ToolCallJournalRepository } from '../journal/tool-call-journal.repository';
 import { canonicalJson } from '@app/common/canonical-json';
 import { ToolResultStore } from '../results/tool-result.store';
-import type { AgentSessionEntity } from '../sessions/agent-session.entity';
-import type { HitlRequestView, SubmittedCall } from '../sessions/session.types';
+import type { SubmittedCall } from '../sessions/session.types';
 import type { ResumeDecision } from '../sessions/sessions.dto';
 import type { ActResult } from './act.types';
 import type { BatchContext } from './acting.types';
@@ -21,25 +17,11 @@ import { ToolRegistryService } from '@app/modules/tool-registry/tool-registry.se
 export class ResumeDecisionApplier {
   constructor(
     private readonly journal: ToolCallJournalRepository,
-    private readonly hitl: HitlRequestsRepository,
     private readonly results: ToolResultStore,
     private readonly runner: CallRunner,
     private readonly log: ToolCallLogService,
     private readonly tools: ToolRegistryService,
   ) {}
-
-  /** The fingerprint the human reviewed; the pending call must still match it. */
-  async fingerprintOf(session: AgentSessionEntity, request: HitlRequestView, pending: SubmittedCall): Promise<string> {
-    const row = await this.hitl.find(request.id);
-    const reviewed = row?.fingerprint ?? fingerprintOf(pending);
-    if (reviewed !== fingerprintOf(pending)) {
-      throw new DomainError(
-        LoopActingErrorCode.TOOL_CALL_CONFLICT,
-        `The pending call ${pending.id} of session ${session.id} no longer matches what was reviewed.`,
-      );
-    }
-    return reviewed;
-  }
 
   /** `toolId`: the tool the pending call was made to (the pending batch's), null when none is known. */
   async record(

@@ -5,10 +5,11 @@ import { validationFailed } from '@app/common/errors/validation';
 import { HitlRequestsRepository } from '@app/modules/hitl/requests/hitl-requests.repository';
 import { AgentConfigService } from '@app/modules/agent-config/agent-config.service';
 import type { AgentSessionEntity } from '../sessions/agent-session.entity';
-import type { HitlRequestView, PendingBatch } from '../sessions/session.types';
+import type { HitlRequestView, PendingBatch, SubmittedCall } from '../sessions/session.types';
 import { LoopActingErrorCode } from '../loop-acting.errors';
 import type { ResumeDecision } from '../sessions/sessions.dto';
 import type { Decider, DecisionClaimKey, DecisionInput } from './resume.service';
+import { fingerprintOf } from './call-interrupts';
 
 const ALLOWED: Record<HitlRequestView['requestType'], readonly ResumeDecision[]> = {
   TOOL_APPROVAL: ['APPROVE', 'REJECT'],
@@ -46,8 +47,29 @@ export class ResumeDecisionChecks {
     if (decider.role === 'runtime' && request.requestType !== 'CHECKPOINT_PAUSE')
       await this.assertRuntimeMayDecide(session);
     if (runsCalls(batch, decision)) await this.assertAgentExists(session, request);
+    // An approval saved for a call it cannot run left the session waiting on a decided request for good; a REJECT or
+    // MARK_DONE runs nothing, so they still end a call that no longer matches.
+    if (batch.pending && (decision === 'APPROVE' || decision === 'RETRY'))
+      await this.reviewedFingerprint(session, request, batch.pending);
     await this.assertKeyDecidedNoOther(session, claimKey, request);
     return checked;
+  }
+
+  /** The fingerprint the human reviewed; the pending call must still match it. */
+  async reviewedFingerprint(
+    session: AgentSessionEntity,
+    request: HitlRequestView,
+    pending: SubmittedCall,
+  ): Promise<string> {
+    const row = await this.hitl.find(request.id);
+    const reviewed = row?.fingerprint ?? fingerprintOf(pending);
+    if (reviewed !== fingerprintOf(pending)) {
+      throw new DomainError(
+        LoopActingErrorCode.TOOL_CALL_CONFLICT,
+        `The pending call ${pending.id} of session ${session.id} no longer matches what was reviewed; nothing was decided: REJECT it, or close the session.`,
+      );
+    }
+    return reviewed;
   }
 
   /** Under the agent's hitlReviewer ADMIN a runtime may not approve (or reject) its own calls. */

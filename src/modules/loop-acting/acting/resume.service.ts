@@ -246,7 +246,7 @@ export class ResumeService {
     if (decision === 'APPROVE' || decision === 'RETRY') {
       const grant = {
         toolCallId: pending.id,
-        fingerprint: await this.decisions.fingerprintOf(session, request, pending),
+        fingerprint: await this.checks.reviewedFingerprint(session, request, pending),
         toolId: batch.pendingToolId ?? null,
         mode: decision,
       };

@@ -13,6 +13,11 @@ describe('callFingerprint', () => {
     expect(callFingerprint('t', { a: [2, 1] })).not.toBe(base);
     expect(callFingerprint('t', { a: [1, 2], b: null })).not.toBe(base);
   });
+  it('counts a key named __proto__ (an own key of parsed JSON) like any other key', () => {
+    const parsed = JSON.parse('{"__proto__":{"x":1},"a":1}') as Record<string, unknown>;
+    expect(callFingerprint('t', parsed)).not.toBe(callFingerprint('t', { a: 1 }));
+    expect(canonicalJson(parsed)).toBe('{"__proto__":{"x":1},"a":1}');
+  });
   it('serializes canonically', () => {
     expect(canonicalJson({ b: 1, a: { d: 1, c: 2 } })).toBe('{"a":{"c":2,"d":1},"b":1}');
   });

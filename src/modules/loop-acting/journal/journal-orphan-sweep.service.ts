@@ -6,7 +6,7 @@ import type { SubmittedCall } from '../sessions/session.types';
 import { ToolRegistryService } from '@app/modules/tool-registry/tool-registry.service';
 import { BuiltinToolCatalog } from '@app/modules/tool-registry/builtin-tool.catalog';
 import { BatchRunner } from '../acting/batch-runner';
-import { fingerprintOf, runsAgainAfterCrash, toolOfEntry, unknownOutcomeInterrupt } from '../acting/call-interrupts';
+import { runsAgainAfterCrash, toolOfEntry, unknownOutcomeInterrupt } from '../acting/call-interrupts';
 import { ToolCallJournalRepository } from './tool-call-journal.repository';
 import type { JournalEntry } from './journal.types';
 import { FAILURE_PREFIX } from '@app/modules/executors/call-path/tool-call.types';
@@ -73,14 +73,14 @@ export class JournalOrphanSweepService {
     const tool = await toolOfEntry(entry, this.tools);
     // Passed over quietly, like a READ_ONLY call: the resubmit runs it again, no human needs to look.
     if (runsAgainAfterCrash(entry, tool, this.builtins)) return this.skip(entry);
+    // The stored arguments may differ from those submitted (read by the call's format): the call keeps the entry's
+    // fingerprint, which a decision and the runtime's resubmit are checked against.
     const call: SubmittedCall = {
       id: entry.toolCallId,
       name: entry.toolName,
       arguments: JSON.parse(entry.argumentsJson),
+      stored: { fingerprint: entry.fingerprint },
     };
-    // A decision re-checks the call against this fingerprint; leave such an entry for the runtime's resubmit.
-    if (fingerprintOf(call) !== entry.fingerprint)
-      return this.skip(entry, 'it cannot be rebuilt from its stored arguments');
     const ctx = { session, iteration: entry.iteration, entry: 'ACT' as const, freshSince: performance.now() };
     try {
       await this.batches.interrupt(ctx, unknownOutcomeInterrupt(call, entry, tool?.result?.redactFields), {

@@ -33,7 +33,11 @@ export class ToolCallJournalEntity {
   @Column({ type: 'varchar', length: 64 })
   fingerprint: string;
 
-  /** The arguments as submitted (canonical JSON): what an approved RETRY runs again. LONGTEXT on MySQL. */
+  /**
+   * The arguments the call ran with (canonical JSON), as its format read them (a Gemini map unwrapped): what a run
+   * again after a crash runs, never read a second time. The fingerprint is of the arguments as submitted. LONGTEXT on
+   * MySQL.
+   */
   @LargeText()
   @Column({ name: 'arguments_json', type: 'text' })
   argumentsJson: string;

@@ -27,6 +27,12 @@ export interface SubmittedCall {
   arguments: unknown;
   /** The act's `format` (kept with a batch that waits for a human): which spec the model read its tool from. */
   format?: ModelFormat;
+  /**
+   * Set on a call rebuilt from its journal entry (the dead-owner sweep): its arguments are those the entry stored,
+   * already read as its format reads them (never read again), and this is the entry's fingerprint, of the arguments as
+   * the runtime submitted them.
+   */
+  stored?: { fingerprint: string };
 }
 
 /** What an interrupted batch still has to do once a human has decided. */
