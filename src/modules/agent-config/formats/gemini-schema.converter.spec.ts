@@ -214,7 +214,7 @@ describe('toGeminiSchema', () => {
       expect(toGeminiSchema({ type: 'string', const: null })).toEqual({ type: 'string', nullable: true });
     });
 
-    it('keeps the properties of a schema that also has a union', () => {
+    it('keeps the properties of a schema that also has a union, its alternatives finalized as roots to lay out', () => {
       expect(
         toGeminiSchema({
           properties: { a: { type: 'string' } },
@@ -223,11 +223,11 @@ describe('toGeminiSchema', () => {
       ).toEqual({
         type: 'object',
         properties: { a: { type: 'string' } },
-        anyOf: [
-          { type: 'string', description: AS_JSON_TEXT },
-          { type: 'string', description: AS_JSON_TEXT, nullable: true },
-        ],
+        anyOf: [{ type: 'object' }, { type: 'object', nullable: true }],
       });
+      expect(
+        toGeminiSchema({ properties: { b: { oneOf: [{ type: 'object' }, { type: 'string' }] } } }).properties,
+      ).toEqual({ b: { anyOf: [{ type: 'string', description: AS_JSON_TEXT }, { type: 'string' }] } });
     });
 
     it('keeps an OpenAPI nullable: true', () => {

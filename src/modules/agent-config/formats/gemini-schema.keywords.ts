@@ -47,16 +47,18 @@ export interface SchemaDraft {
   minItems?: number;
   maxItems?: number;
   pattern?: string;
+  /** Where the node is written in the tool's schema (a JSON pointer, `#` the root), for warnings; never emitted. */
+  pointer?: string;
 }
 
 /** Stands in for a `$ref` back into a schema that is still being expanded. */
-export function recursivePlaceholder(): SchemaDraft {
-  return { type: 'object', description: RECURSIVE_DESCRIPTION };
+export function recursivePlaceholder(pointer: string): SchemaDraft {
+  return { type: 'object', description: RECURSIVE_DESCRIPTION, pointer };
 }
 
 /** Stands in for what lies beyond the depth or size bound. */
-export function truncatedPlaceholder(): SchemaDraft {
-  return { type: 'object', description: TRUNCATED_DESCRIPTION };
+export function truncatedPlaceholder(pointer: string): SchemaDraft {
+  return { type: 'object', description: TRUNCATED_DESCRIPTION, pointer };
 }
 
 /** The keywords that mean something for each type; the rest are pruned once the type is known. */
