@@ -4,6 +4,8 @@ import { childPointer } from './gemini-schema-pointer';
 import {
   GEMINI_MAX_SCHEMA_DEPTH,
   GEMINI_MAX_SCHEMA_NODES,
+  GEMINI_READ_KEYWORDS,
+  GEMINI_SILENT_KEYWORDS,
   GEMINI_TYPE_KEYWORDS,
   GeminiType,
   SchemaDraft,
@@ -119,6 +121,13 @@ export class GeminiSchemaDraftBuilder {
     const draft: SchemaDraft = { pointer };
     if (typeof schema.title === 'string') draft.title = schema.title;
     if (typeof schema.description === 'string') draft.description = schema.description;
+    const described = Object.entries(schema).filter(
+      ([key]) => !GEMINI_READ_KEYWORDS.has(key) && !GEMINI_SILENT_KEYWORDS.has(key) && !key.startsWith('x-'),
+    );
+    if (described.length > 0) {
+      const note = `(${described.map(([key, value]) => `${key}: ${JSON.stringify(value)}`).join('; ')})`;
+      draft.description = draft.description ? `${draft.description}\n${note}` : note;
+    }
     if (schema.nullable === true) draft.nullable = true;
     if (typeof schema.format === 'string') draft.format = schema.format;
     if (typeof schema.pattern === 'string') draft.pattern = schema.pattern;

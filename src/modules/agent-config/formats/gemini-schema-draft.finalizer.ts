@@ -46,6 +46,13 @@ function numericBounds(draft: SchemaDraft, type: 'number' | 'integer', out: Json
   if (high.length > 0) out.maximum = Math.min(...high);
 }
 
+/** A number's exclusive bounds, which Gemini's inclusive ones only approach, told in the description. */
+function exclusiveBoundsNote(draft: SchemaDraft, description: string | undefined): string | undefined {
+  const bounds = (['exclusiveMinimum', 'exclusiveMaximum'] as const).filter((key) => draft[key] !== undefined);
+  if (bounds.length === 0) return description;
+  return withNote(description, `(${bounds.map((key) => `${key}: ${draft[key]}`).join('; ')})`);
+}
+
 /**
  * Second pass of the Gemini rewrite: settles each draft's type (inferred when absent: `object` from
  * properties, `array` from items, a uniform enum's type, ...), keeps only the keywords that type
@@ -77,13 +84,16 @@ export function finalizeGeminiSchema(draft: SchemaDraft, warnings: string[], dep
       warnings.push(`${at(draft)}: its enum written into the description, as Gemini takes enums of strings only`);
     }
   }
-  if (description !== undefined) out.description = description;
   if (draft.format !== undefined && type && GEMINI_FORMATS[type]?.includes(draft.format)) out.format = draft.format;
+  else if (draft.format !== undefined) description = withNote(description, `(format: ${draft.format})`);
   if (type === 'number' || type === 'integer') numericBounds(draft, type, out);
+  if (type === 'number') description = exclusiveBoundsNote(draft, description);
+  if (description !== undefined) out.description = description;
   for (const key of ['minLength', 'maxLength', 'pattern', 'minItems', 'maxItems'] as const) {
     if (allowed.includes(key) && draft[key] !== undefined) out[key] = draft[key];
   }
-  if (type === 'array') out.items = finalizeGeminiSchema(draft.items ?? {}, warnings, depth + 1);
+  const anyItem: SchemaDraft = { pointer: draft.pointer && `${draft.pointer}/items` };
+  if (type === 'array') out.items = finalizeGeminiSchema(draft.items ?? anyItem, warnings, depth + 1);
   if (type === 'object') finalizeObject(draft, out, warnings, depth);
   const memberDepth = depth === 0 ? 0 : depth + 1;
   if (draft.anyOf) out.anyOf = draft.anyOf.map((member) => finalizeGeminiSchema(member, warnings, memberDepth));

@@ -16,6 +16,55 @@ export const GEMINI_FORMATS: Readonly<Partial<Record<GeminiType, readonly string
   integer: ['int32', 'int64'],
 };
 
+/**
+ * The keywords the rewrite reads into a draft or turns into another shape (unions, refs, tuples, maps), and those
+ * that tell the model nothing (annotations for tools and editors). Any other keyword (`multipleOf`, `uniqueItems`,
+ * `not`, `if`, `default`, `examples`...) has no place in Gemini's schema and is written into the description instead.
+ */
+export const GEMINI_READ_KEYWORDS: ReadonlySet<string> = new Set([
+  'type',
+  'title',
+  'description',
+  'nullable',
+  'format',
+  'pattern',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'required',
+  'enum',
+  'const',
+  'properties',
+  'additionalProperties',
+  'patternProperties',
+  'items',
+  'prefixItems',
+  'additionalItems',
+  '$ref',
+  'allOf',
+  'anyOf',
+  'oneOf',
+]);
+export const GEMINI_SILENT_KEYWORDS: ReadonlySet<string> = new Set([
+  '$schema',
+  '$id',
+  '$comment',
+  '$anchor',
+  '$dynamicAnchor',
+  '$defs',
+  'definitions',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  'contentMediaType',
+  'contentEncoding',
+]);
+
 /** Bounds on the work for one schema: refs are inlined, so a hostile schema could otherwise explode. */
 export const GEMINI_MAX_SCHEMA_DEPTH = 64;
 export const GEMINI_MAX_SCHEMA_NODES = 10_000;

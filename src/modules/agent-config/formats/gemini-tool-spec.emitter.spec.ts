@@ -25,7 +25,7 @@ describe('toGeminiToolSpec', () => {
         type: 'object',
         properties: {
           city: { type: 'string', description: 'City name' },
-          unit: { type: 'string', enum: ['c', 'f'] },
+          unit: { type: 'string', enum: ['c', 'f'], description: '(default: "c")' },
           days: { type: 'integer', minimum: 1, maximum: 7, nullable: true },
           at: { type: 'string', format: 'date-time' },
         },
@@ -311,6 +311,7 @@ describe('toGeminiToolSpec', () => {
           any: {},
           mixed: { enum: ['a', 1] },
           level: { type: 'integer', enum: [1, 2] },
+          raw: { type: 'array' },
           pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }] },
           box: { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: { type: 'integer' } },
           'a/b': { $ref: '#/$defs/Node' },
@@ -325,6 +326,7 @@ describe('toGeminiToolSpec', () => {
         '#/properties/any: a value of any type sent as JSON text',
         '#/properties/mixed: an enum of mixed types sent as a string enum of the values as text',
         '#/properties/level: its enum written into the description, as Gemini takes enums of strings only',
+        '#/properties/raw/items: a value of any type sent as JSON text',
         '#/$defs/Node/properties/next: an object without properties (a map, a free-form object, a recursion) sent as JSON text',
       ]);
     });
