@@ -23,6 +23,11 @@ function withNote(description: string | undefined, note: string): string {
   return description ? `${description}\n${note}` : note;
 }
 
+/** The keywords Gemini has no place for, told after the description: `(uniqueItems: true; format: uri)`. */
+function withNotes(description: string | undefined, notes: readonly string[] = []): string | undefined {
+  return notes.length > 0 ? withNote(description, `(${notes.join('; ')})`) : description;
+}
+
 function asEnumString(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
@@ -44,13 +49,6 @@ function numericBounds(draft: SchemaDraft, type: 'number' | 'integer', out: Json
   const high = highs.filter((n): n is number => n !== undefined);
   if (low.length > 0) out.minimum = Math.max(...low);
   if (high.length > 0) out.maximum = Math.min(...high);
-}
-
-/** A number's exclusive bounds, which Gemini's inclusive ones only approach, told in the description. */
-function exclusiveBoundsNote(draft: SchemaDraft, description: string | undefined): string | undefined {
-  const bounds = (['exclusiveMinimum', 'exclusiveMaximum'] as const).filter((key) => draft[key] !== undefined);
-  if (bounds.length === 0) return description;
-  return withNote(description, `(${bounds.map((key) => `${key}: ${draft[key]}`).join('; ')})`);
 }
 
 /**
@@ -84,10 +82,14 @@ export function finalizeGeminiSchema(draft: SchemaDraft, warnings: string[], dep
       warnings.push(`${at(draft)}: its enum written into the description, as Gemini takes enums of strings only`);
     }
   }
+  const notes = [...(draft.notes ?? [])];
   if (draft.format !== undefined && type && GEMINI_FORMATS[type]?.includes(draft.format)) out.format = draft.format;
-  else if (draft.format !== undefined) description = withNote(description, `(format: ${draft.format})`);
+  else if (draft.format !== undefined) notes.push(`format: ${draft.format}`);
   if (type === 'number' || type === 'integer') numericBounds(draft, type, out);
-  if (type === 'number') description = exclusiveBoundsNote(draft, description);
+  if (type === 'number')
+    for (const key of ['exclusiveMinimum', 'exclusiveMaximum'] as const)
+      if (draft[key] !== undefined) notes.push(`${key}: ${draft[key]}`);
+  description = withNotes(description, notes);
   if (description !== undefined) out.description = description;
   for (const key of ['minLength', 'maxLength', 'pattern', 'minItems', 'maxItems'] as const) {
     if (allowed.includes(key) && draft[key] !== undefined) out[key] = draft[key];
@@ -133,7 +135,7 @@ function textStandIn(draft: SchemaDraft, type: GeminiType | undefined, warnings:
     );
   } else return undefined;
   if (draft.title !== undefined) out.title = draft.title;
-  out.description = withNote(draft.description, note);
+  out.description = withNote(withNotes(draft.description, draft.notes), note);
   if (draft.nullable) out.nullable = true;
   return out;
 }

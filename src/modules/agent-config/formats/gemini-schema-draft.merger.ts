@@ -26,7 +26,7 @@ function mergeEnums(a: unknown[], b: unknown[]): unknown[] {
 
 /**
  * Both drafts as one, the way `allOf` (and a `$ref` with sibling keywords) combines them: properties
- * and `required` are united (a property both define is merged in turn), bounds take the stricter
+ * `required` and `notes` are united (a property both define is merged in turn), bounds take the stricter
  * value, enums intersect, `integer` beats `number`. Annotations, `type`, `format`, `pattern` and
  * `anyOf` come from `b` when both have them, so pass the more specific schema second (`onDroppedUnion` hears of
  * each `anyOf` of `a` lost that way, at any depth). `nullable` is kept when either side allows null (a widening
@@ -39,6 +39,7 @@ export function mergeSchemaDrafts(a: SchemaDraft, b: SchemaDraft, onDroppedUnion
     if (current === undefined) out[key] = value;
     else if (key === 'properties') out[key] = mergeProperties(a.properties ?? {}, b.properties ?? {}, onDroppedUnion);
     else if (key === 'required') out[key] = [...new Set([...(a.required ?? []), ...(b.required ?? [])])];
+    else if (key === 'notes') out[key] = [...new Set([...(a.notes ?? []), ...(b.notes ?? [])])];
     else if (key === 'items') out[key] = mergeSchemaDrafts(a.items ?? {}, b.items ?? {}, onDroppedUnion);
     else if (key === 'enum') out[key] = mergeEnums(a.enum ?? [], b.enum ?? []);
     else if (key === 'nullable') out[key] = Boolean(a.nullable) || Boolean(b.nullable);

@@ -165,7 +165,7 @@ describe('toGeminiSchema', () => {
       expect(properties.mode).toEqual({ type: 'string', enum: ['fast'] });
       expect(properties.legacy).toEqual({
         type: 'string',
-        description: '(examples: ["a@b.c"]; default: "a@b.c")\n(format: email)',
+        description: '(examples: ["a@b.c"]; default: "a@b.c"; format: email)',
       });
       expect(properties.pointer).toEqual(ADDRESS);
       expect(properties.note).toEqual({ type: 'string', maxLength: 10, nullable: true, description: 'optional note' });
@@ -357,6 +357,31 @@ describe('toGeminiSchema', () => {
         type: 'number',
         minimum: 0,
         description: '(exclusiveMinimum: 0)',
+      });
+    });
+
+    it("keeps the constraints of a ref target or an allOf member in the description beside the node's own", () => {
+      expect(
+        toGeminiSchema({
+          type: 'object',
+          properties: {
+            tags: { $ref: '#/$defs/Tags', description: 'Tags.' },
+            step: {
+              allOf: [
+                { type: 'number', multipleOf: 0.5 },
+                { description: 'Step.', exclusiveMinimum: 0 },
+              ],
+            },
+          },
+          $defs: { Tags: { type: 'array', items: { type: 'string', format: 'uri' }, uniqueItems: true } },
+        }).properties,
+      ).toEqual({
+        tags: {
+          type: 'array',
+          description: 'Tags.\n(uniqueItems: true)',
+          items: { type: 'string', description: '(format: uri)' },
+        },
+        step: { type: 'number', minimum: 0, description: 'Step.\n(multipleOf: 0.5; exclusiveMinimum: 0)' },
       });
     });
 

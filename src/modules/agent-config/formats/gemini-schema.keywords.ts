@@ -96,6 +96,8 @@ export interface SchemaDraft {
   minItems?: number;
   maxItems?: number;
   pattern?: string;
+  /** What Gemini has no keyword for (`uniqueItems: true`), written into the description; united by merges. */
+  notes?: string[];
   /** Where the node is written in the tool's schema (a JSON pointer, `#` the root), for warnings; never emitted. */
   pointer?: string;
 }
