@@ -91,22 +91,17 @@ function planFor(schema: unknown, refs: GeminiSchemaRefResolver, plans: PlanCach
     .map((m) => resolved(m, refs))
     .filter(isRaw);
   for (const member of all) planProperties(plan, member, new Set(stringList(member.required)), refs, plans, depth);
-  // A union's members: where a root oneOf's properties live once laid out as one object; a name counts
-  // as required only when every alternative requires it.
-  const union = [
-    ...(Array.isArray(node.anyOf) ? (node.anyOf as unknown[]) : []),
-    ...(Array.isArray(node.oneOf) ? (node.oneOf as unknown[]) : []),
-  ]
-    .map((m) => resolved(m, refs))
-    .filter(isRaw);
+  // A union's members: where a root oneOf's properties live once laid out as one object (with those of a member that
+  // is a union in turn, laid out too); a name counts as required only when every alternative requires it.
+  const union = unionMembers(node, refs);
   const everywhere = new Set(
     union.length > 0
       ? stringList(union[0].required).filter((n) => union.every((m) => stringList(m.required).includes(n)))
       : [],
   );
-  for (const member of union) planProperties(plan, member, everywhere, refs, plans, depth);
-  const types = typesOf(node);
-  plan.parseText = depth > 0 && (types.includes('object') || types.includes('array')) && !acceptsString(node, refs, 0);
+  for (const member of union.flatMap((m) => [m, ...nestedUnionMembers(m, refs, 0)]))
+    planProperties(plan, member, everywhere, refs, plans, depth);
+  plan.parseText = depth > 0 && takesObjectOrArray(node, refs, 0) && !acceptsString(node, refs, 0);
   const values = Array.isArray(node.enum) ? node.enum : [];
   const byText = values
     .filter((v) => typeof v !== 'string' && !values.includes(JSON.stringify(v)))
@@ -144,6 +139,29 @@ function planProperties(
 
 function stringList(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+/** The members of a node's `anyOf` and `oneOf`, refs resolved. */
+function unionMembers(node: Raw, refs: GeminiSchemaRefResolver): Raw[] {
+  return [
+    ...(Array.isArray(node.anyOf) ? (node.anyOf as unknown[]) : []),
+    ...(Array.isArray(node.oneOf) ? (node.oneOf as unknown[]) : []),
+  ]
+    .map((m) => resolved(m, refs))
+    .filter(isRaw);
+}
+
+function nestedUnionMembers(node: Raw, refs: GeminiSchemaRefResolver, depth: number): Raw[] {
+  if (depth > MAX_PLAN_DEPTH) return [];
+  return unionMembers(node, refs).flatMap((m) => [m, ...nestedUnionMembers(m, refs, depth + 1)]);
+}
+
+/** Whether the position takes an object or an array, itself or through one of its union's alternatives. */
+function takesObjectOrArray(node: Raw, refs: GeminiSchemaRefResolver, depth: number): boolean {
+  if (depth > MAX_PLAN_DEPTH) return false;
+  const types = typesOf(node);
+  if (types.includes('object') || types.includes('array')) return true;
+  return unionMembers(node, refs).some((m) => takesObjectOrArray(m, refs, depth + 1));
 }
 
 function typesOf(node: Raw): string[] {
