@@ -114,6 +114,17 @@ describe('compileArgumentsReviver', () => {
     for (const format of ['openai', 'openai-responses', 'anthropic'] as const) expect(env(sent, format)).toBe(sent);
   });
 
+  it('parses the JSON text a model given the Gemini spec sends for a value of any type, and only from that model', () => {
+    const any = compileArgumentsReviver({
+      type: 'object',
+      properties: { value: {}, list: { type: 'array' }, rule: { not: { type: 'null' } } },
+    })!;
+    const sent = { value: '{"a":1}', list: ['5', '"x"', 'plain text'], rule: 'true' };
+    expect(any(sent, 'gemini')).toEqual({ value: { a: 1 }, list: [5, 'x', 'plain text'], rule: true });
+    // Any other model was given the value as it is: its text is a string.
+    for (const format of [undefined, 'openai', 'anthropic'] as const) expect(any(sent, format)).toBe(sent);
+  });
+
   it('maps the text of a non-string enum value back to the value', () => {
     expect(revive({ q: 'x', level: '1' })).toEqual({ q: 'x', level: 1 });
     expect(revive({ q: 'x', level: 'true' })).toEqual({ q: 'x', level: true });
