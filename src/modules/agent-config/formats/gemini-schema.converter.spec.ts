@@ -360,6 +360,23 @@ describe('toGeminiSchema', () => {
       });
     });
 
+    it('keeps every pattern and format of an allOf, the ones Gemini has one place for told in the description', () => {
+      expect(
+        toGeminiSchema({
+          type: 'string',
+          allOf: [
+            { pattern: '^[a-z]+$', format: 'date-time' },
+            { pattern: '^.{3,}$' },
+            { pattern: '^.{3,}$', format: 'email' },
+          ],
+        }),
+      ).toEqual({
+        type: 'string',
+        pattern: '^.{3,}$',
+        description: '(pattern: "^[a-z]+$"; format: date-time; format: email)',
+      });
+    });
+
     it("keeps the constraints of a ref target or an allOf member in the description beside the node's own", () => {
       expect(
         toGeminiSchema({
