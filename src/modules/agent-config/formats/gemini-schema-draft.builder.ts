@@ -1,6 +1,7 @@
 import { GeminiSchemaRefResolver } from './gemini-schema-ref.resolver';
 import { mergeSchemaDrafts } from './gemini-schema-draft.merger';
 import { childPointer } from './gemini-schema-pointer';
+import { describeBriefly } from './portable-json-schema.converter';
 import {
   GEMINI_MAX_SCHEMA_DEPTH,
   GEMINI_MAX_SCHEMA_NODES,
@@ -185,8 +186,18 @@ export class GeminiSchemaDraftBuilder {
         members.push([schema.additionalItems, childPointer(pointer, 'additionalItems')]);
     } else if (schema.items !== undefined) members.push([schema.items, childPointer(pointer, 'items')]);
     const resolved = members.map(([member, at]) => this.node(member, depth, at)).filter((m): m is SchemaDraft => !!m);
-    if (members.length > 1 || Array.isArray(schema.items) || Array.isArray(schema.prefixItems))
+    const tuple = Array.isArray(schema.prefixItems)
+      ? schema.prefixItems
+      : Array.isArray(schema.items)
+        ? schema.items
+        : [];
+    if (members.length > 1 || tuple.length > 0) {
       this.warnings.push(`${pointer}: a tuple sent as an array of any of its positions' schemas, in any order`);
+      const note = `positions: ${tuple.map((p: unknown, i) => `${i + 1}: ${describeBriefly(p)}`).join(', ')}`;
+      draft.notes = [...(draft.notes ?? []), note];
+      const rest = Array.isArray(schema.prefixItems) ? schema.items : schema.additionalItems;
+      if (rest === false) draft.maxItems = Math.min(draft.maxItems ?? tuple.length, tuple.length);
+    }
     if (resolved.length === 1) draft.items = resolved[0];
     else if (resolved.length > 1) draft.items = { anyOf: resolved, pointer: childPointer(pointer, 'items') };
   }

@@ -284,16 +284,21 @@ describe('toGeminiSchema', () => {
       expect(toGeminiSchema({ type: 'array', maxItems: 3 })).toEqual({ type: 'array', maxItems: 3, items: ANY });
     });
 
-    it('turns a tuple into items of its alternatives', () => {
+    it('turns a tuple into items of its alternatives, its positions told in the description and its length kept', () => {
       expect(
         toGeminiSchema({ type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }], items: false }),
       ).toEqual({
         type: 'array',
+        description: '(positions: 1: string, 2: integer)',
+        maxItems: 2,
         items: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
       });
-      expect(toGeminiSchema({ type: 'array', items: [{ type: 'number' }] })).toEqual({
+      expect(
+        toGeminiSchema({ type: 'array', items: [{ type: 'number' }], additionalItems: { type: 'string' } }),
+      ).toEqual({
         type: 'array',
-        items: { type: 'number' },
+        description: '(positions: 1: number)',
+        items: { anyOf: [{ type: 'number' }, { type: 'string' }] },
       });
     });
   });
