@@ -199,7 +199,13 @@ export class GeminiSchemaDraftBuilder {
       if (rest === false) draft.maxItems = Math.min(draft.maxItems ?? tuple.length, tuple.length);
     }
     if (resolved.length === 1) draft.items = resolved[0];
-    else if (resolved.length > 1) draft.items = { anyOf: resolved, pointer: childPointer(pointer, 'items') };
+    else if (resolved.length > 1) {
+      this.unionPointers.set(
+        resolved,
+        childPointer(pointer, Array.isArray(schema.prefixItems) ? 'prefixItems' : 'items'),
+      );
+      draft.items = { anyOf: resolved, pointer: childPointer(pointer, 'items') };
+    }
   }
 
   /** `['x', 'null']` is x and nullable; several real types become an `anyOf`, one member per type. */

@@ -286,6 +286,23 @@ describe('toGeminiToolSpec', () => {
       ]);
     });
 
+    it("names a tuple's positions by their pointer when a merge drops them for another union", () => {
+      const emitted = emit({
+        type: 'object',
+        properties: {
+          p: {
+            allOf: [
+              { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }] },
+              { items: { anyOf: [{ type: 'number' }, { type: 'boolean' }] } },
+            ],
+          },
+        },
+      });
+      expect(emitted.warnings).toContain(
+        '#/properties/p/allOf/0/prefixItems dropped: Gemini takes one union per schema, and #/properties/p/allOf/1/items/anyOf is the one kept there',
+      );
+    });
+
     it('lays out a union inside a root alternative, and names its alternatives it drops', () => {
       const emitted = emit({
         anyOf: [
