@@ -106,8 +106,8 @@ describeEachDialect('the new-tool checklist', (dialect) => {
     ).body;
     const gemini = byCheck(tool.checklist.items).MODEL_GEMINI;
     expect(gemini.status).toBe('WARN');
-    expect(gemini.message).toContain('root union of 2 alternatives laid out as one object');
-    expect(gemini.message).toContain('root anyOf alternative 2 (a map) dropped');
+    expect(gemini.message).toContain('#: root union of 2 alternatives laid out as one object');
+    expect(gemini.message).toContain('#/anyOf/1: alternative (a map) dropped');
     const agent = (
       await suite.gw.http.post('/api/v1/admin/agents').set(suite.gw.admin).send({ name: 'union-bot', tenantId: 'acme' })
     ).body;
@@ -124,8 +124,60 @@ describeEachDialect('the new-tool checklist', (dialect) => {
     const decision = specs.body.decisions.find((d: { toolId: string }) => d.toolId === tool.id);
     expect(decision.warnings).toEqual([
       expect.stringContaining('laid out as one object'),
-      expect.stringContaining('root anyOf alternative 2 (a map) dropped'),
+      expect.stringContaining('#/anyOf/1: alternative (a map) dropped'),
     ]);
+  });
+
+  it('warns of a union Gemini drops below the root by its JSON pointer, in the checklist and in the explained tool-specs', async () => {
+    const parameters = {
+      type: 'object',
+      properties: {
+        order: {
+          type: 'object',
+          properties: {
+            target: {
+              anyOf: [{ type: 'object', properties: { id: { type: 'string' } } }, { type: 'string' }],
+              oneOf: [{ type: 'integer' }, { type: 'boolean' }],
+            },
+          },
+        },
+      },
+    };
+    const dropped =
+      '#/properties/order/properties/target/oneOf dropped: Gemini takes one union per schema, and ' +
+      '#/properties/order/properties/target/anyOf is the one kept there';
+    const tool = (
+      await suite.gw.http
+        .post('/api/v1/admin/tools')
+        .set(suite.gw.admin)
+        .send(toolBody({ tenantId: 'acme', parameters }))
+        .expect(201)
+    ).body;
+    expect(byCheck(tool.checklist.items).MODEL_GEMINI).toMatchObject({
+      status: 'WARN',
+      message: expect.stringContaining(dropped),
+    });
+    const agent = (
+      await suite.gw.http
+        .post('/api/v1/admin/agents')
+        .set(suite.gw.admin)
+        .send({ name: 'nested-bot', tenantId: 'acme' })
+    ).body;
+    await suite.gw.http
+      .put(`/api/v1/admin/agents/${agent.id}/tools`)
+      .set(suite.gw.admin)
+      .send({ toolIds: [tool.id] })
+      .expect(200);
+    const specs = await suite.gw.http
+      .post(`/api/v1/admin/agents/${agent.id}/tool-specs`)
+      .set(suite.gw.admin)
+      .send({ userId: 'u1', permissions: [], format: 'gemini', explain: true })
+      .expect(200);
+    expect(specs.body.decisions.find((d: { toolId: string }) => d.toolId === tool.id).warnings).toEqual([dropped]);
+    const spec = specs.body.tools.find((t: { name: string }) => t.name === tool.name);
+    expect(spec.parameters.properties.order.properties.target).toEqual({
+      anyOf: [{ type: 'object', properties: { id: { type: 'string' } } }, { type: 'string' }],
+    });
   });
 
   it('reports an invalid schema as a SCHEMA_VALID failure', async () => {

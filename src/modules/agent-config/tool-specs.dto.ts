@@ -10,7 +10,7 @@ export class VisibilityDecisionDto {
   @ApiPropertyOptional({
     type: [String],
     description:
-      "Why a visible tool was emitted with strict: false in a strict request, or what its gemini spec drops (a root union's alternatives)",
+      'Why a visible tool was emitted with strict: false in a strict request, or each node its gemini spec drops or reshapes, by JSON pointer',
   })
   warnings?: string[];
 }

@@ -63,6 +63,33 @@ describe('compileArgumentsReviver', () => {
     });
   });
 
+  it('parses back JSON text Gemini sends for a union alternative that takes an object, and for the properties of a union laid out inside a root alternative', () => {
+    const union = compileArgumentsReviver({
+      type: 'object',
+      properties: {
+        target: { anyOf: [{ type: 'object', additionalProperties: true }, { type: 'integer' }] },
+        ids: { oneOf: [{ $ref: '#/$defs/Ids' }, { type: 'null' }] },
+        label: { anyOf: [{ type: 'object', additionalProperties: true }, { type: 'string' }] },
+      },
+      $defs: { Ids: { type: 'array', items: { type: 'integer' } } },
+    })!;
+    expect(union({ target: '{"id":1}', ids: '[1,2]', label: '{"a":1}' })).toEqual({
+      target: { id: 1 },
+      ids: [1, 2],
+      label: '{"a":1}',
+    });
+    const nested = compileArgumentsReviver({
+      type: 'object',
+      anyOf: [
+        {
+          anyOf: [{ properties: { meta: { type: 'object', additionalProperties: true } } }, { properties: { b: {} } }],
+        },
+        { properties: { c: { type: 'string' } } },
+      ],
+    })!;
+    expect(nested({ meta: '{"k":"v"}', c: 'x' })).toEqual({ meta: { k: 'v' }, c: 'x' });
+  });
+
   it('takes the map a Gemini model sent as JSON text in the one property of a root map as the arguments', () => {
     const env = compileArgumentsReviver({ type: 'object', additionalProperties: { type: 'string' } })!;
     expect(env({ [GEMINI_ROOT_MAP_PROPERTY]: '{"A":"1","B":"2"}' })).toEqual({ A: '1', B: '2' });
@@ -85,6 +112,17 @@ describe('compileArgumentsReviver', () => {
     expect(env(sent)).toEqual({ A: '1' });
     // The other formats were given the map as it is: a key of that name is the map's own.
     for (const format of ['openai', 'openai-responses', 'anthropic'] as const) expect(env(sent, format)).toBe(sent);
+  });
+
+  it('parses the JSON text a model given the Gemini spec sends for a value of any type, and only from that model', () => {
+    const any = compileArgumentsReviver({
+      type: 'object',
+      properties: { value: {}, list: { type: 'array' }, rule: { not: { type: 'null' } } },
+    })!;
+    const sent = { value: '{"a":1}', list: ['5', '"x"', 'plain text'], rule: 'true' };
+    expect(any(sent, 'gemini')).toEqual({ value: { a: 1 }, list: [5, 'x', 'plain text'], rule: true });
+    // Any other model was given the value as it is: its text is a string.
+    for (const format of [undefined, 'openai', 'anthropic'] as const) expect(any(sent, format)).toBe(sent);
   });
 
   it('maps the text of a non-string enum value back to the value', () => {

@@ -15,6 +15,8 @@ interface RevivePlan {
   items?: RevivePlan;
   /** The position takes objects or arrays but no strings: Gemini sent it as JSON text. */
   parseText: boolean;
+  /** The position takes a value of any type: Gemini was told to send it as JSON text, whatever its type. */
+  anyValueText?: boolean;
   /** A mixed enum's values by their text: Gemini sent the value as a string. */
   enumByText?: Map<string, unknown>;
   /** Property names by the key Anthropic was sent for them (names it refuses are renamed). */
@@ -37,7 +39,8 @@ const MAX_PLAN_NODES = 5_000;
  * it). It maps back what the emitters ask of models: `null` for an optional property the schema does not
  * allow null for (OpenAI strict mode) is removed; JSON text where the schema takes an object or an array
  * but no string, the text of a non-string enum value, and the map of a tool whose arguments are a map
- * (Gemini), are parsed back. Anything else is left
+ * (Gemini), are parsed back; so is the JSON text of a value of any type, from a model given the Gemini spec only
+ * (any other model's text there is a string). Anything else is left
  * for the tool's own schema to judge. The input is not mutated; unchanged parts are shared.
  * The map is the one rewrite whose input the tool's schema also takes as it is (a map whose one key is
  * `arguments_json`), so it is read only from a model given the Gemini spec, or from a caller that did not say which
@@ -47,7 +50,9 @@ export function compileArgumentsReviver(schema: JsonSchema): ArgumentsReviver | 
   const refs = new GeminiSchemaRefResolver(schema);
   const plans: PlanCache = Object.assign(new Map<object, RevivePlan | null>(), { built: 0 });
   const plan = planFor(schema, refs, plans, 0);
-  const reviver: ArgumentsReviver | null = plan ? (args) => revive(plan, args, 0) as Record<string, unknown> : null;
+  const reviver: ArgumentsReviver | null = plan
+    ? (args, format) => revive(plan, args, 0, format === 'gemini') as Record<string, unknown>
+    : null;
   if (!rootMapOf(schema)) return reviver;
   return (args, format) => {
     const map = format === undefined || format === 'gemini' ? rootMapArguments(args) : args;
@@ -91,22 +96,21 @@ function planFor(schema: unknown, refs: GeminiSchemaRefResolver, plans: PlanCach
     .map((m) => resolved(m, refs))
     .filter(isRaw);
   for (const member of all) planProperties(plan, member, new Set(stringList(member.required)), refs, plans, depth);
-  // A union's members: where a root oneOf's properties live once laid out as one object; a name counts
-  // as required only when every alternative requires it.
-  const union = [
-    ...(Array.isArray(node.anyOf) ? (node.anyOf as unknown[]) : []),
-    ...(Array.isArray(node.oneOf) ? (node.oneOf as unknown[]) : []),
-  ]
-    .map((m) => resolved(m, refs))
-    .filter(isRaw);
+  // A union's members: where a root oneOf's properties live once laid out as one object (with those of a member that
+  // is a union in turn, laid out too); a name counts as required only when every alternative requires it.
+  const union = unionMembers(node, refs);
   const everywhere = new Set(
     union.length > 0
       ? stringList(union[0].required).filter((n) => union.every((m) => stringList(m.required).includes(n)))
       : [],
   );
-  for (const member of union) planProperties(plan, member, everywhere, refs, plans, depth);
-  const types = typesOf(node);
-  plan.parseText = depth > 0 && (types.includes('object') || types.includes('array')) && !acceptsString(node, refs, 0);
+  for (const member of union.flatMap((m) => [m, ...nestedUnionMembers(m, refs, 0)]))
+    planProperties(plan, member, everywhere, refs, plans, depth);
+  plan.parseText = depth > 0 && takesObjectOrArray(node, refs, 0) && !acceptsString(node, refs, 0);
+  if (depth > 0 && isAnyValue(node)) plan.anyValueText = true;
+  // An array without items: Gemini is given `items` of any value, each sent as JSON text.
+  if (typesOf(node).includes('array') && node.items === undefined && node.prefixItems === undefined)
+    plan.items ??= ANY_VALUE_PLAN;
   const values = Array.isArray(node.enum) ? node.enum : [];
   const byText = values
     .filter((v) => typeof v !== 'string' && !values.includes(JSON.stringify(v)))
@@ -117,6 +121,7 @@ function planFor(schema: unknown, refs: GeminiSchemaRefResolver, plans: PlanCach
     plan.properties.size > 0 ||
     plan.items !== undefined ||
     plan.parseText ||
+    plan.anyValueText === true ||
     plan.enumByText !== undefined ||
     plan.renamed !== undefined;
   if (!useful) plans.set(node, null);
@@ -144,6 +149,58 @@ function planProperties(
 
 function stringList(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+/** Keywords that give a position a type (Gemini infers one from them); without any, it takes a value of any type. */
+const TYPING_KEYWORDS = [
+  'type',
+  'enum',
+  'const',
+  'anyOf',
+  'oneOf',
+  'allOf',
+  'properties',
+  'required',
+  'items',
+  'prefixItems',
+  'minItems',
+  'maxItems',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+];
+
+function isAnyValue(node: Raw): boolean {
+  return TYPING_KEYWORDS.every((key) => node[key] === undefined);
+}
+
+const ANY_VALUE_PLAN: RevivePlan = { dropNull: new Set(), properties: new Map(), parseText: false, anyValueText: true };
+
+/** The members of a node's `anyOf` and `oneOf`, refs resolved. */
+function unionMembers(node: Raw, refs: GeminiSchemaRefResolver): Raw[] {
+  return [
+    ...(Array.isArray(node.anyOf) ? (node.anyOf as unknown[]) : []),
+    ...(Array.isArray(node.oneOf) ? (node.oneOf as unknown[]) : []),
+  ]
+    .map((m) => resolved(m, refs))
+    .filter(isRaw);
+}
+
+function nestedUnionMembers(node: Raw, refs: GeminiSchemaRefResolver, depth: number): Raw[] {
+  if (depth > MAX_PLAN_DEPTH) return [];
+  return unionMembers(node, refs).flatMap((m) => [m, ...nestedUnionMembers(m, refs, depth + 1)]);
+}
+
+/** Whether the position takes an object or an array, itself or through one of its union's alternatives. */
+function takesObjectOrArray(node: Raw, refs: GeminiSchemaRefResolver, depth: number): boolean {
+  if (depth > MAX_PLAN_DEPTH) return false;
+  const types = typesOf(node);
+  if (types.includes('object') || types.includes('array')) return true;
+  return unionMembers(node, refs).some((m) => takesObjectOrArray(m, refs, depth + 1));
 }
 
 function typesOf(node: Raw): string[] {
@@ -184,18 +241,20 @@ function acceptsString(node: Raw, refs: GeminiSchemaRefResolver, depth: number):
   return types.length === 0 ? union.length === 0 : types.includes('string');
 }
 
-function revive(plan: RevivePlan, value: unknown, depth: number): unknown {
+/** `gemini`: the arguments come from a model given the Gemini spec (see {@link RevivePlan.anyValueText}). */
+function revive(plan: RevivePlan, value: unknown, depth: number, gemini: boolean): unknown {
   if (depth > MAX_JSON_DEPTH) return value; // bodies are refused deeper than this; a recursive plan must not outrun them
   if (typeof value === 'string') {
     if (plan.enumByText?.has(value)) return plan.enumByText.get(value);
     if (plan.parseText) return parsedText(value) ?? value;
+    if (plan.anyValueText && gemini) return parsedValue(value, value);
     return value;
   }
   if (Array.isArray(value)) {
     if (!plan.items) return value;
     let out: unknown[] | undefined;
     value.forEach((item, i) => {
-      const next = revive(plan.items!, item, depth + 1);
+      const next = revive(plan.items!, item, depth + 1, gemini);
       if (next !== item) (out ??= [...(value as unknown[])])[i] = next;
     });
     return out ?? value;
@@ -213,7 +272,7 @@ function revive(plan: RevivePlan, value: unknown, depth: number): unknown {
       continue;
     }
     const childPlan = plan.properties.get(name);
-    const next = childPlan ? revive(childPlan, child, depth + 1) : child;
+    const next = childPlan ? revive(childPlan, child, depth + 1, gemini) : child;
     if (next !== child || name !== key)
       Object.defineProperty((out ??= { ...value }), name, {
         value: next,
@@ -223,6 +282,16 @@ function revive(plan: RevivePlan, value: unknown, depth: number): unknown {
       });
   }
   return out ?? value;
+}
+
+/** Any JSON value `text` holds (`5`, `"x"`, `{"a": 1}`); `fallback` when it holds none. */
+function parsedValue(text: string, fallback: unknown): unknown {
+  if (jsonTextNestsDeeperThan(text, MAX_JSON_DEPTH)) return fallback;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return fallback;
+  }
 }
 
 function parsedText(text: string): object | undefined {

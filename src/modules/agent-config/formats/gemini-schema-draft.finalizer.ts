@@ -23,6 +23,11 @@ function withNote(description: string | undefined, note: string): string {
   return description ? `${description}\n${note}` : note;
 }
 
+/** The keywords Gemini has no place for, told after the description: `(uniqueItems: true; format: uri)`. */
+function withNotes(description: string | undefined, notes: readonly string[] = []): string | undefined {
+  return notes.length > 0 ? withNote(description, `(${notes.join('; ')})`) : description;
+}
+
 function asEnumString(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
@@ -55,10 +60,13 @@ function numericBounds(draft: SchemaDraft, type: 'number' | 'integer', out: Json
  *   the values move to the description, so the model still sends a number or a boolean.
  * - `format` survives only when Gemini documents it for that type.
  * - `required` keeps only names present in `properties`; an array always has `items`.
+ * Each reshaped node (a stand-in sent as text, an enum moved into the description) is added to `warnings` by its JSON
+ * pointer. A root union's alternatives are finalized as roots: the emitter lays their properties out side by side and
+ * says itself what that loses, so none of them is a stand-in.
  */
-export function finalizeGeminiSchema(draft: SchemaDraft, depth = 0): JsonSchema {
+export function finalizeGeminiSchema(draft: SchemaDraft, warnings: string[], depth = 0): JsonSchema {
   const type = draft.type ?? inferType(draft);
-  const standIn = depth > 0 ? textStandIn(draft, type) : undefined;
+  const standIn = depth > 0 ? textStandIn(draft, type, warnings) : undefined;
   if (standIn) return standIn;
   const allowed: readonly (keyof SchemaDraft)[] = type ? GEMINI_TYPE_KEYWORDS[type] : [];
   const out: JsonSchema = {};
@@ -69,18 +77,33 @@ export function finalizeGeminiSchema(draft: SchemaDraft, depth = 0): JsonSchema 
   if (draft.enum && draft.enum.length > 0) {
     const listed = draft.enum.map((value) => JSON.stringify(value)).join(', ');
     if (type === 'string') out.enum = [...new Set(draft.enum.map(asEnumString))];
-    else description = withNote(description, `Allowed values: ${listed}.`);
+    else {
+      description = withNote(description, `Allowed values: ${listed}.`);
+      warnings.push(`${at(draft)}: its enum written into the description, as Gemini takes enums of strings only`);
+    }
   }
-  if (description !== undefined) out.description = description;
+  const notes = [...(draft.notes ?? [])];
   if (draft.format !== undefined && type && GEMINI_FORMATS[type]?.includes(draft.format)) out.format = draft.format;
+  else if (draft.format !== undefined) notes.push(`format: ${draft.format}`);
   if (type === 'number' || type === 'integer') numericBounds(draft, type, out);
+  if (type === 'number')
+    for (const key of ['exclusiveMinimum', 'exclusiveMaximum'] as const)
+      if (draft[key] !== undefined) notes.push(`${key}: ${draft[key]}`);
+  description = withNotes(description, notes);
+  if (description !== undefined) out.description = description;
   for (const key of ['minLength', 'maxLength', 'pattern', 'minItems', 'maxItems'] as const) {
     if (allowed.includes(key) && draft[key] !== undefined) out[key] = draft[key];
   }
-  if (type === 'array') out.items = finalizeGeminiSchema(draft.items ?? {}, depth + 1);
-  if (type === 'object') finalizeObject(draft, out, depth);
-  if (draft.anyOf) out.anyOf = draft.anyOf.map((member) => finalizeGeminiSchema(member, depth + 1));
+  const anyItem: SchemaDraft = { pointer: draft.pointer && `${draft.pointer}/items` };
+  if (type === 'array') out.items = finalizeGeminiSchema(draft.items ?? anyItem, warnings, depth + 1);
+  if (type === 'object') finalizeObject(draft, out, warnings, depth);
+  const memberDepth = depth === 0 ? 0 : depth + 1;
+  if (draft.anyOf) out.anyOf = draft.anyOf.map((member) => finalizeGeminiSchema(member, warnings, memberDepth));
   return out;
+}
+
+function at(draft: SchemaDraft): string {
+  return draft.pointer ?? 'a schema';
 }
 
 export const GEMINI_ANY_VALUE_NOTE = 'Any JSON value, sent as JSON text.';
@@ -93,7 +116,7 @@ export const GEMINI_ENUM_AS_TEXT_NOTE = 'Send the value as text.';
  * a free-form object, the recursion placeholder: "properties should be non-empty for OBJECT type") and
  * a mixed-type enum (Gemini enums are strings).
  */
-function textStandIn(draft: SchemaDraft, type: GeminiType | undefined): JsonSchema | undefined {
+function textStandIn(draft: SchemaDraft, type: GeminiType | undefined, warnings: string[]): JsonSchema | undefined {
   let note: string;
   const out: JsonSchema = { type: 'string' };
   if (!type && draft.anyOf) return undefined;
@@ -101,21 +124,27 @@ function textStandIn(draft: SchemaDraft, type: GeminiType | undefined): JsonSche
     out.enum = [...new Set(draft.enum.map(asEnumString))];
     out.format = 'enum';
     note = GEMINI_ENUM_AS_TEXT_NOTE;
-  } else if (!type) note = GEMINI_ANY_VALUE_NOTE;
-  else if (type === 'object' && (!draft.properties || Object.keys(draft.properties).length === 0))
+    warnings.push(`${at(draft)}: an enum of mixed types sent as a string enum of the values as text`);
+  } else if (!type) {
+    note = GEMINI_ANY_VALUE_NOTE;
+    warnings.push(`${at(draft)}: a value of any type sent as JSON text`);
+  } else if (type === 'object' && (!draft.properties || Object.keys(draft.properties).length === 0)) {
     note = GEMINI_OBJECT_AS_TEXT_NOTE;
-  else return undefined;
+    warnings.push(
+      `${at(draft)}: an object without properties (a map, a free-form object, a recursion) sent as JSON text`,
+    );
+  } else return undefined;
   if (draft.title !== undefined) out.title = draft.title;
-  out.description = withNote(draft.description, note);
+  out.description = withNote(withNotes(draft.description, draft.notes), note);
   if (draft.nullable) out.nullable = true;
   return out;
 }
 
-function finalizeObject(draft: SchemaDraft, out: JsonSchema, depth: number): void {
+function finalizeObject(draft: SchemaDraft, out: JsonSchema, warnings: string[], depth: number): void {
   if (!draft.properties) return;
   const properties = draft.properties;
   out.properties = Object.fromEntries(
-    Object.entries(properties).map(([name, schema]) => [name, finalizeGeminiSchema(schema, depth + 1)]),
+    Object.entries(properties).map(([name, schema]) => [name, finalizeGeminiSchema(schema, warnings, depth + 1)]),
   );
   const required = [...new Set(draft.required ?? [])].filter((name) => Object.hasOwn(properties, name));
   if (required.length > 0) out.required = required;

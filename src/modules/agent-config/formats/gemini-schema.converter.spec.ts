@@ -134,7 +134,12 @@ describe('toGeminiSchema', () => {
 
     it('inlines $defs refs nested in arrays, drops additionalProperties and keeps only existing required names', () => {
       const properties = output.properties as Record<string, unknown>;
-      expect(properties.addresses).toEqual({ type: 'array', minItems: 1, items: ADDRESS });
+      expect(properties.addresses).toEqual({
+        type: 'array',
+        description: '(uniqueItems: true)',
+        minItems: 1,
+        items: ADDRESS,
+      });
       expect(properties.matrix).toEqual({
         type: 'array',
         items: { type: 'array', items: { ...ADDRESS, nullable: true } },
@@ -158,17 +163,28 @@ describe('toGeminiSchema', () => {
     it('rewrites const, definitions refs, JSON-pointer refs, null unions and oneOf', () => {
       const properties = output.properties as Record<string, unknown>;
       expect(properties.mode).toEqual({ type: 'string', enum: ['fast'] });
-      expect(properties.legacy).toEqual({ type: 'string' });
+      expect(properties.legacy).toEqual({
+        type: 'string',
+        description: '(examples: ["a@b.c"]; default: "a@b.c"; format: email)',
+      });
       expect(properties.pointer).toEqual(ADDRESS);
       expect(properties.note).toEqual({ type: 'string', maxLength: 10, nullable: true, description: 'optional note' });
       expect(properties.choice).toEqual({ anyOf: [{ type: 'string' }, { type: 'integer', minimum: 0 }] });
     });
 
-    it('sends maps as JSON text and drops keywords Gemini rejects', () => {
+    it('sends maps as JSON text and writes the keywords Gemini rejects into the description', () => {
       const properties = output.properties as Record<string, unknown>;
-      expect(properties.labels).toEqual({ type: 'string', description: AS_JSON_TEXT });
+      expect(properties.labels).toEqual({
+        type: 'string',
+        description: `(unevaluatedProperties: false)\n${AS_JSON_TEXT}`,
+      });
       expect(properties.extras).toEqual({ type: 'object', properties: { on: { type: 'boolean' } } });
-      expect(properties.conditional).toEqual({ type: 'string' });
+      expect(properties.conditional).toEqual({
+        type: 'string',
+        description:
+          '(if: {"minLength":2}; then: {"$ref":"#/$defs/Mode"}; else: {"const":"x"}; not: {"const":"y"}; ' +
+          'dependentRequired: {"a":["b"]})',
+      });
     });
 
     it('merges allOf objects, uniting properties and required', () => {
@@ -214,7 +230,7 @@ describe('toGeminiSchema', () => {
       expect(toGeminiSchema({ type: 'string', const: null })).toEqual({ type: 'string', nullable: true });
     });
 
-    it('keeps the properties of a schema that also has a union', () => {
+    it('keeps the properties of a schema that also has a union, its alternatives finalized as roots to lay out', () => {
       expect(
         toGeminiSchema({
           properties: { a: { type: 'string' } },
@@ -223,11 +239,11 @@ describe('toGeminiSchema', () => {
       ).toEqual({
         type: 'object',
         properties: { a: { type: 'string' } },
-        anyOf: [
-          { type: 'string', description: AS_JSON_TEXT },
-          { type: 'string', description: AS_JSON_TEXT, nullable: true },
-        ],
+        anyOf: [{ type: 'object' }, { type: 'object', nullable: true }],
       });
+      expect(
+        toGeminiSchema({ properties: { b: { oneOf: [{ type: 'object' }, { type: 'string' }] } } }).properties,
+      ).toEqual({ b: { anyOf: [{ type: 'string', description: AS_JSON_TEXT }, { type: 'string' }] } });
     });
 
     it('keeps an OpenAPI nullable: true', () => {
@@ -268,16 +284,21 @@ describe('toGeminiSchema', () => {
       expect(toGeminiSchema({ type: 'array', maxItems: 3 })).toEqual({ type: 'array', maxItems: 3, items: ANY });
     });
 
-    it('turns a tuple into items of its alternatives', () => {
+    it('turns a tuple into items of its alternatives, its positions told in the description and its length kept', () => {
       expect(
         toGeminiSchema({ type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }], items: false }),
       ).toEqual({
         type: 'array',
+        description: '(positions: 1: string, 2: integer)',
+        maxItems: 2,
         items: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
       });
-      expect(toGeminiSchema({ type: 'array', items: [{ type: 'number' }] })).toEqual({
+      expect(
+        toGeminiSchema({ type: 'array', items: [{ type: 'number' }], additionalItems: { type: 'string' } }),
+      ).toEqual({
         type: 'array',
-        items: { type: 'number' },
+        description: '(positions: 1: number)',
+        items: { anyOf: [{ type: 'number' }, { type: 'string' }] },
       });
     });
   });
@@ -304,11 +325,17 @@ describe('toGeminiSchema', () => {
       expect(geminiViolations(output)).toEqual([]);
     });
 
-    it('keeps only the formats Gemini documents for the type', () => {
+    it('keeps only the formats Gemini documents for the type, and writes any other into the description', () => {
       expect(toGeminiSchema({ type: 'string', format: 'date-time' })).toEqual({ type: 'string', format: 'date-time' });
-      expect(toGeminiSchema({ type: 'string', format: 'uuid' })).toEqual({ type: 'string' });
+      expect(toGeminiSchema({ type: 'string', format: 'uuid' })).toEqual({
+        type: 'string',
+        description: '(format: uuid)',
+      });
       expect(toGeminiSchema({ type: 'integer', format: 'int64' })).toEqual({ type: 'integer', format: 'int64' });
-      expect(toGeminiSchema({ type: 'number', format: 'int64' })).toEqual({ type: 'number' });
+      expect(toGeminiSchema({ type: 'number', format: 'int64', description: 'n' })).toEqual({
+        type: 'number',
+        description: 'n\n(format: int64)',
+      });
       expect(toGeminiSchema({ type: 'number', format: 'double' })).toEqual({ type: 'number', format: 'double' });
     });
 
@@ -330,8 +357,73 @@ describe('toGeminiSchema', () => {
       });
     });
 
-    it('turns exclusive bounds of a number into inclusive ones', () => {
-      expect(toGeminiSchema({ type: 'number', exclusiveMinimum: 0 })).toEqual({ type: 'number', minimum: 0 });
+    it('turns exclusive bounds of a number into inclusive ones, telling the exclusive bound in the description', () => {
+      expect(toGeminiSchema({ type: 'number', exclusiveMinimum: 0 })).toEqual({
+        type: 'number',
+        minimum: 0,
+        description: '(exclusiveMinimum: 0)',
+      });
+    });
+
+    it('keeps every pattern and format of an allOf, the ones Gemini has one place for told in the description', () => {
+      expect(
+        toGeminiSchema({
+          type: 'string',
+          allOf: [
+            { pattern: '^[a-z]+$', format: 'date-time' },
+            { pattern: '^.{3,}$' },
+            { pattern: '^.{3,}$', format: 'email' },
+          ],
+        }),
+      ).toEqual({
+        type: 'string',
+        pattern: '^.{3,}$',
+        description: '(pattern: "^[a-z]+$"; format: date-time; format: email)',
+      });
+    });
+
+    it("keeps the constraints of a ref target or an allOf member in the description beside the node's own", () => {
+      expect(
+        toGeminiSchema({
+          type: 'object',
+          properties: {
+            tags: { $ref: '#/$defs/Tags', description: 'Tags.' },
+            step: {
+              allOf: [
+                { type: 'number', multipleOf: 0.5 },
+                { description: 'Step.', exclusiveMinimum: 0 },
+              ],
+            },
+          },
+          $defs: { Tags: { type: 'array', items: { type: 'string', format: 'uri' }, uniqueItems: true } },
+        }).properties,
+      ).toEqual({
+        tags: {
+          type: 'array',
+          description: 'Tags.\n(uniqueItems: true)',
+          items: { type: 'string', description: '(format: uri)' },
+        },
+        step: { type: 'number', minimum: 0, description: 'Step.\n(multipleOf: 0.5; exclusiveMinimum: 0)' },
+      });
+    });
+
+    it('writes the constraints Gemini cannot take into the description, and drops annotations', () => {
+      expect(
+        toGeminiSchema({
+          type: 'object',
+          properties: {
+            step: { type: 'number', multipleOf: 0.5, description: 'Step.' },
+            tags: { type: 'array', items: { type: 'string' }, uniqueItems: true },
+            box: { type: 'object', properties: { a: { type: 'string' } }, minProperties: 1, 'x-order': 2 },
+            old: { type: 'string', deprecated: true, readOnly: true, $comment: 'c' },
+          },
+        }).properties,
+      ).toEqual({
+        step: { type: 'number', description: 'Step.\n(multipleOf: 0.5)' },
+        tags: { type: 'array', description: '(uniqueItems: true)', items: { type: 'string' } },
+        box: { type: 'object', description: '(minProperties: 1)', properties: { a: { type: 'string' } } },
+        old: { type: 'string' },
+      });
     });
 
     it('takes the stricter bound when allOf members disagree', () => {

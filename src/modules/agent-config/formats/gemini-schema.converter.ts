@@ -12,5 +12,18 @@ import { finalizeGeminiSchema } from './gemini-schema-draft.finalizer';
  * bounded by `GEMINI_MAX_SCHEMA_NODES`.
  */
 export function toGeminiSchema(schema: JsonSchema): JsonSchema {
-  return finalizeGeminiSchema(new GeminiSchemaDraftBuilder(schema).build());
+  return convertGeminiSchema(schema).schema;
+}
+
+/**
+ * {@link toGeminiSchema}'s schema, and what the rewrite drops or reshapes at any depth, one warning per node named by
+ * its JSON pointer (`#/properties/target`): a second union on one node, keys beside an object's properties, a tuple's
+ * positions, a stand-in sent as JSON text, an enum moved into the description. Each warning is given once.
+ */
+export function convertGeminiSchema(schema: JsonSchema): { schema: JsonSchema; warnings: string[] } {
+  const builder = new GeminiSchemaDraftBuilder(schema);
+  const draft = builder.build();
+  const warnings = [...builder.warnings];
+  const out = finalizeGeminiSchema(draft, warnings);
+  return { schema: out, warnings: [...new Set(warnings)] };
 }

@@ -16,6 +16,55 @@ export const GEMINI_FORMATS: Readonly<Partial<Record<GeminiType, readonly string
   integer: ['int32', 'int64'],
 };
 
+/**
+ * The keywords the rewrite reads into a draft or turns into another shape (unions, refs, tuples, maps), and those
+ * that tell the model nothing (annotations for tools and editors). Any other keyword (`multipleOf`, `uniqueItems`,
+ * `not`, `if`, `default`, `examples`...) has no place in Gemini's schema and is written into the description instead.
+ */
+export const GEMINI_READ_KEYWORDS: ReadonlySet<string> = new Set([
+  'type',
+  'title',
+  'description',
+  'nullable',
+  'format',
+  'pattern',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'required',
+  'enum',
+  'const',
+  'properties',
+  'additionalProperties',
+  'patternProperties',
+  'items',
+  'prefixItems',
+  'additionalItems',
+  '$ref',
+  'allOf',
+  'anyOf',
+  'oneOf',
+]);
+export const GEMINI_SILENT_KEYWORDS: ReadonlySet<string> = new Set([
+  '$schema',
+  '$id',
+  '$comment',
+  '$anchor',
+  '$dynamicAnchor',
+  '$defs',
+  'definitions',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  'contentMediaType',
+  'contentEncoding',
+]);
+
 /** Bounds on the work for one schema: refs are inlined, so a hostile schema could otherwise explode. */
 export const GEMINI_MAX_SCHEMA_DEPTH = 64;
 export const GEMINI_MAX_SCHEMA_NODES = 10_000;
@@ -47,16 +96,20 @@ export interface SchemaDraft {
   minItems?: number;
   maxItems?: number;
   pattern?: string;
+  /** What Gemini has no keyword for (`uniqueItems: true`), written into the description; united by merges. */
+  notes?: string[];
+  /** Where the node is written in the tool's schema (a JSON pointer, `#` the root), for warnings; never emitted. */
+  pointer?: string;
 }
 
 /** Stands in for a `$ref` back into a schema that is still being expanded. */
-export function recursivePlaceholder(): SchemaDraft {
-  return { type: 'object', description: RECURSIVE_DESCRIPTION };
+export function recursivePlaceholder(pointer: string): SchemaDraft {
+  return { type: 'object', description: RECURSIVE_DESCRIPTION, pointer };
 }
 
 /** Stands in for what lies beyond the depth or size bound. */
-export function truncatedPlaceholder(): SchemaDraft {
-  return { type: 'object', description: TRUNCATED_DESCRIPTION };
+export function truncatedPlaceholder(pointer: string): SchemaDraft {
+  return { type: 'object', description: TRUNCATED_DESCRIPTION, pointer };
 }
 
 /** The keywords that mean something for each type; the rest are pruned once the type is known. */

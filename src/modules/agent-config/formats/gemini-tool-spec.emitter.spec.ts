@@ -25,7 +25,7 @@ describe('toGeminiToolSpec', () => {
         type: 'object',
         properties: {
           city: { type: 'string', description: 'City name' },
-          unit: { type: 'string', enum: ['c', 'f'] },
+          unit: { type: 'string', enum: ['c', 'f'], description: '(default: "c")' },
           days: { type: 'integer', minimum: 1, maximum: 7, nullable: true },
           at: { type: 'string', format: 'date-time' },
         },
@@ -174,8 +174,8 @@ describe('toGeminiToolSpec', () => {
     });
     expect(emitted.spec.parameters).toEqual({ type: 'object', properties: { id: { type: 'string' } } });
     expect(emitted.warnings).toEqual([
-      'root union of 2 alternatives laid out as one object: Gemini is not told which arguments go together',
-      'root anyOf alternative 2 (a map) dropped: Gemini cannot declare it, so the model cannot send it',
+      '#: root union of 2 alternatives laid out as one object: Gemini is not told which arguments go together',
+      '#/anyOf/1: alternative (a map) dropped: Gemini cannot declare it, so the model cannot send it',
     ]);
     const onlyMaps = emitGeminiToolSpec({
       name: 'tag',
@@ -188,9 +188,9 @@ describe('toGeminiToolSpec', () => {
     expect(onlyMaps.spec).not.toHaveProperty('parameters');
     expect(onlyMaps.warnings).toEqual([
       expect.stringContaining('laid out as one object'),
-      expect.stringContaining('root oneOf alternative 1 (a map) dropped'),
-      expect.stringContaining('root oneOf alternative 2 (a map) dropped'),
-      expect.stringContaining('root oneOf alternative 3 (a free-form object) dropped'),
+      expect.stringContaining('#/oneOf/0: alternative (a map) dropped'),
+      expect.stringContaining('#/oneOf/1: alternative (a map) dropped'),
+      expect.stringContaining('#/oneOf/2: alternative (a free-form object) dropped'),
     ]);
   });
 
@@ -224,17 +224,135 @@ describe('toGeminiToolSpec', () => {
     });
     expect(two.warnings).toEqual([
       expect.stringContaining('laid out as one object'),
-      "root oneOf dropped: Gemini takes one union, and the root's anyOf is the one kept",
+      '#/oneOf dropped: Gemini takes one union per schema, and #/anyOf is the one kept there',
     ]);
   });
 
-  it('has no warnings for a schema Gemini takes as it is, or whose stand-ins the model can still fill', () => {
+  it('has no warnings for a schema Gemini takes as it is', () => {
     for (const parameters of [
       { type: 'object', properties: { q: { type: 'string' } } },
-      { type: 'object', additionalProperties: { type: 'string' } },
-      { type: 'object', properties: { meta: { type: 'object', additionalProperties: true } } },
-    ])
-      expect(emitGeminiToolSpec({ name: 't', description: 't', parameters }).warnings).toEqual([]);
+      { type: 'object', additionalProperties: false, properties: { q: { type: ['string', 'null'], const: 'x' } } },
+      { type: 'object', properties: { at: { $ref: '#/$defs/At' } }, $defs: { At: { anyOf: [{ type: 'string' }] } } },
+      { type: 'object', properties: { to: { anyOf: [{ type: 'object', properties: { id: {} } }, { type: 'null' }] } } },
+    ]) {
+      const emitted = emitGeminiToolSpec({ name: 't', description: 't', parameters });
+      expect(emitted.warnings.filter((w) => !w.includes('#/properties/to/anyOf/0/properties/id'))).toEqual([]);
+    }
+  });
+
+  describe('warnings below the root', () => {
+    const emit = (parameters: Record<string, unknown>) =>
+      emitGeminiToolSpec({ name: 't', description: 't', parameters: deepFreeze(parameters) });
+
+    it('names a second union on one node, at any depth, by the pointers of the union dropped and the one kept', () => {
+      const emitted = emit({
+        type: 'object',
+        properties: {
+          target: {
+            anyOf: [{ type: 'object', properties: { id: { type: 'string' } } }, { type: 'string' }],
+            oneOf: [{ type: 'integer' }, { type: 'boolean' }],
+          },
+          list: {
+            type: 'array',
+            items: { properties: { v: { type: ['string', 'integer'], anyOf: [{ minLength: 1 }, { minimum: 0 }] } } },
+          },
+        },
+      });
+      expect(emitted.spec.parameters).toMatchObject({
+        properties: { target: { anyOf: [{ type: 'object' }, { type: 'string' }] } },
+      });
+      expect(geminiViolations(emitted.spec.parameters)).toEqual([]);
+      expect(emitted.warnings).toEqual([
+        '#/properties/target/oneOf dropped: Gemini takes one union per schema, and #/properties/target/anyOf is the one kept there',
+        '#/properties/list/items/properties/v/anyOf dropped: Gemini takes one union per schema, and #/properties/list/items/properties/v/type is the one kept there',
+      ]);
+    });
+
+    it('names a union an allOf member or a ref target loses to another', () => {
+      const emitted = emit({
+        type: 'object',
+        properties: {
+          t: { allOf: [{ anyOf: [{ type: 'string' }, { type: 'integer' }] }, { $ref: '#/$defs/Flag' }] },
+          u: { allOf: [{ properties: { x: { oneOf: [{ type: 'string' }, { type: 'integer' }] } } }] },
+        },
+        required: ['u'],
+        $defs: { Flag: { anyOf: [{ type: 'number' }, { type: 'boolean' }] } },
+      });
+      expect(emitted.spec.parameters).toMatchObject({
+        properties: { t: { anyOf: [{ type: 'number' }, { type: 'boolean' }] } },
+      });
+      expect(emitted.warnings).toEqual([
+        '#/properties/t/allOf/0/anyOf dropped: Gemini takes one union per schema, and #/$defs/Flag/anyOf is the one kept there',
+      ]);
+    });
+
+    it("names a tuple's positions by their pointer when a merge drops them for another union", () => {
+      const emitted = emit({
+        type: 'object',
+        properties: {
+          p: {
+            allOf: [
+              { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }] },
+              { items: { anyOf: [{ type: 'number' }, { type: 'boolean' }] } },
+            ],
+          },
+        },
+      });
+      expect(emitted.warnings).toContain(
+        '#/properties/p/allOf/0/prefixItems dropped: Gemini takes one union per schema, and #/properties/p/allOf/1/items/anyOf is the one kept there',
+      );
+    });
+
+    it('lays out a union inside a root alternative, and names its alternatives it drops', () => {
+      const emitted = emit({
+        anyOf: [
+          { anyOf: [{ properties: { a: { type: 'string' } } }, { type: 'object', additionalProperties: true }] },
+          { properties: { c: { type: 'string' } } },
+        ],
+      });
+      expect(emitted.spec.parameters).toEqual({
+        type: 'object',
+        properties: { a: { type: 'string' }, c: { type: 'string' } },
+      });
+      expect(emitted.warnings).toEqual([
+        expect.stringContaining('#: root union of 2 alternatives laid out'),
+        '#/anyOf/0/anyOf/1: alternative (a map) dropped: Gemini cannot declare it, so the model cannot send it',
+      ]);
+    });
+
+    it('names each node sent as JSON text or reshaped, by its pointer', () => {
+      const emitted = emit({
+        type: 'object',
+        properties: {
+          meta: { type: 'object', additionalProperties: true },
+          any: {},
+          mixed: { enum: ['a', 1] },
+          level: { type: 'integer', enum: [1, 2] },
+          raw: { type: 'array' },
+          pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }] },
+          box: { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: { type: 'integer' } },
+          'a/b': { $ref: '#/$defs/Node' },
+        },
+        $defs: { Node: { type: 'object', properties: { next: { $ref: '#/$defs/Node' } } } },
+      });
+      expect(geminiViolations(emitted.spec.parameters)).toEqual([]);
+      expect(emitted.warnings).toEqual([
+        "#/properties/pair: a tuple sent as an array of any of its positions' schemas, in any order",
+        '#/properties/box: the keys allowed beside its properties (additionalProperties, patternProperties) dropped: Gemini cannot declare them, so the model cannot send them',
+        '#/properties/meta: an object without properties (a map, a free-form object, a recursion) sent as JSON text',
+        '#/properties/any: a value of any type sent as JSON text',
+        '#/properties/mixed: an enum of mixed types sent as a string enum of the values as text',
+        '#/properties/level: its enum written into the description, as Gemini takes enums of strings only',
+        '#/properties/raw/items: a value of any type sent as JSON text',
+        '#/$defs/Node/properties/next: an object without properties (a map, a free-form object, a recursion) sent as JSON text',
+      ]);
+    });
+
+    it('names a map at the root, sent in its one property', () => {
+      expect(emit({ type: 'object', additionalProperties: { type: 'string' } }).warnings).toEqual([
+        `#: a map, sent as JSON text in its one property ${GEMINI_ROOT_MAP_PROPERTY}`,
+      ]);
+    });
   });
 
   it('drops nullable from the root', () => {

@@ -1,5 +1,5 @@
 import { JsonSchema } from '@app/modules/tool-registry/tool-registry.types';
-import { toGeminiSchema } from './gemini-schema.converter';
+import { convertGeminiSchema } from './gemini-schema.converter';
 import { GEMINI_OBJECT_AS_TEXT_NOTE } from './gemini-schema-draft.finalizer';
 import { GEMINI_ROOT_MAP_PROPERTY, rootMapOf } from './gemini-root-map';
 import { geminiRootUnionWarnings } from './gemini-root-union';
@@ -14,14 +14,15 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * Gemini needs an OBJECT at the root. A root union of objects (`anyOf: [{...}, {...}]`) would leave
  * the root with no properties at all, so its members' properties are laid out side by side instead (a name
  * the members define differently takes any of their schemas); a name is required only when every member
- * requires it. `laidOut`: how many members were (see {@link geminiRootUnionWarnings} for what that loses).
+ * requires it. A member that is a union in turn has its members' properties laid out too. `laidOut`: how many members
+ * were (see {@link geminiRootUnionWarnings} for what that loses).
  */
 function toObjectRoot(schema: JsonSchema): { schema: JsonSchema; laidOut: number } {
   const { anyOf, nullable: _nullable, ...root } = schema;
   const properties: Record<string, unknown> = {};
   const required = new Set(Array.isArray(root.required) ? (root.required as string[]) : []);
   const members = (Array.isArray(anyOf) ? anyOf : []).filter(isPlainObject);
-  Object.assign(properties, unitedMemberProperties(members));
+  Object.assign(properties, unitedMemberProperties(members.flatMap(withNestedMembers)));
   const alwaysRequired = members.map((m) => (Array.isArray(m.required) ? (m.required as string[]) : []));
   for (const name of alwaysRequired[0] ?? []) {
     if (alwaysRequired.every((names) => names.includes(name))) required.add(name);
@@ -33,10 +34,17 @@ function toObjectRoot(schema: JsonSchema): { schema: JsonSchema; laidOut: number
   return { schema: out, laidOut: members.length };
 }
 
+function withNestedMembers(member: Record<string, unknown>): Record<string, unknown>[] {
+  const nested = Array.isArray(member.anyOf) ? member.anyOf.filter(isPlainObject) : [];
+  return [member, ...nested.flatMap(withNestedMembers)];
+}
+
 /**
  * Arguments that are a map: one required property that takes the map as JSON text (the way a map below the root is
  * sent), which the argument reviver takes as the arguments.
  */
+const GEMINI_ROOT_MAP_WARNING = `#: a map, sent as JSON text in its one property ${GEMINI_ROOT_MAP_PROPERTY}`;
+
 function rootMapParameters(schema: JsonSchema): JsonSchema {
   const own = typeof schema.description === 'string' && schema.description ? `${schema.description}\n` : '';
   return {
@@ -50,16 +58,18 @@ function rootMapParameters(schema: JsonSchema): JsonSchema {
  * A tool in Gemini's function-declaration format: `{name, description, parameters}` with the schema
  * rewritten by {@link toGeminiSchema}. A tool without parameters gets no `parameters` key, because
  * Gemini has rejected an OBJECT whose `properties` is empty; a tool whose arguments are a map gets
- * {@link GEMINI_ROOT_MAP_PROPERTY} (without it the model could pass nothing). `warnings`: what a root union loses
- * ({@link geminiRootUnionWarnings}); the stand-ins the model fills as JSON text are no warning here (the checklist
- * names them).
+ * {@link GEMINI_ROOT_MAP_PROPERTY} (without it the model could pass nothing). `warnings`: every node the rewrite
+ * drops or reshapes, at any depth, by its JSON pointer ({@link convertGeminiSchema}), and what a root union loses
+ * ({@link geminiRootUnionWarnings}); the checklist's MODEL_GEMINI and explained tool-specs show them.
  */
 export function emitGeminiToolSpec(tool: ToolSpecSource): { spec: GeminiToolSpec; warnings: string[] } {
   const { name, description } = tool;
   const map = rootMapOf(tool.parameters);
-  if (map) return { spec: { name, description, parameters: rootMapParameters(map) }, warnings: [] };
-  const { schema: parameters, laidOut } = toObjectRoot(toGeminiSchema(tool.parameters));
-  const warnings = geminiRootUnionWarnings(tool.parameters, laidOut);
+  if (map)
+    return { spec: { name, description, parameters: rootMapParameters(map) }, warnings: [GEMINI_ROOT_MAP_WARNING] };
+  const converted = convertGeminiSchema(tool.parameters);
+  const { schema: parameters, laidOut } = toObjectRoot(converted.schema);
+  const warnings = [...geminiRootUnionWarnings(tool.parameters, laidOut), ...converted.warnings];
   const properties = parameters.properties;
   if (!isPlainObject(properties) || Object.keys(properties).length === 0)
     return { spec: { name, description }, warnings };

@@ -212,11 +212,21 @@ class StrictConverter {
     return undefined;
   }
 
+  /**
+   * Strict mode closes every object, so the model could never send the keys an object allows beside its properties
+   * (`additionalProperties`, `patternProperties`, `unevaluatedProperties`): such an object is a map it cannot express.
+   */
   private object(schema: RawSchema, out: RawSchema, path: string): void {
     const properties = isRawSchema(schema.properties) ? schema.properties : {};
     const extra = schema.additionalProperties;
-    if (extra !== undefined && extra !== false)
-      return void this.fail(path, 'is a map (additionalProperties), which strict mode cannot express');
+    const patterns = schema.patternProperties;
+    const otherKeys = [
+      extra !== undefined && extra !== false && 'additionalProperties',
+      isRawSchema(patterns) && Object.keys(patterns).length > 0 && 'patternProperties',
+      schema.unevaluatedProperties !== undefined && schema.unevaluatedProperties !== false && 'unevaluatedProperties',
+    ].filter((key): key is string => typeof key === 'string');
+    if (otherKeys.length > 0)
+      return void this.fail(path, `is a map (${otherKeys.join(', ')}), which strict mode cannot express`);
     if (Object.keys(properties).length === 0 && extra === undefined && path !== '$') {
       return void this.fail(path, 'is a free-form object (no properties), which strict mode cannot express');
     }

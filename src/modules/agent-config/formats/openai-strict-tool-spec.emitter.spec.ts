@@ -219,6 +219,18 @@ describe('toOpenAiStrictToolSpec', () => {
     ['an enum of objects', { m: { enum: [{ a: 1 }] } }, 'enum values must be'],
     ['a map', { m: { type: 'object', additionalProperties: { type: 'string' } } }, 'is a map'],
     ['a free-form object', { m: { type: 'object' } }, 'is a free-form object'],
+    [
+      'an object with pattern keys beside its properties',
+      {
+        m: { type: 'object', properties: { a: { type: 'string' } }, patternProperties: { '^x-': { type: 'string' } } },
+      },
+      '$.properties.m is a map (patternProperties)',
+    ],
+    [
+      'an object with unevaluated keys beside its properties',
+      { m: { type: 'object', properties: { a: { type: 'string' } }, unevaluatedProperties: { type: 'integer' } } },
+      '$.properties.m is a map (unevaluatedProperties)',
+    ],
     ['a value of any type', { m: {} }, 'accepts a value of any type'],
     [
       'recursion through a JSON pointer',

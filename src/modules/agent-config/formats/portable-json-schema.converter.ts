@@ -271,7 +271,8 @@ function rewriteTuple(node: RawSchema, notes: string[]): void {
   notes.push('a tuple is sent as an array of its alternatives');
 }
 
-function describeBriefly(schema: unknown): string {
+/** A tuple position's schema in a word or two (`string|null`, its `$ref`, `any`), to name it in a description. */
+export function describeBriefly(schema: unknown): string {
   if (!isRawSchema(schema)) return 'any';
   const types = declaredTypes(schema);
   return types.length > 0 ? types.join('|') : typeof schema.$ref === 'string' ? schema.$ref : 'any';

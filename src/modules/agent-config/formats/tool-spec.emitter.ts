@@ -15,7 +15,7 @@ export interface EmittedToolSpec {
   json: string;
   /**
    * What the admin must know the spec loses: why a strict variant (openai-strict, openai-responses) had to emit
-   * `strict: false`, what Gemini's layout of a root union dropped; empty otherwise.
+   * `strict: false`, each node Gemini's rewrite dropped or reshaped (by JSON pointer); empty otherwise.
    */
   warnings: string[];
 }

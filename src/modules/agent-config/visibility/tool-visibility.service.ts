@@ -211,7 +211,7 @@ function cachedSpec(view: TenantView, variant: SpecVariant, tool: ToolDescriptor
 
 /**
  * A visible tool whose spec loses part of its schema says what in its decision: emitted with `strict: false` in a
- * strict request (or for the Responses API), or a root union Gemini had to lay out.
+ * strict request (or for the Responses API), or each node Gemini's rewrite drops or reshapes, by its JSON pointer.
  */
 function withWarnings(decisions: VisibilityDecision[], view: TenantView, variant: SpecVariant): VisibilityDecision[] {
   return decisions.map((decision) => {

@@ -6,11 +6,6 @@ import {
 } from '@app/modules/agent-config/formats/model-formats';
 import { toPortableSchema } from '@app/modules/agent-config/formats/portable-json-schema.converter';
 import { toAnthropicInputSchema } from '@app/modules/agent-config/formats/anthropic-tool-spec.emitter';
-import {
-  GEMINI_ANY_VALUE_NOTE,
-  GEMINI_ENUM_AS_TEXT_NOTE,
-  GEMINI_OBJECT_AS_TEXT_NOTE,
-} from '@app/modules/agent-config/formats/gemini-schema-draft.finalizer';
 import { OPENAI_MAX_DESCRIPTION_CHARS } from '@app/modules/agent-config/formats/openai-spec.validator';
 import type { ChecklistTool, ToolChecklistItem } from './tool-checklist.types';
 
@@ -62,7 +57,7 @@ export function modelFormatChecks(
       'MODEL_GEMINI',
       'Gemini',
       () => geminiSpecViolations(emitToolSpec('gemini', source).spec),
-      geminiNotes(source),
+      safely(() => emitToolSpec('gemini', source).warnings, []),
     ),
   );
   return items;
@@ -84,19 +79,6 @@ function formatItem(
       message: `${provider} accepts the emitted spec, rewritten: ${[...new Set(notes)].join('; ')}.`,
     };
   return { check, status: 'PASS', message: `${provider} accepts the emitted spec as the schema is.` };
-}
-
-/** Gemini's lossy rewrites: the emitter's warnings, and the stand-ins' notes in the emitted spec. */
-function geminiNotes(source: { name: string; description: string; parameters: Record<string, unknown> }): string[] {
-  const emitted = safely(() => emitToolSpec('gemini', source), undefined);
-  const text = emitted?.json ?? '';
-  const notes: string[] = [...(emitted?.warnings ?? [])];
-  if (text.includes(JSON.stringify(GEMINI_OBJECT_AS_TEXT_NOTE).slice(1, -1)))
-    notes.push('objects without properties (maps, free-form, recursion) are sent as JSON text');
-  if (text.includes(JSON.stringify(GEMINI_ANY_VALUE_NOTE).slice(1, -1)))
-    notes.push('values of any type are sent as JSON text');
-  if (text.includes(GEMINI_ENUM_AS_TEXT_NOTE)) notes.push('a mixed-type enum is sent as text');
-  return notes;
 }
 
 function safely<T>(run: () => T, fallback: T): T {
