@@ -26,6 +26,11 @@ describe('redact', () => {
       headers: { Authorization: REDACTED },
     });
   });
+  it("keeps a __proto__ member (as JSON.parse gives it) as a member, redacted, not as the copy's prototype", () => {
+    const out = redact(JSON.parse('{"q":1,"__proto__":{"password":"p","note":"n"}}'));
+    expect(JSON.stringify(out)).toBe(`{"q":1,"__proto__":{"password":"${REDACTED}","note":"n"}}`);
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+  });
   it("masks the tool's redactFields", () => {
     expect(redact({ ssn: '123', name: 'x' }, ['SSN'])).toEqual({ ssn: REDACTED, name: 'x' });
   });
