@@ -1,3 +1,5 @@
+import { setOwnMember } from './own-member';
+
 /**
  * JSON with object keys sorted at every depth and undefined members dropped, so equal values give equal
  * text whatever order their keys were written or read back in. Array order is kept (it is meaningful).
@@ -14,7 +16,7 @@ function sortKeys(value: unknown): unknown {
   const out = Object.create(null) as Record<string, unknown>;
   for (const key of Object.keys(value).sort()) {
     const v = (value as Record<string, unknown>)[key];
-    if (v !== undefined) out[key] = sortKeys(v);
+    if (v !== undefined) setOwnMember(out, key, sortKeys(v));
   }
   return out;
 }

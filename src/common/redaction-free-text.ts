@@ -23,6 +23,20 @@ const KEY_VALUE = new RegExp(
   'gi',
 );
 
+/**
+ * A command line's credential options with their value after a space (`=` is KEY_VALUE's): `--password hunter2`,
+ * `--db-password x`, `--api-key x`, `--token x`, `--client-secret x`; not `--password-stdin` nor `--token-file x`.
+ */
+const SECRET_OPTION = new RegExp(
+  String.raw`((?<![\w-])--(?:[a-z0-9]{1,20}[-_]){0,4}` +
+    String.raw`(?:password|passwd|passphrase|pass|pwd|secret|token|api[-_]?key|access[-_]?key|private[-_]?key|credentials?)` +
+    String.raw`[ \t]+)(?!-)("[^"\r\n]*"?|'[^'\r\n]*'?|[^\s"']+)`,
+  'gi',
+);
+
+/** curl's and wget's `-u user:password`, `--user user:password`, `--proxy-user user:password`: the password. */
+const USER_OPTION = /((?<![\w-])(?:-u|--user|--proxy-user)(?:[ \t]+|=)["']?[^\s:"']{1,256}:)([^\s"']+)/g;
+
 const BEARER = /\b(bearer[ \t]+)[A-Za-z0-9._~+/=-]{6,}/gi;
 
 /** JSON Web Tokens: three base64url parts, the first a JSON object (`eyJ`). */
@@ -48,14 +62,19 @@ function maskUserinfo(_m: string, scheme: string, userinfo: string): string {
 }
 
 /**
- * Free text with secrets masked: passwords and tokens written as `key=value` or `key: value`, connection
- * strings and URLs with credentials, bearer tokens, JWTs, private key blocks and well-known token shapes.
+ * Free text with secrets masked: passwords and tokens written as `key=value` or `key: value`, or as a command line's
+ * options (`--password x`, `-u user:x`), connection strings and URLs with credentials, bearer tokens, JWTs, private
+ * key blocks and well-known token shapes.
  */
 export function redactText(text: string): string {
   let out = text;
   if (out.includes('PRIVATE KEY')) out = out.replace(PRIVATE_KEY_BLOCK, REDACTED);
   if (out.includes('://')) out = out.replace(URL_USERINFO, maskUserinfo);
   out = out.replace(KEY_VALUE, (_m, prefix: string, value: string) => prefix + maskValue(value));
+  if (out.includes('-')) {
+    out = out.replace(SECRET_OPTION, (_m, prefix: string, value: string) => prefix + maskValue(value));
+    out = out.replace(USER_OPTION, `$1${REDACTED}`);
+  }
   out = out.replace(BEARER, `$1${REDACTED}`);
   if (out.includes('eyJ')) out = out.replace(JWT, REDACTED);
   return out.replace(KNOWN_TOKEN, REDACTED);

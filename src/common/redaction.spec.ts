@@ -26,6 +26,11 @@ describe('redact', () => {
       headers: { Authorization: REDACTED },
     });
   });
+  it("keeps a __proto__ member (as JSON.parse gives it) as a member, redacted, not as the copy's prototype", () => {
+    const out = redact(JSON.parse('{"q":1,"__proto__":{"password":"p","note":"n"}}'));
+    expect(JSON.stringify(out)).toBe(`{"q":1,"__proto__":{"password":"${REDACTED}","note":"n"}}`);
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+  });
   it("masks the tool's redactFields", () => {
     expect(redact({ ssn: '123', name: 'x' }, ['SSN'])).toEqual({ ssn: REDACTED, name: 'x' });
   });
@@ -143,6 +148,13 @@ describe('redactText', () => {
     ],
     ['id AKIAIOSFODNN7EXAMPLE here', 'AKIAIOSFODNN7EXAMPLE', `id ${REDACTED} here`],
     ['x eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl y', 'eyJzdWIiOiIxIn0', `x ${REDACTED} y`],
+    ['curl -u admin:hunter2 https://x', 'hunter2', `curl -u admin:${REDACTED} https://x`],
+    ['curl --user "admin:hunter2" x', 'hunter2', `curl --user "admin:${REDACTED}" x`],
+    ['wget --proxy-user=me:hunter2 x', 'hunter2', `wget --proxy-user=me:${REDACTED} x`],
+    ['mysql --password hunter2 -e "DROP TABLE t"', 'hunter2', `mysql --password ${REDACTED} -e "DROP TABLE t"`],
+    ['app --db-password "two words" --v', 'two words', `app --db-password "${REDACTED}" --v`],
+    ['gh --api-key k3y --token t0k x', 'k3y', `gh --api-key ${REDACTED} --token ${REDACTED} x`],
+    ['vault --client_secret s3c', 's3c', `vault --client_secret ${REDACTED}`],
   ])('masks %s', (text, secret, expected) => {
     const out = redactText(text);
     expect(out).not.toContain(secret);
@@ -160,6 +172,11 @@ describe('redactText', () => {
       'passengers: 3',
       'https://example.com/a?b=c',
       'plain secret text',
+      'docker login --password-stdin -u bob registry',
+      'kubectl --token-file /run/token get pods',
+      'sort -u names.txt',
+      'mysql -u root --no-password --verbose',
+      'ssh -p 2222 host',
     ])
       expect(redactText(text)).toBe(text);
   });
@@ -171,6 +188,9 @@ describe('redactText', () => {
       'eyJ'.repeat(150_000),
       '-----BEGIN RSA PRIVATE KEY-----'.repeat(15_000),
       ('token' + '-'.repeat(39)).repeat(10_000),
+      '--a-a-a-a-a'.repeat(50_000),
+      ' --password'.repeat(50_000),
+      ` -u ${'a'.repeat(300)}`.repeat(2_000),
     ];
     const { cpuMs } = cpuTimedUnder(2000, () => {
       for (const text of hostile) redactText(text);

@@ -1,4 +1,5 @@
 import { REDACTED, sensitiveKeyTest } from './redaction-keys';
+import { setOwnMember } from './own-member';
 import { redactText } from './redaction-free-text';
 import { redactTextOf } from './redaction-json-preview';
 
@@ -24,7 +25,7 @@ export function redact<T>(value: T, fields: readonly string[] = []): T {
     if (depth >= MAX_REDACTION_DEPTH) return TOO_DEEP;
     if (Array.isArray(v)) return v.map((item) => walk(item, depth + 1));
     const out: Record<string, unknown> = {};
-    for (const [k, inner] of Object.entries(v)) out[k] = sensitive(k) ? REDACTED : walk(inner, depth + 1);
+    for (const [k, inner] of Object.entries(v)) setOwnMember(out, k, sensitive(k) ? REDACTED : walk(inner, depth + 1));
     return out;
   };
   return walk(value, 0) as T;

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { McpClientPool } from '@app/modules/executors/mcp/mcp-client.pool';
 import { ToolHeadersResolver } from '@app/modules/executors/secrets/tool-headers.resolver';
+import { hideSecretValues } from '@app/modules/executors/secrets/tool-header.secrets';
 import type { McpEndpoint } from '@app/modules/executors/mcp/mcp-endpoint';
 import { mcpEndpointOf } from './nacos/nacos-instance-endpoint';
 import { NACOS_NAMING, type NacosNamingPort } from './nacos/nacos-naming.adapter';
@@ -60,14 +61,16 @@ export class McpServiceLister {
    * `timeoutMs` bounds each page request (default 15 s).
    */
   async list(service: McpServiceRecord, signal?: AbortSignal, timeoutMs = LIST_TIMEOUT_MS): Promise<McpToolListing> {
-    const { endpoints, problems } = await this.endpointsOf(service);
+    const { endpoints, problems, hidden } = await this.endpointsOf(service);
     for (const endpoint of endpoints) {
       try {
         const tools = (await this.pool.listAllTools(endpoint, { signal, timeoutMs })) as unknown as ListedMcpTool[];
         return { tools, endpoint };
       } catch (err) {
         if (signal?.aborted) throw err;
-        problems.push(cut(withoutUserInfo(`${endpoint.url}: ${(err as Error).message}`), MAX_INSTANCE_PROBLEM_CHARS));
+        // A server may quote the credentials it refused ("token ... has expired"): hidden before the text is cut.
+        const problem = hideSecretValues(`${endpoint.url}: ${(err as Error).message}`, hidden);
+        problems.push(cut(withoutUserInfo(problem), MAX_INSTANCE_PROBLEM_CHARS));
       }
     }
     throw new McpServiceUnreachableError(
@@ -77,20 +80,24 @@ export class McpServiceLister {
 
   /**
    * The endpoints to try, in order, with the reasons instances were left out; each carries the service's headers and
-   * its tenant as the session's owner.
+   * its tenant as the session's owner. `hidden`: the secret values those headers carry, never to be reported.
    */
-  async endpointsOf(service: McpServiceRecord): Promise<{ endpoints: McpEndpoint[]; problems: string[] }> {
-    let headers: Record<string, string> | undefined;
+  private async endpointsOf(
+    service: McpServiceRecord,
+  ): Promise<{ endpoints: McpEndpoint[]; problems: string[]; hidden: readonly string[] }> {
+    let sent: Awaited<ReturnType<ToolHeadersResolver['headersToSend']>>;
     try {
-      headers = await this.headerSecrets.headersOf(`MCP service "${service.name}"`, service, true);
+      sent = await this.headerSecrets.headersToSend(`MCP service "${service.name}"`, service, true);
     } catch (err) {
       throw new McpServiceUnreachableError((err as Error).message);
     }
+    const { headers, hidden } = sent;
     const found = await this.instanceEndpointsOf(service);
     const owner = service.tenantId;
     return {
       endpoints: found.endpoints.map((e) => ({ ...e, owner, ...(headers && { headers }) })),
       problems: found.problems,
+      hidden,
     };
   }
 

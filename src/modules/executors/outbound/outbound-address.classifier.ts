@@ -58,8 +58,11 @@ function reasonFor(addr: Address): string | null {
   return BLOCKED_V6_RANGES.has(range) ? rangeLabel(range) : null;
 }
 
-/** The IPv4 address an IPv6 address carries, for the forms a connect could reach it through. */
-function embeddedIPv4(v6: ipaddr.IPv6): ipaddr.IPv4 | null {
+/**
+ * The IPv4 address an IPv6 address carries, for the forms a connect could reach it through (a NAT64 prefix, as DNS64
+ * answers in IPv6-only clusters, 6to4, IPv4-mapped and IPv4-compatible); null for any other IPv6 address.
+ */
+export function embeddedIPv4(v6: ipaddr.IPv6): ipaddr.IPv4 | null {
   const p = v6.parts;
   const range = v6.range();
   if (range === 'ipv4Mapped' || range === 'rfc6145' || range === 'rfc6052') {

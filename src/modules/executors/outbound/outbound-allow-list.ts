@@ -1,5 +1,5 @@
 import * as ipaddr from 'ipaddr.js';
-import { parseAddress, stripBrackets } from './outbound-address.classifier';
+import { embeddedIPv4, parseAddress, stripBrackets } from './outbound-address.classifier';
 
 /** The ports an entry covers: null for every port. */
 type Ports = ReadonlySet<number> | null;
@@ -41,12 +41,19 @@ export class OutboundAllowList {
     return this.suffixes.some((entry) => name.endsWith(entry.suffix) && covers(entry.ports, port));
   }
 
-  /** Whether an address is listed as an IP or falls inside a listed CIDR, for `port`. */
+  /**
+   * Whether an address is listed as an IP or falls inside a listed CIDR, for `port`. An IPv6 address that carries an
+   * IPv4 one (NAT64, 6to4, IPv4-compatible) is matched as that IPv4 address too, as the guard judges it: the same
+   * target reached through a NAT64 prefix is the same entry.
+   */
   allowsAddress(address: string, port: number): boolean {
     const addr = parseAddress(address);
     if (!addr) return false;
+    const carried = addr.kind() === 'ipv6' ? embeddedIPv4(addr as ipaddr.IPv6) : null;
+    const forms = carried ? [addr, carried] : [addr];
     return this.cidrs.some(
-      ({ range, bits, ports }) => range.kind() === addr.kind() && addr.match(range, bits) && covers(ports, port),
+      ({ range, bits, ports }) =>
+        covers(ports, port) && forms.some((form) => form.kind() === range.kind() && form.match(range, bits)),
     );
   }
 

@@ -138,6 +138,14 @@ describe('OutboundGuard', () => {
       expect(await dial(8444)).toMatchObject({ errorClass: 'OUTBOUND_BLOCKED' });
     });
 
+    it('allows a listed private IPv4 target reached through a NAT64 address (DNS64 in an IPv6-only cluster)', async () => {
+      const { guard } = guardWith(['10.0.0.0/8:5432'], { 'db.example': ['64:ff9b::a00:7'] });
+      await expect(guard.assertAllowed(new URL('http://db.example:5432'))).resolves.toMatchObject({ family: 6 });
+      expect((await rejection(guard.assertAllowed(new URL('http://db.example:80')))).errorClass).toBe(
+        'OUTBOUND_BLOCKED',
+      );
+    });
+
     it('does not let an allow-listed address cover another blocked address of the same host', async () => {
       const { guard } = guardWith(['10.0.0.0/8'], zone);
       expect((await rejection(guard.assertAllowed(new URL('http://mixed.example')))).message).toContain('192.168.1.1');
@@ -237,6 +245,17 @@ describe('OutboundGuard', () => {
         /public\.example:80 refused: it is reserved .*resolves to 93\.184\.216\.34/,
       );
       expect((await lookupVia(platform, 'public.example', true)).err).toBeNull();
+    });
+
+    it('refuses a reserved IPv4 target reached through the IPv6 forms that carry it (NAT64 as DNS64 answers, 6to4)', async () => {
+      const { guard: platform } = guardWith([], { ...zone, 'dns64.example': ['64:ff9b::5db8:d822'] });
+      const tenants = platform.forTenants(reserved);
+      for (const url of ['http://[64:ff9b::5db8:d822]/', 'http://[2002:5db8:d822::1]/']) {
+        expect(() => tenants.checkUrl(new URL(url))).toThrow(/reserved for the platform/);
+        expect(() => platform.checkUrl(new URL(url))).not.toThrow();
+      }
+      const { err } = await lookupVia(tenants, 'dns64.example', true);
+      expect((err as ToolCallError).message).toMatch(/reserved for the platform.*resolves to 64:ff9b::5db8:d822/);
     });
 
     it('names the setting of an invalid entry', () => {

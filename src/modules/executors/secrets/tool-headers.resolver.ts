@@ -55,10 +55,11 @@ export class ToolHeadersResolver {
   async headersToSend(
     ownerLabel: string,
     owner: HeaderOwner,
+    fresh = false,
   ): Promise<{ headers: Record<string, string> | undefined; hidden: readonly string[] }> {
     const templates = owner.headers;
     if (!templates || Object.keys(templates).length === 0) return { headers: undefined, hidden: [] };
-    const scope = await this.scopeFor(owner);
+    const scope = await this.scopeFor(owner, fresh);
     return { headers: this.filledIn(ownerLabel, templates, scope), hidden: this.secretsToHide(owner, scope) };
   }
 
