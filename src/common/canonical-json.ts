@@ -12,8 +12,7 @@ export function canonicalJson(value: unknown): string {
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map((v) => (v === undefined ? null : sortKeys(v)));
   if (value === null || typeof value !== 'object') return value;
-  // No prototype: a key named __proto__ (JSON.parse makes it an own key) stays a key, not the object's prototype.
-  const out = Object.create(null) as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
   for (const key of Object.keys(value).sort()) {
     const v = (value as Record<string, unknown>)[key];
     if (v !== undefined) setOwnMember(out, key, sortKeys(v));
