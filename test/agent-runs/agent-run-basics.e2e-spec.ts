@@ -501,6 +501,26 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
       expect(JSON.stringify(await fx.events(sessionId))).not.toContain('k9Zq4');
     });
 
+    it('echoed URL-encoded or JSON-escaped (a request line, a JSON body quoted in the message) never reaches a run either', async () => {
+      const key = 'sk/Ab+9"Zq=c';
+      const agent = await withKey('ENCODED_MODEL_KEY', key);
+      const sessionId = await fx.session(agent.id);
+      const message = `rejected POST /v1/chat?key=${encodeURIComponent(key)} with body {"key":${JSON.stringify(key)}}`;
+      fx.model.script(agent.model, { status: 401, message });
+
+      const res = await fx.send(sessionId, 'encoded', 'hi').expect(200);
+
+      expect(res.body.status).toBe('FAILED');
+      expect(res.body.error).toContain('key=[redacted] with body {"key":"[redacted]"}');
+      const events = JSON.stringify(await fx.events(sessionId));
+      for (const form of [
+        encodeURIComponent(key),
+        JSON.stringify(key).slice(1, -1),
+        JSON.stringify(JSON.stringify(key).slice(1, -1)).slice(1, -1),
+      ])
+        expect(res.body.error + events).not.toContain(form);
+    });
+
     it('of 1 or 2 characters is refused before anything is sent: the run fails saying so', async () => {
       const agent = await withKey('TINY_MODEL_KEY', 'k9');
       const sessionId = await fx.session(agent.id);

@@ -13,6 +13,7 @@ import { API_KEY_REF_PATTERN } from './model-providers.types';
 import { errorBodyShapeFetch } from './error-body-shape.fetch';
 import { boundedAnswerFetch, ModelAnswerBoundError } from './bounded-answer.fetch';
 import { endedEarly } from './model-finish-reason';
+import { credentialForms } from '@app/modules/executors/secrets/tool-header.secrets';
 
 /** One round's request: the conversation and the tools in OpenAI's format. */
 export interface ModelChatRequest {
@@ -266,8 +267,13 @@ function scrubbed(err: Error, apiKey: string | null): Error {
   return err;
 }
 
+/** `text` without the key in any form it is echoed in (a key of any length: 3 characters are refused before sending). */
 function withoutKey(text: string, apiKey: string | null): string {
-  return apiKey && text.includes(apiKey) ? text.split(apiKey).join('[redacted]') : text;
+  if (!apiKey) return text;
+  let out = text;
+  for (const form of credentialForms(apiKey).sort((a, b) => b.length - a.length))
+    if (out.includes(form)) out = out.split(form).join('[redacted]');
+  return out;
 }
 
 /**

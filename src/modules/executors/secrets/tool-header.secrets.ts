@@ -62,13 +62,14 @@ export function secretValuesToHide(
  */
 export function valuesToHide(values: readonly string[]): string[] {
   const hidden = new Set<string>();
-  for (const value of values) {
-    if (value.length < MIN_HIDDEN_SECRET_CHARS) continue;
-    hidden.add(value);
-    hidden.add(JSON.stringify(value).slice(1, -1));
-    hidden.add(encodeURIComponent(value));
-  }
+  for (const value of values)
+    if (value.length >= MIN_HIDDEN_SECRET_CHARS) for (const form of credentialForms(value)) hidden.add(form);
   return [...hidden].sort((a, b) => b.length - a.length);
+}
+
+/** The forms a credential is echoed in: as sent, as a JSON string holds it, URL-encoded. */
+export function credentialForms(value: string): string[] {
+  return [value, JSON.stringify(value).slice(1, -1), encodeURIComponent(value)];
 }
 
 /** `text` with every one of `values` replaced by {@link REDACTED}. */
