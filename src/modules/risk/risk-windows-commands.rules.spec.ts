@@ -33,6 +33,34 @@ describe('PowerShell pipelines (through evaluateRiskText with the shell hint)', 
   });
 
   it.each([
+    'Get-Process | % { $_.Kill() }',
+    'Get-Process | ForEach-Object { $_.Kill() }',
+    'gps | %{$PSItem.Kill()}',
+    'gps | % Kill',
+    'Get-Process | ForEach-Object -MemberName Kill',
+    '(Get-Process).Kill()',
+    '[System.Diagnostics.Process]::GetProcesses() | % { $_.Kill() }',
+    'Get-Process | kill',
+    'Get-Process | Stop-Process -Force; Write-Host (Get-Date)',
+    'Write-Host "bye"; Get-Process | % { $_.Kill() }',
+  ])('reads killing every process by .NET, member name, alias or in text bash cannot parse as the same: %s', (text) => {
+    expect(rulesOf(text)).toContain('infrastructure-destroy');
+  });
+
+  it.each([
+    'Get-Process -Name notepad | % { $_.Kill() }',
+    '(Get-Process -Id 42).Kill()',
+    '(Get-Process notepad).Kill()',
+    'gps notepad | % Kill',
+    'Get-Process -Name notepad | kill',
+    'Get-Process | Where-Object { $_.CPU -gt 500 } | % { $_.Kill() }',
+    'Get-Process | % { $_.Refresh() }',
+    '$p = Start-Process notepad -PassThru; $p.Kill()',
+  ])('leaves killing one named process, or some picked by a filter, alone: %s', (text) => {
+    expect(rulesOf(text)).toEqual([]);
+  });
+
+  it.each([
     'Get-ChildItem | Select-Object Name',
     'gci -r | Measure-Object',
     'Remove-Item C:\\temp\\a.txt',

@@ -2,6 +2,7 @@ import type { ShellCommandEnv, ShellCommandHandler } from './risk-shell-command'
 import { runCodeWord, runStdin } from './risk-shell-command';
 import { ShellWord, joinWords, literalWord } from './risk-shell-word';
 import { isSystemWord } from './risk-system-paths';
+import { stopsEveryProcess } from './risk-windows-process-kills';
 import { xargs } from './risk-wrapper-commands.rules';
 
 /**
@@ -136,7 +137,7 @@ const MAX_BLOCK_WORDS = 1_000;
 
 /**
  * ForEach-Object's script block (`... | % { Remove-Item $_ }`): its command runs once per item piped in. A block that
- * stops each process (`Get-Process | % { Stop-Process $_ }`) is read as Stop-Process taking the pipe.
+ * stops each process (`Get-Process | % { Stop-Process $_ }`, `% Kill`) is read as Stop-Process taking the pipe.
  */
 function forEachObject(args: ShellWord[], env: ShellCommandEnv): void {
   stopProcess(args, env);
@@ -162,17 +163,12 @@ function startProcess(args: ShellWord[], env: ShellCommandEnv): void {
 }
 
 /**
- * Get-Process with no name, id or object to filter by (every process of the machine) piped straight into
- * Stop-Process, or into a ForEach-Object block that stops each item (`% { Stop-Process -Id $_.Id }`); a filter
- * between them (`| Where-Object { ... } |`) picks some.
+ * `Get-Process | Stop-Process` (or `| % { Stop-Process $_ }`, `| % Kill`, `| kill`): stopping every process takes the
+ * machine down; stopping the processes picked by name, id or a filter between them (`| Where-Object { ... } |`) does not.
  */
-const EVERY_PROCESS =
-  /^\s*(?:get-process|gps|ps)(?:\s+-(?!n|id\b|inp)[\w:]+)*\s*\|\s*(?:(?:stop-process|spps)(?:\s|$)|(?:foreach-object|foreach|%)(?:\s+-process)?\s*\{\s*(?:stop-process|spps|kill)\s[^}]*\$(?:_|psitem)\b)/i;
-
-/** `Get-Process | Stop-Process` (or `| % { Stop-Process $_ }`): stopping every process takes the machine down. */
 function stopProcess(_args: ShellWord[], env: ShellCommandEnv): void {
   const input = env.stdin();
-  if (input.kind === 'opaque' && EVERY_PROCESS.test(input.snippet))
+  if (input.kind === 'opaque' && stopsEveryProcess(input.snippet))
     env.scan.report('infrastructure-destroy', env.snippet);
 }
 
@@ -225,6 +221,7 @@ export const WINDOWS_COMMANDS: Record<string, ShellCommandHandler> = {
   saps: startProcess,
   'stop-process': stopProcess,
   spps: stopProcess,
+  kill: stopProcess,
   format,
   'format-volume': volumeWipe,
   'clear-disk': volumeWipe,
