@@ -591,6 +591,32 @@ const BUILT_IN_CODE: RiskCorpusEntry[] = [
   safe(`perl -e 'print "a" . "b"'`),
 ];
 
+/** Framework commands that drop or empty the database, through the package runners agents call them with; migrations and seeds are safe. */
+const DATABASE_RESETS: RiskCorpusEntry[] = [
+  risky('npx prisma migrate reset --force', ['drop'], 'drops the database, then re-applies migrations'),
+  risky('npx prisma db push --force-reset', ['drop']),
+  risky('pnpm dlx prisma migrate reset -f', ['drop']),
+  risky('bin/rails db:reset', ['drop']),
+  risky('bundle exec rake db:drop db:create db:migrate', ['drop']),
+  risky('RAILS_ENV=production bundle exec rails db:schema:load', ['drop'], 'loading a schema drops every table'),
+  risky('python manage.py flush --noinput', ['drop'], 'empties every table'),
+  risky('php artisan migrate:fresh --seed', ['drop']),
+  risky('php artisan db:wipe --force', ['drop']),
+  risky('npx sequelize-cli db:drop', ['drop']),
+  risky('npx typeorm schema:drop -d src/data-source.ts', ['drop']),
+  risky('npx -c "rm -rf /srv"', ['recursive-delete'], 'a command line npx runs'),
+  safe('npx prisma migrate dev --name init'),
+  safe('npx prisma db push', 'no reset asked for'),
+  safe('npx prisma migrate reset --help'),
+  safe('bundle exec rake db:create db:migrate'),
+  safe('bin/rails db:seed'),
+  safe('python manage.py migrate'),
+  safe('python manage.py sqlflush', 'prints the SQL only'),
+  safe('php artisan migrate:status'),
+  safe('pnpm remove -r lodash', 'a dependency removed from every workspace package'),
+  safe('npx eslint --fix .'),
+];
+
 /** Everything above, tagged by class for per-class figures. */
 export const RISK_CORPUS_BY_CLASS: readonly RiskCorpusEntry[] = [
   ...ofKind('fork-bomb', FORK_BOMBS),
@@ -604,4 +630,5 @@ export const RISK_CORPUS_BY_CLASS: readonly RiskCorpusEntry[] = [
   ...ofKind('container exec', CONTAINER_EXEC),
   ...ofKind('powershell pipeline', POWERSHELL_PIPELINES),
   ...ofKind('code built at run time', BUILT_IN_CODE),
+  ...ofKind('database reset', DATABASE_RESETS),
 ];

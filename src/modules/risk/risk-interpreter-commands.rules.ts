@@ -1,3 +1,4 @@
+import { DATABASE_RESET_SCRIPTS } from './risk-database-reset-commands.rules';
 import type { RiskLanguage } from './risk-scan';
 import type { ShellCommandEnv, ShellCommandHandler } from './risk-shell-command';
 import { reportHidden, runCodeWord, runStdin, runWrittenFile } from './risk-shell-command';
@@ -42,6 +43,9 @@ function interpreter(
     }
     if (stopKeys.some((key) => opts.values.has(key) || opts.short.has(key))) return;
     runScriptOperand(opts.rest[0], language, env);
+    // `python manage.py flush`, `php artisan db:wipe`: a framework's script is read as the command it is.
+    const script = opts.rest[0]?.value;
+    if (script && DATABASE_RESET_SCRIPTS.has(script.slice(script.lastIndexOf('/') + 1))) env.run(opts.rest);
   };
 }
 

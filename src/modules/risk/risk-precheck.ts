@@ -11,6 +11,8 @@ const TRIGGER = new RegExp(
     '\\b(?:eval|exec|execute|prepare|sp_executesql|source|xargs|sudo|doas|su|\\w*sh|python[\\d.]*|pypy\\w*|node\\w*|bun|deno|perl\\w*|ruby\\w*|php\\w*)\\b',
     '\\b(?:rd|del|erase|remove-item|ri|stop-process|spps|kill|killall5|iex|invoke-expression|clear-disk|powershell|pwsh|cmd|format|awk|gawk|mawk|nawk|trap|at|batch|parallel|script)\\b|\\.(?:sh|py|js|pl|rb)\\b',
     '\\b(?:destroy|uninstall|unregister|prune|labelclear|lvremove|vgremove|pvremove|crontab|terminate-instances|compose)\\b',
+    // Framework database resets (`prisma migrate reset`, `rake db:purge`, `artisan migrate:fresh`, `db:wipe`).
+    '\\b(?:reset|reset_db|purge|flush|fresh|refresh|wipe|truncate_all)\\b|schema:load|structure:load',
     '\\b(?:psql|mysql|mariadb|sqlite3?|sqlcmd|duckdb|clickhouse\\w*|cockroach|mongo\\w*|redis-cli)\\b',
     '\\b(?:base64|base32|basenc|xxd|openssl|uudecode|rev|gunzip|zcat|bzcat|xzcat|b64decode|atob|fromcharcode)\\b',
     "\\$\\(|`|\\$'|<\\(|>\\(|\\\\x[0-9a-f]|/dev/|(?:^|[\\s;&|(])\\.\\s",

@@ -1,3 +1,4 @@
+import { DATABASE_RESET_COMMANDS } from './risk-database-reset-commands.rules';
 import { FILE_COMMANDS } from './risk-file-commands.rules';
 import { GIT_COMMANDS } from './risk-git.rules';
 import { INFRASTRUCTURE_COMMANDS } from './risk-infrastructure-commands.rules';
@@ -21,6 +22,7 @@ const RULE_SETS: Record<string, ShellCommandHandler>[] = [
   WRAPPER_COMMANDS,
   INTERPRETER_COMMANDS,
   SQL_CLIENT_COMMANDS,
+  DATABASE_RESET_COMMANDS,
   INFRASTRUCTURE_COMMANDS,
 ];
 
