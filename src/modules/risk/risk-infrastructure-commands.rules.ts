@@ -61,12 +61,26 @@ function helm(args: ShellWord[], env: ShellCommandEnv): void {
   if (verb && /^(?:uninstall|delete|del|un)$/.test(verb) && !dryRun(words)) destroys(env);
 }
 
-/** `docker system prune`, `docker volume prune|rm`, `docker compose down -v` (also podman, nerdctl). */
+/** `$(docker ps -aq)` (`container ls --all`, podman, nerdctl) with options only, no filter: every container there is. */
+const EVERY_CONTAINER =
+  /^"?\$\(\s*(?:docker|podman|nerdctl)\s+(?:container\s+)?(?:ps|ls|list)((?:\s+(?:-[a-z]+|--[a-z-]+))*)\s*\)"?$/i;
+
+function listsEveryContainer(word: ShellWord): boolean {
+  const options = EVERY_CONTAINER.exec(word.raw)?.[1];
+  return options !== undefined && /(?:^|\s)(?:-[a-z]*a[a-z]*|--all)(?=\s|$)/i.test(options);
+}
+
+/**
+ * `docker system prune`, `docker volume prune|rm`, `docker compose down -v`, and `docker rm $(docker ps -aq)` (every
+ * container, as `kubectl delete pods --all`); also podman, nerdctl.
+ */
 function containerEngine(args: ShellWord[], env: ShellCommandEnv): void {
   const words = wordsOf(args);
   if (words.includes('system') && words.includes('prune')) return destroys(env);
   if (words.includes('volume') && words.some((w) => w === 'prune' || w === 'rm' || w === 'remove'))
     return destroys(env);
+  const remove = words.findIndex((w) => w === 'rm' || w === 'remove');
+  if (remove >= 0 && args.slice(remove + 1).some(listsEveryContainer)) return destroys(env);
   if (words.includes('compose')) composeDown(args.slice(words.indexOf('compose') + 1), env);
 }
 
