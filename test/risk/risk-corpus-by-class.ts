@@ -527,6 +527,13 @@ const POWERSHELL_PIPELINES: RiskCorpusEntry[] = [
   safe('gps notepad | % Kill'),
   safe('Get-Process | Where-Object { $_.CPU -gt 500 } | % { $_.Kill() }', 'a filter picks some'),
   risky('Remove-Item -Path C:\\data -Recurse:$true -Force', ['recursive-delete'], 'a switch given its value'),
+  risky(
+    'Remove-Item .\\build\\ -Recurse -Force',
+    ['recursive-delete'],
+    'a tab-completed directory: its \\ is no escape',
+  ),
+  risky('Remove-Item -Path C:\\ -Recurse -Force', ['recursive-delete']),
+  safe('Remove-Item .\\build\\ -Force', 'no -Recurse: an empty directory only'),
   risky("[IO.Directory]::Delete('C:\\data', $true)", ['recursive-delete'], '.NET deletes'),
   risky("[System.IO.File]::Delete('C:\\Windows\\System32\\drivers\\etc\\hosts')", ['system-file-overwrite']),
   risky('Get-ChildItem C:\\data | % { $_.Delete() }', ['recursive-delete']),

@@ -61,6 +61,20 @@ describe('PowerShell pipelines (through evaluateRiskText with the shell hint)', 
   });
 
   it.each([
+    'Remove-Item .\\build\\ -Recurse -Force',
+    'Remove-Item C:\\ -Recurse',
+    'Remove-Item -Path C:\\ -Recurse -Force',
+    'ri .\\node_modules\\ -r -fo',
+    'rmdir .\\dist\\ /s /q',
+  ])('reads a path ending in a backslash as PowerShell and cmd.exe do, not as an escaped space: %s', (text) => {
+    expect(rulesOf(text)).toContain('recursive-delete');
+  });
+
+  it.each(['Remove-Item .\\build\\ -Force', 'Copy-Item .\\src\\ .\\backup\\ -Recurse'])('leaves %s alone', (text) => {
+    expect(rulesOf(text)).toEqual([]);
+  });
+
+  it.each([
     'Get-ChildItem | Select-Object Name',
     'gci -r | Measure-Object',
     'Remove-Item C:\\temp\\a.txt',

@@ -200,12 +200,8 @@ function windowsPermission(args: ShellWord[], env: ShellCommandEnv): void {
     env.scan.report('permission-change', env.snippet);
 }
 
-/**
- * cmd.exe and PowerShell deletes (`rmdir /s`, `del /s`, `Remove-Item -Recurse`, `gci -r | ri`, `format C:`), disk wipes,
- * `iex`, system-drive permissions, what PowerShell pipelines run per item (ForEach-Object, Stop-Process), and what
- * script blocks and started processes run.
- */
-export const WINDOWS_COMMANDS: Record<string, ShellCommandHandler> = {
+/** The handlers by command name, given their words as bash split them. */
+const HANDLERS: Record<string, ShellCommandHandler> = {
   rmdir: removeItem,
   ...Object.fromEntries(PIPED_DELETES.map((name) => [name, takesPipeline(removeItem)])),
   'foreach-object': forEachObject,
@@ -242,3 +238,30 @@ export const WINDOWS_COMMANDS: Record<string, ShellCommandHandler> = {
   mi: copiesFile(true),
   move: copiesFile(true),
 };
+
+/**
+ * Words as PowerShell and cmd.exe split them: the backslash is no escape there, so `.\build\ -Recurse` (to bash one
+ * word, `.build -Recurse`: a tab-completed directory and a switch) is the path `.\build\` and the switch `-Recurse`.
+ */
+function windowsWords(args: ShellWord[]): ShellWord[] {
+  return args.flatMap((w) =>
+    w.literal && !/['"]/.test(w.raw) && /\\\s/.test(w.raw)
+      ? w.raw
+          .split(/(?<=\\)\s+/)
+          .filter(Boolean)
+          .map(literalWord)
+      : [w],
+  );
+}
+
+/**
+ * cmd.exe and PowerShell deletes (`rmdir /s`, `del /s`, `Remove-Item -Recurse`, `gci -r | ri`, `format C:`), disk wipes,
+ * `iex`, system-drive permissions, what PowerShell pipelines run per item (ForEach-Object, Stop-Process), and what
+ * script blocks and started processes run; each reads its words as PowerShell and cmd.exe split them.
+ */
+export const WINDOWS_COMMANDS: Record<string, ShellCommandHandler> = Object.fromEntries(
+  Object.entries(HANDLERS).map(([name, handler]) => [
+    name,
+    (args: ShellWord[], env: ShellCommandEnv, key: string) => handler(windowsWords(args), env, key),
+  ]),
+);
