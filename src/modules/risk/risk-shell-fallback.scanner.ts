@@ -63,12 +63,17 @@ export function scanUnparsedShell(text: string, scan: RiskScan): void {
         [...pipeline, segment].join(' | '),
       );
     }
+    // `iex (EXPR)`: PowerShell runs what EXPR evaluates to (a download: `(New-Object Net.WebClient).DownloadString(url)`).
+    if (pieces[i + 1] === '(' && RUNS_EXPRESSION.test(segment)) here.report('opaque', `${segment} (${pieces[i + 2]}`);
     pipeline.push(segment);
     // The last stage of a pipeline: a markdown table's cells (`| key | del |`) are followed by another `|`.
     if (segment) scanSegment(segment, here, before === '|' && pieces[i + 1] !== '|');
   }
   scanUnparsedSql(text, scan);
 }
+
+/** PowerShell's eval right before a parenthesised expression: `iex (`, `Invoke-Expression(`. */
+const RUNS_EXPRESSION = /(?:^|\s)(?:iex|invoke-expression)$/i;
 
 /** What opens a PowerShell block run once per item piped in: `% {`, `ForEach-Object -Process {`. */
 const PER_ITEM_BLOCK = /(?:^|\s)(?:%|foreach-object|foreach)(?:\s+-process)?$/i;
