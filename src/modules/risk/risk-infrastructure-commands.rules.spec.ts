@@ -44,3 +44,24 @@ describe('every container removed (through evaluateRiskText with the shell hint)
     expect(rulesOf(text)).toEqual([]);
   });
 });
+
+describe('Az PowerShell removals (through evaluateRiskText with the shell hint)', () => {
+  it.each([
+    'Remove-AzResourceGroup -Name prod-rg -Force',
+    'Get-AzResourceGroup | Remove-AzResourceGroup -Force',
+    'Remove-AzVM -Name vm1 -ResourceGroupName rg -Force',
+    'Remove-AzStorageAccount -Name st1 -ResourceGroupName rg -Force',
+    'Remove-AzKeyVault -VaultName kv1',
+    'Remove-AzAksCluster -Name aks1 -ResourceGroupName rg',
+    'Remove-AzSqlServer -ServerName sql1 -ResourceGroupName rg',
+  ])('reads %s as az group / vm / storage ... delete is read', (text) => {
+    expect(rulesOf(text)).toContain('infrastructure-destroy');
+  });
+
+  it.each(['Get-AzResourceGroup', 'Remove-AzResourceGroup -Name rg -WhatIf', 'Remove-AzTag -ResourceId $id'])(
+    'leaves %s alone',
+    (text) => {
+      expect(rulesOf(text)).toEqual([]);
+    },
+  );
+});

@@ -131,6 +131,21 @@ function killEveryProcess(args: ShellWord[], env: ShellCommandEnv): void {
   if (words.slice(at).includes('-1')) destroys(env);
 }
 
+/** Az PowerShell's removals of what `az ... delete` is judged on (a resource group, VM, cluster ...), unless `-WhatIf`. */
+function azPowerShellRemove(args: ShellWord[], env: ShellCommandEnv): void {
+  if (!wordsOf(args).some((w) => /^-whatif(?::\$true)?$/.test(w))) destroys(env);
+}
+
+const AZ_POWERSHELL_REMOVALS = [
+  'remove-azresourcegroup',
+  'remove-azvm',
+  'remove-azvmss',
+  'remove-azakscluster',
+  'remove-azstorageaccount',
+  'remove-azsqlserver',
+  'remove-azkeyvault',
+];
+
 /** `wsl --unregister DISTRO`: the distribution's disk, and every file in it, deleted. */
 function wsl(args: ShellWord[], env: ShellCommandEnv): void {
   if (wordsOf(args).includes('--unregister')) destroys(env);
@@ -163,4 +178,5 @@ export const INFRASTRUCTURE_COMMANDS: Record<string, ShellCommandHandler> = {
   wmic: (args, env) => (wordsOf(args).includes('shadowcopy') ? windowsBackups(args, env) : undefined),
   wbadmin: windowsBackups,
   az,
+  ...Object.fromEntries(AZ_POWERSHELL_REMOVALS.map((name) => [name, azPowerShellRemove])),
 };

@@ -88,6 +88,13 @@ describe('PowerShell pipelines (through evaluateRiskText with the shell hint)', 
     expect(rulesOf(text)).toEqual([]);
   });
 
+  it.each(['Remove-Partition -DriveLetter E -Confirm:$false', 'Get-Partition -DiskNumber 1 | Remove-Partition'])(
+    'reads removing a partition as wiping its data, as Clear-Disk is: %s',
+    (text) => {
+      expect(rulesOf(text)).toContain('disk-wipe');
+    },
+  );
+
   it.each([
     'Get-ChildItem | Select-Object Name',
     'gci -r | Measure-Object',

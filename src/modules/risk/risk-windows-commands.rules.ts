@@ -179,7 +179,7 @@ function invokeExpression(args: ShellWord[], env: ShellCommandEnv): void {
   else runStdin('shell', env);
 }
 
-/** `Format-Volume`, `Clear-Disk`: wipe a volume or a disk, whatever they are given. */
+/** `Format-Volume`, `Clear-Disk`, `Remove-Partition`: wipe a volume, a disk or a partition, whatever they are given. */
 function volumeWipe(_args: ShellWord[], env: ShellCommandEnv): void {
   env.scan.report('disk-wipe', env.snippet);
 }
@@ -221,6 +221,7 @@ const HANDLERS: Record<string, ShellCommandHandler> = {
   format,
   'format-volume': volumeWipe,
   'clear-disk': volumeWipe,
+  'remove-partition': volumeWipe,
   iex: invokeExpression,
   'invoke-expression': invokeExpression,
   icacls: windowsPermission,
