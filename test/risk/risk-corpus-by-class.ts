@@ -510,6 +510,8 @@ const CONTAINER_EXEC: RiskCorpusEntry[] = [
 const POWERSHELL_PIPELINES: RiskCorpusEntry[] = [
   risky('Get-ChildItem -Recurse C:\\data | Remove-Item -Force', ['recursive-delete']),
   risky('gci -r | ri', ['recursive-delete'], 'aliases'),
+  risky('gci . -Include *.log -Recurse | rm', ['recursive-delete'], "PowerShell's rm takes the items piped in"),
+  safe('echo a.txt | rm', 'a known item, or bash (whose rm reads no input)'),
   risky('ls *.log | % { Remove-Item $_ }', ['recursive-delete'], 'ForEach-Object runs the block per item'),
   risky('Get-ChildItem | ForEach-Object { Remove-Item $_.FullName -Force }', ['recursive-delete']),
   risky('Get-ChildItem | % { Write-Host $_; Remove-Item $_ }', ['recursive-delete'], 'the current item in a block'),

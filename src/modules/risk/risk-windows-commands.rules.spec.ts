@@ -18,6 +18,9 @@ describe('PowerShell pipelines (through evaluateRiskText with the shell hint)', 
     'Get-ChildItem | % { Write-Host $_; Remove-Item $_ }',
     'gci | ? { $_.Name -like "*.tmp" } | ri',
     'gci C:\\logs | ? { $_.LastWriteTime -lt (Get-Date).AddDays(-30) } | del',
+    'gci . -Include *.log -Recurse | rm',
+    'Get-ChildItem -Filter *.tmp | rm -Force',
+    'gci | ? { $_.LastWriteTime -lt (Get-Date).AddDays(-7) } | rm',
   ])('reads a delete fed by a pipeline as a delete over a generated list: %s', (text) => {
     expect(rulesOf(text)).toContain('recursive-delete');
   });
@@ -100,6 +103,8 @@ describe('PowerShell pipelines (through evaluateRiskText with the shell hint)', 
     'gci -r | Measure-Object',
     'Remove-Item C:\\temp\\a.txt',
     'echo C:\\temp\\a.txt | Remove-Item',
+    'echo a.txt | rm',
+    'Get-ChildItem | rm a.txt',
     'Get-ChildItem | % { Write-Output $_.Name }',
     'Get-Process notepad | Stop-Process',
     'Get-Process -Name chrome | Stop-Process -Force',

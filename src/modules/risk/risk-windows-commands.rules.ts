@@ -108,7 +108,16 @@ const PIPED_DELETES: readonly string[] = ['remove-item', 'ri', 'del', 'erase', '
 
 /** True for a command (its handler key) that deletes the items piped into it: text that does not parse gives it unknown ones. */
 export function deletesPipedItems(command: string): boolean {
-  return PIPED_DELETES.includes(command);
+  return PIPED_DELETES.includes(command) || command === 'rm';
+}
+
+/**
+ * PowerShell's `rm` (Remove-Item's alias) given no path deletes the items piped into it (`gci -r | rm`), read as
+ * `... | xargs rm`; bash's rm never reads its input, so this reading costs bash nothing.
+ */
+function removesPipedItems(args: ShellWord[], env: ShellCommandEnv, name: string): void {
+  if (env.stdin().kind !== 'none' && args.every((w) => w.value.startsWith('-')))
+    xargs([literalWord(name), ...args], env);
 }
 
 /** The command in a script block argument (`{ Remove-Item $_ }`, `{Remove-Item $_}`), empty when there is none. */
@@ -204,6 +213,7 @@ function windowsPermission(args: ShellWord[], env: ShellCommandEnv): void {
 const HANDLERS: Record<string, ShellCommandHandler> = {
   rmdir: removeItem,
   ...Object.fromEntries(PIPED_DELETES.map((name) => [name, takesPipeline(removeItem)])),
+  rm: removesPipedItems,
   'foreach-object': forEachObject,
   foreach: forEachObject,
   '%': forEachObject,
