@@ -29,6 +29,10 @@ describe('framework commands that drop or empty the database (through evaluateRi
     'php artisan migrate:reset',
     'npx sequelize-cli db:drop',
     'npx typeorm schema:drop -d src/data-source.ts',
+    'supabase db reset',
+    'npx supabase db reset --linked',
+    'heroku pg:reset DATABASE_URL --confirm my-app',
+    'firebase firestore:delete --all-collections --force',
   ])('reads %s as dropping the database', (text) => {
     expect(rulesOf(text)).toContain('drop');
   });
@@ -57,6 +61,11 @@ describe('framework commands that drop or empty the database (through evaluateRi
     'php artisan migrate:status',
     'npx sequelize-cli db:migrate',
     'npx typeorm migration:run -d src/data-source.ts',
+    'supabase db push',
+    'supabase db diff -f new_table',
+    'heroku pg:info',
+    'firebase firestore:delete /users/alice',
+    'firebase deploy --only functions',
     'npx eslint --fix .',
     'pnpm exec vitest run',
     'pnpm remove -r lodash',

@@ -2,8 +2,9 @@ import type { ShellCommandEnv, ShellCommandHandler } from './risk-shell-command'
 import type { ShellWord } from './risk-shell-word';
 
 /**
- * Framework commands that drop or empty the whole database (`prisma migrate reset`, `rails db:drop`,
- * `manage.py flush`, `artisan migrate:fresh`): read as the DROP DATABASE they amount to. Their help never is.
+ * Framework and platform commands that drop or empty the whole database (`prisma migrate reset`, `rails db:drop`,
+ * `manage.py flush`, `artisan migrate:fresh`, `supabase db reset`): read as the DROP DATABASE they amount to.
+ * Their help never is.
  */
 function resets(isReset: (operands: string[], words: string[]) => boolean): ShellCommandHandler {
   return (args: ShellWord[], env: ShellCommandEnv) => {
@@ -33,6 +34,17 @@ const artisan = resets(([command]) => /^(?:migrate:(?:fresh|reset|refresh)|db:wi
 const sequelize = resets((operands) => operands.includes('db:drop'));
 const typeorm = resets((operands) => operands.includes('schema:drop'));
 
+/** `supabase db reset` (the local database, or the linked project's with `--linked`). */
+const supabase = resets(([group, verb]) => group === 'db' && verb === 'reset');
+
+/** `heroku pg:reset` drops the app's Postgres database. */
+const heroku = resets((operands) => operands.includes('pg:reset'));
+
+/** `firebase firestore:delete --all-collections` deletes every document of the database. */
+const firebase = resets(
+  (operands, words) => operands.includes('firestore:delete') && words.includes('--all-collections'),
+);
+
 /** Scripts run by an interpreter (`python manage.py flush`, `php artisan db:wipe`) that these rules read as commands. */
 export const DATABASE_RESET_SCRIPTS: ReadonlySet<string> = new Set(['manage.py', 'artisan']);
 
@@ -48,4 +60,7 @@ export const DATABASE_RESET_COMMANDS: Record<string, ShellCommandHandler> = {
   typeorm,
   'typeorm-ts-node-commonjs': typeorm,
   'typeorm-ts-node-esm': typeorm,
+  supabase,
+  heroku,
+  firebase,
 };
