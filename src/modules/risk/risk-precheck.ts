@@ -7,7 +7,7 @@ const TRIGGER = new RegExp(
     '\\b(?:rm|g?rm|rmdir|rmtree|rmsync|rimraf|removedirs|remove_tree|removesync|emptydir\\w*|rm_rf?|remove_dir|remove_entry\\w*|fileutils|unlink)\\b',
     '\\b(?:drop\\w*|truncate|delete\\w*|update\\w*|alter|flushall|flushdb|remove|mysqladmin)\\b',
     '\\bgit\\b',
-    '\\b(?:g?find|rsync|dd|shred|wipefs|mkfs|mke2fs|mkswap|newfs|aws|gsutil|gcloud|hdfs|hadoop)\\b',
+    '\\b(?:g?find|rsync|dd|shred|wipefs|mkfs|mke2fs|mkswap|newfs|diskutil|aws|gsutil|gcloud|hdfs|hadoop)\\b',
     '\\b(?:eval|exec|execute|prepare|sp_executesql|source|xargs|sudo|doas|su|\\w*sh|python[\\d.]*|pypy\\w*|node\\w*|bun|deno|perl\\w*|ruby\\w*|php\\w*)\\b',
     '\\b(?:rd|del|erase|remove-item|ri|stop-process|spps|kill|killall5|iex|invoke-expression|clear-disk|powershell|pwsh|cmd|format|awk|gawk|mawk|nawk|trap|at|batch|parallel|script)\\b|\\.(?:sh|py|js|pl|rb)\\b',
     '\\b(?:destroy|uninstall|unregister|prune|labelclear|lvremove|vgremove|pvremove|crontab|terminate-instances|compose)\\b',
