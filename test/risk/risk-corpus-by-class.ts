@@ -518,6 +518,8 @@ const POWERSHELL_PIPELINES: RiskCorpusEntry[] = [
   risky('gci C:\\logs | ? { $_.LastWriteTime -lt (Get-Date).AddDays(-30) } | del', ['recursive-delete']),
   risky('Get-Process | Stop-Process -Force', ['infrastructure-destroy'], 'every process of the machine'),
   risky('gps | spps', ['infrastructure-destroy']),
+  risky('Get-Process -ErrorAction SilentlyContinue | Stop-Process -Force', ['infrastructure-destroy']),
+  safe('Get-Process -ErrorAction SilentlyContinue -Name node | Stop-Process -Force', 'one program named'),
   risky('Get-Process | % { Stop-Process $_ }', ['infrastructure-destroy'], 'a block that stops each process piped in'),
   risky('Get-Process | ForEach-Object { Stop-Process -Id $_.Id -Force }', ['infrastructure-destroy']),
   risky('Get-Process | % { $_.Kill() }', ['infrastructure-destroy'], "each process's Kill method"),

@@ -46,12 +46,17 @@ describe('PowerShell pipelines (through evaluateRiskText with the shell hint)', 
     'Get-Process | kill',
     'Get-Process | Stop-Process -Force; Write-Host (Get-Date)',
     'Write-Host "bye"; Get-Process | % { $_.Kill() }',
+    'Get-Process -ErrorAction SilentlyContinue | Stop-Process -Force',
+    'gps -ea 0 | spps -Force',
+    'Get-Process -EA SilentlyContinue | % { $_.Kill() }',
   ])('reads killing every process by .NET, member name, alias or in text bash cannot parse as the same: %s', (text) => {
     expect(rulesOf(text)).toContain('infrastructure-destroy');
   });
 
   it.each([
     'Get-Process -Name notepad | % { $_.Kill() }',
+    'Get-Process -ErrorAction SilentlyContinue -Name node | Stop-Process',
+    'Get-Process -ErrorAction SilentlyContinue node | Stop-Process',
     '(Get-Process -Id 42).Kill()',
     '(Get-Process notepad).Kill()',
     'gps notepad | % Kill',

@@ -6,8 +6,14 @@
 /** .NET's list of every process. */
 const GET_PROCESSES = String.raw`\[(?:system\.)?diagnostics\.process\]::getprocesses\(\s*\)`;
 
-/** Every process: Get-Process (gps, ps) with no name, id or object to pick some, or .NET's `GetProcesses()`. */
-const EVERY_PROCESS = String.raw`(?:(?:get-process|gps|ps)(?:\s+-(?!n|id\b|inp)[\w:]+)*|${GET_PROCESSES})`;
+/** Get-Process's parameters whose value picks no process: what to do on errors, which machine. */
+const VALUE_PICKING_NONE = String.raw`-(?:erroraction|ea|computername|cn)\s+[\w$:]+`;
+
+/**
+ * Every process: Get-Process (gps, ps) with no name, id or object to pick some (switches and VALUE_PICKING_NONE
+ * only), or .NET's `GetProcesses()`.
+ */
+const EVERY_PROCESS = String.raw`(?:(?:get-process|gps|ps)(?:\s+(?:${VALUE_PICKING_NONE}|-(?!n|id\b|inp)[\w:]+))*|${GET_PROCESSES})`;
 
 /** PowerShell's current pipeline item. */
 const ITEM = String.raw`\$(?:_|psitem)\b`;
