@@ -519,6 +519,8 @@ const POWERSHELL_PIPELINES: RiskCorpusEntry[] = [
   risky('Get-Process | Stop-Process -Force', ['infrastructure-destroy'], 'every process of the machine'),
   risky('gps | spps', ['infrastructure-destroy']),
   risky('Get-Process -ErrorAction SilentlyContinue | Stop-Process -Force', ['infrastructure-destroy']),
+  risky('Get-Service | Stop-Service -Force', ['infrastructure-destroy'], 'every service of the machine'),
+  safe('Get-Service -Name spooler | Stop-Service', 'one service named'),
   safe('Get-Process -ErrorAction SilentlyContinue -Name node | Stop-Process -Force', 'one program named'),
   risky('Get-Process | % { Stop-Process $_ }', ['infrastructure-destroy'], 'a block that stops each process piped in'),
   risky('Get-Process | ForEach-Object { Stop-Process -Id $_.Id -Force }', ['infrastructure-destroy']),

@@ -54,6 +54,23 @@ describe('PowerShell pipelines (through evaluateRiskText with the shell hint)', 
   });
 
   it.each([
+    'Get-Service | Stop-Service -Force',
+    'gsv | spsv',
+    'Get-Service -ErrorAction SilentlyContinue | Stop-Service',
+  ])('reads stopping every service as tearing the machine down, as stopping every process is: %s', (text) => {
+    expect(rulesOf(text)).toContain('infrastructure-destroy');
+  });
+
+  it.each([
+    'Get-Service -Name spooler | Stop-Service',
+    'Get-Service MSSQL* | Stop-Service -Force',
+    'Get-Service | Where-Object { $_.Name -like "app*" } | Stop-Service',
+    'Stop-Service -Name W3SVC',
+  ])('leaves stopping named or filtered services alone: %s', (text) => {
+    expect(rulesOf(text)).toEqual([]);
+  });
+
+  it.each([
     'Get-Process -Name notepad | % { $_.Kill() }',
     'Get-Process -ErrorAction SilentlyContinue -Name node | Stop-Process',
     'Get-Process -ErrorAction SilentlyContinue node | Stop-Process',

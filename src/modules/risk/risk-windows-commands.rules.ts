@@ -2,7 +2,7 @@ import type { ShellCommandEnv, ShellCommandHandler } from './risk-shell-command'
 import { runCodeWord, runStdin } from './risk-shell-command';
 import { ShellWord, joinWords, literalWord } from './risk-shell-word';
 import { isSystemWord } from './risk-system-paths';
-import { stopsEveryProcess } from './risk-windows-process-kills';
+import { stopsEveryProcess, stopsEveryService } from './risk-windows-process-kills';
 import { xargs } from './risk-wrapper-commands.rules';
 
 /**
@@ -181,6 +181,13 @@ function stopProcess(_args: ShellWord[], env: ShellCommandEnv): void {
     env.scan.report('infrastructure-destroy', env.snippet);
 }
 
+/** `Get-Service | Stop-Service`: stopping every service takes the machine down, as stopping every process does. */
+function stopService(_args: ShellWord[], env: ShellCommandEnv): void {
+  const input = env.stdin();
+  if (input.kind === 'opaque' && stopsEveryService(input.snippet))
+    env.scan.report('infrastructure-destroy', env.snippet);
+}
+
 /** PowerShell's eval (`iex "CMD"`, `Invoke-Expression -Command CMD`, `... | iex`): runs a string as code. */
 function invokeExpression(args: ShellWord[], env: ShellCommandEnv): void {
   const code = args.filter((w) => !/^-c(?:o(?:m(?:m(?:a(?:n(?:d)?)?)?)?)?)?$/i.test(w.value));
@@ -228,6 +235,8 @@ const HANDLERS: Record<string, ShellCommandHandler> = {
   'stop-process': stopProcess,
   spps: stopProcess,
   kill: stopProcess,
+  'stop-service': stopService,
+  spsv: stopService,
   format,
   'format-volume': volumeWipe,
   'clear-disk': volumeWipe,

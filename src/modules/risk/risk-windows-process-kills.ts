@@ -1,12 +1,13 @@
 /**
  * Stopping every process of the machine from PowerShell: `Get-Process | Stop-Process`, `gps | % { $_.Kill() }`,
- * `gps | % Kill`, `(Get-Process).Kill()`. Stopping processes picked by name, id or a filter is not.
+ * `gps | % Kill`, `(Get-Process).Kill()`, and every service (`Get-Service | Stop-Service`). Stopping processes or
+ * services picked by name, id or a filter is not.
  */
 
 /** .NET's list of every process. */
 const GET_PROCESSES = String.raw`\[(?:system\.)?diagnostics\.process\]::getprocesses\(\s*\)`;
 
-/** Get-Process's parameters whose value picks no process: what to do on errors, which machine. */
+/** Get-Process's and Get-Service's parameters whose value picks none: what to do on errors, which machine. */
 const VALUE_PICKING_NONE = String.raw`-(?:erroraction|ea|computername|cn)\s+[\w$:]+`;
 
 /**
@@ -38,6 +39,17 @@ const KILLS_EVERY_PROCESS = new RegExp(
   String.raw`(?<![\w$-])(?:${PIPED_TO_STOP}|(?:\(\s*${EVERY_PROCESS}\s*\)|${GET_PROCESSES})\.kill\s*\()`,
   'i',
 );
+
+/** Get-Service (gsv) with nothing that picks some services, piped straight into Stop-Service (spsv). */
+const STOPS_EVERY_SERVICE = new RegExp(
+  String.raw`^\s*(?:get-service|gsv)(?:\s+(?:${VALUE_PICKING_NONE}|-(?!n|displayname|inp|exclude|include)[\w:]+))*\s*\|\s*(?:stop-service|spsv)(?:\s|$)`,
+  'i',
+);
+
+/** True when `pipeline` (what feeds Stop-Service) lists every service of the machine and stops each one. */
+export function stopsEveryService(pipeline: string): boolean {
+  return STOPS_EVERY_SERVICE.test(pipeline);
+}
 
 /** True when `pipeline` (what feeds Stop-Process or ForEach-Object) lists every process and stops each one. */
 export function stopsEveryProcess(pipeline: string): boolean {
