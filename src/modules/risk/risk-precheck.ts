@@ -9,7 +9,7 @@ const TRIGGER = new RegExp(
     '\\bgit\\b',
     '\\b(?:g?find|rsync|dd|shred|wipefs|mkfs|mke2fs|mkswap|newfs|diskutil|aws|gsutil|gcloud|hdfs|hadoop)\\b',
     '\\b(?:eval|exec|execute|prepare|sp_executesql|source|xargs|sudo|doas|su|\\w*sh|python[\\d.]*|pypy\\w*|node\\w*|bun|deno|perl\\w*|ruby\\w*|php\\w*)\\b',
-    '\\b(?:rd|del|erase|remove-item|ri|stop-process|spps|stop-service|spsv|kill|killall5|iex|invoke-expression|clear-disk|powershell|pwsh|cmd|format|awk|gawk|mawk|nawk|trap|at|batch|parallel|script)\\b|\\.(?:sh|py|js|pl|rb)\\b',
+    '\\b(?:rd|del|erase|remove-item|ri|stop-process|spps|stop-service|spsv|kill|killall5|iex|invoke-expression|clear-disk|powershell|pwsh|cmd|format|awk|gawk|mawk|nawk|trap|at|batch|parallel|script)\\b|\\.(?:sh|py|js|pl|rb|ps1)\\b',
     '\\b(?:destroy|uninstall|unregister|prune|labelclear|lvremove|vgremove|pvremove|crontab|terminate-instances|compose)\\b',
     // Framework database resets (`prisma migrate reset`, `rake db:purge`, `artisan migrate:fresh`, `db:wipe`).
     '\\b(?:reset|reset_db|purge|flush|fresh|refresh|wipe|truncate_all)\\b|schema:load|structure:load',

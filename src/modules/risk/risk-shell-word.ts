@@ -141,6 +141,11 @@ export function asWritten(word: ShellWord): string {
   return word.raw.replace(/['"]/g, '');
 }
 
+/** A path as cmd.exe and PowerShell read it (see {@link asWritten}), with forward slashes: `.\\i.ps1` is `./i.ps1`. */
+export function windowsPath(word: ShellWord): string {
+  return asWritten(word).replace(/\\/g, '/');
+}
+
 /** Several words read as one string, as `eval a b` or `ssh host a b` do (joined with spaces). */
 export function joinWords(words: readonly ShellWord[]): ShellWord {
   return {
