@@ -4,6 +4,7 @@
  */
 import os from 'node:os';
 import { RISK_CORPUS } from '@test/risk/risk-corpus';
+import { cpuTimed } from '@test/support/cpu-time';
 
 const importStarted = process.hrtime.bigint();
 // Required after the timer starts, to report the module's load time (mvdan-sh is 1.5 MB of JS).
@@ -95,6 +96,22 @@ function report(label: string, samples: number[]): void {
   );
 }
 
+/** Short statements repeated up to just under the 256 Ki-character parse limit: the most one evaluation parses and walks. */
+const LONG_TEXT_STATEMENTS = ['rm a\n', 'echo $x\n', 'cd a && rm b\n', 'git status\n'];
+const LONG_TEXT_ROUNDS = 7;
+
+/** CPU time (median and cheapest of LONG_TEXT_ROUNDS) of evaluating each long text; CPU, not wall time, so load matters less. */
+function reportLongTexts(): void {
+  console.log(`\ntexts of many short statements near the parse limit (CPU ms over ${LONG_TEXT_ROUNDS} rounds)`);
+  for (const statement of LONG_TEXT_STATEMENTS) {
+    const text = statement.repeat(Math.floor((256 * 1024 - 64) / statement.length));
+    const runs = sorted(Array.from({ length: LONG_TEXT_ROUNDS }, () => cpuTimed(() => evaluateRiskText(text)).cpuMs));
+    console.log(
+      `  ${JSON.stringify(statement).padEnd(16)} x${String(Math.floor(text.length / statement.length)).padStart(6)}  median ${percentile(runs, 0.5).toFixed(0).padStart(5)} ms  min ${runs[0].toFixed(0).padStart(5)} ms`,
+    );
+  }
+}
+
 function main(): void {
   const texts = RISK_CORPUS.map((e) => e.text);
   console.log('# risk detector benchmark');
@@ -165,6 +182,7 @@ function main(): void {
   report('evaluateRiskText', medians(textRuns));
   report('evaluateRiskArguments', medians(argRuns));
   report('all', medians([...textRuns, ...argRuns]));
+  reportLongTexts();
   console.log(
     `load average at end: ${os
       .loadavg()

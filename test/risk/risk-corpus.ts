@@ -235,6 +235,11 @@ const OTHER: RiskCorpusEntry[] = [
   risky('dd if=/dev/zero of=/dev/sda bs=1M', ['disk-wipe']),
   risky('cat image.iso > /dev/sdb', ['disk-wipe']),
   risky('wipefs -a /dev/nvme0n1', ['disk-wipe']),
+  risky('sudo parted -s /dev/sdb mklabel gpt', ['disk-wipe'], 'a new partition table'),
+  risky('diskutil eraseDisk JHFS+ Untitled disk2', ['disk-wipe'], 'macOS'),
+  safe('diskutil list'),
+  risky('Remove-Partition -DriveLetter E -Confirm:$false', ['disk-wipe'], 'PowerShell, as Clear-Disk'),
+  safe('Get-Partition -DiskNumber 1'),
 ];
 
 /** Texts that mention destructive commands without running them, and ordinary commands and prose. */

@@ -97,6 +97,18 @@ function sgdisk(args: ShellWord[], env: ShellCommandEnv): void {
   if (hasOption(opts, 'Zzo', 'zap-all', 'zap', 'clear')) diskWipe(args, env);
 }
 
+/** `parted DEV rm N` / `mklabel` / `mktable`: a partition, or the whole partition table, of a disk removed. */
+function parted(args: ShellWord[], env: ShellCommandEnv): void {
+  if (args.some((w) => /^(?:rm|mklabel|mktable)$/i.test(w.value))) diskWipe(args, env);
+}
+
+/** macOS `diskutil eraseDisk|eraseVolume|zeroDisk|randomDisk|secureErase|partitionDisk|reformat`: its target (`disk2`) wiped. */
+function diskutil(args: ShellWord[], env: ShellCommandEnv): void {
+  const verb = args.find((w) => !w.value.startsWith('-'))?.value ?? '';
+  if (/^(?:erase(?:disk|volume)|zerodisk|randomdisk|secureerase|partitiondisk|reformat)$/i.test(verb))
+    env.scan.report('disk-wipe', env.snippet);
+}
+
 /** `cryptsetup luksFormat DEV` / `erase DEV`: the disk's data (or its keys) made unreadable. */
 function cryptsetup(args: ShellWord[], env: ShellCommandEnv): void {
   if (args.some((w) => /^(?:luksFormat|erase|luksErase)$/i.test(w.value))) diskWipe(args, env);
@@ -168,6 +180,8 @@ export const FILE_COMMANDS: Record<string, ShellCommandHandler> = {
   blkdiscard: diskWipe,
   sgdisk,
   cryptsetup,
+  parted,
+  diskutil,
   mkfs: diskWipe,
   mke2fs: diskWipe,
   aws,

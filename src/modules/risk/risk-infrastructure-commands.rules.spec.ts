@@ -20,3 +20,48 @@ describe('signals to every process (through evaluateRiskText with the shell hint
     },
   );
 });
+
+describe('every container removed (through evaluateRiskText with the shell hint)', () => {
+  it.each([
+    'docker rm -f $(docker ps -aq)',
+    'docker rm -f $(docker ps -a -q)',
+    'docker container rm --force $(docker container ls --all --quiet)',
+    'docker stop $(docker ps -aq) && docker rm $(docker ps -aq)',
+    'podman rm -f $(podman ps -aq)',
+  ])('reads %s as tearing down every container, as kubectl delete pods --all is', (text) => {
+    expect(rulesOf(text)).toContain('infrastructure-destroy');
+  });
+
+  it.each([
+    'docker rm -f web',
+    'docker rm $(docker ps -aq -f status=exited)',
+    'docker rm $(docker ps -a -q --filter "name=test-")',
+    'docker stop $(docker ps -q)',
+    'docker ps -aq',
+    'docker rmi $(docker images -q -f dangling=true)',
+    'docker ps -aq -f status=exited | xargs docker rm',
+  ])('leaves %s alone', (text) => {
+    expect(rulesOf(text)).toEqual([]);
+  });
+});
+
+describe('Az PowerShell removals (through evaluateRiskText with the shell hint)', () => {
+  it.each([
+    'Remove-AzResourceGroup -Name prod-rg -Force',
+    'Get-AzResourceGroup | Remove-AzResourceGroup -Force',
+    'Remove-AzVM -Name vm1 -ResourceGroupName rg -Force',
+    'Remove-AzStorageAccount -Name st1 -ResourceGroupName rg -Force',
+    'Remove-AzKeyVault -VaultName kv1',
+    'Remove-AzAksCluster -Name aks1 -ResourceGroupName rg',
+    'Remove-AzSqlServer -ServerName sql1 -ResourceGroupName rg',
+  ])('reads %s as az group / vm / storage ... delete is read', (text) => {
+    expect(rulesOf(text)).toContain('infrastructure-destroy');
+  });
+
+  it.each(['Get-AzResourceGroup', 'Remove-AzResourceGroup -Name rg -WhatIf', 'Remove-AzTag -ResourceId $id'])(
+    'leaves %s alone',
+    (text) => {
+      expect(rulesOf(text)).toEqual([]);
+    },
+  );
+});

@@ -61,12 +61,26 @@ function helm(args: ShellWord[], env: ShellCommandEnv): void {
   if (verb && /^(?:uninstall|delete|del|un)$/.test(verb) && !dryRun(words)) destroys(env);
 }
 
-/** `docker system prune`, `docker volume prune|rm`, `docker compose down -v` (also podman, nerdctl). */
+/** `$(docker ps -aq)` (`container ls --all`, podman, nerdctl) with options only, no filter: every container there is. */
+const EVERY_CONTAINER =
+  /^"?\$\(\s*(?:docker|podman|nerdctl)\s+(?:container\s+)?(?:ps|ls|list)((?:\s+(?:-[a-z]+|--[a-z-]+))*)\s*\)"?$/i;
+
+function listsEveryContainer(word: ShellWord): boolean {
+  const options = EVERY_CONTAINER.exec(word.raw)?.[1];
+  return options !== undefined && /(?:^|\s)(?:-[a-z]*a[a-z]*|--all)(?=\s|$)/i.test(options);
+}
+
+/**
+ * `docker system prune`, `docker volume prune|rm`, `docker compose down -v`, and `docker rm $(docker ps -aq)` (every
+ * container, as `kubectl delete pods --all`); also podman, nerdctl.
+ */
 function containerEngine(args: ShellWord[], env: ShellCommandEnv): void {
   const words = wordsOf(args);
   if (words.includes('system') && words.includes('prune')) return destroys(env);
   if (words.includes('volume') && words.some((w) => w === 'prune' || w === 'rm' || w === 'remove'))
     return destroys(env);
+  const remove = words.findIndex((w) => w === 'rm' || w === 'remove');
+  if (remove >= 0 && args.slice(remove + 1).some(listsEveryContainer)) return destroys(env);
   if (words.includes('compose')) composeDown(args.slice(words.indexOf('compose') + 1), env);
 }
 
@@ -117,6 +131,21 @@ function killEveryProcess(args: ShellWord[], env: ShellCommandEnv): void {
   if (words.slice(at).includes('-1')) destroys(env);
 }
 
+/** Az PowerShell's removals of what `az ... delete` is judged on (a resource group, VM, cluster ...), unless `-WhatIf`. */
+function azPowerShellRemove(args: ShellWord[], env: ShellCommandEnv): void {
+  if (!wordsOf(args).some((w) => /^-whatif(?::\$true)?$/.test(w))) destroys(env);
+}
+
+const AZ_POWERSHELL_REMOVALS = [
+  'remove-azresourcegroup',
+  'remove-azvm',
+  'remove-azvmss',
+  'remove-azakscluster',
+  'remove-azstorageaccount',
+  'remove-azsqlserver',
+  'remove-azkeyvault',
+];
+
 /** `wsl --unregister DISTRO`: the distribution's disk, and every file in it, deleted. */
 function wsl(args: ShellWord[], env: ShellCommandEnv): void {
   if (wordsOf(args).includes('--unregister')) destroys(env);
@@ -149,4 +178,5 @@ export const INFRASTRUCTURE_COMMANDS: Record<string, ShellCommandHandler> = {
   wmic: (args, env) => (wordsOf(args).includes('shadowcopy') ? windowsBackups(args, env) : undefined),
   wbadmin: windowsBackups,
   az,
+  ...Object.fromEntries(AZ_POWERSHELL_REMOVALS.map((name) => [name, azPowerShellRemove])),
 };

@@ -1,8 +1,9 @@
+import { DATABASE_RESET_SCRIPTS } from './risk-database-reset-commands.rules';
 import type { RiskLanguage } from './risk-scan';
 import type { ShellCommandEnv, ShellCommandHandler } from './risk-shell-command';
 import { reportHidden, runCodeWord, runStdin, runWrittenFile } from './risk-shell-command';
 import { OptionSpec, parseOptions } from './risk-shell-options';
-import { ShellWord, joinWindowsWords, joinWords } from './risk-shell-word';
+import { ShellWord, joinWindowsWords, joinWords, windowsPath } from './risk-shell-word';
 import { isSystemPath } from './risk-system-paths';
 import { plainPowerShell } from './risk-windows-commands.rules';
 
@@ -42,6 +43,9 @@ function interpreter(
     }
     if (stopKeys.some((key) => opts.values.has(key) || opts.short.has(key))) return;
     runScriptOperand(opts.rest[0], language, env);
+    // `python manage.py flush`, `php artisan db:wipe`: a framework's script is read as the command it is.
+    const script = opts.rest[0]?.value;
+    if (script && DATABASE_RESET_SCRIPTS.has(script.slice(script.lastIndexOf('/') + 1))) env.run(opts.rest);
   };
 }
 
@@ -112,7 +116,11 @@ function powershell(args: ShellWord[], env: ShellCommandEnv): void {
       env.scan.report('obfuscated', env.snippet);
       return;
     }
-    if (/^[-/]f(?:ile)?$/.test(flag)) return;
+    if (/^[-/]f(?:ile)?$/.test(flag)) {
+      // `-File F` after the same text downloaded F runs unknown code.
+      if (args[i + 1]) runWrittenFile({ ...args[i + 1], value: windowsPath(args[i + 1]) }, 'shell', env);
+      return;
+    }
     if (
       /^[-/](?:executionpolicy|ep|ex|windowstyle|w|version|v|inputformat|if|outputformat|of|o|psconsolefile|configurationname|workingdirectory|wd|settingsfile|custompipename)$/.test(
         flag,

@@ -1,3 +1,4 @@
+import { DATABASE_RESET_COMMANDS } from './risk-database-reset-commands.rules';
 import { FILE_COMMANDS } from './risk-file-commands.rules';
 import { GIT_COMMANDS } from './risk-git.rules';
 import { INFRASTRUCTURE_COMMANDS } from './risk-infrastructure-commands.rules';
@@ -6,7 +7,7 @@ import { PERMISSION_COMMANDS } from './risk-permission-commands.rules';
 import type { ShellCommandEnv, ShellCommandHandler } from './risk-shell-command';
 import { reportHidden, runWrittenFile } from './risk-shell-command';
 import { SQL_CLIENT_COMMANDS } from './risk-sql-client-commands.rules';
-import { ShellWord, literalWord } from './risk-shell-word';
+import { ShellWord, literalWord, windowsPath } from './risk-shell-word';
 import { SYSTEM_FILE_COMMANDS } from './risk-system-file-commands.rules';
 import { WINDOWS_COMMANDS } from './risk-windows-commands.rules';
 import { WRAPPER_COMMANDS } from './risk-wrapper-commands.rules';
@@ -21,6 +22,7 @@ const RULE_SETS: Record<string, ShellCommandHandler>[] = [
   WRAPPER_COMMANDS,
   INTERPRETER_COMMANDS,
   SQL_CLIENT_COMMANDS,
+  DATABASE_RESET_COMMANDS,
   INFRASTRUCTURE_COMMANDS,
 ];
 
@@ -98,8 +100,9 @@ export function checkCommand(argv: ShellWord[], env: ShellCommandEnv): void {
     reportHidden(env, name.raw);
     return;
   }
-  // `./x.sh` after `echo ... > x.sh` (or after downloading it) runs known (or unknown) text.
-  if (name.value.includes('/') && runWrittenFile(name, 'shell', env)) return;
+  // `./x.sh` after `echo ... > x.sh` (or after downloading it) runs known (or unknown) text; so does PowerShell's `.\x.ps1`.
+  const path = /^\.{1,2}\\/.test(name.raw) ? literalWord(windowsPath(name)) : name;
+  if (path.value.includes('/') && runWrittenFile(path, 'shell', env)) return;
   const key = commandKey(name.value);
   const handler = HANDLERS.get(key);
   // `rm "$@"`, `chmod $(cat mode) /`: arguments set elsewhere can carry any option or path.

@@ -5,6 +5,7 @@ import { checkCommand, commandKey, hasHandler } from './risk-shell-commands.regi
 import { SYSTEM_FILE_COMMANDS } from './risk-system-file-commands.rules';
 import { deletesPipedItems } from './risk-windows-commands.rules';
 import { MAX_DOTNET_DELETES, dotNetDeletes } from './risk-windows-dotnet-calls';
+import { everyProcessKill } from './risk-windows-process-kills';
 import type { ShellWord } from './risk-shell-word';
 import { scanUnparsedSql } from './risk-sql.analyzer';
 
@@ -22,7 +23,8 @@ const PATH_COMMANDS = new Set([...Object.keys(SYSTEM_FILE_COMMANDS), ...Object.k
  * The text is cut at command separators and split into words (quotes dropped); every word that names a
  * command the rules know starts a candidate command, checked by the same rules as parsed shell.
  * So "Don't run rm -rf / on prod" is flagged, while prose that names no command stays safe. PowerShell's .NET deletes
- * (`[IO.Directory]::Delete(...)`, `$_.Delete()`) are read as the Remove-Item they amount to, and the commands in a block
+ * (`[IO.Directory]::Delete(...)`, `$_.Delete()`) are read as the Remove-Item they amount to, killing every process
+ * (`Get-Process | % { $_.Kill() }`, `(Get-Process).Kill()`) as `Get-Process | Stop-Process`, and the commands in a block
  * run per item (`% { ... }`, `foreach ($f in Get-ChildItem) { ... }`) as run over a generated list.
  */
 export function scanUnparsedShell(text: string, scan: RiskScan): void {
@@ -30,6 +32,8 @@ export function scanUnparsedShell(text: string, scan: RiskScan): void {
   if (deletes.length > MAX_DOTNET_DELETES) scan.report('opaque', text);
   for (const call of deletes.slice(0, MAX_DOTNET_DELETES))
     checkCommand(call.argv.map(toWord), fallbackEnv(scan, call.snippet, scan.many, false));
+  const kill = everyProcessKill(text);
+  if (kill) scan.report('infrastructure-destroy', kill);
   const pieces = text.split(SEPARATOR);
   let pipeline: string[] = [];
   // PowerShell blocks run once per item of a generated list: the brace depths they open at, innermost last.
@@ -59,12 +63,17 @@ export function scanUnparsedShell(text: string, scan: RiskScan): void {
         [...pipeline, segment].join(' | '),
       );
     }
+    // `iex (EXPR)`: PowerShell runs what EXPR evaluates to (a download: `(New-Object Net.WebClient).DownloadString(url)`).
+    if (pieces[i + 1] === '(' && RUNS_EXPRESSION.test(segment)) here.report('opaque', `${segment} (${pieces[i + 2]}`);
     pipeline.push(segment);
     // The last stage of a pipeline: a markdown table's cells (`| key | del |`) are followed by another `|`.
     if (segment) scanSegment(segment, here, before === '|' && pieces[i + 1] !== '|');
   }
   scanUnparsedSql(text, scan);
 }
+
+/** PowerShell's eval right before a parenthesised expression: `iex (`, `Invoke-Expression(`. */
+const RUNS_EXPRESSION = /(?:^|\s)(?:iex|invoke-expression)$/i;
 
 /** What opens a PowerShell block run once per item piped in: `% {`, `ForEach-Object -Process {`. */
 const PER_ITEM_BLOCK = /(?:^|\s)(?:%|foreach-object|foreach)(?:\s+-process)?$/i;

@@ -1,15 +1,25 @@
 import { DECODER_PATTERN, ShellStdin } from './risk-shell-command';
 import { GoNode, ShellSource, goString, nodeField, nodeKind, nodeList } from './risk-shell.parser';
 import { ShellOp, WRITE_OPS } from './risk-shell.syntax';
-import { SIMPLE_ESCAPES, ShellWord, literalWord, plainParamName, resolveWord } from './risk-shell-word';
+import { SIMPLE_ESCAPES, ShellWord, literalWord, plainParamName, resolveWord, windowsPath } from './risk-shell-word';
 import { ShellVariables } from './risk-shell-variables';
 import { normalizePath as absolutePath } from './risk-system-paths';
 
 /** Where a statement's stdin comes from: the producer of a pipe, or an unknown process (`>(...)`). */
 export type StdinOrigin = { pipeFrom: GoNode; pipeline: GoNode } | { unknown: string };
 
-/** Downloads leave files whose content is unknown: `curl -o f`, `wget -O f`. */
-const DOWNLOAD_TARGET: Record<string, RegExp> = { curl: /^(?:-o|--output)$/, wget: /^(?:-O|--output-document)$/ };
+/** PowerShell's `-OutFile` (Invoke-WebRequest, Invoke-RestMethod): a Windows path. */
+const OUT_FILE = /^-outf(?:ile)?$/i;
+
+/** Downloads leave files whose content is unknown: `curl -o f`, `wget -O f`, `iwr URL -OutFile f`. */
+const DOWNLOAD_TARGET: Record<string, RegExp> = {
+  curl: /^(?:-o|--output)$/,
+  wget: /^(?:-O|--output-document)$/,
+  'invoke-webrequest': OUT_FILE,
+  iwr: OUT_FILE,
+  'invoke-restmethod': OUT_FILE,
+  irm: OUT_FILE,
+};
 
 /**
  * What one script knows as it runs, statement after statement: its variables (see {@link ShellVariables}),
@@ -150,9 +160,10 @@ export class ShellScriptState {
         appends && before !== undefined ? (before === null || text === null ? null : before + text) : text,
       );
     }
-    const download = DOWNLOAD_TARGET[argv[0]?.value ?? ''];
+    const download = DOWNLOAD_TARGET[argv[0]?.value.toLowerCase() ?? ''];
     const at = download ? argv.findIndex((w) => download.test(w.value)) : -1;
-    if (at > 0 && argv[at + 1]?.literal) this.files.set(normalizePath(argv[at + 1].value), null);
+    const file = at > 0 ? argv[at + 1] : undefined;
+    if (file?.literal) this.files.set(normalizePath(download === OUT_FILE ? windowsPath(file) : file.value), null);
   }
 
   fileText(path: string): string | null | undefined {

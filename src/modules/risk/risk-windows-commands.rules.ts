@@ -2,6 +2,7 @@ import type { ShellCommandEnv, ShellCommandHandler } from './risk-shell-command'
 import { runCodeWord, runStdin } from './risk-shell-command';
 import { ShellWord, joinWords, literalWord } from './risk-shell-word';
 import { isSystemWord } from './risk-system-paths';
+import { stopsEveryProcess, stopsEveryService } from './risk-windows-process-kills';
 import { xargs } from './risk-wrapper-commands.rules';
 
 /**
@@ -107,7 +108,16 @@ const PIPED_DELETES: readonly string[] = ['remove-item', 'ri', 'del', 'erase', '
 
 /** True for a command (its handler key) that deletes the items piped into it: text that does not parse gives it unknown ones. */
 export function deletesPipedItems(command: string): boolean {
-  return PIPED_DELETES.includes(command);
+  return PIPED_DELETES.includes(command) || command === 'rm';
+}
+
+/**
+ * PowerShell's `rm` (Remove-Item's alias) given no path deletes the items piped into it (`gci -r | rm`), read as
+ * `... | xargs rm`; bash's rm never reads its input, so this reading costs bash nothing.
+ */
+function removesPipedItems(args: ShellWord[], env: ShellCommandEnv, name: string): void {
+  if (env.stdin().kind !== 'none' && args.every((w) => w.value.startsWith('-')))
+    xargs([literalWord(name), ...args], env);
 }
 
 /** The command in a script block argument (`{ Remove-Item $_ }`, `{Remove-Item $_}`), empty when there is none. */
@@ -136,7 +146,7 @@ const MAX_BLOCK_WORDS = 1_000;
 
 /**
  * ForEach-Object's script block (`... | % { Remove-Item $_ }`): its command runs once per item piped in. A block that
- * stops each process (`Get-Process | % { Stop-Process $_ }`) is read as Stop-Process taking the pipe.
+ * stops each process (`Get-Process | % { Stop-Process $_ }`, `% Kill`) is read as Stop-Process taking the pipe.
  */
 function forEachObject(args: ShellWord[], env: ShellCommandEnv): void {
   stopProcess(args, env);
@@ -162,17 +172,19 @@ function startProcess(args: ShellWord[], env: ShellCommandEnv): void {
 }
 
 /**
- * Get-Process with no name, id or object to filter by (every process of the machine) piped straight into
- * Stop-Process, or into a ForEach-Object block that stops each item (`% { Stop-Process -Id $_.Id }`); a filter
- * between them (`| Where-Object { ... } |`) picks some.
+ * `Get-Process | Stop-Process` (or `| % { Stop-Process $_ }`, `| % Kill`, `| kill`): stopping every process takes the
+ * machine down; stopping the processes picked by name, id or a filter between them (`| Where-Object { ... } |`) does not.
  */
-const EVERY_PROCESS =
-  /^\s*(?:get-process|gps|ps)(?:\s+-(?!n|id\b|inp)[\w:]+)*\s*\|\s*(?:(?:stop-process|spps)(?:\s|$)|(?:foreach-object|foreach|%)(?:\s+-process)?\s*\{\s*(?:stop-process|spps|kill)\s[^}]*\$(?:_|psitem)\b)/i;
-
-/** `Get-Process | Stop-Process` (or `| % { Stop-Process $_ }`): stopping every process takes the machine down. */
 function stopProcess(_args: ShellWord[], env: ShellCommandEnv): void {
   const input = env.stdin();
-  if (input.kind === 'opaque' && EVERY_PROCESS.test(input.snippet))
+  if (input.kind === 'opaque' && stopsEveryProcess(input.snippet))
+    env.scan.report('infrastructure-destroy', env.snippet);
+}
+
+/** `Get-Service | Stop-Service`: stopping every service takes the machine down, as stopping every process does. */
+function stopService(_args: ShellWord[], env: ShellCommandEnv): void {
+  const input = env.stdin();
+  if (input.kind === 'opaque' && stopsEveryService(input.snippet))
     env.scan.report('infrastructure-destroy', env.snippet);
 }
 
@@ -183,7 +195,7 @@ function invokeExpression(args: ShellWord[], env: ShellCommandEnv): void {
   else runStdin('shell', env);
 }
 
-/** `Format-Volume`, `Clear-Disk`: wipe a volume or a disk, whatever they are given. */
+/** `Format-Volume`, `Clear-Disk`, `Remove-Partition`: wipe a volume, a disk or a partition, whatever they are given. */
 function volumeWipe(_args: ShellWord[], env: ShellCommandEnv): void {
   env.scan.report('disk-wipe', env.snippet);
 }
@@ -204,14 +216,11 @@ function windowsPermission(args: ShellWord[], env: ShellCommandEnv): void {
     env.scan.report('permission-change', env.snippet);
 }
 
-/**
- * cmd.exe and PowerShell deletes (`rmdir /s`, `del /s`, `Remove-Item -Recurse`, `gci -r | ri`, `format C:`), disk wipes,
- * `iex`, system-drive permissions, what PowerShell pipelines run per item (ForEach-Object, Stop-Process), and what
- * script blocks and started processes run.
- */
-export const WINDOWS_COMMANDS: Record<string, ShellCommandHandler> = {
+/** The handlers by command name, given their words as bash split them. */
+const HANDLERS: Record<string, ShellCommandHandler> = {
   rmdir: removeItem,
   ...Object.fromEntries(PIPED_DELETES.map((name) => [name, takesPipeline(removeItem)])),
+  rm: removesPipedItems,
   'foreach-object': forEachObject,
   foreach: forEachObject,
   '%': forEachObject,
@@ -225,9 +234,13 @@ export const WINDOWS_COMMANDS: Record<string, ShellCommandHandler> = {
   saps: startProcess,
   'stop-process': stopProcess,
   spps: stopProcess,
+  kill: stopProcess,
+  'stop-service': stopService,
+  spsv: stopService,
   format,
   'format-volume': volumeWipe,
   'clear-disk': volumeWipe,
+  'remove-partition': volumeWipe,
   iex: invokeExpression,
   'invoke-expression': invokeExpression,
   icacls: windowsPermission,
@@ -245,3 +258,30 @@ export const WINDOWS_COMMANDS: Record<string, ShellCommandHandler> = {
   mi: copiesFile(true),
   move: copiesFile(true),
 };
+
+/**
+ * Words as PowerShell and cmd.exe split them: the backslash is no escape there, so `.\build\ -Recurse` (to bash one
+ * word, `.build -Recurse`: a tab-completed directory and a switch) is the path `.\build\` and the switch `-Recurse`.
+ */
+function windowsWords(args: ShellWord[]): ShellWord[] {
+  return args.flatMap((w) =>
+    w.literal && !/['"]/.test(w.raw) && /\\\s/.test(w.raw)
+      ? w.raw
+          .split(/(?<=\\)\s+/)
+          .filter(Boolean)
+          .map(literalWord)
+      : [w],
+  );
+}
+
+/**
+ * cmd.exe and PowerShell deletes (`rmdir /s`, `del /s`, `Remove-Item -Recurse`, `gci -r | ri`, `format C:`), disk wipes,
+ * `iex`, system-drive permissions, what PowerShell pipelines run per item (ForEach-Object, Stop-Process), and what
+ * script blocks and started processes run; each reads its words as PowerShell and cmd.exe split them.
+ */
+export const WINDOWS_COMMANDS: Record<string, ShellCommandHandler> = Object.fromEntries(
+  Object.entries(HANDLERS).map(([name, handler]) => [
+    name,
+    (args: ShellWord[], env: ShellCommandEnv, key: string) => handler(windowsWords(args), env, key),
+  ]),
+);

@@ -191,6 +191,28 @@ function execSubcommand(global: OptionSpec, exec: OptionSpec): ShellCommandHandl
   };
 }
 
+/** `npx [-p PKG] CMD ...` runs CMD; `npx -c 'CMD ...'` (`--call`) runs a shell command line. */
+function npx(args: ShellWord[], env: ShellCommandEnv): void {
+  const opts = parseOptions(args, { withValue: 'pc', longWithValue: ['package', 'call'], stopAtOperand: true });
+  const call = optionValue(opts, 'c', 'call');
+  if (call) runCodeWord(call, 'shell', env);
+  if (opts.rest.length) env.run(opts.rest);
+}
+
+/**
+ * A package manager whose `verbs` run a package's command (`pnpm exec CMD`, `pnpm dlx CMD`, `bundle exec CMD`);
+ * its other subcommands (`pnpm remove -r x`) manage packages and run nothing of the line.
+ */
+function runsPackageCommand(verbs: string[], spec: OptionSpec): ShellCommandHandler {
+  return (args, env) => {
+    const [verb, ...rest] = parseOptions(args, { ...spec, stopAtOperand: true }).rest;
+    if (verb && verbs.includes(verb.value)) env.run(parseOptions(rest, { ...spec, stopAtOperand: true }).rest);
+  };
+}
+
+/** Options of pnpm and yarn that take the next word as their value. */
+const NODE_PACKAGE_MANAGER: OptionSpec = { withValue: 'pC', longWithValue: ['package', 'filter', 'dir', 'cwd'] };
+
 const lxc = execSubcommand({ longWithValue: ['project'] }, { longWithValue: ['env', 'user', 'group', 'cwd', 'mode'] });
 
 /** `sudo -s` / `sudo -i` without a command start a shell that reads stdin. */
@@ -496,4 +518,10 @@ export const WRAPPER_COMMANDS: Record<string, ShellCommandHandler> = {
   kubectl,
   oc: kubectl,
   xargs,
+  npx,
+  bunx: wraps({ withValue: 'p', longWithValue: ['package'] }),
+  npm: runsPackageCommand(['exec', 'x'], { withValue: 'pw', longWithValue: ['package', 'workspace', 'call'] }),
+  pnpm: runsPackageCommand(['exec', 'dlx'], NODE_PACKAGE_MANAGER),
+  yarn: runsPackageCommand(['exec', 'dlx'], NODE_PACKAGE_MANAGER),
+  bundle: runsPackageCommand(['exec'], { longWithValue: ['gemfile'] }),
 };
