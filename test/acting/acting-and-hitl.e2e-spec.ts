@@ -1,4 +1,5 @@
 import { SessionCloseHooks } from '@app/modules/loop-acting/sessions/session-close.hooks';
+import { AbandonedDecisionRecovery } from '@app/modules/loop-acting/acting/abandoned-decision.recovery';
 import { DataSource } from 'typeorm';
 import { SessionEventsStore } from '@app/modules/session-events/session-events.store';
 import { createTestDatabaseUrl, describeEachDialect, TestDatabase } from '@test/support/test-database';
@@ -324,6 +325,64 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
     expect((await resume(sessionId, { clientMessageId: 'found-2', ...body })).body).toEqual(done.body);
     expect((await resume(sessionId, { clientMessageId: 'lost', ...body })).body).toEqual(done.body);
     expect(requestsTo('/shell_run').filter((r) => r.body.includes('./lost'))).toHaveLength(1);
+  });
+
+  it('carries out on its own a decision whose resume or admin decision died after saving it, once its claim is stale', async () => {
+    const ds = gw.app.get(DataSource);
+    const recovery = gw.app.get(AbandonedDecisionRecovery);
+    const savedUnder = async (sessionId: string, requestId: string, key: string, heartbeat: number) => {
+      await ds.query(
+        "UPDATE hitl_request SET status = 'DECIDED', decision = 'APPROVE', client_message_id = ?, decided_by = 'k' WHERE id = ?",
+        [key, requestId],
+      );
+      await ds.query(
+        "INSERT INTO resume_record (session_id, client_message_id, state, created_at) VALUES (?, ?, 'IN_PROGRESS', ?)",
+        [sessionId, key, heartbeat],
+      );
+    };
+    const ran = (marker: string) => requestsTo('/shell_run').filter((r) => r.body.includes(marker));
+
+    const byRuntime = await newSession();
+    const first = await act(byRuntime, 1, [
+      { id: 'ab1', name: 'shell_run', arguments: { command: 'rm -rf ./abandoned' } },
+    ]);
+    const byAdmin = await newSession();
+    const second = await act(byAdmin, 1, [
+      { id: 'ab2', name: 'shell_run', arguments: { command: 'rm -rf ./admin-gone' } },
+    ]);
+    const adminKey = `admin-decision:${second.body.hitlRequest.id}`;
+    // Still carried out by a live resume (its claim renewed): left alone.
+    await savedUnder(byRuntime, first.body.hitlRequest.id, 'gone', Date.now());
+    await savedUnder(byAdmin, second.body.hitlRequest.id, adminKey, Date.now());
+    expect(await recovery.carryOut()).toBe(0);
+    expect(ran('./abandoned')).toHaveLength(0);
+
+    // Both processes died: their claims are no longer renewed.
+    await ds.query('UPDATE resume_record SET created_at = ? WHERE session_id IN (?, ?)', [
+      Date.now() - 60_000,
+      byRuntime,
+      byAdmin,
+    ]);
+    expect(await recovery.carryOut()).toBe(2);
+    expect(ran('./abandoned')).toHaveLength(1);
+    expect(ran('./admin-gone')).toHaveLength(1);
+    for (const sessionId of [byRuntime, byAdmin])
+      expect((await gw.http.get(`/api/v1/sessions/${sessionId}`).set(runtime)).body).toMatchObject({
+        status: 'ACTIVE',
+        hitlPending: false,
+      });
+    // The runtime sending its key again gets the outcome; the admin's decision again gets it too; nothing runs twice.
+    const again = await resume(byRuntime, { clientMessageId: 'gone', decision: 'APPROVE' });
+    expect(again.body.results).toEqual([expect.objectContaining({ toolCallId: 'ab1', status: 'COMPLETED' })]);
+    const adminAgain = await gw.http
+      .post(`/api/v1/admin/hitl/${second.body.hitlRequest.id}/decision`)
+      .set(gw.admin)
+      .send({ decision: 'APPROVE', reviewer: 'ops' })
+      .expect(200);
+    expect(adminAgain.body.results).toEqual([expect.objectContaining({ toolCallId: 'ab2', status: 'COMPLETED' })]);
+    expect(await recovery.carryOut()).toBe(0);
+    expect(ran('./abandoned')).toHaveLength(1);
+    expect(ran('./admin-gone')).toHaveLength(1);
   });
 
   it("carries out a saved REJECT with the reviewer's saved message, whatever message the new resume sends", async () => {

@@ -36,6 +36,8 @@ import { HitlDecisionService } from './acting/hitl-decision.service';
 import { HitlDecisionController } from './acting/hitl-decision.controller';
 import { JournalOrphanSweepService } from './journal/journal-orphan-sweep.service';
 import { JournalOrphanSweepJob } from './journal/journal-orphan-sweep.job';
+import { AbandonedDecisionRecovery } from './acting/abandoned-decision.recovery';
+import { AbandonedDecisionJob } from './acting/abandoned-decision.job';
 
 /** Sessions, the idempotency journal, the result store, act and resume. */
 @Module({
@@ -81,6 +83,8 @@ import { JournalOrphanSweepJob } from './journal/journal-orphan-sweep.job';
     HitlDecisionService,
     JournalOrphanSweepService,
     JournalOrphanSweepJob,
+    AbandonedDecisionRecovery,
+    AbandonedDecisionJob,
   ],
   exports: [
     SessionsService,

@@ -86,6 +86,23 @@ export class ResumeRecordRepository {
   }
 
   /**
+   * The claims of decisions saved and never carried out: a resume or admin decision that died after saving its
+   * decision left its claim IN_PROGRESS (not renewed since `staleBefore`) while the session still waits, INTERRUPTED,
+   * with the request DECIDED under that claim's key. Oldest sessions first is not promised; at most `limit`.
+   */
+  async findAbandonedDecisions(staleBefore: number, limit: number): Promise<{ sessionId: string; key: string }[]> {
+    const rows = await this.sql.all(
+      `SELECT r.session_id, r.client_message_id FROM agent_session s
+         JOIN hitl_request h ON h.session_id = s.id AND h.status = 'DECIDED'
+         JOIN resume_record r ON r.session_id = h.session_id AND r.client_message_id = h.client_message_id
+        WHERE s.status = 'INTERRUPTED' AND r.state = 'IN_PROGRESS' AND r.created_at < ?
+        LIMIT ${Math.max(1, Math.floor(limit))}`,
+      [staleBefore],
+    );
+    return rows.map((row) => ({ sessionId: String(row.session_id), key: String(row.client_message_id) }));
+  }
+
+  /**
    * Gives the claim back when the resume failed before deciding anything (a validation or state error), if it is
    * still this holder's (its heartbeat is `at`): a claim another request took over after a stall is left to it.
    */
