@@ -1,0 +1,101 @@
+import { createTestDatabaseUrl, describeEachDialect, TestDatabase } from '@test/support/test-database';
+import { GatewayExit, GatewayProcess, startGatewayProcess } from '@test/support/gateway-process';
+import { waitFor } from '@test/support/wait-for';
+import { CrashRemoteServer } from './support/crash-remote.server';
+import { act, expectStatus, openSession, resume, seedAgent, SeededAgent } from './support/gateway-runtime.seed';
+import { untilArmedGatewayDied } from './support/armed-request';
+
+/*
+ * A resume saved its APPROVE and the process was killed before it ran the approved call. Nobody sends the resume
+ * again: the restarted gateway carries the saved decision out on its own once the dead resume's claim is stale, runs
+ * the call once, and the resume sent later with the same clientMessageId gets that outcome.
+ */
+
+/** Short, so the restarted gateway's recovery job (every JOURNAL_LEASE_MS) finds the dead claim stale soon. */
+const LEASE_MS = 1_000;
+const TENANT = 'crash-abandoned';
+const TOOL = 'wire_funds';
+
+describeEachDialect('a decision saved by a resume killed before carrying it out', (dialect) => {
+  let db: TestDatabase;
+  let remote: CrashRemoteServer;
+  let restarted: GatewayProcess | undefined;
+  let seeded: SeededAgent;
+  let sessionId: string;
+  let died: { requestBroke: boolean; exit: GatewayExit };
+  const ref = `${dialect}-abandoned`;
+
+  const start = (name: string, env: Record<string, string>) =>
+    startGatewayProcess({
+      databaseUrl: db.url,
+      instanceId: `abandoned-${name}`,
+      env: { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', JOURNAL_SWEEP_INTERVAL_MS: '0', ...env },
+    });
+
+  beforeAll(async () => {
+    remote = await new CrashRemoteServer().start();
+    db = await createTestDatabaseUrl(dialect);
+    const first = await start('seed', {});
+    seeded = await seedAgent(first, TENANT, [
+      {
+        name: TOOL,
+        description: 'Moves money: every call needs a human',
+        parameters: { type: 'object', properties: { ref: { type: 'string' } }, required: ['ref'] },
+        serviceType: 'HTTP',
+        httpMethod: 'POST',
+        endpoint: remote.url('/wire'),
+        sideEffect: 'HIGH_RISK',
+      },
+    ]);
+    sessionId = await openSession(first, seeded);
+    const asked = expectStatus(
+      await act(first, seeded.runtime, sessionId, 1, [{ id: 'wire-1', name: TOOL, arguments: { ref } }]),
+      200,
+      'act',
+    );
+    expect(asked.hitlRequest).toMatchObject({ requestType: 'TOOL_APPROVAL', toolCallId: 'wire-1' });
+    await first.stop();
+
+    // Killed where the approved call would start: the decision is saved, nothing of it ran.
+    const armed = await start('armed', {
+      GATEWAY_FAULT_INJECTION: `before-started:${TOOL}`,
+      JOURNAL_LEASE_MS: '60000',
+    });
+    died = await untilArmedGatewayDied(armed, () =>
+      resume(armed, seeded.runtime, sessionId, { clientMessageId: 'approve-1', decision: 'APPROVE' }),
+    );
+  }, 120_000);
+
+  afterAll(async () => {
+    await restarted?.stop();
+    await remote?.stop();
+    await db?.drop();
+  });
+
+  it('the armed gateway died after saving the decision and before the call', () => {
+    expect({ broke: died.requestBroke, signal: died.exit.signal }).toEqual({ broke: true, signal: 'SIGKILL' });
+    expect(remote.hits(ref)).toBe(0);
+  });
+
+  it('the restarted gateway carries the decision out unasked, once; the resume sent again gets its outcome', async () => {
+    restarted = await start('restarted', { JOURNAL_LEASE_MS: String(LEASE_MS) });
+    const session = await waitFor(
+      async () => {
+        const res = await restarted!.call('GET', `/api/v1/sessions/${sessionId}`, undefined, seeded.runtime);
+        return expectStatus(res, 200, 'read session').status === 'ACTIVE' ? res.body : null;
+      },
+      { timeoutMs: 30_000, description: 'the session to move on from the saved decision' },
+    );
+    expect(session).toMatchObject({ status: 'ACTIVE', hitlPending: false });
+    expect(remote.hits(ref)).toBe(1);
+
+    const again = await resume(restarted, seeded.runtime, sessionId, {
+      clientMessageId: 'approve-1',
+      decision: 'APPROVE',
+    });
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ status: 'COMPLETED' });
+    expect(again.body.results).toEqual([expect.objectContaining({ toolCallId: 'wire-1', status: 'COMPLETED' })]);
+    expect(remote.hits(ref)).toBe(1);
+  }, 60_000);
+});
