@@ -94,6 +94,22 @@ describe('ToolSchemaCompiler', () => {
       ).toEqual([expect.stringContaining('backreferences')]);
     });
 
+    it('refuses a key named __proto__ anywhere in the schema, naming where (copies of it lose or misread it)', () => {
+      const named = JSON.parse(
+        '{"type":"object","properties":{"a":{"type":"object","properties":{"__proto__":{"type":"string"}}}}}',
+      );
+      expect(compiler.checkDefinition(named)).toEqual([
+        expect.stringMatching(/\$\.properties\.a\.properties holds a key named "__proto__"/),
+      ]);
+      const keyword = JSON.parse(
+        '{"type":"object","properties":{"q":{"type":"string","__proto__":{"type":"number"}}}}',
+      );
+      expect(compiler.checkDefinition(keyword)).toEqual([
+        expect.stringContaining('$.properties.q holds a key named "__proto__"'),
+      ]);
+      expect(compiler.checkDefinition(objectWith({ proto: { type: 'string', description: '__proto__' } }))).toEqual([]);
+    });
+
     it('says what is wrong with a property name holding half of a surrogate pair (ajv threw "URI malformed")', () => {
       expect(compiler.checkDefinition(objectWith({ 'mood\ud83d': { type: 'string' } }))).toEqual([
         expect.stringContaining('holds half of a UTF-16 surrogate pair'),

@@ -56,6 +56,11 @@ export class ToolSchemaCompiler {
     const s = schema as JsonSchema;
     // Before anything recursive (JSON.stringify included) walks it.
     if (jsonValueNestsDeeperThan(s, MAX_JSON_DEPTH)) return [tooDeepProblem(MAX_JSON_DEPTH)];
+    const protoAt = pathOfProtoKey(s, '$');
+    if (protoAt !== null)
+      return [
+        `${protoAt} holds a key named "__proto__": the model formats and many JSON tools copy objects by assignment, which drops or misreads it; rename it`,
+      ];
     const problems: string[] = [];
     if (Buffer.byteLength(JSON.stringify(s)) > MAX_SCHEMA_BYTES)
       problems.push(`is larger than ${MAX_SCHEMA_BYTES} bytes as JSON in UTF-8`);
@@ -164,6 +169,17 @@ export class ToolSchemaCompiler {
 }
 
 /** The dialect a `$schema` value names (absent: draft-07), or undefined for one ajv here cannot check. */
+/** Where a key named `__proto__` (an own key once JSON.parse made it) first occurs in `value`; null when none does. */
+function pathOfProtoKey(value: unknown, path: string): string | null {
+  if (value === null || typeof value !== 'object') return null;
+  if (!Array.isArray(value) && Object.hasOwn(value, '__proto__')) return path;
+  for (const [key, child] of Object.entries(value)) {
+    const found = pathOfProtoKey(child, Array.isArray(value) ? `${path}[${key}]` : `${path}.${key}`);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
 function dialectOf(uri: unknown): Dialect | undefined {
   if (uri === undefined) return 'draft-07';
   if (typeof uri !== 'string') return undefined;
