@@ -8,3 +8,18 @@ export function setOwnMember(target: Record<string, unknown>, key: string, value
     Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
 }
+
+/**
+ * Where a key named `__proto__` (an own key once `JSON.parse` made it) first occurs in `value`, as `path` followed by
+ * `.key` and `[index]` steps; null when none does. Nesting is bounded by the caller (bodies and schemas are
+ * depth-checked before anything walks them).
+ */
+export function pathOfProtoKey(value: unknown, path: string): string | null {
+  if (value === null || typeof value !== 'object') return null;
+  if (!Array.isArray(value) && Object.hasOwn(value, '__proto__')) return path;
+  for (const [key, child] of Object.entries(value)) {
+    const found = pathOfProtoKey(child, Array.isArray(value) ? `${path}[${key}]` : `${path}.${key}`);
+    if (found !== null) return found;
+  }
+  return null;
+}

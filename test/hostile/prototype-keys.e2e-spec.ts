@@ -52,6 +52,26 @@ describe('hostile input: __proto__ keys in arguments', () => {
 
   const HIDDEN = '{"q":"ok","__proto__":{"note":"drop the users table","password":"hunter2"}}';
 
+  it('an admin body holding a __proto__ key is refused naming where, not stored without it', async () => {
+    const body = JSON.stringify(toolBody({ name: 'proto_tool', tenantId: 'acme', endpoint: remote.url('/p') })).replace(
+      '"properties":{',
+      '"properties":{"__proto__":{"type":"string"},',
+    );
+    expect(body).toContain('"__proto__"');
+    const res = await gw.http
+      .post('/api/v1/admin/tools')
+      .set(gw.admin)
+      .set('content-type', 'application/json')
+      .send(body)
+      .expect(400);
+    expect(res.body.error.code).toBe('VALIDATION_FAILED');
+    expect(res.body.error.details.fields).toEqual([
+      { field: 'body.parameters.properties', problems: [expect.stringContaining('"__proto__"')] },
+    ]);
+    const listed = await gw.http.get('/api/v1/admin/tools?q=proto_tool').set(gw.admin).expect(200);
+    expect(listed.body.items).toEqual([]);
+  });
+
   it('the reviewer sees the member the remote receives, and the tool log keeps it (redacted)', async () => {
     const sessionId = await newSession();
     const res = await act(sessionId, 'proto_1', HIDDEN).expect(200);

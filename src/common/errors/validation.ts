@@ -1,4 +1,5 @@
-import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
+import { pathOfProtoKey } from '../own-member';
 import { DomainError } from './domain-error';
 import { CommonErrorCode } from './common.errors';
 
@@ -27,9 +28,32 @@ export function validationFailed(fields: FieldProblem[]): DomainError {
   );
 }
 
+/**
+ * Nest's ValidationPipe, refusing first a body that holds a key named `__proto__`: class-transformer copies a body
+ * into its DTO by assignment, which turns such a key into the copy's prototype, so the member vanished without a word
+ * (a tool's parameters stored without the property the admin sent). Bodies read by a schema of their own (`act`,
+ * `execute`) do not pass through here and keep such a member as data.
+ */
+class GatewayValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' && this.toValidate(metadata)) {
+      const at = pathOfProtoKey(value, 'body');
+      if (at !== null) {
+        throw validationFailed([
+          {
+            field: at,
+            problems: ['holds a key named "__proto__", which the gateway cannot store as sent; rename that key'],
+          },
+        ]);
+      }
+    }
+    return super.transform(value, metadata);
+  }
+}
+
 /** The global pipe: unknown fields rejected, types converted, every problem named. */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new GatewayValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,

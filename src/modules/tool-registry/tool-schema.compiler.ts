@@ -9,6 +9,7 @@ import { addLinearFormats } from './tool-schema.formats';
 import { jsonValueNestsDeeperThan, MAX_JSON_DEPTH, tooDeepProblem } from '@app/common/json-depth';
 import { ArgumentsReviver, compileArgumentsReviver } from './tool-arguments.reviver';
 import { inPlaceRefLoop } from './tool-schema.ref-loops';
+import { pathOfProtoKey } from '@app/common/own-member';
 import type { ModelFormat } from '@app/modules/agent-config/formats/model-formats';
 
 /** Largest accepted `parameters` schema: bytes of its JSON in UTF-8 (it is stored in one TEXT column: 64 KB on MySQL). */
@@ -169,17 +170,6 @@ export class ToolSchemaCompiler {
 }
 
 /** The dialect a `$schema` value names (absent: draft-07), or undefined for one ajv here cannot check. */
-/** Where a key named `__proto__` (an own key once JSON.parse made it) first occurs in `value`; null when none does. */
-function pathOfProtoKey(value: unknown, path: string): string | null {
-  if (value === null || typeof value !== 'object') return null;
-  if (!Array.isArray(value) && Object.hasOwn(value, '__proto__')) return path;
-  for (const [key, child] of Object.entries(value)) {
-    const found = pathOfProtoKey(child, Array.isArray(value) ? `${path}[${key}]` : `${path}.${key}`);
-    if (found !== null) return found;
-  }
-  return null;
-}
-
 function dialectOf(uri: unknown): Dialect | undefined {
   if (uri === undefined) return 'draft-07';
   if (typeof uri !== 'string') return undefined;
