@@ -20,6 +20,8 @@ const RECOVERY_BATCH = 20;
 @Injectable()
 export class AbandonedDecisionRecovery {
   private readonly logger = new Logger(AbandonedDecisionRecovery.name);
+  /** Decisions whose failure was logged: tried again every round, warned about once while they stay abandoned. */
+  private readonly warned = new Set<string>();
 
   constructor(
     private readonly records: ResumeRecordRepository,
@@ -32,6 +34,8 @@ export class AbandonedDecisionRecovery {
   /** One round; returns how many saved decisions it carried out. */
   async carryOut(now = Date.now()): Promise<number> {
     const abandoned = await this.records.findAbandonedDecisions(now - this.config.journalLeaseMs, RECOVERY_BATCH);
+    const listed = new Set(abandoned.map(({ sessionId, key }) => `${sessionId} ${key}`));
+    for (const seen of this.warned) if (!listed.has(seen)) this.warned.delete(seen);
     let carriedOut = 0;
     for (const { sessionId, key } of abandoned) {
       // One decision that cannot be carried out must not stop the others.
@@ -62,8 +66,10 @@ export class AbandonedDecisionRecovery {
   }
 
   private failed(sessionId: string, key: string, err: unknown): false {
+    if (this.warned.has(`${sessionId} ${key}`)) return false;
+    this.warned.add(`${sessionId} ${key}`);
     this.logger.warn(
-      `The decision saved under ${key} on session ${sessionId} was not carried out this round: ${(err as Error).message}`,
+      `The decision saved under ${key} on session ${sessionId} was not carried out (tried again every round, logged once): ${(err as Error).message}`,
     );
     return false;
   }
