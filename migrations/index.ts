@@ -27,6 +27,7 @@ import { AddAgentRunFinishReason1764463300000 } from './1764463300000-AddAgentRu
 import { WidenKnowledgeBaseNameKey1764463400000 } from './1764463400000-WidenKnowledgeBaseNameKey';
 import { WidenAgentAndModelProviderNameKeys1764463500000 } from './1764463500000-WidenAgentAndModelProviderNameKeys';
 import { AddMcpServiceNamespaceChooser1764463640000 } from './1764463640000-AddMcpServiceNamespaceChooser';
+import { AddSessionEventOnceKey1764463700000 } from './1764463700000-AddSessionEventOnceKey';
 
 /** Every migration, in order. The only schema source: `synchronize` is never on. */
 export const GATEWAY_MIGRATIONS = [
@@ -59,4 +60,5 @@ export const GATEWAY_MIGRATIONS = [
   WidenKnowledgeBaseNameKey1764463400000,
   WidenAgentAndModelProviderNameKeys1764463500000,
   AddMcpServiceNamespaceChooser1764463640000,
+  AddSessionEventOnceKey1764463700000,
 ];

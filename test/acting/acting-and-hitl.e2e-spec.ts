@@ -2,6 +2,7 @@ import { SessionCloseHooks } from '@app/modules/loop-acting/sessions/session-clo
 import { AbandonedDecisionRecovery } from '@app/modules/loop-acting/acting/abandoned-decision.recovery';
 import { DataSource } from 'typeorm';
 import { SessionEventsStore } from '@app/modules/session-events/session-events.store';
+import { hitlDecidedEvent } from '@app/modules/loop-acting/sessions/hitl-decided.event';
 import { createTestDatabaseUrl, describeEachDialect, TestDatabase } from '@test/support/test-database';
 import { createKey, startTestGateway, TestGateway, toolBody } from '@test/support/gateway-test-app';
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
@@ -41,6 +42,26 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
 
   const resume = (sessionId: string, body: Record<string, unknown>, expected = 200) =>
     gw.http.post(`/api/v1/sessions/${sessionId}/resume`).set(runtime).send(body).expect(expected);
+
+  /** The session's hitl.decided events, as a client reading its events sees them. */
+  const decidedEvents = async (sessionId: string) => {
+    await gw.app.get(SessionEventsStore).flush();
+    const events = (await gw.http.get(`/api/v1/sessions/${sessionId}/events`).set(runtime).expect(200)).body.items;
+    return events.filter((e: { type: string }) => e.type === 'hitl.decided');
+  };
+
+  /** What a resume that died after saving its decision and recording it leaves among the events. */
+  const recordedBeforeCrash = (sessionId: string, requestId: string, toolCallId: string) =>
+    gw.app
+      .get(SessionEventsStore)
+      .append(
+        hitlDecidedEvent(
+          { tenantId: 'acme', id: sessionId },
+          { id: requestId, requestType: 'TOOL_APPROVAL', toolCallId },
+          'APPROVE',
+          'k',
+        ),
+      );
 
   beforeAll(async () => {
     remote = await new RecordingHttpServer().start();
@@ -279,6 +300,8 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
       "INSERT INTO resume_record (session_id, client_message_id, state, created_at) VALUES (?, 'young', 'IN_PROGRESS', ?)",
       [sessionId, Date.now()],
     );
+    // It had recorded its hitl.decided before it died.
+    await recordedBeforeCrash(sessionId, requestId, 'cr1');
     expect((await resume(sessionId, { clientMessageId: 'young' }, 409)).body.error.code).toBe('RESUME_IN_PROGRESS');
     // Another decision than the one saved is refused: the saved one stands.
     const other = await resume(sessionId, { clientMessageId: 'other', decision: 'REJECT' }, 409);
@@ -287,6 +310,10 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
     expect(finished.body.results[0]).toMatchObject({ toolCallId: 'cr1', status: 'COMPLETED' });
     expect(requestsTo('/shell_run').filter((r) => r.body.includes('./dist'))).toHaveLength(1);
     expect((await resume(sessionId, { clientMessageId: 'crashed' })).body).toEqual(finished.body);
+    // A client watching the events sees the decision once.
+    expect(await decidedEvents(sessionId)).toEqual([
+      expect.objectContaining({ data: expect.objectContaining({ requestId, decision: 'APPROVE' }) }),
+    ]);
   });
 
   it('carries out a decision whose resume died after saving it when the runtime resumes under a new clientMessageId', async () => {
@@ -325,6 +352,10 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
     expect((await resume(sessionId, { clientMessageId: 'found-2', ...body })).body).toEqual(done.body);
     expect((await resume(sessionId, { clientMessageId: 'lost', ...body })).body).toEqual(done.body);
     expect(requestsTo('/shell_run').filter((r) => r.body.includes('./lost'))).toHaveLength(1);
+    // The resume that died had not recorded hitl.decided: the one that carried the decision out did, once.
+    expect(await decidedEvents(sessionId)).toEqual([
+      expect.objectContaining({ data: expect.objectContaining({ requestId, decision: 'APPROVE', decidedBy: 'k' }) }),
+    ]);
   });
 
   it('carries out on its own a decision whose resume or admin decision died after saving it, once its claim is stale', async () => {
@@ -354,6 +385,8 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
     // Still carried out by a live resume (its claim renewed): left alone.
     await savedUnder(byRuntime, first.body.hitlRequest.id, 'gone', Date.now());
     await savedUnder(byAdmin, second.body.hitlRequest.id, adminKey, Date.now());
+    // The runtime's resume had recorded its hitl.decided before it died, the admin's decision had not.
+    await recordedBeforeCrash(byRuntime, first.body.hitlRequest.id, 'ab1');
     expect(await recovery.carryOut()).toBe(0);
     expect(ran('./abandoned')).toHaveLength(0);
 
@@ -383,6 +416,14 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
     expect(await recovery.carryOut()).toBe(0);
     expect(ran('./abandoned')).toHaveLength(1);
     expect(ran('./admin-gone')).toHaveLength(1);
+    // Each decided request has exactly one hitl.decided.
+    for (const [sessionId, res] of [
+      [byRuntime, first],
+      [byAdmin, second],
+    ] as const)
+      expect(await decidedEvents(sessionId)).toEqual([
+        expect.objectContaining({ data: expect.objectContaining({ requestId: res.body.hitlRequest.id }) }),
+      ]);
   });
 
   it("carries out a saved REJECT with the reviewer's saved message, whatever message the new resume sends", async () => {

@@ -2,6 +2,7 @@ import { request as httpRequest, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DataSource } from 'typeorm';
 import { HotSql } from '@app/database/hot-sql';
+import { SessionEventsStore } from '@app/modules/session-events/session-events.store';
 import { ToolCallJournalRepository } from '@app/modules/loop-acting/journal/tool-call-journal.repository';
 import { recordStatements } from '@test/support/statement-counter';
 import { createTestDatabaseUrl, TestDatabase } from '@test/support/test-database';
@@ -219,6 +220,15 @@ describe('a call this instance took over from itself (its first attempt stalled 
     expect((await second).body.results[0]).toMatchObject({ status: 'COMPLETED', content: '{"attempt":2}' });
     const again = await act('stale-finish').expect(200);
     expect(again.body.results[0]).toMatchObject({ reused: true, content: '{"attempt":2}' });
+    // The stream tells of the outcome the journal kept only: each attempt started, one completed.
+    const store = gw.app.get(SessionEventsStore);
+    await store.flush();
+    const events = (await store.page(sessionId, 0, 1000)).items.filter((e) => e.data.toolCallId === 'stale-finish');
+    expect(events.map((e) => [e.type, e.data.recovered ?? false])).toEqual([
+      ['tool.started', false],
+      ['tool.started', true],
+      ['tool.completed', false],
+    ]);
   });
 
   it('the stale attempt cancelled by its client does not release the claim of the attempt that took the entry over', async () => {

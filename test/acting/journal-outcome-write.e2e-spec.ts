@@ -3,6 +3,7 @@ import { createTestDatabaseUrl, describeEachDialect, TestDatabase } from '@test/
 import { createKey, startTestGateway, TestGateway, toolBody } from '@test/support/gateway-test-app';
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
 import { ToolCallJournalRepository } from '@app/modules/loop-acting/journal/tool-call-journal.repository';
+import { SessionEventsStore } from '@app/modules/session-events/session-events.store';
 
 /*
  * The outcome of a call that ran exists only in the process until the journal holds it: a write of it that the
@@ -69,5 +70,27 @@ describeEachDialect('the outcome of a call whose first write the database refuse
     const again = await gw.http.post(`/api/v1/sessions/${sessionId}/act`).set(runtime).send(call).expect(200);
     expect(again.body.results[0]).toMatchObject({ status: 'COMPLETED', reused: true, content: '{"written":true}' });
     expect(remote.requests).toHaveLength(1);
+  });
+
+  it('counts a write the database committed before its answer was lost as written: the outcome is told once', async () => {
+    const journal = gw.app.get(ToolCallJournalRepository);
+    const finish = ToolCallJournalRepository.prototype.finish;
+    // The commit landed, then the connection dropped before the driver heard of it.
+    jest.spyOn(journal, 'finish').mockImplementationOnce(async (...args) => {
+      await finish.apply(journal, args);
+      throw Object.assign(new Error('Connection lost: The server closed the connection.'), {
+        code: 'PROTOCOL_CONNECTION_LOST',
+      });
+    });
+    const call = { iteration: 2, toolCalls: [{ id: 'w2', name: 'write_row', arguments: { q: 'y' } }] };
+
+    const first = await gw.http.post(`/api/v1/sessions/${sessionId}/act`).set(runtime).send(call).expect(200);
+
+    expect(first.body.results[0]).toMatchObject({ status: 'COMPLETED', content: '{"written":true}' });
+    const store = gw.app.get(SessionEventsStore);
+    await store.flush();
+    const events = (await store.page(sessionId, 0, 1000)).items.filter((e) => e.data.toolCallId === 'w2');
+    expect(events.map((e) => e.type)).toEqual(['tool.started', 'tool.completed']);
+    expect(remote.requests).toHaveLength(2);
   });
 });

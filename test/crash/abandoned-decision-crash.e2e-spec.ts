@@ -97,5 +97,14 @@ describeEachDialect('a decision saved by a resume killed before carrying it out'
     expect(again.body).toMatchObject({ status: 'COMPLETED' });
     expect(again.body.results).toEqual([expect.objectContaining({ toolCallId: 'wire-1', status: 'COMPLETED' })]);
     expect(remote.hits(ref)).toBe(1);
+
+    // A client reading the events sees the decision once, whichever process recorded it.
+    const events = await restarted.call('GET', `/api/v1/sessions/${sessionId}/events`, undefined, seeded.runtime);
+    const decided = expectStatus(events, 200, 'read events').items.filter(
+      (e: { type: string }) => e.type === 'hitl.decided',
+    );
+    expect(decided).toEqual([
+      expect.objectContaining({ data: expect.objectContaining({ toolCallId: 'wire-1', decision: 'APPROVE' }) }),
+    ]);
   }, 60_000);
 });

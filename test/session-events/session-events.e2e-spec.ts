@@ -43,6 +43,30 @@ describeEachDialect('session events: durable, ordered per session, tenant-scoped
     );
   });
 
+  it('writes an event with a once-key once, whoever records it again, leaving no gap in the numbering', async () => {
+    const mine = gw.app.get(SessionEventsStore);
+    const other = new SessionEventsStore(gw.app.get(DataSource), gw.app.get(HotSql));
+    const session = 'once-key';
+    const event = (i: number, onceKey?: string) => ({
+      tenantId: 't-events',
+      sessionId: session,
+      type: 'hitl.decided' as const,
+      data: { i },
+      onceKey,
+    });
+    // Two instances at once, and behind other events of the same batch.
+    await Promise.all([mine.append(event(0, 'hitl.decided:r1')), other.append(event(1, 'hitl.decided:r1'))]);
+    mine.record(event(2));
+    mine.record(event(3, 'hitl.decided:r1'));
+    mine.record(event(4, 'hitl.decided:r2'));
+    mine.record(event(5));
+    await mine.flush();
+    const items = (await mine.page(session, 0, 100)).items;
+    expect(items.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+    expect(items.map((e) => e.data.i)).toEqual([expect.any(Number), 2, 4, 5]);
+    expect([0, 1]).toContain(items[0].data.i);
+  });
+
   it('writes events recorded behind calls of several sessions together, numbered in order within each session', async () => {
     const store = gw.app.get(SessionEventsStore);
     const sessions = ['batch-a', 'batch-b'];

@@ -26,6 +26,12 @@ export interface NewSessionEvent {
   type: SessionEventType;
   /** Small and already redacted: events are shown to runtimes as they are. */
   data: Record<string, unknown>;
+  /**
+   * For an event the session must have exactly once whichever path records it (`hitl.decided:<requestId>`: the
+   * resume that saved the decision, or whoever carries it out after that one died): recorded again, it is not
+   * written a second time.
+   */
+  onceKey?: string;
 }
 
 /** One event as the API answers it. */

@@ -22,7 +22,8 @@ const MAX_BATCH = 50;
  * seq. Each session's last seq is its own subquery on the primary key (`ORDER BY seq DESC LIMIT 1`: one index seek,
  * however many events the session has; a `MAX ... GROUP BY` over the sessions read every event of each session on
  * SQLite, and on MariaDB whenever it planned it as a lateral derived table). The subqueries sit in a derived table:
- * MySQL reads the target table of an INSERT there, not in a subquery of the SELECT list.
+ * MySQL reads the target table of an INSERT there, not in a subquery of the SELECT list. A row whose `onceKey` the
+ * session already has is left out (a batch with such a row is written one event at a time, so no seq is skipped).
  */
 function sessionEventsInsert(batch: readonly PendingEvent[]): { sql: string; params: unknown[] } {
   const counts = new Map<string, number>();
@@ -30,13 +31,13 @@ function sessionEventsInsert(batch: readonly PendingEvent[]): { sql: string; par
   for (const { event, at } of batch) {
     const k = (counts.get(event.sessionId) ?? 0) + 1;
     counts.set(event.sessionId, k);
-    params.push(event.sessionId, k, event.tenantId, event.type, at, JSON.stringify(event.data));
+    params.push(event.sessionId, k, event.tenantId, event.type, at, JSON.stringify(event.data), event.onceKey ?? null);
   }
   const rows = batch
     .map((_, i) =>
       i === 0
-        ? 'SELECT ? AS session_id, ? AS k, ? AS tenant_id, ? AS type, ? AS at, ? AS data'
-        : 'SELECT ?, ?, ?, ?, ?, ?',
+        ? 'SELECT ? AS session_id, ? AS k, ? AS tenant_id, ? AS type, ? AS at, ? AS data, ? AS once_key'
+        : 'SELECT ?, ?, ?, ?, ?, ?, ?',
     )
     .join(' UNION ALL ');
   const lastSeq = '(SELECT e.seq FROM session_event e WHERE e.session_id = ? ORDER BY e.seq DESC LIMIT 1)';
@@ -44,9 +45,11 @@ function sessionEventsInsert(batch: readonly PendingEvent[]): { sql: string; par
     .map((_, i) => (i === 0 ? `SELECT ? AS session_id, ${lastSeq} AS n` : `SELECT ?, ${lastSeq}`))
     .join(' UNION ALL ');
   const sql =
-    'INSERT INTO session_event (session_id, seq, tenant_id, type, at, data) ' +
-    'SELECT r.session_id, COALESCE(m.n, 0) + r.k, r.tenant_id, r.type, r.at, r.data ' +
-    `FROM (${rows}) r LEFT JOIN (${lasts}) m ON m.session_id = r.session_id`;
+    'INSERT INTO session_event (session_id, seq, tenant_id, type, at, data, once_key) ' +
+    'SELECT r.session_id, COALESCE(m.n, 0) + r.k, r.tenant_id, r.type, r.at, r.data, r.once_key ' +
+    `FROM (${rows}) r LEFT JOIN (${lasts}) m ON m.session_id = r.session_id ` +
+    'WHERE r.once_key IS NULL OR NOT EXISTS ' +
+    '(SELECT 1 FROM session_event d WHERE d.session_id = r.session_id AND d.once_key = r.once_key)';
   return { sql, params: [...params, ...[...counts.keys()].flatMap((id) => [id, id])] };
 }
 
@@ -191,24 +194,31 @@ export class SessionEventsStore implements OnApplicationShutdown {
   /**
    * The batch in one statement, numbered in queue order per session. When it fails (another instance took a seq of
    * one of its sessions first, or MySQL chose it as a deadlock victim), nothing of it was written: each event is then
-   * written on its own.
+   * written on its own. So is a batch with a keyed event (left out when already written, it must not leave a gap).
    */
   private async writeBatch(batch: PendingEvent[]): Promise<void> {
-    try {
-      const { sql, params } = sessionEventsInsert(batch);
-      await this.sql.run(sql, params);
-    } catch {
-      for (const p of batch) {
-        await this.insertAlone(p).catch((err: unknown) =>
-          this.logger.warn(
-            `Session event ${p.event.type} of session ${p.event.sessionId} was not recorded: ${(err as Error).name}: ${String((err as Error).message).slice(0, 200)}`,
-          ),
-        );
+    if (!batch.some((p) => p.event.onceKey)) {
+      try {
+        const { sql, params } = sessionEventsInsert(batch);
+        await this.sql.run(sql, params);
+        return;
+      } catch {
+        // Nothing of it was written: one at a time below.
       }
+    }
+    for (const p of batch) {
+      await this.insertAlone(p).catch((err: unknown) =>
+        this.logger.warn(
+          `Session event ${p.event.type} of session ${p.event.sessionId} was not recorded: ${(err as Error).name}: ${String((err as Error).message).slice(0, 200)}`,
+        ),
+      );
     }
   }
 
-  /** One event alone (the same statement); on a lost race for its seq (primary key, or a MySQL deadlock) again. */
+  /**
+   * One event alone (the same statement); on a lost race for its seq (primary key, or a MySQL deadlock) again, and
+   * for its `onceKey` (the unique key: written meanwhile by another instance, so the next attempt leaves it out).
+   */
   private async insertAlone(pending: PendingEvent): Promise<void> {
     const { sql, params } = sessionEventsInsert([pending]);
     for (let attempt = 1; ; attempt++) {

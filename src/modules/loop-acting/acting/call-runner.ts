@@ -267,14 +267,16 @@ export class CallRunner {
       this.logger.error(
         `Journal entry ${key.toolCallId} was no longer ours when ${prepared.tool.name} finished; its outcome stays with the new owner.`,
       );
-    this.toolEvent(ctx, result.status === 'COMPLETED' ? 'tool.completed' : 'tool.failed', {
-      toolCallId: key.toolCallId,
-      tool: prepared.tool.name,
-      status: result.status,
-      attempts: result.attempts,
-      durationMs: result.durationMs,
-      ...(result.errorClass ? { errorClass: result.errorClass } : {}),
-    });
+    // Only the outcome the journal keeps is told on the session's events (the new owner tells its own).
+    else
+      this.toolEvent(ctx, result.status === 'COMPLETED' ? 'tool.completed' : 'tool.failed', {
+        toolCallId: key.toolCallId,
+        tool: prepared.tool.name,
+        status: result.status,
+        attempts: result.attempts,
+        durationMs: result.durationMs,
+        ...(result.errorClass ? { errorClass: result.errorClass } : {}),
+      });
     this.faults.reach('after-completed', prepared.tool.name);
     // Only the outcome the journal holds is served again: an entry finished by its new owner keeps that owner's result.
     if (finished) this.results.remember(key.tenantId, key.sessionId, key.toolCallId, result.content);

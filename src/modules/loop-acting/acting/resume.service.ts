@@ -134,7 +134,7 @@ export class ResumeService {
           `The pending request ${request.id} was already decided by another resume or decision, or the session was closed meanwhile; read the session with GET /api/v1/sessions/${session.id}.`,
         );
       }
-      this.events.record(hitlDecidedEvent(session, request, decision, decider.decidedBy));
+      await this.recordDecided(session, request, decision, decider.decidedBy);
       // The response is stored with the session's move: on by finish(), or to the next request by the batch.
       return await this.apply(session, [claimKey], request, batch, decision, input.message);
     } catch (err) {
@@ -196,6 +196,7 @@ export class ResumeService {
         );
       }
       onClaimed();
+      await this.recordDecided(session, request, decision, saved.decidedBy ?? '');
       return this.apply(session, [claimKey, savedKey], request, batch, decision, saved.decisionMessage ?? undefined);
     });
   }
@@ -215,6 +216,20 @@ export class ResumeService {
     });
     if (moved) session.lockVersion += 1;
     return moved && decided;
+  }
+
+  /**
+   * `hitl.decided`, written before the decision is carried out, by every path that carries it out (the resume that
+   * saved it, the same key sent again, a new key or the recovery job after that one died): a carry-out that ends never
+   * leaves it missing, and the event's once-key keeps the one a dead first attempt had written from being doubled.
+   */
+  private recordDecided(
+    session: AgentSessionEntity,
+    request: HitlRequestView,
+    decision: ResumeDecision,
+    decidedBy: string,
+  ): Promise<void> {
+    return this.events.append(hitlDecidedEvent(session, request, decision, decidedBy));
   }
 
   /** `claimKeys`: the keys the response is stored under (each gets it back when sent again). */

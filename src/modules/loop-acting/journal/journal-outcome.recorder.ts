@@ -14,7 +14,8 @@ const LONGEST_PAUSE_MS = 1_000;
  * this process: a write the database refuses (a deadlock victim, a busy SQLite file, a dropped connection) is made
  * again, for up to JOURNAL_LEASE_MS with the claim's lease renewed meanwhile; else a call that finished became an
  * UNKNOWN_OUTCOME for a human (or ran again, READ_ONLY). Writing again is safe: the write is one compare-and-set on
- * the claim, and a refused one wrote nothing. False: the entry is no longer this claim's (see the repository's finish).
+ * the claim, and a refused one wrote nothing; a write whose commit landed before its answer was lost is found on the
+ * entry and counts as written. False: the entry is no longer this claim's (see the repository's finish).
  */
 @Injectable()
 export class JournalOutcomeRecorder {
@@ -29,9 +30,12 @@ export class JournalOutcomeRecorder {
   record(claim: JournalClaim, outcome: JournalOutcome): Promise<boolean> {
     return this.leases.hold(claim, async () => {
       const giveUpAt = Date.now() + this.config.journalLeaseMs;
-      for (let pause = FIRST_PAUSE_MS; ; pause = Math.min(pause * 2, LONGEST_PAUSE_MS)) {
+      for (let pause = FIRST_PAUSE_MS, again = false; ; pause = Math.min(pause * 2, LONGEST_PAUSE_MS), again = true) {
         try {
-          return await this.journal.finish(claim, claim.owner, outcome, Date.now());
+          if (await this.journal.finish(claim, claim.owner, outcome, Date.now())) return true;
+          // A write made again finds the entry finished: by its own first write when the database committed it and
+          // then lost the answer (a connection dropped at the commit), else by whoever took the entry over.
+          return again && (await this.landedEarlier(claim, outcome));
         } catch (err) {
           if (Date.now() + pause > giveUpAt) throw err;
           this.logger.warn(
@@ -41,5 +45,16 @@ export class JournalOutcomeRecorder {
         }
       }
     });
+  }
+
+  /** Whether the entry holds this claim's outcome (a take-over replaces the owner; only its claim's writes keep it). */
+  private async landedEarlier(claim: JournalClaim, outcome: JournalOutcome): Promise<boolean> {
+    const entry = await this.journal.find(claim);
+    return (
+      entry?.owner === claim.owner &&
+      entry.state === outcome.state &&
+      entry.resultStatus === outcome.resultStatus &&
+      entry.totalChars === outcome.content.length
+    );
   }
 }

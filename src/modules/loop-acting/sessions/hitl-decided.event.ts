@@ -13,6 +13,8 @@ export function hitlDecidedEvent(
     tenantId: session.tenantId,
     sessionId: session.id,
     type: 'hitl.decided',
+    // One per request, whoever records it: a decision carried out again after a crash reports it once.
+    onceKey: `hitl.decided:${request.id}`,
     data: {
       requestId: request.id,
       requestType: request.requestType,
