@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
-import { constants, createWriteStream, type ReadStream } from 'node:fs';
+import { constants, createWriteStream } from 'node:fs';
 import { chmod, lstat, open, rename, rm, unlink } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
 import { basename, dirname, join } from 'node:path';
@@ -108,12 +108,23 @@ export class WorkspaceFiles {
     }
   }
 
-  /** A download: the open stream of a regular file and its size. */
-  async openForDownload(dir: string, path: unknown): Promise<{ path: string; size: number; stream: ReadStream }> {
+  /**
+   * A download: the open stream of a regular file and its size, the stream ending at that size. A command may append
+   * to the file while the download streams; read to its end, the body passed the Content-Length sent before it.
+   */
+  async openForDownload(dir: string, path: unknown): Promise<{ path: string; size: number; stream: Readable }> {
     const target = await WorkspacePathResolver.existing(dir, path);
     const handle = await this.openRegular(target);
     const { size } = await handle.stat();
-    return { path: target.relative, size, stream: handle.createReadStream({ autoClose: true }) };
+    if (size === 0) {
+      await handle.close();
+      return { path: target.relative, size, stream: Readable.from([]) };
+    }
+    return {
+      path: target.relative,
+      size,
+      stream: handle.createReadStream({ autoClose: true, start: 0, end: size - 1 }),
+    };
   }
 
   /** The bytes of a regular file (at most WORKSPACE_MAX_FILE_BYTES). */
