@@ -274,6 +274,17 @@ describeEachDialect('workspace file tools through act', (dialect) => {
       await t.call(sessionId, 'DELETE_FILE', { path });
   });
 
+  it('creates no folders for a write refused for its bytes (they would count against WORKSPACE_MAX_FILES)', async () => {
+    expect((await t.call(sessionId, 'WRITE_FILE', { path: 'held.txt', content: 'x'.repeat(3000) })).status).toBe(
+      'COMPLETED',
+    );
+    const refused = await t.call(sessionId, 'WRITE_FILE', { path: 'new/deeper/more.txt', content: 'y'.repeat(2000) });
+    expect(refused.status).toBe('FAILED');
+    expect(refused.content).toContain('WORKSPACE_MAX_BYTES');
+    expect(readdirSync(dir())).toEqual(['held.txt']);
+    await t.call(sessionId, 'DELETE_FILE', { path: 'held.txt' });
+  });
+
   it('lists, counts and deletes files and folders whose names are not UTF-8 (a command made them)', async () => {
     mkdirSync(dir(), { recursive: true });
     const onDisk = (...names: Buffer[]) => Buffer.concat([Buffer.from(`${dir()}/`), ...names]);

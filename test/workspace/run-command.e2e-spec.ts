@@ -5,6 +5,7 @@ import { describeEachDialect } from '@test/support/test-database';
 import { describeWithBubblewrap } from '@test/sandbox/sandbox-runner.fixture';
 import { WorkspaceLocator } from '@app/modules/workspace/workspace.locator';
 import { WorkspaceMountSources } from '@app/modules/workspace/workspace-mount.sources';
+import { WorkspaceCommandRunner } from '@app/modules/workspace/workspace-command.runner';
 import { skillMd, uploadJsonSkill } from '@test/support/skill-fixture';
 import { FILE_TOOLS, workspaceRootForSuite, workspaceTenant, type WorkspaceTenant } from './workspace-test-kit';
 
@@ -48,6 +49,21 @@ describeWithBubblewrap('RUN_COMMAND end to end (real bubblewrap)', () => {
       expect(slow).toMatchObject({ status: 'FAILED', isError: true });
       expect(slow.content).toContain('timed out');
       expect(slow.content).toContain('started');
+    });
+
+    it('answers a command that waited while the session closed that the workspace is gone, naming no host path', async () => {
+      // As a command queued behind DELETE /sessions/{id} finds it: the call resolved the workspace, the close removed it.
+      const closing = await t.newSession(['SANDBOX', 'FILE_ROOM']);
+      const locator = suite.gw.app.get(WorkspaceLocator);
+      const owner = { tenantId: 't-cmd', sessionId: closing, dir: await locator.ensure('t-cmd', closing) };
+      await locator.remove('t-cmd', closing);
+      const signal = new AbortController().signal;
+      const run = suite.gw.app
+        .get(WorkspaceCommandRunner)
+        .run(owner, 'echo hi', undefined, [], 'c-gone', signal, performance.now() + 10_000);
+      await expect(run).rejects.toMatchObject({ code: 'WORKSPACE_UNAVAILABLE' });
+      await expect(run).rejects.not.toThrow(root);
+      expect(existsSync(owner.dir)).toBe(false);
     });
 
     it('appends command.started and command.finished (exit code, duration, bytes)', async () => {

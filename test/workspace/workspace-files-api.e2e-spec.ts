@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PassThrough, Readable } from 'node:stream';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { createKey, gatewayForSuite } from '@test/support/gateway-test-app';
@@ -182,6 +182,24 @@ describeEachDialect('runtime file API: list, download, streamed upload', (dialec
     const text = readFileSync(join(suite.gw.app.get(WorkspaceLocator).dirOf('t-upload', racer), 'doc.txt'), 'utf8');
     // Edit then upload, or upload then edit: never the edit of the text the upload replaced ("omega old").
     expect(['alpha uploaded', 'omega uploaded']).toContain(text);
+  });
+
+  it('downloads the bytes the file had when it was opened, as many as Content-Length says, though a command appends after', async () => {
+    const dir = await suite.gw.app.get(WorkspaceLocator).ensure('t-upload', sessionId);
+    const service = suite.gw.app.get(WorkspaceFiles);
+    for (const before of ['', 'line 1\n']) {
+      writeFileSync(join(dir, 'grow.log'), before);
+      // Opened in the gate; a command may then run and append in place while the download streams.
+      const file = await service.openForDownload(dir, 'grow.log');
+      appendFileSync(join(dir, 'grow.log'), 'line 2\n');
+      const chunks: Buffer[] = [];
+      for await (const chunk of file.stream) chunks.push(chunk as Buffer);
+      expect({ size: file.size, body: Buffer.concat(chunks).toString() }).toEqual({
+        size: before.length,
+        body: before,
+      });
+    }
+    rmSync(join(dir, 'grow.log'));
   });
 
   it('lists one folder or everything below it; a recursive flag other than true or false is a 400 naming it', async () => {

@@ -28,6 +28,10 @@ describe('every container removed (through evaluateRiskText with the shell hint)
     'docker container rm --force $(docker container ls --all --quiet)',
     'docker stop $(docker ps -aq) && docker rm $(docker ps -aq)',
     'podman rm -f $(podman ps -aq)',
+    'docker ps -aq | xargs docker rm -f',
+    'docker ps -a -q | xargs -r docker rm --force',
+    'podman ps -aq | xargs podman rm -f',
+    'docker container ls --all --quiet | xargs -I{} docker container rm -f {}',
   ])('reads %s as tearing down every container, as kubectl delete pods --all is', (text) => {
     expect(rulesOf(text)).toContain('infrastructure-destroy');
   });
@@ -40,6 +44,12 @@ describe('every container removed (through evaluateRiskText with the shell hint)
     'docker ps -aq',
     'docker rmi $(docker images -q -f dangling=true)',
     'docker ps -aq -f status=exited | xargs docker rm',
+    'docker ps -a | grep test- | xargs docker rm',
+    'docker ps -q | xargs docker stop',
+    'docker ps -q | xargs docker kill',
+    'docker kill $(docker ps -q)',
+    'docker images -q | xargs docker rmi -f',
+    'docker rmi -f $(docker images -q)',
   ])('leaves %s alone', (text) => {
     expect(rulesOf(text)).toEqual([]);
   });

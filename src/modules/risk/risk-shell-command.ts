@@ -3,12 +3,12 @@ import type { ShellWord } from './risk-shell-word';
 
 /**
  * What a command reads on standard input, as far as the script shows it. Opaque input may name the `roots`
- * it lists (`find / -type f | ...`: paths under `/`).
+ * it lists (`find / -type f | ...`: paths under `/`) and the `producer` that writes it into the pipe (its source).
  */
 export type ShellStdin =
   | { kind: 'none' }
   | { kind: 'text'; text: string; literal: boolean; substitutes: boolean; snippet: string }
-  | { kind: 'opaque'; decoded: boolean; snippet: string; roots?: ShellWord[] };
+  | { kind: 'opaque'; decoded: boolean; snippet: string; roots?: ShellWord[]; producer?: string };
 
 /**
  * Commands one statement may run through wrappers (`sudo env nice timeout 1 rm ...`): each level re-reads the words

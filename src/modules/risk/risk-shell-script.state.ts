@@ -177,13 +177,15 @@ export class ShellScriptState {
     if (!origin) return { kind: 'none' };
     if ('unknown' in origin) return { kind: 'opaque', decoded: false, snippet: origin.unknown };
     const pipeline = this.source.of(origin.pipeline);
-    const text = this.producedText(lastStage(origin.pipeFrom));
+    const producer = lastStage(origin.pipeFrom);
+    const text = this.producedText(producer);
     if (text !== undefined) return { kind: 'text', text, literal: true, substitutes: false, snippet: pipeline };
     return {
       kind: 'opaque',
       decoded: DECODER_PATTERN.test(this.source.of(origin.pipeFrom)),
       snippet: pipeline,
-      roots: this.findRoots(lastStage(origin.pipeFrom)),
+      roots: this.findRoots(producer),
+      producer: this.source.of(producer),
     };
   }
 

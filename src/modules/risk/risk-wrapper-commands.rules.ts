@@ -300,12 +300,20 @@ export function xargs(args: ShellWord[], env: ShellCommandEnv): void {
   // Code read from input nobody here can see (a pipe, a file given by -a, the terminal).
   if (CODE_FROM_ARGS.test(inner.map((w) => w.value).join(' ')))
     reportHidden(env, input.kind === 'opaque' ? input.snippet : env.snippet);
-  // Unknown input: the command runs over a list nobody here can see; `find / ... | xargs cmd` runs cmd over `/`.
+  // Unknown input: the command runs over a list nobody here can see; `find / ... | xargs cmd` runs cmd over `/`,
+  // and `LIST | xargs cmd` runs `cmd $(LIST)`, judged on what feeds it as the substituted form is.
   const marker = optionValue(opts, 'I', 'replace')?.value;
   const roots = input.kind === 'opaque' ? (input.roots ?? []) : [];
-  if (!roots.length) env.run(inner, false, true);
-  for (const root of roots)
-    env.run(marker ? inner.map((w) => (w.value === marker ? root : w)) : [...inner, root], false, true);
+  const items = roots.length || input.kind !== 'opaque' || !input.producer ? roots : [substitutionOf(input.producer)];
+  if (!items.length) env.run(inner, false, true);
+  for (const item of items)
+    env.run(marker ? inner.map((w) => (w.value === marker ? item : w)) : [...inner, item], false, true);
+}
+
+/** The word `$(CMD)`: what CMD prints, unknown here. */
+function substitutionOf(command: string): ShellWord {
+  const raw = `$(${command})`;
+  return { value: raw, literal: false, literalLength: 0, substitutes: true, raw };
 }
 
 /** Input lines of xargs -I checked one by one (each runs the command once). */

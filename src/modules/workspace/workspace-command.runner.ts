@@ -7,6 +7,7 @@ import { SessionEventsStore } from '@app/modules/session-events/session-events.s
 import { ToolCallError, type ToolOutput } from '@app/modules/executors/tool-executor';
 import type { WorkspaceOwner } from './workspace-sessions.service';
 import { tooDeepToMeasure, workspaceUsage } from './workspace-usage';
+import { WorkspacePathResolver } from './workspace-path.resolver';
 import { WorkspaceGate } from './workspace.gate';
 import { redactText } from '@app/common/redaction';
 
@@ -62,6 +63,8 @@ export class WorkspaceCommandRunner {
     try {
       // The workspace is the command's while it runs: the gateway's file operations wait (see WorkspaceGate).
       result = await this.gate.run(owner.dir, 'command', async () => {
+        // A session closed while the command waited took its workspace: WORKSPACE_UNAVAILABLE, as for the file tools.
+        await WorkspacePathResolver.existing(owner.dir, '', true);
         // Measured once the workspace is the command's: a write that landed while it waited leaves it less room.
         const before = await usage();
         // Within the call's budget (TOOL_DEFAULT_TIMEOUT_MS, or the tool's timeoutMs) as well as SANDBOX_TIMEOUT_MS:

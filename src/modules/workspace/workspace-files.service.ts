@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
-import { constants, createWriteStream, type ReadStream } from 'node:fs';
+import { constants, createWriteStream } from 'node:fs';
 import { chmod, lstat, open, rename, rm, unlink } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
 import { basename, dirname, join } from 'node:path';
@@ -108,12 +108,23 @@ export class WorkspaceFiles {
     }
   }
 
-  /** A download: the open stream of a regular file and its size. */
-  async openForDownload(dir: string, path: unknown): Promise<{ path: string; size: number; stream: ReadStream }> {
+  /**
+   * A download: the open stream of a regular file and its size, the stream ending at that size. A command may append
+   * to the file while the download streams; read to its end, the body passed the Content-Length sent before it.
+   */
+  async openForDownload(dir: string, path: unknown): Promise<{ path: string; size: number; stream: Readable }> {
     const target = await WorkspacePathResolver.existing(dir, path);
     const handle = await this.openRegular(target);
     const { size } = await handle.stat();
-    return { path: target.relative, size, stream: handle.createReadStream({ autoClose: true }) };
+    if (size === 0) {
+      await handle.close();
+      return { path: target.relative, size, stream: Readable.from([]) };
+    }
+    return {
+      path: target.relative,
+      size,
+      stream: handle.createReadStream({ autoClose: true, start: 0, end: size - 1 }),
+    };
   }
 
   /** The bytes of a regular file (at most WORKSPACE_MAX_FILE_BYTES). */
@@ -261,14 +272,12 @@ export class WorkspaceFiles {
       throw quota(
         `the workspace holds ${usage.truncated ? 'more than ' : ''}${usage.entries} entries${added.newFolders > 0 ? ` and this write would add ${added.newFolders} folders` : ''}, WORKSPACE_MAX_FILES is ${this.limits.maxFiles}`,
       );
+    // A new file frees nothing: refused before its folders are created, so a refused write leaves none behind.
+    if (added.newFile) this.assertBytesFit(staged, usage.bytes, 0);
     // Only now are its folders created.
     const target = await WorkspacePathResolver.forWrite(dir, staged.path);
     const replaced = target.existed ? await lstat(target.real) : null;
-    const previous = replaced?.size ?? 0;
-    if (staged.bytes > this.limits.maxBytes - (usage.bytes - previous))
-      throw quota(
-        `writing ${staged.bytes} bytes to "${target.relative}" would pass WORKSPACE_MAX_BYTES (${this.limits.maxBytes}; ${usage.bytes} used)`,
-      );
+    this.assertBytesFit(staged, usage.bytes, replaced?.size ?? 0);
     // A replaced file keeps its permissions (a script a command made executable stays so), never set-id bits.
     if (replaced) await chmod(staged.file, replaced.mode & 0o777);
     await inOpenedFolder(
@@ -278,6 +287,14 @@ export class WorkspaceFiles {
       (folder) => rename(staged.file, join(folder, basename(target.real))),
     );
     return { path: target.relative, bytes: staged.bytes, created: !target.existed };
+  }
+
+  /** Refuses a write whose bytes, with what the workspace holds besides the file it replaces, pass WORKSPACE_MAX_BYTES. */
+  private assertBytesFit(staged: StagedWrite, used: number, replacedBytes: number): void {
+    if (staged.bytes > this.limits.maxBytes - (used - replacedBytes))
+      throw quota(
+        `writing ${staged.bytes} bytes to "${staged.path}" would pass WORKSPACE_MAX_BYTES (${this.limits.maxBytes}; ${used} used)`,
+      );
   }
 
   /**
