@@ -1,20 +1,30 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { z } from 'zod';
 import { closeHttpServer, listenOnLoopback } from '@test/support/loopback-http';
 import { readJsonBody } from '@test/support/mcp-session-router';
 
+/** What serves one session: the SDK's McpServer, or its low-level Server for answers McpServer does not give. */
+export interface SseSessionServer {
+  connect(transport: Transport): Promise<void>;
+  close(): Promise<void>;
+}
+
 /**
  * An MCP server of our own on the legacy HTTP+SSE transport (the SDK's SSEServerTransport: GET `/sse` opens the
- * stream, POST `/messages?sessionId=` carries requests), so the gateway's SDK-client path is exercised. Tool:
- * `echo`, which records the `_meta` it received.
+ * stream, POST `/messages?sessionId=` carries requests), so the gateway's SDK-client path is exercised. By default
+ * an McpServer with one tool, `echo`, which records the `_meta` it received; `sessionServer` serves each session
+ * with another SDK server instead.
  */
 export class SdkSseMcpServer {
   readonly echoMetas: unknown[] = [];
-  private readonly transports = new Map<string, { transport: SSEServerTransport; server: McpServer }>();
+  private readonly transports = new Map<string, { transport: SSEServerTransport; server: SseSessionServer }>();
   private http?: Server;
   private port = 0;
+
+  constructor(private readonly sessionServer: () => SseSessionServer = () => this.createMcpServer()) {}
 
   get url(): string {
     return `http://127.0.0.1:${this.port}/sse`;
@@ -34,11 +44,16 @@ export class SdkSseMcpServer {
     this.http = undefined;
   }
 
+  /** Ends every open SSE stream, as a server that goes away mid-call does. */
+  async dropStreams(): Promise<void> {
+    await Promise.all([...this.transports.values()].map((s) => s.transport.close()));
+  }
+
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (req.method === 'GET' && url.pathname === '/sse') {
       const transport = new SSEServerTransport('/messages', res);
-      const server = this.createMcpServer();
+      const server = this.sessionServer();
       this.transports.set(transport.sessionId, { transport, server });
       transport.onclose = () => void this.transports.delete(transport.sessionId);
       await server.connect(transport);

@@ -16,6 +16,7 @@ import type { OutboundFetch } from '../outbound/outbound-http.agent';
 import type { McpTransportKind } from './mcp-endpoint';
 import { McpStreamableExchange } from './mcp-streamable.exchange';
 import { boundedMcpFetch } from './mcp-bounded.fetch';
+import { McpAnsweredError } from './mcp-exchange.errors';
 
 /** What a connection needs from the pool. */
 export interface McpConnectionOptions {
@@ -38,6 +39,8 @@ export interface McpConnectionOptions {
 
 const CLIENT_INFO = { name: 'agent-tool-gateway', version: '0.1.0' };
 const PROBE_TIMEOUT_MS = 5000;
+/** Node's timers run on the event loop's cached clock: one may fire a millisecond or two before a fresh reading says. */
+const TIMER_SLACK_MS = 5;
 /** The GET stream comes back sooner than the SDK default (1 s): its failure is how a vanished server shows. */
 const STREAM_RECONNECTION = {
   initialReconnectionDelay: 250,
@@ -49,6 +52,8 @@ const STREAM_RECONNECTION = {
 /** One initialized MCP session (an SDK Client on one transport), shared by every caller of its server. */
 export class McpConnection {
   private lostReported = false;
+  /** Set when the SDK Client's transport closed: its pending requests then fail with ConnectionClosed (-32000). */
+  private transportClosed = false;
   private probing = false;
   /** Set once initialized: before that, failures belong to the connect and are thrown from it. */
   private ready = false;
@@ -106,7 +111,10 @@ export class McpConnection {
     const client = new Client(CLIENT_INFO, { capabilities: {} });
     const connection = new McpConnection(options.key, client, kind, transport, options.onLost);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolsListChanged());
-    client.onclose = () => connection.markLost();
+    client.onclose = () => {
+      connection.transportClosed = true;
+      connection.markLost();
+    };
     client.onerror = (err) => {
       // Legacy SSE: the stream is the session's only way back; nothing could ever answer on it again.
       if (kind === 'sse') {
@@ -155,10 +163,31 @@ export class McpConnection {
         const result = await this.exchange.request('tools/call', params, { signal, timeoutMs });
         return CallToolResultSchema.parse(result);
       }
-      return (await untilAborted(signal, (requestSignal) =>
-        this.client.callTool(params, undefined, { signal: requestSignal, timeout: timeoutMs }),
-      )) as CallToolResult;
+      const sent = performance.now();
+      try {
+        return (await untilAborted(signal, (requestSignal) =>
+          this.client.callTool(params, undefined, { signal: requestSignal, timeout: timeoutMs }),
+        )) as CallToolResult;
+      } catch (err) {
+        throw this.answeredOrLocal(err, performance.now() - sent >= timeoutMs - TIMER_SLACK_MS);
+      }
     });
+  }
+
+  /**
+   * The SDK Client rejects with the same McpError for a JSON-RPC error the server answered and for its own failures,
+   * whose codes servers use too (-32000 is the usual implementation-defined server error): ConnectionClosed after
+   * its transport closed (the Client's onclose runs before it rejects what was pending) and RequestTimeout once
+   * `timeoutMs` has passed. Any other McpError is what the server said (McpAnsweredError), so a server's
+   * "-32000 Database unavailable" is reported as such, not as a lost connection to send the call again over.
+   */
+  private answeredOrLocal(err: unknown, timeoutPassed: boolean): unknown {
+    if (!(err instanceof McpError) || err instanceof McpAnsweredError) return err;
+    const code = err.code as ErrorCode;
+    const local =
+      (code === ErrorCode.ConnectionClosed && this.transportClosed) ||
+      (code === ErrorCode.RequestTimeout && timeoutPassed);
+    return local ? err : McpAnsweredError.of(err);
   }
 
   /** Whether a request (`tools/call`, `tools/list`) is in flight on this session. */

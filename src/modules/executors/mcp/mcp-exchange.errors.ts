@@ -29,4 +29,11 @@ export class McpExchangeError extends Error {
  * The SDK makes McpErrors of some of the same codes itself (ConnectionClosed, RequestTimeout) for failures on its
  * side; this type tells the server's answer apart from those.
  */
-export class McpAnsweredError extends McpError {}
+export class McpAnsweredError extends McpError {
+  /** An McpError the SDK client made of a server's JSON-RPC error answer, as what the server said (message kept). */
+  static of(err: McpError): McpAnsweredError {
+    const answered = new McpAnsweredError(err.code, '', err.data);
+    answered.message = err.message;
+    return answered;
+  }
+}
