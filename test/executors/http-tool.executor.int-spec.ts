@@ -12,7 +12,7 @@ import { findFreePort } from '@test/support/free-port';
 import { executorTestConfig, headersResolverOf, invocationOf } from './support/executor-fixtures';
 import { toolFixture } from '@test/support/tool-fixture';
 import { RecordingHttpServer } from './support/recording-http.server';
-import { SELF_SIGNED_CERT, SELF_SIGNED_KEY } from './support/self-signed-tls';
+import { selfSignedTls } from './support/self-signed-tls';
 
 /** The HTTP executor under the call policy, as the call path runs it, against a real loopback server. */
 class HttpHarness {
@@ -423,7 +423,7 @@ describe('HttpToolExecutor outbound guard (real sockets)', () => {
 
   it('fails an untrusted certificate as TLS_FAILED: not sent, not retried, saying what to fix', async () => {
     let received = 0;
-    const tls = createHttpsServer({ key: SELF_SIGNED_KEY, cert: SELF_SIGNED_CERT }, (_req, res) => {
+    const tls = createHttpsServer(selfSignedTls(), (_req, res) => {
       received++;
       res.end('{}');
     });

@@ -1,54 +1,32 @@
-/**
- * A self-signed certificate (CN=localhost, valid until 2126) and its key, for tests of TLS failures only: no client
- * trusts it, which is the point. Generated with `openssl req -x509 -newkey rsa:2048 -nodes -days 36500 -subj /CN=localhost`.
- */
-export const SELF_SIGNED_CERT = `-----BEGIN CERTIFICATE-----
-MIIDCzCCAfOgAwIBAgIUdz5g6cVQuwqvnC/yajFaVGy12LswDQYJKoZIhvcNAQEL
-BQAwFDESMBAGA1UEAwwJbG9jYWxob3N0MCAXDTI2MTIwMjE5MDUzMFoYDzIxMjYx
-MTA4MTkwNTMwWjAUMRIwEAYDVQQDDAlsb2NhbGhvc3QwggEiMA0GCSqGSIb3DQEB
-AQUAA4IBDwAwggEKAoIBAQCb0UgQWlGXf04fEdMfkp/pwNvVQxZ3f2wdZtIFhzfX
-Cq54n5qG4wiWXHJ+pXb2s34rHipcF4kgnfo1sFidkId9NvrZoTu4QSdSvuKO9ulX
-sawVaOl2xnh6v2L/+sKYzXnnNFCaIYXAEAAxfhAR6XHvf9qzfAf4mkiWWZWrhj9i
-vVAi9gsXRYyOVauMExcvmOnH6e/idv9dqWYvvUy3kVQW9ynYOBZeMiEMIenVt8Kw
-q3+c86AdGtZsXNXLszzG5kXsGk+QOs7udu6elGRTnBlJAhHx3nfnqpjtWIXeHFIv
-tdS3r6rKn1WEYrvwRRZrTyT03+vFsQuurd7Lr4D7/h8vAgMBAAGjUzBRMB0GA1Ud
-DgQWBBRfel5veVxC6W0sh9/z9osLsE3AzDAfBgNVHSMEGDAWgBRfel5veVxC6W0s
-h9/z9osLsE3AzDAPBgNVHRMBAf8EBTADAQH/MA0GCSqGSIb3DQEBCwUAA4IBAQAf
-V9nlhkFl/lYKGGhuug31g3SpStZ31Cb8Ct21oFkOJaHL4cN3ZHAkWxIf4rujGRqd
-d2RKMxNMd3srkGhrTiKTy75dCSpZKj0UzNbmZZyLTVr+suV2u1h15RyjaeULoewh
-rxqicweolixLQx3OPE4xZti5Usc7RawiRs/7d5hJRVSsd12R504CU6K2msDQrykX
-xJkSPiVn2EeODIttncIN0/6RR4L6Ib2tfaAhyAKMG/v25Y0wrFJ00LefBqeQ8Sot
-Kl8WgVPfxKs1ynH16FjXmDLwpAqBuVHw4h29dcPWxN4BKA5O7uLdAdSAgCVXGY7s
-ZjSXzklIlzUF24/0QJjr
------END CERTIFICATE-----
-`;
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
-export const SELF_SIGNED_KEY = `-----BEGIN PRIVATE KEY-----
-MIIEvgIBADANBgkqhkiG9w0BAQEFAASCBKgwggSkAgEAAoIBAQCb0UgQWlGXf04f
-EdMfkp/pwNvVQxZ3f2wdZtIFhzfXCq54n5qG4wiWXHJ+pXb2s34rHipcF4kgnfo1
-sFidkId9NvrZoTu4QSdSvuKO9ulXsawVaOl2xnh6v2L/+sKYzXnnNFCaIYXAEAAx
-fhAR6XHvf9qzfAf4mkiWWZWrhj9ivVAi9gsXRYyOVauMExcvmOnH6e/idv9dqWYv
-vUy3kVQW9ynYOBZeMiEMIenVt8Kwq3+c86AdGtZsXNXLszzG5kXsGk+QOs7udu6e
-lGRTnBlJAhHx3nfnqpjtWIXeHFIvtdS3r6rKn1WEYrvwRRZrTyT03+vFsQuurd7L
-r4D7/h8vAgMBAAECggEACVWSMZiXhrHTpjzVHvETr1ckVDQ+pk311hUQw9AD4lf7
-d7Jn+WikXQ2QtlGHPOQnzMFz3Cx0xIVyNcEorde4piGjCWKFR1Zv2p8gx1u3Qs+b
-9XRheAIPuZq5fYgyHCFDCjyyD2mur4DF4jEhGVGYx7YrDdGCULw9WPRo6OuT5IBG
-1gxNcREfJvnhpddlQs4jMZ9gEXJiVNzJ1fXWwNFeCvHaxJc3Xh/1E+gJ7zCQWWFr
-iPHCo1xnfbJHzgN3WeAM9JrHf47AH77fhobFH1n/NthHIl/FmSpLzDPTkMGSXeCL
-DrB8qjsVUbjOrH3IgpOnlM76j1r6bEn7hqPE4MTqAQKBgQDRVStJdAgsZ+jOeZbE
-Hhkr1nIa0lyAK7/C6hzIRwJJ6uFq4Oo8pgNaIhOSwxdQwkTyQr8ajVa51C3BXjOg
-/Njk0OseHdk6GbatK5hMPDvHr98NphdN9qigX0QTQo/oGI6M94J8YZQfISIErvrN
-scEL/c5qvk2uZSnOc5Sw1+WjrwKBgQC+jfIsnfyL1Pr4/6NgW3twO6LCGXa2if+h
-yeL7M+i1H3ENtMtwx77vWeCTX6sJ3ZeodFVpteizvHQZwWa9vU+TJFSdaA/2vRTP
-gfaCXqOTJA8yB0CUbW2hA/9WAl6yX/6pOA4vaCW3LtGUFuBS35/0KJayTZSLXuCJ
-2SD5UPicgQKBgCC+LK4pmxmvCyg4to9okdFckq6FVvipXy5SxjvBd6cuOSIpmhnw
-cbfIer1LDLuSF4y5SgESOI2KlbmYTYUR568qyowEaTUATqWZmxHZnhQm+0G8SArm
-2Qt0u0Yz9CR+qtV75YolDTEtUo/e+tXvxt1kTsQ9jhMIOdjUFV7v9jh7AoGBAINK
-xBiPxikGVuHnKUdD4PoEbPD1oIDG9lYgBv9z1ZuuDTQXZLDRP7IkqAKCwRMsFclg
-VlVem/XzG79/LO4AmOpV9uL5hz5HKyaKcjGDSYshJkMfEhTyjL2LRouZWGvojktD
-rypkxM/BN2+kj20qXUhaCvLRV07r0SPJcdm2O4WBAoGBALqzSfKDGcT4lKwc1fjp
-QhGoKC+1eU+m5dchltqLU+C8DkxDei8hMMprgErgXsOjUu94h76IcpIWsTKDd+tS
-Q87rUcje6MKqIs1aE5y5T1J9MNFIyLUhq/zpVQbkx73DO8SCOlbmwLAqD5jseVYc
-M3rQOfDGekpyPRjlNIVU0AP3
------END PRIVATE KEY-----
-`;
+/**
+ * A self-signed certificate (CN=localhost, valid for a day) and its key, for tests of TLS failures only: no client
+ * trusts it, which is the point. Made by `openssl` when a test asks for it, so no private key is kept in the
+ * repository (where secret scanners would rightly flag it).
+ */
+export function selfSignedTls(): { cert: string; key: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-tls-'));
+  try {
+    const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
+    // An EC key: made in milliseconds, where RSA takes a noticeable share of a second.
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1'].concat([
+        '-subj',
+        '/CN=localhost',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+      ]),
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    return { cert: readFileSync(cert, 'utf8'), key: readFileSync(key, 'utf8') };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
