@@ -1,5 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { promises as dns, LookupAddress } from 'node:dns';
+import { DnsLookupLimiter } from './dns-lookup.limiter';
 import type { LookupFunction } from 'node:net';
 
 type LookupOptions = Parameters<LookupFunction>[1];
@@ -39,7 +40,8 @@ const systemResolver: OutboundDnsResolver = (hostname) => dns.lookup(hostname, {
 @Injectable()
 export class OutboundGuard {
   private readonly allowList: OutboundAllowList;
-  private readonly resolve: OutboundDnsResolver;
+  /** The resolver, bounded (see DnsLookupLimiter); one for this guard and the tenants' guard made from it. */
+  private lookups: DnsLookupLimiter;
   /** Set on the tenants' guard only: targets refused whatever the allow list says. */
   private platformOnly: OutboundAllowList | null = null;
 
@@ -48,7 +50,7 @@ export class OutboundGuard {
     @Optional() @Inject(OUTBOUND_DNS_RESOLVER) resolver?: OutboundDnsResolver,
   ) {
     this.allowList = new OutboundAllowList(config.outboundAllowHosts);
-    this.resolve = resolver ?? systemResolver;
+    this.lookups = new DnsLookupLimiter(resolver ?? systemResolver);
   }
 
   /**
@@ -56,7 +58,8 @@ export class OutboundGuard {
    * (OUTBOUND_PLATFORM_ONLY_HOSTS) by host name or by any address it resolves to.
    */
   forTenants(platformOnly: readonly string[]): OutboundGuard {
-    const guard = new OutboundGuard(this.config, this.resolve);
+    const guard = new OutboundGuard(this.config);
+    guard.lookups = this.lookups;
     guard.platformOnly = new OutboundAllowList(platformOnly, 'OUTBOUND_PLATFORM_ONLY_HOSTS');
     return guard;
   }
@@ -121,7 +124,7 @@ export class OutboundGuard {
 
   private async resolveHost(hostname: string): Promise<LookupAddress[]> {
     try {
-      const all = await this.resolve(hostname);
+      const all = await this.lookups.lookup(hostname);
       if (all.length === 0) throw Object.assign(new Error('no addresses'), { code: 'ENOTFOUND' });
       return all;
     } catch (err) {

@@ -1,0 +1,90 @@
+import type { LookupAddress } from 'node:dns';
+import { DnsLookupLimiter } from './dns-lookup.limiter';
+import { OutboundGuard } from './outbound-guard';
+
+/** A resolver whose answers the test releases one host at a time; it records how many lookups run at once. */
+function slowResolver() {
+  const pending = new Map<string, () => void>();
+  const calls: string[] = [];
+  let running = 0;
+  let mostAtOnce = 0;
+  const resolve = async (host: string): Promise<LookupAddress[]> => {
+    calls.push(host);
+    mostAtOnce = Math.max(mostAtOnce, ++running);
+    await new Promise<void>((release) => pending.set(host, release));
+    running--;
+    if (host.startsWith('bad')) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+    return [{ address: '93.184.216.34', family: 4 }];
+  };
+  const answer = async (host: string) => {
+    for (let i = 0; i < 100 && !pending.has(host); i++) await new Promise((r) => setImmediate(r));
+    const release = pending.get(host);
+    if (!release) throw new Error(`no lookup of ${host} is running`);
+    pending.delete(host);
+    release();
+  };
+  return { resolve, answer, calls, running: () => running, mostAtOnce: () => mostAtOnce };
+}
+
+const settle = () => new Promise((r) => setImmediate(r));
+
+describe('DnsLookupLimiter', () => {
+  it('runs at most maxConcurrent lookups at once; the others start as slots free up, failed ones included', async () => {
+    const dns = slowResolver();
+    const limiter = new DnsLookupLimiter(dns.resolve, 2);
+    const results = ['bad1.example', 'a.example', 'b.example', 'c.example'].map((h) =>
+      limiter.lookup(h).then(
+        () => 'ok',
+        () => 'failed',
+      ),
+    );
+    await settle();
+    expect(dns.calls).toEqual(['bad1.example', 'a.example']);
+    await dns.answer('bad1.example');
+    await settle();
+    expect(dns.calls).toEqual(['bad1.example', 'a.example', 'b.example']);
+    for (const h of ['a.example', 'b.example', 'c.example']) await dns.answer(h);
+    expect(await Promise.all(results)).toEqual(['failed', 'ok', 'ok', 'ok']);
+    expect(dns.mostAtOnce()).toBe(2);
+  });
+
+  it('makes one lookup for concurrent requests of the same name, and a new one once it is answered', async () => {
+    const dns = slowResolver();
+    const limiter = new DnsLookupLimiter(dns.resolve, 2);
+    const both = Promise.all([limiter.lookup('a.example'), limiter.lookup('a.example')]);
+    await dns.answer('a.example');
+    expect((await both).map((r) => r[0].address)).toEqual(['93.184.216.34', '93.184.216.34']);
+    const again = limiter.lookup('a.example');
+    await dns.answer('a.example');
+    await again;
+    expect(dns.calls).toEqual(['a.example', 'a.example']);
+  });
+
+  it('fails a lookup at once, as EAI_AGAIN, when too many are already waiting', async () => {
+    const dns = slowResolver();
+    const limiter = new DnsLookupLimiter(dns.resolve, 1);
+    const waiting = Array.from({ length: 257 }, (_, i) => limiter.lookup(`h${i}.example`).catch(() => undefined));
+    await expect(limiter.lookup('one-more.example')).rejects.toMatchObject({ code: 'EAI_AGAIN' });
+    for (let i = 0; i < 257; i++) await dns.answer(`h${i}.example`);
+    await Promise.all(waiting);
+    expect(dns.mostAtOnce()).toBe(1);
+  });
+
+  it("bounds the guard's lookups, the tenants' guard sharing the same slots", async () => {
+    const dns = slowResolver();
+    const platform = new OutboundGuard({ outboundAllowHosts: [] }, dns.resolve);
+    const tenants = platform.forTenants([]);
+    const checks = [
+      platform.assertAllowed(new URL('https://p1.example/')),
+      tenants.assertAllowed(new URL('https://t1.example/')),
+      tenants.assertAllowed(new URL('https://t2.example/')),
+      platform.assertAllowed(new URL('https://p2.example/')),
+    ];
+    await settle();
+    const limit = Math.max(1, Math.floor(Number(process.env.UV_THREADPOOL_SIZE || 4) / 2));
+    expect(dns.running()).toBe(Math.min(limit, 4));
+    for (const h of ['p1.example', 't1.example', 't2.example', 'p2.example']) await dns.answer(h);
+    await Promise.all(checks);
+    expect(dns.mostAtOnce()).toBe(Math.min(limit, 4));
+  });
+});
