@@ -1,4 +1,4 @@
-import { createKey, gatewayForSuite, toolBody } from '@test/support/gateway-test-app';
+import { createKey, gatewayForSuite, sessionWithTool } from '@test/support/gateway-test-app';
 import { describeEachDialect } from '@test/support/test-database';
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
 import { recordStatements, StatementRecording } from '@test/support/statement-counter';
@@ -25,24 +25,11 @@ describeEachDialect('act: statements per call', (dialect) => {
     remote.handler = async (_req, res) => void res.end('{"ok":true}');
     const gw = suite.gw;
     runtime = await createKey(gw, 'acme', 'runtime');
-    const tool = (
-      await gw.http
-        .post('/api/v1/admin/tools')
-        .set(gw.admin)
-        .send(toolBody({ name: 'lookup', tenantId: 'acme', sideEffect: 'READ_ONLY', endpoint: remote.url('/q') }))
-        .expect(201)
-    ).body;
-    const agentId = (
-      await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'a', tenantId: 'acme' }).expect(201)
-    ).body.id;
-    await gw.http
-      .put(`/api/v1/admin/agents/${agentId}/tools`)
-      .set(gw.admin)
-      .send({ toolIds: [tool.id] })
-      .expect(200);
-    sessionId = (
-      await gw.http.post('/api/v1/sessions').set(runtime).send({ agentId, userId: 'u', permissions: [] }).expect(201)
-    ).body.id;
+    ({ sessionId } = await sessionWithTool(gw, runtime, 'acme', {
+      name: 'lookup',
+      sideEffect: 'READ_ONLY',
+      endpoint: remote.url('/q'),
+    }));
     // Warm: the first act raises the session's iteration and loads the tenant's view.
     await act('warm-1', 1);
     await suite.gw.app.get(ToolCallLogService).flush();

@@ -6,7 +6,7 @@ import { SessionEventsStore } from '@app/modules/session-events/session-events.s
 import { ToolCallJournalRepository } from '@app/modules/loop-acting/journal/tool-call-journal.repository';
 import { recordStatements } from '@test/support/statement-counter';
 import { createTestDatabaseUrl, TestDatabase } from '@test/support/test-database';
-import { createKey, sessionWithTool, startTestGateway, TestGateway, toolBody } from '@test/support/gateway-test-app';
+import { createKey, sessionWithTool, startTestGateway, TestGateway } from '@test/support/gateway-test-app';
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
 import { waitFor } from '@test/support/wait-for';
 
@@ -26,26 +26,11 @@ describe('journal leases of a call that outlives JOURNAL_LEASE_MS', () => {
     // Renewed every 500 ms: a renewal a loaded machine delays by up to a second still comes in time.
     gw = await startTestGateway(db.url, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', JOURNAL_LEASE_MS: '1500' });
     runtime = await createKey(gw, 'acme', 'runtime');
-    const tool = (
-      await gw.http
-        .post('/api/v1/admin/tools')
-        .set(gw.admin)
-        .send(
-          toolBody({ name: 'slow_write', tenantId: 'acme', sideEffect: 'SIDE_EFFECT', endpoint: remote.url('/slow') }),
-        )
-        .expect(201)
-    ).body;
-    const agentId = (
-      await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'a', tenantId: 'acme' }).expect(201)
-    ).body.id;
-    await gw.http
-      .put(`/api/v1/admin/agents/${agentId}/tools`)
-      .set(gw.admin)
-      .send({ toolIds: [tool.id] })
-      .expect(200);
-    sessionId = (
-      await gw.http.post('/api/v1/sessions').set(runtime).send({ agentId, userId: 'u', permissions: [] }).expect(201)
-    ).body.id;
+    ({ sessionId } = await sessionWithTool(gw, runtime, 'acme', {
+      name: 'slow_write',
+      sideEffect: 'SIDE_EFFECT',
+      endpoint: remote.url('/slow'),
+    }));
   });
   afterAll(async () => {
     for (const res of held) res.destroy();

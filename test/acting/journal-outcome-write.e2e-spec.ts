@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { createTestDatabaseUrl, describeEachDialect, TestDatabase } from '@test/support/test-database';
-import { createKey, startTestGateway, TestGateway, toolBody } from '@test/support/gateway-test-app';
+import { createKey, sessionWithTool, startTestGateway, TestGateway } from '@test/support/gateway-test-app';
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
 import { ToolCallJournalRepository } from '@app/modules/loop-acting/journal/tool-call-journal.repository';
 import { SessionEventsStore } from '@app/modules/session-events/session-events.store';
@@ -22,24 +22,11 @@ describeEachDialect('the outcome of a call whose first write the database refuse
     db = await createTestDatabaseUrl(dialect);
     gw = await startTestGateway(db.url, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', JOURNAL_SWEEP_INTERVAL_MS: '0' });
     runtime = await createKey(gw, 'acme', 'runtime');
-    const tool = (
-      await gw.http
-        .post('/api/v1/admin/tools')
-        .set(gw.admin)
-        .send(toolBody({ name: 'write_row', tenantId: 'acme', sideEffect: 'SIDE_EFFECT', endpoint: remote.url('/w') }))
-        .expect(201)
-    ).body;
-    const agentId = (
-      await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'a', tenantId: 'acme' }).expect(201)
-    ).body.id;
-    await gw.http
-      .put(`/api/v1/admin/agents/${agentId}/tools`)
-      .set(gw.admin)
-      .send({ toolIds: [tool.id] })
-      .expect(200);
-    sessionId = (
-      await gw.http.post('/api/v1/sessions').set(runtime).send({ agentId, userId: 'u', permissions: [] }).expect(201)
-    ).body.id;
+    ({ sessionId } = await sessionWithTool(gw, runtime, 'acme', {
+      name: 'write_row',
+      sideEffect: 'SIDE_EFFECT',
+      endpoint: remote.url('/w'),
+    }));
   });
 
   afterAll(async () => {
