@@ -29,6 +29,7 @@ import { ModelProvidersModule } from './modules/model-providers/model-providers.
 import { AgentRunsModule } from './modules/agent-runs/agent-runs.module';
 import { KnowledgeBasesModule } from './modules/knowledge-bases/knowledge-bases.module';
 import { WorkspaceModule } from './modules/workspace/workspace.module';
+import { RateLimitModule } from './modules/rate-limit/rate-limit.module';
 
 /** Imports the feature modules; owns nothing else. */
 @Module({})
@@ -47,6 +48,8 @@ export class AppModule {
         ScheduleModule.forRoot(),
         MetricsModule,
         ApiKeysModule,
+        // After ApiKeysModule: its guard limits the key the key guard has put on the request.
+        ...(config.rateLimitPerMinute > 0 ? [RateLimitModule.perKey(config.rateLimitPerMinute)] : []),
         ToolRegistryModule,
         AgentConfigModule,
         HitlModule,

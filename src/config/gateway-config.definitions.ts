@@ -402,6 +402,13 @@ export const GATEWAY_SETTINGS = [
       'Event streams (GET /sessions/{id}/events/stream) one tenant may hold open on one instance; one more is a 429 (each open stream reads the database every EVENTS_STREAM_POLL_MS).',
   },
   {
+    env: 'RATE_LIMIT_PER_MINUTE',
+    kind: { type: 'int', min: 0, max: 1_000_000 },
+    defaultValue: '0',
+    description:
+      'Requests one API key may make per minute on one instance (every route but /health and /metrics); one more is a 429 TOO_MANY_REQUESTS with Retry-After. 0: no limit.',
+  },
+  {
     env: 'GATEWAY_FAULT_INJECTION',
     kind: { type: 'string' },
     defaultValue: '',

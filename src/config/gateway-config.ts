@@ -87,6 +87,8 @@ export interface GatewayConfig {
   eventsStreamPollMs: number;
   /** EVENTS_STREAM_MAX_PER_TENANT: open event streams per tenant on this instance. */
   eventsStreamMaxPerTenant: number;
+  /** RATE_LIMIT_PER_MINUTE: requests per API key and minute on this instance; 0 for none. */
+  rateLimitPerMinute: number;
 }
 
 export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
@@ -277,6 +279,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     },
     eventsStreamPollMs: raw.EVENTS_STREAM_POLL_MS as number,
     eventsStreamMaxPerTenant: raw.EVENTS_STREAM_MAX_PER_TENANT as number,
+    rateLimitPerMinute: raw.RATE_LIMIT_PER_MINUTE as number,
   };
 }
 
