@@ -1,9 +1,9 @@
 import { JsonSchema } from '@app/modules/tool-registry/tool-registry.types';
 import { GeminiSchemaRefResolver } from './gemini-schema-ref.resolver';
 import { OPENAI_STRICT_FORMATS, hasRegexLookaround } from './openai-strict-spec.validator';
-import { RawSchema, declaredTypes, isRawSchema } from './tool-spec-schema.walk';
+import { RawSchema, childPointer, declaredTypes, isRawSchema } from './tool-spec-schema.walk';
 
-/** The strict rewrite of a schema, or why it cannot be written that way. */
+/** The strict rewrite of a schema, or why it cannot be written that way (each reason naming its node's JSON pointer). */
 export type StrictSchemaResult = { ok: true; schema: JsonSchema } | { ok: false; problems: string[] };
 
 /** Keywords strict mode supports that are copied as they are (`anyOf`, objects and arrays are rebuilt). */
@@ -89,7 +89,7 @@ class StrictConverter {
   root(root: RawSchema): RawSchema {
     this.expanding.add(root);
     try {
-      return this.node(root, '$', true);
+      return this.node(root, '#', true);
     } finally {
       this.expanding.delete(root);
     }
@@ -105,7 +105,7 @@ class StrictConverter {
     let schema = source;
     if (typeof schema.$ref === 'string') {
       const target = this.refs.resolve(schema.$ref);
-      if (!isRawSchema(target)) return this.fail(path, `$ref ${schema.$ref} does not resolve`);
+      if (!isRawSchema(target)) return this.fail(path, `has a $ref ${schema.$ref} that does not resolve`);
       if (this.expanding.has(target)) return this.recursiveRef(schema.$ref, target, path, required);
       const { $ref: _ref, ...siblings } = schema;
       this.expanding.add(target);
@@ -141,8 +141,9 @@ class StrictConverter {
     }
     const isObject = types.includes('object') || (types.length === 0 && isRawSchema(schema.properties));
     if (isObject) this.object(schema, out, path);
-    if (types.includes('array')) out.items = this.node(schema.items, `${path}.items`, true);
-    if (Array.isArray(schema.anyOf)) out.anyOf = schema.anyOf.map((m, i) => this.node(m, `${path}.anyOf[${i}]`, true));
+    if (types.includes('array')) out.items = this.node(schema.items, childPointer(path, 'items'), true);
+    if (Array.isArray(schema.anyOf))
+      out.anyOf = schema.anyOf.map((m, i) => this.node(m, childPointer(path, 'anyOf', i), true));
     if (types.length > 0) out.type = types.length === 1 ? types[0] : types;
     else if (isObject) out.type = 'object';
     else if (out.anyOf === undefined && out.enum === undefined && out.const === undefined)
@@ -199,7 +200,7 @@ class StrictConverter {
       const [name, target] = next;
       this.expanding.add(target);
       try {
-        done[name] = this.node(target, `$.$defs.${name}`, true);
+        done[name] = this.node(target, childPointer('#', '$defs', name), true);
       } finally {
         this.expanding.delete(target);
       }
@@ -227,22 +228,23 @@ class StrictConverter {
     ].filter((key): key is string => typeof key === 'string');
     if (otherKeys.length > 0)
       return void this.fail(path, `is a map (${otherKeys.join(', ')}), which strict mode cannot express`);
-    if (Object.keys(properties).length === 0 && extra === undefined && path !== '$') {
+    if (Object.keys(properties).length === 0 && extra === undefined && path !== '#') {
       return void this.fail(path, 'is a free-form object (no properties), which strict mode cannot express');
     }
     const required = new Set(Array.isArray(schema.required) ? schema.required : []);
     out.properties = Object.fromEntries(
       Object.entries(properties).map(([name, child]) => [
         name,
-        this.node(child, `${path}.properties.${name}`, required.has(name)),
+        this.node(child, childPointer(path, 'properties', name), required.has(name)),
       ]),
     );
     out.required = Object.keys(properties);
     out.additionalProperties = false;
   }
 
+  /** `path`: the node's JSON pointer; `problem`: what it is that strict mode cannot take ("is a map (...)"). */
   private fail(path: string, problem: string): RawSchema {
-    this.problems.push(`${path} ${problem}`);
+    this.problems.push(`${path}: strict: false because it ${problem}`);
     return {};
   }
 }

@@ -184,7 +184,7 @@ describe('toOpenAiStrictToolSpec', () => {
         },
       }),
     );
-    expect(warnings).toEqual([]);
+    expect(warnings).toEqual([expect.stringContaining('#: root oneOf of 2 alternatives laid out as one object')]);
     expect(spec.function.parameters.properties).toEqual({
       kind: { anyOf: [{ const: 'email' }, { const: 'sms' }] },
       address: { type: ['string', 'null'] },
@@ -207,7 +207,13 @@ describe('toOpenAiStrictToolSpec', () => {
     });
     expect(spec.function.strict).toBe(false);
     expect(spec.function.parameters).toMatchObject({ additionalProperties: keys });
-    expect(warnings).toEqual([expect.stringContaining('is a map')]);
+    expect(warnings).toEqual([
+      expect.stringContaining('#: root anyOf of 2 alternatives laid out as one object'),
+      expect.stringMatching(
+        /^#\/anyOf\/1: alternative \(a (map|free-form object)\) of the root anyOf: its keys are allowed/,
+      ),
+      '#: strict: false because it is a map (additionalProperties), which strict mode cannot express',
+    ]);
   });
 
   it.each([
@@ -224,12 +230,12 @@ describe('toOpenAiStrictToolSpec', () => {
       {
         m: { type: 'object', properties: { a: { type: 'string' } }, patternProperties: { '^x-': { type: 'string' } } },
       },
-      '$.properties.m is a map (patternProperties)',
+      '#/properties/m: strict: false because it is a map (patternProperties)',
     ],
     [
       'an object with unevaluated keys beside its properties',
       { m: { type: 'object', properties: { a: { type: 'string' } }, unevaluatedProperties: { type: 'integer' } } },
-      '$.properties.m is a map (unevaluatedProperties)',
+      '#/properties/m: strict: false because it is a map (unevaluatedProperties)',
     ],
     ['a value of any type', { m: {} }, 'accepts a value of any type'],
     [
