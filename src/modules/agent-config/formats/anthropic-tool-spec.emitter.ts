@@ -3,7 +3,7 @@ import { anthropicPropertyKey } from './anthropic-property-key';
 import { PortableSchema, toPortableSchema } from './portable-json-schema.converter';
 import { ANTHROPIC_PROPERTY_KEY_PATTERN } from './anthropic-spec.validator';
 import { AnthropicToolSpec, ToolSpecSource } from './model-format.types';
-import { RawSchema, childPointer, childSchemaEntries, isRawSchema } from './tool-spec-schema.walk';
+import { RawSchema, childPointer, childSchemas, isRawSchema } from './tool-spec-schema.walk';
 
 /**
  * The `input_schema` Anthropic accepts: the schema rewritten by {@link toPortableSchema}, then every property key
@@ -20,7 +20,7 @@ export function toAnthropicInputSchema(parameters: JsonSchema): PortableSchema {
     if (seen.has(node)) continue;
     seen.add(node);
     // Taken before the keys are renamed: a pointer names a property as the admin wrote it.
-    const children = childSchemaEntries(node)
+    const children = childSchemas(node)
       .filter((entry): entry is [(string | number)[], RawSchema] => isRawSchema(entry[1]))
       .map(([tokens, child]): [RawSchema, string] => [child, childPointer(pointer, ...tokens)]);
     renameProperties(node, pointer, notes);

@@ -1,6 +1,6 @@
 import { GeminiSchemaRefResolver } from './gemini-schema-ref.resolver';
 import { openAiSpecViolations } from './openai-spec.validator';
-import { JSON_SCHEMA_TYPES, RawSchema, declaredTypes, isRawSchema } from './tool-spec-schema.walk';
+import { JSON_SCHEMA_TYPES, RawSchema, childPointer, declaredTypes, isRawSchema } from './tool-spec-schema.walk';
 
 /**
  * OpenAI Structured Outputs, "Supported schemas" (platform.openai.com/docs/guides/structured-outputs),
@@ -66,7 +66,7 @@ interface Tally {
   chars: number;
 }
 
-/** Why OpenAI would refuse `spec` as a strict function, as `path: problem`; empty when it accepts it. */
+/** Why OpenAI would refuse `spec` as a strict function, as `pointer: problem`; empty when it accepts it. */
 export function openAiStrictSpecViolations(spec: unknown): string[] {
   const problems = openAiSpecViolations(spec);
   if (problems.length > 0) return problems;
@@ -80,17 +80,17 @@ export function openAiStrictSpecViolations(spec: unknown): string[] {
     if (isRawSchema(defs)) {
       for (const [name, def] of Object.entries(defs)) {
         tally.chars += name.length;
-        strictNode(def, `$.${key}.${name}`, 1, refs, tally, problems);
+        strictNode(def, childPointer('#', key, name), 1, refs, tally, problems);
       }
     }
   }
-  strictNode(parameters, '$', 0, refs, tally, problems);
+  strictNode(parameters, '#', 0, refs, tally, problems);
   if (tally.properties > OPENAI_STRICT_LIMITS.properties)
-    problems.push(`$: more than ${OPENAI_STRICT_LIMITS.properties} object properties`);
+    problems.push(`#: more than ${OPENAI_STRICT_LIMITS.properties} object properties`);
   if (tally.enumValues > OPENAI_STRICT_LIMITS.enumValues)
-    problems.push(`$: more than ${OPENAI_STRICT_LIMITS.enumValues} enum values`);
+    problems.push(`#: more than ${OPENAI_STRICT_LIMITS.enumValues} enum values`);
   if (tally.chars > OPENAI_STRICT_LIMITS.chars)
-    problems.push(`$: more than ${OPENAI_STRICT_LIMITS.chars} characters of names and values`);
+    problems.push(`#: more than ${OPENAI_STRICT_LIMITS.chars} characters of names and values`);
   return problems;
 }
 
@@ -108,7 +108,7 @@ function strictNode(
   }
   for (const key of Object.keys(schema))
     if (!STRICT_KEYWORDS.has(key)) problems.push(`${path}: keyword ${key} is not supported in strict mode`);
-  if (path === '$' && schema.anyOf !== undefined) problems.push('$: the root must not be an anyOf');
+  if (path === '#' && schema.anyOf !== undefined) problems.push('#: the root must not be an anyOf');
   const types = declaredTypes(schema);
   for (const type of types)
     if (!JSON_SCHEMA_TYPES.has(type)) problems.push(`${path}: unknown type ${JSON.stringify(type)}`);
@@ -132,12 +132,15 @@ function strictNode(
     strictObject(schema, path, depth, refs, tally, problems);
   if (types.includes('array')) {
     if (!isRawSchema(schema.items)) problems.push(`${path}: array schema missing items`);
-    else strictNode(schema.items, `${path}.items`, depth, refs, tally, problems);
+    else strictNode(schema.items, childPointer(path, 'items'), depth, refs, tally, problems);
   }
   if (schema.anyOf !== undefined) {
     if (!Array.isArray(schema.anyOf) || schema.anyOf.length === 0)
       problems.push(`${path}: anyOf must be a non-empty list`);
-    else schema.anyOf.forEach((member, i) => strictNode(member, `${path}.anyOf[${i}]`, depth, refs, tally, problems));
+    else
+      schema.anyOf.forEach((member, i) =>
+        strictNode(member, childPointer(path, 'anyOf', i), depth, refs, tally, problems),
+      );
   }
 }
 
@@ -162,7 +165,7 @@ function strictObject(
   for (const [name, child] of Object.entries(properties)) {
     tally.properties += 1;
     tally.chars += name.length;
-    strictNode(child, `${path}.properties.${name}`, depth + 1, refs, tally, problems);
+    strictNode(child, childPointer(path, 'properties', name), depth + 1, refs, tally, problems);
   }
 }
 

@@ -1,7 +1,7 @@
 import { JsonSchema } from '@app/modules/tool-registry/tool-registry.types';
 import { GeminiSchemaRefResolver } from './gemini-schema-ref.resolver';
 import { keysOnlyAlternative } from './gemini-root-map';
-import { RawSchema, childPointer, childSchemaEntries, declaredTypes, isRawSchema } from './tool-spec-schema.walk';
+import { RawSchema, childPointer, childSchemas, declaredTypes, isRawSchema } from './tool-spec-schema.walk';
 
 /** A tool's parameters as OpenAI and Anthropic both accept them, and what had to change to get there. */
 export interface PortableSchema {
@@ -229,7 +229,7 @@ function rewriteTree(root: RawSchema, notes: string[], at = '#'): number {
     const [node, pointer] = stack.pop()!;
     if (seen.has(node)) continue;
     seen.add(node);
-    const children = childSchemaEntries(node)
+    const children = childSchemas(node)
       .filter((entry): entry is [(string | number)[], RawSchema] => isRawSchema(entry[1]))
       .map(([tokens, child]): [RawSchema, string] => [child, childPointer(pointer, ...tokens)]);
     rewriteTuple(node, pointer, notes);
@@ -267,7 +267,7 @@ function inlineMovedRefs(root: RawSchema, source: unknown, notes: string[]): voi
       const ref = node.$ref;
       if (typeof ref === 'string' && after.resolve(ref) === undefined && isRawSchema(before.resolve(ref)))
         moved.push([node, pointer]);
-      for (const [tokens, child] of childSchemaEntries(node))
+      for (const [tokens, child] of childSchemas(node))
         if (isRawSchema(child)) stack.push([child, childPointer(pointer, ...tokens)]);
     }
     if (moved.length === 0) return;

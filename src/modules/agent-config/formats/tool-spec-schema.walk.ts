@@ -29,7 +29,7 @@ const MAP_SUBSCHEMA_KEYWORDS = ['properties', 'patternProperties', '$defs', 'def
  * Every direct subschema of `schema` with the tokens that step to it (`['properties', 'x']`, `['anyOf', 0]`), as a
  * JSON pointer writes them (see {@link childPointer}).
  */
-export function childSchemaEntries(schema: RawSchema): [(string | number)[], unknown][] {
+export function childSchemas(schema: RawSchema): [(string | number)[], unknown][] {
   const out: [(string | number)[], unknown][] = [];
   for (const key of SINGLE_SUBSCHEMA_KEYWORDS) {
     const value = schema[key];
@@ -45,14 +45,6 @@ export function childSchemaEntries(schema: RawSchema): [(string | number)[], unk
     if (isRawSchema(value)) for (const [name, member] of Object.entries(value)) out.push([[key, name], member]);
   }
   return out;
-}
-
-/** Every direct subschema of `schema` with its path segment (`.properties.x`, `.anyOf[0]`, ...), as validators name it. */
-export function childSchemas(schema: RawSchema): [string, unknown][] {
-  return childSchemaEntries(schema).map(([tokens, child]) => [
-    tokens.map((token) => (typeof token === 'number' ? `[${token}]` : `.${token}`)).join(''),
-    child,
-  ]);
 }
 
 /**

@@ -23,7 +23,7 @@ describe('provider validators', () => {
       ['a root anyOf', obj({}, { anyOf: [obj({ a: { type: 'string' } })] }), /anyOf is not allowed at the top level/],
       ['a root enum', obj({}, { enum: [{}] }), /enum is not allowed at the top level/],
       ['a root that is not an object', { type: 'array', items: {} }, /root must have type "object"/],
-      ['an array without items', obj({ a: { type: 'array' } }), /properties\.a: array schema missing items/],
+      ['an array without items', obj({ a: { type: 'array' } }), /#\/properties\/a: array schema missing items/],
       ['a draft-07 tuple', obj({ a: { type: 'array', items: [{ type: 'string' }] } }), /items must be one schema/],
       ['a boolean property schema', obj({ a: true }), /a subschema must be a JSON object/],
       ['a $ref that points nowhere', obj({ a: { $ref: '#/$defs/Nope' } }), /does not resolve/],
@@ -91,12 +91,12 @@ describe('provider validators', () => {
       [
         'a pattern with a lookahead',
         obj({ a: { type: 'string', pattern: '^(?!\\.)[a-z.]+$' } }, { required: ['a'], additionalProperties: false }),
-        /properties\.a: pattern uses a regex lookaround/,
+        /#\/properties\/a: pattern uses a regex lookaround/,
       ],
       [
         'a pattern with a lookbehind',
         obj({ a: { type: 'string', pattern: '(?<!-)x' } }, { required: ['a'], additionalProperties: false }),
-        /properties\.a: pattern uses a regex lookaround/,
+        /#\/properties\/a: pattern uses a regex lookaround/,
       ],
     ])('refuses %s', (_label, parameters, problem) => {
       expect(openAiStrictSpecViolations(strict(parameters)).join('\n')).toMatch(problem);
@@ -133,13 +133,13 @@ describe('provider validators', () => {
 
     it.each([['oneOf'], ['allOf'], ['anyOf']])('refuses a root %s', (key) => {
       expect(anthropicSpecViolations(anthropic(obj({}, { [key]: [obj({})] })))).toEqual([
-        `$: ${key} is not allowed at the top level`,
+        `#: ${key} is not allowed at the top level`,
       ]);
     });
 
     it('refuses a draft-07 tuple and accepts an array without items', () => {
       expect(anthropicSpecViolations(anthropic(obj({ t: { type: 'array', items: [{}] } })))).toEqual([
-        '$.properties.t: items must be one schema (a tuple as a list is draft-07 only)',
+        '#/properties/t: items must be one schema (a tuple as a list is draft-07 only)',
       ]);
       expect(anthropicSpecViolations(anthropic(obj({ t: { type: 'array' } })))).toEqual([]);
     });
@@ -158,18 +158,18 @@ describe('provider validators', () => {
           ),
         ),
       ).toEqual([
-        '$.properties: key "$top" does not match ^[a-zA-Z0-9_.-]{1,64}$',
-        '$.properties: key "filter[id]" does not match ^[a-zA-Z0-9_.-]{1,64}$',
-        `$.properties: key "${'k'.repeat(65)}" does not match ^[a-zA-Z0-9_.-]{1,64}$`,
-        '$.properties.nested.properties: key "weird key" does not match ^[a-zA-Z0-9_.-]{1,64}$',
+        '#/properties: key "$top" does not match ^[a-zA-Z0-9_.-]{1,64}$',
+        '#/properties: key "filter[id]" does not match ^[a-zA-Z0-9_.-]{1,64}$',
+        `#/properties: key "${'k'.repeat(65)}" does not match ^[a-zA-Z0-9_.-]{1,64}$`,
+        '#/properties/nested/properties: key "weird key" does not match ^[a-zA-Z0-9_.-]{1,64}$',
       ]);
     });
   });
 
   describe('geminiSpecViolations', () => {
     it.each([
-      ['an object without properties', obj({ m: { type: 'object' } }), /properties\.m: object without properties/],
-      ['a node with no type', obj({ m: { description: 'x' } }), /properties\.m: no type/],
+      ['an object without properties', obj({ m: { type: 'object' } }), /#\/properties\/m: object without properties/],
+      ['a node with no type', obj({ m: { description: 'x' } }), /#\/properties\/m: no type/],
       ['an array without items', obj({ m: { type: 'array' } }), /array without items/],
       ['a non-string enum', obj({ m: { type: 'integer', enum: [1] } }), /enum on type integer/],
       [
@@ -215,7 +215,7 @@ describe('provider validators', () => {
       expect(
         openAiResponsesSpecViolations({ type: 'function', name: 'f', description: 'd', parameters, strict: false }),
       ).toEqual([
-        '$.properties.a.items: pattern uses a regex lookaround ((?=, (?!, (?<=, (?<!), which the Responses API does not support',
+        '#/properties/a/items: pattern uses a regex lookaround ((?=, (?!, (?<=, (?<!), which the Responses API does not support',
       ]);
     });
   });

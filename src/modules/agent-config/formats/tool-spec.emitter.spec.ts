@@ -134,6 +134,18 @@ describe('emitToolSpec', () => {
     });
   });
 
+  it("names a strict: false reason found in the rewritten schema by that node's JSON pointer too", () => {
+    const tool = {
+      name: 'tag',
+      description: 'Tag.',
+      parameters: { type: 'object', properties: { 'a/b': { const: { x: 1 } } }, required: ['a/b'] },
+    };
+    expect(emitToolSpec('openai-strict', tool).warnings).toEqual([
+      'strict: false because strict mode would refuse the rewritten schema: #/properties/a~1b: const must be a ' +
+        'string, number, boolean or null',
+    ]);
+  });
+
   it('throws a clear error for an unknown format, including inherited names', () => {
     expect(() => emitToolSpec('mistral' as ModelFormat, TOOL)).toThrow('Unknown model format "mistral"');
     expect(() => emitToolSpec('toString' as ModelFormat, TOOL)).toThrow('Unknown model format "toString"');
