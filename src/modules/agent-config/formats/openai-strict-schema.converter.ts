@@ -1,6 +1,6 @@
 import { JsonSchema } from '@app/modules/tool-registry/tool-registry.types';
 import { GeminiSchemaRefResolver } from './gemini-schema-ref.resolver';
-import { OPENAI_STRICT_FORMATS, hasRegexLookaround } from './openai-strict-spec.validator';
+import { OPENAI_STRICT_FORMATS, hasRegexLookaround, propertySignature } from './openai-strict-spec.validator';
 import { RawSchema, childPointer, declaredTypes, isRawSchema } from './tool-spec-schema.walk';
 
 /** The strict rewrite of a schema, or why it cannot be written that way (each reason naming its node's JSON pointer). */
@@ -143,7 +143,7 @@ class StrictConverter {
     if (isObject) this.object(schema, out, path);
     if (types.includes('array')) out.items = this.node(schema.items, childPointer(path, 'items'), true);
     if (Array.isArray(schema.anyOf))
-      out.anyOf = schema.anyOf.map((m, i) => this.node(m, childPointer(path, 'anyOf', i), true));
+      out.anyOf = withDistinctFirstKeys(schema.anyOf.map((m, i) => this.node(m, childPointer(path, 'anyOf', i), true)));
     if (types.length > 0) out.type = types.length === 1 ? types[0] : types;
     else if (isObject) out.type = 'object';
     else if (out.anyOf === undefined && out.enum === undefined && out.const === undefined)
@@ -247,6 +247,32 @@ class StrictConverter {
     this.problems.push(`${path}: strict: false because it ${problem}`);
     return {};
   }
+}
+
+/**
+ * `members` (our own nodes) with each object whose first property another object of the union has first too (the same
+ * name and schema, which strict mode refuses) reordered to start with a property no other object has as it is, and
+ * `required` in the same order (strict mode lists every property there). An object with no such property is left as it
+ * is: the strict validator then names the union, and the tool is emitted with `strict: false`.
+ */
+function withDistinctFirstKeys(members: RawSchema[]): RawSchema[] {
+  const objects = members.filter((m) => isRawSchema(m.properties) && Object.keys(m.properties).length > 0);
+  const signatures = objects.map(
+    (m) => new Set(Object.entries(m.properties as RawSchema).map(([name, s]) => propertySignature(name, s))),
+  );
+  const firsts = objects.map((m) => propertySignature(...Object.entries(m.properties as RawSchema)[0]));
+  objects.forEach((member, i) => {
+    if (!firsts.some((first, j) => j !== i && first === firsts[i])) return;
+    const entries = Object.entries(member.properties as RawSchema);
+    const own = entries.find(([name, s]) =>
+      signatures.every((set, j) => j === i || !set.has(propertySignature(name, s))),
+    );
+    if (!own) return;
+    // fromEntries defines own keys, so a property named "__proto__" stays a property.
+    member.properties = Object.fromEntries([own, ...entries.filter((entry) => entry !== own)]);
+    member.required = Object.keys(member.properties as RawSchema);
+  });
+  return members;
 }
 
 /** A ref target with the keywords beside the `$ref`: siblings win, but properties and required are united. */

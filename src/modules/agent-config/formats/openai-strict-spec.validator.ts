@@ -13,6 +13,10 @@ import { JSON_SCHEMA_TYPES, RawSchema, childPointer, declaredTypes, isRawSchema 
  *   is not supported;
  * - "all fields must be required" and "additionalProperties: false must always be set in objects";
  * - `enum` and `const` hold primitive values (the documented examples; object values are not supported);
+ * - the objects of one `anyOf` do not share an identical first key (the same name with the same schema): "Objects
+ *   provided via 'anyOf' must not share identical first keys. Consider adding a discriminator key or rearranging the
+ *   properties to ensure the first key is unique" (reported for o1 and later models; a discriminator first, with a
+ *   `const` or `enum` of its own in each object, is accepted);
  * - limits: 5000 object properties in all, 10 levels of nesting, 1000 enum values in all, 120,000
  *   characters of property names, definition names, enum and const values, and 15,000 characters of
  *   values for one enum of more than 250 values.
@@ -137,11 +141,40 @@ function strictNode(
   if (schema.anyOf !== undefined) {
     if (!Array.isArray(schema.anyOf) || schema.anyOf.length === 0)
       problems.push(`${path}: anyOf must be a non-empty list`);
-    else
+    else {
       schema.anyOf.forEach((member, i) =>
         strictNode(member, childPointer(path, 'anyOf', i), depth, refs, tally, problems),
       );
+      const clash = sharedFirstKey(schema.anyOf);
+      if (clash)
+        problems.push(
+          `${childPointer(path, 'anyOf')}: objects ${clash.first} and ${clash.second} share an identical first key ` +
+            `${JSON.stringify(clash.key)}, which strict mode refuses ("Objects provided via 'anyOf' must not share ` +
+            'identical first keys")',
+        );
+    }
   }
+}
+
+/** A property as strict mode compares first keys: its name and its schema. */
+export function propertySignature(name: string, schema: unknown): string {
+  return JSON.stringify([name, schema]);
+}
+
+/** The first two objects of `members` whose first properties are identical (name and schema), by position. */
+function sharedFirstKey(members: unknown[]): { first: number; second: number; key: string } | undefined {
+  const seen = new Map<string, number>();
+  for (let i = 0; i < members.length; i++) {
+    const member = members[i];
+    const entry =
+      isRawSchema(member) && isRawSchema(member.properties) ? Object.entries(member.properties)[0] : undefined;
+    if (!entry) continue;
+    const signature = propertySignature(...entry);
+    const first = seen.get(signature);
+    if (first !== undefined) return { first, second: i, key: entry[0] };
+    seen.set(signature, i);
+  }
+  return undefined;
 }
 
 function strictObject(

@@ -3,6 +3,8 @@ import { toOpenAiStrictToolSpec } from './openai-strict-tool-spec.emitter';
 import { openAiStrictSpecViolations } from './openai-strict-spec.validator';
 import { deepFreeze } from './model-formats.test-helpers';
 
+type RawMember = { properties: Record<string, unknown>; required: string[] };
+
 describe('toOpenAiStrictToolSpec', () => {
   it('lists every property in required, makes optional ones nullable and closes every object', () => {
     const { spec, warnings } = toOpenAiStrictToolSpec(
@@ -191,6 +193,52 @@ describe('toOpenAiStrictToolSpec', () => {
       phone: { type: ['string', 'null'] },
     });
     expect(openAiStrictSpecViolations(spec)).toEqual([]);
+  });
+
+  it('puts first in each object of an anyOf a property that tells it apart, as strict mode refuses identical first keys', () => {
+    const contact = (second: string) => ({
+      type: 'object',
+      properties: { id: { type: 'string' }, [second]: { type: 'string' } },
+      required: ['id', second],
+    });
+    const { spec, warnings } = toOpenAiStrictToolSpec(
+      deepFreeze({
+        name: 'notify',
+        description: 'd',
+        parameters: {
+          type: 'object',
+          properties: { to: { anyOf: [contact('email'), contact('phone')] } },
+          required: ['to'],
+        },
+      }),
+    );
+    expect(warnings).toEqual([]);
+    expect(spec.function.strict).toBe(true);
+    const members = (spec.function.parameters.properties as Record<string, { anyOf: RawMember[] }>).to.anyOf;
+    expect(members.map((m) => [Object.keys(m.properties), m.required])).toEqual([
+      [
+        ['email', 'id'],
+        ['email', 'id'],
+      ],
+      [
+        ['phone', 'id'],
+        ['phone', 'id'],
+      ],
+    ]);
+    expect(openAiStrictSpecViolations(spec)).toEqual([]);
+  });
+
+  it('emits strict: false, naming the anyOf, when no property tells its objects apart', () => {
+    const same = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] };
+    const { spec, warnings } = toOpenAiStrictToolSpec({
+      name: 'pick',
+      description: 'd',
+      parameters: { type: 'object', properties: { to: { anyOf: [same, { ...same, description: 'x' }] } } },
+    });
+    expect(spec.function.strict).toBe(false);
+    expect(warnings).toEqual([
+      expect.stringContaining('#/properties/to/anyOf: objects 0 and 1 share an identical first key "id"'),
+    ]);
   });
 
   it.each([

@@ -102,6 +102,29 @@ describe('provider validators', () => {
       expect(openAiStrictSpecViolations(strict(parameters)).join('\n')).toMatch(problem);
     });
 
+    it('refuses objects of an anyOf that share an identical first key, and accepts a first key that tells them apart', () => {
+      const member = (first: Record<string, unknown>, rest: string) =>
+        obj(
+          { ...first, [rest]: { type: 'string' } },
+          { required: [...Object.keys(first), rest], additionalProperties: false },
+        );
+      const union = (...members: unknown[]) =>
+        strict(obj({ to: { anyOf: members } }, { required: ['to'], additionalProperties: false }));
+      expect(
+        openAiStrictSpecViolations(
+          union(member({ id: { type: 'string' } }, 'email'), member({ id: { type: 'string' } }, 'phone')),
+        ),
+      ).toEqual([
+        '#/properties/to/anyOf: objects 0 and 1 share an identical first key "id", which strict mode refuses ' +
+          '("Objects provided via \'anyOf\' must not share identical first keys")',
+      ]);
+      expect(
+        openAiStrictSpecViolations(
+          union(member({ kind: { const: 'email' } }, 'email'), member({ kind: { const: 'sms' } }, 'phone')),
+        ),
+      ).toEqual([]);
+    });
+
     it('accepts groups, escapes and classes that only look like a lookaround', () => {
       for (const pattern of ['^(?:ab)+$', '^(?<word>[a-z]+)$', '^\\(?=$', '^[(?=]+$', '^[\\](?!]+$'])
         expect(
