@@ -13,6 +13,7 @@ import { JSON_SCHEMA_TYPES, RawSchema, childPointer, declaredTypes, isRawSchema 
  *   is not supported;
  * - "all fields must be required" and "additionalProperties: false must always be set in objects";
  * - `enum` and `const` hold primitive values (the documented examples; object values are not supported);
+ * - a `$ref` stands alone ("$ref cannot have keywords {'description'}");
  * - the objects of one `anyOf` do not share an identical first key (the same name with the same schema): "Objects
  *   provided via 'anyOf' must not share identical first keys. Consider adding a discriminator key or rearranging the
  *   properties to ensure the first key is unique" (reported for o1 and later models; a discriminator first, with a
@@ -125,6 +126,8 @@ function strictNode(
   if (!typed) problems.push(`${path}: no type (strict mode has no "any" schema)`);
   if (typeof schema.$ref === 'string' && refs.resolve(schema.$ref) === undefined)
     problems.push(`${path}: $ref does not resolve`);
+  const besideRef = schema.$ref === undefined ? [] : Object.keys(schema).filter((key) => key !== '$ref');
+  if (besideRef.length > 0) problems.push(`${path}: $ref cannot have keywords beside it (${besideRef.join(', ')})`);
   if (typeof schema.format === 'string' && !OPENAI_STRICT_FORMATS.has(schema.format))
     problems.push(`${path}: format ${schema.format} is not supported`);
   if (typeof schema.pattern === 'string' && hasRegexLookaround(schema.pattern))

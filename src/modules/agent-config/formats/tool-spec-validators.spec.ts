@@ -125,6 +125,16 @@ describe('provider validators', () => {
       ).toEqual([]);
     });
 
+    it('refuses a $ref with keywords beside it, which strict mode refuses', () => {
+      const parameters = obj(
+        { a: { type: 'string' }, self: { $ref: '#', description: 'The parent.' } },
+        { required: ['a', 'self'], additionalProperties: false },
+      );
+      expect(openAiStrictSpecViolations(strict(parameters))).toEqual([
+        '#/properties/self: $ref cannot have keywords beside it (description)',
+      ]);
+    });
+
     it('accepts groups, escapes and classes that only look like a lookaround', () => {
       for (const pattern of ['^(?:ab)+$', '^(?<word>[a-z]+)$', '^\\(?=$', '^[(?=]+$', '^[\\](?!]+$'])
         expect(
