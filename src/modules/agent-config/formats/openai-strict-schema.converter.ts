@@ -1,7 +1,7 @@
 import { JsonSchema } from '@app/modules/tool-registry/tool-registry.types';
 import { GeminiSchemaRefResolver } from './gemini-schema-ref.resolver';
 import { OPENAI_STRICT_FORMATS, hasRegexLookaround, propertySignature } from './openai-strict-spec.validator';
-import { RawSchema, childPointer, declaredTypes, isRawSchema } from './tool-spec-schema.walk';
+import { RawSchema, childPointer, declaredTypes, isRawSchema, typesTake } from './tool-spec-schema.walk';
 
 /** The strict rewrite of a schema, or why it cannot be written that way (each reason naming its node's JSON pointer). */
 export type StrictSchemaResult = { ok: true; schema: JsonSchema } | { ok: false; problems: string[] };
@@ -131,6 +131,12 @@ class StrictConverter {
     }
     const types = declaredTypes(schema);
     if (schema.nullable === true && !types.includes('null') && types.length > 0) types.push('null');
+    // A value the node's own type refuses is never valid (the gateway checks the tool's schema): strict mode refuses it.
+    if (Array.isArray(out.enum) && types.length > 0) {
+      out.enum = out.enum.filter((value) => typesTake(types, value));
+      if ((out.enum as unknown[]).length === 0)
+        return this.fail(path, 'has an enum none of whose values its type takes');
+    }
     if (typeof out.pattern === 'string' && hasRegexLookaround(out.pattern)) {
       notes.push(`pattern: ${JSON.stringify(out.pattern)}`);
       delete out.pattern;

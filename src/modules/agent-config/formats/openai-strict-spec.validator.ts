@@ -1,6 +1,13 @@
 import { GeminiSchemaRefResolver } from './gemini-schema-ref.resolver';
 import { openAiSpecViolations } from './openai-spec.validator';
-import { JSON_SCHEMA_TYPES, RawSchema, childPointer, declaredTypes, isRawSchema } from './tool-spec-schema.walk';
+import {
+  JSON_SCHEMA_TYPES,
+  RawSchema,
+  childPointer,
+  declaredTypes,
+  isRawSchema,
+  typesTake,
+} from './tool-spec-schema.walk';
 
 /**
  * OpenAI Structured Outputs, "Supported schemas" (platform.openai.com/docs/guides/structured-outputs),
@@ -12,7 +19,8 @@ import { JSON_SCHEMA_TYPES, RawSchema, childPointer, declaredTypes, isRawSchema 
  *   `$defs`/`$ref` definitions; anything else (allOf, not, if/then/else, patternProperties, minLength...)
  *   is not supported;
  * - "all fields must be required" and "additionalProperties: false must always be set in objects";
- * - `enum` and `const` hold primitive values (the documented examples; object values are not supported);
+ * - `enum` and `const` hold primitive values (the documented examples; object values are not supported), each one
+ *   its node's declared type takes ("enum value 0 does not validate against {'type': ['string', 'null']}");
  * - a `$ref` stands alone ("$ref cannot have keywords {'description'}");
  * - the objects of one `anyOf` do not share an identical first key (the same name with the same schema): "Objects
  *   provided via 'anyOf' must not share identical first keys. Consider adding a discriminator key or rearranging the
@@ -135,6 +143,16 @@ function strictNode(
       `${path}: pattern uses a regex lookaround ((?=, (?!, (?<=, (?<!), which strict mode does not support`,
     );
   tallyValues(schema, path, tally, problems);
+  const refused = (values: unknown[]) => (types.length > 0 ? values.filter((v) => !typesTake(types, v)) : []);
+  for (const value of refused(Array.isArray(schema.enum) ? schema.enum : []))
+    problems.push(
+      `${path}: enum value ${JSON.stringify(value)} does not validate against its type (${types.join(', ')})`,
+    );
+  for (const value of refused(schema.const === undefined ? [] : [schema.const]))
+    problems.push(
+      `${path}: const value ${JSON.stringify(value)} does not validate against its type (${types.join(', ')})`,
+    );
+
   if (types.includes('object') || schema.properties !== undefined)
     strictObject(schema, path, depth, refs, tally, problems);
   if (types.includes('array')) {

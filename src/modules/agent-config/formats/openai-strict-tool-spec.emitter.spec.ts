@@ -228,6 +228,30 @@ describe('toOpenAiStrictToolSpec', () => {
     expect(openAiStrictSpecViolations(spec)).toEqual([]);
   });
 
+  it('leaves out of an enum the values its own type refuses, which strict mode would refuse the tool for', () => {
+    const { spec, warnings } = toOpenAiStrictToolSpec(
+      deepFreeze({
+        name: 'rate',
+        description: 'd',
+        parameters: {
+          type: 'object',
+          properties: {
+            level: { type: 'string', enum: ['low', 'high', null] },
+            tier: { type: 'integer', enum: [1, 2, 'gold', 2.5] },
+          },
+          required: ['level'],
+        },
+      }),
+    );
+    expect(warnings).toEqual([]);
+    expect(spec.function.strict).toBe(true);
+    expect(spec.function.parameters.properties).toEqual({
+      level: { type: 'string', enum: ['low', 'high'] },
+      tier: { type: ['integer', 'null'], enum: [1, 2, null] },
+    });
+    expect(openAiStrictSpecViolations(spec)).toEqual([]);
+  });
+
   it('emits strict: false, naming the anyOf, when no property tells its objects apart', () => {
     const same = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] };
     const { spec, warnings } = toOpenAiStrictToolSpec({

@@ -63,6 +63,17 @@ export function declaredTypes(schema: RawSchema): string[] {
 
 export const JSON_SCHEMA_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'array', 'object', 'null']);
 
+/** Whether `value` is of one of the JSON Schema `types` (`number` takes integers too). */
+export function typesTake(types: readonly string[], value: unknown): boolean {
+  return types.some((type) => {
+    if (type === 'null') return value === null;
+    if (type === 'integer') return Number.isInteger(value);
+    if (type === 'array') return Array.isArray(value);
+    if (type === 'object') return isRawSchema(value);
+    return typeof value === type;
+  });
+}
+
 /** Half of a surrogate pair: the providers' JSON parsers refuse it ("no low surrogate in string") with the whole request. */
 export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 

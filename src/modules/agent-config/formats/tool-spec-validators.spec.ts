@@ -125,6 +125,20 @@ describe('provider validators', () => {
       ).toEqual([]);
     });
 
+    it('refuses an enum or const value its declared type does not take, and accepts integers for number', () => {
+      const one = (schema: Record<string, unknown>) =>
+        openAiStrictSpecViolations(strict(obj({ a: schema }, { required: ['a'], additionalProperties: false })));
+      expect(one({ type: 'string', enum: ['low', null] })).toEqual([
+        '#/properties/a: enum value null does not validate against its type (string)',
+      ]);
+      expect(one({ type: 'integer', const: 1.5 })).toEqual([
+        '#/properties/a: const value 1.5 does not validate against its type (integer)',
+      ]);
+      expect(one({ type: ['string', 'null'], enum: ['low', null] })).toEqual([]);
+      expect(one({ type: 'number', enum: [1, 2.5] })).toEqual([]);
+      expect(one({ enum: ['low', 1, null] })).toEqual([]);
+    });
+
     it('refuses a $ref with keywords beside it, which strict mode refuses', () => {
       const parameters = obj(
         { a: { type: 'string' }, self: { $ref: '#', description: 'The parent.' } },
