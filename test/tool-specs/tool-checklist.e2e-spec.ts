@@ -180,6 +180,61 @@ describeEachDialect('the new-tool checklist', (dialect) => {
     });
   });
 
+  it('names what the openai and anthropic specs rewrite, by JSON pointer and why, in the explained tool-specs as in the checklist', async () => {
+    const parameters = {
+      type: 'object',
+      oneOf: [
+        { properties: { iban: { type: 'string' } }, required: ['iban'] },
+        { properties: { account: { type: 'string' } }, required: ['account'] },
+      ],
+      properties: { $top: { type: 'integer' }, labels: { type: 'object', additionalProperties: { type: 'string' } } },
+    };
+    const tool = (
+      await suite.gw.http
+        .post('/api/v1/admin/tools')
+        .set(suite.gw.admin)
+        .send(toolBody({ tenantId: 'acme', parameters }))
+        .expect(201)
+    ).body;
+    const agent = (
+      await suite.gw.http
+        .post('/api/v1/admin/agents')
+        .set(suite.gw.admin)
+        .send({ name: 'rewrites-bot', tenantId: 'acme' })
+        .expect(201)
+    ).body;
+    await suite.gw.http
+      .put(`/api/v1/admin/agents/${agent.id}/tools`)
+      .set(suite.gw.admin)
+      .send({ toolIds: [tool.id] })
+      .expect(200);
+    const warningsOf = async (body: Record<string, unknown>): Promise<string[]> =>
+      (
+        await suite.gw.http
+          .post(`/api/v1/admin/agents/${agent.id}/tool-specs`)
+          .set(suite.gw.admin)
+          .send({ userId: 'u1', permissions: [], explain: true, ...body })
+          .expect(200)
+      ).body.decisions.find((d: { toolId: string }) => d.toolId === tool.id).warnings;
+    const laidOut = expect.stringMatching(
+      /^#: root oneOf of 2 alternatives laid out as one object, as OpenAI and Anthropic refuse/,
+    );
+    const openai = await warningsOf({ format: 'openai' });
+    expect(openai).toEqual([laidOut]);
+    expect(await warningsOf({ format: 'anthropic' })).toEqual([
+      laidOut,
+      expect.stringMatching(
+        /^#\/properties\/\$top: key sent as "_top_[0-9a-f]{8}", as Anthropic refuses property keys/,
+      ),
+    ]);
+    expect(await warningsOf({ format: 'openai', strict: true })).toEqual([
+      laidOut,
+      '#/properties/labels: strict: false because it is a map (additionalProperties), which strict mode cannot express',
+    ]);
+    // The checklist says the same, from the same emitter.
+    expect(byCheck(tool.checklist.items).MODEL_OPENAI.message).toContain(openai[0]);
+  });
+
   it('reports an invalid schema as a SCHEMA_VALID failure', async () => {
     const res = await suite.gw.http
       .post('/api/v1/admin/tools/checklist')

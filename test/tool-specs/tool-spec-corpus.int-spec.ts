@@ -37,7 +37,8 @@ function strictOutcome(tool: ToolSpecSource): { strict: boolean; problems: strin
   const { warnings } = emitted;
   if (spec.function.strict === true) return { strict: true, problems: openAiStrictSpecViolations(spec) };
   const problems = openAiSpecViolations(spec);
-  if (warnings.length === 0) problems.push('emitted strict: false without a warning');
+  if (!warnings.some((w) => w.includes('strict: false because')))
+    problems.push('emitted strict: false without a warning saying why');
   return { strict: false, problems };
 }
 

@@ -10,7 +10,8 @@ export class VisibilityDecisionDto {
   @ApiPropertyOptional({
     type: [String],
     description:
-      'Why a visible tool was emitted with strict: false in a strict request, or each node its gemini spec drops or reshapes, by JSON pointer',
+      "What a visible tool's spec changed and why, in every format: each node the rewrite drops or reshapes, by JSON pointer " +
+      '(`#/properties/x: ...`), a description cut to the provider cap, and why it was emitted with strict: false in a strict request',
   })
   warnings?: string[];
 }

@@ -14,7 +14,7 @@ const ANTHROPIC_FORBIDDEN_AT_ROOT = ['oneOf', 'allOf', 'anyOf'] as const;
  */
 export const ANTHROPIC_PROPERTY_KEY_PATTERN = /^[a-zA-Z0-9_.-]{1,64}$/;
 
-/** Why Anthropic would refuse `spec`, as `path: problem`; empty when it accepts it. */
+/** Why Anthropic would refuse `spec`, as `where: problem` (a field, or a schema node by its JSON pointer); empty when it accepts it. */
 export function anthropicSpecViolations(spec: unknown): string[] {
   if (!isRawSchema(spec)) return ['spec must be {name, description, input_schema}'];
   const problems: string[] = [];

@@ -61,7 +61,16 @@ describe('toAnthropicToolSpec', () => {
       anthropicPropertyKey('@id'),
     ]);
     expect(anthropicSpecViolations({ name: 'q', description: 'q', input_schema: schema })).toEqual([]);
-    expect(notes).toEqual([expect.stringContaining('"$top", "filter[name]"')]);
+    const renamed = (pointer: string, name: string) =>
+      `${pointer}: key sent as "${anthropicPropertyKey(name)}", as Anthropic refuses property keys outside ` +
+      '^[a-zA-Z0-9_.-]{1,64}$ (the gateway maps it back)';
+    expect(notes).toEqual([
+      renamed('#/properties/$top', '$top'),
+      renamed('#/properties/filter[name]', 'filter[name]'),
+      renamed('#/properties/ok/properties/sort by', 'sort by'),
+      renamed(`#/properties/ok/properties/${long}`, long),
+      renamed('#/$defs/Row/properties/@id', '@id'),
+    ]);
   });
 
   it('points the $refs that pass through a renamed key at the renamed key, so they still resolve', () => {

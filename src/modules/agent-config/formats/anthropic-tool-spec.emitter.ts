@@ -1,36 +1,36 @@
 import { JsonSchema } from '@app/modules/tool-registry/tool-registry.types';
 import { anthropicPropertyKey } from './anthropic-property-key';
 import { PortableSchema, toPortableSchema } from './portable-json-schema.converter';
+import { ANTHROPIC_PROPERTY_KEY_PATTERN } from './anthropic-spec.validator';
 import { AnthropicToolSpec, ToolSpecSource } from './model-format.types';
-import { RawSchema, childSchemas, isRawSchema } from './tool-spec-schema.walk';
+import { RawSchema, childPointer, childSchemas, isRawSchema } from './tool-spec-schema.walk';
 
 /**
  * The `input_schema` Anthropic accepts: the schema rewritten by {@link toPortableSchema}, then every property key
  * Anthropic refuses (`$top`, `filter[id]`, a space, over 64 characters: see anthropic-spec.validator.ts) renamed by
  * {@link anthropicPropertyKey} at any depth, `required` and the `$ref`s that pass through such a key with it. The
- * argument reviver maps the keys back.
+ * argument reviver maps the keys back. `notes`: the portable rewrite's, then each renamed key by its JSON pointer.
  */
 export function toAnthropicInputSchema(parameters: JsonSchema): PortableSchema {
   const { schema, notes } = toPortableSchema(parameters);
-  const renamed = new Set<string>();
   const seen = new Set<object>();
-  const stack: RawSchema[] = [schema];
+  const stack: [RawSchema, string][] = [[schema, '#']];
   while (stack.length > 0) {
-    const node = stack.pop()!;
+    const [node, pointer] = stack.pop()!;
     if (seen.has(node)) continue;
     seen.add(node);
-    renameProperties(node, renamed);
+    // Taken before the keys are renamed: a pointer names a property as the admin wrote it.
+    const children = childSchemas(node)
+      .filter((entry): entry is [(string | number)[], RawSchema] => isRawSchema(entry[1]))
+      .map(([tokens, child]): [RawSchema, string] => [child, childPointer(pointer, ...tokens)]);
+    renameProperties(node, pointer, notes);
     if (typeof node.$ref === 'string') node.$ref = renamedRef(node.$ref);
-    for (const [, child] of childSchemas(node)) if (isRawSchema(child)) stack.push(child);
+    stack.push(...children.reverse());
   }
-  if (renamed.size > 0)
-    notes.push(
-      `property keys Anthropic refuses are renamed (${[...renamed].map((n) => JSON.stringify(n)).join(', ')})`,
-    );
   return { schema, notes };
 }
 
-function renameProperties(node: RawSchema, renamed: Set<string>): void {
+function renameProperties(node: RawSchema, pointer: string, notes: string[]): void {
   if (!isRawSchema(node.properties)) return;
   const names = Object.keys(node.properties);
   if (names.every((name) => anthropicPropertyKey(name) === name)) return;
@@ -40,7 +40,12 @@ function renameProperties(node: RawSchema, renamed: Set<string>): void {
     node.required = (node.required as unknown[]).map((name) =>
       typeof name === 'string' ? anthropicPropertyKey(name) : name,
     );
-  for (const name of names) if (anthropicPropertyKey(name) !== name) renamed.add(name);
+  for (const name of names)
+    if (anthropicPropertyKey(name) !== name)
+      notes.push(
+        `${childPointer(pointer, 'properties', name)}: key sent as ${JSON.stringify(anthropicPropertyKey(name))}, as ` +
+          `Anthropic refuses property keys outside ${ANTHROPIC_PROPERTY_KEY_PATTERN.source} (the gateway maps it back)`,
+      );
 }
 
 /** Keywords whose value maps names to subschemas, and those whose value is a list of them: what a pointer steps through. */
@@ -78,11 +83,16 @@ function renamedRef(ref: string): string {
   return `#/${tokens.join('/')}`;
 }
 
-/** A tool in Anthropic's format: `{name, description, input_schema}`, the schema rewritten by {@link toAnthropicInputSchema}. */
+/**
+ * A tool in Anthropic's format: `{name, description, input_schema}`, the schema rewritten by
+ * {@link toAnthropicInputSchema}; `warnings`: what that changed and why, by JSON pointer.
+ */
+export function emitAnthropicToolSpec(tool: ToolSpecSource): { spec: AnthropicToolSpec; warnings: string[] } {
+  const { schema, notes } = toAnthropicInputSchema(tool.parameters);
+  return { spec: { name: tool.name, description: tool.description, input_schema: schema }, warnings: notes };
+}
+
+/** {@link emitAnthropicToolSpec}'s spec alone. */
 export function toAnthropicToolSpec(tool: ToolSpecSource): AnthropicToolSpec {
-  return {
-    name: tool.name,
-    description: tool.description,
-    input_schema: toAnthropicInputSchema(tool.parameters).schema,
-  };
+  return emitAnthropicToolSpec(tool).spec;
 }

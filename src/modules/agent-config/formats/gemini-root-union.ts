@@ -1,8 +1,7 @@
 import type { JsonSchema } from '@app/modules/tool-registry/tool-registry.types';
 import { keysOnlyAlternative } from './gemini-root-map';
-import { childPointer } from './gemini-schema-pointer';
 import { GeminiSchemaRefResolver } from './gemini-schema-ref.resolver';
-import { declaredTypes, isRawSchema, type RawSchema } from './tool-spec-schema.walk';
+import { childPointer, declaredTypes, isRawSchema, type RawSchema } from './tool-spec-schema.walk';
 
 /**
  * What Gemini's spec loses of a root union (`anyOf`/`oneOf` at the root), which its emitter lays out as one object

@@ -1,6 +1,6 @@
 import { GeminiSchemaRefResolver } from './gemini-schema-ref.resolver';
 import { mergeSchemaDrafts } from './gemini-schema-draft.merger';
-import { childPointer } from './gemini-schema-pointer';
+import { childPointer } from './tool-spec-schema.walk';
 import { describeBriefly } from './portable-json-schema.converter';
 import {
   GEMINI_MAX_SCHEMA_DEPTH,

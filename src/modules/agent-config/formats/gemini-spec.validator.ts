@@ -1,4 +1,4 @@
-import { isRawSchema } from './tool-spec-schema.walk';
+import { childPointer, isRawSchema } from './tool-spec-schema.walk';
 
 /**
  * Gemini API, `FunctionDeclaration` (ai.google.dev/api/caching#FunctionDeclaration): `name` "must start
@@ -36,7 +36,7 @@ const GEMINI_SCHEMA_FIELDS = new Set([
 ]);
 const GEMINI_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'array', 'object']);
 
-/** Why Gemini would refuse `spec`, as `path: problem`; empty when it accepts it. */
+/** Why Gemini would refuse `spec`, as `where: problem` (a field, or a schema node by its JSON pointer); empty when it accepts it. */
 export function geminiSpecViolations(spec: unknown): string[] {
   if (!isRawSchema(spec)) return ['spec must be {name, description, parameters?}'];
   const problems: string[] = [];
@@ -46,13 +46,13 @@ export function geminiSpecViolations(spec: unknown): string[] {
     problems.push('description: must be a string');
   if (spec.parameters === undefined) return problems;
   if (isRawSchema(spec.parameters) && spec.parameters.type !== 'object')
-    problems.push('$: parameters must have type object');
+    problems.push('#: parameters must have type object');
   problems.push(...geminiSchemaViolations(spec.parameters));
   return problems;
 }
 
 /** Every way `schema` breaks the Gemini `Schema` subset, at any depth. */
-export function geminiSchemaViolations(schema: unknown, path = '$'): string[] {
+export function geminiSchemaViolations(schema: unknown, path = '#'): string[] {
   if (!isRawSchema(schema)) return [`${path}: not a schema object`];
   const s = schema;
   const problems = Object.keys(s)
@@ -77,11 +77,11 @@ export function geminiSchemaViolations(schema: unknown, path = '$'): string[] {
       problems.push(`${path}: required ${String(name)} is not a property`);
   }
   for (const [name, child] of Object.entries(properties))
-    problems.push(...geminiSchemaViolations(child, `${path}.properties.${name}`));
-  if (s.items !== undefined) problems.push(...geminiSchemaViolations(s.items, `${path}.items`));
+    problems.push(...geminiSchemaViolations(child, childPointer(path, 'properties', name)));
+  if (s.items !== undefined) problems.push(...geminiSchemaViolations(s.items, childPointer(path, 'items')));
   if (s.anyOf !== undefined && (!Array.isArray(s.anyOf) || s.anyOf.length === 0))
     problems.push(`${path}: anyOf must be a non-empty list`);
   for (const [i, member] of (Array.isArray(s.anyOf) ? s.anyOf : []).entries())
-    problems.push(...geminiSchemaViolations(member, `${path}.anyOf[${i}]`));
+    problems.push(...geminiSchemaViolations(member, childPointer(path, 'anyOf', i)));
   return problems;
 }

@@ -1,5 +1,12 @@
 import { GeminiSchemaRefResolver } from './gemini-schema-ref.resolver';
-import { JSON_SCHEMA_TYPES, RawSchema, childSchemas, declaredTypes, isRawSchema } from './tool-spec-schema.walk';
+import {
+  JSON_SCHEMA_TYPES,
+  RawSchema,
+  childPointer,
+  childSchemas,
+  declaredTypes,
+  isRawSchema,
+} from './tool-spec-schema.walk';
 
 /** What a provider's general JSON Schema check adds to plain validity. */
 export interface SchemaShapeRules {
@@ -12,25 +19,30 @@ export interface SchemaShapeRules {
 }
 
 /** Where both providers take `true`/`false` (`additionalProperties: false` is what strict mode asks for). */
-const BOOLEAN_ALLOWED = /\.(additionalProperties|unevaluatedProperties|additionalItems|unevaluatedItems)$/;
+const BOOLEAN_ALLOWED = new Set([
+  'additionalProperties',
+  'unevaluatedProperties',
+  'additionalItems',
+  'unevaluatedItems',
+]);
 
 /**
- * Violations, as `path: problem`, of the JSON Schema rules OpenAI (non-strict) and Anthropic both
+ * Violations, as `pointer: problem` (the node's JSON pointer), of the JSON Schema rules OpenAI (non-strict) and Anthropic both
  * apply to a tool's parameters, plus `rules`: the root is `type: "object"`, every subschema is an object
  * (a boolean only as `additionalProperties` and its kin), `items` is one schema (draft 2020-12: a draft-07 tuple `items: [...]`
  * fails the meta-schema), `type` names JSON types, `required` is a list of strings and every local
  * `$ref` resolves.
  */
 export function schemaShapeViolations(parameters: unknown, rules: SchemaShapeRules): string[] {
-  if (!isRawSchema(parameters)) return ['$: parameters must be a JSON Schema object'];
+  if (!isRawSchema(parameters)) return ['#: parameters must be a JSON Schema object'];
   const problems: string[] = [];
-  if (parameters.type !== 'object') problems.push('$: the root must have type "object"');
+  if (parameters.type !== 'object') problems.push('#: the root must have type "object"');
   for (const key of rules.forbiddenAtRoot)
-    if (parameters[key] !== undefined) problems.push(`$: ${key} is not allowed at the top level`);
+    if (parameters[key] !== undefined) problems.push(`#: ${key} is not allowed at the top level`);
   const refs = new GeminiSchemaRefResolver(parameters);
   const seen = new Set<object>();
-  const visit = (schema: unknown, path: string): void => {
-    if (typeof schema === 'boolean' && BOOLEAN_ALLOWED.test(path)) return;
+  const visit = (schema: unknown, path: string, keyword?: string | number): void => {
+    if (typeof schema === 'boolean' && typeof keyword === 'string' && BOOLEAN_ALLOWED.has(keyword)) return;
     if (!isRawSchema(schema)) {
       problems.push(`${path}: a subschema must be a JSON object`);
       return;
@@ -38,12 +50,12 @@ export function schemaShapeViolations(parameters: unknown, rules: SchemaShapeRul
     if (seen.has(schema)) return;
     seen.add(schema);
     nodeViolations(schema, path, rules, refs, problems);
-    for (const [segment, child] of childSchemas(schema)) {
-      if (segment.startsWith('.items[')) continue; // reported once as a tuple by nodeViolations
-      visit(child, path + segment);
+    for (const [tokens, child] of childSchemas(schema)) {
+      if (tokens[0] === 'items' && tokens.length === 2) continue; // reported once as a tuple by nodeViolations
+      visit(child, childPointer(path, ...tokens), tokens[0]);
     }
   };
-  visit(parameters, '$');
+  visit(parameters, '#');
   return problems;
 }
 
@@ -79,7 +91,9 @@ function nodeViolations(
   if (keyPattern && isRawSchema(schema.properties)) {
     for (const key of Object.keys(schema.properties))
       if (!keyPattern.test(key))
-        problems.push(`${path}.properties: key ${JSON.stringify(key)} does not match ${keyPattern.source}`);
+        problems.push(
+          `${childPointer(path, 'properties')}: key ${JSON.stringify(key)} does not match ${keyPattern.source}`,
+        );
   }
   if (schema.$ref !== undefined && (typeof schema.$ref !== 'string' || refs.resolve(schema.$ref) === undefined)) {
     problems.push(`${path}: $ref ${JSON.stringify(schema.$ref)} does not resolve inside the schema`);

@@ -1,4 +1,4 @@
-import { childSchemas, isRawSchema } from './tool-spec-schema.walk';
+import { childPointer, childSchemas, isRawSchema } from './tool-spec-schema.walk';
 import { openAiSpecViolations } from './openai-spec.validator';
 import { hasRegexLookaround, openAiStrictSpecViolations } from './openai-strict-spec.validator';
 
@@ -31,8 +31,8 @@ function lookaroundViolations(parameters: unknown): string[] {
       problems.push(
         `${path}: pattern uses a regex lookaround ((?=, (?!, (?<=, (?<!), which the Responses API does not support`,
       );
-    for (const [segment, child] of childSchemas(schema)) visit(child, path + segment);
+    for (const [tokens, child] of childSchemas(schema)) visit(child, childPointer(path, ...tokens));
   };
-  visit(parameters, '$');
+  visit(parameters, '#');
   return problems;
 }

@@ -16,7 +16,7 @@ export const OPENAI_MAX_DESCRIPTION_CHARS = 1024;
  */
 const OPENAI_FORBIDDEN_AT_ROOT = ['oneOf', 'anyOf', 'allOf', 'enum', 'not'] as const;
 
-/** Why OpenAI Chat Completions would refuse `spec` (non-strict), as `path: problem`; empty when it accepts it. */
+/** Why OpenAI Chat Completions would refuse `spec` (non-strict), as `where: problem` (a field, or a schema node by its JSON pointer); empty when it accepts it. */
 export function openAiSpecViolations(spec: unknown): string[] {
   if (!isRawSchema(spec) || spec.type !== 'function' || !isRawSchema(spec.function))
     return ['spec must be {type:"function", function:{...}}'];

@@ -1,9 +1,9 @@
 import { JsonSchema } from '@app/modules/tool-registry/tool-registry.types';
 import { GeminiSchemaRefResolver } from './gemini-schema-ref.resolver';
-import { OPENAI_STRICT_FORMATS, hasRegexLookaround } from './openai-strict-spec.validator';
-import { RawSchema, declaredTypes, isRawSchema } from './tool-spec-schema.walk';
+import { OPENAI_STRICT_FORMATS, hasRegexLookaround, propertySignature } from './openai-strict-spec.validator';
+import { RawSchema, childPointer, declaredTypes, isRawSchema, typesTake } from './tool-spec-schema.walk';
 
-/** The strict rewrite of a schema, or why it cannot be written that way. */
+/** The strict rewrite of a schema, or why it cannot be written that way (each reason naming its node's JSON pointer). */
 export type StrictSchemaResult = { ok: true; schema: JsonSchema } | { ok: false; problems: string[] };
 
 /** Keywords strict mode supports that are copied as they are (`anyOf`, objects and arrays are rebuilt). */
@@ -89,7 +89,7 @@ class StrictConverter {
   root(root: RawSchema): RawSchema {
     this.expanding.add(root);
     try {
-      return this.node(root, '$', true);
+      return this.node(root, '#', true);
     } finally {
       this.expanding.delete(root);
     }
@@ -105,7 +105,7 @@ class StrictConverter {
     let schema = source;
     if (typeof schema.$ref === 'string') {
       const target = this.refs.resolve(schema.$ref);
-      if (!isRawSchema(target)) return this.fail(path, `$ref ${schema.$ref} does not resolve`);
+      if (!isRawSchema(target)) return this.fail(path, `has a $ref ${schema.$ref} that does not resolve`);
       if (this.expanding.has(target)) return this.recursiveRef(schema.$ref, target, path, required);
       const { $ref: _ref, ...siblings } = schema;
       this.expanding.add(target);
@@ -131,6 +131,12 @@ class StrictConverter {
     }
     const types = declaredTypes(schema);
     if (schema.nullable === true && !types.includes('null') && types.length > 0) types.push('null');
+    // A value the node's own type refuses is never valid (the gateway checks the tool's schema): strict mode refuses it.
+    if (Array.isArray(out.enum) && types.length > 0) {
+      out.enum = out.enum.filter((value) => typesTake(types, value));
+      if ((out.enum as unknown[]).length === 0)
+        return this.fail(path, 'has an enum none of whose values its type takes');
+    }
     if (typeof out.pattern === 'string' && hasRegexLookaround(out.pattern)) {
       notes.push(`pattern: ${JSON.stringify(out.pattern)}`);
       delete out.pattern;
@@ -141,8 +147,9 @@ class StrictConverter {
     }
     const isObject = types.includes('object') || (types.length === 0 && isRawSchema(schema.properties));
     if (isObject) this.object(schema, out, path);
-    if (types.includes('array')) out.items = this.node(schema.items, `${path}.items`, true);
-    if (Array.isArray(schema.anyOf)) out.anyOf = schema.anyOf.map((m, i) => this.node(m, `${path}.anyOf[${i}]`, true));
+    if (types.includes('array')) out.items = this.node(schema.items, childPointer(path, 'items'), true);
+    if (Array.isArray(schema.anyOf))
+      out.anyOf = withDistinctFirstKeys(schema.anyOf.map((m, i) => this.node(m, childPointer(path, 'anyOf', i), true)));
     if (types.length > 0) out.type = types.length === 1 ? types[0] : types;
     else if (isObject) out.type = 'object';
     else if (out.anyOf === undefined && out.enum === undefined && out.const === undefined)
@@ -199,7 +206,7 @@ class StrictConverter {
       const [name, target] = next;
       this.expanding.add(target);
       try {
-        done[name] = this.node(target, `$.$defs.${name}`, true);
+        done[name] = this.node(target, childPointer('#', '$defs', name), true);
       } finally {
         this.expanding.delete(target);
       }
@@ -227,24 +234,51 @@ class StrictConverter {
     ].filter((key): key is string => typeof key === 'string');
     if (otherKeys.length > 0)
       return void this.fail(path, `is a map (${otherKeys.join(', ')}), which strict mode cannot express`);
-    if (Object.keys(properties).length === 0 && extra === undefined && path !== '$') {
+    if (Object.keys(properties).length === 0 && extra === undefined && path !== '#') {
       return void this.fail(path, 'is a free-form object (no properties), which strict mode cannot express');
     }
     const required = new Set(Array.isArray(schema.required) ? schema.required : []);
     out.properties = Object.fromEntries(
       Object.entries(properties).map(([name, child]) => [
         name,
-        this.node(child, `${path}.properties.${name}`, required.has(name)),
+        this.node(child, childPointer(path, 'properties', name), required.has(name)),
       ]),
     );
     out.required = Object.keys(properties);
     out.additionalProperties = false;
   }
 
+  /** `path`: the node's JSON pointer; `problem`: what it is that strict mode cannot take ("is a map (...)"). */
   private fail(path: string, problem: string): RawSchema {
-    this.problems.push(`${path} ${problem}`);
+    this.problems.push(`${path}: strict: false because it ${problem}`);
     return {};
   }
+}
+
+/**
+ * `members` (our own nodes) with each object whose first property another object of the union has first too (the same
+ * name and schema, which strict mode refuses) reordered to start with a property no other object has as it is, and
+ * `required` in the same order (strict mode lists every property there). An object with no such property is left as it
+ * is: the strict validator then names the union, and the tool is emitted with `strict: false`.
+ */
+function withDistinctFirstKeys(members: RawSchema[]): RawSchema[] {
+  const objects = members.filter((m) => isRawSchema(m.properties) && Object.keys(m.properties).length > 0);
+  const signatures = objects.map(
+    (m) => new Set(Object.entries(m.properties as RawSchema).map(([name, s]) => propertySignature(name, s))),
+  );
+  const firsts = objects.map((m) => propertySignature(...Object.entries(m.properties as RawSchema)[0]));
+  objects.forEach((member, i) => {
+    if (!firsts.some((first, j) => j !== i && first === firsts[i])) return;
+    const entries = Object.entries(member.properties as RawSchema);
+    const own = entries.find(([name, s]) =>
+      signatures.every((set, j) => j === i || !set.has(propertySignature(name, s))),
+    );
+    if (!own) return;
+    // fromEntries defines own keys, so a property named "__proto__" stays a property.
+    member.properties = Object.fromEntries([own, ...entries.filter((entry) => entry !== own)]);
+    member.required = Object.keys(member.properties as RawSchema);
+  });
+  return members;
 }
 
 /** A ref target with the keywords beside the `$ref`: siblings win, but properties and required are united. */

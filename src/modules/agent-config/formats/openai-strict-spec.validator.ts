@@ -1,6 +1,13 @@
 import { GeminiSchemaRefResolver } from './gemini-schema-ref.resolver';
 import { openAiSpecViolations } from './openai-spec.validator';
-import { JSON_SCHEMA_TYPES, RawSchema, declaredTypes, isRawSchema } from './tool-spec-schema.walk';
+import {
+  JSON_SCHEMA_TYPES,
+  RawSchema,
+  childPointer,
+  declaredTypes,
+  isRawSchema,
+  typesTake,
+} from './tool-spec-schema.walk';
 
 /**
  * OpenAI Structured Outputs, "Supported schemas" (platform.openai.com/docs/guides/structured-outputs),
@@ -12,7 +19,13 @@ import { JSON_SCHEMA_TYPES, RawSchema, declaredTypes, isRawSchema } from './tool
  *   `$defs`/`$ref` definitions; anything else (allOf, not, if/then/else, patternProperties, minLength...)
  *   is not supported;
  * - "all fields must be required" and "additionalProperties: false must always be set in objects";
- * - `enum` and `const` hold primitive values (the documented examples; object values are not supported);
+ * - `enum` and `const` hold primitive values (the documented examples; object values are not supported), each one
+ *   its node's declared type takes ("enum value 0 does not validate against {'type': ['string', 'null']}");
+ * - a `$ref` stands alone ("$ref cannot have keywords {'description'}");
+ * - the objects of one `anyOf` do not share an identical first key (the same name with the same schema): "Objects
+ *   provided via 'anyOf' must not share identical first keys. Consider adding a discriminator key or rearranging the
+ *   properties to ensure the first key is unique" (reported for o1 and later models; a discriminator first, with a
+ *   `const` or `enum` of its own in each object, is accepted);
  * - limits: 5000 object properties in all, 10 levels of nesting, 1000 enum values in all, 120,000
  *   characters of property names, definition names, enum and const values, and 15,000 characters of
  *   values for one enum of more than 250 values.
@@ -66,7 +79,7 @@ interface Tally {
   chars: number;
 }
 
-/** Why OpenAI would refuse `spec` as a strict function, as `path: problem`; empty when it accepts it. */
+/** Why OpenAI would refuse `spec` as a strict function, as `pointer: problem`; empty when it accepts it. */
 export function openAiStrictSpecViolations(spec: unknown): string[] {
   const problems = openAiSpecViolations(spec);
   if (problems.length > 0) return problems;
@@ -80,17 +93,17 @@ export function openAiStrictSpecViolations(spec: unknown): string[] {
     if (isRawSchema(defs)) {
       for (const [name, def] of Object.entries(defs)) {
         tally.chars += name.length;
-        strictNode(def, `$.${key}.${name}`, 1, refs, tally, problems);
+        strictNode(def, childPointer('#', key, name), 1, refs, tally, problems);
       }
     }
   }
-  strictNode(parameters, '$', 0, refs, tally, problems);
+  strictNode(parameters, '#', 0, refs, tally, problems);
   if (tally.properties > OPENAI_STRICT_LIMITS.properties)
-    problems.push(`$: more than ${OPENAI_STRICT_LIMITS.properties} object properties`);
+    problems.push(`#: more than ${OPENAI_STRICT_LIMITS.properties} object properties`);
   if (tally.enumValues > OPENAI_STRICT_LIMITS.enumValues)
-    problems.push(`$: more than ${OPENAI_STRICT_LIMITS.enumValues} enum values`);
+    problems.push(`#: more than ${OPENAI_STRICT_LIMITS.enumValues} enum values`);
   if (tally.chars > OPENAI_STRICT_LIMITS.chars)
-    problems.push(`$: more than ${OPENAI_STRICT_LIMITS.chars} characters of names and values`);
+    problems.push(`#: more than ${OPENAI_STRICT_LIMITS.chars} characters of names and values`);
   return problems;
 }
 
@@ -108,7 +121,7 @@ function strictNode(
   }
   for (const key of Object.keys(schema))
     if (!STRICT_KEYWORDS.has(key)) problems.push(`${path}: keyword ${key} is not supported in strict mode`);
-  if (path === '$' && schema.anyOf !== undefined) problems.push('$: the root must not be an anyOf');
+  if (path === '#' && schema.anyOf !== undefined) problems.push('#: the root must not be an anyOf');
   const types = declaredTypes(schema);
   for (const type of types)
     if (!JSON_SCHEMA_TYPES.has(type)) problems.push(`${path}: unknown type ${JSON.stringify(type)}`);
@@ -121,6 +134,8 @@ function strictNode(
   if (!typed) problems.push(`${path}: no type (strict mode has no "any" schema)`);
   if (typeof schema.$ref === 'string' && refs.resolve(schema.$ref) === undefined)
     problems.push(`${path}: $ref does not resolve`);
+  const besideRef = schema.$ref === undefined ? [] : Object.keys(schema).filter((key) => key !== '$ref');
+  if (besideRef.length > 0) problems.push(`${path}: $ref cannot have keywords beside it (${besideRef.join(', ')})`);
   if (typeof schema.format === 'string' && !OPENAI_STRICT_FORMATS.has(schema.format))
     problems.push(`${path}: format ${schema.format} is not supported`);
   if (typeof schema.pattern === 'string' && hasRegexLookaround(schema.pattern))
@@ -128,17 +143,59 @@ function strictNode(
       `${path}: pattern uses a regex lookaround ((?=, (?!, (?<=, (?<!), which strict mode does not support`,
     );
   tallyValues(schema, path, tally, problems);
+  const refused = (values: unknown[]) => (types.length > 0 ? values.filter((v) => !typesTake(types, v)) : []);
+  for (const value of refused(Array.isArray(schema.enum) ? schema.enum : []))
+    problems.push(
+      `${path}: enum value ${JSON.stringify(value)} does not validate against its type (${types.join(', ')})`,
+    );
+  for (const value of refused(schema.const === undefined ? [] : [schema.const]))
+    problems.push(
+      `${path}: const value ${JSON.stringify(value)} does not validate against its type (${types.join(', ')})`,
+    );
+
   if (types.includes('object') || schema.properties !== undefined)
     strictObject(schema, path, depth, refs, tally, problems);
   if (types.includes('array')) {
     if (!isRawSchema(schema.items)) problems.push(`${path}: array schema missing items`);
-    else strictNode(schema.items, `${path}.items`, depth, refs, tally, problems);
+    else strictNode(schema.items, childPointer(path, 'items'), depth, refs, tally, problems);
   }
   if (schema.anyOf !== undefined) {
     if (!Array.isArray(schema.anyOf) || schema.anyOf.length === 0)
       problems.push(`${path}: anyOf must be a non-empty list`);
-    else schema.anyOf.forEach((member, i) => strictNode(member, `${path}.anyOf[${i}]`, depth, refs, tally, problems));
+    else {
+      schema.anyOf.forEach((member, i) =>
+        strictNode(member, childPointer(path, 'anyOf', i), depth, refs, tally, problems),
+      );
+      const clash = sharedFirstKey(schema.anyOf);
+      if (clash)
+        problems.push(
+          `${childPointer(path, 'anyOf')}: objects ${clash.first} and ${clash.second} share an identical first key ` +
+            `${JSON.stringify(clash.key)}, which strict mode refuses ("Objects provided via 'anyOf' must not share ` +
+            'identical first keys")',
+        );
+    }
   }
+}
+
+/** A property as strict mode compares first keys: its name and its schema. */
+export function propertySignature(name: string, schema: unknown): string {
+  return JSON.stringify([name, schema]);
+}
+
+/** The first two objects of `members` whose first properties are identical (name and schema), by position. */
+function sharedFirstKey(members: unknown[]): { first: number; second: number; key: string } | undefined {
+  const seen = new Map<string, number>();
+  for (let i = 0; i < members.length; i++) {
+    const member = members[i];
+    const entry =
+      isRawSchema(member) && isRawSchema(member.properties) ? Object.entries(member.properties)[0] : undefined;
+    if (!entry) continue;
+    const signature = propertySignature(...entry);
+    const first = seen.get(signature);
+    if (first !== undefined) return { first, second: i, key: entry[0] };
+    seen.set(signature, i);
+  }
+  return undefined;
 }
 
 function strictObject(
@@ -162,7 +219,7 @@ function strictObject(
   for (const [name, child] of Object.entries(properties)) {
     tally.properties += 1;
     tally.chars += name.length;
-    strictNode(child, `${path}.properties.${name}`, depth + 1, refs, tally, problems);
+    strictNode(child, childPointer(path, 'properties', name), depth + 1, refs, tally, problems);
   }
 }
 

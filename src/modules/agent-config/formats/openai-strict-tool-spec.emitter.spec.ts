@@ -3,6 +3,8 @@ import { toOpenAiStrictToolSpec } from './openai-strict-tool-spec.emitter';
 import { openAiStrictSpecViolations } from './openai-strict-spec.validator';
 import { deepFreeze } from './model-formats.test-helpers';
 
+type RawMember = { properties: Record<string, unknown>; required: string[] };
+
 describe('toOpenAiStrictToolSpec', () => {
   it('lists every property in required, makes optional ones nullable and closes every object', () => {
     const { spec, warnings } = toOpenAiStrictToolSpec(
@@ -184,13 +186,83 @@ describe('toOpenAiStrictToolSpec', () => {
         },
       }),
     );
-    expect(warnings).toEqual([]);
+    expect(warnings).toEqual([expect.stringContaining('#: root oneOf of 2 alternatives laid out as one object')]);
     expect(spec.function.parameters.properties).toEqual({
       kind: { anyOf: [{ const: 'email' }, { const: 'sms' }] },
       address: { type: ['string', 'null'] },
       phone: { type: ['string', 'null'] },
     });
     expect(openAiStrictSpecViolations(spec)).toEqual([]);
+  });
+
+  it('puts first in each object of an anyOf a property that tells it apart, as strict mode refuses identical first keys', () => {
+    const contact = (second: string) => ({
+      type: 'object',
+      properties: { id: { type: 'string' }, [second]: { type: 'string' } },
+      required: ['id', second],
+    });
+    const { spec, warnings } = toOpenAiStrictToolSpec(
+      deepFreeze({
+        name: 'notify',
+        description: 'd',
+        parameters: {
+          type: 'object',
+          properties: { to: { anyOf: [contact('email'), contact('phone')] } },
+          required: ['to'],
+        },
+      }),
+    );
+    expect(warnings).toEqual([]);
+    expect(spec.function.strict).toBe(true);
+    const members = (spec.function.parameters.properties as Record<string, { anyOf: RawMember[] }>).to.anyOf;
+    expect(members.map((m) => [Object.keys(m.properties), m.required])).toEqual([
+      [
+        ['email', 'id'],
+        ['email', 'id'],
+      ],
+      [
+        ['phone', 'id'],
+        ['phone', 'id'],
+      ],
+    ]);
+    expect(openAiStrictSpecViolations(spec)).toEqual([]);
+  });
+
+  it('leaves out of an enum the values its own type refuses, which strict mode would refuse the tool for', () => {
+    const { spec, warnings } = toOpenAiStrictToolSpec(
+      deepFreeze({
+        name: 'rate',
+        description: 'd',
+        parameters: {
+          type: 'object',
+          properties: {
+            level: { type: 'string', enum: ['low', 'high', null] },
+            tier: { type: 'integer', enum: [1, 2, 'gold', 2.5] },
+          },
+          required: ['level'],
+        },
+      }),
+    );
+    expect(warnings).toEqual([]);
+    expect(spec.function.strict).toBe(true);
+    expect(spec.function.parameters.properties).toEqual({
+      level: { type: 'string', enum: ['low', 'high'] },
+      tier: { type: ['integer', 'null'], enum: [1, 2, null] },
+    });
+    expect(openAiStrictSpecViolations(spec)).toEqual([]);
+  });
+
+  it('emits strict: false, naming the anyOf, when no property tells its objects apart', () => {
+    const same = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] };
+    const { spec, warnings } = toOpenAiStrictToolSpec({
+      name: 'pick',
+      description: 'd',
+      parameters: { type: 'object', properties: { to: { anyOf: [same, { ...same, description: 'x' }] } } },
+    });
+    expect(spec.function.strict).toBe(false);
+    expect(warnings).toEqual([
+      expect.stringContaining('#/properties/to/anyOf: objects 0 and 1 share an identical first key "id"'),
+    ]);
   });
 
   it.each([
@@ -207,7 +279,13 @@ describe('toOpenAiStrictToolSpec', () => {
     });
     expect(spec.function.strict).toBe(false);
     expect(spec.function.parameters).toMatchObject({ additionalProperties: keys });
-    expect(warnings).toEqual([expect.stringContaining('is a map')]);
+    expect(warnings).toEqual([
+      expect.stringContaining('#: root anyOf of 2 alternatives laid out as one object'),
+      expect.stringMatching(
+        /^#\/anyOf\/1: alternative \(a (map|free-form object)\) of the root anyOf: its keys are allowed/,
+      ),
+      '#: strict: false because it is a map (additionalProperties), which strict mode cannot express',
+    ]);
   });
 
   it.each([
@@ -224,12 +302,12 @@ describe('toOpenAiStrictToolSpec', () => {
       {
         m: { type: 'object', properties: { a: { type: 'string' } }, patternProperties: { '^x-': { type: 'string' } } },
       },
-      '$.properties.m is a map (patternProperties)',
+      '#/properties/m: strict: false because it is a map (patternProperties)',
     ],
     [
       'an object with unevaluated keys beside its properties',
       { m: { type: 'object', properties: { a: { type: 'string' } }, unevaluatedProperties: { type: 'integer' } } },
-      '$.properties.m is a map (unevaluatedProperties)',
+      '#/properties/m: strict: false because it is a map (unevaluatedProperties)',
     ],
     ['a value of any type', { m: {} }, 'accepts a value of any type'],
     [

@@ -1,13 +1,16 @@
 import { ToolSpecSource, OpenAiToolSpec } from './model-format.types';
 import { openAiStrictSpecViolations } from './openai-strict-spec.validator';
 import { toOpenAiStrictSchema } from './openai-strict-schema.converter';
-import { capOpenAiDescription } from './openai-tool-spec.emitter';
+import { capOpenAiDescription, openAiDescriptionWarnings } from './openai-tool-spec.emitter';
 import { toPortableSchema } from './portable-json-schema.converter';
 
-/** A strict-mode request's spec for one tool, and why it is not strict when it is not. */
+/** A strict-mode request's spec for one tool, and what it changed and why. */
 export interface OpenAiStrictEmission {
   spec: OpenAiToolSpec;
-  /** Empty when `spec.function.strict` is true. */
+  /**
+   * The rewrites the plain OpenAI spec has too (by JSON pointer), then, when `spec.function.strict` is false, each
+   * reason strict mode could not take the schema.
+   */
   warnings: string[];
 }
 
@@ -18,27 +21,20 @@ export interface OpenAiStrictEmission {
  * whole request).
  */
 export function toOpenAiStrictToolSpec(tool: ToolSpecSource): OpenAiStrictEmission {
-  const portable = toPortableSchema(tool.parameters).schema;
+  const { schema: portable, notes } = toPortableSchema(tool.parameters);
+  const rewrites = [...notes, ...openAiDescriptionWarnings(tool.description)];
   const description = capOpenAiDescription(tool.description);
   const strict = toOpenAiStrictSchema(portable);
-  if (strict.ok) {
-    const spec: OpenAiToolSpec = {
-      type: 'function',
-      function: { name: tool.name, description, parameters: strict.schema, strict: true },
-    };
-    const problems = openAiStrictSpecViolations(spec);
-    if (problems.length === 0) return { spec, warnings: [] };
-    return notStrict(tool.name, description, portable, problems);
-  }
-  return notStrict(tool.name, description, portable, strict.problems);
-}
-
-function notStrict(
-  name: string,
-  description: string,
-  parameters: OpenAiToolSpec['function']['parameters'],
-  problems: string[],
-): OpenAiStrictEmission {
-  const spec: OpenAiToolSpec = { type: 'function', function: { name, description, parameters, strict: false } };
-  return { spec, warnings: problems.map((p) => `strict: false because the schema ${p}`) };
+  const loose = (reasons: string[]): OpenAiStrictEmission => ({
+    spec: { type: 'function', function: { name: tool.name, description, parameters: portable, strict: false } },
+    warnings: [...rewrites, ...reasons],
+  });
+  if (!strict.ok) return loose(strict.problems);
+  const spec: OpenAiToolSpec = {
+    type: 'function',
+    function: { name: tool.name, description, parameters: strict.schema, strict: true },
+  };
+  const refusals = openAiStrictSpecViolations(spec);
+  if (refusals.length === 0) return { spec, warnings: rewrites };
+  return loose(refusals.map((p) => `strict: false because strict mode would refuse the rewritten schema: ${p}`));
 }

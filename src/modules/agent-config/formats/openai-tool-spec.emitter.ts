@@ -18,17 +18,28 @@ function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
 }
 
+/** Why a description sent to OpenAI is not the tool's own, when it is not. */
+export function openAiDescriptionWarnings(description: string): string[] {
+  return description.length > OPENAI_MAX_DESCRIPTION_CHARS
+    ? [`description: cut to ${OPENAI_MAX_DESCRIPTION_CHARS} characters, OpenAI's cap`]
+    : [];
+}
+
 /**
  * A tool in OpenAI's format: `{type:"function", function:{name, description, parameters}}`, the
- * schema rewritten by {@link toPortableSchema} and the description cut to OpenAI's cap.
+ * schema rewritten by {@link toPortableSchema} and the description cut to OpenAI's cap; `warnings`: what that
+ * changed and why, each schema node by its JSON pointer.
  */
-export function toOpenAiToolSpec(tool: ToolSpecSource): OpenAiToolSpec {
-  return {
+export function emitOpenAiToolSpec(tool: ToolSpecSource): { spec: OpenAiToolSpec; warnings: string[] } {
+  const { schema, notes } = toPortableSchema(tool.parameters);
+  const spec: OpenAiToolSpec = {
     type: 'function',
-    function: {
-      name: tool.name,
-      description: capOpenAiDescription(tool.description),
-      parameters: toPortableSchema(tool.parameters).schema,
-    },
+    function: { name: tool.name, description: capOpenAiDescription(tool.description), parameters: schema },
   };
+  return { spec, warnings: [...notes, ...openAiDescriptionWarnings(tool.description)] };
+}
+
+/** {@link emitOpenAiToolSpec}'s spec alone. */
+export function toOpenAiToolSpec(tool: ToolSpecSource): OpenAiToolSpec {
+  return emitOpenAiToolSpec(tool).spec;
 }

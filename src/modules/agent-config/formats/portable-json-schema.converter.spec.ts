@@ -37,7 +37,10 @@ describe('toPortableSchema', () => {
       properties: { url: { type: 'string' }, v: { type: 'boolean' }, path: { type: 'string' } },
       required: ['v'],
     });
-    expect(notes).toEqual(['root oneOf of 2 alternatives laid out as one object']);
+    expect(notes).toEqual([
+      '#: root oneOf of 2 alternatives laid out as one object, as OpenAI and Anthropic refuse a union at the root: ' +
+        'the model reads which arguments go together in the description only',
+    ]);
     expect(openAiSpecViolations(asOpenAi(schema))).toEqual([]);
     expect(anthropicSpecViolations(asAnthropic(schema))).toEqual([]);
   });
@@ -58,8 +61,11 @@ describe('toPortableSchema', () => {
       additionalProperties: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
     });
     expect(notes).toEqual([
-      'root anyOf alternatives 2, 3 are maps: their keys are allowed beside the properties, with any of their values',
-      'root anyOf of 3 alternatives laid out as one object',
+      expect.stringContaining('#: root anyOf of 3 alternatives laid out as one object'),
+      '#/anyOf/1: alternative (a map) of the root anyOf: its keys are allowed beside the properties, with the values ' +
+        'of any such alternative',
+      '#/anyOf/2: alternative (a map) of the root anyOf: its keys are allowed beside the properties, with the values ' +
+        'of any such alternative',
     ]);
     expect(openAiSpecViolations(asOpenAi(schema))).toEqual([]);
     expect(anthropicSpecViolations(asAnthropic(schema))).toEqual([]);
@@ -141,7 +147,9 @@ describe('toPortableSchema', () => {
       not: { required: ['x'] },
     });
     expect(schema).toEqual({ type: 'object', properties: {} });
-    expect(notes).toEqual(['root not dropped (the gateway still checks them on each call)']);
+    expect(notes).toEqual([
+      '#/not: dropped, as OpenAI and Anthropic refuse it at the root (the gateway still checks it on each call)',
+    ]);
   });
 
   it.each([

@@ -1,12 +1,15 @@
 import { JsonSchema } from '@app/modules/tool-registry/tool-registry.types';
 import { GeminiSchemaRefResolver } from './gemini-schema-ref.resolver';
 import { keysOnlyAlternative } from './gemini-root-map';
-import { RawSchema, childSchemas, declaredTypes, isRawSchema } from './tool-spec-schema.walk';
+import { RawSchema, childPointer, childSchemas, declaredTypes, isRawSchema } from './tool-spec-schema.walk';
 
 /** A tool's parameters as OpenAI and Anthropic both accept them, and what had to change to get there. */
 export interface PortableSchema {
   schema: JsonSchema;
-  /** The lossy rewrites, one sentence each (empty when the schema went through unchanged in meaning). */
+  /**
+   * What was changed and why, one warning per node it was changed at, named by its JSON pointer in the tool's schema
+   * (`#/properties/box: ...`; below the root, where a merged or laid-out root put it); empty when nothing was.
+   */
   notes: string[];
 }
 
@@ -65,13 +68,19 @@ function flattenRoot(root: RawSchema, notes: string[]): void {
   }
   for (const key of ['anyOf', 'oneOf'] as const) {
     if (!Array.isArray(root[key])) continue;
-    const members = (root[key] as unknown[]).map((m) => resolveMember(m, refs)).filter(isRawSchema);
+    const members = (root[key] as unknown[])
+      .map((m, i): [unknown, string] => [resolveMember(m, refs), childPointer('#', key, i)])
+      .filter((entry): entry is [RawSchema, string] => isRawSchema(entry[0]));
     delete root[key];
     layOutAlternatives(root, members, key, notes);
   }
-  const dropped = ROOT_ONLY_DROPPED.filter((key) => root[key] !== undefined);
-  for (const key of dropped) delete root[key];
-  if (dropped.length > 0) notes.push(`root ${dropped.join(', ')} dropped (the gateway still checks them on each call)`);
+  for (const key of ROOT_ONLY_DROPPED) {
+    if (root[key] === undefined) continue;
+    delete root[key];
+    notes.push(
+      `${childPointer('#', key)}: dropped, as OpenAI and Anthropic refuse it at the root (the gateway still checks it on each call)`,
+    );
+  }
 }
 
 function resolveMember(member: unknown, refs: GeminiSchemaRefResolver): unknown {
@@ -122,8 +131,10 @@ function resolveRefChain(member: RawSchema, refs: GeminiSchemaRefResolver, merge
   return out;
 }
 
-function layOutAlternatives(root: RawSchema, members: RawSchema[], key: string, notes: string[]): void {
-  if (members.length === 0) return;
+/** `alternatives`: each member of the root union with its JSON pointer. */
+function layOutAlternatives(root: RawSchema, alternatives: [RawSchema, string][], key: string, notes: string[]): void {
+  if (alternatives.length === 0) return;
+  const members = alternatives.map(([member]) => member);
   const properties: RawSchema = isRawSchema(root.properties) ? root.properties : {};
   const own = new Set(Object.keys(properties));
   Object.assign(properties, unitedMemberProperties(members, own));
@@ -132,7 +143,11 @@ function layOutAlternatives(root: RawSchema, members: RawSchema[], key: string, 
   const everywhere = lists[0].filter((name) => lists.every((list) => list.includes(name)));
   const required = new Set([...stringList(root.required), ...everywhere]);
   if (required.size > 0) root.required = [...required];
-  const maps = allowMapKeys(root, members, key, notes);
+  notes.push(
+    `#: root ${key} of ${members.length} alternatives laid out as one object, as OpenAI and Anthropic refuse a union ` +
+      'at the root: the model reads which arguments go together in the description only',
+  );
+  const maps = allowMapKeys(root, alternatives, key, notes);
   const choices = members.map((m, i) => {
     const names =
       stringList(m.required).length > 0
@@ -143,7 +158,6 @@ function layOutAlternatives(root: RawSchema, members: RawSchema[], key: string, 
   });
   const rule = `Give ${key === 'oneOf' ? 'exactly one' : 'at least one'} of these argument sets: ${choices.join(' or ')}.`;
   root.description = typeof root.description === 'string' ? `${root.description}\n${rule}` : rule;
-  notes.push(`root ${key} of ${members.length} alternatives laid out as one object`);
 }
 
 /**
@@ -152,9 +166,14 @@ function layOutAlternatives(root: RawSchema, members: RawSchema[], key: string, 
  * (`additionalProperties` of any of their values), or the model could never send them (and strict mode, which
  * cannot express a map, would close the root and hide them). A root that closes itself stays closed.
  */
-function allowMapKeys(root: RawSchema, members: RawSchema[], key: string, notes: string[]): Set<RawSchema> {
+function allowMapKeys(
+  root: RawSchema,
+  alternatives: [RawSchema, string][],
+  key: string,
+  notes: string[],
+): Set<RawSchema> {
   const maps = new Map<RawSchema, unknown[]>();
-  members.forEach((m) => {
+  alternatives.forEach(([m]) => {
     if (!keysOnlyAlternative(m)) return;
     const values = [
       ...(m.additionalProperties === true || isRawSchema(m.additionalProperties) ? [m.additionalProperties] : []),
@@ -167,12 +186,12 @@ function allowMapKeys(root: RawSchema, members: RawSchema[], key: string, notes:
   for (const value of [...maps.values()].flat())
     if (!values.some((known) => JSON.stringify(known) === JSON.stringify(value))) values.push(value);
   root.additionalProperties = values.includes(true) ? true : values.length === 1 ? values[0] : { anyOf: values };
-  const positions = members.flatMap((m, i) => (maps.has(m) ? [i + 1] : []));
-  notes.push(
-    positions.length > 1
-      ? `root ${key} alternatives ${positions.join(', ')} are maps: their keys are allowed beside the properties, with any of their values`
-      : `root ${key} alternative ${positions[0]} is a map: its keys are allowed beside the properties`,
-  );
+  for (const [m, pointer] of alternatives)
+    if (maps.has(m))
+      notes.push(
+        `${pointer}: alternative (${keysOnlyAlternative(m)}) of the root ${key}: its keys are allowed beside the ` +
+          `properties${maps.size > 1 ? ', with the values of any such alternative' : ''}`,
+      );
   return new Set(maps.keys());
 }
 
@@ -198,21 +217,28 @@ function stringList(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
 
-/** Rewrites every subschema below the root in place (the tree is our own copy); returns how many it visited. */
-function rewriteTree(root: RawSchema, notes: string[]): number {
+/**
+ * Rewrites `root` (at JSON pointer `at`) and every subschema below it in place (the tree is our own copy), in document
+ * order; returns how many nodes it visited. A node's children are taken before it is rewritten, so each keeps the
+ * pointer it has in the tool's schema (a tuple's positions too).
+ */
+function rewriteTree(root: RawSchema, notes: string[], at = '#'): number {
   const seen = new Set<object>();
-  const stack: RawSchema[] = [root];
+  const stack: [RawSchema, string][] = [[root, at]];
   while (stack.length > 0) {
-    const node = stack.pop()!;
+    const [node, pointer] = stack.pop()!;
     if (seen.has(node)) continue;
     seen.add(node);
-    rewriteTuple(node, notes);
+    const children = childSchemas(node)
+      .filter((entry): entry is [(string | number)[], RawSchema] => isRawSchema(entry[1]))
+      .map(([tokens, child]): [RawSchema, string] => [child, childPointer(pointer, ...tokens)]);
+    rewriteTuple(node, pointer, notes);
     if (declaredTypes(node).includes('array') && node.items === undefined) {
       node.items = {};
-      notes.push('an array without items accepts items of any type');
+      notes.push(`${pointer}: items: {} added (items of any type), as OpenAI refuses an array without items`);
     }
     replaceBooleanSchemas(node);
-    for (const [, child] of childSchemas(node)) if (isRawSchema(child)) stack.push(child);
+    stack.push(...children.reverse());
   }
   return seen.size;
 }
@@ -231,22 +257,23 @@ function inlineMovedRefs(root: RawSchema, source: unknown, notes: string[]): voi
   let inlined = 0;
   for (let round = 0; round < MAX_INLINE_ROUNDS; round++) {
     const after = new GeminiSchemaRefResolver(root);
-    const moved: RawSchema[] = [];
+    const moved: [RawSchema, string][] = [];
     const seen = new Set<object>();
-    const stack: RawSchema[] = [root];
+    const stack: [RawSchema, string][] = [[root, '#']];
     while (stack.length > 0) {
-      const node = stack.pop()!;
+      const [node, pointer] = stack.pop()!;
       if (seen.has(node)) continue;
       seen.add(node);
       const ref = node.$ref;
       if (typeof ref === 'string' && after.resolve(ref) === undefined && isRawSchema(before.resolve(ref)))
-        moved.push(node);
-      for (const [, child] of childSchemas(node)) if (isRawSchema(child)) stack.push(child);
+        moved.push([node, pointer]);
+      for (const [tokens, child] of childSchemas(node))
+        if (isRawSchema(child)) stack.push([child, childPointer(pointer, ...tokens)]);
     }
     if (moved.length === 0) return;
-    for (const node of moved) {
+    for (const [node, pointer] of moved) {
       const target = structuredClone(before.resolve(node.$ref as string) as RawSchema);
-      inlined += rewriteTree(target, notes);
+      inlined += rewriteTree(target, notes, pointer);
       if (inlined > MAX_INLINED_NODES) return;
       delete node.$ref;
       for (const [key, value] of Object.entries(target)) if (!Object.hasOwn(node, key)) node[key] = value;
@@ -254,7 +281,7 @@ function inlineMovedRefs(root: RawSchema, source: unknown, notes: string[]): voi
   }
 }
 
-function rewriteTuple(node: RawSchema, notes: string[]): void {
+function rewriteTuple(node: RawSchema, pointer: string, notes: string[]): void {
   const draft07 = Array.isArray(node.items);
   if (!draft07 && !Array.isArray(node.prefixItems)) return;
   const positions = (draft07 ? node.items : node.prefixItems) as unknown[];
@@ -268,7 +295,10 @@ function rewriteTuple(node: RawSchema, notes: string[]): void {
     node.maxItems = Math.min(typeof node.maxItems === 'number' ? node.maxItems : positions.length, positions.length);
   const note = `Positions: ${positions.map((p, i) => `${i + 1}: ${describeBriefly(p)}`).join(', ')}.`;
   node.description = typeof node.description === 'string' ? `${node.description}\n${note}` : note;
-  notes.push('a tuple is sent as an array of its alternatives');
+  notes.push(
+    `${pointer}: a tuple sent as an array of any of its positions' schemas, in any order (the positions are written ` +
+      'into the description)',
+  );
 }
 
 /** A tuple position's schema in a word or two (`string|null`, its `$ref`, `any`), to name it in a description. */

@@ -25,23 +25,34 @@ const LIST_SUBSCHEMA_KEYWORDS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as co
 /** Keywords whose value maps names to subschemas. */
 const MAP_SUBSCHEMA_KEYWORDS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'] as const;
 
-/** Every direct subschema of `schema` with its path segment (`.properties.x`, `.anyOf[0]`, ...). */
-export function childSchemas(schema: RawSchema): [string, unknown][] {
-  const out: [string, unknown][] = [];
+/**
+ * Every direct subschema of `schema` with the tokens that step to it (`['properties', 'x']`, `['anyOf', 0]`), as a
+ * JSON pointer writes them (see {@link childPointer}).
+ */
+export function childSchemas(schema: RawSchema): [(string | number)[], unknown][] {
+  const out: [(string | number)[], unknown][] = [];
   for (const key of SINGLE_SUBSCHEMA_KEYWORDS) {
     const value = schema[key];
-    if (Array.isArray(value)) value.forEach((member, i) => out.push([`.${key}[${i}]`, member]));
-    else if (value !== undefined) out.push([`.${key}`, value]);
+    if (Array.isArray(value)) value.forEach((member, i) => out.push([[key, i], member]));
+    else if (value !== undefined) out.push([[key], value]);
   }
   for (const key of LIST_SUBSCHEMA_KEYWORDS) {
     const value = schema[key];
-    if (Array.isArray(value)) value.forEach((member, i) => out.push([`.${key}[${i}]`, member]));
+    if (Array.isArray(value)) value.forEach((member, i) => out.push([[key, i], member]));
   }
   for (const key of MAP_SUBSCHEMA_KEYWORDS) {
     const value = schema[key];
-    if (isRawSchema(value)) for (const [name, member] of Object.entries(value)) out.push([`.${key}.${name}`, member]);
+    if (isRawSchema(value)) for (const [name, member] of Object.entries(value)) out.push([[key, name], member]);
   }
   return out;
+}
+
+/**
+ * The JSON pointer (RFC 6901, in its `#` fragment form as `$ref` writes it) of a child of the schema node at `parent`:
+ * `childPointer('#', 'properties', 'a/b')` is `#/properties/a~1b`. Every format's warnings name nodes this way.
+ */
+export function childPointer(parent: string, ...tokens: (string | number)[]): string {
+  return [parent, ...tokens.map((token) => String(token).replace(/~/g, '~0').replace(/\//g, '~1'))].join('/');
 }
 
 /** The types a schema declares (`type` as a string or a list), empty when it declares none. */
@@ -51,6 +62,17 @@ export function declaredTypes(schema: RawSchema): string[] {
 }
 
 export const JSON_SCHEMA_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'array', 'object', 'null']);
+
+/** Whether `value` is of one of the JSON Schema `types` (`number` takes integers too). */
+export function typesTake(types: readonly string[], value: unknown): boolean {
+  return types.some((type) => {
+    if (type === 'null') return value === null;
+    if (type === 'integer') return Number.isInteger(value);
+    if (type === 'array') return Array.isArray(value);
+    if (type === 'object') return isRawSchema(value);
+    return typeof value === type;
+  });
+}
 
 /** Half of a surrogate pair: the providers' JSON parsers refuse it ("no low surrogate in string") with the whole request. */
 export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

@@ -23,7 +23,7 @@ describe('provider validators', () => {
       ['a root anyOf', obj({}, { anyOf: [obj({ a: { type: 'string' } })] }), /anyOf is not allowed at the top level/],
       ['a root enum', obj({}, { enum: [{}] }), /enum is not allowed at the top level/],
       ['a root that is not an object', { type: 'array', items: {} }, /root must have type "object"/],
-      ['an array without items', obj({ a: { type: 'array' } }), /properties\.a: array schema missing items/],
+      ['an array without items', obj({ a: { type: 'array' } }), /#\/properties\/a: array schema missing items/],
       ['a draft-07 tuple', obj({ a: { type: 'array', items: [{ type: 'string' }] } }), /items must be one schema/],
       ['a boolean property schema', obj({ a: true }), /a subschema must be a JSON object/],
       ['a $ref that points nowhere', obj({ a: { $ref: '#/$defs/Nope' } }), /does not resolve/],
@@ -91,15 +91,62 @@ describe('provider validators', () => {
       [
         'a pattern with a lookahead',
         obj({ a: { type: 'string', pattern: '^(?!\\.)[a-z.]+$' } }, { required: ['a'], additionalProperties: false }),
-        /properties\.a: pattern uses a regex lookaround/,
+        /#\/properties\/a: pattern uses a regex lookaround/,
       ],
       [
         'a pattern with a lookbehind',
         obj({ a: { type: 'string', pattern: '(?<!-)x' } }, { required: ['a'], additionalProperties: false }),
-        /properties\.a: pattern uses a regex lookaround/,
+        /#\/properties\/a: pattern uses a regex lookaround/,
       ],
     ])('refuses %s', (_label, parameters, problem) => {
       expect(openAiStrictSpecViolations(strict(parameters)).join('\n')).toMatch(problem);
+    });
+
+    it('refuses objects of an anyOf that share an identical first key, and accepts a first key that tells them apart', () => {
+      const member = (first: Record<string, unknown>, rest: string) =>
+        obj(
+          { ...first, [rest]: { type: 'string' } },
+          { required: [...Object.keys(first), rest], additionalProperties: false },
+        );
+      const union = (...members: unknown[]) =>
+        strict(obj({ to: { anyOf: members } }, { required: ['to'], additionalProperties: false }));
+      expect(
+        openAiStrictSpecViolations(
+          union(member({ id: { type: 'string' } }, 'email'), member({ id: { type: 'string' } }, 'phone')),
+        ),
+      ).toEqual([
+        '#/properties/to/anyOf: objects 0 and 1 share an identical first key "id", which strict mode refuses ' +
+          '("Objects provided via \'anyOf\' must not share identical first keys")',
+      ]);
+      expect(
+        openAiStrictSpecViolations(
+          union(member({ kind: { const: 'email' } }, 'email'), member({ kind: { const: 'sms' } }, 'phone')),
+        ),
+      ).toEqual([]);
+    });
+
+    it('refuses an enum or const value its declared type does not take, and accepts integers for number', () => {
+      const one = (schema: Record<string, unknown>) =>
+        openAiStrictSpecViolations(strict(obj({ a: schema }, { required: ['a'], additionalProperties: false })));
+      expect(one({ type: 'string', enum: ['low', null] })).toEqual([
+        '#/properties/a: enum value null does not validate against its type (string)',
+      ]);
+      expect(one({ type: 'integer', const: 1.5 })).toEqual([
+        '#/properties/a: const value 1.5 does not validate against its type (integer)',
+      ]);
+      expect(one({ type: ['string', 'null'], enum: ['low', null] })).toEqual([]);
+      expect(one({ type: 'number', enum: [1, 2.5] })).toEqual([]);
+      expect(one({ enum: ['low', 1, null] })).toEqual([]);
+    });
+
+    it('refuses a $ref with keywords beside it, which strict mode refuses', () => {
+      const parameters = obj(
+        { a: { type: 'string' }, self: { $ref: '#', description: 'The parent.' } },
+        { required: ['a', 'self'], additionalProperties: false },
+      );
+      expect(openAiStrictSpecViolations(strict(parameters))).toEqual([
+        '#/properties/self: $ref cannot have keywords beside it (description)',
+      ]);
     });
 
     it('accepts groups, escapes and classes that only look like a lookaround', () => {
@@ -133,13 +180,13 @@ describe('provider validators', () => {
 
     it.each([['oneOf'], ['allOf'], ['anyOf']])('refuses a root %s', (key) => {
       expect(anthropicSpecViolations(anthropic(obj({}, { [key]: [obj({})] })))).toEqual([
-        `$: ${key} is not allowed at the top level`,
+        `#: ${key} is not allowed at the top level`,
       ]);
     });
 
     it('refuses a draft-07 tuple and accepts an array without items', () => {
       expect(anthropicSpecViolations(anthropic(obj({ t: { type: 'array', items: [{}] } })))).toEqual([
-        '$.properties.t: items must be one schema (a tuple as a list is draft-07 only)',
+        '#/properties/t: items must be one schema (a tuple as a list is draft-07 only)',
       ]);
       expect(anthropicSpecViolations(anthropic(obj({ t: { type: 'array' } })))).toEqual([]);
     });
@@ -158,18 +205,18 @@ describe('provider validators', () => {
           ),
         ),
       ).toEqual([
-        '$.properties: key "$top" does not match ^[a-zA-Z0-9_.-]{1,64}$',
-        '$.properties: key "filter[id]" does not match ^[a-zA-Z0-9_.-]{1,64}$',
-        `$.properties: key "${'k'.repeat(65)}" does not match ^[a-zA-Z0-9_.-]{1,64}$`,
-        '$.properties.nested.properties: key "weird key" does not match ^[a-zA-Z0-9_.-]{1,64}$',
+        '#/properties: key "$top" does not match ^[a-zA-Z0-9_.-]{1,64}$',
+        '#/properties: key "filter[id]" does not match ^[a-zA-Z0-9_.-]{1,64}$',
+        `#/properties: key "${'k'.repeat(65)}" does not match ^[a-zA-Z0-9_.-]{1,64}$`,
+        '#/properties/nested/properties: key "weird key" does not match ^[a-zA-Z0-9_.-]{1,64}$',
       ]);
     });
   });
 
   describe('geminiSpecViolations', () => {
     it.each([
-      ['an object without properties', obj({ m: { type: 'object' } }), /properties\.m: object without properties/],
-      ['a node with no type', obj({ m: { description: 'x' } }), /properties\.m: no type/],
+      ['an object without properties', obj({ m: { type: 'object' } }), /#\/properties\/m: object without properties/],
+      ['a node with no type', obj({ m: { description: 'x' } }), /#\/properties\/m: no type/],
       ['an array without items', obj({ m: { type: 'array' } }), /array without items/],
       ['a non-string enum', obj({ m: { type: 'integer', enum: [1] } }), /enum on type integer/],
       [
@@ -215,7 +262,7 @@ describe('provider validators', () => {
       expect(
         openAiResponsesSpecViolations({ type: 'function', name: 'f', description: 'd', parameters, strict: false }),
       ).toEqual([
-        '$.properties.a.items: pattern uses a regex lookaround ((?=, (?!, (?<=, (?<!), which the Responses API does not support',
+        '#/properties/a/items: pattern uses a regex lookaround ((?=, (?!, (?<=, (?<!), which the Responses API does not support',
       ]);
     });
   });

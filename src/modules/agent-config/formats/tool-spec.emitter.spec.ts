@@ -1,3 +1,4 @@
+import { anthropicPropertyKey } from './anthropic-property-key';
 import { MODEL_FORMATS, ModelFormat, isModelFormat } from './model-format.types';
 import { emitToolSpec } from './tool-spec.emitter';
 
@@ -61,6 +62,88 @@ describe('emitToolSpec', () => {
     expect(loose.spec).toMatchObject({ function: { strict: false } });
     expect(loose.warnings.length).toBeGreaterThan(0);
     expect(emitToolSpec('openai', TOOL).warnings).toEqual([]);
+  });
+
+  describe('warnings of the openai and anthropic specs', () => {
+    const LOSSY = {
+      name: 'ship',
+      description: 'Ship an order.',
+      parameters: {
+        type: 'object',
+        oneOf: [
+          { properties: { id: { type: 'string' } }, required: ['id'] },
+          { properties: { ref: { type: 'string' } }, required: ['ref'] },
+        ],
+        not: { required: ['id', 'ref'] },
+        properties: {
+          'ship to': { type: 'string' },
+          box: {
+            type: 'object',
+            properties: { size: { type: 'array', items: [{ type: 'number' }, { type: 'number' }] } },
+          },
+        },
+      },
+    };
+    const LAID_OUT =
+      '#: root oneOf of 2 alternatives laid out as one object, as OpenAI and Anthropic refuse a union at the root: ' +
+      'the model reads which arguments go together in the description only';
+    const NOT_DROPPED =
+      '#/not: dropped, as OpenAI and Anthropic refuse it at the root (the gateway still checks it on each call)';
+    const TUPLE =
+      "#/properties/box/properties/size: a tuple sent as an array of any of its positions' schemas, in any order " +
+      '(the positions are written into the description)';
+
+    it('name each node the openai spec rewrites by its JSON pointer, and why', () => {
+      expect(emitToolSpec('openai', LOSSY).warnings).toEqual([LAID_OUT, NOT_DROPPED, TUPLE]);
+      expect(emitToolSpec('openai', { ...LOSSY, description: 'x'.repeat(2000) }).warnings).toEqual([
+        LAID_OUT,
+        NOT_DROPPED,
+        TUPLE,
+        "description: cut to 1024 characters, OpenAI's cap",
+      ]);
+    });
+
+    it('name each key the anthropic spec renames by its JSON pointer, beside the rewrites openai has too', () => {
+      expect(emitToolSpec('anthropic', LOSSY).warnings).toEqual([
+        LAID_OUT,
+        NOT_DROPPED,
+        TUPLE,
+        `#/properties/ship to: key sent as "${anthropicPropertyKey('ship to')}", as Anthropic refuses property keys ` +
+          'outside ^[a-zA-Z0-9_.-]{1,64}$ (the gateway maps it back)',
+      ]);
+    });
+
+    it('name the rewrites of a strict spec too, and each reason for strict: false by its JSON pointer', () => {
+      expect(emitToolSpec('openai-strict', LOSSY)).toMatchObject({
+        spec: { function: { strict: true } },
+        warnings: [LAID_OUT, NOT_DROPPED, TUPLE],
+      });
+      const map = {
+        ...LOSSY,
+        parameters: {
+          ...LOSSY.parameters,
+          properties: { tags: { type: 'object', additionalProperties: { type: 'string' } } },
+        },
+      };
+      for (const variant of ['openai-strict', 'openai-responses'] as const)
+        expect(emitToolSpec(variant, map).warnings).toEqual([
+          LAID_OUT,
+          NOT_DROPPED,
+          '#/properties/tags: strict: false because it is a map (additionalProperties), which strict mode cannot express',
+        ]);
+    });
+  });
+
+  it("names a strict: false reason found in the rewritten schema by that node's JSON pointer too", () => {
+    const tool = {
+      name: 'tag',
+      description: 'Tag.',
+      parameters: { type: 'object', properties: { 'a/b': { const: { x: 1 } } }, required: ['a/b'] },
+    };
+    expect(emitToolSpec('openai-strict', tool).warnings).toEqual([
+      'strict: false because strict mode would refuse the rewritten schema: #/properties/a~1b: const must be a ' +
+        'string, number, boolean or null',
+    ]);
   });
 
   it('throws a clear error for an unknown format, including inherited names', () => {

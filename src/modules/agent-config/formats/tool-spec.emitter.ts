@@ -1,8 +1,8 @@
-import { toAnthropicToolSpec } from './anthropic-tool-spec.emitter';
+import { emitAnthropicToolSpec } from './anthropic-tool-spec.emitter';
 import { emitGeminiToolSpec } from './gemini-tool-spec.emitter';
 import { ModelFormat, MODEL_FORMATS, ToolSpec, ToolSpecSource } from './model-format.types';
 import { toOpenAiStrictToolSpec } from './openai-strict-tool-spec.emitter';
-import { toOpenAiToolSpec } from './openai-tool-spec.emitter';
+import { emitOpenAiToolSpec } from './openai-tool-spec.emitter';
 import { toOpenAiResponsesToolSpec } from './openai-responses-tool-spec.emitter';
 import { wellFormedJson } from './tool-spec-schema.walk';
 
@@ -14,22 +14,19 @@ export interface EmittedToolSpec {
   spec: ToolSpec;
   json: string;
   /**
-   * What the admin must know the spec loses: why a strict variant (openai-strict, openai-responses) had to emit
-   * `strict: false`, each node Gemini's rewrite dropped or reshaped (by JSON pointer); empty otherwise.
+   * What the admin must know the spec changed and why, in every format: each schema node the rewrite dropped or
+   * reshaped, named by its JSON pointer (`#/properties/box: ...`), a description cut to the provider's cap, and for a
+   * strict variant (openai-strict, openai-responses) each reason it had to emit `strict: false`; empty otherwise.
    */
   warnings: string[];
 }
 
 type Emitter = (tool: ToolSpecSource) => { spec: ToolSpec; warnings: string[] };
 
-const withoutWarnings =
-  (emit: (tool: ToolSpecSource) => ToolSpec): Emitter =>
-  (tool) => ({ spec: emit(tool), warnings: [] });
-
 const EMITTERS: Readonly<Record<SpecVariant, Emitter>> = {
-  openai: withoutWarnings(toOpenAiToolSpec),
+  openai: emitOpenAiToolSpec,
   'openai-strict': toOpenAiStrictToolSpec,
-  anthropic: withoutWarnings(toAnthropicToolSpec),
+  anthropic: emitAnthropicToolSpec,
   gemini: emitGeminiToolSpec,
   'openai-responses': toOpenAiResponsesToolSpec,
 };

@@ -210,8 +210,9 @@ function cachedSpec(view: TenantView, variant: SpecVariant, tool: ToolDescriptor
 }
 
 /**
- * A visible tool whose spec loses part of its schema says what in its decision: emitted with `strict: false` in a
- * strict request (or for the Responses API), or each node Gemini's rewrite drops or reshapes, by its JSON pointer.
+ * A visible tool whose spec changes its schema says what and why in its decision (the emitter's warnings): each node
+ * the format's rewrite drops or reshapes, by its JSON pointer, and why it is `strict: false` in a strict request (or for
+ * the Responses API).
  */
 function withWarnings(decisions: VisibilityDecision[], view: TenantView, variant: SpecVariant): VisibilityDecision[] {
   return decisions.map((decision) => {

@@ -48,7 +48,10 @@ export interface VisibilityDecision {
   visible: boolean;
   layer: VisibilityLayer | typeof EMITTED;
   reason: string;
-  /** What a visible tool's spec loses: why it is `strict: false` in a strict request, what Gemini's spec drops. */
+  /**
+   * What a visible tool's spec changed and why, in every format: each node rewritten by its JSON pointer, a description
+   * cut, why it is `strict: false` in a strict request.
+   */
   warnings?: string[];
 }
 
