@@ -84,16 +84,17 @@ async function readNames(abs: Buffer, limit: number): Promise<Buffer[]> {
 }
 
 /**
- * Bytes of regular files and the number of entries in the workspace (the quota's measure). With `maxEntries` the walk
- * stops past that many (`truncated`; the bytes then count only what was walked); it stops too at folders nested too
- * deep to measure (`truncated`, and `tooDeep` names the folder).
+ * Bytes of regular files and the number of entries in the workspace (the quota's measure), and the entries walked.
+ * With `maxEntries` the walk stops past that many (`truncated`; the bytes then count only what was walked); it stops
+ * too at folders nested too deep to measure (`truncated`, and `tooDeep` names the folder).
  */
 export async function workspaceUsage(
   dir: string,
   maxEntries = Number.MAX_SAFE_INTEGER,
-): Promise<{ bytes: number; entries: number; truncated: boolean; tooDeep?: string }> {
+): Promise<{ bytes: number; entries: number; truncated: boolean; tooDeep?: string; walked: WorkspaceEntry[] }> {
   const { entries, truncated, tooDeep } = await walkWorkspace(dir, '', true, maxEntries);
-  return { bytes: entries.reduce((sum, e) => sum + e.size, 0), entries: entries.length, truncated, tooDeep };
+  const bytes = entries.reduce((sum, e) => sum + e.size, 0);
+  return { bytes, entries: entries.length, truncated, tooDeep, walked: entries };
 }
 
 /** Why a workspace counts as full when folders in it are nested too deep to measure. */
