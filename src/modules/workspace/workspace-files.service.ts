@@ -352,7 +352,9 @@ export class WorkspaceFiles {
     return inOpenedFolder(dirname(target.real), target.root, refuse, async (folder) => {
       let entry = join(folder, basename(target.real));
       let stat = await lstat(entry).catch(() => null);
-      const undecodable = stat ? undefined : await findUndecodableName(folder, basename(target.real), ambiguous);
+      const undecodable = await findUndecodableName(folder, basename(target.real), ambiguous);
+      // A name truly holding U+FFFD beside one that only reads so: which one the path means cannot be told.
+      if (undecodable && stat) throw ambiguous();
       if (undecodable) {
         // A name that is not UTF-8 (listed with U+FFFD) cannot be given to rm as text: renamed aside first.
         entry = join(folder, `.gw-delete-${randomUUID()}`);
