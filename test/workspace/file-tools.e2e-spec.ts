@@ -296,9 +296,9 @@ describeEachDialect('workspace file tools through act', (dialect) => {
 
     const listing = JSON.parse((await t.call(sessionId, 'LIST_FILES', { recursive: true })).content);
     expect(listing.entries).toEqual([
-      { path: 'caf\uFFFD.txt', type: 'file', size: 3000 },
-      { path: 'd\uFFFDr', type: 'directory', size: 0 },
-      { path: 'd\uFFFDr/inner.txt', type: 'file', size: 500 },
+      { path: 'caf\uFFFD.txt', type: 'file', size: 3000, pathNotUtf8: true },
+      { path: 'd\uFFFDr', type: 'directory', size: 0, pathNotUtf8: true },
+      { path: 'd\uFFFDr/inner.txt', type: 'file', size: 500, pathNotUtf8: true },
     ]);
     // They count against the quota (4096 bytes): 3500 are taken.
     const over = await t.call(sessionId, 'WRITE_FILE', { path: 'more.txt', content: 'z'.repeat(1000) });
@@ -326,6 +326,12 @@ describeEachDialect('workspace file tools through act', (dialect) => {
     writeFileSync(join(dir(), 'd\uFFFD/f.txt'), 'other\n');
     symlinkSync(latin1('d\xff'), join(dir(), 'link'));
     writeFileSync(onDisk('bad\xff.txt'), 'undecodable\n');
+    // Listed alike, told apart.
+    const listed = JSON.parse((await t.call(sessionId, 'LIST_FILES', {})).content).entries;
+    expect(listed.filter((e: { path: string }) => e.path === 'd\uFFFD')).toEqual([
+      { path: 'd\uFFFD', type: 'directory', size: 0 },
+      { path: 'd\uFFFD', type: 'directory', size: 0, pathNotUtf8: true },
+    ]);
     const untouched = () => {
       expect(readFileSync(onDisk('d\xff', '/f.txt'), 'utf8')).toBe('secret\n');
       expect(readFileSync(join(dir(), 'd\uFFFD/f.txt'), 'utf8')).toBe('other\n');
