@@ -1,6 +1,6 @@
 import { holdReadsTogether } from '@test/support/read-barrier';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createKey, gatewayForSuite } from '@test/support/gateway-test-app';
 import { describeEachDialect } from '@test/support/test-database';
@@ -24,6 +24,21 @@ describeEachDialect('PUBLISH_FILE and artifacts', (dialect) => {
   beforeAll(async () => {
     t = await workspaceTenant(suite.gw, 't-art', FILE_TOOLS);
     sessionId = await t.newSession(['FILE_ROOM']);
+  });
+
+  it('answers a stored artifact found shorter than its size with an error before any byte, never a short body', async () => {
+    const session = await t.newSession(['FILE_ROOM']);
+    await t.call(session, 'WRITE_FILE', { path: 'damaged.txt', content: 'all of it\n' });
+    const { artifactId } = JSON.parse((await t.call(session, 'PUBLISH_FILE', { path: 'damaged.txt' })).content);
+    const stored = join(suite.gw.app.get(WorkspaceLocator).artifactDir('t-art'), artifactId);
+    chmodSync(stored, 0o640);
+    truncateSync(stored, 3);
+    const res = await suite.gw.http.get(`/api/v1/artifacts/${artifactId}/content`).set(t.runtime).expect(500);
+    expect(res.body.error).toEqual({
+      code: 'INTERNAL',
+      message: `The stored file of artifact ${artifactId} holds 3 of the 10 bytes it was published with: it is damaged. Publish the file again with PUBLISH_FILE.`,
+      details: {},
+    });
   });
 
   it('publishes an immutable copy with sha256 and size; metadata and content are tenant-scoped', async () => {

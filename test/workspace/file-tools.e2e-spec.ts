@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { gatewayForSuite } from '@test/support/gateway-test-app';
@@ -296,9 +296,9 @@ describeEachDialect('workspace file tools through act', (dialect) => {
 
     const listing = JSON.parse((await t.call(sessionId, 'LIST_FILES', { recursive: true })).content);
     expect(listing.entries).toEqual([
-      { path: 'caf\uFFFD.txt', type: 'file', size: 3000 },
-      { path: 'd\uFFFDr', type: 'directory', size: 0 },
-      { path: 'd\uFFFDr/inner.txt', type: 'file', size: 500 },
+      { path: 'caf\uFFFD.txt', type: 'file', size: 3000, pathNotUtf8: true },
+      { path: 'd\uFFFDr', type: 'directory', size: 0, pathNotUtf8: true },
+      { path: 'd\uFFFDr/inner.txt', type: 'file', size: 500, pathNotUtf8: true },
     ]);
     // They count against the quota (4096 bytes): 3500 are taken.
     const over = await t.call(sessionId, 'WRITE_FILE', { path: 'more.txt', content: 'z'.repeat(1000) });
@@ -313,6 +313,63 @@ describeEachDialect('workspace file tools through act', (dialect) => {
     expect(readdirSync(dir())).toEqual([]);
     const gone = await t.call(sessionId, 'DELETE_FILE', { path: 'caf\uFFFD.txt' });
     expect(gone.content).toContain('No file or folder "caf\uFFFD.txt"');
+  });
+
+  it('refuses to read, edit, write or list through a name that is not UTF-8, never reaching a file truly named as it reads', async () => {
+    mkdirSync(dir(), { recursive: true });
+    const latin1 = (name: string) => Buffer.from(name, 'latin1'); // "\xff" is the byte 0xFF: alone, not UTF-8
+    const onDisk = (...names: string[]) => Buffer.concat([Buffer.from(`${dir()}/`), ...names.map(latin1)]);
+    // "d\xff" (not UTF-8, listed as "d\uFFFD") beside a folder truly named "d\uFFFD", and a link to the first.
+    mkdirSync(onDisk('d\xff'));
+    writeFileSync(onDisk('d\xff', '/f.txt'), 'secret\n');
+    mkdirSync(join(dir(), 'd\uFFFD'));
+    writeFileSync(join(dir(), 'd\uFFFD/f.txt'), 'other\n');
+    symlinkSync(latin1('d\xff'), join(dir(), 'link'));
+    writeFileSync(onDisk('bad\xff.txt'), 'undecodable\n');
+    // Listed alike, told apart.
+    const listed = JSON.parse((await t.call(sessionId, 'LIST_FILES', {})).content).entries;
+    expect(listed.filter((e: { path: string }) => e.path === 'd\uFFFD')).toEqual([
+      { path: 'd\uFFFD', type: 'directory', size: 0 },
+      { path: 'd\uFFFD', type: 'directory', size: 0, pathNotUtf8: true },
+    ]);
+    const untouched = () => {
+      expect(readFileSync(onDisk('d\xff', '/f.txt'), 'utf8')).toBe('secret\n');
+      expect(readFileSync(join(dir(), 'd\uFFFD/f.txt'), 'utf8')).toBe('other\n');
+      expect(readdirSync(onDisk('d\xff'))).toEqual(['f.txt']);
+      expect(readdirSync(join(dir(), 'd\uFFFD'))).toEqual(['f.txt']);
+    };
+
+    for (const [tool, args] of [
+      ['READ_FILE', { path: 'link/f.txt' }],
+      ['EDIT_FILE', { path: 'link/f.txt', oldText: 'other', newText: 'mangled' }],
+      ['WRITE_FILE', { path: 'link/new.txt', content: 'n' }],
+    ] as const) {
+      const res = await t.call(sessionId, tool, args);
+      expect(res).toMatchObject({ status: 'FAILED', isError: true });
+      expect(res.content).toContain(
+        'is refused: it leads to a file or folder whose name is not UTF-8 text (a command made it; listings show its undecodable bytes as U+FFFD), which the file tools cannot name without mistaking it for another file: rename that one to UTF-8 with RUN_COMMAND (mv)',
+      );
+    }
+    for (const [tool, args] of [
+      ['READ_FILE', { path: 'd\uFFFD/f.txt' }],
+      ['EDIT_FILE', { path: 'd\uFFFD/f.txt', oldText: 'other', newText: 'mangled' }],
+      ['WRITE_FILE', { path: 'd\uFFFD/new.txt', content: 'n' }],
+      ['LIST_FILES', { path: 'd\uFFFD' }],
+    ] as const) {
+      const res = await t.call(sessionId, tool, args);
+      expect(res).toMatchObject({ status: 'FAILED', isError: true });
+      expect(res.content).toContain('"d\uFFFD" stands for a name that is not UTF-8 text');
+    }
+    const read = await t.call(sessionId, 'READ_FILE', { path: 'bad\uFFFD.txt' });
+    expect(read.content).toContain('rename it to UTF-8 with RUN_COMMAND (`mv -- bad*.txt new-name` reaches it)');
+    // DELETE_FILE takes a name as listed, but not one that two names read as.
+    const both = await t.call(sessionId, 'DELETE_FILE', { path: 'd\uFFFD' });
+    expect(both.content).toContain('names several files whose names are not UTF-8 and read alike');
+    untouched();
+    for (const path of ['bad\uFFFD.txt', 'link'])
+      expect((await t.call(sessionId, 'DELETE_FILE', { path })).status).toBe('COMPLETED');
+    for (const folder of [onDisk('d\xff'), join(dir(), 'd\uFFFD')]) rmSync(folder, { recursive: true });
+    expect(readdirSync(dir())).toEqual([]);
   });
 
   it('pages a file larger than WORKSPACE_MAX_FILE_BYTES (a command may write up to SANDBOX_MAX_FILE_MB)', async () => {

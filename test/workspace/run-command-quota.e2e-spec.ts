@@ -26,20 +26,53 @@ describeWithBubblewrap('RUN_COMMAND within the workspace quota (real bubblewrap)
     sessionId = await t.newSession(['SANDBOX', 'FILE_ROOM']);
   });
 
-  it('stops a file from growing past the room left under WORKSPACE_MAX_BYTES, saying which limit', async () => {
+  it('stops a file at the room left under WORKSPACE_MAX_BYTES and says so, though the command goes on', async () => {
     await t.call(sessionId, 'WRITE_FILE', { path: 'kept.txt', content: 'k'.repeat(1000) });
-    const res = await run('head -c 10000 /dev/zero > big.bin');
-    expect(res).toMatchObject({ status: 'FAILED', isError: true });
-    expect(res.content).toContain('SIGXFSZ');
-    expect(res.content).toContain('WORKSPACE_MAX_BYTES');
-    expect(sizeOf('big.bin')).toBeLessThanOrEqual(MAX_BYTES - 1000);
+    const res = await run('head -c 10000 /dev/zero > big.bin; echo went on');
+    expect(res.status).toBe('COMPLETED');
+    const answer = JSON.parse(res.content);
+    expect(answer).toMatchObject({ exitCode: 0, stdout: 'went on\n' });
+    expect(answer.stderr).toContain('File too large');
+    expect(sizeOf('big.bin')).toBe(MAX_BYTES - 1000);
+    expect(answer.workspaceQuotaHit).toBe(
+      `Workspace quota hit: this command could write no file past 3096 bytes, the room left under WORKSPACE_MAX_BYTES (4096) when it started (the limit is on a file's size, not on how much it grows); "big.bin" (3096 bytes) stopped at 3096 bytes and may be incomplete; the workspace now holds 4096 of 4096 bytes (0 left); free space by deleting files no longer needed (DELETE_FILE, or rm with RUN_COMMAND) and run it again; WRITE_FILE and EDIT_FILE measure the whole workspace instead, so they can still add to a file what fits in the room left.`,
+    );
+  });
+
+  it('names a file cut at the limit by a program that keeps quiet about it', async () => {
+    await run('rm big.bin');
+    const res = await run('{ head -c 10000 /dev/zero 2>/dev/null; true; } > quiet.bin');
+    expect(JSON.parse(res.content)).toMatchObject({ exitCode: 0, stderr: '' });
+    expect(JSON.parse(res.content).workspaceQuotaHit).toContain('"quiet.bin" (3096 bytes) stopped at 3096 bytes');
+    await run('rm quiet.bin');
+  });
+
+  it('appending to a file larger than the room left is refused with the file, the room and how to free it', async () => {
+    await t.call(sessionId, 'WRITE_FILE', { path: 'log.txt', content: `${'l'.repeat(1996)}end\n` });
+    // 1096 bytes are left, enough for the line, but a command may grow no file past 1096 bytes in all.
+    const res = await run('echo line >> log.txt; echo status=$?');
+    expect(res.status).toBe('COMPLETED');
+    const answer = JSON.parse(res.content);
+    expect(answer).toMatchObject({ exitCode: 0, stdout: 'status=1\n' });
+    expect(answer.workspaceQuotaHit).toContain('could write no file past 1096 bytes');
+    expect(answer.workspaceQuotaHit).toContain(
+      '"log.txt" (2000 bytes) already held that much, so nothing could be added',
+    );
+    expect(answer.workspaceQuotaHit).toContain(
+      'now holds 3000 of 4096 bytes (1096 left); free space by deleting files',
+    );
+    expect(sizeOf('log.txt')).toBe(2000);
+    // What the answer offers: a file tool adds what fits.
+    const edit = await t.call(sessionId, 'EDIT_FILE', { path: 'log.txt', oldText: 'end\n', newText: 'end\nline\n' });
+    expect(edit).toMatchObject({ status: 'COMPLETED' });
+    await run('rm log.txt');
   });
 
   it('in a full workspace a command still reads and deletes, but writes nothing', async () => {
-    await run('rm big.bin');
     await t.call(sessionId, 'WRITE_FILE', { path: 'fill.bin', content: 'f'.repeat(MAX_BYTES - 1000) });
     const write = await run('echo more >> kept.txt');
-    expect(write.status).toBe('FAILED');
+    expect(JSON.parse(write.content)).toMatchObject({ exitCode: 1 });
+    expect(JSON.parse(write.content).workspaceQuotaHit).toContain('"kept.txt" (1000 bytes) already held that much');
     expect(sizeOf('kept.txt')).toBe(1000);
     const clean = await run('wc -c < kept.txt; rm fill.bin; ls');
     expect(clean.status).toBe('COMPLETED');
@@ -58,7 +91,7 @@ describeWithBubblewrap('RUN_COMMAND within the workspace quota (real bubblewrap)
     expect(refused.status).toBe('FAILED');
     // Past the entry limit the walk stops (bytes are not counted): the next command may grow no file at all.
     const write = await run('echo more >> kept.txt');
-    expect(write.status).toBe('FAILED');
+    expect(JSON.parse(write.content).workspaceQuotaHit).toContain('could write no file past 0 bytes');
     expect(sizeOf('kept.txt')).toBe(1000 + 'more\n'.length);
   });
 });

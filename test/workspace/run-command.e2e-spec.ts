@@ -139,7 +139,10 @@ describeWithBubblewrap('RUN_COMMAND end to end (real bubblewrap)', () => {
       expect(JSON.parse(made.content).workspaceOverQuota).toContain('nested too deep to measure');
       // The next command may grow no file until they are deleted.
       const grow = await t.call(deep, 'RUN_COMMAND', { command: 'echo more > grown.txt' });
-      expect(grow.status).toBe('FAILED');
+      expect(JSON.parse(grow.content)).toMatchObject({ exitCode: 1 });
+      expect(JSON.parse(grow.content).workspaceQuotaHit).toContain(
+        'could write no file past 0 bytes, the room left under WORKSPACE_MAX_BYTES',
+      );
       expect((await t.call(deep, 'DELETE_FILE', { path: name })).status).toBe('COMPLETED');
       const clean = await t.call(deep, 'RUN_COMMAND', { command: 'echo more > grown.txt' });
       expect(clean.status).toBe('COMPLETED');

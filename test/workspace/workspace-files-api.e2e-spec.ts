@@ -1,7 +1,17 @@
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PassThrough, Readable } from 'node:stream';
-import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { createKey, gatewayForSuite } from '@test/support/gateway-test-app';
@@ -200,6 +210,63 @@ describeEachDialect('runtime file API: list, download, streamed upload', (dialec
       });
     }
     rmSync(join(dir, 'grow.log'));
+  });
+
+  it('fails a download whose file is cut while it streams, never ending it short of its size', async () => {
+    const dir = await suite.gw.app.get(WorkspaceLocator).ensure('t-upload', sessionId);
+    writeFileSync(join(dir, 'cut.bin'), Buffer.alloc(1024 * 1024, 7));
+    const file = await suite.gw.app.get(WorkspaceFiles).openForDownload(dir, 'cut.bin');
+    const chunks: Buffer[] = [];
+    const read = (async () => {
+      for await (const chunk of file.stream) {
+        chunks.push(chunk as Buffer);
+        // A command truncates it once the download has begun.
+        if (chunks.length === 1) truncateSync(join(dir, 'cut.bin'), 10);
+      }
+    })();
+    await expect(read).rejects.toThrow(/^"cut\.bin" was cut to \d+ of its 1048576 bytes while it was being read$/);
+    expect(Buffer.concat(chunks).length).toBeLessThan(file.size);
+    // Opened again, it is the file as it is now.
+    const again = await suite.gw.app.get(WorkspaceFiles).openForDownload(dir, 'cut.bin');
+    expect(again.size).toBe(10);
+    again.stream.destroy();
+    rmSync(join(dir, 'cut.bin'));
+  });
+
+  it('cuts the connection of a download whose file a command truncates while it streams (real HTTP)', async () => {
+    const dir = await suite.gw.app.get(WorkspaceLocator).ensure('t-upload', sessionId);
+    const size = 64 * 1024 * 1024; // more than the socket buffers hold: the server is still reading it when cut
+    writeFileSync(join(dir, 'big.log'), Buffer.alloc(size, 7));
+    const server = suite.gw.app.getHttpServer();
+    if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    const request = (path: string) =>
+      `GET ${path} HTTP/1.1\r\nHost: gw\r\nAuthorization: ${t.runtime.Authorization}\r\n\r\n`;
+    let received = Buffer.alloc(0);
+    const outcome = new Promise<string>((resolve) => {
+      socket.once('data', () => {
+        // The headers and the first bytes are here; the client stops reading, a command truncates the file, and a
+        // second request waits on the same connection: answered only if the first response was ended as complete.
+        socket.pause();
+        truncateSync(join(dir, 'big.log'), 0);
+        socket.write(request('/health'));
+        socket.resume();
+      });
+      socket.on('data', (chunk: Buffer) => {
+        received = Buffer.concat([received, chunk]);
+        if (received.includes('"status":"ok"')) resolve('the next response came as if the download were complete');
+      });
+      socket.on('error', () => undefined);
+      socket.on('close', () => resolve('connection cut'));
+    });
+    socket.write(request(files('/content?path=big.log')));
+    expect(await outcome).toBe('connection cut');
+    socket.destroy();
+    const head = received.subarray(0, received.indexOf('\r\n\r\n')).toString();
+    expect(head).toMatch(/^HTTP\/1\.1 200 /);
+    expect(head).toContain(`content-length: ${size}`);
+    expect(received.length - head.length - 4).toBeLessThan(size);
+    rmSync(join(dir, 'big.log'));
   });
 
   it('lists one folder or everything below it; a recursive flag other than true or false is a 400 naming it', async () => {

@@ -67,7 +67,8 @@ describe('workspace usage walk', () => {
     for (const name of ['b.txt', 'a.txt', 'c.txt']) writeFileSync(join(small, name), name);
     mkdirSync(join(small, 'sub'));
     writeFileSync(join(small, 'sub', 'd.txt'), 'dd');
-    expect(await walkWorkspace(small, '', true, 5)).toEqual({
+    const walk = await walkWorkspace(small, '', true, 5);
+    expect(walk).toEqual({
       entries: [
         { path: 'a.txt', type: 'file', size: 5 },
         { path: 'b.txt', type: 'file', size: 5 },
@@ -78,6 +79,12 @@ describe('workspace usage walk', () => {
       truncated: false,
     });
     expect(await workspaceUsage(small, 4)).toMatchObject({ entries: 4, truncated: true });
-    expect(await workspaceUsage(small)).toEqual({ bytes: 17, entries: 5, truncated: false, tooDeep: undefined });
+    expect(await workspaceUsage(small)).toEqual({
+      bytes: 17,
+      entries: 5,
+      truncated: false,
+      tooDeep: undefined,
+      walked: walk.entries,
+    });
   });
 });

@@ -106,7 +106,10 @@ export function runBwrapProcess(options: SandboxProcessOptions): Promise<Sandbox
           return resolve({ ...out, exitCode: null, truncated, outcome: 'KILLED', reason: 'the sandbox was killed' });
         }
         const limitKill = describeLimitKill(exitStatus);
-        if (limitKill) return resolve({ ...out, exitCode: null, truncated, outcome: 'KILLED', reason: limitKill });
+        if (limitKill) {
+          const atFileLimit = exitStatus === SIGXFSZ_STATUS ? { killedAtFileLimit: true } : {};
+          return resolve({ ...out, exitCode: null, truncated, outcome: 'KILLED', reason: limitKill, ...atFileLimit });
+        }
         resolve({ ...out, exitCode: exitStatus, truncated, outcome: 'EXITED', reason: cutNote });
       })();
     });
@@ -116,7 +119,7 @@ export function runBwrapProcess(options: SandboxProcessOptions): Promise<Sandbox
 /** The command's shell ended by a signal that a limit sends. Other statuses are ordinary exit codes. */
 function describeLimitKill(status: number): string | undefined {
   if (status === SIGXFSZ_STATUS)
-    return 'killed by SIGXFSZ: a file reached the size limit (SANDBOX_MAX_FILE_MB, or the room left under WORKSPACE_MAX_BYTES)';
+    return 'killed by SIGXFSZ: a write passed the largest file this command may write (SANDBOX_MAX_FILE_MB, or the room left under WORKSPACE_MAX_BYTES)';
   if (status === SIGKILL_STATUS) return 'killed by SIGKILL (for example out of memory)';
   return undefined;
 }

@@ -6,7 +6,13 @@ import { DomainError } from '@app/common/errors/domain-error';
 import { GATEWAY_CONFIG, type GatewayConfig } from '@app/config/gateway-config';
 import { SandboxErrorCode } from './sandbox.errors';
 import type { SandboxRunRequest, SandboxRunResult } from './sandbox.types';
-import { closeInheritedFds, SANDBOX_STAGE_SCRIPT, stagedMount, stagedWorkspace } from './sandbox-stage.script';
+import {
+  closeInheritedFds,
+  IGNORE_FILE_SIZE_SIGNAL,
+  SANDBOX_STAGE_SCRIPT,
+  stagedMount,
+  stagedWorkspace,
+} from './sandbox-stage.script';
 import { buildSeccompFilter } from './sandbox-seccomp.filter';
 import {
   buildBwrapArgs,
@@ -141,7 +147,7 @@ export class SandboxRunner implements OnModuleInit, OnModuleDestroy {
         tmpBytes: sandbox.maxFileMb * MIB,
       },
     });
-    const closeFds = closeInheritedFds(host.seccomp ? SANDBOX_SECCOMP_FD : SANDBOX_STATUS_FD);
+    const prelude = `${IGNORE_FILE_SIZE_SIGNAL}\n${closeInheritedFds(host.seccomp ? SANDBOX_SECCOMP_FD : SANDBOX_STATUS_FD)}`;
     const [executable, args] = root
       ? [
           root.unsharePath,
@@ -153,7 +159,7 @@ export class SandboxRunner implements OnModuleInit, OnModuleDestroy {
               '--',
               host.bashPath,
               '-c',
-              `${closeFds}\n${SANDBOX_STAGE_SCRIPT}`,
+              `${prelude}\n${SANDBOX_STAGE_SCRIPT}`,
               'bash',
             ],
             ...[root.stageDir, req.workspaceDir, ...mounts.map((m) => m.hostPath), '--'],
@@ -161,7 +167,7 @@ export class SandboxRunner implements OnModuleInit, OnModuleDestroy {
             ...[host.bwrapPath, ...bwrapArgs],
           ],
         ]
-      : [host.bashPath, ['-c', `${closeFds}\nexec "$@"`, 'bash', host.bwrapPath, ...bwrapArgs]];
+      : [host.bashPath, ['-c', `${prelude}\nexec "$@"`, 'bash', host.bwrapPath, ...bwrapArgs]];
     return runBwrapProcess({
       executable,
       args,

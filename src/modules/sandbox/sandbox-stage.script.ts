@@ -21,6 +21,14 @@ export const SANDBOX_STAGE_SCRIPT = [
   'exec "$@"',
 ].join('\n');
 
+/**
+ * Ignores SIGXFSZ in everything the command runs (an ignored signal stays ignored across exec, through bubblewrap
+ * and the shell): a write past RLIMIT_FSIZE then fails with EFBIG, which programs report as "File too large" naming
+ * their file, as they report a full disk, instead of the kernel killing the writer without a word (for `echo x >> f`,
+ * the shell, and the rest of the command with it). Run by bash before anything else.
+ */
+export const IGNORE_FILE_SIZE_SIGNAL = "trap '' XFSZ";
+
 /** Where the stage script binds the workspace and the i-th read-only source. */
 export const stagedWorkspace = (stage: string): string => `${stage}/workspace`;
 export const stagedMount = (stage: string, i: number): string => `${stage}/m${i}`;

@@ -23,7 +23,8 @@ export interface SandboxRunRequest {
 
 /**
  * How a command ended. EXITED: it exited by itself (any exit code). TIMED_OUT: past its wall-time limit.
- * KILLED: ended by SIGKILL or SIGXFSZ (a limit: file size, memory) or another cause named in `reason`.
+ * KILLED: ended by SIGKILL or SIGXFSZ (a limit: memory, or file size for a program that heeds SIGXFSZ again though
+ * the sandbox ignores it) or another cause named in `reason`.
  * ABORTED: the caller's signal.
  */
 export type SandboxOutcome = 'EXITED' | 'TIMED_OUT' | 'KILLED' | 'ABORTED';
@@ -40,4 +41,6 @@ export interface SandboxRunResult {
   outcome: SandboxOutcome;
   /** Plain words when not EXITED, or when output was cut. */
   reason?: string;
+  /** The command's shell was killed by SIGXFSZ: a write passed the file-size limit (`maxFileBytes`). */
+  killedAtFileLimit?: boolean;
 }

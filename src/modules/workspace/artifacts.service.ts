@@ -3,8 +3,8 @@ import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { WorkspaceErrorCode } from './workspace.errors';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream, type ReadStream } from 'node:fs';
-import { chmod, mkdir, rename, rm } from 'node:fs/promises';
+import { chmod, mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
 import { basename, join } from 'node:path';
 import { In, LessThan, type DataSource, type EntityManager } from 'typeorm';
 import { DomainError } from '@app/common/errors/domain-error';
@@ -15,6 +15,7 @@ import { ArtifactEntity } from './artifact.entity';
 import { WorkspaceLocator } from './workspace.locator';
 import { WorkspaceFiles } from './workspace-files.service';
 import { WorkspacePathResolver } from './workspace-path.resolver';
+import { FileCutShortError, readExactly } from './workspace-file-length.stream';
 
 /** An artifact as the API and PUBLISH_FILE answer it. */
 export interface ArtifactView {
@@ -184,11 +185,15 @@ export class ArtifactsService {
     return toView(await this.load(tenantId, id));
   }
 
-  async content(tenantId: string | null, id: string): Promise<{ view: ArtifactView; stream: ReadStream }> {
+  /**
+   * The artifact and its bytes: exactly the `size` it was published with (see {@link readExactly}), so a stored file
+   * found shorter is an error before the answer starts, or aborts it, never a body short of its Content-Length.
+   */
+  async content(tenantId: string | null, id: string): Promise<{ view: ArtifactView; stream: Readable }> {
     const row = await this.load(tenantId, id);
-    const stream = createReadStream(join(this.locator.artifactDir(row.tenantId), row.id));
+    let handle: FileHandle;
     try {
-      await new Promise<void>((resolve, reject) => stream.once('open', () => resolve()).once('error', reject));
+      handle = await open(join(this.locator.artifactDir(row.tenantId), row.id), 'r');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       // DELETE (an admin's or retention's) removes the row, then the file: this read came in between.
@@ -197,7 +202,16 @@ export class ArtifactsService {
         `The file of artifact ${id} is gone: the artifact is being deleted (by an admin or ARTIFACTS_RETENTION_DAYS). Publish the file again with PUBLISH_FILE if it is still needed.`,
       );
     }
-    return { view: toView(row), stream };
+    try {
+      return { view: toView(row), stream: await readExactly(handle, row.size, row.name) };
+    } catch (err) {
+      await handle.close();
+      if (!(err instanceof FileCutShortError)) throw err;
+      throw new DomainError(
+        CommonErrorCode.INTERNAL,
+        `The stored file of artifact ${id} holds ${err.readBytes} of the ${row.size} bytes it was published with: it is damaged. Publish the file again with PUBLISH_FILE.`,
+      );
+    }
   }
 
   private async load(tenantId: string | null, id: string): Promise<ArtifactEntity> {

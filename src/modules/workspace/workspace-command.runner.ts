@@ -7,6 +7,7 @@ import { SessionEventsStore } from '@app/modules/session-events/session-events.s
 import { ToolCallError, type ToolOutput } from '@app/modules/executors/tool-executor';
 import type { WorkspaceOwner } from './workspace-sessions.service';
 import { tooDeepToMeasure, workspaceUsage } from './workspace-usage';
+import { describeFileLimitHit, type CommandFileLimitRun } from './workspace-command-quota.report';
 import { WorkspacePathResolver } from './workspace-path.resolver';
 import { WorkspaceGate } from './workspace.gate';
 import { redactText } from '@app/common/redaction';
@@ -20,6 +21,10 @@ const EVENT_COMMAND_CHARS = 500;
 const AFTER_COMMAND_MS = 2_000;
 /** The shortest command time a call's budget is cut down to (the sandbox refuses 0). */
 const MIN_COMMAND_MS = 100;
+const MIB = 1024 * 1024;
+
+/** The largest file a command may write, what sets it, and the workspace's entries before the command. */
+type CommandFileLimit = Pick<CommandFileLimitRun, 'fileLimit' | 'setBy' | 'before'>;
 
 /**
  * RUN_COMMAND: one command in the sandbox with the session workspace at /workspace, between a `command.started`
@@ -27,13 +32,15 @@ const MIN_COMMAND_MS = 100;
  * answer; a timeout, a kill or an abort is a failure (the model reads why and what was printed).
  *
  * The workspace quota: no file a command writes may grow past the room left under WORKSPACE_MAX_BYTES (RLIMIT_FSIZE;
- * in a full workspace a command can still read, list and delete); a command that leaves the workspace over its quota
- * (many files, or several growing at once) is answered with `workspaceOverQuota` saying so.
+ * in a full workspace a command can still read, list and delete); a command that hit that limit is answered with
+ * `workspaceQuotaHit` naming the files it stopped and how to free space, and one that leaves the workspace over its
+ * quota (many files, or several growing at once) with `workspaceOverQuota`.
  */
 @Injectable()
 export class WorkspaceCommandRunner {
   private readonly limits: GatewayConfig['workspace'];
   private readonly maxCommandMs: number;
+  private readonly sandboxMaxFileBytes: number;
 
   constructor(
     private readonly sandbox: SandboxRunner,
@@ -43,6 +50,7 @@ export class WorkspaceCommandRunner {
   ) {
     this.limits = config.workspace;
     this.maxCommandMs = config.sandbox.timeoutMs;
+    this.sandboxMaxFileBytes = config.sandbox.maxFileMb * MIB;
   }
 
   async run(
@@ -59,14 +67,15 @@ export class WorkspaceCommandRunner {
     // Walked up to the entry limit: a command may leave any number of entries, and past the limit bytes do not matter.
     const usage = () => workspaceUsage(owner.dir, this.limits.maxFiles);
     const base = { tenantId: owner.tenantId, sessionId: owner.sessionId };
-    let result: SandboxRunResult;
+    let ran: { result: SandboxRunResult; limit: CommandFileLimit };
     try {
       // The workspace is the command's while it runs: the gateway's file operations wait (see WorkspaceGate).
-      result = await this.gate.run(owner.dir, 'command', async () => {
+      ran = await this.gate.run(owner.dir, 'command', async () => {
         // A session closed while the command waited took its workspace: WORKSPACE_UNAVAILABLE, as for the file tools.
         await WorkspacePathResolver.existing(owner.dir, '', true);
         // Measured once the workspace is the command's: a write that landed while it waited leaves it less room.
         const before = await usage();
+        const limit = this.fileLimit(before);
         // Within the call's budget (TOOL_DEFAULT_TIMEOUT_MS, or the tool's timeoutMs) as well as SANDBOX_TIMEOUT_MS:
         // cut off by the budget, the call would fail without the output printed so far.
         const left = Math.max(MIN_COMMAND_MS, Math.floor(deadline - performance.now() - AFTER_COMMAND_MS));
@@ -81,14 +90,15 @@ export class WorkspaceCommandRunner {
             timeoutMs: timeoutMs ?? null,
           },
         });
-        return this.sandbox.run({
+        const result = await this.sandbox.run({
           workspaceDir: owner.dir,
           command,
           timeoutMs,
           readOnlyMounts: mounts,
           signal,
-          maxFileBytes: before.truncated ? 0 : Math.max(0, this.limits.maxBytes - before.bytes),
+          maxFileBytes: limit.fileLimit,
         });
+        return { result, limit };
       });
     } catch (err) {
       await this.events.append({
@@ -98,6 +108,7 @@ export class WorkspaceCommandRunner {
       });
       throw err;
     }
+    const { result, limit } = ran;
     await this.events.append({
       ...base,
       type: 'command.finished',
@@ -112,13 +123,23 @@ export class WorkspaceCommandRunner {
         ...(result.reason ? { reason: result.reason } : {}),
       },
     });
-    const over = this.overQuota(await this.gate.run(owner.dir, 'files', usage));
+    const after = await this.gate.run(owner.dir, 'files', usage);
+    const over = this.overQuota(after);
+    const hit = describeFileLimitHit({
+      ...limit,
+      stderr: result.stderr,
+      killedAtFileLimit: result.killedAtFileLimit === true,
+      after: after.walked,
+      usedAfter: after.bytes,
+      maxBytes: this.limits.maxBytes,
+    });
     const answer = {
       exitCode: result.exitCode,
       stdout: result.stdout,
       stderr: result.stderr,
       truncated: result.truncated,
       durationMs: result.durationMs,
+      ...(hit && { workspaceQuotaHit: hit }),
       ...(over && { workspaceOverQuota: `${over}: no file can grow and no file tool writes until files are deleted` }),
     };
     if (result.outcome === 'EXITED') return { content: JSON.stringify(answer), structured: answer };
@@ -129,6 +150,14 @@ export class WorkspaceCommandRunner {
       result.outcome === 'TIMED_OUT' ? 'COMMAND_TIMED_OUT' : `COMMAND_${result.outcome}`,
       { transient: false, reachedRemote: true },
     );
+  }
+
+  /** The largest file a command may write in the workspace as `before` measured it, and the setting that sets it. */
+  private fileLimit(before: Awaited<ReturnType<typeof workspaceUsage>>): CommandFileLimit {
+    const room = before.truncated ? 0 : Math.max(0, this.limits.maxBytes - before.bytes);
+    return room <= this.sandboxMaxFileBytes
+      ? { fileLimit: room, setBy: 'WORKSPACE_MAX_BYTES', before: before.walked }
+      : { fileLimit: this.sandboxMaxFileBytes, setBy: 'SANDBOX_MAX_FILE_MB', before: before.walked };
   }
 
   /** How the workspace passes its quota, or undefined (`usage` walked up to WORKSPACE_MAX_FILES entries). */

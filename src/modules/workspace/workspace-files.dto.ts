@@ -22,6 +22,11 @@ export class WorkspaceEntryDto {
   @ApiProperty() path: string;
   @ApiProperty({ enum: ['file', 'directory', 'symlink', 'other'] }) type: string;
   @ApiProperty({ description: 'Bytes (files only)' }) size: number;
+  @ApiPropertyOptional({
+    description:
+      'true when a name in the path is not UTF-8 (a command made it; shown with U+FFFD): DELETE_FILE takes the path, the other tools refuse it until it is renamed (mv with RUN_COMMAND)',
+  })
+  pathNotUtf8?: boolean;
 }
 
 export class WorkspaceListingDto {

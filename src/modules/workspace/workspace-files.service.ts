@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
 import { constants, createWriteStream } from 'node:fs';
-import { chmod, lstat, open, rename, rm, unlink } from 'node:fs/promises';
+import { chmod, lstat, open, rename, rm, unlink, type FileHandle } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
 import { basename, dirname, join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
@@ -22,6 +22,7 @@ import {
 } from './workspace-usage';
 import { removeTree } from './workspace-tree.remover';
 import { readFileTextPage } from './workspace-file-page.reader';
+import { FileCutShortError, readExactly } from './workspace-file-length.stream';
 
 const MAX_LISTED = 1000;
 
@@ -109,22 +110,16 @@ export class WorkspaceFiles {
   }
 
   /**
-   * A download: the open stream of a regular file and its size, the stream ending at that size. A command may append
-   * to the file while the download streams; read to its end, the body passed the Content-Length sent before it.
+   * A download: the open stream of a regular file and its size, the stream holding exactly that many bytes (see
+   * {@link readExactly}). A command may append to the file while the download streams (read to its end, the body
+   * passed the Content-Length sent before it) or truncate it (the body stopped short of it): the download gets the
+   * bytes the file had when it was opened, or fails.
    */
   async openForDownload(dir: string, path: unknown): Promise<{ path: string; size: number; stream: Readable }> {
     const target = await WorkspacePathResolver.existing(dir, path);
     const handle = await this.openRegular(target);
     const { size } = await handle.stat();
-    if (size === 0) {
-      await handle.close();
-      return { path: target.relative, size, stream: Readable.from([]) };
-    }
-    return {
-      path: target.relative,
-      size,
-      stream: handle.createReadStream({ autoClose: true, start: 0, end: size - 1 }),
-    };
+    return { path: target.relative, size, stream: await this.readWhileOpen(handle, size, target.relative) };
   }
 
   /** The bytes of a regular file (at most WORKSPACE_MAX_FILE_BYTES). */
@@ -152,24 +147,34 @@ export class WorkspaceFiles {
     mode: number,
   ): Promise<{ size: number; sha256: string }> {
     const handle = await this.openRegular(target);
+    const { size } = await handle.stat();
     const hash = createHash('sha256');
-    let size = 0;
     const hasher = new Transform({
       transform(chunk: Buffer, _enc, done) {
-        size += chunk.length;
         hash.update(chunk);
         done(null, chunk);
       },
     });
     try {
-      await pipeline(handle.createReadStream(), hasher, createWriteStream(destination, { flags: 'wx', mode }));
+      const source = await this.readWhileOpen(handle, size, target.relative);
+      await pipeline(source, hasher, createWriteStream(destination, { flags: 'wx', mode }));
     } catch (err) {
       await rm(destination, { force: true });
-      throw err;
+      throw err instanceof FileCutShortError ? cutShort(err) : err;
     } finally {
-      await handle.close();
+      await handle.close().catch(() => undefined); // closed already by the stream that read it
     }
     return { size, sha256: hash.digest('hex') };
+  }
+
+  /** The first `size` bytes of an open workspace file ({@link readExactly}); a file cut meanwhile is a 409 to retry. */
+  private async readWhileOpen(handle: FileHandle, size: number, relative: string): Promise<Readable> {
+    try {
+      return await readExactly(handle, size, relative);
+    } catch (err) {
+      await handle.close();
+      throw err instanceof FileCutShortError ? cutShort(err) : err;
+    }
   }
 
   async write(dir: string, path: unknown, content: string | Buffer): Promise<WorkspaceWrite> {
@@ -347,7 +352,9 @@ export class WorkspaceFiles {
     return inOpenedFolder(dirname(target.real), target.root, refuse, async (folder) => {
       let entry = join(folder, basename(target.real));
       let stat = await lstat(entry).catch(() => null);
-      const undecodable = stat ? undefined : await findUndecodableName(folder, basename(target.real), ambiguous);
+      const undecodable = await findUndecodableName(folder, basename(target.real), ambiguous);
+      // A name truly holding U+FFFD beside one that only reads so: which one the path means cannot be told.
+      if (undecodable && stat) throw ambiguous();
       if (undecodable) {
         // A name that is not UTF-8 (listed with U+FFFD) cannot be given to rm as text: renamed aside first.
         entry = join(folder, `.gw-delete-${randomUUID()}`);
@@ -411,6 +418,18 @@ function occurrences(text: string, needle: string): number {
 
 function bytesStream(bytes: Buffer): Readable {
   return Readable.from([bytes]);
+}
+
+/**
+ * A file a command truncated while the gateway read it. Thrown before an answer starts; a download already
+ * streaming is aborted instead (the client sees its connection cut before Content-Length bytes).
+ */
+export function cutShort(err: FileCutShortError): DomainError {
+  return new DomainError(
+    CommonErrorCode.CONCURRENT_MODIFICATION,
+    `${err.message} (a command truncated it); read it again once the command that writes it is done.`,
+    { path: err.file, size: err.size, readBytes: err.readBytes },
+  );
 }
 
 function quota(why: string): DomainError {

@@ -1,4 +1,5 @@
-import { lstat, mkdir, realpath } from 'node:fs/promises';
+import { isUtf8 } from 'node:buffer';
+import { lstat, mkdir, readdir, realpath } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
@@ -47,9 +48,10 @@ export class WorkspacePathResolver {
   static async existing(root: string, path: unknown, allowRoot = false): Promise<ResolvedWorkspacePath> {
     const relative = WorkspacePathResolver.normalize(path, allowRoot);
     const realRoot = await realRootOf(root);
+    await refuseUndecodableTwins(realRoot, relative);
     let real: string;
     try {
-      real = await realpath(join(realRoot, relative));
+      real = await utf8Realpath(join(realRoot, relative), relative);
     } catch (err) {
       if (isCode(err, 'ENOENT') || isCode(err, 'ENOTDIR'))
         throw new DomainError(
@@ -90,6 +92,7 @@ export class WorkspacePathResolver {
   static async forWrite(root: string, path: unknown): Promise<ResolvedWorkspacePath & { existed: boolean }> {
     const relative = WorkspacePathResolver.normalize(path, false);
     const realRoot = await realRootOf(root);
+    await refuseUndecodableTwins(realRoot, relative);
     const segments = relative.split('/');
     const { dir } = await walkParents(realRoot, relative, true);
     const target = join(dir, segments[segments.length - 1]);
@@ -147,12 +150,50 @@ async function walkParents(
  * `relative` (`what`: which part of it), never with the host path in a raw error.
  */
 async function realpathOfLink(path: string, relative: string, what: string): Promise<string> {
-  return realpath(path).catch((err: unknown) => {
+  return utf8Realpath(path, relative).catch((err: unknown) => {
     if (isCode(err, 'ENOENT')) throw invalid(relative, `${what} a symlink to nothing`);
     if (isCode(err, 'ELOOP')) throw invalid(relative, `${what} a symlink loop`);
     throw err;
   });
 }
+
+/**
+ * The real path of `path` as text. A real path holding a name that is not UTF-8 (a command can make one, and a symlink
+ * lead to it) is refused: decoded, its bytes become U+FFFD and the text names another file, or none.
+ */
+async function utf8Realpath(path: string, relative: string): Promise<string> {
+  const real = await realpath(path, { encoding: 'buffer' });
+  if (!isUtf8(real))
+    throw invalid(
+      relative,
+      `it leads to a file or folder whose name is not UTF-8 text${NOT_UTF8}: rename that one to UTF-8 with RUN_COMMAND (mv)`,
+    );
+  return real.toString('utf8');
+}
+
+/**
+ * Refuses a path naming, with U+FFFD, a file or folder whose name is not UTF-8 (as listings show it): opened by that
+ * text, the path would name another file (one truly named so) or none. DELETE_FILE takes such a name (see
+ * findUndecodableName); the other tools ask for a rename.
+ */
+async function refuseUndecodableTwins(realRoot: string, relative: string): Promise<void> {
+  if (!relative.includes('\uFFFD')) return;
+  let dir = realRoot;
+  for (const segment of relative.split('/')) {
+    if (segment.includes('\uFFFD')) {
+      const names = await readdir(dir, { encoding: 'buffer' }).catch(() => [] as Buffer[]);
+      if (names.some((name) => !isUtf8(name) && name.toString('utf8') === segment))
+        throw invalid(
+          relative,
+          `"${segment}" stands for a name that is not UTF-8 text${NOT_UTF8}: rename it to UTF-8 with RUN_COMMAND (\`mv -- ${segment.replace(/\uFFFD+/g, '*')} new-name\` reaches it), or delete it with DELETE_FILE`,
+        );
+    }
+    dir = join(dir, segment);
+  }
+}
+
+const NOT_UTF8 =
+  ' (a command made it; listings show its undecodable bytes as U+FFFD), which the file tools cannot name without mistaking it for another file';
 
 /** The workspace folder's real path; WORKSPACE_UNAVAILABLE when it is gone (its session was closed meanwhile). */
 async function realRootOf(root: string): Promise<string> {

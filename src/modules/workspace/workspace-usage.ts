@@ -9,6 +9,8 @@ export interface WorkspaceEntry {
   path: string;
   type: 'file' | 'directory' | 'symlink' | 'other';
   size: number;
+  /** Set when a name in `path` is not UTF-8 (shown with U+FFFD): only DELETE_FILE takes such a path. */
+  pathNotUtf8?: true;
 }
 
 /**
@@ -16,7 +18,8 @@ export interface WorkspaceEntry {
  * `recursive: false` lists one level. A folder whose entries the host cannot name (their path passes PATH_MAX: a
  * command nested folders that deep) stops the walk as `truncated`, naming it in `tooDeep`: what lies below cannot be
  * measured, so it must not count as nothing. Names are read as bytes: one that is not UTF-8 (a command made it) is
- * listed and counted, shown with U+FFFD for what cannot be decoded (see {@link findUndecodableName}).
+ * listed and counted, shown with U+FFFD for what cannot be decoded and marked `pathNotUtf8`, as is every entry below it
+ * (see {@link findUndecodableName}).
  */
 export async function walkWorkspace(
   dir: string,
@@ -25,9 +28,11 @@ export async function walkWorkspace(
   max: number,
 ): Promise<{ entries: WorkspaceEntry[]; truncated: boolean; tooDeep?: string }> {
   const entries: WorkspaceEntry[] = [];
-  const pending: Array<{ abs: Buffer; rel: string }> = [{ abs: Buffer.from(dir), rel: prefix }];
+  const pending: Array<{ abs: Buffer; rel: string; notUtf8: boolean }> = [
+    { abs: Buffer.from(dir), rel: prefix, notUtf8: false },
+  ];
   while (pending.length > 0) {
-    const { abs, rel } = pending.shift()!;
+    const { abs, rel, notUtf8 } = pending.shift()!;
     // Names read at most: one past what the walk may still take shows it is past its limit.
     const room = max - entries.length + 1;
     let names: Array<{ bytes: Buffer; text: string }>;
@@ -58,8 +63,14 @@ export async function walkWorkspace(
             ? 'file'
             : 'other';
       if (entries.length >= max) return { entries, truncated: true };
-      entries.push({ path: childRel, type, size: type === 'file' ? stat.size : 0 });
-      if (recursive && type === 'directory') pending.push({ abs: childAbs, rel: childRel });
+      const childNotUtf8 = notUtf8 || !isUtf8(name.bytes);
+      entries.push({
+        path: childRel,
+        type,
+        size: type === 'file' ? stat.size : 0,
+        ...(childNotUtf8 && { pathNotUtf8: true as const }),
+      });
+      if (recursive && type === 'directory') pending.push({ abs: childAbs, rel: childRel, notUtf8: childNotUtf8 });
     }
     // The folder held more names than were read, though some were gone by their lstat: never counted as fewer.
     if (names.length >= room) return { entries, truncated: true };
@@ -84,16 +95,17 @@ async function readNames(abs: Buffer, limit: number): Promise<Buffer[]> {
 }
 
 /**
- * Bytes of regular files and the number of entries in the workspace (the quota's measure). With `maxEntries` the walk
- * stops past that many (`truncated`; the bytes then count only what was walked); it stops too at folders nested too
- * deep to measure (`truncated`, and `tooDeep` names the folder).
+ * Bytes of regular files and the number of entries in the workspace (the quota's measure), and the entries walked.
+ * With `maxEntries` the walk stops past that many (`truncated`; the bytes then count only what was walked); it stops
+ * too at folders nested too deep to measure (`truncated`, and `tooDeep` names the folder).
  */
 export async function workspaceUsage(
   dir: string,
   maxEntries = Number.MAX_SAFE_INTEGER,
-): Promise<{ bytes: number; entries: number; truncated: boolean; tooDeep?: string }> {
+): Promise<{ bytes: number; entries: number; truncated: boolean; tooDeep?: string; walked: WorkspaceEntry[] }> {
   const { entries, truncated, tooDeep } = await walkWorkspace(dir, '', true, maxEntries);
-  return { bytes: entries.reduce((sum, e) => sum + e.size, 0), entries: entries.length, truncated, tooDeep };
+  const bytes = entries.reduce((sum, e) => sum + e.size, 0);
+  return { bytes, entries: entries.length, truncated, tooDeep, walked: entries };
 }
 
 /** Why a workspace counts as full when folders in it are nested too deep to measure. */
