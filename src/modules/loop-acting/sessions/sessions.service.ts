@@ -81,16 +81,16 @@ export class SessionsService {
       if (row.status === 'CLOSED') return toSessionDto(row);
       const changes = { status: 'CLOSED' as const, hitlPending: false, hitlRequest: null, pendingBatch: null };
       // The request it waited for can no longer be decided (the session waits for nothing): it leaves the queue, in
-      // the close's transaction (after it, a process that died between the two left it PENDING for good).
+      // the close's transaction (after it, a process that died between the two left it PENDING for good), and so is
+      // its hitl.decided (kept there, a process killed after the commit leaves it for the outbox round to write).
       const decidedBy = `session closed (key ${auth.keyId})`;
-      let ended = false;
       const endRequest = row.hitlRequest
         ? async (tx: HotTransaction) => {
-            ended = await this.endPendingRequest(row, decidedBy, tx.manager);
+            if (await this.endPendingRequest(row, decidedBy, tx.manager))
+              await this.events.append(hitlDecidedEvent(row, row.hitlRequest!, 'REJECT', decidedBy), tx.manager);
           }
         : undefined;
       if (await this.sessions.compareAndSet(id, row.lockVersion, changes, endRequest)) {
-        if (ended) this.events.record(hitlDecidedEvent(row, row.hitlRequest!, 'REJECT', decidedBy));
         await this.closeHooks.closed({ tenantId: row.tenantId, id: row.id });
         return toSessionDto({ ...row, ...changes, lockVersion: row.lockVersion + 1, updatedAt: Date.now() });
       }
