@@ -86,8 +86,12 @@ export class SessionsService {
       const decidedBy = `session closed (key ${auth.keyId})`;
       const endRequest = row.hitlRequest
         ? async (tx: HotTransaction) => {
-            if (await this.endPendingRequest(row, decidedBy, tx.manager))
-              await this.events.append(hitlDecidedEvent(row, row.hitlRequest!, 'REJECT', decidedBy), tx.manager);
+            const ended = await this.endPendingRequest(row, decidedBy, tx.manager);
+            if (ended)
+              await this.events.append(
+                hitlDecidedEvent(row, row.hitlRequest!, ended.decision, ended.decidedBy),
+                tx.manager,
+              );
           }
         : undefined;
       if (await this.sessions.compareAndSet(id, row.lockVersion, changes, endRequest)) {
@@ -97,10 +101,20 @@ export class SessionsService {
     }
   }
 
-  /** The request a closed session waited for leaves the queue: nobody can decide it any more, nothing of it runs. */
-  private endPendingRequest(row: AgentSessionEntity, decidedBy: string, manager: EntityManager): Promise<boolean> {
-    return this.hitl.decide(
-      row.hitlRequest!.id,
+  /**
+   * The request a closed session waited for leaves the queue: nobody can decide it any more, nothing of it runs.
+   * Returns the decision it ends with, for its `hitl.decided`: REJECT by the close, or the one a resume or an admin
+   * saved and nothing carried out (that one died first; it may not have reported it either: the once-key keeps it
+   * once).
+   */
+  private async endPendingRequest(
+    row: AgentSessionEntity,
+    decidedBy: string,
+    manager: EntityManager,
+  ): Promise<{ decision: string; decidedBy: string } | null> {
+    const id = row.hitlRequest!.id;
+    const rejected = await this.hitl.decide(
+      id,
       {
         decision: 'REJECT',
         decisionMessage: 'The session was closed before a decision; nothing ran.',
@@ -109,6 +123,11 @@ export class SessionsService {
       },
       manager,
     );
+    if (rejected) return { decision: 'REJECT', decidedBy };
+    const saved = await this.hitl.find(id, manager);
+    return saved?.status === 'DECIDED' && saved.decision
+      ? { decision: saved.decision, decidedBy: saved.decidedBy ?? '' }
+      : null;
   }
 
   /** Sessions for an admin: of the key's tenant (every tenant for the platform key), newest first. */
