@@ -21,8 +21,9 @@ export class SessionEventWriteFault {
     this.type = point === POINT && type ? type : null;
   }
 
-  reach(events: readonly NewSessionEvent[]): void {
-    if (!this.type || !events.some((e) => e.type === this.type)) return;
+  /** Called with each batch the writer is about to write. */
+  reach(batch: readonly { event: NewSessionEvent }[]): void {
+    if (!this.type || !batch.some((p) => p.event.type === this.type)) return;
     this.logger.warn(`Fault injection: killing the process at ${POINT} (${this.type})`);
     process.kill(process.pid, 'SIGKILL');
   }

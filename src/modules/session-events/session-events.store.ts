@@ -224,7 +224,7 @@ export class SessionEventsStore implements OnApplicationShutdown {
   private async drain(): Promise<void> {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, MAX_BATCH);
-      this.fault.reach(batch.map((p) => p.event));
+      this.fault.reach(batch);
       await this.writeBatch(batch);
       await this.removeKept(batch);
       for (const sessionId of new Set(batch.map((p) => p.event.sessionId))) this.appended.emit(sessionId);
