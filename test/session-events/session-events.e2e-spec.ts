@@ -3,6 +3,9 @@ import { describeEachDialect } from '@test/support/test-database';
 import { secondEventsStore } from '@test/support/second-events-store';
 import { DataSource } from 'typeorm';
 import { SessionEventsStore } from '@app/modules/session-events/session-events.store';
+import { SessionEventOutboxRecovery } from '@app/modules/session-events/session-event-outbox.recovery';
+import { SessionEventOutboxRepository } from '@app/modules/session-events/session-event-outbox.repository';
+import { GATEWAY_CONFIG, type GatewayConfig } from '@app/config/gateway-config';
 
 describeEachDialect('session events: durable, ordered per session, tenant-scoped', (dialect) => {
   const suite = gatewayForSuite(dialect);
@@ -136,6 +139,36 @@ describeEachDialect('session events: durable, ordered per session, tenant-scoped
     expect((await store.page('tx-session', 0, 10)).items.map((e) => e.data)).toEqual([{ n: 1 }]);
     // Written, its outbox row is gone (rolled back, it never stayed): no outbox round writes either of them.
     expect(await ds.query("SELECT id FROM session_event_outbox WHERE session_id = 'tx-session'")).toEqual([]);
+  });
+
+  it('an outbox round writes only events kept longer than JOURNAL_LEASE_MS (a younger one is left to its process)', async () => {
+    const ds = gw.app.get(DataSource);
+    const outbox = gw.app.get(SessionEventOutboxRepository);
+    const leaseMs = gw.app.get<GatewayConfig>(GATEWAY_CONFIG).journalLeaseMs;
+    const now = Date.now();
+    const row = (id: string, at: number) => ({
+      id,
+      tenantId: 't-events',
+      sessionId: 'round-session',
+      type: 'message' as const,
+      at,
+      data: { id },
+      onceKey: `outbox:${id}`,
+    });
+    const abandoned = row('00000000-0000-4000-8000-00000000000a', now - leaseMs - 1);
+    const young = row('00000000-0000-4000-8000-00000000000b', now);
+    await ds.transaction(async (m) => {
+      await outbox.keep(abandoned, m);
+      await outbox.keep(young, m);
+    });
+
+    expect(await gw.app.get(SessionEventOutboxRecovery).writeAbandoned(now)).toBe(1);
+    const store = gw.app.get(SessionEventsStore);
+    expect((await store.page('round-session', 0, 10)).items.map((e) => e.data)).toEqual([{ id: abandoned.id }]);
+    expect(await ds.query("SELECT id FROM session_event_outbox WHERE session_id = 'round-session'")).toEqual([
+      { id: young.id },
+    ]);
+    await outbox.remove([young.id]);
   });
 
   it('writes an event a killed process kept in the outbox once, also when that process had written it', async () => {
