@@ -28,6 +28,7 @@ import { WidenKnowledgeBaseNameKey1764463400000 } from './1764463400000-WidenKno
 import { WidenAgentAndModelProviderNameKeys1764463500000 } from './1764463500000-WidenAgentAndModelProviderNameKeys';
 import { AddMcpServiceNamespaceChooser1764463640000 } from './1764463640000-AddMcpServiceNamespaceChooser';
 import { AddSessionEventOnceKey1764463700000 } from './1764463700000-AddSessionEventOnceKey';
+import { CreateSessionEventOutbox1764463800000 } from './1764463800000-CreateSessionEventOutbox';
 
 /** Every migration, in order. The only schema source: `synchronize` is never on. */
 export const GATEWAY_MIGRATIONS = [
@@ -61,4 +62,5 @@ export const GATEWAY_MIGRATIONS = [
   WidenAgentAndModelProviderNameKeys1764463500000,
   AddMcpServiceNamespaceChooser1764463640000,
   AddSessionEventOnceKey1764463700000,
+  CreateSessionEventOutbox1764463800000,
 ];

@@ -13,6 +13,7 @@ import { McpServiceEntity } from '@app/modules/mcp-services/mcp-service.entity';
 import { McpSyncLeaseEntity } from '@app/modules/mcp-services/mcp-sync-lease.entity';
 import { TenantSecretEntity } from '@app/modules/tenant-secrets/tenant-secret.entity';
 import { SessionEventEntity } from '@app/modules/session-events/session-event.entity';
+import { SessionEventOutboxEntity } from '@app/modules/session-events/session-event-outbox.entity';
 import { SkillEntity } from '@app/modules/skills/skill.entity';
 import { SkillReleaseEntity } from '@app/modules/skills/skill-release.entity';
 import { SkillFileEntity } from '@app/modules/skills/skill-file.entity';
@@ -44,6 +45,7 @@ export const GATEWAY_ENTITIES = [
   TenantConfigVersionEntity,
   TenantSecretEntity,
   SessionEventEntity,
+  SessionEventOutboxEntity,
   SkillEntity,
   SkillReleaseEntity,
   SkillFileEntity,

@@ -1,8 +1,11 @@
 import { createKey, gatewayForSuite, type TestGateway } from '@test/support/gateway-test-app';
 import { describeEachDialect } from '@test/support/test-database';
+import { secondEventsStore } from '@test/support/second-events-store';
 import { DataSource } from 'typeorm';
-import { HotSql } from '@app/database/hot-sql';
 import { SessionEventsStore } from '@app/modules/session-events/session-events.store';
+import { SessionEventOutboxRecovery } from '@app/modules/session-events/session-event-outbox.recovery';
+import { SessionEventOutboxRepository } from '@app/modules/session-events/session-event-outbox.repository';
+import { GATEWAY_CONFIG, type GatewayConfig } from '@app/config/gateway-config';
 
 describeEachDialect('session events: durable, ordered per session, tenant-scoped', (dialect) => {
   const suite = gatewayForSuite(dialect);
@@ -30,7 +33,7 @@ describeEachDialect('session events: durable, ordered per session, tenant-scoped
   it('numbers appends of two instances 1..n without gaps or duplicates', async () => {
     const mine = gw.app.get(SessionEventsStore);
     // Another gateway instance on the same database: its own chain, racing this one on the primary key.
-    const other = new SessionEventsStore(gw.app.get(DataSource), gw.app.get(HotSql));
+    const other = secondEventsStore(gw.app);
     await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
         (i % 2 === 0 ? mine : other).append({ tenantId: 't-events', sessionId, type: 'todo.updated', data: { i } }),
@@ -45,7 +48,7 @@ describeEachDialect('session events: durable, ordered per session, tenant-scoped
 
   it('writes an event with a once-key once, whoever records it again, leaving no gap in the numbering', async () => {
     const mine = gw.app.get(SessionEventsStore);
-    const other = new SessionEventsStore(gw.app.get(DataSource), gw.app.get(HotSql));
+    const other = secondEventsStore(gw.app);
     const session = 'once-key';
     const event = (i: number, onceKey?: string) => ({
       tenantId: 't-events',
@@ -134,6 +137,62 @@ describeEachDialect('session events: durable, ordered per session, tenant-scoped
     ).rejects.toThrow('the work failed');
     await store.flush();
     expect((await store.page('tx-session', 0, 10)).items.map((e) => e.data)).toEqual([{ n: 1 }]);
+    // Written, its outbox row is gone (rolled back, it never stayed): no outbox round writes either of them.
+    expect(await ds.query("SELECT id FROM session_event_outbox WHERE session_id = 'tx-session'")).toEqual([]);
+  });
+
+  it('an outbox round writes only events kept longer than JOURNAL_LEASE_MS (a younger one is left to its process)', async () => {
+    const ds = gw.app.get(DataSource);
+    const outbox = gw.app.get(SessionEventOutboxRepository);
+    const leaseMs = gw.app.get<GatewayConfig>(GATEWAY_CONFIG).journalLeaseMs;
+    const now = Date.now();
+    const row = (id: string, at: number) => ({
+      id,
+      tenantId: 't-events',
+      sessionId: 'round-session',
+      type: 'message' as const,
+      at,
+      data: { id },
+      onceKey: `outbox:${id}`,
+    });
+    const abandoned = row('00000000-0000-4000-8000-00000000000a', now - leaseMs - 1);
+    const young = row('00000000-0000-4000-8000-00000000000b', now);
+    await ds.transaction(async (m) => {
+      await outbox.keep(abandoned, m);
+      await outbox.keep(young, m);
+    });
+
+    expect(await gw.app.get(SessionEventOutboxRecovery).writeAbandoned(now)).toBe(1);
+    const store = gw.app.get(SessionEventsStore);
+    expect((await store.page('round-session', 0, 10)).items.map((e) => e.data)).toEqual([{ id: abandoned.id }]);
+    expect(await ds.query("SELECT id FROM session_event_outbox WHERE session_id = 'round-session'")).toEqual([
+      { id: young.id },
+    ]);
+    await outbox.remove([young.id]);
+  });
+
+  it('writes an event a killed process kept in the outbox once, also when that process had written it', async () => {
+    const store = gw.app.get(SessionEventsStore);
+    const ds = gw.app.get(DataSource);
+    const kept = (id: string, n: number) => ({
+      id,
+      tenantId: 't-events',
+      sessionId: 'kept-session',
+      type: 'run.finished' as const,
+      at: Date.now(),
+      data: { n },
+      onceKey: `outbox:${id}`,
+    });
+    await store.writeKept([kept('00000000-0000-4000-8000-000000000001', 1)]);
+    await store.writeKept([
+      kept('00000000-0000-4000-8000-000000000001', 1),
+      kept('00000000-0000-4000-8000-000000000002', 2),
+    ]);
+    expect((await store.page('kept-session', 0, 10)).items.map((e) => [e.seq, e.data])).toEqual([
+      [1, { n: 1 }],
+      [2, { n: 2 }],
+    ]);
+    expect(await ds.query("SELECT id FROM session_event_outbox WHERE session_id = 'kept-session'")).toEqual([]);
   });
 
   it('pages with after/limit and answers nextAfter', async () => {

@@ -1,9 +1,9 @@
 import { HotSql } from '@app/database/hot-sql';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DataSource } from 'typeorm';
 import { createKey, gatewayForSuite } from '@test/support/gateway-test-app';
 import { describeEachDialect } from '@test/support/test-database';
+import { secondEventsStore } from '@test/support/second-events-store';
 import { waitFor } from '@test/support/wait-for';
 import { SessionEventsStore } from '@app/modules/session-events/session-events.store';
 
@@ -89,7 +89,7 @@ describeEachDialect('session events as Server-Sent Events', (dialect) => {
   it("finds events another instance wrote by polling (a store this process's streams are not woken by)", async () => {
     const sse = await connect({ 'last-event-id': '4' });
     try {
-      const otherInstance = new SessionEventsStore(suite.gw.app.get(DataSource), suite.gw.app.get(HotSql));
+      const otherInstance = secondEventsStore(suite.gw.app);
       await append('message', 5, otherInstance);
       const [fifth] = await sse.next(1);
       expect(fifth).toMatchObject({ id: '5', data: { data: { i: 5 } } });

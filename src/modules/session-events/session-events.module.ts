@@ -1,10 +1,21 @@
 import { Module } from '@nestjs/common';
 import { SessionEventsStore } from './session-events.store';
 import { SessionEventsStreamer } from './session-events.streamer';
+import { SessionEventOutboxRepository } from './session-event-outbox.repository';
+import { SessionEventOutboxRecovery } from './session-event-outbox.recovery';
+import { SessionEventOutboxJob } from './session-event-outbox.job';
+import { SessionEventWriteFault } from './session-event-write.fault';
 
 /** Durable, per-session ordered events: written by the code that does the work, read by runtimes. */
 @Module({
-  providers: [SessionEventsStore, SessionEventsStreamer],
+  providers: [
+    SessionEventsStore,
+    SessionEventsStreamer,
+    SessionEventOutboxRepository,
+    SessionEventOutboxRecovery,
+    SessionEventOutboxJob,
+    SessionEventWriteFault,
+  ],
   exports: [SessionEventsStore, SessionEventsStreamer],
 })
 export class SessionEventsModule {}

@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
+import { randomUUID } from 'node:crypto';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { isDeadlock, isUniqueViolation } from '@app/database/unique-violation';
@@ -7,6 +8,9 @@ import { HotSql, sqlRowCount } from '@app/database/hot-sql';
 import { HotTable } from '@app/database/hot-table';
 import { toIso } from '@app/database/epoch-ms.transformer';
 import { SessionEventEntity } from './session-event.entity';
+import type { SessionEventOutboxEntity } from './session-event-outbox.entity';
+import { SessionEventOutboxRepository } from './session-event-outbox.repository';
+import { SessionEventWriteFault } from './session-event-write.fault';
 import type { NewSessionEvent, SessionEventPage } from './session-event.types';
 
 /** Two instances writing one session may pick the same next seq; the loser retries (the primary key decides). */
@@ -58,6 +62,10 @@ interface PendingEvent {
   at: number;
   /** Set for an awaited {@link SessionEventsStore.append}: resolved once the event is written (or given up). */
   written?: () => void;
+  /** Its row in the outbox (an event of a transaction), removed once the event is written. */
+  outboxId?: string;
+  /** Set when writing it failed: its outbox row stays for the next outbox round. */
+  unwritten?: boolean;
 }
 
 /**
@@ -65,9 +73,12 @@ interface PendingEvent {
  * the INSERT as MAX + 1 under the primary key, so a reader that pages with `after` never skips one. Every event goes
  * through one queue in this process, written in order by one writer that writes whatever has queued up with one
  * statement (a group commit: one round trip and one log flush for many events), never inside a caller's transaction,
- * so an event can never make that transaction fail or deadlock:
- * - {@link append} with a `manager` in a transaction: queued when that transaction commits (dropped if it rolls
- *   back), so an event exists only when its work was committed ({@link flush} waits for it);
+ * so an event can never make that transaction fail or deadlock (the outbox row a transaction keeps has its own new
+ * id, which no other writer touches):
+ * - {@link append} with a `manager` in a transaction: kept in `session_event_outbox` by that transaction and queued
+ *   when it commits (dropped with it if it rolls back), so an event exists only when its work was committed
+ *   ({@link flush} waits for it), and a process killed between the commit and the write leaves it in the outbox, where
+ *   the outbox round ({@link writeKept}) writes it, once (its once-key);
  * - {@link append} otherwise: written before it resolves;
  * - {@link record}: for the per-call hot path, written behind the caller within {@link RECORD_DELAY_MS}.
  */
@@ -90,6 +101,8 @@ export class SessionEventsStore implements OnApplicationShutdown {
   constructor(
     @InjectDataSource() dataSource: DataSource,
     private readonly sql: HotSql,
+    private readonly outbox: SessionEventOutboxRepository,
+    private readonly fault: SessionEventWriteFault,
   ) {
     this.table = new HotTable(dataSource, SessionEventEntity);
     dataSource.subscribers.push({
@@ -110,9 +123,10 @@ export class SessionEventsStore implements OnApplicationShutdown {
   async append(event: NewSessionEvent, manager?: EntityManager): Promise<void> {
     const runner = manager?.queryRunner;
     if (runner?.isTransactionActive) {
+      const kept = await this.keep(event, manager!);
       const key = broadcastingRunner(runner);
       const pending = this.afterCommit.get(key) ?? [];
-      pending.push({ event, at: Date.now() });
+      pending.push(kept);
       this.afterCommit.set(key, pending);
       return;
     }
@@ -130,6 +144,22 @@ export class SessionEventsStore implements OnApplicationShutdown {
   record(event: NewSessionEvent): void {
     this.queue.push({ event, at: Date.now() });
     if (!this.writing) this.timer ??= setTimeout(() => this.writeSoon(), RECORD_DELAY_MS).unref();
+  }
+
+  /**
+   * Writes events a process kept in the outbox and did not write (it died after their commit), each once: one its
+   * process wrote meanwhile is left out by its once-key. Their rows are removed once written.
+   */
+  async writeKept(rows: readonly SessionEventOutboxEntity[]): Promise<void> {
+    const written = rows.map(
+      (row) =>
+        new Promise<void>((done) => {
+          const { id, at, ...event } = row;
+          this.queue.push({ event, at, outboxId: id, written: done });
+        }),
+    );
+    this.writeSoon();
+    await Promise.all(written);
   }
 
   /** Waits until every queued event is written (at shutdown; before a read; tests that read them at once). */
@@ -155,6 +185,15 @@ export class SessionEventsStore implements OnApplicationShutdown {
       .map((r) => this.table.fromRow(r))
       .map((e) => ({ seq: e.seq, type: e.type, at: toIso(e.at)!, data: e.data }));
     return { items, nextAfter: items.length > 0 ? items[items.length - 1].seq : after };
+  }
+
+  /** `event` kept in the outbox in the transaction of `manager`, with a once-key (its own, or one of its row). */
+  private async keep(event: NewSessionEvent, manager: EntityManager): Promise<PendingEvent> {
+    const id = randomUUID();
+    const kept = { ...event, onceKey: event.onceKey ?? `outbox:${id}` };
+    const at = Date.now();
+    await this.outbox.keep({ id, at, ...kept }, manager);
+    return { event: kept, at, outboxId: id };
   }
 
   /**
@@ -185,7 +224,9 @@ export class SessionEventsStore implements OnApplicationShutdown {
   private async drain(): Promise<void> {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, MAX_BATCH);
+      this.fault.reach(batch);
       await this.writeBatch(batch);
+      await this.removeKept(batch);
       for (const sessionId of new Set(batch.map((p) => p.event.sessionId))) this.appended.emit(sessionId);
       for (const p of batch) p.written?.();
     }
@@ -207,12 +248,25 @@ export class SessionEventsStore implements OnApplicationShutdown {
       }
     }
     for (const p of batch) {
-      await this.insertAlone(p).catch((err: unknown) =>
+      await this.insertAlone(p).catch((err: unknown) => {
+        p.unwritten = true;
         this.logger.warn(
-          `Session event ${p.event.type} of session ${p.event.sessionId} was not recorded: ${(err as Error).name}: ${String((err as Error).message).slice(0, 200)}`,
+          `Session event ${p.event.type} of session ${p.event.sessionId} was not recorded${p.outboxId ? ' (kept in the outbox: the next outbox round writes it)' : ''}: ${(err as Error).name}: ${String((err as Error).message).slice(0, 200)}`,
+        );
+      });
+    }
+  }
+
+  /** Removes the outbox rows of the batch's written events (a row left behind is written again once: its once-key). */
+  private async removeKept(batch: readonly PendingEvent[]): Promise<void> {
+    const ids = batch.filter((p) => p.outboxId && !p.unwritten).map((p) => p.outboxId!);
+    await this.outbox
+      .remove(ids)
+      .catch((err: unknown) =>
+        this.logger.warn(
+          `Written session events stay in the outbox (the next outbox round leaves them out by their once-keys): ${(err as Error).name}: ${String((err as Error).message).slice(0, 200)}`,
         ),
       );
-    }
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { GatewayExit, GatewayProcess } from '@test/support/gateway-process';
+import { waitFor } from '@test/support/wait-for';
 
 /**
  * Sends `request` to a gateway armed to kill itself while serving it, and waits for the process to end: whether the
@@ -16,4 +17,24 @@ export async function untilArmedGatewayDied(
   );
   if (!requestBroke) await armed.kill();
   return { requestBroke, exit: await armed.exited };
+}
+
+/**
+ * Sends `request` to a gateway armed to kill itself at a point that may come after its answer (an event written
+ * behind the call), and waits for the process to end by itself: its exit, or null when it had not died within
+ * `timeoutMs` (it is killed then, so the suite fails on the exit, not by a timeout).
+ */
+export async function untilArmedGatewayKilledItself(
+  armed: GatewayProcess,
+  request: () => Promise<unknown>,
+  timeoutMs = 30_000,
+): Promise<GatewayExit | null> {
+  await request().catch(() => undefined);
+  return waitFor(() => armed.hasExited, { timeoutMs, description: 'the armed gateway to kill itself' }).then(
+    () => armed.exited,
+    async () => {
+      await armed.kill();
+      return null;
+    },
+  );
 }

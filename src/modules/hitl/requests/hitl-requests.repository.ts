@@ -19,8 +19,9 @@ export class HitlRequestsRepository {
     await m.getRepository(HitlRequestEntity).insert(row);
   }
 
-  find(id: string): Promise<HitlRequestEntity | null> {
-    return this.requests.findOne({ where: { id } });
+  /** `manager`: read in that transaction. */
+  find(id: string, manager?: EntityManager): Promise<HitlRequestEntity | null> {
+    return (manager?.getRepository(HitlRequestEntity) ?? this.requests).findOne({ where: { id } });
   }
 
   /** The request if it belongs to `tenantId` (any tenant for null: the platform key). */

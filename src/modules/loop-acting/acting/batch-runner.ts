@@ -125,9 +125,9 @@ export class BatchRunner {
   }
 
   /**
-   * Persists a request and moves the session to INTERRUPTED (compare-and-set on its lock version). The request
-   * shows size-capped previews (redacted first, then cut); the pending batch keeps the full arguments. `alongside`
-   * runs in the same transaction, given the request as shown.
+   * Persists a request, its `hitl.requested` and the session's move to INTERRUPTED in one transaction (compare-and-set
+   * on its lock version). The request shows size-capped previews (redacted first, then cut); the pending batch keeps
+   * the full arguments. `alongside` runs in the same transaction, given the request as shown.
    */
   async interrupt(
     ctx: BatchContext,
@@ -175,6 +175,21 @@ export class BatchRunner {
         clientMessageId: null,
         createdAt: Date.now(),
       });
+      // Kept with the request it reports: a process killed after this commit leaves it for the outbox round to write.
+      await this.events.append(
+        {
+          tenantId: s.tenantId,
+          sessionId: s.id,
+          type: 'hitl.requested',
+          data: {
+            requestId: view.id,
+            requestType: view.requestType,
+            toolCallId: view.toolCallId,
+            toolName: view.toolName,
+          },
+        },
+        tx.manager,
+      );
       await alongside?.(view, tx);
     });
     if (!moved) {
@@ -185,12 +200,6 @@ export class BatchRunner {
     }
     s.lockVersion += 1;
     Object.assign(s, changes);
-    this.events.record({
-      tenantId: s.tenantId,
-      sessionId: s.id,
-      type: 'hitl.requested',
-      data: { requestId: view.id, requestType: view.requestType, toolCallId: view.toolCallId, toolName: view.toolName },
-    });
     this.log.record({
       tenantId: s.tenantId,
       sessionId: s.id,

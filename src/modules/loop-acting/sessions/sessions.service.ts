@@ -81,26 +81,40 @@ export class SessionsService {
       if (row.status === 'CLOSED') return toSessionDto(row);
       const changes = { status: 'CLOSED' as const, hitlPending: false, hitlRequest: null, pendingBatch: null };
       // The request it waited for can no longer be decided (the session waits for nothing): it leaves the queue, in
-      // the close's transaction (after it, a process that died between the two left it PENDING for good).
+      // the close's transaction (after it, a process that died between the two left it PENDING for good), and so is
+      // its hitl.decided (kept there, a process killed after the commit leaves it for the outbox round to write).
       const decidedBy = `session closed (key ${auth.keyId})`;
-      let ended = false;
       const endRequest = row.hitlRequest
         ? async (tx: HotTransaction) => {
-            ended = await this.endPendingRequest(row, decidedBy, tx.manager);
+            const ended = await this.endPendingRequest(row, decidedBy, tx.manager);
+            if (ended)
+              await this.events.append(
+                hitlDecidedEvent(row, row.hitlRequest!, ended.decision, ended.decidedBy),
+                tx.manager,
+              );
           }
         : undefined;
       if (await this.sessions.compareAndSet(id, row.lockVersion, changes, endRequest)) {
-        if (ended) this.events.record(hitlDecidedEvent(row, row.hitlRequest!, 'REJECT', decidedBy));
         await this.closeHooks.closed({ tenantId: row.tenantId, id: row.id });
         return toSessionDto({ ...row, ...changes, lockVersion: row.lockVersion + 1, updatedAt: Date.now() });
       }
     }
   }
 
-  /** The request a closed session waited for leaves the queue: nobody can decide it any more, nothing of it runs. */
-  private endPendingRequest(row: AgentSessionEntity, decidedBy: string, manager: EntityManager): Promise<boolean> {
-    return this.hitl.decide(
-      row.hitlRequest!.id,
+  /**
+   * The request a closed session waited for leaves the queue: nobody can decide it any more, nothing of it runs.
+   * Returns the decision it ends with, for its `hitl.decided`: REJECT by the close, or the one a resume or an admin
+   * saved and nothing carried out (that one died first; it may not have reported it either: the once-key keeps it
+   * once).
+   */
+  private async endPendingRequest(
+    row: AgentSessionEntity,
+    decidedBy: string,
+    manager: EntityManager,
+  ): Promise<{ decision: string; decidedBy: string } | null> {
+    const id = row.hitlRequest!.id;
+    const rejected = await this.hitl.decide(
+      id,
       {
         decision: 'REJECT',
         decisionMessage: 'The session was closed before a decision; nothing ran.',
@@ -109,6 +123,11 @@ export class SessionsService {
       },
       manager,
     );
+    if (rejected) return { decision: 'REJECT', decidedBy };
+    const saved = await this.hitl.find(id, manager);
+    return saved?.status === 'DECIDED' && saved.decision
+      ? { decision: saved.decision, decidedBy: saved.decidedBy ?? '' }
+      : null;
   }
 
   /** Sessions for an admin: of the key's tenant (every tenant for the platform key), newest first. */
