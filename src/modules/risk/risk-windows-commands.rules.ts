@@ -261,17 +261,25 @@ const HANDLERS: Record<string, ShellCommandHandler> = {
 
 /**
  * Words as PowerShell and cmd.exe split them: the backslash is no escape there, so `.\build\ -Recurse` (to bash one
- * word, `.build -Recurse`: a tab-completed directory and a switch) is the path `.\build\` and the switch `-Recurse`.
+ * word, `.build -Recurse`: a tab-completed directory and a switch) is the path `.\build\` and the switch `-Recurse`;
+ * so is `$HOME\ -r` the variable's path and `-r`.
  */
-function windowsWords(args: ShellWord[]): ShellWord[] {
+export function windowsWords(args: ShellWord[]): ShellWord[] {
   return args.flatMap((w) =>
-    w.literal && !/['"]/.test(w.raw) && /\\\s/.test(w.raw)
+    !w.substitutes && !/['"`]/.test(w.raw) && /\\\s/.test(w.raw)
       ? w.raw
           .split(/(?<=\\)\s+/)
           .filter(Boolean)
-          .map(literalWord)
+          .map(windowsWord)
       : [w],
   );
+}
+
+/** One piece of a word split the Windows way: literal unless it names a variable (`$HOME\`, `$env:USERPROFILE\`). */
+function windowsWord(piece: string): ShellWord {
+  if (!piece.includes('$')) return literalWord(piece);
+  const literalLength = piece.replace(/\$\{?[\w:]+\}?/g, '').length;
+  return { value: piece, literal: false, literalLength, substitutes: false, raw: piece };
 }
 
 /**
