@@ -9,7 +9,7 @@ import { reportHidden, runWrittenFile } from './risk-shell-command';
 import { SQL_CLIENT_COMMANDS } from './risk-sql-client-commands.rules';
 import { ShellWord, literalWord, windowsPath } from './risk-shell-word';
 import { SYSTEM_FILE_COMMANDS } from './risk-system-file-commands.rules';
-import { WINDOWS_COMMANDS } from './risk-windows-commands.rules';
+import { WINDOWS_COMMANDS, ungluedCmdSwitches } from './risk-windows-commands.rules';
 import { WRAPPER_COMMANDS } from './risk-wrapper-commands.rules';
 
 /** Every rule set; a command two sets know (`docker exec ...` wraps, `docker volume rm` destroys) runs both. */
@@ -76,6 +76,7 @@ const SQL_VERBS = new Set(['drop', 'delete', 'truncate', 'update', 'alter']);
 
 /** True when a word names a command some rule checks (used to find commands inside unparsed text). */
 export function hasHandler(word: string): boolean {
+  if (ungluedCmdSwitches(word)) return true;
   const key = commandKey(word);
   return HANDLERS.has(key) || SQL_VERBS.has(key);
 }
@@ -100,6 +101,8 @@ export function checkCommand(argv: ShellWord[], env: ShellCommandEnv): void {
     reportHidden(env, name.raw);
     return;
   }
+  const unglued = ungluedCmdSwitches(name.value);
+  if (unglued) return checkCommand([...unglued, ...args], env);
   // `./x.sh` after `echo ... > x.sh` (or after downloading it) runs known (or unknown) text; so does PowerShell's `.\x.ps1`.
   const path = /^\.{1,2}\\/.test(name.raw) ? literalWord(windowsPath(name)) : name;
   if (path.value.includes('/') && runWrittenFile(path, 'shell', env)) return;

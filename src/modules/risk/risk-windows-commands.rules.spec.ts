@@ -268,6 +268,17 @@ describe('PowerShell pipelines (through evaluateRiskText with the shell hint)', 
     },
   );
 
+  it.each(['rd/s/q C:\\', 'rmdir/s C:\\Users\\bob', 'del/s/q C:\\*', 'cmd /c rd/s/q C:\\', 'ERASE/S/Q ..'])(
+    "reads cmd.exe's switches written against the command name as its switches: %s",
+    (text) => {
+      expect(rulesOf(text)).toContain('recursive-delete');
+    },
+  );
+
+  it.each(['del/q a.txt', 'rd/q empty', './rd/s/q'])('leaves %s alone', (text) => {
+    expect(rulesOf(text)).toEqual([]);
+  });
+
   it('leaves a switch turned off alone', () => {
     expect(rulesOf('Remove-Item -Path C:\\temp\\a.txt -Recurse:$false')).toEqual([]);
   });

@@ -18,6 +18,15 @@ const RECURSIVE_SWITCH = /^(?:\/s|-r(?:e(?:c(?:u(?:r(?:s(?:e)?)?)?)?)?)?(?::\$tr
 /** cmd.exe switches written together (`/s/q`, `/f/s/q`, `/a:h/s`): a word of single-letter switches only. */
 const SWITCH_CLUSTER = /^(?:\/[a-z](?::[-\w]*)?){2,}$/i;
 
+/** cmd.exe's deletes with their switches written against the name (`rd/s/q`, `del/f/s/q`): cmd.exe ends a name at `/`. */
+const GLUED_CMD_DELETE = /^(rd|rmdir|del|erase)((?:\/[a-z](?::[-\w]*)?)+)$/i;
+
+/** `rd/s/q` as cmd.exe reads it, `rd /s /q`; undefined for any other word. */
+export function ungluedCmdSwitches(word: string): ShellWord[] | undefined {
+  const glued = GLUED_CMD_DELETE.exec(word);
+  return glued ? [glued[1], ...glued[2].split(/(?=\/)/)].map(literalWord) : undefined;
+}
+
 /** `-WhatIf` (also `-WhatIf:$true`): the cmdlet only says what it would do. */
 const WHAT_IF = /^-whatif(?::\$true)?$/i;
 
