@@ -97,6 +97,11 @@ describe('evaluateRiskText on hostile input', () => {
       expect(rulesOf(text)).toContain('opaque');
     });
 
+    it('reports a text read line by line (it is not shell as a whole) that spends the budget once', () => {
+      const lines = `it's not shell (\n${Array.from({ length: 400 }, (_, i) => `rm ${i}${' a'.repeat(100)}`).join('\n')}`;
+      expect(evaluateRiskText(lines).rules.map((r) => r.rule)).toEqual(['opaque']);
+    });
+
     it('gives each evaluation its own budget, and parses normally after one spent it', () => {
       expect(rulesOf(statements(7_000))).toEqual(['opaque']);
       expect(rulesOf('cat <<EOF > x.sh\nrm -rf /srv\nEOF\nsh x.sh')).toEqual(['recursive-delete']);
