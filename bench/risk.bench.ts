@@ -99,8 +99,10 @@ function report(label: string, samples: number[]): void {
 /** `piece` repeated between `head` and `tail` up to just under the 256 Ki-character parse limit. */
 function nearParseLimit(piece: string, head = '', tail = ''): { label: string; text: string } {
   const count = Math.floor((256 * 1024 - 64 - head.length - tail.length) / piece.length);
-  const quoted = (text: string) => (text ? JSON.stringify(text) : '');
-  const label = `${quoted(head)}${quoted(piece)} x${count}${quoted(tail)}`;
+  const label = [head, `${JSON.stringify(piece)} x${count}`, tail]
+    .map((part, i) => (i === 1 || !part ? part : JSON.stringify(part)))
+    .filter(Boolean)
+    .join(' + ');
   return { label, text: head + piece.repeat(count) + tail };
 }
 
@@ -130,7 +132,7 @@ function reportLongTexts(): void {
     const runs = sorted(Array.from({ length: LONG_TEXT_ROUNDS }, () => cpuTimed(() => evaluateRiskText(text)).cpuMs));
     const rules = evaluateRiskText(text).rules.map((r) => r.rule);
     console.log(
-      `  ${label.padEnd(28)} median ${percentile(runs, 0.5).toFixed(0).padStart(5)} ms  min ${runs[0].toFixed(0).padStart(5)} ms  ${rules.join(', ') || 'not risky'}`,
+      `  ${label.padEnd(36)} median ${percentile(runs, 0.5).toFixed(0).padStart(5)} ms  min ${runs[0].toFixed(0).padStart(5)} ms  ${rules.join(', ') || 'not risky'}`,
     );
   }
 }
