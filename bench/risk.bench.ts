@@ -108,7 +108,7 @@ function nearParseLimit(piece: string, head = '', tail = ''): { label: string; t
 
 /**
  * The most one evaluation parses and walks: short statements, and the same nodes in one statement (a block, a
- * pipeline, one command's words), up to just under the parse limit.
+ * pipeline, one command's words), up to just under the parse limit; and as much text that is not shell.
  */
 const LONG_TEXTS = [
   nearParseLimit('rm a\n'),
@@ -120,6 +120,8 @@ const LONG_TEXTS = [
   nearParseLimit(' a', 'rm'),
   nearParseLimit(' "$a"', 'rm'),
   nearParseLimit('f() { :; }\n'),
+  // Not shell as a whole (its first line), too long to read line by line: pattern-checked.
+  nearParseLimit('rm a\n', 'foo (\n'),
 ];
 const LONG_TEXT_ROUNDS = 7;
 

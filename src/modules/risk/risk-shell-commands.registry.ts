@@ -57,13 +57,16 @@ const ALIASES: [RegExp, string][] = [
   [/^[gmn]awk$/, 'awk'],
 ];
 
+/** Any of the ALIASES: most words are none, and are known so with one test instead of one per alias. */
+const ANY_ALIAS = new RegExp(ALIASES.map(([pattern]) => `(?:${pattern.source})`).join('|'));
+
 /** The handler key for a command word: path and `.exe` stripped, lowercased, variants folded. */
 export function commandKey(word: string): string {
   const base = word
     .slice(word.lastIndexOf('/') + 1)
     .replace(/\.exe$/i, '')
     .toLowerCase();
-  if (HANDLERS.has(base)) return base;
+  if (HANDLERS.has(base) || !ANY_ALIAS.test(base)) return base;
   for (const [pattern, key] of ALIASES) if (pattern.test(base)) return key;
   return base;
 }

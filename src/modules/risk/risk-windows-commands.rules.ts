@@ -274,14 +274,21 @@ const HANDLERS: Record<string, ShellCommandHandler> = {
  * so is `$HOME\ -r` the variable's path and `-r`.
  */
 export function windowsWords(args: ShellWord[]): ShellWord[] {
+  // Most commands have no such word: their words are used as they are, not copied (every rm and del comes here).
+  if (!args.some(joinsAcrossBackslash)) return args;
   return args.flatMap((w) =>
-    !w.substitutes && !/['"`]/.test(w.raw) && /\\\s/.test(w.raw)
+    joinsAcrossBackslash(w)
       ? w.raw
           .split(/(?<=\\)\s+/)
           .filter(Boolean)
           .map(windowsWord)
       : [w],
   );
+}
+
+/** A word bash joined across a backslash and a space, unquoted and built by no substitution (`C:\ -r`, `$HOME\ -r`). */
+function joinsAcrossBackslash(word: ShellWord): boolean {
+  return !word.substitutes && /\\\s/.test(word.raw) && !/['"`]/.test(word.raw);
 }
 
 /** One piece of a word split the Windows way: literal unless it names a variable (`$HOME\`, `$env:USERPROFILE\`). */
