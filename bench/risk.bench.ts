@@ -96,18 +96,45 @@ function report(label: string, samples: number[]): void {
   );
 }
 
-/** Short statements repeated up to just under the 256 Ki-character parse limit: the most one evaluation parses and walks. */
-const LONG_TEXT_STATEMENTS = ['rm a\n', 'echo $x\n', 'cd a && rm b\n', 'git status\n'];
+/** `piece` repeated between `head` and `tail` up to just under the 256 Ki-character parse limit. */
+function nearParseLimit(piece: string, head = '', tail = ''): { label: string; text: string } {
+  const count = Math.floor((256 * 1024 - 64 - head.length - tail.length) / piece.length);
+  const label = [head, `${JSON.stringify(piece)} x${count}`, tail]
+    .map((part, i) => (i === 1 || !part ? part : JSON.stringify(part)))
+    .filter(Boolean)
+    .join(' + ');
+  return { label, text: head + piece.repeat(count) + tail };
+}
+
+/**
+ * The most one evaluation parses and walks: short statements, and the same nodes in one statement (a block, a
+ * pipeline, one command's words), up to just under the parse limit; and as much text that is not shell.
+ */
+const LONG_TEXTS = [
+  nearParseLimit('rm a\n'),
+  nearParseLimit('echo $x\n'),
+  nearParseLimit('cd a && rm b\n'),
+  nearParseLimit('git status\n'),
+  nearParseLimit('rm a\n', '{\n', '}\n'),
+  nearParseLimit(' | rm a', 'rm a'),
+  nearParseLimit(' a', 'rm'),
+  nearParseLimit(' "$a"', 'rm'),
+  nearParseLimit('f() { :; }\n'),
+  // Not shell as a whole (its first line), too long to read line by line: pattern-checked.
+  nearParseLimit('rm a\n', 'foo (\n'),
+];
 const LONG_TEXT_ROUNDS = 7;
 
 /** CPU time (median and cheapest of LONG_TEXT_ROUNDS) of evaluating each long text; CPU, not wall time, so load matters less. */
 function reportLongTexts(): void {
-  console.log(`\ntexts of many short statements near the parse limit (CPU ms over ${LONG_TEXT_ROUNDS} rounds)`);
-  for (const statement of LONG_TEXT_STATEMENTS) {
-    const text = statement.repeat(Math.floor((256 * 1024 - 64) / statement.length));
+  console.log(
+    `\ntexts of many nodes near the parse limit (CPU ms over ${LONG_TEXT_ROUNDS} rounds; the verdict's rules)`,
+  );
+  for (const { label, text } of LONG_TEXTS) {
     const runs = sorted(Array.from({ length: LONG_TEXT_ROUNDS }, () => cpuTimed(() => evaluateRiskText(text)).cpuMs));
+    const rules = evaluateRiskText(text).rules.map((r) => r.rule);
     console.log(
-      `  ${JSON.stringify(statement).padEnd(16)} x${String(Math.floor(text.length / statement.length)).padStart(6)}  median ${percentile(runs, 0.5).toFixed(0).padStart(5)} ms  min ${runs[0].toFixed(0).padStart(5)} ms`,
+      `  ${label.padEnd(36)} median ${percentile(runs, 0.5).toFixed(0).padStart(5)} ms  min ${runs[0].toFixed(0).padStart(5)} ms  ${rules.join(', ') || 'not risky'}`,
     );
   }
 }

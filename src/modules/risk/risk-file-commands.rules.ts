@@ -3,15 +3,28 @@ import { hasOption, parseOptions } from './risk-shell-options';
 import { BLOCK_DEVICE } from './risk-shell.syntax';
 import { ShellWord, literalWord } from './risk-shell-word';
 import { isSystemPath, isSystemWord } from './risk-system-paths';
-import { removeItem } from './risk-windows-commands.rules';
+import { plainPowerShell, removeItem, windowsWords } from './risk-windows-commands.rules';
+import { removeItemParameter } from './risk-powershell-parameters';
 
 /**
  * rm: a tree delete when recursive, or when it runs over a generated list (`find -exec rm {} +`,
  * `... | xargs rm`); deleting a system file (`rm /etc/passwd`) overwrites the system.
  */
 function rm(args: ShellWord[], env: ShellCommandEnv): void {
-  const options = args.filter((w) => w.value.startsWith('-'));
-  if (options.length && options.every((w) => POWERSHELL_PARAMETER.test(w.value))) {
+  readRm(args, env);
+  // PowerShell's `rm .\build\ -r -fo`: bash joined the path and `-r` into one word across the escaped space.
+  const split = windowsWords(args);
+  if (split.length !== args.length) readRm(split, env);
+}
+
+/** One reading of rm's words: Remove-Item's when its options are PowerShell's only, GNU (or BSD) rm's otherwise. */
+function readRm(args: ShellWord[], env: ShellCommandEnv): void {
+  const options = args.map((w) => plainPowerShell(w.value)).filter((v) => v.length > 1 && v.startsWith('-'));
+  if (
+    options.length &&
+    !options.every((v) => UNIX_RM_OPTION.test(v)) &&
+    options.every((v) => removeItemParameter(v) !== undefined)
+  ) {
     removeItem(args, env);
     return;
   }
@@ -23,11 +36,10 @@ function rm(args: ShellWord[], env: ShellCommandEnv): void {
 }
 
 /**
- * Parameters only PowerShell's `rm` (Remove-Item) takes; GNU rm rejects them (`-Force` is no `-r`): an rm given
- * only these is Remove-Item.
+ * Options GNU or BSD rm takes (`-rf`, `--force`). An rm given others that are all Remove-Item's parameters or their
+ * prefixes (`-Force`, `-fo`, `-ErrorAction`: GNU rm rejects them, and to it `-Force` would be `-r`) is PowerShell's.
  */
-const POWERSHELL_PARAMETER =
-  /^-(?:force|recurse|whatif|confirm|path|literalpath|filter|include|exclude|credential|stream)(?::\$\w+)?$/i;
+const UNIX_RM_OPTION = /^-[fiIrRdvPWx]+$|^--/;
 
 /** unlink / shred of one file; over a generated list they delete (or destroy) a whole tree. */
 function fileDestroyer(args: ShellWord[], env: ShellCommandEnv): void {

@@ -66,9 +66,47 @@ describe('evaluateRiskText on hostile input', () => {
   });
 
   it('parses at most 256 Ki characters in all: nested code past it, counted with the text around it, is opaque', () => {
-    const handedDown = (padding: number) => `bash -c 'rm -rf /srv; ${': '.repeat(padding)}'`;
+    // A comment pads the nested code: it costs characters, not syntax nodes.
+    const handedDown = (padding: number) => `bash -c 'rm -rf /srv; #${' x'.repeat(padding)}'`;
     expect(evaluateRiskText(handedDown(60_000)).rules.map((r) => r.rule)).toEqual(['recursive-delete']);
     expect(evaluateRiskText(handedDown(70_000)).rules.map((r) => r.rule)).toEqual(['opaque']);
+  });
+
+  describe('the budget of syntax nodes one evaluation may parse', () => {
+    const rulesOf = (text: string) => evaluateRiskText(text).rules.map((r) => r.rule);
+    /** `rm a` makes 5 nodes (a statement, two words and their literals): 6,000 of them 30,000, 7,000 of them 35,000. */
+    const statements = (n: number) => 'rm a\n'.repeat(n);
+
+    it('judges a script under the budget as usual', () => {
+      expect(rulesOf(statements(6_000))).toEqual([]);
+      expect(rulesOf(`${statements(6_000)}rm -rf /srv`)).toEqual(['recursive-delete']);
+    });
+
+    it('flags a script past it as too complex to judge, keeping what it found before', () => {
+      expect(rulesOf(statements(7_000))).toEqual(['opaque']);
+      expect(evaluateRiskText(statements(7_000)).rules[0].match).toMatch(/^too complex to judge/);
+      expect(rulesOf(`rm -rf /srv\n${statements(7_000)}`)).toEqual(['recursive-delete', 'opaque']);
+    });
+
+    it.each([
+      ['one block', `{\n${statements(7_000)}}`],
+      ['one command substitution', `echo "$(\n${statements(7_000)})"`],
+      ['one command of many words', `rm${' a'.repeat(20_000)}`],
+      ['nested code with the text around it', `${statements(4_000)}bash -c '${statements(3_000)}'`],
+    ])('counts every node, not only top-level statements: %s', (_label, text) => {
+      expect(rulesOf(text)).toContain('opaque');
+    });
+
+    it('reports a text read line by line (it is not shell as a whole) that spends the budget once', () => {
+      const lines = `it's not shell (\n${Array.from({ length: 400 }, (_, i) => `rm ${i}${' a'.repeat(100)}`).join('\n')}`;
+      expect(evaluateRiskText(lines).rules.map((r) => r.rule)).toEqual(['opaque']);
+    });
+
+    it('gives each evaluation its own budget, and parses normally after one spent it', () => {
+      expect(rulesOf(statements(7_000))).toEqual(['opaque']);
+      expect(rulesOf('cat <<EOF > x.sh\nrm -rf /srv\nEOF\nsh x.sh')).toEqual(['recursive-delete']);
+      expect(rulesOf(statements(6_000))).toEqual([]);
+    });
   });
 
   it('still flags a destructive command inside a huge script, with a bounded list of matches', () => {

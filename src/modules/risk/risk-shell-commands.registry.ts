@@ -9,7 +9,7 @@ import { reportHidden, runWrittenFile } from './risk-shell-command';
 import { SQL_CLIENT_COMMANDS } from './risk-sql-client-commands.rules';
 import { ShellWord, literalWord, windowsPath } from './risk-shell-word';
 import { SYSTEM_FILE_COMMANDS } from './risk-system-file-commands.rules';
-import { WINDOWS_COMMANDS } from './risk-windows-commands.rules';
+import { WINDOWS_COMMANDS, ungluedCmdSwitches } from './risk-windows-commands.rules';
 import { WRAPPER_COMMANDS } from './risk-wrapper-commands.rules';
 
 /** Every rule set; a command two sets know (`docker exec ...` wraps, `docker volume rm` destroys) runs both. */
@@ -57,13 +57,16 @@ const ALIASES: [RegExp, string][] = [
   [/^[gmn]awk$/, 'awk'],
 ];
 
+/** Any of the ALIASES: most words are none, and are known so with one test instead of one per alias. */
+const ANY_ALIAS = new RegExp(ALIASES.map(([pattern]) => `(?:${pattern.source})`).join('|'));
+
 /** The handler key for a command word: path and `.exe` stripped, lowercased, variants folded. */
 export function commandKey(word: string): string {
   const base = word
     .slice(word.lastIndexOf('/') + 1)
     .replace(/\.exe$/i, '')
     .toLowerCase();
-  if (HANDLERS.has(base)) return base;
+  if (HANDLERS.has(base) || !ANY_ALIAS.test(base)) return base;
   for (const [pattern, key] of ALIASES) if (pattern.test(base)) return key;
   return base;
 }
@@ -76,6 +79,7 @@ const SQL_VERBS = new Set(['drop', 'delete', 'truncate', 'update', 'alter']);
 
 /** True when a word names a command some rule checks (used to find commands inside unparsed text). */
 export function hasHandler(word: string): boolean {
+  if (ungluedCmdSwitches(word)) return true;
   const key = commandKey(word);
   return HANDLERS.has(key) || SQL_VERBS.has(key);
 }
@@ -100,6 +104,8 @@ export function checkCommand(argv: ShellWord[], env: ShellCommandEnv): void {
     reportHidden(env, name.raw);
     return;
   }
+  const unglued = ungluedCmdSwitches(name.value);
+  if (unglued) return checkCommand([...unglued, ...args], env);
   // `./x.sh` after `echo ... > x.sh` (or after downloading it) runs known (or unknown) text; so does PowerShell's `.\x.ps1`.
   const path = /^\.{1,2}\\/.test(name.raw) ? literalWord(windowsPath(name)) : name;
   if (path.value.includes('/') && runWrittenFile(path, 'shell', env)) return;

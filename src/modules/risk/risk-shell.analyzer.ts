@@ -1,8 +1,9 @@
-import type { RiskScan } from './risk-scan';
+import { MAX_PARSED_SHELL_NODES, RiskScan } from './risk-scan';
 import type { ShellCommandEnv, ShellStdin } from './risk-shell-command';
 import { checkCommand } from './risk-shell-commands.registry';
 import { scanUnparsedShell } from './risk-shell-fallback.scanner';
-import { GoNode, ShellSource, nodeField, nodeKind, nodeList, parseShell } from './risk-shell.parser';
+import { GoNode, ShellSource, nodeField, nodeKind, nodeList } from './risk-shell.parser';
+import { ShellParseOutcome, readShellStatements } from './risk-shell-statements.parser';
 import { ShellScriptState, StdinOrigin } from './risk-shell-script.state';
 import { BLOCK_DEVICE, SHELL_CHILD_FIELDS, ShellOp, WRITE_OPS } from './risk-shell.syntax';
 import { isForkBomb } from './risk-shell-fork-bomb';
@@ -16,11 +17,7 @@ const VARIABLE_READERS = new Set(['read', 'mapfile', 'readarray', 'getopts']);
 
 /** Reads shell text: parse with mvdan-sh, walk every statement, check every simple command. */
 export function analyzeShell(text: string, scan: RiskScan): void {
-  const file = parseShell(text);
-  if (file) {
-    new ShellWalker(new ShellScriptState(new ShellSource(text)), scan).visit(file);
-    return;
-  }
+  if (readScript(text, scan) !== 'invalid') return;
   const lines = text.split('\n');
   if (lines.length < 2 || lines.length > 500) {
     scanUnparsedShell(text, scan);
@@ -29,11 +26,28 @@ export function analyzeShell(text: string, scan: RiskScan): void {
   // One bad line (prose, a typo) should not hide the commands on the others.
   for (const line of lines) {
     if (!line.trim()) continue;
-    const lineFile = parseShell(line);
-    if (lineFile) new ShellWalker(new ShellScriptState(new ShellSource(line)), scan).visit(lineFile);
-    else scanUnparsedShell(line, scan);
+    const outcome = readScript(line, scan);
+    // Reported once: the lines after it would each be too complex as well.
+    if (outcome === 'over-budget') return;
+    if (outcome === 'invalid') scanUnparsedShell(line, scan);
   }
 }
+
+/**
+ * Reads `text` as one script, each statement as soon as it is parsed; nothing is reported when it proves not to be
+ * valid shell. A script whose parse would spend more than the evaluation's budget is too complex to judge: opaque.
+ */
+function readScript(text: string, scan: RiskScan): ShellParseOutcome {
+  const held = scan.held();
+  const walker = new ShellWalker(new ShellScriptState(new ShellSource(text)), held.scan);
+  const outcome = readShellStatements(text, (stmt) => walker.visit(stmt), scan.shellBudget);
+  if (outcome === 'invalid') return outcome;
+  held.commit();
+  if (outcome === 'over-budget') scan.report('opaque', `${TOO_COMPLEX}: ${text}`);
+  return outcome;
+}
+
+const TOO_COMPLEX = `too complex to judge (more than ${MAX_PARSED_SHELL_NODES.toLocaleString('en')} syntax nodes), treated as risky`;
 
 /** Walks one parsed script in execution order, so that variables and written files are known when used. */
 class ShellWalker {

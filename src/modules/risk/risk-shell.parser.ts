@@ -1,5 +1,6 @@
 /**
- * Adapter over mvdan-sh 0.10.1 (the Go shell parser compiled to JS by GopherJS).
+ * Reading the syntax tree of mvdan-sh 0.10.1 (the Go shell parser compiled to JS by GopherJS; the parse itself is in
+ * risk-shell-statements.parser.ts).
  *
  * Why the GopherJS internals: the package's public wrapper converts a Go node to a JS proxy on every
  * property read (about 20 µs each), so a full walk of a short command costs ~1 ms. The wrapper's
@@ -7,10 +8,6 @@
  * `{$array, $offset, $length}`, a node's type is `constructor.string` ("*syntax.CallExpr"), strings are
  * UTF-8 bytes held one per JS char, and positions are byte offsets. The package is pinned (its last release).
  */
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- mvdan-sh ships no types and no ES module
-const mvdan = require('mvdan-sh') as {
-  syntax: { NewParser(): { Parse(src: string, name: string): { __internal_object__?: GoNode } } };
-};
 
 /** A Go struct of the shell syntax tree, read through its GopherJS representation. */
 export interface GoNode {
@@ -26,17 +23,6 @@ interface GoSlice {
 
 interface GoPos {
   readonly offs: number;
-}
-
-const parser = mvdan.syntax.NewParser();
-
-/** Parses a shell script (bash dialect); null when it is not valid shell. */
-export function parseShell(text: string): GoNode | null {
-  try {
-    return parser.Parse(text, '')?.__internal_object__ ?? null;
-  } catch {
-    return null;
-  }
 }
 
 /** The node's syntax type ("CallExpr", "Word" ...), or undefined for a nil pointer or interface. */

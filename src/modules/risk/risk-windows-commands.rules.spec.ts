@@ -234,6 +234,51 @@ describe('PowerShell pipelines (through evaluateRiskText with the shell hint)', 
     expect(rulesOf(text)).toContain(rule);
   });
 
+  it.each([
+    'rm .\\build\\ -r -fo',
+    'rm C:\\ -r -fo',
+    'rm ..\\ -r -fo',
+    'rm ~\\ -r -fo',
+    'rm -fo .\\build\\ -r',
+    'rm -Force .\\build\\ -Recurse',
+    'rm -path C:\\ -r -fo',
+    'rm -lit C:\\ -rec -fo',
+    'rm -LiteralPath C:\\ -Recurse -Force',
+    'ri $HOME\\ -r -fo',
+    'rm $env:USERPROFILE\\ -r -fo',
+    'ri -LiteralPath $HOME\\ -rec -fo',
+  ])(
+    "reads PowerShell's rm and ri with a path ending in a backslash and abbreviated parameters as a recursive delete, as rm -rf is: %s",
+    (text) => {
+      expect(rulesOf(text)).toContain('recursive-delete');
+    },
+  );
+
+  it.each([
+    'rm -for a.txt',
+    'rm -ErrorAction SilentlyContinue a.txt',
+    'rm -Verbose a.txt',
+    'rm -Path a.txt -ErrorAction Ignore',
+    'rm -proga SilentlyContinue a.txt',
+    'rm .\\build\\ -fo',
+  ])(
+    "reads PowerShell's rm given any unambiguous prefix of its parameters, -for(ce) or -Verbose being no -r: %s",
+    (text) => {
+      expect(rulesOf(text)).toEqual([]);
+    },
+  );
+
+  it.each(['rd/s/q C:\\', 'rmdir/s C:\\Users\\bob', 'del/s/q C:\\*', 'cmd /c rd/s/q C:\\', 'ERASE/S/Q ..'])(
+    "reads cmd.exe's switches written against the command name as its switches: %s",
+    (text) => {
+      expect(rulesOf(text)).toContain('recursive-delete');
+    },
+  );
+
+  it.each(['del/q a.txt', 'rd/q empty', './rd/s/q'])('leaves %s alone', (text) => {
+    expect(rulesOf(text)).toEqual([]);
+  });
+
   it('leaves a switch turned off alone', () => {
     expect(rulesOf('Remove-Item -Path C:\\temp\\a.txt -Recurse:$false')).toEqual([]);
   });

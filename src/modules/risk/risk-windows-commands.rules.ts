@@ -18,6 +18,15 @@ const RECURSIVE_SWITCH = /^(?:\/s|-r(?:e(?:c(?:u(?:r(?:s(?:e)?)?)?)?)?)?(?::\$tr
 /** cmd.exe switches written together (`/s/q`, `/f/s/q`, `/a:h/s`): a word of single-letter switches only. */
 const SWITCH_CLUSTER = /^(?:\/[a-z](?::[-\w]*)?){2,}$/i;
 
+/** cmd.exe's deletes with their switches written against the name (`rd/s/q`, `del/f/s/q`): cmd.exe ends a name at `/`. */
+const GLUED_CMD_DELETE = /^(rd|rmdir|del|erase)((?:\/[a-z](?::[-\w]*)?)+)$/i;
+
+/** `rd/s/q` as cmd.exe reads it, `rd /s /q`; undefined for any other word. */
+export function ungluedCmdSwitches(word: string): ShellWord[] | undefined {
+  const glued = GLUED_CMD_DELETE.exec(word);
+  return glued ? [glued[1], ...glued[2].split(/(?=\/)/)].map(literalWord) : undefined;
+}
+
 /** `-WhatIf` (also `-WhatIf:$true`): the cmdlet only says what it would do. */
 const WHAT_IF = /^-whatif(?::\$true)?$/i;
 
@@ -261,17 +270,32 @@ const HANDLERS: Record<string, ShellCommandHandler> = {
 
 /**
  * Words as PowerShell and cmd.exe split them: the backslash is no escape there, so `.\build\ -Recurse` (to bash one
- * word, `.build -Recurse`: a tab-completed directory and a switch) is the path `.\build\` and the switch `-Recurse`.
+ * word, `.build -Recurse`: a tab-completed directory and a switch) is the path `.\build\` and the switch `-Recurse`;
+ * so is `$HOME\ -r` the variable's path and `-r`.
  */
-function windowsWords(args: ShellWord[]): ShellWord[] {
+export function windowsWords(args: ShellWord[]): ShellWord[] {
+  // Most commands have no such word: their words are used as they are, not copied (every rm and del comes here).
+  if (!args.some(joinsAcrossBackslash)) return args;
   return args.flatMap((w) =>
-    w.literal && !/['"]/.test(w.raw) && /\\\s/.test(w.raw)
+    joinsAcrossBackslash(w)
       ? w.raw
           .split(/(?<=\\)\s+/)
           .filter(Boolean)
-          .map(literalWord)
+          .map(windowsWord)
       : [w],
   );
+}
+
+/** A word bash joined across a backslash and a space, unquoted and built by no substitution (`C:\ -r`, `$HOME\ -r`). */
+function joinsAcrossBackslash(word: ShellWord): boolean {
+  return !word.substitutes && /\\\s/.test(word.raw) && !/['"`]/.test(word.raw);
+}
+
+/** One piece of a word split the Windows way: literal unless it names a variable (`$HOME\`, `$env:USERPROFILE\`). */
+function windowsWord(piece: string): ShellWord {
+  if (!piece.includes('$')) return literalWord(piece);
+  const literalLength = piece.replace(/\$\{?[\w:]+\}?/g, '').length;
+  return { value: piece, literal: false, literalLength, substitutes: false, raw: piece };
 }
 
 /**
