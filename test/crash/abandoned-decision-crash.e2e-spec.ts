@@ -107,4 +107,30 @@ describeEachDialect('a decision saved by a resume killed before carrying it out'
       expect.objectContaining({ data: expect.objectContaining({ toolCallId: 'wire-1', decision: 'APPROVE' }) }),
     ]);
   }, 60_000);
+
+  it('a runtime that lost the key resumes with a new one: the same decision gets the outcome, another is refused', async () => {
+    const outcome = await resume(restarted!, seeded.runtime, sessionId, {
+      clientMessageId: 'approve-again',
+      toolCallId: 'wire-1',
+      decision: 'APPROVE',
+    });
+    expect(outcome.status).toBe(200);
+    expect(outcome.body.results).toEqual([expect.objectContaining({ toolCallId: 'wire-1', status: 'COMPLETED' })]);
+    // Stored under the new key too: sent again, the same answer.
+    const repeated = await resume(restarted!, seeded.runtime, sessionId, {
+      clientMessageId: 'approve-again',
+      toolCallId: 'wire-1',
+      decision: 'APPROVE',
+    });
+    expect(repeated.body).toEqual(outcome.body);
+    expect(remote.hits(ref)).toBe(1);
+
+    const other = await resume(restarted!, seeded.runtime, sessionId, {
+      clientMessageId: 'reject-late',
+      toolCallId: 'wire-1',
+      decision: 'REJECT',
+    });
+    expect(other.status).toBe(409);
+    expect(remote.hits(ref)).toBe(1);
+  });
 });

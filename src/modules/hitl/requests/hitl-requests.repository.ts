@@ -53,6 +53,14 @@ export class HitlRequestsRepository {
     return this.requests.findOne({ where: { sessionId, clientMessageId, status: 'DECIDED' } });
   }
 
+  /** The session's latest request decided for tool call `toolCallId`. */
+  findLatestDecidedFor(sessionId: string, toolCallId: string): Promise<HitlRequestEntity | null> {
+    return this.requests.findOne({
+      where: { sessionId, toolCallId, status: 'DECIDED' },
+      order: { decidedAt: 'DESC' },
+    });
+  }
+
   list(
     tenantId: string | null,
     status: string | undefined,

@@ -41,6 +41,15 @@ export class ResumeRecordRepository {
     return taken === 1 ? { kind: 'claimed', at: now } : { kind: 'running' };
   }
 
+  /** The response stored under (session, clientMessageId), if its decision is DONE. */
+  async findResponse(sessionId: string, clientMessageId: string): Promise<ActResponse | undefined> {
+    const [row] = await this.sql.all(
+      "SELECT response FROM resume_record WHERE session_id = ? AND client_message_id = ? AND state = 'DONE'",
+      [sessionId, clientMessageId],
+    );
+    return row ? (JSON.parse(String(row.response)) as ActResponse) : undefined;
+  }
+
   /**
    * Moves the heartbeat of a claim still IN_PROGRESS from `from` (the last one this holder wrote) to `to`, so a
    * resume that works longer than `staleAfterMs` is not taken over. False: the claim is no longer this holder's.

@@ -110,6 +110,12 @@ export class ResumeService {
   ): Promise<ActResponse> {
     let decided = false;
     try {
+      const carriedOut = await this.outcomeCarriedOut(session, input);
+      if (carriedOut) {
+        decided = true;
+        await this.records.complete(claimKey.scope, claimKey.key, carriedOut);
+        return carriedOut;
+      }
       const { request, batch, decision } = await this.checks.beforeSaving(session, claimKey, input, decider);
       // The journal's refusals (a toolCallId used meanwhile for other arguments, or still running) come before the
       // decision is saved: after it, they left the session waiting on a decided request for good. The pending call is
@@ -142,6 +148,22 @@ export class ResumeService {
       if (!decided) await this.records.release(claimKey.scope, claimKey.key, await lastHeartbeat());
       throw err;
     }
+  }
+
+  /**
+   * The outcome of the same decision, already carried out, on a call the session no longer waits on: its resume died
+   * after saving the decision and the gateway carried it out (AbandonedDecisionJob), or another resume did, and this
+   * caller lost the key it was saved under. Answered with that decision's stored response (the call ran once), not
+   * refused as if nothing were pending. Another decision, or a call still pending, goes the usual way.
+   */
+  private async outcomeCarriedOut(session: AgentSessionEntity, input: DecisionInput): Promise<ActResponse | undefined> {
+    const { toolCallId, decision } = input;
+    if (!toolCallId || !decision) return undefined;
+    if (session.status === 'INTERRUPTED' && session.hitlRequest?.toolCallId === toolCallId) return undefined;
+    const saved = await this.hitl.findLatestDecidedFor(session.id, toolCallId);
+    if (!saved?.clientMessageId || saved.decision !== decision) return undefined;
+    if (input.requestId !== undefined && saved.id !== input.requestId) return undefined;
+    return this.records.findResponse(session.id, saved.clientMessageId);
   }
 
   /**
