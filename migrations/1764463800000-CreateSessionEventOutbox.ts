@@ -1,5 +1,6 @@
 import { MigrationInterface, QueryRunner, Table, TableIndex } from 'typeorm';
 import { col } from './migration-columns';
+import { EXACT_COLLATION } from './1764462800000-ExactIdentifierCollation';
 
 /**
  * An event whose state a transaction commits is kept here in that transaction, and removed once written to
@@ -25,6 +26,11 @@ export class CreateSessionEventOutbox1764463800000 implements MigrationInterface
         indices: [new TableIndex({ name: 'idx_session_event_outbox_at', columnNames: ['at'] })],
       }),
     );
+    // A tenant id is compared exactly, as in every other table (see ExactIdentifierCollation); SQLite's `=` already is.
+    if (q.connection.options.type !== 'better-sqlite3')
+      await q.query(
+        `ALTER TABLE session_event_outbox MODIFY tenant_id varchar(64) CHARACTER SET utf8mb4 COLLATE ${EXACT_COLLATION} NOT NULL`,
+      );
   }
 
   async down(q: QueryRunner): Promise<void> {
