@@ -19,15 +19,17 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  */
 function toObjectRoot(schema: JsonSchema): { schema: JsonSchema; laidOut: number } {
   const { anyOf, nullable: _nullable, ...root } = schema;
-  const properties: Record<string, unknown> = {};
   const required = new Set(Array.isArray(root.required) ? (root.required as string[]) : []);
   const members = (Array.isArray(anyOf) ? anyOf : []).filter(isPlainObject);
-  Object.assign(properties, unitedMemberProperties(members.flatMap(withNestedMembers)));
   const alwaysRequired = members.map((m) => (Array.isArray(m.required) ? (m.required as string[]) : []));
   for (const name of alwaysRequired[0] ?? []) {
     if (alwaysRequired.every((names) => names.includes(name))) required.add(name);
   }
-  if (isPlainObject(root.properties)) Object.assign(properties, root.properties);
+  // Spread, not Object.assign: a property named "__proto__" stays a property instead of setting the prototype.
+  const properties: Record<string, unknown> = {
+    ...unitedMemberProperties(members.flatMap(withNestedMembers)),
+    ...(isPlainObject(root.properties) ? root.properties : {}),
+  };
   const out: JsonSchema = { ...root, type: 'object' };
   if (Object.keys(properties).length > 0) out.properties = properties;
   if (required.size > 0) out.required = [...required];

@@ -136,9 +136,8 @@ function layOutAlternatives(root: RawSchema, alternatives: [RawSchema, string][]
   if (alternatives.length === 0) return;
   const members = alternatives.map(([member]) => member);
   const properties: RawSchema = isRawSchema(root.properties) ? root.properties : {};
-  const own = new Set(Object.keys(properties));
-  Object.assign(properties, unitedMemberProperties(members, own));
-  root.properties = properties;
+  // Spread, not Object.assign: a property named "__proto__" stays a property instead of setting the prototype.
+  root.properties = { ...properties, ...unitedMemberProperties(members, new Set(Object.keys(properties))) };
   const lists = members.map((m) => stringList(m.required));
   const everywhere = lists[0].filter((name) => lists.every((list) => list.includes(name)));
   const required = new Set([...stringList(root.required), ...everywhere]);

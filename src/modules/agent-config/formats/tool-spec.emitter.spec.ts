@@ -146,6 +146,28 @@ describe('emitToolSpec', () => {
     ]);
   });
 
+  it.each([...MODEL_FORMATS, 'openai-strict' as const])(
+    'keeps a property named __proto__ a property, at the root and in a root union, for %s',
+    (variant) => {
+      // JSON.parse makes "__proto__" an own key, as the request body parser does: assigning it would set the prototype.
+      const own = JSON.parse('{"__proto__": {"type": "string"}, "id": {"type": "string"}}') as Record<string, unknown>;
+      const member = JSON.parse('{"properties": {"__proto__": {"type": "number"}}, "required": ["__proto__"]}');
+      for (const parameters of [
+        { type: 'object', properties: own, required: ['__proto__', 'id'], additionalProperties: false },
+        { type: 'object', anyOf: [member, { properties: { id: { type: 'string' } }, required: ['id'] }] },
+      ]) {
+        const { json } = emitToolSpec(variant, { ...TOOL, parameters });
+        const spec = JSON.parse(json) as {
+          function?: { parameters: unknown };
+          input_schema?: unknown;
+          parameters?: unknown;
+        };
+        const sent = (spec.function?.parameters ?? spec.input_schema ?? spec.parameters) as { properties: object };
+        expect(Object.keys(sent.properties)).toContain('__proto__');
+      }
+    },
+  );
+
   it('throws a clear error for an unknown format, including inherited names', () => {
     expect(() => emitToolSpec('mistral' as ModelFormat, TOOL)).toThrow('Unknown model format "mistral"');
     expect(() => emitToolSpec('toString' as ModelFormat, TOOL)).toThrow('Unknown model format "toString"');
