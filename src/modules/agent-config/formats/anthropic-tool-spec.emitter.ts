@@ -3,7 +3,7 @@ import { anthropicPropertyKey } from './anthropic-property-key';
 import { PortableSchema, toPortableSchema } from './portable-json-schema.converter';
 import { ANTHROPIC_PROPERTY_KEY_PATTERN } from './anthropic-spec.validator';
 import { AnthropicToolSpec, ToolSpecSource } from './model-format.types';
-import { RawSchema, childPointer, childSchemas, isRawSchema } from './tool-spec-schema.walk';
+import { RawSchema, childPointer, childSchemas, isRawSchema, pushToPopInOrder } from './tool-spec-schema.walk';
 
 /**
  * The `input_schema` Anthropic accepts: the schema rewritten by {@link toPortableSchema}, then every property key
@@ -25,7 +25,7 @@ export function toAnthropicInputSchema(parameters: JsonSchema): PortableSchema {
       .map(([tokens, child]): [RawSchema, string] => [child, childPointer(pointer, ...tokens)]);
     renameProperties(node, pointer, notes);
     if (typeof node.$ref === 'string') node.$ref = renamedRef(node.$ref);
-    stack.push(...children.reverse());
+    pushToPopInOrder(stack, children);
   }
   return { schema, notes };
 }

@@ -1,7 +1,14 @@
 import { JsonSchema } from '@app/modules/tool-registry/tool-registry.types';
 import { GeminiSchemaRefResolver } from './gemini-schema-ref.resolver';
 import { keysOnlyAlternative } from './gemini-root-map';
-import { RawSchema, childPointer, childSchemas, declaredTypes, isRawSchema } from './tool-spec-schema.walk';
+import {
+  RawSchema,
+  childPointer,
+  childSchemas,
+  declaredTypes,
+  isRawSchema,
+  pushToPopInOrder,
+} from './tool-spec-schema.walk';
 
 /** A tool's parameters as OpenAI and Anthropic both accept them, and what had to change to get there. */
 export interface PortableSchema {
@@ -237,7 +244,7 @@ function rewriteTree(root: RawSchema, notes: string[], at = '#'): number {
       notes.push(`${pointer}: items: {} added (items of any type), as OpenAI refuses an array without items`);
     }
     replaceBooleanSchemas(node);
-    stack.push(...children.reverse());
+    pushToPopInOrder(stack, children);
   }
   return seen.size;
 }

@@ -48,6 +48,15 @@ export function childSchemas(schema: RawSchema): [(string | number)[], unknown][
 }
 
 /**
+ * Pushes `items` onto a walk's `stack` so that they pop in their own order (document order). A loop, not
+ * `stack.push(...items.reverse())`: spreading a node's children as arguments overflows the call stack past about
+ * 100,000 of them (a schema of that many properties or union members is a 2 MB request body).
+ */
+export function pushToPopInOrder<T>(stack: T[], items: readonly T[]): void {
+  for (let i = items.length - 1; i >= 0; i--) stack.push(items[i]);
+}
+
+/**
  * The JSON pointer (RFC 6901, in its `#` fragment form as `$ref` writes it) of a child of the schema node at `parent`:
  * `childPointer('#', 'properties', 'a/b')` is `#/properties/a~1b`. Every format's warnings name nodes this way.
  */

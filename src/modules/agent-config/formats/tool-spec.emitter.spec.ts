@@ -1,6 +1,7 @@
 import { anthropicPropertyKey } from './anthropic-property-key';
 import { MODEL_FORMATS, ModelFormat, isModelFormat } from './model-format.types';
 import { emitToolSpec } from './tool-spec.emitter';
+import type { AnthropicToolSpec } from './model-format.types';
 
 const TOOL = {
   name: 'lookup',
@@ -165,6 +166,18 @@ describe('emitToolSpec', () => {
         const sent = (spec.function?.parameters ?? spec.input_schema ?? spec.parameters) as { properties: object };
         expect(Object.keys(sent.properties)).toContain('__proto__');
       }
+    },
+  );
+
+  it.each(['openai', 'anthropic'] as const)(
+    'emits a schema of 150,000 properties (a 2 MB body) without overflowing the call stack, for %s',
+    (variant) => {
+      const properties = Object.fromEntries(Array.from({ length: 150_000 }, (_, i) => [`p${i}`, {}]));
+      const { spec } = emitToolSpec(variant, { ...TOOL, parameters: { type: 'object', properties } });
+      const sent = ('function' in spec ? spec.function.parameters : (spec as AnthropicToolSpec).input_schema) as {
+        properties: object;
+      };
+      expect(Object.keys(sent.properties)).toHaveLength(150_000);
     },
   );
 
