@@ -73,6 +73,14 @@ describe('toAnthropicToolSpec', () => {
     ]);
   });
 
+  it('sends names that differ only in half a surrogate pair (which UTF-8 writes alike) as keys of their own', () => {
+    const names = ['a\uD800', 'a\uDC00', 'a\uFFFD'];
+    const parameters = { type: 'object', properties: Object.fromEntries(names.map((n) => [n, { type: 'string' }])) };
+    const sent = toAnthropicInputSchema(parameters).schema as { properties: Record<string, unknown> };
+    expect(Object.keys(sent.properties).sort()).toEqual(names.map(anthropicPropertyKey).sort());
+    expect(new Set(names.map(anthropicPropertyKey)).size).toBe(3);
+  });
+
   it('points the $refs that pass through a renamed key at the renamed key, so they still resolve', () => {
     const parameters = {
       type: 'object',
