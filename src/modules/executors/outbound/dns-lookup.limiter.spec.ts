@@ -87,4 +87,24 @@ describe('DnsLookupLimiter', () => {
     await Promise.all(checks);
     expect(dns.mostAtOnce()).toBe(Math.min(limit, 4));
   });
+
+  it("keeps the platform's lookups out of the tenants' queue: a full one neither refuses nor delays them", async () => {
+    const dns = slowResolver();
+    const platform = new OutboundGuard({ outboundAllowHosts: [] }, dns.resolve);
+    const tenants = platform.forTenants([]);
+    const limit = Math.max(1, Math.floor(Number(process.env.UV_THREADPOOL_SIZE || 4) / 2));
+    const names = Array.from({ length: limit + 256 }, (_, i) => `t${i}.example`);
+    const tenantChecks = names.map((h) => tenants.assertAllowed(new URL(`https://${h}/`)).catch(() => undefined));
+    await expect(tenants.assertAllowed(new URL('https://one-more.example/'))).rejects.toMatchObject({
+      errorClass: 'DNS_FAILED',
+    });
+    const platformCheck = platform.assertAllowed(new URL('https://model.example/'));
+    await dns.answer('t0.example');
+    await settle();
+    expect(dns.calls.slice(limit)).toEqual(['model.example']);
+    await dns.answer('model.example');
+    await expect(platformCheck).resolves.toMatchObject({ address: '93.184.216.34' });
+    for (const h of names.slice(1)) await dns.answer(h);
+    await Promise.all(tenantChecks);
+  });
 });

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { promises as dns, LookupAddress } from 'node:dns';
-import { DnsLookupLimiter } from './dns-lookup.limiter';
+import { DnsLookupLane, DnsLookupLimiter } from './dns-lookup.limiter';
 import type { LookupFunction } from 'node:net';
 
 type LookupOptions = Parameters<LookupFunction>[1];
@@ -42,6 +42,8 @@ export class OutboundGuard {
   private readonly allowList: OutboundAllowList;
   /** The resolver, bounded (see DnsLookupLimiter); one for this guard and the tenants' guard made from it. */
   private lookups: DnsLookupLimiter;
+  /** The limiter's queue this guard's lookups wait in: the tenants' guard has its own (see DnsLookupLimiter). */
+  private lookupLane: DnsLookupLane = 'platform';
   /** Set on the tenants' guard only: targets refused whatever the allow list says. */
   private platformOnly: OutboundAllowList | null = null;
 
@@ -60,6 +62,7 @@ export class OutboundGuard {
   forTenants(platformOnly: readonly string[]): OutboundGuard {
     const guard = new OutboundGuard(this.config);
     guard.lookups = this.lookups;
+    guard.lookupLane = 'tenants';
     guard.platformOnly = new OutboundAllowList(platformOnly, 'OUTBOUND_PLATFORM_ONLY_HOSTS');
     return guard;
   }
@@ -124,7 +127,7 @@ export class OutboundGuard {
 
   private async resolveHost(hostname: string): Promise<LookupAddress[]> {
     try {
-      const all = await this.lookups.lookup(hostname);
+      const all = await this.lookups.lookup(hostname, this.lookupLane);
       if (all.length === 0) throw Object.assign(new Error('no addresses'), { code: 'ENOTFOUND' });
       return all;
     } catch (err) {
