@@ -1,8 +1,9 @@
 import { createTestDatabaseUrl, describeEachDialect, TestDatabase } from '@test/support/test-database';
-import { GatewayExit, GatewayProcess, startGatewayProcess } from '@test/support/gateway-process';
+import type { GatewayExit, GatewayProcess } from '@test/support/gateway-process';
 import { waitFor } from '@test/support/wait-for';
 import { CrashRemoteServer } from './support/crash-remote.server';
-import { act, expectStatus, openSession, resume, seedAgent, SeededAgent } from './support/gateway-runtime.seed';
+import { expectStatus, resume, SeededAgent } from './support/gateway-runtime.seed';
+import { gatewayStarter, WIRE_TOOL as TOOL, wireSessionAwaitingApproval } from './support/wire-approval.fixture';
 import { untilArmedGatewayDied } from './support/armed-request';
 
 /*
@@ -14,7 +15,6 @@ import { untilArmedGatewayDied } from './support/armed-request';
 /** Short, so the restarted gateway's recovery job (every JOURNAL_LEASE_MS) finds the dead claim stale soon. */
 const LEASE_MS = 1_000;
 const TENANT = 'crash-abandoned';
-const TOOL = 'wire_funds';
 
 describeEachDialect('a decision saved by a resume killed before carrying it out', (dialect) => {
   let db: TestDatabase;
@@ -25,36 +25,12 @@ describeEachDialect('a decision saved by a resume killed before carrying it out'
   let died: { requestBroke: boolean; exit: GatewayExit };
   const ref = `${dialect}-abandoned`;
 
-  const start = (name: string, env: Record<string, string>) =>
-    startGatewayProcess({
-      databaseUrl: db.url,
-      instanceId: `abandoned-${name}`,
-      env: { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', JOURNAL_SWEEP_INTERVAL_MS: '0', ...env },
-    });
+  const start = gatewayStarter(() => db.url, 'abandoned');
 
   beforeAll(async () => {
     remote = await new CrashRemoteServer().start();
     db = await createTestDatabaseUrl(dialect);
-    const first = await start('seed', {});
-    seeded = await seedAgent(first, TENANT, [
-      {
-        name: TOOL,
-        description: 'Moves money: every call needs a human',
-        parameters: { type: 'object', properties: { ref: { type: 'string' } }, required: ['ref'] },
-        serviceType: 'HTTP',
-        httpMethod: 'POST',
-        endpoint: remote.url('/wire'),
-        sideEffect: 'HIGH_RISK',
-      },
-    ]);
-    sessionId = await openSession(first, seeded);
-    const asked = expectStatus(
-      await act(first, seeded.runtime, sessionId, 1, [{ id: 'wire-1', name: TOOL, arguments: { ref } }]),
-      200,
-      'act',
-    );
-    expect(asked.hitlRequest).toMatchObject({ requestType: 'TOOL_APPROVAL', toolCallId: 'wire-1' });
-    await first.stop();
+    ({ seeded, sessionId } = await wireSessionAwaitingApproval(await start('seed'), TENANT, remote, ref));
 
     // Killed where the approved call would start: the decision is saved, nothing of it ran.
     const armed = await start('armed', {

@@ -1,7 +1,8 @@
 import { createTestDatabaseUrl, describeEachDialect, TestDatabase } from '@test/support/test-database';
-import { GatewayExit, GatewayProcess, startGatewayProcess } from '@test/support/gateway-process';
+import type { GatewayExit, GatewayProcess } from '@test/support/gateway-process';
 import { CrashRemoteServer } from './support/crash-remote.server';
-import { act, expectStatus, openSession, seedAgent, SeededAgent } from './support/gateway-runtime.seed';
+import { act, expectStatus, SeededAgent } from './support/gateway-runtime.seed';
+import { gatewayStarter, WIRE_TOOL as TOOL, wireSession } from './support/wire-approval.fixture';
 import { untilArmedGatewayKilledItself } from './support/armed-request';
 import { eventsOnce } from './support/session-events.read';
 
@@ -14,7 +15,6 @@ import { eventsOnce } from './support/session-events.read';
 /** Short, so the restarted gateway's outbox round (every JOURNAL_LEASE_MS) finds the kept event soon. */
 const LEASE_MS = 1_000;
 const TENANT = 'crash-hitl-requested';
-const TOOL = 'wire_funds';
 
 describeEachDialect('a HITL request committed by a gateway killed before writing hitl.requested', (dialect) => {
   let db: TestDatabase;
@@ -24,30 +24,12 @@ describeEachDialect('a HITL request committed by a gateway killed before writing
   let sessionId: string;
   let died: GatewayExit | null;
 
-  const start = (name: string, env: Record<string, string>) =>
-    startGatewayProcess({
-      databaseUrl: db.url,
-      instanceId: `hitl-requested-${name}`,
-      env: { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', JOURNAL_SWEEP_INTERVAL_MS: '0', ...env },
-    });
+  const start = gatewayStarter(() => db.url, 'hitl-requested');
 
   beforeAll(async () => {
     remote = await new CrashRemoteServer().start();
     db = await createTestDatabaseUrl(dialect);
-    const first = await start('seed', {});
-    seeded = await seedAgent(first, TENANT, [
-      {
-        name: TOOL,
-        description: 'Moves money: every call needs a human',
-        parameters: { type: 'object', properties: { ref: { type: 'string' } }, required: ['ref'] },
-        serviceType: 'HTTP',
-        httpMethod: 'POST',
-        endpoint: remote.url('/wire'),
-        sideEffect: 'HIGH_RISK',
-      },
-    ]);
-    sessionId = await openSession(first, seeded);
-    await first.stop();
+    ({ seeded, sessionId } = await wireSession(await start('seed'), TENANT, remote));
 
     const armed = await start('armed', {
       GATEWAY_FAULT_INJECTION: 'before-event-write:hitl.requested',

@@ -1,7 +1,8 @@
 import { createTestDatabaseUrl, describeEachDialect, TestDatabase } from '@test/support/test-database';
-import { GatewayExit, GatewayProcess, startGatewayProcess } from '@test/support/gateway-process';
+import type { GatewayExit, GatewayProcess } from '@test/support/gateway-process';
 import { CrashRemoteServer } from './support/crash-remote.server';
-import { act, expectStatus, openSession, resume, seedAgent, SeededAgent } from './support/gateway-runtime.seed';
+import { expectStatus, resume, SeededAgent } from './support/gateway-runtime.seed';
+import { gatewayStarter, wireSessionAwaitingApproval } from './support/wire-approval.fixture';
 import { untilArmedGatewayDied, untilArmedGatewayKilledItself } from './support/armed-request';
 import { eventsOnce, readEvents } from './support/session-events.read';
 
@@ -15,18 +16,6 @@ import { eventsOnce, readEvents } from './support/session-events.read';
 /** Short, so the restarted gateway's outbox round (every JOURNAL_LEASE_MS) finds the kept event soon. */
 const LEASE_MS = 1_000;
 const TENANT = 'crash-close-decided';
-const TOOL = 'wire_funds';
-
-/** A HIGH_RISK tool (every call needs a human) posting to `remote`. */
-const wireTool = (remote: CrashRemoteServer) => ({
-  name: TOOL,
-  description: 'Moves money: every call needs a human',
-  parameters: { type: 'object', properties: { ref: { type: 'string' } }, required: ['ref'] },
-  serviceType: 'HTTP',
-  httpMethod: 'POST',
-  endpoint: remote.url('/wire'),
-  sideEffect: 'HIGH_RISK',
-});
 
 describeEachDialect('a session closed by a gateway killed before writing hitl.decided', (dialect) => {
   let db: TestDatabase;
@@ -37,26 +26,17 @@ describeEachDialect('a session closed by a gateway killed before writing hitl.de
   let requestId: string;
   let died: GatewayExit | null;
 
-  const start = (name: string, env: Record<string, string>) =>
-    startGatewayProcess({
-      databaseUrl: db.url,
-      instanceId: `close-decided-${name}`,
-      env: { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', JOURNAL_SWEEP_INTERVAL_MS: '0', ...env },
-    });
+  const start = gatewayStarter(() => db.url, 'close-decided');
 
   beforeAll(async () => {
     remote = await new CrashRemoteServer().start();
     db = await createTestDatabaseUrl(dialect);
-    const first = await start('seed', {});
-    seeded = await seedAgent(first, TENANT, [wireTool(remote)]);
-    sessionId = await openSession(first, seeded);
-    const asked = expectStatus(
-      await act(first, seeded.runtime, sessionId, 1, [{ id: 'wire-1', name: TOOL, arguments: { ref: dialect } }]),
-      200,
-      'act',
-    );
-    requestId = asked.hitlRequest.id;
-    await first.stop();
+    ({ seeded, sessionId, requestId } = await wireSessionAwaitingApproval(
+      await start('seed'),
+      TENANT,
+      remote,
+      dialect,
+    ));
 
     const armed = await start('armed', {
       GATEWAY_FAULT_INJECTION: 'before-event-write:hitl.decided',
@@ -107,34 +87,25 @@ describeEachDialect('a session closed after a resume saved its decision and died
   let requestId: string;
   let died: { requestBroke: boolean; exit: GatewayExit };
 
-  const start = (name: string, env: Record<string, string>) =>
-    startGatewayProcess({
-      databaseUrl: db.url,
-      instanceId: `saved-decision-${name}`,
-      // Long: no recovery round carries the saved decision out before the close.
-      env: { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', JOURNAL_SWEEP_INTERVAL_MS: '0', JOURNAL_LEASE_MS: '60000', ...env },
-    });
+  // Long: no recovery round carries the saved decision out before the close.
+  const start = gatewayStarter(() => db.url, 'saved-decision', { JOURNAL_LEASE_MS: '60000' });
 
   beforeAll(async () => {
     remote = await new CrashRemoteServer().start();
     db = await createTestDatabaseUrl(dialect);
-    const first = await start('seed', {});
-    seeded = await seedAgent(first, `${TENANT}-saved`, [wireTool(remote)]);
-    sessionId = await openSession(first, seeded);
-    const asked = expectStatus(
-      await act(first, seeded.runtime, sessionId, 1, [{ id: 'wire-1', name: TOOL, arguments: { ref: dialect } }]),
-      200,
-      'act',
-    );
-    requestId = asked.hitlRequest.id;
-    await first.stop();
+    ({ seeded, sessionId, requestId } = await wireSessionAwaitingApproval(
+      await start('seed'),
+      `${TENANT}-saved`,
+      remote,
+      dialect,
+    ));
 
     // Killed where the resume's hitl.decided would be written: the APPROVE is saved, neither reported nor carried out.
     const armed = await start('armed', { GATEWAY_FAULT_INJECTION: 'before-event-write:hitl.decided' });
     died = await untilArmedGatewayDied(armed, () =>
       resume(armed, seeded.runtime, sessionId, { clientMessageId: 'approve-1', decision: 'APPROVE' }),
     );
-    restarted = await start('restarted', {});
+    restarted = await start('restarted');
   }, 120_000);
 
   afterAll(async () => {
