@@ -403,10 +403,11 @@ export const GATEWAY_SETTINGS = [
   },
   {
     env: 'RATE_LIMIT_PER_MINUTE',
-    kind: { type: 'int', min: 0, max: 1_000_000 },
+    // The throttler keeps a timestamp per counted request and scans them on each: bounded to keep that cheap.
+    kind: { type: 'int', min: 0, max: 60_000 },
     defaultValue: '0',
     description:
-      'Requests one API key may make per minute on one instance (every route but /health and /metrics); one more is a 429 TOO_MANY_REQUESTS with Retry-After. 0: no limit.',
+      'Requests one API key may make per minute on one instance (every route but /health and /metrics), at most 60000; one more is a 429 TOO_MANY_REQUESTS with Retry-After. 0: no limit.',
   },
   {
     env: 'GATEWAY_FAULT_INJECTION',
