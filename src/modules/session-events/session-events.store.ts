@@ -1,6 +1,5 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
-import { randomUUID } from 'node:crypto';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { isDeadlock, isUniqueViolation } from '@app/database/unique-violation';
@@ -9,7 +8,7 @@ import { HotTable } from '@app/database/hot-table';
 import { toIso } from '@app/database/epoch-ms.transformer';
 import { SessionEventEntity } from './session-event.entity';
 import type { SessionEventOutboxEntity } from './session-event-outbox.entity';
-import { SessionEventOutboxRepository } from './session-event-outbox.repository';
+import { keptEventId, SessionEventOutboxRepository } from './session-event-outbox.repository';
 import { SessionEventWriteFault } from './session-event-write.fault';
 import type { NewSessionEvent, SessionEventPage } from './session-event.types';
 
@@ -189,9 +188,9 @@ export class SessionEventsStore implements OnApplicationShutdown {
 
   /** `event` kept in the outbox in the transaction of `manager`, with a once-key (its own, or one of its row). */
   private async keep(event: NewSessionEvent, manager: EntityManager): Promise<PendingEvent> {
-    const id = randomUUID();
-    const kept = { ...event, onceKey: event.onceKey ?? `outbox:${id}` };
     const at = Date.now();
+    const id = keptEventId(at);
+    const kept = { ...event, onceKey: event.onceKey ?? `outbox:${id}` };
     await this.outbox.keep({ id, at, ...kept }, manager);
     return { event: kept, at, outboxId: id };
   }
