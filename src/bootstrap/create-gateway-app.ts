@@ -16,6 +16,8 @@ import { registerRequestLogging } from '@app/common/logging/request-logging.hook
 import { requestIdOf } from '@app/common/logging/request-id';
 import { answerFrameworkError } from '@app/common/errors/framework-error.handler';
 import { registerEarlyAuthentication } from '@app/common/auth/early-authentication.hook';
+import { registerEarlyRateLimit } from '@app/modules/rate-limit/early-rate-limit.hook';
+import { RateLimitBlocks } from '@app/modules/rate-limit/rate-limit-blocks';
 import { API_KEY_RESOLVER, type ApiKeyResolver } from '@app/common/auth/auth-context';
 import { setUpSwagger } from './swagger';
 import { registerMultipartUploads } from './multipart-uploads';
@@ -63,6 +65,8 @@ export async function createGatewayApp(
   registerRequestLogging(fastify, logging.logger, jsonLogs);
   // Before anything reads or inflates a body (and before the multipart route check): no key, no body read.
   registerEarlyAuthentication(fastify, app.get<ApiKeyResolver>(API_KEY_RESOLVER));
+  // A key the rate limit refused: its next bodies are refused unread too (needs the key found just above).
+  if (config.rateLimitPerMinute > 0) registerEarlyRateLimit(fastify, app.get(RateLimitBlocks));
   registerBodyDecompression(fastify);
   registerJsonBodyParser(fastify);
   await registerMultipartUploads(app, config);

@@ -20,6 +20,15 @@ describe('RATE_LIMIT_PER_MINUTE', () => {
     expect(limited.body.error.message).toMatch(/Retry-After/);
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     await gw.http.post('/api/v1/sessions').set(first).send({}).expect(429);
+    // Refused before its body is read: a body that does not parse gets the 429 too, not a 400, with its Retry-After.
+    const unread = await gw.http
+      .post('/api/v1/sessions')
+      .set(first)
+      .set('Content-Type', 'application/json')
+      .send('{"not json')
+      .expect(429);
+    expect(unread.body.error.code).toBe('TOO_MANY_REQUESTS');
+    expect(Number(unread.headers['retry-after'])).toBeGreaterThan(0);
 
     const other = await gw.http.get('/api/v1/sessions/no-such-session').set(second).expect(404);
     expect(other.headers['x-ratelimit-remaining']).toBe(String(PER_MINUTE - 1));

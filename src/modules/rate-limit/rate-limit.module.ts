@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { ApiKeyRateLimitGuard } from './api-key-rate-limit.guard';
+import { RateLimitBlocks } from './rate-limit-blocks';
 
 const ONE_MINUTE_MS = 60_000;
 
@@ -16,7 +17,8 @@ export class RateLimitModule {
     return {
       module: RateLimitModule,
       imports: [ThrottlerModule.forRoot([{ ttl: ONE_MINUTE_MS, limit: perMinute }])],
-      providers: [{ provide: APP_GUARD, useClass: ApiKeyRateLimitGuard }],
+      providers: [RateLimitBlocks, { provide: APP_GUARD, useClass: ApiKeyRateLimitGuard }],
+      exports: [RateLimitBlocks],
     };
   }
 }
