@@ -3,7 +3,7 @@
  * `POST /api/v1/tools/{name}/execute`, side by side in one run, at 1 and 8 concurrent callers.
  * Run: node -r @swc-node/register bench/execute.bench.ts
  * Env: BENCH_N (calls per path and concurrency, default 2000), BENCH_WARMUP (300), BENCH_ROUNDS (4),
- *      BENCH_PROFILE_DIR (CPU-profile the gateway), BENCH_SDK_CLIENT=0 (skip the second gateway).
+ *      BENCH_CALLERS (1,8), BENCH_PROFILE_DIR (CPU-profile the gateway), BENCH_SDK_CLIENT=0 (skip the second gateway).
  * Two bare-SDK callers are measured: the SDK as shipped (the baseline of the ratios and the goal) and the SDK
  * with an undici fetch (the stricter baseline; its ratios are printed too). A second gateway runs with
  * MCP_TOOLS_CALL_CLIENT=sdk (tools/call through the SDK Client on the same guarded undici dispatcher instead
@@ -34,7 +34,7 @@ import {
 const N = Number(process.env.BENCH_N ?? 2000);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 300);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
-const CALLERS = [1, 8];
+const CALLERS = (process.env.BENCH_CALLERS ?? '1,8').split(',').map(Number);
 const WITH_SDK_CLIENT = process.env.BENCH_SDK_CLIENT !== '0';
 const EXECUTE = 'gateway execute';
 const EXECUTE_SDK = 'execute (SDK client)';
@@ -97,8 +97,12 @@ async function main(): Promise<void> {
     if (sdkGateway) printExchangeSaving(rows);
     console.log(`gateway process CPU per call (user+system, /proc, 10 ms ticks): ${cpu.join('; ')}`);
     console.log('');
-    const ratio = p50Ratio(rows, 1, EXECUTE);
-    printGoals([{ label: 'p50 through the gateway <= 1.3x the bare SDK (1 caller)', value: ratio, met: ratio <= 1.3 }]);
+    if (CALLERS.includes(1)) {
+      const ratio = p50Ratio(rows, 1, EXECUTE);
+      printGoals([
+        { label: 'p50 through the gateway <= 1.3x the bare SDK (1 caller)', value: ratio, met: ratio <= 1.3 },
+      ]);
+    }
   } finally {
     await http.close();
     await sdkHttp?.close();
