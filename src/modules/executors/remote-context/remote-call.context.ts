@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { TOOL_CONTEXT_HEADERS } from '@app/modules/tool-registry/tool-context.headers';
 import type { ToolInvocation } from '../tool-executor';
 
@@ -46,10 +46,7 @@ const REPLACEMENT_CHAR = '%EF%BF%BD';
  * differs between tenants and sessions that reuse a toolCallId (`call_1`). `gw1-` + 43 base64url characters.
  */
 export function idempotencyKeyOf(ctx: RemoteCallContext): string {
-  const digest = createHash('sha256')
-    .update(JSON.stringify([ctx.tenantId, ctx.sessionId, ctx.toolCallId]))
-    .digest('base64url');
-  return `${KEY_PREFIX}${digest}`;
+  return `${KEY_PREFIX}${hash('sha256', JSON.stringify([ctx.tenantId, ctx.sessionId, ctx.toolCallId]), 'base64url')}`;
 }
 
 /**
