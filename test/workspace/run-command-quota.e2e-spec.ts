@@ -37,6 +37,13 @@ describeWithBubblewrap('RUN_COMMAND within the workspace quota (real bubblewrap)
     expect(answer.workspaceQuotaHit).toBe(
       `Workspace quota hit: this command could write no file past 3096 bytes, the room left under WORKSPACE_MAX_BYTES (4096) when it started (the limit is on a file's size, not on how much it grows); "big.bin" (3096 bytes) stopped at 3096 bytes and may be incomplete; the workspace now holds 4096 of 4096 bytes (0 left); free space by deleting files no longer needed (DELETE_FILE, or rm with RUN_COMMAND) and run it again; WRITE_FILE and EDIT_FILE measure the whole workspace instead, so they can still add to a file what fits in the room left.`,
     );
+    // The session's event stream says so too: a runtime watching it learns the command's output may be incomplete.
+    const events = await suite.gw.http
+      .get(`/api/v1/sessions/${sessionId}/events?limit=1000`)
+      .set(t.runtime)
+      .expect(200);
+    const finished = events.body.items.filter((e: { type: string }) => e.type === 'command.finished');
+    expect(finished.at(-1).data).toMatchObject({ outcome: 'EXITED', workspaceQuotaHit: answer.workspaceQuotaHit });
   });
 
   it('names a file cut at the limit by a program that keeps quiet about it', async () => {

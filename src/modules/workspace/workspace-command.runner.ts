@@ -14,6 +14,8 @@ import { redactText } from '@app/common/redaction';
 
 /** Characters of the command kept in the `command.started` event. */
 const EVENT_COMMAND_CHARS = 500;
+/** The quota hit a command.finished event repeats (the answer has it whole: up to five file names). */
+const EVENT_QUOTA_HIT_CHARS = 2000;
 /**
  * What a command leaves of its call's budget for what follows it: killing what it started, measuring the
  * workspace, the events. A command the budget would cut off ends as its own timeout instead, with its output.
@@ -109,30 +111,37 @@ export class WorkspaceCommandRunner {
       throw err;
     }
     const { result, limit } = ran;
-    await this.events.append({
-      ...base,
-      type: 'command.finished',
-      data: {
-        toolCallId,
-        outcome: result.outcome,
-        exitCode: result.exitCode,
-        durationMs: result.durationMs,
-        stdoutBytes: Buffer.byteLength(result.stdout),
-        stderrBytes: Buffer.byteLength(result.stderr),
-        truncated: result.truncated,
-        ...(result.reason ? { reason: result.reason } : {}),
-      },
-    });
-    const after = await this.gate.run(owner.dir, 'files', usage);
+    let after: Awaited<ReturnType<typeof workspaceUsage>> | undefined;
+    let hit: string | undefined;
+    try {
+      after = await this.gate.run(owner.dir, 'files', usage);
+      hit = describeFileLimitHit({
+        ...limit,
+        stderr: result.stderr,
+        killedAtFileLimit: result.killedAtFileLimit === true,
+        after: after.walked,
+        usedAfter: after.bytes,
+        maxBytes: this.limits.maxBytes,
+      });
+    } finally {
+      // Written whether or not the workspace could be measured after the command: every command.started has one.
+      await this.events.append({
+        ...base,
+        type: 'command.finished',
+        data: {
+          toolCallId,
+          outcome: result.outcome,
+          exitCode: result.exitCode,
+          durationMs: result.durationMs,
+          stdoutBytes: Buffer.byteLength(result.stdout),
+          stderrBytes: Buffer.byteLength(result.stderr),
+          truncated: result.truncated,
+          ...(result.reason ? { reason: result.reason } : {}),
+          ...(hit && { workspaceQuotaHit: hit.slice(0, EVENT_QUOTA_HIT_CHARS) }),
+        },
+      });
+    }
     const over = this.overQuota(after);
-    const hit = describeFileLimitHit({
-      ...limit,
-      stderr: result.stderr,
-      killedAtFileLimit: result.killedAtFileLimit === true,
-      after: after.walked,
-      usedAfter: after.bytes,
-      maxBytes: this.limits.maxBytes,
-    });
     const answer = {
       exitCode: result.exitCode,
       stdout: result.stdout,
