@@ -1,8 +1,7 @@
 import { ToolSpecSource, OpenAiToolSpec } from './model-format.types';
 import { openAiStrictSpecViolations } from './openai-strict-spec.validator';
 import { toOpenAiStrictSchema } from './openai-strict-schema.converter';
-import { capOpenAiDescription, openAiDescriptionWarnings } from './openai-tool-spec.emitter';
-import { toPortableSchema } from './portable-json-schema.converter';
+import { capOpenAiDescription, openAiDescriptionWarnings, toOpenAiParameters } from './openai-tool-spec.emitter';
 
 /** A strict-mode request's spec for one tool, and what it changed and why. */
 export interface OpenAiStrictEmission {
@@ -16,12 +15,12 @@ export interface OpenAiStrictEmission {
 
 /**
  * The tool for an OpenAI `strict: true` request: `strict: true` with the schema rewritten by
- * {@link toOpenAiStrictSchema} when the result passes strict mode's rules, else the plain OpenAI spec
- * with `strict: false` and the reasons as warnings (one tool that strict mode refuses must not fail the
- * whole request).
+ * {@link toOpenAiStrictSchema} (from {@link toOpenAiParameters}) when the result passes strict mode's rules, else the
+ * plain OpenAI spec with `strict: false` and the reasons as warnings (one tool that strict mode refuses must not fail
+ * the whole request).
  */
 export function toOpenAiStrictToolSpec(tool: ToolSpecSource): OpenAiStrictEmission {
-  const { schema: portable, notes } = toPortableSchema(tool.parameters);
+  const { schema: portable, notes } = toOpenAiParameters(tool.parameters);
   const rewrites = [...notes, ...openAiDescriptionWarnings(tool.description)];
   const description = capOpenAiDescription(tool.description);
   const strict = toOpenAiStrictSchema(portable);
