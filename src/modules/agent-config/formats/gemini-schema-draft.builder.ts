@@ -125,7 +125,10 @@ export class GeminiSchemaDraftBuilder {
     const described = Object.entries(schema).filter(
       ([key]) => !GEMINI_READ_KEYWORDS.has(key) && !GEMINI_SILENT_KEYWORDS.has(key) && !key.startsWith('x-'),
     );
-    if (described.length > 0) draft.notes = described.map(([key, value]) => `${key}: ${JSON.stringify(value)}`);
+    if (described.length > 0) {
+      draft.notes = described.map(([key, value]) => `${key}: ${JSON.stringify(value)}`);
+      draft.moved = described.map(([key]) => key);
+    }
     if (schema.nullable === true) draft.nullable = true;
     if (typeof schema.format === 'string') draft.format = schema.format;
     if (typeof schema.pattern === 'string') draft.pattern = schema.pattern;

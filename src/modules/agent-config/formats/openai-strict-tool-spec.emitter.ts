@@ -7,8 +7,9 @@ import { capOpenAiDescription, openAiDescriptionWarnings, toOpenAiParameters } f
 export interface OpenAiStrictEmission {
   spec: OpenAiToolSpec;
   /**
-   * The rewrites the plain OpenAI spec has too (by JSON pointer), then, when `spec.function.strict` is false, each
-   * reason strict mode could not take the schema.
+   * The rewrites the plain OpenAI spec has too (by JSON pointer), then, when `spec.function.strict` is true, each node
+   * whose keywords strict mode refuses were moved into its description, else each reason strict mode could not take
+   * the schema.
    */
   warnings: string[];
 }
@@ -34,6 +35,6 @@ export function toOpenAiStrictToolSpec(tool: ToolSpecSource): OpenAiStrictEmissi
     function: { name: tool.name, description, parameters: strict.schema, strict: true },
   };
   const refusals = openAiStrictSpecViolations(spec);
-  if (refusals.length === 0) return { spec, warnings: rewrites };
+  if (refusals.length === 0) return { spec, warnings: [...rewrites, ...strict.moved] };
   return loose(refusals.map((p) => `strict: false because strict mode would refuse the rewritten schema: ${p}`));
 }
