@@ -218,8 +218,9 @@ export class GeminiSchemaDraftBuilder {
     const types = [...new Set(declared.filter(isGeminiType))];
     if (types.length === 1) draft.type = types[0];
     if (types.length <= 1) return draft;
-    const { title, description, nullable } = draft;
-    const shared: SchemaDraft = { title, description, nullable };
+    // The keywords written into the description stay on the union, said once for all its types.
+    const { title, description, nullable, notes, moved } = draft;
+    const shared: SchemaDraft = { title, description, nullable, notes, moved };
     for (const key of Object.keys(shared) as (keyof SchemaDraft)[]) if (shared[key] === undefined) delete shared[key];
     const anyOf = types.map((type) => this.typedPart(draft, type, pointer));
     this.unionPointers.set(anyOf, childPointer(pointer, 'type'));
