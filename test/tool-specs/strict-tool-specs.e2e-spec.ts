@@ -60,6 +60,11 @@ describe('strict tool specs and the arguments that come back', () => {
       properties: { $top: { type: 'integer' }, 'filter[name]': { type: 'string' } },
       required: ['$top'],
     });
+    await create('lookup', {
+      type: 'object',
+      properties: { code: { type: 'string', default: 'AB', format: 'uri' } },
+      required: ['code'],
+    });
     runtime = await createKey(gw, 'acme', 'runtime');
     agentId = (
       await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'bot', tenantId: 'acme' }).expect(201)
@@ -67,7 +72,7 @@ describe('strict tool specs and the arguments that come back', () => {
     await gw.http
       .put(`/api/v1/admin/agents/${agentId}/tools`)
       .set(gw.admin)
-      .send({ toolIds: [ids.search, ids.tag, ids.graph, ids.set_env] })
+      .send({ toolIds: [ids.search, ids.tag, ids.graph, ids.set_env, ids.lookup] })
       .expect(200);
   });
   afterAll(async () => {
@@ -112,6 +117,21 @@ describe('strict tool specs and the arguments that come back', () => {
     expect(res.body.decisions.find((d: { name: string }) => d.name === 'tag').warnings).toEqual([
       expect.stringContaining('is a map'),
     ]);
+  });
+
+  it('names in explain each keyword a format moved into the description, by its node, for strict and gemini', async () => {
+    for (const [body, provider] of [
+      [{ strict: true }, 'OpenAI strict mode'],
+      [{ format: 'openai-responses' }, 'OpenAI strict mode'],
+      [{ format: 'gemini' }, 'Gemini'],
+    ] as const) {
+      const res = await toolSpecs({ ...body, explain: true }).expect(200);
+      expect(res.body.decisions.find((d: { name: string }) => d.name === 'lookup').warnings).toEqual([
+        `#/properties/code: default, format moved into the description, as ${provider} does not take them there: the ` +
+          `model reads them as text and ${provider} no longer enforces them (the gateway still checks each call ` +
+          "against the tool's own schema)",
+      ]);
+    }
   });
 
   it('emits no strict flag without strict: true', async () => {

@@ -10,7 +10,7 @@ export class VisibilityDecisionDto {
   @ApiPropertyOptional({
     type: [String],
     description:
-      "What a visible tool's spec changed and why, in every format: each node the rewrite drops or reshapes, by JSON pointer " +
+      "What a visible tool's spec changed and why, in every format: each node the rewrite drops or reshapes (or whose keywords it moves into the description), by JSON pointer " +
       '(`#/properties/x: ...`), a description cut to the provider cap, and why it was emitted with strict: false in a strict request',
   })
   warnings?: string[];

@@ -1,7 +1,11 @@
 import { cpuTimedUnder } from '@test/support/cpu-time';
-import { anthropicPropertyKey } from '@app/modules/agent-config/formats/anthropic-property-key';
+import { sentPropertyKey } from '@app/modules/agent-config/formats/sent-property-key';
 import { GEMINI_ROOT_MAP_PROPERTY } from '@app/modules/agent-config/formats/gemini-root-map';
+import { emitToolSpec } from '@app/modules/agent-config/formats/tool-spec.emitter';
+import type { ModelFormat } from '@app/modules/agent-config/formats/model-format.types';
 import { compileArgumentsReviver } from './tool-arguments.reviver';
+
+const anthropicKey = (name: string) => sentPropertyKey(name, 'anthropic');
 
 describe('compileArgumentsReviver', () => {
   const schema = {
@@ -187,7 +191,7 @@ describe('compileArgumentsReviver', () => {
         page: { type: 'object', properties: { 'page size': { type: 'integer' } } },
       },
     })!;
-    const sent = (name: string) => anthropicPropertyKey(name);
+    const sent = anthropicKey;
     expect(odata({ [sent('$top')]: 5, [sent('filter[name]')]: 'x', page: { [sent('page size')]: 10 } })).toEqual({
       $top: 5,
       'filter[name]': 'x',
@@ -195,5 +199,44 @@ describe('compileArgumentsReviver', () => {
     });
     // The tool's own names go through untouched, and a renamed key never overwrites them.
     expect(odata({ $top: 5, [sent('$top')]: 6 })).toEqual({ $top: 5, [sent('$top')]: 6 });
+  });
+
+  describe('a round trip through each format: the spec sent, the model answering by its keys, the tool reading its names', () => {
+    // Names JSON text writes alike (each half of a surrogate pair as U+FFFD), at the root and one level down.
+    const names = ['a\uD800', 'a\uDC00', 'a\uFFFD'];
+    const level = (tag: string) => ({
+      type: 'object',
+      properties: Object.fromEntries(names.map((n, i) => [n, { type: 'string', description: `${tag}${i}` }])),
+      required: names,
+      additionalProperties: false,
+    });
+    const parameters = { ...level('root'), properties: { ...level('root').properties, box: level('box') } };
+    parameters.required = [...names, 'box'];
+
+    /** What a model given `schema` sends: each string property's description as its value, under the key it was sent. */
+    const answer = (schema: Record<string, unknown>): Record<string, unknown> =>
+      Object.fromEntries(
+        Object.entries(schema.properties as Record<string, Record<string, unknown>>).map(([key, child]) => [
+          key,
+          child.type === 'object' ? answer(child) : child.description,
+        ]),
+      );
+
+    it.each([
+      ['openai', 'openai'],
+      ['openai-strict', 'openai'],
+      ['openai-responses', 'openai-responses'],
+      ['anthropic', 'anthropic'],
+      ['gemini', 'gemini'],
+    ] as const)('gives each name its own argument for %s', (variant, format: ModelFormat) => {
+      const spec = JSON.parse(emitToolSpec(variant, { name: 't', description: 't', parameters }).json) as Record<
+        string,
+        Record<string, unknown> | undefined
+      >;
+      const sent = (spec.function?.parameters ?? spec.input_schema ?? spec.parameters) as Record<string, unknown>;
+      const revived = compileArgumentsReviver(parameters)!(answer(sent), format);
+      const expected = (tag: string) => Object.fromEntries(names.map((n, i) => [n, `${tag}${i}`]));
+      expect(revived).toEqual({ ...expected('root'), box: expected('box') });
+    });
   });
 });

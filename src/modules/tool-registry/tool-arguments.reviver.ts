@@ -1,5 +1,5 @@
 import { GeminiSchemaRefResolver } from '@app/modules/agent-config/formats/gemini-schema-ref.resolver';
-import { anthropicPropertyKey } from '@app/modules/agent-config/formats/anthropic-property-key';
+import { sentPropertyKey } from '@app/modules/agent-config/formats/sent-property-key';
 import { GEMINI_ROOT_MAP_PROPERTY, rootMapOf } from '@app/modules/agent-config/formats/gemini-root-map';
 import type { ModelFormat } from '@app/modules/agent-config/formats/model-formats';
 import { jsonTextNestsDeeperThan, MAX_JSON_DEPTH } from '@app/common/json-depth';
@@ -19,7 +19,10 @@ interface RevivePlan {
   anyValueText?: boolean;
   /** A mixed enum's values by their text: Gemini sent the value as a string. */
   enumByText?: Map<string, unknown>;
-  /** Property names by the key Anthropic was sent for them (names it refuses are renamed). */
+  /**
+   * Property names by the key a provider was sent for them (see sentPropertyKey): Anthropic's rule renames every name
+   * another format renames, to the same key, so its keys are all there are to map back.
+   */
   renamed?: Map<string, string>;
 }
 
@@ -137,7 +140,7 @@ function planProperties(
   depth: number,
 ): void {
   for (const [name, child] of Object.entries(isRaw(member.properties) ? member.properties : {})) {
-    const sent = anthropicPropertyKey(name);
+    const sent = sentPropertyKey(name, 'anthropic');
     if (sent !== name) (plan.renamed ??= new Map()).set(sent, name);
     if (!required.has(name) && !acceptsNull(child, refs, 0)) plan.dropNull.add(name);
     const childPlan = planFor(child, refs, plans, depth + 1);
@@ -263,7 +266,7 @@ function revive(plan: RevivePlan, value: unknown, depth: number, gemini: boolean
   let out: Raw | undefined;
   for (const [key, child] of Object.entries(value)) {
     const original = plan.renamed?.get(key);
-    // A key Anthropic was sent in place of the property's own name (unless the arguments hold that name too).
+    // A key the provider was sent in place of the property's own name (unless the arguments hold that name too).
     const name = original !== undefined && !Object.hasOwn(value, original) ? original : key;
     if (name !== key) delete (out ??= { ...value })[key];
     if (child === null && plan.dropNull.has(name)) {

@@ -1,7 +1,9 @@
-import { anthropicPropertyKey } from './anthropic-property-key';
+import { sentPropertyKey } from './sent-property-key';
 import { anthropicSpecViolations } from './anthropic-spec.validator';
 import { toAnthropicInputSchema, toAnthropicToolSpec } from './anthropic-tool-spec.emitter';
 import { deepFreeze } from './model-formats.test-helpers';
+
+const anthropicKey = (name: string) => sentPropertyKey(name, 'anthropic');
 
 describe('toAnthropicToolSpec', () => {
   it('emits {name, description, input_schema} with the schema passed through', () => {
@@ -48,21 +50,19 @@ describe('toAnthropicToolSpec', () => {
       $defs: { Row: { type: 'object', properties: { '@id': { type: 'string' } }, required: ['@id'] } },
     };
     const { schema, notes } = toAnthropicInputSchema(deepFreeze(parameters));
-    const top = anthropicPropertyKey('$top');
+    const top = anthropicKey('$top');
     expect(top).toMatch(/^_top_[0-9a-f]{8}$/);
-    expect(anthropicPropertyKey(long)).toHaveLength(64);
-    expect(Object.keys(schema.properties as object)).toEqual([top, anthropicPropertyKey('filter[name]'), 'ok', 'list']);
+    expect(anthropicKey(long)).toHaveLength(64);
+    expect(Object.keys(schema.properties as object)).toEqual([top, anthropicKey('filter[name]'), 'ok', 'list']);
     expect(schema.required).toEqual([top, 'ok']);
     expect(Object.keys((schema.properties as Record<string, { properties: object }>).ok.properties)).toEqual([
-      anthropicPropertyKey('sort by'),
-      anthropicPropertyKey(long),
+      anthropicKey('sort by'),
+      anthropicKey(long),
     ]);
-    expect((schema.$defs as Record<string, { required: string[] }>).Row.required).toEqual([
-      anthropicPropertyKey('@id'),
-    ]);
+    expect((schema.$defs as Record<string, { required: string[] }>).Row.required).toEqual([anthropicKey('@id')]);
     expect(anthropicSpecViolations({ name: 'q', description: 'q', input_schema: schema })).toEqual([]);
     const renamed = (pointer: string, name: string) =>
-      `${pointer}: key sent as "${anthropicPropertyKey(name)}", as Anthropic refuses property keys outside ` +
+      `${pointer}: key sent as "${anthropicKey(name)}", as Anthropic refuses property keys outside ` +
       '^[a-zA-Z0-9_.-]{1,64}$ (the gateway maps it back)';
     expect(notes).toEqual([
       renamed('#/properties/$top', '$top'),
@@ -77,8 +77,8 @@ describe('toAnthropicToolSpec', () => {
     const names = ['a\uD800', 'a\uDC00', 'a\uFFFD'];
     const parameters = { type: 'object', properties: Object.fromEntries(names.map((n) => [n, { type: 'string' }])) };
     const sent = toAnthropicInputSchema(parameters).schema as { properties: Record<string, unknown> };
-    expect(Object.keys(sent.properties).sort()).toEqual(names.map(anthropicPropertyKey).sort());
-    expect(new Set(names.map(anthropicPropertyKey)).size).toBe(3);
+    expect(Object.keys(sent.properties).sort()).toEqual(names.map(anthropicKey).sort());
+    expect(new Set(names.map(anthropicKey)).size).toBe(3);
   });
 
   it('points the $refs that pass through a renamed key at the renamed key, so they still resolve', () => {
@@ -102,15 +102,13 @@ describe('toAnthropicToolSpec', () => {
     };
     const { schema } = toAnthropicInputSchema(deepFreeze(parameters));
     const properties = schema.properties as Record<string, { $ref?: string }>;
-    expect(properties[anthropicPropertyKey('bill to')].$ref).toBe(`#/properties/${anthropicPropertyKey('ship to')}`);
-    expect(properties.limit.$ref).toBe(`#/properties/${anthropicPropertyKey('$top')}`);
-    expect(properties.zip.$ref).toBe(
-      `#/properties/${anthropicPropertyKey('ship to')}/properties/${anthropicPropertyKey('zip code')}`,
-    );
-    expect(properties.nested.$ref).toBe(`#/properties/properties/properties/${anthropicPropertyKey('a~b')}`);
+    expect(properties[anthropicKey('bill to')].$ref).toBe(`#/properties/${anthropicKey('ship to')}`);
+    expect(properties.limit.$ref).toBe(`#/properties/${anthropicKey('$top')}`);
+    expect(properties.zip.$ref).toBe(`#/properties/${anthropicKey('ship to')}/properties/${anthropicKey('zip code')}`);
+    expect(properties.nested.$ref).toBe(`#/properties/properties/properties/${anthropicKey('a~b')}`);
     expect(properties.row.$ref).toBe('#/$defs/Row');
-    expect(properties.firstId.$ref).toBe(`#/properties/rows/items/properties/${anthropicPropertyKey('row id')}`);
-    expect(properties.otherId.$ref).toBe(`#/properties/anyId/anyOf/0/properties/${anthropicPropertyKey('@id')}`);
+    expect(properties.firstId.$ref).toBe(`#/properties/rows/items/properties/${anthropicKey('row id')}`);
+    expect(properties.otherId.$ref).toBe(`#/properties/anyId/anyOf/0/properties/${anthropicKey('@id')}`);
     expect(anthropicSpecViolations({ name: 'q', description: 'q', input_schema: schema })).toEqual([]);
   });
 });

@@ -125,7 +125,10 @@ export class GeminiSchemaDraftBuilder {
     const described = Object.entries(schema).filter(
       ([key]) => !GEMINI_READ_KEYWORDS.has(key) && !GEMINI_SILENT_KEYWORDS.has(key) && !key.startsWith('x-'),
     );
-    if (described.length > 0) draft.notes = described.map(([key, value]) => `${key}: ${JSON.stringify(value)}`);
+    if (described.length > 0) {
+      draft.notes = described.map(([key, value]) => `${key}: ${JSON.stringify(value)}`);
+      draft.moved = described.map(([key]) => key);
+    }
     if (schema.nullable === true) draft.nullable = true;
     if (typeof schema.format === 'string') draft.format = schema.format;
     if (typeof schema.pattern === 'string') draft.pattern = schema.pattern;
@@ -215,8 +218,9 @@ export class GeminiSchemaDraftBuilder {
     const types = [...new Set(declared.filter(isGeminiType))];
     if (types.length === 1) draft.type = types[0];
     if (types.length <= 1) return draft;
-    const { title, description, nullable } = draft;
-    const shared: SchemaDraft = { title, description, nullable };
+    // The keywords written into the description stay on the union, said once for all its types.
+    const { title, description, nullable, notes, moved } = draft;
+    const shared: SchemaDraft = { title, description, nullable, notes, moved };
     for (const key of Object.keys(shared) as (keyof SchemaDraft)[]) if (shared[key] === undefined) delete shared[key];
     const anyOf = types.map((type) => this.typedPart(draft, type, pointer));
     this.unionPointers.set(anyOf, childPointer(pointer, 'type'));

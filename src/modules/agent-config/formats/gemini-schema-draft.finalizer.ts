@@ -1,5 +1,6 @@
 import { JsonSchema } from '@app/modules/tool-registry/tool-registry.types';
 import { GEMINI_FORMATS, GEMINI_TYPE_KEYWORDS, GeminiType, SchemaDraft } from './gemini-schema.keywords';
+import { movedKeywordsWarning } from './moved-keywords.warning';
 
 /** The type a type-less draft implies: its keywords first, then the values of its enum. */
 function inferType(draft: SchemaDraft): GeminiType | undefined {
@@ -60,9 +61,9 @@ function numericBounds(draft: SchemaDraft, type: 'number' | 'integer', out: Json
  *   the values move to the description, so the model still sends a number or a boolean.
  * - `format` survives only when Gemini documents it for that type.
  * - `required` keeps only names present in `properties`; an array always has `items`.
- * Each reshaped node (a stand-in sent as text, an enum moved into the description) is added to `warnings` by its JSON
- * pointer. A root union's alternatives are finalized as roots: the emitter lays their properties out side by side and
- * says itself what that loses, so none of them is a stand-in.
+ * Each reshaped node (a stand-in sent as text, an enum or keywords moved into the description) is added to `warnings`
+ * by its JSON pointer. A root union's alternatives are finalized as roots: the emitter lays their properties out side
+ * by side and says itself what that loses, so none of them is a stand-in.
  */
 export function finalizeGeminiSchema(draft: SchemaDraft, warnings: string[], depth = 0): JsonSchema {
   const type = draft.type ?? inferType(draft);
@@ -83,13 +84,21 @@ export function finalizeGeminiSchema(draft: SchemaDraft, warnings: string[], dep
     }
   }
   const notes = [...(draft.notes ?? [])];
+  const moved = [...(draft.moved ?? [])];
   if (draft.format !== undefined && type && GEMINI_FORMATS[type]?.includes(draft.format)) out.format = draft.format;
-  else if (draft.format !== undefined) notes.push(`format: ${draft.format}`);
+  else if (draft.format !== undefined) {
+    notes.push(`format: ${draft.format}`);
+    moved.push('format');
+  }
   if (type === 'number' || type === 'integer') numericBounds(draft, type, out);
   if (type === 'number')
     for (const key of ['exclusiveMinimum', 'exclusiveMaximum'] as const)
-      if (draft[key] !== undefined) notes.push(`${key}: ${draft[key]}`);
+      if (draft[key] !== undefined) {
+        notes.push(`${key}: ${draft[key]}`);
+        moved.push(key);
+      }
   description = withNotes(description, notes);
+  warnMoved(draft, moved, warnings);
   if (description !== undefined) out.description = description;
   for (const key of ['minLength', 'maxLength', 'pattern', 'minItems', 'maxItems'] as const) {
     if (allowed.includes(key) && draft[key] !== undefined) out[key] = draft[key];
@@ -104,6 +113,11 @@ export function finalizeGeminiSchema(draft: SchemaDraft, warnings: string[], dep
 
 function at(draft: SchemaDraft): string {
   return draft.pointer ?? 'a schema';
+}
+
+/** Names the node whose keywords `moved` were written into its description, when there are any. */
+function warnMoved(draft: SchemaDraft, moved: readonly string[], warnings: string[]): void {
+  if (moved.length > 0) warnings.push(movedKeywordsWarning(at(draft), moved, 'Gemini'));
 }
 
 export const GEMINI_ANY_VALUE_NOTE = 'Any JSON value, sent as JSON text.';
@@ -136,6 +150,7 @@ function textStandIn(draft: SchemaDraft, type: GeminiType | undefined, warnings:
   } else return undefined;
   if (draft.title !== undefined) out.title = draft.title;
   out.description = withNote(withNotes(draft.description, draft.notes), note);
+  warnMoved(draft, draft.moved ?? [], warnings);
   if (draft.nullable) out.nullable = true;
   return out;
 }

@@ -26,7 +26,7 @@ function mergeEnums(a: unknown[], b: unknown[]): unknown[] {
 
 /**
  * Both drafts as one, the way `allOf` (and a `$ref` with sibling keywords) combines them: properties
- * `required` and `notes` are united (a property both define is merged in turn), bounds take the stricter
+ * `required`, `notes` and `moved` are united (a property both define is merged in turn), bounds take the stricter
  * value, enums intersect, `integer` beats `number`. Annotations, `type`, `format`, `pattern` and
  * `anyOf` come from `b` when both have them (a `pattern` or `format` of `a` that differs goes to the notes), so pass the more specific schema second (`onDroppedUnion` hears of
  * each `anyOf` of `a` lost that way, at any depth). `nullable` is kept when either side allows null (a widening
@@ -39,7 +39,7 @@ export function mergeSchemaDrafts(a: SchemaDraft, b: SchemaDraft, onDroppedUnion
     if (current === undefined) out[key] = value;
     else if (key === 'properties') out[key] = mergeProperties(a.properties ?? {}, b.properties ?? {}, onDroppedUnion);
     else if (key === 'required') out[key] = [...new Set([...(a.required ?? []), ...(b.required ?? [])])];
-    else if (key === 'notes') out[key] = [...new Set([...(out.notes as string[]), ...(b.notes ?? [])])];
+    else if (key === 'notes' || key === 'moved') out[key] = [...new Set([...(current as string[]), ...(b[key] ?? [])])];
     else if (key === 'items') out[key] = mergeSchemaDrafts(a.items ?? {}, b.items ?? {}, onDroppedUnion);
     else if (key === 'enum') out[key] = mergeEnums(a.enum ?? [], b.enum ?? []);
     else if (key === 'nullable') out[key] = Boolean(a.nullable) || Boolean(b.nullable);
@@ -51,6 +51,7 @@ export function mergeSchemaDrafts(a: SchemaDraft, b: SchemaDraft, onDroppedUnion
       if (current !== value) {
         const note = `${key}: ${key === 'pattern' ? JSON.stringify(current) : (current as string)}`;
         out.notes = [...new Set([...((out.notes as string[] | undefined) ?? []), note])];
+        out.moved = [...new Set([...((out.moved as string[] | undefined) ?? []), key])];
       }
       out[key] = value;
     } else {

@@ -98,6 +98,8 @@ export interface SchemaDraft {
   pattern?: string;
   /** What Gemini has no keyword for (`uniqueItems: true`), written into the description; united by merges. */
   notes?: string[];
+  /** The keywords among `notes` (`uniqueItems`), each named in a warning; united by merges. */
+  moved?: string[];
   /** Where the node is written in the tool's schema (a JSON pointer, `#` the root), for warnings; never emitted. */
   pointer?: string;
 }

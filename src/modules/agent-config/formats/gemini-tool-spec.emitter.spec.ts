@@ -348,6 +348,45 @@ describe('toGeminiToolSpec', () => {
       ]);
     });
 
+    it('names each node whose keywords it moves into the description by its JSON pointer, with the keywords', () => {
+      const emitted = emit({
+        type: 'object',
+        properties: {
+          tags: { type: 'array', items: { type: 'string' }, uniqueItems: true, default: [] },
+          n: { type: 'number', exclusiveMinimum: 0, multipleOf: 0.5 },
+          url: { type: 'string', format: 'uri' },
+          when: { type: 'string', format: 'date-time', minLength: 1 },
+        },
+      });
+      expect(geminiViolations(emitted.spec.parameters)).toEqual([]);
+      const moved = (pointer: string, keywords: string) =>
+        `${pointer}: ${keywords} moved into the description, as Gemini does not take them there: the model reads ` +
+        "them as text and Gemini no longer enforces them (the gateway still checks each call against the tool's own " +
+        'schema)';
+      expect(emitted.warnings).toEqual([
+        moved('#/properties/tags', 'uniqueItems, default'),
+        moved('#/properties/n', 'multipleOf, exclusiveMinimum'),
+        '#/properties/url: format moved into the description, as Gemini does not take it there: the model reads it ' +
+          "as text and Gemini no longer enforces it (the gateway still checks each call against the tool's own schema)",
+      ]);
+    });
+
+    it('moves the keywords beside a list of types into the description too, and names them', () => {
+      const emitted = emit({
+        type: 'object',
+        properties: { v: { type: ['string', 'integer'], description: 'V.', default: 'x', uniqueItems: true } },
+      });
+      expect(geminiViolations(emitted.spec.parameters)).toEqual([]);
+      expect(emitted.spec.parameters?.properties).toEqual({
+        v: { description: 'V.\n(default: "x"; uniqueItems: true)', anyOf: [{ type: 'string' }, { type: 'integer' }] },
+      });
+      expect(emitted.warnings).toEqual([
+        '#/properties/v: default, uniqueItems moved into the description, as Gemini does not take them there: the ' +
+          'model reads them as text and Gemini no longer enforces them (the gateway still checks each call against the ' +
+          "tool's own schema)",
+      ]);
+    });
+
     it('names a map at the root, sent in its one property', () => {
       expect(emit({ type: 'object', additionalProperties: { type: 'string' } }).warnings).toEqual([
         `#: a map, sent as JSON text in its one property ${GEMINI_ROOT_MAP_PROPERTY}`,

@@ -5,6 +5,7 @@ import { GEMINI_ROOT_MAP_PROPERTY, rootMapOf } from './gemini-root-map';
 import { geminiRootUnionWarnings } from './gemini-root-union';
 import { GeminiToolSpec, ToolSpecSource } from './model-format.types';
 import { unitedMemberProperties } from './portable-json-schema.converter';
+import { renamePropertyKeys } from './sent-property-key.renamer';
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -62,7 +63,9 @@ function rootMapParameters(schema: JsonSchema): JsonSchema {
  * Gemini has rejected an OBJECT whose `properties` is empty; a tool whose arguments are a map gets
  * {@link GEMINI_ROOT_MAP_PROPERTY} (without it the model could pass nothing). `warnings`: every node the rewrite
  * drops or reshapes, at any depth, by its JSON pointer ({@link convertGeminiSchema}), and what a root union loses
- * ({@link geminiRootUnionWarnings}); the checklist's MODEL_GEMINI and explained tool-specs show them.
+ * ({@link geminiRootUnionWarnings}), then each property key renamed by {@link renamePropertyKeys} (a name holding half a
+ * surrogate pair), by its JSON pointer in the rewritten schema; the checklist's MODEL_GEMINI and explained tool-specs
+ * show them.
  */
 export function emitGeminiToolSpec(tool: ToolSpecSource): { spec: GeminiToolSpec; warnings: string[] } {
   const { name, description } = tool;
@@ -72,6 +75,7 @@ export function emitGeminiToolSpec(tool: ToolSpecSource): { spec: GeminiToolSpec
   const converted = convertGeminiSchema(tool.parameters);
   const { schema: parameters, laidOut } = toObjectRoot(converted.schema);
   const warnings = [...geminiRootUnionWarnings(tool.parameters, laidOut), ...converted.warnings];
+  renamePropertyKeys(parameters, 'json', warnings);
   const properties = parameters.properties;
   if (!isPlainObject(properties) || Object.keys(properties).length === 0)
     return { spec: { name, description }, warnings };

@@ -2,9 +2,13 @@ import { JsonSchema } from '@app/modules/tool-registry/tool-registry.types';
 import { GeminiSchemaRefResolver } from './gemini-schema-ref.resolver';
 import { OPENAI_STRICT_FORMATS, hasRegexLookaround, propertySignature } from './openai-strict-spec.validator';
 import { RawSchema, childPointer, declaredTypes, isRawSchema, typesTake } from './tool-spec-schema.walk';
+import { movedKeywordsWarning } from './moved-keywords.warning';
 
-/** The strict rewrite of a schema, or why it cannot be written that way (each reason naming its node's JSON pointer). */
-export type StrictSchemaResult = { ok: true; schema: JsonSchema } | { ok: false; problems: string[] };
+/**
+ * The strict rewrite of a schema with a warning for each node whose keywords it moved into the description (by its JSON
+ * pointer), or why it cannot be written that way (each reason naming its node's JSON pointer).
+ */
+export type StrictSchemaResult = { ok: true; schema: JsonSchema; moved: string[] } | { ok: false; problems: string[] };
 
 /** Keywords strict mode supports that are copied as they are (`anyOf`, objects and arrays are rebuilt). */
 const KEPT = [
@@ -62,7 +66,7 @@ export function toOpenAiStrictSchema(portable: JsonSchema): StrictSchemaResult {
   const schema = converter.root(portable);
   const defs = converter.definitions();
   if (Object.keys(defs).length > 0) schema.$defs = defs;
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, schema };
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, schema, moved: [...new Set(converter.moved)] };
 }
 
 /** Bound on the nodes built while inlining refs: a hostile ref graph can double at every level. */
@@ -77,6 +81,8 @@ class StrictConverter {
   /** Definitions a recursive ref points to: converted once, after the root, into the output's `$defs`. */
   private readonly pending = new Map<string, RawSchema>();
   private nodes = 0;
+  /** A warning for each node whose keywords were moved into its description. */
+  readonly moved: string[] = [];
 
   constructor(
     root: unknown,
@@ -123,11 +129,12 @@ class StrictConverter {
     }
     if (schema.oneOf !== undefined && schema.anyOf === undefined) schema = { ...schema, anyOf: schema.oneOf };
     const out: RawSchema = {};
-    const notes: string[] = [];
+    // Each keyword moved into the description, and how the description writes it.
+    const moved: [keyword: string, note: string][] = [];
     for (const key of KEPT) if (schema[key] !== undefined) out[key] = schema[key];
     for (const [key, value] of Object.entries(schema)) {
       if (!SILENT.has(key) && !(KEPT as readonly string[]).includes(key) && !key.startsWith('x-'))
-        notes.push(`${key}: ${JSON.stringify(value)}`);
+        moved.push([key, `${key}: ${JSON.stringify(value)}`]);
     }
     const types = declaredTypes(schema);
     if (schema.nullable === true && !types.includes('null') && types.length > 0) types.push('null');
@@ -138,13 +145,22 @@ class StrictConverter {
         return this.fail(path, 'has an enum none of whose values its type takes');
     }
     if (typeof out.pattern === 'string' && hasRegexLookaround(out.pattern)) {
-      notes.push(`pattern: ${JSON.stringify(out.pattern)}`);
+      moved.push(['pattern', `pattern: ${JSON.stringify(out.pattern)}`]);
       delete out.pattern;
     }
     if (typeof schema.format === 'string') {
       if (OPENAI_STRICT_FORMATS.has(schema.format)) out.format = schema.format;
-      else notes.push(`format: ${schema.format}`);
+      else moved.push(['format', `format: ${schema.format}`]);
     }
+    // Before the children: a node is named before the nodes below it.
+    if (moved.length > 0)
+      this.moved.push(
+        movedKeywordsWarning(
+          path,
+          moved.map(([keyword]) => keyword),
+          'OpenAI strict mode',
+        ),
+      );
     const isObject = types.includes('object') || (types.length === 0 && isRawSchema(schema.properties));
     if (isObject) this.object(schema, out, path);
     if (types.includes('array')) out.items = this.node(schema.items, childPointer(path, 'items'), true);
@@ -154,8 +170,10 @@ class StrictConverter {
     else if (isObject) out.type = 'object';
     else if (out.anyOf === undefined && out.enum === undefined && out.const === undefined)
       return this.fail(path, 'accepts a value of any type');
-    if (notes.length > 0)
-      out.description = [out.description, `(${notes.join('; ')})`].filter((d) => typeof d === 'string').join(' ');
+    if (moved.length > 0) {
+      const notes = moved.map(([, note]) => note).join('; ');
+      out.description = [out.description, `(${notes})`].filter((d) => typeof d === 'string').join(' ');
+    }
     return required ? out : withNull(out);
   }
 

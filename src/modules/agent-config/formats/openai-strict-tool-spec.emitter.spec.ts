@@ -3,6 +3,12 @@ import { toOpenAiStrictToolSpec } from './openai-strict-tool-spec.emitter';
 import { openAiStrictSpecViolations } from './openai-strict-spec.validator';
 import { deepFreeze } from './model-formats.test-helpers';
 
+/** The warning for one keyword moved into the description of the node at `pointer`. */
+const strictMoved = (pointer: string, keyword: string) =>
+  `${pointer}: ${keyword} moved into the description, as OpenAI strict mode does not take it there: the model reads ` +
+  "it as text and OpenAI strict mode no longer enforces it (the gateway still checks each call against the tool's " +
+  'own schema)';
+
 type RawMember = { properties: Record<string, unknown>; required: string[] };
 
 describe('toOpenAiStrictToolSpec', () => {
@@ -27,7 +33,11 @@ describe('toOpenAiStrictToolSpec', () => {
         },
       }),
     );
-    expect(warnings).toEqual([]);
+    expect(warnings).toEqual([
+      '#/properties/note: minLength, default moved into the description, as OpenAI strict mode does not take them ' +
+        'there: the model reads them as text and OpenAI strict mode no longer enforces them (the gateway still checks ' +
+        "each call against the tool's own schema)",
+    ]);
     expect(spec.function.strict).toBe(true);
     expect(spec.function.parameters).toEqual({
       type: 'object',
@@ -162,7 +172,10 @@ describe('toOpenAiStrictToolSpec', () => {
         },
       }),
     );
-    expect(warnings).toEqual([]);
+    expect(warnings).toEqual([
+      strictMoved('#/properties/to', 'pattern'),
+      strictMoved('#/properties/tags/items', 'pattern'),
+    ]);
     expect(spec.function.strict).toBe(true);
     expect(spec.function.parameters.properties).toEqual({
       to: { type: 'string', description: 'Recipient. (pattern: "^(?!\\\\.)[a-z.]+@[a-z.]+$")' },
@@ -170,6 +183,45 @@ describe('toOpenAiStrictToolSpec', () => {
       code: { type: 'string', pattern: '^(?:[A-Z]{2})-[0-9]+$' },
     });
     expect(openAiStrictSpecViolations(spec)).toEqual([]);
+  });
+
+  it('names each node whose keywords it moves into the description by its JSON pointer, with the keywords', () => {
+    const { spec, warnings } = toOpenAiStrictToolSpec(
+      deepFreeze({
+        name: 'order',
+        description: 'Order.',
+        parameters: {
+          type: 'object',
+          properties: {
+            code: { type: 'string', minLength: 3, format: 'uri', default: 'ABC' },
+            tags: { type: 'array', items: { type: 'string' }, uniqueItems: true },
+            when: { type: 'string', format: 'date-time', pattern: '^2' },
+          },
+          required: ['code', 'tags', 'when'],
+        },
+      }),
+    );
+    expect(spec.function.strict).toBe(true);
+    expect(warnings).toEqual([
+      '#/properties/code: minLength, default, format moved into the description, as OpenAI strict mode does not take ' +
+        'them there: the model reads them as text and OpenAI strict mode no longer enforces them (the gateway still ' +
+        "checks each call against the tool's own schema)",
+      strictMoved('#/properties/tags', 'uniqueItems'),
+    ]);
+  });
+
+  it('moves nothing, and says so, for a tool it emits strict: false (the plain spec keeps every keyword)', () => {
+    const { spec, warnings } = toOpenAiStrictToolSpec({
+      name: 'tag',
+      description: 'Tag.',
+      parameters: {
+        type: 'object',
+        properties: { code: { type: 'string', minLength: 3 }, labels: { type: 'object', additionalProperties: {} } },
+      },
+    });
+    expect(spec.function.strict).toBe(false);
+    expect(spec.function.parameters.properties).toMatchObject({ code: { type: 'string', minLength: 3 } });
+    expect(warnings).toEqual([expect.stringContaining('is a map')]);
   });
 
   it('lets the model pick any member of a root union by its discriminator', () => {

@@ -1,6 +1,8 @@
 import { OPENAI_MAX_DESCRIPTION_CHARS } from './openai-spec.validator';
-import { toPortableSchema } from './portable-json-schema.converter';
+import { JsonSchema } from '@app/modules/tool-registry/tool-registry.types';
+import { PortableSchema, toPortableSchema } from './portable-json-schema.converter';
 import { OpenAiToolSpec, ToolSpecSource } from './model-format.types';
+import { renamePropertyKeys } from './sent-property-key.renamer';
 
 /**
  * OpenAI refuses a function description over its cap: the end is cut, marked with an ellipsis. The cut never falls
@@ -26,12 +28,22 @@ export function openAiDescriptionWarnings(description: string): string[] {
 }
 
 /**
+ * The `parameters` OpenAI accepts: the schema rewritten by {@link toPortableSchema}, then each property key that is not
+ * valid JSON text (a name holding half a surrogate pair) renamed by {@link renamePropertyKeys}. `notes`: the portable
+ * rewrite's, then each renamed key by its JSON pointer.
+ */
+export function toOpenAiParameters(parameters: JsonSchema): PortableSchema {
+  const { schema, notes } = toPortableSchema(parameters);
+  return { schema: renamePropertyKeys(schema, 'json', notes), notes };
+}
+
+/**
  * A tool in OpenAI's format: `{type:"function", function:{name, description, parameters}}`, the
- * schema rewritten by {@link toPortableSchema} and the description cut to OpenAI's cap; `warnings`: what that
+ * schema rewritten by {@link toOpenAiParameters} and the description cut to OpenAI's cap; `warnings`: what that
  * changed and why, each schema node by its JSON pointer.
  */
 export function emitOpenAiToolSpec(tool: ToolSpecSource): { spec: OpenAiToolSpec; warnings: string[] } {
-  const { schema, notes } = toPortableSchema(tool.parameters);
+  const { schema, notes } = toOpenAiParameters(tool.parameters);
   const spec: OpenAiToolSpec = {
     type: 'function',
     function: { name: tool.name, description: capOpenAiDescription(tool.description), parameters: schema },

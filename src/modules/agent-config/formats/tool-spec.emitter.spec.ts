@@ -1,7 +1,30 @@
-import { anthropicPropertyKey } from './anthropic-property-key';
+import { PROPERTY_KEY_RULE_REASONS, sentPropertyKey } from './sent-property-key';
 import { MODEL_FORMATS, ModelFormat, isModelFormat } from './model-format.types';
 import { emitToolSpec } from './tool-spec.emitter';
 import type { AnthropicToolSpec } from './model-format.types';
+import { anthropicSpecViolations } from './anthropic-spec.validator';
+import { geminiSpecViolations } from './gemini-spec.validator';
+import { openAiResponsesSpecViolations } from './openai-responses-spec.validator';
+import { openAiSpecViolations } from './openai-spec.validator';
+import { openAiStrictSpecViolations } from './openai-strict-spec.validator';
+import type { SpecVariant } from './tool-spec.emitter';
+
+const anthropicKey = (name: string) => sentPropertyKey(name, 'anthropic');
+
+/** The rules of the provider each variant's spec is sent to. */
+const PROVIDER_VALIDATORS: Record<SpecVariant, (spec: unknown) => string[]> = {
+  openai: openAiSpecViolations,
+  'openai-strict': openAiStrictSpecViolations,
+  'openai-responses': openAiResponsesSpecViolations,
+  anthropic: anthropicSpecViolations,
+  gemini: geminiSpecViolations,
+};
+
+/** The parameters schema of a spec as any format writes it. */
+function sentParameters(spec: Record<string, unknown>): { properties: object; required: string[] } {
+  const fn = spec.function as Record<string, unknown> | undefined;
+  return (fn?.parameters ?? spec.input_schema ?? spec.parameters) as { properties: object; required: string[] };
+}
 
 const TOOL = {
   name: 'lookup',
@@ -57,6 +80,30 @@ describe('emitToolSpec', () => {
     },
   );
 
+  it.each([...MODEL_FORMATS, 'openai-strict' as const])(
+    'sends names that differ only in half a surrogate pair (which JSON text writes alike) as keys of their own, for %s',
+    (variant) => {
+      const names = ['a\uD800', 'a\uDC00', 'a\uFFFD'];
+      const parameters = {
+        type: 'object',
+        properties: Object.fromEntries(names.map((n) => [n, { type: 'string' }])),
+        required: names,
+        additionalProperties: false,
+      };
+      const { json, warnings } = emitToolSpec(variant, { ...TOOL, parameters });
+      const spec = JSON.parse(json) as Record<string, unknown>;
+      expect(PROVIDER_VALIDATORS[variant](spec)).toEqual([]);
+      const rule = variant === 'anthropic' ? 'anthropic' : 'json';
+      expect(warnings).toContain(
+        `#/properties/a\uDC00: key sent as "${sentPropertyKey('a\uDC00', rule)}", as ${PROPERTY_KEY_RULE_REASONS[rule]} ` +
+          '(the gateway maps it back)',
+      );
+      const sent = sentParameters(spec);
+      expect(Object.keys(sent.properties)).toHaveLength(3);
+      expect([...sent.required].sort()).toEqual(Object.keys(sent.properties).sort());
+    },
+  );
+
   it('says why a strict variant emitted strict: false, and nothing when it is strict', () => {
     expect(emitToolSpec('openai-strict', TOOL)).toMatchObject({ spec: { function: { strict: true } }, warnings: [] });
     const loose = emitToolSpec('openai-strict', { ...TOOL, parameters: { type: 'object', additionalProperties: {} } });
@@ -109,7 +156,7 @@ describe('emitToolSpec', () => {
         LAID_OUT,
         NOT_DROPPED,
         TUPLE,
-        `#/properties/ship to: key sent as "${anthropicPropertyKey('ship to')}", as Anthropic refuses property keys ` +
+        `#/properties/ship to: key sent as "${anthropicKey('ship to')}", as Anthropic refuses property keys ` +
           'outside ^[a-zA-Z0-9_.-]{1,64}$ (the gateway maps it back)',
       ]);
     });

@@ -15,7 +15,8 @@ export interface EmittedToolSpec {
   json: string;
   /**
    * What the admin must know the spec changed and why, in every format: each schema node the rewrite dropped or
-   * reshaped, named by its JSON pointer (`#/properties/box: ...`), a description cut to the provider's cap, and for a
+   * reshaped, or whose keywords it moved into the description, named by its JSON pointer (`#/properties/box: ...`), each
+   * property key sent renamed, a description cut to the provider's cap, and for a
    * strict variant (openai-strict, openai-responses) each reason it had to emit `strict: false`; empty otherwise.
    */
   warnings: string[];

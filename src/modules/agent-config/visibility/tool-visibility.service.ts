@@ -211,8 +211,8 @@ function cachedSpec(view: TenantView, variant: SpecVariant, tool: ToolDescriptor
 
 /**
  * A visible tool whose spec changes its schema says what and why in its decision (the emitter's warnings): each node
- * the format's rewrite drops or reshapes, by its JSON pointer, and why it is `strict: false` in a strict request (or for
- * the Responses API).
+ * the format's rewrite drops or reshapes (or whose keywords it moves into the description), by its JSON pointer, and
+ * why it is `strict: false` in a strict request (or for the Responses API).
  */
 function withWarnings(decisions: VisibilityDecision[], view: TenantView, variant: SpecVariant): VisibilityDecision[] {
   return decisions.map((decision) => {

@@ -49,8 +49,8 @@ export interface VisibilityDecision {
   layer: VisibilityLayer | typeof EMITTED;
   reason: string;
   /**
-   * What a visible tool's spec changed and why, in every format: each node rewritten by its JSON pointer, a description
-   * cut, why it is `strict: false` in a strict request.
+   * What a visible tool's spec changed and why, in every format: each node rewritten (or whose keywords were moved into
+   * its description) by its JSON pointer, a description cut, why it is `strict: false` in a strict request.
    */
   warnings?: string[];
 }
