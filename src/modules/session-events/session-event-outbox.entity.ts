@@ -10,6 +10,7 @@ import type { SessionEventType } from './session-event.types';
  */
 @Entity({ name: 'session_event_outbox' })
 @Index('idx_session_event_outbox_due', ['givenUpAt', 'retryAt', 'at'])
+@Index('idx_session_event_outbox_session', ['sessionId'])
 export class SessionEventOutboxEntity {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id: string;
