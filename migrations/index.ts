@@ -29,6 +29,7 @@ import { WidenAgentAndModelProviderNameKeys1764463500000 } from './1764463500000
 import { AddMcpServiceNamespaceChooser1764463640000 } from './1764463640000-AddMcpServiceNamespaceChooser';
 import { AddSessionEventOnceKey1764463700000 } from './1764463700000-AddSessionEventOnceKey';
 import { CreateSessionEventOutbox1764463800000 } from './1764463800000-CreateSessionEventOutbox';
+import { CountSessionEventOutboxAttempts1764463900000 } from './1764463900000-CountSessionEventOutboxAttempts';
 
 /** Every migration, in order. The only schema source: `synchronize` is never on. */
 export const GATEWAY_MIGRATIONS = [
@@ -63,4 +64,5 @@ export const GATEWAY_MIGRATIONS = [
   AddMcpServiceNamespaceChooser1764463640000,
   AddSessionEventOnceKey1764463700000,
   CreateSessionEventOutbox1764463800000,
+  CountSessionEventOutboxAttempts1764463900000,
 ];

@@ -108,6 +108,7 @@ class RetentionSeed {
     await this.toolLog(id, opts.updatedAt);
     await this.toolLog(id, opts.updatedAt);
     await this.agentLoopRows(id, opts.updatedAt);
+    await this.events(id, opts.updatedAt);
     await this.db.query(
       'INSERT INTO agent_session (id, tenant_id, agent_id, user_id, permissions, capabilities, status, iteration, iteration_budget, hitl_pending, hitl_request, pending_batch, todo_list, active_skill, lock_version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
       [
@@ -147,6 +148,18 @@ class RetentionSeed {
     await this.db.query(
       'INSERT INTO agent_task (id, tenant_id, parent_session_id, parent_tool_call_id, parent_agent_id, agent_id, agent_name, child_session_id, child_run_id, depth, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
       [randomUUID(), TENANT, sessionId, 'c1', 'agent-1', 'agent-2', 'helper', randomUUID(), randomUUID(), 1, at],
+    );
+  }
+
+  /** A written event, and one the outbox round gave up on (kept in session_event_outbox). */
+  async events(sessionId: string, at: number): Promise<void> {
+    await this.db.query(
+      'INSERT INTO session_event (session_id, seq, tenant_id, type, at, data, once_key) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      [sessionId, 1, TENANT, 'message', at, '{}', null],
+    );
+    await this.db.query(
+      'INSERT INTO session_event_outbox (id, session_id, tenant_id, type, at, data, once_key, attempts, retry_at, given_up_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      [randomUUID(), sessionId, TENANT, 'run.finished', at, '{"unparsable":', `outbox:${randomUUID()}`, 8, at, at],
     );
   }
 
@@ -191,6 +204,8 @@ class RetentionSeed {
       toolLog: await count('tool_call_log'),
       runs: await count('agent_run'),
       messages: await count('agent_message'),
+      events: await count('session_event'),
+      keptEvents: await count('session_event_outbox'),
       tasks: Number(
         (await this.db.query('SELECT COUNT(*) AS n FROM agent_task WHERE parent_session_id = ?', [sessionId]))[0].n,
       ),
@@ -218,9 +233,23 @@ describeEachDialect('retention (RETENTION_DAYS) of closed sessions and the tool 
     toolLog: 2,
     runs: 1,
     messages: 1,
+    events: 1,
+    keptEvents: 1,
     tasks: 1,
   };
-  const nothing = { session: 0, journal: 0, chunks: 0, resume: 0, hitl: 0, toolLog: 0, runs: 0, messages: 0, tasks: 0 };
+  const nothing = {
+    session: 0,
+    journal: 0,
+    chunks: 0,
+    resume: 0,
+    hitl: 0,
+    toolLog: 0,
+    runs: 0,
+    messages: 0,
+    events: 0,
+    keptEvents: 0,
+    tasks: 0,
+  };
 
   beforeAll(async () => {
     db = await createTestDatabaseUrl(dialect);

@@ -55,6 +55,12 @@ export class GatewayMetrics {
     labelNames: ['status'] as const,
     registers: [this.registry],
   });
+  private readonly sessionEventsGivenUp = new Counter({
+    name: 'gateway_session_event_outbox_given_up_total',
+    help: 'Kept session events the outbox round gave up writing after its bounded attempts, by event type (each stays in session_event_outbox for inspection).',
+    labelNames: ['type'] as const,
+    registers: [this.registry],
+  });
   private readonly toolLabels = new Set<string>();
   /** Label values taken by each tenant's tools (the platform's are not counted here). */
   private readonly tenantLabelCounts = new Map<string, number>();
@@ -78,6 +84,11 @@ export class GatewayMetrics {
   /** A run of the agent loop stopped in `status` (its stop was committed). */
   recordRunStopped(status: string): void {
     this.runsStopped.labels(status).inc();
+  }
+
+  /** The outbox round gave up on a kept session event of `type` (a contract event type: a bounded label). */
+  recordSessionEventGivenUp(type: string): void {
+    this.sessionEventsGivenUp.labels(type).inc();
   }
 
   /** One finished call (every entry: act, resume, execute). */

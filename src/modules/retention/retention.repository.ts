@@ -18,7 +18,7 @@ export interface ClosedSessionCursor {
 
 /**
  * The deletes of the retention job, across the tables of closed sessions (agent_session, tool_call_journal,
- * tool_result_chunk, resume_record, hitl_request, tool_call_log, session_event, agent_run, agent_message, agent_task). One place knows what retention covers, so a
+ * tool_result_chunk, resume_record, hitl_request, tool_call_log, session_event_outbox, session_event, agent_run, agent_message, agent_task). One place knows what retention covers, so a
  * table added later (events, workspaces) is added here. Every delete is bounded (`limit` rows, one short
  * autocommit statement through an index or primary key), so MySQL never holds a long lock: on MySQL
  * `DELETE ... LIMIT n`, on SQLite the same through `rowid IN (SELECT ... LIMIT n)`.
@@ -81,6 +81,14 @@ export class RetentionRepository {
       [session.tenantId, session.id],
       limit,
     );
+  }
+
+  /**
+   * Events of a session still kept in `session_event_outbox` (given up by the outbox round, or not written yet): gone
+   * with their session, so no round writes an event of a session that no longer exists, which nothing would delete.
+   */
+  deleteKeptSessionEvents(session: ClosedSessionRef, limit: number): Promise<number> {
+    return this.boundedDelete('session_event_outbox', 'session_id = ?', [session.id], limit);
   }
 
   /** Session events of a session (GET /sessions/{id}/events). */

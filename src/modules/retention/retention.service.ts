@@ -29,6 +29,7 @@ export interface RetentionReport {
   resumeRecords: number;
   hitlRequests: number;
   toolLogRows: number;
+  /** Session events, written or still kept in session_event_outbox. */
   sessionEvents: number;
   /** Runs, messages and delegated tasks of the gateway's own loop. */
   agentRunRows: number;
@@ -148,6 +149,7 @@ export class RetentionService {
     report.toolLogRows += await drain((limit) => this.repo.deleteSessionToolLog(session, limit));
     report.hitlRequests += await drain((limit) => this.repo.deleteDecidedHitlRequests(session, limit));
     report.journalEntries += await drain((limit) => this.repo.deleteFinishedJournal(session, limit));
+    report.sessionEvents += await drain((limit) => this.repo.deleteKeptSessionEvents(session, limit));
     report.sessionEvents += await drain((limit) => this.repo.deleteSessionEvents(session, limit));
     report.agentRunRows += await drain((limit) => this.repo.deleteMessages(session, limit));
     report.agentRunRows += await drain((limit) => this.repo.deleteRuns(session, limit));

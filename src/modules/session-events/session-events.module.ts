@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { MetricsModule } from '@app/modules/metrics/metrics.module';
 import { SessionEventsStore } from './session-events.store';
 import { SessionEventsStreamer } from './session-events.streamer';
 import { SessionEventOutboxRepository } from './session-event-outbox.repository';
@@ -8,6 +9,7 @@ import { SessionEventWriteFault } from './session-event-write.fault';
 
 /** Durable, per-session ordered events: written by the code that does the work, read by runtimes. */
 @Module({
+  imports: [MetricsModule],
   providers: [
     SessionEventsStore,
     SessionEventsStreamer,

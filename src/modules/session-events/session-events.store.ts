@@ -7,7 +7,7 @@ import { HotSql, sqlRowCount } from '@app/database/hot-sql';
 import { HotTable } from '@app/database/hot-table';
 import { toIso } from '@app/database/epoch-ms.transformer';
 import { SessionEventEntity } from './session-event.entity';
-import type { SessionEventOutboxEntity } from './session-event-outbox.entity';
+import type { KeptSessionEvent } from './session-event-outbox.entity';
 import { keptEventId, SessionEventOutboxRepository } from './session-event-outbox.repository';
 import { SessionEventWriteFault } from './session-event-write.fault';
 import type { NewSessionEvent, SessionEventPage } from './session-event.types';
@@ -59,12 +59,14 @@ function sessionEventsInsert(batch: readonly PendingEvent[]): { sql: string; par
 interface PendingEvent {
   event: NewSessionEvent;
   at: number;
-  /** Set for an awaited {@link SessionEventsStore.append}: resolved once the event is written (or given up). */
-  written?: () => void;
+  /** Set for an awaited write: called once the event is written, or with what failed it. */
+  written?: (failure?: unknown) => void;
   /** Its row in the outbox (an event of a transaction), removed once the event is written. */
   outboxId?: string;
-  /** Set when writing it failed: its outbox row stays for the next outbox round. */
-  unwritten?: boolean;
+  /** Set for a row of an outbox round, which counts and logs its failures itself (see SessionEventOutboxRecovery). */
+  fromOutboxRound?: boolean;
+  /** What failed writing it: its outbox row stays for the next outbox round. */
+  failure?: unknown;
 }
 
 /**
@@ -130,7 +132,7 @@ export class SessionEventsStore implements OnApplicationShutdown {
       return;
     }
     await new Promise<void>((written) => {
-      this.queue.push({ event, at: Date.now(), written });
+      this.queue.push({ event, at: Date.now(), written: () => written() });
       this.writeSoon();
     });
   }
@@ -147,18 +149,24 @@ export class SessionEventsStore implements OnApplicationShutdown {
 
   /**
    * Writes events a process kept in the outbox and did not write (it died after their commit), each once: one its
-   * process wrote meanwhile is left out by its once-key. Their rows are removed once written.
+   * process wrote meanwhile is left out by its once-key. Their rows are removed once written. Returns what failed
+   * each row not written, by its id (one that fails does not hold back the others, of its session or not).
    */
-  async writeKept(rows: readonly SessionEventOutboxEntity[]): Promise<void> {
+  async writeKept(rows: readonly KeptSessionEvent[]): Promise<Map<string, unknown>> {
+    const failures = new Map<string, unknown>();
     const written = rows.map(
-      (row) =>
+      ({ id, at, ...event }) =>
         new Promise<void>((done) => {
-          const { id, at, ...event } = row;
-          this.queue.push({ event, at, outboxId: id, written: done });
+          const written = (failure?: unknown) => {
+            if (failure !== undefined) failures.set(id, failure);
+            done();
+          };
+          this.queue.push({ event, at, outboxId: id, fromOutboxRound: true, written });
         }),
     );
     this.writeSoon();
     await Promise.all(written);
+    return failures;
   }
 
   /** Waits until every queued event is written (at shutdown; before a read; tests that read them at once). */
@@ -227,7 +235,7 @@ export class SessionEventsStore implements OnApplicationShutdown {
       await this.writeBatch(batch);
       await this.removeKept(batch);
       for (const sessionId of new Set(batch.map((p) => p.event.sessionId))) this.appended.emit(sessionId);
-      for (const p of batch) p.written?.();
+      for (const p of batch) p.written?.(p.failure);
     }
   }
 
@@ -248,7 +256,8 @@ export class SessionEventsStore implements OnApplicationShutdown {
     }
     for (const p of batch) {
       await this.insertAlone(p).catch((err: unknown) => {
-        p.unwritten = true;
+        p.failure = err;
+        if (p.fromOutboxRound) return;
         this.logger.warn(
           `Session event ${p.event.type} of session ${p.event.sessionId} was not recorded${p.outboxId ? ' (kept in the outbox: the next outbox round writes it)' : ''}: ${(err as Error).name}: ${String((err as Error).message).slice(0, 200)}`,
         );
@@ -258,7 +267,7 @@ export class SessionEventsStore implements OnApplicationShutdown {
 
   /** Removes the outbox rows of the batch's written events (a row left behind is written again once: its once-key). */
   private async removeKept(batch: readonly PendingEvent[]): Promise<void> {
-    const ids = batch.filter((p) => p.outboxId && !p.unwritten).map((p) => p.outboxId!);
+    const ids = batch.filter((p) => p.outboxId && p.failure === undefined).map((p) => p.outboxId!);
     await this.outbox
       .remove(ids)
       .catch((err: unknown) =>

@@ -15,3 +15,17 @@ export async function expireLeases(url: string): Promise<void> {
     await db.destroy();
   }
 }
+
+/**
+ * The other way: every resume claim still IN_PROGRESS of the database at `url` counts as alive for an hour, as if the
+ * resume holding it were still working on another instance, so a restarted gateway's recovery job leaves its saved
+ * decision alone meanwhile ({@link expireLeases} lets it take the decision over).
+ */
+export async function holdResumeClaims(url: string): Promise<void> {
+  const db = await openDatabase({ url });
+  try {
+    await db.query("UPDATE resume_record SET created_at = ? WHERE state = 'IN_PROGRESS'", [Date.now() + 3_600_000]);
+  } finally {
+    await db.destroy();
+  }
+}

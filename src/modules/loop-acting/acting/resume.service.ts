@@ -140,7 +140,6 @@ export class ResumeService {
           `The pending request ${request.id} was already decided by another resume or decision, or the session was closed meanwhile; read the session with GET /api/v1/sessions/${session.id}.`,
         );
       }
-      await this.recordDecided(session, request, decision, decider.decidedBy);
       // The response is stored with the session's move: on by finish(), or to the next request by the batch.
       return await this.apply(session, [claimKey], request, batch, decision, input.message);
     } catch (err) {
@@ -218,7 +217,6 @@ export class ResumeService {
         );
       }
       onClaimed();
-      await this.recordDecided(session, request, decision, saved.decidedBy ?? '');
       return this.apply(session, [claimKey, savedKey], request, batch, decision, saved.decisionMessage ?? undefined);
     });
   }
@@ -226,6 +224,11 @@ export class ResumeService {
   /**
    * Saves the decision on the request in one transaction with a compare-and-set of the session as this decision read
    * it: a session closed meanwhile (its close ends the request) is not decided, and nothing of it runs.
+   *
+   * The request's `hitl.decided` is kept in that transaction, before anything of the decision is carried out: a process
+   * killed after the commit leaves it for the outbox round, so a runtime replaying the stream learns of the decision
+   * even while nothing carries it out. Every path that carries a decision out saves it here again (the resume that
+   * saved it, the same key or a new one after that one died, the recovery job): the event's once-key keeps one.
    */
   private async persistDecision(
     session: AgentSessionEntity,
@@ -235,23 +238,11 @@ export class ResumeService {
     let decided = false;
     const moved = await this.sessionRepo.compareAndSet(session.id, session.lockVersion, {}, async (tx) => {
       decided = await this.hitl.decide(request.id, record, tx.manager);
+      if (decided)
+        await this.events.append(hitlDecidedEvent(session, request, record.decision, record.decidedBy), tx.manager);
     });
     if (moved) session.lockVersion += 1;
     return moved && decided;
-  }
-
-  /**
-   * `hitl.decided`, written before the decision is carried out, by every path that carries it out (the resume that
-   * saved it, the same key sent again, a new key or the recovery job after that one died): a carry-out that ends never
-   * leaves it missing, and the event's once-key keeps the one a dead first attempt had written from being doubled.
-   */
-  private recordDecided(
-    session: AgentSessionEntity,
-    request: HitlRequestView,
-    decision: ResumeDecision,
-    decidedBy: string,
-  ): Promise<void> {
-    return this.events.append(hitlDecidedEvent(session, request, decision, decidedBy));
   }
 
   /** `claimKeys`: the keys the response is stored under (each gets it back when sent again). */
