@@ -1,6 +1,8 @@
 import { describeEachDialect } from '@test/support/test-database';
 import { bearer, createKey, gatewayForSuite } from '@test/support/gateway-test-app';
+import { hash } from 'node:crypto';
 import { DataSource, type Repository } from 'typeorm';
+import type { LRUCache } from 'lru-cache';
 import { ApiKeysService } from '@app/modules/api-keys/api-keys.service';
 import { ApiKeyEntity } from '@app/modules/api-keys/api-key.entity';
 
@@ -153,4 +155,23 @@ describe('a key deleted while a request holding it is being authenticated', () =
     const after = await suite.gw.http.get('/api/v1/admin/tools').set(bearer(created.body.key));
     expect(after.status).toBe(401);
   });
+
+  it('made-up keys, however many, do not push a real key out of the resolve cache', async () => {
+    const created = await suite.gw.http
+      .post('/api/v1/admin/api-keys')
+      .set(suite.gw.admin)
+      .send({ name: 'kept', role: 'runtime', tenantId: 'acme' })
+      .expect(201);
+    const service = suite.gw.app.get(ApiKeysService);
+    expect(await service.resolve(created.body.key)).toMatchObject({ tenantId: 'acme', role: 'runtime' });
+    // One more made-up key than the cache of real keys holds (10,000), a hundred at a time.
+    for (let i = 0; i < 10_001; i += 100)
+      await Promise.all(
+        Array.from({ length: 100 }, async (_, j) => expect(await service.resolve(`gwk_made-up-${i + j}`)).toBeNull()),
+      );
+    // Still held (stale or not: this asks whether it was pushed out, not whether its 5 s passed).
+    const realKeys = (service as unknown as { cache: LRUCache<string, object> }).cache;
+    const keyHash = hash('sha256', created.body.key as string, 'hex');
+    expect(realKeys.peek(keyHash, { allowStale: true })).toMatchObject({ tenantId: 'acme' });
+  }, 120_000);
 });

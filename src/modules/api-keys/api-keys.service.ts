@@ -24,7 +24,13 @@ function sha256(text: string): Buffer {
 @Injectable()
 export class ApiKeysService implements ApiKeyResolver {
   private readonly adminKeyHash: Buffer | undefined;
-  private readonly cache = new LRUCache<string, AuthContext | false>({ max: 10_000, ttl: RESOLVE_CACHE_TTL_MS });
+  /** Keys that resolved, by hash. */
+  private readonly cache = new LRUCache<string, AuthContext>({ max: 10_000, ttl: RESOLVE_CACHE_TTL_MS });
+  /**
+   * Keys that did not, by hash, in a cache of their own: a caller sending ever new made-up keys fills only this one,
+   * so it cannot push the real keys out of theirs and make every real request read the database.
+   */
+  private readonly unknown = new LRUCache<string, true>({ max: 10_000, ttl: RESOLVE_CACHE_TTL_MS });
   /**
    * Moves on every delete: a lookup that read its row before a delete finished must not cache it after the delete
    * cleared the cache (the deleted key would work here for RESOLVE_CACHE_TTL_MS more).
@@ -43,12 +49,17 @@ export class ApiKeysService implements ApiKeyResolver {
     if (this.adminKeyHash && timingSafeEqual(hash, this.adminKeyHash)) return PLATFORM_ADMIN;
     const hex = hash.toString('hex');
     const cached = this.cache.get(hex);
-    if (cached !== undefined) return cached || null;
+    if (cached !== undefined) return cached;
+    if (this.unknown.has(hex)) return null;
     const deletionsBefore = this.deletions;
     const row = await this.keys.findOne({ where: { keyHash: hex } });
-    const auth: AuthContext | false = row ? { keyId: row.id, role: row.role, tenantId: row.tenantId } : false;
+    if (!row) {
+      this.unknown.set(hex, true);
+      return null;
+    }
+    const auth: AuthContext = { keyId: row.id, role: row.role, tenantId: row.tenantId };
     if (this.deletions === deletionsBefore) this.cache.set(hex, auth);
-    return auth || null;
+    return auth;
   }
 
   async create(caller: AuthContext, dto: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
