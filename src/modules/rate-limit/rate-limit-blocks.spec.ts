@@ -16,6 +16,16 @@ describe('RateLimitBlocks', () => {
     expect(blocks.secondsLeft('key:a', 10_000)).toBe(0);
   });
 
+  it('forgets the blocks of keys never seen again once they are over, so keys come and go without piling up', () => {
+    const blocks = new RateLimitBlocks();
+    for (let i = 0; i < 1_000; i++) blocks.block(`key:gone-${i}`, 60, 10_000);
+    expect(blocks.size).toBe(1_000);
+    // A minute on, another key is refused: the blocks over by then are gone, though no request asked about them.
+    blocks.block('key:other', 60, 10_000 + MINUTE_MS);
+    expect(blocks.size).toBe(1);
+    expect(blocks.secondsLeft('key:other', 10_000 + MINUTE_MS)).toBe(60);
+  });
+
   describe('beside the throttler that refused the key', () => {
     let storage: ThrottlerStorageService;
     const hit = () => storage.increment('key:a', MINUTE_MS, 1, MINUTE_MS, 'default');

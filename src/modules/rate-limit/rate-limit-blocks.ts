@@ -6,6 +6,13 @@ export function rateLimitTrackerOf(auth: AuthContext): string {
   return `key:${auth.keyId}`;
 }
 
+/**
+ * How often refusing a key also forgets the blocks that are over: the hook forgets a block only when its key sends
+ * another request with a body, and a deleted key, or one that only reads, never does. A block lasts at most the
+ * throttler's minute, so the map holds at most the keys refused within about two minutes.
+ */
+const SWEEP_EVERY_MS = 60_000;
+
 /** A refusal: refused surely until `refusedUntil`; its Retry-After counts to `retryAt`, up to a second later. */
 interface RateLimitBlock {
   refusedUntil: number;
@@ -24,10 +31,17 @@ interface RateLimitBlock {
 @Injectable()
 export class RateLimitBlocks {
   private readonly blocks = new Map<string, RateLimitBlock>();
+  private nextSweepAt = 0;
 
   /** The guard refused `tracker` with a Retry-After of `seconds` (whole seconds, rounded up). */
   block(tracker: string, seconds: number, now = Date.now()): void {
+    if (now >= this.nextSweepAt) this.forgetOver(now);
     this.blocks.set(tracker, { refusedUntil: now + (seconds - 1) * 1000, retryAt: now + seconds * 1000 });
+  }
+
+  /** Keys held: refused now, or refused until lately. */
+  get size(): number {
+    return this.blocks.size;
   }
 
   /** The Retry-After, in whole seconds, of a `tracker` surely still refused; 0 when it may not be. */
@@ -37,5 +51,10 @@ export class RateLimitBlocks {
     if (block.refusedUntil > now) return Math.ceil((block.retryAt - now) / 1000);
     this.blocks.delete(tracker);
     return 0;
+  }
+
+  private forgetOver(now: number): void {
+    for (const [tracker, block] of this.blocks) if (block.refusedUntil <= now) this.blocks.delete(tracker);
+    this.nextSweepAt = now + SWEEP_EVERY_MS;
   }
 }
