@@ -238,5 +238,37 @@ describe('compileArgumentsReviver', () => {
       const expected = (tag: string) => Object.fromEntries(names.map((n, i) => [n, `${tag}${i}`]));
       expect(revived).toEqual({ ...expected('root'), box: expected('box') });
     });
+
+    it.each([
+      ['openai', 'openai'],
+      ['openai-strict', 'openai'],
+      ['openai-responses', 'openai-responses'],
+      ['anthropic', 'anthropic'],
+      ['gemini', 'gemini'],
+    ] as const)(
+      'gives a name spelled as the key another name is sent as its own key and argument for %s',
+      (variant, format: ModelFormat) => {
+        // Each name beside one spelled as its renamed key, for Anthropic's rule and for JSON's (a surrogate half).
+        const taken = ['ship to', 'a\uD800'].flatMap((n) => [n, anthropicKey(n), sentPropertyKey(n, 'json')]);
+        const spelled = [...new Set(taken)];
+        const twins = {
+          type: 'object',
+          properties: Object.fromEntries(spelled.map((n, i) => [n, { type: 'string', description: `v${i}` }])),
+          required: spelled,
+          additionalProperties: false,
+        };
+        const emitted = emitToolSpec(variant, { name: 't', description: 't', parameters: twins });
+        expect(emitted.warnings).toContain(
+          `#/properties/${anthropicKey('ship to')}: key sent as "${anthropicKey(anthropicKey('ship to'))}", as the ` +
+            'name ends like a renamed key ("_" and 8 hex digits), which another name may be sent as (the gateway maps it back)',
+        );
+        const spec = JSON.parse(emitted.json) as Record<string, Record<string, unknown> | undefined>;
+        const sent = (spec.function?.parameters ?? spec.input_schema ?? spec.parameters) as Record<string, unknown>;
+        expect(Object.keys(sent.properties as object)).toHaveLength(spelled.length);
+        expect(new Set(sent.required as string[]).size).toBe(spelled.length);
+        const revived = compileArgumentsReviver(twins)!(answer(sent), format);
+        expect(revived).toEqual(Object.fromEntries(spelled.map((n, i) => [n, `v${i}`])));
+      },
+    );
   });
 });

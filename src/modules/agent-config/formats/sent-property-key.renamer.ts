@@ -1,4 +1,4 @@
-import { PROPERTY_KEY_RULE_REASONS, PropertyKeyRule, sentPropertyKey } from './sent-property-key';
+import { PropertyKeyRule, sentPropertyKey, sentPropertyKeyReason } from './sent-property-key';
 import { RawSchema, childPointer, childSchemas, isRawSchema, pushToPopInOrder } from './tool-spec-schema.walk';
 
 /**
@@ -38,7 +38,7 @@ function renameProperties(node: RawSchema, pointer: string, rule: PropertyKeyRul
     if (keyOf(name) !== name)
       notes.push(
         `${childPointer(pointer, 'properties', name)}: key sent as ${JSON.stringify(keyOf(name))}, as ` +
-          `${PROPERTY_KEY_RULE_REASONS[rule]} (the gateway maps it back)`,
+          `${sentPropertyKeyReason(name, rule)} (the gateway maps it back)`,
       );
 }
 
