@@ -270,5 +270,49 @@ describe('compileArgumentsReviver', () => {
         expect(revived).toEqual(Object.fromEntries(spelled.map((n, i) => [n, `v${i}`])));
       },
     );
+
+    it.each([
+      ['openai', 'openai'],
+      ['openai-strict', 'openai'],
+      ['openai-responses', 'openai-responses'],
+      ['anthropic', 'anthropic'],
+      ['gemini', 'gemini'],
+    ] as const)(
+      'gives names whose renamed keys coincide (same characters kept, same 8 hex digits) keys of their own for %s',
+      (variant, format: ModelFormat) => {
+        // Found by trying names: both are sent to Anthropic as "ship_______2e7328b3".
+        const twins = ['ship{:%$  ', 'ship,$:+  '];
+        expect(anthropicKey(twins[0])).toBe(anthropicKey(twins[1]));
+        const parameters = {
+          type: 'object',
+          properties: {
+            [twins[0]]: { type: 'string', description: 'v0' },
+            [twins[1]]: { type: 'string', description: 'v1' },
+            // A $ref through one of them still points at it.
+            copy: { $ref: `#/properties/${encodeURIComponent(twins[1])}` },
+          },
+          required: twins,
+        };
+        const spec = JSON.parse(emitToolSpec(variant, { name: 't', description: 't', parameters }).json) as Record<
+          string,
+          Record<string, unknown> | undefined
+        >;
+        const sent = (spec.function?.parameters ?? spec.input_schema ?? spec.parameters) as Record<string, unknown>;
+        const properties = sent.properties as Record<string, Record<string, unknown>>;
+        expect(Object.keys(properties)).toHaveLength(3);
+        const required = sent.required as string[];
+        expect(new Set(required).size).toBe(required.length);
+        const ref = properties.copy.$ref as string | undefined;
+        if (variant === 'anthropic') expect(ref).toBeDefined();
+        if (ref !== undefined)
+          expect(properties[decodeURIComponent(ref.slice('#/properties/'.length))]).toEqual({
+            type: 'string',
+            description: 'v1',
+          });
+        const { copy: _copy, ...answered } = answer(sent);
+        void _copy;
+        expect(compileArgumentsReviver(parameters)!(answered, format)).toEqual({ [twins[0]]: 'v0', [twins[1]]: 'v1' });
+      },
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { GeminiSchemaRefResolver } from '@app/modules/agent-config/formats/gemini-schema-ref.resolver';
-import { sentPropertyKey } from '@app/modules/agent-config/formats/sent-property-key';
+import { longPropertyKey, sentPropertyKey } from '@app/modules/agent-config/formats/sent-property-key';
 import { GEMINI_ROOT_MAP_PROPERTY, rootMapOf } from '@app/modules/agent-config/formats/gemini-root-map';
 import type { ModelFormat } from '@app/modules/agent-config/formats/model-formats';
 import { jsonTextNestsDeeperThan, MAX_JSON_DEPTH } from '@app/common/json-depth';
@@ -21,7 +21,8 @@ interface RevivePlan {
   enumByText?: Map<string, unknown>;
   /**
    * Property names by the key a provider was sent for them (see sentPropertyKey): Anthropic's rule renames every name
-   * another format renames, to the same key, so its keys are all there are to map back.
+   * another format renames, to the same key, so its keys are all there are to map back, with each one's long key (sent
+   * when siblings share a key, see sentPropertyKeys).
    */
   renamed?: Map<string, string>;
 }
@@ -141,7 +142,12 @@ function planProperties(
 ): void {
   for (const [name, child] of Object.entries(isRaw(member.properties) ? member.properties : {})) {
     const sent = sentPropertyKey(name, 'anthropic');
-    if (sent !== name) (plan.renamed ??= new Map()).set(sent, name);
+    if (sent !== name) {
+      plan.renamed ??= new Map();
+      // Its long key too, sent when a sibling shares its key (sentPropertyKeys); a long key wins over a short one.
+      if (!plan.renamed.has(sent)) plan.renamed.set(sent, name);
+      plan.renamed.set(longPropertyKey(name), name);
+    }
     if (!required.has(name) && !acceptsNull(child, refs, 0)) plan.dropNull.add(name);
     const childPlan = planFor(child, refs, plans, depth + 1);
     if (childPlan && !plan.properties.has(name)) plan.properties.set(name, childPlan);
