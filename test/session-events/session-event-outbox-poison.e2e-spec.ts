@@ -170,6 +170,28 @@ describeEachDialect('session event outbox: a row that can never be written', (di
     await ds.query("DELETE FROM session_event_outbox WHERE session_id = 'crowded-session'");
   });
 
+  // A lock wait timed out: what a busy MariaDB answers a healthy row (a trigger stands for the lock). MariaDB only: a
+  // SQLite trigger cannot answer SQLITE_BUSY, and a busy SQLite file refuses the count of the attempt as well.
+  if (dialect === 'mysql')
+    it('never gives up a healthy row while the database only answers it with a lock wait timeout: written once it recovers', async () => {
+      await ds.query(
+        `CREATE TRIGGER time_out_locked_events BEFORE INSERT ON session_event FOR EACH ROW
+           BEGIN IF NEW.session_id = 'locked-session' THEN
+             SIGNAL SQLSTATE 'HY000' SET MYSQL_ERRNO = 1205, MESSAGE_TEXT = 'Lock wait timeout exceeded'; END IF; END`,
+      );
+      const healthy = await keep('locked-session', 'message', { n: 1 });
+      const now = Date.now();
+      try {
+        jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+        await roundsUntilGivenUp(healthy, now);
+        expect(await rowOf(healthy)).toMatchObject({ attempts: 0, givenUpAt: null });
+      } finally {
+        await ds.query('DROP TRIGGER time_out_locked_events');
+      }
+      await recovery.writeAbandoned((await rowOf(healthy)).retryAt);
+      expect(await eventsOf('locked-session')).toEqual([{ type: 'message', data: { n: 1 } }]);
+    });
+
   /** A trigger refusing `artifact.published` events of one session, as a constraint refuses a row. */
   async function refuseArtifactEventsOf(sessionId: string): Promise<void> {
     await ds.query(

@@ -64,6 +64,12 @@ describeWithBubblewrap('RUN_COMMAND end to end (real bubblewrap)', () => {
       await expect(run).rejects.toMatchObject({ code: 'WORKSPACE_UNAVAILABLE' });
       await expect(run).rejects.not.toThrow(root);
       expect(existsSync(owner.dir)).toBe(false);
+      // No command started, so none finished: the stream has no command.finished without its command.started.
+      const events = await suite.gw.http
+        .get(`/api/v1/sessions/${closing}/events?limit=1000`)
+        .set(t.runtime)
+        .expect(200);
+      expect(events.body.items.filter((e: { type: string }) => e.type.startsWith('command.'))).toEqual([]);
     });
 
     it('appends command.started and command.finished (exit code, duration, bytes)', async () => {

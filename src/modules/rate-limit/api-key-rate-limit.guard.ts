@@ -20,7 +20,7 @@ type AuthenticatedRequest = FastifyRequest & { auth?: AuthContext | null };
  * whose agent loops on `act` is stopped at its limit without slowing other keys. Runs after the key guard, which has
  * put the key on the request; a request without a valid key never gets here (401 first). The public routes
  * (/health, /metrics) are never limited: probes and scrapers must get through. A refusal is kept in
- * {@link RateLimitBlocks} until its Retry-After, so the key's next requests with a body are refused before their
+ * {@link RateLimitBlocks} while it lasts, so the key's next requests with a body are refused before their
  * body is read.
  */
 @Injectable()

@@ -4,7 +4,7 @@ import type { AuthContext } from '@app/common/auth/auth-context';
 import { RateLimitBlocks, rateLimitTrackerOf } from './rate-limit-blocks';
 
 /**
- * A key the rate-limit guard refused gets 429 for its requests with a body until its Retry-After, before the body is
+ * A key the rate-limit guard refused gets 429 for its requests with a body while its block lasts, before the body is
  * read: without this the gateway read, inflated and parsed up to 10 MB per refused request. It counts nothing and
  * decides nothing of its own: it repeats the guard's last refusal while it lasts (the guard would refuse the request
  * too). Registered after the early authentication, which puts the key of a request with a body on it; requests

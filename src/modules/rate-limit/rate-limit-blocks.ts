@@ -7,25 +7,54 @@ export function rateLimitTrackerOf(auth: AuthContext): string {
 }
 
 /**
- * The API keys the rate-limit guard refused, each until the moment its Retry-After named. Written only by the guard
- * (the one place that counts); read by the early rate-limit hook, which refuses such a key's next request with a body
- * before the body is read. An entry ends with its block; a key the guard never refused has none.
+ * How often refusing a key also forgets the blocks that are over: the hook forgets a block only when its key sends
+ * another request with a body, and a deleted key, or one that only reads, never does. A block lasts at most the
+ * throttler's minute, so the map holds at most the keys refused within about two minutes.
+ */
+const SWEEP_EVERY_MS = 60_000;
+
+/** A refusal: refused surely until `refusedUntil`; its Retry-After counts to `retryAt`, up to a second later. */
+interface RateLimitBlock {
+  refusedUntil: number;
+  retryAt: number;
+}
+
+/**
+ * The API keys the rate-limit guard refused, each while its block surely lasts. Written only by the guard (the one
+ * place that counts); read by the early rate-limit hook, which refuses such a key's next request with a body before
+ * the body is read. An entry ends with its block; a key the guard never refused has none.
+ *
+ * The guard's Retry-After is its block's time left rounded up to whole seconds: the block ends up to a second before
+ * it. Refused here only until a second before, the hook never refuses what the guard would let through; in that last
+ * second the guard decides (and reads the body).
  */
 @Injectable()
 export class RateLimitBlocks {
-  private readonly blockedUntil = new Map<string, number>();
+  private readonly blocks = new Map<string, RateLimitBlock>();
+  private nextSweepAt = 0;
 
-  /** The guard refused `tracker` for `seconds` (its Retry-After). */
+  /** The guard refused `tracker` with a Retry-After of `seconds` (whole seconds, rounded up). */
   block(tracker: string, seconds: number, now = Date.now()): void {
-    this.blockedUntil.set(tracker, now + seconds * 1000);
+    if (now >= this.nextSweepAt) this.forgetOver(now);
+    this.blocks.set(tracker, { refusedUntil: now + (seconds - 1) * 1000, retryAt: now + seconds * 1000 });
   }
 
-  /** Whole seconds `tracker` stays refused (its Retry-After), 0 when it is not. */
+  /** Keys held: refused now, or refused until lately. */
+  get size(): number {
+    return this.blocks.size;
+  }
+
+  /** The Retry-After, in whole seconds, of a `tracker` surely still refused; 0 when it may not be. */
   secondsLeft(tracker: string, now = Date.now()): number {
-    const until = this.blockedUntil.get(tracker);
-    if (until === undefined) return 0;
-    if (until > now) return Math.ceil((until - now) / 1000);
-    this.blockedUntil.delete(tracker);
+    const block = this.blocks.get(tracker);
+    if (block === undefined) return 0;
+    if (block.refusedUntil > now) return Math.ceil((block.retryAt - now) / 1000);
+    this.blocks.delete(tracker);
     return 0;
+  }
+
+  private forgetOver(now: number): void {
+    for (const [tracker, block] of this.blocks) if (block.refusedUntil <= now) this.blocks.delete(tracker);
+    this.nextSweepAt = now + SWEEP_EVERY_MS;
   }
 }

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { GatewayMetrics } from '@app/modules/metrics/gateway-metrics.service';
+import { isTransientDatabaseError } from '@app/database/transient-database-error';
 import { DueKeptEvent, SessionEventOutboxRepository } from './session-event-outbox.repository';
 import { SessionEventsStore } from './session-events.store';
 
@@ -21,7 +22,9 @@ const MAX_RETRY_WAIT_LEASES = 64;
  * waits twice as long after each (JOURNAL_LEASE_MS first): a round that runs more often (several instances, a database
  * back from an outage) never uses a row's attempts up faster than that. After
  * {@link SESSION_EVENT_OUTBOX_MAX_ATTEMPTS} the row is given up: logged once as an error, counted in the metrics,
- * kept for inspection and never tried again. A failing row never holds back the others, of its session or not.
+ * kept for inspection and never tried again. A failing row never holds back the others, of its session or not. A failure
+ * that says the database was busy or unreachable (a lock wait timeout, a deadlock, a lost connection) costs the row no
+ * attempt: it waits as long and is tried again, so an outage never has healthy rows given up.
  */
 @Injectable()
 export class SessionEventOutboxRecovery {
@@ -54,11 +57,20 @@ export class SessionEventOutboxRecovery {
 
   /**
    * Counts a failed attempt on `row` (once, however many rounds failed it at once), then waits for the next or gives
-   * up. What failed is named by its code only: a driver's message may quote the payload, which may hold secrets.
+   * up; a failure of the database rather than of the row only waits. What failed is named by its code only: a driver's message may quote the payload, which may hold secrets.
    */
   private async countFailure(row: DueKeptEvent, failure: unknown, now: number): Promise<void> {
     const attempt = row.attempts + 1;
     const what = `Session event outbox row ${row.id} (session ${row.sessionId}, event ${row.type})`;
+    const waitMs = this.config.journalLeaseMs * Math.min(2 ** (attempt - 1), MAX_RETRY_WAIT_LEASES);
+    if (isTransientDatabaseError(failure)) {
+      // The database was busy or unreachable: that says nothing of the row, so it costs none of its attempts.
+      if (await this.outbox.postponeAttempt(row.id, row.attempts, now, now + waitMs))
+        this.logger.warn(
+          `${what} was not written, the database being busy or unreachable (${failureCode(failure)}): tried again in ${waitMs} ms, no attempt counted.`,
+        );
+      return;
+    }
     if (attempt >= SESSION_EVENT_OUTBOX_MAX_ATTEMPTS) {
       if (!(await this.outbox.countFailedAttempt(row.id, row.attempts, { retryAt: now, givenUpAt: now }))) return;
       this.metrics.recordSessionEventGivenUp(row.type);
@@ -67,7 +79,6 @@ export class SessionEventOutboxRecovery {
       );
       return;
     }
-    const waitMs = this.config.journalLeaseMs * Math.min(2 ** (attempt - 1), MAX_RETRY_WAIT_LEASES);
     if (!(await this.outbox.countFailedAttempt(row.id, row.attempts, { retryAt: now + waitMs, givenUpAt: null })))
       return;
     this.logger.warn(

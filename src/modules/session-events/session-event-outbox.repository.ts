@@ -96,6 +96,19 @@ export class SessionEventOutboxRepository {
     return counted === 1;
   }
 
+  /**
+   * Puts off a row seen with `seenAttempts` and due at `now` until `retryAt`, counting no attempt (the database, not the
+   * row, failed it). False when another round moved it first.
+   */
+  async postponeAttempt(id: string, seenAttempts: number, now: number, retryAt: number): Promise<boolean> {
+    const postponed = await this.sql.run(
+      'UPDATE session_event_outbox SET retry_at = ? ' +
+        'WHERE id = ? AND attempts = ? AND given_up_at IS NULL AND retry_at <= ?',
+      [retryAt, id, seenAttempts, now],
+    );
+    return postponed === 1;
+  }
+
   /** Removes the rows whose events are written. */
   async remove(ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;

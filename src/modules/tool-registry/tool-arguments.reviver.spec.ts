@@ -238,5 +238,81 @@ describe('compileArgumentsReviver', () => {
       const expected = (tag: string) => Object.fromEntries(names.map((n, i) => [n, `${tag}${i}`]));
       expect(revived).toEqual({ ...expected('root'), box: expected('box') });
     });
+
+    it.each([
+      ['openai', 'openai'],
+      ['openai-strict', 'openai'],
+      ['openai-responses', 'openai-responses'],
+      ['anthropic', 'anthropic'],
+      ['gemini', 'gemini'],
+    ] as const)(
+      'gives a name spelled as the key another name is sent as its own key and argument for %s',
+      (variant, format: ModelFormat) => {
+        // Each name beside one spelled as its renamed key, for Anthropic's rule and for JSON's (a surrogate half).
+        const taken = ['ship to', 'a\uD800'].flatMap((n) => [n, anthropicKey(n), sentPropertyKey(n, 'json')]);
+        const spelled = [...new Set(taken)];
+        const twins = {
+          type: 'object',
+          properties: Object.fromEntries(spelled.map((n, i) => [n, { type: 'string', description: `v${i}` }])),
+          required: spelled,
+          additionalProperties: false,
+        };
+        const emitted = emitToolSpec(variant, { name: 't', description: 't', parameters: twins });
+        expect(emitted.warnings).toContain(
+          `#/properties/${anthropicKey('ship to')}: key sent as "${anthropicKey(anthropicKey('ship to'))}", as the ` +
+            'name ends like a renamed key ("_" and 8 hex digits), which another name may be sent as (the gateway maps it back)',
+        );
+        const spec = JSON.parse(emitted.json) as Record<string, Record<string, unknown> | undefined>;
+        const sent = (spec.function?.parameters ?? spec.input_schema ?? spec.parameters) as Record<string, unknown>;
+        expect(Object.keys(sent.properties as object)).toHaveLength(spelled.length);
+        expect(new Set(sent.required as string[]).size).toBe(spelled.length);
+        const revived = compileArgumentsReviver(twins)!(answer(sent), format);
+        expect(revived).toEqual(Object.fromEntries(spelled.map((n, i) => [n, `v${i}`])));
+      },
+    );
+
+    it.each([
+      ['openai', 'openai'],
+      ['openai-strict', 'openai'],
+      ['openai-responses', 'openai-responses'],
+      ['anthropic', 'anthropic'],
+      ['gemini', 'gemini'],
+    ] as const)(
+      'gives names whose renamed keys coincide (same characters kept, same 8 hex digits) keys of their own for %s',
+      (variant, format: ModelFormat) => {
+        // Found by trying names: both are sent to Anthropic as "ship_______2e7328b3".
+        const twins = ['ship{:%$  ', 'ship,$:+  '];
+        expect(anthropicKey(twins[0])).toBe(anthropicKey(twins[1]));
+        const parameters = {
+          type: 'object',
+          properties: {
+            [twins[0]]: { type: 'string', description: 'v0' },
+            [twins[1]]: { type: 'string', description: 'v1' },
+            // A $ref through one of them still points at it.
+            copy: { $ref: `#/properties/${encodeURIComponent(twins[1])}` },
+          },
+          required: twins,
+        };
+        const spec = JSON.parse(emitToolSpec(variant, { name: 't', description: 't', parameters }).json) as Record<
+          string,
+          Record<string, unknown> | undefined
+        >;
+        const sent = (spec.function?.parameters ?? spec.input_schema ?? spec.parameters) as Record<string, unknown>;
+        const properties = sent.properties as Record<string, Record<string, unknown>>;
+        expect(Object.keys(properties)).toHaveLength(3);
+        const required = sent.required as string[];
+        expect(new Set(required).size).toBe(required.length);
+        const ref = properties.copy.$ref as string | undefined;
+        if (variant === 'anthropic') expect(ref).toBeDefined();
+        if (ref !== undefined)
+          expect(properties[decodeURIComponent(ref.slice('#/properties/'.length))]).toEqual({
+            type: 'string',
+            description: 'v1',
+          });
+        const { copy: _copy, ...answered } = answer(sent);
+        void _copy;
+        expect(compileArgumentsReviver(parameters)!(answered, format)).toEqual({ [twins[0]]: 'v0', [twins[1]]: 'v1' });
+      },
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { GeminiSchemaRefResolver } from '@app/modules/agent-config/formats/gemini-schema-ref.resolver';
-import { sentPropertyKey } from '@app/modules/agent-config/formats/sent-property-key';
+import { longPropertyKey, sentPropertyKey } from '@app/modules/agent-config/formats/sent-property-key';
 import { GEMINI_ROOT_MAP_PROPERTY, rootMapOf } from '@app/modules/agent-config/formats/gemini-root-map';
 import type { ModelFormat } from '@app/modules/agent-config/formats/model-formats';
 import { jsonTextNestsDeeperThan, MAX_JSON_DEPTH } from '@app/common/json-depth';
@@ -21,7 +21,8 @@ interface RevivePlan {
   enumByText?: Map<string, unknown>;
   /**
    * Property names by the key a provider was sent for them (see sentPropertyKey): Anthropic's rule renames every name
-   * another format renames, to the same key, so its keys are all there are to map back.
+   * another format renames, to the same key, so its keys are all there are to map back, with each one's long key (sent
+   * when siblings share a key, see sentPropertyKeys).
    */
   renamed?: Map<string, string>;
 }
@@ -141,7 +142,12 @@ function planProperties(
 ): void {
   for (const [name, child] of Object.entries(isRaw(member.properties) ? member.properties : {})) {
     const sent = sentPropertyKey(name, 'anthropic');
-    if (sent !== name) (plan.renamed ??= new Map()).set(sent, name);
+    if (sent !== name) {
+      plan.renamed ??= new Map();
+      // Its long key too, sent when a sibling shares its key (sentPropertyKeys); a long key wins over a short one.
+      if (!plan.renamed.has(sent)) plan.renamed.set(sent, name);
+      plan.renamed.set(longPropertyKey(name), name);
+    }
     if (!required.has(name) && !acceptsNull(child, refs, 0)) plan.dropNull.add(name);
     const childPlan = planFor(child, refs, plans, depth + 1);
     if (childPlan && !plan.properties.has(name)) plan.properties.set(name, childPlan);
@@ -264,10 +270,9 @@ function revive(plan: RevivePlan, value: unknown, depth: number, gemini: boolean
   }
   if (!isRaw(value)) return value;
   let out: Raw | undefined;
+  const names = plan.renamed && new ArgumentNames(plan.renamed, value);
   for (const [key, child] of Object.entries(value)) {
-    const original = plan.renamed?.get(key);
-    // A key the provider was sent in place of the property's own name (unless the arguments hold that name too).
-    const name = original !== undefined && !Object.hasOwn(value, original) ? original : key;
+    const name = names ? names.of(key) : key;
     if (name !== key) delete (out ??= { ...value })[key];
     if (child === null && plan.dropNull.has(name)) {
       out ??= { ...value };
@@ -285,6 +290,45 @@ function revive(plan: RevivePlan, value: unknown, depth: number, gemini: boolean
       });
   }
   return out ?? value;
+}
+
+/**
+ * The property names the keys of one arguments object stand for. A key the provider was sent in place of a name (see
+ * sentPropertyKey) stands for that name, unless the arguments hold the name as itself too: a caller that used the
+ * tool's own names. Renamed keys can chain (a name spelled as another's renamed key is renamed too), so a name held
+ * may itself stand for another: it is held as itself when the end of its chain is held and renamed from nothing.
+ */
+class ArgumentNames {
+  /** Whether each name met so far is held as itself (every name on one chain shares its end's answer). */
+  private readonly held = new Map<string, boolean>();
+
+  constructor(
+    private readonly renamed: ReadonlyMap<string, string>,
+    private readonly args: Raw,
+  ) {}
+
+  of(key: string): string {
+    const original = this.renamed.get(key);
+    return original !== undefined && !this.heldAsItself(original) ? original : key;
+  }
+
+  private heldAsItself(name: string): boolean {
+    const chain: string[] = [];
+    let current = name;
+    let answer: boolean | undefined;
+    // At most one step per renamed key: no chain is longer (nor, short of a hash collision, a cycle).
+    while (answer === undefined && chain.length <= this.renamed.size) {
+      answer = this.held.get(current);
+      if (answer !== undefined) break;
+      chain.push(current);
+      const next = this.renamed.get(current);
+      if (!Object.hasOwn(this.args, current)) answer = false;
+      else if (next === undefined) answer = true;
+      else current = next;
+    }
+    for (const met of chain) this.held.set(met, answer ?? false);
+    return answer ?? false;
+  }
 }
 
 /** Any JSON value `text` holds (`5`, `"x"`, `{"a": 1}`); `fallback` when it holds none. */

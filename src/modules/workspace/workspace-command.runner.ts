@@ -70,6 +70,8 @@ export class WorkspaceCommandRunner {
     const usage = () => workspaceUsage(owner.dir, this.limits.maxFiles);
     const base = { tenantId: owner.tenantId, sessionId: owner.sessionId };
     let ran: { result: SandboxRunResult; limit: CommandFileLimit };
+    // Set once command.started is appended: only a command that started gets a command.finished.
+    let started = false;
     try {
       // The workspace is the command's while it runs: the gateway's file operations wait (see WorkspaceGate).
       ran = await this.gate.run(owner.dir, 'command', async () => {
@@ -92,6 +94,7 @@ export class WorkspaceCommandRunner {
             timeoutMs: timeoutMs ?? null,
           },
         });
+        started = true;
         const result = await this.sandbox.run({
           workspaceDir: owner.dir,
           command,
@@ -103,6 +106,7 @@ export class WorkspaceCommandRunner {
         return { result, limit };
       });
     } catch (err) {
+      if (!started) throw err;
       await this.events.append({
         ...base,
         type: 'command.finished',

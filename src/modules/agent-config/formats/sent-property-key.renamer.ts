@@ -1,13 +1,18 @@
-import { PROPERTY_KEY_RULE_REASONS, PropertyKeyRule, sentPropertyKey } from './sent-property-key';
+import { PropertyKeyRule, sentPropertyKey, sentPropertyKeyReason, sentPropertyKeys } from './sent-property-key';
 import { RawSchema, childPointer, childSchemas, isRawSchema, pushToPopInOrder } from './tool-spec-schema.walk';
+
+/** The key each property name of a renamed `properties` object is sent as (see sentPropertyKeys). */
+type SentKeys = WeakMap<object, ReadonlyMap<string, string>>;
 
 /**
  * `schema` (our own copy, changed in place) with every property key a provider following `rule` refuses renamed by
- * {@link sentPropertyKey} at any depth, `required` and the `$ref`s that pass through such a key with it; the argument
+ * {@link sentPropertyKeys} at any depth, `required` and the `$ref`s that pass through such a key with it; the argument
  * reviver maps the keys back. Each renamed key is added to `notes` by its JSON pointer in `schema` as it was.
  */
 export function renamePropertyKeys(schema: RawSchema, rule: PropertyKeyRule, notes: string[]): RawSchema {
   const seen = new Set<object>();
+  const sentKeys: SentKeys = new WeakMap();
+  const refs: RawSchema[] = [];
   const stack: [RawSchema, string][] = [[schema, '#']];
   while (stack.length > 0) {
     const [node, pointer] = stack.pop()!;
@@ -17,28 +22,39 @@ export function renamePropertyKeys(schema: RawSchema, rule: PropertyKeyRule, not
     const children = childSchemas(node)
       .filter((entry): entry is [(string | number)[], RawSchema] => isRawSchema(entry[1]))
       .map(([tokens, child]): [RawSchema, string] => [child, childPointer(pointer, ...tokens)]);
-    renameProperties(node, pointer, rule, notes);
-    if (typeof node.$ref === 'string') node.$ref = renamedRef(node.$ref, rule);
+    renameProperties(node, pointer, rule, notes, sentKeys);
+    if (typeof node.$ref === 'string') refs.push(node);
     pushToPopInOrder(stack, children);
   }
+  // Once every key is renamed: a ref follows the keys its path's objects were given.
+  for (const node of refs) node.$ref = renamedRef(schema, node.$ref as string, rule, sentKeys);
   return schema;
 }
 
-function renameProperties(node: RawSchema, pointer: string, rule: PropertyKeyRule, notes: string[]): void {
+function renameProperties(
+  node: RawSchema,
+  pointer: string,
+  rule: PropertyKeyRule,
+  notes: string[],
+  sentKeys: SentKeys,
+): void {
   if (!isRawSchema(node.properties)) return;
   const names = Object.keys(node.properties);
-  const keyOf = (name: string) => sentPropertyKey(name, rule);
+  const keys = sentPropertyKeys(names, rule);
+  const keyOf = (name: string) => keys.get(name) ?? sentPropertyKey(name, rule);
   if (names.every((name) => keyOf(name) === name)) return;
   const properties = node.properties;
   // fromEntries defines own keys, so a property named "__proto__" stays a property.
-  node.properties = Object.fromEntries(names.map((name) => [keyOf(name), properties[name]]));
+  const renamed = Object.fromEntries(names.map((name) => [keyOf(name), properties[name]]));
+  node.properties = renamed;
+  sentKeys.set(renamed, keys);
   if (Array.isArray(node.required))
     node.required = (node.required as unknown[]).map((name) => (typeof name === 'string' ? keyOf(name) : name));
   for (const name of names)
     if (keyOf(name) !== name)
       notes.push(
         `${childPointer(pointer, 'properties', name)}: key sent as ${JSON.stringify(keyOf(name))}, as ` +
-          `${PROPERTY_KEY_RULE_REASONS[rule]} (the gateway maps it back)`,
+          `${sentPropertyKeyReason(name, rule)} (the gateway maps it back)`,
       );
 }
 
@@ -48,12 +64,14 @@ const LISTED_SUBSCHEMAS = new Set(['anyOf', 'oneOf', 'allOf', 'prefixItems', 'it
 
 /**
  * A local JSON-pointer `$ref` (`#/properties/ship%20to/properties/zip`) with each property name it passes through
- * written as the provider is sent it, so it still resolves once the keys are renamed; any other ref as it is.
+ * written as the provider is sent it (followed through the renamed `root`), so it still resolves once the keys are
+ * renamed; any other ref as it is.
  */
-function renamedRef(ref: string, rule: PropertyKeyRule): string {
+function renamedRef(root: RawSchema, ref: string, rule: PropertyKeyRule, sentKeys: SentKeys): string {
   if (!ref.startsWith('#/')) return ref;
   const tokens = ref.slice(2).split('/');
   let next: 'keyword' | 'name' | 'property' | 'index' = 'keyword';
+  let at: unknown = root;
   for (let i = 0; i < tokens.length; i++) {
     let token: string;
     try {
@@ -61,7 +79,12 @@ function renamedRef(ref: string, rule: PropertyKeyRule): string {
     } catch {
       return ref;
     }
-    if (next === 'property' && sentPropertyKey(token, rule) !== token) tokens[i] = sentPropertyKey(token, rule);
+    if (next === 'property') {
+      const key = (isRawSchema(at) && sentKeys.get(at)?.get(token)) || sentPropertyKey(token, rule);
+      if (key !== token) tokens[i] = key;
+      token = key;
+    }
+    at = typeof at === 'object' && at !== null && Object.hasOwn(at, token) ? (at as RawSchema)[token] : undefined;
     if (next === 'property' || next === 'name') {
       next = 'keyword';
       continue;
