@@ -192,16 +192,37 @@ describeEachDialect('session event outbox: a row that can never be written', (di
       expect(await eventsOf('locked-session')).toEqual([{ type: 'message', data: { n: 1 } }]);
     });
 
+  it('logs what refused an event by its code only: a driver message may quote the data it was given', async () => {
+    // The trigger's message quotes the event's data, as MariaDB's "Incorrect string value" or "Duplicate entry" do.
+    await refuseArtifactEventsOf('quoting-session', `refused: ${SECRET}`);
+    try {
+      const warns = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+      const store = gw.app.get(SessionEventsStore);
+      await store.append({
+        tenantId: 't-poison',
+        sessionId: 'quoting-session',
+        type: 'artifact.published',
+        data: { path: SECRET },
+      });
+      const lines = warns.mock.calls.map((c) => String(c[0])).filter((l) => l.includes('quoting-session'));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/was not recorded: \S*(SQLITE_CONSTRAINT|ER_SIGNAL_EXCEPTION|QueryFailedError)/);
+      expect(lines[0]).not.toContain(SECRET);
+    } finally {
+      await ds.query('DROP TRIGGER refuse_artifact_events');
+    }
+  });
+
   /** A trigger refusing `artifact.published` events of one session, as a constraint refuses a row. */
-  async function refuseArtifactEventsOf(sessionId: string): Promise<void> {
+  async function refuseArtifactEventsOf(sessionId: string, message = 'refused by the test'): Promise<void> {
     await ds.query(
       dialect === 'sqlite'
         ? `CREATE TRIGGER refuse_artifact_events BEFORE INSERT ON session_event
              WHEN NEW.session_id = '${sessionId}' AND NEW.type = 'artifact.published'
-             BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`
+             BEGIN SELECT RAISE(ABORT, '${message}'); END`
         : `CREATE TRIGGER refuse_artifact_events BEFORE INSERT ON session_event FOR EACH ROW
              BEGIN IF NEW.session_id = '${sessionId}' AND NEW.type = 'artifact.published' THEN
-               SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'refused by the test'; END IF; END`,
+               SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = '${message}'; END IF; END`,
     );
   }
 });

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
+import { databaseErrorCode } from '@app/database/database-error-code';
 import { GatewayMetrics } from '@app/modules/metrics/gateway-metrics.service';
 import { isTransientDatabaseError } from '@app/database/transient-database-error';
 import { DueKeptEvent, SessionEventOutboxRepository } from './session-event-outbox.repository';
@@ -67,7 +68,7 @@ export class SessionEventOutboxRecovery {
       // The database was busy or unreachable: that says nothing of the row, so it costs none of its attempts.
       if (await this.outbox.postponeAttempt(row.id, row.attempts, now, now + waitMs))
         this.logger.warn(
-          `${what} was not written, the database being busy or unreachable (${failureCode(failure)}): tried again in ${waitMs} ms, no attempt counted.`,
+          `${what} was not written, the database being busy or unreachable (${databaseErrorCode(failure)}): tried again in ${waitMs} ms, no attempt counted.`,
         );
       return;
     }
@@ -75,20 +76,14 @@ export class SessionEventOutboxRecovery {
       if (!(await this.outbox.countFailedAttempt(row.id, row.attempts, { retryAt: now, givenUpAt: now }))) return;
       this.metrics.recordSessionEventGivenUp(row.type);
       this.logger.error(
-        `${what} given up after ${attempt} failed attempts to write it (last: ${failureCode(failure)}): it stays in session_event_outbox for inspection and is not tried again. Fix the cause and set its given_up_at to NULL to have it written, or delete the row.`,
+        `${what} given up after ${attempt} failed attempts to write it (last: ${databaseErrorCode(failure)}): it stays in session_event_outbox for inspection and is not tried again. Fix the cause and set its given_up_at to NULL to have it written, or delete the row.`,
       );
       return;
     }
     if (!(await this.outbox.countFailedAttempt(row.id, row.attempts, { retryAt: now + waitMs, givenUpAt: null })))
       return;
     this.logger.warn(
-      `${what} was not written (attempt ${attempt} of ${SESSION_EVENT_OUTBOX_MAX_ATTEMPTS}, ${failureCode(failure)}): tried again in ${waitMs} ms.`,
+      `${what} was not written (attempt ${attempt} of ${SESSION_EVENT_OUTBOX_MAX_ATTEMPTS}, ${databaseErrorCode(failure)}): tried again in ${waitMs} ms.`,
     );
   }
-}
-
-/** The driver's error code (SQLITE_CONSTRAINT_TRIGGER, ER_DATA_TOO_LONG...) or the error's name; never its message. */
-function failureCode(err: unknown): string {
-  const e = err as { name?: string; code?: string; driverError?: { code?: string } } | null;
-  return e?.driverError?.code ?? e?.code ?? e?.name ?? 'unknown error';
 }

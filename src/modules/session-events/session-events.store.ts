@@ -5,6 +5,7 @@ import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { isDeadlock, isUniqueViolation } from '@app/database/unique-violation';
 import { HotSql, sqlRowCount } from '@app/database/hot-sql';
 import { HotTable } from '@app/database/hot-table';
+import { databaseErrorCode } from '@app/database/database-error-code';
 import { toIso } from '@app/database/epoch-ms.transformer';
 import { SessionEventEntity } from './session-event.entity';
 import type { KeptSessionEvent } from './session-event-outbox.entity';
@@ -259,7 +260,7 @@ export class SessionEventsStore implements OnApplicationShutdown {
         p.failure = err;
         if (p.fromOutboxRound) return;
         this.logger.warn(
-          `Session event ${p.event.type} of session ${p.event.sessionId} was not recorded${p.outboxId ? ' (kept in the outbox: the next outbox round writes it)' : ''}: ${(err as Error).name}: ${String((err as Error).message).slice(0, 200)}`,
+          `Session event ${p.event.type} of session ${p.event.sessionId} was not recorded${p.outboxId ? ' (kept in the outbox: the next outbox round writes it)' : ''}: ${databaseErrorCode(err)}`,
         );
       });
     }
@@ -272,7 +273,7 @@ export class SessionEventsStore implements OnApplicationShutdown {
       .remove(ids)
       .catch((err: unknown) =>
         this.logger.warn(
-          `Written session events stay in the outbox (the next outbox round leaves them out by their once-keys): ${(err as Error).name}: ${String((err as Error).message).slice(0, 200)}`,
+          `Written session events stay in the outbox (the next outbox round leaves them out by their once-keys): ${databaseErrorCode(err)}`,
         ),
       );
   }
