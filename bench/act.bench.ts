@@ -4,12 +4,15 @@
  * made with the bare SDK client, side by side, on SQLite and on MariaDB, at 1 and 8 callers.
  * On MySQL a bare mysql2 pool making the journal's one read and two commits on the same server ('journal floor')
  * runs beside them: what the database needs at the least, so the gateway's own time can be set against it.
+ * Warm-up: 2000 untimed calls per path by default. The gateway's code path (Fastify, Nest, ajv, the MCP exchange)
+ * needs a few thousand calls before V8 has optimized it; after a few hundred its JIT work is measured as well.
  * Run: node -r @swc-node/register bench/act.bench.ts
- * Env: BENCH_N (calls per path and concurrency, default 1500), BENCH_WARMUP (300), BENCH_ROUNDS (4),
+ * Env: BENCH_N (calls per path and concurrency, default 1500), BENCH_WARMUP (2000),
+ *      BENCH_ROUNDS (4),
  *      BENCH_DIALECTS (sqlite,mysql), BENCH_CALLERS (1,8), BENCH_PROFILE_DIR (CPU-profile each gateway),
  *      TEST_MYSQL_URL (a MySQL/MariaDB server; else a throwaway MariaDB with durable defaults is started when installed).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findMariaDbBinaries } from '@test/support/mariadb-binaries';
@@ -22,7 +25,8 @@ import { connectBareSdkBaselines, BareSdkBaselines, BARE_SDK_UNDICI } from './su
 import { BENCH_TOOL, startBenchGateway } from './support/bench-gateway';
 import { connectMysqlJournalFloor, MysqlJournalFloor } from './support/mysql-journal-floor';
 import { JsonClient } from './support/json-client';
-import { BenchCall, compareSideBySide, warmUp } from './support/load-runner';
+import { BenchCall, compareSideBySide, cpuMsPerCall, warmUp } from './support/load-runner';
+import { cpuMsOf } from './support/process-cpu';
 import {
   ComparisonRow,
   p50Ratio,
@@ -37,7 +41,7 @@ import {
 } from './support/comparison-report';
 
 const N = Number(process.env.BENCH_N ?? 1500);
-const WARMUP = Number(process.env.BENCH_WARMUP ?? 300);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 2000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const DIALECTS = (process.env.BENCH_DIALECTS ?? 'sqlite,mysql').split(',').map((d) => d.trim());
 const CALLERS = (process.env.BENCH_CALLERS ?? '1,8').split(',').map(Number);
@@ -46,20 +50,6 @@ const MESSAGE = 'hello from the bench';
 const JOURNAL_FLOOR = 'journal floor';
 /** The bare mysql2 client making its statements around the bare MCP call (MySQL only). */
 const JOURNALED_CLIENT = 'journaled client';
-
-/**
- * CPU time (user + system, ms) a process has used, from /proc (Linux): the gateway serves only the act path, so its
- * CPU per act does not depend on how busy the rest of the machine is, unlike the latencies.
- */
-function cpuMsOf(pid: number | undefined): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // USER_HZ is 100 on Linux
-  } catch {
-    return null;
-  }
-}
 
 /** The database of one dialect, and how to get rid of it. */
 interface BenchDatabase {
@@ -127,13 +117,11 @@ async function benchDialect(
       Array.from({ length: Math.max(8, ...CALLERS) }, () => openSession(gateway.gw, gateway.seeded)),
     );
     let seq = 0;
-    let acts = 0;
     const paths: Record<string, BenchCall> = {
       ...baseline.paths('echo', { message: MESSAGE }),
       'floor proxy': () => floor.call('echo', { message: MESSAGE }),
       ...(dbFloors.length ? { [JOURNAL_FLOOR]: dbFloors[0].call, [JOURNALED_CLIENT]: dbFloors[1].call } : {}),
       [`act (${dialect})`]: async (caller) => {
-        acts++;
         const id = `bench-${caller}-${++seq}`;
         const res = await http.post(`/api/v1/sessions/${sessions[caller]}/act`, {
           iteration: 1,
@@ -147,13 +135,13 @@ async function benchDialect(
     await warmUp(paths, WARMUP);
     const rows: ComparisonRow[] = [];
     for (const callers of CALLERS) {
-      const [cpu0, acts0] = [cpuMsOf(gateway.gw.pid), acts];
-      rows.push({ callers, samples: await compareSideBySide(paths, callers, N, ROUNDS) });
-      const cpu1 = cpuMsOf(gateway.gw.pid);
-      if (cpu0 !== null && cpu1 !== null)
-        console.log(
-          `act (${dialect}) at ${callers} caller(s): gateway process CPU ${((cpu1 - cpu0) / (acts - acts0)).toFixed(3)} ms per act (${acts - acts0} acts)`,
-        );
+      const samples = await compareSideBySide(paths, callers, N, ROUNDS, {
+        [`act (${dialect})`]: () => cpuMsOf(gateway.gw.pid!),
+      });
+      rows.push({ callers, samples });
+      console.log(
+        `act (${dialect}) at ${callers} caller(s): gateway process CPU ${cpuMsPerCall(samples[`act (${dialect})`])!.toFixed(3)} ms per act, during its own turns (${N} acts)`,
+      );
     }
     return rows;
   } finally {

@@ -7,10 +7,16 @@ export interface LoadSample {
   latencies: number[];
   /** Wall time of the runs (ms), summed over rounds. */
   wallMs: number;
+  /** CPU time (ms) the path's own process used during the path's turns only, summed (when its reader was given). */
+  cpuMs?: number;
 }
 
 /** Calls per second of a sample. */
 export const callsPerSecond = (s: LoadSample): number => (s.latencies.length * 1000) / s.wallMs;
+
+/** CPU time (ms) per call of a sample whose process CPU was read (see {@link compareSideBySide}). */
+export const cpuMsPerCall = (s: LoadSample): number | undefined =>
+  s.cpuMs === undefined ? undefined : s.cpuMs / s.latencies.length;
 
 /** Makes `total` calls with `callers` concurrent loops (each waits for its previous call) and times each. */
 async function runLoad(call: BenchCall, callers: number, total: number): Promise<LoadSample> {
@@ -31,20 +37,25 @@ async function runLoad(call: BenchCall, callers: number, total: number): Promise
 
 /**
  * Measures the paths side by side: `total` calls each, in `rounds` slices that alternate the order
- * (A B, B A, ...), so drift in the machine's load hits every path alike.
+ * (A B, B A, ...), so drift in the machine's load hits every path alike. `cpuOf` reads, for a path served by a process
+ * of its own (a gateway), that process's CPU time (ms): it is read around the path's own slices only, so the CPU per
+ * call leaves out what the process spends idle while the other paths run.
  */
 export async function compareSideBySide(
   paths: Record<string, BenchCall>,
   callers: number,
   total: number,
   rounds: number,
+  cpuOf: Record<string, () => number> = {},
 ): Promise<Record<string, LoadSample>> {
   const names = Object.keys(paths);
   const merged: Record<string, LoadSample> = Object.fromEntries(names.map((n) => [n, { latencies: [], wallMs: 0 }]));
   const perRound = Math.ceil(total / rounds);
   for (let r = 0; r < rounds; r++) {
     for (const name of r % 2 === 0 ? names : [...names].reverse()) {
+      const cpuBefore = cpuOf[name]?.();
       const sample = await runLoad(paths[name], callers, Math.min(perRound, total - r * perRound));
+      if (cpuBefore !== undefined) merged[name].cpuMs = (merged[name].cpuMs ?? 0) + cpuOf[name]() - cpuBefore;
       merged[name].latencies.push(...sample.latencies);
       merged[name].wallMs += sample.wallMs;
     }
