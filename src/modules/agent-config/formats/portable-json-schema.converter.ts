@@ -7,7 +7,7 @@ import {
   childSchemas,
   declaredTypes,
   isRawSchema,
-  pushToPopInOrder,
+  rewriteEachSchema,
 } from './tool-spec-schema.walk';
 
 /** A tool's parameters as OpenAI and Anthropic both accept them, and what had to change to get there. */
@@ -229,24 +229,18 @@ function stringList(value: unknown): string[] {
  * pointer it has in the tool's schema (a tuple's positions too).
  */
 function rewriteTree(root: RawSchema, notes: string[], at = '#'): number {
-  const seen = new Set<object>();
-  const stack: [RawSchema, string][] = [[root, at]];
-  while (stack.length > 0) {
-    const [node, pointer] = stack.pop()!;
-    if (seen.has(node)) continue;
-    seen.add(node);
-    const children = childSchemas(node)
-      .filter((entry): entry is [(string | number)[], RawSchema] => isRawSchema(entry[1]))
-      .map(([tokens, child]): [RawSchema, string] => [child, childPointer(pointer, ...tokens)]);
-    rewriteTuple(node, pointer, notes);
-    if (declaredTypes(node).includes('array') && node.items === undefined) {
-      node.items = {};
-      notes.push(`${pointer}: items: {} added (items of any type), as OpenAI refuses an array without items`);
-    }
-    replaceBooleanSchemas(node);
-    pushToPopInOrder(stack, children);
-  }
-  return seen.size;
+  return rewriteEachSchema(
+    root,
+    (node, pointer) => {
+      rewriteTuple(node, pointer, notes);
+      if (declaredTypes(node).includes('array') && node.items === undefined) {
+        node.items = {};
+        notes.push(`${pointer}: items: {} added (items of any type), as OpenAI refuses an array without items`);
+      }
+      replaceBooleanSchemas(node);
+    },
+    at,
+  );
 }
 
 /** Rounds of inlining: a target may hold refs into moved parts in turn (a recursive one is left as it is after that). */

@@ -1,5 +1,5 @@
 import { PropertyKeyRule, sentPropertyKey, sentPropertyKeyReason, sentPropertyKeys } from './sent-property-key';
-import { RawSchema, childPointer, childSchemas, isRawSchema, pushToPopInOrder } from './tool-spec-schema.walk';
+import { RawSchema, childPointer, isRawSchema, rewriteEachSchema } from './tool-spec-schema.walk';
 
 /** The key each property name of a renamed `properties` object is sent as (see sentPropertyKeys). */
 type SentKeys = WeakMap<object, ReadonlyMap<string, string>>;
@@ -10,22 +10,13 @@ type SentKeys = WeakMap<object, ReadonlyMap<string, string>>;
  * reviver maps the keys back. Each renamed key is added to `notes` by its JSON pointer in `schema` as it was.
  */
 export function renamePropertyKeys(schema: RawSchema, rule: PropertyKeyRule, notes: string[]): RawSchema {
-  const seen = new Set<object>();
   const sentKeys: SentKeys = new WeakMap();
   const refs: RawSchema[] = [];
-  const stack: [RawSchema, string][] = [[schema, '#']];
-  while (stack.length > 0) {
-    const [node, pointer] = stack.pop()!;
-    if (seen.has(node)) continue;
-    seen.add(node);
-    // Taken before the keys are renamed: a pointer names a property as the admin wrote it.
-    const children = childSchemas(node)
-      .filter((entry): entry is [(string | number)[], RawSchema] => isRawSchema(entry[1]))
-      .map(([tokens, child]): [RawSchema, string] => [child, childPointer(pointer, ...tokens)]);
+  // Pointers name properties as the admin wrote them: the walk takes a node's children before its keys are renamed.
+  rewriteEachSchema(schema, (node, pointer) => {
     renameProperties(node, pointer, rule, notes, sentKeys);
     if (typeof node.$ref === 'string') refs.push(node);
-    pushToPopInOrder(stack, children);
-  }
+  });
   // Once every key is renamed: a ref follows the keys its path's objects were given.
   for (const node of refs) node.$ref = renamedRef(schema, node.$ref as string, rule, sentKeys);
   return schema;

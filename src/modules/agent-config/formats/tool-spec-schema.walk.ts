@@ -57,6 +57,31 @@ export function pushToPopInOrder<T>(stack: T[], items: readonly T[]): void {
 }
 
 /**
+ * Visits `root` and every subschema below it once, in document order, with its JSON pointer (from `at`). A node's
+ * children are taken before it is visited, so `visit` may rewrite the node in place (rename its keys, replace its
+ * members) and each child still gets the pointer it has in the tree as it was. Returns how many nodes it visited.
+ */
+export function rewriteEachSchema(
+  root: RawSchema,
+  visit: (node: RawSchema, pointer: string) => void,
+  at = '#',
+): number {
+  const seen = new Set<object>();
+  const stack: [RawSchema, string][] = [[root, at]];
+  while (stack.length > 0) {
+    const [node, pointer] = stack.pop()!;
+    if (seen.has(node)) continue;
+    seen.add(node);
+    const children = childSchemas(node)
+      .filter((entry): entry is [(string | number)[], RawSchema] => isRawSchema(entry[1]))
+      .map(([tokens, child]): [RawSchema, string] => [child, childPointer(pointer, ...tokens)]);
+    visit(node, pointer);
+    pushToPopInOrder(stack, children);
+  }
+  return seen.size;
+}
+
+/**
  * The JSON pointer (RFC 6901, in its `#` fragment form as `$ref` writes it) of a child of the schema node at `parent`:
  * `childPointer('#', 'properties', 'a/b')` is `#/properties/a~1b`. Every format's warnings name nodes this way.
  */
