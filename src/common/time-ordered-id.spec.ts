@@ -13,4 +13,13 @@ describe('timeOrderedId', () => {
     expect(new Set(ids).size).toBe(ids.length);
     for (let i = 10; i < ids.length; i += 10) expect(ids[i] > ids[i - 1]).toBe(true);
   });
+
+  it('sorts the ids of one millisecond in the order they were made, in 36 characters', () => {
+    const now = Date.now();
+    const ids = Array.from({ length: 50 }, () => timeOrderedId(now));
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.every((id) => id.length === 36)).toBe(true);
+    expect(timeOrderedId(now + 1) > ids[ids.length - 1]).toBe(true);
+  });
 });

@@ -1,24 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { randomBytes } from 'node:crypto';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { HotSql, sqlRowCount } from '@app/database/hot-sql';
 import { HotTable } from '@app/database/hot-table';
 import { KeptSessionEvent, SessionEventOutboxEntity } from './session-event-outbox.entity';
 import type { SessionEventType } from './session-event.types';
-
-let keptCount = 0;
-
-/**
- * The id of an outbox row kept at `now`: its time, then a count of this process's rows, then random bits (36
- * characters). Rows one transaction kept in the same millisecond sort in the order they were kept, so a round writes a
- * run's `message` before its `run.finished` (by `at, id`); a random UUID ordered them by chance.
- */
-export function keptEventId(now: number): string {
-  keptCount = (keptCount + 1) % 0x1_0000_0000;
-  const time = now.toString(16).padStart(12, '0');
-  return `${time}-${keptCount.toString(16).padStart(8, '0')}-${randomBytes(7).toString('hex')}`;
-}
 
 /**
  * A row an outbox round is due to write: `event` when it reads, else `unreadable` (what reading it threw, e.g. a

@@ -9,7 +9,8 @@ import { databaseErrorCode } from '@app/database/database-error-code';
 import { toIso } from '@app/database/epoch-ms.transformer';
 import { SessionEventEntity } from './session-event.entity';
 import type { KeptSessionEvent } from './session-event-outbox.entity';
-import { keptEventId, SessionEventOutboxRepository } from './session-event-outbox.repository';
+import { SessionEventOutboxRepository } from './session-event-outbox.repository';
+import { timeOrderedId } from '@app/common/time-ordered-id';
 import { SessionEventWriteFault } from './session-event-write.fault';
 import type { NewSessionEvent, SessionEventPage } from './session-event.types';
 
@@ -198,7 +199,8 @@ export class SessionEventsStore implements OnApplicationShutdown {
   /** `event` kept in the outbox in the transaction of `manager`, with a once-key (its own, or one of its row). */
   private async keep(event: NewSessionEvent, manager: EntityManager): Promise<PendingEvent> {
     const at = Date.now();
-    const id = keptEventId(at);
+    // Ids of one millisecond sort in the order kept: a round writes a run's message before its run.finished.
+    const id = timeOrderedId(at);
     const kept = { ...event, onceKey: event.onceKey ?? `outbox:${id}` };
     await this.outbox.keep({ id, at, ...kept }, manager);
     return { event: kept, at, outboxId: id };

@@ -1,3 +1,5 @@
+import { pointerTokenText } from './tool-spec-schema.walk';
+
 /**
  * Resolves the `$ref`s the Gemini rewrite can inline: local ones only (`#`, `#/$defs/X`,
  * `#/definitions/X`, any JSON pointer into the document, and `#name` anchors). A ref to another
@@ -24,7 +26,7 @@ export class GeminiSchemaRefResolver {
   private walk(tokens: string[]): unknown {
     let node: unknown = this.root;
     for (const raw of tokens) {
-      const token = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+      const token = pointerTokenText(raw);
       if (Array.isArray(node) && /^(0|[1-9]\d*)$/.test(token)) node = node[Number(token)];
       else if (typeof node === 'object' && node !== null && !Array.isArray(node) && Object.hasOwn(node, token)) {
         node = (node as Record<string, unknown>)[token];

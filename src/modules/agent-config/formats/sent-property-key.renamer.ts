@@ -1,5 +1,13 @@
 import { PropertyKeyRule, sentPropertyKey, sentPropertyKeyReason, sentPropertyKeys } from './sent-property-key';
-import { RawSchema, childPointer, isRawSchema, rewriteEachSchema } from './tool-spec-schema.walk';
+import {
+  LIST_SUBSCHEMA_KEYWORDS,
+  MAP_SUBSCHEMA_KEYWORDS,
+  RawSchema,
+  childPointer,
+  isRawSchema,
+  pointerTokenText,
+  rewriteEachSchema,
+} from './tool-spec-schema.walk';
 
 /** The key each property name of a renamed `properties` object is sent as (see sentPropertyKeys). */
 type SentKeys = WeakMap<object, ReadonlyMap<string, string>>;
@@ -32,7 +40,7 @@ function renameProperties(
   if (!isRawSchema(node.properties)) return;
   const names = Object.keys(node.properties);
   const keys = sentPropertyKeys(names, rule);
-  const keyOf = (name: string) => keys.get(name) ?? sentPropertyKey(name, rule);
+  const keyOf = (name: string) => keys.get(name)!;
   if (names.every((name) => keyOf(name) === name)) return;
   const properties = node.properties;
   // fromEntries defines own keys, so a property named "__proto__" stays a property.
@@ -50,8 +58,8 @@ function renameProperties(
 }
 
 /** Keywords whose value maps names to subschemas, and those whose value is a list of them: what a pointer steps through. */
-const NAMED_SUBSCHEMAS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
-const LISTED_SUBSCHEMAS = new Set(['anyOf', 'oneOf', 'allOf', 'prefixItems', 'items']);
+const NAMED_SUBSCHEMAS = new Set<string>(MAP_SUBSCHEMA_KEYWORDS);
+const LISTED_SUBSCHEMAS = new Set<string>([...LIST_SUBSCHEMA_KEYWORDS, 'items']);
 
 /**
  * A local JSON-pointer `$ref` (`#/properties/ship%20to/properties/zip`) with each property name it passes through
@@ -66,7 +74,7 @@ function renamedRef(root: RawSchema, ref: string, rule: PropertyKeyRule, sentKey
   for (let i = 0; i < tokens.length; i++) {
     let token: string;
     try {
-      token = decodeURIComponent(tokens[i]).replace(/~1/g, '/').replace(/~0/g, '~');
+      token = pointerTokenText(decodeURIComponent(tokens[i]));
     } catch {
       return ref;
     }

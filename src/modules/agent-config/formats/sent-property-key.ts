@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { ANTHROPIC_PROPERTY_KEY_PATTERN } from './anthropic-spec.validator';
 import { LONE_SURROGATE } from './tool-spec-schema.walk';
 
@@ -88,5 +88,5 @@ function sharedKeyNames(keys: ReadonlyMap<string, string>): string[] {
 function renamedKey(name: string, readableChars: number, hexDigits: number): string {
   const readable = name.replace(/[^a-zA-Z0-9_.-]/g, '_').slice(0, readableChars);
   const hashed = LONE_SURROGATE.test(name) ? Buffer.from(name, 'utf16le') : name;
-  return `${readable}_${createHash('sha256').update(hashed).digest('hex').slice(0, hexDigits)}`;
+  return `${readable}_${hash('sha256', hashed, 'hex').slice(0, hexDigits)}`;
 }

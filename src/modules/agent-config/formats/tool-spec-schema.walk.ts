@@ -21,9 +21,15 @@ const SINGLE_SUBSCHEMA_KEYWORDS = [
   'unevaluatedProperties',
 ] as const;
 /** Keywords whose value is a list of subschemas. */
-const LIST_SUBSCHEMA_KEYWORDS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const;
+export const LIST_SUBSCHEMA_KEYWORDS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const;
 /** Keywords whose value maps names to subschemas. */
-const MAP_SUBSCHEMA_KEYWORDS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'] as const;
+export const MAP_SUBSCHEMA_KEYWORDS = [
+  'properties',
+  'patternProperties',
+  '$defs',
+  'definitions',
+  'dependentSchemas',
+] as const;
 
 /**
  * Every direct subschema of `schema` with the tokens that step to it (`['properties', 'x']`, `['anyOf', 0]`), as a
@@ -87,6 +93,11 @@ export function rewriteEachSchema(
  */
 export function childPointer(parent: string, ...tokens: (string | number)[]): string {
   return [parent, ...tokens.map((token) => String(token).replace(/~/g, '~0').replace(/\//g, '~1'))].join('/');
+}
+
+/** The text of one token of a JSON pointer (RFC 6901: `~1` is `/`, `~0` is `~`), the reverse of {@link childPointer}. */
+export function pointerTokenText(token: string): string {
+  return token.replace(/~1/g, '/').replace(/~0/g, '~');
 }
 
 /** The types a schema declares (`type` as a string or a list), empty when it declares none. */
