@@ -6,6 +6,7 @@ import { SessionEventsStore } from '@app/modules/session-events/session-events.s
 import { SessionEventOutboxRecovery } from '@app/modules/session-events/session-event-outbox.recovery';
 import { SessionEventOutboxRepository } from '@app/modules/session-events/session-event-outbox.repository';
 import { GATEWAY_CONFIG, type GatewayConfig } from '@app/config/gateway-config';
+import { RetentionRepository } from '@app/modules/retention/retention.repository';
 
 describeEachDialect('session events: durable, ordered per session, tenant-scoped', (dialect) => {
   const suite = gatewayForSuite(dialect);
@@ -183,16 +184,49 @@ describeEachDialect('session events: durable, ordered per session, tenant-scoped
       data: { n },
       onceKey: `outbox:${id}`,
     });
-    await store.writeKept([kept('00000000-0000-4000-8000-000000000001', 1)]);
-    await store.writeKept([
-      kept('00000000-0000-4000-8000-000000000001', 1),
-      kept('00000000-0000-4000-8000-000000000002', 2),
-    ]);
+    const outbox = gw.app.get(SessionEventOutboxRepository);
+    const first = kept('00000000-0000-4000-8000-000000000001', 1);
+    const second = kept('00000000-0000-4000-8000-000000000002', 2);
+    await ds.transaction(async (m) => {
+      await outbox.keep(first, m);
+      await outbox.keep(second, m);
+    });
+    // The process wrote its first event and died before removing its row: a round finds both rows.
+    await ds.query(
+      'INSERT INTO session_event (session_id, seq, tenant_id, type, at, data, once_key) VALUES (?, 1, ?, ?, ?, ?, ?)',
+      [first.sessionId, first.tenantId, first.type, first.at, JSON.stringify(first.data), first.onceKey],
+    );
+    await store.writeKept([first, second]);
     expect((await store.page('kept-session', 0, 10)).items.map((e) => [e.seq, e.data])).toEqual([
       [1, { n: 1 }],
       [2, { n: 2 }],
     ]);
     expect(await ds.query("SELECT id FROM session_event_outbox WHERE session_id = 'kept-session'")).toEqual([]);
+  });
+
+  it('leaves out a kept event whose session retention purged after an outbox round read its row', async () => {
+    const store = gw.app.get(SessionEventsStore);
+    const ds = gw.app.get(DataSource);
+    const outbox = gw.app.get(SessionEventOutboxRepository);
+    const row = {
+      id: '00000000-0000-4000-8000-0000000000c1',
+      tenantId: 't-events',
+      sessionId: 'purged-session',
+      type: 'run.finished' as const,
+      at: Date.now(),
+      data: {},
+      onceKey: 'outbox:00000000-0000-4000-8000-0000000000c1',
+    };
+    await ds.transaction((m) => outbox.keep(row, m));
+    // The round has read the row; retention then purges the session, its kept events first.
+    const ref = { id: row.sessionId, tenantId: row.tenantId, updatedAt: 0 };
+    expect(await gw.app.get(RetentionRepository).deleteKeptSessionEvents(ref, 10)).toBe(1);
+
+    const failures = await store.writeKept([row]);
+
+    expect(failures.size).toBe(0);
+    // Written, the event would outlive its session: nothing deletes events of a session that no longer exists.
+    expect(await ds.query("SELECT seq FROM session_event WHERE session_id = 'purged-session'")).toEqual([]);
   });
 
   it('pages with after/limit and answers nextAfter', async () => {

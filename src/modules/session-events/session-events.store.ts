@@ -28,21 +28,24 @@ const MAX_BATCH = 50;
  * however many events the session has; a `MAX ... GROUP BY` over the sessions read every event of each session on
  * SQLite, and on MariaDB whenever it planned it as a lateral derived table). The subqueries sit in a derived table:
  * MySQL reads the target table of an INSERT there, not in a subquery of the SELECT list. A row whose `onceKey` the
- * session already has is left out (a batch with such a row is written one event at a time, so no seq is skipped).
+ * session already has is left out (a batch with such a row is written one event at a time, so no seq is skipped), and
+ * so is an event kept in the outbox whose row is gone: retention purged its session after an outbox round read the
+ * row (written, it would outlive its session for ever), or another instance wrote it and removed the row.
  */
 function sessionEventsInsert(batch: readonly PendingEvent[]): { sql: string; params: unknown[] } {
   const counts = new Map<string, number>();
   const params: unknown[] = [];
-  for (const { event, at } of batch) {
+  for (const { event, at, outboxId } of batch) {
     const k = (counts.get(event.sessionId) ?? 0) + 1;
     counts.set(event.sessionId, k);
-    params.push(event.sessionId, k, event.tenantId, event.type, at, JSON.stringify(event.data), event.onceKey ?? null);
+    const data = JSON.stringify(event.data);
+    params.push(event.sessionId, k, event.tenantId, event.type, at, data, event.onceKey ?? null, outboxId ?? null);
   }
   const rows = batch
     .map((_, i) =>
       i === 0
-        ? 'SELECT ? AS session_id, ? AS k, ? AS tenant_id, ? AS type, ? AS at, ? AS data, ? AS once_key'
-        : 'SELECT ?, ?, ?, ?, ?, ?, ?',
+        ? 'SELECT ? AS session_id, ? AS k, ? AS tenant_id, ? AS type, ? AS at, ? AS data, ? AS once_key, ? AS outbox_id'
+        : 'SELECT ?, ?, ?, ?, ?, ?, ?, ?',
     )
     .join(' UNION ALL ');
   const lastSeq = '(SELECT e.seq FROM session_event e WHERE e.session_id = ? ORDER BY e.seq DESC LIMIT 1)';
@@ -53,8 +56,9 @@ function sessionEventsInsert(batch: readonly PendingEvent[]): { sql: string; par
     'INSERT INTO session_event (session_id, seq, tenant_id, type, at, data, once_key) ' +
     'SELECT r.session_id, COALESCE(m.n, 0) + r.k, r.tenant_id, r.type, r.at, r.data, r.once_key ' +
     `FROM (${rows}) r LEFT JOIN (${lasts}) m ON m.session_id = r.session_id ` +
-    'WHERE r.once_key IS NULL OR NOT EXISTS ' +
-    '(SELECT 1 FROM session_event d WHERE d.session_id = r.session_id AND d.once_key = r.once_key)';
+    'WHERE (r.once_key IS NULL OR NOT EXISTS ' +
+    '(SELECT 1 FROM session_event d WHERE d.session_id = r.session_id AND d.once_key = r.once_key)) ' +
+    'AND (r.outbox_id IS NULL OR EXISTS (SELECT 1 FROM session_event_outbox o WHERE o.id = r.outbox_id))';
   return { sql, params: [...params, ...[...counts.keys()].flatMap((id) => [id, id])] };
 }
 
