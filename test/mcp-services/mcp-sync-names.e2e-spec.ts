@@ -3,6 +3,8 @@ import { createTestDatabaseUrl, describeEachDialect, type TestDatabase } from '@
 import { startMcpSyncGateway } from './support/mcp-sync-gateway';
 import { CatalogMcpServer, catalogTool } from './support/catalog-mcp.server';
 import { McpSyncApi } from './support/mcp-sync-fixtures';
+import { Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 
 const V2_TOOL_NAME = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/;
 const TRICKY = ['get.user', 'get_user', 'Search', 'search', '1password', '-dash', 'plain'];
@@ -140,6 +142,39 @@ describeEachDialect('MCP sync: remote names that clash, differ in case or start 
       expect(tools.sneaky_blank.description).toBe('Blank title');
     } finally {
       await sneaky.stop();
+    }
+  });
+
+  it('logs a tool row the database refused by its error code only: a driver message may quote the definition', async () => {
+    // The trigger's message quotes the row, as MariaDB's "Data too long" or "Incorrect string value" messages do.
+    const quoted = 'refused: the description says sk-live-0123456789abcdef';
+    const ds = gw.app.get(DataSource);
+    await ds.query(
+      dialect === 'sqlite'
+        ? `CREATE TRIGGER refuse_quoted_tools BEFORE INSERT ON ai_tool WHEN NEW.name = 'quoting_refused'
+             BEGIN SELECT RAISE(ABORT, '${quoted}'); END`
+        : `CREATE TRIGGER refuse_quoted_tools BEFORE INSERT ON ai_tool FOR EACH ROW
+             BEGIN IF NEW.name = 'quoting_refused' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = '${quoted}'; END IF; END`,
+    );
+    const server = await new CatalogMcpServer([catalogTool('refused'), catalogTool('kept')]).start();
+    const warns = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    try {
+      const created = await api.createService({
+        name: 'quoting',
+        kind: 'STATIC',
+        url: server.url,
+        tenantId: 'acme',
+        toolPrefix: 'quoting_',
+      });
+      expect(Object.keys(await api.toolsOf(created.id))).toEqual(['quoting_kept']);
+      const lines = warns.mock.calls.map((c) => String(c[0])).filter((l) => l.includes('"refused" was left out'));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/the database refused it: \S*(SQLITE_CONSTRAINT|ER_SIGNAL_EXCEPTION|QueryFailedError)/);
+      expect(lines[0]).not.toContain('sk-live');
+    } finally {
+      warns.mockRestore();
+      await server.stop();
+      await ds.query('DROP TRIGGER refuse_quoted_tools');
     }
   });
 

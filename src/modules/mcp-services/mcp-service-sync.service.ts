@@ -16,6 +16,7 @@ import { KeyedSerialQueue, KeyedSingleFlight } from './mcp-sync.single-flight';
 import { nacosToolEndpointOf, syncKeyOf, syncLeaseKeyOf } from './mcp-service.refs';
 import { toMcpServiceRecord } from './mcp-service.mapper';
 import type { McpServiceRecord, McpSyncReport, McpSyncTrigger, McpToolLossyRewrite } from './mcp-service.types';
+import { databaseErrorCode } from '@app/database/database-error-code';
 
 /** Re-reads and re-plans after a lost race at most this often before giving up. */
 const MAX_REPLANS = 3;
@@ -116,7 +117,7 @@ export class McpServiceSyncService implements OnModuleDestroy {
       const { outcome, failed } = await this.writer.apply(planned, lease, service);
       for (const f of failed) {
         this.logger.warn(
-          `Sync of MCP service ${service.name}: tool ${JSON.stringify(f.step.row.remoteName)} was left out, the database refused it: ${(f.error as Error).message?.slice(0, 200)}`,
+          `Sync of MCP service ${service.name}: tool ${JSON.stringify(f.step.row.remoteName)} was left out, the database refused it: ${databaseErrorCode(f.error)}`,
         );
       }
       const plan = withoutRefusedSteps(planned, failed);
