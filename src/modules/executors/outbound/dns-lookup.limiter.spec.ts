@@ -1,6 +1,7 @@
 import type { LookupAddress } from 'node:dns';
 import { DnsLookupLimiter } from './dns-lookup.limiter';
 import { OutboundGuard } from './outbound-guard';
+import { OutboundHttpAgent } from './outbound-http.agent';
 
 /** A resolver whose answers the test releases one host at a time; it records how many lookups run at once. */
 function slowResolver() {
@@ -106,5 +107,29 @@ describe('DnsLookupLimiter', () => {
     await expect(platformCheck).resolves.toMatchObject({ address: '93.184.216.34' });
     for (const h of names.slice(1)) await dns.answer(h);
     await Promise.all(tenantChecks);
+  });
+
+  it("gives tenants' calls a queue of their own with OUTBOUND_PLATFORM_ONLY_HOSTS empty too", async () => {
+    const dns = slowResolver();
+    const agent = new OutboundHttpAgent(new OutboundGuard({ outboundAllowHosts: [] }, dns.resolve), {
+      outboundPlatformOnlyHosts: [],
+    });
+    try {
+      const limit = Math.max(1, Math.floor(Number(process.env.UV_THREADPOOL_SIZE || 4) / 2));
+      const names = Array.from({ length: limit + 3 }, (_, i) => `t${i}.example`);
+      const tenantChecks = names.map((h) => agent.scope('acme').guard.assertAllowed(new URL(`https://${h}/`)));
+      await settle();
+      const platformCheck = agent.scope(null).guard.assertAllowed(new URL('https://model.example/'));
+      await dns.answer('t0.example');
+      await settle();
+      // The freed slot goes to the platform's waiting lookup, not to the next of the tenants' stuck names.
+      expect(dns.calls.slice(limit)).toEqual(['model.example']);
+      await dns.answer('model.example');
+      await expect(platformCheck).resolves.toMatchObject({ address: '93.184.216.34' });
+      for (const h of names.slice(1)) await dns.answer(h);
+      await Promise.all(tenantChecks);
+    } finally {
+      await agent.onModuleDestroy();
+    }
   });
 });

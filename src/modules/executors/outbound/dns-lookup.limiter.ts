@@ -17,8 +17,8 @@ export type DnsLookupLane = 'platform' | 'tenants';
  *
  * Each lane (the platform's guard, the tenants' guard) waits in a queue of its own, and a freed slot goes to the lanes
  * in turn: tenants' tools pointing at names that never answer fill their own queue, never the platform's (its models,
- * its services), which keeps getting every other slot. (The tenants' guard exists when OUTBOUND_PLATFORM_ONLY_HOSTS
- * is set; with it empty, OutboundHttpAgent gives tenants the platform's scope, guard and lane.)
+ * its services), which keeps getting every other slot. (OutboundHttpAgent gives tenants' calls a guard of their own,
+ * whatever OUTBOUND_PLATFORM_ONLY_HOSTS holds.)
  */
 export class DnsLookupLimiter {
   private readonly inFlight = new Map<string, Promise<LookupAddress[]>>();

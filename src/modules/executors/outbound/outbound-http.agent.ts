@@ -92,7 +92,8 @@ export class OutboundScope {
  * Every outbound call goes through one of two {@link OutboundScope}s: the platform's (its own tools, MCP services,
  * model providers, knowledge bases, web search) and the tenants' (theirs), whose guard also refuses the targets of
  * OUTBOUND_PLATFORM_ONLY_HOSTS. The two keep separate keep-alive pools, so a tenant's call never rides a socket the
- * platform opened. With that list empty they are one scope (one pool), as before it existed.
+ * platform opened, and separate DNS lookup queues, so tenants' tools pointing at names that never answer cannot hold
+ * up the platform's lookups (see DnsLookupLimiter); with that list empty too.
  */
 @Injectable()
 export class OutboundHttpAgent implements OnModuleDestroy {
@@ -101,8 +102,7 @@ export class OutboundHttpAgent implements OnModuleDestroy {
 
   constructor(guard: OutboundGuard, @Inject(GATEWAY_CONFIG) config: Pick<GatewayConfig, 'outboundPlatformOnlyHosts'>) {
     this.platform = new OutboundScope(guard);
-    const reserved = config.outboundPlatformOnlyHosts;
-    this.tenants = reserved.length > 0 ? new OutboundScope(guard.forTenants(reserved)) : this.platform;
+    this.tenants = new OutboundScope(guard.forTenants(config.outboundPlatformOnlyHosts));
   }
 
   /** The scope of calls made for `owner`: a tenant's id, or null for the platform's own. */
@@ -111,8 +111,7 @@ export class OutboundHttpAgent implements OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
-    await this.platform.dispatcher.destroy();
-    if (this.tenants !== this.platform) await this.tenants.dispatcher.destroy();
+    await Promise.all([this.platform.dispatcher.destroy(), this.tenants.dispatcher.destroy()]);
   }
 }
 
