@@ -1,5 +1,5 @@
 import type { LookupAddress } from 'node:dns';
-import { DnsLookupLimiter } from './dns-lookup.limiter';
+import { DnsLookupLimiter, OUTBOUND_CONNECT_TIMEOUT_MS } from './dns-lookup.limiter';
 import { OutboundGuard } from './outbound-guard';
 import { OutboundHttpAgent } from './outbound-http.agent';
 
@@ -69,6 +69,43 @@ describe('DnsLookupLimiter', () => {
     for (let i = 0; i < 257; i++) await dns.answer(`h${i}.example`);
     await Promise.all(waiting);
     expect(dns.mostAtOnce()).toBe(1);
+  });
+
+  it('drops a lookup that waited past the connect timeout when its turn comes, without running it', async () => {
+    const dns = slowResolver();
+    let now = 1_000_000;
+    const limiter = new DnsLookupLimiter(dns.resolve, 1, () => now);
+    const stuck = limiter.lookup('stuck.example');
+    const forgotten = limiter.lookup('forgotten.example').then(
+      () => 'resolved',
+      (err: { code?: string }) => err.code,
+    );
+    now += OUTBOUND_CONNECT_TIMEOUT_MS / 2;
+    const fresh = limiter.lookup('fresh.example');
+    now += OUTBOUND_CONNECT_TIMEOUT_MS / 2 + 1;
+    await dns.answer('stuck.example');
+    await stuck;
+    expect(await forgotten).toBe('EAI_AGAIN');
+    await dns.answer('fresh.example');
+    await fresh;
+    expect(dns.calls).toEqual(['stuck.example', 'fresh.example']);
+  });
+
+  it('keeps a queued lookup another caller asked for since, however long its first caller waited', async () => {
+    const dns = slowResolver();
+    let now = 1_000_000;
+    const limiter = new DnsLookupLimiter(dns.resolve, 1, () => now);
+    const stuck = limiter.lookup('stuck.example');
+    const first = limiter.lookup('wanted.example').catch(() => 'dropped');
+    now += OUTBOUND_CONNECT_TIMEOUT_MS - 1;
+    const second = limiter.lookup('wanted.example');
+    now += 2;
+    await dns.answer('stuck.example');
+    await stuck;
+    await dns.answer('wanted.example');
+    expect((await second)[0].address).toBe('93.184.216.34');
+    expect(await first).not.toBe('dropped');
+    expect(dns.calls).toEqual(['stuck.example', 'wanted.example']);
   });
 
   it("bounds the guard's lookups, the tenants' guard sharing the same slots", async () => {

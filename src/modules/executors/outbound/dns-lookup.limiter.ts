@@ -4,6 +4,12 @@ import type { OutboundDnsResolver } from './outbound-guard';
 /** Lookups that may wait for a free slot, per lane; past that a lookup fails at once (EAI_AGAIN: try again later). */
 const MAX_WAITING_LOOKUPS = 256;
 
+/**
+ * How long an outbound socket may take to connect, its host-name lookup included (undici's connect timeout): a lookup
+ * still waiting for a slot after that has no caller left, and is dropped instead of run.
+ */
+export const OUTBOUND_CONNECT_TIMEOUT_MS = 10_000;
+
 /** Whose lookups wait together: the platform's own, or the tenants' (see OutboundGuard.forTenants). */
 export type DnsLookupLane = 'platform' | 'tenants';
 
@@ -17,32 +23,39 @@ export type DnsLookupLane = 'platform' | 'tenants';
  *
  * Each lane (the platform's guard, the tenants' guard) waits in a queue of its own, and a freed slot goes to the lanes
  * in turn: tenants' tools pointing at names that never answer fill their own queue, never the platform's (its models,
- * its services), which keeps getting every other slot. (OutboundHttpAgent gives tenants' calls a guard of their own,
+ * its services), which keeps getting every other slot. A lookup that waited longer than its socket's connect timeout
+ * is dropped when its turn comes (EAI_AGAIN), so names that never answer do not make the queue run lookups no one
+ * waits for any more. (OutboundHttpAgent gives tenants' calls a guard of their own,
  * whatever OUTBOUND_PLATFORM_ONLY_HOSTS holds.)
  */
 export class DnsLookupLimiter {
-  private readonly inFlight = new Map<string, Promise<LookupAddress[]>>();
+  private readonly inFlight = new Map<string, SharedLookup>();
   /** Per lane, the lookups waiting for a slot; a lane keeps its (empty) queue once it has had one. */
-  private readonly waiting = new Map<DnsLookupLane, Array<() => void>>();
+  private readonly waiting = new Map<DnsLookupLane, QueuedLookup[]>();
   private running = 0;
 
   constructor(
     private readonly resolve: OutboundDnsResolver,
     readonly maxConcurrent = Math.max(1, Math.floor(threadPoolSize() / 2)),
+    private readonly now: () => number = Date.now,
   ) {}
 
   lookup(hostname: string, lane: DnsLookupLane = 'platform'): Promise<LookupAddress[]> {
     // One lookup per name and lane: sharing one queued in the other lane would put this lane behind that queue.
     const key = `${lane} ${hostname}`;
-    let pending = this.inFlight.get(key);
-    if (!pending) {
-      pending = this.run(hostname, lane).finally(() => this.inFlight.delete(key));
-      this.inFlight.set(key, pending);
+    const joined = this.inFlight.get(key);
+    if (joined) {
+      // Still waiting for a slot, it is wanted again: dropped only once its latest caller's connect timed out.
+      if (joined.queued) joined.queued.wantedAt = this.now();
+      return joined.answer;
     }
-    return pending;
+    const shared: SharedLookup = { answer: Promise.resolve([]) };
+    shared.answer = this.run(hostname, lane, shared).finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, shared);
+    return shared.answer;
   }
 
-  private async run(hostname: string, lane: DnsLookupLane): Promise<LookupAddress[]> {
+  private async run(hostname: string, lane: DnsLookupLane, shared: SharedLookup): Promise<LookupAddress[]> {
     if (this.running < this.maxConcurrent) this.running++;
     else {
       const queue = this.waiting.get(lane) ?? [];
@@ -53,7 +66,9 @@ export class DnsLookupLimiter {
         );
       }
       this.waiting.set(lane, queue);
-      await new Promise<void>((resolve) => queue.push(resolve)); // the slot is handed over (see handOver)
+      // The slot is handed over (see handOver), or the lookup dropped when it waited too long.
+      await new Promise<void>((start, drop) => queue.push((shared.queued = { wantedAt: this.now(), start, drop })));
+      shared.queued = undefined;
     }
     try {
       return await this.resolve(hostname);
@@ -62,16 +77,42 @@ export class DnsLookupLimiter {
     }
   }
 
-  /** Gives the slot `freedBy` held to the first lane after it with a lookup waiting (its own last), else frees it. */
+  /**
+   * Gives the slot `freedBy` held to the first lane after it with a lookup waiting (its own last), else frees it.
+   * Lookups that waited past the connect timeout are dropped on the way.
+   */
   private handOver(freedBy: DnsLookupLane): void {
     const lanes = [...this.waiting.keys()];
     const start = lanes.indexOf(freedBy) + 1;
+    const staleBefore = this.now() - OUTBOUND_CONNECT_TIMEOUT_MS;
     for (let i = 0; i < lanes.length; i++) {
-      const next = this.waiting.get(lanes[(start + i) % lanes.length])!.shift();
-      if (next) return next();
+      const queue = this.waiting.get(lanes[(start + i) % lanes.length])!;
+      for (let next = queue.shift(); next; next = queue.shift()) {
+        if (next.wantedAt >= staleBefore) return next.start();
+        next.drop(
+          Object.assign(
+            new Error(`waited more than ${OUTBOUND_CONNECT_TIMEOUT_MS} ms for the resolver; its connect timed out`),
+            { code: 'EAI_AGAIN' },
+          ),
+        );
+      }
     }
     this.running--;
   }
+}
+
+/** A lookup waiting for a slot. */
+interface QueuedLookup {
+  /** When a caller last asked for it. */
+  wantedAt: number;
+  start: () => void;
+  drop: (reason: Error) => void;
+}
+
+/** One lookup of a name in a lane, shared by its concurrent callers; `queued` while it waits for a slot. */
+interface SharedLookup {
+  answer: Promise<LookupAddress[]>;
+  queued?: QueuedLookup;
 }
 
 function threadPoolSize(): number {

@@ -5,6 +5,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { OutboundGuard } from './outbound-guard';
 import { portOf } from './outbound-allow-list';
+import { OUTBOUND_CONNECT_TIMEOUT_MS } from './dns-lookup.limiter';
 
 /** The `fetch` shape the MCP SDK transports accept (`FetchLike`), kept structural so no SDK type leaks here. */
 export type OutboundFetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
@@ -40,7 +41,10 @@ export class OutboundScope {
     if (!connector) {
       // Bounded: ports are the callers' choice. A dropped connector only loses its cached TLS sessions.
       if (this.connectors.size >= MAX_PORT_CONNECTORS) this.connectors.delete(this.connectors.keys().next().value!);
-      this.connectors.set(port, (connector = buildConnector({ lookup: this.guard.lookupFor(port), timeout: 10_000 })));
+      this.connectors.set(
+        port,
+        (connector = buildConnector({ lookup: this.guard.lookupFor(port), timeout: OUTBOUND_CONNECT_TIMEOUT_MS })),
+      );
     }
     return connector;
   }
