@@ -62,6 +62,13 @@ export class ApiKeysService implements ApiKeyResolver {
     return auth;
   }
 
+  isKnown(presentedKey: string): boolean {
+    const hash = sha256(presentedKey);
+    if (this.adminKeyHash && timingSafeEqual(hash, this.adminKeyHash)) return true;
+    // Its 5 s over or not: this only lets the key be looked up (resolve decides).
+    return this.cache.peek(hash.toString('hex'), { allowStale: true }) !== undefined;
+  }
+
   async create(caller: AuthContext, dto: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
     assertSameTenant(caller, dto.tenantId);
     const key = `gwk_${randomBytes(32).toString('base64url')}`;
