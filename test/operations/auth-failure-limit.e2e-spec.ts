@@ -4,6 +4,13 @@ import { DataSource } from 'typeorm';
 import { HotSql } from '@app/database/hot-sql';
 import { bearer, createKey, gatewayForSuite, TEST_ADMIN_KEY, type TestGateway } from '@test/support/gateway-test-app';
 import { recordStatements, type StatementRecording } from '@test/support/statement-counter';
+import { waitFor } from '@test/support/wait-for';
+import { hash } from 'node:crypto';
+import type { LRUCache } from 'lru-cache';
+import type { Repository } from 'typeorm';
+import type { AuthContext } from '@app/common/auth/auth-context';
+import { ApiKeysService } from '@app/modules/api-keys/api-keys.service';
+import type { ApiKeyEntity } from '@app/modules/api-keys/api-key.entity';
 
 const PER_MINUTE = 4;
 
@@ -116,6 +123,50 @@ describe('AUTH_FAILURES_PER_MINUTE', () => {
 
     const metrics = await gw.http.get('/metrics').expect(200);
     expect(metrics.text).toMatch(/^gateway_auth_failure_refusals_total 3$/m);
+  });
+
+  it('lets a real key through from a refused address while its lookup is refreshed (its 5 s over)', async () => {
+    const gw = suite.gw;
+    const runtime = await createKey(gw, 'acme');
+    const address = '127.0.0.5';
+    expect((await send(gw, address, 'GET', '/api/v1/sessions/no-such-session', runtime)).status).toBe(404);
+    await failFrom(address);
+    // The key's 5 s in the resolve cache are over (made so, not waited for): its next request looks it up again.
+    const found: unknown = gw.app.get(ApiKeysService);
+    const service = found as { cache: LRUCache<string, AuthContext>; keys: Repository<ApiKeyEntity> };
+    const keyHash = hash('sha256', runtime.Authorization.slice('Bearer '.length), 'hex');
+    const held = service.cache.peek(keyHash);
+    expect(held).toMatchObject({ tenantId: 'acme' });
+    service.cache.set(keyHash, held, { start: performance.now() - 60_000 });
+    expect(service.cache.getRemainingTTL(keyHash)).toBeLessThan(0);
+    // Its lookups hold until the key's next request is answered, or has reached its own lookup.
+    const findOne = service.keys.findOne.bind(service.keys);
+    let lookups = 0;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const spy = jest.spyOn(service.keys, 'findOne').mockImplementation(async (options) => {
+      const row = await findOne(options);
+      lookups++;
+      await released;
+      return row;
+    });
+    try {
+      const refreshing = send(gw, address, 'GET', '/api/v1/sessions/no-such-session', runtime);
+      await waitFor(() => lookups === 1, { description: 'the lookup of the key whose 5 s are over' });
+      let answeredMeanwhile: Answer | undefined;
+      const meanwhile = send(gw, address, 'GET', '/api/v1/sessions/no-such-session', runtime).then(
+        (answer) => (answeredMeanwhile = answer),
+      );
+      await waitFor(() => answeredMeanwhile !== undefined || lookups === 2, {
+        description: "the key's next request answered, or looking the key up",
+      });
+      release();
+      expect((await meanwhile).status).toBe(404);
+      expect((await refreshing).status).toBe(404);
+    } finally {
+      release();
+      spy.mockRestore();
+    }
   });
 
   it('lets the address try again once the minute of its first failure is over', async () => {

@@ -24,8 +24,15 @@ function sha256(text: string): Buffer {
 @Injectable()
 export class ApiKeysService implements ApiKeyResolver {
   private readonly adminKeyHash: Buffer | undefined;
-  /** Keys that resolved, by hash. */
-  private readonly cache = new LRUCache<string, AuthContext>({ max: 10_000, ttl: RESOLVE_CACHE_TTL_MS });
+  /**
+   * Keys that resolved, by hash. One whose 5 s are over is looked up again but stays held meanwhile (until the
+   * lookup replaces it, or finds the key gone): it is still known ({@link isKnown}) while its lookup runs.
+   */
+  private readonly cache = new LRUCache<string, AuthContext>({
+    max: 10_000,
+    ttl: RESOLVE_CACHE_TTL_MS,
+    noDeleteOnStaleGet: true,
+  });
   /**
    * Keys that did not, by hash, in a cache of their own: a caller sending ever new made-up keys fills only this one,
    * so it cannot push the real keys out of theirs and make every real request read the database.
@@ -54,6 +61,7 @@ export class ApiKeysService implements ApiKeyResolver {
     const deletionsBefore = this.deletions;
     const row = await this.keys.findOne({ where: { keyHash: hex } });
     if (!row) {
+      this.cache.delete(hex);
       this.unknown.set(hex, true);
       return null;
     }
