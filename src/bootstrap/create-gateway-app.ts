@@ -18,7 +18,12 @@ import { answerFrameworkError } from '@app/common/errors/framework-error.handler
 import { registerEarlyAuthentication } from '@app/common/auth/early-authentication.hook';
 import { registerEarlyRateLimit } from '@app/modules/rate-limit/early-rate-limit.hook';
 import { RateLimitBlocks } from '@app/modules/rate-limit/rate-limit-blocks';
-import { API_KEY_RESOLVER, type ApiKeyResolver } from '@app/common/auth/auth-context';
+import {
+  API_KEY_RESOLVER,
+  AUTH_FAILURE_LIMIT,
+  type ApiKeyResolver,
+  type AuthFailureLimit,
+} from '@app/common/auth/auth-context';
 import { setUpSwagger } from './swagger';
 import { registerMultipartUploads } from './multipart-uploads';
 
@@ -64,7 +69,11 @@ export async function createGatewayApp(
   fastify.decorateRequest('auth', null);
   registerRequestLogging(fastify, logging.logger, jsonLogs);
   // Before anything reads or inflates a body (and before the multipart route check): no key, no body read.
-  registerEarlyAuthentication(fastify, app.get<ApiKeyResolver>(API_KEY_RESOLVER));
+  registerEarlyAuthentication(
+    fastify,
+    app.get<ApiKeyResolver>(API_KEY_RESOLVER),
+    app.get<AuthFailureLimit>(AUTH_FAILURE_LIMIT),
+  );
   // A key the rate limit refused: its next bodies are refused unread too (needs the key found just above).
   if (config.rateLimitPerMinute > 0) registerEarlyRateLimit(fastify, app.get(RateLimitBlocks));
   registerBodyDecompression(fastify);

@@ -43,6 +43,17 @@ describe('loadGatewayConfig', () => {
     );
   });
 
+  it('reads AUTH_FAILURES_PER_MINUTE (0, no limit, by default) and refuses a value that is no count', () => {
+    expect(loadGatewayConfig({}).authFailuresPerMinute).toBe(0);
+    expect(loadGatewayConfig({ AUTH_FAILURES_PER_MINUTE: '20' }).authFailuresPerMinute).toBe(20);
+    expect(() => loadGatewayConfig({ AUTH_FAILURES_PER_MINUTE: 'ten' })).toThrow(
+      /AUTH_FAILURES_PER_MINUTE="ten" must be a whole number from 0 to 1000000/,
+    );
+    expect(() => loadGatewayConfig({ AUTH_FAILURES_PER_MINUTE: '-1' })).toThrow(
+      /AUTH_FAILURES_PER_MINUTE="-1" must be a whole number from 0 to 1000000/,
+    );
+  });
+
   it('never prints a secret value in its errors', () => {
     expect(() => loadGatewayConfig({ ADMIN_API_KEY: 'short-secret' })).toThrow(/ADMIN_API_KEY=\(hidden\)/);
     expect(() => loadGatewayConfig({ ADMIN_API_KEY: 'short-secret' })).not.toThrow(/short-secret/);

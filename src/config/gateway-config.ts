@@ -89,6 +89,8 @@ export interface GatewayConfig {
   eventsStreamMaxPerTenant: number;
   /** RATE_LIMIT_PER_MINUTE: requests per API key and minute on this instance; 0 for none. */
   rateLimitPerMinute: number;
+  /** AUTH_FAILURES_PER_MINUTE: failed authentications per client address and minute on this instance; 0 for none. */
+  authFailuresPerMinute: number;
 }
 
 export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
@@ -280,6 +282,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     eventsStreamPollMs: raw.EVENTS_STREAM_POLL_MS as number,
     eventsStreamMaxPerTenant: raw.EVENTS_STREAM_MAX_PER_TENANT as number,
     rateLimitPerMinute: raw.RATE_LIMIT_PER_MINUTE as number,
+    authFailuresPerMinute: raw.AUTH_FAILURES_PER_MINUTE as number,
   };
 }
 

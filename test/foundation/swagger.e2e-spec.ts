@@ -52,7 +52,8 @@ describe('Swagger at /docs', () => {
         documented: true,
       });
       if (path === '/health') continue;
-      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '403']));
+      // 429: RATE_LIMIT_PER_MINUTE and AUTH_FAILURES_PER_MINUTE, when set, may refuse any guarded request.
+      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '403', '429']));
       const success = Object.keys(op.responses).find((s) => s.startsWith('2'));
       expect(success).toBeDefined();
       if (['post', 'put', 'patch'].includes(method) && !path.endsWith('/sync')) {

@@ -1,6 +1,7 @@
 import { DomainError } from '../errors/domain-error';
 import { CommonErrorCode } from '../errors/common.errors';
-import type { ApiKeyResolver, ApiRole, AuthContext } from './auth-context';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ApiKeyResolver, ApiRole, AuthContext, AuthFailureLimit } from './auth-context';
 import { bindLogFields } from '../logging/log-context';
 
 /**
@@ -25,7 +26,46 @@ export async function authorize(
   return auth;
 }
 
-/** The key's context; no or unknown key → 401 (the first half of {@link authorize}, whatever the roles). */
+/**
+ * {@link authenticate} for an HTTP request, the one place that counts failed authentications by client address
+ * (the key guard and the early authentication hook both come here, and the guard never again for a request the
+ * hook has seen). An address whose failures reached AUTH_FAILURES_PER_MINUTE gets 429 with Retry-After for any
+ * request whose key this instance does not already know as a real key: answered from memory, so a caller spraying
+ * made-up keys no longer costs a database read each. A known key still passes, so the real clients behind a proxy
+ * that shares the address keep working.
+ */
+export async function authenticateRequest(
+  resolver: ApiKeyResolver,
+  failures: AuthFailureLimit,
+  request: Pick<FastifyRequest, 'ip' | 'headers'>,
+  reply: Pick<FastifyReply, 'header'>,
+): Promise<AuthContext> {
+  const authorization = request.headers.authorization;
+  const refusedFor = failures.secondsRefused(request.ip);
+  if (refusedFor > 0) {
+    const key = bearerKey(authorization);
+    if (key === undefined || !resolver.isKnown(key)) {
+      failures.recordRefusal();
+      void reply.header('Retry-After', refusedFor);
+      throw new DomainError(
+        CommonErrorCode.TOO_MANY_REQUESTS,
+        `Too many failed authentications from your address within a minute (AUTH_FAILURES_PER_MINUTE); wait ${refusedFor} s (see the Retry-After header) and retry with a valid key.`,
+      );
+    }
+  }
+  try {
+    return await authenticate(resolver, authorization);
+  } catch (error) {
+    if (error instanceof DomainError && error.code === CommonErrorCode.UNAUTHENTICATED)
+      failures.recordFailure(request.ip);
+    throw error;
+  }
+}
+
+/**
+ * The key's context; no or unknown key → 401 (the first half of {@link authorize}, whatever the roles). Counts
+ * nothing: requests come through {@link authenticateRequest}.
+ */
 export async function authenticate(resolver: ApiKeyResolver, authorization: string | undefined): Promise<AuthContext> {
   const key = bearerKey(authorization);
   if (!key) {

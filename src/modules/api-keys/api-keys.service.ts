@@ -24,8 +24,15 @@ function sha256(text: string): Buffer {
 @Injectable()
 export class ApiKeysService implements ApiKeyResolver {
   private readonly adminKeyHash: Buffer | undefined;
-  /** Keys that resolved, by hash. */
-  private readonly cache = new LRUCache<string, AuthContext>({ max: 10_000, ttl: RESOLVE_CACHE_TTL_MS });
+  /**
+   * Keys that resolved, by hash. One whose 5 s are over is looked up again but stays held meanwhile (until the
+   * lookup replaces it, or finds the key gone): it is still known ({@link isKnown}) while its lookup runs.
+   */
+  private readonly cache = new LRUCache<string, AuthContext>({
+    max: 10_000,
+    ttl: RESOLVE_CACHE_TTL_MS,
+    noDeleteOnStaleGet: true,
+  });
   /**
    * Keys that did not, by hash, in a cache of their own: a caller sending ever new made-up keys fills only this one,
    * so it cannot push the real keys out of theirs and make every real request read the database.
@@ -54,12 +61,20 @@ export class ApiKeysService implements ApiKeyResolver {
     const deletionsBefore = this.deletions;
     const row = await this.keys.findOne({ where: { keyHash: hex } });
     if (!row) {
+      this.cache.delete(hex);
       this.unknown.set(hex, true);
       return null;
     }
     const auth: AuthContext = { keyId: row.id, role: row.role, tenantId: row.tenantId };
     if (this.deletions === deletionsBefore) this.cache.set(hex, auth);
     return auth;
+  }
+
+  isKnown(presentedKey: string): boolean {
+    const hash = sha256(presentedKey);
+    if (this.adminKeyHash && timingSafeEqual(hash, this.adminKeyHash)) return true;
+    // Its 5 s over or not: this only lets the key be looked up (resolve decides).
+    return this.cache.peek(hash.toString('hex'), { allowStale: true }) !== undefined;
   }
 
   async create(caller: AuthContext, dto: CreateApiKeyDto): Promise<CreatedApiKeyDto> {

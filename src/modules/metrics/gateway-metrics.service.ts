@@ -61,6 +61,11 @@ export class GatewayMetrics {
     labelNames: ['type'] as const,
     registers: [this.registry],
   });
+  private readonly authFailureRefusals = new Counter({
+    name: 'gateway_auth_failure_refusals_total',
+    help: 'Requests answered 429 without their key being looked up: their client address had failed authentication AUTH_FAILURES_PER_MINUTE times within the minute.',
+    registers: [this.registry],
+  });
   private readonly toolLabels = new Set<string>();
   /** Label values taken by each tenant's tools (the platform's are not counted here). */
   private readonly tenantLabelCounts = new Map<string, number>();
@@ -89,6 +94,11 @@ export class GatewayMetrics {
   /** The outbox round gave up on a kept session event of `type` (a contract event type: a bounded label). */
   recordSessionEventGivenUp(type: string): void {
     this.sessionEventsGivenUp.labels(type).inc();
+  }
+
+  /** A request from an address refused for its failed authentications was answered 429 (no address: unbounded). */
+  recordAuthFailureRefusal(): void {
+    this.authFailureRefusals.inc();
   }
 
   /** One finished call (every entry: act, resume, execute). */

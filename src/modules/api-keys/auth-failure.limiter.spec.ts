@@ -1,0 +1,63 @@
+import { Logger } from '@nestjs/common';
+import { GatewayMetrics } from '@app/modules/metrics/gateway-metrics.service';
+import { AuthFailureLimiter, MAX_COUNTED_ADDRESSES } from './auth-failure.limiter';
+
+const T0 = 1_000_000;
+
+function limiter(authFailuresPerMinute: number): AuthFailureLimiter {
+  return new AuthFailureLimiter({ authFailuresPerMinute }, new GatewayMetrics());
+}
+
+describe('AuthFailureLimiter', () => {
+  let warn: jest.SpyInstance;
+  beforeEach(() => (warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined)));
+  afterEach(() => warn.mockRestore());
+
+  describe('secondsRefused', () => {
+    it('refuses an address once its failures reach the limit, until the minute of its first failure is over', () => {
+      const failures = limiter(3);
+      failures.recordFailure('10.0.0.1', T0);
+      failures.recordFailure('10.0.0.1', T0 + 10_000);
+      expect(failures.secondsRefused('10.0.0.1', T0 + 10_000)).toBe(0);
+      failures.recordFailure('10.0.0.1', T0 + 20_000);
+      expect(failures.secondsRefused('10.0.0.1', T0 + 20_000)).toBe(40);
+      expect(failures.secondsRefused('10.0.0.1', T0 + 59_001)).toBe(1);
+      expect(failures.secondsRefused('10.0.0.2', T0 + 20_000)).toBe(0);
+      // The minute is over: the address starts again from nothing.
+      expect(failures.secondsRefused('10.0.0.1', T0 + 60_000)).toBe(0);
+      failures.recordFailure('10.0.0.1', T0 + 60_000);
+      expect(failures.secondsRefused('10.0.0.1', T0 + 60_000)).toBe(0);
+    });
+
+    it('refuses nothing and holds nothing with the setting at 0', () => {
+      const failures = limiter(0);
+      for (let i = 0; i < 100; i++) failures.recordFailure('10.0.0.1', T0);
+      expect(failures.secondsRefused('10.0.0.1', T0)).toBe(0);
+      expect(failures.size).toBe(0);
+    });
+  });
+
+  describe('recordFailure', () => {
+    it('holds a bounded number of addresses, forgetting the one seen least lately', () => {
+      const failures = limiter(1);
+      failures.recordFailure('2001:db8::1', T0);
+      for (let i = 0; i < MAX_COUNTED_ADDRESSES * 2; i++) {
+        failures.recordFailure(`2001:db8::${(i + 2).toString(16)}`, T0);
+        // A refused address that keeps asking stays counted.
+        if (i % 1000 === 0) expect(failures.secondsRefused('2001:db8::1', T0)).toBe(60);
+      }
+      expect(failures.size).toBe(MAX_COUNTED_ADDRESSES);
+      expect(failures.secondsRefused('2001:db8::1', T0)).toBe(60);
+      expect(failures.secondsRefused('2001:db8::2', T0)).toBe(0);
+    });
+
+    it('warns once per address and minute, naming the address', () => {
+      const failures = limiter(2);
+      for (let i = 0; i < 5; i++) failures.recordFailure('192.0.2.7', T0 + i);
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(warn.mock.calls[0][0]).toMatch(/^192\.0\.2\.7 failed authentication 2 times within a minute/);
+      for (let i = 0; i < 5; i++) failures.recordFailure('192.0.2.7', T0 + 60_000 + i);
+      expect(warn).toHaveBeenCalledTimes(2);
+    });
+  });
+});

@@ -1,0 +1,77 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
+import type { AuthFailureLimit } from '@app/common/auth/auth-context';
+import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
+import { GatewayMetrics } from '@app/modules/metrics/gateway-metrics.service';
+
+const MINUTE_MS = 60_000;
+/**
+ * Addresses counted at once. Every address that fails takes an entry, so a caller with many addresses (an IPv6
+ * prefix holds billions) would grow a plain map without end: past this, the address seen least lately is
+ * forgotten, and counts again from nothing, as a new address would.
+ */
+export const MAX_COUNTED_ADDRESSES = 10_000;
+
+/** One address's failed authentications within its minute, which starts at its first failure. */
+interface AddressFailures {
+  minuteEndsAt: number;
+  failures: number;
+}
+
+/**
+ * AUTH_FAILURES_PER_MINUTE per client address on this instance (the counts live in this process). An address that
+ * failed that many times is refused until the minute that began with its first failure is over; then it starts
+ * again. A WARN line names the address (never a key) when it is refused, once per minute; the refusals are counted
+ * in `gateway_auth_failure_refusals_total`. With the setting at 0 it counts and refuses nothing.
+ */
+@Injectable()
+export class AuthFailureLimiter implements AuthFailureLimit {
+  private readonly logger = new Logger('AuthFailures');
+  private readonly addresses = new LRUCache<string, AddressFailures>({ max: MAX_COUNTED_ADDRESSES });
+  private readonly perMinute: number;
+
+  constructor(
+    @Inject(GATEWAY_CONFIG) config: Pick<GatewayConfig, 'authFailuresPerMinute'>,
+    private readonly metrics: GatewayMetrics,
+  ) {
+    this.perMinute = config.authFailuresPerMinute;
+  }
+
+  /** Addresses counted now (refused, or failed lately). */
+  get size(): number {
+    return this.addresses.size;
+  }
+
+  secondsRefused(address: string, now = Date.now()): number {
+    if (this.perMinute === 0) return 0;
+    const counted = this.minuteOf(address, now);
+    if (counted === undefined || counted.failures < this.perMinute) return 0;
+    return Math.ceil((counted.minuteEndsAt - now) / 1000);
+  }
+
+  recordFailure(address: string, now = Date.now()): void {
+    if (this.perMinute === 0) return;
+    let counted = this.minuteOf(address, now);
+    if (counted === undefined) {
+      counted = { minuteEndsAt: now + MINUTE_MS, failures: 0 };
+      this.addresses.set(address, counted);
+    }
+    counted.failures++;
+    if (counted.failures === this.perMinute)
+      this.logger.warn(
+        `${address} failed authentication ${counted.failures} times within a minute (AUTH_FAILURES_PER_MINUTE): its requests without a known key are answered 429 for ${Math.ceil((counted.minuteEndsAt - now) / 1000)} s`,
+      );
+  }
+
+  recordRefusal(): void {
+    this.metrics.recordAuthFailureRefusal();
+  }
+
+  /** The address's count while its minute lasts; forgotten once it is over. */
+  private minuteOf(address: string, now: number): AddressFailures | undefined {
+    const counted = this.addresses.get(address);
+    if (counted === undefined || counted.minuteEndsAt > now) return counted;
+    this.addresses.delete(address);
+    return undefined;
+  }
+}
