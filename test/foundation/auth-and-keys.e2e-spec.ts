@@ -1,5 +1,6 @@
 import { describeEachDialect } from '@test/support/test-database';
 import { bearer, createKey, gatewayForSuite } from '@test/support/gateway-test-app';
+import { waitFor } from '@test/support/wait-for';
 import { hash } from 'node:crypto';
 import { DataSource, type Repository } from 'typeorm';
 import type { LRUCache } from 'lru-cache';
@@ -147,13 +148,47 @@ describe('a key deleted while a request holding it is being authenticated', () =
         .then((r) => r.status);
       await lookupRead;
       await suite.gw.http.delete(`/api/v1/admin/api-keys/${created.body.id}`).set(suite.gw.admin).expect(200);
+      // A request that starts after the delete does not share the lookup still in flight: it reads the key again.
+      const startedAfter = suite.gw.http
+        .get('/api/v1/admin/tools')
+        .set(bearer(created.body.key))
+        .then((r) => r.status);
+      await waitFor(() => spy.mock.calls.filter(([o]) => (o.where as { keyHash?: string }).keyHash).length === 2, {
+        description: "the second request's own lookup",
+      });
       deleted();
       await inFlight;
+      expect(await startedAfter).toBe(401);
     } finally {
       spy.mockRestore();
     }
     const after = await suite.gw.http.get('/api/v1/admin/tools').set(bearer(created.body.key));
     expect(after.status).toBe(401);
+  });
+
+  it('looks a key up once for concurrent requests with it, real or made up', async () => {
+    const created = await suite.gw.http
+      .post('/api/v1/admin/api-keys')
+      .set(suite.gw.admin)
+      .send({ name: 'shared', role: 'admin', tenantId: 'acme' })
+      .expect(201);
+    const service = suite.gw.app.get(ApiKeysService);
+    const keys = (service as unknown as { keys: Repository<ApiKeyEntity> }).keys;
+    // Not in the cache yet (its creation does not put it there): as after a restart.
+    const spy = jest.spyOn(keys, 'findOne');
+    try {
+      // All asked before any lookup is answered.
+      const answers = await Promise.all(
+        [created.body.key as string, 'gwk_made-up-shared'].flatMap((key) =>
+          Array.from({ length: 10 }, () => service.resolve(key)),
+        ),
+      );
+      expect(answers.slice(0, 10)).toEqual(Array(10).fill(expect.objectContaining({ tenantId: 'acme' })));
+      expect(answers.slice(10)).toEqual(Array(10).fill(null));
+      expect(spy.mock.calls.filter(([o]) => (o.where as { keyHash?: string }).keyHash)).toHaveLength(2);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('made-up keys, however many, do not push a real key out of the resolve cache', async () => {

@@ -43,6 +43,12 @@ export class ApiKeysService implements ApiKeyResolver {
    * cleared the cache (the deleted key would work here for RESOLVE_CACHE_TTL_MS more).
    */
   private deletions = 0;
+  /**
+   * Lookups reading the database, by hash: concurrent requests with one key not in either cache (after a restart, or
+   * one made-up key sent many times at once) share one read. Forgotten on every delete, so a request that starts
+   * after a delete reads again rather than take a row read before it.
+   */
+  private readonly lookups = new Map<string, Promise<AuthContext | null>>();
 
   constructor(
     @InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>,
@@ -58,6 +64,17 @@ export class ApiKeysService implements ApiKeyResolver {
     const cached = this.cache.get(hex);
     if (cached !== undefined) return cached;
     if (this.unknown.has(hex)) return null;
+    let lookup = this.lookups.get(hex);
+    if (!lookup) {
+      const shared = this.lookUp(hex).finally(() => {
+        if (this.lookups.get(hex) === shared) this.lookups.delete(hex);
+      });
+      this.lookups.set(hex, (lookup = shared));
+    }
+    return lookup;
+  }
+
+  private async lookUp(hex: string): Promise<AuthContext | null> {
     const deletionsBefore = this.deletions;
     const row = await this.keys.findOne({ where: { keyHash: hex } });
     if (!row) {
@@ -113,6 +130,7 @@ export class ApiKeysService implements ApiKeyResolver {
     }
     await this.keys.delete({ id });
     this.deletions++;
+    this.lookups.clear();
     this.cache.delete(row.keyHash);
     return toDto(row);
   }
