@@ -7,6 +7,8 @@ import { SessionEventOutboxRecovery } from '@app/modules/session-events/session-
 import { SessionEventOutboxRepository } from '@app/modules/session-events/session-event-outbox.repository';
 import { GATEWAY_CONFIG, type GatewayConfig } from '@app/config/gateway-config';
 import { RetentionRepository } from '@app/modules/retention/retention.repository';
+import { HotSql } from '@app/database/hot-sql';
+import { recordStatements } from '@test/support/statement-counter';
 
 describeEachDialect('session events: durable, ordered per session, tenant-scoped', (dialect) => {
   const suite = gatewayForSuite(dialect);
@@ -74,9 +76,17 @@ describeEachDialect('session events: durable, ordered per session, tenant-scoped
   it('writes events recorded behind calls of several sessions together, numbered in order within each session', async () => {
     const store = gw.app.get(SessionEventsStore);
     const sessions = ['batch-a', 'batch-b'];
-    for (let i = 0; i < 7; i++)
-      store.record({ tenantId: 't-events', sessionId: sessions[i % 2], type: 'tool.started', data: { i } });
-    await store.flush();
+    const recording = recordStatements(gw.app.get(DataSource), gw.app.get(HotSql));
+    try {
+      for (let i = 0; i < 7; i++)
+        store.record({ tenantId: 't-events', sessionId: sessions[i % 2], type: 'tool.started', data: { i } });
+      await store.flush();
+      // One statement for the batch: a batch statement the database refuses falls back to one event at a time,
+      // which would write the same events (a commit each).
+      expect(recording.statements.filter((sql) => /^INSERT INTO session_event /.test(sql))).toHaveLength(1);
+    } finally {
+      recording.stop();
+    }
     const a = (await store.page('batch-a', 0, 100)).items;
     const b = (await store.page('batch-b', 0, 100)).items;
     expect(a.map((e) => [e.seq, e.data.i])).toEqual([
