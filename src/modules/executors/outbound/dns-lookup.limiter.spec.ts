@@ -29,6 +29,27 @@ function slowResolver() {
 
 const settle = () => new Promise((r) => setImmediate(r));
 
+/**
+ * The tenants' lookups of `names` hold every slot (`limit`) and wait behind them: the platform's lookup, asked now,
+ * gets the first slot freed (not the next of the tenants' names); then every lookup is answered.
+ */
+async function expectPlatformServedFirst(
+  dns: ReturnType<typeof slowResolver>,
+  platform: OutboundGuard,
+  names: readonly string[],
+  limit: number,
+  tenantChecks: readonly Promise<unknown>[],
+): Promise<void> {
+  const platformCheck = platform.assertAllowed(new URL('https://model.example/'));
+  await dns.answer(names[0]);
+  await settle();
+  expect(dns.calls.slice(limit)).toEqual(['model.example']);
+  await dns.answer('model.example');
+  await expect(platformCheck).resolves.toMatchObject({ address: '93.184.216.34' });
+  for (const h of names.slice(1)) await dns.answer(h);
+  await Promise.all(tenantChecks);
+}
+
 describe('DnsLookupLimiter', () => {
   it('runs at most maxConcurrent lookups at once; the others start as slots free up, failed ones included', async () => {
     const dns = slowResolver();
@@ -136,14 +157,7 @@ describe('DnsLookupLimiter', () => {
     await expect(tenants.assertAllowed(new URL('https://one-more.example/'))).rejects.toMatchObject({
       errorClass: 'DNS_FAILED',
     });
-    const platformCheck = platform.assertAllowed(new URL('https://model.example/'));
-    await dns.answer('t0.example');
-    await settle();
-    expect(dns.calls.slice(limit)).toEqual(['model.example']);
-    await dns.answer('model.example');
-    await expect(platformCheck).resolves.toMatchObject({ address: '93.184.216.34' });
-    for (const h of names.slice(1)) await dns.answer(h);
-    await Promise.all(tenantChecks);
+    await expectPlatformServedFirst(dns, platform, names, limit, tenantChecks);
   });
 
   it("gives tenants' calls a queue of their own with OUTBOUND_PLATFORM_ONLY_HOSTS empty too", async () => {
@@ -156,15 +170,7 @@ describe('DnsLookupLimiter', () => {
       const names = Array.from({ length: limit + 3 }, (_, i) => `t${i}.example`);
       const tenantChecks = names.map((h) => agent.scope('acme').guard.assertAllowed(new URL(`https://${h}/`)));
       await settle();
-      const platformCheck = agent.scope(null).guard.assertAllowed(new URL('https://model.example/'));
-      await dns.answer('t0.example');
-      await settle();
-      // The freed slot goes to the platform's waiting lookup, not to the next of the tenants' stuck names.
-      expect(dns.calls.slice(limit)).toEqual(['model.example']);
-      await dns.answer('model.example');
-      await expect(platformCheck).resolves.toMatchObject({ address: '93.184.216.34' });
-      for (const h of names.slice(1)) await dns.answer(h);
-      await Promise.all(tenantChecks);
+      await expectPlatformServedFirst(dns, agent.scope(null).guard, names, limit, tenantChecks);
     } finally {
       await agent.onModuleDestroy();
     }
