@@ -3,6 +3,7 @@ import type { RiskHint, RiskVerdict } from './risk.types';
 import { RiskMatchSink } from './risk-match.sink';
 import { shellJoin } from './risk-shell-word';
 import { evaluateTextInto } from './risk-text.evaluator';
+import { newEvaluationWork } from './risk-scan';
 
 type Schema = Record<string, unknown>;
 
@@ -60,6 +61,8 @@ export function evaluateRiskArguments(args: unknown, schema?: Record<string, unk
 class ArgumentsWalker {
   private readonly seen = new WeakSet<object>();
   private parsed = 0;
+  /** One evaluation's bounds for all the call's strings: each string with its own let 2,000 of them parse for seconds. */
+  private readonly work = newEvaluationWork();
 
   constructor(
     private readonly sink: RiskMatchSink,
@@ -130,7 +133,7 @@ class ArgumentsWalker {
       this.sink.add('opaque', `arguments hold more than ${MAX_PARSED_STRINGS} command-like strings`);
       return;
     }
-    if (evaluateTextInto(text, hint, this.sink)) this.parsed++;
+    if (evaluateTextInto(text, hint, this.sink, this.work)) this.parsed++;
   }
 
   /** Follows a local `$ref` (`#/$defs/x`, `#/definitions/x`). */

@@ -102,6 +102,15 @@ describe('evaluateRiskText on hostile input', () => {
       expect(evaluateRiskText(lines).rules.map((r) => r.rule)).toEqual(['opaque']);
     });
 
+    it("shares it among one call's argument strings, and their bounds of nested code too", () => {
+      const args = (...texts: string[]) => evaluateRiskArguments(Object.fromEntries(texts.map((t, i) => [`k${i}`, t])));
+      // Each under the budget alone, past it together: 40 such strings used to cost each a whole budget of parsing.
+      expect(args(statements(4_000)).risky).toBe(false);
+      expect(args(statements(4_000), statements(4_000)).rules.map((r) => r.rule)).toEqual(['opaque']);
+      expect(args('sh -c ls; '.repeat(200), 'sh -c ls; '.repeat(56)).risky).toBe(false);
+      expect(args('sh -c ls; '.repeat(200), 'sh -c ls; '.repeat(57)).rules.map((r) => r.rule)).toEqual(['opaque']);
+    });
+
     it('gives each evaluation its own budget, and parses normally after one spent it', () => {
       expect(rulesOf(statements(7_000))).toEqual(['opaque']);
       expect(rulesOf('cat <<EOF > x.sh\nrm -rf /srv\nEOF\nsh x.sh')).toEqual(['recursive-delete']);

@@ -35,10 +35,18 @@ export const MAX_NESTED_READS = 256;
  */
 export const MAX_PARSED_SHELL_NODES = 32_768;
 
-/** Work one evaluation has done, shared by every level of it. */
-interface EvaluationWork extends ShellParseBudget {
+/**
+ * Work one evaluation has done, shared by every level of it, and by every string of one call's arguments: a call of
+ * many strings gets the bounds of one text, not of each string.
+ */
+export interface EvaluationWork extends ShellParseBudget {
   chars: number;
   reads: number;
+}
+
+/** The bounds of one evaluation, none spent yet. */
+export function newEvaluationWork(): EvaluationWork {
+  return { chars: 0, reads: 0, nodesLeft: MAX_PARSED_SHELL_NODES };
 }
 
 /** The state of one evaluation: where matches go, how deep the nesting is, how to read nested code. */
@@ -50,7 +58,7 @@ export class RiskScan {
     /** True for code run once per item of a generated list (`find . -exec sh -c 'rm "$1"' _ {} \;`). */
     readonly many = false,
     /** Shared by every level of one evaluation. */
-    private readonly nestedRead: EvaluationWork = { chars: 0, reads: 0, nodesLeft: MAX_PARSED_SHELL_NODES },
+    private readonly nestedRead: EvaluationWork = newEvaluationWork(),
   ) {}
 
   /** What this evaluation may still spend on parsing shell. */

@@ -2,7 +2,7 @@ import type { RiskHint, RiskVerdict } from './risk.types';
 import { scanInterpreterCode } from './risk-code.scanner';
 import { RiskMatchSink } from './risk-match.sink';
 import { mayBeRisky } from './risk-precheck';
-import { RiskAnalyzers, RiskScan } from './risk-scan';
+import { EvaluationWork, newEvaluationWork, RiskAnalyzers, RiskScan } from './risk-scan';
 import { analyzeShell } from './risk-shell.analyzer';
 import { scanUnparsedShell } from './risk-shell-fallback.scanner';
 import { analyzeSql, readSql } from './risk-sql.analyzer';
@@ -46,10 +46,18 @@ const ANALYZERS: RiskAnalyzers = {
   script: (text, scan) => scanInterpreterCode(text, 'script', scan),
 };
 
-/** Evaluates one text into `sink` (shared by the text and the arguments entry points); false when the pre-check skipped it. */
-export function evaluateTextInto(text: string, hint: RiskHint, sink: RiskMatchSink): boolean {
+/**
+ * Evaluates one text into `sink` (shared by the text and the arguments entry points), within `work` (the bounds of
+ * the evaluation it is part of: one call's arguments share theirs); false when the pre-check skipped it.
+ */
+export function evaluateTextInto(
+  text: string,
+  hint: RiskHint,
+  sink: RiskMatchSink,
+  work: EvaluationWork = newEvaluationWork(),
+): boolean {
   if (!text.trim() || !mayBeRisky(text)) return false;
-  const scan = new RiskScan(sink, ANALYZERS);
+  const scan = new RiskScan(sink, ANALYZERS, 0, false, work);
   try {
     if (text.length > MAX_PARSED_TEXT) scanUnparsedShell(text, scan);
     else if (hint === 'sql') analyzeHintedSql(text, scan);
