@@ -414,7 +414,7 @@ export const GATEWAY_SETTINGS = [
     kind: { type: 'int', min: 0, max: 1_000_000 },
     defaultValue: '0',
     description:
-      "Failed authentications (401: no, malformed, unknown or revoked key) one client address may cause per minute on one instance; past them, until that minute is over, the address's requests get 429 TOO_MANY_REQUESTS with Retry-After without their key being looked up, unless the key is one this instance already knows as a real key. The address is the connection's peer (behind a proxy, the proxy's). 0: no limit.",
+      "Failed authentications (401: no, malformed, unknown or revoked key) one client address may cause per minute on one instance; past them, until that minute is over, the address's requests get 429 TOO_MANY_REQUESTS with Retry-After without their key being looked up, unless the key is one this instance already knows as a real key. The address is the connection's peer (behind a proxy, the proxy's); an IPv6 address counts by its /64, which one client holds whole. 0: no limit.",
   },
   {
     env: 'GATEWAY_FAULT_INJECTION',

@@ -29,6 +29,24 @@ describe('AuthFailureLimiter', () => {
       expect(failures.secondsRefused('10.0.0.1', T0 + 60_000)).toBe(0);
     });
 
+    it('counts the addresses of one IPv6 /64 together: a caller holds the whole prefix, not one address', () => {
+      const failures = limiter(2);
+      failures.recordFailure('2001:db8:1:2::a', T0);
+      failures.recordFailure('2001:db8:1:2:ffff:ffff:ffff:ffff', T0);
+      expect(failures.secondsRefused('2001:db8:1:2:abcd::1', T0)).toBe(60);
+      expect(failures.secondsRefused('2001:db8:1:3::a', T0)).toBe(0);
+      expect(failures.size).toBe(1);
+    });
+
+    it('counts an IPv4-mapped address (a dual-stack listener) as its IPv4 address, each on its own', () => {
+      const failures = limiter(2);
+      failures.recordFailure('::ffff:192.0.2.7', T0);
+      failures.recordFailure('192.0.2.7', T0);
+      expect(failures.secondsRefused('::ffff:192.0.2.7', T0)).toBe(60);
+      expect(failures.secondsRefused('::ffff:192.0.2.8', T0)).toBe(0);
+      expect(failures.secondsRefused('192.0.2.8', T0)).toBe(0);
+    });
+
     it('refuses nothing and holds nothing with the setting at 0', () => {
       const failures = limiter(0);
       for (let i = 0; i < 100; i++) failures.recordFailure('10.0.0.1', T0);
@@ -40,15 +58,15 @@ describe('AuthFailureLimiter', () => {
   describe('recordFailure', () => {
     it('holds a bounded number of addresses, forgetting the one seen least lately', () => {
       const failures = limiter(1);
-      failures.recordFailure('2001:db8::1', T0);
+      failures.recordFailure('2001:db8:1::1', T0);
       for (let i = 0; i < MAX_COUNTED_ADDRESSES * 2; i++) {
-        failures.recordFailure(`2001:db8::${(i + 2).toString(16)}`, T0);
+        failures.recordFailure(`2001:db8:${(i + 2).toString(16)}::1`, T0);
         // A refused address that keeps asking stays counted.
-        if (i % 1000 === 0) expect(failures.secondsRefused('2001:db8::1', T0)).toBe(60);
+        if (i % 1000 === 0) expect(failures.secondsRefused('2001:db8:1::1', T0)).toBe(60);
       }
       expect(failures.size).toBe(MAX_COUNTED_ADDRESSES);
-      expect(failures.secondsRefused('2001:db8::1', T0)).toBe(60);
-      expect(failures.secondsRefused('2001:db8::2', T0)).toBe(0);
+      expect(failures.secondsRefused('2001:db8:1::1', T0)).toBe(60);
+      expect(failures.secondsRefused('2001:db8:2::1', T0)).toBe(0);
     });
 
     it('warns once per address and minute, naming the address', () => {

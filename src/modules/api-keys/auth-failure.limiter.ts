@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import type { AuthFailureLimit } from '@app/common/auth/auth-context';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { GatewayMetrics } from '@app/modules/metrics/gateway-metrics.service';
+import { parseAddress } from '@app/modules/executors/outbound/outbound-address.classifier';
 
 const MINUTE_MS = 60_000;
 /**
@@ -12,6 +13,25 @@ const MINUTE_MS = 60_000;
  */
 export const MAX_COUNTED_ADDRESSES = 10_000;
 
+/**
+ * The IPv6 prefix length counted as one client: a single subscriber or host is given a whole /64 (and picks any of
+ * its 2^64 addresses at will), so counting each address would let one caller fail without end, one address each.
+ */
+const IPV6_CLIENT_PREFIX = 64;
+
+/**
+ * Who `address` counts as: an IPv4 address itself (also when a dual-stack listener reports it IPv4-mapped,
+ * `::ffff:a.b.c.d`), an IPv6 address its /64 (`2001:db8:1:2::/64`).
+ */
+export function countedClientOf(address: string): string {
+  const parsed = parseAddress(address);
+  if (parsed === null) return address;
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  const parts = parsed.toByteArray().slice(0, IPV6_CLIENT_PREFIX / 8);
+  const groups = [0, 2, 4, 6].map((i) => ((parts[i] << 8) | parts[i + 1]).toString(16));
+  return `${groups.join(':')}::/${IPV6_CLIENT_PREFIX}`;
+}
+
 /** One address's failed authentications within its minute, which starts at its first failure. */
 interface AddressFailures {
   minuteEndsAt: number;
@@ -19,9 +39,9 @@ interface AddressFailures {
 }
 
 /**
- * AUTH_FAILURES_PER_MINUTE per client address on this instance (the counts live in this process). An address that
- * failed that many times is refused until the minute that began with its first failure is over; then it starts
- * again. A WARN line names the address (never a key) when it is refused, once per minute; the refusals are counted
+ * AUTH_FAILURES_PER_MINUTE per client address ({@link countedClientOf}: an IPv6 address counts by its /64) on this
+ * instance (the counts live in this process). An address that failed that many times is refused until the minute
+ * that began with its first failure is over; then it starts again. A WARN line names the address (never a key) when it is refused, once per minute; the refusals are counted
  * in `gateway_auth_failure_refusals_total`. With the setting at 0 it counts and refuses nothing.
  */
 @Injectable()
@@ -44,13 +64,14 @@ export class AuthFailureLimiter implements AuthFailureLimit {
 
   secondsRefused(address: string, now = Date.now()): number {
     if (this.perMinute === 0) return 0;
-    const counted = this.minuteOf(address, now);
+    const counted = this.minuteOf(countedClientOf(address), now);
     if (counted === undefined || counted.failures < this.perMinute) return 0;
     return Math.ceil((counted.minuteEndsAt - now) / 1000);
   }
 
-  recordFailure(address: string, now = Date.now()): void {
+  recordFailure(peer: string, now = Date.now()): void {
     if (this.perMinute === 0) return;
+    const address = countedClientOf(peer);
     let counted = this.minuteOf(address, now);
     if (counted === undefined) {
       counted = { minuteEndsAt: now + MINUTE_MS, failures: 0 };
