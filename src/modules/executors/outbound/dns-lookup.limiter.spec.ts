@@ -112,6 +112,30 @@ describe('DnsLookupLimiter', () => {
     expect(dns.calls).toEqual(['stuck.example', 'fresh.example']);
   });
 
+  it('makes room in a full queue by dropping the lookups that waited past the connect timeout, not the new one', async () => {
+    const dns = slowResolver();
+    let now = 1_000_000;
+    const limiter = new DnsLookupLimiter(dns.resolve, 1, () => now);
+    const stuck = limiter.lookup('stuck.example');
+    const forgotten = Array.from({ length: 256 }, (_, i) =>
+      limiter.lookup(`h${i}.example`).then(
+        () => 'resolved',
+        (err: { code?: string }) => err.code,
+      ),
+    );
+    now += OUTBOUND_CONNECT_TIMEOUT_MS + 1;
+    const late = limiter.lookup('late.example').then(
+      (addresses) => addresses[0].address,
+      (err: { code?: string }) => err.code,
+    );
+    await dns.answer('stuck.example');
+    await stuck;
+    expect(new Set(await Promise.all(forgotten))).toEqual(new Set(['EAI_AGAIN']));
+    await dns.answer('late.example');
+    expect(await late).toBe('93.184.216.34');
+    expect(dns.calls).toEqual(['stuck.example', 'late.example']);
+  });
+
   it('keeps a queued lookup another caller asked for since, however long its first caller waited', async () => {
     const dns = slowResolver();
     let now = 1_000_000;

@@ -24,9 +24,9 @@ export type DnsLookupLane = 'platform' | 'tenants';
  * Each lane (the platform's guard, the tenants' guard) waits in a queue of its own, and a freed slot goes to the lanes
  * in turn: tenants' tools pointing at names that never answer fill their own queue, never the platform's (its models,
  * its services), which keeps getting every other slot. A lookup that waited longer than its socket's connect timeout
- * is dropped when its turn comes (EAI_AGAIN), so names that never answer do not make the queue run lookups no one
- * waits for any more. (OutboundHttpAgent gives tenants' calls a guard of their own,
- * whatever OUTBOUND_PLATFORM_ONLY_HOSTS holds.)
+ * is dropped when its turn comes (EAI_AGAIN), or when its queue is full and another lookup asks for a place, so names
+ * that never answer neither make the queue run lookups no one waits for any more nor refuse new ones in their name.
+ * (OutboundHttpAgent gives tenants' calls a guard of their own, whatever OUTBOUND_PLATFORM_ONLY_HOSTS holds.)
  */
 export class DnsLookupLimiter {
   private readonly inFlight = new Map<string, SharedLookup>();
@@ -59,6 +59,8 @@ export class DnsLookupLimiter {
     if (this.running < this.maxConcurrent) this.running++;
     else {
       const queue = this.waiting.get(lane) ?? [];
+      // Lookups no one waits for any more hold no place in it.
+      if (queue.length >= MAX_WAITING_LOOKUPS) this.dropStale(queue);
       if (queue.length >= MAX_WAITING_LOOKUPS) {
         throw Object.assign(
           new Error(`${MAX_WAITING_LOOKUPS} host name lookups are already waiting for the resolver`),
@@ -84,21 +86,36 @@ export class DnsLookupLimiter {
   private handOver(freedBy: DnsLookupLane): void {
     const lanes = [...this.waiting.keys()];
     const start = lanes.indexOf(freedBy) + 1;
-    const staleBefore = this.now() - OUTBOUND_CONNECT_TIMEOUT_MS;
+    const staleBefore = this.staleBefore();
     for (let i = 0; i < lanes.length; i++) {
       const queue = this.waiting.get(lanes[(start + i) % lanes.length])!;
       for (let next = queue.shift(); next; next = queue.shift()) {
         if (next.wantedAt >= staleBefore) return next.start();
-        next.drop(
-          Object.assign(
-            new Error(`waited more than ${OUTBOUND_CONNECT_TIMEOUT_MS} ms for the resolver; its connect timed out`),
-            { code: 'EAI_AGAIN' },
-          ),
-        );
+        next.drop(waitedPastConnectTimeout());
       }
     }
     this.running--;
   }
+
+  /** Drops the lookups of `queue` that waited past the connect timeout (EAI_AGAIN), keeping the others in order. */
+  private dropStale(queue: QueuedLookup[]): void {
+    const staleBefore = this.staleBefore();
+    for (const stale of queue.filter((q) => q.wantedAt < staleBefore)) stale.drop(waitedPastConnectTimeout());
+    queue.splice(0, queue.length, ...queue.filter((q) => q.wantedAt >= staleBefore));
+  }
+
+  /** A lookup last asked for before this has no caller left: its socket's connect timed out. */
+  private staleBefore(): number {
+    return this.now() - OUTBOUND_CONNECT_TIMEOUT_MS;
+  }
+}
+
+/** Why a queued lookup was dropped. */
+function waitedPastConnectTimeout(): Error {
+  return Object.assign(
+    new Error(`waited more than ${OUTBOUND_CONNECT_TIMEOUT_MS} ms for the resolver; its connect timed out`),
+    { code: 'EAI_AGAIN' },
+  );
 }
 
 /** A lookup waiting for a slot. */
