@@ -213,6 +213,23 @@ describe('compileArgumentsReviver', () => {
     const parameters = { ...level('root'), properties: { ...level('root').properties, box: level('box') } };
     parameters.required = [...names, 'box'];
 
+    /** Every spec variant, with the format the reviver is told for it. */
+    const EVERY_FORMAT = [
+      ['openai', 'openai'],
+      ['openai-strict', 'openai'],
+      ['openai-responses', 'openai-responses'],
+      ['anthropic', 'anthropic'],
+      ['gemini', 'gemini'],
+    ] as const;
+
+    /** The tool's parameters as the spec of `variant` sends them, and the warnings of that spec. */
+    const sentParameters = (variant: (typeof EVERY_FORMAT)[number][0], parameters: Record<string, unknown>) => {
+      const emitted = emitToolSpec(variant, { name: 't', description: 't', parameters });
+      const spec = JSON.parse(emitted.json) as Record<string, Record<string, unknown> | undefined>;
+      const sent = (spec.function?.parameters ?? spec.input_schema ?? spec.parameters) as Record<string, unknown>;
+      return { sent, warnings: emitted.warnings };
+    };
+
     /** What a model given `schema` sends: each string property's description as its value, under the key it was sent. */
     const answer = (schema: Record<string, unknown>): Record<string, unknown> =>
       Object.fromEntries(
@@ -222,30 +239,14 @@ describe('compileArgumentsReviver', () => {
         ]),
       );
 
-    it.each([
-      ['openai', 'openai'],
-      ['openai-strict', 'openai'],
-      ['openai-responses', 'openai-responses'],
-      ['anthropic', 'anthropic'],
-      ['gemini', 'gemini'],
-    ] as const)('gives each name its own argument for %s', (variant, format: ModelFormat) => {
-      const spec = JSON.parse(emitToolSpec(variant, { name: 't', description: 't', parameters }).json) as Record<
-        string,
-        Record<string, unknown> | undefined
-      >;
-      const sent = (spec.function?.parameters ?? spec.input_schema ?? spec.parameters) as Record<string, unknown>;
+    it.each(EVERY_FORMAT)('gives each name its own argument for %s', (variant, format: ModelFormat) => {
+      const { sent } = sentParameters(variant, parameters);
       const revived = compileArgumentsReviver(parameters)!(answer(sent), format);
       const expected = (tag: string) => Object.fromEntries(names.map((n, i) => [n, `${tag}${i}`]));
       expect(revived).toEqual({ ...expected('root'), box: expected('box') });
     });
 
-    it.each([
-      ['openai', 'openai'],
-      ['openai-strict', 'openai'],
-      ['openai-responses', 'openai-responses'],
-      ['anthropic', 'anthropic'],
-      ['gemini', 'gemini'],
-    ] as const)(
+    it.each(EVERY_FORMAT)(
       'gives a name spelled as the key another name is sent as its own key and argument for %s',
       (variant, format: ModelFormat) => {
         // Each name beside one spelled as its renamed key, for Anthropic's rule and for JSON's (a surrogate half).
@@ -257,13 +258,11 @@ describe('compileArgumentsReviver', () => {
           required: spelled,
           additionalProperties: false,
         };
-        const emitted = emitToolSpec(variant, { name: 't', description: 't', parameters: twins });
-        expect(emitted.warnings).toContain(
+        const { sent, warnings } = sentParameters(variant, twins);
+        expect(warnings).toContain(
           `#/properties/${anthropicKey('ship to')}: key sent as "${anthropicKey(anthropicKey('ship to'))}", as the ` +
             'name ends like a renamed key ("_" and 8 hex digits), which another name may be sent as (the gateway maps it back)',
         );
-        const spec = JSON.parse(emitted.json) as Record<string, Record<string, unknown> | undefined>;
-        const sent = (spec.function?.parameters ?? spec.input_schema ?? spec.parameters) as Record<string, unknown>;
         expect(Object.keys(sent.properties as object)).toHaveLength(spelled.length);
         expect(new Set(sent.required as string[]).size).toBe(spelled.length);
         const revived = compileArgumentsReviver(twins)!(answer(sent), format);
@@ -271,13 +270,7 @@ describe('compileArgumentsReviver', () => {
       },
     );
 
-    it.each([
-      ['openai', 'openai'],
-      ['openai-strict', 'openai'],
-      ['openai-responses', 'openai-responses'],
-      ['anthropic', 'anthropic'],
-      ['gemini', 'gemini'],
-    ] as const)(
+    it.each(EVERY_FORMAT)(
       'gives names whose renamed keys coincide (same characters kept, same 8 hex digits) keys of their own for %s',
       (variant, format: ModelFormat) => {
         // Found by trying names: both are sent to Anthropic as "ship_______2e7328b3".
@@ -293,11 +286,7 @@ describe('compileArgumentsReviver', () => {
           },
           required: twins,
         };
-        const spec = JSON.parse(emitToolSpec(variant, { name: 't', description: 't', parameters }).json) as Record<
-          string,
-          Record<string, unknown> | undefined
-        >;
-        const sent = (spec.function?.parameters ?? spec.input_schema ?? spec.parameters) as Record<string, unknown>;
+        const { sent } = sentParameters(variant, parameters);
         const properties = sent.properties as Record<string, Record<string, unknown>>;
         expect(Object.keys(properties)).toHaveLength(3);
         const required = sent.required as string[];
