@@ -52,6 +52,8 @@ export async function createGatewayApp(
     routerOptions: { ignoreTrailingSlash: true, caseSensitive: false },
     // Fastify's own answers (a path that does not decode) get the contract's error body too.
     frameworkErrors: answerFrameworkError,
+    // request.ip: the client a listed proxy forwards for (X-Forwarded-For), else the connection's peer.
+    trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
   });
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forRoot(config, dataSource, logging),

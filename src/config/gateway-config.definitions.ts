@@ -414,7 +414,14 @@ export const GATEWAY_SETTINGS = [
     kind: { type: 'int', min: 0, max: 1_000_000 },
     defaultValue: '0',
     description:
-      "Failed authentications (401: no, malformed, unknown or revoked key) one client address may cause per minute on one instance; past them, until that minute is over, the address's requests get 429 TOO_MANY_REQUESTS with Retry-After without their key being looked up, unless the key is one this instance already knows as a real key. The address is the connection's peer (behind a proxy, the proxy's); an IPv6 address counts by its /64, which one client holds whole. 0: no limit.",
+      "Failed authentications (401: no, malformed, unknown or revoked key) one client address may cause per minute on one instance; past them, until that minute is over, the address's requests get 429 TOO_MANY_REQUESTS with Retry-After without their key being looked up, unless the key is one this instance already knows as a real key. The address is the connection's peer, or, from a proxy listed in TRUST_PROXY, the client it forwards for; an IPv6 address counts by its /64, which one client holds whole. 0: no limit.",
+  },
+  {
+    env: 'TRUST_PROXY',
+    kind: { type: 'list' },
+    defaultValue: '',
+    description:
+      "Comma-separated addresses or CIDR ranges of the reverse proxies in front of the gateway (or loopback, linklocal, uniquelocal), e.g. 10.0.0.0/8. A request from one of them is taken to come from the address its X-Forwarded-For names last that is not itself a listed proxy: that address is what AUTH_FAILURES_PER_MINUTE counts. Empty: every request's address is its connection's peer and X-Forwarded-For is ignored (behind a proxy, all clients then share the proxy's address).",
   },
   {
     env: 'GATEWAY_FAULT_INJECTION',

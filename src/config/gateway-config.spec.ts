@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Fastify from 'fastify';
 import { GatewayConfigError, loadGatewayConfig } from './gateway-config';
 import { GATEWAY_SETTINGS } from './gateway-config.definitions';
 import { renderEnvExample } from './env-example';
@@ -52,6 +53,26 @@ describe('loadGatewayConfig', () => {
     expect(() => loadGatewayConfig({ AUTH_FAILURES_PER_MINUTE: '-1' })).toThrow(
       /AUTH_FAILURES_PER_MINUTE="-1" must be a whole number from 0 to 1000000/,
     );
+  });
+
+  it('reads TRUST_PROXY as Fastify would trust it, and refuses at start an entry Fastify could not', () => {
+    expect(loadGatewayConfig({}).trustedProxies).toEqual([]);
+    const accepted = ['10.0.0.0/8', '127.0.0.1', 'fd00::/8', '::1', '::ffff:10.0.0.0/104', 'loopback', 'uniquelocal'];
+    expect(loadGatewayConfig({ TRUST_PROXY: accepted.join(', ') }).trustedProxies).toEqual(accepted);
+    expect(() => Fastify({ trustProxy: accepted })).not.toThrow();
+    const refused: Array<[string, RegExp]> = [
+      ['proxy.example.com', /TRUST_PROXY entry "proxy.example.com" is not an IP address, a CIDR range or one of/],
+      ['10.0.0.0/33', /TRUST_PROXY entry "10.0.0.0\/33" has prefix length "33": use a whole number from 0 to 32/],
+      ['fd00::/129', /TRUST_PROXY entry "fd00::\/129" has prefix length "129": use a whole number from 0 to 128/],
+      ['10.0.0.0/8x', /TRUST_PROXY entry "10.0.0.0\/8x" has prefix length "8x"/],
+    ];
+    for (const [entry, problem] of refused) {
+      expect(() => loadGatewayConfig({ TRUST_PROXY: `10.0.0.1,${entry}` })).toThrow(problem);
+      // What Fastify says of it instead, when the app is built: no setting named.
+      expect(() => Fastify({ trustProxy: [entry] })).toThrow(/^invalid (IP address|range on address)/);
+    }
+    // Short IPv4 forms, which Fastify reads as some address, are refused as unclear.
+    expect(() => loadGatewayConfig({ TRUST_PROXY: '127.1' })).toThrow(/TRUST_PROXY entry "127.1" is not an IP address/);
   });
 
   it('never prints a secret value in its errors', () => {

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { GATEWAY_SETTINGS, SettingDefinition } from './gateway-config.definitions';
 import { OutboundAllowList } from '@app/modules/executors/outbound/outbound-allow-list';
+import { trustedProxyProblem } from './trusted-proxies';
 
 /** The typed, validated configuration. Built once at boot by {@link loadGatewayConfig}. */
 export interface GatewayConfig {
@@ -91,6 +92,8 @@ export interface GatewayConfig {
   rateLimitPerMinute: number;
   /** AUTH_FAILURES_PER_MINUTE: failed authentications per client address and minute on this instance; 0 for none. */
   authFailuresPerMinute: number;
+  /** TRUST_PROXY: the reverse proxies whose X-Forwarded-For names the client's address (Fastify's `trustProxy`). */
+  trustedProxies: string[];
 }
 
 export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
@@ -185,6 +188,10 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
   const secrets = parseSecrets((raw.TOOL_SECRETS as string[]) ?? [], problems);
   for (const setting of ['OUTBOUND_ALLOW_HOSTS', 'OUTBOUND_PLATFORM_ONLY_HOSTS']) {
     const problem = hostListProblem((raw[setting] as string[] | undefined) ?? [], setting);
+    if (problem) problems.push(problem);
+  }
+  for (const entry of (raw.TRUST_PROXY as string[] | undefined) ?? []) {
+    const problem = trustedProxyProblem(entry);
     if (problem) problems.push(problem);
   }
   if (raw.NODE_ENV === 'production' && raw.GATEWAY_FAULT_INJECTION) {
@@ -283,6 +290,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     eventsStreamMaxPerTenant: raw.EVENTS_STREAM_MAX_PER_TENANT as number,
     rateLimitPerMinute: raw.RATE_LIMIT_PER_MINUTE as number,
     authFailuresPerMinute: raw.AUTH_FAILURES_PER_MINUTE as number,
+    trustedProxies: raw.TRUST_PROXY as string[],
   };
 }
 

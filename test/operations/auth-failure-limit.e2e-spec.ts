@@ -210,6 +210,37 @@ describe('AUTH_FAILURES_PER_MINUTE', () => {
   });
 });
 
+describe('AUTH_FAILURES_PER_MINUTE behind a proxy listed in TRUST_PROXY', () => {
+  const PROXY = '127.0.0.9';
+  const suite = gatewayForSuite('sqlite', { AUTH_FAILURES_PER_MINUTE: String(PER_MINUTE), TRUST_PROXY: PROXY });
+  beforeAll(() => suite.gw.app.listen(0, '127.0.0.1'));
+
+  /** A request with a made-up key from `from`, with the X-Forwarded-For header `forwardedFor`. */
+  const madeUp = (from: string, forwardedFor: string, n: number) =>
+    send(suite.gw, from, 'GET', '/api/v1/sessions/no-such-session', {
+      ...bearer(`gwk_made-up-${n}`),
+      'x-forwarded-for': forwardedFor,
+    });
+
+  it('counts the clients the proxy forwards for apart, by the address the proxy appended', async () => {
+    for (let i = 0; i < PER_MINUTE; i++) {
+      // What the client wrote itself (left of the proxy's entry) changes each time and does not matter.
+      expect((await madeUp(PROXY, `198.51.100.${i}, 203.0.113.5`, i)).status).toBe(401);
+    }
+    expect((await madeUp(PROXY, '198.51.100.99, 203.0.113.5', 10)).status).toBe(429);
+    // Another client behind the same proxy: not refused for the first one's failures.
+    expect((await madeUp(PROXY, '203.0.113.6', 11)).status).toBe(401);
+  });
+
+  it('ignores X-Forwarded-For from an address that is not a listed proxy', async () => {
+    const direct = '127.0.0.10';
+    for (let i = 0; i < PER_MINUTE; i++) {
+      expect((await madeUp(direct, `203.0.113.${20 + i}`, 20 + i)).status).toBe(401);
+    }
+    expect((await madeUp(direct, '203.0.113.99', 30)).status).toBe(429);
+  });
+});
+
 describe('AUTH_FAILURES_PER_MINUTE unset (0)', () => {
   const suite = gatewayForSuite('sqlite');
 
