@@ -6,7 +6,7 @@ describeEachDialect('names: unique per scope case-insensitively, valid for every
   const tools = '/api/v1/admin/tools';
   const agents = '/api/v1/admin/agents';
 
-  it('answers 409 TOOL_NAME_TAKEN for a tool name that differs only in case, in the scope and against platform-wide tools', async () => {
+  it('answers 409 TOOL_NAME_TAKEN for a tool name that differs only in case, in the scope and, for a tenant’s, against platform-wide tools', async () => {
     const { gw } = suite;
     const first = (
       await gw.http
@@ -27,13 +27,19 @@ describeEachDialect('names: unique per scope case-insensitively, valid for every
     await gw.http
       .post(tools)
       .set(gw.admin)
-      .send(toolBody({ name: 'SEARCH' }))
-      .expect(409);
+      .send(toolBody({ name: 'search', tenantId: 'globex' }))
+      .expect(201);
+    // The platform may take a name tenants hold (theirs shadow it for them); from then on no other tenant may.
     await gw.http
       .post(tools)
       .set(gw.admin)
-      .send(toolBody({ name: 'search', tenantId: 'globex' }))
+      .send(toolBody({ name: 'SEARCH' }))
       .expect(201);
+    await gw.http
+      .post(tools)
+      .set(gw.admin)
+      .send(toolBody({ name: 'Search', tenantId: 'initech' }))
+      .expect(409);
     await gw.http
       .post(tools)
       .set(gw.admin)

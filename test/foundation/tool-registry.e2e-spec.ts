@@ -78,28 +78,71 @@ describeEachDialect('tool registry admin API', (dialect) => {
       .expect(201);
   });
 
-  it('refuses a tenant tool that would shadow a platform-wide one, and the reverse', async () => {
-    await suite.gw.http
+  it('refuses a tenant tool that would shadow a platform-wide one, but no tenant keeps a name from the platform', async () => {
+    const { http, admin } = suite.gw;
+    await http
       .post('/api/v1/admin/tools')
-      .set(suite.gw.admin)
+      .set(admin)
       .send(toolBody({ name: 'shared_name' }))
       .expect(201);
-    const shadow = await suite.gw.http
+    const shadow = await http
       .post('/api/v1/admin/tools')
-      .set(suite.gw.admin)
+      .set(admin)
       .send(toolBody({ name: 'shared_name', tenantId: 'acme' }))
       .expect(409);
     expect(shadow.body.error.code).toBe('TOOL_NAME_TAKEN');
-    await suite.gw.http
+
+    // A tenant's name taken first does not keep the platform from it (created, or renamed onto it in another case).
+    const own = (
+      await http
+        .post('/api/v1/admin/tools')
+        .set(admin)
+        .send(toolBody({ name: 'acme_only', tenantId: 'acme' }))
+        .expect(201)
+    ).body;
+    const platform = (
+      await http
+        .post('/api/v1/admin/tools')
+        .set(admin)
+        .send(toolBody({ name: 'acme_only' }))
+        .expect(201)
+    ).body;
+    expect(platform).toMatchObject({ name: 'acme_only', tenantId: null });
+    const other = (
+      await http
+        .post('/api/v1/admin/tools')
+        .set(admin)
+        .send(toolBody({ name: 'other_name' }))
+        .expect(201)
+    ).body;
+    await http.patch(`/api/v1/admin/tools/${other.id}`).set(admin).send({ name: 'ACME_ONLY' }).expect(409);
+    await http
       .post('/api/v1/admin/tools')
-      .set(suite.gw.admin)
-      .send(toolBody({ name: 'acme_only', tenantId: 'acme' }))
+      .set(admin)
+      .send(toolBody({ name: 'globex_only', tenantId: 'globex' }))
       .expect(201);
-    await suite.gw.http
-      .post('/api/v1/admin/tools')
-      .set(suite.gw.admin)
-      .send(toolBody({ name: 'acme_only' }))
-      .expect(409);
+    await http.patch(`/api/v1/admin/tools/${other.id}`).set(admin).send({ name: 'Globex_Only' }).expect(200);
+
+    // Calls by the name reach acme's own tool: the platform's is explained as shadowed, never emitted beside it.
+    const runtime = await createKey(suite.gw, 'acme', 'runtime');
+    const agentId = (
+      await http.post('/api/v1/admin/agents').set(admin).send({ name: 'shadow-bot', tenantId: 'acme' }).expect(201)
+    ).body.id;
+    await http
+      .put(`/api/v1/admin/agents/${agentId}/tools`)
+      .set(admin)
+      .send({ toolIds: [own.id, platform.id] })
+      .expect(200);
+    const specs = (
+      await http
+        .post(`/api/v1/agents/${agentId}/tool-specs`)
+        .set(runtime)
+        .send({ userId: 'u1', permissions: [], explain: true })
+        .expect(200)
+    ).body;
+    const decisions = Object.fromEntries(specs.decisions.map((d: { toolId: string }) => [d.toolId, d]));
+    expect(decisions[own.id]).toMatchObject({ visible: true, layer: 'EMITTED' });
+    expect(decisions[platform.id]).toMatchObject({ visible: false, layer: 'PERMITTED' });
   });
 
   it.each([

@@ -286,12 +286,12 @@ describeEachDialect('POST|GET /api/v1/admin/mcp-services (admin API, tenancy, er
     await gw.http.delete(`${base}/${first.id}`).set(gw.admin).expect(200);
     expect(await tool(ping.id)).toMatchObject({ status: 'DISABLED', mcpServiceId: first.id });
 
-    // A platform-wide service never takes a tenant's tool: the name stays acme's (a collision).
+    // A platform-wide service never takes a tenant's tool: it registers its own of that name beside acme's.
     const platform = await api.createService({ name: 'returning', kind: 'STATIC', url: server.url });
-    expect(platform.lastSync).toMatchObject({
-      added: 0,
-      collisions: [expect.objectContaining({ existingToolId: ping.id })],
-    });
+    expect(platform.lastSync).toMatchObject({ added: 1, collisions: [] });
+    const platformPing = (await api.toolsOf(platform.id)).returning_ping;
+    expect(platformPing.id).not.toBe(ping.id);
+    expect(await tool(ping.id)).toMatchObject({ status: 'DISABLED', mcpServiceId: first.id, tenantId: 'acme' });
 
     const again = await api.createService({ name: 'returning', kind: 'STATIC', url: server.url, tenantId: 'acme' });
     expect(again.lastSync).toMatchObject({ added: 1, collisions: [], tools: { added: ['returning_ping'] } });

@@ -2,7 +2,7 @@ import { nameKeyOf } from '@app/common/name-key';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
-import { AiToolEntity, PLATFORM_SCOPE } from '@app/modules/tool-registry/ai-tool.entity';
+import { AiToolEntity, nameScopesOf } from '@app/modules/tool-registry/ai-tool.entity';
 
 /** Queries of `ai_tool` the MCP sync needs beyond the registry's own repository. */
 @Injectable()
@@ -10,16 +10,16 @@ export class McpToolRowsRepository {
   constructor(@InjectRepository(AiToolEntity) private readonly tools: Repository<AiToolEntity>) {}
 
   /**
-   * In one query, the rows holding one of `names` (in any case) where a tool of `tenantId`'s scope would clash: the tenant's
-   * own and platform-wide ones, or, for a platform-wide service (null), every tenant's (as the registry's create rule).
+   * In one query, the rows holding one of `names` (in any case) that a tool of `tenantId`'s scope may not share, as the
+   * registry's create rule (see {@link nameScopesOf}).
    */
   findNameHolders(names: string[], tenantId: string | null): Promise<AiToolEntity[]> {
     if (names.length === 0) return Promise.resolve([]);
-    const qb = this.tools
+    return this.tools
       .createQueryBuilder('t')
-      .where('t.name_key IN (:...keys)', { keys: [...new Set(names.map(nameKeyOf))] });
-    if (tenantId !== null) qb.andWhere('t.scope_key IN (:...scopes)', { scopes: [tenantId, PLATFORM_SCOPE] });
-    return qb.getMany();
+      .where('t.name_key IN (:...keys)', { keys: [...new Set(names.map(nameKeyOf))] })
+      .andWhere('t.scope_key IN (:...scopes)', { scopes: nameScopesOf(tenantId) })
+      .getMany();
   }
 
   /** The service's tools follow a change of its headers (and, STATIC, its URL): one statement, versions bumped. */

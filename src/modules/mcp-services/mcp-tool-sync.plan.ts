@@ -195,7 +195,10 @@ function planExisting(row: AiToolEntity, tool: ListedMcpTool, input: McpToolSync
 function planNew(tool: ListedMcpTool, name: string, input: McpToolSyncInput, plan: McpToolSyncPlan): void {
   const { service } = input;
   const nameKey = nameKeyOf(name);
-  const holder = input.nameHolders.find((h) => h.nameKey === nameKey);
+  // The service's own scope first: a tenant's tool left by its deleted service is taken back even where a later
+  // platform tool of its name now exists (which it shadows for that tenant, as before the service was deleted).
+  const holders = input.nameHolders.filter((h) => h.nameKey === nameKey);
+  const holder = holders.find((h) => h.tenantId === service.tenantId) ?? holders[0];
   if (holder && leftByDeletedService(holder, input)) {
     planTakenBack(holder, tool, input, plan);
     return;

@@ -15,6 +15,16 @@ import type {
 /** Scope key of platform-wide tools in the unique (scope, name) constraint (NULLs never collide). */
 export const PLATFORM_SCOPE = '*';
 
+/**
+ * The scopes whose tool names a tool of `tenantId` may not take (in any letter case): a tenant's tool, its tenant's
+ * and the platform's (a tenant cannot shadow a platform tool); a platform-wide tool (null), the platform's alone. A
+ * tenant's tool that had the name first then shadows the platform's for that tenant (calls by the name reach it, the
+ * visibility filter explains the other), as for a @FeignTool deployed later: no tenant can keep a name from the platform.
+ */
+export function nameScopesOf(tenantId: string | null): string[] {
+  return tenantId === null ? [PLATFORM_SCOPE] : [tenantId, PLATFORM_SCOPE];
+}
+
 @Entity({ name: 'ai_tool' })
 @Unique('uq_ai_tool_scope_name', ['scopeKey', 'name'])
 @Index('uq_ai_tool_scope_name_key', ['scopeKey', 'nameKey'], { unique: true })

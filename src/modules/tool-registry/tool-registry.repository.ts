@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Brackets, EntityManager, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import { AiToolEntity, PLATFORM_SCOPE } from './ai-tool.entity';
+import { AiToolEntity, nameScopesOf, PLATFORM_SCOPE } from './ai-tool.entity';
 import type { ServiceType, ToolDescriptor, ToolSource, ToolStatus } from './tool-registry.types';
 import { HotSql } from '@app/database/hot-sql';
 import { AI_TOOL_COLUMNS, toolFromRow } from './ai-tool.row';
@@ -32,11 +32,13 @@ export class ToolRegistryRepository {
     return this.tools.findOne({ where: { id } });
   }
 
-  /** Tools with this name in any case that would clash with a tool in `tenantId`'s scope (null: platform-wide, clashes with any). */
+  /** Tools with this name in any case that a tool in `tenantId`'s scope may not share (see {@link nameScopesOf}). */
   findNameClashes(name: string, tenantId: string | null): Promise<AiToolEntity[]> {
-    const qb = this.tools.createQueryBuilder('t').where('t.name_key = :key', { key: nameKeyOf(name) });
-    if (tenantId !== null) qb.andWhere('t.scope_key IN (:...scopes)', { scopes: [tenantId, PLATFORM_SCOPE] });
-    return qb.getMany();
+    return this.tools
+      .createQueryBuilder('t')
+      .where('t.name_key = :key', { key: nameKeyOf(name) })
+      .andWhere('t.scope_key IN (:...scopes)', { scopes: nameScopesOf(tenantId) })
+      .getMany();
   }
 
   /** The tool a tenant means by `name` (exactly): its own first, else the platform-wide one. */

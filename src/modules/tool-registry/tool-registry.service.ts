@@ -226,7 +226,6 @@ export class ToolRegistryService {
     if (problems.length) throw validationFailed(problems);
   }
 
-  /** Case-insensitively: `Search` and `search` are one name. `self` (a PATCH renaming a tool) may change only the case of its own name. */
   /**
    * A tenant admin's MCP_NACOS tool is looked up in the tenant's Nacos namespace (NACOS_TENANT_NAMESPACES), with the
    * platform's credentials: a tenant with none may not register one (the executor would look it up nowhere).
@@ -237,6 +236,10 @@ export class ToolRegistryService {
       throw new DomainError(CommonErrorCode.FORBIDDEN, noNacosNamespaceMessage(auth.tenantId));
   }
 
+  /**
+   * Case-insensitively: `Search` and `search` are one name, in the scopes `nameScopesOf` (ai-tool.entity.ts) names. `self` (a PATCH
+   * renaming a tool) may change only the case of its own name.
+   */
   private async assertNameFree(name: string, tenantId: string | null, self?: string): Promise<void> {
     const clashes = (await this.repo.findNameClashes(name, tenantId)).filter((c) => c.id !== self);
     if (clashes.length === 0) return;
