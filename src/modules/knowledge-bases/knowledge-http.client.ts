@@ -6,6 +6,7 @@ import { ToolCallError } from '@app/modules/executors/tool-executor';
 import { ToolErrorClass } from '@app/modules/executors/tool-error-class';
 import type { KnowledgeSearchHit } from './knowledge-bases.types';
 import { readResponseLimited } from '@app/modules/executors/outbound/response-body.reader';
+import { firstWholeChars } from '@app/common/text/whole-characters';
 
 /** Longest answer read from a retrieval service, and longest passage kept from it. */
 const MAX_ANSWER_BYTES = 2 * 1024 * 1024;
@@ -135,10 +136,7 @@ function timedOut(host: string, what: string, timeoutMs: number): ToolCallError 
 
 /** Text of the service without control and bidi characters, cut at `max` (a character outside the BMP stays whole). */
 function cleaned(text: string, max: number): string {
-  const clean = stripUnsafeText(text);
-  if (clean.length <= max) return clean;
-  const code = clean.charCodeAt(max);
-  return clean.slice(0, code >= 0xdc00 && code <= 0xdfff ? max - 1 : max);
+  return firstWholeChars(stripUnsafeText(text), max);
 }
 
 /** The errorClass of an answer that is not `{results: [...]}` as the contract says. */

@@ -1,4 +1,5 @@
 import type { KnowledgeMimeType } from './knowledge-bases.types';
+import { wholeCharBorder } from '@app/common/text/whole-characters';
 
 /** One passage of a document: what a search returns, with the heading path it sits under. */
 export interface KnowledgeChunk {
@@ -181,7 +182,7 @@ function hardSplit(text: string, limit: number): string[] {
   let rest = text;
   while (rest.length > limit) {
     const space = rest.lastIndexOf(' ', limit);
-    const cut = space > limit / 2 ? space : charBorder(rest, limit);
+    const cut = space > limit / 2 ? space : wholeCharBorder(rest, limit);
     out.push(rest.slice(0, cut).trim());
     rest = rest.slice(cut).trim();
   }
@@ -189,21 +190,12 @@ function hardSplit(text: string, limit: number): string[] {
   return out;
 }
 
-/**
- * `at`, or one before it when it would fall inside a surrogate pair: a character outside the BMP (emoji, rare Chinese)
- * is never cut in two (each half would be stored as U+FFFD).
- */
-function charBorder(text: string, at: number): number {
-  const code = text.charCodeAt(at);
-  return at > 0 && code >= 0xdc00 && code <= 0xdfff ? at - 1 : at;
-}
-
 /** The last `chars` characters of a chunk, started at a word or sentence border when there is one. */
 function tail(text: string, chars: number): string {
   if (chars <= 0) return '';
   if (text.length <= chars) return text;
   const start = text.length - chars;
-  const slice = text.slice(charBorder(text, start) === start ? start : start + 1);
+  const slice = text.slice(wholeCharBorder(text, start) === start ? start : start + 1);
   const border = slice.search(/[\s。！？；，]/u);
   return (border >= 0 && border < chars / 2 ? slice.slice(border + 1) : slice).trim();
 }

@@ -5,6 +5,7 @@ import { SkillEntity } from './skill.entity';
 import { SkillReleaseEntity } from './skill-release.entity';
 import { SKILL_FILE_CHUNK_CHARS, SkillFileEntity } from './skill-file.entity';
 import type { SkillPackageFile } from './skill-package.types';
+import { wholeCharChunks } from '@app/common/text/whole-characters';
 
 /** One file of a release as the index shows it. */
 export interface SkillFileInfo {
@@ -179,14 +180,6 @@ export class SkillsRepository {
 
 /** Cuts a text into chunks of at most SKILL_FILE_CHUNK_CHARS, never between the two halves of a surrogate pair. */
 function chunksOf(text: string): string[] {
-  const chunks: string[] = [];
-  let at = 0;
-  do {
-    let end = Math.min(at + SKILL_FILE_CHUNK_CHARS, text.length);
-    const code = text.charCodeAt(end - 1);
-    if (end < text.length && code >= 0xd800 && code <= 0xdbff) end -= 1;
-    chunks.push(text.slice(at, end));
-    at = end;
-  } while (at < text.length);
-  return chunks;
+  const chunks = wholeCharChunks(text, SKILL_FILE_CHUNK_CHARS);
+  return chunks.length > 0 ? chunks : ['']; // an empty file is one empty chunk
 }

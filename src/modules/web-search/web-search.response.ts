@@ -1,6 +1,7 @@
 import { stripUnsafeText } from '@app/common/safe-text';
 import { ToolCallError } from '@app/modules/executors/tool-executor';
 import { hideSecretValues } from '@app/modules/executors/secrets/tool-header.secrets';
+import { firstWholeChars } from '@app/common/text/whole-characters';
 
 export interface SearchResult {
   title: string;
@@ -37,9 +38,9 @@ export function parseSearchResponse(text: string, hidden: readonly string[] = []
   return results
     .filter((r): r is Record<string, unknown> => typeof r === 'object' && r !== null)
     .map((r) => ({
-      title: firstChars(hideSecretValues(textOf(r.title), hidden), MAX_TITLE_CHARS),
-      url: firstChars(hideSecretValues(textOf(r.url), hidden), MAX_URL_CHARS),
-      snippet: firstChars(hideSecretValues(textOf(r.snippet), hidden), MAX_SNIPPET_CHARS),
+      title: firstWholeChars(hideSecretValues(textOf(r.title), hidden), MAX_TITLE_CHARS),
+      url: firstWholeChars(hideSecretValues(textOf(r.url), hidden), MAX_URL_CHARS),
+      snippet: firstWholeChars(hideSecretValues(textOf(r.snippet), hidden), MAX_SNIPPET_CHARS),
     }));
 }
 
@@ -53,13 +54,6 @@ function textOf(value: unknown): string {
     : typeof value === 'number' || typeof value === 'boolean'
       ? String(value)
       : '';
-}
-
-/** The first `max` characters of `text`, never cutting a character outside the BMP in two. */
-function firstChars(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const code = text.charCodeAt(max);
-  return text.slice(0, code >= 0xdc00 && code <= 0xdfff ? max - 1 : max);
 }
 
 /** What the model reads: a numbered list, or a plain statement that nothing was found. */

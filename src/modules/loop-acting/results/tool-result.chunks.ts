@@ -1,4 +1,5 @@
 import { RESULT_CHUNK_CHARS } from '../journal/journal.types';
+import { wholeCharChunks } from '@app/common/text/whole-characters';
 
 /**
  * Splits text into chunks of at most `size` UTF-16 units for storage (journal results, stored resume
@@ -6,17 +7,5 @@ import { RESULT_CHUNK_CHARS } from '../journal/journal.types';
  * databases, so an emoji on a chunk boundary would come back broken. Joining the chunks gives `text` back.
  */
 export function textChunks(text: string, size = RESULT_CHUNK_CHARS): string[] {
-  if (text.length <= size) return text.length === 0 ? [] : [text];
-  const chunks: string[] = [];
-  for (let start = 0; start < text.length;) {
-    let end = Math.min(start + size, text.length);
-    if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end--;
-    chunks.push(text.slice(start, end));
-    start = end;
-  }
-  return chunks;
-}
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
+  return wholeCharChunks(text, size);
 }

@@ -1,3 +1,4 @@
+import { wholeCharBorder, wholeCharEnd } from '@app/common/text/whole-characters';
 /** What the model reads of a result: the whole text, or its head with a hint to page the rest. */
 export interface InlineResult {
   content: string;
@@ -37,18 +38,6 @@ export function pageResult(content: string, offset: number, limit: number): Resu
  * offset inside a pair starts at the pair. The next page starts at `end`.
  */
 export function pageBounds(text: string, offset: number, limit: number): { start: number; end: number } {
-  let start = offset;
-  if (start > 0 && isLowSurrogate(text.charCodeAt(start)) && isHighSurrogate(text.charCodeAt(start - 1))) start--;
-  let end = Math.min(start + limit, text.length);
-  if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1)) && isLowSurrogate(text.charCodeAt(end)))
-    end += end - 1 > start ? -1 : 1;
-  return { start, end };
-}
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
-}
-
-function isLowSurrogate(code: number): boolean {
-  return code >= 0xdc00 && code <= 0xdfff;
+  const start = wholeCharBorder(text, offset);
+  return { start, end: wholeCharEnd(text, start, limit) };
 }
