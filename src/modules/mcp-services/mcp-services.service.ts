@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { randomUUID } from 'node:crypto';
 import type { AuthContext } from '@app/common/auth/auth-context';
+import { targetTenantOf } from '@app/common/auth/target-tenant';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
 import { DomainError } from '@app/common/errors/domain-error';
 import { FieldProblem, validationFailed } from '@app/common/errors/validation';
@@ -66,7 +67,7 @@ export class McpServicesService {
   ) {}
 
   async create(auth: AuthContext, dto: CreateMcpServiceDto): Promise<McpServiceDto> {
-    const tenantId = targetTenant(auth, dto.tenantId);
+    const tenantId = targetTenantOf(auth, dto.tenantId, 'MCP services');
     assertValidDefinition(dto);
     if (dto.kind === 'NACOS' && !isNacosEnabled(this.naming))
       throw new DomainError(McpServicesErrorCode.NACOS_NOT_CONFIGURED, new NacosDisabledError().message);
@@ -282,17 +283,6 @@ function nameTaken(name: string, scopeKey: string): DomainError {
     McpServicesErrorCode.MCP_SERVICE_NAME_TAKEN,
     `An MCP service named ${name} already exists ${where}. Pick another name.`,
     { name },
-  );
-}
-
-function targetTenant(auth: AuthContext, requested: string | null | undefined): string | null {
-  if (auth.tenantId === null) return requested ?? null;
-  if (requested === undefined || requested === auth.tenantId) return auth.tenantId;
-  throw new DomainError(
-    CommonErrorCode.FORBIDDEN,
-    requested === null
-      ? 'Platform-wide MCP services are registered with the platform admin key (ADMIN_API_KEY); omit tenantId to register it in your tenant.'
-      : `Your admin key is bound to tenant ${auth.tenantId}; omit tenantId or use your own.`,
   );
 }
 

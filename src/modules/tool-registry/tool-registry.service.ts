@@ -20,6 +20,7 @@ import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
 import { FieldProblem, validationFailed } from '@app/common/errors/validation';
 import type { AuthContext } from '@app/common/auth/auth-context';
+import { targetTenantOf } from '@app/common/auth/target-tenant';
 import { Page, pageOf, pageWindow } from '@app/common/dto/page.dto';
 import { GATEWAY_CONFIG, type GatewayConfig } from '@app/config/gateway-config';
 import { noNacosNamespaceMessage, tenantNacosNamespaces } from '@app/config/nacos-namespaces';
@@ -67,7 +68,7 @@ export class ToolRegistryService {
   // ---- admin ------------------------------------------------------------------------------
 
   async create(auth: AuthContext, dto: CreateToolDto): Promise<ToolWithChecklistDto> {
-    const tenantId = this.resolveTargetTenant(auth, dto.tenantId);
+    const tenantId = targetTenantOf(auth, dto.tenantId, 'tools');
     this.assertValidDefinition(dto);
     this.assertNacosReachable(auth, dto.serviceType);
     await this.assertNameFree(dto.name, tenantId);
@@ -203,17 +204,6 @@ export class ToolRegistryService {
   }
 
   // ---- rules ------------------------------------------------------------------------------
-
-  private resolveTargetTenant(auth: AuthContext, requested: string | null | undefined): string | null {
-    if (auth.tenantId === null) return requested ?? null;
-    if (requested === undefined || requested === auth.tenantId) return auth.tenantId;
-    throw new DomainError(
-      CommonErrorCode.FORBIDDEN,
-      requested === null
-        ? 'Platform-wide tools are managed with the platform admin key (ADMIN_API_KEY); omit tenantId to create the tool in your tenant.'
-        : `Your admin key is bound to tenant ${auth.tenantId}; omit tenantId or use your own.`,
-    );
-  }
 
   private assertValidDefinition(
     def: Pick<ToolDescriptor, 'parameters' | 'serviceType' | 'endpoint'> & { headers?: Record<string, string> | null },
