@@ -48,7 +48,7 @@ async function main(): Promise<void> {
     console.log(formatSummary("SandboxRunner.run('true')", sandboxed));
     console.log(`ratio of medians: ${(sandboxed.p50 / plain.p50).toFixed(1)}x`);
   } finally {
-    await runner.onModuleDestroy();
+    await runner.onApplicationShutdown();
     rmSync(workspace, { recursive: true, force: true });
   }
 }

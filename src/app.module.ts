@@ -30,8 +30,9 @@ import { AgentRunsModule } from './modules/agent-runs/agent-runs.module';
 import { KnowledgeBasesModule } from './modules/knowledge-bases/knowledge-bases.module';
 import { WorkspaceModule } from './modules/workspace/workspace.module';
 import { RateLimitModule } from './modules/rate-limit/rate-limit.module';
+import { ShutdownDeadline } from './bootstrap/shutdown-deadline';
 
-/** Imports the feature modules; owns nothing else. */
+/** Imports the feature modules; owns nothing else but the health route and the shutdown's deadline. */
 @Module({})
 export class AppModule {
   static forRoot(
@@ -70,7 +71,7 @@ export class AppModule {
         ...(config.demoToolsEnabled ? [DemoOrdersModule] : []),
       ],
       controllers: [HealthController],
-      providers: [{ provide: APP_FILTER, useClass: DomainErrorFilter }],
+      providers: [{ provide: APP_FILTER, useClass: DomainErrorFilter }, ShutdownDeadline],
     };
   }
 }

@@ -15,6 +15,7 @@ import { createConsoleLogger, createGatewayLogging } from '@app/common/logging/g
 import { registerRequestLogging } from '@app/common/logging/request-logging.hooks';
 import { requestIdOf } from '@app/common/logging/request-id';
 import { answerFrameworkError } from '@app/common/errors/framework-error.handler';
+import { registerShutdownDrain } from './shutdown-drain';
 import { registerEarlyAuthentication } from '@app/common/auth/early-authentication.hook';
 import { registerEarlyRateLimit } from '@app/modules/rate-limit/early-rate-limit.hook';
 import { RateLimitBlocks } from '@app/modules/rate-limit/rate-limit-blocks';
@@ -69,6 +70,7 @@ export async function createGatewayApp(
   const fastify = app.getHttpAdapter().getInstance();
   // Read by the auth guard on every request: declared up front so requests keep one shape.
   fastify.decorateRequest('auth', null);
+  registerShutdownDrain(fastify);
   registerRequestLogging(fastify, logging.logger, jsonLogs);
   // Before anything reads or inflates a body (and before the multipart route check): no key, no body read.
   registerEarlyAuthentication(

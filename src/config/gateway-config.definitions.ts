@@ -103,6 +103,13 @@ export const GATEWAY_SETTINGS = [
     description: "How long a STARTED journal entry's owner counts as alive without renewing its lease.",
   },
   {
+    env: 'SHUTDOWN_GRACE_MS',
+    kind: { type: 'int', min: 0, max: 3_600_000 },
+    defaultValue: '25000',
+    description:
+      "On SIGTERM or SIGINT, how long the gateway waits for the requests in flight (it accepts no new connection meanwhile) before it exits anyway; calls still running then are recovered from the journal as after a crash. Keep it below the orchestrator's own grace (Kubernetes: terminationGracePeriodSeconds, 30 s by default).",
+  },
+  {
     env: 'JOURNAL_SWEEP_INTERVAL_MS',
     kind: { type: 'int', min: 0, max: 3_600_000 },
     defaultValue: '10000',

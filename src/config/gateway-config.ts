@@ -20,6 +20,8 @@ export interface GatewayConfig {
   /** OUTBOUND_PLATFORM_ONLY_HOSTS: targets a tenant's calls never reach (see OutboundHttpAgent.scope). */
   outboundPlatformOnlyHosts: string[];
   journalLeaseMs: number;
+  /** SHUTDOWN_GRACE_MS: how long a shutdown by signal waits for the requests in flight. */
+  shutdownGraceMs: number;
   /** Dead-owner sweep period; 0 = off. */
   journalSweepIntervalMs: number;
   instanceId: string;
@@ -213,6 +215,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     outboundAllowHosts: raw.OUTBOUND_ALLOW_HOSTS as string[],
     outboundPlatformOnlyHosts: raw.OUTBOUND_PLATFORM_ONLY_HOSTS as string[],
     journalLeaseMs: raw.JOURNAL_LEASE_MS as number,
+    shutdownGraceMs: raw.SHUTDOWN_GRACE_MS as number,
     journalSweepIntervalMs: raw.JOURNAL_SWEEP_INTERVAL_MS as number,
     instanceId:
       (raw.GATEWAY_INSTANCE_ID as string | undefined) ??

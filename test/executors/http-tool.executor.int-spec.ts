@@ -33,7 +33,7 @@ class HttpHarness {
   }
 
   close(): Promise<void> {
-    return this.agent.onModuleDestroy();
+    return this.agent.onApplicationShutdown();
   }
 }
 

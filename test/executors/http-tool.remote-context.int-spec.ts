@@ -31,7 +31,7 @@ describe('HttpToolExecutor: path placeholders and the call context (real loopbac
 
   beforeAll(() => server.start());
   afterAll(async () => {
-    await agent.onModuleDestroy();
+    await agent.onApplicationShutdown();
     await server.stop();
   });
   beforeEach(() => {

@@ -38,8 +38,8 @@ describe.each([
 
   beforeAll(() => server.start());
   afterAll(async () => {
-    await pool.onModuleDestroy();
-    await agent.onModuleDestroy();
+    await pool.onApplicationShutdown();
+    await agent.onApplicationShutdown();
     await server.stop();
   });
 

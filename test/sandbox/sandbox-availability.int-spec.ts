@@ -39,7 +39,7 @@ describeWithBubblewrap('SandboxRunner request checks (real bubblewrap)', () => {
         await expect(runner.run(request)).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
       }
     } finally {
-      await runner.onModuleDestroy();
+      await runner.onApplicationShutdown();
       ws.remove();
     }
   });
@@ -59,7 +59,7 @@ describeWithBubblewrap('SandboxRunner over a long life (real bubblewrap)', () =>
       const result = await runner.run({ workspaceDir: ws.path, command: 'echo ok' });
       expect(result).toMatchObject({ outcome: 'EXITED', exitCode: 0, stdout: 'ok\n' });
     } finally {
-      await runner.onModuleDestroy();
+      await runner.onApplicationShutdown();
       ws.remove();
     }
   });

@@ -15,7 +15,7 @@ describeWithBubblewrap('SandboxRunner isolation (real bubblewrap)', () => {
   beforeAll(async () => {
     runner = await startedSandboxRunner();
   });
-  afterAll(() => runner.onModuleDestroy());
+  afterAll(() => runner.onApplicationShutdown());
   beforeEach(() => {
     // Laid out like the gateway's data dir: a database file beside the workspaces.
     data = tempFolder('data');

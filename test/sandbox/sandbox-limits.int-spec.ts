@@ -28,7 +28,7 @@ describeWithBubblewrap('SandboxRunner limits (real bubblewrap)', () => {
     });
     expect(runner.unavailableReason()).toBe('');
   });
-  afterAll(() => runner.onModuleDestroy());
+  afterAll(() => runner.onApplicationShutdown());
   beforeEach(() => (ws = tempFolder('limits')));
   afterEach(() => ws.remove());
 
@@ -72,7 +72,7 @@ describeWithBubblewrap('SandboxRunner limits (real bubblewrap)', () => {
     const result = await capped.run({ workspaceDir: ws.path, command: 'sleep 30', timeoutMs: 600_000 });
     expect(result.outcome).toBe('TIMED_OUT');
     expect(result.reason).toMatch(/time limit of 500 ms/);
-    await capped.onModuleDestroy();
+    await capped.onApplicationShutdown();
   });
 
   it('contains a fork bomb: at most SANDBOX_MAX_PROCESSES at once, the host still forks, nothing left afterwards', async () => {

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,7 +50,7 @@ interface SandboxHost {
  * SANDBOX_DRIVER, the binaries, and one real sandboxed `true`. Unavailable means refused, never unsandboxed.
  */
 @Injectable()
-export class SandboxRunner implements OnModuleInit, OnModuleDestroy {
+export class SandboxRunner implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(SandboxRunner.name);
   private host: SandboxHost | undefined;
   private whyUnavailable = 'the sandbox has not been checked yet (start-up is not finished)';
@@ -90,7 +90,7 @@ export class SandboxRunner implements OnModuleInit, OnModuleDestroy {
     if (!this.host) this.logger.warn(`Commands cannot run: ${this.whyUnavailable}`);
   }
 
-  async onModuleDestroy(): Promise<void> {
+  async onApplicationShutdown(): Promise<void> {
     const stageDir = this.host?.asRoot?.stageDir;
     this.host = undefined;
     this.whyUnavailable = 'the gateway is shutting down';

@@ -46,8 +46,8 @@ export class McpHarness {
   }
 
   async close(): Promise<void> {
-    await this.pool.onModuleDestroy();
-    await this.agent.onModuleDestroy();
+    await this.pool.onApplicationShutdown();
+    await this.agent.onApplicationShutdown();
   }
 }
 

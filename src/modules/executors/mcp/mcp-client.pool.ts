@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { untilAborted } from '@app/common/abort-race';
 import { WhileBusyInterval } from '@app/common/scheduling/while-busy.interval';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
@@ -54,7 +54,7 @@ const MAX_LISTED_TOOLS = 10_000;
  * Failures are thrown as ToolCallError.
  */
 @Injectable()
-export class McpClientPool implements OnModuleDestroy {
+export class McpClientPool implements OnApplicationShutdown {
   private readonly logger = new Logger(McpClientPool.name);
   private readonly entries = new Map<string, PoolEntry>();
   private readonly listChangedListeners = new Map<string, Set<() => void>>();
@@ -189,8 +189,11 @@ export class McpClientPool implements OnModuleDestroy {
     await Promise.all(idle.map((entry) => this.closeEntry(entry, 'when-idle')));
   }
 
-  /** Shutdown: every session closes now, calls in flight included (the journal's recovery owns their outcome). */
-  async onModuleDestroy(): Promise<void> {
+  /**
+   * Shutdown, once the HTTP server has answered the requests in flight (see shutdown-drain.ts): every session closes
+   * now, the calls of what still runs included (the journal's recovery owns their outcome).
+   */
+  async onApplicationShutdown(): Promise<void> {
     this.idleSweep?.stop();
     const closing = [...this.entries.values()].map((entry) => this.closeEntry(entry, 'now'));
     for (const connection of this.closingWhenIdle) closing.push(connection.close(0));

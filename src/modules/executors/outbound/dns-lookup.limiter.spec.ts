@@ -196,7 +196,7 @@ describe('DnsLookupLimiter', () => {
       await settle();
       await expectPlatformServedFirst(dns, agent.scope(null).guard, names, limit, tenantChecks);
     } finally {
-      await agent.onModuleDestroy();
+      await agent.onApplicationShutdown();
     }
   });
 });

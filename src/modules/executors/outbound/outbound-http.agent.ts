@@ -1,4 +1,4 @@
-import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { setMaxListeners } from 'node:events';
 import { Agent, buildConnector, request } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -100,7 +100,7 @@ export class OutboundScope {
  * up the platform's lookups (see DnsLookupLimiter); with that list empty too.
  */
 @Injectable()
-export class OutboundHttpAgent implements OnModuleDestroy {
+export class OutboundHttpAgent implements OnApplicationShutdown {
   private readonly platform: OutboundScope;
   private readonly tenants: OutboundScope;
 
@@ -114,7 +114,7 @@ export class OutboundHttpAgent implements OnModuleDestroy {
     return owner === null ? this.platform : this.tenants;
   }
 
-  async onModuleDestroy(): Promise<void> {
+  async onApplicationShutdown(): Promise<void> {
     await Promise.all([this.platform.dispatcher.destroy(), this.tenants.dispatcher.destroy()]);
   }
 }

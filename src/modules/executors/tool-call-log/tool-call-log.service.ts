@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { HotSql } from '@app/database/hot-sql';
@@ -39,7 +39,7 @@ export interface ToolCallLogInput {
  * time-ordered, so the log's indexes grow at their end.
  */
 @Injectable()
-export class ToolCallLogService implements OnModuleDestroy {
+export class ToolCallLogService implements OnApplicationShutdown {
   private readonly logger = new Logger(ToolCallLogService.name);
   private pending: Array<{ input: ToolCallLogInput; at: number }> = [];
   private timer: NodeJS.Timeout | null = null;
@@ -85,7 +85,7 @@ export class ToolCallLogService implements OnModuleDestroy {
     return this.flushing;
   }
 
-  async onModuleDestroy(): Promise<void> {
+  async onApplicationShutdown(): Promise<void> {
     await this.flush();
   }
 }

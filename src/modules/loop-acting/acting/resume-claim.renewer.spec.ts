@@ -47,7 +47,7 @@ describe('ResumeClaimRenewer', () => {
       // Left IN_PROGRESS, the record would refuse every repeat with RESUME_IN_PROGRESS until it went stale.
       expect(records.heartbeat).toBeNull();
     } finally {
-      renewer.onModuleDestroy();
+      renewer.onApplicationShutdown();
     }
   });
 
@@ -69,7 +69,7 @@ describe('ResumeClaimRenewer', () => {
       await new Promise((resolve) => setTimeout(resolve, 250));
       expect(records.heartbeat).toBe(last);
     } finally {
-      renewer.onModuleDestroy();
+      renewer.onApplicationShutdown();
     }
   });
 });

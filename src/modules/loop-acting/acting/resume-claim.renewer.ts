@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { ResumeRecordRepository } from './resume-record.repository';
 import { WhileBusyInterval } from '@app/common/scheduling/while-busy.interval';
@@ -19,7 +19,7 @@ interface HeldClaim {
  * refusal, and the first resume's response was never stored: later repeats got 409 instead of it.
  */
 @Injectable()
-export class ResumeClaimRenewer implements OnModuleDestroy {
+export class ResumeClaimRenewer implements OnApplicationShutdown {
   private readonly logger = new Logger(ResumeClaimRenewer.name);
   private readonly held = new Set<HeldClaim>();
   private readonly interval: WhileBusyInterval;
@@ -83,7 +83,7 @@ export class ResumeClaimRenewer implements OnModuleDestroy {
     }
   }
 
-  onModuleDestroy(): void {
+  onApplicationShutdown(): void {
     this.interval.stop();
   }
 }

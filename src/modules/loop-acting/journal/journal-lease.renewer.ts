@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { ToolCallJournalRepository } from './tool-call-journal.repository';
@@ -12,7 +12,7 @@ import { WhileBusyInterval } from '@app/common/scheduling/while-busy.interval';
  * others go to a human).
  */
 @Injectable()
-export class JournalLeaseRenewer implements OnModuleDestroy {
+export class JournalLeaseRenewer implements OnApplicationShutdown {
   private readonly logger = new Logger(JournalLeaseRenewer.name);
   private readonly inFlight = new Map<string, JournalClaim>();
   private readonly interval: WhileBusyInterval;
@@ -68,7 +68,7 @@ export class JournalLeaseRenewer implements OnModuleDestroy {
     }
   }
 
-  onModuleDestroy(): void {
+  onApplicationShutdown(): void {
     this.interval.stop();
   }
 }

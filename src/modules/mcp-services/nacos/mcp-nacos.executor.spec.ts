@@ -59,7 +59,7 @@ describe('McpNacosToolExecutor', () => {
       expect(naming.getHealthyInstances).not.toHaveBeenCalled();
       expect(naming.subscribe).not.toHaveBeenCalled();
       expect(callTool).not.toHaveBeenCalled();
-      executor.onModuleDestroy();
+      executor.onApplicationShutdown();
     });
   });
 });

@@ -1,4 +1,4 @@
-import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { defaultNacosNamespace, noNacosNamespaceMessage } from '@app/config/nacos-namespaces';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { McpClientPool } from '@app/modules/executors/mcp/mcp-client.pool';
@@ -33,7 +33,7 @@ import { DEFAULT_NACOS_GROUP } from '../mcp-service.types';
  * never sent to a second instance.
  */
 @Injectable()
-export class McpNacosToolExecutor implements ToolExecutor, OnModuleDestroy {
+export class McpNacosToolExecutor implements ToolExecutor, OnApplicationShutdown {
   readonly serviceType = 'MCP_NACOS' as const;
   /** Services followed since a call read them; idle ones are let go and their cached instances dropped. */
   private readonly followed: NacosFollows;
@@ -86,7 +86,7 @@ export class McpNacosToolExecutor implements ToolExecutor, OnModuleDestroy {
     );
   }
 
-  onModuleDestroy(): void {
+  onApplicationShutdown(): void {
     this.followed.stopAll();
   }
 

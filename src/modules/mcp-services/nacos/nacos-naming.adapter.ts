@@ -1,5 +1,5 @@
 import type { EventEmitter } from 'node:events';
-import type { OnModuleDestroy } from '@nestjs/common';
+import type { OnApplicationShutdown } from '@nestjs/common';
 import { NacosNamingClient } from 'nacos';
 import { createNacosClientLogger, type NacosClientLogger, type NacosLogSink } from './nacos-client-logger';
 
@@ -107,7 +107,7 @@ const DEFAULT_CLUSTERS = ['DEFAULT'];
  * (10 s on a stock server). The client never hands an empty list to subscribers: when the last
  * instance goes, only {@link getHealthyInstances} (the scheduled repair) sees it.
  */
-export class NacosNamingAdapter implements NacosNamingPort, OnModuleDestroy {
+export class NacosNamingAdapter implements NacosNamingPort, OnApplicationShutdown {
   private readonly clients = new Map<string, Promise<NamingClient>>();
   private readonly clientLogger: NacosClientLogger;
   private closed = false;
@@ -171,7 +171,7 @@ export class NacosNamingAdapter implements NacosNamingPort, OnModuleDestroy {
     );
   }
 
-  onModuleDestroy(): Promise<void> {
+  onApplicationShutdown(): Promise<void> {
     return this.close();
   }
 
