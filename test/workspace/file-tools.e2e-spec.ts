@@ -372,6 +372,41 @@ describeEachDialect('workspace file tools through act', (dialect) => {
     expect(readdirSync(dir())).toEqual([]);
   });
 
+  it('reads no more names of a folder than WORKSPACE_MAX_FILES to tell what a name with U+FFFD in a path stands for', async () => {
+    // A command may leave millions of names in one folder: every call naming a path with U+FFFD read them all.
+    const crowded = join(dir(), 'crowded');
+    mkdirSync(crowded, { recursive: true });
+    for (let i = 0; i < 8; i++) writeFileSync(join(crowded, `n${i}`), '');
+    writeFileSync(join(crowded, 'caf\uFFFD.txt'), 'true name\n');
+    const path = 'crowded/caf\uFFFD.txt';
+    const why = `"crowded" holds more than 8 names (WORKSPACE_MAX_FILES), too many to look through`;
+    for (const [tool, args] of [
+      ['READ_FILE', { path }],
+      ['EDIT_FILE', { path, oldText: 'true', newText: 'edited' }],
+      ['PUBLISH_FILE', { path }],
+      ['LIST_FILES', { path }],
+      ['DELETE_FILE', { path }],
+    ] as const) {
+      const res = await t.call(sessionId, tool, args);
+      expect({ tool, status: res.status }).toEqual({ tool, status: 'FAILED' });
+      expect(res.content).toContain(why);
+    }
+    const download = await suite.gw.http
+      .get(`/api/v1/sessions/${sessionId}/files/content?path=${encodeURIComponent(path)}`)
+      .set(t.runtime);
+    expect({ status: download.status, code: download.body.error?.code }).toEqual({
+      status: 400,
+      code: 'WORKSPACE_PATH_INVALID',
+    });
+    expect(download.body.error.message).toContain(why);
+    expect(readFileSync(join(crowded, 'caf\uFFFD.txt'), 'utf8')).toBe('true name\n');
+
+    // Within the limit the folder is looked through, and the name is the file truly named so.
+    rmSync(join(crowded, 'n0'));
+    expect(JSON.parse((await t.call(sessionId, 'READ_FILE', { path })).content).content).toBe('true name\n');
+    rmSync(crowded, { recursive: true });
+  });
+
   it('pages a file larger than WORKSPACE_MAX_FILE_BYTES (a command may write up to SANDBOX_MAX_FILE_MB)', async () => {
     mkdirSync(dir(), { recursive: true });
     const body = Buffer.alloc(21 * 1024 * 1024, 'é'); // 11,010,048 characters of 2 bytes
