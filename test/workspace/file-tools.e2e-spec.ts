@@ -4,6 +4,8 @@ import { execFileSync } from 'node:child_process';
 import { gatewayForSuite } from '@test/support/gateway-test-app';
 import { describeEachDialect } from '@test/support/test-database';
 import { WorkspaceLocator } from '@app/modules/workspace/workspace.locator';
+import { WorkspaceFiles } from '@app/modules/workspace/workspace-files.service';
+import { waitFor } from '@test/support/wait-for';
 import { FILE_TOOLS, workspaceRootForSuite, workspaceTenant, type WorkspaceTenant } from './workspace-test-kit';
 
 describeEachDialect('workspace file tools through act', (dialect) => {
@@ -220,6 +222,39 @@ describeEachDialect('workspace file tools through act', (dialect) => {
     expect(edit.content).toContain('"export.csv" is not UTF-8 text');
     expect(readFileSync(join(dir(), 'export.csv'))).toEqual(latin1);
     await t.call(sessionId, 'DELETE_FILE', { path: 'export.csv' });
+  });
+
+  it('deletes a file that EDIT_FILE is editing after the edit lands, never before it (the edit would bring it back)', async () => {
+    expect((await t.call(sessionId, 'WRITE_FILE', { path: 'doomed.txt', content: 'alpha old' })).status).toBe(
+      'COMPLETED',
+    );
+    const files = suite.gw.app.get(WorkspaceFiles);
+    const read = files.readWhole.bind(files);
+    let editHasRead!: () => void;
+    const editRead = new Promise<void>((resolve) => (editHasRead = resolve));
+    let letEditGoOn!: () => void;
+    const editGoesOn = new Promise<void>((resolve) => (letEditGoOn = resolve));
+    jest.spyOn(files, 'readWhole').mockImplementationOnce(async (target) => {
+      const bytes = await read(target);
+      editHasRead();
+      await editGoesOn;
+      return bytes;
+    });
+    const deletes = jest.spyOn(files, 'delete');
+    try {
+      const edit = t.call(sessionId, 'EDIT_FILE', { path: 'doomed.txt', oldText: 'alpha', newText: 'omega' });
+      await editRead;
+      const deletion = t.call(sessionId, 'DELETE_FILE', { path: 'doomed.txt' });
+      await waitFor(() => deletes.mock.calls.length > 0, { description: 'DELETE_FILE to reach the workspace' });
+      letEditGoOn();
+      expect((await edit).status).toBe('COMPLETED');
+      expect((await deletion).status).toBe('COMPLETED');
+    } finally {
+      letEditGoOn();
+      jest.restoreAllMocks();
+    }
+    // Edit then delete: the file is gone, as DELETE_FILE answered.
+    expect(readdirSync(dir())).not.toContain('doomed.txt');
   });
 
   it('keeps the mode of a file it edits or replaces (a script made executable stays executable)', async () => {

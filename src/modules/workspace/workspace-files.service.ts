@@ -249,9 +249,9 @@ export class WorkspaceFiles {
   }
 
   /**
-   * Runs the writes of one workspace one after another in this process: each measures the workspace after the one
-   * before it landed, so two uploads at once cannot both fit in the same room (they each did). Reads, and writes to
-   * other workspaces, do not wait.
+   * Runs the writes (and deletes) of one workspace one after another in this process: each measures the workspace
+   * after the one before it landed, so two uploads at once cannot both fit in the same room (they each did). Reads,
+   * and writes to other workspaces, do not wait.
    */
   private oneWriteAtATime<T>(dir: string, work: () => Promise<T>): Promise<T> {
     const previous = this.writes.get(dir) ?? Promise.resolve();
@@ -339,8 +339,16 @@ export class WorkspaceFiles {
     });
   }
 
-  /** Deletes a file or a symlink (the link, not its target), or a folder with everything in it. */
-  async delete(dir: string, path: unknown): Promise<{ path: string; type: WorkspaceEntry['type'] }> {
+  /**
+   * Deletes a file or a symlink (the link, not its target), or a folder with everything in it. In a turn of the
+   * workspace's writes (see {@link oneWriteAtATime}): an EDIT_FILE that has read the file lands before it, never after
+   * (it brought the file back), and a write never finds the folder it made gone before its file lands in it.
+   */
+  delete(dir: string, path: unknown): Promise<{ path: string; type: WorkspaceEntry['type'] }> {
+    return this.oneWriteAtATime(dir, () => this.deleteNow(dir, path));
+  }
+
+  private async deleteNow(dir: string, path: unknown): Promise<{ path: string; type: WorkspaceEntry['type'] }> {
     const target = await WorkspacePathResolver.forDelete(dir, path, this.limits.maxFiles);
     const refuse = () => leadsOut(target.relative);
     const ambiguous = () =>
