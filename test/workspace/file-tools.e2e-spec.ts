@@ -209,6 +209,45 @@ describeEachDialect('workspace file tools through act', (dialect) => {
     for (const path of ['dangling', 'loop']) await t.call(sessionId, 'DELETE_FILE', { path });
   });
 
+  it('refuses a path that a symlink leads past PATH_MAX, naming it, without host paths', async () => {
+    // 20 folders of 250 characters (as a command makes them, with relative steps), and a link to the 16th: the path
+    // through the link is short, the real path it leads to is past PATH_MAX (4,096 bytes).
+    const name = 'd'.repeat(250);
+    mkdirSync(dir(), { recursive: true });
+    execFileSync('bash', [
+      '-c',
+      `cd "$1" && for i in $(seq 20); do mkdir ${name} && cd ${name}; done && echo deep > f`,
+      'bash',
+      dir(),
+    ]);
+    symlinkSync(Array(16).fill(name).join('/'), join(dir(), 'short'));
+    const path = `short/${Array(4).fill(name).join('/')}/f`;
+    // DELETE_FILE names the folder it resolves (the file's parent), the others the whole path.
+    const why = 'is refused: it leads (through a symlink) to a path longer than the host can name (PATH_MAX)';
+    for (const [tool, args] of [
+      ['READ_FILE', { path }],
+      ['EDIT_FILE', { path, oldText: 'deep', newText: 'x' }],
+      ['PUBLISH_FILE', { path }],
+      ['LIST_FILES', { path }],
+      ['DELETE_FILE', { path }],
+    ] as const) {
+      const res = await t.call(sessionId, tool, args);
+      expect({ tool, status: res.status }).toEqual({ tool, status: 'FAILED' });
+      expect(res.content).toContain(`Workspace path "short/${name}/`);
+      expect(res.content).toContain(why);
+      expect(res.content).not.toContain(root);
+    }
+    const download = await suite.gw.http
+      .get(`/api/v1/sessions/${sessionId}/files/content?path=${encodeURIComponent(path)}`)
+      .set(t.runtime);
+    expect({ status: download.status, code: download.body.error?.code }).toEqual({
+      status: 400,
+      code: 'WORKSPACE_PATH_INVALID',
+    });
+    for (const entry of ['short', name])
+      expect((await t.call(sessionId, 'DELETE_FILE', { path: entry })).status).toBe('COMPLETED');
+  });
+
   it('refuses to edit a file that is not UTF-8 text, leaving its bytes as they were', async () => {
     mkdirSync(dir(), { recursive: true });
     const latin1 = Buffer.from('name;city\nRen\xe9;K\xf6ln\n', 'latin1'); // as a command's export may write it

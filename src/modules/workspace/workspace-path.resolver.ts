@@ -172,10 +172,17 @@ async function realpathOfLink(path: string, relative: string, what: string): Pro
 
 /**
  * The real path of `path` as text. A real path holding a name that is not UTF-8 (a command can make one, and a symlink
- * lead to it) is refused: decoded, its bytes become U+FFFD and the text names another file, or none.
+ * lead to it) is refused: decoded, its bytes become U+FFFD and the text names another file, or none. So is one past
+ * PATH_MAX (a symlink into folders a command nested deep), whose raw error named the host's paths.
  */
 async function utf8Realpath(path: string, relative: string): Promise<string> {
-  const real = await realpath(path, { encoding: 'buffer' });
+  const real = await realpath(path, { encoding: 'buffer' }).catch((err: unknown) => {
+    if (!isCode(err, 'ENAMETOOLONG')) throw err;
+    throw invalid(
+      relative,
+      'it leads (through a symlink) to a path longer than the host can name (PATH_MAX): move the file nearer the workspace root with RUN_COMMAND (mv) and name it by its own path',
+    );
+  });
   if (!isUtf8(real))
     throw invalid(
       relative,
