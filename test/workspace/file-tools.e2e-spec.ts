@@ -263,6 +263,19 @@ describeEachDialect('workspace file tools through act', (dialect) => {
     await t.call(sessionId, 'DELETE_FILE', { path: 'export.csv' });
   });
 
+  it('refuses an oldText holding half of a character (a lone surrogate), which matched half of an emoji and broke it', async () => {
+    mkdirSync(dir(), { recursive: true });
+    const bytes = Buffer.from('smile \u{1F600} here\n', 'utf8');
+    writeFileSync(join(dir(), 'emoji.txt'), bytes);
+    for (const oldText of ['\ud83d', '\ude00 here']) {
+      const edit = await t.call(sessionId, 'EDIT_FILE', { path: 'emoji.txt', oldText, newText: 'x' });
+      expect(edit).toMatchObject({ status: 'FAILED', isError: true });
+      expect(edit.content).toContain('oldText holds half of a character');
+      expect(readFileSync(join(dir(), 'emoji.txt'))).toEqual(bytes);
+    }
+    await t.call(sessionId, 'DELETE_FILE', { path: 'emoji.txt' });
+  });
+
   it('deletes a file that EDIT_FILE is editing after the edit lands, never before it (the edit would bring it back)', async () => {
     expect((await t.call(sessionId, 'WRITE_FILE', { path: 'doomed.txt', content: 'alpha old' })).status).toBe(
       'COMPLETED',

@@ -9,6 +9,7 @@ import { pipeline } from 'node:stream/promises';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
+import { LONE_SURROGATE } from '@app/common/text/lone-surrogate';
 import { WorkspaceErrorCode } from './workspace.errors';
 import { WorkspaceLocator } from './workspace.locator';
 import { crowdedFolder, leadsOut, WorkspacePathResolver, type ResolvedWorkspacePath } from './workspace-path.resolver';
@@ -308,6 +309,12 @@ export class WorkspaceFiles {
    */
   edit(dir: string, path: unknown, oldText: string, newText: string): Promise<WorkspaceWrite> {
     WorkspacePathResolver.normalize(path, false);
+    // It would match half of a pair (an emoji) in the text, and the other half would be written as U+FFFD.
+    if (LONE_SURROGATE.test(oldText))
+      throw new DomainError(
+        CommonErrorCode.VALIDATION_FAILED,
+        'oldText holds half of a character (a lone UTF-16 surrogate such as \\ud83d without its pair), which can only match half of one in the file and break it; give whole characters.',
+      );
     return this.oneWriteAtATime(dir, async () => {
       const target = await WorkspacePathResolver.existing(dir, path, this.limits.maxFiles);
       const bytes = await this.readWhole(target);
