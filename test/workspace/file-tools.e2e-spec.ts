@@ -1,4 +1,14 @@
-import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { gatewayForSuite } from '@test/support/gateway-test-app';
@@ -207,6 +217,35 @@ describeEachDialect('workspace file tools through act', (dialect) => {
     }
     expect(readdirSync(dir())).not.toContain('nowhere');
     for (const path of ['dangling', 'loop']) await t.call(sessionId, 'DELETE_FILE', { path });
+  });
+
+  it("removes a folder of many files without queueing a request per file on the gateway's thread pool", async () => {
+    // A command can leave a million files in a folder; removed in-process, each was an lstat and an unlink queued at
+    // once on the thread pool every tenant's file operations and DNS lookups share (and ~2.5 KB of memory each).
+    const queuedFsRequests = () =>
+      process.getActiveResourcesInfo().filter((r) => r === 'FSReqPromise' || r === 'FSReqCallback').length;
+    const fill = (folder: string) => {
+      mkdirSync(folder, { recursive: true });
+      for (let i = 0; i < 5000; i++) writeFileSync(join(folder, `f${i}`), '');
+    };
+    let most = 0;
+    const sampler = setInterval(() => (most = Math.max(most, queuedFsRequests())), 1);
+    try {
+      fill(join(dir(), 'many'));
+      most = 0;
+      const deleted = await t.call(sessionId, 'DELETE_FILE', { path: 'many' });
+      expect(JSON.parse(deleted.content)).toEqual({ path: 'many', type: 'directory' });
+      expect(readdirSync(dir())).not.toContain('many');
+
+      const closing = await t.newSession(['FILE_ROOM']);
+      fill(join(suite.gw.app.get(WorkspaceLocator).dirOf('t-files', closing), 'many'));
+      most = 0;
+      await suite.gw.http.delete(`/api/v1/sessions/${closing}`).set(t.runtime).expect(200);
+      expect(existsSync(suite.gw.app.get(WorkspaceLocator).dirOf('t-files', closing))).toBe(false);
+    } finally {
+      clearInterval(sampler);
+    }
+    expect(most).toBeLessThan(100);
   });
 
   it('refuses a path that a symlink leads past PATH_MAX, naming it, without host paths', async () => {
