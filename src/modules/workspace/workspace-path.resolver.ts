@@ -222,7 +222,7 @@ export function crowdedFolder(relative: string, index: number, maxNames: number)
   const folder = index === 0 ? 'the workspace root' : `"${segments.slice(0, index).join('/')}"`;
   return invalid(
     relative,
-    `${folder} holds more than ${maxNames} names (WORKSPACE_MAX_FILES), too many to look through for a name that is not UTF-8 and reads as "${segments[index]}"; delete files there (DELETE_FILE of its folder, or rm with RUN_COMMAND) or name this one without U+FFFD`,
+    `${folder} holds more than ${maxNames} names (WORKSPACE_MAX_FILES), too many to look through for a name that is not UTF-8 and reads as "${segments[index]}"; delete files there (DELETE_FILE, or rm with RUN_COMMAND), or rename this one without U+FFFD (mv with RUN_COMMAND)`,
   );
 }
 
