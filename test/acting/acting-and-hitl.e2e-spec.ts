@@ -614,6 +614,13 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
     ]);
     expect(page.body.results[0]).toMatchObject({ status: 'COMPLETED', isError: false });
     expect(page.body.results[0].content.startsWith('x'.repeat(500) + '\n\n[characters 1000-1500 of 50011')).toBe(true);
+    // The arguments to read on are JSON the model can copy, also for a toolCallId with a quote in it.
+    await act(sessionId, 2, [{ id: 'big"2', name: 'big', arguments: { q: 'x' } }]);
+    const quoted = await act(sessionId, 2, [
+      { id: 'rd3', name: 'READ_TOOL_RESULT', arguments: { toolCallId: 'big"2', limit: 10 } },
+    ]);
+    const readOn = /read on with (\{.*\})\]$/.exec(quoted.body.results[0].content)?.[1];
+    expect(JSON.parse(readOn ?? 'null')).toEqual({ toolCallId: 'big"2', offset: 10 });
     const other = await newSession();
     const foreign = await act(other, 1, [{ id: 'rd2', name: 'READ_TOOL_RESULT', arguments: { toolCallId: 'big1' } }]);
     expect(foreign.body.results[0]).toMatchObject({ status: 'FAILED', isError: true });

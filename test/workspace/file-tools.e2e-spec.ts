@@ -1,9 +1,21 @@
-import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { gatewayForSuite } from '@test/support/gateway-test-app';
 import { describeEachDialect } from '@test/support/test-database';
 import { WorkspaceLocator } from '@app/modules/workspace/workspace.locator';
+import { WorkspaceFiles } from '@app/modules/workspace/workspace-files.service';
+import { waitFor } from '@test/support/wait-for';
 import { FILE_TOOLS, workspaceRootForSuite, workspaceTenant, type WorkspaceTenant } from './workspace-test-kit';
 
 describeEachDialect('workspace file tools through act', (dialect) => {
@@ -207,6 +219,74 @@ describeEachDialect('workspace file tools through act', (dialect) => {
     for (const path of ['dangling', 'loop']) await t.call(sessionId, 'DELETE_FILE', { path });
   });
 
+  it("removes a folder of many files without queueing a request per file on the gateway's thread pool", async () => {
+    // A command can leave a million files in a folder; removed in-process, each was an lstat and an unlink queued at
+    // once on the thread pool every tenant's file operations and DNS lookups share (and ~2.5 KB of memory each).
+    const queuedFsRequests = () =>
+      process.getActiveResourcesInfo().filter((r) => r === 'FSReqPromise' || r === 'FSReqCallback').length;
+    const fill = (folder: string) => {
+      mkdirSync(folder, { recursive: true });
+      for (let i = 0; i < 5000; i++) writeFileSync(join(folder, `f${i}`), '');
+    };
+    let most = 0;
+    const sampler = setInterval(() => (most = Math.max(most, queuedFsRequests())), 1);
+    try {
+      fill(join(dir(), 'many'));
+      most = 0;
+      const deleted = await t.call(sessionId, 'DELETE_FILE', { path: 'many' });
+      expect(JSON.parse(deleted.content)).toEqual({ path: 'many', type: 'directory' });
+      expect(readdirSync(dir())).not.toContain('many');
+
+      const closing = await t.newSession(['FILE_ROOM']);
+      fill(join(suite.gw.app.get(WorkspaceLocator).dirOf('t-files', closing), 'many'));
+      most = 0;
+      await suite.gw.http.delete(`/api/v1/sessions/${closing}`).set(t.runtime).expect(200);
+      expect(existsSync(suite.gw.app.get(WorkspaceLocator).dirOf('t-files', closing))).toBe(false);
+    } finally {
+      clearInterval(sampler);
+    }
+    expect(most).toBeLessThan(100);
+  });
+
+  it('refuses a path that a symlink leads past PATH_MAX, naming it, without host paths', async () => {
+    // 20 folders of 250 characters (as a command makes them, with relative steps), and a link to the 16th: the path
+    // through the link is short, the real path it leads to is past PATH_MAX (4,096 bytes).
+    const name = 'd'.repeat(250);
+    mkdirSync(dir(), { recursive: true });
+    execFileSync('bash', [
+      '-c',
+      `cd "$1" && for i in $(seq 20); do mkdir ${name} && cd ${name}; done && echo deep > f`,
+      'bash',
+      dir(),
+    ]);
+    symlinkSync(Array(16).fill(name).join('/'), join(dir(), 'short'));
+    const path = `short/${Array(4).fill(name).join('/')}/f`;
+    // DELETE_FILE names the folder it resolves (the file's parent), the others the whole path.
+    const why = 'is refused: it leads (through a symlink) to a path longer than the host can name (PATH_MAX)';
+    for (const [tool, args] of [
+      ['READ_FILE', { path }],
+      ['EDIT_FILE', { path, oldText: 'deep', newText: 'x' }],
+      ['PUBLISH_FILE', { path }],
+      ['LIST_FILES', { path }],
+      ['DELETE_FILE', { path }],
+    ] as const) {
+      const res = await t.call(sessionId, tool, args);
+      expect({ tool, status: res.status }).toEqual({ tool, status: 'FAILED' });
+      expect(res.content).toContain(`Workspace path "short/${name}/`);
+      expect(res.content).toContain(why);
+      expect(res.content).not.toContain(root);
+    }
+    const download = await suite.gw.http
+      .get(`/api/v1/sessions/${sessionId}/files/content?path=${encodeURIComponent(path)}`)
+      .set(t.runtime);
+    expect({ status: download.status, code: download.body.error?.code }).toEqual({
+      status: 400,
+      code: 'WORKSPACE_PATH_INVALID',
+    });
+    for (const entry of ['short', name])
+      expect((await t.call(sessionId, 'DELETE_FILE', { path: entry })).status).toBe('COMPLETED');
+  });
+
   it('refuses to edit a file that is not UTF-8 text, leaving its bytes as they were', async () => {
     mkdirSync(dir(), { recursive: true });
     const latin1 = Buffer.from('name;city\nRen\xe9;K\xf6ln\n', 'latin1'); // as a command's export may write it
@@ -220,6 +300,52 @@ describeEachDialect('workspace file tools through act', (dialect) => {
     expect(edit.content).toContain('"export.csv" is not UTF-8 text');
     expect(readFileSync(join(dir(), 'export.csv'))).toEqual(latin1);
     await t.call(sessionId, 'DELETE_FILE', { path: 'export.csv' });
+  });
+
+  it('refuses an oldText holding half of a character (a lone surrogate), which matched half of an emoji and broke it', async () => {
+    mkdirSync(dir(), { recursive: true });
+    const bytes = Buffer.from('smile \u{1F600} here\n', 'utf8');
+    writeFileSync(join(dir(), 'emoji.txt'), bytes);
+    for (const oldText of ['\ud83d', '\ude00 here']) {
+      const edit = await t.call(sessionId, 'EDIT_FILE', { path: 'emoji.txt', oldText, newText: 'x' });
+      expect(edit).toMatchObject({ status: 'FAILED', isError: true });
+      expect(edit.content).toContain('oldText holds half of a character');
+      expect(readFileSync(join(dir(), 'emoji.txt'))).toEqual(bytes);
+    }
+    await t.call(sessionId, 'DELETE_FILE', { path: 'emoji.txt' });
+  });
+
+  it('deletes a file that EDIT_FILE is editing after the edit lands, never before it (the edit would bring it back)', async () => {
+    expect((await t.call(sessionId, 'WRITE_FILE', { path: 'doomed.txt', content: 'alpha old' })).status).toBe(
+      'COMPLETED',
+    );
+    const files = suite.gw.app.get(WorkspaceFiles);
+    const read = files.readWhole.bind(files);
+    let editHasRead!: () => void;
+    const editRead = new Promise<void>((resolve) => (editHasRead = resolve));
+    let letEditGoOn!: () => void;
+    const editGoesOn = new Promise<void>((resolve) => (letEditGoOn = resolve));
+    jest.spyOn(files, 'readWhole').mockImplementationOnce(async (target) => {
+      const bytes = await read(target);
+      editHasRead();
+      await editGoesOn;
+      return bytes;
+    });
+    const deletes = jest.spyOn(files, 'delete');
+    try {
+      const edit = t.call(sessionId, 'EDIT_FILE', { path: 'doomed.txt', oldText: 'alpha', newText: 'omega' });
+      await editRead;
+      const deletion = t.call(sessionId, 'DELETE_FILE', { path: 'doomed.txt' });
+      await waitFor(() => deletes.mock.calls.length > 0, { description: 'DELETE_FILE to reach the workspace' });
+      letEditGoOn();
+      expect((await edit).status).toBe('COMPLETED');
+      expect((await deletion).status).toBe('COMPLETED');
+    } finally {
+      letEditGoOn();
+      jest.restoreAllMocks();
+    }
+    // Edit then delete: the file is gone, as DELETE_FILE answered.
+    expect(readdirSync(dir())).not.toContain('doomed.txt');
   });
 
   it('keeps the mode of a file it edits or replaces (a script made executable stays executable)', async () => {
@@ -370,6 +496,41 @@ describeEachDialect('workspace file tools through act', (dialect) => {
       expect((await t.call(sessionId, 'DELETE_FILE', { path })).status).toBe('COMPLETED');
     for (const folder of [onDisk('d\xff'), join(dir(), 'd\uFFFD')]) rmSync(folder, { recursive: true });
     expect(readdirSync(dir())).toEqual([]);
+  });
+
+  it('reads no more names of a folder than WORKSPACE_MAX_FILES to tell what a name with U+FFFD in a path stands for', async () => {
+    // A command may leave millions of names in one folder: every call naming a path with U+FFFD read them all.
+    const crowded = join(dir(), 'crowded');
+    mkdirSync(crowded, { recursive: true });
+    for (let i = 0; i < 8; i++) writeFileSync(join(crowded, `n${i}`), '');
+    writeFileSync(join(crowded, 'caf\uFFFD.txt'), 'true name\n');
+    const path = 'crowded/caf\uFFFD.txt';
+    const why = `"crowded" holds more than 8 names (WORKSPACE_MAX_FILES), too many to look through`;
+    for (const [tool, args] of [
+      ['READ_FILE', { path }],
+      ['EDIT_FILE', { path, oldText: 'true', newText: 'edited' }],
+      ['PUBLISH_FILE', { path }],
+      ['LIST_FILES', { path }],
+      ['DELETE_FILE', { path }],
+    ] as const) {
+      const res = await t.call(sessionId, tool, args);
+      expect({ tool, status: res.status }).toEqual({ tool, status: 'FAILED' });
+      expect(res.content).toContain(why);
+    }
+    const download = await suite.gw.http
+      .get(`/api/v1/sessions/${sessionId}/files/content?path=${encodeURIComponent(path)}`)
+      .set(t.runtime);
+    expect({ status: download.status, code: download.body.error?.code }).toEqual({
+      status: 400,
+      code: 'WORKSPACE_PATH_INVALID',
+    });
+    expect(download.body.error.message).toContain(why);
+    expect(readFileSync(join(crowded, 'caf\uFFFD.txt'), 'utf8')).toBe('true name\n');
+
+    // Within the limit the folder is looked through, and the name is the file truly named so.
+    rmSync(join(crowded, 'n0'));
+    expect(JSON.parse((await t.call(sessionId, 'READ_FILE', { path })).content).content).toBe('true name\n');
+    rmSync(crowded, { recursive: true });
   });
 
   it('pages a file larger than WORKSPACE_MAX_FILE_BYTES (a command may write up to SANDBOX_MAX_FILE_MB)', async () => {

@@ -55,7 +55,7 @@ export class ArtifactsService {
     path: unknown,
     title: string | null,
   ): Promise<ArtifactView> {
-    const source = await WorkspacePathResolver.existing(workspaceDir, path);
+    const source = await WorkspacePathResolver.existing(workspaceDir, path, this.config.workspace.maxFiles);
     const staged = await this.locator.stagingFile();
     // Streamed and hashed on the way: a file of any size a command wrote, never read into memory whole.
     const { size, sha256 } = await this.files.copyOut(source, staged, 0o440);

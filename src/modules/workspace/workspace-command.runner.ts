@@ -76,7 +76,7 @@ export class WorkspaceCommandRunner {
       // The workspace is the command's while it runs: the gateway's file operations wait (see WorkspaceGate).
       ran = await this.gate.run(owner.dir, 'command', async () => {
         // A session closed while the command waited took its workspace: WORKSPACE_UNAVAILABLE, as for the file tools.
-        await WorkspacePathResolver.existing(owner.dir, '', true);
+        await WorkspacePathResolver.existing(owner.dir, '', this.limits.maxFiles, true);
         // Measured once the workspace is the command's: a write that landed while it waited leaves it less room.
         const before = await usage();
         const limit = this.fileLimit(before);

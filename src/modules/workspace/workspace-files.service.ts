@@ -9,9 +9,10 @@ import { pipeline } from 'node:stream/promises';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
+import { LONE_SURROGATE } from '@app/common/text/lone-surrogate';
 import { WorkspaceErrorCode } from './workspace.errors';
 import { WorkspaceLocator } from './workspace.locator';
-import { leadsOut, WorkspacePathResolver, type ResolvedWorkspacePath } from './workspace-path.resolver';
+import { crowdedFolder, leadsOut, WorkspacePathResolver, type ResolvedWorkspacePath } from './workspace-path.resolver';
 import { assertOpenedInside, inOpenedFolder } from './workspace-descriptor.check';
 import {
   findUndecodableName,
@@ -79,7 +80,7 @@ export class WorkspaceFiles {
     path: unknown,
     recursive: boolean,
   ): Promise<{ path: string; entries: WorkspaceEntry[]; truncated: boolean }> {
-    const target = await WorkspacePathResolver.existing(dir, path ?? '', true);
+    const target = await WorkspacePathResolver.existing(dir, path ?? '', this.limits.maxFiles, true);
     if (!(await lstat(target.real)).isDirectory())
       return { path: target.relative, entries: await this.single(target), truncated: false };
     const { entries, truncated } = await walkWorkspace(target.real, target.relative, recursive, MAX_LISTED);
@@ -91,7 +92,7 @@ export class WorkspaceFiles {
    * may write files past WORKSPACE_MAX_FILE_BYTES, up to SANDBOX_MAX_FILE_MB, and the model must be able to read them).
    */
   async read(dir: string, path: unknown, offset: number, limit: number): Promise<WorkspaceFilePage> {
-    const target = await WorkspacePathResolver.existing(dir, path);
+    const target = await WorkspacePathResolver.existing(dir, path, this.limits.maxFiles);
     const handle = await this.openRegular(target);
     try {
       // Never half an emoji: a page ends before a surrogate pair it would cut (see pageBounds).
@@ -116,7 +117,7 @@ export class WorkspaceFiles {
    * bytes the file had when it was opened, or fails.
    */
   async openForDownload(dir: string, path: unknown): Promise<{ path: string; size: number; stream: Readable }> {
-    const target = await WorkspacePathResolver.existing(dir, path);
+    const target = await WorkspacePathResolver.existing(dir, path, this.limits.maxFiles);
     const handle = await this.openRegular(target);
     const { size } = await handle.stat();
     return { path: target.relative, size, stream: await this.readWhileOpen(handle, size, target.relative) };
@@ -249,9 +250,9 @@ export class WorkspaceFiles {
   }
 
   /**
-   * Runs the writes of one workspace one after another in this process: each measures the workspace after the one
-   * before it landed, so two uploads at once cannot both fit in the same room (they each did). Reads, and writes to
-   * other workspaces, do not wait.
+   * Runs the writes (and deletes) of one workspace one after another in this process: each measures the workspace
+   * after the one before it landed, so two uploads at once cannot both fit in the same room (they each did). Reads,
+   * and writes to other workspaces, do not wait.
    */
   private oneWriteAtATime<T>(dir: string, work: () => Promise<T>): Promise<T> {
     const previous = this.writes.get(dir) ?? Promise.resolve();
@@ -280,7 +281,7 @@ export class WorkspaceFiles {
     // A new file frees nothing: refused before its folders are created, so a refused write leaves none behind.
     if (added.newFile) this.assertBytesFit(staged, usage.bytes, 0);
     // Only now are its folders created.
-    const target = await WorkspacePathResolver.forWrite(dir, staged.path);
+    const target = await WorkspacePathResolver.forWrite(dir, staged.path, this.limits.maxFiles);
     const replaced = target.existed ? await lstat(target.real) : null;
     this.assertBytesFit(staged, usage.bytes, replaced?.size ?? 0);
     // A replaced file keeps its permissions (a script a command made executable stays so), never set-id bits.
@@ -308,8 +309,14 @@ export class WorkspaceFiles {
    */
   edit(dir: string, path: unknown, oldText: string, newText: string): Promise<WorkspaceWrite> {
     WorkspacePathResolver.normalize(path, false);
+    // It would match half of a pair (an emoji) in the text, and the other half would be written as U+FFFD.
+    if (LONE_SURROGATE.test(oldText))
+      throw new DomainError(
+        CommonErrorCode.VALIDATION_FAILED,
+        'oldText holds half of a character (a lone UTF-16 surrogate such as \\ud83d without its pair), which can only match half of one in the file and break it; give whole characters.',
+      );
     return this.oneWriteAtATime(dir, async () => {
-      const target = await WorkspacePathResolver.existing(dir, path);
+      const target = await WorkspacePathResolver.existing(dir, path, this.limits.maxFiles);
       const bytes = await this.readWhole(target);
       // Decoded, bytes that are not UTF-8 become U+FFFD: writing the text back would change them all.
       if (!isUtf8(bytes))
@@ -339,9 +346,17 @@ export class WorkspaceFiles {
     });
   }
 
-  /** Deletes a file or a symlink (the link, not its target), or a folder with everything in it. */
-  async delete(dir: string, path: unknown): Promise<{ path: string; type: WorkspaceEntry['type'] }> {
-    const target = await WorkspacePathResolver.forDelete(dir, path);
+  /**
+   * Deletes a file or a symlink (the link, not its target), or a folder with everything in it. In a turn of the
+   * workspace's writes (see {@link oneWriteAtATime}): an EDIT_FILE that has read the file lands before it, never after
+   * (it brought the file back), and a write never finds the folder it made gone before its file lands in it.
+   */
+  delete(dir: string, path: unknown): Promise<{ path: string; type: WorkspaceEntry['type'] }> {
+    return this.oneWriteAtATime(dir, () => this.deleteNow(dir, path));
+  }
+
+  private async deleteNow(dir: string, path: unknown): Promise<{ path: string; type: WorkspaceEntry['type'] }> {
+    const target = await WorkspacePathResolver.forDelete(dir, path, this.limits.maxFiles);
     const refuse = () => leadsOut(target.relative);
     const ambiguous = () =>
       new DomainError(
@@ -352,7 +367,10 @@ export class WorkspaceFiles {
     return inOpenedFolder(dirname(target.real), target.root, refuse, async (folder) => {
       let entry = join(folder, basename(target.real));
       let stat = await lstat(entry).catch(() => null);
-      const undecodable = await findUndecodableName(folder, basename(target.real), ambiguous);
+      const undecodable = await findUndecodableName(folder, basename(target.real), this.limits.maxFiles, {
+        ambiguous,
+        crowded: () => crowdedFolder(target.relative, target.relative.split('/').length - 1, this.limits.maxFiles),
+      });
       // A name truly holding U+FFFD beside one that only reads so: which one the path means cannot be told.
       if (undecodable && stat) throw ambiguous();
       if (undecodable) {
@@ -361,7 +379,7 @@ export class WorkspaceFiles {
         await rename(undecodable, entry);
         stat = await lstat(entry);
       }
-      if (!stat) await WorkspacePathResolver.existing(dir, target.relative); // throws NOT_FOUND
+      if (!stat) await WorkspacePathResolver.existing(dir, target.relative, this.limits.maxFiles); // throws NOT_FOUND
       if (stat!.isDirectory()) {
         await removeTree(entry);
         return { path: target.relative, type: 'directory' as const };

@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { DomainError } from '@app/common/errors/domain-error';
 import { WorkspacePathResolver } from './workspace-path.resolver';
 
+/** WORKSPACE_MAX_FILES's default: how many names of a folder a path with U+FFFD may look through. */
+const MAX_NAMES = 1000;
+
 describe('WorkspacePathResolver', () => {
   describe('normalize', () => {
     it.each([
@@ -41,15 +44,17 @@ describe('WorkspacePathResolver', () => {
     it('creates parents inside, and refuses a parent symlink that leads out before creating anything through it', async () => {
       const root = mkdtempSync(join(tmpdir(), 'ws-unit-'));
       const outside = mkdtempSync(join(tmpdir(), 'ws-out-'));
-      const made = await WorkspacePathResolver.forWrite(root, 'a/b/c.txt');
+      const made = await WorkspacePathResolver.forWrite(root, 'a/b/c.txt', MAX_NAMES);
       expect(made).toMatchObject({ relative: 'a/b/c.txt', existed: false });
       symlinkSync(outside, join(root, 'out'));
-      await expect(WorkspacePathResolver.forWrite(root, 'out/deep/x.txt')).rejects.toThrow('leads out');
+      await expect(WorkspacePathResolver.forWrite(root, 'out/deep/x.txt', MAX_NAMES)).rejects.toThrow('leads out');
       expect(readdirSync(outside)).toEqual([]);
       writeFileSync(join(root, 'file'), 'x');
-      await expect(WorkspacePathResolver.forWrite(root, 'file/x.txt')).rejects.toThrow('is a file, not a folder');
+      await expect(WorkspacePathResolver.forWrite(root, 'file/x.txt', MAX_NAMES)).rejects.toThrow(
+        'is a file, not a folder',
+      );
       mkdirSync(join(root, 'dir'));
-      await expect(WorkspacePathResolver.forWrite(root, 'dir')).rejects.toThrow('is a folder');
+      await expect(WorkspacePathResolver.forWrite(root, 'dir', MAX_NAMES)).rejects.toThrow('is a folder');
     });
   });
 });

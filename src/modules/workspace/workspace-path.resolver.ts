@@ -1,9 +1,10 @@
 import { isUtf8 } from 'node:buffer';
-import { lstat, mkdir, readdir, realpath } from 'node:fs/promises';
+import { lstat, mkdir, realpath } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
 import { WorkspaceErrorCode } from './workspace.errors';
+import { undecodableNamesReadingAs } from './workspace-usage';
 
 const MAX_PATH_CHARS = 1024;
 const MAX_SEGMENT_BYTES = 255;
@@ -44,11 +45,19 @@ export class WorkspacePathResolver {
     return segments.join('/');
   }
 
-  /** An existing file or folder: its real path, checked to be inside `root`; NOT_FOUND when it does not exist. */
-  static async existing(root: string, path: unknown, allowRoot = false): Promise<ResolvedWorkspacePath> {
+  /**
+   * An existing file or folder: its real path, checked to be inside `root`; NOT_FOUND when it does not exist.
+   * `maxNames` (WORKSPACE_MAX_FILES) bounds the names read of a folder to tell what a name with U+FFFD stands for.
+   */
+  static async existing(
+    root: string,
+    path: unknown,
+    maxNames: number,
+    allowRoot = false,
+  ): Promise<ResolvedWorkspacePath> {
     const relative = WorkspacePathResolver.normalize(path, allowRoot);
     const realRoot = await realRootOf(root);
-    await refuseUndecodableTwins(realRoot, relative);
+    await refuseUndecodableTwins(realRoot, relative, maxNames);
     let real: string;
     try {
       real = await utf8Realpath(join(realRoot, relative), relative);
@@ -89,10 +98,14 @@ export class WorkspacePathResolver {
    * workspace after `realpath` (a symlinked folder that leads out is refused before anything is created through it).
    * An existing target that is a symlink is resolved and checked like any other path.
    */
-  static async forWrite(root: string, path: unknown): Promise<ResolvedWorkspacePath & { existed: boolean }> {
+  static async forWrite(
+    root: string,
+    path: unknown,
+    maxNames: number,
+  ): Promise<ResolvedWorkspacePath & { existed: boolean }> {
     const relative = WorkspacePathResolver.normalize(path, false);
     const realRoot = await realRootOf(root);
-    await refuseUndecodableTwins(realRoot, relative);
+    await refuseUndecodableTwins(realRoot, relative, maxNames);
     const segments = relative.split('/');
     const { dir } = await walkParents(realRoot, relative, true);
     const target = join(dir, segments[segments.length - 1]);
@@ -111,10 +124,10 @@ export class WorkspacePathResolver {
    * A file or folder about to be deleted: its parent's real path is checked, the last component is not followed
    * (deleting a symlink removes the link, never what it points to).
    */
-  static async forDelete(root: string, path: unknown): Promise<ResolvedWorkspacePath> {
+  static async forDelete(root: string, path: unknown, maxNames: number): Promise<ResolvedWorkspacePath> {
     const relative = WorkspacePathResolver.normalize(path, false);
     const segments = relative.split('/');
-    const parent = await WorkspacePathResolver.existing(root, segments.slice(0, -1).join('/'), true);
+    const parent = await WorkspacePathResolver.existing(root, segments.slice(0, -1).join('/'), maxNames, true);
     return { relative, real: join(parent.real, segments[segments.length - 1]), root: parent.root };
   }
 }
@@ -159,10 +172,17 @@ async function realpathOfLink(path: string, relative: string, what: string): Pro
 
 /**
  * The real path of `path` as text. A real path holding a name that is not UTF-8 (a command can make one, and a symlink
- * lead to it) is refused: decoded, its bytes become U+FFFD and the text names another file, or none.
+ * lead to it) is refused: decoded, its bytes become U+FFFD and the text names another file, or none. So is one past
+ * PATH_MAX (a symlink into folders a command nested deep), whose raw error named the host's paths.
  */
 async function utf8Realpath(path: string, relative: string): Promise<string> {
-  const real = await realpath(path, { encoding: 'buffer' });
+  const real = await realpath(path, { encoding: 'buffer' }).catch((err: unknown) => {
+    if (!isCode(err, 'ENAMETOOLONG')) throw err;
+    throw invalid(
+      relative,
+      'it leads (through a symlink) to a path longer than the host can name (PATH_MAX): move the file nearer the workspace root with RUN_COMMAND (mv) and name it by its own path',
+    );
+  });
   if (!isUtf8(real))
     throw invalid(
       relative,
@@ -176,13 +196,14 @@ async function utf8Realpath(path: string, relative: string): Promise<string> {
  * text, the path would name another file (one truly named so) or none. DELETE_FILE takes such a name (see
  * findUndecodableName); the other tools ask for a rename.
  */
-async function refuseUndecodableTwins(realRoot: string, relative: string): Promise<void> {
+async function refuseUndecodableTwins(realRoot: string, relative: string, maxNames: number): Promise<void> {
   if (!relative.includes('\uFFFD')) return;
   let dir = realRoot;
-  for (const segment of relative.split('/')) {
+  for (const [i, segment] of relative.split('/').entries()) {
     if (segment.includes('\uFFFD')) {
-      const names = await readdir(dir, { encoding: 'buffer' }).catch(() => [] as Buffer[]);
-      if (names.some((name) => !isUtf8(name) && name.toString('utf8') === segment))
+      const names = await undecodableNamesReadingAs(dir, segment, maxNames);
+      if (names === 'crowded') throw crowdedFolder(relative, i, maxNames);
+      if (names.length > 0)
         throw invalid(
           relative,
           `"${segment}" stands for a name that is not UTF-8 text${NOT_UTF8}: rename it to UTF-8 with RUN_COMMAND (\`mv -- ${segment.replace(/\uFFFD+/g, '*')} new-name\` reaches it), or delete it with DELETE_FILE`,
@@ -190,6 +211,19 @@ async function refuseUndecodableTwins(realRoot: string, relative: string): Promi
     }
     dir = join(dir, segment);
   }
+}
+
+/**
+ * The refusal of a path whose segment `index` holds U+FFFD in a folder of more than `maxNames` names: too many to look
+ * through for a name that is not UTF-8 and reads alike (see undecodableNamesReadingAs).
+ */
+export function crowdedFolder(relative: string, index: number, maxNames: number): DomainError {
+  const segments = relative.split('/');
+  const folder = index === 0 ? 'the workspace root' : `"${segments.slice(0, index).join('/')}"`;
+  return invalid(
+    relative,
+    `${folder} holds more than ${maxNames} names (WORKSPACE_MAX_FILES), too many to look through for a name that is not UTF-8 and reads as "${segments[index]}"; delete files there (DELETE_FILE, or rm with RUN_COMMAND), or rename this one without U+FFFD (mv with RUN_COMMAND)`,
+  );
 }
 
 const NOT_UTF8 =

@@ -1,25 +1,21 @@
 import { execFile } from 'node:child_process';
-import { rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { isCode } from './workspace-path.resolver';
 
 const execFileAsync = promisify(execFile);
 
 /**
- * Removes a file or a folder with everything in it; symlinks are removed, never followed. Node's `rm` names every
- * entry by its whole path, so a tree nested past PATH_MAX (a command makes one with `mkdir x && cd x` in a loop)
- * fails with ENAMETOOLONG: coreutils `rm` walks it by descriptor (openat) and removes it at any depth. A path through
- * this process's descriptors (`/proc/self/fd/<n>/...`, see inOpenedFolder) is handed to `rm` as `/proc/<pid>/fd/<n>`.
+ * Removes a file or a folder with everything in it; symlinks are removed, never followed. Coreutils `rm` does it in a
+ * process of its own, walking by descriptor (openat), so it works at any depth and costs the gateway one child process
+ * whatever the tree holds. Node's `rm` named each entry by its whole path (a tree nested past PATH_MAX, which a command
+ * makes with `mkdir x && cd x` in a loop, failed with ENAMETOOLONG) and queued an lstat and an unlink per entry at once
+ * on the thread pool all tenants' file operations and DNS lookups share: a folder of a million files a command left held
+ * that pool, several seconds of the event loop and gigabytes of memory. A path through this process's descriptors
+ * (`/proc/self/fd/<n>/...`, see inOpenedFolder) is handed to `rm` as `/proc/<pid>/fd/<n>`.
  */
 export async function removeTree(path: string): Promise<void> {
-  try {
-    await rm(path, { recursive: true, force: true });
-  } catch (err) {
-    if (!isCode(err, 'ENAMETOOLONG')) throw err;
-    const ours = path.replace(/^\/proc\/self\//, `/proc/${process.pid}/`);
-    await execFileAsync('rm', ['-rf', '--one-file-system', '--', ours], {
-      env: { PATH: '/usr/bin:/bin' },
-      timeout: 60_000,
-    });
-  }
+  const ours = path.replace(/^\/proc\/self\//, `/proc/${process.pid}/`);
+  await execFileAsync('rm', ['-rf', '--one-file-system', '--', ours], {
+    env: { PATH: '/usr/bin:/bin' },
+    timeout: 60_000,
+  });
 }

@@ -1,4 +1,4 @@
-import { lstat, opendir, readdir } from 'node:fs/promises';
+import { lstat, opendir } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
 import { isCode } from './workspace-path.resolver';
 
@@ -115,18 +115,36 @@ export function tooDeepToMeasure(folder: string): string {
 }
 
 /**
+ * The names in `folder` that are not UTF-8 and read as `shown` once decoded (as listings show them, with U+FFFD), or
+ * `'crowded'` when the folder holds more than `maxNames` names: no more are read. A command may leave millions of
+ * names in one folder, and reading them all held the event loop for seconds and hundreds of MB on every call naming a
+ * path with U+FFFD in it.
+ */
+export async function undecodableNamesReadingAs(
+  folder: string,
+  shown: string,
+  maxNames: number,
+): Promise<Buffer[] | 'crowded'> {
+  const names = await readNames(Buffer.from(folder), maxNames + 1).catch(() => [] as Buffer[]);
+  if (names.length > maxNames) return 'crowded';
+  return names.filter((name) => !isUtf8(name) && name.toString('utf8') === shown);
+}
+
+/**
  * The name in `folder` that is not UTF-8 and reads as `shown` once decoded (as listings show it, with U+FFFD), so the
- * path a listing gave can be acted on; undefined when there is none. Several such names that read alike are refused,
- * naming the path: deleting their folder removes them all.
+ * path a listing gave can be acted on; undefined when there is none. Several such names that read alike are refused
+ * (`ambiguous`: deleting their folder removes them all), as is a folder holding more than `maxNames` names
+ * (`crowded`, see {@link undecodableNamesReadingAs}).
  */
 export async function findUndecodableName(
   folder: string,
   shown: string,
-  ambiguous: () => Error,
+  maxNames: number,
+  refuse: { ambiguous: () => Error; crowded: () => Error },
 ): Promise<Buffer | undefined> {
   if (!shown.includes('\uFFFD')) return undefined;
-  const names = await readdir(folder, { encoding: 'buffer' }).catch(() => [] as Buffer[]);
-  const matches = names.filter((name) => !isUtf8(name) && name.toString('utf8') === shown);
-  if (matches.length > 1) throw ambiguous();
+  const matches = await undecodableNamesReadingAs(folder, shown, maxNames);
+  if (matches === 'crowded') throw refuse.crowded();
+  if (matches.length > 1) throw refuse.ambiguous();
   return matches.length === 1 ? Buffer.concat([Buffer.from(folder), SLASH, matches[0]]) : undefined;
 }

@@ -1,5 +1,6 @@
 import { schemaShapeViolations } from './json-schema-shape.validator';
-import { LONE_SURROGATE, isRawSchema } from './tool-spec-schema.walk';
+import { LONE_SURROGATE } from '@app/common/text/lone-surrogate';
+import { isRawSchema } from './tool-spec-schema.walk';
 
 /**
  * Anthropic Messages API, `tools[]` (tool use docs and API reference): `name` matches

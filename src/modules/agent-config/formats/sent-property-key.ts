@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { ANTHROPIC_PROPERTY_KEY_PATTERN } from './anthropic-spec.validator';
-import { LONE_SURROGATE } from './tool-spec-schema.walk';
+import { LONE_SURROGATE } from '@app/common/text/lone-surrogate';
 
 /**
  * Which property names a provider takes as keys as they are: `anthropic`, those matching

@@ -119,9 +119,6 @@ export function typesTake(types: readonly string[], value: unknown): boolean {
   });
 }
 
-/** Half of a surrogate pair: the providers' JSON parsers refuse it ("no low surrogate in string") with the whole request. */
-export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
 /** How JSON.stringify writes a lone surrogate (and only a lone one: pairs stay characters), unless the backslash is escaped. */
 const LONE_SURROGATE_ESCAPE = /(?<!\\)((?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/g;
 

@@ -10,6 +10,7 @@ import type { ToolCallContext, ToolDispatcher } from '@app/modules/executors/cal
 import type { ToolOutput } from '@app/modules/executors/tool-executor';
 import { DomainError } from '@app/common/errors/domain-error';
 import { ToolResultReader } from '../results/tool-result.reader';
+import { readOnArguments } from '../results/tool-result.view';
 import { AgentSessionRepository } from '../sessions/agent-session.repository';
 import type { TodoItem } from '../sessions/session.types';
 import { SessionEventsStore } from '@app/modules/session-events/session-events.store';
@@ -58,7 +59,7 @@ export class SessionBuiltinsDispatcher implements ToolDispatcher, OnModuleInit {
       );
       const end = page.offset + page.content.length;
       const note = page.hasMore
-        ? `\n\n[characters ${page.offset}-${end} of ${page.totalChars}; read on with {"toolCallId":"${page.toolCallId}","offset":${end}}]`
+        ? `\n\n[characters ${page.offset}-${end} of ${page.totalChars}; read on with ${readOnArguments(page.toolCallId, end)}]`
         : `\n\n[characters ${page.offset}-${end} of ${page.totalChars}; end of result]`;
       return { content: page.content + note, structured: { ...page, content: undefined } };
     } catch (err) {

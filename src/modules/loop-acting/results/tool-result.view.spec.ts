@@ -12,6 +12,13 @@ describe('inlineResult', () => {
     expect(r.content).toContain('READ_TOOL_RESULT');
     expect(r.content).toContain('"offset":10');
   });
+  it('gives the arguments to page on as JSON the model can copy, whatever the toolCallId holds', () => {
+    // A runtime's toolCallId may hold any printable ASCII character, quotes and backslashes included.
+    const id = 'c"1\\x';
+    const r = inlineResult('x'.repeat(25), 10, id);
+    const args = /READ_TOOL_RESULT with (\{.*\}) to read more/.exec(r.content)?.[1];
+    expect(JSON.parse(args ?? 'null')).toEqual({ toolCallId: id, offset: 10 });
+  });
 });
 
 describe('pageResult', () => {

@@ -12,8 +12,16 @@ export function inlineResult(content: string, maxInlineChars: number, toolCallId
   const { end } = pageBounds(content, 0, maxInlineChars);
   const hint =
     `\n\n[truncated: showing ${end} of ${content.length} characters. ` +
-    `Call READ_TOOL_RESULT with {"toolCallId":"${toolCallId}","offset":${end}} to read more.]`;
+    `Call READ_TOOL_RESULT with ${readOnArguments(toolCallId, end)} to read more.]`;
   return { content: content.slice(0, end) + hint, totalChars: content.length, truncated: true };
+}
+
+/**
+ * READ_TOOL_RESULT's arguments to read on from `offset`, as JSON the model can copy: a runtime's toolCallId may hold
+ * quotes and backslashes (any printable ASCII), which written in as they are made the hint unparsable.
+ */
+export function readOnArguments(toolCallId: string, offset: number): string {
+  return JSON.stringify({ toolCallId, offset });
 }
 
 export interface ResultPage {
