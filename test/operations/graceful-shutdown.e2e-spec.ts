@@ -4,6 +4,7 @@ import { startGatewayProcess, type GatewayProcess } from '@test/support/gateway-
 import { waitFor } from '@test/support/wait-for';
 import { expectStatus, openSession, seedAgent, type SeededAgent } from '@test/crash/support/gateway-runtime.seed';
 import { CrashRemoteServer } from '@test/crash/support/crash-remote.server';
+import { SdkMcpServer } from '@test/executors/support/sdk-mcp.server';
 
 const TOOL = 'ledger_write';
 
@@ -80,15 +81,18 @@ function untilRefusingConnections(port: number): Promise<void> {
 describe('graceful shutdown', () => {
   let db: TestDatabase;
   let remote: CrashRemoteServer;
+  let mcp: SdkMcpServer;
   const started: GatewayProcess[] = [];
 
   beforeAll(async () => {
     db = await createTestDatabaseUrl('sqlite');
     remote = await new CrashRemoteServer().start();
+    mcp = await new SdkMcpServer().start();
   });
   afterAll(async () => {
     await Promise.all(started.map((gw) => gw.kill()));
     await remote?.stop();
+    await mcp?.stop();
     await db?.drop();
   });
 
@@ -99,7 +103,16 @@ describe('graceful shutdown', () => {
   }> {
     const gw = await startGatewayProcess({ databaseUrl: db.url, env });
     started.push(gw);
-    const seeded = await seedAgent(gw, `t${started.length}`, [ledgerTool(remote)]);
+    const slowMcpTool = {
+      name: 'mcp_slow',
+      description: 'waits on the MCP server',
+      parameters: { type: 'object', properties: { ms: { type: 'number' } }, required: ['ms'] },
+      serviceType: 'MCP_REMOTE',
+      endpoint: mcp.url,
+      remoteName: 'slow',
+      sideEffect: 'SIDE_EFFECT',
+    };
+    const seeded = await seedAgent(gw, `t${started.length}`, [ledgerTool(remote), slowMcpTool]);
     return { gw, seeded, sessionId: await openSession(gw, seeded) };
   }
 
@@ -130,6 +143,30 @@ describe('graceful shutdown', () => {
       'journal',
     );
     expect(journal.items).toEqual([expect.objectContaining({ toolCallId: 'c1', state: 'COMPLETED' })]);
+  });
+
+  it('keeps the MCP session of a call in flight at SIGTERM open until the call is answered', async () => {
+    const { gw, seeded, sessionId } = await gatewayWithSession();
+    const callsBefore = mcp.toolCalls;
+    mcp.holdSlowCalls();
+    const act = gw.call(
+      'POST',
+      `/api/v1/sessions/${sessionId}/act`,
+      { iteration: 1, toolCalls: [{ id: 'm1', name: 'mcp_slow', arguments: { ms: 1 } }] },
+      seeded.runtime,
+    );
+    await waitFor(() => mcp.toolCalls === callsBefore + 1);
+    gw.signal('SIGTERM');
+    await untilRefusingConnections(gw.port);
+    mcp.releaseSlowCalls();
+
+    const answered = await act;
+    expect(answered.status).toBe(200);
+    expect(answered.body.results).toEqual([
+      expect.objectContaining({ toolCallId: 'm1', status: 'COMPLETED', content: 'waited 1' }),
+    ]);
+    expect(mcp.cancelled).toEqual([]);
+    expect(await gw.exited).toEqual({ code: null, signal: 'SIGTERM' });
   });
 
   it('exits at SHUTDOWN_GRACE_MS as a crash would, leaving a call still running to the journal, never marked failed', async () => {
