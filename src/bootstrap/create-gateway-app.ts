@@ -16,6 +16,7 @@ import { registerRequestLogging } from '@app/common/logging/request-logging.hook
 import { requestIdOf } from '@app/common/logging/request-id';
 import { answerFrameworkError } from '@app/common/errors/framework-error.handler';
 import { registerShutdownDrain } from './shutdown-drain';
+import { registerClientIdleTimeout } from '@app/common/http/client-idle-timeout';
 import { registerEarlyAuthentication } from '@app/common/auth/early-authentication.hook';
 import { registerEarlyRateLimit } from '@app/modules/rate-limit/early-rate-limit.hook';
 import { RateLimitBlocks } from '@app/modules/rate-limit/rate-limit-blocks';
@@ -71,6 +72,7 @@ export async function createGatewayApp(
   // Read by the auth guard on every request: declared up front so requests keep one shape.
   fastify.decorateRequest('auth', null);
   registerShutdownDrain(fastify);
+  registerClientIdleTimeout(fastify, config.clientIdleTimeoutMs);
   registerRequestLogging(fastify, logging.logger, jsonLogs);
   // Before anything reads or inflates a body (and before the multipart route check): no key, no body read.
   registerEarlyAuthentication(

@@ -103,6 +103,13 @@ export const GATEWAY_SETTINGS = [
     description: "How long a STARTED journal entry's owner counts as alive without renewing its lease.",
   },
   {
+    env: 'CLIENT_IDLE_TIMEOUT_MS',
+    kind: { type: 'int', min: 0, max: 3_600_000 },
+    defaultValue: '60000',
+    description:
+      "How long a client may send nothing while its request's body is being received, or read nothing of a file download (a workspace file, an artifact), before its connection is closed (as nginx's client_body_timeout and send_timeout): a stalled upload or download no longer holds a connection and an open file for ever. A slow client that keeps going is not cut. 0: no limit.",
+  },
+  {
     env: 'SHUTDOWN_GRACE_MS',
     kind: { type: 'int', min: 0, max: 3_600_000 },
     defaultValue: '25000',

@@ -20,6 +20,8 @@ export interface GatewayConfig {
   /** OUTBOUND_PLATFORM_ONLY_HOSTS: targets a tenant's calls never reach (see OutboundHttpAgent.scope). */
   outboundPlatformOnlyHosts: string[];
   journalLeaseMs: number;
+  /** CLIENT_IDLE_TIMEOUT_MS: how long a client may stall a request body or a file download (0: no limit). */
+  clientIdleTimeoutMs: number;
   /** SHUTDOWN_GRACE_MS: how long a shutdown by signal waits for the requests in flight. */
   shutdownGraceMs: number;
   /** Dead-owner sweep period; 0 = off. */
@@ -216,6 +218,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     outboundPlatformOnlyHosts: raw.OUTBOUND_PLATFORM_ONLY_HOSTS as string[],
     journalLeaseMs: raw.JOURNAL_LEASE_MS as number,
     shutdownGraceMs: raw.SHUTDOWN_GRACE_MS as number,
+    clientIdleTimeoutMs: raw.CLIENT_IDLE_TIMEOUT_MS as number,
     journalSweepIntervalMs: raw.JOURNAL_SWEEP_INTERVAL_MS as number,
     instanceId:
       (raw.GATEWAY_INSTANCE_ID as string | undefined) ??

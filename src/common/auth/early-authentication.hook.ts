@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiKeyResolver, AuthContext, AuthFailureLimit } from './auth-context';
 import { PUBLIC_ROUTE, RouteAccess } from './auth.decorators';
 import { authenticateRequest, authorize } from './authorize';
+import { hasRequestBody } from '../http/client-idle-timeout';
 
 /**
  * A request with a body to a route that needs a key is answered 401 (no or unknown key), 403 (a role the route is
@@ -19,7 +20,7 @@ export function registerEarlyAuthentication(
   failures: AuthFailureLimit,
 ): void {
   fastify.addHook('onRequest', async (request, reply) => {
-    if (!hasBody(request) || request.is404) return;
+    if (!hasRequestBody(request) || request.is404) return;
     const config = request.routeOptions.config as RouteAccess | undefined;
     if (config?.publicRoute === PUBLIC_ROUTE.publicRoute) return;
     const auth = await authenticateRequest(resolver, failures, request, reply);
@@ -28,9 +29,4 @@ export function registerEarlyAuthentication(
       ? await authorize(resolver, request.headers.authorization, config.routeRoles, auth)
       : auth;
   });
-}
-
-function hasBody(request: FastifyRequest): boolean {
-  const length = request.headers['content-length'];
-  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }

@@ -1,9 +1,11 @@
-import { Controller, Delete, Get, Param, Res, StreamableFile } from '@nestjs/common';
+import { Controller, Delete, Get, Inject, Param, Res, StreamableFile } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { ApiBearerAuth, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
+import { closeIfReaderStalls } from '@app/common/http/client-idle-timeout';
+import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { ArtifactsService } from './artifacts.service';
 import { ArtifactDto } from './workspace-files.dto';
 
@@ -16,7 +18,10 @@ import { ArtifactDto } from './workspace-files.dto';
 @Roles('runtime', 'admin')
 @Controller('api/v1/artifacts')
 export class ArtifactsController {
-  constructor(private readonly artifacts: ArtifactsService) {}
+  constructor(
+    private readonly artifacts: ArtifactsService,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+  ) {}
 
   @Get(':id')
   @ApiOkResponse({ type: ArtifactDto })
@@ -36,6 +41,7 @@ export class ArtifactsController {
   ): Promise<StreamableFile> {
     const { view, stream } = await this.artifacts.content(auth.tenantId, id);
     reply.header('x-content-sha256', view.sha256);
+    closeIfReaderStalls(reply, this.config.clientIdleTimeoutMs);
     return new StreamableFile(stream, {
       type: 'application/octet-stream',
       length: view.size,

@@ -1,4 +1,4 @@
-import { Controller, Get, Param, Put, Query, Req, Res, StreamableFile } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Put, Query, Req, Res, StreamableFile } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiBearerAuth, ApiBody, ApiConsumes, ApiOkResponse, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -10,6 +10,8 @@ import { ErrorResponseDto } from '@app/common/dto/error-response.dto';
 import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
 import { RAW_UPLOAD_ROUTE } from '@app/common/http/raw-upload.parser';
+import { closeIfReaderStalls } from '@app/common/http/client-idle-timeout';
+import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { WorkspaceFiles } from './workspace-files.service';
 import { WorkspaceGate } from './workspace.gate';
 import { WorkspaceSessions } from './workspace-sessions.service';
@@ -32,6 +34,7 @@ export class WorkspaceFilesController {
     private readonly files: WorkspaceFiles,
     private readonly events: WorkspaceEvents,
     private readonly gate: WorkspaceGate,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
   @Get()
@@ -56,10 +59,12 @@ export class WorkspaceFilesController {
     @Auth() auth: AuthContext,
     @Param('id') id: string,
     @Query() query: WorkspacePathQueryDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<StreamableFile> {
     const owner = await this.sessions.open(auth, id);
     // Opened while no command runs; the stream then reads the file it opened, whatever the path becomes.
     const file = await this.gate.run(owner.dir, 'files', () => this.files.openForDownload(owner.dir, query.path ?? ''));
+    closeIfReaderStalls(reply, this.config.clientIdleTimeoutMs);
     return new StreamableFile(file.stream, {
       type: 'application/octet-stream',
       length: file.size,
