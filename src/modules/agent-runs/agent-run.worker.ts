@@ -47,9 +47,11 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
   /**
    * Runs `wait` (a call of session `sessionId` blocked until the child run `runId` stops) while one more loop works
    * that run in its place, whenever it is claimable (queued, or back from a human decision); that loop ends with the
-   * wait (after finishing its turn of the run, if it has one). Only a call of a run this instance works has a place to
-   * lend: a runtime's own act holds none (its children lent loops beyond TASK_WORKERS, as many as its acts waited at
-   * once), nor does an instance that runs no workers.
+   * wait: the step of the run under way (a model request, or the act on its tool calls) is finished and checkpointed,
+   * and the run goes back to the queue, where TASK_WORKERS bounds it like any run (children of calls that waited
+   * briefly were worked to their end beyond it). Only a call of a run this instance works has a place to lend: a
+   * runtime's own act holds none (its children lent loops beyond TASK_WORKERS, as many as its acts waited at once),
+   * nor does an instance that runs no workers.
    */
   async lendWhile<T>(sessionId: string, runId: string, wait: () => Promise<T>): Promise<T> {
     if (!this.working.has(sessionId) || this.stopping.signal.aborted) return wait();
@@ -85,12 +87,13 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
         if (this.stopping.signal.aborted) return;
         this.logger.warn(`run queue unavailable: ${(err as Error).message}`);
       }
-      if (run) await this.work(run, owner);
+      if (run) await this.work(run, owner, lent?.until);
       else await this.notifier.nextQueued(pollIntervalMs, idle);
     }
   }
 
-  private async work(run: AgentRunEntity, owner: string): Promise<void> {
+  /** `handBack`: a lent loop's end; once its wait is over, the run goes back to the queue before its next round. */
+  private async work(run: AgentRunEntity, owner: string, handBack?: AbortSignal): Promise<void> {
     const lost = new AbortController();
     const onStop = () => lost.abort();
     this.stopping.signal.addEventListener('abort', onStop, { once: true });
@@ -105,7 +108,7 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
     );
     this.working.set(run.sessionId, (this.working.get(run.sessionId) ?? 0) + 1);
     try {
-      const { retryAfterMs } = await this.loop.drive(run, owner, lost.signal);
+      const { retryAfterMs } = await this.loop.drive(run, owner, lost.signal, handBack);
       if (retryAfterMs !== undefined || this.stopping.signal.aborted)
         await this.queue.release(run.id, owner, retryAfterMs ?? 0).catch(() => undefined);
     } finally {
