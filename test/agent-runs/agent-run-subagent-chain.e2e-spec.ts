@@ -177,6 +177,44 @@ describeEachDialect('sub-agents: a SUB_AGENT_CALL chain deeper than TASK_WORKERS
     await waitFor(() => fx.model.requestsFor(helper.model).length > 0 || null, { description: 'the child worked' });
   });
 
+  it("lends no loop to a runtime's act on a session whose run this instance works: only the run's own calls lend", async () => {
+    const helper = await fx.agent([]);
+    const lead = await fx.agent([await builtin('SUB_AGENT_CALL')], { subAgentIds: [helper.id] });
+    fx.model.script(helper.model, { text: 'helper says hi' });
+    // The only worker works the lead's run, whose model has not answered yet.
+    const leadAnswer = heldAnswers();
+    fx.model.script(lead.model, { text: 'lead done', until: leadAnswer.until });
+    const sessionId = await fx.session(lead.id);
+    const run = await fx.send(sessionId, 'm-run', 'go', false).expect(202);
+    await waitFor(() => fx.model.requestsFor(lead.model).length > 0 || null, { description: "the lead's run" });
+
+    try {
+      // The session's runtime acts meanwhile: its call waits in the runtime's request, not in the run's worker.
+      const res = await suite.gw.http
+        .post(`/api/v1/sessions/${sessionId}/act`)
+        .set(fx.runtime)
+        .send({
+          iteration: 1,
+          toolCalls: [
+            {
+              id: 'rt-beside-run',
+              name: 'SUB_AGENT_CALL',
+              arguments: { agent: await nameOf(helper.id), task: 'say hi', waitMs: 1000 },
+            },
+          ],
+        })
+        .expect(200);
+
+      expect(fx.model.requestsFor(helper.model)).toHaveLength(0);
+      expect(JSON.parse(res.body.results[0].content)).toMatchObject({ status: 'QUEUED' });
+    } finally {
+      leadAnswer.release();
+    }
+    await fx.untilRun(sessionId, run.body.runId, 'COMPLETED');
+    // The worker, free again, works the child.
+    await waitFor(() => fx.model.requestsFor(helper.model).length > 0 || null, { description: 'the child worked' });
+  });
+
   it('refuses a delegation past SUBAGENT_MAX_OPEN_TASKS unfinished tasks with a result the model reads', async () => {
     const helper = await fx.agent([]);
     const lead = await fx.agent([await builtin('SUBMIT_SUBAGENT_TASK')], { subAgentIds: [helper.id] });

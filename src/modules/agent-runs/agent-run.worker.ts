@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { AgentRunQueue } from './agent-run.queue';
@@ -22,10 +23,10 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly lent = new Set<Promise<void>>();
   private lentCount = 0;
   /**
-   * Sessions whose run a loop of this instance works right now (by how many loops: one that lost the lease may not
-   * have noticed yet): only their calls hold a place they can lend.
+   * The session whose run a loop works, for everything that loop's work runs (its acts' calls): only those calls hold
+   * a place they can lend. A runtime's act on the same session, served beside the run, runs outside it.
    */
-  private readonly working = new Map<string, number>();
+  private readonly workingSession = new AsyncLocalStorage<string>();
 
   constructor(
     private readonly queue: AgentRunQueue,
@@ -49,12 +50,12 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
    * that run in its place, whenever it is claimable (queued, or back from a human decision); that loop ends with the
    * wait: the step of the run under way (a model request, or the act on its tool calls) is finished and checkpointed,
    * and the run goes back to the queue, where TASK_WORKERS bounds it like any run (children of calls that waited
-   * briefly were worked to their end beyond it). Only a call of a run this instance works has a place to lend: a
-   * runtime's own act holds none (its children lent loops beyond TASK_WORKERS, as many as its acts waited at once),
-   * nor does an instance that runs no workers.
+   * briefly were worked to their end beyond it). Only a call a run makes, on the loop that works it, has a place to
+   * lend: a runtime's own act holds none, also on a session whose run this instance works (its children lent loops
+   * beyond TASK_WORKERS, as many as its acts waited at once), nor does an instance that runs no workers.
    */
   async lendWhile<T>(sessionId: string, runId: string, wait: () => Promise<T>): Promise<T> {
-    if (!this.working.has(sessionId) || this.stopping.signal.aborted) return wait();
+    if (this.workingSession.getStore() !== sessionId || this.stopping.signal.aborted) return wait();
     const waited = new AbortController();
     const loop = this.runLoop(`${this.config.instanceId}#lent-${++this.lentCount}`, false, {
       until: waited.signal,
@@ -106,15 +107,13 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
       },
       Math.max(50, Math.floor(this.leaseMs / 3)),
     );
-    this.working.set(run.sessionId, (this.working.get(run.sessionId) ?? 0) + 1);
     try {
-      const { retryAfterMs } = await this.loop.drive(run, owner, lost.signal, handBack);
+      const { retryAfterMs } = await this.workingSession.run(run.sessionId, () =>
+        this.loop.drive(run, owner, lost.signal, handBack),
+      );
       if (retryAfterMs !== undefined || this.stopping.signal.aborted)
         await this.queue.release(run.id, owner, retryAfterMs ?? 0).catch(() => undefined);
     } finally {
-      const left = (this.working.get(run.sessionId) ?? 1) - 1;
-      if (left > 0) this.working.set(run.sessionId, left);
-      else this.working.delete(run.sessionId);
       clearInterval(renewal);
       this.stopping.signal.removeEventListener('abort', onStop);
     }
