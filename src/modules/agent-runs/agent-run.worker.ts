@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { AgentRunQueue } from './agent-run.queue';
@@ -23,6 +24,12 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly lent = new Set<Promise<void>>();
   private lentCount = 0;
   /**
+   * This process's prefix of its loops' owner names: the instance id and a token of this process. Two processes given
+   * one GATEWAY_INSTANCE_ID (one env file for every replica) would otherwise share owner names, and a worker whose run
+   * the other took over after its lease expired would go on renewing and writing it as if it still held it.
+   */
+  private readonly ownerPrefix: string;
+  /**
    * The session whose run a loop works, for everything that loop's work runs (its acts' calls): only those calls hold
    * a place they can lend. A runtime's act on the same session, served beside the run, runs outside it.
    */
@@ -33,11 +40,13 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly loop: AgentRunLoop,
     private readonly notifier: AgentRunNotifier,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
-  ) {}
+  ) {
+    this.ownerPrefix = `${config.instanceId}#${randomBytes(4).toString('hex')}`;
+  }
 
   onApplicationBootstrap(): void {
     const { taskWorkers } = this.config.agentLoop;
-    this.loops = Array.from({ length: taskWorkers }, (_, i) => this.runLoop(`${this.config.instanceId}#${i}`, i === 0));
+    this.loops = Array.from({ length: taskWorkers }, (_, i) => this.runLoop(`${this.ownerPrefix}#${i}`, i === 0));
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -57,7 +66,7 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
   async lendWhile<T>(sessionId: string, runId: string, wait: () => Promise<T>): Promise<T> {
     if (this.workingSession.getStore() !== sessionId || this.stopping.signal.aborted) return wait();
     const waited = new AbortController();
-    const loop = this.runLoop(`${this.config.instanceId}#lent-${++this.lentCount}`, false, {
+    const loop = this.runLoop(`${this.ownerPrefix}#lent-${++this.lentCount}`, false, {
       until: waited.signal,
       runId,
     });
