@@ -8,9 +8,9 @@ import { AgentRunNotifier } from './agent-run.notifier';
 import type { AgentRunEntity } from './agent-run.entity';
 
 /**
- * TASK_WORKERS loops per instance that take runs from the shared queue and work them while renewing their lease.
- * An idle loop also queues again the runs whose human decision arrived (on any instance). On shutdown the
- * loops stop and give their runs back to the queue; after a crash the lease expires and any instance continues.
+ * TASK_WORKERS loops per instance that take runs from the shared queue and work them while renewing their lease (the
+ * AgentRunWaker queues again the runs whose human decision arrived). On shutdown the loops stop and give their runs
+ * back to the queue; after a crash the lease expires and any instance continues.
  * A call that waits for a child run (SUB_AGENT_CALL) lends its place to one more loop for as long as it waits
  * ({@link lendWhile}), which works that child run only: a chain of sub-agents deeper than TASK_WORKERS never waits for
  * a worker of its own, and TASK_WORKERS still bounds how many other runs work at once.
@@ -46,7 +46,7 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
   onApplicationBootstrap(): void {
     const { taskWorkers } = this.config.agentLoop;
-    this.loops = Array.from({ length: taskWorkers }, (_, i) => this.runLoop(`${this.ownerPrefix}#${i}`, i === 0));
+    this.loops = Array.from({ length: taskWorkers }, (_, i) => this.runLoop(`${this.ownerPrefix}#${i}`));
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -66,7 +66,7 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
   async lendWhile<T>(sessionId: string, runId: string, wait: () => Promise<T>): Promise<T> {
     if (this.workingSession.getStore() !== sessionId || this.stopping.signal.aborted) return wait();
     const waited = new AbortController();
-    const loop = this.runLoop(`${this.ownerPrefix}#lent-${++this.lentCount}`, false, {
+    const loop = this.runLoop(`${this.ownerPrefix}#lent-${++this.lentCount}`, {
       until: waited.signal,
       runId,
     });
@@ -79,17 +79,13 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
-  /**
-   * `waker`: this loop (one per instance) also queues again the runs whose human decision arrived. `lent`: a lent
-   * loop's end (it stops taking runs once it aborts) and the only run it works.
-   */
-  private async runLoop(owner: string, waker: boolean, lent?: { until: AbortSignal; runId: string }): Promise<void> {
+  /** `lent`: a lent loop's end (it stops taking runs once it aborts) and the only run it works. */
+  private async runLoop(owner: string, lent?: { until: AbortSignal; runId: string }): Promise<void> {
     const { pollIntervalMs } = this.config.agentLoop;
     const idle = lent ? AbortSignal.any([this.stopping.signal, lent.until]) : this.stopping.signal;
     while (!idle.aborted) {
       let run: AgentRunEntity | null = null;
       try {
-        if (waker) await this.queue.wakeDecided();
         run = lent
           ? await this.queue.claimRun(lent.runId, owner, this.leaseMs)
           : await this.queue.claim(owner, this.leaseMs);
@@ -102,7 +98,7 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
-  /** `handBack`: a lent loop's end; once its wait is over, the run goes back to the queue before its next round. */
+  /** `handBack`: a lent loop's end; once its wait is over, the run goes back to the queue before its next step. */
   private async work(run: AgentRunEntity, owner: string, handBack?: AbortSignal): Promise<void> {
     const lost = new AbortController();
     const onStop = () => lost.abort();
