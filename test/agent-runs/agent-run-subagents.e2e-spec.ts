@@ -129,6 +129,24 @@ describeEachDialect('sub-agents: SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TAS
     expect(children.body.items).toEqual([]);
   });
 
+  it("counts SUB_AGENT_CALL's answer of a failed child as read: the parent's model is not reminded of it again", async () => {
+    const { lead, helper, helperName } = await pair();
+    const sessionId = await fx.session(lead.id);
+    fx.model.script(lead.model, call('SUB_AGENT_CALL', { agent: helperName, task: 'try it' }), {
+      text: 'The helper failed.',
+    });
+    fx.model.script(helper.model, { status: 400, message: 'this model does not take tools' });
+
+    await fx.send(sessionId, 'm-failed', 'delegate').expect(200);
+
+    const [, second] = fx.model.requestsFor(lead.model).map((r) => r.body.messages);
+    const toolMessage = second.find((m) => m.role === 'tool');
+    expect(JSON.parse(String(toolMessage!.content))).toMatchObject({ status: 'FAILED' });
+    // The next round's system text names no finished task: the model read how this one ended in the call's answer.
+    expect(second[0]).toMatchObject({ role: 'system' });
+    expect(String(second[0].content)).not.toContain('Sub-agent task');
+  });
+
   it('takes a task of 70,000 characters: the child session describes its head, its run gets it whole', async () => {
     const { lead, helper, helperName } = await pair();
     const sessionId = await fx.session(lead.id);

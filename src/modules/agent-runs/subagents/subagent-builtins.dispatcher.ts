@@ -68,11 +68,9 @@ export class SubagentBuiltinsDispatcher implements ToolDispatcher, OnModuleInit 
       const view = await this.workers.lendWhile(call.sessionId, task.childRunId, () =>
         this.tasks.waitFor(task, waitMs),
       );
-      if (view.status === 'COMPLETED') {
-        await this.tasks.markReminded(task.id);
-        return { content: answerText(view), structured: view };
-      }
-      return briefOf(view);
+      // The model reads how the task ended here (its answer, or its error): its reminder is done.
+      if (view.status === 'COMPLETED' || view.status === 'FAILED') await this.tasks.markReminded(task.id);
+      return view.status === 'COMPLETED' ? { content: answerText(view), structured: view } : briefOf(view);
     } catch (err) {
       if (err instanceof DelegationRefused) throw builtinRefusal(err.message);
       throw err;
