@@ -521,6 +521,22 @@ describeEachDialect('sub-agents: SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TAS
     expect((await tasksOf(sessionId))[0]).toMatchObject({ status: 'COMPLETED', answer: 'quick answer' });
   });
 
+  it("closing the parent again completes a close whose process died before its hooks: its finished task's child is closed", async () => {
+    const { lead, helper, helperName } = await pair();
+    const sessionId = await fx.session(lead.id);
+    fx.model.script(lead.model, call('SUB_AGENT_CALL', { agent: helperName, task: 'quick' }), { text: 'done' });
+    fx.model.script(helper.model, { text: 'quick answer' });
+    await fx.send(sessionId, 'm', 'delegate').expect(200);
+    const [task] = await tasksOf(sessionId);
+    // The close committed; the process died before its close hooks ran (its client got no answer, and asks again).
+    await suite.gw.app.get(DataSource).query("UPDATE agent_session SET status = 'CLOSED' WHERE id = ?", [sessionId]);
+
+    const again = await suite.gw.http.delete(`/api/v1/sessions/${sessionId}`).set(fx.runtime).expect(200);
+
+    expect(again.body.status).toBe('CLOSED');
+    expect((await fx.sessionView(task.childSessionId)).status).toBe('CLOSED');
+  });
+
   /**
    * A parent session that queued a task; the child's model is being asked its first answer, which comes when the test
    * calls `answer` and asks for a tool (its second would be a further paid request).
