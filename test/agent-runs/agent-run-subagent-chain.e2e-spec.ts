@@ -80,6 +80,65 @@ describeEachDialect('sub-agents: a SUB_AGENT_CALL chain deeper than TASK_WORKERS
       expect((await fx.untilRun(r.sessionId, r.runId, 'COMPLETED', 30_000)).status).toBe('COMPLETED');
   }, 60_000);
 
+  it('gives a child back to the queue once its call stops waiting: the lent loop works no further round of it', async () => {
+    const helper = await fx.agent([await builtin('CHECK_TASK_STATUS')]);
+    const lead = await fx.agent([await builtin('SUB_AGENT_CALL')], { subAgentIds: [helper.id] });
+    const firstRound = heldAnswers();
+    // The call waits 3 s: the loop lent to it has the child at the model by then; the lead goes on without its answer.
+    fx.model.script(
+      lead.model,
+      {
+        toolCalls: [
+          {
+            id: 'short-wait',
+            name: 'SUB_AGENT_CALL',
+            arguments: JSON.stringify({ agent: await nameOf(helper.id), task: 'two rounds', waitMs: 3000 }),
+          },
+        ],
+      },
+      { text: 'It is still working.' },
+    );
+    fx.model.script(
+      helper.model,
+      {
+        toolCalls: [{ id: 'look', name: 'CHECK_TASK_STATUS', arguments: '{"taskId":"none"}' }],
+        until: firstRound.until,
+      },
+      { text: 'finished' },
+    );
+    const sessionId = await fx.session(lead.id);
+    expect((await fx.send(sessionId, 'm-short-wait', 'delegate').expect(200)).body.status).toBe('COMPLETED');
+    expect(fx.model.requestsFor(helper.model)).toHaveLength(1);
+    // The only worker takes a run whose model does not answer.
+    const busy = await fx.agent([]);
+    fx.model.script(busy.model, { hang: true });
+    const busySession = await fx.session(busy.id);
+    await fx.send(busySession, 'busy', 'take your time', false).expect(202);
+    await waitFor(() => fx.model.requestsFor(busy.model).length > 0 || null, { description: 'the busy run' });
+    const taskOf = async () =>
+      (await suite.gw.http.get(`/api/v1/admin/tasks?parentSessionId=${sessionId}`).set(suite.gw.admin).expect(200)).body
+        .items[0];
+    try {
+      firstRound.release();
+
+      // Its round answered, the child waits for a worker (TASK_WORKERS bounds it again) instead of going on.
+      const task = await waitFor(async () => ((await taskOf()).status !== 'RUNNING' ? taskOf() : null), {
+        timeoutMs: 15_000,
+        description: "the child's first round to end",
+      });
+      expect(task.status).toBe('QUEUED');
+      expect(fx.model.requestsFor(helper.model)).toHaveLength(1);
+    } finally {
+      await suite.gw.http.delete(`/api/v1/sessions/${busySession}`).set(fx.runtime).expect(200);
+    }
+    // The worker, free again, continues the child from its checkpoint.
+    const done = await waitFor(async () => ((await taskOf()).status === 'COMPLETED' ? taskOf() : null), {
+      timeoutMs: 15_000,
+    });
+    expect(done.answer).toBe('finished');
+    expect(fx.model.requestsFor(helper.model)).toHaveLength(2);
+  }, 60_000);
+
   it("lends no loop to a runtime's own act: its child waits in the queue for a worker like any run", async () => {
     // The only worker is busy with a run whose model does not answer.
     const busy = await fx.agent([]);
@@ -114,6 +173,44 @@ describeEachDialect('sub-agents: a SUB_AGENT_CALL chain deeper than TASK_WORKERS
     } finally {
       await suite.gw.http.delete(`/api/v1/sessions/${busySession}`).set(fx.runtime).expect(200);
     }
+    // The worker, free again, works the child.
+    await waitFor(() => fx.model.requestsFor(helper.model).length > 0 || null, { description: 'the child worked' });
+  });
+
+  it("lends no loop to a runtime's act on a session whose run this instance works: only the run's own calls lend", async () => {
+    const helper = await fx.agent([]);
+    const lead = await fx.agent([await builtin('SUB_AGENT_CALL')], { subAgentIds: [helper.id] });
+    fx.model.script(helper.model, { text: 'helper says hi' });
+    // The only worker works the lead's run, whose model has not answered yet.
+    const leadAnswer = heldAnswers();
+    fx.model.script(lead.model, { text: 'lead done', until: leadAnswer.until });
+    const sessionId = await fx.session(lead.id);
+    const run = await fx.send(sessionId, 'm-run', 'go', false).expect(202);
+    await waitFor(() => fx.model.requestsFor(lead.model).length > 0 || null, { description: "the lead's run" });
+
+    try {
+      // The session's runtime acts meanwhile: its call waits in the runtime's request, not in the run's worker.
+      const res = await suite.gw.http
+        .post(`/api/v1/sessions/${sessionId}/act`)
+        .set(fx.runtime)
+        .send({
+          iteration: 1,
+          toolCalls: [
+            {
+              id: 'rt-beside-run',
+              name: 'SUB_AGENT_CALL',
+              arguments: { agent: await nameOf(helper.id), task: 'say hi', waitMs: 1000 },
+            },
+          ],
+        })
+        .expect(200);
+
+      expect(fx.model.requestsFor(helper.model)).toHaveLength(0);
+      expect(JSON.parse(res.body.results[0].content)).toMatchObject({ status: 'QUEUED' });
+    } finally {
+      leadAnswer.release();
+    }
+    await fx.untilRun(sessionId, run.body.runId, 'COMPLETED');
     // The worker, free again, works the child.
     await waitFor(() => fx.model.requestsFor(helper.model).length > 0 || null, { description: 'the child worked' });
   });

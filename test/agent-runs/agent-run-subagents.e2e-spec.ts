@@ -129,6 +129,24 @@ describeEachDialect('sub-agents: SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TAS
     expect(children.body.items).toEqual([]);
   });
 
+  it("counts SUB_AGENT_CALL's answer of a failed child as read: the parent's model is not reminded of it again", async () => {
+    const { lead, helper, helperName } = await pair();
+    const sessionId = await fx.session(lead.id);
+    fx.model.script(lead.model, call('SUB_AGENT_CALL', { agent: helperName, task: 'try it' }), {
+      text: 'The helper failed.',
+    });
+    fx.model.script(helper.model, { status: 400, message: 'this model does not take tools' });
+
+    await fx.send(sessionId, 'm-failed', 'delegate').expect(200);
+
+    const [, second] = fx.model.requestsFor(lead.model).map((r) => r.body.messages);
+    const toolMessage = second.find((m) => m.role === 'tool');
+    expect(JSON.parse(String(toolMessage!.content))).toMatchObject({ status: 'FAILED' });
+    // The next round's system text names no finished task: the model read how this one ended in the call's answer.
+    expect(second[0]).toMatchObject({ role: 'system' });
+    expect(String(second[0].content)).not.toContain('Sub-agent task');
+  });
+
   it('takes a task of 70,000 characters: the child session describes its head, its run gets it whole', async () => {
     const { lead, helper, helperName } = await pair();
     const sessionId = await fx.session(lead.id);
@@ -501,6 +519,22 @@ describeEachDialect('sub-agents: SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TAS
     // An ACTIVE child is never purged: every task of every closed session would be kept for good.
     expect((await fx.sessionView(task.childSessionId)).status).toBe('CLOSED');
     expect((await tasksOf(sessionId))[0]).toMatchObject({ status: 'COMPLETED', answer: 'quick answer' });
+  });
+
+  it("closing the parent again completes a close whose process died before its hooks: its finished task's child is closed", async () => {
+    const { lead, helper, helperName } = await pair();
+    const sessionId = await fx.session(lead.id);
+    fx.model.script(lead.model, call('SUB_AGENT_CALL', { agent: helperName, task: 'quick' }), { text: 'done' });
+    fx.model.script(helper.model, { text: 'quick answer' });
+    await fx.send(sessionId, 'm', 'delegate').expect(200);
+    const [task] = await tasksOf(sessionId);
+    // The close committed; the process died before its close hooks ran (its client got no answer, and asks again).
+    await suite.gw.app.get(DataSource).query("UPDATE agent_session SET status = 'CLOSED' WHERE id = ?", [sessionId]);
+
+    const again = await suite.gw.http.delete(`/api/v1/sessions/${sessionId}`).set(fx.runtime).expect(200);
+
+    expect(again.body.status).toBe('CLOSED');
+    expect((await fx.sessionView(task.childSessionId)).status).toBe('CLOSED');
   });
 
   /**

@@ -1,3 +1,4 @@
+import { DataSource } from 'typeorm';
 import { RetentionService } from '@app/modules/retention/retention.service';
 import { describeEachDialect } from '@test/support/test-database';
 import { gatewayForSuite } from '@test/support/gateway-test-app';
@@ -61,6 +62,40 @@ describeEachDialect(
       await suite.gw.http.delete(`/api/v1/sessions/${parent}`).set(fx.runtime).expect(200);
       await suite.gw.app.get(RetentionService).purge(Date.now() + 31 * DAY);
       await suite.gw.app.get(RetentionService).purge(Date.now() + 31 * DAY);
+      await suite.gw.http.get(`/api/v1/sessions/${parent}`).set(fx.runtime).expect(404);
+      await suite.gw.http.get(`/api/v1/sessions/${task.childSessionId}`).set(fx.runtime).expect(404);
+    });
+
+    it("closes the child sessions a parent's close left open (its process died before its close hooks), before purging the parent's tasks", async () => {
+      const ids = [builtins.SUB_AGENT_CALL];
+      const helper = await fx.agent(ids);
+      const lead = await fx.agent(ids, { subAgentIds: [helper.id] });
+      const helperName = (await suite.gw.http.get(`/api/v1/admin/agents/${helper.id}`).set(suite.gw.admin)).body.name;
+      const parent = await fx.session(lead.id);
+      fx.model.script(
+        lead.model,
+        {
+          toolCalls: [
+            { id: 'd2', name: 'SUB_AGENT_CALL', arguments: JSON.stringify({ agent: helperName, task: 'count' }) },
+          ],
+        },
+        { text: 'It counted.' },
+      );
+      fx.model.script(helper.model, { text: '1 2 3' });
+      await fx.send(parent, 'm2', 'delegate').expect(200);
+      const [task] = await tasksOf(parent);
+      expect(task).toMatchObject({ status: 'COMPLETED' });
+      // The close committed; the process died before its close hooks closed the finished child (its run is over, so
+      // no run of it will ever see the closed parent).
+      await suite.gw.app.get(DataSource).query("UPDATE agent_session SET status = 'CLOSED' WHERE id = ?", [parent]);
+
+      await suite.gw.app.get(RetentionService).purge(Date.now() + 31 * DAY);
+
+      // The child is closed as the hooks would have, rather than left ACTIVE for good once its task went with the parent.
+      expect((await fx.sessionView(task.childSessionId)).status).toBe('CLOSED');
+      expect(await tasksOf(parent)).toHaveLength(1);
+      // The next run purges the parent with its task, then the child, no longer any task's.
+      await suite.gw.app.get(RetentionService).purge(Date.now() + 62 * DAY);
       await suite.gw.http.get(`/api/v1/sessions/${parent}`).set(fx.runtime).expect(404);
       await suite.gw.http.get(`/api/v1/sessions/${task.childSessionId}`).set(fx.runtime).expect(404);
     });

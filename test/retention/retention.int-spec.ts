@@ -4,6 +4,7 @@ import { SchedulerRegistry } from '@nestjs/schedule';
 import { RETENTION_JOB } from '@app/modules/retention/retention.job';
 import { RetentionService } from '@app/modules/retention/retention.service';
 import { RetentionRepository } from '@app/modules/retention/retention.repository';
+import { SessionsService } from '@app/modules/loop-acting/sessions/sessions.service';
 import { WorkspaceLocator } from '@app/modules/workspace/workspace.locator';
 import { ArtifactsService } from '@app/modules/workspace/artifacts.service';
 import { ArtifactOrphanSweeper } from '@app/modules/workspace/artifact-orphan.sweeper';
@@ -347,6 +348,7 @@ describeEachDialect('retention walks past closed sessions it must keep', (dialec
       gw.app.get(ArtifactsService),
       gw.app.get(ArtifactOrphanSweeper),
       gw.app.get(SkillReleaseMaterializer),
+      gw.app.get(SessionsService),
       gw.app.get<GatewayConfig>(GATEWAY_CONFIG),
       { sessionsPerBatch: 2, batchesPerRun: 2 },
     );

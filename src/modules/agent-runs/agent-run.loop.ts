@@ -41,6 +41,8 @@ import { FAILURE_PREFIX } from '@app/modules/executors/call-path/tool-call.types
 
 /** The format of the tool specs a run's model is given (every provider speaks OpenAI's chat completions). */
 const RUN_SPEC_FORMAT = 'openai';
+/** What `work` answers when it stopped between two steps because its run was to be handed back. */
+const HANDED_BACK = 'handed back';
 
 /** Why a run stops, and what is written with it. */
 interface Stop {
@@ -94,13 +96,19 @@ export class AgentRunLoop {
   ) {}
 
   /**
-   * @returns `retryAfterMs` when the run must go back to the queue for a while (a tool call of it is still
-   * running elsewhere); otherwise the run stopped or its lease was lost.
+   * `handBack`: once aborted, the run goes back to the queue before its next step (a loop lent to a waiting call
+   * whose wait ended; the step under way, a model request or an act, is finished and checkpointed first).
+   * @returns `retryAfterMs` when the run must go back to the queue (a tool call of it is still running elsewhere, or
+   * it was handed back); otherwise the run stopped or its lease was lost.
    */
-  async drive(run: AgentRunEntity, owner: string, signal: AbortSignal): Promise<{ retryAfterMs?: number }> {
+  async drive(
+    run: AgentRunEntity,
+    owner: string,
+    signal: AbortSignal,
+    handBack?: AbortSignal,
+  ): Promise<{ retryAfterMs?: number }> {
     try {
-      await this.work(run, owner, signal);
-      return {};
+      return (await this.work(run, owner, signal, handBack)) === HANDED_BACK ? { retryAfterMs: 0 } : {};
     } catch (err) {
       if (err instanceof RunLeaseLostError || signal.aborted) return {};
       if (err instanceof DomainError && err.code === LoopActingErrorCode.TOOL_CALL_IN_PROGRESS)
@@ -114,11 +122,17 @@ export class AgentRunLoop {
     }
   }
 
-  private async work(run: AgentRunEntity, owner: string, signal: AbortSignal): Promise<void> {
+  private async work(
+    run: AgentRunEntity,
+    owner: string,
+    signal: AbortSignal,
+    handBack: AbortSignal | undefined,
+  ): Promise<typeof HANDED_BACK | void> {
     const ctx = await this.prepare(run, owner);
     if (!ctx) return;
     for (;;) {
       if (signal.aborted) throw new RunLeaseLostError('the worker is stopping');
+      if (handBack?.aborted) return HANDED_BACK;
       if (run.pendingCalls) {
         if (await this.actOnPending(run, owner, ctx)) return;
         continue;

@@ -1,3 +1,5 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { AgentRunQueue } from './agent-run.queue';
@@ -6,9 +8,9 @@ import { AgentRunNotifier } from './agent-run.notifier';
 import type { AgentRunEntity } from './agent-run.entity';
 
 /**
- * TASK_WORKERS loops per instance that take runs from the shared queue and work them while renewing their lease.
- * An idle loop also queues again the runs whose human decision arrived (on any instance). On shutdown the
- * loops stop and give their runs back to the queue; after a crash the lease expires and any instance continues.
+ * TASK_WORKERS loops per instance that take runs from the shared queue and work them while renewing their lease (the
+ * AgentRunWaker queues again the runs whose human decision arrived). On shutdown the loops stop and give their runs
+ * back to the queue; after a crash the lease expires and any instance continues.
  * A call that waits for a child run (SUB_AGENT_CALL) lends its place to one more loop for as long as it waits
  * ({@link lendWhile}), which works that child run only: a chain of sub-agents deeper than TASK_WORKERS never waits for
  * a worker of its own, and TASK_WORKERS still bounds how many other runs work at once.
@@ -22,21 +24,29 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly lent = new Set<Promise<void>>();
   private lentCount = 0;
   /**
-   * Sessions whose run a loop of this instance works right now (by how many loops: one that lost the lease may not
-   * have noticed yet): only their calls hold a place they can lend.
+   * This process's prefix of its loops' owner names: the instance id and a token of this process. Two processes given
+   * one GATEWAY_INSTANCE_ID (one env file for every replica) would otherwise share owner names, and a worker whose run
+   * the other took over after its lease expired would go on renewing and writing it as if it still held it.
    */
-  private readonly working = new Map<string, number>();
+  private readonly ownerPrefix: string;
+  /**
+   * The session whose run a loop works, for everything that loop's work runs (its acts' calls): only those calls hold
+   * a place they can lend. A runtime's act on the same session, served beside the run, runs outside it.
+   */
+  private readonly workingSession = new AsyncLocalStorage<string>();
 
   constructor(
     private readonly queue: AgentRunQueue,
     private readonly loop: AgentRunLoop,
     private readonly notifier: AgentRunNotifier,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
-  ) {}
+  ) {
+    this.ownerPrefix = `${config.instanceId}#${randomBytes(4).toString('hex')}`;
+  }
 
   onApplicationBootstrap(): void {
     const { taskWorkers } = this.config.agentLoop;
-    this.loops = Array.from({ length: taskWorkers }, (_, i) => this.runLoop(`${this.config.instanceId}#${i}`, i === 0));
+    this.loops = Array.from({ length: taskWorkers }, (_, i) => this.runLoop(`${this.ownerPrefix}#${i}`));
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -47,14 +57,16 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
   /**
    * Runs `wait` (a call of session `sessionId` blocked until the child run `runId` stops) while one more loop works
    * that run in its place, whenever it is claimable (queued, or back from a human decision); that loop ends with the
-   * wait (after finishing its turn of the run, if it has one). Only a call of a run this instance works has a place to
-   * lend: a runtime's own act holds none (its children lent loops beyond TASK_WORKERS, as many as its acts waited at
-   * once), nor does an instance that runs no workers.
+   * wait: the step of the run under way (a model request, or the act on its tool calls) is finished and checkpointed,
+   * and the run goes back to the queue, where TASK_WORKERS bounds it like any run (children of calls that waited
+   * briefly were worked to their end beyond it). Only a call a run makes, on the loop that works it, has a place to
+   * lend: a runtime's own act holds none, also on a session whose run this instance works (its children lent loops
+   * beyond TASK_WORKERS, as many as its acts waited at once), nor does an instance that runs no workers.
    */
   async lendWhile<T>(sessionId: string, runId: string, wait: () => Promise<T>): Promise<T> {
-    if (!this.working.has(sessionId) || this.stopping.signal.aborted) return wait();
+    if (this.workingSession.getStore() !== sessionId || this.stopping.signal.aborted) return wait();
     const waited = new AbortController();
-    const loop = this.runLoop(`${this.config.instanceId}#lent-${++this.lentCount}`, false, {
+    const loop = this.runLoop(`${this.ownerPrefix}#lent-${++this.lentCount}`, {
       until: waited.signal,
       runId,
     });
@@ -67,17 +79,13 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
-  /**
-   * `waker`: this loop (one per instance) also queues again the runs whose human decision arrived. `lent`: a lent
-   * loop's end (it stops taking runs once it aborts) and the only run it works.
-   */
-  private async runLoop(owner: string, waker: boolean, lent?: { until: AbortSignal; runId: string }): Promise<void> {
+  /** `lent`: a lent loop's end (it stops taking runs once it aborts) and the only run it works. */
+  private async runLoop(owner: string, lent?: { until: AbortSignal; runId: string }): Promise<void> {
     const { pollIntervalMs } = this.config.agentLoop;
     const idle = lent ? AbortSignal.any([this.stopping.signal, lent.until]) : this.stopping.signal;
     while (!idle.aborted) {
       let run: AgentRunEntity | null = null;
       try {
-        if (waker) await this.queue.wakeDecided();
         run = lent
           ? await this.queue.claimRun(lent.runId, owner, this.leaseMs)
           : await this.queue.claim(owner, this.leaseMs);
@@ -85,12 +93,13 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
         if (this.stopping.signal.aborted) return;
         this.logger.warn(`run queue unavailable: ${(err as Error).message}`);
       }
-      if (run) await this.work(run, owner);
+      if (run) await this.work(run, owner, lent?.until);
       else await this.notifier.nextQueued(pollIntervalMs, idle);
     }
   }
 
-  private async work(run: AgentRunEntity, owner: string): Promise<void> {
+  /** `handBack`: a lent loop's end; once its wait is over, the run goes back to the queue before its next step. */
+  private async work(run: AgentRunEntity, owner: string, handBack?: AbortSignal): Promise<void> {
     const lost = new AbortController();
     const onStop = () => lost.abort();
     this.stopping.signal.addEventListener('abort', onStop, { once: true });
@@ -103,15 +112,13 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
       },
       Math.max(50, Math.floor(this.leaseMs / 3)),
     );
-    this.working.set(run.sessionId, (this.working.get(run.sessionId) ?? 0) + 1);
     try {
-      const { retryAfterMs } = await this.loop.drive(run, owner, lost.signal);
+      const { retryAfterMs } = await this.workingSession.run(run.sessionId, () =>
+        this.loop.drive(run, owner, lost.signal, handBack),
+      );
       if (retryAfterMs !== undefined || this.stopping.signal.aborted)
         await this.queue.release(run.id, owner, retryAfterMs ?? 0).catch(() => undefined);
     } finally {
-      const left = (this.working.get(run.sessionId) ?? 1) - 1;
-      if (left > 0) this.working.set(run.sessionId, left);
-      else this.working.delete(run.sessionId);
       clearInterval(renewal);
       this.stopping.signal.removeEventListener('abort', onStop);
     }

@@ -12,6 +12,7 @@ import { AgentRunQueue } from './agent-run.queue';
 import { AgentRunNotifier } from './agent-run.notifier';
 import { AgentRunLoop } from './agent-run.loop';
 import { AgentRunWorker } from './agent-run.worker';
+import { AgentRunWaker } from './agent-run.waker';
 import { AgentRunsService } from './agent-runs.service';
 import { AgentRunsController } from './agent-runs.controller';
 import { AgentTaskEntity } from './subagents/agent-task.entity';
@@ -46,6 +47,7 @@ import { TaskReminders } from './subagents/task-reminders';
     AgentRunNotifier,
     AgentRunLoop,
     AgentRunWorker,
+    AgentRunWaker,
     AgentRunsService,
     AgentTasksRepository,
     AgentTasksService,

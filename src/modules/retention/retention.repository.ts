@@ -110,6 +110,18 @@ export class RetentionRepository {
     return this.boundedDelete('agent_task', 'parent_session_id = ?', [session.id], limit);
   }
 
+  /**
+   * The child sessions of the session's sub-agent tasks that are not closed: the session's close hooks close them, so
+   * only a close whose process died before its hooks ran leaves them (a finished child's run will not notice).
+   */
+  async unclosedTaskChildren(session: ClosedSessionRef): Promise<string[]> {
+    const rows = await this.sql.all<{ id: string }>(
+      "SELECT t.child_session_id AS id FROM agent_task t JOIN agent_session s ON s.id = t.child_session_id WHERE t.parent_session_id = ? AND s.status <> 'CLOSED'",
+      [session.id],
+    );
+    return rows.map((r) => r.id);
+  }
+
   /** True while a sub-agent task names the session as its child (the task goes when its parent session is purged). */
   async isChildOfTask(session: ClosedSessionRef): Promise<boolean> {
     const rows = await this.sql.all('SELECT 1 AS found FROM agent_task WHERE child_session_id = ? LIMIT 1', [

@@ -4,6 +4,8 @@ import { WorkspaceLocator } from '@app/modules/workspace/workspace.locator';
 import { ArtifactsService } from '@app/modules/workspace/artifacts.service';
 import { ArtifactOrphanSweeper } from '@app/modules/workspace/artifact-orphan.sweeper';
 import { SkillReleaseMaterializer } from '@app/modules/skills/skill-release.materializer';
+import { SessionsService } from '@app/modules/loop-acting/sessions/sessions.service';
+import { closedParentAuth } from '@app/modules/agent-runs/subagents/subagent-tasks.close-hook';
 import { ClosedSessionCursor, ClosedSessionRef, RetentionRepository } from './retention.repository';
 
 /** Rows per delete statement: each one is a short transaction, whatever the table holds. */
@@ -46,7 +48,8 @@ export interface RetentionReport {
   skillReleases: number;
   /**
    * Closed sessions kept because a STARTED journal entry or a PENDING HITL request still refers to them, or because
-   * they are a sub-agent task's child session whose parent session is not purged yet.
+   * they are a sub-agent task's child session whose parent session is not purged yet, or because this run closed their
+   * tasks' child sessions that their close left open.
    */
   sessionsKept: number;
 }
@@ -76,6 +79,7 @@ export class RetentionService {
     private readonly artifacts: ArtifactsService,
     private readonly orphans: ArtifactOrphanSweeper,
     private readonly skillReleases: SkillReleaseMaterializer,
+    private readonly sessions: SessionsService,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(RETENTION_SESSION_WALK) private readonly walk: RetentionSessionWalk,
   ) {}
@@ -131,7 +135,7 @@ export class RetentionService {
           `${report.sessionEvents} session events, ${report.agentRunRows} agent-loop rows, ${report.workspaces} workspaces` +
           (artifactDays > 0 ? `, ${report.artifacts} artifacts older than ${artifactDays} days` : '') +
           `, ${report.orphanFiles} files a crash left in WORKSPACE_ROOT, ${report.skillReleases} unused skill releases; ` +
-          `kept ${report.sessionsKept} closed sessions with a STARTED call, a PENDING HITL request or a parent session's task`,
+          `kept ${report.sessionsKept} closed sessions with a STARTED call, a PENDING HITL request, a parent session's task or child sessions just closed`,
       );
     }
     return report;
@@ -141,6 +145,16 @@ export class RetentionService {
     // A sub-agent's session: its run holds the task's answer, which the parent session reads (CHECK_TASK_STATUS, the
     // admin task list) until the parent itself is purged with its tasks.
     if (await this.repo.isChildOfTask(session)) {
+      report.sessionsKept++;
+      return;
+    }
+    // Its tasks go with it: a child its close left open (the process died before the close hooks) would then never be
+    // closed nor purged. It is closed as the hooks would have, and the session kept until a later run, once the child's
+    // run has stopped (its task.finished is written to this session's events, which go with it).
+    const unclosed = await this.repo.unclosedTaskChildren(session);
+    if (unclosed.length > 0) {
+      const auth = closedParentAuth(session.tenantId, session.id);
+      for (const child of unclosed) await this.sessions.close(auth, child);
       report.sessionsKept++;
       return;
     }

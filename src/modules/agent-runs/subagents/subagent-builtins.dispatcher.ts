@@ -13,6 +13,8 @@ import { SUBAGENT_BUILTIN_TOOLS } from './subagent-builtins.definitions';
 const HANDLED = new Set([SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TASK_STATUS]);
 const DEFAULT_WAIT_MS = 30_000;
 const MAX_WAIT_MS = 50_000;
+/** What a SUB_AGENT_CALL keeps of its call's outer budget to read the task's view and answer. */
+const ANSWER_MARGIN_MS = 1_000;
 
 /** SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK and CHECK_TASK_STATUS, first on the call path of a session. */
 @Injectable()
@@ -36,7 +38,13 @@ export class SubagentBuiltinsDispatcher implements ToolDispatcher, OnModuleInit 
     return isPlatformBuiltin(tool, HANDLED);
   }
 
-  async dispatch(tool: ToolDescriptor, args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolOutput> {
+  async dispatch(
+    tool: ToolDescriptor,
+    args: Record<string, unknown>,
+    ctx: ToolCallContext,
+    _signal: AbortSignal,
+    deadline: number,
+  ): Promise<ToolOutput> {
     if (!ctx.sessionId || !ctx.tenantId || !ctx.agentId)
       throw builtinRefusal(`${tool.name} works only inside a session`);
     const call: DelegatingCall = {
@@ -63,21 +71,28 @@ export class SubagentBuiltinsDispatcher implements ToolDispatcher, OnModuleInit 
         const view = { taskId: task.id, status: 'QUEUED' as const };
         return { content: JSON.stringify(view), structured: view };
       }
-      const waitMs = Math.min(Number(args.waitMs ?? DEFAULT_WAIT_MS), MAX_WAIT_MS);
+      const waitMs = waitWithin(Number(args.waitMs ?? DEFAULT_WAIT_MS), deadline);
       // The parent's worker waits: another loop works the child in its place (and the child's own children likewise).
       const view = await this.workers.lendWhile(call.sessionId, task.childRunId, () =>
         this.tasks.waitFor(task, waitMs),
       );
-      if (view.status === 'COMPLETED') {
-        await this.tasks.markReminded(task.id);
-        return { content: answerText(view), structured: view };
-      }
-      return briefOf(view);
+      // The model reads how the task ended here (its answer, or its error): its reminder is done.
+      if (view.status === 'COMPLETED' || view.status === 'FAILED') await this.tasks.markReminded(task.id);
+      return view.status === 'COMPLETED' ? { content: answerText(view), structured: view } : briefOf(view);
     } catch (err) {
       if (err instanceof DelegationRefused) throw builtinRefusal(err.message);
       throw err;
     }
   }
+}
+
+/**
+ * The wait asked for, at most MAX_WAIT_MS and ending before the call's outer budget (TOOL_DEFAULT_TIMEOUT_MS, or the
+ * tool's timeoutMs) does: a wait past it answered the model that the call failed (timed out) while its child worked on,
+ * instead of the task's status, and went on waiting, a loop lent to it, for nobody.
+ */
+function waitWithin(asked: number, deadline: number): number {
+  return Math.max(0, Math.min(asked, MAX_WAIT_MS, Math.floor(deadline - performance.now() - ANSWER_MARGIN_MS)));
 }
 
 /**

@@ -73,12 +73,16 @@ export class SessionsService {
   /**
    * Closes the session (DELETE /sessions/{id}): status CLOSED, any pending HITL request dropped from the session,
    * a later `act` answers 409 SESSION_CLOSED; then the close hooks run (the workspace is removed).
-   * Closing a closed session answers it as it is.
+   * Closing a closed session answers it as it is, after running the close hooks again: a close whose process died
+   * before them (its client got no answer and asks again) left its workspace and its sub-agent children open.
    */
   async close(auth: AuthContext, id: string): Promise<SessionDto> {
     for (;;) {
       const row = await this.load(auth, id);
-      if (row.status === 'CLOSED') return toSessionDto(row);
+      if (row.status === 'CLOSED') {
+        await this.closeHooks.closed({ tenantId: row.tenantId, id: row.id });
+        return toSessionDto(row);
+      }
       const changes = { status: 'CLOSED' as const, hitlPending: false, hitlRequest: null, pendingBatch: null };
       // The request it waited for can no longer be decided (the session waits for nothing): it leaves the queue, in
       // the close's transaction (after it, a process that died between the two left it PENDING for good), and so is
