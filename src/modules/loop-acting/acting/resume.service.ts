@@ -25,7 +25,7 @@ import { ResumeDecisionApplier } from './resume-decision.applier';
 import { ResumeDecisionChecks } from './resume-decision.checks';
 import { toolOfEntry } from './call-interrupts';
 import { bindLogFields } from '@app/common/logging/log-context';
-import type { HotTransaction } from '@app/database/hot-sql';
+import type { HotStatements, HotTransaction } from '@app/database/hot-sql';
 
 /** The resume record a decision is claimed under: (session_id, client_message_id) of `resume_record`. */
 export interface DecisionClaimKey {
@@ -254,7 +254,7 @@ export class ResumeService {
     decision: ResumeDecision,
     message: string | undefined,
   ): Promise<ActResponse> {
-    const store = async (response: ActResponse, tx: HotTransaction) => {
+    const store = async (response: ActResponse, tx?: HotStatements) => {
       for (const k of claimKeys) await this.records.complete(k.scope, k.key, response, tx);
     };
     const ctx: BatchContext = {
@@ -295,21 +295,30 @@ export class ResumeService {
    * The final session state: INTERRUPTED again (already written by the batch, with the response), CLOSED
    * (ABORT_SESSION: closed as by DELETE /sessions/{id}, its close hooks included, e.g. the workspace removed), or
    * ACTIVE. The response is stored in the transaction that moves the session on: a process that died after it left a
-   * repeat nothing to decide, and the answer lost.
+   * repeat nothing to decide, and the answer lost. A session closed meanwhile (DELETE /sessions/{id}: the batch
+   * finished the call it was in and started no other) is not moved: the response is what ran, stored all the same.
    */
   private async finish(
     session: AgentSessionEntity,
-    store: (response: ActResponse, tx: HotTransaction) => Promise<void>,
+    store: (response: ActResponse, tx?: HotStatements) => Promise<void>,
     response: ActResponse,
     close = false,
   ): Promise<ActResponse> {
     if (response.status === 'INTERRUPTED') return response;
-    await this.moveSession(
-      session,
-      { status: close ? 'CLOSED' : 'ACTIVE', hitlPending: false, hitlRequest: null, pendingBatch: null },
-      (tx) => store(response, tx),
-    );
-    if (close) await this.closeHooks.closed({ tenantId: session.tenantId, id: session.id });
+    const changes: Partial<AgentSessionEntity> = {
+      status: close ? 'CLOSED' : 'ACTIVE',
+      hitlPending: false,
+      hitlRequest: null,
+      pendingBatch: null,
+    };
+    if (await this.sessionRepo.compareAndSet(session.id, session.lockVersion, changes, (tx) => store(response, tx))) {
+      session.lockVersion += 1;
+      Object.assign(session, changes);
+      if (close) await this.closeHooks.closed({ tenantId: session.tenantId, id: session.id });
+      return response;
+    }
+    if ((await this.sessionRepo.find(session.id))?.status !== 'CLOSED') throw changedMeanwhile(session);
+    await store(response);
     return response;
   }
 
@@ -318,12 +327,8 @@ export class ResumeService {
     changes: Partial<AgentSessionEntity>,
     alongside?: (tx: HotTransaction) => Promise<void>,
   ): Promise<void> {
-    if (!(await this.sessionRepo.compareAndSet(session.id, session.lockVersion, changes, alongside))) {
-      throw new DomainError(
-        CommonErrorCode.CONCURRENT_MODIFICATION,
-        `Session ${session.id} was changed by another request during this resume; read it and try again.`,
-      );
-    }
+    if (!(await this.sessionRepo.compareAndSet(session.id, session.lockVersion, changes, alongside)))
+      throw changedMeanwhile(session);
     session.lockVersion += 1;
     Object.assign(session, changes);
   }
@@ -336,4 +341,11 @@ export class ResumeService {
     );
     return tool?.hitl?.rejectPolicy ?? 'RETURN_ERROR';
   }
+}
+
+function changedMeanwhile(session: AgentSessionEntity): DomainError {
+  return new DomainError(
+    CommonErrorCode.CONCURRENT_MODIFICATION,
+    `Session ${session.id} was changed by another request during this resume; read it and try again.`,
+  );
 }
