@@ -1,6 +1,14 @@
 import type { ServerResponse } from 'node:http';
 import { describeEachDialect } from '@test/support/test-database';
-import { createKey, gatewayForSuite, sessionWithTool, SHELL_TOOL_FIELDS } from '@test/support/gateway-test-app';
+import {
+  agentWithTool,
+  createKey,
+  gatewayForSuite,
+  openSession,
+  sessionWithTool,
+  SHELL_TOOL_FIELDS,
+} from '@test/support/gateway-test-app';
+import { AgentSessionRepository } from '@app/modules/loop-acting/sessions/agent-session.repository';
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
 import { waitFor } from '@test/support/wait-for';
 
@@ -66,5 +74,47 @@ describeEachDialect('closing a session while a resume carries out its approval',
     expect(remote.requests).toHaveLength(1);
     const session = await gw.http.get(`/api/v1/sessions/${sessionId}`).set(runtime).expect(200);
     expect(session.body.status).toBe('CLOSED');
+  });
+
+  it('answers a checkpoint continued while the session was being closed with NOT_RUN calls, not 409', async () => {
+    const { gw } = suite;
+    const runtime = await createKey(gw, 'acme', 'runtime');
+    const { agentId } = await agentWithTool(
+      gw,
+      'acme',
+      { name: 'lookup', endpoint: remote.url('/lookup') },
+      { maxIterations: 1 },
+    );
+    const sessionId = await openSession(gw, runtime, agentId);
+    const acted = await gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(runtime)
+      .send({ iteration: 2, toolCalls: [{ id: 'c1', name: 'lookup', arguments: { q: 'x' } }] })
+      .expect(200);
+    expect(acted.body.hitlRequest.requestType).toBe('CHECKPOINT_PAUSE');
+
+    // The close lands after the resume saved its decision, just before it moves the session's iteration budget on.
+    const sessions = gw.app.get(AgentSessionRepository);
+    const compareAndSet = sessions.compareAndSet.bind(sessions);
+    const spy = jest.spyOn(sessions, 'compareAndSet').mockImplementation(async (id, seen, changes, alongside) => {
+      if (changes.iterationBudget !== undefined)
+        await gw.http.delete(`/api/v1/sessions/${sessionId}`).set(runtime).expect(200);
+      return compareAndSet(id, seen, changes, alongside);
+    });
+    const resume = () =>
+      gw.http.post(`/api/v1/sessions/${sessionId}/resume`).set(runtime).send({ clientMessageId: 'go-on' });
+    let resumed: Awaited<ReturnType<typeof resume>>;
+    try {
+      resumed = await resume();
+    } finally {
+      spy.mockRestore();
+    }
+
+    expect(resumed.status).toBe(200);
+    expect(resumed.body.results.map((r: { toolCallId: string; status: string }) => [r.toolCallId, r.status])).toEqual([
+      ['c1', 'NOT_RUN'],
+    ]);
+    expect((await resume().expect(200)).body).toEqual(resumed.body);
+    expect(remote.requests.filter((r) => r.url === '/lookup')).toEqual([]);
   });
 });

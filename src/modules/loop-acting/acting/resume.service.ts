@@ -25,7 +25,7 @@ import { ResumeDecisionApplier } from './resume-decision.applier';
 import { ResumeDecisionChecks } from './resume-decision.checks';
 import { toolOfEntry } from './call-interrupts';
 import { bindLogFields } from '@app/common/logging/log-context';
-import type { HotStatements, HotTransaction } from '@app/database/hot-sql';
+import type { HotStatements } from '@app/database/hot-sql';
 
 /** The resume record a decision is claimed under: (session_id, client_message_id) of `resume_record`. */
 export interface DecisionClaimKey {
@@ -267,7 +267,12 @@ export class ResumeService {
     if (request.requestType === 'CHECKPOINT_PAUSE') {
       // Another maxIterations from here (the agent's current setting, so the budget never compounds).
       const agent = await this.agents.loadAgent({ tenantId: session.tenantId }, session.agentId);
-      await this.moveSession(session, { iterationBudget: batch.iteration + agent.maxIterations });
+      // Closed meanwhile, the session is not moved: its calls then answer NOT_RUN (a closed session starts none).
+      const changes = { iterationBudget: batch.iteration + agent.maxIterations };
+      if (await this.sessionRepo.compareAndSet(session.id, session.lockVersion, changes)) {
+        session.lockVersion += 1;
+        Object.assign(session, changes);
+      } else if (!(await this.closedMeanwhile(session))) throw changedMeanwhile(session);
       return this.finish(session, store, await this.batches.run(ctx, batch.notRun, null));
     }
     const pending = batch.pending!;
@@ -317,20 +322,14 @@ export class ResumeService {
       if (close) await this.closeHooks.closed({ tenantId: session.tenantId, id: session.id });
       return response;
     }
-    if ((await this.sessionRepo.find(session.id))?.status !== 'CLOSED') throw changedMeanwhile(session);
+    if (!(await this.closedMeanwhile(session))) throw changedMeanwhile(session);
     await store(response);
     return response;
   }
 
-  private async moveSession(
-    session: AgentSessionEntity,
-    changes: Partial<AgentSessionEntity>,
-    alongside?: (tx: HotTransaction) => Promise<void>,
-  ): Promise<void> {
-    if (!(await this.sessionRepo.compareAndSet(session.id, session.lockVersion, changes, alongside)))
-      throw changedMeanwhile(session);
-    session.lockVersion += 1;
-    Object.assign(session, changes);
+  /** Whether the session this decision read was closed since (DELETE /sessions/{id}). */
+  private async closedMeanwhile(session: AgentSessionEntity): Promise<boolean> {
+    return (await this.sessionRepo.find(session.id))?.status === 'CLOSED';
   }
 
   /** The rejectPolicy of the tool the pending call was made to: found by its id, as its name may have changed since. */
