@@ -132,7 +132,7 @@ export class BatchRunner {
   /** Whether `err` is the interrupt's lost compare-and-set against a close of the session (DELETE /sessions/{id}). */
   private async closedMeanwhile(ctx: BatchContext, err: unknown): Promise<boolean> {
     if (!(err instanceof DomainError && err.code === CommonErrorCode.CONCURRENT_MODIFICATION)) return false;
-    return (await this.sessions.find(ctx.session.id))?.status === 'CLOSED';
+    return this.sessions.isClosed(ctx.session.id);
   }
 
   /**

@@ -272,7 +272,7 @@ export class ResumeService {
       if (await this.sessionRepo.compareAndSet(session.id, session.lockVersion, changes)) {
         session.lockVersion += 1;
         Object.assign(session, changes);
-      } else if (!(await this.closedMeanwhile(session))) throw changedMeanwhile(session);
+      } else if (!(await this.sessionRepo.isClosed(session.id))) throw changedMeanwhile(session);
       return this.finish(session, store, await this.batches.run(ctx, batch.notRun, null));
     }
     const pending = batch.pending!;
@@ -322,14 +322,9 @@ export class ResumeService {
       if (close) await this.closeHooks.closed({ tenantId: session.tenantId, id: session.id });
       return response;
     }
-    if (!(await this.closedMeanwhile(session))) throw changedMeanwhile(session);
+    if (!(await this.sessionRepo.isClosed(session.id))) throw changedMeanwhile(session);
     await store(response);
     return response;
-  }
-
-  /** Whether the session this decision read was closed since (DELETE /sessions/{id}). */
-  private async closedMeanwhile(session: AgentSessionEntity): Promise<boolean> {
-    return (await this.sessionRepo.find(session.id))?.status === 'CLOSED';
   }
 
   /** The rejectPolicy of the tool the pending call was made to: found by its id, as its name may have changed since. */
