@@ -37,6 +37,17 @@ const SECRET_OPTION = new RegExp(
 /** curl's and wget's `-u user:password`, `--user user:password`, `--proxy-user user:password`: the password. */
 const USER_OPTION = /((?<![\w-])(?:-u|--user|--proxy-user)(?:[ \t]+|=)["']?[^\s:"']{1,256}:)([^\s"']+)/g;
 
+/**
+ * One command of a MySQL or MariaDB client, up to the end of its statement (`;`, `&`, `|`, a line end), whose password
+ * may be glued to its short option: `mysql -uroot -pS3cret` (a lone `-p` asks for it; `-P` is the port).
+ */
+const MYSQL_CLIENT_COMMAND =
+  /(?<![\w.-])(?:mysql(?:dump|admin|import|show|check|pump)?|mariadb(?:-dump|-admin|-import|-show|-check)?)(?![\w-])[^\n;&|]*/g;
+const GLUED_PASSWORD_OPTION = /((?<=[ \t])-p)("[^"\r\n]*"?|'[^'\r\n]*'?|[^\s"']+)/g;
+
+/** `sshpass -p secret`: the password sshpass types for ssh. */
+const SSHPASS_PASSWORD = /((?<![\w-])sshpass[ \t]+-p[ \t]*)("[^"\r\n]*"?|'[^'\r\n]*'?|[^\s"']+)/g;
+
 const BEARER = /\b(bearer[ \t]+)[A-Za-z0-9._~+/=-]{6,}/gi;
 
 /** JSON Web Tokens: three base64url parts, the first a JSON object (`eyJ`). */
@@ -63,7 +74,7 @@ function maskUserinfo(_m: string, scheme: string, userinfo: string): string {
 
 /**
  * Free text with secrets masked: passwords and tokens written as `key=value` or `key: value`, or as a command line's
- * options (`--password x`, `-u user:x`), connection strings and URLs with credentials, bearer tokens, JWTs, private
+ * options (`--password x`, `-u user:x`, a MySQL client's `-px`, `sshpass -p x`), connection strings and URLs with credentials, bearer tokens, JWTs, private
  * key blocks and well-known token shapes.
  */
 export function redactText(text: string): string {
@@ -74,6 +85,12 @@ export function redactText(text: string): string {
   if (out.includes('-')) {
     out = out.replace(SECRET_OPTION, (_m, prefix: string, value: string) => prefix + maskValue(value));
     out = out.replace(USER_OPTION, `$1${REDACTED}`);
+    if (/mysql|mariadb/i.test(out))
+      out = out.replace(MYSQL_CLIENT_COMMAND, (command) =>
+        command.replace(GLUED_PASSWORD_OPTION, (_m, option: string, value: string) => option + maskValue(value)),
+      );
+    if (out.includes('sshpass'))
+      out = out.replace(SSHPASS_PASSWORD, (_m, prefix: string, value: string) => prefix + maskValue(value));
   }
   out = out.replace(BEARER, `$1${REDACTED}`);
   if (out.includes('eyJ')) out = out.replace(JWT, REDACTED);

@@ -155,6 +155,14 @@ describe('redactText', () => {
     ['app --db-password "two words" --v', 'two words', `app --db-password "${REDACTED}" --v`],
     ['gh --api-key k3y --token t0k x', 'k3y', `gh --api-key ${REDACTED} --token ${REDACTED} x`],
     ['vault --client_secret s3c', 's3c', `vault --client_secret ${REDACTED}`],
+    [
+      'mysql -uroot -pS3cretPw -e "DROP DATABASE prod"',
+      'S3cretPw',
+      `mysql -uroot -p${REDACTED} -e "DROP DATABASE prod"`,
+    ],
+    ["mysqldump -h db -p'two words' shop", 'two words', `mysqldump -h db -p'${REDACTED}' shop`],
+    ['cd /x && /usr/bin/mariadb -u a -pS3cretPw db', 'S3cretPw', `cd /x && /usr/bin/mariadb -u a -p${REDACTED} db`],
+    ['sshpass -p hunter2xyz ssh root@h "rm -rf /"', 'hunter2xyz', `sshpass -p ${REDACTED} ssh root@h "rm -rf /"`],
   ])('masks %s', (text, secret, expected) => {
     const out = redactText(text);
     expect(out).not.toContain(secret);
@@ -177,6 +185,9 @@ describe('redactText', () => {
       'sort -u names.txt',
       'mysql -u root --no-password --verbose',
       'ssh -p 2222 host',
+      'mysql -u root -p shop',
+      'mysql -h db -P 3306 --port=3306 shop',
+      'ls -p dir; mkdir -p a/b',
     ])
       expect(redactText(text)).toBe(text);
   });
@@ -191,6 +202,9 @@ describe('redactText', () => {
       '--a-a-a-a-a'.repeat(50_000),
       ' --password'.repeat(50_000),
       ` -u ${'a'.repeat(300)}`.repeat(2_000),
+      'mysql '.repeat(100_000),
+      `mysql${' -p'.repeat(100_000)}`,
+      'sshpass -p '.repeat(50_000),
     ];
     const { cpuMs } = cpuTimedUnder(2000, () => {
       for (const text of hostile) redactText(text);

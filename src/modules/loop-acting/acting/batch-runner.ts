@@ -101,11 +101,12 @@ export class BatchRunner {
         results.push(step.result);
         continue;
       }
-      if (step.kind === 'sessionClosed') {
-        // Closed while the batch ran (DELETE /sessions/{id}): the calls before keep their results, none starts now.
-        results.push(...calls.slice(i).map((c) => notRunResult(c, null)));
-        return { status: 'COMPLETED', results };
-      }
+      // Closed while the batch ran (DELETE /sessions/{id}): the calls before keep their results, none starts now.
+      const closed = (): ActResponse => ({
+        status: 'COMPLETED',
+        results: [...results, ...calls.slice(i).map((c) => notRunResult(c, null))],
+      });
+      if (step.kind === 'sessionClosed') return closed();
       const [pending, notRun] = [calls[i], calls.slice(i + 1)];
       const response = (hitlRequest: HitlRequestView): ActResponse => ({
         status: 'INTERRUPTED',
@@ -118,10 +119,20 @@ export class BatchRunner {
         step.interrupt,
         { iteration: ctx.iteration, pending, notRun },
         store && ((view, tx) => store(response(view), tx)),
-      );
-      return response(hitlRequest);
+      ).catch(async (err: unknown) => {
+        // A closed session asks nobody: the request was not raised, and the call does not run.
+        if (await this.closedMeanwhile(ctx, err)) return null;
+        throw err;
+      });
+      return hitlRequest ? response(hitlRequest) : closed();
     }
     return { status: 'COMPLETED', results };
+  }
+
+  /** Whether `err` is the interrupt's lost compare-and-set against a close of the session (DELETE /sessions/{id}). */
+  private async closedMeanwhile(ctx: BatchContext, err: unknown): Promise<boolean> {
+    if (!(err instanceof DomainError && err.code === CommonErrorCode.CONCURRENT_MODIFICATION)) return false;
+    return this.sessions.isClosed(ctx.session.id);
   }
 
   /**

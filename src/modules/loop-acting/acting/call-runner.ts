@@ -180,9 +180,9 @@ export class CallRunner {
       return { kind: 'interrupt', interrupt: approvalInterrupt(call, prepared, entry.fingerprint) };
     }
     const claim: JournalClaim = { ...this.keyOf(ctx, call), owner: this.leases.newClaim() };
-    if (!(await this.journal.takeOver(claim, entry, claim.owner, this.leases.leaseUntil(), ctx.iteration))) {
-      return this.afterLostRace(ctx, call, grant);
-    }
+    const taken = await this.journal.takeOver(claim, entry, claim.owner, this.leases.leaseUntil(), ctx.iteration);
+    if (taken === 'SESSION_CLOSED') return { kind: 'sessionClosed' };
+    if (taken === 'TAKEN') return this.afterLostRace(ctx, call, grant);
     this.toolEvent(ctx, 'tool.started', {
       toolCallId: call.id,
       tool: entry.toolName,

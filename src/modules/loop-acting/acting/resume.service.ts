@@ -25,7 +25,7 @@ import { ResumeDecisionApplier } from './resume-decision.applier';
 import { ResumeDecisionChecks } from './resume-decision.checks';
 import { toolOfEntry } from './call-interrupts';
 import { bindLogFields } from '@app/common/logging/log-context';
-import type { HotTransaction } from '@app/database/hot-sql';
+import type { HotStatements } from '@app/database/hot-sql';
 
 /** The resume record a decision is claimed under: (session_id, client_message_id) of `resume_record`. */
 export interface DecisionClaimKey {
@@ -254,7 +254,7 @@ export class ResumeService {
     decision: ResumeDecision,
     message: string | undefined,
   ): Promise<ActResponse> {
-    const store = async (response: ActResponse, tx: HotTransaction) => {
+    const store = async (response: ActResponse, tx?: HotStatements) => {
       for (const k of claimKeys) await this.records.complete(k.scope, k.key, response, tx);
     };
     const ctx: BatchContext = {
@@ -267,7 +267,12 @@ export class ResumeService {
     if (request.requestType === 'CHECKPOINT_PAUSE') {
       // Another maxIterations from here (the agent's current setting, so the budget never compounds).
       const agent = await this.agents.loadAgent({ tenantId: session.tenantId }, session.agentId);
-      await this.moveSession(session, { iterationBudget: batch.iteration + agent.maxIterations });
+      // Closed meanwhile, the session is not moved: its calls then answer NOT_RUN (a closed session starts none).
+      const changes = { iterationBudget: batch.iteration + agent.maxIterations };
+      if (await this.sessionRepo.compareAndSet(session.id, session.lockVersion, changes)) {
+        session.lockVersion += 1;
+        Object.assign(session, changes);
+      } else if (!(await this.sessionRepo.isClosed(session.id))) throw changedMeanwhile(session);
       return this.finish(session, store, await this.batches.run(ctx, batch.notRun, null));
     }
     const pending = batch.pending!;
@@ -295,37 +300,31 @@ export class ResumeService {
    * The final session state: INTERRUPTED again (already written by the batch, with the response), CLOSED
    * (ABORT_SESSION: closed as by DELETE /sessions/{id}, its close hooks included, e.g. the workspace removed), or
    * ACTIVE. The response is stored in the transaction that moves the session on: a process that died after it left a
-   * repeat nothing to decide, and the answer lost.
+   * repeat nothing to decide, and the answer lost. A session closed meanwhile (DELETE /sessions/{id}: the batch
+   * finished the call it was in and started no other) is not moved: the response is what ran, stored all the same.
    */
   private async finish(
     session: AgentSessionEntity,
-    store: (response: ActResponse, tx: HotTransaction) => Promise<void>,
+    store: (response: ActResponse, tx?: HotStatements) => Promise<void>,
     response: ActResponse,
     close = false,
   ): Promise<ActResponse> {
     if (response.status === 'INTERRUPTED') return response;
-    await this.moveSession(
-      session,
-      { status: close ? 'CLOSED' : 'ACTIVE', hitlPending: false, hitlRequest: null, pendingBatch: null },
-      (tx) => store(response, tx),
-    );
-    if (close) await this.closeHooks.closed({ tenantId: session.tenantId, id: session.id });
-    return response;
-  }
-
-  private async moveSession(
-    session: AgentSessionEntity,
-    changes: Partial<AgentSessionEntity>,
-    alongside?: (tx: HotTransaction) => Promise<void>,
-  ): Promise<void> {
-    if (!(await this.sessionRepo.compareAndSet(session.id, session.lockVersion, changes, alongside))) {
-      throw new DomainError(
-        CommonErrorCode.CONCURRENT_MODIFICATION,
-        `Session ${session.id} was changed by another request during this resume; read it and try again.`,
-      );
+    const changes: Partial<AgentSessionEntity> = {
+      status: close ? 'CLOSED' : 'ACTIVE',
+      hitlPending: false,
+      hitlRequest: null,
+      pendingBatch: null,
+    };
+    if (await this.sessionRepo.compareAndSet(session.id, session.lockVersion, changes, (tx) => store(response, tx))) {
+      session.lockVersion += 1;
+      Object.assign(session, changes);
+      if (close) await this.closeHooks.closed({ tenantId: session.tenantId, id: session.id });
+      return response;
     }
-    session.lockVersion += 1;
-    Object.assign(session, changes);
+    if (!(await this.sessionRepo.isClosed(session.id))) throw changedMeanwhile(session);
+    await store(response);
+    return response;
   }
 
   /** The rejectPolicy of the tool the pending call was made to: found by its id, as its name may have changed since. */
@@ -336,4 +335,11 @@ export class ResumeService {
     );
     return tool?.hitl?.rejectPolicy ?? 'RETURN_ERROR';
   }
+}
+
+function changedMeanwhile(session: AgentSessionEntity): DomainError {
+  return new DomainError(
+    CommonErrorCode.CONCURRENT_MODIFICATION,
+    `Session ${session.id} was changed by another request during this resume; read it and try again.`,
+  );
 }

@@ -193,7 +193,8 @@ export class ToolCallJournalRepository {
 
   /**
    * Moves a STARTED entry to a new owner (expired lease of a READ_ONLY call, or an approved RETRY), only if it
-   * is still as it was read (compare-and-set on owner and lease).
+   * is still as it was read (compare-and-set on owner and lease) and its session is not CLOSED: like a claim, the check
+   * and the write are one statement, so a batch running at the close runs no such call again after it.
    */
   async takeOver(
     key: JournalKey,
@@ -201,10 +202,11 @@ export class ToolCallJournalRepository {
     owner: string,
     leaseExpiresAt: number,
     iteration: number,
-  ): Promise<boolean> {
+  ): Promise<ClaimOutcome> {
     const changed = await this.sql.run(
       `UPDATE tool_call_journal SET owner = ?, lease_expires_at = ?, iteration = ?, started_at = ?
-        WHERE tenant_id = ? AND session_id = ? AND tool_call_id = ? AND state = 'STARTED' AND owner = ? AND lease_expires_at = ?`,
+        WHERE tenant_id = ? AND session_id = ? AND tool_call_id = ? AND state = 'STARTED' AND owner = ? AND lease_expires_at = ?
+          AND EXISTS (SELECT 1 FROM agent_session s WHERE s.id = ? AND s.status <> 'CLOSED')`,
       [
         owner,
         leaseExpiresAt,
@@ -215,9 +217,14 @@ export class ToolCallJournalRepository {
         key.toolCallId,
         seen.owner,
         seen.leaseExpiresAt,
+        key.sessionId,
       ],
     );
-    return changed === 1;
+    if (changed === 1) return 'CLAIMED';
+    const open = await this.sql.all("SELECT 1 AS open FROM agent_session WHERE id = ? AND status <> 'CLOSED'", [
+      key.sessionId,
+    ]);
+    return open.length > 0 ? 'TAKEN' : 'SESSION_CLOSED';
   }
 
   /**

@@ -29,6 +29,11 @@ export class AgentSessionRepository {
     return row ? this.toEntity(row) : null;
   }
 
+  /** Whether the session is CLOSED (DELETE /sessions/{id}, or a rejection with ABORT_SESSION). */
+  async isClosed(id: string): Promise<boolean> {
+    return (await this.find(id))?.status === 'CLOSED';
+  }
+
   /** A row (columns named `<prefix><column>`) as a session. */
   toEntity(row: Row, prefix = ''): AgentSessionEntity {
     return this.table.fromRow(row, prefix);
