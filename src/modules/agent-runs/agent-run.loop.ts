@@ -346,11 +346,16 @@ export class AgentRunLoop {
     // pauses the run at the agent's budget, so a model that only makes up tool names cannot loop without end.
     const auth: AuthContext = { keyId: `run:${run.id}`, role: 'runtime', tenantId: run.tenantId };
     try {
-      response = await this.acting.act(auth, run.sessionId, {
-        iteration: run.actIteration,
-        toolCalls: submitted.map((c) => ({ id: c.key, name: c.name, arguments: c.arguments })),
-        format: RUN_SPEC_FORMAT,
-      });
+      response = await this.acting.act(
+        auth,
+        run.sessionId,
+        {
+          iteration: run.actIteration,
+          toolCalls: submitted.map((c) => ({ id: c.key, name: c.name, arguments: c.arguments })),
+          format: RUN_SPEC_FORMAT,
+        },
+        { runId: run.id },
+      );
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
       if (err.code === LoopActingErrorCode.SESSION_INTERRUPTED) {

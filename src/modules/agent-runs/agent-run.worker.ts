@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
@@ -30,10 +29,11 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
    */
   private readonly ownerPrefix: string;
   /**
-   * The session whose run a loop works, for everything that loop's work runs (its acts' calls): only those calls hold
-   * a place they can lend. A runtime's act on the same session, served beside the run, runs outside it.
+   * The runs a loop of this instance works right now (by how many loops: one that lost the lease may not have noticed
+   * yet): only their calls hold a place they can lend. A call names its run (ToolCallContext.runId) when the run's
+   * loop made it; a runtime's act on the same session, served beside the run, names none.
    */
-  private readonly workingSession = new AsyncLocalStorage<string>();
+  private readonly working = new Map<string, number>();
 
   constructor(
     private readonly queue: AgentRunQueue,
@@ -55,7 +55,7 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * Runs `wait` (a call of session `sessionId` blocked until the child run `runId` stops) while one more loop works
+   * Runs `wait` (a call made by run `callerRunId`, if any, blocked until the child run `runId` stops) while one more loop works
    * that run in its place, whenever it is claimable (queued, or back from a human decision); that loop ends with the
    * wait: the step of the run under way (a model request, or the act on its tool calls) is finished and checkpointed,
    * and the run goes back to the queue, where TASK_WORKERS bounds it like any run (children of calls that waited
@@ -63,8 +63,8 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
    * lend: a runtime's own act holds none, also on a session whose run this instance works (its children lent loops
    * beyond TASK_WORKERS, as many as its acts waited at once), nor does an instance that runs no workers.
    */
-  async lendWhile<T>(sessionId: string, runId: string, wait: () => Promise<T>): Promise<T> {
-    if (this.workingSession.getStore() !== sessionId || this.stopping.signal.aborted) return wait();
+  async lendWhile<T>(callerRunId: string | undefined, runId: string, wait: () => Promise<T>): Promise<T> {
+    if (!callerRunId || !this.working.has(callerRunId) || this.stopping.signal.aborted) return wait();
     const waited = new AbortController();
     const loop = this.runLoop(`${this.ownerPrefix}#lent-${++this.lentCount}`, {
       until: waited.signal,
@@ -112,13 +112,15 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
       },
       Math.max(50, Math.floor(this.leaseMs / 3)),
     );
+    this.working.set(run.id, (this.working.get(run.id) ?? 0) + 1);
     try {
-      const { retryAfterMs } = await this.workingSession.run(run.sessionId, () =>
-        this.loop.drive(run, owner, lost.signal, handBack),
-      );
+      const { retryAfterMs } = await this.loop.drive(run, owner, lost.signal, handBack);
       if (retryAfterMs !== undefined || this.stopping.signal.aborted)
         await this.queue.release(run.id, owner, retryAfterMs ?? 0).catch(() => undefined);
     } finally {
+      const left = (this.working.get(run.id) ?? 1) - 1;
+      if (left > 0) this.working.set(run.id, left);
+      else this.working.delete(run.id);
       clearInterval(renewal);
       this.stopping.signal.removeEventListener('abort', onStop);
     }

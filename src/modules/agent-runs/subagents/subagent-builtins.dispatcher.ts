@@ -73,9 +73,7 @@ export class SubagentBuiltinsDispatcher implements ToolDispatcher, OnModuleInit 
       }
       const waitMs = waitWithin(Number(args.waitMs ?? DEFAULT_WAIT_MS), deadline);
       // The parent's worker waits: another loop works the child in its place (and the child's own children likewise).
-      const view = await this.workers.lendWhile(call.sessionId, task.childRunId, () =>
-        this.tasks.waitFor(task, waitMs),
-      );
+      const view = await this.workers.lendWhile(ctx.runId, task.childRunId, () => this.tasks.waitFor(task, waitMs));
       // The model reads how the task ended here (its answer, or its error): its reminder is done.
       if (view.status === 'COMPLETED' || view.status === 'FAILED') await this.tasks.markReminded(task.id);
       return view.status === 'COMPLETED' ? { content: answerText(view), structured: view } : briefOf(view);

@@ -10,6 +10,8 @@ export interface ToolCallContext {
   sessionId: string | null;
   toolCallId: string;
   entry: 'ACT' | 'RESUME' | 'DIRECT';
+  /** The agent run whose loop made the call (its act); absent for a runtime's act, a resume and executeDirect. */
+  runId?: string;
   /** Web-search policy already narrowed for this call (web-search dispatcher re-checks it). */
   webSearch?: { mode: 'DISABLED' | 'AUTO' | 'ALWAYS'; tenantCapability: boolean };
   /**

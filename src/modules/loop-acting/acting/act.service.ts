@@ -28,12 +28,20 @@ export class ActService {
     private readonly metrics: GatewayMetrics,
   ) {}
 
-  /** `signal`: the client's; when it disconnects the batch stops (see BatchContext.signal for what is cancelled). */
-  async act(auth: AuthContext, sessionId: string, dto: ActBody, signal?: AbortSignal): Promise<ActResponse> {
+  /**
+   * `signal`: the client's; when it disconnects the batch stops (see BatchContext.signal for what is cancelled).
+   * `runId`: the agent run whose loop acts (the gateway's own loop), handed to its calls.
+   */
+  async act(
+    auth: AuthContext,
+    sessionId: string,
+    dto: ActBody,
+    { signal, runId }: { signal?: AbortSignal; runId?: string } = {},
+  ): Promise<ActResponse> {
     const startedAt = performance.now();
     bindLogFields({ sessionId });
     try {
-      const response = await this.actTimed(auth, sessionId, dto, startedAt, signal);
+      const response = await this.actTimed(auth, sessionId, dto, startedAt, signal, runId);
       this.metrics.recordAct(startedAt, response.status);
       return response;
     } catch (err) {
@@ -48,6 +56,7 @@ export class ActService {
     dto: ActBody,
     freshSince: number,
     signal: AbortSignal | undefined,
+    runId: string | undefined,
   ): Promise<ActResponse> {
     const calls: SubmittedCall[] = dto.toolCalls.map((c) => ({
       id: c.id,
@@ -82,7 +91,7 @@ export class ActService {
       );
     }
     assertUniqueIds(calls);
-    const ctx: BatchContext = { session, iteration: dto.iteration, entry: 'ACT', freshSince, signal };
+    const ctx: BatchContext = { session, iteration: dto.iteration, entry: 'ACT', freshSince, signal, runId };
     if (dto.iteration > session.iteration) {
       // Written with the batch's first STARTED (one commit), or alone when no call claims.
       ctx.iterationToRecord = dto.iteration;

@@ -9,6 +9,8 @@ export interface BatchContext {
   session: AgentSessionEntity;
   iteration: number;
   entry: 'ACT' | 'RESUME';
+  /** The agent run whose loop acts (the gateway's own loop); absent for a runtime's act and a resume. */
+  runId?: string;
   /** When the request arrived (performance.now()): the visibility re-check of its calls is at least this fresh. */
   freshSince: number;
   /**

@@ -241,6 +241,7 @@ export class CallRunner {
             sessionId: s.id,
             toolCallId: key.toolCallId,
             entry: ctx.entry,
+            runId: ctx.runId,
             webSearch: prepared.webSearch,
             freshSince: ctx.freshSince,
           },

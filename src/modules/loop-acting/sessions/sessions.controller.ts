@@ -70,7 +70,7 @@ export class SessionsController {
     @SchemaBody('ActBody', ACT_BODY_SCHEMA) dto: ActBody,
     @ClientSignal() signal: AbortSignal,
   ): Promise<ActResponseDto> {
-    return this.acting.act(auth, id, dto, signal);
+    return this.acting.act(auth, id, dto, { signal });
   }
 
   @Post(':id/resume')
