@@ -16,7 +16,13 @@ import { describeEachDialect } from '@test/support/test-database';
 import { WorkspaceLocator } from '@app/modules/workspace/workspace.locator';
 import { WorkspaceFiles } from '@app/modules/workspace/workspace-files.service';
 import { waitFor } from '@test/support/wait-for';
-import { FILE_TOOLS, workspaceRootForSuite, workspaceTenant, type WorkspaceTenant } from './workspace-test-kit';
+import {
+  FILE_TOOLS,
+  holdNextWholeRead,
+  workspaceRootForSuite,
+  workspaceTenant,
+  type WorkspaceTenant,
+} from './workspace-test-kit';
 
 describeEachDialect('workspace file tools through act', (dialect) => {
   const root = workspaceRootForSuite();
@@ -320,17 +326,7 @@ describeEachDialect('workspace file tools through act', (dialect) => {
       'COMPLETED',
     );
     const files = suite.gw.app.get(WorkspaceFiles);
-    const read = files.readWhole.bind(files);
-    let editHasRead!: () => void;
-    const editRead = new Promise<void>((resolve) => (editHasRead = resolve));
-    let letEditGoOn!: () => void;
-    const editGoesOn = new Promise<void>((resolve) => (letEditGoOn = resolve));
-    jest.spyOn(files, 'readWhole').mockImplementationOnce(async (target) => {
-      const bytes = await read(target);
-      editHasRead();
-      await editGoesOn;
-      return bytes;
-    });
+    const { hasRead: editRead, goOn: letEditGoOn } = holdNextWholeRead(files);
     const deletes = jest.spyOn(files, 'delete');
     try {
       const edit = t.call(sessionId, 'EDIT_FILE', { path: 'doomed.txt', oldText: 'alpha', newText: 'omega' });

@@ -19,7 +19,13 @@ import { describeEachDialect } from '@test/support/test-database';
 import { waitFor } from '@test/support/wait-for';
 import { WorkspaceLocator } from '@app/modules/workspace/workspace.locator';
 import { WorkspaceFiles } from '@app/modules/workspace/workspace-files.service';
-import { FILE_TOOLS, workspaceRootForSuite, workspaceTenant, type WorkspaceTenant } from './workspace-test-kit';
+import {
+  FILE_TOOLS,
+  holdNextWholeRead,
+  workspaceRootForSuite,
+  workspaceTenant,
+  type WorkspaceTenant,
+} from './workspace-test-kit';
 
 const MAX_BYTES = 256 * 1024;
 /** WORKSPACE_MAX_BYTES of the slow-upload suite. */
@@ -160,17 +166,7 @@ describeEachDialect('runtime file API: list, download, streamed upload', (dialec
     const racer = await t.newSession(['FILE_ROOM']);
     expect((await t.call(racer, 'WRITE_FILE', { path: 'doc.txt', content: 'alpha old' })).status).toBe('COMPLETED');
     const files = suite.gw.app.get(WorkspaceFiles);
-    const read = files.readWhole.bind(files);
-    let editHasRead!: () => void;
-    const editRead = new Promise<void>((resolve) => (editHasRead = resolve));
-    let letEditGoOn!: () => void;
-    const editGoesOn = new Promise<void>((resolve) => (letEditGoOn = resolve));
-    jest.spyOn(files, 'readWhole').mockImplementationOnce(async (target) => {
-      const bytes = await read(target);
-      editHasRead();
-      await editGoesOn;
-      return bytes;
-    });
+    const { hasRead: editRead, goOn: letEditGoOn } = holdNextWholeRead(files);
     const landings = jest.spyOn(files, 'writeStaged');
     try {
       const edit = t.call(racer, 'EDIT_FILE', { path: 'doc.txt', oldText: 'alpha', newText: 'omega' });

@@ -1,3 +1,4 @@
+import type { WorkspaceFiles } from '@app/modules/workspace/workspace-files.service';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -70,4 +71,23 @@ function nextIteration(sessionId: string): number {
   const next = (iterations.get(sessionId) ?? 0) + 1;
   iterations.set(sessionId, next);
   return next;
+}
+
+/**
+ * Holds the next whole-file read of the workspace (EDIT_FILE's) once it has read: `hasRead` settles then, and the
+ * read returns, letting the edit go on, only after `goOn()`.
+ */
+export function holdNextWholeRead(files: WorkspaceFiles): { hasRead: Promise<void>; goOn: () => void } {
+  const read = files.readWhole.bind(files);
+  let hasReadNow!: () => void;
+  const hasRead = new Promise<void>((resolve) => (hasReadNow = resolve));
+  let goOn!: () => void;
+  const goesOn = new Promise<void>((resolve) => (goOn = resolve));
+  jest.spyOn(files, 'readWhole').mockImplementationOnce(async (target) => {
+    const bytes = await read(target);
+    hasReadNow();
+    await goesOn;
+    return bytes;
+  });
+  return { hasRead, goOn };
 }
