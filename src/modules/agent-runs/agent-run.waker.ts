@@ -1,8 +1,12 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import { IntervalJob } from '@app/common/scheduling/interval.job';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { AgentRunQueue } from './agent-run.queue';
 import { AgentRunNotifier } from './agent-run.notifier';
+
+/** Name of the interval in Nest's SchedulerRegistry. */
+export const AGENT_RUN_WAKER_JOB = 'agent-run-waker';
 
 /**
  * Every RUN_POLL_INTERVAL_MS, on an instance that works runs (TASK_WORKERS > 0), queues again the runs stopped for a
@@ -11,36 +15,17 @@ import { AgentRunNotifier } from './agent-run.notifier';
  * while the other workers sat idle.
  */
 @Injectable()
-export class AgentRunWaker implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger(AgentRunWaker.name);
-  private readonly stopping = new AbortController();
-  private waking: Promise<void> = Promise.resolve();
-
+export class AgentRunWaker extends IntervalJob {
   constructor(
     private readonly queue: AgentRunQueue,
     private readonly notifier: AgentRunNotifier,
-    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    if (this.config.agentLoop.taskWorkers > 0) this.waking = this.wakeUntilStopped();
+    scheduler: SchedulerRegistry,
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+  ) {
+    super(scheduler, AGENT_RUN_WAKER_JOB, config.agentLoop.taskWorkers > 0 ? config.agentLoop.pollIntervalMs : null);
   }
 
-  async onModuleDestroy(): Promise<void> {
-    this.stopping.abort();
-    await this.waking;
-  }
-
-  private async wakeUntilStopped(): Promise<void> {
-    const { signal } = this.stopping;
-    while (!signal.aborted) {
-      try {
-        if ((await this.queue.wakeDecided()) > 0) this.notifier.queued();
-      } catch (err) {
-        if (signal.aborted) return;
-        this.logger.warn(`run queue unavailable: ${(err as Error).message}`);
-      }
-      await sleep(this.config.agentLoop.pollIntervalMs, undefined, { signal }).catch(() => undefined);
-    }
+  protected async round(): Promise<void> {
+    if ((await this.queue.wakeDecided()) > 0) this.notifier.queued();
   }
 }
