@@ -15,8 +15,9 @@ export function hasRequestBody(request: FastifyRequest): boolean {
 export function registerClientIdleTimeout(fastify: FastifyInstance, idleMs: number): void {
   if (idleMs === 0) return;
   fastify.addHook('onRequest', (request, _reply, done) => {
-    if (hasRequestBody(request)) {
-      const socket = request.raw.socket;
+    const socket = request.raw.socket;
+    // Fastify's inject (light-my-request) gives the request a stand-in socket without timers.
+    if (hasRequestBody(request) && typeof socket.setTimeout === 'function') {
       socket.setTimeout(idleMs);
       request.raw.once('end', () => socket.setTimeout(0));
     }
@@ -30,5 +31,5 @@ export function registerClientIdleTimeout(fastify: FastifyInstance, idleMs: numb
  * After the answer, Node's keep-alive handling sets the connection's own timeout again. 0: none.
  */
 export function closeIfReaderStalls(reply: FastifyReply, idleMs: number): void {
-  if (idleMs > 0) reply.raw.setTimeout(idleMs);
+  if (idleMs > 0 && typeof reply.raw.socket?.setTimeout === 'function') reply.raw.setTimeout(idleMs);
 }
