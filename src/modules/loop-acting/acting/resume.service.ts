@@ -25,7 +25,7 @@ import { ResumeDecisionApplier } from './resume-decision.applier';
 import { ResumeDecisionChecks } from './resume-decision.checks';
 import { toolOfEntry } from './call-interrupts';
 import { bindLogFields } from '@app/common/logging/log-context';
-import type { HotStatements } from '@app/database/hot-sql';
+import type { HotStatements, HotTransaction } from '@app/database/hot-sql';
 
 /** The resume record a decision is claimed under: (session_id, client_message_id) of `resume_record`. */
 export interface DecisionClaimKey {
@@ -268,11 +268,7 @@ export class ResumeService {
       // Another maxIterations from here (the agent's current setting, so the budget never compounds).
       const agent = await this.agents.loadAgent({ tenantId: session.tenantId }, session.agentId);
       // Closed meanwhile, the session is not moved: its calls then answer NOT_RUN (a closed session starts none).
-      const changes = { iterationBudget: batch.iteration + agent.maxIterations };
-      if (await this.sessionRepo.compareAndSet(session.id, session.lockVersion, changes)) {
-        session.lockVersion += 1;
-        Object.assign(session, changes);
-      } else if (!(await this.sessionRepo.isClosed(session.id))) throw changedMeanwhile(session);
+      await this.moveUnlessClosed(session, { iterationBudget: batch.iteration + agent.maxIterations });
       return this.finish(session, store, await this.batches.run(ctx, batch.notRun, null));
     }
     const pending = batch.pending!;
@@ -316,15 +312,33 @@ export class ResumeService {
       hitlRequest: null,
       pendingBatch: null,
     };
-    if (await this.sessionRepo.compareAndSet(session.id, session.lockVersion, changes, (tx) => store(response, tx))) {
+    if (await this.moveUnlessClosed(session, changes, (tx) => store(response, tx))) {
+      if (close) await this.closeHooks.closed({ tenantId: session.tenantId, id: session.id });
+    } else {
+      await store(response);
+    }
+    return response;
+  }
+
+  /**
+   * Moves the session on (compare-and-set on its lock version, `alongside` in the same transaction): true when moved,
+   * false when another request closed it meanwhile (DELETE /sessions/{id}); any other change is a 409.
+   */
+  private async moveUnlessClosed(
+    session: AgentSessionEntity,
+    changes: Partial<AgentSessionEntity>,
+    alongside?: (tx: HotTransaction) => Promise<void>,
+  ): Promise<boolean> {
+    if (await this.sessionRepo.compareAndSet(session.id, session.lockVersion, changes, alongside)) {
       session.lockVersion += 1;
       Object.assign(session, changes);
-      if (close) await this.closeHooks.closed({ tenantId: session.tenantId, id: session.id });
-      return response;
+      return true;
     }
-    if (!(await this.sessionRepo.isClosed(session.id))) throw changedMeanwhile(session);
-    await store(response);
-    return response;
+    if (await this.sessionRepo.isClosed(session.id)) return false;
+    throw new DomainError(
+      CommonErrorCode.CONCURRENT_MODIFICATION,
+      `Session ${session.id} was changed by another request during this resume; read it and try again.`,
+    );
   }
 
   /** The rejectPolicy of the tool the pending call was made to: found by its id, as its name may have changed since. */
@@ -335,11 +349,4 @@ export class ResumeService {
     );
     return tool?.hitl?.rejectPolicy ?? 'RETURN_ERROR';
   }
-}
-
-function changedMeanwhile(session: AgentSessionEntity): DomainError {
-  return new DomainError(
-    CommonErrorCode.CONCURRENT_MODIFICATION,
-    `Session ${session.id} was changed by another request during this resume; read it and try again.`,
-  );
 }
