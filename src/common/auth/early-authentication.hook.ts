@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiKeyResolver, AuthContext, AuthFailureLimit } from './auth-context';
 import { PUBLIC_ROUTE, RouteAccess } from './auth.decorators';
 import { authenticateRequest, authorize } from './authorize';
-import { hasRequestBody } from '../http/client-idle-timeout';
+import { hasRequestBody } from '../http/request-body';
 
 /**
  * A request with a body to a route that needs a key is answered 401 (no or unknown key), 403 (a role the route is

@@ -1,10 +1,5 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-
-/** Whether a request announces a body (a length above 0, or chunks). */
-export function hasRequestBody(request: FastifyRequest): boolean {
-  const length = request.headers['content-length'];
-  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
-}
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { hasRequestBody } from './request-body';
 
 /**
  * CLIENT_IDLE_TIMEOUT_MS on the way in: while a request's body is being received, a client that sends nothing for
