@@ -116,6 +116,17 @@ describe('graceful shutdown', () => {
     return { gw, seeded, sessionId: await openSession(gw, seeded) };
   }
 
+  /** The session's journal as a new gateway process on the same database reads it. */
+  async function journalAfterRestart(sessionId: string): Promise<{ items: unknown[] }> {
+    const next = await startGatewayProcess({ databaseUrl: db.url });
+    started.push(next);
+    return expectStatus(
+      await next.call('GET', `/api/v1/admin/sessions/${sessionId}/journal`, undefined, next.admin),
+      200,
+      'journal',
+    );
+  }
+
   it('answers a call in flight at SIGTERM with its result, closing its connection, then exits', async () => {
     const { gw, seeded, sessionId } = await gatewayWithSession();
     const connection = new RawConnection(gw.port);
@@ -135,13 +146,7 @@ describe('graceful shutdown', () => {
     expect(await gw.exited).toEqual({ code: null, signal: 'SIGTERM' });
     expect(remote.hits('drain-1')).toBe(1);
 
-    const next = await startGatewayProcess({ databaseUrl: db.url });
-    started.push(next);
-    const journal = expectStatus(
-      await next.call('GET', `/api/v1/admin/sessions/${sessionId}/journal`, undefined, next.admin),
-      200,
-      'journal',
-    );
+    const journal = await journalAfterRestart(sessionId);
     expect(journal.items).toEqual([expect.objectContaining({ toolCallId: 'c1', state: 'COMPLETED' })]);
   });
 
@@ -182,13 +187,7 @@ describe('graceful shutdown', () => {
 
     expect(await gw.exited).toEqual({ code: 1, signal: null });
     await expect(act).rejects.toThrow();
-    const next = await startGatewayProcess({ databaseUrl: db.url });
-    started.push(next);
-    const journal = expectStatus(
-      await next.call('GET', `/api/v1/admin/sessions/${sessionId}/journal`, undefined, next.admin),
-      200,
-      'journal',
-    );
+    const journal = await journalAfterRestart(sessionId);
     // As after a crash: the recovery (lease, then the HITL queue for a side effect) owns it.
     expect(journal.items).toEqual([expect.objectContaining({ toolCallId: 'c2', state: 'STARTED' })]);
   });

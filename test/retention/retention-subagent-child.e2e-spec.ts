@@ -23,24 +23,36 @@ describeEachDialect(
       (await suite.gw.http.get(`/api/v1/admin/tasks?parentSessionId=${sessionId}`).set(suite.gw.admin).expect(200)).body
         .items;
 
-    it("a finished task's child session, closed, is not purged while the parent session is open", async () => {
-      const ids = [builtins.SUB_AGENT_CALL, builtins.CHECK_TASK_STATUS];
-      const helper = await fx.agent(ids);
-      const lead = await fx.agent(ids, { subAgentIds: [helper.id] });
+    /**
+     * A lead agent's session (bound to `tools`) whose SUB_AGENT_CALL `callId`, in message `messageId`, had a helper agent
+     * count to three, and the task that made: the parent session goes on, the child's run is over.
+     */
+    async function parentWhoseChildCounted(tools: string[], callId: string, messageId: string) {
+      const helper = await fx.agent(tools);
+      const lead = await fx.agent(tools, { subAgentIds: [helper.id] });
       const helperName = (await suite.gw.http.get(`/api/v1/admin/agents/${helper.id}`).set(suite.gw.admin)).body.name;
       const parent = await fx.session(lead.id);
       fx.model.script(
         lead.model,
         {
           toolCalls: [
-            { id: 'd1', name: 'SUB_AGENT_CALL', arguments: JSON.stringify({ agent: helperName, task: 'count' }) },
+            { id: callId, name: 'SUB_AGENT_CALL', arguments: JSON.stringify({ agent: helperName, task: 'count' }) },
           ],
         },
         { text: 'It counted.' },
       );
       fx.model.script(helper.model, { text: '1 2 3' });
-      await fx.send(parent, 'm1', 'delegate').expect(200);
+      await fx.send(parent, messageId, 'delegate').expect(200);
       const [task] = await tasksOf(parent);
+      return { parent, task };
+    }
+
+    it("a finished task's child session, closed, is not purged while the parent session is open", async () => {
+      const { parent, task } = await parentWhoseChildCounted(
+        [builtins.SUB_AGENT_CALL, builtins.CHECK_TASK_STATUS],
+        'd1',
+        'm1',
+      );
       expect(task).toMatchObject({ status: 'COMPLETED', answer: '1 2 3' });
       // The runtime tidies up the child session; the parent session goes on (ACTIVE) for months.
       await suite.gw.http.delete(`/api/v1/sessions/${task.childSessionId}`).set(fx.runtime).expect(200);
@@ -67,23 +79,7 @@ describeEachDialect(
     });
 
     it("closes the child sessions a parent's close left open (its process died before its close hooks), before purging the parent's tasks", async () => {
-      const ids = [builtins.SUB_AGENT_CALL];
-      const helper = await fx.agent(ids);
-      const lead = await fx.agent(ids, { subAgentIds: [helper.id] });
-      const helperName = (await suite.gw.http.get(`/api/v1/admin/agents/${helper.id}`).set(suite.gw.admin)).body.name;
-      const parent = await fx.session(lead.id);
-      fx.model.script(
-        lead.model,
-        {
-          toolCalls: [
-            { id: 'd2', name: 'SUB_AGENT_CALL', arguments: JSON.stringify({ agent: helperName, task: 'count' }) },
-          ],
-        },
-        { text: 'It counted.' },
-      );
-      fx.model.script(helper.model, { text: '1 2 3' });
-      await fx.send(parent, 'm2', 'delegate').expect(200);
-      const [task] = await tasksOf(parent);
+      const { parent, task } = await parentWhoseChildCounted([builtins.SUB_AGENT_CALL], 'd2', 'm2');
       expect(task).toMatchObject({ status: 'COMPLETED' });
       // The close committed; the process died before its close hooks closed the finished child (its run is over, so
       // no run of it will ever see the closed parent).
