@@ -27,35 +27,48 @@ const BLOCKED_V6_RANGES: ReadonlySet<string> = new Set([
   'reserved',
 ]);
 
+/** Why an address may not be reached: the range it is in (ipaddr.js's name) and how to say it. */
+export interface BlockedAddress {
+  /** The range as ipaddr.js names it (`linkLocal`, `private`, ...); an embedded IPv4's range for the forms below. */
+  range: string;
+  /** For messages: `link-local address (incl. cloud metadata)`. */
+  reason: string;
+}
+
 /**
  * Why an address may not be reached, or `null` when it is a public unicast address.
  * IPv6 forms that embed an IPv4 address (IPv4-mapped `::ffff:a.b.c.d`, IPv4-compatible `::a.b.c.d`,
  * NAT64 `64:ff9b::/96`, 6to4 `2002::/16`) are judged by the IPv4 address they carry.
  */
-export function blockedAddressReason(address: string): string | null {
+export function blockedAddress(address: string): BlockedAddress | null {
   let parsed: Address;
   try {
     parsed = ipaddr.parse(stripBrackets(address));
   } catch {
-    return 'not an IP address';
+    return { range: 'invalid', reason: 'not an IP address' };
   }
-  return reasonFor(parsed);
+  return blockedRangeOf(parsed);
 }
 
-function reasonFor(addr: Address): string | null {
+/** {@link blockedAddress}'s reason alone. */
+export function blockedAddressReason(address: string): string | null {
+  return blockedAddress(address)?.reason ?? null;
+}
+
+function blockedRangeOf(addr: Address): BlockedAddress | null {
   if (addr.kind() === 'ipv4') {
     const range = addr.range();
-    return BLOCKED_V4_RANGES.has(range) ? rangeLabel(range) : null;
+    return BLOCKED_V4_RANGES.has(range) ? { range, reason: rangeLabel(range) } : null;
   }
   const v6 = addr as ipaddr.IPv6;
-  if (v6.range() === 'rfc6052' && v6.parts[2] !== 0) return 'local-use NAT64 address';
+  if (v6.range() === 'rfc6052' && v6.parts[2] !== 0) return { range: 'rfc6052', reason: 'local-use NAT64 address' };
   const embedded = embeddedIPv4(v6);
   if (embedded) {
-    const inner = reasonFor(embedded);
-    return inner ? `${inner} (IPv4 embedded in IPv6)` : null;
+    const inner = blockedRangeOf(embedded);
+    return inner ? { range: inner.range, reason: `${inner.reason} (IPv4 embedded in IPv6)` } : null;
   }
   const range = v6.range();
-  return BLOCKED_V6_RANGES.has(range) ? rangeLabel(range) : null;
+  return BLOCKED_V6_RANGES.has(range) ? { range, reason: rangeLabel(range) } : null;
 }
 
 /**

@@ -146,6 +146,38 @@ describe('OutboundGuard', () => {
       );
     });
 
+    it('does not let an allow-listed NAME cover the metadata, 0.0.0.0 or multicast address its DNS answers', async () => {
+      const rebinding = {
+        'ollama.internal': ['10.0.0.7'],
+        'meta.internal': ['169.254.169.254'],
+        'meta6.internal': ['fe80::a9fe:a9fe'],
+        'mapped.internal': ['::ffff:169.254.169.254'],
+        'zero.internal': ['0.0.0.0'],
+        'local.internal': ['127.0.0.1'],
+      };
+      const names = Object.keys(rebinding);
+      const { guard } = guardWith(names, rebinding);
+      await expect(guard.assertAllowed(new URL('http://ollama.internal'))).resolves.toMatchObject({
+        address: '10.0.0.7',
+      });
+      await expect(guard.assertAllowed(new URL('http://local.internal'))).resolves.toMatchObject({
+        address: '127.0.0.1',
+      });
+      for (const host of ['meta.internal', 'meta6.internal', 'mapped.internal', 'zero.internal']) {
+        const err = await rejection(guard.assertAllowed(new URL(`http://${host}/latest/meta-data/`)));
+        expect(err.errorClass).toBe('OUTBOUND_BLOCKED');
+        expect(err.message).toContain(`Outbound call to ${host}:80 refused`);
+        expect(err.message).toContain('A host name on OUTBOUND_ALLOW_HOSTS does not cover');
+      }
+      // The connect-time lookup (what a socket dials) holds the same line.
+      expect((await lookupVia(guard, 'meta.internal', true)).err).toMatchObject({ errorClass: 'OUTBOUND_BLOCKED' });
+      // Listing the address itself is how an operator who means it opens it.
+      const opened = guardWith(['meta.internal', '169.254.169.254:80'], rebinding).guard;
+      await expect(opened.assertAllowed(new URL('http://meta.internal'))).resolves.toMatchObject({
+        address: '169.254.169.254',
+      });
+    });
+
     it('does not let an allow-listed address cover another blocked address of the same host', async () => {
       const { guard } = guardWith(['10.0.0.0/8'], zone);
       expect((await rejection(guard.assertAllowed(new URL('http://mixed.example')))).message).toContain('192.168.1.1');

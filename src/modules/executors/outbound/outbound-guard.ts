@@ -9,7 +9,7 @@ import { isIP } from 'node:net';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { ToolCallError } from '../tool-executor';
 import { ToolErrorClass } from '../tool-error-class';
-import { blockedAddressReason, stripBrackets } from './outbound-address.classifier';
+import { blockedAddress, stripBrackets } from './outbound-address.classifier';
 import { OutboundAllowList, portOf } from './outbound-allow-list';
 
 /** Resolves a host name to every address it has (the injectable DNS boundary of the guard). */
@@ -135,19 +135,23 @@ export class OutboundGuard {
     }
   }
 
-  /** Refuses when any address is blocked, unless the host name or that address is allow-listed. */
+  /**
+   * Refuses when any address is blocked, unless that address is allow-listed, or the host name is and the address is
+   * in a range a name may stand for (see {@link NAME_NEVER_COVERS}).
+   */
   private vet(hostname: string, port: number, addresses: readonly LookupAddress[]): void {
     this.vetPlatformOnly(hostname, port, addresses);
-    if (this.allowList.allowsHost(hostname, port)) return;
+    const nameAllowed = this.allowList.allowsHost(hostname, port);
     for (const { address } of addresses) {
-      const reason = blockedAddressReason(address);
-      if (reason && !this.allowList.allowsAddress(address, port)) {
-        const via = address === stripBrackets(hostname) ? '' : ` (${hostname} resolves to ${address})`;
-        throw blocked(
-          `Outbound call to ${hostname}:${port} refused: ${address} is a ${reason}${via}. ` +
-            `Add the host, address or CIDR (with :${port} to allow only that port) to OUTBOUND_ALLOW_HOSTS if this target is intended.`,
-        );
-      }
+      const found = blockedAddress(address);
+      if (!found || this.allowList.allowsAddress(address, port)) continue;
+      if (nameAllowed && !NAME_NEVER_COVERS.has(found.range)) continue;
+      const via = address === stripBrackets(hostname) ? '' : ` (${hostname} resolves to ${address})`;
+      const fix = nameAllowed
+        ? 'A host name on OUTBOUND_ALLOW_HOSTS does not cover this kind of address; list the address or CIDR ' +
+          `(with :${port} to allow only that port) if this target is intended.`
+        : `Add the host, address or CIDR (with :${port} to allow only that port) to OUTBOUND_ALLOW_HOSTS if this target is intended.`;
+      throw blocked(`Outbound call to ${hostname}:${port} refused: ${address} is a ${found.reason}${via}. ${fix}`);
     }
   }
 
@@ -164,6 +168,13 @@ export class OutboundGuard {
     );
   }
 }
+
+/**
+ * Ranges an allow-listed host NAME never stands for: only the address or a CIDR listed as such opens them. A name
+ * is listed for a service on a private network or this host; if its DNS answer turns into the cloud metadata
+ * address (169.254.169.254, fe80::...) or 0.0.0.0 (which reaches this host on any port), that is rebinding.
+ */
+const NAME_NEVER_COVERS: ReadonlySet<string> = new Set(['linkLocal', 'unspecified', 'multicast', 'broadcast']);
 
 function blocked(message: string): ToolCallError {
   return new ToolCallError(message, ToolErrorClass.OUTBOUND_BLOCKED, { transient: false, reachedRemote: false });
