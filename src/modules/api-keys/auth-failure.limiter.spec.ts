@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { GatewayMetrics } from '@app/modules/metrics/gateway-metrics.service';
-import { AuthFailureLimiter, MAX_COUNTED_ADDRESSES } from './auth-failure.limiter';
+import { AuthFailureLimiter, IPV6_SITE_FACTOR, MAX_COUNTED_ADDRESSES } from './auth-failure.limiter';
 
 const T0 = 1_000_000;
 
@@ -35,7 +35,22 @@ describe('AuthFailureLimiter', () => {
       failures.recordFailure('2001:db8:1:2:ffff:ffff:ffff:ffff', T0);
       expect(failures.secondsRefused('2001:db8:1:2:abcd::1', T0)).toBe(60);
       expect(failures.secondsRefused('2001:db8:1:3::a', T0)).toBe(0);
-      expect(failures.size).toBe(1);
+      expect(failures.size).toBe(2); // the /64, and its /48
+    });
+
+    it("also counts an IPv6 /48's /64s together, refusing the site at IPV6_SITE_FACTOR times the limit", () => {
+      const failures = limiter(2);
+      // One failure short of the limit from each of many /64s of one /48: no /64 is refused on its own.
+      const sixtyFours = 2 * IPV6_SITE_FACTOR - 1;
+      for (let i = 0; i < sixtyFours; i++) failures.recordFailure(`2001:db8:1:${i.toString(16)}::1`, T0 + i);
+      expect(failures.secondsRefused('2001:db8:1:ffff::1', T0 + 100)).toBe(0);
+      failures.recordFailure('2001:db8:1:ffff::1', T0 + 100);
+      // The whole /48 now, from a /64 it never failed from; another /48 is not.
+      expect(failures.secondsRefused('2001:db8:1:abcd::9', T0 + 100)).toBe(60);
+      expect(failures.secondsRefused('2001:db8:2:0::1', T0 + 100)).toBe(0);
+      expect(warn.mock.calls.at(-1)[0]).toMatch(/^2001:db8:1::\/48 failed authentication 32 times .* for an IPv6 \/48/);
+      // Its minute is over: the site starts again.
+      expect(failures.secondsRefused('2001:db8:1:abcd::9', T0 + 60_000)).toBe(0);
     });
 
     it('counts an IPv4-mapped address (a dual-stack listener) as its IPv4 address, each on its own', () => {

@@ -20,16 +20,44 @@ export const MAX_COUNTED_ADDRESSES = 10_000;
 const IPV6_CLIENT_PREFIX = 64;
 
 /**
+ * A site is commonly given a /48: 65,536 /64s to fail from, one after the other. Its /64s' failures are also counted
+ * together, and the /48 is refused once they reach this many times the limit of one client (a site's real clients
+ * whose keys this instance knows still pass, see AuthFailureLimit).
+ */
+const IPV6_SITE_PREFIX = 48;
+export const IPV6_SITE_FACTOR = 16;
+
+/** One count an address's failure adds to, and the failures within a minute at which it is refused. */
+interface CountedScope {
+  key: string;
+  limit: number;
+}
+
+/**
  * Who `address` counts as: an IPv4 address itself (also when a dual-stack listener reports it IPv4-mapped,
  * `::ffff:a.b.c.d`), an IPv6 address its /64 (`2001:db8:1:2::/64`).
  */
 export function countedClientOf(address: string): string {
+  return scopesOf(address, 1)[0].key;
+}
+
+/** The counts a failure of `address` adds to: its client ({@link countedClientOf}) and, for IPv6, its /48 too. */
+function scopesOf(address: string, perMinute: number): CountedScope[] {
   const parsed = parseAddress(address);
-  if (parsed === null) return address;
-  if (parsed.kind() === 'ipv4') return parsed.toString();
-  const parts = parsed.toByteArray().slice(0, IPV6_CLIENT_PREFIX / 8);
-  const groups = [0, 2, 4, 6].map((i) => ((parts[i] << 8) | parts[i + 1]).toString(16));
-  return `${groups.join(':')}::/${IPV6_CLIENT_PREFIX}`;
+  if (parsed === null) return [{ key: address, limit: perMinute }];
+  if (parsed.kind() === 'ipv4') return [{ key: parsed.toString(), limit: perMinute }];
+  const bytes = parsed.toByteArray();
+  return [
+    { key: prefixOf(bytes, IPV6_CLIENT_PREFIX), limit: perMinute },
+    { key: prefixOf(bytes, IPV6_SITE_PREFIX), limit: perMinute * IPV6_SITE_FACTOR },
+  ];
+}
+
+/** `2001:db8:1:2::/64` of an IPv6 address's bytes (`bits` a multiple of 16). */
+function prefixOf(bytes: number[], bits: number): string {
+  const groups: string[] = [];
+  for (let i = 0; i < bits / 8; i += 2) groups.push(((bytes[i] << 8) | bytes[i + 1]).toString(16));
+  return `${groups.join(':')}::/${bits}`;
 }
 
 /** One address's failed authentications within its minute, which starts at its first failure. */
@@ -39,8 +67,8 @@ interface AddressFailures {
 }
 
 /**
- * AUTH_FAILURES_PER_MINUTE per client address ({@link countedClientOf}: an IPv6 address counts by its /64) on this
- * instance (the counts live in this process). An address that failed that many times is refused until the minute
+ * AUTH_FAILURES_PER_MINUTE per client address ({@link countedClientOf}: an IPv6 address counts by its /64, and its
+ * /48 is refused at IPV6_SITE_FACTOR times that) on this instance (the counts live in this process). An address that failed that many times is refused until the minute
  * that began with its first failure is over; then it starts again. A WARN line names the address (never a key) when it is refused, once per minute; the refusals are counted
  * in `gateway_auth_failure_refusals_total`. With the setting at 0 it counts and refuses nothing.
  */
@@ -64,24 +92,29 @@ export class AuthFailureLimiter implements AuthFailureLimit {
 
   secondsRefused(address: string, now = Date.now()): number {
     if (this.perMinute === 0) return 0;
-    const counted = this.minuteOf(countedClientOf(address), now);
-    if (counted === undefined || counted.failures < this.perMinute) return 0;
-    return Math.ceil((counted.minuteEndsAt - now) / 1000);
+    let seconds = 0;
+    for (const scope of scopesOf(address, this.perMinute)) {
+      const counted = this.minuteOf(scope.key, now);
+      if (counted !== undefined && counted.failures >= scope.limit)
+        seconds = Math.max(seconds, Math.ceil((counted.minuteEndsAt - now) / 1000));
+    }
+    return seconds;
   }
 
   recordFailure(peer: string, now = Date.now()): void {
     if (this.perMinute === 0) return;
-    const address = countedClientOf(peer);
-    let counted = this.minuteOf(address, now);
-    if (counted === undefined) {
-      counted = { minuteEndsAt: now + MINUTE_MS, failures: 0 };
-      this.addresses.set(address, counted);
+    for (const { key, limit } of scopesOf(peer, this.perMinute)) {
+      let counted = this.minuteOf(key, now);
+      if (counted === undefined) {
+        counted = { minuteEndsAt: now + MINUTE_MS, failures: 0 };
+        this.addresses.set(key, counted);
+      }
+      counted.failures++;
+      if (counted.failures === limit)
+        this.logger.warn(
+          `${key} failed authentication ${counted.failures} times within a minute (AUTH_FAILURES_PER_MINUTE${limit === this.perMinute ? '' : ` x ${IPV6_SITE_FACTOR} for an IPv6 /48`}): its requests without a known key are answered 429 for ${Math.ceil((counted.minuteEndsAt - now) / 1000)} s`,
+        );
     }
-    counted.failures++;
-    if (counted.failures === this.perMinute)
-      this.logger.warn(
-        `${address} failed authentication ${counted.failures} times within a minute (AUTH_FAILURES_PER_MINUTE): its requests without a known key are answered 429 for ${Math.ceil((counted.minuteEndsAt - now) / 1000)} s`,
-      );
   }
 
   recordRefusal(): void {
