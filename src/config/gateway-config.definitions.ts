@@ -121,7 +121,7 @@ export const GATEWAY_SETTINGS = [
     kind: { type: 'int', min: 0, max: 3_600_000 },
     defaultValue: '25000',
     description:
-      "On SIGTERM or SIGINT, how long the gateway waits for the requests in flight (it accepts no new connection meanwhile) before it exits anyway; calls still running then are recovered from the journal as after a crash. Keep it below the orchestrator's own grace (Kubernetes: terminationGracePeriodSeconds, 30 s by default).",
+      "On SIGTERM or SIGINT, how long the gateway waits for the requests in flight (it accepts no new connection meanwhile) before it exits anyway; calls still running then are recovered from the journal as after a crash. Keep it below the orchestrator's own grace (Kubernetes: terminationGracePeriodSeconds, 30 s by default). A close by app.close() (tests, an embedding application) waits as long, then closes the connections still open instead of exiting.",
   },
   {
     env: 'JOURNAL_SWEEP_INTERVAL_MS',

@@ -24,7 +24,7 @@ export interface GatewayConfig {
   clientIdleTimeoutMs: number;
   /** TRANSFERS_MAX_PER_KEY: file transfers one API key may have open at once on this instance (0: no limit). */
   transfersMaxPerKey: number;
-  /** SHUTDOWN_GRACE_MS: how long a shutdown by signal waits for the requests in flight. */
+  /** SHUTDOWN_GRACE_MS: how long a shutdown (by signal or app.close()) waits for the requests in flight. */
   shutdownGraceMs: number;
   /** Dead-owner sweep period; 0 = off. */
   journalSweepIntervalMs: number;
