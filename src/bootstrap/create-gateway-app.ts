@@ -54,6 +54,8 @@ export async function createGatewayApp(
     routerOptions: { ignoreTrailingSlash: true, caseSensitive: false },
     // Fastify's own answers (a path that does not decode) get the contract's error body too.
     frameworkErrors: answerFrameworkError,
+    // A request arriving while the server closes: answered by the shutdown drain, in the contract's shape.
+    return503OnClosing: false,
     // request.ip: the client a listed proxy forwards for (X-Forwarded-For), else the connection's peer.
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
   });

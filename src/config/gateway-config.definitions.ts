@@ -110,11 +110,18 @@ export const GATEWAY_SETTINGS = [
       "How long a client may send nothing while its request's body is being received, or read nothing of a file download (a workspace file, an artifact), before its connection is closed (as nginx's client_body_timeout and send_timeout): a stalled upload or download no longer holds a connection and an open file for ever. A slow client that keeps going is not cut. 0: no limit.",
   },
   {
+    env: 'TRANSFERS_MAX_PER_KEY',
+    kind: { type: 'int', min: 0, max: 100_000 },
+    defaultValue: '8',
+    description:
+      'File transfers (workspace file uploads and downloads, artifact downloads) one API key may have open at once on one instance; one more is a 429 TOO_MANY_REQUESTS with Retry-After, before its body is read. A transfer holds its place until its answer is sent or its connection closes. 0: no limit.',
+  },
+  {
     env: 'SHUTDOWN_GRACE_MS',
     kind: { type: 'int', min: 0, max: 3_600_000 },
     defaultValue: '25000',
     description:
-      "On SIGTERM or SIGINT, how long the gateway waits for the requests in flight (it accepts no new connection meanwhile) before it exits anyway; calls still running then are recovered from the journal as after a crash. Keep it below the orchestrator's own grace (Kubernetes: terminationGracePeriodSeconds, 30 s by default).",
+      "On SIGTERM or SIGINT, how long the gateway waits for the requests in flight (it accepts no new connection meanwhile) before it exits anyway; calls still running then are recovered from the journal as after a crash. Keep it below the orchestrator's own grace (Kubernetes: terminationGracePeriodSeconds, 30 s by default). A close by app.close() (tests, an embedding application) waits as long, then closes the connections still open instead of exiting.",
   },
   {
     env: 'JOURNAL_SWEEP_INTERVAL_MS',

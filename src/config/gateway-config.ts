@@ -22,7 +22,9 @@ export interface GatewayConfig {
   journalLeaseMs: number;
   /** CLIENT_IDLE_TIMEOUT_MS: how long a client may stall a request body or a file download (0: no limit). */
   clientIdleTimeoutMs: number;
-  /** SHUTDOWN_GRACE_MS: how long a shutdown by signal waits for the requests in flight. */
+  /** TRANSFERS_MAX_PER_KEY: file transfers one API key may have open at once on this instance (0: no limit). */
+  transfersMaxPerKey: number;
+  /** SHUTDOWN_GRACE_MS: how long a shutdown (by signal or app.close()) waits for the requests in flight. */
   shutdownGraceMs: number;
   /** Dead-owner sweep period; 0 = off. */
   journalSweepIntervalMs: number;
@@ -219,6 +221,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     journalLeaseMs: raw.JOURNAL_LEASE_MS as number,
     shutdownGraceMs: raw.SHUTDOWN_GRACE_MS as number,
     clientIdleTimeoutMs: raw.CLIENT_IDLE_TIMEOUT_MS as number,
+    transfersMaxPerKey: raw.TRANSFERS_MAX_PER_KEY as number,
     journalSweepIntervalMs: raw.JOURNAL_SWEEP_INTERVAL_MS as number,
     instanceId:
       (raw.GATEWAY_INSTANCE_ID as string | undefined) ??

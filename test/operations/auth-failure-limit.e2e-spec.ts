@@ -172,6 +172,46 @@ describe('AUTH_FAILURES_PER_MINUTE', () => {
     }
   });
 
+  it('refuses a request whose made-up key was still being looked up when its address reached the limit, body unread', async () => {
+    const gw = suite.gw;
+    const address = '127.0.0.6';
+    const waitingKey = 'gwk_made-up-waiting';
+    const waitingHash = hash('sha256', waitingKey, 'hex');
+    // The lookup of that one key holds until released; the other keys' lookups run as they do.
+    const found: unknown = gw.app.get(ApiKeysService);
+    const service = found as { keys: Repository<ApiKeyEntity> };
+    const findOne = service.keys.findOne.bind(service.keys);
+    let waiting = false;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const spy = jest.spyOn(service.keys, 'findOne').mockImplementation(async (options) => {
+      const row = await findOne(options);
+      if ((options.where as { keyHash?: string }).keyHash === waitingHash) {
+        waiting = true;
+        await released;
+      }
+      return row;
+    });
+    try {
+      // A body that does not parse: read, it would be a 400.
+      const waiter = send(gw, address, 'POST', '/api/v1/sessions', bearer(waitingKey), '{"not json');
+      await waitFor(() => waiting, { description: 'the lookup of the waiting key' });
+      await failFrom(address);
+      release();
+      const answer = await waiter;
+      expect(answer.status).toBe(429);
+      expect(answer.body.error).toEqual({
+        code: 'TOO_MANY_REQUESTS',
+        message: expect.stringMatching(/AUTH_FAILURES_PER_MINUTE/),
+        details: {},
+      });
+      expect(Number(answer.retryAfter)).toBeGreaterThan(0);
+    } finally {
+      release();
+      spy.mockRestore();
+    }
+  });
+
   it('lets the address try again once the minute of its first failure is over', async () => {
     const gw = suite.gw;
     const address = '127.0.0.4';

@@ -47,6 +47,11 @@ class RawConnection {
     );
   }
 
+  /** Writes raw bytes: part of a request, to finish later. */
+  write(text: string): void {
+    this.socket.write(text);
+  }
+
   /** The answers read until the server closed the connection: status, headers (lower case) and JSON body. */
   async answers(): Promise<Array<{ status: number; headers: Record<string, string>; body: any }>> {
     await this.closed;
@@ -148,6 +153,33 @@ describe('graceful shutdown', () => {
 
     const journal = await journalAfterRestart(sessionId);
     expect(journal.items).toEqual([expect.objectContaining({ toolCallId: 'c1', state: 'COMPLETED' })]);
+  });
+
+  it("answers a request arriving while it closes with 503 SHUTTING_DOWN in the contract's error shape", async () => {
+    const gw = await startGatewayProcess({ databaseUrl: db.url });
+    started.push(gw);
+    const connection = new RawConnection(gw.port);
+    // The request has begun to arrive: its connection is not idle, so the shutdown does not close it.
+    connection.write('GET /api/v1/admin/tools HTTP/1.1\r\nhost: 127.0.0.1\r\n');
+    // A round trip on another connection after those bytes: the gateway has read them by its end.
+    expectStatus(await gw.call('GET', '/health'), 200, 'health');
+
+    gw.signal('SIGTERM');
+    await untilRefusingConnections(gw.port);
+    connection.write(`authorization: ${gw.admin.Authorization}\r\n\r\n`);
+    const [answered, ...more] = await connection.answers();
+    expect(more).toEqual([]);
+    expect(answered.status).toBe(503);
+    expect(answered.headers.connection).toBe('close');
+    expect(answered.body).toEqual({
+      error: {
+        code: 'SHUTTING_DOWN',
+        message:
+          'This gateway instance is shutting down and took nothing of this request; send it again (to another instance).',
+        details: {},
+      },
+    });
+    expect(await gw.exited).toEqual({ code: null, signal: 'SIGTERM' });
   });
 
   it('keeps the MCP session of a call in flight at SIGTERM open until the call is answered', async () => {

@@ -1,12 +1,16 @@
-import { request as httpRequest } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { gatewayForSuite, toolBody } from '@test/support/gateway-test-app';
 import { waitFor } from '@test/support/wait-for';
 import { CrashRemoteServer } from '@test/crash/support/crash-remote.server';
-import { FILE_TOOLS, workspaceRootForSuite, workspaceTenant, type WorkspaceTenant } from './workspace-test-kit';
+import {
+  FILE_TOOLS,
+  streamedUpload,
+  workspaceRootForSuite,
+  workspaceTenant,
+  type WorkspaceTenant,
+} from './workspace-test-kit';
 
 const IDLE_MS = 1000;
 /** Larger than the loopback socket buffers of both sides: a reader that stops leaves the server writing. */
@@ -39,33 +43,11 @@ describe('CLIENT_IDLE_TIMEOUT_MS', () => {
   });
   afterAll(() => remote?.stop());
 
-  /** A chunked PUT whose body the test writes; its answer, or the error of a connection the server closed. */
-  function streamedUpload(sessionId: string, path: string): { body: PassThrough; answer: Promise<number | Error> } {
-    const body = new PassThrough();
-    const answer = new Promise<number | Error>((resolve) => {
-      const req = httpRequest(
-        {
-          host: '127.0.0.1',
-          port,
-          method: 'PUT',
-          agent: false,
-          path: `/api/v1/sessions/${sessionId}/files/content?path=${path}`,
-          headers: { ...t.runtime, 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked' },
-        },
-        (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode!));
-        },
-      );
-      req.on('error', resolve);
-      body.pipe(req);
-    });
-    return { body, answer };
-  }
+  const streamedUploadOf = (sessionId: string, path: string) => streamedUpload(port, t.runtime, sessionId, path);
 
   it('closes the connection of an upload whose sender stops sending; nothing lands, its staging is freed', async () => {
     const sessionId = await t.newSession(['FILE_ROOM']);
-    const { body, answer } = streamedUpload(sessionId, 'stalled.txt');
+    const { body, answer } = streamedUploadOf(sessionId, 'stalled.txt');
     body.write('the first part, then nothing');
     await waitFor(() => readdirSync(join(root, '.staging')).length > 0, { description: 'the upload to be staged' });
 
@@ -78,7 +60,7 @@ describe('CLIENT_IDLE_TIMEOUT_MS', () => {
 
   it('keeps an upload whose bytes keep coming, however long it takes in all', async () => {
     const sessionId = await t.newSession(['FILE_ROOM']);
-    const { body, answer } = streamedUpload(sessionId, 'slow.txt');
+    const { body, answer } = streamedUploadOf(sessionId, 'slow.txt');
     for (let i = 0; i < 8; i++) {
       body.write(`part ${i}; `);
       await new Promise((resolve) => setTimeout(resolve, IDLE_MS / 4));

@@ -1,5 +1,7 @@
 import type { WorkspaceFiles } from '@app/modules/workspace/workspace-files.service';
 import { mkdtempSync } from 'node:fs';
+import { request as httpRequest, type ClientRequest } from 'node:http';
+import { PassThrough } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createKey, type TestGateway } from '@test/support/gateway-test-app';
@@ -90,4 +92,37 @@ export function holdNextWholeRead(files: WorkspaceFiles): { hasRead: Promise<voi
     return bytes;
   });
   return { hasRead, goOn };
+}
+
+/**
+ * A chunked PUT of a workspace file to the gateway listening on `port`, whose body the test writes: the request (to
+ * cut it), and its answer's status or the error of a connection that was closed.
+ */
+export function streamedUpload(
+  port: number,
+  auth: { Authorization: string },
+  sessionId: string,
+  path: string,
+): { body: PassThrough; request: ClientRequest; answer: Promise<number | Error> } {
+  const body = new PassThrough();
+  let request!: ClientRequest;
+  const answer = new Promise<number | Error>((resolve) => {
+    request = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'PUT',
+        agent: false,
+        path: `/api/v1/sessions/${sessionId}/files/content?path=${path}`,
+        headers: { ...auth, 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked' },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      },
+    );
+    request.on('error', resolve);
+    body.pipe(request);
+  });
+  return { body, request, answer };
 }

@@ -32,7 +32,8 @@ export async function authorize(
  * hook has seen). An address whose failures reached AUTH_FAILURES_PER_MINUTE gets 429 with Retry-After for any
  * request whose key this instance does not already know as a real key: answered from memory, so a caller spraying
  * made-up keys no longer costs a database read each. A known key still passes, so the real clients behind a proxy
- * that shares the address keep working.
+ * that shares the address keep working. A request whose key was being looked up while the address reached its limit
+ * (other requests of it failed meanwhile) and is not a real key is refused as a new one would be, not answered 401.
  */
 export async function authenticateRequest(
   resolver: ApiKeyResolver,
@@ -44,22 +45,28 @@ export async function authenticateRequest(
   const refusedFor = failures.secondsRefused(request.ip);
   if (refusedFor > 0) {
     const key = bearerKey(authorization);
-    if (key === undefined || !resolver.isKnown(key)) {
-      failures.recordRefusal();
-      void reply.header('Retry-After', refusedFor);
-      throw new DomainError(
-        CommonErrorCode.TOO_MANY_REQUESTS,
-        `Too many failed authentications from your address within a minute (AUTH_FAILURES_PER_MINUTE); wait ${refusedFor} s (see the Retry-After header) and retry with a valid key.`,
-      );
-    }
+    if (key === undefined || !resolver.isKnown(key)) refuseAddress(failures, refusedFor, reply);
   }
   try {
     return await authenticate(resolver, authorization);
   } catch (error) {
-    if (error instanceof DomainError && error.code === CommonErrorCode.UNAUTHENTICATED)
+    if (error instanceof DomainError && error.code === CommonErrorCode.UNAUTHENTICATED) {
+      const refusedNow = failures.secondsRefused(request.ip);
+      if (refusedNow > 0) refuseAddress(failures, refusedNow, reply);
       failures.recordFailure(request.ip);
+    }
     throw error;
   }
+}
+
+/** 429 for an address refused for `seconds` more for its failed authentications (counted as a refusal). */
+function refuseAddress(failures: AuthFailureLimit, seconds: number, reply: Pick<FastifyReply, 'header'>): never {
+  failures.recordRefusal();
+  void reply.header('Retry-After', seconds);
+  throw new DomainError(
+    CommonErrorCode.TOO_MANY_REQUESTS,
+    `Too many failed authentications from your address within a minute (AUTH_FAILURES_PER_MINUTE); wait ${seconds} s (see the Retry-After header) and retry with a valid key.`,
+  );
 }
 
 /**

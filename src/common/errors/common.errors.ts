@@ -24,6 +24,8 @@ export enum CommonErrorCode {
   TOO_MANY_REQUESTS = 'TOO_MANY_REQUESTS',
   /** The request conflicts with the state of the server (an HTTP 409 raised outside the domain errors). */
   CONFLICT = 'CONFLICT',
+  /** This instance is shutting down and takes no new request (nothing of it ran); send it again. */
+  SHUTTING_DOWN = 'SHUTTING_DOWN',
   /** Any other HTTP 4xx refusal; the response keeps that status (a domain error with this code answers 400). */
   REQUEST_REJECTED = 'REQUEST_REJECTED',
 }

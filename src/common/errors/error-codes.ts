@@ -46,6 +46,7 @@ export const ERROR_HTTP_STATUS: Record<ErrorCode, number> = {
   [CommonErrorCode.TOO_MANY_REQUESTS]: 429,
   [CommonErrorCode.CONFLICT]: 409,
   [CommonErrorCode.REQUEST_REJECTED]: 400,
+  [CommonErrorCode.SHUTTING_DOWN]: 503,
   [ToolRegistryErrorCode.TOOL_NAME_TAKEN]: 409,
   [ToolRegistryErrorCode.TOOL_NOT_EDITABLE]: 409,
   [AgentConfigErrorCode.AGENT_NAME_TAKEN]: 409,

@@ -1,6 +1,7 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
+import { whenResponseCloses } from './response-closed';
 
 /** The reason of a {@link clientAbortSignal} abort (the call path's cancellation names it). */
 class ClientClosedRequestError extends Error {
@@ -16,8 +17,7 @@ class ClientClosedRequestError extends Error {
  */
 function clientAbortSignal(res: ServerResponse): AbortSignal {
   const controller = new AbortController();
-  if (res.destroyed || res.socket?.destroyed) controller.abort(new ClientClosedRequestError());
-  else res.once('close', () => res.writableFinished || controller.abort(new ClientClosedRequestError()));
+  whenResponseCloses(res, () => res.writableFinished || controller.abort(new ClientClosedRequestError()));
   return controller.signal;
 }
 

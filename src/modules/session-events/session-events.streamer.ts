@@ -5,6 +5,7 @@ import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { SessionEventsStore } from './session-events.store';
 import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
+import { PerKeyPlaces, type Place } from '@app/common/per-key-places';
 
 const PAGE = 100;
 /** A comment line this often keeps proxies from closing a quiet stream. */
@@ -45,7 +46,7 @@ export class SessionEventsStreamer implements BeforeApplicationShutdown {
   /** Open streams end when the application shuts down (they would hold the HTTP server open). */
   private readonly closing = new AbortController();
   /** Streams open on this instance, per tenant (see {@link reserve}). */
-  private readonly openPerTenant = new Map<string, number>();
+  private readonly openPerTenant = new PerKeyPlaces();
 
   constructor(
     private readonly store: SessionEventsStore,
@@ -60,24 +61,14 @@ export class SessionEventsStreamer implements BeforeApplicationShutdown {
    * database every EVENTS_STREAM_POLL_MS), or refuses with 429 TOO_MANY_REQUESTS; the caller releases it when its
    * stream ends.
    */
-  reserve(tenantId: string): { release(): void } {
-    const open = this.openPerTenant.get(tenantId) ?? 0;
-    if (open >= this.maxPerTenant)
+  reserve(tenantId: string): Place {
+    const place = this.openPerTenant.take(tenantId, this.maxPerTenant);
+    if (!place)
       throw new DomainError(
         CommonErrorCode.TOO_MANY_REQUESTS,
-        `Tenant ${tenantId} already has ${open} event streams open on this gateway instance (EVENTS_STREAM_MAX_PER_TENANT); close one, or page GET /api/v1/sessions/{id}/events instead.`,
+        `Tenant ${tenantId} already has ${this.openPerTenant.held(tenantId)} event streams open on this gateway instance (EVENTS_STREAM_MAX_PER_TENANT); close one, or page GET /api/v1/sessions/{id}/events instead.`,
       );
-    this.openPerTenant.set(tenantId, open + 1);
-    let released = false;
-    return {
-      release: () => {
-        if (released) return;
-        released = true;
-        const left = (this.openPerTenant.get(tenantId) ?? 1) - 1;
-        if (left > 0) this.openPerTenant.set(tenantId, left);
-        else this.openPerTenant.delete(tenantId);
-      },
-    };
+    return place;
   }
 
   /**

@@ -1,4 +1,4 @@
-import { Controller, Delete, Get, Inject, Param, Res, StreamableFile } from '@nestjs/common';
+import { Controller, Delete, Get, Inject, Param, Res, StreamableFile, UseInterceptors } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { ApiBearerAuth, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
@@ -8,6 +8,7 @@ import { closeIfReaderStalls } from '@app/common/http/client-idle-timeout';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { ArtifactsService } from './artifacts.service';
 import { ArtifactDto } from './workspace-files.dto';
+import { WorkspaceTransferLimit } from './workspace-transfer.limit';
 
 /**
  * Published files (PUBLISH_FILE), readable by the keys of their tenant (and the platform admin key), deleted by its
@@ -31,6 +32,7 @@ export class ArtifactsController {
   }
 
   @Get(':id/content')
+  @UseInterceptors(WorkspaceTransferLimit)
   @ApiProduces('application/octet-stream')
   @ApiOkResponse({ description: 'The published bytes; X-Content-SHA256 carries their hash' })
   @ApiErrors(404)

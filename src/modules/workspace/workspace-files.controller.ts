@@ -1,4 +1,4 @@
-import { Controller, Get, Inject, Param, Put, Query, Req, Res, StreamableFile } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Put, Query, Req, Res, StreamableFile, UseInterceptors } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiBearerAuth, ApiBody, ApiConsumes, ApiOkResponse, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -16,6 +16,7 @@ import { WorkspaceFiles } from './workspace-files.service';
 import { WorkspaceGate } from './workspace.gate';
 import { WorkspaceSessions } from './workspace-sessions.service';
 import { WorkspaceEvents } from './workspace.events';
+import { WorkspaceTransferLimit } from './workspace-transfer.limit';
 import {
   WorkspaceListingDto,
   WorkspaceListQueryDto,
@@ -52,6 +53,7 @@ export class WorkspaceFilesController {
   }
 
   @Get('content')
+  @UseInterceptors(WorkspaceTransferLimit)
   @ApiProduces('application/octet-stream')
   @ApiOkResponse({ description: 'The file as stored (application/octet-stream)' })
   @ApiErrors(400, 404, 409)
@@ -74,6 +76,7 @@ export class WorkspaceFilesController {
 
   @Put('content')
   @RouteConfig(RAW_UPLOAD_ROUTE)
+  @UseInterceptors(WorkspaceTransferLimit)
   @ApiConsumes('application/octet-stream')
   @ApiBody({ schema: { type: 'string', format: 'binary' } })
   @ApiResponse({ status: 201, type: WorkspaceWriteDto, description: 'A new file' })
