@@ -310,6 +310,59 @@ describeEachDialect('sub-agents: a SUB_AGENT_CALL chain deeper than TASK_WORKERS
     }
   }, 60_000);
 
+  it('holds SUBAGENT_MAX_OPEN_TASKS for the whole delegation tree: sibling sessions racing under one root pass it no further', async () => {
+    const submit = await builtin('SUBMIT_SUBAGENT_TASK');
+    const leaf = await fx.agent([]);
+    const middle = await fx.agent([submit], { subAgentIds: [leaf.id] });
+    const lead = await fx.agent([submit], { subAgentIds: [middle.id] });
+    const [middleName, leafName] = [await nameOf(middle.id), await nameOf(leaf.id)];
+    fx.model.script(middle.model, { text: 'ok' }, { text: 'ok' });
+    // The leaves stay open while the submissions race: the only worker's first leaf waits at the model.
+    const leafAnswers = heldAnswers();
+    for (let n = 0; n < 6; n++) fx.model.script(leaf.model, { text: 'leaf done', until: leafAnswers.until });
+    const rootId = await fx.session(lead.id);
+    const tasks = suite.gw.app.get(AgentTasksService);
+    const root = { tenantId: fx.tenantId, sessionId: rootId, agentId: lead.id };
+    try {
+      // Two children of the root that finished their own runs: their sessions may still delegate.
+      const children = [
+        await tasks.submit({ ...root, toolCallId: 'root-1' }, middleName, 'x'),
+        await tasks.submit({ ...root, toolCallId: 'root-2' }, middleName, 'x'),
+      ];
+      for (const c of children) await fx.untilRun(c.childSessionId, c.childRunId, 'COMPLETED');
+
+      const submitted = await Promise.allSettled(
+        [0, 1, 2, 3, 4, 5].map((n) =>
+          tasks.submit(
+            {
+              tenantId: fx.tenantId,
+              sessionId: children[n % 2].childSessionId,
+              agentId: middle.id,
+              toolCallId: `s-${n}`,
+            },
+            leafName,
+            'y',
+          ),
+        ),
+      );
+
+      expect(submitted.filter((s) => s.status === 'fulfilled')).toHaveLength(2);
+      for (const s of submitted.filter((r) => r.status === 'rejected'))
+        expect(String(s.reason)).toContain(
+          `the delegation tree of root session ${rootId} (which this session belongs to) already has 2 sub-agent tasks unfinished (SUBAGENT_MAX_OPEN_TASKS is 2)`,
+        );
+      const db = suite.gw.app.get(DataSource);
+      const rows = await db.query('SELECT COUNT(*) AS n FROM agent_task WHERE agent_id = ?', [leaf.id]);
+      expect(Number(rows[0].n)).toBe(2);
+      // The root counts its grandchildren too, though its own tasks have finished.
+      await expect(tasks.submit({ ...root, toolCallId: 'root-3' }, middleName, 'x')).rejects.toThrow(
+        "this session's delegation tree (its tasks, theirs and so on) already has 2 sub-agent tasks unfinished",
+      );
+    } finally {
+      leafAnswers.release();
+    }
+  }, 60_000);
+
   it('forgets a deleted sub-agent in the agents that delegated to it', async () => {
     const helper = await fx.agent([]);
     const other = await fx.agent([]);
