@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { AgentTasksService } from '@app/modules/agent-runs/subagents/agent-tasks.service';
+import { SubagentCloseRecoveryJob } from '@app/modules/agent-runs/subagents/subagent-tasks.close-recovery.job';
 import { describeEachDialect } from '@test/support/test-database';
 import { gatewayForSuite } from '@test/support/gateway-test-app';
 import { AGENT_LOOP_ENV, AgentLoopFixture } from './support/agent-loop.fixture';
@@ -362,6 +363,52 @@ describeEachDialect('sub-agents: a SUB_AGENT_CALL chain deeper than TASK_WORKERS
       leafAnswers.release();
     }
   }, 60_000);
+
+  it("leaves no approval of a closed tree pending when the parent's close died before its hooks: recovery closes the tree", async () => {
+    const submit = await builtin('SUBMIT_SUBAGENT_TASK');
+    const risky = await fx.tool(`refund_deep_${Date.now()}`, { sideEffect: 'SIDE_EFFECT' });
+    const leaf = await fx.agent([risky.id], { sideEffectPolicy: 'APPROVE_SIDE_EFFECTS' });
+    const middle = await fx.agent([submit], { subAgentIds: [leaf.id] });
+    const lead = await fx.agent([submit], { subAgentIds: [middle.id] });
+    const submitTo = (agent: string) => ({
+      toolCalls: [{ id: 'sub-1', name: 'SUBMIT_SUBAGENT_TASK', arguments: JSON.stringify({ agent, task: 'refund' }) }],
+    });
+    fx.model.script(lead.model, submitTo(await nameOf(middle.id)), { text: 'queued' });
+    fx.model.script(middle.model, submitTo(await nameOf(leaf.id)), { text: 'queued too' });
+    fx.model.script(leaf.model, {
+      toolCalls: [{ id: 'refund-1', name: risky.name, arguments: JSON.stringify({ q: 'o-9' }) }],
+    });
+    const tasksOf = async (sessionId: string) =>
+      (await suite.gw.http.get(`/api/v1/admin/tasks?parentSessionId=${sessionId}`).set(suite.gw.admin).expect(200)).body
+        .items;
+    const rootId = await fx.session(lead.id);
+    await fx.send(rootId, 'm-deep', 'refund it').expect(200);
+    // The middle session finished its run; the leaf under it waits for a human.
+    const middleTask = await waitFor(
+      async () => (await tasksOf(rootId)).find((t: { status: string }) => t.status === 'COMPLETED'),
+      {
+        description: 'the middle task finished',
+      },
+    );
+    const leafTask = await waitFor(
+      async () =>
+        (await tasksOf(middleTask.childSessionId)).find((t: { status: string }) => t.status === 'INTERRUPTED'),
+      { description: 'the leaf waits for a human' },
+    );
+    const request = (await fx.sessionView(leafTask.childSessionId)).hitlRequest;
+    const pending = async () =>
+      (await suite.gw.http.get('/api/v1/admin/hitl?status=PENDING&pageSize=100').set(suite.gw.admin).expect(200)).body
+        .items as Array<{ id: string }>;
+    expect((await pending()).map((r) => r.id)).toContain(request.id);
+    // The root's close committed; the process died before its close hooks ran.
+    await suite.gw.app.get(DataSource).query("UPDATE agent_session SET status = 'CLOSED' WHERE id = ?", [rootId]);
+
+    await suite.gw.app.get(SubagentCloseRecoveryJob).run();
+
+    expect((await pending()).map((r) => r.id)).not.toContain(request.id);
+    expect((await fx.sessionView(middleTask.childSessionId)).status).toBe('CLOSED');
+    expect((await fx.sessionView(leafTask.childSessionId)).status).toBe('CLOSED');
+  });
 
   it('forgets a deleted sub-agent in the agents that delegated to it', async () => {
     const helper = await fx.agent([]);

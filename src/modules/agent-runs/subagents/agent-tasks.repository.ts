@@ -81,6 +81,29 @@ export class AgentTasksRepository {
     return rows.map((r) => r.id);
   }
 
+  /**
+   * Child sessions left open under a CLOSED parent (a process died between the parent's close and its close hooks)
+   * whose subtree holds a PENDING HITL request: walked up from the pending requests (few, by their status index),
+   * so closing each of these ends those requests, as the hooks would have. At most `limit`.
+   */
+  async unclosedAboveApprovalsUnderClosed(
+    limit: number,
+  ): Promise<Array<{ tenantId: string; parentSessionId: string; childSessionId: string }>> {
+    const rows: Array<{ tenantId: string; parentSessionId: string; childSessionId: string }> =
+      await this.dataSource.query(
+        `WITH RECURSIVE up (child_id, parent_id) AS (
+           SELECT t.child_session_id, t.parent_session_id FROM hitl_request r
+             JOIN agent_task t ON t.child_session_id = r.session_id WHERE r.status = 'PENDING'
+           UNION SELECT t.child_session_id, t.parent_session_id FROM agent_task t JOIN up ON t.child_session_id = up.parent_id
+         )
+         SELECT DISTINCT c.tenant_id AS tenantId, up.parent_id AS parentSessionId, up.child_id AS childSessionId
+           FROM up JOIN agent_session p ON p.id = up.parent_id JOIN agent_session c ON c.id = up.child_id
+          WHERE p.status = 'CLOSED' AND c.status <> 'CLOSED'
+          LIMIT ${Math.max(1, Math.floor(limit))}`,
+      );
+    return rows;
+  }
+
   /** The parent session of the task whose child session this is, when that parent is CLOSED; else null. */
   async closedParentOf(childSessionId: string): Promise<string | null> {
     const rows: Array<{ id: string }> = await this.dataSource.query(
