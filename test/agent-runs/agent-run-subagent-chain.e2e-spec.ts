@@ -81,64 +81,52 @@ describeEachDialect('sub-agents: a SUB_AGENT_CALL chain deeper than TASK_WORKERS
       expect((await fx.untilRun(r.sessionId, r.runId, 'COMPLETED', 30_000)).status).toBe('COMPLETED');
   }, 60_000);
 
-  it('gives a child back to the queue once its call stops waiting: the lent loop works no further round of it', async () => {
-    const helper = await fx.agent([await builtin('CHECK_TASK_STATUS')]);
+  it('holds TASK_WORKERS exactly when a call stops waiting: its lent loop gives the place back before the caller goes on', async () => {
+    const helper = await fx.agent([]);
     const lead = await fx.agent([await builtin('SUB_AGENT_CALL')], { subAgentIds: [helper.id] });
-    const firstRound = heldAnswers();
-    // The call waits 3 s: the loop lent to it has the child at the model by then; the lead goes on without its answer.
+    const childRound = heldAnswers();
+    const leadRound = heldAnswers();
+    // The call waits 3 s while the loop lent to it has the child at the model, whose answer is held past that.
     fx.model.script(
       lead.model,
       {
         toolCalls: [
           {
-            id: 'short-wait',
+            id: 'exact-wait',
             name: 'SUB_AGENT_CALL',
-            arguments: JSON.stringify({ agent: await nameOf(helper.id), task: 'two rounds', waitMs: 3000 }),
+            arguments: JSON.stringify({ agent: await nameOf(helper.id), task: 'answer late', waitMs: 3000 }),
           },
         ],
       },
-      { text: 'It is still working.' },
+      { text: 'It is still working.', until: leadRound.until },
     );
-    fx.model.script(
-      helper.model,
-      {
-        toolCalls: [{ id: 'look', name: 'CHECK_TASK_STATUS', arguments: '{"taskId":"none"}' }],
-        until: firstRound.until,
-      },
-      { text: 'finished' },
-    );
+    fx.model.script(helper.model, { text: 'late', until: childRound.until }, { text: 'finished' });
     const sessionId = await fx.session(lead.id);
-    expect((await fx.send(sessionId, 'm-short-wait', 'delegate').expect(200)).body.status).toBe('COMPLETED');
-    expect(fx.model.requestsFor(helper.model)).toHaveLength(1);
-    // The only worker takes a run whose model does not answer.
-    const busy = await fx.agent([]);
-    fx.model.script(busy.model, { hang: true });
-    const busySession = await fx.session(busy.id);
-    await fx.send(busySession, 'busy', 'take your time', false).expect(202);
-    await waitFor(() => fx.model.requestsFor(busy.model).length > 0 || null, { description: 'the busy run' });
+    await fx.send(sessionId, 'm-exact', 'delegate', false).expect(202);
     const taskOf = async () =>
       (await suite.gw.http.get(`/api/v1/admin/tasks?parentSessionId=${sessionId}`).set(suite.gw.admin).expect(200)).body
         .items[0];
     try {
-      firstRound.release();
-
-      // Its round answered, the child waits for a worker (TASK_WORKERS bounds it again) instead of going on.
-      const task = await waitFor(async () => ((await taskOf()).status !== 'RUNNING' ? taskOf() : null), {
+      await waitFor(() => fx.model.requestsFor(lead.model).length === 2 || null, {
         timeoutMs: 15_000,
-        description: "the child's first round to end",
+        description: "the lead's round after its call",
       });
-      expect(task.status).toBe('QUEUED');
-      expect(fx.model.requestsFor(helper.model)).toHaveLength(1);
+
+      // The only worker's place is the lead's again: its child is not at the model beside it, but back in the queue.
+      expect((await taskOf()).status).toBe('QUEUED');
     } finally {
-      await suite.gw.http.delete(`/api/v1/sessions/${busySession}`).set(fx.runtime).expect(200);
+      childRound.release();
+      leadRound.release();
     }
-    // The worker, free again, continues the child from its checkpoint.
+    // Once the lead is done, the worker asks the child's round again from its checkpoint.
     const done = await waitFor(async () => ((await taskOf()).status === 'COMPLETED' ? taskOf() : null), {
       timeoutMs: 15_000,
+      description: 'the child finished',
     });
     expect(done.answer).toBe('finished');
+    // The cut round and the one asked again: the lent loop worked no further round after the wait.
     expect(fx.model.requestsFor(helper.model)).toHaveLength(2);
-  }, 60_000);
+  });
 
   it("lends no loop to a runtime's own act: its child waits in the queue for a worker like any run", async () => {
     // The only worker is busy with a run whose model does not answer.
