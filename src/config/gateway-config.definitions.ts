@@ -530,7 +530,7 @@ export const GATEWAY_SETTINGS = [
     kind: { type: 'int', min: 1, max: 1000 },
     defaultValue: '16',
     description:
-      "Sub-agent tasks one session may have unfinished at once (queued, running or waiting for a human); a model's further delegation is refused until one ends.",
+      "Sub-agent tasks a root session's whole delegation tree (its tasks, theirs and so on) may have unfinished at once (queued, running or waiting for a human); a model's further delegation anywhere in the tree is refused until one ends.",
   },
 ] as const satisfies readonly SettingDefinition[];
 

@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { AgentTasksService } from '@app/modules/agent-runs/subagents/agent-tasks.service';
+import { SubagentCloseRecoveryJob } from '@app/modules/agent-runs/subagents/subagent-tasks.close-recovery.job';
 import { describeEachDialect } from '@test/support/test-database';
 import { gatewayForSuite } from '@test/support/gateway-test-app';
 import { AGENT_LOOP_ENV, AgentLoopFixture } from './support/agent-loop.fixture';
@@ -80,64 +81,52 @@ describeEachDialect('sub-agents: a SUB_AGENT_CALL chain deeper than TASK_WORKERS
       expect((await fx.untilRun(r.sessionId, r.runId, 'COMPLETED', 30_000)).status).toBe('COMPLETED');
   }, 60_000);
 
-  it('gives a child back to the queue once its call stops waiting: the lent loop works no further round of it', async () => {
-    const helper = await fx.agent([await builtin('CHECK_TASK_STATUS')]);
+  it('holds TASK_WORKERS exactly when a call stops waiting: its lent loop gives the place back before the caller goes on', async () => {
+    const helper = await fx.agent([]);
     const lead = await fx.agent([await builtin('SUB_AGENT_CALL')], { subAgentIds: [helper.id] });
-    const firstRound = heldAnswers();
-    // The call waits 3 s: the loop lent to it has the child at the model by then; the lead goes on without its answer.
+    const childRound = heldAnswers();
+    const leadRound = heldAnswers();
+    // The call waits 3 s while the loop lent to it has the child at the model, whose answer is held past that.
     fx.model.script(
       lead.model,
       {
         toolCalls: [
           {
-            id: 'short-wait',
+            id: 'exact-wait',
             name: 'SUB_AGENT_CALL',
-            arguments: JSON.stringify({ agent: await nameOf(helper.id), task: 'two rounds', waitMs: 3000 }),
+            arguments: JSON.stringify({ agent: await nameOf(helper.id), task: 'answer late', waitMs: 3000 }),
           },
         ],
       },
-      { text: 'It is still working.' },
+      { text: 'It is still working.', until: leadRound.until },
     );
-    fx.model.script(
-      helper.model,
-      {
-        toolCalls: [{ id: 'look', name: 'CHECK_TASK_STATUS', arguments: '{"taskId":"none"}' }],
-        until: firstRound.until,
-      },
-      { text: 'finished' },
-    );
+    fx.model.script(helper.model, { text: 'late', until: childRound.until }, { text: 'finished' });
     const sessionId = await fx.session(lead.id);
-    expect((await fx.send(sessionId, 'm-short-wait', 'delegate').expect(200)).body.status).toBe('COMPLETED');
-    expect(fx.model.requestsFor(helper.model)).toHaveLength(1);
-    // The only worker takes a run whose model does not answer.
-    const busy = await fx.agent([]);
-    fx.model.script(busy.model, { hang: true });
-    const busySession = await fx.session(busy.id);
-    await fx.send(busySession, 'busy', 'take your time', false).expect(202);
-    await waitFor(() => fx.model.requestsFor(busy.model).length > 0 || null, { description: 'the busy run' });
+    await fx.send(sessionId, 'm-exact', 'delegate', false).expect(202);
     const taskOf = async () =>
       (await suite.gw.http.get(`/api/v1/admin/tasks?parentSessionId=${sessionId}`).set(suite.gw.admin).expect(200)).body
         .items[0];
     try {
-      firstRound.release();
-
-      // Its round answered, the child waits for a worker (TASK_WORKERS bounds it again) instead of going on.
-      const task = await waitFor(async () => ((await taskOf()).status !== 'RUNNING' ? taskOf() : null), {
+      await waitFor(() => fx.model.requestsFor(lead.model).length === 2 || null, {
         timeoutMs: 15_000,
-        description: "the child's first round to end",
+        description: "the lead's round after its call",
       });
-      expect(task.status).toBe('QUEUED');
-      expect(fx.model.requestsFor(helper.model)).toHaveLength(1);
+
+      // The only worker's place is the lead's again: its child is not at the model beside it, but back in the queue.
+      expect((await taskOf()).status).toBe('QUEUED');
     } finally {
-      await suite.gw.http.delete(`/api/v1/sessions/${busySession}`).set(fx.runtime).expect(200);
+      childRound.release();
+      leadRound.release();
     }
-    // The worker, free again, continues the child from its checkpoint.
+    // Once the lead is done, the worker asks the child's round again from its checkpoint.
     const done = await waitFor(async () => ((await taskOf()).status === 'COMPLETED' ? taskOf() : null), {
       timeoutMs: 15_000,
+      description: 'the child finished',
     });
     expect(done.answer).toBe('finished');
+    // The cut round and the one asked again: the lent loop worked no further round after the wait.
     expect(fx.model.requestsFor(helper.model)).toHaveLength(2);
-  }, 60_000);
+  });
 
   it("lends no loop to a runtime's own act: its child waits in the queue for a worker like any run", async () => {
     // The only worker is busy with a run whose model does not answer.
@@ -309,6 +298,105 @@ describeEachDialect('sub-agents: a SUB_AGENT_CALL chain deeper than TASK_WORKERS
       childAnswers.release();
     }
   }, 60_000);
+
+  it('holds SUBAGENT_MAX_OPEN_TASKS for the whole delegation tree: sibling sessions racing under one root pass it no further', async () => {
+    const submit = await builtin('SUBMIT_SUBAGENT_TASK');
+    const leaf = await fx.agent([]);
+    const middle = await fx.agent([submit], { subAgentIds: [leaf.id] });
+    const lead = await fx.agent([submit], { subAgentIds: [middle.id] });
+    const [middleName, leafName] = [await nameOf(middle.id), await nameOf(leaf.id)];
+    fx.model.script(middle.model, { text: 'ok' }, { text: 'ok' });
+    // The leaves stay open while the submissions race: the only worker's first leaf waits at the model.
+    const leafAnswers = heldAnswers();
+    for (let n = 0; n < 6; n++) fx.model.script(leaf.model, { text: 'leaf done', until: leafAnswers.until });
+    const rootId = await fx.session(lead.id);
+    const tasks = suite.gw.app.get(AgentTasksService);
+    const root = { tenantId: fx.tenantId, sessionId: rootId, agentId: lead.id };
+    try {
+      // Two children of the root that finished their own runs: their sessions may still delegate.
+      const children = [
+        await tasks.submit({ ...root, toolCallId: 'root-1' }, middleName, 'x'),
+        await tasks.submit({ ...root, toolCallId: 'root-2' }, middleName, 'x'),
+      ];
+      for (const c of children) await fx.untilRun(c.childSessionId, c.childRunId, 'COMPLETED');
+
+      const submitted = await Promise.allSettled(
+        [0, 1, 2, 3, 4, 5].map((n) =>
+          tasks.submit(
+            {
+              tenantId: fx.tenantId,
+              sessionId: children[n % 2].childSessionId,
+              agentId: middle.id,
+              toolCallId: `s-${n}`,
+            },
+            leafName,
+            'y',
+          ),
+        ),
+      );
+
+      expect(submitted.filter((s) => s.status === 'fulfilled')).toHaveLength(2);
+      for (const s of submitted.filter((r) => r.status === 'rejected'))
+        expect(String(s.reason)).toContain(
+          `the delegation tree of root session ${rootId} (which this session belongs to) already has 2 sub-agent tasks unfinished (SUBAGENT_MAX_OPEN_TASKS is 2)`,
+        );
+      const db = suite.gw.app.get(DataSource);
+      const rows = await db.query('SELECT COUNT(*) AS n FROM agent_task WHERE agent_id = ?', [leaf.id]);
+      expect(Number(rows[0].n)).toBe(2);
+      // The root counts its grandchildren too, though its own tasks have finished.
+      await expect(tasks.submit({ ...root, toolCallId: 'root-3' }, middleName, 'x')).rejects.toThrow(
+        "this session's delegation tree (its tasks, theirs and so on) already has 2 sub-agent tasks unfinished",
+      );
+    } finally {
+      leafAnswers.release();
+    }
+  }, 60_000);
+
+  it("leaves no approval of a closed tree pending when the parent's close died before its hooks: recovery closes the tree", async () => {
+    const submit = await builtin('SUBMIT_SUBAGENT_TASK');
+    const risky = await fx.tool(`refund_deep_${Date.now()}`, { sideEffect: 'SIDE_EFFECT' });
+    const leaf = await fx.agent([risky.id], { sideEffectPolicy: 'APPROVE_SIDE_EFFECTS' });
+    const middle = await fx.agent([submit], { subAgentIds: [leaf.id] });
+    const lead = await fx.agent([submit], { subAgentIds: [middle.id] });
+    const submitTo = (agent: string) => ({
+      toolCalls: [{ id: 'sub-1', name: 'SUBMIT_SUBAGENT_TASK', arguments: JSON.stringify({ agent, task: 'refund' }) }],
+    });
+    fx.model.script(lead.model, submitTo(await nameOf(middle.id)), { text: 'queued' });
+    fx.model.script(middle.model, submitTo(await nameOf(leaf.id)), { text: 'queued too' });
+    fx.model.script(leaf.model, {
+      toolCalls: [{ id: 'refund-1', name: risky.name, arguments: JSON.stringify({ q: 'o-9' }) }],
+    });
+    const tasksOf = async (sessionId: string) =>
+      (await suite.gw.http.get(`/api/v1/admin/tasks?parentSessionId=${sessionId}`).set(suite.gw.admin).expect(200)).body
+        .items;
+    const rootId = await fx.session(lead.id);
+    await fx.send(rootId, 'm-deep', 'refund it').expect(200);
+    // The middle session finished its run; the leaf under it waits for a human.
+    const middleTask = await waitFor(
+      async () => (await tasksOf(rootId)).find((t: { status: string }) => t.status === 'COMPLETED'),
+      {
+        description: 'the middle task finished',
+      },
+    );
+    const leafTask = await waitFor(
+      async () =>
+        (await tasksOf(middleTask.childSessionId)).find((t: { status: string }) => t.status === 'INTERRUPTED'),
+      { description: 'the leaf waits for a human' },
+    );
+    const request = (await fx.sessionView(leafTask.childSessionId)).hitlRequest;
+    const pending = async () =>
+      (await suite.gw.http.get('/api/v1/admin/hitl?status=PENDING&pageSize=100').set(suite.gw.admin).expect(200)).body
+        .items as Array<{ id: string }>;
+    expect((await pending()).map((r) => r.id)).toContain(request.id);
+    // The root's close committed; the process died before its close hooks ran.
+    await suite.gw.app.get(DataSource).query("UPDATE agent_session SET status = 'CLOSED' WHERE id = ?", [rootId]);
+
+    await suite.gw.app.get(SubagentCloseRecoveryJob).run();
+
+    expect((await pending()).map((r) => r.id)).not.toContain(request.id);
+    expect((await fx.sessionView(middleTask.childSessionId)).status).toBe('CLOSED');
+    expect((await fx.sessionView(leafTask.childSessionId)).status).toBe('CLOSED');
+  });
 
   it('forgets a deleted sub-agent in the agents that delegated to it', async () => {
     const helper = await fx.agent([]);

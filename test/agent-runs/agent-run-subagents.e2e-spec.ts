@@ -313,6 +313,45 @@ describeEachDialect('sub-agents: SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TAS
     expect(await reminders()).toEqual([]);
   });
 
+  it('gives an agent bound to a delegation tool CHECK_TASK_STATUS, which its answers point to, and says why', async () => {
+    const helper = await fx.agent([]);
+    const lead = await fx.agent([builtins.SUBMIT_SUBAGENT_TASK], { subAgentIds: [helper.id] });
+    const other = await fx.agent([], { subAgentIds: [helper.id] });
+    const specs = async (agentId: string) => {
+      const res = await suite.gw.http
+        .post(`/api/v1/agents/${agentId}/tool-specs`)
+        .set(fx.runtime)
+        .send({ userId: 'u1', permissions: [], explain: true })
+        .expect(200);
+      const check = res.body.decisions.find((d: { toolId: string }) => d.toolId === builtins.CHECK_TASK_STATUS);
+      return { names: res.body.tools.map((t: { function: { name: string } }) => t.function.name), check };
+    };
+    const withDelegation = await specs(lead.id);
+    expect(withDelegation.names).toEqual(['CHECK_TASK_STATUS', 'READ_TOOL_RESULT', 'SUBMIT_SUBAGENT_TASK']);
+    expect(withDelegation.check).toMatchObject({ visible: true, layer: 'EMITTED' });
+    expect(withDelegation.check.reason).toContain('comes with SUBMIT_SUBAGENT_TASK, which is bound to this agent');
+    // Bound to no delegation tool: nothing brings it.
+    expect((await specs(other.id)).check).toMatchObject({ visible: false, layer: 'BOUND' });
+
+    fx.model.script(helper.model, { text: 'work done' });
+    const sessionId = await fx.session(lead.id);
+    const act = (iteration: number, name: string, args: Record<string, unknown>) =>
+      suite.gw.http
+        .post(`/api/v1/sessions/${sessionId}/act`)
+        .set(fx.runtime)
+        .send({ iteration, toolCalls: [{ id: `${name}-${iteration}`, name, arguments: args }] })
+        .expect(200);
+    const submitted = await act(1, 'SUBMIT_SUBAGENT_TASK', { agent: await agentName(helper.id), task: 'work' });
+    const { taskId } = JSON.parse(submitted.body.results[0].content);
+    await waitFor(async () => (await tasksOf(sessionId))[0]?.status === 'COMPLETED' || null, {
+      timeoutMs: 15_000,
+      description: 'the task finished',
+    });
+    const checked = (await act(2, 'CHECK_TASK_STATUS', { taskId })).body.results[0];
+    expect(checked.status).toBe('COMPLETED');
+    expect(JSON.parse(checked.content)).toMatchObject({ taskId, status: 'COMPLETED', answer: 'work done' });
+  });
+
   it('refuses a cycle (A → B → A) and a delegation beyond SUBAGENT_MAX_DEPTH with a result the model reads', async () => {
     const { lead, helper, helperName, leadName } = await pair();
     const third = await fx.agent([]);

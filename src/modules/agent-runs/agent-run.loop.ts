@@ -96,8 +96,9 @@ export class AgentRunLoop {
   ) {}
 
   /**
-   * `handBack`: once aborted, the run goes back to the queue before its next step (a loop lent to a waiting call
-   * whose wait ended; the step under way, a model request or an act, is finished and checkpointed first).
+   * `handBack`: once aborted, the run goes back to the queue (a loop lent to a waiting call whose wait ended): a
+   * model request under way is cut (the round is asked again from the checkpoint), an act under way is finished and
+   * checkpointed first.
    * @returns `retryAfterMs` when the run must go back to the queue (a tool call of it is still running elsewhere, or
    * it was handed back); otherwise the run stopped or its lease was lost.
    */
@@ -166,7 +167,9 @@ export class AgentRunLoop {
       const toldTasks = await this.taskReminders.pending(run.sessionId);
       const reminders = await this.reminderRegistry.remindersFor(session);
       let answer: ModelAnswer;
-      const closing = this.watchClose(session.id, signal);
+      // A lent loop's wait ended: its model request is cut and the round asked again from the checkpoint (as after a
+      // crash) by a worker of the queue, so the caller's place is given back now rather than a model answer later.
+      const closing = this.watchClose(session.id, handBack ? AbortSignal.any([signal, handBack]) : signal);
       try {
         // A forced choice (web_search under ALWAYS) is for the round that answers the user's message: on every round
         // the model could only search again, never answer.
@@ -181,6 +184,7 @@ export class AgentRunLoop {
       } catch (err) {
         if (closing.closed())
           return this.stop(run, owner, { status: 'FAILED', error: `session ${session.id} was closed` });
+        if (handBack?.aborted && !signal.aborted) return HANDED_BACK;
         if (!(err instanceof ModelCallError)) throw err;
         return this.stop(run, owner, { status: 'FAILED', error: err.message });
       } finally {

@@ -57,9 +57,10 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
   /**
    * Runs `wait` (a call made by run `callerRunId`, if any, blocked until the child run `runId` stops) while one more loop works
    * that run in its place, whenever it is claimable (queued, or back from a human decision); that loop ends with the
-   * wait: the step of the run under way (a model request, or the act on its tool calls) is finished and checkpointed,
-   * and the run goes back to the queue, where TASK_WORKERS bounds it like any run (children of calls that waited
-   * briefly were worked to their end beyond it). Only a call a run makes, on the loop that works it, has a place to
+   * wait, before `wait`'s answer is returned: a model request of the run under way is cut (its round is asked again
+   * later, from the checkpoint), an act under way is finished and checkpointed, and the run goes back to the queue,
+   * where TASK_WORKERS bounds it like any run (children of calls that waited briefly were worked to their end beyond
+   * it). Only a call a run makes, on the loop that works it, has a place to
    * lend: a runtime's own act holds none, also on a session whose run this instance works (its children lent loops
    * beyond TASK_WORKERS, as many as its acts waited at once), nor does an instance that runs no workers.
    */
@@ -75,7 +76,10 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
     try {
       return await wait();
     } finally {
+      // The place comes back before the caller goes on: the lent loop gives its run back (a model request of it cut,
+      // an act of it finished) and ends, so this call's run and the lent loop never work at once.
       waited.abort();
+      await loop.catch(() => undefined);
     }
   }
 

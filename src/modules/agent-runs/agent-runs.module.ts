@@ -17,6 +17,7 @@ import { AgentRunsService } from './agent-runs.service';
 import { AgentRunsController } from './agent-runs.controller';
 import { AgentTaskEntity } from './subagents/agent-task.entity';
 import { SubagentTasksCloseHook } from './subagents/subagent-tasks.close-hook';
+import { SubagentCloseRecoveryJob } from './subagents/subagent-tasks.close-recovery.job';
 import { AgentTasksRepository } from './subagents/agent-tasks.repository';
 import { AgentTasksService } from './subagents/agent-tasks.service';
 import { SubagentBuiltinsDispatcher } from './subagents/subagent-builtins.dispatcher';
@@ -52,6 +53,7 @@ import { TaskReminders } from './subagents/task-reminders';
     AgentTasksRepository,
     AgentTasksService,
     SubagentTasksCloseHook,
+    SubagentCloseRecoveryJob,
     SubagentBuiltinsDispatcher,
     AgentRunMetricsCollector,
     TaskReminders,

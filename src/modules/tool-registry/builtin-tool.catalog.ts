@@ -15,6 +15,11 @@ export type BuiltinToolDefinition = Pick<
      * second attempt finds what the first one started (a sub-agent's child) rather than doing it twice.
      */
     runsAgainAfterCrash?: true;
+    /**
+     * Built-ins that bring this one: an agent bound to any of them may call it without a binding of its own (the
+     * answers of those tools point to it).
+     */
+    comesWith?: readonly string[];
   };
 
 /**
@@ -35,6 +40,12 @@ export class BuiltinToolCatalog {
 
   definitions(): BuiltinToolDefinition[] {
     return [...this.byName.values()];
+  }
+
+  /** The built-ins that bring `tool` ({@link BuiltinToolDefinition.comesWith}); none for any other tool. */
+  comesWith(tool: Pick<ToolDescriptor, 'name' | 'source' | 'tenantId'>): readonly string[] {
+    if (tool.source !== 'BUILTIN' || tool.tenantId !== null) return [];
+    return this.byName.get(tool.name)?.comesWith ?? [];
   }
 
   /** The tool is a platform built-in declared {@link BuiltinToolDefinition.runsAgainAfterCrash}. */

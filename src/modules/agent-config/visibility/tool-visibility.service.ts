@@ -170,6 +170,7 @@ export class ToolVisibilityService {
       capabilities: new Set<Dependency>([...(req.capabilities ?? []), ...(agent ? agentProvisions(agent.agent) : [])]),
       sandboxUnavailable: this.sandbox.available() ? null : this.sandbox.unavailableReason(),
       boundToolIds: agent?.boundToolIds ?? new Set(),
+      broughtBy: agent?.broughtBy ?? new Map(),
       webSearchMode: agent ? narrowWebSearchMode(agent.agent.webSearchMode, req.webSearchMode) : 'DISABLED',
       tenantWebSearch: view.webSearch,
       webSearchAvailable: this.config.webSearch.url !== '',
@@ -275,5 +276,9 @@ function decide(candidate: VisibilityCandidate, ctx: VisibilityContext): Visibil
   const verdict = firstFailingLayer(candidate, ctx);
   const name = candidate.tool?.name ?? null;
   if (verdict) return { toolId: candidate.toolId, name, visible: false, layer: verdict.layer, reason: verdict.reason };
-  return { toolId: candidate.toolId, name, visible: true, layer: EMITTED, reason: 'Passed every layer.' };
+  const via = ctx.broughtBy.get(candidate.toolId);
+  const reason = via
+    ? `Passed every layer; not bound itself, it comes with ${via}, which is bound to this agent.`
+    : 'Passed every layer.';
+  return { toolId: candidate.toolId, name, visible: true, layer: EMITTED, reason };
 }

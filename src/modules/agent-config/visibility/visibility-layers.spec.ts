@@ -23,6 +23,7 @@ function ctx(overrides: Partial<VisibilityContext> = {}): VisibilityContext {
     capabilities: new Set(),
     sandboxUnavailable: null,
     boundToolIds: new Set(['t1']),
+    broughtBy: new Map(),
     webSearchMode: 'AUTO',
     tenantWebSearch: true,
     webSearchAvailable: true,
@@ -51,6 +52,10 @@ describe('boundLayer', () => {
   });
   it('passes a bound tool', () => {
     expect(boundLayer({ toolId: 't1', tool: tool() }, ctx())).toBeNull();
+  });
+  it('passes a tool a bound built-in brings, though not bound itself', () => {
+    const brought = ctx({ boundToolIds: new Set(), broughtBy: new Map([['t1', 'SUB_AGENT_CALL']]) });
+    expect(boundLayer({ toolId: 't1', tool: tool() }, brought)).toBeNull();
   });
   it('leaves the platform web_search to the POLICY layer', () => {
     expect(boundLayer({ toolId: 'ws', tool: webSearch }, ctx({ boundToolIds: new Set() }))).toBeNull();

@@ -36,10 +36,13 @@ export const existsLayer: VisibilityLayerCheck = ({ toolId, tool }) => {
   return null;
 };
 
-/** BOUND: the agent is bound to the tool (web_search is decided by POLICY; READ_TOOL_RESULT is implicit). */
+/**
+ * BOUND: the agent is bound to the tool, or to a built-in that brings it (CHECK_TASK_STATUS comes with the delegation
+ * tools); web_search is decided by POLICY; READ_TOOL_RESULT is implicit.
+ */
 export const boundLayer: VisibilityLayerCheck = ({ toolId, tool }, ctx) => {
   if (tool && (isPlatformWebSearch(tool) || isImplicitlyBound(tool))) return null;
-  if (!ctx.boundToolIds.has(toolId))
+  if (!ctx.boundToolIds.has(toolId) && !ctx.broughtBy.has(toolId))
     return hide(
       'BOUND',
       `Tool ${tool?.name ?? toolId} is not bound to this agent; bind it with POST /api/v1/admin/agents/{id}/tools.`,

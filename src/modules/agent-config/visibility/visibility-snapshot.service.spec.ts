@@ -2,6 +2,7 @@ import type { GatewayConfig } from '@app/config/gateway-config';
 import type { ConfigVersionService } from '@app/database/config-version.service';
 import type { ToolRegistryService } from '@app/modules/tool-registry/tool-registry.service';
 import type { AgentConfigRepository } from '../agent-config.repository';
+import { BuiltinToolCatalog } from '@app/modules/tool-registry/builtin-tool.catalog';
 import { VisibilitySnapshotService } from './visibility-snapshot.service';
 
 /** A version read the test answers by hand. */
@@ -28,7 +29,9 @@ describe('VisibilitySnapshotService freshness', () => {
     } as unknown as ConfigVersionService;
     const tools = { findAllInScope: async () => (loads++, []) } as unknown as ToolRegistryService;
     const agents = { findCapability: async () => null } as unknown as AgentConfigRepository;
-    snapshots = new VisibilitySnapshotService(tools, agents, versions, { toolSpecsCacheCheckMs: 0 } as GatewayConfig);
+    snapshots = new VisibilitySnapshotService(tools, agents, versions, new BuiltinToolCatalog(), {
+      toolSpecsCacheCheckMs: 0,
+    } as GatewayConfig);
   });
 
   it('reads the version for every request by default', async () => {

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ToolRegistryService } from '@app/modules/tool-registry/tool-registry.service';
+import { BuiltinToolCatalog } from '@app/modules/tool-registry/builtin-tool.catalog';
 import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
 import { ConfigVersionService } from '@app/database/config-version.service';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
@@ -14,8 +15,13 @@ export interface AgentView {
   boundToolIds: ReadonlySet<string>;
   /** Bound ids in binding order (explain lists them first). */
   boundInOrder: readonly string[];
-  /** Bound ids ordered by tool name (the order specs are emitted in), gone tools last. */
+  /**
+   * Bound ids and the ids of the built-ins they bring ({@link broughtBy}), ordered by tool name (the order specs are
+   * emitted in), gone tools last.
+   */
   boundByName: readonly string[];
+  /** Built-ins the agent is not bound to that a bound built-in brings (BuiltinToolDefinition.comesWith): id → its name. */
+  broughtBy: ReadonlyMap<string, string>;
 }
 
 /** What one tenant's requests read: its tools and platform-wide ones, its capability, its agents (lazily). */
@@ -65,6 +71,7 @@ export class VisibilitySnapshotService {
     private readonly tools: ToolRegistryService,
     private readonly agents: AgentConfigRepository,
     private readonly configVersion: ConfigVersionService,
+    private readonly catalog: BuiltinToolCatalog,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
@@ -176,8 +183,29 @@ export class VisibilitySnapshotService {
     const agent = await this.agents.findAgent(agentId);
     if (!agent || agent.tenantId !== view.tenantId) return null;
     const bound = await this.agents.boundToolIds(agentId);
+    const boundToolIds = new Set(bound);
+    const broughtBy = this.broughtBy(view, boundToolIds);
     const nameOf = (id: string) => view.tools.get(id)?.name ?? '\uffff';
-    const boundByName = [...bound].sort((a, b) => (nameOf(a) < nameOf(b) ? -1 : nameOf(a) > nameOf(b) ? 1 : 0));
-    return { agent, boundToolIds: new Set(bound), boundInOrder: bound, boundByName };
+    const boundByName = [...bound, ...broughtBy.keys()].sort((a, b) =>
+      nameOf(a) < nameOf(b) ? -1 : nameOf(a) > nameOf(b) ? 1 : 0,
+    );
+    return { agent, boundToolIds, boundInOrder: bound, boundByName, broughtBy };
+  }
+
+  /** The platform built-ins, not bound themselves, that a bound platform built-in brings: id → the bound one's name. */
+  private broughtBy(view: TenantView, boundToolIds: ReadonlySet<string>): Map<string, string> {
+    const boundBuiltins = new Set<string>();
+    for (const id of boundToolIds) {
+      const tool = view.tools.get(id);
+      if (tool?.source === 'BUILTIN' && tool.tenantId === null) boundBuiltins.add(tool.name);
+    }
+    const brought = new Map<string, string>();
+    if (boundBuiltins.size === 0) return brought;
+    for (const tool of view.tools.values()) {
+      if (boundToolIds.has(tool.id)) continue;
+      const via = this.catalog.comesWith(tool).find((name) => boundBuiltins.has(name));
+      if (via) brought.set(tool.id, via);
+    }
+    return brought;
   }
 }

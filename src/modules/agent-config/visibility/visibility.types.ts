@@ -17,6 +17,8 @@ export interface VisibilityContext {
   /** Why this gateway instance cannot run a sandbox (SANDBOX then provides nothing here); null when it can. */
   sandboxUnavailable: string | null;
   boundToolIds: ReadonlySet<string>;
+  /** Built-ins the agent is not bound to that a bound built-in brings: tool id → the bound built-in's name. */
+  broughtBy: ReadonlyMap<string, string>;
   /** The agent's web-search mode, narrowed by the request. */
   webSearchMode: WebSearchMode;
   /** The tenant's platform capability `webSearch`. */

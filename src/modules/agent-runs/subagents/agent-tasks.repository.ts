@@ -36,25 +36,37 @@ export class AgentTasksRepository {
   }
 
   /**
-   * Holds the parent session's row until `m`'s transaction ends, so that the session's submissions count and insert
-   * their tasks one at a time, and a close waits for them (or they see it). SQLite needs no clause: its transactions
-   * take the write lock at BEGIN. Call it first in the transaction: MySQL's snapshot is then taken after the lock,
-   * and the count sees the previous holder's task. @returns the parent's status (null: no such session).
+   * Holds the session's row until `m`'s transaction ends. A submission holds its tree's root session (every submission
+   * of the tree counts and inserts its task one at a time), then its parent (a close of the parent waits for it, or it
+   * sees the close); always in that order, so two submissions never wait for each other's second lock. SQLite needs
+   * no clause: its transactions take the write lock at BEGIN. Call it first in the transaction: MySQL's snapshot is
+   * then taken after the lock, and the count sees the previous holder's task. @returns the session's status (null: no
+   * such session).
    */
-  async lockParent(parentSessionId: string, m: EntityManager): Promise<string | null> {
+  async lockSession(sessionId: string, m: EntityManager): Promise<string | null> {
     const lock = m.connection.options.type === 'better-sqlite3' ? '' : ' FOR UPDATE';
     const rows: Array<{ status: string }> = await m.query(`SELECT status FROM agent_session WHERE id = ?${lock}`, [
-      parentSessionId,
+      sessionId,
     ]);
     return rows[0]?.status ?? null;
   }
 
-  /** Tasks of the session whose run has not ended (queued, running, or stopped for a human). */
-  async openCount(parentSessionId: string, manager: EntityManager = this.dataSource.manager): Promise<number> {
+  /**
+   * Tasks whose run has not ended (queued, running, or stopped for a human) in the whole delegation tree under
+   * `rootSessionId`: the root's tasks, their children's, and so on down.
+   */
+  async openCountInTree(rootSessionId: string, manager: EntityManager = this.dataSource.manager): Promise<number> {
+    // The root read from its table gives the walk the column's type and collation (MariaDB); UNION (not UNION ALL)
+    // walks a session once, whatever the rows say.
     const rows: Array<{ n: number | string }> = await manager.query(
-      `SELECT COUNT(*) AS n FROM agent_task t JOIN agent_run r ON r.id = t.child_run_id
-        WHERE t.parent_session_id = ? AND r.status IN (${OPEN_RUN_STATUSES})`,
-      [parentSessionId],
+      `WITH RECURSIVE tree (id) AS (
+         SELECT id FROM agent_session WHERE id = ?
+         UNION SELECT t.child_session_id FROM agent_task t JOIN tree ON t.parent_session_id = tree.id
+       )
+       SELECT COUNT(*) AS n FROM agent_task t JOIN tree ON t.parent_session_id = tree.id
+         JOIN agent_run r ON r.id = t.child_run_id
+        WHERE r.status IN (${OPEN_RUN_STATUSES})`,
+      [rootSessionId],
     );
     return Number(rows[0]?.n ?? 0);
   }
@@ -67,6 +79,29 @@ export class AgentTasksRepository {
       [parentSessionId],
     );
     return rows.map((r) => r.id);
+  }
+
+  /**
+   * Child sessions left open under a CLOSED parent (a process died between the parent's close and its close hooks)
+   * whose subtree holds a PENDING HITL request: walked up from the pending requests (few, by their status index),
+   * so closing each of these ends those requests, as the hooks would have. At most `limit`.
+   */
+  async unclosedAboveApprovalsUnderClosed(
+    limit: number,
+  ): Promise<Array<{ tenantId: string; parentSessionId: string; childSessionId: string }>> {
+    const rows: Array<{ tenantId: string; parentSessionId: string; childSessionId: string }> =
+      await this.dataSource.query(
+        `WITH RECURSIVE up (child_id, parent_id) AS (
+           SELECT t.child_session_id, t.parent_session_id FROM hitl_request r
+             JOIN agent_task t ON t.child_session_id = r.session_id WHERE r.status = 'PENDING'
+           UNION SELECT t.child_session_id, t.parent_session_id FROM agent_task t JOIN up ON t.child_session_id = up.parent_id
+         )
+         SELECT DISTINCT c.tenant_id AS tenantId, up.parent_id AS parentSessionId, up.child_id AS childSessionId
+           FROM up JOIN agent_session p ON p.id = up.parent_id JOIN agent_session c ON c.id = up.child_id
+          WHERE p.status = 'CLOSED' AND c.status <> 'CLOSED'
+          LIMIT ${Math.max(1, Math.floor(limit))}`,
+      );
+    return rows;
   }
 
   /** The parent session of the task whose child session this is, when that parent is CLOSED; else null. */

@@ -55,7 +55,7 @@ export class AgentTasksService {
     if (existing) return existing;
     const parentAgent = await this.agents.loadAgent({ tenantId: call.tenantId }, call.agentId);
     const target = await this.subAgentNamed(parentAgent, agentName);
-    const chain = await this.chainOf(call.sessionId, parentAgent);
+    const { chain, rootSessionId } = await this.chainOf(call.sessionId, parentAgent);
     const depth = chain.length;
     if (chain.some((a) => a.id === target.id)) {
       throw new DelegationRefused(
@@ -70,8 +70,8 @@ export class AgentTasksService {
         `delegating to ${target.name} would be ${depth} hops from the root session; SUBAGENT_MAX_DEPTH allows ${this.config.agentLoop.subagentMaxDepth}. Do the work yourself or answer with what you have.`,
       );
     }
-    // Refused early (no child session made), then again under the parent's lock where the task's row is written.
-    this.assertRoomForTask(await this.tasks.openCount(call.sessionId));
+    // Refused early (no child session made), then again under the root's lock where the task's row is written.
+    this.assertRoomForTask(await this.tasks.openCountInTree(rootSessionId), rootSessionId, call.sessionId);
     const childSession = await this.childSessionOf(call, target, task);
     const clientMessageId = `task:${call.toolCallId}`;
     const taskId = randomUUID();
@@ -104,8 +104,12 @@ export class AgentTasksService {
             await this.events.append(submittedEvent(rowOf(started.id)), m);
           },
           async (m) => {
-            assertParentOpen(call.sessionId, await this.tasks.lockParent(call.sessionId, m));
-            this.assertRoomForTask(await this.tasks.openCount(call.sessionId, m));
+            // The root first, the parent second (see lockSession): the tree's submissions count one at a time.
+            const rootStatus = await this.tasks.lockSession(rootSessionId, m);
+            const parentStatus =
+              rootSessionId === call.sessionId ? rootStatus : await this.tasks.lockSession(call.sessionId, m);
+            assertParentOpen(call.sessionId, parentStatus);
+            this.assertRoomForTask(await this.tasks.openCountInTree(rootSessionId, m), rootSessionId, call.sessionId);
           },
         )
         .catch(async (err: unknown) => {
@@ -132,11 +136,16 @@ export class AgentTasksService {
     return row;
   }
 
-  private assertRoomForTask(open: number): void {
+  /** SUBAGENT_MAX_OPEN_TASKS bounds a root session's whole delegation tree: its tasks, theirs, and so on down. */
+  private assertRoomForTask(open: number, rootSessionId: string, sessionId: string): void {
     const max = this.config.agentLoop.subagentMaxOpenTasks;
     if (open >= max) {
+      const whose =
+        rootSessionId === sessionId
+          ? "this session's delegation tree (its tasks, theirs and so on)"
+          : `the delegation tree of root session ${rootSessionId} (which this session belongs to)`;
       throw new DelegationRefused(
-        `this session already has ${open} sub-agent tasks unfinished (SUBAGENT_MAX_OPEN_TASKS is ${max}); wait for them with CHECK_TASK_STATUS, or do this step yourself.`,
+        `${whose} already has ${open} sub-agent tasks unfinished (SUBAGENT_MAX_OPEN_TASKS is ${max}); wait for them with CHECK_TASK_STATUS, or do this step yourself.`,
       );
     }
   }
@@ -219,16 +228,24 @@ export class AgentTasksService {
     return match;
   }
 
-  /** The delegating agent and its ancestors, nearest first (length = the new task's depth). */
-  private async chainOf(sessionId: string, parentAgent: AgentEntity): Promise<AgentEntity[]> {
+  /**
+   * The delegating agent and its ancestors, nearest first (length = the new task's depth), and the root session of
+   * the tree (the session that is no task's child).
+   */
+  private async chainOf(
+    sessionId: string,
+    parentAgent: AgentEntity,
+  ): Promise<{ chain: AgentEntity[]; rootSessionId: string }> {
     const chain = [parentAgent];
+    let rootSessionId = sessionId;
     let task = await this.tasks.findByChildSession(sessionId);
     while (task) {
       const agent = await this.agents.loadAgent({ tenantId: task.tenantId }, task.parentAgentId).catch(() => null);
       chain.push(agent ?? ({ id: task.parentAgentId, name: task.parentAgentId } as AgentEntity));
+      rootSessionId = task.parentSessionId;
       task = await this.tasks.findByChildSession(task.parentSessionId);
     }
-    return chain;
+    return { chain, rootSessionId };
   }
 }
 

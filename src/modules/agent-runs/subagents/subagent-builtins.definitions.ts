@@ -51,5 +51,7 @@ export const SUBAGENT_BUILTIN_TOOLS: BuiltinToolDefinition[] = [
     },
     endpoint: 'AgentTasks.check',
     sideEffect: 'READ_ONLY',
+    // Their answers and reminders send the model here: an agent that may delegate may also read how it went.
+    comesWith: [SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK],
   },
 ];

@@ -24,7 +24,23 @@ export class SubagentTasksCloseHook implements OnModuleInit {
       for (const child of await this.tasks.unclosedChildSessions(parent.id)) await this.sessions.close(auth, child);
     });
   }
+
+  /**
+   * Finishes the closes a dying process left half done where a human is asked for nothing: a child session still
+   * open under a closed parent, above a PENDING approval, is closed as the hooks would have closed it (and its own
+   * children with it), so the request leaves the review queue. The child's run would see the closed parent only once
+   * a decision woke it. @returns the sessions closed.
+   */
+  async closeAbandonedAboveApprovals(): Promise<number> {
+    const left = await this.tasks.unclosedAboveApprovalsUnderClosed(ABANDONED_CLOSE_BATCH);
+    for (const { tenantId, parentSessionId, childSessionId } of left)
+      await this.sessions.close(closedParentAuth(tenantId, parentSessionId), childSessionId);
+    return left.length;
+  }
 }
+
+/** Child sessions one round of {@link SubagentTasksCloseHook.closeAbandonedAboveApprovals} closes at most. */
+const ABANDONED_CLOSE_BATCH = 100;
 
 /** Who closes the child sessions of a closed parent session (shown as the closer in their events). */
 export function closedParentAuth(tenantId: string, parentSessionId: string): AuthContext {
