@@ -141,4 +141,44 @@ describeEachDialect('closing a session with a pending HITL request', (dialect) =
     const item = all.body.items.find((i: { id: string }) => i.id === acted.body.hitlRequest.id);
     expect(item).toMatchObject({ status: 'DECIDED', decision: 'REJECT' });
   });
+
+  it('a REJECT saved just before the close records the rejected call in the journal (FAILED, REJECTED)', async () => {
+    const { gw } = suite;
+    const runtime = await createKey(gw, 'acme', 'runtime');
+    const { sessionId } = await sessionWithTool(gw, runtime, 'acme', { name: 'purge_logs', sideEffect: 'HIGH_RISK' });
+    const acted = await gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(runtime)
+      .send({ iteration: 1, toolCalls: [{ id: 'c1', name: 'purge_logs', arguments: { q: 'all' } }] })
+      .expect(200);
+    expect(acted.body.status).toBe('INTERRUPTED');
+    // The close lands right after the transaction that saves the decision (the compare-and-set that changes nothing
+    // of the session but its version) commits, before the resume goes on.
+    const sessions = gw.app.get(AgentSessionRepository);
+    const cas = sessions.compareAndSet.bind(sessions);
+    const closeFirst = jest.spyOn(sessions, 'compareAndSet').mockImplementation(async (...args) => {
+      const moved = await cas(...args);
+      const [id, , changes, alongside] = args;
+      if (id === sessionId && Object.keys(changes).length === 0 && alongside)
+        await gw.http.delete(`/api/v1/sessions/${sessionId}`).set(runtime).expect(200);
+      return moved;
+    });
+    try {
+      const resumed = await gw.http
+        .post(`/api/v1/sessions/${sessionId}/resume`)
+        .set(runtime)
+        .send({ clientMessageId: 'reject-at-close', decision: 'REJECT', message: 'not now' })
+        .expect(200);
+      expect(resumed.body.results[0]).toMatchObject({ toolCallId: 'c1', status: 'REJECTED', isError: true });
+      expect(closeFirst.mock.calls.filter(([, , changes]) => Object.keys(changes).length === 0)).toHaveLength(1);
+    } finally {
+      closeFirst.mockRestore();
+    }
+    const journal = await gw.http.get(`/api/v1/admin/sessions/${sessionId}/journal`).set(gw.admin).expect(200);
+    expect(journal.body.items).toEqual([
+      expect.objectContaining({ toolCallId: 'c1', state: 'FAILED', resultStatus: 'REJECTED', errorClass: 'REJECTED' }),
+    ]);
+    const session = await gw.http.get(`/api/v1/sessions/${sessionId}`).set(runtime).expect(200);
+    expect(session.body.status).toBe('CLOSED');
+  });
 });
