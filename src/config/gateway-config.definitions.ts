@@ -402,6 +402,13 @@ export const GATEWAY_SETTINGS = [
       "Bytes a tenant's published artifacts may hold in all (PUBLISH_FILE past it fails; an admin deletes old ones with DELETE /api/v1/artifacts/{id}); 0 = no limit.",
   },
   {
+    env: 'ARTIFACTS_MAX_COUNT',
+    kind: { type: 'int', min: 0, max: 100_000_000 },
+    defaultValue: '10000',
+    description:
+      'Artifacts a tenant may hold (empty files too, which ARTIFACTS_MAX_BYTES does not bound; PUBLISH_FILE past it fails; an admin deletes old ones with DELETE /api/v1/artifacts/{id}); 0 = no limit.',
+  },
+  {
     env: 'ARTIFACTS_RETENTION_DAYS',
     kind: { type: 'int', min: 0, max: 36_500 },
     defaultValue: '0',

@@ -90,7 +90,14 @@ export interface GatewayConfig {
   /** Skill packages: limits of one release, and where releases are unpacked for the sandbox. */
   skills: { maxFiles: number; maxBytes: number; maxReleases: number; cacheDir: string };
   /** Session workspaces and artifacts (WORKSPACE_*). */
-  workspace: { root: string; maxBytes: number; maxFiles: number; maxFileBytes: number; artifactsMaxBytes: number };
+  workspace: {
+    root: string;
+    maxBytes: number;
+    maxFiles: number;
+    maxFileBytes: number;
+    artifactsMaxBytes: number;
+    artifactsMaxCount: number;
+  };
   eventsStreamPollMs: number;
   /** EVENTS_STREAM_MAX_PER_TENANT: open event streams per tenant on this instance. */
   eventsStreamMaxPerTenant: number;
@@ -294,6 +301,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       maxFiles: raw.WORKSPACE_MAX_FILES as number,
       maxFileBytes: raw.WORKSPACE_MAX_FILE_BYTES as number,
       artifactsMaxBytes: raw.ARTIFACTS_MAX_BYTES as number,
+      artifactsMaxCount: raw.ARTIFACTS_MAX_COUNT as number,
     },
     eventsStreamPollMs: raw.EVENTS_STREAM_POLL_MS as number,
     eventsStreamMaxPerTenant: raw.EVENTS_STREAM_MAX_PER_TENANT as number,

@@ -11,16 +11,22 @@ import { AgentSessionRepository } from '@app/modules/loop-acting/sessions/agent-
 describeEachDialect('closing a session with a pending HITL request', (dialect) => {
   const suite = gatewayForSuite(dialect);
 
-  it('leaves no PENDING request behind, and records who closed it', async () => {
+  /** A session of a new runtime key, INTERRUPTED on its one call (c1) to the HIGH_RISK tool `toolName`. */
+  async function interruptedSession(toolName: string) {
     const { gw } = suite;
     const runtime = await createKey(gw, 'acme', 'runtime');
-    const { sessionId } = await sessionWithTool(gw, runtime, 'acme', { name: 'wipe_disk', sideEffect: 'HIGH_RISK' });
+    const { sessionId } = await sessionWithTool(gw, runtime, 'acme', { name: toolName, sideEffect: 'HIGH_RISK' });
     const acted = await gw.http
       .post(`/api/v1/sessions/${sessionId}/act`)
       .set(runtime)
-      .send({ iteration: 1, toolCalls: [{ id: 'c1', name: 'wipe_disk', arguments: { q: 'all' } }] })
+      .send({ iteration: 1, toolCalls: [{ id: 'c1', name: toolName, arguments: { q: 'all' } }] })
       .expect(200);
     expect(acted.body.status).toBe('INTERRUPTED');
+    return { gw, runtime, sessionId, acted };
+  }
+
+  it('leaves no PENDING request behind, and records who closed it', async () => {
+    const { gw, runtime, sessionId, acted } = await interruptedSession('wipe_disk');
     const requestId = acted.body.hitlRequest.id as string;
 
     await gw.http.delete(`/api/v1/sessions/${sessionId}`).set(runtime).expect(200);
@@ -52,14 +58,7 @@ describeEachDialect('closing a session with a pending HITL request', (dialect) =
   });
 
   it('leaves no PENDING request behind when the process dies right after the close committed', async () => {
-    const { gw } = suite;
-    const runtime = await createKey(gw, 'acme', 'runtime');
-    const { sessionId } = await sessionWithTool(gw, runtime, 'acme', { name: 'erase_all', sideEffect: 'HIGH_RISK' });
-    const acted = await gw.http
-      .post(`/api/v1/sessions/${sessionId}/act`)
-      .set(runtime)
-      .send({ iteration: 1, toolCalls: [{ id: 'c1', name: 'erase_all', arguments: { q: 'all' } }] })
-      .expect(200);
+    const { gw, runtime, sessionId, acted } = await interruptedSession('erase_all');
     const requestId = acted.body.hitlRequest.id as string;
     // Nothing after the commit that makes the session CLOSED runs.
     const sessions = gw.app.get(AgentSessionRepository);
@@ -84,15 +83,7 @@ describeEachDialect('closing a session with a pending HITL request', (dialect) =
   });
 
   it('a resume that read the session before the close cannot decide its request after the close: nothing runs', async () => {
-    const { gw } = suite;
-    const runtime = await createKey(gw, 'acme', 'runtime');
-    const { sessionId } = await sessionWithTool(gw, runtime, 'acme', { name: 'drop_db', sideEffect: 'HIGH_RISK' });
-    const acted = await gw.http
-      .post(`/api/v1/sessions/${sessionId}/act`)
-      .set(runtime)
-      .send({ iteration: 1, toolCalls: [{ id: 'c1', name: 'drop_db', arguments: { q: 'all' } }] })
-      .expect(200);
-    expect(acted.body.status).toBe('INTERRUPTED');
+    const { gw, runtime, sessionId, acted } = await interruptedSession('drop_db');
 
     // The resume has read the session (INTERRUPTED) and waits; the close moves the session to CLOSED; the resume
     // then decides before the close has ended the request.
@@ -140,5 +131,37 @@ describeEachDialect('closing a session with a pending HITL request', (dialect) =
     const all = await gw.http.get('/api/v1/admin/hitl').set(gw.admin).expect(200);
     const item = all.body.items.find((i: { id: string }) => i.id === acted.body.hitlRequest.id);
     expect(item).toMatchObject({ status: 'DECIDED', decision: 'REJECT' });
+  });
+
+  it('a REJECT saved just before the close records the rejected call in the journal (FAILED, REJECTED)', async () => {
+    const { gw, runtime, sessionId } = await interruptedSession('purge_logs');
+    // The close lands right after the transaction that saves the decision (the compare-and-set that changes nothing
+    // of the session but its version) commits, before the resume goes on.
+    const sessions = gw.app.get(AgentSessionRepository);
+    const cas = sessions.compareAndSet.bind(sessions);
+    const closeFirst = jest.spyOn(sessions, 'compareAndSet').mockImplementation(async (...args) => {
+      const moved = await cas(...args);
+      const [id, , changes, alongside] = args;
+      if (id === sessionId && Object.keys(changes).length === 0 && alongside)
+        await gw.http.delete(`/api/v1/sessions/${sessionId}`).set(runtime).expect(200);
+      return moved;
+    });
+    try {
+      const resumed = await gw.http
+        .post(`/api/v1/sessions/${sessionId}/resume`)
+        .set(runtime)
+        .send({ clientMessageId: 'reject-at-close', decision: 'REJECT', message: 'not now' })
+        .expect(200);
+      expect(resumed.body.results[0]).toMatchObject({ toolCallId: 'c1', status: 'REJECTED', isError: true });
+      expect(closeFirst.mock.calls.filter(([, , changes]) => Object.keys(changes).length === 0)).toHaveLength(1);
+    } finally {
+      closeFirst.mockRestore();
+    }
+    const journal = await gw.http.get(`/api/v1/admin/sessions/${sessionId}/journal`).set(gw.admin).expect(200);
+    expect(journal.body.items).toEqual([
+      expect.objectContaining({ toolCallId: 'c1', state: 'FAILED', resultStatus: 'REJECTED', errorClass: 'REJECTED' }),
+    ]);
+    const session = await gw.http.get(`/api/v1/sessions/${sessionId}`).set(runtime).expect(200);
+    expect(session.body.status).toBe('CLOSED');
   });
 });

@@ -264,4 +264,43 @@ describeEachDialect('session events: durable, ordered per session, tenant-scoped
     const other = await createKey(gw, 't-other');
     await gw.http.get(`/api/v1/sessions/${sessionId}/events`).set(other).expect(404);
   });
+
+  it('answers a page once the events queued before it are written, though other sessions keep the writer busy', async () => {
+    const store = gw.app.get(SessionEventsStore);
+    // A steady load until the page is answered: each write of the busy session queues its next event. LOAD only
+    // bounds a reader that would wait for an empty queue, which the load never leaves before it stops.
+    const LOAD = 5000;
+    let loaded = 0;
+    let answered = false;
+    let running!: () => void;
+    const isRunning = new Promise<void>((resolve) => (running = resolve));
+    const busy = { tenantId: 't-events', sessionId: 'busy-writer', type: 'tool.started' as const };
+    const stop = store.onAppended(busy.sessionId, () => {
+      if (!answered && ++loaded < LOAD) store.record({ ...busy, data: { n: loaded } });
+      running();
+    });
+    // Each event write lets other work in first, as a database over the network does (better-sqlite3 does not).
+    const sql = gw.app.get(HotSql);
+    const run = sql.run.bind(sql);
+    const writes = jest.spyOn(sql, 'run').mockImplementation(async (text, params) => {
+      if (text.startsWith('INSERT INTO session_event ')) await new Promise((resolve) => setImmediate(resolve));
+      return run(text, params);
+    });
+    try {
+      store.record({ ...busy, data: { n: 0 } });
+      await isRunning;
+      // An event of the read session is queued behind the load's, then read through the contract.
+      store.record({ tenantId: 't-events', sessionId, type: 'message', data: { queued: 'before the read' } });
+      const res = await gw.http.get(`/api/v1/sessions/${sessionId}/events?limit=1000`).set(runtime).expect(200);
+      answered = true;
+      expect(res.body.items.at(-1)).toMatchObject({ type: 'message', data: { queued: 'before the read' } });
+      // Answered while the load still ran: not held until the queue was empty, which only the bound brought.
+      expect(loaded).toBeLessThan(LOAD);
+    } finally {
+      answered = true;
+      await store.flush();
+      stop();
+      writes.mockRestore();
+    }
+  });
 });

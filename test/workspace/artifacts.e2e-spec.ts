@@ -199,3 +199,39 @@ describeEachDialect('artifacts within ARTIFACTS_MAX_BYTES, deleted by a tenant a
     expect(readdirSync(locator.artifactDir('t-art-race'))).toHaveLength(1);
   });
 });
+
+describeEachDialect('empty artifacts within ARTIFACTS_MAX_COUNT', (dialect) => {
+  const suite = gatewayForSuite(dialect, { WORKSPACE_ROOT: workspaceRootForSuite(), ARTIFACTS_MAX_COUNT: '2' });
+
+  it('refuses a publish past the count, empty files included, until an admin deletes an artifact', async () => {
+    const t = await workspaceTenant(suite.gw, 't-art-count', FILE_TOOLS);
+    const sessionId = await t.newSession(['FILE_ROOM']);
+    await t.call(sessionId, 'WRITE_FILE', { path: 'empty.txt', content: '' });
+    const published = [];
+    for (let i = 0; i < 2; i++) {
+      const res = await t.call(sessionId, 'PUBLISH_FILE', { path: 'empty.txt' });
+      expect(res.status).toBe('COMPLETED');
+      published.push(JSON.parse(res.content) as { artifactId: string; size: number });
+    }
+    expect(published.map((a) => a.size)).toEqual([0, 0]);
+
+    const refused = await t.call(sessionId, 'PUBLISH_FILE', { path: 'empty.txt' });
+    expect(refused).toMatchObject({ status: 'FAILED', isError: true });
+    expect(refused.content).toContain('holds 2 artifacts, as many as ARTIFACTS_MAX_COUNT (2) allows');
+    expect(refused.content).toContain('DELETE /api/v1/artifacts/{id}');
+    // Nothing of the refused one stays: no file beside the two, no event.
+    const locator = suite.gw.app.get(WorkspaceLocator);
+    expect(readdirSync(locator.artifactDir('t-art-count')).sort()).toEqual(published.map((a) => a.artifactId).sort());
+    const events = await suite.gw.http.get(`/api/v1/sessions/${sessionId}/events?limit=1000`).set(t.runtime);
+    expect(events.body.items.filter((e: { type: string }) => e.type === 'artifact.published')).toHaveLength(2);
+
+    const admin = await createKey(suite.gw, 't-art-count', 'admin');
+    await suite.gw.http.delete(`/api/v1/artifacts/${published[0].artifactId}`).set(admin).expect(200);
+    expect((await t.call(sessionId, 'PUBLISH_FILE', { path: 'empty.txt' })).status).toBe('COMPLETED');
+    // Another tenant's count is its own.
+    const other = await workspaceTenant(suite.gw, 't-art-count-2', FILE_TOOLS);
+    const otherSession = await other.newSession(['FILE_ROOM']);
+    await other.call(otherSession, 'WRITE_FILE', { path: 'empty.txt', content: '' });
+    expect((await other.call(otherSession, 'PUBLISH_FILE', { path: 'empty.txt' })).status).toBe('COMPLETED');
+  });
+});

@@ -6,6 +6,8 @@ import { describeWithBubblewrap } from '@test/sandbox/sandbox-runner.fixture';
 import { WorkspaceLocator } from '@app/modules/workspace/workspace.locator';
 import { WorkspaceMountSources } from '@app/modules/workspace/workspace-mount.sources';
 import { WorkspaceCommandRunner } from '@app/modules/workspace/workspace-command.runner';
+import { SandboxRunner } from '@app/modules/sandbox/sandbox-runner.service';
+import { Logger } from '@nestjs/common';
 import { skillMd, uploadJsonSkill } from '@test/support/skill-fixture';
 import { FILE_TOOLS, workspaceRootForSuite, workspaceTenant, type WorkspaceTenant } from './workspace-test-kit';
 
@@ -97,6 +99,41 @@ describeWithBubblewrap('RUN_COMMAND end to end (real bubblewrap)', () => {
       });
       expect(commands[3].data).toMatchObject({ exitCode: 3 });
       expect(commands[5].data).toMatchObject({ outcome: 'TIMED_OUT', exitCode: null });
+    });
+
+    it('answers a command bubblewrap could not start, and its command.finished, naming no host path; the log has why', async () => {
+      const failing = await t.newSession(['SANDBOX', 'FILE_ROOM']);
+      // A bubblewrap that cannot be executed, under WORKSPACE_ROOT: its error names that host path.
+      const runner: unknown = suite.gw.app.get(SandboxRunner);
+      const sandbox = runner as { host: { bwrapPath: string } };
+      const real = sandbox.host;
+      sandbox.host = { ...real, bwrapPath: join(root, 'no-such-bwrap') };
+      const warns = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+      let res: Awaited<ReturnType<WorkspaceTenant['call']>>;
+      let logged: string[];
+      try {
+        res = await t.call(failing, 'RUN_COMMAND', { command: 'echo hi' });
+      } finally {
+        sandbox.host = real;
+        logged = warns.mock.calls.map((call) => String(call[0])).filter((line) => line.includes('sandboxed'));
+        warns.mockRestore();
+      }
+      expect(res).toMatchObject({ status: 'FAILED', isError: true });
+      expect(res.content).toContain('could not start the command');
+      expect(res.content).not.toContain(root);
+      const events = await suite.gw.http
+        .get(`/api/v1/sessions/${failing}/events?limit=1000`)
+        .set(t.runtime)
+        .expect(200);
+      const finished = events.body.items.find((e: { type: string }) => e.type === 'command.finished');
+      expect(finished.data).toMatchObject({ outcome: 'ERROR', exitCode: null });
+      expect(finished.data.reason).toContain('could not start the command');
+      expect(JSON.stringify(finished.data)).not.toContain(root);
+      // The operator's log says what failed, with the host paths named, not shown.
+      expect(logged).toEqual([expect.stringContaining('<WORKSPACE_ROOT>/no-such-bwrap')]);
+      expect(logged.join('\n')).not.toContain(root);
+      // The sandbox itself is fine again: the next command runs.
+      expect((await t.call(failing, 'RUN_COMMAND', { command: 'echo hi' })).status).toBe('COMPLETED');
     });
 
     it('a risky command interrupts for approval before it runs (the risk check covers RUN_COMMAND)', async () => {

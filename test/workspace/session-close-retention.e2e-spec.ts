@@ -6,6 +6,9 @@ import { createKey, gatewayForSuite } from '@test/support/gateway-test-app';
 import { describeEachDialect } from '@test/support/test-database';
 import { RetentionService } from '@app/modules/retention/retention.service';
 import { WorkspaceLocator } from '@app/modules/workspace/workspace.locator';
+import { WorkspaceFiles } from '@app/modules/workspace/workspace-files.service';
+import { WorkspaceGate } from '@app/modules/workspace/workspace.gate';
+import { WorkspaceBuiltinsDispatcher } from '@app/modules/workspace/workspace-builtins.dispatcher';
 import { FILE_TOOLS, workspaceRootForSuite, workspaceTenant, type WorkspaceTenant } from './workspace-test-kit';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -46,6 +49,71 @@ describeEachDialect('closing sessions, listing them, and retention of events and
     // The events stay readable until retention.
     const events = await suite.gw.http.get(`/api/v1/sessions/${id}/events`).set(t.runtime).expect(200);
     expect(events.body.items.map((e: { type: string }) => e.type)).toContain('file.written');
+  });
+
+  it('a close while WRITE_FILE is in flight waits for it: the tool answers as usual, then the workspace is removed', async () => {
+    const id = await t.newSession(['FILE_ROOM']);
+    expect((await t.call(id, 'WRITE_FILE', { path: 'first.txt', content: 'x' })).status).toBe('COMPLETED');
+    // The next write holds once it is in the workspace, until the close has asked for the workspace too.
+    const files = suite.gw.app.get(WorkspaceFiles);
+    const write = files.write.bind(files);
+    let writeIsIn = false;
+    let inFlight!: () => void;
+    const isInFlight = new Promise<void>((resolve) => (inFlight = resolve));
+    let goOn!: () => void;
+    const goesOn = new Promise<void>((resolve) => (goOn = resolve));
+    const held = jest.spyOn(files, 'write').mockImplementationOnce(async (...args) => {
+      writeIsIn = true;
+      inFlight();
+      await goesOn;
+      return write(...args);
+    });
+    const gate = suite.gw.app.get(WorkspaceGate);
+    const enter = gate.run.bind(gate);
+    let closeAsked!: () => void;
+    const closeHasAsked = new Promise<void>((resolve) => (closeAsked = resolve));
+    const asks = jest.spyOn(gate, 'run').mockImplementation((dir, kind, work) => {
+      // The write is in (held above): the next one asking for this workspace is the close.
+      if (dir === dirOf(id) && writeIsIn) closeAsked();
+      return enter(dir, kind, work);
+    });
+    try {
+      const writing = t.call(id, 'WRITE_FILE', { path: 'second.txt', content: 'y' });
+      await isInFlight;
+      const closing = suite.gw.http
+        .delete(`/api/v1/sessions/${id}`)
+        .set(t.runtime)
+        .then((r) => r);
+      await closeHasAsked;
+      goOn();
+      expect(await writing).toMatchObject({ status: 'COMPLETED', isError: false });
+      expect((await closing).status).toBe(200);
+    } finally {
+      held.mockRestore();
+      asks.mockRestore();
+    }
+    expect(existsSync(dirOf(id))).toBe(false);
+  });
+
+  it('a file tool claimed before the close and run after it answers that the workspace is gone, and leaves none', async () => {
+    const id = await t.newSession(['FILE_ROOM']);
+    expect((await t.call(id, 'WRITE_FILE', { path: 'first.txt', content: 'x' })).status).toBe('COMPLETED');
+    // The call is claimed in the journal (the session was open); the close lands before the built-in runs.
+    const dispatcher = suite.gw.app.get(WorkspaceBuiltinsDispatcher);
+    const dispatch = dispatcher.dispatch.bind(dispatcher);
+    const closeFirst = jest.spyOn(dispatcher, 'dispatch').mockImplementationOnce(async (...args) => {
+      await suite.gw.http.delete(`/api/v1/sessions/${id}`).set(t.runtime).expect(200);
+      return dispatch(...args);
+    });
+    try {
+      const late = await t.call(id, 'WRITE_FILE', { path: 'late.txt', content: 'y' });
+      expect(late).toMatchObject({ status: 'FAILED', isError: true });
+      expect(late.content).toContain('The workspace is gone: its session was closed');
+      expect(closeFirst).toHaveBeenCalledTimes(1);
+    } finally {
+      closeFirst.mockRestore();
+    }
+    expect(existsSync(dirOf(id))).toBe(false);
   });
 
   it('counts folders nested deeper than the host can name (as a command makes them) as full, and removes them: DELETE_FILE and the close', async () => {

@@ -18,7 +18,7 @@ export function validateSandboxRequest(req: SandboxRunRequest, maxTimeoutMs: num
   if (req.command.includes('\0')) refuse('command must not contain NUL characters');
   if (!isAbsolute(req.workspaceDir ?? '')) refuse('workspaceDir must be an absolute host path');
   const workspace = lstatSync(req.workspaceDir, { throwIfNoEntry: false });
-  if (!workspace?.isDirectory()) refuse(`workspaceDir ${req.workspaceDir} must be an existing folder, not a link`);
+  if (!workspace?.isDirectory()) refuse('workspaceDir must be an existing folder, not a link');
   validateMounts(req.readOnlyMounts ?? []);
   if (req.maxFileBytes !== undefined && (!Number.isSafeInteger(req.maxFileBytes) || req.maxFileBytes < 0)) {
     refuse('maxFileBytes must be a whole number of bytes, 0 or more');

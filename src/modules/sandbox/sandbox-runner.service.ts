@@ -3,6 +3,7 @@ import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DomainError } from '@app/common/errors/domain-error';
+import { redactText } from '@app/common/redaction';
 import { GATEWAY_CONFIG, type GatewayConfig } from '@app/config/gateway-config';
 import { SandboxErrorCode } from './sandbox.errors';
 import type { SandboxRunRequest, SandboxRunResult } from './sandbox.types';
@@ -27,6 +28,10 @@ import { validateSandboxRequest } from './sandbox-request.validation';
 import { giveWorkspaceTo } from './sandbox-workspace.owner';
 
 const MIB = 1024 * 1024;
+/** What a command that could not start is answered (the details, which name host paths, go to the log only). */
+const SANDBOX_START_FAILED =
+  'The sandbox could not start the command, so nothing ran: a fault of the gateway host, not of the command. ' +
+  'Run it again later; if it keeps failing, the gateway operator finds the cause in the gateway log.';
 
 interface SandboxHost {
   bwrapPath: string;
@@ -116,9 +121,26 @@ export class SandboxRunner implements OnModuleInit, OnApplicationShutdown {
     try {
       return await this.runOn(host, req, timeoutMs);
     } catch (error) {
-      if (!(error instanceof SandboxStartError)) throw error;
-      throw new DomainError(SandboxErrorCode.SANDBOX_UNAVAILABLE, error.message);
+      if (error instanceof DomainError) throw error;
+      // Raw errors (bubblewrap's stderr, spawn, chown) name host paths: the log keeps them, with those paths hidden.
+      const detail = this.withoutHostPaths(redactText((error as Error).message ?? String(error)), host, req);
+      const what = error instanceof SandboxStartError ? 'could not start' : 'failed before it started';
+      this.logger.warn(`A sandboxed command ${what}: ${detail}`);
+      throw new DomainError(SandboxErrorCode.SANDBOX_UNAVAILABLE, SANDBOX_START_FAILED);
     }
+  }
+
+  /** `text` with the workspace, the skill mounts, the stage folder and WORKSPACE_ROOT named, not shown. */
+  private withoutHostPaths(text: string, host: SandboxHost, req: SandboxRunRequest): string {
+    const paths: Array<[string, string]> = [
+      [req.workspaceDir, '<workspace>'],
+      ...(req.readOnlyMounts ?? []).map((m): [string, string] => [m.hostPath, `<source of ${m.sandboxPath}>`]),
+      ...(host.asRoot ? [[host.asRoot.stageDir, '<sandbox stage>'] as [string, string]] : []),
+      [this.config.workspace.root, '<WORKSPACE_ROOT>'],
+    ];
+    // Longest first: the workspace lies under WORKSPACE_ROOT and must be named as the workspace.
+    paths.sort((a, b) => b[0].length - a[0].length);
+    return paths.reduce((out, [path, name]) => (path ? out.split(path).join(name) : out), text);
   }
 
   private async runOn(host: SandboxHost, req: SandboxRunRequest, timeoutMs: number): Promise<SandboxRunResult> {

@@ -97,6 +97,11 @@ export class SessionEventsStore implements OnApplicationShutdown {
   /** The writer while it runs: it drains the queue, one statement per batch. */
   private writing: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
+  /** Events the writer is done with (written or failed) since start, and those of its batch in flight: queue order. */
+  private done = 0;
+  private inFlight = 0;
+  /** Readers waiting for the events queued before them, by how many must be done first (ascending: FIFO). */
+  private readonly readers: Array<{ upTo: number; reached: () => void }> = [];
   /** Events of transactions still open, written when they commit. */
   private readonly afterCommit = new WeakMap<QueryRunner, PendingEvent[]>();
   /** Wakes this process's event streams of a session after an append (other instances are found by polling). */
@@ -175,7 +180,7 @@ export class SessionEventsStore implements OnApplicationShutdown {
     return failures;
   }
 
-  /** Waits until every queued event is written (at shutdown; before a read; tests that read them at once). */
+  /** Waits until every queued event is written, also those queued meanwhile (at shutdown; tests that read them at once). */
   async flush(): Promise<void> {
     while (this.queue.length > 0 || this.writing) {
       this.writeSoon();
@@ -187,9 +192,22 @@ export class SessionEventsStore implements OnApplicationShutdown {
     await this.flush();
   }
 
+  /**
+   * Waits until the events queued before the call are written, not those queued after it: under a steady write load
+   * the queue may never be empty, and a reader waiting for that (as {@link flush} does) would wait without bound.
+   */
+  async writtenSoFar(): Promise<void> {
+    const upTo = this.done + this.inFlight + this.queue.length;
+    if (upTo <= this.done) return;
+    await new Promise<void>((reached) => {
+      this.readers.push({ upTo, reached });
+      this.writeSoon();
+    });
+  }
+
   /** Events of one session after `after`, oldest first (the caller has checked the session's tenant). */
   async page(sessionId: string, after: number, limit: number): Promise<SessionEventPage> {
-    await this.flush();
+    await this.writtenSoFar();
     const rows = await this.sql.all(
       `SELECT ${this.table.columnList} FROM session_event WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ${sqlRowCount(limit)}`,
       [sessionId, after],
@@ -232,17 +250,26 @@ export class SessionEventsStore implements OnApplicationShutdown {
     if (this.writing || this.queue.length === 0) return;
     this.writing = this.drain().finally(() => {
       this.writing = null;
+      // Queued after the drain's last look (it ends a microtask before this): not left waiting for the next append.
+      if (this.queue.length > 0) this.writeSoon();
     });
   }
 
   private async drain(): Promise<void> {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, MAX_BATCH);
-      this.fault.reach(batch);
-      await this.writeBatch(batch);
-      await this.removeKept(batch);
-      for (const sessionId of new Set(batch.map((p) => p.event.sessionId))) this.appended.emit(sessionId);
-      for (const p of batch) p.written?.(p.failure);
+      this.inFlight = batch.length;
+      try {
+        this.fault.reach(batch);
+        await this.writeBatch(batch);
+        await this.removeKept(batch);
+        for (const sessionId of new Set(batch.map((p) => p.event.sessionId))) this.appended.emit(sessionId);
+        for (const p of batch) p.written?.(p.failure);
+      } finally {
+        this.done += batch.length;
+        this.inFlight = 0;
+        while (this.readers.length > 0 && this.readers[0].upTo <= this.done) this.readers.shift()!.reached();
+      }
     }
   }
 

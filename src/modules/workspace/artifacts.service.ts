@@ -136,7 +136,8 @@ export class ArtifactsService {
    * the next publish's sum sees this one's row.
    */
   private async withQuotaHeld(tenantId: string, work: (manager: EntityManager) => Promise<void>): Promise<void> {
-    if (this.dataSource.options.type === 'better-sqlite3' || this.config.workspace.artifactsMaxBytes === 0)
+    const { artifactsMaxBytes, artifactsMaxCount } = this.config.workspace;
+    if (this.dataSource.options.type === 'better-sqlite3' || (artifactsMaxBytes === 0 && artifactsMaxCount === 0))
       return this.dataSource.transaction(work);
     const runner = this.dataSource.createQueryRunner();
     // MySQL lock names are at most 64 characters; tenant ids may be 64 themselves.
@@ -168,11 +169,29 @@ export class ArtifactsService {
     }
   }
 
+  /**
+   * Room for one more artifact of `bytes` under ARTIFACTS_MAX_BYTES and ARTIFACTS_MAX_COUNT (an empty file takes no
+   * bytes, but a row and a file: without a count, a session could publish them without end).
+   */
   private async assertRoom(tenantId: string, bytes: number, manager: EntityManager): Promise<void> {
-    const max = this.config.workspace.artifactsMaxBytes;
-    if (max === 0) return;
-    const total = Number((await manager.getRepository(ArtifactEntity).sum('size', { tenantId })) ?? 0);
-    if (total + bytes > max)
+    const { artifactsMaxBytes: max, artifactsMaxCount: maxCount } = this.config.workspace;
+    if (max === 0 && maxCount === 0) return;
+    const held = await manager
+      .getRepository(ArtifactEntity)
+      .createQueryBuilder('a')
+      .select('COUNT(*)', 'count')
+      .addSelect('SUM(a.size)', 'total')
+      .where('a.tenant_id = :tenantId', { tenantId })
+      .getRawOne<{ count: number | string; total: number | string | null }>();
+    const count = Number(held?.count ?? 0);
+    const total = Number(held?.total ?? 0);
+    if (maxCount > 0 && count + 1 > maxCount)
+      throw new DomainError(
+        WorkspaceErrorCode.WORKSPACE_QUOTA_EXCEEDED,
+        `Artifact quota exceeded: the tenant holds ${count} artifacts, as many as ARTIFACTS_MAX_COUNT (${maxCount}) allows, whatever their size (empty files count too); an admin deletes old artifacts with DELETE /api/v1/artifacts/{id}.`,
+        { heldArtifacts: count, maxArtifacts: maxCount },
+      );
+    if (max > 0 && total + bytes > max)
       throw new DomainError(
         WorkspaceErrorCode.WORKSPACE_QUOTA_EXCEEDED,
         `Artifact quota exceeded: the tenant's artifacts hold ${total} bytes and this file has ${bytes}, more than ARTIFACTS_MAX_BYTES (${max}) in all; an admin deletes old artifacts with DELETE /api/v1/artifacts/{id}.`,

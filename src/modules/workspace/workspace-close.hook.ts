@@ -14,9 +14,10 @@ export class WorkspaceCloseHook implements OnModuleInit {
 
   onModuleInit(): void {
     this.hooks.register('workspace', async (session) => {
-      // After a command still running in it (its removal must not race a symlink the command swaps in).
+      // After a command or file tool still running in it (its removal must not race a symlink the command swaps in,
+      // nor a write landing in it); a call that asks for the workspace after it finds the session closed.
       const dir = this.locator.dirOf(session.tenantId, session.id);
-      await this.gate.run(dir, 'files', () => this.locator.remove(session.tenantId, session.id));
+      await this.gate.run(dir, 'removal', () => this.locator.remove(session.tenantId, session.id));
     });
   }
 }

@@ -233,11 +233,16 @@ const NOT_UTF8 =
 async function realRootOf(root: string): Promise<string> {
   return realpath(root).catch((err: unknown) => {
     if (!isCode(err, 'ENOENT')) throw err;
-    throw new DomainError(
-      WorkspaceErrorCode.WORKSPACE_UNAVAILABLE,
-      'The workspace is gone: its session was closed (and the workspace removed) meanwhile.',
-    );
+    throw workspaceGone();
   });
+}
+
+/** The refusal of a call whose session was closed (and its workspace removed) meanwhile. */
+export function workspaceGone(): DomainError {
+  return new DomainError(
+    WorkspaceErrorCode.WORKSPACE_UNAVAILABLE,
+    'The workspace is gone: its session was closed (and the workspace removed) meanwhile.',
+  );
 }
 
 /** Whether the real path `real` is `realRoot` or lies under it. */

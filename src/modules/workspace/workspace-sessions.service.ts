@@ -1,9 +1,12 @@
 import { Injectable } from '@nestjs/common';
+import { stat } from 'node:fs/promises';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { DomainError } from '@app/common/errors/domain-error';
 import { SessionsService } from '@app/modules/loop-acting/sessions/sessions.service';
 import { WorkspaceErrorCode } from './workspace.errors';
 import { WorkspaceLocator } from './workspace.locator';
+import { WorkspaceGate } from './workspace.gate';
+import { workspaceGone } from './workspace-path.resolver';
 
 /** The session a workspace belongs to, as the file API and the built-ins see it. */
 export interface WorkspaceOwner {
@@ -18,6 +21,7 @@ export class WorkspaceSessions {
   constructor(
     private readonly sessions: SessionsService,
     private readonly locator: WorkspaceLocator,
+    private readonly gate: WorkspaceGate,
   ) {}
 
   /** The caller's session's workspace (created on first use); 404 for another tenant's, 409 without one. */
@@ -36,8 +40,28 @@ export class WorkspaceSessions {
     return this.forCall(session.tenantId, session.id);
   }
 
-  /** The workspace of a session the call path has already checked (act/resume). */
+  /**
+   * The workspace of a session the call path has already checked (act/resume), created on first use. Not made again
+   * once the session's close removed it: a call claimed before the close and run after it (a batch finishes the call it
+   * is in) would bring it back until retention. A missing folder is made within the workspace's gate, which the close's
+   * removal takes alone (see WorkspaceCloseHook), and only if the session is not closed (read only then). An existing
+   * one is used as it is: removed meanwhile, the call finds it gone (nothing but this makes it again).
+   */
   async forCall(tenantId: string, sessionId: string): Promise<WorkspaceOwner> {
-    return { tenantId, sessionId, dir: await this.locator.ensure(tenantId, sessionId) };
+    const dir = this.locator.dirOf(tenantId, sessionId);
+    if (!(await exists(dir)))
+      await this.gate.run(dir, 'files', async () => {
+        if (await exists(dir)) return;
+        if ((await this.sessions.load({ tenantId }, sessionId)).status === 'CLOSED') throw workspaceGone();
+        await this.locator.ensure(tenantId, sessionId);
+      });
+    return { tenantId, sessionId, dir };
   }
+}
+
+function exists(dir: string): Promise<boolean> {
+  return stat(dir).then(
+    () => true,
+    () => false,
+  );
 }

@@ -1,7 +1,11 @@
 import { Injectable } from '@nestjs/common';
 
-/** What runs in a workspace: a sandboxed command, or the gateway's own file operations. */
-export type WorkspaceWorkKind = 'command' | 'files';
+/**
+ * What runs in a workspace: a sandboxed command, the gateway's own file operations, or its removal at the session's
+ * close (after the file operations and commands in flight, never beside them: a write landing in a folder `rm -rf` is
+ * emptying left it on disk, and the write failed).
+ */
+export type WorkspaceWorkKind = 'command' | 'files' | 'removal';
 
 interface Room {
   kind: WorkspaceWorkKind | null;

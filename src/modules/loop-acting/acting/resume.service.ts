@@ -21,11 +21,17 @@ import type { BatchContext } from './acting.types';
 import { BatchRunner, notRunResult } from './batch-runner';
 import { ResumeRecordRepository } from './resume-record.repository';
 import { ResumeClaimRenewer } from './resume-claim.renewer';
-import { ResumeDecisionApplier } from './resume-decision.applier';
+import { type DecidedCallOutcome, ResumeDecisionApplier } from './resume-decision.applier';
 import { ResumeDecisionChecks } from './resume-decision.checks';
 import { toolOfEntry } from './call-interrupts';
 import { bindLogFields } from '@app/common/logging/log-context';
 import type { HotStatements, HotTransaction } from '@app/database/hot-sql';
+
+/** The journal outcome of a call a decision ends without running it, written in the decision's transaction. */
+interface CallEnding {
+  write(tx: HotTransaction): Promise<void>;
+  written?: DecidedCallOutcome;
+}
 
 /** The resume record a decision is claimed under: (session_id, client_message_id) of `resume_record`. */
 export interface DecisionClaimKey {
@@ -125,12 +131,18 @@ export class ResumeService {
         { session, iteration: batch.iteration, entry: 'RESUME', freshSince: performance.now() },
         batch.pending ? [batch.pending, ...batch.notRun] : batch.notRun,
       );
-      decided = await this.persistDecision(session, request, {
-        decision,
-        decisionMessage: input.message ?? null,
-        decidedBy: decider.decidedBy,
-        clientMessageId: claimKey.key,
-      });
+      const ending = this.callEnding(session, request, batch, decision, input.message);
+      decided = await this.persistDecision(
+        session,
+        request,
+        {
+          decision,
+          decisionMessage: input.message ?? null,
+          decidedBy: decider.decidedBy,
+          clientMessageId: claimKey.key,
+        },
+        ending,
+      );
       if (!decided) {
         const saved = await this.hitl.find(request.id);
         if (saved?.status === 'DECIDED' && saved.clientMessageId && saved.clientMessageId !== claimKey.key)
@@ -141,7 +153,7 @@ export class ResumeService {
         );
       }
       // The response is stored with the session's move: on by finish(), or to the next request by the batch.
-      return await this.apply(session, [claimKey], request, batch, decision, input.message);
+      return await this.apply(session, [claimKey], request, batch, decision, input.message, ending);
     } catch (err) {
       // Nothing was decided: free the claim so a corrected request can use it.
       if (!decided) await this.records.release(claimKey.scope, claimKey.key, await lastHeartbeat());
@@ -203,12 +215,19 @@ export class ResumeService {
     }
     return this.claims.hold(savedKey.scope, savedKey.key, claim.at, async (lastHeartbeat) => {
       // Still waiting on the same decided request (not closed meanwhile): checked with the session's compare-and-set.
-      const still = await this.persistDecision(session, request, {
-        decision,
-        decisionMessage: saved.decisionMessage,
-        decidedBy: saved.decidedBy ?? '',
-        clientMessageId: savedKey.key,
-      });
+      const message = saved.decisionMessage ?? undefined;
+      const ending = this.callEnding(session, request, batch, decision, message);
+      const still = await this.persistDecision(
+        session,
+        request,
+        {
+          decision,
+          decisionMessage: saved.decisionMessage,
+          decidedBy: saved.decidedBy ?? '',
+          clientMessageId: savedKey.key,
+        },
+        ending,
+      );
       if (!still) {
         await this.records.release(savedKey.scope, savedKey.key, await lastHeartbeat());
         throw new DomainError(
@@ -217,7 +236,7 @@ export class ResumeService {
         );
       }
       onClaimed();
-      return this.apply(session, [claimKey, savedKey], request, batch, decision, saved.decisionMessage ?? undefined);
+      return this.apply(session, [claimKey, savedKey], request, batch, decision, message, ending);
     });
   }
 
@@ -229,20 +248,55 @@ export class ResumeService {
    * killed after the commit leaves it for the outbox round, so a runtime replaying the stream learns of the decision
    * even while nothing carries it out. Every path that carries a decision out saves it here again (the resume that
    * saved it, the same key or a new one after that one died, the recovery job): the event's once-key keeps one.
+   * So is the journal outcome of a call the decision ends without running it (`ending`: REJECT, MARK_DONE), so that a
+   * close landing right after the commit cannot leave that call without one.
    */
   private async persistDecision(
     session: AgentSessionEntity,
     request: HitlRequestView,
     record: HitlDecisionRecord,
+    ending: CallEnding | undefined,
   ): Promise<boolean> {
     let decided = false;
     const moved = await this.sessionRepo.compareAndSet(session.id, session.lockVersion, {}, async (tx) => {
       decided = await this.hitl.decide(request.id, record, tx.manager);
-      if (decided)
-        await this.events.append(hitlDecidedEvent(session, request, record.decision, record.decidedBy), tx.manager);
+      if (!decided) return;
+      await ending?.write(tx);
+      await this.events.append(hitlDecidedEvent(session, request, record.decision, record.decidedBy), tx.manager);
     });
     if (moved) session.lockVersion += 1;
     return moved && decided;
+  }
+
+  /**
+   * A REJECT or MARK_DONE of the pending call: its journal outcome, to be written with the decision; undefined for a
+   * decision that runs the call (APPROVE, RETRY) or a CHECKPOINT_PAUSE.
+   */
+  private callEnding(
+    session: AgentSessionEntity,
+    request: HitlRequestView,
+    batch: PendingBatch,
+    decision: ResumeDecision,
+    message: string | undefined,
+  ): CallEnding | undefined {
+    const pending = batch.pending;
+    if (request.requestType === 'CHECKPOINT_PAUSE' || !pending || (decision !== 'REJECT' && decision !== 'MARK_DONE'))
+      return undefined;
+    const ending: CallEnding = {
+      write: async (tx) => {
+        const toolId = batch.pendingToolId ?? null;
+        ending.written = await this.decisions.writeOutcome(
+          session,
+          batch.iteration,
+          pending,
+          toolId,
+          decision,
+          message,
+          tx,
+        );
+      },
+    };
+    return ending;
   }
 
   /** `claimKeys`: the keys the response is stored under (each gets it back when sent again). */
@@ -253,6 +307,7 @@ export class ResumeService {
     batch: PendingBatch,
     decision: ResumeDecision,
     message: string | undefined,
+    ending: CallEnding | undefined,
   ): Promise<ActResponse> {
     const store = async (response: ActResponse, tx?: HotStatements) => {
       for (const k of claimKeys) await this.records.complete(k.scope, k.key, response, tx);
@@ -281,7 +336,10 @@ export class ResumeService {
       };
       return this.finish(session, store, await this.batches.run(ctx, [pending, ...batch.notRun], grant));
     }
-    const decided = await this.decisions.record(ctx, pending, batch.pendingToolId ?? null, decision, message);
+    // Written with the decision (persistDecision), which every path saves before carrying it out.
+    if (!ending?.written)
+      throw new Error(`The outcome of ${decision} on ${pending.id} was not written with the decision`);
+    const decided = await this.decisions.report(ctx, pending, decision, message, ending.written);
     if (decided.status === 'REJECTED' && (await this.rejectPolicyOf(session, batch)) === 'ABORT_SESSION') {
       const response: ActResponse = {
         status: 'COMPLETED',

@@ -61,16 +61,17 @@ export class ToolCallJournalRepository {
       SELECT ${this.table.rowMarks.slice(1, -1)} FROM agent_session WHERE id = ? AND status <> 'CLOSED'`;
   }
 
-  /** The entries of `toolCallIds` in one session, by toolCallId. */
+  /** The entries of `toolCallIds` in one session, by toolCallId (`db`: a transaction to read in). */
   async findMany(
     tenantId: string,
     sessionId: string,
     toolCallIds: readonly string[],
+    db: HotStatements = this.sql,
   ): Promise<Map<string, JournalEntry>> {
     const out = new Map<string, JournalEntry>();
     if (toolCallIds.length === 0) return out;
     const marks = toolCallIds.map(() => '?').join(', ');
-    const rows: Row[] = await this.sql.all(
+    const rows: Row[] = await db.all(
       `SELECT ${this.table.columnList} FROM tool_call_journal WHERE tenant_id = ? AND session_id = ? AND tool_call_id IN (${marks})`,
       [tenantId, sessionId, ...toolCallIds],
     );
@@ -110,8 +111,8 @@ export class ToolCallJournalRepository {
     return found;
   }
 
-  async find(key: JournalKey): Promise<JournalEntry | null> {
-    return (await this.findMany(key.tenantId, key.sessionId, [key.toolCallId])).get(key.toolCallId) ?? null;
+  async find(key: JournalKey, db?: HotStatements): Promise<JournalEntry | null> {
+    return (await this.findMany(key.tenantId, key.sessionId, [key.toolCallId], db)).get(key.toolCallId) ?? null;
   }
 
   /**
@@ -180,15 +181,19 @@ export class ToolCallJournalRepository {
     return this.insert(e, 'STARTED', now, null, alongside);
   }
 
-  /** Records a call that was refused before running (bad arguments, not visible) as FAILED, with its result. */
+  /**
+   * Records a call that was refused before running (bad arguments, not visible, rejected by a reviewer) as FAILED, with
+   * its result; `within`: in that transaction (a reviewer's REJECT, with the decision).
+   */
   async insertRefused(
     e: NewJournalEntry,
     now: number,
     content: string,
     errorClass: string,
     resultStatus: 'FAILED' | 'REJECTED' = 'FAILED',
+    within?: HotStatements,
   ): Promise<ClaimOutcome> {
-    return this.insert(e, 'FAILED', now, { content, errorClass, resultStatus });
+    return this.insert(e, 'FAILED', now, { content, errorClass, resultStatus }, undefined, within);
   }
 
   /**
@@ -230,9 +235,15 @@ export class ToolCallJournalRepository {
   /**
    * Writes the outcome and the result together (one transaction when the result needs chunks). Only the
    * claim (token) holding a STARTED entry may finish it (pass `owner: null` for a human's MARK_DONE / REJECT: only while the
-   * lease is expired, never over an owner that is back and still running the call).
+   * lease is expired, never over an owner that is back and still running the call). `within`: in that transaction.
    */
-  async finish(key: JournalKey, owner: string | null, outcome: JournalOutcome, now: number): Promise<boolean> {
+  async finish(
+    key: JournalKey,
+    owner: string | null,
+    outcome: JournalOutcome,
+    now: number,
+    within?: HotStatements,
+  ): Promise<boolean> {
     const chunks = textChunks(outcome.content);
     const first = chunks[0] ?? '';
     const chunkCount = Math.max(0, chunks.length - 1);
@@ -255,12 +266,14 @@ export class ToolCallJournalRepository {
       key.toolCallId,
     ];
     params.push(owner ?? now);
-    if (chunkCount === 0) return (await this.sql.run(sql, params)) === 1;
-    return this.sql.transaction(async (tx) => {
-      if ((await tx.run(sql, params)) !== 1) return false;
-      await this.writeChunks(tx, key, chunks);
+    const write = async (db: HotStatements): Promise<boolean> => {
+      if ((await db.run(sql, params)) !== 1) return false;
+      await this.writeChunks(db, key, chunks);
       return true;
-    });
+    };
+    if (within) return write(within);
+    if (chunkCount === 0) return (await this.sql.run(sql, params)) === 1;
+    return this.sql.transaction(write);
   }
 
   /**
@@ -310,6 +323,7 @@ export class ToolCallJournalRepository {
     now: number,
     result: { content: string; errorClass: string; resultStatus: string } | null,
     alongside?: (tx: HotStatements) => Promise<void>,
+    within?: HotStatements,
   ): Promise<ClaimOutcome> {
     const content = result?.content ?? null;
     const chunks = content === null ? [] : textChunks(content);
@@ -340,15 +354,19 @@ export class ToolCallJournalRepository {
       inlineLimit: e.inlineLimit,
     };
     const params = [...this.table.values(row), e.sessionId];
+    const write = async (db: HotStatements): Promise<ClaimOutcome> => {
+      if (!(await db.run(this.insertWhileOpen, params))) return 'SESSION_CLOSED';
+      await this.writeChunks(db, e, chunks);
+      return 'CLAIMED';
+    };
     try {
+      if (within) return await write(within);
       if (chunkCount === 0 && !alongside)
         return (await this.sql.run(this.insertWhileOpen, params)) ? 'CLAIMED' : 'SESSION_CLOSED';
       return await this.sql.transaction(async (tx) => {
         // The session row is written first (its iteration), so the insert's read of it cannot deadlock another claim.
         await alongside?.(tx);
-        if (!(await tx.run(this.insertWhileOpen, params))) return 'SESSION_CLOSED';
-        await this.writeChunks(tx, e, chunks);
-        return 'CLAIMED';
+        return write(tx);
       });
     } catch (err) {
       if (isUniqueViolation(err)) return 'TAKEN';
