@@ -1,4 +1,6 @@
-import { rmSync } from 'node:fs';
+import { chmodSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Logger } from '@nestjs/common';
 import { DomainError } from '@app/common/errors/domain-error';
 import { SandboxErrorCode } from '@app/modules/sandbox/sandbox.errors';
 import { describeWithBubblewrap, startedSandboxRunner, tempFolder } from './sandbox-runner.fixture';
@@ -15,6 +17,43 @@ describe('SandboxRunner availability', () => {
       await expect(refused).rejects.toMatchObject({ code: SandboxErrorCode.SANDBOX_UNAVAILABLE });
     } finally {
       ws.remove();
+    }
+  });
+});
+
+describe('SandboxRunner whose bubblewrap fails its self-test', () => {
+  let bin: { path: string; remove: () => void };
+  let warn: jest.SpyInstance;
+  const path = process.env.PATH;
+  beforeEach(() => {
+    bin = tempFolder('fake-bwrap');
+    chmodSync(bin.path, 0o755); // a root gateway runs bubblewrap as the sandbox user
+    // A bubblewrap that refuses, naming a host path, as a real one does ("Can't mkdir /tmp/...: Permission denied").
+    writeFileSync(
+      join(bin.path, 'bwrap'),
+      '#!/bin/sh\necho "bwrap: Can\'t mkdir /srv/host-secret/gw-check: Permission denied" >&2\nexit 1\n',
+      { mode: 0o755 },
+    );
+    process.env.PATH = `${bin.path}:${path}`;
+    warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+  });
+  afterEach(() => {
+    process.env.PATH = path;
+    warn.mockRestore();
+    bin.remove();
+  });
+
+  it('says so without the host paths of what failed, which only the log has', async () => {
+    const runner = await startedSandboxRunner({ SANDBOX_DRIVER: 'bwrap' });
+    try {
+      expect(runner.available()).toBe(false);
+      expect(runner.unavailableReason()).toMatch(/^bubblewrap is installed but could not start a sandbox on this host/);
+      expect(runner.unavailableReason()).not.toContain('/srv/host-secret');
+      const logged = warn.mock.calls.map((call) => String(call[0])).join('\n');
+      expect(logged).toContain("Commands cannot run: bubblewrap's self-test failed");
+      expect(logged).toContain('/srv/host-secret/gw-check');
+    } finally {
+      await runner.onApplicationShutdown();
     }
   });
 });

@@ -54,6 +54,10 @@ interface SandboxHost {
  * Runs shell commands in a bubblewrap sandbox (RUN_COMMAND). Availability is decided once at start:
  * SANDBOX_DRIVER, the binaries, and one real sandboxed `true`. Unavailable means refused, never unsandboxed.
  */
+/** Why commands cannot run when bubblewrap's self-test failed: what failed is in the log (it names host paths). */
+const SELF_TEST_FAILED =
+  "bubblewrap is installed but could not start a sandbox on this host (its self-test failed; often unprivileged user namespaces are disabled): the gateway's start-up log says why";
+
 @Injectable()
 export class SandboxRunner implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(SandboxRunner.name);
@@ -88,9 +92,16 @@ export class SandboxRunner implements OnModuleInit, OnApplicationShutdown {
         await chmod(stageDir, 0o755);
         candidate.asRoot = { user, chownPath, unsharePath, setprivPath, stageDir };
       }
-      this.whyUnavailable = (await this.selfTest(candidate)) ?? '';
-      if (!this.whyUnavailable) this.host = candidate;
-      else if (candidate.asRoot) await rm(candidate.asRoot.stageDir, { recursive: true, force: true });
+      const failure = await this.selfTest(candidate);
+      if (failure === undefined) this.host = candidate;
+      else {
+        // What failed names host paths (the binaries, temporary folders): the log has it, the reason given to
+        // sessions, models and explain does not.
+        this.logger.warn(`Commands cannot run: bubblewrap's self-test failed: ${failure}`);
+        this.whyUnavailable = SELF_TEST_FAILED;
+        if (candidate.asRoot) await rm(candidate.asRoot.stageDir, { recursive: true, force: true });
+        return;
+      }
     }
     if (!this.host) this.logger.warn(`Commands cannot run: ${this.whyUnavailable}`);
   }
@@ -200,15 +211,18 @@ export class SandboxRunner implements OnModuleInit, OnApplicationShutdown {
     });
   }
 
-  /** One real sandboxed command: bubblewrap may be installed yet refused (no user namespaces). */
+  /**
+   * One real sandboxed command: bubblewrap may be installed yet refused (no user namespaces). @returns what failed
+   * (for the log only), or undefined when the sandbox works.
+   */
   private async selfTest(host: SandboxHost): Promise<string | undefined> {
     const dir = await mkdtemp(join(tmpdir(), 'gw-sandbox-check-'));
     try {
       const result = await this.runOn(host, { workspaceDir: dir, command: 'echo ok' }, 10_000);
       if (result.outcome === 'EXITED' && result.exitCode === 0 && result.stdout === 'ok\n') return undefined;
-      return `bubblewrap's self-test failed (${result.outcome} ${result.exitCode}): ${result.stderr.trim()}`;
+      return `${result.outcome} ${result.exitCode}: ${result.stderr.trim()}`;
     } catch (error) {
-      return `bubblewrap's self-test failed: ${(error as Error).message}`;
+      return (error as Error).message;
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
