@@ -101,6 +101,28 @@ describeEachDialect('identifiers that differ only in letter case are different',
     expect(journal.body.items.map((e: { toolCallId: string }) => e.toolCallId).sort()).toEqual(['call_Ab', 'call_aB']);
   });
 
+  it("a session's id in other letter case is no session: 404 for its reads, act and close, on both databases", async () => {
+    const { gw } = suite;
+    const runtime = await createKey(gw, 'upcase', 'runtime');
+    const { sessionId } = await sessionWithTool(gw, runtime, 'upcase', {
+      name: 'echo_upcase',
+      endpoint: remote.url('/echo'),
+      httpMethod: 'POST',
+    });
+    const other = sessionId.toUpperCase();
+    expect(other).not.toBe(sessionId);
+    const requestsBefore = remote.requests.length;
+    await gw.http.get(`/api/v1/sessions/${other}`).set(runtime).expect(404);
+    await gw.http
+      .post(`/api/v1/sessions/${other}/act`)
+      .set(runtime)
+      .send({ iteration: 1, toolCalls: [{ id: 'call_1', name: 'echo_upcase', arguments: { q: 'x' } }] })
+      .expect(404);
+    await gw.http.delete(`/api/v1/sessions/${other}`).set(runtime).expect(404);
+    expect(remote.requests.length).toBe(requestsBefore);
+    expect((await gw.http.get(`/api/v1/sessions/${sessionId}`).set(runtime).expect(200)).body.status).toBe('ACTIVE');
+  });
+
   if (dialect === 'mysql')
     it('every identifier column is compared exactly on MySQL, including those of tables added later', async () => {
       const rows = await suite.gw.app.get(DataSource).query<Array<{ t: string; c: string; collation: string }>>(
