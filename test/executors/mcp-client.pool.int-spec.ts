@@ -7,6 +7,8 @@ import { SdkMcpServer } from './support/sdk-mcp.server';
 import { McpHarness, serverAndHarnessPerTest } from './support/mcp-harness';
 import { CatalogMcpServer, catalogTool } from '@test/mcp-services/support/catalog-mcp.server';
 import { TOOL_MAX_RESPONSE_BYTES } from '@app/modules/executors/tool-executor';
+import { createServer, type Server } from 'node:http';
+import { closeHttpServer, listenOnLoopback } from '@test/support/loopback-http';
 
 const mcpTool = (url: string, remoteName: string, overrides: Partial<ToolDescriptor> = {}): ToolDescriptor =>
   toolFixture({
@@ -421,5 +423,33 @@ describe('McpClientPool.listTools / listAllTools', () => {
     } finally {
       await many.stop();
     }
+  });
+});
+
+describe('McpClientPool: a server that refuses the credentials', () => {
+  let refusing: Server;
+  let url: string;
+  const requests: string[] = [];
+  const gw = new McpHarness();
+  beforeAll(async () => {
+    refusing = createServer((req, res) => {
+      requests.push(req.method ?? '?');
+      res.writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer' }).end('invalid token');
+    });
+    url = `http://127.0.0.1:${await listenOnLoopback(refusing)}/mcp`;
+  });
+  afterAll(async () => {
+    await gw.close();
+    await closeHttpServer(refusing);
+  });
+
+  it('fails the call once, as not transient, naming the credentials, also after the auto fallback to SSE', async () => {
+    const outcome = await gw.call(mcpTool(url, 'echo', { sideEffect: 'READ_ONLY' }), { message: 'x' });
+    // The POST of the streamable transport, then the GET of the legacy SSE fallback: both answered 401.
+    expect(requests).toEqual(['POST', 'GET']);
+    expect(outcome.attempts).toBe(1);
+    expect(outcome.error).toMatchObject({ errorClass: 'MCP_CONNECT_FAILED', transient: false, reachedRemote: false });
+    expect(outcome.error?.options.httpStatus).toBe(401);
+    expect(outcome.error?.message).toContain('the server refused the credentials');
   });
 });

@@ -7,7 +7,8 @@ import { McpSyncApi } from '@test/mcp-services/support/mcp-sync-fixtures';
 /**
  * Schemas from an MCP server are as hostile as an admin's: a pattern RE2 cannot run and a `$schema` ajv cannot
  * check reject that one tool with the reason; the rest of the listing registers (the sync never fails whole),
- * and a catastrophic-backtracking pattern registers but is matched in linear time.
+ * and a catastrophic-backtracking pattern registers but is matched in linear time. A tool off the MCP Tool shape (no
+ * inputSchema, a root that is no object, `required` that is no array) is rejected alone too, not the whole listing.
  */
 describeEachDialect('MCP sync of hostile schemas', (dialect) => {
   const server = new CatalogMcpServer([
@@ -63,5 +64,32 @@ describeEachDialect('MCP sync of hostile schemas', (dialect) => {
       { remoteName: 'plain', problems: [expect.stringContaining('nested deeper than 64 levels')] },
     ]);
     expect((await api.toolsOf(service.id)).hostile_plain.status).toBe('DISABLED');
+  });
+
+  it('a listed tool off the MCP Tool shape is rejected alone; the service stays up and its other tools sync', async () => {
+    await server.setTools(
+      [
+        catalogTool('plain'),
+        catalogTool('redos'),
+        catalogTool('stringroot', { inputSchema: { type: 'string' } as never }),
+        catalogTool('requiredtext', {
+          inputSchema: { type: 'object', properties: { q: { type: 'string' } }, required: 'q' } as never,
+        }),
+        { name: 'noschema', description: 'A tool listed without an inputSchema.' } as never,
+      ],
+      { notify: false },
+    );
+    const service = await api.createService({ name: 'shapes', kind: 'STATIC', url: server.url });
+    const report = service.lastSync!;
+    expect(report.error).toBeUndefined();
+    const rejected = Object.fromEntries(report.rejected.map((r) => [r.remoteName, r.problems.join(' ')]));
+    expect(Object.keys(rejected).sort()).toEqual(['noschema', 'requiredtext', 'stringroot']);
+    expect(rejected.stringroot).toContain('must have "type": "object" at the root');
+    expect(rejected.requiredtext).toContain('required');
+    expect(rejected.noschema).toContain('must be a JSON Schema object');
+    expect(report.tools.added.sort()).toEqual(['shapes_plain', 'shapes_redos']);
+    const tools = await api.toolsOf(service.id);
+    expect(Object.keys(tools).sort()).toEqual(['shapes_plain', 'shapes_redos']);
+    expect(await api.service(service.id)).toMatchObject({ health: 'UP', healthReason: null });
   });
 });

@@ -91,9 +91,12 @@ export class McpServiceRepairService implements OnApplicationBootstrap, OnModule
     result.checked++;
     let hash: string;
     try {
-      // A server that hangs must not hold the round past the next interval: half an interval per request.
-      const timeoutMs = Math.max(1000, Math.floor(this.config.mcp.healthIntervalMs / 2));
-      hash = mcpToolListHash((await this.lister.list(service, this.stopping.signal, timeoutMs)).tools);
+      // A server that hangs, or pages slowly, must not hold the round past the next interval: half an interval per
+      // request, one interval for the whole listing.
+      const interval = this.config.mcp.healthIntervalMs;
+      const pageMs = Math.max(1000, Math.floor(interval / 2));
+      const budget = { pageMs, totalMs: Math.max(pageMs, interval) };
+      hash = mcpToolListHash((await this.lister.list(service, this.stopping.signal, budget)).tools);
     } catch (err) {
       if (!(err instanceof McpServiceUnreachableError) || this.stopping.signal.aborted) throw err;
       result.down.push(service.name);

@@ -166,8 +166,10 @@ export class McpServiceSyncService implements OnModuleDestroy {
     }
   }
 
+  /** Of the listed tools with a name and a schema object (a server may list anything: see McpConnection.listTools). */
   private lossyRewrites(listing: McpToolListing): McpToolLossyRewrite[] {
     return listing.tools
+      .filter((t) => typeof t.name === 'string' && isJsonObject(t.inputSchema))
       .map((t) => ({
         remoteName: t.name,
         rewrites: this.checklists.lossyRewrites({
@@ -203,6 +205,10 @@ export class McpServiceSyncService implements OnModuleDestroy {
       newId: randomUUID,
     });
   }
+}
+
+function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function deletedReason(service: McpServiceRecord): string {

@@ -13,8 +13,14 @@ import { refusedNamespaceReason } from './mcp-service-namespace.rules';
 import type { ListedMcpTool } from './mcp-tool.checksum';
 import type { McpServiceRecord } from './mcp-service.types';
 
-/** Bound on each tools/list page request of a sync or health check. */
-const LIST_TIMEOUT_MS = 15_000;
+/** How long one listing may take: each tools/list page request, and all of them (every page of every instance). */
+export interface McpListingBudget {
+  pageMs: number;
+  totalMs: number;
+}
+
+/** A sync's listing: 15 s a page, 60 s in all. */
+const SYNC_LISTING_BUDGET: McpListingBudget = { pageMs: 15_000, totalMs: 60_000 };
 
 /** What one instance of a service answered to tools/list (every page). */
 export interface McpToolListing {
@@ -58,13 +64,28 @@ export class McpServiceLister {
   /**
    * Every tool of the first instance that answers; throws {@link McpServiceUnreachableError} when none does, or
    * when the service's namespace is no longer its tenant's to read (nothing is asked of Nacos then).
-   * `timeoutMs` bounds each page request (default 15 s).
+   * `budget` bounds each page request and the whole listing (default 15 s and 60 s): a server that pages slowly
+   * fails the listing, instead of holding the sync, or the health round, for 100 page timeouts.
    */
-  async list(service: McpServiceRecord, signal?: AbortSignal, timeoutMs = LIST_TIMEOUT_MS): Promise<McpToolListing> {
+  async list(
+    service: McpServiceRecord,
+    signal?: AbortSignal,
+    budget: McpListingBudget = SYNC_LISTING_BUDGET,
+  ): Promise<McpToolListing> {
     const { endpoints, problems, hidden } = await this.endpointsOf(service);
+    const started = performance.now();
     for (const endpoint of endpoints) {
+      const withinMs = Math.floor(budget.totalMs - (performance.now() - started));
+      if (withinMs <= 0) {
+        problems.push(`${withoutUserInfo(endpoint.url)}: not tried, the listing's ${budget.totalMs} ms were spent`);
+        continue;
+      }
       try {
-        const tools = (await this.pool.listAllTools(endpoint, { signal, timeoutMs })) as unknown as ListedMcpTool[];
+        const tools = (await this.pool.listAllTools(endpoint, {
+          signal,
+          timeoutMs: Math.min(budget.pageMs, withinMs),
+          withinMs,
+        })) as unknown as ListedMcpTool[];
         return { tools, endpoint };
       } catch (err) {
         if (signal?.aborted) throw err;

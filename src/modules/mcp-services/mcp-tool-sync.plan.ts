@@ -153,6 +153,8 @@ function problemsOf(
   // Before the checksum: canonical JSON recurses, and a schema thousands of levels deep would overflow the stack.
   if (jsonValueNestsDeeperThan(tool.inputSchema, MAX_JSON_DEPTH))
     return [`inputSchema ${tooDeepProblem(MAX_JSON_DEPTH)}`];
+  if (jsonValueNestsDeeperThan(tool.annotations, MAX_JSON_DEPTH))
+    return [`annotations ${tooDeepProblem(MAX_JSON_DEPTH)}`];
   // A definition already stored under this checksum was checked when it was stored (compiling schemas is the costly part of a sync).
   if (row && row.definitionChecksum === mcpToolChecksum(tool)) return [];
   const problems = checkSchema(tool.inputSchema).map((p) => `inputSchema ${p}`);

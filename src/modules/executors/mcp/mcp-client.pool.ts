@@ -113,14 +113,27 @@ export class McpClientPool implements OnApplicationShutdown {
    * Every tool of the server, following `nextCursor` (at most 100 pages; a repeated cursor ends the walk). Each page
    * is bounded by TOOL_MAX_RESPONSE_BYTES, and so are all pages together, with at most 10,000 tools: a hostile server
    * paging out huge or endless lists fails with MCP_PROTOCOL_ERROR instead of filling the memory and the registry.
+   * `timeoutMs` bounds each page, `withinMs` (when given) the whole walk: a server answering every page just within
+   * its timeout fails with MCP_TIMEOUT once `withinMs` is spent, instead of holding its caller 100 page timeouts long.
    */
-  async listAllTools(endpoint: McpEndpoint, options: McpRequestOptions = {}): Promise<Tool[]> {
+  async listAllTools(endpoint: McpEndpoint, options: McpRequestOptions & { withinMs?: number } = {}): Promise<Tool[]> {
     const tools: Tool[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;
     let bytes = 0;
+    const pageMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    const started = performance.now();
     for (let page = 0; page < MAX_LIST_PAGES; page++) {
-      const result = await this.listTools(endpoint, { ...options, cursor });
+      const left = options.withinMs === undefined ? pageMs : options.withinMs - (performance.now() - started);
+      if (left <= 0) throw listingTimedOut(endpoint.url, options.withinMs!, page);
+      let result: McpToolsPage;
+      try {
+        result = await this.listTools(endpoint, { ...options, cursor, timeoutMs: Math.min(pageMs, left) });
+      } catch (err) {
+        if (left < pageMs && err instanceof ToolCallError && err.errorClass === ToolErrorClass.MCP_TIMEOUT)
+          throw listingTimedOut(endpoint.url, options.withinMs!, page);
+        throw err;
+      }
       bytes += Buffer.byteLength(JSON.stringify(result.tools));
       if (bytes > TOOL_MAX_RESPONSE_BYTES || tools.length + result.tools.length > MAX_LISTED_TOOLS) {
         const what =
@@ -359,6 +372,15 @@ export class McpClientPool implements OnApplicationShutdown {
       }
     }
   }
+}
+
+/** A `tools/list` walk that did not end within its time: `pages` pages had been read. */
+function listingTimedOut(url: string, withinMs: number, pages: number): ToolCallError {
+  return new ToolCallError(
+    `MCP server ${url} did not list all its tools within ${withinMs} ms (${pages} page${pages === 1 ? '' : 's'} read); its tools/list must answer faster, or in fewer pages.`,
+    ToolErrorClass.MCP_TIMEOUT,
+    { transient: true, reachedRemote: true },
+  );
 }
 
 const OWNER = 'owner:';

@@ -7,9 +7,11 @@ import {
   CallToolResultSchema,
   ErrorCode,
   McpError,
+  PaginatedResultSchema,
   Tool,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import * as z from 'zod/v4';
 import type { Dispatcher } from 'undici';
 import { untilAborted } from '@app/common/abort-race';
 import type { OutboundFetch } from '../outbound/outbound-http.agent';
@@ -210,17 +212,39 @@ export class McpConnection {
     });
   }
 
-  /** One page of `tools/list`, through the SDK Client. */
-  listTools(
+  /**
+   * One page of `tools/list`, through the SDK Client. Each tool is any object, not checked against the spec's Tool
+   * shape (the sync checks every tool and rejects the unusable ones one by one), and only the spec's members are kept
+   * (`title` and `description` when they are text, the spec's annotations). The
+   * SDK's `listTools` would fail the whole page over one tool (an inputSchema without `"type": "object"`, a
+   * `required` that is no array, a malformed icon), and compile every output schema the server sends.
+   */
+  async listTools(
     cursor: string | undefined,
     signal: AbortSignal | undefined,
     timeoutMs: number,
   ): Promise<{ tools: Tool[]; nextCursor?: string }> {
-    return this.tracked(() =>
+    const page = await this.tracked(() =>
       untilAborted(signal, (requestSignal) =>
-        this.client.listTools(cursor ? { cursor } : undefined, { signal: requestSignal, timeout: timeoutMs }),
+        this.client.request({ method: 'tools/list', params: cursor ? { cursor } : undefined }, UNCHECKED_TOOLS_PAGE, {
+          signal: requestSignal,
+          timeout: timeoutMs,
+        }),
       ),
     );
+    const tools = page.tools.map((t) => ({
+      name: t.name,
+      title: typeof t.title === 'string' ? t.title : undefined,
+      description: typeof t.description === 'string' ? t.description : undefined,
+      inputSchema: t.inputSchema,
+      annotations: annotationsOf(t.annotations),
+      // Not read, but part of the listing's hash (the scheduled repair compares it), as they were before.
+      outputSchema: t.outputSchema,
+      icons: t.icons,
+      execution: t.execution,
+      _meta: t._meta,
+    }));
+    return { tools: tools as Tool[], nextCursor: page.nextCursor };
   }
 
   /** Runs one request counted as in flight, so that a retired session is closed only after it ({@link whenIdle}). */
@@ -281,6 +305,18 @@ export class McpConnection {
     this.lostReported = true;
     this.onLost(this);
   }
+}
+
+/** A `tools/list` page whose tools are any JSON objects (see {@link McpConnection.listTools}). */
+const UNCHECKED_TOOLS_PAGE = PaginatedResultSchema.extend({ tools: z.array(z.looseObject({})) });
+
+/** The members of the spec's ToolAnnotations (others are dropped, as the SDK's Tool shape drops them). */
+const ANNOTATION_KEYS = ['title', 'readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];
+
+function annotationsOf(annotations: unknown): Record<string, unknown> | undefined {
+  if (typeof annotations !== 'object' || annotations === null || Array.isArray(annotations)) return undefined;
+  const kept = ANNOTATION_KEYS.filter((k) => (annotations as Record<string, unknown>)[k] !== undefined);
+  return Object.fromEntries(kept.map((k) => [k, (annotations as Record<string, unknown>)[k]]));
 }
 
 /** Headers the transport sets for the session itself: a tool's or service's own value would replace them (SDK). */

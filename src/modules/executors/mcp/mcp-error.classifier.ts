@@ -1,3 +1,4 @@
+import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { ToolCallError } from '../tool-executor';
@@ -6,12 +7,14 @@ import { abortedError, classifyNetworkError } from '../outbound/network-error.cl
 import { McpAnsweredError, McpExchangeError } from './mcp-exchange.errors';
 
 /**
- * The HTTP status a failed POST carries: the exchange's and the SDK streamable transport's error types say it;
- * the SDK's legacy SSE transport throws a plain Error, so only its message can.
+ * The HTTP status a failed request carries: the exchange's and the SDK streamable transport's error types say it, and
+ * so does the legacy SSE transport's SseError for its GET stream (the `auto` transport's fallback: a server refusing
+ * the credentials answers it 401 too); for a failed POST that transport throws a plain Error, so only its message can.
  */
 function httpStatusOf(err: unknown): number | undefined {
   if (err instanceof McpExchangeError) return err.httpStatus;
   if (err instanceof StreamableHTTPError && typeof err.code === 'number' && err.code > 0) return err.code;
+  if (err instanceof SseError && typeof err.code === 'number' && err.code > 0) return err.code;
   const m = /^Error POSTing to endpoint \(HTTP (\d{3})\)/.exec((err as Error)?.message ?? '');
   return m ? Number(m[1]) : undefined;
 }
@@ -36,8 +39,12 @@ export function classifyMcpConnectError(err: unknown, url: string, signal?: Abor
   if (network) return network.reachedRemote ? notSent(network) : network;
   const status = httpStatusOf(err);
   const transient = status === undefined || status === 408 || status === 429 || status >= 500;
+  const refusedCredentials =
+    status === 401 || status === 403
+      ? ` (HTTP ${status}: the server refused the credentials; check the headers and secrets of the tool or its MCP service)`
+      : '';
   return new ToolCallError(
-    `MCP server ${url} could not be connected: ${messageOf(err)}`,
+    `MCP server ${url} could not be connected: ${messageOf(err)}${refusedCredentials}`,
     ToolErrorClass.MCP_CONNECT_FAILED,
     {
       transient,

@@ -52,6 +52,26 @@ describe('mcpEndpointOf', () => {
     expect(() => mcpEndpointOf(instance({ 'mcp.transport': 'stdio' }), defaults)).toThrow(/mcp\.transport="stdio"/);
   });
 
+  it('rejects an MCP URL that carries a credential, without quoting it (calls and syncs quote their URL)', () => {
+    const metadatas: Array<Record<string, string>> = [
+      { 'mcp.url': 'https://svc:hunter2@mcp.example.test/mcp' },
+      { 'mcp.url': 'https://mcp.example.test/mcp?api_key=hunter2' },
+      { 'mcp.path': '/mcp?token=hunter2' },
+    ];
+    for (const metadata of metadatas) {
+      let thrown: unknown;
+      try {
+        mcpEndpointOf(instance(metadata), defaults);
+      } catch (err) {
+        thrown = err;
+      }
+      expect(thrown).toBeInstanceOf(NacosMcpEndpointError);
+      expect((thrown as Error).message).toMatch(/^Instance 10\.0\.0\.7:8080 gives an MCP URL .* must not carry /);
+      expect((thrown as Error).message).toContain("MCP service's headers as ${secret:NAME}");
+      expect((thrown as Error).message).not.toContain('hunter2');
+    }
+  });
+
   it('rejects an mcp.url that does not parse or is not http(s)', () => {
     expect(() => mcpEndpointOf(instance({ 'mcp.url': 'not a url' }), defaults)).toThrow(NacosMcpEndpointError);
     expect(() => mcpEndpointOf(instance({ 'mcp.url': 'file:///etc/passwd' }), defaults)).toThrow(/only http and https/);

@@ -1,3 +1,4 @@
+import { urlCredentialProblem } from '@app/modules/tool-registry/tool-credential.rules';
 import type { NacosInstance } from './nacos-naming.adapter';
 
 /** MCP transports the gateway can open to a discovered server. */
@@ -101,6 +102,18 @@ function checkedUrl(candidate: string, instance: Pick<NacosInstance, 'ip' | 'por
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new NacosMcpEndpointError(
       `Instance ${instance.ip}:${instance.port} gives an MCP URL with scheme ${url.protocol}; only http and https are supported.`,
+    );
+  }
+  // The URL is quoted wherever a call or a sync fails (to the model, the tool log, the health reason): a credential
+  // in it would go along. Refused as for a STATIC service's URL, never echoed.
+  const credential = urlCredentialProblem(
+    candidate,
+    MCP_METADATA_KEYS.url,
+    "register the instance without it and put the credential in the MCP service's headers as ${secret:NAME}",
+  );
+  if (credential) {
+    throw new NacosMcpEndpointError(
+      `Instance ${instance.ip}:${instance.port} gives an MCP URL (metadata ${MCP_METADATA_KEYS.url} or ${MCP_METADATA_KEYS.path}) that ${credential.problems[0]}.`,
     );
   }
   return url.toString();
