@@ -200,6 +200,45 @@ describeEachDialect('knowledge bases: admin API and tenancy', (dialect) => {
     expect((await gw.http.get(`/api/v1/admin/agents/${agent.id}`).set(gw.admin)).body.knowledgeBaseIds).toEqual([]);
   });
 
+  it('takes an id in another letter case for no base or document (404), so a deletion by it leaves no agent bound to a base that is gone', async () => {
+    const { gw } = suite;
+    const agent = (
+      await gw.http
+        .post('/api/v1/admin/agents')
+        .set(gw.admin)
+        .send({ name: 'kb-case', tenantId: 'epsilon' })
+        .expect(201)
+    ).body;
+    const kb = await createKnowledgeBase(gw, { name: 'case', tenantId: 'epsilon' });
+    const doc = await gw.http
+      .post(`${KB}/${kb}/documents`)
+      .set(gw.admin)
+      .send({ title: 'Doc', content: 'refund window of thirty days', mimeType: 'text/plain' })
+      .expect(201);
+    await gw.http
+      .put(`/api/v1/admin/agents/${agent.id}/knowledge-bases`)
+      .set(gw.admin)
+      .send({ knowledgeBaseIds: [kb] })
+      .expect(200);
+    const other = kb.toUpperCase();
+    expect(other).not.toBe(kb);
+
+    for (const [method, path] of [
+      ['get', `${KB}/${other}`],
+      ['get', `${KB}/${kb}/documents/${doc.body.id.toUpperCase()}`],
+      ['delete', `${KB}/${kb}/documents/${doc.body.id.toUpperCase()}`],
+      ['delete', `${KB}/${other}`],
+    ] as const) {
+      const res = await gw.http[method](path).set(gw.admin);
+      expect([`${method} ${path}`, res.status]).toEqual([`${method} ${path}`, 404]);
+    }
+    // Every base the agent holds still exists, with its document.
+    const bound = (await gw.http.get(`/api/v1/admin/agents/${agent.id}`).set(gw.admin).expect(200)).body
+      .knowledgeBaseIds;
+    expect(bound).toEqual([kb]);
+    await gw.http.get(`${KB}/${kb}/documents/${doc.body.id}`).set(gw.admin).expect(200);
+  });
+
   it('keeps the counts exact and every document searchable when documents are added concurrently', async () => {
     const { gw } = suite;
     const kb = await createKnowledgeBase(gw, { name: 'concurrent', tenantId: 'acme' });
