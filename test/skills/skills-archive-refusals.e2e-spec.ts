@@ -90,6 +90,21 @@ const REFUSALS: Array<[string, TestZipEntry[], RegExp]> = [
     [GOOD_MD, { name: 'assets/logo.png', data: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0x0d]) }],
     /"assets\/logo.png" is binary/,
   ],
+  [
+    'a SKILL.md saved as UTF-16 (Windows PowerShell 5 writes it so), named as text in another encoding',
+    [
+      {
+        name: 'SKILL.md',
+        data: Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(GOOD_MD.data as string, 'utf16le')]),
+      },
+    ],
+    /"SKILL\.md" is UTF-16 text .*save it as UTF-8/,
+  ],
+  [
+    'a text file saved as Windows-1252, named as text in another encoding',
+    [GOOD_MD, { name: 'notes.txt', data: Buffer.from('caf\xe9 cr\xe8me', 'latin1') }],
+    /"notes\.txt" is not UTF-8 text .*Windows-1252.*save it as UTF-8/,
+  ],
   ['something that is not a zip', [], /not a readable zip/],
 ];
 

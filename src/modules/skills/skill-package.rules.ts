@@ -110,11 +110,27 @@ function sameName(path: string): string {
 
 function textOf(e: RawSkillEntry): string {
   const shown = JSON.stringify(e.path);
+  // Text in another encoding is told apart from binary data: the fix is to save it as UTF-8, not to leave it out.
+  const wide = wideUnicodeText(e.data);
+  if (wide)
+    throw new SkillPackageRefusal(
+      `file ${shown} is ${wide} text (it starts with a ${wide} byte order mark): only UTF-8 text files are accepted; save it as UTF-8 (Windows PowerShell 5 writes UTF-16 unless told -Encoding utf8)`,
+    );
   if (e.data.includes(0))
     throw new SkillPackageRefusal(`file ${shown} is binary (it holds NUL bytes): only text files are accepted`);
   try {
     return UTF8.decode(e.data);
   } catch {
-    throw new SkillPackageRefusal(`file ${shown} is binary (not UTF-8 text): only text files are accepted`);
+    throw new SkillPackageRefusal(
+      `file ${shown} is not UTF-8 text (a binary file, or text saved in another encoding such as Windows-1252 or GBK): only UTF-8 text files are accepted; save it as UTF-8, or leave a binary file out of the skill`,
+    );
   }
+}
+
+/** The Unicode encoding other than UTF-8 whose byte order mark starts `data` (UTF-32 before UTF-16: FF FE 00 00). */
+function wideUnicodeText(data: Buffer): string | null {
+  const starts = (...bytes: number[]) => data.length >= bytes.length && bytes.every((b, i) => data[i] === b);
+  if (starts(0xff, 0xfe, 0, 0) || starts(0, 0, 0xfe, 0xff)) return 'UTF-32';
+  if (starts(0xff, 0xfe) || starts(0xfe, 0xff)) return 'UTF-16';
+  return null;
 }
