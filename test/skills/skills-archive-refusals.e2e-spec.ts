@@ -145,6 +145,21 @@ describeEachDialect('skills: hostile archives are refused with a 400 naming the 
     expect(res.body.error.message).toMatch(/leaves the skill folder/);
   });
 
+  it('refuses a JSON file path holding half of a character (a lone surrogate), alone or beside another such path', async () => {
+    for (const paths of [['notes-\ud800.md'], ['notes-\ud800.md', 'notes-\udc00.md']]) {
+      const res = await gw.http
+        .post('/api/v1/admin/skills')
+        .set(admin)
+        .send({
+          tenantId: 'hostile',
+          skillContent: GOOD_MD.data,
+          files: paths.map((path) => ({ path, contentBase64: Buffer.from('x').toString('base64') })),
+        });
+      expect([res.status, res.body.error?.code]).toEqual([400, 'VALIDATION_FAILED']);
+      expect(res.body.error.message).toMatch(/path "notes-\\ud800\.md" holds half of a character/);
+    }
+  });
+
   it('refuses a JSON file whose path ends with "/" (a folder, not a file), alone or beside a file inside it', async () => {
     for (const paths of [['notes/'], ['notes/', 'notes/a.md']]) {
       const res = await gw.http

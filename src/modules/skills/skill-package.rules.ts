@@ -16,6 +16,7 @@ const MAX_NAME_BYTES = 255;
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 const SAFE_LINE = new RegExp(SAFE_LINE_PATTERN);
+const LONE_SURROGATE = /\p{Cs}/u;
 
 /** A path as a refusal quotes it: JSON-quoted, cut at 200 characters, the invisible and reordering characters escaped. */
 function shownPath(path: string): string {
@@ -36,6 +37,10 @@ export function entryPathProblem(path: string): string | null {
   if (path.startsWith('/')) return `path ${shown} is absolute: paths must be relative to the skill folder`;
   // As names and ids elsewhere: the index shows paths to admins and models, and these hide or reorder what they read.
   if (!SAFE_LINE.test(path)) return `path ${shown} ${UNSAFE_LINE_PROBLEM}`;
+  // Half a character (a JSON upload's "\ud800"): stored as U+FFFD, so two such names were one file (a 409 naming the
+  // skill as taken, or a 500 for a release).
+  if (LONE_SURROGATE.test(path))
+    return `path ${shown} holds half of a character (a lone UTF-16 surrogate, \\ud800-\\udfff): send file names as whole characters`;
   const segments = path.replace(/\/$/, '').split('/');
   if (segments.some((s) => s === '..')) return `path ${shown} leaves the skill folder ("..")`;
   if (segments.some((s) => s === '' || s === '.')) return `path ${shown} has an empty or "." segment`;
