@@ -2,6 +2,7 @@ import { describeEachDialect } from '@test/support/test-database';
 import { createKey, gatewayForSuite } from '@test/support/gateway-test-app';
 import { DataSource } from 'typeorm';
 import { createKnowledgeBase, searchBase } from './support/knowledge-fixtures';
+import { BASE_DELETE_BATCH } from '@app/modules/knowledge-bases/knowledge-bases.service';
 
 const KB = '/api/v1/admin/knowledge-bases';
 
@@ -307,6 +308,46 @@ describeEachDialect('knowledge bases: admin API and tenancy', (dialect) => {
       const [terms] = await ds.query('SELECT COUNT(*) AS n FROM knowledge_term WHERE knowledge_base_id = ?', [kb]);
       expect([Number(docs.n), Number(chunks.n), Number(terms.n)]).toEqual([0, 0, 0]);
     }
+  });
+
+  it('deletes a base of more passages than a batch in several transactions, not in one that holds SQLite for seconds', async () => {
+    const { gw } = suite;
+    const kb = await createKnowledgeBase(gw, { name: 'large-delete', tenantId: 'acme' });
+    const doc = await gw.http
+      .post(`${KB}/${kb}/documents`)
+      .set(gw.admin)
+      .send({ title: 'Doc', content: 'refund window of thirty days', mimeType: 'text/plain' })
+      .expect(201);
+    // More passages than two batches, written straight into the index (adding them through the API takes minutes).
+    const ds = gw.app.get(DataSource);
+    const extra = 2 * BASE_DELETE_BATCH + 500;
+    for (let i = 0; i < extra; i += 500) {
+      const rows = Array.from({ length: Math.min(500, extra - i) }, (_, j) => i + j);
+      await ds.query(
+        `INSERT INTO knowledge_chunk (knowledge_base_id, document_id, seq, heading, content, search_text, token_count) VALUES ${rows.map(() => '(?, ?, ?, NULL, ?, ?, 2)').join(', ')}`,
+        rows.flatMap((n) => [kb, doc.body.id, n + 1, `passage ${n}`, `passage__ n${n}`]),
+      );
+    }
+    // What TypeORM runs (transaction statements included, which its own statement cache hides from a driver recording).
+    const statements: string[] = [];
+    const logQuery = ds.logger.logQuery.bind(ds.logger);
+    ds.logger.logQuery = (sql, ...rest) => (statements.push(sql), logQuery(sql, ...rest));
+    try {
+      await gw.http.delete(`${KB}/${kb}`).set(gw.admin).expect(200);
+    } finally {
+      ds.logger.logQuery = logQuery;
+    }
+    // Each transaction (from its BEGIN) that removed passages: one held them all, for seconds on SQLite.
+    const transactions: string[][] = [];
+    for (const sql of statements)
+      if (/^\s*(BEGIN|START TRANSACTION)/i.test(sql)) transactions.push([]);
+      else transactions.at(-1)?.push(sql);
+    const removing = transactions.filter((t) => t.some((sql) => /DELETE FROM knowledge_chunk/i.test(sql)));
+    expect(removing.length).toBeGreaterThanOrEqual(Math.ceil((extra + 1) / BASE_DELETE_BATCH));
+    await gw.http.get(`${KB}/${kb}`).set(gw.admin).expect(404);
+    const [chunks] = await ds.query('SELECT COUNT(*) AS n FROM knowledge_chunk WHERE knowledge_base_id = ?', [kb]);
+    const [terms] = await ds.query('SELECT COUNT(*) AS n FROM knowledge_term WHERE knowledge_base_id = ?', [kb]);
+    expect([Number(chunks.n), Number(terms.n)]).toEqual([0, 0]);
   });
 
   it('refuses documents for an HTTP knowledge base (409)', async () => {
