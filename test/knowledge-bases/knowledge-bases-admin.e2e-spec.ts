@@ -8,6 +8,13 @@ const KB = '/api/v1/admin/knowledge-bases';
 
 describeEachDialect('knowledge bases: admin API and tenancy', (dialect) => {
   const suite = gatewayForSuite(dialect);
+  /** Adds a one-passage document titled Doc to base `kb` (expects 201). */
+  const addRefundDoc = (kb: string) =>
+    suite.gw.http
+      .post(`${KB}/${kb}/documents`)
+      .set(suite.gw.admin)
+      .send({ title: 'Doc', content: 'refund window of thirty days', mimeType: 'text/plain' })
+      .expect(201);
 
   it('creates, lists, reads and deletes a knowledge base; names are unique per tenant ignoring case', async () => {
     const { gw } = suite;
@@ -211,11 +218,7 @@ describeEachDialect('knowledge bases: admin API and tenancy', (dialect) => {
         .expect(201)
     ).body;
     const kb = await createKnowledgeBase(gw, { name: 'case', tenantId: 'epsilon' });
-    const doc = await gw.http
-      .post(`${KB}/${kb}/documents`)
-      .set(gw.admin)
-      .send({ title: 'Doc', content: 'refund window of thirty days', mimeType: 'text/plain' })
-      .expect(201);
+    const doc = await addRefundDoc(kb);
     await gw.http
       .put(`/api/v1/admin/agents/${agent.id}/knowledge-bases`)
       .set(gw.admin)
@@ -277,11 +280,7 @@ describeEachDialect('knowledge bases: admin API and tenancy', (dialect) => {
   it('deletes a knowledge base deleted several times at once only once: one 200, then 404', async () => {
     const { gw } = suite;
     const kb = await createKnowledgeBase(gw, { name: 'double-base-delete', tenantId: 'acme' });
-    await gw.http
-      .post(`${KB}/${kb}/documents`)
-      .set(gw.admin)
-      .send({ title: 'Doc', content: 'refund window of thirty days', mimeType: 'text/plain' })
-      .expect(201);
+    await addRefundDoc(kb);
     const deletions = await Promise.all(Array.from({ length: 4 }, () => gw.http.delete(`${KB}/${kb}`).set(gw.admin)));
     expect(deletions.map((r) => r.status).sort()).toEqual([200, 404, 404, 404]);
     expect(deletions.find((r) => r.status === 404)!.body.error.code).toBe('NOT_FOUND');
@@ -313,11 +312,7 @@ describeEachDialect('knowledge bases: admin API and tenancy', (dialect) => {
   it('deletes a base of more passages than a batch in several transactions, not in one that holds SQLite for seconds', async () => {
     const { gw } = suite;
     const kb = await createKnowledgeBase(gw, { name: 'large-delete', tenantId: 'acme' });
-    const doc = await gw.http
-      .post(`${KB}/${kb}/documents`)
-      .set(gw.admin)
-      .send({ title: 'Doc', content: 'refund window of thirty days', mimeType: 'text/plain' })
-      .expect(201);
+    const doc = await addRefundDoc(kb);
     // More passages than two batches, written straight into the index (adding them through the API takes minutes).
     const ds = gw.app.get(DataSource);
     const extra = 2 * BASE_DELETE_BATCH + 500;
