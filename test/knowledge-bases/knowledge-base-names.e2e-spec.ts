@@ -30,6 +30,31 @@ describeEachDialect(
       expect([conflict.status, conflict.body.error?.code]).toEqual([409, 'KNOWLEDGE_BASE_NAME_TAKEN']);
     });
 
+    it.each([
+      ['Hindi', 'कर्मचारी पुस्तिका'],
+      ['Thai', 'คู่มือพนักงาน'],
+      ['Tamil', 'பணியாளர் கையேடு'],
+      ['Arabic with harakat', 'دَلِيلُ الموظف'],
+      ['a combining accent', 'Cafe\u0301 menu'],
+    ])('takes a name written with vowel signs or marks (%s) and refuses it again', async (_script, name) => {
+      const tenantId = `names-marks-${Buffer.from(name).toString('hex').slice(0, 12)}`;
+      const created = await create(name, tenantId);
+      expect([created.status, created.body.name]).toEqual([201, name]);
+      const again = await create(name, tenantId);
+      expect([again.status, again.body.error?.code]).toEqual([409, 'KNOWLEDGE_BASE_NAME_TAKEN']);
+    });
+
+    it.each([
+      ['a combining grapheme joiner', 'hand\u034fbook'],
+      ['a variation selector', 'handbook\ufe0f'],
+      ['a Hangul filler', 'handbook\u3164'],
+      ['a mark first', '\u0301handbook'],
+    ])('refuses a name holding %s, which looks like another name (400 naming the field)', async (_what, name) => {
+      const res = await create(name, 'names-invisible').expect(400);
+      expect(res.body.error.code).toBe('VALIDATION_FAILED');
+      expect(JSON.stringify(res.body.error.details)).toContain('name');
+    });
+
     it('refuses a name ending with a space (400 naming the field)', async () => {
       const res = await create('handbook ', 'names-space').expect(400);
       expect(res.body.error.code).toBe('VALIDATION_FAILED');

@@ -2,11 +2,19 @@ import { describeEachDialect } from '@test/support/test-database';
 import { createKey, gatewayForSuite } from '@test/support/gateway-test-app';
 import { DataSource } from 'typeorm';
 import { createKnowledgeBase, searchBase } from './support/knowledge-fixtures';
+import { BASE_DELETE_BATCH } from '@app/modules/knowledge-bases/knowledge-bases.service';
 
 const KB = '/api/v1/admin/knowledge-bases';
 
 describeEachDialect('knowledge bases: admin API and tenancy', (dialect) => {
   const suite = gatewayForSuite(dialect);
+  /** Adds a one-passage document titled Doc to base `kb` (expects 201). */
+  const addRefundDoc = (kb: string) =>
+    suite.gw.http
+      .post(`${KB}/${kb}/documents`)
+      .set(suite.gw.admin)
+      .send({ title: 'Doc', content: 'refund window of thirty days', mimeType: 'text/plain' })
+      .expect(201);
 
   it('creates, lists, reads and deletes a knowledge base; names are unique per tenant ignoring case', async () => {
     const { gw } = suite;
@@ -200,6 +208,41 @@ describeEachDialect('knowledge bases: admin API and tenancy', (dialect) => {
     expect((await gw.http.get(`/api/v1/admin/agents/${agent.id}`).set(gw.admin)).body.knowledgeBaseIds).toEqual([]);
   });
 
+  it('takes an id in another letter case for no base or document (404), so a deletion by it leaves no agent bound to a base that is gone', async () => {
+    const { gw } = suite;
+    const agent = (
+      await gw.http
+        .post('/api/v1/admin/agents')
+        .set(gw.admin)
+        .send({ name: 'kb-case', tenantId: 'epsilon' })
+        .expect(201)
+    ).body;
+    const kb = await createKnowledgeBase(gw, { name: 'case', tenantId: 'epsilon' });
+    const doc = await addRefundDoc(kb);
+    await gw.http
+      .put(`/api/v1/admin/agents/${agent.id}/knowledge-bases`)
+      .set(gw.admin)
+      .send({ knowledgeBaseIds: [kb] })
+      .expect(200);
+    const other = kb.toUpperCase();
+    expect(other).not.toBe(kb);
+
+    for (const [method, path] of [
+      ['get', `${KB}/${other}`],
+      ['get', `${KB}/${kb}/documents/${doc.body.id.toUpperCase()}`],
+      ['delete', `${KB}/${kb}/documents/${doc.body.id.toUpperCase()}`],
+      ['delete', `${KB}/${other}`],
+    ] as const) {
+      const res = await gw.http[method](path).set(gw.admin);
+      expect([`${method} ${path}`, res.status]).toEqual([`${method} ${path}`, 404]);
+    }
+    // Every base the agent holds still exists, with its document.
+    const bound = (await gw.http.get(`/api/v1/admin/agents/${agent.id}`).set(gw.admin).expect(200)).body
+      .knowledgeBaseIds;
+    expect(bound).toEqual([kb]);
+    await gw.http.get(`${KB}/${kb}/documents/${doc.body.id}`).set(gw.admin).expect(200);
+  });
+
   it('keeps the counts exact and every document searchable when documents are added concurrently', async () => {
     const { gw } = suite;
     const kb = await createKnowledgeBase(gw, { name: 'concurrent', tenantId: 'acme' });
@@ -237,11 +280,7 @@ describeEachDialect('knowledge bases: admin API and tenancy', (dialect) => {
   it('deletes a knowledge base deleted several times at once only once: one 200, then 404', async () => {
     const { gw } = suite;
     const kb = await createKnowledgeBase(gw, { name: 'double-base-delete', tenantId: 'acme' });
-    await gw.http
-      .post(`${KB}/${kb}/documents`)
-      .set(gw.admin)
-      .send({ title: 'Doc', content: 'refund window of thirty days', mimeType: 'text/plain' })
-      .expect(201);
+    await addRefundDoc(kb);
     const deletions = await Promise.all(Array.from({ length: 4 }, () => gw.http.delete(`${KB}/${kb}`).set(gw.admin)));
     expect(deletions.map((r) => r.status).sort()).toEqual([200, 404, 404, 404]);
     expect(deletions.find((r) => r.status === 404)!.body.error.code).toBe('NOT_FOUND');
@@ -268,6 +307,42 @@ describeEachDialect('knowledge bases: admin API and tenancy', (dialect) => {
       const [terms] = await ds.query('SELECT COUNT(*) AS n FROM knowledge_term WHERE knowledge_base_id = ?', [kb]);
       expect([Number(docs.n), Number(chunks.n), Number(terms.n)]).toEqual([0, 0, 0]);
     }
+  });
+
+  it('deletes a base of more passages than a batch in several transactions, not in one that holds SQLite for seconds', async () => {
+    const { gw } = suite;
+    const kb = await createKnowledgeBase(gw, { name: 'large-delete', tenantId: 'acme' });
+    const doc = await addRefundDoc(kb);
+    // More passages than two batches, written straight into the index (adding them through the API takes minutes).
+    const ds = gw.app.get(DataSource);
+    const extra = 2 * BASE_DELETE_BATCH + 500;
+    for (let i = 0; i < extra; i += 500) {
+      const rows = Array.from({ length: Math.min(500, extra - i) }, (_, j) => i + j);
+      await ds.query(
+        `INSERT INTO knowledge_chunk (knowledge_base_id, document_id, seq, heading, content, search_text, token_count) VALUES ${rows.map(() => '(?, ?, ?, NULL, ?, ?, 2)').join(', ')}`,
+        rows.flatMap((n) => [kb, doc.body.id, n + 1, `passage ${n}`, `passage__ n${n}`]),
+      );
+    }
+    // What TypeORM runs (transaction statements included, which its own statement cache hides from a driver recording).
+    const statements: string[] = [];
+    const logQuery = ds.logger.logQuery.bind(ds.logger);
+    ds.logger.logQuery = (sql, ...rest) => (statements.push(sql), logQuery(sql, ...rest));
+    try {
+      await gw.http.delete(`${KB}/${kb}`).set(gw.admin).expect(200);
+    } finally {
+      ds.logger.logQuery = logQuery;
+    }
+    // Each transaction (from its BEGIN) that removed passages: one held them all, for seconds on SQLite.
+    const transactions: string[][] = [];
+    for (const sql of statements)
+      if (/^\s*(BEGIN|START TRANSACTION)/i.test(sql)) transactions.push([]);
+      else transactions.at(-1)?.push(sql);
+    const removing = transactions.filter((t) => t.some((sql) => /DELETE FROM knowledge_chunk/i.test(sql)));
+    expect(removing.length).toBeGreaterThanOrEqual(Math.ceil((extra + 1) / BASE_DELETE_BATCH));
+    await gw.http.get(`${KB}/${kb}`).set(gw.admin).expect(404);
+    const [chunks] = await ds.query('SELECT COUNT(*) AS n FROM knowledge_chunk WHERE knowledge_base_id = ?', [kb]);
+    const [terms] = await ds.query('SELECT COUNT(*) AS n FROM knowledge_term WHERE knowledge_base_id = ?', [kb]);
+    expect([Number(chunks.n), Number(terms.n)]).toEqual([0, 0]);
   });
 
   it('refuses documents for an HTTP knowledge base (409)', async () => {

@@ -454,6 +454,74 @@ describeEachDialect('registration refuses literal credentials', (dialect) => {
     ).toBe(1);
   });
 
+  it("refuses a tenant's tool, MCP service or model provider that references a name no tenant secret can have, saying which name to use; a platform-wide one may", async () => {
+    const fieldsOf = (res: {
+      body: { error: { details: { fields: Array<{ field: string; problems: string[] }> } } };
+    }) => res.body.error.details.fields;
+    const expectRefused = (
+      res: {
+        status: number;
+        body: { error: { code: string; details: { fields: Array<{ field: string; problems: string[] }> } } };
+      },
+      field: string,
+    ) => {
+      expect([res.status, res.body.error.code]).toEqual([400, 'VALIDATION_FAILED']);
+      const problem = fieldsOf(res)
+        .find((f) => f.field === field)
+        ?.problems.join(' ');
+      expect(problem).toContain('${secret:gh_token}');
+      expect(problem).toContain('${secret:GH_TOKEN}');
+      expect(problem).toContain('PUT /api/v1/admin/tenants/acme/secrets/GH_TOKEN');
+    };
+    const lowerRef = { Authorization: 'Bearer ${secret:gh_token}' };
+    const acmeAdmin = await createKey(suite.gw, 'acme', 'admin');
+
+    const tool = await suite.gw.http
+      .post('/api/v1/admin/tools')
+      .set(acmeAdmin)
+      .send(toolBody({ name: 'lower_ref', headers: lowerRef }));
+    expectRefused(tool, 'headers.Authorization');
+    const upper = (
+      await suite.gw.http
+        .post('/api/v1/admin/tools')
+        .set(acmeAdmin)
+        .send(toolBody({ name: 'upper_ref', headers: { Authorization: 'Bearer ${secret:GH_TOKEN}' } }))
+        .expect(201)
+    ).body;
+    expectRefused(
+      await suite.gw.http.patch(`/api/v1/admin/tools/${upper.id}`).set(acmeAdmin).send({ headers: lowerRef }),
+      'headers.Authorization',
+    );
+    expectRefused(
+      await suite.gw.http
+        .post('/api/v1/admin/mcp-services')
+        .set(acmeAdmin)
+        .send({ name: 'lower-ref', kind: 'STATIC', url: 'http://127.0.0.1:9/mcp', headers: lowerRef }),
+      'headers.Authorization',
+    );
+    const provider = {
+      name: 'lower-ref',
+      tenantId: 'acme',
+      kind: 'OPENAI_COMPATIBLE',
+      baseUrl: 'http://127.0.0.1:9/v1',
+      apiKey: '${secret:gh_token}',
+      model: 'm',
+    };
+    expectRefused(await suite.gw.http.post('/api/v1/admin/model-providers').set(acmeAdmin).send(provider), 'apiKey');
+
+    // TOOL_SECRETS names take any letter case: the platform's own may reference them so.
+    await suite.gw.http
+      .post('/api/v1/admin/tools')
+      .set(suite.gw.admin)
+      .send(toolBody({ name: 'platform_lower_ref', headers: lowerRef }))
+      .expect(201);
+    await suite.gw.http
+      .post('/api/v1/admin/model-providers')
+      .set(suite.gw.admin)
+      .send({ ...provider, tenantId: undefined })
+      .expect(201);
+  });
+
   it('MCP service create: user info in the URL and literal header credentials → 400, nothing stored', async () => {
     const url = await suite.gw.http
       .post('/api/v1/admin/mcp-services')

@@ -90,6 +90,21 @@ const REFUSALS: Array<[string, TestZipEntry[], RegExp]> = [
     [GOOD_MD, { name: 'assets/logo.png', data: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0x0d]) }],
     /"assets\/logo.png" is binary/,
   ],
+  [
+    'a SKILL.md saved as UTF-16 (Windows PowerShell 5 writes it so), named as text in another encoding',
+    [
+      {
+        name: 'SKILL.md',
+        data: Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(GOOD_MD.data as string, 'utf16le')]),
+      },
+    ],
+    /"SKILL\.md" is UTF-16 text .*save it as UTF-8/,
+  ],
+  [
+    'a text file saved as Windows-1252, named as text in another encoding',
+    [GOOD_MD, { name: 'notes.txt', data: Buffer.from('caf\xe9 cr\xe8me', 'latin1') }],
+    /"notes\.txt" is not UTF-8 text .*Windows-1252.*save it as UTF-8/,
+  ],
   ['something that is not a zip', [], /not a readable zip/],
 ];
 
@@ -116,31 +131,34 @@ describeEachDialect('skills: hostile archives are refused with a 400 naming the 
     expect(res.body.error.message).toContain('Nothing was stored');
   });
 
-  it('refuses the same problems in a JSON upload as VALIDATION_FAILED', async () => {
-    const res = await gw.http
+  /** A JSON upload of a good SKILL.md and a one-byte file at each of `paths`. */
+  const uploadJsonFiles = (paths: string[]) =>
+    gw.http
       .post('/api/v1/admin/skills')
       .set(admin)
       .send({
         tenantId: 'hostile',
         skillContent: GOOD_MD.data,
-        files: [{ path: '../escape.sh', contentBase64: Buffer.from('x').toString('base64') }],
-      })
-      .expect(400);
+        files: paths.map((path) => ({ path, contentBase64: Buffer.from('x').toString('base64') })),
+      });
+
+  it('refuses the same problems in a JSON upload as VALIDATION_FAILED', async () => {
+    const res = await uploadJsonFiles(['../escape.sh']).expect(400);
     expect(res.body.error.code).toBe('VALIDATION_FAILED');
     expect(res.body.error.message).toMatch(/leaves the skill folder/);
   });
 
+  it('refuses a JSON file path holding half of a character (a lone surrogate), alone or beside another such path', async () => {
+    for (const paths of [['notes-\ud800.md'], ['notes-\ud800.md', 'notes-\udc00.md']]) {
+      const res = await uploadJsonFiles(paths);
+      expect([res.status, res.body.error?.code]).toEqual([400, 'VALIDATION_FAILED']);
+      expect(res.body.error.message).toMatch(/path "notes-\\ud800\.md" holds half of a character/);
+    }
+  });
+
   it('refuses a JSON file whose path ends with "/" (a folder, not a file), alone or beside a file inside it', async () => {
     for (const paths of [['notes/'], ['notes/', 'notes/a.md']]) {
-      const res = await gw.http
-        .post('/api/v1/admin/skills')
-        .set(admin)
-        .send({
-          tenantId: 'hostile',
-          skillContent: GOOD_MD.data,
-          files: paths.map((path) => ({ path, contentBase64: Buffer.from('x').toString('base64') })),
-        })
-        .expect(400);
+      const res = await uploadJsonFiles(paths).expect(400);
       expect(res.body.error.code).toBe('VALIDATION_FAILED');
       expect(res.body.error.message).toMatch(/path "notes\/" ends with "\/"/);
     }

@@ -20,7 +20,7 @@ export class CreateKnowledgeBaseDto {
   @IsString()
   @Matches(KNOWLEDGE_BASE_NAME_PATTERN, {
     message:
-      'name must be 1-128 letters (any script), digits, spaces, _ . or -, starting with a letter or digit and not ending with a space',
+      'name must be 1-128 letters of any script (with their accents and vowel signs), digits, spaces, _ . or -, starting with a letter or digit, not ending with a space, and without invisible characters (zero-width joiners, variation selectors)',
   })
   name: string;
 

@@ -7,10 +7,14 @@ export const KNOWLEDGE_MIME_TYPES = ['text/plain', 'text/markdown'] as const;
 export type KnowledgeMimeType = (typeof KNOWLEDGE_MIME_TYPES)[number];
 
 /**
- * Knowledge base names: what RAG_SEARCH's `knowledgeBase` argument says. No space at the end: MySQL compares strings
- * ignoring trailing spaces, SQLite does not (`handbook ` would be a second base on one, a 409 on the other).
+ * Knowledge base names: what RAG_SEARCH's `knowledgeBase` argument says. Letters of any script with their marks (the
+ * vowel signs and viramas of Hindi, Tamil or Bengali, Thai vowels and tones, Arabic harakat, combining accents), so a
+ * word of those scripts is a name; no invisible character (default-ignorable: joiners, variation selectors, fillers),
+ * which would make two names look alike. No space at the end: MySQL compares strings ignoring trailing spaces, SQLite
+ * does not (`handbook ` would be a second base on one, a 409 on the other).
  */
-export const KNOWLEDGE_BASE_NAME_PATTERN = /^[\p{L}\p{N}](?:[\p{L}\p{N}_. -]{0,126}[\p{L}\p{N}_.-])?$/u;
+export const KNOWLEDGE_BASE_NAME_PATTERN =
+  /^(?!.*\p{Default_Ignorable_Code_Point})[\p{L}\p{N}](?:[\p{L}\p{M}\p{N}_. -]{0,126}[\p{L}\p{M}\p{N}_.-])?$/u;
 
 /** Results of one search: default and most. */
 export const SEARCH_DEFAULT_TOP_K = 5;

@@ -117,6 +117,24 @@ export class KnowledgeChunkIndex {
     await m.query('DELETE FROM knowledge_chunk WHERE document_id = ?', [documentId]);
   }
 
+  /**
+   * Removes up to `limit` passages of a base (any of them) and says how many: a large base's passages go in bounded
+   * transactions, since one statement for all of them held SQLite, and with it the event loop, for seconds (its FTS5
+   * trigger reads every removed row; 50,000 passages: 6 s).
+   */
+  async removeBasePassages(m: EntityManager, knowledgeBaseId: string, limit: number): Promise<number> {
+    const rows: Array<{ id: number | string }> = await m.query(
+      `SELECT id FROM knowledge_chunk WHERE knowledge_base_id = ? LIMIT ${Math.trunc(limit)}`,
+      [knowledgeBaseId],
+    );
+    if (rows.length === 0) return 0;
+    await m.query(
+      `DELETE FROM knowledge_chunk WHERE id IN (${rows.map(() => '?').join(', ')})`,
+      rows.map((r) => Number(r.id)),
+    );
+    return rows.length;
+  }
+
   async removeBase(m: EntityManager, knowledgeBaseId: string): Promise<void> {
     await m.query('DELETE FROM knowledge_chunk WHERE knowledge_base_id = ?', [knowledgeBaseId]);
     await m.query('DELETE FROM knowledge_term WHERE knowledge_base_id = ?', [knowledgeBaseId]);

@@ -68,7 +68,7 @@ export class McpServicesService {
 
   async create(auth: AuthContext, dto: CreateMcpServiceDto): Promise<McpServiceDto> {
     const tenantId = targetTenantOf(auth, dto.tenantId, 'MCP services');
-    assertValidDefinition(dto);
+    assertValidDefinition(dto, tenantId);
     if (dto.kind === 'NACOS' && !isNacosEnabled(this.naming))
       throw new DomainError(McpServicesErrorCode.NACOS_NOT_CONFIGURED, new NacosDisabledError().message);
     const namespaceId = dto.kind === 'NACOS' ? this.namespaceFor(auth, dto.namespaceId) : null;
@@ -286,8 +286,11 @@ function nameTaken(name: string, scopeKey: string): DomainError {
   );
 }
 
-/** Cross-field rules a DTO cannot express: what each kind needs and what it must not carry. */
-function assertValidDefinition(dto: CreateMcpServiceDto): void {
+/**
+ * Cross-field rules a DTO cannot express: what each kind needs and what it must not carry; header references that
+ * the secrets of the service's tenant (`tenantId`, null: platform-wide) can fill.
+ */
+function assertValidDefinition(dto: CreateMcpServiceDto, tenantId: string | null): void {
   const problems: FieldProblem[] = [];
   const notFor = (field: keyof CreateMcpServiceDto) => {
     if (dto[field] !== undefined) problems.push({ field, problems: [`is not used by kind ${dto.kind}; remove it`] });
@@ -304,7 +307,7 @@ function assertValidDefinition(dto: CreateMcpServiceDto): void {
       });
     notFor('url');
   }
-  if (dto.headers) problems.push(...checkHeaderTemplates(dto.headers));
+  if (dto.headers) problems.push(...checkHeaderTemplates(dto.headers, 'headers', tenantId));
   if (problems.length) throw validationFailed(problems);
 }
 
@@ -316,7 +319,7 @@ function assertValidChange(row: McpServiceEntity, dto: UpdateMcpServiceDto): voi
       problems.push({ field, problems: [`can be changed only on STATIC services; ${row.name} is ${row.kind}`] });
   }
   if (dto.url !== undefined && row.kind === 'STATIC') problems.push(...urlProblems(dto.url));
-  if (dto.headers) problems.push(...checkHeaderTemplates(dto.headers));
+  if (dto.headers) problems.push(...checkHeaderTemplates(dto.headers, 'headers', row.tenantId));
   if (problems.length) throw validationFailed(problems);
 }
 

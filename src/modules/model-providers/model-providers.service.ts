@@ -15,7 +15,7 @@ import { ModelProvidersRepository } from './model-providers.repository';
 import { ModelProviderEntity } from './model-provider.entity';
 import { ModelProvidersErrorCode } from './model-providers.errors';
 import { ModelChatClient } from './model-chat.client';
-import { maskSecretRefs } from '@app/modules/tenant-secrets/tool-secret.refs';
+import { maskSecretRefs, tenantSecretRefProblems } from '@app/modules/tenant-secrets/tool-secret.refs';
 import {
   CreateModelProviderDto,
   ModelProviderDto,
@@ -38,6 +38,7 @@ export class ModelProvidersService {
     const tenantId = dto.tenantId ?? null;
     this.assertWritable(auth, tenantId);
     assertNoUrlCredential(dto.baseUrl);
+    assertKeyFillable(tenantId, dto.apiKey);
     const scopeKey = scopeKeyOf(tenantId);
     await this.assertNameFree(scopeKey, dto.name);
     const now = Date.now();
@@ -78,6 +79,7 @@ export class ModelProvidersService {
     const row = await this.loadVisible(auth.tenantId, id);
     this.assertWritable(auth, row.tenantId);
     if (dto.baseUrl !== undefined) assertNoUrlCredential(dto.baseUrl);
+    assertKeyFillable(row.tenantId, dto.apiKey);
     if (dto.name !== undefined) await this.assertNameFree(row.scopeKey, dto.name, id);
     const changes: Partial<ModelProviderEntity> = {
       ...(dto.name !== undefined && { name: dto.name, nameKey: nameKeyOf(dto.name) }),
@@ -161,6 +163,12 @@ function nameTaken(scopeKey: string, name: string): DomainError {
 function assertNoUrlCredential(baseUrl: string): void {
   const problem = urlCredentialProblem(baseUrl, 'baseUrl', 'put the key in apiKey as ${secret:NAME}');
   if (problem) throw validationFailed([problem]);
+}
+
+/** A tenant's provider reads its key from that tenant's secrets: a reference no tenant secret's name fits is refused. */
+function assertKeyFillable(tenantId: string | null, apiKey: string | null | undefined): void {
+  const problems = apiKey ? tenantSecretRefProblems(tenantId, { apiKey }) : [];
+  if (problems.length) throw validationFailed(problems);
 }
 
 /** A provider as an admin of `viewerTenantId` sees it: a platform-wide one's key reference is masked for a tenant. */

@@ -16,6 +16,7 @@ const MAX_NAME_BYTES = 255;
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 const SAFE_LINE = new RegExp(SAFE_LINE_PATTERN);
+const LONE_SURROGATE = /\p{Cs}/u;
 
 /** A path as a refusal quotes it: JSON-quoted, cut at 200 characters, the invisible and reordering characters escaped. */
 function shownPath(path: string): string {
@@ -36,6 +37,10 @@ export function entryPathProblem(path: string): string | null {
   if (path.startsWith('/')) return `path ${shown} is absolute: paths must be relative to the skill folder`;
   // As names and ids elsewhere: the index shows paths to admins and models, and these hide or reorder what they read.
   if (!SAFE_LINE.test(path)) return `path ${shown} ${UNSAFE_LINE_PROBLEM}`;
+  // Half a character (a JSON upload's "\ud800"): stored as U+FFFD, so two such names were one file (a 409 naming the
+  // skill as taken, or a 500 for a release).
+  if (LONE_SURROGATE.test(path))
+    return `path ${shown} holds half of a character (a lone UTF-16 surrogate, \\ud800-\\udfff): send file names as whole characters`;
   const segments = path.replace(/\/$/, '').split('/');
   if (segments.some((s) => s === '..')) return `path ${shown} leaves the skill folder ("..")`;
   if (segments.some((s) => s === '' || s === '.')) return `path ${shown} has an empty or "." segment`;
@@ -110,11 +115,27 @@ function sameName(path: string): string {
 
 function textOf(e: RawSkillEntry): string {
   const shown = JSON.stringify(e.path);
+  // Text in another encoding is told apart from binary data: the fix is to save it as UTF-8, not to leave it out.
+  const wide = wideUnicodeText(e.data);
+  if (wide)
+    throw new SkillPackageRefusal(
+      `file ${shown} is ${wide} text (it starts with a ${wide} byte order mark): only UTF-8 text files are accepted; save it as UTF-8 (Windows PowerShell 5 writes UTF-16 unless told -Encoding utf8)`,
+    );
   if (e.data.includes(0))
     throw new SkillPackageRefusal(`file ${shown} is binary (it holds NUL bytes): only text files are accepted`);
   try {
     return UTF8.decode(e.data);
   } catch {
-    throw new SkillPackageRefusal(`file ${shown} is binary (not UTF-8 text): only text files are accepted`);
+    throw new SkillPackageRefusal(
+      `file ${shown} is not UTF-8 text (a binary file, or text saved in another encoding such as Windows-1252 or GBK): only UTF-8 text files are accepted; save it as UTF-8, or leave a binary file out of the skill`,
+    );
   }
+}
+
+/** The Unicode encoding other than UTF-8 whose byte order mark starts `data` (UTF-32 before UTF-16: FF FE 00 00). */
+function wideUnicodeText(data: Buffer): string | null {
+  const starts = (...bytes: number[]) => data.length >= bytes.length && bytes.every((b, i) => data[i] === b);
+  if (starts(0xff, 0xfe, 0, 0) || starts(0, 0, 0xfe, 0xff)) return 'UTF-32';
+  if (starts(0xff, 0xfe) || starts(0xfe, 0xff)) return 'UTF-16';
+  return null;
 }

@@ -4,9 +4,6 @@ import { CharLength } from '@app/common/text/char-length';
 import { PageMetaDto } from '@app/common/dto/page.dto';
 import { HEADER_VALUE_TEXT } from '@app/modules/tool-registry/tool-definition.rules';
 
-/** Secret names: as `${secret:NAME}` spells them, upper case so that they mean the same on SQLite and MySQL. */
-export const TENANT_SECRET_NAME_PATTERN = /^[A-Z_][A-Z0-9_]{0,63}$/;
-
 export class PutTenantSecretDto {
   @ApiProperty({
     description:

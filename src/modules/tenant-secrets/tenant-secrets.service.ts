@@ -14,7 +14,8 @@ import { TenantSecretsRepository } from './tenant-secrets.repository';
 import { TenantSecretsCipher } from './tenant-secrets.cipher';
 import { ToolSecretsResolver } from './tool-secrets.resolver';
 import { TenantSecretsErrorCode } from './tenant-secrets.errors';
-import { TENANT_SECRET_NAME_PATTERN, type PutTenantSecretDto, type TenantSecretDto } from './tenant-secrets.dto';
+import type { PutTenantSecretDto, TenantSecretDto } from './tenant-secrets.dto';
+import { TENANT_SECRET_NAME_PATTERN, TENANT_SECRET_NAME_RULE } from './tool-secret.refs';
 
 /** Tries of one PUT whose write clashes each time with other writers of the same name. */
 const PUT_ATTEMPTS = 5;
@@ -121,9 +122,7 @@ function assertName(name: string): void {
     throw validationFailed([
       {
         field: 'name',
-        problems: [
-          'must be 1-64 upper-case letters, digits or _, not starting with a digit (e.g. GITHUB_TOKEN), as ${secret:NAME} references it',
-        ],
+        problems: [`must be ${TENANT_SECRET_NAME_RULE}, as \${secret:NAME} references it`],
       },
     ]);
   }

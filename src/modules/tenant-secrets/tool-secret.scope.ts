@@ -1,3 +1,5 @@
+import { unreachableTenantSecret } from './tool-secret.refs';
+
 /**
  * The secrets one tool or MCP service may reference: a platform-wide one (tenantId null) only TOOL_SECRETS,
  * a tenant's own only that tenant's secrets. Never both, never another tenant's.
@@ -34,6 +36,9 @@ export function tenantSecretScope(tenantId: string, loaded: TenantSecretValues):
     tenantId,
     get: (name) => loaded.values.get(name),
     missing: (name) => {
+      // Stored before references were checked at registration: the PUT a missing secret points to would refuse it.
+      const unreachable = unreachableTenantSecret(tenantId, name);
+      if (unreachable) return unreachable;
       if (!loaded.keyConfigured)
         return `references secret ${name}, but tenant secrets are unavailable: SECRETS_KEY is not set on the gateway (ask the platform operator)`;
       if (loaded.unreadable.has(name))

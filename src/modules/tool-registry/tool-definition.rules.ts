@@ -2,6 +2,7 @@ import type { FieldProblem } from '@app/common/errors/validation';
 import type { ServiceType } from './tool-registry.types';
 import { headerCredentialProblems, urlCredentialProblem } from './tool-credential.rules';
 import { isToolContextHeader, isTransportHeader } from './tool-context.headers';
+import { tenantSecretRefProblems } from '@app/modules/tenant-secrets/tool-secret.refs';
 
 /**
  * Text an HTTP client sends as a header value (undici refuses the rest): no C0 controls (line breaks too), no DEL,
@@ -43,6 +44,8 @@ export function checkToolDefinition(def: {
   serviceType: ServiceType;
   endpoint: string;
   headers?: Record<string, string> | null;
+  /** The owner: a tenant's tool reads only that tenant's secrets; null or absent, platform-wide. */
+  tenantId?: string | null;
 }): FieldProblem[] {
   const problems: FieldProblem[] = [];
   const rule = ENDPOINT_RULES[def.serviceType];
@@ -63,16 +66,21 @@ export function checkToolDefinition(def: {
     if (def.serviceType !== 'HTTP' && def.serviceType !== 'MCP_REMOTE') {
       problems.push({ field: 'headers', problems: ['are only used by HTTP and MCP_REMOTE tools'] });
     }
-    problems.push(...checkHeaderTemplates(def.headers));
+    problems.push(...checkHeaderTemplates(def.headers, 'headers', def.tenantId ?? null));
   }
   return problems;
 }
 
 /**
  * Rules of header templates (tools and MCP services): names of letters, digits and -, string values without
- * line breaks or control characters, and no literal credential (only `${secret:NAME}` references).
+ * line breaks or control characters, no literal credential (only `${secret:NAME}` references), and, for an owner of
+ * tenant `tenantId`, only references a tenant secret's name can fill.
  */
-export function checkHeaderTemplates(headers: Record<string, string>, fieldPrefix = 'headers'): FieldProblem[] {
+export function checkHeaderTemplates(
+  headers: Record<string, string>,
+  fieldPrefix = 'headers',
+  tenantId: string | null = null,
+): FieldProblem[] {
   const problems: FieldProblem[] = [];
   const seen = new Map<string, string>();
   for (const [name, value] of Object.entries(headers)) {
@@ -114,5 +122,11 @@ export function checkHeaderTemplates(headers: Record<string, string>, fieldPrefi
     }
   }
   problems.push(...headerCredentialProblems(headers, fieldPrefix));
+  problems.push(
+    ...tenantSecretRefProblems(
+      tenantId,
+      Object.fromEntries(Object.entries(headers).map(([name, value]) => [`${fieldPrefix}.${name}`, value])),
+    ),
+  );
   return problems;
 }

@@ -69,7 +69,7 @@ export class ToolRegistryService {
 
   async create(auth: AuthContext, dto: CreateToolDto): Promise<ToolWithChecklistDto> {
     const tenantId = targetTenantOf(auth, dto.tenantId, 'tools');
-    this.assertValidDefinition(dto);
+    this.assertValidDefinition({ ...dto, tenantId });
     this.assertNacosReachable(auth, dto.serviceType);
     await this.assertNameFree(dto.name, tenantId);
     const now = Date.now();
@@ -206,7 +206,9 @@ export class ToolRegistryService {
   // ---- rules ------------------------------------------------------------------------------
 
   private assertValidDefinition(
-    def: Pick<ToolDescriptor, 'parameters' | 'serviceType' | 'endpoint'> & { headers?: Record<string, string> | null },
+    def: Pick<ToolDescriptor, 'parameters' | 'serviceType' | 'endpoint' | 'tenantId'> & {
+      headers?: Record<string, string> | null;
+    },
   ): void {
     const problems: FieldProblem[] = [];
     const schemaProblems = this.schemas.checkDefinition(def.parameters);
