@@ -368,6 +368,25 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
     expect(await fx.run(sessionId, failed.body.runId)).toMatchObject({ status: 'FAILED', error: failed.body.error });
   });
 
+  it('fails the run at once when the provider asks to be retried later than MODEL_RETRY_MAX_AFTER_MS', async () => {
+    const agent = await fx.agent([]);
+    const sessionId = await fx.session(agent.id);
+    fx.model.script(
+      agent.model,
+      { status: 429, retryAfter: '3600', message: 'daily quota used up' },
+      { text: 'asked again within the hour' },
+    );
+
+    const started = await fx.send(sessionId, 'ra-1', 'hi', false).expect(202);
+    const failed = await fx.untilRun(sessionId, started.body.runId, 'FAILED');
+
+    expect(failed.error).toContain('failed with HTTP 429: daily quota used up');
+    expect(failed.error).toContain('asked to be retried after 3600 s, longer than MODEL_RETRY_MAX_AFTER_MS (60000 ms)');
+    expect(fx.model.requestsFor(agent.model)).toHaveLength(1);
+    expect(fx.model.pending(agent.model)).toBe(1);
+    expect((await fx.sessionView(sessionId)).status).toBe('ACTIVE');
+  });
+
   it("sends maxTokens as max_completion_tokens to a model that refuses max_tokens (OpenAI's reasoning models)", async () => {
     const agent = await fx.agent([]);
     await suite.gw.http
