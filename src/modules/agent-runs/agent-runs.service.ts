@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
@@ -32,7 +32,13 @@ const MAX_WAIT_MS = 300_000;
  * themselves are worked by the AgentRunWorker of whichever instance claims them.
  */
 @Injectable()
-export class AgentRunsService {
+export class AgentRunsService implements OnModuleDestroy {
+  /**
+   * Aborted when this instance shuts down: a `wait: true` request is then answered at once (202, the run goes on, on
+   * any instance) instead of being held until SHUTDOWN_GRACE_MS and cut without an answer.
+   */
+  private readonly stopping = new AbortController();
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly runs: AgentRunsRepository,
@@ -45,8 +51,13 @@ export class AgentRunsService {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
+  onModuleDestroy(): void {
+    this.stopping.abort();
+  }
+
   /**
-   * `signal`: the client's; a `wait: true` request whose client went away stops waiting (the run goes on).
+   * `signal`: the client's; a `wait: true` request whose client went away stops waiting (the run goes on), as does
+   * one in flight when this instance shuts down (answered 202).
    * @returns the run's view and whether it has stopped (200) or is still going (202).
    */
   async post(
@@ -59,7 +70,10 @@ export class AgentRunsService {
     let run =
       (await this.runs.findByMessage(session.id, dto.clientMessageId)) ??
       (await this.startRun(session, dto.clientMessageId, dto.content));
-    if (dto.wait) run = await this.waitForStop(run, MAX_WAIT_MS, signal);
+    if (dto.wait) {
+      const until = signal ? AbortSignal.any([signal, this.stopping.signal]) : this.stopping.signal;
+      run = await this.waitForStop(run, MAX_WAIT_MS, until);
+    }
     const now =
       run.status === 'INTERRUPTED' || run.status === 'PAUSED' ? await this.sessions.load(auth, sessionId) : session;
     return { stopped: STOPPED_RUN_STATUSES.includes(run.status), run: toRunView(run, now) };
