@@ -666,6 +666,8 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
       });
 
       expect(run).toMatchObject({ status: 'FAILED', error: expect.stringContaining('no longer exists') });
+      // What to fix, and where: the agent's modelProviderId.
+      expect(run.error).toContain(`set another modelProviderId with PATCH /api/v1/admin/agents/${agent.id}`);
       expect(fx.model.requestsFor(agent.model)).toHaveLength(1);
     });
 
