@@ -524,7 +524,14 @@ export const GATEWAY_SETTINGS = [
     kind: { type: 'int', min: 0, max: 10 },
     defaultValue: '2',
     description:
-      "Retries of a model request answered 408/409/429/5xx or cut off, with back-off and jitter honouring Retry-After (up to 60 s); then the run FAILS with the reason. A provider's options.maxRetries replaces it.",
+      "Retries of a model request answered 408/409/429/5xx or cut off, with back-off and jitter honouring Retry-After (up to MODEL_RETRY_MAX_AFTER_MS); then the run FAILS with the reason. A provider's options.maxRetries replaces it.",
+  },
+  {
+    env: 'MODEL_RETRY_MAX_AFTER_MS',
+    kind: { type: 'int', min: 0, max: 600_000 },
+    defaultValue: '60000',
+    description:
+      'Longest wait a model provider may ask for before a retry (Retry-After or retry-after-ms on a 429/5xx answer); a longer one is not waited for: the run FAILS at once with the reason.',
   },
   {
     env: 'SUBAGENT_MAX_DEPTH',

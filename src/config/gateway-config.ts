@@ -73,6 +73,8 @@ export interface GatewayConfig {
     pollIntervalMs: number;
     modelCallTimeoutMs: number;
     modelMaxRetries: number;
+    /** Longest Retry-After of a model provider a run waits for (MODEL_RETRY_MAX_AFTER_MS); a longer one fails the request. */
+    modelRetryMaxAfterMs: number;
     /** Bytes of one model answer (MODEL_MAX_ANSWER_BYTES). */
     modelMaxAnswerBytes: number;
     subagentMaxDepth: number;
@@ -277,6 +279,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       pollIntervalMs: raw.RUN_POLL_INTERVAL_MS as number,
       modelCallTimeoutMs: raw.MODEL_CALL_TIMEOUT_MS as number,
       modelMaxRetries: raw.MODEL_MAX_RETRIES as number,
+      modelRetryMaxAfterMs: raw.MODEL_RETRY_MAX_AFTER_MS as number,
       modelMaxAnswerBytes: raw.MODEL_MAX_ANSWER_BYTES as number,
       subagentMaxDepth: raw.SUBAGENT_MAX_DEPTH as number,
       subagentMaxOpenTasks: raw.SUBAGENT_MAX_OPEN_TASKS as number,

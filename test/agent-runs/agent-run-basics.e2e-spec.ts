@@ -2,6 +2,7 @@ import { describeEachDialect } from '@test/support/test-database';
 import { gatewayForSuite } from '@test/support/gateway-test-app';
 import { waitFor } from '@test/support/wait-for';
 import { heldAnswers } from '@test/support/scripted-model.server';
+import { AgentRunsService } from '@app/modules/agent-runs/agent-runs.service';
 import { AGENT_LOOP_ENV, AgentLoopFixture, MODEL_KEY } from './support/agent-loop.fixture';
 
 describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messages)', (dialect) => {
@@ -97,6 +98,41 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
     expect(noWait.body.runId).toBe(first.body.runId);
     expect(fx.model.requestsFor(agent.model)).toHaveLength(1);
     expect(await fx.messages(sessionId)).toHaveLength(2);
+  });
+
+  it('stops waiting once a wait: true client has gone away, and the run goes on', async () => {
+    const agent = await fx.agent([]);
+    const sessionId = await fx.session(agent.id);
+    const held = heldAnswers();
+    fx.model.script(agent.model, { text: 'Answered after the client left.', until: held.until });
+    // The request's own work, seen from inside: it ends when it no longer waits.
+    const service = suite.gw.app.get(AgentRunsService);
+    const original = service.post.bind(service);
+    let ended = false;
+    const post = jest.spyOn(service, 'post').mockImplementation((...args) => {
+      const answer = original(...args);
+      answer.finally(() => (ended = true)).catch(() => undefined);
+      return answer;
+    });
+    try {
+      const client = fx.send(sessionId, 'gone-1', 'Hi');
+      const sent = client.then(
+        () => 'answered',
+        () => 'cut',
+      );
+      await waitFor(() => fx.model.requestsFor(agent.model).length === 1, { description: 'the model to be asked' });
+      client.abort();
+      expect(await sent).toBe('cut');
+      await waitFor(() => ended, { description: 'the request to stop waiting for its run' });
+    } finally {
+      post.mockRestore();
+    }
+
+    held.release();
+    const runId = (await fx.events(sessionId)).find((e) => e.type === 'message')!.data.runId;
+    expect(await fx.untilRun(sessionId, runId, 'COMPLETED')).toMatchObject({
+      answer: 'Answered after the client left.',
+    });
   });
 
   it('turns invalid JSON arguments into a FAILED tool result the model reads and corrects', async () => {
@@ -368,6 +404,25 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
     expect(await fx.run(sessionId, failed.body.runId)).toMatchObject({ status: 'FAILED', error: failed.body.error });
   });
 
+  it('fails the run at once when the provider asks to be retried later than MODEL_RETRY_MAX_AFTER_MS', async () => {
+    const agent = await fx.agent([]);
+    const sessionId = await fx.session(agent.id);
+    fx.model.script(
+      agent.model,
+      { status: 429, retryAfter: '3600', message: 'daily quota used up' },
+      { text: 'asked again within the hour' },
+    );
+
+    const started = await fx.send(sessionId, 'ra-1', 'hi', false).expect(202);
+    const failed = await fx.untilRun(sessionId, started.body.runId, 'FAILED');
+
+    expect(failed.error).toContain('failed with HTTP 429: daily quota used up');
+    expect(failed.error).toContain('asked to be retried after 3600 s, longer than MODEL_RETRY_MAX_AFTER_MS (60000 ms)');
+    expect(fx.model.requestsFor(agent.model)).toHaveLength(1);
+    expect(fx.model.pending(agent.model)).toBe(1);
+    expect((await fx.sessionView(sessionId)).status).toBe('ACTIVE');
+  });
+
   it("sends maxTokens as max_completion_tokens to a model that refuses max_tokens (OpenAI's reasoning models)", async () => {
     const agent = await fx.agent([]);
     await suite.gw.http
@@ -611,6 +666,8 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
       });
 
       expect(run).toMatchObject({ status: 'FAILED', error: expect.stringContaining('no longer exists') });
+      // What to fix, and where: the agent's modelProviderId.
+      expect(run.error).toContain(`set another modelProviderId with PATCH /api/v1/admin/agents/${agent.id}`);
       expect(fx.model.requestsFor(agent.model)).toHaveLength(1);
     });
 

@@ -285,7 +285,10 @@ export class AgentRunLoop {
         failed: `agent ${agent.name} has no modelProviderId; set one with PATCH /api/v1/admin/agents/${agent.id}`,
       };
     const provider = await this.providers.loadVisible(run.tenantId, agent.modelProviderId).catch(() => null);
-    if (!provider) return { failed: `model provider ${agent.modelProviderId} of agent ${agent.name} no longer exists` };
+    if (!provider)
+      return {
+        failed: `model provider ${agent.modelProviderId} of agent ${agent.name} no longer exists; set another modelProviderId with PATCH /api/v1/admin/agents/${agent.id} (GET /api/v1/admin/model-providers lists them), then send the message again`,
+      };
     return { agent, provider };
   }
 

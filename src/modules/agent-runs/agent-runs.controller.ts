@@ -4,6 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
+import { ClientSignal } from '@app/common/http/client-signal.decorator';
 import { AgentRunsService } from './agent-runs.service';
 import { MessagePageDto, MessagesQueryDto, PostMessageDto, RunDto } from './agent-runs.dto';
 
@@ -23,8 +24,9 @@ export class AgentRunsController {
     @Param('id') id: string,
     @Body() dto: PostMessageDto,
     @Res({ passthrough: true }) res: FastifyReply,
+    @ClientSignal() signal: AbortSignal,
   ): Promise<RunDto> {
-    const { stopped, run } = await this.runs.post(auth, id, dto);
+    const { stopped, run } = await this.runs.post(auth, id, dto, signal);
     void res.code(dto.wait && stopped ? 200 : 202);
     return run;
   }

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
@@ -32,7 +32,13 @@ const MAX_WAIT_MS = 300_000;
  * themselves are worked by the AgentRunWorker of whichever instance claims them.
  */
 @Injectable()
-export class AgentRunsService {
+export class AgentRunsService implements OnModuleDestroy {
+  /**
+   * Aborted when this instance shuts down: a `wait: true` request is then answered at once (202, the run goes on, on
+   * any instance) instead of being held until SHUTDOWN_GRACE_MS and cut without an answer.
+   */
+  private readonly stopping = new AbortController();
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly runs: AgentRunsRepository,
@@ -45,13 +51,29 @@ export class AgentRunsService {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
-  /** @returns the run's view and whether it has stopped (200) or is still going (202). */
-  async post(auth: AuthContext, sessionId: string, dto: PostMessageDto): Promise<{ stopped: boolean; run: RunView }> {
+  onModuleDestroy(): void {
+    this.stopping.abort();
+  }
+
+  /**
+   * `signal`: the client's; a `wait: true` request whose client went away stops waiting (the run goes on), as does
+   * one in flight when this instance shuts down (answered 202).
+   * @returns the run's view and whether it has stopped (200) or is still going (202).
+   */
+  async post(
+    auth: AuthContext,
+    sessionId: string,
+    dto: PostMessageDto,
+    signal?: AbortSignal,
+  ): Promise<{ stopped: boolean; run: RunView }> {
     const session = await this.sessions.load(auth, sessionId);
     let run =
       (await this.runs.findByMessage(session.id, dto.clientMessageId)) ??
       (await this.startRun(session, dto.clientMessageId, dto.content));
-    if (dto.wait) run = await this.waitForStop(run);
+    if (dto.wait) {
+      const until = signal ? AbortSignal.any([signal, this.stopping.signal]) : this.stopping.signal;
+      run = await this.waitForStop(run, MAX_WAIT_MS, until);
+    }
     const now =
       run.status === 'INTERRUPTED' || run.status === 'PAUSED' ? await this.sessions.load(auth, sessionId) : session;
     return { stopped: STOPPED_RUN_STATUSES.includes(run.status), run: toRunView(run, now) };
@@ -158,12 +180,20 @@ export class AgentRunsService {
     return notActiveError(await this.sessions.load({ tenantId: null }, sessionId));
   }
 
-  /** The run once it stopped, or as it is after `maxMs`. */
-  async waitForStop(run: AgentRunEntity, maxMs = MAX_WAIT_MS): Promise<AgentRunEntity> {
+  /**
+   * The run once it stopped, or as it is after `maxMs` or once `signal` aborts (a waiting client that went away: its
+   * request read the run every RUN_POLL_INTERVAL_MS for up to 5 minutes, for nobody).
+   */
+  async waitForStop(run: AgentRunEntity, maxMs = MAX_WAIT_MS, signal?: AbortSignal): Promise<AgentRunEntity> {
     const deadline = Date.now() + maxMs;
     let current = run;
-    while (!STOPPED_RUN_STATUSES.includes(current.status) && Date.now() < deadline) {
-      await this.notifier.nextStop(run.id, Math.min(this.config.agentLoop.pollIntervalMs, deadline - Date.now()));
+    while (!STOPPED_RUN_STATUSES.includes(current.status) && Date.now() < deadline && !signal?.aborted) {
+      await this.notifier.nextStop(
+        run.id,
+        Math.min(this.config.agentLoop.pollIntervalMs, deadline - Date.now()),
+        signal,
+      );
+      if (signal?.aborted) break;
       current = (await this.runs.find(run.id)) ?? current;
     }
     return current;

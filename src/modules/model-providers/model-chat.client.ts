@@ -12,6 +12,7 @@ import type { ModelProviderEntity } from './model-provider.entity';
 import { API_KEY_REF_PATTERN } from './model-providers.types';
 import { errorBodyShapeFetch } from './error-body-shape.fetch';
 import { boundedAnswerFetch, ModelAnswerBoundError } from './bounded-answer.fetch';
+import { retryAfterAskedMs, retryAfterBoundFetch } from './retry-after-bound.fetch';
 import { endedEarly } from './model-finish-reason';
 import { credentialForms } from '@app/modules/executors/secrets/tool-header.secrets';
 
@@ -78,7 +79,8 @@ const MIN_MODEL_KEY_CHARS = 3;
  * Asks an OpenAI-compatible provider with the official `openai` client: one client per provider version (and
  * key), every request through the outbound guard's undici Agent, a timeout per request (body included) and a size
  * bound per answer ({@link boundedAnswerFetch}: MODEL_MAX_ANSWER_BYTES), and the client's retries (408/409/429/5xx
- * and cut connections, exponential back-off with jitter, Retry-After honoured up to 60 s). The key is read from the
+ * and cut connections, exponential back-off with jitter, Retry-After honoured up to MODEL_RETRY_MAX_AFTER_MS: a longer
+ * one fails the request at once, {@link retryAfterBoundFetch}). The key is read from the
  * provider's own secret scope at call time and never logged.
  */
 @Injectable()
@@ -166,12 +168,15 @@ export class ModelChatClient {
     if (cached && cached.version === provider.version && cached.apiKey === apiKey) return cached;
     const o = provider.options ?? {};
     const timeoutMs = o.timeoutMs ?? this.config.agentLoop.modelCallTimeoutMs;
-    const answers = errorBodyShapeFetch(
-      boundedAnswerFetch(this.outbound.scope(provider.tenantId).fetch, {
-        provider: provider.name,
-        timeoutMs,
-        maxBytes: this.config.agentLoop.modelMaxAnswerBytes,
-      }),
+    const answers = retryAfterBoundFetch(
+      errorBodyShapeFetch(
+        boundedAnswerFetch(this.outbound.scope(provider.tenantId).fetch, {
+          provider: provider.name,
+          timeoutMs,
+          maxBytes: this.config.agentLoop.modelMaxAnswerBytes,
+        }),
+      ),
+      this.config.agentLoop.modelRetryMaxAfterMs,
     );
     const client = new OpenAI({
       apiKey,
@@ -234,7 +239,11 @@ export class ModelChatClient {
       // The client retries only 408/409/429/5xx and cut connections: name the attempts only then.
       const code = Number(err.status ?? 0);
       const retried = code === 0 || [408, 409, 429].includes(code) || code >= 500;
-      if (!retried) after = '';
+      // A wait asked for beyond MODEL_RETRY_MAX_AFTER_MS was not made: the request failed at that answer.
+      const asked = retryAfterAskedMs(err.headers as Headers | undefined);
+      const cap = this.config.agentLoop.modelRetryMaxAfterMs;
+      const tooLong = retried && asked !== undefined && asked > cap;
+      if (!retried || tooLong) after = '';
       const status = err.status ? `HTTP ${err.status}` : 'no answer';
       // The key out before the detail is cut: cut first, a key straddling the cut would keep its first half.
       const detail = withoutKey(err.status ? errorText(err.error) || plainText(err) : reason(err), apiKey);
@@ -242,8 +251,11 @@ export class ModelChatClient {
       // A path the server does not serve, or a model it does not have: mostly a baseUrl without its /v1.
       const hint =
         err.status === 404 ? " (check the provider's baseUrl, whose /chat/completions must answer, and its model)" : '';
+      const waitHint = tooLong
+        ? `; it asked to be retried after ${Math.ceil(asked / 1000)} s, longer than MODEL_RETRY_MAX_AFTER_MS (${cap} ms) lets a run wait, so it was not asked again: send the message again later, or raise MODEL_RETRY_MAX_AFTER_MS`
+        : '';
       return new ModelCallError(
-        `model provider ${provider.name} failed with ${status}${after}${detail ? `: ${detail.slice(0, 300)}` : ''}${hint}`,
+        `model provider ${provider.name} failed with ${status}${after}${detail ? `: ${detail.slice(0, 300)}` : ''}${hint}${waitHint}`,
         window > 0 ? window : undefined,
       );
     }
