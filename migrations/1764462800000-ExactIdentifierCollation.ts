@@ -34,7 +34,7 @@ export const EXACT_IDENTIFIER_COLUMNS: Readonly<Record<string, readonly string[]
 /** MySQL's exact (byte-wise) collation: what SQLite's `=` does. */
 export const EXACT_COLLATION = 'utf8mb4_bin';
 /** The collation of every text column before this migration (the connection's). */
-const CASE_INSENSITIVE_COLLATION = 'utf8mb4_unicode_ci';
+export const CASE_INSENSITIVE_COLLATION = 'utf8mb4_unicode_ci';
 
 /**
  * On MySQL, identifiers compared exactly, as on SQLite. The tables' collation, `utf8mb4_unicode_ci`, made
@@ -47,17 +47,29 @@ export class ExactIdentifierCollation1764462800000 implements MigrationInterface
   name = 'ExactIdentifierCollation1764462800000';
 
   async up(q: QueryRunner): Promise<void> {
-    await collate(q, EXACT_COLLATION);
+    await collateColumns(q, EXACT_IDENTIFIER_COLUMNS, EXACT_COLLATION);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await collate(q, CASE_INSENSITIVE_COLLATION);
+    await collateColumns(q, EXACT_IDENTIFIER_COLUMNS, CASE_INSENSITIVE_COLLATION);
   }
 }
 
-async function collate(q: QueryRunner, collation: string): Promise<void> {
+/**
+ * On MySQL, gives `columns` (by table) `collation`, each table in one ALTER, keeping each column's type and
+ * nullability (none of them has a default) and a FULLTEXT index's stopword setting. A no-op on SQLite, whose `=` is
+ * exact.
+ */
+export async function collateColumns(
+  q: QueryRunner,
+  columnsByTable: Readonly<Record<string, readonly string[]>>,
+  collation: string,
+): Promise<void> {
   if (q.connection.options.type === 'better-sqlite3') return;
-  for (const [table, columns] of Object.entries(EXACT_IDENTIFIER_COLUMNS)) {
+  // An ALTER rebuilds the table, and its FULLTEXT index (knowledge_chunk) with this session's stopword setting: keep
+  // the one CreateKnowledgeBases made it with (InnoDB's stopwords would drop tokens SQLite keeps).
+  await q.query('SET SESSION innodb_ft_enable_stopword = OFF');
+  for (const [table, columns] of Object.entries(columnsByTable)) {
     const defined = (await q.query(
       `SELECT COLUMN_NAME AS name, COLUMN_TYPE AS type, IS_NULLABLE AS nullable FROM information_schema.COLUMNS
         WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND COLUMN_NAME IN (${columns.map(() => '?').join(', ')})`,

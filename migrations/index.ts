@@ -30,6 +30,7 @@ import { AddMcpServiceNamespaceChooser1764463640000 } from './1764463640000-AddM
 import { AddSessionEventOnceKey1764463700000 } from './1764463700000-AddSessionEventOnceKey';
 import { CreateSessionEventOutbox1764463800000 } from './1764463800000-CreateSessionEventOutbox';
 import { CountSessionEventOutboxAttempts1764463900000 } from './1764463900000-CountSessionEventOutboxAttempts';
+import { ExactEntityIdCollation1764464600000 } from './1764464600000-ExactEntityIdCollation';
 
 /** Every migration, in order. The only schema source: `synchronize` is never on. */
 export const GATEWAY_MIGRATIONS = [
@@ -65,4 +66,5 @@ export const GATEWAY_MIGRATIONS = [
   AddSessionEventOnceKey1764463700000,
   CreateSessionEventOutbox1764463800000,
   CountSessionEventOutboxAttempts1764463900000,
+  ExactEntityIdCollation1764464600000,
 ];

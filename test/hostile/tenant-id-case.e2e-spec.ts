@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { EXACT_COLLATION, EXACT_IDENTIFIER_COLUMNS } from '@migrations/1764462800000-ExactIdentifierCollation';
+import { EXACT_ENTITY_ID_COLUMNS } from '@migrations/1764464600000-ExactEntityIdCollation';
 import { createKey, gatewayForSuite, sessionWithTool, toolBody } from '@test/support/gateway-test-app';
 import { describeEachDialect } from '@test/support/test-database';
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
@@ -139,4 +140,30 @@ describeEachDialect('identifiers that differ only in letter case are different',
       expect(rows.map((r) => `${r.t}.${r.c}`).sort()).toEqual(listed.sort());
       expect(rows.filter((r) => r.collation !== EXACT_COLLATION)).toEqual([]);
     });
+
+  if (dialect === 'mysql')
+    it('every id column (an entity id, or a reference to one) is compared exactly on MySQL, tables added later too', async () => {
+      const rows = await suite.gw.app.get(DataSource).query<Array<{ t: string; c: string; collation: string }>>(
+        `SELECT TABLE_NAME AS t, COLUMN_NAME AS c, COLLATION_NAME AS collation FROM information_schema.COLUMNS
+          WHERE TABLE_SCHEMA = DATABASE() AND DATA_TYPE IN ('varchar', 'char')
+            AND (COLUMN_NAME = 'id' OR COLUMN_NAME LIKE '%\\_id')`,
+      );
+      const listed = Object.entries(EXACT_ENTITY_ID_COLUMNS).flatMap(([t, cs]) => cs.map((c) => `${t}.${c}`));
+      expect(rows.length).toBeGreaterThan(listed.length);
+      expect(rows.map((r) => `${r.t}.${r.c}`)).toEqual(expect.arrayContaining(listed));
+      expect(rows.filter((r) => r.collation !== EXACT_COLLATION)).toEqual([]);
+    });
+
+  it("an agent's or a tool's id in other letter case is no agent or tool (404), on both databases", async () => {
+    const { gw } = suite;
+    const { agentId, toolId } = await sessionWithTool(gw, await createKey(gw, 'idcase', 'runtime'), 'idcase', {
+      name: 'echo_idcase',
+      endpoint: remote.url('/echo'),
+      httpMethod: 'POST',
+    });
+    await gw.http.get(`/api/v1/admin/agents/${agentId}`).set(gw.admin).expect(200);
+    await gw.http.get(`/api/v1/admin/agents/${agentId.toUpperCase()}`).set(gw.admin).expect(404);
+    await gw.http.get(`/api/v1/admin/tools/${toolId}`).set(gw.admin).expect(200);
+    await gw.http.get(`/api/v1/admin/tools/${toolId.toUpperCase()}`).set(gw.admin).expect(404);
+  });
 });

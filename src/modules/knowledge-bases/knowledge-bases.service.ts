@@ -157,13 +157,10 @@ export class KnowledgeBasesService {
     }
   }
 
-  /**
-   * The base, if the caller may see it (another tenant's is 404). Its id exactly as given: MySQL's collation compares
-   * ids ignoring letter case, so the id in upper case found the base there (404 on SQLite).
-   */
+  /** The base, if the caller may see it (another tenant's is 404). */
   async load(auth: Pick<AuthContext, 'tenantId'>, id: string): Promise<KnowledgeBaseEntity> {
     const row = await this.repo.findBase(id);
-    if (!row || row.id !== id || (auth.tenantId !== null && row.tenantId !== auth.tenantId)) throw notFound(id);
+    if (!row || (auth.tenantId !== null && row.tenantId !== auth.tenantId)) throw notFound(id);
     return row;
   }
 }

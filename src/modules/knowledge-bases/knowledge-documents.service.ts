@@ -142,7 +142,7 @@ export class KnowledgeDocumentsService {
   private async load(auth: AuthContext, knowledgeBaseId: string, documentId: string): Promise<KnowledgeDocumentEntity> {
     const base = await this.bases.load(auth, knowledgeBaseId);
     const row = await this.repo.findDocument(documentId);
-    if (!row || row.id !== documentId || row.knowledgeBaseId !== base.id) {
+    if (!row || row.knowledgeBaseId !== base.id) {
       throw new DomainError(
         CommonErrorCode.NOT_FOUND,
         `No document ${documentId} in knowledge base ${base.id}; list them with GET /api/v1/admin/knowledge-bases/${base.id}/documents.`,

@@ -154,13 +154,9 @@ export class SessionsService {
     return this.inScope(auth, id, await this.sessions.find(id));
   }
 
-  /**
-   * `row` (session `id` as read) if it belongs to the caller's tenant, otherwise 404 as if it did not exist. Its id
-   * exactly as given: MySQL's collation finds the row of an id in other letter case (SQLite does not), and what is
-   * keyed by the id in this process (leases, results, workspaces) would then see two sessions.
-   */
+  /** `row` (session `id` as read) if it belongs to the caller's tenant, otherwise 404 as if it did not exist. */
   inScope(auth: Pick<AuthContext, 'tenantId'>, id: string, row: AgentSessionEntity | null): AgentSessionEntity {
-    if (!row || row.id !== id || (auth.tenantId !== null && row.tenantId !== auth.tenantId)) {
+    if (!row || (auth.tenantId !== null && row.tenantId !== auth.tenantId)) {
       throw new DomainError(
         CommonErrorCode.NOT_FOUND,
         `No session ${id} in your tenant; create one with POST /api/v1/sessions.`,
