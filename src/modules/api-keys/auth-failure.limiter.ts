@@ -34,14 +34,9 @@ interface CountedScope {
 }
 
 /**
- * Who `address` counts as: an IPv4 address itself (also when a dual-stack listener reports it IPv4-mapped,
- * `::ffff:a.b.c.d`), an IPv6 address its /64 (`2001:db8:1:2::/64`).
+ * The counts a failure of `address` adds to: its client, an IPv4 address itself (also when a dual-stack listener
+ * reports it IPv4-mapped, `::ffff:a.b.c.d`) or an IPv6 address's /64 (`2001:db8:1:2::/64`), and for IPv6 its /48 too.
  */
-export function countedClientOf(address: string): string {
-  return scopesOf(address, 1)[0].key;
-}
-
-/** The counts a failure of `address` adds to: its client ({@link countedClientOf}) and, for IPv6, its /48 too. */
 function scopesOf(address: string, perMinute: number): CountedScope[] {
   const parsed = parseAddress(address);
   if (parsed === null) return [{ key: address, limit: perMinute }];
@@ -67,7 +62,7 @@ interface AddressFailures {
 }
 
 /**
- * AUTH_FAILURES_PER_MINUTE per client address ({@link countedClientOf}: an IPv6 address counts by its /64, and its
+ * AUTH_FAILURES_PER_MINUTE per client address ({@link scopesOf}: an IPv6 address counts by its /64, and its
  * /48 is refused at IPV6_SITE_FACTOR times that) on this instance (the counts live in this process). An address that failed that many times is refused until the minute
  * that began with its first failure is over; then it starts again. A WARN line names the address (never a key) when it is refused, once per minute; the refusals are counted
  * in `gateway_auth_failure_refusals_total`. With the setting at 0 it counts and refuses nothing.

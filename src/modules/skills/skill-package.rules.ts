@@ -1,4 +1,5 @@
 import { SAFE_LINE_PATTERN, UNSAFE_LINE_PROBLEM } from '@app/common/safe-text';
+import { LONE_SURROGATE } from '@app/common/text/lone-surrogate';
 import { readSkillFrontMatter } from './skill-front-matter';
 import {
   RawSkillEntry,
@@ -16,7 +17,6 @@ const MAX_NAME_BYTES = 255;
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 const SAFE_LINE = new RegExp(SAFE_LINE_PATTERN);
-const LONE_SURROGATE = /\p{Cs}/u;
 
 /** A path as a refusal quotes it: JSON-quoted, cut at 200 characters, the invisible and reordering characters escaped. */
 function shownPath(path: string): string {

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { stat } from 'node:fs/promises';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { DomainError } from '@app/common/errors/domain-error';
 import { SessionsService } from '@app/modules/loop-acting/sessions/sessions.service';
@@ -49,19 +48,12 @@ export class WorkspaceSessions {
    */
   async forCall(tenantId: string, sessionId: string): Promise<WorkspaceOwner> {
     const dir = this.locator.dirOf(tenantId, sessionId);
-    if (!(await exists(dir)))
+    if (!(await this.locator.exists(tenantId, sessionId)))
       await this.gate.run(dir, 'files', async () => {
-        if (await exists(dir)) return;
+        if (await this.locator.exists(tenantId, sessionId)) return;
         if ((await this.sessions.load({ tenantId }, sessionId)).status === 'CLOSED') throw workspaceGone();
         await this.locator.ensure(tenantId, sessionId);
       });
     return { tenantId, sessionId, dir };
   }
-}
-
-function exists(dir: string): Promise<boolean> {
-  return stat(dir).then(
-    () => true,
-    () => false,
-  );
 }

@@ -35,13 +35,17 @@ export class WorkspaceLocator {
 
   /** Removes the session's workspace and everything in it (symlinks are removed, never followed); false if none. */
   async remove(tenantId: string, sessionId: string): Promise<boolean> {
-    const dir = this.dirOf(tenantId, sessionId);
-    const existed = await stat(dir).then(
+    const existed = await this.exists(tenantId, sessionId);
+    await removeTree(this.dirOf(tenantId, sessionId));
+    return existed;
+  }
+
+  /** Whether the session's workspace folder is on disk. */
+  exists(tenantId: string, sessionId: string): Promise<boolean> {
+    return stat(this.dirOf(tenantId, sessionId)).then(
       () => true,
       () => false,
     );
-    await removeTree(dir);
-    return existed;
   }
 
   artifactDir(tenantId: string): string {

@@ -1,4 +1,7 @@
-import { blockedAddressReason } from './outbound-address.classifier';
+import { blockedAddress } from './outbound-address.classifier';
+
+/** Why `address` may not be reached, or null. */
+const blockedAddressReason = (address: string): string | null => blockedAddress(address)?.reason ?? null;
 import { OutboundAllowList } from './outbound-allow-list';
 
 describe('blockedAddressReason', () => {

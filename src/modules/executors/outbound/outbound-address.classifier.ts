@@ -50,11 +50,6 @@ export function blockedAddress(address: string): BlockedAddress | null {
   return blockedRangeOf(parsed);
 }
 
-/** {@link blockedAddress}'s reason alone. */
-export function blockedAddressReason(address: string): string | null {
-  return blockedAddress(address)?.reason ?? null;
-}
-
 function blockedRangeOf(addr: Address): BlockedAddress | null {
   if (addr.kind() === 'ipv4') {
     const range = addr.range();
