@@ -13,6 +13,8 @@ const { evaluateRiskText } =
   require('../src/modules/risk/risk-text.evaluator') as typeof import('@app/modules/risk/risk-text.evaluator');
 const { evaluateRiskArguments } =
   require('../src/modules/risk/risk-arguments.evaluator') as typeof import('@app/modules/risk/risk-arguments.evaluator');
+const { RiskDetector } =
+  require('../src/modules/risk/risk-detector') as typeof import('@app/modules/risk/risk-detector');
 /* eslint-enable @typescript-eslint/no-require-imports */
 const importMs = Number(process.hrtime.bigint() - importStarted) / 1e6;
 
@@ -139,7 +141,56 @@ function reportLongTexts(): void {
   }
 }
 
-function main(): void {
+const LARGE_CALL_CHARS = 8 * 1024 * 1024;
+const LARGE_CALL_ROUNDS = 3;
+
+/** Longest gap between the ticks of a 1 ms timer while `work` runs: how long the main thread could serve nothing. */
+async function longestStall(work: () => unknown): Promise<{ stallMs: number; totalMs: number }> {
+  let last = performance.now();
+  let stallMs = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    stallMs = Math.max(stallMs, now - last);
+    last = now;
+  }, 1);
+  const started = performance.now();
+  await work();
+  const totalMs = performance.now() - started;
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  clearInterval(timer);
+  stallMs = Math.max(stallMs, performance.now() - last);
+  return { stallMs, totalMs };
+}
+
+/**
+ * One call with 8 MB of prose (a file a WRITE_FILE-like tool writes) holding one command line: evaluated inline, the
+ * main thread serves nothing until the verdict; through the detector's call path, on its worker thread.
+ */
+async function reportLargeCall(): Promise<void> {
+  const prose = 'We meet at noon; update the docs before the release. ';
+  const half = prose.repeat(Math.ceil(LARGE_CALL_CHARS / 2 / prose.length));
+  const args = { path: 'notes/plan.md', content: `${half}\nrm -rf /var/lib/important\n${half}` };
+  const detector = new RiskDetector();
+  await detector.evaluateCallArguments(args); // starts the worker thread
+  const rows: Record<'inline' | 'worker', { stallMs: number; totalMs: number }[]> = { inline: [], worker: [] };
+  for (let round = 0; round < LARGE_CALL_ROUNDS; round++) {
+    rows.inline.push(await longestStall(() => evaluateRiskArguments(args)));
+    rows.worker.push(await longestStall(() => detector.evaluateCallArguments(args)));
+  }
+  await detector.onModuleDestroy();
+  console.log(
+    `\none call with ${(LARGE_CALL_CHARS / 1024 / 1024).toFixed(0)} MB of prose, median of ${LARGE_CALL_ROUNDS} (alternating)`,
+  );
+  for (const [label, runs] of Object.entries(rows)) {
+    const stall = percentile(sorted(runs.map((r) => r.stallMs)), 0.5);
+    const total = percentile(sorted(runs.map((r) => r.totalMs)), 0.5);
+    console.log(
+      `  ${label.padEnd(8)} verdict after ${total.toFixed(0).padStart(5)} ms; main thread stalled at most ${stall.toFixed(0).padStart(5)} ms`,
+    );
+  }
+}
+
+async function main(): Promise<void> {
   const texts = RISK_CORPUS.map((e) => e.text);
   console.log('# risk detector benchmark');
   console.log(
@@ -210,6 +261,7 @@ function main(): void {
   report('evaluateRiskArguments', medians(argRuns));
   report('all', medians([...textRuns, ...argRuns]));
   reportLongTexts();
+  await reportLargeCall();
   console.log(
     `load average at end: ${os
       .loadavg()
@@ -219,4 +271,4 @@ function main(): void {
   console.log(`\nmeasured in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
-main();
+void main();

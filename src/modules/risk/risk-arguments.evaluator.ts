@@ -1,16 +1,12 @@
 import RE2 from 're2';
 import type { RiskHint, RiskVerdict } from './risk.types';
-import { RiskMatchSink } from './risk-match.sink';
+import { evaluateRiskReadings, RiskReading } from './risk-readings';
 import { shellJoin } from './risk-shell-word';
-import { evaluateTextInto } from './risk-text.evaluator';
-import { newEvaluationWork } from './risk-scan';
 
 type Schema = Record<string, unknown>;
 
 /** Deeper argument trees are reported as opaque instead of being walked. */
 const MAX_DEPTH = 64;
-/** Strings worth parsing per call; beyond this the rest counts as opaque (keeps one call well under a second). */
-const MAX_PARSED_STRINGS = 2_000;
 
 /**
  * Sibling fields that together form one command line (names compared case-insensitively):
@@ -52,22 +48,25 @@ const OPERAND_FIELDS = [
  * as shell too where it is not all SQL); the hint applies to everything below that property. Each match carries the argument path (`steps[1].sql`).
  */
 export function evaluateRiskArguments(args: unknown, schema?: Record<string, unknown>): RiskVerdict {
-  const sink = new RiskMatchSink();
+  return evaluateRiskReadings(collectRiskReadings(args, schema));
+}
+
+/**
+ * The texts {@link evaluateRiskArguments} reads in `args`, with their hints and paths, in order: the walk of the
+ * arguments (schema hints, argv arrays, command lines split over fields), without reading any text yet.
+ */
+export function collectRiskReadings(args: unknown, schema?: Record<string, unknown>): RiskReading[] {
   const root = unwrapSchema(schema);
-  new ArgumentsWalker(sink, root).walk(args, root, undefined, 'auto', 0);
-  return sink.verdict();
+  const walker = new ArgumentsWalker(root);
+  walker.walk(args, root, undefined, 'auto', 0);
+  return walker.readings;
 }
 
 class ArgumentsWalker {
+  readonly readings: RiskReading[] = [];
   private readonly seen = new WeakSet<object>();
-  private parsed = 0;
-  /** One evaluation's bounds for all the call's strings: each string with its own let 2,000 of them parse for seconds. */
-  private readonly work = newEvaluationWork();
 
-  constructor(
-    private readonly sink: RiskMatchSink,
-    private readonly root: Schema | undefined,
-  ) {}
+  constructor(private readonly root: Schema | undefined) {}
 
   walk(value: unknown, schema: Schema | undefined, path: string | undefined, inherited: RiskHint, depth: number): void {
     const resolved = this.resolve(schema);
@@ -77,11 +76,11 @@ class ArgumentsWalker {
       return;
     }
     if (typeof value !== 'object' || value === null) return;
-    if (depth >= MAX_DEPTH || this.seen.has(value)) {
-      this.sink.at(path);
-      if (depth >= MAX_DEPTH) this.sink.add('opaque', `arguments nested deeper than ${MAX_DEPTH} levels`);
+    if (depth >= MAX_DEPTH) {
+      this.readings.push({ rule: 'opaque', match: `arguments nested deeper than ${MAX_DEPTH} levels`, path });
       return;
     }
+    if (this.seen.has(value)) return;
     this.seen.add(value);
     if (Array.isArray(value)) {
       value.forEach((item, i) => this.walk(item, itemSchema(resolved, i), `${path ?? ''}[${i}]`, hint, depth + 1));
@@ -127,13 +126,7 @@ class ArgumentsWalker {
   }
 
   private text(text: string, hint: RiskHint, path: string | undefined): void {
-    this.sink.at(path);
-    if (this.parsed >= MAX_PARSED_STRINGS) {
-      this.sink.at(undefined);
-      this.sink.add('opaque', `arguments hold more than ${MAX_PARSED_STRINGS} command-like strings`);
-      return;
-    }
-    if (evaluateTextInto(text, hint, this.sink, this.work)) this.parsed++;
+    this.readings.push({ text, hint, path });
   }
 
   /** Follows a local `$ref` (`#/$defs/x`, `#/definitions/x`). */

@@ -4,9 +4,12 @@ const MAX_SNIPPET = 200;
 /** Enough to review; a script with thousands of hits should not produce a verdict of thousands of lines. */
 const MAX_MATCHES = 50;
 
+/** Past this many characters a snippet is cut before its whitespace is collapsed: whole megabytes are not copied. */
+const MAX_SNIPPET_SOURCE = 64 * MAX_SNIPPET;
+
 /** Shortens an offending snippet for display: whitespace runs collapsed, about 200 characters kept. */
 export function riskSnippet(text: string): string {
-  let flat = text.replace(/\s+/g, ' ').trim();
+  let flat = text.slice(0, MAX_SNIPPET_SOURCE).replace(/\s+/g, ' ').trim();
   let end = flat.length;
   while (end > 0 && (flat[end - 1] === ';' || flat[end - 1] === '&' || flat[end - 1] === ' ')) end--;
   flat = flat.slice(0, end);

@@ -106,7 +106,7 @@ export class ToolCallPreparer {
         `arguments do not match the schema of ${tool.name}: ${violations.join('; ')}. Fix them and call again; no call was made`,
       );
     }
-    const risky = this.risk.evaluateArguments(args, tool.parameters).rules;
+    const risky = (await this.risk.evaluateCallArguments(args, tool.parameters)).rules;
     return {
       kind: 'ready',
       tool,

@@ -14,3 +14,27 @@ describe('loggedArguments', () => {
     expect(parsed.preview).toBe(`{"content":"${'\\"'.repeat(1994)}`);
   });
 });
+
+describe('loggedArguments of large arguments', () => {
+  const big = 'x'.repeat(2 * 1024 * 1024);
+
+  it('masks sensitive keys and secrets in the start it keeps, from an object or from the model text', () => {
+    const args = {
+      password: 'hunter2hunter2',
+      note: 'token sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789',
+      content: big,
+    };
+    for (const raw of [args, JSON.stringify(args)]) {
+      const parsed = JSON.parse(loggedArguments(raw));
+      expect(parsed.preview).toMatch(/^\{"password":"\*\*\*","note":"token /);
+      expect(parsed.preview).not.toContain('hunter2');
+      expect(parsed.preview).not.toContain('AbCdEfGhIjKlMnOp');
+      expect(parsed.preview.length).toBeLessThanOrEqual(LOG_ARGUMENTS_MAX_CHARS);
+    }
+  });
+
+  it('masks the keys the tool names in redactFields', () => {
+    const parsed = JSON.parse(loggedArguments({ accountPin: '4711', content: big }, ['accountPin']));
+    expect(parsed.preview).toMatch(/^\{"accountPin":"\*\*\*","content":"xxx/);
+  });
+});

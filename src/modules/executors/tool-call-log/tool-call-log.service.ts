@@ -5,7 +5,7 @@ import { HotSql } from '@app/database/hot-sql';
 import { HotTable } from '@app/database/hot-table';
 import { timeOrderedId } from '@app/common/time-ordered-id';
 import { ToolCallLogEntity, type ToolCallLogStatus } from './tool-call-log.entity';
-import { redactArguments, redactedPreview } from '@app/common/redaction';
+import { redactedPreview } from '@app/common/redaction';
 import { loggedArguments } from './tool-call-log.arguments';
 
 const PREVIEW_CHARS = 2000;
@@ -103,7 +103,7 @@ function logRow(input: ToolCallLogInput, at: number): ToolCallLogEntity {
     toolName: input.toolName,
     status: input.status,
     entry: input.entry,
-    argumentsRedacted: loggedArguments(redactArguments(input.arguments, fields)),
+    argumentsRedacted: loggedArguments(input.arguments, fields),
     attempts: input.attempts,
     durationMs: Math.round(input.durationMs),
     errorClass: input.errorClass ?? null,
