@@ -256,6 +256,25 @@ describeEachDialect('model providers (/admin/model-providers) and the agent-loop
     expect(fx.model.requestsFor('pm-bad')).toHaveLength(0);
   });
 
+  it('fails a run at once, with the outbound guard’s words, when the provider’s address is refused (no retries)', async () => {
+    // 127.0.0.2 is loopback and not on OUTBOUND_ALLOW_HOSTS (127.0.0.1 is): nothing may be sent there.
+    const provider = (await post(acmeAdmin, body({ baseUrl: 'http://127.0.0.2:9/v1', model: 'guarded' }), 201)).body;
+    const agent = await suite.gw.http
+      .post('/api/v1/admin/agents')
+      .set(acmeAdmin)
+      .send({ name: 'uses-a-refused-address', tenantId: 'acme', modelProviderId: provider.id })
+      .expect(201);
+
+    const res = await fx.send(await fx.session(agent.body.id), 'guarded', 'hi').expect(200);
+
+    expect(res.body.status).toBe('FAILED');
+    expect(res.body.error).toContain(
+      `model provider ${provider.name} was not called: Outbound call to 127.0.0.2:9 refused`,
+    );
+    expect(res.body.error).toContain('OUTBOUND_ALLOW_HOSTS');
+    expect(res.body.error).not.toMatch(/attempts|HTTP 403/);
+  });
+
   it('never names a platform-wide provider’s secret to a tenant, also when the key it holds is too short', async () => {
     const tiny = (
       await post(suite.gw.admin, body({ tenantId: null, apiKey: '${secret:TINY_PLATFORM_KEY}', model: 'pm-tiny' }), 201)

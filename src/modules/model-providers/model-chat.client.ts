@@ -13,6 +13,7 @@ import { API_KEY_REF_PATTERN } from './model-providers.types';
 import { errorBodyShapeFetch } from './error-body-shape.fetch';
 import { boundedAnswerFetch, ModelAnswerBoundError } from './bounded-answer.fetch';
 import { retryAfterAskedMs, retryAfterBoundFetch } from './retry-after-bound.fetch';
+import { REFUSED_BEFORE_SENDING, refusalUnretriedFetch } from './refusal-unretried.fetch';
 import { endedEarly } from './model-finish-reason';
 import { credentialForms } from '@app/modules/executors/secrets/tool-header.secrets';
 
@@ -168,15 +169,17 @@ export class ModelChatClient {
     if (cached && cached.version === provider.version && cached.apiKey === apiKey) return cached;
     const o = provider.options ?? {};
     const timeoutMs = o.timeoutMs ?? this.config.agentLoop.modelCallTimeoutMs;
-    const answers = retryAfterBoundFetch(
-      errorBodyShapeFetch(
-        boundedAnswerFetch(this.outbound.scope(provider.tenantId).fetch, {
-          provider: provider.name,
-          timeoutMs,
-          maxBytes: this.config.agentLoop.modelMaxAnswerBytes,
-        }),
+    const answers = refusalUnretriedFetch(
+      retryAfterBoundFetch(
+        errorBodyShapeFetch(
+          boundedAnswerFetch(this.outbound.scope(provider.tenantId).fetch, {
+            provider: provider.name,
+            timeoutMs,
+            maxBytes: this.config.agentLoop.modelMaxAnswerBytes,
+          }),
+        ),
+        this.config.agentLoop.modelRetryMaxAfterMs,
       ),
-      this.config.agentLoop.modelRetryMaxAfterMs,
     );
     const client = new OpenAI({
       apiKey,
@@ -235,6 +238,8 @@ export class ModelChatClient {
       return new ModelCallError(err === bound ? bound.message : `${bound.message}${after}`);
     if (err instanceof APIConnectionTimeoutError)
       return new ModelCallError(`model provider ${provider.name} did not answer in time${after}`);
+    if (err instanceof APIError && (err.headers as Headers | undefined)?.get(REFUSED_BEFORE_SENDING))
+      return new ModelCallError(`model provider ${provider.name} was not called: ${errorText(err.error)}`);
     if (err instanceof APIError) {
       // The client retries only 408/409/429/5xx and cut connections: name the attempts only then.
       const code = Number(err.status ?? 0);
