@@ -55,7 +55,8 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * Runs `wait` (a call made by run `callerRunId`, if any, blocked until the child run `runId` stops) while one more loop works
+   * Runs `wait` (a call made by run `callerRunId`, if any, blocked until the child run `runId` stops, and ending when
+   * the signal it gets aborts: this instance is stopping, and its loops are awaited) while one more loop works
    * that run in its place, whenever it is claimable (queued, or back from a human decision); that loop ends with the
    * wait, before `wait`'s answer is returned: a model request of the run under way is cut (its round is asked again
    * later, from the checkpoint), an act under way is finished and checkpointed, and the run goes back to the queue,
@@ -64,8 +65,13 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
    * lend: a runtime's own act holds none, also on a session whose run this instance works (its children lent loops
    * beyond TASK_WORKERS, as many as its acts waited at once), nor does an instance that runs no workers.
    */
-  async lendWhile<T>(callerRunId: string | undefined, runId: string, wait: () => Promise<T>): Promise<T> {
-    if (!callerRunId || !this.working.has(callerRunId) || this.stopping.signal.aborted) return wait();
+  async lendWhile<T>(
+    callerRunId: string | undefined,
+    runId: string,
+    wait: (stopping: AbortSignal) => Promise<T>,
+  ): Promise<T> {
+    const { signal: stopping } = this.stopping;
+    if (!callerRunId || !this.working.has(callerRunId) || stopping.aborted) return wait(stopping);
     const waited = new AbortController();
     const loop = this.runLoop(`${this.ownerPrefix}#lent-${++this.lentCount}`, {
       until: waited.signal,
@@ -74,7 +80,7 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
     this.lent.add(loop);
     void loop.finally(() => this.lent.delete(loop));
     try {
-      return await wait();
+      return await wait(stopping);
     } finally {
       // The place comes back before the caller goes on: the lent loop gives its run back (a model request of it cut,
       // an act of it finished) and ends, so this call's run and the lent loop never work at once.

@@ -183,10 +183,10 @@ export class AgentTasksService {
     return this.sessions.load({ tenantId: call.tenantId }, id);
   }
 
-  /** The task's view once its run stopped (or became INTERRUPTED), or as it is after `waitMs`. */
-  async waitFor(task: AgentTaskEntity, waitMs: number): Promise<TaskView> {
+  /** The task's view once its run stopped (or became INTERRUPTED), or as it is after `waitMs` or once `signal` aborts. */
+  async waitFor(task: AgentTaskEntity, waitMs: number, signal?: AbortSignal): Promise<TaskView> {
     const run = await this.runs.find(task.childRunId);
-    return toTaskView(task, run ? await this.agentRuns.waitForStop(run, waitMs) : null);
+    return toTaskView(task, run ? await this.agentRuns.waitForStop(run, waitMs, signal) : null);
   }
 
   /** The task an earlier attempt of this very call started (null when none did), as it is now. */

@@ -42,7 +42,7 @@ export class SubagentBuiltinsDispatcher implements ToolDispatcher, OnModuleInit 
     tool: ToolDescriptor,
     args: Record<string, unknown>,
     ctx: ToolCallContext,
-    _signal: AbortSignal,
+    signal: AbortSignal,
     deadline: number,
   ): Promise<ToolOutput> {
     if (!ctx.sessionId || !ctx.tenantId || !ctx.agentId)
@@ -73,7 +73,10 @@ export class SubagentBuiltinsDispatcher implements ToolDispatcher, OnModuleInit 
       }
       const waitMs = waitWithin(Number(args.waitMs ?? DEFAULT_WAIT_MS), deadline);
       // The parent's worker waits: another loop works the child in its place (and the child's own children likewise).
-      const view = await this.workers.lendWhile(ctx.runId, task.childRunId, () => this.tasks.waitFor(task, waitMs));
+      // The wait ends early when the call is cut or this instance stops: the model reads the task's status and taskId.
+      const view = await this.workers.lendWhile(ctx.runId, task.childRunId, (stopping) =>
+        this.tasks.waitFor(task, waitMs, AbortSignal.any([signal, stopping])),
+      );
       // The model reads how the task ended here (its answer, or its error): its reminder is done.
       if (view.status === 'COMPLETED' || view.status === 'FAILED') await this.tasks.markReminded(task.id);
       return view.status === 'COMPLETED' ? { content: answerText(view), structured: view } : briefOf(view);
