@@ -22,6 +22,7 @@ import { HealthController } from './modules/health/health.controller';
 import { TenantSecretsModule } from './modules/tenant-secrets/tenant-secrets.module';
 import { RetentionModule } from './modules/retention/retention.module';
 import { MetricsModule } from './modules/metrics/metrics.module';
+import { TransferLimitModule } from './common/http/transfer-limit.interceptor';
 import { GatewayLoggingModule } from './common/logging/gateway-logging.module';
 import { createGatewayLogging, type GatewayLogging } from './common/logging/gateway-logging';
 import { SkillsModule } from './modules/skills/skills.module';
@@ -48,6 +49,7 @@ export class AppModule {
         DatabaseModule.forDataSource(dataSource),
         ScheduleModule.forRoot(),
         MetricsModule,
+        TransferLimitModule,
         ApiKeysModule,
         // After ApiKeysModule: its guard limits the key the key guard has put on the request.
         ...(config.rateLimitPerMinute > 0 ? [RateLimitModule.perKey(config.rateLimitPerMinute)] : []),

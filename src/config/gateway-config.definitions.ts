@@ -114,7 +114,7 @@ export const GATEWAY_SETTINGS = [
     kind: { type: 'int', min: 0, max: 100_000 },
     defaultValue: '8',
     description:
-      'File transfers (workspace file uploads and downloads, artifact downloads) one API key may have open at once on one instance; one more is a 429 TOO_MANY_REQUESTS with Retry-After, before its body is read. A transfer holds its place until its answer is sent or its connection closes. 0: no limit.',
+      'File transfers (workspace file uploads and downloads, artifact downloads, skill uploads) one API key may have open at once on one instance; one more is a 429 TOO_MANY_REQUESTS with Retry-After, before its body is read. A transfer holds its place until its answer is sent or its connection closes. 0: no limit.',
   },
   {
     env: 'SHUTDOWN_GRACE_MS',

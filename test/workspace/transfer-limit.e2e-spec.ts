@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { request as httpRequest } from 'node:http';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createKey, gatewayForSuite } from '@test/support/gateway-test-app';
@@ -107,5 +108,36 @@ describe('TRANSFERS_MAX_PER_KEY', () => {
     held.body.end();
     second.body.end();
     expect([await held.answer, await second.answer]).toEqual([201, 201]);
+  });
+
+  it('counts skill uploads (multipart zips) as file transfers of their key', async () => {
+    const admin = await createKey(suite.gw, 't-transfers', 'admin');
+    // Refused (429) while the key's places are held; otherwise 400 (no skillContent): nothing is created either way.
+    const probe = async () =>
+      (await suite.gw.http.post('/api/v1/admin/skills').set(admin).send({ tenantId: 't-transfers' })).status;
+    const boundary = 'held-skill-upload';
+    const held = Array.from({ length: MAX }, () => {
+      const request = httpRequest({
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        agent: false,
+        path: '/api/v1/admin/skills',
+        headers: {
+          ...admin,
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+          'transfer-encoding': 'chunked',
+        },
+      });
+      request.on('error', () => undefined);
+      request.write(`--${boundary}\r\nContent-Disposition: form-data; name="tenantId"\r\n\r\nt-transfers\r\n`);
+      return request;
+    });
+
+    await waitFor(async () => (await probe()) === 429, { description: 'the held skill uploads to take every place' });
+    await expectRefused(await suite.gw.http.post('/api/v1/admin/skills').set(admin).send({ tenantId: 't-transfers' }));
+    held[0].destroy();
+    await waitFor(async () => (await probe()) === 400, { description: 'the cut skill upload to free its place' });
+    held[1].destroy();
   });
 });

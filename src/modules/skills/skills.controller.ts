@@ -1,4 +1,16 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, ParseIntPipe, Post, Query, Req } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  ParseIntPipe,
+  Post,
+  Query,
+  Req,
+  UseInterceptors,
+} from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import {
   ApiBearerAuth,
@@ -13,6 +25,7 @@ import {
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
+import { TransferLimit } from '@app/common/http/transfer-limit.interceptor';
 import { PageQueryDto } from '@app/common/dto/page.dto';
 import { validationFailed } from '@app/common/errors/validation';
 import { SkillsService } from './skills.service';
@@ -47,6 +60,7 @@ export class SkillsController {
   constructor(private readonly skills: SkillsService) {}
 
   @Post()
+  @UseInterceptors(TransferLimit)
   @ApiConsumes('multipart/form-data', 'application/json')
   @ApiBody(UPLOAD_BODY)
   @ApiCreatedResponse({ type: SkillDto, description: 'The skill; release 1 is published' })
@@ -78,6 +92,7 @@ export class SkillsController {
   }
 
   @Post(':id/releases')
+  @UseInterceptors(TransferLimit)
   @ApiConsumes('multipart/form-data', 'application/json')
   @ApiBody(UPLOAD_BODY)
   @ApiCreatedResponse({ type: SkillReleaseDto, description: 'The new release (not published yet)' })

@@ -8,7 +8,7 @@ import { closeIfReaderStalls } from '@app/common/http/client-idle-timeout';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { ArtifactsService } from './artifacts.service';
 import { ArtifactDto } from './workspace-files.dto';
-import { WorkspaceTransferLimit } from './workspace-transfer.limit';
+import { TransferLimit } from '@app/common/http/transfer-limit.interceptor';
 
 /**
  * Published files (PUBLISH_FILE), readable by the keys of their tenant (and the platform admin key), deleted by its
@@ -32,7 +32,7 @@ export class ArtifactsController {
   }
 
   @Get(':id/content')
-  @UseInterceptors(WorkspaceTransferLimit)
+  @UseInterceptors(TransferLimit)
   @ApiProduces('application/octet-stream')
   @ApiOkResponse({ description: 'The published bytes; X-Content-SHA256 carries their hash' })
   @ApiErrors(404)

@@ -16,7 +16,7 @@ import { WorkspaceFiles } from './workspace-files.service';
 import { WorkspaceGate } from './workspace.gate';
 import { WorkspaceSessions } from './workspace-sessions.service';
 import { WorkspaceEvents } from './workspace.events';
-import { WorkspaceTransferLimit } from './workspace-transfer.limit';
+import { TransferLimit } from '@app/common/http/transfer-limit.interceptor';
 import {
   WorkspaceListingDto,
   WorkspaceListQueryDto,
@@ -53,7 +53,7 @@ export class WorkspaceFilesController {
   }
 
   @Get('content')
-  @UseInterceptors(WorkspaceTransferLimit)
+  @UseInterceptors(TransferLimit)
   @ApiProduces('application/octet-stream')
   @ApiOkResponse({ description: 'The file as stored (application/octet-stream)' })
   @ApiErrors(400, 404, 409)
@@ -76,7 +76,7 @@ export class WorkspaceFilesController {
 
   @Put('content')
   @RouteConfig(RAW_UPLOAD_ROUTE)
-  @UseInterceptors(WorkspaceTransferLimit)
+  @UseInterceptors(TransferLimit)
   @ApiConsumes('application/octet-stream')
   @ApiBody({ schema: { type: 'string', format: 'binary' } })
   @ApiResponse({ status: 201, type: WorkspaceWriteDto, description: 'A new file' })
