@@ -423,6 +423,22 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
     expect((await fx.sessionView(sessionId)).status).toBe('ACTIVE');
   });
 
+  it('ends the run at once when its session is closed while the client waits out a Retry-After, asking nothing more', async () => {
+    const agent = await fx.agent([]);
+    const sessionId = await fx.session(agent.id);
+    // 40 s is within MODEL_RETRY_MAX_AFTER_MS (60 s): the client sleeps it out, in a wait no signal cuts.
+    fx.model.script(agent.model, { status: 429, retryAfter: '40', message: 'busy' }, { text: 'never asked' });
+
+    const started = await fx.send(sessionId, 'ra-close', 'hi', false).expect(202);
+    await waitFor(() => fx.model.requestsFor(agent.model).length === 1 || undefined);
+    await suite.gw.http.delete(`/api/v1/sessions/${sessionId}`).set(fx.runtime).expect(200);
+    const failed = await fx.untilRun(sessionId, started.body.runId, 'FAILED');
+
+    expect(failed.error).toBe(`session ${sessionId} was closed`);
+    expect(fx.model.requestsFor(agent.model)).toHaveLength(1);
+    expect(fx.model.pending(agent.model)).toBe(1);
+  }, 20_000);
+
   it("sends maxTokens as max_completion_tokens to a model that refuses max_tokens (OpenAI's reasoning models)", async () => {
     const agent = await fx.agent([]);
     await suite.gw.http

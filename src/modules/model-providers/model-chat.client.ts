@@ -14,6 +14,7 @@ import { errorBodyShapeFetch } from './error-body-shape.fetch';
 import { boundedAnswerFetch, ModelAnswerBoundError } from './bounded-answer.fetch';
 import { retryAfterAskedMs, retryAfterBoundFetch } from './retry-after-bound.fetch';
 import { REFUSED_BEFORE_SENDING, refusalUnretriedFetch } from './refusal-unretried.fetch';
+import { untilAborted } from '@app/common/abort-race';
 import { endedEarly } from './model-finish-reason';
 import { credentialForms } from '@app/modules/executors/secrets/tool-header.secrets';
 
@@ -107,19 +108,26 @@ export class ModelChatClient {
     const { client } = cached;
     const o = provider.options ?? {};
     const limit = (max: number) => (cached.maxCompletionTokens ? { max_completion_tokens: max } : { max_tokens: max });
+    // Settled as soon as `signal` aborts (a closed session, a stopping worker): the client waits out a Retry-After
+    // (up to MODEL_RETRY_MAX_AFTER_MS) in a sleep no signal cuts, then sends nothing, as its signal has aborted.
     const create = () =>
-      client.chat.completions.create(
-        {
-          model: provider.model,
-          messages: req.messages,
-          ...(req.tools.length > 0 && { tools: req.tools as ChatCompletionTool[] }),
-          ...(req.tools.length > 0 && req.toolChoice !== undefined && { tool_choice: req.toolChoice as 'auto' }),
-          ...(o.temperature !== undefined && { temperature: o.temperature }),
-          ...(o.topP !== undefined && { top_p: o.topP }),
-          ...(o.maxTokens !== undefined && limit(o.maxTokens)),
-        },
-        { signal },
-      );
+      untilAborted(signal, (own) =>
+        client.chat.completions.create(
+          {
+            model: provider.model,
+            messages: req.messages,
+            ...(req.tools.length > 0 && { tools: req.tools as ChatCompletionTool[] }),
+            ...(req.tools.length > 0 && req.toolChoice !== undefined && { tool_choice: req.toolChoice as 'auto' }),
+            ...(o.temperature !== undefined && { temperature: o.temperature }),
+            ...(o.topP !== undefined && { top_p: o.topP }),
+            ...(o.maxTokens !== undefined && limit(o.maxTokens)),
+          },
+          { signal: own },
+        ),
+      ).catch((err: unknown) => {
+        // Aborted by the caller: the client's own error for it, whether the race or the client saw it first.
+        throw signal?.aborted ? new APIUserAbortError() : err;
+      });
     try {
       let completion: Awaited<ReturnType<typeof create>>;
       try {
