@@ -1,6 +1,5 @@
 import { createTestDatabaseUrl, describeEachDialect, TestDatabase } from '@test/support/test-database';
 import { startTestGateway, TestGateway } from '@test/support/gateway-test-app';
-import { heldAnswers } from '@test/support/scripted-model.server';
 import { waitFor } from '@test/support/wait-for';
 import { AGENT_LOOP_ENV, AgentLoopFixture } from './support/agent-loop.fixture';
 
@@ -25,25 +24,7 @@ describeEachDialect('sub-agents: SUB_AGENT_CALL when its instance stops', (diale
   });
 
   it('stops waiting at once, and the model reads the task as still running once another instance goes on', async () => {
-    const ids = await fx.builtinToolIds();
-    const helper = await fx.agent([]);
-    const lead = await fx.agent([ids.SUB_AGENT_CALL, ids.CHECK_TASK_STATUS], { subAgentIds: [helper.id] });
-    const helperName = (await gw.http.get(`/api/v1/admin/agents/${helper.id}`).set(gw.admin)).body.name;
-    const child = heldAnswers();
-    fx.model.script(
-      lead.model,
-      {
-        toolCalls: [
-          {
-            id: 'delegate',
-            name: 'SUB_AGENT_CALL',
-            arguments: JSON.stringify({ agent: helperName, task: 'slow work', waitMs: 50_000 }),
-          },
-        ],
-      },
-      { text: 'It is still working.' },
-    );
-    fx.model.script(helper.model, { text: 'done at last', until: child.until });
+    const { lead, helper, child } = await fx.slowSubAgentCall(50_000);
     const sessionId = await fx.session(lead.id);
 
     try {

@@ -25,6 +25,15 @@ describeEachDialect('model providers (/admin/model-providers) and the agent-loop
   });
   const post = (key: { Authorization: string }, b: Record<string, unknown>, status: number) =>
     suite.gw.http.post('/api/v1/admin/model-providers').set(key).send(b).expect(status);
+  /** An agent of tenant acme that uses the provider `providerId`. */
+  const agentUsing = async (providerId: string, name: string) =>
+    (
+      await suite.gw.http
+        .post('/api/v1/admin/agents')
+        .set(acmeAdmin)
+        .send({ name, tenantId: 'acme', modelProviderId: providerId })
+        .expect(201)
+    ).body.id as string;
 
   beforeAll(async () => {
     await fx.start();
@@ -231,21 +240,13 @@ describeEachDialect('model providers (/admin/model-providers) and the agent-loop
       await post(suite.gw.admin, body({ tenantId: null, apiKey: '${secret:PLATFORM_MODEL_KEY}', model: 'pm-ok' }), 201)
     ).body;
     const platformBad = (await post(suite.gw.admin, body({ tenantId: null, model: 'pm-bad' }), 201)).body;
-    const agentWith = async (providerId: string, name: string) =>
-      (
-        await suite.gw.http
-          .post('/api/v1/admin/agents')
-          .set(acmeAdmin)
-          .send({ name, tenantId: 'acme', modelProviderId: providerId })
-          .expect(201)
-      ).body.id as string;
     fx.model.script('pm-ok', { text: 'platform answer' });
 
     const good = await fx
-      .send(await fx.session(await agentWith(platformOk.id, 'uses-platform')), 'a', 'hi')
+      .send(await fx.session(await agentUsing(platformOk.id, 'uses-platform')), 'a', 'hi')
       .expect(200);
     const bad = await fx
-      .send(await fx.session(await agentWith(platformBad.id, 'uses-tenant-secret')), 'b', 'hi')
+      .send(await fx.session(await agentUsing(platformBad.id, 'uses-tenant-secret')), 'b', 'hi')
       .expect(200);
 
     expect(good.body).toMatchObject({ status: 'COMPLETED', answer: 'platform answer' });
@@ -259,13 +260,9 @@ describeEachDialect('model providers (/admin/model-providers) and the agent-loop
   it('fails a run at once, with the outbound guard’s words, when the provider’s address is refused (no retries)', async () => {
     // 127.0.0.2 is loopback and not on OUTBOUND_ALLOW_HOSTS (127.0.0.1 is): nothing may be sent there.
     const provider = (await post(acmeAdmin, body({ baseUrl: 'http://127.0.0.2:9/v1', model: 'guarded' }), 201)).body;
-    const agent = await suite.gw.http
-      .post('/api/v1/admin/agents')
-      .set(acmeAdmin)
-      .send({ name: 'uses-a-refused-address', tenantId: 'acme', modelProviderId: provider.id })
-      .expect(201);
+    const agent = await agentUsing(provider.id, 'uses-a-refused-address');
 
-    const res = await fx.send(await fx.session(agent.body.id), 'guarded', 'hi').expect(200);
+    const res = await fx.send(await fx.session(agent), 'guarded', 'hi').expect(200);
 
     expect(res.body.status).toBe('FAILED');
     expect(res.body.error).toContain(
@@ -279,13 +276,9 @@ describeEachDialect('model providers (/admin/model-providers) and the agent-loop
     const tiny = (
       await post(suite.gw.admin, body({ tenantId: null, apiKey: '${secret:TINY_PLATFORM_KEY}', model: 'pm-tiny' }), 201)
     ).body;
-    const agent = await suite.gw.http
-      .post('/api/v1/admin/agents')
-      .set(acmeAdmin)
-      .send({ name: 'uses-tiny-platform-key', tenantId: 'acme', modelProviderId: tiny.id })
-      .expect(201);
+    const agent = await agentUsing(tiny.id, 'uses-tiny-platform-key');
 
-    const res = await fx.send(await fx.session(agent.body.id), 'tiny', 'hi').expect(200);
+    const res = await fx.send(await fx.session(agent), 'tiny', 'hi').expect(200);
 
     expect(res.body.status).toBe('FAILED');
     expect(res.body.error).toContain('the platform secret it references is shorter than 3 characters');

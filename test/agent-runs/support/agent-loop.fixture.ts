@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createKey, TestGateway, toolBody } from '@test/support/gateway-test-app';
-import { ScriptedModelServer } from '@test/support/scripted-model.server';
+import { heldAnswers, ScriptedModelServer } from '@test/support/scripted-model.server';
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
 import { waitFor } from '@test/support/wait-for';
 
@@ -99,6 +99,33 @@ export class AgentLoopFixture {
         .send({ toolIds })
         .expect(200);
     return { id: agent.body.id, model, providerId: provider.body.id };
+  }
+
+  /**
+   * A lead agent whose model makes one SUB_AGENT_CALL (waiting `waitMs` for it), then answers "It is still working.",
+   * and its helper, whose model answers only once `child` is released.
+   */
+  async slowSubAgentCall(waitMs: number) {
+    const ids = await this.builtinToolIds();
+    const helper = await this.agent([]);
+    const lead = await this.agent([ids.SUB_AGENT_CALL, ids.CHECK_TASK_STATUS], { subAgentIds: [helper.id] });
+    const helperName = (await this.gw().http.get(`/api/v1/admin/agents/${helper.id}`).set(this.gw().admin)).body.name;
+    const child = heldAnswers();
+    this.model.script(
+      lead.model,
+      {
+        toolCalls: [
+          {
+            id: 'delegate',
+            name: 'SUB_AGENT_CALL',
+            arguments: JSON.stringify({ agent: helperName, task: 'slow work', waitMs }),
+          },
+        ],
+      },
+      { text: 'It is still working.' },
+    );
+    this.model.script(helper.model, { text: 'done at last', until: child.until });
+    return { lead, helper, child };
   }
 
   /** The built-in tools' ids, by name. */
