@@ -177,7 +177,7 @@ async function reportLargeCall(): Promise<void> {
     rows.inline.push(await longestStall(() => evaluateRiskArguments(args)));
     rows.worker.push(await longestStall(() => detector.evaluateCallArguments(args)));
   }
-  await detector.onModuleDestroy();
+  await detector.onApplicationShutdown();
   console.log(
     `\none call with ${(LARGE_CALL_CHARS / 1024 / 1024).toFixed(0)} MB of prose, median of ${LARGE_CALL_ROUNDS} (alternating)`,
   );

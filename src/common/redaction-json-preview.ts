@@ -58,7 +58,7 @@ function maskSensitiveJsonValues(text: string, sensitive: (key: string) => boole
         i = copyUntilColon(text, i, emit);
         continue;
       }
-      emit(token);
+      emit(escapedSecretsMasked(token));
       i = end;
       continue;
     }
@@ -75,6 +75,43 @@ function maskSensitiveJsonValues(text: string, sensitive: (key: string) => boole
     i++;
   }
   return out.join('');
+}
+
+/**
+ * A string value of the JSON with the secrets of the text it stands for masked. The pass over the whole JSON text
+ * reads escapes as written: after a line break, written `\n`, a token has no word boundary before it, nor an option a
+ * space (`"keys:\nsk-..."`, `"run:\nmysql -pS3cret"`, `"--password\thunter2"`), and the patterns missed them
+ * (redacting the parsed arguments, as the tool log did before it kept only their start, read them decoded). A value
+ * cut at the window's end is read as far as it goes; one that does not decode is left to the pass over the whole.
+ */
+function escapedSecretsMasked(token: string): string {
+  if (!token.includes('\\')) return token;
+  const closed = isClosedString(token);
+  // A value cut inside an escape (`\`, `\u00`) decodes once the escape's start is dropped too.
+  for (let cut = 0; cut <= (closed ? 0 : MAX_ESCAPE_CHARS); cut++) {
+    let decoded: unknown;
+    try {
+      decoded = JSON.parse(closed ? token : `${token.slice(0, token.length - cut)}"`);
+    } catch {
+      continue;
+    }
+    const masked = redactText(decoded as string);
+    if (masked === decoded) return token;
+    const encoded = JSON.stringify(masked);
+    return closed ? encoded : encoded.slice(0, -1);
+  }
+  return token;
+}
+
+/** The longest JSON escape (`\u00e9`). */
+const MAX_ESCAPE_CHARS = 6;
+
+/** Whether a string token ends with its closing quote (one not escaped: an even run of backslashes before it). */
+function isClosedString(token: string): boolean {
+  if (token.length < 2 || !token.endsWith('"')) return false;
+  let backslashes = 0;
+  for (let i = token.length - 2; i > 0 && token[i] === '\\'; i--) backslashes++;
+  return backslashes % 2 === 0;
 }
 
 /** After a key: copies whitespace and the colon (the value follows). */

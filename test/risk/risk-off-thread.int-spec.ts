@@ -10,7 +10,7 @@ function proseWithCommand(chars: number): string {
 
 describe('risk evaluation of large arguments on a worker thread', () => {
   const detector = new RiskDetector();
-  afterAll(() => detector.onModuleDestroy());
+  afterAll(() => detector.onApplicationShutdown());
 
   it('reads megabytes of arguments off the main thread and finds what the inline evaluation finds', async () => {
     const args = { path: 'notes/plan.md', content: proseWithCommand(4 * 1024 * 1024) };
@@ -61,6 +61,21 @@ describe('risk evaluation of large arguments on a worker thread', () => {
     } finally {
       await pool.close();
     }
+  });
+
+  it('lets the calls under way have their verdicts when the gateway shuts down, before the thread ends', async () => {
+    const closing = new RiskDetector();
+    const prose = 'Lorem ipsum dolor sit amet. '.repeat(RISK_OFF_THREAD_FROM_CHARS / 20);
+    const verdicts = Promise.all(
+      [{ content: prose }, { content: `${prose}\nDROP TABLE users;` }].map((args) =>
+        closing.evaluateCallArguments(args),
+      ),
+    );
+    await closing.onApplicationShutdown();
+    expect(await verdicts).toEqual([
+      { risky: false, rules: [] },
+      { risky: true, rules: [expect.objectContaining({ rule: 'drop', path: 'content' })] },
+    ]);
   });
 
   it('starts a thread again after an earlier one was closed, in the same process (as each gateway instance does)', async () => {

@@ -1,4 +1,4 @@
-import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import type { RiskHint, RiskVerdict } from './risk.types';
 import { collectRiskReadings, evaluateRiskArguments } from './risk-arguments.evaluator';
 import { evaluateRiskReadings, readingChars } from './risk-readings';
@@ -17,7 +17,7 @@ export const RISK_OFF_THREAD_FROM_CHARS = 64 * 1024;
 
 /** Injectable face of the risk detector (pure functions: no state, no I/O), with a worker thread for large calls. */
 @Injectable()
-export class RiskDetector implements OnModuleDestroy {
+export class RiskDetector implements OnApplicationShutdown {
   private readonly worker = new RiskWorkerPool();
 
   /** See {@link evaluateRiskText}. */
@@ -40,7 +40,12 @@ export class RiskDetector implements OnModuleDestroy {
     return this.worker.evaluate(readings);
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /**
+   * Once the HTTP server has answered the requests in flight and the agent loops have stopped (their onModuleDestroy),
+   * as the other resources of calls close. In onModuleDestroy, before those, a call under way got an opaque verdict
+   * (a human asked to approve a call for nothing), and a call made later started a thread no one closed.
+   */
+  async onApplicationShutdown(): Promise<void> {
     await this.worker.close();
   }
 }

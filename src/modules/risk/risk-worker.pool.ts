@@ -14,12 +14,32 @@ const IDLE_EXIT_MS = 60_000;
 export class RiskWorkerPool {
   private readonly logger = new Logger(RiskWorkerPool.name);
   private pool?: Piscina<readonly RiskReading[], RiskVerdict>;
+  /** The verdicts being worked out, which {@link close} waits for. */
+  private readonly inFlight = new Set<Promise<RiskVerdict>>();
 
   /**
    * The verdict of the worker thread; when the thread fails (it ran out of memory, or it could not start), the
    * arguments count as opaque: a call that cannot be read is not waved through.
    */
-  async evaluate(readings: readonly RiskReading[]): Promise<RiskVerdict> {
+  evaluate(readings: readonly RiskReading[]): Promise<RiskVerdict> {
+    const verdict = this.verdictOf(readings);
+    this.inFlight.add(verdict);
+    void verdict.finally(() => this.inFlight.delete(verdict));
+    return verdict;
+  }
+
+  /**
+   * Ends the thread once the calls under way have their verdicts: ending it under them made each one opaque, and
+   * so a call a human must approve, for no reason but the instance's shutdown.
+   */
+  async close(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    const pool = this.pool;
+    this.pool = undefined;
+    await pool?.destroy();
+  }
+
+  private async verdictOf(readings: readonly RiskReading[]): Promise<RiskVerdict> {
     try {
       return await this.started().run(readings);
     } catch (error) {
@@ -32,12 +52,6 @@ export class RiskWorkerPool {
         rules: [{ rule: 'opaque', match: 'arguments too large to read here; a reviewer must look at them' }],
       };
     }
-  }
-
-  async close(): Promise<void> {
-    const pool = this.pool;
-    this.pool = undefined;
-    await pool?.destroy();
   }
 
   private started(): Piscina<readonly RiskReading[], RiskVerdict> {

@@ -33,6 +33,31 @@ describe('loggedArguments of large arguments', () => {
     }
   });
 
+  it('masks secrets that follow a line break or a tab of a string, written \\n and \\t in the JSON', () => {
+    const lines = [
+      'keys:\nsk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789',
+      'run:\nmysql -uroot -pS3cretPw db',
+      'run:\n--password\thunter2xyz',
+      'jwt:\neyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abcdefghijk',
+      'header:\nBearer abcdefghijklmnop',
+    ];
+    const args = { note: lines.join('\n'), content: big };
+    for (const raw of [args, JSON.stringify(args)]) {
+      const preview: string = JSON.parse(loggedArguments(raw)).preview;
+      expect(preview).toMatch(/^\{"note":"keys:\\n\*\*\*\\nrun:/);
+      for (const secret of ['AbCdEfGhIjKlMnOp', 'S3cretPw', 'hunter2xyz', 'eyJzdWIi', 'abcdefghijklmnop'])
+        expect(preview).not.toContain(secret);
+    }
+  });
+
+  it('masks such a secret in a string read only in part (cut past the start kept)', () => {
+    const secret = 'sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789';
+    const args = { content: `${'x'.repeat(LOG_ARGUMENTS_MAX_CHARS - 100)}\n${secret}\n${big}` };
+    const preview: string = JSON.parse(loggedArguments(args)).preview;
+    expect(preview).toContain('x\\n***\\nxxx');
+    expect(preview).not.toContain('AbCdEfGhIjKlMnOp');
+  });
+
   it('masks the keys the tool names in redactFields', () => {
     const parsed = JSON.parse(loggedArguments({ accountPin: '4711', content: big }, ['accountPin']));
     expect(parsed.preview).toMatch(/^\{"accountPin":"\*\*\*","content":"xxx/);
