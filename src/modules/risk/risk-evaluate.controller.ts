@@ -25,6 +25,6 @@ export class RiskEvaluateController {
   async evaluate(@Auth() auth: AuthContext, @Body() dto: RiskEvaluateRequestDto): Promise<RiskEvaluateResponseDto> {
     if (dto.text !== undefined) return this.detector.evaluateText(dto.text, dto.hint);
     const schema = dto.toolName && this.lookupSchema ? await this.lookupSchema(dto.toolName, auth.tenantId) : undefined;
-    return this.detector.evaluateArguments(dto.arguments, schema);
+    return this.detector.evaluateCallArguments(dto.arguments, schema);
   }
 }
