@@ -2,6 +2,7 @@ import { describeEachDialect } from '@test/support/test-database';
 import { createKey, gatewayForSuite, sessionWithTool } from '@test/support/gateway-test-app';
 import { HitlRequestsRepository } from '@app/modules/hitl/requests/hitl-requests.repository';
 import { AgentSessionRepository } from '@app/modules/loop-acting/sessions/agent-session.repository';
+import { ToolCallLogService } from '@app/modules/executors/tool-call-log/tool-call-log.service';
 
 /**
  * Closing a session that waits for a human (DELETE /sessions/{id} while INTERRUPTED) ends its pending request: the
@@ -55,6 +56,40 @@ describeEachDialect('closing a session with a pending HITL request', (dialect) =
     expect(resumed.body.error.code).toBe('NO_PENDING_REQUEST');
     expect(resumed.body.error.message).toMatch(/is closed.*start a new session/);
     expect(resumed.body.error.message).not.toContain('/act');
+  });
+
+  it("records the call the close rejected, as a resume's REJECT does: journal outcome and tool-log row, never run", async () => {
+    const { gw, runtime, sessionId } = await interruptedSession('shred_files');
+
+    await gw.http.delete(`/api/v1/sessions/${sessionId}`).set(runtime).expect(200);
+
+    const journal = await gw.http.get(`/api/v1/admin/sessions/${sessionId}/journal`).set(gw.admin).expect(200);
+    expect(journal.body.items).toEqual([
+      expect.objectContaining({
+        toolCallId: 'c1',
+        state: 'FAILED',
+        resultStatus: 'REJECTED',
+        errorClass: 'REJECTED',
+        attempts: 0,
+      }),
+    ]);
+    await gw.app.get(ToolCallLogService).flush();
+    const logged = await gw.http.get(`/api/v1/admin/tool-calls?sessionId=${sessionId}`).set(gw.admin).expect(200);
+    const rows = (logged.body.items as { toolCallId: string; status: string }[]).map(
+      (r) => `${r.toolCallId} ${r.status}`,
+    );
+    expect(rows.sort()).toEqual(['c1 PENDING_APPROVAL', 'c1 REJECTED']);
+    expect(logged.body.items.find((r: { status: string }) => r.status === 'REJECTED')).toMatchObject({
+      toolName: 'shred_files',
+      errorClass: 'REJECTED',
+      attempts: 0,
+      resultPreview: expect.stringContaining('The session was closed before a decision'),
+    });
+    // Closing again adds nothing: the close's REJECT was written once.
+    await gw.http.delete(`/api/v1/sessions/${sessionId}`).set(runtime).expect(200);
+    await gw.app.get(ToolCallLogService).flush();
+    const again = await gw.http.get(`/api/v1/admin/tool-calls?sessionId=${sessionId}`).set(gw.admin).expect(200);
+    expect(again.body.items).toHaveLength(2);
   });
 
   it('leaves no PENDING request behind when the process dies right after the close committed', async () => {
@@ -126,8 +161,11 @@ describeEachDialect('closing a session with a pending HITL request', (dialect) =
     } finally {
       spies.forEach((spy) => spy.mockRestore());
     }
+    // The call was never run: its one journal row is the close's REJECT.
     const journal = await gw.http.get(`/api/v1/admin/sessions/${sessionId}/journal`).set(gw.admin).expect(200);
-    expect(journal.body.items).toEqual([]);
+    expect(journal.body.items).toEqual([
+      expect.objectContaining({ toolCallId: 'c1', state: 'FAILED', errorClass: 'REJECTED', attempts: 0 }),
+    ]);
     const all = await gw.http.get('/api/v1/admin/hitl').set(gw.admin).expect(200);
     const item = all.body.items.find((i: { id: string }) => i.id === acted.body.hitlRequest.id);
     expect(item).toMatchObject({ status: 'DECIDED', decision: 'REJECT' });

@@ -6,7 +6,6 @@ import { ToolResultStore } from '../results/tool-result.store';
 import type { SubmittedCall } from '../sessions/session.types';
 import type { ResumeDecision } from '../sessions/sessions.dto';
 import type { ActResult } from './act.types';
-import type { BatchContext } from './acting.types';
 import type { AgentSessionEntity } from '../sessions/agent-session.entity';
 import type { JournalEntry } from '../journal/journal.types';
 import type { HotStatements } from '@app/database/hot-sql';
@@ -72,7 +71,7 @@ export class ResumeDecisionApplier {
       throw inProgress(pending);
     }
     const inlineLimit = this.runner.inlineLimitOf(null);
-    const written = await this.journal.insertRefused(
+    const written = await this.journal.insertRejected(
       {
         ...key,
         toolName: pending.name,
@@ -87,8 +86,6 @@ export class ResumeDecisionApplier {
       },
       Date.now(),
       outcome.content,
-      'REJECTED',
-      'REJECTED',
       tx,
     );
     if (written === 'CLAIMED') return { inlineLimit, toolId };
@@ -100,14 +97,13 @@ export class ResumeDecisionApplier {
 
   /** The result of the decision whose outcome {@link writeOutcome} wrote with it, once it is committed. */
   async report(
-    ctx: BatchContext,
+    s: AgentSessionEntity,
     pending: SubmittedCall,
     decision: ResumeDecision,
     message: string | undefined,
     written: DecidedCallOutcome,
   ): Promise<ActResult> {
     if (written.finishedBefore) return this.runner.reused(written.finishedBefore);
-    const s = ctx.session;
     const outcome = outcomeOf(pending, decision, message);
     this.results.remember(s.tenantId, s.id, pending.id, outcome.content);
     // The log row hides what the tool's redactFields name, like every other row of this call: the tool found by id, as

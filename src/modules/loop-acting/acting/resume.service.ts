@@ -339,7 +339,7 @@ export class ResumeService {
     // Written with the decision (persistDecision), which every path saves before carrying it out.
     if (!ending?.written)
       throw new Error(`The outcome of ${decision} on ${pending.id} was not written with the decision`);
-    const decided = await this.decisions.report(ctx, pending, decision, message, ending.written);
+    const decided = await this.decisions.report(session, pending, decision, message, ending.written);
     if (decided.status === 'REJECTED' && (await this.rejectPolicyOf(session, batch)) === 'ABORT_SESSION') {
       const response: ActResponse = {
         status: 'COMPLETED',

@@ -51,6 +51,8 @@ export class ToolCallJournalRepository {
   readonly table: HotTable<ToolCallJournalEntity>;
   /** A new entry, written only while its session (the last parameter) is not CLOSED: the check and the write are one statement. */
   private readonly insertWhileOpen: string;
+  /** A new entry whatever its session's status (the session is the last parameter, unused). */
+  private readonly insertAlways: string;
 
   constructor(
     @InjectDataSource() dataSource: DataSource,
@@ -59,6 +61,8 @@ export class ToolCallJournalRepository {
     this.table = new HotTable(dataSource, ToolCallJournalEntity);
     this.insertWhileOpen = `INSERT INTO tool_call_journal (${this.table.columnList})
       SELECT ${this.table.rowMarks.slice(1, -1)} FROM agent_session WHERE id = ? AND status <> 'CLOSED'`;
+    this.insertAlways = `INSERT INTO tool_call_journal (${this.table.columnList})
+      SELECT ${this.table.rowMarks.slice(1, -1)} FROM agent_session WHERE id = ?`;
   }
 
   /** The entries of `toolCallIds` in one session, by toolCallId (`db`: a transaction to read in). */
@@ -197,6 +201,17 @@ export class ToolCallJournalRepository {
   }
 
   /**
+   * The row of a call a reviewer's REJECT ends before it ran, written in `tx`, the decision's transaction, also when
+   * that transaction is the session's close (its REJECT of the request the session waited for). A decision made
+   * through a resume moves the session by compare-and-set in the same transaction, so it is never written after a
+   * close that the resume did not see.
+   */
+  async insertRejected(e: NewJournalEntry, now: number, content: string, tx: HotStatements): Promise<ClaimOutcome> {
+    const result = { content, errorClass: 'REJECTED', resultStatus: 'REJECTED' };
+    return this.insert(e, 'FAILED', now, result, undefined, tx, this.insertAlways);
+  }
+
+  /**
    * Moves a STARTED entry to a new owner (expired lease of a READ_ONLY call, or an approved RETRY), only if it
    * is still as it was read (compare-and-set on owner and lease) and its session is not CLOSED: like a claim, the check
    * and the write are one statement, so a batch running at the close runs no such call again after it.
@@ -324,6 +339,7 @@ export class ToolCallJournalRepository {
     result: { content: string; errorClass: string; resultStatus: string } | null,
     alongside?: (tx: HotStatements) => Promise<void>,
     within?: HotStatements,
+    statement = this.insertWhileOpen,
   ): Promise<ClaimOutcome> {
     const content = result?.content ?? null;
     const chunks = content === null ? [] : textChunks(content);
@@ -355,7 +371,7 @@ export class ToolCallJournalRepository {
     };
     const params = [...this.table.values(row), e.sessionId];
     const write = async (db: HotStatements): Promise<ClaimOutcome> => {
-      if (!(await db.run(this.insertWhileOpen, params))) return 'SESSION_CLOSED';
+      if (!(await db.run(statement, params))) return 'SESSION_CLOSED';
       await this.writeChunks(db, e, chunks);
       return 'CLAIMED';
     };

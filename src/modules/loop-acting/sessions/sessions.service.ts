@@ -16,6 +16,18 @@ import { SandboxRunner } from '@app/modules/sandbox/sandbox-runner.service';
 import { HitlRequestsRepository } from '@app/modules/hitl/requests/hitl-requests.repository';
 import { SessionEventsStore } from '@app/modules/session-events/session-events.store';
 import { pageOf, pageWindow, type Page } from '@app/common/dto/page.dto';
+import { ResumeDecisionApplier, type DecidedCallOutcome } from '../acting/resume-decision.applier';
+import { LoopActingErrorCode } from '../loop-acting.errors';
+import type { SubmittedCall } from './session.types';
+
+/** The reason a session's close gives for the request it ends, and for the call that request was about. */
+const CLOSED_BEFORE_DECISION = 'The session was closed before a decision; nothing ran.';
+
+/** The call a close rejected, with its journal outcome written in the close's transaction. */
+interface RejectedAtClose {
+  call: SubmittedCall;
+  written: DecidedCallOutcome;
+}
 
 /** Creating and reading sessions; the tenant always comes from the runtime key. */
 @Injectable()
@@ -27,6 +39,7 @@ export class SessionsService {
     private readonly sandbox: SandboxRunner,
     private readonly hitl: HitlRequestsRepository,
     private readonly events: SessionEventsStore,
+    private readonly decisions: ResumeDecisionApplier,
   ) {}
 
   /** `id`: a new session's id, random unless the caller derives it (a sub-agent task's child, from its parent call). */
@@ -87,21 +100,51 @@ export class SessionsService {
       // The request it waited for can no longer be decided (the session waits for nothing): it leaves the queue, in
       // the close's transaction (after it, a process that died between the two left it PENDING for good), and so is
       // its hitl.decided (kept there, a process killed after the commit leaves it for the outbox round to write).
+      // A call the close's REJECT ends gets its journal outcome there too, as a resume's REJECT writes it.
       const decidedBy = `session closed (key ${auth.keyId})`;
+      let rejected: RejectedAtClose | undefined;
       const endRequest = row.hitlRequest
         ? async (tx: HotTransaction) => {
             const ended = await this.endPendingRequest(row, decidedBy, tx.manager);
-            if (ended)
-              await this.events.append(
-                hitlDecidedEvent(row, row.hitlRequest!, ended.decision, ended.decidedBy),
-                tx.manager,
-              );
+            if (!ended) return;
+            await this.events.append(
+              hitlDecidedEvent(row, row.hitlRequest!, ended.decision, ended.decidedBy),
+              tx.manager,
+            );
+            if (ended.byThisClose) rejected = await this.rejectPendingCall(row, tx);
           }
         : undefined;
       if (await this.sessions.compareAndSet(id, row.lockVersion, changes, endRequest)) {
         await this.closeHooks.closed({ tenantId: row.tenantId, id: row.id });
+        if (rejected)
+          await this.decisions.report(row, rejected.call, 'REJECT', CLOSED_BEFORE_DECISION, rejected.written);
         return toSessionDto({ ...row, ...changes, lockVersion: row.lockVersion + 1, updatedAt: Date.now() });
       }
+    }
+  }
+
+  /**
+   * The journal outcome of the call the closed session's request was about (REJECTED, never run), written in the
+   * close's transaction. None for a checkpoint pause, nor for a call whose owner is back and still runs it (its own
+   * outcome will be the call's; the close does not wait for it).
+   */
+  private async rejectPendingCall(row: AgentSessionEntity, tx: HotTransaction): Promise<RejectedAtClose | undefined> {
+    const batch = row.pendingBatch;
+    if (row.hitlRequest?.requestType === 'CHECKPOINT_PAUSE' || !batch?.pending) return undefined;
+    try {
+      const written = await this.decisions.writeOutcome(
+        row,
+        batch.iteration,
+        batch.pending,
+        batch.pendingToolId ?? null,
+        'REJECT',
+        CLOSED_BEFORE_DECISION,
+        tx,
+      );
+      return { call: batch.pending, written };
+    } catch (err) {
+      if (err instanceof DomainError && err.code === LoopActingErrorCode.TOOL_CALL_IN_PROGRESS) return undefined;
+      throw err;
     }
   }
 
@@ -115,22 +158,22 @@ export class SessionsService {
     row: AgentSessionEntity,
     decidedBy: string,
     manager: EntityManager,
-  ): Promise<{ decision: string; decidedBy: string } | null> {
+  ): Promise<{ decision: string; decidedBy: string; byThisClose: boolean } | null> {
     const id = row.hitlRequest!.id;
     const rejected = await this.hitl.decide(
       id,
       {
         decision: 'REJECT',
-        decisionMessage: 'The session was closed before a decision; nothing ran.',
+        decisionMessage: CLOSED_BEFORE_DECISION,
         decidedBy,
         clientMessageId: `session-closed:${row.id}`,
       },
       manager,
     );
-    if (rejected) return { decision: 'REJECT', decidedBy };
+    if (rejected) return { decision: 'REJECT', decidedBy, byThisClose: true };
     const saved = await this.hitl.find(id, manager);
     return saved?.status === 'DECIDED' && saved.decision
-      ? { decision: saved.decision, decidedBy: saved.decidedBy ?? '' }
+      ? { decision: saved.decision, decidedBy: saved.decidedBy ?? '', byThisClose: false }
       : null;
   }
 
