@@ -1,4 +1,4 @@
-import { untilAborted } from './abort-race';
+import { untilAborted, withAnySignal } from './abort-race';
 
 /** A promise settled from outside, to order events without timers. */
 function deferred<T>() {
@@ -63,5 +63,45 @@ describe('untilAborted', () => {
       }),
     ).rejects.toThrow('sync failure');
     expect(listeners()).toBe(0);
+  });
+});
+
+describe('withAnySignal', () => {
+  it("aborts the work's signal with the reason of whichever source aborts first", async () => {
+    const stopping = new AbortController();
+    const request = new AbortController();
+    const reason = new Error('client went away');
+    const seen = await withAnySignal([stopping.signal, request.signal], async (signal) => {
+      request.abort(reason);
+      stopping.abort(new Error('later'));
+      return signal;
+    });
+    expect(seen.aborted).toBe(true);
+    expect(seen.reason).toBe(reason);
+  });
+
+  it('starts aborted when a source already is, and skips missing sources', async () => {
+    const reason = new Error('stopped');
+    const seen = await withAnySignal([undefined, AbortSignal.abort(reason)], async (signal) => signal);
+    expect(seen.reason).toBe(reason);
+  });
+
+  it('leaves no listener on a long-lived source once the work settles, whether it succeeds or fails', async () => {
+    const stopping = new AbortController();
+    const listeners = listenerCount(stopping.signal);
+    let inside = -1;
+    for (let i = 0; i < 100; i++)
+      await withAnySignal([stopping.signal, new AbortController().signal], async () => {
+        inside = listeners();
+      });
+    await expect(withAnySignal([stopping.signal], () => Promise.reject(new Error('work failed')))).rejects.toThrow(
+      'work failed',
+    );
+    expect(inside).toBe(1);
+    expect(listeners()).toBe(0);
+    // Aborting the source now reaches nobody: the signals given out are no longer linked to it.
+    const given = await withAnySignal([stopping.signal], async (signal) => signal);
+    stopping.abort();
+    expect(given.aborted).toBe(false);
   });
 });

@@ -38,3 +38,32 @@ export function untilAborted<T>(
     );
   });
 }
+
+/**
+ * Runs `work` with a signal that aborts as soon as any of `signals` does (undefined ones are skipped), and removes its
+ * listeners from them once the work settles. Use it instead of `AbortSignal.any` where a source lives long (the
+ * instance's stopping signal): on Node 20 every signal `AbortSignal.any` makes leaves about 50 bytes on each source
+ * until that source itself goes (measured: `test/common/abort-race.spec.ts`).
+ */
+export async function withAnySignal<T>(
+  signals: readonly (AbortSignal | undefined)[],
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const own = new AbortController();
+  const listening: [AbortSignal, () => void][] = [];
+  for (const source of signals) {
+    if (!source) continue;
+    if (source.aborted) {
+      own.abort(source.reason);
+      break;
+    }
+    const follow = (): void => own.abort(source.reason);
+    source.addEventListener('abort', follow, { once: true });
+    listening.push([source, follow]);
+  }
+  try {
+    return await work(own.signal);
+  } finally {
+    for (const [source, follow] of listening) source.removeEventListener('abort', follow);
+  }
+}

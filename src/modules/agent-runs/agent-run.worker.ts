@@ -5,6 +5,7 @@ import { AgentRunQueue } from './agent-run.queue';
 import { AgentRunLoop } from './agent-run.loop';
 import { AgentRunNotifier } from './agent-run.notifier';
 import type { AgentRunEntity } from './agent-run.entity';
+import { withAnySignal } from '@app/common/abort-race';
 
 /**
  * TASK_WORKERS loops per instance that take runs from the shared queue and work them while renewing their lease (the
@@ -90,9 +91,17 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /** `lent`: a lent loop's end (it stops taking runs once it aborts) and the only run it works. */
-  private async runLoop(owner: string, lent?: { until: AbortSignal; runId: string }): Promise<void> {
+  private runLoop(owner: string, lent?: { until: AbortSignal; runId: string }): Promise<void> {
+    return withAnySignal([this.stopping.signal, lent?.until], (idle) => this.loopUntil(idle, owner, lent));
+  }
+
+  /** The loop's work until `idle` aborts (this instance stops, or a lent loop's wait is over). */
+  private async loopUntil(
+    idle: AbortSignal,
+    owner: string,
+    lent?: { until: AbortSignal; runId: string },
+  ): Promise<void> {
     const { pollIntervalMs } = this.config.agentLoop;
-    const idle = lent ? AbortSignal.any([this.stopping.signal, lent.until]) : this.stopping.signal;
     while (!idle.aborted) {
       let run: AgentRunEntity | null = null;
       try {

@@ -22,6 +22,7 @@ import { messageEventData } from './agent-run.message-event';
 import { AgentRunsErrorCode } from './agent-runs.errors';
 import { STOPPED_RUN_STATUSES, type RunView } from './agent-runs.types';
 import type { MessagePageDto, MessagesQueryDto, PostMessageDto } from './agent-runs.dto';
+import { withAnySignal } from '@app/common/abort-race';
 
 /** Longest a `wait: true` request is held; a run still going then is answered 202 as without `wait`. */
 const MAX_WAIT_MS = 300_000;
@@ -71,8 +72,10 @@ export class AgentRunsService implements OnModuleDestroy {
       (await this.runs.findByMessage(session.id, dto.clientMessageId)) ??
       (await this.startRun(session, dto.clientMessageId, dto.content));
     if (dto.wait) {
-      const until = signal ? AbortSignal.any([signal, this.stopping.signal]) : this.stopping.signal;
-      run = await this.waitForStop(run, MAX_WAIT_MS, until);
+      const waited = run;
+      run = await withAnySignal([signal, this.stopping.signal], (until) =>
+        this.waitForStop(waited, MAX_WAIT_MS, until),
+      );
     }
     const now =
       run.status === 'INTERRUPTED' || run.status === 'PAUSED' ? await this.sessions.load(auth, sessionId) : session;

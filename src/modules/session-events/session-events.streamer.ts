@@ -6,6 +6,7 @@ import { SessionEventsStore } from './session-events.store';
 import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
 import { PerKeyPlaces, type Place } from '@app/common/per-key-places';
+import { withAnySignal } from '@app/common/abort-race';
 
 const PAGE = 100;
 /** A comment line this often keeps proxies from closing a quiet stream. */
@@ -93,7 +94,20 @@ export class SessionEventsStreamer implements BeforeApplicationShutdown {
     mayStillRead: () => Promise<boolean>,
     sessionSettledAt: () => Promise<number | null>,
   ): Promise<void> {
-    const signal = AbortSignal.any([clientSignal, this.closing.signal]);
+    return withAnySignal([clientSignal, this.closing.signal], (signal) =>
+      this.streamUntil(signal, sessionId, after, res, mayStillRead, sessionSettledAt),
+    );
+  }
+
+  /** The stream's work until `signal` aborts (the client went, or this instance closes). */
+  private async streamUntil(
+    signal: AbortSignal,
+    sessionId: string,
+    after: number,
+    res: ServerResponse,
+    mayStillRead: () => Promise<boolean>,
+    sessionSettledAt: () => Promise<number | null>,
+  ): Promise<void> {
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',

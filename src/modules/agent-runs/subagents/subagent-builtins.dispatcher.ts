@@ -9,6 +9,7 @@ import { AgentRunWorker } from '../agent-run.worker';
 import { AgentTasksService, DelegationRefused, type DelegatingCall } from './agent-tasks.service';
 import { CHECK_TASK_STATUS, SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, type TaskView } from './agent-tasks.types';
 import { SUBAGENT_BUILTIN_TOOLS } from './subagent-builtins.definitions';
+import { withAnySignal } from '@app/common/abort-race';
 
 const HANDLED = new Set([SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TASK_STATUS]);
 const DEFAULT_WAIT_MS = 30_000;
@@ -75,7 +76,7 @@ export class SubagentBuiltinsDispatcher implements ToolDispatcher, OnModuleInit 
       // The parent's worker waits: another loop works the child in its place (and the child's own children likewise).
       // The wait ends early when the call is cut or this instance stops: the model reads the task's status and taskId.
       const view = await this.workers.lendWhile(ctx.runId, task.childRunId, (stopping) =>
-        this.tasks.waitFor(task, waitMs, AbortSignal.any([signal, stopping])),
+        withAnySignal([signal, stopping], (either) => this.tasks.waitFor(task, waitMs, either)),
       );
       // The model reads how the task ended here (its answer, or its error): its reminder is done.
       if (view.status === 'COMPLETED' || view.status === 'FAILED') await this.tasks.markReminded(task.id);
