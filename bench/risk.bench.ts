@@ -162,32 +162,45 @@ async function longestStall(work: () => unknown): Promise<{ stallMs: number; tot
   return { stallMs, totalMs };
 }
 
-/**
- * One call with 8 MB of prose (a file a WRITE_FILE-like tool writes) holding one command line: evaluated inline, the
- * main thread serves nothing until the verdict; through the detector's call path, on its worker thread.
- */
-async function reportLargeCall(): Promise<void> {
+/** The large calls timed: 8 MB of prose holding one command line, and two million one-letter strings. */
+function largeCalls(): { label: string; args: unknown }[] {
   const prose = 'We meet at noon; update the docs before the release. ';
   const half = prose.repeat(Math.ceil(LARGE_CALL_CHARS / 2 / prose.length));
-  const args = { path: 'notes/plan.md', content: `${half}\nrm -rf /var/lib/important\n${half}` };
+  return [
+    {
+      label: `one call with ${(LARGE_CALL_CHARS / 1024 / 1024).toFixed(0)} MB of prose`,
+      args: { path: 'notes/plan.md', content: `${half}\nrm -rf /var/lib/important\n${half}` },
+    },
+    {
+      label: 'one call with 2,000,000 one-letter strings',
+      args: { letters: Array.from({ length: 2_000_000 }, (_, i) => String.fromCharCode(97 + (i % 26))) },
+    },
+  ];
+}
+
+/**
+ * Large calls (a file a WRITE_FILE-like tool writes; a huge array of small values): evaluated inline, the main thread
+ * serves nothing until the verdict; through the detector's call path, large texts are read on its worker thread.
+ */
+async function reportLargeCalls(): Promise<void> {
   const detector = new RiskDetector();
-  await detector.evaluateCallArguments(args); // starts the worker thread
-  const rows: Record<'inline' | 'worker', { stallMs: number; totalMs: number }[]> = { inline: [], worker: [] };
-  for (let round = 0; round < LARGE_CALL_ROUNDS; round++) {
-    rows.inline.push(await longestStall(() => evaluateRiskArguments(args)));
-    rows.worker.push(await longestStall(() => detector.evaluateCallArguments(args)));
+  await detector.evaluateCallArguments({ content: 'x'.repeat(LARGE_CALL_CHARS) }); // starts the worker thread
+  for (const { label, args } of largeCalls()) {
+    const rows: Record<'inline' | 'worker', { stallMs: number; totalMs: number }[]> = { inline: [], worker: [] };
+    for (let round = 0; round < LARGE_CALL_ROUNDS; round++) {
+      rows.inline.push(await longestStall(() => evaluateRiskArguments(args)));
+      rows.worker.push(await longestStall(() => detector.evaluateCallArguments(args)));
+    }
+    console.log(`\n${label}, median of ${LARGE_CALL_ROUNDS} (alternating)`);
+    for (const [mode, runs] of Object.entries(rows)) {
+      const stall = percentile(sorted(runs.map((r) => r.stallMs)), 0.5);
+      const total = percentile(sorted(runs.map((r) => r.totalMs)), 0.5);
+      console.log(
+        `  ${mode.padEnd(8)} verdict after ${total.toFixed(0).padStart(5)} ms; main thread stalled at most ${stall.toFixed(0).padStart(5)} ms`,
+      );
+    }
   }
   await detector.onApplicationShutdown();
-  console.log(
-    `\none call with ${(LARGE_CALL_CHARS / 1024 / 1024).toFixed(0)} MB of prose, median of ${LARGE_CALL_ROUNDS} (alternating)`,
-  );
-  for (const [label, runs] of Object.entries(rows)) {
-    const stall = percentile(sorted(runs.map((r) => r.stallMs)), 0.5);
-    const total = percentile(sorted(runs.map((r) => r.totalMs)), 0.5);
-    console.log(
-      `  ${label.padEnd(8)} verdict after ${total.toFixed(0).padStart(5)} ms; main thread stalled at most ${stall.toFixed(0).padStart(5)} ms`,
-    );
-  }
 }
 
 async function main(): Promise<void> {
@@ -261,7 +274,7 @@ async function main(): Promise<void> {
   report('evaluateRiskArguments', medians(argRuns));
   report('all', medians([...textRuns, ...argRuns]));
   reportLongTexts();
-  await reportLargeCall();
+  await reportLargeCalls();
   console.log(
     `load average at end: ${os
       .loadavg()

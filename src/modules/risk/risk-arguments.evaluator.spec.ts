@@ -1,4 +1,4 @@
-import { evaluateRiskArguments } from './risk-arguments.evaluator';
+import { collectRiskReadings, evaluateRiskArguments } from './risk-arguments.evaluator';
 
 describe('evaluateRiskArguments', () => {
   it('inspects every string at any depth and tags each match with its path', () => {
@@ -16,6 +16,18 @@ describe('evaluateRiskArguments', () => {
         { rule: 'unscoped-delete', match: 'DELETE FROM users', path: 'db.queries[1]' },
       ],
     });
+  });
+
+  it('keeps for reading only the short texts the pre-check cannot clear, with their paths', () => {
+    const rows = Array.from({ length: 1_000 }, (_, i) => ({
+      id: `row-${i}`,
+      note: i === 700 ? 'rm -rf /srv' : 'fine',
+    }));
+    // What the worker thread is sent for a call of many small strings: the one that may be risky, not a thousand.
+    expect(collectRiskReadings({ rows })).toEqual([{ text: 'rm -rf /srv', hint: 'auto', path: 'rows[700].note' }]);
+    expect(evaluateRiskArguments({ rows }).rules).toEqual([
+      { rule: 'recursive-delete', match: 'rm -rf /srv', path: 'rows[700].note' },
+    ]);
   });
 
   it('quotes keys that are not identifiers in the path', () => {

@@ -1,9 +1,13 @@
 import RE2 from 're2';
 import type { RiskHint, RiskVerdict } from './risk.types';
 import { evaluateRiskReadings, RiskReading } from './risk-readings';
+import { mayBeEvaluated } from './risk-text.evaluator';
 import { shellJoin } from './risk-shell-word';
 
 type Schema = Record<string, unknown>;
+
+/** Texts up to this long are pre-checked during the walk (cheap: microseconds), longer ones where they are read. */
+const PRECHECKED_WHILE_WALKING = 256;
 
 /** Deeper argument trees are reported as opaque instead of being walked. */
 const MAX_DEPTH = 64;
@@ -68,7 +72,7 @@ class ArgumentsWalker {
 
   constructor(private readonly root: Schema | undefined) {}
 
-  walk(value: unknown, schema: Schema | undefined, path: string | undefined, inherited: RiskHint, depth: number): void {
+  walk(value: unknown, schema: Schema | undefined, path: ArgumentPath, inherited: RiskHint, depth: number): void {
     const resolved = this.resolve(schema);
     const hint = hintOf(resolved) ?? inherited;
     if (typeof value === 'string') {
@@ -77,13 +81,14 @@ class ArgumentsWalker {
     }
     if (typeof value !== 'object' || value === null) return;
     if (depth >= MAX_DEPTH) {
-      this.readings.push({ rule: 'opaque', match: `arguments nested deeper than ${MAX_DEPTH} levels`, path });
+      const match = `arguments nested deeper than ${MAX_DEPTH} levels`;
+      this.readings.push({ rule: 'opaque', match, path: pathText(path) });
       return;
     }
     if (this.seen.has(value)) return;
     this.seen.add(value);
     if (Array.isArray(value)) {
-      value.forEach((item, i) => this.walk(item, itemSchema(resolved, i), `${path ?? ''}[${i}]`, hint, depth + 1));
+      value.forEach((item, i) => this.walk(item, itemSchema(resolved, i), { parent: path, step: i }, hint, depth + 1));
       if (value.length > 1 && value.every((v) => typeof v === 'string')) this.text(shellJoin(value), 'shell', path);
       return;
     }
@@ -92,7 +97,7 @@ class ArgumentsWalker {
       this.walk(
         child,
         propertySchema(resolved, key, (s) => this.resolve(s)),
-        joinPath(path, key),
+        { parent: path, step: key },
         hint,
         depth + 1,
       );
@@ -101,7 +106,7 @@ class ArgumentsWalker {
     this.programWithArgs(record, path);
   }
 
-  private programWithArgs(record: Record<string, unknown>, path: string | undefined): void {
+  private programWithArgs(record: Record<string, unknown>, path: ArgumentPath): void {
     const keys = new Map(Object.keys(record).map((key) => [key.toLowerCase(), key]));
     const program = PROGRAM_FIELDS.map((f) => keys.get(f)).find(
       (key) => key !== undefined && typeof record[key] === 'string',
@@ -122,11 +127,14 @@ class ArgumentsWalker {
         first ??= key;
       }
     }
-    if (first !== undefined) this.text(line.join(' '), 'shell', joinPath(path, first));
+    if (first !== undefined) this.text(line.join(' '), 'shell', { parent: path, step: first });
   }
 
-  private text(text: string, hint: RiskHint, path: string | undefined): void {
-    this.readings.push({ text, hint, path });
+  private text(text: string, hint: RiskHint, path: ArgumentPath): void {
+    // A short text the pre-check clears is skipped here, as the evaluation would skip it: arguments of millions of
+    // small strings then send the worker thread only what it has to read (the check is cheap on short texts only).
+    if (text.length <= PRECHECKED_WHILE_WALKING && !mayBeEvaluated(text)) return;
+    this.readings.push({ text, hint, path: pathText(path) });
   }
 
   /** Follows a local `$ref` (`#/$defs/x`, `#/definitions/x`). */
@@ -191,6 +199,18 @@ function itemSchema(schema: Schema | undefined, index: number): Schema | undefin
   if (prefix && isSchema(prefix[index])) return prefix[index];
   if (isSchema(schema.items)) return schema.items;
   return isSchema(schema.additionalItems) ? schema.additionalItems : undefined;
+}
+
+/**
+ * Where a value sits in the arguments, as the walk met it: written out (`steps[1].sql`) only for the values read, so
+ * that walking millions of values costs no string per value.
+ */
+type ArgumentPath = { parent: ArgumentPath; step: string | number } | undefined;
+
+function pathText(path: ArgumentPath): string | undefined {
+  if (path === undefined) return undefined;
+  const parent = pathText(path.parent);
+  return typeof path.step === 'number' ? `${parent ?? ''}[${path.step}]` : joinPath(parent, path.step);
 }
 
 function joinPath(path: string | undefined, key: string): string {

@@ -46,6 +46,11 @@ const ANALYZERS: RiskAnalyzers = {
   script: (text, scan) => scanInterpreterCode(text, 'script', scan),
 };
 
+/** False when {@link evaluateTextInto} would skip `text`: blank, or cleared by the pre-check. */
+export function mayBeEvaluated(text: string): boolean {
+  return text.trim() !== '' && mayBeRisky(text);
+}
+
 /**
  * Evaluates one text into `sink` (shared by the text and the arguments entry points), within `work` (the bounds of
  * the evaluation it is part of: one call's arguments share theirs); false when the pre-check skipped it.
@@ -56,7 +61,7 @@ export function evaluateTextInto(
   sink: RiskMatchSink,
   work: EvaluationWork = newEvaluationWork(),
 ): boolean {
-  if (!text.trim() || !mayBeRisky(text)) return false;
+  if (!mayBeEvaluated(text)) return false;
   const scan = new RiskScan(sink, ANALYZERS, 0, false, work);
   try {
     if (text.length > MAX_PARSED_TEXT) scanUnparsedShell(text, scan);
