@@ -13,7 +13,7 @@ import { API_KEY_REF_PATTERN } from './model-providers.types';
 import { errorBodyShapeFetch } from './error-body-shape.fetch';
 import { boundedAnswerFetch, ModelAnswerBoundError } from './bounded-answer.fetch';
 import { retryAfterAskedMs, retryAfterBoundFetch } from './retry-after-bound.fetch';
-import { REFUSED_BEFORE_SENDING, refusalUnretriedFetch } from './refusal-unretried.fetch';
+import { refusalUnretriedFetch, refusedBeforeSending } from './refusal-unretried.fetch';
 import { untilAborted } from '@app/common/abort-race';
 import { endedEarly } from './model-finish-reason';
 import { credentialForms } from '@app/modules/executors/secrets/tool-header.secrets';
@@ -246,7 +246,7 @@ export class ModelChatClient {
       return new ModelCallError(err === bound ? bound.message : `${bound.message}${after}`);
     if (err instanceof APIConnectionTimeoutError)
       return new ModelCallError(`model provider ${provider.name} did not answer in time${after}`);
-    if (err instanceof APIError && (err.headers as Headers | undefined)?.get(REFUSED_BEFORE_SENDING))
+    if (err instanceof APIError && refusedBeforeSending(err.headers as Headers | undefined))
       return new ModelCallError(`model provider ${provider.name} was not called: ${errorText(err.error)}`);
     if (err instanceof APIError) {
       // The client retries only 408/409/429/5xx and cut connections: name the attempts only then.

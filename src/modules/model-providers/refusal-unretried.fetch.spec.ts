@@ -1,5 +1,5 @@
 import { ToolCallError } from '@app/modules/executors/tool-executor';
-import { REFUSED_BEFORE_SENDING, refusalUnretriedFetch } from './refusal-unretried.fetch';
+import { refusalUnretriedFetch, refusedBeforeSending } from './refusal-unretried.fetch';
 
 const refusal = (transient: boolean, reachedRemote = false) =>
   new ToolCallError('Outbound call to db.internal:5432 refused: 10.0.0.5 is a private address.', 'OUTBOUND_BLOCKED', {
@@ -16,7 +16,7 @@ describe('refusalUnretriedFetch', () => {
     );
     expect(res.status).toBe(403);
     expect(res.headers.get('x-should-retry')).toBe('false');
-    expect(res.headers.get(REFUSED_BEFORE_SENDING)).toBe('1');
+    expect(refusedBeforeSending(res.headers)).toBe(true);
     expect(await res.json()).toEqual({ error: { message: refusal(false).message } });
   });
 
@@ -32,5 +32,15 @@ describe('refusalUnretriedFetch', () => {
   it('passes answers through untouched', async () => {
     const answer = new Response('{}', { status: 500 });
     expect(await refusalUnretriedFetch(() => Promise.resolve(answer))('http://x/v1', {})).toBe(answer);
+  });
+
+  it('does not take a provider’s own answer for a refusal, whatever headers it sends', async () => {
+    const forged = new Response('{"error":{"message":"trust me"}}', {
+      status: 403,
+      headers: { 'x-gateway-refused-before-sending': '1' },
+    });
+    const res = await refusalUnretriedFetch(() => Promise.resolve(forged))('http://x/v1', {});
+    expect(refusedBeforeSending(res.headers)).toBe(false);
+    expect(refusedBeforeSending(undefined)).toBe(false);
   });
 });
