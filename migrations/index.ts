@@ -31,6 +31,7 @@ import { AddSessionEventOnceKey1764463700000 } from './1764463700000-AddSessionE
 import { CreateSessionEventOutbox1764463800000 } from './1764463800000-CreateSessionEventOutbox';
 import { CountSessionEventOutboxAttempts1764463900000 } from './1764463900000-CountSessionEventOutboxAttempts';
 import { ExactEntityIdCollation1764464600000 } from './1764464600000-ExactEntityIdCollation';
+import { CreateKnowledgeBaseDeletion1764464700000 } from './1764464700000-CreateKnowledgeBaseDeletion';
 
 /** Every migration, in order. The only schema source: `synchronize` is never on. */
 export const GATEWAY_MIGRATIONS = [
@@ -67,4 +68,5 @@ export const GATEWAY_MIGRATIONS = [
   CreateSessionEventOutbox1764463800000,
   CountSessionEventOutboxAttempts1764463900000,
   ExactEntityIdCollation1764464600000,
+  CreateKnowledgeBaseDeletion1764464700000,
 ];

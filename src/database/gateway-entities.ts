@@ -23,6 +23,7 @@ import { AgentMessageEntity } from '@app/modules/agent-runs/agent-message.entity
 import { AgentTaskEntity } from '@app/modules/agent-runs/subagents/agent-task.entity';
 import { KnowledgeBaseEntity } from '@app/modules/knowledge-bases/knowledge-base.entity';
 import { KnowledgeDocumentEntity } from '@app/modules/knowledge-bases/knowledge-document.entity';
+import { KnowledgeBaseDeletionEntity } from '@app/modules/knowledge-bases/knowledge-base-deletion.entity';
 import { ConfigVersionEntity, TenantConfigVersionEntity } from './config-version.entity';
 import { ArtifactEntity } from '@app/modules/workspace/artifact.entity';
 
@@ -55,5 +56,6 @@ export const GATEWAY_ENTITIES = [
   AgentTaskEntity,
   KnowledgeBaseEntity,
   KnowledgeDocumentEntity,
+  KnowledgeBaseDeletionEntity,
   ArtifactEntity,
 ];

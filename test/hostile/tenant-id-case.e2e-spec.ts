@@ -136,6 +136,7 @@ describeEachDialect('identifiers that differ only in letter case are different',
         ...Object.entries(EXACT_IDENTIFIER_COLUMNS).flatMap(([t, cs]) => cs.map((c) => `${t}.${c}`)),
         'model_provider.scope_key', // added exact by AddModelProviderNameKey
         'session_event_outbox.tenant_id', // created exact by CreateSessionEventOutbox
+        'knowledge_base_deletion.tenant_id', // created exact by CreateKnowledgeBaseDeletion
       ];
       expect(rows.map((r) => `${r.t}.${r.c}`).sort()).toEqual(listed.sort());
       expect(rows.filter((r) => r.collation !== EXACT_COLLATION)).toEqual([]);

@@ -2,7 +2,9 @@ import { describeEachDialect } from '@test/support/test-database';
 import { createKey, gatewayForSuite } from '@test/support/gateway-test-app';
 import { DataSource } from 'typeorm';
 import { createKnowledgeBase, searchBase } from './support/knowledge-fixtures';
-import { BASE_DELETE_BATCH } from '@app/modules/knowledge-bases/knowledge-bases.service';
+import { BASE_DELETE_BATCH, KnowledgeBaseDeletions } from '@app/modules/knowledge-bases/knowledge-base.deletions';
+import { KnowledgeBaseDeletionJob } from '@app/modules/knowledge-bases/knowledge-base-deletion.job';
+import { KnowledgeChunkIndex } from '@app/modules/knowledge-bases/knowledge-chunk.index';
 
 const KB = '/api/v1/admin/knowledge-bases';
 
@@ -343,6 +345,67 @@ describeEachDialect('knowledge bases: admin API and tenancy', (dialect) => {
     const [chunks] = await ds.query('SELECT COUNT(*) AS n FROM knowledge_chunk WHERE knowledge_base_id = ?', [kb]);
     const [terms] = await ds.query('SELECT COUNT(*) AS n FROM knowledge_term WHERE knowledge_base_id = ?', [kb]);
     expect([Number(chunks.n), Number(terms.n)]).toEqual([0, 0]);
+  });
+
+  it('a deletion cut short by a crash leaves no base to list, search or bind; the job removes its passages', async () => {
+    const { gw } = suite;
+    const runtimeAgent = await gw.http
+      .post('/api/v1/admin/agents')
+      .set(gw.admin)
+      .send({ tenantId: 'acme', name: 'kb-crash-agent' })
+      .expect(201);
+    const kb = await createKnowledgeBase(gw, { name: 'cut-short', tenantId: 'acme' });
+    await addRefundDoc(kb);
+    const ds = gw.app.get(DataSource);
+    const left = async () => {
+      const counts = await Promise.all(
+        ['knowledge_chunk', 'knowledge_term', 'knowledge_document'].map((table) =>
+          ds.query<[{ n: unknown }]>(`SELECT COUNT(*) AS n FROM ${table} WHERE knowledge_base_id = ?`, [kb]),
+        ),
+      );
+      return counts.map(([row]) => Number(row.n));
+    };
+    // The process dies once the base's own transaction has committed, before any passage is removed.
+    const index = gw.app.get(KnowledgeChunkIndex);
+    const crash = jest.spyOn(index, 'removeBasePassages').mockRejectedValue(new Error('killed midway'));
+    try {
+      await gw.http.delete(`${KB}/${kb}`).set(gw.admin).expect(500);
+    } finally {
+      crash.mockRestore();
+    }
+    const [chunks, terms, documents] = await left();
+    expect(chunks).toBeGreaterThan(0);
+    expect(terms).toBeGreaterThan(0);
+    expect(documents).toBe(0);
+    // Gone for every reader: not listed, not readable, not searchable, not bindable, no new documents.
+    await gw.http.get(`${KB}/${kb}`).set(gw.admin).expect(404);
+    const list = await gw.http.get(KB).set(gw.admin).expect(200);
+    expect(list.body.items.map((b: { id: string }) => b.id)).not.toContain(kb);
+    await gw.http.post(`${KB}/${kb}/search`).set(gw.admin).send({ query: 'refund' }).expect(404);
+    await gw.http
+      .put(`/api/v1/admin/agents/${runtimeAgent.body.id}/knowledge-bases`)
+      .set(gw.admin)
+      .send({ knowledgeBaseIds: [kb] })
+      .expect(404);
+    await gw.http
+      .post(`${KB}/${kb}/documents`)
+      .set(gw.admin)
+      .send({ title: 't', content: 'refund policy', mimeType: 'text/plain' })
+      .expect(404);
+    await gw.http.delete(`${KB}/${kb}`).set(gw.admin).expect(404);
+
+    // The job finishes deletions left for a minute: not this one yet, then this one.
+    const deletions = gw.app.get(KnowledgeBaseDeletions);
+    expect(await deletions.finishAbandoned(Date.now() - 60_000)).toBe(0);
+    expect((await left())[0]).toBeGreaterThan(0);
+    const clock = jest.spyOn(Date, 'now').mockReturnValue(Date.now() + 61_000);
+    try {
+      await gw.app.get(KnowledgeBaseDeletionJob).run();
+    } finally {
+      clock.mockRestore();
+    }
+    expect(await left()).toEqual([0, 0, 0]);
+    expect(await deletions.finishAbandoned(Date.now() + 1)).toBe(0);
   });
 
   it('refuses documents for an HTTP knowledge base (409)', async () => {

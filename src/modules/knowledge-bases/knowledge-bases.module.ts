@@ -5,6 +5,9 @@ import { ExecutorsModule } from '@app/modules/executors/executors.module';
 import { AgentConfigModule } from '@app/modules/agent-config/agent-config.module';
 import { KnowledgeBaseEntity } from './knowledge-base.entity';
 import { KnowledgeDocumentEntity } from './knowledge-document.entity';
+import { KnowledgeBaseDeletionEntity } from './knowledge-base-deletion.entity';
+import { KnowledgeBaseDeletions } from './knowledge-base.deletions';
+import { KnowledgeBaseDeletionJob } from './knowledge-base-deletion.job';
 import { KnowledgeBasesRepository } from './knowledge-bases.repository';
 import { KnowledgeChunkIndex } from './knowledge-chunk.index';
 import { KnowledgeHttpClient } from './knowledge-http.client';
@@ -22,7 +25,7 @@ import { AgentKnowledgeBasesController } from './agent-knowledge-bases.controlle
  */
 @Module({
   imports: [
-    TypeOrmModule.forFeature([KnowledgeBaseEntity, KnowledgeDocumentEntity]),
+    TypeOrmModule.forFeature([KnowledgeBaseEntity, KnowledgeDocumentEntity, KnowledgeBaseDeletionEntity]),
     ToolRegistryModule,
     ExecutorsModule,
     AgentConfigModule,
@@ -36,6 +39,8 @@ import { AgentKnowledgeBasesController } from './agent-knowledge-bases.controlle
     KnowledgeBasesService,
     KnowledgeDocumentsService,
     RagSearchDispatcher,
+    KnowledgeBaseDeletions,
+    KnowledgeBaseDeletionJob,
   ],
 })
 export class KnowledgeBasesModule {}

@@ -15,7 +15,7 @@ import { AgentConfigService } from '@app/modules/agent-config/agent-config.servi
 import type { AgentDto } from '@app/modules/agent-config/agent-config.dto';
 import { KnowledgeBaseEntity } from './knowledge-base.entity';
 import { KnowledgeBasesRepository } from './knowledge-bases.repository';
-import { KnowledgeChunkIndex } from './knowledge-chunk.index';
+import { KnowledgeBaseDeletions } from './knowledge-base.deletions';
 import { KnowledgeBasesErrorCode } from './knowledge-bases.errors';
 import { ToolCallError } from '@app/modules/executors/tool-executor';
 import { KnowledgeSearchService } from './knowledge-search.service';
@@ -36,7 +36,7 @@ import type {
 export class KnowledgeBasesService {
   constructor(
     private readonly repo: KnowledgeBasesRepository,
-    private readonly index: KnowledgeChunkIndex,
+    private readonly deletions: KnowledgeBaseDeletions,
     private readonly agents: AgentConfigService,
     private readonly searcher: KnowledgeSearchService,
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -90,29 +90,24 @@ export class KnowledgeBasesService {
     return toKnowledgeBaseDto(await this.load(auth, id));
   }
 
-  /** Deletes the base, its documents and index; agents bound to it are unbound before and after (their config changes). */
+  /**
+   * Deletes the base, its documents and index; agents bound to it are unbound before and after (their config changes).
+   * The base and its documents go in one transaction, its passages after it (see KnowledgeBaseDeletions): a crash in
+   * between leaves no trace of the base but passages no search reads, which the deletion job removes.
+   */
   async remove(auth: AuthContext, id: string): Promise<KnowledgeBaseDto> {
     const row = await this.load(auth, id);
     await this.agents.forgetKnowledgeBase(row.tenantId, row.id);
-    // Its passages first, a bounded batch per transaction, so other requests are served between them. The base stays
-    // until the last transaction: a crash midway leaves it with fewer passages (no agent bound), and DELETE again ends it.
-    for (;;) {
-      const removed = await this.dataSource.transaction(async (m) => {
-        if (!(await this.repo.lockBase(m, row.id))) throw notFound(id);
-        return this.index.removeBasePassages(m, row.id, BASE_DELETE_BATCH);
-      });
-      if (removed < BASE_DELETE_BATCH) break;
-    }
     await this.dataSource.transaction(async (m) => {
-      // The base's lock first: a document being added finishes before, or finds the base gone after; of two deletions
-      // at once, the second finds it gone (404).
+      // The base's lock first: a document being added finishes before (its passages are removed with the others), or
+      // finds the base gone after; of two deletions at once, the second finds it gone (404).
       if (!(await this.repo.lockBase(m, row.id))) throw notFound(id);
-      await this.index.removeBase(m, row.id);
-      await this.repo.deleteBase(m, row.id);
+      await this.deletions.start(m, row);
     });
     // Again once the base is gone: a binding written after the first listing (its check saw the base) is taken out here,
     // or its own re-check after writing sees the base gone.
     await this.agents.forgetKnowledgeBase(row.tenantId, row.id);
+    await this.deletions.finish(row.id);
     return toKnowledgeBaseDto(row);
   }
 
@@ -164,9 +159,6 @@ export class KnowledgeBasesService {
     return row;
   }
 }
-
-/** Passages of a base removed per transaction when it is deleted (SQLite: about 0.25 s of work each). */
-export const BASE_DELETE_BATCH = 2000;
 
 function notFound(id: string): DomainError {
   return new DomainError(
