@@ -351,6 +351,29 @@ describeEachDialect('the dead-owner sweep lists side-effecting calls left STARTE
     expect(left).toEqual([]);
   });
 
+  it('a session closed while its UNKNOWN_OUTCOME request waits leaves the call as unknown, never "not run"', async () => {
+    const sessionId = await newSession();
+    await plantStarted(sessionId, 'maybe', 'write_note', { q: 'maybe-done' });
+    await sweep();
+    expect((await session(sessionId)).hitlRequest).toMatchObject({
+      requestType: 'UNKNOWN_OUTCOME',
+      toolCallId: 'maybe',
+    });
+
+    await gw.http.delete(`/api/v1/sessions/${sessionId}`).set(runtime).expect(200);
+    await sweep();
+
+    const [row] = await gw.app
+      .get(DataSource)
+      .query(
+        "SELECT state, error_class, content FROM tool_call_journal WHERE session_id = ? AND tool_call_id = 'maybe'",
+        [sessionId],
+      );
+    // The call may have taken effect before its process died: a close is nobody's judgement of it.
+    expect(row).toMatchObject({ state: 'FAILED', error_class: 'OUTCOME_UNKNOWN' });
+    expect(row.content).not.toMatch(/was not run|nothing ran/);
+  });
+
   it('with JOURNAL_SWEEP_INTERVAL_MS=0 raises no request, but still ends what a dead owner left in closed sessions, every JOURNAL_LEASE_MS', async () => {
     await gw.close();
     gw = await startTestGateway(db.url, {

@@ -115,22 +115,24 @@ export class SessionsService {
           }
         : undefined;
       if (await this.sessions.compareAndSet(id, row.lockVersion, changes, endRequest)) {
-        await this.closeHooks.closed({ tenantId: row.tenantId, id: row.id });
+        // Its tool-log row before the hooks (a workspace to remove may take a while), as close to the commit as can be.
         if (rejected)
           await this.decisions.report(row, rejected.call, 'REJECT', CLOSED_BEFORE_DECISION, rejected.written);
+        await this.closeHooks.closed({ tenantId: row.tenantId, id: row.id });
         return toSessionDto({ ...row, ...changes, lockVersion: row.lockVersion + 1, updatedAt: Date.now() });
       }
     }
   }
 
   /**
-   * The journal outcome of the call the closed session's request was about (REJECTED, never run), written in the
-   * close's transaction. None for a checkpoint pause, nor for a call whose owner is back and still runs it (its own
-   * outcome will be the call's; the close does not wait for it).
+   * The journal outcome of the call the closed session's approval request was about (REJECTED: it never started),
+   * written in the close's transaction. Only for TOOL_APPROVAL: a checkpoint pause has no call, and the call of an
+   * UNKNOWN_OUTCOME request started and may have taken effect (the dead-owner sweep ends it as OUTCOME_UNKNOWN, which
+   * a close, nobody's judgement of it, must not turn into "not run").
    */
   private async rejectPendingCall(row: AgentSessionEntity, tx: HotTransaction): Promise<RejectedAtClose | undefined> {
     const batch = row.pendingBatch;
-    if (row.hitlRequest?.requestType === 'CHECKPOINT_PAUSE' || !batch?.pending) return undefined;
+    if (row.hitlRequest?.requestType !== 'TOOL_APPROVAL' || !batch?.pending) return undefined;
     try {
       const written = await this.decisions.writeOutcome(
         row,
