@@ -365,11 +365,12 @@ describeEachDialect('knowledge bases: admin API and tenancy', (dialect) => {
       );
       return counts.map(([row]) => Number(row.n));
     };
-    // The process dies once the base's own transaction has committed, before any passage is removed.
+    // Removing the passages fails once the base's own transaction has committed (the state a process that dies there
+    // leaves): the base is deleted, so the answer says so, and the rest is left to the job.
     const index = gw.app.get(KnowledgeChunkIndex);
     const crash = jest.spyOn(index, 'removeBasePassages').mockRejectedValue(new Error('killed midway'));
     try {
-      await gw.http.delete(`${KB}/${kb}`).set(gw.admin).expect(500);
+      await gw.http.delete(`${KB}/${kb}`).set(gw.admin).expect(200);
     } finally {
       crash.mockRestore();
     }

@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
+import { AgentConfigService } from '@app/modules/agent-config/agent-config.service';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, LessThan } from 'typeorm';
 import { KnowledgeBaseEntity } from './knowledge-base.entity';
@@ -21,9 +22,12 @@ const DELETIONS_PER_ROUND = 20;
  */
 @Injectable()
 export class KnowledgeBaseDeletions {
+  private readonly logger = new Logger(KnowledgeBaseDeletions.name);
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly index: KnowledgeChunkIndex,
+    private readonly agents: AgentConfigService,
   ) {}
 
   /** In `m`, a transaction that holds the base's lock (see KnowledgeBasesRepository.lockBase). */
@@ -48,8 +52,11 @@ export class KnowledgeBaseDeletions {
   }
 
   /**
-   * Finishes deletions begun before `startedBefore` and left unfinished (their process died). Removing what is already
-   * gone does nothing, so a deletion another instance is finishing at the same time ends the same. Returns how many.
+   * Finishes deletions begun before `startedBefore` and left unfinished (their process died, or their request failed
+   * after the base was gone). Each unbinds the base's agents again first: a binding written while the deletion began
+   * is taken out by the request's second unbinding, which a dead process never made. Removing what is already gone
+   * does nothing, so a deletion another instance is finishing at the same time ends the same; one that fails is logged
+   * and tried again next round, after the others. Returns how many were finished.
    */
   async finishAbandoned(startedBefore: number): Promise<number> {
     const left = await this.dataSource.getRepository(KnowledgeBaseDeletionEntity).find({
@@ -57,7 +64,16 @@ export class KnowledgeBaseDeletions {
       order: { startedAt: 'ASC' },
       take: DELETIONS_PER_ROUND,
     });
-    for (const deletion of left) await this.finish(deletion.id);
-    return left.length;
+    let finished = 0;
+    for (const deletion of left) {
+      try {
+        await this.agents.forgetKnowledgeBase(deletion.tenantId, deletion.id);
+        await this.finish(deletion.id);
+        finished++;
+      } catch (err) {
+        this.logger.warn(`knowledge base ${deletion.id}: deletion not finished yet: ${(err as Error).message}`);
+      }
+    }
+    return finished;
   }
 }

@@ -1,5 +1,5 @@
 import { urlCredentialProblem } from '@app/modules/tool-registry/tool-credential.rules';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { randomUUID } from 'node:crypto';
@@ -34,6 +34,8 @@ import type {
  */
 @Injectable()
 export class KnowledgeBasesService {
+  private readonly logger = new Logger(KnowledgeBasesService.name);
+
   constructor(
     private readonly repo: KnowledgeBasesRepository,
     private readonly deletions: KnowledgeBaseDeletions,
@@ -104,10 +106,18 @@ export class KnowledgeBasesService {
       if (!(await this.repo.lockBase(m, row.id))) throw notFound(id);
       await this.deletions.start(m, row);
     });
-    // Again once the base is gone: a binding written after the first listing (its check saw the base) is taken out here,
-    // or its own re-check after writing sees the base gone.
-    await this.agents.forgetKnowledgeBase(row.tenantId, row.id);
-    await this.deletions.finish(row.id);
+    // The base is deleted: what follows failing is left to the deletion job, which does it again (a 500 here would
+    // tell of a deletion that happened, and a retry would get a 404).
+    try {
+      // Again once the base is gone: a binding written after the first listing (its check saw the base) is taken out
+      // here, or its own re-check after writing sees the base gone.
+      await this.agents.forgetKnowledgeBase(row.tenantId, row.id);
+      await this.deletions.finish(row.id);
+    } catch (err) {
+      this.logger.warn(
+        `knowledge base ${row.id} deleted; the deletion job removes the rest: ${(err as Error).message}`,
+      );
+    }
     return toKnowledgeBaseDto(row);
   }
 
