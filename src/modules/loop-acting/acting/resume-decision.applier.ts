@@ -70,6 +70,7 @@ export class ResumeDecisionApplier {
       // Its owner renewed the lease since the check before the decision: the call still runs.
       throw inProgress(pending);
     }
+    // No row: a REJECT of a call that never started (MARK_DONE is allowed only on UNKNOWN_OUTCOME, whose call has one).
     const inlineLimit = this.runner.inlineLimitOf(null);
     const written = await this.journal.insertRejected(
       {
