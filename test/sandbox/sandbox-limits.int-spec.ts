@@ -81,7 +81,9 @@ describeWithBubblewrap('SandboxRunner limits (real bubblewrap)', () => {
     let hostForks = 0;
     const run = runner.run({
       workspaceDir: ws.path,
-      command: `# ${token}\nbomb() { bomb | bomb & }; bomb; sleep 2; echo survived`,
+      // Each shell holds on for a second once it has forked, so the storm lasts long enough to be seen however busy
+      // the machine is (each fork still counts against the limit; a shell that cannot fork gives up at once).
+      command: `# ${token}\nbomb() { bomb | bomb & sleep 1; }; bomb; sleep 2; echo survived`,
       timeoutMs: 10_000,
     });
     let running = true;
