@@ -277,6 +277,13 @@ export const GATEWAY_SETTINGS = [
       "Budget of one search of an HTTP knowledge base's retrieval service, its answer's body included: past it the search fails with KNOWLEDGE_BASE_UNREACHABLE (RAG_SEARCH: a failed call).",
   },
   {
+    env: 'KNOWLEDGE_DELETION_INTERVAL_MS',
+    kind: { type: 'int', min: 0, max: 86_400_000 },
+    defaultValue: '60000',
+    description:
+      'How often a job finishes knowledge-base deletions left unfinished for a minute (a process died after the base was gone: its passages, terms and agent bindings); 0: never (DELETE again cannot finish them: the base answers 404).',
+  },
+  {
     env: 'TOOL_SECRETS',
     kind: { type: 'list' },
     defaultValue: '',

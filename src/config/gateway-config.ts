@@ -56,6 +56,8 @@ export interface GatewayConfig {
   webSearch: { url: string; apiKey: string };
   /** Budget of one search of an HTTP knowledge base (KNOWLEDGE_SEARCH_TIMEOUT_MS). */
   knowledgeSearchTimeoutMs: number;
+  /** How often unfinished knowledge-base deletions are finished (KNOWLEDGE_DELETION_INTERVAL_MS); 0: never. */
+  knowledgeDeletionIntervalMs: number;
   toolSecrets: ReadonlyMap<string, string>;
   /** SECRETS_KEY as bytes (AES-256-GCM key of tenant secrets); null when unset. */
   secretsKey: Buffer | null;
@@ -262,6 +264,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     },
     webSearch: { url: raw.WEB_SEARCH_URL as string, apiKey: raw.WEB_SEARCH_API_KEY as string },
     knowledgeSearchTimeoutMs: raw.KNOWLEDGE_SEARCH_TIMEOUT_MS as number,
+    knowledgeDeletionIntervalMs: raw.KNOWLEDGE_DELETION_INTERVAL_MS as number,
     toolSecrets: secrets,
     secretsKey: raw.SECRETS_KEY ? Buffer.from(raw.SECRETS_KEY as string, 'hex') : null,
     // The demo tools are for a first look; production gets them only when asked for explicitly.

@@ -1,15 +1,21 @@
 import { describeEachDialect } from '@test/support/test-database';
 import { gatewayForSuite } from '@test/support/gateway-test-app';
 import { AgentConfigService } from '@app/modules/agent-config/agent-config.service';
-import { KnowledgeBaseDeletionJob } from '@app/modules/knowledge-bases/knowledge-base-deletion.job';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import {
+  KNOWLEDGE_BASE_DELETION_JOB,
+  KnowledgeBaseDeletionJob,
+} from '@app/modules/knowledge-bases/knowledge-base-deletion.job';
 import { createKnowledgeBase } from './support/knowledge-fixtures';
 
 describeEachDialect('a knowledge-base deletion cut short, and its bindings', (dialect) => {
-  const suite = gatewayForSuite(dialect);
+  // Not scheduled here (the test runs the job itself): KNOWLEDGE_DELETION_INTERVAL_MS=0 turns it off.
+  const suite = gatewayForSuite(dialect, { KNOWLEDGE_DELETION_INTERVAL_MS: '0' });
   afterEach(() => jest.restoreAllMocks());
 
   it('the deletion job takes out a binding written while the deletion began, when the second unbinding never ran', async () => {
     const { gw } = suite;
+    expect(gw.app.get(SchedulerRegistry).doesExist('interval', KNOWLEDGE_BASE_DELETION_JOB)).toBe(false);
     const agentId = (
       await gw.http
         .post('/api/v1/admin/agents')

@@ -3,7 +3,11 @@ import { createKey, gatewayForSuite } from '@test/support/gateway-test-app';
 import { DataSource } from 'typeorm';
 import { createKnowledgeBase, searchBase } from './support/knowledge-fixtures';
 import { BASE_DELETE_BATCH, KnowledgeBaseDeletions } from '@app/modules/knowledge-bases/knowledge-base.deletions';
-import { KnowledgeBaseDeletionJob } from '@app/modules/knowledge-bases/knowledge-base-deletion.job';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import {
+  KNOWLEDGE_BASE_DELETION_JOB,
+  KnowledgeBaseDeletionJob,
+} from '@app/modules/knowledge-bases/knowledge-base-deletion.job';
 import { KnowledgeChunkIndex } from '@app/modules/knowledge-bases/knowledge-chunk.index';
 
 const KB = '/api/v1/admin/knowledge-bases';
@@ -395,7 +399,9 @@ describeEachDialect('knowledge bases: admin API and tenancy', (dialect) => {
       .expect(404);
     await gw.http.delete(`${KB}/${kb}`).set(gw.admin).expect(404);
 
-    // The job finishes deletions left for a minute: not this one yet, then this one.
+    // The job (scheduled every KNOWLEDGE_DELETION_INTERVAL_MS) finishes deletions left for a minute: not this one yet,
+    // then this one.
+    expect(gw.app.get(SchedulerRegistry).doesExist('interval', KNOWLEDGE_BASE_DELETION_JOB)).toBe(true);
     const deletions = gw.app.get(KnowledgeBaseDeletions);
     expect(await deletions.finishAbandoned(Date.now() - 60_000)).toBe(0);
     expect((await left())[0]).toBeGreaterThan(0);
