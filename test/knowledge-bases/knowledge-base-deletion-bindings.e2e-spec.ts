@@ -6,7 +6,7 @@ import {
   KNOWLEDGE_BASE_DELETION_JOB,
   KnowledgeBaseDeletionJob,
 } from '@app/modules/knowledge-bases/knowledge-base-deletion.job';
-import { createKnowledgeBase } from './support/knowledge-fixtures';
+import { createAgent, createKnowledgeBase } from './support/knowledge-fixtures';
 
 describeEachDialect('a knowledge-base deletion cut short, and its bindings', (dialect) => {
   // Not scheduled here (the test runs the job itself): KNOWLEDGE_DELETION_INTERVAL_MS=0 turns it off.
@@ -16,13 +16,7 @@ describeEachDialect('a knowledge-base deletion cut short, and its bindings', (di
   it('the deletion job takes out a binding written while the deletion began, when the second unbinding never ran', async () => {
     const { gw } = suite;
     expect(gw.app.get(SchedulerRegistry).doesExist('interval', KNOWLEDGE_BASE_DELETION_JOB)).toBe(false);
-    const agentId = (
-      await gw.http
-        .post('/api/v1/admin/agents')
-        .set(gw.admin)
-        .send({ name: 'crash-bind', tenantId: 'acme' })
-        .expect(201)
-    ).body.id as string;
+    const agentId = await createAgent(gw, { name: 'crash-bind', tenantId: 'acme' });
     const kb = await createKnowledgeBase(gw, { name: 'crash-bound', tenantId: 'acme' });
 
     const agents = gw.app.get(AgentConfigService);

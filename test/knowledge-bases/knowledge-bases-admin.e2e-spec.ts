@@ -1,7 +1,7 @@
 import { describeEachDialect } from '@test/support/test-database';
 import { createKey, gatewayForSuite } from '@test/support/gateway-test-app';
 import { DataSource } from 'typeorm';
-import { createKnowledgeBase, searchBase } from './support/knowledge-fixtures';
+import { createAgent, createKnowledgeBase, searchBase } from './support/knowledge-fixtures';
 import { BASE_DELETE_BATCH, KnowledgeBaseDeletions } from '@app/modules/knowledge-bases/knowledge-base.deletions';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import {
@@ -353,11 +353,7 @@ describeEachDialect('knowledge bases: admin API and tenancy', (dialect) => {
 
   it('a deletion cut short by a crash leaves no base to list, search or bind; the job removes its passages', async () => {
     const { gw } = suite;
-    const runtimeAgent = await gw.http
-      .post('/api/v1/admin/agents')
-      .set(gw.admin)
-      .send({ tenantId: 'acme', name: 'kb-crash-agent' })
-      .expect(201);
+    const agentId = await createAgent(gw, { name: 'kb-crash-agent', tenantId: 'acme' });
     const kb = await createKnowledgeBase(gw, { name: 'cut-short', tenantId: 'acme' });
     await addRefundDoc(kb);
     const ds = gw.app.get(DataSource);
@@ -388,7 +384,7 @@ describeEachDialect('knowledge bases: admin API and tenancy', (dialect) => {
     expect(list.body.items.map((b: { id: string }) => b.id)).not.toContain(kb);
     await gw.http.post(`${KB}/${kb}/search`).set(gw.admin).send({ query: 'refund' }).expect(404);
     await gw.http
-      .put(`/api/v1/admin/agents/${runtimeAgent.body.id}/knowledge-bases`)
+      .put(`/api/v1/admin/agents/${agentId}/knowledge-bases`)
       .set(gw.admin)
       .send({ knowledgeBaseIds: [kb] })
       .expect(404);

@@ -3,9 +3,9 @@ import { AgentConfigService } from '@app/modules/agent-config/agent-config.servi
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, LessThan } from 'typeorm';
 import { KnowledgeBaseEntity } from './knowledge-base.entity';
-import { KnowledgeDocumentEntity } from './knowledge-document.entity';
 import { KnowledgeBaseDeletionEntity } from './knowledge-base-deletion.entity';
 import { KnowledgeChunkIndex } from './knowledge-chunk.index';
+import { KnowledgeBasesRepository } from './knowledge-bases.repository';
 
 /** Passages of a base removed per transaction when it is deleted (SQLite: about 0.25 s of work each). */
 export const BASE_DELETE_BATCH = 2000;
@@ -27,13 +27,13 @@ export class KnowledgeBaseDeletions {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly index: KnowledgeChunkIndex,
+    private readonly repo: KnowledgeBasesRepository,
     private readonly agents: AgentConfigService,
   ) {}
 
   /** In `m`, a transaction that holds the base's lock (see KnowledgeBasesRepository.lockBase). */
   async start(m: EntityManager, base: Pick<KnowledgeBaseEntity, 'id' | 'tenantId'>): Promise<void> {
-    await m.getRepository(KnowledgeDocumentEntity).delete({ knowledgeBaseId: base.id });
-    await m.getRepository(KnowledgeBaseEntity).delete({ id: base.id });
+    await this.repo.deleteBase(m, base.id);
     await m
       .getRepository(KnowledgeBaseDeletionEntity)
       .insert({ id: base.id, tenantId: base.tenantId, startedAt: Date.now() });

@@ -36,6 +36,11 @@ export class KnowledgeBasesRepository {
     await this.bases.insert(row);
   }
 
+  async deleteBase(m: EntityManager, id: string): Promise<void> {
+    await m.getRepository(KnowledgeDocumentEntity).delete({ knowledgeBaseId: id });
+    await m.getRepository(KnowledgeBaseEntity).delete({ id });
+  }
+
   /**
    * Locks the base row until the transaction ends (MySQL; SQLite runs one transaction at a time); false when the base is
    * gone. Every transaction that changes a base's documents takes this lock first, so they and the base's deletion go

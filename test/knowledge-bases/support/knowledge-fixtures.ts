@@ -15,6 +15,12 @@ export async function createKnowledgeBase(
   return res.body.id as string;
 }
 
+/** Creates an agent through the API and returns its id. */
+export async function createAgent(gw: TestGateway, body: { name: string; tenantId: string }): Promise<string> {
+  const res = await gw.http.post('/api/v1/admin/agents').set(gw.admin).send(body).expect(201);
+  return res.body.id as string;
+}
+
 /** Adds every corpus document (in order) and returns title → document id. */
 export async function addCorpus(gw: TestGateway, knowledgeBaseId: string): Promise<Map<string, string>> {
   const ids = new Map<string, string>();

@@ -59,10 +59,10 @@ export class ToolCallJournalRepository {
     private readonly sql: HotSql,
   ) {
     this.table = new HotTable(dataSource, ToolCallJournalEntity);
-    this.insertWhileOpen = `INSERT INTO tool_call_journal (${this.table.columnList})
-      SELECT ${this.table.rowMarks.slice(1, -1)} FROM agent_session WHERE id = ? AND status <> 'CLOSED'`;
-    this.insertAlways = `INSERT INTO tool_call_journal (${this.table.columnList})
-      SELECT ${this.table.rowMarks.slice(1, -1)} FROM agent_session WHERE id = ?`;
+    const insertWhere = (condition: string) => `INSERT INTO tool_call_journal (${this.table.columnList})
+      SELECT ${this.table.rowMarks.slice(1, -1)} FROM agent_session WHERE ${condition}`;
+    this.insertWhileOpen = insertWhere("id = ? AND status <> 'CLOSED'");
+    this.insertAlways = insertWhere('id = ?');
   }
 
   /** The entries of `toolCallIds` in one session, by toolCallId (`db`: a transaction to read in). */
