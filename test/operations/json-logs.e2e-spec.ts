@@ -143,6 +143,25 @@ describe('JSON logs of a gateway process (LOG_FORMAT=json)', () => {
     });
   });
 
+  it('tags execute lines with the caller’s request id, tenant and tool call id', async () => {
+    const res = await send(
+      'POST',
+      '/api/v1/tools/bad_tool/execute',
+      { ...runtime(), 'X-Request-Id': 'req-exec-tagged' },
+      { agentId, userId: 'u1', permissions: [], toolCallId: 'direct-tagged-1', arguments: { q: 'x' } },
+    );
+    expect(res.status).toBe(200);
+    expect(
+      await waitFor(
+        () =>
+          logLines(gateway).find(
+            (l) => l.requestId === 'req-exec-tagged' && String(l.msg).startsWith('Tool bad_tool failed'),
+          ),
+        { description: 'the failed call’s line' },
+      ),
+    ).toMatchObject({ level: 'debug', tenantId: 'acme', toolCallId: 'direct-tagged-1', tool: 'bad_tool' });
+  });
+
   it('makes a request id when the incoming one is not sane, and tags other routes too', async () => {
     const res = await send('GET', `/api/v1/sessions/${sessionId}`, {
       ...runtime(),

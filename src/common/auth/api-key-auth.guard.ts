@@ -11,6 +11,7 @@ import {
 } from './auth-context';
 import { PUBLIC_KEY, ROLES_KEY } from './auth.decorators';
 import { authenticateRequest, authorize } from './authorize';
+import { requestLogFields } from '../logging/log-context';
 
 /** Global guard: applies {@link authorize} with the roles the handler or its controller names. */
 @Injectable()
@@ -31,7 +32,7 @@ export class ApiKeyAuthGuard implements CanActivate {
     // (early-authentication.hook): not again.
     const auth =
       req.auth ?? (await authenticateRequest(this.resolver, this.failures, req, http.getResponse<FastifyReply>()));
-    req.auth = await authorize(this.resolver, req.headers.authorization, roles, auth);
+    req.auth = await authorize(this.resolver, req.headers.authorization, roles, auth, requestLogFields(req));
     return true;
   }
 }

@@ -2,17 +2,19 @@ import { DomainError } from '../errors/domain-error';
 import { CommonErrorCode } from '../errors/common.errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiKeyResolver, ApiRole, AuthContext, AuthFailureLimit } from './auth-context';
-import { bindLogFields } from '../logging/log-context';
+import { bindLogFields, type LogFields } from '../logging/log-context';
 
 /**
  * The one authorization rule of every non-public endpoint, applied by the global Nest guard:
  * `Authorization: Bearer <key>`; no or unknown key → 401; a role the endpoint does not allow → 403.
+ * `log`: the request's log fields, which get the key's tenant once it is authorized.
  */
 export async function authorize(
   resolver: ApiKeyResolver,
   authorization: string | undefined,
   roles: readonly ApiRole[] | undefined,
   authenticated?: AuthContext,
+  log?: LogFields,
 ): Promise<AuthContext> {
   const auth = authenticated ?? (await authenticate(resolver, authorization));
   if (!roles || !roles.includes(auth.role)) {
@@ -22,7 +24,7 @@ export async function authorize(
     );
   }
   // From here on the request's log lines (its completion line too) say which tenant it served.
-  if (auth.tenantId) bindLogFields({ tenantId: auth.tenantId });
+  if (auth.tenantId) bindLogFields(log, { tenantId: auth.tenantId });
   return auth;
 }
 

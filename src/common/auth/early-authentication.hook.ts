@@ -3,6 +3,7 @@ import type { ApiKeyResolver, AuthContext, AuthFailureLimit } from './auth-conte
 import { PUBLIC_ROUTE, RouteAccess } from './auth.decorators';
 import { authenticateRequest, authorize } from './authorize';
 import { hasRequestBody } from '../http/request-body';
+import { requestLogFields } from '../logging/log-context';
 
 /**
  * A request with a body to a route that needs a key is answered 401 (no or unknown key), 403 (a role the route is
@@ -26,7 +27,7 @@ export function registerEarlyAuthentication(
     const auth = await authenticateRequest(resolver, failures, request, reply);
     // A route outside Nest's (Swagger UI) has no roles: the key only.
     (request as FastifyRequest & { auth: AuthContext | null }).auth = config?.routeRoles
-      ? await authorize(resolver, request.headers.authorization, config.routeRoles, auth)
+      ? await authorize(resolver, request.headers.authorization, config.routeRoles, auth, requestLogFields(request))
       : auth;
   });
 }

@@ -92,14 +92,17 @@ describe('errorResponse', () => {
     });
   });
 
-  it('answers anything else with 500 INTERNAL and an incident id, logged with its stack', () => {
-    const [status, body] = errorResponse(new TypeError('x is undefined'), logger);
+  it("answers anything else with 500 INTERNAL and an incident id, logged with its error and the request's fields", () => {
+    const error = new TypeError('x is undefined');
+    const [status, body] = errorResponse(error, logger, { requestId: 'req-9', tenantId: 'acme' });
     expect(status).toBe(500);
     expect(body.error.code).toBe(CommonErrorCode.INTERNAL);
     expect(body.error.message).not.toContain('x is undefined');
-    expect(logger.error).toHaveBeenCalledWith(
-      expect.stringContaining(String(body.error.details.incidentId)),
-      expect.stringContaining('TypeError'),
-    );
+    expect(logger.error).toHaveBeenCalledWith({
+      msg: expect.stringContaining(String(body.error.details.incidentId)),
+      requestId: 'req-9',
+      tenantId: 'acme',
+      err: error,
+    });
   });
 });

@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
+import { fieldLine, requestLogFields, type LoggedRequest, type LogFields } from '../logging/log-context';
 import { DomainError } from './domain-error';
 import { CommonErrorCode } from './common.errors';
 import { ERROR_HTTP_STATUS } from './error-codes';
@@ -15,8 +16,9 @@ export class DomainErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const reply = host.switchToHttp().getResponse<FastifyReply>();
-    const [status, body] = errorResponse(exception, this.logger);
+    const http = host.switchToHttp();
+    const reply = http.getResponse<FastifyReply>();
+    const [status, body] = errorResponse(exception, this.logger, requestLogFields(http.getRequest<LoggedRequest>()));
     void reply.code(status).send(body);
   }
 }
@@ -24,9 +26,14 @@ export class DomainErrorFilter implements ExceptionFilter {
 /**
  * The status and body of an error, for the filter and Fastify's own refusals alike. Domain errors carry their
  * own; HTTP-level 4xx failures (an `HttpException`, a body-parser error) keep their status and get the common
- * code of that status; anything else is a 500 with an incident id, logged with its stack.
+ * code of that status; anything else is a 500 with an incident id, logged with its stack and `fields` (the
+ * request's).
  */
-export function errorResponse(exception: unknown, logger: Pick<Logger, 'error'>): [number, ErrorBody] {
+export function errorResponse(
+  exception: unknown,
+  logger: Pick<Logger, 'error'>,
+  fields?: LogFields,
+): [number, ErrorBody] {
   if (exception instanceof DomainError) {
     return [ERROR_HTTP_STATUS[exception.code], body(exception.code, exception.message, exception.details)];
   }
@@ -34,10 +41,10 @@ export function errorResponse(exception: unknown, logger: Pick<Logger, 'error'>)
   if (status !== undefined && status >= 400 && status < 500)
     return httpRefusal(status, exception instanceof Error ? exception.message : '');
   const incidentId = randomUUID();
-  logger.error(
-    `Unhandled error (incident ${incidentId})`,
-    exception instanceof Error ? exception.stack : String(exception),
-  );
+  logger.error({
+    ...fieldLine(`Unhandled error (incident ${incidentId})`, fields),
+    err: exception instanceof Error ? exception : new Error(String(exception)),
+  });
   return [
     500,
     body(

@@ -6,9 +6,10 @@ import type { GatewayLogging } from './gateway-logging';
 const GATEWAY_LOGGING = Symbol('GATEWAY_LOGGING');
 
 /**
- * nestjs-pino on the gateway's own pino logger: Nest's `Logger` writes through it, with the request's context.
- * `useExisting` and no routes: the request logger and its context come from Fastify hooks
- * (see `registerRequestLogging`), not from nestjs-pino's middleware.
+ * nestjs-pino on the gateway's own pino logger: Nest's `Logger` writes through it. `useExisting` and no routes: the
+ * completion lines come from Fastify hooks (see `registerRequestLogging`), not from nestjs-pino's middleware, and
+ * nothing enters its `AsyncLocalStorage`: a line gets its request's fields from the work that writes it
+ * (`fieldLine`, see `log-context.ts`).
  */
 @Module({})
 export class GatewayLoggingModule {

@@ -1,5 +1,8 @@
 import type { IncomingMessage } from 'node:http';
-import { createConsoleLogger, resolveLogFormat } from './gateway-logging';
+import { Writable } from 'node:stream';
+import type { GatewayConfig } from '@app/config/gateway-config';
+import { createConsoleLogger, createGatewayLogging, resolveLogFormat } from './gateway-logging';
+import { fieldLine } from './log-context';
 import { requestIdOf } from './request-id';
 
 describe('resolveLogFormat', () => {
@@ -56,5 +59,43 @@ describe('createConsoleLogger', () => {
     expect(text).toContain('at connect (db.js:1:1)');
     for (const secret of ['hunter2-pw', 'tok-0123456789', 's3cr3t-pw', 'obj-secret-1'])
       expect(text).not.toContain(secret);
+  });
+});
+
+describe('lines with fields (fieldLine)', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('are JSON lines whose keys are the fields, the message redacted like any other', () => {
+    const lines: string[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
+    const config = { logFormat: 'json', nodeEnv: 'production', logLevel: 'log' } as GatewayConfig;
+    const { logger } = createGatewayLogging(config, { destination });
+    logger.warn(fieldLine('login with password=pw-0123456789 failed', { requestId: 'req-7', tenantId: 'acme' }));
+    const line = JSON.parse(lines.join('')) as Record<string, unknown>;
+    expect(line).toMatchObject({ level: 'warn', requestId: 'req-7', tenantId: 'acme' });
+    expect(line.msg).toContain('password=***');
+    expect(lines.join('')).not.toContain('pw-0123456789');
+  });
+
+  it('print their fields after the message in the pretty format, then the error stack, redacted', () => {
+    const written: string[] = [];
+    jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    const error = new Error('connect postgres://app:s3cr3t-pw@db/main');
+    createConsoleLogger(['error']).error(
+      { ...fieldLine('Unhandled error (incident 1)', { requestId: 'req-8', tool: 'x' }), err: error },
+      'Errors',
+    );
+    const text = written.join('');
+    expect(text).toContain('Unhandled error (incident 1) (requestId=req-8, tool=x)');
+    expect(text).toMatch(/at .*gateway-logging\.spec/);
+    expect(text).not.toContain('s3cr3t-pw');
   });
 });

@@ -2,6 +2,7 @@ import { ConsoleLogger, type LoggerService, type LogLevel } from '@nestjs/common
 import pino, { type DestinationStream, type Logger as PinoLogger } from 'pino';
 import type { GatewayConfig } from '@app/config/gateway-config';
 import { redactText } from '@app/common/redaction';
+import { isFieldLine, type FieldLine } from './log-context';
 
 /** LOG_LEVEL (Nest's names) as pino levels. */
 const PINO_LEVELS: Record<GatewayConfig['logLevel'], pino.Level> = {
@@ -64,6 +65,9 @@ export function createGatewayLogging(
         logMethod(args, method) {
           for (let i = 0; i < args.length; i++)
             if (typeof args[i] === 'string') args[i] = redactText(args[i] as string);
+          // A line with fields (`fieldLine`) carries its message inside the object.
+          const first: unknown = args[0];
+          if (isFieldLine(first)) first.msg = redactText(first.msg);
           method.apply(this, args);
         },
       },
@@ -89,12 +93,20 @@ function serializeError(err: unknown): unknown {
  */
 class RedactingConsoleLogger extends ConsoleLogger {
   protected override stringifyMessage(message: unknown, logLevel: LogLevel): string {
-    return redactText(String(super.stringifyMessage(message, logLevel)));
+    const text = isFieldLine(message) ? fieldLineText(message) : message;
+    return redactText(String(super.stringifyMessage(text, logLevel)));
   }
 
   protected override printStackTrace(stack: string): void {
     super.printStackTrace(stack && redactText(stack));
   }
+}
+
+/** A line with fields as one text: `msg (requestId=…, tool=…)`, then its error's stack. */
+function fieldLineText({ msg, err, ...fields }: FieldLine): string {
+  const pairs = Object.entries(fields).map(([k, v]) => `${k}=${String(v)}`);
+  const stack = err instanceof Error ? `\n${err.stack ?? err.message}` : '';
+  return `${msg}${pairs.length > 0 ? ` (${pairs.join(', ')})` : ''}${stack}`;
 }
 
 /** The logger of the `pretty` format, at `logLevels`. */

@@ -1,27 +1,52 @@
-import { storage } from 'nestjs-pino/storage';
-import { RequestLogScope } from './request-log.scope';
-
 /** Fields that say whose work a log line belongs to. */
 export interface LogFields {
+  requestId?: string;
   tenantId?: string;
   sessionId?: string;
+  runId?: string;
   toolCallId?: string;
   tool?: string;
 }
 
+/** The fields of one request's lines: its id, then what the request learns (tenant, session). */
+export type RequestLogFields = LogFields & { requestId: string };
+
+/** A log line with fields: pino writes them as the JSON line's keys; the pretty format prints them after `msg`. */
+export type FieldLine = LogFields & { msg: string; err?: unknown };
+
+const FIELDS = Symbol('requestLogFields');
+
+/** What the request logging keeps on a request (Fastify's, or any object with its id). */
+export type LoggedRequest = { id: string; [FIELDS]?: RequestLogFields };
+
 /**
- * Adds fields to every later log line of the current request, the request's completion line included.
- * Outside a request (start-up, scheduled jobs) it does nothing.
+ * The log fields of a request: one object per request, made on first use. The request passes it down with its
+ * work (see `ToolCallContext.log`), so a line written later carries what was bound since. There is no ambient
+ * context: on Node 20 an `AsyncLocalStorage` turns on promise hooks for every promise of the process, about a
+ * fifth of the CPU per call at 8 callers in `bench:execute` and `bench:act` (README, "Session 27's check").
  */
-export function bindLogFields(fields: LogFields): void {
-  const scope = storage.getStore();
-  // No request scope: outside a request, or an app built without the request logging (a testing module).
-  if (scope instanceof RequestLogScope) scope.bind(fields);
+export function requestLogFields(request: LoggedRequest): RequestLogFields {
+  return (request[FIELDS] ??= { requestId: request.id });
 }
 
-/** Runs `fn` with `fields` on its log lines only (e.g. one tool call of a batch); the request's other lines keep theirs. */
-export function withLogFields<T>(fields: LogFields, fn: () => T): T {
-  const scope = storage.getStore();
-  if (!(scope instanceof RequestLogScope)) return fn();
-  return storage.run(scope.with(fields), fn);
+/** Adds `fields` to every later line of the work that holds `into` (a request's fields, the completion line's too). */
+export function bindLogFields(into: LogFields | undefined, fields: LogFields): void {
+  if (into) Object.assign(into, fields);
+}
+
+/**
+ * A line whose message carries the fields of the work it belongs to, for Nest's `Logger`:
+ * `this.logger.warn(fieldLine('Tool x failed', ctx.log, { toolCallId }))`. Later fields win; `undefined` ones are
+ * skipped, so work outside a request (a job, a run) simply logs fewer fields.
+ */
+export function fieldLine(msg: string, ...fields: (LogFields | undefined)[]): FieldLine {
+  const line: FieldLine = { msg };
+  for (const f of fields) if (f) Object.assign(line, f);
+  line.msg = msg;
+  return line;
+}
+
+/** Whether a logged value is a {@link FieldLine} (an object with a text `msg`). */
+export function isFieldLine(value: unknown): value is FieldLine {
+  return typeof value === 'object' && value !== null && typeof (value as { msg?: unknown }).msg === 'string';
 }

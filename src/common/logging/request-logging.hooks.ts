@@ -1,34 +1,24 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { storage } from 'nestjs-pino/storage';
 import { redactText } from '@app/common/redaction';
-import { RequestLogScope } from './request-log.scope';
+import { requestLogFields, type LoggedRequest } from './log-context';
 
-/** The request's log scope, made in `preHandler` (absent for requests answered before the route). */
-const SCOPE = Symbol('requestLogScope');
 /** Whether the completion line was written (an aborted request may still be answered later). */
 const LOGGED = Symbol('requestLogged');
 
-type LoggedRequest = FastifyRequest & { [SCOPE]?: RequestLogScope; [LOGGED]?: boolean };
+type CompletedRequest = FastifyRequest & LoggedRequest & { [LOGGED]?: boolean };
 
 /**
- * The request logging, on Fastify's own request id (`genReqId`) and hooks: echoes the id in `X-Request-Id`,
- * opens the request's log scope (nestjs-pino's storage) around the route, so Nest's guards, pipes,
- * interceptors, handler and filter log with its fields, and, when `completionLines`, writes one completion
- * line per request (`request completed`, at error level for a 5xx) with the request's fields, method, URL
- * (query redacted), status and `responseTime`. Hooks, not a Nest middleware: middleware runs before the body
- * is read, and the async context does not survive Fastify's body reading; `preHandler` runs after it, right
- * before the route. No per-request logger is made unless a line is written.
+ * The request logging, on Fastify's own request id (`genReqId`) and hooks: echoes the id in `X-Request-Id` and,
+ * when `completionLines`, writes one completion line per request (`request completed`, at error level for a 5xx)
+ * with the request's fields (`requestLogFields`: its id, and the tenant and session bound while it ran), method,
+ * URL (query redacted), status and `responseTime`. Lines written while the request runs get its fields from the
+ * work that writes them (`fieldLine`), not from an ambient context. No per-request logger is made.
  */
 export function registerRequestLogging(fastify: FastifyInstance, logger: Logger, completionLines: boolean): void {
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
     done();
-  });
-  fastify.addHook('preHandler', (request, _reply, done) => {
-    const scope = RequestLogScope.forRequest(logger, request.id);
-    (request as LoggedRequest)[SCOPE] = scope;
-    storage.run(scope, done);
   });
   if (!completionLines) return;
   fastify.addHook('onResponse', (request, reply, done) => {
@@ -43,7 +33,7 @@ export function registerRequestLogging(fastify: FastifyInstance, logger: Logger,
 
 function logCompletion(
   logger: Logger,
-  request: LoggedRequest,
+  request: CompletedRequest,
   reply: FastifyReply | undefined,
   aborted: boolean,
 ): void {
@@ -55,7 +45,7 @@ function logCompletion(
   const url = request.url.includes('?') ? redactText(request.url) : request.url;
   logger[level](
     {
-      ...(request[SCOPE]?.requestFields ?? { requestId: request.id }),
+      ...requestLogFields(request),
       req: { method: request.method, url },
       res: { statusCode },
       responseTime: Math.round(reply?.elapsedTime ?? 0),

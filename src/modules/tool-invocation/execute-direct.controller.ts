@@ -8,6 +8,8 @@ import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
 import { ExecuteDirectService } from './execute-direct.service';
 import { ExecuteDirectResponseDto } from './execute-direct.dto';
+import { RequestLog } from '@app/common/logging/request-log.decorator';
+import type { RequestLogFields } from '@app/common/logging/log-context';
 
 @ApiTags('runtime: tools')
 @ApiBearerAuth()
@@ -25,7 +27,8 @@ export class ExecuteDirectController {
     @Param('name') name: string,
     @SchemaBody('ExecuteDirectBody', EXECUTE_DIRECT_BODY_SCHEMA) dto: ExecuteDirectBody,
     @ClientSignal() signal: AbortSignal,
+    @RequestLog() log: RequestLogFields,
   ): Promise<ExecuteDirectResponseDto> {
-    return this.direct.execute(auth, name, dto, signal);
+    return this.direct.execute(auth, name, dto, signal, log);
   }
 }

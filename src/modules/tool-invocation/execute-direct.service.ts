@@ -11,6 +11,7 @@ import { ToolCallPreparer } from './tool-call.preparer';
 import { ToolInvocationErrorCode } from './tool-invocation.errors';
 import { ExecuteDirectResponseDto } from './execute-direct.dto';
 import type { ExecuteDirectBody } from './execute-direct-body.schema';
+import type { LogFields } from '@app/common/logging/log-context';
 
 /**
  * executeDirect: the light entry without a session. Same checks as `act` (visibility at call time, schema),
@@ -24,12 +25,16 @@ export class ExecuteDirectService {
     private readonly log: ToolCallLogService,
   ) {}
 
-  /** `signal`: the client's (aborted when it disconnects); the call in flight is cancelled with it. */
+  /**
+   * `signal`: the client's (aborted when it disconnects); the call in flight is cancelled with it.
+   * `log`: the request's log fields, handed to the call's lines.
+   */
   async execute(
     auth: AuthContext,
     toolName: string,
     dto: ExecuteDirectBody,
     signal?: AbortSignal,
+    log?: LogFields,
   ): Promise<ExecuteDirectResponseDto> {
     const tenantId = auth.tenantId!;
     const toolCallId = dto.toolCallId ?? `direct-${randomUUID()}`;
@@ -100,6 +105,7 @@ export class ExecuteDirectService {
         sessionId: null,
         toolCallId,
         entry: 'DIRECT',
+        log,
       },
       signal,
     );

@@ -6,7 +6,7 @@ import { ToolErrorClass } from '../tool-error-class';
 import { ToolCallLogService } from '../tool-call-log/tool-call-log.service';
 import { redactText } from '@app/common/redaction';
 import { GatewayMetrics } from '@app/modules/metrics/gateway-metrics.service';
-import { withLogFields } from '@app/common/logging/log-context';
+import { fieldLine, type LogFields } from '@app/common/logging/log-context';
 import { CallTargetRegistry } from './call-target.registry';
 import { FAILURE_PREFIX, ToolCallContext, ToolCallResult } from './tool-call.types';
 
@@ -27,19 +27,8 @@ export class ToolCallPathService {
     private readonly metrics: GatewayMetrics,
   ) {}
 
-  /** One call, its log lines tagged with the tool call id and the tool. */
-  call(
-    tool: ToolDescriptor,
-    args: Record<string, unknown>,
-    ctx: ToolCallContext,
-    outerSignal?: AbortSignal,
-  ): Promise<ToolCallResult> {
-    return withLogFields({ toolCallId: ctx.toolCallId, tool: tool.name }, () =>
-      this.callLogged(tool, args, ctx, outerSignal),
-    );
-  }
-
-  private async callLogged(
+  /** One call; its log lines carry the caller's fields (`ctx.log`: the request id), the call's ids and the tool. */
+  async call(
     tool: ToolDescriptor,
     args: Record<string, unknown>,
     ctx: ToolCallContext,
@@ -67,11 +56,19 @@ export class ToolCallPathService {
       content: result.content,
     });
     if (run.error && run.error.errorClass === ToolErrorClass.EXECUTOR_ERROR) {
-      this.logger.warn(`Tool ${tool.name} (${ctx.toolCallId}) failed unexpectedly: ${redactText(run.error.message)}`);
+      this.logger.warn(
+        fieldLine(
+          `Tool ${tool.name} (${ctx.toolCallId}) failed unexpectedly: ${redactText(run.error.message)}`,
+          callFields(ctx, tool),
+        ),
+      );
     } else if (result.status === 'FAILED') {
       // The class only: the content may quote what the remote answered.
       this.logger.debug(
-        `Tool ${tool.name} failed: ${result.errorClass} after ${result.attempts} attempt(s) in ${result.durationMs} ms`,
+        fieldLine(
+          `Tool ${tool.name} failed: ${result.errorClass} after ${result.attempts} attempt(s) in ${result.durationMs} ms`,
+          callFields(ctx, tool),
+        ),
       );
     }
     return result;
@@ -134,5 +131,17 @@ function toResult(
     content: `${FAILURE_PREFIX}${reason}`,
     isError: true,
     errorClass: error?.errorClass ?? ToolErrorClass.EXECUTOR_ERROR,
+  };
+}
+
+/** The fields of a call's log lines: the request's (or run's), then the call's own. */
+function callFields(ctx: ToolCallContext, tool: ToolDescriptor): LogFields {
+  return {
+    ...ctx.log,
+    ...(ctx.tenantId && { tenantId: ctx.tenantId }),
+    ...(ctx.sessionId && { sessionId: ctx.sessionId }),
+    ...(ctx.runId && { runId: ctx.runId }),
+    toolCallId: ctx.toolCallId,
+    tool: tool.name,
   };
 }

@@ -1,5 +1,6 @@
 import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
 import type { ToolOutput } from '../tool-executor';
+import type { LogFields } from '@app/common/logging/log-context';
 
 /** Who calls and where: what dispatchers and executors may need beyond the arguments. */
 export interface ToolCallContext {
@@ -20,6 +21,8 @@ export interface ToolCallContext {
    * since then, the one the call's visibility was checked against, without reading it again.
    */
   freshSince?: number;
+  /** The log fields of the request (or run) that made the call: its lines carry them (see `fieldLine`). */
+  log?: LogFields;
 }
 
 export type ToolCallStatus = 'COMPLETED' | 'FAILED';

@@ -14,7 +14,7 @@ import { VisibilitySnapshotService } from '@app/modules/agent-config/visibility/
 import { ConfigVersionService } from '@app/database/config-version.service';
 import { ActStateQuery } from './act-state.query';
 import { GatewayMetrics } from '@app/modules/metrics/gateway-metrics.service';
-import { bindLogFields } from '@app/common/logging/log-context';
+import { bindLogFields, type LogFields } from '@app/common/logging/log-context';
 
 /** `POST /sessions/{id}/act`: the model's tool calls of one iteration, in order, through the journal. */
 @Injectable()
@@ -31,17 +31,18 @@ export class ActService {
   /**
    * `signal`: the client's; when it disconnects the batch stops (see BatchContext.signal for what is cancelled).
    * `runId`: the agent run whose loop acts (the gateway's own loop), handed to its calls.
+   * `log`: the request's log fields (they get the session), handed to its calls' lines.
    */
   async act(
     auth: AuthContext,
     sessionId: string,
     dto: ActBody,
-    { signal, runId }: { signal?: AbortSignal; runId?: string } = {},
+    { signal, runId, log }: { signal?: AbortSignal; runId?: string; log?: LogFields } = {},
   ): Promise<ActResponse> {
     const startedAt = performance.now();
-    bindLogFields({ sessionId });
+    bindLogFields(log, { sessionId });
     try {
-      const response = await this.actTimed(auth, sessionId, dto, startedAt, signal, runId);
+      const response = await this.actTimed(auth, sessionId, dto, startedAt, { signal, runId, log });
       this.metrics.recordAct(startedAt, response.status);
       return response;
     } catch (err) {
@@ -55,8 +56,7 @@ export class ActService {
     sessionId: string,
     dto: ActBody,
     freshSince: number,
-    signal: AbortSignal | undefined,
-    runId: string | undefined,
+    { signal, runId, log }: Pick<BatchContext, 'signal' | 'runId' | 'log'>,
   ): Promise<ActResponse> {
     const calls: SubmittedCall[] = dto.toolCalls.map((c) => ({
       id: c.id,
@@ -91,7 +91,7 @@ export class ActService {
       );
     }
     assertUniqueIds(calls);
-    const ctx: BatchContext = { session, iteration: dto.iteration, entry: 'ACT', freshSince, signal, runId };
+    const ctx: BatchContext = { session, iteration: dto.iteration, entry: 'ACT', freshSince, signal, runId, log };
     if (dto.iteration > session.iteration) {
       // Written with the batch's first STARTED (one commit), or alone when no call claims.
       ctx.iterationToRecord = dto.iteration;

@@ -3,6 +3,7 @@ import type { HitlRequestType, SubmittedCall } from '../sessions/session.types';
 import type { ActResponse, ActResult } from './act.types';
 import type { HotTransaction } from '@app/database/hot-sql';
 import type { RiskMatch } from '@app/modules/risk/risk.types';
+import type { LogFields } from '@app/common/logging/log-context';
 
 /** The session-side facts every call of a batch runs with. */
 export interface BatchContext {
@@ -11,6 +12,8 @@ export interface BatchContext {
   entry: 'ACT' | 'RESUME';
   /** The agent run whose loop acts (the gateway's own loop); absent for a runtime's act and a resume. */
   runId?: string;
+  /** The log fields of the request (or run) that acts: its calls' lines carry them. */
+  log?: LogFields;
   /** When the request arrived (performance.now()): the visibility re-check of its calls is at least this fresh. */
   freshSince: number;
   /**

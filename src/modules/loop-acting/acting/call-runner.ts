@@ -13,6 +13,7 @@ import { ToolCallJournalRepository, NewJournalEntry } from '../journal/tool-call
 import { JournalLeaseRenewer } from '../journal/journal-lease.renewer';
 import { JournalOutcomeRecorder } from '../journal/journal-outcome.recorder';
 import { canonicalJson } from '@app/common/canonical-json';
+import { fieldLine } from '@app/common/logging/log-context';
 import type { JournalClaim, JournalEntry, JournalKey } from '../journal/journal.types';
 import { ToolResultStore } from '../results/tool-result.store';
 import { inlineResult } from '../results/tool-result.view';
@@ -244,6 +245,7 @@ export class CallRunner {
             runId: ctx.runId,
             webSearch: prepared.webSearch,
             freshSince: ctx.freshSince,
+            log: ctx.log,
           },
           clientSignal,
         );
@@ -266,7 +268,11 @@ export class CallRunner {
     const finished = await this.outcomes.record(key, { ...result, state: result.status, resultStatus: result.status });
     if (!finished)
       this.logger.error(
-        `Journal entry ${key.toolCallId} was no longer ours when ${prepared.tool.name} finished; its outcome stays with the new owner.`,
+        fieldLine(
+          `Journal entry ${key.toolCallId} was no longer ours when ${prepared.tool.name} finished; its outcome stays with the new owner.`,
+          ctx.log,
+          { tenantId: s.tenantId, sessionId: s.id, toolCallId: key.toolCallId, tool: prepared.tool.name },
+        ),
       );
     // Only the outcome the journal keeps is told on the session's events (the new owner tells its own).
     else

@@ -6,6 +6,8 @@ import { ApiErrors } from '@app/common/dto/api-errors.decorator';
 import { ActResponseDto } from '../sessions/sessions.dto';
 import { HitlDecisionDto } from './hitl-decision.dto';
 import { HitlDecisionService } from './hitl-decision.service';
+import { RequestLog } from '@app/common/logging/request-log.decorator';
+import type { RequestLogFields } from '@app/common/logging/log-context';
 
 @ApiTags('admin: safety')
 @ApiBearerAuth()
@@ -21,7 +23,12 @@ export class HitlDecisionController {
     description: 'The same answer as resume: the decided call and the calls that were left NOT_RUN',
   })
   @ApiErrors(400, 404, 409)
-  decide(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: HitlDecisionDto): Promise<ActResponseDto> {
-    return this.decisions.decide(auth, id, dto);
+  decide(
+    @Auth() auth: AuthContext,
+    @Param('id') id: string,
+    @Body() dto: HitlDecisionDto,
+    @RequestLog() log: RequestLogFields,
+  ): Promise<ActResponseDto> {
+    return this.decisions.decide(auth, id, dto, log);
   }
 }

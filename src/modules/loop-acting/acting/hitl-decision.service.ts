@@ -8,6 +8,7 @@ import { LoopActingErrorCode } from '../loop-acting.errors';
 import type { ActResponse } from './act.types';
 import type { HitlDecisionDto } from './hitl-decision.dto';
 import { ResumeService } from './resume.service';
+import { bindLogFields, type LogFields } from '@app/common/logging/log-context';
 
 /**
  * The idempotency key of an admin decision: the request itself (one decision per request), claimed in the
@@ -34,7 +35,8 @@ export class HitlDecisionService {
     private readonly resumes: ResumeService,
   ) {}
 
-  async decide(auth: AuthContext, requestId: string, dto: HitlDecisionDto): Promise<ActResponse> {
+  /** `log`: the request's log fields (they get the session), handed to the lines of the calls the decision runs. */
+  async decide(auth: AuthContext, requestId: string, dto: HitlDecisionDto, log?: LogFields): Promise<ActResponse> {
     const request = await this.requests.findInScope(requestId, auth.tenantId);
     if (!request)
       throw new DomainError(
@@ -54,12 +56,13 @@ export class HitlDecisionService {
         },
       );
     }
+    bindLogFields(log, { sessionId: request.sessionId });
     const session = await this.sessions.load({ tenantId: request.tenantId }, request.sessionId);
     return this.resumes.decide(
       session,
       claimKey,
       { decision: dto.decision, message: dto.message, requestId: request.id },
-      { role: 'admin', decidedBy: `${dto.reviewer} (key ${auth.keyId})` },
+      { role: 'admin', decidedBy: `${dto.reviewer} (key ${auth.keyId})`, log },
     );
   }
 }

@@ -24,7 +24,7 @@ import { ResumeClaimRenewer } from './resume-claim.renewer';
 import { type DecidedCallOutcome, ResumeDecisionApplier } from './resume-decision.applier';
 import { ResumeDecisionChecks } from './resume-decision.checks';
 import { toolOfEntry } from './call-interrupts';
-import { bindLogFields } from '@app/common/logging/log-context';
+import { bindLogFields, type LogFields } from '@app/common/logging/log-context';
 import type { HotStatements, HotTransaction } from '@app/database/hot-sql';
 
 /** The journal outcome of a call a decision ends without running it, written in the decision's transaction. */
@@ -52,6 +52,8 @@ export interface DecisionInput {
 export interface Decider {
   role: 'runtime' | 'admin';
   decidedBy: string;
+  /** The log fields of the request that decides: the lines of the calls it lets run carry them. */
+  log?: LogFields;
 }
 
 /**
@@ -78,12 +80,14 @@ export class ResumeService {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
-  async resume(auth: AuthContext, sessionId: string, dto: ResumeDto): Promise<ActResponse> {
-    bindLogFields({ sessionId });
+  /** `log`: the request's log fields (they get the session). */
+  async resume(auth: AuthContext, sessionId: string, dto: ResumeDto, log?: LogFields): Promise<ActResponse> {
+    bindLogFields(log, { sessionId });
     const session = await this.sessions.load(auth, sessionId);
     return this.decide(session, { scope: session.id, key: dto.clientMessageId }, dto, {
       role: 'runtime',
       decidedBy: `runtime (key ${auth.keyId})`,
+      log,
     });
   }
 
@@ -146,14 +150,16 @@ export class ResumeService {
       if (!decided) {
         const saved = await this.hitl.find(request.id);
         if (saved?.status === 'DECIDED' && saved.clientMessageId && saved.clientMessageId !== claimKey.key)
-          return await this.carryOutSaved(session, claimKey, request, batch, decision, saved, () => (decided = true));
+          return await this.carryOutSaved(session, claimKey, request, batch, decision, saved, decider.log, () => {
+            decided = true;
+          });
         throw new DomainError(
           LoopActingErrorCode.HITL_ALREADY_DECIDED,
           `The pending request ${request.id} was already decided by another resume or decision, or the session was closed meanwhile; read the session with GET /api/v1/sessions/${session.id}.`,
         );
       }
       // The response is stored with the session's move: on by finish(), or to the next request by the batch.
-      return await this.apply(session, [claimKey], request, batch, decision, input.message, ending);
+      return await this.apply(session, [claimKey], request, batch, decision, input.message, ending, decider.log);
     } catch (err) {
       // Nothing was decided: free the claim so a corrected request can use it.
       if (!decided) await this.records.release(claimKey.scope, claimKey.key, await lastHeartbeat());
@@ -191,6 +197,7 @@ export class ResumeService {
     batch: PendingBatch,
     decision: ResumeDecision,
     saved: HitlRequestEntity,
+    log: LogFields | undefined,
     onClaimed: () => void,
   ): Promise<ActResponse> {
     const savedKey = { scope: claimKey.scope, key: saved.clientMessageId! };
@@ -236,7 +243,7 @@ export class ResumeService {
         );
       }
       onClaimed();
-      return this.apply(session, [claimKey, savedKey], request, batch, decision, message, ending);
+      return this.apply(session, [claimKey, savedKey], request, batch, decision, message, ending, log);
     });
   }
 
@@ -299,7 +306,10 @@ export class ResumeService {
     return ending;
   }
 
-  /** `claimKeys`: the keys the response is stored under (each gets it back when sent again). */
+  /**
+   * `claimKeys`: the keys the response is stored under (each gets it back when sent again). `log`: the deciding
+   * request's log fields, for the lines of the calls the decision runs.
+   */
   private async apply(
     session: AgentSessionEntity,
     claimKeys: DecisionClaimKey[],
@@ -308,6 +318,7 @@ export class ResumeService {
     decision: ResumeDecision,
     message: string | undefined,
     ending: CallEnding | undefined,
+    log: LogFields | undefined,
   ): Promise<ActResponse> {
     const store = async (response: ActResponse, tx?: HotStatements) => {
       for (const k of claimKeys) await this.records.complete(k.scope, k.key, response, tx);
@@ -318,6 +329,7 @@ export class ResumeService {
       entry: 'RESUME',
       freshSince: performance.now(),
       storeResponse: store,
+      log,
     };
     if (request.requestType === 'CHECKPOINT_PAUSE') {
       // Another maxIterations from here (the agent's current setting, so the budget never compounds).

@@ -11,6 +11,8 @@ import { SessionsService } from './sessions.service';
 import { ActService } from '../acting/act.service';
 import { ResumeService } from '../acting/resume.service';
 import { ToolResultReader } from '../results/tool-result.reader';
+import { RequestLog } from '@app/common/logging/request-log.decorator';
+import type { RequestLogFields } from '@app/common/logging/log-context';
 import {
   ActResponseDto,
   CreateSessionDto,
@@ -69,8 +71,9 @@ export class SessionsController {
     @Param('id') id: string,
     @SchemaBody('ActBody', ACT_BODY_SCHEMA) dto: ActBody,
     @ClientSignal() signal: AbortSignal,
+    @RequestLog() log: RequestLogFields,
   ): Promise<ActResponseDto> {
-    return this.acting.act(auth, id, dto, { signal });
+    return this.acting.act(auth, id, dto, { signal, log });
   }
 
   @Post(':id/resume')
@@ -83,8 +86,13 @@ export class SessionsController {
       "FORBIDDEN: not a runtime key · HITL_ADMIN_REVIEW_REQUIRED: the agent's hitlReviewer is ADMIN (only a CHECKPOINT_PAUSE may be continued by the runtime)",
   })
   @ApiErrors(400, 404, 409)
-  resume(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: ResumeDto): Promise<ActResponseDto> {
-    return this.resuming.resume(auth, id, dto);
+  resume(
+    @Auth() auth: AuthContext,
+    @Param('id') id: string,
+    @Body() dto: ResumeDto,
+    @RequestLog() log: RequestLogFields,
+  ): Promise<ActResponseDto> {
+    return this.resuming.resume(auth, id, dto, log);
   }
 
   @Get(':id/tool-results/:toolCallId')
