@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { Writable } from 'node:stream';
+import { QueryFailedError } from 'typeorm';
 import type { GatewayConfig } from '@app/config/gateway-config';
 import { createConsoleLogger, createGatewayLogging, resolveLogFormat } from './gateway-logging';
 import { fieldLine } from './log-context';
@@ -80,6 +81,28 @@ describe('lines with fields (fieldLine)', () => {
     expect(line).toMatchObject({ level: 'warn', requestId: 'req-7', tenantId: 'acme' });
     expect(line.msg).toContain('password=***');
     expect(lines.join('')).not.toContain('pw-0123456789');
+  });
+
+  it("keep an error's type, code, message and stack only: a query error's parameters and SQL stay out", () => {
+    const lines: string[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
+    const config = { logFormat: 'json', nodeEnv: 'production', logLevel: 'log' } as GatewayConfig;
+    const { logger } = createGatewayLogging(config, { destination });
+    const driverError = Object.assign(new Error('Duplicate entry'), {
+      code: 'ER_DUP_ENTRY',
+      sql: "INSERT INTO t VALUES ('tok-secret-in-sql')",
+    });
+    const error = new QueryFailedError('INSERT INTO t VALUES (?)', ['param-secret-1'], driverError);
+    logger.error({ ...fieldLine('Unhandled error (incident 2)', { requestId: 'req-q' }), err: error });
+    const line = JSON.parse(lines.join('')) as { err: Record<string, unknown> };
+    expect(line.err).toMatchObject({ type: 'QueryFailedError', code: 'ER_DUP_ENTRY', message: 'Duplicate entry' });
+    expect(Object.keys(line.err).sort()).toEqual(['code', 'message', 'stack', 'type']);
+    for (const secret of ['param-secret-1', 'tok-secret-in-sql']) expect(lines.join('')).not.toContain(secret);
   });
 
   it('print their fields after the message in the pretty format, then the error stack, redacted', () => {

@@ -29,7 +29,7 @@ const REDACT_PATHS = [
   '*.headers.cookie',
 ];
 
-/** How the gateway logs: the root pino logger (request scopes are its children) and the chosen format. */
+/** How the gateway logs: the root pino logger and the chosen format. */
 export interface GatewayLogging {
   format: 'json' | 'pretty';
   logger: PinoLogger;
@@ -45,8 +45,9 @@ export function resolveLogFormat(
 }
 
 /**
- * The gateway's loggers. JSON lines carry `requestId` (and `tenantId`, `sessionId`, `toolCallId`, `tool` once
- * known, see `log-context.ts`); every message and error text goes through the product's free-text redaction,
+ * The gateway's loggers. A request's completion line, and every line written with `fieldLine`, carry the fields of
+ * the work they belong to (`requestId`, `tenantId`, `sessionId`, `toolCallId`, `tool`, see `log-context.ts`);
+ * every message and error text goes through the product's free-text redaction,
  * so a secret that reaches a log call is masked. In `pretty` format there are no per-request lines (the
  * request id is still made and echoed). `silent` (tests) logs nothing.
  */
@@ -77,11 +78,18 @@ export function createGatewayLogging(
   return { format, logger };
 }
 
+/**
+ * An error as a log line keeps its type, code, message and stack (the last two redacted) and nothing else: other
+ * properties are the error's payload (a TypeORM `QueryFailedError`'s query and parameters, a driver's SQL with its
+ * values filled in), which would reach the log unredacted.
+ */
 function serializeError(err: unknown): unknown {
-  const plain = pino.stdSerializers.err(err as Error) as { message?: string; stack?: string } | undefined;
+  const plain = pino.stdSerializers.err(err as Error) as
+    { type?: string; code?: unknown; message?: string; stack?: string } | undefined;
   if (!plain || typeof plain !== 'object') return plain;
   return {
-    ...plain,
+    type: plain.type,
+    ...(typeof plain.code === 'string' && { code: plain.code }),
     message: plain.message && redactText(plain.message),
     stack: plain.stack && redactText(plain.stack),
   };

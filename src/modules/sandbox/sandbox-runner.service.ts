@@ -26,6 +26,7 @@ import { runBwrapProcess, SandboxStartError } from './sandbox-bwrap.process';
 import { findExecutable, sandboxHostUser } from './sandbox-host.probe';
 import { validateSandboxRequest } from './sandbox-request.validation';
 import { giveWorkspaceTo } from './sandbox-workspace.owner';
+import { fieldLine } from '@app/common/logging/log-context';
 
 const MIB = 1024 * 1024;
 /** What a command that could not start is answered (the details, which name host paths, go to the log only). */
@@ -136,7 +137,7 @@ export class SandboxRunner implements OnModuleInit, OnApplicationShutdown {
       // Raw errors (bubblewrap's stderr, spawn, chown) name host paths: the log keeps them, with those paths hidden.
       const detail = this.withoutHostPaths(redactText((error as Error).message ?? String(error)), host, req);
       const what = error instanceof SandboxStartError ? 'could not start' : 'failed before it started';
-      this.logger.warn(`A sandboxed command ${what}: ${detail}`);
+      this.logger.warn(fieldLine(`A sandboxed command ${what}: ${detail}`, req.log));
       throw new DomainError(SandboxErrorCode.SANDBOX_UNAVAILABLE, SANDBOX_START_FAILED);
     }
   }

@@ -1,4 +1,5 @@
 /** A host folder shown read-only inside the sandbox, e.g. a skill's release at `/skills/<name>`. */
+import type { LogFields } from '@app/common/logging/log-context';
 export interface SandboxMount {
   hostPath: string;
   /** Absolute path inside the sandbox, under `/skills/`. */
@@ -19,6 +20,8 @@ export interface SandboxRunRequest {
   maxFileBytes?: number;
   /** Aborting kills everything the command started; the result is ABORTED. */
   signal?: AbortSignal;
+  /** Whose command it is (request, session, call): the gateway's log line about a command that cannot start says so. */
+  log?: LogFields;
 }
 
 /**

@@ -71,6 +71,7 @@ export class WorkspaceBuiltinsDispatcher implements ToolDispatcher, OnModuleInit
         ctx.toolCallId,
         signal,
         deadline,
+        ctx.log,
       ),
   };
   private readonly names: ReadonlySet<string> = new Set(Object.keys(this.handlers));

@@ -11,6 +11,7 @@ import { describeFileLimitHit, type CommandFileLimitRun } from './workspace-comm
 import { WorkspacePathResolver } from './workspace-path.resolver';
 import { WorkspaceGate } from './workspace.gate';
 import { redactText } from '@app/common/redaction';
+import type { LogFields } from '@app/common/logging/log-context';
 
 /** Characters of the command kept in the `command.started` event. */
 const EVENT_COMMAND_CHARS = 500;
@@ -63,6 +64,7 @@ export class WorkspaceCommandRunner {
     toolCallId: string,
     signal: AbortSignal,
     deadline: number,
+    log?: LogFields,
   ): Promise<ToolOutput> {
     if (!this.sandbox.available())
       throw builtinRefusal(`RUN_COMMAND is unavailable on this gateway: ${this.sandbox.unavailableReason()}`);
@@ -102,6 +104,7 @@ export class WorkspaceCommandRunner {
           readOnlyMounts: mounts,
           signal,
           maxFileBytes: limit.fileLimit,
+          log: { ...log, tenantId: owner.tenantId, sessionId: owner.sessionId, toolCallId },
         });
         return { result, limit };
       });

@@ -4,6 +4,7 @@ import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { ToolCallJournalRepository } from './tool-call-journal.repository';
 import { JournalLeaseRenewer } from './journal-lease.renewer';
 import type { JournalClaim, JournalOutcome } from './journal.types';
+import { fieldLine } from '@app/common/logging/log-context';
 
 /** The first pause before writing a refused outcome again; it doubles up to the second. */
 const FIRST_PAUSE_MS = 50;
@@ -39,7 +40,10 @@ export class JournalOutcomeRecorder {
         } catch (err) {
           if (Date.now() + pause > giveUpAt) throw err;
           this.logger.warn(
-            `Writing the outcome of ${claim.toolCallId} failed (${(err as Error).message}); writing it again in ${pause} ms.`,
+            fieldLine(
+              `Writing the outcome of ${claim.toolCallId} failed (${(err as Error).message}); writing it again in ${pause} ms.`,
+              { tenantId: claim.tenantId, sessionId: claim.sessionId, toolCallId: claim.toolCallId },
+            ),
           );
           await sleep(pause);
         }
