@@ -66,7 +66,8 @@ describe('createConsoleLogger', () => {
 describe('lines with fields (fieldLine)', () => {
   afterEach(() => jest.restoreAllMocks());
 
-  it('are JSON lines whose keys are the fields, the message redacted like any other', () => {
+  /** The JSON logger of a production gateway, writing into `lines`. */
+  function jsonLogger() {
     const lines: string[] = [];
     const destination = new Writable({
       write(chunk: Buffer, _encoding, done) {
@@ -75,7 +76,11 @@ describe('lines with fields (fieldLine)', () => {
       },
     });
     const config = { logFormat: 'json', nodeEnv: 'production', logLevel: 'log' } as GatewayConfig;
-    const { logger } = createGatewayLogging(config, { destination });
+    return { logger: createGatewayLogging(config, { destination }).logger, lines };
+  }
+
+  it('are JSON lines whose keys are the fields, the message redacted like any other', () => {
+    const { logger, lines } = jsonLogger();
     logger.warn(fieldLine('login with password=pw-0123456789 failed', { requestId: 'req-7', tenantId: 'acme' }));
     const line = JSON.parse(lines.join('')) as Record<string, unknown>;
     expect(line).toMatchObject({ level: 'warn', requestId: 'req-7', tenantId: 'acme' });
@@ -84,15 +89,7 @@ describe('lines with fields (fieldLine)', () => {
   });
 
   it("keep an error's type, code, message and stack only: a query error's parameters and SQL stay out", () => {
-    const lines: string[] = [];
-    const destination = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(chunk.toString());
-        done();
-      },
-    });
-    const config = { logFormat: 'json', nodeEnv: 'production', logLevel: 'log' } as GatewayConfig;
-    const { logger } = createGatewayLogging(config, { destination });
+    const { logger, lines } = jsonLogger();
     const driverError = Object.assign(new Error('Duplicate entry'), {
       code: 'ER_DUP_ENTRY',
       sql: "INSERT INTO t VALUES ('tok-secret-in-sql')",
