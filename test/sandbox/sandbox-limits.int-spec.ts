@@ -81,10 +81,11 @@ describeWithBubblewrap('SandboxRunner limits (real bubblewrap)', () => {
     let hostForks = 0;
     const run = runner.run({
       workspaceDir: ws.path,
-      // Each shell holds on for a second once it has forked, so the storm lasts long enough to be seen however busy
-      // the machine is (each fork still counts against the limit; a shell that cannot fork gives up at once).
-      command: `# ${token}\nbomb() { bomb | bomb & sleep 1; }; bomb; sleep 2; echo survived`,
-      timeoutMs: 10_000,
+      // Each shell, once it has forked, blocks reading a FIFO that no one writes (a builtin: no fork needed, so it
+      // holds on even when the sandbox has no process left), so the storm lasts until the time limit ends it however
+      // busy the machine is; the time limit then has to end every process the bomb left.
+      command: `# ${token}\nmkfifo hold; exec 3<>hold; bomb() { bomb | bomb & read x <&3; }; bomb`,
+      timeoutMs: 3_000,
     });
     let running = true;
     void run.finally(() => (running = false));
@@ -102,6 +103,7 @@ describeWithBubblewrap('SandboxRunner limits (real bubblewrap)', () => {
     }
     await hostForking;
     const result = await run;
+    expect(result.outcome).toBe('TIMED_OUT');
     expect(result.stderr).toMatch(/Cannot fork|Resource temporarily unavailable/);
     // The sandbox's processes plus bubblewrap's own outside process, which also names the command.
     expect(peak).toBeLessThanOrEqual(MAX_PROCESSES + 1);
