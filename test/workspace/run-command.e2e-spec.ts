@@ -8,6 +8,7 @@ import { WorkspaceMountSources } from '@app/modules/workspace/workspace-mount.so
 import { WorkspaceCommandRunner } from '@app/modules/workspace/workspace-command.runner';
 import { SandboxRunner } from '@app/modules/sandbox/sandbox-runner.service';
 import { Logger } from '@nestjs/common';
+import { isFieldLine, type FieldLine } from '@app/common/logging/log-context';
 import { skillMd, uploadJsonSkill } from '@test/support/skill-fixture';
 import { FILE_TOOLS, workspaceRootForSuite, workspaceTenant, type WorkspaceTenant } from './workspace-test-kit';
 
@@ -110,12 +111,14 @@ describeWithBubblewrap('RUN_COMMAND end to end (real bubblewrap)', () => {
       sandbox.host = { ...real, bwrapPath: join(root, 'no-such-bwrap') };
       const warns = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
       let res: Awaited<ReturnType<WorkspaceTenant['call']>>;
-      let logged: string[];
+      let logged: FieldLine[];
       try {
         res = await t.call(failing, 'RUN_COMMAND', { command: 'echo hi' });
       } finally {
         sandbox.host = real;
-        logged = warns.mock.calls.map((call) => String(call[0])).filter((line) => line.includes('sandboxed'));
+        logged = warns.mock.calls
+          .map((call) => call[0] as unknown)
+          .filter((line): line is FieldLine => isFieldLine(line) && line.msg.includes('sandboxed'));
         warns.mockRestore();
       }
       expect(res).toMatchObject({ status: 'FAILED', isError: true });
@@ -129,9 +132,17 @@ describeWithBubblewrap('RUN_COMMAND end to end (real bubblewrap)', () => {
       expect(finished.data).toMatchObject({ outcome: 'ERROR', exitCode: null });
       expect(finished.data.reason).toContain('could not start the command');
       expect(JSON.stringify(finished.data)).not.toContain(root);
-      // The operator's log says what failed, with the host paths named, not shown.
-      expect(logged).toEqual([expect.stringContaining('<WORKSPACE_ROOT>/no-such-bwrap')]);
-      expect(logged.join('\n')).not.toContain(root);
+      // The operator's log says what failed, with the host paths named, not shown, and whose command it was.
+      expect(logged).toEqual([
+        expect.objectContaining({
+          msg: expect.stringContaining('<WORKSPACE_ROOT>/no-such-bwrap'),
+          requestId: expect.any(String),
+          tenantId: 't-cmd',
+          sessionId: failing,
+          toolCallId: expect.any(String),
+        }),
+      ]);
+      expect(JSON.stringify(logged)).not.toContain(root);
       // The sandbox itself is fine again: the next command runs.
       expect((await t.call(failing, 'RUN_COMMAND', { command: 'echo hi' })).status).toBe('COMPLETED');
     });
