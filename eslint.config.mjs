@@ -38,8 +38,8 @@ export default tseslint.config(
         'error',
         { allowThrowingAny: true, allowThrowingUnknown: true },
       ],
-      // On Node 20 one AsyncLocalStorage turns on promise hooks for every promise of the process (about a fifth of
-      // the CPU per call at 8 callers, README "Session 27's check"): log fields travel with the work (log-context.ts).
+      // On Node 20 one AsyncLocalStorage turns on promise hooks for every promise of the process (about 9% of
+      // execute's CPU at 8 callers, README "Session 27's check"): log fields travel with the work (log-context.ts).
       'no-restricted-imports': [
         'error',
         {
