@@ -40,10 +40,7 @@ export function bindLogFields(into: LogFields | undefined, fields: LogFields): v
  * skipped, so work outside a request (a job, a run) simply logs fewer fields.
  */
 export function fieldLine(msg: string, ...fields: (LogFields | undefined)[]): FieldLine {
-  const line: FieldLine = { msg };
-  for (const f of fields) if (f) Object.assign(line, f);
-  line.msg = msg;
-  return line;
+  return Object.assign({}, ...fields, { msg }) as FieldLine;
 }
 
 /** Whether a logged value is a {@link FieldLine} (an object with a text `msg`). */
