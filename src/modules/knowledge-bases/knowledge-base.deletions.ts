@@ -39,8 +39,12 @@ export class KnowledgeBaseDeletions {
       .insert({ id: base.id, tenantId: base.tenantId, startedAt: Date.now() });
   }
 
-  /** Removes the passages and terms of base `id`, whose deletion {@link start} began, then its mark. */
-  async finish(id: string): Promise<void> {
+  /**
+   * Ends the deletion {@link start} began: unbinds the base's agents again (a binding written after the first unbinding
+   * saw the base; its own re-check after writing sees it gone), then removes its passages and terms, then its mark.
+   */
+  async finish({ id, tenantId }: Pick<KnowledgeBaseEntity, 'id' | 'tenantId'>): Promise<void> {
+    await this.agents.forgetKnowledgeBase(tenantId, id);
     while (
       (await this.dataSource.transaction((m) => this.index.removeBasePassages(m, id, BASE_DELETE_BATCH))) >=
       BASE_DELETE_BATCH
@@ -53,10 +57,9 @@ export class KnowledgeBaseDeletions {
 
   /**
    * Finishes deletions begun before `startedBefore` and left unfinished (their process died, or their request failed
-   * after the base was gone). Each unbinds the base's agents again first: a binding written while the deletion began
-   * is taken out by the request's second unbinding, which a dead process never made. Removing what is already gone
-   * does nothing, so a deletion another instance is finishing at the same time ends the same; one that fails is logged
-   * and tried again next round, after the others. Returns how many were finished.
+   * after the base was gone), the agents' second unbinding included, which a dead process never made. Removing what
+   * is already gone does nothing, so a deletion another instance is finishing at the same time ends the same; one
+   * that fails is logged and tried again next round, after the others. Returns how many were finished.
    */
   async finishAbandoned(startedBefore: number): Promise<number> {
     const left = await this.dataSource.getRepository(KnowledgeBaseDeletionEntity).find({
@@ -67,8 +70,7 @@ export class KnowledgeBaseDeletions {
     let finished = 0;
     for (const deletion of left) {
       try {
-        await this.agents.forgetKnowledgeBase(deletion.tenantId, deletion.id);
-        await this.finish(deletion.id);
+        await this.finish(deletion);
         finished++;
       } catch (err) {
         this.logger.warn(`knowledge base ${deletion.id}: deletion not finished yet: ${(err as Error).message}`);

@@ -109,10 +109,7 @@ export class KnowledgeBasesService {
     // The base is deleted: what follows failing is left to the deletion job, which does it again (a 500 here would
     // tell of a deletion that happened, and a retry would get a 404).
     try {
-      // Again once the base is gone: a binding written after the first listing (its check saw the base) is taken out
-      // here, or its own re-check after writing sees the base gone.
-      await this.agents.forgetKnowledgeBase(row.tenantId, row.id);
-      await this.deletions.finish(row.id);
+      await this.deletions.finish(row);
     } catch (err) {
       this.logger.warn(
         `knowledge base ${row.id} deleted; the deletion job removes the rest: ${(err as Error).message}`,
