@@ -82,7 +82,7 @@ describeEachDialect('runtime file API: list, download, streamed upload', (dialec
     expect((down.body as Buffer).toString()).toBe('a,b\n1,2\n');
 
     const listing = await suite.gw.http.get(files('?path=in')).set(t.runtime).expect(200);
-    expect(listing.body.entries).toEqual([
+    expect(listing.body.items).toEqual([
       { path: 'in/data.bin', type: 'file', size: 14 },
       { path: 'in/table.csv', type: 'file', size: 8 },
     ]);
@@ -274,7 +274,7 @@ describeEachDialect('runtime file API: list, download, streamed upload', (dialec
         .expect(201);
     }
     const paths = async (query: string) =>
-      (await suite.gw.http.get(files(query)).set(t.runtime).expect(200)).body.entries.map(
+      (await suite.gw.http.get(files(query)).set(t.runtime).expect(200)).body.items.map(
         (e: { path: string }) => e.path,
       );
     expect(await paths('?path=deep')).toEqual(['deep/a', 'deep/two.txt']);
@@ -292,6 +292,37 @@ describeEachDialect('runtime file API: list, download, streamed upload', (dialec
         .expect(400);
       expect(refused.body.error.message).toMatch(/recursive must be true or false/);
     }
+  });
+
+  it('answers a listing as every list of the contract does: {items, total, page, pageSize}, paged', async () => {
+    for (const name of ['p1', 'p2', 'p3']) {
+      await suite.gw.http
+        .put(files(`/content?path=paged/${name}.txt`))
+        .set(t.runtime)
+        .send(Buffer.from(name))
+        .expect(201);
+    }
+    const whole = await suite.gw.http.get(files('?path=paged')).set(t.runtime).expect(200);
+    expect(whole.body).toEqual({
+      path: 'paged',
+      items: [
+        { path: 'paged/p1.txt', type: 'file', size: 2 },
+        { path: 'paged/p2.txt', type: 'file', size: 2 },
+        { path: 'paged/p3.txt', type: 'file', size: 2 },
+      ],
+      total: 3,
+      page: 1,
+      pageSize: 50,
+      truncated: false,
+    });
+    const second = await suite.gw.http.get(files('?path=paged&page=2&pageSize=2')).set(t.runtime).expect(200);
+    expect(second.body).toMatchObject({
+      items: [{ path: 'paged/p3.txt', type: 'file', size: 2 }],
+      total: 3,
+      page: 2,
+      pageSize: 2,
+    });
+    await suite.gw.http.get(files('?path=paged&pageSize=0')).set(t.runtime).expect(400);
   });
 
   it('refuses path escapes on upload and download with 400 WORKSPACE_PATH_INVALID', async () => {

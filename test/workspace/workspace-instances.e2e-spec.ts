@@ -48,7 +48,7 @@ describeEachDialect('two instances sharing WORKSPACE_ROOT and the database', (di
     expect(onB.body.results[1].status).toBe('COMPLETED');
 
     const listed = await a.http.get(`/api/v1/sessions/${sessionId}/files?path=shared`).set(t.runtime).expect(200);
-    expect(listed.body.entries.map((e: { path: string }) => e.path)).toEqual(['shared/in.txt', 'shared/out.txt']);
+    expect(listed.body.items.map((e: { path: string }) => e.path)).toEqual(['shared/in.txt', 'shared/out.txt']);
     const events = await a.http.get(`/api/v1/sessions/${sessionId}/events`).set(t.runtime).expect(200);
     const written = events.body.items.filter((e: { type: string }) => e.type === 'file.written');
     expect(written.map((e: { data: { path: string } }) => e.data.path)).toEqual(['shared/in.txt', 'shared/out.txt']);

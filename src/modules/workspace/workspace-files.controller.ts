@@ -17,6 +17,7 @@ import { WorkspaceGate } from './workspace.gate';
 import { WorkspaceSessions } from './workspace-sessions.service';
 import { WorkspaceEvents } from './workspace.events';
 import { TransferLimit } from '@app/common/http/transfer-limit.interceptor';
+import { pageOf, pageWindow } from '@app/common/dto/page.dto';
 import {
   WorkspaceListingDto,
   WorkspaceListQueryDto,
@@ -47,9 +48,11 @@ export class WorkspaceFilesController {
     @Query() query: WorkspaceListQueryDto,
   ): Promise<WorkspaceListingDto> {
     const owner = await this.sessions.open(auth, id);
-    return this.gate.run(owner.dir, 'files', () =>
+    const { path, entries, truncated } = await this.gate.run(owner.dir, 'files', () =>
       this.files.list(owner.dir, query.path ?? '', query.recursive === true),
     );
+    const { skip, take } = pageWindow(query);
+    return { path, ...pageOf(entries.slice(skip, skip + take), entries.length, query), truncated };
   }
 
   @Get('content')

@@ -1,7 +1,8 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
 import { CharLength } from '@app/common/text/char-length';
 import { IsQueryBoolean } from '@app/common/dto/query-boolean.decorator';
+import { PageMetaDto, PageQueryDto } from '@app/common/dto/page.dto';
 
 export class WorkspacePathQueryDto {
   @ApiPropertyOptional({ description: 'Path relative to the workspace root (default: the root for listings)' })
@@ -11,7 +12,8 @@ export class WorkspacePathQueryDto {
   path?: string;
 }
 
-export class WorkspaceListQueryDto extends WorkspacePathQueryDto {
+/** A listing is a list like every other: `page` and `pageSize` as everywhere. */
+export class WorkspaceListQueryDto extends IntersectionType(WorkspacePathQueryDto, PageQueryDto) {
   @ApiPropertyOptional({ default: false, description: 'List everything below the folder' })
   @IsOptional()
   @IsQueryBoolean()
@@ -29,10 +31,12 @@ export class WorkspaceEntryDto {
   pathNotUtf8?: boolean;
 }
 
-export class WorkspaceListingDto {
+/** The contract's list shape (`{items, total, page, pageSize}`), with the folder listed. */
+export class WorkspaceListingDto extends PageMetaDto {
   @ApiProperty() path: string;
-  @ApiProperty({ type: [WorkspaceEntryDto] }) entries: WorkspaceEntryDto[];
-  @ApiProperty({ description: 'More than 1000 entries: the rest was left out' }) truncated: boolean;
+  @ApiProperty({ type: [WorkspaceEntryDto] }) items: WorkspaceEntryDto[];
+  @ApiProperty({ description: 'More than 1000 entries: the rest was left out (total counts the 1000 listed)' })
+  truncated: boolean;
 }
 
 export class WorkspaceWriteDto {
