@@ -241,6 +241,27 @@ describeEachDialect('HITL decided by an admin (POST /admin/hitl/{id}/decision, h
       });
     });
 
+    it("an admin continues a CHECKPOINT_PAUSE with the contract's APPROVE (or CONTINUE); it approves nothing; REJECT is refused", async () => {
+      const sessionId = await newSession(adminAgent);
+      const paused = await act(sessionId, 4, [{ id: 'cp-a1', name: 'read_doc', arguments: { q: 'cp-a' } }]);
+      const requestId = paused.body.hitlRequest.id as string;
+      expect(paused.body.hitlRequest.requestType).toBe('CHECKPOINT_PAUSE');
+      const refused = await decide(requestId, acmeAdmin, { decision: 'REJECT', reviewer: 'carol' }, 400);
+      expect(refused.body.error.message).toMatch(/CHECKPOINT_PAUSE request takes CONTINUE, APPROVE, not REJECT/);
+      expect(await queueItem(requestId)).toMatchObject({ status: 'PENDING', decision: null });
+
+      const continued = await decide(requestId, acmeAdmin, { decision: 'APPROVE', reviewer: 'carol' });
+      expect(continued.body).toMatchObject({
+        status: 'COMPLETED',
+        results: [{ toolCallId: 'cp-a1', status: 'COMPLETED' }],
+      });
+      expect(requestsTo('/read_doc?q=cp-a')).toHaveLength(1);
+      expect(await queueItem(requestId)).toMatchObject({ status: 'DECIDED', decision: 'CONTINUE' });
+      // It approved nothing: the next risky call still asks.
+      const risky = await act(sessionId, 5, [{ id: 'cp-a2', name: 'shell_run', arguments: { command: 'rm -rf ./x' } }]);
+      expect(risky.body.hitlRequest).toMatchObject({ requestType: 'TOOL_APPROVAL', toolCallId: 'cp-a2' });
+    });
+
     it("an UNKNOWN_OUTCOME left by a dead process: the runtime cannot decide it, an admin's RETRY runs it exactly once", async () => {
       const sessionId = await newSession(adminAgent);
       const args = { q: 'once-only' };

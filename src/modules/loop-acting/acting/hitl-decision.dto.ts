@@ -9,7 +9,7 @@ export class HitlDecisionDto {
   @ApiProperty({
     enum: RESUME_DECISIONS,
     description:
-      'TOOL_APPROVAL: APPROVE | REJECT · UNKNOWN_OUTCOME: RETRY | MARK_DONE | REJECT · CHECKPOINT_PAUSE: CONTINUE',
+      'TOOL_APPROVAL: APPROVE | REJECT · UNKNOWN_OUTCOME: RETRY | MARK_DONE | REJECT · CHECKPOINT_PAUSE: CONTINUE (or APPROVE: the same; it approves nothing)',
   })
   @IsIn(RESUME_DECISIONS)
   decision: ResumeDecision;

@@ -14,7 +14,7 @@ import { fingerprintOf } from './call-interrupts';
 const ALLOWED: Record<HitlRequestView['requestType'], readonly ResumeDecision[]> = {
   TOOL_APPROVAL: ['APPROVE', 'REJECT'],
   UNKNOWN_OUTCOME: ['RETRY', 'MARK_DONE', 'REJECT'],
-  CHECKPOINT_PAUSE: ['CONTINUE'],
+  CHECKPOINT_PAUSE: ['CONTINUE', 'APPROVE'],
 };
 
 /** A decision checked against the session it decides: the pending request, its batch and the decision to apply. */
@@ -157,13 +157,7 @@ export class ResumeDecisionChecks {
         },
       );
     }
-    const decision =
-      dto.decision ??
-      (request.requestType === 'TOOL_APPROVAL'
-        ? 'APPROVE'
-        : request.requestType === 'CHECKPOINT_PAUSE'
-          ? 'CONTINUE'
-          : undefined);
+    const decision = decisionFor(request.requestType, dto.decision);
     if (!decision || !ALLOWED[request.requestType].includes(decision)) {
       throw validationFailed([
         {
@@ -176,6 +170,19 @@ export class ResumeDecisionChecks {
     }
     return { request, batch, decision };
   }
+}
+
+/**
+ * The decision a request takes from what was sent: the default when none was (APPROVE for a TOOL_APPROVAL, CONTINUE
+ * for a CHECKPOINT_PAUSE). A pause also takes APPROVE, the contract's word for "go on", as CONTINUE: the contract
+ * lists no decision of its own for a pause ("continues; approves nothing"), and an admin's decision must name one.
+ */
+function decisionFor(
+  requestType: HitlRequestView['requestType'],
+  sent: ResumeDecision | undefined,
+): ResumeDecision | undefined {
+  if (requestType === 'CHECKPOINT_PAUSE') return sent === undefined || sent === 'APPROVE' ? 'CONTINUE' : sent;
+  return sent ?? (requestType === 'TOOL_APPROVAL' ? 'APPROVE' : undefined);
 }
 
 /** Whether a decision runs calls (through the session's agent): the approved or retried one, or those left NOT_RUN. */

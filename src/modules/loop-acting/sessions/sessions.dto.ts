@@ -129,7 +129,7 @@ export class ResumeDto {
   @ApiPropertyOptional({
     enum: RESUME_DECISIONS,
     description:
-      'TOOL_APPROVAL: APPROVE (default) | REJECT · UNKNOWN_OUTCOME: RETRY | MARK_DONE | REJECT (required) · CHECKPOINT_PAUSE: omit or CONTINUE',
+      'TOOL_APPROVAL: APPROVE (default) | REJECT · UNKNOWN_OUTCOME: RETRY | MARK_DONE | REJECT (required) · CHECKPOINT_PAUSE: omit, CONTINUE or APPROVE (the same: it approves nothing)',
   })
   @IsOptional()
   @IsIn(RESUME_DECISIONS)
