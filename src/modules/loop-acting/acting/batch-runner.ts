@@ -236,29 +236,22 @@ function pendingResult(call: SubmittedCall, spec: Pick<InterruptSpec, 'requestTy
     spec.requestType === 'UNKNOWN_OUTCOME'
       ? `Outcome unknown: ${call.name} (${call.id}) was started by a gateway process that stopped. A human must decide; it was not run again.`
       : `Awaiting human approval: ${call.name} (${call.id}) was not run (${spec.triggerReason}).`;
-  return {
-    toolCallId: call.id,
-    toolName: call.name,
-    status: 'PENDING_APPROVAL',
-    content,
-    isError: false,
-    reused: false,
-    attempts: 0,
-    durationMs: 0,
-    totalChars: content.length,
-    truncated: false,
-    errorClass: null,
-  };
+  return unrunResult(call, 'PENDING_APPROVAL', content);
 }
 
 export function notRunResult(call: SubmittedCall, blockedBy: string | null, why = 'the session was closed'): ActResult {
   const content = blockedBy
     ? `Not run: the batch stopped at ${blockedBy}, which waits for a human decision.`
     : `Not run: ${why}.`;
+  return unrunResult(call, 'NOT_RUN', content);
+}
+
+/** The result of a call that did not run (it waits for a human, or the batch stopped before it). */
+function unrunResult(call: SubmittedCall, status: 'PENDING_APPROVAL' | 'NOT_RUN', content: string): ActResult {
   return {
     toolCallId: call.id,
     toolName: call.name,
-    status: 'NOT_RUN',
+    status,
     content,
     isError: false,
     reused: false,
