@@ -1,8 +1,10 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { describeEachDialect } from '@test/support/test-database';
 import { gatewayForSuite } from '@test/support/gateway-test-app';
 import { waitFor } from '@test/support/wait-for';
 import { heldAnswers } from '@test/support/scripted-model.server';
 import { AgentRunsService } from '@app/modules/agent-runs/agent-runs.service';
+import { MAX_TOOL_CALLS_PER_ANSWER } from '@app/modules/agent-runs/agent-run.loop';
 import { AGENT_LOOP_ENV, AgentLoopFixture, MODEL_KEY } from './support/agent-loop.fixture';
 
 describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messages)', (dialect) => {
@@ -182,24 +184,38 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
     expect(results[0].content).toContain('"ok":true');
   });
 
-  // 5,000 results are 50,000 values: one INSERT of them passed SQLite's 32,766 bound variables.
-  it('answers every call of an answer with 5,000 tool calls (one statement could not store their results)', async () => {
+  // An answer of MODEL_MAX_ANSWER_BYTES holds about 100,000 tiny calls. Each was stored with an answer of its own (80,000
+  // message rows in one round), which held the event loop, every tenant's requests with it, for 6 s on SQLite: a
+  // tenant's own provider (or one compromised) froze the gateway once per round. Past 1,000 calls are dropped.
+  it('keeps the first 1,000 calls of an answer with 80,000, answers each of them, and keeps the event loop free', async () => {
     const agent = await fx.agent([lookup.id]);
     const sessionId = await fx.session(agent.id);
-    const many = Array.from({ length: 5_000 }, (_, i) => ({
-      id: `flood_${i}`,
+    const many = Array.from({ length: 80_000 }, (_, i) => ({
+      id: `f${i}`,
       name: 'lookup_order',
-      arguments: JSON.stringify({ q: `flood-${i}` }),
+      arguments: '{"q":"a"}',
     }));
     fx.model.script(agent.model, { toolCalls: many }, { text: 'flooded' });
+    const before = fx.requestsTo('/lookup_order').length;
+    const delay = monitorEventLoopDelay({ resolution: 20 });
+    delay.enable();
 
     const res = await fx.send(sessionId, 'msg-flood', 'Look them all up.').expect(200);
 
+    delay.disable();
     expect(res.body).toMatchObject({ status: 'COMPLETED', answer: 'flooded' });
-    expect(fx.requestsTo('/lookup_order').filter((r) => r.url.includes('flood-'))).toHaveLength(64);
-    const results = fx.model.requestsFor(agent.model)[1].body.messages.filter((m) => m.role === 'tool');
-    expect(results.map((m) => m.tool_call_id)).toEqual(many.map((c) => c.id));
-  }, 60_000);
+    // The answer's 7 MB are still parsed whole; storing its 80,000 answers held the loop 5 s (6 s for 100,000).
+    expect(delay.max / 1e6).toBeLessThan(2_000);
+    expect(fx.requestsTo('/lookup_order')).toHaveLength(before + 64);
+    const second = fx.model.requestsFor(agent.model)[1].body.messages;
+    const assistant = second.find((m) => m.role === 'assistant');
+    expect(assistant!.tool_calls).toHaveLength(MAX_TOOL_CALLS_PER_ANSWER);
+    const results = second.filter((m) => m.role === 'tool');
+    expect(results.map((m) => m.tool_call_id)).toEqual(many.slice(0, MAX_TOOL_CALLS_PER_ANSWER).map((c) => c.id));
+    expect(results.filter((m) => m.content.includes('at most 64 tool calls'))).toHaveLength(
+      MAX_TOOL_CALLS_PER_ANSWER - 64,
+    );
+  }, 120_000);
 
   // On MySQL an event's data holds 64 KB: a longer one was stored cut, and every read of the session's events failed.
   it("keeps a message event small whatever the message's size, so the session's events stay readable", async () => {
@@ -217,7 +233,8 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
       ['assistant', 100_000, 2_000],
       ['assistant', 100_000, 2_000],
     ]);
-    expect(events[1].data).toMatchObject({ toolCallCount: 2_000, toolCalls: expect.any(Array) });
+    // The answer's first MAX_TOOL_CALLS_PER_ANSWER calls are kept (and counted); the event names 64 of them.
+    expect(events[1].data).toMatchObject({ toolCallCount: MAX_TOOL_CALLS_PER_ANSWER, toolCalls: expect.any(Array) });
     expect(events[1].data.toolCalls).toHaveLength(64);
     expect(events[1].data.toolCalls[0]).toEqual({ id: 'wide_0', name: 'lookup_order' });
     // The conversation keeps every message whole.

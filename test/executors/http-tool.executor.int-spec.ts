@@ -129,6 +129,42 @@ describe('HttpToolExecutor under ToolCallPolicy (real loopback server)', () => {
     expect(server.requests.map((r) => r.headers['x-api-key'])).toEqual(['tok-123', 'tok-123', 'tok-123']);
   });
 
+  // An AWS-style secret holds '/' and '+': PHP's json_encode sends '/' as '\/', .NET's System.Text.Json '+' as
+  // '\u002B', Go '&' as '\u0026', and .NET's UrlEncode writes '%2f' in lower case. The body is handed to the model as
+  // the remote wrote it, so each of these echoes handed a platform secret to the tenant whose model called the tool.
+  it('hides an echoed secret however the remote escaped it (JSON \\/ and \\uXXXX, percent-encoding in any case)', async () => {
+    const secret = 'wJalr/K7MDENG+bPxR&fi';
+    const slashed = new HttpHarness(executorTestConfig({ TOOL_SECRETS: `AWS_SECRET=${secret}` }));
+    try {
+      const escapes: Record<string, string> = {
+        php: secret.replace(/\//g, '\\/'),
+        dotnet: secret.replace(/\+/g, '\\u002B').replace(/&/g, '\\u0026'),
+        go: secret.replace(/&/g, '\\u0026').replace(/\//g, '\\/'),
+        lowerPercent: encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()),
+      };
+      server.handler = (req, res) => {
+        expect(req.headers['x-secret']).toBe(secret);
+        const style = String(req.url).slice(1);
+        if (style === 'denied') {
+          res.statusCode = 401;
+          return void res.end(`{"error":"bad key ${escapes.php}"}`);
+        }
+        res.setHeader('content-type', 'application/json');
+        res.end(`{"echoed":"${escapes[style]}","ok":true}`);
+      };
+      const headers = { 'X-Secret': '${secret:AWS_SECRET}' };
+      for (const style of Object.keys(escapes)) {
+        const echoed = await slashed.run(toolFixture({ endpoint: server.url(`/${style}`), headers }));
+        expect({ style, content: echoed.output?.content }).toEqual({ style, content: '{"echoed":"***","ok":true}' });
+        expect(echoed.output?.structured).toEqual({ echoed: '***', ok: true });
+      }
+      const denied = await slashed.run(toolFixture({ endpoint: server.url('/denied'), headers }));
+      expect(denied.error?.message).toMatch(/answered HTTP 401: \{"error":"bad key \*\*\*"\}$/);
+    } finally {
+      await slashed.close();
+    }
+  });
+
   it('hides an echoed secret before the error excerpt is cut, so no part of it shows at the cut', async () => {
     server.handler = (req, res) => {
       res.statusCode = 401;

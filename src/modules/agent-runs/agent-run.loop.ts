@@ -41,6 +41,13 @@ import { FAILURE_PREFIX } from '@app/modules/executors/call-path/tool-call.types
 
 /** The format of the tool specs a run's model is given (every provider speaks OpenAI's chat completions). */
 const RUN_SPEC_FORMAT = 'openai';
+/**
+ * Tool calls of one model answer that are kept (stored in the conversation and answered), at most: those past it are
+ * dropped as if the model had not made them. An answer of MODEL_MAX_ANSWER_BYTES holds 100,000 tiny calls, and
+ * storing an answer for each (one message row apiece) held the event loop for 6 s on SQLite, every tenant's requests
+ * with it; one act runs only MAX_TOOL_CALLS_PER_ACT of them anyway.
+ */
+export const MAX_TOOL_CALLS_PER_ANSWER = 1_000;
 /** What `work` answers when it stopped between two steps because its run was to be handed back. */
 const HANDED_BACK = 'handed back';
 
@@ -316,8 +323,10 @@ export class AgentRunLoop {
       return true;
     }
     const session = await this.sessions.load({ tenantId: run.tenantId }, run.sessionId);
-    const cutShort = answer.finishReason === 'length';
-    let calls = assignJournalKeys(answer.toolCalls, usedKeys, run.id, iterations, cutShort);
+    const made = answer.toolCalls.slice(0, MAX_TOOL_CALLS_PER_ANSWER);
+    // Only the answer's very last call can have been cut by the token limit, and it is kept only if nothing was dropped.
+    const cutShort = answer.finishReason === 'length' && made.length === answer.toolCalls.length;
+    let calls = assignJournalKeys(made, usedKeys, run.id, iterations, cutShort);
     // The session's runtime may have used an id through act: the model's call is another call, so it is qualified too.
     const journaled = await this.journal.existingIds(
       run.tenantId,
@@ -325,7 +334,7 @@ export class AgentRunLoop {
       calls.map((c) => c.key),
     );
     if (journaled.size > 0)
-      calls = assignJournalKeys(answer.toolCalls, new Set([...usedKeys, ...journaled]), run.id, iterations, cutShort);
+      calls = assignJournalKeys(made, new Set([...usedKeys, ...journaled]), run.id, iterations, cutShort);
     await this.dataSource.transaction(async (m) => {
       await this.runs.checkpoint(m, run, owner, {
         iterations,

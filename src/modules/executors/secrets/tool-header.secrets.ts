@@ -72,11 +72,43 @@ export function credentialForms(value: string): string[] {
   return [value, JSON.stringify(value).slice(1, -1), encodeURIComponent(value)];
 }
 
-/** `text` with every one of `values` replaced by {@link REDACTED}. */
+/**
+ * `text` with every one of `values` replaced by {@link REDACTED}, also where the remote escaped some of its characters
+ * (see {@link escapedFormPattern}): a JSON encoder's `\/` (PHP), `\u002B` (.NET), `\u0026` (Go), a percent-encoding
+ * in lower case (.NET's UrlEncode).
+ */
 export function hideSecretValues(text: string, values: readonly string[]): string {
   let out = text;
   for (const value of values) if (out.includes(value)) out = out.split(value).join(REDACTED);
+  // Without a backslash, a percent sign or a plus no character can be escaped: the plain pass found every echo.
+  if (!/[\\%+]/.test(out)) return out;
+  for (const value of values) out = out.replace(escapedFormPattern(value), REDACTED);
   return out;
+}
+
+/**
+ * A pattern matching `value` with any of its characters in any of the forms encoders write: as it is, JSON's `\uXXXX`
+ * (either case, a UTF-16 unit each), `\/`, `\"` and `\\`, percent-encoded UTF-8 (either case), and `+` for a space.
+ * One group of fixed alternatives per character: linear, whatever the text.
+ */
+function escapedFormPattern(value: string): RegExp {
+  let source = '';
+  for (const ch of value) {
+    const forms = [ch.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')];
+    forms.push([...Array(ch.length).keys()].map((i) => `\\\\u${hexOf(ch.charCodeAt(i), 4)}`).join(''));
+    forms.push([...Buffer.from(ch, 'utf8')].map((b) => `%${hexOf(b, 2)}`).join(''));
+    if (ch === '/' || ch === '"' || ch === '\\') forms.push(`\\\\\\${ch}`);
+    if (ch === ' ') forms.push('\\+');
+    source += `(?:${forms.join('|')})`;
+  }
+  return new RegExp(source, 'g');
+}
+
+/** A pattern of `n` as `digits` hex digits, each letter in either case. */
+function hexOf(n: number, digits: number): string {
+  return [...n.toString(16).padStart(digits, '0')]
+    .map((d) => (/[a-f]/.test(d) ? `[${d}${d.toUpperCase()}]` : d))
+    .join('');
 }
 
 /**
