@@ -588,15 +588,20 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
       const key = 'sk/Ab+9"Zq=c';
       const agent = await withKey('ENCODED_MODEL_KEY', key);
       const sessionId = await fx.session(agent.id);
-      const message = `rejected POST /v1/chat?key=${encodeURIComponent(key)} with body {"key":${JSON.stringify(key)}}`;
+      // PHP's json_encode writes '/' as '\/'; .NET's UrlEncode percent-encodes in lower case.
+      const php = JSON.stringify(key).slice(1, -1).replace(/\//g, '\\/');
+      const lower = encodeURIComponent(key).replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase());
+      const message = `rejected POST /v1/chat?key=${encodeURIComponent(key)} with body {"key":${JSON.stringify(key)}} (php "${php}", ${lower})`;
       fx.model.script(agent.model, { status: 401, message });
 
       const res = await fx.send(sessionId, 'encoded', 'hi').expect(200);
 
       expect(res.body.status).toBe('FAILED');
-      expect(res.body.error).toContain('key=[redacted] with body {"key":"[redacted]"}');
+      expect(res.body.error).toContain('key=[redacted] with body {"key":"[redacted]"} (php "[redacted]", [redacted])');
       const events = JSON.stringify(await fx.events(sessionId));
       for (const form of [
+        php,
+        lower,
         encodeURIComponent(key),
         JSON.stringify(key).slice(1, -1),
         JSON.stringify(JSON.stringify(key).slice(1, -1)).slice(1, -1),

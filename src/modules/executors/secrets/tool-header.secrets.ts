@@ -73,16 +73,16 @@ export function credentialForms(value: string): string[] {
 }
 
 /**
- * `text` with every one of `values` replaced by {@link REDACTED}, also where the remote escaped some of its characters
- * (see {@link escapedFormPattern}): a JSON encoder's `\/` (PHP), `\u002B` (.NET), `\u0026` (Go), a percent-encoding
- * in lower case (.NET's UrlEncode).
+ * `text` with every one of `values` replaced by `replacement` ({@link REDACTED} unless said), also where the remote
+ * escaped some of its characters (see {@link escapedFormPattern}): a JSON encoder's `\/` (PHP), `\u002B` (.NET),
+ * `\u0026` (Go), a percent-encoding in lower case (.NET's UrlEncode). The model client hides an echoed key with it.
  */
-export function hideSecretValues(text: string, values: readonly string[]): string {
+export function hideSecretValues(text: string, values: readonly string[], replacement = REDACTED): string {
   let out = text;
-  for (const value of values) if (out.includes(value)) out = out.split(value).join(REDACTED);
+  for (const value of values) if (out.includes(value)) out = out.split(value).join(replacement);
   // Without a backslash, a percent sign or a plus no character can be escaped: the plain pass found every echo.
   if (!/[\\%+]/.test(out)) return out;
-  for (const value of values) out = out.replace(escapedFormPattern(value), REDACTED);
+  for (const value of values) out = out.replace(escapedFormPattern(value), replacement);
   return out;
 }
 

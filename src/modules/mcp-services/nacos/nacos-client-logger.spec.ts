@@ -42,6 +42,12 @@ describe('createNacosClientLogger', () => {
 });
 
 describe('redact', () => {
+  it('masks the literal password as sent, URL-encoded (either case) and JSON-escaped (also with \\/)', () => {
+    const password = 'pa/ss+w&rd';
+    const line = `p=${password} q=${encodeURIComponent(password)} r=${encodeURIComponent(password).toLowerCase()} s="pa\\/ss+w&rd"`;
+    expect(redact(line, [password, ''])).toBe('p=*** q=*** r=*** s="***"');
+  });
+
   it('masks password= and accessToken= values of any query string', () => {
     expect(redact('a?username=u&password=s3&accessToken=t0k&x=1', [])).toBe(
       'a?username=u&password=***&accessToken=***&x=1',
