@@ -78,6 +78,7 @@ export function credentialForms(value: string): string[] {
  * `\u0026` (Go), a percent-encoding in lower case (.NET's UrlEncode). The model client hides an echoed key with it.
  */
 export function hideSecretValues(text: string, values: readonly string[], replacement = REDACTED): string {
+  if (values.length === 0) return text;
   let out = text;
   for (const value of values) if (out.includes(value)) out = out.split(value).join(replacement);
   // Without a backslash, a percent sign or a plus no character can be escaped: the plain pass found every echo.
