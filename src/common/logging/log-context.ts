@@ -23,7 +23,7 @@ export type LoggedRequest = { id: string; [FIELDS]?: RequestLogFields };
  * The log fields of a request: one object per request, made on first use. The request passes it down with its
  * work (see `ToolCallContext.log`), so a line written later carries what was bound since. There is no ambient
  * context: on Node 20 an `AsyncLocalStorage` turns on promise hooks for every promise of the process (`execute`
- * took about 9% less CPU at 8 callers without them: README, "Session 27's check").
+ * took about 9% less CPU at 8 callers without them: bench/HISTORY.md, "Session 27's check").
  */
 export function requestLogFields(request: LoggedRequest): RequestLogFields {
   return (request[FIELDS] ??= { requestId: request.id });
