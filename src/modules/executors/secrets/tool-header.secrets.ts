@@ -1,6 +1,7 @@
 import type { SecretScope } from '@app/modules/tenant-secrets/tool-secret.scope';
 import { SECRET_REF_PATTERN } from '@app/modules/tenant-secrets/tool-secret.refs';
 import { REDACTED } from '@app/common/redaction';
+import { escapedEchoSpans, withSpansReplaced } from './escaped-echoes';
 import { ToolCallError, type ToolOutput } from '../tool-executor';
 import { ToolErrorClass } from '../tool-error-class';
 
@@ -74,7 +75,7 @@ export function credentialForms(value: string): string[] {
 
 /**
  * `text` with every one of `values` replaced by `replacement` ({@link REDACTED} unless said), also where the remote
- * escaped some of its characters (see {@link escapedFormPattern}): a JSON encoder's `\/` (PHP), `\u002B` (.NET),
+ * escaped some of its characters (see escaped-echoes.ts): a JSON encoder's `\/` (PHP), `\u002B` (.NET),
  * `\u0026` (Go), a percent-encoding in lower case (.NET's UrlEncode). The model client hides an echoed key with it.
  */
 export function hideSecretValues(text: string, values: readonly string[], replacement = REDACTED): string {
@@ -83,33 +84,8 @@ export function hideSecretValues(text: string, values: readonly string[], replac
   for (const value of values) if (out.includes(value)) out = out.split(value).join(replacement);
   // Without a backslash, a percent sign or a plus no character can be escaped: the plain pass found every echo.
   if (!/[\\%+]/.test(out)) return out;
-  for (const value of values) out = out.replace(escapedFormPattern(value), replacement);
-  return out;
-}
-
-/**
- * A pattern matching `value` with any of its characters in any of the forms encoders write: as it is, JSON's `\uXXXX`
- * (either case, a UTF-16 unit each), `\/`, `\"` and `\\`, percent-encoded UTF-8 (either case), and `+` for a space.
- * One group of fixed alternatives per character: linear, whatever the text.
- */
-function escapedFormPattern(value: string): RegExp {
-  let source = '';
-  for (const ch of value) {
-    const forms = [ch.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')];
-    forms.push([...Array(ch.length).keys()].map((i) => `\\\\u${hexOf(ch.charCodeAt(i), 4)}`).join(''));
-    forms.push([...Buffer.from(ch, 'utf8')].map((b) => `%${hexOf(b, 2)}`).join(''));
-    if (ch === '/' || ch === '"' || ch === '\\') forms.push(`\\\\\\${ch}`);
-    if (ch === ' ') forms.push('\\+');
-    source += `(?:${forms.join('|')})`;
-  }
-  return new RegExp(source, 'g');
-}
-
-/** A pattern of `n` as `digits` hex digits, each letter in either case. */
-function hexOf(n: number, digits: number): string {
-  return [...n.toString(16).padStart(digits, '0')]
-    .map((d) => (/[a-f]/.test(d) ? `[${d}${d.toUpperCase()}]` : d))
-    .join('');
+  const spans = escapedEchoSpans(out, values);
+  return spans.length ? withSpansReplaced(out, spans, replacement) : out;
 }
 
 /**
