@@ -272,7 +272,13 @@ export class AgentRunLoop {
       await this.stop(run, owner, interruptedBy(session.hitlRequest));
       return null;
     }
-    if (session.status === 'ACTIVE') await this.sessionRepo.moveStatus(session.id, 'ACTIVE', 'RUNNING');
+    // Only while this worker still holds the run: one that stalled past its lease, the run taken over (and maybe
+    // finished, the session moved back to ACTIVE) meanwhile, would leave the session RUNNING with no run for good.
+    if (session.status === 'ACTIVE')
+      await this.dataSource.transaction(async (m) => {
+        await this.runs.checkpoint(m, run, owner, {});
+        await this.sessionRepo.moveStatus(session.id, 'ACTIVE', 'RUNNING', m);
+      });
     const current = await this.agentAndProvider(run);
     if ('failed' in current) {
       await this.stop(run, owner, { status: 'FAILED', error: current.failed });
