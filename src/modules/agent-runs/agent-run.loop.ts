@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { DomainError } from '@app/common/errors/domain-error';
+import { CommonErrorCode } from '@app/common/errors/common.errors';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ActService } from '@app/modules/loop-acting/acting/act.service';
 import type { ActResponse } from '@app/modules/loop-acting/acting/act.types';
@@ -272,7 +273,13 @@ export class AgentRunLoop {
       await this.stop(run, owner, interruptedBy(session.hitlRequest));
       return null;
     }
-    if (session.status === 'ACTIVE') await this.sessionRepo.moveStatus(session.id, 'ACTIVE', 'RUNNING');
+    // Only while this worker still holds the run: one that stalled past its lease, the run taken over (and maybe
+    // finished, the session moved back to ACTIVE) meanwhile, would leave the session RUNNING with no run for good.
+    if (session.status === 'ACTIVE')
+      await this.dataSource.transaction(async (m) => {
+        await this.runs.checkpoint(m, run, owner, {});
+        await this.sessionRepo.moveStatus(session.id, 'ACTIVE', 'RUNNING', m);
+      });
     const current = await this.agentAndProvider(run);
     if ('failed' in current) {
       await this.stop(run, owner, { status: 'FAILED', error: current.failed });
@@ -380,6 +387,10 @@ export class AgentRunLoop {
         return true;
       }
       if (err.code === LoopActingErrorCode.TOOL_CALL_IN_PROGRESS) throw err;
+      // Another request moved the session while this act ran (the runtime's own act or the dead-owner sweep raised a
+      // request first): the round is acted on again, its calls that ran reused, and it finds the session as it is now
+      // (INTERRUPTED: the run waits for that decision). It FAILED the run, as if the gateway had broken.
+      if (err.code === CommonErrorCode.CONCURRENT_MODIFICATION) return false;
       if (err.code === LoopActingErrorCode.STALE_ITERATION) {
         // The session's runtime acted at a later iteration since this round was checkpointed (or while the run
         // waited for a human): the round goes on at the session's iteration. Its calls keep their journal keys, so a
