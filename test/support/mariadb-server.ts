@@ -1,6 +1,6 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -113,6 +113,7 @@ function spawnServer(
   port: number,
   extra: readonly string[],
 ): ChildProcess {
+  mkdirSync(join(dir, 'tmp'), { recursive: true });
   const log = openSync(join(dir, 'mariadbd.log'), 'a');
   try {
     const child = spawn(
@@ -123,6 +124,8 @@ function spawnServer(
         `--datadir=${dir}/data`,
         `--socket=${dir}/sock`,
         `--pid-file=${dir}/pid`,
+        // Its own folder for internal temporary tables, not the machine's /tmp shared with other servers.
+        `--tmpdir=${dir}/tmp`,
         `--port=${port}`,
         '--bind-address=127.0.0.1',
         '--skip-name-resolve',

@@ -23,8 +23,10 @@ mariadb_start() {
     port=$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")
     # --no-defaults must come first. Output goes to a file: a server holding our stdout would keep
     # whoever reads this script's output waiting after it ends.
+    # --tmpdir: its own folder for internal temporary tables, not the machine's /tmp shared with other servers.
+    mkdir -p "$MARIADB_TMP/tmp"
     mariadbd --no-defaults --user="$user" --datadir="$MARIADB_TMP/data" --socket="$MARIADB_TMP/sock" \
-      --pid-file="$MARIADB_TMP/pid" --port="$port" --bind-address=127.0.0.1 --skip-name-resolve \
+      --pid-file="$MARIADB_TMP/pid" --tmpdir="$MARIADB_TMP/tmp" --port="$port" --bind-address=127.0.0.1 --skip-name-resolve \
       --character-set-server=utf8mb4 --collation-server=utf8mb4_unicode_ci \
       --sql-mode=ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION \
       --default-time-zone=+00:00 --max-connections=500 \
