@@ -18,14 +18,7 @@ describeEachDialect('agent runs: an act of the run that loses its interrupt to a
   afterAll(() => fx.stop());
 
   it("waits for the human when the runtime's own act interrupted the session first, then continues", async () => {
-    const cancel = await fx.tool('cancel_order', { sideEffect: 'SIDE_EFFECT' });
-    const agent = await fx.agent([cancel.id], { sideEffectPolicy: 'APPROVE_SIDE_EFFECTS' });
-    fx.model.script(
-      agent.model,
-      { toolCalls: [{ id: 'c1', name: 'cancel_order', arguments: '{"q":"o-9"}' }] },
-      { text: 'Cancelled o-9.' },
-    );
-    const sessionId = await fx.session(agent.id);
+    const { sessionId } = await fx.cancelOrderSession();
 
     // The run's act stops right before it interrupts the session for c1's approval.
     const batches = suite.gw.app.get(BatchRunner);

@@ -20,15 +20,7 @@ describeEachDialect('agent runs: a worker that lost its run while stalled leaves
   afterAll(() => fx.stop());
 
   it('a stalled worker waking after the take-over finished the run does not mark the session RUNNING again', async () => {
-    const cancel = await fx.tool('cancel_order', { sideEffect: 'SIDE_EFFECT' });
-    const agent = await fx.agent([cancel.id], { sideEffectPolicy: 'APPROVE_SIDE_EFFECTS' });
-    fx.model.script(
-      agent.model,
-      { toolCalls: [{ id: 'c1', name: 'cancel_order', arguments: '{"q":"o-9"}' }] },
-      { text: 'Cancelled o-9.' },
-      { text: 'the next message' },
-    );
-    const sessionId = await fx.session(agent.id);
+    const { sessionId } = await fx.cancelOrderSession({ text: 'Cancelled o-9.' }, { text: 'the next message' });
     const stopped = await fx.send(sessionId, 'm1', 'Cancel o-9').expect(200);
     expect(stopped.body.status).toBe('INTERRUPTED');
     const runId: string = stopped.body.runId;

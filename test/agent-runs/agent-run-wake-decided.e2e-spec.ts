@@ -15,14 +15,7 @@ describeEachDialect('agent runs: a decided run is queued again while the workers
   afterAll(() => fx.stop());
 
   it('queues the run again once its decision arrives, while the only worker works a run whose model is slow', async () => {
-    const cancel = await fx.tool('cancel_order', { sideEffect: 'SIDE_EFFECT' });
-    const agent = await fx.agent([cancel.id], { sideEffectPolicy: 'APPROVE_SIDE_EFFECTS' });
-    fx.model.script(
-      agent.model,
-      { toolCalls: [{ id: 'c1', name: 'cancel_order', arguments: '{"q":"o-9"}' }] },
-      { text: 'Cancelled o-9.' },
-    );
-    const sessionId = await fx.session(agent.id);
+    const { sessionId } = await fx.cancelOrderSession();
     const stopped = await fx.send(sessionId, 'm1', 'Cancel o-9').expect(200);
     expect(stopped.body.status).toBe('INTERRUPTED');
     // The only worker takes a run whose model does not answer.

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createKey, TestGateway, toolBody } from '@test/support/gateway-test-app';
-import { heldAnswers, ScriptedModelServer } from '@test/support/scripted-model.server';
+import { heldAnswers, ScriptedAnswer, ScriptedModelServer } from '@test/support/scripted-model.server';
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
 import { waitFor } from '@test/support/wait-for';
 
@@ -99,6 +99,23 @@ export class AgentLoopFixture {
         .send({ toolIds })
         .expect(200);
     return { id: agent.body.id, model, providerId: provider.body.id };
+  }
+
+  /**
+   * An agent that asks a human before a side effect, bound to a SIDE_EFFECT `cancel_order`, whose model first calls it
+   * (toolCallId c1, order o-9) and then gives `later` (by default the answer "Cancelled o-9."); and a session of it.
+   */
+  async cancelOrderSession(
+    ...later: ScriptedAnswer[]
+  ): Promise<{ agent: { id: string; model: string }; sessionId: string }> {
+    const cancel = await this.tool('cancel_order', { sideEffect: 'SIDE_EFFECT' });
+    const agent = await this.agent([cancel.id], { sideEffectPolicy: 'APPROVE_SIDE_EFFECTS' });
+    this.model.script(
+      agent.model,
+      { toolCalls: [{ id: 'c1', name: 'cancel_order', arguments: '{"q":"o-9"}' }] },
+      ...(later.length ? later : [{ text: 'Cancelled o-9.' }]),
+    );
+    return { agent, sessionId: await this.session(agent.id) };
   }
 
   /**
