@@ -88,6 +88,27 @@ describeEachDialect('null in admin bodies', (dialect) => {
     expect(cleared.body.version).toBe(tool.version + 1);
   });
 
+  it('tags: null means no tags on PATCH /admin/tools/{id} as on create (it reached the NOT NULL column: 500)', async () => {
+    const { gw } = suite;
+    const created = await gw.http
+      .post('/api/v1/admin/tools')
+      .set(gw.admin)
+      .send(toolBody({ tenantId: 'acme', tags: null }))
+      .expect(201);
+    expect(created.body.tags).toEqual([]);
+    const tagged = (
+      await gw.http
+        .post('/api/v1/admin/tools')
+        .set(gw.admin)
+        .send(toolBody({ tenantId: 'acme', tags: ['orders'] }))
+        .expect(201)
+    ).body;
+    const patched = await gw.http.patch(`/api/v1/admin/tools/${tagged.id}`).set(gw.admin).send({ tags: null });
+    expect({ status: patched.status, tags: patched.body.tags }).toEqual({ status: 200, tags: [] });
+    const got = await gw.http.get(`/api/v1/admin/tools/${tagged.id}`).set(gw.admin).expect(200);
+    expect(got.body).toMatchObject({ tags: [], version: tagged.version + 1 });
+  });
+
   it('PATCH /admin/model-providers/{id} refuses null for fields that cannot be cleared', async () => {
     const { gw } = suite;
     const provider = (
