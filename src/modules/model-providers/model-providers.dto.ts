@@ -5,6 +5,7 @@ import {
   IsIn,
   IsInt,
   IsNumber,
+  IsObject,
   IsOptional,
   IsString,
   IsUrl,
@@ -139,6 +140,7 @@ export class CreateModelProviderDto {
 
   @ApiPropertyOptional({ type: ModelProviderOptionsDto })
   @IsOptional()
+  @IsObject()
   @ValidateNested()
   @Type(() => ModelProviderOptionsDto)
   options?: ModelProviderOptionsDto;

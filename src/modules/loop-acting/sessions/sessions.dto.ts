@@ -6,6 +6,7 @@ import {
   IsArray,
   IsIn,
   IsInt,
+  IsObject,
   IsOptional,
   IsString,
   Matches,
@@ -57,6 +58,7 @@ export class CreateSessionDto {
 
   @ApiPropertyOptional({ type: SessionTaskDto })
   @IsOptional()
+  @IsObject()
   @ValidateNested()
   @Type(() => SessionTaskDto)
   task?: SessionTaskDto;
