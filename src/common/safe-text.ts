@@ -52,3 +52,14 @@ export function IsSafeText(options: ValidationOptions = {}): PropertyDecorator {
 export function stripUnsafeText(text: string): string {
   return text.replace(UNSAFE_TEXT_CHARS, '');
 }
+
+/**
+ * class-validator: a name without white space at either end (nor only white space). MySQL's collations pad with
+ * spaces, so "bot " and "bot" are one name there and two on SQLite; and an admin reading a list cannot tell them apart.
+ */
+export function IsTrimmed(options: ValidationOptions = {}): PropertyDecorator {
+  return ValidateBy(
+    { name: 'isTrimmed', validator: { validate: (v) => typeof v !== 'string' || v === '' || v.trim() === v } },
+    { message: '$property must not start or end with white space (nor be only white space); remove it', ...options },
+  );
+}
