@@ -175,4 +175,43 @@ describeEachDialect('names: unique per scope case-insensitively, valid for every
       (await gw.http.patch(`${agents}/${other.id}`).set(gw.admin).send({ name: 'Sales-Bot' }).expect(200)).body.name,
     ).toBe('Sales-Bot');
   });
+  // MySQL's utf8mb4_bin pads with spaces (PAD SPACE): "bot " was the name "bot" there (409 for a new agent, the unique
+  // index for a PATCH) but another name on SQLite, where both were kept and listed alike.
+  it.each(['bot ', ' bot', '   ', 'bot\t'])(
+    'refuses an agent or model provider name %j that starts or ends with white space, on create and PATCH, with 400 naming the field',
+    async (name) => {
+      const { gw } = suite;
+      const agent = await gw.http.post(agents).set(gw.admin).send({ name, tenantId: 'padded' });
+      expect([agent.status, agent.body.error?.details?.fields?.map((f: { field: string }) => f.field)]).toEqual([
+        400,
+        ['name'],
+      ]);
+      expect(agent.body.error.message).toContain('must not start or end with white space');
+      const made = (
+        await gw.http
+          .post(agents)
+          .set(gw.admin)
+          .send({ name: `padded-${Math.random().toString(36).slice(2, 8)}`, tenantId: 'padded' })
+          .expect(201)
+      ).body;
+      await gw.http.patch(`${agents}/${made.id}`).set(gw.admin).send({ name }).expect(400);
+      const provider = {
+        name,
+        tenantId: 'padded',
+        kind: 'OPENAI_COMPATIBLE',
+        baseUrl: 'https://models.example.com/v1',
+        apiKey: '${secret:MODEL_KEY}',
+        model: 'm',
+      };
+      const res = await gw.http.post('/api/v1/admin/model-providers').set(gw.admin).send(provider);
+      expect([res.status, res.body.error?.details?.fields?.map((f: { field: string }) => f.field)]).toEqual([
+        400,
+        ['name'],
+      ]);
+    },
+  );
+
+  it('keeps white space inside a name: "support bot" is an agent name', async () => {
+    await suite.gw.http.post(agents).set(suite.gw.admin).send({ name: 'support bot', tenantId: 'padded' }).expect(201);
+  });
 });

@@ -1,5 +1,5 @@
 import { describeEachDialect } from '@test/support/test-database';
-import { gatewayForSuite, toolBody } from '@test/support/gateway-test-app';
+import { createKey, gatewayForSuite, toolBody } from '@test/support/gateway-test-app';
 
 /**
  * A field that may be left out is not thereby nullable: `null` for a field that has no "cleared" meaning is a 400
@@ -86,6 +86,74 @@ describeEachDialect('null in admin bodies', (dialect) => {
       .send({ hitl: null })
       .expect(200);
     expect(cleared.body.version).toBe(tool.version + 1);
+  });
+
+  it('tags: null means no tags on PATCH /admin/tools/{id} as on create (it reached the NOT NULL column: 500)', async () => {
+    const { gw } = suite;
+    const created = await gw.http
+      .post('/api/v1/admin/tools')
+      .set(gw.admin)
+      .send(toolBody({ tenantId: 'acme', tags: null }))
+      .expect(201);
+    expect(created.body.tags).toEqual([]);
+    const tagged = (
+      await gw.http
+        .post('/api/v1/admin/tools')
+        .set(gw.admin)
+        .send(toolBody({ tenantId: 'acme', tags: ['orders'] }))
+        .expect(201)
+    ).body;
+    const patched = await gw.http.patch(`/api/v1/admin/tools/${tagged.id}`).set(gw.admin).send({ tags: null });
+    expect({ status: patched.status, tags: patched.body.tags }).toEqual({ status: 200, tags: [] });
+    const got = await gw.http.get(`/api/v1/admin/tools/${tagged.id}`).set(gw.admin).expect(200);
+    expect(got.body).toMatchObject({ tags: [], version: tagged.version + 1 });
+  });
+
+  it('POST /sessions/{id}/resume refuses decision: null and toolCallId: null (null approved the call, as if left out)', async () => {
+    const { gw } = suite;
+    const runtime = await createKey(gw, 'acme', 'runtime');
+    const tool = (
+      await gw.http
+        .post('/api/v1/admin/tools')
+        .set(gw.admin)
+        .send(toolBody({ tenantId: 'acme', sideEffect: 'HIGH_RISK', hitl: { approvalText: 'Sure?' } }))
+        .expect(201)
+    ).body;
+    const agent = (
+      await gw.http
+        .post('/api/v1/admin/agents')
+        .set(gw.admin)
+        .send({ name: 'nulls-resume', tenantId: 'acme' })
+        .expect(201)
+    ).body;
+    await gw.http
+      .put(`/api/v1/admin/agents/${agent.id}/tools`)
+      .set(gw.admin)
+      .send({ toolIds: [tool.id] })
+      .expect(200);
+    const sessionId = (
+      await gw.http
+        .post('/api/v1/sessions')
+        .set(runtime)
+        .send({ agentId: agent.id, userId: 'u1', permissions: [] })
+        .expect(201)
+    ).body.id;
+    const acted = await gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(runtime)
+      .send({ iteration: 1, toolCalls: [{ id: 'c1', name: tool.name, arguments: { q: 'x' } }] })
+      .expect(200);
+    expect(acted.body.status).toBe('INTERRUPTED');
+    for (const field of ['decision', 'toolCallId']) {
+      const res = await gw.http
+        .post(`/api/v1/sessions/${sessionId}/resume`)
+        .set(runtime)
+        .send({ clientMessageId: `null-${field}`, [field]: null });
+      expect([field, res.status, res.body.error?.code]).toEqual([field, 400, 'VALIDATION_FAILED']);
+      expect(fieldsOf(res.body)).toEqual([field]);
+    }
+    const session = await gw.http.get(`/api/v1/sessions/${sessionId}`).set(runtime).expect(200);
+    expect(session.body).toMatchObject({ status: 'INTERRUPTED', hitlPending: true });
   });
 
   it('PATCH /admin/model-providers/{id} refuses null for fields that cannot be cleared', async () => {

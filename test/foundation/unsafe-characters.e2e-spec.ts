@@ -96,6 +96,57 @@ describe('NUL, control and bidi-override characters in names, descriptions and u
     expect(problemsOf(res)).toHaveProperty('serviceName');
   });
 
+  // Half a character cannot be stored: UTF-8 has no encoding for it. SQLite kept the bytes and read them back as three
+  // U+FFFD, so "x\ud800" and "x\ud801" were two agents shown with one name; MySQL stored U+FFFD, so the second was a
+  // 409 AGENT_NAME_TAKEN for a name nobody had used. Whole characters (an emoji's pair) still go through.
+  it('refuses half of a character (a lone UTF-16 surrogate) in names, descriptions and userId, naming the field', async () => {
+    const { gw } = suite;
+    const HALF = '\ud800';
+    const agent = await gw.http
+      .post('/api/v1/admin/agents')
+      .set(gw.admin)
+      .send({ name: `x${HALF}`, tenantId: 'acme', description: `d\udfff` })
+      .expect(400);
+    expect(problemsOf(agent)).toEqual({
+      name: expect.stringContaining('a lone UTF-16 surrogate'),
+      description: expect.stringContaining('a lone UTF-16 surrogate'),
+    });
+    const tool = await gw.http
+      .post('/api/v1/admin/tools')
+      .set(gw.admin)
+      .send(toolBody({ description: `Looks up${HALF}`, hitl: { approvalText: `Approve${HALF}?` } }))
+      .expect(400);
+    expect(Object.keys(problemsOf(tool)).sort()).toEqual(['description', 'hitl.approvalText']);
+    const key = await gw.http
+      .post('/api/v1/admin/api-keys')
+      .set(gw.admin)
+      .send({ name: `ops${HALF}`, role: 'runtime', tenantId: 'acme' })
+      .expect(400);
+    expect(Object.keys(problemsOf(key))).toEqual(['name']);
+    const made = (
+      await gw.http.post('/api/v1/admin/agents').set(gw.admin).send({ name: 'whole 😀', tenantId: 'acme' }).expect(201)
+    ).body;
+    expect(made.name).toBe('whole 😀');
+    const runtime = await createKey(gw, 'acme', 'runtime');
+    const session = await gw.http
+      .post('/api/v1/sessions')
+      .set(runtime)
+      .send({ agentId: made.id, userId: `u${HALF}`, permissions: [] })
+      .expect(400);
+    expect(Object.keys(problemsOf(session))).toEqual(['userId']);
+    const specs = await gw.http
+      .post(`/api/v1/agents/${made.id}/tool-specs`)
+      .set(runtime)
+      .send({ userId: `u${HALF}`, permissions: [] })
+      .expect(400);
+    expect(problemsOf(specs).userId).toContain('a lone UTF-16 surrogate');
+    await gw.http
+      .post(`/api/v1/agents/${made.id}/tool-specs`)
+      .set(runtime)
+      .send({ userId: 'u😀', permissions: [] })
+      .expect(200);
+  });
+
   it('refuses them in the runtime userId of sessions, tool-specs and execute, naming userId', async () => {
     const { gw } = suite;
     const runtime = await createKey(gw, 'acme', 'runtime');

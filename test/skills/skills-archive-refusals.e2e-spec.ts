@@ -186,6 +186,20 @@ describeEachDialect('skills: hostile archives are refused with a 400 naming the 
     expect(twoFiles.body.error.message).toContain('send one zip in the field "file"');
   });
 
+  // The form is read from the request as sent; the body inflated beside it for Content-Encoding failed with nothing
+  // listening, and that unhandled 'error' event ended the gateway process (after the 400 was sent).
+  it('answers a form declared gzip that does not inflate with a 400, and the gateway keeps serving', async () => {
+    const res = await gw.http
+      .post('/api/v1/admin/skills')
+      .set(admin)
+      .set('content-type', 'multipart/form-data; boundary=B')
+      .set('content-encoding', 'gzip')
+      .send(Buffer.from('not gzip at all'));
+    expect(res.status).toBe(400);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await gw.http.get('/health').expect(200);
+  });
+
   it('reads multipart on the skill upload routes only (415 elsewhere)', async () => {
     const res = await gw.http
       .post('/api/v1/admin/agents')

@@ -342,6 +342,31 @@ describeEachDialect('runtime file API: list, download, streamed upload', (dialec
     expect(down.body.error.message).toContain('".." is not allowed');
   });
 
+  // The raw body is read only once the session is found: the inflate error came before anything listened to it, and an
+  // unhandled 'error' event ended the gateway process (one runtime request took every tenant down); in-process it was
+  // a 500 and an uncaught error.
+  it.each([
+    ['gzip', Buffer.from('not gzip at all')],
+    ['gzip', gzipSync('a truncated body').subarray(0, 12)],
+    ['deflate', Buffer.from('not deflate')],
+    ['br', Buffer.from('not brotli at all')],
+  ] as const)(
+    'answers an upload whose %s body does not inflate with a 400 naming the encoding; nothing lands',
+    async (encoding, body) => {
+      const res = await suite.gw.http
+        .put(files('/content?path=broken.bin'))
+        .set(t.runtime)
+        .set('content-type', 'application/octet-stream')
+        .set('content-encoding', encoding)
+        .send(body);
+      expect({ status: res.status, code: res.body.error?.code }).toEqual({ status: 400, code: 'VALIDATION_FAILED' });
+      expect(res.body.error.message).toContain(`does not inflate as ${encoding}`);
+      expect(res.body.error.message).toContain('without Content-Encoding');
+      await suite.gw.http.get(files('/content?path=broken.bin')).set(t.runtime).expect(404);
+      await suite.gw.http.get('/health').expect(200);
+    },
+  );
+
   it('keeps the rest of the API JSON-only: octet-stream elsewhere is a 415', async () => {
     const res = await suite.gw.http
       .post('/api/v1/sessions')

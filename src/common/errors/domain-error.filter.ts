@@ -38,8 +38,7 @@ export function errorResponse(
     return [ERROR_HTTP_STATUS[exception.code], body(exception.code, exception.message, exception.details)];
   }
   const status = httpStatusOf(exception);
-  if (status !== undefined && status >= 400 && status < 500)
-    return httpRefusal(status, exception instanceof Error ? exception.message : '');
+  if (status !== undefined && status >= 400 && status < 500) return httpRefusal(status, messageOf(exception));
   const incidentId = randomUUID();
   logger.error({
     ...fieldLine(`Unhandled error (incident ${incidentId})`, fields),
@@ -102,6 +101,12 @@ function httpRefusal(status: number, reason: string): [number, ErrorBody] {
       body(CommonErrorCode.REQUEST_REJECTED, `The request was refused (HTTP ${status})${suffix(reason)}.`),
     ];
   return [status, body(known.code, known.message(reason), status === 400 ? { fields: [] } : {})];
+}
+
+/** An error's message; read by shape, as an error made by Node's own code (zlib's) may come from another realm. */
+function messageOf(exception: unknown): string {
+  const message = (exception as { message?: unknown } | null)?.message;
+  return typeof message === 'string' ? message : '';
 }
 
 function suffix(reason: string): string {

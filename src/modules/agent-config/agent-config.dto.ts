@@ -1,4 +1,4 @@
-import { IsSafeLine, IsSafeText } from '@app/common/safe-text';
+import { IsSafeLine, IsSafeText, IsTrimmed } from '@app/common/safe-text';
 import { ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
@@ -33,6 +33,7 @@ export class CreateAgentDto {
   @IsString()
   @CharLength(1, 128)
   @IsSafeLine()
+  @IsTrimmed()
   name: string;
 
   @ApiProperty({ example: 'acme', description: 'A tenant admin key may only use its own tenant' })

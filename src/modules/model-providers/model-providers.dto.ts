@@ -5,6 +5,7 @@ import {
   IsIn,
   IsInt,
   IsNumber,
+  IsObject,
   IsOptional,
   IsString,
   IsUrl,
@@ -19,7 +20,7 @@ import {
   type ValidatorConstraintInterface,
 } from 'class-validator';
 import { CharLength } from '@app/common/text/char-length';
-import { IsSafeLine } from '@app/common/safe-text';
+import { IsSafeLine, IsTrimmed } from '@app/common/safe-text';
 import { PageMetaDto } from '@app/common/dto/page.dto';
 import { TENANT_ID_PATTERN } from '@app/modules/tool-registry/tool-registry.types';
 import { API_KEY_REF_PATTERN, MODEL_PROVIDER_KINDS, type ModelProviderKind } from './model-providers.types';
@@ -94,6 +95,7 @@ export class CreateModelProviderDto {
   @IsString()
   @CharLength(1, 128)
   @IsSafeLine()
+  @IsTrimmed()
   name: string;
 
   @ApiPropertyOptional({
@@ -139,6 +141,7 @@ export class CreateModelProviderDto {
 
   @ApiPropertyOptional({ type: ModelProviderOptionsDto })
   @IsOptional()
+  @IsObject()
   @ValidateNested()
   @Type(() => ModelProviderOptionsDto)
   options?: ModelProviderOptionsDto;

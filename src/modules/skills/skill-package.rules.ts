@@ -1,4 +1,4 @@
-import { SAFE_LINE_PATTERN, UNSAFE_LINE_PROBLEM } from '@app/common/safe-text';
+import { safeLineRegExp, UNSAFE_LINE_PROBLEM } from '@app/common/safe-text';
 import { LONE_SURROGATE } from '@app/common/text/lone-surrogate';
 import { readSkillFrontMatter } from './skill-front-matter';
 import {
@@ -16,7 +16,7 @@ const MAX_NAME_BYTES = 255;
 // ignoreBOM: a BOM stays in the text (the release copy holds the bytes uploaded, as many as `bytes` says).
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-const SAFE_LINE = new RegExp(SAFE_LINE_PATTERN);
+const SAFE_LINE = safeLineRegExp();
 
 /** A path as a refusal quotes it: JSON-quoted, cut at 200 characters, the invisible and reordering characters escaped. */
 function shownPath(path: string): string {
@@ -35,12 +35,12 @@ export function entryPathProblem(path: string): string | null {
   if (/^[a-zA-Z]:/.test(path))
     return `path ${shown} starts with a drive letter: paths must be relative to the skill folder`;
   if (path.startsWith('/')) return `path ${shown} is absolute: paths must be relative to the skill folder`;
-  // As names and ids elsewhere: the index shows paths to admins and models, and these hide or reorder what they read.
-  if (!SAFE_LINE.test(path)) return `path ${shown} ${UNSAFE_LINE_PROBLEM}`;
   // Half a character (a JSON upload's "\ud800"): stored as U+FFFD, so two such names were one file (a 409 naming the
   // skill as taken, or a 500 for a release).
   if (LONE_SURROGATE.test(path))
     return `path ${shown} holds half of a character (a lone UTF-16 surrogate, \\ud800-\\udfff): send file names as whole characters`;
+  // As names and ids elsewhere: the index shows paths to admins and models, and these hide or reorder what they read.
+  if (!SAFE_LINE.test(path)) return `path ${shown} ${UNSAFE_LINE_PROBLEM}`;
   const segments = path.replace(/\/$/, '').split('/');
   if (segments.some((s) => s === '..')) return `path ${shown} leaves the skill folder ("..")`;
   if (segments.some((s) => s === '' || s === '.')) return `path ${shown} has an empty or "." segment`;

@@ -176,12 +176,14 @@ export class CreateToolDto {
 
   @ApiPropertyOptional({ type: ToolHitlDto })
   @IsOptional()
+  @IsObject()
   @ValidateNested()
   @Type(() => ToolHitlDto)
   hitl?: ToolHitlDto;
 
   @ApiPropertyOptional({ type: ToolResultPolicyDto })
   @IsOptional()
+  @IsObject()
   @ValidateNested()
   @Type(() => ToolResultPolicyDto)
   result?: ToolResultPolicyDto;

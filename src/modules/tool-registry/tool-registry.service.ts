@@ -144,7 +144,9 @@ export class ToolRegistryService {
   }
 
   /** `dto` applied to `row` as read, if it is still at the version read (else 409 CONCURRENT_MODIFICATION). */
-  private async applyUpdate(auth: AuthContext, row: AiToolEntity, dto: UpdateToolDto): Promise<ToolWithChecklistDto> {
+  private async applyUpdate(auth: AuthContext, row: AiToolEntity, patch: UpdateToolDto): Promise<ToolWithChecklistDto> {
+    // `tags: null` is no tags, as on create (the column holds a list, never null).
+    const dto: UpdateToolDto = (patch.tags as unknown) === null ? { ...patch, tags: [] } : patch;
     const id = row.id;
     if (dto.status === 'ACTIVE' && row.status === 'DISABLED') {
       throw new DomainError(

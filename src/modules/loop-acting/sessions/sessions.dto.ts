@@ -1,3 +1,4 @@
+import { IsOmittable } from '@app/common/dto/omittable.decorator';
 import { IsSafeLine } from '@app/common/safe-text';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
@@ -6,6 +7,7 @@ import {
   IsArray,
   IsIn,
   IsInt,
+  IsObject,
   IsOptional,
   IsString,
   Matches,
@@ -57,6 +59,7 @@ export class CreateSessionDto {
 
   @ApiPropertyOptional({ type: SessionTaskDto })
   @IsOptional()
+  @IsObject()
   @ValidateNested()
   @Type(() => SessionTaskDto)
   task?: SessionTaskDto;
@@ -121,7 +124,7 @@ export class ResumeDto {
   message?: string;
 
   @ApiPropertyOptional({ description: 'Must be the pending toolCallId when given' })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @CharLength(1, 128)
   toolCallId?: string;
@@ -131,7 +134,8 @@ export class ResumeDto {
     description:
       'TOOL_APPROVAL: APPROVE (default) | REJECT · UNKNOWN_OUTCOME: RETRY | MARK_DONE | REJECT (required) · CHECKPOINT_PAUSE: omit, CONTINUE or APPROVE (the same: it approves nothing)',
   })
-  @IsOptional()
+  // null is not "left out": a TOOL_APPROVAL resume with decision null approved the call (APPROVE is the default).
+  @IsOmittable()
   @IsIn(RESUME_DECISIONS)
   decision?: ResumeDecision;
 }
