@@ -147,7 +147,7 @@ describe('NUL, control and bidi-override characters in names, descriptions and u
       .expect(200);
   });
 
-  it('refuses them in the runtime userId of sessions, tool-specs and execute, naming userId', async () => {
+  it("refuses them in the runtime userId of sessions, tool-specs and execute, naming userId, and in a session's task description", async () => {
     const { gw } = suite;
     const runtime = await createKey(gw, 'acme', 'runtime');
     const agent = (
@@ -159,6 +159,20 @@ describe('NUL, control and bidi-override characters in names, descriptions and u
       .send({ agentId: agent.id, userId: `u1${NUL}`, permissions: [] })
       .expect(400);
     expect(problemsOf(session).userId).toMatch(/must not contain control characters/);
+    // A session's task description is free text like every other description: line breaks yes, NUL and RLO no.
+    for (const bad of [`Fix the sheet${NUL}`, `Fix the ${RLO}sheet`]) {
+      const task = await gw.http
+        .post('/api/v1/sessions')
+        .set(runtime)
+        .send({ agentId: agent.id, userId: 'u1', permissions: [], task: { description: bad } })
+        .expect(400);
+      expect(problemsOf(task)['task.description']).toMatch(/must not contain control characters/);
+    }
+    await gw.http
+      .post('/api/v1/sessions')
+      .set(runtime)
+      .send({ agentId: agent.id, userId: 'u1', permissions: [], task: { description: 'Fix the sheet.\n\tRow 2 too.' } })
+      .expect(201);
     const specs = await gw.http
       .post(`/api/v1/agents/${agent.id}/tool-specs`)
       .set(runtime)

@@ -1,5 +1,5 @@
 import { IsOmittable } from '@app/common/dto/omittable.decorator';
-import { IsSafeLine } from '@app/common/safe-text';
+import { IsSafeLine, IsSafeText } from '@app/common/safe-text';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -30,6 +30,7 @@ export class SessionTaskDto {
   })
   @IsString()
   @CharLength(1, SESSION_TASK_MAX_CHARS)
+  @IsSafeText()
   description: string;
 
   @ApiPropertyOptional({ description: 'A skill name to use outright', pattern: '^[a-z0-9][a-z0-9-]{0,63}$' })
