@@ -342,6 +342,20 @@ describeEachDialect('runtime file API: list, download, streamed upload', (dialec
     expect(down.body.error.message).toContain('".." is not allowed');
   });
 
+  it("refuses to upload to a folder's path (ending with /) instead of writing a file of the folder's name", async () => {
+    for (const path of ['drafts/', 'drafts/./']) {
+      const res = await suite.gw.http
+        .put(files(`/content?path=${path}`))
+        .set(t.runtime)
+        .set('content-type', 'application/octet-stream')
+        .send(Buffer.from('x'))
+        .expect(400);
+      expect(res.body.error).toMatchObject({ code: 'WORKSPACE_PATH_INVALID' });
+      expect(res.body.error.message).toContain('name the file, e.g. drafts/notes.txt');
+    }
+    await suite.gw.http.get(files('/content?path=drafts')).set(t.runtime).expect(404);
+  });
+
   // The raw body is read only once the session is found: the inflate error came before anything listened to it, and an
   // unhandled 'error' event ended the gateway process (one runtime request took every tenant down); in-process it was
   // a 500 and an uncaught error.

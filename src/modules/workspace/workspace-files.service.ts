@@ -192,7 +192,7 @@ export class WorkspaceFiles {
    * lands it.
    */
   async stage(dir: string, path: unknown, source: Readable): Promise<StagedWrite> {
-    const relative = WorkspacePathResolver.normalize(path, false);
+    const relative = WorkspacePathResolver.normalizeFile(path);
     const { maxFileBytes, maxBytes } = this.limits;
     const bound = Math.min(maxFileBytes, maxBytes);
     const staged: StagedWrite = { dir, path: relative, file: await this.locator.stagingFile(), bytes: 0 };

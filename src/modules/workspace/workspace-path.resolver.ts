@@ -45,6 +45,14 @@ export class WorkspacePathResolver {
     return segments.join('/');
   }
 
+  /** The normalized path of a file to write: as {@link normalize}, and refused when it ends with `/` (a folder's). */
+  static normalizeFile(path: unknown): string {
+    const relative = WorkspacePathResolver.normalize(path, false);
+    if (typeof path === 'string' && /\/\.?$/.test(path))
+      throw invalid(path, `it ends with / (a folder): name the file, e.g. ${relative}/notes.txt`);
+    return relative;
+  }
+
   /**
    * An existing file or folder: its real path, checked to be inside `root`; NOT_FOUND when it does not exist.
    * `maxNames` (WORKSPACE_MAX_FILES) bounds the names read of a folder to tell what a name with U+FFFD stands for.
