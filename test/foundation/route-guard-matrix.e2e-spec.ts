@@ -1,5 +1,12 @@
 import { gzipSync } from 'node:zlib';
-import { bearer, createKey, gatewayForSuite, toolBody, type TestGateway } from '@test/support/gateway-test-app';
+import {
+  bearer,
+  createKey,
+  gatewayForSuite,
+  providerBody,
+  toolBody,
+  type TestGateway,
+} from '@test/support/gateway-test-app';
 import { fastifyRoutesOf, routesOf, type AppRoute } from '@test/support/app-routes';
 import { skillMd, uploadJsonSkill } from '@test/support/skill-fixture';
 import { buildTestZip } from '@test/support/test-zip.writer';
@@ -88,14 +95,6 @@ const HOSTILE_BODIES: Array<[string, Record<string, string>, string | Buffer]> =
 
 const agentBody = (extra: Record<string, unknown> = {}) => ({
   name: `m-${Math.random().toString(36).slice(2, 8)}`,
-  ...extra,
-});
-const providerBody = (extra: Record<string, unknown> = {}) => ({
-  name: `p-${Math.random().toString(36).slice(2, 8)}`,
-  kind: 'OPENAI_COMPATIBLE',
-  baseUrl: 'https://models.example.com/v1',
-  apiKey: '${secret:MODEL_KEY}',
-  model: 'm',
   ...extra,
 });
 const mcpBody = (extra: Record<string, unknown> = {}) => ({

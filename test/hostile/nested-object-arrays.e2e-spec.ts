@@ -1,4 +1,4 @@
-import { createKey, gatewayForSuite, toolBody } from '@test/support/gateway-test-app';
+import { createKey, gatewayForSuite, providerBody, toolBody } from '@test/support/gateway-test-app';
 
 /**
  * A field documented as an object (a tool's `hitl` and `result`, a model provider's `options`, a session's `task`)
@@ -12,14 +12,6 @@ describe('hostile input: an array where an object is expected', () => {
     expect(res.body.error.code).toBe('VALIDATION_FAILED');
     return res.body.error.details.fields.map((f) => f.field);
   };
-  const provider = (extra: Record<string, unknown>) => ({
-    name: `p-${Math.random().toString(36).slice(2, 8)}`,
-    kind: 'OPENAI_COMPATIBLE',
-    baseUrl: 'https://models.example.com/v1',
-    apiKey: '${secret:MODEL_KEY}',
-    model: 'm',
-    ...extra,
-  });
 
   it.each([
     ['hitl', [{}]],
@@ -58,10 +50,10 @@ describe('hostile input: an array where an object is expected', () => {
   it('refuses a model provider whose options are an array, on create and on PATCH', async () => {
     const { gw } = suite;
     for (const options of [[], [{ temperature: 1 }]]) {
-      const created = await gw.http.post('/api/v1/admin/model-providers').set(gw.admin).send(provider({ options }));
+      const created = await gw.http.post('/api/v1/admin/model-providers').set(gw.admin).send(providerBody({ options }));
       expect(created.status).toBe(400);
       expect(fieldsOf(created)).toContain('options');
-      const made = (await gw.http.post('/api/v1/admin/model-providers').set(gw.admin).send(provider({})).expect(201))
+      const made = (await gw.http.post('/api/v1/admin/model-providers').set(gw.admin).send(providerBody()).expect(201))
         .body;
       const patched = await gw.http.patch(`/api/v1/admin/model-providers/${made.id}`).set(gw.admin).send({ options });
       expect(patched.status).toBe(400);

@@ -63,6 +63,21 @@ export async function createKey(
   return bearer(res.body.key);
 }
 
+/**
+ * A model provider body; override any field. Its API key is the platform secret MODEL_KEY: the gateway's TOOL_SECRETS
+ * must hold it.
+ */
+export function providerBody(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name: `p-${Math.random().toString(36).slice(2, 8)}`,
+    kind: 'OPENAI_COMPATIBLE',
+    baseUrl: 'https://models.example.com/v1',
+    apiKey: '${secret:MODEL_KEY}',
+    model: 'm',
+    ...extra,
+  };
+}
+
 /** A minimal valid tool body; override any field. */
 export function toolBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
