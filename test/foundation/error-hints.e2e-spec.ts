@@ -1,3 +1,4 @@
+import { UNKNOWN_FIELD_PROBLEM } from '@app/common/errors/validation';
 import { createKey, gatewayForSuite, SHELL_TOOL_FIELDS, sessionWithTool } from '@test/support/gateway-test-app';
 import { RecordingHttpServer } from '@test/executors/support/recording-http.server';
 
@@ -31,6 +32,19 @@ describe('error answers say how to fix the request', () => {
     status: res.status,
     code: res.body.error.code,
     message: res.body.error.message,
+  });
+
+  it('a field the request does not take: remove it, the docs list the fields (a PATCH of what cannot change too)', async () => {
+    const res = await suite.gw.http
+      .patch(`/api/v1/admin/agents/${made.agentId}`)
+      .set(tenantAdmin)
+      .send({ tenantId: 'globex', colour: 'blue' })
+      .expect(400);
+    expect(res.body.error.details.fields).toEqual([
+      { field: 'tenantId', problems: [UNKNOWN_FIELD_PROBLEM] },
+      { field: 'colour', problems: [UNKNOWN_FIELD_PROBLEM] },
+    ]);
+    expect(res.body.error.message).toContain('remove it (the API docs at /docs list the fields it takes)');
   });
 
   it("an unknown agent's tool-specs: where agents are listed", async () => {

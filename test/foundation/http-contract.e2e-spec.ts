@@ -1,3 +1,4 @@
+import { UNKNOWN_FIELD_PROBLEM } from '@app/common/errors/validation';
 import request from 'supertest';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { createTestDatabaseUrl, TestDatabase } from '@test/support/test-database';
@@ -143,7 +144,7 @@ describe('HTTP contract of act and execute (routing, bodies, errors)', () => {
           .set(runtime)
           .send({ ...executeBody(), extra: 1 }),
       400,
-      invalid([['extra', 'property should not exist']]),
+      invalid([['extra', UNKNOWN_FIELD_PROBLEM]]),
     ],
     [
       'arguments that are neither an object nor a string',

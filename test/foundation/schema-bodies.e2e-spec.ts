@@ -1,3 +1,4 @@
+import { UNKNOWN_FIELD_PROBLEM } from '@app/common/errors/validation';
 import { ACT_BODY_SCHEMA } from '@app/modules/loop-acting/sessions/act-body.schema';
 import { EXECUTE_DIRECT_BODY_SCHEMA } from '@app/modules/tool-invocation/execute-direct-body.schema';
 import { TOOL_SPECS_BODY_SCHEMA } from '@app/modules/agent-config/tool-specs-body.schema';
@@ -64,7 +65,7 @@ describeEachDialect('request bodies described by one schema', (dialect) => {
     const res = await suite.gw.http.post(body.url).set(keyFor(body)).send({ notInTheSchema: 1 }).expect(400);
     expect(res.body.error.details.fields).toContainEqual({
       field: 'notInTheSchema',
-      problems: ['property should not exist'],
+      problems: [UNKNOWN_FIELD_PROBLEM],
     });
   });
 

@@ -8,12 +8,20 @@ export interface FieldProblem {
   problems: string[];
 }
 
+/** A body field no request of this route takes: the same words from class-validator's whitelist and ajv's schemas. */
+export const UNKNOWN_FIELD_PROBLEM =
+  'property should not exist: this request does not take it (misspelled, or a field it cannot change); remove it (the API docs at /docs list the fields it takes)';
+
 /** Flattens nested class-validator errors into `field.path: problems`. */
 function flattenValidationErrors(errors: ValidationError[], prefix = ''): FieldProblem[] {
   const out: FieldProblem[] = [];
   for (const err of errors) {
     const field = prefix ? `${prefix}.${err.property}` : err.property;
-    if (err.constraints) out.push({ field, problems: Object.values(err.constraints) });
+    if (err.constraints) {
+      const { whitelistValidation, ...others } = err.constraints;
+      const problems = Object.values(others);
+      out.push({ field, problems: whitelistValidation ? [UNKNOWN_FIELD_PROBLEM, ...problems] : problems });
+    }
     if (err.children?.length) out.push(...flattenValidationErrors(err.children, field));
   }
   return out;

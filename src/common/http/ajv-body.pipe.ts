@@ -1,7 +1,7 @@
 import { SAFE_LINE_PATTERN, UNSAFE_LINE_PROBLEM } from '../safe-text';
 import { PipeTransform } from '@nestjs/common';
 import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
-import { FieldProblem, validationFailed } from '../errors/validation';
+import { FieldProblem, UNKNOWN_FIELD_PROBLEM, validationFailed } from '../errors/validation';
 import { ONLY_WITH_KEYWORD } from './only-with.keyword';
 
 const ajv = new Ajv({ allErrors: true, strict: false }).addKeyword(ONLY_WITH_KEYWORD);
@@ -53,7 +53,7 @@ function toFieldProblems(errors: ErrorObject[]): FieldProblem[] {
     const join = (child: string) => (base ? `${base}.${child}` : child);
     if (e.keyword === 'required') add(join((e.params as { missingProperty: string }).missingProperty), 'is required');
     else if (e.keyword === 'additionalProperties')
-      add(join((e.params as { additionalProperty: string }).additionalProperty), 'property should not exist');
+      add(join((e.params as { additionalProperty: string }).additionalProperty), UNKNOWN_FIELD_PROBLEM);
     else if (e.keyword === 'type' && e.schemaPath.includes('anyOf')) {
       // the anyOf error below says it once, naming every type
       anyOfTypes.set(e.instancePath, [...(anyOfTypes.get(e.instancePath) ?? []), String(e.params.type)]);
