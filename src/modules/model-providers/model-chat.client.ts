@@ -16,7 +16,7 @@ import { retryAfterAskedMs, retryAfterBoundFetch } from './retry-after-bound.fet
 import { refusalUnretriedFetch, refusedBeforeSending } from './refusal-unretried.fetch';
 import { untilAborted } from '@app/common/abort-race';
 import { endedEarly } from './model-finish-reason';
-import { credentialForms, hideSecretValues } from '@app/modules/executors/secrets/tool-header.secrets';
+import { hideSecretValues, valuesToHide } from '@app/modules/executors/secrets/tool-header.secrets';
 
 /** One round's request: the conversation and the tools in OpenAI's format. */
 export interface ModelChatRequest {
@@ -295,11 +295,7 @@ function scrubbed(err: Error, apiKey: string | null): Error {
 /** `text` without the key in any form it is echoed in (a key of any length: 3 characters are refused before sending). */
 function withoutKey(text: string, apiKey: string | null): string {
   if (!apiKey) return text;
-  return hideSecretValues(
-    text,
-    credentialForms(apiKey).sort((a, b) => b.length - a.length),
-    '[redacted]',
-  );
+  return hideSecretValues(text, valuesToHide([apiKey], 1), '[redacted]');
 }
 
 /**

@@ -59,17 +59,18 @@ export function secretValuesToHide(
 
 /**
  * The texts to hide for these credential values (each as sent, as a JSON string holds it and URL-encoded), longest
- * first; values too short to hide are left out.
+ * first; values shorter than `minChars` are left out (by default those too short to hide without blanking ordinary
+ * text; the model client and the Nacos client's log hide their own key whatever its length).
  */
-export function valuesToHide(values: readonly string[]): string[] {
+export function valuesToHide(values: readonly string[], minChars = MIN_HIDDEN_SECRET_CHARS): string[] {
   const hidden = new Set<string>();
   for (const value of values)
-    if (value.length >= MIN_HIDDEN_SECRET_CHARS) for (const form of credentialForms(value)) hidden.add(form);
+    if (value !== '' && value.length >= minChars) for (const form of credentialForms(value)) hidden.add(form);
   return [...hidden].sort((a, b) => b.length - a.length);
 }
 
 /** The forms a credential is echoed in: as sent, as a JSON string holds it, URL-encoded. */
-export function credentialForms(value: string): string[] {
+function credentialForms(value: string): string[] {
   return [value, JSON.stringify(value).slice(1, -1), encodeURIComponent(value)];
 }
 

@@ -1,6 +1,6 @@
 import { format } from 'node:util';
 import { REDACTED } from '@app/common/redaction';
-import { credentialForms, hideSecretValues } from '@app/modules/executors/secrets/tool-header.secrets';
+import { hideSecretValues, valuesToHide } from '@app/modules/executors/secrets/tool-header.secrets';
 
 /** Where the Nacos adapter writes; Nest's `Logger` fits. Omit it to drop the client's log lines. */
 export interface NacosLogSink {
@@ -23,7 +23,8 @@ const SECRET_PARAMS = /\b(password|accessToken)=[^&\s"',;)]*/gi;
  * Builds the logger handed to the `nacos` client. The client logs whole error objects from its HTTP
  * library, whose `path` holds the query string, and it sends `password` in every query string, so
  * this logger keeps only error messages, masks `password=` and `accessToken=` values, and masks
- * the literal password wherever it appears, however it was escaped (see hideSecretValues). Client `info` lines (one per push) go to `debug`.
+ * the literal password wherever it appears, however it was escaped (see hideSecretValues). Client `info` lines (one
+ * per push) go to `debug`.
  */
 export function createNacosClientLogger(sink: NacosLogSink | undefined, secrets: readonly string[]): NacosClientLogger {
   if (!sink) {
@@ -41,11 +42,7 @@ export function createNacosClientLogger(sink: NacosLogSink | undefined, secrets:
 
 /** Masks secret query parameters and the literal secrets in one log line. */
 export function redact(line: string, secrets: readonly string[]): string {
-  const forms = secrets
-    .filter((s) => s !== '')
-    .flatMap(credentialForms)
-    .sort((a, b) => b.length - a.length);
-  return hideSecretValues(line.replace(SECRET_PARAMS, `$1=${REDACTED}`), forms);
+  return hideSecretValues(line.replace(SECRET_PARAMS, `$1=${REDACTED}`), valuesToHide(secrets, 1));
 }
 
 /** Errors become `name: message`, never the object with its request, response and query string. */
