@@ -1,5 +1,5 @@
 import { describeEachDialect } from '@test/support/test-database';
-import { createKey, gatewayForSuite, toolBody } from '@test/support/gateway-test-app';
+import { createKey, gatewayForSuite, sessionWithTool, toolBody } from '@test/support/gateway-test-app';
 
 /**
  * A field that may be left out is not thereby nullable: `null` for a field that has no "cleared" meaning is a 400
@@ -112,36 +112,15 @@ describeEachDialect('null in admin bodies', (dialect) => {
   it('POST /sessions/{id}/resume refuses decision: null and toolCallId: null (null approved the call, as if left out)', async () => {
     const { gw } = suite;
     const runtime = await createKey(gw, 'acme', 'runtime');
-    const tool = (
-      await gw.http
-        .post('/api/v1/admin/tools')
-        .set(gw.admin)
-        .send(toolBody({ tenantId: 'acme', sideEffect: 'HIGH_RISK', hitl: { approvalText: 'Sure?' } }))
-        .expect(201)
-    ).body;
-    const agent = (
-      await gw.http
-        .post('/api/v1/admin/agents')
-        .set(gw.admin)
-        .send({ name: 'nulls-resume', tenantId: 'acme' })
-        .expect(201)
-    ).body;
-    await gw.http
-      .put(`/api/v1/admin/agents/${agent.id}/tools`)
-      .set(gw.admin)
-      .send({ toolIds: [tool.id] })
-      .expect(200);
-    const sessionId = (
-      await gw.http
-        .post('/api/v1/sessions')
-        .set(runtime)
-        .send({ agentId: agent.id, userId: 'u1', permissions: [] })
-        .expect(201)
-    ).body.id;
+    const { sessionId } = await sessionWithTool(gw, runtime, 'acme', {
+      name: 'nulls_resume',
+      sideEffect: 'HIGH_RISK',
+      hitl: { approvalText: 'Sure?' },
+    });
     const acted = await gw.http
       .post(`/api/v1/sessions/${sessionId}/act`)
       .set(runtime)
-      .send({ iteration: 1, toolCalls: [{ id: 'c1', name: tool.name, arguments: { q: 'x' } }] })
+      .send({ iteration: 1, toolCalls: [{ id: 'c1', name: 'nulls_resume', arguments: { q: 'x' } }] })
       .expect(200);
     expect(acted.body.status).toBe('INTERRUPTED');
     for (const field of ['decision', 'toolCallId']) {
