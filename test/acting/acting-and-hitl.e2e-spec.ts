@@ -13,6 +13,7 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
   let remote: RecordingHttpServer;
   let runtime: { Authorization: string };
   let agentId: string;
+  let deployToolId: string;
   const requestsTo = (path: string) => remote.requests.filter((r) => r.url.startsWith(path));
 
   const tool = async (name: string, overrides: Record<string, unknown>) =>
@@ -95,6 +96,7 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
       }),
       await tool('big', { result: { maxInlineChars: 1000 } }),
     ];
+    deployToolId = tools[2].id;
     agentId = (
       await gw.http
         .post('/api/v1/admin/agents')
@@ -473,10 +475,15 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
     const log = (await gw.http.get(`/api/v1/admin/tool-calls?sessionId=${sessionId}`).set(gw.admin).expect(200)).body
       .items;
     expect(
-      log.map((r: { toolCallId: string; status: string; entry: string }) => [r.toolCallId, r.status, r.entry]),
+      log.map((r: { toolCallId: string; toolId: string | null; status: string; entry: string }) => [
+        r.toolCallId,
+        r.toolId,
+        r.status,
+        r.entry,
+      ]),
     ).toEqual([
-      ['d1', 'PENDING_APPROVAL', 'ACT'],
-      ['d1', 'REJECTED', 'RESUME'],
+      ['d1', deployToolId, 'PENDING_APPROVAL', 'ACT'],
+      ['d1', deployToolId, 'REJECTED', 'RESUME'],
     ]);
     expect(requestsTo('/deploy')).toHaveLength(0);
     expect((await gw.http.get(`/api/v1/sessions/${sessionId}`).set(runtime)).body.status).toBe('CLOSED');

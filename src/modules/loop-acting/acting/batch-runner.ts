@@ -217,6 +217,7 @@ export class BatchRunner {
       agentId: s.agentId,
       userId: s.userId,
       toolCallId: view.toolCallId,
+      toolId: spec.toolId,
       toolName: spec.toolName ?? '(checkpoint)',
       status: spec.requestType === 'UNKNOWN_OUTCOME' ? 'UNKNOWN_OUTCOME' : 'PENDING_APPROVAL',
       entry: ctx.entry,

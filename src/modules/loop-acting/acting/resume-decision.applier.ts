@@ -119,6 +119,7 @@ export class ResumeDecisionApplier {
       agentId: s.agentId,
       userId: s.userId,
       toolCallId: pending.id,
+      toolId: written.toolId,
       toolName: pending.name,
       status: outcome.resultStatus,
       entry: 'RESUME',
