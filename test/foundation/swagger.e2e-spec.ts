@@ -67,6 +67,17 @@ describe('Swagger at /docs', () => {
     expect(doc.components.schemas.ErrorResponseDto).toBeDefined();
   });
 
+  it('gives every operation of every route a summary', async () => {
+    const doc = (await suite.gw.http.get('/docs-json').expect(200)).body as {
+      paths: Record<string, Record<string, { summary?: string }>>;
+    };
+    const operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops).map(([method, op]) => ({ endpoint: `${method.toUpperCase()} ${path}`, summary: op.summary })),
+    );
+    expect(operations.length).toBeGreaterThan(80);
+    expect(operations.filter((o) => !o.summary?.trim()).map((o) => o.endpoint)).toEqual([]);
+  });
+
   it('marks nullable every field a CHECKPOINT_PAUSE request answers with null (it names no tool)', async () => {
     const { gw } = suite;
     const runtime = await createKey(gw, 'acme');

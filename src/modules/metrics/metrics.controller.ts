@@ -1,5 +1,5 @@
 import { Controller, Get, Header, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiProduces, ApiResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { Public } from '@app/common/auth/auth.decorators';
 import { ErrorResponseDto } from '@app/common/dto/error-response.dto';
 import { GatewayMetrics } from './gateway-metrics.service';
@@ -14,6 +14,7 @@ export class MetricsController {
   constructor(private readonly metrics: GatewayMetrics) {}
 
   @Get()
+  @ApiOperation({ summary: 'Prometheus metrics' })
   @Public()
   @UseGuards(MetricsTokenGuard)
   @Header('Content-Type', PROMETHEUS_TEXT)
