@@ -24,7 +24,7 @@ export class AgentsController {
   @Post()
   @ApiOperation({ summary: 'Create an agent' })
   @ApiCreatedResponse({ type: AgentDto })
-  @ApiErrors(400, 409)
+  @ApiErrors(400, 404, 409)
   create(@Auth() auth: AuthContext, @Body() dto: CreateAgentDto): Promise<AgentDto> {
     return this.agents.create(auth, dto);
   }

@@ -29,7 +29,7 @@ export class TenantCapabilitiesController {
   @Get()
   @ApiOperation({ summary: "Get a tenant's capabilities" })
   @ApiOkResponse({ type: TenantCapabilitiesResponseDto })
-  @ApiErrors(404)
+  @ApiErrors(400, 404)
   get(
     @Auth() auth: AuthContext,
     @Param('tenantId', TenantIdParamPipe) tenantId: string,

@@ -78,7 +78,7 @@ export class ToolRegistryController {
   @ApiOperation({ summary: 'Retire a tool' })
   @HttpCode(200)
   @ApiOkResponse({ type: ToolDto, description: 'Retired (status RETIRED); bindings stay' })
-  @ApiErrors(404, 409)
+  @ApiErrors(404)
   retire(@Auth() auth: AuthContext, @Param('id') id: string): Promise<ToolDto> {
     return this.registry.retire(auth, id);
   }

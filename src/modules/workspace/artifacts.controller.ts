@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { ApiBearerAuth, ApiOkResponse, ApiProduces, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
-import { ApiErrors } from '@app/common/dto/api-errors.decorator';
+import { ApiErrors, ApiErrorsForEveryRole } from '@app/common/dto/api-errors.decorator';
 import { closeIfReaderStalls } from '@app/common/http/client-idle-timeout';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { ArtifactsService } from './artifacts.service';
@@ -27,7 +27,7 @@ export class ArtifactsController {
   @Get(':id')
   @ApiOperation({ summary: "Get an artifact's metadata" })
   @ApiOkResponse({ type: ArtifactDto })
-  @ApiErrors(404)
+  @ApiErrorsForEveryRole(404)
   get(@Auth() auth: AuthContext, @Param('id') id: string): Promise<ArtifactDto> {
     return this.artifacts.get(auth.tenantId, id);
   }
@@ -37,7 +37,7 @@ export class ArtifactsController {
   @UseInterceptors(TransferLimit)
   @ApiProduces('application/octet-stream')
   @ApiOkResponse({ description: 'The published bytes; X-Content-SHA256 carries their hash' })
-  @ApiErrors(404)
+  @ApiErrorsForEveryRole(404)
   async content(
     @Auth() auth: AuthContext,
     @Param('id') id: string,

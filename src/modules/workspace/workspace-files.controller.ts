@@ -97,7 +97,7 @@ export class WorkspaceFilesController {
   @ApiResponse({ status: 201, type: WorkspaceWriteDto, description: 'A new file' })
   @ApiOkResponse({ type: WorkspaceWriteDto, description: 'An existing file replaced' })
   @ApiResponse({ status: 413, type: ErrorResponseDto, description: 'WORKSPACE_QUOTA_EXCEEDED: nothing was written' })
-  @ApiErrors(400, 404, 409)
+  @ApiErrors(400, 404, 409, 415)
   async upload(
     @Auth() auth: AuthContext,
     @Param('id') id: string,
