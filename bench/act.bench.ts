@@ -10,6 +10,7 @@
  * Env: BENCH_N (calls per path and concurrency, default 1500), BENCH_WARMUP (2000),
  *      BENCH_ROUNDS (4),
  *      BENCH_DIALECTS (sqlite,mysql), BENCH_CALLERS (1,8), BENCH_PROFILE_DIR (CPU-profile each gateway),
+ *      BENCH_PROFILE_INTERVAL_US (its sampling interval, 1000), SQLITE_SYNCHRONOUS (NORMAL; passed to the gateway),
  *      TEST_MYSQL_URL (a MySQL/MariaDB server; else a throwaway MariaDB with durable defaults is started when installed).
  */
 import { mkdtempSync, rmSync } from 'node:fs';

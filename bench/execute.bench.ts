@@ -6,7 +6,8 @@
  * Run: node -r @swc-node/register bench/execute.bench.ts
  * Env: BENCH_N (calls per path and concurrency, default 2000), BENCH_WARMUP (2000),
  *      BENCH_ROUNDS (4),
- *      BENCH_CALLERS (1,8), BENCH_PROFILE_DIR (CPU-profile the gateway), BENCH_SDK_CLIENT=0 (skip the second gateway).
+ *      BENCH_CALLERS (1,8), BENCH_PROFILE_DIR (CPU-profile the gateway), BENCH_PROFILE_INTERVAL_US (its sampling
+ *      interval, 1000), BENCH_SDK_CLIENT=0 (skip the second gateway).
  * Two bare-SDK callers are measured: the SDK as shipped (the baseline of the ratios and the goal) and the SDK
  * with an undici fetch (the stricter baseline; its ratios are printed too). A second gateway runs with
  * MCP_TOOLS_CALL_CLIENT=sdk (tools/call through the SDK Client on the same guarded undici dispatcher instead

@@ -4,7 +4,8 @@
  * Goal: p50 under 20 ms on both. Queries mix frequent and rare words, English and Chinese.
  * Run: npm run bench:rag
  * Env: BENCH_CHUNKS (10000), BENCH_N (timed queries per path, 300), BENCH_WARMUP (50),
- *      BENCH_DIALECTS (sqlite,mysql), TEST_MYSQL_URL (else a throwaway MariaDB is started when installed).
+ *      BENCH_DIALECTS (sqlite,mysql), TEST_MYSQL_URL (else a throwaway MariaDB is started when installed),
+ *      BENCH_KEEP_DB=1 (keep the SQLite file's folder and print where it is).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

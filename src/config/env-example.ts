@@ -4,7 +4,8 @@ import { GATEWAY_SETTINGS, SettingDefinition } from './gateway-config.definition
 export function renderEnvExample(): string {
   const lines = [
     '# Agent tool gateway configuration: every variable, its default and its meaning.',
-    '# Copy to .env or export in the environment; unset variables take the default shown.',
+    '# Export them in the environment; unset variables take the default shown. The gateway reads no .env file by itself:',
+    '# to use one, start it with `node --env-file=.env dist/src/main.js` (after `npm run build`).',
     '',
   ];
   for (const s of GATEWAY_SETTINGS as readonly SettingDefinition[]) {

@@ -139,3 +139,30 @@ describe('.env.example', () => {
     expect(readFileSync(join(__dirname, '../../.env.example'), 'utf8')).toBe(renderEnvExample());
   });
 });
+
+describe("README.md's Configuration table", () => {
+  /** Its rows, `| \`VAR\` | default | meaning |`, between "## Configuration" and the next section. */
+  function readmeRows(): Array<{ env: string; defaultCell: string }> {
+    const readme = readFileSync(join(__dirname, '../../README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('\n## Configuration\n'));
+    const table = section.slice(0, section.indexOf('\n## ', 1));
+    return [...table.matchAll(/^\| `([A-Z][A-Z0-9_]+)` \| ([^|]+) \|/gm)].map((m) => ({
+      env: m[1],
+      defaultCell: m[2].trim(),
+    }));
+  }
+
+  it('has one row for every variable the gateway reads, in the order of .env.example', () => {
+    expect(readmeRows().map((r) => r.env)).toEqual(GATEWAY_SETTINGS.map((s) => s.env));
+  });
+
+  it("states each variable's real default: `value` first, (empty ...) for an empty one, words for none", () => {
+    const stated = readmeRows().map(({ env, defaultCell }) => {
+      const value = /^`([^`]*)`/.exec(defaultCell)?.[1] ?? (defaultCell.startsWith('(empty') ? '' : undefined);
+      return { env, value };
+    });
+    expect(stated).toEqual(
+      GATEWAY_SETTINGS.map((s) => ({ env: s.env, value: 'defaultValue' in s ? s.defaultValue : undefined })),
+    );
+  });
+});

@@ -67,6 +67,47 @@ describe('Swagger at /docs', () => {
     expect(doc.components.schemas.ErrorResponseDto).toBeDefined();
   });
 
+  it('gives every operation of every route a summary', async () => {
+    const doc = (await suite.gw.http.get('/docs-json').expect(200)).body as {
+      paths: Record<string, Record<string, { summary?: string }>>;
+    };
+    const operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops).map(([method, op]) => ({ endpoint: `${method.toUpperCase()} ${path}`, summary: op.summary })),
+    );
+    expect(operations.length).toBeGreaterThan(80);
+    expect(operations.filter((o) => !o.summary?.trim()).map((o) => o.endpoint)).toEqual([]);
+  });
+
+  it('documents the error statuses these routes return, and not those they cannot', async () => {
+    const { gw } = suite;
+    const doc = (await gw.http.get('/docs-json').expect(200)).body as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    };
+    const statusesOf = (method: string, path: string) => Object.keys(doc.paths[path][method].responses);
+    // An agent naming a model provider (or sub-agent, or skill) the tenant does not have is a 404.
+    await gw.http
+      .post('/api/v1/admin/agents')
+      .set(gw.admin)
+      .send({ name: 'swagger-404', tenantId: 'acme', modelProviderId: 'no-such-provider' })
+      .expect(404);
+    expect(statusesOf('post', '/api/v1/admin/agents')).toContain('404');
+    // The tenantId path parameter is validated.
+    await gw.http.get('/api/v1/admin/tenants/not!valid/capabilities').set(gw.admin).expect(400);
+    expect(statusesOf('get', '/api/v1/admin/tenants/{tenantId}/capabilities')).toContain('400');
+    // Retiring a tool twice answers it as it is: DELETE has no conflict to report.
+    expect(statusesOf('delete', '/api/v1/admin/tools/{id}')).not.toContain('409');
+    // Both roles may read artifacts: no key is refused there for its role; only admins delete them.
+    const runtime = await createKey(gw, 'acme');
+    await gw.http.get('/api/v1/artifacts/no-such-artifact').set(runtime).expect(404);
+    await gw.http.get('/api/v1/artifacts/no-such-artifact/content').set(gw.admin).expect(404);
+    expect(statusesOf('get', '/api/v1/artifacts/{id}')).not.toContain('403');
+    expect(statusesOf('get', '/api/v1/artifacts/{id}/content')).not.toContain('403');
+    await gw.http.delete('/api/v1/artifacts/no-such-artifact').set(runtime).expect(403);
+    expect(statusesOf('delete', '/api/v1/artifacts/{id}')).toContain('403');
+    // An upload that is not raw bytes is refused as such.
+    expect(statusesOf('put', '/api/v1/sessions/{id}/files/content')).toEqual(expect.arrayContaining(['413', '415']));
+  });
+
   it('marks nullable every field a CHECKPOINT_PAUSE request answers with null (it names no tool)', async () => {
     const { gw } = suite;
     const runtime = await createKey(gw, 'acme');

@@ -1,6 +1,6 @@
 import { Controller, HttpCode, Param, Post, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
@@ -22,6 +22,7 @@ export class AdminToolSpecsController {
   ) {}
 
   @Post(':agentId/tool-specs')
+  @ApiOperation({ summary: 'Preview the tool specs a runtime would get for an agent and this body' })
   @HttpCode(200)
   @ApiOkResponse({ type: ToolSpecsResponseDto, description: 'What the runtime would get for this body (preview)' })
   @ApiErrors(400, 404)

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
@@ -22,13 +22,15 @@ export class AgentsController {
   constructor(private readonly agents: AgentConfigService) {}
 
   @Post()
+  @ApiOperation({ summary: 'Create an agent' })
   @ApiCreatedResponse({ type: AgentDto })
-  @ApiErrors(400, 409)
+  @ApiErrors(400, 404, 409)
   create(@Auth() auth: AuthContext, @Body() dto: CreateAgentDto): Promise<AgentDto> {
     return this.agents.create(auth, dto);
   }
 
   @Get()
+  @ApiOperation({ summary: 'List the agents of your tenant' })
   @ApiOkResponse({ type: AgentPageDto })
   @ApiErrors(400)
   list(@Auth() auth: AuthContext, @Query() query: PageQueryDto): Promise<AgentPageDto> {
@@ -36,6 +38,7 @@ export class AgentsController {
   }
 
   @Get(':id')
+  @ApiOperation({ summary: 'Get an agent with its bound tool ids' })
   @ApiOkResponse({ type: AgentDto })
   @ApiErrors(404)
   get(@Auth() auth: AuthContext, @Param('id') id: string): Promise<AgentDto> {
@@ -43,6 +46,7 @@ export class AgentsController {
   }
 
   @Patch(':id')
+  @ApiOperation({ summary: 'Change an agent' })
   @ApiOkResponse({ type: AgentDto })
   @ApiErrors(400, 404, 409)
   update(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: UpdateAgentDto): Promise<AgentDto> {
@@ -50,6 +54,7 @@ export class AgentsController {
   }
 
   @Delete(':id')
+  @ApiOperation({ summary: 'Delete an agent' })
   @HttpCode(200)
   @ApiOkResponse({ type: AgentDto, description: 'The deleted agent' })
   @ApiErrors(404)
@@ -58,6 +63,7 @@ export class AgentsController {
   }
 
   @Put(':id/tools')
+  @ApiOperation({ summary: 'Replace the tools an agent is bound to' })
   @ApiOkResponse({ type: AgentDto })
   @ApiErrors(400, 404)
   replaceTools(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: ReplaceBindingsDto): Promise<AgentDto> {
@@ -65,6 +71,7 @@ export class AgentsController {
   }
 
   @Post(':id/tools')
+  @ApiOperation({ summary: 'Bind one more tool to an agent' })
   @HttpCode(200)
   @ApiOkResponse({ type: AgentDto })
   @ApiErrors(400, 404, 409)
@@ -73,6 +80,7 @@ export class AgentsController {
   }
 
   @Delete(':id/tools/:toolId')
+  @ApiOperation({ summary: 'Unbind a tool from an agent' })
   @HttpCode(200)
   @ApiOkResponse({ type: AgentDto })
   @ApiErrors(404)

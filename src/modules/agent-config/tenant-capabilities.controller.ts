@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Param, Put } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
@@ -15,6 +15,7 @@ export class TenantCapabilitiesController {
   constructor(private readonly agents: AgentConfigService) {}
 
   @Put()
+  @ApiOperation({ summary: "Set a tenant's capabilities (platform admin key only)" })
   @ApiOkResponse({ type: TenantCapabilitiesResponseDto })
   @ApiErrors(400)
   set(
@@ -26,8 +27,9 @@ export class TenantCapabilitiesController {
   }
 
   @Get()
+  @ApiOperation({ summary: "Get a tenant's capabilities" })
   @ApiOkResponse({ type: TenantCapabilitiesResponseDto })
-  @ApiErrors(404)
+  @ApiErrors(400, 404)
   get(
     @Auth() auth: AuthContext,
     @Param('tenantId', TenantIdParamPipe) tenantId: string,

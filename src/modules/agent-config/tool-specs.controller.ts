@@ -1,6 +1,6 @@
 import { Controller, HttpCode, Param, Post, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
@@ -17,6 +17,7 @@ export class ToolSpecsController {
   constructor(private readonly reply: ToolSpecsReply) {}
 
   @Post(':agentId/tool-specs')
+  @ApiOperation({ summary: 'The tools a model may see, as JSON Schemas in its format, with why others are hidden' })
   @HttpCode(200)
   @ApiOkResponse({ type: ToolSpecsResponseDto, description: 'The tools the model may see, in its own format' })
   @ApiErrors(400, 404)

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBearerAuth, ApiOkResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
@@ -16,6 +16,7 @@ export class AgentRunsController {
   constructor(private readonly runs: AgentRunsService) {}
 
   @Post('messages')
+  @ApiOperation({ summary: "Send a user message: starts a run of the gateway's own agent loop" })
   @ApiAcceptedResponse({ type: RunDto, description: 'The run started (or the run of this clientMessageId)' })
   @ApiOkResponse({ type: RunDto, description: 'With wait: true, when the run stopped' })
   @ApiErrors(400, 404, 409)
@@ -32,6 +33,7 @@ export class AgentRunsController {
   }
 
   @Get('messages')
+  @ApiOperation({ summary: "Read the session's conversation" })
   @ApiOkResponse({ type: MessagePageDto, description: "The session's conversation, oldest first" })
   @ApiErrors(400, 404)
   messages(
@@ -43,6 +45,7 @@ export class AgentRunsController {
   }
 
   @Get('runs/:runId')
+  @ApiOperation({ summary: 'Get a run of the agent loop' })
   @ApiOkResponse({ type: RunDto })
   @ApiErrors(404)
   run(@Auth() auth: AuthContext, @Param('id') id: string, @Param('runId') runId: string): Promise<RunDto> {

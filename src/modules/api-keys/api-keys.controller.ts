@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
@@ -15,6 +15,7 @@ export class ApiKeysController {
   constructor(private readonly apiKeys: ApiKeysService) {}
 
   @Post()
+  @ApiOperation({ summary: 'Create an API key (shown once)' })
   @ApiCreatedResponse({ type: CreatedApiKeyDto, description: 'The key is shown once' })
   @ApiErrors(400)
   create(@Auth() auth: AuthContext, @Body() dto: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
@@ -22,6 +23,7 @@ export class ApiKeysController {
   }
 
   @Get()
+  @ApiOperation({ summary: 'List API keys (never the keys themselves)' })
   @ApiOkResponse({ type: ApiKeyPageDto })
   @ApiErrors(400)
   list(@Auth() auth: AuthContext, @Query() query: PageQueryDto): Promise<ApiKeyPageDto> {
@@ -29,6 +31,7 @@ export class ApiKeysController {
   }
 
   @Delete(':id')
+  @ApiOperation({ summary: 'Revoke an API key' })
   @HttpCode(200)
   @ApiOkResponse({ type: ApiKeyDto })
   @ApiErrors(404)

@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { FastifyReply } from 'fastify';
@@ -11,6 +11,7 @@ export class HealthController {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   @Get()
+  @ApiOperation({ summary: 'Liveness and database health' })
   @Public()
   @HttpCode(200)
   @ApiOkResponse({

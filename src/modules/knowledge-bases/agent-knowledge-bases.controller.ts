@@ -1,5 +1,5 @@
 import { Body, Controller, Param, Put } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
@@ -15,6 +15,7 @@ export class AgentKnowledgeBasesController {
   constructor(private readonly bases: KnowledgeBasesService) {}
 
   @Put(':id/knowledge-bases')
+  @ApiOperation({ summary: "Replace the knowledge bases an agent's RAG_SEARCH searches" })
   @ApiOkResponse({ type: AgentDto, description: 'The agent, with its knowledgeBaseIds' })
   @ApiErrors(400, 404)
   replace(

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
@@ -21,6 +21,7 @@ export class KnowledgeBasesController {
   constructor(private readonly bases: KnowledgeBasesService) {}
 
   @Post()
+  @ApiOperation({ summary: 'Create a knowledge base (INTERNAL or HTTP)' })
   @ApiCreatedResponse({ type: KnowledgeBaseDto })
   @ApiErrors(400, 409)
   create(@Auth() auth: AuthContext, @Body() dto: CreateKnowledgeBaseDto): Promise<KnowledgeBaseDto> {
@@ -28,6 +29,7 @@ export class KnowledgeBasesController {
   }
 
   @Get()
+  @ApiOperation({ summary: 'List knowledge bases' })
   @ApiOkResponse({ type: KnowledgeBasePageDto })
   @ApiErrors(400)
   list(@Auth() auth: AuthContext, @Query() query: PageQueryDto): Promise<KnowledgeBasePageDto> {
@@ -35,6 +37,7 @@ export class KnowledgeBasesController {
   }
 
   @Get(':id')
+  @ApiOperation({ summary: 'Get a knowledge base' })
   @ApiOkResponse({ type: KnowledgeBaseDto })
   @ApiErrors(404)
   get(@Auth() auth: AuthContext, @Param('id') id: string): Promise<KnowledgeBaseDto> {
@@ -42,6 +45,7 @@ export class KnowledgeBasesController {
   }
 
   @Delete(':id')
+  @ApiOperation({ summary: 'Delete a knowledge base with its documents' })
   @HttpCode(200)
   @ApiOkResponse({ type: KnowledgeBaseDto, description: 'Deleted with its documents; agents bound to it are unbound' })
   @ApiErrors(404)
@@ -50,6 +54,7 @@ export class KnowledgeBasesController {
   }
 
   @Post(':id/search')
+  @ApiOperation({ summary: 'Search a knowledge base as RAG_SEARCH would' })
   @HttpCode(200)
   @ApiOkResponse({ type: KnowledgeSearchResponseDto, description: 'What RAG_SEARCH returns for this base' })
   @ApiErrors(400, 404, 502)

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
@@ -15,6 +15,7 @@ export class KnowledgeDocumentsController {
   constructor(private readonly documents: KnowledgeDocumentsService) {}
 
   @Post()
+  @ApiOperation({ summary: 'Add a document to an INTERNAL knowledge base (chunked and indexed)' })
   @ApiCreatedResponse({ type: KnowledgeDocumentDto, description: 'Chunked and indexed before the answer' })
   @ApiErrors(400, 404, 409)
   add(
@@ -26,6 +27,7 @@ export class KnowledgeDocumentsController {
   }
 
   @Get()
+  @ApiOperation({ summary: "List a knowledge base's documents" })
   @ApiOkResponse({ type: KnowledgeDocumentPageDto, description: 'Without content' })
   @ApiErrors(400, 404)
   list(
@@ -37,6 +39,7 @@ export class KnowledgeDocumentsController {
   }
 
   @Get(':docId')
+  @ApiOperation({ summary: 'Get a document with its content and passages' })
   @ApiOkResponse({ type: KnowledgeDocumentDto, description: 'With its content and its passages' })
   @ApiErrors(404)
   get(
@@ -48,6 +51,7 @@ export class KnowledgeDocumentsController {
   }
 
   @Delete(':docId')
+  @ApiOperation({ summary: 'Delete a document' })
   @HttpCode(200)
   @ApiOkResponse({ type: KnowledgeDocumentDto, description: 'Deleted and out of the index' })
   @ApiErrors(404)

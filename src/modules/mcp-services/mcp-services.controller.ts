@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
@@ -24,6 +24,7 @@ export class McpServicesController {
   constructor(private readonly services: McpServicesService) {}
 
   @Post()
+  @ApiOperation({ summary: 'Register an MCP service (STATIC URL or NACOS) and sync its tools' })
   @ApiCreatedResponse({
     type: McpServiceDto,
     description: 'Registered and synced once (lastSync); its tools are bound to no agent',
@@ -34,6 +35,7 @@ export class McpServicesController {
   }
 
   @Get()
+  @ApiOperation({ summary: 'List MCP services' })
   @ApiOkResponse({ type: McpServicePageDto })
   @ApiErrors(400)
   list(@Auth() auth: AuthContext, @Query() query: ListMcpServicesQueryDto): Promise<McpServicePageDto> {
@@ -41,6 +43,7 @@ export class McpServicesController {
   }
 
   @Get(':id')
+  @ApiOperation({ summary: 'Get an MCP service with its health' })
   @ApiOkResponse({ type: McpServiceDto, description: 'With health and lastSyncAt' })
   @ApiErrors(404)
   get(@Auth() auth: AuthContext, @Param('id') id: string): Promise<McpServiceDto> {
@@ -48,6 +51,7 @@ export class McpServicesController {
   }
 
   @Patch(':id')
+  @ApiOperation({ summary: "Change an MCP service's URL, transport or headers" })
   @ApiOkResponse({
     type: McpServiceDto,
     description: 'Changed; its tools follow at once, then it is synced again (lastSync)',
@@ -58,6 +62,7 @@ export class McpServicesController {
   }
 
   @Delete(':id')
+  @ApiOperation({ summary: 'Delete an MCP service (its tools are disabled)' })
   @HttpCode(200)
   @ApiOkResponse({ type: McpServiceDto, description: 'Deleted; its tools are DISABLED (bindings kept)' })
   @ApiErrors(404)
@@ -66,6 +71,7 @@ export class McpServicesController {
   }
 
   @Get(':id/tools')
+  @ApiOperation({ summary: 'List the tools an MCP service brought into the registry' })
   @ApiOkResponse({ type: ToolPageDto, description: 'Its tools in the registry, any status' })
   @ApiErrors(400, 404)
   tools(@Auth() auth: AuthContext, @Param('id') id: string, @Query() query: PageQueryDto): Promise<ToolPageDto> {
@@ -73,6 +79,7 @@ export class McpServicesController {
   }
 
   @Post(':id/sync')
+  @ApiOperation({ summary: "Sync an MCP service's tools now" })
   @HttpCode(200)
   @ApiOkResponse({
     type: McpSyncReportDto,

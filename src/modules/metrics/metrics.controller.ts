@@ -1,5 +1,5 @@
 import { Controller, Get, Header, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiProduces, ApiResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { Public } from '@app/common/auth/auth.decorators';
 import { ErrorResponseDto } from '@app/common/dto/error-response.dto';
 import { GatewayMetrics } from './gateway-metrics.service';
@@ -14,6 +14,7 @@ export class MetricsController {
   constructor(private readonly metrics: GatewayMetrics) {}
 
   @Get()
+  @ApiOperation({ summary: 'Prometheus metrics' })
   @Public()
   @UseGuards(MetricsTokenGuard)
   @Header('Content-Type', PROMETHEUS_TEXT)
@@ -21,7 +22,7 @@ export class MetricsController {
   @ApiProduces('text/plain')
   @ApiOkResponse({
     description:
-      'Prometheus text: gateway_tool_calls_total, gateway_tool_call_duration_seconds, gateway_act_duration_seconds, gateway_journal_entries, gateway_hitl_requests_pending, gateway_mcp_service_up, process metrics',
+      'Prometheus text: gateway_tool_calls_total, gateway_tool_call_duration_seconds, gateway_act_duration_seconds, gateway_journal_entries, gateway_hitl_requests_pending, gateway_mcp_service_up, gateway_agent_runs, gateway_agent_tasks, gateway_agent_runs_stopped_total, gateway_session_event_outbox_given_up_total, gateway_auth_failure_refusals_total, process metrics',
   })
   @ApiResponse({
     status: 401,

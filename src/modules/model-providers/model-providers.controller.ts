@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
@@ -20,6 +20,7 @@ export class ModelProvidersController {
   constructor(private readonly providers: ModelProvidersService) {}
 
   @Post()
+  @ApiOperation({ summary: 'Register a model provider (OpenAI-compatible)' })
   @ApiCreatedResponse({ type: ModelProviderDto, description: 'The key is stored as its reference only' })
   @ApiErrors(400, 403, 409)
   create(@Auth() auth: AuthContext, @Body() dto: CreateModelProviderDto): Promise<ModelProviderDto> {
@@ -27,6 +28,7 @@ export class ModelProvidersController {
   }
 
   @Get()
+  @ApiOperation({ summary: 'List model providers' })
   @ApiOkResponse({ type: ModelProviderPageDto, description: "The tenant's own and the platform-wide ones" })
   @ApiErrors(400)
   list(@Auth() auth: AuthContext, @Query() query: PageQueryDto): Promise<ModelProviderPageDto> {
@@ -34,6 +36,7 @@ export class ModelProvidersController {
   }
 
   @Get(':id')
+  @ApiOperation({ summary: 'Get a model provider' })
   @ApiOkResponse({ type: ModelProviderDto })
   @ApiErrors(404)
   get(@Auth() auth: AuthContext, @Param('id') id: string): Promise<ModelProviderDto> {
@@ -41,6 +44,7 @@ export class ModelProvidersController {
   }
 
   @Patch(':id')
+  @ApiOperation({ summary: 'Change a model provider' })
   @ApiOkResponse({ type: ModelProviderDto, description: 'Bumps version' })
   @ApiErrors(400, 403, 404, 409)
   update(
@@ -52,6 +56,7 @@ export class ModelProvidersController {
   }
 
   @Delete(':id')
+  @ApiOperation({ summary: 'Delete a model provider' })
   @HttpCode(200)
   @ApiOkResponse({ type: ModelProviderDto, description: 'Deleted; runs of agents that name it fail with the reason' })
   @ApiErrors(403, 404)

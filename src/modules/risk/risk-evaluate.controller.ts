@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Inject, Optional, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
@@ -19,6 +19,7 @@ export class RiskEvaluateController {
 
   /** Dry-runs the detector: what would a text or a tool call trigger? */
   @Post('evaluate')
+  @ApiOperation({ summary: 'Evaluate a text (or tool arguments) with the risk detector' })
   @HttpCode(200)
   @ApiOkResponse({ type: RiskEvaluateResponseDto })
   @ApiErrors(400)

@@ -1,5 +1,5 @@
 import { Body, Controller, Param, Put } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
@@ -15,6 +15,7 @@ export class AgentSkillsController {
   constructor(private readonly agents: AgentConfigService) {}
 
   @Put(':id/skills')
+  @ApiOperation({ summary: 'Replace the skills an agent may use' })
   @ApiOkResponse({ type: AgentDto, description: 'The agent with its new skillIds' })
   @ApiErrors(400, 404)
   replace(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: AgentSkillsDto): Promise<AgentDto> {

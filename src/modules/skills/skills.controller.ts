@@ -21,6 +21,7 @@ import {
   ApiOkResponse,
   ApiTags,
   getSchemaPath,
+  ApiOperation,
 } from '@nestjs/swagger';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
@@ -60,6 +61,7 @@ export class SkillsController {
   constructor(private readonly skills: SkillsService) {}
 
   @Post()
+  @ApiOperation({ summary: 'Upload a new skill (its release 1 is published)' })
   @UseInterceptors(TransferLimit)
   @ApiConsumes('multipart/form-data', 'application/json')
   @ApiBody(UPLOAD_BODY)
@@ -70,6 +72,7 @@ export class SkillsController {
   }
 
   @Get()
+  @ApiOperation({ summary: 'List skills' })
   @ApiOkResponse({ type: SkillPageDto, description: "The tenant's skills and the official ones" })
   @ApiErrors(400)
   list(@Auth() auth: AuthContext, @Query() query: PageQueryDto): Promise<SkillPageDto> {
@@ -77,6 +80,7 @@ export class SkillsController {
   }
 
   @Get(':id')
+  @ApiOperation({ summary: 'Get a skill' })
   @ApiOkResponse({ type: SkillDto })
   @ApiErrors(404)
   get(@Auth() auth: AuthContext, @Param('id') id: string): Promise<SkillDto> {
@@ -84,6 +88,7 @@ export class SkillsController {
   }
 
   @Delete(':id')
+  @ApiOperation({ summary: 'Delete a skill' })
   @HttpCode(200)
   @ApiOkResponse({ type: SkillDto, description: 'The deleted skill (unbound from every agent)' })
   @ApiErrors(403, 404)
@@ -92,6 +97,7 @@ export class SkillsController {
   }
 
   @Post(':id/releases')
+  @ApiOperation({ summary: 'Upload a new release of a skill (not published)' })
   @UseInterceptors(TransferLimit)
   @ApiConsumes('multipart/form-data', 'application/json')
   @ApiBody(UPLOAD_BODY)
@@ -107,6 +113,7 @@ export class SkillsController {
   }
 
   @Post(':id/releases/:version/publish')
+  @ApiOperation({ summary: 'Publish a release of a skill (an older one rolls back)' })
   @HttpCode(200)
   @ApiOkResponse({ type: SkillDto, description: 'The skill with this release current (an older one rolls back)' })
   @ApiErrors(400, 403, 404)
@@ -119,6 +126,7 @@ export class SkillsController {
   }
 
   @Get(':id/releases/:version/files')
+  @ApiOperation({ summary: 'List the files of a skill release' })
   @ApiOkResponse({ type: SkillFilePageDto, description: "The release's file index" })
   @ApiErrors(400, 404)
   files(

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Put, Query, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
@@ -18,6 +18,7 @@ export class TenantSecretsController {
   constructor(private readonly secrets: TenantSecretsService) {}
 
   @Put(':name')
+  @ApiOperation({ summary: 'Set a tenant secret (stored encrypted)' })
   @ApiCreatedResponse({ type: TenantSecretDto, description: 'Created, stored encrypted; the value is never returned' })
   @ApiOkResponse({ type: TenantSecretDto, description: 'Replaced, stored encrypted; the value is never returned' })
   @ApiErrors(400, 404)
@@ -40,6 +41,7 @@ export class TenantSecretsController {
   }
 
   @Get()
+  @ApiOperation({ summary: "List a tenant's secret names" })
   @ApiOkResponse({ type: TenantSecretPageDto, description: 'Names and dates only' })
   @ApiErrors(400, 404)
   list(
@@ -51,6 +53,7 @@ export class TenantSecretsController {
   }
 
   @Delete(':name')
+  @ApiOperation({ summary: 'Delete a tenant secret' })
   @HttpCode(200)
   @ApiOkResponse({ type: TenantSecretDto, description: 'Deleted; tools that reference it fail until it is set again' })
   @ApiErrors(400, 404)

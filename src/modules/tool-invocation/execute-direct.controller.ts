@@ -1,5 +1,5 @@
 import { Controller, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { SchemaBody } from '@app/common/http/schema-body.decorator';
 import { ClientSignal } from '@app/common/http/client-signal.decorator';
 import { EXECUTE_DIRECT_BODY_SCHEMA, ExecuteDirectBody } from './execute-direct-body.schema';
@@ -19,6 +19,7 @@ export class ExecuteDirectController {
   constructor(private readonly direct: ExecuteDirectService) {}
 
   @Post(':name/execute')
+  @ApiOperation({ summary: "Call one tool without a session (checked against the agent's bindings)" })
   @HttpCode(200)
   @ApiOkResponse({ type: ExecuteDirectResponseDto, description: 'A tool failure is a 200 result with isError: true' })
   @ApiErrors(400, 404, 409)

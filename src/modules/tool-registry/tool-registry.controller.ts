@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
@@ -22,6 +22,7 @@ export class ToolRegistryController {
   constructor(private readonly registry: ToolRegistryService) {}
 
   @Post()
+  @ApiOperation({ summary: 'Register a tool' })
   @ApiCreatedResponse({ type: ToolWithChecklistDto })
   @ApiErrors(400, 409)
   create(@Auth() auth: AuthContext, @Body() dto: CreateToolDto): Promise<ToolWithChecklistDto> {
@@ -29,6 +30,7 @@ export class ToolRegistryController {
   }
 
   @Post('checklist')
+  @ApiOperation({ summary: 'Run the new-tool checklist on a definition (nothing stored)' })
   @HttpCode(200)
   @ApiOkResponse({ type: ToolChecklistDto, description: 'The new-tool checklist of a definition; nothing is stored' })
   @ApiErrors(400)
@@ -37,6 +39,7 @@ export class ToolRegistryController {
   }
 
   @Get(':id/checklist')
+  @ApiOperation({ summary: 'Run the new-tool checklist on a stored tool' })
   @ApiOkResponse({ type: ToolChecklistDto, description: 'The new-tool checklist of a stored tool (any source)' })
   @ApiErrors(404)
   checklist(@Auth() auth: AuthContext, @Param('id') id: string): Promise<ToolChecklistDto> {
@@ -44,6 +47,7 @@ export class ToolRegistryController {
   }
 
   @Get()
+  @ApiOperation({ summary: 'List tools' })
   @ApiOkResponse({ type: ToolPageDto })
   @ApiErrors(400)
   list(@Auth() auth: AuthContext, @Query() query: ListToolsQueryDto): Promise<ToolPageDto> {
@@ -51,6 +55,7 @@ export class ToolRegistryController {
   }
 
   @Get(':id')
+  @ApiOperation({ summary: 'Get a tool' })
   @ApiOkResponse({ type: ToolDto })
   @ApiErrors(404)
   get(@Auth() auth: AuthContext, @Param('id') id: string): Promise<ToolDto> {
@@ -58,6 +63,7 @@ export class ToolRegistryController {
   }
 
   @Patch(':id')
+  @ApiOperation({ summary: 'Change a tool (bumps its version)' })
   @ApiOkResponse({ type: ToolWithChecklistDto, description: 'The changed tool; version is bumped' })
   @ApiErrors(400, 404, 409)
   update(
@@ -69,9 +75,10 @@ export class ToolRegistryController {
   }
 
   @Delete(':id')
+  @ApiOperation({ summary: 'Retire a tool' })
   @HttpCode(200)
   @ApiOkResponse({ type: ToolDto, description: 'Retired (status RETIRED); bindings stay' })
-  @ApiErrors(404, 409)
+  @ApiErrors(404)
   retire(@Auth() auth: AuthContext, @Param('id') id: string): Promise<ToolDto> {
     return this.registry.retire(auth, id);
   }

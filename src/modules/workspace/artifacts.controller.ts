@@ -1,9 +1,9 @@
 import { Controller, Delete, Get, Inject, Param, Res, StreamableFile, UseInterceptors } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { ApiBearerAuth, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiProduces, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
-import { ApiErrors } from '@app/common/dto/api-errors.decorator';
+import { ApiErrors, ApiErrorsForEveryRole } from '@app/common/dto/api-errors.decorator';
 import { closeIfReaderStalls } from '@app/common/http/client-idle-timeout';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { ArtifactsService } from './artifacts.service';
@@ -25,17 +25,19 @@ export class ArtifactsController {
   ) {}
 
   @Get(':id')
+  @ApiOperation({ summary: "Get an artifact's metadata" })
   @ApiOkResponse({ type: ArtifactDto })
-  @ApiErrors(404)
+  @ApiErrorsForEveryRole(404)
   get(@Auth() auth: AuthContext, @Param('id') id: string): Promise<ArtifactDto> {
     return this.artifacts.get(auth.tenantId, id);
   }
 
   @Get(':id/content')
+  @ApiOperation({ summary: "Download an artifact's bytes" })
   @UseInterceptors(TransferLimit)
   @ApiProduces('application/octet-stream')
   @ApiOkResponse({ description: 'The published bytes; X-Content-SHA256 carries their hash' })
-  @ApiErrors(404)
+  @ApiErrorsForEveryRole(404)
   async content(
     @Auth() auth: AuthContext,
     @Param('id') id: string,
@@ -52,6 +54,7 @@ export class ArtifactsController {
   }
 
   @Delete(':id')
+  @ApiOperation({ summary: 'Delete an artifact' })
   @Roles('admin')
   @ApiOkResponse({ type: ArtifactDto, description: 'The artifact as it was; its file is gone' })
   @ApiErrors(403, 404)

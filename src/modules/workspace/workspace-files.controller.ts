@@ -1,6 +1,15 @@
 import { Controller, Get, Inject, Param, Put, Query, Req, Res, StreamableFile, UseInterceptors } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
-import { ApiBearerAuth, ApiBody, ApiConsumes, ApiOkResponse, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiBody,
+  ApiConsumes,
+  ApiOkResponse,
+  ApiProduces,
+  ApiResponse,
+  ApiTags,
+  ApiOperation,
+} from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
@@ -40,6 +49,7 @@ export class WorkspaceFilesController {
   ) {}
 
   @Get()
+  @ApiOperation({ summary: "List a session workspace's files" })
   @ApiOkResponse({ type: WorkspaceListingDto })
   @ApiErrors(400, 404, 409)
   async list(
@@ -56,6 +66,7 @@ export class WorkspaceFilesController {
   }
 
   @Get('content')
+  @ApiOperation({ summary: 'Download a file of a session workspace' })
   @UseInterceptors(TransferLimit)
   @ApiProduces('application/octet-stream')
   @ApiOkResponse({ description: 'The file as stored (application/octet-stream)' })
@@ -78,6 +89,7 @@ export class WorkspaceFilesController {
   }
 
   @Put('content')
+  @ApiOperation({ summary: 'Upload a file into a session workspace' })
   @RouteConfig(RAW_UPLOAD_ROUTE)
   @UseInterceptors(TransferLimit)
   @ApiConsumes('application/octet-stream')
@@ -85,7 +97,7 @@ export class WorkspaceFilesController {
   @ApiResponse({ status: 201, type: WorkspaceWriteDto, description: 'A new file' })
   @ApiOkResponse({ type: WorkspaceWriteDto, description: 'An existing file replaced' })
   @ApiResponse({ status: 413, type: ErrorResponseDto, description: 'WORKSPACE_QUOTA_EXCEEDED: nothing was written' })
-  @ApiErrors(400, 404, 409)
+  @ApiErrors(400, 404, 409, 415)
   async upload(
     @Auth() auth: AuthContext,
     @Param('id') id: string,

@@ -1,5 +1,5 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
 import { CharLength } from '@app/common/text/char-length';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
@@ -56,6 +56,7 @@ export class AgentTasksAdminController {
   constructor(private readonly tasks: AgentTasksRepository) {}
 
   @Get()
+  @ApiOperation({ summary: 'List sub-agent tasks' })
   @ApiOkResponse({ type: TaskPageDto, description: 'Sub-agent tasks of your tenant, oldest first' })
   @ApiErrors(400)
   async list(@Auth() auth: AuthContext, @Query() query: TasksQueryDto): Promise<TaskPageDto> {

@@ -1,5 +1,5 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString } from 'class-validator';
 import { CharLength } from '@app/common/text/char-length';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
@@ -35,6 +35,7 @@ export class ToolCallsAdminController {
   constructor(private readonly log: ToolCallLogQuery) {}
 
   @Get()
+  @ApiOperation({ summary: 'Read the tool log (redacted)' })
   @ApiOkResponse({ type: ToolCallLogPageDto })
   @ApiErrors(400)
   async list(@Auth() auth: AuthContext, @Query() query: ToolCallsQueryDto): Promise<ToolCallLogPageDto> {

@@ -1,5 +1,5 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
@@ -67,6 +67,7 @@ export class HitlAdminController {
   constructor(private readonly requests: HitlRequestsRepository) {}
 
   @Get()
+  @ApiOperation({ summary: 'The HITL review queue' })
   @ApiOkResponse({ type: HitlQueuePageDto, description: 'Requests for a human decision (the review queue)' })
   @ApiErrors(400)
   async list(@Auth() auth: AuthContext, @Query() query: HitlQueueQueryDto): Promise<HitlQueuePageDto> {

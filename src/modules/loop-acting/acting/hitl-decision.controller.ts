@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
@@ -17,6 +17,7 @@ export class HitlDecisionController {
   constructor(private readonly decisions: HitlDecisionService) {}
 
   @Post(':id/decision')
+  @ApiOperation({ summary: 'Decide a HITL request as a human reviewer' })
   @HttpCode(200)
   @ApiOkResponse({
     type: ActResponseDto,

@@ -1,5 +1,5 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiProperty, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
@@ -38,6 +38,7 @@ export class JournalAdminController {
   ) {}
 
   @Get(':id/journal')
+  @ApiOperation({ summary: "Read a session's call journal" })
   @ApiOkResponse({ type: JournalPageDto })
   @ApiErrors(400, 404)
   async journalOf(

@@ -1,5 +1,13 @@
 import { Controller, Get, Headers, Inject, Param, Query, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiHeader,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiProduces,
+  ApiTags,
+  ApiOperation,
+} from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import { API_KEY_RESOLVER, type ApiKeyResolver, type AuthContext } from '@app/common/auth/auth-context';
@@ -27,6 +35,7 @@ export class SessionEventsStreamController {
   ) {}
 
   @Get()
+  @ApiOperation({ summary: "Follow a session's events as Server-Sent Events" })
   @ApiProduces('text/event-stream')
   @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'Resume after this seq (sent by EventSource)' })
   @ApiOkResponse({

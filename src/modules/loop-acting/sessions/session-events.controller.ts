@@ -1,5 +1,5 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
@@ -18,6 +18,7 @@ export class SessionEventsController {
   ) {}
 
   @Get()
+  @ApiOperation({ summary: "Read a session's events, a page at a time" })
   @ApiOkResponse({ type: SessionEventPageDto, description: "The session's events after `after`, oldest first" })
   @ApiErrors(400, 404)
   async list(

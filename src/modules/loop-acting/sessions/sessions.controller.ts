@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { ErrorResponseDto } from '@app/common/dto/error-response.dto';
 import { SchemaBody } from '@app/common/http/schema-body.decorator';
 import { ClientSignal } from '@app/common/http/client-signal.decorator';
@@ -35,6 +35,7 @@ export class SessionsController {
   ) {}
 
   @Post()
+  @ApiOperation({ summary: 'Open a session for an agent and a user' })
   @ApiCreatedResponse({ type: SessionDto })
   @ApiErrors(400, 404)
   create(@Auth() auth: AuthContext, @Body() dto: CreateSessionDto): Promise<SessionDto> {
@@ -42,6 +43,7 @@ export class SessionsController {
   }
 
   @Get(':id')
+  @ApiOperation({ summary: 'Get a session' })
   @ApiOkResponse({ type: SessionDto })
   @ApiErrors(404)
   get(@Auth() auth: AuthContext, @Param('id') id: string): Promise<SessionDto> {
@@ -49,6 +51,7 @@ export class SessionsController {
   }
 
   @Delete(':id')
+  @ApiOperation({ summary: 'Close a session' })
   @ApiOkResponse({
     type: SessionDto,
     description:
@@ -60,6 +63,7 @@ export class SessionsController {
   }
 
   @Post(':id/act')
+  @ApiOperation({ summary: "Run the model's tool calls of one iteration (journaled: a toolCallId runs once)" })
   @HttpCode(200)
   @ApiOkResponse({
     type: ActResponseDto,
@@ -77,6 +81,7 @@ export class SessionsController {
   }
 
   @Post(':id/resume')
+  @ApiOperation({ summary: 'Continue an interrupted session with a decision' })
   @HttpCode(200)
   @ApiOkResponse({ type: ActResponseDto })
   @ApiResponse({
@@ -96,6 +101,7 @@ export class SessionsController {
   }
 
   @Get(':id/tool-results/:toolCallId')
+  @ApiOperation({ summary: 'Read a page of a stored tool result' })
   @ApiOkResponse({
     type: ToolResultPageDto,
     description: 'A page of a stored result (what READ_TOOL_RESULT gives the model)',
