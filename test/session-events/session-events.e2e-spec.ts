@@ -260,6 +260,27 @@ describeEachDialect('session events: durable, ordered per session, tenant-scoped
     expect(JSON.stringify(res.body)).toContain('limit');
   });
 
+  // after is a seq: its column is a signed 32-bit INT. Read as any number before, 1e308 answered an empty page.
+  it.each(['1e308', '2147483648', '9007199254740993', '99999999999999999999', '-1', '1.5', '1e3', '0x10', ''])(
+    'refuses after=%s on the events, the messages and the event stream with a 400 giving the range',
+    async (after) => {
+      for (const path of ['events', 'messages', 'events/stream']) {
+        const res = await gw.http.get(`/api/v1/sessions/${sessionId}/${path}`).query({ after }).set(runtime);
+        expect([path, res.status, res.body.error?.code]).toEqual([path, 400, 'VALIDATION_FAILED']);
+        expect(res.body.error.details.fields).toEqual([
+          { field: 'after', problems: [expect.stringContaining('after must be a whole number from 0 to 2147483647')] },
+        ]);
+      }
+    },
+  );
+
+  it('takes after=2147483647, the highest seq, on the events and the messages: an empty page', async () => {
+    for (const path of ['events', 'messages']) {
+      const res = await gw.http.get(`/api/v1/sessions/${sessionId}/${path}?after=2147483647`).set(runtime).expect(200);
+      expect(res.body).toEqual({ items: [], nextAfter: 2147483647 });
+    }
+  });
+
   it("another tenant's key gets 404", async () => {
     const other = await createKey(gw, 't-other');
     await gw.http.get(`/api/v1/sessions/${sessionId}/events`).set(other).expect(404);

@@ -146,7 +146,53 @@ describeEachDialect('skills: hostile archives are refused with a 400 naming the 
     const res = await uploadJsonFiles(['../escape.sh']).expect(400);
     expect(res.body.error.code).toBe('VALIDATION_FAILED');
     expect(res.body.error.message).toMatch(/leaves the skill folder/);
+    expect(res.body.error.details.fields).toEqual([
+      { field: 'files', problems: [expect.stringMatching(/leaves the skill folder/)] },
+    ]);
   });
+
+  /** A JSON upload's SKILL.md (skillContent) with a problem, the files sent beside it, and the problem's words. */
+  const SKILL_CONTENT_REFUSALS: Array<[string, string, string[], RegExp]> = [
+    ['without front matter, beside a file', '# Just a title', ['notes.txt'], /^SKILL\.md has no YAML front matter/],
+    ['without a name, alone', '---\ndescription: no name\n---\nbody', [], /^SKILL\.md front matter has no name/],
+    ['holding a NUL byte, beside a file', `${GOOD_MD.data as string}\u0000`, ['notes.txt'], /"SKILL\.md" is binary/],
+  ];
+
+  // SKILL.md's problems were named under `files`, a field the admin may not even have sent.
+  it.each(SKILL_CONTENT_REFUSALS)(
+    "names skillContent (not files) for a JSON upload's SKILL.md %s; the same zip keeps its SKILL_ARCHIVE_INVALID",
+    async (_title, skillContent, paths, problem) => {
+      const json = await gw.http
+        .post('/api/v1/admin/skills')
+        .set(admin)
+        .send({
+          tenantId: 'hostile',
+          skillContent,
+          files: paths.map((path) => ({ path, contentBase64: Buffer.from('x').toString('base64') })),
+        })
+        .expect(400);
+      expect(json.body.error.code).toBe('VALIDATION_FAILED');
+      expect(json.body.error.details.fields).toEqual([
+        { field: 'skillContent', problems: [expect.stringMatching(problem)] },
+      ]);
+      expect(json.body.error.message).toMatch(/^Invalid request: skillContent: /);
+      const zip = buildTestZip([
+        { name: 'SKILL.md', data: skillContent },
+        ...paths.map((name) => ({ name, data: 'x' })),
+      ]);
+      const form = await gw.http
+        .post('/api/v1/admin/skills')
+        .set(admin)
+        .field('tenantId', 'hostile')
+        .attach('file', zip, 'skill.zip')
+        .expect(400);
+      expect(form.body.error).toMatchObject({
+        code: 'SKILL_ARCHIVE_INVALID',
+        details: { problem: json.body.error.details.fields[0].problems[0] },
+      });
+      expect(form.body.error.message).toMatch(/^The skill package was refused: .*Nothing was stored\.$/);
+    },
+  );
 
   it('refuses a JSON file path holding half of a character (a lone surrogate), alone or beside another such path', async () => {
     for (const paths of [['notes-\ud800.md'], ['notes-\ud800.md', 'notes-\udc00.md']]) {

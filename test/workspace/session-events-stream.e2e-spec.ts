@@ -109,6 +109,25 @@ describeEachDialect('session events as Server-Sent Events', (dialect) => {
     expect(bad.body.error.code).toBe('VALIDATION_FAILED');
   });
 
+  // An id no event can have (the seq column is a signed 32-bit INT) opened a stream that could never send anything.
+  it.each(['2147483648', '9007199254740993', '999999999999999', '-1', '1.5', '1e3', 'abc'])(
+    'refuses Last-Event-ID %s with a 400 giving the range, as after= is refused',
+    async (lastEventId) => {
+      const sse = await connect({ 'last-event-id': lastEventId });
+      sse.close();
+      expect(sse.status).toBe(400);
+      const bad = await suite.gw.http
+        .get(`/api/v1/sessions/${sessionId}/events/stream`)
+        .set(runtime)
+        .set('last-event-id', lastEventId)
+        .expect(400);
+      expect(bad.body.error.code).toBe('VALIDATION_FAILED');
+      expect(bad.body.error.details.fields).toEqual([
+        { field: 'Last-Event-ID', problems: [expect.stringContaining('must be a whole number from 0 to 2147483647')] },
+      ]);
+    },
+  );
+
   it('ends an open stream once its key is deleted; the reconnect is refused', async () => {
     const created = await suite.gw.http
       .post('/api/v1/admin/api-keys')
@@ -232,6 +251,13 @@ describeEachDialect('session events as Server-Sent Events', (dialect) => {
     );
     reconnect.close();
     expect(reconnect.status).toBe(204);
+  });
+
+  // Last: the stream it opens holds one of the tenant's places until the server sees it closed.
+  it('takes Last-Event-ID 2147483647, the highest seq', async () => {
+    const sse = await connect({ 'last-event-id': '2147483647' });
+    sse.close();
+    expect(sse.status).toBe(200);
   });
 
   function connect(headers: Record<string, string>, query = '', session = sessionId): Promise<SseClient> {

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsQuerySeq, SEQ_MAX, SEQ_RANGE } from './query-seq.decorator';
 
 /** Highest `page` accepted: its offset (page x 500) stays an exact integer every database takes. */
 const MAX_PAGE = 1_000_000;
@@ -48,15 +49,19 @@ export class PageMetaDto {
 }
 
 /**
- * `after` (a seq already read, 0 for the start) and `limit` (1..1,000) of the per-session logs that grow at the end
- * (events, messages): a reader pages on with the `nextAfter` of the previous page.
+ * `after` (a seq already read, 0 for the start, at most SEQ_MAX) and `limit` (1..1,000) of the per-session logs that
+ * grow at the end (events, messages): a reader pages on with the `nextAfter` of the previous page.
  */
 export class AfterSeqQueryDto {
-  @ApiPropertyOptional({ default: 0, minimum: 0, description: 'Entries after this seq (nextAfter of the last page)' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    default: 0,
+    minimum: 0,
+    maximum: SEQ_MAX,
+    description: `Entries after this seq (nextAfter of the last page): ${SEQ_RANGE}, else 400`,
+  })
   @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
+  @IsQuerySeq()
   after?: number;
 
   @ApiPropertyOptional({ minimum: 1, maximum: 1000, description: 'At most this many (default: the endpoint says)' })

@@ -120,14 +120,16 @@ function textOf(e: RawSkillEntry): string {
   if (wide)
     throw new SkillPackageRefusal(
       `file ${shown} is ${wide} text (it starts with a ${wide} byte order mark): only UTF-8 text files are accepted; save it as UTF-8 (Windows PowerShell 5 writes UTF-16 unless told -Encoding utf8)`,
+      e.path,
     );
   if (e.data.includes(0))
-    throw new SkillPackageRefusal(`file ${shown} is binary (it holds NUL bytes): only text files are accepted`);
+    throw new SkillPackageRefusal(`file ${shown} is binary (it holds NUL bytes): only text files are accepted`, e.path);
   try {
     return UTF8.decode(e.data);
   } catch {
     throw new SkillPackageRefusal(
       `file ${shown} is not UTF-8 text (a binary file, or text saved in another encoding such as Windows-1252 or GBK): only UTF-8 text files are accepted; save it as UTF-8, or leave a binary file out of the skill`,
+      e.path,
     );
   }
 }

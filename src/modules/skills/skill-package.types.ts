@@ -26,9 +26,16 @@ export interface SkillPackageLimits {
   maxBytes: number;
 }
 
-/** A package refused by a rule; `problem` names it (the caller answers 400 with it, nothing stored). */
+/**
+ * A package refused by a rule; `problem` names it (the caller answers 400 with it, nothing stored). `file`: the
+ * package file whose contents break the rule (SKILL.md for its front matter), so a JSON upload can name the field that
+ * held them; absent when the problem is a path, a duplicate, a limit or the package's shape.
+ */
 export class SkillPackageRefusal extends Error {
-  constructor(readonly problem: string) {
+  constructor(
+    readonly problem: string,
+    readonly file?: string,
+  ) {
     super(problem);
     this.name = 'SkillPackageRefusal';
   }

@@ -49,9 +49,18 @@ export async function readSkillUpload(
   try {
     return { tenantId: json.tenantId, pkg: checkSkillPackage(entries, limits) };
   } catch (err) {
-    if (err instanceof SkillPackageRefusal) throw validationFailed([{ field: 'files', problems: [err.problem] }]);
+    if (err instanceof SkillPackageRefusal)
+      throw validationFailed([{ field: jsonField(err, json), problems: [err.problem] }]);
     throw err;
   }
+}
+
+/**
+ * The JSON field a refusal is about: `skillContent` for SKILL.md's own text (its front matter, its encoding), and for
+ * any problem of an upload that sent no files (SKILL.md is then all of it); `files` otherwise.
+ */
+function jsonField(err: SkillPackageRefusal, json: SkillJsonUpload): 'skillContent' | 'files' {
+  return err.file === SKILL_ENTRY_FILE || !json.files?.length ? 'skillContent' : 'files';
 }
 
 async function readMultipart(

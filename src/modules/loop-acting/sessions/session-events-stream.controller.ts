@@ -16,6 +16,8 @@ import { ApiErrors } from '@app/common/dto/api-errors.decorator';
 import { ClientSignal } from '@app/common/http/client-signal.decorator';
 import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
+import { validationFailed } from '@app/common/errors/validation';
+import { parseSeq, SEQ_RANGE } from '@app/common/dto/query-seq.decorator';
 import { SessionEventsStreamer } from '@app/modules/session-events/session-events.streamer';
 import { SessionsService } from './sessions.service';
 import { ToolCallJournalRepository } from '../journal/tool-call-journal.repository';
@@ -37,7 +39,11 @@ export class SessionEventsStreamController {
   @Get()
   @ApiOperation({ summary: "Follow a session's events as Server-Sent Events" })
   @ApiProduces('text/event-stream')
-  @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'Resume after this seq (sent by EventSource)' })
+  @ApiHeader({
+    name: 'Last-Event-ID',
+    required: false,
+    description: `Resume after this seq (sent by EventSource; replaces \`after\`): ${SEQ_RANGE}, else 400`,
+  })
   @ApiOkResponse({
     description:
       'Server-Sent Events: `id: <seq>` and `data: {seq, type, at, data}` per event, oldest first, then new ones as they come; ends when the client disconnects, or after the last events of a closed session',
@@ -58,15 +64,15 @@ export class SessionEventsStreamController {
     const session = await this.sessions.load(auth, id);
     let after = query.after ?? 0;
     if (lastEventId !== undefined && lastEventId.trim() !== '') {
-      if (!/^\d{1,15}$/.test(lastEventId.trim()))
-        throw new DomainError(
-          CommonErrorCode.VALIDATION_FAILED,
-          'Last-Event-ID must be the seq of an event (digits).',
+      const seq = parseSeq(lastEventId.trim());
+      if (seq === null)
+        throw validationFailed([
           {
-            fields: [{ field: 'Last-Event-ID', problems: ['must be a non-negative integer'] }],
+            field: 'Last-Event-ID',
+            problems: [`must be ${SEQ_RANGE}: the id: of the last event received (it replaces ?after=)`],
           },
-        );
-      after = Number(lastEventId.trim());
+        ]);
+      after = seq;
     }
     // The guard's rule again while the stream is open: a key deleted since stops reading.
     const mayStillRead = () =>
