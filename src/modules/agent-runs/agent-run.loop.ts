@@ -39,6 +39,10 @@ import { ToolCallJournalRepository } from '@app/modules/loop-acting/journal/tool
 import { ToolResultStore } from '@app/modules/loop-acting/results/tool-result.store';
 import { inlineResult } from '@app/modules/loop-acting/results/tool-result.view';
 import { FAILURE_PREFIX } from '@app/modules/executors/call-path/tool-call.types';
+import { isTransientDatabaseError } from '@app/database/transient-database-error';
+import { databaseErrorCode } from '@app/database/database-error-code';
+import { nullIfNotFound } from '@app/common/errors/not-found';
+import { AgentRunDatabaseBackoff } from './agent-run.database-backoff';
 
 /** The format of the tool specs a run's model is given (every provider speaks OpenAI's chat completions). */
 const RUN_SPEC_FORMAT = 'openai';
@@ -80,6 +84,7 @@ interface RunContext {
 @Injectable()
 export class AgentRunLoop {
   private readonly logger = new Logger(AgentRunLoop.name);
+  private readonly databaseBackoff: AgentRunDatabaseBackoff;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -101,14 +106,16 @@ export class AgentRunLoop {
     private readonly journal: ToolCallJournalRepository,
     private readonly results: ToolResultStore,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
-  ) {}
+  ) {
+    this.databaseBackoff = new AgentRunDatabaseBackoff(config.agentLoop.pollIntervalMs, config.agentLoop.runLeaseMs);
+  }
 
   /**
    * `handBack`: once aborted, the run goes back to the queue (a loop lent to a waiting call whose wait ended): a
    * model request under way is cut (the round is asked again from the checkpoint), an act under way is finished and
    * checkpointed first.
-   * @returns `retryAfterMs` when the run must go back to the queue (a tool call of it is still running elsewhere, or
-   * it was handed back); otherwise the run stopped or its lease was lost.
+   * @returns `retryAfterMs` when the run must go back to the queue (a tool call of it is still running elsewhere, the
+   * database was busy or unreachable, or it was handed back); otherwise the run stopped or its lease was lost.
    */
   async drive(
     run: AgentRunEntity,
@@ -117,11 +124,19 @@ export class AgentRunLoop {
     handBack?: AbortSignal,
   ): Promise<{ retryAfterMs?: number }> {
     try {
-      return (await this.work(run, owner, signal, handBack)) === HANDED_BACK ? { retryAfterMs: 0 } : {};
+      const worked = await this.work(run, owner, signal, handBack);
+      this.databaseBackoff.reset(run.id);
+      return worked === HANDED_BACK ? { retryAfterMs: 0 } : {};
     } catch (err) {
       if (err instanceof RunLeaseLostError || signal.aborted) return {};
       if (err instanceof DomainError && err.code === LoopActingErrorCode.TOOL_CALL_IN_PROGRESS)
         return { retryAfterMs: Math.ceil(this.config.journalLeaseMs / 2) };
+      // A deadlock victim, a lock wait timeout, a lost connection, SQLite BUSY: nothing wrong with the run (what its
+      // step committed is a checkpoint, the rest was rolled back). It FAILED ("the gateway failed to continue the
+      // run"); it goes back to the queue instead and continues from its last checkpoint, as after a crash (its tool
+      // calls that ran are reused by toolCallId).
+      if (isTransientDatabaseError(err)) return { retryAfterMs: this.handBackAfterDatabaseFailure(run, err) };
+      this.databaseBackoff.reset(run.id);
       this.logger.error(`run ${run.id} failed: ${(err as Error).stack ?? String(err)}`);
       await this.stop(run, owner, {
         status: 'FAILED',
@@ -129,6 +144,16 @@ export class AgentRunLoop {
       }).catch(() => undefined);
       return {};
     }
+  }
+
+  /** Logs why the run goes back to the queue, and how long it waits there (see AgentRunDatabaseBackoff). */
+  private handBackAfterDatabaseFailure(run: AgentRunEntity, err: unknown): number {
+    const waitMs = this.databaseBackoff.next(run.id);
+    // The code only: a driver's message may quote what a statement wrote (a tool's result, the user's message).
+    this.logger.warn(
+      `run ${run.id} goes back to the queue for ${waitMs} ms: the database was busy or unreachable (${databaseErrorCode(err)}); it continues from its last checkpoint`,
+    );
+    return waitMs;
   }
 
   private async work(
@@ -292,13 +317,14 @@ export class AgentRunLoop {
   private async agentAndProvider(
     run: AgentRunEntity,
   ): Promise<Pick<RunContext, 'agent' | 'provider'> | { failed: string }> {
-    const agent = await this.agents.loadAgent({ tenantId: run.tenantId }, run.agentId).catch(() => null);
+    // Only a row that is gone is "no longer exists": a database busy or unreachable is thrown (the run is handed back).
+    const agent = await this.agents.loadAgent({ tenantId: run.tenantId }, run.agentId).catch(nullIfNotFound);
     if (!agent) return { failed: `agent ${run.agentId} no longer exists` };
     if (!agent.modelProviderId)
       return {
         failed: `agent ${agent.name} has no modelProviderId; set one with PATCH /api/v1/admin/agents/${agent.id}`,
       };
-    const provider = await this.providers.loadVisible(run.tenantId, agent.modelProviderId).catch(() => null);
+    const provider = await this.providers.loadVisible(run.tenantId, agent.modelProviderId).catch(nullIfNotFound);
     if (!provider)
       return {
         failed: `model provider ${agent.modelProviderId} of agent ${agent.name} no longer exists; set another modelProviderId with PATCH /api/v1/admin/agents/${agent.id} (GET /api/v1/admin/model-providers lists them), then send the message again`,

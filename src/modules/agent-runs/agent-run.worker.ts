@@ -6,6 +6,7 @@ import { AgentRunLoop } from './agent-run.loop';
 import { AgentRunNotifier } from './agent-run.notifier';
 import type { AgentRunEntity } from './agent-run.entity';
 import { withAnySignal } from '@app/common/abort-race';
+import { databaseErrorCode } from '@app/database/database-error-code';
 
 /**
  * TASK_WORKERS loops per instance that take runs from the shared queue and work them while renewing their lease (the
@@ -135,7 +136,13 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
     try {
       const { retryAfterMs } = await this.loop.drive(run, owner, lost.signal, handBack);
       if (retryAfterMs !== undefined || this.stopping.signal.aborted)
-        await this.queue.release(run.id, owner, retryAfterMs ?? 0).catch(() => undefined);
+        await this.queue.release(run.id, owner, retryAfterMs ?? 0).catch((err: unknown) =>
+          // The database down too: the run stays RUNNING under this owner until its lease, no longer renewed once this
+          // returns, expires; then any worker (of any instance) claims it and continues it from its checkpoint.
+          this.logger.warn(
+            `run ${run.id} could not go back to the queue (${databaseErrorCode(err)}); it continues once its lease expires, within ${this.leaseMs} ms`,
+          ),
+        );
     } finally {
       const left = (this.working.get(run.id) ?? 1) - 1;
       if (left > 0) this.working.set(run.id, left);

@@ -3,6 +3,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { SESSION_TASK_MAX_CHARS } from '@app/modules/loop-acting/sessions/sessions.dto';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { isUniqueViolation } from '@app/database/unique-violation';
+import { nullIfNotFound } from '@app/common/errors/not-found';
 import { toIso } from '@app/database/epoch-ms.transformer';
 import { SessionsService } from '@app/modules/loop-acting/sessions/sessions.service';
 import { AgentSessionRepository } from '@app/modules/loop-acting/sessions/agent-session.repository';
@@ -210,7 +211,8 @@ export class AgentTasksService {
   private async subAgentNamed(parent: AgentEntity, name: string): Promise<AgentEntity> {
     const subs: AgentEntity[] = [];
     for (const id of parent.subAgentIds ?? []) {
-      const agent = await this.agents.loadAgent({ tenantId: parent.tenantId }, id).catch(() => null);
+      // A sub-agent deleted meanwhile is not offered; a database busy or unreachable is thrown, not read as one.
+      const agent = await this.agents.loadAgent({ tenantId: parent.tenantId }, id).catch(nullIfNotFound);
       if (agent) subs.push(agent);
     }
     const match = subs.find((a) => a.name.toLowerCase() === name.trim().toLowerCase());

@@ -1,4 +1,5 @@
-import { builtinRefusal, isPlatformBuiltin } from '@app/modules/executors/call-path/builtin-call';
+import { builtinDatabaseBusy, builtinRefusal, isPlatformBuiltin } from '@app/modules/executors/call-path/builtin-call';
+import { isTransientDatabaseError } from '@app/database/transient-database-error';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
 import { BuiltinToolCatalog } from '@app/modules/tool-registry/builtin-tool.catalog';
@@ -54,6 +55,26 @@ export class SubagentBuiltinsDispatcher implements ToolDispatcher, OnModuleInit 
       agentId: ctx.agentId,
       toolCallId: ctx.toolCallId,
     };
+    try {
+      return await this.serve(tool, args, call, ctx, signal, deadline);
+    } catch (err) {
+      if (err instanceof DelegationRefused) throw builtinRefusal(err.message);
+      // The database busy or unreachable: the call is made again within its budget, and finds what its first attempt
+      // started by the toolCallId. It FAILED at once (the model read the driver's message), or, when the sub-agent
+      // itself could not be read, was refused as "not one of your sub-agents".
+      if (isTransientDatabaseError(err)) throw builtinDatabaseBusy(tool.name, err);
+      throw err;
+    }
+  }
+
+  private async serve(
+    tool: ToolDescriptor,
+    args: Record<string, unknown>,
+    call: DelegatingCall,
+    ctx: ToolCallContext,
+    signal: AbortSignal,
+    deadline: number,
+  ): Promise<ToolOutput> {
     if (tool.name === CHECK_TASK_STATUS) {
       const view = await this.tasks.check(call, String(args.taskId));
       if (!view) throw builtinRefusal(`no task ${String(args.taskId)} was started by this session`);
@@ -61,30 +82,25 @@ export class SubagentBuiltinsDispatcher implements ToolDispatcher, OnModuleInit 
       if (view.status === 'COMPLETED' || view.status === 'FAILED') await this.tasks.markReminded(view.taskId);
       return { content: JSON.stringify(view), structured: view };
     }
-    try {
-      if (tool.name === SUBMIT_SUBAGENT_TASK) {
-        // Made again (a RETRY after a crash): the task the first attempt started may be running or done by now.
-        const earlier = await this.tasks.ofCall(call);
-        if (earlier) return briefOf(earlier);
-      }
-      const task = await this.tasks.submit(call, String(args.agent), String(args.task));
-      if (tool.name === SUBMIT_SUBAGENT_TASK) {
-        const view = { taskId: task.id, status: 'QUEUED' as const };
-        return { content: JSON.stringify(view), structured: view };
-      }
-      const waitMs = waitWithin(Number(args.waitMs ?? DEFAULT_WAIT_MS), deadline);
-      // The parent's worker waits: another loop works the child in its place (and the child's own children likewise).
-      // The wait ends early when the call is cut or this instance stops: the model reads the task's status and taskId.
-      const view = await this.workers.lendWhile(ctx.runId, task.childRunId, (stopping) =>
-        withAnySignal([signal, stopping], (either) => this.tasks.waitFor(task, waitMs, either)),
-      );
-      // The model reads how the task ended here (its answer, or its error): its reminder is done.
-      if (view.status === 'COMPLETED' || view.status === 'FAILED') await this.tasks.markReminded(task.id);
-      return view.status === 'COMPLETED' ? { content: answerText(view), structured: view } : briefOf(view);
-    } catch (err) {
-      if (err instanceof DelegationRefused) throw builtinRefusal(err.message);
-      throw err;
+    if (tool.name === SUBMIT_SUBAGENT_TASK) {
+      // Made again (a RETRY after a crash): the task the first attempt started may be running or done by now.
+      const earlier = await this.tasks.ofCall(call);
+      if (earlier) return briefOf(earlier);
     }
+    const task = await this.tasks.submit(call, String(args.agent), String(args.task));
+    if (tool.name === SUBMIT_SUBAGENT_TASK) {
+      const view = { taskId: task.id, status: 'QUEUED' as const };
+      return { content: JSON.stringify(view), structured: view };
+    }
+    const waitMs = waitWithin(Number(args.waitMs ?? DEFAULT_WAIT_MS), deadline);
+    // The parent's worker waits: another loop works the child in its place (and the child's own children likewise).
+    // The wait ends early when the call is cut or this instance stops: the model reads the task's status and taskId.
+    const view = await this.workers.lendWhile(ctx.runId, task.childRunId, (stopping) =>
+      withAnySignal([signal, stopping], (either) => this.tasks.waitFor(task, waitMs, either)),
+    );
+    // The model reads how the task ended here (its answer, or its error): its reminder is done.
+    if (view.status === 'COMPLETED' || view.status === 'FAILED') await this.tasks.markReminded(task.id);
+    return view.status === 'COMPLETED' ? { content: answerText(view), structured: view } : briefOf(view);
   }
 }
 

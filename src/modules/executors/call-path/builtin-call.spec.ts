@@ -1,5 +1,5 @@
 import { toolFixture } from '@test/support/tool-fixture';
-import { builtinRefusal, isPlatformBuiltin } from './builtin-call';
+import { builtinDatabaseBusy, builtinRefusal, isPlatformBuiltin } from './builtin-call';
 
 describe('isPlatformBuiltin', () => {
   const builtin = toolFixture({ name: 'READ_FILE', source: 'BUILTIN', tenantId: null, serviceType: 'LOCAL' });
@@ -20,5 +20,19 @@ describe('builtinRefusal', () => {
     expect(err).toMatchObject({ message: 'no workspace', errorClass: 'BUILTIN_REFUSED' });
     expect(err.transient).toBe(false);
     expect(err.reachedRemote).toBe(false);
+  });
+});
+
+describe('builtinDatabaseBusy', () => {
+  it('is worth another attempt, names the driver code and never the driver message', () => {
+    const driverError = Object.assign(new Error("Deadlock found; row ('secret-value')"), {
+      code: 'ER_LOCK_DEADLOCK',
+      errno: 1213,
+    });
+    const err = builtinDatabaseBusy('SUB_AGENT_CALL', { driverError, message: driverError.message });
+    expect(err).toMatchObject({ errorClass: 'DATABASE_UNAVAILABLE', transient: true, reachedRemote: true });
+    expect(err.message).toContain('SUB_AGENT_CALL');
+    expect(err.message).toContain('ER_LOCK_DEADLOCK');
+    expect(err.message).not.toContain('secret-value');
   });
 });

@@ -1,4 +1,5 @@
 import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
+import { databaseErrorCode } from '@app/database/database-error-code';
 import { ToolCallError } from '../tool-executor';
 
 /** A platform built-in (source BUILTIN, platform-wide) of one of `names`: what a built-in dispatcher handles. */
@@ -10,4 +11,18 @@ export function isPlatformBuiltin(tool: ToolDescriptor, names: ReadonlySet<strin
 /** A built-in refusing a call it cannot serve: a FAILED result the model reads, never retried, nothing reached. */
 export function builtinRefusal(message: string): ToolCallError {
   return new ToolCallError(message, 'BUILTIN_REFUSED', { transient: false, reachedRemote: false });
+}
+
+/**
+ * A built-in whose statement the gateway's database refused as busy or unreachable (a deadlock victim, a lock wait
+ * timeout, a lost connection): worth another attempt, which the retry policy makes within the call's budget for a
+ * READ_ONLY or IDEMPOTENT built-in. What was written may have been committed (a connection lost after its commit), so
+ * it counts as reached. The model reads the driver's code only: its message may quote what a statement wrote.
+ */
+export function builtinDatabaseBusy(toolName: string, err: unknown): ToolCallError {
+  return new ToolCallError(
+    `${toolName} could not use the gateway's database, busy or unreachable (${databaseErrorCode(err)}); make the call again`,
+    'DATABASE_UNAVAILABLE',
+    { transient: true, reachedRemote: true, cause: err },
+  );
 }
