@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { IsQuerySeq, SEQ_MAX, SEQ_RANGE } from './query-seq.decorator';
+import { QueryInteger } from './query-integer.decorator';
 
 /** Highest `page` accepted: its offset (page x 500) stays an exact integer every database takes. */
 const MAX_PAGE = 1_000_000;
@@ -10,7 +10,7 @@ const MAX_PAGE = 1_000_000;
 export class PageQueryDto {
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE, default: 1 })
   @IsOptional()
-  @Type(() => Number)
+  @QueryInteger()
   @IsInt()
   @Min(1)
   @Max(MAX_PAGE)
@@ -18,7 +18,7 @@ export class PageQueryDto {
 
   @ApiPropertyOptional({ minimum: 1, maximum: 500, default: 50 })
   @IsOptional()
-  @Type(() => Number)
+  @QueryInteger()
   @IsInt()
   @Min(1)
   @Max(500)
@@ -66,7 +66,7 @@ export class AfterSeqQueryDto {
 
   @ApiPropertyOptional({ minimum: 1, maximum: 1000, description: 'At most this many (default: the endpoint says)' })
   @IsOptional()
-  @Type(() => Number)
+  @QueryInteger()
   @IsInt()
   @Min(1)
   @Max(1000)

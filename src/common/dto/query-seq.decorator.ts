@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
 import { ValidateBy } from 'class-validator';
+import { parseQueryInteger } from './query-integer.decorator';
 
 /**
  * The largest seq a session's events and messages can have: their `seq` columns are a signed 32-bit INT (MySQL and
@@ -13,9 +14,8 @@ export const SEQ_RANGE = `a whole number from 0 to ${SEQ_MAX}`;
 
 /** A seq written in digits, 0 to SEQ_MAX; null for anything else (a sign, a fraction, an exponent, hex, a space). */
 export function parseSeq(text: string): number | null {
-  if (!/^\d+$/.test(text)) return null;
-  const seq = Number(text);
-  return seq <= SEQ_MAX ? seq : null;
+  const seq = parseQueryInteger(text);
+  return seq !== null && seq >= 0 && seq <= SEQ_MAX ? seq : null;
 }
 
 /**

@@ -1,10 +1,10 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags, ApiOperation } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors } from '@app/common/dto/api-errors.decorator';
+import { QueryInteger } from '@app/common/dto/query-integer.decorator';
 import { PageMetaDto, PageQueryDto, pageOf, pageWindow } from '@app/common/dto/page.dto';
 import { toIso } from '@app/database/epoch-ms.transformer';
 import { HitlRequestsRepository } from './hitl-requests.repository';
@@ -22,7 +22,7 @@ class HitlQueueQueryDto extends PageQueryDto {
 
   @ApiPropertyOptional({ minimum: 1, maximum: HITL_QUEUE_MAX_PAGE_SIZE, default: 50 })
   @IsOptional()
-  @Type(() => Number)
+  @QueryInteger()
   @IsInt()
   @Min(1)
   @Max(HITL_QUEUE_MAX_PAGE_SIZE)

@@ -2,6 +2,7 @@ import { IsOmittable } from '@app/common/dto/omittable.decorator';
 import { IsSafeLine, IsSafeText } from '@app/common/safe-text';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
+import { QueryInteger } from '@app/common/dto/query-integer.decorator';
 import {
   ArrayMaxSize,
   IsArray,
@@ -163,10 +164,10 @@ export class ActResponseDto {
 }
 
 export class ToolResultQueryDto {
-  @ApiPropertyOptional({ default: 0, minimum: 0 }) @IsOptional() @Type(() => Number) @IsInt() @Min(0) offset?: number;
+  @ApiPropertyOptional({ default: 0, minimum: 0 }) @IsOptional() @QueryInteger() @IsInt() @Min(0) offset?: number;
   @ApiPropertyOptional({ default: 4000, minimum: 1, maximum: 100000 })
   @IsOptional()
-  @Type(() => Number)
+  @QueryInteger()
   @IsInt()
   @Min(1)
   @Max(100_000)
