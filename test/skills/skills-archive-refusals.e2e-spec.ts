@@ -120,12 +120,7 @@ describeEachDialect('skills: hostile archives are refused with a 400 naming the 
 
   it.each(REFUSALS)('refuses %s', async (_title, entries, problem) => {
     const zip = entries.length > 0 ? buildTestZip(entries) : Buffer.from('PK\u0003\u0004 not really a zip');
-    const res = await gw.http
-      .post('/api/v1/admin/skills')
-      .set(admin)
-      .field('tenantId', 'hostile')
-      .attach('file', zip, 'skill.zip')
-      .expect(400);
+    const res = await uploadZip(zip, 400);
     expect(res.body.error.code).toBe('SKILL_ARCHIVE_INVALID');
     expect(res.body.error.message).toMatch(problem);
     expect(res.body.error.message).toContain('Nothing was stored');
@@ -180,12 +175,7 @@ describeEachDialect('skills: hostile archives are refused with a 400 naming the 
         { name: 'SKILL.md', data: skillContent },
         ...paths.map((name) => ({ name, data: 'x' })),
       ]);
-      const form = await gw.http
-        .post('/api/v1/admin/skills')
-        .set(admin)
-        .field('tenantId', 'hostile')
-        .attach('file', zip, 'skill.zip')
-        .expect(400);
+      const form = await uploadZip(zip, 400);
       expect(form.body.error).toMatchObject({
         code: 'SKILL_ARCHIVE_INVALID',
         details: { problem: json.body.error.details.fields[0].problems[0] },
@@ -211,12 +201,7 @@ describeEachDialect('skills: hostile archives are refused with a 400 naming the 
   });
 
   it('refuses a zip file larger than SKILL_MAX_BYTES allows, or a second file, saying which limit and how to fix it', async () => {
-    const tooLarge = await gw.http
-      .post('/api/v1/admin/skills')
-      .set(admin)
-      .field('tenantId', 'hostile')
-      .attach('file', Buffer.alloc(MAX_BYTES + 1024 * 1024 + 1, 0x61), 'skill.zip')
-      .expect(400);
+    const tooLarge = await uploadZip(Buffer.alloc(MAX_BYTES + 1024 * 1024 + 1, 0x61), 400);
     expect(tooLarge.body.error.code).toBe('SKILL_ARCHIVE_INVALID');
     expect(tooLarge.body.error.message).toContain(
       `the zip is larger than ${MAX_BYTES + 1024 * 1024} bytes (SKILL_MAX_BYTES, ${MAX_BYTES}, and 1 MiB for the zip's own headers)`,
@@ -259,11 +244,16 @@ describeEachDialect('skills: hostile archives are refused with a 400 naming the 
   it('stored nothing for any refused upload, and still takes a good zip', async () => {
     const before = await gw.http.get('/api/v1/admin/skills').set(admin).expect(200);
     expect(before.body.total).toBe(0);
-    await gw.http
+    await uploadZip(buildTestZip([GOOD_MD, { name: 'notes.txt', data: 'fine' }]), 201);
+  });
+
+  /** The admin's form with one zip in the field "file", for the tenant "hostile". */
+  function uploadZip(zip: Buffer, status: number) {
+    return gw.http
       .post('/api/v1/admin/skills')
       .set(admin)
       .field('tenantId', 'hostile')
-      .attach('file', buildTestZip([GOOD_MD, { name: 'notes.txt', data: 'fine' }]), 'skill.zip')
-      .expect(201);
-  });
+      .attach('file', zip, 'skill.zip')
+      .expect(status);
+  }
 });
