@@ -16,3 +16,19 @@ export function isTransientDatabaseError(err: unknown): boolean {
   if (typeof code !== 'string') return false;
   return TRANSIENT_CODES.has(code) || code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED');
 }
+
+/**
+ * {@link isTransientDatabaseError} for an error that surely comes from the database driver: TypeORM's QueryFailedError
+ * (it keeps the driver's error), a better-sqlite3 error (an SQLITE_ code), or a mysql2 one (it carries the server's
+ * sqlState, or `fatal` for a failed connection). Code that also makes network calls (a built-in that searches the web)
+ * tells by it a busy database from its own socket errors, whose codes (ECONNRESET...) a lost database connection shares.
+ */
+export function isTransientDriverError(err: unknown): boolean {
+  const e = err as { driverError?: unknown; code?: unknown; sqlState?: unknown; fatal?: unknown } | null;
+  const fromDriver =
+    e?.driverError !== undefined ||
+    (typeof e?.code === 'string' && e.code.startsWith('SQLITE_')) ||
+    typeof e?.sqlState === 'string' ||
+    typeof e?.fatal === 'boolean';
+  return fromDriver && isTransientDatabaseError(err);
+}

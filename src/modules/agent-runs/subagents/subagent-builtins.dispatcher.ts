@@ -1,5 +1,4 @@
-import { builtinDatabaseBusy, builtinRefusal, isPlatformBuiltin } from '@app/modules/executors/call-path/builtin-call';
-import { isTransientDatabaseError } from '@app/database/transient-database-error';
+import { builtinRefusal, isPlatformBuiltin } from '@app/modules/executors/call-path/builtin-call';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
 import { BuiltinToolCatalog } from '@app/modules/tool-registry/builtin-tool.catalog';
@@ -59,10 +58,8 @@ export class SubagentBuiltinsDispatcher implements ToolDispatcher, OnModuleInit 
       return await this.serve(tool, args, call, ctx, signal, deadline);
     } catch (err) {
       if (err instanceof DelegationRefused) throw builtinRefusal(err.message);
-      // The database busy or unreachable: the call is made again within its budget, and finds what its first attempt
-      // started by the toolCallId. It FAILED at once (the model read the driver's message), or, when the sub-agent
-      // itself could not be read, was refused as "not one of your sub-agents".
-      if (isTransientDatabaseError(err)) throw builtinDatabaseBusy(tool.name, err);
+      // A database busy or unreachable goes on (the call path makes the call again; it finds what its first attempt
+      // started by the toolCallId).
       throw err;
     }
   }

@@ -7,6 +7,8 @@ import { ToolCallLogService } from '../tool-call-log/tool-call-log.service';
 import { redactText } from '@app/common/redaction';
 import { GatewayMetrics } from '@app/modules/metrics/gateway-metrics.service';
 import { fieldLine, type LogFields } from '@app/common/logging/log-context';
+import { isTransientDriverError } from '@app/database/transient-database-error';
+import { builtinDatabaseBusy } from './builtin-call';
 import { CallTargetRegistry } from './call-target.registry';
 import { FAILURE_PREFIX, ToolCallContext, ToolCallResult } from './tool-call.types';
 
@@ -77,8 +79,15 @@ export class ToolCallPathService {
   private attemptFn(tool: ToolDescriptor, args: Record<string, unknown>, ctx: ToolCallContext) {
     const dispatcher = this.targets.dispatcherFor(tool, ctx);
     if (dispatcher)
-      return (_attempt: number, signal: AbortSignal, deadline: number) =>
-        dispatcher.dispatch(tool, args, ctx, signal, deadline);
+      return async (_attempt: number, signal: AbortSignal, deadline: number) => {
+        try {
+          return await dispatcher.dispatch(tool, args, ctx, signal, deadline);
+        } catch (err) {
+          // A built-in's statement the gateway's database refused as busy or unreachable: made again within the call's
+          // budget when the built-in may be (see builtinDatabaseBusy). It failed at once with the driver's message.
+          throw isTransientDriverError(err) ? builtinDatabaseBusy(tool.name, err) : err;
+        }
+      };
     const executor = this.targets.executorFor(tool.serviceType);
     if (!executor) {
       return async (): Promise<ToolOutput> => {
