@@ -33,6 +33,8 @@ export const ToolErrorClass = {
   SECRET_MISSING: 'SECRET_MISSING',
   /** The tenant's secrets could not be read (a database failure); nothing was sent, worth another attempt. */
   SECRETS_UNAVAILABLE: 'SECRETS_UNAVAILABLE',
+  /** A built-in's statement the gateway's database refused as busy or unreachable; worth another attempt. */
+  DATABASE_UNAVAILABLE: 'DATABASE_UNAVAILABLE',
   /** The tool's definition or the arguments cannot form a request (bad URL, missing placeholder value). */
   INVALID_REQUEST: 'INVALID_REQUEST',
   /** The MCP server could not be connected / initialized; tools/call was never sent. */

@@ -1,6 +1,7 @@
 import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
 import { databaseErrorCode } from '@app/database/database-error-code';
 import { ToolCallError } from '../tool-executor';
+import { ToolErrorClass } from '../tool-error-class';
 
 /** A platform built-in (source BUILTIN, platform-wide) of one of `names`: what a built-in dispatcher handles. */
 export function isPlatformBuiltin(tool: ToolDescriptor, names: ReadonlySet<string> | readonly string[]): boolean {
@@ -22,7 +23,7 @@ export function builtinRefusal(message: string): ToolCallError {
 export function builtinDatabaseBusy(toolName: string, err: unknown): ToolCallError {
   return new ToolCallError(
     `${toolName} could not use the gateway's database, busy or unreachable (${databaseErrorCode(err)}); make the call again`,
-    'DATABASE_UNAVAILABLE',
+    ToolErrorClass.DATABASE_UNAVAILABLE,
     { transient: true, reachedRemote: true, cause: err },
   );
 }
