@@ -160,7 +160,12 @@ export class McpClientPool implements OnApplicationShutdown {
     let set = this.listChangedListeners.get(url);
     if (!set) this.listChangedListeners.set(url, (set = new Set()));
     set.add(listener);
-    return () => set.delete(listener);
+    return () => {
+      // The URL's entry goes with its last listener: else every endpoint ever watched (each address a Nacos service's
+      // instances had) kept one for good.
+      if (set.delete(listener) && set.size === 0 && this.listChangedListeners.get(url) === set)
+        this.listChangedListeners.delete(url);
+    };
   }
 
   /**
