@@ -68,7 +68,9 @@ export class McpServiceRepairService implements OnApplicationBootstrap, OnModule
 
   private async runRound(): Promise<McpRepairRound> {
     const services = (await this.services.findAll()).map(toMcpServiceRecord);
-    this.watcher.retainOnly(new Set(services.map((s) => s.id)));
+    const ids = new Set(services.map((s) => s.id));
+    this.watcher.retainOnly(ids);
+    this.health.retainOnly(ids);
     const result: McpRepairRound = { checked: 0, down: [], resynced: [] };
     let next = 0;
     const worker = async (): Promise<void> => {

@@ -23,6 +23,7 @@ import { McpServiceDirectory } from './mcp-service.directory';
 import { NACOS_NAMING, type NacosNamingPort } from './nacos/nacos-naming.adapter';
 import { isNacosEnabled, NacosDisabledError } from './nacos/nacos-naming.provider';
 import { NacosInstanceCache } from './nacos/nacos-instance.cache';
+import { McpServiceHealthRecorder } from './mcp-service-health.recorder';
 import { mcpEndpointOf } from './nacos/nacos-instance-endpoint';
 import { endpointDefaultsOf, nacosKeyOf, nacosRefOf } from './mcp-service.refs';
 import { McpServiceEntity } from './mcp-service.entity';
@@ -61,6 +62,7 @@ export class McpServicesService {
     private readonly directory: McpServiceDirectory,
     private readonly pool: McpClientPool,
     private readonly instances: NacosInstanceCache,
+    private readonly health: McpServiceHealthRecorder,
     private readonly configVersion: ConfigVersionService,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
@@ -198,6 +200,7 @@ export class McpServicesService {
     });
     this.directory.forget(id);
     this.watcher.unwatch(id);
+    this.health.forget(id);
     await this.closeSessions(row);
     return toMcpServiceDto(toMcpServiceRecord(row));
   }
