@@ -1,3 +1,4 @@
+import { McpServiceDirectory } from '@app/modules/mcp-services/mcp-service.directory';
 import { McpServiceRepairService } from '@app/modules/mcp-services/mcp-service-repair.service';
 import { McpServiceHealthRegistry } from '@app/modules/tool-registry/mcp-service-health.registry';
 import type { TestGateway } from '@test/support/gateway-test-app';
@@ -7,10 +8,11 @@ import { CatalogMcpServer, catalogTool } from './support/catalog-mcp.server';
 import { McpSyncApi } from './support/mcp-sync-fixtures';
 
 /**
- * The DEPENDENCIES layer's health of each MCP service lives in memory for as long as the service does: a gateway on
- * which admins register and delete services for weeks must not keep one entry per service it ever saw.
+ * What an instance keeps in memory of each MCP service (its health for the DEPENDENCIES layer, where it is for calls)
+ * lives as long as the service does: a gateway on which admins register and delete services for weeks must not keep
+ * one entry per service it ever saw.
  */
-describe('McpServiceHealthRegistry holds the health of existing MCP services only', () => {
+describe('An MCP service deleted on any instance leaves no entry in memory', () => {
   const server = new CatalogMcpServer([catalogTool('ping', { annotations: { readOnlyHint: true } })]);
   let db: TestDatabase;
   let gw: TestGateway;
@@ -43,6 +45,20 @@ describe('McpServiceHealthRegistry holds the health of existing MCP services onl
       deleted.push(service.id);
     }
     expect(deleted.map((id) => health.statusOf(id))).toEqual(deleted.map(() => undefined));
+  });
+
+  it('forgets, at its next repair round, where a service another instance deleted was', async () => {
+    const directory = gw.app.get(McpServiceDirectory);
+    const kept = await api.createService({ name: 'located', kind: 'STATIC', url: server.url });
+    const gone = await api.createService({ name: 'located-then-deleted', kind: 'STATIC', url: server.url });
+    // As a call of one of its tools reads it.
+    await expect(directory.get(gone.id)).resolves.toMatchObject({ id: gone.id });
+    await expect(directory.get(kept.id)).resolves.toMatchObject({ id: kept.id });
+    await other.http.delete(`/api/v1/admin/mcp-services/${gone.id}`).set(other.admin).expect(200);
+
+    await gw.app.get(McpServiceRepairService).repairAll();
+    expect(directory['byId'].has(gone.id)).toBe(false);
+    expect(directory['byId'].has(kept.id)).toBe(true);
   });
 
   it('forgets, at its next repair round, the health of a service another instance deleted', async () => {
