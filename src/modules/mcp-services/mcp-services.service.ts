@@ -202,6 +202,7 @@ export class McpServicesService {
     this.watcher.unwatch(id);
     this.health.forget(id);
     await this.closeSessions(row);
+    this.forgetInstances(row);
     return toMcpServiceDto(toMcpServiceRecord(row));
   }
 
@@ -224,6 +225,18 @@ export class McpServicesService {
       }
     }
     await Promise.all([...new Set(urls)].map((url) => this.pool.close(url, row.tenantId)));
+  }
+
+  /**
+   * Drops the instances last seen of a deleted NACOS service's Nacos service (read by {@link closeSessions} first),
+   * unless another record watched here names it: else each one stayed cached until restart. A hand-registered tool
+   * calling it reads Nacos again.
+   */
+  private forgetInstances(row: McpServiceEntity): void {
+    const service = toMcpServiceRecord(row);
+    if (service.kind !== 'NACOS') return;
+    const key = nacosKeyOf(nacosRefOf(service, this.config));
+    if (!this.watcher.watchesNacosKey(key)) this.instances.delete(key);
   }
 
   /** The service's tools in the registry (any status), by name. */
