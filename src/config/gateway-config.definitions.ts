@@ -249,7 +249,7 @@ export const GATEWAY_SETTINGS = [
     kind: { type: 'int', min: 0, max: 86_400_000 },
     defaultValue: '600000',
     description:
-      'A pooled MCP session unused this long is closed (the next call opens a new one), unless its server is watched for tools/list_changed; 0 keeps sessions open until their server, headers or the gateway change.',
+      'A pooled MCP session unused this long is closed (the next call opens a new one), unless it is the one used last of those to a server watched for tools/list_changed; 0 keeps sessions open until their server, headers or the gateway change.',
   },
   {
     env: 'WEB_SEARCH_URL',

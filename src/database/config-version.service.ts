@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { LRUCache } from 'lru-cache';
 import { DataSource, EntityManager } from 'typeorm';
 import { HotSql } from './hot-sql';
 
@@ -13,6 +14,12 @@ export const VERSION_SELECT =
 function versionOf(row: Record<string, unknown>): string {
   return `${Number(row.cv_global ?? 0)}:${Number(row.cv_tenant ?? 0)}`;
 }
+
+/**
+ * Tenants whose last version read is remembered, the least recently read forgotten first (its next read goes to the
+ * database): else every tenant ever served kept its entries until restart.
+ */
+export const MAX_REMEMBERED_TENANT_VERSIONS = 10_000;
 
 /**
  * The configuration version stamps shared by every gateway instance on one database: one global stamp (platform-
@@ -29,9 +36,11 @@ function versionOf(row: Record<string, unknown>): string {
 @Injectable()
 export class ConfigVersionService {
   private localBumps = 0;
-  private readonly lastRead = new Map<string, { probe: string; version: string }>();
+  private readonly lastRead = new LRUCache<string, { probe: string; version: string }>({
+    max: MAX_REMEMBERED_TENANT_VERSIONS,
+  });
   /** The version each tenant's last {@link read} returned (both dialects). */
-  private readonly seen = new Map<string, string>();
+  private readonly seen = new LRUCache<string, string>({ max: MAX_REMEMBERED_TENANT_VERSIONS });
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,

@@ -58,6 +58,32 @@ describe('McpClientPool closes sessions no call used for MCP_SESSION_IDLE_MS', (
     }
   });
 
+  it('keeps one session to a watched server, the one used last, and closes its other idle ones', async () => {
+    let now = performance.now();
+    const clock = jest.spyOn(performance, 'now').mockImplementation(() => now);
+    const stopWatching = pool.pool.onToolsListChanged(server.url, () => undefined);
+    try {
+      // Sessions of every set of headers the server was called with (a rotated secret, another calling tenant).
+      expect((await pool.call(pingTool(server.url, { 'X-Key': 'old' }))).error).toBeUndefined();
+      const rotated = pingTool(server.url, { 'X-Key': 'new' });
+      expect((await pool.call(rotated)).error).toBeUndefined();
+      now += IDLE_MS;
+      expect((await pool.call(rotated)).error).toBeUndefined();
+      now += 1;
+      await waitFor(() => closedWith().length > 0, { description: 'the old headers session to be closed' });
+      expect(closedWith()).toEqual(['old']);
+
+      // Unused for long, the session used last stays: its stream is how the server tells of changes.
+      now += IDLE_MS * 4;
+      await new Promise((resolve) => setTimeout(resolve, IDLE_MS * 2));
+      expect(closedWith()).toEqual(['old']);
+      expect(pool.pool.stats().servers).toMatchObject([{ connected: true }]);
+    } finally {
+      stopWatching();
+      clock.mockRestore();
+    }
+  });
+
   it('keeps the session to a server watched for tools/list_changed, however long it is unused', async () => {
     const stopWatching = pool.pool.onToolsListChanged(server.url, () => undefined);
     try {

@@ -20,6 +20,16 @@ export class McpServiceHealthRecorder {
     for (const s of services) if (s.health === 'DOWN') this.registry.report(s.id, false, s.healthReason ?? undefined);
   }
 
+  /** The service was deleted on this instance: its health goes with it. */
+  forget(serviceId: string): void {
+    this.registry.forget(serviceId);
+  }
+
+  /** Keeps the health of the services in `serviceIds` only (the others were deleted, possibly on another instance). */
+  retainOnly(serviceIds: ReadonlySet<string>): void {
+    this.registry.retainOnly(serviceIds);
+  }
+
   async recordSyncSuccess(service: McpServiceRecord, report: McpSyncReport): Promise<void> {
     this.registry.report(service.id, true);
     const now = Date.now();

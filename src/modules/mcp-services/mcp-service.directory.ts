@@ -18,6 +18,11 @@ export class McpServiceDirectory {
     this.byId.delete(id);
   }
 
+  /** Forgets every service not in `ids` (deleted, possibly on another instance, where {@link forget} did not run). */
+  retainOnly(ids: ReadonlySet<string>): void {
+    for (const id of this.byId.keys()) if (!ids.has(id)) this.byId.delete(id);
+  }
+
   get(id: string): Promise<McpServiceRecord | null> {
     let found = this.byId.get(id);
     if (!found) {

@@ -79,6 +79,13 @@ export class McpServiceWatcher implements OnModuleDestroy {
     return this.watches.has(serviceId);
   }
 
+  /** Whether a watched NACOS service reads the Nacos service of `key` (`nacosKeyOf`). */
+  watchesNacosKey(key: string): boolean {
+    for (const { service } of this.watches.values())
+      if (service.kind === 'NACOS' && nacosKeyOf(nacosRefOf(service, this.config)) === key) return true;
+    return false;
+  }
+
   onModuleDestroy(): void {
     this.stopped = true;
     for (const watch of this.watches.values()) {

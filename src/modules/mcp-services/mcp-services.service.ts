@@ -23,6 +23,7 @@ import { McpServiceDirectory } from './mcp-service.directory';
 import { NACOS_NAMING, type NacosNamingPort } from './nacos/nacos-naming.adapter';
 import { isNacosEnabled, NacosDisabledError } from './nacos/nacos-naming.provider';
 import { NacosInstanceCache } from './nacos/nacos-instance.cache';
+import { McpServiceHealthRecorder } from './mcp-service-health.recorder';
 import { mcpEndpointOf } from './nacos/nacos-instance-endpoint';
 import { endpointDefaultsOf, nacosKeyOf, nacosRefOf } from './mcp-service.refs';
 import { McpServiceEntity } from './mcp-service.entity';
@@ -61,6 +62,7 @@ export class McpServicesService {
     private readonly directory: McpServiceDirectory,
     private readonly pool: McpClientPool,
     private readonly instances: NacosInstanceCache,
+    private readonly health: McpServiceHealthRecorder,
     private readonly configVersion: ConfigVersionService,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
@@ -198,7 +200,9 @@ export class McpServicesService {
     });
     this.directory.forget(id);
     this.watcher.unwatch(id);
+    this.health.forget(id);
     await this.closeSessions(row);
+    this.forgetInstances(row);
     return toMcpServiceDto(toMcpServiceRecord(row));
   }
 
@@ -221,6 +225,18 @@ export class McpServicesService {
       }
     }
     await Promise.all([...new Set(urls)].map((url) => this.pool.close(url, row.tenantId)));
+  }
+
+  /**
+   * Drops the instances last seen of a deleted NACOS service's Nacos service (read by {@link closeSessions} first),
+   * unless another record watched here names it: else each one stayed cached until restart. A hand-registered tool
+   * calling it reads Nacos again.
+   */
+  private forgetInstances(row: McpServiceEntity): void {
+    const service = toMcpServiceRecord(row);
+    if (service.kind !== 'NACOS') return;
+    const key = nacosKeyOf(nacosRefOf(service, this.config));
+    if (!this.watcher.watchesNacosKey(key)) this.instances.delete(key);
   }
 
   /** The service's tools in the registry (any status), by name. */

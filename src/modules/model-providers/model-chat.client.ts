@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type {
   ChatCompletionMessageFunctionToolCall,
@@ -71,6 +72,13 @@ interface CachedClient {
 const NO_KEY = 'none';
 
 /**
+ * Providers whose client (and key) stays in memory, the least recently asked let go first (built again on its next
+ * request): {@link ModelChatClient.forget} reaches only this instance, so a provider changed or deleted on another one
+ * kept its client and key here until restart.
+ */
+export const MAX_CACHED_MODEL_CLIENTS = 1_000;
+
+/**
  * The shortest model key the gateway sends. Every key it sends is scrubbed from error text wherever it occurs, so a key
  * must be long enough that scrubbing it cannot blank ordinary words of a provider's message: one or two characters
  * are refused (the run fails saying so; a server that needs no key is registered without `apiKey`).
@@ -87,7 +95,7 @@ const MIN_MODEL_KEY_CHARS = 3;
  */
 @Injectable()
 export class ModelChatClient {
-  private readonly clients = new Map<string, CachedClient>();
+  private readonly clients = new LRUCache<string, CachedClient>({ max: MAX_CACHED_MODEL_CLIENTS });
 
   constructor(
     private readonly secrets: ToolSecretsResolver,

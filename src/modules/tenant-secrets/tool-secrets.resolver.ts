@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { ConfigVersionService } from '@app/database/config-version.service';
 import { TenantSecretsRepository } from './tenant-secrets.repository';
@@ -10,6 +11,12 @@ interface TenantEntry {
   stamp: string;
   scope: Promise<SecretScope>;
 }
+
+/**
+ * Tenants whose decrypted secrets stay in memory, the least recently used let go first (read and decrypted again when
+ * the tenant's tools next need them): else every tenant whose tools ever ran kept its values until restart.
+ */
+export const MAX_CACHED_SECRET_SCOPES = 1_000;
 
 /**
  * The secrets a tool's `${secret:NAME}` references resolve from, by the tool's (or MCP service's) tenant:
@@ -24,7 +31,7 @@ interface TenantEntry {
 export class ToolSecretsResolver {
   private readonly logger = new Logger(ToolSecretsResolver.name);
   private readonly platform: SecretScope;
-  private readonly tenants = new Map<string, TenantEntry>();
+  private readonly tenants = new LRUCache<string, TenantEntry>({ max: MAX_CACHED_SECRET_SCOPES });
 
   constructor(
     @Inject(GATEWAY_CONFIG) config: Pick<GatewayConfig, 'toolSecrets'>,
@@ -46,7 +53,7 @@ export class ToolSecretsResolver {
     if (cached && cached.stamp === stamp) return cached.scope;
     const entry: TenantEntry = { stamp, scope: this.load(tenantId) };
     this.tenants.set(tenantId, entry);
-    entry.scope.catch(() => this.tenants.get(tenantId) === entry && this.tenants.delete(tenantId));
+    entry.scope.catch(() => this.tenants.peek(tenantId) === entry && this.tenants.delete(tenantId));
     return entry.scope;
   }
 

@@ -26,4 +26,9 @@ export class McpServiceHealthRegistry {
   forget(key: string): void {
     this.health.delete(key);
   }
+
+  /** Forgets every key not in `keys` (services deleted, possibly on another instance). */
+  retainOnly(keys: ReadonlySet<string>): void {
+    for (const key of this.health.keys()) if (!keys.has(key)) this.health.delete(key);
+  }
 }

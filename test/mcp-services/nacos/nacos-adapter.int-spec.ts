@@ -306,6 +306,100 @@ describe('NacosNamingAdapter with the real nacos client against the Nacos v1 tes
     });
   });
 
+  describe('unsubscribe', () => {
+    // Polls only: what a subscriber hears comes from the client's poll of the service, every cacheMillis.
+    const server = new NacosTestServer({ pushEnabled: false, cacheMillis: 500 });
+    const timers = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    let adapter: NacosNamingAdapter;
+
+    beforeAll(async () => {
+      const { addr } = await server.start();
+      adapter = new NacosNamingAdapter({ serverAddr: addr, namespace: NS });
+      await adapter.getHealthyInstances(ref('warm-up')); // the namespace's client exists before anything is counted
+    });
+
+    afterAll(async () => {
+      await adapter.close();
+      await server.stop();
+    });
+
+    it("stops the client's poll of a service once its last subscriber is gone", async () => {
+      const baseline = timers();
+      const subs = Array.from({ length: 20 }, (_, i) => {
+        server.registerInstance(NS, GROUP, `short-lived-${i}`, { ip: '10.5.0.1', port: 9000 + i });
+        return watch(adapter, ref(`short-lived-${i}`));
+      });
+      await waitFor(() => subs.every((sub) => sub.latest().length === 1), {
+        timeoutMs: 5000,
+        description: 'every first list',
+      });
+      expect(timers()).toBeGreaterThanOrEqual(baseline + subs.length);
+      for (const sub of subs) sub.stop();
+      await waitFor(() => timers() <= baseline, {
+        timeoutMs: 3000,
+        description: "the client's polls of the services no one follows to stop",
+      });
+    });
+
+    it('keeps polling for the subscribers still there, and again for one that subscribes anew', async () => {
+      server.registerInstance(NS, GROUP, 'shared', { ip: '10.6.0.1', port: 9000 });
+      const leaving = watch(adapter, ref('shared'));
+      const staying = watch(adapter, ref('shared'));
+      await waitFor(() => leaving.latest().length === 1 && staying.latest().length === 1, 3000);
+      leaving.stop();
+      server.registerInstance(NS, GROUP, 'shared', { ip: '10.6.0.2', port: 9000 });
+      await waitFor(() => staying.latest().length === 2, { timeoutMs: 3000, description: 'the polled change' });
+      staying.stop();
+
+      const again = watch(adapter, ref('shared'));
+      try {
+        await waitFor(() => again.latest().length === 2, 3000);
+        server.registerInstance(NS, GROUP, 'shared', { ip: '10.6.0.3', port: 9000 });
+        await waitFor(() => again.latest().length === 3, { timeoutMs: 3000, description: 'the polled change' });
+      } finally {
+        again.stop();
+      }
+    });
+  });
+
+  describe('unsubscribe, with UDP push', () => {
+    const server = new NacosTestServer({ pushDelayMs: 20, cacheMillis: 500 });
+    let adapter: NacosNamingAdapter;
+
+    beforeAll(async () => {
+      const { addr } = await server.start();
+      adapter = new NacosNamingAdapter({ serverAddr: addr, namespace: NS });
+    });
+
+    afterAll(async () => {
+      await adapter.close();
+      await server.stop();
+    });
+
+    it('polls a service again for a new subscriber after a push arrived while no one followed it', async () => {
+      server.registerInstance(NS, GROUP, 'late-push', { ip: '10.7.0.1', port: 9000 });
+      const first = watch(adapter, ref('late-push'));
+      await waitFor(() => first.latest().length === 1, 3000);
+      first.stop();
+      // The server still pushes to the client for a while: the list it caches is followed by no poll.
+      const acks = server.serviceCounters(NS, GROUP, 'late-push').pushAcks;
+      server.registerInstance(NS, GROUP, 'late-push', { ip: '10.7.0.2', port: 9000 });
+      await waitFor(() => server.serviceCounters(NS, GROUP, 'late-push').pushAcks > acks, 3000);
+
+      const lists = server.serviceCounters(NS, GROUP, 'late-push').listRequests;
+      const again = watch(adapter, ref('late-push'));
+      try {
+        await waitFor(() => again.latest().length === 2, 3000);
+        await waitFor(() => server.serviceCounters(NS, GROUP, 'late-push').listRequests > lists + 1, {
+          timeoutMs: 3000,
+          description: 'the client to poll the service again',
+        });
+      } finally {
+        again.stop();
+      }
+    });
+  });
+
   describe('with auth enabled', () => {
     const credentials = { username: 'nacos-reader', password: 'Sup3r$ecret/pw' };
     const server = new NacosTestServer({ auth: credentials });

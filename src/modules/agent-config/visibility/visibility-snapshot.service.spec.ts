@@ -3,7 +3,7 @@ import type { ConfigVersionService } from '@app/database/config-version.service'
 import type { ToolRegistryService } from '@app/modules/tool-registry/tool-registry.service';
 import type { AgentConfigRepository } from '../agent-config.repository';
 import { BuiltinToolCatalog } from '@app/modules/tool-registry/builtin-tool.catalog';
-import { VisibilitySnapshotService } from './visibility-snapshot.service';
+import { MAX_CACHED_TENANT_VIEWS, VisibilitySnapshotService } from './visibility-snapshot.service';
 
 /** A version read the test answers by hand. */
 interface PendingRead {
@@ -75,5 +75,39 @@ describe('VisibilitySnapshotService freshness', () => {
     await settle('1:2');
     await second;
     expect(loads).toBe(2);
+  });
+});
+
+describe('VisibilitySnapshotService tenant views', () => {
+  let loads: string[];
+  let snapshots: VisibilitySnapshotService;
+
+  beforeEach(() => {
+    loads = [];
+    const versions = { read: async () => '1:1', localBumpCount: () => 0 } as unknown as ConfigVersionService;
+    const tools = {
+      findAllInScope: async (tenantId: string) => (loads.push(tenantId), []),
+    } as unknown as ToolRegistryService;
+    const agents = { findCapability: async () => null } as unknown as AgentConfigRepository;
+    snapshots = new VisibilitySnapshotService(tools, agents, versions, new BuiltinToolCatalog(), {
+      toolSpecsCacheCheckMs: 0,
+    } as GatewayConfig);
+  });
+
+  it(`keeps the views of the ${MAX_CACHED_TENANT_VIEWS} tenants served last, not of every tenant ever served`, async () => {
+    for (let i = 0; i < MAX_CACHED_TENANT_VIEWS + 200; i++) await snapshots.tenantView(`tenant-${i}`);
+    expect(snapshots['tenants'].size).toBe(MAX_CACHED_TENANT_VIEWS);
+  });
+
+  it('reloads a view let go, and keeps serving the views in use from memory', async () => {
+    await snapshots.tenantView('busy');
+    for (let i = 0; i < MAX_CACHED_TENANT_VIEWS + 200; i++) {
+      await snapshots.tenantView(`tenant-${i}`);
+      if (i % 100 === 0) await snapshots.tenantView('busy');
+    }
+    await snapshots.tenantView('busy');
+    await snapshots.tenantView('tenant-0');
+    expect(loads.filter((t) => t === 'busy')).toHaveLength(1);
+    expect(loads.filter((t) => t === 'tenant-0')).toHaveLength(2);
   });
 });

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { ToolRegistryService } from '@app/modules/tool-registry/tool-registry.service';
 import { BuiltinToolCatalog } from '@app/modules/tool-registry/builtin-tool.catalog';
 import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
@@ -39,7 +40,14 @@ export interface TenantView {
 }
 
 /**
- * Caches what the visibility pipeline reads, per tenant. Every admin write (on any instance) bumps a config
+ * Tenants whose view stays in memory, the least recently served let go first (reloaded, one read of the tools, when
+ * the tenant comes back): each view copies every platform tool besides the tenant's own, with their emitted specs, and
+ * tenants come and go over the weeks a gateway runs.
+ */
+export const MAX_CACHED_TENANT_VIEWS = 1_000;
+
+/**
+ * Caches what the visibility pipeline reads, per tenant (the {@link MAX_CACHED_TENANT_VIEWS} served last). Every admin write (on any instance) bumps a config
  * version in the database (its tenant's, or the global one for platform-wide changes); a tenant's view is
  * reloaded when either moved. Loads are single-flight per tenant and per agent.
  */
@@ -64,7 +72,7 @@ export interface VersionRead {
 
 @Injectable()
 export class VisibilitySnapshotService {
-  private readonly tenants = new Map<string, TenantEntry>();
+  private readonly tenants = new LRUCache<string, TenantEntry>({ max: MAX_CACHED_TENANT_VIEWS });
   private readonly versionReads = new Map<string, VersionRead>();
 
   constructor(
@@ -118,7 +126,7 @@ export class VisibilitySnapshotService {
       view: this.loadTenant(tenantId),
     };
     this.tenants.set(tenantId, entry);
-    entry.view.catch(() => this.tenants.get(tenantId) === entry && this.tenants.delete(tenantId));
+    entry.view.catch(() => this.tenants.peek(tenantId) === entry && this.tenants.delete(tenantId));
     return entry.view;
   }
 

@@ -160,7 +160,12 @@ export class McpClientPool implements OnApplicationShutdown {
     let set = this.listChangedListeners.get(url);
     if (!set) this.listChangedListeners.set(url, (set = new Set()));
     set.add(listener);
-    return () => set.delete(listener);
+    return () => {
+      // The URL's entry goes with its last listener: else every endpoint ever watched (each address a Nacos service's
+      // instances had) kept one for good.
+      if (set.delete(listener) && set.size === 0 && this.listChangedListeners.get(url) === set)
+        this.listChangedListeners.delete(url);
+    };
   }
 
   /**
@@ -192,12 +197,20 @@ export class McpClientPool implements OnApplicationShutdown {
    * Closes the sessions no call asked for in MCP_SESSION_IDLE_MS, once their requests in flight end (the next call
    * opens a new one). Else every set of headers a server was ever called with (a rotated secret's old value), every
    * calling tenant and every endpoint a tool no longer has kept its session, and its server's memory, for good.
-   * Sessions to a server watched for `notifications/tools/list_changed` stay: that stream is how it tells of changes.
+   * Of the sessions to a server watched for `notifications/tools/list_changed`, the open one used last stays: its
+   * stream is how the server tells of changes. Its others (other headers, other calling tenants) go like any: kept
+   * too, they grew with every tenant calling the service and every secret rotated in its headers, for good.
    */
   private async closeIdle(): Promise<void> {
     const before = performance.now() - this.sessionIdleMs;
+    const listening = new Map<string, PoolEntry>();
+    for (const e of this.entries.values()) {
+      if (!e.connection || e.connection.lost || !(this.listChangedListeners.get(e.url)?.size ?? 0)) continue;
+      const kept = listening.get(e.url);
+      if (!kept || e.usedAt > kept.usedAt) listening.set(e.url, e);
+    }
     const idle = [...this.entries.values()].filter(
-      (e) => e.usedAt < before && !e.connecting && !(this.listChangedListeners.get(e.url)?.size ?? 0),
+      (e) => e.usedAt < before && !e.connecting && listening.get(e.url) !== e,
     );
     await Promise.all(idle.map((entry) => this.closeEntry(entry, 'when-idle')));
   }

@@ -77,14 +77,15 @@ interface SubscribeInfo {
 }
 
 /**
- * What the adapter uses of the `nacos` 2.6.3 naming client, including three internals:
+ * What the adapter uses of the `nacos` 2.6.3 naming client, including these internals:
  * - `_serverProxy.queryList`: the public reads either serve the subscription cache or, when the
  *   server answers an empty list, return the previous cached list (`ServiceInfo.isValid` rejects
  *   empty lists), so "no instance left" could never be seen; this call reads the server as it is.
  * - `_beatReactor`: its loop sleeps 10 s on an unclearable timer even after `close()`; the gateway
  *   registers no instance, so the loop is stopped at once.
  * - `_hostReactor` (and its push receiver): report errors as events that would otherwise go to
- *   `console.error` with the request's query string, password included.
+ *   `console.error` with the request's query string, password included; and its per-service poll, which its
+ *   `unSubscribe` never stops (see {@link forgetUnfollowed}).
  */
 interface NamingClient extends EventEmitter {
   ready(): Promise<void>;
@@ -95,7 +96,17 @@ interface NamingClient extends EventEmitter {
     queryList(serviceName: string, clusters: string, udpPort: number, healthyOnly: boolean): Promise<string>;
   };
   _beatReactor: { _isClosed: boolean; _clientBeatInterval: number };
-  _hostReactor: EventEmitter & { _pushReceiver?: EventEmitter };
+  _hostReactor: HostReactor;
+}
+
+/** The client's subscription half: a poll timer and a cached list per service key (see {@link forgetUnfollowed}). */
+interface HostReactor extends EventEmitter {
+  _pushReceiver?: EventEmitter;
+  _getKey(param: { serviceName: string; clusters: string }): string;
+  _futureMap: Map<string, { timer: NodeJS.Timeout }>;
+  _serviceInfoMap: Map<string, unknown>;
+  /** Keys whose first read is under way (their poll starts once it is done). */
+  _updatingSet: Set<string>;
 }
 
 const DEFAULT_CLUSTERS = ['DEFAULT'];
@@ -140,7 +151,10 @@ export class NacosNamingAdapter implements NacosNamingPort, OnApplicationShutdow
       }
     };
     const subscribed = this.clientFor(ref).then((client) => {
-      if (active) client.subscribe(info, onHosts);
+      if (active) {
+        forgetUnpolled(client, info);
+        client.subscribe(info, onHosts);
+      }
       return client;
     });
     subscribed.catch((err: unknown) =>
@@ -150,7 +164,10 @@ export class NacosNamingAdapter implements NacosNamingPort, OnApplicationShutdow
       if (!active) return;
       active = false;
       void subscribed.then(
-        (client) => client.unSubscribe(info, onHosts),
+        (client) => {
+          client.unSubscribe(info, onHosts);
+          forgetUnfollowed(client, info);
+        },
         () => undefined,
       );
     };
@@ -216,13 +233,50 @@ export class NacosNamingAdapter implements NacosNamingPort, OnApplicationShutdow
   }
 }
 
+/** The client's key of a subscription (`group@@service@@clusters`), as its own subscribe computes it. */
+function reactorKeyOf(client: NamingClient, info: SubscribeInfo): string {
+  return client._hostReactor._getKey({
+    serviceName: `${info.groupName}@@${info.serviceName}`,
+    clusters: info.clusters,
+  });
+}
+
+/**
+ * The client's `unSubscribe` only removes the listener: its poll of the service (a timer, and a list request every
+ * cacheMillis) and its cached list stayed for as long as the client, for every service ever followed, so a gateway
+ * that followed services for weeks polled all of them. With no listener left they go; a later subscribe starts
+ * them again.
+ */
+function forgetUnfollowed(client: NamingClient, info: SubscribeInfo): void {
+  const reactor = client._hostReactor;
+  const key = reactorKeyOf(client, info);
+  if (reactor.listenerCount(`${key}_changed`) > 0) return;
+  clearTimeout(reactor._futureMap.get(key)?.timer);
+  reactor._futureMap.delete(key);
+  reactor._serviceInfoMap.delete(key);
+}
+
+/**
+ * A list the client cached without polling the service (a poll or a push that landed after {@link forgetUnfollowed})
+ * would make its subscribe hand it out and never poll again: dropped first, so the subscribe reads and polls anew.
+ */
+function forgetUnpolled(client: NamingClient, info: SubscribeInfo): void {
+  const reactor = client._hostReactor;
+  const key = reactorKeyOf(client, info);
+  if (!reactor._futureMap.has(key) && !reactor._updatingSet.has(key)) reactor._serviceInfoMap.delete(key);
+}
+
 function stopBeatLoop(client: NamingClient): void {
   const beat = client._beatReactor;
   if (
     !beat ||
     typeof beat._clientBeatInterval !== 'number' ||
     typeof client._serverProxy?.queryList !== 'function' ||
-    !client._hostReactor
+    !client._hostReactor ||
+    typeof client._hostReactor._getKey !== 'function' ||
+    !(client._hostReactor._futureMap instanceof Map) ||
+    !(client._hostReactor._serviceInfoMap instanceof Map) ||
+    !(client._hostReactor._updatingSet instanceof Set)
   ) {
     throw new Error(
       'The installed nacos client is not the 2.6.x line this adapter was written for; update nacos-naming.adapter.ts.',
