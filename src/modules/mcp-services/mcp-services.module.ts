@@ -22,6 +22,7 @@ import { McpServiceRepairJob } from './mcp-service-repair.job';
 import { McpServiceDirectory } from './mcp-service.directory';
 import { McpNacosToolExecutor } from './nacos/mcp-nacos.executor';
 import { McpServicesService } from './mcp-services.service';
+import { McpServiceMemory } from './mcp-service.memory';
 import { McpServicesController } from './mcp-services.controller';
 
 /**
@@ -53,6 +54,7 @@ import { McpServicesController } from './mcp-services.controller';
     McpServiceDirectory,
     McpNacosToolExecutor,
     McpServicesService,
+    McpServiceMemory,
   ],
   exports: [McpServiceSyncService, McpServiceRepairService],
 })

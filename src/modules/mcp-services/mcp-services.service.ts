@@ -12,21 +12,16 @@ import { isUniqueViolation } from '@app/database/unique-violation';
 import { ConfigVersionService } from '@app/database/config-version.service';
 import { noNacosNamespaceMessage, tenantNacosNamespaces } from '@app/config/nacos-namespaces';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
-import { McpClientPool } from '@app/modules/executors/mcp/mcp-client.pool';
 import { ToolRegistryRepository } from '@app/modules/tool-registry/tool-registry.repository';
 import { scopeKeyOf, toDescriptor, toToolDto } from '@app/modules/tool-registry/tool-descriptor.mapper';
 import type { ToolDto } from '@app/modules/tool-registry/tool-registry.dto';
 import { checkHeaderTemplates } from '@app/modules/tool-registry/tool-definition.rules';
 import { urlCredentialProblem } from '@app/modules/tool-registry/tool-credential.rules';
 import { McpToolRowsRepository } from './mcp-tool-rows.repository';
-import { McpServiceDirectory } from './mcp-service.directory';
 import { NACOS_NAMING, type NacosNamingPort } from './nacos/nacos-naming.adapter';
 import { isNacosEnabled, NacosDisabledError } from './nacos/nacos-naming.provider';
-import { NacosInstanceCache } from './nacos/nacos-instance.cache';
-import { McpServiceHealthRecorder } from './mcp-service-health.recorder';
-import { mcpEndpointOf } from './nacos/nacos-instance-endpoint';
-import { endpointDefaultsOf, nacosKeyOf, nacosRefOf } from './mcp-service.refs';
 import { McpServiceEntity } from './mcp-service.entity';
+import { McpServiceMemory } from './mcp-service.memory';
 import { McpServiceRepository } from './mcp-service.repository';
 import { McpServiceSyncService } from './mcp-service-sync.service';
 import { McpServiceWatcher } from './mcp-service.watcher';
@@ -59,10 +54,7 @@ export class McpServicesService {
     @Inject(NACOS_NAMING) private readonly naming: NacosNamingPort,
     private readonly toolRows: McpToolRowsRepository,
     private readonly registry: ToolRegistryRepository,
-    private readonly directory: McpServiceDirectory,
-    private readonly pool: McpClientPool,
-    private readonly instances: NacosInstanceCache,
-    private readonly health: McpServiceHealthRecorder,
+    private readonly memory: McpServiceMemory,
     private readonly configVersion: ConfigVersionService,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
@@ -182,9 +174,7 @@ export class McpServicesService {
       await this.services.update(id, changes, m);
       if (Object.keys(toolChanges).length) await this.toolRows.followService(m, id, toolChanges, now);
     });
-    this.directory.forget(id);
-    this.watcher.unwatch(id);
-    await this.closeSessions(row);
+    await this.memory.forgetChanged(row);
     return this.syncAndWatch(id, row.name, 'admin');
   }
 
@@ -198,45 +188,8 @@ export class McpServicesService {
       await this.services.delete(m, id);
       await this.toolRows.disableForService(m, id, Date.now());
     });
-    this.directory.forget(id);
-    this.watcher.unwatch(id);
-    this.health.forget(id);
-    await this.closeSessions(row);
-    this.forgetInstances(row);
+    await this.memory.forgetDeleted(row);
     return toMcpServiceDto(toMcpServiceRecord(row));
-  }
-
-  /**
-   * Retires the service's pooled sessions (its tenant's, to its URL or, NACOS, to each instance last seen): the next
-   * call opens one with what the service is now, and none is left open with old headers or for a deleted service.
-   */
-  private async closeSessions(row: McpServiceEntity): Promise<void> {
-    const service = toMcpServiceRecord(row);
-    let urls: string[] = [];
-    if (service.kind === 'STATIC') urls = [service.url!];
-    else {
-      const defaults = endpointDefaultsOf(service, this.config);
-      for (const instance of this.instances.get(nacosKeyOf(nacosRefOf(service, this.config))) ?? []) {
-        try {
-          urls.push(mcpEndpointOf(instance, defaults).url);
-        } catch {
-          // An instance whose metadata names no usable endpoint has no session.
-        }
-      }
-    }
-    await Promise.all([...new Set(urls)].map((url) => this.pool.close(url, row.tenantId)));
-  }
-
-  /**
-   * Drops the instances last seen of a deleted NACOS service's Nacos service (read by {@link closeSessions} first),
-   * unless another record watched here names it: else each one stayed cached until restart. A hand-registered tool
-   * calling it reads Nacos again.
-   */
-  private forgetInstances(row: McpServiceEntity): void {
-    const service = toMcpServiceRecord(row);
-    if (service.kind !== 'NACOS') return;
-    const key = nacosKeyOf(nacosRefOf(service, this.config));
-    if (!this.watcher.watchesNacosKey(key)) this.instances.delete(key);
   }
 
   /** The service's tools in the registry (any status), by name. */
