@@ -279,6 +279,13 @@ describeEachDialect('knowledge bases: admin API and tenancy', (dialect) => {
       Array.from({ length: 4 }, () => gw.http.delete(`${KB}/${kb}/documents/${drop}`).set(gw.admin)),
     );
     expect(deletions.map((r) => r.status).sort()).toEqual([200, 404, 404, 404]);
+    // Found gone before its lock, or after another deletion took it: either 404 says where to list what is left.
+    for (const refused of deletions.filter((r) => r.status === 404))
+      expect(refused.body.error.message).toMatch(
+        new RegExp(
+          `^No document ${drop} in knowledge base ${kb}[;:].*GET /api/v1/admin/knowledge-bases/${kb}/documents`,
+        ),
+      );
     expect((await gw.http.get(`${KB}/${kb}`).set(gw.admin)).body).toMatchObject({ documentCount: 1, chunkCount: 1 });
     expect((await searchBase(gw, kb, 'refund', 5)).map((r) => r.title)).toEqual(['Keep']);
   });
@@ -306,6 +313,10 @@ describeEachDialect('knowledge bases: admin API and tenancy', (dialect) => {
         new Promise((resolve) => setTimeout(resolve, 5)).then(() => gw.http.delete(`${KB}/${kb}`).set(gw.admin)),
       ]);
       expect([201, 404]).toContain(added.status);
+      if (added.status === 404)
+        expect(added.body.error.message).toMatch(
+          /^(No knowledge base \S+ in your tenant; list them with GET \/api\/v1\/admin\/knowledge-bases\.|Knowledge base \S+ was deleted while the document was added; nothing was stored\. Add the document to another knowledge base \(GET \/api\/v1\/admin\/knowledge-bases lists them, POST creates one\)\.)$/,
+        );
       expect(deleted.status).toBe(200);
       const ds = gw.app.get(DataSource);
       const [docs] = await ds.query('SELECT COUNT(*) AS n FROM knowledge_document WHERE knowledge_base_id = ?', [kb]);

@@ -155,14 +155,14 @@ export class KnowledgeDocumentsService {
 function baseGone(knowledgeBaseId: string): DomainError {
   return new DomainError(
     CommonErrorCode.NOT_FOUND,
-    `Knowledge base ${knowledgeBaseId} was deleted while the document was added; nothing was stored.`,
+    `Knowledge base ${knowledgeBaseId} was deleted while the document was added; nothing was stored. Add the document to another knowledge base (GET /api/v1/admin/knowledge-bases lists them, POST creates one).`,
   );
 }
 
 function documentGone(row: KnowledgeDocumentEntity): DomainError {
   return new DomainError(
     CommonErrorCode.NOT_FOUND,
-    `No document ${row.id} in knowledge base ${row.knowledgeBaseId}: another request deleted it.`,
+    `No document ${row.id} in knowledge base ${row.knowledgeBaseId}: another request deleted it meanwhile, so nothing is left to delete; GET /api/v1/admin/knowledge-bases/${row.knowledgeBaseId}/documents lists the documents left.`,
   );
 }
 
