@@ -68,6 +68,12 @@ describeEachDialect('knowledge bases: admin API and tenancy', (dialect) => {
     expect(JSON.stringify(keyInQuery.body)).not.toContain('kb-secret-123');
     const ftp = await httpBase('ftp://x/y');
     expect(ftp.status).toBe(400);
+    expect(ftp.body.error.details.fields).toEqual([
+      {
+        field: 'url',
+        problems: ['must be an http: or https: URL, not ftp:; e.g. https://retrieval.example.com/search'],
+      },
+    ]);
     const kind = await gw.http.post(KB).set(gw.admin).send({ name: 'svc', tenantId: 'v', kind: 'VECTOR' });
     expect(kind.status).toBe(400);
     const kb = await createKnowledgeBase(gw, { name: 'docs', tenantId: 'v' });
@@ -76,6 +82,27 @@ describeEachDialect('knowledge bases: admin API and tenancy', (dialect) => {
       .set(gw.admin)
       .send({ title: 't', content: 'x', mimeType: 'application/pdf' });
     expect(mime.status).toBe(400);
+    const blank = await gw.http
+      .post(`${KB}/${kb}/documents`)
+      .set(gw.admin)
+      .send({ title: 't', content: '\n\n  \n', mimeType: 'text/plain' })
+      .expect(400);
+    expect(blank.body.error.details.fields).toEqual([
+      { field: 'content', problems: ["has no text to index (only blank lines); send the document's text"] },
+    ]);
+    const metadata = await gw.http
+      .post(`${KB}/${kb}/documents`)
+      .set(gw.admin)
+      .send({ title: 't', content: 'x', mimeType: 'text/plain', metadata: { note: 'n'.repeat(16_001) } })
+      .expect(400);
+    expect(metadata.body.error.details.fields).toEqual([
+      {
+        field: 'metadata',
+        problems: [
+          "must be at most 16000 characters as JSON; keep the document's text in content, and fewer or shorter entries in metadata",
+        ],
+      },
+    ]);
     const topK = await gw.http.post(`${KB}/${kb}/search`).set(gw.admin).send({ query: 'x', topK: 500 });
     expect(topK.status).toBe(400);
   });
