@@ -40,7 +40,10 @@ describeEachDialect('closing sessions, listing them, and retention of events and
       .set(t.runtime)
       .send({ iteration: 99, toolCalls: [{ id: 'after-close', name: 'LIST_FILES', arguments: {} }] })
       .expect(409);
-    expect(act.body.error.code).toBe('SESSION_CLOSED');
+    expect(act.body.error).toMatchObject({
+      code: 'SESSION_CLOSED',
+      message: `Session ${id} is closed; start a new session with POST /api/v1/sessions and submit the calls there.`,
+    });
     const files = await suite.gw.http.get(`/api/v1/sessions/${id}/files`).set(t.runtime).expect(409);
     expect(files.body.error).toMatchObject({
       code: 'WORKSPACE_UNAVAILABLE',
