@@ -372,6 +372,9 @@ describe('HTTP contract of act and execute (routing, bodies, errors)', () => {
       status: 415,
       code: 'UNSUPPORTED_MEDIA_TYPE',
     });
+    expect(unknown.body.error.message).toContain(
+      'unsupported content encoding "zstd" (gzip, deflate and br are read; or send the body without Content-Encoding)',
+    );
   });
 
   it("a path parameter that does not percent-decode is a 400 with the contract's error body", async () => {
