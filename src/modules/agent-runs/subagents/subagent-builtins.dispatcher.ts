@@ -48,7 +48,7 @@ export class SubagentBuiltinsDispatcher implements ToolDispatcher, OnModuleInit 
     deadline: number,
   ): Promise<ToolOutput> {
     if (!ctx.sessionId || !ctx.tenantId || !ctx.agentId)
-      throw builtinRefusal(`${tool.name} works only inside a session`);
+      throw builtinRefusal(`${tool.name} works only inside a session; call it with POST /api/v1/sessions/{id}/act`);
     const call: DelegatingCall = {
       tenantId: ctx.tenantId,
       sessionId: ctx.sessionId,
