@@ -764,8 +764,11 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
       .expect(400);
     expect(dup.body.error.message).toContain('appears twice');
     await gw.http.post(`/api/v1/sessions/${sessionId}/resume`).set(runtime).send({ decision: 'APPROVE' }).expect(400);
-    expect((await resume(sessionId, { clientMessageId: 'nothing-pending' }, 409)).body.error.code).toBe(
-      'NO_PENDING_REQUEST',
-    );
+    expect((await resume(sessionId, { clientMessageId: 'nothing-pending' }, 409)).body.error).toMatchObject({
+      code: 'NO_PENDING_REQUEST',
+      message: expect.stringMatching(
+        new RegExp(`waits for no decision; submit tool calls with POST /api/v1/sessions/${sessionId}/act\\.$`),
+      ),
+    });
   });
 });

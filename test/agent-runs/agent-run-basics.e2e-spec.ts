@@ -790,7 +790,7 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
     const closed = await fx.send(closedId, 'x', 'hi').expect(409);
     expect(closed.body.error).toMatchObject({
       code: 'SESSION_CLOSED',
-      message: expect.stringContaining('start a new session'),
+      message: `Session ${closedId} is closed; start a new session with POST /api/v1/sessions and send the message there.`,
     });
 
     const otherRuntime = await (await import('@test/support/gateway-test-app')).createKey(suite.gw, 'globex');

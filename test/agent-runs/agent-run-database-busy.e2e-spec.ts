@@ -85,6 +85,22 @@ describeEachDialect('agent runs: a step the database refuses as busy or unreacha
     expect((await fx.sessionView(sessionId)).status).toBe('ACTIVE');
   });
 
+  it('FAILS on an unexpected error with an incident id, never the error text (it may name SQL or host paths)', async () => {
+    const { sessionId } = await ledgerSession();
+    failResultsCheckpointOnce(
+      sessionId,
+      () => new TypeError("Cannot read properties of undefined (reading 'rows') at /srv/app/dist/x.js"),
+    );
+
+    const res = await fx.send(sessionId, 'm1', 'Write entry-1').expect(200);
+
+    expect(res.body.status).toBe('FAILED');
+    expect(res.body.error).toMatch(
+      /^the gateway failed to continue the run after an unexpected error \(incident [0-9a-f-]{36}; the gateway's log has the details\); send the message again to start a new run, and report the incident if it recurs$/,
+    );
+    expect(res.body.error).not.toContain('/srv/app');
+  });
+
   it('does not read its provider as deleted when the database could not be read (a lock wait timeout)', async () => {
     const { agent, sessionId } = await ledgerSession();
     const providers = suite.gw.app.get(ModelProvidersService);

@@ -350,6 +350,11 @@ describeEachDialect('sub-agents: SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TAS
     const checked = (await act(2, 'CHECK_TASK_STATUS', { taskId })).body.results[0];
     expect(checked.status).toBe('COMPLETED');
     expect(JSON.parse(checked.content)).toMatchObject({ taskId, status: 'COMPLETED', answer: 'work done' });
+    const unknown = (await act(3, 'CHECK_TASK_STATUS', { taskId: 'no-such-task' })).body.results[0];
+    expect(unknown).toMatchObject({ status: 'FAILED', isError: true });
+    expect(unknown.content).toContain(
+      'no task no-such-task was started by this session; give the taskId that SUBMIT_SUBAGENT_TASK answered',
+    );
   });
 
   it('refuses a cycle (A → B → A) and a delegation beyond SUBAGENT_MAX_DEPTH with a result the model reads', async () => {

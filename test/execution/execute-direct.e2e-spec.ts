@@ -114,6 +114,46 @@ describe('POST /tools/{name}/execute (executeDirect)', () => {
     expect(res.body.error.code).toBe('WEB_SEARCH_REQUIRES_SESSION');
   });
 
+  it('refuses a session-only built-in as a failed result that says where to call it', async () => {
+    const all = (await gw.http.get('/api/v1/admin/tools?pageSize=500').set(gw.admin).expect(200)).body.items as Array<{
+      id: string;
+      name: string;
+    }>;
+    const builtin = (name: string) => all.find((t) => t.name === name)!.id;
+    const agent = (
+      await gw.http
+        .post('/api/v1/admin/agents')
+        .set(gw.admin)
+        .send({ name: 'builtins', tenantId: 'acme', sideEffectPolicy: 'ALLOW' })
+        .expect(201)
+    ).body.id;
+    await gw.http
+      .put(`/api/v1/admin/agents/${agent}/tools`)
+      .set(gw.admin)
+      .send({ toolIds: [builtin('WRITE_FILE'), builtin('READ_TOOL_RESULT'), builtin('CHECK_TASK_STATUS')] })
+      .expect(200);
+    const res = await execute('WRITE_FILE', {
+      agentId: agent,
+      capabilities: ['FILE_ROOM'],
+      arguments: { path: 'a.txt', content: 'x' },
+    });
+    expect(res.body).toMatchObject({ status: 'FAILED', isError: true });
+    expect(res.body.content).toContain(
+      'WRITE_FILE works only inside a session with a workspace; call it with POST /api/v1/sessions/{id}/act in a session created with capabilities ["FILE_ROOM"]',
+    );
+    // The session's own built-ins (results, sub-agent tasks) are refused the same way, naming the tool.
+    for (const [name, args] of [
+      ['READ_TOOL_RESULT', { toolCallId: 'x' }],
+      ['CHECK_TASK_STATUS', { taskId: 'x' }],
+    ] as const) {
+      const other = await execute(name, { agentId: agent, arguments: args });
+      expect(other.body).toMatchObject({ status: 'FAILED', errorClass: 'BUILTIN_REFUSED' });
+      expect(other.body.content).toContain(
+        `${name} works only inside a session; call it with POST /api/v1/sessions/{id}/act`,
+      );
+    }
+  });
+
   it('answers 404 for a tool name the tenant does not have', async () => {
     await execute('nope', { arguments: {} }, 404);
     const globex = await createKey(gw, 'globex', 'runtime');

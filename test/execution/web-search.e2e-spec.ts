@@ -19,6 +19,10 @@ describe('platform web search through act', () => {
         res.write('{"results": [');
         return void setTimeout(() => res.socket?.destroy(), 20);
       }
+      if (q === 'denied' || q === 'busy') {
+        res.statusCode = q === 'busy' ? 503 : 403;
+        return void res.end('{"error":"forbidden"}');
+      }
       if (q === 'flood') {
         // 11 MiB in chunks, no Content-Length: counted as it streams.
         const chunk = Buffer.alloc(1024 * 1024, 'a');
@@ -119,6 +123,27 @@ describe('platform web search through act', () => {
       .expect(200);
     expect(res.body.results[0]).toMatchObject({ status: 'FAILED', errorClass: 'RESPONSE_TOO_LARGE' });
     expect(res.body.results[0].content).toContain('the search provider answered more than 10485760 bytes');
+  });
+
+  it("fails a provider's refusal with what the model can do: go on without web search", async () => {
+    const res = await gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(runtime)
+      .send({ iteration: 2, toolCalls: [{ id: 's-denied', name: 'web_search', arguments: { query: 'denied' } }] })
+      .expect(200);
+    expect(res.body.results[0]).toMatchObject({ status: 'FAILED', errorClass: 'HTTP_CLIENT_ERROR' });
+    expect(res.body.results[0].content).toContain(
+      'the search provider answered HTTP 403, refusing the search; go on without it (the platform operator should check WEB_SEARCH_URL and WEB_SEARCH_API_KEY)',
+    );
+    const busy = await gw.http
+      .post(`/api/v1/sessions/${sessionId}/act`)
+      .set(runtime)
+      .send({ iteration: 2, toolCalls: [{ id: 's-busy', name: 'web_search', arguments: { query: 'busy' } }] })
+      .expect(200);
+    expect(busy.body.results[0]).toMatchObject({ status: 'FAILED', errorClass: 'HTTP_RETRYABLE' });
+    expect(busy.body.results[0].content).toContain(
+      'the search provider answered HTTP 503 (busy or down); search again later, or go on without it',
+    );
   });
 
   it('reports a provider that drops the connection mid-answer as a lost connection, and retries the search', async () => {

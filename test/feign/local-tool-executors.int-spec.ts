@@ -107,7 +107,9 @@ describeEachDialect('LOCAL and FEIGN executors calling the decorated methods', (
         .execute(invocation((await moduleRef.get(ToolRegistryService).findById(sneaky.id))!, {})),
     );
     expect(err.errorClass).toBe('LOCAL_TOOL_NOT_FOUND');
-    expect(err.message).toMatch(/runs only as the FEIGN tool get_order/);
+    expect(err.message).toBe(
+      'Tool sneaky_get_order (DB/FEIGN) points at OrdersService.getOrder, which runs only as the FEIGN tool get_order: call get_order instead (an admin should delete sneaky_get_order).',
+    );
   });
 
   it('fails clearly, without running anything, for an ORPHANED row', async () => {

@@ -184,7 +184,11 @@ describe('HTTP contract of act and execute (routing, bodies, errors)', () => {
       'an unknown tool',
       (http) => http.post('/api/v1/tools/nope/execute').set(runtime).send(executeBody()),
       404,
-      error('NOT_FOUND', 'No tool named nope in your tenant or platform-wide.', { toolName: 'nope' }),
+      error(
+        'NOT_FOUND',
+        "No tool named nope in your tenant or platform-wide; use a name from the agent's tool specs (POST /api/v1/agents/{agentId}/tool-specs).",
+        { toolName: 'nope' },
+      ),
     ],
     [
       'a percent-encoded tool name',
@@ -309,7 +313,10 @@ describe('HTTP contract of act and execute (routing, bodies, errors)', () => {
     const res = await gw.http.post(execute).set(runtime).set('content-type', 'application/json').send(huge);
     expect({ status: res.status, body: res.body }).toEqual({
       status: 413,
-      body: error('PAYLOAD_TOO_LARGE', 'The request body is too large; send a smaller body.'),
+      body: error(
+        'PAYLOAD_TOO_LARGE',
+        "The request body is larger than the 10485760 bytes (10 MB) the API reads (counted after Content-Encoding is undone); send a smaller body: split the data across several requests, or upload files to a session's workspace with PUT /api/v1/sessions/{id}/files/content.",
+      ),
     });
   });
 
@@ -365,6 +372,9 @@ describe('HTTP contract of act and execute (routing, bodies, errors)', () => {
       status: 415,
       code: 'UNSUPPORTED_MEDIA_TYPE',
     });
+    expect(unknown.body.error.message).toContain(
+      'unsupported content encoding "zstd" (gzip, deflate and br are read; or send the body without Content-Encoding)',
+    );
   });
 
   it("a path parameter that does not percent-decode is a 400 with the contract's error body", async () => {

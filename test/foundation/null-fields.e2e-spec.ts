@@ -77,6 +77,10 @@ describeEachDialect('null in admin bodies', (dialect) => {
         .send({ [field]: null });
       expect([field, res.status, res.body.error?.code]).toEqual([field, 400, 'VALIDATION_FAILED']);
       expect(fieldsOf(res.body)).toEqual([field]);
+      if (['requires', 'enabled', 'status'].includes(field))
+        expect(res.body.error.details.fields[0].problems).toContain(
+          `${field} may be left out but not null; leave it out, or send a value`,
+        );
     }
     const got = await gw.http.get(`/api/v1/admin/tools/${tool.id}`).set(gw.admin).expect(200);
     expect(got.body).toMatchObject({ version: tool.version, status: 'ACTIVE', enabled: true, name: tool.name });

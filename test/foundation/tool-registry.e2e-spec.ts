@@ -354,6 +354,10 @@ describeEachDialect('tool registry admin API', (dialect) => {
       'pageSize',
       'source',
     ]);
+    const badTenant = await suite.gw.http.get('/api/v1/admin/tools?tenantId=a%20b').set(suite.gw.admin).expect(400);
+    expect(badTenant.body.error.details.fields).toEqual([
+      { field: 'tenantId', problems: ['tenantId must be 1-64 letters, digits, _ . or -'] },
+    ]);
   });
 
   it('scopes a tenant admin: own and platform-wide tools only, no platform-wide writes', async () => {

@@ -68,6 +68,12 @@ describeEachDialect('knowledge bases: admin API and tenancy', (dialect) => {
     expect(JSON.stringify(keyInQuery.body)).not.toContain('kb-secret-123');
     const ftp = await httpBase('ftp://x/y');
     expect(ftp.status).toBe(400);
+    expect(ftp.body.error.details.fields).toEqual([
+      {
+        field: 'url',
+        problems: ['must be an http: or https: URL, not ftp:; e.g. https://retrieval.example.com/search'],
+      },
+    ]);
     const kind = await gw.http.post(KB).set(gw.admin).send({ name: 'svc', tenantId: 'v', kind: 'VECTOR' });
     expect(kind.status).toBe(400);
     const kb = await createKnowledgeBase(gw, { name: 'docs', tenantId: 'v' });
@@ -76,6 +82,27 @@ describeEachDialect('knowledge bases: admin API and tenancy', (dialect) => {
       .set(gw.admin)
       .send({ title: 't', content: 'x', mimeType: 'application/pdf' });
     expect(mime.status).toBe(400);
+    const blank = await gw.http
+      .post(`${KB}/${kb}/documents`)
+      .set(gw.admin)
+      .send({ title: 't', content: '\n\n  \n', mimeType: 'text/plain' })
+      .expect(400);
+    expect(blank.body.error.details.fields).toEqual([
+      { field: 'content', problems: ["has no text to index (only blank lines); send the document's text"] },
+    ]);
+    const metadata = await gw.http
+      .post(`${KB}/${kb}/documents`)
+      .set(gw.admin)
+      .send({ title: 't', content: 'x', mimeType: 'text/plain', metadata: { note: 'n'.repeat(16_001) } })
+      .expect(400);
+    expect(metadata.body.error.details.fields).toEqual([
+      {
+        field: 'metadata',
+        problems: [
+          "must be at most 16000 characters as JSON; keep the document's text in content, and fewer or shorter entries in metadata",
+        ],
+      },
+    ]);
     const topK = await gw.http.post(`${KB}/${kb}/search`).set(gw.admin).send({ query: 'x', topK: 500 });
     expect(topK.status).toBe(400);
   });
@@ -279,6 +306,13 @@ describeEachDialect('knowledge bases: admin API and tenancy', (dialect) => {
       Array.from({ length: 4 }, () => gw.http.delete(`${KB}/${kb}/documents/${drop}`).set(gw.admin)),
     );
     expect(deletions.map((r) => r.status).sort()).toEqual([200, 404, 404, 404]);
+    // Found gone before its lock, or after another deletion took it: either 404 says where to list what is left.
+    for (const refused of deletions.filter((r) => r.status === 404))
+      expect(refused.body.error.message).toMatch(
+        new RegExp(
+          `^No document ${drop} in knowledge base ${kb}[;:].*GET /api/v1/admin/knowledge-bases/${kb}/documents`,
+        ),
+      );
     expect((await gw.http.get(`${KB}/${kb}`).set(gw.admin)).body).toMatchObject({ documentCount: 1, chunkCount: 1 });
     expect((await searchBase(gw, kb, 'refund', 5)).map((r) => r.title)).toEqual(['Keep']);
   });
@@ -306,6 +340,10 @@ describeEachDialect('knowledge bases: admin API and tenancy', (dialect) => {
         new Promise((resolve) => setTimeout(resolve, 5)).then(() => gw.http.delete(`${KB}/${kb}`).set(gw.admin)),
       ]);
       expect([201, 404]).toContain(added.status);
+      if (added.status === 404)
+        expect(added.body.error.message).toMatch(
+          /^(No knowledge base \S+ in your tenant; list them with GET \/api\/v1\/admin\/knowledge-bases\.|Knowledge base \S+ was deleted while the document was added; nothing was stored\. Add the document to another knowledge base \(GET \/api\/v1\/admin\/knowledge-bases lists them, POST creates one\)\.)$/,
+        );
       expect(deleted.status).toBe(200);
       const ds = gw.app.get(DataSource);
       const [docs] = await ds.query('SELECT COUNT(*) AS n FROM knowledge_document WHERE knowledge_base_id = ?', [kb]);

@@ -150,6 +150,10 @@ describeEachDialect('POST|GET /api/v1/admin/mcp-services (admin API, tenancy, er
         (s: { tenantId: string }) => s.tenantId,
       ),
     ).toEqual(['acme']);
+    const badTenant = await gw.http.get(`${base}?tenantId=a%20b`).set(gw.admin).expect(400);
+    expect(badTenant.body.error.details.fields).toEqual([
+      { field: 'tenantId', problems: ['tenantId must be 1-64 letters, digits, _ . or -'] },
+    ]);
 
     const one = await api.service(platform.id);
     expect(one).toMatchObject({ health: 'UP', healthReason: null, kind: 'STATIC', url: server.url });

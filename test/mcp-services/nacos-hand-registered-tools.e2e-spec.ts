@@ -65,6 +65,14 @@ describe("hand-registered MCP_NACOS tools are looked up in their owner's Nacos n
     expect(platform).toMatchObject({ status: 'COMPLETED', content: 'platform:refund:{"q":"hello"}' });
   });
 
+  it('a tool whose Nacos service has no instance fails saying what it waits for', async () => {
+    const ghost = await run(gw.admin, 'acme', nacosTool('ghost_refund', { endpoint: `ghost@${GROUP}` }));
+    expect(ghost).toMatchObject({ status: 'FAILED', isError: true, errorClass: 'MCP_CONNECT_FAILED' });
+    expect(ghost.content).toContain(
+      `no healthy instance of Nacos service ${GROUP}@@ghost (namespace ${PLATFORM_NS}) to call ghost_refund on; call again once an instance of it is registered and healthy in Nacos`,
+    );
+  });
+
   it('a tenant without a namespace may not register one, and one registered for it looks nothing up', async () => {
     const calledBefore = platformServer.calls.length;
     const globexAdmin = await createKey(gw, 'globex', 'admin');

@@ -93,6 +93,19 @@ describe('NacosMcpSync: Nacos services (real nacos client, Nacos v1 test server)
       lastSync: { added: 2, trigger: 'create', listedFrom: a.url },
     });
     expect(Date.parse(service.lastSyncAt!)).toBeGreaterThan(Date.now() - 10_000);
+    const moved = await gw.http
+      .patch(`/api/v1/admin/mcp-services/${service.id}`)
+      .set(gw.admin)
+      .send({ url: 'https://mcp.example.com/mcp' })
+      .expect(400);
+    expect(moved.body.error.details.fields).toEqual([
+      {
+        field: 'url',
+        problems: [
+          'can be changed only on STATIC services; weather is NACOS, whose address Nacos gives: leave url out',
+        ],
+      },
+    ]);
 
     const tools = await api.toolsOf(service.id);
     expect(Object.keys(tools).sort()).toEqual(['weather_alerts', 'weather_forecast']);

@@ -202,11 +202,25 @@ describeEachDialect('model providers (/admin/model-providers) and the agent-loop
       .set(acmeAdmin)
       .send({ name: 'x1', tenantId: 'acme', modelProviderId: globexProvider.id })
       .expect(404);
-    await suite.gw.http
+    const foreign = await suite.gw.http
       .post('/api/v1/admin/agents')
       .set(acmeAdmin)
       .send({ name: 'x2', tenantId: 'acme', subAgentIds: [globexAgent.id] })
       .expect(404);
+    expect(foreign.body.error.message).toBe(
+      `No agent ${globexAgent.id} in tenant acme; sub-agents must be agents of the same tenant: pick their ids from GET /api/v1/admin/agents.`,
+    );
+    const itself = await suite.gw.http
+      .patch(`/api/v1/admin/agents/${helper.id}`)
+      .set(acmeAdmin)
+      .send({ subAgentIds: [helper.id] })
+      .expect(400);
+    expect(itself.body.error.details.fields).toEqual([
+      {
+        field: 'subAgentIds',
+        problems: [`an agent cannot list itself as a sub-agent; remove ${helper.id} (its own id) from subAgentIds`],
+      },
+    ]);
     const agent = (
       await suite.gw.http
         .post('/api/v1/admin/agents')

@@ -17,7 +17,9 @@ describe('RATE_LIMIT_PER_MINUTE', () => {
     }
     const limited = await gw.http.get('/api/v1/sessions/no-such-session').set(first).expect(429);
     expect(limited.body.error.code).toBe('TOO_MANY_REQUESTS');
-    expect(limited.body.error.message).toMatch(/Retry-After/);
+    expect(limited.body.error.message).toBe(
+      `This API key sent more requests within a minute than RATE_LIMIT_PER_MINUTE (${PER_MINUTE}) allows on this gateway instance; wait ${limited.headers['retry-after']} s (see the Retry-After header) and retry, and spread its requests out (the operator may raise RATE_LIMIT_PER_MINUTE).`,
+    );
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     await gw.http.post('/api/v1/sessions').set(first).send({}).expect(429);
     // Refused before its body is read: a body that does not parse gets the 429 too, not a 400, with its Retry-After.
@@ -28,6 +30,9 @@ describe('RATE_LIMIT_PER_MINUTE', () => {
       .send('{"not json')
       .expect(429);
     expect(unread.body.error.code).toBe('TOO_MANY_REQUESTS');
+    expect(unread.body.error.message).toBe(
+      `This API key sent more requests within a minute than RATE_LIMIT_PER_MINUTE allows on this gateway instance; wait ${unread.headers['retry-after']} s (see the Retry-After header) and retry, and spread its requests out (the operator may raise RATE_LIMIT_PER_MINUTE).`,
+    );
     expect(Number(unread.headers['retry-after'])).toBeGreaterThan(0);
 
     const other = await gw.http.get('/api/v1/sessions/no-such-session').set(second).expect(404);

@@ -13,21 +13,25 @@ const REFUSALS: Array<[string, TestZipEntry[], RegExp]> = [
   ['an absolute path', [GOOD_MD, { name: '/etc/cron.d/job', data: 'x' }], /is absolute/],
   ['a drive letter', [GOOD_MD, { name: 'C:/Windows/evil.bat', data: 'x' }], /drive letter/],
   ['a backslash', [GOOD_MD, { name: 'scripts\\..\\evil.sh', data: 'x' }], /backslash/],
-  ['a symlink entry', [GOOD_MD, { name: 'link', data: '/etc/passwd', mode: 0o120777 }], /symbolic link/],
+  [
+    'a symlink entry',
+    [GOOD_MD, { name: 'link', data: '/etc/passwd', mode: 0o120777 }],
+    /symbolic link: links are not accepted; put the file it points to in its place/,
+  ],
   [
     'duplicate names',
     [GOOD_MD, { name: 'a.txt', data: '1' }, { name: 'a.txt', data: '2' }],
-    /duplicate file name "a.txt"/,
+    /duplicate file name "a.txt" \(names that differ only in letter case or accents count as one\): rename or remove one of them/,
   ],
   [
     'too many files',
     [GOOD_MD, ...Array.from({ length: MAX_FILES }, (_, i) => ({ name: `f${i}.txt`, data: 'x' }))],
-    /more than 5 files \(SKILL_MAX_FILES\)/,
+    /more than 5 files \(SKILL_MAX_FILES\): leave out files the skill does not need/,
   ],
   [
     'too many bytes behind a header that claims 10',
     [GOOD_MD, { name: 'bomb.txt', data: Buffer.alloc(4 * MAX_BYTES, 0x61), declaredSize: 10 }],
-    /more than 65536 bytes \(SKILL_MAX_BYTES\), counted while reading "bomb.txt"/,
+    /more than 65536 bytes \(SKILL_MAX_BYTES\), counted while reading "bomb.txt": leave out or shorten files/,
   ],
   [
     'names that differ in letter case only',
@@ -63,7 +67,7 @@ const REFUSALS: Array<[string, TestZipEntry[], RegExp]> = [
   [
     'a file that is also a folder',
     [GOOD_MD, { name: 'notes', data: 'x' }, { name: 'notes/a.txt', data: 'y' }],
-    /"notes" is both a file and a folder/,
+    /"notes" is both a file and a folder: rename the file or the folder/,
   ],
   ['no SKILL.md', [{ name: 'README.md', data: '# hi' }], /no SKILL\.md/],
   [
@@ -105,7 +109,11 @@ const REFUSALS: Array<[string, TestZipEntry[], RegExp]> = [
     [GOOD_MD, { name: 'notes.txt', data: Buffer.from('caf\xe9 cr\xe8me', 'latin1') }],
     /"notes\.txt" is not UTF-8 text .*Windows-1252.*save it as UTF-8/,
   ],
-  ['something that is not a zip', [], /not a readable zip/],
+  [
+    'something that is not a zip',
+    [],
+    /not a readable zip archive \(.+\): send the skill folder packed as a \.zip \(e\.g\. zip -r skill\.zip my-skill\/\)/,
+  ],
 ];
 
 describeEachDialect('skills: hostile archives are refused with a 400 naming the problem, nothing stored', (dialect) => {
@@ -144,6 +152,33 @@ describeEachDialect('skills: hostile archives are refused with a 400 naming the 
     expect(res.body.error.details.fields).toEqual([
       { field: 'files', problems: [expect.stringMatching(/leaves the skill folder/)] },
     ]);
+  });
+
+  it('refuses an encrypted entry, saying to zip without a password', async () => {
+    const zip = buildTestZip([GOOD_MD, { name: 'secret.txt', data: 'x', method: 'store' }]);
+    // Bit 0 of the general purpose flags (encrypted) in the second central directory record.
+    const central = zip.indexOf(
+      Buffer.from([0x50, 0x4b, 0x01, 0x02]),
+      zip.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02])) + 4,
+    );
+    zip.writeUInt16LE(zip.readUInt16LE(central + 8) | 1, central + 8);
+    const res = await uploadZip(zip, 400);
+    expect(res.body.error.message).toContain('entry "secret.txt" is encrypted: create the zip without a password');
+  });
+
+  it('refuses a JSON upload holding more than SKILL_MAX_BYTES, naming its size, the limit and the fix', async () => {
+    const res = await gw.http
+      .post('/api/v1/admin/skills')
+      .set(admin)
+      .send({
+        tenantId: 'hostile',
+        skillContent: GOOD_MD.data,
+        files: [{ path: 'big.txt', contentBase64: Buffer.alloc(MAX_BYTES, 0x61).toString('base64') }],
+      })
+      .expect(400);
+    expect(res.body.error.message).toMatch(
+      /the skill holds \d+ bytes unpacked, more than 65536 \(SKILL_MAX_BYTES\): leave out or shorten files the skill does not need/,
+    );
   });
 
   /** A JSON upload's SKILL.md (skillContent) with a problem, the files sent beside it, and the problem's words. */

@@ -133,7 +133,7 @@ describeEachDialect('PUBLISH_FILE and artifacts', (dialect) => {
     expect(missing.content).toContain('"nope.txt"');
     await t.call(sessionId, 'WRITE_FILE', { path: 'dir/x.txt', content: 'x' });
     const folder = await t.call(sessionId, 'PUBLISH_FILE', { path: 'dir' });
-    expect(folder.content).toContain('is a folder');
+    expect(folder.content).toContain('"dir" is a folder, not a file; name a file in it (LIST_FILES with path "dir"');
   });
 });
 

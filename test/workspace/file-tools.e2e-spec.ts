@@ -135,6 +135,7 @@ describeEachDialect('workspace file tools through act', (dialect) => {
       const res = await t.call(sessionId, name, args);
       expect({ name, status: res.status }).toEqual({ name, status: 'FAILED' });
       expect(res.content).toContain('leads out of the workspace');
+      expect(res.content).toContain('name a path inside the workspace (LIST_FILES shows them), or delete the link');
     }
     expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('top secret');
     // The root listing shows the links as links, without following them.
@@ -182,7 +183,9 @@ describeEachDialect('workspace file tools through act', (dialect) => {
     symlinkSync('sub', join(dir(), 'to-sub'));
     const write = await t.call(sessionId, 'WRITE_FILE', { path: 'to-sub', content: 'x' });
     expect(write).toMatchObject({ status: 'FAILED', isError: true });
-    expect(write.content).toContain('Workspace path "to-sub" is refused: it is a symlink to a folder');
+    expect(write.content).toContain(
+      'Workspace path "to-sub" is refused: it is a symlink to a folder: name a file inside that folder',
+    );
     expect(write.content).not.toContain(root);
     const upload = await suite.gw.http
       .put(`/api/v1/sessions/${sessionId}/files/content?path=to-sub`)
@@ -208,7 +211,9 @@ describeEachDialect('workspace file tools through act', (dialect) => {
     ]) {
       const write = await t.call(sessionId, 'WRITE_FILE', { path, content: 'x' });
       expect({ path, status: write.status }).toEqual({ path, status: 'FAILED' });
-      expect(write.content).toContain(`Workspace path "${path}" is refused: ${why}`);
+      expect(write.content).toContain(
+        `Workspace path "${path}" is refused: ${why}: delete the link (DELETE_FILE) or re-point it with RUN_COMMAND (ln -sfn)`,
+      );
       expect(write.content).not.toContain(root);
       const upload = await suite.gw.http
         .put(`/api/v1/sessions/${sessionId}/files/content?path=${encodeURIComponent(path)}`)
@@ -361,7 +366,9 @@ describeEachDialect('workspace file tools through act', (dialect) => {
     expect(JSON.parse((await t.call(sessionId, 'DELETE_FILE', { path: 'notes' })).content).type).toBe('directory');
     const big = await t.call(sessionId, 'WRITE_FILE', { path: 'big.txt', content: 'x'.repeat(5000) });
     expect(big).toMatchObject({ status: 'FAILED' });
-    expect(big.content).toContain('WORKSPACE_MAX_BYTES');
+    expect(big.content).toContain(
+      '"big.txt" would have more than WORKSPACE_MAX_BYTES (4096) bytes, all a workspace may hold; send a smaller file',
+    );
     const fits = await t.call(sessionId, 'WRITE_FILE', { path: 'big.txt', content: 'x'.repeat(3000) });
     expect(fits.status).toBe('COMPLETED');
     // Replacing counts the replaced file's bytes as freed.
@@ -369,7 +376,9 @@ describeEachDialect('workspace file tools through act', (dialect) => {
       'COMPLETED',
     );
     const over = await t.call(sessionId, 'WRITE_FILE', { path: 'more.txt', content: 'z'.repeat(200) });
-    expect(over.content).toContain('WORKSPACE_MAX_BYTES');
+    expect(over.content).toMatch(
+      /writing 200 bytes to "more\.txt" would pass WORKSPACE_MAX_BYTES \(4096; \d+ used\); delete files no longer needed \(DELETE_FILE\) and write it again/,
+    );
     await t.call(sessionId, 'DELETE_FILE', { path: 'big.txt' });
     for (let i = 0; i < 8; i++) await t.call(sessionId, 'WRITE_FILE', { path: `f${i}`, content: '' });
     const ninth = await t.call(sessionId, 'WRITE_FILE', { path: 'f9', content: '' });
@@ -550,6 +559,11 @@ describeEachDialect('workspace file tools through act', (dialect) => {
     expect(await page(chars - 1, 2)).toMatchObject({ content: 'é', hasMore: true });
     expect(await page(chars + 5, 10)).toMatchObject({ offset: chars + 5, content: '', hasMore: false });
     expect(await page(chars + 50, 10)).toMatchObject({ content: '', hasMore: false });
+    const edit = await t.call(sessionId, 'EDIT_FILE', { path: 'big.log', oldText: 'end', newText: 'END' });
+    expect(edit).toMatchObject({ status: 'FAILED', isError: true });
+    expect(edit.content).toMatch(
+      /"big\.log" has \d+ bytes, more than the WORKSPACE_MAX_FILE_BYTES \(\d+\) EDIT_FILE reads whole; replace it whole with WRITE_FILE/,
+    );
     expect((await t.call(sessionId, 'DELETE_FILE', { path: 'big.log' })).status).toBe('COMPLETED');
   });
 

@@ -40,9 +40,15 @@ describeEachDialect('closing sessions, listing them, and retention of events and
       .set(t.runtime)
       .send({ iteration: 99, toolCalls: [{ id: 'after-close', name: 'LIST_FILES', arguments: {} }] })
       .expect(409);
-    expect(act.body.error.code).toBe('SESSION_CLOSED');
+    expect(act.body.error).toMatchObject({
+      code: 'SESSION_CLOSED',
+      message: `Session ${id} is closed; start a new session with POST /api/v1/sessions and submit the calls there.`,
+    });
     const files = await suite.gw.http.get(`/api/v1/sessions/${id}/files`).set(t.runtime).expect(409);
-    expect(files.body.error.code).toBe('WORKSPACE_UNAVAILABLE');
+    expect(files.body.error).toMatchObject({
+      code: 'WORKSPACE_UNAVAILABLE',
+      message: `Session ${id} is closed; its workspace was removed. Create a new session with POST /api/v1/sessions (capabilities ["FILE_ROOM"]) for a new workspace.`,
+    });
     expect(existsSync(dirOf(id))).toBe(false);
 
     await suite.gw.http.delete(`/api/v1/sessions/${id}`).set(t.runtime).expect(200);
@@ -108,7 +114,9 @@ describeEachDialect('closing sessions, listing them, and retention of events and
     try {
       const late = await t.call(id, 'WRITE_FILE', { path: 'late.txt', content: 'y' });
       expect(late).toMatchObject({ status: 'FAILED', isError: true });
-      expect(late.content).toContain('The workspace is gone: its session was closed');
+      expect(late.content).toContain(
+        'The workspace is gone: its session was closed (and the workspace removed) meanwhile; nothing was done. Work on in a new session (POST /api/v1/sessions with capabilities ["FILE_ROOM"]).',
+      );
       expect(closeFirst).toHaveBeenCalledTimes(1);
     } finally {
       closeFirst.mockRestore();

@@ -14,7 +14,7 @@ export function IsOmittable(): PropertyDecorator {
         name: 'isNotNull',
         validator: { validate: (v) => v !== null },
       },
-      { message: '$property may be left out but not null' },
+      { message: '$property may be left out but not null; leave it out, or send a value' },
     ),
   );
 }

@@ -5,6 +5,7 @@ import { fieldLine, requestLogFields, type LoggedRequest, type LogFields } from 
 import { DomainError } from './domain-error';
 import { CommonErrorCode } from './common.errors';
 import { ERROR_HTTP_STATUS } from './error-codes';
+import { JSON_BODY_LIMIT_BYTES } from '../http/json-body';
 
 export interface ErrorBody {
   error: { code: string; message: string; details: Record<string, unknown> };
@@ -79,7 +80,8 @@ const HTTP_REFUSALS: Readonly<Record<number, { code: CommonErrorCode; message: (
   },
   413: {
     code: CommonErrorCode.PAYLOAD_TOO_LARGE,
-    message: () => 'The request body is too large; send a smaller body.',
+    message: () =>
+      `The request body is larger than the ${JSON_BODY_LIMIT_BYTES} bytes (10 MB) the API reads (counted after Content-Encoding is undone); send a smaller body: split the data across several requests, or upload files to a session's workspace with PUT /api/v1/sessions/{id}/files/content.`,
   },
   415: {
     code: CommonErrorCode.UNSUPPORTED_MEDIA_TYPE,

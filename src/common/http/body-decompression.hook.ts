@@ -32,7 +32,12 @@ export function registerBodyDecompression(fastify: FastifyInstance): void {
     const encoding = header?.trim().toLowerCase();
     if (encoding === undefined || encoding === '' || encoding === 'identity') return done(null, payload);
     const decoder = DECODERS[encoding];
-    if (!decoder) return done(new UnsupportedEncodingError(`unsupported content encoding "${encoding}"`));
+    if (!decoder)
+      return done(
+        new UnsupportedEncodingError(
+          `unsupported content encoding "${encoding}" (gzip, deflate and br are read; or send the body without Content-Encoding)`,
+        ),
+      );
     const inflated = decoder() as Transform & { receivedEncodedLength: number };
     inflated.receivedEncodedLength = 0;
     inflated.on('error', (err: Error & { code?: unknown; statusCode?: number }) => {

@@ -29,7 +29,12 @@ export class AgentLoopFieldsValidator {
     if (fields.modelProviderId) await this.providers.loadVisible(tenantId, fields.modelProviderId);
     for (const id of fields.subAgentIds ?? []) {
       if (id === selfId)
-        throw validationFailed([{ field: 'subAgentIds', problems: ['an agent cannot list itself as a sub-agent'] }]);
+        throw validationFailed([
+          {
+            field: 'subAgentIds',
+            problems: [`an agent cannot list itself as a sub-agent; remove ${id} (its own id) from subAgentIds`],
+          },
+        ]);
       assertSubAgent(await this.repo.findAgent(id), id, tenantId);
     }
   }
@@ -47,7 +52,7 @@ function assertSubAgent(agent: AgentEntity | null, id: string, tenantId: string)
   if (!agent || agent.tenantId !== tenantId) {
     throw new DomainError(
       CommonErrorCode.NOT_FOUND,
-      `No agent ${id} in tenant ${tenantId}; sub-agents must be agents of the same tenant.`,
+      `No agent ${id} in tenant ${tenantId}; sub-agents must be agents of the same tenant: pick their ids from GET /api/v1/admin/agents.`,
       { subAgentId: id },
     );
   }

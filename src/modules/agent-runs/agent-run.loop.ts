@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
@@ -137,10 +138,12 @@ export class AgentRunLoop {
       // calls that ran are reused by toolCallId).
       if (isTransientDatabaseError(err)) return { retryAfterMs: this.handBackAfterDatabaseFailure(run, err) };
       this.databaseBackoff.reset(run.id);
-      this.logger.error(`run ${run.id} failed: ${(err as Error).stack ?? String(err)}`);
+      // The client reads an incident id, not the error: its text may name tables, SQL or host paths.
+      const incidentId = randomUUID();
+      this.logger.error(`run ${run.id} failed (incident ${incidentId}): ${(err as Error).stack ?? String(err)}`);
       await this.stop(run, owner, {
         status: 'FAILED',
-        error: `the gateway failed to continue the run: ${(err as Error).message}`,
+        error: `the gateway failed to continue the run after an unexpected error (incident ${incidentId}; the gateway's log has the details); send the message again to start a new run, and report the incident if it recurs`,
       }).catch(() => undefined);
       return {};
     }

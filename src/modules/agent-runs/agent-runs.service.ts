@@ -237,7 +237,10 @@ export function toRunView(run: AgentRunEntity, session: Pick<AgentSessionEntity,
 /** Why a session that is not ACTIVE takes no message, and what to do instead. */
 function notActiveError(session: Pick<AgentSessionEntity, 'id' | 'status' | 'hitlRequest'>): DomainError {
   if (session.status === 'CLOSED')
-    return new DomainError(LoopActingErrorCode.SESSION_CLOSED, `Session ${session.id} is closed; start a new session.`);
+    return new DomainError(
+      LoopActingErrorCode.SESSION_CLOSED,
+      `Session ${session.id} is closed; start a new session with POST /api/v1/sessions and send the message there.`,
+    );
   if (session.status === 'INTERRUPTED')
     return new DomainError(
       LoopActingErrorCode.SESSION_INTERRUPTED,

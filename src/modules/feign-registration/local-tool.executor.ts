@@ -31,7 +31,7 @@ abstract class InProcessToolExecutor implements ToolExecutor {
     }
     if (d.name !== tool.name || d.source !== tool.source) {
       throw notFound(
-        `Tool ${tool.name} (${tool.source}/${tool.serviceType}) points at ${tool.endpoint}, which runs only as the ${d.source} tool ${d.name}.`,
+        `Tool ${tool.name} (${tool.source}/${tool.serviceType}) points at ${tool.endpoint}, which runs only as the ${d.source} tool ${d.name}: call ${d.name} instead (an admin should delete ${tool.name}).`,
       );
     }
     let result: unknown;

@@ -188,7 +188,7 @@ function checkedUrl(raw: string | undefined): string {
   const problem = !url
     ? 'an HTTP knowledge base needs an absolute http(s) URL, e.g. https://retrieval.example.com/search'
     : !['http:', 'https:'].includes(url.protocol)
-      ? 'must be an http: or https: URL'
+      ? `must be an http: or https: URL, not ${url.protocol}; e.g. https://retrieval.example.com/search`
       : undefined;
   if (problem) throw validationFailed([{ field: 'url', problems: [problem] }]);
   const credential = urlCredentialProblem(raw!, 'url', 'the retrieval service must not need secrets from the gateway');

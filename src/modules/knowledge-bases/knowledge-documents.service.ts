@@ -46,7 +46,12 @@ export class KnowledgeDocumentsService {
     const base = assertInternal(await this.bases.load(auth, knowledgeBaseId));
     if (dto.metadata !== undefined && JSON.stringify(dto.metadata).length > METADATA_MAX_CHARS) {
       throw validationFailed([
-        { field: 'metadata', problems: [`must be at most ${METADATA_MAX_CHARS} characters as JSON`] },
+        {
+          field: 'metadata',
+          problems: [
+            `must be at most ${METADATA_MAX_CHARS} characters as JSON; keep the document's text in content, and fewer or shorter entries in metadata`,
+          ],
+        },
       ]);
     }
     const content = stripUnsafeText(dto.content);
@@ -75,7 +80,9 @@ export class KnowledgeDocumentsService {
       }
     }
     if (chunks.length === 0) {
-      throw validationFailed([{ field: 'content', problems: ['has no text to index (only blank lines)'] }]);
+      throw validationFailed([
+        { field: 'content', problems: ["has no text to index (only blank lines); send the document's text"] },
+      ]);
     }
     const row: KnowledgeDocumentEntity = {
       id: randomUUID(),
@@ -155,14 +162,14 @@ export class KnowledgeDocumentsService {
 function baseGone(knowledgeBaseId: string): DomainError {
   return new DomainError(
     CommonErrorCode.NOT_FOUND,
-    `Knowledge base ${knowledgeBaseId} was deleted while the document was added; nothing was stored.`,
+    `Knowledge base ${knowledgeBaseId} was deleted while the document was added; nothing was stored. Add the document to another knowledge base (GET /api/v1/admin/knowledge-bases lists them, POST creates one).`,
   );
 }
 
 function documentGone(row: KnowledgeDocumentEntity): DomainError {
   return new DomainError(
     CommonErrorCode.NOT_FOUND,
-    `No document ${row.id} in knowledge base ${row.knowledgeBaseId}: another request deleted it.`,
+    `No document ${row.id} in knowledge base ${row.knowledgeBaseId}: another request deleted it meanwhile, so nothing is left to delete; GET /api/v1/admin/knowledge-bases/${row.knowledgeBaseId}/documents lists the documents left.`,
   );
 }
 

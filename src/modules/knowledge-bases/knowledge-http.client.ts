@@ -128,7 +128,7 @@ function parseAnswer(text: string, topK: number, host: string): KnowledgeSearchH
 
 function timedOut(host: string, what: string, timeoutMs: number): ToolCallError {
   return new ToolCallError(
-    `the retrieval service ${host} did not ${what} within ${timeoutMs} ms (KNOWLEDGE_SEARCH_TIMEOUT_MS)`,
+    `the retrieval service ${host} did not ${what} within ${timeoutMs} ms (KNOWLEDGE_SEARCH_TIMEOUT_MS); search again later, or with a smaller topK`,
     ToolErrorClass.TIMEOUT,
     { transient: true, reachedRemote: true },
   );

@@ -158,7 +158,7 @@ export class UpdateMcpServiceDto {
 export class ListMcpServicesQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ description: "Platform admin only: one tenant's services" })
   @IsOptional()
-  @Matches(TENANT_ID_PATTERN)
+  @Matches(TENANT_ID_PATTERN, { message: 'tenantId must be 1-64 letters, digits, _ . or -' })
   tenantId?: string;
 }
 

@@ -285,7 +285,12 @@ function assertValidChange(row: McpServiceEntity, dto: UpdateMcpServiceDto): voi
   const problems: FieldProblem[] = [];
   for (const field of ['url', 'transport'] as const) {
     if (dto[field] !== undefined && row.kind !== 'STATIC')
-      problems.push({ field, problems: [`can be changed only on STATIC services; ${row.name} is ${row.kind}`] });
+      problems.push({
+        field,
+        problems: [
+          `can be changed only on STATIC services; ${row.name} is ${row.kind}, whose address Nacos gives: leave ${field} out`,
+        ],
+      });
   }
   if (dto.url !== undefined && row.kind === 'STATIC') problems.push(...urlProblems(dto.url));
   if (dto.headers) problems.push(...checkHeaderTemplates(dto.headers, 'headers', row.tenantId));

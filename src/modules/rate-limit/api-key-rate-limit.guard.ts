@@ -11,7 +11,7 @@ import {
 import type { FastifyRequest } from 'fastify';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { PUBLIC_KEY } from '@app/common/auth/auth.decorators';
-import { RateLimitBlocks, rateLimitTrackerOf } from './rate-limit-blocks';
+import { RateLimitBlocks, rateLimited, rateLimitTrackerOf } from './rate-limit-blocks';
 
 type AuthenticatedRequest = FastifyRequest & { auth?: AuthContext | null };
 
@@ -48,7 +48,7 @@ export class ApiKeyRateLimitGuard extends ThrottlerGuard {
     detail: ThrottlerLimitDetail,
   ): Promise<void> {
     this.blocks.block(detail.tracker, detail.timeToBlockExpire);
-    return super.throwThrottlingException(context, detail);
+    throw rateLimited(detail.timeToBlockExpire, detail.limit);
   }
 
   protected override generateKey(_context: ExecutionContext, tracker: string, throttlerName: string): string {

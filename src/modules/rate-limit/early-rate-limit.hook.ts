@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ThrottlerException } from '@nestjs/throttler';
 import type { AuthContext } from '@app/common/auth/auth-context';
-import { RateLimitBlocks, rateLimitTrackerOf } from './rate-limit-blocks';
+import { RateLimitBlocks, rateLimited, rateLimitTrackerOf } from './rate-limit-blocks';
 
 /**
  * A key the rate-limit guard refused gets 429 for its requests with a body while its block lasts, before the body is
@@ -17,6 +16,6 @@ export function registerEarlyRateLimit(fastify: FastifyInstance, blocks: RateLim
     const seconds = blocks.secondsLeft(rateLimitTrackerOf(auth));
     if (seconds === 0) return;
     void reply.header('Retry-After', seconds);
-    throw new ThrottlerException();
+    throw rateLimited(seconds);
   });
 }

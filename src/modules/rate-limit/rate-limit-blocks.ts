@@ -1,9 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '@app/common/auth/auth-context';
+import { CommonErrorCode } from '@app/common/errors/common.errors';
+import { DomainError } from '@app/common/errors/domain-error';
 
 /** The throttler's tracker of a request: its API key (the limit is per key, over every route). */
 export function rateLimitTrackerOf(auth: AuthContext): string {
   return `key:${auth.keyId}`;
+}
+
+/** The 429 of a key past RATE_LIMIT_PER_MINUTE (`limit` when known): which limit, how long to wait, what helps. */
+export function rateLimited(seconds: number, limit?: number): DomainError {
+  const setting = limit === undefined ? 'RATE_LIMIT_PER_MINUTE' : `RATE_LIMIT_PER_MINUTE (${limit})`;
+  return new DomainError(
+    CommonErrorCode.TOO_MANY_REQUESTS,
+    `This API key sent more requests within a minute than ${setting} allows on this gateway instance; wait ${seconds} s (see the Retry-After header) and retry, and spread its requests out (the operator may raise RATE_LIMIT_PER_MINUTE).`,
+  );
 }
 
 /**

@@ -58,7 +58,7 @@ export function entryPathProblem(path: string): string | null {
 export function checkSkillPackage(entries: RawSkillEntry[], limits: SkillPackageLimits): SkillPackage {
   if (entries.length > limits.maxFiles)
     throw new SkillPackageRefusal(
-      `the skill has ${entries.length} files; at most ${limits.maxFiles} (SKILL_MAX_FILES)`,
+      `the skill has ${entries.length} files; at most ${limits.maxFiles} (SKILL_MAX_FILES): leave out files the skill does not need, or join small ones`,
     );
   let totalBytes = 0;
   for (const e of entries) {
@@ -72,13 +72,18 @@ export function checkSkillPackage(entries: RawSkillEntry[], limits: SkillPackage
     totalBytes += e.data.length;
   }
   if (totalBytes > limits.maxBytes)
-    throw new SkillPackageRefusal(`the skill holds more than ${limits.maxBytes} bytes unpacked (SKILL_MAX_BYTES)`);
+    throw new SkillPackageRefusal(
+      `the skill holds ${totalBytes} bytes unpacked, more than ${limits.maxBytes} (SKILL_MAX_BYTES): leave out or shorten files the skill does not need`,
+    );
   const rooted = stripTopFolder(entries);
   const seen = new Set<string>();
   const files: SkillPackageFile[] = [];
   for (const e of rooted) {
     // Letter case and Unicode normalization aside: such names collide on many file systems (and databases).
-    if (seen.has(sameName(e.path))) throw new SkillPackageRefusal(`duplicate file name ${JSON.stringify(e.path)}`);
+    if (seen.has(sameName(e.path)))
+      throw new SkillPackageRefusal(
+        `duplicate file name ${JSON.stringify(e.path)} (names that differ only in letter case or accents count as one): rename or remove one of them`,
+      );
     seen.add(sameName(e.path));
     files.push({ path: e.path, content: textOf(e), bytes: e.data.length });
   }
@@ -86,7 +91,9 @@ export function checkSkillPackage(entries: RawSkillEntry[], limits: SkillPackage
   for (const f of files)
     for (let at = f.path.indexOf('/'); at > 0; at = f.path.indexOf('/', at + 1))
       if (seen.has(sameName(f.path.slice(0, at))))
-        throw new SkillPackageRefusal(`${JSON.stringify(f.path.slice(0, at))} is both a file and a folder`);
+        throw new SkillPackageRefusal(
+          `${JSON.stringify(f.path.slice(0, at))} is both a file and a folder: rename the file or the folder`,
+        );
   const skillMd = files.find((f) => f.path === SKILL_ENTRY_FILE)!;
   const { name, description } = readSkillFrontMatter(skillMd.content);
   return { name, description, files, totalBytes };

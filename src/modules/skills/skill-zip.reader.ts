@@ -34,7 +34,9 @@ async function open(zip: Buffer): Promise<ZipFile> {
       strictFileNames: false,
     });
   } catch (err) {
-    throw new SkillPackageRefusal(`the file is not a readable zip archive: ${(err as Error).message}`);
+    throw new SkillPackageRefusal(
+      `the file is not a readable zip archive (${(err as Error).message}): send the skill folder packed as a .zip (e.g. zip -r skill.zip my-skill/)`,
+    );
   }
 }
 
@@ -58,11 +60,16 @@ async function readEntries(file: ZipFile, limits: SkillPackageLimits): Promise<R
     if (problem) throw new SkillPackageRefusal(problem);
     if (ARCHIVER_NOISE.test(path)) continue;
     if (((entry.externalFileAttributes >>> 16) & S_IFMT) === S_IFLNK)
-      throw new SkillPackageRefusal(`entry ${JSON.stringify(path)} is a symbolic link: links are not accepted`);
+      throw new SkillPackageRefusal(
+        `entry ${JSON.stringify(path)} is a symbolic link: links are not accepted; put the file it points to in its place (zip without -y)`,
+      );
     if (path.endsWith('/')) continue;
-    if (entry.isEncrypted()) throw new SkillPackageRefusal(`entry ${JSON.stringify(path)} is encrypted`);
+    if (entry.isEncrypted())
+      throw new SkillPackageRefusal(`entry ${JSON.stringify(path)} is encrypted: create the zip without a password`);
     if (files.length + 1 > limits.maxFiles)
-      throw new SkillPackageRefusal(`the zip has more than ${limits.maxFiles} files (SKILL_MAX_FILES)`);
+      throw new SkillPackageRefusal(
+        `the zip has more than ${limits.maxFiles} files (SKILL_MAX_FILES): leave out files the skill does not need, or join small ones`,
+      );
     const data = await readData(file, entry, path, budget, limits.maxBytes);
     files.push({ path, data });
   }
@@ -88,7 +95,9 @@ function nextEntry(file: ZipFile): Promise<Entry | null> {
     const onEnd = () => (cleanup(), resolve(null));
     const onError = (err: Error) => (
       cleanup(),
-      reject(new SkillPackageRefusal(`the zip archive is damaged: ${err.message}`))
+      reject(
+        new SkillPackageRefusal(`the zip archive is damaged (${err.message}): create the zip again and upload it anew`),
+      )
     );
     file.once('entry', onEntry);
     file.once('end', onEnd);
@@ -108,7 +117,11 @@ async function readData(
   const stream = await new Promise<NodeJS.ReadableStream & { destroy(): void }>((resolve, reject) =>
     file.openReadStream(entry, (err, s) =>
       err
-        ? reject(new SkillPackageRefusal(`entry ${JSON.stringify(path)} cannot be read: ${err.message}`))
+        ? reject(
+            new SkillPackageRefusal(
+              `entry ${JSON.stringify(path)} cannot be read (${err.message}): create the zip again and upload it anew`,
+            ),
+          )
         : resolve(s),
     ),
   );
@@ -120,14 +133,16 @@ async function readData(
       budget.left -= chunk.length;
       if (budget.left < 0)
         throw new SkillPackageRefusal(
-          `the zip unpacks to more than ${maxBytes} bytes (SKILL_MAX_BYTES), counted while reading ${JSON.stringify(path)}`,
+          `the zip unpacks to more than ${maxBytes} bytes (SKILL_MAX_BYTES), counted while reading ${JSON.stringify(path)}: leave out or shorten files the skill does not need`,
         );
       chunks.push(chunk);
     }
   } catch (err) {
     stream.destroy();
     if (err instanceof SkillPackageRefusal) throw err;
-    throw new SkillPackageRefusal(`entry ${JSON.stringify(path)} cannot be inflated: ${(err as Error).message}`);
+    throw new SkillPackageRefusal(
+      `entry ${JSON.stringify(path)} cannot be inflated (${(err as Error).message}): create the zip again with the usual deflate compression`,
+    );
   }
   if (size !== entry.uncompressedSize)
     throw new SkillPackageRefusal(

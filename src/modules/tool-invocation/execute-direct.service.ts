@@ -56,9 +56,11 @@ export class ExecuteDirectService {
     }
     if (prepared.kind === 'refused') {
       if (prepared.reason === 'UNKNOWN_TOOL') {
-        throw new DomainError(CommonErrorCode.NOT_FOUND, `No tool named ${toolName} in your tenant or platform-wide.`, {
-          toolName,
-        });
+        throw new DomainError(
+          CommonErrorCode.NOT_FOUND,
+          `No tool named ${toolName} in your tenant or platform-wide; use a name from the agent's tool specs (POST /api/v1/agents/{agentId}/tool-specs).`,
+          { toolName },
+        );
       }
       this.log.record({
         tenantId,

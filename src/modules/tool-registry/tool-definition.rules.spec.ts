@@ -39,6 +39,14 @@ describe('checkToolDefinition', () => {
     },
   );
 
+  it('refuses headers on a tool whose service type sends none, saying to leave them out', () => {
+    expect(
+      checkToolDefinition({ serviceType: 'LOCAL', endpoint: 'Calc.add', headers: { Accept: 'application/json' } }),
+    ).toEqual([
+      { field: 'headers', problems: ['are only used by HTTP and MCP_REMOTE tools, not LOCAL; leave headers out'] },
+    ]);
+  });
+
   it('accepts placeholders in the path and query of an HTTP endpoint', () => {
     expect(checkToolDefinition({ serviceType: 'HTTP', endpoint: 'https://x.example.com/o/{id}?v={v}' })).toEqual([]);
   });

@@ -64,7 +64,10 @@ export function checkToolDefinition(def: {
   }
   if (def.headers) {
     if (def.serviceType !== 'HTTP' && def.serviceType !== 'MCP_REMOTE') {
-      problems.push({ field: 'headers', problems: ['are only used by HTTP and MCP_REMOTE tools'] });
+      problems.push({
+        field: 'headers',
+        problems: [`are only used by HTTP and MCP_REMOTE tools, not ${def.serviceType}; leave headers out`],
+      });
     }
     problems.push(...checkHeaderTemplates(def.headers, 'headers', def.tenantId ?? null));
   }

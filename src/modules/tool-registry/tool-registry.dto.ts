@@ -220,7 +220,7 @@ export class ListToolsQueryDto extends PageQueryDto {
   q?: string;
   @ApiPropertyOptional({ description: "Platform admin only: one tenant's tools (and platform-wide ones)" })
   @IsOptional()
-  @Matches(TENANT_ID_PATTERN)
+  @Matches(TENANT_ID_PATTERN, { message: 'tenantId must be 1-64 letters, digits, _ . or -' })
   tenantId?: string;
 }
 

@@ -97,7 +97,9 @@ export class WebSearchDispatcher implements ToolDispatcher, OnModuleInit {
     if (!response.ok) {
       const transient = response.status === 429 || response.status >= 500;
       throw new ToolCallError(
-        `the search provider answered HTTP ${response.status}`,
+        transient
+          ? `the search provider answered HTTP ${response.status} (busy or down); search again later, or go on without it`
+          : `the search provider answered HTTP ${response.status}, refusing the search; go on without it (the platform operator should check WEB_SEARCH_URL and WEB_SEARCH_API_KEY)`,
         transient ? ToolErrorClass.HTTP_RETRYABLE : ToolErrorClass.HTTP_CLIENT_ERROR,
         {
           transient,

@@ -15,6 +15,17 @@ describe('parseSearchResponse', () => {
   });
 });
 
+describe('parseSearchResponse of another shape', () => {
+  it('says the provider is misconfigured and the model should go on without it', () => {
+    const hint =
+      '; web search is misconfigured (WEB_SEARCH_URL must answer {"results":[{"title","url","snippet"}]}): go on without it';
+    expect(() => parseSearchResponse('<html>')).toThrow(`the search provider did not answer JSON${hint}`);
+    expect(() => parseSearchResponse('{"items":[]}')).toThrow(
+      `the search provider answered without a results list${hint}`,
+    );
+  });
+});
+
 describe('parseSearchResponse on hostile text', () => {
   it("removes control and bidi characters from a provider's results, as from an HTTP knowledge base's passages", () => {
     const text = JSON.stringify({

@@ -14,6 +14,10 @@ const MAX_TITLE_CHARS = 500;
 const MAX_URL_CHARS = 2048;
 const MAX_SNIPPET_CHARS = 2000;
 
+/** What a provider answering another shape means: the gateway's setup, which the model cannot change. */
+const MISCONFIGURED =
+  '; web search is misconfigured (WEB_SEARCH_URL must answer {"results":[{"title","url","snippet"}]}): go on without it';
+
 /**
  * Reads the provider's `{results:[{title,url,snippet}]}`; anything else is a clear, non-retried error. `hidden`: texts
  * (the provider's own credentials) replaced in every field before it is cut, so that no part of one shows.
@@ -23,17 +27,21 @@ export function parseSearchResponse(text: string, hidden: readonly string[] = []
   try {
     body = JSON.parse(text);
   } catch {
-    throw new ToolCallError('the search provider did not answer JSON', 'WEB_SEARCH_BAD_RESPONSE', {
+    throw new ToolCallError(`the search provider did not answer JSON${MISCONFIGURED}`, 'WEB_SEARCH_BAD_RESPONSE', {
       transient: false,
       reachedRemote: true,
     });
   }
   const results = (body as { results?: unknown })?.results;
   if (!Array.isArray(results)) {
-    throw new ToolCallError('the search provider answered without a results list', 'WEB_SEARCH_BAD_RESPONSE', {
-      transient: false,
-      reachedRemote: true,
-    });
+    throw new ToolCallError(
+      `the search provider answered without a results list${MISCONFIGURED}`,
+      'WEB_SEARCH_BAD_RESPONSE',
+      {
+        transient: false,
+        reachedRemote: true,
+      },
+    );
   }
   return results
     .filter((r): r is Record<string, unknown> => typeof r === 'object' && r !== null)

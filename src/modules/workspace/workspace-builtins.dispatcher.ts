@@ -105,7 +105,9 @@ export class WorkspaceBuiltinsDispatcher implements ToolDispatcher, OnModuleInit
     deadline: number,
   ): Promise<ToolOutput> {
     if (!ctx.sessionId || !ctx.tenantId)
-      throw builtinRefusal(`${tool.name} works only inside a session with a workspace`);
+      throw builtinRefusal(
+        `${tool.name} works only inside a session with a workspace; call it with POST /api/v1/sessions/{id}/act in a session created with capabilities ["FILE_ROOM"]`,
+      );
     const owner = await this.sessions.forCall(ctx.tenantId, ctx.sessionId);
     const work = () => this.handlers[tool.name](owner, args, ctx, signal, deadline);
     // A call whose budget ran out while it waited has been answered FAILED already: it must change nothing after.

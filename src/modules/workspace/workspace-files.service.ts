@@ -130,7 +130,7 @@ export class WorkspaceFiles {
       const { size } = await handle.stat();
       if (size > this.limits.maxFileBytes)
         throw quota(
-          `"${target.relative}" has ${size} bytes, more than WORKSPACE_MAX_FILE_BYTES (${this.limits.maxFileBytes})`,
+          `"${target.relative}" has ${size} bytes, more than the WORKSPACE_MAX_FILE_BYTES (${this.limits.maxFileBytes}) EDIT_FILE reads whole; replace it whole with WRITE_FILE, or edit it with RUN_COMMAND (e.g. sed) in a session with SANDBOX`,
         );
       return await handle.readFile();
     } finally {
@@ -205,8 +205,8 @@ export class WorkspaceFiles {
         if (bytes > bound)
           refusal = quota(
             bytes > maxFileBytes
-              ? `"${relative}" would have more than WORKSPACE_MAX_FILE_BYTES (${maxFileBytes}) bytes`
-              : `"${relative}" would have more than WORKSPACE_MAX_BYTES (${maxBytes}) bytes, all a workspace may hold`,
+              ? `"${relative}" would have more than WORKSPACE_MAX_FILE_BYTES (${maxFileBytes}) bytes; send a smaller file, or split it into parts under that size`
+              : `"${relative}" would have more than WORKSPACE_MAX_BYTES (${maxBytes}) bytes, all a workspace may hold; send a smaller file`,
           );
         else if (others + bytes > maxBytes)
           refusal = quota(
@@ -299,7 +299,7 @@ export class WorkspaceFiles {
   private assertBytesFit(staged: StagedWrite, used: number, replacedBytes: number): void {
     if (staged.bytes > this.limits.maxBytes - (used - replacedBytes))
       throw quota(
-        `writing ${staged.bytes} bytes to "${staged.path}" would pass WORKSPACE_MAX_BYTES (${this.limits.maxBytes}; ${used} used)`,
+        `writing ${staged.bytes} bytes to "${staged.path}" would pass WORKSPACE_MAX_BYTES (${this.limits.maxBytes}; ${used} used); delete files no longer needed (DELETE_FILE) and write it again`,
       );
   }
 
@@ -414,7 +414,7 @@ export class WorkspaceFiles {
       throw new DomainError(
         WorkspaceErrorCode.WORKSPACE_PATH_INVALID,
         stat.isDirectory()
-          ? `"${target.relative}" is a folder, not a file.`
+          ? `"${target.relative}" is a folder, not a file; name a file in it (LIST_FILES with path "${target.relative}" shows them).`
           : `"${target.relative}" is not a regular file (a pipe, socket or device): only regular files can be read.`,
         { path: target.relative },
       );

@@ -34,7 +34,12 @@ describe('WorkspacePathResolver', () => {
     });
 
     it('refuses the root unless asked for, and non-strings', () => {
-      expect(() => WorkspacePathResolver.normalize('.', false)).toThrow('names the workspace root');
+      expect(() => WorkspacePathResolver.normalize('.', false)).toThrow(
+        'names the workspace root, not a file: name a file in it, e.g. notes.txt',
+      );
+      expect(() => WorkspacePathResolver.normalize('a\0b', false)).toThrow(
+        'it contains a NUL character (\\0); remove it from the path',
+      );
       expect(WorkspacePathResolver.normalize('', true)).toBe('');
       expect(() => WorkspacePathResolver.normalize(42, true)).toThrow('must be a string');
     });
@@ -51,10 +56,12 @@ describe('WorkspacePathResolver', () => {
       expect(readdirSync(outside)).toEqual([]);
       writeFileSync(join(root, 'file'), 'x');
       await expect(WorkspacePathResolver.forWrite(root, 'file/x.txt', MAX_NAMES)).rejects.toThrow(
-        'is a file, not a folder',
+        '"file" is a file, not a folder: pick a path that does not pass through the file, or delete it first (DELETE_FILE)',
       );
       mkdirSync(join(root, 'dir'));
-      await expect(WorkspacePathResolver.forWrite(root, 'dir', MAX_NAMES)).rejects.toThrow('is a folder');
+      await expect(WorkspacePathResolver.forWrite(root, 'dir', MAX_NAMES)).rejects.toThrow(
+        'it is a folder: name a file in it, e.g. dir/notes.txt',
+      );
     });
   });
 });

@@ -33,7 +33,7 @@ export class WorkspacePathResolver {
     if (typeof path !== 'string') throw invalid(String(path), 'it must be a string');
     if (path.length > MAX_PATH_CHARS)
       throw invalid(path.slice(0, 80), `it is longer than ${MAX_PATH_CHARS} characters`);
-    if (path.includes('\0')) throw invalid(path, 'it contains a NUL character');
+    if (path.includes('\0')) throw invalid(path, 'it contains a NUL character (\\0); remove it from the path');
     if (path.includes('\\')) throw invalid(path, 'it contains a backslash (use / between folders)');
     if (path.startsWith('/') || /^[a-zA-Z]:/.test(path) || path.startsWith('~'))
       throw invalid(path, 'it is absolute (give a path relative to the workspace root, e.g. notes/a.txt)');
@@ -41,7 +41,8 @@ export class WorkspacePathResolver {
     if (segments.includes('..')) throw invalid(path, '".." is not allowed (stay inside the workspace)');
     if (segments.some((s) => Buffer.byteLength(s) > MAX_SEGMENT_BYTES))
       throw invalid(path, `a name is longer than ${MAX_SEGMENT_BYTES} bytes`);
-    if (segments.length === 0 && !allowRoot) throw invalid(path, 'it names the workspace root, not a file');
+    if (segments.length === 0 && !allowRoot)
+      throw invalid(path, 'it names the workspace root, not a file: name a file in it, e.g. notes.txt');
     return segments.join('/');
   }
 
@@ -78,7 +79,11 @@ export class WorkspacePathResolver {
             path: relative,
           },
         );
-      if (isCode(err, 'ELOOP')) throw invalid(relative, 'it is a symlink loop');
+      if (isCode(err, 'ELOOP'))
+        throw invalid(
+          relative,
+          `it is a symlink loop: delete the link (DELETE_FILE) or re-point it with RUN_COMMAND (ln -sfn)`,
+        );
       throw err;
     }
     assertInside(realRoot, real, relative);
@@ -119,12 +124,13 @@ export class WorkspacePathResolver {
     const target = join(dir, segments[segments.length - 1]);
     const stat = await lstat(target).catch((err: unknown) => (isCode(err, 'ENOENT') ? null : Promise.reject(err)));
     if (!stat) return { relative, real: target, root: realRoot, existed: false };
-    if (stat.isDirectory()) throw invalid(relative, 'it is a folder');
+    if (stat.isDirectory()) throw invalid(relative, `it is a folder: name a file in it, e.g. ${relative}/notes.txt`);
     if (!stat.isSymbolicLink()) return { relative, real: target, root: realRoot, existed: true };
     const real = await realpathOfLink(target, relative, 'it is');
     assertInside(realRoot, real, relative);
     // Renamed onto, a folder would fail with the host's paths in the message.
-    if ((await lstat(real)).isDirectory()) throw invalid(relative, 'it is a symlink to a folder');
+    if ((await lstat(real)).isDirectory())
+      throw invalid(relative, 'it is a symlink to a folder: name a file inside that folder');
     return { relative, real, root: realRoot, existed: true };
   }
 
@@ -161,7 +167,11 @@ async function walkParents(
     }
     dir = await realpathOfLink(next, relative, `"${segment}" is`);
     assertInside(realRoot, dir, relative);
-    if (!(await lstat(dir)).isDirectory()) throw invalid(relative, `"${segment}" is a file, not a folder`);
+    if (!(await lstat(dir)).isDirectory())
+      throw invalid(
+        relative,
+        `"${segment}" is a file, not a folder: pick a path that does not pass through the file, or delete it first (DELETE_FILE)`,
+      );
   }
   return { dir, missing: 0 };
 }
@@ -172,8 +182,16 @@ async function walkParents(
  */
 async function realpathOfLink(path: string, relative: string, what: string): Promise<string> {
   return utf8Realpath(path, relative).catch((err: unknown) => {
-    if (isCode(err, 'ENOENT')) throw invalid(relative, `${what} a symlink to nothing`);
-    if (isCode(err, 'ELOOP')) throw invalid(relative, `${what} a symlink loop`);
+    if (isCode(err, 'ENOENT'))
+      throw invalid(
+        relative,
+        `${what} a symlink to nothing: delete the link (DELETE_FILE) or re-point it with RUN_COMMAND (ln -sfn)`,
+      );
+    if (isCode(err, 'ELOOP'))
+      throw invalid(
+        relative,
+        `${what} a symlink loop: delete the link (DELETE_FILE) or re-point it with RUN_COMMAND (ln -sfn)`,
+      );
     throw err;
   });
 }
@@ -249,7 +267,7 @@ async function realRootOf(root: string): Promise<string> {
 export function workspaceGone(): DomainError {
   return new DomainError(
     WorkspaceErrorCode.WORKSPACE_UNAVAILABLE,
-    'The workspace is gone: its session was closed (and the workspace removed) meanwhile.',
+    'The workspace is gone: its session was closed (and the workspace removed) meanwhile; nothing was done. Work on in a new session (POST /api/v1/sessions with capabilities ["FILE_ROOM"]).',
   );
 }
 
@@ -264,7 +282,10 @@ function assertInside(realRoot: string, real: string, relative: string): void {
 
 /** The refusal of a path that led out of the workspace (also when found out after opening it). */
 export function leadsOut(relative: string): DomainError {
-  return invalid(relative, 'it leads out of the workspace (through a symlink)');
+  return invalid(
+    relative,
+    'it leads out of the workspace (through a symlink); name a path inside the workspace (LIST_FILES shows them), or delete the link (DELETE_FILE)',
+  );
 }
 
 function invalid(path: string, why: string): DomainError {

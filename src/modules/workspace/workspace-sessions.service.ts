@@ -34,7 +34,7 @@ export class WorkspaceSessions {
     if (session.status === 'CLOSED')
       throw new DomainError(
         WorkspaceErrorCode.WORKSPACE_UNAVAILABLE,
-        `Session ${sessionId} is closed; its workspace was removed.`,
+        `Session ${sessionId} is closed; its workspace was removed. Create a new session with POST /api/v1/sessions (capabilities ["FILE_ROOM"]) for a new workspace.`,
       );
     return this.forCall(session.tenantId, session.id);
   }

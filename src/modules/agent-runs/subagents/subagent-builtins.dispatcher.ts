@@ -47,7 +47,7 @@ export class SubagentBuiltinsDispatcher implements ToolDispatcher, OnModuleInit 
     deadline: number,
   ): Promise<ToolOutput> {
     if (!ctx.sessionId || !ctx.tenantId || !ctx.agentId)
-      throw builtinRefusal(`${tool.name} works only inside a session`);
+      throw builtinRefusal(`${tool.name} works only inside a session; call it with POST /api/v1/sessions/{id}/act`);
     const call: DelegatingCall = {
       tenantId: ctx.tenantId,
       sessionId: ctx.sessionId,
@@ -74,7 +74,10 @@ export class SubagentBuiltinsDispatcher implements ToolDispatcher, OnModuleInit 
   ): Promise<ToolOutput> {
     if (tool.name === CHECK_TASK_STATUS) {
       const view = await this.tasks.check(call, String(args.taskId));
-      if (!view) throw builtinRefusal(`no task ${String(args.taskId)} was started by this session`);
+      if (!view)
+        throw builtinRefusal(
+          `no task ${String(args.taskId)} was started by this session; give the taskId that ${SUBMIT_SUBAGENT_TASK} answered`,
+        );
       // The model reads how it ended here: its reminder (tool-specs' `reminders`, the loop's system text) is done.
       if (view.status === 'COMPLETED' || view.status === 'FAILED') await this.tasks.markReminded(view.taskId);
       return { content: JSON.stringify(view), structured: view };

@@ -150,7 +150,9 @@ describe('ToolCallPolicy', () => {
       expect(seen?.aborted).toBe(true);
       expect(outcome).toMatchObject({ timedOut: true, attempts: 1, durationMs: 120 });
       expect(outcome.error).toMatchObject({ errorClass: 'TIMEOUT', transient: true, reachedRemote: true });
-      expect(outcome.error?.message).toContain('120 ms');
+      expect(outcome.error?.message).toBe(
+        "Tool t timed out after 120 ms (retries included), its budget (the tool's timeoutMs, else TOOL_DEFAULT_TIMEOUT_MS); whether it took effect is unknown. Check before calling it again, ask it for less, or have an admin raise its timeoutMs (PATCH /api/v1/admin/tools/{id})",
+      );
     });
 
     it('uses TOOL_DEFAULT_TIMEOUT_MS when the tool has no positive timeoutMs', async () => {

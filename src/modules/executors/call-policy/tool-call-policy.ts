@@ -147,7 +147,7 @@ function asToolCallError(err: unknown): ToolCallError {
 
 function timeoutError(toolName: string, budgetMs: number): ToolCallError {
   return new ToolCallError(
-    `Tool ${toolName} timed out after ${budgetMs} ms (retries included)`,
+    `Tool ${toolName} timed out after ${budgetMs} ms (retries included), its budget (the tool's timeoutMs, else TOOL_DEFAULT_TIMEOUT_MS); whether it took effect is unknown. Check before calling it again, ask it for less, or have an admin raise its timeoutMs (PATCH /api/v1/admin/tools/{id})`,
     ToolErrorClass.TIMEOUT,
     {
       transient: true,

@@ -187,8 +187,14 @@ describe('OutboundGuard', () => {
       const { guard } = guardWith([], zone);
       const missing = await rejection(guard.assertAllowed(new URL('http://nowhere.example')));
       expect(missing).toMatchObject({ errorClass: 'DNS_FAILED', transient: false, reachedRemote: false });
+      expect(missing.message).toBe(
+        "Host nowhere.example could not be resolved (ENOTFOUND); check the host name in the URL configured for it (the tool's endpoint, or its service's, provider's or knowledge base's url).",
+      );
       const flaky = await rejection(guard.assertAllowed(new URL('http://flaky.example')));
       expect(flaky).toMatchObject({ errorClass: 'DNS_FAILED', transient: true, reachedRemote: false });
+      expect(flaky.message).toBe(
+        'Host flaky.example could not be resolved (EAI_AGAIN): DNS is temporarily unavailable; call again shortly.',
+      );
     });
   });
 

@@ -185,7 +185,9 @@ function dnsError(hostname: string, err: unknown): Error {
   const code = (err as { code?: string }).code ?? 'UNKNOWN';
   const transient = code === 'EAI_AGAIN';
   return new ToolCallError(
-    `Host ${hostname} could not be resolved (${code})${transient ? '; DNS is temporarily unavailable' : ''}.`,
+    transient
+      ? `Host ${hostname} could not be resolved (${code}): DNS is temporarily unavailable; call again shortly.`
+      : `Host ${hostname} could not be resolved (${code}); check the host name in the URL configured for it (the tool's endpoint, or its service's, provider's or knowledge base's url).`,
     ToolErrorClass.DNS_FAILED,
     { transient, reachedRemote: false, cause: err },
   );

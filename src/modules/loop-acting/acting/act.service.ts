@@ -127,7 +127,10 @@ export class ActService {
 
 function assertAccepting(session: AgentSessionEntity): void {
   if (session.status === 'CLOSED') {
-    throw new DomainError(LoopActingErrorCode.SESSION_CLOSED, `Session ${session.id} is closed; start a new session.`);
+    throw new DomainError(
+      LoopActingErrorCode.SESSION_CLOSED,
+      `Session ${session.id} is closed; start a new session with POST /api/v1/sessions and submit the calls there.`,
+    );
   }
   if (session.status === 'INTERRUPTED') {
     throw new DomainError(

@@ -143,7 +143,7 @@ export class ResumeDecisionChecks {
         LoopActingErrorCode.NO_PENDING_REQUEST,
         session.status === 'CLOSED'
           ? `Session ${session.id} is closed and waits for no decision (closing it ended its request); start a new session with POST /api/v1/sessions.`
-          : `Session ${session.id} is ${session.status} and waits for no decision; submit tool calls with /act.`,
+          : `Session ${session.id} is ${session.status} and waits for no decision; submit tool calls with POST /api/v1/sessions/${session.id}/act.`,
       );
     }
     if (dto.toolCallId !== undefined && dto.toolCallId !== request.toolCallId) {

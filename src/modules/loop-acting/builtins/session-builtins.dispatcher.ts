@@ -42,7 +42,8 @@ export class SessionBuiltinsDispatcher implements ToolDispatcher, OnModuleInit {
   }
 
   async dispatch(tool: ToolDescriptor, args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolOutput> {
-    if (!ctx.sessionId) throw builtinRefusal(`${tool.name} works only inside a session`);
+    if (!ctx.sessionId)
+      throw builtinRefusal(`${tool.name} works only inside a session; call it with POST /api/v1/sessions/{id}/act`);
     return tool.name === READ_TOOL_RESULT_TOOL_NAME ? this.readToolResult(ctx, args) : this.updateTodoList(ctx, args);
   }
 

@@ -76,7 +76,7 @@ export class McpNacosToolExecutor implements ToolExecutor, OnApplicationShutdown
     throw (
       last ??
       new ToolCallError(
-        `no healthy instance of Nacos service ${ref.groupName}@@${ref.serviceName} (namespace ${ref.namespaceId}) to call ${tool.name} on`,
+        `no healthy instance of Nacos service ${ref.groupName}@@${ref.serviceName} (namespace ${ref.namespaceId}) to call ${tool.name} on; call again once an instance of it is registered and healthy in Nacos`,
         ToolErrorClass.MCP_CONNECT_FAILED,
         {
           transient: true,
