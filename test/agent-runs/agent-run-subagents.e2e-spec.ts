@@ -1,4 +1,5 @@
-import { DataSource } from 'typeorm';
+import { DataSource, QueryFailedError } from 'typeorm';
+import { SessionsService } from '@app/modules/loop-acting/sessions/sessions.service';
 import { SessionEventsStore } from '@app/modules/session-events/session-events.store';
 import { AgentTasksService } from '@app/modules/agent-runs/subagents/agent-tasks.service';
 import { AgentTasksRepository } from '@app/modules/agent-runs/subagents/agent-tasks.repository';
@@ -632,5 +633,41 @@ describeEachDialect('sub-agents: SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TAS
     expect(stopped.error).toContain(`parent session ${sessionId} was closed`);
     expect(fx.model.requestsFor(helper.model)).toHaveLength(1);
     expect((await fx.sessionView(stopped.childSessionId)).status).toBe('CLOSED');
+  });
+
+  // The run stopped first, then closed its session: a close the database refused (a deadlock victim) left the task
+  // FAILED and its child session ACTIVE for good (nothing closes the children of a closed parent but its close hooks).
+  it('closes the child session of a closed parent before stopping its run, so a refused close is made again', async () => {
+    const { sessionId, helper, answer } = await parentWithLongTask();
+    const [task] = await tasksOf(sessionId);
+    const sessions = suite.gw.app.get(SessionsService);
+    const close = sessions.close.bind(sessions);
+    let refused = 0;
+    const spy = jest.spyOn(sessions, 'close').mockImplementation(async (auth, id) => {
+      if (id === task.childSessionId && refused === 0) {
+        refused++;
+        throw new QueryFailedError(
+          'UPDATE agent_session ...',
+          [],
+          Object.assign(new Error('Deadlock found when trying to get lock'), { code: 'ER_LOCK_DEADLOCK', errno: 1213 }),
+        );
+      }
+      return close(auth, id);
+    });
+    try {
+      await suite.gw.app.get(DataSource).query("UPDATE agent_session SET status = 'CLOSED' WHERE id = ?", [sessionId]);
+      answer();
+
+      const stopped = await waitFor(
+        async () => (await tasksOf(sessionId)).find((t: { status: string }) => t.status === 'FAILED'),
+        { timeoutMs: 15_000 },
+      );
+      expect(refused).toBe(1);
+      expect(stopped.error).toContain(`parent session ${sessionId} was closed`);
+      expect((await fx.sessionView(task.childSessionId)).status).toBe('CLOSED');
+      expect(fx.model.requestsFor(helper.model)).toHaveLength(1);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });

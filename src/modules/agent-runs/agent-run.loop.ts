@@ -285,9 +285,15 @@ export class AgentRunLoop {
    * Stops the run of a sub-agent task whose parent session is closed and closes its session, as the parent's close
    * hooks would have (its own children's too): nobody can hear of its answer any more.
    */
+  /**
+   * Closes the run's session first, then stops the run: a close the database refuses (busy) throws while the run still
+   * holds its place, so it is handed back and made again. Stopped first, the run was done with and its session stayed
+   * open for good (only the parent's close hooks close a child session). The stop's move to ACTIVE leaves a CLOSED
+   * session as it is.
+   */
   private async stopForClosedParent(run: AgentRunEntity, owner: string, parentSessionId: string): Promise<void> {
-    await this.stop(run, owner, { status: 'FAILED', error: `its parent session ${parentSessionId} was closed` });
     await this.sessions.close(closedParentAuth(run.tenantId, parentSessionId), run.sessionId);
+    await this.stop(run, owner, { status: 'FAILED', error: `its parent session ${parentSessionId} was closed` });
   }
 
   /** The session, agent and provider; null when the run stopped here (closed session, no model...). */
