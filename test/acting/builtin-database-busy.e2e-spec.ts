@@ -1,7 +1,12 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { QueryFailedError } from 'typeorm';
 import { describeEachDialect } from '@test/support/test-database';
 import { createKey, gatewayForSuite, sessionWithTool } from '@test/support/gateway-test-app';
 import { AgentSessionRepository } from '@app/modules/loop-acting/sessions/agent-session.repository';
+import { WorkspaceEvents } from '@app/modules/workspace/workspace.events';
+import { WorkspaceLocator } from '@app/modules/workspace/workspace.locator';
+import { FILE_TOOLS, workspaceRootForSuite, workspaceTenant } from '../workspace/workspace-test-kit';
 
 /*
  * A built-in whose statement the gateway's database refuses as busy or unreachable (a deadlock victim, SQLite BUSY, a
@@ -90,5 +95,34 @@ describeEachDialect('a built-in whose statement the database refuses as busy', (
 
     expect(res.body.results[0]).toMatchObject({ status: 'FAILED', isError: true, attempts: 1 });
     expect(res.body.results[0].content).toContain('read ECONNRESET');
+  });
+});
+
+/*
+ * A SIDE_EFFECT built-in is not made again when the database refuses a statement of it: its effect may have happened
+ * (the file edited before its event was written). The model must not be told to make the call again.
+ */
+describeEachDialect('a side-effecting built-in whose statement the database refuses as busy', (dialect) => {
+  const root = workspaceRootForSuite();
+  const suite = gatewayForSuite(dialect, { WORKSPACE_ROOT: root });
+  afterEach(() => jest.restoreAllMocks());
+
+  it('tells the model the call may have taken effect, not to make it again, when its event could not be written', async () => {
+    const t = await workspaceTenant(suite.gw, 't-busy-edit', FILE_TOOLS);
+    const sessionId = await t.newSession(['FILE_ROOM']);
+    await t.call(sessionId, 'WRITE_FILE', { path: 'a.txt', content: 'x = 1' });
+    jest
+      .spyOn(suite.gw.app.get(WorkspaceEvents), 'fileWritten')
+      .mockRejectedValueOnce(Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' }));
+
+    const edit = await t.call(sessionId, 'EDIT_FILE', { path: 'a.txt', oldText: 'x = 1', newText: 'x = 1\ny = 2' });
+
+    // Made once: the edit is in the file. Made again, as the model was told, it would add y = 2 a second time.
+    expect(edit).toMatchObject({ status: 'FAILED', isError: true, attempts: 1 });
+    const dir = suite.gw.app.get(WorkspaceLocator).dirOf('t-busy-edit', sessionId);
+    expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('x = 1\ny = 2');
+    expect(edit.content).toContain("EDIT_FILE could not use the gateway's database, busy or unreachable (SQLITE_BUSY)");
+    expect(edit.content).not.toContain('make the call again');
+    expect(edit.content).toContain('it may have taken effect');
   });
 });

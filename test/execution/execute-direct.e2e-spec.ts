@@ -154,6 +154,35 @@ describe('POST /tools/{name}/execute (executeDirect)', () => {
     }
   });
 
+  // RUN_COMMAND requires SANDBOX: a FILE_ROOM session, as the file tools' refusal says to create, does not offer it.
+  it('refuses RUN_COMMAND outside a session naming the capability it requires, SANDBOX', async () => {
+    const all = (await gw.http.get('/api/v1/admin/tools?pageSize=500').set(gw.admin).expect(200)).body.items as Array<{
+      id: string;
+      name: string;
+    }>;
+    const agent = (
+      await gw.http
+        .post('/api/v1/admin/agents')
+        .set(gw.admin)
+        .send({ name: 'commands', tenantId: 'acme', sideEffectPolicy: 'ALLOW' })
+        .expect(201)
+    ).body.id;
+    await gw.http
+      .put(`/api/v1/admin/agents/${agent}/tools`)
+      .set(gw.admin)
+      .send({ toolIds: [all.find((t) => t.name === 'RUN_COMMAND')!.id] })
+      .expect(200);
+    const res = await execute('RUN_COMMAND', {
+      agentId: agent,
+      capabilities: ['SANDBOX'],
+      arguments: { command: 'ls' },
+    });
+    expect(res.body).toMatchObject({ status: 'FAILED', isError: true, errorClass: 'BUILTIN_REFUSED' });
+    expect(res.body.content).toContain(
+      'RUN_COMMAND works only inside a session with a workspace; call it with POST /api/v1/sessions/{id}/act in a session created with capabilities ["SANDBOX"]',
+    );
+  });
+
   it('answers 404 for a tool name the tenant does not have', async () => {
     await execute('nope', { arguments: {} }, 404);
     const globex = await createKey(gw, 'globex', 'runtime');

@@ -104,10 +104,13 @@ export class WorkspaceBuiltinsDispatcher implements ToolDispatcher, OnModuleInit
     signal: AbortSignal,
     deadline: number,
   ): Promise<ToolOutput> {
-    if (!ctx.sessionId || !ctx.tenantId)
+    if (!ctx.sessionId || !ctx.tenantId) {
+      // The capability the tool requires: a FILE_ROOM session does not offer RUN_COMMAND.
+      const capability = tool.name === RUN_COMMAND_TOOL.name ? 'SANDBOX' : 'FILE_ROOM';
       throw builtinRefusal(
-        `${tool.name} works only inside a session with a workspace; call it with POST /api/v1/sessions/{id}/act in a session created with capabilities ["FILE_ROOM"]`,
+        `${tool.name} works only inside a session with a workspace; call it with POST /api/v1/sessions/{id}/act in a session created with capabilities ["${capability}"]`,
       );
+    }
     const owner = await this.sessions.forCall(ctx.tenantId, ctx.sessionId);
     const work = () => this.handlers[tool.name](owner, args, ctx, signal, deadline);
     // A call whose budget ran out while it waited has been answered FAILED already: it must change nothing after.

@@ -26,6 +26,12 @@ function watch(adapter: NacosNamingAdapter, service: NacosServiceRef) {
   return { lists, stop, latest: () => addresses(lists.at(-1)) };
 }
 
+/** The internals of the client the adapter reaches (see NamingClient in nacos-naming.adapter.ts). */
+interface ClientInternals {
+  _serverProxy: { queryList(...args: unknown[]): Promise<string> };
+  _hostReactor: { _futureMap: Map<string, unknown>; _serviceInfoMap: Map<string, unknown>; _updatingSet: Set<string> };
+}
+
 type ClientInstance = Parameters<NacosNamingClient['registerInstance']>[1];
 
 /** The client's typings demand fields it fills in itself (instanceId, healthy, enabled) and omit metadata. */
@@ -358,6 +364,38 @@ describe('NacosNamingAdapter with the real nacos client against the Nacos v1 tes
         await waitFor(() => again.latest().length === 3, { timeoutMs: 3000, description: 'the polled change' });
       } finally {
         again.stop();
+      }
+    });
+
+    // The client schedules its poll once the first read of the service ends: a subscriber that left before then left
+    // a poll (a timer, and a list request every cacheMillis) that nothing stopped any more.
+    it("stops the client's poll of a service whose last subscriber left during its first read", async () => {
+      server.registerInstance(NS, GROUP, 'left-early', { ip: '10.8.0.1', port: 9000 });
+      const client = await (adapter as unknown as { clients: Map<string, Promise<ClientInternals>> }).clients.get(NS)!;
+      const reactor = client._hostReactor;
+      const key = `${GROUP}@@left-early@@DEFAULT`;
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const proxy = client._serverProxy;
+      const queryList = proxy.queryList.bind(proxy);
+      const firstRead = jest.spyOn(proxy, 'queryList').mockImplementationOnce(async (...args) => {
+        await gate;
+        return queryList(...args);
+      });
+      try {
+        const sub = watch(adapter, ref('left-early'));
+        await waitFor(() => firstRead.mock.calls.length === 1, 3000);
+        sub.stop();
+        await new Promise(setImmediate); // the unsubscribe has run
+        release();
+        await waitFor(() => !reactor._updatingSet.has(key), { timeoutMs: 3000, description: 'the first read to end' });
+        await waitFor(() => !reactor._futureMap.has(key), {
+          timeoutMs: 3000,
+          description: "the client's poll of the service no one follows to stop",
+        });
+        expect(reactor._serviceInfoMap.has(key)).toBe(false);
+      } finally {
+        firstRead.mockRestore();
       }
     });
   });

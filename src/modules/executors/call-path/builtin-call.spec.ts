@@ -29,10 +29,23 @@ describe('builtinDatabaseBusy', () => {
       code: 'ER_LOCK_DEADLOCK',
       errno: 1213,
     });
-    const err = builtinDatabaseBusy('SUB_AGENT_CALL', { driverError, message: driverError.message });
+    const err = builtinDatabaseBusy(
+      { name: 'SUB_AGENT_CALL', sideEffect: 'IDEMPOTENT' },
+      { driverError, message: driverError.message },
+    );
     expect(err).toMatchObject({ errorClass: 'DATABASE_UNAVAILABLE', transient: true, reachedRemote: true });
     expect(err.message).toContain('SUB_AGENT_CALL');
     expect(err.message).toContain('ER_LOCK_DEADLOCK');
     expect(err.message).not.toContain('secret-value');
+    expect(err.message).toContain('make the call again');
+  });
+
+  it('tells the model to check a SIDE_EFFECT or HIGH_RISK built-in before calling it again: it may have taken effect', () => {
+    for (const sideEffect of ['SIDE_EFFECT', 'HIGH_RISK'] as const) {
+      const err = builtinDatabaseBusy({ name: 'EDIT_FILE', sideEffect }, { code: 'SQLITE_BUSY' });
+      expect(err.message).toBe(
+        "EDIT_FILE could not use the gateway's database, busy or unreachable (SQLITE_BUSY); it may have taken effect: check before making the call again",
+      );
+    }
   });
 });

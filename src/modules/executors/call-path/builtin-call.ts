@@ -18,11 +18,17 @@ export function builtinRefusal(message: string): ToolCallError {
  * A built-in whose statement the gateway's database refused as busy or unreachable (a deadlock victim, a lock wait
  * timeout, a lost connection): worth another attempt, which the retry policy makes within the call's budget for a
  * READ_ONLY or IDEMPOTENT built-in. What was written may have been committed (a connection lost after its commit), so
- * it counts as reached. The model reads the driver's code only: its message may quote what a statement wrote.
+ * it counts as reached. The model reads the driver's code only: its message may quote what a statement wrote. A
+ * SIDE_EFFECT or HIGH_RISK built-in may have done its work before the refused statement (EDIT_FILE edits the file, then
+ * writes its event): the model is told to check before calling it again, as after a timeout, not to call it again.
  */
-export function builtinDatabaseBusy(toolName: string, err: unknown): ToolCallError {
+export function builtinDatabaseBusy(tool: Pick<ToolDescriptor, 'name' | 'sideEffect'>, err: unknown): ToolCallError {
+  const next =
+    tool.sideEffect === 'READ_ONLY' || tool.sideEffect === 'IDEMPOTENT'
+      ? 'make the call again'
+      : 'it may have taken effect: check before making the call again';
   return new ToolCallError(
-    `${toolName} could not use the gateway's database, busy or unreachable (${databaseErrorCode(err)}); make the call again`,
+    `${tool.name} could not use the gateway's database, busy or unreachable (${databaseErrorCode(err)}); ${next}`,
     ToolErrorClass.DATABASE_UNAVAILABLE,
     { transient: true, reachedRemote: true, cause: err },
   );

@@ -85,7 +85,7 @@ export class ToolCallPathService {
         } catch (err) {
           // A built-in's statement the gateway's database refused as busy or unreachable: made again within the call's
           // budget when the built-in may be (see builtinDatabaseBusy). It failed at once with the driver's message.
-          throw isTransientDriverError(err) ? builtinDatabaseBusy(tool.name, err) : err;
+          throw isTransientDriverError(err) ? builtinDatabaseBusy(tool, err) : err;
         }
       };
     const executor = this.targets.executorFor(tool.serviceType);

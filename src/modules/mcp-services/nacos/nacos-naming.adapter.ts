@@ -254,7 +254,12 @@ function forgetUnfollowed(client: NamingClient, info: SubscribeInfo): void {
   clearTimeout(reactor._futureMap.get(key)?.timer);
   reactor._futureMap.delete(key);
   reactor._serviceInfoMap.delete(key);
+  // Its first read still under way: the client starts the poll once that read ends, so it is looked at again then.
+  if (reactor._updatingSet.has(key)) setTimeout(() => forgetUnfollowed(client, info), FIRST_READ_RECHECK_MS).unref();
 }
+
+/** How often a service left during its first read is looked at again, until that read has ended. */
+const FIRST_READ_RECHECK_MS = 100;
 
 /**
  * A list the client cached without polling the service (a poll or a push that landed after {@link forgetUnfollowed})
