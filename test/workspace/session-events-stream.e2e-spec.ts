@@ -109,16 +109,6 @@ describeEachDialect('session events as Server-Sent Events', (dialect) => {
     expect(bad.body.error.code).toBe('VALIDATION_FAILED');
   });
 
-  // The stream sends every event as it comes: a limit was taken and ignored, as if the client had been served one page.
-  it('refuses a limit, which the stream cannot keep', async () => {
-    const sse = await connect({}, '?limit=5');
-    sse.close();
-    expect(sse.status).toBe(400);
-    const bad = await suite.gw.http.get(`/api/v1/sessions/${sessionId}/events/stream?limit=5`).set(runtime).expect(400);
-    expect(bad.body.error.code).toBe('VALIDATION_FAILED');
-    expect(bad.body.error.details.fields).toEqual([{ field: 'limit', problems: [expect.any(String)] }]);
-  });
-
   // An id no event can have (the seq column is a signed 32-bit INT) opened a stream that could never send anything.
   it.each(['2147483648', '9007199254740993', '999999999999999', '-1', '1.5', '1e3', 'abc'])(
     'refuses Last-Event-ID %s with a 400 giving the range, as after= is refused',

@@ -22,7 +22,7 @@ import { SessionEventsStreamer } from '@app/modules/session-events/session-event
 import { SessionsService } from './sessions.service';
 import { ToolCallJournalRepository } from '../journal/tool-call-journal.repository';
 import type { AgentSessionEntity } from './agent-session.entity';
-import { SessionEventsStreamQueryDto } from './session-events.dto';
+import { SessionEventsQueryDto } from './session-events.dto';
 
 @ApiTags('runtime: sessions')
 @ApiBearerAuth()
@@ -55,7 +55,7 @@ export class SessionEventsStreamController {
   async stream(
     @Auth() auth: AuthContext,
     @Param('id') id: string,
-    @Query() query: SessionEventsStreamQueryDto,
+    @Query() query: SessionEventsQueryDto,
     @Headers('last-event-id') lastEventId: string | undefined,
     @Headers('authorization') authorization: string | undefined,
     @Res() reply: FastifyReply,

@@ -1,12 +1,9 @@
 import { AfterSeqQueryDto } from '@app/common/dto/page.dto';
-import { ApiProperty, PickType } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
 import { SESSION_EVENT_TYPES } from '@app/modules/session-events/session-event.types';
 
 /** Events default to 100 per page, messages to 500. */
 export class SessionEventsQueryDto extends AfterSeqQueryDto {}
-
-/** The stream sends every event after `after` as it comes: it takes no `limit` (one would be refused, not ignored). */
-export class SessionEventsStreamQueryDto extends PickType(AfterSeqQueryDto, ['after'] as const) {}
 
 export class SessionEventDto {
   @ApiProperty({ description: "1, 2, 3... per session: the event's place in the session" }) seq: number;
