@@ -115,23 +115,7 @@ describe('POST /tools/{name}/execute (executeDirect)', () => {
   });
 
   it('refuses a session-only built-in as a failed result that says where to call it', async () => {
-    const all = (await gw.http.get('/api/v1/admin/tools?pageSize=500').set(gw.admin).expect(200)).body.items as Array<{
-      id: string;
-      name: string;
-    }>;
-    const builtin = (name: string) => all.find((t) => t.name === name)!.id;
-    const agent = (
-      await gw.http
-        .post('/api/v1/admin/agents')
-        .set(gw.admin)
-        .send({ name: 'builtins', tenantId: 'acme', sideEffectPolicy: 'ALLOW' })
-        .expect(201)
-    ).body.id;
-    await gw.http
-      .put(`/api/v1/admin/agents/${agent}/tools`)
-      .set(gw.admin)
-      .send({ toolIds: [builtin('WRITE_FILE'), builtin('READ_TOOL_RESULT'), builtin('CHECK_TASK_STATUS')] })
-      .expect(200);
+    const agent = await agentWithBuiltins('builtins', ['WRITE_FILE', 'READ_TOOL_RESULT', 'CHECK_TASK_STATUS']);
     const res = await execute('WRITE_FILE', {
       agentId: agent,
       capabilities: ['FILE_ROOM'],
@@ -156,22 +140,7 @@ describe('POST /tools/{name}/execute (executeDirect)', () => {
 
   // RUN_COMMAND requires SANDBOX: a FILE_ROOM session, as the file tools' refusal says to create, does not offer it.
   it('refuses RUN_COMMAND outside a session naming the capability it requires, SANDBOX', async () => {
-    const all = (await gw.http.get('/api/v1/admin/tools?pageSize=500').set(gw.admin).expect(200)).body.items as Array<{
-      id: string;
-      name: string;
-    }>;
-    const agent = (
-      await gw.http
-        .post('/api/v1/admin/agents')
-        .set(gw.admin)
-        .send({ name: 'commands', tenantId: 'acme', sideEffectPolicy: 'ALLOW' })
-        .expect(201)
-    ).body.id;
-    await gw.http
-      .put(`/api/v1/admin/agents/${agent}/tools`)
-      .set(gw.admin)
-      .send({ toolIds: [all.find((t) => t.name === 'RUN_COMMAND')!.id] })
-      .expect(200);
+    const agent = await agentWithBuiltins('commands', ['RUN_COMMAND']);
     const res = await execute('RUN_COMMAND', {
       agentId: agent,
       capabilities: ['SANDBOX'],
@@ -182,6 +151,27 @@ describe('POST /tools/{name}/execute (executeDirect)', () => {
       'RUN_COMMAND works only inside a session with a workspace; call it with POST /api/v1/sessions/{id}/act in a session created with capabilities ["SANDBOX"]',
     );
   });
+
+  /** An agent of acme named `name`, bound to the platform built-ins `names`; its id. */
+  async function agentWithBuiltins(name: string, names: string[]): Promise<string> {
+    const all = (await gw.http.get('/api/v1/admin/tools?pageSize=500').set(gw.admin).expect(200)).body.items as Array<{
+      id: string;
+      name: string;
+    }>;
+    const agent = (
+      await gw.http
+        .post('/api/v1/admin/agents')
+        .set(gw.admin)
+        .send({ name, tenantId: 'acme', sideEffectPolicy: 'ALLOW' })
+        .expect(201)
+    ).body.id as string;
+    await gw.http
+      .put(`/api/v1/admin/agents/${agent}/tools`)
+      .set(gw.admin)
+      .send({ toolIds: names.map((n) => all.find((t) => t.name === n)!.id) })
+      .expect(200);
+    return agent;
+  }
 
   it('answers 404 for a tool name the tenant does not have', async () => {
     await execute('nope', { arguments: {} }, 404);
