@@ -1,4 +1,8 @@
-import { builtinRefusal, isPlatformBuiltin } from '@app/modules/executors/call-path/builtin-call';
+import {
+  builtinOutsideSession,
+  builtinRefusal,
+  isPlatformBuiltin,
+} from '@app/modules/executors/call-path/builtin-call';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
 import { BuiltinToolCatalog } from '@app/modules/tool-registry/builtin-tool.catalog';
@@ -107,9 +111,7 @@ export class WorkspaceBuiltinsDispatcher implements ToolDispatcher, OnModuleInit
     if (!ctx.sessionId || !ctx.tenantId) {
       // The capability the tool requires: a FILE_ROOM session does not offer RUN_COMMAND.
       const capability = tool.name === RUN_COMMAND_TOOL.name ? 'SANDBOX' : 'FILE_ROOM';
-      throw builtinRefusal(
-        `${tool.name} works only inside a session with a workspace; call it with POST /api/v1/sessions/{id}/act in a session created with capabilities ["${capability}"]`,
-      );
+      throw builtinOutsideSession(tool.name, capability);
     }
     const owner = await this.sessions.forCall(ctx.tenantId, ctx.sessionId);
     const work = () => this.handlers[tool.name](owner, args, ctx, signal, deadline);

@@ -1,4 +1,8 @@
-import { builtinRefusal, isPlatformBuiltin } from '@app/modules/executors/call-path/builtin-call';
+import {
+  builtinOutsideSession,
+  builtinRefusal,
+  isPlatformBuiltin,
+} from '@app/modules/executors/call-path/builtin-call';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
 import { BuiltinToolCatalog } from '@app/modules/tool-registry/builtin-tool.catalog';
@@ -46,32 +50,13 @@ export class SubagentBuiltinsDispatcher implements ToolDispatcher, OnModuleInit 
     signal: AbortSignal,
     deadline: number,
   ): Promise<ToolOutput> {
-    if (!ctx.sessionId || !ctx.tenantId || !ctx.agentId)
-      throw builtinRefusal(`${tool.name} works only inside a session; call it with POST /api/v1/sessions/{id}/act`);
+    if (!ctx.sessionId || !ctx.tenantId || !ctx.agentId) throw builtinOutsideSession(tool.name);
     const call: DelegatingCall = {
       tenantId: ctx.tenantId,
       sessionId: ctx.sessionId,
       agentId: ctx.agentId,
       toolCallId: ctx.toolCallId,
     };
-    try {
-      return await this.serve(tool, args, call, ctx, signal, deadline);
-    } catch (err) {
-      if (err instanceof DelegationRefused) throw builtinRefusal(err.message);
-      // A database busy or unreachable goes on (the call path makes the call again; it finds what its first attempt
-      // started by the toolCallId).
-      throw err;
-    }
-  }
-
-  private async serve(
-    tool: ToolDescriptor,
-    args: Record<string, unknown>,
-    call: DelegatingCall,
-    ctx: ToolCallContext,
-    signal: AbortSignal,
-    deadline: number,
-  ): Promise<ToolOutput> {
     if (tool.name === CHECK_TASK_STATUS) {
       const view = await this.tasks.check(call, String(args.taskId));
       if (!view)
@@ -82,25 +67,30 @@ export class SubagentBuiltinsDispatcher implements ToolDispatcher, OnModuleInit 
       if (view.status === 'COMPLETED' || view.status === 'FAILED') await this.tasks.markReminded(view.taskId);
       return { content: JSON.stringify(view), structured: view };
     }
-    if (tool.name === SUBMIT_SUBAGENT_TASK) {
-      // Made again (a RETRY after a crash): the task the first attempt started may be running or done by now.
-      const earlier = await this.tasks.ofCall(call);
-      if (earlier) return briefOf(earlier);
+    try {
+      if (tool.name === SUBMIT_SUBAGENT_TASK) {
+        // Made again (a RETRY after a crash): the task the first attempt started may be running or done by now.
+        const earlier = await this.tasks.ofCall(call);
+        if (earlier) return briefOf(earlier);
+      }
+      const task = await this.tasks.submit(call, String(args.agent), String(args.task));
+      if (tool.name === SUBMIT_SUBAGENT_TASK) {
+        const view = { taskId: task.id, status: 'QUEUED' as const };
+        return { content: JSON.stringify(view), structured: view };
+      }
+      const waitMs = waitWithin(Number(args.waitMs ?? DEFAULT_WAIT_MS), deadline);
+      // The parent's worker waits: another loop works the child in its place (and the child's own children likewise).
+      // The wait ends early when the call is cut or this instance stops: the model reads the task's status and taskId.
+      const view = await this.workers.lendWhile(ctx.runId, task.childRunId, (stopping) =>
+        withAnySignal([signal, stopping], (either) => this.tasks.waitFor(task, waitMs, either)),
+      );
+      // The model reads how the task ended here (its answer, or its error): its reminder is done.
+      if (view.status === 'COMPLETED' || view.status === 'FAILED') await this.tasks.markReminded(task.id);
+      return view.status === 'COMPLETED' ? { content: answerText(view), structured: view } : briefOf(view);
+    } catch (err) {
+      if (err instanceof DelegationRefused) throw builtinRefusal(err.message);
+      throw err;
     }
-    const task = await this.tasks.submit(call, String(args.agent), String(args.task));
-    if (tool.name === SUBMIT_SUBAGENT_TASK) {
-      const view = { taskId: task.id, status: 'QUEUED' as const };
-      return { content: JSON.stringify(view), structured: view };
-    }
-    const waitMs = waitWithin(Number(args.waitMs ?? DEFAULT_WAIT_MS), deadline);
-    // The parent's worker waits: another loop works the child in its place (and the child's own children likewise).
-    // The wait ends early when the call is cut or this instance stops: the model reads the task's status and taskId.
-    const view = await this.workers.lendWhile(ctx.runId, task.childRunId, (stopping) =>
-      withAnySignal([signal, stopping], (either) => this.tasks.waitFor(task, waitMs, either)),
-    );
-    // The model reads how the task ended here (its answer, or its error): its reminder is done.
-    if (view.status === 'COMPLETED' || view.status === 'FAILED') await this.tasks.markReminded(task.id);
-    return view.status === 'COMPLETED' ? { content: answerText(view), structured: view } : briefOf(view);
   }
 }
 

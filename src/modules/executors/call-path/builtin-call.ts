@@ -15,6 +15,18 @@ export function builtinRefusal(message: string): ToolCallError {
 }
 
 /**
+ * The refusal of a built-in that works only in a session, called outside one (`execute`): where to call it, and in a
+ * session with which `capability` when it needs a workspace.
+ */
+export function builtinOutsideSession(toolName: string, capability?: string): ToolCallError {
+  return builtinRefusal(
+    capability
+      ? `${toolName} works only inside a session with a workspace; call it with POST /api/v1/sessions/{id}/act in a session created with capabilities ["${capability}"]`
+      : `${toolName} works only inside a session; call it with POST /api/v1/sessions/{id}/act`,
+  );
+}
+
+/**
  * A built-in whose statement the gateway's database refused as busy or unreachable (a deadlock victim, a lock wait
  * timeout, a lost connection): worth another attempt, which the retry policy makes within the call's budget for a
  * READ_ONLY or IDEMPOTENT built-in. What was written may have been committed (a connection lost after its commit), so

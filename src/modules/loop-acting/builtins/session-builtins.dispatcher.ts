@@ -1,4 +1,8 @@
-import { builtinRefusal, isPlatformBuiltin } from '@app/modules/executors/call-path/builtin-call';
+import {
+  builtinOutsideSession,
+  builtinRefusal,
+  isPlatformBuiltin,
+} from '@app/modules/executors/call-path/builtin-call';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import {
   READ_TOOL_RESULT_TOOL_NAME,
@@ -42,8 +46,7 @@ export class SessionBuiltinsDispatcher implements ToolDispatcher, OnModuleInit {
   }
 
   async dispatch(tool: ToolDescriptor, args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolOutput> {
-    if (!ctx.sessionId)
-      throw builtinRefusal(`${tool.name} works only inside a session; call it with POST /api/v1/sessions/{id}/act`);
+    if (!ctx.sessionId) throw builtinOutsideSession(tool.name);
     return tool.name === READ_TOOL_RESULT_TOOL_NAME ? this.readToolResult(ctx, args) : this.updateTodoList(ctx, args);
   }
 
