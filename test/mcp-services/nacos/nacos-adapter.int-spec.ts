@@ -29,7 +29,17 @@ function watch(adapter: NacosNamingAdapter, service: NacosServiceRef) {
 /** The internals of the client the adapter reaches (see NamingClient in nacos-naming.adapter.ts). */
 interface ClientInternals {
   _serverProxy: { queryList(...args: unknown[]): Promise<string> };
-  _hostReactor: { _futureMap: Map<string, unknown>; _serviceInfoMap: Map<string, unknown>; _updatingSet: Set<string> };
+  _hostReactor: {
+    /** Per service key, its scheduled poll (a Node Timeout: `_destroyed` once cleared). */
+    _futureMap: Map<string, { timer: { _destroyed: boolean } }>;
+    _serviceInfoMap: Map<string, unknown>;
+    _updatingSet: Set<string>;
+  };
+}
+
+/** The nacos client the adapter made for the namespace NS. */
+function clientOf(adapter: NacosNamingAdapter): Promise<ClientInternals> {
+  return (adapter as unknown as { clients: Map<string, Promise<ClientInternals>> }).clients.get(NS)!;
 }
 
 type ClientInstance = Parameters<NacosNamingClient['registerInstance']>[1];
@@ -315,7 +325,6 @@ describe('NacosNamingAdapter with the real nacos client against the Nacos v1 tes
   describe('unsubscribe', () => {
     // Polls only: what a subscriber hears comes from the client's poll of the service, every cacheMillis.
     const server = new NacosTestServer({ pushEnabled: false, cacheMillis: 500 });
-    const timers = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
     let adapter: NacosNamingAdapter;
 
     beforeAll(async () => {
@@ -330,18 +339,23 @@ describe('NacosNamingAdapter with the real nacos client against the Nacos v1 tes
     });
 
     it("stops the client's poll of a service once its last subscriber is gone", async () => {
-      const baseline = timers();
-      const subs = Array.from({ length: 20 }, (_, i) => {
+      // The client's own polls, not the process's timers: other timers of the process come and go meanwhile.
+      const reactor = (await clientOf(adapter))._hostReactor;
+      const keys = Array.from({ length: 20 }, (_, i) => `${GROUP}@@short-lived-${i}@@DEFAULT`);
+      const subs = keys.map((_, i) => {
         server.registerInstance(NS, GROUP, `short-lived-${i}`, { ip: '10.5.0.1', port: 9000 + i });
         return watch(adapter, ref(`short-lived-${i}`));
       });
-      await waitFor(() => subs.every((sub) => sub.latest().length === 1), {
-        timeoutMs: 5000,
-        description: 'every first list',
-      });
-      expect(timers()).toBeGreaterThanOrEqual(baseline + subs.length);
+      await waitFor(
+        () => subs.every((sub) => sub.latest().length === 1) && keys.every((k) => reactor._futureMap.has(k)),
+        {
+          timeoutMs: 5000,
+          description: 'every first list, and a poll of each service',
+        },
+      );
+      const polls = keys.map((k) => reactor._futureMap.get(k)!.timer);
       for (const sub of subs) sub.stop();
-      await waitFor(() => timers() <= baseline, {
+      await waitFor(() => keys.every((k) => !reactor._futureMap.has(k)) && polls.every((t) => t._destroyed), {
         timeoutMs: 3000,
         description: "the client's polls of the services no one follows to stop",
       });
@@ -371,7 +385,7 @@ describe('NacosNamingAdapter with the real nacos client against the Nacos v1 tes
     // a poll (a timer, and a list request every cacheMillis) that nothing stopped any more.
     it("stops the client's poll of a service whose last subscriber left during its first read", async () => {
       server.registerInstance(NS, GROUP, 'left-early', { ip: '10.8.0.1', port: 9000 });
-      const client = await (adapter as unknown as { clients: Map<string, Promise<ClientInternals>> }).clients.get(NS)!;
+      const client = await clientOf(adapter);
       const reactor = client._hostReactor;
       const key = `${GROUP}@@left-early@@DEFAULT`;
       let release!: () => void;
