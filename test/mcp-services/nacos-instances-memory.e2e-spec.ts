@@ -1,3 +1,4 @@
+import { McpServiceRepairService } from '@app/modules/mcp-services/mcp-service-repair.service';
 import { NacosInstanceCache } from '@app/modules/mcp-services/nacos/nacos-instance.cache';
 import { NacosTestServer } from '@test/support/nacos/nacos-test-server';
 import type { TestGateway } from '@test/support/gateway-test-app';
@@ -15,6 +16,7 @@ describe('NacosInstanceCache holds the instances of Nacos services some MCP serv
   const server = new CatalogMcpServer([catalogTool('ping', { annotations: { readOnlyHint: true } })]);
   let db: TestDatabase;
   let gw: TestGateway;
+  let other: TestGateway;
   let api: McpSyncApi;
   let instances: NacosInstanceCache;
   const keyOf = (service: string) => `${NS}/${GROUP}@${service}`;
@@ -25,11 +27,13 @@ describe('NacosInstanceCache holds the instances of Nacos services some MCP serv
     await server.start();
     db = await createTestDatabaseUrl('sqlite');
     gw = await startMcpSyncGateway(db.url, { NACOS_SERVER_ADDR: addr });
+    other = await startMcpSyncGateway(db.url, { NACOS_SERVER_ADDR: addr, GATEWAY_INSTANCE_ID: 'gw-other' });
     api = new McpSyncApi(gw);
     instances = gw.app.get(NacosInstanceCache);
   });
 
   afterAll(async () => {
+    await other?.close();
     await gw?.close();
     await server.stop();
     await nacos.stop();
@@ -55,5 +59,18 @@ describe('NacosInstanceCache holds the instances of Nacos services some MCP serv
     await api.createService({ name: 'shared-second', ...upstream('shared') });
     await gw.http.delete(`/api/v1/admin/mcp-services/${first.id}`).set(gw.admin).expect(200);
     expect(instances.get(keyOf('shared'))).toHaveLength(1);
+  });
+
+  it('forgets, at its next repair round, the instances of a service another instance deleted', async () => {
+    for (const name of ['kept-here', 'deleted-there'])
+      nacos.registerInstance(NS, GROUP, name, { ip: '127.0.0.1', port: server.port });
+    await api.createService({ name: 'kept-here', ...upstream('kept-here') });
+    const gone = await api.createService({ name: 'deleted-there', ...upstream('deleted-there') });
+    expect(instances.get(keyOf('deleted-there'))).toHaveLength(1);
+    await other.http.delete(`/api/v1/admin/mcp-services/${gone.id}`).set(other.admin).expect(200);
+
+    await gw.app.get(McpServiceRepairService).repairAll();
+    expect(instances.get(keyOf('deleted-there'))).toBeUndefined();
+    expect(instances.get(keyOf('kept-here'))).toHaveLength(1);
   });
 });

@@ -5,7 +5,7 @@ import { McpServiceLister, McpServiceUnreachableError } from './mcp-service.list
 import { McpServiceHealthRecorder } from './mcp-service-health.recorder';
 import { McpServiceSyncService } from './mcp-service-sync.service';
 import { McpServiceWatcher } from './mcp-service.watcher';
-import { McpServiceDirectory } from './mcp-service.directory';
+import { McpServiceMemory } from './mcp-service.memory';
 import { mcpToolListHash } from './mcp-tool.checksum';
 import { refusedNamespaceReason } from './mcp-service-namespace.rules';
 import { toMcpServiceRecord } from './mcp-service.mapper';
@@ -41,7 +41,7 @@ export class McpServiceRepairService implements OnApplicationBootstrap, OnModule
     private readonly health: McpServiceHealthRecorder,
     private readonly sync: McpServiceSyncService,
     private readonly watcher: McpServiceWatcher,
-    private readonly directory: McpServiceDirectory,
+    private readonly memory: McpServiceMemory,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
@@ -71,9 +71,7 @@ export class McpServiceRepairService implements OnApplicationBootstrap, OnModule
   private async runRound(): Promise<McpRepairRound> {
     const services = (await this.services.findAll()).map(toMcpServiceRecord);
     const ids = new Set(services.map((s) => s.id));
-    this.watcher.retainOnly(ids);
-    this.health.retainOnly(ids);
-    this.directory.retainOnly(ids);
+    this.memory.retainOnly(ids);
     const result: McpRepairRound = { checked: 0, down: [], resynced: [] };
     let next = 0;
     const worker = async (): Promise<void> => {

@@ -8,6 +8,7 @@ import { NacosInstanceCache } from './nacos/nacos-instance.cache';
 import { mcpEndpointOf } from './nacos/nacos-instance-endpoint';
 import { endpointDefaultsOf, nacosKeyOf, nacosRefOf } from './mcp-service.refs';
 import type { McpServiceEntity } from './mcp-service.entity';
+import type { McpServiceRecord } from './mcp-service.types';
 import { toMcpServiceRecord } from './mcp-service.mapper';
 
 /**
@@ -37,7 +38,18 @@ export class McpServiceMemory {
   async forgetDeleted(row: McpServiceEntity): Promise<void> {
     this.health.forget(row.id);
     await this.forgetChanged(row);
-    this.forgetInstances(row);
+    this.forgetInstances(toMcpServiceRecord(row));
+  }
+
+  /**
+   * Keeps only what belongs to `ids`, the services that exist now: of a service deleted through another instance,
+   * this one drops its watch, health, directory entry and (NACOS) instances last seen at its next repair round.
+   */
+  retainOnly(ids: ReadonlySet<string>): void {
+    const unwatched = this.watcher.retainOnly(ids);
+    this.health.retainOnly(ids);
+    this.directory.retainOnly(ids);
+    for (const service of unwatched) this.forgetInstances(service);
   }
 
   /**
@@ -66,8 +78,7 @@ export class McpServiceMemory {
    * unless another record watched here names it: else each one stayed cached until restart. A hand-registered tool
    * calling it reads Nacos again.
    */
-  private forgetInstances(row: McpServiceEntity): void {
-    const service = toMcpServiceRecord(row);
+  private forgetInstances(service: McpServiceRecord): void {
     if (service.kind !== 'NACOS') return;
     const key = nacosKeyOf(nacosRefOf(service, this.config));
     if (!this.watcher.watchesNacosKey(key)) this.instances.delete(key);

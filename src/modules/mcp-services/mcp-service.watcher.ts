@@ -70,9 +70,15 @@ export class McpServiceWatcher implements OnModuleDestroy {
     for (const stop of watch.listChanged.values()) stop();
   }
 
-  /** Stops watching every service not in `ids` (deleted, possibly on another instance). */
-  retainOnly(ids: ReadonlySet<string>): void {
-    for (const id of [...this.watches.keys()]) if (!ids.has(id)) this.unwatch(id);
+  /** Stops watching every service not in `ids` (deleted, possibly on another instance); returns those services. */
+  retainOnly(ids: ReadonlySet<string>): McpServiceRecord[] {
+    const unwatched: McpServiceRecord[] = [];
+    for (const [id, { service }] of [...this.watches]) {
+      if (ids.has(id)) continue;
+      this.unwatch(id);
+      unwatched.push(service);
+    }
+    return unwatched;
   }
 
   isWatched(serviceId: string): boolean {
