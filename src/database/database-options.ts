@@ -4,6 +4,14 @@ import type { DataSourceOptions } from 'typeorm';
 import { GATEWAY_ENTITIES } from './gateway-entities';
 import { GATEWAY_MIGRATIONS } from '@migrations/index';
 
+/**
+ * Server-side prepared statements one MySQL connection keeps (mysql2 closes the least recently used beyond it). HotSql
+ * prepares each statement text once per connection; texts vary (a page's OFFSET, a batch's row count), and kept for
+ * good they would add up, over the pool's connections and the instances, to the server's max_prepared_stmt_count
+ * (16,382 by default, for every client of the server), after which every client's next PREPARE is refused.
+ */
+export const MAX_PREPARED_STATEMENTS_PER_CONNECTION = 100;
+
 export type DatabaseDialect = 'sqlite' | 'mysql';
 
 export interface DatabaseSettings {
@@ -58,7 +66,7 @@ export function buildDataSourceOptions(settings: DatabaseSettings): DataSourceOp
     timezone: 'Z',
     supportBigNumbers: true,
     bigNumberStrings: false,
-    extra: { connectionLimit: 16 },
+    extra: { connectionLimit: 16, maxPreparedStatements: MAX_PREPARED_STATEMENTS_PER_CONNECTION },
   };
 }
 
