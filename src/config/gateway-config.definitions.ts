@@ -163,6 +163,13 @@ export const GATEWAY_SETTINGS = [
       'Days a CLOSED session is kept after it closed, with its journal, results, resume records, decided HITL requests and tool-log rows; tool-log rows of no session (executeDirect) are kept this long after they were written. ACTIVE and INTERRUPTED sessions, STARTED journal entries and PENDING HITL requests are never deleted.',
   },
   {
+    env: 'SESSION_IDLE_CLOSE_DAYS',
+    kind: { type: 'int', min: 0, max: 36_500 },
+    defaultValue: '0',
+    description:
+      'Days an ACTIVE or INTERRUPTED session may go unchanged (no act, resume, run step or built-in writing to it) before the retention job (RETENTION_ENABLED) closes it as DELETE /sessions/{id} does: an approval it waits for is rejected, its workspace removed, its sub-agent sessions closed; RETENTION_DAYS later it is deleted. RUNNING sessions are left to their runs. 0 = never.',
+  },
+  {
     env: 'RETENTION_ENABLED',
     kind: { type: 'bool' },
     defaultValue: 'true',

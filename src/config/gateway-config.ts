@@ -33,7 +33,7 @@ export interface GatewayConfig {
   resultDefaultMaxInlineChars: number;
   toolSpecsCacheCheckMs: number;
   /** Retention of closed sessions and their rows (RETENTION_*), and of artifacts (ARTIFACTS_RETENTION_DAYS; 0 = kept). */
-  retention: { days: number; artifactDays: number; enabled: boolean; intervalMs: number };
+  retention: { days: number; artifactDays: number; idleCloseDays: number; enabled: boolean; intervalMs: number };
   nacos: {
     serverAddr: string;
     namespace: string;
@@ -243,6 +243,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     retention: {
       days: raw.RETENTION_DAYS as number,
       artifactDays: raw.ARTIFACTS_RETENTION_DAYS as number,
+      idleCloseDays: raw.SESSION_IDLE_CLOSE_DAYS as number,
       enabled: raw.RETENTION_ENABLED as boolean,
       intervalMs: raw.RETENTION_INTERVAL_MS as number,
     },

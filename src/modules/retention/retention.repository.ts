@@ -3,12 +3,15 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { HotSql, sqlRowCount } from '@app/database/hot-sql';
 
-/** A closed session due for deletion, as read for a retention batch. */
-export interface ClosedSessionRef {
+/** A session as read for a retention batch. */
+export interface SessionRef {
   id: string;
   tenantId: string;
   updatedAt: number;
 }
+
+/** A closed session due for deletion. */
+export type ClosedSessionRef = SessionRef;
 
 /** Where the keyset walk over closed sessions stands (sessions that could not be deleted are stepped over). */
 export interface ClosedSessionCursor {
@@ -36,15 +39,25 @@ export class RetentionRepository {
   }
 
   /** CLOSED sessions last changed before `cutoff`, oldest first, after `cursor`. */
-  async closedSessionsBefore(
+  closedSessionsBefore(cutoff: number, limit: number, cursor: ClosedSessionCursor | null): Promise<ClosedSessionRef[]> {
+    return this.sessionsBefore("status = 'CLOSED'", cutoff, limit, cursor);
+  }
+
+  /** ACTIVE and INTERRUPTED sessions last changed before `cutoff` (idle since), oldest first, after `cursor`. */
+  idleSessionsBefore(cutoff: number, limit: number, cursor: ClosedSessionCursor | null): Promise<SessionRef[]> {
+    return this.sessionsBefore("status IN ('ACTIVE', 'INTERRUPTED')", cutoff, limit, cursor);
+  }
+
+  private async sessionsBefore(
+    status: string,
     cutoff: number,
     limit: number,
     cursor: ClosedSessionCursor | null,
-  ): Promise<ClosedSessionRef[]> {
+  ): Promise<SessionRef[]> {
     const after = cursor ? ' AND (updated_at > ? OR (updated_at = ? AND id > ?))' : '';
     const params: unknown[] = [cutoff, ...(cursor ? [cursor.updatedAt, cursor.updatedAt, cursor.id] : [])];
     const rows = await this.sql.all<{ id: string; tenant_id: string; updated_at: string | number }>(
-      `SELECT id, tenant_id, updated_at FROM agent_session WHERE status = 'CLOSED' AND updated_at < ?${after} ORDER BY updated_at, id LIMIT ${sqlRowCount(limit)}`,
+      `SELECT id, tenant_id, updated_at FROM agent_session WHERE ${status} AND updated_at < ?${after} ORDER BY updated_at, id LIMIT ${sqlRowCount(limit)}`,
       params,
     );
     return rows.map((r) => ({ id: r.id, tenantId: r.tenant_id, updatedAt: Number(r.updated_at) }));

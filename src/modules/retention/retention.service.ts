@@ -46,6 +46,8 @@ export interface RetentionReport {
   orphanFiles: number;
   /** Unpacked skill releases no one needs any more, and abandoned half-built ones, removed from SKILL_CACHE_DIR. */
   skillReleases: number;
+  /** ACTIVE and INTERRUPTED sessions unchanged for SESSION_IDLE_CLOSE_DAYS, closed by this run; 0 when that is 0. */
+  idleSessionsClosed: number;
   /**
    * Closed sessions kept because a STARTED journal entry or a PENDING HITL request still refers to them, or because
    * they are a sub-agent task's child session whose parent session is not purged yet, or because this run closed their
@@ -106,8 +108,10 @@ export class RetentionService {
       artifacts: 0,
       orphanFiles: 0,
       skillReleases: 0,
+      idleSessionsClosed: 0,
       sessionsKept: 0,
     };
+    if (this.config.retention.idleCloseDays > 0) report.idleSessionsClosed = await this.closeIdleSessions(now);
     let cursor = this.resumeAfter;
     this.resumeAfter = null;
     for (let batch = 0; batch < this.walk.batchesPerRun; batch++) {
@@ -127,6 +131,10 @@ export class RetentionService {
     report.orphanFiles = orphans.artifactFiles + orphans.stagedFiles;
     const pruned = await this.skillReleases.pruneCache(now);
     report.skillReleases = pruned.releases + pruned.abandonedBuilds;
+    if (report.idleSessionsClosed > 0)
+      this.logger.log(
+        `Closed ${report.idleSessionsClosed} sessions unchanged for ${this.config.retention.idleCloseDays} days (SESSION_IDLE_CLOSE_DAYS)`,
+      );
     const removed = report.sessions + report.toolLogRows + report.artifacts + report.orphanFiles + report.skillReleases;
     if (removed > 0 || report.sessionsKept > 0) {
       this.logger.log(
@@ -139,6 +147,36 @@ export class RetentionService {
       );
     }
     return report;
+  }
+
+  /**
+   * Closes the ACTIVE and INTERRUPTED sessions unchanged for SESSION_IDLE_CLOSE_DAYS as DELETE /sessions/{id} closes
+   * them (an approval they wait for rejected, their workspace removed, their sub-agent sessions closed); retention
+   * deletes them RETENTION_DAYS later. One that fails to close is logged and tried again by the next run.
+   */
+  private async closeIdleSessions(now: number): Promise<number> {
+    const days = this.config.retention.idleCloseDays;
+    const idleBefore = now - days * DAY_MS;
+    let closed = 0;
+    let cursor: ClosedSessionCursor | null = null;
+    for (let batch = 0; batch < this.walk.batchesPerRun; batch++) {
+      const sessions = await this.repo.idleSessionsBefore(idleBefore, this.walk.sessionsPerBatch, cursor);
+      for (const session of sessions) {
+        const auth = {
+          keyId: `retention: unchanged for ${days} days`,
+          role: 'admin' as const,
+          tenantId: session.tenantId,
+        };
+        try {
+          if (await this.sessions.closeIdle(auth, session.id, idleBefore)) closed++;
+        } catch (err) {
+          this.logger.warn(`Could not close idle session ${session.id}: ${(err as Error).message}`);
+        }
+      }
+      if (sessions.length < this.walk.sessionsPerBatch) break;
+      cursor = sessions[sessions.length - 1];
+    }
+    return closed;
   }
 
   private async purgeSession(session: ClosedSessionRef, report: RetentionReport): Promise<void> {

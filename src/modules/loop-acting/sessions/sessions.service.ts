@@ -90,11 +90,33 @@ export class SessionsService {
    * before them (its client got no answer and asks again) left its workspace and its sub-agent children open.
    */
   async close(auth: AuthContext, id: string): Promise<SessionDto> {
+    return toSessionDto((await this.closeWhen(auth, id, () => true))!);
+  }
+
+  /**
+   * Closes the session as {@link close} does if it is ACTIVE or INTERRUPTED and unchanged since before `idleBefore`
+   * (epoch ms), checked again at the close's compare-and-set: an act that lands meanwhile keeps it open. Whether it
+   * closed it.
+   */
+  async closeIdle(auth: AuthContext, id: string, idleBefore: number): Promise<boolean> {
+    const idle = (row: AgentSessionEntity) =>
+      (row.status === 'ACTIVE' || row.status === 'INTERRUPTED') && row.updatedAt < idleBefore;
+    const row = await this.closeWhen(auth, id, idle);
+    return row !== null;
+  }
+
+  /** The close's loop; null when `shouldClose` refused the session as it was last read. */
+  private async closeWhen(
+    auth: AuthContext,
+    id: string,
+    shouldClose: (row: AgentSessionEntity) => boolean,
+  ): Promise<AgentSessionEntity | null> {
     for (;;) {
       const row = await this.load(auth, id);
+      if (!shouldClose(row)) return null;
       if (row.status === 'CLOSED') {
         await this.closeHooks.closed({ tenantId: row.tenantId, id: row.id });
-        return toSessionDto(row);
+        return row;
       }
       const changes = { status: 'CLOSED' as const, hitlPending: false, hitlRequest: null, pendingBatch: null };
       // The request it waited for can no longer be decided (the session waits for nothing): it leaves the queue, in
@@ -119,7 +141,7 @@ export class SessionsService {
         if (rejected)
           await this.decisions.report(row, rejected.call, 'REJECT', CLOSED_BEFORE_DECISION, rejected.written);
         await this.closeHooks.closed({ tenantId: row.tenantId, id: row.id });
-        return toSessionDto({ ...row, ...changes, lockVersion: row.lockVersion + 1, updatedAt: Date.now() });
+        return { ...row, ...changes, lockVersion: row.lockVersion + 1, updatedAt: Date.now() };
       }
     }
   }
