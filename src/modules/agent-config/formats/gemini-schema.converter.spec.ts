@@ -1,4 +1,4 @@
-import { toGeminiSchema } from './gemini-schema.converter';
+import { convertGeminiSchema, toGeminiSchema } from './gemini-schema.converter';
 import { GEMINI_MAX_SCHEMA_NODES } from './gemini-schema.keywords';
 import { countSchemaNodes, deepFreeze, geminiViolations } from './model-formats.test-helpers';
 
@@ -323,6 +323,28 @@ describe('toGeminiSchema', () => {
         level: { type: 'string', format: 'enum', enum: ['1', 'high', 'true'], description: 'Send the value as text.' },
       });
       expect(geminiViolations(output)).toEqual([]);
+    });
+
+    it('writes an enum holding the empty string into the description, as Gemini refuses one in an enum', () => {
+      const { schema, warnings } = convertGeminiSchema({
+        type: 'object',
+        properties: {
+          mode: { type: 'string', enum: ['fast', ''] },
+          clear: { const: '' },
+          level: { enum: [1, ''] },
+        },
+      });
+      expect(schema.properties).toEqual({
+        mode: { type: 'string', description: 'Allowed values: "fast", "".' },
+        clear: { type: 'string', description: 'Allowed values: "".' },
+        level: { type: 'string', description: 'Allowed values: 1, "". Send the value as text.' },
+      });
+      expect(geminiViolations(schema)).toEqual([]);
+      expect(warnings).toEqual([
+        '#/properties/mode: its enum written into the description, as Gemini refuses an empty string among enum values',
+        '#/properties/clear: its enum written into the description, as Gemini refuses an empty string among enum values',
+        '#/properties/level: an enum of mixed types sent as a string, its values in the description, as Gemini refuses an empty string among enum values',
+      ]);
     });
 
     it('keeps only the formats Gemini documents for the type, and writes any other into the description', () => {
