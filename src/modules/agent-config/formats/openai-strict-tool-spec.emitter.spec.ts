@@ -92,6 +92,40 @@ describe('toOpenAiStrictToolSpec', () => {
     expect(openAiStrictSpecViolations(spec)).toEqual([]);
   });
 
+  it('keeps a recursive definition whose ref escapes its name (Tree%3Cstring%3E, a~1b), and two of one name apart', () => {
+    const tree = (ref: string) => ({
+      type: 'object',
+      properties: { v: { type: 'string' }, kids: { type: 'array', items: { $ref: ref } } },
+      required: ['v', 'kids'],
+    });
+    const { spec, warnings } = toOpenAiStrictToolSpec({
+      name: 'trees',
+      description: 'd',
+      parameters: deepFreeze({
+        type: 'object',
+        definitions: { 'Tree<string>': tree('#/definitions/Tree%3Cstring%3E'), N: tree('#/definitions/N') },
+        $defs: { 'a/b': tree('#/$defs/a~1b'), N: { ...tree('#/$defs/N'), description: 'the other N' } },
+        properties: {
+          generic: { $ref: '#/definitions/Tree%3Cstring%3E' },
+          slash: { $ref: '#/$defs/a~1b' },
+          n1: { $ref: '#/definitions/N' },
+          n2: { $ref: '#/$defs/N' },
+        },
+        required: ['generic', 'slash', 'n1', 'n2'],
+      }),
+    });
+    expect(warnings).toEqual([]);
+    expect(spec.function.strict).toBe(true);
+    const parameters = spec.function.parameters as { properties: Record<string, any>; $defs: Record<string, any> };
+    const kidsRef = (property: string) => parameters.properties[property].properties.kids.items.$ref;
+    expect(Object.keys(parameters.$defs).sort()).toEqual(['N', 'N_2', 'Tree<string>', 'a/b']);
+    expect(kidsRef('generic')).toBe('#/$defs/Tree%3Cstring%3E');
+    expect(kidsRef('slash')).toBe('#/$defs/a~1b');
+    expect(parameters.$defs[kidsRef('n1').slice('#/$defs/'.length)].description).toBeUndefined();
+    expect(parameters.$defs[kidsRef('n2').slice('#/$defs/'.length)].description).toBe('the other N');
+    expect(openAiStrictSpecViolations(spec)).toEqual([]);
+  });
+
   it('inlines definitions that are not recursive', () => {
     const { spec } = toOpenAiStrictToolSpec({
       name: 't',
