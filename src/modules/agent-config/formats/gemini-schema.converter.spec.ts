@@ -1,5 +1,6 @@
 import { convertGeminiSchema, toGeminiSchema } from './gemini-schema.converter';
 import { GEMINI_MAX_SCHEMA_NODES } from './gemini-schema.keywords';
+import { MAX_SCHEMA_BYTES } from '@app/modules/tool-registry/tool-schema.compiler';
 import { countSchemaNodes, deepFreeze, geminiViolations } from './model-formats.test-helpers';
 
 const AS_JSON_TEXT = 'A JSON object, sent as JSON text (for example {"key": "value"}).';
@@ -542,6 +543,24 @@ describe('toGeminiSchema', () => {
       expect(countSchemaNodes(output)).toBeLessThanOrEqual(GEMINI_MAX_SCHEMA_NODES + 1);
       expect(JSON.stringify(output)).toContain('(truncated)');
       expect(geminiViolations(output)).toEqual([]);
+    });
+
+    it('bounds the text a ref graph writes when inlined, not only its nodes', () => {
+      // 54 KB, under what the registry stores: a 3,500-value enum reached through refs that double at each of 12 levels.
+      const defs: Record<string, unknown> = {
+        D12: { type: 'string', enum: Array.from({ length: 3500 }, (_, i) => `value-${String(i).padStart(5, '0')}`) },
+      };
+      for (let i = 0; i < 12; i++)
+        defs[`D${i}`] = {
+          type: 'array',
+          items: { anyOf: [{ $ref: `#/$defs/D${i + 1}` }, { $ref: `#/$defs/D${i + 1}` }] },
+        };
+      const schema = { type: 'object', $defs: defs, properties: { root: { $ref: '#/$defs/D0' } } };
+      expect(JSON.stringify(schema).length).toBeLessThan(MAX_SCHEMA_BYTES);
+      const output = JSON.stringify(toGeminiSchema(schema));
+      expect(output.length).toBeLessThan(1_000_000); // was 98 MB: over what Gemini takes in one request (20 MB)
+      expect(output).toContain('(truncated)');
+      expect(geminiViolations(JSON.parse(output))).toEqual([]);
     });
   });
 

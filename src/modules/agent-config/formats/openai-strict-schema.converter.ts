@@ -2,10 +2,12 @@ import { JsonSchema } from '@app/modules/tool-registry/tool-registry.types';
 import { GeminiSchemaRefResolver } from './gemini-schema-ref.resolver';
 import { OPENAI_STRICT_FORMATS, hasRegexLookaround, propertySignature } from './openai-strict-spec.validator';
 import {
+  MAX_INLINED_SCHEMA_TEXT,
   RawSchema,
   childPointer,
   declaredTypes,
   isRawSchema,
+  ownSchemaText,
   pointerTokenText,
   typesTake,
 } from './tool-spec-schema.walk';
@@ -103,6 +105,8 @@ class StrictConverter {
   /** The output `$defs` key of each definition a recursive ref points to. */
   private readonly definitionNames = new Map<RawSchema, string>();
   private nodes = 0;
+  /** The characters of the nodes converted so far, besides their subschemas (see ownSchemaText). */
+  private text = 0;
   /** A warning for each node whose keywords were moved into its description. */
   readonly moved: string[] = [];
 
@@ -130,6 +134,12 @@ class StrictConverter {
         : {};
     }
     if (!isRawSchema(source)) return this.fail(path, 'is not a schema object');
+    if (this.text <= MAX_INLINED_SCHEMA_TEXT && (this.text += ownSchemaText(source)) > MAX_INLINED_SCHEMA_TEXT)
+      return this.fail(
+        path,
+        `would write more than ${MAX_INLINED_SCHEMA_TEXT} characters of descriptions, enum values and the like once its refs are inlined`,
+      );
+    if (this.text > MAX_INLINED_SCHEMA_TEXT) return {};
     let schema = source;
     if (typeof schema.$ref === 'string') {
       const target = this.refs.resolve(schema.$ref);
