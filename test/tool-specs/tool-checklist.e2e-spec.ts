@@ -248,6 +248,25 @@ describeEachDialect('the new-tool checklist', (dialect) => {
     });
   });
 
+  it('refuses a schema holding a number JSON cannot write (1e400), which every model format would emit as null', async () => {
+    const body = JSON.stringify(
+      toolBody({
+        name: 'huge_bound',
+        tenantId: 'acme',
+        parameters: { type: 'object', properties: { n: { type: 'number', maximum: 12345 } } },
+      }),
+    ).replace('12345', '1e400');
+    const res = await suite.gw.http
+      .post('/api/v1/admin/tools')
+      .set(suite.gw.admin)
+      .set('Content-Type', 'application/json')
+      .send(body)
+      .expect(400);
+    expect(JSON.stringify(res.body)).toContain('$.properties.n.maximum is a number too large for JSON');
+    const listed = await suite.gw.http.get('/api/v1/admin/tools?tenantId=acme').set(suite.gw.admin).expect(200);
+    expect(JSON.stringify(listed.body)).not.toContain('huge_bound');
+  });
+
   it('answers for a stored tool of every source, and PATCH answers with the new checklist', async () => {
     const tools = (await suite.gw.http.get('/api/v1/admin/tools?source=BUILTIN').set(suite.gw.admin).expect(200)).body
       .items;

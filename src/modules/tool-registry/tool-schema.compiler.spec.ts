@@ -110,6 +110,16 @@ describe('ToolSchemaCompiler', () => {
       expect(compiler.checkDefinition(objectWith({ proto: { type: 'string', description: '__proto__' } }))).toEqual([]);
     });
 
+    it('refuses a number JSON cannot hold (1e400 reads as Infinity, stored and emitted as null), naming where', () => {
+      const huge = JSON.parse('{"type":"object","properties":{"n":{"type":"number","maximum":1e400}}}');
+      expect(compiler.checkDefinition(huge)).toEqual([
+        expect.stringContaining('$.properties.n.maximum is a number too large for JSON'),
+      ]);
+      const inEnum = JSON.parse('{"type":"object","properties":{"n":{"enum":[1,-1e400]}}}');
+      expect(compiler.checkDefinition(inEnum)).toEqual([expect.stringContaining('$.properties.n.enum[1] is a number')]);
+      expect(compiler.checkDefinition(objectWith({ n: { type: 'number', maximum: 1e300 } }))).toEqual([]);
+    });
+
     it('says what is wrong with a property name holding half of a surrogate pair (ajv threw "URI malformed")', () => {
       expect(compiler.checkDefinition(objectWith({ 'mood\ud83d': { type: 'string' } }))).toEqual([
         expect.stringContaining('holds half of a UTF-16 surrogate pair'),

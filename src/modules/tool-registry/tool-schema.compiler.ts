@@ -39,6 +39,21 @@ function makeAjv<T extends Ajv>(Ctor: new (opts: object) => T): T {
 }
 
 /**
+ * Where `value` holds a number JSON text cannot write (JSON.parse reads 1e400 as Infinity; JSON.stringify writes it as
+ * null), as `$.a.b` from `path`; null when it holds none. A schema must not hold one: stored and emitted, `maximum`
+ * would be null, and every provider refuses that schema (and the whole request with it).
+ */
+function pathOfNonFiniteNumber(value: unknown, path: string): string | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? null : path;
+  if (value === null || typeof value !== 'object') return null;
+  for (const [key, child] of Object.entries(value)) {
+    const found = pathOfNonFiniteNumber(child, Array.isArray(value) ? `${path}[${key}]` : `${path}.${key}`);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+/**
  * Checks tool definitions and validates call arguments with ajv. Validators are compiled once per
  * (tool id, version) and cached; the hot path never compiles.
  */
@@ -61,6 +76,11 @@ export class ToolSchemaCompiler {
     if (protoAt !== null)
       return [
         `${protoAt} holds a key named "__proto__": the model formats and many JSON tools copy objects by assignment, which drops or misreads it; rename it`,
+      ];
+    const infiniteAt = pathOfNonFiniteNumber(s, '$');
+    if (infiniteAt !== null)
+      return [
+        `${infiniteAt} is a number too large for JSON (such as 1e400, read as Infinity): it would be stored and sent to models as null, which no JSON Schema takes there; write a finite number`,
       ];
     const problems: string[] = [];
     if (Buffer.byteLength(JSON.stringify(s)) > MAX_SCHEMA_BYTES)

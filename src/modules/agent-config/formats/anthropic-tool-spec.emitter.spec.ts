@@ -81,6 +81,23 @@ describe('toAnthropicToolSpec', () => {
     expect(new Set(names.map(anthropicKey)).size).toBe(3);
   });
 
+  it('keeps a required name that is no property as it is when it renames the keys beside it', () => {
+    const parameters = deepFreeze({
+      type: 'object',
+      properties: {
+        $top: { type: 'integer' },
+        q: { type: 'object', properties: { 'filter[id]': { type: 'string' } }, required: ['filter[id]', 'missing'] },
+      },
+      required: ['$top', 'ghost', anthropicKey('$top')],
+    });
+    const spec = toAnthropicToolSpec({ name: 'list', description: 'd', parameters });
+    expect(spec.input_schema).toMatchObject({
+      required: [anthropicKey('$top'), 'ghost'],
+      properties: { q: { required: [anthropicKey('filter[id]'), 'missing'] } },
+    });
+    expect(anthropicSpecViolations(spec)).toEqual([]);
+  });
+
   it('points the $refs that pass through a renamed key at the renamed key, so they still resolve', () => {
     const parameters = {
       type: 'object',

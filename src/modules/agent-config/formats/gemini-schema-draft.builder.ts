@@ -1,6 +1,6 @@
 import { GeminiSchemaRefResolver } from './gemini-schema-ref.resolver';
 import { mergeSchemaDrafts } from './gemini-schema-draft.merger';
-import { childPointer } from './tool-spec-schema.walk';
+import { MAX_INLINED_SCHEMA_TEXT, childPointer, ownSchemaText } from './tool-spec-schema.walk';
 import { describeBriefly } from './portable-json-schema.converter';
 import {
   GEMINI_MAX_SCHEMA_DEPTH,
@@ -40,7 +40,8 @@ function isNullOnly(draft: SchemaDraft): boolean {
  * refs inlined, `allOf` merged, null unions turned into `nullable`, `const` into an enum and type
  * arrays split. Only the keywords a draft has are ever copied, so nothing else survives at any depth.
  * A ref back into a schema still being expanded becomes the `(recursive)` placeholder; beyond
- * {@link GEMINI_MAX_SCHEMA_DEPTH} levels or {@link GEMINI_MAX_SCHEMA_NODES} nodes, `(truncated)`.
+ * {@link GEMINI_MAX_SCHEMA_DEPTH} levels, {@link GEMINI_MAX_SCHEMA_NODES} nodes or {@link MAX_INLINED_SCHEMA_TEXT}
+ * characters of descriptions, enum values and the like, `(truncated)`.
  * Each draft carries the JSON pointer of the node it was written at; `warnings` names, by pointer, what this pass
  * drops or reshapes (a second union on one node, keys beside an object's properties, a tuple's positions).
  */
@@ -48,6 +49,8 @@ export class GeminiSchemaDraftBuilder {
   private readonly refs: GeminiSchemaRefResolver;
   private readonly inProgress = new Set<object>();
   private nodes = 0;
+  /** The characters of the nodes built so far, besides their subschemas (see ownSchemaText). */
+  private text = 0;
   /** Where each union of the draft was written, to name it when a merge drops it. */
   private readonly unionPointers = new WeakMap<SchemaDraft[], string>();
   readonly warnings: string[] = [];
@@ -65,7 +68,12 @@ export class GeminiSchemaDraftBuilder {
     if (schema === false) return undefined;
     if (!isRawSchema(schema)) return { pointer };
     if (this.inProgress.has(schema)) return recursivePlaceholder(pointer);
-    if (depth > GEMINI_MAX_SCHEMA_DEPTH || ++this.nodes > GEMINI_MAX_SCHEMA_NODES) return truncatedPlaceholder(pointer);
+    if (
+      depth > GEMINI_MAX_SCHEMA_DEPTH ||
+      ++this.nodes > GEMINI_MAX_SCHEMA_NODES ||
+      (this.text += ownSchemaText(schema)) > MAX_INLINED_SCHEMA_TEXT
+    )
+      return truncatedPlaceholder(pointer);
     this.inProgress.add(schema);
     try {
       return this.combine(schema, depth + 1, pointer);

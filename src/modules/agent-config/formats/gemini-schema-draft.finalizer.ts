@@ -33,6 +33,22 @@ function asEnumString(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
+/** An enum's values as Gemini's enum of strings lists them: each as text, once. */
+function enumTexts(values: unknown[]): string[] {
+  return [...new Set(values.map(asEnumString))];
+}
+
+function listedValues(values: unknown[]): string {
+  return values.map((value) => JSON.stringify(value)).join(', ');
+}
+
+/**
+ * Gemini refuses an empty string among enum values ("enum[0]: cannot be empty"): such an enum is written into the
+ * description instead, where the model still reads every value (the gateway checks each call against the tool's own
+ * schema).
+ */
+const EMPTY_ENUM_VALUE_REASON = 'as Gemini refuses an empty string among enum values';
+
 /**
  * Numeric bounds Gemini understands: an integer's exclusive bound becomes the next integer in; a
  * number's becomes the inclusive bound (the nearest it can express).
@@ -58,7 +74,8 @@ function numericBounds(draft: SchemaDraft, type: 'number' | 'integer', out: Json
  * allows and shapes them the way Gemini accepts them:
  * - `enum` is a list of strings and only allowed on strings. A string schema keeps its enum with
  *   every value stringified; any other type (or a mixed, type-less enum) keeps its declared type and
- *   the values move to the description, so the model still sends a number or a boolean.
+ *   the values move to the description, so the model still sends a number or a boolean. So do the values of an
+ *   enum holding the empty string, which Gemini refuses in an enum.
  * - `format` survives only when Gemini documents it for that type.
  * - `required` keeps only names present in `properties`; an array always has `items`.
  * Each reshaped node (a stand-in sent as text, an enum or keywords moved into the description) is added to `warnings`
@@ -76,11 +93,12 @@ export function finalizeGeminiSchema(draft: SchemaDraft, warnings: string[], dep
   let description = draft.description;
   if (draft.nullable) out.nullable = true;
   if (draft.enum && draft.enum.length > 0) {
-    const listed = draft.enum.map((value) => JSON.stringify(value)).join(', ');
-    if (type === 'string') out.enum = [...new Set(draft.enum.map(asEnumString))];
+    const texts = enumTexts(draft.enum);
+    if (type === 'string' && !texts.includes('')) out.enum = texts;
     else {
-      description = withNote(description, `Allowed values: ${listed}.`);
-      warnings.push(`${at(draft)}: its enum written into the description, as Gemini takes enums of strings only`);
+      description = withNote(description, `Allowed values: ${listedValues(draft.enum)}.`);
+      const why = type === 'string' ? EMPTY_ENUM_VALUE_REASON : 'as Gemini takes enums of strings only';
+      warnings.push(`${at(draft)}: its enum written into the description, ${why}`);
     }
   }
   const notes = [...(draft.notes ?? [])];
@@ -134,8 +152,13 @@ function textStandIn(draft: SchemaDraft, type: GeminiType | undefined, warnings:
   let note: string;
   const out: JsonSchema = { type: 'string' };
   if (!type && draft.anyOf) return undefined;
-  if (!type && draft.enum && draft.enum.length > 0) {
-    out.enum = [...new Set(draft.enum.map(asEnumString))];
+  if (!type && draft.enum && draft.enum.length > 0 && enumTexts(draft.enum).includes('')) {
+    note = `Allowed values: ${listedValues(draft.enum)}. ${GEMINI_ENUM_AS_TEXT_NOTE}`;
+    warnings.push(
+      `${at(draft)}: an enum of mixed types sent as a string, its values in the description, ${EMPTY_ENUM_VALUE_REASON}`,
+    );
+  } else if (!type && draft.enum && draft.enum.length > 0) {
+    out.enum = enumTexts(draft.enum);
     out.format = 'enum';
     note = GEMINI_ENUM_AS_TEXT_NOTE;
     warnings.push(`${at(draft)}: an enum of mixed types sent as a string enum of the values as text`);

@@ -1,5 +1,6 @@
-import { toGeminiSchema } from './gemini-schema.converter';
+import { convertGeminiSchema, toGeminiSchema } from './gemini-schema.converter';
 import { GEMINI_MAX_SCHEMA_NODES } from './gemini-schema.keywords';
+import { MAX_SCHEMA_BYTES } from '@app/modules/tool-registry/tool-schema.compiler';
 import { countSchemaNodes, deepFreeze, geminiViolations } from './model-formats.test-helpers';
 
 const AS_JSON_TEXT = 'A JSON object, sent as JSON text (for example {"key": "value"}).';
@@ -325,6 +326,28 @@ describe('toGeminiSchema', () => {
       expect(geminiViolations(output)).toEqual([]);
     });
 
+    it('writes an enum holding the empty string into the description, as Gemini refuses one in an enum', () => {
+      const { schema, warnings } = convertGeminiSchema({
+        type: 'object',
+        properties: {
+          mode: { type: 'string', enum: ['fast', ''] },
+          clear: { const: '' },
+          level: { enum: [1, ''] },
+        },
+      });
+      expect(schema.properties).toEqual({
+        mode: { type: 'string', description: 'Allowed values: "fast", "".' },
+        clear: { type: 'string', description: 'Allowed values: "".' },
+        level: { type: 'string', description: 'Allowed values: 1, "". Send the value as text.' },
+      });
+      expect(geminiViolations(schema)).toEqual([]);
+      expect(warnings).toEqual([
+        '#/properties/mode: its enum written into the description, as Gemini refuses an empty string among enum values',
+        '#/properties/clear: its enum written into the description, as Gemini refuses an empty string among enum values',
+        '#/properties/level: an enum of mixed types sent as a string, its values in the description, as Gemini refuses an empty string among enum values',
+      ]);
+    });
+
     it('keeps only the formats Gemini documents for the type, and writes any other into the description', () => {
       expect(toGeminiSchema({ type: 'string', format: 'date-time' })).toEqual({ type: 'string', format: 'date-time' });
       expect(toGeminiSchema({ type: 'string', format: 'uuid' })).toEqual({
@@ -520,6 +543,24 @@ describe('toGeminiSchema', () => {
       expect(countSchemaNodes(output)).toBeLessThanOrEqual(GEMINI_MAX_SCHEMA_NODES + 1);
       expect(JSON.stringify(output)).toContain('(truncated)');
       expect(geminiViolations(output)).toEqual([]);
+    });
+
+    it('bounds the text a ref graph writes when inlined, not only its nodes', () => {
+      // 54 KB, under what the registry stores: a 3,500-value enum reached through refs that double at each of 12 levels.
+      const defs: Record<string, unknown> = {
+        D12: { type: 'string', enum: Array.from({ length: 3500 }, (_, i) => `value-${String(i).padStart(5, '0')}`) },
+      };
+      for (let i = 0; i < 12; i++)
+        defs[`D${i}`] = {
+          type: 'array',
+          items: { anyOf: [{ $ref: `#/$defs/D${i + 1}` }, { $ref: `#/$defs/D${i + 1}` }] },
+        };
+      const schema = { type: 'object', $defs: defs, properties: { root: { $ref: '#/$defs/D0' } } };
+      expect(JSON.stringify(schema).length).toBeLessThan(MAX_SCHEMA_BYTES);
+      const output = JSON.stringify(toGeminiSchema(schema));
+      expect(output.length).toBeLessThan(1_000_000); // was 98 MB: over what Gemini takes in one request (20 MB)
+      expect(output).toContain('(truncated)');
+      expect(geminiViolations(JSON.parse(output))).toEqual([]);
     });
   });
 

@@ -6,8 +6,9 @@ import { childPointer, isRawSchema } from './tool-spec-schema.walk';
  * maximum length of 64"; `parameters` is a `Schema` (ai.google.dev/api/caching#Schema), "a select subset
  * of an OpenAPI 3.0 schema object": only the fields below, `type` one of its `Type` enum, `enum` for
  * STRING with `format: enum`, `nullable` instead of null unions. Observed refusals the docs imply:
- * "properties: should be non-empty for OBJECT type", "items: missing field" for an ARRAY, and a node
- * with no `type` (only an `anyOf` node may omit it).
+ * "properties: should be non-empty for OBJECT type", "items: missing field" for an ARRAY, a node
+ * with no `type` (only an `anyOf` node may omit it), and an empty string among enum values ("enum[3]: cannot be
+ * empty", reported by opencode and runlore users: some MCP servers list `""` for "unset").
  */
 const GEMINI_NAME_PATTERN = /^[a-zA-Z_][a-zA-Z0-9_.-]{0,63}$/;
 const GEMINI_SCHEMA_FIELDS = new Set([
@@ -64,6 +65,7 @@ export function geminiSchemaViolations(schema: unknown, path = '#'): string[] {
   if (s.enum !== undefined) {
     if (s.type !== 'string') problems.push(`${path}: enum on type ${String(s.type)}`);
     if (!Array.isArray(s.enum) || s.enum.some((v) => typeof v !== 'string')) problems.push(`${path}: non-string enum`);
+    else if (s.enum.includes('')) problems.push(`${path}: an enum value is the empty string, which Gemini refuses`);
   }
   if (s.type === 'array' && !isRawSchema(s.items)) problems.push(`${path}: array without items`);
   if (s.type === 'object' && (!isRawSchema(s.properties) || Object.keys(s.properties).length === 0)) {

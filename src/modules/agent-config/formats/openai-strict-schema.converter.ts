@@ -1,7 +1,16 @@
 import { JsonSchema } from '@app/modules/tool-registry/tool-registry.types';
 import { GeminiSchemaRefResolver } from './gemini-schema-ref.resolver';
 import { OPENAI_STRICT_FORMATS, hasRegexLookaround, propertySignature } from './openai-strict-spec.validator';
-import { RawSchema, childPointer, declaredTypes, isRawSchema, typesTake } from './tool-spec-schema.walk';
+import {
+  MAX_INLINED_SCHEMA_TEXT,
+  RawSchema,
+  childPointer,
+  declaredTypes,
+  isRawSchema,
+  ownSchemaText,
+  pointerTokenText,
+  typesTake,
+} from './tool-spec-schema.walk';
 import { movedKeywordsWarning } from './moved-keywords.warning';
 
 /**
@@ -75,12 +84,29 @@ const STRICT_MAX_SCHEMA_NODES = 10_000;
 /** A definition a recursive ref can point to in the output: `#/$defs/X` or `#/definitions/X`. */
 const DEFINITION_REF = /^#\/(?:\$defs|definitions)\/([^/]+)$/;
 
+/** The ref to the output definition `name`: a JSON pointer token (`~0`, `~1`), percent-encoded as a URI fragment. */
+function definitionRef(name: string): string {
+  return `#/$defs/${encodeURIComponent(name.replace(/~/g, '~0').replace(/\//g, '~1'))}`;
+}
+
+function decodedOr(token: string): string {
+  try {
+    return decodeURIComponent(token);
+  } catch {
+    return token;
+  }
+}
+
 class StrictConverter {
   private readonly refs: GeminiSchemaRefResolver;
   private readonly expanding = new Set<object>();
   /** Definitions a recursive ref points to: converted once, after the root, into the output's `$defs`. */
   private readonly pending = new Map<string, RawSchema>();
+  /** The output `$defs` key of each definition a recursive ref points to. */
+  private readonly definitionNames = new Map<RawSchema, string>();
   private nodes = 0;
+  /** The characters of the nodes converted so far, besides their subschemas (see ownSchemaText). */
+  private text = 0;
   /** A warning for each node whose keywords were moved into its description. */
   readonly moved: string[] = [];
 
@@ -108,6 +134,12 @@ class StrictConverter {
         : {};
     }
     if (!isRawSchema(source)) return this.fail(path, 'is not a schema object');
+    if (this.text <= MAX_INLINED_SCHEMA_TEXT && (this.text += ownSchemaText(source)) > MAX_INLINED_SCHEMA_TEXT)
+      return this.fail(
+        path,
+        `would write more than ${MAX_INLINED_SCHEMA_TEXT} characters of descriptions, enum values and the like once its refs are inlined`,
+      );
+    if (this.text > MAX_INLINED_SCHEMA_TEXT) return {};
     let schema = source;
     if (typeof schema.$ref === 'string') {
       const target = this.refs.resolve(schema.$ref);
@@ -209,12 +241,28 @@ class StrictConverter {
 
   /** A ref back into a schema being expanded stays a ref: to the root, or to a definition emitted under `$defs`. */
   private recursiveRef(ref: string, target: RawSchema, path: string, required: boolean): RawSchema {
-    const name = DEFINITION_REF.exec(ref)?.[1];
-    if (ref !== '#' && name === undefined)
+    const token = DEFINITION_REF.exec(ref)?.[1];
+    if (ref !== '#' && token === undefined)
       return this.fail(path, `is recursive through ${ref}, which strict mode cannot point to`);
-    if (name !== undefined) this.pending.set(name, target);
-    const out = { $ref: name === undefined ? '#' : `#/$defs/${name}` };
+    const out = { $ref: token === undefined ? '#' : definitionRef(this.definitionName(token, target)) };
     return required ? out : { anyOf: [out, { type: 'null' }] };
+  }
+
+  /**
+   * The output `$defs` key of the definition `target`, which a ref names by the pointer token `token`: the name it
+   * stands for (`Tree%3Cstring%3E` is `Tree<string>`, `a~1b` is `a/b`), one per definition (a `definitions/N` and a
+   * `$defs/N` that differ get `N` and `N_2`).
+   */
+  private definitionName(token: string, target: RawSchema): string {
+    const known = this.definitionNames.get(target);
+    if (known !== undefined) return known;
+    const taken = new Set(this.definitionNames.values());
+    const base = pointerTokenText(decodedOr(token));
+    let name = base;
+    for (let n = 2; taken.has(name); n++) name = `${base}_${n}`;
+    this.definitionNames.set(target, name);
+    this.pending.set(name, target);
+    return name;
   }
 
   /** The definitions recursive refs point to, converted with the same rules (each may add others). */

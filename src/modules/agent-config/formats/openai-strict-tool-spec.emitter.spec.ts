@@ -2,6 +2,7 @@ import { cpuTimedUnder } from '@test/support/cpu-time';
 import { toOpenAiStrictToolSpec } from './openai-strict-tool-spec.emitter';
 import { openAiStrictSpecViolations } from './openai-strict-spec.validator';
 import { deepFreeze } from './model-formats.test-helpers';
+import { MAX_SCHEMA_BYTES } from '@app/modules/tool-registry/tool-schema.compiler';
 
 /** The warning for one keyword moved into the description of the node at `pointer`. */
 const strictMoved = (pointer: string, keyword: string) =>
@@ -90,6 +91,64 @@ describe('toOpenAiStrictToolSpec', () => {
       $defs: { Node: node },
     });
     expect(openAiStrictSpecViolations(spec)).toEqual([]);
+  });
+
+  it('keeps a recursive definition whose ref escapes its name (Tree%3Cstring%3E, a~1b), and two of one name apart', () => {
+    const tree = (ref: string) => ({
+      type: 'object',
+      properties: { v: { type: 'string' }, kids: { type: 'array', items: { $ref: ref } } },
+      required: ['v', 'kids'],
+    });
+    const { spec, warnings } = toOpenAiStrictToolSpec({
+      name: 'trees',
+      description: 'd',
+      parameters: deepFreeze({
+        type: 'object',
+        definitions: { 'Tree<string>': tree('#/definitions/Tree%3Cstring%3E'), N: tree('#/definitions/N') },
+        $defs: { 'a/b': tree('#/$defs/a~1b'), N: { ...tree('#/$defs/N'), description: 'the other N' } },
+        properties: {
+          generic: { $ref: '#/definitions/Tree%3Cstring%3E' },
+          slash: { $ref: '#/$defs/a~1b' },
+          n1: { $ref: '#/definitions/N' },
+          n2: { $ref: '#/$defs/N' },
+        },
+        required: ['generic', 'slash', 'n1', 'n2'],
+      }),
+    });
+    expect(warnings).toEqual([]);
+    expect(spec.function.strict).toBe(true);
+    const parameters = spec.function.parameters as { properties: Record<string, any>; $defs: Record<string, any> };
+    const kidsRef = (property: string) => parameters.properties[property].properties.kids.items.$ref;
+    expect(Object.keys(parameters.$defs).sort()).toEqual(['N', 'N_2', 'Tree<string>', 'a/b']);
+    expect(kidsRef('generic')).toBe('#/$defs/Tree%3Cstring%3E');
+    expect(kidsRef('slash')).toBe('#/$defs/a~1b');
+    expect(parameters.$defs[kidsRef('n1').slice('#/$defs/'.length)].description).toBeUndefined();
+    expect(parameters.$defs[kidsRef('n2').slice('#/$defs/'.length)].description).toBe('the other N');
+    expect(openAiStrictSpecViolations(spec)).toEqual([]);
+  });
+
+  it('emits strict: false, refs kept, a schema whose inlined refs would write megabytes of descriptions', () => {
+    // 45 KB, under what the registry stores: a 4,000-character description at each of 11 levels of refs that double.
+    const defs: Record<string, unknown> = { D10: { type: 'string', description: 'e'.repeat(4000) } };
+    for (let i = 0; i < 10; i++)
+      defs[`D${i}`] = {
+        type: 'array',
+        description: 'd'.repeat(4000),
+        items: { anyOf: [{ $ref: `#/$defs/D${i + 1}` }, { $ref: `#/$defs/D${i + 1}` }] },
+      };
+    const parameters = {
+      type: 'object',
+      $defs: defs,
+      properties: { root: { $ref: '#/$defs/D0' } },
+      required: ['root'],
+    };
+    expect(JSON.stringify(parameters).length).toBeLessThan(MAX_SCHEMA_BYTES);
+    const { spec, warnings } = toOpenAiStrictToolSpec({ name: 'nested', description: 'd', parameters });
+    expect(spec.function.strict).toBe(false); // was strict: true with 8 MB of parameters
+    expect(JSON.stringify(spec).length).toBeLessThan(2 * MAX_SCHEMA_BYTES);
+    expect(warnings).toEqual([
+      expect.stringMatching(/strict: false because it would write more than 240000 characters of descriptions/),
+    ]);
   });
 
   it('inlines definitions that are not recursive', () => {

@@ -41,6 +41,19 @@ describe('toOpenAiToolSpec', () => {
     expect(parameters.properties.a.type).toBe('string');
   });
 
+  it('keeps a required name that is no property as it is when it renames a key ending like a renamed one', () => {
+    const parameters = deepFreeze({
+      type: 'object',
+      properties: { k_0123abcd: { type: 'integer' } },
+      required: ['k_0123abcd', 'ghost'],
+    });
+    const spec = toOpenAiToolSpec({ name: 'list', description: 'd', parameters });
+    const [sent] = Object.keys(spec.function.parameters.properties as object);
+    expect(sent).not.toBe('k_0123abcd');
+    expect(spec.function.parameters.required).toEqual([sent, 'ghost']);
+    expect(openAiSpecViolations(spec)).toEqual([]);
+  });
+
   it("cuts a description over OpenAI's 1,024-character cap, marking the cut", () => {
     const spec = toOpenAiToolSpec({ name: 't', description: 'x'.repeat(8000), parameters: { type: 'object' } });
     expect(spec.function.description).toHaveLength(1024);

@@ -47,8 +47,14 @@ function renameProperties(
   const renamed = Object.fromEntries(names.map((name) => [keyOf(name), properties[name]]));
   node.properties = renamed;
   sentKeys.set(renamed, keys);
+  // A required name that is no property (valid JSON Schema: the object must hold that key) stays as it is; `required`
+  // must stay a list of distinct strings, or OpenAI and Anthropic refuse the schema and the whole request with it.
   if (Array.isArray(node.required))
-    node.required = (node.required as unknown[]).map((name) => (typeof name === 'string' ? keyOf(name) : name));
+    node.required = [
+      ...new Set(
+        (node.required as unknown[]).map((name) => (typeof name === 'string' ? (keys.get(name) ?? name) : name)),
+      ),
+    ];
   for (const name of names)
     if (keyOf(name) !== name)
       notes.push(

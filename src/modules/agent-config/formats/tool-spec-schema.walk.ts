@@ -31,6 +31,34 @@ export const MAP_SUBSCHEMA_KEYWORDS = [
   'dependentSchemas',
 ] as const;
 
+const SUBSCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
+  ...SINGLE_SUBSCHEMA_KEYWORDS,
+  ...LIST_SUBSCHEMA_KEYWORDS,
+  ...MAP_SUBSCHEMA_KEYWORDS,
+]);
+
+/**
+ * The characters of JSON `schema` writes besides its subschemas (its descriptions, enum values, defaults...): what each
+ * copy of it adds to a spec when refs are inlined. A rewrite that inlines refs adds these up against
+ * {@link MAX_INLINED_SCHEMA_TEXT}, which also bounds the work this takes.
+ */
+export function ownSchemaText(schema: RawSchema): number {
+  let size = 0;
+  for (const [key, value] of Object.entries(schema)) {
+    if (SUBSCHEMA_KEYWORDS.has(key)) continue;
+    size += key.length + (typeof value === 'string' ? value.length : (JSON.stringify(value)?.length ?? 0));
+  }
+  return size;
+}
+
+/**
+ * The most characters (descriptions, enum values, defaults..., see {@link ownSchemaText}) a rewrite that inlines refs
+ * writes for one tool: four times what a stored schema may hold (60,000 bytes). Without it a schema well under that
+ * cap, whose refs double at every level, would be sent as megabytes (one of 54 KB became a 98 MB Gemini spec), which
+ * the provider refuses, with the whole request.
+ */
+export const MAX_INLINED_SCHEMA_TEXT = 240_000;
+
 /**
  * Every direct subschema of `schema` with the tokens that step to it (`['properties', 'x']`, `['anyOf', 0]`), as a
  * JSON pointer writes them (see {@link childPointer}).

@@ -220,6 +220,11 @@ describe('provider validators', () => {
       ['an array without items', obj({ m: { type: 'array' } }), /array without items/],
       ['a non-string enum', obj({ m: { type: 'integer', enum: [1] } }), /enum on type integer/],
       [
+        'an empty string among enum values',
+        obj({ m: { type: 'string', enum: ['a', ''] } }),
+        /#\/properties\/m: an enum value is the empty string/,
+      ],
+      [
         'additionalProperties',
         obj({ m: { type: 'string' } }, { additionalProperties: false }),
         /keyword additionalProperties/,
