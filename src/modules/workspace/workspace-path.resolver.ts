@@ -6,6 +6,7 @@ import { CommonErrorCode } from '@app/common/errors/common.errors';
 import { LONE_SURROGATE } from '@app/common/text/lone-surrogate';
 import { WorkspaceErrorCode } from './workspace.errors';
 import { undecodableNamesReadingAs } from './workspace-usage';
+import { inOpenedFolder } from './workspace-descriptor.check';
 
 const MAX_PATH_CHARS = 1024;
 const MAX_SEGMENT_BYTES = 255;
@@ -172,7 +173,17 @@ async function walkParents(
     const stat = await lstat(next).catch((err: unknown) => (isCode(err, 'ENOENT') ? null : Promise.reject(err)));
     if (!stat) {
       if (!create) return { dir, missing: parents.length - i };
-      await mkdir(next).catch((err: unknown) => (isCode(err, 'EEXIST') ? undefined : Promise.reject(err)));
+      // In the folder as opened and checked: by its path, a folder above swapped for a symlink meanwhile (a command on
+      // another instance) had it created wherever the link led, another tenant's workspace or any host folder.
+      await inOpenedFolder(
+        dir,
+        realRoot,
+        () => leadsOut(relative),
+        (folder) =>
+          mkdir(join(folder, segment)).catch((err: unknown) =>
+            isCode(err, 'EEXIST') ? undefined : Promise.reject(err),
+          ),
+      );
     }
     dir = await realpathOfLink(next, relative, `"${segment}" is`);
     assertInside(realRoot, dir, relative);
