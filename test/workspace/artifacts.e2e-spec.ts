@@ -135,6 +135,21 @@ describeEachDialect('PUBLISH_FILE and artifacts', (dialect) => {
     const folder = await t.call(sessionId, 'PUBLISH_FILE', { path: 'dir' });
     expect(folder.content).toContain('"dir" is a folder, not a file; name a file in it (LIST_FILES with path "dir"');
   });
+
+  // Stored, half a character became U+FFFD: one on MySQL, three on SQLite, so the title read back differed by dialect.
+  it('refuses a title holding half of a character (a lone surrogate), publishing nothing', async () => {
+    const session = await t.newSession(['FILE_ROOM']);
+    await t.call(session, 'WRITE_FILE', { path: 'q3.md', content: 'numbers' });
+    const halved = await t.call(session, 'PUBLISH_FILE', { path: 'q3.md', title: 'Q3 \ud83d' });
+    expect(halved).toMatchObject({ status: 'FAILED', isError: true });
+    expect(halved.content).toContain('title holds half of a character (a lone UTF-16 surrogate');
+    const whole = await t.call(session, 'PUBLISH_FILE', { path: 'q3.md', title: 'Q3 \ud83d\ude00' });
+    const { artifactId } = JSON.parse(whole.content);
+    const read = await suite.gw.http.get(`/api/v1/artifacts/${artifactId}`).set(t.runtime).expect(200);
+    expect(read.body.title).toBe('Q3 \u{1F600}');
+    const events = await suite.gw.http.get(`/api/v1/sessions/${session}/events?after=0&limit=100`).set(t.runtime);
+    expect(events.body.items.filter((e: { type: string }) => e.type === 'artifact.published')).toHaveLength(1);
+  });
 });
 
 describeEachDialect('artifacts within ARTIFACTS_MAX_BYTES, deleted by a tenant admin', (dialect) => {

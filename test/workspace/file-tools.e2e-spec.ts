@@ -326,6 +326,24 @@ describeEachDialect('workspace file tools through act', (dialect) => {
     await t.call(sessionId, 'DELETE_FILE', { path: 'emoji.txt' });
   });
 
+  // No file name can hold half a character: the path was written as U+FFFD, so "\ud800" and "\udc00" were one file,
+  // answered by a name it does not have, and an artifact published by it read back under another name (SQLite: three
+  // U+FFFD).
+  it('refuses a path holding half of a character (a lone surrogate), which named a file called otherwise', async () => {
+    for (const [tool, args] of [
+      ['WRITE_FILE', { path: 'half\ud800.txt', content: 'one' }],
+      ['WRITE_FILE', { path: 'halves/\udc00.txt', content: 'two' }],
+      ['READ_FILE', { path: 'half\ud800.txt' }],
+      ['PUBLISH_FILE', { path: 'half\ud800.txt' }],
+    ] as const) {
+      const res = await t.call(sessionId, tool, args);
+      expect(res).toMatchObject({ status: 'FAILED', isError: true });
+      expect(res.content).toContain('holds half of a character (a lone UTF-16 surrogate');
+      expect(res.content).toMatch(/Workspace path "(half\\ud800\.txt|halves\/\\udc00\.txt)" is refused/);
+    }
+    for (const landed of ['half\uFFFD.txt', 'halves']) expect(existsSync(join(dir(), landed))).toBe(false);
+  });
+
   it('deletes a file that EDIT_FILE is editing after the edit lands, never before it (the edit would bring it back)', async () => {
     expect((await t.call(sessionId, 'WRITE_FILE', { path: 'doomed.txt', content: 'alpha old' })).status).toBe(
       'COMPLETED',

@@ -5,6 +5,7 @@ import { Auth, Roles } from '@app/common/auth/auth.decorators';
 import type { AuthContext } from '@app/common/auth/auth-context';
 import { ApiErrors, ApiErrorsForEveryRole } from '@app/common/dto/api-errors.decorator';
 import { closeIfReaderStalls } from '@app/common/http/client-idle-timeout';
+import { attachmentDisposition } from '@app/common/http/attachment-disposition';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { ArtifactsService } from './artifacts.service';
 import { ArtifactDto } from './workspace-files.dto';
@@ -49,7 +50,7 @@ export class ArtifactsController {
     return new StreamableFile(stream, {
       type: 'application/octet-stream',
       length: view.size,
-      disposition: `attachment; filename*=UTF-8''${encodeURIComponent(view.name)}`,
+      disposition: attachmentDisposition(view.name),
     });
   }
 

@@ -9,6 +9,7 @@ import { basename, join } from 'node:path';
 import { In, LessThan, type DataSource, type EntityManager } from 'typeorm';
 import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
+import { LONE_SURROGATE } from '@app/common/text/lone-surrogate';
 import { toIso } from '@app/database/epoch-ms.transformer';
 import { SessionEventsStore } from '@app/modules/session-events/session-events.store';
 import { ArtifactEntity } from './artifact.entity';
@@ -55,6 +56,12 @@ export class ArtifactsService {
     path: unknown,
     title: string | null,
   ): Promise<ArtifactView> {
+    // Stored, half a character became U+FFFD (three on SQLite, one on MySQL): the title read back was another text.
+    if (title !== null && LONE_SURROGATE.test(title))
+      throw new DomainError(
+        CommonErrorCode.VALIDATION_FAILED,
+        'title holds half of a character (a lone UTF-16 surrogate such as \\ud83d without its pair, e.g. an emoji cut in two), which cannot be stored; give whole characters.',
+      );
     const source = await WorkspacePathResolver.existing(workspaceDir, path, this.config.workspace.maxFiles);
     const staged = await this.locator.stagingFile();
     // Streamed and hashed on the way: a file of any size a command wrote, never read into memory whole.

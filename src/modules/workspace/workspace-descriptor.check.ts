@@ -6,7 +6,7 @@ import { isInsideRoot } from './workspace-path.resolver';
 const FD_DIR = '/proc/self/fd';
 
 /** Where the kernel says an open descriptor lies; null where /proc is not mounted (the checks are then skipped). */
-async function pathOfDescriptor(fd: number): Promise<string | null> {
+export async function pathOfDescriptor(fd: number): Promise<string | null> {
   return readlink(`${FD_DIR}/${fd}`).catch(() => null);
 }
 

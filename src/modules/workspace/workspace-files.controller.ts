@@ -20,6 +20,7 @@ import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
 import { RAW_UPLOAD_ROUTE } from '@app/common/http/raw-upload.parser';
 import { closeIfReaderStalls } from '@app/common/http/client-idle-timeout';
+import { attachmentDisposition } from '@app/common/http/attachment-disposition';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { WorkspaceFiles } from './workspace-files.service';
 import { WorkspaceGate } from './workspace.gate';
@@ -84,7 +85,7 @@ export class WorkspaceFilesController {
     return new StreamableFile(file.stream, {
       type: 'application/octet-stream',
       length: file.size,
-      disposition: `attachment; filename*=UTF-8''${encodeURIComponent(file.path.split('/').pop()!)}`,
+      disposition: attachmentDisposition(file.path.split('/').pop()!),
     });
   }
 

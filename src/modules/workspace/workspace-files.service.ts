@@ -81,9 +81,24 @@ export class WorkspaceFiles {
     recursive: boolean,
   ): Promise<{ path: string; entries: WorkspaceEntry[]; truncated: boolean }> {
     const target = await WorkspacePathResolver.existing(dir, path ?? '', this.limits.maxFiles, true);
-    if (!(await lstat(target.real)).isDirectory())
-      return { path: target.relative, entries: await this.single(target), truncated: false };
-    const { entries, truncated } = await walkWorkspace(target.real, target.relative, recursive, MAX_LISTED);
+    // Read through opened folders checked to lie inside (a command on another instance may swap a folder on the path
+    // for a symlink meanwhile), never through the path as checked.
+    const refuse = () => leadsOut(target.relative);
+    if (target.real !== target.root) {
+      const stat = await inOpenedFolder(dirname(target.real), target.root, refuse, (folder) =>
+        lstat(join(folder, basename(target.real))),
+      );
+      if (!stat.isDirectory())
+        return {
+          path: target.relative,
+          entries: [{ path: target.relative, type: stat.isFile() ? 'file' : 'other', size: stat.size }],
+          truncated: false,
+        };
+    }
+    const { entries, truncated } = await walkWorkspace(target.real, target.relative, recursive, MAX_LISTED, {
+      root: target.root,
+      refuse,
+    });
     return { path: target.relative, entries, truncated };
   }
 
@@ -420,11 +435,6 @@ export class WorkspaceFiles {
       );
     }
     return handle;
-  }
-
-  private async single(target: ResolvedWorkspacePath): Promise<WorkspaceEntry[]> {
-    const stat = await lstat(target.real);
-    return [{ path: target.relative, type: stat.isFile() ? 'file' : 'other', size: stat.size }];
   }
 }
 

@@ -3,11 +3,14 @@ import { lstat, mkdir, realpath } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { DomainError } from '@app/common/errors/domain-error';
 import { CommonErrorCode } from '@app/common/errors/common.errors';
+import { LONE_SURROGATE } from '@app/common/text/lone-surrogate';
 import { WorkspaceErrorCode } from './workspace.errors';
 import { undecodableNamesReadingAs } from './workspace-usage';
+import { inOpenedFolder } from './workspace-descriptor.check';
 
 const MAX_PATH_CHARS = 1024;
 const MAX_SEGMENT_BYTES = 255;
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
 
 /** A workspace path checked and resolved at the moment of use: `real` lies inside the workspace. */
 export interface ResolvedWorkspacePath {
@@ -34,6 +37,13 @@ export class WorkspacePathResolver {
     if (path.length > MAX_PATH_CHARS)
       throw invalid(path.slice(0, 80), `it is longer than ${MAX_PATH_CHARS} characters`);
     if (path.includes('\0')) throw invalid(path, 'it contains a NUL character (\\0); remove it from the path');
+    // A file name is bytes (UTF-8): half a character became U+FFFD, so the path named a file called otherwise, and
+    // "a\ud800" and "a\udc00" one file. Shown escaped: the refusal itself must be whole text.
+    if (LONE_SURROGATE.test(path))
+      throw invalid(
+        path.replace(LONE_SURROGATES, (c) => `\\u${c.charCodeAt(0).toString(16)}`),
+        'it holds half of a character (a lone UTF-16 surrogate, \\ud800-\\udfff, e.g. an emoji cut in two), which no file name can hold; give whole characters',
+      );
     if (path.includes('\\')) throw invalid(path, 'it contains a backslash (use / between folders)');
     if (path.startsWith('/') || /^[a-zA-Z]:/.test(path) || path.startsWith('~'))
       throw invalid(path, 'it is absolute (give a path relative to the workspace root, e.g. notes/a.txt)');
@@ -163,7 +173,17 @@ async function walkParents(
     const stat = await lstat(next).catch((err: unknown) => (isCode(err, 'ENOENT') ? null : Promise.reject(err)));
     if (!stat) {
       if (!create) return { dir, missing: parents.length - i };
-      await mkdir(next).catch((err: unknown) => (isCode(err, 'EEXIST') ? undefined : Promise.reject(err)));
+      // In the folder as opened and checked: by its path, a folder above swapped for a symlink meanwhile (a command on
+      // another instance) had it created wherever the link led, another tenant's workspace or any host folder.
+      await inOpenedFolder(
+        dir,
+        realRoot,
+        () => leadsOut(relative),
+        (folder) =>
+          mkdir(join(folder, segment)).catch((err: unknown) =>
+            isCode(err, 'EEXIST') ? undefined : Promise.reject(err),
+          ),
+      );
     }
     dir = await realpathOfLink(next, relative, `"${segment}" is`);
     assertInside(realRoot, dir, relative);

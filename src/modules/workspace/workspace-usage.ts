@@ -1,6 +1,8 @@
-import { lstat, opendir } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { lstat, open, opendir } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
-import { isCode } from './workspace-path.resolver';
+import { isCode, isInsideRoot } from './workspace-path.resolver';
+import { pathOfDescriptor } from './workspace-descriptor.check';
 
 const SLASH = Buffer.from('/');
 
@@ -19,13 +21,15 @@ export interface WorkspaceEntry {
  * command nested folders that deep) stops the walk as `truncated`, naming it in `tooDeep`: what lies below cannot be
  * measured, so it must not count as nothing. Names are read as bytes: one that is not UTF-8 (a command made it) is
  * listed and counted, shown with U+FFFD for what cannot be decoded and marked `pathNotUtf8`, as is every entry below it
- * (see {@link findUndecodableName}).
+ * (see {@link findUndecodableName}). With `inside`, each folder is read through its descriptor once checked to lie in
+ * `inside.root` (see {@link openFolder}); one that does not is refused with `inside.refuse()`.
  */
 export async function walkWorkspace(
   dir: string,
   prefix: string,
   recursive: boolean,
   max: number,
+  inside?: { root: string; refuse: () => Error },
 ): Promise<{ entries: WorkspaceEntry[]; truncated: boolean; tooDeep?: string }> {
   const entries: WorkspaceEntry[] = [];
   const pending: Array<{ abs: Buffer; rel: string; notUtf8: boolean }> = [
@@ -35,47 +39,84 @@ export async function walkWorkspace(
     const { abs, rel, notUtf8 } = pending.shift()!;
     // Names read at most: one past what the walk may still take shows it is past its limit.
     const room = max - entries.length + 1;
-    let names: Array<{ bytes: Buffer; text: string }>;
+    let folder: OpenedFolder;
     try {
-      names = (await readNames(abs, room))
-        .map((bytes) => ({ bytes, text: bytes.toString('utf8') }))
-        .sort((a, b) => (a.text < b.text ? -1 : a.text > b.text ? 1 : Buffer.compare(a.bytes, b.bytes)));
+      folder = await openFolder(abs, inside);
     } catch (err) {
       if (isCode(err, 'ENOENT') || isCode(err, 'ENOTDIR')) continue;
       if (isCode(err, 'ENAMETOOLONG')) return { entries, truncated: true, tooDeep: rel };
       throw err;
     }
-    for (const name of names) {
-      const childAbs = Buffer.concat([abs, SLASH, name.bytes]);
-      const childRel = rel === '' ? name.text : `${rel}/${name.text}`;
-      let tooLong = false;
-      const stat = await lstat(childAbs).catch((err: unknown) => {
-        tooLong = isCode(err, 'ENAMETOOLONG');
-        return null;
-      });
-      if (tooLong) return { entries, truncated: true, tooDeep: rel };
-      if (!stat) continue;
-      const type = stat.isSymbolicLink()
-        ? 'symlink'
-        : stat.isDirectory()
-          ? 'directory'
-          : stat.isFile()
-            ? 'file'
-            : 'other';
-      if (entries.length >= max) return { entries, truncated: true };
-      const childNotUtf8 = notUtf8 || !isUtf8(name.bytes);
-      entries.push({
-        path: childRel,
-        type,
-        size: type === 'file' ? stat.size : 0,
-        ...(childNotUtf8 && { pathNotUtf8: true as const }),
-      });
-      if (recursive && type === 'directory') pending.push({ abs: childAbs, rel: childRel, notUtf8: childNotUtf8 });
+    try {
+      let names: Array<{ bytes: Buffer; text: string }>;
+      try {
+        names = (await readNames(folder.path, room))
+          .map((bytes) => ({ bytes, text: bytes.toString('utf8') }))
+          .sort((a, b) => (a.text < b.text ? -1 : a.text > b.text ? 1 : Buffer.compare(a.bytes, b.bytes)));
+      } catch (err) {
+        if (isCode(err, 'ENOENT') || isCode(err, 'ENOTDIR')) continue;
+        if (isCode(err, 'ENAMETOOLONG')) return { entries, truncated: true, tooDeep: rel };
+        throw err;
+      }
+      for (const name of names) {
+        const childAbs = Buffer.concat([abs, SLASH, name.bytes]);
+        const childRel = rel === '' ? name.text : `${rel}/${name.text}`;
+        let tooLong = false;
+        const stat = await lstat(Buffer.concat([folder.path, SLASH, name.bytes])).catch((err: unknown) => {
+          tooLong = isCode(err, 'ENAMETOOLONG');
+          return null;
+        });
+        if (tooLong) return { entries, truncated: true, tooDeep: rel };
+        if (!stat) continue;
+        const type = stat.isSymbolicLink()
+          ? 'symlink'
+          : stat.isDirectory()
+            ? 'directory'
+            : stat.isFile()
+              ? 'file'
+              : 'other';
+        if (entries.length >= max) return { entries, truncated: true };
+        const childNotUtf8 = notUtf8 || !isUtf8(name.bytes);
+        entries.push({
+          path: childRel,
+          type,
+          size: type === 'file' ? stat.size : 0,
+          ...(childNotUtf8 && { pathNotUtf8: true as const }),
+        });
+        if (recursive && type === 'directory') pending.push({ abs: childAbs, rel: childRel, notUtf8: childNotUtf8 });
+      }
+      // The folder held more names than were read, though some were gone by their lstat: never counted as fewer.
+      if (names.length >= room) return { entries, truncated: true };
+    } finally {
+      await folder.close();
     }
-    // The folder held more names than were read, though some were gone by their lstat: never counted as fewer.
-    if (names.length >= room) return { entries, truncated: true };
   }
   return { entries, truncated: false };
+}
+
+/** A folder being walked: `path` reads it (its descriptor's name, or its own path when nothing is checked). */
+interface OpenedFolder {
+  path: Buffer;
+  close(): Promise<void>;
+}
+
+/**
+ * The folder `abs` to read. Without `inside`, as named. With it, opened without following its last component,
+ * checked through its descriptor to lie in `inside.root`, and read through the descriptor: a command on another
+ * instance (not waited for) may swap a folder on the path for a symlink after the path was checked, and the walk then
+ * listed what lay behind the link (another tenant's workspace).
+ */
+async function openFolder(abs: Buffer, inside?: { root: string; refuse: () => Error }): Promise<OpenedFolder> {
+  if (!inside) return { path: abs, close: () => Promise.resolve() };
+  const handle = await open(abs, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  try {
+    const opened = await pathOfDescriptor(handle.fd);
+    if (opened !== null && !isInsideRoot(inside.root, opened)) throw inside.refuse();
+    return { path: opened === null ? abs : Buffer.from(`/proc/self/fd/${handle.fd}`), close: () => handle.close() };
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
 }
 
 /**
