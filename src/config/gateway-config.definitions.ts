@@ -406,7 +406,7 @@ export const GATEWAY_SETTINGS = [
     kind: { type: 'int', min: 1, max: 1_099_511_627_776 },
     defaultValue: '20971520',
     description:
-      'Largest single file a file tool or an upload may write, and the largest READ_FILE or PUBLISH_FILE reads.',
+      'Largest single file a file tool or an upload may write, and the largest EDIT_FILE reads whole (READ_FILE pages a larger file; PUBLISH_FILE copies one of any size, within ARTIFACTS_MAX_BYTES).',
   },
   {
     env: 'ARTIFACTS_MAX_BYTES',
