@@ -227,6 +227,41 @@ describeEachDialect('agent runs stop for a human and continue after the decision
     expect(fx.requestsTo('/lookup_order')).toHaveLength(before + 2);
   });
 
+  it('shows a paused run INTERRUPTED once the resume of its pause stops at a call that needs approval', async () => {
+    const agent = await fx.agent([lookup.id, cancel.id], {
+      maxIterations: 1,
+      sideEffectPolicy: 'APPROVE_SIDE_EFFECTS',
+    });
+    const sessionId = await fx.session(agent.id);
+    fx.model.script(
+      agent.model,
+      { toolCalls: [{ id: 'q1', name: 'lookup_order', arguments: '{"q":"o-3"}' }] },
+      { toolCalls: [{ id: 'q2', name: 'cancel_order', arguments: '{"q":"o-3"}' }] },
+      { text: 'Cancelled o-3.' },
+    );
+    const paused = await fx.send(sessionId, 'budget', 'Look o-3 up and cancel it').expect(200);
+    expect(paused.body).toMatchObject({ status: 'PAUSED', hitlRequest: { requestType: 'CHECKPOINT_PAUSE' } });
+
+    const resumed = await suite.gw.http
+      .post(`/api/v1/sessions/${sessionId}/resume`)
+      .set(fx.runtime)
+      .send({ clientMessageId: 'go-on' })
+      .expect(200);
+    expect(resumed.body.hitlRequest).toMatchObject({ requestType: 'TOOL_APPROVAL', toolCallId: 'q2' });
+
+    // A client shows what the run waits for: an approval now, not the pause its "continue" already answered.
+    expect(await fx.run(sessionId, paused.body.runId)).toMatchObject({
+      status: 'INTERRUPTED',
+      hitlRequest: { id: resumed.body.hitlRequest.id, requestType: 'TOOL_APPROVAL' },
+    });
+    await suite.gw.http
+      .post(`/api/v1/sessions/${sessionId}/resume`)
+      .set(fx.runtime)
+      .send({ clientMessageId: 'q2-ok', toolCallId: 'q2', decision: 'APPROVE' })
+      .expect(200);
+    expect(await fx.untilRun(sessionId, paused.body.runId, 'COMPLETED')).toMatchObject({ answer: 'Cancelled o-3.' });
+  });
+
   it('counts a round whose tool names are all invalid toward the budget: a model making names up is paused', async () => {
     const agent = await fx.agent([lookup.id], { maxIterations: 2 });
     const sessionId = await fx.session(agent.id);

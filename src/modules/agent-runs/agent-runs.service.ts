@@ -217,15 +217,18 @@ function runInProgress(sessionId: string, active: AgentRunEntity): DomainError {
 
 /**
  * The run as its endpoints answer it. While it waits for a human, the request shown is the session's current one: a
- * resume that approved one call may have stopped at the next call's request, with the run still waiting.
+ * resume that approved one call may have stopped at the next call's request, with the run still waiting; and its
+ * status is that request's (PAUSED for a CHECKPOINT_PAUSE, INTERRUPTED for any other), as when the run stopped: the
+ * resume of a pause that stopped at a call needing approval left the run PAUSED beside a TOOL_APPROVAL request.
  */
 export function toRunView(run: AgentRunEntity, session: Pick<AgentSessionEntity, 'status' | 'hitlRequest'>): RunView {
   const waiting = run.status === 'INTERRUPTED' || run.status === 'PAUSED';
-  const hitlRequest =
-    waiting && session.status === 'INTERRUPTED' && session.hitlRequest ? session.hitlRequest : run.hitlRequest;
+  const current = waiting && session.status === 'INTERRUPTED' ? session.hitlRequest : null;
+  const hitlRequest = current ?? run.hitlRequest;
+  const status = current ? (current.requestType === 'CHECKPOINT_PAUSE' ? 'PAUSED' : 'INTERRUPTED') : run.status;
   return {
     runId: run.id,
-    status: run.status === 'QUEUED' ? 'RUNNING' : run.status,
+    status: status === 'QUEUED' ? 'RUNNING' : status,
     ...(run.answer !== null && { answer: run.answer }),
     ...(run.error !== null && { error: run.error }),
     ...(run.finishReason !== null && { finishReason: run.finishReason }),
