@@ -1,5 +1,6 @@
 import { describeEachDialect } from '@test/support/test-database';
 import { gatewayForSuite } from '@test/support/gateway-test-app';
+import { heldAnswers } from '@test/support/scripted-model.server';
 import { AGENT_LOOP_ENV, AgentLoopFixture } from './support/agent-loop.fixture';
 
 describeEachDialect('agent runs stop for a human and continue after the decision', (dialect) => {
@@ -69,6 +70,31 @@ describeEachDialect('agent runs stop for a human and continue after the decision
     const all = (await fx.events(sessionId)).filter((e) => e.type === 'run.finished').map((e) => e.data.status);
     expect(all).toEqual(['INTERRUPTED', 'COMPLETED']);
     expect(await interruptedNow()).toBe(waiting - 1);
+  });
+
+  it('shows no request on a run that goes on after its decision', async () => {
+    const held = heldAnswers();
+    const agent = await fx.agent([cancel.id], { sideEffectPolicy: 'APPROVE_SIDE_EFFECTS' });
+    const sessionId = await fx.session(agent.id);
+    fx.model.script(
+      agent.model,
+      { toolCalls: [{ id: 'c1', name: 'cancel_order', arguments: '{"q":"o-9"}' }] },
+      { text: 'Cancelled o-9.', until: held.until },
+    );
+    const res = await fx.send(sessionId, 'm1', 'Cancel o-9').expect(200);
+    expect(res.body.hitlRequest).toMatchObject({ toolCallId: 'c1' });
+    await suite.gw.http
+      .post(`/api/v1/sessions/${sessionId}/resume`)
+      .set(fx.runtime)
+      .send({ clientMessageId: 'r1', toolCallId: 'c1', decision: 'APPROVE' })
+      .expect(200);
+
+    // Its model is asked again (held): the run works, and the request it stopped for is decided.
+    const running = await fx.untilRun(sessionId, res.body.runId, 'RUNNING');
+    held.release();
+
+    expect(running.hitlRequest).toBeUndefined();
+    expect(await fx.untilRun(sessionId, res.body.runId, 'COMPLETED')).not.toHaveProperty('hitlRequest');
   });
 
   it("runs a call left waiting behind an approval as its model's format reads it: an arguments_json key stays", async () => {
