@@ -5,7 +5,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { AgentMessageEntity } from './agent-message.entity';
 import type { ConversationMessage, MessageRole, PendingToolCall } from './agent-runs.types';
 
-/** Messages per INSERT statement (10 columns each). */
+/** Messages per INSERT statement (11 columns each). */
 const INSERT_SLICE = 500;
 /** Messages a model round is made from, at most (the latest). */
 const LATEST_LIMIT = 100_000;
@@ -21,6 +21,7 @@ export interface NewMessage {
   role: MessageRole;
   content: string | null;
   toolCalls?: PendingToolCall[] | null;
+  reasoning?: string | null;
   toolCallId?: string | null;
 }
 
@@ -55,6 +56,7 @@ export class AgentMessagesRepository {
       role: msg.role,
       content: msg.content,
       toolCalls: msg.toolCalls ?? null,
+      reasoning: msg.reasoning ?? null,
       toolCallId: msg.toolCallId ?? null,
       createdAt: now,
     }));
@@ -100,7 +102,10 @@ export class AgentMessagesRepository {
       .getRepository(AgentMessageEntity)
       .createQueryBuilder('m')
       .select('m.seq', 'seq')
-      .addSelect(`COALESCE(${chars}(m.content), 0) + COALESCE(${chars}(m.tool_calls), 0)`, 'size')
+      .addSelect(
+        `COALESCE(${chars}(m.content), 0) + COALESCE(${chars}(m.tool_calls), 0) + COALESCE(${chars}(m.reasoning), 0)`,
+        'size',
+      )
       .where(`m.session_id = :sessionId AND m.seq ${order === 'ASC' ? '>' : '<'} :fromSeq`, { sessionId, fromSeq })
       .orderBy('m.seq', order)
       .limit(limit)
@@ -136,6 +141,7 @@ function toConversationMessage(r: AgentMessageEntity): ConversationMessage {
     role: r.role,
     content: r.content,
     toolCalls: r.toolCalls,
+    reasoning: r.reasoning,
     toolCallId: r.toolCallId,
     createdAt: r.createdAt,
   };

@@ -26,7 +26,9 @@ const NO_ARGUMENTS = '{}';
  * The conversation in OpenAI's chat format: the agent's system prompt first, then every stored message. An assistant
  * message that only calls tools carries `content: null` (OpenAI's documented form; servers answer "" there, and some
  * providers refuse "" sent back); one with neither text nor tool calls (an empty final answer) is left out, as
- * providers refuse an empty assistant message. The stored conversation keeps both as the model answered.
+ * providers refuse an empty assistant message. The stored conversation keeps both as the model answered. An answer
+ * that called tools is sent with the reasoning the model answered beside it (`reasoning_content`), which DeepSeek's
+ * thinking mode requires in every later request.
  */
 export function toChatMessages(
   systemPrompt: string | null,
@@ -40,6 +42,8 @@ export function toChatMessages(
       out.push({
         role: 'assistant',
         content: m.content || null,
+        // Not OpenAI's (its client's types lack it); sent only where the provider answered it.
+        ...(m.reasoning && { reasoning_content: m.reasoning }),
         tool_calls: m.toolCalls.map((c) => ({
           id: c.id,
           type: 'function' as const,

@@ -31,6 +31,8 @@ export interface ConversationMessage {
   role: MessageRole;
   content: string | null;
   toolCalls: PendingToolCall[] | null;
+  /** The model's reasoning beside its tool calls (`reasoning_content`), sent back with them. */
+  reasoning?: string | null;
   toolCallId: string | null;
   createdAt: number;
 }

@@ -42,6 +42,11 @@ export interface ModelAnswer {
    * reason of the provider's own (at most 64 characters: {@link endedEarly}). Absent for a whole answer.
    */
   finishReason?: string;
+  /**
+   * The reasoning a model in a thinking mode answered beside its text (`reasoning_content`: DeepSeek, vLLM's and
+   * SGLang's reasoning parsers, Kimi): DeepSeek refuses a later request that replays the answer's tool calls without it.
+   */
+  reasoning?: string;
 }
 
 /** The model could not be asked or did not answer (after the client's retries): the run fails with `message`. */
@@ -171,7 +176,13 @@ export class ModelChatClient {
           arguments: asText(c.function?.arguments),
         }));
       const finishReason = endedEarly(asText(choice.finish_reason), toolCalls.length > 0);
-      return { content: contentText(message.content), toolCalls, ...(finishReason && { finishReason }) };
+      const reasoning = (message as { reasoning_content?: unknown }).reasoning_content;
+      return {
+        content: contentText(message.content),
+        toolCalls,
+        ...(finishReason && { finishReason }),
+        ...(typeof reasoning === 'string' && reasoning !== '' && { reasoning }),
+      };
     } catch (err) {
       // The placeholder sent to a server that needs no key is no secret (scrubbing it would blank the word "none").
       const secret = provider.apiKeyRef ? client.apiKey : null;

@@ -1,0 +1,41 @@
+import { describeEachDialect } from '@test/support/test-database';
+import { gatewayForSuite } from '@test/support/gateway-test-app';
+import { AGENT_LOOP_ENV, AgentLoopFixture } from './support/agent-loop.fixture';
+
+/**
+ * A model in a thinking mode answers its reasoning beside its tool calls (`reasoning_content`), and DeepSeek's (on by
+ * default) refuses every later request of the conversation that replays those calls without it.
+ */
+describeEachDialect('the agent loop with a model that answers its reasoning', (dialect) => {
+  const suite = gatewayForSuite(dialect, AGENT_LOOP_ENV);
+  const fx = new AgentLoopFixture(() => suite.gw);
+
+  beforeAll(() => fx.start());
+  afterAll(() => fx.stop());
+
+  it("sends the reasoning of an answer that called tools back with it, in this run's rounds and later runs'", async () => {
+    const lookup = await fx.tool('lookup_order', { httpMethod: 'GET' });
+    const agent = await fx.agent([lookup.id]);
+    const sessionId = await fx.session(agent.id);
+    fx.model.script(
+      agent.model,
+      {
+        reasoning: 'The user asks about o-1: look it up.',
+        toolCalls: [{ id: 'c1', name: 'lookup_order', arguments: '{"q":"o-1"}' }],
+      },
+      { reasoning: 'It was found.', text: 'o-1 ships today.' },
+      { text: 'Yes, today.' },
+    );
+
+    const first = await fx.send(sessionId, 'm1', 'When does o-1 ship?').expect(200);
+    expect(first.body).toMatchObject({ status: 'COMPLETED', answer: 'o-1 ships today.' });
+    const second = await fx.send(sessionId, 'm2', 'Today?').expect(200);
+    expect(second.body).toMatchObject({ status: 'COMPLETED', answer: 'Yes, today.' });
+
+    const [, round2, nextRun] = fx.model.requestsFor(agent.model);
+    for (const request of [round2, nextRun]) {
+      const calls = request.body.messages.find((m) => m.role === 'assistant' && m.tool_calls);
+      expect(calls).toMatchObject({ reasoning_content: 'The user asks about o-1: look it up.' });
+    }
+  });
+});
