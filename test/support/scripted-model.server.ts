@@ -6,6 +6,8 @@ export interface ScriptedToolCall {
   id: string;
   name: string;
   arguments: string;
+  /** The call's `extra_content`, as Gemini's OpenAI-compatible endpoint answers its thought signature there. */
+  extraContent?: Record<string, unknown>;
 }
 
 /**
@@ -54,12 +56,15 @@ export interface RecordedModelRequest {
  * llama.cpp's server and SGLang (which parse them for the chat template), one with a tool call whose arguments are
  * not the JSON text of an object; like the providers that check message content (Anthropic's and Bedrock's
  * OpenAI-compatible endpoints), one with an assistant message whose text is empty; like DeepSeek's thinking mode, one
- * replaying a tool call it answered with `reasoning_content` without that reasoning.
+ * replaying a tool call it answered with `reasoning_content` without that reasoning; like Gemini's, one replaying a
+ * call it answered with `extra_content` (its thought signature) without it.
  */
 export class ScriptedModelServer {
   readonly requests: RecordedModelRequest[] = [];
   /** The `reasoning_content` of each answer that called tools with one, by model and tool call id. */
   private readonly reasoningOfCall = new Map<string, string>();
+  /** The `extra_content` of each tool call answered with one, by model and tool call id. */
+  private readonly extraOfCall = new Map<string, string>();
   /** Called with each request as it arrives (before the answer): lets a test kill a gateway mid-call. */
   onRequest: ((req: RecordedModelRequest) => void) | null = null;
   private readonly queues = new Map<string, ScriptedAnswer[]>();
@@ -108,7 +113,8 @@ export class ScriptedModelServer {
       invalidFunctionName(body.messages) ??
       invalidArguments(body.messages) ??
       emptyAssistantText(body.messages) ??
-      reasoningLeftOut(body.messages, (id) => this.reasoningOfCall.get(`${body.model}/${id}`));
+      reasoningLeftOut(body.messages, (id) => this.reasoningOfCall.get(`${body.model}/${id}`)) ??
+      signatureLeftOut(body.messages, (id) => this.extraOfCall.get(`${body.model}/${id}`));
     if (refused) return json(res, 400, { error: refused });
     const answer = this.queues.get(body.model)?.shift();
     if (!answer) return json(res, 500, { error: { message: `no scripted answer left for model ${body.model}` } });
@@ -130,7 +136,10 @@ export class ScriptedModelServer {
       id: c.id,
       type: 'function',
       function: { name: c.name, arguments: c.arguments },
+      ...(c.extraContent && { extra_content: c.extraContent }),
     }));
+    for (const c of answer.toolCalls ?? [])
+      if (c.extraContent) this.extraOfCall.set(`${body.model}/${c.id}`, JSON.stringify(c.extraContent));
     const message = {
       role: 'assistant',
       content: answer.text ?? null,
@@ -232,6 +241,28 @@ function reasoningLeftOut(
         param: null,
         code: 'invalid_request_error',
       };
+  }
+  return null;
+}
+
+/**
+ * Gemini's refusal (400) of a conversation replaying a function call without the thought signature it answered with
+ * it (on its OpenAI-compatible endpoint, the call's `extra_content.google.thought_signature`).
+ */
+function signatureLeftOut(
+  messages: Array<Record<string, any>>,
+  extraOfCall: (id: string) => string | undefined,
+): Record<string, unknown> | null {
+  for (const [i, m] of messages.entries()) {
+    for (const c of (m.tool_calls ?? []) as Array<{ id?: string; extra_content?: unknown }>) {
+      const extra = extraOfCall(c.id ?? '');
+      if (extra !== undefined && JSON.stringify(c.extra_content) !== extra)
+        return {
+          message: `Function call is missing a thought_signature in functionCall parts, position ${i}.`,
+          status: 'INVALID_ARGUMENT',
+          code: 400,
+        };
+    }
   }
   return null;
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { AgentMessageEntity } from './agent-message.entity';
 import type { ConversationMessage, MessageRole, PendingToolCall } from './agent-runs.types';
 
@@ -61,7 +62,8 @@ export class AgentMessagesRepository {
       createdAt: now,
     }));
     // In slices: one INSERT of a 5,000-call answer's results passed SQLite's 32,766 bound variables.
-    for (let i = 0; i < rows.length; i += INSERT_SLICE) await repo.insert(rows.slice(i, i + INSERT_SLICE));
+    for (let i = 0; i < rows.length; i += INSERT_SLICE)
+      await repo.insert(rows.slice(i, i + INSERT_SLICE) as QueryDeepPartialEntity<AgentMessageEntity>[]);
   }
 
   /**

@@ -104,7 +104,8 @@ export class AgentRunsService implements OnModuleDestroy {
       runId: m.runId,
       role: m.role,
       content: m.content,
-      ...(m.toolCalls && { toolCalls: m.toolCalls }),
+      // A call's extraContent (a provider's thought signature) is for the provider only.
+      ...(m.toolCalls && { toolCalls: m.toolCalls.map(({ extraContent: _, ...call }) => call) }),
       ...(m.toolCallId && { toolCallId: m.toolCallId }),
       createdAt: toIso(m.createdAt)!,
     }));

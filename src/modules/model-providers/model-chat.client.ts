@@ -31,6 +31,11 @@ export interface ModelToolCall {
   id: string;
   name: string;
   arguments: string;
+  /**
+   * The call's `extra_content` as the provider answered it: Gemini's OpenAI-compatible endpoint puts the call's thought
+   * signature there (`{google: {thought_signature}}`) and refuses a later request that replays the call without it.
+   */
+  extraContent?: Record<string, unknown>;
 }
 
 export interface ModelAnswer {
@@ -170,11 +175,16 @@ export class ModelChatClient {
         // Without a type it is a function call (servers compatible only in part leave it out): dropping it ended the
         // run COMPLETED with an empty answer, the call never made.
         .filter((c) => (c.type as string | undefined) === undefined || c.type === 'function')
-        .map((c) => ({
-          id: asText(c.id),
-          name: asText(c.function?.name),
-          arguments: asText(c.function?.arguments),
-        }));
+        .map((c) => {
+          const extra: unknown = (c as { extra_content?: unknown }).extra_content;
+          const extraContent = extra && typeof extra === 'object' && !Array.isArray(extra) ? extra : undefined;
+          return {
+            id: asText(c.id),
+            name: asText(c.function?.name),
+            arguments: asText(c.function?.arguments),
+            ...(extraContent && { extraContent: extraContent as Record<string, unknown> }),
+          };
+        });
       const finishReason = endedEarly(asText(choice.finish_reason), toolCalls.length > 0);
       const reasoning = (message as { reasoning_content?: unknown }).reasoning_content;
       return {
