@@ -1,5 +1,6 @@
 import { describeEachDialect } from '@test/support/test-database';
 import { gatewayForSuite } from '@test/support/gateway-test-app';
+import { heldAnswers } from '@test/support/scripted-model.server';
 import { AGENT_LOOP_ENV, AgentLoopFixture } from './support/agent-loop.fixture';
 
 describeEachDialect('agent runs stop for a human and continue after the decision', (dialect) => {
@@ -69,6 +70,31 @@ describeEachDialect('agent runs stop for a human and continue after the decision
     const all = (await fx.events(sessionId)).filter((e) => e.type === 'run.finished').map((e) => e.data.status);
     expect(all).toEqual(['INTERRUPTED', 'COMPLETED']);
     expect(await interruptedNow()).toBe(waiting - 1);
+  });
+
+  it('shows no request on a run that goes on after its decision', async () => {
+    const held = heldAnswers();
+    const agent = await fx.agent([cancel.id], { sideEffectPolicy: 'APPROVE_SIDE_EFFECTS' });
+    const sessionId = await fx.session(agent.id);
+    fx.model.script(
+      agent.model,
+      { toolCalls: [{ id: 'c1', name: 'cancel_order', arguments: '{"q":"o-9"}' }] },
+      { text: 'Cancelled o-9.', until: held.until },
+    );
+    const res = await fx.send(sessionId, 'm1', 'Cancel o-9').expect(200);
+    expect(res.body.hitlRequest).toMatchObject({ toolCallId: 'c1' });
+    await suite.gw.http
+      .post(`/api/v1/sessions/${sessionId}/resume`)
+      .set(fx.runtime)
+      .send({ clientMessageId: 'r1', toolCallId: 'c1', decision: 'APPROVE' })
+      .expect(200);
+
+    // Its model is asked again (held): the run works, and the request it stopped for is decided.
+    const running = await fx.untilRun(sessionId, res.body.runId, 'RUNNING');
+    held.release();
+
+    expect(running.hitlRequest).toBeUndefined();
+    expect(await fx.untilRun(sessionId, res.body.runId, 'COMPLETED')).not.toHaveProperty('hitlRequest');
   });
 
   it("runs a call left waiting behind an approval as its model's format reads it: an arguments_json key stays", async () => {
@@ -225,6 +251,41 @@ describeEachDialect('agent runs stop for a human and continue after the decision
 
     expect(done).toMatchObject({ answer: 'Both looked up.', iterations: 3 });
     expect(fx.requestsTo('/lookup_order')).toHaveLength(before + 2);
+  });
+
+  it('shows a paused run INTERRUPTED once the resume of its pause stops at a call that needs approval', async () => {
+    const agent = await fx.agent([lookup.id, cancel.id], {
+      maxIterations: 1,
+      sideEffectPolicy: 'APPROVE_SIDE_EFFECTS',
+    });
+    const sessionId = await fx.session(agent.id);
+    fx.model.script(
+      agent.model,
+      { toolCalls: [{ id: 'q1', name: 'lookup_order', arguments: '{"q":"o-3"}' }] },
+      { toolCalls: [{ id: 'q2', name: 'cancel_order', arguments: '{"q":"o-3"}' }] },
+      { text: 'Cancelled o-3.' },
+    );
+    const paused = await fx.send(sessionId, 'budget', 'Look o-3 up and cancel it').expect(200);
+    expect(paused.body).toMatchObject({ status: 'PAUSED', hitlRequest: { requestType: 'CHECKPOINT_PAUSE' } });
+
+    const resumed = await suite.gw.http
+      .post(`/api/v1/sessions/${sessionId}/resume`)
+      .set(fx.runtime)
+      .send({ clientMessageId: 'go-on' })
+      .expect(200);
+    expect(resumed.body.hitlRequest).toMatchObject({ requestType: 'TOOL_APPROVAL', toolCallId: 'q2' });
+
+    // A client shows what the run waits for: an approval now, not the pause its "continue" already answered.
+    expect(await fx.run(sessionId, paused.body.runId)).toMatchObject({
+      status: 'INTERRUPTED',
+      hitlRequest: { id: resumed.body.hitlRequest.id, requestType: 'TOOL_APPROVAL' },
+    });
+    await suite.gw.http
+      .post(`/api/v1/sessions/${sessionId}/resume`)
+      .set(fx.runtime)
+      .send({ clientMessageId: 'q2-ok', toolCallId: 'q2', decision: 'APPROVE' })
+      .expect(200);
+    expect(await fx.untilRun(sessionId, paused.body.runId, 'COMPLETED')).toMatchObject({ answer: 'Cancelled o-3.' });
   });
 
   it('counts a round whose tool names are all invalid toward the budget: a model making names up is paused', async () => {

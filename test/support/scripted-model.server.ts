@@ -6,6 +6,8 @@ export interface ScriptedToolCall {
   id: string;
   name: string;
   arguments: string;
+  /** The call's `extra_content`, as Gemini's OpenAI-compatible endpoint answers its thought signature there. */
+  extraContent?: Record<string, unknown>;
 }
 
 /**
@@ -14,11 +16,11 @@ export interface ScriptedToolCall {
  * `{error: {message}}`, as other servers answer; `text` answers plain text instead), or no answer at all (`hang`:
  * the request stays open until the server closes). `delayMs` waits before answering, `until` until the test settles
  * it (see {@link heldAnswers}); `finishReason` replaces the choice's `finish_reason` (`stop`, or `tool_calls` with
- * tool calls).
+ * tool calls). `reasoning` is the answer's `reasoning_content`, as DeepSeek's thinking mode answers it.
  */
 export type ScriptedAnswer = { delayMs?: number; until?: Promise<unknown>; finishReason?: string } & (
-  | { text: string; toolCalls?: undefined }
-  | { toolCalls: ScriptedToolCall[]; text?: string }
+  | { text: string; toolCalls?: undefined; reasoning?: string }
+  | { toolCalls: ScriptedToolCall[]; text?: string; reasoning?: string }
   | { message: Record<string, unknown> }
   | { status: number; retryAfter?: string; message?: string; body?: unknown; text?: string }
   | { hang: true }
@@ -53,10 +55,16 @@ export interface RecordedModelRequest {
  * OpenAI, it refuses (400) a conversation with a tool call whose function name is not `^[a-zA-Z0-9_-]+$`; like vLLM,
  * llama.cpp's server and SGLang (which parse them for the chat template), one with a tool call whose arguments are
  * not the JSON text of an object; like the providers that check message content (Anthropic's and Bedrock's
- * OpenAI-compatible endpoints), one with an assistant message whose text is empty.
+ * OpenAI-compatible endpoints), one with an assistant message whose text is empty; like DeepSeek's thinking mode, one
+ * replaying a tool call it answered with `reasoning_content` without that reasoning; like Gemini's, one replaying a
+ * call it answered with `extra_content` (its thought signature) without it.
  */
 export class ScriptedModelServer {
   readonly requests: RecordedModelRequest[] = [];
+  /** The `reasoning_content` of each answer that called tools with one, by model and tool call id. */
+  private readonly reasoningOfCall = new Map<string, string>();
+  /** The `extra_content` of each tool call answered with one, by model and tool call id. */
+  private readonly extraOfCall = new Map<string, string>();
   /** Called with each request as it arrives (before the answer): lets a test kill a gateway mid-call. */
   onRequest: ((req: RecordedModelRequest) => void) | null = null;
   private readonly queues = new Map<string, ScriptedAnswer[]>();
@@ -102,7 +110,11 @@ export class ScriptedModelServer {
     this.requests.push(recorded);
     this.onRequest?.(recorded);
     const refused =
-      invalidFunctionName(body.messages) ?? invalidArguments(body.messages) ?? emptyAssistantText(body.messages);
+      invalidFunctionName(body.messages) ??
+      invalidArguments(body.messages) ??
+      emptyAssistantText(body.messages) ??
+      reasoningLeftOut(body.messages, (id) => this.reasoningOfCall.get(`${body.model}/${id}`)) ??
+      signatureLeftOut(body.messages, (id) => this.extraOfCall.get(`${body.model}/${id}`));
     if (refused) return json(res, 400, { error: refused });
     const answer = this.queues.get(body.model)?.shift();
     if (!answer) return json(res, 500, { error: { message: `no scripted answer left for model ${body.model}` } });
@@ -124,12 +136,18 @@ export class ScriptedModelServer {
       id: c.id,
       type: 'function',
       function: { name: c.name, arguments: c.arguments },
+      ...(c.extraContent && { extra_content: c.extraContent }),
     }));
+    for (const c of answer.toolCalls ?? [])
+      if (c.extraContent) this.extraOfCall.set(`${body.model}/${c.id}`, JSON.stringify(c.extraContent));
     const message = {
       role: 'assistant',
       content: answer.text ?? null,
+      ...(answer.reasoning !== undefined && { reasoning_content: answer.reasoning }),
       ...(toolCalls ? { tool_calls: toolCalls } : {}),
     };
+    if (answer.reasoning !== undefined)
+      for (const c of answer.toolCalls ?? []) this.reasoningOfCall.set(`${body.model}/${c.id}`, answer.reasoning);
     json(res, 200, completion(body.model, this.requests.length, message, answer.finishReason));
   }
 }
@@ -200,6 +218,51 @@ function emptyAssistantText(messages: Array<Record<string, any>>): Record<string
         param: null,
         code: 400,
       };
+  }
+  return null;
+}
+
+/**
+ * DeepSeek's refusal (400) of a conversation replaying an answer that called tools in thinking mode without its
+ * `reasoning_content`: "For turns that do perform tool calls, the reasoning_content must be fully passed back to the API
+ * in all subsequent requests."
+ */
+function reasoningLeftOut(
+  messages: Array<Record<string, any>>,
+  reasoningOfCall: (id: string) => string | undefined,
+): Record<string, unknown> | null {
+  for (const m of messages) {
+    const ids = ((m.tool_calls ?? []) as Array<{ id?: string }>).map((c) => c.id ?? '');
+    const reasoning = ids.map(reasoningOfCall).find((r) => r !== undefined);
+    if (reasoning !== undefined && m.reasoning_content !== reasoning)
+      return {
+        message: 'The `reasoning_content` in the thinking mode must be passed back to the API.',
+        type: 'invalid_request_error',
+        param: null,
+        code: 'invalid_request_error',
+      };
+  }
+  return null;
+}
+
+/**
+ * Gemini's refusal (400) of a conversation replaying a function call without the thought signature it answered with
+ * it (on its OpenAI-compatible endpoint, the call's `extra_content.google.thought_signature`).
+ */
+function signatureLeftOut(
+  messages: Array<Record<string, any>>,
+  extraOfCall: (id: string) => string | undefined,
+): Record<string, unknown> | null {
+  for (const [i, m] of messages.entries()) {
+    for (const c of (m.tool_calls ?? []) as Array<{ id?: string; extra_content?: unknown }>) {
+      const extra = extraOfCall(c.id ?? '');
+      if (extra !== undefined && JSON.stringify(c.extra_content) !== extra)
+        return {
+          message: `Function call is missing a thought_signature in functionCall parts, position ${i}.`,
+          status: 'INVALID_ARGUMENT',
+          code: 400,
+        };
+    }
   }
   return null;
 }

@@ -34,6 +34,14 @@ export class AgentMessageEntity {
   @Column({ name: 'tool_calls', type: 'text', nullable: true, transformer: jsonText })
   toolCalls: PendingToolCall[] | null;
 
+  /**
+   * The reasoning a model in a thinking mode answered beside this message's tool calls (`reasoning_content`): sent back
+   * with them, as DeepSeek requires; GET .../messages does not show it.
+   */
+  @LargeText()
+  @Column({ type: 'text', nullable: true })
+  reasoning: string | null;
+
   @Column({ name: 'tool_call_id', type: 'varchar', length: 128, nullable: true })
   toolCallId: string | null;
 

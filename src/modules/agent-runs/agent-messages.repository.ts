@@ -2,10 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { AgentMessageEntity } from './agent-message.entity';
 import type { ConversationMessage, MessageRole, PendingToolCall } from './agent-runs.types';
 
-/** Messages per INSERT statement (10 columns each). */
+/** Messages per INSERT statement (11 columns each). */
 const INSERT_SLICE = 500;
 /** Messages a model round is made from, at most (the latest). */
 const LATEST_LIMIT = 100_000;
@@ -21,6 +22,7 @@ export interface NewMessage {
   role: MessageRole;
   content: string | null;
   toolCalls?: PendingToolCall[] | null;
+  reasoning?: string | null;
   toolCallId?: string | null;
 }
 
@@ -55,11 +57,13 @@ export class AgentMessagesRepository {
       role: msg.role,
       content: msg.content,
       toolCalls: msg.toolCalls ?? null,
+      reasoning: msg.reasoning ?? null,
       toolCallId: msg.toolCallId ?? null,
       createdAt: now,
     }));
     // In slices: one INSERT of a 5,000-call answer's results passed SQLite's 32,766 bound variables.
-    for (let i = 0; i < rows.length; i += INSERT_SLICE) await repo.insert(rows.slice(i, i + INSERT_SLICE));
+    for (let i = 0; i < rows.length; i += INSERT_SLICE)
+      await repo.insert(rows.slice(i, i + INSERT_SLICE) as QueryDeepPartialEntity<AgentMessageEntity>[]);
   }
 
   /**
@@ -100,7 +104,10 @@ export class AgentMessagesRepository {
       .getRepository(AgentMessageEntity)
       .createQueryBuilder('m')
       .select('m.seq', 'seq')
-      .addSelect(`COALESCE(${chars}(m.content), 0) + COALESCE(${chars}(m.tool_calls), 0)`, 'size')
+      .addSelect(
+        `COALESCE(${chars}(m.content), 0) + COALESCE(${chars}(m.tool_calls), 0) + COALESCE(${chars}(m.reasoning), 0)`,
+        'size',
+      )
       .where(`m.session_id = :sessionId AND m.seq ${order === 'ASC' ? '>' : '<'} :fromSeq`, { sessionId, fromSeq })
       .orderBy('m.seq', order)
       .limit(limit)
@@ -136,6 +143,7 @@ function toConversationMessage(r: AgentMessageEntity): ConversationMessage {
     role: r.role,
     content: r.content,
     toolCalls: r.toolCalls,
+    reasoning: r.reasoning,
     toolCallId: r.toolCallId,
     createdAt: r.createdAt,
   };

@@ -113,7 +113,7 @@ function omittedMessagesNote(omitted: number): string {
 }
 
 function messageTokens(m: ConversationMessage): number {
-  let tokens = MESSAGE_OVERHEAD_TOKENS + estimateTokens(m.content ?? '');
+  let tokens = MESSAGE_OVERHEAD_TOKENS + estimateTokens(m.content ?? '') + estimateTokens(m.reasoning ?? '');
   for (const c of m.toolCalls ?? [])
     tokens += estimateTokens(c.id) + estimateTokens(c.name) + estimateTokens(c.arguments);
   if (m.toolCallId) tokens += estimateTokens(m.toolCallId);

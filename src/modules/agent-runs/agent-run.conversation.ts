@@ -26,7 +26,10 @@ const NO_ARGUMENTS = '{}';
  * The conversation in OpenAI's chat format: the agent's system prompt first, then every stored message. An assistant
  * message that only calls tools carries `content: null` (OpenAI's documented form; servers answer "" there, and some
  * providers refuse "" sent back); one with neither text nor tool calls (an empty final answer) is left out, as
- * providers refuse an empty assistant message. The stored conversation keeps both as the model answered.
+ * providers refuse an empty assistant message. The stored conversation keeps both as the model answered. An answer
+ * that called tools is sent with the reasoning the model answered beside it (`reasoning_content`), which DeepSeek's
+ * thinking mode requires in every later request, and each call with its `extra_content` (Gemini's thought signature,
+ * which Gemini requires alike).
  */
 export function toChatMessages(
   systemPrompt: string | null,
@@ -40,6 +43,8 @@ export function toChatMessages(
       out.push({
         role: 'assistant',
         content: m.content || null,
+        // Not OpenAI's (its client's types lack it); sent only where the provider answered it.
+        ...(m.reasoning && { reasoning_content: m.reasoning }),
         tool_calls: m.toolCalls.map((c) => ({
           id: c.id,
           type: 'function' as const,
@@ -47,6 +52,7 @@ export function toChatMessages(
             name: TOOL_NAME_PATTERN.test(c.name) ? c.name : NOT_A_TOOL_NAME,
             arguments: isJsonObjectText(c.arguments) ? c.arguments : NO_ARGUMENTS,
           },
+          ...(c.extraContent && { extra_content: c.extraContent }),
         })),
       });
     else if (m.content) out.push({ role: 'assistant', content: m.content });
@@ -97,7 +103,14 @@ export function assignJournalKeys(
     for (let n = 2; taken.has(key); n++) key = bounded(`${base}@${runId}:${iteration}.${n}`);
     taken.add(key);
     const truncated = cutShort && i === calls.length - 1 && !isCompleteJson(c.arguments);
-    kept.push({ id, key, name: c.name, arguments: args, ...(truncated && { truncated: true as const }) });
+    kept.push({
+      id,
+      key,
+      name: c.name,
+      arguments: args,
+      ...(truncated && { truncated: true as const }),
+      ...(c.extraContent && { extraContent: c.extraContent }),
+    });
   });
   return kept;
 }

@@ -383,7 +383,9 @@ export class AgentRunLoop {
         pendingCalls: calls,
         actIteration: Math.max(session.iteration + 1, run.actIteration + 1),
       });
-      await this.messages.append(m, ref, [{ role: 'assistant', content: answer.content, toolCalls: calls }]);
+      await this.messages.append(m, ref, [
+        { role: 'assistant', content: answer.content, toolCalls: calls, reasoning: answer.reasoning ?? null },
+      ]);
       await this.events.append(
         this.event(run, 'message', messageEventData(run.id, 'assistant', answer.content, calls)),
         m,

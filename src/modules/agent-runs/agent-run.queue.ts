@@ -108,14 +108,16 @@ export class AgentRunQueue {
 
   /**
    * Queues again the runs stopped for a human whose session was decided meanwhile (a runtime's resume or an
-   * admin's decision left it ACTIVE, or CLOSED by a rejection): the run continues from its checkpoint.
+   * admin's decision left it ACTIVE, or CLOSED by a rejection): the run continues from its checkpoint. The request it
+   * stopped for is decided: the run no longer shows it (GET .../runs/{runId} showed it beside RUNNING until the run
+   * stopped again, many model rounds later).
    */
   async wakeDecided(): Promise<number> {
     const now = Date.now();
     const result = await this.dataSource
       .createQueryBuilder()
       .update(AgentRunEntity)
-      .set({ status: 'QUEUED', owner: null, notBefore: now, updatedAt: now })
+      .set({ status: 'QUEUED', owner: null, notBefore: now, updatedAt: now, hitlRequest: null })
       .where("status IN ('INTERRUPTED', 'PAUSED')")
       // EXISTS, a primary-key probe per stopped run: SQLite ran `IN (SELECT ...)` as a list of every session.
       .andWhere(

@@ -79,7 +79,8 @@ export class AgentRunsService implements OnModuleDestroy {
     }
     const now =
       run.status === 'INTERRUPTED' || run.status === 'PAUSED' ? await this.sessions.load(auth, sessionId) : session;
-    return { stopped: STOPPED_RUN_STATUSES.includes(run.status), run: toRunView(run, now) };
+    const view = toRunView(run, now);
+    return { stopped: STOPPED_RUN_STATUSES.includes(view.status), run: view };
   }
 
   async get(auth: AuthContext, sessionId: string, runId: string): Promise<RunView> {
@@ -103,7 +104,8 @@ export class AgentRunsService implements OnModuleDestroy {
       runId: m.runId,
       role: m.role,
       content: m.content,
-      ...(m.toolCalls && { toolCalls: m.toolCalls }),
+      // A call's extraContent (a provider's thought signature) is for the provider only.
+      ...(m.toolCalls && { toolCalls: m.toolCalls.map(({ extraContent: _, ...call }) => call) }),
       ...(m.toolCallId && { toolCallId: m.toolCallId }),
       createdAt: toIso(m.createdAt)!,
     }));
@@ -217,15 +219,22 @@ function runInProgress(sessionId: string, active: AgentRunEntity): DomainError {
 
 /**
  * The run as its endpoints answer it. While it waits for a human, the request shown is the session's current one: a
- * resume that approved one call may have stopped at the next call's request, with the run still waiting.
+ * resume that approved one call may have stopped at the next call's request, with the run still waiting; and its
+ * status is that request's (PAUSED for a CHECKPOINT_PAUSE, INTERRUPTED for any other), as when the run stopped: the
+ * resume of a pause that stopped at a call needing approval left the run PAUSED beside a TOOL_APPROVAL request. Once
+ * the session was decided (no longer INTERRUPTED), the run waits for nobody: it is RUNNING (queued again within
+ * RUN_POLL_INTERVAL_MS), without the request just decided, which a client read right after its resume asked again.
  */
 export function toRunView(run: AgentRunEntity, session: Pick<AgentSessionEntity, 'status' | 'hitlRequest'>): RunView {
   const waiting = run.status === 'INTERRUPTED' || run.status === 'PAUSED';
-  const hitlRequest =
-    waiting && session.status === 'INTERRUPTED' && session.hitlRequest ? session.hitlRequest : run.hitlRequest;
+  const decided = waiting && session.status !== 'INTERRUPTED';
+  const current = waiting && !decided ? session.hitlRequest : null;
+  const hitlRequest = decided ? null : (current ?? run.hitlRequest);
+  let status = decided ? 'RUNNING' : run.status;
+  if (current) status = current.requestType === 'CHECKPOINT_PAUSE' ? 'PAUSED' : 'INTERRUPTED';
   return {
     runId: run.id,
-    status: run.status === 'QUEUED' ? 'RUNNING' : run.status,
+    status: status === 'QUEUED' ? 'RUNNING' : status,
     ...(run.answer !== null && { answer: run.answer }),
     ...(run.error !== null && { error: run.error }),
     ...(run.finishReason !== null && { finishReason: run.finishReason }),

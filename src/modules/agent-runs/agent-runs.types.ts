@@ -19,6 +19,8 @@ export interface PendingToolCall {
   arguments: string;
   /** The model's answer was cut at its token limit before these arguments were complete: the call does not run. */
   truncated?: true;
+  /** The provider's `extra_content` of the call (Gemini's thought signature), sent back with it; shown to no client. */
+  extraContent?: Record<string, unknown>;
 }
 
 export const MESSAGE_ROLES = ['user', 'assistant', 'tool'] as const;
@@ -31,6 +33,8 @@ export interface ConversationMessage {
   role: MessageRole;
   content: string | null;
   toolCalls: PendingToolCall[] | null;
+  /** The model's reasoning beside its tool calls (`reasoning_content`), sent back with them. */
+  reasoning?: string | null;
   toolCallId: string | null;
   createdAt: number;
 }

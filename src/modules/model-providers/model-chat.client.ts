@@ -31,6 +31,11 @@ export interface ModelToolCall {
   id: string;
   name: string;
   arguments: string;
+  /**
+   * The call's `extra_content` as the provider answered it: Gemini's OpenAI-compatible endpoint puts the call's thought
+   * signature there (`{google: {thought_signature}}`) and refuses a later request that replays the call without it.
+   */
+  extraContent?: Record<string, unknown>;
 }
 
 export interface ModelAnswer {
@@ -42,6 +47,11 @@ export interface ModelAnswer {
    * reason of the provider's own (at most 64 characters: {@link endedEarly}). Absent for a whole answer.
    */
   finishReason?: string;
+  /**
+   * The reasoning a model in a thinking mode answered beside its text (`reasoning_content`: DeepSeek, vLLM's and
+   * SGLang's reasoning parsers, Kimi): DeepSeek refuses a later request that replays the answer's tool calls without it.
+   */
+  reasoning?: string;
 }
 
 /** The model could not be asked or did not answer (after the client's retries): the run fails with `message`. */
@@ -165,13 +175,24 @@ export class ModelChatClient {
         // Without a type it is a function call (servers compatible only in part leave it out): dropping it ended the
         // run COMPLETED with an empty answer, the call never made.
         .filter((c) => (c.type as string | undefined) === undefined || c.type === 'function')
-        .map((c) => ({
-          id: asText(c.id),
-          name: asText(c.function?.name),
-          arguments: asText(c.function?.arguments),
-        }));
+        .map((c) => {
+          const extra: unknown = (c as { extra_content?: unknown }).extra_content;
+          const extraContent = extra && typeof extra === 'object' && !Array.isArray(extra) ? extra : undefined;
+          return {
+            id: asText(c.id),
+            name: asText(c.function?.name),
+            arguments: asText(c.function?.arguments),
+            ...(extraContent && { extraContent: extraContent as Record<string, unknown> }),
+          };
+        });
       const finishReason = endedEarly(asText(choice.finish_reason), toolCalls.length > 0);
-      return { content: contentText(message.content), toolCalls, ...(finishReason && { finishReason }) };
+      const reasoning = (message as { reasoning_content?: unknown }).reasoning_content;
+      return {
+        content: contentText(message.content),
+        toolCalls,
+        ...(finishReason && { finishReason }),
+        ...(typeof reasoning === 'string' && reasoning !== '' && { reasoning }),
+      };
     } catch (err) {
       // The placeholder sent to a server that needs no key is no secret (scrubbing it would blank the word "none").
       const secret = provider.apiKeyRef ? client.apiKey : null;

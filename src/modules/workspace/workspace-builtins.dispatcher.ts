@@ -3,7 +3,9 @@ import {
   builtinRefusal,
   isPlatformBuiltin,
 } from '@app/modules/executors/call-path/builtin-call';
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
+import { pageWithin } from '@app/modules/loop-acting/results/tool-result.view';
 import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
 import { BuiltinToolCatalog } from '@app/modules/tool-registry/builtin-tool.catalog';
 import { CallTargetRegistry } from '@app/modules/executors/call-path/call-target.registry';
@@ -26,6 +28,7 @@ type Handler = (
   ctx: ToolCallContext,
   signal: AbortSignal,
   deadline: number,
+  inlineChars: number,
 ) => Promise<ToolOutput>;
 
 /**
@@ -39,8 +42,10 @@ export class WorkspaceBuiltinsDispatcher implements ToolDispatcher, OnModuleInit
   readonly priority = 110;
   private readonly handlers: Record<string, Handler> = {
     LIST_FILES: async (owner, args) => json(await this.files.list(owner.dir, args.path ?? '', args.recursive === true)),
-    READ_FILE: async (owner, args) =>
-      json(await this.files.read(owner.dir, args.path, Number(args.offset ?? 0), Number(args.limit ?? 4000))),
+    READ_FILE: async (owner, args, _ctx, _signal, _deadline, inlineChars) => {
+      const page = await this.files.read(owner.dir, args.path, Number(args.offset ?? 0), Number(args.limit ?? 4000));
+      return json(pageWithin(page, inlineChars));
+    },
     WRITE_FILE: async (owner, args, ctx) => {
       const write = await this.files.write(owner.dir, args.path, String(args.content));
       await this.events.fileWritten(owner, write, 'WRITE_FILE', ctx.toolCallId);
@@ -90,6 +95,7 @@ export class WorkspaceBuiltinsDispatcher implements ToolDispatcher, OnModuleInit
     private readonly commands: WorkspaceCommandRunner,
     private readonly mounts: WorkspaceMountSources,
     private readonly gate: WorkspaceGate,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
   onModuleInit(): void {
@@ -114,7 +120,8 @@ export class WorkspaceBuiltinsDispatcher implements ToolDispatcher, OnModuleInit
       throw builtinOutsideSession(tool.name, capability);
     }
     const owner = await this.sessions.forCall(ctx.tenantId, ctx.sessionId);
-    const work = () => this.handlers[tool.name](owner, args, ctx, signal, deadline);
+    const inlineChars = tool.result?.maxInlineChars ?? this.config.resultDefaultMaxInlineChars;
+    const work = () => this.handlers[tool.name](owner, args, ctx, signal, deadline, inlineChars);
     // A call whose budget ran out while it waited has been answered FAILED already: it must change nothing after.
     const unlessEnded = () => {
       if (signal.aborted)

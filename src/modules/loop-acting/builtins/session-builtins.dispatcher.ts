@@ -3,7 +3,8 @@ import {
   builtinRefusal,
   isPlatformBuiltin,
 } from '@app/modules/executors/call-path/builtin-call';
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import {
   READ_TOOL_RESULT_TOOL_NAME,
   UPDATE_TODO_LIST_TOOL_NAME,
@@ -35,6 +36,7 @@ export class SessionBuiltinsDispatcher implements ToolDispatcher, OnModuleInit {
     private readonly results: ToolResultReader,
     private readonly sessions: AgentSessionRepository,
     private readonly events: SessionEventsStore,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
   onModuleInit(): void {
@@ -47,23 +49,30 @@ export class SessionBuiltinsDispatcher implements ToolDispatcher, OnModuleInit {
 
   async dispatch(tool: ToolDescriptor, args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolOutput> {
     if (!ctx.sessionId) throw builtinOutsideSession(tool.name);
-    return tool.name === READ_TOOL_RESULT_TOOL_NAME ? this.readToolResult(ctx, args) : this.updateTodoList(ctx, args);
+    return tool.name === READ_TOOL_RESULT_TOOL_NAME
+      ? this.readToolResult(tool, ctx, args)
+      : this.updateTodoList(ctx, args);
   }
 
-  private async readToolResult(ctx: ToolCallContext, args: Record<string, unknown>): Promise<ToolOutput> {
+  /**
+   * A page of the result with a note saying where to read on, the two together within what this call's own result
+   * shows inline (as CallRunner cuts it): a page of the 20,000 characters the schema allows came back cut at the
+   * default RESULT_DEFAULT_MAX_INLINE_CHARS (20,000), its note lost and the model told to page the page instead.
+   */
+  private async readToolResult(
+    tool: ToolDescriptor,
+    ctx: ToolCallContext,
+    args: Record<string, unknown>,
+  ): Promise<ToolOutput> {
     const offset = Number(args.offset ?? 0);
-    const limit = Number(args.limit ?? 4000);
+    const toolCallId = String(args.toolCallId);
+    const inline = tool.result?.maxInlineChars ?? this.config.resultDefaultMaxInlineChars;
+    const limit = Math.max(1, Math.min(Number(args.limit ?? 4000), inline - longestNote(toolCallId).length));
     try {
-      const page = await this.results.page(
-        { tenantId: ctx.tenantId },
-        ctx.sessionId!,
-        String(args.toolCallId),
-        offset,
-        limit,
-      );
+      const page = await this.results.page({ tenantId: ctx.tenantId }, ctx.sessionId!, toolCallId, offset, limit);
       const end = page.offset + page.content.length;
       const note = page.hasMore
-        ? `\n\n[characters ${page.offset}-${end} of ${page.totalChars}; read on with ${readOnArguments(page.toolCallId, end)}]`
+        ? readOnNote(page.offset, end, page.totalChars, page.toolCallId)
         : `\n\n[characters ${page.offset}-${end} of ${page.totalChars}; end of result]`;
       return { content: page.content + note, structured: { ...page, content: undefined } };
     } catch (err) {
@@ -86,6 +95,16 @@ export class SessionBuiltinsDispatcher implements ToolDispatcher, OnModuleInit {
     });
     return { content: `Todo list updated: ${items.length} item(s), ${done} completed.`, structured: { items } };
   }
+}
+
+function readOnNote(start: number, end: number, totalChars: number, toolCallId: string): string {
+  return `\n\n[characters ${start}-${end} of ${totalChars}; read on with ${readOnArguments(toolCallId, end)}]`;
+}
+
+/** A note at least as long as any a page of `toolCallId`'s result gets (offsets of the longest a result may be). */
+function longestNote(toolCallId: string): string {
+  const most = Number.MAX_SAFE_INTEGER;
+  return readOnNote(most, most, most, toolCallId);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { inlineResult, pageResult } from './tool-result.view';
+import { inlineResult, pageResult, pageWithin } from './tool-result.view';
 
 describe('inlineResult', () => {
   it('returns short content whole', () => {
@@ -62,5 +62,20 @@ describe('paging text with emoji (surrogate pairs)', () => {
     const r = inlineResult(text, 3, 'c1');
     expect(r.content.startsWith('ab\n\n[truncated: showing 2 of')).toBe(true);
     expect(r.content).toContain('"offset":2');
+  });
+});
+
+describe('pageWithin', () => {
+  const page = (content: string) => ({ offset: 0, totalChars: content.length, hasMore: false, content });
+
+  it('cuts the content until the JSON fits, never inside a surrogate pair, and says there is more', () => {
+    const around = JSON.stringify({ ...page(''), totalChars: 82, hasMore: true }).length;
+    // Room for 41 units: 40 letters and half the emoji.
+    const fitted = pageWithin(page(`${'a'.repeat(40)}😀${'b'.repeat(40)}`), around + 41);
+    expect(fitted).toEqual({ offset: 0, totalChars: 82, hasMore: true, content: 'a'.repeat(40) });
+  });
+
+  it('keeps one whole character when nothing shorter fits, instead of cutting on without end', () => {
+    expect(pageWithin(page('😀😀😀'), 10).content).toBe('😀');
   });
 });

@@ -24,6 +24,23 @@ export function readOnArguments(toolCallId: string, offset: number): string {
   return JSON.stringify({ toolCallId, offset });
 }
 
+/**
+ * A page of a file, as the JSON a call answers with, within `maxChars` (the call's inline limit): its content cut at
+ * a whole character (then `hasMore`) until the JSON fits, so the model reads a whole page and reads on from `offset`
+ * plus its content's length. Left to the call's inline cut, the page came back as JSON broken mid-string and the model
+ * was told to page the page (JSON writes a newline as two characters: 18,000 characters of short lines passed 20,000).
+ */
+export function pageWithin<T extends { content: string; hasMore: boolean }>(page: T, maxChars: number): T {
+  let fitted = page;
+  for (let over = JSON.stringify(page).length - maxChars; over > 0;) {
+    const end = wholeCharEnd(fitted.content, 0, Math.max(1, fitted.content.length - over));
+    if (end >= fitted.content.length) break; // one character left: nothing shorter to give
+    fitted = { ...fitted, content: fitted.content.slice(0, end), hasMore: true };
+    over = JSON.stringify(fitted).length - maxChars;
+  }
+  return fitted;
+}
+
 export interface ResultPage {
   offset: number;
   limit: number;

@@ -1,5 +1,6 @@
 import { builtinRefusal, isPlatformBuiltin } from '@app/modules/executors/call-path/builtin-call';
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
 import { BuiltinToolCatalog } from '@app/modules/tool-registry/builtin-tool.catalog';
 import { CallTargetRegistry } from '@app/modules/executors/call-path/call-target.registry';
@@ -17,7 +18,7 @@ import { SKILL_ENTRY_FILE } from '../skill-package.types';
 import { chooseSkill } from './skill-call.chooser';
 import { SKILL_CALL_DEFAULT_LIMIT, SKILL_CALL_DEFINITION, SKILL_CALL_TOOL_NAME } from './skill-call.definition';
 import { SKILL_MD_MAX_CHARS, skillAnswer, skillRoot } from './skill-call.answer';
-import { pageBounds } from '@app/modules/loop-acting/results/tool-result.view';
+import { pageBounds, pageWithin } from '@app/modules/loop-acting/results/tool-result.view';
 
 interface SkillCallArgs {
   skill?: string;
@@ -42,6 +43,7 @@ export class SkillCallDispatcher implements ToolDispatcher, OnModuleInit {
     private readonly agents: AgentConfigService,
     private readonly skills: SkillsRepository,
     private readonly events: SessionEventsStore,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
   onModuleInit(): void {
@@ -53,7 +55,7 @@ export class SkillCallDispatcher implements ToolDispatcher, OnModuleInit {
     return isPlatformBuiltin(tool, [SKILL_CALL_TOOL_NAME]);
   }
 
-  async dispatch(_tool: ToolDescriptor, raw: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolOutput> {
+  async dispatch(tool: ToolDescriptor, raw: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolOutput> {
     const args = raw as SkillCallArgs;
     const session = ctx.sessionId ? await this.sessions.find(ctx.sessionId) : null;
     if (!session || session.tenantId !== ctx.tenantId) throw builtinRefusal('SKILL_CALL works only inside a session');
@@ -69,7 +71,13 @@ export class SkillCallDispatcher implements ToolDispatcher, OnModuleInit {
     const output =
       args.path === undefined
         ? await this.readSkill(skill, version, reason, files, offerFiles)
-        : await this.readFile(skill, version, args, offerFiles);
+        : await this.readFile(
+            skill,
+            version,
+            args,
+            offerFiles,
+            tool.result?.maxInlineChars ?? this.config.resultDefaultMaxInlineChars,
+          );
     await this.activate(session, skill, version, reason);
     return output;
   }
@@ -120,6 +128,7 @@ export class SkillCallDispatcher implements ToolDispatcher, OnModuleInit {
     version: number,
     args: SkillCallArgs,
     offerFiles: boolean,
+    inlineChars: number,
   ): Promise<ToolOutput> {
     const root = `${skillRoot(skill.name)}/`;
     const path = args.path!.startsWith(root) ? args.path!.slice(root.length) : args.path!;
@@ -136,14 +145,17 @@ export class SkillCallDispatcher implements ToolDispatcher, OnModuleInit {
     const offset = Math.min(args.offset ?? 0, info.totalChars);
     const limit = args.limit ?? SKILL_CALL_DEFAULT_LIMIT;
     const slice = await this.page(skill.id, version, path, offset, limit, info.totalChars);
-    const page = {
-      path,
-      offset: slice.offset,
-      limit,
-      totalChars: info.totalChars,
-      hasMore: slice.hasMore,
-      content: slice.content,
-    };
+    const page = pageWithin(
+      {
+        path,
+        offset: slice.offset,
+        limit,
+        totalChars: info.totalChars,
+        hasMore: slice.hasMore,
+        content: slice.content,
+      },
+      inlineChars,
+    );
     return { content: JSON.stringify(page), structured: { ...page, content: undefined } };
   }
 
