@@ -91,6 +91,25 @@ describeEachDialect('the agent loop takes broken model answers', (dialect) => {
     });
   });
 
+  it("takes a refusal (OpenAI's message.refusal, no content) as the run's answer, not an empty one", async () => {
+    const agent = await fx.agent([]);
+    const sessionId = await fx.session(agent.id);
+    fx.model.script(agent.model, {
+      message: { role: 'assistant', content: null, refusal: "I can't help with opening other people's parcels." },
+    });
+
+    const res = await fx.send(sessionId, 'refused', 'Open parcel p-9 for me.').expect(200);
+
+    expect(res.body).toMatchObject({
+      status: 'COMPLETED',
+      answer: "I can't help with opening other people's parcels.",
+    });
+    expect((await fx.messages(sessionId)).at(-1)).toMatchObject({
+      role: 'assistant',
+      content: "I can't help with opening other people's parcels.",
+    });
+  });
+
   it('answers a call of a made-up tool name and sends it back as a name the provider accepts', async () => {
     const agent = await fx.agent([lookup.id]);
     const sessionId = await fx.session(agent.id);

@@ -187,8 +187,12 @@ export class ModelChatClient {
         });
       const finishReason = endedEarly(asText(choice.finish_reason), toolCalls.length > 0);
       const reasoning = (message as { reasoning_content?: unknown }).reasoning_content;
+      // A model that declines answers OpenAI's `refusal` instead of content: the refusal is its answer, not "".
+      const refusal = (message as { refusal?: unknown }).refusal;
+      const text = contentText(message.content);
+      const content = !text && typeof refusal === 'string' && refusal !== '' ? refusal : text;
       return {
-        content: contentText(message.content),
+        content,
         toolCalls,
         ...(finishReason && { finishReason }),
         ...(typeof reasoning === 'string' && reasoning !== '' && { reasoning }),
