@@ -657,6 +657,18 @@ describeEachDialect('act, the journal and human in the loop', (dialect) => {
     expect(events.filter((e: { type: string }) => e.type === 'todo.updated')).toEqual([
       expect.objectContaining({ data: { toolCallId: 'todo1', items: 2, completed: 1 } }),
     ]);
+    // The next round's reminders carry the open items, so a run whose oldest turns no longer fit still sees its plan.
+    const reminders = async () =>
+      (
+        await gw.http
+          .post(`/api/v1/agents/${agentId}/tool-specs`)
+          .set(runtime)
+          .send({ userId: 'ignored', permissions: [], sessionId })
+          .expect(200)
+      ).body.reminders as string[];
+    expect(await reminders()).toEqual([
+      'Your todo list (keep it current with UPDATE_TODO_LIST): 1 open, 1 completed.\n- [in_progress] ship',
+    ]);
 
     // Items keep their ids apart: one left without an id never takes another's.
     const mixed = [

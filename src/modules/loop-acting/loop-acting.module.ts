@@ -32,6 +32,7 @@ import { ResumeDecisionApplier } from './acting/resume-decision.applier';
 import { ResumeDecisionChecks } from './acting/resume-decision.checks';
 import { FaultInjector } from './acting/fault-injector';
 import { SessionBuiltinsDispatcher } from './builtins/session-builtins.dispatcher';
+import { TodoReminderSource } from './builtins/todo-reminder.source';
 import { HitlDecisionService } from './acting/hitl-decision.service';
 import { HitlDecisionController } from './acting/hitl-decision.controller';
 import { JournalOrphanSweepService } from './journal/journal-orphan-sweep.service';
@@ -80,6 +81,7 @@ import { AbandonedDecisionJob } from './acting/abandoned-decision.job';
     ResumeDecisionChecks,
     FaultInjector,
     SessionBuiltinsDispatcher,
+    TodoReminderSource,
     HitlDecisionService,
     JournalOrphanSweepService,
     JournalOrphanSweepJob,
