@@ -23,7 +23,8 @@ export class AgentRunQueue {
     this.mysql = dataSource.options.type !== 'better-sqlite3';
   }
 
-  async claim(owner: string, leaseMs: number): Promise<AgentRunEntity | null> {
+  /** `skip`: runs this instance reserved for a loop lent to the call that waits for them (never claimed here). */
+  async claim(owner: string, leaseMs: number, skip: ReadonlySet<string> = new Set()): Promise<AgentRunEntity | null> {
     const now = Date.now();
     return this.dataSource.transaction(async (m) => {
       const waiting: Array<{ tenantId: string; oldest: number | string }> = await m
@@ -47,6 +48,7 @@ export class AgentRunQueue {
           .where(`r.tenant_id = :tenantId AND ${CLAIMABLE}`, { tenantId, now })
           .orderBy('r.updatedAt', 'ASC')
           .limit(1);
+        if (skip.size > 0) query.andWhere('r.id NOT IN (:...skip)', { skip: [...skip] });
         // Runs another instance is claiming right now are skipped (MySQL): this one takes the tenant's next, if any.
         if (this.mysql) query.setLock('pessimistic_write').setOnLocked('skip_locked');
         const pick = await query.getOne();

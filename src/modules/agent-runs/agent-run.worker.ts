@@ -36,6 +36,11 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
    * loop made it; a runtime's act on the same session, served beside the run, names none.
    */
   private readonly working = new Map<string, number>();
+  /**
+   * Child runs reserved for the loop lent to the call that waits for them ({@link reservation}): this instance's other
+   * loops leave them alone until that wait ends.
+   */
+  private readonly reserved = new Set<string>();
 
   constructor(
     private readonly queue: AgentRunQueue,
@@ -73,7 +78,10 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
     wait: (stopping: AbortSignal) => Promise<T>,
   ): Promise<T> {
     const { signal: stopping } = this.stopping;
-    if (!callerRunId || !this.working.has(callerRunId) || stopping.aborted) return wait(stopping);
+    if (!this.lends(callerRunId)) {
+      this.reserved.delete(runId);
+      return wait(stopping);
+    }
     const waited = new AbortController();
     const loop = this.runLoop(`${this.ownerPrefix}#lent-${++this.lentCount}`, {
       until: waited.signal,
@@ -88,7 +96,38 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
       // an act of it finished) and ends, so this call's run and the lent loop never work at once.
       waited.abort();
       await loop.catch(() => undefined);
+      this.reserved.delete(runId);
     }
+  }
+
+  /**
+   * For a call of run `callerRunId` about to queue the child run it will wait for with {@link lendWhile}: `reserve`,
+   * given the child's run id before its queueing commits, keeps this instance's other loops from claiming it, so the
+   * loop lent to the call works it. Else an idle loop, woken by the queueing, took it first: the lent loop idled, and
+   * the place the call's worker lent was lost to every other run meanwhile. Undefined when the call lends nothing.
+   * `settle`: the child the call waits for (undefined: none was queued); a reserved run that is not it (its queueing
+   * rolled back) is let go.
+   */
+  reservation(
+    callerRunId: string | undefined,
+  ): { reserve: (runId: string) => void; settle: (childRunId?: string) => void } | undefined {
+    if (!this.lends(callerRunId)) return undefined;
+    let reserved: string | undefined;
+    return {
+      reserve: (runId) => {
+        if (reserved !== undefined) this.reserved.delete(reserved);
+        reserved = runId;
+        this.reserved.add(runId);
+      },
+      settle: (childRunId) => {
+        if (reserved !== undefined && reserved !== childRunId) this.reserved.delete(reserved);
+      },
+    };
+  }
+
+  /** Whether a call of `callerRunId` lends its place: it was made by a run a loop of this instance works. */
+  private lends(callerRunId: string | undefined): callerRunId is string {
+    return !!callerRunId && this.working.has(callerRunId) && !this.stopping.signal.aborted;
   }
 
   /** `lent`: a lent loop's end (it stops taking runs once it aborts) and the only run it works. */
@@ -108,7 +147,7 @@ export class AgentRunWorker implements OnApplicationBootstrap, OnModuleDestroy {
       try {
         run = lent
           ? await this.queue.claimRun(lent.runId, owner, this.leaseMs)
-          : await this.queue.claim(owner, this.leaseMs);
+          : await this.queue.claim(owner, this.leaseMs, this.reserved);
       } catch (err) {
         if (this.stopping.signal.aborted) return;
         this.logger.warn(`run queue unavailable: ${(err as Error).message}`);

@@ -51,7 +51,16 @@ export class AgentTasksService {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
-  async submit(call: DelegatingCall, agentName: string, task: string): Promise<AgentTaskEntity> {
+  /**
+   * `reserve`: called with the child's run id in the transaction that queues it, before the commit (a call that lends
+   * its worker's place to that run: the instance's other workers leave it to the lent loop).
+   */
+  async submit(
+    call: DelegatingCall,
+    agentName: string,
+    task: string,
+    reserve?: (childRunId: string) => void,
+  ): Promise<AgentTaskEntity> {
     const existing = await this.tasks.findByParentCall(call.sessionId, call.toolCallId);
     if (existing) return existing;
     const parentAgent = await this.agents.loadAgent({ tenantId: call.tenantId }, call.agentId);
@@ -101,6 +110,7 @@ export class AgentTasksService {
           clientMessageId,
           task,
           async (m, started) => {
+            reserve?.(started.id);
             await this.tasks.insert(rowOf(started.id), m);
             await this.events.append(submittedEvent(rowOf(started.id)), m);
           },

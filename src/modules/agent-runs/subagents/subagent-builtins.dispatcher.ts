@@ -73,7 +73,17 @@ export class SubagentBuiltinsDispatcher implements ToolDispatcher, OnModuleInit 
         const earlier = await this.tasks.ofCall(call);
         if (earlier) return briefOf(earlier);
       }
-      const task = await this.tasks.submit(call, String(args.agent), String(args.task));
+      // A SUB_AGENT_CALL that will lend its worker's place reserves its child for the lent loop from the moment it
+      // is queued: else an idle worker of this instance, woken by the queueing, took the child first, and the lent
+      // loop idled beside it while runs queued behind waited for a place.
+      const reservation = tool.name === SUB_AGENT_CALL ? this.workers.reservation(ctx.runId) : undefined;
+      const task = await this.tasks
+        .submit(call, String(args.agent), String(args.task), reservation?.reserve)
+        .catch((err: unknown) => {
+          reservation?.settle();
+          throw err;
+        });
+      reservation?.settle(task.childRunId);
       if (tool.name === SUBMIT_SUBAGENT_TASK) {
         const view = { taskId: task.id, status: 'QUEUED' as const };
         return { content: JSON.stringify(view), structured: view };

@@ -257,6 +257,11 @@ export class ResumeService {
    * saved it, the same key or a new one after that one died, the recovery job): the event's once-key keeps one.
    * So is the journal outcome of a call the decision ends without running it (`ending`: REJECT, MARK_DONE), so that a
    * close landing right after the commit cannot leave that call without one.
+   *
+   * A request already decided by another resume or decision is not this one's to save: the transaction is rolled back,
+   * the session's version with it. Committed, that version's move made the decision that did save it (carrying it out
+   * at that moment, on this instance or another) fail to move the session on once its calls had run: 409
+   * CONCURRENT_MODIFICATION, the result reaching no one and the session left waiting on a request carried out.
    */
   private async persistDecision(
     session: AgentSessionEntity,
@@ -264,15 +269,20 @@ export class ResumeService {
     record: HitlDecisionRecord,
     ending: CallEnding | undefined,
   ): Promise<boolean> {
-    let decided = false;
-    const moved = await this.sessionRepo.compareAndSet(session.id, session.lockVersion, {}, async (tx) => {
-      decided = await this.hitl.decide(request.id, record, tx.manager);
-      if (!decided) return;
-      await ending?.write(tx);
-      await this.events.append(hitlDecidedEvent(session, request, record.decision, record.decidedBy), tx.manager);
-    });
+    const notDecided = new Error(`request ${request.id} was decided by another resume or decision`);
+    let moved: boolean;
+    try {
+      moved = await this.sessionRepo.compareAndSet(session.id, session.lockVersion, {}, async (tx) => {
+        if (!(await this.hitl.decide(request.id, record, tx.manager))) throw notDecided;
+        await ending?.write(tx);
+        await this.events.append(hitlDecidedEvent(session, request, record.decision, record.decidedBy), tx.manager);
+      });
+    } catch (err) {
+      if (err === notDecided) return false;
+      throw err;
+    }
     if (moved) session.lockVersion += 1;
-    return moved && decided;
+    return moved;
   }
 
   /**
