@@ -167,7 +167,7 @@ export const GATEWAY_SETTINGS = [
     kind: { type: 'int', min: 0, max: 36_500 },
     defaultValue: '0',
     description:
-      'Days an ACTIVE or INTERRUPTED session may go unchanged (no act, resume, run step or built-in writing to it) before the retention job (RETENTION_ENABLED) closes it as DELETE /sessions/{id} does: an approval it waits for is rejected, its workspace removed, its sub-agent sessions closed; RETENTION_DAYS later it is deleted. RUNNING sessions are left to their runs. 0 = never.',
+      'Days an ACTIVE or INTERRUPTED session may go unchanged (no act of a new iteration, resume, run step or built-in writing to it) before the retention job (RETENTION_ENABLED) closes it as DELETE /sessions/{id} does: an approval it waits for is rejected, its workspace removed, its sub-agent sessions closed; RETENTION_DAYS later it is deleted. RUNNING sessions are left to their runs. 0 = never.',
   },
   {
     env: 'RETENTION_ENABLED',

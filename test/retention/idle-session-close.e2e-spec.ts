@@ -87,4 +87,15 @@ describeEachDialect('idle sessions closed by retention (SESSION_IDLE_CLOSE_DAYS)
     await expect(suite.gw.app.get(SessionsService).closeIdle(auth, id, now - 7 * DAY)).resolves.toBe(false);
     expect(await statusOf(id)).toBe('ACTIVE');
   });
+
+  it('keeps a session open that a runtime acted on since the cutoff, with calls that needed no approval', async () => {
+    const now = Date.now();
+    const id = await openSession(suite.gw, runtime, agentId);
+    await backdate(id, now - 8 * DAY);
+    expect((await act(id, 1, 'idle_busy', 'ls').expect(200)).body.status).toBe('COMPLETED');
+
+    await suite.gw.app.get(RetentionService).purge(now);
+
+    expect(await statusOf(id)).toBe('ACTIVE');
+  });
 });

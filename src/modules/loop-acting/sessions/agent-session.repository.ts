@@ -128,11 +128,17 @@ export class AgentSessionRepository {
   }
 
   /**
-   * Records a higher iteration without a version bump (monotonic, so concurrent acts cannot conflict). Pass a
-   * transaction to make it part of the call's first write.
+   * Records a higher iteration without a version bump (monotonic, so concurrent acts cannot conflict), and the session
+   * as changed now: SESSION_IDLE_CLOSE_DAYS counts from `updated_at`, and a session a runtime acted on daily with calls
+   * that needed no approval was closed as idle. Pass a transaction to make it part of the call's first write.
    */
   async raiseIteration(id: string, iteration: number, db: HotStatements = this.sql): Promise<void> {
-    await db.run('UPDATE agent_session SET iteration = ? WHERE id = ? AND iteration < ?', [iteration, id, iteration]);
+    await db.run('UPDATE agent_session SET iteration = ?, updated_at = ? WHERE id = ? AND iteration < ?', [
+      iteration,
+      Date.now(),
+      id,
+      iteration,
+    ]);
   }
 
   /** HotSql itself, or inside another module's TypeORM transaction. */
