@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { RetentionService } from '@app/modules/retention/retention.service';
 import { SessionsService } from '@app/modules/loop-acting/sessions/sessions.service';
+import { AgentSessionRepository } from '@app/modules/loop-acting/sessions/agent-session.repository';
 import {
   agentWithTool,
   createKey,
@@ -96,6 +97,33 @@ describeEachDialect('idle sessions closed by retention (SESSION_IDLE_CLOSE_DAYS)
 
     await suite.gw.app.get(RetentionService).purge(now);
 
+    expect(await statusOf(id)).toBe('ACTIVE');
+  });
+
+  it('keeps a session open that an act lands on after the close read it as idle', async () => {
+    const now = Date.now();
+    const id = await openSession(suite.gw, runtime, agentId);
+    await backdate(id, now - 8 * DAY);
+    const repo = suite.gw.app.get(AgentSessionRepository);
+    const find = repo.find.bind(repo);
+    let acted = false;
+    // The act lands between the close's read of the session and its compare-and-set.
+    const spy = jest.spyOn(repo, 'find').mockImplementation(async (sessionId) => {
+      const row = await find(sessionId);
+      if (sessionId === id && !acted) {
+        acted = true;
+        expect((await act(id, 1, 'idle_meanwhile', 'ls').expect(200)).body.status).toBe('COMPLETED');
+      }
+      return row;
+    });
+    const auth = { keyId: 'test', role: 'admin' as const, tenantId: 'idle-acme' };
+
+    try {
+      await expect(suite.gw.app.get(SessionsService).closeIdle(auth, id, now - 7 * DAY)).resolves.toBe(false);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(acted).toBe(true);
     expect(await statusOf(id)).toBe('ACTIVE');
   });
 });

@@ -49,17 +49,21 @@ export class AgentSessionRepository {
   /**
    * Applies `changes` only if nobody moved the session since `seenVersion`; false when someone did. With `alongside`,
    * both run in one transaction and `alongside` (e.g. inserting the HITL request the session now waits for) only
-   * when the compare-and-set succeeded: they commit together or not at all.
+   * when the compare-and-set succeeded: they commit together or not at all. With `updatedBefore` (epoch ms), only if
+   * the session is also unchanged since then: an act of a new iteration marks it changed without a version bump.
    */
   async compareAndSet(
     id: string,
     seenVersion: number,
     changes: Partial<AgentSessionEntity>,
     alongside?: (tx: HotTransaction) => Promise<void>,
+    updatedBefore?: number,
   ): Promise<boolean> {
     const set = this.table.assignments({ ...changes, lockVersion: seenVersion + 1, updatedAt: Date.now() });
+    const idle = updatedBefore === undefined ? '' : ' AND updated_at < ?';
+    const params = [...set.params, id, seenVersion, ...(updatedBefore === undefined ? [] : [updatedBefore])];
     const update = (db: HotStatements) =>
-      db.run(`UPDATE agent_session SET ${set.sql} WHERE id = ? AND lock_version = ?`, [...set.params, id, seenVersion]);
+      db.run(`UPDATE agent_session SET ${set.sql} WHERE id = ? AND lock_version = ?${idle}`, params);
     if (!alongside) return (await update(this.sql)) === 1;
     return this.sql.transaction(async (tx) => {
       if ((await update(tx)) !== 1) return false;

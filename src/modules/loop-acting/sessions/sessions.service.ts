@@ -101,15 +101,19 @@ export class SessionsService {
   async closeIdle(auth: AuthContext, id: string, idleBefore: number): Promise<boolean> {
     const idle = (row: AgentSessionEntity) =>
       (row.status === 'ACTIVE' || row.status === 'INTERRUPTED') && row.updatedAt < idleBefore;
-    const row = await this.closeWhen(auth, id, idle);
+    const row = await this.closeWhen(auth, id, idle, idleBefore);
     return row !== null;
   }
 
-  /** The close's loop; null when `shouldClose` refused the session as it was last read. */
+  /**
+   * The close's loop; null when `shouldClose` refused the session as it was last read. `updatedBefore`: the close's
+   * compare-and-set also needs the session unchanged since then (an act marks it changed without a version bump).
+   */
   private async closeWhen(
     auth: AuthContext,
     id: string,
     shouldClose: (row: AgentSessionEntity) => boolean,
+    updatedBefore?: number,
   ): Promise<AgentSessionEntity | null> {
     for (;;) {
       const row = await this.load(auth, id);
@@ -136,7 +140,7 @@ export class SessionsService {
             if (ended.byThisClose) rejected = await this.rejectPendingCall(row, tx);
           }
         : undefined;
-      if (await this.sessions.compareAndSet(id, row.lockVersion, changes, endRequest)) {
+      if (await this.sessions.compareAndSet(id, row.lockVersion, changes, endRequest, updatedBefore)) {
         // Its tool-log row before the hooks (a workspace to remove may take a while), as close to the commit as can be.
         if (rejected)
           await this.decisions.report(row, rejected.call, 'REJECT', CLOSED_BEFORE_DECISION, rejected.written);
