@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { HotSql } from '@app/database/hot-sql';
+import { ToolCallJournalRepository } from '@app/modules/loop-acting/journal/tool-call-journal.repository';
 import { AgentTasksRepository } from '@app/modules/agent-runs/subagents/agent-tasks.repository';
 import { RetentionRepository } from '@app/modules/retention/retention.repository';
 import { startTestGateway, TestGateway } from '@test/support/gateway-test-app';
@@ -25,7 +26,7 @@ describe('routine statements read growing tables through an index (SQLite plans)
     await db?.drop();
   });
 
-  /** The plan of each SELECT `work` sent, one detail line per step (unbound parameters plan as NULL). */
+  /** The plan of each statement `work` sent, one detail line per step (unbound parameters plan as NULL). */
   async function plansOf(work: () => Promise<unknown>): Promise<Array<{ sql: string; plan: string[] }>> {
     const ds = gw.app.get(DataSource);
     const recording = recordStatements(ds, gw.app.get(HotSql));
@@ -34,10 +35,10 @@ describe('routine statements read growing tables through an index (SQLite plans)
     } finally {
       recording.stop();
     }
-    const selects = recording.statements.filter((sql) => /^\s*(SELECT|WITH)/i.test(sql));
-    expect(selects.length).toBeGreaterThan(0);
+    const statements = recording.statements.filter((sql) => /^\s*(SELECT|WITH|UPDATE|DELETE)/i.test(sql));
+    expect(statements.length).toBeGreaterThan(0);
     return Promise.all(
-      selects.map(async (sql) => {
+      statements.map(async (sql) => {
         const params = new Array((sql.match(/\?/g) ?? []).length).fill(null);
         const rows: Array<{ detail: string }> = await ds.query(`EXPLAIN QUERY PLAN ${sql}`, params);
         return { sql, plan: rows.map((r) => r.detail) };
@@ -70,5 +71,19 @@ describe('routine statements read growing tables through an index (SQLite plans)
         'USE TEMP B-TREE FOR LAST TERM OF ORDER BY',
       ],
     ]);
+  });
+
+  it('the lease renewal of calls in flight finds each by its primary key, not by walking every STARTED entry', async () => {
+    const claims = ['call-1', 'call-2', 'call-3', 'call-4', 'call-5'].map((toolCallId) => ({
+      tenantId: 'acme',
+      sessionId: 's-1',
+      toolCallId,
+      owner: 'claim-token',
+    }));
+    const plans = await plansOf(() => gw.app.get(ToolCallJournalRepository).renewLeases(claims, Date.now()));
+    const reads = plans.flatMap((p) => p.plan).filter((d) => /^SEARCH|^SCAN/.test(d));
+    const byKey =
+      /USING INDEX sqlite_autoindex_tool_call_journal_1 \(tenant_id=\? AND session_id=\? AND tool_call_id=\?\)$/;
+    expect(reads).toEqual(claims.map(() => expect.stringMatching(byKey)));
   });
 });
