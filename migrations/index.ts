@@ -32,6 +32,7 @@ import { CreateSessionEventOutbox1764463800000 } from './1764463800000-CreateSes
 import { CountSessionEventOutboxAttempts1764463900000 } from './1764463900000-CountSessionEventOutboxAttempts';
 import { ExactEntityIdCollation1764464600000 } from './1764464600000-ExactEntityIdCollation';
 import { CreateKnowledgeBaseDeletion1764464700000 } from './1764464700000-CreateKnowledgeBaseDeletion';
+import { AddResumeClaimIndex1764465100000 } from './1764465100000-AddResumeClaimIndex';
 
 /** Every migration, in order. The only schema source: `synchronize` is never on. */
 export const GATEWAY_MIGRATIONS = [
@@ -69,4 +70,5 @@ export const GATEWAY_MIGRATIONS = [
   CountSessionEventOutboxAttempts1764463900000,
   ExactEntityIdCollation1764464600000,
   CreateKnowledgeBaseDeletion1764464700000,
+  AddResumeClaimIndex1764465100000,
 ];

@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { HotSql } from '@app/database/hot-sql';
+import { ResumeRecordRepository } from '@app/modules/loop-acting/acting/resume-record.repository';
 import { ToolCallJournalRepository } from '@app/modules/loop-acting/journal/tool-call-journal.repository';
 import { AgentTasksRepository } from '@app/modules/agent-runs/subagents/agent-tasks.repository';
 import { RetentionRepository } from '@app/modules/retention/retention.repository';
@@ -85,5 +86,12 @@ describe('routine statements read growing tables through an index (SQLite plans)
     const byKey =
       /USING INDEX sqlite_autoindex_tool_call_journal_1 \(tenant_id=\? AND session_id=\? AND tool_call_id=\?\)$/;
     expect(reads).toEqual(claims.map(() => expect.stringMatching(byKey)));
+  });
+
+  it('the abandoned-decision recovery starts from the stale claims in progress, not every decided request', async () => {
+    const plans = await plansOf(() => gw.app.get(ResumeRecordRepository).findAbandonedDecisions(Date.now(), 20));
+    const steps = plans.flatMap((p) => p.plan);
+    expect(steps[0]).toMatch(/^SEARCH r USING INDEX idx_resume_record_claim \(state=\? AND created_at<\?\)$/);
+    expect(steps.slice(1).filter((d) => /\(status=\?\)$|^SCAN/.test(d))).toEqual([]);
   });
 });
