@@ -34,6 +34,7 @@ import { ExactEntityIdCollation1764464600000 } from './1764464600000-ExactEntity
 import { CreateKnowledgeBaseDeletion1764464700000 } from './1764464700000-CreateKnowledgeBaseDeletion';
 import { AddResumeClaimIndex1764465100000 } from './1764465100000-AddResumeClaimIndex';
 import { AddSessionListIndexes1764465200000 } from './1764465200000-AddSessionListIndexes';
+import { AddToolLogToolNameIndex1764465300000 } from './1764465300000-AddToolLogToolNameIndex';
 
 /** Every migration, in order. The only schema source: `synchronize` is never on. */
 export const GATEWAY_MIGRATIONS = [
@@ -73,4 +74,5 @@ export const GATEWAY_MIGRATIONS = [
   CreateKnowledgeBaseDeletion1764464700000,
   AddResumeClaimIndex1764465100000,
   AddSessionListIndexes1764465200000,
+  AddToolLogToolNameIndex1764465300000,
 ];

@@ -54,6 +54,7 @@ describe('admin lists read growing tables through an index, in order (SQLite pla
     const lists: Array<[string, { Authorization: string }]> = [
       ['/api/v1/admin/tool-calls', tenantAdmin],
       ['/api/v1/admin/tool-calls?toolName=echo', tenantAdmin],
+      ['/api/v1/admin/tool-calls?toolName=echo', gw.admin],
       ['/api/v1/admin/tool-calls?sessionId=s-1', gw.admin],
       ['/api/v1/admin/tool-calls?page=3', gw.admin],
       ['/api/v1/admin/sessions', tenantAdmin],
