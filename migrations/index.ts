@@ -35,6 +35,7 @@ import { CreateKnowledgeBaseDeletion1764464700000 } from './1764464700000-Create
 import { AddResumeClaimIndex1764465100000 } from './1764465100000-AddResumeClaimIndex';
 import { AddSessionListIndexes1764465200000 } from './1764465200000-AddSessionListIndexes';
 import { AddToolLogToolNameIndex1764465300000 } from './1764465300000-AddToolLogToolNameIndex';
+import { AddStatusToHitlSessionIndex1764465400000 } from './1764465400000-AddStatusToHitlSessionIndex';
 
 /** Every migration, in order. The only schema source: `synchronize` is never on. */
 export const GATEWAY_MIGRATIONS = [
@@ -75,4 +76,5 @@ export const GATEWAY_MIGRATIONS = [
   AddResumeClaimIndex1764465100000,
   AddSessionListIndexes1764465200000,
   AddToolLogToolNameIndex1764465300000,
+  AddStatusToHitlSessionIndex1764465400000,
 ];

@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { HotSql } from '@app/database/hot-sql';
+import { HitlRequestsRepository } from '@app/modules/hitl/requests/hitl-requests.repository';
 import { ResumeRecordRepository } from '@app/modules/loop-acting/acting/resume-record.repository';
 import { ToolCallJournalRepository } from '@app/modules/loop-acting/journal/tool-call-journal.repository';
 import { AgentTasksRepository } from '@app/modules/agent-runs/subagents/agent-tasks.repository';
@@ -93,5 +94,18 @@ describe('routine statements read growing tables through an index (SQLite plans)
     const steps = plans.flatMap((p) => p.plan);
     expect(steps[0]).toMatch(/^SEARCH r USING INDEX idx_resume_record_claim \(state=\? AND created_at<\?\)$/);
     expect(steps.slice(1).filter((d) => /\(status=\?\)$|^SCAN/.test(d))).toEqual([]);
+  });
+
+  it("a resume finds its session's decided request through the session, not through every DECIDED request", async () => {
+    const requests = gw.app.get(HitlRequestsRepository);
+    const plans = await plansOf(async () => {
+      await requests.findDecidedUnder('s-1', 'message-1');
+      await requests.findLatestDecidedFor('s-1', 'call-1');
+    });
+    expect(plans).toHaveLength(2);
+    for (const { plan } of plans)
+      expect(plan.filter((d) => /^SEARCH|^SCAN/.test(d))).toEqual([
+        expect.stringMatching(/^SEARCH \w+ USING INDEX idx_hitl_request_session \(session_id=\? AND status=\?\)$/),
+      ]);
   });
 });
