@@ -33,6 +33,10 @@ import { CountSessionEventOutboxAttempts1764463900000 } from './1764463900000-Co
 import { ExactEntityIdCollation1764464600000 } from './1764464600000-ExactEntityIdCollation';
 import { CreateKnowledgeBaseDeletion1764464700000 } from './1764464700000-CreateKnowledgeBaseDeletion';
 import { AddAgentMessageReasoning1764464800000 } from './1764464800000-AddAgentMessageReasoning';
+import { AddResumeClaimIndex1764465100000 } from './1764465100000-AddResumeClaimIndex';
+import { AddSessionListIndexes1764465200000 } from './1764465200000-AddSessionListIndexes';
+import { AddToolLogToolNameIndex1764465300000 } from './1764465300000-AddToolLogToolNameIndex';
+import { AddStatusToHitlSessionIndex1764465400000 } from './1764465400000-AddStatusToHitlSessionIndex';
 
 /** Every migration, in order. The only schema source: `synchronize` is never on. */
 export const GATEWAY_MIGRATIONS = [
@@ -71,4 +75,8 @@ export const GATEWAY_MIGRATIONS = [
   ExactEntityIdCollation1764464600000,
   CreateKnowledgeBaseDeletion1764464700000,
   AddAgentMessageReasoning1764464800000,
+  AddResumeClaimIndex1764465100000,
+  AddSessionListIndexes1764465200000,
+  AddToolLogToolNameIndex1764465300000,
+  AddStatusToHitlSessionIndex1764465400000,
 ];

@@ -49,14 +49,20 @@ describe('admin lists read growing tables through an index, in order (SQLite pla
     await db?.drop();
   });
 
-  it('tool calls by tenant, by tool, by session; sessions, tasks by tenant; the HITL queue; tool-name clashes; retention', async () => {
+  it('tool calls by tenant, by tool, by session; sessions of all, by tenant, agent, status; tasks by tenant; the HITL queue; tool-name clashes; retention', async () => {
     const tenantAdmin = await createKey(gw, 'acme', 'admin');
     const lists: Array<[string, { Authorization: string }]> = [
       ['/api/v1/admin/tool-calls', tenantAdmin],
       ['/api/v1/admin/tool-calls?toolName=echo', tenantAdmin],
+      ['/api/v1/admin/tool-calls?toolName=echo', gw.admin],
       ['/api/v1/admin/tool-calls?sessionId=s-1', gw.admin],
       ['/api/v1/admin/tool-calls?page=3', gw.admin],
       ['/api/v1/admin/sessions', tenantAdmin],
+      ['/api/v1/admin/sessions?agentId=a-1', gw.admin],
+      ['/api/v1/admin/sessions?agentId=a-1', tenantAdmin],
+      ['/api/v1/admin/sessions?status=ACTIVE', gw.admin],
+      ['/api/v1/admin/sessions?status=CLOSED', tenantAdmin],
+      ['/api/v1/admin/sessions', gw.admin],
       ['/api/v1/admin/hitl', gw.admin],
       ['/api/v1/admin/hitl', tenantAdmin],
       ['/api/v1/admin/hitl?status=PENDING', gw.admin],

@@ -54,7 +54,9 @@ export class RetentionRepository {
     limit: number,
     cursor: ClosedSessionCursor | null,
   ): Promise<SessionRef[]> {
-    const after = cursor ? ' AND (updated_at > ? OR (updated_at = ? AND id > ?))' : '';
+    // The lower bound stands alone (`updated_at >= ?`), so the index range starts at the cursor: inside the OR it
+    // bounded nothing, and each page walked again every session the walk had stepped over (kept ones).
+    const after = cursor ? ' AND updated_at >= ? AND (updated_at > ? OR id > ?)' : '';
     const params: unknown[] = [cutoff, ...(cursor ? [cursor.updatedAt, cursor.updatedAt, cursor.id] : [])];
     const rows = await this.sql.all<{ id: string; tenant_id: string; updated_at: string | number }>(
       `SELECT id, tenant_id, updated_at FROM agent_session WHERE ${status} AND updated_at < ?${after} ORDER BY updated_at, id LIMIT ${sqlRowCount(limit)}`,

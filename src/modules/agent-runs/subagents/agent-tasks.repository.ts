@@ -57,13 +57,14 @@ export class AgentTasksRepository {
    */
   async openCountInTree(rootSessionId: string, manager: EntityManager = this.dataSource.manager): Promise<number> {
     // The root read from its table gives the walk the column's type and collation (MariaDB); UNION (not UNION ALL)
-    // walks a session once, whatever the rows say.
+    // walks a session once, whatever the rows say. CROSS JOIN keeps SQLite on that order (the tree, then each node's
+    // tasks by their parent index): with a plain JOIN it read every task of every tenant and probed the tree.
     const rows: Array<{ n: number | string }> = await manager.query(
       `WITH RECURSIVE tree (id) AS (
          SELECT id FROM agent_session WHERE id = ?
          UNION SELECT t.child_session_id FROM agent_task t JOIN tree ON t.parent_session_id = tree.id
        )
-       SELECT COUNT(*) AS n FROM agent_task t JOIN tree ON t.parent_session_id = tree.id
+       SELECT COUNT(*) AS n FROM tree CROSS JOIN agent_task t ON t.parent_session_id = tree.id
          JOIN agent_run r ON r.id = t.child_run_id
         WHERE r.status IN (${OPEN_RUN_STATUSES})`,
       [rootSessionId],
@@ -84,7 +85,8 @@ export class AgentTasksRepository {
   /**
    * Child sessions left open under a CLOSED parent (a process died between the parent's close and its close hooks)
    * whose subtree holds a PENDING HITL request: walked up from the pending requests (few, by their status index),
-   * so closing each of these ends those requests, as the hooks would have. At most `limit`.
+   * so closing each of these ends those requests, as the hooks would have. At most `limit`. CROSS JOIN keeps SQLite
+   * reading each session by its id: with a plain JOIN it walked every CLOSED session (its status index) to probe `up`.
    */
   async unclosedAboveApprovalsUnderClosed(
     limit: number,
@@ -97,7 +99,7 @@ export class AgentTasksRepository {
            UNION SELECT t.child_session_id, t.parent_session_id FROM agent_task t JOIN up ON t.child_session_id = up.parent_id
          )
          SELECT DISTINCT c.tenant_id AS tenantId, up.parent_id AS parentSessionId, up.child_id AS childSessionId
-           FROM up JOIN agent_session p ON p.id = up.parent_id JOIN agent_session c ON c.id = up.child_id
+           FROM up CROSS JOIN agent_session p ON p.id = up.parent_id CROSS JOIN agent_session c ON c.id = up.child_id
           WHERE p.status = 'CLOSED' AND c.status <> 'CLOSED'
           LIMIT ${Math.max(1, Math.floor(limit))}`,
       );

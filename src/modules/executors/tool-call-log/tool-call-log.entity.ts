@@ -17,6 +17,8 @@ export type ToolCallLogStatus = (typeof TOOL_CALL_LOG_STATUSES)[number];
 @Index('idx_tool_call_log_tenant_created', ['tenantId', 'createdAt'])
 @Index('idx_tool_call_log_session', ['sessionId', 'createdAt'])
 @Index('idx_tool_call_log_tool', ['tenantId', 'toolName', 'createdAt'])
+// The platform admin's list by tool (no tenant).
+@Index('idx_tool_call_log_tool_created', ['toolName', 'createdAt'])
 @Index('idx_tool_call_log_created', ['createdAt'])
 export class ToolCallLogEntity {
   @PrimaryColumn({ type: 'varchar', length: 36 })

@@ -14,7 +14,7 @@ export type HitlRequestStatus = (typeof HITL_REQUEST_STATUSES)[number];
 @Index('idx_hitl_request_queue', ['tenantId', 'status', 'createdAt'])
 @Index('idx_hitl_request_tenant_created', ['tenantId', 'createdAt'])
 @Index('idx_hitl_request_created', ['createdAt'])
-@Index('idx_hitl_request_session', ['sessionId'])
+@Index('idx_hitl_request_session', ['sessionId', 'status'])
 @Index('idx_hitl_request_status_created', ['status', 'createdAt'])
 export class HitlRequestEntity {
   @PrimaryColumn({ type: 'varchar', length: 36 })

@@ -1,4 +1,4 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { epochMs } from '@app/database/epoch-ms.transformer';
 import { LargeText } from '@app/database/large-text.column';
 
@@ -7,6 +7,8 @@ import { LargeText } from '@app/database/large-text.column';
  * never runs anything twice; the response is stored with the DONE state (one UPDATE) and replayed.
  */
 @Entity({ name: 'resume_record' })
+// For the abandoned-decision recovery. On SQLite the migration makes it partial (WHERE state = 'IN_PROGRESS').
+@Index('idx_resume_record_claim', ['state', 'createdAt'])
 export class ResumeRecordEntity {
   @PrimaryColumn({ name: 'session_id', type: 'varchar', length: 36 })
   sessionId: string;

@@ -306,16 +306,18 @@ export class ToolCallJournalRepository {
 
   /**
    * Renews the lease of in-flight entries by their claims (primary key and claim token): one statement for up to
-   * {@link RENEW_SLICE} entries, so a renewal round costs one round trip, not one per call in flight.
+   * {@link RENEW_SLICE} entries, so a renewal round costs one round trip, not one per call in flight. The state is
+   * tested in each claim's branch: as a term of its own it led SQLite to idx_tool_call_journal_lease, through every
+   * STARTED entry (every call in flight, every call awaiting a human) instead of one primary key lookup per claim.
    */
   async renewLeases(claims: Iterable<JournalClaim>, leaseExpiresAt: number): Promise<void> {
     const all = [...claims];
     for (let i = 0; i < all.length; i += RENEW_SLICE) {
       const slice = all.slice(i, i + RENEW_SLICE);
       const byClaim = slice
-        .map(() => '(tenant_id = ? AND session_id = ? AND tool_call_id = ? AND owner = ?)')
+        .map(() => "(tenant_id = ? AND session_id = ? AND tool_call_id = ? AND state = 'STARTED' AND owner = ?)")
         .join(' OR ');
-      await this.sql.run(`UPDATE tool_call_journal SET lease_expires_at = ? WHERE state = 'STARTED' AND (${byClaim})`, [
+      await this.sql.run(`UPDATE tool_call_journal SET lease_expires_at = ? WHERE ${byClaim}`, [
         leaseExpiresAt,
         ...slice.flatMap((c) => [c.tenantId, c.sessionId, c.toolCallId, c.owner]),
       ]);

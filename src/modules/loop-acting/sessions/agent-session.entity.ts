@@ -9,6 +9,10 @@ import type { HitlRequestView, PendingBatch, SessionStatus, TodoItem, ActiveSkil
 @Entity({ name: 'agent_session' })
 @Index('idx_agent_session_tenant', ['tenantId', 'status'])
 @Index('idx_agent_session_tenant_created', ['tenantId', 'createdAt'])
+// The platform admin's session lists (GET /admin/sessions without a tenant, by agent, by status).
+@Index('idx_agent_session_created', ['createdAt'])
+@Index('idx_agent_session_agent_created', ['agentId', 'createdAt'])
+@Index('idx_agent_session_status_created', ['status', 'createdAt'])
 // For the retention job. On SQLite the migration makes it partial (WHERE status = 'CLOSED').
 @Index('idx_agent_session_status_updated', ['status', 'updatedAt'])
 export class AgentSessionEntity {

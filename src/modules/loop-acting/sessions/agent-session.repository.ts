@@ -93,8 +93,10 @@ export class AgentSessionRepository {
     }
     const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
     const [count] = await this.sql.all(`SELECT COUNT(*) AS n FROM agent_session ${where}`, params);
+    // Both keys descending: an index on created_at (the tenant's, the agent's, the status's, or all sessions') is then
+    // read backwards, in order (its rows end with the id); with `id ASC` MySQL sorted every matching session per page.
     const rows = await this.sql.all(
-      `SELECT ${this.table.columnList} FROM agent_session ${where} ORDER BY created_at DESC, id ASC ` +
+      `SELECT ${this.table.columnList} FROM agent_session ${where} ORDER BY created_at DESC, id DESC ` +
         `LIMIT ${sqlRowCount(filter.take)} OFFSET ${sqlRowCount(filter.skip)}`,
       params,
     );
