@@ -37,6 +37,7 @@ import { AddResumeClaimIndex1764465100000 } from './1764465100000-AddResumeClaim
 import { AddSessionListIndexes1764465200000 } from './1764465200000-AddSessionListIndexes';
 import { AddToolLogToolNameIndex1764465300000 } from './1764465300000-AddToolLogToolNameIndex';
 import { AddStatusToHitlSessionIndex1764465400000 } from './1764465400000-AddStatusToHitlSessionIndex';
+import { IndexOpenSessionsByChange1764465500000 } from './1764465500000-IndexOpenSessionsByChange';
 
 /** Every migration, in order. The only schema source: `synchronize` is never on. */
 export const GATEWAY_MIGRATIONS = [
@@ -79,4 +80,5 @@ export const GATEWAY_MIGRATIONS = [
   AddSessionListIndexes1764465200000,
   AddToolLogToolNameIndex1764465300000,
   AddStatusToHitlSessionIndex1764465400000,
+  IndexOpenSessionsByChange1764465500000,
 ];

@@ -75,6 +75,20 @@ describe('routine statements read growing tables through an index (SQLite plans)
     ]);
   });
 
+  it('the idle-session walk (SESSION_IDLE_CLOSE_DAYS) reads each status as one range of the index, in its order', async () => {
+    const retention = gw.app.get(RetentionRepository);
+    const cursor = { updatedAt: 1_000, id: 'session-after' };
+    for (const status of ['ACTIVE', 'INTERRUPTED'] as const) {
+      const plans = await plansOf(() => retention.idleSessionsBefore(status, Date.now(), 100, cursor));
+      expect(plans.map((p) => p.plan)).toEqual([
+        [
+          'SEARCH agent_session USING INDEX idx_agent_session_status_updated (status=? AND updated_at>? AND updated_at<?)',
+          'USE TEMP B-TREE FOR LAST TERM OF ORDER BY',
+        ],
+      ]);
+    }
+  });
+
   it('the lease renewal of calls in flight finds each by its primary key, not by walking every STARTED entry', async () => {
     const claims = ['call-1', 'call-2', 'call-3', 'call-4', 'call-5'].map((toolCallId) => ({
       tenantId: 'acme',

@@ -10,6 +10,10 @@ export interface SessionRef {
   updatedAt: number;
 }
 
+/** The statuses of a session SESSION_IDLE_CLOSE_DAYS closes (RUNNING ones are left to their runs). */
+export type OpenSessionStatus = 'ACTIVE' | 'INTERRUPTED';
+export const OPEN_SESSION_STATUSES: readonly OpenSessionStatus[] = ['ACTIVE', 'INTERRUPTED'];
+
 /** A closed session due for deletion. */
 export type ClosedSessionRef = SessionRef;
 
@@ -43,9 +47,22 @@ export class RetentionRepository {
     return this.sessionsBefore("status = 'CLOSED'", cutoff, limit, cursor);
   }
 
-  /** ACTIVE and INTERRUPTED sessions last changed before `cutoff` (idle since), oldest first, after `cursor`. */
-  idleSessionsBefore(cutoff: number, limit: number, cursor: ClosedSessionCursor | null): Promise<SessionRef[]> {
-    return this.sessionsBefore("status IN ('ACTIVE', 'INTERRUPTED')", cutoff, limit, cursor);
+  /**
+   * Sessions of `status` (ACTIVE or INTERRUPTED) last changed before `cutoff` (idle since), oldest first, after
+   * `cursor`: one status at a time, so the page is one range of the status index in its order.
+   */
+  idleSessionsBefore(
+    status: OpenSessionStatus,
+    cutoff: number,
+    limit: number,
+    cursor: ClosedSessionCursor | null,
+  ): Promise<SessionRef[]> {
+    return this.sessionsBefore(
+      status === 'ACTIVE' ? "status = 'ACTIVE'" : "status = 'INTERRUPTED'",
+      cutoff,
+      limit,
+      cursor,
+    );
   }
 
   private async sessionsBefore(

@@ -6,7 +6,12 @@ import { ArtifactOrphanSweeper } from '@app/modules/workspace/artifact-orphan.sw
 import { SkillReleaseMaterializer } from '@app/modules/skills/skill-release.materializer';
 import { SessionsService } from '@app/modules/loop-acting/sessions/sessions.service';
 import { closedParentAuth } from '@app/modules/agent-runs/subagents/subagent-tasks.close-hook';
-import { ClosedSessionCursor, ClosedSessionRef, RetentionRepository } from './retention.repository';
+import {
+  ClosedSessionCursor,
+  ClosedSessionRef,
+  OPEN_SESSION_STATUSES,
+  RetentionRepository,
+} from './retention.repository';
 
 /** Rows per delete statement: each one is a short transaction, whatever the table holds. */
 const RETENTION_BATCH_ROWS = 500;
@@ -158,23 +163,26 @@ export class RetentionService {
     const days = this.config.retention.idleCloseDays;
     const idleBefore = now - days * DAY_MS;
     let closed = 0;
-    let cursor: ClosedSessionCursor | null = null;
-    for (let batch = 0; batch < this.walk.batchesPerRun; batch++) {
-      const sessions = await this.repo.idleSessionsBefore(idleBefore, this.walk.sessionsPerBatch, cursor);
-      for (const session of sessions) {
-        const auth = {
-          keyId: `retention: unchanged for ${days} days`,
-          role: 'admin' as const,
-          tenantId: session.tenantId,
-        };
-        try {
-          if (await this.sessions.closeIdle(auth, session.id, idleBefore)) closed++;
-        } catch (err) {
-          this.logger.warn(`Could not close idle session ${session.id}: ${(err as Error).message}`);
+    let batches = this.walk.batchesPerRun;
+    for (const status of OPEN_SESSION_STATUSES) {
+      let cursor: ClosedSessionCursor | null = null;
+      while (batches-- > 0) {
+        const sessions = await this.repo.idleSessionsBefore(status, idleBefore, this.walk.sessionsPerBatch, cursor);
+        for (const session of sessions) {
+          const auth = {
+            keyId: `retention: unchanged for ${days} days`,
+            role: 'admin' as const,
+            tenantId: session.tenantId,
+          };
+          try {
+            if (await this.sessions.closeIdle(auth, session.id, idleBefore)) closed++;
+          } catch (err) {
+            this.logger.warn(`Could not close idle session ${session.id}: ${(err as Error).message}`);
+          }
         }
+        if (sessions.length < this.walk.sessionsPerBatch) break;
+        cursor = sessions[sessions.length - 1];
       }
-      if (sessions.length < this.walk.sessionsPerBatch) break;
-      cursor = sessions[sessions.length - 1];
     }
     return closed;
   }
