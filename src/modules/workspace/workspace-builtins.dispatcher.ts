@@ -5,7 +5,7 @@ import {
 } from '@app/modules/executors/call-path/builtin-call';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
-import { pageWithin } from '@app/modules/loop-acting/results/tool-result.view';
+import { inlineLimitOf, pageWithin } from '@app/modules/loop-acting/results/tool-result.view';
 import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
 import { BuiltinToolCatalog } from '@app/modules/tool-registry/builtin-tool.catalog';
 import { CallTargetRegistry } from '@app/modules/executors/call-path/call-target.registry';
@@ -120,7 +120,7 @@ export class WorkspaceBuiltinsDispatcher implements ToolDispatcher, OnModuleInit
       throw builtinOutsideSession(tool.name, capability);
     }
     const owner = await this.sessions.forCall(ctx.tenantId, ctx.sessionId);
-    const inlineChars = tool.result?.maxInlineChars ?? this.config.resultDefaultMaxInlineChars;
+    const inlineChars = inlineLimitOf(tool, this.config.resultDefaultMaxInlineChars);
     const work = () => this.handlers[tool.name](owner, args, ctx, signal, deadline, inlineChars);
     // A call whose budget ran out while it waited has been answered FAILED already: it must change nothing after.
     const unlessEnded = () => {

@@ -16,7 +16,7 @@ import { canonicalJson } from '@app/common/canonical-json';
 import { fieldLine } from '@app/common/logging/log-context';
 import type { JournalClaim, JournalEntry, JournalKey } from '../journal/journal.types';
 import { ToolResultStore } from '../results/tool-result.store';
-import { inlineResult } from '../results/tool-result.view';
+import { inlineLimitOf, inlineResult } from '../results/tool-result.view';
 import { LoopActingErrorCode } from '../loop-acting.errors';
 import type { SubmittedCall } from '../sessions/session.types';
 import type { ActResult } from './act.types';
@@ -349,7 +349,7 @@ export class CallRunner {
   }
 
   inlineLimitOf(tool: ToolDescriptor | null): number {
-    return tool?.result?.maxInlineChars ?? this.config.resultDefaultMaxInlineChars;
+    return inlineLimitOf(tool, this.config.resultDefaultMaxInlineChars);
   }
 
   private newEntry(

@@ -15,7 +15,7 @@ import type { ToolCallContext, ToolDispatcher } from '@app/modules/executors/cal
 import type { ToolOutput } from '@app/modules/executors/tool-executor';
 import { DomainError } from '@app/common/errors/domain-error';
 import { ToolResultReader } from '../results/tool-result.reader';
-import { readOnArguments } from '../results/tool-result.view';
+import { inlineLimitOf, readOnArguments } from '../results/tool-result.view';
 import { AgentSessionRepository } from '../sessions/agent-session.repository';
 import type { TodoItem } from '../sessions/session.types';
 import { SessionEventsStore } from '@app/modules/session-events/session-events.store';
@@ -66,7 +66,7 @@ export class SessionBuiltinsDispatcher implements ToolDispatcher, OnModuleInit {
   ): Promise<ToolOutput> {
     const offset = Number(args.offset ?? 0);
     const toolCallId = String(args.toolCallId);
-    const inline = tool.result?.maxInlineChars ?? this.config.resultDefaultMaxInlineChars;
+    const inline = inlineLimitOf(tool, this.config.resultDefaultMaxInlineChars);
     const limit = Math.max(1, Math.min(Number(args.limit ?? 4000), inline - longestNote(toolCallId).length));
     try {
       const page = await this.results.page({ tenantId: ctx.tenantId }, ctx.sessionId!, toolCallId, offset, limit);

@@ -1,4 +1,13 @@
 import { wholeCharBorder, wholeCharEnd } from '@app/common/text/whole-characters';
+import type { ToolDescriptor } from '@app/modules/tool-registry/tool-registry.types';
+
+/**
+ * How much of a result a call of `tool` shows inline (the rest is paged with READ_TOOL_RESULT): the tool's own
+ * `result.maxInlineChars`, else `defaultChars` (RESULT_DEFAULT_MAX_INLINE_CHARS).
+ */
+export function inlineLimitOf(tool: Pick<ToolDescriptor, 'result'> | null, defaultChars: number): number {
+  return tool?.result?.maxInlineChars ?? defaultChars;
+}
 /** What the model reads of a result: the whole text, or its head with a hint to page the rest. */
 export interface InlineResult {
   content: string;

@@ -18,7 +18,7 @@ import { SKILL_ENTRY_FILE } from '../skill-package.types';
 import { chooseSkill } from './skill-call.chooser';
 import { SKILL_CALL_DEFAULT_LIMIT, SKILL_CALL_DEFINITION, SKILL_CALL_TOOL_NAME } from './skill-call.definition';
 import { SKILL_MD_MAX_CHARS, skillAnswer, skillRoot } from './skill-call.answer';
-import { pageBounds, pageWithin } from '@app/modules/loop-acting/results/tool-result.view';
+import { inlineLimitOf, pageBounds, pageWithin } from '@app/modules/loop-acting/results/tool-result.view';
 
 interface SkillCallArgs {
   skill?: string;
@@ -76,7 +76,7 @@ export class SkillCallDispatcher implements ToolDispatcher, OnModuleInit {
             version,
             args,
             offerFiles,
-            tool.result?.maxInlineChars ?? this.config.resultDefaultMaxInlineChars,
+            inlineLimitOf(tool, this.config.resultDefaultMaxInlineChars),
           );
     await this.activate(session, skill, version, reason);
     return output;
