@@ -518,6 +518,16 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
     fx.model.script(agent.model, { status: 401, message: `${'x'.repeat(290)} key: ${MODEL_KEY}` });
     const straddled = await fx.send(cut, 'k2', 'hi').expect(200);
     expect(straddled.body.error).not.toContain(MODEL_KEY.slice(0, 4));
+
+    // So when the echo comes as the reason of an answer without a choice (HTTP 200 {error}, as OpenRouter answers).
+    const noChoice = await fx.session(agent.id);
+    fx.model.script(agent.model, {
+      status: 200,
+      body: { id: 'chatcmpl-x', object: 'chat.completion', error: { message: `${'x'.repeat(290)} key: ${MODEL_KEY}` } },
+    });
+    const withoutChoice = await fx.send(noChoice, 'k3', 'hi').expect(200);
+    expect(withoutChoice.body.error).toContain('answered without a choice');
+    expect(withoutChoice.body.error).not.toContain(MODEL_KEY.slice(0, 4));
   });
 
   it("sends a tenant's provider nothing of the gateway's environment (OPENAI_ORG_ID, OPENAI_PROJECT_ID)", async () => {

@@ -124,6 +124,8 @@ export class ModelChatClient {
   async complete(provider: ModelProviderEntity, req: ModelChatRequest, signal?: AbortSignal): Promise<ModelAnswer> {
     const cached = await this.clientFor(provider);
     const { client } = cached;
+    // The placeholder sent to a server that needs no key is no secret (scrubbing it would blank the word "none").
+    const secret = provider.apiKeyRef ? client.apiKey : null;
     const o = provider.options ?? {};
     const limit = (max: number) => (cached.maxCompletionTokens ? { max_completion_tokens: max } : { max_tokens: max });
     // Settled as soon as `signal` aborts (a closed session, a stopping worker): the client waits out a Retry-After
@@ -158,8 +160,9 @@ export class ModelChatClient {
       const choice = completion.choices?.[0];
       const message = choice?.message;
       if (!message) {
-        // OpenRouter answers HTTP 200 with `{error: {code, message}}` when the model behind it fails mid-answer.
-        const reason = errorText((completion as { error?: unknown }).error);
+        // OpenRouter answers HTTP 200 with `{error: {code, message}}` when the model behind it fails mid-answer. The
+        // key out before the reason is cut, as for an error answer: a key straddling the cut would keep its first half.
+        const reason = withoutKey(errorText((completion as { error?: unknown }).error), secret);
         throw new ModelCallError(
           `model provider ${provider.name} answered without a choice${reason ? `: ${reason.slice(0, 300)}` : ''}`,
         );
@@ -198,8 +201,6 @@ export class ModelChatClient {
         ...(typeof reasoning === 'string' && reasoning !== '' && { reasoning }),
       };
     } catch (err) {
-      // The placeholder sent to a server that needs no key is no secret (scrubbing it would blank the word "none").
-      const secret = provider.apiKeyRef ? client.apiKey : null;
       throw scrubbed(this.explain(provider, err, client.maxRetries, secret), secret);
     }
   }
