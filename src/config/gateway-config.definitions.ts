@@ -513,6 +513,13 @@ export const GATEWAY_SETTINGS = [
       'Runs of the agent loop (and sub-agent tasks) this instance works on at once, taken from the shared durable queue (0: this instance works none).',
   },
   {
+    env: 'RUNS_MAX_RUNNING_PER_TENANT',
+    kind: { type: 'int', min: 0, max: 10_000 },
+    defaultValue: '0',
+    description:
+      "Runs of one tenant all instances work at once (0: no cap). With it, a tenant whose model provider answers slowly (or never, within the provider's timeoutMs and retries) cannot hold every TASK_WORKERS place of every instance while other tenants' runs wait. A sub-agent's run that a SUB_AGENT_CALL waits for takes the place its parent lends, which the cap does not stop. Two instances claiming at the same moment may pass it by one.",
+  },
+  {
     env: 'RUN_POLL_INTERVAL_MS',
     kind: { type: 'int', min: 10, max: 60_000 },
     defaultValue: '500',

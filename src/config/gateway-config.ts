@@ -72,6 +72,8 @@ export interface GatewayConfig {
   agentLoop: {
     runLeaseMs: number;
     taskWorkers: number;
+    /** RUNS_MAX_RUNNING_PER_TENANT (0: no cap). */
+    maxRunningPerTenant: number;
     pollIntervalMs: number;
     modelCallTimeoutMs: number;
     modelMaxRetries: number;
@@ -280,6 +282,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     agentLoop: {
       runLeaseMs: (raw.RUN_LEASE_MS as number) || (raw.JOURNAL_LEASE_MS as number),
       taskWorkers: raw.TASK_WORKERS as number,
+      maxRunningPerTenant: raw.RUNS_MAX_RUNNING_PER_TENANT as number,
       pollIntervalMs: raw.RUN_POLL_INTERVAL_MS as number,
       modelCallTimeoutMs: raw.MODEL_CALL_TIMEOUT_MS as number,
       modelMaxRetries: raw.MODEL_MAX_RETRIES as number,

@@ -5,6 +5,7 @@ import { gatewayForSuite } from '@test/support/gateway-test-app';
 import { AgentRunQueue } from '@app/modules/agent-runs/agent-run.queue';
 import { AgentRunEntity, newQueuedRun } from '@app/modules/agent-runs/agent-run.entity';
 import { openDatabase } from '@app/database/open-database';
+import { GATEWAY_CONFIG } from '@app/config/gateway-config';
 
 /** A queued run of `tenantId`, queued at `at`. */
 const queuedRun = (tenantId: string, at: number): AgentRunEntity =>
@@ -42,6 +43,29 @@ describeEachDialect('run queue: fair across tenants', (dialect) => {
   });
 });
 
+/** RUNS_MAX_RUNNING_PER_TENANT: a tenant whose runs hold that many places waits for one, others go on. */
+describeEachDialect('run queue: at most RUNS_MAX_RUNNING_PER_TENANT runs of a tenant at once', (dialect) => {
+  const suite = gatewayForSuite(dialect, { TASK_WORKERS: '0', RUNS_MAX_RUNNING_PER_TENANT: '2' });
+
+  it("claims no third run of a tenant while two run, and the other tenants' runs meanwhile", async () => {
+    const repo = suite.gw.app.get(DataSource).getRepository(AgentRunEntity);
+    const queue = suite.gw.app.get(AgentRunQueue);
+    const base = Date.now() - 60_000;
+    const slow = Array.from({ length: 4 }, (_, i) => queuedRun('t-slow-provider', base + i));
+    const other = queuedRun('t-other', base + 100);
+    await repo.save([...slow, other]);
+
+    const claimed = [];
+    for (let i = 0; i < 4; i++) claimed.push((await queue.claim(`w-${i}`, 60_000))?.id ?? null);
+    expect(claimed).toEqual([slow[0].id, other.id, slow[1].id, null]);
+
+    // One of its runs ends: its next one is claimed.
+    await repo.update({ id: slow[0].id }, { status: 'COMPLETED', owner: null });
+    expect((await queue.claim('w-4', 60_000))?.id).toBe(slow[2].id);
+    expect(await queue.claim('w-5', 60_000)).toBeNull();
+  });
+});
+
 /**
  * Two instances claiming at the same moment, each with its own connections (MySQL: SELECT ... FOR UPDATE SKIP LOCKED).
  * SQLite's instances are processes of their own (better-sqlite3 blocks its process while it waits for the file's
@@ -58,7 +82,7 @@ describe('run queue: one owner per run when two instances claim at once (MySQL)'
     await repo.save(runs);
     const other = await openDatabase({ url: suite.db.url });
     try {
-      const queues = [suite.gw.app.get(AgentRunQueue), new AgentRunQueue(other)];
+      const queues = [suite.gw.app.get(AgentRunQueue), new AgentRunQueue(other, suite.gw.app.get(GATEWAY_CONFIG))];
       const claimed: Array<{ id: string; owner: string }> = [];
       await Promise.all(
         queues.flatMap((queue, q) =>

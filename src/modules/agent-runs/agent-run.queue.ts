@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { GATEWAY_CONFIG, GatewayConfig } from '@app/config/gateway-config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { AgentRunEntity } from './agent-run.entity';
@@ -19,7 +20,10 @@ const CLAIMABLE = "((status = 'QUEUED' AND not_before <= :now) OR (status = 'RUN
 export class AgentRunQueue {
   private readonly mysql: boolean;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+  ) {
     this.mysql = dataSource.options.type !== 'better-sqlite3';
   }
 
@@ -38,8 +42,11 @@ export class AgentRunQueue {
         .getRawMany();
       if (waiting.length === 0) return null;
       const busy = await this.runningByTenant(m, now);
+      // RUNS_MAX_RUNNING_PER_TENANT: a tenant with that many runs worked (by any instance) waits for one of them.
+      const cap = this.config.agentLoop.maxRunningPerTenant;
       const order = waiting
         .map((w, i) => ({ tenantId: w.tenantId, busy: busy.get(w.tenantId) ?? 0, i }))
+        .filter((t) => cap === 0 || t.busy < cap)
         .sort((a, b) => a.busy - b.busy || a.i - b.i);
       for (const { tenantId } of order) {
         const query = m
