@@ -1,5 +1,6 @@
 import { MigrationInterface, QueryRunner, TableColumn } from 'typeorm';
 import { col } from './migration-columns';
+import { addColumnIfMissing, dropColumnIfPresent } from './migration-steps';
 
 /**
  * The reasoning a model in a thinking mode answered beside its tool calls (`reasoning_content`): DeepSeek's (on by
@@ -11,10 +12,10 @@ export class AddAgentMessageReasoning1764464800000 implements MigrationInterface
 
   async up(q: QueryRunner): Promise<void> {
     const type = q.connection.options.type === 'better-sqlite3' ? 'text' : 'longtext';
-    await q.addColumn('agent_message', new TableColumn({ ...col.text('reasoning', true), type }));
+    await addColumnIfMissing(q, 'agent_message', new TableColumn({ ...col.text('reasoning', true), type }));
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.dropColumn('agent_message', 'reasoning');
+    await dropColumnIfPresent(q, 'agent_message', 'reasoning');
   }
 }
