@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner, TableIndex } from 'typeorm';
+import { createIndexIfMissing, dropIndexIfPresent } from './migration-steps';
 
 /**
  * The abandoned-decision recovery (every interval, every instance) looks for resume claims still IN_PROGRESS and
@@ -12,13 +13,14 @@ export class AddResumeClaimIndex1764465100000 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     const where = q.connection.options.type === 'better-sqlite3' ? "state = 'IN_PROGRESS'" : undefined;
-    await q.createIndex(
+    await createIndexIfMissing(
+      q,
       'resume_record',
       new TableIndex({ name: 'idx_resume_record_claim', columnNames: ['state', 'created_at'], where }),
     );
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.dropIndex('resume_record', 'idx_resume_record_claim');
+    await dropIndexIfPresent(q, 'resume_record', 'idx_resume_record_claim');
   }
 }

@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner, TableIndex } from 'typeorm';
+import { createIndexIfMissing, dropIndexIfPresent } from './migration-steps';
 
 /**
  * GET /admin/sessions of the platform admin (no tenant filter): newest first, by agent (`agentId=`) or by status
@@ -16,10 +17,10 @@ export class AddSessionListIndexes1764465200000 implements MigrationInterface {
   name = 'AddSessionListIndexes1764465200000';
 
   async up(q: QueryRunner): Promise<void> {
-    for (const index of INDEXES) await q.createIndex('agent_session', index);
+    for (const index of INDEXES) await createIndexIfMissing(q, 'agent_session', index);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const index of [...INDEXES].reverse()) await q.dropIndex('agent_session', index.name!);
+    for (const index of [...INDEXES].reverse()) await dropIndexIfPresent(q, 'agent_session', index.name!);
   }
 }

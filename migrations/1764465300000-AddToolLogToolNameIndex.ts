@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner, TableIndex } from 'typeorm';
+import { createIndexIfMissing, dropIndexIfPresent } from './migration-steps';
 
 const INDEX = new TableIndex({ name: 'idx_tool_call_log_tool_created', columnNames: ['tool_name', 'created_at'] });
 
@@ -10,10 +11,10 @@ export class AddToolLogToolNameIndex1764465300000 implements MigrationInterface 
   name = 'AddToolLogToolNameIndex1764465300000';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.createIndex('tool_call_log', INDEX);
+    await createIndexIfMissing(q, 'tool_call_log', INDEX);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.dropIndex('tool_call_log', INDEX.name!);
+    await dropIndexIfPresent(q, 'tool_call_log', INDEX.name!);
   }
 }

@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner, TableIndex } from 'typeorm';
+import { createIndexIfMissing, dropIndexIfPresent } from './migration-steps';
 
 const BEFORE = new TableIndex({ name: 'idx_hitl_request_session', columnNames: ['session_id'] });
 const AFTER = new TableIndex({ name: 'idx_hitl_request_session', columnNames: ['session_id', 'status'] });
@@ -13,12 +14,12 @@ export class AddStatusToHitlSessionIndex1764465400000 implements MigrationInterf
   name = 'AddStatusToHitlSessionIndex1764465400000';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.dropIndex('hitl_request', BEFORE.name!);
-    await q.createIndex('hitl_request', AFTER);
+    await dropIndexIfPresent(q, 'hitl_request', BEFORE.name!);
+    await createIndexIfMissing(q, 'hitl_request', AFTER);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.dropIndex('hitl_request', AFTER.name!);
-    await q.createIndex('hitl_request', BEFORE);
+    await dropIndexIfPresent(q, 'hitl_request', AFTER.name!);
+    await createIndexIfMissing(q, 'hitl_request', BEFORE);
   }
 }

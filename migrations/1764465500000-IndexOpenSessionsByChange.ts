@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner, TableIndex } from 'typeorm';
+import { createIndexIfMissing, dropIndexIfPresent } from './migration-steps';
 
 const INDEX = 'idx_agent_session_status_updated';
 
@@ -13,14 +14,19 @@ export class IndexOpenSessionsByChange1764465500000 implements MigrationInterfac
 
   async up(q: QueryRunner): Promise<void> {
     if (q.connection.options.type !== 'better-sqlite3') return;
-    await q.dropIndex('agent_session', INDEX);
-    await q.createIndex('agent_session', new TableIndex({ name: INDEX, columnNames: ['status', 'updated_at'] }));
+    await dropIndexIfPresent(q, 'agent_session', INDEX);
+    await createIndexIfMissing(
+      q,
+      'agent_session',
+      new TableIndex({ name: INDEX, columnNames: ['status', 'updated_at'] }),
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {
     if (q.connection.options.type !== 'better-sqlite3') return;
-    await q.dropIndex('agent_session', INDEX);
-    await q.createIndex(
+    await dropIndexIfPresent(q, 'agent_session', INDEX);
+    await createIndexIfMissing(
+      q,
       'agent_session',
       new TableIndex({ name: INDEX, columnNames: ['status', 'updated_at'], where: "status = 'CLOSED'" }),
     );

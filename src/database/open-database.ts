@@ -2,6 +2,7 @@ import { DataSource, DataSourceOptions } from 'typeorm';
 import { buildDataSourceOptions, DatabaseSettings, redactDatabaseUrl } from './database-options';
 import { installSqliteGate } from './sqlite-gate';
 import { applyLargeTextColumns } from './large-text.column';
+import { holdingMigrationLock } from './migration-lock';
 
 /** Start-up stops with this error when the database cannot be reached or migrated. */
 export class DatabaseStartupError extends Error {
@@ -26,7 +27,7 @@ export async function openDatabase(settings: DatabaseSettings): Promise<DataSour
   }
   installSqliteGate(dataSource);
   try {
-    await dataSource.runMigrations({ transaction: 'each' });
+    await holdingMigrationLock(dataSource, () => dataSource.runMigrations({ transaction: 'each' }));
   } catch (err) {
     await dataSource.destroy().catch(() => undefined);
     throw new DatabaseStartupError(
