@@ -70,7 +70,10 @@ export function buildDataSourceOptions(settings: DatabaseSettings): DataSourceOp
   };
 }
 
-/** Hides the password of a database URL for messages and logs. */
+/**
+ * Hides the password of a database URL for messages and logs: all of the user info's password, which (as the URL
+ * parser and mysql2 read it) runs to the last `@` before the path, so a password holding an `@` is hidden whole.
+ */
 export function redactDatabaseUrl(url: string): string {
-  return url.replace(/^(mysql:\/\/[^:/@]+):[^@]*@/, '$1:***@');
+  return url.replace(/^(mysql:\/\/[^:/@]+):[^/?#]*@/, '$1:***@');
 }
