@@ -6,6 +6,7 @@ import { DatabaseStartupError } from './database/open-database';
 import { redactDatabaseUrl } from './database/database-options';
 import { createGatewayApp } from './bootstrap/create-gateway-app';
 import { describeListenAddress } from './bootstrap/listen-address';
+import { createStartupLogger } from './common/logging/gateway-logging';
 
 const logger = new Logger('Gateway');
 
@@ -25,7 +26,11 @@ function ensureAdminKey(config: GatewayConfig): GatewayConfig {
 }
 
 async function main(): Promise<void> {
-  const config = ensureAdminKey(loadGatewayConfig());
+  const loaded = loadGatewayConfig();
+  // Until the app installs its logger: a start-up that fails before (the database) logs in LOG_FORMAT too.
+  const startupLogger = createStartupLogger(loaded);
+  if (startupLogger) Logger.overrideLogger(startupLogger);
+  const config = ensureAdminKey(loaded);
   const app = await createGatewayApp(config);
   await app.listen(config.port, config.host);
   const bound = describeListenAddress(app.getHttpServer().address());

@@ -79,6 +79,46 @@ export function createGatewayLogging(
 }
 
 /**
+ * Nest's static `Logger` from the moment the configuration is read until the app installs its own: with JSON logs, the
+ * lines of a start-up that fails before the app exists (the database cannot be opened or migrated) are JSON lines
+ * too, redacted alike, not Nest's default coloured text. Pretty logs keep Nest's default until then (`undefined`).
+ */
+export function createStartupLogger(config: GatewayConfig): LoggerService | undefined {
+  if (resolveLogFormat(config, process.stdout.isTTY === true) !== 'json') return undefined;
+  return new PinoStartupLogger(createGatewayLogging(config).logger);
+}
+
+/** Nest's `LoggerService` on a pino logger: the last string argument is the context (as Nest's `Logger` passes it). */
+class PinoStartupLogger implements LoggerService {
+  constructor(private readonly pino: PinoLogger) {}
+  log(message: unknown, ...params: unknown[]): void {
+    this.write('info', message, params);
+  }
+  error(message: unknown, ...params: unknown[]): void {
+    this.write('error', message, params);
+  }
+  warn(message: unknown, ...params: unknown[]): void {
+    this.write('warn', message, params);
+  }
+  debug(message: unknown, ...params: unknown[]): void {
+    this.write('debug', message, params);
+  }
+  verbose(message: unknown, ...params: unknown[]): void {
+    this.write('trace', message, params);
+  }
+  fatal(message: unknown, ...params: unknown[]): void {
+    this.write('fatal', message, params);
+  }
+  private write(level: pino.Level, message: unknown, params: unknown[]): void {
+    const strings = params.filter((p): p is string => typeof p === 'string');
+    const context = strings.pop();
+    const stack = strings.join('\n');
+    const fields = { ...(context && { context }), ...(stack && { stack: redactText(stack) }) };
+    this.pino[level](fields, typeof message === 'string' ? message : JSON.stringify(message));
+  }
+}
+
+/**
  * An error as a log line keeps its type, code, message and stack (the last two redacted) and nothing else: other
  * properties are the error's payload (a TypeORM `QueryFailedError`'s query and parameters, a driver's SQL with its
  * values filled in), which would reach the log unredacted.
