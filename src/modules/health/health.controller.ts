@@ -1,6 +1,8 @@
 import { Controller, Get, HttpCode, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { statSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { DataSource } from 'typeorm';
 import type { FastifyReply } from 'fastify';
 import { Public } from '@app/common/auth/auth.decorators';
@@ -8,7 +10,22 @@ import { Public } from '@app/common/auth/auth.decorators';
 @ApiTags('health')
 @Controller('health')
 export class HealthController {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  /**
+   * The SQLite file the gateway opened (null: MySQL, or in memory): its path and identity. A file removed or moved
+   * away while open still answers every query through the open handle, but nothing written from then on is there at
+   * the next start (which creates an empty database): /health reports it down.
+   */
+  private readonly sqliteFile: { path: string; dev: number; ino: number } | null;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    const { type, database } = dataSource.options;
+    if (type !== 'better-sqlite3' || typeof database !== 'string' || database === ':memory:') {
+      this.sqliteFile = null;
+      return;
+    }
+    const opened = statSync(database, { throwIfNoEntry: false });
+    this.sqliteFile = opened ? { path: database, dev: opened.dev, ino: opened.ino } : null;
+  }
 
   @Get()
   @ApiOperation({ summary: 'Liveness and database health' })
@@ -16,15 +33,22 @@ export class HealthController {
   @HttpCode(200)
   @ApiOkResponse({
     schema: { example: { status: 'ok', db: 'up' } },
-    description: '503 with db "down" when the database does not answer',
+    description: '503 with db "down" when the database does not answer (or its SQLite file is gone)',
   })
   async health(@Res({ passthrough: true }) res: FastifyReply): Promise<{ status: string; db: string }> {
     try {
       await this.dataSource.query('SELECT 1');
+      if (this.sqliteFile && !(await this.isOpenSqliteFile(this.sqliteFile))) throw new Error('SQLite file gone');
       return { status: 'ok', db: 'up' };
     } catch {
       void res.code(503);
       return { status: 'degraded', db: 'down' };
     }
+  }
+
+  /** Whether the file at the opened path is still the one opened. */
+  private async isOpenSqliteFile(opened: { path: string; dev: number; ino: number }): Promise<boolean> {
+    const now = await stat(opened.path).catch(() => null);
+    return now !== null && now.dev === opened.dev && now.ino === opened.ino;
   }
 }
