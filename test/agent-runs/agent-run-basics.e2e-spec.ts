@@ -84,7 +84,9 @@ describeEachDialect('the gateway runs the agent loop (POST /sessions/{id}/messag
     expect(Number(completed?.[1])).toBeGreaterThanOrEqual(1);
     expect(text).toMatch(/^gateway_agent_runs\{status="RUNNING"\} 0$/m);
     expect(text).not.toMatch(/^gateway_agent_runs\{status="COMPLETED"\}/m);
-    expect(text).toMatch(/^gateway_agent_tasks\{status="PAUSED"\} 0$/m);
+    // Tasks by CHECK_TASK_STATUS's statuses: a paused child's task is INTERRUPTED.
+    expect(text).toMatch(/^gateway_agent_tasks\{status="INTERRUPTED"\} 0$/m);
+    expect(text).not.toMatch(/^gateway_agent_tasks\{status="PAUSED"\}/m);
   });
 
   it('answers the same clientMessageId with the same run, and nothing runs again', async () => {

@@ -16,6 +16,14 @@ describeEachDialect('agent runs stop for a human and continue after the decision
   });
   afterAll(() => fx.stop());
 
+  /** `gateway_agent_runs` of the runs waiting for a human, as /metrics reports them. */
+  const waitingRuns = async () => {
+    const text = (await suite.gw.http.get('/metrics').expect(200)).text;
+    const count = (status: string) =>
+      Number(new RegExp(`^gateway_agent_runs\\{status="${status}"\\} (\\d+)$`, 'm').exec(text)?.[1]);
+    return { PAUSED: count('PAUSED'), INTERRUPTED: count('INTERRUPTED') };
+  };
+
   /** A run whose model asks for cancel_order first: INTERRUPTED for approval. */
   const interruptedRun = async (overrides: Record<string, unknown> = {}) => {
     const agent = await fx.agent([lookup.id, cancel.id], { sideEffectPolicy: 'APPROVE_SIDE_EFFECTS', ...overrides });
@@ -267,6 +275,7 @@ describeEachDialect('agent runs stop for a human and continue after the decision
     );
     const paused = await fx.send(sessionId, 'budget', 'Look o-3 up and cancel it').expect(200);
     expect(paused.body).toMatchObject({ status: 'PAUSED', hitlRequest: { requestType: 'CHECKPOINT_PAUSE' } });
+    const whilePaused = await waitingRuns();
 
     const resumed = await suite.gw.http
       .post(`/api/v1/sessions/${sessionId}/resume`)
@@ -279,6 +288,11 @@ describeEachDialect('agent runs stop for a human and continue after the decision
     expect(await fx.run(sessionId, paused.body.runId)).toMatchObject({
       status: 'INTERRUPTED',
       hitlRequest: { id: resumed.body.hitlRequest.id, requestType: 'TOOL_APPROVAL' },
+    });
+    // So does /metrics: the run stored PAUSED counts as INTERRUPTED, as it is shown.
+    expect(await waitingRuns()).toEqual({
+      PAUSED: whilePaused.PAUSED - 1,
+      INTERRUPTED: whilePaused.INTERRUPTED + 1,
     });
     await suite.gw.http
       .post(`/api/v1/sessions/${sessionId}/resume`)

@@ -422,6 +422,35 @@ describeEachDialect('sub-agents: SUB_AGENT_CALL, SUBMIT_SUBAGENT_TASK, CHECK_TAS
     expect(fx.requestsTo('/refund_order')).toHaveLength(1);
   });
 
+  it('counts a task whose child paused at its iteration budget as CHECK_TASK_STATUS shows it: INTERRUPTED', async () => {
+    const tasksGauge = async () => {
+      const text = (await suite.gw.http.get('/metrics').expect(200)).text;
+      return new Map(
+        [...text.matchAll(/^gateway_agent_tasks\{status="(\w+)"\} (\d+)$/gm)].map((m) => [m[1], Number(m[2])]),
+      );
+    };
+    const lookup = await fx.tool('lookup_stock', { httpMethod: 'GET' });
+    const helper = await fx.agent([lookup.id], { maxIterations: 1 });
+    const lead = await fx.agent([builtins.SUB_AGENT_CALL], { subAgentIds: [helper.id] });
+    const sessionId = await fx.session(lead.id);
+    fx.model.script(lead.model, call('SUB_AGENT_CALL', { agent: await agentName(helper.id), task: 'check stock' }), {
+      text: 'Asked.',
+    });
+    fx.model.script(helper.model, call('lookup_stock', { q: 'a' }, 's1'), call('lookup_stock', { q: 'b' }, 's2'));
+    const before = await tasksGauge();
+
+    await fx.send(sessionId, 'm', 'stock?').expect(200);
+
+    const [task] = await tasksOf(sessionId);
+    expect(task).toMatchObject({ status: 'INTERRUPTED' });
+    expect(await fx.sessionView(task.childSessionId)).toMatchObject({
+      hitlRequest: { requestType: 'CHECKPOINT_PAUSE' },
+    });
+    const after = await tasksGauge();
+    expect(after.get('INTERRUPTED')).toBe((before.get('INTERRUPTED') ?? 0) + 1);
+    expect([...after.keys()].sort()).toEqual(['INTERRUPTED', 'QUEUED', 'RUNNING']);
+  });
+
   it('starts one child per parent call: an attempt cut short before its task row is found again when the call is made again', async () => {
     const { lead, helper, helperName } = await pair();
     const sessionId = await fx.session(lead.id);
