@@ -9,8 +9,11 @@ import { REDACTED } from './redaction-keys';
 const PRIVATE_KEY_BLOCK =
   /-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----|$)/g;
 
-/** The userinfo of a URL: `postgres://user:pass@host`, `https://token@host`. */
-const URL_USERINFO = /\b([a-z][a-z0-9+.-]{0,30}:\/\/)([^\s/?#@"'<>]+)@/gi;
+/**
+ * The userinfo of a URL: `postgres://user:pass@host`, `https://token@host`. It runs to the last `@` before the
+ * authority ends, as the URL parser reads it: a password holding an `@` is masked whole.
+ */
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]{0,30}:\/\/)([^\s/?#"'<>]+)@/gi;
 
 /**
  * `key=value`, `key: value`, `"key": "value"` (also JSON-escaped) for sensitive words, in query strings,

@@ -123,6 +123,13 @@ describe('redactText', () => {
     ['set pwd=Zq9xx then go', 'Zq9xx', `set pwd=${REDACTED} then go`],
     ['postgres://user:pa55w0rd@db:5432/x', 'pa55w0rd', `postgres://user:${REDACTED}@db:5432/x`],
     ['mysql://root:r00tpw@h/db', 'r00tpw', `mysql://root:${REDACTED}@h/db`],
+    // A URL's user info runs to the last `@` of its authority (the URL parser's reading): an `@` in the password too.
+    [
+      'call https://svc:p@ss-w0rd@mcp.example/mcp failed',
+      'ss-w0rd',
+      `call https://svc:${REDACTED}@mcp.example/mcp failed`,
+    ],
+    ['mysql://gw:a@b@c0de@db:3306/x?ssl=u@v', 'c0de', `mysql://gw:${REDACTED}@db:3306/x?ssl=u@v`],
     ['jdbc:mysql://h/db?user=app&password=jdbcpw', 'jdbcpw', `jdbc:mysql://h/db?user=app&password=${REDACTED}`],
     [
       'Server=tcp:x;Database=d;User Id=sa;Password=S3cret!;',
