@@ -85,7 +85,9 @@ export function createGatewayLogging(
  */
 export function createStartupLogger(config: GatewayConfig): LoggerService | undefined {
   if (resolveLogFormat(config, process.stdout.isTTY === true) !== 'json') return undefined;
-  return new PinoStartupLogger(createGatewayLogging(config).logger);
+  // Warnings at start are written even with LOG_LEVEL=error, as Nest's default logger did: the one-time admin key.
+  const logLevel = config.logLevel === 'error' ? 'warn' : config.logLevel;
+  return new PinoStartupLogger(createGatewayLogging({ ...config, logLevel }).logger);
 }
 
 /** Nest's `LoggerService` on a pino logger: the last string argument is the context (as Nest's `Logger` passes it). */
