@@ -6,6 +6,14 @@ import { stat } from 'node:fs/promises';
 import { DataSource } from 'typeorm';
 import type { FastifyReply } from 'fastify';
 import { Public } from '@app/common/auth/auth.decorators';
+import { untilAborted } from '@app/common/abort-race';
+
+/**
+ * How long /health waits for the database's answer: a MySQL server that hangs (not stopped: its connections stay
+ * open) or a pool whose connections are all taken held the probe without end, and a probe that never answers reads
+ * as no verdict at all.
+ */
+export const HEALTH_DB_TIMEOUT_MS = 3_000;
 
 @ApiTags('health')
 @Controller('health')
@@ -33,11 +41,11 @@ export class HealthController {
   @HttpCode(200)
   @ApiOkResponse({
     schema: { example: { status: 'ok', db: 'up' } },
-    description: '503 with db "down" when the database does not answer (or its SQLite file is gone)',
+    description: '503 with db "down" when the database does not answer within 3 seconds (or its SQLite file is gone)',
   })
   async health(@Res({ passthrough: true }) res: FastifyReply): Promise<{ status: string; db: string }> {
     try {
-      await this.dataSource.query('SELECT 1');
+      await untilAborted(AbortSignal.timeout(HEALTH_DB_TIMEOUT_MS), () => this.dataSource.query('SELECT 1'));
       if (this.sqliteFile && !(await this.isOpenSqliteFile(this.sqliteFile))) throw new Error('SQLite file gone');
       return { status: 'ok', db: 'up' };
     } catch {

@@ -44,7 +44,7 @@ export class GatewayMetrics {
   });
   private readonly actDuration = new Histogram({
     name: 'gateway_act_duration_seconds',
-    help: 'Duration of POST /api/v1/sessions/{id}/act inside the gateway (journal and calls), by outcome.',
+    help: 'Duration of an act inside the gateway (POST /api/v1/sessions/{id}/act, and each act of its own agent loop): journal and calls, by outcome.',
     labelNames: ['outcome'] as const,
     buckets: ACT_BUCKETS,
     registers: [this.registry],
