@@ -17,8 +17,11 @@ export const OPEN_SESSION_STATUSES: readonly OpenSessionStatus[] = ['ACTIVE', 'I
 /** A closed session due for deletion. */
 export type ClosedSessionRef = SessionRef;
 
-/** Where the keyset walk over closed sessions stands (sessions that could not be deleted are stepped over). */
-export interface ClosedSessionCursor {
+/**
+ * Where a keyset walk over sessions stands (closed ones due for deletion, idle ones to close): sessions that could not
+ * be deleted or closed are stepped over.
+ */
+export interface SessionCursor {
   updatedAt: number;
   id: string;
 }
@@ -43,7 +46,7 @@ export class RetentionRepository {
   }
 
   /** CLOSED sessions last changed before `cutoff`, oldest first, after `cursor`. */
-  closedSessionsBefore(cutoff: number, limit: number, cursor: ClosedSessionCursor | null): Promise<ClosedSessionRef[]> {
+  closedSessionsBefore(cutoff: number, limit: number, cursor: SessionCursor | null): Promise<ClosedSessionRef[]> {
     return this.sessionsBefore("status = 'CLOSED'", cutoff, limit, cursor);
   }
 
@@ -55,21 +58,16 @@ export class RetentionRepository {
     status: OpenSessionStatus,
     cutoff: number,
     limit: number,
-    cursor: ClosedSessionCursor | null,
+    cursor: SessionCursor | null,
   ): Promise<SessionRef[]> {
-    return this.sessionsBefore(
-      status === 'ACTIVE' ? "status = 'ACTIVE'" : "status = 'INTERRUPTED'",
-      cutoff,
-      limit,
-      cursor,
-    );
+    return this.sessionsBefore(`status = '${status}'`, cutoff, limit, cursor);
   }
 
   private async sessionsBefore(
     status: string,
     cutoff: number,
     limit: number,
-    cursor: ClosedSessionCursor | null,
+    cursor: SessionCursor | null,
   ): Promise<SessionRef[]> {
     // The lower bound stands alone (`updated_at >= ?`), so the index range starts at the cursor: inside the OR it
     // bounded nothing, and each page walked again every session the walk had stepped over (kept ones).

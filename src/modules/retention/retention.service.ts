@@ -6,12 +6,7 @@ import { ArtifactOrphanSweeper } from '@app/modules/workspace/artifact-orphan.sw
 import { SkillReleaseMaterializer } from '@app/modules/skills/skill-release.materializer';
 import { SessionsService } from '@app/modules/loop-acting/sessions/sessions.service';
 import { closedParentAuth } from '@app/modules/agent-runs/subagents/subagent-tasks.close-hook';
-import {
-  ClosedSessionCursor,
-  ClosedSessionRef,
-  OPEN_SESSION_STATUSES,
-  RetentionRepository,
-} from './retention.repository';
+import { SessionCursor, ClosedSessionRef, OPEN_SESSION_STATUSES, RetentionRepository } from './retention.repository';
 
 /** Rows per delete statement: each one is a short transaction, whatever the table holds. */
 const RETENTION_BATCH_ROWS = 500;
@@ -78,7 +73,7 @@ export class RetentionService {
    * Where the last run stopped when it read all its batches: the next run goes on from there, so closed sessions that
    * must be kept (more than one run reads) never hide newer ones that are due. Null: start from the oldest again.
    */
-  private resumeAfter: ClosedSessionCursor | null = null;
+  private resumeAfter: SessionCursor | null = null;
 
   constructor(
     private readonly repo: RetentionRepository,
@@ -165,7 +160,7 @@ export class RetentionService {
     let closed = 0;
     let batches = this.walk.batchesPerRun;
     for (const status of OPEN_SESSION_STATUSES) {
-      let cursor: ClosedSessionCursor | null = null;
+      let cursor: SessionCursor | null = null;
       while (batches-- > 0) {
         const sessions = await this.repo.idleSessionsBefore(status, idleBefore, this.walk.sessionsPerBatch, cursor);
         for (const session of sessions) {
